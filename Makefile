@@ -1,0 +1,52 @@
+# Plain entry points. `make demo` and `make test` are the README's two commands.
+VENV    := .venv
+PY      := $(VENV)/bin/python
+ORA     := $(VENV)/bin/ora
+VAULT   ?= examples/vault
+QUERY   ?= how does spaced repetition help memory
+
+.PHONY: setup python-setup plugin-setup models demo serve test lint typecheck clean
+
+setup: python-setup plugin-setup models
+
+python-setup: $(VENV)/.installed
+
+$(VENV)/.installed: pyproject.toml
+	python3 -m venv $(VENV)
+	$(VENV)/bin/pip install -q --upgrade pip
+	# torch is never needed; the cap file on this machine kind keeps pip off CUDA builds anyway.
+	$(VENV)/bin/pip install -q -e '.[test]'
+	touch $@
+
+plugin-setup: node_modules/.installed main.js
+
+node_modules/.installed: package.json package-lock.json
+	npm ci --no-audit --no-fund
+	touch $@
+
+main.js: node_modules/.installed $(shell find plugin/src -name '*.ts' 2>/dev/null)
+	npm run build
+
+# Builds the fp32 ONNX embedder from the packaged safetensors (no torch); skipped when present.
+models: python-setup
+	$(ORA) models build
+
+demo: setup
+	$(ORA) index $(VAULT)
+	$(ORA) search $(VAULT) "$(QUERY)" --k 5
+	$(ORA) lint $(VAULT) || true
+	@echo
+	@echo "Serve the plugin API with: $(ORA) serve $(VAULT)"
+
+serve: setup
+	$(ORA) serve $(VAULT)
+
+test: setup
+	$(PY) scripts/run_tests.py
+
+lint: python-setup
+	$(VENV)/bin/ruff check sidecar tests bench scripts
+	$(VENV)/bin/mypy
+
+clean:
+	rm -rf $(VENV) node_modules main.js $(VAULT)/.ora

@@ -1,0 +1,47 @@
+"""`ora`: a thin command line over the sidecar library.
+
+Each subcommand lives in its own module exposing `register(subparsers)`; the parser it adds sets
+`func`, which returns the exit status. Library errors (`OraError`) become one line on stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from sidecar import __version__
+from sidecar.errors import OraError
+
+# Subcommand modules, in the order `ora --help` lists them.
+COMMANDS: tuple[str, ...] = (
+    "lint",
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="ora", description="Ora Vault: lint, index, search and triage an Obsidian vault."
+    )
+    parser.add_argument("--version", action="version", version=f"ora {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for name in COMMANDS:
+        importlib.import_module(f"sidecar.cli.{name}").register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        status: int = args.func(args)
+    except OraError as err:
+        print(f"ora {args.command}: {err.message}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    return status
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

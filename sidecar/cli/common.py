@@ -1,0 +1,42 @@
+"""Arguments and output shared by the subcommands."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from sidecar.settings import Config, make_config
+
+
+def add_vault_args(parser: argparse.ArgumentParser) -> None:
+    """VAULT first, `--data DIR` for an index outside VAULT/.ora, and `--json`."""
+    parser.add_argument("vault", metavar="VAULT", help="the vault folder")
+    parser.add_argument("--data", metavar="DIR", help="index folder (default VAULT/.ora)")
+    add_json_arg(parser)
+
+
+def add_json_arg(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="print one JSON document on stdout")
+
+
+def config_from_args(args: argparse.Namespace, **overrides: Any) -> Config:
+    return make_config(args.vault, getattr(args, "data", None), **overrides)
+
+
+def emit(args: argparse.Namespace, payload: Any, human: Callable[[Any], str]) -> None:
+    """Print `payload` as JSON with --json, else as the human rendering."""
+    if getattr(args, "json", False):
+        json.dump(payload, sys.stdout, ensure_ascii=False, indent=2)
+        sys.stdout.write("\n")
+    else:
+        text = human(payload)
+        if text:
+            print(text)
+
+
+def log(message: str) -> None:
+    """Progress and logs go to stderr, never stdout."""
+    print(message, file=sys.stderr, flush=True)

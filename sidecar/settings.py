@@ -1,0 +1,114 @@
+"""Settings, declared once as (name, default, environment variable, help).
+
+Defaults, environment overrides, `docs/settings.md` and its completeness test all derive from
+SETTINGS. Per-run values that are not user settings (the vault path) live on `Config`.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from sidecar.errors import BadRequest
+
+
+@dataclass(frozen=True)
+class Setting:
+    name: str
+    default: Any
+    env: str
+    help: str
+
+
+_DEFAULT_MODELS = Path(os.environ.get("XDG_DATA_HOME", Path.home() / ".local" / "share")) / (
+    "ora-vault/models"
+)
+
+SETTINGS: tuple[Setting, ...] = (
+    Setting("namespace", "default", "ORA_NAMESPACE",
+            "Retrieval namespace: collections are named <namespace>__vault (ADR-0005 decision 3)."),
+    Setting("chroma_url", "", "ORA_CHROMA_URL",
+            "URL of a Chroma server (`chroma run`); empty means the embedded PersistentClient."),
+    Setting("embed_model", "auto", "ORA_EMBED_MODEL",
+            "Embedding model variant: auto (fp32 if built, else int8), fp32 or int8."),
+    Setting("models_dir", str(_DEFAULT_MODELS), "ORA_MODELS_DIR",
+            "Folder for built or user-supplied ONNX models (embedder fp32, reranker/, nli/)."),
+    Setting("reranker_dir", "", "ORA_RERANKER_DIR",
+            "Folder of a local ONNX cross-encoder (model.onnx + tokenizer.json); "
+            "empty means <models_dir>/reranker."),
+    Setting("nli_dir", "", "ORA_NLI_DIR",
+            "Folder of a local ONNX NLI cross-encoder (model.onnx + tokenizer.json + config.json); "
+            "empty means <models_dir>/nli."),
+    Setting("cohere_api_key", "", "ORA_COHERE_API_KEY",
+            "Cohere API key; when set, re-ranking uses Cohere /v2/rerank."),
+    Setting("cohere_url", "https://api.cohere.com/v2/rerank", "ORA_COHERE_URL",
+            "Cohere rerank endpoint."),
+    Setting("cohere_model", "rerank-v3.5", "ORA_COHERE_MODEL", "Cohere rerank model name."),
+    Setting("cohere_timeout", 10.0, "ORA_COHERE_TIMEOUT",
+            "Seconds before a Cohere request is abandoned and local ranking is used."),
+    Setting("llm_url", "", "ORA_LLM_URL",
+            "Base URL of an OpenAI-compatible chat endpoint (for the LLM judge and answers)."),
+    Setting("llm_model", "", "ORA_LLM_MODEL", "Model name sent to the OpenAI-compatible endpoint."),
+    Setting("llm_api_key", "", "ORA_LLM_API_KEY", "Bearer key for the OpenAI-compatible endpoint."),
+    Setting("host", "127.0.0.1", "ORA_HOST", "Address `ora serve` binds (loopback only by default)."),
+    Setting("port", 47113, "ORA_PORT", "Port `ora serve` listens on."),
+    Setting("max_body_bytes", 4 * 1024 * 1024, "ORA_MAX_BODY_BYTES",
+            "Largest HTTP request body accepted; larger gets 413."),
+    Setting("max_file_bytes", 5 * 1024 * 1024, "ORA_MAX_FILE_BYTES",
+            "Notes larger than this are reported and not indexed."),
+    Setting("chunk_tokens", 256, "ORA_CHUNK_TOKENS",
+            "Largest chunk, in the embedding model's own tokens (MiniLM reads 256)."),
+    Setting("debounce_ms", 150, "ORA_DEBOUNCE_MS", "Watcher debounce for file events."),
+)
+
+_BY_NAME = {s.name: s for s in SETTINGS}
+
+
+def _coerce(setting: Setting, raw: str) -> Any:
+    kind = type(setting.default)
+    try:
+        return kind(raw)
+    except ValueError as exc:
+        raise BadRequest(f"{setting.env}={raw!r} is not a valid {kind.__name__}") from exc
+
+
+def _from_env() -> dict[str, Any]:
+    values: dict[str, Any] = {}
+    for s in SETTINGS:
+        raw = os.environ.get(s.env)
+        values[s.name] = s.default if raw is None or raw == "" else _coerce(s, raw)
+    return values
+
+
+@dataclass(frozen=True)
+class Config:
+    """One run's configuration: the vault, its data folder, and every setting."""
+
+    vault: Path
+    data: Path
+    values: dict[str, Any] = field(default_factory=_from_env)
+
+    def __getattr__(self, name: str) -> Any:
+        if name in _BY_NAME:
+            return self.values[name]
+        raise AttributeError(name)
+
+    def with_values(self, **overrides: Any) -> Config:
+        unknown = set(overrides) - set(_BY_NAME)
+        if unknown:
+            raise BadRequest(f"unknown setting(s): {', '.join(sorted(unknown))}")
+        kept = {k: v for k, v in overrides.items() if v is not None}
+        return replace(self, values={**self.values, **kept})
+
+    @property
+    def models_path(self) -> Path:
+        return Path(self.values["models_dir"]).expanduser()
+
+
+def make_config(vault: str | Path, data: str | Path | None = None, **overrides: Any) -> Config:
+    """A Config for VAULT; the index lives in VAULT/.ora unless `data` is given."""
+    vault_path = Path(vault).expanduser().resolve()
+    data_path = Path(data).expanduser().resolve() if data else vault_path / ".ora"
+    return Config(vault=vault_path, data=data_path).with_values(**overrides)
