@@ -67,6 +67,27 @@ class SchemaDataError(OraError):
     status = 500
 
 
+class UnreadableNote(OraError):
+    """A note file is binary, not UTF-8, or larger than the size limit; `code` says which."""
+
+    code = "unreadable_note"
+    status = 422
+
+
+class InvalidFrontmatter(OraError):
+    """A note's frontmatter cannot be edited safely because its YAML is invalid."""
+
+    code = "invalid_frontmatter"
+    status = 422
+
+
+class RerankerFailed(OraError):
+    """A re-ranker (the Cohere API or a local model) could not score this request."""
+
+    code = "reranker_failed"
+    status = 502
+
+
 def error_body(err: OraError) -> dict[str, Any]:
     """The JSON body every error response carries: {"error": {"code", "message"}}."""
     return {"error": {"code": err.code, "message": err.message}}

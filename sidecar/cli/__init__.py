@@ -17,6 +17,15 @@ from sidecar.errors import OraError
 # Subcommand modules, in the order `ora --help` lists them.
 COMMANDS: tuple[str, ...] = (
     "lint",
+    "index",
+    "watch",
+    "search",
+    "contradictions",
+    "resolve",
+    "web",
+    "eval",
+    "models",
+    "serve",
 )
 
 

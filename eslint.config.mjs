@@ -1,0 +1,22 @@
+// Obsidian's recommended rules (eslint-plugin-obsidianmd, which brings typescript-eslint's
+// type-checked set) over the plugin's TypeScript.
+import { defineConfig, globalIgnores } from "eslint/config";
+import obsidianmd from "eslint-plugin-obsidianmd";
+
+export default defineConfig([
+	globalIgnores(["main.js", "node_modules", ".venv", "plugin/screenshots/out"]),
+	...obsidianmd.configs.recommended,
+	{
+		languageOptions: {
+			parserOptions: {
+				projectService: {
+					allowDefaultProject: ["eslint.config.mjs", "esbuild.config.mjs", "plugin/screenshots/*.mjs"],
+				},
+				tsconfigRootDir: import.meta.dirname,
+			},
+		},
+		rules: {
+			"obsidianmd/ui/sentence-case": ["warn", { enforceCamelCaseLower: true, brands: ["Ora", "Ora Vault"] }],
+		},
+	},
+]);

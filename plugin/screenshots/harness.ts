@@ -1,0 +1,152 @@
+// Screenshot harness: the plugin's real view code, bundled against the test stand-in for
+// `obsidian`, fed with answers shaped like a real `ora serve` (docs/http-api.md).
+// location.hash picks the scene: #search, #lint or #triage.
+import { EditorState } from "@codemirror/state";
+import { EditorView } from "@codemirror/view";
+import { App, WorkspaceLeaf } from "obsidian";
+
+import { SidecarClient } from "../src/api/client";
+import type { HttpRequest, HttpResponse, HttpTransport } from "../src/api/transport";
+import type { Diagnostic, Pair, SearchDocument } from "../src/api/types";
+import { frontmatterLinter } from "../src/lint/extension";
+import { StatusModel } from "../src/sidecar/status-model";
+import { SearchView } from "../src/ui/search-view";
+import { renderStatus } from "../src/ui/status-bar";
+import { TriageModal } from "../src/ui/triage-modal";
+
+const why = (dense: number | null, bm25: number | null, sim: number, weight: number, decay: number, newer = 0) => ({
+	dense_rank: dense, bm25_rank: bm25, fused: 0.0325, rerank: null, similarity: sim, type_weight: weight, decay, cluster: null, newer_in_cluster: newer,
+});
+
+const SEARCH: SearchDocument = {
+	query: "caffeine deep sleep",
+	namespace: "default",
+	rerank: "none",
+	rerank_reason: "no local cross-encoder",
+	results: [
+		{
+			path: "Engrams/Caffeine after 2 pm reduces deep sleep.md", title: "Caffeine after 2 pm reduces deep sleep", type: "engram",
+			score: 0.94, flags: [], private: false, heading_path: ["Caffeine after 2 pm reduces deep sleep"], line_start: 18, line_end: 23,
+			text: "Caffeine taken after 2 pm measurably reduces deep sleep, even in people who fall asleep without trouble. Caffeine's half-life is five to six hours, so 200 mg at 3 pm still leaves about 100 mg in the body at 9 pm.",
+			why: why(1, 1, 0.94, 1.0, 1.0),
+		},
+		{
+			path: "Transcripts/2024-03-20 Sleep podcast.md", title: "2024-03-20 Sleep podcast", type: "transcript",
+			score: 0.52, flags: ["incubating"], private: false, heading_path: ["Sleep podcast", "Caffeine"], line_start: 40, line_end: 52,
+			text: "…and the surprising part is how little people notice: deep sleep drops after an afternoon coffee even when they report sleeping fine.",
+			why: why(3, 2, 0.74, 0.7, 1.0),
+		},
+		{
+			path: "Chats/Evening routine.md", title: "Evening routine", type: "chat",
+			score: 0.31, flags: [], private: true, heading_path: ["Evening routine"], line_start: 9, line_end: 15,
+			text: "I asked whether decaf in the evening still affects sleep; the answer was that decaf carries a few mg of caffeine, usually too little to matter.",
+			why: why(2, null, 0.62, 0.6, 0.85, 1),
+		},
+	],
+};
+
+const PAIRS: Pair[] = [
+	{
+		id: "c7f1", kind: "engram", judge: "nli", score: 0.93, status: "open",
+		a: { path: "Engrams/Caffeine after 2 pm does not affect sleep quality.md", line_start: 14, line_end: 17, text: "Coffee in the afternoon does not change how well I sleep. During a two-week self-experiment my tracker's sleep score averaged 83 on coffee days and 82 on the other days." },
+		b: { path: "Engrams/Caffeine after 2 pm reduces deep sleep.md", line_start: 18, line_end: 22, text: "Caffeine taken after 2 pm measurably reduces deep sleep, even in people who fall asleep without trouble. Deep sleep was 12 percent lower after an afternoon coffee." },
+		evidence: { contradiction: 0.934, entailment: 0.012, similarity: 0.81, subtype: "causal_claim" },
+	},
+	{
+		id: "n204", kind: "news", judge: "rules", score: 0.78, status: "open",
+		a: { path: "Web/2023-06 Library opening hours.md", line_start: 8, line_end: 8, text: "The city library is open until 8 pm on weekdays." },
+		b: { path: "Web/2024-02 Library opening hours.md", line_start: 8, line_end: 8, text: "From March the city library closes at 6 pm on weekdays." },
+		evidence: { rule: "same-subject-newer", days_apart: 245 },
+	},
+];
+
+const NOTE = `---
+nexus:
+  - "[[Sleep and Energy]]"
+type: engramm
+subtype: causal_claim
+tags:
+  - atomic
+  - sleep
+date created: 2024-03-21
+date modified: 2024-02-30
+---
+# Caffeine after 2 pm reduces deep sleep
+
+Caffeine taken after 2 pm measurably reduces deep sleep, even in
+people who fall asleep without trouble.
+`;
+
+const DIAGNOSTICS: Diagnostic[] = [
+	{ path: "Engrams/Caffeine.md", line: 4, severity: "error", code: "unknown-type", message: "type 'engramm' is not a known type; did you mean 'engram'?" },
+	{ path: "Engrams/Caffeine.md", line: 11, severity: "warning", code: "invalid-date", message: "date modified '2024-02-30' is not a calendar date (YYYY-MM-DD)" },
+];
+
+/** Answers each route from the fixtures above, as the real sidecar would. */
+class FixtureTransport implements HttpTransport {
+	async request(req: HttpRequest): Promise<HttpResponse> {
+		const path = new URL(req.url).pathname;
+		const body = path === "/v1/search" ? SEARCH : path === "/v1/contradictions" ? { pairs: PAIRS } : { diagnostics: DIAGNOSTICS };
+		return { status: 200, text: JSON.stringify(body) };
+	}
+}
+
+const client = new SidecarClient(new FixtureTransport(), { baseUrl: "http://127.0.0.1:47113", token: () => "token" });
+
+async function searchScene(root: HTMLElement): Promise<void> {
+	const sidebar = root.createDiv({ cls: "harness-sidebar" });
+	sidebar.createDiv({ cls: "harness-tab", text: "Ora search" });
+	const view = new SearchView(new WorkspaceLeaf(), { client: () => client, delayMs: 0, k: 10, open: async () => undefined });
+	sidebar.appendChild(view.containerEl);
+	await view.onOpen();
+	await view.searchFor(SEARCH.query);
+	const input = view.contentEl.querySelector("input.ora-search-input") as HTMLInputElement;
+	input.dispatchEvent(new KeyboardEvent("keydown", { key: "ArrowDown" }));
+	const toggles = view.contentEl.querySelectorAll<HTMLInputElement>("input[type=checkbox]");
+	if (toggles[0]) toggles[0].checked = true;
+	// Obsidian draws tooltips as a floating .tooltip element; show the first "why" one.
+	const info = view.contentEl.querySelector(".ora-why");
+	const tip = root.createDiv({ cls: "tooltip mod-left harness-tooltip", text: info?.getAttribute("aria-label") ?? "" });
+	const box = info?.getBoundingClientRect();
+	if (box) {
+		tip.setAttr("data-top", String(box.top));
+		tip.addClass("harness-placed");
+		tip.setCssProps({ "--harness-top": `${box.top - 8}px`, "--harness-left": `${box.left - 250}px` });
+	}
+	const status = root.createDiv({ cls: "status-bar" });
+	const item = status.createDiv({ cls: "status-bar-item" });
+	renderStatus(item, StatusModel.initial().fromStatus({
+		vault: "/vault", files: 214, chunks: 1630, queue: 0, reconcile: { running: false, phase: "done", done: 214, total: 214 },
+		model: "all-MiniLM-L6-v2", reranker: { name: "none", reason: null }, contradictions_open: 2, last_error: null,
+	}).view);
+}
+
+async function lintScene(root: HTMLElement): Promise<void> {
+	const pane = root.createDiv({ cls: "harness-editor markdown-source-view" });
+	pane.createDiv({ cls: "harness-tab", text: "Caffeine after 2 pm reduces deep sleep" });
+	new EditorView({
+		parent: pane,
+		state: EditorState.create({
+			doc: NOTE,
+			extensions: [frontmatterLinter({ pathOf: () => "Engrams/Caffeine.md", lint: (p, t) => client.lint(p, t) }, 0)],
+		}),
+	});
+}
+
+async function triageScene(root: HTMLElement): Promise<void> {
+	root.addClass("harness-modal-scene");
+	new TriageModal(new App(), { client, open: async () => undefined, onOpenCount: () => undefined }).open();
+}
+
+const scenes: Record<string, (root: HTMLElement) => Promise<void>> = { search: searchScene, lint: lintScene, triage: triageScene };
+
+async function main(): Promise<void> {
+	const name = location.hash.slice(1) || "search";
+	const scene = scenes[name];
+	if (!scene) throw new Error(`unknown scene ${name}`);
+	document.body.addClass("theme-dark");
+	await scene(document.body.createDiv({ cls: `harness harness-${name}` }));
+	document.body.setAttr("data-ready", "true");
+}
+
+void main();

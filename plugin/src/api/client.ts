@@ -1,0 +1,149 @@
+import type { HttpMethod, HttpTransport } from "./transport";
+import type {
+	Diagnostic,
+	EventsAnswer,
+	Health,
+	LintAnswer,
+	LintFixAnswer,
+	Pair,
+	PairStatus,
+	ReindexAnswer,
+	Resolution,
+	ResolveAnswer,
+	SearchDocument,
+	SearchRequest,
+	Status,
+	VaultEvent,
+} from "./types";
+
+/** A failed call: `status` 0 means nothing answered (the sidecar is not running). */
+export class SidecarError extends Error {
+	constructor(
+		readonly status: number,
+		readonly code: string,
+		message: string,
+	) {
+		super(message);
+		this.name = "SidecarError";
+	}
+
+	get unreachable(): boolean {
+		return this.status === 0;
+	}
+}
+
+export interface ClientOptions {
+	baseUrl: string;
+	/** Read on every call, so a token loaded after start-up is picked up. */
+	token: () => string | null;
+}
+
+/** Typed client for the sidecar's HTTP API (docs/http-api.md). */
+export class SidecarClient {
+	constructor(
+		private readonly transport: HttpTransport,
+		private readonly options: ClientOptions,
+	) {}
+
+	get baseUrl(): string {
+		return this.options.baseUrl;
+	}
+
+	health(): Promise<Health> {
+		return this.call<Health>("GET", "/v1/health");
+	}
+
+	status(): Promise<Status> {
+		return this.call<Status>("GET", "/v1/status");
+	}
+
+	sendEvents(events: VaultEvent[]): Promise<EventsAnswer> {
+		return this.call<EventsAnswer>("POST", "/v1/events", { events });
+	}
+
+	search(request: SearchRequest): Promise<SearchDocument> {
+		return this.call<SearchDocument>("POST", "/v1/search", request);
+	}
+
+	async lint(path: string, text: string): Promise<Diagnostic[]> {
+		const answer = await this.call<LintAnswer>("POST", "/v1/lint", { path, text });
+		return answer.diagnostics;
+	}
+
+	lintFix(path: string): Promise<LintFixAnswer> {
+		return this.call<LintFixAnswer>("POST", "/v1/lint/fix", { path });
+	}
+
+	reindex(): Promise<ReindexAnswer> {
+		return this.call<ReindexAnswer>("POST", "/v1/reindex", {});
+	}
+
+	async contradictions(status: PairStatus = "open"): Promise<Pair[]> {
+		const query = `?status=${encodeURIComponent(status)}`;
+		const answer = await this.call<{ pairs: Pair[] }>("GET", `/v1/contradictions${query}`);
+		return answer.pairs;
+	}
+
+	async scanContradictions(): Promise<Pair[]> {
+		const answer = await this.call<{ pairs: Pair[] }>("POST", "/v1/contradictions/scan", {});
+		return answer.pairs;
+	}
+
+	resolve(id: string, resolution: Resolution): Promise<ResolveAnswer> {
+		const path = `/v1/contradictions/${encodeURIComponent(id)}/resolve`;
+		return this.call<ResolveAnswer>("POST", path, resolution);
+	}
+
+	private async call<T>(method: HttpMethod, path: string, body?: unknown): Promise<T> {
+		const headers: Record<string, string> = { Accept: "application/json" };
+		const token = this.options.token();
+		if (token) headers.Authorization = `Bearer ${token}`;
+		let payload: string | undefined;
+		if (body !== undefined) {
+			headers["Content-Type"] = "application/json";
+			payload = JSON.stringify(body);
+		}
+		let response;
+		try {
+			response = await this.transport.request({
+				method,
+				url: this.options.baseUrl + path,
+				headers,
+				body: payload,
+			});
+		} catch (err) {
+			const reason = err instanceof Error ? err.message : String(err);
+			throw new SidecarError(0, "unreachable", `No sidecar at ${this.options.baseUrl} (${reason})`);
+		}
+		const parsed = parseJson(response.text);
+		if (response.status >= 200 && response.status < 300) {
+			if (parsed === undefined) {
+				throw new SidecarError(response.status, "bad_response", `${path} did not answer JSON`);
+			}
+			return parsed as T;
+		}
+		throw errorFrom(response.status, parsed, path);
+	}
+}
+
+function parseJson(text: string): unknown {
+	try {
+		return JSON.parse(text) as unknown;
+	} catch {
+		return undefined;
+	}
+}
+
+/** Builds a SidecarError from the documented `{"error": {"code", "message"}}` body. */
+function errorFrom(status: number, body: unknown, path: string): SidecarError {
+	if (isRecord(body) && isRecord(body.error)) {
+		const code = typeof body.error.code === "string" ? body.error.code : "error";
+		const message = typeof body.error.message === "string" ? body.error.message : code;
+		return new SidecarError(status, code, message);
+	}
+	return new SidecarError(status, "http_error", `${path} answered HTTP ${status}`);
+}
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+	return typeof value === "object" && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,142 @@
+// The sidecar's JSON documents, as described in docs/http-api.md. Only shapes: no behaviour.
+
+export interface Health {
+	status: string;
+	version: string;
+}
+
+export interface ReconcileStatus {
+	running: boolean;
+	phase: string | null;
+	done: number;
+	total: number;
+}
+
+export interface Status {
+	vault: string;
+	files: number;
+	chunks: number;
+	queue: number;
+	reconcile: ReconcileStatus;
+	model: string;
+	reranker: { name: string; reason: string | null };
+	contradictions_open: number;
+	last_error: string | null;
+}
+
+export type VaultEventKind = "created" | "modified" | "deleted" | "renamed";
+
+export interface VaultEvent {
+	kind: VaultEventKind;
+	path: string;
+	old_path?: string;
+}
+
+export interface EventsAnswer {
+	accepted: number;
+	deduplicated: number;
+}
+
+export interface SearchRequest {
+	query: string;
+	k?: number;
+	private?: boolean;
+	include_archived?: boolean;
+	rerank?: boolean;
+	namespace?: string;
+}
+
+/** Why a result ranks where it does; ranks are 1-based, null when absent from that list. */
+export interface Why {
+	dense_rank: number | null;
+	bm25_rank: number | null;
+	fused: number;
+	rerank: number | null;
+	similarity: number;
+	type_weight: number;
+	decay: number;
+	cluster: string | null;
+	newer_in_cluster: number;
+}
+
+export interface SearchResult {
+	path: string;
+	title?: string;
+	type: string;
+	score: number;
+	flags: string[];
+	private: boolean;
+	text: string;
+	heading_path?: string[];
+	line_start: number;
+	line_end: number;
+	why: Partial<Why>;
+}
+
+export interface SearchDocument {
+	query: string;
+	namespace?: string;
+	rerank?: string;
+	rerank_reason?: string;
+	results: SearchResult[];
+}
+
+export type Severity = "error" | "warning";
+
+export interface Diagnostic {
+	path: string;
+	line: number;
+	severity: Severity;
+	code: string;
+	message: string;
+}
+
+export interface LintAnswer {
+	diagnostics: Diagnostic[];
+}
+
+export interface LintFixAnswer {
+	changed: boolean;
+	diagnostics: Diagnostic[];
+}
+
+export interface Claim {
+	path: string;
+	line_start: number;
+	line_end: number;
+	text: string;
+}
+
+export type PairStatus = "open" | "resolved" | "flagged" | "dismissed";
+
+export interface Pair {
+	id: string;
+	kind: "engram" | "resource" | "news";
+	a: Claim;
+	b: Claim;
+	judge: string;
+	score: number;
+	evidence: Record<string, unknown>;
+	status: PairStatus;
+}
+
+export type Resolution =
+	| { action: "changed-mind"; newer: string }
+	| { action: "flag" }
+	| { action: "wrong"; note: string; delete?: boolean }
+	| { action: "dismiss" };
+
+export interface ResolveAnswer {
+	pair: Pair;
+	changed: string[];
+}
+
+export interface ReindexAnswer {
+	started: boolean;
+}
+
+/** Events from GET /v1/events/stream, by their `event:` name. */
+export type StreamEvent =
+	| { type: "progress"; phase: string; done: number; total: number }
+	| { type: "index"; files: number; chunks: number }
+	| { type: "contradictions"; open: number };

@@ -1,0 +1,238 @@
+import { spawn } from "child_process";
+import { promises as fs } from "fs";
+import {
+	editorInfoField,
+	FileSystemAdapter,
+	MarkdownView,
+	Notice,
+	Plugin,
+	TFile,
+	type TAbstractFile,
+} from "obsidian";
+
+import { SidecarClient } from "./api/client";
+import { EventStream } from "./api/event-stream";
+import type { VaultEvent } from "./api/types";
+import { frontmatterLinter } from "./lint/extension";
+import { StatusModel } from "./sidecar/status-model";
+import { SidecarSupervisor } from "./sidecar/supervisor";
+import { baseUrl, mergeSettings, serveArgs, tokenPath, type OraSettings } from "./settings";
+import { openAtLines } from "./ui/open-note";
+import { RequestUrlTransport } from "./ui/request-url-transport";
+import { SEARCH_VIEW_TYPE, SearchView } from "./ui/search-view";
+import { OraSettingTab } from "./ui/settings-tab";
+import { renderStatus } from "./ui/status-bar";
+import { TriageModal } from "./ui/triage-modal";
+import { EventBatcher } from "./vault/event-batcher";
+
+/** Wires the plain modules to Obsidian: no logic of its own beyond choosing what runs when. */
+export default class OraVaultPlugin extends Plugin {
+	override settings: OraSettings = mergeSettings(null);
+	private client!: SidecarClient;
+	private supervisor: SidecarSupervisor | null = null;
+	private stream: EventStream | null = null;
+	private batcher!: EventBatcher;
+	private status = StatusModel.initial();
+	private statusEl!: HTMLElement;
+	private tokenValue: string | null = null;
+	private ready = false;
+
+	override async onload(): Promise<void> {
+		this.settings = mergeSettings(await this.loadData());
+		this.client = this.makeClient();
+		this.batcher = new EventBatcher(
+			(events) => this.client.sendEvents(events),
+			this.settings.eventDelayMs,
+			(err) => console.warn("Ora: could not send vault events", err),
+		);
+
+		this.statusEl = this.addStatusBarItem();
+		this.registerDomEvent(this.statusEl, "click", () => this.onStatusClick());
+		this.setStatus(StatusModel.initial());
+
+		this.registerView(
+			SEARCH_VIEW_TYPE,
+			(leaf) =>
+				new SearchView(leaf, {
+					client: () => this.client,
+					delayMs: this.settings.searchDelayMs,
+					k: this.settings.resultCount,
+					open: (card) => openAtLines(this.app, card.path, card.lineStart, card.lineEnd),
+				}),
+		);
+		this.addRibbonIcon("search", "Open Ora search", () => void this.activateSearch());
+		this.addCommands();
+		this.addSettingTab(
+			new OraSettingTab(this.app, this, {
+				settings: this.settings,
+				saveSettings: () => this.saveData(this.settings),
+				token: () => this.tokenValue,
+				tokenPath: () => tokenPath(this.settings, this.vaultPath()),
+				reindex: () => this.reindex(),
+				restartSidecar: () => this.restartSidecar(),
+			}),
+		);
+		this.registerEditorExtension(
+			frontmatterLinter(
+				{
+					pathOf: (view) => {
+						if (!this.ready || !this.settings.lintInEditor) return null;
+						const file = view.state.field(editorInfoField, false)?.file;
+						return file && file.extension === "md" ? file.path : null;
+					},
+					lint: (path, text) => this.client.lint(path, text),
+				},
+				this.settings.lintDelayMs,
+			),
+		);
+		this.app.workspace.onLayoutReady(() => {
+			this.watchVault();
+			void this.startSidecar();
+		});
+	}
+
+	override onunload(): void {
+		this.stream?.stop();
+		void this.batcher.flush().finally(() => this.supervisor?.stop());
+	}
+
+	private addCommands(): void {
+		this.addCommand({ id: "open-search", name: "Open search panel", callback: () => void this.activateSearch() });
+		this.addCommand({
+			id: "fix-dates",
+			name: "Fix dates in current note",
+			checkCallback: (checking) => {
+				const view = this.app.workspace.getActiveViewOfType(MarkdownView);
+				if (!view?.file) return false;
+				if (!checking) void this.fixDates(view);
+				return true;
+			},
+		});
+		this.addCommand({ id: "triage", name: "Triage contradictions", callback: () => this.openTriage() });
+		this.addCommand({ id: "reindex", name: "Re-index vault now", callback: () => void this.reindex() });
+		this.addCommand({ id: "restart-sidecar", name: "Restart sidecar", callback: () => void this.restartSidecar() });
+	}
+
+	private async startSidecar(): Promise<void> {
+		this.ready = false;
+		this.setStatus(StatusModel.initial());
+		const vault = this.vaultPath();
+		this.supervisor = new SidecarSupervisor({
+			client: this.client,
+			autoStart: this.settings.autoStart,
+			spawn: () =>
+				spawn(this.settings.oraCommand, serveArgs(this.settings, vault), { stdio: ["ignore", "ignore", "pipe"] }),
+			readToken: () => fs.readFile(tokenPath(this.settings, vault), "utf8"),
+			onToken: (token) => (this.tokenValue = token),
+		});
+		const outcome = await this.supervisor.ensureRunning();
+		if (!outcome.ok) {
+			this.setStatus(this.status.failed(outcome.reason));
+			return;
+		}
+		this.ready = true;
+		try {
+			this.setStatus(this.status.fromStatus(await this.client.status()));
+		} catch (err) {
+			this.setStatus(this.status.failed(errorText(err)));
+		}
+		this.stream = new EventStream({
+			url: `${this.client.baseUrl}/v1/events/stream`,
+			token: () => this.tokenValue,
+			onEvent: (event) => this.setStatus(this.status.onEvent(event)),
+		});
+		this.stream.start();
+	}
+
+	private async restartSidecar(): Promise<void> {
+		this.stream?.stop();
+		this.supervisor?.stop();
+		this.client = this.makeClient();
+		await this.startSidecar();
+	}
+
+	private watchVault(): void {
+		const forward = (kind: VaultEvent["kind"]) => (file: TAbstractFile) => {
+			if (file instanceof TFile && file.extension === "md") this.batcher.push({ kind, path: file.path });
+		};
+		this.registerEvent(this.app.vault.on("create", forward("created")));
+		this.registerEvent(this.app.vault.on("modify", forward("modified")));
+		this.registerEvent(this.app.vault.on("delete", forward("deleted")));
+		this.registerEvent(
+			this.app.vault.on("rename", (file, oldPath) => {
+				if (file instanceof TFile && file.extension === "md") {
+					this.batcher.push({ kind: "renamed", path: file.path, old_path: oldPath });
+				}
+			}),
+		);
+	}
+
+	private async activateSearch(): Promise<void> {
+		const { workspace } = this.app;
+		let leaf = workspace.getLeavesOfType(SEARCH_VIEW_TYPE)[0] ?? null;
+		if (!leaf) {
+			leaf = workspace.getRightLeaf(false);
+			if (!leaf) return;
+			await leaf.setViewState({ type: SEARCH_VIEW_TYPE, active: true });
+		}
+		await workspace.revealLeaf(leaf);
+		if (leaf.view instanceof SearchView) leaf.view.focusInput();
+	}
+
+	private async fixDates(view: MarkdownView): Promise<void> {
+		const file = view.file;
+		if (!file) return;
+		try {
+			await view.save();
+			const answer = await this.client.lintFix(file.path);
+			new Notice(answer.changed ? `Dates fixed in ${file.basename}.` : `Dates in ${file.basename} were already set.`);
+		} catch (err) {
+			new Notice(`Could not fix dates: ${errorText(err)}`);
+		}
+	}
+
+	private openTriage(): void {
+		new TriageModal(this.app, {
+			client: this.client,
+			open: (path, start, end) => openAtLines(this.app, path, start, end),
+			onOpenCount: (open) => this.setStatus(this.status.onEvent({ type: "contradictions", open })),
+		}).open();
+	}
+
+	private async reindex(): Promise<void> {
+		try {
+			await this.client.reindex();
+			new Notice("Re-indexing started.");
+		} catch (err) {
+			new Notice(`Could not start re-indexing: ${errorText(err)}`);
+		}
+	}
+
+	private onStatusClick(): void {
+		const view = this.status.view;
+		if (view.phase === "error") new Notice(view.detail, 10_000);
+		else if (view.openPairs > 0) this.openTriage();
+		else new Notice(view.detail);
+	}
+
+	private setStatus(next: StatusModel): void {
+		this.status = next;
+		renderStatus(this.statusEl, next.view);
+	}
+
+	private makeClient(): SidecarClient {
+		return new SidecarClient(new RequestUrlTransport(), {
+			baseUrl: baseUrl(this.settings),
+			token: () => this.tokenValue,
+		});
+	}
+
+	private vaultPath(): string {
+		const adapter = this.app.vault.adapter;
+		return adapter instanceof FileSystemAdapter ? adapter.getBasePath() : "";
+	}
+}
+
+function errorText(err: unknown): string {
+	return err instanceof Error ? err.message : String(err);
+}

@@ -1,0 +1,89 @@
+import type { SearchDocument, SearchResult, Why } from "../api/types";
+import { highlight, queryTerms, snippet, type Segment } from "./highlight";
+
+export type BadgeKind = "incubating" | "private" | "archived";
+
+/** One search result, ready to draw: every string the view shows is decided here. */
+export interface ResultCard {
+	path: string;
+	title: string;
+	type: string;
+	headingPath: string;
+	snippet: Segment[];
+	score: string;
+	badges: BadgeKind[];
+	/** Lines of the "why" tooltip: ranks, weights and decay. */
+	why: string[];
+	lineStart: number;
+	lineEnd: number;
+}
+
+export interface ResultList {
+	cards: ResultCard[];
+	/** e.g. "Re-ranked by onnx:ms-marco-MiniLM-L-6-v2" or "Not re-ranked: no model". */
+	rerankNote: string;
+}
+
+const BADGE_FLAGS: readonly BadgeKind[] = ["incubating", "archived"];
+
+export function shapeResults(doc: SearchDocument, query: string = doc.query): ResultList {
+	const terms = queryTerms(query);
+	return { cards: doc.results.map((r) => shapeResult(r, terms)), rerankNote: rerankNote(doc) };
+}
+
+export function shapeResult(result: SearchResult, terms: string[]): ResultCard {
+	const badges: BadgeKind[] = BADGE_FLAGS.filter((flag) => result.flags.includes(flag));
+	if (result.private || result.flags.includes("private")) badges.push("private");
+	return {
+		path: result.path,
+		title: result.title?.trim() || titleFromPath(result.path),
+		type: result.type,
+		headingPath: (result.heading_path ?? []).join(" › "),
+		snippet: highlight(snippet(result.text, terms), terms),
+		score: result.score.toFixed(2),
+		badges,
+		why: whyLines(result.why),
+		lineStart: result.line_start,
+		lineEnd: result.line_end,
+	};
+}
+
+/** The note's file name without folders or extension. */
+export function titleFromPath(path: string): string {
+	const name = path.split("/").pop() ?? path;
+	return name.replace(/\.md$/i, "");
+}
+
+export function whyLines(why: Partial<Why>): string[] {
+	const lines = [
+		`Dense rank: ${rank(why.dense_rank)}`,
+		`Keyword rank: ${rank(why.bm25_rank)}`,
+		`Fused (RRF): ${num(why.fused, 4)}`,
+		`Re-rank: ${num(why.rerank, 3)}`,
+		`Similarity: ${num(why.similarity, 3)}`,
+		`Type weight: ${num(why.type_weight, 2)}`,
+		`Decay: ${num(why.decay, 2)}${newer(why.newer_in_cluster)}`,
+	];
+	if (why.cluster) lines.push(`Cluster: ${why.cluster}`);
+	return lines;
+}
+
+function rerankNote(doc: SearchDocument): string {
+	if (!doc.rerank || doc.rerank === "none") {
+		return doc.rerank_reason ? `Not re-ranked: ${doc.rerank_reason}` : "Not re-ranked";
+	}
+	return `Re-ranked by ${doc.rerank}`;
+}
+
+function rank(value: number | null | undefined): string {
+	return typeof value === "number" ? `#${value}` : "not in list";
+}
+
+function num(value: number | null | undefined, digits: number): string {
+	return typeof value === "number" ? value.toFixed(digits) : "–";
+}
+
+function newer(count: number | undefined): string {
+	if (!count) return "";
+	return count === 1 ? " (1 newer note in cluster)" : ` (${count} newer notes in cluster)`;
+}

@@ -1,0 +1,81 @@
+/** The plugin's saved settings. Every key has a default, so older saved data still loads. */
+export interface OraSettings {
+	/** The `ora` executable: a name on PATH or an absolute path (e.g. REPO/.venv/bin/ora). */
+	oraCommand: string;
+	port: number;
+	/** The sidecar's data folder; empty means VAULT/.ora. The token is read from DATA/token. */
+	dataFolder: string;
+	/** Start `ora serve` when nothing answers on the port. */
+	autoStart: boolean;
+	/** Results asked for per search. */
+	resultCount: number;
+	searchDelayMs: number;
+	lintDelayMs: number;
+	/** Quiet time before queued vault events are sent as one batch. */
+	eventDelayMs: number;
+	lintInEditor: boolean;
+}
+
+export const DEFAULT_SETTINGS: Readonly<OraSettings> = Object.freeze({
+	oraCommand: "ora",
+	port: 47113,
+	dataFolder: "",
+	autoStart: true,
+	resultCount: 10,
+	searchDelayMs: 250,
+	lintDelayMs: 750,
+	eventDelayMs: 500,
+	lintInEditor: true,
+});
+
+/**
+ * Saved data merged over the defaults: unknown keys are dropped, and a value of the wrong type
+ * (hand-edited data.json, an older version) falls back to its default instead of breaking load.
+ */
+export function mergeSettings(saved: unknown): OraSettings {
+	const merged: OraSettings = { ...DEFAULT_SETTINGS };
+	if (typeof saved !== "object" || saved === null) return merged;
+	const record = saved as Record<string, unknown>;
+	for (const key of Object.keys(DEFAULT_SETTINGS) as (keyof OraSettings)[]) {
+		const value = record[key];
+		if (typeof value === typeof DEFAULT_SETTINGS[key] && !Number.isNaN(value)) {
+			(merged as unknown as Record<string, unknown>)[key] = value;
+		}
+	}
+	if (!isPort(merged.port)) merged.port = DEFAULT_SETTINGS.port;
+	return merged;
+}
+
+export function isPort(value: number): boolean {
+	return Number.isInteger(value) && value > 0 && value < 65536;
+}
+
+export function baseUrl(settings: Pick<OraSettings, "port">): string {
+	return `http://127.0.0.1:${settings.port}`;
+}
+
+/** Absolute data folder: the setting if given (absolute, or relative to the vault), else VAULT/.ora. */
+export function dataFolder(settings: Pick<OraSettings, "dataFolder">, vaultPath: string): string {
+	const folder = settings.dataFolder.trim();
+	if (folder === "") return joinPath(vaultPath, ".ora");
+	return isAbsolute(folder) ? folder : joinPath(vaultPath, folder);
+}
+
+export function tokenPath(settings: Pick<OraSettings, "dataFolder">, vaultPath: string): string {
+	return joinPath(dataFolder(settings, vaultPath), "token");
+}
+
+/** Arguments for `ora serve`, so the spawned sidecar uses the same port and data folder. */
+export function serveArgs(settings: Pick<OraSettings, "port" | "dataFolder">, vaultPath: string): string[] {
+	const args = ["serve", vaultPath, "--port", String(settings.port)];
+	if (settings.dataFolder.trim() !== "") args.push("--data", dataFolder(settings, vaultPath));
+	return args;
+}
+
+function isAbsolute(path: string): boolean {
+	return path.startsWith("/") || /^[A-Za-z]:[\\/]/.test(path) || path.startsWith("\\\\");
+}
+
+function joinPath(base: string, name: string): string {
+	return base.endsWith("/") || base.endsWith("\\") ? base + name : `${base}/${name}`;
+}

@@ -1,0 +1,25 @@
+import { MarkdownView, Notice, type App } from "obsidian";
+
+/** Opens the note at `path` and selects lines `lineStart`..`lineEnd` (1-based, inclusive). */
+export async function openAtLines(app: App, path: string, lineStart: number, lineEnd: number): Promise<void> {
+	const file = app.vault.getFileByPath(path);
+	if (!file) {
+		new Notice(`“${path}” is not in the vault any more. Re-index to refresh results.`);
+		return;
+	}
+	const leaf = app.workspace.getLeaf(false);
+	await leaf.openFile(file, { active: true });
+	const view = leaf.view;
+	if (!(view instanceof MarkdownView)) return;
+	const editor = view.editor;
+	const last = editor.lastLine();
+	const from = { line: clamp(lineStart - 1, 0, last), ch: 0 };
+	const toLine = clamp(lineEnd - 1, from.line, last);
+	const to = { line: toLine, ch: editor.getLine(toLine).length };
+	editor.setSelection(from, to);
+	editor.scrollIntoView({ from, to }, true);
+}
+
+function clamp(value: number, low: number, high: number): number {
+	return Math.min(high, Math.max(low, value));
+}

@@ -1,0 +1,149 @@
+import { Notice, PluginSettingTab, Setting, type App, type Plugin, type SettingDefinitionItem } from "obsidian";
+
+import { DEFAULT_SETTINGS, isPort, type OraSettings } from "../settings";
+
+/** What the settings tab needs from the plugin. */
+export interface SettingsHost {
+	settings: OraSettings;
+	saveSettings(): Promise<void>;
+	token(): string | null;
+	tokenPath(): string;
+	reindex(): Promise<void>;
+	restartSidecar(): Promise<void>;
+}
+
+interface Row {
+	name: string;
+	desc: string;
+	render: (setting: Setting) => void;
+}
+
+/**
+ * Every option on one tab. Rows are declared once and drawn two ways: imperatively by display()
+ * on Obsidian before 1.13, and as setting definitions (searchable in settings) from 1.13 on.
+ */
+export class OraSettingTab extends PluginSettingTab {
+	constructor(
+		app: App,
+		plugin: Plugin,
+		private readonly host: SettingsHost,
+	) {
+		super(app, plugin);
+	}
+
+	override display(): void {
+		this.containerEl.empty();
+		for (const row of this.rows()) row.render(new Setting(this.containerEl).setName(row.name).setDesc(row.desc));
+	}
+
+	override getSettingDefinitions(): SettingDefinitionItem[] {
+		return this.rows().map((row) => ({ name: row.name, desc: row.desc, render: (setting: Setting) => row.render(setting) }));
+	}
+
+	private rows(): Row[] {
+		const s = this.host.settings;
+		const save = (change: Partial<OraSettings>): Promise<void> => {
+			Object.assign(s, change);
+			return this.host.saveSettings();
+		};
+		return [
+			{
+				name: "Ora command",
+				desc: "The ora executable, on your path or absolute (for example /path/to/repo/.venv/bin/ora).",
+				render: (st) => {
+					st.addText((t) => t.setPlaceholder(DEFAULT_SETTINGS.oraCommand).setValue(s.oraCommand).onChange((v) => void save({ oraCommand: v.trim() || DEFAULT_SETTINGS.oraCommand })));
+				},
+			},
+			{
+				name: "Port",
+				desc: "Loopback port of the sidecar. Takes effect after a restart of the sidecar.",
+				render: (st) => {
+					st.addText((t) => t.setValue(String(s.port)).onChange((v) => {
+						const port = Number(v);
+						if (isPort(port)) void save({ port });
+					}));
+				},
+			},
+			{
+				name: "Data folder",
+				desc: "Where the sidecar keeps its index and token. Empty means the .ora folder inside the vault.",
+				render: (st) => {
+					st.addText((t) => t.setPlaceholder(".ora").setValue(s.dataFolder).onChange((v) => void save({ dataFolder: v.trim() })));
+				},
+			},
+			{
+				name: "Start the sidecar automatically",
+				desc: "Run ora serve when the plugin loads and nothing answers on the port; stopped again on unload.",
+				render: (st) => {
+					st.addToggle((t) => t.setValue(s.autoStart).onChange((v) => void save({ autoStart: v })));
+				},
+			},
+			{
+				name: "Results per search",
+				desc: "How many results the search panel asks for.",
+				render: (st) => {
+					st.addSlider((t) => t.setLimits(1, 50, 1).setValue(s.resultCount).onChange((v) => void save({ resultCount: v })));
+				},
+			},
+			{
+				name: "Search delay",
+				desc: "Milliseconds of quiet typing before the panel searches.",
+				render: (st) => this.numberText(st, s.searchDelayMs, (v) => save({ searchDelayMs: v })),
+			},
+			{
+				name: "Lint in the editor",
+				desc: "Underline frontmatter problems as you type.",
+				render: (st) => {
+					st.addToggle((t) => t.setValue(s.lintInEditor).onChange((v) => void save({ lintInEditor: v })));
+				},
+			},
+			{
+				name: "Lint delay",
+				desc: "Milliseconds after the last keystroke before the note is linted.",
+				render: (st) => this.numberText(st, s.lintDelayMs, (v) => save({ lintDelayMs: v })),
+			},
+			{
+				name: "Event batching delay",
+				desc: "Milliseconds of quiet in the vault before changes are sent to the sidecar as one batch.",
+				render: (st) => this.numberText(st, s.eventDelayMs, (v) => save({ eventDelayMs: v })),
+			},
+			{
+				name: "Access token",
+				desc: `Read from ${this.host.tokenPath()}. Sent with every request.`,
+				render: (st) => {
+					const token = this.host.token();
+					st.addText((t) => {
+						t.inputEl.type = "password";
+						t.inputEl.readOnly = true;
+						t.setValue(token ?? "").setPlaceholder("Not loaded yet");
+					});
+					st.addExtraButton((b) => b.setIcon("copy").setTooltip("Copy token").onClick(() => {
+						if (!token) return;
+						void navigator.clipboard.writeText(token).then(() => new Notice("Token copied."));
+					}));
+				},
+			},
+			{
+				name: "Sidecar",
+				desc: "Start the sidecar again (for example after changing the port).",
+				render: (st) => {
+					st.addButton((b) => b.setButtonText("Restart").onClick(() => void this.host.restartSidecar()));
+				},
+			},
+			{
+				name: "Re-index now",
+				desc: "Ask the sidecar to bring its index in line with the vault.",
+				render: (st) => {
+					st.addButton((b) => b.setButtonText("Re-index now").setCta().onClick(() => void this.host.reindex()));
+				},
+			},
+		];
+	}
+
+	private numberText(setting: Setting, value: number, onChange: (v: number) => Promise<void>): void {
+		setting.addText((t) => t.setValue(String(value)).onChange((v) => {
+			const n = Number(v);
+			if (Number.isInteger(n) && n >= 0) void onChange(n);
+		}));
+	}
+}

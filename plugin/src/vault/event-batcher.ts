@@ -1,0 +1,48 @@
+import type { VaultEvent } from "../api/types";
+import { debounce, type Debounced } from "../util/debounce";
+import { EventQueue } from "./event-queue";
+
+/**
+ * Queues vault events and sends them in one batch once the vault has been quiet for `waitMs`.
+ * A failed send puts its events back so the next flush retries them.
+ */
+export class EventBatcher {
+	private readonly queue = new EventQueue();
+	private readonly schedule: Debounced<[]>;
+	private sending: Promise<void> = Promise.resolve();
+
+	constructor(
+		private readonly send: (events: VaultEvent[]) => Promise<unknown>,
+		waitMs: number,
+		private readonly onError: (err: unknown) => void = () => undefined,
+	) {
+		this.schedule = debounce(() => void this.flush(), waitMs);
+	}
+
+	push(event: VaultEvent): void {
+		this.queue.push(event);
+		this.schedule();
+	}
+
+	/** Sends whatever is queued now; resolves when that batch has been answered. */
+	flush(): Promise<void> {
+		this.schedule.cancel();
+		this.sending = this.sending.then(async () => {
+			const events = this.queue.drain();
+			if (events.length === 0) return;
+			try {
+				await this.send(events);
+			} catch (err) {
+				// Replaying into a queue that may have newer events keeps the newer state.
+				const newer = this.queue.drain();
+				for (const event of [...events, ...newer]) this.queue.push(event);
+				this.onError(err);
+			}
+		});
+		return this.sending;
+	}
+
+	cancel(): void {
+		this.schedule.cancel();
+	}
+}

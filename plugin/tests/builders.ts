@@ -1,0 +1,78 @@
+// Small builders for test data, shaped like the documented HTTP answers (docs/http-api.md).
+import type { HttpRequest, HttpResponse, HttpTransport } from "../src/api/transport";
+import type { Diagnostic, Pair, SearchDocument, SearchResult } from "../src/api/types";
+
+export function aResult(change: Partial<SearchResult> = {}): SearchResult {
+	return {
+		path: "Engrams/Spaced repetition.md",
+		title: "Spaced repetition",
+		type: "engram",
+		score: 0.7134,
+		flags: [],
+		private: false,
+		text: "Spaced repetition schedules reviews at growing intervals, so memory is refreshed just before it fades.",
+		heading_path: ["Spaced repetition", "Why it works"],
+		line_start: 12,
+		line_end: 20,
+		why: {
+			dense_rank: 1,
+			bm25_rank: 3,
+			fused: 0.0321,
+			rerank: 0.83,
+			similarity: 0.83,
+			type_weight: 1.0,
+			decay: 1.0,
+			cluster: null,
+			newer_in_cluster: 0,
+		},
+		...change,
+	};
+}
+
+export function aSearchDocument(results: SearchResult[], change: Partial<SearchDocument> = {}): SearchDocument {
+	return { query: "spaced repetition", namespace: "default", rerank: "none", rerank_reason: "no model", results, ...change };
+}
+
+export function aDiagnostic(change: Partial<Diagnostic> = {}): Diagnostic {
+	return {
+		path: "Engrams/Note.md",
+		line: 2,
+		severity: "error",
+		code: "unknown-type",
+		message: "type 'engramm' is not one of the twelve types",
+		...change,
+	};
+}
+
+export function aPair(change: Partial<Pair> = {}): Pair {
+	return {
+		id: "p1",
+		kind: "engram",
+		a: { path: "Engrams/Coffee is healthy.md", line_start: 6, line_end: 6, text: "Coffee lowers the risk of heart disease." },
+		b: { path: "Engrams/Coffee harms the heart.md", line_start: 6, line_end: 7, text: "Coffee raises the risk of heart disease." },
+		judge: "rules",
+		score: 0.91,
+		evidence: { rule: "antonym", cue: "lowers/raises", similarity: 0.8123 },
+		status: "open",
+		...change,
+	};
+}
+
+/** A transport answering from a list of canned responses and recording every request. */
+export class ScriptedTransport implements HttpTransport {
+	readonly requests: HttpRequest[] = [];
+
+	constructor(private readonly answers: (HttpResponse | Error)[]) {}
+
+	async request(req: HttpRequest): Promise<HttpResponse> {
+		this.requests.push(req);
+		const answer = this.answers.shift();
+		if (answer === undefined) throw new Error("no scripted answer left");
+		if (answer instanceof Error) throw answer;
+		return answer;
+	}
+}
+
+export function json(status: number, body: unknown): HttpResponse {
+	return { status, text: JSON.stringify(body) };
+}

@@ -1,0 +1,95 @@
+// Starts a REAL `ora serve` on a temporary copy of ./vault, through the plugin's own supervisor
+// and client (Node transport instead of requestUrl). Used by every e2e test file.
+import { spawn } from "child_process";
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from "fs";
+import * as http from "http";
+import type { AddressInfo } from "net";
+import { tmpdir } from "os";
+import { join, resolve } from "path";
+
+import { SidecarClient } from "../../src/api/client";
+import { NodeHttpTransport } from "../../src/api/node-transport";
+import type { Status } from "../../src/api/types";
+import { SidecarSupervisor } from "../../src/sidecar/supervisor";
+import { serveArgs, tokenPath } from "../../src/settings";
+
+export const ORA = resolve(__dirname, "../../../.venv/bin/ora");
+/** Why the e2e suites are skipped, or null when they can run. */
+export const SKIP_REASON = existsSync(ORA) ? null : `no ${ORA}: run \`make python-setup\` to create the sidecar's venv`;
+
+export interface LiveSidecar {
+	vault: string;
+	port: number;
+	client: SidecarClient;
+	supervisor: SidecarSupervisor;
+	stop: () => Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+	const server = http.createServer();
+	await new Promise<void>((ok) => server.listen(0, "127.0.0.1", ok));
+	const { port } = server.address() as AddressInfo;
+	await new Promise((ok) => server.close(ok));
+	return port;
+}
+
+export async function startSidecar(): Promise<LiveSidecar> {
+	const vault = mkdtempSync(join(tmpdir(), "ora-plugin-e2e-"));
+	cpSync(resolve(__dirname, "vault"), vault, { recursive: true });
+	const port = await freePort();
+	const settings = { port, dataFolder: "" };
+	let token: string | null = null;
+	const client = new SidecarClient(new NodeHttpTransport(60_000), { baseUrl: `http://127.0.0.1:${port}`, token: () => token });
+	const stderr: string[] = [];
+	const supervisor = new SidecarSupervisor({
+		client,
+		autoStart: true,
+		spawn: () => {
+			const child = spawn(ORA, serveArgs(settings, vault), { stdio: ["ignore", "ignore", "pipe"] });
+			child.stderr.on("data", (chunk: Buffer) => stderr.push(chunk.toString()));
+			return child;
+		},
+		readToken: async () => readFileSync(tokenPath(settings, vault), "utf8"),
+		onToken: (t) => (token = t),
+		startTimeoutMs: 150_000,
+	});
+	const outcome = await supervisor.ensureRunning();
+	if (!outcome.ok) {
+		supervisor.stop();
+		throw new Error(`ora serve did not start: ${outcome.reason}\n${stderr.join("")}`);
+	}
+	await waitForStatus(client, (s) => !s.reconcile.running && s.queue === 0 && s.files >= 4);
+	return {
+		vault,
+		port,
+		client,
+		supervisor,
+		stop: async () => {
+			supervisor.stop();
+			await new Promise((ok) => setTimeout(ok, 300));
+			rmSync(vault, { recursive: true, force: true });
+		},
+	};
+}
+
+/** Polls /v1/status until `done` holds (the index settles asynchronously after events). */
+export async function waitForStatus(client: SidecarClient, done: (s: Status) => boolean, ms = 120_000): Promise<Status> {
+	const deadline = Date.now() + ms;
+	let last: Status | null = null;
+	while (Date.now() < deadline) {
+		last = await client.status();
+		if (done(last)) return last;
+		await new Promise((ok) => setTimeout(ok, 200));
+	}
+	throw new Error(`status never settled: ${JSON.stringify(last)}`);
+}
+
+export async function eventually<T>(probe: () => Promise<T | null>, ms = 60_000): Promise<T> {
+	const deadline = Date.now() + ms;
+	while (Date.now() < deadline) {
+		const value = await probe();
+		if (value !== null) return value;
+		await new Promise((ok) => setTimeout(ok, 200));
+	}
+	throw new Error("condition not met in time");
+}

@@ -1,0 +1,109 @@
+// End-to-end: the plugin's client code against a real `ora serve` on a temporary vault.
+import { readFileSync, writeFileSync } from "fs";
+import { join } from "path";
+
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+import { SidecarClient, SidecarError } from "../../src/api/client";
+import { NodeHttpTransport } from "../../src/api/node-transport";
+import { EventStream } from "../../src/api/event-stream";
+import type { StreamEvent } from "../../src/api/types";
+import { placeDiagnostics } from "../../src/lint/ranges";
+import { shapeResults } from "../../src/search/shape";
+import { EventBatcher } from "../../src/vault/event-batcher";
+import { eventually, SKIP_REASON, startSidecar, type LiveSidecar } from "./harness";
+
+let live: LiveSidecar;
+
+describe.skipIf(SKIP_REASON !== null)(`plugin ⇄ ora serve${SKIP_REASON ? ` (skipped: ${SKIP_REASON})` : ""}`, () => {
+	beforeAll(async () => {
+		live = await startSidecar();
+	});
+	afterAll(async () => {
+		await live?.stop();
+	});
+
+	it("finds a note by meaning and shapes it into a highlighted card", async () => {
+		const doc = await live.client.search({ query: "spaced repetition memory", k: 5 });
+		const { cards } = shapeResults(doc);
+		const card = cards[0];
+		expect(card?.path).toBe("Engrams/Spaced repetition strengthens memory.md");
+		expect(card?.type).toBe("engram");
+		expect(card?.snippet.some((s) => s.hit && s.text.toLowerCase() === "spaced")).toBe(true);
+		expect(card?.why[0]).toMatch(/^Dense rank: #\d+$/);
+		expect(card && card.lineStart >= 1 && card.lineEnd >= card.lineStart).toBe(true);
+	});
+
+	it("flags incubating notes and keeps private ones out unless in private mode", async () => {
+		const normal = await live.client.search({ query: "uninterrupted focused work hours", k: 10 });
+		const deep = normal.results.find((r) => r.path.includes("Deep work"));
+		expect(deep?.flags).toContain("incubating");
+		expect(normal.results.some((r) => r.path.includes("private journal"))).toBe(false);
+		const priv = await live.client.search({ query: "private journal sleep habits", k: 10, private: true });
+		const journal = shapeResults(priv).cards.find((c) => c.path.includes("private journal"));
+		expect(journal?.badges).toContain("private");
+	});
+
+	it("lints unsaved editor text and places the diagnostic on the offending key's line", async () => {
+		const text = "---\nnexus: []\ntype: engramm\ntags: []\n---\n# Draft\n";
+		const diagnostics = await live.client.lint("Engrams/Draft.md", text);
+		const typeProblem = diagnostics.find((d) => d.line === 3);
+		expect(typeProblem?.severity).toBe("error");
+		const [placed] = placeDiagnostics(text, typeProblem ? [typeProblem] : []);
+		expect(text.slice(placed?.from, placed?.to)).toBe("type: engramm");
+	});
+
+	it("fixes missing dates on disk when asked", async () => {
+		const rel = "Engrams/Undated.md";
+		writeFileSync(join(live.vault, rel), "---\nnexus: []\ntype: engram\ntags:\n  - atomic\n---\n# Undated\n\nA note without dates.\n");
+		const answer = await live.client.lintFix(rel);
+		expect(answer.changed).toBe(true);
+		const after = readFileSync(join(live.vault, rel), "utf8");
+		expect(after).toMatch(/date created: \d{4}-\d{2}-\d{2}/);
+		expect(after).toContain("# Undated\n\nA note without dates.\n");
+	});
+
+	it("forwards a batched vault event so a new note becomes searchable", async () => {
+		const rel = "Engrams/Interleaving sharpens discrimination.md";
+		writeFileSync(
+			join(live.vault, rel),
+			"---\nnexus: []\ntype: engram\ntags:\n  - atomic\ndate created: 2024-05-01\ndate modified: 2024-05-01\n---\n# Interleaving sharpens discrimination\n\nMixing problem types in one session (interleaving) trains learners to tell the types apart.\n",
+		);
+		const answers: unknown[] = [];
+		const batcher = new EventBatcher(async (events) => answers.push(await live.client.sendEvents(events)), 10);
+		batcher.push({ kind: "created", path: rel });
+		batcher.push({ kind: "modified", path: rel });
+		await batcher.flush();
+		expect(answers).toHaveLength(1);
+		expect(answers[0]).toMatchObject({ accepted: 1, deduplicated: expect.any(Number) });
+		const hit = await eventually(async () => {
+			const doc = await live.client.search({ query: "interleaving problem types", k: 3 });
+			return doc.results.find((r) => r.path === rel) ?? null;
+		});
+		expect(hit.type).toBe("engram");
+	});
+
+	it("streams the index state over server-sent events", async () => {
+		const events: StreamEvent[] = [];
+		const stream = new EventStream({
+			url: `${live.client.baseUrl}/v1/events/stream`,
+			token: () => readFileSync(join(live.vault, ".ora", "token"), "utf8").trim(),
+			onEvent: (e) => events.push(e),
+		});
+		stream.start();
+		try {
+			await eventually(async () => (events.some((e) => e.type === "index") ? true : null), 10_000);
+		} finally {
+			stream.stop();
+		}
+		const index = events.find((e) => e.type === "index");
+		expect(index && index.type === "index" && index.files).toBeGreaterThanOrEqual(4);
+	});
+
+	it("refuses a request without the token", async () => {
+		const anonymous = new SidecarClient(new NodeHttpTransport(), { baseUrl: live.client.baseUrl, token: () => null });
+		const err = await anonymous.status().catch((e: unknown) => e);
+		expect(err).toBeInstanceOf(SidecarError);
+		expect((err as SidecarError).status).toBe(401);
+	});
+});

@@ -1,0 +1,69 @@
+// End-to-end: the triage modal, with the plugin's real client, resolves a contradiction found by
+// a real `ora serve`, and the resolution changes the notes on disk.
+import { readFileSync } from "fs";
+import { join } from "path";
+
+import { App } from "obsidian";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+import type { Pair } from "../../src/api/types";
+import { TriageModal } from "../../src/ui/triage-modal";
+import { eventually, SKIP_REASON, startSidecar, waitForStatus, type LiveSidecar } from "./harness";
+
+const NEWER = "Engrams/Caffeine after 2 pm reduces deep sleep.md";
+const OLDER = "Engrams/Caffeine after 2 pm does not affect sleep quality.md";
+
+let live: LiveSidecar;
+
+function isCaffeinePair(p: Pair): boolean {
+	return [p.a.path, p.b.path].sort().join("|") === [NEWER, OLDER].sort().join("|");
+}
+
+describe.skipIf(SKIP_REASON !== null)(`triage ⇄ ora serve${SKIP_REASON ? ` (skipped: ${SKIP_REASON})` : ""}`, () => {
+	beforeAll(async () => {
+		live = await startSidecar();
+	});
+	afterAll(async () => {
+		await live?.stop();
+	});
+
+	it("lists the open pair and writes the changed-mind resolution into both notes", async () => {
+		await live.client.scanContradictions();
+		const pair = await eventually(async () => {
+			const open = await live.client.contradictions("open");
+			return open.find(isCaffeinePair) ?? null;
+		}, 120_000);
+
+		const counts: number[] = [];
+		const confirmations: string[] = [];
+		const modal = new TriageModal(new App(), {
+			client: live.client,
+			open: async () => undefined,
+			onOpenCount: (n) => counts.push(n),
+			confirm: async (_title, text) => (confirmations.push(text), true),
+		});
+		modal.open();
+		const card = await eventually(async () => {
+			const cards = [...modal.contentEl.querySelectorAll<HTMLElement>(".ora-pair")];
+			return cards.find((c) => c.textContent?.includes(pair.a.text.slice(0, 30))) ?? null;
+		});
+		const label = pair.a.path === NEWER ? "A supersedes B" : "B supersedes A";
+		const button = [...card.querySelectorAll("button")].find((b) => b.textContent === label);
+		button?.click();
+		await eventually(async () => (counts.length >= 2 ? true : null));
+
+		expect(confirmations[0]).toContain(`"${NEWER}" will get a supersedes link`);
+		const newer = readFileSync(join(live.vault, NEWER), "utf8");
+		const older = readFileSync(join(live.vault, OLDER), "utf8");
+		expect(newer).toMatch(/supersedes:\s*\n\s*- "?\[\[Caffeine after 2 pm does not affect sleep quality\]\]"?/);
+		expect(older).toMatch(/- archived/);
+		// The body of each note is untouched.
+		expect(older).toContain("my sleep score\nwas the same on coffee days");
+
+		const open = await live.client.contradictions("open");
+		expect(open.some((p) => p.id === pair.id)).toBe(false);
+		const status = await waitForStatus(live.client, () => true);
+		expect(status.contradictions_open).toBe(open.length);
+		modal.close();
+	});
+});

@@ -1,0 +1,91 @@
+import { diagnosticCount, forceLinting, forEachDiagnostic } from "@codemirror/lint";
+import { EditorState } from "@codemirror/state";
+import { EditorView } from "@codemirror/view";
+import { afterEach, describe, expect, it } from "vitest";
+
+import type { Diagnostic } from "../../src/api/types";
+import { frontmatterLinter, lintSource } from "../../src/lint/extension";
+import { aDiagnostic } from "../builders";
+
+const NOTE = "---\nnexus: []\ntype: engramm\ntags: []\ndate created: 2024-13-01\n---\n# Body\n";
+
+let view: EditorView | null = null;
+afterEach(() => {
+	view?.destroy();
+	view = null;
+});
+
+/** A real CodeMirror editor in happy-dom with the plugin's lint extension. */
+function editor(lint: (path: string, text: string) => Promise<Diagnostic[]>, path: string | null = "Engrams/N.md"): EditorView {
+	const parent = document.body.appendChild(document.createElement("div"));
+	view = new EditorView({
+		parent,
+		state: EditorState.create({ doc: NOTE, extensions: [frontmatterLinter({ pathOf: () => path, lint }, 0)] }),
+	});
+	return view;
+}
+
+async function settled(v: EditorView, count: number): Promise<void> {
+	forceLinting(v);
+	for (let i = 0; i < 100 && diagnosticCount(v.state) < count; i++) await new Promise((r) => setTimeout(r, 10));
+}
+
+describe("frontmatterLinter", () => {
+	it("sends the editor text and underlines each diagnostic's key line", async () => {
+		const sent: { path: string; text: string }[] = [];
+		const v = editor(async (path, text) => {
+			sent.push({ path, text });
+			return [
+				aDiagnostic({ line: 3, code: "unknown-type", message: "type 'engramm' is unknown" }),
+				aDiagnostic({ line: 5, severity: "warning", code: "bad-date", message: "date created is not a date" }),
+			];
+		});
+		await settled(v, 2);
+		expect(sent).toEqual([{ path: "Engrams/N.md", text: NOTE }]);
+		const found: { text: string; severity: string; message: string; source?: string }[] = [];
+		forEachDiagnostic(v.state, (d, from, to) =>
+			found.push({ text: v.state.sliceDoc(from, to), severity: d.severity, message: d.message, source: d.source }),
+		);
+		expect(found).toEqual([
+			{ text: "type: engramm", severity: "error", message: "type 'engramm' is unknown", source: "unknown-type" },
+			{ text: "date created: 2024-13-01", severity: "warning", message: "date created is not a date", source: "bad-date" },
+		]);
+		// The marks are drawn in the editor's DOM as CodeMirror lint ranges.
+		await new Promise((r) => requestAnimationFrame(r));
+		const marks = [...v.contentDOM.querySelectorAll(".cm-lintRange-error, .cm-lintRange-warning")];
+		expect(marks.map((m) => [m.className.includes("error") ? "error" : "warning", m.textContent])).toEqual([
+			["error", "type: engramm"],
+			["warning", "date created: 2024-13-01"],
+		]);
+	});
+
+	it("asks nothing for an editor without a note path", async () => {
+		let asked = 0;
+		const source = lintSource({ pathOf: () => null, lint: async () => (asked++, [aDiagnostic()]) });
+		const v = editor(async () => []);
+		expect(await source(v)).toEqual([]);
+		expect(asked).toBe(0);
+	});
+
+	it("shows no marks and reports the error when the sidecar cannot be asked", async () => {
+		const errors: unknown[] = [];
+		const source = lintSource({
+			pathOf: () => "N.md",
+			lint: () => Promise.reject(new Error("unreachable")),
+			onError: (e) => errors.push(e),
+		});
+		const v = editor(async () => []);
+		expect(await source(v)).toEqual([]);
+		expect(errors).toHaveLength(1);
+	});
+
+	it("discards an answer for text that changed while the request was out", async () => {
+		let release: (d: Diagnostic[]) => void = () => undefined;
+		const source = lintSource({ pathOf: () => "N.md", lint: () => new Promise((r) => (release = r)) });
+		const v = editor(async () => []);
+		const pending = source(v);
+		v.dispatch({ changes: { from: 0, insert: "x" } });
+		release([aDiagnostic({ line: 3 })]);
+		expect(await pending).toEqual([]);
+	});
+});

@@ -1,0 +1,77 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+
+import type { SearchDocument, SearchRequest } from "../../src/api/types";
+import { moveSelection, SearchController, type SearchState } from "../../src/search/controller";
+import { aResult, aSearchDocument } from "../builders";
+
+beforeEach(() => vi.useFakeTimers());
+afterEach(() => vi.useRealTimers());
+
+/** A search function whose answers the test releases by hand, in any order. */
+function manualSearch() {
+	const calls: { request: SearchRequest; answer: (doc: SearchDocument) => void; fail: (e: Error) => void }[] = [];
+	const search = (request: SearchRequest) =>
+		new Promise<SearchDocument>((answer, fail) => calls.push({ request, answer, fail }));
+	return { calls, search };
+}
+
+describe("SearchController", () => {
+	it("waits for typing to pause, then searches once with the options", async () => {
+		const { calls, search } = manualSearch();
+		const states: SearchState[] = [];
+		const c = new SearchController({ search, onState: (s) => states.push(s), delayMs: 200, k: 7 });
+		c.setQuery("sp");
+		c.setQuery("spaced");
+		c.setOptions({ private: true });
+		vi.advanceTimersByTime(199);
+		expect(calls).toHaveLength(0);
+		vi.advanceTimersByTime(1);
+		expect(calls.map((x) => x.request)).toEqual([{ query: "spaced", k: 7, private: true, include_archived: false }]);
+		calls[0]?.answer(aSearchDocument([aResult()]));
+		await vi.runAllTimersAsync();
+		expect(states.map((s) => s.kind)).toEqual(["loading", "results"]);
+	});
+
+	it("drops an older answer that arrives after a newer query was sent", async () => {
+		const { calls, search } = manualSearch();
+		const states: SearchState[] = [];
+		const c = new SearchController({ search, onState: (s) => states.push(s), delayMs: 10, k: 10 });
+		c.setQuery("old");
+		vi.advanceTimersByTime(10);
+		c.setQuery("new");
+		vi.advanceTimersByTime(10);
+		calls[1]?.answer(aSearchDocument([aResult({ title: "New" })]));
+		await vi.runAllTimersAsync();
+		calls[0]?.answer(aSearchDocument([aResult({ title: "Old" })]));
+		await vi.runAllTimersAsync();
+		const last = states.at(-1);
+		expect(last?.kind === "results" && last.list.cards[0]?.title).toBe("New");
+	});
+
+	it("shows empty, error and idle states as values", async () => {
+		const { calls, search } = manualSearch();
+		const states: SearchState[] = [];
+		const c = new SearchController({ search, onState: (s) => states.push(s), delayMs: 0, k: 10 });
+		c.setQuery("nothing");
+		const first = c.runNow();
+		calls[0]?.answer(aSearchDocument([]));
+		await first;
+		c.setQuery("broken");
+		const second = c.runNow();
+		calls[1]?.fail(new Error("No sidecar at http://127.0.0.1:47113"));
+		await second;
+		c.setQuery("  ");
+		expect(states.map((s) => s.kind)).toEqual(["loading", "empty", "loading", "error", "idle"]);
+		expect(states[3]).toMatchObject({ message: "No sidecar at http://127.0.0.1:47113" });
+	});
+});
+
+describe("moveSelection", () => {
+	it("enters the list from either end and stops at the edges", () => {
+		expect(moveSelection(-1, 1, 3)).toBe(0);
+		expect(moveSelection(-1, -1, 3)).toBe(2);
+		expect(moveSelection(2, 1, 3)).toBe(2);
+		expect(moveSelection(0, -1, 3)).toBe(0);
+		expect(moveSelection(0, 1, 0)).toBe(-1);
+	});
+});

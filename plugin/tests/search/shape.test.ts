@@ -1,0 +1,51 @@
+import { describe, expect, it } from "vitest";
+
+import { shapeResults, titleFromPath, whyLines } from "../../src/search/shape";
+import { aResult, aSearchDocument } from "../builders";
+
+describe("shapeResults", () => {
+	it("builds title, heading path, score and highlighted snippet", () => {
+		const { cards } = shapeResults(aSearchDocument([aResult()]));
+		const card = cards[0];
+		expect(card?.title).toBe("Spaced repetition");
+		expect(card?.headingPath).toBe("Spaced repetition › Why it works");
+		expect(card?.score).toBe("0.71");
+		expect(card?.snippet.filter((s) => s.hit).map((s) => s.text)).toEqual(["Spaced", "repetition"]);
+	});
+
+	it("turns flags and the private field into badges", () => {
+		const doc = aSearchDocument([aResult({ flags: ["incubating", "archived"], private: true }), aResult()]);
+		const [first, second] = shapeResults(doc).cards;
+		expect(first?.badges).toEqual(["incubating", "archived", "private"]);
+		expect(second?.badges).toEqual([]);
+	});
+
+	it("falls back to the file name when the result has no title", () => {
+		const { cards } = shapeResults(aSearchDocument([aResult({ title: undefined, path: "Resources/Deep work.md" })]));
+		expect(cards[0]?.title).toBe("Deep work");
+		expect(titleFromPath("a/b/c.MD")).toBe("c");
+	});
+
+	it("says which re-ranker ran, or why none did", () => {
+		expect(shapeResults(aSearchDocument([], { rerank: "onnx:ms-marco" })).rerankNote).toBe("Re-ranked by onnx:ms-marco");
+		expect(shapeResults(aSearchDocument([], { rerank: "none", rerank_reason: "no model found" })).rerankNote).toBe(
+			"Not re-ranked: no model found",
+		);
+	});
+});
+
+describe("whyLines", () => {
+	it("explains ranks, weights and decay", () => {
+		const lines = whyLines({ dense_rank: 2, bm25_rank: null, fused: 0.03, rerank: null, similarity: 0.5, type_weight: 0.8, decay: 0.7, cluster: "sleep", newer_in_cluster: 2 });
+		expect(lines).toEqual([
+			"Dense rank: #2",
+			"Keyword rank: not in list",
+			"Fused (RRF): 0.0300",
+			"Re-rank: –",
+			"Similarity: 0.500",
+			"Type weight: 0.80",
+			"Decay: 0.70 (2 newer notes in cluster)",
+			"Cluster: sleep",
+		]);
+	});
+});

@@ -1,0 +1,101 @@
+import { spawn } from "child_process";
+import * as http from "http";
+import type { AddressInfo } from "net";
+
+import { afterEach, describe, expect, it } from "vitest";
+
+import { SidecarClient } from "../../src/api/client";
+import { NodeHttpTransport } from "../../src/api/node-transport";
+import { SidecarSupervisor, type SupervisorOptions } from "../../src/sidecar/supervisor";
+
+const servers: http.Server[] = [];
+afterEach(async () => {
+	await Promise.all(servers.splice(0).map((s) => new Promise((resolve) => s.close(resolve))));
+});
+
+/** A free loopback port (bound then released). */
+async function freePort(): Promise<number> {
+	const s = http.createServer();
+	await new Promise<void>((resolve) => s.listen(0, "127.0.0.1", resolve));
+	const { port } = s.address() as AddressInfo;
+	await new Promise((resolve) => s.close(resolve));
+	return port;
+}
+
+function supervisor(port: number, change: Partial<SupervisorOptions>): { sup: SidecarSupervisor; tokens: string[] } {
+	const tokens: string[] = [];
+	const client = new SidecarClient(new NodeHttpTransport(2000), { baseUrl: `http://127.0.0.1:${port}`, token: () => null });
+	const sup = new SidecarSupervisor({
+		client,
+		autoStart: true,
+		spawn: () => {
+			throw new Error("spawn not expected");
+		},
+		readToken: async () => "tok\n",
+		onToken: (t) => tokens.push(t),
+		startTimeoutMs: 10_000,
+		pollMs: 20,
+		...change,
+	});
+	return { sup, tokens };
+}
+
+describe("SidecarSupervisor", () => {
+	it("uses a sidecar that already answers and loads its token without spawning", async () => {
+		const server = http.createServer((_req, res) => res.end('{"status": "ok", "version": "9.9.9"}'));
+		servers.push(server);
+		await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+		const { port } = server.address() as AddressInfo;
+		const { sup, tokens } = supervisor(port, {});
+		expect(await sup.ensureRunning()).toEqual({ ok: true, spawned: false, version: "9.9.9" });
+		expect(tokens).toEqual(["tok"]);
+		expect(sup.spawned).toBe(false);
+	});
+
+	it("explains that nothing answers when auto-start is off", async () => {
+		const port = await freePort();
+		const { sup } = supervisor(port, { autoStart: false });
+		const outcome = await sup.ensureRunning();
+		expect(outcome).toMatchObject({ ok: false });
+		expect(!outcome.ok && outcome.reason).toContain("auto-start is off");
+	});
+
+	it("reports a command that does not exist", async () => {
+		const port = await freePort();
+		const { sup } = supervisor(port, { spawn: () => spawn("/nonexistent/ora", ["serve"], { stdio: ["ignore", "ignore", "pipe"] }) });
+		const outcome = await sup.ensureRunning();
+		expect(!outcome.ok && outcome.reason).toMatch(/ENOENT/);
+	});
+
+	it("reports the exit code and stderr of a sidecar that stops during start-up", async () => {
+		const port = await freePort();
+		const script = "console.error('error: vault folder not found'); process.exit(2)";
+		const { sup } = supervisor(port, { spawn: () => spawn(process.execPath, ["-e", script], { stdio: ["ignore", "ignore", "pipe"] }) });
+		const outcome = await sup.ensureRunning();
+		expect(!outcome.ok && outcome.reason).toBe("ora serve stopped (exit 2): error: vault folder not found");
+	});
+
+	it("waits for a spawned child to answer, and stops it on stop()", async () => {
+		const port = await freePort();
+		// A real child process that starts listening after a delay, as `ora serve` does after loading.
+		const script = `setTimeout(() => require("http").createServer((q, s) => s.end('{"status":"ok","version":"0.1.0"}')).listen(${port}, "127.0.0.1"), 300)`;
+		const child = spawn(process.execPath, ["-e", script], { stdio: ["ignore", "ignore", "pipe"] });
+		const { sup, tokens } = supervisor(port, { spawn: () => child });
+		expect(await sup.ensureRunning()).toEqual({ ok: true, spawned: true, version: "0.1.0" });
+		expect(tokens).toEqual(["tok"]);
+		expect(sup.spawned).toBe(true);
+		const exited = new Promise((resolve) => child.on("exit", (_code, signal) => resolve(signal)));
+		sup.stop();
+		expect(await exited).toBe("SIGTERM");
+	});
+
+	it("fails when the token cannot be read", async () => {
+		const server = http.createServer((_req, res) => res.end('{"status": "ok", "version": "0.1.0"}'));
+		servers.push(server);
+		await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+		const { port } = server.address() as AddressInfo;
+		const { sup } = supervisor(port, { readToken: () => Promise.reject(new Error("ENOENT: no such file")) });
+		const outcome = await sup.ensureRunning();
+		expect(!outcome.ok && outcome.reason).toBe("Cannot read the sidecar token: ENOENT: no such file");
+	});
+});

@@ -1,0 +1,1 @@
+"""Splitting note bodies into cited, model-sized chunks."""

@@ -1,0 +1,103 @@
+"""Claims: the sentences of a note's body, in plain text, with the file lines they came from.
+
+Contradictions are judged claim against claim, so a note is first cut into sentences. Markdown
+that is not prose (headings, code, tables, rules, comments) is skipped; links and emphasis are
+reduced to their text. Lines are 1-based lines of the file, so the plugin can jump to them.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_FENCE = re.compile(r"^\s*(```|~~~)")
+_SKIP_LINE = re.compile(r"^\s*(#{1,6}\s|\||-{3,}\s*$|\*{3,}\s*$|_{3,}\s*$|<!--|%%|\[\^[^\]]+\]:)")
+_ITEM = re.compile(r"^\s*(?:>\s*)*(?:[-*+]\s+(?:\[.\]\s+)?|\d+[.)]\s+)")
+_QUOTE = re.compile(r"^\s*(?:>\s*)+")
+_WIKILINK = re.compile(r"!?\[\[([^\]|#]*)(?:#[^\]|]*)?(?:\|([^\]]*))?\]\]")
+_MDLINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+_FOOTNOTE = re.compile(r"\[\^[^\]]+\]")
+_EMPHASIS = re.compile(r"(\*\*|__|\*|_|~~|==|`)(?=\S)(.+?)(?<=\S)\1")
+_SPACES = re.compile(r"\s+")
+# A sentence ends at . ! ? (and closing quotes or brackets) before a space and a capital or digit,
+# except after the abbreviations below.
+_BOUNDARY = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])")
+_ABBREV = re.compile(r"\b(?:e\.g|i\.e|et al|vs|Dr|Mr|Mrs|Ms|Prof|Fig|No|approx|ca|cf|St)\.$")
+_WORD = re.compile(r"[A-Za-z0-9]+")
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One sentence of a note: its plain text and the file lines it spans (1-based)."""
+
+    text: str
+    line_start: int
+    line_end: int
+
+
+def plain(text: str) -> str:
+    """Markdown inline syntax reduced to its readable text."""
+    text = _WIKILINK.sub(lambda m: m.group(2) or m.group(1), text)
+    text = _MDLINK.sub(r"\1", text)
+    text = _FOOTNOTE.sub("", text)
+    for _ in range(2):  # nested emphasis such as ***bold italic***
+        text = _EMPHASIS.sub(r"\2", text)
+    return _SPACES.sub(" ", text).strip()
+
+
+def _paragraphs(body: str, first_line: int) -> list[list[tuple[int, str]]]:
+    """Prose paragraphs as lists of (file line, text); a list item starts a new paragraph."""
+    paragraphs: list[list[tuple[int, str]]] = []
+    current: list[tuple[int, str]] = []
+    in_fence = False
+    for offset, line in enumerate(body.splitlines()):
+        number = first_line + offset
+        if _FENCE.match(line):
+            in_fence = not in_fence
+            line = ""
+        if in_fence or not line.strip() or _SKIP_LINE.match(line):
+            if current:
+                paragraphs.append(current)
+            current = []
+            continue
+        if _ITEM.match(line) and current:
+            paragraphs.append(current)
+            current = []
+        current.append((number, _QUOTE.sub("", _ITEM.sub("", line)).strip()))
+    if current:
+        paragraphs.append(current)
+    return paragraphs
+
+
+def _sentences(paragraph: list[tuple[int, str]]) -> list[Claim]:
+    """Split one paragraph into sentences, mapping each back to its first and last line."""
+    text, starts = "", []
+    for number, line in paragraph:
+        starts.append((len(text), number))
+        text += line + " "
+    claims: list[Claim] = []
+    begin = 0
+    cuts = [m for m in _BOUNDARY.finditer(text) if not _ABBREV.search(text[: m.start()])]
+    for end in [m.start() for m in cuts] + [len(text)]:
+        raw = text[begin:end]
+        if raw.strip():
+            first = _line_at(starts, begin + len(raw) - len(raw.lstrip()))
+            last = _line_at(starts, begin + len(raw.rstrip()) - 1)
+            claims.append(Claim(plain(raw), first, last))
+        begin = end
+    return claims
+
+
+def _line_at(starts: list[tuple[int, int]], position: int) -> int:
+    line = starts[0][1]
+    for offset, number in starts:
+        if offset > position:
+            break
+        line = number
+    return line
+
+
+def split_claims(body: str, first_line: int = 1, min_words: int = 1) -> list[Claim]:
+    """The claims of a note body whose first line is file line `first_line`."""
+    claims = [c for p in _paragraphs(body, first_line) for c in _sentences(p)]
+    return [c for c in claims if len(_WORD.findall(c.text)) >= min_words]

@@ -1,0 +1,96 @@
+"""Contradiction judges, chosen by availability.
+
+`judge_order` in `schema/cleaning.json` lists the preference: the LLM judge when `llm_url` is set,
+the NLI cross-encoder when a model sits in `nli_dir` (or <models_dir>/nli), and always the
+deterministic rules detector. `judge_status(config)` reports each one for `ora models` and
+`GET /v1/status`; `build_judge(config)` returns the first available.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any
+
+from sidecar.cleaning.llm import LlmJudge, chat_url
+from sidecar.cleaning.rules import RulesJudge
+from sidecar.cleaning.verdict import Judge, Verdict
+from sidecar.cleaning.vocab import get_thresholds
+from sidecar.errors import BadRequest
+from sidecar.models.nli import OnnxNLI, load_nli, nli_folder
+from sidecar.models.pairs import missing_files
+from sidecar.settings import Config
+
+
+class NliJudge:
+    """An NLI cross-encoder: P(contradiction), averaged over both premise/hypothesis orders."""
+
+    def __init__(self, model: OnnxNLI) -> None:
+        self._model = model
+        self.name = model.name
+
+    def _predict(self, pairs: list[tuple[str, str]]) -> list[Verdict]:
+        if not pairs:
+            return []
+        both = self._model.predict(pairs + [(b, a) for a, b in pairs])
+        threshold = get_thresholds().nli_threshold
+        verdicts = []
+        for forward, backward in zip(both[: len(pairs)], both[len(pairs):], strict=True):
+            p = (forward["contradiction"] + backward["contradiction"]) / 2
+            label = max(forward, key=lambda k: forward[k] + backward[k])
+            verdicts.append(Verdict(p >= threshold, round(p, 4), label,
+                                    {"contradiction": round(p, 4), "label": label}))
+        return verdicts
+
+    async def judge(self, pairs: list[tuple[str, str]]) -> list[Verdict]:
+        return await asyncio.to_thread(self._predict, pairs)
+
+
+def _llm_status(config: Config) -> tuple[bool, str]:
+    if not config.llm_url:
+        return False, "llm_url is not set (ORA_LLM_URL)"
+    return True, f"OpenAI-compatible endpoint {chat_url(str(config.llm_url))}"
+
+
+def _nli_status(config: Config) -> tuple[bool, str]:
+    folder = nli_folder(config)
+    absent = missing_files(folder)
+    if absent:
+        return False, f"no NLI model: {folder} lacks {', '.join(absent)}"
+    return True, f"ONNX NLI cross-encoder in {folder}"
+
+
+def _rules_status(config: Config) -> tuple[bool, str]:
+    return True, "deterministic detector over aligned claims (always available)"
+
+
+_STATUS: dict[str, Callable[[Config], tuple[bool, str]]] = {
+    "llm": _llm_status, "nli": _nli_status, "rules": _rules_status,
+}
+_BUILD: dict[str, Callable[[Config], Judge]] = {
+    "llm": LlmJudge, "nli": lambda c: NliJudge(load_nli(c)), "rules": lambda c: RulesJudge(),
+}
+
+
+def judge_status(config: Config) -> list[dict[str, Any]]:
+    """Every judge: {"name", "available", "selected", "reason"}, in preference order."""
+    rows, chosen = [], False
+    for name in get_thresholds().judge_order:
+        available, reason = _STATUS[name](config)
+        selected = available and not chosen
+        chosen = chosen or selected
+        rows.append({"name": name, "available": available, "selected": selected,
+                     "reason": reason})
+    return rows
+
+
+def build_judge(config: Config, name: str | None = None) -> Judge:
+    """The named judge, or the first available in `judge_order`."""
+    if name is not None:
+        if name not in _BUILD:
+            raise BadRequest(f"unknown judge {name!r}: choose from {', '.join(_BUILD)}")
+        return _BUILD[name](config)
+    for row in judge_status(config):
+        if row["selected"]:
+            return _BUILD[row["name"]](config)
+    return RulesJudge()

@@ -1,0 +1,134 @@
+"""Triage: the user's resolution of a queued pair, written through `sidecar.vault.edit` only.
+
+* changed-mind — the newer note gets `relationships.supersedes: ["[[older]]"]`, the older the
+  `archived` tag (it leaves default retrieval and stays as a record);
+* flag — hypocrisy / motivated reasoning: nothing is edited, the pair is kept as `flagged`;
+* wrong — the chosen note is tagged `archived`, or moved to `VAULT/.trash/` with `delete`;
+* dismiss — not a contradiction; the same two claims are never queued again.
+
+Every file a resolution touches must still hash as it did when the pair was judged: otherwise
+Conflict, and nothing is written (both files are checked before either is edited).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
+from pathlib import PurePosixPath
+from typing import Any
+
+from sidecar.cleaning.store import Pair, Queue, Side
+from sidecar.cleaning.vocab import get_thresholds
+from sidecar.errors import BadRequest, Conflict, NotFound
+from sidecar.settings import Config
+from sidecar.vault.edit import (
+    add_relationship,
+    add_tag,
+    content_hash,
+    edit_frontmatter,
+    move_to_trash,
+)
+from sidecar.vault.links import NameIndex
+from sidecar.vault.scan import iter_note_paths, normalise_rel, vault_path
+
+ACTIONS = ("changed-mind", "flag", "wrong", "dismiss")
+_TRIAGEABLE = ("open", "flagged")
+
+
+@dataclass(frozen=True)
+class Resolution:
+    pair: Pair
+    changed: list[str]  # vault paths written, moved or removed
+
+    def as_json(self) -> dict[str, Any]:
+        return {"pair": self.pair.as_json(), "changed": self.changed}
+
+
+def _side_of(pair: Pair, path: str | None, option: str) -> tuple[Side, Side]:
+    """(the side named by `path`, the other side)."""
+    if not path:
+        raise BadRequest(f"{option} PATH is required: one of {pair.a.path}, {pair.b.path}")
+    rel = normalise_rel(path)
+    if rel == pair.a.path:
+        return pair.a, pair.b
+    if rel == pair.b.path:
+        return pair.b, pair.a
+    raise BadRequest(f"{path} is not in pair {pair.id}: choose {pair.a.path} or {pair.b.path}")
+
+
+def _check_unchanged(config: Config, side: Side) -> None:
+    try:
+        data = vault_path(config.vault, side.path).read_bytes()
+    except FileNotFoundError as exc:
+        raise NotFound(f"{side.path} no longer exists; scan again") from exc
+    if content_hash(data) != side.hash:
+        raise Conflict(f"{side.path} changed since this pair was judged; scan again "
+                       "(`ora contradictions VAULT --scan`) and resolve the fresh pair")
+
+
+def link_to(config: Config, path: str) -> str:
+    """A wikilink to `path`: its bare name when that resolves to it, else its path."""
+    stem = PurePosixPath(path).with_suffix("").as_posix()
+    name = PurePosixPath(stem).name
+    unique = NameIndex(iter_note_paths(config.vault)).resolve(name) == path
+    return f"[[{name if unique else stem}]]"
+
+
+def _edit(config: Config, queue: Queue, side: Side, mutate: Callable[..., None]) -> None:
+    new_hash = edit_frontmatter(config.vault, side.path, mutate, side.hash)
+    queue.rehash(side.path, side.hash, new_hash)
+
+
+def _changed_mind(config: Config, queue: Queue, pair: Pair, newer: str | None) -> dict[str, Any]:
+    limits = get_thresholds()
+    new, old = _side_of(pair, newer, "--newer")
+    for side in (new, old):
+        _check_unchanged(config, side)
+    _edit(config, queue, new, partial(add_relationship, kind=limits.supersedes,
+                                      wikilink=link_to(config, old.path)))
+    _edit(config, queue, old, partial(add_tag, tag=limits.archive_tag))
+    return {"action": "changed-mind", "newer": new.path, "older": old.path,
+            "changed": [new.path, old.path]}
+
+
+def _wrong(config: Config, queue: Queue, pair: Pair, note: str | None,
+           delete: bool) -> dict[str, Any]:
+    wrong, _ = _side_of(pair, note, "--note")
+    _check_unchanged(config, wrong)
+    if delete:
+        moved = move_to_trash(config.vault, wrong.path, wrong.hash)
+        return {"action": "wrong", "note": wrong.path, "deleted": True, "trash": moved,
+                "changed": [wrong.path]}
+    _edit(config, queue, wrong, partial(add_tag, tag=get_thresholds().archive_tag))
+    return {"action": "wrong", "note": wrong.path, "deleted": False, "changed": [wrong.path]}
+
+
+def resolve(config: Config, queue: Queue, pid: str, action: str, *, newer: str | None = None,
+            note: str | None = None, delete: bool = False) -> Resolution:
+    """Apply one resolution to pair `pid` and record it in the queue."""
+    if action not in ACTIONS:
+        raise BadRequest(f"unknown action {action!r}: choose from {', '.join(ACTIONS)}")
+    pair = queue.get(pid)
+    if pair.status not in _TRIAGEABLE:
+        raise Conflict(f"pair {pid} is already {pair.status}")
+    if action == "changed-mind":
+        record = _changed_mind(config, queue, pair, newer)
+    elif action == "wrong":
+        record = _wrong(config, queue, pair, note, delete)
+    else:
+        record = {"action": action, "changed": []}
+    status = {"flag": "flagged", "dismiss": "dismissed"}.get(action, "resolved")
+    changed = record.pop("changed")
+    return Resolution(queue.set_status(pid, status, record), changed)
+
+
+def approve_batch(config: Config, queue: Queue, batch: str) -> list[Resolution]:
+    """Apply every open news proposal of a batch ("news" means every open batch), oldest
+    first, so a story's chain archives each article in turn."""
+    proposals = (queue.pairs("open", kind="news") if batch == "news"
+                 else [p for p in queue.batch(batch) if p.kind == "news"])
+    if not proposals:
+        raise NotFound(f"no open news proposals in batch {batch!r}")
+    proposals.sort(key=lambda p: (str(p.evidence.get("dates", [""])[-1]), p.b.path))
+    return [resolve(config, queue, p.id, "changed-mind", newer=p.b.path) for p in proposals]

@@ -1,0 +1,182 @@
+"""The default judge: a deterministic contradiction detector over two aligned claims.
+
+Two claims already found to be about the same subject (high embedding similarity) contradict when,
+once the words that differ by a cue are set aside, they still say mostly the same thing
+(Dice overlap of content stems ≥ `min_overlap`) and either
+
+* their polarity differs: the parity of negation cues ("not", "never", "doesn't"), antonym swaps
+  ("increases" / "decreases"), opposite comparatives ("faster" / "slower") and swapped comparative
+  sides ("X is faster than Y" / "Y is faster than X") is odd — two flips cancel, so
+  "does not increase" against "decreases" is not reported; or
+* they give numbers with the same unit (or years, read as dates) whose values, or ranges, do not
+  meet within `number_tolerance`.
+
+The score is the cue's weight times the overlap; vocabularies and numbers are data in
+`schema/contradiction_cues.json` and `schema/cleaning.json`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Set as AbstractSet
+from dataclasses import dataclass
+
+from sidecar.cleaning.verdict import Verdict
+from sidecar.cleaning.vocab import Cues, Thresholds, get_cues, get_thresholds, stem
+
+_TOKEN = re.compile(r"[$€£%]|°[cf]|\d+(?:[.,]\d+)*|[a-z]+(?:'[a-z]+)?")
+_QUANTITY = re.compile(
+    r"(?P<cur>[$€£])?\s*(?P<a>\d+(?:,\d{3})*(?:\.\d+)?)"
+    r"(?:\s*(?:-|–|to|and)\s*(?P<b>\d+(?:,\d{3})*(?:\.\d+)?))?"
+    r"(?:\s*(?P<unit>%|°[cf]|[a-z]+))?"
+)
+_NUMBER = re.compile(r"\d")
+_YEAR = "year-date"
+
+
+@dataclass(frozen=True)
+class _Claim:
+    tokens: tuple[str, ...]  # stems, in order, numbers included
+    content: frozenset[str]  # stems that carry meaning: no stopwords, cues or numbers
+    quantities: dict[str, tuple[tuple[float, float], ...]]  # unit -> value intervals
+    surface: dict[str, str]  # stem -> the word as written, for the evidence shown to users
+
+
+def _stems(text: str, cues: Cues) -> tuple[tuple[str, ...], dict[str, str]]:
+    raw = _TOKEN.findall(text.lower().replace("’", "'"))
+    stems = tuple(w if w in cues.negation or not w.isalpha() else stem(w, cues.suffixes)
+                  for w in raw)
+    surface: dict[str, str] = {}
+    for s, w in zip(stems, raw, strict=True):
+        surface.setdefault(s, w)
+    return stems, surface
+
+
+def _unit(word: str | None, cues: Cues) -> str | None:
+    if not word:
+        return None
+    if word in cues.units:
+        return cues.units[word]
+    stemmed = stem(word, cues.suffixes)
+    if stemmed in cues.units:
+        return cues.units[stemmed]
+    return None if word in cues.stopwords else stemmed
+
+
+def _quantities(text: str, cues: Cues) -> dict[str, tuple[tuple[float, float], ...]]:
+    found: dict[str, list[tuple[float, float]]] = {}
+    for m in _QUANTITY.finditer(text.lower()):
+        low = float(m["a"].replace(",", ""))
+        high = float(m["b"].replace(",", "")) if m["b"] else low
+        unit = _unit(m["cur"], cues) or _unit(m["unit"], cues)
+        if unit is None:
+            is_year = "." not in m["a"] and cues.year_range[0] <= low <= cues.year_range[1]
+            unit = _YEAR if is_year else ""
+        found.setdefault(unit, []).append((min(low, high), max(low, high)))
+    return {u: tuple(v) for u, v in found.items()}
+
+
+def _parse(text: str, cues: Cues) -> _Claim:
+    tokens, surface = _stems(text, cues)
+    content = frozenset(
+        t for t in tokens
+        if t not in cues.stopwords and t not in cues.negation and not _NUMBER.search(t)
+        and t.isalpha()
+    )
+    return _Claim(tokens, content, _quantities(text, cues), surface)
+
+
+def _dice(a: AbstractSet[str], b: AbstractSet[str]) -> float:
+    return 2 * len(a & b) / (len(a) + len(b)) if a or b else 0.0
+
+
+def _swaps(a: _Claim, b: _Claim, table: dict[str, frozenset[str]]) -> list[tuple[str, str]]:
+    """Word pairs from `table` where A says one side and B the other (each word used once)."""
+    only_a, only_b = a.content - b.content, b.content - a.content
+    used: set[str] = set()
+    found: list[tuple[str, str]] = []
+    for word in sorted(only_a):
+        for other in sorted(table.get(word, frozenset()) & only_b):
+            if word not in used and other not in used:
+                used.update((word, other))
+                found.append((word, other))
+    return found
+
+
+def _sides(claim: _Claim, pivot: str, cues: Cues) -> tuple[set[str], set[str]]:
+    at = claim.tokens.index(pivot)
+    keep = claim.content - {pivot} - cues.comparative_markers
+    return set(claim.tokens[:at]) & keep, set(claim.tokens[at + 1:]) & keep
+
+
+def _order_swapped(a: _Claim, b: _Claim, cues: Cues) -> str | None:
+    """A comparative (the same or its opposite) in both claims with its two sides exchanged."""
+    for pivot_a in sorted(a.content & cues.comparatives.keys()):
+        for pivot_b in sorted(b.content & (cues.comparatives[pivot_a] | {pivot_a})):
+            left_a, right_a = _sides(a, pivot_a, cues)
+            left_b, right_b = _sides(b, pivot_b, cues)
+            if not (left_a and right_a and left_b and right_b):
+                continue
+            crossed = min(_dice(left_a, right_b), _dice(right_a, left_b))
+            if crossed >= 0.5 and _dice(left_a, left_b) < 0.5:
+                return pivot_a
+    return None
+
+
+def _numbers_conflict(a: _Claim, b: _Claim, tolerance: float) -> str | None:
+    """A unit both claims quantify whose values never meet; None if they agree or share none."""
+    for unit in sorted(a.quantities.keys() & b.quantities.keys()):
+        # Dates must match exactly; other quantities within a relative tolerance.
+        rel = 0.0 if unit == _YEAR else tolerance
+
+        def meets(x: tuple[float, float], y: tuple[float, float], rel: float = rel) -> bool:
+            slack = rel * max(abs(x[1]), abs(y[1]))
+            return x[0] - slack <= y[1] and y[0] - slack <= x[1]
+
+        if not any(meets(x, y) for x in a.quantities[unit] for y in b.quantities[unit]):
+            return unit or "number"
+    return None
+
+
+def detect(text_a: str, text_b: str, cues: Cues | None = None,
+           limits: Thresholds | None = None) -> Verdict:
+    """Judge one aligned claim pair with the rules above."""
+    cues = cues or get_cues()
+    limits = limits or get_thresholds()
+    a, b = _parse(text_a, cues), _parse(text_b, cues)
+    antonyms = _swaps(a, b, cues.antonyms)
+    comparatives = _swaps(a, b, cues.comparatives)
+    order = _order_swapped(a, b, cues)
+    swapped = {w for pair in antonyms + comparatives for w in pair}
+    overlap = _dice(a.content - swapped, b.content - swapped)
+    negations = [c.surface[t] for c in (a, b) for t in c.tokens
+                 if t in cues.negation and t not in swapped]
+    flips = {"antonym": len(antonyms), "comparative": len(comparatives),
+             "order": int(order is not None), "negation": len(negations)}
+    detail: dict[str, object] = {"overlap": round(overlap, 3)}
+    if antonyms or comparatives:
+        detail["swapped"] = [[a.surface[x], b.surface[y]] for x, y in antonyms + comparatives]
+    if negations:
+        detail["negations"] = negations
+    if order:
+        detail["order_swapped_around"] = a.surface[order]
+    cue = None
+    if sum(flips.values()) % 2 == 1:
+        cue = next(name for name, count in flips.items() if count % 2 == 1)
+    elif (unit := _numbers_conflict(a, b, limits.number_tolerance)) is not None:
+        cue = "number"
+        detail["unit"] = unit
+    if cue is None or overlap < limits.min_overlap:
+        return Verdict(False, 0.0, cue or "none", detail)
+    score = round(limits.cue_weights[cue] * overlap, 4)
+    return Verdict(score >= limits.rules_threshold, score, cue, detail)
+
+
+class RulesJudge:
+    """The deterministic detector as a Judge (always available)."""
+
+    name = "rules"
+
+    async def judge(self, pairs: list[tuple[str, str]]) -> list[Verdict]:
+        cues, limits = get_cues(), get_thresholds()
+        return [detect(a, b, cues, limits) for a, b in pairs]

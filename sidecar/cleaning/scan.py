@@ -1,0 +1,109 @@
+"""One incremental cleaning scan: survey the vault, pair changed notes, judge, queue.
+
+Only notes that changed since the last scan are paired again (with every note of their kind);
+their open pairs are replaced by the new findings, while pairs the user triaged keep their
+status. The queue's note states are saved last, so a failed judge leaves the changed notes
+to be judged again next time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from sidecar.cleaning import news
+from sidecar.cleaning.candidates import Alignment, Candidate, align, neighbours, pool
+from sidecar.cleaning.store import Pair, Queue, Side, pair_id
+from sidecar.cleaning.survey import survey
+from sidecar.cleaning.verdict import Judge, Verdict
+from sidecar.cleaning.vocab import Thresholds, get_thresholds
+from sidecar.models.embedder import Embedder
+from sidecar.settings import Config
+
+Progress = Callable[[str, int, int], None]
+CONTRADICTION_KINDS = ("engram", "resource")
+
+
+@dataclass(frozen=True)
+class ScanReport:
+    notes: int
+    changed: int
+    removed: int
+    candidates: int
+    claim_pairs: int
+    found: int
+    proposals: int
+    open: int
+    judge: str
+    seconds: float
+
+    def as_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _side(state: Any, index: int) -> Side:
+    text, start, end = state.claims[index]
+    return Side(state.path, start, end, text, state.hash)
+
+
+def _best(candidate: Candidate, judged: list[tuple[Alignment, Verdict]],
+          judge: str) -> Pair | None:
+    """The strongest contradiction between two notes, if the judge found any."""
+    hits = [(al, v) for al, v in judged if v.contradiction]
+    if not hits:
+        return None
+    al, verdict = max(hits, key=lambda h: (h[1].score, h[0].similarity))
+    a, b = _side(candidate.a, al.i), _side(candidate.b, al.j)
+    return Pair(
+        id=pair_id(candidate.a.kind or "", a, b), kind=candidate.a.kind or "", a=a, b=b,
+        judge=judge, score=verdict.score,
+        evidence={"cue": verdict.cue, **verdict.detail,
+                  "note_similarity": round(candidate.similarity, 4),
+                  "claim_similarity": round(al.similarity, 4)},
+    )
+
+
+def _candidates(states: dict[str, Any], changed: set[str], limits: Thresholds) -> list[Candidate]:
+    found = []
+    for kind in CONTRADICTION_KINDS:
+        found += neighbours(pool(states.values(), kind), changed, limits.note_similarity,
+                            limits.neighbours)
+    return found
+
+
+async def scan(config: Config, queue: Queue, embedder: Embedder, judge: Judge,
+               progress: Progress | None = None) -> ScanReport:
+    """Bring the queue in line with the vault's changed notes."""
+    started = time.monotonic()
+    limits = get_thresholds()
+    report = progress or (lambda phase, done, total: None)
+    report("survey", 0, 0)
+    seen = await asyncio.to_thread(survey, config, queue, embedder)  # file reads and embedding
+    candidates = _candidates(seen.states, seen.changed, limits)
+    work = [(c, al) for c in candidates
+            for al in align(c.a, c.b, limits.claim_similarity, limits.claims_per_pair)]
+    report("judge", 0, len(work))
+    verdicts = await judge.judge([(c.a.claims[al.i][0], c.b.claims[al.j][0]) for c, al in work])
+    report("judge", len(work), len(work))
+    per_candidate: dict[int, list[tuple[Alignment, Verdict]]] = {}
+    for (c, al), verdict in zip(work, verdicts, strict=True):
+        per_candidate.setdefault(id(c), []).append((al, verdict))
+    found = [p for c in candidates
+             if (p := _best(c, per_candidate.get(id(c), []), judge.name)) is not None]
+    news_affected, proposals = news.propose(seen.states, seen.changed, limits)
+
+    queue.clear_open(seen.changed | seen.removed | news_affected)
+    queue.offer(found + proposals)
+    queue.put_notes(seen.states[p] for p in sorted(seen.changed | seen.restat))
+    queue.drop_notes(seen.removed)
+    queue.set_meta("embedder", embedder.model_id)
+    report("done", len(work), len(work))
+    return ScanReport(
+        notes=len(seen.states), changed=len(seen.changed), removed=len(seen.removed),
+        candidates=len(candidates), claim_pairs=len(work), found=len(found),
+        proposals=len(proposals), open=queue.open_count(), judge=judge.name,
+        seconds=round(time.monotonic() - started, 3),
+    )

@@ -1,0 +1,272 @@
+"""The cleaning queue: `DATA/contradictions.sqlite`.
+
+Two tables. `notes` remembers, per vault note, the file hash it was last scanned at, its claims
+and their vectors, so a scan re-reads and re-pairs only notes that changed. `pairs` is the queue
+the user triages: each pair keeps the two claims, where they are, the judge's evidence, and the
+hashes the two files had when judged, so a resolution refuses to edit a file that changed since.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from sidecar.errors import BadRequest, NotFound
+from sidecar.index.sqlite import ThreadConnections
+
+QUEUE_FILE = "contradictions.sqlite"
+STATUSES = ("open", "resolved", "flagged", "dismissed")
+_VERSION = "1"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS notes (
+    path TEXT PRIMARY KEY, hash TEXT NOT NULL, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL,
+    kind TEXT, archived INTEGER NOT NULL, title TEXT NOT NULL, date TEXT, cluster TEXT,
+    supersedes TEXT NOT NULL, claims TEXT NOT NULL, vectors BLOB
+);
+CREATE TABLE IF NOT EXISTS pairs (
+    id TEXT PRIMARY KEY, kind TEXT NOT NULL, batch TEXT,
+    a_path TEXT NOT NULL, a_start INTEGER, a_end INTEGER, a_text TEXT NOT NULL, a_hash TEXT,
+    b_path TEXT NOT NULL, b_start INTEGER, b_end INTEGER, b_text TEXT NOT NULL, b_hash TEXT,
+    judge TEXT NOT NULL, score REAL NOT NULL, evidence TEXT NOT NULL, status TEXT NOT NULL,
+    resolution TEXT, created TEXT NOT NULL, updated TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS pairs_a ON pairs (a_path);
+CREATE INDEX IF NOT EXISTS pairs_b ON pairs (b_path);
+CREATE INDEX IF NOT EXISTS pairs_status ON pairs (status);
+"""
+
+FloatArray = npt.NDArray[np.float32]
+
+
+@dataclass(frozen=True)
+class Side:
+    """One side of a pair: a claim, where it is, and the file's hash when it was judged."""
+
+    path: str
+    line_start: int
+    line_end: int
+    text: str
+    hash: str
+
+    def as_json(self) -> dict[str, Any]:
+        return {"path": self.path, "line_start": self.line_start, "line_end": self.line_end,
+                "text": self.text}
+
+
+@dataclass(frozen=True)
+class Pair:
+    """A queued contradiction (or, for kind "news", a proposal that b supersedes a)."""
+
+    id: str
+    kind: str
+    a: Side
+    b: Side
+    judge: str
+    score: float
+    evidence: dict[str, Any]
+    status: str = "open"
+    batch: str | None = None
+    resolution: dict[str, Any] | None = None
+
+    def as_json(self) -> dict[str, Any]:
+        doc = {"id": self.id, "kind": self.kind, "a": self.a.as_json(), "b": self.b.as_json(),
+               "judge": self.judge, "score": self.score, "evidence": self.evidence,
+               "status": self.status}
+        if self.batch:
+            doc["batch"] = self.batch
+        if self.resolution:
+            doc["resolution"] = self.resolution
+        return doc
+
+
+def pair_id(kind: str, a: Side, b: Side) -> str:
+    """Stable id: the same two claims in the same two notes always get the same id.
+
+    Contradictions are symmetric, so their sides are sorted; a news proposal is directed.
+    """
+    sides = [(a.path, a.text), (b.path, b.text)]
+    if kind != "news":
+        sides.sort()
+    digest = hashlib.sha256(json.dumps([kind, sides], ensure_ascii=False).encode()).hexdigest()
+    return digest[:16]
+
+
+@dataclass
+class NoteState:
+    """What the last scan saw of one note."""
+
+    path: str
+    hash: str
+    size: int
+    mtime_ns: int
+    kind: str | None
+    archived: bool
+    title: str
+    date: str | None
+    cluster: str | None
+    supersedes: list[str] = field(default_factory=list)
+    claims: list[tuple[str, int, int]] = field(default_factory=list)
+    vectors: FloatArray | None = None  # one row per claim, then the note vector last
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def _side(row: sqlite3.Row, p: str) -> Side:
+    return Side(row[f"{p}_path"], row[f"{p}_start"], row[f"{p}_end"], row[f"{p}_text"],
+                row[f"{p}_hash"])
+
+
+def _pair(row: sqlite3.Row) -> Pair:
+    return Pair(
+        id=row["id"], kind=row["kind"], a=_side(row, "a"), b=_side(row, "b"),
+        judge=row["judge"], score=row["score"], evidence=json.loads(row["evidence"]),
+        status=row["status"], batch=row["batch"],
+        resolution=json.loads(row["resolution"]) if row["resolution"] else None,
+    )
+
+
+def _setup(conn: sqlite3.Connection) -> None:
+    conn.executescript(_SCHEMA)
+    conn.execute("INSERT OR IGNORE INTO meta VALUES ('version', ?)", (_VERSION,))
+
+
+class Queue:
+    """The queue and the per-note scan state of one data folder (safe across threads)."""
+
+    def __init__(self, data: Path) -> None:
+        data.mkdir(parents=True, exist_ok=True)
+        self.path = data / QUEUE_FILE
+        self._db = ThreadConnections(self.path, _setup)
+
+    def close(self) -> None:
+        self._db.close_all()
+
+    def _rows(self, sql: str, args: Iterable[Any] = ()) -> list[sqlite3.Row]:
+        conn = self._db.get()
+        conn.row_factory = sqlite3.Row
+        return list(conn.execute(sql, tuple(args)))
+
+    # ---- meta ----------------------------------------------------------------------------
+
+    def get_meta(self, key: str) -> str | None:
+        rows = self._rows("SELECT value FROM meta WHERE key = ?", (key,))
+        return str(rows[0]["value"]) if rows else None
+
+    def set_meta(self, key: str, value: str) -> None:
+        self._db.get().execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
+
+    # ---- notes ---------------------------------------------------------------------------
+
+    def note_states(self) -> dict[str, NoteState]:
+        states = {}
+        for r in self._rows("SELECT * FROM notes"):
+            vectors = None
+            if r["vectors"] is not None:
+                vectors = np.frombuffer(r["vectors"], dtype=np.float32)
+                vectors = vectors.reshape(-1, len(vectors) // (len(json.loads(r["claims"])) + 1))
+            states[r["path"]] = NoteState(
+                r["path"], r["hash"], r["size"], r["mtime_ns"], r["kind"], bool(r["archived"]),
+                r["title"], r["date"], r["cluster"], json.loads(r["supersedes"]),
+                [tuple(c) for c in json.loads(r["claims"])], vectors,
+            )
+        return states
+
+    def put_notes(self, states: Iterable[NoteState]) -> None:
+        rows = [
+            (s.path, s.hash, s.size, s.mtime_ns, s.kind, int(s.archived), s.title, s.date,
+             s.cluster, json.dumps(s.supersedes), json.dumps(s.claims),
+             None if s.vectors is None else s.vectors.astype(np.float32).tobytes())
+            for s in states
+        ]
+        with self._db.transaction() as conn:
+            conn.executemany(
+                "INSERT OR REPLACE INTO notes VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows
+            )
+
+    def drop_notes(self, paths: Iterable[str]) -> None:
+        with self._db.transaction() as conn:
+            conn.executemany("DELETE FROM notes WHERE path = ?", [(p,) for p in paths])
+
+    # ---- pairs ---------------------------------------------------------------------------
+
+    def clear_open(self, paths: Iterable[str]) -> None:
+        """Forget open pairs touching these notes: they are judged again from their new text."""
+        with self._db.transaction() as conn:
+            for path in paths:
+                conn.execute("DELETE FROM pairs WHERE status = 'open' "
+                             "AND (a_path = ? OR b_path = ?)", (path, path))
+
+    def offer(self, pairs: Iterable[Pair]) -> int:
+        """Queue new findings; a pair the user already triaged keeps its status. Returns how
+        many are open now among those offered."""
+        now, opened = _now(), 0
+        with self._db.transaction() as conn:
+            for p in pairs:
+                row = conn.execute("SELECT status FROM pairs WHERE id = ?", (p.id,)).fetchone()
+                if row is not None and row[0] != "open":
+                    continue
+                conn.execute(
+                    "INSERT OR REPLACE INTO pairs VALUES "
+                    "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', NULL, ?, ?)",
+                    (p.id, p.kind, p.batch, *_side_row(p.a), *_side_row(p.b), p.judge,
+                     p.score, json.dumps(p.evidence, ensure_ascii=False), now, now),
+                )
+                opened += 1
+        return opened
+
+    def pairs(self, status: str | None = None, kind: str | None = None) -> list[Pair]:
+        if status is not None and status not in STATUSES:
+            raise BadRequest(f"unknown status {status!r}: choose from {', '.join(STATUSES)}")
+        sql, args = "SELECT * FROM pairs WHERE 1=1", list[str]()
+        if status:
+            sql, args = sql + " AND status = ?", [*args, status]
+        if kind:
+            sql, args = sql + " AND kind = ?", [*args, kind]
+        return [_pair(r) for r in self._rows(sql + " ORDER BY score DESC, id", args)]
+
+    def get(self, pid: str) -> Pair:
+        rows = self._rows("SELECT * FROM pairs WHERE id = ?", (pid,))
+        if not rows:
+            raise NotFound(f"no contradiction with id {pid!r}: list them with `ora contradictions`")
+        return _pair(rows[0])
+
+    def batch(self, batch: str) -> list[Pair]:
+        return [_pair(r) for r in self._rows(
+            "SELECT * FROM pairs WHERE batch = ? AND status = 'open' ORDER BY id", (batch,))]
+
+    def set_status(self, pid: str, status: str, resolution: dict[str, Any] | None) -> Pair:
+        with self._db.transaction() as conn:
+            conn.execute(
+                "UPDATE pairs SET status = ?, resolution = ?, updated = ? WHERE id = ?",
+                (status, json.dumps(resolution) if resolution else None, _now(), pid),
+            )
+        return self.get(pid)
+
+    def rehash(self, path: str, old_hash: str, new_hash: str) -> None:
+        """Our own edit changed a file's frontmatter: open pairs judged on its old bytes stay
+        valid (their claims are in the body, untouched), so they follow the new hash."""
+        with self._db.transaction() as conn:
+            for p in ("a", "b"):
+                conn.execute(
+                    f"UPDATE pairs SET {p}_hash = ? WHERE {p}_path = ? AND {p}_hash = ? "
+                    "AND status = 'open'", (new_hash, path, old_hash))
+
+    def open_count(self) -> int:
+        return int(self._rows("SELECT count(*) AS n FROM pairs WHERE status = 'open'")[0]["n"])
+
+
+def _side_row(s: Side) -> tuple[Any, ...]:
+    return (s.path, s.line_start, s.line_end, s.text, s.hash)

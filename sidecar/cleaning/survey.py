@@ -1,0 +1,134 @@
+"""Which notes changed since the last scan, and their claims and vectors.
+
+A note is re-read only when its size or mtime moved, and counts as changed only when its bytes
+hash differently; a changed note whose claims are word for word the same keeps its vectors (a
+resolution that only edits frontmatter costs no embedding). A note's vector is the normalised
+mean of its claim vectors (its title's vector when it has no claims).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+from typing import Any
+
+import numpy as np
+
+from sidecar.cleaning.claims import split_claims
+from sidecar.cleaning.store import NoteState, Queue
+from sidecar.cleaning.vocab import Thresholds, get_thresholds
+from sidecar.errors import OraError
+from sidecar.models.embedder import Embedder
+from sidecar.settings import Config
+from sidecar.vault.edit import content_hash
+from sidecar.vault.links import NameIndex
+from sidecar.vault.note import Note, decode_note, parse_note
+from sidecar.vault.scan import iter_note_paths, vault_path
+
+
+@dataclass
+class Survey:
+    """All notes as now known; which changed (new included), which only need their stat
+    saved, and which disappeared."""
+
+    states: dict[str, NoteState]
+    changed: set[str]
+    restat: set[str]
+    removed: set[str]
+
+
+def note_kind(note_type: str | None, tags: Iterable[str], limits: Thresholds) -> str | None:
+    """The candidate kind of a note: a kind that needs a tag (news) wins over a plain one."""
+    tagset = {t.casefold() for t in tags}
+    fitting = [name for name, rule in limits.kinds.items()
+               if note_type in rule.types and (rule.tag is None or rule.tag in tagset)]
+    fitting.sort(key=lambda name: limits.kinds[name].tag is None)
+    return fitting[0] if fitting else None
+
+
+def _first_date(frontmatter: dict[str, Any], keys: tuple[str, ...]) -> str | None:
+    for key in keys:
+        value = frontmatter.get(key)
+        if isinstance(value, str | int) and str(value).strip():
+            return str(value)
+    return None
+
+
+def _state(note: Note, data: bytes, stat: os.stat_result, names: NameIndex,
+           limits: Thresholds) -> NoteState:
+    fm = note.frontmatter if note.yaml_error is None else {}
+    kind = note_kind(note.type if fm else None, note.tags if fm else (), limits)
+    rel = fm.get("relationships")
+    links = rel.get(limits.supersedes) if isinstance(rel, dict) else None
+    targets = [names.resolve_link(v) for v in links if isinstance(v, str)] if isinstance(
+        links, list) else []
+    claims = split_claims(note.body, note.body_line, limits.min_claim_words) if kind else []
+    cluster = fm.get("cluster")
+    return NoteState(
+        path=note.path, hash=content_hash(data), size=stat.st_size, mtime_ns=stat.st_mtime_ns,
+        kind=kind, archived=limits.archive_tag in {t.casefold() for t in note.tags},
+        title=PurePosixPath(note.path).stem,
+        date=_first_date(fm, limits.news_date_properties),
+        cluster=cluster if isinstance(cluster, str) else None,
+        supersedes=sorted(t for t in targets if t),
+        claims=[(c.text, c.line_start, c.line_end)
+                for c in claims[: limits.max_claims_per_note]],
+    )
+
+
+def _embed(states: list[NoteState], embedder: Embedder) -> None:
+    """Claim vectors, then the note vector as the last row, for every state given."""
+    texts = [text for s in states for text, _, _ in s.claims or [(s.title, 0, 0)]]
+    if not texts:
+        return
+    vectors = embedder.embed(texts)
+    at = 0
+    for s in states:
+        n = max(len(s.claims), 1)
+        rows = vectors[at: at + n]
+        at += n
+        mean = rows.mean(axis=0)
+        mean /= max(float(np.linalg.norm(mean)), 1e-12)
+        s.vectors = np.vstack([rows[: len(s.claims)], mean[None, :]]).astype(np.float32)
+
+
+def survey(config: Config, queue: Queue, embedder: Embedder) -> Survey:
+    """Compare the vault with the queue's note states (nothing is written to the queue)."""
+    limits = get_thresholds()
+    same_model = queue.get_meta("embedder") == embedder.model_id
+    old = queue.note_states() if same_model else {}
+    paths = list(iter_note_paths(config.vault))
+    names = NameIndex(paths)
+    states: dict[str, NoteState] = {}
+    changed: set[str] = set()
+    restat: set[str] = set()
+    to_embed: list[NoteState] = []
+    for rel in paths:
+        path = vault_path(config.vault, rel)
+        try:
+            stat = path.stat()
+            prior = old.get(rel)
+            if prior and (prior.size, prior.mtime_ns) == (stat.st_size, stat.st_mtime_ns):
+                states[rel] = prior
+                continue
+            data = path.read_bytes()
+            if prior and prior.hash == content_hash(data):
+                prior.size, prior.mtime_ns = stat.st_size, stat.st_mtime_ns
+                states[rel] = prior
+                restat.add(rel)  # same bytes: saved with its new stat, not judged again
+                continue
+            note = parse_note(decode_note(data, rel, int(config.max_file_bytes)), rel)
+        except (OSError, OraError):
+            continue  # unreadable notes are the linter's to report; they cannot be judged
+        state = _state(note, data, stat, names, limits)
+        if prior and prior.claims == state.claims and prior.vectors is not None:
+            state.vectors = prior.vectors
+        elif state.kind:
+            to_embed.append(state)
+        states[rel] = state
+        changed.add(rel)
+    _embed(to_embed, embedder)
+    removed = set(old) - set(states)
+    return Survey(states, changed, restat, removed)

@@ -1,0 +1,30 @@
+"""What every contradiction judge answers, and the protocol judges follow."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One judged claim pair: does A contradict B, how sure, and why.
+
+    `score` is in 0..1 and comparable only within one judge; `cue` names the reason (a rules
+    cue such as "negation", or the judge's label); `detail` is shown to the user as evidence.
+    """
+
+    contradiction: bool
+    score: float
+    cue: str
+    detail: dict[str, Any] = field(default_factory=dict)
+
+
+class Judge(Protocol):
+    """A contradiction judge: `name` is reported with every pair it finds."""
+
+    name: str
+
+    async def judge(self, pairs: list[tuple[str, str]]) -> list[Verdict]:
+        """One verdict per (claim A, claim B), in order."""
+        ...

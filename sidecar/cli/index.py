@@ -1,0 +1,43 @@
+"""`ora index VAULT [--rebuild] [--json] [--data DIR] [--chroma-url URL] [--namespace NS]`."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from sidecar.cli.common import add_vault_args, config_from_args, emit
+from sidecar.index import open_index
+from sidecar.index.progress import StderrProgress
+
+
+def add_store_args(parser: argparse.ArgumentParser) -> None:
+    """`--chroma-url` and `--namespace`, shared by the commands that open the index."""
+    parser.add_argument("--chroma-url", metavar="URL", help="use a Chroma server (`chroma run`)")
+    parser.add_argument("--namespace", metavar="NS", help="collection namespace (default: default)")
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = sub.add_parser("index", help="bring the index in line with the vault")
+    add_vault_args(parser)
+    add_store_args(parser)
+    parser.add_argument("--rebuild", action="store_true", help="drop the index and index anew")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    config = config_from_args(args, chroma_url=args.chroma_url, namespace=args.namespace)
+    with open_index(config) as index:
+        progress = StderrProgress()
+        result = index.rebuild(progress) if args.rebuild else index.reconcile(progress)
+    emit(args, result, _human)
+    return 0
+
+
+def _human(result: dict[str, Any]) -> str:
+    lines = [
+        f"{result['files']} files, {result['chunks']} chunks: embedded {result['embedded']}, "
+        f"removed {result['removed']} in {result['seconds']:.1f} s"
+    ]
+    for err in result["errors"]:
+        lines.append(f"  not indexed: {err['path']}: {err['message']}")
+    return "\n".join(lines)

@@ -1,0 +1,75 @@
+"""`ora lint VAULT|FILE [--json] [--fix]`: check notes' frontmatter against the schema.
+
+Exit status 1 when any error remains. `--fix` fills absent linter-managed dates from the
+filesystem (the only automatic fix) and lints again.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from sidecar.cli.common import add_json_arg, emit, log
+from sidecar.errors import BadRequest
+from sidecar.settings import make_config
+from sidecar.vault.lint import Diagnostic, LintContext, fix_dates, lint_file
+from sidecar.vault.scan import is_ignored, iter_note_paths
+
+_FIXABLE = {"date-missing", "date-invalid"}
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "lint", help="check every note's frontmatter", description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("target", metavar="VAULT|FILE", help="a vault folder or one note in it")
+    add_json_arg(parser)
+    parser.add_argument("--fix", action="store_true",
+                        help="fill absent `date created` / `date modified` from the filesystem")
+    parser.set_defaults(func=run)
+
+
+def _vault_of(target: Path) -> tuple[Path, list[str] | None]:
+    """(vault folder, [the one note] or None for all) for a folder or a file argument."""
+    if target.is_dir():
+        return target, None
+    if not target.is_file():
+        raise BadRequest(f"{target} is neither a vault folder nor a note file")
+    root = next((p for p in target.parents if (p / ".obsidian").is_dir()), target.parent)
+    rel = target.relative_to(root).as_posix()
+    if is_ignored(rel):
+        raise BadRequest(f"{rel} is not a note (notes are .md files outside dot-folders)")
+    return root, [rel]
+
+
+def _lint(vault: Path, only: list[str] | None, max_bytes: int) -> list[Diagnostic]:
+    paths = list(iter_note_paths(vault))
+    ctx = LintContext.for_vault(vault, paths, max_bytes)
+    return [d for rel in (only or paths) for d in lint_file(vault, rel, ctx, max_bytes)]
+
+
+def _human(payload: dict[str, Any]) -> str:
+    return "\n".join(
+        f"{d['path']}:{d['line']}: {d['severity']} {d['code']} {d['message']}"
+        for d in payload["diagnostics"]
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    vault, only = _vault_of(Path(args.target).expanduser().resolve())
+    max_bytes = int(make_config(vault).max_file_bytes)
+    found = _lint(vault, only, max_bytes)
+    if args.fix:
+        fixed = [p for p in sorted({d.path for d in found if d.code in _FIXABLE})
+                 if fix_dates(vault, p, max_bytes)]
+        for rel in fixed:
+            log(f"filled dates in {rel}")
+        if fixed:
+            found = _lint(vault, only, max_bytes)
+    errors = sum(d.severity == "error" for d in found)
+    emit(args, {"diagnostics": [d.to_json() for d in found]}, _human)
+    log(f"{errors} error(s), {len(found) - errors} warning(s) in "
+        f"{len({d.path for d in found})} file(s)")
+    return 1 if errors else 0

@@ -1,0 +1,76 @@
+"""`ora models`: which models are installed and chosen; `ora models build` builds the fp32 one."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from sidecar.cli.common import add_json_arg, emit, log
+from sidecar.models.build import build_fp32_embedder
+from sidecar.models.report import models_report
+from sidecar.settings import Config, make_config
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "models", help="show the models in use; `ora models build` builds the fp32 embedder",
+        description=__doc__,
+    )
+    add_json_arg(parser)
+    parser.set_defaults(func=run_report)
+    actions = parser.add_subparsers(dest="action", metavar="ACTION")
+    build = actions.add_parser(
+        "build", help="build the fp32 embedder from the packaged safetensors (no torch)"
+    )
+    build.add_argument("--force", action="store_true", help="rebuild even if up to date")
+    add_json_arg(build)
+    build.set_defaults(func=run_build)
+
+
+def _config() -> Config:
+    # Models are per machine (models_dir), not per vault: any vault path will do.
+    return make_config(Path.cwd())
+
+
+def run_report(args: argparse.Namespace) -> int:
+    emit(args, models_report(_config()), render)
+    return 0
+
+
+def run_build(args: argparse.Namespace) -> int:
+    config = _config()
+    log(f"building the fp32 embedder into {config.models_path} …")
+    emit(args, build_fp32_embedder(config.models_path, force=args.force), _render_build)
+    return 0
+
+
+def _render_build(result: dict[str, Any]) -> str:
+    verb = "built" if result["built"] else "up to date (same source), kept"
+    return f"fp32 embedder {verb}: {result['path']}"
+
+
+def _status(entry: dict[str, Any]) -> str:
+    if entry["available"]:
+        return f"{entry['name']} ({entry['folder']})"
+    return f"not installed: {entry['reason']}\n    {entry['instructions']}"
+
+
+def render(report: dict[str, Any]) -> str:
+    emb = report["embedder"]
+    lines = [f"models dir: {report['models_dir']}",
+             f"embedder: setting {emb['setting']}, available {', '.join(emb['available'])}"]
+    if emb["chosen"]:
+        lines.append(f"  using {emb['model_id']} ({emb['file']})")
+    else:
+        lines.append(f"  none usable: {emb['reason']}")
+    if "fp32" not in emb["available"]:
+        lines.append("  build the fp32 variant with: ora models build")
+    rr = report["reranker"]
+    cohere = f"Cohere {rr['cohere_model']}, then " if rr["cohere"] else ""
+    lines.append(f"reranker: {cohere}local {_status(rr)}")
+    lines.append(f"nli: {_status(report['nli'])}")
+    judge = report["llm_judge"]
+    lines.append("llm judge: " + (f"{judge['url']} ({judge['model'] or 'default model'})"
+                                  if judge["configured"] else "not configured (set ORA_LLM_URL)"))
+    return "\n".join(lines)

@@ -1,0 +1,74 @@
+"""`ora serve VAULT`: the loopback HTTP API for the Obsidian plugin.
+
+Runs until SIGINT or SIGTERM, then shuts down in order: open streams end, the reconcile stops at
+its next batch boundary (the index is crash-safe, so the next start completes it), the watcher
+stops, and the index closes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import signal
+
+from aiohttp import web
+
+from sidecar.cli.common import config_from_args, log
+from sidecar.errors import BadRequest, OraError
+from sidecar.server.app import init_app
+from sidecar.server.security import is_loopback, token_path
+from sidecar.settings import Config
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser("serve", help="serve the HTTP API for the Obsidian plugin")
+    parser.add_argument("vault", metavar="VAULT", help="the vault folder")
+    parser.add_argument("--data", metavar="DIR", help="index folder (default VAULT/.ora)")
+    parser.add_argument("--host", help="address to bind (default 127.0.0.1, setting `host`)")
+    parser.add_argument("--port", type=int, help="port (default 47113, setting `port`; 0 = any)")
+    parser.add_argument(
+        "--allow-remote", action="store_true",
+        help="allow binding a non-loopback address (anyone who can reach it may try the token)",
+    )
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    config = config_from_args(args, host=args.host, port=args.port)
+    if not is_loopback(str(config.host)):
+        if not args.allow_remote:
+            raise BadRequest(
+                f"refusing to listen on {config.host}, which other machines can reach; "
+                "use --host 127.0.0.1, or --allow-remote if you really mean it"
+            )
+        log(f"warning: listening on {config.host}: the API is reachable from other machines")
+    asyncio.run(serve(config, allow_remote=args.allow_remote))
+    return 0
+
+
+async def serve(config: Config, *, allow_remote: bool = False) -> None:
+    """Serve until SIGINT/SIGTERM; the app's cleanup runs before this returns."""
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, stop.set)
+    runner = web.AppRunner(init_app(config, allow_remote=allow_remote), access_log=None)
+    await runner.setup()
+    try:
+        site = web.TCPSite(runner, str(config.host), int(config.port), shutdown_timeout=10.0)
+        try:
+            await site.start()
+        except OSError as exc:
+            raise OraError(
+                f"cannot listen on {config.host}:{config.port} ({exc.strerror}); "
+                "is another `ora serve` running? Try --port", code="address_in_use",
+            ) from exc
+        for address in runner.addresses:
+            host, port = address[0], address[1]
+            shown = f"[{host}]" if ":" in host else host
+            log(f"ora serve: listening on http://{shown}:{port}")
+        log(f"ora serve: token in {token_path(config.data)}")
+        await stop.wait()
+        log("ora serve: shutting down")
+    finally:
+        await runner.cleanup()

@@ -1,0 +1,48 @@
+"""`ora watch VAULT`: index the vault, then keep the index in step with it until Ctrl-C."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import signal
+from typing import Any
+
+from sidecar.cli.common import add_vault_args, config_from_args, log
+from sidecar.cli.index import add_store_args
+from sidecar.index import Index, open_index
+from sidecar.index.progress import StderrProgress
+from sidecar.index.watcher import watch
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = sub.add_parser("watch", help="index the vault and follow its changes")
+    add_vault_args(parser)
+    add_store_args(parser)
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    config = config_from_args(args, chroma_url=args.chroma_url, namespace=args.namespace)
+    with open_index(config) as index:
+        result = index.reconcile(StderrProgress())
+        log(f"ora watch: {result['files']} files, {result['chunks']} chunks indexed")
+        log(f"ora watch: watching {config.vault} (Ctrl-C stops)")
+        asyncio.run(_follow(index))
+    return 0
+
+
+async def _follow(index: Index) -> None:
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, stop.set)
+    await watch(index, stop, _report)
+    log("ora watch: stopped")
+
+
+def _report(summary: dict[str, Any]) -> None:
+    log(
+        f"ora watch: {len(summary['paths'])} path(s) applied: embedded {summary['embedded']}, "
+        f"removed {summary['removed']} in {summary['seconds']:.2f} s "
+        f"({summary['files']} files, {summary['chunks']} chunks)"
+    )

@@ -1,0 +1,56 @@
+"""`ora web classify FILE.json [--vault VAULT] [--json]`: tier external web results.
+
+FILE.json holds `{"results": [{"url", "title", "text"}, …]}` (or just the list); `-` reads stdin.
+The registry is the note `Registry — Trusted Web Sources` of VAULT (none without --vault).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from sidecar.cli.common import add_json_arg, emit
+from sidecar.errors import BadRequest
+from sidecar.models.embedder import load_embedder
+from sidecar.settings import make_config
+from sidecar.web import Registry, classify, load_registry
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser("web", help="the external web tier", description=__doc__,
+                                   formatter_class=argparse.RawDescriptionHelpFormatter)
+    actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+    cls = actions.add_parser("classify", help="tier and weight web results",
+                             description=__doc__,
+                             formatter_class=argparse.RawDescriptionHelpFormatter)
+    cls.add_argument("file", metavar="FILE.json", help="the results ('-' for stdin)")
+    cls.add_argument("--vault", metavar="VAULT", help="vault whose registry note to apply")
+    add_json_arg(cls)
+    cls.set_defaults(func=run)
+
+
+def _read(name: str) -> Any:
+    try:
+        text = sys.stdin.read() if name == "-" else Path(name).read_text(encoding="utf-8")
+        doc = json.loads(text)
+    except (OSError, ValueError) as exc:
+        raise BadRequest(f"cannot read results from {name}: {exc}") from exc
+    return doc.get("results") if isinstance(doc, dict) else doc
+
+
+def run(args: argparse.Namespace) -> int:
+    results = _read(args.file)
+    config = make_config(args.vault or Path.cwd())
+    registry = load_registry(config.vault, int(config.max_file_bytes)) if args.vault else Registry()
+    emit(args, classify(results, registry, load_embedder(config)), _human)
+    return 0
+
+
+def _human(doc: dict[str, Any]) -> str:
+    rows = [f"{r['weight']:.2f}  {r['tier']:<12} {r['url']}  ({r['reason']})"
+            for r in doc["results"]]
+    rows += [f"removed       excluded     {r['url']}  ({r['reason']})" for r in doc["excluded"]]
+    return "\n".join(rows)

@@ -1,0 +1,171 @@
+"""Sparse retrieval: SQLite FTS5 ranked by its built-in `bm25()`.
+
+Each store (`NS__vault`, `NS__private`) is a plain table of chunks (so a chunk is found and
+deleted by id through a unique index) plus an external-content FTS5 table kept in step by
+triggers. Archived chunks are filtered in the same SQL statement as the match, so a filtered
+query still returns up to k rows. Any user text is a valid query: it is reduced to its word
+tokens, each quoted, joined with OR (the classic bag-of-words BM25 query).
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from sidecar.index.names import store_name
+from sidecar.index.sqlite import ThreadConnections
+
+# Recorded in DATA/index.json; changing either rebuilds the BM25 stores from the vault.
+TOKENIZE = "porter unicode61 remove_diacritics 2"
+# bm25() column weights for (text, title, heading).
+COLUMN_WEIGHTS = (1.0, 0.5, 0.5)
+# Longer queries add little and cost a scan per term.
+MAX_QUERY_TERMS = 64
+
+_WORD = re.compile(r"\w+")
+
+
+@dataclass(frozen=True)
+class SparseRow:
+    """What the BM25 store keeps for one chunk."""
+
+    id: str
+    path: str
+    archived: bool
+    text: str
+    title: str
+    heading: str
+
+
+def match_expression(query: str) -> str:
+    """An FTS5 MATCH expression for arbitrary text: quoted word tokens joined by OR ("" if none)."""
+    terms = list(dict.fromkeys(t.lower() for t in _WORD.findall(query)))[:MAX_QUERY_TERMS]
+    return " OR ".join(f'"{t}"' for t in terms)
+
+
+def _schema_sql(name: str) -> str:
+    fts = f"{name}_fts"
+    return f"""
+    CREATE TABLE IF NOT EXISTS "{name}" (
+        rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, path TEXT NOT NULL,
+        archived INTEGER NOT NULL, text TEXT NOT NULL, title TEXT NOT NULL, heading TEXT NOT NULL);
+    CREATE INDEX IF NOT EXISTS "{name}_path" ON "{name}"(path);
+    CREATE VIRTUAL TABLE IF NOT EXISTS "{fts}" USING fts5(
+        text, title, heading, content='{name}', content_rowid='rowid', tokenize='{TOKENIZE}');
+    CREATE TRIGGER IF NOT EXISTS "{name}_ai" AFTER INSERT ON "{name}" BEGIN
+        INSERT INTO "{fts}"(rowid, text, title, heading)
+        VALUES (new.rowid, new.text, new.title, new.heading);
+    END;
+    CREATE TRIGGER IF NOT EXISTS "{name}_ad" AFTER DELETE ON "{name}" BEGIN
+        INSERT INTO "{fts}"("{fts}", rowid, text, title, heading)
+        VALUES ('delete', old.rowid, old.text, old.title, old.heading);
+    END;
+    """
+
+
+class Bm25Store:
+    """The BM25 database `DATA/bm25.sqlite`, shared by every namespace."""
+
+    def __init__(self, path: Path) -> None:
+        self._db = ThreadConnections(path, lambda conn: None)
+
+    def _exists(self, conn: sqlite3.Connection, name: str) -> bool:
+        row = conn.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)
+        ).fetchone()
+        return row is not None
+
+    def create(self, namespace: str) -> None:
+        """Create both stores of a namespace (writer only)."""
+        conn = self._db.get()
+        for private in (False, True):
+            conn.executescript(_schema_sql(store_name(namespace, private)))
+
+    def drop(self, namespace: str) -> None:
+        """Remove both stores of a namespace."""
+        with self._db.transaction() as conn:
+            for private in (False, True):
+                name = store_name(namespace, private)
+                conn.execute(f'DROP TABLE IF EXISTS "{name}_fts"')
+                conn.execute(f'DROP TABLE IF EXISTS "{name}"')
+
+    def replace(
+        self,
+        namespace: str,
+        deletes: dict[bool, Sequence[str]],
+        inserts: dict[bool, Sequence[SparseRow]],
+    ) -> None:
+        """In one transaction: delete chunk ids, then insert (or overwrite) rows, per store."""
+        with self._db.transaction() as conn:
+            for private, ids in deletes.items():
+                name = store_name(namespace, private)
+                conn.executemany(f'DELETE FROM "{name}" WHERE id = ?', ((i,) for i in ids))
+            for private, rows in inserts.items():
+                name = store_name(namespace, private)
+                conn.executemany(f'DELETE FROM "{name}" WHERE id = ?', ((r.id,) for r in rows))
+                conn.executemany(
+                    f'INSERT INTO "{name}" (id, path, archived, text, title, heading) '
+                    "VALUES (?, ?, ?, ?, ?, ?)",
+                    ((r.id, r.path, int(r.archived), r.text, r.title, r.heading) for r in rows),
+                )
+
+    def ids(self, namespace: str, private: bool) -> set[str]:
+        conn = self._db.get()
+        name = store_name(namespace, private)
+        if not self._exists(conn, name):
+            return set()
+        return {row[0] for row in conn.execute(f'SELECT id FROM "{name}"')}
+
+    def count(self, namespace: str, private: bool) -> int:
+        conn = self._db.get()
+        name = store_name(namespace, private)
+        if not self._exists(conn, name):
+            return 0
+        return int(conn.execute(f'SELECT count(*) FROM "{name}"').fetchone()[0])
+
+    def search(
+        self, namespace: str, query: str, k: int, *, private: bool, include_archived: bool
+    ) -> list[tuple[str, float]]:
+        """Top-k (chunk id, score) from the public store, plus the private one when `private`;
+        score is -bm25(), so larger is better."""
+        expression = match_expression(query)
+        if not expression or k <= 0:
+            return []
+        conn = self._db.get()
+        hits: list[tuple[str, float]] = []
+        for store_private in (False, True) if private else (False,):
+            name = store_name(namespace, store_private)
+            if not self._exists(conn, name):
+                continue
+            weights = ", ".join(str(w) for w in COLUMN_WEIGHTS)
+            archived = "" if include_archived else "AND c.archived = 0"
+            fts = f'"{name}_fts"'
+            sql = (
+                f"SELECT c.id, bm25({fts}, {weights}) AS s FROM {fts} "
+                f'JOIN "{name}" c ON c.rowid = {fts}.rowid '
+                f"WHERE {fts} MATCH ? {archived} ORDER BY s LIMIT ?"
+            )
+            hits.extend((cid, -float(s)) for cid, s in conn.execute(sql, (expression, k)))
+        hits.sort(key=lambda h: (-h[1], h[0]))
+        return hits[:k]
+
+    def texts(self, namespace: str, private: bool, ids: Iterable[str]) -> dict[str, str]:
+        """Chunk text by id, for the ids present in one store."""
+        conn = self._db.get()
+        name = store_name(namespace, private)
+        if not self._exists(conn, name):
+            return {}
+        wanted = list(ids)
+        out: dict[str, str] = {}
+        for start in range(0, len(wanted), 500):
+            part = wanted[start : start + 500]
+            marks = ",".join("?" * len(part))
+            sql = f'SELECT id, text FROM "{name}" WHERE id IN ({marks})'
+            out.update(conn.execute(sql, part))
+        return out
+
+    def close(self) -> None:
+        self._db.close_all()

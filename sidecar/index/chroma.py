@@ -1,0 +1,195 @@
+"""Dense retrieval: ChromaDB collections `NS__vault` and `NS__private`, cosine space.
+
+Embedded (`PersistentClient` in `DATA/chroma`) unless a server URL is configured (`HttpClient`).
+Chroma is always given vectors; it never gets an embedding function (its default one downloads a
+model). Archived chunks are excluded by a `where` clause inside the query, so a filtered query
+still returns k results.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import chromadb
+import numpy as np
+import numpy.typing as npt
+from chromadb.api import ClientAPI
+from chromadb.api.models.Collection import Collection
+from chromadb.config import Settings
+from chromadb.errors import NotFoundError
+
+from sidecar.errors import BadRequest, OraError
+from sidecar.index.names import store_name
+
+Metadata = dict[str, Any]
+FloatArray = npt.NDArray[np.float32]
+
+# Chroma refuses batches over its max_batch_size; stay well below it.
+_BATCH = 1000
+
+
+def _client(data: Path, url: str) -> ClientAPI:
+    settings = Settings(anonymized_telemetry=False)
+    if not url:
+        return chromadb.PersistentClient(path=str(data / "chroma"), settings=settings)
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise BadRequest(f"chroma_url {url!r} is not an http(s) URL such as http://127.0.0.1:8000")
+    port = parts.port or (443 if parts.scheme == "https" else 8000)
+    try:
+        return chromadb.HttpClient(
+            host=parts.hostname, port=port, ssl=parts.scheme == "https", settings=settings
+        )
+    except Exception as exc:  # the client raises bare ValueError/ConnectError variants
+        raise OraError(
+            f"cannot reach the Chroma server at {url}: {exc}; start it with `chroma run` "
+            "or clear the chroma_url setting to use the embedded store",
+            code="chroma_unavailable",
+            status=503,
+        ) from exc
+
+
+class ChromaStore:
+    """The two collections of each namespace, opened lazily and cached."""
+
+    def __init__(self, data: Path, url: str) -> None:
+        self.client = _client(data, url)
+        self._collections: dict[str, Collection] = {}
+        self._guard = threading.Lock()
+
+    def collection(self, namespace: str, private: bool, *, create: bool) -> Collection | None:
+        """The collection, created when `create`; None when absent (never created by readers)."""
+        name = store_name(namespace, private)
+        with self._guard:
+            found = self._collections.get(name)
+            if found is not None:
+                return found
+            if create:
+                found = self.client.get_or_create_collection(
+                    name, embedding_function=None, configuration={"hnsw": {"space": "cosine"}}
+                )
+            else:
+                try:
+                    found = self.client.get_collection(name, embedding_function=None)
+                except (NotFoundError, ValueError):
+                    return None
+            self._collections[name] = found
+            return found
+
+    def _writable(self, namespace: str, private: bool) -> Collection:
+        col = self.collection(namespace, private, create=True)
+        assert col is not None  # create=True always returns one
+        return col
+
+    def drop(self, namespace: str) -> None:
+        for private in (False, True):
+            name = store_name(namespace, private)
+            with self._guard:
+                self._collections.pop(name, None)
+            with contextlib.suppress(NotFoundError, ValueError):
+                self.client.delete_collection(name)
+
+    def upsert(
+        self,
+        namespace: str,
+        private: bool,
+        ids: Sequence[str],
+        vectors: FloatArray,
+        documents: Sequence[str],
+        metadatas: Sequence[Metadata],
+    ) -> None:
+        col = self._writable(namespace, private)
+        for s in range(0, len(ids), _BATCH):
+            e = s + _BATCH
+            col.upsert(
+                ids=list(ids[s:e]),
+                embeddings=vectors[s:e],
+                documents=list(documents[s:e]),
+                metadatas=list(metadatas[s:e]),
+            )
+
+    def update_metadata(
+        self, namespace: str, private: bool, ids: Sequence[str], metadatas: Sequence[Metadata]
+    ) -> None:
+        """Merge keys into existing chunks' metadata."""
+        col = self._writable(namespace, private)
+        for s in range(0, len(ids), _BATCH):
+            e = s + _BATCH
+            col.update(ids=list(ids[s:e]), metadatas=list(metadatas[s:e]))
+
+    def delete(self, namespace: str, private: bool, ids: Sequence[str]) -> None:
+        col = self.collection(namespace, private, create=False)
+        if col is None:
+            return
+        for s in range(0, len(ids), _BATCH):
+            col.delete(ids=list(ids[s : s + _BATCH]))
+
+    def ids(self, namespace: str, private: bool) -> set[str]:
+        col = self.collection(namespace, private, create=False)
+        if col is None:
+            return set()
+        return set(col.get(include=[])["ids"])
+
+    def count(self, namespace: str, private: bool) -> int:
+        col = self.collection(namespace, private, create=False)
+        return 0 if col is None else col.count()
+
+    def query(
+        self, namespace: str, private: bool, vector: FloatArray, k: int, *, include_archived: bool
+    ) -> list[tuple[str, float]]:
+        """Top-k (chunk id, cosine similarity) of one collection."""
+        col = self.collection(namespace, private, create=False)
+        if col is None or k <= 0:
+            return []
+        where: Any = None if include_archived else {"archived": False}
+        found = col.query(
+            query_embeddings=np.asarray(vector, dtype=np.float32).reshape(1, -1),
+            n_results=k,
+            where=where,
+            include=["distances"],
+        )
+        distances = (found["distances"] or [[]])[0]
+        return [(cid, 1.0 - float(d)) for cid, d in zip(found["ids"][0], distances, strict=True)]
+
+    def get(
+        self, namespace: str, private: bool, ids: Sequence[str]
+    ) -> dict[str, tuple[str, Mapping[str, Any]]]:
+        """(document, metadata) by chunk id, for the ids present in one collection."""
+        col = self.collection(namespace, private, create=False)
+        if col is None or not ids:
+            return {}
+        out: dict[str, tuple[str, Mapping[str, Any]]] = {}
+        for s in range(0, len(ids), _BATCH):
+            got = col.get(ids=list(ids[s : s + _BATCH]), include=["documents", "metadatas"])
+            docs = got["documents"] or []
+            metas = got["metadatas"] or []
+            for cid, doc, meta in zip(got["ids"], docs, metas, strict=True):
+                out[cid] = (doc or "", meta or {})
+        return out
+
+    def vectors_by_hash(
+        self, namespace: str, hashes: Sequence[str], model: str
+    ) -> dict[str, FloatArray]:
+        """Stored vectors of chunks whose text hash is in `hashes`, embedded by `model`."""
+        out: dict[str, FloatArray] = {}
+        wanted = sorted(set(hashes))
+        for private in (False, True):
+            col = self.collection(namespace, private, create=False)
+            if col is None or not wanted:
+                continue
+            for s in range(0, len(wanted), _BATCH):
+                where: Any = {
+                    "$and": [{"chunk_hash": {"$in": wanted[s : s + _BATCH]}}, {"model": model}]
+                }
+                got = col.get(where=where, include=["embeddings", "metadatas"])
+                vectors = got["embeddings"]
+                if vectors is None:
+                    continue
+                for vec, meta in zip(vectors, got["metadatas"] or [], strict=True):
+                    out[str(meta["chunk_hash"])] = np.asarray(vec, dtype=np.float32)
+        return out

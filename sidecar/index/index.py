@@ -1,0 +1,284 @@
+"""The lockstep index: Chroma (dense) + SQLite FTS5 (BM25) + the ledger, kept in step with a vault.
+
+One writer (an OS lock on `DATA/lock`) and any number of reader threads: searches may run while
+the writer reconciles in another thread. Writes are serialised by a lock inside the object.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from sidecar.errors import BadRequest
+from sidecar.index.bm25 import COLUMN_WEIGHTS, TOKENIZE, Bm25Store
+from sidecar.index.chroma import ChromaStore, Metadata
+from sidecar.index.clusters import ClusterMember, assign_clusters
+from sidecar.index.consistency import repair
+from sidecar.index.ledger import Ledger
+from sidecar.index.lock import WriterLock
+from sidecar.index.names import check_namespace
+from sidecar.index.params import load_params, save_namespace_params, stale_parts
+from sidecar.index.records import ChunkRecord, record_from_store
+from sidecar.index.sync import ProgressFn, Syncer, SyncReport
+from sidecar.models.embedder import Embedder, load_embedder
+from sidecar.schema import get_schema
+from sidecar.settings import Config
+from sidecar.vault.scan import iter_note_paths, normalise_rel
+
+FloatArray = npt.NDArray[np.float32]
+
+EVENT_KINDS = ("created", "modified", "deleted", "renamed")
+
+
+class Index:
+    """An open index over one vault and data folder; see `open_index`."""
+
+    def __init__(self, config: Config, *, writer: bool, embedder: Embedder | None) -> None:
+        self.config = config
+        self.namespace = check_namespace(str(config.namespace))
+        self.writer = writer
+        config.data.mkdir(parents=True, exist_ok=True)
+        self._lock = WriterLock(config.data) if writer else None
+        self._write_guard = threading.Lock()
+        self._syncer: Syncer | None = None
+        try:
+            self.ledger = Ledger(config.data / "ledger.sqlite")
+            self.bm25 = Bm25Store(config.data / "bm25.sqlite")
+            self.chroma = ChromaStore(config.data, str(config.chroma_url))
+            if writer:
+                self._open_writer(embedder or load_embedder(config))
+        except BaseException:
+            self.close()
+            raise
+
+    # ---- writer --------------------------------------------------------------------------------
+
+    def _open_writer(self, embedder: Embedder) -> None:
+        self._syncer = Syncer(
+            self.config.vault, self.namespace, ledger=self.ledger, bm25=self.bm25,
+            chroma=self.chroma, embedder=embedder, chunk_tokens=int(self.config.chunk_tokens),
+            max_file_bytes=int(self.config.max_file_bytes),
+        )  # fmt: skip
+        current = {
+            "model": embedder.model_id,
+            "dim": int(embedder.dim),
+            "chunk_tokens": int(self.config.chunk_tokens),
+            "bm25_tokenize": TOKENIZE,
+            "bm25_weights": list(COLUMN_WEIGHTS),
+        }
+        saved = load_params(self.config.data)["namespaces"].get(self.namespace)
+        vectors_stale, chunks_stale = stale_parts(saved, current)
+        if vectors_stale:
+            self._wipe()
+        elif chunks_stale:
+            self.bm25.drop(self.namespace)
+            self.ledger.mark_dirty(self.namespace)
+        self._create_stores()
+        save_namespace_params(self.config.data, self.namespace, current)
+
+    def _create_stores(self) -> None:
+        self.bm25.create(self.namespace)
+        for private in (False, True):
+            self.chroma.collection(self.namespace, private, create=True)
+
+    def _wipe(self) -> None:
+        self.chroma.drop(self.namespace)
+        self.bm25.drop(self.namespace)
+        self.ledger.drop(self.namespace)
+
+    def _need_writer(self) -> Syncer:
+        if self._syncer is None:
+            raise BadRequest("this index was opened read-only; open it with writer=True")
+        return self._syncer
+
+    def rebuild(
+        self, progress: ProgressFn | None = None, *, stop: threading.Event | None = None
+    ) -> dict[str, Any]:
+        """Drop this namespace's stores and ledger rows, then index the whole vault."""
+        self._need_writer()
+        with self._write_guard:
+            self._wipe()
+            self._create_stores()
+        return self.reconcile(progress, stop=stop)
+
+    def reconcile(
+        self, progress: ProgressFn | None = None, *, stop: threading.Event | None = None
+    ) -> dict[str, Any]:
+        """Repair the stores after any crash, then bring the whole vault in line.
+
+        Returns {"files", "chunks", "embedded", "removed", "seconds", "errors"}; `embedded` and
+        `removed` count chunks this run embedded and deleted. Setting `stop` ends the run at the
+        next batch boundary (then "stopped": true); the next reconcile finishes the work.
+        """
+        syncer = self._need_writer()
+        started = time.monotonic()
+        with self._write_guard:
+            repair(self.namespace, self.ledger, self.bm25, self.chroma)
+            paths = set(iter_note_paths(self.config.vault))
+            paths.update(self.ledger.rows(self.namespace))
+            report = syncer.sync(paths, quick=True, progress=progress, stop=stop)
+            self._recluster(report)
+        return self._summary(report, started)
+
+    def apply_paths(self, rel_paths: Iterable[str]) -> dict[str, Any]:
+        """Bring these vault-relative paths (present, changed or deleted) in line."""
+        started = time.monotonic()
+        return self._summary(self._apply(rel_paths), started)
+
+    def _apply(self, rel_paths: Iterable[str]) -> SyncReport:
+        syncer = self._need_writer()
+        with self._write_guard:
+            report = syncer.sync(rel_paths, quick=False)
+            self._recluster(report)
+        return report
+
+    def apply_events(self, events: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+        """Apply editor events {"kind", "path", "old_path"?}; an event whose file already has the
+        ledger's content (or is already gone) counts as deduplicated."""
+        paths: list[list[str]] = []
+        for event in events:
+            kind, path = event.get("kind"), event.get("path")
+            if kind not in EVENT_KINDS or not isinstance(path, str):
+                raise BadRequest(f"bad event {dict(event)!r}: kind must be one of {EVENT_KINDS}")
+            old = event.get("old_path")
+            if kind == "renamed" and not isinstance(old, str):
+                raise BadRequest("a renamed event needs old_path")
+            group = [path, old] if kind == "renamed" and isinstance(old, str) else [path]
+            paths.append([normalise_rel(p) for p in group])
+        started = time.monotonic()
+        report = self._apply(p for group in paths for p in group)
+        deduplicated = sum(1 for group in paths if all(p in report.unchanged for p in group))
+        return {
+            "accepted": len(events) - deduplicated,
+            "deduplicated": deduplicated,
+            **self._summary(report, started),
+        }
+
+    def _recluster(self, report: SyncReport) -> None:
+        """Re-run cluster assignment when a decay-eligible note changed; write what moved."""
+        if not report.decay_changed:
+            return
+        rows = self.ledger.rows(self.namespace)
+        members = [
+            ClusterMember(r.path, r.decay_date, r.title, r.declared_cluster, r.centroid)
+            for r in rows.values()
+            if r.decays
+        ]
+        assigned = assign_clusters(members, get_schema().cluster_threshold)
+        moved = {p: c for p, c in assigned.items() if rows[p].cluster != c}
+        ids: dict[bool, list[str]] = {False: [], True: []}
+        metas: dict[bool, list[Metadata]] = {False: [], True: []}
+        for path, cluster in moved.items():
+            row = rows[path]
+            ids[row.private].extend(row.chunk_ids)
+            metas[row.private].extend({"cluster": cluster} for _ in row.chunk_ids)
+        for private in (False, True):
+            if ids[private]:
+                self.chroma.update_metadata(self.namespace, private, ids[private], metas[private])
+        if moved:
+            self.ledger.set_clusters(self.namespace, dict(moved))
+
+    def _summary(self, report: SyncReport, started: float) -> dict[str, Any]:
+        summary: dict[str, Any] = {
+            **self.stats(),
+            "embedded": report.embedded,
+            "removed": report.removed,
+            "seconds": round(time.monotonic() - started, 3),
+            "errors": self.ledger.errors(self.namespace),
+        }
+        if report.stopped:
+            summary["stopped"] = True
+        return summary
+
+    # ---- readers -------------------------------------------------------------------------------
+
+    def _ns(self, namespace: str | None) -> str:
+        return self.namespace if namespace is None else check_namespace(namespace)
+
+    def dense_search(
+        self,
+        vector: FloatArray,
+        k: int,
+        *,
+        private: bool,
+        namespace: str | None = None,
+        include_archived: bool = False,
+    ) -> list[tuple[str, float]]:
+        """Top-k (chunk id, cosine similarity); private stores only when `private`."""
+        ns = self._ns(namespace)
+        hits: list[tuple[str, float]] = []
+        for store_private in (False, True) if private else (False,):
+            hits += self.chroma.query(
+                ns, store_private, vector, k, include_archived=include_archived
+            )
+        hits.sort(key=lambda h: (-h[1], h[0]))
+        return hits[:k]
+
+    def bm25_search(
+        self,
+        query: str,
+        k: int,
+        *,
+        private: bool,
+        namespace: str | None = None,
+        include_archived: bool = False,
+    ) -> list[tuple[str, float]]:
+        """Top-k (chunk id, BM25 score, larger is better); private stores only when `private`."""
+        return self.bm25.search(
+            self._ns(namespace), query, k, private=private, include_archived=include_archived
+        )
+
+    def get_chunks(
+        self, ids: Sequence[str], *, private: bool, namespace: str | None = None
+    ) -> dict[str, ChunkRecord]:
+        """Records of the given chunk ids; private chunks only when `private`."""
+        ns = self._ns(namespace)
+        found: dict[str, tuple[str, Mapping[str, Any]]] = {}
+        for store_private in (False, True) if private else (False,):
+            found.update(self.chroma.get(ns, store_private, list(ids)))
+        decays = get_schema().decay_types
+        newer: dict[tuple[str, str], int] = {}
+        out: dict[str, ChunkRecord] = {}
+        for cid, (text, meta) in found.items():
+            cluster, date = meta.get("cluster"), str(meta.get("date", ""))
+            count = 0
+            if cluster and meta.get("type") in decays:
+                key = (str(cluster), date)
+                if key not in newer:
+                    newer[key] = self.ledger.newer_in_cluster(ns, key[0], date)
+                count = newer[key]
+            out[cid] = record_from_store(cid, text, meta, count)
+        return out
+
+    def stats(self) -> dict[str, int]:
+        """{"files": files tracked, "chunks": chunks in the stores}."""
+        return self.ledger.stats(self.namespace)
+
+    def close(self) -> None:
+        for name in ("ledger", "bm25"):
+            store = getattr(self, name, None)
+            if store is not None:
+                store.close()
+        if self._lock is not None:
+            self._lock.release()
+            self._lock = None
+
+    def __enter__(self) -> Index:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def open_index(config: Config, *, writer: bool = True, embedder: Embedder | None = None) -> Index:
+    """Open the index of `config.vault` in `config.data` (namespace `config.namespace`).
+
+    A writer takes the lock (IndexLocked if another process holds it), loads the embedder unless
+    one is given, and checks the saved parameters; a reader needs neither.
+    """
+    return Index(config, writer=writer, embedder=embedder)

@@ -1,0 +1,195 @@
+"""The ledger (`DATA/ledger.sqlite`): what the index believes about every file of the vault.
+
+One row per file and namespace: content hash, mtime, size, the chunk ids it owns and where
+(public or private store), the model that embedded them, type, tags, cluster (declared or
+assigned), decay date and the note's centroid (for cluster assignment), or the error that kept it
+out. A row is written only after Chroma and BM25 have committed the file's chunks, so the ledger
+never claims chunks the stores lack; start-up reconciliation repairs the opposite case.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+from sidecar.index.sqlite import ThreadConnections
+
+FloatArray = npt.NDArray[np.float32]
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS files (
+    namespace TEXT NOT NULL, path TEXT NOT NULL,
+    hash TEXT NOT NULL, mtime_ns INTEGER NOT NULL, size INTEGER NOT NULL, model TEXT NOT NULL,
+    type TEXT, tags TEXT NOT NULL, title TEXT NOT NULL,
+    private INTEGER NOT NULL, chunk_ids TEXT NOT NULL, n_chunks INTEGER NOT NULL,
+    declared_cluster TEXT, cluster TEXT, decays INTEGER NOT NULL, decay_date TEXT NOT NULL,
+    centroid BLOB, error TEXT,
+    PRIMARY KEY (namespace, path));
+CREATE INDEX IF NOT EXISTS files_cluster ON files (namespace, cluster, decay_date);
+"""
+
+_COLUMNS = (
+    "path, hash, mtime_ns, size, model, type, tags, title, private, chunk_ids, n_chunks, "
+    "declared_cluster, cluster, decays, decay_date, centroid, error"
+)
+
+
+@dataclass(frozen=True)
+class FileRow:
+    """The ledger's record of one file."""
+
+    path: str
+    hash: str
+    mtime_ns: int
+    size: int
+    model: str
+    type: str | None
+    tags: tuple[str, ...]
+    title: str
+    private: bool
+    chunk_ids: tuple[str, ...]
+    declared_cluster: str | None
+    cluster: str | None
+    decays: bool
+    decay_date: str
+    centroid: FloatArray | None
+    error: str | None
+
+    def _values(self, namespace: str) -> tuple[object, ...]:
+        blob = None if self.centroid is None else self.centroid.astype(np.float32).tobytes()
+        return (
+            namespace, self.path, self.hash, self.mtime_ns, self.size, self.model, self.type,
+            json.dumps(list(self.tags)), self.title, int(self.private),
+            json.dumps(list(self.chunk_ids)), len(self.chunk_ids), self.declared_cluster,
+            self.cluster, int(self.decays), self.decay_date, blob, self.error,
+        )  # fmt: skip
+
+
+def _blob(value: object) -> bytes:
+    assert isinstance(value, bytes)
+    return value
+
+
+def _row(values: tuple[object, ...]) -> FileRow:
+    (path, hash_, mtime_ns, size, model, type_, tags, title, private, chunk_ids, _n,
+     declared, cluster, decays, decay_date, centroid, error) = values  # fmt: skip
+    return FileRow(
+        path=str(path),
+        hash=str(hash_),
+        mtime_ns=int(str(mtime_ns)),
+        size=int(str(size)),
+        model=str(model),
+        type=None if type_ is None else str(type_),
+        tags=tuple(json.loads(str(tags))),
+        title=str(title),
+        private=bool(private),
+        chunk_ids=tuple(json.loads(str(chunk_ids))),
+        declared_cluster=None if declared is None else str(declared),
+        cluster=None if cluster is None else str(cluster),
+        decays=bool(decays),
+        decay_date=str(decay_date),
+        centroid=None if centroid is None else np.frombuffer(_blob(centroid), dtype=np.float32),
+        error=None if error is None else str(error),
+    )
+
+
+def _create(conn: sqlite3.Connection) -> None:
+    conn.executescript(_SCHEMA)
+
+
+class Ledger:
+    """Rows of `files`, one SQLite connection per thread."""
+
+    def __init__(self, path: Path) -> None:
+        self._db = ThreadConnections(path, _create)
+
+    def rows(self, namespace: str, paths: Iterable[str] | None = None) -> dict[str, FileRow]:
+        """Every row of a namespace, or only those of `paths`."""
+        conn = self._db.get()
+        sql = f"SELECT {_COLUMNS} FROM files WHERE namespace = ?"
+        if paths is None:
+            return {r[0]: _row(r) for r in conn.execute(sql, (namespace,))}
+        out: dict[str, FileRow] = {}
+        for path in paths:
+            found = conn.execute(f"{sql} AND path = ?", (namespace, path)).fetchone()
+            if found is not None:
+                out[found[0]] = _row(found)
+        return out
+
+    def put(self, namespace: str, rows: Iterable[FileRow]) -> None:
+        marks = ",".join("?" * 18)
+        with self._db.transaction() as conn:
+            conn.executemany(
+                f"INSERT OR REPLACE INTO files (namespace, {_COLUMNS}) VALUES ({marks})",
+                (row._values(namespace) for row in rows),
+            )
+
+    def delete(self, namespace: str, paths: Iterable[str]) -> None:
+        with self._db.transaction() as conn:
+            conn.executemany(
+                "DELETE FROM files WHERE namespace = ? AND path = ?",
+                ((namespace, p) for p in paths),
+            )
+
+    def touch(self, namespace: str, stamps: Iterable[tuple[str, int, int]]) -> None:
+        """Record new (path, mtime_ns, size) for files whose content did not change."""
+        with self._db.transaction() as conn:
+            conn.executemany(
+                "UPDATE files SET mtime_ns = ?, size = ? WHERE namespace = ? AND path = ?",
+                ((m, s, namespace, p) for p, m, s in stamps),
+            )
+
+    def mark_dirty(self, namespace: str, paths: Iterable[str] | None = None) -> None:
+        """Forget the hash of files (all when `paths` is None) so the next sync redoes them."""
+        with self._db.transaction() as conn:
+            if paths is None:
+                conn.execute("UPDATE files SET hash = '' WHERE namespace = ?", (namespace,))
+            else:
+                conn.executemany(
+                    "UPDATE files SET hash = '' WHERE namespace = ? AND path = ?",
+                    ((namespace, p) for p in paths),
+                )
+
+    def set_clusters(self, namespace: str, clusters: dict[str, str | None]) -> None:
+        with self._db.transaction() as conn:
+            conn.executemany(
+                "UPDATE files SET cluster = ? WHERE namespace = ? AND path = ?",
+                ((c, namespace, p) for p, c in clusters.items()),
+            )
+
+    def drop(self, namespace: str) -> None:
+        with self._db.transaction() as conn:
+            conn.execute("DELETE FROM files WHERE namespace = ?", (namespace,))
+
+    def newer_in_cluster(self, namespace: str, cluster: str, date: str) -> int:
+        """Chunks of decay-eligible notes in `cluster` dated strictly after `date`."""
+        found = self._db.get().execute(
+            "SELECT COALESCE(SUM(n_chunks), 0) FROM files "
+            "WHERE namespace = ? AND cluster = ? AND decays = 1 AND decay_date > ?",
+            (namespace, cluster, date),
+        ).fetchone()
+        return int(found[0])
+
+    def stats(self, namespace: str) -> dict[str, int]:
+        files, chunks = self._db.get().execute(
+            "SELECT count(*), COALESCE(SUM(n_chunks), 0) FROM files WHERE namespace = ?",
+            (namespace,),
+        ).fetchone()
+        return {"files": int(files), "chunks": int(chunks)}
+
+    def errors(self, namespace: str) -> list[dict[str, str]]:
+        found = self._db.get().execute(
+            "SELECT path, error FROM files WHERE namespace = ? AND error IS NOT NULL "
+            "ORDER BY path",
+            (namespace,),
+        )
+        return [{"path": p, "message": e} for p, e in found]
+
+    def close(self) -> None:
+        self._db.close_all()

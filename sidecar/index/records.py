@@ -1,0 +1,184 @@
+"""What the index stores about a note and its chunks, and the record a search returns.
+
+Chunk metadata in Chroma mirrors the note's YAML (path, title, type, tags, nexus, subtype,
+cluster, date, source_* fields) plus the chunk's place in the note and the hashes that let the
+index reuse vectors. Chroma rejects empty lists and nested values, so empty lists are left out and
+other values are flattened to strings.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from sidecar.schema import get_schema
+from sidecar.vault.note import Note
+
+# Chroma stores a heading path as one string; this joins and splits it.
+HEADING_SEPARATOR = " > "
+
+
+@dataclass(frozen=True)
+class NoteInfo:
+    """The properties of one note the index files its chunks under."""
+
+    path: str
+    title: str
+    type: str | None
+    tags: tuple[str, ...]
+    nexus: tuple[str, ...]
+    subtype: str | None
+    declared_cluster: str | None
+    date: str
+    private: bool
+    archived: bool
+    source: dict[str, str | int | float | bool]
+
+    @property
+    def retrievable(self) -> bool:
+        return self.type in get_schema().retrievable_types
+
+    @property
+    def decays(self) -> bool:
+        return self.type in get_schema().decay_types
+
+
+@dataclass(frozen=True)
+class ChunkRecord:
+    """One indexed chunk as search results show it."""
+
+    id: str
+    path: str
+    title: str
+    type: str
+    tags: tuple[str, ...]
+    heading_path: tuple[str, ...]
+    line_start: int
+    line_end: int
+    text: str
+    private: bool
+    cluster: str | None
+    date: str
+    newer_in_cluster: int
+    nexus: tuple[str, ...]
+    subtype: str | None
+
+
+def _iso(value: Any) -> str | None:
+    """A sortable ISO timestamp (YYYY-MM-DDTHH:MM:SS) from a YAML date value, else None."""
+    if not isinstance(value, str) or not value:
+        return None
+    try:
+        parsed = dt.datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    if parsed.tzinfo is not None:
+        parsed = parsed.astimezone(dt.UTC).replace(tzinfo=None)
+    return parsed.isoformat(timespec="seconds")
+
+
+def decay_date(frontmatter: Mapping[str, Any], mtime: float) -> str:
+    """`date created`, else `date modified`, else the file's mtime (UTC), as an ISO timestamp."""
+    for key in get_schema().linter_managed_dates:
+        found = _iso(frontmatter.get(key))
+        if found:
+            return found
+    return dt.datetime.fromtimestamp(mtime, dt.UTC).replace(tzinfo=None).isoformat("T", "seconds")
+
+
+def _scalar(value: Any) -> str | int | float | bool:
+    if isinstance(value, str | int | float | bool):
+        return value
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+def note_info(note: Note, mtime: float) -> NoteInfo:
+    fm = note.frontmatter
+    subtype = fm.get("subtype")
+    source = {
+        key: _scalar(fm[key])
+        for key in get_schema().source_properties
+        if key in fm and fm[key] is not None
+    }
+    return NoteInfo(
+        path=note.path,
+        title=note.title,
+        type=note.type,
+        tags=note.tags,
+        nexus=note.nexus,
+        subtype=subtype if isinstance(subtype, str) else None,
+        declared_cluster=note.cluster,
+        date=decay_date(fm, mtime),
+        private=note.is_private,
+        archived=note.is_archived,
+        source=source,
+    )
+
+
+def chunk_metadata(
+    info: NoteInfo,
+    *,
+    heading_path: tuple[str, ...],
+    line_start: int,
+    line_end: int,
+    index: int,
+    note_hash: str,
+    chunk_hash: str,
+    model: str,
+    cluster: str | None,
+) -> dict[str, Any]:
+    """The Chroma metadata of one chunk (no None values, no empty lists)."""
+    meta: dict[str, Any] = {
+        "path": info.path,
+        "title": info.title,
+        "type": info.type or "",
+        "heading_path": HEADING_SEPARATOR.join(heading_path),
+        "line_start": line_start,
+        "line_end": line_end,
+        "chunk_index": index,
+        "date": info.date,
+        "private": info.private,
+        "archived": info.archived,
+        "note_hash": note_hash,
+        "chunk_hash": chunk_hash,
+        "model": model,
+        **info.source,
+    }
+    if info.tags:
+        meta["tags"] = list(info.tags)
+    if info.nexus:
+        meta["nexus"] = list(info.nexus)
+    if info.subtype:
+        meta["subtype"] = info.subtype
+    if cluster:
+        meta["cluster"] = cluster
+    return meta
+
+
+def record_from_store(
+    chunk_id: str, text: str, meta: Mapping[str, Any], newer_in_cluster: int
+) -> ChunkRecord:
+    """A ChunkRecord from a chunk's stored document and metadata."""
+    heading = str(meta.get("heading_path") or "")
+    cluster = meta.get("cluster")
+    subtype = meta.get("subtype")
+    return ChunkRecord(
+        id=chunk_id,
+        path=str(meta["path"]),
+        title=str(meta.get("title", "")),
+        type=str(meta.get("type", "")),
+        tags=tuple(str(t) for t in meta.get("tags") or ()),
+        heading_path=tuple(heading.split(HEADING_SEPARATOR)) if heading else (),
+        line_start=int(meta.get("line_start", 0)),
+        line_end=int(meta.get("line_end", 0)),
+        text=text,
+        private=bool(meta.get("private", False)),
+        cluster=str(cluster) if cluster else None,
+        date=str(meta.get("date", "")),
+        newer_in_cluster=newer_in_cluster,
+        nexus=tuple(str(n) for n in meta.get("nexus") or ()),
+        subtype=str(subtype) if subtype else None,
+    )

@@ -1,0 +1,61 @@
+"""SQLite connections for one writer thread and many reader threads.
+
+Each thread gets its own connection (a connection must not be shared across threads while in
+use); WAL mode lets readers see the last committed state while the writer works. Connections
+run in autocommit mode and writes are grouped explicitly with `transaction()`.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+
+class ThreadConnections:
+    """A lazily opened connection per thread to one database file."""
+
+    def __init__(self, path: Path, setup: Callable[[sqlite3.Connection], None]) -> None:
+        self.path = path
+        self._setup = setup
+        self._local = threading.local()
+        self._all: list[sqlite3.Connection] = []
+        self._guard = threading.Lock()
+        self._setup_done = False
+
+    def get(self) -> sqlite3.Connection:
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is None:
+            # check_same_thread=False only so close_all() may close it from another thread.
+            conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            conn.execute("PRAGMA busy_timeout=10000")
+            with self._guard:
+                if not self._setup_done:
+                    self._setup(conn)
+                    self._setup_done = True
+                self._all.append(conn)
+            self._local.conn = conn
+        return conn
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """BEGIN IMMEDIATE … COMMIT, rolled back if the block raises."""
+        conn = self.get()
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield conn
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+
+    def close_all(self) -> None:
+        with self._guard:
+            for conn in self._all:
+                conn.close()
+            self._all.clear()
+        self._local = threading.local()

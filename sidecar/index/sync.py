@@ -1,0 +1,334 @@
+"""Bring the stores in line with some files of the vault (the writer's half of the index).
+
+For each file: unchanged (same mtime and size, or same content hash) → nothing; changed → read,
+parse, chunk, and write its chunks. Vectors are reused whenever a stored chunk has the same
+embedded text (hash) and model, so a metadata-only edit, a move between folders or a move into or
+out of `private` embeds nothing; only new text is embedded.
+
+Write order per batch of files: Chroma (upserts, then deletes), then BM25 (one transaction), then
+the ledger (one transaction). A crash between steps leaves the ledger behind the stores, never
+ahead: the file still looks changed and is redone, and `consistency.repair` removes chunks the
+ledger does not own. Deleted files are handled after all writes, so a renamed file's vectors are
+still there to be reused.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+from sidecar.chunking.chunker import Chunk, chunk_note
+from sidecar.errors import UnreadableNote
+from sidecar.index.bm25 import Bm25Store, SparseRow
+from sidecar.index.chroma import ChromaStore, Metadata
+from sidecar.index.clusters import centroid
+from sidecar.index.ledger import FileRow, Ledger
+from sidecar.index.names import chunk_id, text_hash
+from sidecar.index.records import HEADING_SEPARATOR, NoteInfo, chunk_metadata, note_info
+from sidecar.models.embedder import Embedder
+from sidecar.vault.edit import content_hash
+from sidecar.vault.note import Note, decode_note, parse_note
+from sidecar.vault.scan import is_ignored, normalise_rel
+
+FloatArray = npt.NDArray[np.float32]
+
+# Files are written in batches: big enough for efficient embedding and store calls, small enough
+# that progress is saved often (a crash loses at most one batch of work).
+BATCH_CHUNKS = 256
+BATCH_FILES = 64
+
+
+@dataclass(frozen=True)
+class Progress:
+    """One progress report: files done of total, chunks written and embedded so far."""
+
+    phase: str  # "scan" | "embed" | "done"
+    done: int
+    total: int
+    chunks: int
+    embedded: int
+
+
+ProgressFn = Callable[[Progress], None]
+
+
+@dataclass
+class SyncReport:
+    """What one sync did."""
+
+    embedded: int = 0
+    removed: int = 0
+    written: int = 0
+    unchanged: set[str] = field(default_factory=set)  # content as the ledger has it, or gone
+    decay_changed: bool = False
+    stopped: bool = False
+
+
+@dataclass(frozen=True)
+class _PlannedChunk:
+    id: str
+    text: str
+    embed_text: str
+    hash: str
+    meta: Metadata
+
+
+@dataclass
+class _Planned:
+    """A file to (re)write: its new ledger row (before vectors) and chunks."""
+
+    row: FileRow
+    chunks: list[_PlannedChunk]
+
+
+class Syncer:
+    """Writes changed files into Chroma, BM25 and the ledger of one namespace."""
+
+    def __init__(
+        self,
+        vault: Path,
+        namespace: str,
+        *,
+        ledger: Ledger,
+        bm25: Bm25Store,
+        chroma: ChromaStore,
+        embedder: Embedder,
+        chunk_tokens: int,
+        max_file_bytes: int,
+    ) -> None:
+        self.vault = vault
+        self.ns = namespace
+        self.ledger = ledger
+        self.bm25 = bm25
+        self.chroma = chroma
+        self.embedder = embedder
+        self.model = embedder.model_id
+        self.chunk_tokens = chunk_tokens
+        self.max_file_bytes = max_file_bytes
+
+    # ---- planning ------------------------------------------------------------------------------
+
+    def _plan(self, rel: str, old: FileRow | None, quick: bool) -> _Planned | str | None:
+        """A plan for a changed file, "same" for unchanged content, None for a vanished file."""
+        path = self.vault / rel
+        try:
+            st = path.stat()
+        except OSError:
+            return None
+        if path.is_symlink() or not path.is_file():
+            return None
+        same_model = old is not None and old.model == self.model and old.hash != ""
+        stamp = (st.st_mtime_ns, st.st_size)
+        if quick and same_model and old is not None and (old.mtime_ns, old.size) == stamp:
+            return "same"
+        if st.st_size > self.max_file_bytes:
+            message = f"{rel} is {st.st_size} bytes, over the {self.max_file_bytes}-byte limit"
+            return self._error(rel, stamp, f"size:{st.st_size}:{st.st_mtime_ns}", message)
+        try:
+            data = path.read_bytes()
+        except OSError:
+            return None
+        digest = content_hash(data)
+        if same_model and old is not None and old.hash == digest:
+            return "same"
+        try:
+            note = parse_note(decode_note(data, rel, self.max_file_bytes), rel)
+        except UnreadableNote as err:
+            return self._error(rel, stamp, digest, err.message)
+        if note.yaml_error is not None:
+            message, line = note.yaml_error
+            return self._error(rel, stamp, digest, f"line {line}: {message}")
+        info = note_info(note, st.st_mtime)
+        cluster = (old.cluster if old is not None else None) if info.decays else None
+        cluster = info.declared_cluster or cluster
+        chunks = self._chunks(self._chunk_note(note, info), info, digest, cluster)
+        row = FileRow(
+            path=rel, hash=digest, mtime_ns=st.st_mtime_ns, size=st.st_size, model=self.model,
+            type=info.type, tags=info.tags, title=info.title, private=info.private,
+            chunk_ids=tuple(c.id for c in chunks), declared_cluster=info.declared_cluster,
+            cluster=cluster, decays=info.decays and info.retrievable, decay_date=info.date,
+            centroid=None, error=None,
+        )  # fmt: skip
+        return _Planned(row, chunks)
+
+    def _error(self, rel: str, stamp: tuple[int, int], digest: str, message: str) -> _Planned:
+        """A file kept in the ledger as an error, with no chunks."""
+        row = FileRow(
+            path=rel, hash=digest, mtime_ns=stamp[0], size=stamp[1], model=self.model, type=None,
+            tags=(), title=Path(rel).stem, private=False, chunk_ids=(), declared_cluster=None,
+            cluster=None, decays=False, decay_date="", centroid=None, error=message,
+        )  # fmt: skip
+        return _Planned(row, [])
+
+    def _chunk_note(self, note: Note, info: NoteInfo) -> list[Chunk]:
+        """The chunks of a retrievable note; other types are tracked but never chunked."""
+        if not info.retrievable:
+            return []
+        return chunk_note(note, self.embedder.tokenizer, self.chunk_tokens)
+
+    def _chunks(
+        self, chunks: list[Chunk], info: NoteInfo, digest: str, cluster: str | None
+    ) -> list[_PlannedChunk]:
+        out = []
+        for c in chunks:
+            hashed = text_hash(c.embed_text)
+            meta = chunk_metadata(
+                info, heading_path=tuple(c.heading_path), line_start=c.line_start,
+                line_end=c.line_end, index=c.index, note_hash=digest, chunk_hash=hashed,
+                model=self.model, cluster=cluster,
+            )  # fmt: skip
+            cid = chunk_id(info.path, c.index)
+            out.append(_PlannedChunk(cid, c.text, c.embed_text, hashed, meta))
+        return out
+
+    # ---- writing -------------------------------------------------------------------------------
+
+    def sync(
+        self,
+        rels: Iterable[str],
+        *,
+        quick: bool,
+        progress: ProgressFn | None = None,
+        stop: threading.Event | None = None,
+    ) -> SyncReport:
+        """Bring `rels` (vault-relative paths, present or not) in line with the vault.
+
+        `quick` trusts an unchanged (mtime, size) without reading the file. When `stop` is set
+        the sync ends at the next batch boundary (`report.stopped`); the next sync resumes.
+        """
+        wanted = sorted({normalise_rel(r) for r in rels})
+        # A few paths are looked up one by one; a whole-vault sync reads the ledger once.
+        few = len(wanted) < 512
+        known = self.ledger.rows(self.ns, wanted if few else None)
+        report = SyncReport()
+        batch: list[_Planned] = []
+        stamps: list[tuple[str, int, int]] = []
+        gone: list[str] = []
+
+        def tell(phase: str, done: int) -> None:
+            if progress is not None:
+                progress(Progress(phase, done, len(wanted), report.written, report.embedded))
+
+        for done, rel in enumerate(wanted, 1):
+            if stop is not None and stop.is_set():
+                report.stopped = True
+                break
+            old = known.get(rel)
+            plan = None if is_ignored(rel) else self._plan(rel, old, quick)
+            if plan is None:
+                if old is not None:
+                    gone.append(rel)
+                else:
+                    report.unchanged.add(rel)
+            elif isinstance(plan, str):
+                report.unchanged.add(rel)
+                if old is not None and (old.mtime_ns, old.size) != _stamp(self.vault / rel):
+                    stamps.append((rel, *_stamp(self.vault / rel)))
+            else:
+                batch.append(plan)
+                if sum(len(p.chunks) for p in batch) >= BATCH_CHUNKS or len(batch) >= BATCH_FILES:
+                    self._write(batch, known, report)
+                    batch = []
+                    tell("embed", done)
+            if done % 500 == 0:
+                tell("scan", done)
+        if batch:
+            self._write(batch, known, report)
+        if stamps:
+            self.ledger.touch(self.ns, stamps)
+        if gone and not report.stopped:
+            self._remove([known[r] for r in gone], report)
+        tell("done", len(wanted))
+        return report
+
+    def _write(self, batch: list[_Planned], known: dict[str, FileRow], report: SyncReport) -> None:
+        vectors = self._vectors([c for p in batch for c in p.chunks], report)
+        deletes: dict[bool, list[str]] = {False: [], True: []}
+        upserts: dict[bool, list[_PlannedChunk]] = {False: [], True: []}
+        rows: list[FileRow] = []
+        for plan in batch:
+            row = plan.row
+            old = known.get(row.path)
+            new_ids = set(row.chunk_ids)
+            if old is not None:
+                stale = [i for i in old.chunk_ids if old.private != row.private or i not in new_ids]
+                deletes[old.private].extend(stale)
+                report.removed += len(stale)
+            upserts[row.private].extend(plan.chunks)
+            if row.decays and plan.chunks:
+                row = _with_centroid(row, np.stack([vectors[c.hash] for c in plan.chunks]))
+            if row.decays or (old is not None and old.decays):
+                report.decay_changed = True
+            rows.append(row)
+        for private, chunks in upserts.items():
+            if chunks:
+                self.chroma.upsert(
+                    self.ns, private, [c.id for c in chunks],
+                    np.stack([vectors[c.hash] for c in chunks]),
+                    [c.text for c in chunks], [c.meta for c in chunks],
+                )  # fmt: skip
+        for private, ids in deletes.items():
+            if ids:
+                self.chroma.delete(self.ns, private, ids)
+        self.bm25.replace(
+            self.ns,
+            deletes={p: ids for p, ids in deletes.items() if ids},
+            inserts={p: [_sparse(c) for c in cs] for p, cs in upserts.items() if cs},
+        )
+        self.ledger.put(self.ns, rows)
+        report.written += sum(len(p.chunks) for p in batch)
+        for row in rows:
+            known[row.path] = row
+
+    def _vectors(self, chunks: list[_PlannedChunk], report: SyncReport) -> dict[str, FloatArray]:
+        """Vector by chunk hash: reused from the stores where possible, else embedded now."""
+        hashes = [c.hash for c in chunks]
+        found = self.chroma.vectors_by_hash(self.ns, hashes, self.model) if hashes else {}
+        todo: dict[str, str] = {}
+        for c in chunks:
+            if c.hash not in found:
+                todo.setdefault(c.hash, c.embed_text)
+        if todo:
+            embedded = self.embedder.embed(list(todo.values()))
+            found.update(zip(todo, embedded, strict=True))
+            report.embedded += len(todo)
+        return found
+
+    def _remove(self, rows: list[FileRow], report: SyncReport) -> None:
+        by_store: dict[bool, list[str]] = {False: [], True: []}
+        for row in rows:
+            by_store[row.private].extend(row.chunk_ids)
+            report.decay_changed = report.decay_changed or row.decays
+        for private, ids in by_store.items():
+            if ids:
+                self.chroma.delete(self.ns, private, ids)
+        self.bm25.replace(self.ns, deletes={p: i for p, i in by_store.items() if i}, inserts={})
+        self.ledger.delete(self.ns, [r.path for r in rows])
+        report.removed += sum(len(ids) for ids in by_store.values())
+
+
+def _sparse(c: _PlannedChunk) -> SparseRow:
+    meta = c.meta
+    return SparseRow(
+        id=c.id,
+        path=str(meta["path"]),
+        archived=bool(meta["archived"]),
+        text=c.text,
+        title=str(meta["title"]),
+        heading=str(meta["heading_path"]).replace(HEADING_SEPARATOR, " "),
+    )
+
+
+def _with_centroid(row: FileRow, vectors: FloatArray) -> FileRow:
+    return replace(row, centroid=centroid(vectors))
+
+
+def _stamp(path: Path) -> tuple[int, int]:
+    st = os.stat(path)
+    return st.st_mtime_ns, st.st_size

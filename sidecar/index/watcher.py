@@ -1,0 +1,87 @@
+"""Keep the index in step with the vault while it is open: watch the files, apply the changes.
+
+Events are grouped by watchfiles (`debounce_ms`: the longest a burst is collected; a quiet 50 ms
+ends it sooner). Dot-folders (`.obsidian/`, `.ora/`, `.trash/`, `.git/`) and files other than
+notes are ignored, except that an event on a folder (created, moved or deleted) is expanded to the
+notes inside it, since moving a folder reports only the folder. Applying runs in a worker thread,
+so the event loop (the HTTP server's) keeps answering meanwhile.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from collections.abc import Awaitable, Callable, Iterable
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from watchfiles import Change, awatch
+
+from sidecar.index.index import Index
+from sidecar.vault.scan import is_ignored, iter_note_paths
+
+OnChange = Callable[[dict[str, Any]], Awaitable[None] | None]
+
+
+def _relative(vault: Path, path: str) -> str | None:
+    try:
+        rel = Path(path).resolve().relative_to(vault).as_posix()
+    except ValueError:
+        return None
+    parts = PurePosixPath(rel).parts
+    if not parts or any(p.startswith(".") for p in parts):
+        return None
+    return rel
+
+
+def _accept(vault: Path) -> Callable[[Change, str], bool]:
+    """watchfiles filter: anything outside dot-folders (folders matter; see module docstring)."""
+
+    def accept(_change: Change, path: str) -> bool:
+        return _relative(vault, path) is not None
+
+    return accept
+
+
+def note_paths(index: Index, vault: Path, rels: Iterable[str]) -> list[str]:
+    """The note paths an event batch touches: notes themselves, and notes in or formerly in a
+    changed folder (found on disk, and in the ledger for a folder moved away)."""
+    out: set[str] = set()
+    known: list[str] | None = None
+    for rel in rels:
+        if not is_ignored(rel):
+            out.add(rel)
+            continue
+        folder = vault / rel
+        if folder.is_dir():
+            out.update(f"{rel}/{sub}" for sub in iter_note_paths(folder))
+        if known is None:
+            known = list(index.ledger.rows(index.namespace))
+        out.update(p for p in known if p.startswith(f"{rel}/"))
+    return sorted(out)
+
+
+async def watch(
+    index: Index, stop_event: asyncio.Event, on_change: OnChange | None = None
+) -> None:
+    """Apply vault changes to `index` until `stop_event` is set.
+
+    `on_change` receives apply_paths' summary plus "paths" after every applied batch.
+    """
+    vault = index.config.vault.resolve()
+    async for changes in awatch(
+        vault,
+        watch_filter=_accept(vault),
+        debounce=int(index.config.debounce_ms),
+        stop_event=stop_event,
+    ):
+        rels = {rel for _change, path in changes if (rel := _relative(vault, path))}
+        paths = note_paths(index, vault, rels)
+        if not paths:
+            continue
+        summary = await asyncio.to_thread(index.apply_paths, paths)
+        summary["paths"] = paths
+        if on_change is not None:
+            result = on_change(summary)
+            if inspect.isawaitable(result):
+                await result

@@ -1,0 +1,86 @@
+"""What models this machine has, which ones the settings choose, and how to add the rest."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sidecar.errors import ModelUnavailable
+from sidecar.models.embedder import (
+    AUTO_ORDER,
+    available_variants,
+    choose_variant,
+    model_id,
+    variant_file,
+)
+from sidecar.models.files import file_sha256
+from sidecar.models.nli import OnnxNLI, nli_folder
+from sidecar.models.reranker import OnnxCrossEncoder, reranker_folder
+from sidecar.settings import Config
+
+_EXPORT = (
+    "On a machine with internet, from a local copy of {model}: "
+    "`pip install 'optimum[exporters]'` then "
+    "`optimum-cli export onnx --model {model} --task text-classification DIR`; "
+    "copy {files} from DIR into {folder}/ (or set {env}=DIR)."
+)
+
+
+def reranker_instructions(config: Config) -> str:
+    return _EXPORT.format(model="cross-encoder/ms-marco-MiniLM-L-6-v2",
+                          files="model.onnx and tokenizer.json",
+                          folder=config.models_path / "reranker", env="ORA_RERANKER_DIR")
+
+
+def nli_instructions(config: Config) -> str:
+    return _EXPORT.format(model="cross-encoder/nli-deberta-v3-xsmall",
+                          files="model.onnx, tokenizer.json and config.json",
+                          folder=config.models_path / "nli", env="ORA_NLI_DIR")
+
+
+def _embedder(config: Config) -> dict[str, Any]:
+    variants: dict[str, Any] = {}
+    for variant in AUTO_ORDER:
+        try:
+            path = variant_file(variant, config.models_path)
+        except ModelUnavailable as err:
+            variants[variant] = {"available": False, "file": None, "reason": err.message}
+            continue
+        entry: dict[str, Any] = {"available": path.is_file(), "file": str(path)}
+        if path.is_file():
+            entry["sha256"] = file_sha256(path)
+            entry["model_id"] = model_id(variant, entry["sha256"])
+        variants[variant] = entry
+    out: dict[str, Any] = {"setting": config.embed_model, "auto_order": list(AUTO_ORDER),
+                           "available": available_variants(config.models_path),
+                           "variants": variants}
+    try:
+        chosen = choose_variant(str(config.embed_model), config.models_path)
+    except ModelUnavailable as err:
+        return {**out, "chosen": None, "reason": err.message}
+    return {**out, "chosen": chosen, **{k: variants[chosen][k] for k in ("file", "model_id")}}
+
+
+def _local(loader: type[OnnxCrossEncoder] | type[OnnxNLI], folder: Any) -> dict[str, Any]:
+    try:
+        return {"available": True, "folder": str(folder), "name": loader(folder).name}
+    except ModelUnavailable as err:
+        return {"available": False, "folder": str(folder), "reason": err.message}
+
+
+def models_report(config: Config) -> dict[str, Any]:
+    """Embedder variants and choice, local re-ranker and NLI status, Cohere and LLM judge."""
+    reranker = _local(OnnxCrossEncoder, reranker_folder(config))
+    if not reranker["available"]:
+        reranker["instructions"] = reranker_instructions(config)
+    nli = _local(OnnxNLI, nli_folder(config))
+    if not nli["available"]:
+        nli["instructions"] = nli_instructions(config)
+    return {
+        "models_dir": str(config.models_path),
+        "embedder": _embedder(config),
+        "reranker": {**reranker, "cohere": bool(config.cohere_api_key),
+                     "cohere_model": config.cohere_model},
+        "nli": nli,
+        "llm_judge": {"configured": bool(config.llm_url), "url": config.llm_url or None,
+                      "model": config.llm_model or None},
+    }

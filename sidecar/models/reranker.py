@@ -1,0 +1,172 @@
+"""Second-stage re-rankers: the Cohere v2 rerank API, or a local ONNX cross-encoder.
+
+Every re-ranker returns relevance probabilities in 0..1, one per passage, in the order given.
+A Cohere failure (HTTP error, timeout, malformed body) falls back to the local model, or to no
+re-ranking; `rerank_explained` says which happened so a search result can explain itself.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+import aiohttp
+import numpy as np
+
+from sidecar.errors import ModelUnavailable, RerankerFailed
+from sidecar.models.pairs import PairModel, missing_files
+from sidecar.settings import Config
+
+
+class Reranker(Protocol):
+    """Scores passages against a query: relevance probabilities 0..1, same order."""
+
+    name: str
+
+    async def rerank(self, query: str, passages: Sequence[str]) -> list[float]: ...
+
+
+class OnnxCrossEncoder:
+    """A local cross-encoder (ms-marco-MiniLM-L-6-v2 as optimum exports it): logit → sigmoid."""
+
+    def __init__(self, folder: Path, threads: int | None = None) -> None:
+        self._model = PairModel(folder, threads)
+        if self._model.num_labels != 1:
+            raise ModelUnavailable(
+                f"{folder} has {self._model.num_labels} labels; a re-ranker needs one logit"
+            )
+        self.name = f"onnx:{folder.name}:{self._model.sha256[:12]}"
+
+    def score(self, query: str, passages: Sequence[str]) -> list[float]:
+        """Synchronous scoring (the async `rerank` runs this in a worker thread)."""
+        try:
+            logits = self._model.logits([(query, p) for p in passages])[:, 0]
+        except Exception as exc:  # onnxruntime's run errors are untyped
+            raise RerankerFailed(f"{self.name} failed: {exc}") from exc
+        return [float(x) for x in 1.0 / (1.0 + np.exp(-logits))]
+
+    async def rerank(self, query: str, passages: Sequence[str]) -> list[float]:
+        return await asyncio.to_thread(self.score, query, passages)
+
+
+class CohereReranker:
+    """Cohere's hosted re-ranker through its v2 `/rerank` endpoint."""
+
+    def __init__(self, api_key: str, url: str, model: str, timeout: float) -> None:
+        self._key = api_key
+        self._url = url
+        self._model = model
+        self._timeout = aiohttp.ClientTimeout(total=timeout)
+        self.name = f"cohere:{model}"
+
+    async def rerank(self, query: str, passages: Sequence[str]) -> list[float]:
+        if not passages:
+            return []
+        body = {"model": self._model, "query": query, "documents": list(passages),
+                "top_n": len(passages)}
+        headers = {"Authorization": f"Bearer {self._key}", "Accept": "application/json"}
+        try:
+            async with aiohttp.ClientSession(timeout=self._timeout) as session, session.post(
+                self._url, json=body, headers=headers
+            ) as resp:
+                if resp.status >= 400:
+                    detail = (await resp.text())[:200]
+                    raise RerankerFailed(f"Cohere rerank returned HTTP {resp.status}: {detail}")
+                payload = await resp.json(content_type=None)
+        except TimeoutError as exc:
+            raise RerankerFailed(f"Cohere rerank timed out after {self._timeout.total}s") from exc
+        except (aiohttp.ClientError, ValueError) as exc:
+            raise RerankerFailed(f"Cohere rerank request failed: {exc}") from exc
+        return _cohere_scores(payload, len(passages))
+
+
+def _cohere_scores(payload: Any, n: int) -> list[float]:
+    """Scores in input order from {"results": [{"index", "relevance_score"}, ...]}."""
+    scores: list[float | None] = [None] * n
+    try:
+        for item in payload["results"]:
+            index, score = int(item["index"]), float(item["relevance_score"])
+            if not 0 <= index < n or not math.isfinite(score):
+                raise ValueError(f"result {item!r} out of range")
+            scores[index] = min(1.0, max(0.0, score))
+    except (KeyError, TypeError, ValueError) as exc:
+        raise RerankerFailed(f"Cohere rerank sent a malformed body: {exc}") from exc
+    if any(s is None for s in scores):
+        raise RerankerFailed("Cohere rerank did not score every document")
+    return [s for s in scores if s is not None]
+
+
+@dataclass(frozen=True)
+class RerankOutcome:
+    """What re-ranking did: scores (None when nothing could score), who scored, what failed."""
+
+    scores: list[float] | None
+    used: str | None
+    note: str
+
+
+class FallbackReranker:
+    """Tries each re-ranker in turn (Cohere first, then the local model)."""
+
+    def __init__(self, chain: Sequence[Reranker]) -> None:
+        self.chain = tuple(chain)
+        self.name = " → ".join(r.name for r in self.chain)
+
+    async def rerank(self, query: str, passages: Sequence[str]) -> list[float]:
+        outcome = await rerank_explained(self, query, passages)
+        if outcome.scores is None:
+            raise RerankerFailed(outcome.note)
+        return outcome.scores
+
+
+async def rerank_explained(
+    reranker: Reranker | None, query: str, passages: Sequence[str]
+) -> RerankOutcome:
+    """Re-rank with fallback; never raises RerankerFailed, reports what happened instead."""
+    if isinstance(reranker, FallbackReranker):
+        chain: Sequence[Reranker] = reranker.chain
+    else:
+        chain = [reranker] if reranker is not None else []
+    failures: list[str] = []
+    for candidate in chain:
+        try:
+            scores = await candidate.rerank(query, passages)
+        except RerankerFailed as err:
+            failures.append(f"{candidate.name} failed: {err.message}")
+            continue
+        return RerankOutcome(scores, candidate.name, "; ".join(failures))
+    return RerankOutcome(None, None, "; ".join(failures) or "no re-ranker configured")
+
+
+def reranker_folder(config: Config) -> Path:
+    """The local cross-encoder folder: `reranker_dir`, else <models_dir>/reranker."""
+    return Path(config.reranker_dir).expanduser() if config.reranker_dir else (
+        config.models_path / "reranker")
+
+
+def build_reranker(config: Config) -> tuple[Reranker | None, str]:
+    """The configured re-ranker and a sentence saying what it is, or why there is none."""
+    chain: list[Reranker] = []
+    reasons: list[str] = []
+    if config.cohere_api_key:
+        chain.append(CohereReranker(config.cohere_api_key, config.cohere_url,
+                                    config.cohere_model, float(config.cohere_timeout)))
+        reasons.append(f"Cohere {config.cohere_model}")
+    folder = reranker_folder(config)
+    absent = missing_files(folder)
+    if absent:
+        reasons.append(f"no local cross-encoder ({folder} lacks {', '.join(absent)})")
+    else:
+        try:
+            chain.append(OnnxCrossEncoder(folder))
+            reasons.append(f"local cross-encoder {folder}")
+        except ModelUnavailable as err:
+            reasons.append(f"local cross-encoder unusable: {err.message}")
+    reason = "; ".join(reasons)
+    if not chain:
+        return None, reason
+    return (chain[0] if len(chain) == 1 else FallbackReranker(chain)), reason

@@ -1,0 +1,100 @@
+"""Shared plumbing for BERT-style ONNX models: one session, tokenizers, length-sorted batches.
+
+The embedder, the cross-encoder re-ranker and the NLI judge all feed `input_ids`,
+`attention_mask` and (when the graph has it) `token_type_ids`, padded per batch. Sorting inputs
+by token length before batching keeps padding, and so wasted compute, small.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+import onnxruntime as ort
+from tokenizers import Encoding, Tokenizer
+
+from sidecar.errors import ModelUnavailable
+
+BATCH_SIZE = 32
+
+
+def read_tokenizer(path: Path, max_tokens: int | None = None) -> Tokenizer:
+    """A tokenizer from `tokenizer.json`, with the file's own padding removed.
+
+    With `max_tokens` the tokenizer truncates (keeping [CLS]/[SEP]); without it, it counts every
+    token, which is what the chunker needs to size chunks.
+    """
+    if not path.is_file():
+        raise ModelUnavailable(f"tokenizer not found: {path}")
+    try:
+        tok = Tokenizer.from_file(str(path))
+    except Exception as exc:  # tokenizers raises a bare Exception on malformed files
+        raise ModelUnavailable(f"cannot read tokenizer {path}: {exc}") from exc
+    tok.no_padding()
+    if max_tokens is None:
+        tok.no_truncation()
+    else:
+        tok.enable_truncation(max_length=max_tokens)
+    return tok
+
+
+def open_session(path: Path, threads: int | None = None) -> ort.InferenceSession:
+    """One CPU InferenceSession using every core unless told otherwise."""
+    if not path.is_file():
+        raise ModelUnavailable(f"model file not found: {path}")
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = threads or os.cpu_count() or 1
+    opts.inter_op_num_threads = 1
+    opts.log_severity_level = 3
+    try:
+        return ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+    except Exception as exc:  # onnxruntime raises its own untyped errors for bad graphs
+        raise ModelUnavailable(f"cannot load ONNX model {path}: {exc}") from exc
+
+
+@dataclass(frozen=True)
+class Batch:
+    """Padded model inputs for some of the encodings, and where they came from."""
+
+    positions: list[int]
+    feed: dict[str, npt.NDArray[np.int64]]
+
+    @property
+    def mask(self) -> npt.NDArray[np.int64]:
+        return self.feed["attention_mask"]
+
+
+def batches(
+    encodings: Sequence[Encoding],
+    input_names: Sequence[str],
+    batch_size: int = BATCH_SIZE,
+) -> Iterator[Batch]:
+    """Length-sorted, right-padded batches with the inputs the graph declares."""
+    order = sorted(range(len(encodings)), key=lambda i: len(encodings[i].ids))
+    for start in range(0, len(order), batch_size):
+        positions = order[start : start + batch_size]
+        width = max(len(encodings[i].ids) for i in positions)
+        ids = np.zeros((len(positions), width), dtype=np.int64)
+        mask = np.zeros_like(ids)
+        types = np.zeros_like(ids)
+        for row, i in enumerate(positions):
+            enc = encodings[i]
+            n = len(enc.ids)
+            ids[row, :n] = enc.ids
+            mask[row, :n] = enc.attention_mask
+            types[row, :n] = enc.type_ids
+        named = {"input_ids": ids, "attention_mask": mask, "token_type_ids": types}
+        yield Batch(positions, {name: named[name] for name in input_names})
+
+
+def input_names(session: ort.InferenceSession) -> list[str]:
+    """The graph's inputs, checked against the three a BERT export may declare."""
+    names = [i.name for i in session.get_inputs()]
+    unknown = set(names) - {"input_ids", "attention_mask", "token_type_ids"}
+    if unknown or "input_ids" not in names:
+        raise ModelUnavailable(f"unexpected model inputs {names}: not a BERT-style ONNX export")
+    return names

@@ -1,0 +1,137 @@
+"""Rank fusion: merge the dense and BM25 result lists into one fused score per chunk.
+
+Each method takes ranked lists (best first) keyed by retriever name, a weight per retriever and
+the RRF constant `k`, and returns `{chunk_id: fused}`. Methods live in `FUSION_METHODS` so a
+caller picks one by name and an unknown name gets the list of choices. `ceiling` gives the largest
+fused score a method can produce, used to turn a fused score into a 0..1 similarity.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+
+from sidecar.errors import BadRequest
+from sidecar.schema import get_schema, load_json
+
+Ranked = Sequence[tuple[str, float]]
+"""One retriever's answer: (chunk id, retriever score), best first."""
+
+
+def rrf(lists: Mapping[str, Ranked], weights: Mapping[str, float], k: float) -> dict[str, float]:
+    """Weighted reciprocal rank fusion, `fused(d) = Σ_r w_r / (k + rank_r(d))`, ranks 1-based.
+
+    Cormack, Clarke & Büttcher, "Reciprocal Rank Fusion outperforms Condorcet and individual
+    Rank Learning Methods", SIGIR 2009 (k = 60 there); the per-retriever weight is ADR-0005
+    decision 1. Ranks are competition ranks (`ranks`), so equal retriever scores fuse equally.
+    A list a document is absent from contributes nothing.
+    """
+    fused: dict[str, float] = {}
+    for name, ranked in lists.items():
+        weight = weights.get(name, 1.0)
+        for doc, rank in ranks(ranked).items():
+            fused[doc] = fused.get(doc, 0.0) + weight / (k + rank)
+    return fused
+
+
+def rrf_ceiling(names: Sequence[str], weights: Mapping[str, float], k: float) -> float:
+    """The fused score of a chunk ranked first by every retriever: `Σ_r w_r / (k + 1)`."""
+    return sum(weights.get(name, 1.0) for name in names) / (k + 1)
+
+
+def min_max(ranked: Ranked) -> dict[str, float]:
+    """Scores of one list rescaled to 0..1 by its own min and max (1.0 for all when flat)."""
+    if not ranked:
+        return {}
+    scores = [score for _doc, score in ranked]
+    low, high = min(scores), max(scores)
+    span = high - low
+    return {doc: (score - low) / span if span > 0 else 1.0 for doc, score in ranked}
+
+
+def convex(lists: Mapping[str, Ranked], weights: Mapping[str, float], k: float) -> dict[str, float]:
+    """Convex combination of min-max normalised scores, `Σ_r w_r·norm_r(d) / Σ_r w_r`.
+
+    Bruch, Gai & Ingber, "An Analysis of Fusion Functions for Hybrid Retrieval", ACM TOIS 42(1),
+    2023, which finds it beats RRF once the weight is tuned. A document missing from a list gets
+    that list's minimum (0 after normalisation). `k` is unused; it keeps one signature.
+    """
+    del k
+    total = sum(weights.get(name, 1.0) for name in lists) or 1.0
+    fused: dict[str, float] = {}
+    for name, ranked in lists.items():
+        share = weights.get(name, 1.0) / total
+        for doc, norm in min_max(ranked).items():
+            fused[doc] = fused.get(doc, 0.0) + share * norm
+    return fused
+
+
+def convex_ceiling(names: Sequence[str], weights: Mapping[str, float], k: float) -> float:
+    """Normalised scores are in 0..1 and the weights are shares, so the top is 1."""
+    del names, weights, k
+    return 1.0
+
+
+@dataclass(frozen=True)
+class FusionMethod:
+    fuse: Callable[[Mapping[str, Ranked], Mapping[str, float], float], dict[str, float]]
+    ceiling: Callable[[Sequence[str], Mapping[str, float], float], float]
+
+
+FUSION_METHODS: dict[str, FusionMethod] = {
+    "rrf": FusionMethod(rrf, rrf_ceiling),
+    "convex": FusionMethod(convex, convex_ceiling),
+}
+
+
+def get_fusion(name: str) -> FusionMethod:
+    """The fusion method called `name`; a BadRequest lists the choices otherwise."""
+    try:
+        return FUSION_METHODS[name]
+    except KeyError:
+        choices = ", ".join(sorted(FUSION_METHODS))
+        raise BadRequest(f"unknown fusion method {name!r}: choose from {choices}") from None
+
+
+@dataclass(frozen=True)
+class FusionSettings:
+    """How the first-stage lists become the candidate pool (`schema/ranking.json`)."""
+
+    method: str = "rrf"
+    k: float = 60.0
+    weights: dict[str, float] = field(default_factory=lambda: {"dense": 1.0, "bm25": 1.0})
+    pool: int = 100
+
+    def fuse(self, lists: Mapping[str, Ranked]) -> dict[str, float]:
+        return get_fusion(self.method).fuse(lists, self.weights, self.k)
+
+    def ceiling(self, names: Sequence[str]) -> float:
+        return get_fusion(self.method).ceiling(names, self.weights, self.k)
+
+
+@cache
+def fusion_settings() -> FusionSettings:
+    """The tuned values of `schema/ranking.json`; `fusion.method` defaults to RRF."""
+    schema = get_schema()
+    method = str(load_json("ranking.json")["fusion"].get("method", "rrf"))
+    get_fusion(method)  # an unknown name fails here, naming the choices
+    weights = dict(schema.fusion_weights)
+    return FusionSettings(method, schema.fusion_k, weights, schema.candidate_pool)
+
+
+def ranks(ranked: Ranked) -> dict[str, int]:
+    """1-based competition ranks ("1224") of a list sorted best first: chunks with equal scores
+    share the better rank, so the same passage stored twice is not split by an arbitrary order."""
+    out: dict[str, int] = {}
+    rank, previous = 0, None
+    for position, (doc, score) in enumerate(ranked, start=1):
+        if score != previous:
+            rank, previous = position, score
+        out.setdefault(doc, rank)
+    return out
+
+
+def top(fused: Mapping[str, float], n: int) -> list[tuple[str, float]]:
+    """The `n` best (id, fused) pairs, ties broken by id so the order is reproducible."""
+    return sorted(fused.items(), key=lambda item: (-item[1], item[0]))[:n]

@@ -1,0 +1,64 @@
+"""The aiohttp application factory: `init_app(config)` is what `ora serve` and the tests both run.
+
+Middlewares, outermost first: the error middleware (one JSON error shape), then the security
+checks (Host, Origin, CORS preflight, token). Resources open and close through `cleanup_ctx`, one
+generator each, in dependency order (see `sidecar/server/resources.py`). Route modules are listed
+in ROUTE_MODULES; each exposes `routes` (a RouteTableDef) or `add_routes(app)`.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from aiohttp import web
+
+from sidecar.server.errors import error_middleware
+from sidecar.server.events import EventHub
+from sidecar.server.resources import CONTEXTS
+from sidecar.server.security import Guard, add_cors_headers, load_or_create_token, security_middleware
+from sidecar.server.state import CONFIG, HUB, STATE, ServerState
+from sidecar.settings import Config
+
+# Modules under sidecar/server/ that add routes, in the order they are registered.
+ROUTE_MODULES: tuple[str, ...] = ("routes_core", "routes_index", "routes_lint")
+_WILDCARD_HOSTS = frozenset({"0.0.0.0", "::", ""})
+
+
+def _extra_hosts(config: Config, allow_remote: bool) -> frozenset[str] | None:
+    """Host names accepted besides loopback ones: none, the bind address, or any (wildcard)."""
+    if not allow_remote:
+        return frozenset()
+    host = str(config.host)
+    return None if host in _WILDCARD_HOSTS else frozenset({host.lower()})
+
+
+def _add_route_modules(app: web.Application) -> None:
+    for name in ROUTE_MODULES:
+        module = importlib.import_module(f"sidecar.server.{name}")
+        if hasattr(module, "add_routes"):
+            module.add_routes(app)
+        else:
+            app.router.add_routes(module.routes)
+
+
+async def _end_streams(app: web.Application) -> None:
+    """on_shutdown: close open SSE streams so shutdown does not wait for their clients."""
+    app[HUB].close()
+
+
+def init_app(config: Config, *, allow_remote: bool = False) -> web.Application:
+    """The sidecar's HTTP API for `config.vault`; the token is created in `config.data` if new."""
+    guard = Guard(load_or_create_token(config.data), _extra_hosts(config, allow_remote))
+    app = web.Application(
+        client_max_size=int(config.max_body_bytes),
+        middlewares=[error_middleware, security_middleware(guard)],
+    )
+    hub = EventHub()
+    app[CONFIG] = config
+    app[HUB] = hub
+    app[STATE] = ServerState(config, hub)
+    app.on_response_prepare.append(add_cors_headers)
+    app.on_shutdown.append(_end_streams)
+    app.cleanup_ctx.extend(CONTEXTS)
+    _add_route_modules(app)
+    return app

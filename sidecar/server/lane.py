@@ -1,0 +1,123 @@
+"""The server's one path into the index for writes: reconciles, and file events from anyone.
+
+File events from the plugin (`POST /v1/events`) and from the watcher go through `apply`; while a
+reconcile runs they wait in a queue (reported as `queue` in the status) and are applied right after
+it, so a request never blocks behind a whole-vault reconcile. After every write the counts, the
+lint context and the SSE stream are brought up to date in one place.
+
+A reconcile runs in a worker thread. Shutdown asks it to stop: the index's progress callback raises
+at the next batch boundary, where the stores are consistent (the index is crash-safe), and the next
+start's reconcile completes the work.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from sidecar.errors import OraError
+from sidecar.index import Index, Progress
+from sidecar.server.lint_cache import LintCache
+from sidecar.server.state import ServerState
+
+log = logging.getLogger("sidecar.server")
+
+FileEvent = Mapping[str, Any]
+# Progress phases at which stopping is safe: between batches, before the final bookkeeping.
+_STOPPABLE = frozenset({"scan", "embed"})
+
+
+class ReconcileStopped(Exception):
+    """Raised inside the reconcile thread to stop it at a batch boundary (shutdown)."""
+
+
+class IndexLane:
+    def __init__(self, index: Index, state: ServerState, lint: LintCache) -> None:
+        self.index = index
+        self.state = state
+        self.lint = lint
+        self._pending: list[FileEvent] = []
+        self._stop = threading.Event()
+        self._task: asyncio.Task[None] | None = None
+
+    @property
+    def reconciling(self) -> bool:
+        return self._task is not None and not self._task.done()
+
+    async def apply(self, events: Sequence[FileEvent]) -> dict[str, Any]:
+        """Apply file events now, or queue them behind a running reconcile."""
+        if self.reconciling:
+            self._pending.extend(events)
+            self.state.queue = len(self._pending)
+            return {"accepted": len(events), "deduplicated": 0, "queued": True}
+        result = await asyncio.to_thread(self.index.apply_events, list(events))
+        await self._after_write(events, result)
+        return {"accepted": result["accepted"], "deduplicated": result["deduplicated"],
+                "queued": False}
+
+    async def _after_write(self, events: Sequence[FileEvent], summary: Mapping[str, Any]) -> None:
+        self.state.set_counts(int(summary["files"]), int(summary["chunks"]))
+        await self.lint.on_events(
+            (str(e["kind"]), str(e["path"]), e.get("old_path")) for e in events
+        )
+
+    def start_reconcile(self) -> bool:
+        """Start a reconcile in the background; False if one is already running."""
+        if self.reconciling:
+            return False
+        self.state.set_progress("scan", 0, 0)
+        self._task = asyncio.create_task(self._reconcile(), name="ora-reconcile")
+        return True
+
+    async def _reconcile(self) -> None:
+        loop = asyncio.get_running_loop()
+
+        def progress(p: Progress) -> None:  # runs in the reconcile thread
+            if self._stop.is_set() and p.phase in _STOPPABLE:
+                raise ReconcileStopped
+            loop.call_soon_threadsafe(self.state.set_progress, p.phase, p.done, p.total)
+
+        try:
+            summary = await asyncio.to_thread(self.index.reconcile, progress)
+        except ReconcileStopped:
+            self._finish("cancelled")
+            return
+        except Exception as err:  # a background job: report it, keep serving
+            self._fail("reconcile", err)
+            self._finish("failed")
+            return
+        self.state.set_counts(int(summary["files"]), int(summary["chunks"]))
+        await self.lint.load()
+        await self._flush()
+        self._finish("done")
+
+    def _finish(self, phase: str) -> None:
+        r = self.state.reconcile
+        done = r.total if phase == "done" else r.done
+        self.state.set_progress(phase, done, r.total, running=False)
+
+    def _fail(self, what: str, err: Exception) -> None:
+        message = err.message if isinstance(err, OraError) else f"{type(err).__name__}: {err}"
+        log.error("%s failed: %s", what, message, exc_info=not isinstance(err, OraError))
+        self.state.last_error = f"{what} failed: {message}"
+
+    async def _flush(self) -> None:
+        """Apply the events that arrived during the reconcile (and during this flush)."""
+        while self._pending:
+            pending, self._pending = self._pending, []
+            try:
+                result = await asyncio.to_thread(self.index.apply_events, pending)
+            except Exception as err:  # the reconcile's data is safe; these files wait for the next
+                self._fail("applying queued file events", err)
+                continue
+            await self._after_write(pending, result)
+        self.state.queue = 0
+
+    async def close(self) -> None:
+        """Stop a running reconcile at its next batch boundary and wait for it."""
+        self._stop.set()
+        if self._task is not None:
+            await asyncio.gather(self._task, return_exceptions=True)

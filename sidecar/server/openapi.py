@@ -1,0 +1,58 @@
+"""The OpenAPI document is the contract: it is served as is and it validates every request body.
+
+Request schemas live in `components/schemas` of `openapi.json`; handlers name the one they expect,
+so a field added to the document is a field the server accepts, and nothing else is.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from importlib import resources
+from typing import Any
+
+from aiohttp import web
+from jsonschema import Draft202012Validator
+
+from sidecar.errors import BadRequest
+
+# jsonschema quotes the offending value; a long one is cut so the error stays readable.
+_MAX_MESSAGE = 300
+
+
+@functools.cache
+def openapi_document() -> dict[str, Any]:
+    text = resources.files("sidecar.server").joinpath("openapi.json").read_text("utf-8")
+    doc: dict[str, Any] = json.loads(text)
+    return doc
+
+
+@functools.cache
+def _validator(schema_name: str) -> Draft202012Validator:
+    doc = openapi_document()
+    if schema_name not in doc["components"]["schemas"]:
+        raise KeyError(f"openapi.json has no components/schemas/{schema_name}")
+    # The components ride along so that "#/components/schemas/..." references resolve.
+    schema = {"$ref": f"#/components/schemas/{schema_name}", "components": doc["components"]}
+    return Draft202012Validator(schema)
+
+
+def validate(schema_name: str, value: Any) -> None:
+    """Raise BadRequest naming the first field that breaks components/schemas/<schema_name>."""
+    error = next(iter(_validator(schema_name).iter_errors(value)), None)
+    if error is not None:
+        where = "/".join(str(p) for p in error.absolute_path) or "body"
+        raise BadRequest(f"{where}: {error.message[:_MAX_MESSAGE]}")
+
+
+async def read_json(request: web.Request, schema_name: str) -> dict[str, Any]:
+    """The request's JSON body, checked against the document (400 if malformed, 413 if large)."""
+    raw = await request.read()
+    try:
+        value = json.loads(raw or b"{}")
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise BadRequest(f"the body is not valid JSON: {exc}") from exc
+    validate(schema_name, value)
+    if not isinstance(value, dict):
+        raise BadRequest("the body must be a JSON object")
+    return value

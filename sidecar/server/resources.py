@@ -1,0 +1,83 @@
+"""The server's resources, one `cleanup_ctx` generator each, opened in dependency order.
+
+models → index (needs the embedder) → lint context → index lane (starts the background
+reconcile) → watcher. aiohttp closes them in reverse: the watcher stops first, the reconcile
+stops at a batch boundary, then the index closes and releases its writer lock.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+
+from aiohttp import web
+
+from sidecar.index import Index, open_index
+from sidecar.models.embedder import Embedder, load_embedder
+from sidecar.models.reranker import Reranker, build_reranker
+from sidecar.server.lane import IndexLane
+from sidecar.server.lint_cache import LintCache
+from sidecar.server.state import CONFIG, STATE
+
+
+@dataclass(frozen=True)
+class Models:
+    embedder: Embedder
+    reranker: Reranker | None
+    reranker_reason: str
+
+
+MODELS = web.AppKey("models", Models)
+INDEX = web.AppKey("index", Index)
+LINT = web.AppKey("lint", LintCache)
+LANE = web.AppKey("lane", IndexLane)
+
+
+async def models_ctx(app: web.Application) -> AsyncIterator[None]:
+    """The embedder and re-ranker; ONNX sessions are released with the objects."""
+    config = app[CONFIG]
+    embedder = await asyncio.to_thread(load_embedder, config)
+    reranker, reason = await asyncio.to_thread(build_reranker, config)
+    app[MODELS] = Models(embedder, reranker, reason)
+    state = app[STATE]
+    state.model = embedder.model_id
+    state.reranker = reranker.name if reranker is not None else "none"
+    state.reranker_reason = reason or None
+    yield
+
+
+async def index_ctx(app: web.Application) -> AsyncIterator[None]:
+    """The index, opened as the one writer (IndexLocked if another process writes it)."""
+    index = await asyncio.to_thread(
+        open_index, app[CONFIG], writer=True, embedder=app[MODELS].embedder
+    )
+    app[INDEX] = index
+    stats = await asyncio.to_thread(index.stats)
+    app[STATE].set_counts(stats["files"], stats["chunks"])
+    try:
+        yield
+    finally:
+        await asyncio.to_thread(index.close)
+
+
+async def lint_ctx(app: web.Application) -> AsyncIterator[None]:
+    config = app[CONFIG]
+    cache = LintCache(config.vault, int(config.max_file_bytes))
+    await cache.load()
+    app[LINT] = cache
+    yield
+
+
+async def lane_ctx(app: web.Application) -> AsyncIterator[None]:
+    """The write lane, and the start-up reconcile in the background (the API answers meanwhile)."""
+    lane = IndexLane(app[INDEX], app[STATE], app[LINT])
+    app[LANE] = lane
+    lane.start_reconcile()
+    try:
+        yield
+    finally:
+        await lane.close()
+
+
+CONTEXTS = (models_ctx, index_ctx, lint_ctx, lane_ctx)

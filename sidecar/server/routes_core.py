@@ -1,0 +1,44 @@
+"""Routes about the server itself: health, status, the event stream, the OpenAPI document."""
+
+from __future__ import annotations
+
+from aiohttp import web
+
+from sidecar import __version__
+from sidecar.server.openapi import openapi_document
+from sidecar.server.state import HUB, STATE
+
+routes = web.RouteTableDef()
+
+
+@routes.get("/v1/health")
+async def health(request: web.Request) -> web.Response:
+    return web.json_response({"status": "ok", "version": __version__})
+
+
+@routes.get("/v1/status")
+async def status(request: web.Request) -> web.Response:
+    state = request.app[STATE]
+    return web.json_response(
+        {
+            "vault": str(state.config.vault),
+            "files": state.files,
+            "chunks": state.chunks,
+            "queue": state.queue,
+            "reconcile": state.reconcile.as_json(),
+            "model": state.model,
+            "reranker": {"name": state.reranker, "reason": state.reranker_reason},
+            "contradictions_open": state.contradictions_open,
+            "last_error": state.last_error,
+        }
+    )
+
+
+@routes.get("/v1/events/stream")
+async def events_stream(request: web.Request) -> web.StreamResponse:
+    return await request.app[HUB].stream(request, request.app[STATE].snapshot)
+
+
+@routes.get("/v1/openapi.json")
+async def openapi(request: web.Request) -> web.Response:
+    return web.json_response(openapi_document())

@@ -1,0 +1,59 @@
+"""Routes over the index: file events, search, reindex."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aiohttp import web
+
+from sidecar.errors import BadRequest
+from sidecar.retrieval.search import SearchOptions, search
+from sidecar.server.openapi import read_json
+from sidecar.server.resources import INDEX, LANE, MODELS
+from sidecar.server.state import CONFIG
+from sidecar.vault.scan import normalise_rel
+
+routes = web.RouteTableDef()
+
+
+def _clean_event(event: dict[str, Any]) -> dict[str, Any]:
+    """The event with vault-relative paths checked (BadRequest for ones that leave the vault)."""
+    clean = {"kind": event["kind"], "path": normalise_rel(event["path"])}
+    if event["kind"] == "renamed":
+        if "old_path" not in event:
+            raise BadRequest("a renamed event needs old_path")
+        clean["old_path"] = normalise_rel(event["old_path"])
+    return clean
+
+
+@routes.post("/v1/events")
+async def events(request: web.Request) -> web.Response:
+    body = await read_json(request, "EventsRequest")
+    cleaned = [_clean_event(e) for e in body["events"]]
+    result = await request.app[LANE].apply(cleaned) if cleaned else {
+        "accepted": 0, "deduplicated": 0, "queued": False}
+    return web.json_response(result)
+
+
+@routes.post("/v1/search")
+async def search_route(request: web.Request) -> web.Response:
+    body = await read_json(request, "SearchRequest")
+    options = SearchOptions(
+        k=body.get("k", 10),
+        private=body.get("private", False),
+        include_archived=body.get("include_archived", False),
+        rerank=body.get("rerank", True),
+        namespace=body.get("namespace", str(request.app[CONFIG].namespace)),
+    )
+    models = request.app[MODELS]
+    document = await search(
+        request.app[INDEX], models.embedder, models.reranker, body["query"], options,
+        reranker_reason=models.reranker_reason,
+    )
+    return web.json_response(document)
+
+
+@routes.post("/v1/reindex")
+async def reindex(request: web.Request) -> web.Response:
+    await read_json(request, "ReindexRequest")
+    return web.json_response({"started": request.app[LANE].start_reconcile()}, status=202)

@@ -1,0 +1,161 @@
+"""Who may talk to the sidecar: a bearer token, the Obsidian origin, and loopback Host names.
+
+The token guards against other local programs; the Origin and Host checks guard against web pages
+in a browser (cross-site requests and DNS rebinding), which can reach 127.0.0.1 but cannot read the
+token file.
+"""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+import os
+import secrets
+import stat
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from aiohttp import web
+
+from sidecar.errors import OraError
+
+ALLOWED_ORIGIN = "app://obsidian.md"
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
+# Reachable without a token: the plugin probes it to tell "not running" from "wrong token".
+PUBLIC_ROUTES = frozenset({("GET", "/v1/health")})
+CORS_METHODS = "GET, POST, OPTIONS"
+CORS_HEADERS = "Authorization, Content-Type"
+_TOKEN_FILE = "token"
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+class Unauthorized(OraError):
+    """The request carries no bearer token, or the wrong one."""
+
+    code = "unauthorized"
+    status = 401
+
+
+class Forbidden(OraError):
+    """The request comes from a foreign web origin or names a non-loopback Host."""
+
+    code = "forbidden"
+    status = 403
+
+
+def token_path(data: Path) -> Path:
+    return data / _TOKEN_FILE
+
+
+def load_or_create_token(data: Path) -> str:
+    """The API token in DATA/token, created on first run with mode 0600 (tightened if looser)."""
+    data.mkdir(parents=True, exist_ok=True)
+    path = token_path(data)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        if stat.S_IMODE(path.stat().st_mode) & 0o077:
+            path.chmod(0o600)
+        token = path.read_text(encoding="utf-8").strip()
+        if token:
+            return token
+        # An empty file (a crash between create and write) is replaced, not trusted.
+        fd = os.open(path, os.O_WRONLY | os.O_TRUNC, 0o600)
+    token = secrets.token_urlsafe(32)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write(token + "\n")
+    return token
+
+
+def is_loopback(host: str) -> bool:
+    """True for names and addresses that only this machine can reach."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+@dataclass(frozen=True)
+class Guard:
+    """The checks every request passes, in order: Host, Origin, CORS preflight, token."""
+
+    token: str
+    # Extra Host names accepted besides loopback ones (a deliberate --allow-remote bind);
+    # None means any Host (a wildcard bind, where the machine's names cannot be listed).
+    extra_hosts: frozenset[str] | None = frozenset()
+
+    def check_host(self, request: web.Request) -> None:
+        host = request.headers.get("Host", "")
+        name, port = _split_host(host)
+        if self.extra_hosts is None or name in self.extra_hosts:
+            return
+        if name in LOOPBACK_HOSTS and (port or "80") == str(_local_port(request)):
+            return
+        raise Forbidden(f"Host {host!r} is not a loopback address of this server")
+
+    @staticmethod
+    def check_origin(request: web.Request) -> None:
+        origin = request.headers.get("Origin")
+        if origin is not None and origin != ALLOWED_ORIGIN:
+            raise Forbidden(f"requests from origin {origin!r} are not accepted")
+
+    def check_token(self, request: web.Request) -> None:
+        scheme, _, given = request.headers.get("Authorization", "").partition(" ")
+        if scheme.lower() != "bearer" or not given.strip():
+            raise Unauthorized("send the token from DATA/token as 'Authorization: Bearer TOKEN'")
+        if not hmac.compare_digest(given.strip().encode(), self.token.encode()):
+            raise Unauthorized("wrong token; copy it again from DATA/token")
+
+
+def _split_host(host: str) -> tuple[str, str]:
+    """("name", "port") from a Host header; IPv6 literals keep their brackets."""
+    if host.startswith("["):
+        name, _, rest = host.partition("]")
+        return name.lower() + "]", rest.removeprefix(":")
+    name, _, port = host.partition(":")
+    return name.lower(), port
+
+
+def _local_port(request: web.Request) -> int | None:
+    sockname = request.transport.get_extra_info("sockname") if request.transport else None
+    return int(sockname[1]) if isinstance(sockname, tuple) and len(sockname) >= 2 else None
+
+
+def _preflight() -> web.Response:
+    return web.Response(
+        status=204,
+        headers={
+            "Access-Control-Allow-Origin": ALLOWED_ORIGIN,
+            "Access-Control-Allow-Methods": CORS_METHODS,
+            "Access-Control-Allow-Headers": CORS_HEADERS,
+            "Access-Control-Max-Age": "600",
+            "Vary": "Origin",
+        },
+    )
+
+
+def security_middleware(guard: Guard) -> Callable[[web.Request, Handler], Awaitable[web.StreamResponse]]:
+    @web.middleware
+    async def middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+        guard.check_host(request)
+        guard.check_origin(request)
+        if request.method == "OPTIONS":
+            if request.headers.get("Origin") == ALLOWED_ORIGIN:
+                return _preflight()
+            raise web.HTTPMethodNotAllowed(request.method, ["GET", "POST"])
+        if (request.method, request.path) not in PUBLIC_ROUTES:
+            guard.check_token(request)
+        return await handler(request)
+
+    return middleware
+
+
+async def add_cors_headers(request: web.Request, response: web.StreamResponse) -> None:
+    """on_response_prepare: let the Obsidian app read every answer, errors and streams included."""
+    if request.headers.get("Origin") == ALLOWED_ORIGIN:
+        response.headers["Access-Control-Allow-Origin"] = ALLOWED_ORIGIN
+        response.headers["Vary"] = "Origin"

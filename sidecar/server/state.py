@@ -1,0 +1,71 @@
+"""What the running server knows about itself, and the typed keys that reach it from a request.
+
+`ServerState` is the one mutable record behind `GET /v1/status` and the SSE stream: every change
+goes through a setter that also publishes the matching event, so the two never disagree.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from aiohttp import web
+
+from sidecar.server.events import Event, EventHub
+from sidecar.settings import Config
+
+
+@dataclass
+class Reconcile:
+    """Progress of the index's reconcile with the vault (start-up, `POST /v1/reindex`)."""
+
+    running: bool = False
+    phase: str = "pending"
+    done: int = 0
+    total: int = 0
+
+    def as_json(self) -> dict[str, Any]:
+        return {"running": self.running, "phase": self.phase, "done": self.done,
+                "total": self.total}
+
+
+@dataclass
+class ServerState:
+    config: Config
+    hub: EventHub
+    reconcile: Reconcile = field(default_factory=Reconcile)
+    files: int = 0
+    chunks: int = 0
+    queue: int = 0
+    model: str | None = None
+    reranker: str = "none"
+    reranker_reason: str | None = None
+    contradictions_open: int = 0
+    last_error: str | None = None
+
+    def set_progress(self, phase: str, done: int, total: int, *, running: bool = True) -> None:
+        self.reconcile = Reconcile(running, phase, done, total)
+        self.hub.publish("progress", {"phase": phase, "done": done, "total": total})
+
+    def set_counts(self, files: int, chunks: int) -> None:
+        self.files, self.chunks = files, chunks
+        self.hub.publish("index", {"files": files, "chunks": chunks})
+
+    def set_contradictions_open(self, n: int) -> None:
+        """For the claims routes: the open-pair count shown in status and streamed."""
+        self.contradictions_open = n
+        self.hub.publish("contradictions", {"open": n})
+
+    def snapshot(self) -> list[Event]:
+        """The events a new stream subscriber starts from."""
+        r = self.reconcile
+        return [
+            ("progress", {"phase": r.phase, "done": r.done, "total": r.total}),
+            ("index", {"files": self.files, "chunks": self.chunks}),
+            ("contradictions", {"open": self.contradictions_open}),
+        ]
+
+
+CONFIG = web.AppKey("config", Config)
+STATE = web.AppKey("state", ServerState)
+HUB = web.AppKey("hub", EventHub)

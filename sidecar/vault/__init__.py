@@ -1,0 +1,18 @@
+"""The vault on disk: which files are notes, how a note parses, links, lint and the one writer.
+
+Writing goes through `sidecar.vault.edit` only; diagnostics come from `sidecar.vault.lint`.
+"""
+
+from sidecar.vault.links import NameIndex, parse_wikilink
+from sidecar.vault.note import Note, parse_note, read_note
+from sidecar.vault.scan import is_ignored, iter_note_paths
+
+__all__ = [
+    "NameIndex",
+    "Note",
+    "is_ignored",
+    "iter_note_paths",
+    "parse_note",
+    "parse_wikilink",
+    "read_note",
+]

@@ -1,0 +1,341 @@
+"""The only code that writes notes: round-trip frontmatter edits and moves to the trash.
+
+An edit loads the frontmatter block with ruamel.yaml's round-trip loader, lets the caller
+mutate the mapping, then splices: every top-level key whose rendering did not change keeps its
+original bytes, and only changed or new keys are rendered by ruamel (in the file's own list
+indentation). The body, fences, comments between keys, quoting, key order and line endings are
+left byte for byte. Files are replaced atomically (temp file in the same folder, fsync,
+os.replace, mode kept) and never when they changed since they were read.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import io
+import itertools
+import os
+import re
+import stat
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from ruamel.yaml import YAML
+from ruamel.yaml.comments import CommentedMap, CommentedSeq
+from ruamel.yaml.constructor import RoundTripConstructor
+from ruamel.yaml.error import YAMLError
+from ruamel.yaml.scalarstring import DoubleQuotedScalarString
+
+from sidecar.errors import Conflict, InvalidFrontmatter, NotFound, UnreadableNote
+from sidecar.vault.links import link_target
+from sidecar.vault.note import FENCE, split_frontmatter
+from sidecar.vault.scan import normalise_rel, vault_path
+
+Mutation = Callable[[CommentedMap], None]
+TRASH_FOLDER = ".trash"
+_DASH = re.compile(r"^( *)- ")
+_KEY_LINE = re.compile(r"^( *)[^#\s-][^#]*:\s*(#.*)?$")
+
+
+def content_hash(data: bytes) -> str:
+    """sha256 hex of a file's bytes: the version token edits are checked against."""
+    return hashlib.sha256(data).hexdigest()
+
+
+# ---- small mutations other modules compose ------------------------------------------------
+
+
+def set_value(cm: CommentedMap, key: str, value: Any) -> None:
+    """Set a top-level property (new keys go after the existing ones)."""
+    cm[key] = value
+
+
+def add_tag(cm: CommentedMap, tag: str) -> None:
+    """Add `tag` to `tags` unless present (case-insensitively); creates the list if needed."""
+    tags = cm.get("tags")
+    if tags is None:
+        cm["tags"] = CommentedSeq([tag])
+    elif isinstance(tags, str):
+        if tags.casefold() != tag.casefold():
+            cm["tags"] = CommentedSeq([tags, tag])
+    elif isinstance(tags, list):
+        if not any(isinstance(t, str) and t.casefold() == tag.casefold() for t in tags):
+            tags.append(tag)
+    else:
+        raise InvalidFrontmatter("`tags` is neither a list nor a string; fix it by hand first")
+
+
+def add_relationship(cm: CommentedMap, kind: str, wikilink: str) -> None:
+    """Add `wikilink` under `relationships.<kind>` unless that target is already there."""
+    rel = cm.get("relationships")
+    if rel is None:
+        rel = cm["relationships"] = CommentedMap()
+    if not isinstance(rel, dict):
+        raise InvalidFrontmatter("`relationships` is not a mapping; fix it by hand first")
+    links = rel.get(kind)
+    if links is None:
+        links = rel[kind] = CommentedSeq()
+    if not isinstance(links, list):
+        raise InvalidFrontmatter(f"`relationships.{kind}` is not a list; fix it by hand first")
+    target = (link_target(wikilink) or wikilink).casefold()
+    if not any(isinstance(v, str) and (link_target(v) or "").casefold() == target for v in links):
+        links.append(DoubleQuotedScalarString(wikilink))  # Obsidian writes links in "…"
+
+
+# ---- the splice --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Span:
+    """A top-level key's lines [start, end) and the blank/comment gap lines after it."""
+
+    start: int
+    end: int
+    gap_end: int
+
+
+def _lines(text: str) -> list[str]:
+    return re.findall(r"[^\n]*\n|[^\n]+$", text)
+
+
+def _odd_breaks(text: str) -> bool:
+    """True when YAML would count line breaks we do not split on (spans would misalign)."""
+    return any(c in text for c in "\x85\u2028\u2029") or "\r" in text.replace("\r\n", "")
+
+
+def _is_gap(line: str) -> bool:
+    stripped = line.strip()
+    return not stripped or stripped.startswith("#")
+
+
+class _Constructor(RoundTripConstructor):
+    """Round-trip constructor that keeps an impossible date (2024-13-45) as text."""
+
+    def construct_yaml_timestamp(self, node: Any, values: Any = None) -> Any:
+        try:
+            return super().construct_yaml_timestamp(node, values)
+        except ValueError:
+            return self.construct_scalar(node)
+
+
+_Constructor.add_constructor("tag:yaml.org,2002:timestamp", _Constructor.construct_yaml_timestamp)
+
+
+def _yaml(lines: list[str]) -> YAML:
+    """A round-trip YAML whose list indentation matches the file's first block list."""
+    y = YAML(typ="rt")
+    y.Constructor = _Constructor
+    y.preserve_quotes = True
+    y.width = 4096  # never re-wrap a long value
+    offset = 0
+    for i, line in enumerate(lines):
+        dash = _DASH.match(line)
+        if not dash:
+            continue
+        indent = len(dash.group(1))
+        for prev in reversed(lines[:i]):
+            key = _KEY_LINE.match(prev.rstrip("\r\n"))
+            if key and len(key.group(1)) <= indent:
+                offset = indent - len(key.group(1))
+                break
+        break
+    y.indent(mapping=2, sequence=offset + 2, offset=offset)
+    return y
+
+
+def _spans(cm: CommentedMap, lines: list[str]) -> dict[Any, _Span] | None:
+    """Line spans of the top-level keys, or None when keys do not sit on lines of their own."""
+    if cm.fa.flow_style():
+        return None
+    try:
+        starts = [cm.lc.key(k)[0] for k in cm]
+    except (AttributeError, KeyError, TypeError):
+        return None
+    if any(b <= a for a, b in itertools.pairwise(starts)):
+        return None
+    spans: dict[Any, _Span] = {}
+    for i, key in enumerate(cm):
+        gap_end = starts[i + 1] if i + 1 < len(starts) else len(lines)
+        end = gap_end
+        while end > starts[i] + 1 and _is_gap(lines[end - 1]):
+            end -= 1
+        spans[key] = _Span(starts[i], end, gap_end)
+    return spans
+
+
+def _render(y: YAML, cm: CommentedMap, key: Any) -> str:
+    """One top-level key as ruamel writes it, without the comment lines around it."""
+    one = CommentedMap()
+    one[key] = cm[key]
+    if key in cm.ca.items:
+        one.ca.items[key] = cm.ca.items[key]
+    buf = io.StringIO()
+    y.dump(one, buf)
+    lines = buf.getvalue().splitlines(keepends=True)
+    while lines and _is_gap(lines[0]):
+        lines.pop(0)
+    while lines and _is_gap(lines[-1]):
+        lines.pop()
+    return "".join(lines)
+
+
+def _newline(text: str) -> str:
+    end = text.find("\n")
+    return "\r\n" if end > 0 and text[end - 1] == "\r" else "\n"
+
+
+def _load(y: YAML, yaml_text: str) -> CommentedMap:
+    try:
+        data = y.load(yaml_text)
+    except (YAMLError, ValueError, RecursionError) as exc:
+        raise InvalidFrontmatter(f"frontmatter is not valid YAML; fix it first ({exc})") from exc
+    if data is None:
+        return CommentedMap()
+    if not isinstance(data, CommentedMap):
+        raise InvalidFrontmatter("frontmatter is not a mapping of properties; fix it first")
+    return data
+
+
+def rewrite_frontmatter(text: str, mutate: Mutation) -> str:
+    """`text` with its frontmatter mutated; every byte outside the changed keys is kept."""
+    nl = _newline(text)
+    block = split_frontmatter(text)
+    if block is None:
+        if text.lstrip("\ufeff").split("\n", 1)[0].rstrip() == FENCE:
+            raise InvalidFrontmatter("frontmatter opened on line 1 is never closed; fix it first")
+        cm = CommentedMap()
+        mutate(cm)
+        if not cm:
+            return text
+        y = _yaml([])
+        rendered = "".join(_render(y, cm, k) for k in cm).replace("\n", nl)
+        bom = "\ufeff" if text.startswith("\ufeff") else ""
+        return f"{bom}{FENCE}{nl}{rendered}{FENCE}{nl}{text.removeprefix(bom)}"
+
+    lines = _lines(block.yaml_text)
+    clean = [line.rstrip("\r\n") + "\n" for line in lines]
+    y = _yaml(clean)
+    cm = _load(y, "".join(clean))
+    spans = None if _odd_breaks(block.yaml_text) else _spans(cm, lines)
+    before = {k: _render(y, cm, k) for k in cm}
+    mutate(cm)
+
+    def fresh(key: Any) -> str:
+        return _render(y, cm, key).replace("\n", nl)
+
+    if spans is None:  # a top-level flow mapping: no per-key bytes to keep
+        new_yaml = "".join(fresh(k) for k in cm)
+    else:
+        first = min((s.start for s in spans.values()), default=len(lines))
+        out = lines[:first]
+        for key, span in spans.items():
+            if key in cm:
+                same = _render(y, cm, key) == before[key]
+                out.append("".join(lines[span.start : span.end]) if same else fresh(key))
+            out.extend(lines[span.end : span.gap_end])
+        if out and not out[-1].endswith("\n"):
+            out[-1] += nl
+        out.extend(fresh(k) for k in cm if k not in spans)
+        new_yaml = "".join(out)
+
+    head = text[: len(text) - len(block.body)]
+    opening_end = head.index("\n") + 1
+    closing = head[opening_end + len(block.yaml_text) :]
+    return head[:opening_end] + new_yaml + closing + block.body
+
+
+# ---- files -------------------------------------------------------------------------------
+
+
+def _read(path: Path, rel: str) -> bytes:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError as exc:
+        raise NotFound(f"no note at {rel}") from exc
+
+
+def _check(data: bytes, expected_hash: str | None, rel: str) -> str:
+    actual = content_hash(data)
+    if expected_hash is not None and actual != expected_hash:
+        raise Conflict(f"{rel} changed since it was read; reload it and try again")
+    return actual
+
+
+def _fsync_dir(folder: Path) -> None:
+    with contextlib.suppress(OSError):  # some filesystems cannot fsync a directory
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def atomic_write(path: Path, data: bytes, read_hash: str) -> None:
+    """Replace `path` with `data` atomically, keeping its mode; Conflict if it changed."""
+    mode = stat.S_IMODE(path.stat().st_mode)
+    fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".ora-tmp")
+    tmp = Path(tmp_name)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp, mode)
+        if content_hash(path.read_bytes()) != read_hash:  # changed while we were editing
+            raise Conflict(f"{path.name} changed while it was being edited; try again")
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    _fsync_dir(path.parent)
+
+
+def edit_frontmatter(
+    vault: str | Path, rel: str, mutate: Mutation, expected_hash: str | None = None
+) -> str:
+    """Apply `mutate` to the frontmatter of VAULT/rel; returns the file's new content hash.
+
+    Raises Conflict when the file's hash is not `expected_hash` (if given) or it changes before
+    the write. Nothing is written when the mutation changes nothing.
+    """
+    path = vault_path(vault, rel)
+    data = _read(path, rel)
+    read_hash = _check(data, expected_hash, rel)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UnreadableNote(f"{rel} is not UTF-8", code="undecodable_file") from exc
+    new_data = rewrite_frontmatter(text, mutate).encode("utf-8")
+    if new_data == data:
+        return read_hash
+    atomic_write(path, new_data, read_hash)
+    return content_hash(new_data)
+
+
+def move_to_trash(vault: str | Path, rel: str, expected_hash: str | None) -> str:
+    """Move a note to VAULT/.trash/ as Obsidian does (never overwriting); its new rel path."""
+    rel = normalise_rel(rel)
+    src = vault_path(vault, rel)
+    _check(_read(src, rel), expected_hash, rel)
+    trash = Path(vault) / TRASH_FOLDER
+    trash.mkdir(exist_ok=True)
+    name = PurePosixPath(rel)
+    for n in itertools.count():
+        candidate = name.name if n == 0 else f"{name.stem} {n}{name.suffix}"
+        dst = trash / candidate
+        try:
+            os.link(src, dst)  # fails if dst exists: no overwrite, no race
+        except FileExistsError:
+            continue
+        except OSError:  # no hard links on this filesystem
+            if dst.exists():
+                continue
+            os.rename(src, dst)
+            return f"{TRASH_FOLDER}/{candidate}"
+        os.unlink(src)
+        _fsync_dir(src.parent)
+        return f"{TRASH_FOLDER}/{candidate}"
+    raise AssertionError("unreachable")

@@ -1,0 +1,202 @@
+"""Diagnostics for notes: `lint_text` for one note (fast enough for keystroke debounce),
+`lint_vault` for a whole vault, and `fix_dates`, the one automatic fix.
+
+A diagnostic always carries the file line of the offending key (line 1, the opening fence, when
+the key is absent). The rules and their codes live in `lint_rules.py`.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from sidecar.errors import UnreadableNote
+from sidecar.schema import get_schema
+from sidecar.settings import SETTINGS
+from sidecar.vault.edit import edit_frontmatter, set_value
+from sidecar.vault.links import NameIndex
+from sidecar.vault.lint_rules import (
+    CODES,
+    check_links,
+    check_placement,
+    check_schema,
+    check_tags,
+    is_iso_date,
+)
+from sidecar.vault.note import (
+    NOT_MAPPING,
+    UNCLOSED,
+    Note,
+    parse_note,
+    read_note,
+    split_frontmatter,
+)
+from sidecar.vault.scan import iter_note_paths, vault_path
+
+__all__ = [
+    "CODES",
+    "Diagnostic",
+    "LintContext",
+    "fix_dates",
+    "lint_note",
+    "lint_text",
+    "lint_vault",
+]
+
+DEFAULT_MAX_BYTES: int = next(s.default for s in SETTINGS if s.name == "max_file_bytes")
+
+# UnreadableNote.code -> lint code
+_FILE_CODES = {
+    "binary_file": "file-binary",
+    "file_too_large": "file-too-large",
+    "undecodable_file": "file-undecodable",
+}
+
+
+@dataclass(frozen=True, order=True)
+class Diagnostic:
+    path: str
+    line: int
+    severity: str
+    code: str
+    message: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"path": self.path, "line": self.line, "severity": self.severity,
+                "code": self.code, "message": self.message}
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}: {self.severity} {self.code} {self.message}"
+
+
+@dataclass(frozen=True)
+class LintContext:
+    """What a note is checked against besides itself: the vault's notes and domain tags.
+
+    `names=None` skips link checks (a lone file with no vault around it).
+    """
+
+    names: NameIndex | None = None
+    extra_domain_tags: frozenset[str] = field(default_factory=frozenset)
+
+    @cached_property
+    def domain_tags(self) -> frozenset[str]:
+        defaults = get_schema().tag_groups.get("domain", ())
+        return frozenset(t.casefold() for t in (*defaults, *self.extra_domain_tags))
+
+    @cached_property
+    def known_tags(self) -> frozenset[str]:
+        return frozenset(t.casefold() for t in get_schema().known_tags) | self.domain_tags
+
+    @classmethod
+    def build(cls, paths: Iterable[str], schema_note: Note | None = None) -> LintContext:
+        """A context from the vault's note paths and its parsed schema reference note."""
+        extra: frozenset[str] = frozenset()
+        if schema_note is not None:
+            value = schema_note.frontmatter.get(get_schema().domain_tags_property)
+            if isinstance(value, list):
+                extra = frozenset(v for v in value if isinstance(v, str))
+        return cls(names=NameIndex(paths), extra_domain_tags=extra)
+
+    @classmethod
+    def for_vault(cls, vault: str | Path, paths: Iterable[str] | None = None,
+                  max_bytes: int = DEFAULT_MAX_BYTES) -> LintContext:
+        """A context read from disk: every note path plus the schema note's domain tags."""
+        names = NameIndex(iter_note_paths(vault) if paths is None else paths)
+        rel = names.resolve(get_schema().schema_note)
+        schema_note = None
+        if rel is not None:
+            try:
+                schema_note = read_note(vault, rel, max_bytes)
+            except (UnreadableNote, OSError):
+                schema_note = None  # its own lint reports the problem
+        return cls.build(names.paths, schema_note)
+
+
+def lint_note(note: Note, ctx: LintContext | None = None) -> list[Diagnostic]:
+    """Diagnostics of a parsed note, sorted by line."""
+    ctx = ctx or LintContext()
+    found: list[Diagnostic] = []
+
+    def emit(line: int, code: str, message: str) -> None:
+        found.append(Diagnostic(note.path, line, CODES[code].severity, code, message))
+
+    if note.yaml_error is not None:
+        message, line = note.yaml_error
+        if message == UNCLOSED:
+            emit(line, "frontmatter-unclosed", message)
+        elif message == NOT_MAPPING:
+            emit(line, "frontmatter-not-mapping", message)
+        else:
+            emit(line, "yaml-invalid", f"invalid YAML: {message}")
+        return found
+    if split_frontmatter(note.text) is None:
+        emit(1, "frontmatter-missing",
+             "no frontmatter: start the note with ---, nexus, type and tags, then ---")
+        return found
+    check_schema(note, emit)
+    check_tags(note, ctx.known_tags, ctx.domain_tags, emit)
+    check_placement(note, emit)
+    if ctx.names is not None:
+        check_links(note, ctx.names, emit)
+    return sorted(found, key=lambda d: (d.line, d.code, d.message))
+
+
+def lint_text(text: str, path: str, ctx: LintContext | None = None) -> list[Diagnostic]:
+    """Diagnostics of a note's text (unsaved editor contents work too); never raises."""
+    return lint_note(parse_note(text, path), ctx)
+
+
+def lint_file(vault: str | Path, rel: str, ctx: LintContext | None = None,
+              max_bytes: int = DEFAULT_MAX_BYTES) -> list[Diagnostic]:
+    """Diagnostics of VAULT/rel, including binary, oversized and undecodable files."""
+    try:
+        note = read_note(vault, rel, max_bytes)
+    except UnreadableNote as err:
+        code = _FILE_CODES.get(err.code, "file-unreadable")
+        message = err.message.removeprefix(f"{rel} ")
+        return [Diagnostic(rel, 1, CODES[code].severity, code, message)]
+    except OSError as err:
+        return [Diagnostic(rel, 1, "error", "file-unreadable", f"cannot read {rel}: {err}")]
+    return lint_note(note, ctx)
+
+
+def lint_vault(vault: str | Path, max_bytes: int = DEFAULT_MAX_BYTES) -> list[Diagnostic]:
+    """Diagnostics of every note in the vault, sorted by path and line."""
+    paths = list(iter_note_paths(vault))
+    ctx = LintContext.for_vault(vault, paths, max_bytes)
+    return [d for rel in paths for d in lint_file(vault, rel, ctx, max_bytes)]
+
+
+def _file_dates(path: Path) -> tuple[dt.date, dt.date]:
+    """(created, modified) from the filesystem; creation falls back to the oldest time known."""
+    st = path.stat()
+    created = getattr(st, "st_birthtime", None) or min(st.st_mtime, st.st_ctime)
+    return dt.date.fromtimestamp(created), dt.date.fromtimestamp(st.st_mtime)
+
+
+def fix_dates(vault: str | Path, rel: str, max_bytes: int = DEFAULT_MAX_BYTES) -> bool:
+    """Fill absent or unreadable linter-managed dates from the filesystem; True if written.
+
+    Only those keys change (through edit.py); a note without frontmatter or with invalid YAML
+    is left alone, since its other problems need a person.
+    """
+    note = read_note(vault, rel, max_bytes)
+    if note.yaml_error is not None or split_frontmatter(note.text) is None:
+        return False
+    managed = get_schema().linter_managed_dates  # listed as (created, modified)
+    values = dict(zip(managed, _file_dates(vault_path(vault, rel)), strict=True))
+    todo = {k: v for k, v in values.items() if not is_iso_date(note.frontmatter.get(k))}
+    if not todo:
+        return False
+
+    def mutate(cm: Any) -> None:
+        for key, value in todo.items():
+            set_value(cm, key, value)
+
+    edit_frontmatter(vault, rel, mutate)
+    return True

@@ -1,0 +1,225 @@
+"""The lint rules: the code table, JSON-Schema checks mapped to codes, and the vault-aware checks.
+
+Shapes and closed vocabularies come from `schema/frontmatter.schema.json` (validated with
+jsonschema); each schema error is mapped to one stable code. Checks the schema cannot express
+(tag vocabulary with user domain tags, links that must resolve, properties allowed only on some
+types) are plain functions below. Every code is listed in CODES and documented in
+docs/lint-codes.md (a test keeps the two equal).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import difflib
+import re
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from functools import cache
+
+from jsonschema import Draft202012Validator, FormatChecker, ValidationError
+
+from sidecar.schema import get_schema
+from sidecar.vault.links import NameIndex, link_target, parse_wikilink
+from sidecar.vault.note import Note
+
+
+@dataclass(frozen=True)
+class Code:
+    severity: str  # "error" | "warning"
+    summary: str
+
+
+CODES: dict[str, Code] = {
+    "file-binary": Code("error", "The file contains NUL bytes: it is not a text note."),
+    "file-too-large": Code("error", "The file is larger than max_file_bytes; it is not indexed."),
+    "file-undecodable": Code("error", "The file is not valid UTF-8."),
+    "file-unreadable": Code("error", "The file could not be read (permissions, vanished)."),
+    "frontmatter-missing": Code("error", "The note has no YAML frontmatter block."),
+    "frontmatter-unclosed": Code("error", "Line 1 opens frontmatter with --- that never closes."),
+    "frontmatter-not-mapping": Code("error", "The frontmatter is YAML but not a key: value map."),
+    "yaml-invalid": Code("error", "The frontmatter is not valid YAML (or repeats a key)."),
+    "nexus-missing": Code("error", "The core property `nexus` is absent ([] means general)."),
+    "type-missing": Code("error", "The core property `type` is absent."),
+    "tags-missing": Code("error", "The core property `tags` is absent ([] is allowed)."),
+    "type-unknown": Code("error", "`type` is not one of the twelve note types."),
+    "subtype-unknown": Code("error", "`subtype` is not a known claim type."),
+    "writing-unknown": Code("error", "`writing` is not a known book-production role."),
+    "project-type-unknown": Code("error", "`project_type` is not a known matrix classification."),
+    "project-type-misplaced": Code("error", "`project_type` is set on a non-matrix note."),
+    "tag-invalid": Code("error", "A tag contains a space, # or comma (or is not a string)."),
+    "tag-unknown": Code("warning", "A tag is neither in the vocabulary nor a domain tag."),
+    "relationship-unknown": Code("error", "A `relationships` kind is not one of the known kinds."),
+    "relationship-malformed": Code("error", "A relationship value is not a list of wikilinks."),
+    "wikilink-unquoted": Code("error", "An unquoted [[link]] in YAML became a nested list."),
+    "link-malformed": Code("error", "A value that must be a wikilink is not one."),
+    "link-broken": Code("warning", "A wikilink in nexus, relationships or source_document "
+                                   "names no note of the vault."),
+    "date-invalid": Code("error", "A date property is not an ISO date or date-time."),
+    "date-missing": Code("warning", "A linter-managed date is absent (`ora lint --fix` adds it)."),
+    "cluster-misplaced": Code("warning", "`cluster` is set on a type that does not decay."),
+    "value-wrong-type": Code("error", "A property has the wrong kind of value (list, text, ...)."),
+    "value-invalid": Code("error", "A property's value breaks another schema rule."),
+}
+
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_DATETIME = re.compile(r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}")
+
+Emit = Callable[[int, str, str], None]  # (line, code, message)
+
+
+def is_iso_date(value: object) -> bool:
+    """True for `YYYY-MM-DD` or an ISO date-time that Python can read."""
+    if not isinstance(value, str):
+        return False
+    try:
+        if _DATE.match(value):
+            dt.date.fromisoformat(value)
+            return True
+        if _DATETIME.match(value):
+            dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
+            return True
+    except ValueError:
+        return False
+    return False
+
+
+def _date_format(value: object) -> bool:
+    return not isinstance(value, str) or (bool(_DATE.match(value)) and is_iso_date(value))
+
+
+def _datetime_format(value: object) -> bool:
+    return not isinstance(value, str) or is_iso_date(value)
+
+
+@cache
+def _validator() -> Draft202012Validator:
+    # Our own date checks: jsonschema's "date-time" needs an optional package and passes
+    # anything without it, which would hide bad dates behind the schema's anyOf.
+    checker = FormatChecker(formats=())
+    checker.checks("date")(_date_format)
+    checker.checks("date-time")(_datetime_format)
+    return Draft202012Validator(get_schema().frontmatter_schema, format_checker=checker)
+
+
+def _closest(value: object, choices: Iterable[str]) -> str:
+    options = sorted(choices)
+    close = difflib.get_close_matches(str(value), options, n=1, cutoff=0.6)
+    hint = f" (did you mean '{close[0]}'?)" if close else ""
+    return f"{hint}; choose from: {', '.join(options)}"
+
+
+def _enum_code(key: str) -> str:
+    code = f"{key.replace('_', '-')}-unknown"
+    return code if code in CODES else "value-invalid"
+
+
+def _schema_error(err: ValidationError) -> tuple[str, str]:
+    """(code, message) for one JSON-Schema error, keyed by where in the frontmatter it sits."""
+    path = [str(p) for p in err.absolute_path]
+    key = path[0] if path else ""
+    where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in err.absolute_path)[1:]
+    schema = get_schema()
+    if key == "relationships":
+        if err.validator == "enum" and len(path) == 1:
+            return "relationship-unknown", (
+                f"unknown relationship kind '{err.instance}'"
+                f"{_closest(err.instance, schema.relationship_kinds)}"
+            )
+        if isinstance(err.instance, list) and len(path) == 3:
+            return "wikilink-unquoted", f"{where}: quote the wikilink, e.g. \"[[Note]]\""
+        return "relationship-malformed", (
+            f"{where} must be a list of quoted wikilinks like \"[[Note]]\", got {err.instance!r}"
+        )
+    if key in schema.date_properties:
+        return "date-invalid", f"{key}: {err.instance!r} is not an ISO date (YYYY-MM-DD)"
+    if err.validator == "enum":
+        options = err.validator_value if isinstance(err.validator_value, list) else []
+        return _enum_code(key), f"unknown {key} '{err.instance}'{_closest(err.instance, options)}"
+    if err.validator == "type" and len(path) == 2 and isinstance(err.instance, list):
+        return "wikilink-unquoted", f"{where}: quote the wikilink, e.g. \"[[Note]]\""
+    if key == "tags" and len(path) == 2:
+        return "tag-invalid", f"tag {err.instance!r} must be one word without spaces, # or commas"
+    if err.validator == "pattern":
+        return "link-malformed", f"{where}: {err.instance!r} is not a wikilink like \"[[Note]]\""
+    if err.validator == "type":
+        return "value-wrong-type", f"{where or 'frontmatter'}: {err.message}"
+    return "value-invalid", f"{where or 'frontmatter'}: {err.message}"
+
+
+def check_schema(note: Note, emit: Emit) -> None:
+    """Required core properties and every JSON-Schema rule, one diagnostic per problem."""
+    fm = note.frontmatter
+    for key in get_schema().frontmatter_schema.get("required", []):
+        if key not in fm:
+            emit(1, f"{key}-missing", f"missing core property `{key}`")
+    seen: set[tuple[str, str]] = set()
+    for err in _validator().iter_errors(fm):
+        if err.validator == "required":
+            continue
+        code, message = _schema_error(err)
+        key = str(err.absolute_path[0]) if err.absolute_path else ""
+        if (code, message) not in seen:
+            seen.add((code, message))
+            emit(note.line_of(key), code, message)
+
+
+def check_tags(note: Note, known: frozenset[str], domain: frozenset[str], emit: Emit) -> None:
+    """Tags outside the vocabulary: a warning with the closest known tag."""
+    tags = note.frontmatter.get("tags")
+    if not isinstance(tags, list):
+        return
+    for tag in tags:
+        if not isinstance(tag, str) or not tag or any(c.isspace() or c in "#," for c in tag):
+            continue  # shape problems are the schema check's
+        folded = tag.casefold()
+        if folded in known or folded.split("/", 1)[0] in domain:
+            continue
+        close = difflib.get_close_matches(folded, sorted(known), n=1, cutoff=0.6)
+        hint = f"; did you mean '{close[0]}'?" if close else ""
+        emit(note.line_of("tags"), "tag-unknown",
+             f"tag '{tag}' is not in the vocabulary or the vault's domain tags{hint}")
+
+
+def _linked_values(note: Note) -> Iterator[tuple[str, str, str]]:
+    """(key, where, raw value) for each value that should name a vault note."""
+    fm = note.frontmatter
+    for i, value in enumerate(note.nexus if isinstance(fm.get("nexus"), list) else ()):
+        yield "nexus", f"nexus[{i}]", value
+    rel = fm.get("relationships")
+    if isinstance(rel, dict):
+        for kind, links in rel.items():
+            if isinstance(links, list):
+                for value in links:
+                    if isinstance(value, str) and parse_wikilink(value):
+                        yield "relationships", f"relationships.{kind}", value
+    docs = fm.get("source_document")
+    if isinstance(docs, list):
+        for value in docs:
+            if isinstance(value, str) and parse_wikilink(value):
+                yield "source_document", "source_document", value
+
+
+def check_links(note: Note, names: NameIndex, emit: Emit) -> None:
+    """Wikilinks in nexus, relationships and source_document that resolve to no note."""
+    for key, where, value in _linked_values(note):
+        target = link_target(value)
+        if target and names.resolve(target) is None:
+            emit(note.line_of(key), "link-broken", f"{where}: no note named '{target}'")
+
+
+def check_placement(note: Note, emit: Emit) -> None:
+    """Properties that only belong on some types, and linter-managed dates that are absent."""
+    schema = get_schema()
+    fm, note_type = note.frontmatter, note.type
+    if note_type in schema.types:
+        if "project_type" in fm and note_type not in schema.project_type_allowed_on:
+            emit(note.line_of("project_type"), "project-type-misplaced",
+                 f"project_type is only for {', '.join(schema.project_type_allowed_on)} notes, "
+                 f"this note is {note_type}")
+        if "cluster" in fm and note_type not in schema.decay_types:
+            emit(note.line_of("cluster"), "cluster-misplaced",
+                 f"cluster only affects {', '.join(sorted(schema.decay_types))} notes, "
+                 f"this note is {note_type}")
+    for key in schema.linter_managed_dates:
+        if key not in fm:
+            emit(1, "date-missing", f"missing `{key}`; `ora lint --fix` fills it from the file")

@@ -1,0 +1,53 @@
+"""Which files of a vault are notes, and vault-relative paths that cannot escape the vault.
+
+Paths are vault-relative with `/` separators everywhere in the sidecar. Dot-folders (`.obsidian/`,
+`.ora/`, `.trash/`, `.git/`, ...) and dot-files are never notes, as in Obsidian. Symbolic links
+are skipped: following them could loop, leave the vault, or let an atomic write replace the
+link with a plain file.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path, PurePosixPath
+
+from sidecar.errors import BadRequest
+
+NOTE_SUFFIX = ".md"
+
+
+def is_ignored(rel: str) -> bool:
+    """True when a vault-relative path is not a note: not `.md`, or under a dot-folder."""
+    parts = PurePosixPath(rel).parts
+    if not parts or not rel.lower().endswith(NOTE_SUFFIX):
+        return True
+    return any(part.startswith(".") for part in parts)
+
+
+def iter_note_paths(vault: str | Path) -> Iterator[str]:
+    """Every note of the vault as a vault-relative `/` path, in sorted order."""
+    root = Path(vault)
+    found: list[str] = []
+    for folder, dirs, files in os.walk(root, followlinks=False):
+        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        base = Path(folder)
+        for name in files:
+            full = base / name
+            rel = full.relative_to(root).as_posix()
+            if not is_ignored(rel) and not full.is_symlink():
+                found.append(rel)
+    yield from sorted(found)
+
+
+def normalise_rel(rel: str) -> str:
+    """`rel` as a clean vault-relative `/` path; BadRequest if it is absolute or climbs out."""
+    posix = PurePosixPath(rel.replace("\\", "/"))
+    if posix.is_absolute() or not posix.parts or ".." in posix.parts:
+        raise BadRequest(f"not a path inside the vault: {rel!r}")
+    return posix.as_posix()
+
+
+def vault_path(vault: str | Path, rel: str) -> Path:
+    """The file path of a vault-relative path, checked to stay inside the vault."""
+    return Path(vault) / normalise_rel(rel)

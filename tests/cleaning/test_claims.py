@@ -1,0 +1,39 @@
+from __future__ import annotations
+
+from sidecar.cleaning.claims import Claim, plain, split_claims
+
+BODY = """# Title
+
+Spaced repetition **improves** long-term retention. It works because of the
+spacing effect, e.g. reviews at growing intervals. See [[Memory|memory notes]].
+
+- Coffee does not cause dehydration.
+- Dr. Smith found 8 hours of sleep is optimal!
+
+```
+code. Not a claim.
+```
+| a | b |
+> Quoted claim is here.
+"""
+
+
+def test_sentences_keep_their_file_lines_and_lose_markdown() -> None:
+    assert split_claims(BODY, first_line=5) == [
+        Claim("Spaced repetition improves long-term retention.", 7, 7),
+        Claim("It works because of the spacing effect, e.g. reviews at growing intervals.", 7, 8),
+        Claim("See memory notes.", 8, 8),
+        Claim("Coffee does not cause dehydration.", 10, 10),
+        Claim("Dr. Smith found 8 hours of sleep is optimal!", 11, 11),
+        Claim("Quoted claim is here.", 17, 17),
+    ]
+
+
+def test_short_fragments_are_dropped_by_word_count() -> None:
+    assert [c.text for c in split_claims("Yes. This one has words.", 1, min_words=3)] == [
+        "This one has words."]
+
+
+def test_plain_reduces_links_and_emphasis() -> None:
+    assert plain("A [[Note#h|alias]], [[Other]] and [site](https://x.org) *really* `do`.") == (
+        "A alias, Other and site really do.")

@@ -1,0 +1,77 @@
+"""The deterministic detector, cue by cue, with the agreeing twin of every contradiction."""
+
+from __future__ import annotations
+
+import pytest
+
+from sidecar.cleaning.rules import detect
+from sidecar.cleaning.vocab import get_cues, stem
+
+CONTRADICTIONS = [
+    ("Coffee increases alertness in adults.", "Coffee does not increase alertness in adults.",
+     "negation"),
+    ("Coffee increases alertness in adults.", "Coffee decreases alertness in adults.", "antonym"),
+    ("4-PBA treatment raises endoplasmic reticulum stress.",
+     "4-PBA treatment lowers endoplasmic reticulum stress.", "antonym"),
+    ("All swans are white.", "No swans are white.", "negation"),
+    ("Adults need 8 hours of sleep per night.", "Adults need 6 hours of sleep per night.",
+     "number"),
+    ("The Eiffel Tower was completed in 1889.", "The Eiffel Tower was completed in 1901.",
+     "number"),
+    ("Inflation rose to 5.5% in March.", "Inflation rose to 3.2% in March.", "number"),
+    ("Python is faster than Ruby for this benchmark.",
+     "Python is slower than Ruby for this benchmark.", "comparative"),
+    ("Python is faster than Ruby.", "Ruby is faster than Python.", "order"),
+]
+
+AGREEMENTS = [
+    ("Coffee does not increase blood pressure.", "Coffee decreases blood pressure."),  # 2 flips
+    ("Python is faster than Ruby.", "Ruby is slower than Python."),  # opposite + swapped sides
+    ("Adults need 7-9 hours of sleep per night.", "Adults need 8 hours of sleep per night."),
+    ("Meditation reduces stress.", "Meditation lowers stress levels."),
+    ("Vitamin C does not prevent colds.", "Vitamin C does not prevent colds in adults."),
+    ("Adults need 8 hours of sleep.", "Adults need 8 glasses of water."),  # units differ
+]
+
+UNRELATED = [
+    ("Spaced repetition improves retention.", "The stock market does not open on Sundays."),
+    ("Rome was founded in 753 BC.", "The first iPhone was released in 2007."),
+]
+
+
+@pytest.mark.parametrize(("a", "b", "cue"), CONTRADICTIONS)
+def test_contradiction_is_found_with_its_cue(a: str, b: str, cue: str) -> None:
+    verdict = detect(a, b)
+    assert verdict.contradiction and verdict.cue == cue
+    assert 0.5 <= verdict.score <= 1.0
+
+
+@pytest.mark.parametrize(("a", "b", "cue"), CONTRADICTIONS)
+def test_verdict_does_not_depend_on_order(a: str, b: str, cue: str) -> None:
+    assert detect(b, a).contradiction
+
+
+@pytest.mark.parametrize(("a", "b"), AGREEMENTS + UNRELATED)
+def test_agreeing_or_unrelated_claims_are_not_contradictions(a: str, b: str) -> None:
+    verdict = detect(a, b)
+    assert not verdict.contradiction and verdict.score == 0.0
+
+
+def test_evidence_names_the_words_that_flipped() -> None:
+    verdict = detect("Exercise improves sleep quality.", "Exercise worsens sleep quality.")
+    assert verdict.detail["swapped"] == [["improves", "worsens"]]
+    assert verdict.detail["overlap"] == 1.0
+
+
+@pytest.mark.parametrize(("words", "stemmed"), [
+    (["increase", "increases", "increased", "increasing"], "increas"),
+    (["drop", "drops", "dropped"], "drop"),
+    (["study", "studies", "studied"], "study"),
+])
+def test_stemming_meets_inflections(words: list[str], stemmed: str) -> None:
+    suffixes = get_cues().suffixes
+    assert {stem(w, suffixes) for w in words} == {stemmed}
+
+
+def test_less_keeps_its_double_s() -> None:
+    assert stem("less", get_cues().suffixes) == "less"

@@ -1,0 +1,91 @@
+"""Scanning a purpose-built vault: what is paired, what is not, and what is re-judged."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from sidecar.cleaning.scan import ScanReport
+from sidecar.cleaning.store import Queue
+
+Scan = Callable[[], ScanReport]
+VITAMIN = ("Engrams/Vitamin C and colds.md", "Engrams/Vitamin C revisited.md")
+
+
+def engram_pairs(queue: Queue, status: str = "open") -> list[tuple[str, str]]:
+    return [(p.a.path, p.b.path) for p in queue.pairs(status, kind="engram")]
+
+
+def test_contradicting_pair_is_found_and_agreeing_or_unrelated_pairs_are_not(
+    run_scan: Scan, queue: Queue
+) -> None:
+    report = run_scan()
+    assert report.notes == 8 and report.changed == 8
+    assert engram_pairs(queue) == [VITAMIN]
+    (pair,) = queue.pairs("open", kind="engram")
+    assert pair.as_json() | {"id": "-", "evidence": {}} == {
+        "id": "-", "kind": "engram",
+        "a": {"path": VITAMIN[0], "line_start": 10, "line_end": 10,
+              "text": "Taking vitamin C every day prevents the common cold."},
+        "b": {"path": VITAMIN[1], "line_start": 7, "line_end": 7,
+              "text": "Large trials show that taking vitamin C every day does not prevent "
+                      "the common cold."},
+        "judge": "rules", "score": pair.score, "evidence": {}, "status": "open",
+    }
+    assert pair.evidence["cue"] == "negation" and pair.evidence["negations"] == ["not"]
+    assert pair.evidence["claim_similarity"] >= 0.6
+
+
+def test_nothing_is_judged_again_when_nothing_changed(run_scan: Scan) -> None:
+    run_scan()
+    again = run_scan()
+    assert (again.changed, again.candidates, again.claim_pairs) == (0, 0, 0)
+    assert again.open == 3
+
+
+def test_only_the_changed_note_is_compared_again(run_scan: Scan, vault: Path,
+                                                 queue: Queue) -> None:
+    run_scan()
+    note = vault / "Engrams/Review intervals.md"
+    note.write_text(note.read_text().replace(
+        "Reviewing vocabulary at spaced intervals improves how long words are retained.",
+        "Spaced repetition does not improve long-term retention of vocabulary."))
+    report = run_scan()
+    assert report.changed == 1 and report.candidates == 1
+    assert engram_pairs(queue) == [
+        ("Engrams/Review intervals.md", "Engrams/Spaced repetition.md"), VITAMIN]
+
+
+def test_removed_note_takes_its_open_pairs_with_it(run_scan: Scan, vault: Path,
+                                                   queue: Queue) -> None:
+    run_scan()
+    (vault / VITAMIN[1]).unlink()
+    report = run_scan()
+    assert report.removed == 1 and engram_pairs(queue) == []
+
+
+def test_archived_notes_are_not_paired(run_scan: Scan, vault: Path, queue: Queue) -> None:
+    note = vault / VITAMIN[1]
+    note.write_text(note.read_text().replace("tags: [health, ai-derived]", "tags: [archived]"))
+    run_scan()
+    assert engram_pairs(queue) == []
+
+
+def test_notes_already_joined_by_supersedes_are_not_paired(run_scan: Scan, vault: Path,
+                                                           queue: Queue) -> None:
+    note = vault / VITAMIN[1]
+    note.write_text(note.read_text().replace(
+        "date created: 2024-06-01\n",
+        "date created: 2024-06-01\nrelationships:\n  supersedes: ['[[Vitamin C and colds]]']\n"))
+    run_scan()
+    assert engram_pairs(queue) == []
+
+
+def test_pair_ids_are_stable_when_the_queue_is_rebuilt(run_scan: Scan, queue: Queue) -> None:
+    run_scan()
+    first = sorted(p.id for p in queue.pairs())
+    queue.close()
+    queue.path.unlink()
+    assert sorted(p.id for p in Queue(queue.path.parent).pairs()) == []
+    run_scan()
+    assert sorted(p.id for p in queue.pairs()) == first

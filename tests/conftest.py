@@ -1,0 +1,90 @@
+"""Session fixtures shared by every test area: the real tokenizer and embedder, tiny models.
+
+`tokenizer` and `embedder` load the packaged all-MiniLM-L6-v2 once per session. The embedder is
+the int8 variant, which is always installed (the fp32 one needs `ora models build`); its
+model_id says so. `tiny_reranker_dir` and `tiny_nli_dir` are random-weight model folders for
+testing the re-ranker and NLI loaders (their scores mean nothing; their shapes are real).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import onnx
+import pytest
+from tokenizers import Tokenizer
+
+from sidecar.models.build import BertShape, bert_graph, random_weights
+from sidecar.models.embedder import Embedder, load_tokenizer, open_embedder
+from sidecar.models.files import minilm_source_dir
+
+
+@pytest.fixture(scope="session")
+def tokenizer() -> Tokenizer:
+    """all-MiniLM-L6-v2's tokenizer, counting every token (no truncation, no padding)."""
+    return load_tokenizer()
+
+
+@pytest.fixture(scope="session")
+def embedder(tmp_path_factory: pytest.TempPathFactory) -> Embedder:
+    """The int8 all-MiniLM-L6-v2 embedder (384-d unit vectors)."""
+    models: Path = tmp_path_factory.mktemp("models")
+    return open_embedder("int8", models)
+
+
+# Tiny random-weight BERT models (2 layers, hidden 32) with the real MiniLM tokenizer, built by
+# sidecar.models.build: they exercise the re-ranker and NLI loaders without any downloaded model.
+TINY_SHAPE = BertShape(
+    vocab_size=30522, hidden_size=32, num_layers=2, num_heads=4, intermediate_size=64
+)
+
+
+def write_tiny_bert(
+    folder: Path,
+    labels: tuple[str, ...] = (),
+    classifier_bias: tuple[float, ...] = (),
+    seed: int = 0,
+) -> Path:
+    """model.onnx + tokenizer.json + config.json of a tiny BERT; a classifier when `labels`.
+
+    `classifier_bias` (one value per label) replaces the head's random bias, so a test can
+    steer which label wins.
+    """
+    weights = random_weights(TINY_SHAPE, num_labels=len(labels), seed=seed)
+    if classifier_bias:
+        weights["classifier.bias"] = np.asarray(classifier_bias, dtype=np.float32)
+    folder.mkdir(parents=True, exist_ok=True)
+    onnx.save(bert_graph(weights, TINY_SHAPE), str(folder / "model.onnx"))
+    shutil.copy(minilm_source_dir() / "tokenizer.json", folder / "tokenizer.json")
+    config = TINY_SHAPE.to_config()
+    if labels:
+        config["id2label"] = {str(i): name for i, name in enumerate(labels)}
+    (folder / "config.json").write_text(json.dumps(config), encoding="utf-8")
+    return folder
+
+
+@pytest.fixture(scope="session")
+def write_tiny() -> Callable[..., Path]:
+    """`write_tiny_bert` for tests that need a tiny model of their own."""
+    return write_tiny_bert
+
+
+@pytest.fixture(scope="session")
+def tiny_reranker_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A tiny cross-encoder folder (one logit), shaped like ms-marco-MiniLM-L-6-v2's export."""
+    return write_tiny_bert(tmp_path_factory.mktemp("reranker"), labels=("LABEL_0",), seed=1)
+
+
+@pytest.fixture(scope="session")
+def tiny_nli_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A tiny 3-way NLI folder whose head favours `entailment` (id2label order as nli-deberta)."""
+    return write_tiny_bert(
+        tmp_path_factory.mktemp("nli"),
+        labels=("contradiction", "entailment", "neutral"),
+        classifier_bias=(0.0, 3.0, -1.0),
+        seed=2,
+    )

@@ -1,0 +1,87 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import onnxruntime as ort
+import pytest
+
+from sidecar.errors import ModelUnavailable
+from sidecar.models.build import BertShape, bert_graph, build_fp32_embedder, random_weights
+from sidecar.models.embedder import Embedder, available_variants, choose_variant
+
+REFERENCE = Path(__file__).parent / "data" / "reference_embeddings.json"
+
+
+def test_fp32_build_matches_sentence_transformers_reference(fp32_embedder: Embedder) -> None:
+    items = json.loads(REFERENCE.read_text(encoding="utf-8"))["items"]
+    ours = fp32_embedder.embed([item["text"] for item in items])
+    for vector, item in zip(ours, items, strict=True):
+        assert float(vector @ np.asarray(item["vector"], dtype=np.float32)) > 0.9999
+
+
+def test_fp32_build_agrees_with_packaged_int8_model(
+    fp32_embedder: Embedder, embedder: Embedder
+) -> None:
+    texts = ["Interleaving practice beats blocked practice.", "x " * 300, "Obsidian vault notes"]
+    cosines = (fp32_embedder.embed(texts) * embedder.embed(texts)).sum(axis=1)
+    assert (cosines > 0.98).all()
+
+
+def test_fp32_model_id_differs_from_int8(fp32_embedder: Embedder, embedder: Embedder) -> None:
+    assert fp32_embedder.model_id.split(":")[1] == "fp32"
+    assert fp32_embedder.model_id != embedder.model_id
+
+
+def test_auto_prefers_fp32_once_built(fp32_models: Path) -> None:
+    assert available_variants(fp32_models) == ["fp32", "int8"]
+    assert choose_variant("auto", fp32_models) == "fp32"
+
+
+def test_build_is_skipped_when_source_unchanged(fp32_models: Path) -> None:
+    again = build_fp32_embedder(fp32_models)
+    assert again["built"] is False and Path(again["path"]).is_file()
+
+
+def test_build_redone_when_builder_stamp_differs(tmp_path: Path) -> None:
+    first = build_fp32_embedder(tmp_path)
+    stamp = Path(first["path"]).with_name("build.json")
+    stamp.write_text(json.dumps({"source_sha256": "old", "builder_version": 0}), encoding="utf-8")
+    assert build_fp32_embedder(tmp_path)["built"] is True
+    assert json.loads(stamp.read_text(encoding="utf-8"))["source_sha256"] == first["source_sha256"]
+
+
+TINY = BertShape(vocab_size=50, hidden_size=16, num_layers=2, num_heads=2, intermediate_size=32)
+
+
+def _run(model_bytes: bytes, ids: list[list[int]], mask: list[list[int]]) -> list[np.ndarray]:
+    session = ort.InferenceSession(model_bytes, providers=["CPUExecutionProvider"])
+    feed = {
+        "input_ids": np.asarray(ids, dtype=np.int64),
+        "attention_mask": np.asarray(mask, dtype=np.int64),
+        "token_type_ids": np.zeros((len(ids), len(ids[0])), dtype=np.int64),
+    }
+    return [np.asarray(x) for x in session.run(None, feed)]
+
+
+def test_tiny_encoder_outputs_last_hidden_state_and_ignores_padding() -> None:
+    model = bert_graph(random_weights(TINY, seed=3), TINY).SerializeToString()
+    (alone,) = _run(model, [[1, 7, 9, 2]], [[1, 1, 1, 1]])
+    (padded,) = _run(model, [[1, 7, 9, 2, 0, 0]], [[1, 1, 1, 1, 0, 0]])
+    assert alone.shape == (1, 4, 16)
+    np.testing.assert_allclose(padded[:, :4], alone, atol=1e-5)
+
+
+def test_classifier_weights_give_logits_per_label() -> None:
+    weights = random_weights(TINY, num_labels=3, seed=4)
+    weights = {f"bert.{k}" if not k.startswith("classifier") else k: v for k, v in weights.items()}
+    model = bert_graph(weights, TINY)
+    assert [o.name for o in model.graph.output] == ["logits"]
+    (logits,) = _run(model.SerializeToString(), [[1, 5, 2], [1, 6, 2]], [[1, 1, 1]] * 2)
+    assert logits.shape == (2, 3)
+
+
+def test_non_bert_config_is_refused() -> None:
+    with pytest.raises(ModelUnavailable, match="deberta"):
+        BertShape.from_config({"model_type": "deberta-v2"})

@@ -1,0 +1,75 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sidecar.cli import main
+
+
+def _run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> Any:
+    assert main(list(argv)) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+@pytest.fixture
+def models_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    for env in ("ORA_MODELS_DIR", "ORA_RERANKER_DIR", "ORA_NLI_DIR", "ORA_COHERE_API_KEY",
+                "ORA_LLM_URL", "ORA_EMBED_MODEL"):
+        monkeypatch.delenv(env, raising=False)
+    monkeypatch.setenv("ORA_MODELS_DIR", str(tmp_path))
+    return tmp_path
+
+
+def test_report_on_a_fresh_machine_says_what_is_missing_and_how_to_add_it(
+    models_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    report = _run_json(capsys, "models", "--json")
+    emb = report["embedder"]
+    assert emb["chosen"] == "int8" and emb["available"] == ["int8"]
+    assert emb["model_id"].startswith("all-MiniLM-L6-v2:int8:")
+    assert emb["variants"]["fp32"]["available"] is False
+    assert report["reranker"]["available"] is False
+    assert "optimum-cli export onnx --model cross-encoder/ms-marco-MiniLM-L-6-v2" in (
+        report["reranker"]["instructions"])
+    assert str(models_dir / "reranker") in report["reranker"]["instructions"]
+    assert "cross-encoder/nli-deberta-v3-xsmall" in report["nli"]["instructions"]
+    assert report["llm_judge"] == {"configured": False, "url": None, "model": None}
+
+
+def test_report_finds_models_named_by_settings(
+    models_dir: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+    tiny_reranker_dir: Path, tiny_nli_dir: Path,
+) -> None:
+    monkeypatch.setenv("ORA_RERANKER_DIR", str(tiny_reranker_dir))
+    monkeypatch.setenv("ORA_NLI_DIR", str(tiny_nli_dir))
+    monkeypatch.setenv("ORA_LLM_URL", "http://127.0.0.1:8080/v1")
+    report = _run_json(capsys, "models", "--json")
+    assert report["reranker"]["available"] and report["reranker"]["name"].startswith("onnx:")
+    assert report["nli"]["available"] and report["llm_judge"]["configured"]
+
+
+def test_human_report_mentions_build_command(
+    models_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["models"]) == 0
+    assert "ora models build" in capsys.readouterr().out
+
+
+def test_build_then_auto_chooses_fp32_and_rebuild_is_skipped(
+    models_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    first = _run_json(capsys, "models", "build", "--json")
+    assert first["built"] is True and Path(first["path"]).is_file()
+    assert _run_json(capsys, "models", "build", "--json")["built"] is False
+    assert _run_json(capsys, "models", "--json")["embedder"]["chosen"] == "fp32"
+
+
+def test_requesting_unbuilt_fp32_is_reported(
+    models_dir: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ORA_EMBED_MODEL", "fp32")
+    emb = _run_json(capsys, "models", "--json")["embedder"]
+    assert emb["chosen"] is None and "ora models build" in emb["reason"]

@@ -1,0 +1,74 @@
+"""Fusion maths: weighted RRF and the normalised convex combination."""
+
+from __future__ import annotations
+
+import pytest
+
+from sidecar.errors import BadRequest
+from sidecar.retrieval.fusion import (
+    FUSION_METHODS,
+    FusionSettings,
+    convex,
+    get_fusion,
+    ranks,
+    rrf,
+    rrf_ceiling,
+    top,
+)
+
+DENSE = [("a", 0.9), ("b", 0.8), ("c", 0.1)]
+BM25 = [("b", 12.0), ("d", 7.0)]
+
+
+def test_rrf_sums_weighted_reciprocal_ranks() -> None:
+    fused = rrf({"dense": DENSE, "bm25": BM25}, {"dense": 1.0, "bm25": 2.0}, k=10)
+    assert fused["a"] == pytest.approx(1 / 11)
+    assert fused["b"] == pytest.approx(1 / 12 + 2 / 11)
+    assert fused["d"] == pytest.approx(2 / 12)
+    assert fused["c"] == pytest.approx(1 / 13)
+
+
+def test_rrf_ignores_retriever_scores_only_ranks_count() -> None:
+    rescaled = [(doc, score * 1000) for doc, score in DENSE]
+    assert rrf({"dense": DENSE}, {}, 60) == rrf({"dense": rescaled}, {}, 60)
+
+
+def test_rrf_ceiling_is_first_place_in_every_list() -> None:
+    fused = rrf({"dense": [("x", 1.0)], "bm25": [("x", 1.0)]}, {"dense": 0.5, "bm25": 1.5}, 5)
+    assert rrf_ceiling(["dense", "bm25"], {"dense": 0.5, "bm25": 1.5}, 5) == pytest.approx(fused["x"])
+
+
+def test_convex_combines_min_max_normalised_scores_by_weight_share() -> None:
+    fused = convex({"dense": DENSE, "bm25": BM25}, {"dense": 3.0, "bm25": 1.0}, k=0)
+    assert fused["a"] == pytest.approx(0.75 * 1.0)
+    assert fused["b"] == pytest.approx(0.75 * (0.7 / 0.8) + 0.25 * 1.0)
+    assert fused["c"] == pytest.approx(0.0)
+    assert fused["d"] == pytest.approx(0.0)
+    assert max(fused.values()) <= 1.0
+
+
+def test_unknown_fusion_method_names_the_choices() -> None:
+    with pytest.raises(BadRequest) as info:
+        get_fusion("borda")
+    for name in FUSION_METHODS:
+        assert name in info.value.message
+
+
+def test_settings_fuse_with_their_method() -> None:
+    lists = {"dense": DENSE, "bm25": BM25}
+    settings = FusionSettings(method="convex", k=1, weights={"dense": 1.0, "bm25": 1.0})
+    assert settings.fuse(lists) == convex(lists, settings.weights, 1)
+    assert settings.ceiling(["dense", "bm25"]) == 1.0
+
+
+def test_ranks_are_one_based_and_top_breaks_ties_by_id() -> None:
+    assert ranks(DENSE) == {"a": 1, "b": 2, "c": 3}
+    assert top({"z": 1.0, "y": 1.0, "x": 2.0}, 2) == [("x", 2.0), ("y", 1.0)]
+
+
+def test_equal_scores_share_a_rank_and_fuse_equally() -> None:
+    tied = [("a", 0.9), ("b", 0.5), ("c", 0.5), ("d", 0.1)]
+    assert ranks(tied) == {"a": 1, "b": 2, "c": 2, "d": 4}
+    fused = rrf({"dense": tied}, {}, 60)
+    assert fused["b"] == fused["c"] == pytest.approx(1 / 62)
+    assert top({"z": 1.0, "y": 1.0, "x": 2.0}, 2) == [("x", 2.0), ("y", 1.0)]

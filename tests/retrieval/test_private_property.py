@@ -1,0 +1,66 @@
+"""Property: no private note's text ever reaches a response that is not in private mode."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import tempfile
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from sidecar.index import open_index
+from sidecar.models.embedder import Embedder
+from sidecar.retrieval.search import SearchOptions, search
+from sidecar.settings import make_config
+
+from .conftest import NoteSpec, write_vault
+
+WORDS = ["memory", "review", "interval", "sleep", "focus", "habit", "recall", "note", "cards"]
+TYPES = ["engram", "resource", "chat", "transcript", "web", "framework"]
+
+note_strategy = st.tuples(
+    st.sampled_from(TYPES),
+    st.lists(st.sampled_from(WORDS), min_size=1, max_size=12),
+    st.booleans(),  # private
+    st.booleans(),  # archived
+)
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    notes=st.lists(note_strategy, min_size=1, max_size=6),
+    query_words=st.lists(st.sampled_from(WORDS), min_size=1, max_size=4),
+    ask_secret=st.booleans(),
+    include_archived=st.booleans(),
+)
+def test_no_private_text_in_a_non_private_response(
+    embedder: Embedder,
+    notes: list[tuple[str, list[str], bool, bool]],
+    query_words: list[str],
+    ask_secret: bool,
+    include_archived: bool,
+) -> None:
+    specs = []
+    secrets = []
+    for i, (type_name, words, private, archived) in enumerate(notes):
+        # A private note carries a token found nowhere else, so any leak is visible.
+        secret = f"zqx{i}secret"
+        body = " ".join([*words, secret] if private else words)
+        tags = [t for t, on in (("private", private), ("archived", archived)) if on]
+        specs.append(NoteSpec(f"Notes/n{i}.md", type_name, body, tags=tags))
+        if private:
+            secrets.append(secret)
+    query = " ".join(query_words + (secrets[:1] if ask_secret else []))
+    with tempfile.TemporaryDirectory() as folder:
+        vault = Path(folder) / "vault"
+        vault.mkdir()
+        write_vault(vault, specs)
+        with open_index(make_config(vault), writer=True, embedder=embedder) as index:
+            index.reconcile()
+            options = SearchOptions(k=10, include_archived=include_archived)
+            document = asyncio.run(search(index, embedder, None, query, options))
+    dumped = json.dumps(document["results"])
+    assert all(secret not in dumped for secret in secrets)
+    assert all(result["private"] is False for result in document["results"])

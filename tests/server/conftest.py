@@ -1,0 +1,221 @@
+"""Server fixtures: a small vault, the app built by `init_app` (in-process), a live `ora serve`.
+
+Both clients go through `Api`, which sends the token and checks every answer against
+openapi.json (tests/server/contract.py), so every response the suite produces is validated.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import pytest
+from aiohttp import web
+from aiohttp.test_utils import TestClient
+
+from sidecar.server.app import init_app
+from sidecar.settings import SETTINGS, Config, make_config
+
+_spec = importlib.util.spec_from_file_location("server_contract", Path(__file__).with_name("contract.py"))
+assert _spec is not None and _spec.loader is not None
+contract = importlib.util.module_from_spec(_spec)
+sys.modules["server_contract"] = contract
+_spec.loader.exec_module(contract)
+Answer = contract.Answer
+
+ORA = Path(sys.executable).with_name("ora")
+OBSIDIAN = "app://obsidian.md"
+
+NOTES: dict[str, str] = {
+    "Engrams/Spaced repetition.md": (
+        "---\nnexus: []\ntype: engram\ntags:\n  - learning\n  - memory\n"
+        "date created: 2024-01-02\ndate modified: 2024-03-04\n---\n"
+        "# Spaced repetition\n\nReviewing a card just before it is forgotten strengthens memory.\n"
+        "The intervals grow each time the recall succeeds, see [[Forgetting curve]].\n"
+    ),
+    "Engrams/Forgetting curve.md": (
+        "---\nnexus: []\ntype: engram\ntags:\n  - memory\n"
+        "date created: 2024-01-05\ndate modified: 2024-01-05\n---\n"
+        "# Forgetting curve\n\nEbbinghaus measured how recall decays exponentially over days.\n"
+    ),
+    "Resources/Sourdough.md": (
+        "---\nnexus: []\ntype: resource\ntags:\n  - science\n"
+        "date created: 2023-06-01\ndate modified: 2023-06-01\n---\n"
+        "# Sourdough\n\nA starter of wild yeast and lactobacilli leavens the bread dough.\n"
+    ),
+    "Inbox/No dates.md": (
+        "---\nnexus: []\ntype: engram\ntags:\n  - writing\n---\n"
+        "# No dates\n\nA note whose linter-managed dates are missing.\n"
+    ),
+}
+
+
+def write_vault(root: Path, notes: dict[str, str]) -> Path:
+    for rel, text in notes.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return root
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Path:
+    return write_vault(tmp_path / "vault", NOTES)
+
+
+def server_config(vault: Path, data: Path, **overrides: Any) -> Config:
+    """Deterministic settings: the packaged int8 embedder, no re-ranker files, no Cohere."""
+    models = data.parent / "models"
+    return make_config(
+        vault, data, embed_model="int8", models_dir=str(models), cohere_api_key="",
+        reranker_dir=str(models / "absent-reranker"), **overrides,
+    )
+
+
+@pytest.fixture
+def config(vault: Path, tmp_path: Path) -> Config:
+    return server_config(vault, tmp_path / "data")
+
+
+class Api:
+    """Requests with the token; every answer is checked against the OpenAPI document."""
+
+    def __init__(self, send: Callable[..., Awaitable[aiohttp.ClientResponse]], base: str,
+                 token: str, port: int) -> None:
+        self._send = send
+        self.base = base
+        self.token = token
+        self.port = port
+        self.app: web.Application | None = None
+
+    async def request(
+        self, method: str, path: str, *, json: Any = None, data: bytes | None = None,
+        headers: dict[str, str] | None = None, token: str | None = "",
+    ) -> Any:
+        sent = dict(headers or {})
+        given = self.token if token == "" else token
+        if given is not None:
+            sent.setdefault("Authorization", f"Bearer {given}")
+        async with await self._send(method, self.base + path, json=json, data=data,
+                                    headers=sent) as response:
+            answer = Answer(response.status, response.headers, await response.read())
+        contract.check_response(method, path.split("?")[0], answer)
+        return answer
+
+    async def get(self, path: str, **kw: Any) -> Any:
+        return await self.request("GET", path, **kw)
+
+    async def post(self, path: str, json: Any = None, **kw: Any) -> Any:
+        return await self.request("POST", path, json=json, **kw)
+
+    async def wait_reconciled(self, timeout: float = 120.0) -> dict[str, Any]:
+        """The status document once the start-up reconcile has finished."""
+        deadline = time.monotonic() + timeout
+        while True:
+            status: dict[str, Any] = (await self.get("/v1/status")).json
+            if not status["reconcile"]["running"] and status["reconcile"]["phase"] != "pending":
+                return status
+            assert time.monotonic() < deadline, f"reconcile did not finish: {status}"
+            await asyncio.sleep(0.1)
+
+
+def _token(config: Config) -> str:
+    return (config.data / "token").read_text(encoding="utf-8").strip()
+
+
+@pytest.fixture
+def api_for(aiohttp_client: Any) -> Callable[..., Awaitable[Api]]:
+    """Build the in-process app from the same `init_app` that `ora serve` runs, and an Api."""
+
+    async def make(config: Config, **kwargs: Any) -> Api:
+        app = init_app(config, **kwargs)
+        client: TestClient[Any, Any] = await aiohttp_client(app)
+        assert client.port is not None
+        base = str(client.make_url("")).rstrip("/")
+        api = Api(client.session.request, base, _token(config), client.port)
+        api.app = app
+        return api
+
+    return make
+
+
+@pytest.fixture
+async def api(config: Config, api_for: Callable[..., Awaitable[Api]]) -> Api:
+    return await api_for(config)
+
+
+class Served:
+    """A live `ora serve` subprocess on a free loopback port; stderr goes to a file."""
+
+    def __init__(self, config: Config, log: Path) -> None:
+        self.config = config
+        self.log = log
+        self._stderr = log.open("w")
+        self.proc = subprocess.Popen(
+            [str(ORA), "serve", str(config.vault), "--data", str(config.data), "--port", "0"],
+            stdout=subprocess.DEVNULL, stderr=self._stderr, env=_env(config),
+        )
+        self.port = self._wait_listening()
+
+    def _wait_listening(self, timeout: float = 120.0) -> int:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            found = re.search(r"listening on http://127\.0\.0\.1:(\d+)", self.log.read_text())
+            if found:
+                return int(found.group(1))
+            if self.proc.poll() is not None:
+                raise AssertionError(f"ora serve exited early:\n{self.log.read_text()}")
+            time.sleep(0.05)
+        raise AssertionError(f"ora serve did not start:\n{self.log.read_text()}")
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def stop(self, sig: int = signal.SIGTERM, timeout: float = 60.0) -> int:
+        if self.proc.poll() is None:
+            self.proc.send_signal(sig)
+        try:
+            return self.proc.wait(timeout)
+        finally:
+            self._stderr.close()
+
+
+def _env(config: Config) -> dict[str, str]:
+    """The settings of `config` as ORA_* variables, so the subprocess runs the same way."""
+    env = dict(os.environ)
+    env.update({s.env: str(config.values[s.name]) for s in SETTINGS if s.name != "port"})
+    return env
+
+
+@pytest.fixture
+def serve(tmp_path: Path) -> Iterator[Callable[[Config], Served]]:
+    """Start `ora serve` subprocesses; each is stopped (SIGTERM) at the end of the test."""
+    started: list[Served] = []
+
+    def start(config: Config) -> Served:
+        served = Served(config, tmp_path / f"serve-{len(started)}.log")
+        started.append(served)
+        return served
+
+    yield start
+    for served in started:
+        if served.proc.poll() is None:
+            served.stop(signal.SIGKILL)
+
+
+@pytest.fixture
+async def live_api(config: Config, serve: Callable[[Config], Served]) -> AsyncIterator[Api]:
+    served = serve(config)
+    async with aiohttp.ClientSession() as session:
+        yield Api(session.request, served.url, _token(config), served.port)

@@ -1,0 +1,125 @@
+"""Who may call the API: token, Origin, Host, CORS — in-process through `init_app`."""
+
+from __future__ import annotations
+
+import stat
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sidecar.server.security import load_or_create_token
+from sidecar.settings import Config
+
+OBSIDIAN = "app://obsidian.md"
+
+
+def test_token_file_is_created_once_with_mode_0600(tmp_path: Path) -> None:
+    token = load_or_create_token(tmp_path / "data")
+    path = tmp_path / "data" / "token"
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert len(token) >= 32
+    assert load_or_create_token(tmp_path / "data") == token
+
+
+def test_a_readable_token_file_is_tightened_to_0600(tmp_path: Path) -> None:
+    token = load_or_create_token(tmp_path)
+    (tmp_path / "token").chmod(0o644)
+    assert load_or_create_token(tmp_path) == token
+    assert stat.S_IMODE((tmp_path / "token").stat().st_mode) == 0o600
+
+
+def test_an_empty_token_file_is_replaced(tmp_path: Path) -> None:
+    (tmp_path / "token").write_text("")
+    assert load_or_create_token(tmp_path)
+
+
+async def test_the_app_creates_the_token_in_the_data_folder(api: Any, config: Config) -> None:
+    path = config.data / "token"
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert path.read_text().strip() == api.token
+
+
+async def test_health_needs_no_token(api: Any) -> None:
+    answer = await api.get("/v1/health", token=None)
+    assert answer.status == 200
+    assert answer.json["status"] == "ok"
+
+
+@pytest.mark.parametrize("path", ["/v1/status", "/v1/openapi.json", "/v1/events/stream"])
+@pytest.mark.parametrize("token", [None, "wrong-token", ""])
+async def test_routes_refuse_a_missing_or_wrong_token(api: Any, path: str, token: str | None) -> None:
+    headers = {"Authorization": "Bearer "} if token == "" else None
+    answer = await api.get(path, token=token if token else None, headers=headers)
+    assert answer.status == 401
+    assert answer.json["error"]["code"] == "unauthorized"
+    assert answer.headers["WWW-Authenticate"] == "Bearer"
+
+
+async def test_post_routes_check_the_token_before_the_body(api: Any) -> None:
+    answer = await api.request("POST", "/v1/search", data=b"{not json", token="nope")
+    assert answer.status == 401
+
+
+async def test_the_token_scheme_is_case_insensitive(api: Any) -> None:
+    answer = await api.get("/v1/status", headers={"Authorization": f"bearer {api.token}"})
+    assert answer.status == 200
+
+
+@pytest.mark.parametrize("origin", ["https://evil.example", "http://localhost:3000", "null"])
+@pytest.mark.parametrize("path", ["/v1/health", "/v1/status"])
+async def test_a_foreign_origin_is_forbidden(api: Any, origin: str, path: str) -> None:
+    answer = await api.get(path, headers={"Origin": origin})
+    assert answer.status == 403
+    assert answer.json["error"]["code"] == "forbidden"
+    assert "Access-Control-Allow-Origin" not in answer.headers
+
+
+async def test_the_obsidian_origin_is_allowed_and_may_read_answers(api: Any) -> None:
+    answer = await api.get("/v1/status", headers={"Origin": OBSIDIAN})
+    assert answer.status == 200
+    assert answer.headers["Access-Control-Allow-Origin"] == OBSIDIAN
+    refused = await api.get("/v1/status", headers={"Origin": OBSIDIAN}, token="wrong")
+    assert refused.status == 401
+    assert refused.headers["Access-Control-Allow-Origin"] == OBSIDIAN
+
+
+@pytest.mark.parametrize(
+    "host",
+    ["evil.example:{port}", "evil.example", "127.0.0.1:1", "localhost", "127.0.0.2:{port}",
+     "localhost.evil.example:{port}", ""],
+)
+async def test_a_rebinding_host_is_forbidden(api: Any, host: str) -> None:
+    answer = await api.get("/v1/health", headers={"Host": host.format(port=api.port)})
+    assert answer.status == 403
+    assert answer.json["error"]["code"] == "forbidden"
+
+
+@pytest.mark.parametrize("name", ["127.0.0.1", "localhost", "LOCALHOST", "[::1]"])
+async def test_loopback_host_names_with_the_right_port_are_accepted(api: Any, name: str) -> None:
+    answer = await api.get("/v1/status", headers={"Host": f"{name}:{api.port}"})
+    assert answer.status == 200
+
+
+async def test_cors_preflight_from_obsidian_gets_allow_headers(api: Any) -> None:
+    answer = await api.request(
+        "OPTIONS", "/v1/search", token=None,
+        headers={"Origin": OBSIDIAN, "Access-Control-Request-Method": "POST",
+                 "Access-Control-Request-Headers": "authorization, content-type"},
+    )
+    assert answer.status == 204
+    assert answer.headers["Access-Control-Allow-Origin"] == OBSIDIAN
+    assert "POST" in answer.headers["Access-Control-Allow-Methods"]
+    assert "Authorization" in answer.headers["Access-Control-Allow-Headers"]
+
+
+@pytest.mark.parametrize("origin", ["https://evil.example", None])
+async def test_cors_preflight_from_elsewhere_gets_no_allow_headers(
+    api: Any, origin: str | None
+) -> None:
+    headers = {"Access-Control-Request-Method": "POST"}
+    if origin:
+        headers["Origin"] = origin
+    answer = await api.request("OPTIONS", "/v1/search", token=None, headers=headers)
+    assert answer.status in (403, 405)
+    assert not any(h.startswith("Access-Control-Allow") for h in answer.headers)

@@ -1,0 +1,65 @@
+"""`ora lint`: output forms, exit status, single files and --fix."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from sidecar.cli import main
+
+Write = Callable[[str, str | bytes], str]
+
+
+def test_clean_vault_exits_zero_with_empty_json(vault: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["lint", str(vault), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == {"diagnostics": []}
+
+
+def test_errors_exit_one_and_print_path_line_severity_code(
+    vault: Path, write: Write, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write("Engrams/Bad.md", "---\nnexus: []\ntype: engramm\ntags: []\n"
+                            "date created: 2024-01-01\ndate modified: 2024-01-01\n---\n")
+    assert main(["lint", str(vault)]) == 1
+    out = capsys.readouterr()
+    assert out.out.startswith("Engrams/Bad.md:3: error type-unknown unknown type 'engramm'")
+    assert "1 error(s)" in out.err
+
+
+def test_warnings_alone_exit_zero(vault: Path, write: Write) -> None:
+    write("W.md", "---\nnexus: []\ntype: engram\ntags: [zzzq]\n"
+                  "date created: 2024-01-01\ndate modified: 2024-01-01\n---\n")
+    assert main(["lint", str(vault)]) == 0
+
+
+def test_a_single_file_is_linted_against_its_vault(
+    vault: Path, write: Write, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (vault / ".obsidian").mkdir()
+    rel = write("Engrams/Linky.md", "---\nnexus: ['[[Hub]]', '[[Gone]]']\ntype: engram\n"
+                                   "tags: []\ndate created: 2024-01-01\n"
+                                   "date modified: 2024-01-01\n---\n")
+    assert main(["lint", str(vault / rel), "--json"]) == 0
+    [d] = json.loads(capsys.readouterr().out)["diagnostics"]
+    assert (d["path"], d["code"]) == ("Engrams/Linky.md", "link-broken")
+
+
+def test_fix_fills_dates_then_lints_again(
+    vault: Path, write: Write, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write("NoDates.md", "---\nnexus: []\ntype: engram\ntags: []\n---\nbody\n")
+    assert main(["lint", str(vault), "--fix", "--json"]) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out) == {"diagnostics": []}
+    assert "filled dates in NoDates.md" in captured.err
+    assert "date created: " in (vault / "NoDates.md").read_text(encoding="utf-8")
+
+
+def test_a_missing_target_is_a_clear_error(tmp_path: Path,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["lint", str(tmp_path / "nope")]) == 2
+    assert "neither a vault folder nor a note file" in capsys.readouterr().err

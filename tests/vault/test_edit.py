@@ -1,0 +1,173 @@
+"""The one writer: byte-preserving frontmatter edits, atomic writes, conflicts, the trash."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import stat
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from ruamel.yaml.comments import CommentedMap
+
+from sidecar.errors import Conflict, InvalidFrontmatter, NotFound
+from sidecar.vault.edit import (
+    add_relationship,
+    add_tag,
+    content_hash,
+    edit_frontmatter,
+    move_to_trash,
+    rewrite_frontmatter,
+    set_value,
+)
+from sidecar.vault.note import parse_note
+
+Write = Callable[[str, str | bytes], str]
+
+STYLED = """---
+# a comment before everything
+nexus:
+  - "[[Hub]]"   # trailing comment
+type: engram  # the type
+tags: [atomic, 'memory']
+quoted: "keep these quotes"
+
+# a comment between keys
+relationships:
+  supports:
+    - "[[Other]]"
+date created: 2024-01-02
+---
+# Body
+
+Text with --- a dash line below
+---
+more body
+"""
+
+
+def test_adding_a_tag_changes_only_the_tags_line() -> None:
+    out = rewrite_frontmatter(STYLED, lambda cm: add_tag(cm, "archived"))
+    assert out == STYLED.replace("tags: [atomic, 'memory']", "tags: [atomic, 'memory', archived]")
+
+
+def test_adding_a_relationship_keeps_everything_else() -> None:
+    out = rewrite_frontmatter(STYLED, lambda cm: add_relationship(cm, "supersedes", "[[Old]]"))
+    assert out == STYLED.replace(
+        '    - "[[Other]]"\n', '    - "[[Other]]"\n  supersedes:\n    - "[[Old]]"\n'
+    )
+
+
+def test_new_keys_go_last_in_the_files_list_style() -> None:
+    text = '---\nnexus:\n  - "[[Hub]]"\ntype: engram\n---\nbody\n'
+    out = rewrite_frontmatter(text, lambda cm: add_relationship(cm, "supports", "[[X]]"))
+    assert out == ('---\nnexus:\n  - "[[Hub]]"\ntype: engram\n'
+                   'relationships:\n  supports:\n    - "[[X]]"\n---\nbody\n')
+
+
+def test_helpers_are_idempotent() -> None:
+    def twice(cm: CommentedMap) -> None:
+        for _ in range(2):
+            add_tag(cm, "ATOMIC")
+            add_relationship(cm, "supports", "[[other|alias]]")
+    assert rewrite_frontmatter(STYLED, twice) == STYLED
+
+
+def test_set_value_writes_plain_iso_dates() -> None:
+    out = rewrite_frontmatter(STYLED, lambda cm: set_value(cm, "date created", dt.date(2025, 2, 3)))
+    assert out == STYLED.replace("date created: 2024-01-02", "date created: 2025-02-03")
+    assert parse_note(out, "n.md").frontmatter["date created"] == "2025-02-03"
+
+
+def test_crlf_files_stay_crlf() -> None:
+    text = STYLED.replace("\n", "\r\n")
+    out = rewrite_frontmatter(text, lambda cm: add_relationship(cm, "extends", "[[E]]"))
+    assert "\n" not in out.replace("\r\n", "")
+    assert out == text.replace('"[[Other]]"\r\n', '"[[Other]]"\r\n  extends:\r\n    - "[[E]]"\r\n')
+
+
+def test_a_note_without_frontmatter_gets_one_and_keeps_its_text() -> None:
+    out = rewrite_frontmatter("\ufeff# Title\nbody\n", lambda cm: set_value(cm, "type", "engram"))
+    assert out == "\ufeff---\ntype: engram\n---\n# Title\nbody\n"
+
+
+def test_a_mutation_that_changes_nothing_returns_the_text_unchanged() -> None:
+    assert rewrite_frontmatter("# just body\n", lambda cm: None) == "# just body\n"
+    assert rewrite_frontmatter(STYLED, lambda cm: None) == STYLED
+
+
+def test_removing_a_key_keeps_the_comments_around_it() -> None:
+    out = rewrite_frontmatter(STYLED, lambda cm: cm.pop("quoted"))
+    assert out == STYLED.replace('quoted: "keep these quotes"\n', "")
+
+
+@pytest.mark.parametrize("text", ["---\na: [1\n---\n", "---\n- a\n---\n", "---\na: 1\n"])
+def test_invalid_frontmatter_is_refused(text: str) -> None:
+    with pytest.raises(InvalidFrontmatter):
+        rewrite_frontmatter(text, lambda cm: set_value(cm, "b", 2))
+
+
+def test_edit_frontmatter_writes_atomically_and_returns_the_new_hash(vault: Path) -> None:
+    path = vault / "Engrams" / "Good.md"
+    os.chmod(path, 0o640)
+    before = path.read_bytes()
+    new_hash = edit_frontmatter(vault, "Engrams/Good.md", lambda cm: add_tag(cm, "archived"),
+                                expected_hash=content_hash(before))
+    after = path.read_bytes()
+    assert new_hash == content_hash(after) != content_hash(before)
+    assert after == before.replace(b"  - memory\n", b"  - memory\n  - archived\n")
+    assert stat.S_IMODE(path.stat().st_mode) == 0o640
+    assert sorted(p.name for p in path.parent.iterdir()) == ["Good.md"]  # no temp file left
+
+
+def test_an_edit_that_changes_nothing_does_not_touch_the_file(vault: Path) -> None:
+    path = vault / "Engrams" / "Good.md"
+    os.utime(path, (1_000_000, 1_000_000))
+    digest = edit_frontmatter(vault, "Engrams/Good.md", lambda cm: add_tag(cm, "atomic"))
+    assert digest == content_hash(path.read_bytes())
+    assert path.stat().st_mtime == 1_000_000
+
+
+def test_stale_expected_hash_is_a_conflict(vault: Path) -> None:
+    before = (vault / "Engrams" / "Good.md").read_bytes()
+    with pytest.raises(Conflict):
+        edit_frontmatter(vault, "Engrams/Good.md", lambda cm: add_tag(cm, "x"),
+                         expected_hash=content_hash(b"something else"))
+    assert (vault / "Engrams" / "Good.md").read_bytes() == before
+
+
+def test_a_change_between_read_and_write_is_a_conflict(vault: Path) -> None:
+    path = vault / "Engrams" / "Good.md"
+
+    def user_types_meanwhile(cm: CommentedMap) -> None:
+        add_tag(cm, "archived")
+        path.write_text(path.read_text(encoding="utf-8") + "\nnew paragraph\n", encoding="utf-8")
+
+    with pytest.raises(Conflict):
+        edit_frontmatter(vault, "Engrams/Good.md", user_types_meanwhile)
+    assert path.read_text(encoding="utf-8").endswith("new paragraph\n")
+    assert "archived" not in path.read_text(encoding="utf-8")
+    assert sorted(p.name for p in path.parent.iterdir()) == ["Good.md"]
+
+
+def test_editing_a_missing_note_is_not_found(vault: Path) -> None:
+    with pytest.raises(NotFound):
+        edit_frontmatter(vault, "Nope.md", lambda cm: None)
+
+
+def test_move_to_trash_never_overwrites(vault: Path, write: Write) -> None:
+    write("A/Same.md", "first")
+    write("B/Same.md", "second")
+    first = move_to_trash(vault, "A/Same.md", content_hash(b"first"))
+    second = move_to_trash(vault, "B/Same.md", None)
+    assert (first, second) == (".trash/Same.md", ".trash/Same 1.md")
+    assert (vault / first).read_text() == "first" and (vault / second).read_text() == "second"
+    assert not (vault / "A" / "Same.md").exists()
+
+
+def test_move_to_trash_refuses_a_changed_file(vault: Path, write: Write) -> None:
+    write("C.md", "now")
+    with pytest.raises(Conflict):
+        move_to_trash(vault, "C.md", content_hash(b"before"))
+    assert (vault / "C.md").exists()

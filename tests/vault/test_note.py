@@ -1,0 +1,120 @@
+"""Parsing one note: frontmatter values, key lines, body position, errors as values."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from sidecar.errors import UnreadableNote
+from sidecar.vault.note import parse_note, read_note, split_frontmatter
+
+from .conftest import GOOD_NOTE
+
+
+def test_frontmatter_values_key_lines_and_body_position() -> None:
+    note = parse_note(GOOD_NOTE, "Engrams/Good.md")
+    assert note.frontmatter["type"] == "engram"
+    assert note.frontmatter["nexus"] == ["[[Hub]]"]
+    assert note.key_lines == {"nexus": 2, "type": 4, "subtype": 5, "tags": 6,
+                              "date created": 9, "date modified": 10}
+    assert note.body_line == 12
+    assert note.body.startswith("# A good note")
+    assert GOOD_NOTE.splitlines()[note.body_line - 1] == "# A good note"
+    assert note.yaml_error is None
+
+
+def test_convenience_properties() -> None:
+    text = "---\nnexus: []\ntype: chat\ntags: [Private, incubating]\ncluster: c1\n---\nx"
+    note = parse_note(text, "Chats/Some chat.md")
+    assert (note.type, note.title, note.cluster) == ("chat", "Some chat", "c1")
+    assert note.is_private and note.is_incubating and not note.is_archived
+    assert note.tags == ("Private", "incubating")
+
+
+def test_dates_become_iso_strings_and_impossible_dates_stay_text() -> None:
+    text = ("---\ndate created: 2024-01-02\nwhen: 2024-01-02 10:30:00\n"
+            "bad: 2024-13-45\nnested: [2023-05-06]\n---\n")
+    fm = parse_note(text, "n.md").frontmatter
+    assert fm == {"date created": "2024-01-02", "when": "2024-01-02T10:30:00",
+                  "bad": "2024-13-45", "nested": ["2023-05-06"]}
+
+
+def test_relationships_property_keeps_only_strings() -> None:
+    text = '---\nrelationships:\n  supports: ["[[A]]", 3]\n  extends: "[[B]]"\n---\n'
+    assert parse_note(text, "n.md").relationships == {"supports": ("[[A]]",),
+                                                      "extends": ("[[B]]",)}
+
+
+@pytest.mark.parametrize(
+    ("text", "message_part", "line"),
+    [
+        ("---\na: 1\nb: [1, 2\nc: 3\n---\n", "flow sequence", 3),
+        ("---\na: 1\n  b: 2\n---\n", "mapping values", 3),
+        ("---\n- a\n- b\n---\n", "mapping", 2),
+        ("---\na: 1\nb: 2\na: 3\n---\n", "duplicate key 'a' (first on line 2)", 4),
+        ("---\na: 1\n", "never closed", 1),
+        ("---\na: &x [1, *x]\n---\n", "nests too deeply", 2),
+    ],
+    ids=["unclosed-flow", "bad-indent", "not-a-mapping", "duplicate", "unclosed", "recursive"],
+)
+def test_yaml_problems_become_an_error_with_its_line(text: str, message_part: str,
+                                                     line: int) -> None:
+    note = parse_note(text, "n.md")
+    assert note.yaml_error is not None
+    assert message_part in note.yaml_error[0]
+    assert note.yaml_error[1] == line
+    assert note.frontmatter == {}
+
+
+def test_alias_bombs_are_refused_not_expanded() -> None:
+    lines = ["---", "a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    lines += [f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 10)}]" for i in range(1, 9)]
+    note = parse_note("\n".join([*lines, "---", ""]), "n.md")
+    assert note.yaml_error is not None and "more than" in note.yaml_error[0]
+
+
+def test_no_frontmatter_means_whole_text_is_body() -> None:
+    note = parse_note("# Title\n\ntext\n", "n.md")
+    assert (note.frontmatter, note.body_line, note.yaml_error) == ({}, 1, None)
+    assert note.body == "# Title\n\ntext\n"
+
+
+def test_fence_must_be_exactly_three_dashes_on_line_one() -> None:
+    assert split_frontmatter("\n---\na: 1\n---\n") is None
+    assert split_frontmatter("----\na: 1\n----\n") is None
+    assert split_frontmatter("---  \na: 1\n---\t\nbody") is not None
+
+
+def test_empty_frontmatter_and_byte_order_mark_and_crlf() -> None:
+    assert parse_note("---\n---\nbody", "n.md").frontmatter == {}
+    note = parse_note("\ufeff---\r\ntype: web\r\n---\r\nbody\r\n", "n.md")
+    assert note.frontmatter == {"type": "web"}
+    assert note.key_lines == {"type": 2}
+    assert (note.body, note.body_line) == ("body\r\n", 4)
+
+
+def test_frontmatter_at_end_of_file_without_newline() -> None:
+    note = parse_note("---\ntype: web\n---", "n.md")
+    assert (note.frontmatter, note.body, note.body_line) == ({"type": "web"}, "", 4)
+
+
+@pytest.mark.parametrize(
+    ("content", "code"),
+    [(b"---\na: 1\n---\n\x00\x01", "binary_file"),
+     (b"caf\xe9\n", "undecodable_file"),
+     (b"x" * 101, "file_too_large")],
+)
+def test_read_note_refuses_binary_undecodable_and_oversized_files(
+    vault: Path, write: Callable[[str, str | bytes], str], content: bytes, code: str
+) -> None:
+    rel = write("Bad.md", content)
+    with pytest.raises(UnreadableNote) as info:
+        read_note(vault, rel, max_bytes=100)
+    assert info.value.code == code
+
+
+def test_read_note_returns_the_parsed_note(vault: Path) -> None:
+    note = read_note(vault, "Engrams/Good.md", max_bytes=10_000)
+    assert note.path == "Engrams/Good.md" and note.type == "engram"
