@@ -79,7 +79,7 @@ people who fall asleep without trouble.
 
 const DIAGNOSTICS: Diagnostic[] = [
 	{ path: "Engrams/Caffeine.md", line: 4, severity: "error", code: "unknown-type", message: "type 'engramm' is not a known type; did you mean 'engram'?" },
-	{ path: "Engrams/Caffeine.md", line: 11, severity: "warning", code: "invalid-date", message: "date modified '2024-02-30' is not a calendar date (YYYY-MM-DD)" },
+	{ path: "Engrams/Caffeine.md", line: 10, severity: "warning", code: "invalid-date", message: "date modified '2024-02-30' is not a calendar date (YYYY-MM-DD)" },
 ];
 
 /** Answers each route from the fixtures above, as the real sidecar would. */

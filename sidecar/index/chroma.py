@@ -163,6 +163,7 @@ class ChromaStore:
         col = self.collection(namespace, private, create=False)
         if col is None or not ids:
             return {}
+        ids = list(dict.fromkeys(ids))  # Chroma refuses repeated ids
         out: dict[str, tuple[str, Mapping[str, Any]]] = {}
         for s in range(0, len(ids), _BATCH):
             got = col.get(ids=list(ids[s : s + _BATCH]), include=["documents", "metadatas"])

@@ -15,12 +15,17 @@ from aiohttp import web
 from sidecar.server.errors import error_middleware
 from sidecar.server.events import EventHub
 from sidecar.server.resources import CONTEXTS
-from sidecar.server.security import Guard, add_cors_headers, load_or_create_token, security_middleware
+from sidecar.server.security import (
+    Guard,
+    add_cors_headers,
+    load_or_create_token,
+    security_middleware,
+)
 from sidecar.server.state import CONFIG, HUB, STATE, ServerState
 from sidecar.settings import Config
 
 # Modules under sidecar/server/ that add routes, in the order they are registered.
-ROUTE_MODULES: tuple[str, ...] = ("routes_core", "routes_index", "routes_lint")
+ROUTE_MODULES: tuple[str, ...] = ("routes_core", "routes_index", "routes_lint", "routes_claims")
 _WILDCARD_HOSTS = frozenset({"0.0.0.0", "::", ""})
 
 

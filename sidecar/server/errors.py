@@ -8,15 +8,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
 
 from aiohttp import web
+from aiohttp.typedefs import Handler
 
 from sidecar.errors import OraError, error_body
 
 log = logging.getLogger("sidecar.server")
-
-Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 # Codes for the HTTP errors aiohttp raises itself, by status.
 _HTTP_CODES = {

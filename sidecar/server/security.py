@@ -12,11 +12,11 @@ import ipaddress
 import os
 import secrets
 import stat
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from aiohttp import web
+from aiohttp.typedefs import Handler, Middleware
 
 from sidecar.errors import OraError
 
@@ -27,8 +27,6 @@ PUBLIC_ROUTES = frozenset({("GET", "/v1/health")})
 CORS_METHODS = "GET, POST, OPTIONS"
 CORS_HEADERS = "Authorization, Content-Type"
 _TOKEN_FILE = "token"
-
-Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
 class Unauthorized(OraError):
@@ -138,7 +136,7 @@ def _preflight() -> web.Response:
     )
 
 
-def security_middleware(guard: Guard) -> Callable[[web.Request, Handler], Awaitable[web.StreamResponse]]:
+def security_middleware(guard: Guard) -> Middleware:
     @web.middleware
     async def middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
         guard.check_host(request)

@@ -199,3 +199,10 @@ def test_events_for_unchanged_or_unknown_files_are_deduplicated(
     assert (result["accepted"], result["deduplicated"], result["embedded"]) == (1, 2, 1)
     again = index.apply_events(events)
     assert (again["accepted"], again["deduplicated"]) == (0, 3)
+
+
+def test_get_chunks_accepts_repeated_ids(vault: Path, open_idx: OpenIndex) -> None:
+    index = open_idx(vault)
+    index.reconcile()
+    (cid, _score), *_ = index.bm25_search("limescale", 5, private=False)
+    assert list(index.get_chunks([cid, cid, "unknown"], private=True)) == [cid]

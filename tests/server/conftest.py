@@ -7,7 +7,9 @@ openapi.json (tests/server/contract.py), so every response the suite produces is
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib.util
+import json
 import os
 import re
 import signal
@@ -20,13 +22,16 @@ from typing import Any
 
 import aiohttp
 import pytest
+import pytest_asyncio
 from aiohttp import web
-from aiohttp.test_utils import TestClient
+from aiohttp.test_utils import TestClient, TestServer
 
 from sidecar.server.app import init_app
 from sidecar.settings import SETTINGS, Config, make_config
 
-_spec = importlib.util.spec_from_file_location("server_contract", Path(__file__).with_name("contract.py"))
+_spec = importlib.util.spec_from_file_location(
+    "server_contract", Path(__file__).with_name("contract.py")
+)
 assert _spec is not None and _spec.loader is not None
 contract = importlib.util.module_from_spec(_spec)
 sys.modules["server_contract"] = contract
@@ -112,6 +117,34 @@ class Api:
         contract.check_response(method, path.split("?")[0], answer)
         return answer
 
+    @contextlib.asynccontextmanager
+    async def stream(self, path: str) -> AsyncIterator[aiohttp.ClientResponse]:
+        """An open event stream (status and media type checked against the document)."""
+        headers = {"Authorization": f"Bearer {self.token}"}
+        async with await self._send("GET", self.base + path, headers=headers) as response:
+            body = b"" if response.status == 200 else await response.read()
+            contract.check_response("GET", path, Answer(response.status, response.headers, body))
+            yield response
+
+    @staticmethod
+    async def next_event(
+        response: aiohttp.ClientResponse, timeout: float = 30.0
+    ) -> tuple[str, Any]:
+        """The next server-sent event as (event, data); a `: ping` comment is ("ping", None)."""
+        event, data = "", None
+        while True:
+            line = (await asyncio.wait_for(response.content.readline(), timeout)).decode()
+            assert line, "the stream ended"
+            line = line.rstrip("\n")
+            if line == "" and event:
+                return event, data
+            if line.startswith(": ping"):
+                return "ping", None
+            if line.startswith("event: "):
+                event = line.removeprefix("event: ")
+            elif line.startswith("data: "):
+                data = json.loads(line.removeprefix("data: "))
+
     async def get(self, path: str, **kw: Any) -> Any:
         return await self.request("GET", path, **kw)
 
@@ -152,6 +185,20 @@ def api_for(aiohttp_client: Any) -> Callable[..., Awaitable[Api]]:
 @pytest.fixture
 async def api(config: Config, api_for: Callable[..., Awaitable[Api]]) -> Api:
     return await api_for(config)
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def shared_api(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Api]:
+    """One app per module, for tests that only read (mark the module with loop_scope="module")."""
+    root = tmp_path_factory.mktemp("shared")
+    config = server_config(write_vault(root / "vault", NOTES), root / "data")
+    app = init_app(config)
+    async with TestClient(TestServer(app)) as client:
+        assert client.port is not None
+        base = str(client.make_url("")).rstrip("/")
+        api = Api(client.session.request, base, _token(config), client.port)
+        api.app = app
+        yield api
 
 
 class Served:

@@ -70,6 +70,9 @@ export function installDomHelpers(win: Window & typeof globalThis): void {
 	proto.hasClass = function (this: HTMLElement, cls: string) {
 		return this.classList.contains(cls);
 	};
+	proto.setCssProps = function (this: HTMLElement, props: Record<string, string>) {
+		for (const [key, value] of Object.entries(props)) this.style.setProperty(key, value);
+	};
 	proto.setAttr = function (this: HTMLElement, name: string, value: string | number | boolean | null) {
 		if (value === null) this.removeAttribute(name);
 		else this.setAttribute(name, String(value));

@@ -1,4 +1,4 @@
-import { App, Plugin } from "obsidian";
+import { App, type Plugin } from "obsidian";
 import { describe, expect, it } from "vitest";
 
 import { DEFAULT_SETTINGS, mergeSettings } from "../../src/settings";
@@ -15,7 +15,7 @@ function tab() {
 		reindex: async () => void reindexed++,
 		restartSidecar: async () => undefined,
 	};
-	const t = new OraSettingTab(new App(), new Plugin(), host);
+	const t = new OraSettingTab(new App(), {} as Plugin, host);
 	t.display();
 	return { t, host, saved, reindexed: () => reindexed };
 }

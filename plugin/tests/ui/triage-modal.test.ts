@@ -1,8 +1,9 @@
-import { App, shownNotices } from "obsidian";
+import { App } from "obsidian";
 import { afterEach, describe, expect, it } from "vitest";
 
 import { SidecarClient } from "../../src/api/client";
 import { TriageModal, type TriageDeps } from "../../src/ui/triage-modal";
+import { shownNotices } from "../__mocks__/obsidian";
 import { aPair, json, ScriptedTransport } from "../builders";
 
 const settle = () => new Promise((r) => setTimeout(r, 0));

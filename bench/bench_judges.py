@@ -1,0 +1,205 @@
+"""Precision and recall of the contradiction judges; writes `## Contradictions` in docs/benchmarks.md.
+
+Two labelled sets:
+
+* `bench/data/claim_pairs.jsonl` — note-like claim pairs labelled contradiction, agreement,
+  paraphrase or unrelated (positive = contradiction);
+* SciFact — each claim against each abstract its metadata labels SUPPORT or CONTRADICT
+  (`queries.jsonl` + `corpus.jsonl`; positive = CONTRADICT). The abstract is split into
+  sentences like a note.
+
+Two modes: `judge` gives the judge the labelled pair as is; `pipeline` does what a scan does —
+embed the claims, keep the aligned sentence pairs (cosine ≥ `claim_similarity`, at most
+`claims_per_pair`), judge them, and call the pair a contradiction if any aligned pair is one.
+Every judge available here is measured (rules always; NLI and LLM when configured).
+
+    .venv/bin/python bench/bench_judges.py [--scifact-limit N] [--no-write]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import platform
+import re
+import time
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+
+import numpy as np
+
+from sidecar.cleaning.candidates import align
+from sidecar.cleaning.claims import split_claims
+from sidecar.cleaning.judges import build_judge, judge_status
+from sidecar.cleaning.store import NoteState
+from sidecar.cleaning.verdict import Judge
+from sidecar.cleaning.vocab import get_thresholds
+from sidecar.models.embedder import Embedder, load_embedder
+from sidecar.settings import make_config
+
+ROOT = Path(__file__).resolve().parent.parent
+PAIRS = ROOT / "bench" / "data" / "claim_pairs.jsonl"
+SCIFACT = ROOT.parent / "shared" / "eval" / "scifact"
+DOC = ROOT / "docs" / "benchmarks.md"
+SECTION = "## Contradictions"
+
+
+@dataclass(frozen=True)
+class Item:
+    claim: str
+    other: list[str]  # the other side's sentences (one for a claim pair)
+    positive: bool
+    label: str
+
+
+@dataclass(frozen=True)
+class Score:
+    dataset: str
+    judge: str
+    mode: str
+    n: int
+    positives: int
+    tp: int
+    fp: int
+    seconds: float
+
+    @property
+    def precision(self) -> float:
+        return self.tp / (self.tp + self.fp) if self.tp + self.fp else float("nan")
+
+    @property
+    def recall(self) -> float:
+        return self.tp / self.positives if self.positives else float("nan")
+
+
+def claim_pairs() -> list[Item]:
+    rows = [json.loads(line) for line in PAIRS.read_text(encoding="utf-8").splitlines() if line]
+    return [Item(r["a"], [r["b"]], r["label"] == "contradiction", r["label"]) for r in rows]
+
+
+def scifact(limit: int | None) -> list[Item]:
+    corpus = {}
+    for line in (SCIFACT / "corpus.jsonl").open(encoding="utf-8"):
+        doc = json.loads(line)
+        corpus[doc["_id"]] = doc["text"]
+    items = []
+    for line in (SCIFACT / "queries.jsonl").open(encoding="utf-8"):
+        query = json.loads(line)
+        for doc_id, evidence in sorted(query["metadata"].items()):
+            labels = {e["label"] for e in evidence}
+            if doc_id not in corpus or len(labels) != 1:
+                continue
+            sentences = [c.text for c in split_claims(corpus[doc_id])]
+            label = labels.pop()
+            items.append(Item(query["text"], sentences, label == "CONTRADICT", label))
+    return items[:limit] if limit else items
+
+
+def _state(name: str, texts: list[str], vectors: np.ndarray) -> NoteState:
+    return NoteState(name, "", 0, 0, "engram", False, name, None, None,
+                     claims=[(t, 0, 0) for t in texts], vectors=np.vstack([vectors, vectors[:1]]))
+
+
+async def run_judge(judge: Judge, items: list[Item]) -> list[bool]:
+    verdicts = await judge.judge([(i.claim, i.other[0]) for i in items])
+    return [v.contradiction for v in verdicts]
+
+
+async def run_pipeline(judge: Judge, embedder: Embedder, items: list[Item]) -> list[bool]:
+    limits = get_thresholds()
+    texts = [t for i in items for t in [i.claim, *i.other]]
+    vectors = embedder.embed(texts)
+    work: list[tuple[int, str, str]] = []
+    at = 0
+    for n, item in enumerate(items):
+        claim = _state("a", [item.claim], vectors[at: at + 1])
+        other = _state("b", item.other, vectors[at + 1: at + 1 + len(item.other)])
+        at += 1 + len(item.other)
+        for al in align(claim, other, limits.claim_similarity, limits.claims_per_pair):
+            work.append((n, item.claim, item.other[al.j]))
+    verdicts = await judge.judge([(a, b) for _, a, b in work])
+    hit = [False] * len(items)
+    for (n, _, _), verdict in zip(work, verdicts, strict=True):
+        hit[n] = hit[n] or verdict.contradiction
+    return hit
+
+
+def score(dataset: str, judge: str, mode: str, items: list[Item], predicted: list[bool],
+          seconds: float) -> Score:
+    tp = sum(p and i.positive for p, i in zip(predicted, items, strict=True))
+    fp = sum(p and not i.positive for p, i in zip(predicted, items, strict=True))
+    return Score(dataset, judge, mode, len(items), sum(i.positive for i in items), tp, fp,
+                 round(seconds, 1))
+
+
+def false_alarms(items: list[Item], predicted: list[bool]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for p, i in zip(predicted, items, strict=True):
+        if p and not i.positive:
+            counts[i.label] = counts.get(i.label, 0) + 1
+    return counts
+
+
+def table(scores: list[Score]) -> str:
+    lines = ["| set | judge | mode | pairs | contradictions | flagged right | false alarms "
+             "| precision | recall | s |", "|---|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for s in scores:
+        lines.append(f"| {s.dataset} | {s.judge} | {s.mode} | {s.n} | {s.positives} | {s.tp} "
+                     f"| {s.fp} | {s.precision:.2f} | {s.recall:.2f} | {s.seconds} |")
+    return "\n".join(lines)
+
+
+def write_section(body: str) -> None:
+    text = DOC.read_text(encoding="utf-8") if DOC.exists() else "# Benchmarks\n"
+    section = f"{SECTION}\n\n{body.strip()}\n"
+    pattern = re.compile(rf"^{re.escape(SECTION)}\n.*?(?=^## |\Z)", re.S | re.M)
+    if pattern.search(text):
+        text = pattern.sub(lambda _: section + "\n", text).rstrip() + "\n"
+    else:
+        text = text.rstrip() + "\n\n" + section
+    DOC.write_text(text, encoding="utf-8")
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scifact-limit", type=int, help="only the first N SciFact pairs")
+    parser.add_argument("--no-write", action="store_true", help="print, do not edit the docs")
+    args = parser.parse_args()
+    config = make_config(ROOT)
+    embedder = load_embedder(config)
+    sets = {"claim_pairs": claim_pairs(), "SciFact": scifact(args.scifact_limit)}
+    scores, notes = [], []
+    for status in judge_status(config):
+        if not status["available"]:
+            notes.append(f"- {status['name']}: not measured ({status['reason']})")
+            continue
+        judge = build_judge(config, status["name"])
+        for name, items in sets.items():
+            modes = ("judge", "pipeline") if name == "claim_pairs" else ("pipeline",)
+            for mode in modes:
+                started = time.monotonic()
+                predicted = await (run_judge(judge, items) if mode == "judge"
+                                   else run_pipeline(judge, embedder, items))
+                scores.append(score(name, judge.name, mode, items, predicted,
+                                    time.monotonic() - started))
+                if name == "claim_pairs":
+                    notes.append(f"- {judge.name} {mode} false alarms on claim_pairs by label: "
+                                 f"{false_alarms(items, predicted) or 'none'}")
+                print(table(scores[-1:]).splitlines()[-1], flush=True)
+    limits = get_thresholds()
+    body = (
+        f"`bench/bench_judges.py`, {date.today().isoformat()}, {platform.machine()}, "
+        f"embedder `{embedder.model_id}`; thresholds from `schema/cleaning.json` "
+        f"(claim_similarity {limits.claim_similarity}, rules_threshold "
+        f"{limits.rules_threshold}, min_overlap {limits.min_overlap}).\n\n"
+        + table(scores) + "\n\n" + "\n".join(notes) + "\n"
+    )
+    print(body)
+    if not args.no_write:
+        write_section(body)
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

@@ -1,0 +1,59 @@
+// `npm run screenshots`: bundles plugin/screenshots/harness.ts (the plugin's real views against
+// the test stand-in for `obsidian`), opens each scene in headless Chromium and writes
+// docs/screenshots/{search,lint,triage}.png.
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+
+import esbuild from "esbuild";
+import { chromium } from "playwright-core";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = resolve(here, "../..");
+const out = join(root, "docs/screenshots");
+const work = mkdtempSync(join(tmpdir(), "ora-shots-"));
+
+await esbuild.build({
+	entryPoints: [join(here, "harness.ts")],
+	bundle: true,
+	format: "iife",
+	platform: "browser",
+	target: "es2021",
+	alias: { obsidian: join(root, "plugin/tests/__mocks__/obsidian.ts") },
+	outfile: join(work, "harness.js"),
+	logLevel: "warning",
+});
+const css = readFileSync(join(here, "theme.css"), "utf8") + readFileSync(join(root, "styles.css"), "utf8");
+writeFileSync(join(work, "index.html"), `<!doctype html><meta charset="utf-8"><style>${css}</style><body><script src="harness.js"></script></body>`);
+
+const scenes = [
+	{ name: "search", size: { width: 900, height: 760 } },
+	{ name: "lint", size: { width: 900, height: 520 }, hover: ".cm-lintRange-error" },
+	{ name: "triage", size: { width: 1100, height: 900 } },
+];
+
+mkdirSync(out, { recursive: true });
+const browser = await chromium.launch({
+	executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
+	args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+});
+try {
+	for (const scene of scenes) {
+		const page = await browser.newPage({ viewport: scene.size, deviceScaleFactor: 1 });
+		page.on("pageerror", (err) => console.error(`${scene.name}: ${err.message}`));
+		await page.goto(`${pathToFileURL(join(work, "index.html")).href}#${scene.name}`);
+		await page.waitForSelector("body[data-ready=true]", { state: "attached" });
+		if (scene.hover) {
+			await page.waitForSelector(scene.hover);
+			await page.hover(scene.hover);
+			await page.waitForSelector(".cm-tooltip-lint");
+		}
+		await page.waitForTimeout(300);
+		await page.screenshot({ path: join(out, `${scene.name}.png`) });
+		console.log(`wrote docs/screenshots/${scene.name}.png`);
+		await page.close();
+	}
+} finally {
+	await browser.close();
+}

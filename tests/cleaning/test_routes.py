@@ -1,0 +1,104 @@
+"""The cleaning and web routes through the app `ora serve` runs; answers checked against the
+OpenAPI document by the server suite's contract checker."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from aiohttp.test_utils import TestClient
+
+from sidecar.server.app import init_app
+from sidecar.settings import Config, make_config
+
+_CONTRACT = Path(__file__).resolve().parents[1] / "server" / "contract.py"
+_spec = importlib.util.spec_from_file_location("claims_contract", _CONTRACT)
+assert _spec is not None and _spec.loader is not None
+contract = importlib.util.module_from_spec(_spec)
+sys.modules["claims_contract"] = contract
+_spec.loader.exec_module(contract)
+
+OLD, NEW = "Engrams/Vitamin C and colds.md", "Engrams/Vitamin C revisited.md"
+
+
+class Client:
+    def __init__(self, client: TestClient[Any, Any], token: str) -> None:
+        self.client, self.token = client, token
+
+    async def call(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
+        async with self.client.request(method, path, json=body, headers={
+                "Authorization": f"Bearer {self.token}"}) as resp:
+            answer = contract.Answer(resp.status, resp.headers, await resp.read())
+        contract.check_response(method, path.split("?")[0], answer)
+        return answer.status, answer.json
+
+
+@pytest.fixture
+def server_config(vault: Path, tmp_path: Path) -> Config:
+    models = tmp_path / "models"
+    return make_config(vault, tmp_path / "data", embed_model="int8", models_dir=str(models),
+                       cohere_api_key="", reranker_dir=str(models / "none"))
+
+
+@pytest.fixture
+async def api(server_config: Config, aiohttp_client: Any) -> Client:
+    client = await aiohttp_client(init_app(server_config))
+    return Client(client, (server_config.data / "token").read_text().strip())
+
+
+async def test_scan_then_resolve_over_http(api: Client, vault: Path) -> None:
+    status, doc = await api.call("GET", "/v1/contradictions")
+    assert (status, doc) == (200, {"pairs": []})
+    status, doc = await api.call("POST", "/v1/contradictions/scan", {})
+    assert status == 200
+    (pair,) = [p for p in doc["pairs"] if p["kind"] == "engram"]
+    status, state = await api.call("GET", "/v1/status")
+    assert state["contradictions_open"] == 3
+    status, done = await api.call("POST", f"/v1/contradictions/{pair['id']}/resolve",
+                                  {"action": "changed-mind", "newer": NEW})
+    assert status == 200 and sorted(done["changed"]) == [OLD, NEW]
+    assert done["pair"]["status"] == "resolved"
+    assert "archived" in (vault / OLD).read_text()
+    status, state = await api.call("GET", "/v1/status")
+    assert state["contradictions_open"] == 2
+    status, doc = await api.call("GET", "/v1/contradictions?status=resolved")
+    assert [p["id"] for p in doc["pairs"]] == [pair["id"]]
+
+
+async def test_resolution_conflict_and_unknown_pair_are_errors(api: Client, vault: Path) -> None:
+    _, doc = await api.call("POST", "/v1/contradictions/scan", {})
+    (pair,) = [p for p in doc["pairs"] if p["kind"] == "engram"]
+    (vault / OLD).write_text((vault / OLD).read_text() + "An edit.\n")
+    status, err = await api.call("POST", f"/v1/contradictions/{pair['id']}/resolve",
+                                 {"action": "wrong", "note": OLD})
+    assert status == 409 and err["error"]["code"] == "conflict"
+    status, err = await api.call("POST", "/v1/contradictions/nope/resolve", {"action": "flag"})
+    assert status == 404
+    status, err = await api.call("POST", f"/v1/contradictions/{pair['id']}/resolve",
+                                 {"action": "changed-mind"})
+    assert status == 400
+
+
+async def test_news_batch_is_approved_over_http(api: Client, vault: Path) -> None:
+    _, doc = await api.call("POST", "/v1/contradictions/scan", {})
+    batch = next(p["batch"] for p in doc["pairs"] if p["kind"] == "news")
+    status, done = await api.call("POST", f"/v1/contradictions/batches/{batch}/approve", {})
+    assert status == 200 and [p["b"]["path"] for p in done["pairs"]] == [
+        "Resources/Rates May.md", "Resources/Rates June.md"]
+    status, _ = await api.call("POST", f"/v1/contradictions/batches/{batch}/approve", {})
+    assert status == 404
+
+
+async def test_web_classify_over_http(api: Client, vault: Path) -> None:
+    (vault / "Registry — Trusted Web Sources.md").write_text(
+        "---\ntype: reference\nwhitelist: [nature.com]\n---\n", encoding="utf-8")
+    status, doc = await api.call("POST", "/v1/web/classify", {"results": [
+        {"url": "https://www.nature.com/a", "title": "A", "text": "Bees can count."}]})
+    assert status == 200
+    assert [(r["tier"], r["weight"], r["domain"]) for r in doc["results"]] == [
+        ("whitelisted", 0.8, "nature.com")]
+    status, _ = await api.call("POST", "/v1/web/classify", {"results": [{"url": "x"}]})
+    assert status == 400

@@ -1,0 +1,58 @@
+"""The watcher applies edits, deletions and folder moves as they happen."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from sidecar.index import Index
+from sidecar.index.watcher import watch
+
+from .conftest import KETTLE, OpenIndex, note, write
+
+
+async def _until(changes: asyncio.Queue[dict[str, Any]], path: str) -> dict[str, Any]:
+    while True:
+        summary = await asyncio.wait_for(changes.get(), timeout=20)
+        if path in summary["paths"]:
+            return summary
+
+
+def _paths(index: Index, query: str) -> set[str]:
+    hits = index.bm25_search(query, 10, private=True)
+    return {r.path for r in index.get_chunks([h[0] for h in hits], private=True).values()}
+
+
+async def test_watch_follows_edits_deletes_and_folder_moves(
+    vault: Path, open_idx: OpenIndex
+) -> None:
+    index = open_idx(vault, debounce_ms=100)
+    index.reconcile()
+    stop = asyncio.Event()
+    changes: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+    task = asyncio.create_task(watch(index, stop, changes.put))
+    await asyncio.sleep(0.3)  # let the watcher start
+    try:
+        write(vault, "Engrams/Kettle.md", KETTLE.replace("Vinegar", "Zanzibar vinegar"))
+        summary = await _until(changes, "Engrams/Kettle.md")
+        assert summary["embedded"] == 1
+        assert _paths(index, "zanzibar") == {"Engrams/Kettle.md"}
+
+        write(vault, ".obsidian/ignored.md", note("engram", "Hidden zeppelin."))
+        write(vault, "Engrams/New.md", note("engram", "A note about zeppelins."))
+        await _until(changes, "Engrams/New.md")
+        assert _paths(index, "zeppelin") == {"Engrams/New.md"}
+
+        (vault / "Engrams").rename(vault / "Moved")
+        summary = await _until(changes, "Moved/New.md")
+        while _paths(index, "zeppelin") != {"Moved/New.md"}:
+            await asyncio.wait_for(changes.get(), timeout=20)
+        assert _paths(index, "zanzibar") == {"Moved/Kettle.md"}
+
+        (vault / "Moved/New.md").unlink()
+        await _until(changes, "Moved/New.md")
+        assert _paths(index, "zeppelin") == set()
+    finally:
+        stop.set()
+        await asyncio.wait_for(task, timeout=10)
