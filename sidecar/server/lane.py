@@ -42,6 +42,7 @@ class IndexLane:
         self._pending: list[FileEvent] = []
         self._stop = threading.Event()
         self._task: asyncio.Task[None] | None = None
+        self._total = 0
 
     @property
     def reconciling(self) -> bool:
@@ -76,7 +77,10 @@ class IndexLane:
         loop = asyncio.get_running_loop()
 
         def progress(p: Progress) -> None:  # runs in the reconcile thread
-            if self._stop.is_set() and p.phase in _STOPPABLE:
+            if p.phase not in _STOPPABLE:
+                self._total = p.total  # "done" is told by _finish, after the counts
+                return
+            if self._stop.is_set():
                 raise ReconcileStopped
             loop.call_soon_threadsafe(self.state.set_progress, p.phase, p.done, p.total)
 
@@ -96,8 +100,10 @@ class IndexLane:
 
     def _finish(self, phase: str) -> None:
         r = self.state.reconcile
-        done = r.total if phase == "done" else r.done
-        self.state.set_progress(phase, done, r.total, running=False)
+        if phase == "done":
+            self.state.set_progress(phase, self._total, self._total, running=False)
+        else:
+            self.state.set_progress(phase, r.done, r.total, running=False)
 
     def _fail(self, what: str, err: Exception) -> None:
         message = err.message if isinstance(err, OraError) else f"{type(err).__name__}: {err}"

@@ -57,7 +57,8 @@ def _mutate(root: Path, rng: random.Random, round_: int) -> None:
 
 
 def _ora_index(root: Path, data: Path, env: dict[str, str]) -> subprocess.Popen[bytes]:
-    cmd = [sys.executable, "-m", "sidecar.cli", "index", str(root), "--data", str(data), "--json"]
+    ora = str(Path(sys.executable).parent / "ora")
+    cmd = [ora, "index", str(root), "--data", str(data), "--json"]
     return subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
@@ -98,6 +99,8 @@ def test_sigkill_at_random_points_converges_to_a_fresh_build(
         if proc.poll() is None:
             proc.send_signal(signal.SIGKILL)
             killed += 1
+        else:
+            assert proc.returncode == 0
         proc.wait()
         _mutate(root, rng, round_)
     assert killed >= 3, "the runs finished before they could be killed; use a bigger vault"
