@@ -1,4 +1,4 @@
-"""Precision and recall of the contradiction judges; writes `## Contradictions` in docs/benchmarks.md.
+"""Precision and recall of the contradiction judges, written to docs/benchmarks.md.
 
 Two labelled sets:
 
@@ -44,6 +44,19 @@ PAIRS = ROOT / "bench" / "data" / "claim_pairs.jsonl"
 SCIFACT = ROOT.parent / "shared" / "eval" / "scifact"
 DOC = ROOT / "docs" / "benchmarks.md"
 SECTION = "## Contradictions"
+ABOUT = """\
+Positive = contradiction. *judge*: the labelled pair handed to the judge as is; *pipeline*: what
+`ora contradictions --scan` does — sentences aligned by embedding (cosine ≥ `claim_similarity`,
+at most `claims_per_pair`), judged, the pair counted as flagged if any aligned sentence pair is.
+`claim_pairs` (`bench/data/claim_pairs.jsonl`, 90 pairs: 40 contradictions, 20 agreements, 15
+paraphrases, 15 unrelated) was written by the same hand as the detector's vocabularies, so its
+numbers are optimistic; 8 of its contradictions need world knowledge (Sydney vs Canberra, "21
+days" vs "two months") and no cue-based detector can find them. SciFact (claim against each
+abstract its metadata labels SUPPORT or CONTRADICT) is independent: its contradicting claims are
+mostly subtle rewrites, so recall there is low, and precision is the number that matters — the
+default judge is tuned to stay quiet rather than flood the queue. The NLI and LLM judges are
+measured when a model is installed (`nli_dir`) or an endpoint configured (`llm_url`).
+"""
 
 
 @dataclass(frozen=True)
@@ -194,7 +207,7 @@ async def main() -> None:
         f"embedder `{embedder.model_id}`; thresholds from `schema/cleaning.json` "
         f"(claim_similarity {limits.claim_similarity}, rules_threshold "
         f"{limits.rules_threshold}, min_overlap {limits.min_overlap}).\n\n"
-        + table(scores) + "\n\n" + "\n".join(notes) + "\n"
+        + table(scores) + "\n\n" + ABOUT + "\n" + "\n".join(notes) + "\n"
     )
     print(body)
     if not args.no_write:

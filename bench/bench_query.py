@@ -73,8 +73,8 @@ def write_vault(vault: Path, chunks: int, seed: int = 3) -> None:
         start = rng.randrange(len(words) - 130)
         extra = ""
         if kind in ("chat", "transcript", "web"):
-            extra = (f"cluster: topic-{rng.randrange(500)}\n"
-                     f"date created: 202{rng.randrange(5)}-0{rng.randrange(1, 10)}-1{rng.randrange(10)}\n")
+            created = f"202{rng.randrange(5)}-0{rng.randrange(1, 10)}-1{rng.randrange(10)}"
+            extra = f"cluster: topic-{rng.randrange(500)}\ndate created: {created}\n"
         folder = vault / kind / f"{i // 1000:03d}"
         folder.mkdir(parents=True, exist_ok=True)
         (folder / f"note {i}.md").write_text(

@@ -54,13 +54,17 @@ def candidates() -> list[FusionSettings]:
         for k, w, pool in itertools.product(RRF_K, DENSE_WEIGHTS, POOLS)
     ]
     grid += [
-        FusionSettings("convex", 0, {"dense": a, "bm25": round(1 - a, 2)}, pool)
-        for a, pool in itertools.product(CONVEX_ALPHA, POOLS)
+        FusionSettings(method, 0, {"dense": a, "bm25": round(1 - a, 2)}, pool)
+        for method, a, pool in itertools.product(
+            ("convex_minmax", "convex_max"), CONVEX_ALPHA, POOLS
+        )
     ]
     return grid
 
 
-def sweep(lists: Lists, qrels: dict[str, dict[str, int]]) -> list[tuple[float, float, FusionSettings]]:
+def sweep(
+    lists: Lists, qrels: dict[str, dict[str, int]]
+) -> list[tuple[float, float, FusionSettings]]:
     """(nDCG@10, Recall@100, settings) for every candidate, best first."""
     scored = []
     for settings in candidates():
@@ -71,11 +75,16 @@ def sweep(lists: Lists, qrels: dict[str, dict[str, int]]) -> list[tuple[float, f
 
 
 def write_schema(best: FusionSettings) -> None:
+    """Store the tuned values, keeping the file's one-key-per-line layout."""
     path = schema_dir() / "ranking.json"
     data = json.loads(path.read_text(encoding="utf-8"))
-    data["fusion"] = {"method": best.method, "k": best.k, "weights": best.weights}
+    # `convex` ignores k; the RRF constant already there stays for anyone switching back.
+    k = best.k if best.method == "rrf" else data["fusion"]["k"]
+    data["fusion"] = {"method": best.method, "k": k, "weights": best.weights}
     data["candidate_pool"] = best.pool
-    path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    lines = [f"  {json.dumps(key)}: {json.dumps(value, ensure_ascii=False)}"
+             for key, value in data.items()]
+    path.write_text("{\n" + ",\n".join(lines) + "\n}\n", encoding="utf-8")
 
 
 def main() -> int:
@@ -108,6 +117,7 @@ def main() -> int:
               file=sys.stderr)
     test_lists = _subset(lists, set(test))
     baseline = FusionSettings("rrf", 60, {"dense": 1.0, "bm25": 1.0}, 100)
+    best_rrf = next(s for _n, _r, s in ranked if s.method == "rrf")
     report: dict[str, Any] = {
         "machine": f"{platform.machine()}, {platform.processor() or 'cpu'}, python "
                    f"{platform.python_version()}",
@@ -120,7 +130,10 @@ def main() -> int:
         "schema_before": vars(fusion_settings()),
         "test": {},
     }
-    for name, settings in (("rrf k=60 (untuned)", baseline), ("tuned", best)):
+    report["best_rrf_on_train"] = vars(best_rrf)
+    for name, settings in (
+        ("rrf k=60 (untuned)", baseline), ("best rrf on train", best_rrf), ("tuned", best)
+    ):
         mode_runs, _ = runs(test_lists, settings, ["bm25", "dense", "hybrid"])
         report["test"][name] = score_runs(mode_runs, test)
     if args.write:

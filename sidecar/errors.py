@@ -88,6 +88,13 @@ class RerankerFailed(OraError):
     status = 502
 
 
+class LlmFailed(OraError):
+    """The OpenAI-compatible chat endpoint (`llm_url`) failed, timed out or answered nonsense."""
+
+    code = "llm_failed"
+    status = 502
+
+
 def error_body(err: OraError) -> dict[str, Any]:
     """The JSON body every error response carries: {"error": {"code", "message"}}."""
     return {"error": {"code": err.code, "message": err.message}}

@@ -30,8 +30,8 @@ _QUANTITY = re.compile(
     r"(?:\s*(?:-|–|to|and)\s*(?P<b>\d+(?:,\d{3})*(?:\.\d+)?))?"
     r"(?:\s*(?P<unit>%|°[cf]|[a-z]+))?"
 )
-_NUMBER = re.compile(r"\d")
 _YEAR = "year-date"
+_NEGATED = "¬"  # marks a negation cue among the stems: matched as written, never a content word
 
 
 @dataclass(frozen=True)
@@ -44,8 +44,8 @@ class _Claim:
 
 def _stems(text: str, cues: Cues) -> tuple[tuple[str, ...], dict[str, str]]:
     raw = _TOKEN.findall(text.lower().replace("’", "'"))
-    stems = tuple(w if w in cues.negation or not w.isalpha() else stem(w, cues.suffixes)
-                  for w in raw)
+    stems = tuple(_NEGATED + w if w in cues.negation
+                  else w if not w.isalpha() else stem(w, cues.suffixes) for w in raw)
     surface: dict[str, str] = {}
     for s, w in zip(stems, raw, strict=True):
         surface.setdefault(s, w)
@@ -79,9 +79,7 @@ def _quantities(text: str, cues: Cues) -> dict[str, tuple[tuple[float, float], .
 def _parse(text: str, cues: Cues) -> _Claim:
     tokens, surface = _stems(text, cues)
     content = frozenset(
-        t for t in tokens
-        if t not in cues.stopwords and t not in cues.negation and not _NUMBER.search(t)
-        and t.isalpha()
+        t for t in tokens if t.isalpha() and t not in cues.stopwords
     )
     return _Claim(tokens, content, _quantities(text, cues), surface)
 
@@ -110,15 +108,15 @@ def _sides(claim: _Claim, pivot: str, cues: Cues) -> tuple[set[str], set[str]]:
 
 
 def _order_swapped(a: _Claim, b: _Claim, cues: Cues) -> str | None:
-    """A comparative (the same or its opposite) in both claims with its two sides exchanged."""
+    """A comparative (the same or its opposite) in both claims with words crossing it: some
+    word left of it in A is right of it in B, and some word right of it in A is left in B."""
     for pivot_a in sorted(a.content & cues.comparatives.keys()):
         for pivot_b in sorted(b.content & (cues.comparatives[pivot_a] | {pivot_a})):
             left_a, right_a = _sides(a, pivot_a, cues)
             left_b, right_b = _sides(b, pivot_b, cues)
-            if not (left_a and right_a and left_b and right_b):
-                continue
-            crossed = min(_dice(left_a, right_b), _dice(right_a, left_b))
-            if crossed >= 0.5 and _dice(left_a, left_b) < 0.5:
+            moved_right = (left_a & right_b) - left_b - right_a
+            moved_left = (right_a & left_b) - right_b - left_a
+            if moved_right and moved_left:
                 return pivot_a
     return None
 
@@ -149,8 +147,7 @@ def detect(text_a: str, text_b: str, cues: Cues | None = None,
     order = _order_swapped(a, b, cues)
     swapped = {w for pair in antonyms + comparatives for w in pair}
     overlap = _dice(a.content - swapped, b.content - swapped)
-    negations = [c.surface[t] for c in (a, b) for t in c.tokens
-                 if t in cues.negation and t not in swapped]
+    negations = [c.surface[t] for c in (a, b) for t in c.tokens if t.startswith(_NEGATED)]
     flips = {"antonym": len(antonyms), "comparative": len(comparatives),
              "order": int(order is not None), "negation": len(negations)}
     detail: dict[str, object] = {"overlap": round(overlap, 3)}

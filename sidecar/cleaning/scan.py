@@ -62,7 +62,10 @@ def _best(candidate: Candidate, judged: list[tuple[Alignment, Verdict]],
         judge=judge, score=verdict.score,
         evidence={"cue": verdict.cue, **verdict.detail,
                   "note_similarity": round(candidate.similarity, 4),
-                  "claim_similarity": round(al.similarity, 4)},
+                  "claim_similarity": round(al.similarity, 4),
+                  # for triage: which is newer, and which came from the AI side
+                  "dates": [candidate.a.date, candidate.b.date],
+                  "ai_derived": [candidate.a.ai_derived, candidate.b.ai_derived]},
     )
 
 

@@ -32,7 +32,7 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS notes (
     path TEXT PRIMARY KEY, hash TEXT NOT NULL, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL,
     kind TEXT, archived INTEGER NOT NULL, title TEXT NOT NULL, date TEXT, cluster TEXT,
-    supersedes TEXT NOT NULL, claims TEXT NOT NULL, vectors BLOB
+    supersedes TEXT NOT NULL, claims TEXT NOT NULL, vectors BLOB, ai_derived INTEGER NOT NULL
 );
 CREATE TABLE IF NOT EXISTS pairs (
     id TEXT PRIMARY KEY, kind TEXT NOT NULL, batch TEXT,
@@ -118,6 +118,7 @@ class NoteState:
     supersedes: list[str] = field(default_factory=list)
     claims: list[tuple[str, int, int]] = field(default_factory=list)
     vectors: FloatArray | None = None  # one row per claim, then the note vector last
+    ai_derived: bool = False  # the provenance marker, shown as evidence for triage
 
 
 def _now() -> str:
@@ -180,7 +181,7 @@ class Queue:
             states[r["path"]] = NoteState(
                 r["path"], r["hash"], r["size"], r["mtime_ns"], r["kind"], bool(r["archived"]),
                 r["title"], r["date"], r["cluster"], json.loads(r["supersedes"]),
-                [tuple(c) for c in json.loads(r["claims"])], vectors,
+                [tuple(c) for c in json.loads(r["claims"])], vectors, bool(r["ai_derived"]),
             )
         return states
 
@@ -188,12 +189,13 @@ class Queue:
         rows = [
             (s.path, s.hash, s.size, s.mtime_ns, s.kind, int(s.archived), s.title, s.date,
              s.cluster, json.dumps(s.supersedes), json.dumps(s.claims),
-             None if s.vectors is None else s.vectors.astype(np.float32).tobytes())
+             None if s.vectors is None else s.vectors.astype(np.float32).tobytes(),
+             int(s.ai_derived))
             for s in states
         ]
         with self._db.transaction() as conn:
             conn.executemany(
-                "INSERT OR REPLACE INTO notes VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows
+                "INSERT OR REPLACE INTO notes VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows
             )
 
     def drop_notes(self, paths: Iterable[str]) -> None:

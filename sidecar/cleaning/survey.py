@@ -66,15 +66,17 @@ def _state(note: Note, data: bytes, stat: os.stat_result, names: NameIndex,
         links, list) else []
     claims = split_claims(note.body, note.body_line, limits.min_claim_words) if kind else []
     cluster = fm.get("cluster")
+    tags = {t.casefold() for t in note.tags}
     return NoteState(
         path=note.path, hash=content_hash(data), size=stat.st_size, mtime_ns=stat.st_mtime_ns,
-        kind=kind, archived=limits.archive_tag in {t.casefold() for t in note.tags},
+        kind=kind, archived=limits.archive_tag in tags,
         title=PurePosixPath(note.path).stem,
         date=_first_date(fm, limits.news_date_properties),
         cluster=cluster if isinstance(cluster, str) else None,
         supersedes=sorted(t for t in targets if t),
         claims=[(c.text, c.line_start, c.line_end)
                 for c in claims[: limits.max_claims_per_note]],
+        ai_derived=limits.provenance_tag in tags,
     )
 
 

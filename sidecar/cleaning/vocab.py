@@ -30,6 +30,7 @@ class KindRule:
 class Thresholds:
     archive_tag: str
     supersedes: str
+    provenance_tag: str
     kinds: dict[str, KindRule]
     note_similarity: float
     neighbours: int
@@ -86,7 +87,7 @@ def stem(word: str, suffixes: tuple[str, ...]) -> str:
     return word
 
 
-def _pairs(raw: list[list[Any]], suffixes: tuple[str, ...]) -> dict[str, frozenset[str]]:
+def opposite_table(raw: list[list[Any]], suffixes: tuple[str, ...]) -> dict[str, frozenset[str]]:
     """word -> its opposites; an entry is two words or two groups (each word of one group is
     the opposite of every word of the other)."""
     table: dict[str, set[str]] = {}
@@ -107,14 +108,13 @@ def get_cues() -> Cues:
     data: dict[str, Any] = load_json("contradiction_cues.json")
     try:
         sfx = tuple(data["stem_suffixes"])
-        negation = {stem(w.lower(), sfx) for w in data["negation"]}
-        negation |= {w.lower() for w in data["negation_contractions"]}
+        negation = {w.lower() for w in data["negation"] + data["negation_contractions"]}
         low, high = data["year_range"]
         return Cues(
             suffixes=sfx,
             negation=frozenset(negation),
-            antonyms=_pairs(data["antonyms"], sfx),
-            comparatives=_pairs(data["comparatives"], sfx),
+            antonyms=opposite_table(data["antonyms"], sfx),
+            comparatives=opposite_table(data["comparatives"], sfx),
             comparative_markers=frozenset(data["comparative_markers"]),
             units={k.lower(): v for k, v in data["units"].items()},
             year_range=(int(low), int(high)),
@@ -134,6 +134,7 @@ def get_thresholds() -> Thresholds:
         return Thresholds(
             archive_tag=resolution["archive_tag"],
             supersedes=resolution["relationship"],
+            provenance_tag=resolution["provenance_tag"],
             kinds={
                 name: KindRule(types=tuple(v["types"]), tag=v["tag"])
                 for name, v in data["kinds"].items()

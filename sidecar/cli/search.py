@@ -6,7 +6,7 @@ import argparse
 import textwrap
 from typing import Any
 
-from sidecar.cli.common import add_vault_args, config_from_args, emit
+from sidecar.cli.common import add_vault_args, config_from_args, emit, log
 from sidecar.index import open_index
 from sidecar.models.embedder import load_embedder
 from sidecar.models.reranker import build_reranker
@@ -44,6 +44,8 @@ def run(args: argparse.Namespace) -> int:
     embedder = load_embedder(config)
     index = open_index(config, writer=False, embedder=embedder)
     try:
+        if not index.stats().get("chunks"):
+            log(f"the index in {config.data} is empty: run `ora index {args.vault}` first")
         document = search_sync(
             index, embedder, reranker, args.query, options, reranker_reason=reason
         )

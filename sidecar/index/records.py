@@ -80,13 +80,19 @@ def _iso(value: Any) -> str | None:
     return parsed.isoformat(timespec="seconds")
 
 
-def decay_date(frontmatter: Mapping[str, Any], mtime: float) -> str:
+def mtime_date(mtime_ns: int) -> str:
+    """A file's mtime as the same kind of ISO timestamp (UTC, whole seconds)."""
+    moment = dt.datetime.fromtimestamp(mtime_ns // 1_000_000_000, dt.UTC)
+    return moment.replace(tzinfo=None).isoformat("T", "seconds")
+
+
+def decay_date(frontmatter: Mapping[str, Any], mtime_ns: int) -> str:
     """`date created`, else `date modified`, else the file's mtime (UTC), as an ISO timestamp."""
     for key in get_schema().linter_managed_dates:
         found = _iso(frontmatter.get(key))
         if found:
             return found
-    return dt.datetime.fromtimestamp(mtime, dt.UTC).replace(tzinfo=None).isoformat("T", "seconds")
+    return mtime_date(mtime_ns)
 
 
 def _scalar(value: Any) -> str | int | float | bool:
@@ -95,7 +101,7 @@ def _scalar(value: Any) -> str | int | float | bool:
     return json.dumps(value, ensure_ascii=False, sort_keys=True)
 
 
-def note_info(note: Note, mtime: float) -> NoteInfo:
+def note_info(note: Note, mtime_ns: int) -> NoteInfo:
     fm = note.frontmatter
     subtype = fm.get("subtype")
     source = {
@@ -111,7 +117,7 @@ def note_info(note: Note, mtime: float) -> NoteInfo:
         nexus=note.nexus,
         subtype=subtype if isinstance(subtype, str) else None,
         declared_cluster=note.cluster,
-        date=decay_date(fm, mtime),
+        date=decay_date(fm, mtime_ns),
         private=note.is_private,
         archived=note.is_archived,
         source=source,
@@ -130,8 +136,11 @@ def chunk_metadata(
     model: str,
     cluster: str | None,
 ) -> dict[str, Any]:
-    """The Chroma metadata of one chunk (no None values, no empty lists)."""
-    meta: dict[str, Any] = {
+    """The Chroma metadata of one chunk. Absent optional keys are None, which makes Chroma delete
+    them: an upsert merges into the stored metadata rather than replacing it."""
+    optional = ("tags", "nexus", "subtype", "cluster", *get_schema().source_properties)
+    meta: dict[str, Any] = dict.fromkeys(optional)
+    meta |= {
         "path": info.path,
         "title": info.title,
         "type": info.type or "",
@@ -145,8 +154,8 @@ def chunk_metadata(
         "note_hash": note_hash,
         "chunk_hash": chunk_hash,
         "model": model,
-        **info.source,
     }
+    meta.update(info.source)
     if info.tags:
         meta["tags"] = list(info.tags)
     if info.nexus:

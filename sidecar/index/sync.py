@@ -30,7 +30,13 @@ from sidecar.index.chroma import ChromaStore, Metadata
 from sidecar.index.clusters import centroid
 from sidecar.index.ledger import FileRow, Ledger
 from sidecar.index.names import chunk_id, text_hash
-from sidecar.index.records import HEADING_SEPARATOR, NoteInfo, chunk_metadata, note_info
+from sidecar.index.records import (
+    HEADING_SEPARATOR,
+    NoteInfo,
+    chunk_metadata,
+    mtime_date,
+    note_info,
+)
 from sidecar.models.embedder import Embedder
 from sidecar.vault.edit import content_hash
 from sidecar.vault.note import Note, decode_note, parse_note
@@ -136,7 +142,10 @@ class Syncer:
             return None
         digest = content_hash(data)
         if same_model and old is not None and old.hash == digest:
-            return "same"
+            # Same content; only a note dated by its mtime needs its date (metadata) redone.
+            dated_by_mtime = old.decay_date == mtime_date(old.mtime_ns)
+            if old.mtime_ns == st.st_mtime_ns or not dated_by_mtime:
+                return "same"
         try:
             note = parse_note(decode_note(data, rel, self.max_file_bytes), rel)
         except UnreadableNote as err:
@@ -144,7 +153,7 @@ class Syncer:
         if note.yaml_error is not None:
             message, line = note.yaml_error
             return self._error(rel, stamp, digest, f"line {line}: {message}")
-        info = note_info(note, st.st_mtime)
+        info = note_info(note, st.st_mtime_ns)
         cluster = (old.cluster if old is not None else None) if info.decays else None
         cluster = info.declared_cluster or cluster
         chunks = self._chunks(self._chunk_note(note, info), info, digest, cluster)

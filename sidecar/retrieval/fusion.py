@@ -50,25 +50,59 @@ def min_max(ranked: Ranked) -> dict[str, float]:
     return {doc: (score - low) / span if span > 0 else 1.0 for doc, score in ranked}
 
 
-def convex(lists: Mapping[str, Ranked], weights: Mapping[str, float], k: float) -> dict[str, float]:
-    """Convex combination of min-max normalised scores, `Σ_r w_r·norm_r(d) / Σ_r w_r`.
+def max_scaled(ranked: Ranked) -> dict[str, float]:
+    """Scores of one list divided by its maximum, negatives at 0 (1.0 for all when max ≤ 0).
 
-    Bruch, Gai & Ingber, "An Analysis of Fusion Functions for Hybrid Retrieval", ACM TOIS 42(1),
-    2023, which finds it beats RRF once the weight is tuned. A document missing from a list gets
-    that list's minimum (0 after normalisation). `k` is unused; it keeps one signature.
+    The "theoretical min-max" of Bruch et al. (below) with the lower bound 0 for both BM25 and
+    cosine: unlike min-max, the weakest retrieved document keeps the share of the best it earned.
     """
-    del k
+    if not ranked:
+        return {}
+    high = max(score for _doc, score in ranked)
+    return {doc: max(score, 0.0) / high if high > 0 else 1.0 for doc, score in ranked}
+
+
+def _convex(
+    lists: Mapping[str, Ranked],
+    weights: Mapping[str, float],
+    normalise: Callable[[Ranked], dict[str, float]],
+) -> dict[str, float]:
     total = sum(weights.get(name, 1.0) for name in lists) or 1.0
-    fused: dict[str, float] = {}
-    for name, ranked in lists.items():
+    normalised = {name: normalise(ranked) for name, ranked in lists.items()}
+    docs = {doc for scores in normalised.values() for doc in scores}
+    fused = dict.fromkeys(docs, 0.0)
+    for name, scores in normalised.items():
         share = weights.get(name, 1.0) / total
-        for doc, norm in min_max(ranked).items():
-            fused[doc] = fused.get(doc, 0.0) + share * norm
+        # Absent from this list: it ranked below every retrieved document, so it gets the lowest.
+        floor = min(scores.values(), default=0.0)
+        for doc in docs:
+            fused[doc] += share * scores.get(doc, floor)
     return fused
 
 
+def convex_minmax(
+    lists: Mapping[str, Ranked], weights: Mapping[str, float], k: float
+) -> dict[str, float]:
+    """Convex combination of min-max normalised scores, `Σ_r w_r·norm_r(d) / Σ_r w_r`.
+
+    Bruch, Gai & Ingber, "An Analysis of Fusion Functions for Hybrid Retrieval", ACM TOIS 42(1),
+    2023, which finds a tuned convex combination beats RRF. A document missing from a list gets
+    that list's lowest normalised score. `k` is unused; it keeps one signature.
+    """
+    del k
+    return _convex(lists, weights, min_max)
+
+
+def convex_max(
+    lists: Mapping[str, Ranked], weights: Mapping[str, float], k: float
+) -> dict[str, float]:
+    """`convex_minmax` with each list divided by its maximum instead (`max_scaled`)."""
+    del k
+    return _convex(lists, weights, max_scaled)
+
+
 def convex_ceiling(names: Sequence[str], weights: Mapping[str, float], k: float) -> float:
-    """Normalised scores are in 0..1 and the weights are shares, so the top is 1."""
+    """Normalised scores are at most 1 and the weights are shares, so the top is 1."""
     del names, weights, k
     return 1.0
 
@@ -81,7 +115,8 @@ class FusionMethod:
 
 FUSION_METHODS: dict[str, FusionMethod] = {
     "rrf": FusionMethod(rrf, rrf_ceiling),
-    "convex": FusionMethod(convex, convex_ceiling),
+    "convex_minmax": FusionMethod(convex_minmax, convex_ceiling),
+    "convex_max": FusionMethod(convex_max, convex_ceiling),
 }
 
 

@@ -25,8 +25,6 @@ from sidecar.schema import Schema, get_schema
 
 FloatArray = npt.NDArray[np.float32]
 RETRIEVERS = ("dense", "bm25")
-# When filters leave fewer than k candidates, each retriever is asked again this many times deeper.
-_DEEPEN = 4
 
 
 @dataclass(frozen=True)
@@ -112,22 +110,22 @@ async def candidates(
     index: SearchIndex, embedder: QueryEmbedder, query: str, options: SearchOptions,
     fusion: FusionSettings,
 ) -> tuple[dict[str, Ranked], list[tuple[ChunkRecord, float]]]:
-    """First stage, fusion and filters; asks deeper while filters leave fewer than k."""
+    """First stage, fusion into the pool, then the filters (before any top-k cut).
+
+    The stores already leave out archived and private chunks and hold only retrievable types,
+    so `depth = max(pool, k)` candidates per retriever leave at least k whenever k exist; the
+    filters here are the second line of defence.
+    """
     depth = max(fusion.pool, options.k)
-    while True:
-        lists = await first_stage(index, embedder, query, depth, options)
-        pool = fuse_pool(lists, depth, fusion)
-        chunks = await asyncio.to_thread(
-            index.get_chunks,
-            [chunk_id for chunk_id, _ in pool],
-            private=options.private,
-            namespace=options.namespace,
-        )
-        admitted = _admitted(pool, chunks, options)
-        exhausted = all(len(ranked) < depth for ranked in lists.values())
-        if len(admitted) >= options.k or exhausted:
-            return lists, admitted
-        depth *= _DEEPEN
+    lists = await first_stage(index, embedder, query, depth, options)
+    pool = fuse_pool(lists, depth, fusion)
+    chunks = await asyncio.to_thread(
+        index.get_chunks,
+        [chunk_id for chunk_id, _ in pool],
+        private=options.private,
+        namespace=options.namespace,
+    )
+    return lists, _admitted(pool, chunks, options)
 
 
 def _result(

@@ -25,7 +25,9 @@ from sidecar.server.state import CONFIG, HUB, STATE, ServerState
 from sidecar.settings import Config
 
 # Modules under sidecar/server/ that add routes, in the order they are registered.
-ROUTE_MODULES: tuple[str, ...] = ("routes_core", "routes_index", "routes_lint", "routes_claims")
+ROUTE_MODULES: tuple[str, ...] = (
+    "routes_core", "routes_index", "routes_lint", "routes_claims", "routes_memory",
+)
 _WILDCARD_HOSTS = frozenset({"0.0.0.0", "::", ""})
 
 

@@ -13,17 +13,13 @@ start's reconcile completes the work.
 from __future__ import annotations
 
 import asyncio
-import logging
 import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from sidecar.errors import OraError
 from sidecar.index import Index, Progress
 from sidecar.server.lint_cache import LintCache
 from sidecar.server.state import ServerState
-
-log = logging.getLogger("sidecar.server")
 
 FileEvent = Mapping[str, Any]
 # Progress phases at which stopping is safe: between batches, before the final bookkeeping.
@@ -60,10 +56,13 @@ class IndexLane:
                 "queued": False}
 
     async def _after_write(self, events: Sequence[FileEvent], summary: Mapping[str, Any]) -> None:
+        paths = [str(p) for e in events for p in (e["path"], e.get("old_path")) if p]
+        await self.after_paths({**summary, "paths": paths})
+
+    async def after_paths(self, summary: Mapping[str, Any]) -> None:
+        """After any write of some paths (here or by the watcher): counts, stream, lint context."""
         self.state.set_counts(int(summary["files"]), int(summary["chunks"]))
-        await self.lint.on_events(
-            (str(e["kind"]), str(e["path"]), e.get("old_path")) for e in events
-        )
+        await self.lint.refresh(summary["paths"])
 
     def start_reconcile(self) -> bool:
         """Start a reconcile in the background; False if one is already running."""
@@ -90,7 +89,7 @@ class IndexLane:
             self._finish("cancelled")
             return
         except Exception as err:  # a background job: report it, keep serving
-            self._fail("reconcile", err)
+            self.state.fail("reconcile", err)
             self._finish("failed")
             return
         self.state.set_counts(int(summary["files"]), int(summary["chunks"]))
@@ -105,11 +104,6 @@ class IndexLane:
         else:
             self.state.set_progress(phase, r.done, r.total, running=False)
 
-    def _fail(self, what: str, err: Exception) -> None:
-        message = err.message if isinstance(err, OraError) else f"{type(err).__name__}: {err}"
-        log.error("%s failed: %s", what, message, exc_info=not isinstance(err, OraError))
-        self.state.last_error = f"{what} failed: {message}"
-
     async def _flush(self) -> None:
         """Apply the events that arrived during the reconcile (and during this flush)."""
         while self._pending:
@@ -117,7 +111,7 @@ class IndexLane:
             try:
                 result = await asyncio.to_thread(self.index.apply_events, pending)
             except Exception as err:  # the reconcile's data is safe; these files wait for the next
-                self._fail("applying queued file events", err)
+                self.state.fail("applying queued file events", err)
                 continue
             await self._after_write(pending, result)
         self.state.queue = 0

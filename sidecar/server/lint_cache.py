@@ -41,17 +41,15 @@ class LintCache:
         names = self._context.names
         return names.resolve(get_schema().schema_note) if names is not None else None
 
-    async def on_events(self, events: Iterable[tuple[str, str, str | None]]) -> None:
-        """Apply (kind, path, old_path) events; rebuild when paths or the schema note changed."""
+    async def refresh(self, paths: Iterable[str]) -> None:
+        """Note that these paths changed (created, modified, deleted, either side of a rename);
+        rebuild when the set of notes or the schema note changed."""
         before = set(self._paths)
-        touched: set[str] = set()
-        for kind, path, old_path in events:
-            touched.add(path)
-            if old_path is not None:
-                self._paths.discard(old_path)
-            if kind == "deleted":
-                self._paths.discard(path)
-            elif not is_ignored(path) and (self.vault / path).is_file():
+        touched = set(paths)
+        for path in touched:
+            if not is_ignored(path) and (self.vault / path).is_file():
                 self._paths.add(path)
+            else:
+                self._paths.discard(path)
         if self._paths != before or self._schema_note() in touched:
             await self._rebuild()

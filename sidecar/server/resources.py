@@ -1,8 +1,8 @@
 """The server's resources, one `cleanup_ctx` generator each, opened in dependency order.
 
-models → index (needs the embedder) → lint context → index lane (starts the background
-reconcile) → watcher. aiohttp closes them in reverse: the watcher stops first, the reconcile
-stops at a batch boundary, then the index closes and releases its writer lock.
+models → index (needs the embedder) → lint context → write lane → watcher → start-up reconcile.
+aiohttp closes them in reverse: the reconcile stops at a batch boundary, the watcher stops, then
+the index closes and releases its writer lock.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from aiohttp import web
 
 from sidecar.index import Index, open_index
+from sidecar.index.watcher import watch
 from sidecar.models.embedder import Embedder, load_embedder
 from sidecar.models.reranker import Reranker, build_reranker
 from sidecar.server.lane import IndexLane
@@ -70,9 +71,36 @@ async def lint_ctx(app: web.Application) -> AsyncIterator[None]:
 
 
 async def lane_ctx(app: web.Application) -> AsyncIterator[None]:
-    """The write lane, and the start-up reconcile in the background (the API answers meanwhile)."""
-    lane = IndexLane(app[INDEX], app[STATE], app[LINT])
-    app[LANE] = lane
+    """The write lane: every index write from this server goes through it."""
+    app[LANE] = IndexLane(app[INDEX], app[STATE], app[LINT])
+    yield
+
+
+async def _watch(app: web.Application, stop: asyncio.Event) -> None:
+    try:
+        await watch(app[INDEX], stop, app[LANE].after_paths)
+    except Exception as err:  # a background job: report it, keep serving
+        app[STATE].fail("watching the vault", err)
+
+
+async def watcher_ctx(app: web.Application) -> AsyncIterator[None]:
+    """The file watcher: vault changes reach the index without the plugin's help."""
+    stop = asyncio.Event()
+    task = asyncio.create_task(_watch(app, stop), name="ora-watcher")
+    try:
+        yield
+    finally:
+        stop.set()
+        await task
+
+
+async def reconcile_ctx(app: web.Application) -> AsyncIterator[None]:
+    """The start-up reconcile, in the background (the API answers meanwhile, with progress).
+
+    Registered after the watcher so that it is stopped first: a watcher batch waiting behind a
+    reconcile then finishes at once.
+    """
+    lane = app[LANE]
     lane.start_reconcile()
     try:
         yield
@@ -80,4 +108,4 @@ async def lane_ctx(app: web.Application) -> AsyncIterator[None]:
         await lane.close()
 
 
-CONTEXTS = (models_ctx, index_ctx, lint_ctx, lane_ctx)
+CONTEXTS = (models_ctx, index_ctx, lint_ctx, lane_ctx, watcher_ctx, reconcile_ctx)

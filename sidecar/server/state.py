@@ -6,13 +6,17 @@ goes through a setter that also publishes the matching event, so the two never d
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 from typing import Any
 
 from aiohttp import web
 
+from sidecar.errors import OraError
 from sidecar.server.events import Event, EventHub
 from sidecar.settings import Config
+
+log = logging.getLogger("sidecar.server")
 
 
 @dataclass
@@ -50,6 +54,12 @@ class ServerState:
     def set_counts(self, files: int, chunks: int) -> None:
         self.files, self.chunks = files, chunks
         self.hub.publish("index", {"files": files, "chunks": chunks})
+
+    def fail(self, what: str, err: Exception) -> None:
+        """A background job failed: log it (with the traceback if unexpected), show it in status."""
+        message = err.message if isinstance(err, OraError) else f"{type(err).__name__}: {err}"
+        log.error("%s failed: %s", what, message, exc_info=not isinstance(err, OraError))
+        self.last_error = f"{what} failed: {message}"
 
     def set_contradictions_open(self, n: int) -> None:
         """For the claims routes: the open-pair count shown in status and streamed."""

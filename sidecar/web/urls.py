@@ -5,9 +5,10 @@ package, so `a.example.co.uk` and `b.example.co.uk` are one site (`example.co.uk
 `alice.github.io` and `bob.github.io` are two (github.io is a public suffix).
 
 Registry patterns (documented in schema/README.md): a leading `http://` or `https://` is
-ignored; `*` matches any run of characters; a pattern without `/` names a host, matching it and
-its subdomains (`nature.com` and `*.nature.com` both cover `nature.com` and `www.nature.com`); a
-pattern with `/` must match the whole of `host/path?query`.
+ignored; `*` matches any run of characters. A pattern without `/` names a site: the host and its
+subdomains (`nature.com` covers `www.nature.com`). A pattern with `/` names pages: its host part
+must match the host exactly, unless it starts with `*.` (then the host or any subdomain), and
+its path part must match the whole of `/path?query`.
 """
 
 from __future__ import annotations
@@ -59,15 +60,23 @@ def _glob(pattern: str) -> re.Pattern[str]:
     return re.compile("".join(".*" if c == "*" else re.escape(c) for c in pattern) + r"\Z")
 
 
+def _host_matches(pattern: str, host: str, subdomains: bool) -> bool:
+    if pattern.startswith("*."):
+        pattern, subdomains = pattern[2:], True
+    glob = _glob(pattern.lower())
+    if not subdomains:
+        return glob.match(host) is not None
+    labels = host.split(".")
+    return any(glob.match(".".join(labels[i:])) for i in range(len(labels)))
+
+
 def matches(pattern: str, url: str) -> bool:
     """Does a registry pattern cover this URL?"""
-    pattern = _SCHEME.sub("", pattern.strip())
+    host_pattern, slash, path_pattern = _SCHEME.sub("", pattern.strip()).partition("/")
     host = host_of(url)
-    if "/" not in pattern:
-        glob = _glob(pattern.lower().removeprefix("*."))
-        labels = host.split(".")
-        return any(glob.match(".".join(labels[i:])) for i in range(len(labels)))
+    if not slash:
+        return _host_matches(host_pattern, host, subdomains=True)
     parts = urlsplit(url.strip())
-    target = host + (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
-    head, _, tail = pattern.partition("/")
-    return _glob(head.lower() + "/" + tail).match(target) is not None
+    target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    return (_host_matches(host_pattern, host, subdomains=False)
+            and _glob("/" + path_pattern).match(target) is not None)

@@ -34,6 +34,9 @@ def test_contradicting_pair_is_found_and_agreeing_or_unrelated_pairs_are_not(
     }
     assert pair.evidence["cue"] == "negation" and pair.evidence["negations"] == ["not"]
     assert pair.evidence["claim_similarity"] >= 0.6
+    # What triage needs to choose: which note is newer, which came from the AI side.
+    assert pair.evidence["dates"] == ["2021-03-04", "2024-06-01"]
+    assert pair.evidence["ai_derived"] == [False, True]
 
 
 def test_nothing_is_judged_again_when_nothing_changed(run_scan: Scan) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import random
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -62,6 +63,32 @@ def _ora_index(root: Path, data: Path, env: dict[str, str]) -> subprocess.Popen[
     return subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
+def _ledger_files(data: Path) -> int:
+    try:
+        with sqlite3.connect(f"file:{data / 'ledger.sqlite'}?mode=ro", uri=True) as conn:
+            return int(conn.execute("SELECT count(*) FROM files").fetchone()[0])
+    except sqlite3.Error:
+        return 0
+
+
+def _kill_midway(proc: subprocess.Popen[bytes], data: Path, rng: random.Random) -> bool:
+    """SIGKILL `proc` at a random moment: during start-up, or just after a batch committed
+    (so inside the next batch's embedding or store writes). True if it was still running."""
+    if rng.random() < 0.3:
+        time.sleep(rng.uniform(0.5, 4.0))
+    else:
+        start = _ledger_files(data)
+        while proc.poll() is None and _ledger_files(data) == start:
+            time.sleep(0.02)
+        time.sleep(rng.uniform(0.0, 1.0))
+    if proc.poll() is not None:
+        assert proc.returncode == 0
+        return False
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    return True
+
+
 def _state(root: Path, data: Path) -> dict[str, Any]:
     with open_index(make_config(root, data), writer=False) as index:
         ns = index.namespace
@@ -86,22 +113,15 @@ def test_sigkill_at_random_points_converges_to_a_fresh_build(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     root, data = tmp_path / "vault", tmp_path / "data"
-    for i in range(120):
+    for i in range(200):
         _write_note(root, i)
     env = {**os.environ, "ORA_EMBED_MODEL": "int8", "ORA_MODELS_DIR": str(tmp_path / "models")}
     for key in ("ORA_EMBED_MODEL", "ORA_MODELS_DIR"):
         monkeypatch.setenv(key, env[key])
     rng = random.Random(20240605)
     killed = 0
-    for round_ in range(5):
-        proc = _ora_index(root, data, env)
-        time.sleep(rng.uniform(1.0, 7.0))
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGKILL)
-            killed += 1
-        else:
-            assert proc.returncode == 0
-        proc.wait()
+    for round_ in range(6):
+        killed += _kill_midway(_ora_index(root, data, env), data, rng)
         _mutate(root, rng, round_)
     assert killed >= 3, "the runs finished before they could be killed; use a bigger vault"
     assert _ora_index(root, data, env).wait() == 0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import os
 from pathlib import Path
 
 from sidecar.index import Index, open_index
@@ -206,3 +207,31 @@ def test_get_chunks_accepts_repeated_ids(vault: Path, open_idx: OpenIndex) -> No
     index.reconcile()
     (cid, _score), *_ = index.bm25_search("limescale", 5, private=False)
     assert list(index.get_chunks([cid, cid, "unknown"], private=True)) == [cid]
+
+
+def test_removed_properties_leave_the_stored_metadata(tmp_path: Path, open_idx: OpenIndex) -> None:
+    root = tmp_path / "v"
+    rich = note("web", "Kites fly on steady wind.", ["learning"], subtype="fact", cluster="kites",
+                source_file="kites.pdf")  # fmt: skip
+    write(root, "Web/Kites.md", rich)
+    index = open_idx(root)
+    index.reconcile()
+    write(root, "Web/Kites.md", note("web", "Kites fly on steady wind."))
+    assert index.reconcile()["embedded"] == 0
+    (cid, _), *_ = index.bm25_search("kites", 5, private=False)
+    record = index.get_chunks([cid], private=False)[cid]
+    assert (record.tags, record.subtype) == ((), None)
+    assert record.cluster is not None and record.cluster.startswith("auto:")
+    _doc, meta = index.chroma.get(index.namespace, False, [cid])[cid]
+    assert "source_file" not in meta
+
+
+def test_a_touched_undated_note_gets_its_new_mtime_as_date(
+    vault: Path, open_idx: OpenIndex
+) -> None:
+    index = open_idx(vault)
+    index.reconcile()
+    os.utime(vault / "Engrams/Kettle.md", (2_000_000_000, 2_000_000_000))
+    assert index.reconcile()["embedded"] == 0
+    (cid, _), *_ = index.bm25_search("limescale", 5, private=False)
+    assert index.get_chunks([cid], private=False)[cid].date == "2033-05-18T03:33:20"

@@ -13,6 +13,7 @@ import pytest
 from sidecar.index import Index, open_index
 from sidecar.models.embedder import Embedder
 from sidecar.models.reranker import Reranker
+from sidecar.retrieval.fusion import FusionSettings
 from sidecar.retrieval.search import SearchOptions, search
 from sidecar.settings import Config, make_config
 
@@ -50,11 +51,12 @@ class SearchVault:
     embedder: Embedder
 
     async def search(
-        self, query: str, reranker: Reranker | None = None, reason: str = "", **options: Any
+        self, query: str, reranker: Reranker | None = None, reason: str = "",
+        fusion: FusionSettings | None = None, **options: Any,
     ) -> dict[str, Any]:
         return await search(
             self.index, self.embedder, reranker, query, SearchOptions(**options),
-            reranker_reason=reason,
+            reranker_reason=reason, fusion=fusion,
         )
 
 

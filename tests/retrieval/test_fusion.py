@@ -8,8 +8,10 @@ from sidecar.errors import BadRequest
 from sidecar.retrieval.fusion import (
     FUSION_METHODS,
     FusionSettings,
-    convex,
+    convex_max,
+    convex_minmax,
     get_fusion,
+    max_scaled,
     ranks,
     rrf,
     rrf_ceiling,
@@ -34,17 +36,27 @@ def test_rrf_ignores_retriever_scores_only_ranks_count() -> None:
 
 
 def test_rrf_ceiling_is_first_place_in_every_list() -> None:
-    fused = rrf({"dense": [("x", 1.0)], "bm25": [("x", 1.0)]}, {"dense": 0.5, "bm25": 1.5}, 5)
-    assert rrf_ceiling(["dense", "bm25"], {"dense": 0.5, "bm25": 1.5}, 5) == pytest.approx(fused["x"])
+    weights = {"dense": 0.5, "bm25": 1.5}
+    fused = rrf({"dense": [("x", 1.0)], "bm25": [("x", 1.0)]}, weights, 5)
+    assert rrf_ceiling(["dense", "bm25"], weights, 5) == pytest.approx(fused["x"])
 
 
-def test_convex_combines_min_max_normalised_scores_by_weight_share() -> None:
-    fused = convex({"dense": DENSE, "bm25": BM25}, {"dense": 3.0, "bm25": 1.0}, k=0)
+def test_convex_minmax_combines_min_max_normalised_scores_by_weight_share() -> None:
+    fused = convex_minmax({"dense": DENSE, "bm25": BM25}, {"dense": 3.0, "bm25": 1.0}, k=0)
     assert fused["a"] == pytest.approx(0.75 * 1.0)
     assert fused["b"] == pytest.approx(0.75 * (0.7 / 0.8) + 0.25 * 1.0)
     assert fused["c"] == pytest.approx(0.0)
     assert fused["d"] == pytest.approx(0.0)
     assert max(fused.values()) <= 1.0
+
+
+def test_convex_max_divides_by_the_top_and_fills_absent_with_the_lowest() -> None:
+    fused = convex_max({"dense": DENSE, "bm25": BM25}, {"dense": 1.0, "bm25": 1.0}, k=0)
+    assert fused["b"] == pytest.approx(0.5 * (0.8 / 0.9) + 0.5 * 1.0)
+    # "a" is missing from BM25, so it gets BM25's lowest share, 7/12.
+    assert fused["a"] == pytest.approx(0.5 * 1.0 + 0.5 * (7 / 12))
+    assert fused["d"] == pytest.approx(0.5 * (0.1 / 0.9) + 0.5 * (7 / 12))
+    assert max_scaled([("x", -0.2), ("y", 0.4)]) == {"x": 0.0, "y": 1.0}
 
 
 def test_unknown_fusion_method_names_the_choices() -> None:
@@ -56,8 +68,8 @@ def test_unknown_fusion_method_names_the_choices() -> None:
 
 def test_settings_fuse_with_their_method() -> None:
     lists = {"dense": DENSE, "bm25": BM25}
-    settings = FusionSettings(method="convex", k=1, weights={"dense": 1.0, "bm25": 1.0})
-    assert settings.fuse(lists) == convex(lists, settings.weights, 1)
+    settings = FusionSettings(method="convex_max", k=1, weights={"dense": 1.0, "bm25": 1.0})
+    assert settings.fuse(lists) == convex_max(lists, settings.weights, 1)
     assert settings.ceiling(["dense", "bm25"]) == 1.0
 
 

@@ -8,6 +8,7 @@ import pytest
 
 from sidecar.errors import BadRequest
 from sidecar.models.reranker import OnnxCrossEncoder
+from sidecar.retrieval.fusion import FUSION_METHODS, FusionSettings
 from sidecar.schema import get_schema
 
 from .conftest import IndexVault, NoteSpec
@@ -23,16 +24,17 @@ def _paths(document: dict[str, object]) -> list[str]:
     return [r["path"] for r in document["results"]]  # type: ignore[attr-defined,index]
 
 
+@pytest.mark.parametrize("method", sorted(FUSION_METHODS))
 @pytest.mark.parametrize("local_model", [False, True], ids=["fused", "cross-encoder"])
 async def test_same_passage_ranks_by_provenance(
-    index_vault: IndexVault, tiny_reranker_dir: Path, local_model: bool
+    index_vault: IndexVault, tiny_reranker_dir: Path, local_model: bool, method: str
 ) -> None:
     # Same file name, so the same title: only the type differs between these notes.
     folders = {"engram": "Engrams", "resource": "Resources", "chat": "Chats",
                "transcript": "Transcripts", "web": "Web"}
     vault = index_vault([NoteSpec(f"{d}/Spacing.md", t, PASSAGE) for t, d in folders.items()])
     reranker = OnnxCrossEncoder(tiny_reranker_dir) if local_model else None
-    document = await vault.search(QUERY, reranker)
+    document = await vault.search(QUERY, reranker, fusion=FusionSettings(method=method))
     assert (document["rerank"] != "none") is local_model
     types = [r["type"] for r in document["results"]]
     assert types[0] == "engram" and types[1] == "resource"
@@ -126,7 +128,8 @@ async def test_result_document_has_the_documented_shape(index_vault: IndexVault)
     assert set(result["why"]) == {"dense_rank", "bm25_rank", "fused", "rerank", "similarity",
                                   "type_weight", "decay", "cluster", "newer_in_cluster"}
     assert result["why"]["dense_rank"] == 1 and result["why"]["bm25_rank"] == 1
-    assert result["why"]["rerank"] is None and 0 < result["why"]["similarity"] <= 1
+    # First in both lists: the top fused score any method gives, so similarity 1.
+    assert result["why"]["rerank"] is None and result["why"]["similarity"] == 1.0
     assert result["title"] == "Spacing" and result["line_start"] <= result["line_end"]
     assert "retention" in result["text"]
 

@@ -92,6 +92,12 @@ def config(vault: Path, tmp_path: Path) -> Config:
     return server_config(vault, tmp_path / "data")
 
 
+@pytest.fixture
+def configure() -> Callable[..., Config]:
+    """`server_config` for tests that build their own vault."""
+    return server_config
+
+
 class Api:
     """Requests with the token; every answer is checked against the OpenAPI document."""
 
@@ -102,6 +108,7 @@ class Api:
         self.token = token
         self.port = port
         self.app: web.Application | None = None
+        self.served: Served | None = None
 
     async def request(
         self, method: str, path: str, *, json: Any = None, data: bytes | None = None,
@@ -245,13 +252,12 @@ def _env(config: Config) -> dict[str, str]:
     return env
 
 
-@pytest.fixture
-def serve(tmp_path: Path) -> Iterator[Callable[[Config], Served]]:
-    """Start `ora serve` subprocesses; each is stopped (SIGTERM) at the end of the test."""
+@contextlib.contextmanager
+def _serving(folder: Path) -> Iterator[Callable[[Config], Served]]:
     started: list[Served] = []
 
     def start(config: Config) -> Served:
-        served = Served(config, tmp_path / f"serve-{len(started)}.log")
+        served = Served(config, folder / f"serve-{len(started)}.log")
         started.append(served)
         return served
 
@@ -262,7 +268,31 @@ def serve(tmp_path: Path) -> Iterator[Callable[[Config], Served]]:
 
 
 @pytest.fixture
-async def live_api(config: Config, serve: Callable[[Config], Served]) -> AsyncIterator[Api]:
-    served = serve(config)
+def serve(tmp_path: Path) -> Iterator[Callable[[Config], Served]]:
+    """Start `ora serve` subprocesses; any still running are killed at the end of the test."""
+    with _serving(tmp_path) as start:
+        yield start
+
+
+@contextlib.asynccontextmanager
+async def _connected(served: Served) -> AsyncIterator[Api]:
     async with aiohttp.ClientSession() as session:
-        yield Api(session.request, served.url, _token(config), served.port)
+        api = Api(session.request, served.url, _token(served.config), served.port)
+        api.served = served
+        yield api
+
+
+@pytest.fixture
+def connect() -> Callable[[Served], contextlib.AbstractAsyncContextManager[Api]]:
+    """`async with connect(served) as api`: an Api talking to a live server."""
+    return _connected
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def shared_live_api(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Api]:
+    """One live `ora serve` per module (mark the module with loop_scope="module")."""
+    root = tmp_path_factory.mktemp("live")
+    config = server_config(write_vault(root / "vault", NOTES), root / "data")
+    with _serving(root) as start:
+        async with _connected(start(config)) as api:
+            yield api

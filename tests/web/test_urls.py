@@ -29,6 +29,10 @@ def test_registrable_domain_follows_the_public_suffix_list(host: str, domain: st
     ("example.org/blog/*", "https://example.org/shop/x", False),
     ("example.org/page", "https://example.org/page?x=1", False),
     ("EXAMPLE.org", "https://www.Example.ORG/", True),
+    ("*.nature.com/*", "https://nature.com/articles/1", True),
+    ("*.nature.com/*", "https://www.nature.com/articles/1", True),
+    ("*.nature.com/articles/*", "https://www.nature.com/news/1", False),
+    ("example.org/*", "https://www.example.org/x", False),
 ])
 def test_registry_patterns(pattern: str, url: str, hit: bool) -> None:
     assert matches(pattern, url) is hit

@@ -35,6 +35,7 @@ export interface VaultEvent {
 export interface EventsAnswer {
 	accepted: number;
 	deduplicated: number;
+	queued?: boolean;
 }
 
 export interface SearchRequest {
@@ -116,8 +117,12 @@ export interface Pair {
 	b: Claim;
 	judge: string;
 	score: number;
-	evidence: Record<string, unknown>;
+	evidence?: Record<string, unknown>;
 	status: PairStatus;
+	/** News pairs proposed together share a batch id. */
+	batch?: string;
+	/** How a triaged pair was resolved. */
+	resolution?: Record<string, unknown>;
 }
 
 export type Resolution =

@@ -39,7 +39,7 @@ export function pairCard(pair: Pair): PairCard {
 		b: claimCard("b", pair.b),
 		judge: pair.judge,
 		score: pair.score.toFixed(2),
-		evidence: evidenceRows(pair.evidence),
+		evidence: evidenceRows(pair.evidence ?? {}),
 	};
 }
 

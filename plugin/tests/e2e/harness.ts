@@ -17,6 +17,9 @@ export const ORA = resolve(__dirname, "../../../.venv/bin/ora");
 /** Why the e2e suites are skipped, or null when they can run. */
 export const SKIP_REASON = existsSync(ORA) ? null : `no ${ORA}: run \`make python-setup\` to create the sidecar's venv`;
 
+/** Per-test limit: generous, because a busy 2-core machine can slow a scan or index by a lot. */
+export const E2E_TIMEOUT_MS = 180_000;
+
 export interface LiveSidecar {
 	vault: string;
 	port: number;

@@ -11,11 +11,11 @@ import type { StreamEvent } from "../../src/api/types";
 import { placeDiagnostics } from "../../src/lint/ranges";
 import { shapeResults } from "../../src/search/shape";
 import { EventBatcher } from "../../src/vault/event-batcher";
-import { eventually, SKIP_REASON, startSidecar, type LiveSidecar } from "./harness";
+import { eventually, E2E_TIMEOUT_MS, SKIP_REASON, startSidecar, type LiveSidecar } from "./harness";
 
 let live: LiveSidecar;
 
-describe.skipIf(SKIP_REASON !== null)(`plugin ⇄ ora serve${SKIP_REASON ? ` (skipped: ${SKIP_REASON})` : ""}`, () => {
+describe.skipIf(SKIP_REASON !== null)(`plugin ⇄ ora serve${SKIP_REASON ? ` (skipped: ${SKIP_REASON})` : ""}`, { timeout: E2E_TIMEOUT_MS }, () => {
 	beforeAll(async () => {
 		live = await startSidecar();
 	});

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import type { Pair } from "../../src/api/types";
 import { TriageModal } from "../../src/ui/triage-modal";
-import { eventually, SKIP_REASON, startSidecar, waitForStatus, type LiveSidecar } from "./harness";
+import { eventually, E2E_TIMEOUT_MS, SKIP_REASON, startSidecar, waitForStatus, type LiveSidecar } from "./harness";
 
 const NEWER = "Engrams/Caffeine after 2 pm reduces deep sleep.md";
 const OLDER = "Engrams/Caffeine after 2 pm does not affect sleep quality.md";
@@ -19,7 +19,7 @@ function isCaffeinePair(p: Pair): boolean {
 	return [p.a.path, p.b.path].sort().join("|") === [NEWER, OLDER].sort().join("|");
 }
 
-describe.skipIf(SKIP_REASON !== null)(`triage ⇄ ora serve${SKIP_REASON ? ` (skipped: ${SKIP_REASON})` : ""}`, () => {
+describe.skipIf(SKIP_REASON !== null)(`triage ⇄ ora serve${SKIP_REASON ? ` (skipped: ${SKIP_REASON})` : ""}`, { timeout: E2E_TIMEOUT_MS }, () => {
 	beforeAll(async () => {
 		live = await startSidecar();
 	});

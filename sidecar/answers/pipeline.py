@@ -1,0 +1,96 @@
+"""Grounded, cited answers (ADR-0005 decision 5): retrieve → numbered context → generate.
+
+Retrieval is the normal `search()` (hybrid, re-ranked, filtered; private chunks only in private
+mode). With a language model (`llm_url`) the answer is generated from the numbered passages and
+the conversation's memory; without one, or when the model fails, the answer is extractive — it
+says why and quotes the passages — and `generator` is `none` with `generator_reason`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from typing import Any
+
+from sidecar.answers.prompt import (
+    SYSTEM_PROMPT,
+    citation,
+    extractive,
+    mark_cited,
+    numbered_context,
+    referenced,
+)
+from sidecar.errors import LlmFailed
+from sidecar.memory.conversation import ConversationMemory
+from sidecar.models.chat import complete, generator_name
+from sidecar.models.reranker import Reranker
+from sidecar.retrieval.search import QueryEmbedder, SearchIndex, SearchOptions, search
+from sidecar.schema import load_json
+from sidecar.settings import Config
+
+NO_PASSAGES = "Nothing in your notes matches this question, so there is nothing to cite."
+
+
+@dataclass(frozen=True)
+class AnswerLimits:
+    """`schema/memory.json` `answers`: passages retrieved, reply length, extractive quote size."""
+
+    k: int
+    max_tokens: int
+    quote_chars: int
+
+    @classmethod
+    def load(cls) -> AnswerLimits:
+        a = load_json("memory.json")["answers"]
+        return cls(int(a["k"]), int(a["max_tokens"]), int(a["quote_chars"]))
+
+
+async def _generate(
+    config: Config, question: str, citations: list[dict[str, Any]], history: list[dict[str, str]],
+    max_tokens: int,
+) -> str:
+    messages = [{"role": "system", "content": SYSTEM_PROMPT}, *history,
+                {"role": "user", "content": numbered_context(citations, question)}]
+    return await complete(config, messages, max_tokens=max_tokens)
+
+
+async def answer(
+    config: Config, index: SearchIndex, embedder: QueryEmbedder, reranker: Reranker | None,
+    question: str, options: SearchOptions, *, reranker_reason: str = "",
+    memory: ConversationMemory | None = None, limits: AnswerLimits | None = None,
+) -> dict[str, Any]:
+    """The `ora ask --json` document; `memory` (same private mode as `options`) is used and
+    extended with this question and its answer."""
+    limits = limits or AnswerLimits.load()
+    if memory is not None and memory.private != options.private:
+        raise ValueError("the conversation memory and the search must share private mode")
+    found = await search(index, embedder, reranker, question, options,
+                         reranker_reason=reranker_reason)
+    # search() already filters; checked again so a non-private answer can never quote one.
+    results = [r for r in found["results"] if options.private or not r["private"]]
+    citations = [citation(n, r) for n, r in enumerate(results, start=1)]
+    history = await memory.context(question) if memory is not None else []
+    generator, reason, text = generator_name(config), "", NO_PASSAGES
+    if not citations:
+        generator, reason = None, "no passage in the vault matches the question"
+    elif generator is None:
+        reason = "no language model is configured (set llm_url)"
+    else:
+        try:
+            text = await _generate(config, question, citations, history, limits.max_tokens)
+            mark_cited(citations, referenced(text, len(citations)))
+        except LlmFailed as err:
+            generator, reason = None, err.message
+    if generator is None and citations:
+        text = extractive(citations, reason, limits.quote_chars)
+        mark_cited(citations, {c["n"] for c in citations})
+    if memory is not None:
+        await asyncio.to_thread(memory.remember, "user", question)
+        await asyncio.to_thread(memory.remember, "assistant", text)
+    document: dict[str, Any] = {"question": question, "answer": text,
+                                "generator": generator or "none"}
+    if reason:
+        document["generator_reason"] = reason
+    document.update(citations=citations, namespace=options.namespace, rerank=found["rerank"],
+                    conversation=memory.conversation if memory is not None else None)
+    return document

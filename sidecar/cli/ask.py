@@ -1,0 +1,73 @@
+"""`ora ask VAULT QUESTION`: a grounded answer citing the vault's passages as [n].
+
+With `--conversation ID` the answer uses and extends that conversation's memory. Memory writes
+go to Chroma, which has one writer, so the index is then opened as the writer: while `ora serve`
+or `ora watch` holds it, ask through the server's `POST /v1/ask` instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+from typing import Any
+
+from sidecar.answers import AnswerLimits, answer
+from sidecar.cli.common import add_vault_args, config_from_args, emit
+from sidecar.errors import IndexLocked
+from sidecar.index import open_index
+from sidecar.memory import ConversationMemory, Episodic, open_store
+from sidecar.models.embedder import load_embedder
+from sidecar.models.reranker import build_reranker
+from sidecar.retrieval.search import SearchOptions
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser("ask", help="a cited answer from the vault", description=__doc__)
+    add_vault_args(parser)
+    parser.add_argument("question", metavar="QUESTION", help="what to ask")
+    parser.add_argument("--conversation", metavar="ID", help="use and extend this conversation")
+    parser.add_argument("--private", action="store_true", help="private mode: private notes too")
+    default_k = AnswerLimits.load().k
+    parser.add_argument("--k", type=int, help=f"passages to retrieve (default {default_k})")
+    parser.add_argument("--no-rerank", action="store_true", help="skip the re-ranking stage")
+    parser.add_argument("--namespace", help="retrieval namespace (default: the setting)")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    config = config_from_args(args, namespace=args.namespace)
+    options = SearchOptions(
+        k=args.k or AnswerLimits.load().k, private=args.private,
+        rerank=not args.no_rerank, namespace=str(config.namespace),
+    )
+    reranker, reason = build_reranker(config) if options.rerank else (None, "")
+    embedder = load_embedder(config)
+    remembering = args.conversation is not None
+    try:
+        index = open_index(config, writer=remembering, embedder=embedder)
+    except IndexLocked as err:
+        raise IndexLocked(f"{err.message}; with `ora serve` running, ask through its "
+                          "POST /v1/ask") from err
+    store = open_store(config.data) if remembering else None
+    try:
+        memory = None if store is None else ConversationMemory(
+            config, store, Episodic(index.chroma.client, options.namespace), embedder,
+            args.conversation, private=args.private,
+        )
+        document = asyncio.run(answer(config, index, embedder, reranker, args.question, options,
+                                      reranker_reason=reason, memory=memory))
+    finally:
+        if store is not None:
+            store.close()
+        index.close()
+    emit(args, document, render)
+    return 0
+
+
+def render(document: dict[str, Any]) -> str:
+    """The answer, then (for a generated one) its cited sources as [n] path:lines."""
+    lines = [document["answer"], "", f"generator: {document['generator']}"]
+    if document["generator"] != "none":
+        lines += [f"[{c['n']}] {c['path']}:{c['line_start']}-{c['line_end']}"
+                  for c in document["citations"] if c["cited"]]
+    return "\n".join(lines)

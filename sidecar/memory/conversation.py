@@ -1,0 +1,172 @@
+"""Three-tier conversation memory (ADR-0005 decision 4): log, window + summary, episodic recall.
+
+`ConversationMemory.context(query)` assembles, for the next model call: the running summary of
+turns evicted from the working window, turns of the namespace recalled by similarity to `query`,
+and the most recent turns within a token budget. Tokens are counted with the embedding model's
+own tokenizer (the ADR approximates 4 characters per token). Evicted turns are folded into the
+summary only once: the summary stores the id of the last turn it covers. Without a language
+model there is no summary; the context says so, and evicted turns stay reachable by recall.
+
+A memory opened in private mode sees every turn of the conversation and writes to the private
+episodic collection; one that is not never sees a private-mode turn, in any tier.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+import numpy.typing as npt
+from tokenizers import Tokenizer
+
+from sidecar.errors import LlmFailed
+from sidecar.memory.episodic import Episodic, Recalled
+from sidecar.memory.store import MemoryStore, Summary, Turn, check_conversation
+from sidecar.models.chat import complete, generator_name
+from sidecar.schema import load_json
+from sidecar.settings import Config
+
+log = logging.getLogger("sidecar.memory")
+Message = dict[str, str]
+SUMMARY_PROMPT = (
+    "You keep a running summary of a conversation between a person and an assistant that "
+    "answers from the person's notes. Fold the new turns into the summary so far. Keep facts, "
+    "names, decisions and open questions; drop pleasantries. Reply with the summary only."
+)
+
+
+class TurnEmbedder(Protocol):
+    tokenizer: Tokenizer
+
+    def embed(self, texts: list[str]) -> npt.NDArray[np.float32]: ...
+
+
+@dataclass(frozen=True)
+class MemoryLimits:
+    """Budgets from `schema/memory.json` (`memory`); tests pass smaller ones."""
+
+    window_tokens: int
+    recall_k: int
+    recall_min_similarity: float
+    recall_tokens: int
+    summary_max_tokens: int
+
+    @classmethod
+    def load(cls) -> MemoryLimits:
+        m = load_json("memory.json")["memory"]
+        return cls(int(m["window_tokens"]), int(m["recall_k"]),
+                   float(m["recall_min_similarity"]), int(m["recall_tokens"]),
+                   int(m["summary_max_tokens"]))
+
+
+def count_tokens(tokenizer: Tokenizer, text: str) -> int:
+    return len(tokenizer.encode(text, add_special_tokens=False).ids)
+
+
+def _turn_lines(turns: list[Turn]) -> str:
+    return "\n".join(f"{t.role}: {t.content}" for t in turns)
+
+
+class ConversationMemory:
+    """One conversation of one namespace, seen in private mode or not."""
+
+    def __init__(
+        self, config: Config, store: MemoryStore, episodic: Episodic, embedder: TurnEmbedder,
+        conversation: str, *, private: bool = False, limits: MemoryLimits | None = None,
+    ) -> None:
+        self.config = config
+        self.store = store
+        self.episodic = episodic
+        self.embedder = embedder
+        self.namespace = episodic.namespace
+        self.conversation = check_conversation(conversation)
+        self.private = private
+        self.limits = limits or MemoryLimits.load()
+
+    def remember(self, role: str, content: str) -> Turn:
+        """Log one turn durably, then embed it for recall (one embed call per turn)."""
+        turn = self.store.append(
+            self.namespace, self.conversation, role, content,
+            tokens=count_tokens(self.embedder.tokenizer, content), private=self.private,
+        )
+        self.episodic.add(turn, self.embedder.embed([content])[0])
+        return turn
+
+    def turns(self) -> list[Turn]:
+        return self.store.turns(self.namespace, self.conversation, private=self.private)
+
+    def window(self) -> list[Turn]:
+        """The most recent turns whose tokens fit `window_tokens`, oldest first."""
+        kept: list[Turn] = []
+        used = 0
+        for turn in self.store.newest_first(self.namespace, self.conversation,
+                                            private=self.private):
+            if used + turn.tokens > self.limits.window_tokens:
+                break
+            kept.append(turn)
+            used += turn.tokens
+        return kept[::-1]
+
+    async def summarise(self, window: list[Turn]) -> tuple[Summary, int]:
+        """The summary, first folding in turns evicted since its watermark; and how many evicted
+        turns it still does not cover (when there is no model, or the model failed)."""
+        summary = self.store.summary(self.namespace, self.conversation, private=self.private)
+        evicted = self.store.turns(
+            self.namespace, self.conversation, private=self.private, after=summary.covered,
+            before=window[0].id if window else None,
+        )
+        if not evicted or generator_name(self.config) is None:
+            return summary, len(evicted)
+        prompt = (f"Summary so far:\n{summary.text or '(none yet)'}\n\n"
+                  f"New turns:\n{_turn_lines(evicted)}")
+        try:
+            messages = [{"role": "system", "content": SUMMARY_PROMPT},
+                        {"role": "user", "content": prompt}]
+            text = await complete(self.config, messages,
+                                  max_tokens=self.limits.summary_max_tokens)
+        except LlmFailed as err:  # keep the watermark: these turns are folded in next time
+            log.warning("conversation summary not updated: %s", err.message)
+            return summary, len(evicted)
+        summary = Summary(text, evicted[-1].id)
+        self.store.save_summary(self.namespace, self.conversation, private=self.private,
+                                summary=summary)
+        return summary, 0
+
+    def recall(self, query: str, window: list[Turn]) -> list[Recalled]:
+        """Turns similar to `query`, not already in the window, within `recall_tokens`."""
+        vector = self.embedder.embed([query])[0]
+        found = self.episodic.recall(
+            vector, self.limits.recall_k, private=self.private,
+            exclude={t.id for t in window}, min_similarity=self.limits.recall_min_similarity,
+        )
+        kept, used = [], 0
+        for item in found:
+            cost = count_tokens(self.embedder.tokenizer, item.content)
+            if used + cost <= self.limits.recall_tokens:
+                kept.append(item)
+                used += cost
+        return kept
+
+    async def context(self, query: str) -> list[Message]:
+        """Summary + recalled + recent turns, as chat messages for the next model call."""
+        window = await asyncio.to_thread(self.window)
+        summary, unsummarised = await self.summarise(window)
+        recalled = await asyncio.to_thread(self.recall, query, window)
+        messages: list[Message] = []
+        if summary.text:
+            messages.append({"role": "system",
+                             "content": f"Summary of the earlier conversation:\n{summary.text}"})
+        if unsummarised:
+            messages.append({"role": "system", "content": (
+                f"{unsummarised} earlier turn(s) fell out of the working window and are not "
+                "summarised (no language model summary is available); relevant ones may be "
+                "recalled below.")})
+        if recalled:
+            lines = [f"- ({r.role}, conversation {r.conversation}) {r.content}" for r in recalled]
+            messages.append({"role": "system", "content":
+                             "Earlier turns recalled by similarity:\n" + "\n".join(lines)})
+        messages += [{"role": t.role, "content": t.content} for t in window]
+        return messages

@@ -1,0 +1,104 @@
+"""Episodic recall: every turn embedded into Chroma (ADR-0005 decision 4, fourth tier).
+
+Collections are named per namespace (decision 3): `mem__<namespace>` for ordinary turns and
+`mem__<namespace>__private` for turns asked in private mode, so a query that is not private never
+opens the private one. They live in the index's own Chroma client, are given vectors (never an
+embedding function) and use cosine space like the vault collections. Recall spans every
+conversation of the namespace: it is the agent's long-term memory, not one chat's.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Collection as Ids
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+from chromadb.api import ClientAPI
+from chromadb.api.models.Collection import Collection
+from chromadb.errors import NotFoundError
+
+from sidecar.index.names import check_namespace
+from sidecar.memory.store import Turn
+
+FloatArray = npt.NDArray[np.float32]
+
+
+def memory_collection(namespace: str, private: bool) -> str:
+    """`mem__<namespace>`, or `mem__<namespace>__private` for private-mode turns."""
+    name = f"mem__{check_namespace(namespace)}"
+    return f"{name}__private" if private else name
+
+
+@dataclass(frozen=True)
+class Recalled:
+    turn_id: int
+    conversation: str
+    role: str
+    content: str
+    similarity: float
+
+
+class Episodic:
+    """The embedded turns of one namespace."""
+
+    def __init__(self, client: ClientAPI, namespace: str) -> None:
+        self._client = client
+        self.namespace = check_namespace(namespace)
+        self._open: dict[bool, Collection] = {}
+        self._guard = threading.Lock()
+
+    def _collection(self, private: bool, *, create: bool) -> Collection | None:
+        with self._guard:
+            found = self._open.get(private)
+            if found is not None:
+                return found
+            name = memory_collection(self.namespace, private)
+            if create:
+                found = self._client.get_or_create_collection(
+                    name, embedding_function=None, configuration={"hnsw": {"space": "cosine"}}
+                )
+            else:
+                with contextlib.suppress(NotFoundError, ValueError):
+                    found = self._client.get_collection(name, embedding_function=None)
+            if found is not None:
+                self._open[private] = found
+            return found
+
+    def add(self, turn: Turn, vector: FloatArray) -> None:
+        col = self._collection(turn.private, create=True)
+        assert col is not None  # create=True always returns one
+        col.upsert(
+            ids=[str(turn.id)],
+            embeddings=np.asarray(vector, dtype=np.float32).reshape(1, -1),
+            documents=[turn.content],
+            metadatas=[{"conversation": turn.conversation, "role": turn.role,
+                        "created": turn.created}],
+        )
+
+    def recall(
+        self, vector: FloatArray, k: int, *, private: bool, exclude: Ids[int], min_similarity: float
+    ) -> list[Recalled]:
+        """The k turns most similar to `vector` (private ones only if `private`), best first."""
+        found: list[Recalled] = []
+        for store_private in (False, True) if private else (False,):
+            col = self._collection(store_private, create=False)
+            stored = 0 if col is None or k <= 0 else col.count()
+            if col is None or stored == 0:
+                continue
+            got = col.query(
+                query_embeddings=np.asarray(vector, dtype=np.float32).reshape(1, -1),
+                n_results=min(k + len(exclude), stored),
+                include=["documents", "metadatas", "distances"],
+            )
+            docs, metas = (got["documents"] or [[]])[0], (got["metadatas"] or [[]])[0]
+            for tid, doc, meta, dist in zip(got["ids"][0], docs, metas,
+                                            (got["distances"] or [[]])[0], strict=True):
+                similarity = 1.0 - float(dist)
+                if int(tid) not in exclude and similarity >= min_similarity:
+                    found.append(Recalled(int(tid), str(meta["conversation"]),
+                                          str(meta["role"]), doc or "", similarity))
+        found.sort(key=lambda r: (-r.similarity, r.turn_id))
+        return found[:k]

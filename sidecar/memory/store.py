@@ -1,0 +1,162 @@
+"""The durable conversation log: `DATA/memory.sqlite` (ADR-0005 decision 4, first tier).
+
+The ADR keeps the log in Postgres; Ora is local-first, so it is one SQLite file in the data
+folder (WAL, one connection guarded by a lock so server threads can share it). Tables:
+`conversations` (namespace, id), `turns` (role, content, timestamp, token count, private) and
+`summaries`, one running summary per conversation and scope with the id of the last turn it
+covers (the watermark). Scope `public` sees only non-private turns; scope `private` sees all.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from sidecar.errors import BadRequest
+
+MEMORY_FILE = "memory.sqlite"
+_CONVERSATION = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}")
+ROLES = ("user", "assistant")
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS conversations (
+  namespace TEXT NOT NULL, id TEXT NOT NULL, created TEXT NOT NULL, PRIMARY KEY (namespace, id));
+CREATE TABLE IF NOT EXISTS turns (
+  id INTEGER PRIMARY KEY AUTOINCREMENT, namespace TEXT NOT NULL, conversation TEXT NOT NULL,
+  role TEXT NOT NULL, content TEXT NOT NULL, created TEXT NOT NULL, tokens INTEGER NOT NULL,
+  private INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS turns_by_conversation ON turns (namespace, conversation, id);
+CREATE TABLE IF NOT EXISTS summaries (
+  namespace TEXT NOT NULL, conversation TEXT NOT NULL, scope TEXT NOT NULL, text TEXT NOT NULL,
+  covered INTEGER NOT NULL, PRIMARY KEY (namespace, conversation, scope));
+"""
+
+
+def check_conversation(conversation: str) -> str:
+    """The id, or BadRequest: 1-128 letters, digits, '_', '.', ':' or '-'."""
+    if not _CONVERSATION.fullmatch(conversation):
+        raise BadRequest(
+            f"conversation id {conversation!r} is not valid: use 1-128 letters, digits, "
+            "'_', '.', ':' or '-', starting with a letter or digit"
+        )
+    return conversation
+
+
+def scope_of(private: bool) -> str:
+    return "private" if private else "public"
+
+
+@dataclass(frozen=True)
+class Turn:
+    id: int
+    conversation: str
+    role: str
+    content: str
+    created: str
+    tokens: int
+    private: bool
+
+    def as_json(self) -> dict[str, Any]:
+        return {"id": self.id, "role": self.role, "content": self.content,
+                "created": self.created, "tokens": self.tokens, "private": self.private}
+
+
+@dataclass(frozen=True)
+class Summary:
+    text: str
+    covered: int  # id of the last turn folded in; 0 when none
+
+
+class MemoryStore:
+    """The log of every conversation in one data folder, all namespaces."""
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.executescript(_SCHEMA)
+        self._guard = threading.Lock()
+
+    def _rows(self, sql: str, args: tuple[Any, ...]) -> list[Any]:
+        with self._guard:
+            return self._db.execute(sql, args).fetchall()
+
+    def append(
+        self, namespace: str, conversation: str, role: str, content: str, *, tokens: int,
+        private: bool,
+    ) -> Turn:
+        """Store one turn (creating the conversation if new) and return it with its id."""
+        if role not in ROLES:
+            raise BadRequest(f"unknown role {role!r}: choose from {', '.join(ROLES)}")
+        created = datetime.now(UTC).isoformat(timespec="seconds")
+        with self._guard, self._db:
+            self._db.execute("BEGIN IMMEDIATE")
+            self._db.execute(
+                "INSERT OR IGNORE INTO conversations VALUES (?, ?, ?)",
+                (namespace, check_conversation(conversation), created),
+            )
+            cur = self._db.execute(
+                "INSERT INTO turns (namespace, conversation, role, content, created, tokens, "
+                "private) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (namespace, conversation, role, content, created, tokens, int(private)),
+            )
+        assert cur.lastrowid is not None
+        return Turn(cur.lastrowid, conversation, role, content, created, tokens, private)
+
+    def exists(self, namespace: str, conversation: str) -> bool:
+        return bool(self._rows("SELECT 1 FROM conversations WHERE namespace = ? AND id = ?",
+                               (namespace, conversation)))
+
+    def newest_first(self, namespace: str, conversation: str, *, private: bool) -> Iterator[Turn]:
+        """The conversation's turns visible in this scope, newest first, read lazily."""
+        before = None
+        while True:
+            page = self.turns(namespace, conversation, private=private, before=before, limit=64,
+                              newest_first=True)
+            yield from page
+            if len(page) < 64:
+                return
+            before = page[-1].id
+
+    def turns(
+        self, namespace: str, conversation: str, *, private: bool, after: int = 0,
+        before: int | None = None, limit: int = -1, newest_first: bool = False,
+    ) -> list[Turn]:
+        """Turns with after < id < before visible in this scope (private ones only if `private`)."""
+        rows = self._rows(
+            "SELECT id, conversation, role, content, created, tokens, private FROM turns "
+            "WHERE namespace = ? AND conversation = ? AND id > ? AND id < ? AND private <= ? "
+            f"ORDER BY id {'DESC' if newest_first else 'ASC'} LIMIT ?",
+            (namespace, conversation, after, before if before is not None else 2**62,
+             int(private), limit),
+        )
+        return [Turn(r[0], r[1], r[2], r[3], r[4], r[5], bool(r[6])) for r in rows]
+
+    def summary(self, namespace: str, conversation: str, *, private: bool) -> Summary:
+        rows = self._rows(
+            "SELECT text, covered FROM summaries WHERE namespace = ? AND conversation = ? "
+            "AND scope = ?", (namespace, conversation, scope_of(private)))
+        return Summary(rows[0][0], rows[0][1]) if rows else Summary("", 0)
+
+    def save_summary(
+        self, namespace: str, conversation: str, *, private: bool, summary: Summary
+    ) -> None:
+        with self._guard:
+            self._db.execute(
+                "INSERT OR REPLACE INTO summaries VALUES (?, ?, ?, ?, ?)",
+                (namespace, conversation, scope_of(private), summary.text, summary.covered),
+            )
+
+    def close(self) -> None:
+        with self._guard:
+            self._db.close()
+
+
+def open_store(data: Path) -> MemoryStore:
+    """The log of the data folder `data` (`DATA/memory.sqlite`)."""
+    return MemoryStore(data / MEMORY_FILE)

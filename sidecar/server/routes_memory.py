@@ -1,0 +1,111 @@
+"""Routes of grounded answers and conversation memory.
+
+`POST /v1/ask` answers a question from the vault, citing passages as [n], using and extending a
+conversation's memory when `conversation` is given. `GET /v1/conversations/{id}` lists its turns
+(private-mode ones only with `?private=true`). The memory log opens with the app (`memory_ctx`,
+after the index, whose Chroma client holds the episodic collections).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import defaultdict
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from aiohttp import web
+
+from sidecar.answers import AnswerLimits, answer
+from sidecar.errors import BadRequest, NotFound
+from sidecar.index.names import check_namespace
+from sidecar.memory import ConversationMemory, Episodic, MemoryStore, check_conversation, open_store
+from sidecar.retrieval.search import SearchOptions
+from sidecar.server.openapi import read_json
+from sidecar.server.resources import INDEX, MODELS
+from sidecar.server.state import CONFIG
+
+routes = web.RouteTableDef()
+
+
+@dataclass
+class Memory:
+    store: MemoryStore
+    episodic: dict[str, Episodic] = field(default_factory=dict)
+    # One ask at a time per conversation, so its turns stay in question/answer order.
+    locks: defaultdict[str, asyncio.Lock] = field(default_factory=lambda: defaultdict(asyncio.Lock))
+
+
+MEMORY = web.AppKey("memory", Memory)
+
+
+async def memory_ctx(app: web.Application) -> AsyncIterator[None]:
+    store = await asyncio.to_thread(open_store, app[CONFIG].data)
+    app[MEMORY] = Memory(store)
+    try:
+        yield
+    finally:
+        store.close()
+
+
+def add_routes(app: web.Application) -> None:
+    app.cleanup_ctx.append(memory_ctx)
+    app.router.add_routes(routes)
+
+
+def _episodic(app: web.Application, namespace: str) -> Episodic:
+    memory = app[MEMORY]
+    if namespace not in memory.episodic:
+        memory.episodic[namespace] = Episodic(app[INDEX].chroma.client, namespace)
+    return memory.episodic[namespace]
+
+
+@routes.post("/v1/ask")
+async def ask(request: web.Request) -> web.Response:
+    body = await read_json(request, "AskRequest")
+    app = request.app
+    options = SearchOptions(
+        k=body.get("k", AnswerLimits.load().k), private=body.get("private", False),
+        rerank=body.get("rerank", True),
+        namespace=check_namespace(body.get("namespace", str(app[CONFIG].namespace))),
+    )
+    models = app[MODELS]
+    conversation = body.get("conversation")
+    if conversation is None:
+        document = await answer(app[CONFIG], app[INDEX], models.embedder, models.reranker,
+                                body["question"], options, reranker_reason=models.reranker_reason)
+        return web.json_response(document)
+    memory = ConversationMemory(
+        app[CONFIG], app[MEMORY].store, _episodic(app, options.namespace), models.embedder,
+        conversation, private=options.private,
+    )
+    async with app[MEMORY].locks[f"{options.namespace}/{memory.conversation}"]:
+        document = await answer(app[CONFIG], app[INDEX], models.embedder, models.reranker,
+                                body["question"], options, reranker_reason=models.reranker_reason,
+                                memory=memory)
+    return web.json_response(document)
+
+
+def _flag(request: web.Request, name: str) -> bool:
+    raw = request.query.get(name, "false")
+    if raw not in ("true", "false"):
+        raise BadRequest(f"{name} must be true or false, got {raw!r}")
+    return raw == "true"
+
+
+@routes.get("/v1/conversations/{id}")
+async def conversation_turns(request: web.Request) -> web.Response:
+    namespace = check_namespace(request.query.get("namespace", str(request.app[CONFIG].namespace)))
+    conversation = check_conversation(request.match_info["id"])
+    private = _flag(request, "private")
+    store = request.app[MEMORY].store
+    if not await asyncio.to_thread(store.exists, namespace, conversation):
+        raise NotFound(f"no conversation {conversation!r} in namespace {namespace!r}")
+    turns = await asyncio.to_thread(store.turns, namespace, conversation, private=private)
+    summary = await asyncio.to_thread(store.summary, namespace, conversation, private=private)
+    doc: dict[str, Any] = {
+        "conversation": conversation, "namespace": namespace,
+        "turns": [t.as_json() for t in turns],
+        "summary": {"text": summary.text, "covered": summary.covered},
+    }
+    return web.json_response(doc)

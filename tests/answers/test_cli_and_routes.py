@@ -1,0 +1,106 @@
+"""`ora ask` end to end, and `POST /v1/ask` / `GET /v1/conversations/{id}` through the app that
+`ora serve` runs, every answer checked against openapi.json by the server suite's checker."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sidecar.cli import main
+from sidecar.index import open_index
+from sidecar.models.embedder import Embedder
+from sidecar.server.app import init_app
+from sidecar.settings import SETTINGS
+
+from .conftest import settings
+
+_CONTRACT = Path(__file__).resolve().parents[1] / "server" / "contract.py"
+_spec = importlib.util.spec_from_file_location("answers_contract", _CONTRACT)
+assert _spec is not None and _spec.loader is not None
+contract = importlib.util.module_from_spec(_spec)
+sys.modules["answers_contract"] = contract
+_spec.loader.exec_module(contract)
+
+QUESTION = "What leavens sourdough bread?"
+
+
+async def test_ora_ask_prints_one_json_document_and_remembers_the_conversation(
+    tmp_path: Path, vault: Path, embedder: Embedder, llm: Any, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    config = settings(tmp_path, llm_url=llm.url)
+    for s in SETTINGS:
+        monkeypatch.setenv(s.env, str(config.values[s.name]))
+    with open_index(config, writer=True, embedder=embedder) as index:
+        index.reconcile()
+    llm.reply = lambda body: "A starter of wild yeast [1]."
+    argv = ["ask", str(vault), QUESTION, "--data", str(config.data), "--json"]
+    for _ in range(2):
+        assert await asyncio.to_thread(main, [*argv, "--conversation", "cli-1"]) == 0
+        doc = json.loads(capsys.readouterr().out)
+        assert doc["generator"] == "llm:test-model" and doc["conversation"] == "cli-1"
+        assert doc["citations"][0]["cited"] and doc["answer"] == "A starter of wild yeast [1]."
+    assert {"role": "user", "content": QUESTION} in llm.requests[-1]["messages"]
+
+    monkeypatch.setenv("ORA_LLM_URL", "")
+    assert await asyncio.to_thread(main, argv) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["generator"] == "none" and doc["conversation"] is None
+
+
+class Client:
+    def __init__(self, client: Any, token: str) -> None:
+        self.client, self.token = client, token
+
+    async def call(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
+        async with self.client.request(method, path, json=body, headers={
+                "Authorization": f"Bearer {self.token}"}) as resp:
+            answer = contract.Answer(resp.status, resp.headers, await resp.read())
+        contract.check_response(method, path.split("?")[0], answer)
+        return answer.status, answer.json
+
+    async def reconciled(self) -> None:
+        deadline = time.monotonic() + 120
+        while True:
+            _, status = await self.call("GET", "/v1/status")
+            if not status["reconcile"]["running"] and status["reconcile"]["phase"] != "pending":
+                return
+            assert time.monotonic() < deadline, status
+            await asyncio.sleep(0.1)
+
+
+async def test_the_ask_and_conversation_routes(
+    tmp_path: Path, vault: Path, llm: Any, aiohttp_client: Any,
+) -> None:
+    config = settings(tmp_path, llm_url=llm.url)
+    api = Client(await aiohttp_client(init_app(config)),
+                 (config.data / "token").read_text().strip())
+    await api.reconciled()
+    llm.reply = lambda body: "Wild yeast [1]."
+    status, doc = await api.call("POST", "/v1/ask", {"question": QUESTION, "conversation": "w-1"})
+    assert status == 200 and doc["conversation"] == "w-1"
+    assert doc["generator"] == "llm:test-model" and doc["citations"][0]["cited"]
+    status, doc = await api.call("POST", "/v1/ask", {"question": "my sourdough starter secret?",
+                                                     "conversation": "w-1", "private": True})
+    assert status == 200 and any(c["private"] for c in doc["citations"])
+
+    status, conv = await api.call("GET", "/v1/conversations/w-1")
+    assert status == 200
+    assert [(t["role"], t["content"]) for t in conv["turns"]] == [
+        ("user", QUESTION), ("assistant", "Wild yeast [1].")]
+    status, conv = await api.call("GET", "/v1/conversations/w-1?private=true")
+    assert len(conv["turns"]) == 4 and conv["turns"][2]["private"]
+
+    status, doc = await api.call("POST", "/v1/ask", {"question": QUESTION})
+    assert status == 200 and doc["conversation"] is None
+    status, err = await api.call("GET", "/v1/conversations/nobody")
+    assert status == 404 and err["error"]["code"] == "not_found"
+    status, err = await api.call("POST", "/v1/ask", {"question": "", "k": 0})
+    assert status == 400 and err["error"]["code"] == "bad_request"

@@ -1,0 +1,64 @@
+"""A real loopback aiohttp server speaking the OpenAI chat-completions format.
+
+Tests set `mode` ("ok", "error", "slow", "garbled") and `reply` (request body → content) and read
+`requests`, the bodies received, to count and inspect the calls the sidecar makes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any
+
+from aiohttp import web
+
+Body = dict[str, Any]
+
+
+def echo_reply(body: Body) -> str:
+    return f"reply to: {body['messages'][-1]['content'][:40]}"
+
+
+class FakeLLM:
+    def __init__(self) -> None:
+        self.requests: list[Body] = []
+        self.headers: list[dict[str, str]] = []
+        self.mode = "ok"
+        self.delay = 3.0
+        self.reply: Callable[[Body], str] = echo_reply
+        self.url = ""
+        self._runner: web.AppRunner | None = None
+
+    async def _handle(self, request: web.Request) -> web.Response:
+        body: Body = await request.json()
+        self.requests.append(body)
+        self.headers.append(dict(request.headers))
+        if self.mode == "error":
+            return web.json_response({"error": {"message": "model overloaded"}}, status=500)
+        if self.mode == "slow":
+            await asyncio.sleep(self.delay)
+        if self.mode == "garbled":
+            return web.json_response({"object": "chat.completion", "choices": []})
+        message = {"role": "assistant", "content": self.reply(body)}
+        return web.json_response({"id": f"c{len(self.requests)}", "object": "chat.completion",
+                                  "model": body.get("model"), "choices": [
+                                      {"index": 0, "message": message, "finish_reason": "stop"}]})
+
+    def with_system(self, prompt: str) -> list[Body]:
+        """The requests whose first message is the system prompt `prompt`."""
+        return [b for b in self.requests if b["messages"][0]["content"] == prompt]
+
+    async def start(self) -> FakeLLM:
+        app = web.Application()
+        app.router.add_post("/v1/chat/completions", self._handle)
+        self._runner = web.AppRunner(app, shutdown_timeout=0.5)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        await site.start()
+        host, port = self._runner.addresses[0][:2]
+        self.url = f"http://{host}:{port}"
+        return self
+
+    async def stop(self) -> None:
+        if self._runner is not None:
+            await self._runner.cleanup()
