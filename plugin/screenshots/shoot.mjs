@@ -1,7 +1,7 @@
 // `npm run screenshots`: bundles plugin/screenshots/harness.ts (the plugin's real views against
 // the test stand-in for `obsidian`), opens each scene in headless Chromium and writes
 // docs/screenshots/{search,lint,triage}.png.
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -56,4 +56,5 @@ try {
 	}
 } finally {
 	await browser.close();
+	rmSync(work, { recursive: true, force: true });
 }
