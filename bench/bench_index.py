@@ -1,0 +1,211 @@
+"""Index benchmark: cold indexing vs the raw model, restart, watch latency, peak memory.
+
+On a generated vault (bench/gen_vault.py, 10,000 short notes by default):
+
+1. cold `ora index` (a subprocess, as a user runs it): chunks embedded per second of the run,
+   against the raw ONNX embedder's own throughput on the same chunk texts, same batches;
+2. restart: `ora index` again over the unchanged vault (must embed nothing);
+3. `ora watch` running: one note edited at a time; latency from the write until the ledger shows
+   the new content hash (written only after Chroma and BM25 committed) and BM25 finds the edit;
+4. peak RSS of the indexing and watching processes.
+
+Results go to the `## Index` section of docs/benchmarks.md (with --write).
+
+    python bench/bench_index.py [--notes 10000] [--edits 20] [--write]
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import platform
+import random
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from gen_vault import generate  # type: ignore[import-not-found]
+
+from sidecar.chunking.chunker import chunk_note
+from sidecar.index.names import store_name
+from sidecar.index.sync import BATCH_CHUNKS
+from sidecar.models.embedder import load_embedder
+from sidecar.schema import get_schema
+from sidecar.settings import make_config
+from sidecar.vault.edit import content_hash
+from sidecar.vault.note import read_note
+
+ORA = str(Path(sys.executable).parent / "ora")
+DOCS = Path(__file__).resolve().parent.parent / "docs" / "benchmarks.md"
+
+
+def run_ora(args: list[str]) -> tuple[dict[str, Any], float, int]:
+    """(JSON output, wall seconds, peak RSS in MiB) of one `ora` run."""
+    started = time.monotonic()
+    proc = subprocess.Popen([ORA, *args, "--json"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    assert proc.stdout is not None
+    out = proc.stdout.read()
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode != 0:
+        raise SystemExit(f"ora {' '.join(args)} failed with {proc.returncode}")
+    return json.loads(out), time.monotonic() - started, usage.ru_maxrss // 1024
+
+
+def raw_throughput(vault: Path, data: Path) -> dict[str, float]:
+    """The embedder alone on the index's chunk texts, in the index's batch size."""
+    config = make_config(vault, data)
+    embedder = load_embedder(config)
+    retrievable = get_schema().retrievable_types
+    texts: list[str] = []
+    for path in sorted(vault.rglob("*.md")):
+        note = read_note(vault, path.relative_to(vault).as_posix(), 1 << 20)
+        if note.type in retrievable:
+            chunks = chunk_note(note, embedder.tokenizer, int(config.chunk_tokens))
+            texts += [c.embed_text for c in chunks]
+    started = time.monotonic()
+    for s in range(0, len(texts), BATCH_CHUNKS):
+        embedder.embed(texts[s : s + BATCH_CHUNKS])
+    seconds = time.monotonic() - started
+    return {"chunks": len(texts), "seconds": seconds, "rate": len(texts) / seconds}
+
+
+def _ledger_hash(data: Path, rel: str) -> str | None:
+    with sqlite3.connect(f"file:{data / 'ledger.sqlite'}?mode=ro", uri=True) as conn:
+        row = conn.execute("SELECT hash FROM files WHERE path = ?", (rel,)).fetchone()
+    return None if row is None else str(row[0])
+
+
+def _bm25_has(data: Path, word: str) -> bool:
+    name = store_name("default", False)
+    with sqlite3.connect(f"file:{data / 'bm25.sqlite'}?mode=ro", uri=True) as conn:
+        sql = f'SELECT count(*) FROM "{name}_fts" WHERE "{name}_fts" MATCH ?'
+        return bool(conn.execute(sql, (f'"{word}"',)).fetchone()[0])
+
+
+def watch_latency(vault: Path, data: Path, edits: int, seed: int) -> dict[str, float]:
+    """Edit notes one at a time while `ora watch` runs; seconds until each is searchable."""
+    proc = subprocess.Popen(
+        [ORA, "watch", str(vault), "--data", str(data)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    assert proc.stderr is not None
+    for line in proc.stderr:
+        if "watching" in line:
+            break
+    time.sleep(1.0)  # the watcher subscribes right after printing
+    rng = random.Random(seed)
+    candidates = sorted(p for p in (vault / "Engrams").glob("*.md") if "private" not in p.read_text())
+    latencies = []
+    for n in range(edits):
+        path = rng.choice(candidates)
+        rel = path.relative_to(vault).as_posix()
+        word = f"benchword{n}x{rng.randrange(10**6)}"
+        data_bytes = path.read_bytes() + f"\nEdited: {word}.\n".encode()
+        started = time.monotonic()
+        path.write_bytes(data_bytes)
+        digest = content_hash(data_bytes)
+        while _ledger_hash(data, rel) != digest or not _bm25_has(data, word):
+            if time.monotonic() - started > 30:
+                raise SystemExit(f"edit of {rel} not indexed after 30 s")
+            time.sleep(0.005)
+        latencies.append(time.monotonic() - started)
+        time.sleep(0.3)
+    proc.send_signal(2)  # SIGINT: the watcher stops cleanly
+    _, _status, usage = os.wait4(proc.pid, 0)
+    latencies.sort()
+    return {
+        "p50": statistics.median(latencies),
+        "p95": latencies[max(0, int(round(0.95 * len(latencies))) - 1)],
+        "max": latencies[-1],
+        "rss_mib": usage.ru_maxrss // 1024,
+    }
+
+
+def markdown(r: dict[str, Any]) -> str:
+    cold, raw, again, watch = r["cold"], r["raw"], r["restart"], r["watch"]
+    rate = cold["embedded"] / cold["seconds"]
+    return f"""## Index
+
+`bench/bench_index.py`, {r["date"]}, {r["machine"]}, 2 cores shared with other jobs.
+Vault: `bench/gen_vault.py --notes {r["notes"]}` (seed 1): {cold["files"]} files, of which the
+retrievable ones give {cold["chunks"]} chunks. Notes are deliberately short (a heading and a few
+sentences, 30% with a second section: about {cold["chunks"] / cold["files"]:.1f} chunks per
+note) so that embedding 10,000 notes on two shared cores fits a ~15-minute run; chunk count, not
+note count, is what indexing time follows. Embedder: `{r["model"]}` (the `auto` default).
+
+| measure | result | target |
+|---|---:|---|
+| cold `ora index`: chunks embedded / s (index run, {cold["seconds"]:.0f} s) | {rate:.1f} | |
+| raw embedder alone, same {raw["chunks"]} chunk texts, same batches: chunks / s | {raw["rate"]:.1f} | |
+| cold indexing ÷ raw model | **{rate / raw["rate"]:.2f}×** | ≥ 0.8× |
+| cold `ora index` wall time incl. start-up and model load | {cold["wall"]:.0f} s | |
+| restart over the unchanged vault: embedded | {again["embedded"]} | 0 |
+| restart: reconcile time (repair + scan of {again["files"]} files) | **{again["seconds"]:.2f} s** | < 3 s |
+| restart: wall time incl. process start-up and model load | {again["wall"]:.1f} s | |
+| `ora watch`: edit → searchable, p50 / p95 / max over {r["edits"]} edits | {watch["p50"]:.3f} / **{watch["p95"]:.3f}** / {watch["max"]:.3f} s | p95 < 0.5 s |
+| peak RSS: cold `ora index` / `ora watch` | {cold["rss_mib"]} / {watch["rss_mib"]} MiB | |
+
+"Searchable" means the note's new content hash is in the ledger, which is written only after
+Chroma and BM25 committed, and BM25 matches the edited word. Watch latency includes the
+watcher's debounce (`debounce_ms`, {r["debounce_ms"]} ms upper bound; a quiet 50 ms ends a
+burst), re-chunking and embedding the edited chunk, and the three commits.
+"""
+
+
+def write_section(section: str) -> None:
+    """Replace (or append) the `## Index` section of docs/benchmarks.md."""
+    text = DOCS.read_text(encoding="utf-8") if DOCS.exists() else "# Benchmarks\n"
+    lines = text.splitlines(keepends=True)
+    start = next((i for i, line in enumerate(lines) if line.strip() == "## Index"), None)
+    if start is None:
+        text = text.rstrip("\n") + "\n\n" + section
+    else:
+        end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), None)
+        tail = "".join(lines[end:]) if end is not None else ""
+        text = "".join(lines[:start]) + section + ("\n" + tail if tail else "")
+    DOCS.write_text(text, encoding="utf-8")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--notes", type=int, default=10_000)
+    parser.add_argument("--edits", type=int, default=20)
+    parser.add_argument("--write", action="store_true", help="update docs/benchmarks.md")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="ora-bench-") as tmp:
+        vault, data = Path(tmp) / "vault", Path(tmp) / "data"
+        generate(vault, args.notes, seed=1)
+        print(f"generated {args.notes} notes", file=sys.stderr)
+        cold, wall, rss = run_ora(["index", str(vault), "--data", str(data)])
+        cold |= {"wall": wall, "rss_mib": rss}
+        print(f"cold: {cold | {'errors': len(cold['errors'])}}", file=sys.stderr)
+        again, wall, _ = run_ora(["index", str(vault), "--data", str(data)])
+        again["wall"] = wall
+        print(f"restart: {again | {'errors': len(again['errors'])}}", file=sys.stderr)
+        raw = raw_throughput(vault, data)
+        print(f"raw: {raw}", file=sys.stderr)
+        watch = watch_latency(vault, data, args.edits, seed=2)
+        print(f"watch: {watch}", file=sys.stderr)
+        params = json.loads((data / "index.json").read_text())["namespaces"]["default"]
+    results = {
+        "date": dt.date.today().isoformat(),
+        "machine": platform.processor() or platform.machine(),
+        "notes": args.notes, "edits": args.edits, "model": params["model"],
+        "debounce_ms": make_config(".").debounce_ms,
+        "cold": cold, "restart": again, "raw": raw, "watch": watch,
+    }  # fmt: skip
+    print(json.dumps(results, indent=2, default=str))
+    if args.write:
+        write_section(markdown(results))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,141 @@
+"""Generate a realistic synthetic vault of N notes for benchmarks.
+
+Notes follow the schema: folders by type, `nexus`/`type`/`tags` on every note, linter dates,
+clusters on half the chats, a few private, archived and incubating notes, and the type mix of a
+working vault (most notes retrievable, some frameworks, modes, references and matrices). Bodies
+are short (one or two chunks: a heading and a few sentences, sometimes a second section) so that
+embedding 10,000 notes on two shared cores fits a benchmark run. Deterministic for a given seed.
+
+    python bench/gen_vault.py OUT --notes 10000 [--seed 1]
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import random
+from pathlib import Path
+
+from sidecar.schema import get_schema
+
+# (weight, type, folder)
+TYPE_MIX = [
+    (35, "engram", "Engrams"), (20, "resource", "Resources"), (14, "chat", "Chats"),
+    (5, "transcript", "Transcripts"), (10, "web", "Web"), (3, "framework", "Frameworks"),
+    (2, "mode", "Modes"), (3, "reference", "Reference"), (2, "paper", "Papers"),
+    (3, "working", "Drafts"), (2, "matrix", "Matrices"), (1, "supervision", "Supervision"),
+]  # fmt: skip
+
+TOPICS = {
+    "learning": ["spaced repetition", "retrieval practice", "interleaving", "desirable difficulty",
+                 "working memory", "note taking", "deliberate practice", "forgetting curve"],
+    "health": ["sleep pressure", "zone two training", "protein timing", "circadian light",
+               "resting heart rate", "mobility work", "hydration", "sauna use"],
+    "software": ["database indexes", "garbage collection", "async runtimes", "type inference",
+                 "cache invalidation", "vector search", "code review", "feature flags"],
+    "finance": ["index funds", "tax brackets", "emergency fund", "compound interest",
+                "rebalancing", "inflation hedges", "expense ratios", "bond duration"],
+    "history": ["printing press", "silk road", "industrial revolution", "roman roads",
+                "hanseatic league", "black death", "spice trade", "telegraph networks"],
+    "science": ["photosynthesis", "plate tectonics", "quantum tunnelling", "enzyme kinetics",
+                "ocean currents", "gene expression", "entropy", "immune memory"],
+    "design": ["visual hierarchy", "affordances", "colour contrast", "grid systems",
+               "typography scale", "progressive disclosure", "error states", "white space"],
+    "philosophy": ["stoic practice", "moral luck", "personal identity", "free will",
+                   "epistemic humility", "virtue ethics", "the ship of theseus", "akrasia"],
+    "writing": ["story structure", "active voice", "editing passes", "character arcs",
+                "show not tell", "outlining", "dialogue tags", "narrative tension"],
+    "productivity": ["weekly review", "time blocking", "inbox zero", "energy management",
+                     "batching tasks", "deep work", "context switching", "checklists"],
+}  # fmt: skip
+
+OPENERS = [
+    "The core idea behind {t} is simple once it is stated plainly.",
+    "Most explanations of {t} skip the part that actually matters in practice.",
+    "I keep coming back to {t} because it connects to {u}.",
+    "A useful way to think about {t} is as a trade-off with {u}.",
+    "Notes from reading about {t} this week.",
+]
+MIDDLES = [
+    "It works because small, repeated effort compounds over time rather than all at once.",
+    "The evidence is mixed for beginners but strong for people with some prior experience.",
+    "A common mistake is to optimise {t} in isolation and ignore {u} entirely.",
+    "Measured over months, the effect on {u} is larger than the short-term numbers suggest.",
+    "The mechanism involves feedback: each step changes the conditions for the next one.",
+    "Practitioners disagree on details, yet agree that consistency beats intensity here.",
+    "When {t} fails, it usually fails quietly, which is why checking {u} helps.",
+    "The cost is front-loaded; the benefit arrives later and is easy to misattribute.",
+]
+CLOSERS = [
+    "Open question: how does this interact with {u}?",
+    "Next step: try it for two weeks and write down what changes.",
+    "This contradicts what I believed a year ago about {u}.",
+    "Related: the same pattern shows up in {u}.",
+]
+
+
+def _sentences(rng: random.Random, topic: str, other: str, n: int) -> str:
+    parts = [rng.choice(OPENERS), *rng.sample(MIDDLES, n), rng.choice(CLOSERS)]
+    return " ".join(p.format(t=topic, u=other) for p in parts)
+
+
+def _note(rng: random.Random, i: int, start: dt.date) -> tuple[str, str]:
+    """(vault-relative path, text) of note number i."""
+    weights, types, folders = zip(*TYPE_MIX, strict=True)
+    k = rng.choices(range(len(types)), weights=weights)[0]
+    type_, folder = types[k], folders[k]
+    domain = rng.choice(sorted(TOPICS))
+    topic = rng.choice(TOPICS[domain])
+    other = rng.choice(TOPICS[rng.choice(sorted(TOPICS))])
+    title = f"{topic.capitalize()} {i:05d}"
+    tags = [rng.choice(["atomic", "molecular", "compound", "process"]), domain]
+    roll = rng.random()
+    if roll < 0.03:
+        tags.append("private")
+    elif roll < 0.06:
+        tags.append("archived")
+    elif roll < 0.08:
+        tags.append("incubating")
+    created = start + dt.timedelta(days=rng.randrange(730))
+    modified = created + dt.timedelta(days=rng.randrange(60))
+    fm: dict[str, object] = {"nexus": [f"[[{domain.capitalize()}]]"], "type": type_, "tags": tags}
+    fm["date created"] = created.isoformat()
+    fm["date modified"] = modified.isoformat()
+    if type_ in get_schema().decay_types and rng.random() < 0.5:
+        fm["cluster"] = topic.replace(" ", "-")
+    if type_ == "engram":
+        fm["subtype"] = rng.choice(get_schema().subtypes)
+    body = f"# {title}\n\n{_sentences(rng, topic, other, rng.randint(1, 3))}\n"
+    if rng.random() < 0.3:
+        body += f"\n## In practice\n\n{_sentences(rng, other, topic, rng.randint(1, 2))}\n"
+    lines = ["---", *(f"{key}: {json.dumps(value)}" for key, value in fm.items()), "---", ""]
+    return f"{folder}/{title}.md", "\n".join(lines) + body
+
+
+def generate(out: Path, notes: int, seed: int = 1) -> list[str]:
+    """Write `notes` notes under `out`; returns their vault-relative paths."""
+    rng = random.Random(seed)
+    start = dt.date(2024, 1, 1)
+    paths = []
+    for i in range(notes):
+        rel, text = _note(rng, i, start)
+        target = out / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+        paths.append(rel)
+    return paths
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("out", type=Path)
+    parser.add_argument("--notes", type=int, default=10_000)
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    paths = generate(args.out, args.notes, args.seed)
+    print(f"wrote {len(paths)} notes to {args.out}")
+
+
+if __name__ == "__main__":
+    main()
