@@ -5,8 +5,8 @@ Two labelled sets:
 * `bench/data/claim_pairs.jsonl` — note-like claim pairs labelled contradiction, agreement,
   paraphrase or unrelated (positive = contradiction);
 * SciFact — each claim against each abstract its metadata labels SUPPORT or CONTRADICT
-  (`queries.jsonl` + `corpus.jsonl`; positive = CONTRADICT). The abstract is split into
-  sentences like a note.
+  (`queries.jsonl` + `corpus.jsonl`; positive = CONTRADICT), the abstract split into sentences
+  like a note; reported per split of `qrels/` (thresholds were set on train only).
 
 Two modes: `judge` gives the judge the labelled pair as is; `pipeline` does what a scan does —
 embed the claims, keep the aligned sentence pairs (cosine ≥ `claim_similarity`, at most
@@ -92,7 +92,10 @@ def claim_pairs() -> list[Item]:
     return [Item(r["a"], [r["b"]], r["label"] == "contradiction", r["label"]) for r in rows]
 
 
-def scifact(limit: int | None) -> list[Item]:
+def scifact(limit: int | None, split: str) -> list[Item]:
+    """Labelled (claim, abstract) pairs of the queries in qrels/<split>.tsv."""
+    with (SCIFACT / "qrels" / f"{split}.tsv").open(encoding="utf-8") as qrels:
+        wanted = {line.split("\t")[0] for line in qrels}
     corpus = {}
     for line in (SCIFACT / "corpus.jsonl").open(encoding="utf-8"):
         doc = json.loads(line)
@@ -100,6 +103,8 @@ def scifact(limit: int | None) -> list[Item]:
     items = []
     for line in (SCIFACT / "queries.jsonl").open(encoding="utf-8"):
         query = json.loads(line)
+        if query["_id"] not in wanted:
+            continue
         for doc_id, evidence in sorted(query["metadata"].items()):
             labels = {e["label"] for e in evidence}
             if doc_id not in corpus or len(labels) != 1:
@@ -182,7 +187,9 @@ async def main() -> None:
     args = parser.parse_args()
     config = make_config(ROOT)
     embedder = load_embedder(config)
-    sets = {"claim_pairs": claim_pairs(), "SciFact": scifact(args.scifact_limit)}
+    sets = {"claim_pairs": claim_pairs(),
+            "SciFact train": scifact(args.scifact_limit, "train"),
+            "SciFact test": scifact(args.scifact_limit, "test")}
     scores, notes = [], []
     for status in judge_status(config):
         if not status["available"]:

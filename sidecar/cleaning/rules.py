@@ -11,8 +11,10 @@ once the words that differ by a cue are set aside, they still say mostly the sam
 * they give numbers with the same unit (or years, read as dates) whose values, or ranges, do not
   meet within `number_tolerance`.
 
-The score is the cue's weight times the overlap; vocabularies and numbers are data in
-`schema/contradiction_cues.json` and `schema/cleaning.json`.
+A long sentence is judged by its clause that best matches the other claim (so a "not" in an
+unrelated clause does not count), and questions or statements of aims ("to assess whether")
+assert nothing. The score is the cue's weight times the overlap; vocabularies and numbers are
+data in `schema/contradiction_cues.json` and `schema/cleaning.json`.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from sidecar.cleaning.vocab import Cues, Thresholds, get_cues, get_thresholds, s
 
 _TOKEN = re.compile(r"[$€£%]|°[cf]|\d+(?:[.,]\d+)*|[a-z]+(?:'[a-z]+)?")
 _QUANTITY = re.compile(
-    r"(?P<cur>[$€£])?\s*(?P<a>\d+(?:,\d{3})*(?:\.\d+)?)"
+    r"(?<![\w./-])(?P<cur>[$€£])?\s*(?P<a>\d+(?:,\d{3})*(?:\.\d+)?)"
     r"(?:\s*(?:-|–|to|and)\s*(?P<b>\d+(?:,\d{3})*(?:\.\d+)?))?"
     r"(?:\s*(?P<unit>%|°[cf]|[a-z]+))?"
 )
@@ -136,12 +138,26 @@ def _numbers_conflict(a: _Claim, b: _Claim, tolerance: float) -> str | None:
     return None
 
 
+def _focus(text: str, other: _Claim, cues: Cues) -> str:
+    """The clause of `text` (or all of it) that best matches the other claim."""
+    candidates = [text, *(c.strip() for c in cues.clause_break.split(text) if c.strip())]
+    return max(candidates, key=lambda c: _dice(_parse(c, cues).content, other.content))
+
+
+def _asserts(text: str, cues: Cues) -> bool:
+    return not text.rstrip().endswith("?") and cues.non_assertive.search(text) is None
+
+
 def detect(text_a: str, text_b: str, cues: Cues | None = None,
            limits: Thresholds | None = None) -> Verdict:
     """Judge one aligned claim pair with the rules above."""
     cues = cues or get_cues()
     limits = limits or get_thresholds()
-    a, b = _parse(text_a, cues), _parse(text_b, cues)
+    if not (_asserts(text_a, cues) and _asserts(text_b, cues)):
+        return Verdict(False, 0.0, "non-assertive")
+    whole_a, whole_b = _parse(text_a, cues), _parse(text_b, cues)
+    focus_a, focus_b = _focus(text_a, whole_b, cues), _focus(text_b, whole_a, cues)
+    a, b = _parse(focus_a, cues), _parse(focus_b, cues)
     antonyms = _swaps(a, b, cues.antonyms)
     comparatives = _swaps(a, b, cues.comparatives)
     order = _order_swapped(a, b, cues)
@@ -151,6 +167,8 @@ def detect(text_a: str, text_b: str, cues: Cues | None = None,
     flips = {"antonym": len(antonyms), "comparative": len(comparatives),
              "order": int(order is not None), "negation": len(negations)}
     detail: dict[str, object] = {"overlap": round(overlap, 3)}
+    if (focus_a, focus_b) != (text_a, text_b):
+        detail["clauses"] = [focus_a, focus_b]
     if antonyms or comparatives:
         detail["swapped"] = [[a.surface[x], b.surface[y]] for x, y in antonyms + comparatives]
     if negations:

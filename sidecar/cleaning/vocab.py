@@ -7,6 +7,7 @@ files can list plain base forms.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -62,6 +63,8 @@ class Cues:
     antonyms: dict[str, frozenset[str]]
     comparatives: dict[str, frozenset[str]]
     comparative_markers: frozenset[str]
+    clause_break: re.Pattern[str]
+    non_assertive: re.Pattern[str]
     units: dict[str, str]
     year_range: tuple[int, int]
     stopwords: frozenset[str]
@@ -116,6 +119,9 @@ def get_cues() -> Cues:
             antonyms=opposite_table(data["antonyms"], sfx),
             comparatives=opposite_table(data["comparatives"], sfx),
             comparative_markers=frozenset(data["comparative_markers"]),
+            clause_break=re.compile("|".join(re.escape(s) for s in data["clause_separators"])),
+            non_assertive=re.compile(
+                r"\b(?:" + "|".join(re.escape(p) for p in data["non_assertive"]) + r")\b", re.I),
             units={k.lower(): v for k, v in data["units"].items()},
             year_range=(int(low), int(high)),
             stopwords=frozenset(w.lower() for w in data["stopwords"]),

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import logging
 import signal
 
 from aiohttp import web
@@ -42,6 +43,7 @@ def run(args: argparse.Namespace) -> int:
                 "use --host 127.0.0.1, or --allow-remote if you really mean it"
             )
         log(f"warning: listening on {config.host}: the API is reachable from other machines")
+    logging.basicConfig(format="ora serve: %(levelname)s: %(message)s", level=logging.WARNING)
     asyncio.run(serve(config, allow_remote=args.allow_remote))
     return 0
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -151,21 +151,6 @@ class Bm25Store:
             hits.extend((cid, -float(s)) for cid, s in conn.execute(sql, (expression, k)))
         hits.sort(key=lambda h: (-h[1], h[0]))
         return hits[:k]
-
-    def texts(self, namespace: str, private: bool, ids: Iterable[str]) -> dict[str, str]:
-        """Chunk text by id, for the ids present in one store."""
-        conn = self._db.get()
-        name = store_name(namespace, private)
-        if not self._exists(conn, name):
-            return {}
-        wanted = list(ids)
-        out: dict[str, str] = {}
-        for start in range(0, len(wanted), 500):
-            part = wanted[start : start + 500]
-            marks = ",".join("?" * len(part))
-            sql = f'SELECT id, text FROM "{name}" WHERE id IN ({marks})'
-            out.update(conn.execute(sql, part))
-        return out
 
     def close(self) -> None:
         self._db.close_all()

@@ -96,24 +96,20 @@ class Index:
             raise BadRequest("this index was opened read-only; open it with writer=True")
         return self._syncer
 
-    def rebuild(
-        self, progress: ProgressFn | None = None, *, stop: threading.Event | None = None
-    ) -> dict[str, Any]:
+    def rebuild(self, progress: ProgressFn | None = None) -> dict[str, Any]:
         """Drop this namespace's stores and ledger rows, then index the whole vault."""
         self._need_writer()
         with self._write_guard:
             self._wipe()
             self._create_stores()
-        return self.reconcile(progress, stop=stop)
+        return self.reconcile(progress)
 
-    def reconcile(
-        self, progress: ProgressFn | None = None, *, stop: threading.Event | None = None
-    ) -> dict[str, Any]:
+    def reconcile(self, progress: ProgressFn | None = None) -> dict[str, Any]:
         """Repair the stores after any crash, then bring the whole vault in line.
 
         Returns {"files", "chunks", "embedded", "removed", "seconds", "errors"}; `embedded` and
-        `removed` count chunks this run embedded and deleted. Setting `stop` ends the run at the
-        next batch boundary (then "stopped": true); the next reconcile finishes the work.
+        `removed` count chunks this run embedded and deleted. An exception raised by `progress`
+        stops the run between batches; the next reconcile finishes the work.
         """
         syncer = self._need_writer()
         started = time.monotonic()
@@ -121,7 +117,7 @@ class Index:
             repair(self.namespace, self.ledger, self.bm25, self.chroma)
             paths = set(iter_note_paths(self.config.vault))
             paths.update(self.ledger.rows(self.namespace))
-            report = syncer.sync(paths, quick=True, progress=progress, stop=stop)
+            report = syncer.sync(paths, quick=True, progress=progress)
             self._recluster(report)
         return self._summary(report, started)
 
@@ -184,16 +180,13 @@ class Index:
             self.ledger.set_clusters(self.namespace, dict(moved))
 
     def _summary(self, report: SyncReport, started: float) -> dict[str, Any]:
-        summary: dict[str, Any] = {
+        return {
             **self.stats(),
             "embedded": report.embedded,
             "removed": report.removed,
             "seconds": round(time.monotonic() - started, 3),
             "errors": self.ledger.errors(self.namespace),
         }
-        if report.stopped:
-            summary["stopped"] = True
-        return summary
 
     # ---- readers -------------------------------------------------------------------------------
 

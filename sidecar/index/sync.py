@@ -15,7 +15,6 @@ still there to be reused.
 from __future__ import annotations
 
 import os
-import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -47,7 +46,7 @@ FloatArray = npt.NDArray[np.float32]
 # Files are written in batches: big enough for efficient embedding and store calls, small enough
 # that progress is saved often (a crash loses at most one batch of work).
 BATCH_CHUNKS = 256
-BATCH_FILES = 64
+BATCH_FILES = 256
 
 
 @dataclass(frozen=True)
@@ -73,7 +72,6 @@ class SyncReport:
     written: int = 0
     unchanged: set[str] = field(default_factory=set)  # content as the ledger has it, or gone
     decay_changed: bool = False
-    stopped: bool = False
 
 
 @dataclass(frozen=True)
@@ -204,12 +202,12 @@ class Syncer:
         *,
         quick: bool,
         progress: ProgressFn | None = None,
-        stop: threading.Event | None = None,
     ) -> SyncReport:
         """Bring `rels` (vault-relative paths, present or not) in line with the vault.
 
-        `quick` trusts an unchanged (mtime, size) without reading the file. When `stop` is set
-        the sync ends at the next batch boundary (`report.stopped`); the next sync resumes.
+        `quick` trusts an unchanged (mtime, size) without reading the file. `progress` is called
+        only between batches, so an exception it raises stops the sync with every write either
+        committed or not begun (the next sync resumes).
         """
         wanted = sorted({normalise_rel(r) for r in rels})
         # A few paths are looked up one by one; a whole-vault sync reads the ledger once.
@@ -225,9 +223,6 @@ class Syncer:
                 progress(Progress(phase, done, len(wanted), report.written, report.embedded))
 
         for done, rel in enumerate(wanted, 1):
-            if stop is not None and stop.is_set():
-                report.stopped = True
-                break
             old = known.get(rel)
             plan = None if is_ignored(rel) else self._plan(rel, old, quick)
             if plan is None:
@@ -251,7 +246,7 @@ class Syncer:
             self._write(batch, known, report)
         if stamps:
             self.ledger.touch(self.ns, stamps)
-        if gone and not report.stopped:
+        if gone:
             self._remove([known[r] for r in gone], report)
         tell("done", len(wanted))
         return report

@@ -132,7 +132,8 @@ def hybrid_run(
     run: dict[str, list[str]] = {}
     for qid in lists["dense"]:
         per_query = _cut({name: lists[name][qid] for name in lists}, depth)
-        run[qid] = [doc for doc, _ in fuse_pool(per_query, max(fusion.pool, RECALL_K), fusion)]
+        pool = fuse_pool(per_query, depth, fusion, max(depth, RECALL_K))
+        run[qid] = [doc for doc, _ in pool]
     return run
 
 
@@ -144,7 +145,7 @@ async def _default_run(
     run: dict[str, list[str]] = {}
     for qid in tqdm(lists["dense"], desc="default", file=sys.stderr, leave=False):
         per_query = _cut({name: lists[name][qid] for name in lists}, fusion.pool)
-        pool = fuse_pool(per_query, max(fusion.pool, RECALL_K), fusion)
+        pool = fuse_pool(per_query, fusion.pool, fusion, max(fusion.pool, RECALL_K))
         scored = await rerank_pool(
             reranker, queries[qid], [passages[d] for d, _ in pool], [f for _, f in pool],
             fusion.ceiling(list(lists)),

@@ -1,7 +1,8 @@
 """Rank fusion: merge the dense and BM25 result lists into one fused score per chunk.
 
-Each method takes ranked lists (best first) keyed by retriever name, a weight per retriever and
-the RRF constant `k`, and returns `{chunk_id: fused}`. Methods live in `FUSION_METHODS` so a
+Each method takes ranked lists (best first) keyed by retriever name, a weight per retriever, the
+RRF constant `k` and the `depth` every list was asked for (a shorter list is complete: nothing else
+matched), and returns `{chunk_id: fused}`. Methods live in `FUSION_METHODS` so a
 caller picks one by name and an unknown name gets the list of choices. `ceiling` gives the largest
 fused score a method can produce, used to turn a fused score into a 0..1 similarity.
 """
@@ -19,14 +20,17 @@ Ranked = Sequence[tuple[str, float]]
 """One retriever's answer: (chunk id, retriever score), best first."""
 
 
-def rrf(lists: Mapping[str, Ranked], weights: Mapping[str, float], k: float) -> dict[str, float]:
+def rrf(
+    lists: Mapping[str, Ranked], weights: Mapping[str, float], k: float, depth: int = 0
+) -> dict[str, float]:
     """Weighted reciprocal rank fusion, `fused(d) = Σ_r w_r / (k + rank_r(d))`, ranks 1-based.
 
     Cormack, Clarke & Büttcher, "Reciprocal Rank Fusion outperforms Condorcet and individual
     Rank Learning Methods", SIGIR 2009 (k = 60 there); the per-retriever weight is ADR-0005
     decision 1. Ranks are competition ranks (`ranks`), so equal retriever scores fuse equally.
-    A list a document is absent from contributes nothing.
+    A list a document is absent from contributes nothing; `depth` is unused.
     """
+    del depth
     fused: dict[str, float] = {}
     for name, ranked in lists.items():
         weight = weights.get(name, 1.0)
@@ -65,6 +69,7 @@ def max_scaled(ranked: Ranked) -> dict[str, float]:
 def _convex(
     lists: Mapping[str, Ranked],
     weights: Mapping[str, float],
+    depth: int,
     normalise: Callable[[Ranked], dict[str, float]],
 ) -> dict[str, float]:
     total = sum(weights.get(name, 1.0) for name in lists) or 1.0
@@ -73,32 +78,34 @@ def _convex(
     fused = dict.fromkeys(docs, 0.0)
     for name, scores in normalised.items():
         share = weights.get(name, 1.0) / total
-        # Absent from this list: it ranked below every retrieved document, so it gets the lowest.
-        floor = min(scores.values(), default=0.0)
+        # Absent from a list cut at `depth`: it ranked below every retrieved document, so it gets
+        # the lowest share; absent from a shorter (complete) list: it did not match, so 0.
+        cut = len(lists[name]) >= depth
+        floor = min(scores.values(), default=0.0) if cut else 0.0
         for doc in docs:
             fused[doc] += share * scores.get(doc, floor)
     return fused
 
 
 def convex_minmax(
-    lists: Mapping[str, Ranked], weights: Mapping[str, float], k: float
+    lists: Mapping[str, Ranked], weights: Mapping[str, float], k: float, depth: int
 ) -> dict[str, float]:
     """Convex combination of min-max normalised scores, `Σ_r w_r·norm_r(d) / Σ_r w_r`.
 
     Bruch, Gai & Ingber, "An Analysis of Fusion Functions for Hybrid Retrieval", ACM TOIS 42(1),
-    2023, which finds a tuned convex combination beats RRF. A document missing from a list gets
-    that list's lowest normalised score. `k` is unused; it keeps one signature.
+    2023, which finds a tuned convex combination beats RRF. A document missing from a list cut
+    at `depth` gets that list's lowest normalised score. `k` is unused; it keeps one signature.
     """
     del k
-    return _convex(lists, weights, min_max)
+    return _convex(lists, weights, depth, min_max)
 
 
 def convex_max(
-    lists: Mapping[str, Ranked], weights: Mapping[str, float], k: float
+    lists: Mapping[str, Ranked], weights: Mapping[str, float], k: float, depth: int
 ) -> dict[str, float]:
     """`convex_minmax` with each list divided by its maximum instead (`max_scaled`)."""
     del k
-    return _convex(lists, weights, max_scaled)
+    return _convex(lists, weights, depth, max_scaled)
 
 
 def convex_ceiling(names: Sequence[str], weights: Mapping[str, float], k: float) -> float:
@@ -109,7 +116,7 @@ def convex_ceiling(names: Sequence[str], weights: Mapping[str, float], k: float)
 
 @dataclass(frozen=True)
 class FusionMethod:
-    fuse: Callable[[Mapping[str, Ranked], Mapping[str, float], float], dict[str, float]]
+    fuse: Callable[[Mapping[str, Ranked], Mapping[str, float], float, int], dict[str, float]]
     ceiling: Callable[[Sequence[str], Mapping[str, float], float], float]
 
 
@@ -138,8 +145,9 @@ class FusionSettings:
     weights: dict[str, float] = field(default_factory=lambda: {"dense": 1.0, "bm25": 1.0})
     pool: int = 100
 
-    def fuse(self, lists: Mapping[str, Ranked]) -> dict[str, float]:
-        return get_fusion(self.method).fuse(lists, self.weights, self.k)
+    def fuse(self, lists: Mapping[str, Ranked], depth: int) -> dict[str, float]:
+        """Fused scores of lists that were each asked for `depth` results."""
+        return get_fusion(self.method).fuse(lists, self.weights, self.k, depth)
 
     def ceiling(self, names: Sequence[str]) -> float:
         return get_fusion(self.method).ceiling(names, self.weights, self.k)

@@ -79,10 +79,10 @@ async def first_stage(
 
 
 def fuse_pool(
-    lists: Mapping[str, Ranked], size: int, fusion: FusionSettings
+    lists: Mapping[str, Ranked], depth: int, fusion: FusionSettings, size: int | None = None
 ) -> list[tuple[str, float]]:
-    """The candidate pool: the `size` best chunks by fused score."""
-    return top(fusion.fuse(lists), size)
+    """The candidate pool: the `size` (default `depth`) best chunks of lists `depth` deep."""
+    return top(fusion.fuse(lists, depth), size or depth)
 
 
 def _check(query: str, options: SearchOptions) -> None:

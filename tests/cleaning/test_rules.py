@@ -22,6 +22,8 @@ CONTRADICTIONS = [
     ("Python is faster than Ruby for this benchmark.",
      "Python is slower than Ruby for this benchmark.", "comparative"),
     ("Python is faster than Ruby.", "Ruby is faster than Python.", "order"),
+    ("Coffee causes dehydration.",
+     "Coffee, contrary to popular belief, does not cause dehydration.", "negation"),
 ]
 
 AGREEMENTS = [
@@ -31,6 +33,19 @@ AGREEMENTS = [
     ("Meditation reduces stress.", "Meditation lowers stress levels."),
     ("Vitamin C does not prevent colds.", "Vitamin C does not prevent colds in adults."),
     ("Adults need 8 hours of sleep.", "Adults need 8 glasses of water."),  # units differ
+    # The negation sits in a clause about something else.
+    ("One in five surgical trials are discontinued early.",
+     "One in five surgical trials are discontinued early, and their authors are often not "
+     "contactable."),
+    # Digits inside names are not quantities.
+    ("BRCA1 carriers face a raised risk of breast cancer.",
+     "BRCA2 carriers face a raised risk of breast cancer."),
+]
+
+NOT_ASSERTIONS = [
+    ("Does coffee cause dehydration?", "Coffee does not cause dehydration."),
+    ("We set out to assess whether coffee causes dehydration.",
+     "Coffee does not cause dehydration."),
 ]
 
 UNRELATED = [
@@ -55,6 +70,19 @@ def test_verdict_does_not_depend_on_order(a: str, b: str, cue: str) -> None:
 def test_agreeing_or_unrelated_claims_are_not_contradictions(a: str, b: str) -> None:
     verdict = detect(a, b)
     assert not verdict.contradiction and verdict.score == 0.0
+
+
+@pytest.mark.parametrize(("a", "b"), NOT_ASSERTIONS)
+def test_questions_and_aims_assert_nothing(a: str, b: str) -> None:
+    verdict = detect(a, b)
+    assert (verdict.contradiction, verdict.cue) == (False, "non-assertive")
+
+
+def test_long_sentence_is_judged_by_its_matching_clause() -> None:
+    verdict = detect("Coffee causes dehydration.",
+                     "Coffee, contrary to popular belief, does not cause dehydration.")
+    assert verdict.detail["clauses"] == ["Coffee causes dehydration.",
+                                         "does not cause dehydration."]
 
 
 def test_evidence_names_the_words_that_flipped() -> None:

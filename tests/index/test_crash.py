@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import random
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
@@ -42,7 +41,7 @@ def _write_note(root: Path, i: int, salt: int = 0) -> None:
 
 def _mutate(root: Path, rng: random.Random, round_: int) -> None:
     notes = sorted((root / "Notes").glob("*.md"))
-    for path in rng.sample(notes, 6):
+    for path in rng.sample(notes, 15):
         i = int(path.stem.split()[-1])
         choice = rng.choice(["edit", "tags", "move", "delete"])
         if choice == "edit":
@@ -63,24 +62,34 @@ def _ora_index(root: Path, data: Path, env: dict[str, str]) -> subprocess.Popen[
     return subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
-def _ledger_files(data: Path) -> int:
+def _stamp(path: Path) -> tuple[int, int]:
     try:
-        with sqlite3.connect(f"file:{data / 'ledger.sqlite'}?mode=ro", uri=True) as conn:
-            return int(conn.execute("SELECT count(*) FROM files").fetchone()[0])
-    except sqlite3.Error:
-        return 0
+        st = path.stat()
+    except FileNotFoundError:
+        return (0, 0)
+    return (st.st_mtime_ns, st.st_size)
+
+
+# Where a run is killed: by a timer (start-up, repair, scan), or the moment a file of one store
+# changes, i.e. right after a Chroma write, a BM25 commit or a ledger commit.
+KILL_POINTS = {
+    "chroma": "chroma/chroma.sqlite3",
+    "bm25": "bm25.sqlite-wal",
+    "ledger": "ledger.sqlite-wal",
+}
 
 
 def _kill_midway(proc: subprocess.Popen[bytes], data: Path, rng: random.Random) -> bool:
-    """SIGKILL `proc` at a random moment: during start-up, or just after a batch committed
-    (so inside the next batch's embedding or store writes). True if it was still running."""
-    if rng.random() < 0.3:
-        time.sleep(rng.uniform(0.5, 4.0))
+    """SIGKILL `proc` at a random kind of moment; True if it was still running then."""
+    point = rng.choice(["timer", *KILL_POINTS])
+    if point == "timer":
+        time.sleep(rng.uniform(0.3, 4.0))
     else:
-        start = _ledger_files(data)
-        while proc.poll() is None and _ledger_files(data) == start:
-            time.sleep(0.02)
-        time.sleep(rng.uniform(0.0, 1.0))
+        watched = data / KILL_POINTS[point]
+        before = _stamp(watched)
+        while proc.poll() is None and _stamp(watched) == before:
+            time.sleep(0.002)
+        time.sleep(rng.uniform(0.0, 0.05))
     if proc.poll() is not None:
         assert proc.returncode == 0
         return False
@@ -120,10 +129,10 @@ def test_sigkill_at_random_points_converges_to_a_fresh_build(
         monkeypatch.setenv(key, env[key])
     rng = random.Random(20240605)
     killed = 0
-    for round_ in range(6):
+    for round_ in range(8):
         killed += _kill_midway(_ora_index(root, data, env), data, rng)
         _mutate(root, rng, round_)
-    assert killed >= 3, "the runs finished before they could be killed; use a bigger vault"
+    assert killed >= 4, "the runs finished before they could be killed; use a bigger vault"
     assert _ora_index(root, data, env).wait() == 0
     assert _ora_index(root, tmp_path / "fresh", env).wait() == 0
     assert _state(root, data) == _state(root, tmp_path / "fresh")

@@ -23,7 +23,7 @@ BM25 = [("b", 12.0), ("d", 7.0)]
 
 
 def test_rrf_sums_weighted_reciprocal_ranks() -> None:
-    fused = rrf({"dense": DENSE, "bm25": BM25}, {"dense": 1.0, "bm25": 2.0}, k=10)
+    fused = rrf({"dense": DENSE, "bm25": BM25}, {"dense": 1.0, "bm25": 2.0}, 10)
     assert fused["a"] == pytest.approx(1 / 11)
     assert fused["b"] == pytest.approx(1 / 12 + 2 / 11)
     assert fused["d"] == pytest.approx(2 / 12)
@@ -42,7 +42,7 @@ def test_rrf_ceiling_is_first_place_in_every_list() -> None:
 
 
 def test_convex_minmax_combines_min_max_normalised_scores_by_weight_share() -> None:
-    fused = convex_minmax({"dense": DENSE, "bm25": BM25}, {"dense": 3.0, "bm25": 1.0}, k=0)
+    fused = convex_minmax({"dense": DENSE, "bm25": BM25}, {"dense": 3.0, "bm25": 1.0}, 0, 2)
     assert fused["a"] == pytest.approx(0.75 * 1.0)
     assert fused["b"] == pytest.approx(0.75 * (0.7 / 0.8) + 0.25 * 1.0)
     assert fused["c"] == pytest.approx(0.0)
@@ -50,13 +50,19 @@ def test_convex_minmax_combines_min_max_normalised_scores_by_weight_share() -> N
     assert max(fused.values()) <= 1.0
 
 
-def test_convex_max_divides_by_the_top_and_fills_absent_with_the_lowest() -> None:
-    fused = convex_max({"dense": DENSE, "bm25": BM25}, {"dense": 1.0, "bm25": 1.0}, k=0)
+def test_convex_max_divides_by_the_top_and_fills_absent_from_a_cut_list_with_its_lowest() -> None:
+    fused = convex_max({"dense": DENSE, "bm25": BM25}, {"dense": 1.0, "bm25": 1.0}, 0, 2)
     assert fused["b"] == pytest.approx(0.5 * (0.8 / 0.9) + 0.5 * 1.0)
-    # "a" is missing from BM25, so it gets BM25's lowest share, 7/12.
+    # BM25 was cut at depth 2, so "a" (missing there) ranked below 7/12, and gets 7/12.
     assert fused["a"] == pytest.approx(0.5 * 1.0 + 0.5 * (7 / 12))
     assert fused["d"] == pytest.approx(0.5 * (0.1 / 0.9) + 0.5 * (7 / 12))
     assert max_scaled([("x", -0.2), ("y", 0.4)]) == {"x": 0.0, "y": 1.0}
+
+
+def test_absent_from_a_complete_list_means_no_match_and_scores_zero_there() -> None:
+    # Asked for 3, BM25 found 2: nothing else matched the query's words.
+    fused = convex_max({"dense": DENSE, "bm25": BM25}, {"dense": 1.0, "bm25": 1.0}, 0, 3)
+    assert fused["a"] == pytest.approx(0.5 * 1.0)
 
 
 def test_unknown_fusion_method_names_the_choices() -> None:
@@ -69,7 +75,7 @@ def test_unknown_fusion_method_names_the_choices() -> None:
 def test_settings_fuse_with_their_method() -> None:
     lists = {"dense": DENSE, "bm25": BM25}
     settings = FusionSettings(method="convex_max", k=1, weights={"dense": 1.0, "bm25": 1.0})
-    assert settings.fuse(lists) == convex_max(lists, settings.weights, 1)
+    assert settings.fuse(lists, 3) == convex_max(lists, settings.weights, 1, 3)
     assert settings.ceiling(["dense", "bm25"]) == 1.0
 
 
