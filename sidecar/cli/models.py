@@ -24,7 +24,9 @@ def register(subparsers: Any) -> None:
         "build", help="build the fp32 embedder from the packaged safetensors (no torch)"
     )
     build.add_argument("--force", action="store_true", help="rebuild even if up to date")
-    add_json_arg(build)
+    # SUPPRESS keeps `ora models --json build` working: the sub-parser's default would reset it.
+    build.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
+                       help="print one JSON document on stdout")
     build.set_defaults(func=run_build)
 
 

@@ -9,20 +9,20 @@ from aiohttp import web
 from sidecar.errors import BadRequest
 from sidecar.retrieval.search import SearchOptions, search
 from sidecar.server.openapi import read_json
+from sidecar.server.paths import request_path
 from sidecar.server.resources import INDEX, LANE, MODELS
 from sidecar.server.state import CONFIG
-from sidecar.vault.scan import normalise_rel
 
 routes = web.RouteTableDef()
 
 
 def _clean_event(event: dict[str, Any]) -> dict[str, Any]:
     """The event with vault-relative paths checked (BadRequest for ones that leave the vault)."""
-    clean = {"kind": event["kind"], "path": normalise_rel(event["path"])}
+    clean = {"kind": event["kind"], "path": request_path(event["path"])}
     if event["kind"] == "renamed":
         if "old_path" not in event:
             raise BadRequest("a renamed event needs old_path")
-        clean["old_path"] = normalise_rel(event["old_path"])
+        clean["old_path"] = request_path(event["old_path"])
     return clean
 
 

@@ -63,7 +63,7 @@ def test_build_then_auto_chooses_fp32_and_rebuild_is_skipped(
 ) -> None:
     first = _run_json(capsys, "models", "build", "--json")
     assert first["built"] is True and Path(first["path"]).is_file()
-    assert _run_json(capsys, "models", "build", "--json")["built"] is False
+    assert _run_json(capsys, "models", "--json", "build")["built"] is False
     assert _run_json(capsys, "models", "--json")["embedder"]["chosen"] == "fp32"
 
 

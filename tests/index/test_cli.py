@@ -1,0 +1,78 @@
+"""`ora index` and `ora watch` as a user runs them: one JSON document, clear refusals."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from sidecar.cli import main
+from sidecar.index.lock import WriterLock
+
+from .conftest import KETTLE, write
+
+
+@pytest.fixture(autouse=True)
+def _int8(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("ORA_EMBED_MODEL", "int8")
+    monkeypatch.setenv("ORA_MODELS_DIR", str(tmp_path / "models"))
+
+
+def _index(capsys: pytest.CaptureFixture[str], *args: str) -> dict[str, object]:
+    assert main(["index", *args, "--json"]) == 0
+    out = capsys.readouterr().out
+    doc: dict[str, object] = json.loads(out)  # exactly one JSON document on stdout
+    return doc
+
+
+def test_index_json_then_incremental_then_rebuild(
+    vault: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = str(tmp_path / "data")
+    first = _index(capsys, str(vault), "--data", data)
+    assert set(first) == {"files", "chunks", "embedded", "removed", "seconds", "errors"}
+    assert first["embedded"] == first["chunks"]
+    assert _index(capsys, str(vault), "--data", data)["embedded"] == 0
+    rebuilt = _index(capsys, str(vault), "--data", data, "--rebuild")
+    assert rebuilt["embedded"] == rebuilt["chunks"] == first["chunks"]
+
+
+def test_index_refuses_while_another_writer_holds_the_lock(
+    vault: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    lock = WriterLock(tmp_path / "data")
+    try:
+        assert main(["index", str(vault), "--data", str(tmp_path / "data"), "--json"]) == 2
+    finally:
+        lock.release()
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert f"being written by process {os.getpid()}" in captured.err
+
+
+def test_watch_indexes_then_follows_until_interrupted(vault: Path, tmp_path: Path) -> None:
+    ora = str(Path(sys.executable).parent / "ora")
+    proc = subprocess.Popen(
+        [ora, "watch", str(vault), "--data", str(tmp_path / "data")],
+        stderr=subprocess.PIPE, text=True, env={**os.environ, "ORA_DEBOUNCE_MS": "100"},
+    )  # fmt: skip
+    assert proc.stderr is not None
+    try:
+        for line in proc.stderr:
+            if "watching" in line:
+                break
+        time.sleep(0.5)
+        write(vault, "Engrams/Kettle.md", KETTLE.replace("Vinegar", "Lemon juice"))
+        for line in proc.stderr:
+            if "applied" in line:
+                assert "embedded 1" in line
+                break
+    finally:
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=30) == 0
