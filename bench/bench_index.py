@@ -46,8 +46,8 @@ ORA = str(Path(sys.executable).parent / "ora")
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "benchmarks.md"
 
 
-def run_ora(args: list[str]) -> tuple[dict[str, Any], float, int]:
-    """(JSON output, wall seconds, peak RSS in MiB) of one `ora` run."""
+def run_ora(args: list[str]) -> tuple[dict[str, Any], float, int, float]:
+    """(JSON output, wall seconds, peak RSS in MiB, CPU seconds) of one `ora` run."""
     started = time.monotonic()
     cmd = [ORA, *args, "--json"]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
@@ -57,7 +57,8 @@ def run_ora(args: list[str]) -> tuple[dict[str, Any], float, int]:
     proc.returncode = os.waitstatus_to_exitcode(status)
     if proc.returncode != 0:
         raise SystemExit(f"ora {' '.join(args)} failed with {proc.returncode}")
-    return json.loads(out), time.monotonic() - started, usage.ru_maxrss // 1024
+    cpu = usage.ru_utime + usage.ru_stime
+    return json.loads(out), time.monotonic() - started, usage.ru_maxrss // 1024, cpu
 
 
 def sample_texts(vault: Path, data: Path, size: int, seed: int) -> tuple[int, list[str]]:
@@ -74,13 +75,14 @@ def sample_texts(vault: Path, data: Path, size: int, seed: int) -> tuple[int, li
     return len(texts), random.Random(seed).sample(texts, min(size, len(texts)))
 
 
-def raw_throughput(vault: Path, data: Path, texts: list[str]) -> float:
-    """Chunks per second of the embedder alone, in the index's batch size."""
+def raw_throughput(vault: Path, data: Path, texts: list[str]) -> tuple[float, float]:
+    """Chunks per wall second and per CPU second of the embedder alone, in the index's batches."""
     embedder = load_embedder(make_config(vault, data))
-    started = time.monotonic()
+    started, cpu = time.monotonic(), time.process_time()
     for s in range(0, len(texts), BATCH_CHUNKS):
         embedder.embed(texts[s : s + BATCH_CHUNKS])
-    return len(texts) / (time.monotonic() - started)
+    wall, cpu = time.monotonic() - started, time.process_time() - cpu
+    return len(texts) / wall, len(texts) / cpu
 
 
 def _ledger_hash(data: Path, rel: str) -> str | None:
@@ -139,13 +141,19 @@ def watch_latency(vault: Path, data: Path, edits: int, seed: int) -> dict[str, f
 def markdown(r: dict[str, Any]) -> str:
     cold, raw, again, watch = r["cold"], r["raw"], r["restart"], r["watch"]
     rate = cold["embedded"] / cold["seconds"]
-    raw["rate"] = (raw["before"] + raw["after"]) / 2
+    raw_rate = (raw["before"] + raw["after"]) / 2
+    cpu_rate = cold["embedded"] / cold["cpu"]
+    raw_cpu = (raw["cpu_before"] + raw["cpu_after"]) / 2
     rows = [
-        (f"cold `ora index`: chunks embedded / s (index run, {cold['seconds']:.0f} s)",
+        (f"cold `ora index`: chunks embedded per wall second (index run, {cold['seconds']:.0f} s)",
          f"{rate:.1f}", ""),
-        (f"raw embedder alone on {raw['sample']} of the same chunk texts: chunks / s "
-         f"(before / after the cold run)", f"{raw['before']:.1f} / {raw['after']:.1f}", ""),
-        ("cold indexing ÷ raw model", f"**{rate / raw['rate']:.2f}×**", "≥ 0.8×"),
+        (f"raw embedder alone on {raw['sample']} of the same chunk texts: chunks per wall "
+         f"second, before / after the cold run", f"{raw['before']:.1f} / {raw['after']:.1f}", ""),
+        ("cold indexing ÷ raw model, wall time (mean of before and after)",
+         f"{rate / raw_rate:.2f}×", "≥ 0.8×"),
+        ("chunks per CPU second: cold `ora index` process (all of it, start-up included) / "
+         "raw embedder", f"{cpu_rate:.1f} / {raw_cpu:.1f}", ""),
+        ("cold indexing ÷ raw model, CPU time", f"**{cpu_rate / raw_cpu:.2f}×**", "≥ 0.8×"),
         ("cold `ora index` wall time incl. start-up and model load", f"{cold['wall']:.0f} s", ""),
         ("restart over the unchanged vault: chunks embedded", str(again["embedded"]), "0"),
         (f"restart: reconcile time (repair + scan of {again['files']} files)",
@@ -175,8 +183,11 @@ Chroma and BM25 committed, and BM25 matches the edited word. Watch latency inclu
 watcher's grouping of events (`debounce_ms` = {r["debounce_ms"]} ms at most; 50 quiet ms end a
 burst), re-chunking, embedding the changed chunk, and the three commits. The raw throughput is
 `Embedder.embed` alone over a random sample of the same chunk texts (as the index chunks them)
-in the index's batch size ({BATCH_CHUNKS}), measured just before and just after the cold run to
-average out the load of other jobs on the shared cores; the ratio uses their mean.
+in the index's batch size ({BATCH_CHUNKS}), measured just before and just after the cold run.
+Other jobs share the two cores and their load swings a lot during a run (the two raw wall-clock
+measurements differ accordingly), so the CPU-time ratio is the fair comparison: it counts only
+the work this process did, and the index's includes everything (start-up, model load, chunking,
+Chroma, BM25, ledger, clustering).
 """
 
 
@@ -207,15 +218,15 @@ def main() -> None:
         print(f"generated {args.notes} notes", file=sys.stderr)
         n_chunks, texts = sample_texts(vault, data, args.raw_sample, seed=3)
         raw: dict[str, Any] = {"chunks": n_chunks, "sample": len(texts)}
-        raw["before"] = raw_throughput(vault, data, texts)
+        raw["before"], raw["cpu_before"] = raw_throughput(vault, data, texts)
         print(f"raw before: {raw}", file=sys.stderr)
-        cold, wall, rss = run_ora(["index", str(vault), "--data", str(data)])
-        cold |= {"wall": wall, "rss_mib": rss}
+        cold, wall, rss, cpu = run_ora(["index", str(vault), "--data", str(data)])
+        cold |= {"wall": wall, "rss_mib": rss, "cpu": cpu}
         print(f"cold: {cold | {'errors': len(cold['errors'])}}", file=sys.stderr)
-        again, wall, _ = run_ora(["index", str(vault), "--data", str(data)])
+        again, wall, _, _ = run_ora(["index", str(vault), "--data", str(data)])
         again["wall"] = wall
         print(f"restart: {again | {'errors': len(again['errors'])}}", file=sys.stderr)
-        raw["after"] = raw_throughput(vault, data, texts)
+        raw["after"], raw["cpu_after"] = raw_throughput(vault, data, texts)
         print(f"raw after: {raw}", file=sys.stderr)
         watch = watch_latency(vault, data, args.edits, seed=2)
         print(f"watch: {watch}", file=sys.stderr)

@@ -12,7 +12,7 @@ from importlib import resources
 from typing import Any
 
 from aiohttp import web
-from jsonschema import Draft202012Validator
+from jsonschema import Draft202012Validator, validators
 
 from sidecar.errors import BadRequest
 
@@ -27,14 +27,26 @@ def openapi_document() -> dict[str, Any]:
     return doc
 
 
+def _is_int(_checker: object, instance: object) -> bool:
+    return isinstance(instance, int) and not isinstance(instance, bool)
+
+
+# JSON Schema counts 10.0 as an integer; Python code slicing or counting with it would fail, so
+# the API asks for integers written as integers.
+_Validator = validators.extend(
+    Draft202012Validator,
+    type_checker=Draft202012Validator.TYPE_CHECKER.redefine("integer", _is_int),
+)
+
+
 @functools.cache
-def _validator(schema_name: str) -> Draft202012Validator:
+def _validator(schema_name: str) -> Any:
     doc = openapi_document()
     if schema_name not in doc["components"]["schemas"]:
         raise KeyError(f"openapi.json has no components/schemas/{schema_name}")
     # The components ride along so that "#/components/schemas/..." references resolve.
     schema = {"$ref": f"#/components/schemas/{schema_name}", "components": doc["components"]}
-    return Draft202012Validator(schema)
+    return _Validator(schema)
 
 
 def validate(schema_name: str, value: Any) -> None:
@@ -50,6 +62,10 @@ async def read_json(request: web.Request, schema_name: str) -> dict[str, Any]:
     raw = await request.read()
     try:
         value = json.loads(raw or b"{}")
+        # JSON may escape lone surrogates (\ud800), which no file, database or tokenizer accepts.
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise BadRequest("the body holds text that is not Unicode (a lone surrogate)") from exc
     except (ValueError, UnicodeDecodeError) as exc:
         raise BadRequest(f"the body is not valid JSON: {exc}") from exc
     validate(schema_name, value)

@@ -1,8 +1,8 @@
 """Vault-relative paths from request bodies, checked before they reach the file system.
 
-JSON can carry text no file name can hold (lone surrogates) and names longer than file systems
-allow; both would surface as encoding or OS errors deep in the library, so they are refused here
-with a 400 that says why.
+A name longer than file systems allow would surface as an OS error deep in the library, so it is
+refused here with a 400 that says why (text that is not valid Unicode is refused earlier, by
+`openapi.read_json`).
 """
 
 from __future__ import annotations
@@ -17,11 +17,7 @@ _NAME_BYTES = 255
 def request_path(raw: str) -> str:
     """`raw` as a clean vault-relative path (BadRequest if it leaves the vault or cannot exist)."""
     rel = normalise_rel(raw)
-    try:
-        parts = [part.encode("utf-8") for part in rel.split("/")]
-    except UnicodeEncodeError as exc:
-        raise BadRequest(f"path {raw!r} is not valid Unicode text") from exc
-    if any(len(part) > _NAME_BYTES for part in parts):
+    if any(len(part.encode("utf-8")) > _NAME_BYTES for part in rel.split("/")):
         raise BadRequest(f"a name in {raw!r} is longer than {_NAME_BYTES} bytes")
     return rel
 

@@ -44,6 +44,8 @@ async def test_malformed_json_is_400(shared_api: Any, body: bytes) -> None:
     [
         ("/v1/search", {}, "query"),
         ("/v1/search", {"query": "x", "k": 0}, "k"),
+        ("/v1/search", {"query": "x", "k": 10.0}, "k"),
+        ("/v1/search", {"query": "\ud800 lone surrogate"}, "Unicode"),
         ("/v1/search", {"query": "x", "surprise": 1}, "surprise"),
         ("/v1/search", [], "object"),
         ("/v1/lint", {"path": "a.md"}, "text"),
