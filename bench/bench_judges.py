@@ -56,6 +56,13 @@ abstract its metadata labels SUPPORT or CONTRADICT) is independent: its contradi
 mostly subtle rewrites, so recall there is low, and precision is the number that matters — the
 default judge is tuned to stay quiet rather than flood the queue. The NLI and LLM judges are
 measured when a model is installed (`nli_dir`) or an endpoint configured (`llm_url`).
+
+`min_overlap` was chosen on SciFact train alone (the Dice overlap two aligned claims must keep
+once the cue words are set aside); train precision / recall at 0.50: 0.73 / 0.11, 0.55: 0.76 /
+0.07, 0.60: 0.75 / 0.05, 0.65: 1.00 / 0.03 (claim_pairs unchanged: 32 found, 1-2 false alarms).
+At 0.65 the detector reports few SciFact contradictions, and those it reports are right; with 6
+and 4 hits the precision estimates are wide (a single false alarm would make test 0.80), so the
+claim is "rarely wrong", not "never wrong". What remains beyond it needs an NLI model or an LLM.
 """
 
 

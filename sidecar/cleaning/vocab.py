@@ -38,6 +38,7 @@ class Thresholds:
     claim_similarity: float
     claims_per_pair: int
     max_claims_per_note: int
+    titled_kinds: tuple[str, ...]
     min_claim_words: int
     judge_order: tuple[str, ...]
     rules_threshold: float
@@ -150,6 +151,7 @@ def get_thresholds() -> Thresholds:
             claim_similarity=float(cand["claim_similarity"]),
             claims_per_pair=int(cand["claims_per_pair"]),
             max_claims_per_note=int(cand["max_claims_per_note"]),
+            titled_kinds=tuple(cand["title_is_claim"]),
             min_claim_words=int(cand["min_claim_words"]),
             judge_order=tuple(judges["order"]),
             rules_threshold=float(judges["rules_threshold"]),

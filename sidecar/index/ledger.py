@@ -169,24 +169,31 @@ class Ledger:
 
     def newer_in_cluster(self, namespace: str, cluster: str, date: str) -> int:
         """Chunks of decay-eligible notes in `cluster` dated strictly after `date`."""
-        found = self._db.get().execute(
-            "SELECT COALESCE(SUM(n_chunks), 0) FROM files "
-            "WHERE namespace = ? AND cluster = ? AND decays = 1 AND decay_date > ?",
-            (namespace, cluster, date),
-        ).fetchone()
+        found = (
+            self._db.get()
+            .execute(
+                "SELECT COALESCE(SUM(n_chunks), 0) FROM files "
+                "WHERE namespace = ? AND cluster = ? AND decays = 1 AND decay_date > ?",
+                (namespace, cluster, date),
+            )
+            .fetchone()
+        )
         return int(found[0])
 
     def stats(self, namespace: str) -> dict[str, int]:
-        files, chunks = self._db.get().execute(
-            "SELECT count(*), COALESCE(SUM(n_chunks), 0) FROM files WHERE namespace = ?",
-            (namespace,),
-        ).fetchone()
+        files, chunks = (
+            self._db.get()
+            .execute(
+                "SELECT count(*), COALESCE(SUM(n_chunks), 0) FROM files WHERE namespace = ?",
+                (namespace,),
+            )
+            .fetchone()
+        )
         return {"files": int(files), "chunks": int(chunks)}
 
     def errors(self, namespace: str) -> list[dict[str, str]]:
         found = self._db.get().execute(
-            "SELECT path, error FROM files WHERE namespace = ? AND error IS NOT NULL "
-            "ORDER BY path",
+            "SELECT path, error FROM files WHERE namespace = ? AND error IS NOT NULL ORDER BY path",
             (namespace,),
         )
         return [{"path": p, "message": e} for p, e in found]

@@ -14,7 +14,6 @@ still there to be reused.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -83,6 +82,13 @@ class _PlannedChunk:
     meta: Metadata
 
 
+@dataclass(frozen=True)
+class _Unchanged:
+    """A file whose content the ledger already has; `stamp` is its current (mtime_ns, size)."""
+
+    stamp: tuple[int, int]
+
+
 @dataclass
 class _Planned:
     """A file to (re)write: its new ledger row (before vectors) and chunks."""
@@ -118,8 +124,8 @@ class Syncer:
 
     # ---- planning ------------------------------------------------------------------------------
 
-    def _plan(self, rel: str, old: FileRow | None, quick: bool) -> _Planned | str | None:
-        """A plan for a changed file, "same" for unchanged content, None for a vanished file."""
+    def _plan(self, rel: str, old: FileRow | None, quick: bool) -> _Planned | _Unchanged | None:
+        """A plan for a changed file, _Unchanged for unchanged content, None if it is gone."""
         path = self.vault / rel
         try:
             st = path.stat()
@@ -130,7 +136,7 @@ class Syncer:
         same_model = old is not None and old.model == self.model and old.hash != ""
         stamp = (st.st_mtime_ns, st.st_size)
         if quick and same_model and old is not None and (old.mtime_ns, old.size) == stamp:
-            return "same"
+            return _Unchanged(stamp)
         if st.st_size > self.max_file_bytes:
             message = f"{rel} is {st.st_size} bytes, over the {self.max_file_bytes}-byte limit"
             return self._error(rel, stamp, f"size:{st.st_size}:{st.st_mtime_ns}", message)
@@ -143,7 +149,7 @@ class Syncer:
             # Same content; only a note dated by its mtime needs its date (metadata) redone.
             dated_by_mtime = old.decay_date == mtime_date(old.mtime_ns)
             if old.mtime_ns == st.st_mtime_ns or not dated_by_mtime:
-                return "same"
+                return _Unchanged(stamp)
         try:
             note = parse_note(decode_note(data, rel, self.max_file_bytes), rel)
         except UnreadableNote as err:
@@ -215,6 +221,7 @@ class Syncer:
         known = self.ledger.rows(self.ns, wanted if few else None)
         report = SyncReport()
         batch: list[_Planned] = []
+        batch_chunks = 0
         stamps: list[tuple[str, int, int]] = []
         gone: list[str] = []
 
@@ -230,15 +237,16 @@ class Syncer:
                     gone.append(rel)
                 else:
                     report.unchanged.add(rel)
-            elif isinstance(plan, str):
+            elif isinstance(plan, _Unchanged):
                 report.unchanged.add(rel)
-                if old is not None and (old.mtime_ns, old.size) != _stamp(self.vault / rel):
-                    stamps.append((rel, *_stamp(self.vault / rel)))
+                if old is not None and (old.mtime_ns, old.size) != plan.stamp:
+                    stamps.append((rel, *plan.stamp))
             else:
                 batch.append(plan)
-                if sum(len(p.chunks) for p in batch) >= BATCH_CHUNKS or len(batch) >= BATCH_FILES:
+                batch_chunks += len(plan.chunks)
+                if batch_chunks >= BATCH_CHUNKS or len(batch) >= BATCH_FILES:
                     self._write(batch, known, report)
-                    batch = []
+                    batch, batch_chunks = [], 0
                     tell("embed", done)
             if done % 500 == 0:
                 tell("scan", done)
@@ -331,8 +339,3 @@ def _sparse(c: _PlannedChunk) -> SparseRow:
 
 def _with_centroid(row: FileRow, vectors: FloatArray) -> FileRow:
     return replace(row, centroid=centroid(vectors))
-
-
-def _stamp(path: Path) -> tuple[int, int]:
-    st = os.stat(path)
-    return st.st_mtime_ns, st.st_size

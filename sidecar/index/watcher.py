@@ -61,9 +61,7 @@ def note_paths(index: Index, vault: Path, rels: Iterable[str]) -> list[str]:
     return sorted(out)
 
 
-async def watch(
-    index: Index, stop_event: asyncio.Event, on_change: OnChange | None = None
-) -> None:
+async def watch(index: Index, stop_event: asyncio.Event, on_change: OnChange | None = None) -> None:
     """Apply vault changes to `index` until `stop_event` is set.
 
     `on_change` receives apply_paths' summary plus "paths" after every applied batch.

@@ -14,7 +14,7 @@ from aiohttp import web
 
 from sidecar.server.errors import error_middleware
 from sidecar.server.events import EventHub
-from sidecar.server.resources import CONTEXTS
+from sidecar.server.resources import CONTEXTS, LANE
 from sidecar.server.security import (
     Guard,
     add_cors_headers,
@@ -48,9 +48,12 @@ def _add_route_modules(app: web.Application) -> None:
             app.router.add_routes(module.routes)
 
 
-async def _end_streams(app: web.Application) -> None:
-    """on_shutdown: close open SSE streams so shutdown does not wait for their clients."""
+async def _on_shutdown(app: web.Application) -> None:
+    """Before connections drain and resources close: end SSE streams (or shutdown would wait for
+    their clients) and tell a running reconcile to stop at its next batch boundary."""
     app[HUB].close()
+    if LANE in app:
+        app[LANE].request_stop()
 
 
 def init_app(config: Config, *, allow_remote: bool = False) -> web.Application:
@@ -65,7 +68,7 @@ def init_app(config: Config, *, allow_remote: bool = False) -> web.Application:
     app[HUB] = hub
     app[STATE] = ServerState(config, hub)
     app.on_response_prepare.append(add_cors_headers)
-    app.on_shutdown.append(_end_streams)
+    app.on_shutdown.append(_on_shutdown)
     app.cleanup_ctx.extend(CONTEXTS)
     _add_route_modules(app)
     return app

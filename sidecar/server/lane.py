@@ -116,6 +116,10 @@ class IndexLane:
             await self._after_write(pending, result)
         self.state.queue = 0
 
+    def request_stop(self) -> None:
+        """Ask a running reconcile to stop at its next batch boundary (shutdown has begun)."""
+        self._stop.set()
+
     async def close(self) -> None:
         """Stop a running reconcile at its next batch boundary and wait for it."""
         self._stop.set()

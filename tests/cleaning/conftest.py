@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -110,14 +111,16 @@ def config(vault: Path, tmp_path: Path) -> Config:
 
 
 @pytest.fixture
-def queue(config: Config) -> Queue:
+def queue(config: Config) -> Iterator[Queue]:
     q = Queue(config.data)
     yield q
     q.close()
 
 
 @pytest.fixture
-def run_scan(config: Config, queue: Queue, embedder: Embedder):  # type: ignore[no-untyped-def]
+def run_scan(config: Config, queue: Queue, embedder: Embedder) -> Callable[[], ScanReport]:
+    """One incremental scan with the rules judge, as `ora contradictions --scan` runs it."""
+
     def run() -> ScanReport:
         return asyncio.run(scan(config, queue, embedder, RulesJudge()))
     return run

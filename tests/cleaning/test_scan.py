@@ -92,3 +92,12 @@ def test_pair_ids_are_stable_when_the_queue_is_rebuilt(run_scan: Scan, queue: Qu
     assert sorted(p.id for p in Queue(queue.path.parent).pairs()) == []
     run_scan()
     assert sorted(p.id for p in queue.pairs()) == first
+
+
+def test_titles_are_claims_at_their_heading_line(run_scan: Scan, queue: Queue) -> None:
+    run_scan()
+    states = queue.note_states()
+    assert states[VITAMIN[0]].claims[0] == ("Vitamin C and colds", 8, 8)  # its `# ` heading
+    assert states[VITAMIN[1]].claims[0] == ("Vitamin C revisited", 7, 7)  # first body line
+    assert states["Engrams/Spaced repetition.md"].claims[0][0].startswith("Spaced repetition ")
+    assert states["Resources/Rates May.md"].claims[0][0].startswith("The central bank")  # news

@@ -68,9 +68,7 @@ def test_namespaces_do_not_see_each_other(
         assert index.get_chunks(["anything"], private=True, namespace=other) == {}
 
 
-def test_unknown_namespace_reads_as_empty_without_creating_it(
-    vault: Path, tmp_path: Path
-) -> None:
+def test_unknown_namespace_reads_as_empty_without_creating_it(vault: Path, tmp_path: Path) -> None:
     config = make_config(vault, tmp_path / "data", namespace="ghost")
     with open_index(config, writer=False) as reader:
         vector = np.ones(384, dtype=np.float32) / np.sqrt(384)

@@ -107,7 +107,9 @@ def test_renamed_event_moves_chunks_without_embedding(vault: Path, open_idx: Ope
     (vault / "Archive").mkdir()
     (vault / "Resources/Sourdough.md").rename(vault / "Archive/Sourdough.md")
     event = {
-        "kind": "renamed", "path": "Archive/Sourdough.md", "old_path": "Resources/Sourdough.md"
+        "kind": "renamed",
+        "path": "Archive/Sourdough.md",
+        "old_path": "Resources/Sourdough.md",
     }
     result = index.apply_events([event])
     assert (result["accepted"], result["deduplicated"], result["embedded"]) == (1, 0, 0)

@@ -81,7 +81,7 @@ async def _wait_mid_reconcile(api: Any) -> dict[str, Any]:
 async def test_sigterm_during_a_reconcile_leaves_an_index_the_next_start_completes(
     tmp_path: Path, serve: Any, connect: Any, configure: Any, embedder: Any
 ) -> None:
-    notes = 320
+    notes = 600
     config = configure(_big_vault(tmp_path / "big", notes), tmp_path / "data")
     served = serve(config)
     async with connect(served) as api:
