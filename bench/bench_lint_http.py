@@ -101,7 +101,8 @@ thread with the cached vault context, JSON answer):
 | round trip p95 | {r['p95']:.2f} |
 | round trip max | {r['max']:.2f} |
 
-The HTTP layer adds about a millisecond to `lint_text` itself (see `## Lint`); the tail is the
+Compared with `lint_text` alone (`## Lint`), the HTTP layer (loopback request, body parsing and
+validation, the worker-thread hop, the JSON answer) adds a millisecond or two; the tail is the
 other jobs on the shared cores. Linting on a debounced keystroke stays far inside the plugin's
 debounce window.
 """

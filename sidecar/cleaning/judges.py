@@ -12,11 +12,12 @@ import asyncio
 from collections.abc import Callable
 from typing import Any
 
-from sidecar.cleaning.llm import LlmJudge, chat_url
+from sidecar.cleaning.llm import LlmJudge
 from sidecar.cleaning.rules import RulesJudge
 from sidecar.cleaning.verdict import Judge, Verdict
 from sidecar.cleaning.vocab import get_thresholds
 from sidecar.errors import BadRequest
+from sidecar.models.chat import chat_url
 from sidecar.models.nli import OnnxNLI, load_nli, nli_folder
 from sidecar.models.pairs import missing_files
 from sidecar.settings import Config

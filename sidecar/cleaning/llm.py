@@ -12,13 +12,11 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-from typing import Any
-
-import aiohttp
 
 from sidecar.cleaning.verdict import Verdict
 from sidecar.cleaning.vocab import get_thresholds
-from sidecar.errors import ModelUnavailable
+from sidecar.errors import LlmFailed, ModelUnavailable
+from sidecar.models.chat import complete
 from sidecar.settings import Config
 
 LABELS = ("contradiction", "entailment", "neutral")
@@ -30,16 +28,6 @@ SYSTEM_PROMPT = (
     '"contradiction" means both cannot be true of the same subject at the same time; claims '
     'about different things, or that merely differ in detail, are "neutral".'
 )
-
-
-def chat_url(base: str) -> str:
-    """The completions URL for a base URL given with or without `/v1`."""
-    base = base.rstrip("/")
-    if base.endswith("/chat/completions"):
-        return base
-    if base.endswith("/v1"):
-        return f"{base}/chat/completions"
-    return f"{base}/v1/chat/completions"
 
 
 def parse_answer(content: str) -> tuple[str, float]:
@@ -56,42 +44,33 @@ def parse_answer(content: str) -> tuple[str, float]:
 
 
 class LlmJudge:
-    """Judges claim pairs by asking the configured chat model."""
+    """Judges claim pairs by asking the configured chat model (`sidecar.models.chat`)."""
 
     def __init__(self, config: Config) -> None:
-        self._url = chat_url(str(config.llm_url))
-        self._model = str(config.llm_model) or "default"
-        self._key = str(config.llm_api_key)
-        self.name = f"llm:{self._model}"
+        self._config = config
+        self.name = f"llm:{str(config.llm_model) or 'default'}"
 
-    async def _ask(self, session: aiohttp.ClientSession, a: str, b: str) -> Verdict:
+    async def _ask(self, a: str, b: str) -> Verdict:
         limits = get_thresholds()
-        body: dict[str, Any] = {
-            "model": self._model, "temperature": 0, "max_tokens": limits.llm_max_tokens,
-            "messages": [{"role": "system", "content": SYSTEM_PROMPT},
-                         {"role": "user", "content": f"Claim A: {a}\nClaim B: {b}"}],
-        }
-        headers = {"Authorization": f"Bearer {self._key}"} if self._key else {}
+        messages = [{"role": "system", "content": SYSTEM_PROMPT},
+                    {"role": "user", "content": f"Claim A: {a}\nClaim B: {b}"}]
         try:
-            async with session.post(self._url, json=body, headers=headers) as resp:
-                if resp.status != 200:
-                    raise ModelUnavailable(
-                        f"LLM judge at {self._url} answered HTTP {resp.status}; check llm_url")
-                doc = await resp.json(content_type=None)
-            label, confidence = parse_answer(doc["choices"][0]["message"]["content"])
-        except (aiohttp.ClientError, TimeoutError) as exc:
-            raise ModelUnavailable(f"LLM judge at {self._url} unreachable: {exc}") from exc
-        except (KeyError, IndexError, TypeError, ValueError) as exc:
+            content = await complete(self._config, messages, max_tokens=limits.llm_max_tokens,
+                                     timeout=limits.llm_timeout)
+            label, confidence = parse_answer(content)
+        except LlmFailed as exc:
+            raise ModelUnavailable(f"LLM judge failed: {exc.message}") from exc
+        except ValueError as exc:
             raise ModelUnavailable(f"LLM judge gave an unusable answer: {exc}") from exc
         is_contradiction = label == "contradiction" and confidence >= limits.llm_threshold
         score = confidence if label == "contradiction" else 0.0
         return Verdict(is_contradiction, score, label, {"label": label, "confidence": confidence})
 
     async def judge(self, pairs: list[tuple[str, str]]) -> list[Verdict]:
-        timeout = aiohttp.ClientTimeout(total=get_thresholds().llm_timeout)
         gate = asyncio.Semaphore(_CONCURRENCY)
-        async with aiohttp.ClientSession(timeout=timeout) as session:
-            async def one(a: str, b: str) -> Verdict:
-                async with gate:
-                    return await self._ask(session, a, b)
-            return list(await asyncio.gather(*(one(a, b) for a, b in pairs)))
+
+        async def one(a: str, b: str) -> Verdict:
+            async with gate:
+                return await self._ask(a, b)
+
+        return list(await asyncio.gather(*(one(a, b) for a, b in pairs)))

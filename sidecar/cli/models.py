@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from sidecar.cleaning import judge_status
 from sidecar.cli.common import add_json_arg, emit, log
 from sidecar.models.build import build_fp32_embedder
 from sidecar.models.report import models_report
@@ -36,7 +37,8 @@ def _config() -> Config:
 
 
 def run_report(args: argparse.Namespace) -> int:
-    emit(args, models_report(_config()), render)
+    config = _config()
+    emit(args, {**models_report(config), "judges": judge_status(config)}, render)
     return 0
 
 
@@ -75,4 +77,7 @@ def render(report: dict[str, Any]) -> str:
     judge = report["llm_judge"]
     lines.append("llm judge: " + (f"{judge['url']} ({judge['model'] or 'default model'})"
                                   if judge["configured"] else "not configured (set ORA_LLM_URL)"))
+    for row in report.get("judges", []):
+        mark = "*" if row["selected"] else ("+" if row["available"] else "-")
+        lines.append(f"contradiction judge {mark} {row['name']}: {row['reason']}")
     return "\n".join(lines)

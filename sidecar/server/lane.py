@@ -1,9 +1,11 @@
 """The server's one path into the index for writes: reconciles, and file events from anyone.
 
-File events from the plugin (`POST /v1/events`) and from the watcher go through `apply`; while a
-reconcile runs they wait in a queue (reported as `queue` in the status) and are applied right after
-it, so a request never blocks behind a whole-vault reconcile. After every write the counts, the
-lint context and the SSE stream are brought up to date in one place.
+File events from the plugin (`POST /v1/events`) and from other routes' edits go through `apply`;
+while a reconcile runs they wait in a queue (reported as `queue` in the status) and are applied
+right after it, so a request never blocks behind a whole-vault reconcile. The watcher applies its
+own batches and reports them to `after_paths`. Both end in the index's one serialised write path,
+where the second report of the same change finds nothing new (deduplicated). After every write
+the counts, the lint context and the SSE stream are brought up to date in one place.
 
 A reconcile runs in a worker thread. Shutdown asks it to stop: the index's progress callback raises
 at the next batch boundary, where the stores are consistent (the index is crash-safe), and the next
@@ -31,6 +33,8 @@ class ReconcileStopped(Exception):
 
 
 class IndexLane:
+    """Reconciles and file events, one write at a time, with the server's state kept in step."""
+
     def __init__(self, index: Index, state: ServerState, lint: LintCache) -> None:
         self.index = index
         self.state = state
@@ -85,17 +89,18 @@ class IndexLane:
 
         try:
             summary = await asyncio.to_thread(self.index.reconcile, progress)
-        except ReconcileStopped:
+        except ReconcileStopped:  # shutdown: queued files are on disk for the next start
             self._finish("cancelled")
             return
         except Exception as err:  # a background job: report it, keep serving
             self.state.fail("reconcile", err)
-            self._finish("failed")
-            return
-        self.state.set_counts(int(summary["files"]), int(summary["chunks"]))
-        await self.lint.load()
+            phase = "failed"
+        else:
+            self.state.set_counts(int(summary["files"]), int(summary["chunks"]))
+            await self.lint.load()
+            phase = "done"
         await self._flush()
-        self._finish("done")
+        self._finish(phase)
 
     def _finish(self, phase: str) -> None:
         r = self.state.reconcile
@@ -122,6 +127,6 @@ class IndexLane:
 
     async def close(self) -> None:
         """Stop a running reconcile at its next batch boundary and wait for it."""
-        self._stop.set()
+        self.request_stop()
         if self._task is not None:
             await asyncio.gather(self._task, return_exceptions=True)

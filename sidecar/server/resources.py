@@ -63,6 +63,7 @@ async def index_ctx(app: web.Application) -> AsyncIterator[None]:
 
 
 async def lint_ctx(app: web.Application) -> AsyncIterator[None]:
+    """The lint context of `POST /v1/lint`, read once and then refreshed from file events."""
     config = app[CONFIG]
     cache = LintCache(config.vault, int(config.max_file_bytes))
     await cache.load()
@@ -71,7 +72,7 @@ async def lint_ctx(app: web.Application) -> AsyncIterator[None]:
 
 
 async def lane_ctx(app: web.Application) -> AsyncIterator[None]:
-    """The write lane: every index write from this server goes through it."""
+    """The write lane (`lane.py`): reconciles and file events, with counts and lint in step."""
     app[LANE] = IndexLane(app[INDEX], app[STATE], app[LINT])
     yield
 

@@ -12,7 +12,7 @@ from aiohttp import web
 from aiohttp.test_utils import TestServer
 
 from sidecar.cleaning.judges import build_judge, judge_status
-from sidecar.cleaning.llm import LlmJudge, chat_url, parse_answer
+from sidecar.cleaning.llm import LlmJudge, parse_answer
 from sidecar.cleaning.rules import RulesJudge
 from sidecar.cleaning.scan import scan
 from sidecar.cleaning.store import Queue
@@ -103,15 +103,6 @@ async def test_unreachable_endpoint_is_reported(tmp_path: Path) -> None:
     judge = LlmJudge(_config(tmp_path, llm_url="http://127.0.0.1:9", llm_model="m"))
     with pytest.raises(ModelUnavailable, match="unreachable"):
         await judge.judge([("a b c", "a b c")])
-
-
-@pytest.mark.parametrize(("base", "url"), [
-    ("http://localhost:8080", "http://localhost:8080/v1/chat/completions"),
-    ("http://localhost:8080/v1/", "http://localhost:8080/v1/chat/completions"),
-    ("http://h/v1/chat/completions", "http://h/v1/chat/completions"),
-])
-def test_chat_url_accepts_base_urls_with_or_without_v1(base: str, url: str) -> None:
-    assert chat_url(base) == url
 
 
 @pytest.mark.parametrize(("content", "parsed"), [

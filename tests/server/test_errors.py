@@ -61,9 +61,12 @@ async def test_a_body_that_breaks_the_schema_is_400_naming_the_field(
 
 
 @pytest.mark.parametrize(
-    "path", ["../outside.md", "/etc/passwd.md", "a/../../b.md", "bad\udc00name.md", "é" * 200 + ".md"]
+    "path",
+    ["../outside.md", "/etc/passwd.md", "a/../../b.md", "bad\udc00name.md", "é" * 200 + ".md"],
 )
-async def test_paths_outside_the_vault_are_400(shared_api: Any, path: str) -> None:
+async def test_paths_that_cannot_name_a_file_in_the_vault_are_400(
+    shared_api: Any, path: str
+) -> None:
     for route, body in (("/v1/lint", {"path": path, "text": ""}),
                         ("/v1/lint/fix", {"path": path}),
                         ("/v1/events", {"events": [{"kind": "modified", "path": path}]})):
