@@ -1,6 +1,6 @@
 """int8 vs fp32 all-MiniLM-L6-v2 on the same SciFact passages: throughput and dense quality.
 
-    .venv/bin/python bench/bench_embed.py [--data /work/shared/eval/scifact] [--write]
+    .venv/bin/python bench/bench_embed.py [--data ../shared/eval/scifact] [--write]
 
 Quality is dense-only nDCG@10 / Recall@100 of SciFact's 300 test queries over a sub-corpus:
 every document judged for a test query plus OTHERS random others (seeded), identical for both
@@ -13,10 +13,8 @@ lives in bench/run_scifact.py.
 
 from __future__ import annotations
 
-import argparse
 import datetime as dt
 import os
-import platform
 import random
 import tempfile
 import time
@@ -24,27 +22,17 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from report import SCIFACT, cpu_name, section_main
 
 from sidecar.models.build import build_fp32_embedder
 from sidecar.models.embedder import AUTO_ORDER, Embedder, open_embedder
 from sidecar.retrieval.beir import load_corpus, load_qrels, load_queries
 from sidecar.retrieval.metrics import evaluate_run
 
-ROOT = Path(__file__).resolve().parent.parent
 OTHERS = 1000
 THREADS = 2
 BLOCK = 64
 HEADING = "## Embedding models"
-
-
-def _cpu() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown CPU"
 
 
 def _embed_interleaved(
@@ -105,7 +93,7 @@ def render(result: dict[str, Any]) -> str:
     cos = result["cosine_int8_fp32"]
     return f"""{HEADING}
 
-`bench/bench_embed.py`, {dt.date.today().isoformat()}, {_cpu()}, {os.cpu_count()} cores shared
+`bench/bench_embed.py`, {dt.date.today().isoformat()}, {cpu_name()}, {os.cpu_count()} cores shared
 with other jobs (onnxruntime {THREADS} intra-op threads). SciFact test queries
 ({result['queries']}) over a sub-corpus of {result['docs']} documents: every judged document plus
 {OTHERS} random others (seed 0); passages are title + abstract, read up to 256 tokens.
@@ -135,29 +123,9 @@ because other jobs kept the load average at 7–13 on 2 cores during the run; ch
 CPU-second is the comparable figure (two free cores would give up to about twice it)."""
 
 
-def write_section(text: str) -> None:
-    """Replace (or append) our section of docs/benchmarks.md, leaving the others untouched."""
-    path = ROOT / "docs" / "benchmarks.md"
-    old = path.read_text(encoding="utf-8") if path.exists() else "# Benchmarks\n"
-    start = old.find(HEADING + "\n")
-    if start < 0:
-        new = old.rstrip("\n") + "\n\n" + text
-    else:
-        end = old.find("\n## ", start + len(HEADING))
-        new = old[:start] + text + (old[end + 1 :] if end >= 0 else "")
-    path.write_text(new.rstrip("\n") + "\n", encoding="utf-8")
-
-
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--data", type=Path, default=Path("/work/shared/eval/scifact"))
-    parser.add_argument("--write", action="store_true", help="update docs/benchmarks.md")
-    args = parser.parse_args()
-    text = render(run(args.data))
-    print(text)
-    if args.write:
-        write_section(text)
-    return 0
+    return section_main(__doc__, HEADING, lambda data: render(run(data)), "--data", type=Path,
+                        default=SCIFACT)
 
 
 if __name__ == "__main__":

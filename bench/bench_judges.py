@@ -13,7 +13,7 @@ embed the claims, keep the aligned sentence pairs (cosine ≥ `claim_similarity`
 `claims_per_pair`), judge them, and call the pair a contradiction if any aligned pair is one.
 Every judge available here is measured (rules always; NLI and LLM when configured).
 
-    .venv/bin/python bench/bench_judges.py [--scifact-limit N] [--no-write]
+    .venv/bin/python bench/bench_judges.py [--data DIR] [--scifact-limit N] [--no-write]
 """
 
 from __future__ import annotations
@@ -22,13 +22,13 @@ import argparse
 import asyncio
 import json
 import platform
-import re
 import time
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
 import numpy as np
+from report import ROOT, SCIFACT, write_section
 
 from sidecar.cleaning.candidates import align
 from sidecar.cleaning.claims import split_claims
@@ -39,10 +39,7 @@ from sidecar.cleaning.vocab import get_thresholds
 from sidecar.models.embedder import Embedder, load_embedder
 from sidecar.settings import make_config
 
-ROOT = Path(__file__).resolve().parent.parent
 PAIRS = ROOT / "bench" / "data" / "claim_pairs.jsonl"
-SCIFACT = ROOT.parent / "shared" / "eval" / "scifact"
-DOC = ROOT / "docs" / "benchmarks.md"
 SECTION = "## Contradictions"
 ABOUT = """\
 Positive = contradiction. *judge*: the labelled pair handed to the judge as is; *pipeline*: what
@@ -99,16 +96,16 @@ def claim_pairs() -> list[Item]:
     return [Item(r["a"], [r["b"]], r["label"] == "contradiction", r["label"]) for r in rows]
 
 
-def scifact(limit: int | None, split: str) -> list[Item]:
+def scifact(data: Path, limit: int | None, split: str) -> list[Item]:
     """Labelled (claim, abstract) pairs of the queries in qrels/<split>.tsv."""
-    with (SCIFACT / "qrels" / f"{split}.tsv").open(encoding="utf-8") as qrels:
+    with (data / "qrels" / f"{split}.tsv").open(encoding="utf-8") as qrels:
         wanted = {line.split("\t")[0] for line in qrels}
     corpus = {}
-    for line in (SCIFACT / "corpus.jsonl").open(encoding="utf-8"):
+    for line in (data / "corpus.jsonl").open(encoding="utf-8"):
         doc = json.loads(line)
         corpus[doc["_id"]] = doc["text"]
     items = []
-    for line in (SCIFACT / "queries.jsonl").open(encoding="utf-8"):
+    for line in (data / "queries.jsonl").open(encoding="utf-8"):
         query = json.loads(line)
         if query["_id"] not in wanted:
             continue
@@ -176,27 +173,17 @@ def table(scores: list[Score]) -> str:
     return "\n".join(lines)
 
 
-def write_section(body: str) -> None:
-    text = DOC.read_text(encoding="utf-8") if DOC.exists() else "# Benchmarks\n"
-    section = f"{SECTION}\n\n{body.strip()}\n"
-    pattern = re.compile(rf"^{re.escape(SECTION)}\n.*?(?=^## |\Z)", re.S | re.M)
-    if pattern.search(text):
-        text = pattern.sub(lambda _: section + "\n", text).rstrip() + "\n"
-    else:
-        text = text.rstrip() + "\n\n" + section
-    DOC.write_text(text, encoding="utf-8")
-
-
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=SCIFACT, help="the BEIR SciFact folder")
     parser.add_argument("--scifact-limit", type=int, help="only the first N SciFact pairs")
     parser.add_argument("--no-write", action="store_true", help="print, do not edit the docs")
     args = parser.parse_args()
     config = make_config(ROOT)
     embedder = load_embedder(config)
     sets = {"claim_pairs": claim_pairs(),
-            "SciFact train": scifact(args.scifact_limit, "train"),
-            "SciFact test": scifact(args.scifact_limit, "test")}
+            "SciFact train": scifact(args.data, args.scifact_limit, "train"),
+            "SciFact test": scifact(args.data, args.scifact_limit, "test")}
     scores, notes = [], []
     for status in judge_status(config):
         if not status["available"]:
@@ -225,7 +212,7 @@ async def main() -> None:
     )
     print(body)
     if not args.no_write:
-        write_section(body)
+        write_section(SECTION, f"{SECTION}\n\n{body}")
 
 
 if __name__ == "__main__":

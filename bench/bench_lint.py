@@ -10,31 +10,19 @@ docs/benchmarks.md.
 
 from __future__ import annotations
 
-import argparse
 import datetime as dt
 import os
-import platform
 import random
 import statistics
 import time
-from pathlib import Path
+
+from report import ROOT, cpu_name, percentile, section_main
 
 from sidecar.vault.lint import LintContext, lint_text, lint_vault
 
-ROOT = Path(__file__).resolve().parent.parent
 VAULT = ROOT / "examples" / "vault"
 HEADING = "## Lint"
 WORDS = 5000
-
-
-def _cpu() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown CPU"
 
 
 def make_note(words: int, seed: int = 0) -> str:
@@ -74,11 +62,6 @@ date modified: 2024-03-04
     return "".join(parts)
 
 
-def _percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
-
-
 def run(runs: int) -> dict[str, float]:
     ctx = LintContext.for_vault(VAULT)
     text = make_note(WORDS)
@@ -93,7 +76,7 @@ def run(runs: int) -> dict[str, float]:
         start = time.perf_counter()
         lint_vault(VAULT)
         vault_times.append((time.perf_counter() - start) * 1000)
-    return {"p50": statistics.median(times), "p95": _percentile(times, 0.95),
+    return {"p50": statistics.median(times), "p95": percentile(times, 0.95),
             "max": max(times), "vault": statistics.median(vault_times),
             "notes": float(len(ctx.names.paths) if ctx.names else 0), "runs": float(runs)}
 
@@ -101,7 +84,7 @@ def run(runs: int) -> dict[str, float]:
 def render(r: dict[str, float]) -> str:
     return f"""{HEADING}
 
-`bench/bench_lint.py`, {dt.date.today().isoformat()}, {_cpu()}, {os.cpu_count()} cores shared
+`bench/bench_lint.py`, {dt.date.today().isoformat()}, {cpu_name()}, {os.cpu_count()} cores shared
 with other jobs. `lint_text` on a generated {WORDS:,}-word note with a full frontmatter block
 (links, tags, relationships, source properties), checked against the example vault's context
 (link resolution and domain tags), {int(r['runs'])} runs:
@@ -120,29 +103,9 @@ median case splits the time about evenly between YAML parsing and JSON-Schema va
 """
 
 
-def write_section(text: str) -> None:
-    """Replace (or append) the `## Lint` section of docs/benchmarks.md, leaving others alone."""
-    path = ROOT / "docs" / "benchmarks.md"
-    old = path.read_text(encoding="utf-8") if path.exists() else "# Benchmarks\n"
-    start = old.find(HEADING + "\n")
-    if start < 0:
-        new = old.rstrip("\n") + "\n\n" + text
-    else:
-        end = old.find("\n## ", start + len(HEADING))
-        new = old[:start] + text + (old[end + 1 :] if end >= 0 else "")
-    path.write_text(new.rstrip("\n") + "\n", encoding="utf-8")
-
-
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--runs", type=int, default=300)
-    parser.add_argument("--write", action="store_true", help="update docs/benchmarks.md")
-    args = parser.parse_args()
-    text = render(run(args.runs))
-    print(text)
-    if args.write:
-        write_section(text)
-    return 0
+    return section_main(__doc__, HEADING, lambda runs: render(run(runs)), "--runs", type=int,
+                        default=300)
 
 
 if __name__ == "__main__":

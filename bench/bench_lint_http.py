@@ -11,7 +11,6 @@ request, JSON parsing and schema validation, `lint_text` in a worker thread, the
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import datetime as dt
 import os
@@ -24,9 +23,9 @@ import time
 from pathlib import Path
 
 import aiohttp
-from bench_lint import WORDS, _cpu, _percentile, make_note
+from bench_lint import WORDS, make_note
+from report import ROOT, cpu_name, percentile, section_main
 
-ROOT = Path(__file__).resolve().parent.parent
 VAULT = ROOT / "examples" / "vault"
 HEADING = "## Server"
 
@@ -69,7 +68,7 @@ async def _measure(port: int, token: str, runs: int) -> dict[str, float]:
             assert response.status == 200 and answer["diagnostics"] == [], answer
             if n >= 10:  # the first requests warm the connection and the schema validators
                 times.append(elapsed)
-    return {"p50": statistics.median(times), "p95": _percentile(times, 0.95),
+    return {"p50": statistics.median(times), "p95": percentile(times, 0.95),
             "max": max(times), "runs": float(runs), "notes": float(status["files"])}
 
 
@@ -88,7 +87,7 @@ def run(runs: int) -> dict[str, float]:
 def render(r: dict[str, float]) -> str:
     return f"""{HEADING}
 
-`bench/bench_lint_http.py`, {dt.date.today().isoformat()}, {_cpu()}, {os.cpu_count()} cores
+`bench/bench_lint_http.py`, {dt.date.today().isoformat()}, {cpu_name()}, {os.cpu_count()} cores
 shared with other jobs. `POST /v1/lint` against a real `ora serve` of the example vault
 ({int(r['notes'])} notes indexed, reconcile finished), the same generated {WORDS:,}-word note as
 `## Lint`, {int(r['runs'])} sequential requests from one keep-alive client, each timed as a full
@@ -108,29 +107,9 @@ debounce window.
 """
 
 
-def write_section(text: str) -> None:
-    """Replace (or append) the `## Server` section of docs/benchmarks.md, leaving others alone."""
-    path = ROOT / "docs" / "benchmarks.md"
-    old = path.read_text(encoding="utf-8") if path.exists() else "# Benchmarks\n"
-    start = old.find(HEADING + "\n")
-    if start < 0:
-        new = old.rstrip("\n") + "\n\n" + text
-    else:
-        end = old.find("\n## ", start + len(HEADING))
-        new = old[:start] + text + (old[end + 1 :] if end >= 0 else "")
-    path.write_text(new.rstrip("\n") + "\n", encoding="utf-8")
-
-
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--runs", type=int, default=300)
-    parser.add_argument("--write", action="store_true", help="update docs/benchmarks.md")
-    args = parser.parse_args()
-    text = render(run(args.runs))
-    print(text)
-    if args.write:
-        write_section(text)
-    return 0
+    return section_main(__doc__, HEADING, lambda runs: render(run(runs)), "--runs", type=int,
+                        default=300)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """Tune fusion on SciFact's train qrels, then report every mode on the test qrels.
 
-    .venv/bin/python bench/run_scifact.py [--data /work/shared/eval/scifact] [--write]
+    .venv/bin/python bench/run_scifact.py [--data ../shared/eval/scifact] [--write]
 
 The first stage (dense via Chroma, BM25 via SQLite FTS5, both the index's own stores) runs once
 per query, deep enough for every setting tried; the sweep then re-fuses those lists. Settings are
@@ -18,6 +18,8 @@ import sys
 import time
 from pathlib import Path
 from typing import Any
+
+from report import SCIFACT, cpu_name
 
 from sidecar.models.embedder import open_embedder
 from sidecar.retrieval.beir import load_corpus, load_qrels, load_queries
@@ -89,7 +91,7 @@ def write_schema(best: FusionSettings) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--data", type=Path, default=Path("/work/shared/eval/scifact"))
+    parser.add_argument("--data", type=Path, default=SCIFACT)
     parser.add_argument("--write", action="store_true", help="store the winner in schema/")
     parser.add_argument("--json", type=Path, help="also write all numbers to this file")
     args = parser.parse_args()
@@ -119,7 +121,7 @@ def main() -> int:
     baseline = FusionSettings("rrf", 60, {"dense": 1.0, "bm25": 1.0}, 100)
     best_rrf = next(s for _n, _r, s in ranked if s.method == "rrf")
     report: dict[str, Any] = {
-        "machine": f"{platform.machine()}, {platform.processor() or 'cpu'}, python "
+        "machine": f"{platform.machine()}, {cpu_name()}, python "
                    f"{platform.python_version()}",
         "date": time.strftime("%Y-%m-%d"),
         "embedder": embedder.model_id,

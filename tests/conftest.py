@@ -4,23 +4,33 @@
 the int8 variant, which is always installed (the fp32 one needs `ora models build`); its
 model_id says so. `tiny_reranker_dir` and `tiny_nli_dir` are random-weight model folders for
 testing the re-ranker and NLI loaders (their scores mean nothing; their shapes are real).
+`app_client(config)` builds the app `ora serve` runs and an `AppClient` that checks every answer
+against openapi.json.
 """
 
 from __future__ import annotations
 
+import asyncio
+import importlib.util
 import json
 import shutil
-from collections.abc import Callable
+import sys
+import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import onnx
 import pytest
+from aiohttp.test_utils import TestClient
 from tokenizers import Tokenizer
 
 from sidecar.models.build import BertShape, bert_graph, random_weights
 from sidecar.models.embedder import Embedder, load_tokenizer, open_embedder
 from sidecar.models.files import minilm_source_dir
+from sidecar.server.app import init_app
+from sidecar.settings import Config
 
 
 @pytest.fixture(scope="session")
@@ -88,3 +98,49 @@ def tiny_nli_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
         classifier_bias=(0.0, 3.0, -1.0),
         seed=2,
     )
+
+
+# The in-process HTTP app for areas outside tests/server (answers, cleaning): requests carry the
+# token and every answer is checked against openapi.json by the server suite's contract checker.
+_contract_spec = importlib.util.spec_from_file_location(
+    "shared_contract", Path(__file__).with_name("server") / "contract.py"
+)
+assert _contract_spec is not None and _contract_spec.loader is not None
+contract = importlib.util.module_from_spec(_contract_spec)
+sys.modules["shared_contract"] = contract
+_contract_spec.loader.exec_module(contract)
+
+
+class AppClient:
+    """`call(method, path, body)` -> (status, JSON), checked against the OpenAPI document."""
+
+    def __init__(self, client: TestClient[Any, Any], token: str) -> None:
+        self.client, self.token = client, token
+
+    async def call(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
+        headers = {"Authorization": f"Bearer {self.token}"}
+        async with self.client.request(method, path, json=body, headers=headers) as resp:
+            answer = contract.Answer(resp.status, resp.headers, await resp.read())
+        contract.check_response(method, path.split("?")[0], answer)
+        return answer.status, answer.json
+
+    async def reconciled(self, timeout: float = 120.0) -> None:
+        """Return once the start-up reconcile has finished."""
+        deadline = time.monotonic() + timeout
+        while True:
+            _, status = await self.call("GET", "/v1/status")
+            if not status["reconcile"]["running"] and status["reconcile"]["phase"] != "pending":
+                return
+            assert time.monotonic() < deadline, status
+            await asyncio.sleep(0.1)
+
+
+@pytest.fixture
+def app_client(aiohttp_client: Any) -> Callable[[Config], Awaitable[AppClient]]:
+    """An `AppClient` on the app `init_app(config)` builds, the one `ora serve` runs."""
+
+    async def make(config: Config) -> AppClient:
+        client = await aiohttp_client(init_app(config))
+        return AppClient(client, (config.data / "token").read_text(encoding="utf-8").strip())
+
+    return make

@@ -12,13 +12,11 @@ import asyncio
 from typing import Any
 
 from sidecar.answers import AnswerLimits, answer
-from sidecar.cli.common import add_vault_args, config_from_args, emit
+from sidecar.cli.common import add_retrieval_args, add_vault_args, emit, retrieval_from_args
 from sidecar.errors import IndexLocked
 from sidecar.index import open_index
 from sidecar.memory import ConversationMemory, Episodic, open_store
 from sidecar.models.embedder import load_embedder
-from sidecar.models.reranker import build_reranker
-from sidecar.retrieval.search import SearchOptions
 
 
 def register(subparsers: Any) -> None:
@@ -26,21 +24,13 @@ def register(subparsers: Any) -> None:
     add_vault_args(parser)
     parser.add_argument("question", metavar="QUESTION", help="what to ask")
     parser.add_argument("--conversation", metavar="ID", help="use and extend this conversation")
-    parser.add_argument("--private", action="store_true", help="private mode: private notes too")
     default_k = AnswerLimits.load().k
-    parser.add_argument("--k", type=int, help=f"passages to retrieve (default {default_k})")
-    parser.add_argument("--no-rerank", action="store_true", help="skip the re-ranking stage")
-    parser.add_argument("--namespace", help="retrieval namespace (default: the setting)")
+    add_retrieval_args(parser, None, f"passages to retrieve (default {default_k})")
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    config = config_from_args(args, namespace=args.namespace)
-    options = SearchOptions(
-        k=args.k or AnswerLimits.load().k, private=args.private,
-        rerank=not args.no_rerank, namespace=str(config.namespace),
-    )
-    reranker, reason = build_reranker(config) if options.rerank else (None, "")
+    config, options, reranker, reason = retrieval_from_args(args, args.k or AnswerLimits.load().k)
     embedder = load_embedder(config)
     remembering = args.conversation is not None
     try:

@@ -8,6 +8,8 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from sidecar.models.reranker import Reranker, build_reranker
+from sidecar.retrieval.search import SearchOptions
 from sidecar.settings import Config, make_config
 
 
@@ -20,6 +22,27 @@ def add_vault_args(parser: argparse.ArgumentParser) -> None:
 
 def add_json_arg(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON document on stdout")
+
+
+def add_retrieval_args(parser: argparse.ArgumentParser, k_default: int | None, k_help: str) -> None:
+    """`--k`, `--private`, `--no-rerank` and `--namespace`, which `search` and `ask` share."""
+    parser.add_argument("--k", type=int, default=k_default, help=k_help)
+    parser.add_argument("--private", action="store_true", help="private mode: private notes too")
+    parser.add_argument("--no-rerank", action="store_true", help="skip the re-ranking stage")
+    parser.add_argument("--namespace", help="retrieval namespace (default: the setting)")
+
+
+def retrieval_from_args(
+    args: argparse.Namespace, k: int, include_archived: bool = False
+) -> tuple[Config, SearchOptions, Reranker | None, str]:
+    """Config, search options and re-ranker (or why there is none) from `add_retrieval_args`."""
+    config = config_from_args(args, namespace=args.namespace)
+    options = SearchOptions(
+        k=k, private=args.private, include_archived=include_archived,
+        rerank=not args.no_rerank, namespace=str(config.namespace),
+    )
+    reranker, reason = build_reranker(config) if options.rerank else (None, "")
+    return config, options, reranker, reason
 
 
 def config_from_args(args: argparse.Namespace, **overrides: Any) -> Config:

@@ -6,11 +6,10 @@ import argparse
 import textwrap
 from typing import Any
 
-from sidecar.cli.common import add_vault_args, config_from_args, emit, log
+from sidecar.cli.common import add_retrieval_args, add_vault_args, emit, log, retrieval_from_args
 from sidecar.index import open_index
 from sidecar.models.embedder import load_embedder
-from sidecar.models.reranker import build_reranker
-from sidecar.retrieval.search import SearchOptions, search_sync
+from sidecar.retrieval.search import search_sync
 
 _SNIPPET = 240
 
@@ -21,26 +20,15 @@ def register(subparsers: Any) -> None:
     )
     add_vault_args(parser)
     parser.add_argument("query", metavar="QUERY", help="what to look for")
-    parser.add_argument("--k", type=int, default=10, help="how many results (default 10)")
-    parser.add_argument("--private", action="store_true", help="private mode: private notes too")
+    add_retrieval_args(parser, 10, "how many results (default 10)")
     parser.add_argument(
         "--include-archived", action="store_true", help="also return archived notes"
     )
-    parser.add_argument("--no-rerank", action="store_true", help="skip the re-ranking stage")
-    parser.add_argument("--namespace", help="retrieval namespace (default: the setting)")
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    config = config_from_args(args, namespace=args.namespace)
-    options = SearchOptions(
-        k=args.k,
-        private=args.private,
-        include_archived=args.include_archived,
-        rerank=not args.no_rerank,
-        namespace=str(config.namespace),
-    )
-    reranker, reason = build_reranker(config) if options.rerank else (None, "")
+    config, options, reranker, reason = retrieval_from_args(args, args.k, args.include_archived)
     embedder = load_embedder(config)
     index = open_index(config, writer=False, embedder=embedder)
     try:

@@ -3,7 +3,8 @@
 Middlewares, outermost first: the error middleware (one JSON error shape), then the security
 checks (Host, Origin, CORS preflight, token). Resources open and close through `cleanup_ctx`, one
 generator each, in dependency order (see `sidecar/server/resources.py`). Route modules are listed
-in ROUTE_MODULES; each exposes `routes` (a RouteTableDef) or `add_routes(app)`.
+in ROUTE_MODULES; each exposes `routes` (a RouteTableDef) and, if it needs one, a `context`
+(a cleanup_ctx generator, run after the server's resources).
 """
 
 from __future__ import annotations
@@ -42,10 +43,9 @@ def _extra_hosts(config: Config, allow_remote: bool) -> frozenset[str] | None:
 def _add_route_modules(app: web.Application) -> None:
     for name in ROUTE_MODULES:
         module = importlib.import_module(f"sidecar.server.{name}")
-        if hasattr(module, "add_routes"):
-            module.add_routes(app)
-        else:
-            app.router.add_routes(module.routes)
+        if hasattr(module, "context"):
+            app.cleanup_ctx.append(module.context)
+        app.router.add_routes(module.routes)
 
 
 async def _on_shutdown(app: web.Application) -> None:

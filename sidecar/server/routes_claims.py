@@ -2,7 +2,7 @@
 
 `GET /v1/contradictions`, `POST /v1/contradictions/scan`, `POST /v1/contradictions/{id}/resolve`,
 `POST /v1/contradictions/batches/{batch}/approve` (a news batch), `POST /v1/web/classify`.
-The queue and the judge open with the app (`claims_ctx`, after the models and the index); edits
+The queue and the judge open with the app (`context`, after the models and the index); edits
 made by a resolution reach the index through the server's write lane at once.
 """
 
@@ -41,7 +41,7 @@ class Claims:
 CLAIMS = web.AppKey("claims", Claims)
 
 
-async def claims_ctx(app: web.Application) -> AsyncIterator[None]:
+async def context(app: web.Application) -> AsyncIterator[None]:
     """The queue and the judge; a judge that cannot load falls back to the rules detector."""
     config = app[CONFIG]
     queue = await asyncio.to_thread(Queue, config.data)
@@ -57,11 +57,6 @@ async def claims_ctx(app: web.Application) -> AsyncIterator[None]:
         yield
     finally:
         queue.close()
-
-
-def add_routes(app: web.Application) -> None:
-    app.cleanup_ctx.append(claims_ctx)
-    app.router.add_routes(routes)
 
 
 def _pairs(queue: Queue, status: str | None) -> dict[str, Any]:

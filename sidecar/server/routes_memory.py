@@ -2,7 +2,7 @@
 
 `POST /v1/ask` answers a question from the vault, citing passages as [n], using and extending a
 conversation's memory when `conversation` is given. `GET /v1/conversations/{id}` lists its turns
-(private-mode ones only with `?private=true`). The memory log opens with the app (`memory_ctx`,
+(private-mode ones only with `?private=true`). The memory log opens with the app (`context`,
 after the index, whose Chroma client holds the episodic collections).
 """
 
@@ -39,18 +39,14 @@ class Memory:
 MEMORY = web.AppKey("memory", Memory)
 
 
-async def memory_ctx(app: web.Application) -> AsyncIterator[None]:
+async def context(app: web.Application) -> AsyncIterator[None]:
+    """The conversation log."""
     store = await asyncio.to_thread(open_store, app[CONFIG].data)
     app[MEMORY] = Memory(store)
     try:
         yield
     finally:
         store.close()
-
-
-def add_routes(app: web.Application) -> None:
-    app.cleanup_ctx.append(memory_ctx)
-    app.router.add_routes(routes)
 
 
 def _episodic(app: web.Application, namespace: str) -> Episodic:

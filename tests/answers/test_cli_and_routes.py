@@ -1,13 +1,12 @@
 """`ora ask` end to end, and `POST /v1/ask` / `GET /v1/conversations/{id}` through the app that
-`ora serve` runs, every answer checked against openapi.json by the server suite's checker."""
+`ora serve` runs, every answer checked against openapi.json by the server suite's checker
+(`app_client`, tests/conftest.py)."""
 
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import json
-import sys
-import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -16,17 +15,10 @@ import pytest
 from sidecar.cli import main
 from sidecar.index import open_index
 from sidecar.models.embedder import Embedder
-from sidecar.server.app import init_app
-from sidecar.settings import SETTINGS
+from sidecar.settings import SETTINGS, Config
 
+from ..conftest import AppClient
 from .conftest import settings
-
-_CONTRACT = Path(__file__).resolve().parents[1] / "server" / "contract.py"
-_spec = importlib.util.spec_from_file_location("answers_contract", _CONTRACT)
-assert _spec is not None and _spec.loader is not None
-contract = importlib.util.module_from_spec(_spec)
-sys.modules["answers_contract"] = contract
-_spec.loader.exec_module(contract)
 
 QUESTION = "What leavens sourdough bread?"
 
@@ -55,33 +47,10 @@ async def test_ora_ask_prints_one_json_document_and_remembers_the_conversation(
     assert doc["generator"] == "none" and doc["conversation"] is None
 
 
-class Client:
-    def __init__(self, client: Any, token: str) -> None:
-        self.client, self.token = client, token
-
-    async def call(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
-        async with self.client.request(method, path, json=body, headers={
-                "Authorization": f"Bearer {self.token}"}) as resp:
-            answer = contract.Answer(resp.status, resp.headers, await resp.read())
-        contract.check_response(method, path.split("?")[0], answer)
-        return answer.status, answer.json
-
-    async def reconciled(self) -> None:
-        deadline = time.monotonic() + 120
-        while True:
-            _, status = await self.call("GET", "/v1/status")
-            if not status["reconcile"]["running"] and status["reconcile"]["phase"] != "pending":
-                return
-            assert time.monotonic() < deadline, status
-            await asyncio.sleep(0.1)
-
-
 async def test_the_ask_and_conversation_routes(
-    tmp_path: Path, vault: Path, llm: Any, aiohttp_client: Any,
+    tmp_path: Path, vault: Path, llm: Any, app_client: Callable[[Config], Awaitable[AppClient]],
 ) -> None:
-    config = settings(tmp_path, llm_url=llm.url)
-    api = Client(await aiohttp_client(init_app(config)),
-                 (config.data / "token").read_text().strip())
+    api = await app_client(settings(tmp_path, llm_url=llm.url))
     await api.reconciled()
     llm.reply = lambda body: "Wild yeast [1]."
     status, doc = await api.call("POST", "/v1/ask", {"question": QUESTION, "conversation": "w-1"})

@@ -1,39 +1,18 @@
 """The cleaning and web routes through the app `ora serve` runs; answers checked against the
-OpenAPI document by the server suite's contract checker."""
+OpenAPI document by the server suite's contract checker (`app_client`, tests/conftest.py)."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
-from aiohttp.test_utils import TestClient
 
-from sidecar.server.app import init_app
 from sidecar.settings import Config, make_config
 
-_CONTRACT = Path(__file__).resolve().parents[1] / "server" / "contract.py"
-_spec = importlib.util.spec_from_file_location("claims_contract", _CONTRACT)
-assert _spec is not None and _spec.loader is not None
-contract = importlib.util.module_from_spec(_spec)
-sys.modules["claims_contract"] = contract
-_spec.loader.exec_module(contract)
+from ..conftest import AppClient
 
 OLD, NEW = "Engrams/Vitamin C and colds.md", "Engrams/Vitamin C revisited.md"
-
-
-class Client:
-    def __init__(self, client: TestClient[Any, Any], token: str) -> None:
-        self.client, self.token = client, token
-
-    async def call(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
-        async with self.client.request(method, path, json=body, headers={
-                "Authorization": f"Bearer {self.token}"}) as resp:
-            answer = contract.Answer(resp.status, resp.headers, await resp.read())
-        contract.check_response(method, path.split("?")[0], answer)
-        return answer.status, answer.json
 
 
 @pytest.fixture
@@ -44,12 +23,13 @@ def server_config(vault: Path, tmp_path: Path) -> Config:
 
 
 @pytest.fixture
-async def api(server_config: Config, aiohttp_client: Any) -> Client:
-    client = await aiohttp_client(init_app(server_config))
-    return Client(client, (server_config.data / "token").read_text().strip())
+async def api(
+    server_config: Config, app_client: Callable[[Config], Awaitable[AppClient]]
+) -> AppClient:
+    return await app_client(server_config)
 
 
-async def test_scan_then_resolve_over_http(api: Client, vault: Path) -> None:
+async def test_scan_then_resolve_over_http(api: AppClient, vault: Path) -> None:
     status, doc = await api.call("GET", "/v1/contradictions")
     assert (status, doc) == (200, {"pairs": []})
     status, doc = await api.call("POST", "/v1/contradictions/scan", {})
@@ -68,7 +48,7 @@ async def test_scan_then_resolve_over_http(api: Client, vault: Path) -> None:
     assert [p["id"] for p in doc["pairs"]] == [pair["id"]]
 
 
-async def test_resolution_conflict_and_unknown_pair_are_errors(api: Client, vault: Path) -> None:
+async def test_resolution_conflict_and_unknown_pair_are_errors(api: AppClient, vault: Path) -> None:
     _, doc = await api.call("POST", "/v1/contradictions/scan", {})
     (pair,) = [p for p in doc["pairs"] if p["kind"] == "engram"]
     (vault / OLD).write_text((vault / OLD).read_text() + "An edit.\n")
@@ -82,7 +62,7 @@ async def test_resolution_conflict_and_unknown_pair_are_errors(api: Client, vaul
     assert status == 400
 
 
-async def test_news_batch_is_approved_over_http(api: Client, vault: Path) -> None:
+async def test_news_batch_is_approved_over_http(api: AppClient, vault: Path) -> None:
     _, doc = await api.call("POST", "/v1/contradictions/scan", {})
     batch = next(p["batch"] for p in doc["pairs"] if p["kind"] == "news")
     status, done = await api.call("POST", f"/v1/contradictions/batches/{batch}/approve", {})
@@ -92,7 +72,7 @@ async def test_news_batch_is_approved_over_http(api: Client, vault: Path) -> Non
     assert status == 404
 
 
-async def test_web_classify_over_http(api: Client, vault: Path) -> None:
+async def test_web_classify_over_http(api: AppClient, vault: Path) -> None:
     (vault / "Registry — Trusted Web Sources.md").write_text(
         "---\ntype: reference\nwhitelist: [nature.com]\n---\n", encoding="utf-8")
     status, doc = await api.call("POST", "/v1/web/classify", {"results": [

@@ -1,0 +1,68 @@
+"""What every bench/ script shares: paths, the CPU's name, percentiles, docs/benchmarks.md.
+
+The scripts run as `.venv/bin/python bench/<script>.py`, so `bench/` is on `sys.path` and they
+import this module as `report`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+DOC = ROOT / "docs" / "benchmarks.md"
+# The BEIR copy of SciFact sits beside the checkout; every script takes `--data` to override it.
+SCIFACT = ROOT.parent / "shared" / "eval" / "scifact"
+
+
+def cpu_name() -> str:
+    """The CPU's model name (Linux), else whatever `platform` knows."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown CPU"
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    """The sample nearest to quantile `q` (0..1) of `values`; no interpolation."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def write_section(heading: str, text: str) -> None:
+    """Put `text` (starting with the line `heading`) in place of that section of
+    docs/benchmarks.md, or append it; every other section stays as it is."""
+    old = DOC.read_text(encoding="utf-8") if DOC.exists() else "# Benchmarks\n"
+    lines = old.splitlines(keepends=True)
+    section = text.strip("\n") + "\n"
+    start = next((i for i, line in enumerate(lines) if line.rstrip() == heading), None)
+    if start is None:
+        new = old.rstrip("\n") + "\n\n" + section
+    else:
+        end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")),
+                   len(lines))
+        tail = "".join(lines[end:])
+        new = "".join(lines[:start]) + section + ("\n" + tail if tail else "")
+    DOC.write_text(new, encoding="utf-8")
+
+
+def section_main(
+    doc: str | None, heading: str, report: Callable[[Any], str], option: str, **spec: Any
+) -> int:
+    """`main` of a script measuring one section: takes `option` (argparse `spec`) and `--write`,
+    prints `report(<option's value>)` and with `--write` stores it as the `heading` section."""
+    parser = argparse.ArgumentParser(description=doc)
+    parser.add_argument(option, **spec)
+    parser.add_argument("--write", action="store_true", help="update docs/benchmarks.md")
+    args = parser.parse_args()
+    text = report(getattr(args, option.lstrip("-").replace("-", "_")))
+    print(text)
+    if args.write:
+        write_section(heading, text)
+    return 0
