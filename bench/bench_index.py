@@ -20,7 +20,6 @@ import argparse
 import datetime as dt
 import json
 import os
-import platform
 import random
 import sqlite3
 import statistics
@@ -32,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from gen_vault import generate  # type: ignore[import-not-found]
+from report import cpu_name, percentile, write_section
 
 from sidecar.chunking.chunker import chunk_note
 from sidecar.index.names import store_name
@@ -43,7 +43,6 @@ from sidecar.vault.edit import content_hash
 from sidecar.vault.note import read_note
 
 ORA = str(Path(sys.executable).parent / "ora")
-DOCS = Path(__file__).resolve().parent.parent / "docs" / "benchmarks.md"
 
 
 def run_ora(args: list[str]) -> tuple[dict[str, Any], float, int, float]:
@@ -132,7 +131,7 @@ def watch_latency(vault: Path, data: Path, edits: int, seed: int) -> dict[str, f
     latencies.sort()
     return {
         "p50": statistics.median(latencies),
-        "p95": latencies[max(0, round(0.95 * len(latencies)) - 1)],
+        "p95": percentile(latencies, 0.95),
         "max": latencies[-1],
         "rss_mib": usage.ru_maxrss // 1024,
     }
@@ -191,20 +190,6 @@ Chroma, BM25, ledger, clustering).
 """
 
 
-def write_section(section: str) -> None:
-    """Replace (or append) the `## Index` section of docs/benchmarks.md."""
-    text = DOCS.read_text(encoding="utf-8") if DOCS.exists() else "# Benchmarks\n"
-    lines = text.splitlines(keepends=True)
-    start = next((i for i, line in enumerate(lines) if line.strip() == "## Index"), None)
-    if start is None:
-        text = text.rstrip("\n") + "\n\n" + section
-    else:
-        end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), None)
-        tail = "".join(lines[end:]) if end is not None else ""
-        text = "".join(lines[:start]) + section + ("\n" + tail if tail else "")
-    DOCS.write_text(text, encoding="utf-8")
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--notes", type=int, default=10_000)
@@ -233,14 +218,14 @@ def main() -> None:
         params = json.loads((data / "index.json").read_text())["namespaces"]["default"]
     results = {
         "date": dt.date.today().isoformat(),
-        "machine": platform.processor() or platform.machine(),
+        "machine": cpu_name(),
         "notes": args.notes, "edits": args.edits, "model": params["model"],
         "debounce_ms": make_config(".").debounce_ms,
         "cold": cold, "restart": again, "raw": raw, "watch": watch,
     }  # fmt: skip
     print(json.dumps(results, indent=2, default=str))
     if args.write:
-        write_section(markdown(results))
+        write_section("## Index", markdown(results))
 
 
 if __name__ == "__main__":

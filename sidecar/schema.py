@@ -67,6 +67,7 @@ class Schema:
     fusion_weights: dict[str, float]
     candidate_pool: int
     cluster_threshold: float
+    bm25_stopwords: frozenset[str]
     web_tiers: dict[str, float]
     web_registry_note: str
     corroboration_min_domains: int
@@ -117,6 +118,7 @@ def get_schema() -> Schema:
         fusion_weights={k: float(v) for k, v in ranking["fusion"]["weights"].items()},
         candidate_pool=int(ranking["candidate_pool"]),
         cluster_threshold=float(ranking["cluster"]["assign_threshold"]),
+        bm25_stopwords=frozenset(ranking["bm25"]["stopwords"]),
         web_tiers={k: float(v) for k, v in web["tiers"].items()},
         web_registry_note=web["registry_note"],
         corroboration_min_domains=int(web["corroboration_min_domains"]),

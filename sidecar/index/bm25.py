@@ -4,7 +4,8 @@ Each store (`NS__vault`, `NS__private`) is a plain table of chunks (so a chunk i
 deleted by id through a unique index) plus an external-content FTS5 table kept in step by
 triggers. Archived chunks are filtered in the same SQL statement as the match, so a filtered
 query still returns up to k rows. Any user text is a valid query: it is reduced to its word
-tokens, each quoted, joined with OR (the classic bag-of-words BM25 query).
+tokens minus the query stopwords of `schema/ranking.json`, each quoted, joined with OR (the
+classic bag-of-words BM25 query).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from pathlib import Path
 
 from sidecar.index.names import store_name
 from sidecar.index.sqlite import ThreadConnections
+from sidecar.schema import get_schema
 
 # Recorded in DATA/index.json; changing either rebuilds the BM25 stores from the vault.
 TOKENIZE = "porter unicode61 remove_diacritics 2"
@@ -42,7 +44,10 @@ class SparseRow:
 
 def match_expression(query: str) -> str:
     """An FTS5 MATCH expression for arbitrary text: quoted word tokens joined by OR ("" if none)."""
-    terms = list(dict.fromkeys(t.lower() for t in _WORD.findall(query)))[:MAX_QUERY_TERMS]
+    terms = list(dict.fromkeys(t.lower() for t in _WORD.findall(query)))
+    stop = get_schema().bm25_stopwords
+    # A query of nothing but stopwords ("to be or not to be") still searches for them.
+    terms = ([t for t in terms if t not in stop] or terms)[:MAX_QUERY_TERMS]
     return " OR ".join(f'"{t}"' for t in terms)
 
 

@@ -33,7 +33,7 @@ def _is_int(_checker: object, instance: object) -> bool:
 
 # JSON Schema counts 10.0 as an integer; Python code slicing or counting with it would fail, so
 # the API asks for integers written as integers.
-_Validator = validators.extend(
+_Validator = validators.extend(  # type: ignore[no-untyped-call]
     Draft202012Validator,
     type_checker=Draft202012Validator.TYPE_CHECKER.redefine("integer", _is_int),
 )

@@ -33,13 +33,15 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Bm25Store:
     ("query", "expected"),
     [
         ('"quoted" phrase', '"quoted" OR "phrase"'),
-        ("a AND b OR NOT c", '"a" OR "and" OR "b" OR "or" OR "not" OR "c"'),
+        ("a AND b OR NOT c", '"b" OR "not" OR "c"'),
+        ("to be or not to be", '"not"'),
+        ("to be or to be", '"to" OR "be" OR "or"'),
         ("NEAR(x y)* ^col:z -w", '"near" OR "x" OR "y" OR "col" OR "z" OR "w"'),
         ("Café CAFÉ", '"café"'),
         ("?!…", ""),
     ],
 )
-def test_match_expression_quotes_every_word(query: str, expected: str) -> None:
+def test_match_expression_quotes_every_word_but_stopwords(query: str, expected: str) -> None:
     assert match_expression(query) == expected
 
 
@@ -48,7 +50,7 @@ def test_match_expression_quotes_every_word(query: str, expected: str) -> None:
     [
         ("repetition", "id1"),
         ("creme brulee", "id2"),  # diacritics folded
-        ('NOT AND "OR"', "id3"),  # operators are plain words
+        ('NOT AND "OR" NEAR', "id3"),  # operators are plain words
         ("torches", "id2"),  # porter stemming
     ],
 )
