@@ -1,4 +1,5 @@
 # Plain entry points. `make demo` and `make test` are the README's two commands.
+# `make demo` ends with `ora lint`, which exits 1 on the deliberate defects in _lint-defects/.
 VENV    := .venv
 PY      := $(VENV)/bin/python
 ORA     := $(VENV)/bin/ora
@@ -34,6 +35,7 @@ models: python-setup
 demo: setup
 	$(ORA) index $(VAULT)
 	$(ORA) search $(VAULT) "$(QUERY)" --k 5
+	$(ORA) contradictions $(VAULT) --scan
 	$(ORA) lint $(VAULT) || true
 	@echo
 	@echo "Serve the plugin API with: $(ORA) serve $(VAULT)"
