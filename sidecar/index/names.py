@@ -14,14 +14,18 @@ from sidecar.errors import BadRequest
 
 # Chroma's own rule for collection names, narrowed so the name is also a safe SQLite identifier.
 _NAMESPACE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,62}")
+# `__` separates a name's parts and `mem` prefixes conversation memory (`mem__<namespace>`), so
+# neither may appear in a namespace: `mem` would make `mem__vault`, memory's name for namespace
+# `vault`.
+_RESERVED = frozenset({"mem"})
 
 
 def check_namespace(namespace: str) -> str:
     """The namespace, or BadRequest when it cannot name a collection."""
-    if not _NAMESPACE.fullmatch(namespace):
+    if not _NAMESPACE.fullmatch(namespace) or "__" in namespace or namespace in _RESERVED:
         raise BadRequest(
             f"namespace {namespace!r} is not valid: use 1-63 letters, digits, '_' or '-', "
-            "starting with a letter or digit"
+            "starting with a letter or digit, without '__', and not 'mem'"
         )
     return namespace
 

@@ -12,6 +12,7 @@ import pytest
 
 from sidecar.errors import BadRequest, IndexLocked
 from sidecar.index import open_index
+from sidecar.index.names import check_namespace
 from sidecar.models.embedder import Embedder
 from sidecar.settings import make_config
 
@@ -90,3 +91,11 @@ def test_reader_cannot_write(vault: Path, tmp_path: Path) -> None:
     config = make_config(vault, tmp_path / "data")
     with open_index(config, writer=False) as reader, pytest.raises(BadRequest, match="read-only"):
         reader.reconcile()
+
+
+@pytest.mark.parametrize("namespace", ["mem", "a__b", "mem__vault"])
+def test_namespaces_that_could_collide_with_memory_collections_are_refused(
+    namespace: str,
+) -> None:
+    with pytest.raises(BadRequest, match="namespace"):
+        check_namespace(namespace)
