@@ -2,8 +2,8 @@
 
 Embedded (`PersistentClient` in `DATA/chroma`) unless a server URL is configured (`HttpClient`).
 Chroma is always given vectors; it never gets an embedding function (its default one downloads a
-model). Archived chunks are excluded by a `where` clause inside the query, so a filtered query
-still returns k results.
+model). Archived chunks are left out inside the store (over-fetch, else a `where` clause), so a
+filtered query still returns k results when k exist.
 """
 
 from __future__ import annotations

@@ -94,3 +94,15 @@ def test_replace_overwrites_rather_than_duplicates(tmp_path: Path) -> None:
     bm25.replace("ns", deletes={False: ["id1"]}, inserts={})
     assert bm25.count("ns", False) == 0
     bm25.close()
+
+
+def test_archived_rows_crowding_the_top_still_leave_k_results(tmp_path: Path) -> None:
+    bm25 = Bm25Store(tmp_path / "bm25.sqlite")
+    bm25.create("default")
+    rows = [_row(i, "kiwi " * 5, archived=True) for i in range(10)]
+    rows += [_row(20 + i, "kiwi and a long sentence about other fruit") for i in range(3)]
+    bm25.replace("default", deletes={}, inserts={False: rows, True: []})
+    hits = bm25.search("default", "kiwi", 2, private=False, include_archived=False)
+    assert [cid for cid, _ in hits] == ["id20", "id21"]
+    crowded = bm25.search("default", "kiwi", 2, private=False, include_archived=True)
+    assert all(int(cid[2:]) < 10 for cid, _ in crowded)
