@@ -3,9 +3,9 @@
 Each store (`NS__vault`, `NS__private`) is a plain table of chunks (so a chunk is found and
 deleted by id through a unique index) plus an external-content FTS5 table kept in step by
 triggers. Archived chunks are left out inside the store (over-fetch, else a join on the chunk
-table), so a filtered query still returns up to k rows. Any user text is a valid query: it is reduced to its word
-tokens minus the query stopwords of `schema/ranking.json`, each quoted, joined with OR (the
-classic bag-of-words BM25 query).
+table), so a filtered query still returns up to k rows. Any user text is a valid query: it is
+reduced to its word tokens minus the query stopwords of `schema/ranking.json`, each quoted,
+joined with OR (the classic bag-of-words BM25 query).
 """
 
 from __future__ import annotations
@@ -130,6 +130,16 @@ class Bm25Store:
         if not self._exists(conn, name):
             return 0
         return int(conn.execute(f'SELECT count(*) FROM "{name}"').fetchone()[0])
+
+    def live_among(self, namespace: str, private: bool, ids: Sequence[str]) -> set[str]:
+        """Those of `ids` stored here and not archived (one indexed lookup)."""
+        conn = self._db.get()
+        name = store_name(namespace, private)
+        if not ids or not self._exists(conn, name):
+            return set()
+        marks = ",".join("?" * len(ids))
+        return {cid for (cid,) in conn.execute(
+            f'SELECT id FROM "{name}" WHERE archived = 0 AND id IN ({marks})', list(ids))}
 
     def search(
         self, namespace: str, query: str, k: int, *, private: bool, include_archived: bool

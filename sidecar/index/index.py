@@ -6,6 +6,7 @@ the writer reconciles in another thread. Writes are serialised by a lock inside 
 
 from __future__ import annotations
 
+import functools
 import threading
 import time
 from collections.abc import Iterable, Mapping, Sequence
@@ -207,7 +208,8 @@ class Index:
         hits: list[tuple[str, float]] = []
         for store_private in (False, True) if private else (False,):
             hits += self.chroma.query(
-                ns, store_private, vector, k, include_archived=include_archived
+                ns, store_private, vector, k, include_archived=include_archived,
+                live=functools.partial(self.bm25.live_among, ns, store_private),
             )
         hits.sort(key=lambda h: (-h[1], h[0]))
         return hits[:k]
