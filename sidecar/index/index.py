@@ -119,7 +119,9 @@ class Index:
             paths = set(iter_note_paths(self.config.vault))
             paths.update(self.ledger.rows(self.namespace))
             report = syncer.sync(paths, quick=True, progress=progress)
-            self._recluster(report)
+            # Always, not only after a change: a run stopped before this step (a crash, a
+            # shutdown) has already written its notes, so no later change would trigger it.
+            self._recluster(report, force=True)
         return self._summary(report, started)
 
     def apply_paths(self, rel_paths: Iterable[str]) -> dict[str, Any]:
@@ -156,9 +158,10 @@ class Index:
             **self._summary(report, started),
         }
 
-    def _recluster(self, report: SyncReport) -> None:
-        """Re-run cluster assignment when a decay-eligible note changed; write what moved."""
-        if not report.decay_changed:
+    def _recluster(self, report: SyncReport, *, force: bool = False) -> None:
+        """Re-run cluster assignment when a decay-eligible note changed (or `force`); write what
+        moved."""
+        if not (force or report.decay_changed):
             return
         rows = self.ledger.rows(self.namespace)
         members = [

@@ -66,3 +66,20 @@ def test_undeclared_chats_are_clustered_by_similarity_and_rebuilds_agree(
     rebuilt = open_idx(root, data=tmp_path / "data2")
     rebuilt.reconcile()
     assert {p: r.cluster for p, r in _records(rebuilt, "tea OR VAT").items()} == got
+
+
+def test_a_reconcile_repairs_clusters_left_stale_by_an_interrupted_run(
+    tmp_path: Path, open_idx: OpenIndex
+) -> None:
+    root = tmp_path / "v"
+    for rel, body, date in (("Chats/Tea 1.md", "Green tea steeping time.", "2024-01-01"),
+                            ("Chats/Tea 2.md", "Steeping green tea longer.", "2024-01-05")):
+        write(root, rel, note("chat", body, date_created=date))
+    index = open_idx(root)
+    index.reconcile()
+    # A run that wrote its notes but stopped before the cluster pass leaves this behind.
+    index.ledger.set_clusters(index.namespace, {"Chats/Tea 2.md": "auto:stale"})
+    result = index.reconcile()
+    assert result["embedded"] == 0
+    assert index.ledger.rows(index.namespace)["Chats/Tea 2.md"].cluster == "auto:tea-1"
+    assert _records(index, "tea")["Chats/Tea 1.md"].newer_in_cluster == 1
