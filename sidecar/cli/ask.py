@@ -15,7 +15,7 @@ from sidecar.answers import AnswerLimits, answer
 from sidecar.cli.common import add_retrieval_args, add_vault_args, emit, retrieval_from_args
 from sidecar.errors import IndexLocked
 from sidecar.index import open_index
-from sidecar.memory import ConversationMemory, Episodic, open_store
+from sidecar.memory import ConversationMemory, Episodic, open_store, restore_recall
 from sidecar.models.embedder import load_embedder
 
 
@@ -40,10 +40,12 @@ def run(args: argparse.Namespace) -> int:
                           "POST /v1/ask") from err
     store = open_store(config.data) if remembering else None
     try:
-        memory = None if store is None else ConversationMemory(
-            config, store, Episodic(index.chroma.client, options.namespace), embedder,
-            args.conversation, private=args.private,
-        )
+        memory = None
+        if store is not None:
+            episodic = Episodic(index.chroma.client, options.namespace)
+            restore_recall(store, episodic, embedder)
+            memory = ConversationMemory(config, store, episodic, embedder, args.conversation,
+                                        private=args.private)
         document = asyncio.run(answer(config, index, embedder, reranker, args.question, options,
                                       reranker_reason=reason, memory=memory))
     finally:

@@ -1,6 +1,11 @@
 """Three-tier conversation memory (ADR-0005 decision 4): SQLite log, window + summary, recall."""
 
-from sidecar.memory.conversation import ConversationMemory, MemoryLimits, count_tokens
+from sidecar.memory.conversation import (
+    ConversationMemory,
+    MemoryLimits,
+    count_tokens,
+    restore_recall,
+)
 from sidecar.memory.episodic import Episodic, memory_collection
 from sidecar.memory.store import MemoryStore, Turn, check_conversation, open_store
 
@@ -14,4 +19,5 @@ __all__ = [
     "count_tokens",
     "memory_collection",
     "open_store",
+    "restore_recall",
 ]

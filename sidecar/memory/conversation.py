@@ -70,6 +70,25 @@ def _turn_lines(turns: list[Turn]) -> str:
     return "\n".join(f"{t.role}: {t.content}" for t in turns)
 
 
+def restore_recall(store: MemoryStore, episodic: Episodic, embedder: TurnEmbedder) -> int:
+    """Embed the logged turns that episodic memory lacks; how many there were.
+
+    A turn is logged before it is embedded, so a crash between the two leaves it durable but not
+    recallable; this closes that gap when memory is opened.
+    """
+    restored = 0
+    for private in (False, True):
+        present = episodic.ids(private)
+        missing = [t for t in store.scope(episodic.namespace, private=private)
+                   if t.id not in present]
+        if missing:
+            vectors = embedder.embed([t.content for t in missing])
+            for turn, vector in zip(missing, vectors, strict=True):
+                episodic.add(turn, vector)
+            restored += len(missing)
+    return restored
+
+
 class ConversationMemory:
     """One conversation of one namespace, seen in private mode or not."""
 

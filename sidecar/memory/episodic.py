@@ -78,6 +78,11 @@ class Episodic:
                         "created": turn.created}],
         )
 
+    def ids(self, private: bool) -> set[int]:
+        """Ids of the turns embedded in the private or the ordinary collection."""
+        col = self._collection(private, create=False)
+        return set() if col is None else {int(i) for i in col.get(include=[])["ids"]}
+
     def recall(
         self, vector: FloatArray, k: int, *, private: bool, exclude: Ids[int], min_similarity: float
     ) -> list[Recalled]:

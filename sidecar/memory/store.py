@@ -137,6 +137,13 @@ class MemoryStore:
         )
         return [Turn(r[0], r[1], r[2], r[3], r[4], r[5], bool(r[6])) for r in rows]
 
+    def scope(self, namespace: str, *, private: bool) -> list[Turn]:
+        """Every turn of the namespace asked in private mode (`private`) or not, oldest first."""
+        rows = self._rows(
+            "SELECT id, conversation, role, content, created, tokens, private FROM turns "
+            "WHERE namespace = ? AND private = ? ORDER BY id", (namespace, int(private)))
+        return [Turn(r[0], r[1], r[2], r[3], r[4], r[5], bool(r[6])) for r in rows]
+
     def summary(self, namespace: str, conversation: str, *, private: bool) -> Summary:
         rows = self._rows(
             "SELECT text, covered FROM summaries WHERE namespace = ? AND conversation = ? "

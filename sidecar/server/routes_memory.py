@@ -19,7 +19,14 @@ from aiohttp import web
 from sidecar.answers import AnswerLimits, answer
 from sidecar.errors import BadRequest, NotFound
 from sidecar.index.names import check_namespace
-from sidecar.memory import ConversationMemory, Episodic, MemoryStore, check_conversation, open_store
+from sidecar.memory import (
+    ConversationMemory,
+    Episodic,
+    MemoryStore,
+    check_conversation,
+    open_store,
+    restore_recall,
+)
 from sidecar.retrieval.search import SearchOptions
 from sidecar.server.openapi import read_json
 from sidecar.server.resources import INDEX, MODELS
@@ -49,10 +56,12 @@ async def context(app: web.Application) -> AsyncIterator[None]:
         store.close()
 
 
-def _episodic(app: web.Application, namespace: str) -> Episodic:
+async def _episodic(app: web.Application, namespace: str) -> Episodic:
     memory = app[MEMORY]
     if namespace not in memory.episodic:
-        memory.episodic[namespace] = Episodic(app[INDEX].chroma.client, namespace)
+        episodic = Episodic(app[INDEX].chroma.client, namespace)
+        await asyncio.to_thread(restore_recall, memory.store, episodic, app[MODELS].embedder)
+        memory.episodic[namespace] = episodic
     return memory.episodic[namespace]
 
 
@@ -72,7 +81,7 @@ async def ask(request: web.Request) -> web.Response:
                                 body["question"], options, reranker_reason=models.reranker_reason)
         return web.json_response(document)
     memory = ConversationMemory(
-        app[CONFIG], app[MEMORY].store, _episodic(app, options.namespace), models.embedder,
+        app[CONFIG], app[MEMORY].store, await _episodic(app, options.namespace), models.embedder,
         conversation, private=options.private,
     )
     async with app[MEMORY].locks[f"{options.namespace}/{memory.conversation}"]:

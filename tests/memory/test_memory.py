@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from sidecar.memory import ConversationMemory, count_tokens
+from sidecar.memory import ConversationMemory, Episodic, count_tokens, restore_recall
 from sidecar.memory.conversation import SUMMARY_PROMPT
 
 CHAT = [
@@ -153,3 +153,19 @@ async def test_private_turns_are_never_seen_by_a_non_private_conversation(
     assert "31-12-07" in _text(private_context)
     assert SECRET in (opened.index.chroma.client.get_collection(
         "mem__default__private").get()["documents"] or [])
+
+
+async def test_turns_logged_but_never_embedded_are_restored_for_recall(
+    open_memory: Callable[..., Any],
+) -> None:
+    opened = open_memory()
+    # A crash between the log write and the embedding leaves these turns durable but unrecallable.
+    for role, content in CHAT[:2]:
+        opened.store.append("default", "crashed", role, content, tokens=12, private=False)
+    episodic = Episodic(opened.index.chroma.client, opened.index.namespace)
+    assert episodic.ids(False) == set()
+
+    assert restore_recall(opened.store, episodic, opened.embedder) == 2
+    assert restore_recall(opened.store, episodic, opened.embedder) == 0
+    context = await opened.memory("newer").context("what flour goes in my sourdough starter?")
+    assert f"(user, conversation crashed) {CHAT[0][1]}" in _text(context)
