@@ -9,7 +9,9 @@ Two texts per chunk:
   is what users see and what BM25 indexes. Only a single line too long for one chunk is cut,
   and then `text` is the part of that line.
 - `embed_text` prefixes a breadcrumb (note title > heading > sub-heading) so a chunk whose own
-  lines never name their subject still embeds near it. `n_tokens` counts `embed_text` with the
+  lines never name their subject still embeds near it. A note's title is its H1 when it has
+  one (already first in the heading path), else its file name: renaming a note that has an H1
+  therefore changes no embedded text, and its vectors move without re-embedding. `n_tokens` counts `embed_text` with the
   model's [CLS]/[SEP], and is always ≤ max_tokens, so the embedder never truncates a chunk.
 """
 
@@ -109,7 +111,8 @@ def _counting(tokenizer: Tokenizer) -> Tokenizer:
 
 def _context(tokenizer: Tokenizer, title: str, path: tuple[str, ...], limit: int) -> str:
     """The breadcrumb, shortened (or dropped) to stay within a quarter of the budget."""
-    candidates = [BREADCRUMB.join((title, *path)), path[-1] if path else title, ""]
+    full = BREADCRUMB.join(part for part in (title, *path) if part)
+    candidates = [full, path[-1] if path else title, ""]
     for text in candidates:
         if len(tokenizer.encode(text, add_special_tokens=False).ids) <= limit:
             return text
@@ -164,14 +167,16 @@ def chunk_note(note: Note, tokenizer: Tokenizer, max_tokens: int) -> list[Chunk]
     lines = [line.removesuffix("\r") for line in note.body.split("\n")]
     chunks: list[Chunk] = []
     carried: list[Block] = []  # a heading with nothing under it joins the next section's chunk
-    all_sections = sections(blocks(lines))
+    all_blocks = list(blocks(lines))
+    title = "" if any(b.level == 1 for b in all_blocks) else note.title
+    all_sections = sections(all_blocks)
     for n, section in enumerate(all_sections):
         body = carried + section.blocks
         if len(section.blocks) == 1 and section.blocks[0].level and n + 1 < len(all_sections):
             carried = body
             continue
         carried = []
-        context = _context(tokenizer, note.title, section.path, max_tokens // 4)
+        context = _context(tokenizer, title, section.path, max_tokens // 4)
         counter = _Counter(tokenizer, max_tokens, context)
         for piece in _merged(_pieces(body, lines, counter), lines, counter):
             text = piece.cut if piece.cut is not None else _join(lines, piece.first, piece.last)

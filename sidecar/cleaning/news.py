@@ -93,7 +93,7 @@ def propose(states: dict[str, NoteState], changed: set[str],
         batch = "news-" + hashlib.sha256(root[path].encode()).hexdigest()[:12]
         proposals.append(Pair(
             id=pair_id(KIND, a, b), kind=KIND, a=a, b=b, judge=JUDGE,
-            score=round(similarity, 4), batch=batch,
+            score=round(similarity, 4), batch=batch, private=previous.private or newer.private,
             evidence={"proposal": "b supersedes a", "similarity": round(similarity, 4),
                       "dates": [previous.date, newer.date],
                       "titles": [previous.title, newer.title]},

@@ -105,11 +105,12 @@ def _wrong(config: Config, queue: Queue, pair: Pair, note: str | None,
 
 
 def resolve(config: Config, queue: Queue, pid: str, action: str, *, newer: str | None = None,
-            note: str | None = None, delete: bool = False) -> Resolution:
-    """Apply one resolution to pair `pid` and record it in the queue."""
+            note: str | None = None, delete: bool = False, private: bool = False) -> Resolution:
+    """Apply one resolution to pair `pid` and record it in the queue (a private pair only in
+    private mode: otherwise it is not found)."""
     if action not in ACTIONS:
         raise BadRequest(f"unknown action {action!r}: choose from {', '.join(ACTIONS)}")
-    pair = queue.get(pid)
+    pair = queue.get(pid, private=private)
     if pair.status not in _TRIAGEABLE:
         raise Conflict(f"pair {pid} is already {pair.status}")
     if action == "changed-mind":
@@ -123,12 +124,15 @@ def resolve(config: Config, queue: Queue, pid: str, action: str, *, newer: str |
     return Resolution(queue.set_status(pid, status, record), changed)
 
 
-def approve_batch(config: Config, queue: Queue, batch: str) -> list[Resolution]:
+def approve_batch(config: Config, queue: Queue, batch: str, *,
+                  private: bool = False) -> list[Resolution]:
     """Apply every open news proposal of a batch ("news" means every open batch), oldest
-    first, so a story's chain archives each article in turn."""
-    proposals = (queue.pairs("open", kind="news") if batch == "news"
-                 else [p for p in queue.batch(batch) if p.kind == "news"])
+    first, so a story's chain archives each article in turn; private proposals only in
+    private mode."""
+    proposals = (queue.pairs("open", kind="news", private=private) if batch == "news"
+                 else [p for p in queue.batch(batch, private=private) if p.kind == "news"])
     if not proposals:
         raise NotFound(f"no open news proposals in batch {batch!r}")
     proposals.sort(key=lambda p: (str(p.evidence.get("dates", [""])[-1]), p.b.path))
-    return [resolve(config, queue, p.id, "changed-mind", newer=p.b.path) for p in proposals]
+    return [resolve(config, queue, p.id, "changed-mind", newer=p.b.path, private=private)
+            for p in proposals]

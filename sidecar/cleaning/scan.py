@@ -2,8 +2,8 @@
 
 Only notes that changed since the last scan are paired again (with every note of their kind);
 their open pairs are replaced by the new findings, while pairs the user triaged keep their
-status. The queue's note states are saved last, so a failed judge leaves the changed notes
-to be judged again next time.
+status and follow their notes' private tag. The queue's note states are saved last, so a
+failed judge leaves the changed notes to be judged again next time.
 """
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ def _best(candidate: Candidate, judged: list[tuple[Alignment, Verdict]],
     a, b = _side(candidate.a, al.i), _side(candidate.b, al.j)
     return Pair(
         id=pair_id(candidate.a.kind or "", a, b), kind=candidate.a.kind or "", a=a, b=b,
-        judge=judge, score=verdict.score,
+        judge=judge, score=verdict.score, private=candidate.a.private or candidate.b.private,
         evidence={"cue": verdict.cue, **verdict.detail,
                   "note_similarity": round(candidate.similarity, 4),
                   "claim_similarity": round(al.similarity, 4),
@@ -102,6 +102,7 @@ async def scan(config: Config, queue: Queue, embedder: Embedder, judge: Judge,
     queue.offer(found + proposals)
     queue.put_notes(seen.states[p] for p in sorted(seen.changed | seen.restat))
     queue.drop_notes(seen.removed)
+    queue.reflag()
     queue.set_meta("embedder", embedder.model_id)
     report("done", len(work), len(work))
     return ScanReport(

@@ -4,6 +4,11 @@ Two tables. `notes` remembers, per vault note, the file hash it was last scanned
 and their vectors, so a scan re-reads and re-pairs only notes that changed. `pairs` is the queue
 the user triages: each pair keeps the two claims, where they are, the judge's evidence, and the
 hashes the two files had when judged, so a resolution refuses to edit a file that changed since.
+
+A pair is `private` when either note carries the private tag: it is listed, counted and found by
+id only in private mode, like the index's private store. A queue file from before that column
+existed is migrated on open: its scan state is forgotten (the next scan reads every note again
+and learns its privacy) and its pairs count as private until that scan re-flags them.
 """
 
 from __future__ import annotations
@@ -25,21 +30,23 @@ from sidecar.index.sqlite import ThreadConnections
 
 QUEUE_FILE = "contradictions.sqlite"
 STATUSES = ("open", "resolved", "flagged", "dismissed")
-_VERSION = "1"
+_VERSION = "2"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS notes (
     path TEXT PRIMARY KEY, hash TEXT NOT NULL, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL,
     kind TEXT, archived INTEGER NOT NULL, title TEXT NOT NULL, date TEXT, cluster TEXT,
-    supersedes TEXT NOT NULL, claims TEXT NOT NULL, vectors BLOB, ai_derived INTEGER NOT NULL
+    supersedes TEXT NOT NULL, claims TEXT NOT NULL, vectors BLOB, ai_derived INTEGER NOT NULL,
+    private INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS pairs (
     id TEXT PRIMARY KEY, kind TEXT NOT NULL, batch TEXT,
     a_path TEXT NOT NULL, a_start INTEGER, a_end INTEGER, a_text TEXT NOT NULL, a_hash TEXT,
     b_path TEXT NOT NULL, b_start INTEGER, b_end INTEGER, b_text TEXT NOT NULL, b_hash TEXT,
     judge TEXT NOT NULL, score REAL NOT NULL, evidence TEXT NOT NULL, status TEXT NOT NULL,
-    resolution TEXT, created TEXT NOT NULL, updated TEXT NOT NULL
+    resolution TEXT, created TEXT NOT NULL, updated TEXT NOT NULL,
+    private INTEGER NOT NULL DEFAULT 1
 );
 CREATE INDEX IF NOT EXISTS pairs_a ON pairs (a_path);
 CREATE INDEX IF NOT EXISTS pairs_b ON pairs (b_path);
@@ -78,11 +85,12 @@ class Pair:
     status: str = "open"
     batch: str | None = None
     resolution: dict[str, Any] | None = None
+    private: bool = False  # either note is private
 
     def as_json(self) -> dict[str, Any]:
         doc = {"id": self.id, "kind": self.kind, "a": self.a.as_json(), "b": self.b.as_json(),
                "judge": self.judge, "score": self.score, "evidence": self.evidence,
-               "status": self.status}
+               "status": self.status, "private": self.private}
         if self.batch:
             doc["batch"] = self.batch
         if self.resolution:
@@ -119,6 +127,7 @@ class NoteState:
     claims: list[tuple[str, int, int]] = field(default_factory=list)
     vectors: FloatArray | None = None  # one row per claim, then the note vector last
     ai_derived: bool = False  # the provenance marker, shown as evidence for triage
+    private: bool = False  # the private tag: its pairs are private too
 
 
 def _now() -> str:
@@ -136,12 +145,29 @@ def _pair(row: sqlite3.Row) -> Pair:
         judge=row["judge"], score=row["score"], evidence=json.loads(row["evidence"]),
         status=row["status"], batch=row["batch"],
         resolution=json.loads(row["resolution"]) if row["resolution"] else None,
+        private=bool(row["private"]),
     )
 
 
 def _setup(conn: sqlite3.Connection) -> None:
     conn.executescript(_SCHEMA)
-    conn.execute("INSERT OR IGNORE INTO meta VALUES ('version', ?)", (_VERSION,))
+    conn.execute("BEGIN IMMEDIATE")  # another process may be opening the same file
+    try:
+        _add_private(conn)
+        conn.execute("INSERT OR REPLACE INTO meta VALUES ('version', ?)", (_VERSION,))
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+
+
+def _add_private(conn: sqlite3.Connection) -> None:
+    """Version 1 files lack the `private` columns (see the module docstring)."""
+    if "private" not in {r[1] for r in conn.execute("PRAGMA table_info(notes)")}:
+        conn.execute("ALTER TABLE notes ADD COLUMN private INTEGER NOT NULL DEFAULT 0")
+        conn.execute("DELETE FROM notes")
+    if "private" not in {r[1] for r in conn.execute("PRAGMA table_info(pairs)")}:
+        conn.execute("ALTER TABLE pairs ADD COLUMN private INTEGER NOT NULL DEFAULT 1")
 
 
 class Queue:
@@ -182,6 +208,7 @@ class Queue:
                 r["path"], r["hash"], r["size"], r["mtime_ns"], r["kind"], bool(r["archived"]),
                 r["title"], r["date"], r["cluster"], json.loads(r["supersedes"]),
                 [tuple(c) for c in json.loads(r["claims"])], vectors, bool(r["ai_derived"]),
+                bool(r["private"]),
             )
         return states
 
@@ -190,12 +217,13 @@ class Queue:
             (s.path, s.hash, s.size, s.mtime_ns, s.kind, int(s.archived), s.title, s.date,
              s.cluster, json.dumps(s.supersedes), json.dumps(s.claims),
              None if s.vectors is None else s.vectors.astype(np.float32).tobytes(),
-             int(s.ai_derived))
+             int(s.ai_derived), int(s.private))
             for s in states
         ]
         with self._db.transaction() as conn:
             conn.executemany(
-                "INSERT OR REPLACE INTO notes VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows
+                "INSERT OR REPLACE INTO notes VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                rows,
             )
 
     def drop_notes(self, paths: Iterable[str]) -> None:
@@ -222,32 +250,39 @@ class Queue:
                     continue
                 conn.execute(
                     "INSERT OR REPLACE INTO pairs VALUES "
-                    "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', NULL, ?, ?)",
+                    "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', NULL, ?, ?, ?)",
                     (p.id, p.kind, p.batch, *_side_row(p.a), *_side_row(p.b), p.judge,
-                     p.score, json.dumps(p.evidence, ensure_ascii=False), now, now),
+                     p.score, json.dumps(p.evidence, ensure_ascii=False), now, now,
+                     int(p.private)),
                 )
                 opened += 1
         return opened
 
-    def pairs(self, status: str | None = None, kind: str | None = None) -> list[Pair]:
+    def pairs(self, status: str | None = None, kind: str | None = None, *,
+              private: bool = False) -> list[Pair]:
+        """Queued pairs, best first; private ones only in private mode."""
         if status is not None and status not in STATUSES:
             raise BadRequest(f"unknown status {status!r}: choose from {', '.join(STATUSES)}")
-        sql, args = "SELECT * FROM pairs WHERE 1=1", list[str]()
+        sql, args = "SELECT * FROM pairs WHERE " + _visible(private), list[str]()
         if status:
             sql, args = sql + " AND status = ?", [*args, status]
         if kind:
             sql, args = sql + " AND kind = ?", [*args, kind]
         return [_pair(r) for r in self._rows(sql + " ORDER BY score DESC, id", args)]
 
-    def get(self, pid: str) -> Pair:
-        rows = self._rows("SELECT * FROM pairs WHERE id = ?", (pid,))
+    def get(self, pid: str, *, private: bool = False) -> Pair:
+        """One pair; a private one outside private mode is not found (its id reveals nothing)."""
+        rows = self._rows(f"SELECT * FROM pairs WHERE id = ? AND {_visible(private)}", (pid,))
         if not rows:
-            raise NotFound(f"no contradiction with id {pid!r}: list them with `ora contradictions`")
+            hint = "" if private else " (private ones with --private)"
+            raise NotFound(f"no contradiction with id {pid!r}: list them with "
+                           f"`ora contradictions`{hint}")
         return _pair(rows[0])
 
-    def batch(self, batch: str) -> list[Pair]:
+    def batch(self, batch: str, *, private: bool = False) -> list[Pair]:
         return [_pair(r) for r in self._rows(
-            "SELECT * FROM pairs WHERE batch = ? AND status = 'open' ORDER BY id", (batch,))]
+            f"SELECT * FROM pairs WHERE batch = ? AND status = 'open' AND {_visible(private)} "
+            "ORDER BY id", (batch,))]
 
     def set_status(self, pid: str, status: str, resolution: dict[str, Any] | None) -> Pair:
         with self._db.transaction() as conn:
@@ -255,7 +290,7 @@ class Queue:
                 "UPDATE pairs SET status = ?, resolution = ?, updated = ? WHERE id = ?",
                 (status, json.dumps(resolution) if resolution else None, _now(), pid),
             )
-        return self.get(pid)
+        return self.get(pid, private=True)
 
     def rehash(self, path: str, old_hash: str, new_hash: str) -> None:
         """Our own edit changed a file's frontmatter: open pairs judged on its old bytes stay
@@ -266,8 +301,23 @@ class Queue:
                     f"UPDATE pairs SET {p}_hash = ? WHERE {p}_path = ? AND {p}_hash = ? "
                     "AND status = 'open'", (new_hash, path, old_hash))
 
-    def open_count(self) -> int:
-        return int(self._rows("SELECT count(*) AS n FROM pairs WHERE status = 'open'")[0]["n"])
+    def reflag(self) -> None:
+        """Every pair takes the privacy its notes have now (a pair the user triaged is not judged
+        again, so a private tag added or removed since reaches it only here). A side whose note
+        is gone keeps the pair's flag."""
+        side = "COALESCE((SELECT private FROM notes WHERE path = {}_path), pairs.private)"
+        with self._db.transaction() as conn:
+            conn.execute(f"UPDATE pairs SET private = MAX({side.format('a')}, {side.format('b')})")
+
+    def open_count(self, *, private: bool = False) -> int:
+        """Open pairs; without private mode the private ones are not counted."""
+        return int(self._rows("SELECT count(*) AS n FROM pairs WHERE status = 'open' AND "
+                              + _visible(private))[0]["n"])
+
+
+def _visible(private: bool) -> str:
+    """The SQL condition for pairs a request in this mode may see."""
+    return "1=1" if private else "private = 0"
 
 
 def _side_row(s: Side) -> tuple[Any, ...]:

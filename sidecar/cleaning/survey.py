@@ -91,6 +91,7 @@ def _state(note: Note, data: bytes, stat: os.stat_result, names: NameIndex,
         claims=[(c.text, c.line_start, c.line_end)
                 for c in claims[: limits.max_claims_per_note]],
         ai_derived=limits.provenance_tag in tags,
+        private=note.is_private,  # as the index decides it
     )
 
 

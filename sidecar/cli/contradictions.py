@@ -1,6 +1,7 @@
-"""`ora contradictions VAULT [--scan] [--status S] [--judge J] [--json]`: the cleaning queue.
+"""`ora contradictions VAULT [--scan] [--status S] [--judge J] [--private] [--json]`: the queue.
 
-Lists the queued pairs (open ones by default). `--scan` first brings the queue in line with the
+Lists the queued pairs (open ones by default); pairs involving a private note only with
+`--private`. `--scan` first brings the queue in line with the
 notes that changed since the last scan: nearest neighbours by embedding, aligned claims, judged
 by the first available judge (`ora models` says which).
 """
@@ -28,6 +29,8 @@ def register(subparsers: Any) -> None:
                         help="which pairs to list (default: open)")
     parser.add_argument("--judge", choices=["llm", "nli", "rules"],
                         help="judge to scan with (default: the first available)")
+    parser.add_argument("--private", action="store_true",
+                        help="private mode: pairs involving private notes too")
     parser.set_defaults(func=run)
 
 
@@ -49,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
                 f"found, {report.open} open ({report.seconds:.1f} s)")
         elif queue.get_meta("embedder") is None:
             log("the vault has not been scanned yet: run again with --scan")
-        pairs = queue.pairs(None if args.status == "all" else args.status)
+        pairs = queue.pairs(None if args.status == "all" else args.status, private=args.private)
         emit(args, {"pairs": [p.as_json() for p in pairs]}, _human)
     finally:
         queue.close()
@@ -60,7 +63,8 @@ def _human(payload: dict[str, Any]) -> str:
     lines = []
     for p in payload["pairs"]:
         lines.append(f"{p['id']}  {p['kind']}  {p['status']}  {p['judge']} {p['score']:.2f}"
-                     + (f"  batch {p['batch']}" if p.get("batch") else ""))
+                     + (f"  batch {p['batch']}" if p.get("batch") else "")
+                     + ("  private" if p["private"] else ""))
         for side in ("a", "b"):
             s = p[side]
             lines.append(f"  {side}: {s['path']}:{s['line_start']}  {s['text']}")

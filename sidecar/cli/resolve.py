@@ -7,8 +7,9 @@
     ora resolve VAULT BATCH approve-all               apply every news proposal of a batch
                                                       (BATCH `news` = all open news proposals)
 
-Edits go through the round-trip frontmatter writer and are refused when a file changed since the
-pair was judged. The index is updated at once, unless `ora serve` holds it (its watcher will).
+A pair involving a private note is found only with `--private`. Edits go through the round-trip
+frontmatter writer and are refused when a file changed since the pair was judged. The index is
+updated at once, unless `ora serve` holds it (its watcher will).
 """
 
 from __future__ import annotations
@@ -38,6 +39,8 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--note", metavar="PATH", help="wrong: the note that is wrong")
     parser.add_argument("--delete", action="store_true",
                         help="wrong: move the note to VAULT/.trash/ instead of archiving it")
+    parser.add_argument("--private", action="store_true",
+                        help="private mode: pairs involving private notes too")
     parser.set_defaults(func=run)
 
 
@@ -59,14 +62,14 @@ def run(args: argparse.Namespace) -> int:
     queue = Queue(config.data)
     try:
         if args.action == APPROVE_ALL:
-            done = approve_batch(config, queue, args.id)
+            done = approve_batch(config, queue, args.id, private=args.private)
             payload: dict[str, Any] = {
                 "pairs": [d.pair.as_json() for d in done],
                 "changed": sorted({p for d in done for p in d.changed}),
             }
         else:
             one = resolve(config, queue, args.id, args.action, newer=args.newer,
-                          note=args.note, delete=args.delete)
+                          note=args.note, delete=args.delete, private=args.private)
             payload = one.as_json()
     finally:
         queue.close()

@@ -21,7 +21,7 @@ import numpy.typing as npt
 from chromadb.api import ClientAPI
 from chromadb.api.models.Collection import Collection
 from chromadb.config import Settings
-from chromadb.errors import NotFoundError
+from chromadb.errors import InternalError, NotFoundError
 
 from sidecar.errors import BadRequest, OraError
 from sidecar.index.names import store_name
@@ -207,17 +207,28 @@ class ChromaStore:
         return out
 
 
+# Matches every chunk, archived or not: a `where` that sends the query down Chroma's filtered path.
+_ANY: Any = {"archived": {"$in": [True, False]}}
+
+
 def _nearest(
     col: Collection, vector: FloatArray, n: int, where: Any, with_flags: bool
 ) -> list[tuple[str, float, bool]]:
     """(chunk id, cosine similarity, archived) of the n nearest chunks; `archived` is read from
-    the metadata only `with_flags` (else False)."""
-    found = col.query(
-        query_embeddings=np.asarray(vector, dtype=np.float32).reshape(1, -1),
-        n_results=n,
-        where=where,
-        include=["distances", "metadatas"] if with_flags else ["distances"],
-    )
+    the metadata only `with_flags` (else False).
+
+    An unfiltered query that races the writer's HNSW flush can fail in Chroma 1.5 with "Error
+    creating hnsw segment reader"; the filtered path does not read that segment, so the query is
+    asked again through it rather than failing a search during a reconcile.
+    """
+    query = np.asarray(vector, dtype=np.float32).reshape(1, -1)
+    include: Any = ["distances", "metadatas"] if with_flags else ["distances"]
+    try:
+        found = col.query(query_embeddings=query, n_results=n, where=where, include=include)
+    except InternalError as exc:
+        if where is not None or "hnsw segment reader" not in str(exc):
+            raise
+        found = col.query(query_embeddings=query, n_results=n, where=_ANY, include=include)
     distances = (found["distances"] or [[]])[0]
     metas = (found["metadatas"] or [[]])[0] if with_flags else [None] * len(distances)
     return [(cid, 1.0 - float(d), bool((meta or {}).get("archived")))

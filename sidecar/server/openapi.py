@@ -57,6 +57,14 @@ def validate(schema_name: str, value: Any) -> None:
         raise BadRequest(f"{where}: {error.message[:_MAX_MESSAGE]}")
 
 
+def query_flag(request: web.Request, name: str) -> bool:
+    """A boolean query parameter, `true` or `false` (absent is false; anything else is 400)."""
+    raw = request.query.get(name, "false")
+    if raw not in ("true", "false"):
+        raise BadRequest(f"{name} must be true or false, got {raw!r}")
+    return raw == "true"
+
+
 async def read_json(request: web.Request, schema_name: str) -> dict[str, Any]:
     """The request's JSON body, checked against the document (400 if malformed, 413 if large)."""
     raw = await request.read()

@@ -3,7 +3,9 @@
 `GET /v1/contradictions`, `POST /v1/contradictions/scan`, `POST /v1/contradictions/{id}/resolve`,
 `POST /v1/contradictions/batches/{batch}/approve` (a news batch), `POST /v1/web/classify`.
 The queue and the judge open with the app (`context`, after the models and the index); edits
-made by a resolution reach the index through the server's write lane at once.
+made by a resolution reach the index through the server's write lane at once. Pairs involving a
+private note are listed, resolved and approved only in private mode (`?private=true`, or
+`"private": true` in the body); the published open count leaves them out.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from sidecar.cleaning.rules import RulesJudge
 from sidecar.cleaning.store import STATUSES
 from sidecar.cleaning.verdict import Judge
 from sidecar.errors import BadRequest, ModelUnavailable
-from sidecar.server.openapi import read_json
+from sidecar.server.openapi import query_flag, read_json
 from sidecar.server.resources import LANE, MODELS
 from sidecar.server.state import CONFIG, STATE
 from sidecar.vault.scan import vault_path
@@ -59,8 +61,8 @@ async def context(app: web.Application) -> AsyncIterator[None]:
         queue.close()
 
 
-def _pairs(queue: Queue, status: str | None) -> dict[str, Any]:
-    return {"pairs": [p.as_json() for p in queue.pairs(status)]}
+def _pairs(queue: Queue, status: str | None, private: bool) -> dict[str, Any]:
+    return {"pairs": [p.as_json() for p in queue.pairs(status, private=private)]}
 
 
 @routes.get("/v1/contradictions")
@@ -68,19 +70,19 @@ async def list_pairs(request: web.Request) -> web.Response:
     status = request.query.get("status", "open")
     if status not in (*STATUSES, "all"):
         raise BadRequest(f"unknown status {status!r}: choose from {', '.join(STATUSES)}, all")
-    queue = request.app[CLAIMS].queue
-    doc = await asyncio.to_thread(_pairs, queue, None if status == "all" else status)
+    queue, private = request.app[CLAIMS].queue, query_flag(request, "private")
+    doc = await asyncio.to_thread(_pairs, queue, None if status == "all" else status, private)
     return web.json_response(doc)
 
 
 @routes.post("/v1/contradictions/scan")
 async def scan_pairs(request: web.Request) -> web.Response:
-    await read_json(request, "EmptyRequest")
+    body = await read_json(request, "PrivateModeRequest")
     claims, app = request.app[CLAIMS], request.app
     async with claims.lock:
         await scan(app[CONFIG], claims.queue, app[MODELS].embedder, claims.judge)
-        doc = await asyncio.to_thread(_pairs, claims.queue, "open")
-    app[STATE].set_contradictions_open(len(doc["pairs"]))
+        doc = await asyncio.to_thread(_pairs, claims.queue, "open", body.get("private", False))
+    app[STATE].set_contradictions_open(await asyncio.to_thread(claims.queue.open_count))
     return web.json_response(doc)
 
 
@@ -103,7 +105,7 @@ async def resolve_pair(request: web.Request) -> web.Response:
         done: Resolution = await asyncio.to_thread(
             resolve, request.app[CONFIG], claims.queue, request.match_info["id"],
             body["action"], newer=body.get("newer"), note=body.get("note"),
-            delete=bool(body.get("delete", False)),
+            delete=bool(body.get("delete", False)), private=body.get("private", False),
         )
     await _after(request, done.changed)
     return web.json_response(done.as_json())
@@ -111,11 +113,12 @@ async def resolve_pair(request: web.Request) -> web.Response:
 
 @routes.post("/v1/contradictions/batches/{batch}/approve")
 async def approve(request: web.Request) -> web.Response:
-    await read_json(request, "EmptyRequest")
+    body = await read_json(request, "PrivateModeRequest")
     claims = request.app[CLAIMS]
     async with claims.lock:
         done = await asyncio.to_thread(approve_batch, request.app[CONFIG], claims.queue,
-                                       request.match_info["batch"])
+                                       request.match_info["batch"],
+                                       private=body.get("private", False))
     changed = sorted({p for d in done for p in d.changed})
     await _after(request, changed)
     return web.json_response({"pairs": [d.pair.as_json() for d in done], "changed": changed})

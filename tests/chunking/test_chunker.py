@@ -89,10 +89,16 @@ def test_heading_with_nothing_under_it_joins_the_next_section(tokenizer: Tokeniz
     assert deep.text == "## Empty heading\n### Deep\nDeep text."
 
 
-def test_embed_text_prefixes_the_breadcrumb(tokenizer: Tokenizer) -> None:
+def test_embed_text_prefixes_the_breadcrumb_with_the_h1_as_title(tokenizer: Tokenizer) -> None:
     code = next(c for c in _chunks(NOTE, tokenizer) if c.heading_path == ("Memory", "Code"))
-    assert code.context == "Spacing > Memory > Code"
-    assert code.embed_text == f"Spacing > Memory > Code\n{code.text}"
+    assert code.context == "Memory > Code"
+    assert code.embed_text == f"Memory > Code\n{code.text}"
+
+
+def test_a_note_without_h1_gets_its_file_name_as_title(tokenizer: Tokenizer) -> None:
+    text = "Intro line.\n\n## Code\n\nx = 1\n"
+    chunks = _chunks(text, tokenizer)
+    assert [c.context for c in chunks] == ["Spacing", "Spacing > Code"]
 
 
 @pytest.mark.parametrize("max_tokens", [24, 64, 256])

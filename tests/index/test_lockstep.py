@@ -116,16 +116,26 @@ def test_renamed_event_moves_chunks_without_embedding(vault: Path, open_idx: Ope
     assert _bm25_paths(index, "starter ferments") == {"Archive/Sourdough.md"}
 
 
-def test_renaming_the_title_reembeds_because_the_title_is_embedded(
-    vault: Path, open_idx: OpenIndex
-) -> None:
-    """The chunker prefixes each chunk with its note's title, so the vectors must change."""
+def test_renaming_a_note_with_an_h1_embeds_nothing(vault: Path, open_idx: OpenIndex) -> None:
+    """The H1 is the title the chunks embed, so a new file name changes no embedded text."""
     index = open_idx(vault)
     index.reconcile()
     (vault / "Engrams/Kettle.md").rename(vault / "Engrams/Descaling.md")
     result = index.reconcile()
-    assert result["embedded"] == 1
+    assert result["embedded"] == 0
     assert _bm25_paths(index, "limescale") == {"Engrams/Descaling.md"}
+
+
+def test_renaming_a_note_without_h1_reembeds_because_its_file_name_is_its_title(
+    vault: Path, open_idx: OpenIndex
+) -> None:
+    write(vault, "Engrams/Untitled.md", note("engram", "Vinegar also cleans a coffee machine."))
+    index = open_idx(vault)
+    index.reconcile()
+    (vault / "Engrams/Untitled.md").rename(vault / "Engrams/Coffee machine.md")
+    result = index.reconcile()
+    assert result["embedded"] == 1
+    assert _bm25_paths(index, "vinegar coffee") >= {"Engrams/Coffee machine.md"}
 
 
 def test_deleting_a_note_removes_its_chunks(vault: Path, open_idx: OpenIndex) -> None:
