@@ -11,8 +11,9 @@ Two texts per chunk:
 - `embed_text` prefixes a breadcrumb (note title > heading > sub-heading) so a chunk whose own
   lines never name their subject still embeds near it. A note's title is its H1 when it has
   one (already first in the heading path), else its file name: renaming a note that has an H1
-  therefore changes no embedded text, and its vectors move without re-embedding. `n_tokens` counts `embed_text` with the
-  model's [CLS]/[SEP], and is always ≤ max_tokens, so the embedder never truncates a chunk.
+  therefore changes no embedded text, and its vectors move without re-embedding. `n_tokens`
+  counts `embed_text` with the model's [CLS]/[SEP], and is always ≤ max_tokens, so the embedder
+  never truncates a chunk.
 """
 
 from __future__ import annotations

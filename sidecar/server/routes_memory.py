@@ -17,7 +17,7 @@ from typing import Any
 from aiohttp import web
 
 from sidecar.answers import AnswerLimits, answer
-from sidecar.errors import BadRequest, NotFound
+from sidecar.errors import NotFound
 from sidecar.index.names import check_namespace
 from sidecar.memory import (
     ConversationMemory,
@@ -28,7 +28,7 @@ from sidecar.memory import (
     restore_recall,
 )
 from sidecar.retrieval.search import SearchOptions
-from sidecar.server.openapi import read_json
+from sidecar.server.openapi import query_flag, read_json
 from sidecar.server.resources import INDEX, MODELS
 from sidecar.server.state import CONFIG
 
@@ -91,18 +91,11 @@ async def ask(request: web.Request) -> web.Response:
     return web.json_response(document)
 
 
-def _flag(request: web.Request, name: str) -> bool:
-    raw = request.query.get(name, "false")
-    if raw not in ("true", "false"):
-        raise BadRequest(f"{name} must be true or false, got {raw!r}")
-    return raw == "true"
-
-
 @routes.get("/v1/conversations/{id}")
 async def conversation_turns(request: web.Request) -> web.Response:
     namespace = check_namespace(request.query.get("namespace", str(request.app[CONFIG].namespace)))
     conversation = check_conversation(request.match_info["id"])
-    private = _flag(request, "private")
+    private = query_flag(request, "private")
     store = request.app[MEMORY].store
     if not await asyncio.to_thread(store.exists, namespace, conversation):
         raise NotFound(f"no conversation {conversation!r} in namespace {namespace!r}")

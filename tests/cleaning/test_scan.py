@@ -31,6 +31,7 @@ def test_contradicting_pair_is_found_and_agreeing_or_unrelated_pairs_are_not(
               "text": "Large trials show that taking vitamin C every day does not prevent "
                       "the common cold."},
         "judge": "rules", "score": pair.score, "evidence": {}, "status": "open",
+        "private": False,
     }
     assert pair.evidence["cue"] == "negation" and pair.evidence["negations"] == ["not"]
     assert pair.evidence["claim_similarity"] >= 0.6
