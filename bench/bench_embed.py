@@ -93,12 +93,12 @@ def render(result: dict[str, Any]) -> str:
     cos = result["cosine_int8_fp32"]
     return f"""{HEADING}
 
-`bench/bench_embed.py`, {dt.date.today().isoformat()}, {cpu_name()}, {os.cpu_count()} cores shared
-with other jobs (onnxruntime {THREADS} intra-op threads). SciFact test queries
-({result['queries']}) over a sub-corpus of {result['docs']} documents: every judged document plus
-{OTHERS} random others (seed 0); passages are title + abstract, read up to 256 tokens.
-Both variants embed the sub-corpus in alternating blocks of {BLOCK}; chunks per CPU-second
-(process time) is the steadier figure when other jobs share the cores.
+`bench/bench_embed.py`, {dt.date.today().isoformat()}, {cpu_name()}, {os.cpu_count()} cores
+(onnxruntime {THREADS} intra-op threads, load average {os.getloadavg()[0]:.1f} at the end).
+SciFact test queries ({result['queries']}) over a sub-corpus of {result['docs']} documents: every
+judged document plus {OTHERS} random others (seed 0); passages are title + abstract, read up to
+256 tokens. Both variants embed the sub-corpus in alternating blocks of {BLOCK}; chunks per
+CPU-second (process time) is the steadier figure when other jobs share the cores.
 
 | variant | model_id | chunks/s (wall) | chunks per CPU-s | nDCG@10 | Recall@100 |
 |---|---|---|---|---|---|
@@ -113,14 +113,14 @@ Decision: `embed_model = auto` takes the first available of {', '.join(AUTO_ORDE
 
 # Written after reading the numbers above; kept here so a rerun of --write keeps the reasoning.
 DECISION = """\
-fp32 first. On this machine it embeds about a quarter more chunks per CPU-second than int8
+fp32 first. On this machine it embeds about a quarter more chunks per second than int8
 (dynamic int8 quantisation buys no speed from onnxruntime's kernels on this CPU), its nDCG@10
 equals int8's within noise (0.004 apart on 300 queries, same Recall@100), and it is the
 reference model exactly (cosine > 0.9999 to sentence-transformers on the same weights,
 tests/models/test_build.py). int8 stays the fallback until `ora models build` has run: it ships
-ready-made inside a package and is 4× smaller (23 MB against 90 MB). Wall-clock rates are low
-because other jobs kept the load average at 7–13 on 2 cores during the run; chunks per
-CPU-second is the comparable figure (two free cores would give up to about twice it)."""
+ready-made inside a package and is 4× smaller (23 MB against 90 MB). An earlier run with other
+jobs on the two cores (load average 7–13) gave a fifth of these wall-clock rates and the same
+ratio per CPU-second (8.0 vs 9.9)."""
 
 
 def main() -> int:
