@@ -166,7 +166,8 @@ def markdown(r: dict[str, Any]) -> str:
     table = "\n".join(f"| {a} | {b} | {c} |" for a, b, c in rows)
     return f"""## Index
 
-`bench/bench_index.py`, {r["date"]}, {r["machine"]}, 2 cores shared with other jobs.
+`bench/bench_index.py`, {r["date"]}, {r["machine"]}, 2 cores, load average {r["load"]:.1f}
+at the end.
 Vault: `bench/gen_vault.py --notes {r["notes"]}` (seed 1): {cold["files"]} files whose
 retrievable notes give {cold["chunks"]} chunks. Notes are deliberately short (a heading and a few
 sentences, 30% with a second section: {cold["chunks"] / cold["files"]:.2f} chunks per note) so
@@ -183,9 +184,9 @@ watcher's grouping of events (`debounce_ms` = {r["debounce_ms"]} ms at most; 50 
 burst), re-chunking, embedding the changed chunk, and the three commits. The raw throughput is
 `Embedder.embed` alone over a random sample of the same chunk texts (as the index chunks them)
 in the index's batch size ({BATCH_CHUNKS}), measured just before and just after the cold run.
-Other jobs share the two cores and their load swings a lot during a run (the two raw wall-clock
-measurements differ accordingly), so the CPU-time ratio is the fair comparison: it counts only
-the work this process did, and the index's includes everything (start-up, model load, chunking,
+When other jobs share the two cores their load swings during a run (the two raw wall-clock
+measurements then differ), so the CPU-time ratio is the fairer comparison: it counts only the
+work this process did, and the index's includes everything (start-up, model load, chunking,
 Chroma, BM25, ledger, clustering).
 """
 
@@ -218,6 +219,7 @@ def main() -> None:
         params = json.loads((data / "index.json").read_text())["namespaces"]["default"]
     results = {
         "date": dt.date.today().isoformat(),
+        "load": os.getloadavg()[0],
         "machine": cpu_name(),
         "notes": args.notes, "edits": args.edits, "model": params["model"],
         "debounce_ms": make_config(".").debounce_ms,
