@@ -44,7 +44,6 @@ SUMMARY_KEYS = {False: ("summary", "summary covers"),
 class ChatFormat:
     """`schema/memory.json` `chat_notes`."""
 
-    folder: str
     labels: dict[str, str]  # role → heading label
     private_marker: str
     no_answer_marker: str
@@ -60,7 +59,7 @@ class ChatFormat:
 @cache
 def chat_format() -> ChatFormat:
     c = load_json("memory.json")["chat_notes"]
-    return ChatFormat(str(c["folder"]), {str(k): str(v) for k, v in c["roles"].items()},
+    return ChatFormat({str(k): str(v) for k, v in c["roles"].items()},
                       str(c["private_marker"]), str(c["no_answer_marker"]),
                       str(c["sources_heading"]))
 

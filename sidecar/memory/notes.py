@@ -25,7 +25,6 @@ from sidecar.errors import BadRequest, Conflict, OraError
 from sidecar.memory.chat_note import (
     SUMMARY_KEYS,
     ChatNote,
-    chat_format,
     new_note,
     note_rel,
     parse_chat,
@@ -45,14 +44,15 @@ from sidecar.vault.edit import (
 )
 from sidecar.vault.note import decode_note, parse_note
 from sidecar.vault.scan import iter_note_paths, vault_path
+from sidecar.vault.vault_settings import load_vault_settings
 
 log = logging.getLogger("sidecar.memory")
 
 
 def chats_folder(config: Config) -> str:
-    """The vault folder new chat notes go to (`schema/memory.json` `chat_notes.folder`)."""
-    del config  # the vault's own Ora settings will choose it; until then, the schema default
-    return chat_format().folder
+    """The vault folder chat notes go to: `chats_folder` of the vault's own settings
+    (`VAULT/ora.yaml`, default `schema/vault_defaults.json`)."""
+    return load_vault_settings(config.vault).chats_folder
 
 
 @dataclass(frozen=True)

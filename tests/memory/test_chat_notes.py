@@ -164,3 +164,12 @@ def test_a_conversation_of_another_namespace_has_its_own_folder(tmp_path: Path) 
     from sidecar.memory.chat_note import note_rel
     assert note_rel("Chats/Ora", "default", "c1", "default") == "Chats/Ora/c1.md"
     assert note_rel("Chats/Ora", "work", "a:b", "default") == "Chats/Ora/work/a-b.md"
+
+
+def test_the_vault_settings_choose_the_chats_folder(open_memory: Callable[..., Any]) -> None:
+    opened = open_memory()
+    (opened.config.vault / "ora.yaml").write_text("chats_folder: Talks/With Ora/\n")
+    memory = opened.memory()
+    memory.remember("user", CHAT[0][1])
+    assert memory.note_path == "Talks/With Ora/c1.md"
+    assert (opened.config.vault / "Talks/With Ora/c1.md").is_file()
