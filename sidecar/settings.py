@@ -62,6 +62,9 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("chunk_tokens", 256, "ORA_CHUNK_TOKENS",
             "Largest chunk, in the embedding model's own tokens (MiniLM reads 256)."),
     Setting("debounce_ms", 150, "ORA_DEBOUNCE_MS", "Watcher debounce for file events."),
+    Setting("scan_delay", 3.0, "ORA_SCAN_DELAY",
+            "Quiet seconds after vault changes before `ora serve` scans them for contradictions "
+            "in the background; negative turns background scans off."),
 )
 
 _BY_NAME = {s.name: s for s in SETTINGS}
