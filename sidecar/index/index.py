@@ -165,7 +165,7 @@ class Index:
             return
         rows = self.ledger.rows(self.namespace)
         members = [
-            ClusterMember(r.path, r.decay_date, r.title, r.declared_cluster, r.centroid)
+            ClusterMember(r.path, r.decay_date, r.title, r.declared_cluster, r.centroid, r.private)
             for r in rows.values()
             if r.decays
         ]
@@ -247,8 +247,8 @@ class Index:
             count = 0
             if cluster and meta.get("type") in decays:
                 key = (str(cluster), date)
-                if key not in newer:
-                    newer[key] = self.ledger.newer_in_cluster(ns, key[0], date)
+                if key not in newer:  # outside private mode, private notes are not counted
+                    newer[key] = self.ledger.newer_in_cluster(ns, key[0], date, private=private)
                 count = newer[key]
             out[cid] = record_from_store(cid, text, meta, count)
         return out

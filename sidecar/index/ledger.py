@@ -167,14 +167,16 @@ class Ledger:
         with self._db.transaction() as conn:
             conn.execute("DELETE FROM files WHERE namespace = ?", (namespace,))
 
-    def newer_in_cluster(self, namespace: str, cluster: str, date: str) -> int:
-        """Chunks of decay-eligible notes in `cluster` dated strictly after `date`."""
+    def newer_in_cluster(self, namespace: str, cluster: str, date: str, *,
+                         private: bool = True) -> int:
+        """Chunks of decay-eligible notes in `cluster` dated strictly after `date` (of public
+        notes only unless `private`: a count is private information too)."""
         found = (
             self._db.get()
             .execute(
-                "SELECT COALESCE(SUM(n_chunks), 0) FROM files "
-                "WHERE namespace = ? AND cluster = ? AND decays = 1 AND decay_date > ?",
-                (namespace, cluster, date),
+                "SELECT COALESCE(SUM(n_chunks), 0) FROM files WHERE namespace = ? AND cluster = ? "
+                "AND decays = 1 AND decay_date > ? AND (? OR private = 0)",
+                (namespace, cluster, date, int(private)),
             )
             .fetchone()
         )
