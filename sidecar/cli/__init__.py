@@ -20,6 +20,7 @@ COMMANDS: tuple[str, ...] = (
     "index",
     "watch",
     "search",
+    "related",
     "ask",
     "contradictions",
     "resolve",

@@ -59,7 +59,7 @@ class ServerState:
         """A background job failed: log it (with the traceback if unexpected), show it in status."""
         message = err.message if isinstance(err, OraError) else f"{type(err).__name__}: {err}"
         log.error("%s failed: %s", what, message, exc_info=not isinstance(err, OraError))
-        self.last_error = f"{what} failed: {message}"
+        self.last_error = f"{what} failed: {_shown(err, message)}"
 
     def set_contradictions_open(self, n: int) -> None:
         """For the claims routes: the open-pair count shown in status and streamed."""
@@ -74,6 +74,14 @@ class ServerState:
             ("index", {"files": self.files, "chunks": self.chunks}),
             ("contradictions", {"open": self.contradictions_open}),
         ]
+
+
+def _shown(err: Exception, message: str) -> str:
+    """The message for status: an OS error without its file name, which may be a private
+    note's path (status is not a private-mode answer); the log keeps the whole message."""
+    if isinstance(err, OSError) and err.strerror:
+        return f"{type(err).__name__}: [Errno {err.errno}] {err.strerror}"
+    return message
 
 
 CONFIG = web.AppKey("config", Config)
