@@ -73,6 +73,9 @@ SETTINGS: tuple[Setting, ...] = (
             "Earlier turns recalled by similarity, in embedding-model tokens."),
     Setting("memory_summary_tokens", 256, "ORA_MEMORY_SUMMARY_TOKENS",
             "Longest running summary of turns evicted from the window, in the model's tokens."),
+    Setting("scan_delay", 3.0, "ORA_SCAN_DELAY",
+            "Quiet seconds after vault changes before `ora serve` scans them for contradictions "
+            "in the background; negative turns background scans off."),
 )
 
 _BY_NAME = {s.name: s for s in SETTINGS}

@@ -30,6 +30,7 @@ async def status(request: web.Request) -> web.Response:
             "reranker": {"name": state.reranker, "reason": state.reranker_reason},
             "contradictions_open": state.contradictions_open,
             "last_error": state.last_error,
+            "cleaning": state.cleaning.as_json(),
         }
     )
 

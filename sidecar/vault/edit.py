@@ -273,8 +273,51 @@ def _fsync_dir(folder: Path) -> None:
             os.close(fd)
 
 
+def _hash_of(path: Path) -> str | None:
+    try:
+        return content_hash(path.read_bytes())
+    except FileNotFoundError:
+        return None
+
+
+def _swap(path: Path, tmp: Path, read_hash: str) -> None:
+    """os.replace(tmp, path) only if `path` holds the bytes hashed `read_hash` (compare-and-swap).
+
+    POSIX has no atomic compare-and-rename, and an editor that saves in place (truncate, then
+    write) may already hold the old file open. So the old file keeps a second, hidden name
+    while it is replaced; it is checked before the swap and again after it. If it changed in
+    between, the editor's save went into it: it is put back (unless the note changed again
+    since) and the edit is a Conflict. Without hard links the check before the swap remains.
+    """
+    held = tmp.with_suffix(".ora-old")
+    try:
+        os.link(path, held)
+    except FileNotFoundError as exc:
+        raise Conflict(f"{path.name} was removed while it was being edited") from exc
+    except OSError:  # no hard links here (FAT, some network shares)
+        if _hash_of(path) != read_hash:
+            raise Conflict(f"{path.name} changed while it was being edited; try again") from None
+        os.replace(tmp, path)
+        return
+    try:
+        if _hash_of(held) != read_hash:
+            raise Conflict(f"{path.name} changed while it was being edited; try again")
+        written = content_hash(tmp.read_bytes())
+        os.replace(tmp, path)
+        if _hash_of(held) != read_hash:  # an in-place save reached the old file meanwhile
+            if _hash_of(path) == written:
+                os.replace(held, path)
+            raise Conflict(f"{path.name} changed while it was being edited; try again")
+    finally:
+        held.unlink(missing_ok=True)
+
+
 def atomic_write(path: Path, data: bytes, read_hash: str) -> None:
-    """Replace `path` with `data` atomically, keeping its mode; Conflict if it changed."""
+    """Replace `path` with `data` atomically, keeping its mode, if it still hashes `read_hash`.
+
+    Conflict when it does not: the write is checked against the exact bytes it was planned
+    from, never against a later read.
+    """
     mode = stat.S_IMODE(path.stat().st_mode)
     fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".ora-tmp")
     tmp = Path(tmp_name)
@@ -284,12 +327,9 @@ def atomic_write(path: Path, data: bytes, read_hash: str) -> None:
             handle.flush()
             os.fsync(handle.fileno())
         os.chmod(tmp, mode)
-        if content_hash(path.read_bytes()) != read_hash:  # changed while we were editing
-            raise Conflict(f"{path.name} changed while it was being edited; try again")
-        os.replace(tmp, path)
-    except BaseException:
+        _swap(path, tmp, read_hash)
+    finally:
         tmp.unlink(missing_ok=True)
-        raise
     _fsync_dir(path.parent)
 
 
@@ -298,12 +338,16 @@ def edit_frontmatter(
 ) -> str:
     """Apply `mutate` to the frontmatter of VAULT/rel; returns the file's new content hash.
 
-    Raises Conflict when the file's hash is not `expected_hash` (if given) or it changes before
-    the write. Nothing is written when the mutation changes nothing.
+    The file is read once; the write is planned from those bytes and swapped in only while the
+    file still holds them. Raises Conflict when the file's hash is not `expected_hash` (if
+    given), when it is empty, or when it changes before the swap. Nothing is written when the
+    mutation changes nothing.
     """
     path = vault_path(vault, rel)
     data = _read(path, rel)
     read_hash = _check(data, expected_hash, rel)
+    if not data.strip():  # most often an editor between its truncate and its write
+        raise Conflict(f"{rel} is empty (perhaps it is being saved); nothing was written")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:

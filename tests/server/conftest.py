@@ -79,11 +79,12 @@ def vault(tmp_path: Path) -> Path:
 
 
 def server_config(vault: Path, data: Path, **overrides: Any) -> Config:
-    """Deterministic settings: the packaged int8 embedder, no re-ranker files, no Cohere."""
+    """Deterministic settings: the packaged int8 embedder, no re-ranker files, no Cohere, and
+    no background contradiction scans unless a test asks (`scan_delay`)."""
     models = data.parent / "models"
     return make_config(
         vault, data, embed_model="int8", models_dir=str(models), cohere_api_key="",
-        reranker_dir=str(models / "absent-reranker"), **overrides,
+        reranker_dir=str(models / "absent-reranker"), **{"scan_delay": -1.0, **overrides},
     )
 
 
