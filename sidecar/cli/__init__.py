@@ -21,6 +21,7 @@ COMMANDS: tuple[str, ...] = (
     "index",
     "watch",
     "search",
+    "related",
     "ask",
     "contradictions",
     "resolve",
