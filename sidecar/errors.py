@@ -81,6 +81,13 @@ class InvalidFrontmatter(OraError):
     status = 422
 
 
+class InvalidSettings(OraError):
+    """The vault's settings file (ora.yaml) cannot be edited safely: invalid YAML or shape."""
+
+    code = "invalid_settings"
+    status = 422
+
+
 class RerankerFailed(OraError):
     """A re-ranker (the Cohere API or a local model) could not score this request."""
 

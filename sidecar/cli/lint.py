@@ -13,8 +13,8 @@ from typing import Any
 from sidecar.cli.common import add_json_arg, emit, log
 from sidecar.errors import BadRequest
 from sidecar.settings import make_config
-from sidecar.vault.lint import Diagnostic, LintContext, fix_dates, lint_file
-from sidecar.vault.scan import is_ignored, iter_note_paths
+from sidecar.vault.lint import Diagnostic, LintContext, fix_dates, lint_file, lint_vault
+from sidecar.vault.scan import is_ignored
 
 _FIXABLE = {"date-missing", "date-invalid"}
 
@@ -45,9 +45,10 @@ def _vault_of(target: Path) -> tuple[Path, list[str] | None]:
 
 
 def _lint(vault: Path, only: list[str] | None, max_bytes: int) -> list[Diagnostic]:
-    paths = list(iter_note_paths(vault))
-    ctx = LintContext.for_vault(vault, paths, max_bytes)
-    return [d for rel in (only or paths) for d in lint_file(vault, rel, ctx, max_bytes)]
+    if only is None:
+        return lint_vault(vault, max_bytes)
+    ctx = LintContext.for_vault(vault, None, max_bytes)
+    return [d for rel in only for d in lint_file(vault, rel, ctx, max_bytes)]
 
 
 def _human(payload: dict[str, Any]) -> str:
@@ -69,7 +70,8 @@ def run(args: argparse.Namespace) -> int:
         if fixed:
             found = _lint(vault, only, max_bytes)
     errors = sum(d.severity == "error" for d in found)
+    hints = sum(d.severity == "info" for d in found)
     emit(args, {"diagnostics": [d.to_json() for d in found]}, _human)
-    log(f"{errors} error(s), {len(found) - errors} warning(s) in "
+    log(f"{errors} error(s), {len(found) - errors - hints} warning(s), {hints} hint(s) in "
         f"{len({d.path for d in found})} file(s)")
     return 1 if errors else 0

@@ -37,6 +37,10 @@ class LintCache:
             LintContext.for_vault, self.vault, paths, self.max_bytes
         )
 
+    async def reload_settings(self) -> None:
+        """The vault's ora.yaml changed (lint strictness, ignored notes): rebuild."""
+        await self._rebuild()
+
     def _schema_note(self) -> str | None:
         names = self._context.names
         return names.resolve(get_schema().schema_note) if names is not None else None

@@ -17,10 +17,11 @@ from typing import Any
 from sidecar.errors import UnreadableNote
 from sidecar.schema import get_schema
 from sidecar.settings import SETTINGS
-from sidecar.vault.edit import edit_frontmatter, set_value
+from sidecar.vault.edit import content_hash, edit_frontmatter, set_value
 from sidecar.vault.links import NameIndex
 from sidecar.vault.lint_rules import (
     CODES,
+    Emit,
     check_links,
     check_placement,
     check_schema,
@@ -36,15 +37,27 @@ from sidecar.vault.note import (
     split_frontmatter,
 )
 from sidecar.vault.scan import iter_note_paths, vault_path
+from sidecar.vault.vault_settings import (
+    VaultSettings,
+    default_vault_settings,
+    effective_type,
+    is_excluded,
+    is_lint_ignored,
+    load_vault_settings,
+    opted_out,
+    settings_path,
+)
 
 __all__ = [
     "CODES",
     "Diagnostic",
     "LintContext",
+    "adopted",
     "fix_dates",
     "lint_note",
     "lint_text",
     "lint_vault",
+    "settings_diagnostics",
 ]
 
 DEFAULT_MAX_BYTES: int = next(s.default for s in SETTINGS if s.name == "max_file_bytes")
@@ -82,6 +95,7 @@ class LintContext:
 
     names: NameIndex | None = None
     extra_domain_tags: frozenset[str] = field(default_factory=frozenset)
+    settings: VaultSettings = field(default_factory=default_vault_settings)
 
     @cached_property
     def domain_tags(self) -> frozenset[str]:
@@ -93,19 +107,24 @@ class LintContext:
         return frozenset(t.casefold() for t in get_schema().known_tags) | self.domain_tags
 
     @classmethod
-    def build(cls, paths: Iterable[str], schema_note: Note | None = None) -> LintContext:
-        """A context from the vault's note paths and its parsed schema reference note."""
+    def build(cls, paths: Iterable[str], schema_note: Note | None = None,
+              settings: VaultSettings | None = None) -> LintContext:
+        """A context from the vault's note paths, its parsed schema reference note and its
+        settings (the defaults when None)."""
         extra: frozenset[str] = frozenset()
         if schema_note is not None:
             value = schema_note.frontmatter.get(get_schema().domain_tags_property)
             if isinstance(value, list):
                 extra = frozenset(v for v in value if isinstance(v, str))
-        return cls(names=NameIndex(paths), extra_domain_tags=extra)
+        return cls(names=NameIndex(paths), extra_domain_tags=extra,
+                   settings=settings or default_vault_settings())
 
     @classmethod
     def for_vault(cls, vault: str | Path, paths: Iterable[str] | None = None,
                   max_bytes: int = DEFAULT_MAX_BYTES) -> LintContext:
-        """A context read from disk: every note path plus the schema note's domain tags."""
+        """A context read from disk: every note path, the schema note's domain tags and the
+        vault's settings (ora.yaml)."""
+        settings = load_vault_settings(vault)
         names = NameIndex(iter_note_paths(vault) if paths is None else paths)
         rel = names.resolve(get_schema().schema_note)
         schema_note = None
@@ -114,12 +133,43 @@ class LintContext:
                 schema_note = read_note(vault, rel, max_bytes)
             except (UnreadableNote, OSError):
                 schema_note = None  # its own lint reports the problem
-        return cls.build(names.paths, schema_note)
+        return cls.build(names.paths, schema_note, settings)
+
+
+def adopted(note: Note) -> bool:
+    """True when a note has adopted Ora's schema and is checked strictly: its `type` is one of
+    Ora's types, or it carries Ora's own core property `nexus`. Other notes (no frontmatter, or
+    only Obsidian's everyday properties, or a `type` of the vault's own) are indexed with an
+    inferred type and get at most one hint."""
+    return note.type in get_schema().types or "nexus" in note.frontmatter
+
+
+def _hint_untyped(note: Note, settings: VaultSettings, emit: Emit) -> None:
+    inferred, _ = effective_type(settings, note.path, note.type)
+    searched = f"searched as {inferred}"
+    if split_frontmatter(note.text) is None:
+        emit(1, "frontmatter-missing",
+             f"no Ora frontmatter: {searched}; to adopt the schema add a --- block with "
+             "nexus, type and tags (`ora adopt` proposes one)")
+    else:
+        own = f" (`type: {note.type}` is not one of Ora's types)" if note.type else ""
+        emit(note.line_of("type"), "untyped-note",
+             f"no Ora type{own}: {searched}; add `type` and `nexus` to adopt the schema")
+
+
+def settings_diagnostics(settings: VaultSettings) -> list[Diagnostic]:
+    """One `settings-invalid` error on ora.yaml per value that could not be used."""
+    rel = settings_path("").name
+    return [Diagnostic(rel, 1, CODES["settings-invalid"].severity, "settings-invalid",
+                       problem.removeprefix(f"{rel}: "))
+            for problem in settings.problems]
 
 
 def lint_note(note: Note, ctx: LintContext | None = None) -> list[Diagnostic]:
     """Diagnostics of a parsed note, sorted by line."""
     ctx = ctx or LintContext()
+    if is_excluded(ctx.settings, note.path) or is_lint_ignored(ctx.settings, note.path):
+        return []
     found: list[Diagnostic] = []
 
     def emit(line: int, code: str, message: str) -> None:
@@ -134,9 +184,11 @@ def lint_note(note: Note, ctx: LintContext | None = None) -> list[Diagnostic]:
         else:
             emit(line, "yaml-invalid", f"invalid YAML: {message}")
         return found
-    if split_frontmatter(note.text) is None:
-        emit(1, "frontmatter-missing",
-             "no frontmatter: start the note with ---, nexus, type and tags, then ---")
+    if opted_out(note.frontmatter):
+        return []
+    if not adopted(note):
+        if ctx.settings.lint_untyped == "hint":
+            _hint_untyped(note, ctx.settings, emit)
         return found
     check_schema(note, emit)
     check_tags(note, ctx.known_tags, ctx.domain_tags, emit)
@@ -169,10 +221,12 @@ def lint_vault(vault: str | Path, max_bytes: int = DEFAULT_MAX_BYTES) -> list[Di
     """Diagnostics of every note in the vault, sorted by path and line."""
     paths = list(iter_note_paths(vault))
     ctx = LintContext.for_vault(vault, paths, max_bytes)
-    return [d for rel in paths for d in lint_file(vault, rel, ctx, max_bytes)]
+    notes = [d for rel in paths if not is_excluded(ctx.settings, rel)
+             for d in lint_file(vault, rel, ctx, max_bytes)]
+    return settings_diagnostics(ctx.settings) + notes
 
 
-def _file_dates(path: Path) -> tuple[dt.date, dt.date]:
+def file_dates(path: Path) -> tuple[dt.date, dt.date]:
     """(created, modified) from the filesystem; creation falls back to the oldest time known."""
     st = path.stat()
     created = getattr(st, "st_birthtime", None) or min(st.st_mtime, st.st_ctime)
@@ -183,13 +237,15 @@ def fix_dates(vault: str | Path, rel: str, max_bytes: int = DEFAULT_MAX_BYTES) -
     """Fill absent or unreadable linter-managed dates from the filesystem; True if written.
 
     Only those keys change (through edit.py); a note without frontmatter or with invalid YAML
-    is left alone, since its other problems need a person.
+    is left alone, since its other problems need a person. The edit is checked against the
+    bytes read here (strict UTF-8 round-trips exactly), so a save in between is a Conflict.
     """
     note = read_note(vault, rel, max_bytes)
+    planned = content_hash(note.text.encode("utf-8"))
     if note.yaml_error is not None or split_frontmatter(note.text) is None:
         return False
     managed = get_schema().linter_managed_dates  # listed as (created, modified)
-    values = dict(zip(managed, _file_dates(vault_path(vault, rel)), strict=True))
+    values = dict(zip(managed, file_dates(vault_path(vault, rel)), strict=True))
     todo = {k: v for k, v in values.items() if not is_iso_date(note.frontmatter.get(k))}
     if not todo:
         return False
@@ -198,5 +254,5 @@ def fix_dates(vault: str | Path, rel: str, max_bytes: int = DEFAULT_MAX_BYTES) -
         for key, value in todo.items():
             set_value(cm, key, value)
 
-    edit_frontmatter(vault, rel, mutate)
+    edit_frontmatter(vault, rel, mutate, expected_hash=planned)
     return True

@@ -25,7 +25,7 @@ from sidecar.vault.note import Note
 
 @dataclass(frozen=True)
 class Code:
-    severity: str  # "error" | "warning"
+    severity: str  # "error" | "warning" | "info"
     summary: str
 
 
@@ -34,7 +34,12 @@ CODES: dict[str, Code] = {
     "file-too-large": Code("error", "The file is larger than max_file_bytes; it is not indexed."),
     "file-undecodable": Code("error", "The file is not valid UTF-8."),
     "file-unreadable": Code("error", "The file could not be read (permissions, vanished)."),
-    "frontmatter-missing": Code("error", "The note has no YAML frontmatter block."),
+    "frontmatter-missing": Code("info", "The note has no frontmatter; it is indexed with an "
+                                        "inferred type (a hint towards adopting the schema)."),
+    "untyped-note": Code("info", "The note has frontmatter but no Ora type or nexus; it is "
+                                 "indexed with an inferred type (a hint)."),
+    "settings-invalid": Code("error", "The vault's ora.yaml has a value Ora cannot use; its "
+                                      "default applies."),
     "frontmatter-unclosed": Code("error", "Line 1 opens frontmatter with --- that never closes."),
     "frontmatter-not-mapping": Code("error", "The frontmatter is YAML but not a key: value map."),
     "yaml-invalid": Code("error", "The frontmatter is not valid YAML (or repeats a key)."),

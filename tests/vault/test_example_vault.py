@@ -28,9 +28,9 @@ EXPECTED = Counter([
     ("Malformed relationship.md", "relationship-malformed", 5),
     ("Malformed source document.md", "link-malformed", 5),
     ("Misplaced cluster.md", "cluster-misplaced", 4),
+    ("Missing type.md", "type-missing", 1),
     ("Missing core properties.md", "nexus-missing", 1),
     ("Missing core properties.md", "tags-missing", 1),
-    ("Missing core properties.md", "type-missing", 1),
     ("Missing dates.md", "date-missing", 1),  # date created
     ("Missing dates.md", "date-missing", 1),  # date modified
     ("No frontmatter.md", "frontmatter-missing", 1),
@@ -44,6 +44,7 @@ EXPECTED = Counter([
     ("Unknown type.md", "type-unknown", 3),
     ("Unknown writing role.md", "writing-unknown", 4),
     ("Unquoted wikilink.md", "wikilink-unquoted", 2),
+    ("Untyped note.md", "untyped-note", 1),
     ("Wrong value type.md", "value-wrong-type", 2),
 ])
 

@@ -32,6 +32,7 @@ def fm(*lines: str, core: str = CORE, dates: str = DATES) -> str:
 # (code, note text, line of the diagnostic). Notes that need a file on disk are in FILE_CASES.
 TEXT_CASES: list[tuple[str, str, int]] = [
     ("frontmatter-missing", "# just a body\n", 1),
+    ("untyped-note", "---\naliases: [Other name]\ncssclasses: wide\n---\nbody\n", 1),
     ("frontmatter-unclosed", "---\ntype: engram\n", 1),
     ("frontmatter-not-mapping", "---\n- a\n---\n", 2),
     ("yaml-invalid", "---\nnexus: []\ntags: [a\ntype: x\n---\n", 3),
@@ -91,6 +92,7 @@ def test_a_vanished_file_is_unreadable(vault: Path) -> None:
 
 def test_every_code_has_a_test_case() -> None:
     tested = {c for c, _, _ in TEXT_CASES} | {c for c, _ in FILE_CASES} | {"file-unreadable"}
+    tested |= {"settings-invalid"}  # a vault-level code: tests/vault/test_lint_adoption.py
     assert tested == set(CODES)
 
 
@@ -98,9 +100,9 @@ def test_a_good_note_is_clean(ctx: LintContext) -> None:
     assert lint_text(GOOD_NOTE, "Engrams/Good.md", ctx) == []
 
 
-def test_missing_core_properties_are_each_reported() -> None:
-    codes = [d.code for d in lint_text(fm(core=""), "n.md")]
-    assert codes == ["nexus-missing", "tags-missing", "type-missing"]
+def test_missing_core_properties_of_an_adopted_note_are_each_reported() -> None:
+    codes = [d.code for d in lint_text(fm(core="type: engram\n"), "n.md")]
+    assert codes == ["nexus-missing", "tags-missing"]
 
 
 def test_suggestions_name_the_closest_known_value(ctx: LintContext) -> None:

@@ -14,6 +14,7 @@ import type {
 	SearchRequest,
 	Status,
 	VaultEvent,
+	VaultSettings,
 } from "./types";
 
 /** A failed call: `status` 0 means nothing answered (the sidecar is not running). */
@@ -72,6 +73,16 @@ export class SidecarClient {
 
 	lintFix(path: string): Promise<LintFixAnswer> {
 		return this.call<LintFixAnswer>("POST", "/v1/lint/fix", { path });
+	}
+
+	/** The vault's ora.yaml with defaults filled in (the same file the CLI reads). */
+	vaultSettings(): Promise<VaultSettings> {
+		return this.call<VaultSettings>("GET", "/v1/vault-settings");
+	}
+
+	/** Adds a note, a folder (ending in `/`) or a glob to `lint.ignore` in the vault's ora.yaml. */
+	lintIgnore(path: string): Promise<VaultSettings> {
+		return this.call<VaultSettings>("POST", "/v1/vault-settings/lint-ignore", { path });
 	}
 
 	reindex(): Promise<ReindexAnswer> {

@@ -82,7 +82,8 @@ export interface SearchDocument {
 	results: SearchResult[];
 }
 
-export type Severity = "error" | "warning";
+/** `info` is a hint, e.g. for a note that has not adopted Ora's schema (docs/lint-codes.md). */
+export type Severity = "error" | "warning" | "info";
 
 export interface Diagnostic {
 	path: string;
@@ -90,6 +91,20 @@ export interface Diagnostic {
 	severity: Severity;
 	code: string;
 	message: string;
+}
+
+/** The vault's own settings (`VAULT/ora.yaml` with defaults filled in, docs/vault-settings.md). */
+export interface VaultSettings {
+	file: string;
+	exists: boolean;
+	/** Folder prefix (ending in `/`) -> type for notes without an Ora type; the longest wins. */
+	folders: Record<string, string>;
+	untyped_type: string;
+	exclude: string[];
+	obsidian_excluded: string[];
+	lint: { untyped: "hint" | "off"; ignore: string[] };
+	chats_folder: string;
+	problems: string[];
 }
 
 export interface LintAnswer {

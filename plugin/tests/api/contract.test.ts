@@ -27,6 +27,7 @@ const READS: Record<string, string[]> = {
 	ResolveResponse: ["pair", "changed"],
 	EventsResponse: ["accepted", "deduplicated"],
 	ReindexResponse: ["started"],
+	VaultSettings: ["file", "exists", "folders", "untyped_type", "exclude", "obsidian_excluded", "lint", "chats_folder", "problems"],
 };
 
 /** Fields the plugin sends, per request schema. */
@@ -36,6 +37,7 @@ const SENDS: Record<string, string[]> = {
 	LintFixRequest: ["path"],
 	EventsRequest: ["events"],
 	FileEvent: ["kind", "path", "old_path"],
+	LintIgnoreRequest: ["path"],
 };
 
 describe.skipIf(!existsSync(OPENAPI))("OpenAPI contract", () => {

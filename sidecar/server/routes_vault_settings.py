@@ -1,0 +1,32 @@
+"""`GET /v1/vault-settings` and `POST /v1/vault-settings/lint-ignore`: the vault's ora.yaml, read
+and edited by the same library the CLI uses, so the plugin never keeps a second copy."""
+
+from __future__ import annotations
+
+import asyncio
+
+from aiohttp import web
+
+from sidecar.server.openapi import read_json
+from sidecar.server.paths import request_path
+from sidecar.server.resources import LINT
+from sidecar.server.state import CONFIG
+from sidecar.vault.vault_settings import add_lint_ignore, load_vault_settings
+
+routes = web.RouteTableDef()
+
+
+@routes.get("/v1/vault-settings")
+async def vault_settings(request: web.Request) -> web.Response:
+    settings = await asyncio.to_thread(load_vault_settings, request.app[CONFIG].vault)
+    return web.json_response(settings.to_json())
+
+
+@routes.post("/v1/vault-settings/lint-ignore")
+async def lint_ignore(request: web.Request) -> web.Response:
+    body = await read_json(request, "LintIgnoreRequest")
+    raw = str(body["path"])
+    path = request_path(raw) + ("/" if raw.rstrip().endswith("/") else "")
+    settings = await asyncio.to_thread(add_lint_ignore, request.app[CONFIG].vault, path)
+    await request.app[LINT].reload_settings()
+    return web.json_response(settings.to_json())

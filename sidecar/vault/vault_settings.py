@@ -1,0 +1,412 @@
+"""A vault's own Ora settings: the optional file `VAULT/ora.yaml` (docs/vault-settings.md).
+
+They live in the vault, not in `VAULT/.ora/`, so deleting the index loses none of them, and the
+CLI, the server and the plugin read the same file. Defaults are data (`schema/vault_defaults.json`);
+a value in `ora.yaml` replaces its default, folder rules merge over the default rules. A bad file
+never stops anything: each unusable value falls back to its default and is reported in
+`problems` (an unreadable file gives all the defaults).
+
+Obsidian's own "Excluded files" (`userIgnoreFilters` in `.obsidian/app.json`) are honoured too:
+an entry `/…/` is a regular expression searched in the path, any other entry a path prefix, as
+Obsidian matches them.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import yaml
+from ruamel.yaml import YAML
+from ruamel.yaml.comments import CommentedMap, CommentedSeq
+from ruamel.yaml.error import YAMLError
+
+from sidecar.errors import BadRequest, InvalidSettings
+from sidecar.schema import get_schema, load_json
+from sidecar.vault.edit import atomic_write, content_hash
+from sidecar.vault.scan import normalise_rel
+
+__all__ = [
+    "VaultSettings",
+    "add_lint_ignore",
+    "default_vault_settings",
+    "effective_type",
+    "is_excluded",
+    "is_lint_ignored",
+    "load_vault_settings",
+    "opted_out",
+    "settings_path",
+]
+
+log = logging.getLogger(__name__)
+
+# A settings file is a few lines; anything this large is a mistake, not settings.
+_MAX_BYTES = 1_000_000
+_GLOB_CHARS = re.compile(r"[*?\[]")
+
+
+@cache
+def _defaults() -> dict[str, Any]:
+    return dict(load_json("vault_defaults.json"))
+
+
+def settings_path(vault: str | Path) -> Path:
+    """Where a vault's settings file lives (`VAULT/ora.yaml`)."""
+    return Path(vault) / str(_defaults()["file"])
+
+
+@dataclass(frozen=True)
+class VaultSettings:
+    """One vault's Ora settings, defaults filled in. `folders` is longest prefix first."""
+
+    folders: tuple[tuple[str, str], ...]
+    untyped_type: str
+    exclude: tuple[str, ...]
+    obsidian_excluded: tuple[str, ...]
+    lint_untyped: str  # "hint" | "off"
+    lint_ignore: tuple[str, ...]
+    chats_folder: str
+    problems: tuple[str, ...] = ()
+    file_exists: bool = False
+
+    def index_key(self) -> str:
+        """What the index depends on, as one string: a change re-plans every note."""
+        return json.dumps([self.folders, self.untyped_type, self.exclude,
+                           self.obsidian_excluded], ensure_ascii=False)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "file": str(_defaults()["file"]),
+            "exists": self.file_exists,
+            "folders": dict(self.folders),
+            "untyped_type": self.untyped_type,
+            "exclude": list(self.exclude),
+            "obsidian_excluded": list(self.obsidian_excluded),
+            "lint": {"untyped": self.lint_untyped, "ignore": list(self.lint_ignore)},
+            "chats_folder": self.chats_folder,
+            "problems": list(self.problems),
+        }
+
+
+# ---- matching ---------------------------------------------------------------------------------
+
+
+def effective_type(
+    settings: VaultSettings, rel: str, declared_type: str | None
+) -> tuple[str, bool]:
+    """(type, inferred): a declared Ora type wins; else the longest matching folder rule; else
+    the vault's type for untyped notes. A `type` outside Ora's twelve counts as undeclared."""
+    if declared_type in get_schema().types:
+        return str(declared_type), False
+    folded = rel.casefold()
+    for prefix, type_name in settings.folders:
+        if folded.startswith(prefix.casefold()):
+            return type_name, True
+    return settings.untyped_type, True
+
+
+def _glob_regex(pattern: str) -> re.Pattern[str]:
+    """A glob over whole vault paths: `**/` any folders (or none), `*` and `?` within a name."""
+    out, i = [], 0
+    while i < len(pattern):
+        if pattern.startswith("**/", i):
+            out.append("(?:[^/]*/)*")
+            i += 3
+        elif pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif pattern[i] == "*":
+            out.append("[^/]*")
+            i += 1
+        elif pattern[i] == "?":
+            out.append("[^/]")
+            i += 1
+        else:
+            out.append(re.escape(pattern[i]))
+            i += 1
+    return re.compile("".join(out) + r"(?:/.*)?\Z")
+
+
+@cache
+def _pattern_matcher(pattern: str) -> re.Pattern[str]:
+    if _GLOB_CHARS.search(pattern):
+        return _glob_regex(pattern)
+    # A folder (with or without its slash) covers what is beneath it; a file name only itself.
+    return re.compile(re.escape(pattern.rstrip("/")) + r"(?:/.*)?\Z")
+
+
+def _matches_any(patterns: tuple[str, ...], rel: str) -> bool:
+    return any(_pattern_matcher(p).match(rel) for p in patterns)
+
+
+@cache
+def _obsidian_matcher(entry: str) -> re.Pattern[str] | None:
+    if len(entry) > 2 and entry.startswith("/") and entry.endswith("/"):
+        try:
+            return re.compile(entry[1:-1])
+        except re.error:
+            return None
+    return None
+
+
+def _obsidian_excludes(entries: tuple[str, ...], rel: str) -> bool:
+    for entry in entries:
+        regex = _obsidian_matcher(entry)
+        if regex is not None:
+            if regex.search(rel):
+                return True
+        elif rel.startswith(entry):
+            return True
+    return False
+
+
+def is_excluded(settings: VaultSettings, rel: str) -> bool:
+    """True when a note is left out of the index, lint and search: Ora's `exclude` patterns or
+    Obsidian's Excluded files."""
+    return (_matches_any(settings.exclude, rel)
+            or _obsidian_excludes(settings.obsidian_excluded, rel))
+
+
+def is_lint_ignored(settings: VaultSettings, rel: str) -> bool:
+    """True when lint stays silent about a note (ora.yaml `lint.ignore`)."""
+    return _matches_any(settings.lint_ignore, rel)
+
+
+def opted_out(frontmatter: Mapping[str, Any]) -> bool:
+    """True when a note's own frontmatter opts it out of lint (`ora-lint: ignore`)."""
+    rule = _defaults()["note_opt_out"]
+    value = frontmatter.get(str(rule["property"]), None)
+    if value is None:
+        return False
+    wanted = [v.casefold() if isinstance(v, str) else v for v in rule["values"]]
+    return (value.casefold() if isinstance(value, str) else value) in wanted
+
+
+# ---- reading ----------------------------------------------------------------------------------
+
+
+class _Reader:
+    """Turns a parsed ora.yaml mapping into checked values, noting each problem."""
+
+    def __init__(self) -> None:
+        self.problems: list[str] = []
+
+    def note(self, message: str) -> None:
+        self.problems.append(f"{_defaults()['file']}: {message}; using the default")
+
+    def type_name(self, value: Any, where: str, default: str) -> str:
+        types = get_schema().types
+        if isinstance(value, str) and value in types:
+            return value
+        self.note(f"{where} {value!r} is not one of the types ({', '.join(types)})")
+        return default
+
+    def patterns(self, value: Any, where: str, default: list[str]) -> tuple[str, ...]:
+        if isinstance(value, str):
+            value = [value]
+        if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+            self.note(f"{where} must be a list of paths or globs")
+            return tuple(default)
+        return tuple(v.strip().lstrip("/") for v in value)
+
+    def folders(self, value: Any) -> tuple[tuple[str, str], ...]:
+        rules: dict[str, str | None] = dict(_defaults()["folders"])
+        if value is not None:
+            if not isinstance(value, Mapping):
+                self.note("folders must map a folder to a type, e.g. 'Notes/: engram'")
+            else:
+                for folder, type_name in value.items():
+                    prefix = str(folder).strip().strip("/") + "/"
+                    if type_name is None or type_name == "":
+                        rules[prefix] = None  # removes a default rule
+                    elif isinstance(type_name, str) and type_name in get_schema().types:
+                        rules[prefix] = type_name
+                    else:
+                        self.note(f"folders: {folder!r} maps to unknown type {type_name!r}")
+        kept = [(p, t) for p, t in rules.items() if t is not None and p != "/"]
+        return tuple(sorted(kept, key=lambda r: (-len(r[0]), r[0])))
+
+    def lint(self, value: Any) -> tuple[str, tuple[str, ...]]:
+        defaults = _defaults()["lint"]
+        if value is None:
+            value = {}
+        if not isinstance(value, Mapping):
+            self.note("lint must be a mapping with `untyped` and `ignore`")
+            value = {}
+        mode = value.get("untyped", defaults["untyped"])
+        if mode is False:  # YAML reads a bare `off` as false
+            mode = "off"
+        if mode not in _defaults()["lint_modes"]:
+            self.note(f"lint.untyped {mode!r} is not one of {', '.join(_defaults()['lint_modes'])}")
+            mode = defaults["untyped"]
+        ignore = self.patterns(value.get("ignore", defaults["ignore"]), "lint.ignore",
+                               defaults["ignore"])
+        unknown = sorted(set(map(str, value)) - {"untyped", "ignore"})
+        if unknown:
+            self.note(f"lint: unknown key(s) {', '.join(unknown)}")
+        return str(mode), ignore
+
+    def folder(self, value: Any, where: str, default: str) -> str:
+        try:
+            if isinstance(value, str):
+                return normalise_rel(value.strip().strip("/"))
+        except BadRequest:
+            pass
+        self.note(f"{where} must be a folder inside the vault")
+        return default
+
+
+_KNOWN_KEYS = ("folders", "untyped_type", "exclude", "lint", "chats_folder")
+
+
+def _read_mapping(path: Path, reader: _Reader) -> dict[str, Any] | None:
+    """The parsed file, {} when absent, None (with a problem) when unusable."""
+    try:
+        if path.stat().st_size > _MAX_BYTES:
+            reader.note(f"the file is larger than {_MAX_BYTES} bytes")
+            return None
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    except (OSError, UnicodeDecodeError) as exc:
+        reader.note(f"cannot read the file ({exc})")
+        return None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        reader.note(f"invalid YAML: {str(exc).splitlines()[0]}")
+        return None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        reader.note("the file must be a mapping of settings")
+        return None
+    return data
+
+
+def _obsidian_filters(vault: Path) -> tuple[str, ...]:
+    """Obsidian's Excluded files; nothing when the app config is absent or unreadable."""
+    try:
+        config = json.loads((vault / str(_defaults()["obsidian_app_config"])).read_text("utf-8"))
+    except (OSError, ValueError):
+        return ()
+    if not isinstance(config, dict):
+        return ()
+    entries = config.get(str(_defaults()["obsidian_ignore_key"]))
+    if not isinstance(entries, list):
+        return ()
+    return tuple(e for e in entries if isinstance(e, str) and e)
+
+
+def load_vault_settings(vault: str | Path) -> VaultSettings:
+    """The settings of `vault` (defaults where ora.yaml is absent or says nothing); never raises
+    for a bad file: its problems are in `problems` and logged."""
+    root = Path(vault)
+    path = settings_path(root)
+    defaults = _defaults()
+    reader = _Reader()
+    data = _read_mapping(path, reader)
+    raw: dict[str, Any] = data or {}
+    unknown = sorted(set(map(str, raw)) - set(_KNOWN_KEYS))
+    if unknown:
+        reader.note(f"unknown setting(s) {', '.join(unknown)} (known: {', '.join(_KNOWN_KEYS)})")
+    untyped = raw.get("untyped_type", defaults["untyped_type"])
+    lint_mode, lint_ignore = reader.lint(raw.get("lint"))
+    settings = VaultSettings(
+        folders=reader.folders(raw.get("folders")),
+        untyped_type=reader.type_name(untyped, "untyped_type", defaults["untyped_type"]),
+        exclude=reader.patterns(raw.get("exclude", defaults["exclude"]), "exclude",
+                                defaults["exclude"]),
+        obsidian_excluded=_obsidian_filters(root),
+        lint_untyped=lint_mode,
+        lint_ignore=lint_ignore,
+        chats_folder=reader.folder(raw.get("chats_folder", defaults["chats_folder"]),
+                                   "chats_folder", defaults["chats_folder"]),
+        problems=tuple(reader.problems),
+        file_exists=path.is_file(),
+    )
+    for problem in settings.problems:
+        log.warning("%s", problem)
+    return settings
+
+
+@cache
+def default_vault_settings() -> VaultSettings:
+    """The settings of a vault without ora.yaml or Obsidian exclusions (pure defaults)."""
+    reader = _Reader()
+    defaults = _defaults()
+    return VaultSettings(
+        folders=reader.folders(None),
+        untyped_type=str(defaults["untyped_type"]),
+        exclude=tuple(defaults["exclude"]),
+        obsidian_excluded=(),
+        lint_untyped=str(defaults["lint"]["untyped"]),
+        lint_ignore=tuple(defaults["lint"]["ignore"]),
+        chats_folder=str(defaults["chats_folder"]),
+    )
+
+
+# ---- writing ----------------------------------------------------------------------------------
+
+
+def _round_trip() -> YAML:
+    y = YAML()  # round-trip: comments, order and quoting survive
+    y.preserve_quotes = True
+    y.indent(mapping=2, sequence=4, offset=2)
+    return y
+
+
+def _ignore_entry(path: str) -> str:
+    """A lint-ignore entry for a note or folder path (a trailing `/` keeps meaning a folder)."""
+    entry = normalise_rel(path.strip())
+    return entry + "/" if path.strip().endswith("/") else entry
+
+
+def add_lint_ignore(vault: str | Path, path: str) -> VaultSettings:
+    """Add `path` (a note, a folder ending in `/`, or a glob) to `lint.ignore` in ora.yaml,
+    creating the file if needed; every other byte's meaning, comments and order are kept, and
+    the file is replaced atomically. InvalidSettings when the file cannot be edited safely."""
+    entry = _ignore_entry(path)
+    file = settings_path(vault)
+    try:
+        with open(file, "x", encoding="utf-8"):
+            pass  # created empty; the atomic write below fills it
+    except FileExistsError:
+        pass
+    data = file.read_bytes()
+    y = _round_trip()
+    try:
+        doc = y.load(data.decode("utf-8")) if data.strip() else CommentedMap()
+    except (YAMLError, UnicodeDecodeError) as exc:
+        raise InvalidSettings(f"{file.name} is not valid YAML; fix it by hand first ({exc})"
+                              .splitlines()[0]) from exc
+    if doc is None:
+        doc = CommentedMap()
+    if not isinstance(doc, CommentedMap):
+        raise InvalidSettings(f"{file.name} is not a mapping of settings; fix it by hand first")
+    lint = doc.get("lint")
+    if lint is None:
+        lint = doc["lint"] = CommentedMap()
+    if not isinstance(lint, CommentedMap):
+        raise InvalidSettings(f"`lint` in {file.name} is not a mapping; fix it by hand first")
+    ignore = lint.get("ignore")
+    if ignore is None:
+        ignore = lint["ignore"] = CommentedSeq()
+    elif isinstance(ignore, str):
+        ignore = lint["ignore"] = CommentedSeq([ignore])
+    if not isinstance(ignore, list):
+        raise InvalidSettings(f"`lint.ignore` in {file.name} is not a list; fix it by hand first")
+    if entry not in ignore:
+        ignore.append(entry)
+        out = io.StringIO()
+        y.dump(doc, out)
+        atomic_write(file, out.getvalue().encode("utf-8"), content_hash(data))
+    return load_vault_settings(vault)
+

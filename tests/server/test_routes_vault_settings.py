@@ -1,0 +1,54 @@
+"""The plugin reads and edits the vault's ora.yaml through the API, as the CLI does."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sidecar.settings import Config
+from sidecar.vault.vault_settings import load_vault_settings
+
+
+async def test_vault_settings_route_returns_the_defaults_without_a_file(api: Any) -> None:
+    answer = await api.get("/v1/vault-settings")
+    assert answer.status == 200
+    doc = answer.json
+    assert doc["file"] == "ora.yaml" and doc["exists"] is False
+    assert doc["folders"]["Engrams/"] == "engram"
+    assert doc["untyped_type"] == "resource"
+    assert doc["lint"] == {"untyped": "hint", "ignore": []}
+    assert doc["problems"] == []
+
+
+async def test_vault_settings_route_reports_problems_of_a_bad_file(
+    api: Any, config: Config
+) -> None:
+    (config.vault / "ora.yaml").write_text("untyped_type: blog\n", encoding="utf-8")
+    doc = (await api.get("/v1/vault-settings")).json
+    assert doc["exists"] is True and doc["untyped_type"] == "resource"
+    assert len(doc["problems"]) == 1 and "blog" in doc["problems"][0]
+
+
+async def test_lint_ignore_route_writes_ora_yaml_and_silences_lint(
+    api: Any, config: Config
+) -> None:
+    text = "---\ntype: engram\n---\nbody\n"  # nexus and tags missing: errors
+    before = await api.post("/v1/lint", {"path": "Inbox/Draft.md", "text": text})
+    assert before.json["diagnostics"]
+    answer = await api.post("/v1/vault-settings/lint-ignore", {"path": "Inbox/"})
+    assert answer.status == 200
+    assert answer.json["lint"]["ignore"] == ["Inbox/"]
+    assert load_vault_settings(config.vault).lint_ignore == ("Inbox/",)
+    after = await api.post("/v1/lint", {"path": "Inbox/Draft.md", "text": text})
+    assert after.json["diagnostics"] == []
+
+
+async def test_lint_ignore_route_refuses_paths_outside_the_vault(api: Any) -> None:
+    answer = await api.post("/v1/vault-settings/lint-ignore", {"path": "../elsewhere/"})
+    assert answer.status == 400
+
+
+async def test_lint_ignore_route_will_not_edit_an_invalid_file(api: Any, config: Config) -> None:
+    (config.vault / "ora.yaml").write_text("lint: [broken\n", encoding="utf-8")
+    answer = await api.post("/v1/vault-settings/lint-ignore", {"path": "Inbox/"})
+    assert answer.status == 422
+    assert answer.json["error"]["code"] == "invalid_settings"

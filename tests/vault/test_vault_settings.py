@@ -1,0 +1,176 @@
+"""The vault's own settings file (ora.yaml): defaults, folder rules, exclusions, a bad file, the
+round-trip lint-ignore writer."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from sidecar.errors import InvalidSettings
+from sidecar.schema import load_json
+from sidecar.vault.vault_settings import (
+    add_lint_ignore,
+    default_vault_settings,
+    effective_type,
+    is_excluded,
+    is_lint_ignored,
+    load_vault_settings,
+    opted_out,
+)
+
+
+def _vault(tmp_path: Path, settings: str | None = None, app: object = None) -> Path:
+    root = tmp_path / "vault"
+    root.mkdir()
+    if settings is not None:
+        (root / "ora.yaml").write_text(settings, encoding="utf-8")
+    if app is not None:
+        (root / ".obsidian").mkdir()
+        (root / ".obsidian" / "app.json").write_text(json.dumps(app), encoding="utf-8")
+    return root
+
+
+def test_a_vault_without_ora_yaml_gets_the_defaults_from_schema_data(tmp_path: Path) -> None:
+    settings = load_vault_settings(_vault(tmp_path))
+    defaults = load_json("vault_defaults.json")
+    assert dict(settings.folders) == defaults["folders"]
+    assert settings.untyped_type == defaults["untyped_type"] == "resource"
+    assert settings.lint_untyped == "hint" and settings.chats_folder == "Chats/Ora"
+    assert settings.problems == () and not settings.file_exists
+    assert settings == default_vault_settings()
+
+
+@pytest.mark.parametrize(("rel", "declared", "expected"), [
+    ("Engrams/Sleep.md", None, ("engram", True)),
+    ("engrams/lower case folder.md", None, ("engram", True)),
+    ("Chats/2024/Talk.md", None, ("chat", True)),
+    ("Daily/2024-05-01.md", None, ("resource", True)),
+    ("Top level.md", None, ("resource", True)),
+    ("Web/Saved.md", "engram", ("engram", False)),  # a declared Ora type wins
+    ("Web/Saved.md", "book", ("web", True)),  # a vault's own type value is not Ora's
+])
+def test_effective_type_by_declared_type_folder_rule_and_default(
+    tmp_path: Path, rel: str, declared: str | None, expected: tuple[str, bool]
+) -> None:
+    assert effective_type(load_vault_settings(_vault(tmp_path)), rel, declared) == expected
+
+
+def test_folder_rules_merge_over_defaults_and_the_longest_prefix_wins(tmp_path: Path) -> None:
+    vault = _vault(tmp_path, "folders:\n  Notes/: engram\n  Notes/Clippings: web\n"
+                             "  Web/: null\nuntyped_type: chat\n")
+    settings = load_vault_settings(vault)
+    assert effective_type(settings, "Notes/Clippings/a.md", None) == ("web", True)
+    assert effective_type(settings, "Notes/b.md", None) == ("engram", True)
+    assert effective_type(settings, "Web/c.md", None) == ("chat", True)  # default rule removed
+    assert effective_type(settings, "Engrams/d.md", None) == ("engram", True)
+    assert settings.problems == () and settings.file_exists
+
+
+def test_exclusions_take_paths_folders_and_globs(tmp_path: Path) -> None:
+    vault = _vault(tmp_path, "exclude:\n  - Templates\n  - '**/*.excalidraw.md'\n"
+                             "  - Inbox/draft?.md\n")
+    settings = load_vault_settings(vault)
+    assert is_excluded(settings, "Templates/Daily.md")
+    assert is_excluded(settings, "Templates/Sub/x.md")
+    assert not is_excluded(settings, "Templates2/x.md")
+    assert is_excluded(settings, "Drawing.excalidraw.md")
+    assert is_excluded(settings, "A/B/Drawing.excalidraw.md")
+    assert is_excluded(settings, "Inbox/draft1.md")
+    assert not is_excluded(settings, "Inbox/draft12.md")
+    assert not is_excluded(settings, "Notes/Plain.md")
+
+
+def test_obsidian_excluded_files_are_honoured_with_obsidians_matching(tmp_path: Path) -> None:
+    vault = _vault(tmp_path, app={"userIgnoreFilters": ["Archive/", "/\\.draft\\.md$/", 3]})
+    settings = load_vault_settings(vault)
+    assert settings.obsidian_excluded == ("Archive/", "/\\.draft\\.md$/")
+    assert is_excluded(settings, "Archive/Old.md")
+    assert is_excluded(settings, "Ideas/x.draft.md")
+    assert not is_excluded(settings, "Ideas/x.md")
+    assert not is_excluded(settings, "archive/old.md")  # Obsidian's prefixes are case-sensitive
+
+
+def test_a_broken_obsidian_app_json_excludes_nothing(tmp_path: Path) -> None:
+    vault = _vault(tmp_path)
+    (vault / ".obsidian").mkdir()
+    (vault / ".obsidian" / "app.json").write_text("{not json", encoding="utf-8")
+    assert load_vault_settings(vault).obsidian_excluded == ()
+
+
+@pytest.mark.parametrize(("text", "problem"), [
+    ("folders: [unclosed\n", "invalid YAML"),
+    ("- a list\n", "must be a mapping"),
+    ("untyped_type: blog\n", "untyped_type 'blog'"),
+    ("lint:\n  untyped: loud\n", "lint.untyped 'loud'"),
+    ("exclude: 3\n", "exclude must be a list"),
+    ("folders:\n  Notes/: novel\n", "unknown type 'novel'"),
+    ("colour: blue\n", "unknown setting(s) colour"),
+    ("chats_folder: ../outside\n", "chats_folder must be a folder inside the vault"),
+])
+def test_a_bad_file_gives_a_clear_problem_and_the_defaults(
+    tmp_path: Path, text: str, problem: str
+) -> None:
+    settings = load_vault_settings(_vault(tmp_path, text))
+    assert len(settings.problems) == 1
+    assert problem in settings.problems[0] and "ora.yaml" in settings.problems[0]
+    defaults = default_vault_settings()
+    assert settings.folders == defaults.folders
+    assert settings.untyped_type == defaults.untyped_type
+    assert settings.lint_untyped == defaults.lint_untyped
+    assert settings.chats_folder == defaults.chats_folder
+
+
+def test_lint_off_may_be_written_as_a_bare_yaml_off(tmp_path: Path) -> None:
+    settings = load_vault_settings(_vault(tmp_path, "lint:\n  untyped: off\n"))
+    assert settings.lint_untyped == "off" and settings.problems == ()
+
+
+@pytest.mark.parametrize(("frontmatter", "out"), [
+    ({"ora-lint": "ignore"}, True), ({"ora-lint": False}, True), ({"ora-lint": "Off"}, True),
+    ({"ora-lint": "strict"}, False), ({}, False),
+])
+def test_a_note_opts_out_of_lint_by_its_ora_lint_property(
+    frontmatter: dict[str, object], out: bool
+) -> None:
+    assert opted_out(frontmatter) is out
+
+
+def test_add_lint_ignore_creates_the_file_when_absent(tmp_path: Path) -> None:
+    vault = _vault(tmp_path)
+    settings = add_lint_ignore(vault, "Daily/")
+    assert settings.lint_ignore == ("Daily/",)
+    assert is_lint_ignored(settings, "Daily/2024-01-01.md")
+    assert not is_lint_ignored(settings, "Notes/x.md")
+    assert load_vault_settings(vault).lint_ignore == ("Daily/",)
+
+
+def test_add_lint_ignore_keeps_comments_order_and_other_keys(tmp_path: Path) -> None:
+    text = ("# my vault's Ora settings\nfolders:\n  Zettel/: engram  # curated\n"
+            "lint:\n  untyped: hint\n  ignore:\n    - Templates/\n"
+            "chats_folder: 'Chats/Ora'\n")
+    vault = _vault(tmp_path, text)
+    add_lint_ignore(vault, "Inbox/Scratch.md")
+    add_lint_ignore(vault, "Inbox/Scratch.md")  # a second time changes nothing
+    after = (vault / "ora.yaml").read_text(encoding="utf-8")
+    assert after == text.replace("    - Templates/\n", "    - Templates/\n    - Inbox/Scratch.md\n")
+    assert not list(vault.glob(".ora.yaml.*"))  # no temp file left behind
+
+
+def test_add_lint_ignore_refuses_a_file_it_cannot_edit_and_leaves_it(tmp_path: Path) -> None:
+    vault = _vault(tmp_path, "lint: [broken\n")
+    with pytest.raises(InvalidSettings):
+        add_lint_ignore(vault, "Daily/")
+    assert (vault / "ora.yaml").read_text(encoding="utf-8") == "lint: [broken\n"
+
+
+def test_deleting_the_index_folder_loses_no_setting(tmp_path: Path) -> None:
+    vault = _vault(tmp_path, "untyped_type: engram\n")
+    (vault / ".ora").mkdir()
+    add_lint_ignore(vault, "Daily/")
+    before = load_vault_settings(vault)
+    for child in (vault / ".ora").iterdir():
+        child.unlink()
+    (vault / ".ora").rmdir()
+    assert load_vault_settings(vault) == before
