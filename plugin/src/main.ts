@@ -20,6 +20,7 @@ import { baseUrl, mergeSettings, serveArgs, tokenPath, type OraSettings } from "
 import { openAtLines } from "./ui/open-note";
 import { RequestUrlTransport } from "./ui/request-url-transport";
 import { SEARCH_VIEW_TYPE, SearchView } from "./ui/search-view";
+import { SidecarSetup } from "./ui/sidecar-setup";
 import { OraSettingTab } from "./ui/settings-tab";
 import { renderStatus } from "./ui/status-bar";
 import { TriageModal } from "./ui/triage-modal";
@@ -36,10 +37,19 @@ export default class OraVaultPlugin extends Plugin {
 	private statusEl!: HTMLElement;
 	private tokenValue: string | null = null;
 	private ready = false;
+	private setup!: SidecarSetup;
 
 	override async onload(): Promise<void> {
 		this.settings = mergeSettings(await this.loadData());
 		this.client = this.makeClient();
+		this.setup = new SidecarSetup(this.app, {
+			pluginDir: `${this.vaultPath()}/${this.manifest.dir ?? ""}`,
+			pluginVersion: this.manifest.version,
+			settings: this.settings,
+			saveSettings: () => this.saveData(this.settings),
+			stopSidecar: () => this.supervisor?.stop(),
+			restartSidecar: () => this.restartSidecar(),
+		});
 		this.batcher = new EventBatcher(
 			(events) => this.client.sendEvents(events),
 			this.settings.eventDelayMs,
@@ -70,6 +80,7 @@ export default class OraVaultPlugin extends Plugin {
 				tokenPath: () => tokenPath(this.settings, this.vaultPath()),
 				reindex: () => this.reindex(),
 				restartSidecar: () => this.restartSidecar(),
+				openSetup: () => this.setup.open(null),
 			}),
 		);
 		this.registerEditorExtension(
@@ -111,6 +122,7 @@ export default class OraVaultPlugin extends Plugin {
 		this.addCommand({ id: "triage", name: "Triage contradictions", callback: () => this.openTriage() });
 		this.addCommand({ id: "reindex", name: "Re-index vault now", callback: () => void this.reindex() });
 		this.addCommand({ id: "restart-sidecar", name: "Restart sidecar", callback: () => void this.restartSidecar() });
+		this.addCommand({ id: "setup-sidecar", name: "Set up, upgrade or remove the sidecar", callback: () => this.setup.open(null) });
 	}
 
 	private async startSidecar(): Promise<void> {
@@ -121,13 +133,20 @@ export default class OraVaultPlugin extends Plugin {
 			client: this.client,
 			autoStart: this.settings.autoStart,
 			spawn: () =>
-				spawn(this.settings.oraCommand, serveArgs(this.settings, vault), { stdio: ["ignore", "ignore", "pipe"] }),
+				spawn(this.settings.oraCommand, serveArgs(this.settings, vault), { stdio: ["ignore", "ignore", "pipe"], env: this.setup.serveEnv() }),
 			readToken: () => fs.readFile(tokenPath(this.settings, vault), "utf8"),
 			onToken: (token) => (this.tokenValue = token),
 		});
 		const outcome = await this.supervisor.ensureRunning();
 		if (!outcome.ok) {
 			this.setStatus(this.status.failed(outcome.reason));
+			await this.setup.afterStartFailure();
+			return;
+		}
+		const refusal = this.setup.refusal(outcome.version);
+		if (refusal !== null) {
+			this.supervisor.stop(); // ends only a sidecar this plugin started
+			this.setStatus(this.status.failed(refusal));
 			return;
 		}
 		this.ready = true;

@@ -98,11 +98,11 @@ export class SidecarInstaller {
 		});
 	}
 
-	/** Deletes the virtual environment and the models (the caller stops the sidecar first). */
+	/** Deletes the virtual environment, the models and the cache (the caller stops the sidecar first). */
 	async remove(listener?: SetupListener): Promise<SetupOutcome> {
 		return this.operation(1, listener, async () => {
 			this.begin("Removing the sidecar's virtual environment and models");
-			for (const dir of [this.paths.venv, this.paths.models]) {
+			for (const dir of [this.paths.venv, this.paths.models, this.paths.cache]) {
 				if (!isInside(dir, this.paths.pluginDir)) throw new StepFailed(`${dir} is not inside ${this.paths.pluginDir}`);
 				await fs.rm(dir, { recursive: true, force: true });
 				this.line(`Removed ${dir}`);

@@ -9,6 +9,8 @@ export interface ManagedPaths {
 	ora: string;
 	/** ORA_MODELS_DIR of the managed sidecar (the fp32 embedder it builds). */
 	models: string;
+	/** XDG_CACHE_HOME of the managed sidecar, so libraries' caches stay in the plugin folder. */
+	cache: string;
 	log: string;
 }
 
@@ -27,16 +29,18 @@ export function managedPaths(pluginDir: string, platform: NodeJS.Platform): Mana
 		python: p.join(bin, `python${exe}`),
 		ora: p.join(bin, `ora${exe}`),
 		models: p.join(pluginDir, "models"),
+		cache: p.join(pluginDir, "cache"),
 		log: p.join(pluginDir, "setup.log"),
 	};
 }
 
 /**
  * The environment for every process of the managed sidecar: the user's, minus what would make
- * Python look outside the venv, plus the models folder inside the plugin's folder.
+ * Python look outside the venv, plus the models folder and a cache folder inside the plugin's
+ * folder (onnxruntime writes a device id under XDG_CACHE_HOME, else ~/.cache, when it loads).
  */
 export function managedEnv(paths: ManagedPaths, base: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-	const env: NodeJS.ProcessEnv = { ...base, ORA_MODELS_DIR: paths.models, PYTHONNOUSERSITE: "1" };
+	const env: NodeJS.ProcessEnv = { ...base, ORA_MODELS_DIR: paths.models, XDG_CACHE_HOME: paths.cache, PYTHONNOUSERSITE: "1" };
 	for (const key of ["PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "VIRTUAL_ENV", "CONDA_PREFIX"]) delete env[key];
 	return env;
 }

@@ -42,7 +42,7 @@ export const runProcess: Runner = (command, args, options = {}) =>
 			return;
 		}
 		const timer = options.timeoutMs
-			? setTimeout(() => {
+			? window.setTimeout(() => {
 					error = `${command} did not finish within ${Math.round((options.timeoutMs ?? 0) / 1000)} s`;
 					child.kill("SIGTERM");
 				}, options.timeoutMs)
@@ -59,7 +59,7 @@ export const runProcess: Runner = (command, args, options = {}) =>
 		});
 		child.on("error", (err) => (error = err.message));
 		child.on("close", (code) => {
-			if (timer) clearTimeout(timer);
+			if (timer) window.clearTimeout(timer);
 			emit("out", "", true);
 			emit("err", "", true);
 			resolve({ code: error === null ? code : null, stdout, stderr, error });

@@ -48,11 +48,11 @@ export class SetupModal extends Modal {
 		this.contentEl.addClass("ora-setup");
 		if (this.host.reason) this.contentEl.createEl("p", { text: this.host.reason, cls: "ora-setup-reason" });
 		this.contentEl.createEl("p", {
-			text: `The sidecar is a Python program. Set-up finds Python 3.11 or newer, creates a private environment in ${paths.venv}, installs the ora-vault-sidecar package into it with pip (a few hundred MB), and builds the embedding model in ${paths.models}. Nothing is written anywhere else. If this vault is synced by a file-sync service, leave that folder out of the sync.`,
+			text: `The sidecar is a Python program. Set-up finds Python 3.11 or newer, creates a private environment in ${paths.venv}, installs the ora-vault-sidecar package into it with pip (a few hundred MB), and builds the embedding model in ${paths.models}. All of it stays in this plugin's folder (${paths.pluginDir}); the index lives in the vault's .ora folder. If a file-sync service syncs this vault, leave the plugin's venv folder out of it.`,
 		});
 		new Setting(this.contentEl)
 			.setName("Wheel file")
-			.setDesc("Empty: install from the Python Package Index. Or the full path of a wheel (.whl) downloaded from a release.")
+			.setDesc("Leave empty to install from the package index (pypi.org), or give the full path of a wheel (.whl) file from a release.")
 			.addText((t) => {
 				t.setPlaceholder("/path/to/ora_vault_sidecar-x.y.z-py3-none-any.whl");
 				this.sourceInput = t.inputEl;

@@ -46,14 +46,14 @@ function makeInstaller(pluginDir: string): SidecarInstaller {
 }
 
 function pluginFolder(name: string): string {
-	const dir = join(root, name, ".obsidian", "plugins", "ora-vault");
+	const dir = join(root, name, "config", "plugins", "ora-vault"); // any config folder name works
 	mkdirSync(dir, { recursive: true });
 	return dir;
 }
 
 function nextPatch(version: string): string {
-	const [major, minor, patch] = version.split(".").map(Number);
-	return `${major}.${minor}.${patch + 1}`;
+	const [major, minor, patch] = version.split(".");
+	return `${major}.${minor}.${Number(patch) + 1}`;
 }
 
 beforeAll(async () => {
