@@ -141,6 +141,7 @@ async def _answers(api: AppClient, secrets: list[str], words: list[str],
         *[("POST", "/v1/search", {"query": q, **flag})
           for q in [*secrets, " ".join(words), _claim(Spec("engram", False, 0, True, ()))]],
         *[("POST", "/v1/ask", {"question": q, **flag}) for q in secrets],
+        ("POST", "/v1/related", {"path": "Engrams/Public note 0.md", "k": 20, **flag}),
         ("POST", "/v1/ask", {"question": in_c1, "conversation": "c1", **flag}),
         ("GET", f"/v1/conversations/c1?private={query}", None),
     ]

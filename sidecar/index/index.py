@@ -25,6 +25,7 @@ from sidecar.index.lock import WriterLock
 from sidecar.index.names import check_namespace
 from sidecar.index.params import load_params, save_namespace_params, stale_parts
 from sidecar.index.records import ChunkRecord, record_from_store
+from sidecar.index.scope import NoteFilter, Scope
 from sidecar.index.sync import ProgressFn, Syncer, SyncReport
 from sidecar.models.embedder import Embedder, load_embedder
 from sidecar.schema import get_schema
@@ -205,14 +206,17 @@ class Index:
         private: bool,
         namespace: str | None = None,
         include_archived: bool = False,
+        only: Scope | None = None,
     ) -> list[tuple[str, float]]:
-        """Top-k (chunk id, cosine similarity); private stores only when `private`."""
+        """Top-k (chunk id, cosine similarity); private stores only when `private`; among the
+        chunk ids of `only` (see `scope`) when given."""
         ns = self._ns(namespace)
         hits: list[tuple[str, float]] = []
         for store_private in (False, True) if private else (False,):
             hits += self.chroma.query(
                 ns, store_private, vector, k, include_archived=include_archived,
                 live=functools.partial(self.bm25.live_among, ns, store_private),
+                only=None if only is None else only.get(store_private, []),
             )
         hits.sort(key=lambda h: (-h[1], h[0]))
         return hits[:k]
@@ -225,11 +229,27 @@ class Index:
         private: bool,
         namespace: str | None = None,
         include_archived: bool = False,
+        only: Scope | None = None,
     ) -> list[tuple[str, float]]:
-        """Top-k (chunk id, BM25 score, larger is better); private stores only when `private`."""
+        """Top-k (chunk id, BM25 score, larger is better); private stores only when `private`;
+        among the chunk ids of `only` (see `scope`) when given."""
         return self.bm25.search(
-            self._ns(namespace), query, k, private=private, include_archived=include_archived
+            self._ns(namespace), query, k, private=private, include_archived=include_archived,
+            only=only,
         )
+
+    def scope(
+        self, note_filter: NoteFilter, *, private: bool, namespace: str | None = None
+    ) -> Scope | None:
+        """The chunk ids, by store, of the notes `note_filter` admits (None: no filter)."""
+        if not note_filter.active:
+            return None
+        out: Scope = {False: [], True: []}
+        rows = self.ledger.scope_rows(self._ns(namespace), note_filter.types, private=private)
+        for path, type_name, tags, is_private, date, ids in rows:
+            if note_filter.admits(path, type_name, tags, date):
+                out[is_private].extend(ids)
+        return out
 
     def get_chunks(
         self, ids: Sequence[str], *, private: bool, namespace: str | None = None
@@ -252,6 +272,13 @@ class Index:
                 count = newer[key]
             out[cid] = record_from_store(cid, text, meta, count)
         return out
+
+    def chunk_vectors(
+        self, ids: Sequence[str], *, private_store: bool, namespace: str | None = None
+    ) -> FloatArray:
+        """The stored vectors of chunk ids of one store (public, or private when
+        `private_store`), in the order given."""
+        return self.chroma.embeddings(self._ns(namespace), private_store, ids)
 
     def stats(self) -> dict[str, int]:
         """{"files": files tracked, "chunks": chunks in the stores}."""
