@@ -44,13 +44,21 @@ class Outcome:
     unchanged: list[str] = field(default_factory=list)
     refused: list[dict[str, str]] = field(default_factory=list)
     journal: str | None = None
+    private: set[str] = field(default_factory=set)  # the private notes among them
 
     def refuse(self, path: str, reason: str) -> None:
         self.refused.append({"path": path, "reason": reason})
 
-    def to_json(self, done_name: str) -> dict[str, Any]:
-        return {done_name: self.done, "unchanged": self.unchanged, "refused": self.refused,
-                "journal": self.journal}
+    def to_json(self, done_name: str, *, private: bool = True) -> dict[str, Any]:
+        """What was done; without `private`, private notes are only counted."""
+        def shown(paths: list[str]) -> list[str]:
+            return [p for p in paths if private or p not in self.private]
+
+        refused = [r for r in self.refused if private or r["path"] not in self.private]
+        hidden = len(self.done) + len(self.unchanged) + len(self.refused)
+        hidden -= len(shown(self.done)) + len(shown(self.unchanged)) + len(refused)
+        return {done_name: shown(self.done), "unchanged": shown(self.unchanged),
+                "refused": refused, "journal": self.journal, "private_hidden": hidden}
 
 
 def _split(before: str, after: str) -> tuple[str, str]:
@@ -96,8 +104,9 @@ def _entry(vault: str | Path, p: Proposal) -> dict[str, Any]:
     if content_hash(after.encode("utf-8")) != p.after_hash:
         raise Conflict(f"{p.path}: the plan no longer gives the same frontmatter; plan again")
     head_before, head_after = _split(before, after)
-    return {"path": p.path, "before_sha256": p.hash, "after_sha256": p.after_hash,
-            "before_head": head_before, "after_head": head_after, "applied": False}
+    return {"path": p.path, "private": p.private, "before_sha256": p.hash,
+            "after_sha256": p.after_hash, "before_head": head_before, "after_head": head_after,
+            "applied": False}
 
 
 def apply_adoption(vault: str | Path, proposals: Iterable[Proposal]) -> Outcome:
@@ -106,6 +115,8 @@ def apply_adoption(vault: str | Path, proposals: Iterable[Proposal]) -> Outcome:
     out = Outcome()
     todo: list[tuple[Proposal, dict[str, Any]]] = []
     for p in proposals:
+        if p.private:
+            out.private.add(p.path)
         try:
             todo.append((p, _entry(vault, p)))
         except OraError as err:
@@ -154,6 +165,8 @@ def undo_adoption(vault: str | Path) -> Outcome:
     pending = []
     for entry in doc["files"]:
         rel = str(entry["path"])
+        if entry.get("private", True):  # an entry that does not say counts as private
+            out.private.add(rel)
         path = vault_path(vault, rel)
         try:
             current = path.read_bytes()
