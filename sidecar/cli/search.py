@@ -37,6 +37,9 @@ def run(args: argparse.Namespace) -> int:
         document = search_sync(
             index, embedder, reranker, args.query, options, reranker_reason=reason
         )
+        indexing = index.indexing()  # another process is indexing: say how far it got
+        if indexing is not None:
+            document["indexing"] = indexing
     finally:
         index.close()
     emit(args, document, render)
@@ -53,12 +56,16 @@ def render(document: dict[str, Any]) -> str:
     if "rerank_reason" in document:
         rerank = f"{rerank} ({document['rerank_reason']})"
     lines = [f"{len(document['results'])} results for {document['query']!r} · re-rank: {rerank}"]
+    if "indexing" in document:
+        lines.append(f"(indexing {document['indexing']['percent']} %: "
+                     "results come from the notes indexed so far)")
     for n, result in enumerate(document["results"], start=1):
         marks = [*result["flags"], *(["private"] if result["private"] else [])]
         flags = f"  [{', '.join(marks)}]" if marks else ""
         lines.append(
             f"{n:>2}. {result['path']}:{result['line_start']}-{result['line_end']}"
-            f"  score {result['score']:.3f}  {result['type']}{flags}"
+            f"  score {result['score']:.3f}  {result['type']}"
+            f"{' (inferred)' if result.get('type_inferred') else ''}{flags}"
         )
         if result["heading_path"]:
             lines.append("    " + " › ".join(result["heading_path"]))

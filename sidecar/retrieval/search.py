@@ -142,6 +142,7 @@ def _result(
         "path": chunk.path,
         "title": chunk.title,
         "type": chunk.type,
+        "type_inferred": chunk.type_inferred,
         "score": round(final_score(similarity, weight, decay), 6),
         "flags": result_flags(chunk.tags),
         "private": bool(chunk.private),
