@@ -110,7 +110,8 @@ def test_a_tag_in_code_is_not_a_tag(tag: str) -> None:
     assert note.tags == ()
 
 
-TYPED = "---\nnexus: []\ntype: engram\n{fm}date created: 2024-01-01\ndate modified: 2024-01-01\n---\n{body}"
+TYPED = ("---\nnexus: []\ntype: engram\n{fm}date created: 2024-01-01\n"
+         "date modified: 2024-01-01\n---\n{body}")
 
 
 @pytest.mark.parametrize(("fm", "body", "unknown", "line"), [
