@@ -369,14 +369,21 @@ def _swap(path: Path, tmp: Path, read_hash: str) -> None:
         held.unlink(missing_ok=True)
 
 
-def atomic_write(path: Path, data: bytes, read_hash: str) -> None:
+def atomic_write(path: Path, data: bytes, read_hash: str, rel: str | None = None) -> None:
     """Replace `path` with `data` atomically, keeping its mode, if it still hashes `read_hash`.
 
     Conflict when it does not: the write is checked against the exact bytes it was planned
-    from, never against a later read.
+    from, never against a later read. NoteNotWritable (naming `rel`) when the file is
+    read-only, immutable or in a folder that cannot be written.
     """
+    name = rel or path.name
+    _check_writable(path, name)
     mode = stat.S_IMODE(path.stat().st_mode)
-    fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".ora-tmp")
+    try:
+        fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.",
+                                        suffix=".ora-tmp")
+    except PermissionError as exc:
+        raise _not_writable(name, exc) from exc
     tmp = Path(tmp_name)
     try:
         with os.fdopen(fd, "wb") as handle:
@@ -385,6 +392,8 @@ def atomic_write(path: Path, data: bytes, read_hash: str) -> None:
             os.fsync(handle.fileno())
         os.chmod(tmp, mode)
         _swap(path, tmp, read_hash)
+    except PermissionError as exc:  # immutable (EPERM on the replace)
+        raise _not_writable(name, exc) from exc
     finally:
         tmp.unlink(missing_ok=True)
     _fsync_dir(path.parent)
@@ -416,10 +425,7 @@ def edit_frontmatter(
         raise InvalidFrontmatter(f"{rel}: {err.message}") from err
     if new_data == data:
         return read_hash
-    try:
-        atomic_write(path, new_data, read_hash)
-    except PermissionError as exc:  # immutable, or a folder without write permission
-        raise _not_writable(rel, exc) from exc
+    atomic_write(path, new_data, read_hash, rel)
     return content_hash(new_data)
 
 
@@ -476,3 +482,55 @@ def move_to_trash(vault: str | Path, rel: str, expected_hash: str | None) -> str
     except PermissionError as exc:
         raise _not_writable(rel, exc) from exc
     return f"{TRASH_FOLDER}/{candidate}"
+
+
+# ---- notes Ora writes itself (chat notes, the supervision log) ------------------------------
+
+
+def create_note(vault: str | Path, rel: str, text: str) -> str:
+    """Write a new note atomically, never over an existing file (Conflict); its hash."""
+    path = vault_path(vault, rel)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data = text.encode("utf-8")
+    fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".ora-tmp")
+    tmp = Path(tmp_name)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp, 0o644)
+        os.link(tmp, path)  # fails if the file exists: no overwrite, no race
+    except FileExistsError as exc:
+        raise Conflict(f"{normalise_rel(rel)} already exists") from exc
+    finally:
+        tmp.unlink(missing_ok=True)
+    _fsync_dir(path.parent)
+    return content_hash(data)
+
+
+def append_to_note(
+    vault: str | Path, rel: str, text: str, mutate: Mutation | None = None,
+    expected_hash: str | None = None,
+) -> tuple[str, str]:
+    """Append `text` after a blank line to VAULT/rel (in the file's own line endings), with an
+    optional frontmatter `mutate` in the same atomic write; (hash read, new hash).
+
+    Every existing byte is kept except frontmatter keys `mutate` changes. Conflict when the file
+    is not `expected_hash` (if given) or changes before the write.
+    """
+    path = vault_path(vault, rel)
+    data = _read(path, rel)
+    read_hash = _check(data, expected_hash, rel)
+    try:
+        old = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UnreadableNote(f"{rel} is not UTF-8", code="undecodable_file") from exc
+    nl = _newline(old)
+    new = rewrite_frontmatter(old, mutate) if mutate is not None else old
+    if new and not new.endswith(("\n", "\r")):
+        new += nl
+    new += nl + text.replace("\r\n", "\n").replace("\n", nl)
+    new_data = new.encode("utf-8")
+    atomic_write(path, new_data, read_hash, rel)
+    return read_hash, content_hash(new_data)
