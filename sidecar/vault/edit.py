@@ -410,3 +410,55 @@ def restore_from_trash(vault: str | Path, trash_rel: str, rel: str, expected_has
         return
     os.unlink(src)
     _fsync_dir(src.parent)
+
+
+# ---- notes Ora writes itself (chat notes, the supervision log) ------------------------------
+
+
+def create_note(vault: str | Path, rel: str, text: str) -> str:
+    """Write a new note atomically, never over an existing file (Conflict); its hash."""
+    path = vault_path(vault, rel)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data = text.encode("utf-8")
+    fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".ora-tmp")
+    tmp = Path(tmp_name)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp, 0o644)
+        os.link(tmp, path)  # fails if the file exists: no overwrite, no race
+    except FileExistsError as exc:
+        raise Conflict(f"{normalise_rel(rel)} already exists") from exc
+    finally:
+        tmp.unlink(missing_ok=True)
+    _fsync_dir(path.parent)
+    return content_hash(data)
+
+
+def append_to_note(
+    vault: str | Path, rel: str, text: str, mutate: Mutation | None = None,
+    expected_hash: str | None = None,
+) -> tuple[str, str]:
+    """Append `text` after a blank line to VAULT/rel (in the file's own line endings), with an
+    optional frontmatter `mutate` in the same atomic write; (hash read, new hash).
+
+    Every existing byte is kept except frontmatter keys `mutate` changes. Conflict when the file
+    is not `expected_hash` (if given) or changes before the write.
+    """
+    path = vault_path(vault, rel)
+    data = _read(path, rel)
+    read_hash = _check(data, expected_hash, rel)
+    try:
+        old = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UnreadableNote(f"{rel} is not UTF-8", code="undecodable_file") from exc
+    nl = _newline(old)
+    new = rewrite_frontmatter(old, mutate) if mutate is not None else old
+    if new and not new.endswith(("\n", "\r")):
+        new += nl
+    new += nl + text.replace("\r\n", "\n").replace("\n", nl)
+    new_data = new.encode("utf-8")
+    atomic_write(path, new_data, read_hash)
+    return read_hash, content_hash(new_data)
