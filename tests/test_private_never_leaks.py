@@ -84,11 +84,15 @@ specs = st.builds(
 
 @st.composite
 def vaults(draw: st.DrawFn) -> tuple[dict[str, str], list[str], list[str]]:
-    """(notes by path, the private notes' secrets, random query words). The first two notes
-    always are a public engram and a private engram contradicting it."""
+    """(notes by path, the private notes' secrets, random query words). The first notes always
+    are a public engram and a private engram contradicting it, then a private chat and a newer
+    public chat on the same subject (one decay cluster, which the private chat founded)."""
     subject = draw(st.integers(0, len(SUBJECTS) - 1))
     pair = [Spec("engram", False, subject, False, ("garden",)),
-            Spec("engram", True, subject, True, ("river",))]
+            Spec("engram", True, subject, True, ("river",)),
+            # an older private chat and a public one on its subject share a decay cluster
+            Spec("chat", True, subject, False, ("lamp",)),
+            Spec("chat", False, subject, False, ("lamp",))]
     rest = draw(st.lists(specs, max_size=4))
     all_specs = pair + rest
     hexes = draw(st.lists(st.integers(0, 16**6 - 1), min_size=len(all_specs),
@@ -137,6 +141,7 @@ async def _answers(api: AppClient, secrets: list[str], words: list[str],
         *[("POST", "/v1/search", {"query": q, **flag})
           for q in [*secrets, " ".join(words), _claim(Spec("engram", False, 0, True, ()))]],
         *[("POST", "/v1/ask", {"question": q, **flag}) for q in secrets],
+        ("POST", "/v1/related", {"path": "Engrams/Public note 0.md", "k": 20, **flag}),
         ("POST", "/v1/ask", {"question": in_c1, "conversation": "c1", **flag}),
         ("GET", f"/v1/conversations/c1?private={query}", None),
     ]

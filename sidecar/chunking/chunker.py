@@ -4,27 +4,34 @@ Sections follow the headings; within a section, neighbouring paragraphs (and cod
 while they fit, an oversize paragraph is split into lines, and an oversize line into sentence
 (or, failing that, word) windows. Front matter is never chunked.
 
-Two texts per chunk:
+Three texts per chunk:
 - `text` is exactly the cited lines (`line_start`..`line_end`, 1-based lines of the file), which
   is what users see and what BM25 indexes. Only a single line too long for one chunk is cut,
   and then `text` is the part of that line.
-- `embed_text` prefixes a breadcrumb (note title > heading > sub-heading) so a chunk whose own
-  lines never name their subject still embeds near it. A note's title is its H1 when it has
-  one (already first in the heading path), else its file name: renaming a note that has an H1
-  therefore changes no embedded text, and its vectors move without re-embedding. `n_tokens`
-  counts `embed_text` with the model's [CLS]/[SEP], and is always ≤ max_tokens, so the embedder
-  never truncates a chunk.
+- `readable` is `text` as the rendered note shows it (`markdown.readable`): no `%%comments%%`,
+  no block ids (those are listed in `block_ids`, so a result can link to `Note#^id`), embeds by
+  name. A chunk with nothing readable (a comment alone) is not a chunk.
+- `embed_text` prefixes a breadcrumb (note title > heading > sub-heading) to `readable` so a
+  chunk whose own lines never name their subject still embeds near it. A note's title is its H1
+  when it has one (already first in the heading path), else its file name: renaming a note that
+  has an H1 therefore changes no embedded text, and its vectors move without re-embedding. When
+  a callout or a table must be split, each part's breadcrumb also carries the callout's title or
+  the table's header row. `n_tokens` counts `embed_text` with the model's [CLS]/[SEP], and is
+  always ≤ max_tokens, so the embedder never truncates a chunk.
+
+Blocks are never split while they fit: a callout, a table, a code or math block stays whole in
+one chunk, and when one is too long it splits between lines (table rows), never inside one.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from tokenizers import Tokenizer
 
-from sidecar.chunking.markdown import Block, blocks, sections
+from sidecar.chunking.markdown import Block, Readable, blocks, readable, sections
 from sidecar.errors import BadRequest
 from sidecar.vault.note import Note
 
@@ -43,18 +50,22 @@ class Chunk:
     line_end: int
     n_tokens: int
     context: str = ""
+    readable: str | None = None  # None: the same as `text`
+    block_ids: tuple[str, ...] = ()
 
     @property
     def embed_text(self) -> str:
-        """What the embedder reads: the breadcrumb line, then the text."""
-        return f"{self.context}\n{self.text}" if self.context else self.text
+        """What the embedder reads: the breadcrumb line, then the readable text."""
+        body = self.text if self.readable is None else self.readable
+        return f"{self.context}\n{body}" if self.context else body
 
 
 @dataclass(frozen=True)
 class _Piece:
     first: int
     last: int
-    cut: str | None = None  # part of one line too long to fit whole
+    context: str
+    cut: tuple[int, int] | None = None  # (start, end) of one line too long to fit whole
 
 
 class _Counter:
@@ -72,8 +83,10 @@ class _Counter:
     def fits(self, text: str) -> bool:
         return self.count(text) <= self.max_tokens
 
-    def windows(self, line: str) -> Iterator[str]:
-        """Consecutive parts of `line` that fit, cut after a sentence, else between words."""
+    def windows(self, seen: Readable, li: int) -> Iterator[tuple[int, int]]:
+        """Consecutive (start, end) parts of line `li` whose readable form fits, cut after a
+        sentence, else between words."""
+        line = seen.raw[li]
         enc = self.tokenizer.encode(line, add_special_tokens=False)
         offsets, words, tokens = enc.offsets, enc.word_ids, enc.tokens
         room = max(1, self.max_tokens - self.count(""))
@@ -82,9 +95,9 @@ class _Counter:
             j = min(n, i + room)
             if j < n:
                 j = _cut_point(i, j, words, tokens)
-            while j > i + 1 and not self.fits(line[offsets[i][0] : offsets[j - 1][1]]):
+            while j > i + 1 and not self.fits(seen.part(li, offsets[i][0], offsets[j - 1][1])[0]):
                 j -= 1
-            yield line[offsets[i][0] : offsets[j - 1][1]]
+            yield offsets[i][0], offsets[j - 1][1]
             i = j
 
 
@@ -120,31 +133,67 @@ def _context(tokenizer: Tokenizer, title: str, path: tuple[str, ...], limit: int
     return ""
 
 
-def _pieces(section_blocks: list[Block], lines: list[str], counter: _Counter) -> list[_Piece]:
+class _Layout:
+    """One note's lines, their readable form, and a counter per breadcrumb."""
+
+    def __init__(self, tokenizer: Tokenizer, max_tokens: int, lines: list[str], title: str) -> None:
+        self.tokenizer = tokenizer
+        self.max_tokens = max_tokens
+        self.lines = lines
+        self.seen: Readable = readable(lines)
+        self.title = title
+        self._counters: dict[str, _Counter] = {}
+
+    def context(self, path: tuple[str, ...]) -> str:
+        return _context(self.tokenizer, self.title, path, self.max_tokens // 4)
+
+    def counter(self, context: str) -> _Counter:
+        if context not in self._counters:
+            self._counters[context] = _Counter(self.tokenizer, self.max_tokens, context)
+        return self._counters[context]
+
+    def readable(self, first: int, last: int) -> str:
+        return _join(self.seen.lines, first, last)
+
+    def fits(self, first: int, last: int, context: str) -> bool:
+        return self.counter(context).fits(self.readable(first, last))
+
+
+def _pieces(section_blocks: list[Block], path: tuple[str, ...], at: _Layout) -> list[_Piece]:
+    """Whole blocks where they fit, else their lines (a callout's or table's parts carry its
+    title or header row in their breadcrumb), else windows of one line."""
+    base = at.context(path)
     out: list[_Piece] = []
     for block in section_blocks:
-        if counter.fits(_join(lines, block.first, block.last)):
-            out.append(_Piece(block.first, block.last))
+        if at.fits(block.first, block.last, base):
+            out.append(_Piece(block.first, block.last, base))
             continue
+        context = at.context((*path, block.label)) if block.label else base
+        counter = at.counter(context)
         for li in range(block.first, block.last + 1):
-            if not lines[li].strip():
+            if not at.seen.lines[li].strip():
+                if at.seen.ids[li] and out and out[-1].first >= block.first and not out[-1].cut:
+                    out[-1] = replace(out[-1], last=li)  # a lone `^id` line names what is above
                 continue
-            if counter.fits(lines[li]):
-                out.append(_Piece(li, li))
+            if counter.fits(at.seen.lines[li]):
+                out.append(_Piece(li, li, context))
             else:
-                out.extend(_Piece(li, li, part) for part in counter.windows(lines[li]))
+                out.extend(_Piece(li, li, context, part) for part in counter.windows(at.seen, li))
     return out
 
 
-def _merged(pieces: list[_Piece], lines: list[str], counter: _Counter) -> Iterator[_Piece]:
-    """Neighbouring whole-line pieces joined while the joined lines still fit."""
+def _merged(pieces: list[_Piece], at: _Layout) -> Iterator[_Piece]:
+    """Neighbouring whole-line pieces under one breadcrumb joined while the joined lines fit."""
     current: _Piece | None = None
     for piece in pieces:
-        if current is not None and piece.cut is None:
-            joined = _Piece(current.first, piece.last)
-            if counter.fits(_join(lines, joined.first, joined.last)):
-                current = joined
-                continue
+        if (
+            current is not None
+            and piece.cut is None
+            and piece.context == current.context
+            and at.fits(current.first, piece.last, piece.context)
+        ):
+            current = _Piece(current.first, piece.last, piece.context)
+            continue
         if current is not None:
             yield current
         current = None
@@ -166,10 +215,14 @@ def chunk_note(note: Note, tokenizer: Tokenizer, max_tokens: int) -> list[Chunk]
         raise BadRequest(f"max_tokens={max_tokens} is too small to hold a chunk (16 or more)")
     tokenizer = _counting(tokenizer)
     lines = [line.removesuffix("\r") for line in note.body.split("\n")]
+    layout = _Layout(tokenizer, max_tokens, lines, "")
+    all_blocks = blocks(lines, layout.seen)
+    for block in all_blocks:
+        if block.markup is not None:
+            layout.seen.lines[block.markup] = ""
+    layout.title = "" if any(b.level == 1 for b in all_blocks) else note.title
     chunks: list[Chunk] = []
     carried: list[Block] = []  # a heading with nothing under it joins the next section's chunk
-    all_blocks = list(blocks(lines))
-    title = "" if any(b.level == 1 for b in all_blocks) else note.title
     all_sections = sections(all_blocks)
     for n, section in enumerate(all_sections):
         body = carried + section.blocks
@@ -177,17 +230,27 @@ def chunk_note(note: Note, tokenizer: Tokenizer, max_tokens: int) -> list[Chunk]
             carried = body
             continue
         carried = []
-        context = _context(tokenizer, title, section.path, max_tokens // 4)
-        counter = _Counter(tokenizer, max_tokens, context)
-        for piece in _merged(_pieces(body, lines, counter), lines, counter):
-            text = piece.cut if piece.cut is not None else _join(lines, piece.first, piece.last)
+        for piece in _merged(_pieces(body, section.path, layout), layout):
+            if piece.cut is not None:
+                start, end = piece.cut
+                seen, ids = layout.seen.part(piece.first, start, end)
+                text, id_lists = lines[piece.first][start:end], [ids]
+            else:
+                text, seen = _join(lines, piece.first, piece.last), layout.readable(
+                    piece.first, piece.last
+                )
+                id_lists = layout.seen.ids[piece.first : piece.last + 1]
+            if not seen.strip():
+                continue
             chunks.append(Chunk(
                 index=len(chunks),
                 text=text,
                 heading_path=section.path,
                 line_start=note.body_line + piece.first,
                 line_end=note.body_line + piece.last,
-                n_tokens=counter.count(text),
-                context=context,
-            ))
+                n_tokens=layout.counter(piece.context).count(seen),
+                context=piece.context,
+                readable=None if seen == text else seen,
+                block_ids=tuple(i for ids in id_lists for i in ids),
+            ))  # fmt: skip
     return chunks

@@ -1,27 +1,78 @@
-"""A note body as blocks: ATX headings, paragraphs and fenced code, with their line indices.
+"""A note body as blocks, with their line indices: just enough Obsidian-flavoured Markdown for
+chunking.
 
-Just enough Markdown for chunking: a `#` line inside a ``` or ~~~ fence is code, not a heading
-(CommonMark's rule: the fence closes on the same character, at least as long, nothing after).
-Setext headings (text underlined with === or ---) are read as paragraphs.
+Blocks: ATX and setext headings, paragraphs, fenced code, `$$` math, block quotes and callouts
+(`> [!note] Title`), tables. A `#` line inside a ``` or ~~~ fence or a `$$` block is not a
+heading (CommonMark's rule for fences: the fence closes on the same character, at least as long,
+nothing after). A line of `===` or `---` right under a paragraph makes that paragraph a setext
+H1 or H2; after a blank line, `---` is a thematic break (front matter never reaches this module).
+
+Each line also has a readable form (`Readable`): what a reader of the rendered note sees, which
+is what gets embedded. `%%comments%%` (inline or spanning lines; not in code) and block ids
+(`^id` at a line's end) are left out, an embed `![[Note#Part|alias]]` reads as its alias or
+"Note > Part". An unclosed `%%` stays literal text: one stray `%%` must not hide the rest of a
+note from search. Structure is read from the readable lines, so a heading inside a comment is
+not a heading.
 """
 
 from __future__ import annotations
 
+import bisect
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 _HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
+_SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
+_LIST_ITEM = re.compile(r"^\s*(?:[-+*]|\d{1,9}[.)])(?:\s|$)")
+_QUOTE = re.compile(r"^ {0,3}>")
+_CALLOUT = re.compile(r"^ {0,3}>\s*\[!([^\]]+)\][+-]?[ \t]*(.*?)\s*$")
+_TABLE_DELIMITER = re.compile(r"^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$")
+_MATH = "$$"
+_COMMENT = "%%"
+_BLOCK_ID = re.compile(r"(?:^|[ \t])\^([A-Za-z0-9-]+)[ \t]*$")
+_EMBED = re.compile(r"!\[\[([^\[\]|#]*)(#[^\[\]|]*)?(?:\|([^\[\]]*))?\]\]")
+_SIZE = re.compile(r"^\d+(?:x\d+)?$")  # `![[image.png|300]]` sets a width, not a caption
+_BACKTICKS = re.compile(r"`+")
 
 
 @dataclass(frozen=True)
 class Block:
-    """Lines first..last (0-based, inclusive) of the body; `level` > 0 for a heading."""
+    """Lines first..last (0-based, inclusive) of the body; `level` > 0 for a heading. `label`
+    names a block whose parts need it when the block is split: a callout's title, a table's
+    header row. `markup` lines render as nothing (a setext underline, a table's delimiter row).
+    """
 
     first: int
     last: int
     level: int = 0
     title: str = ""
+    label: str = ""
+    markup: int | None = None
+
+
+@dataclass(frozen=True)
+class Readable:
+    """Every body line as a reader sees it, and the block ids each line carries. `kept` holds
+    the (start, end) spans of each raw line that are not comment; `part` reads a piece of one."""
+
+    raw: list[str]
+    kept: list[list[tuple[int, int]]]
+    verbatim: list[bool]  # code or math: shown as written
+    lines: list[str]
+    ids: list[tuple[str, ...]]
+
+    def part(self, i: int, start: int, end: int) -> tuple[str, tuple[str, ...]]:
+        """The readable text and block ids of raw line i's characters start..end."""
+        line = self.raw[i]
+        text = "".join(line[max(a, start) : min(b, end)] for a, b in self.kept[i] if a < end)
+        if self.verbatim[i]:
+            return text, ()
+        found = _BLOCK_ID.search(text)
+        ids = (found.group(1),) if found else ()
+        if found:
+            text = text[: found.start()]
+        return _EMBED.sub(_embed_name, text), ids
 
 
 def _heading(line: str) -> tuple[int, str] | None:
@@ -42,37 +93,219 @@ def _fence_end(lines: list[str], start: int, marker: str) -> int:
     return len(lines) - 1
 
 
-def blocks(lines: list[str]) -> list[Block]:
-    """Headings, paragraphs (runs of non-blank lines) and fenced code blocks, in order."""
+def _fence_opener(line: str) -> str | None:
+    """The marker of a code fence opened by `line` (a ``` info string may not hold a backtick)."""
+    fence = _FENCE.match(line)
+    if fence is None or (fence.group(1)[0] == "`" and "`" in fence.group(2)):
+        return None
+    return fence.group(1)
+
+
+def _math_closers(lines: list[str]) -> list[int]:
+    """Indices of the lines that can close a `$$` block, ascending."""
+    return [i for i, line in enumerate(lines) if line.rstrip().endswith(_MATH)]
+
+
+def _math_end(lines: list[str], start: int, closers: list[int]) -> int | None:
+    """The line closing a `$$` block opened at `start` (itself for `$$ x $$`), None if none."""
+    if not _opens_math(lines[start]):
+        return None
+    if _MATH in lines[start].strip()[len(_MATH) :]:
+        return start
+    after = bisect.bisect_right(closers, start)
+    return closers[after] if after < len(closers) else None
+
+
+def _opens_math(line: str) -> bool:
+    return line.lstrip().startswith(_MATH) and len(line) - len(line.lstrip()) < 4
+
+
+# ---- readable lines ----------------------------------------------------------------------------
+
+
+def _embed_name(match: re.Match[str]) -> str:
+    target, part, alias = match.group(1).strip(), match.group(2) or "", match.group(3)
+    if alias and not _SIZE.match(alias.strip()):
+        return alias.strip()
+    name = target.rsplit("/", 1)[-1].removesuffix(".md")
+    parts = [p.strip() for p in part.split("#") if p.strip() and not p.startswith("^")]
+    return " > ".join([name, *parts]) if name else " > ".join(parts)
+
+
+def _code_spans(line: str) -> list[tuple[int, int]]:
+    """(start, end) of each inline code span: a backtick run up to the next run as long."""
+    spans: list[tuple[int, int]] = []
+    runs = list(_BACKTICKS.finditer(line))
+    i = 0
+    while i < len(runs):
+        opener = runs[i]
+        close = next(
+            (j for j in range(i + 1, len(runs)) if len(runs[j].group()) == len(opener.group())),
+            None,
+        )
+        if close is None:
+            i += 1
+            continue
+        spans.append((opener.start(), runs[close].end()))
+        i = close + 1
+    return spans
+
+
+def _comment_marks(line: str) -> list[int]:
+    """Positions of `%%` outside inline code."""
+    spans = _code_spans(line)
+    marks, pos = [], line.find(_COMMENT)
+    while pos >= 0:
+        if not any(a <= pos < b for a, b in spans):
+            marks.append(pos)
+            pos = line.find(_COMMENT, pos + 2)
+        else:
+            pos = line.find(_COMMENT, pos + 1)
+    return marks
+
+
+def readable(lines: list[str]) -> Readable:
+    """Each line without comments and block ids, embeds by name; code and math kept verbatim."""
+    kept: list[list[tuple[int, int]]] = [[(0, len(line))] for line in lines]
+    verbatim = [False] * len(lines)
+    later = [False] * (len(lines) + 1)  # later[i]: a `%%` occurs on some line >= i
+    for i in range(len(lines) - 1, -1, -1):
+        later[i] = later[i + 1] or _COMMENT in lines[i]
+    closers = _math_closers(lines)
+    in_comment = False
+    verbatim_until = -1  # last line of the code or math block being passed through
+    for i, line in enumerate(lines):
+        start = 0
+        if in_comment:
+            close = line.find(_COMMENT)
+            if close < 0:
+                kept[i] = []
+                continue
+            in_comment, start = False, close + len(_COMMENT)
+        elif i <= verbatim_until:
+            verbatim[i] = True
+            continue
+        else:
+            marker = _fence_opener(line)
+            end = _fence_end(lines, i, marker) if marker else _math_end(lines, i, closers)
+            if end is not None:
+                verbatim[i], verbatim_until = True, end
+                continue
+        kept[i], in_comment = _uncommented(line, start, later[i + 1])
+    seen = Readable(list(lines), kept, verbatim, [], [])
+    for i, line in enumerate(lines):
+        text, ids = seen.part(i, 0, len(line))
+        seen.lines.append(text)
+        seen.ids.append(ids)
+    return seen
+
+
+def _uncommented(line: str, start: int, closes_later: bool) -> tuple[list[tuple[int, int]], bool]:
+    """The spans of line[start:] outside `%%…%%`, and whether a comment stays open past it."""
+    marks = [m for m in _comment_marks(line) if m >= start]
+    kept = []
+    for n in range(0, len(marks) - 1, 2):
+        kept.append((start, marks[n]))
+        start = marks[n + 1] + len(_COMMENT)
+    if len(marks) % 2 and closes_later:
+        kept.append((start, marks[-1]))
+        return kept, True
+    kept.append((start, len(line)))
+    return kept, False
+
+
+# ---- blocks ------------------------------------------------------------------------------------
+
+
+def _table_at(lines: list[str], i: int) -> bool:
+    return (
+        "|" in lines[i]
+        and i + 1 < len(lines)
+        and "|" in lines[i + 1]
+        and _TABLE_DELIMITER.match(lines[i + 1]) is not None
+    )
+
+
+def _interrupts(lines: list[str], i: int, closers: list[int]) -> bool:
+    """Whether line i starts a new block even right under a paragraph line."""
+    line = lines[i]
+    return (
+        not line.strip()
+        or _heading(line) is not None
+        or _fence_opener(line) is not None
+        or _QUOTE.match(line) is not None
+        or _math_end(lines, i, closers) is not None
+        or _table_at(lines, i)
+    )
+
+
+def _callout_label(line: str) -> str:
+    match = _CALLOUT.match(line)
+    if match is None:
+        return ""
+    return match.group(2) or match.group(1).strip().capitalize()
+
+
+def blocks(lines: list[str], text: Readable | None = None) -> list[Block]:
+    """Headings, paragraphs, code, math, quotes/callouts and tables, in order.
+
+    `lines` are the body's lines; structure is read from their readable form. A line holding
+    only a block id (`^id`, Obsidian's way to name a table or callout) joins the block above it.
+    """
+    text = text if text is not None else readable(lines)
+    seen, ids = text.lines, text.ids
+    closers = _math_closers(seen)
     out: list[Block] = []
     i = 0
-    while i < len(lines):
-        line = lines[i]
+    while i < len(seen):
+        line = seen[i]
         if not line.strip():
+            if ids[i] and out:
+                out[-1] = replace(out[-1], last=i)
             i += 1
             continue
         head = _heading(line)
+        marker = _fence_opener(line)
+        math_end = _math_end(seen, i, closers)
         if head is not None:
             out.append(Block(i, i, head[0], head[1]))
             i += 1
-            continue
-        fence = _FENCE.match(line)
-        if fence is not None and not (fence.group(1)[0] == "`" and "`" in fence.group(2)):
-            end = _fence_end(lines, i, fence.group(1))
+        elif marker is not None:
+            end = _fence_end(seen, i, marker)
             out.append(Block(i, end))
             i = end + 1
-            continue
-        start = i
-        while (
-            i + 1 < len(lines)
-            and lines[i + 1].strip()
-            and _heading(lines[i + 1]) is None
-            and _FENCE.match(lines[i + 1]) is None
-        ):
-            i += 1
-        out.append(Block(start, i))
-        i += 1
+        elif math_end is not None:
+            out.append(Block(i, math_end))
+            i = math_end + 1
+        elif _QUOTE.match(line):
+            end = i
+            while end + 1 < len(seen) and _QUOTE.match(seen[end + 1]):
+                end += 1
+            out.append(Block(i, end, label=_callout_label(line)))
+            i = end + 1
+        elif _table_at(seen, i):
+            end = i + 1
+            while end + 1 < len(seen) and not _interrupts(seen, end + 1, closers):
+                end += 1
+            out.append(Block(i, end, label=line.strip(), markup=i + 1))
+            i = end + 1
+        else:
+            out.append(_paragraph(seen, i, closers))
+            i = out[-1].last + 1
     return out
+
+
+def _paragraph(seen: list[str], start: int, closers: list[int]) -> Block:
+    """A run of lines from `start`, or a setext heading when an underline closes it."""
+    end = start
+    while end + 1 < len(seen) and not _interrupts(seen, end + 1, closers):
+        underline = _SETEXT.match(seen[end + 1])
+        if underline and not any(_LIST_ITEM.match(seen[k]) for k in range(start, end + 1)):
+            title = " ".join(seen[k].strip() for k in range(start, end + 1))
+            level = 1 if underline.group(1)[0] == "=" else 2
+            return Block(start, end + 1, level, title, markup=end + 1)
+        end += 1
+    return Block(start, end)
 
 
 @dataclass(frozen=True)

@@ -17,9 +17,11 @@ from sidecar.errors import OraError
 # Subcommand modules, in the order `ora --help` lists them.
 COMMANDS: tuple[str, ...] = (
     "lint",
+    "adopt",
     "index",
     "watch",
     "search",
+    "related",
     "ask",
     "contradictions",
     "resolve",

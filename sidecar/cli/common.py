@@ -8,6 +8,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from sidecar.index.scope import NoteFilter
 from sidecar.models.reranker import Reranker, build_reranker
 from sidecar.retrieval.search import SearchOptions
 from sidecar.settings import Config, make_config
@@ -32,6 +33,26 @@ def add_retrieval_args(parser: argparse.ArgumentParser, k_default: int | None, k
     parser.add_argument("--namespace", help="retrieval namespace (default: the setting)")
 
 
+def add_filter_args(parser: argparse.ArgumentParser) -> None:
+    """The search filters, applied inside the stores before the top-k cut."""
+    group = parser.add_argument_group("filters (several types or folders: any; several tags: all)")
+    group.add_argument("--type", dest="types", action="append", default=[], metavar="T",
+                       help="only notes of this type (repeatable)")
+    group.add_argument("--folder", dest="folders", action="append", default=[], metavar="F",
+                       help="only notes under this vault folder (repeatable)")
+    group.add_argument("--tag", dest="tags", action="append", default=[], metavar="T",
+                       help="only notes with this tag or a tag nested under it (repeatable)")
+    group.add_argument("--since", metavar="DATE",
+                       help="only notes dated on or after DATE (YYYY-MM-DD): date created, "
+                            "else date modified, else the file's mtime")
+    group.add_argument("--until", metavar="DATE", help="only notes dated on or before DATE")
+
+
+def filter_from_args(args: argparse.Namespace) -> NoteFilter:
+    """The NoteFilter of `add_filter_args` (BadRequest naming a bad value)."""
+    return NoteFilter.make(args.types, args.folders, args.tags, args.since, args.until)
+
+
 def retrieval_from_args(
     args: argparse.Namespace, k: int, include_archived: bool = False
 ) -> tuple[Config, SearchOptions, Reranker | None, str]:
@@ -40,6 +61,7 @@ def retrieval_from_args(
     options = SearchOptions(
         k=k, private=args.private, include_archived=include_archived,
         rerank=not args.no_rerank, namespace=str(config.namespace),
+        filters=filter_from_args(args) if hasattr(args, "types") else NoteFilter(),
     )
     reranker, reason = build_reranker(config) if options.rerank else (None, "")
     return config, options, reranker, reason

@@ -6,7 +6,14 @@ import argparse
 import textwrap
 from typing import Any
 
-from sidecar.cli.common import add_retrieval_args, add_vault_args, emit, log, retrieval_from_args
+from sidecar.cli.common import (
+    add_filter_args,
+    add_retrieval_args,
+    add_vault_args,
+    emit,
+    log,
+    retrieval_from_args,
+)
 from sidecar.index import open_index
 from sidecar.models.embedder import load_embedder
 from sidecar.retrieval.search import search_sync
@@ -24,6 +31,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--include-archived", action="store_true", help="also return archived notes"
     )
+    add_filter_args(parser)
     parser.set_defaults(func=run)
 
 
@@ -60,14 +68,20 @@ def render(document: dict[str, Any]) -> str:
         lines.append(f"(indexing {document['indexing']['percent']} %: "
                      "results come from the notes indexed so far)")
     for n, result in enumerate(document["results"], start=1):
-        marks = [*result["flags"], *(["private"] if result["private"] else [])]
-        flags = f"  [{', '.join(marks)}]" if marks else ""
-        lines.append(
-            f"{n:>2}. {result['path']}:{result['line_start']}-{result['line_end']}"
-            f"  score {result['score']:.3f}  {result['type']}"
-            f"{' (inferred)' if result.get('type_inferred') else ''}{flags}"
-        )
-        if result["heading_path"]:
-            lines.append("    " + " › ".join(result["heading_path"]))
-        lines.append("    " + _snippet(result["text"]))
+        lines += render_result(n, result)
     return "\n".join(lines)
+
+
+def render_result(n: int, result: dict[str, Any], suffix: str = "") -> list[str]:
+    """One numbered result: path:lines, score, type and flags, its headings, a snippet."""
+    marks = [*result["flags"], *(["private"] if result["private"] else [])]
+    flags = f"  [{', '.join(marks)}]" if marks else ""
+    lines = [
+        f"{n:>2}. {result['path']}:{result['line_start']}-{result['line_end']}"
+        f"  score {result['score']:.3f}  {result['type']}"
+        f"{' (inferred)' if result.get('type_inferred') else ''}{flags}{suffix}"
+    ]
+    if result["heading_path"]:
+        lines.append("    " + " › ".join(result["heading_path"]))
+    lines.append("    " + _snippet(result["text"]))
+    return lines

@@ -6,6 +6,7 @@
 from sidecar.errors import IndexLocked
 from sidecar.index.index import EVENT_KINDS, Index, open_index
 from sidecar.index.records import ChunkRecord
+from sidecar.index.scope import NoteFilter, Scope
 from sidecar.index.sync import Progress, ProgressFn
 
 __all__ = [
@@ -13,7 +14,9 @@ __all__ = [
     "ChunkRecord",
     "Index",
     "IndexLocked",
+    "NoteFilter",
     "Progress",
     "ProgressFn",
+    "Scope",
     "open_index",
 ]

@@ -10,9 +10,10 @@ joined with OR (the classic bag-of-words BM25 query).
 
 from __future__ import annotations
 
+import json
 import re
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -136,6 +137,15 @@ class Bm25Store:
             return 0
         return int(conn.execute(f'SELECT count(*) FROM "{name}"').fetchone()[0])
 
+    def probe(self, namespace: str) -> None:
+        """Read every table of both stores once (a damaged file raises DatabaseError here)."""
+        conn = self._db.get()
+        for private in (False, True):
+            name = store_name(namespace, private)
+            if self._exists(conn, name):
+                for table in (name, f"{name}_fts_data", f"{name}_fts_docsize"):
+                    conn.execute(f'SELECT count(*) FROM "{table}"').fetchone()
+
     def live_among(self, namespace: str, private: bool, ids: Sequence[str]) -> set[str]:
         """Those of `ids` stored here and not archived (one indexed lookup)."""
         conn = self._db.get()
@@ -147,10 +157,12 @@ class Bm25Store:
             f'SELECT id FROM "{name}" WHERE archived = 0 AND id IN ({marks})', list(ids))}
 
     def search(
-        self, namespace: str, query: str, k: int, *, private: bool, include_archived: bool
+        self, namespace: str, query: str, k: int, *, private: bool, include_archived: bool,
+        only: Mapping[bool, Sequence[str]] | None = None,
     ) -> list[tuple[str, float]]:
         """Top-k (chunk id, score) from the public store, plus the private one when `private`;
-        score is -bm25(), so larger is better."""
+        score is -bm25(), so larger is better. `only` restricts each store to those chunk ids
+        (a search filter), inside the query, so k come back when k match."""
         expression = match_expression(query)
         if not expression or k <= 0:
             return []
@@ -158,8 +170,13 @@ class Bm25Store:
         hits: list[tuple[str, float]] = []
         for store_private in (False, True) if private else (False,):
             name = store_name(namespace, store_private)
-            if self._exists(conn, name):
+            if not self._exists(conn, name):
+                continue
+            if only is None:
                 hits.extend(_top(conn, name, expression, k, include_archived))
+            elif only.get(store_private):
+                hits.extend(_top_among(
+                    conn, name, expression, k, include_archived, only[store_private]))
         hits.sort(key=lambda h: (-h[1], h[0]))
         return hits[:k]
 
@@ -196,3 +213,19 @@ def _top(
         f"SELECT c.id, bm25({fts}, {weights}) AS s FROM {fts} "
         f'JOIN "{name}" c ON c.rowid = {fts}.rowid '
         f"WHERE {fts} MATCH ? AND c.archived = 0 ORDER BY s LIMIT ?", (expression, k))]
+
+
+def _top_among(
+    conn: sqlite3.Connection, name: str, expression: str, k: int, include_archived: bool,
+    ids: Sequence[str],
+) -> list[tuple[str, float]]:
+    """Top-k (chunk id, -bm25) of one store among the chunk ids `ids` (passed as one JSON
+    array, so there is no limit on how many)."""
+    fts = f'"{name}_fts"'
+    weights = ", ".join(str(w) for w in COLUMN_WEIGHTS)
+    archived = "" if include_archived else "AND c.archived = 0 "
+    return [(cid, -float(score)) for cid, score in conn.execute(
+        f"SELECT c.id, bm25({fts}, {weights}) AS s FROM {fts} "
+        f'JOIN "{name}" c ON c.rowid = {fts}.rowid '
+        f"WHERE {fts} MATCH ? AND c.id IN (SELECT value FROM json_each(?)) {archived}"
+        "ORDER BY s LIMIT ?", (expression, json.dumps(list(ids)), k))]

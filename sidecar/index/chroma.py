@@ -142,6 +142,7 @@ class ChromaStore:
     def query(
         self, namespace: str, private: bool, vector: FloatArray, k: int, *,
         include_archived: bool, live: Callable[[Sequence[str]], set[str]] | None = None,
+        only: Sequence[str] | None = None,
     ) -> list[tuple[str, float]]:
         """Top-k (chunk id, cosine similarity) of one collection, archived chunks left out unless
         `include_archived`.
@@ -151,10 +152,16 @@ class ChromaStore:
         and pay for the filtered query only when archived chunks crowd the top. `live` says which
         ids are stored and not archived (the BM25 table answers that faster than Chroma's own
         metadata, which costs ~0.15 ms a row to fetch); without it the metadata is read.
+
+        `only` restricts the query to those chunk ids (a search filter): Chroma searches exactly
+        among them (about 5 ms for 10k ids at 20k chunks), so k come back when k exist.
         """
         col = self.collection(namespace, private, create=False)
-        if col is None or k <= 0:
+        if col is None or k <= 0 or (only is not None and not only):
             return []
+        if only is not None:
+            where = None if include_archived else {"archived": False}
+            return [(cid, sim) for cid, sim, _ in _nearest(col, vector, k, where, False, only)]
         if include_archived:
             return [(cid, sim) for cid, sim, _ in _nearest(col, vector, k, None, False)]
         wanted = 2 * k
@@ -184,6 +191,18 @@ class ChromaStore:
                 out[cid] = (doc or "", meta or {})
         return out
 
+    def embeddings(self, namespace: str, private: bool, ids: Sequence[str]) -> FloatArray:
+        """The stored vectors of these chunk ids, in the order given (missing ids left out)."""
+        col = self.collection(namespace, private, create=False)
+        if col is None or not ids:
+            return np.zeros((0, 0), dtype=np.float32)
+        got = col.get(ids=list(dict.fromkeys(ids)), include=["embeddings"])
+        found = got["embeddings"]
+        if found is None or len(found) == 0:
+            return np.zeros((0, 0), dtype=np.float32)
+        by_id = dict(zip(got["ids"], found, strict=True))
+        return np.stack([np.asarray(by_id[i], dtype=np.float32) for i in ids if i in by_id])
+
     def vectors_by_hash(
         self, namespace: str, hashes: Sequence[str], model: str
     ) -> dict[str, FloatArray]:
@@ -212,7 +231,8 @@ _ANY: Any = {"archived": {"$in": [True, False]}}
 
 
 def _nearest(
-    col: Collection, vector: FloatArray, n: int, where: Any, with_flags: bool
+    col: Collection, vector: FloatArray, n: int, where: Any, with_flags: bool,
+    ids: Sequence[str] | None = None,
 ) -> list[tuple[str, float, bool]]:
     """(chunk id, cosine similarity, archived) of the n nearest chunks; `archived` is read from
     the metadata only `with_flags` (else False).
@@ -223,10 +243,13 @@ def _nearest(
     """
     query = np.asarray(vector, dtype=np.float32).reshape(1, -1)
     include: Any = ["distances", "metadatas"] if with_flags else ["distances"]
+    restrict: Any = {"ids": list(ids)} if ids is not None else {}
     try:
-        found = col.query(query_embeddings=query, n_results=n, where=where, include=include)
+        found = col.query(
+            query_embeddings=query, n_results=n, where=where, include=include, **restrict
+        )
     except InternalError as exc:
-        if where is not None or "hnsw segment reader" not in str(exc):
+        if where is not None or ids is not None or "hnsw segment reader" not in str(exc):
             raise
         found = col.query(query_embeddings=query, n_results=n, where=_ANY, include=include)
     distances = (found["distances"] or [[]])[0]

@@ -8,12 +8,18 @@ web) needs a cluster. A note's own `cluster` property wins. The others are assig
    centroid is the normalised mean of its members' centroids so far;
 3. an undeclared note joins the existing cluster whose centroid is most similar (cosine) when that
    similarity is at least `cluster.assign_threshold` (schema/ranking.json), ties to the cluster
-   created first; otherwise it starts a new cluster `auto:<slug of its title>` (`-2`, `-3`… when
-   that name is taken).
+   created first; otherwise it starts a new cluster.
 
-The pass depends only on the notes' dates, paths, titles, declared clusters and vectors, so
-rebuilding the index from the vault gives the same clusters. It is recomputed in full after every
-change to a decay-eligible note (a few milliseconds for thousands of notes).
+Names are given after the pass, and never carry a private note's text, since a cluster name is
+shown in every member's `why.cluster`: a cluster with a public member is named by a public note
+(the name a public member declared, else `auto:<slug of its earliest public member's title>`);
+a cluster of private notes only is named as its founder declared it, else after its founder's
+title, and is seen only in private mode. Names with public members are chosen first, in the order
+of their earliest public member, so no private note decides their `-2`, `-3`… suffixes.
+
+The pass depends only on the notes' dates, paths, titles, privacy, declared clusters and vectors,
+so rebuilding the index from the vault gives the same clusters. It is recomputed in full after
+every change to a decay-eligible note (a few milliseconds for thousands of notes).
 """
 
 from __future__ import annotations
@@ -40,6 +46,7 @@ class ClusterMember:
     title: str
     declared: str | None
     centroid: FloatArray | None
+    private: bool = False
 
 
 def centroid(vectors: FloatArray) -> FloatArray | None:
@@ -61,54 +68,79 @@ def slug(title: str) -> str:
 def assign_clusters(members: Iterable[ClusterMember], threshold: float) -> dict[str, str]:
     """Path -> cluster name for every member, by the greedy pass in the module docstring."""
     sums = _ClusterSums()
-    out: dict[str, str] = {}
+    declared: dict[str, int] = {}
+    groups: list[list[ClusterMember]] = []
     for m in sorted(members, key=lambda m: (m.date, m.path)):
-        name = m.declared or sums.nearest(m.centroid, threshold) or sums.fresh_name(m.title)
-        sums.add(name, m.centroid)
-        out[m.path] = name
-    return out
+        found = declared.get(m.declared) if m.declared else sums.nearest(m.centroid, threshold)
+        if found is None:
+            found = len(groups)
+            groups.append([])
+            if m.declared:
+                declared[m.declared] = found
+        sums.add(found, m.centroid)
+        groups[found].append(m)
+    names = _name(groups)
+    return {m.path: names[i] for i, group in enumerate(groups) for m in group}
+
+
+def _name(groups: list[list[ClusterMember]]) -> list[str]:
+    """One name per cluster (members in date order), private text kept out of public names."""
+    taken: set[str] = set()
+    names = [""] * len(groups)
+
+    def unique(base: str) -> str:
+        name, n = base, 1
+        while name in taken:
+            n += 1
+            name = f"{base}-{n}"
+        taken.add(name)
+        return name
+
+    public = {i: [m for m in g if not m.private] for i, g in enumerate(groups)}
+    order = sorted((i for i in public if public[i]),
+                   key=lambda i: (public[i][0].date, public[i][0].path))
+    shown = {i: next((m.declared for m in public[i] if m.declared), None) for i in order}
+    for i in order:  # names declared by a public note are kept as written
+        if shown[i]:
+            names[i] = unique(str(shown[i]))
+    for i in order:
+        if not shown[i]:
+            names[i] = unique(f"{AUTO_PREFIX}{slug(public[i][0].title)}")
+    for i, group in enumerate(groups):  # private-only clusters, in creation order
+        if not public[i]:
+            founder = group[0]
+            names[i] = unique(founder.declared or f"{AUTO_PREFIX}{slug(founder.title)}")
+    return names
 
 
 class _ClusterSums:
-    """Running sums of member centroids, one row per cluster, grown by doubling."""
+    """Running sums of member centroids, one row per cluster (by creation), grown by doubling."""
 
     def __init__(self) -> None:
-        self.names: list[str] = []
-        self.row: dict[str, int] = {}
+        self.count = 0
         self.matrix: FloatArray = np.zeros((0, 0), dtype=np.float32)
         self.norms: FloatArray = np.zeros(0, dtype=np.float32)
 
-    def nearest(self, vector: FloatArray | None, threshold: float) -> str | None:
-        n = len(self.names)
+    def nearest(self, vector: FloatArray | None, threshold: float) -> int | None:
+        n = self.count
         if vector is None or n == 0 or self.matrix.shape[1] != vector.size:
             return None
         sims = (self.matrix[:n] @ vector) / np.clip(self.norms[:n], 1e-12, None)
         best = int(np.argmax(sims))  # the first (oldest) cluster wins a tie
-        return self.names[best] if float(sims[best]) >= threshold else None
+        return best if float(sims[best]) >= threshold else None
 
-    def fresh_name(self, title: str) -> str:
-        base = f"{AUTO_PREFIX}{slug(title)}"
-        name, n = base, 1
-        while name in self.row:
-            n += 1
-            name = f"{base}-{n}"
-        return name
-
-    def add(self, name: str, vector: FloatArray | None) -> None:
-        if name not in self.row:
-            self.row[name] = len(self.names)
-            self.names.append(name)
+    def add(self, row: int, vector: FloatArray | None) -> None:
+        self.count = max(self.count, row + 1)
         if vector is not None and self.matrix.shape[1] != vector.size:
             # The first vector fixes the dimension; no vector was summed before it.
             self.matrix = np.zeros((0, vector.size), dtype=np.float32)
-        if len(self.matrix) < len(self.names):
-            grow = max(16, 2 * len(self.names))
+        if len(self.matrix) < self.count:
+            grow = max(16, 2 * self.count)
             matrix = np.zeros((grow, self.matrix.shape[1]), dtype=np.float32)
             matrix[: len(self.matrix)] = self.matrix
             norms = np.zeros(grow, dtype=np.float32)
             norms[: len(self.norms)] = self.norms
             self.matrix, self.norms = matrix, norms
         if vector is not None:
-            i = self.row[name]
-            self.matrix[i] += vector
-            self.norms[i] = float(np.linalg.norm(self.matrix[i]))
+            self.matrix[row] += vector
+            self.norms[row] = float(np.linalg.norm(self.matrix[row]))

@@ -16,16 +16,17 @@ import numpy as np
 import numpy.typing as npt
 
 from sidecar.errors import BadRequest
-from sidecar.index.bm25 import COLUMN_WEIGHTS, TOKENIZE, Bm25Store
-from sidecar.index.chroma import ChromaStore, Metadata
+from sidecar.index.bm25 import COLUMN_WEIGHTS, TOKENIZE
+from sidecar.index.chroma import Metadata
 from sidecar.index.clusters import ClusterMember, assign_clusters
 from sidecar.index.consistency import repair
+from sidecar.index.damage import open_stores
 from sidecar.index.indexing import IndexingProgress
-from sidecar.index.ledger import Ledger
 from sidecar.index.lock import WriterLock
 from sidecar.index.names import check_namespace
 from sidecar.index.params import load_params, save_namespace_params, stale_parts
 from sidecar.index.records import ChunkRecord, record_from_store
+from sidecar.index.scope import NoteFilter, Scope
 from sidecar.index.sync import Progress, ProgressFn, Syncer, SyncReport
 from sidecar.models.embedder import Embedder, load_embedder
 from sidecar.schema import get_schema
@@ -55,9 +56,9 @@ class Index:
         self.vault_settings = load_vault_settings(config.vault)
         self.progress = IndexingProgress(config.data)
         try:
-            self.ledger = Ledger(config.data / "ledger.sqlite")
-            self.bm25 = Bm25Store(config.data / "bm25.sqlite")
-            self.chroma = ChromaStore(config.data, str(config.chroma_url))
+            # Damaged files: rebuilt by a writer, reported by a reader (damage.py).
+            self.ledger, self.bm25, self.chroma = open_stores(
+                config.data, config.vault, self.namespace, str(config.chroma_url), writer=writer)
             if writer:
                 self._open_writer(embedder or load_embedder(config))
         except BaseException:
@@ -203,7 +204,7 @@ class Index:
             return
         rows = self.ledger.rows(self.namespace)
         members = [
-            ClusterMember(r.path, r.decay_date, r.title, r.declared_cluster, r.centroid)
+            ClusterMember(r.path, r.decay_date, r.title, r.declared_cluster, r.centroid, r.private)
             for r in rows.values()
             if r.decays
         ]
@@ -243,14 +244,17 @@ class Index:
         private: bool,
         namespace: str | None = None,
         include_archived: bool = False,
+        only: Scope | None = None,
     ) -> list[tuple[str, float]]:
-        """Top-k (chunk id, cosine similarity); private stores only when `private`."""
+        """Top-k (chunk id, cosine similarity); private stores only when `private`; among the
+        chunk ids of `only` (see `scope`) when given."""
         ns = self._ns(namespace)
         hits: list[tuple[str, float]] = []
         for store_private in (False, True) if private else (False,):
             hits += self.chroma.query(
                 ns, store_private, vector, k, include_archived=include_archived,
                 live=functools.partial(self.bm25.live_among, ns, store_private),
+                only=None if only is None else only.get(store_private, []),
             )
         hits.sort(key=lambda h: (-h[1], h[0]))
         return hits[:k]
@@ -263,11 +267,27 @@ class Index:
         private: bool,
         namespace: str | None = None,
         include_archived: bool = False,
+        only: Scope | None = None,
     ) -> list[tuple[str, float]]:
-        """Top-k (chunk id, BM25 score, larger is better); private stores only when `private`."""
+        """Top-k (chunk id, BM25 score, larger is better); private stores only when `private`;
+        among the chunk ids of `only` (see `scope`) when given."""
         return self.bm25.search(
-            self._ns(namespace), query, k, private=private, include_archived=include_archived
+            self._ns(namespace), query, k, private=private, include_archived=include_archived,
+            only=only,
         )
+
+    def scope(
+        self, note_filter: NoteFilter, *, private: bool, namespace: str | None = None
+    ) -> Scope | None:
+        """The chunk ids, by store, of the notes `note_filter` admits (None: no filter)."""
+        if not note_filter.active:
+            return None
+        out: Scope = {False: [], True: []}
+        rows = self.ledger.scope_rows(self._ns(namespace), note_filter.types, private=private)
+        for path, type_name, tags, is_private, date, ids in rows:
+            if note_filter.admits(path, type_name, tags, date):
+                out[is_private].extend(ids)
+        return out
 
     def get_chunks(
         self, ids: Sequence[str], *, private: bool, namespace: str | None = None
@@ -287,11 +307,18 @@ class Index:
             count = 0
             if cluster and meta.get("type") in decays:
                 key = (str(cluster), date)
-                if key not in newer:
-                    newer[key] = self.ledger.newer_in_cluster(ns, key[0], date)
+                if key not in newer:  # outside private mode, private notes are not counted
+                    newer[key] = self.ledger.newer_in_cluster(ns, key[0], date, private=private)
                 count = newer[key]
             out[cid] = record_from_store(cid, text, meta, count)
         return out
+
+    def chunk_vectors(
+        self, ids: Sequence[str], *, private_store: bool, namespace: str | None = None
+    ) -> FloatArray:
+        """The stored vectors of chunk ids of one store (public, or private when
+        `private_store`), in the order given."""
+        return self.chroma.embeddings(self._ns(namespace), private_store, ids)
 
     def stats(self) -> dict[str, int]:
         """{"files": files tracked, "chunks": chunks in the stores}."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -167,18 +167,44 @@ class Ledger:
         with self._db.transaction() as conn:
             conn.execute("DELETE FROM files WHERE namespace = ?", (namespace,))
 
-    def newer_in_cluster(self, namespace: str, cluster: str, date: str) -> int:
-        """Chunks of decay-eligible notes in `cluster` dated strictly after `date`."""
+    def newer_in_cluster(self, namespace: str, cluster: str, date: str, *,
+                         private: bool = True) -> int:
+        """Chunks of decay-eligible notes in `cluster` dated strictly after `date` (of public
+        notes only unless `private`: a count is private information too)."""
         found = (
             self._db.get()
             .execute(
-                "SELECT COALESCE(SUM(n_chunks), 0) FROM files "
-                "WHERE namespace = ? AND cluster = ? AND decays = 1 AND decay_date > ?",
-                (namespace, cluster, date),
+                "SELECT COALESCE(SUM(n_chunks), 0) FROM files WHERE namespace = ? AND cluster = ? "
+                "AND decays = 1 AND decay_date > ? AND (? OR private = 0)",
+                (namespace, cluster, date, int(private)),
             )
             .fetchone()
         )
         return int(found[0])
+
+    def paths(self, namespace: str) -> list[str]:
+        """Every path the namespace tracks (notes with or without chunks)."""
+        found = self._db.get().execute("SELECT path FROM files WHERE namespace = ?", (namespace,))
+        return [str(p) for (p,) in found]
+
+    def scope_rows(
+        self, namespace: str, types: Sequence[str], *, private: bool
+    ) -> Iterator[tuple[str, str | None, tuple[str, ...], bool, str, tuple[str, ...]]]:
+        """(path, type, tags, private, date, chunk ids) of notes with chunks, of `types` if any,
+        private ones only when `private` (what a search filter is resolved against)."""
+        sql = (
+            "SELECT path, type, tags, private, decay_date, chunk_ids FROM files "
+            "WHERE namespace = ? AND n_chunks > 0"
+        )
+        args: list[object] = [namespace]
+        if types:
+            sql += f" AND type IN ({','.join('?' * len(types))})"
+            args += list(types)
+        if not private:
+            sql += " AND private = 0"
+        for path, type_, tags, is_private, date, ids in self._db.get().execute(sql, args):
+            yield (str(path), None if type_ is None else str(type_), tuple(json.loads(tags)),
+                   bool(is_private), str(date), tuple(json.loads(ids)))
 
     def stats(self, namespace: str) -> dict[str, int]:
         files, chunks = (
@@ -190,6 +216,14 @@ class Ledger:
             .fetchone()
         )
         return {"files": int(files), "chunks": int(chunks)}
+
+    def chunk_counts(self, namespace: str) -> dict[bool, int]:
+        """Chunks the ledger lists per store: {private: count} (stores with none left out)."""
+        found = self._db.get().execute(
+            "SELECT private, SUM(n_chunks) FROM files WHERE namespace = ? GROUP BY private",
+            (namespace,),
+        )
+        return {bool(p): int(n) for p, n in found if n}
 
     def errors(self, namespace: str) -> list[dict[str, str]]:
         found = self._db.get().execute(

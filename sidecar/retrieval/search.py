@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import numpy as np
@@ -16,6 +16,7 @@ import numpy.typing as npt
 
 from sidecar.errors import BadRequest
 from sidecar.index.records import ChunkRecord
+from sidecar.index.scope import NoteFilter, Scope
 from sidecar.models.reranker import Reranker
 from sidecar.retrieval.filters import is_admissible, result_flags
 from sidecar.retrieval.fusion import FusionSettings, Ranked, fusion_settings, ranks, top
@@ -36,18 +37,23 @@ class SearchOptions:
     include_archived: bool = False
     rerank: bool = True
     namespace: str = "default"
+    filters: NoteFilter = field(default_factory=NoteFilter)
 
 
 class SearchIndex(Protocol):
     def dense_search(
         self, vector: FloatArray, k: int, *, private: bool, namespace: str | None = None,
-        include_archived: bool = False,
+        include_archived: bool = False, only: Scope | None = None,
     ) -> list[tuple[str, float]]: ...
 
     def bm25_search(
         self, query: str, k: int, *, private: bool, namespace: str | None = None,
-        include_archived: bool = False,
+        include_archived: bool = False, only: Scope | None = None,
     ) -> list[tuple[str, float]]: ...
+
+    def scope(
+        self, note_filter: NoteFilter, *, private: bool, namespace: str | None = None
+    ) -> Scope | None: ...
 
     def get_chunks(
         self, ids: Sequence[str], *, private: bool, namespace: str | None = None
@@ -61,11 +67,16 @@ class QueryEmbedder(Protocol):
 async def first_stage(
     index: SearchIndex, embedder: QueryEmbedder, query: str, depth: int, options: SearchOptions
 ) -> dict[str, Ranked]:
-    """The dense and BM25 lists, `depth` long, fetched concurrently (ADR-0005 decision 1)."""
+    """The dense and BM25 lists, `depth` long, fetched concurrently (ADR-0005 decision 1), each
+    restricted inside its store to the notes `options.filters` admits."""
+    only = await asyncio.to_thread(
+        index.scope, options.filters, private=options.private, namespace=options.namespace
+    )
     scope: dict[str, Any] = {
         "private": options.private,
         "namespace": options.namespace,
         "include_archived": options.include_archived,
+        "only": only,
     }
 
     async def dense() -> Ranked:
@@ -101,7 +112,7 @@ def _admitted(
         if chunk is not None and is_admissible(
             chunk.type, chunk.tags, chunk.private,
             private_mode=options.private, include_archived=options.include_archived,
-        ):
+        ) and options.filters.admits(chunk.path, chunk.type, chunk.tags, chunk.date):
             kept.append((chunk, fused))
     return kept
 
@@ -112,9 +123,9 @@ async def candidates(
 ) -> tuple[dict[str, Ranked], list[tuple[ChunkRecord, float]]]:
     """First stage, fusion into the pool, then the filters (before any top-k cut).
 
-    The stores already leave out archived and private chunks and hold only retrievable types,
-    so `depth = max(pool, k)` candidates per retriever leave at least k whenever k exist; the
-    filters here are the second line of defence.
+    The stores already leave out archived and private chunks, hold only retrievable types and
+    apply the search filters, so `depth = max(pool, k)` candidates per retriever leave at least
+    k whenever k exist; the filters here are the second line of defence.
     """
     depth = max(fusion.pool, options.k)
     lists = await first_stage(index, embedder, query, depth, options)
@@ -128,10 +139,11 @@ async def candidates(
     return lists, _admitted(pool, chunks, options)
 
 
-def _result(
+def result_document(
     chunk: ChunkRecord, fused: float, similarity: float, rerank: float | None,
     rank_of: Mapping[str, Mapping[str, int]], schema: Schema,
 ) -> dict[str, Any]:
+    """One result of the search document: the chunk, its score and why it scored so."""
     weight = schema.type_weight(chunk.type)
     decay = (
         recency_factor(chunk.newer_in_cluster, schema.decay_floor, schema.decay_per_newer)
@@ -195,7 +207,7 @@ async def search(
     )
     rank_of = {name: ranks(ranked) for name, ranked in lists.items()}
     results = [
-        _result(chunk, fused, similarity, rerank, rank_of, schema)
+        result_document(chunk, fused, similarity, rerank, rank_of, schema)
         for (chunk, fused), similarity, rerank in zip(
             admitted, outcome.similarities, outcome.rerank_scores, strict=True
         )

@@ -15,7 +15,7 @@ from pathlib import Path
 from sidecar.schema import get_schema
 from sidecar.vault.lint import LintContext
 from sidecar.vault.properties import vault_aliases
-from sidecar.vault.scan import is_ignored, iter_note_paths
+from sidecar.vault.scan import is_ignored, iter_note_paths, symlink_in
 
 
 class LintCache:
@@ -57,7 +57,8 @@ class LintCache:
         touched = set(paths)
         for path in touched:
             self._aliases.pop(path, None)
-            if not is_ignored(path) and (self.vault / path).is_file():
+            if (not is_ignored(path) and symlink_in(self.vault, path) is None
+                    and (self.vault / path).is_file()):
                 self._paths.add(path)
             else:
                 self._paths.discard(path)

@@ -1,4 +1,4 @@
-"""Routes over the index: file events, search, reindex."""
+"""Routes over the index: file events, search, related notes, reindex."""
 
 from __future__ import annotations
 
@@ -7,9 +7,11 @@ from typing import Any
 from aiohttp import web
 
 from sidecar.errors import BadRequest
+from sidecar.index.scope import NoteFilter
+from sidecar.retrieval.related import RelatedOptions, related
 from sidecar.retrieval.search import SearchOptions, search
 from sidecar.server.openapi import read_json
-from sidecar.server.paths import request_path
+from sidecar.server.paths import note_path, request_path
 from sidecar.server.resources import INDEX, LANE, MODELS
 from sidecar.server.state import CONFIG
 
@@ -44,6 +46,7 @@ async def search_route(request: web.Request) -> web.Response:
         include_archived=body.get("include_archived", False),
         rerank=body.get("rerank", True),
         namespace=body.get("namespace", str(request.app[CONFIG].namespace)),
+        filters=NoteFilter.from_json(body.get("filters")),
     )
     models = request.app[MODELS]
     index = request.app[INDEX]
@@ -54,6 +57,22 @@ async def search_route(request: web.Request) -> web.Response:
     indexing = index.indexing()  # answered from what is indexed so far
     if indexing is not None:
         document["indexing"] = indexing
+    return web.json_response(document)
+
+
+@routes.post("/v1/related")
+async def related_route(request: web.Request) -> web.Response:
+    body = await read_json(request, "RelatedRequest")
+    options = RelatedOptions(
+        k=body.get("k", 10),
+        private=body.get("private", False),
+        include_archived=body.get("include_archived", False),
+        namespace=body.get("namespace", str(request.app[CONFIG].namespace)),
+        filters=NoteFilter.from_json(body.get("filters")),
+    )
+    document = await related(
+        request.app[INDEX], request.app[MODELS].embedder, note_path(body["path"]), options
+    )
     return web.json_response(document)
 
 

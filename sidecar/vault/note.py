@@ -102,7 +102,9 @@ class Note:
 
     @property
     def is_private(self) -> bool:
-        return self.has_tag("private")
+        # Fail closed: frontmatter that does not parse may be hiding a private tag, so the note
+        # counts as private until it parses again.
+        return self.yaml_error is not None or self.has_tag("private")
 
     @property
     def is_archived(self) -> bool:

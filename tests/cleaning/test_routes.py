@@ -19,7 +19,8 @@ OLD, NEW = "Engrams/Vitamin C and colds.md", "Engrams/Vitamin C revisited.md"
 def server_config(vault: Path, tmp_path: Path) -> Config:
     models = tmp_path / "models"
     return make_config(vault, tmp_path / "data", embed_model="int8", models_dir=str(models),
-                       cohere_api_key="", reranker_dir=str(models / "none"))
+                       cohere_api_key="", reranker_dir=str(models / "none"),
+                       scan_delay=-1.0)  # these tests scan when they choose
 
 
 @pytest.fixture
@@ -82,3 +83,28 @@ async def test_web_classify_over_http(api: AppClient, vault: Path) -> None:
         ("whitelisted", 0.8, "nature.com")]
     status, _ = await api.call("POST", "/v1/web/classify", {"results": [{"url": "x"}]})
     assert status == 400
+
+
+async def test_a_flagged_private_pair_stays_hidden_when_the_private_notes_yaml_breaks(
+    api: AppClient, vault: Path
+) -> None:
+    """Issue 10 item 4: privacy fails closed. A note whose frontmatter no longer parses counts
+    as private until it parses again, so its flagged pair is not listed outside private mode."""
+    path = vault / NEW
+    path.write_text(path.read_text().replace("tags: [", "tags: [private, "))
+    await api.call("POST", "/v1/contradictions/scan", {"private": True})
+    _, doc = await api.call("GET", "/v1/contradictions?private=true")
+    (pair,) = [p for p in doc["pairs"] if p["kind"] == "engram"]
+    status, _ = await api.call("POST", f"/v1/contradictions/{pair['id']}/resolve",
+                               {"action": "flag", "private": True})
+    assert status == 200
+    path.write_text(path.read_text().replace("tags: [", "tags: {a: ["))  # unclosed flow map
+    await api.call("POST", "/v1/contradictions/scan", {})
+    _, doc = await api.call("GET", "/v1/contradictions?status=flagged")
+    assert doc["pairs"] == []
+    _, doc = await api.call("GET", "/v1/contradictions?status=flagged&private=true")
+    assert [p["id"] for p in doc["pairs"]] == [pair["id"]]
+    path.write_text(path.read_text().replace("tags: {a: [private, ", "tags: ["))  # public now
+    await api.call("POST", "/v1/contradictions/scan", {})
+    _, doc = await api.call("GET", "/v1/contradictions?status=flagged")
+    assert [p["id"] for p in doc["pairs"]] == [pair["id"]]

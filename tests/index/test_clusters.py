@@ -6,6 +6,8 @@ import random
 from pathlib import PurePosixPath
 
 import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sidecar.index.clusters import ClusterMember, assign_clusters, centroid, slug
 
@@ -15,8 +17,9 @@ def _unit(*xs: float) -> np.ndarray:
     return v / np.linalg.norm(v)
 
 
-def _m(path: str, date: str, vec: np.ndarray | None, declared: str | None = None) -> ClusterMember:
-    return ClusterMember(path, date, PurePosixPath(path).stem, declared, vec)
+def _m(path: str, date: str, vec: np.ndarray | None, declared: str | None = None,
+       private: bool = False) -> ClusterMember:
+    return ClusterMember(path, date, PurePosixPath(path).stem, declared, vec, private)
 
 
 def test_similar_notes_join_and_distant_ones_start_clusters() -> None:
@@ -66,3 +69,59 @@ def test_centroid_and_slug() -> None:
     assert c is not None and np.allclose(c, _unit(1, 1))
     assert slug("Café — Über Tea!") == "cafe-uber-tea"
     assert slug("…") == "note"
+
+
+def test_a_private_founder_never_names_a_cluster_with_public_members() -> None:
+    """Issue 10 item 3: the earliest chat of a cluster was private and named it."""
+    secret = "Chats/2023-11-01 chat koala divorce papers.md"
+    members = [
+        _m(secret, "2023-11-01", _unit(1, 0), private=True),
+        _m("Chats/Legal chat.md", "2023-11-05", _unit(0.95, 0.05)),
+        _m("Chats/Secret only.md", "2023-11-02", _unit(0, 1), private=True),
+    ]
+    got = assign_clusters(members, threshold=0.6)
+    assert got == {
+        secret: "auto:legal-chat",
+        "Chats/Legal chat.md": "auto:legal-chat",
+        "Chats/Secret only.md": "auto:secret-only",  # private members only: private mode only
+    }
+
+
+def test_a_name_only_private_notes_declare_is_not_shown_to_public_members() -> None:
+    members = [
+        _m("Chats/A.md", "2024-01-01", _unit(1, 0), declared="divorce", private=True),
+        _m("Chats/B.md", "2024-01-02", _unit(0.9, 0.1)),
+        _m("Chats/C.md", "2024-01-03", _unit(0, 1), declared="divorce", private=True),
+        _m("Chats/D.md", "2024-01-04", _unit(0, 1), declared="taxes", private=True),
+    ]
+    got = assign_clusters(members, threshold=0.6)
+    assert got == {"Chats/A.md": "auto:b", "Chats/B.md": "auto:b", "Chats/C.md": "auto:b",
+                   "Chats/D.md": "taxes"}
+
+
+_SECRET = "zqx"
+members_strategy = st.lists(
+    st.tuples(st.booleans(), st.integers(1, 28), st.sampled_from([None, "topic", "other"]),
+              st.lists(st.floats(-1, 1), min_size=3, max_size=3)),
+    max_size=25,
+)
+
+
+@settings(max_examples=200, derandomize=True, deadline=None)
+@given(members_strategy)
+def test_no_public_member_ever_shows_private_text_in_its_cluster_name(
+    drawn: list[tuple[bool, int, str | None, list[float]]],
+) -> None:
+    """Private titles and declared names carry a secret; public members' names never do."""
+    members = []
+    for n, (private, day, declared, xs) in enumerate(drawn):
+        mark = _SECRET if private else "pub"
+        vec = np.array(xs, dtype=np.float32)
+        norm = float(np.linalg.norm(vec))
+        members.append(ClusterMember(
+            f"Chats/{mark} {n}.md", f"2024-01-{day:02d}", f"{mark} {n}",
+            f"{mark}-{declared}" if declared else None, vec / norm if norm > 0 else None, private,
+        ))
+    got = assign_clusters(members, threshold=0.5)
+    for m in members:
+        assert m.private or _SECRET not in got[m.path]

@@ -83,3 +83,28 @@ def test_a_reconcile_repairs_clusters_left_stale_by_an_interrupted_run(
     assert result["embedded"] == 0
     assert index.ledger.rows(index.namespace)["Chats/Tea 2.md"].cluster == "auto:tea-1"
     assert _records(index, "tea")["Chats/Tea 1.md"].newer_in_cluster == 1
+
+
+def test_a_private_chat_neither_names_nor_counts_in_a_public_chats_cluster(
+    tmp_path: Path, open_idx: OpenIndex
+) -> None:
+    """Issue 10 item 3: the earliest chat of an automatic cluster was private, and a public
+    chat's `why.cluster` showed its title (`auto:2023-11-01-chat-koala-divorce-papers`)."""
+    root = tmp_path / "v"
+    secret = "Chats/2023-11-01 chat koala divorce papers.md"
+    write(root, secret, note("chat", "# Green tea\n\nGreen tea steeping time and temperature.",
+                             tags=["private"], date_created="2023-11-01"))
+    write(root, "Chats/Tea.md", note("chat", "# Green tea\n\nHow long should green tea steep?",
+                                     date_created="2023-11-05"))
+    write(root, "Chats/Tea later.md", note(
+        "chat", "# Green tea\n\nSteeping green tea, water temperature.", date_created="2023-11-09"))
+    index = open_idx(root)
+    index.reconcile()
+    hits = index.bm25_search("green tea", 20, private=False)
+    public = {r.path: r for r in index.get_chunks([h[0] for h in hits], private=False).values()}
+    assert public["Chats/Tea.md"].cluster == "auto:tea"
+    assert public["Chats/Tea.md"].newer_in_cluster == 1  # the later public chat only
+    assert "koala" not in repr(public)
+    everything = _records(index, "green tea")
+    assert everything[secret].cluster == "auto:tea"  # one cluster, named by a public member
+    assert everything[secret].newer_in_cluster == 2

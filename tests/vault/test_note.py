@@ -66,6 +66,7 @@ def test_yaml_problems_become_an_error_with_its_line(text: str, message_part: st
     assert message_part in note.yaml_error[0]
     assert note.yaml_error[1] == line
     assert note.frontmatter == {}
+    assert note.is_private  # fail closed: a broken block may hide a private tag (issue 10 #4)
 
 
 def test_alias_bombs_are_refused_not_expanded() -> None:

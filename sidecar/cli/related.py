@@ -1,0 +1,62 @@
+"""`ora related VAULT PATH`: the notes most related to one note, scored like search results."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+from typing import Any
+
+from sidecar.cli.common import (
+    add_filter_args,
+    add_vault_args,
+    config_from_args,
+    emit,
+    filter_from_args,
+    log,
+)
+from sidecar.cli.search import render_result
+from sidecar.index import open_index
+from sidecar.models.embedder import load_embedder
+from sidecar.retrieval.related import RelatedOptions, related
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "related", help="notes related to a note", description=__doc__
+    )
+    add_vault_args(parser)
+    parser.add_argument("path", metavar="PATH", help="the note, relative to the vault")
+    parser.add_argument("--k", type=int, default=10, help="how many notes (default 10)")
+    parser.add_argument("--private", action="store_true", help="private mode: private notes too")
+    parser.add_argument(
+        "--include-archived", action="store_true", help="also return archived notes"
+    )
+    parser.add_argument("--namespace", help="retrieval namespace (default: the setting)")
+    add_filter_args(parser)
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    config = config_from_args(args, namespace=args.namespace)
+    options = RelatedOptions(
+        k=args.k, private=args.private, include_archived=args.include_archived,
+        namespace=str(config.namespace), filters=filter_from_args(args),
+    )
+    embedder = load_embedder(config)
+    index = open_index(config, writer=False, embedder=embedder)
+    try:
+        if not index.stats().get("chunks"):
+            log(f"the index in {config.data} is empty: run `ora index {args.vault}` first")
+        document = asyncio.run(related(index, embedder, args.path, options))
+    finally:
+        index.close()
+    emit(args, document, render)
+    return 0
+
+
+def render(document: dict[str, Any]) -> str:
+    """Numbered notes, each cited at its closest chunk, marked when linked with the note."""
+    lines = [f"{len(document['results'])} notes related to {document['path']}"]
+    for n, result in enumerate(document["results"], start=1):
+        lines += render_result(n, result, "  linked" if result["why"].get("linked") else "")
+    return "\n".join(lines)

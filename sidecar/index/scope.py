@@ -1,0 +1,129 @@
+"""Search filters over notes: type, folder, tag and date, resolved to chunk ids in the stores.
+
+A filter is applied inside the stores (Chroma's `ids` restriction, a BM25 join on the allowed
+ids), before any top-k cut, so a query asking for k results gets k whenever k notes pass the
+filter, however far down the unfiltered ranking they sit. The ledger knows every note's type,
+tags, date and chunk ids, so it resolves a filter to the ids it admits.
+
+Semantics: several types or folders match any of them; several tags must all be present; a tag
+matches itself and its nested tags (`project` matches `project/ora`), case-insensitively, as
+Obsidian's `tag:` search does; `since`/`until` are inclusive and compare the note's date (`date
+created`, else `date modified`, else the file's mtime, UTC).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sidecar.errors import BadRequest
+from sidecar.schema import get_schema
+
+# Chunk ids a filter admits, by store (False: the public store, True: the private one).
+Scope = dict[bool, list[str]]
+
+
+def _date_bound(value: str | None, name: str, *, end: bool) -> str | None:
+    """An ISO bound comparable with stored dates (`YYYY-MM-DDTHH:MM:SS`, UTC).
+
+    A bare date as `until` means the end of that day, so it is turned into an exclusive bound on
+    the next day's start (the caller compares with `<`)."""
+    if value is None or not value.strip():
+        return None
+    text = value.strip()
+    try:
+        if len(text) == 10:
+            day = dt.date.fromisoformat(text)
+            return (day + dt.timedelta(days=1) if end else day).isoformat()
+        moment = dt.datetime.fromisoformat(text)
+    except ValueError:
+        raise BadRequest(
+            f"{name} {value!r} is not a date: use YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS"
+        ) from None
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(dt.UTC).replace(tzinfo=None)
+    stamp = moment.isoformat(timespec="seconds")
+    # An exact `until` instant is inclusive: anything after it in the same second is later.
+    return f"{stamp}\uffff" if end else stamp
+
+
+def _folder(value: str) -> str:
+    folder = value.strip().replace("\\", "/").strip("/")
+    if not folder or any(part in ("", ".", "..") for part in folder.split("/")):
+        raise BadRequest(f"folder {value!r} is not a vault folder such as Engrams or Notes/2024")
+    return folder
+
+
+def _tag(value: str) -> str:
+    tag = value.strip().lstrip("#").strip("/").casefold()
+    if not tag:
+        raise BadRequest(f"tag {value!r} is empty")
+    return tag
+
+
+@dataclass(frozen=True)
+class NoteFilter:
+    """What a search or related query is restricted to; the empty filter admits everything."""
+
+    types: tuple[str, ...] = ()
+    folders: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+    since: str | None = None  # inclusive lower bound, normalised by `make`
+    until: str | None = None  # exclusive upper bound, normalised by `make`
+
+    @classmethod
+    def make(
+        cls,
+        types: Sequence[str] = (),
+        folders: Sequence[str] = (),
+        tags: Sequence[str] = (),
+        since: str | None = None,
+        until: str | None = None,
+    ) -> NoteFilter:
+        """A filter from user input (BadRequest naming the bad value); `types` come from the
+        schema's vocabulary."""
+        low = _date_bound(since, "since", end=False)
+        high = _date_bound(until, "until", end=True)
+        if low is not None and high is not None and low >= high:
+            raise BadRequest(f"since {since!r} is after until {until!r}")
+        known = get_schema().types
+        unknown = sorted({t for t in types if t not in known})
+        if unknown:
+            raise BadRequest(
+                f"unknown type {', '.join(unknown)}: choose from {', '.join(sorted(known))}"
+            )
+        return cls(
+            types=tuple(dict.fromkeys(types)),
+            folders=tuple(dict.fromkeys(_folder(f) for f in folders)),
+            tags=tuple(dict.fromkeys(_tag(t) for t in tags)),
+            since=low,
+            until=high,
+        )
+
+    @classmethod
+    def from_json(cls, body: Mapping[str, Any] | None) -> NoteFilter:
+        """A filter from the `filters` object of an HTTP request (already schema-checked)."""
+        body = body or {}
+        return cls.make(body.get("types", ()), body.get("folders", ()), body.get("tags", ()),
+                        body.get("since"), body.get("until"))
+
+    @property
+    def active(self) -> bool:
+        return bool(self.types or self.folders or self.tags or self.since or self.until)
+
+    def admits(self, path: str, type_name: str | None, tags: Iterable[str], date: str) -> bool:
+        """True when a note with these properties passes every part of the filter."""
+        if self.types and type_name not in self.types:
+            return False
+        if self.folders and not any(path.startswith(f"{f}/") for f in self.folders):
+            return False
+        if self.tags:
+            have = {t.casefold().lstrip("#") for t in tags}
+            for wanted in self.tags:
+                if not any(t == wanted or t.startswith(f"{wanted}/") for t in have):
+                    return False
+        if self.since is not None and date < self.since:
+            return False
+        return self.until is None or date < self.until

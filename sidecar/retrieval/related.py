@@ -1,0 +1,234 @@
+"""Notes related to one note: its chunks' vectors and its links, scored like search results.
+
+The note's own chunk vectors (stored, or embedded now for a note the index keeps no chunks of,
+such as a `working` draft) each query the dense store, restricted to the notes the filters admit
+and never the note itself. A candidate note's similarity is its best chunk's cosine similarity to
+any source chunk; notes the source links to (body wikilinks, `relationships`) or that link back
+get `link_bonus`. The score is then the search formula, `similarity × type_weight × decay`, with
+the same admission rules (retrievable types, archived, private) and the same result shape.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from sidecar.chunking.chunker import chunk_note
+from sidecar.errors import BadRequest, NotFound, UnreadableNote
+from sidecar.index.index import Index
+from sidecar.index.records import ChunkRecord
+from sidecar.index.scope import NoteFilter, Scope
+from sidecar.models.embedder import Embedder
+from sidecar.retrieval.filters import is_admissible
+from sidecar.retrieval.search import result_document
+from sidecar.schema import get_schema, load_json
+from sidecar.vault.links import NameIndex
+from sidecar.vault.note import Note, read_note
+from sidecar.vault.scan import normalise_rel
+
+FloatArray = npt.NDArray[np.float32]
+
+# `[[Target#heading|alias]]` anywhere in a body, embeds included.
+_BODY_LINK = re.compile(r"!?\[\[([^\[\]|#^]+)[^\[\]]*\]\]")
+
+
+@dataclass(frozen=True)
+class RelatedSettings:
+    """`schema/ranking.json` `related`."""
+
+    source_chunks: int
+    per_source: int
+    link_bonus: float
+
+
+@cache
+def related_settings() -> RelatedSettings:
+    found = load_json("ranking.json")["related"]
+    return RelatedSettings(
+        int(found["source_chunks"]), int(found["per_source"]), float(found["link_bonus"])
+    )
+
+
+@dataclass(frozen=True)
+class RelatedOptions:
+    """What a caller may ask of one related query (the HTTP body and the CLI flags)."""
+
+    k: int = 10
+    private: bool = False
+    include_archived: bool = False
+    namespace: str = "default"
+    filters: NoteFilter = field(default_factory=NoteFilter)
+
+
+class PrivateNote(NotFound):
+    """The note is private and the request is not in private mode."""
+
+    code = "private_note"
+
+
+def _spread(items: list[int], n: int) -> list[int]:
+    """At most n items spread evenly over the list (first and last included)."""
+    if len(items) <= n:
+        return items
+    step = (len(items) - 1) / (n - 1) if n > 1 else 0
+    return [items[round(i * step)] for i in range(n)]
+
+
+def _outgoing(note: Note) -> list[str]:
+    """Link targets of a note: body wikilinks, then every relationship's links."""
+    targets = [m.group(1).strip() for m in _BODY_LINK.finditer(note.body)]
+    for links in note.relationships.values():
+        targets.extend(links)
+    return targets
+
+
+def _links_to(text: str, names: NameIndex, path: str) -> bool:
+    return any(names.resolve(m.group(1).strip()) == path for m in _BODY_LINK.finditer(text))
+
+
+class _Source:
+    """The note being related: its vectors and the notes it is linked with."""
+
+    def __init__(self, index: Index, embedder: Embedder, path: str, options: RelatedOptions):
+        self.index = index
+        self.path = path
+        self.options = options
+        self.ns = options.namespace
+        row = index.ledger.rows(self.ns, [path]).get(path)
+        try:
+            self.note: Note | None = read_note(
+                index.config.vault, path, int(index.config.max_file_bytes))
+        except (OSError, UnreadableNote):
+            self.note = None
+        if row is None and self.note is None:
+            raise NotFound(f"no note {path} in the vault: check the path (relative to the vault)")
+        private = (row is not None and row.private) or (self.note is not None and
+                                                        self.note.is_private)
+        if private and not options.private:
+            raise PrivateNote(f"{path} is private: ask in private mode to see notes related to it")
+        settings = related_settings()
+        if row is not None and row.chunk_ids:
+            ids = [row.chunk_ids[i] for i in _spread(list(range(len(row.chunk_ids))),
+                                                     settings.source_chunks)]
+            self.vectors = index.chunk_vectors(ids, private_store=row.private, namespace=self.ns)
+            self.own_ids = set(row.chunk_ids)
+        else:
+            self.vectors = self._embed_now(embedder, settings.source_chunks)
+            self.own_ids = set()
+
+    def _embed_now(self, embedder: Embedder, limit: int) -> FloatArray:
+        """Vectors of a note the index holds no chunks of (a non-retrievable type, or new)."""
+        if self.note is None:
+            return np.zeros((0, 0), dtype=np.float32)
+        chunks = chunk_note(self.note, embedder.tokenizer, int(self.index.config.chunk_tokens))
+        picked = [chunks[i].embed_text for i in _spread(list(range(len(chunks))), limit)]
+        return embedder.embed(picked) if picked else np.zeros((0, 0), dtype=np.float32)
+
+    def linked(self, names: NameIndex) -> set[str]:
+        """Paths this note links to, and notes whose chunks link back (found through BM25 on
+        the note's name, then checked)."""
+        out: set[str] = set()
+        if self.note is not None:
+            out.update(p for t in _outgoing(self.note) if (p := names.resolve_link(t)))
+        stem = self.path.rsplit("/", 1)[-1].removesuffix(".md")
+        hits = self.index.bm25_search(stem, 50, private=self.options.private, namespace=self.ns)
+        chunks = self.index.get_chunks([cid for cid, _ in hits], private=self.options.private,
+                                       namespace=self.ns)
+        out.update(c.path for c in chunks.values() if _links_to(c.text, names, self.path))
+        out.discard(self.path)
+        return out
+
+
+def _linked_scope(
+    index: Index, linked: set[str], scope: Scope | None, options: RelatedOptions
+) -> Scope:
+    """The chunk ids of the linked notes, by store, within `scope` when a filter is set."""
+    out: Scope = {False: [], True: []}
+    allowed = None if scope is None else {i for ids in scope.values() for i in ids}
+    for row in index.ledger.rows(options.namespace, sorted(linked)).values():
+        if row.private and not options.private:
+            continue
+        out[row.private].extend(i for i in row.chunk_ids if allowed is None or i in allowed)
+    return out
+
+
+def _nearest(
+    index: Index, vectors: FloatArray, depth: int, options: RelatedOptions, only: Scope | None
+) -> dict[str, float]:
+    """Best cosine similarity of each chunk found near any source vector."""
+    best: dict[str, float] = {}
+    for vector in vectors:
+        hits = index.dense_search(
+            vector, depth, private=options.private, namespace=options.namespace,
+            include_archived=options.include_archived, only=only,
+        )
+        for cid, sim in hits:
+            if sim > best.get(cid, -1.0):
+                best[cid] = sim
+    return best
+
+
+def _find(index: Index, embedder: Embedder, path: str, options: RelatedOptions) -> dict[str, Any]:
+    source = _Source(index, embedder, path, options)
+    schema = get_schema()
+    settings = related_settings()
+    results: list[dict[str, Any]] = []
+    if source.vectors.size:
+        scope = index.scope(options.filters, private=options.private, namespace=options.namespace)
+        depth = options.k + settings.per_source + len(source.own_ids)
+        best = _nearest(index, source.vectors, depth, options, scope)
+        linked = source.linked(NameIndex(index.ledger.paths(options.namespace)))
+        only = _linked_scope(index, linked, scope, options)
+        count = sum(len(ids) for ids in only.values())
+        if count:
+            for cid, sim in _nearest(index, source.vectors, count, options, only).items():
+                best[cid] = max(sim, best.get(cid, -1.0))
+        for cid in source.own_ids:
+            best.pop(cid, None)
+        chunks = index.get_chunks(list(best), private=options.private,
+                                  namespace=options.namespace)
+        per_note: dict[str, tuple[ChunkRecord, float]] = {}
+        for cid, sim in best.items():
+            chunk = chunks.get(cid)
+            if chunk is None or chunk.path == path or not _admitted(chunk, options):
+                continue
+            if chunk.path not in per_note or sim > per_note[chunk.path][1]:
+                per_note[chunk.path] = (chunk, sim)
+        order = sorted(per_note.values(), key=lambda pair: -pair[1])
+        dense_rank = {chunk.id: n for n, (chunk, _) in enumerate(order, start=1)}
+        for chunk, sim in order:
+            is_linked = chunk.path in linked
+            similarity = min(1.0, max(0.0, sim) + (settings.link_bonus if is_linked else 0.0))
+            result = result_document(chunk, sim, similarity, None,
+                                     {"dense": dense_rank, "bm25": {}}, schema)
+            result["why"]["linked"] = is_linked
+            results.append(result)
+        results.sort(key=lambda r: (-r["score"], r["path"]))
+    return {"path": path, "namespace": options.namespace, "results": results[: options.k]}
+
+
+def _admitted(chunk: ChunkRecord, options: RelatedOptions) -> bool:
+    return is_admissible(
+        chunk.type, chunk.tags, chunk.private,
+        private_mode=options.private, include_archived=options.include_archived,
+    ) and options.filters.admits(chunk.path, chunk.type, chunk.tags, chunk.date)
+
+
+async def related(
+    index: Index, embedder: Embedder, path: str, options: RelatedOptions | None = None
+) -> dict[str, Any]:
+    """The related-notes document of docs/http-api.md: at most `options.k` notes, best first,
+    one result per note (its closest chunk), the note itself never among them.
+
+    NotFound when the note is neither indexed nor in the vault; PrivateNote when it is private
+    and the request is not in private mode."""
+    options = options or RelatedOptions()
+    if options.k < 1:
+        raise BadRequest(f"k must be at least 1, got {options.k}")
+    return await asyncio.to_thread(_find, index, embedder, normalise_rel(path), options)

@@ -1,0 +1,130 @@
+"""Related notes: by vectors and links, never the note itself, private ones in private mode."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from sidecar.cli import main
+from sidecar.errors import NotFound
+from sidecar.index.scope import NoteFilter
+from sidecar.retrieval.related import PrivateNote, RelatedOptions, related
+
+from .conftest import IndexVault, NoteSpec, SearchVault
+
+SLEEP = "Sleep consolidates memories: deep sleep replays the day's learning in the hippocampus."
+SLEEP2 = "During deep sleep the hippocampus replays memories, which consolidates learning."
+SLEEP3 = "Naps with deep sleep help memory consolidation after studying."
+BREAD = "Sourdough bread rises because wild yeast ferments the flour and releases gas."
+TAXES = "File the quarterly tax return before the deadline to avoid a penalty."
+
+
+def _paths(document: dict[str, Any]) -> list[str]:
+    return [r["path"] for r in document["results"]]
+
+
+async def _related(vault: SearchVault, path: str, **options: Any) -> dict[str, Any]:
+    return await related(vault.index, vault.embedder, path, RelatedOptions(**options))
+
+
+@pytest.fixture
+def notes() -> list[NoteSpec]:
+    return [
+        NoteSpec("Engrams/Sleep.md", "engram", f"# Sleep\n\n{SLEEP}\n\nSee [[Taxes]]."),
+        NoteSpec("Engrams/Replay.md", "engram", SLEEP2, tags=["memory"]),
+        NoteSpec("Resources/Naps.md", "resource", SLEEP3),
+        NoteSpec("Engrams/Bread.md", "engram", BREAD),
+        NoteSpec("Engrams/Taxes.md", "engram", TAXES),
+        NoteSpec("Engrams/Dream diary.md", "engram", SLEEP2 + " Last night again.",
+                 tags=["private"]),
+    ]
+
+
+async def test_similar_notes_come_first_and_the_note_is_never_related_to_itself(
+    index_vault: IndexVault, notes: list[NoteSpec]
+) -> None:
+    vault = index_vault(notes)
+    document = await _related(vault, "Engrams/Sleep.md", k=10)
+    paths = _paths(document)
+    assert "Engrams/Sleep.md" not in paths and len(paths) == len(set(paths))
+    assert set(paths[:2]) == {"Engrams/Replay.md", "Resources/Naps.md"}
+    assert document["path"] == "Engrams/Sleep.md"
+    for result in document["results"]:
+        why = result["why"]
+        assert result["score"] == pytest.approx(
+            why["similarity"] * why["type_weight"] * why["decay"], abs=1e-5)
+    # Even a note whose text is duplicated elsewhere is not its own neighbour.
+    twin = index_vault([NoteSpec("A/One.md", "engram", SLEEP), NoteSpec("B/One.md", "engram",
+                                                                        SLEEP)])
+    assert _paths(await _related(twin, "A/One.md")) == ["B/One.md"]
+
+
+async def test_a_linked_note_gets_the_link_bonus(
+    index_vault: IndexVault, notes: list[NoteSpec]
+) -> None:
+    vault = index_vault(notes)
+    results = {r["path"]: r for r in (await _related(vault, "Engrams/Sleep.md"))["results"]}
+    taxes, bread = results["Engrams/Taxes.md"], results["Engrams/Bread.md"]
+    assert taxes["why"]["linked"] is True and bread["why"]["linked"] is False
+    assert taxes["why"]["similarity"] == pytest.approx(taxes["why"]["fused"] + 0.15, abs=1e-5)
+    # The link works both ways: Taxes is linked from Sleep, so Sleep is linked to Taxes.
+    back = {r["path"]: r for r in (await _related(vault, "Engrams/Taxes.md"))["results"]}
+    assert back["Engrams/Sleep.md"]["why"]["linked"] is True
+
+
+async def test_private_notes_stay_out_of_non_private_related_lists(
+    index_vault: IndexVault, notes: list[NoteSpec]
+) -> None:
+    vault = index_vault(notes)
+    public = await _related(vault, "Engrams/Replay.md", k=10)
+    assert "Engrams/Dream diary.md" not in _paths(public)
+    assert "Last night" not in json.dumps(public)
+    private = await _related(vault, "Engrams/Replay.md", k=10, private=True)
+    diary = next(r for r in private["results"] if r["path"] == "Engrams/Dream diary.md")
+    assert diary["private"] is True
+    with pytest.raises(PrivateNote, match="private mode"):
+        await _related(vault, "Engrams/Dream diary.md")
+    assert "Engrams/Replay.md" in _paths(
+        await _related(vault, "Engrams/Dream diary.md", private=True))
+
+
+async def test_filters_apply_and_k_notes_come_back(
+    index_vault: IndexVault, notes: list[NoteSpec]
+) -> None:
+    vault = index_vault(notes)
+    only_resources = NoteFilter.make(types=["resource"])
+    assert _paths(await _related(vault, "Engrams/Sleep.md", filters=only_resources)) == [
+        "Resources/Naps.md"]
+    tagged = NoteFilter.make(tags=["memory"])
+    assert _paths(await _related(vault, "Engrams/Sleep.md", filters=tagged)) == [
+        "Engrams/Replay.md"]
+    assert len(_paths(await _related(vault, "Engrams/Sleep.md", k=2))) == 2
+
+
+async def test_a_note_without_stored_chunks_is_embedded_on_the_fly(
+    index_vault: IndexVault, notes: list[NoteSpec]
+) -> None:
+    vault = index_vault([*notes, NoteSpec("Drafts/Essay.md", "working", SLEEP3 + " " + SLEEP)])
+    paths = _paths(await _related(vault, "Drafts/Essay.md", k=3))
+    assert paths[0] in {"Engrams/Sleep.md", "Resources/Naps.md", "Engrams/Replay.md"}
+    with pytest.raises(NotFound, match="no note"):
+        await _related(vault, "Drafts/Missing.md")
+
+
+def test_cli_related_prints_notes_and_json(
+    index_vault: IndexVault, notes: list[NoteSpec], capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("ORA_EMBED_MODEL", "int8")
+    vault = index_vault(notes)
+    root = str(vault.config.vault)
+    assert main(["related", root, "Engrams/Sleep.md", "--json", "--k", "2"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert len(document["results"]) == 2 and "Engrams/Sleep.md" not in _paths(document)
+    assert main(["related", root, "Engrams/Sleep.md", "--folder", "Resources"]) == 0
+    out = capsys.readouterr().out
+    assert "1 notes related to Engrams/Sleep.md" in out and "Resources/Naps.md:" in out
+    assert main(["related", root, "Engrams/Dream diary.md"]) != 0
+    assert "private mode" in capsys.readouterr().err

@@ -1,0 +1,48 @@
+"""`POST /v1/related` and the `filters` of `POST /v1/search`, in-process (contract-checked)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+async def test_related_follows_links_and_vectors_never_the_note_itself(api: Any) -> None:
+    await api.wait_reconciled()
+    answer = await api.post("/v1/related", {"path": "Engrams/Spaced repetition.md", "k": 3})
+    assert answer.status == 200
+    paths = [r["path"] for r in answer.json["results"]]
+    assert answer.json["path"] == "Engrams/Spaced repetition.md"
+    assert paths[0] == "Engrams/Forgetting curve.md" and "Engrams/Spaced repetition.md" not in paths
+    assert answer.json["results"][0]["why"]["linked"] is True
+
+
+async def test_related_refuses_unknown_and_private_notes_outside_private_mode(
+    api: Any, config: Any
+) -> None:
+    (config.vault / "Engrams/Diary.md").write_text(
+        "---\nnexus: []\ntype: engram\ntags: [private]\n---\nRecall decays over days.\n",
+        encoding="utf-8")
+    await api.wait_reconciled()
+    missing = await api.post("/v1/related", {"path": "Engrams/Nope.md"})
+    assert missing.status == 404 and missing.json["error"]["code"] == "not_found"
+    private = await api.post("/v1/related", {"path": "Engrams/Diary.md"})
+    assert private.status == 404 and private.json["error"]["code"] == "private_note"
+    allowed = await api.post("/v1/related", {"path": "Engrams/Diary.md", "private": True})
+    assert allowed.status == 200 and allowed.json["results"]
+    outside = await api.post("/v1/related", {"path": "../etc/passwd.md"})
+    assert outside.status == 400
+
+
+async def test_search_filters_restrict_results_and_bad_values_are_400(api: Any) -> None:
+    await api.wait_reconciled()
+    query = {"query": "memory recall bread", "k": 10, "rerank": False}
+    tagged = await api.post("/v1/search", {**query, "filters": {"tags": ["memory"]}})
+    assert {r["path"] for r in tagged.json["results"]} == {
+        "Engrams/Spaced repetition.md", "Engrams/Forgetting curve.md"}
+    typed = await api.post("/v1/search", {**query, "filters": {"types": ["resource"]}})
+    assert [r["path"] for r in typed.json["results"]] == ["Resources/Sourdough.md"]
+    dated = await api.post("/v1/search", {**query, "filters": {
+        "since": "2024-01-03", "until": "2024-12-31", "folders": ["Engrams"]}})
+    assert [r["path"] for r in dated.json["results"]] == ["Engrams/Forgetting curve.md"]
+    for bad in ({"types": ["engrams"]}, {"since": "2024-13-01"}, {"colour": "red"}):
+        answer = await api.post("/v1/search", {**query, "filters": bad})
+        assert answer.status == 400, bad
