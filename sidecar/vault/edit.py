@@ -35,6 +35,7 @@ from sidecar.errors import (
     InvalidFrontmatter,
     NoteNotWritable,
     NotFound,
+    OraError,
     UnreadableNote,
 )
 from sidecar.vault.links import link_target
@@ -399,21 +400,39 @@ def atomic_write(path: Path, data: bytes, read_hash: str, rel: str | None = None
     _fsync_dir(path.parent)
 
 
-def edit_frontmatter(
-    vault: str | Path, rel: str, mutate: Mutation, expected_hash: str | None = None
-) -> str:
-    """Apply `mutate` to the frontmatter of VAULT/rel; returns the file's new content hash.
+@dataclass(frozen=True)
+class PlannedEdit:
+    """One frontmatter edit computed but not yet written: the exact bytes it was planned from
+    and the bytes that replace them."""
 
-    The file is read once; the write is planned from those bytes and swapped in only while the
-    file still holds them. Raises Conflict when the file's hash is not `expected_hash` (if
-    given), when it is empty, or when it changes before the swap. Nothing is written when the
-    mutation changes nothing.
+    rel: str
+    path: Path
+    before: bytes
+    after: bytes
+
+    @property
+    def before_hash(self) -> str:
+        return content_hash(self.before)
+
+    @property
+    def after_hash(self) -> str:
+        return content_hash(self.after)
+
+
+def plan_edit(
+    vault: str | Path, rel: str, mutate: Mutation, expected_hash: str | None = None
+) -> PlannedEdit:
+    """Read VAULT/rel once and compute `mutate`'s edit of it, writing nothing.
+
+    Every refusal happens here: NotFound, Conflict (not `expected_hash`, or empty: most often an
+    editor between its truncate and its write), NoteNotWritable (read-only), UnreadableNote,
+    InvalidFrontmatter (naming the note).
     """
     path = vault_path(vault, rel)
     data = _read(path, rel)
-    read_hash = _check(data, expected_hash, rel)
+    _check(data, expected_hash, rel)
     _check_writable(path, rel)
-    if not data.strip():  # most often an editor between its truncate and its write
+    if not data.strip():
         raise Conflict(f"{rel} is empty (perhaps it is being saved); nothing was written")
     try:
         text = data.decode("utf-8")
@@ -423,10 +442,47 @@ def edit_frontmatter(
         new_data = rewrite_frontmatter(text, mutate).encode("utf-8")
     except InvalidFrontmatter as err:  # name the note: the caller may be editing many
         raise InvalidFrontmatter(f"{rel}: {err.message}") from err
-    if new_data == data:
-        return read_hash
-    atomic_write(path, new_data, read_hash, rel)
-    return content_hash(new_data)
+    return PlannedEdit(normalise_rel(rel), path, data, new_data)
+
+
+def write_planned(edits: list[PlannedEdit]) -> None:
+    """Write planned edits all or none: each is a compare-and-swap against the bytes it was
+    planned from; when one fails, those already written are put back (each only while it
+    still holds what was written) and the error is raised, naming any that could not be."""
+    written: list[PlannedEdit] = []
+    for edit in edits:
+        if edit.after == edit.before:
+            continue
+        try:
+            atomic_write(edit.path, edit.after, edit.before_hash, edit.rel)
+        except OraError as err:
+            kept = []
+            for done in reversed(written):
+                try:
+                    atomic_write(done.path, done.before, done.after_hash, done.rel)
+                except OraError:
+                    kept.append(done.rel)
+            if not kept:
+                raise
+            message = (f"{err.message} ({', '.join(kept)} changed again meanwhile and keeps "
+                       "the edit)")
+            raise type(err)(message, code=err.code, status=err.status) from err
+        written.append(edit)
+
+
+def edit_frontmatter(
+    vault: str | Path, rel: str, mutate: Mutation, expected_hash: str | None = None
+) -> str:
+    """Apply `mutate` to the frontmatter of VAULT/rel; returns the file's new content hash.
+
+    The file is read once (`plan_edit`); the write is planned from those bytes and swapped in
+    only while the file still holds them. Raises Conflict when the file's hash is not
+    `expected_hash` (if given), when it is empty, or when it changes before the swap. Nothing
+    is written when the mutation changes nothing.
+    """
+    edit = plan_edit(vault, rel, mutate, expected_hash)
+    write_planned([edit])
+    return edit.after_hash
 
 
 def _trash_folder(vault: str | Path) -> Path:
