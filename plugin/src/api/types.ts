@@ -63,7 +63,10 @@ export interface Why {
 export interface SearchResult {
 	path: string;
 	title?: string;
+	/** The effective type: the note's own, or inferred from the vault's folder rules. */
 	type: string;
+	/** True when `type` was inferred (the note carries no Ora type). */
+	type_inferred?: boolean;
 	score: number;
 	flags: string[];
 	private: boolean;
@@ -74,12 +77,20 @@ export interface SearchResult {
 	why: Partial<Why>;
 }
 
+/** Present while the index is still being built: results come from what is indexed so far. */
+export interface IndexingProgress {
+	done: number;
+	total: number;
+	percent: number;
+}
+
 export interface SearchDocument {
 	query: string;
 	namespace?: string;
 	rerank?: string;
 	rerank_reason?: string;
 	results: SearchResult[];
+	indexing?: IndexingProgress;
 }
 
 /** `info` is a hint, e.g. for a note that has not adopted Ora's schema (docs/lint-codes.md). */
@@ -105,6 +116,45 @@ export interface VaultSettings {
 	lint: { untyped: "hint" | "off"; ignore: string[] };
 	chats_folder: string;
 	problems: string[];
+}
+
+/** One note's proposed Ora frontmatter (`GET /v1/adopt`, docs/adopt.md). */
+export interface AdoptProposal {
+	path: string;
+	hash: string;
+	/** Names this exact proposal when it is applied. */
+	digest: string;
+	/** The properties set, in the order written (type, nexus, tags, dates; only those missing). */
+	values: Record<string, unknown>;
+	why: Record<string, string>;
+	removed: string[];
+	new_block: boolean;
+	private: boolean;
+	diff: string;
+}
+
+export interface AdoptPlan {
+	summary: {
+		proposed: number;
+		new_frontmatter: number;
+		with_nexus: number;
+		by_type: Record<string, number>;
+		skipped: number;
+		already_adopted: number;
+		private_hidden: number;
+	};
+	proposals: AdoptProposal[];
+	skipped: { path: string; reason: string; private: boolean }[];
+}
+
+/** What an apply (`applied`) or an undo (`restored`) wrote, and what it refused. */
+export interface AdoptOutcome {
+	applied?: string[];
+	restored?: string[];
+	unchanged: string[];
+	refused: { path: string; reason: string }[];
+	journal: string | null;
+	private_hidden: number;
 }
 
 export interface LintAnswer {
