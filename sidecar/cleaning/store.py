@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from sidecar.cleaning.decisions import DecisionLog
 from sidecar.errors import BadRequest, NotFound
 from sidecar.index.sqlite import ThreadConnections
 
@@ -173,10 +174,13 @@ def _add_private(conn: sqlite3.Connection) -> None:
 class Queue:
     """The queue and the per-note scan state of one data folder (safe across threads)."""
 
-    def __init__(self, data: Path) -> None:
+    def __init__(self, data: Path, vault: Path | None = None) -> None:
+        """With `vault`, every status change is also recorded in the vault's decision notes
+        and pairs found again take the status recorded there (`decisions.py`)."""
         data.mkdir(parents=True, exist_ok=True)
         self.path = data / QUEUE_FILE
         self._db = ThreadConnections(self.path, _setup)
+        self.decisions = DecisionLog(vault) if vault is not None else None
 
     def close(self) -> None:
         self._db.close_all()
@@ -243,19 +247,22 @@ class Queue:
         """Queue new findings; a pair the user already triaged keeps its status. Returns how
         many are open now among those offered."""
         now, opened = _now(), 0
+        decided = self.decisions.statuses() if self.decisions is not None else {}
         with self._db.transaction() as conn:
             for p in pairs:
                 row = conn.execute("SELECT status FROM pairs WHERE id = ?", (p.id,)).fetchone()
                 if row is not None and row[0] != "open":
                     continue
+                # A pair the queue does not know may have been triaged before `.ora/` was lost.
+                status = decided.get(p.id, "open") if row is None else "open"
                 conn.execute(
                     "INSERT OR REPLACE INTO pairs VALUES "
-                    "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', NULL, ?, ?, ?)",
+                    "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?)",
                     (p.id, p.kind, p.batch, *_side_row(p.a), *_side_row(p.b), p.judge,
-                     p.score, json.dumps(p.evidence, ensure_ascii=False), now, now,
+                     p.score, json.dumps(p.evidence, ensure_ascii=False), status, now, now,
                      int(p.private)),
                 )
-                opened += 1
+                opened += status == "open"
         return opened
 
     def pairs(self, status: str | None = None, kind: str | None = None, *,
@@ -290,7 +297,12 @@ class Queue:
                 "UPDATE pairs SET status = ?, resolution = ?, updated = ? WHERE id = ?",
                 (status, json.dumps(resolution) if resolution else None, _now(), pid),
             )
-        return self.get(pid, private=True)
+        pair = self.get(pid, private=True)
+        if self.decisions is not None:  # the one place a status changes: record it in the vault
+            self.decisions.record(pid, status, (pair.a.path, pair.a.line_start, pair.a.line_end),
+                                  (pair.b.path, pair.b.line_start, pair.b.line_end),
+                                  private=pair.private)
+        return pair
 
     def rehash(self, path: str, old_hash: str, new_hash: str) -> None:
         """Our own edit changed a file's frontmatter: open pairs judged on its old bytes stay

@@ -59,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
     config = config_from_args(args)
     if args.delete and args.action != "wrong":
         raise BadRequest("--delete goes with `wrong`")
-    queue = Queue(config.data)
+    queue = Queue(config.data, config.vault)
     try:
         if args.action == APPROVE_ALL:
             done = approve_batch(config, queue, args.id, private=args.private)
