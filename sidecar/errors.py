@@ -74,6 +74,13 @@ class UnreadableNote(OraError):
     status = 422
 
 
+class IndexDamaged(OraError):
+    """An index file is damaged or missing; a writer rebuilds it, a reader names the command."""
+
+    code = "index_damaged"
+    status = 503
+
+
 class InvalidFrontmatter(OraError):
     """A note's frontmatter cannot be edited safely because its YAML is invalid."""
 

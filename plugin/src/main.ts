@@ -14,6 +14,7 @@ import { SidecarClient } from "./api/client";
 import { EventStream } from "./api/event-stream";
 import type { VaultEvent } from "./api/types";
 import { frontmatterLinter } from "./lint/extension";
+import { AdoptModal, undoAdoption } from "./ui/adopt-modal";
 import { StatusModel } from "./sidecar/status-model";
 import { SidecarSupervisor } from "./sidecar/supervisor";
 import { baseUrl, mergeSettings, serveArgs, tokenPath, type OraSettings } from "./settings";
@@ -110,6 +111,12 @@ export default class OraVaultPlugin extends Plugin {
 		});
 		this.addCommand({ id: "triage", name: "Triage contradictions", callback: () => this.openTriage() });
 		this.addCommand({ id: "reindex", name: "Re-index vault now", callback: () => void this.reindex() });
+		this.addCommand({
+			id: "adopt",
+			name: "Adopt Ora frontmatter…",
+			callback: () => new AdoptModal(this.app, { client: this.client }).open(),
+		});
+		this.addCommand({ id: "adopt-undo", name: "Undo the last Ora adoption", callback: () => void undoAdoption(this.client) });
 		this.addCommand({ id: "restart-sidecar", name: "Restart sidecar", callback: () => void this.restartSidecar() });
 	}
 

@@ -4,7 +4,8 @@
 `vault/edit.py`) as one line with the time, the status, both notes linked with their lines, and
 the pair's id:
 
-    - 2026-11-30 08:40 UTC · dismissed · [[Engrams/Tea]] lines 6-6 ↔ [[Engrams/Coffee]] lines 6-6 · id 3f9a…
+    - 2026-11-30 08:40 UTC · dismissed · [[Engrams/Tea]] lines 6-6 ↔ [[Engrams/Coffee]] lines
+      6-6 · id 3f9a…   (one line in the note)
 
 After `.ora/` is deleted a rescan offers the same pairs again (ids are stable: the same claims
 in the same notes) and each takes the status last recorded for it. Pairs involving a private

@@ -132,6 +132,15 @@ class Bm25Store:
             return 0
         return int(conn.execute(f'SELECT count(*) FROM "{name}"').fetchone()[0])
 
+    def probe(self, namespace: str) -> None:
+        """Read every table of both stores once (a damaged file raises DatabaseError here)."""
+        conn = self._db.get()
+        for private in (False, True):
+            name = store_name(namespace, private)
+            if self._exists(conn, name):
+                for table in (name, f"{name}_fts_data", f"{name}_fts_docsize"):
+                    conn.execute(f'SELECT count(*) FROM "{table}"').fetchone()
+
     def live_among(self, namespace: str, private: bool, ids: Sequence[str]) -> set[str]:
         """Those of `ids` stored here and not archived (one indexed lookup)."""
         conn = self._db.get()

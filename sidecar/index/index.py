@@ -16,11 +16,11 @@ import numpy as np
 import numpy.typing as npt
 
 from sidecar.errors import BadRequest
-from sidecar.index.bm25 import COLUMN_WEIGHTS, TOKENIZE, Bm25Store
-from sidecar.index.chroma import ChromaStore, Metadata
+from sidecar.index.bm25 import COLUMN_WEIGHTS, TOKENIZE
+from sidecar.index.chroma import Metadata
 from sidecar.index.clusters import ClusterMember, assign_clusters
 from sidecar.index.consistency import repair
-from sidecar.index.ledger import Ledger
+from sidecar.index.damage import open_stores
 from sidecar.index.lock import WriterLock
 from sidecar.index.names import check_namespace
 from sidecar.index.params import load_params, save_namespace_params, stale_parts
@@ -49,9 +49,9 @@ class Index:
         self._write_guard = threading.Lock()
         self._syncer: Syncer | None = None
         try:
-            self.ledger = Ledger(config.data / "ledger.sqlite")
-            self.bm25 = Bm25Store(config.data / "bm25.sqlite")
-            self.chroma = ChromaStore(config.data, str(config.chroma_url))
+            # Damaged files: rebuilt by a writer, reported by a reader (damage.py).
+            self.ledger, self.bm25, self.chroma = open_stores(
+                config.data, config.vault, self.namespace, str(config.chroma_url), writer=writer)
             if writer:
                 self._open_writer(embedder or load_embedder(config))
         except BaseException:

@@ -385,6 +385,33 @@ def move_to_trash(vault: str | Path, rel: str, expected_hash: str | None) -> str
     raise AssertionError("unreachable")
 
 
+def restore_bytes(vault: str | Path, rel: str, data: bytes, expected_hash: str) -> None:
+    """Put earlier bytes back into VAULT/rel (an undo), atomically, only while the file still
+    hashes `expected_hash` (Conflict otherwise)."""
+    path = vault_path(vault, rel)
+    _check(_read(path, rel), expected_hash, rel)
+    atomic_write(path, data, expected_hash)
+
+
+def restore_from_trash(vault: str | Path, trash_rel: str, rel: str, expected_hash: str) -> None:
+    """Move a note that `move_to_trash` moved back to `rel`, if it still hashes
+    `expected_hash` and nothing has taken its place (Conflict otherwise; never overwrites)."""
+    src, dst = vault_path(vault, trash_rel), vault_path(vault, rel)
+    _check(_read(src, trash_rel), expected_hash, trash_rel)
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        os.link(src, dst)
+    except FileExistsError as exc:
+        raise Conflict(f"{rel} exists again; nothing was restored") from exc
+    except OSError:  # no hard links on this filesystem
+        if dst.exists():
+            raise Conflict(f"{rel} exists again; nothing was restored") from None
+        os.rename(src, dst)
+        return
+    os.unlink(src)
+    _fsync_dir(src.parent)
+
+
 # ---- notes Ora writes itself (chat notes, the supervision log) ------------------------------
 
 

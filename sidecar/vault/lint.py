@@ -226,7 +226,7 @@ def lint_vault(vault: str | Path, max_bytes: int = DEFAULT_MAX_BYTES) -> list[Di
     return settings_diagnostics(ctx.settings) + notes
 
 
-def _file_dates(path: Path) -> tuple[dt.date, dt.date]:
+def file_dates(path: Path) -> tuple[dt.date, dt.date]:
     """(created, modified) from the filesystem; creation falls back to the oldest time known."""
     st = path.stat()
     created = getattr(st, "st_birthtime", None) or min(st.st_mtime, st.st_ctime)
@@ -245,7 +245,7 @@ def fix_dates(vault: str | Path, rel: str, max_bytes: int = DEFAULT_MAX_BYTES) -
     if note.yaml_error is not None or split_frontmatter(note.text) is None:
         return False
     managed = get_schema().linter_managed_dates  # listed as (created, modified)
-    values = dict(zip(managed, _file_dates(vault_path(vault, rel)), strict=True))
+    values = dict(zip(managed, file_dates(vault_path(vault, rel)), strict=True))
     todo = {k: v for k, v in values.items() if not is_iso_date(note.frontmatter.get(k))}
     if not todo:
         return False

@@ -11,6 +11,7 @@ from sidecar.cleaning.resolve import resolve
 from sidecar.cleaning.rules import RulesJudge
 from sidecar.cleaning.scan import scan
 from sidecar.cleaning.store import Queue
+from sidecar.cleaning.undo import undo_last
 from sidecar.models.embedder import Embedder
 from sidecar.settings import Config
 from sidecar.vault.note import parse_note
@@ -83,5 +84,26 @@ def test_a_pair_with_a_private_note_is_recorded_in_the_private_decisions_note(
         assert not (vault / public).exists()
         note = parse_note((vault / private).read_text(encoding="utf-8"), private)
         assert note.is_private and note.type == "supervision" and pair.id in note.body
+    finally:
+        queue.close()
+
+
+def test_an_undone_decision_is_recorded_and_the_pair_comes_back_open(
+    config: Config, vault: Path, embedder: Embedder,
+) -> None:
+    queue = Queue(config.data, config.vault)
+    try:
+        _scan(config, queue, embedder)
+        (pair,) = queue.pairs("open", kind="engram")
+        resolve(config, queue, pair.id, "dismiss")
+        undo_last(config, queue)
+        assert queue.decisions is not None and queue.decisions.statuses() == {pair.id: "open"}
+    finally:
+        queue.close()
+    shutil.rmtree(config.data)
+    queue = Queue(config.data, config.vault)
+    try:
+        _scan(config, queue, embedder)
+        assert [p.id for p in queue.pairs("open", kind="engram")] == [pair.id]
     finally:
         queue.close()
