@@ -25,11 +25,13 @@ from sidecar.answers.prompt import (
     referenced,
 )
 from sidecar.errors import LlmFailed
+from sidecar.index.index import Index
 from sidecar.memory.chat_note import source_line
 from sidecar.memory.conversation import ConversationMemory
 from sidecar.models.chat import complete, generator_name
 from sidecar.models.reranker import Reranker
-from sidecar.retrieval.search import QueryEmbedder, SearchIndex, SearchOptions, search
+from sidecar.retrieval.relations import search_related
+from sidecar.retrieval.search import QueryEmbedder, SearchOptions
 from sidecar.schema import load_json
 from sidecar.settings import Config
 
@@ -66,7 +68,7 @@ async def _generate(
 
 
 async def answer(
-    config: Config, index: SearchIndex, embedder: QueryEmbedder, reranker: Reranker | None,
+    config: Config, index: Index, embedder: QueryEmbedder, reranker: Reranker | None,
     question: str, options: SearchOptions, *, reranker_reason: str = "",
     memory: ConversationMemory | None = None, limits: AnswerLimits | None = None,
 ) -> dict[str, Any]:
@@ -78,8 +80,8 @@ async def answer(
     own_note = memory.note_path if memory is not None else None
     # Its chunks may fill several places of the top k: ask for twice as many, keep k.
     wider = replace(options, k=options.k * 2) if own_note else options
-    found = await search(index, embedder, reranker, question, wider,
-                         reranker_reason=reranker_reason)
+    found = await search_related(index, embedder, reranker, question, wider,
+                                 reranker_reason=reranker_reason)
     # search() already filters; checked again so a non-private answer can never quote one.
     # A conversation never cites its own chat note: it already has its turns.
     results = [r for r in found["results"]

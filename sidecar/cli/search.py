@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
 import textwrap
 from typing import Any
 
@@ -16,7 +17,7 @@ from sidecar.cli.common import (
 )
 from sidecar.index import open_index
 from sidecar.models.embedder import load_embedder
-from sidecar.retrieval.search import search_sync
+from sidecar.retrieval.relations import search_related
 
 _SNIPPET = 240
 
@@ -31,6 +32,9 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--include-archived", action="store_true", help="also return archived notes"
     )
+    parser.add_argument(
+        "--expand", action="store_true",
+        help="also follow supports/extends/qualifies one hop from each result")
     add_filter_args(parser)
     parser.set_defaults(func=run)
 
@@ -42,9 +46,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         if not index.stats().get("chunks"):
             log(f"the index in {config.data} is empty: run `ora index {args.vault}` first")
-        document = search_sync(
-            index, embedder, reranker, args.query, options, reranker_reason=reason
-        )
+        document = asyncio.run(search_related(
+            index, embedder, reranker, args.query, options, reranker_reason=reason,
+            expand=args.expand))
     finally:
         index.close()
     emit(args, document, render)
@@ -74,6 +78,11 @@ def render_result(n: int, result: dict[str, Any], suffix: str = "") -> list[str]
         f"{n:>2}. {result['path']}:{result['line_start']}-{result['line_end']}"
         f"  score {result['score']:.3f}  {result['type']}{flags}{suffix}"
     ]
+    if "expanded_from" in result:
+        via = result["expanded_from"]
+        lines.append(f"    via {via['kind']} from {via['path']}")
+    if "superseded_by" in result:
+        lines.append(f"    superseded by {', '.join(result['superseded_by'])}")
     if result["heading_path"]:
         lines.append("    " + " › ".join(result["heading_path"]))
     lines.append("    " + _snippet(result["text"]))

@@ -9,7 +9,8 @@ from aiohttp import web
 from sidecar.errors import BadRequest
 from sidecar.index.scope import NoteFilter
 from sidecar.retrieval.related import RelatedOptions, related
-from sidecar.retrieval.search import SearchOptions, search
+from sidecar.retrieval.relations import search_related
+from sidecar.retrieval.search import SearchOptions
 from sidecar.server.openapi import read_json
 from sidecar.server.paths import note_path, request_path
 from sidecar.server.resources import INDEX, LANE, MODELS
@@ -49,9 +50,9 @@ async def search_route(request: web.Request) -> web.Response:
         filters=NoteFilter.from_json(body.get("filters")),
     )
     models = request.app[MODELS]
-    document = await search(
+    document = await search_related(
         request.app[INDEX], models.embedder, models.reranker, body["query"], options,
-        reranker_reason=models.reranker_reason,
+        reranker_reason=models.reranker_reason, expand=body.get("expand", False),
     )
     return web.json_response(document)
 
