@@ -18,6 +18,7 @@ from sidecar.cli.common import (
 from sidecar.index import open_index
 from sidecar.models.embedder import load_embedder
 from sidecar.retrieval.relations import search_related
+from sidecar.web.searxng import web_tier
 
 _SNIPPET = 240
 
@@ -35,6 +36,9 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--expand", action="store_true",
         help="also follow supports/extends/qualifies one hop from each result")
+    parser.add_argument(
+        "--web", action="store_true",
+        help="also search the web (searxng_url), shown below the vault results with tiers")
     add_filter_args(parser)
     parser.set_defaults(func=run)
 
@@ -49,6 +53,9 @@ def run(args: argparse.Namespace) -> int:
         document = asyncio.run(search_related(
             index, embedder, reranker, args.query, options, reranker_reason=reason,
             expand=args.expand))
+        if args.web:
+            document.update(asyncio.run(
+                web_tier(config, embedder, args.query, int(config.web_results))))
     finally:
         index.close()
     emit(args, document, render)
@@ -67,7 +74,22 @@ def render(document: dict[str, Any]) -> str:
     lines = [f"{len(document['results'])} results for {document['query']!r} · re-rank: {rerank}"]
     for n, result in enumerate(document["results"], start=1):
         lines += render_result(n, result)
+    if "web" in document:
+        lines += render_web(document)
     return "\n".join(lines)
+
+
+def render_web(document: dict[str, Any]) -> list[str]:
+    """The web tier, below the vault's results: tier, weight, URL, title, snippet."""
+    if "web_reason" in document:
+        return [f"web: none ({document['web_reason']})"]
+    lines = [f"web: {len(document['web'])} results from outside your notes "
+             f"({document.get('web_excluded', 0)} excluded by your registry)"]
+    for n, r in enumerate(document["web"], start=1):
+        lines.append(f"W{n}. {r['tier']} (weight {r['weight']})  {r['url']}  {r['title']}")
+        if r["text"]:
+            lines.append("    " + _snippet(r["text"]))
+    return lines
 
 
 def render_result(n: int, result: dict[str, Any], suffix: str = "") -> list[str]:

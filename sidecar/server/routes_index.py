@@ -15,6 +15,7 @@ from sidecar.server.openapi import read_json
 from sidecar.server.paths import note_path, request_path
 from sidecar.server.resources import INDEX, LANE, MODELS
 from sidecar.server.state import CONFIG
+from sidecar.web.searxng import web_tier
 
 routes = web.RouteTableDef()
 
@@ -54,6 +55,10 @@ async def search_route(request: web.Request) -> web.Response:
         request.app[INDEX], models.embedder, models.reranker, body["query"], options,
         reranker_reason=models.reranker_reason, expand=body.get("expand", False),
     )
+    if body.get("web", False):
+        config = request.app[CONFIG]
+        document.update(await web_tier(config, models.embedder, body["query"],
+                                       int(config.web_results)))
     return web.json_response(document)
 
 
