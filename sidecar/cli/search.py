@@ -56,6 +56,9 @@ def run(args: argparse.Namespace) -> int:
         if args.web:
             document.update(asyncio.run(
                 web_tier(config, embedder, args.query, int(config.web_results))))
+        indexing = index.indexing()  # another process is indexing: say how far it got
+        if indexing is not None:
+            document["indexing"] = indexing
     finally:
         index.close()
     emit(args, document, render)
@@ -72,6 +75,9 @@ def render(document: dict[str, Any]) -> str:
     if "rerank_reason" in document:
         rerank = f"{rerank} ({document['rerank_reason']})"
     lines = [f"{len(document['results'])} results for {document['query']!r} · re-rank: {rerank}"]
+    if "indexing" in document:
+        lines.append(f"(indexing {document['indexing']['percent']} %: "
+                     "results come from the notes indexed so far)")
     for n, result in enumerate(document["results"], start=1):
         lines += render_result(n, result)
     if "web" in document:
@@ -98,7 +104,8 @@ def render_result(n: int, result: dict[str, Any], suffix: str = "") -> list[str]
     flags = f"  [{', '.join(marks)}]" if marks else ""
     lines = [
         f"{n:>2}. {result['path']}:{result['line_start']}-{result['line_end']}"
-        f"  score {result['score']:.3f}  {result['type']}{flags}{suffix}"
+        f"  score {result['score']:.3f}  {result['type']}"
+        f"{' (inferred)' if result.get('type_inferred') else ''}{flags}{suffix}"
     ]
     if "expanded_from" in result:
         via = result["expanded_from"]

@@ -51,14 +51,18 @@ async def search_route(request: web.Request) -> web.Response:
         filters=NoteFilter.from_json(body.get("filters")),
     )
     models = request.app[MODELS]
+    index = request.app[INDEX]
     document = await search_related(
-        request.app[INDEX], models.embedder, models.reranker, body["query"], options,
+        index, models.embedder, models.reranker, body["query"], options,
         reranker_reason=models.reranker_reason, expand=body.get("expand", False),
     )
     if body.get("web", False):
         config = request.app[CONFIG]
         document.update(await web_tier(config, models.embedder, body["query"],
                                        int(config.web_results)))
+    indexing = index.indexing()  # answered from what is indexed so far
+    if indexing is not None:
+        document["indexing"] = indexing
     return web.json_response(document)
 
 
