@@ -95,6 +95,13 @@ class InvalidSettings(OraError):
     status = 422
 
 
+class NoteNotWritable(OraError):
+    """A note is read-only (no write permission) or immutable: Ora refuses to write it."""
+
+    code = "note_not_writable"
+    status = 409
+
+
 class RerankerFailed(OraError):
     """A re-ranker (the Cohere API or a local model) could not score this request."""
 

@@ -18,6 +18,7 @@ import { SidecarLink } from "./sidecar/link";
 import { StatusModel, type ClickAction } from "./sidecar/status-model";
 import { parseRecord, SidecarSupervisor } from "./sidecar/supervisor";
 import { baseUrl, mergeSettings, recordPath, serveArgs, tokenPath, type OraSettings } from "./settings";
+import { AdoptModal, undoAdoption } from "./ui/adopt-modal";
 import { debounce } from "./util/debounce";
 import { openAtLines } from "./ui/open-note";
 import { RequestUrlTransport } from "./ui/request-url-transport";
@@ -119,6 +120,12 @@ export default class OraVaultPlugin extends Plugin {
 		});
 		this.addCommand({ id: "triage", name: "Triage contradictions", callback: () => this.openTriage() });
 		this.addCommand({ id: "reindex", name: "Re-index vault now", callback: () => void this.reindex() });
+		this.addCommand({
+			id: "adopt",
+			name: "Adopt Ora frontmatter…",
+			callback: () => new AdoptModal(this.app, { client: this.client }).open(),
+		});
+		this.addCommand({ id: "adopt-undo", name: "Undo the last Ora adoption", callback: () => void undoAdoption(this.client) });
 		this.addCommand({ id: "restart-sidecar", name: "Restart sidecar", callback: () => void this.restartSidecar() });
 	}
 

@@ -7,7 +7,9 @@
 * dismiss — not a contradiction; the same two claims are never queued again.
 
 Every file a resolution touches must still hash as it did when the pair was judged: otherwise
-Conflict, and nothing is written (both files are checked before either is edited). Each
+Conflict, and nothing is written. A resolution is all or nothing: both edits are planned (new
+texts computed and checked) before either is written, and if the second write fails the first
+is put back, so a note never keeps `supersedes` while the other stays unarchived. Each
 resolution, and each batch approval as a whole, is journalled so it can be undone
 (`undo.py`).
 """
@@ -29,8 +31,9 @@ from sidecar.vault.edit import (
     add_relationship,
     add_tag,
     content_hash,
-    edit_frontmatter,
     move_to_trash,
+    plan_edit,
+    write_planned,
 )
 from sidecar.vault.links import NameIndex
 from sidecar.vault.scan import iter_note_paths, normalise_rel, vault_path
@@ -86,12 +89,14 @@ def _before(config: Config, side: Side) -> bytes:
     return data
 
 
-def _edit(config: Config, queue: Queue, side: Side, mutate: Callable[..., None],
-          journal: Journal) -> None:
-    before = _before(config, side)
-    new_hash = edit_frontmatter(config.vault, side.path, mutate, side.hash)
-    journal.touched(side.path, before, new_hash)
-    queue.rehash(side.path, side.hash, new_hash)
+def _edit(config: Config, queue: Queue, journal: Journal,
+          *changes: tuple[Side, Callable[..., None]]) -> None:
+    """Plan every change, then write them all or none; journal and rehash what was written."""
+    plans = [plan_edit(config.vault, side.path, mutate, side.hash) for side, mutate in changes]
+    write_planned(plans)
+    for (side, _), plan in zip(changes, plans, strict=True):
+        journal.touched(side.path, plan.before, plan.after_hash)
+        queue.rehash(side.path, side.hash, plan.after_hash)
 
 
 def _changed_mind(config: Config, queue: Queue, pair: Pair, newer: str | None,
@@ -100,9 +105,10 @@ def _changed_mind(config: Config, queue: Queue, pair: Pair, newer: str | None,
     new, old = _side_of(pair, newer, "--newer")
     for side in (new, old):
         _check_unchanged(config, side)
-    _edit(config, queue, new, partial(add_relationship, kind=limits.supersedes,
-                                      wikilink=link_to(config, old.path)), journal)
-    _edit(config, queue, old, partial(add_tag, tag=limits.archive_tag), journal)
+    _edit(config, queue, journal,
+          (new, partial(add_relationship, kind=limits.supersedes,
+                        wikilink=link_to(config, old.path))),
+          (old, partial(add_tag, tag=limits.archive_tag)))
     return {"action": "changed-mind", "newer": new.path, "older": old.path,
             "changed": [new.path, old.path]}
 
@@ -117,7 +123,7 @@ def _wrong(config: Config, queue: Queue, pair: Pair, note: str | None,
         journal.touched(wrong.path, before, None, trash=moved)
         return {"action": "wrong", "note": wrong.path, "deleted": True, "trash": moved,
                 "changed": [wrong.path]}
-    _edit(config, queue, wrong, partial(add_tag, tag=get_thresholds().archive_tag), journal)
+    _edit(config, queue, journal, (wrong, partial(add_tag, tag=get_thresholds().archive_tag)))
     return {"action": "wrong", "note": wrong.path, "deleted": False, "changed": [wrong.path]}
 
 
@@ -135,6 +141,7 @@ def resolve(config: Config, queue: Queue, pid: str, action: str, *, newer: str |
     own = journal is None
     journal = Journal() if journal is None else journal
     journal.pairs.append(pair)
+    done = False
     try:
         if action == "changed-mind":
             record = _changed_mind(config, queue, pair, newer, journal)
@@ -144,10 +151,12 @@ def resolve(config: Config, queue: Queue, pid: str, action: str, *, newer: str |
             record = {"action": action, "changed": []}
         status = {"flag": "flagged", "dismiss": "dismissed"}.get(action, "resolved")
         changed = record.pop("changed")
-        return Resolution(queue.set_status(pid, status, record), changed)
+        resolution = Resolution(queue.set_status(pid, status, record), changed)
+        done = True
+        return resolution
     finally:
-        if own:
-            journal.save(queue)  # even a half-done resolution can be undone
+        if own and (done or journal.files):  # a refused resolution wrote nothing to undo
+            journal.save(queue)
 
 
 def approve_batch(config: Config, queue: Queue, batch: str, *,

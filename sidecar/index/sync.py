@@ -38,7 +38,7 @@ from sidecar.index.records import (
 from sidecar.models.embedder import Embedder
 from sidecar.vault.edit import content_hash
 from sidecar.vault.note import Note, decode_note, parse_note
-from sidecar.vault.scan import is_ignored, normalise_rel
+from sidecar.vault.scan import is_ignored, normalise_rel, symlink_in
 
 FloatArray = npt.NDArray[np.float32]
 
@@ -127,11 +127,13 @@ class Syncer:
     def _plan(self, rel: str, old: FileRow | None, quick: bool) -> _Planned | _Unchanged | None:
         """A plan for a changed file, _Unchanged for unchanged content, None if it is gone."""
         path = self.vault / rel
+        if symlink_in(self.vault, rel) is not None:  # a linked note or folder: not in the vault
+            return None
         try:
             st = path.stat()
         except OSError:
             return None
-        if path.is_symlink() or not path.is_file():
+        if not path.is_file():
             return None
         same_model = old is not None and old.model == self.model and old.hash != ""
         stamp = (st.st_mtime_ns, st.st_size)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from sidecar.schema import get_schema
 from sidecar.vault.lint import LintContext
-from sidecar.vault.scan import is_ignored, iter_note_paths
+from sidecar.vault.scan import is_ignored, iter_note_paths, symlink_in
 
 
 class LintCache:
@@ -51,7 +51,8 @@ class LintCache:
         before = set(self._paths)
         touched = set(paths)
         for path in touched:
-            if not is_ignored(path) and (self.vault / path).is_file():
+            if (not is_ignored(path) and symlink_in(self.vault, path) is None
+                    and (self.vault / path).is_file()):
                 self._paths.add(path)
             else:
                 self._paths.discard(path)

@@ -1,5 +1,8 @@
 import type { HttpMethod, HttpTransport } from "./transport";
 import type {
+	AdoptOutcome,
+	AdoptPlan,
+	AdoptProposal,
 	BatchAnswer,
 	Diagnostic,
 	EventsAnswer,
@@ -93,6 +96,22 @@ export class SidecarClient {
 	/** Adds a note, a folder (ending in `/`) or a glob to `lint.ignore` in the vault's ora.yaml. */
 	lintIgnore(path: string): Promise<VaultSettings> {
 		return this.call<VaultSettings>("POST", "/v1/vault-settings/lint-ignore", { path });
+	}
+
+	/** The `ora adopt` dry run; writes nothing. */
+	adoptPlan(): Promise<AdoptPlan> {
+		return this.call<AdoptPlan>("GET", "/v1/adopt");
+	}
+
+	/** Writes the confirmed proposals; a note changed since the plan is refused untouched. */
+	adoptApply(proposals: AdoptProposal[]): Promise<AdoptOutcome> {
+		const notes = proposals.map((p) => ({ path: p.path, digest: p.digest }));
+		return this.call<AdoptOutcome>("POST", "/v1/adopt/apply", { notes });
+	}
+
+	/** Restores the notes of the latest adoption byte for byte. */
+	adoptUndo(): Promise<AdoptOutcome> {
+		return this.call<AdoptOutcome>("POST", "/v1/adopt/undo", {});
 	}
 
 	reindex(): Promise<ReindexAnswer> {

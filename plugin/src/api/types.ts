@@ -122,6 +122,45 @@ export interface VaultSettings {
 	problems: string[];
 }
 
+/** One note's proposed Ora frontmatter (`GET /v1/adopt`, docs/adopt.md). */
+export interface AdoptProposal {
+	path: string;
+	hash: string;
+	/** Names this exact proposal when it is applied. */
+	digest: string;
+	/** The properties set, in the order written (type, nexus, tags, dates; only those missing). */
+	values: Record<string, unknown>;
+	why: Record<string, string>;
+	removed: string[];
+	new_block: boolean;
+	private: boolean;
+	diff: string;
+}
+
+export interface AdoptPlan {
+	summary: {
+		proposed: number;
+		new_frontmatter: number;
+		with_nexus: number;
+		by_type: Record<string, number>;
+		skipped: number;
+		already_adopted: number;
+		private_hidden: number;
+	};
+	proposals: AdoptProposal[];
+	skipped: { path: string; reason: string; private: boolean }[];
+}
+
+/** What an apply (`applied`) or an undo (`restored`) wrote, and what it refused. */
+export interface AdoptOutcome {
+	applied?: string[];
+	restored?: string[];
+	unchanged: string[];
+	refused: { path: string; reason: string }[];
+	journal: string | null;
+	private_hidden: number;
+}
+
 export interface LintAnswer {
 	diagnostics: Diagnostic[];
 }

@@ -30,6 +30,10 @@ const READS: Record<string, string[]> = {
 	EventsResponse: ["accepted", "deduplicated"],
 	ReindexResponse: ["started"],
 	VaultSettings: ["file", "exists", "folders", "untyped_type", "exclude", "obsidian_excluded", "lint", "chats_folder", "problems"],
+	AdoptPlan: ["summary", "proposals", "skipped"],
+	AdoptProposal: ["path", "hash", "digest", "values", "why", "removed", "new_block", "private", "diff"],
+	AdoptSkipped: ["path", "reason", "private"],
+	AdoptOutcome: ["applied", "restored", "unchanged", "refused", "journal", "private_hidden"],
 };
 
 /** Fields the plugin sends, per request schema. */
@@ -41,6 +45,7 @@ const SENDS: Record<string, string[]> = {
 	FileEvent: ["kind", "path", "old_path"],
 	LintIgnoreRequest: ["path"],
 	PrivateModeRequest: ["private"],
+	AdoptApplyRequest: ["notes"],
 };
 
 describe.skipIf(!existsSync(OPENAPI))("OpenAPI contract", () => {
