@@ -105,7 +105,9 @@ class Guard:
         scheme, _, given = request.headers.get("Authorization", "").partition(" ")
         if scheme.lower() != "bearer" or not given.strip():
             raise Unauthorized("send the token from DATA/token as 'Authorization: Bearer TOKEN'")
-        if not hmac.compare_digest(given.strip().encode(), self.token.encode()):
+        # The token is ASCII; any other header text (even bytes that are not UTF-8) is wrong.
+        if not given.isascii() or not hmac.compare_digest(given.strip().encode(),
+                                                          self.token.encode()):
             raise Unauthorized("wrong token; copy it again from DATA/token")
 
 

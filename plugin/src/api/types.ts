@@ -78,7 +78,10 @@ export interface Why {
 export interface SearchResult {
 	path: string;
 	title?: string;
+	/** The effective type: the note's own, or inferred from the vault's folder rules. */
 	type: string;
+	/** True when `type` was inferred (the note carries no Ora type). */
+	type_inferred?: boolean;
 	score: number;
 	flags: string[];
 	private: boolean;
@@ -89,12 +92,20 @@ export interface SearchResult {
 	why: Partial<Why>;
 }
 
+/** Present while the index is still being built: results come from what is indexed so far. */
+export interface IndexingProgress {
+	done: number;
+	total: number;
+	percent: number;
+}
+
 export interface SearchDocument {
 	query: string;
 	namespace?: string;
 	rerank?: string;
 	rerank_reason?: string;
 	results: SearchResult[];
+	indexing?: IndexingProgress;
 }
 
 /** `info` is a hint, e.g. for a note that has not adopted Ora's schema (docs/lint-codes.md). */
