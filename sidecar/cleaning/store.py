@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from sidecar.data_folder import private_folder
 from sidecar.errors import BadRequest, NotFound
 from sidecar.index.sqlite import ThreadConnections
 
@@ -213,8 +214,7 @@ class Queue:
     """The queue and the per-note scan state of one data folder (safe across threads)."""
 
     def __init__(self, data: Path) -> None:
-        data.mkdir(parents=True, exist_ok=True)
-        self.path = data / QUEUE_FILE
+        self.path = private_folder(data) / QUEUE_FILE
         self._db = ThreadConnections(self.path, _setup)
 
     def close(self) -> None:
