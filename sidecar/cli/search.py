@@ -45,6 +45,9 @@ def run(args: argparse.Namespace) -> int:
         document = search_sync(
             index, embedder, reranker, args.query, options, reranker_reason=reason
         )
+        indexing = index.indexing()  # another process is indexing: say how far it got
+        if indexing is not None:
+            document["indexing"] = indexing
     finally:
         index.close()
     emit(args, document, render)
@@ -61,6 +64,9 @@ def render(document: dict[str, Any]) -> str:
     if "rerank_reason" in document:
         rerank = f"{rerank} ({document['rerank_reason']})"
     lines = [f"{len(document['results'])} results for {document['query']!r} · re-rank: {rerank}"]
+    if "indexing" in document:
+        lines.append(f"(indexing {document['indexing']['percent']} %: "
+                     "results come from the notes indexed so far)")
     for n, result in enumerate(document["results"], start=1):
         lines += render_result(n, result)
     return "\n".join(lines)
@@ -72,7 +78,8 @@ def render_result(n: int, result: dict[str, Any], suffix: str = "") -> list[str]
     flags = f"  [{', '.join(marks)}]" if marks else ""
     lines = [
         f"{n:>2}. {result['path']}:{result['line_start']}-{result['line_end']}"
-        f"  score {result['score']:.3f}  {result['type']}{flags}{suffix}"
+        f"  score {result['score']:.3f}  {result['type']}"
+        f"{' (inferred)' if result.get('type_inferred') else ''}{flags}{suffix}"
     ]
     if result["heading_path"]:
         lines.append("    " + " › ".join(result["heading_path"]))

@@ -49,10 +49,14 @@ async def search_route(request: web.Request) -> web.Response:
         filters=NoteFilter.from_json(body.get("filters")),
     )
     models = request.app[MODELS]
+    index = request.app[INDEX]
     document = await search(
-        request.app[INDEX], models.embedder, models.reranker, body["query"], options,
+        index, models.embedder, models.reranker, body["query"], options,
         reranker_reason=models.reranker_reason,
     )
+    indexing = index.indexing()  # answered from what is indexed so far
+    if indexing is not None:
+        document["indexing"] = indexing
     return web.json_response(document)
 
 
