@@ -28,6 +28,7 @@ import numpy as np
 import numpy.typing as npt
 
 from sidecar.cleaning.decisions import DecisionLog
+from sidecar.data_folder import private_folder
 from sidecar.errors import BadRequest, NotFound
 from sidecar.index.sqlite import ThreadConnections
 
@@ -216,8 +217,7 @@ class Queue:
     def __init__(self, data: Path, vault: Path | None = None) -> None:
         """With `vault`, every status change is also recorded in the vault's decision notes
         and pairs found again take the status recorded there (`decisions.py`)."""
-        data.mkdir(parents=True, exist_ok=True)
-        self.path = data / QUEUE_FILE
+        self.path = private_folder(data) / QUEUE_FILE
         self._db = ThreadConnections(self.path, _setup)
         self.decisions = DecisionLog(vault) if vault is not None else None
 
