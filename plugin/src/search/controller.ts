@@ -12,7 +12,7 @@ export type SearchState =
 	| { kind: "idle" }
 	| { kind: "loading"; query: string }
 	| { kind: "error"; query: string; message: string }
-	| { kind: "empty"; query: string }
+	| { kind: "empty"; query: string; indexingNote: string | null }
 	| { kind: "results"; query: string; list: ResultList };
 
 export interface SearchControllerOptions {
@@ -77,7 +77,9 @@ export class SearchController {
 				include_archived: this.options.includeArchived,
 			});
 			const list = shapeResults(doc, query);
-			next = list.cards.length ? { kind: "results", query, list } : { kind: "empty", query };
+			next = list.cards.length
+				? { kind: "results", query, list }
+				: { kind: "empty", query, indexingNote: list.indexingNote };
 		} catch (err) {
 			next = { kind: "error", query, message: err instanceof Error ? err.message : String(err) };
 		}
