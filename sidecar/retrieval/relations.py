@@ -93,6 +93,9 @@ class RelationGraph:
         self._superseders: dict[str, list[str]] = {}  # note → live notes superseding it
         self._guard = threading.Lock()
 
+    def close(self) -> None:
+        self._db.close_all()
+
     def _load(self) -> dict[str, _Entry]:
         rows = self._db.get().execute(
             "SELECT path, hash, links, private, archived FROM notes WHERE namespace = ?",
@@ -175,6 +178,8 @@ def graph_for(index: Index, namespace: str) -> RelationGraph:
     config = index.config
     with _GRAPHS_GUARD:
         key = (config.data, namespace)
+        if key in _GRAPHS and not (config.data / RELATIONS_FILE).is_file():
+            _GRAPHS.pop(key).close()  # the data folder was deleted: start from the ledger
         if key not in _GRAPHS:
             _GRAPHS[key] = RelationGraph(config.data, config.vault, namespace,
                                          int(config.max_file_bytes))
