@@ -381,10 +381,21 @@ def atomic_write(path: Path, data: bytes, read_hash: str, rel: str | None = None
     _check_writable(path, name)
     mode = stat.S_IMODE(path.stat().st_mode)
     try:
-        fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.",
-                                        suffix=".ora-tmp")
+        tmp = _written_temp(path, data, mode)
     except PermissionError as exc:
         raise _not_writable(name, exc) from exc
+    try:
+        _swap(path, tmp, read_hash)
+    except PermissionError as exc:  # immutable (EPERM on the replace)
+        raise _not_writable(name, exc) from exc
+    finally:
+        tmp.unlink(missing_ok=True)
+    _fsync_dir(path.parent)
+
+
+def _written_temp(path: Path, data: bytes, mode: int) -> Path:
+    """`data` in a new temp file beside `path`, flushed to disk, with `mode`."""
+    fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".ora-tmp")
     tmp = Path(tmp_name)
     try:
         with os.fdopen(fd, "wb") as handle:
@@ -392,12 +403,10 @@ def atomic_write(path: Path, data: bytes, read_hash: str, rel: str | None = None
             handle.flush()
             os.fsync(handle.fileno())
         os.chmod(tmp, mode)
-        _swap(path, tmp, read_hash)
-    except PermissionError as exc:  # immutable (EPERM on the replace)
-        raise _not_writable(name, exc) from exc
-    finally:
+    except BaseException:
         tmp.unlink(missing_ok=True)
-    _fsync_dir(path.parent)
+        raise
+    return tmp
 
 
 @dataclass(frozen=True)
@@ -575,14 +584,8 @@ def create_note(vault: str | Path, rel: str, text: str) -> str:
     path = vault_path(vault, rel)
     path.parent.mkdir(parents=True, exist_ok=True)
     data = text.encode("utf-8")
-    fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".ora-tmp")
-    tmp = Path(tmp_name)
+    tmp = _written_temp(path, data, 0o644)
     try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(tmp, 0o644)
         os.link(tmp, path)  # fails if the file exists: no overwrite, no race
     except FileExistsError as exc:
         raise Conflict(f"{normalise_rel(rel)} already exists") from exc
