@@ -21,7 +21,8 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from sidecar.chunking.chunker import Chunk, chunk_note
+from sidecar.chunking.chunker import Chunk
+from sidecar.chunking.limits import chunk_bounded
 from sidecar.errors import UnreadableNote
 from sidecar.index.bm25 import Bm25Store, SparseRow
 from sidecar.index.chroma import ChromaStore, Metadata
@@ -189,7 +190,7 @@ class Syncer:
         """The chunks of a retrievable note; other types are tracked but never chunked."""
         if not info.retrievable:
             return []
-        return chunk_note(note, self.embedder.tokenizer, self.chunk_tokens)
+        return chunk_bounded(note, self.embedder.tokenizer, self.chunk_tokens).chunks
 
     def _chunks(
         self, chunks: list[Chunk], info: NoteInfo, digest: str, cluster: str | None

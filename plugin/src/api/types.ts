@@ -13,7 +13,10 @@ export interface ReconcileStatus {
 }
 
 export interface Status {
+	/** Absolute path of the vault the sidecar serves. */
 	vault: string;
+	/** The sidecar's process id. */
+	pid: number;
 	files: number;
 	chunks: number;
 	queue: number;
@@ -22,6 +25,18 @@ export interface Status {
 	reranker: { name: string; reason: string | null };
 	contradictions_open: number;
 	last_error: string | null;
+	cleaning: CleaningStatus;
+}
+
+/** The contradiction scan, run by the sidecar in the background after changes. */
+export interface CleaningStatus {
+	running: boolean;
+	phase: string;
+	done: number;
+	total: number;
+	scans: number;
+	last_finished: string | null;
+	fallbacks: number;
 }
 
 export type VaultEventKind = "created" | "modified" | "deleted" | "renamed";
@@ -188,6 +203,8 @@ export interface Pair {
 	batch?: string;
 	/** How a triaged pair was resolved. */
 	resolution?: Record<string, unknown>;
+	/** Either note is private: listed and resolvable only in private mode. */
+	private?: boolean;
 }
 
 export type Resolution =
@@ -201,6 +218,12 @@ export interface ResolveAnswer {
 	changed: string[];
 }
 
+/** A batch approval or an undo: the pairs it touched, and the files it wrote. */
+export interface BatchAnswer {
+	pairs: Pair[];
+	changed: string[];
+}
+
 export interface ReindexAnswer {
 	started: boolean;
 }
@@ -209,4 +232,5 @@ export interface ReindexAnswer {
 export type StreamEvent =
 	| { type: "progress"; phase: string; done: number; total: number }
 	| { type: "index"; files: number; chunks: number }
-	| { type: "contradictions"; open: number };
+	| { type: "contradictions"; open: number }
+	| ({ type: "cleaning" } & CleaningStatus);

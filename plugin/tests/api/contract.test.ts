@@ -15,7 +15,8 @@ interface Schema {
 /** Fields the plugin reads, per OpenAPI schema name. */
 const READS: Record<string, string[]> = {
 	Health: ["status", "version"],
-	Status: ["files", "chunks", "queue", "reconcile", "model", "contradictions_open", "last_error"],
+	Status: ["vault", "pid", "files", "chunks", "queue", "reconcile", "model", "contradictions_open", "last_error", "cleaning"],
+	Cleaning: ["running", "phase", "done", "total", "scans", "last_finished", "fallbacks"],
 	Reconcile: ["running", "phase", "done", "total"],
 	SearchResponse: ["query", "rerank", "rerank_reason", "results", "indexing"],
 	Indexing: ["done", "total", "percent"],
@@ -23,9 +24,10 @@ const READS: Record<string, string[]> = {
 	Why: ["dense_rank", "bm25_rank", "fused", "rerank", "similarity", "type_weight", "decay", "cluster", "newer_in_cluster"],
 	Diagnostic: ["line", "severity", "code", "message"],
 	LintFixResponse: ["changed", "diagnostics"],
-	Pair: ["id", "kind", "a", "b", "judge", "score", "evidence", "status"],
+	Pair: ["id", "kind", "a", "b", "judge", "score", "evidence", "status", "batch", "resolution", "private"],
 	Span: ["path", "line_start", "line_end", "text"],
 	ResolveResponse: ["pair", "changed"],
+	ApproveResponse: ["pairs", "changed"],
 	EventsResponse: ["accepted", "deduplicated"],
 	ReindexResponse: ["started"],
 	VaultSettings: ["file", "exists", "folders", "untyped_type", "exclude", "obsidian_excluded", "lint", "chats_folder", "problems"],
@@ -43,6 +45,7 @@ const SENDS: Record<string, string[]> = {
 	EventsRequest: ["events"],
 	FileEvent: ["kind", "path", "old_path"],
 	LintIgnoreRequest: ["path"],
+	PrivateModeRequest: ["private"],
 	AdoptApplyRequest: ["notes"],
 };
 
