@@ -15,6 +15,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from sidecar.chunking.chunker import CHUNKER_VERSION
+from sidecar.data_folder import private_folder, private_tree
 from sidecar.errors import BadRequest
 from sidecar.index.bm25 import COLUMN_WEIGHTS, TOKENIZE
 from sidecar.index.chroma import Metadata
@@ -48,7 +50,7 @@ class Index:
         self.config = config
         self.namespace = check_namespace(str(config.namespace))
         self.writer = writer
-        config.data.mkdir(parents=True, exist_ok=True)
+        private_folder(config.data)
         self._lock = WriterLock(config.data) if writer else None
         self._write_guard = threading.Lock()
         self._syncer: Syncer | None = None
@@ -77,6 +79,7 @@ class Index:
             "model": embedder.model_id,
             "dim": int(embedder.dim),
             "chunk_tokens": int(self.config.chunk_tokens),
+            "chunker": CHUNKER_VERSION,
             "bm25_tokenize": TOKENIZE,
             "bm25_weights": list(COLUMN_WEIGHTS),
         }
@@ -330,6 +333,8 @@ class Index:
             if store is not None:
                 store.close()
         if self._lock is not None:
+            if not str(self.config.chroma_url):  # segments Chroma created since it opened
+                private_tree(self.config.data / "chroma")
             self._lock.release()
             self._lock = None
 

@@ -42,6 +42,7 @@ from sidecar.vault.links import NameIndex
 from sidecar.vault.lint import DEFAULT_MAX_BYTES, LintContext, adopted, file_dates
 from sidecar.vault.note import Note, decode_note, parse_note, split_frontmatter
 from sidecar.vault.scan import iter_note_paths, vault_path
+from sidecar.vault.tags import frontmatter_tags, tag_properties
 from sidecar.vault.vault_settings import VaultSettings, is_excluded
 
 _WIKILINK = re.compile(r"!?\[\[([^\[\]]+)\]\]")
@@ -49,17 +50,6 @@ _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _HEADING = re.compile(r"^ {0,3}#{1,6}(\s|$)")
 _URL = re.compile(r"^https?://\S+$", re.IGNORECASE)
 _NAME_DATE = re.compile(r"(?<!\d)(\d{4}-\d{2}-\d{2})(?!\d)")
-
-
-def frontmatter_tags(frontmatter: dict[str, Any]) -> tuple[str, ...]:
-    """Tags of `tags` and the legacy `tag`: lists, or strings split at commas and spaces."""
-    found: list[str] = []
-    for key in ("tags", *_rules()["legacy_tag_properties"]):
-        value = frontmatter.get(key)
-        for item in value if isinstance(value, list) else [value]:
-            if isinstance(item, str):
-                found.extend(p.strip().lstrip("#").strip("/") for p in re.split(r"[,\s]+", item))
-    return tuple(t for t in found if t)
 
 
 @cache
@@ -283,8 +273,13 @@ def _tags(note: Note, ctx: LintContext) -> tuple[list[str], bool]:
         if spelled.casefold() not in {t.casefold() for t in out}:
             out.append(spelled)
     current = note.frontmatter.get("tags")
-    legacy = any(k in note.frontmatter for k in _rules()["legacy_tag_properties"])
+    legacy = any(k in note.frontmatter for k in _legacy_tag_keys())
     return out, legacy or current != out
+
+
+def _legacy_tag_keys() -> tuple[str, ...]:
+    """Obsidian's older tag properties (`tag`): folded into `tags` on adoption."""
+    return tuple(k for k in tag_properties() if k != "tags")
 
 
 def _dates(read: _Read, vault: Path) -> tuple[dict[str, str], str]:
@@ -330,7 +325,7 @@ def _propose(read: _Read, reads: dict[str, _Read], vault: Path, ctx: LintContext
     dates, dates_why = _dates(read, vault)
     values.update(dates)
     why.update(dict.fromkeys(dates, dates_why))
-    removed = tuple(k for k in _rules()["legacy_tag_properties"] if k in note.frontmatter)
+    removed = tuple(k for k in _legacy_tag_keys() if k in note.frontmatter)
     proposal = Proposal(read.rel, read.hash, "", values, why, removed,
                         split_frontmatter(note.text) is None, note.is_private, "")
     after = rewrite_frontmatter(note.text, proposal.mutation())
