@@ -265,8 +265,21 @@ def _nexus(read: _Read, reads: dict[str, _Read], names: NameIndex) -> tuple[list
     return [], "no folder note or hub links here: domain-general"
 
 
+def _readable_tags(frontmatter: dict[str, Any]) -> bool:
+    """True when every tag property is absent, a string or a list of strings: anything else
+    (`tags: 5`, a list holding a mapping) would lose a value if rewritten, so it is left alone."""
+    for key in tag_properties():
+        value = frontmatter.get(key)
+        items = value if isinstance(value, list) else [value]
+        if not all(item is None or isinstance(item, str) for item in items):
+            return False
+    return True
+
+
 def _tags(note: Note, ctx: LintContext) -> tuple[list[str], bool]:
     """(the note's frontmatter tags as one list in the vocabulary's spelling, changed?)."""
+    if not _readable_tags(note.frontmatter):
+        return [], False
     out: list[str] = []
     for tag in frontmatter_tags(note.frontmatter):
         spelled = tag.casefold() if tag.casefold() in ctx.known_tags else tag
@@ -322,6 +335,8 @@ def _propose(read: _Read, reads: dict[str, _Read], vault: Path, ctx: LintContext
     if changed or "tags" not in note.frontmatter:
         values["tags"] = tags
         why["tags"] = "kept from the note" if tags else "none yet"
+    elif not _readable_tags(note.frontmatter):
+        why["tags"] = "left as written: not a list of tags (lint will say why)"
     dates, dates_why = _dates(read, vault)
     values.update(dates)
     why.update(dict.fromkeys(dates, dates_why))
