@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from sidecar.cleaning.decisions import DecisionLog
 from sidecar.data_folder import private_folder
 from sidecar.errors import BadRequest, NotFound
 from sidecar.index.sqlite import ThreadConnections
@@ -213,9 +214,12 @@ def _add_private(conn: sqlite3.Connection) -> None:
 class Queue:
     """The queue and the per-note scan state of one data folder (safe across threads)."""
 
-    def __init__(self, data: Path) -> None:
+    def __init__(self, data: Path, vault: Path | None = None) -> None:
+        """With `vault`, every status change is also recorded in the vault's decision notes
+        and pairs found again take the status recorded there (`decisions.py`)."""
         self.path = private_folder(data) / QUEUE_FILE
         self._db = ThreadConnections(self.path, _setup)
+        self.decisions = DecisionLog(vault) if vault is not None else None
 
     def close(self) -> None:
         self._db.close_all()
@@ -282,19 +286,22 @@ class Queue:
         """Queue new findings; a pair the user already triaged keeps its status. Returns how
         many are open now among those offered."""
         now, opened = _now(), 0
+        decided = self.decisions.statuses() if self.decisions is not None else {}
         with self._db.transaction() as conn:
             for p in pairs:
                 row = conn.execute("SELECT status FROM pairs WHERE id = ?", (p.id,)).fetchone()
                 if row is not None and row[0] != "open":
                     continue
+                # A pair the queue does not know may have been triaged before `.ora/` was lost.
+                status = decided.get(p.id, "open") if row is None else "open"
                 conn.execute(
                     "INSERT OR REPLACE INTO pairs VALUES "
-                    "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', NULL, ?, ?, ?)",
+                    "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?)",
                     (p.id, p.kind, p.batch, *_side_row(p.a), *_side_row(p.b), p.judge,
-                     p.score, json.dumps(p.evidence, ensure_ascii=False), now, now,
+                     p.score, json.dumps(p.evidence, ensure_ascii=False), status, now, now,
                      int(p.private)),
                 )
-                opened += 1
+                opened += status == "open"
         return opened
 
     def pairs(self, status: str | None = None, kind: str | None = None, *,
@@ -329,7 +336,17 @@ class Queue:
                 "UPDATE pairs SET status = ?, resolution = ?, updated = ? WHERE id = ?",
                 (status, json.dumps(resolution) if resolution else None, _now(), pid),
             )
-        return self.get(pid, private=True)
+        pair = self.get(pid, private=True)
+        self._record(pair)
+        return pair
+
+    def _record(self, pair: Pair) -> None:
+        """Every status change (a resolution, an undo) is written to the vault's decisions."""
+        if self.decisions is not None:
+            self.decisions.record(pair.id, pair.status,
+                                  (pair.a.path, pair.a.line_start, pair.a.line_end),
+                                  (pair.b.path, pair.b.line_start, pair.b.line_end),
+                                  private=pair.private)
 
     def rehash(self, path: str, old_hash: str, new_hash: str) -> None:
         """Our own edit changed a file's frontmatter: open pairs judged on its old bytes stay
@@ -356,6 +373,7 @@ class Queue:
                 "WHERE id = ?",
                 (pair.status, json.dumps(pair.resolution) if pair.resolution else None,
                  pair.a.hash, pair.b.hash, _now(), pair.id))
+        self._record(self.get(pair.id, private=True))
 
     # ---- undo journal --------------------------------------------------------------------
 

@@ -63,7 +63,7 @@ CLAIMS = web.AppKey("claims", Claims)
 async def context(app: web.Application) -> AsyncIterator[None]:
     """The queue and the judge; a judge that cannot load falls back to the rules detector."""
     config = app[CONFIG]
-    queue = await asyncio.to_thread(Queue, config.data)
+    queue = await asyncio.to_thread(Queue, config.data, config.vault)
     try:
         judge: Judge = await asyncio.to_thread(build_judge, config)
     except ModelUnavailable as err:

@@ -594,10 +594,11 @@ def create_note(vault: str | Path, rel: str, text: str) -> str:
 
 def append_to_note(
     vault: str | Path, rel: str, text: str, mutate: Mutation | None = None,
-    expected_hash: str | None = None,
+    expected_hash: str | None = None, *, blank_line: bool = True,
 ) -> tuple[str, str]:
-    """Append `text` after a blank line to VAULT/rel (in the file's own line endings), with an
-    optional frontmatter `mutate` in the same atomic write; (hash read, new hash).
+    """Append `text` (after a blank line unless not `blank_line`) to VAULT/rel, in the file's
+    own line endings, with an optional frontmatter `mutate` in the same atomic write;
+    (hash read, new hash).
 
     Every existing byte is kept except frontmatter keys `mutate` changes. Conflict when the file
     is not `expected_hash` (if given) or changes before the write.
@@ -613,7 +614,7 @@ def append_to_note(
     new = rewrite_frontmatter(old, mutate) if mutate is not None else old
     if new and not new.endswith(("\n", "\r")):
         new += nl
-    new += nl + text.replace("\r\n", "\n").replace("\n", nl)
+    new += (nl if blank_line else "") + text.replace("\r\n", "\n").replace("\n", nl)
     new_data = new.encode("utf-8")
     atomic_write(path, new_data, read_hash, rel)
     return read_hash, content_hash(new_data)

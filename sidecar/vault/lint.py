@@ -14,6 +14,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from sidecar.chunking.limits import too_long
 from sidecar.errors import UnreadableNote
 from sidecar.schema import get_schema
 from sidecar.settings import SETTINGS
@@ -63,6 +64,7 @@ __all__ = [
 ]
 
 DEFAULT_MAX_BYTES: int = next(s.default for s in SETTINGS if s.name == "max_file_bytes")
+DEFAULT_CHUNK_TOKENS: int = next(s.default for s in SETTINGS if s.name == "chunk_tokens")
 
 # UnreadableNote.code -> lint code
 _FILE_CODES = {
@@ -181,6 +183,9 @@ def lint_note(note: Note, ctx: LintContext | None = None) -> list[Diagnostic]:
     def emit(line: int, code: str, message: str) -> None:
         found.append(Diagnostic(note.path, line, CODES[code].severity, code, message))
 
+    long = too_long(note, DEFAULT_CHUNK_TOKENS)
+    if long is not None:
+        emit(long[0], "note-too-long", long[1])
     if note.yaml_error is not None:
         message, line = note.yaml_error
         if message == UNCLOSED:

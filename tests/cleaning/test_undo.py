@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from sidecar.cleaning.decisions import decision_notes
 from sidecar.cleaning.resolve import approve_batch, resolve
 from sidecar.cleaning.scan import ScanReport
 from sidecar.cleaning.store import UNDO_DEPTH, Pair, Queue
@@ -25,9 +26,11 @@ OLD, NEW = "Engrams/Vitamin C and colds.md", "Engrams/Vitamin C revisited.md"
 
 
 def files(vault: Path) -> dict[str, bytes]:
-    """Every file of the vault (the trash included), as bytes."""
+    """Every file of the vault (the trash included), as bytes; not the decision notes, the
+    record of every triage step, undo included (tests/cleaning/test_decisions.py)."""
     return {p.relative_to(vault).as_posix(): p.read_bytes()
-            for p in sorted(vault.rglob("*")) if p.is_file()}
+            for p in sorted(vault.rglob("*"))
+            if p.is_file() and p.relative_to(vault).as_posix() not in decision_notes()}
 
 
 ORIGINAL = {rel: text.encode() for rel, text in NOTES.items()}
