@@ -21,7 +21,8 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from sidecar.chunking.chunker import Chunk, chunk_note
+from sidecar.chunking.chunker import Chunk
+from sidecar.chunking.limits import chunk_bounded
 from sidecar.errors import UnreadableNote
 from sidecar.index.bm25 import Bm25Store, SparseRow
 from sidecar.index.chroma import ChromaStore, Metadata
@@ -189,7 +190,7 @@ class Syncer:
         """The chunks of a retrievable note; other types are tracked but never chunked."""
         if not info.retrievable:
             return []
-        return chunk_note(note, self.embedder.tokenizer, self.chunk_tokens)
+        return chunk_bounded(note, self.embedder.tokenizer, self.chunk_tokens).chunks
 
     def _chunks(
         self, chunks: list[Chunk], info: NoteInfo, digest: str, cluster: str | None
@@ -200,7 +201,7 @@ class Syncer:
             meta = chunk_metadata(
                 info, heading_path=tuple(c.heading_path), line_start=c.line_start,
                 line_end=c.line_end, index=c.index, note_hash=digest, chunk_hash=hashed,
-                model=self.model, cluster=cluster,
+                model=self.model, cluster=cluster, block_ids=c.block_ids,
             )  # fmt: skip
             cid = chunk_id(info.path, c.index)
             out.append(_PlannedChunk(cid, c.text, c.embed_text, hashed, meta))

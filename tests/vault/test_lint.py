@@ -56,6 +56,9 @@ TEXT_CASES: list[tuple[str, str, int]] = [
     ("cluster-misplaced", fm("cluster: sleep"), 5),
     ("value-wrong-type", fm(core="nexus: Hub\ntype: engram\ntags: []\n"), 2),
     ("value-invalid", fm("chunk_index: -1"), 5),
+    # 101 one-line sections make 101 chunks, one over the cap: the 101st section is not indexed
+    ("note-too-long", fm().replace("body\n", "".join(f"## H{i}\n\nline {i}\n\n"
+                                                      for i in range(101))), 8 + 4 * 100),
 ]
 
 FILE_CASES: list[tuple[str, bytes]] = [
@@ -93,6 +96,7 @@ def test_a_vanished_file_is_unreadable(vault: Path) -> None:
 def test_every_code_has_a_test_case() -> None:
     tested = {c for c, _, _ in TEXT_CASES} | {c for c, _ in FILE_CASES} | {"file-unreadable"}
     tested |= {"settings-invalid"}  # a vault-level code: tests/vault/test_lint_adoption.py
+    tested |= {"file-name-undecodable"}  # tests/vault/test_undecodable_names.py
     assert tested == set(CODES)
 
 
