@@ -45,8 +45,8 @@ export function managedEnv(paths: ManagedPaths, base: NodeJS.ProcessEnv): NodeJS
 	return env;
 }
 
-/** The environment to start `ora serve` with: managedEnv for the managed sidecar, else the user's. */
-export function serveEnv(oraCommand: string, paths: ManagedPaths, base: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+/** The environment to run `ora` with: managedEnv for the managed sidecar, else the user's. */
+export function commandEnv(oraCommand: string, paths: ManagedPaths, base: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
 	return oraCommand === paths.ora ? managedEnv(paths, base) : base;
 }
 

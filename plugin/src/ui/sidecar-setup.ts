@@ -4,7 +4,7 @@ import { Notice, type App } from "obsidian";
 import { DEFAULT_SETTINGS, type OraSettings } from "../settings";
 import { versionRefusal } from "../setup/compat";
 import { SidecarInstaller } from "../setup/installer";
-import { locateOra, managedPaths, serveEnv } from "../setup/paths";
+import { commandEnv, locateOra, managedPaths } from "../setup/paths";
 import { runProcess } from "../setup/process";
 import { pythonCandidates } from "../setup/python";
 import { confirmWrite } from "./confirm-modal";
@@ -39,8 +39,8 @@ export class SidecarSetup {
 	}
 
 	/** The environment `ora serve` starts with (the managed sidecar's models stay in the plugin folder). */
-	serveEnv(): NodeJS.ProcessEnv {
-		return serveEnv(this.options.settings.oraCommand, this.installer.paths, process.env);
+	commandEnv(): NodeJS.ProcessEnv {
+		return commandEnv(this.options.settings.oraCommand, this.installer.paths, process.env);
 	}
 
 	/** Null when the running sidecar's version is supported, else what to tell the user. */

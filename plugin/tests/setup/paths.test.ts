@@ -3,7 +3,7 @@ import { tmpdir } from "os";
 import { join } from "path";
 import { describe, expect, it } from "vitest";
 
-import { locateOra, managedEnv, managedPaths, resolveCommand, serveEnv } from "../../src/setup/paths";
+import { commandEnv, locateOra, managedEnv, managedPaths, resolveCommand } from "../../src/setup/paths";
 
 function executable(file: string): string {
 	mkdirSync(join(file, ".."), { recursive: true });
@@ -32,8 +32,8 @@ describe("managed sidecar paths", () => {
 		const paths = managedPaths("/p", "linux");
 		const env = managedEnv(paths, { PATH: "/bin", PYTHONPATH: "/elsewhere", VIRTUAL_ENV: "/venv", ORA_PORT: "1" });
 		expect(env).toEqual({ PATH: "/bin", ORA_PORT: "1", ORA_MODELS_DIR: "/p/models", XDG_CACHE_HOME: "/p/cache", PYTHONNOUSERSITE: "1" });
-		expect(serveEnv("/p/venv/bin/ora", paths, { PATH: "/bin" }).ORA_MODELS_DIR).toBe("/p/models");
-		expect(serveEnv("ora", paths, { PATH: "/bin" })).toEqual({ PATH: "/bin" });
+		expect(commandEnv("/p/venv/bin/ora", paths, { PATH: "/bin" }).ORA_MODELS_DIR).toBe("/p/models");
+		expect(commandEnv("ora", paths, { PATH: "/bin" })).toEqual({ PATH: "/bin" });
 	});
 });
 
