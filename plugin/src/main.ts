@@ -18,7 +18,7 @@ import { lintIgnoreEntry } from "./lint/ignore";
 import { SidecarLink } from "./sidecar/link";
 import { StatusModel, type ClickAction } from "./sidecar/status-model";
 import { parseRecord, SidecarSupervisor } from "./sidecar/supervisor";
-import { baseUrl, mergeSettings, recordPath, serveArgs, tokenPath, type OraSettings } from "./settings";
+import { baseUrl, mergeSettings, recordPath, serveArgs, serveEnv, tokenPath, type OraSettings } from "./settings";
 import { AdoptModal, undoAdoption } from "./ui/adopt-modal";
 import { debounce } from "./util/debounce";
 import { openAtLines } from "./ui/open-note";
@@ -154,7 +154,10 @@ export default class OraVaultPlugin extends Plugin {
 			sameVault: (a, b) => realPath(a) === realPath(b),
 			ownPid: process.pid,
 			spawn: () =>
-				spawn(this.settings.oraCommand, serveArgs(this.settings, vault, process.pid), { stdio: ["ignore", "ignore", "pipe"] }),
+				spawn(this.settings.oraCommand, serveArgs(this.settings, vault, process.pid), {
+					stdio: ["ignore", "ignore", "pipe"],
+					env: serveEnv(this.settings, process.env),
+				}),
 			readRecord: async () => parseRecord(await fs.readFile(recordPath(this.settings, vault), "utf8")),
 			readToken: () => fs.readFile(tokenPath(this.settings, vault), "utf8"),
 			onToken: (token) => (this.tokenValue = token),
