@@ -14,15 +14,17 @@ import { SidecarClient } from "./api/client";
 import { EventStream } from "./api/event-stream";
 import type { StreamEvent, VaultEvent } from "./api/types";
 import { frontmatterLinter, LintedEditors } from "./lint/extension";
+import { lintIgnoreEntry } from "./lint/ignore";
 import { SidecarLink } from "./sidecar/link";
 import { StatusModel, type ClickAction } from "./sidecar/status-model";
 import { parseRecord, SidecarSupervisor } from "./sidecar/supervisor";
-import { baseUrl, mergeSettings, recordPath, serveArgs, tokenPath, type OraSettings } from "./settings";
+import { baseUrl, mergeSettings, recordPath, serveArgs, serveEnv, tokenPath, type OraSettings } from "./settings";
 import { AdoptModal, undoAdoption } from "./ui/adopt-modal";
 import { debounce } from "./util/debounce";
 import { openAtLines } from "./ui/open-note";
 import { RequestUrlTransport } from "./ui/request-url-transport";
 import { SEARCH_VIEW_TYPE, SearchView } from "./ui/search-view";
+import { SidecarSetup } from "./ui/sidecar-setup";
 import { OraSettingTab } from "./ui/settings-tab";
 import { renderStatus } from "./ui/status-bar";
 import { TriageModal } from "./ui/triage-modal";
@@ -42,10 +44,19 @@ export default class OraVaultPlugin extends Plugin {
 	private statusEl!: HTMLElement;
 	private tokenValue: string | null = null;
 	private ready = false;
+	private setup!: SidecarSetup;
 
 	override async onload(): Promise<void> {
 		this.settings = mergeSettings(await this.loadData());
 		this.client = this.makeClient();
+		this.setup = new SidecarSetup(this.app, {
+			pluginDir: `${this.vaultPath()}/${this.manifest.dir ?? ""}`,
+			pluginVersion: this.manifest.version,
+			settings: this.settings,
+			saveSettings: () => this.saveData(this.settings),
+			stopSidecar: () => this.link?.stop(),
+			restartSidecar: () => this.restartSidecar(),
+		});
 		this.batcher = new EventBatcher(
 			(events) => this.client.sendEvents(events),
 			this.settings.eventDelayMs,
@@ -76,6 +87,7 @@ export default class OraVaultPlugin extends Plugin {
 				tokenPath: () => tokenPath(this.settings, this.vaultPath()),
 				reindex: () => this.reindex(),
 				restartSidecar: () => this.restartSidecar(),
+				openSetup: () => this.setup.open(null),
 			}),
 		);
 		this.registerEditorExtension(
@@ -118,6 +130,19 @@ export default class OraVaultPlugin extends Plugin {
 				return true;
 			},
 		});
+		for (const scope of ["note", "folder"] as const) {
+			this.addCommand({
+				id: `lint-ignore-${scope}`,
+				name: scope === "note" ? "Stop linting this note" : "Stop linting this note's folder",
+				checkCallback: (checking) => {
+					const file = this.app.workspace.getActiveFile();
+					const entry = file ? lintIgnoreEntry(file.path, scope) : null;
+					if (!entry) return false;
+					if (!checking) void this.lintIgnore(entry);
+					return true;
+				},
+			});
+		}
 		this.addCommand({ id: "triage", name: "Triage contradictions", callback: () => this.openTriage() });
 		this.addCommand({ id: "reindex", name: "Re-index vault now", callback: () => void this.reindex() });
 		this.addCommand({
@@ -127,6 +152,7 @@ export default class OraVaultPlugin extends Plugin {
 		});
 		this.addCommand({ id: "adopt-undo", name: "Undo the last Ora adoption", callback: () => void undoAdoption(this.client) });
 		this.addCommand({ id: "restart-sidecar", name: "Restart sidecar", callback: () => void this.restartSidecar() });
+		this.addCommand({ id: "setup-sidecar", name: "Set up, upgrade or remove the sidecar", callback: () => this.setup.open(null) });
 	}
 
 	private async startSidecar(): Promise<void> {
@@ -140,10 +166,14 @@ export default class OraVaultPlugin extends Plugin {
 			sameVault: (a, b) => realPath(a) === realPath(b),
 			ownPid: process.pid,
 			spawn: () =>
-				spawn(this.settings.oraCommand, serveArgs(this.settings, vault, process.pid), { stdio: ["ignore", "ignore", "pipe"] }),
+				spawn(this.settings.oraCommand, serveArgs(this.settings, vault, process.pid), {
+					stdio: ["ignore", "ignore", "pipe"],
+					env: serveEnv(this.settings, this.setup.commandEnv()),
+				}),
 			readRecord: async () => parseRecord(await fs.readFile(recordPath(this.settings, vault), "utf8")),
 			readToken: () => fs.readFile(tokenPath(this.settings, vault), "utf8"),
 			onToken: (token) => (this.tokenValue = token),
+			refuseVersion: (version) => this.setup.refusal(version),
 		});
 		this.supervisor = supervisor;
 		this.link = new SidecarLink({
@@ -156,6 +186,7 @@ export default class OraVaultPlugin extends Plugin {
 			onEvent: (event) => this.onStreamEvent(event),
 		});
 		await this.link.start();
+		if (this.status.view.phase === "error") await this.setup.afterStartFailure();
 	}
 
 	private onStreamEvent(event: StreamEvent): void {
@@ -205,6 +236,16 @@ export default class OraVaultPlugin extends Plugin {
 			new Notice(answer.changed ? `Dates fixed in ${file.basename}.` : `Dates in ${file.basename} were already set.`);
 		} catch (err) {
 			new Notice(`Could not fix dates: ${errorText(err)}`);
+		}
+	}
+
+	/** Adds `entry` to `lint.ignore` in the vault's ora.yaml (the file the CLI reads too). */
+	private async lintIgnore(entry: string): Promise<void> {
+		try {
+			await this.client.lintIgnore(entry);
+			new Notice(`Ora no longer lints ${entry} (lint.ignore in ora.yaml).`);
+		} catch (err) {
+			new Notice(`Could not update ora.yaml: ${errorText(err)}`);
 		}
 	}
 
