@@ -14,10 +14,11 @@ import { SidecarClient } from "./api/client";
 import { EventStream } from "./api/event-stream";
 import type { StreamEvent, VaultEvent } from "./api/types";
 import { frontmatterLinter, LintedEditors } from "./lint/extension";
+import { lintIgnoreEntry } from "./lint/ignore";
 import { SidecarLink } from "./sidecar/link";
 import { StatusModel, type ClickAction } from "./sidecar/status-model";
 import { parseRecord, SidecarSupervisor } from "./sidecar/supervisor";
-import { baseUrl, mergeSettings, recordPath, serveArgs, tokenPath, type OraSettings } from "./settings";
+import { baseUrl, mergeSettings, recordPath, serveArgs, serveEnv, tokenPath, type OraSettings } from "./settings";
 import { AdoptModal, undoAdoption } from "./ui/adopt-modal";
 import { debounce } from "./util/debounce";
 import { openAtLines } from "./ui/open-note";
@@ -118,6 +119,19 @@ export default class OraVaultPlugin extends Plugin {
 				return true;
 			},
 		});
+		for (const scope of ["note", "folder"] as const) {
+			this.addCommand({
+				id: `lint-ignore-${scope}`,
+				name: scope === "note" ? "Stop linting this note" : "Stop linting this note's folder",
+				checkCallback: (checking) => {
+					const file = this.app.workspace.getActiveFile();
+					const entry = file ? lintIgnoreEntry(file.path, scope) : null;
+					if (!entry) return false;
+					if (!checking) void this.lintIgnore(entry);
+					return true;
+				},
+			});
+		}
 		this.addCommand({ id: "triage", name: "Triage contradictions", callback: () => this.openTriage() });
 		this.addCommand({ id: "reindex", name: "Re-index vault now", callback: () => void this.reindex() });
 		this.addCommand({
@@ -140,7 +154,10 @@ export default class OraVaultPlugin extends Plugin {
 			sameVault: (a, b) => realPath(a) === realPath(b),
 			ownPid: process.pid,
 			spawn: () =>
-				spawn(this.settings.oraCommand, serveArgs(this.settings, vault, process.pid), { stdio: ["ignore", "ignore", "pipe"] }),
+				spawn(this.settings.oraCommand, serveArgs(this.settings, vault, process.pid), {
+					stdio: ["ignore", "ignore", "pipe"],
+					env: serveEnv(this.settings, process.env),
+				}),
 			readRecord: async () => parseRecord(await fs.readFile(recordPath(this.settings, vault), "utf8")),
 			readToken: () => fs.readFile(tokenPath(this.settings, vault), "utf8"),
 			onToken: (token) => (this.tokenValue = token),
@@ -205,6 +222,16 @@ export default class OraVaultPlugin extends Plugin {
 			new Notice(answer.changed ? `Dates fixed in ${file.basename}.` : `Dates in ${file.basename} were already set.`);
 		} catch (err) {
 			new Notice(`Could not fix dates: ${errorText(err)}`);
+		}
+	}
+
+	/** Adds `entry` to `lint.ignore` in the vault's ora.yaml (the file the CLI reads too). */
+	private async lintIgnore(entry: string): Promise<void> {
+		try {
+			await this.client.lintIgnore(entry);
+			new Notice(`Ora no longer lints ${entry} (lint.ignore in ora.yaml).`);
+		} catch (err) {
+			new Notice(`Could not update ora.yaml: ${errorText(err)}`);
 		}
 	}
 

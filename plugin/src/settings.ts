@@ -15,6 +15,12 @@ export interface OraSettings {
 	/** Quiet time before queued vault events are sent as one batch. */
 	eventDelayMs: number;
 	lintInEditor: boolean;
+	/** Seconds before the sidecar abandons a language-model request; 0 keeps its default. */
+	llmTimeoutSeconds: number;
+	/** Longest generated answer in tokens; 0 keeps the sidecar's default. */
+	answerMaxTokens: number;
+	/** Recent conversation turns sent with a question, in tokens; 0 keeps the sidecar's default. */
+	memoryWindowTokens: number;
 }
 
 export const DEFAULT_SETTINGS: Readonly<OraSettings> = Object.freeze({
@@ -27,6 +33,9 @@ export const DEFAULT_SETTINGS: Readonly<OraSettings> = Object.freeze({
 	lintDelayMs: 750,
 	eventDelayMs: 500,
 	lintInEditor: true,
+	llmTimeoutSeconds: 0,
+	answerMaxTokens: 0,
+	memoryWindowTokens: 0,
 });
 
 /**
@@ -85,6 +94,25 @@ export function serveArgs(settings: Pick<OraSettings, "port" | "dataFolder">, va
 	if (settings.dataFolder.trim() !== "") args.push("--data", dataFolder(settings, vaultPath));
 	if (parentPid !== undefined) args.push("--parent-pid", String(parentPid));
 	return args;
+}
+
+/** The sidecar settings (docs/settings.md) each plugin setting sets when it is not 0. */
+const SIDECAR_ENV: Readonly<Record<"llmTimeoutSeconds" | "answerMaxTokens" | "memoryWindowTokens", string>> = Object.freeze({
+	llmTimeoutSeconds: "ORA_LLM_TIMEOUT",
+	answerMaxTokens: "ORA_ANSWER_MAX_TOKENS",
+	memoryWindowTokens: "ORA_MEMORY_WINDOW_TOKENS",
+});
+
+/** The environment for `ora serve`: `base` plus the language-model budgets the user set. */
+export function serveEnv(
+	settings: Pick<OraSettings, "llmTimeoutSeconds" | "answerMaxTokens" | "memoryWindowTokens">,
+	base: Readonly<Record<string, string | undefined>>,
+): Record<string, string | undefined> {
+	const env = { ...base };
+	for (const [key, name] of Object.entries(SIDECAR_ENV) as [keyof typeof SIDECAR_ENV, string][]) {
+		if (settings[key] > 0) env[name] = String(settings[key]);
+	}
+	return env;
 }
 
 function isAbsolute(path: string): boolean {
