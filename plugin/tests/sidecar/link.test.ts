@@ -21,7 +21,7 @@ const http = require("http"), fs = require("fs"), path = require("path");
 const [vault, data, served] = process.argv.slice(1);
 fs.mkdirSync(data, { recursive: true });
 fs.writeFileSync(path.join(data, "token"), "tok\\n");
-const status = { vault: served || vault, pid: process.pid, files: 3, chunks: 9, queue: 0,
+const status = { vault: served || vault, pid: process.pid, files: 3, chunks: 9, queue: 0, indexing: false,
   reconcile: { running: false, phase: "done", done: 3, total: 3 }, model: "m",
   reranker: { name: "none", reason: null }, contradictions_open: 2, last_error: null,
   cleaning: { running: false, phase: "done", done: 0, total: 0, scans: 1, last_finished: null, fallbacks: 0 } };
