@@ -1,5 +1,7 @@
 import type { SearchDocument, SearchResult, Why } from "../api/types";
+import { groupByNote, type NoteGroup } from "./group";
 import { highlight, queryTerms, snippet, type Segment } from "./highlight";
+import { markdownToPlain } from "./plain";
 
 export type BadgeKind = "incubating" | "private" | "archived";
 
@@ -20,6 +22,8 @@ export interface ResultCard {
 
 export interface ResultList {
 	cards: ResultCard[];
+	/** The cards by note, one row each, best note first. */
+	groups: NoteGroup[];
 	/** e.g. "Re-ranked by onnx:ms-marco-MiniLM-L-6-v2" or "Not re-ranked: no model". */
 	rerankNote: string;
 }
@@ -28,7 +32,8 @@ const BADGE_FLAGS: readonly BadgeKind[] = ["incubating", "archived"];
 
 export function shapeResults(doc: SearchDocument, query: string = doc.query): ResultList {
 	const terms = queryTerms(query);
-	return { cards: doc.results.map((r) => shapeResult(r, terms)), rerankNote: rerankNote(doc) };
+	const cards = doc.results.map((r) => shapeResult(r, terms));
+	return { cards, groups: groupByNote(cards), rerankNote: rerankNote(doc) };
 }
 
 export function shapeResult(result: SearchResult, terms: string[]): ResultCard {
@@ -39,7 +44,7 @@ export function shapeResult(result: SearchResult, terms: string[]): ResultCard {
 		title: result.title?.trim() || titleFromPath(result.path),
 		type: result.type,
 		headingPath: (result.heading_path ?? []).join(" › "),
-		snippet: highlight(snippet(result.text, terms), terms),
+		snippet: highlight(snippet(markdownToPlain(result.text), terms), terms),
 		score: result.score.toFixed(2),
 		badges,
 		why: whyLines(result.why),
@@ -65,6 +70,7 @@ export function whyLines(why: Partial<Why>): string[] {
 		`Decay: ${num(why.decay, 2)}${newer(why.newer_in_cluster)}`,
 	];
 	if (why.cluster) lines.push(`Cluster: ${why.cluster}`);
+	if (why.linked) lines.push("Linked with this note");
 	return lines;
 }
 
