@@ -62,6 +62,20 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("chunk_tokens", 256, "ORA_CHUNK_TOKENS",
             "Largest chunk, in the embedding model's own tokens (MiniLM reads 256)."),
     Setting("debounce_ms", 150, "ORA_DEBOUNCE_MS", "Watcher debounce for file events."),
+    Setting("llm_timeout", 60.0, "ORA_LLM_TIMEOUT",
+            "Seconds before an answer or summary request to the chat endpoint is abandoned "
+            "(the contradiction judge has its own, in schema/cleaning.json)."),
+    Setting("answer_max_tokens", 512, "ORA_ANSWER_MAX_TOKENS",
+            "Longest generated answer, in the model's tokens."),
+    Setting("memory_window_tokens", 1024, "ORA_MEMORY_WINDOW_TOKENS",
+            "Recent conversation turns sent with a question, in embedding-model tokens."),
+    Setting("memory_recall_tokens", 512, "ORA_MEMORY_RECALL_TOKENS",
+            "Earlier turns recalled by similarity, in embedding-model tokens."),
+    Setting("memory_summary_tokens", 256, "ORA_MEMORY_SUMMARY_TOKENS",
+            "Longest running summary of turns evicted from the window, in the model's tokens."),
+    Setting("scan_delay", 3.0, "ORA_SCAN_DELAY",
+            "Quiet seconds after vault changes before `ora serve` scans them for contradictions "
+            "in the background; negative turns background scans off."),
 )
 
 _BY_NAME = {s.name: s for s in SETTINGS}

@@ -3,24 +3,29 @@
 Retrieval is the normal `search()` (hybrid, re-ranked, filtered; private chunks only in private
 mode). With a language model (`llm_url`) the answer is generated from the numbered passages and
 the conversation's memory; without one, or when the model fails, the answer is extractive — it
-says why and quotes the passages — and `generator` is `none` with `generator_reason`.
+says why and quotes the passages — and `generator` is `none` with `generator_reason`. In a
+conversation the question and a generated answer (with its cited sources) are appended to the
+conversation's chat note; an extractive answer is noted there but never remembered as the
+assistant's turn, and the conversation's own note is never one of its passages.
 """
 
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from sidecar.answers.prompt import (
     SYSTEM_PROMPT,
     citation,
     extractive,
+    flag_text,
     mark_cited,
     numbered_context,
     referenced,
 )
 from sidecar.errors import LlmFailed
+from sidecar.memory.chat_note import source_line
 from sidecar.memory.conversation import ConversationMemory
 from sidecar.models.chat import complete, generator_name
 from sidecar.models.reranker import Reranker
@@ -31,18 +36,24 @@ from sidecar.settings import Config
 NO_PASSAGES = "Nothing in your notes matches this question, so there is nothing to cite."
 
 
+def default_k() -> int:
+    """Passages retrieved for an answer unless the caller asks for more or fewer."""
+    return int(load_json("memory.json")["answers"]["k"])
+
+
 @dataclass(frozen=True)
 class AnswerLimits:
-    """`schema/memory.json` `answers`: passages retrieved, reply length, extractive quote size."""
+    """Passages retrieved and extractive quote size (`schema/memory.json` `answers`), reply
+    length (the `answer_max_tokens` setting)."""
 
     k: int
     max_tokens: int
     quote_chars: int
 
     @classmethod
-    def load(cls) -> AnswerLimits:
+    def load(cls, config: Config) -> AnswerLimits:
         a = load_json("memory.json")["answers"]
-        return cls(int(a["k"]), int(a["max_tokens"]), int(a["quote_chars"]))
+        return cls(int(a["k"]), int(config.answer_max_tokens), int(a["quote_chars"]))
 
 
 async def _generate(
@@ -61,13 +72,18 @@ async def answer(
 ) -> dict[str, Any]:
     """The `ora ask --json` document; `memory` (same private mode as `options`) is used and
     extended with this question and its answer."""
-    limits = limits or AnswerLimits.load()
+    limits = limits or AnswerLimits.load(config)
     if memory is not None and memory.private != options.private:
         raise ValueError("the conversation memory and the search must share private mode")
-    found = await search(index, embedder, reranker, question, options,
+    own_note = memory.note_path if memory is not None else None
+    # Its chunks may fill several places of the top k: ask for twice as many, keep k.
+    wider = replace(options, k=options.k * 2) if own_note else options
+    found = await search(index, embedder, reranker, question, wider,
                          reranker_reason=reranker_reason)
     # search() already filters; checked again so a non-private answer can never quote one.
-    results = [r for r in found["results"] if options.private or not r["private"]]
+    # A conversation never cites its own chat note: it already has its turns.
+    results = [r for r in found["results"]
+               if (options.private or not r["private"]) and r["path"] != own_note][: options.k]
     citations = [citation(n, r) for n, r in enumerate(results, start=1)]
     history = await memory.context(question) if memory is not None else []
     generator, reason, text = generator_name(config), "", NO_PASSAGES
@@ -85,12 +101,28 @@ async def answer(
         text = extractive(citations, reason, limits.quote_chars)
         mark_cited(citations, {c["n"] for c in citations})
     if memory is not None:
-        await asyncio.to_thread(memory.remember, "user", question)
-        await asyncio.to_thread(memory.remember, "assistant", text)
+        await _remember(memory, question, text if generator else None, reason, citations)
     document: dict[str, Any] = {"question": question, "answer": text,
                                 "generator": generator or "none"}
     if reason:
         document["generator_reason"] = reason
     document.update(citations=citations, namespace=options.namespace, rerank=found["rerank"],
                     conversation=memory.conversation if memory is not None else None)
+    if memory is not None:
+        document["conversation_note"] = memory.note_path
     return document
+
+
+async def _remember(memory: ConversationMemory, question: str, generated: str | None,
+                    reason: str, citations: list[dict[str, Any]]) -> None:
+    """The question, then the generated answer with its cited sources; an answer that was not
+    generated is noted in the chat note but never becomes an assistant turn."""
+    await asyncio.to_thread(memory.remember, "user", question)
+    if generated is None:
+        await asyncio.to_thread(memory.no_answer, reason)
+        return
+    cited = [c for c in citations if c["cited"]]
+    sources = [source_line(c, flag_text(c["flags"], explained=False)) for c in cited]
+    topic = cited[0]["title"] if cited else None
+    await asyncio.to_thread(memory.remember, "assistant", generated, sources=sources,
+                            topic=topic)

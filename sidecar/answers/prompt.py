@@ -4,6 +4,10 @@ Passages are numbered from 1 in search order; the model is asked to cite them as
 citations of an answer are exactly the passages it was given, numbered as in the prompt, each
 marked `cited` when the answer refers to its number, so nothing the model saw is hidden and
 nothing it did not see can be cited.
+
+Each passage carries its status flags ('The Vault', 'Tag-based filters': "the consuming model
+knows the content is mid-review"): the prompt says what each flag means (`schema/memory.json`
+`passage_flags`), and the citations and the extractive answer show the same flags.
 """
 
 from __future__ import annotations
@@ -11,27 +15,54 @@ from __future__ import annotations
 import re
 import textwrap
 from collections.abc import Sequence
+from functools import cache
 from typing import Any
+
+from sidecar.schema import load_json
 
 SYSTEM_PROMPT = (
     "You answer questions from a person's own notes. Use only the numbered passages given with "
     "the question. Cite each statement with the number of the passage it comes from in square "
     "brackets, like [1] or [2][3]. If the passages do not answer the question, say so plainly. "
-    "Do not invent sources and do not cite numbers that were not given."
+    "Do not invent sources and do not cite numbers that were not given. A passage marked "
+    "with a status (for example incubating or superseded) is not settled: say so when you "
+    "rely on it."
 )
 _REFS = re.compile(r"\[(\d+(?:\s*[,;]\s*\d+)*)\]")
 
 
+@cache
+def flag_meanings() -> dict[str, str]:
+    """What each result flag tells the model (`schema/memory.json` `passage_flags`)."""
+    found = load_json("memory.json")["passage_flags"]
+    return {str(k): str(v) for k, v in found.items() if k != "description"}
+
+
 def citation(n: int, result: dict[str, Any]) -> dict[str, Any]:
-    """One citation from one search result: its number, where it is, and its text."""
+    """One citation from one search result: its number, where it is, its text and its status
+    flags (the result's, and `private` for a private passage)."""
+    flags = list(result.get("flags", []))
+    if result["private"] and "private" not in flags:
+        flags.append("private")
     return {"n": n, "path": result["path"], "title": result["title"],
             "line_start": result["line_start"], "line_end": result["line_end"],
-            "text": result["text"], "private": result["private"], "cited": False}
+            "text": result["text"], "private": result["private"], "flags": flags,
+            "cited": False}
+
+
+def flag_text(flags: Sequence[str], *, explained: bool) -> str:
+    """`` or ` (incubating)`, or with `explained` ` (incubating: provisional, mid-review)`."""
+    if not flags:
+        return ""
+    meanings = flag_meanings()
+    parts = [f"{f}: {meanings[f]}" if explained and f in meanings else f for f in flags]
+    return f" ({'; '.join(parts)})"
 
 
 def numbered_context(citations: Sequence[dict[str, Any]], question: str) -> str:
-    """The user message: every passage under its [n] and location, then the question."""
-    blocks = [f"[{c['n']}] ({c['path']}, lines {c['line_start']}-{c['line_end']})\n{c['text']}"
+    """The user message: every passage under its [n], location and flags, then the question."""
+    blocks = [f"[{c['n']}] ({c['path']}, lines {c['line_start']}-{c['line_end']})"
+              f"{flag_text(c['flags'], explained=True)}\n{c['text']}"
               for c in citations]
     return "Passages:\n\n" + "\n\n".join(blocks) + f"\n\nQuestion: {question}"
 
@@ -51,7 +82,8 @@ def extractive(citations: Sequence[dict[str, Any]], reason: str, quote_chars: in
     """The honest answer without a generator: why, then the passages quoted under their [n]."""
     head = f"No answer was generated: {reason}. The most relevant passages from your notes:"
     quotes = [
-        f"[{c['n']}] {c['path']}:{c['line_start']}-{c['line_end']}\n> "
+        f"[{c['n']}] {c['path']}:{c['line_start']}-{c['line_end']}"
+        f"{flag_text(c['flags'], explained=False)}\n> "
         + textwrap.shorten(" ".join(c["text"].split()), quote_chars, placeholder=" …")
         for c in citations
     ]

@@ -2,9 +2,12 @@
 
 Each claim pair is one chat request at temperature 0 asking for a JSON verdict
 `{"label": "contradiction"|"entailment"|"neutral", "confidence": 0..1}`. A pair is a
-contradiction when the label says so with confidence ≥ `llm_threshold`. Transport errors and
-answers that are not such JSON raise ModelUnavailable: a judge that silently says "no
-contradiction" would hide the failure.
+contradiction when the label says so with confidence ≥ `llm_threshold`.
+
+A pair the model fails on (an HTTP error, a timeout, an answer that is not such JSON) is judged
+by the rules detector instead, and its verdict says so (`fallback`, `judge_error`): the scan goes
+on, and nothing pretends the model answered. After `_GIVE_UP` failures in one call the model is
+not asked again in that call, so a dead endpoint costs a few timeouts, not one per pair.
 """
 
 from __future__ import annotations
@@ -13,14 +16,16 @@ import asyncio
 import json
 import re
 
+from sidecar.cleaning.rules import RulesJudge
 from sidecar.cleaning.verdict import Verdict
 from sidecar.cleaning.vocab import get_thresholds
-from sidecar.errors import LlmFailed, ModelUnavailable
+from sidecar.errors import LlmFailed
 from sidecar.models.chat import complete
 from sidecar.settings import Config
 
 LABELS = ("contradiction", "entailment", "neutral")
 _CONCURRENCY = 4
+_GIVE_UP = 3  # failures in one judge() call after which the rest go straight to the rules
 _JSON = re.compile(r"\{.*\}", re.S)
 SYSTEM_PROMPT = (
     "You compare two claims from a person's notes. Answer with one JSON object and nothing "
@@ -44,33 +49,48 @@ def parse_answer(content: str) -> tuple[str, float]:
 
 
 class LlmJudge:
-    """Judges claim pairs by asking the configured chat model (`sidecar.models.chat`)."""
+    """Judges claim pairs by asking the configured chat model (`sidecar.models.chat`), with the
+    rules detector standing in for any pair the model fails on."""
 
-    def __init__(self, config: Config) -> None:
+    def __init__(self, config: Config, timeout: float | None = None) -> None:
         self._config = config
+        self._timeout = timeout
+        self._rules = RulesJudge()
         self.name = f"llm:{str(config.llm_model) or 'default'}"
 
     async def _ask(self, a: str, b: str) -> Verdict:
+        """The model's verdict; LlmFailed or ValueError when it gave none."""
         limits = get_thresholds()
         messages = [{"role": "system", "content": SYSTEM_PROMPT},
                     {"role": "user", "content": f"Claim A: {a}\nClaim B: {b}"}]
-        try:
-            content = await complete(self._config, messages, max_tokens=limits.llm_max_tokens,
-                                     timeout=limits.llm_timeout)
-            label, confidence = parse_answer(content)
-        except LlmFailed as exc:
-            raise ModelUnavailable(f"LLM judge failed: {exc.message}") from exc
-        except ValueError as exc:
-            raise ModelUnavailable(f"LLM judge gave an unusable answer: {exc}") from exc
+        content = await complete(self._config, messages, max_tokens=limits.llm_max_tokens,
+                                 timeout=self._timeout or limits.llm_timeout)
+        label, confidence = parse_answer(content)
         is_contradiction = label == "contradiction" and confidence >= limits.llm_threshold
         score = confidence if label == "contradiction" else 0.0
         return Verdict(is_contradiction, score, label, {"label": label, "confidence": confidence})
 
+    async def _fallback(self, a: str, b: str, reason: str) -> Verdict:
+        (verdict,) = await self._rules.judge([(a, b)])
+        return Verdict(verdict.contradiction, verdict.score, verdict.cue,
+                       {**verdict.detail, "fallback": self._rules.name, "judge_error": reason},
+                       judge=self._rules.name)
+
     async def judge(self, pairs: list[tuple[str, str]]) -> list[Verdict]:
         gate = asyncio.Semaphore(_CONCURRENCY)
+        failures: list[str] = []
 
         async def one(a: str, b: str) -> Verdict:
             async with gate:
-                return await self._ask(a, b)
+                if len(failures) >= _GIVE_UP:
+                    return await self._fallback(a, b, f"{self.name} failed {len(failures)} "
+                                                f"times in this scan: {failures[-1]}")
+                try:
+                    return await self._ask(a, b)
+                except LlmFailed as exc:
+                    failures.append(exc.message)
+                except ValueError as exc:
+                    failures.append(f"unusable answer: {exc}")
+                return await self._fallback(a, b, f"{self.name} failed: {failures[-1]}")
 
         return list(await asyncio.gather(*(one(a, b) for a, b in pairs)))

@@ -4,6 +4,9 @@ Only notes that changed since the last scan are paired again (with every note of
 their open pairs are replaced by the new findings, while pairs the user triaged keep their
 status and follow their notes' private tag. The queue's note states are saved last, so a
 failed judge leaves the changed notes to be judged again next time.
+
+`should_stop` (checked between embedding batches and before anything is written) lets the
+server's background scan end early at shutdown: ScanStopped, and the queue is untouched.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from typing import Any
 from sidecar.cleaning import news
 from sidecar.cleaning.candidates import Alignment, Candidate, align, neighbours, pool
 from sidecar.cleaning.store import Pair, Queue, Side, pair_id
-from sidecar.cleaning.survey import survey
+from sidecar.cleaning.survey import ScanStopped, StopCheck, survey
 from sidecar.cleaning.verdict import Judge, Verdict
 from sidecar.cleaning.vocab import Thresholds, get_thresholds
 from sidecar.models.embedder import Embedder
@@ -39,6 +42,7 @@ class ScanReport:
     open: int
     judge: str
     seconds: float
+    fallbacks: int = 0  # claim pairs another judge decided because the chosen one failed
 
     def as_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -59,7 +63,8 @@ def _best(candidate: Candidate, judged: list[tuple[Alignment, Verdict]],
     a, b = _side(candidate.a, al.i), _side(candidate.b, al.j)
     return Pair(
         id=pair_id(candidate.a.kind or "", a, b), kind=candidate.a.kind or "", a=a, b=b,
-        judge=judge, score=verdict.score, private=candidate.a.private or candidate.b.private,
+        judge=verdict.judge or judge, score=verdict.score,
+        private=candidate.a.private or candidate.b.private,
         evidence={"cue": verdict.cue, **verdict.detail,
                   "note_similarity": round(candidate.similarity, 4),
                   "claim_similarity": round(al.similarity, 4),
@@ -78,13 +83,15 @@ def _candidates(states: dict[str, Any], changed: set[str], limits: Thresholds) -
 
 
 async def scan(config: Config, queue: Queue, embedder: Embedder, judge: Judge,
-               progress: Progress | None = None) -> ScanReport:
+               progress: Progress | None = None, should_stop: StopCheck | None = None
+               ) -> ScanReport:
     """Bring the queue in line with the vault's changed notes."""
     started = time.monotonic()
     limits = get_thresholds()
     report = progress or (lambda phase, done, total: None)
     report("survey", 0, 0)
-    seen = await asyncio.to_thread(survey, config, queue, embedder)  # file reads and embedding
+    # file reads and embedding, in a thread
+    seen = await asyncio.to_thread(survey, config, queue, embedder, should_stop)
     candidates = _candidates(seen.states, seen.changed, limits)
     work = [(c, al) for c in candidates
             for al in align(c.a, c.b, limits.claim_similarity, limits.claims_per_pair)]
@@ -97,6 +104,8 @@ async def scan(config: Config, queue: Queue, embedder: Embedder, judge: Judge,
     found = [p for c in candidates
              if (p := _best(c, per_candidate.get(id(c), []), judge.name)) is not None]
     news_affected, proposals = news.propose(seen.states, seen.changed, limits)
+    if should_stop is not None and should_stop():
+        raise ScanStopped
 
     queue.clear_open(seen.changed | seen.removed | news_affected)
     queue.offer(found + proposals)
@@ -110,4 +119,5 @@ async def scan(config: Config, queue: Queue, embedder: Embedder, judge: Judge,
         candidates=len(candidates), claim_pairs=len(work), found=len(found),
         proposals=len(proposals), open=queue.open_count(), judge=judge.name,
         seconds=round(time.monotonic() - started, 3),
+        fallbacks=sum(1 for v in verdicts if v.judge is not None),
     )

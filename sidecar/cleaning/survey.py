@@ -9,7 +9,7 @@ mean of its claim vectors (its title's vector when it has no claims).
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any
@@ -26,6 +26,13 @@ from sidecar.vault.edit import content_hash
 from sidecar.vault.links import NameIndex
 from sidecar.vault.note import Note, decode_note, parse_note
 from sidecar.vault.scan import iter_note_paths, vault_path
+
+StopCheck = Callable[[], bool]
+_EMBED_BATCH = 64  # texts embedded between two stop checks
+
+
+class ScanStopped(Exception):
+    """The scan was asked to stop (shutdown) before it wrote anything."""
 
 
 @dataclass
@@ -95,12 +102,17 @@ def _state(note: Note, data: bytes, stat: os.stat_result, names: NameIndex,
     )
 
 
-def _embed(states: list[NoteState], embedder: Embedder) -> None:
+def _embed(states: list[NoteState], embedder: Embedder, should_stop: StopCheck) -> None:
     """Claim vectors, then the note vector as the last row, for every state given."""
     texts = [text for s in states for text, _, _ in s.claims or [(s.title, 0, 0)]]
     if not texts:
         return
-    vectors = embedder.embed(texts)
+    parts = []
+    for start in range(0, len(texts), _EMBED_BATCH):
+        if should_stop():
+            raise ScanStopped
+        parts.append(embedder.embed(texts[start: start + _EMBED_BATCH]))
+    vectors = np.concatenate(parts)
     at = 0
     for s in states:
         n = max(len(s.claims), 1)
@@ -111,8 +123,11 @@ def _embed(states: list[NoteState], embedder: Embedder) -> None:
         s.vectors = np.vstack([rows[: len(s.claims)], mean[None, :]]).astype(np.float32)
 
 
-def survey(config: Config, queue: Queue, embedder: Embedder) -> Survey:
-    """Compare the vault with the queue's note states (nothing is written to the queue)."""
+def survey(config: Config, queue: Queue, embedder: Embedder,
+           should_stop: StopCheck | None = None) -> Survey:
+    """Compare the vault with the queue's note states (nothing is written to the queue);
+    ScanStopped as soon as `should_stop()` says so."""
+    stop = should_stop or (lambda: False)
     limits = get_thresholds()
     same_model = queue.get_meta("embedder") == embedder.model_id
     old = queue.note_states() if same_model else {}
@@ -123,6 +138,8 @@ def survey(config: Config, queue: Queue, embedder: Embedder) -> Survey:
     restat: set[str] = set()
     to_embed: list[NoteState] = []
     for rel in paths:
+        if stop():
+            raise ScanStopped
         path = vault_path(config.vault, rel)
         try:
             stat = path.stat()
@@ -146,6 +163,6 @@ def survey(config: Config, queue: Queue, embedder: Embedder) -> Survey:
             to_embed.append(state)
         states[rel] = state
         changed.add(rel)
-    _embed(to_embed, embedder)
+    _embed(to_embed, embedder, stop)
     removed = set(old) - set(states)
     return Survey(states, changed, restat, removed)

@@ -12,12 +12,14 @@ class Verdict:
 
     `score` is in 0..1 and comparable only within one judge; `cue` names the reason (a rules
     cue such as "negation", or the judge's label); `detail` is shown to the user as evidence.
+    `judge` names the judge that actually decided when it is not the one asked (a fallback).
     """
 
     contradiction: bool
     score: float
     cue: str
     detail: dict[str, Any] = field(default_factory=dict)
+    judge: str | None = None
 
 
 class Judge(Protocol):

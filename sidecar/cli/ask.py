@@ -1,6 +1,8 @@
 """`ora ask VAULT QUESTION`: a grounded answer citing the vault's passages as [n].
 
-With `--conversation ID` the answer uses and extends that conversation's memory. Memory writes
+With `--conversation ID` the answer uses and extends that conversation's memory, kept in the
+conversation's chat note (`Chats/Ora/ID.md` by default); memory's caches are first brought in
+line with the chat notes, and the note is indexed so later questions can cite it. Memory writes
 go to Chroma, which has one writer, so the index is then opened as the writer: while `ora serve`
 or `ora watch` holds it, ask through the server's `POST /v1/ask` instead.
 """
@@ -11,11 +13,11 @@ import argparse
 import asyncio
 from typing import Any
 
-from sidecar.answers import AnswerLimits, answer
+from sidecar.answers import answer, default_k
 from sidecar.cli.common import add_retrieval_args, add_vault_args, emit, retrieval_from_args
 from sidecar.errors import IndexLocked
 from sidecar.index import open_index
-from sidecar.memory import ConversationMemory, Episodic, open_store, restore_recall
+from sidecar.memory import ChatNotes, ConversationMemory, Episodic, open_store, restore_recall
 from sidecar.models.embedder import load_embedder
 
 
@@ -24,13 +26,13 @@ def register(subparsers: Any) -> None:
     add_vault_args(parser)
     parser.add_argument("question", metavar="QUESTION", help="what to ask")
     parser.add_argument("--conversation", metavar="ID", help="use and extend this conversation")
-    default_k = AnswerLimits.load().k
-    add_retrieval_args(parser, None, f"passages to retrieve (default {default_k})")
+    passages = default_k()
+    add_retrieval_args(parser, None, f"passages to retrieve (default {passages})")
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    config, options, reranker, reason = retrieval_from_args(args, args.k or AnswerLimits.load().k)
+    config, options, reranker, reason = retrieval_from_args(args, args.k or default_k())
     embedder = load_embedder(config)
     remembering = args.conversation is not None
     try:
@@ -43,11 +45,15 @@ def run(args: argparse.Namespace) -> int:
         memory = None
         if store is not None:
             episodic = Episodic(index.chroma.client, options.namespace)
+            notes = ChatNotes(config, store, index.chroma.client, embedder)
+            notes.sync()
             restore_recall(store, episodic, embedder)
             memory = ConversationMemory(config, store, episodic, embedder, args.conversation,
-                                        private=args.private)
+                                        private=args.private, notes=notes)
         document = asyncio.run(answer(config, index, embedder, reranker, args.question, options,
                                       reranker_reason=reason, memory=memory))
+        if memory is not None and memory.note_path is not None:
+            index.apply_paths([memory.note_path])
     finally:
         if store is not None:
             store.close()

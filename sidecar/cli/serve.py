@@ -1,8 +1,10 @@
-"""`ora serve VAULT`: the loopback HTTP API for the Obsidian plugin.
+"""`ora serve VAULT [--parent-pid PID]`: the loopback HTTP API for the Obsidian plugin.
 
-Runs until SIGINT or SIGTERM, then shuts down in order: open streams end, the reconcile stops at
+Runs until SIGINT or SIGTERM (or, with `--parent-pid`, until that process is gone), then shuts
+down in order: open streams end, the reconcile stops at
 its next batch boundary (the index is crash-safe, so the next start completes it), the watcher
-stops, and the index closes.
+stops, and the index closes. Once listening it records itself in `DATA/server.json` (pid, port,
+vault, parent pid: see `sidecar/server/instance.py`), removed again at a clean exit.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from aiohttp import web
 from sidecar.cli.common import config_from_args, log
 from sidecar.errors import BadRequest, OraError
 from sidecar.server.app import init_app
+from sidecar.server.instance import remove_record, watch_parent, write_record
 from sidecar.server.security import is_loopback, token_path
 from sidecar.settings import Config
 
@@ -31,6 +34,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--allow-remote", action="store_true",
         help="allow binding a non-loopback address (anyone who can reach it may try the token)",
     )
+    parser.add_argument(
+        "--parent-pid", type=int, metavar="PID",
+        help="exit cleanly soon after process PID is gone (the plugin passes its own)",
+    )
     parser.set_defaults(func=run)
 
 
@@ -44,16 +51,20 @@ def run(args: argparse.Namespace) -> int:
             )
         log(f"warning: listening on {config.host}: the API is reachable from other machines")
     logging.basicConfig(format="ora serve: %(levelname)s: %(message)s", level=logging.WARNING)
-    asyncio.run(serve(config, allow_remote=args.allow_remote))
+    asyncio.run(serve(config, allow_remote=args.allow_remote, parent_pid=args.parent_pid))
     return 0
 
 
-async def serve(config: Config, *, allow_remote: bool = False) -> None:
-    """Serve until SIGINT/SIGTERM; the app's cleanup runs before this returns."""
+async def serve(config: Config, *, allow_remote: bool = False,
+                parent_pid: int | None = None) -> None:
+    """Serve until SIGINT/SIGTERM or the parent's end; the app's cleanup runs before this
+    returns."""
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, stop.set)
+    parent = (asyncio.create_task(watch_parent(parent_pid, stop), name="ora-parent")
+              if parent_pid is not None else None)
     runner = web.AppRunner(init_app(config, allow_remote=allow_remote), access_log=None)
     await runner.setup()
     try:
@@ -70,7 +81,12 @@ async def serve(config: Config, *, allow_remote: bool = False) -> None:
             shown = f"[{host}]" if ":" in host else host
             log(f"ora serve: listening on http://{shown}:{port}")
         log(f"ora serve: token in {token_path(config.data)}")
+        write_record(config, int(runner.addresses[0][1]), parent_pid)
         await stop.wait()
         log("ora serve: shutting down")
     finally:
         await runner.cleanup()
+        remove_record(config.data)  # after cleanup: no record, no lock
+        if parent is not None:
+            stop.set()
+            await parent

@@ -7,6 +7,9 @@ own tokenizer (the ADR approximates 4 characters per token). Evicted turns are f
 summary only once: the summary stores the id of the last turn it covers. Without a language
 model there is no summary; the context says so, and evicted turns stay reachable by recall.
 
+Every turn is written to the conversation's chat note first (`notes.py`): the note is the truth,
+the log and recall are rebuilt from it.
+
 A memory opened in private mode sees every turn of the conversation and writes to the private
 episodic collection; one that is not never sees a private-mode turn, in any tier.
 """
@@ -15,16 +18,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
-
-import numpy as np
-import numpy.typing as npt
-from tokenizers import Tokenizer
 
 from sidecar.errors import LlmFailed
 from sidecar.memory.episodic import Episodic, Recalled
+from sidecar.memory.notes import ChatNotes
 from sidecar.memory.store import MemoryStore, Summary, Turn, check_conversation
+from sidecar.memory.tokens import TurnEmbedder, count_tokens
 from sidecar.models.chat import complete, generator_name
 from sidecar.schema import load_json
 from sidecar.settings import Config
@@ -38,15 +39,10 @@ SUMMARY_PROMPT = (
 )
 
 
-class TurnEmbedder(Protocol):
-    tokenizer: Tokenizer
-
-    def embed(self, texts: list[str]) -> npt.NDArray[np.float32]: ...
-
-
 @dataclass(frozen=True)
 class MemoryLimits:
-    """Budgets from `schema/memory.json` (`memory`); tests pass smaller ones."""
+    """Token budgets from settings, recall count and floor from `schema/memory.json`
+    (`memory`); tests pass smaller ones."""
 
     window_tokens: int
     recall_k: int
@@ -55,15 +51,11 @@ class MemoryLimits:
     summary_max_tokens: int
 
     @classmethod
-    def load(cls) -> MemoryLimits:
+    def load(cls, config: Config) -> MemoryLimits:
         m = load_json("memory.json")["memory"]
-        return cls(int(m["window_tokens"]), int(m["recall_k"]),
-                   float(m["recall_min_similarity"]), int(m["recall_tokens"]),
-                   int(m["summary_max_tokens"]))
-
-
-def count_tokens(tokenizer: Tokenizer, text: str) -> int:
-    return len(tokenizer.encode(text, add_special_tokens=False).ids)
+        return cls(int(config.memory_window_tokens), int(m["recall_k"]),
+                   float(m["recall_min_similarity"]), int(config.memory_recall_tokens),
+                   int(config.memory_summary_tokens))
 
 
 def _turn_lines(turns: list[Turn]) -> str:
@@ -95,6 +87,7 @@ class ConversationMemory:
     def __init__(
         self, config: Config, store: MemoryStore, episodic: Episodic, embedder: TurnEmbedder,
         conversation: str, *, private: bool = False, limits: MemoryLimits | None = None,
+        notes: ChatNotes | None = None,
     ) -> None:
         self.config = config
         self.store = store
@@ -103,22 +96,36 @@ class ConversationMemory:
         self.namespace = episodic.namespace
         self.conversation = check_conversation(conversation)
         self.private = private
-        self.limits = limits or MemoryLimits.load()
+        self.limits = limits or MemoryLimits.load(config)
+        self.notes = notes or ChatNotes(config, store, episodic.client, embedder)
+        self.notes.episodic(self.namespace, episodic)
 
-    def remember(self, role: str, content: str) -> Turn:
-        """Log one turn durably, then embed it for recall (one embed call per turn)."""
-        turn = self.store.append(
-            self.namespace, self.conversation, role, content,
-            tokens=count_tokens(self.embedder.tokenizer, content), private=self.private,
-        )
-        self.episodic.add(turn, self.embedder.embed([content])[0])
-        return turn
+    @property
+    def note_path(self) -> str | None:
+        """The conversation's chat note (vault-relative), once it has one."""
+        return self.notes.path_of(self.namespace, self.conversation)
+
+    def remember(self, role: str, content: str, *, sources: Sequence[str] = (),
+                 topic: str | None = None) -> Turn | None:
+        """Append one turn to the chat note, then log and embed it (one embed call per turn).
+
+        `sources` are the answer's cited passages as note lines; `topic` becomes the note's
+        `cluster` if it has none. None when a user's edit to the note, re-read first, dropped it.
+        """
+        return self.notes.append(self.namespace, self.conversation, role, content,
+                                 private=self.private, sources=sources, topic=topic)
+
+    def no_answer(self, reason: str) -> None:
+        """Record in the note that no answer was generated (never an assistant turn)."""
+        self.notes.append_no_answer(self.namespace, self.conversation, reason,
+                                    private=self.private)
 
     def turns(self) -> list[Turn]:
         return self.store.turns(self.namespace, self.conversation, private=self.private)
 
     def window(self) -> list[Turn]:
-        """The most recent turns whose tokens fit `window_tokens`, oldest first."""
+        """The most recent turns whose tokens fit `window_tokens`, oldest first, never starting
+        with an answer whose question did not fit."""
         kept: list[Turn] = []
         used = 0
         for turn in self.store.newest_first(self.namespace, self.conversation,
@@ -127,6 +134,8 @@ class ConversationMemory:
                 break
             kept.append(turn)
             used += turn.tokens
+        while kept and kept[-1].role == "assistant":  # its question fell out of the window
+            kept.pop()
         return kept[::-1]
 
     async def summarise(self, window: list[Turn]) -> tuple[Summary, int]:
@@ -152,6 +161,10 @@ class ConversationMemory:
         summary = Summary(text, evicted[-1].id)
         self.store.save_summary(self.namespace, self.conversation, private=self.private,
                                 summary=summary)
+        covers = len(self.store.turns(self.namespace, self.conversation, private=self.private,
+                                      before=summary.covered + 1))
+        await asyncio.to_thread(self.notes.save_summary, self.namespace, self.conversation,
+                                private=self.private, text=text, covers=covers)
         return summary, 0
 
     def recall(self, query: str, window: list[Turn]) -> list[Recalled]:

@@ -45,7 +45,7 @@ class Episodic:
     """The embedded turns of one namespace."""
 
     def __init__(self, client: ClientAPI, namespace: str) -> None:
-        self._client = client
+        self.client = client
         self.namespace = check_namespace(namespace)
         self._open: dict[bool, Collection] = {}
         self._guard = threading.Lock()
@@ -57,12 +57,12 @@ class Episodic:
                 return found
             name = memory_collection(self.namespace, private)
             if create:
-                found = self._client.get_or_create_collection(
+                found = self.client.get_or_create_collection(
                     name, embedding_function=None, configuration={"hnsw": {"space": "cosine"}}
                 )
             else:
                 with contextlib.suppress(NotFoundError, ValueError):
-                    found = self._client.get_collection(name, embedding_function=None)
+                    found = self.client.get_collection(name, embedding_function=None)
             if found is not None:
                 self._open[private] = found
             return found
@@ -77,6 +77,13 @@ class Episodic:
             metadatas=[{"conversation": turn.conversation, "role": turn.role,
                         "created": turn.created}],
         )
+
+    def drop_conversation(self, conversation: str) -> None:
+        """Forget every embedded turn of one conversation, in both collections."""
+        for private in (False, True):
+            col = self._collection(private, create=False)
+            if col is not None:
+                col.delete(where={"conversation": conversation})
 
     def ids(self, private: bool) -> set[int]:
         """Ids of the turns embedded in the private or the ordinary collection."""

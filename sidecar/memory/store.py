@@ -5,6 +5,8 @@ folder (WAL, one connection guarded by a lock so server threads can share it). T
 `conversations` (namespace, id), `turns` (role, content, timestamp, token count, private) and
 `summaries`, one running summary per conversation and scope with the id of the last turn it
 covers (the watermark). Scope `public` sees only non-private turns; scope `private` sees all.
+`chat_notes` maps each conversation to its chat note and the note's hash when the log last
+matched it: the note is the truth, this log is a cache of it (`sidecar/memory/notes.py`).
 """
 
 from __future__ import annotations
@@ -34,6 +36,9 @@ CREATE INDEX IF NOT EXISTS turns_by_conversation ON turns (namespace, conversati
 CREATE TABLE IF NOT EXISTS summaries (
   namespace TEXT NOT NULL, conversation TEXT NOT NULL, scope TEXT NOT NULL, text TEXT NOT NULL,
   covered INTEGER NOT NULL, PRIMARY KEY (namespace, conversation, scope));
+CREATE TABLE IF NOT EXISTS chat_notes (
+  namespace TEXT NOT NULL, conversation TEXT NOT NULL, path TEXT NOT NULL, hash TEXT NOT NULL,
+  PRIMARY KEY (namespace, conversation));
 """
 
 
@@ -49,6 +54,11 @@ def check_conversation(conversation: str) -> str:
 
 def scope_of(private: bool) -> str:
     return "private" if private else "public"
+
+
+def now() -> str:
+    """A turn's timestamp: UTC, to the second."""
+    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 @dataclass(frozen=True)
@@ -72,6 +82,25 @@ class Summary:
     covered: int  # id of the last turn folded in; 0 when none
 
 
+@dataclass(frozen=True)
+class LoggedTurn:
+    """A turn as read from a chat note, before the log gives it an id."""
+
+    role: str
+    content: str
+    created: str
+    tokens: int
+    private: bool
+
+
+@dataclass(frozen=True)
+class NoteLink:
+    namespace: str
+    conversation: str
+    path: str
+    hash: str
+
+
 class MemoryStore:
     """The log of every conversation in one data folder, all namespaces."""
 
@@ -88,12 +117,12 @@ class MemoryStore:
 
     def append(
         self, namespace: str, conversation: str, role: str, content: str, *, tokens: int,
-        private: bool,
+        private: bool, created: str | None = None,
     ) -> Turn:
         """Store one turn (creating the conversation if new) and return it with its id."""
         if role not in ROLES:
             raise BadRequest(f"unknown role {role!r}: choose from {', '.join(ROLES)}")
-        created = datetime.now(UTC).isoformat(timespec="seconds")
+        created = created or now()
         with self._guard, self._db:
             self._db.execute("BEGIN IMMEDIATE")
             self._db.execute(
@@ -158,6 +187,66 @@ class MemoryStore:
                 "INSERT OR REPLACE INTO summaries VALUES (?, ?, ?, ?, ?)",
                 (namespace, conversation, scope_of(private), summary.text, summary.covered),
             )
+
+    def note_link(self, namespace: str, conversation: str) -> NoteLink | None:
+        """The chat note of a conversation and its hash when the log last matched it."""
+        rows = self._rows("SELECT path, hash FROM chat_notes WHERE namespace = ? AND "
+                          "conversation = ?", (namespace, conversation))
+        return NoteLink(namespace, conversation, rows[0][0], rows[0][1]) if rows else None
+
+    def note_links(self) -> list[NoteLink]:
+        rows = self._rows("SELECT namespace, conversation, path, hash FROM chat_notes "
+                          "ORDER BY namespace, conversation", ())
+        return [NoteLink(*r) for r in rows]
+
+    def link_note(self, link: NoteLink) -> None:
+        with self._guard:
+            self._db.execute("INSERT OR REPLACE INTO chat_notes VALUES (?, ?, ?, ?)",
+                             (link.namespace, link.conversation, link.path, link.hash))
+
+    def replace_conversation(
+        self, link: NoteLink, turns: list[LoggedTurn], covers: dict[bool, tuple[str, int]],
+    ) -> list[Turn]:
+        """Make the log of one conversation exactly `turns` (read from its note), with the
+        summaries `covers` (scope private? → (text, how many of the scope's turns it covers)),
+        in one transaction; the stored turns with their new ids."""
+        stored: list[Turn] = []
+        with self._guard, self._db:
+            self._db.execute("BEGIN IMMEDIATE")
+            self._delete(link.namespace, link.conversation)
+            self._db.execute("INSERT INTO conversations VALUES (?, ?, ?)",
+                             (link.namespace, link.conversation,
+                              turns[0].created if turns else now()))
+            for t in turns:
+                cur = self._db.execute(
+                    "INSERT INTO turns (namespace, conversation, role, content, created, tokens, "
+                    "private) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (link.namespace, link.conversation, t.role, t.content, t.created, t.tokens,
+                     int(t.private)))
+                assert cur.lastrowid is not None
+                stored.append(Turn(cur.lastrowid, link.conversation, t.role, t.content,
+                                   t.created, t.tokens, t.private))
+            for private, (text, count) in covers.items():
+                scope = [t for t in stored if private or not t.private]
+                if text and 0 < count <= len(scope):
+                    self._db.execute("INSERT INTO summaries VALUES (?, ?, ?, ?, ?)",
+                                     (link.namespace, link.conversation, scope_of(private), text,
+                                      scope[count - 1].id))
+            self._db.execute("INSERT OR REPLACE INTO chat_notes VALUES (?, ?, ?, ?)",
+                             (link.namespace, link.conversation, link.path, link.hash))
+        return stored
+
+    def drop_conversation(self, namespace: str, conversation: str) -> None:
+        """Forget a conversation whose note is gone: turns, summaries, the note link."""
+        with self._guard, self._db:
+            self._db.execute("BEGIN IMMEDIATE")
+            self._delete(namespace, conversation)
+
+    def _delete(self, namespace: str, conversation: str) -> None:
+        for table, column in (("conversations", "id"), ("turns", "conversation"),
+                              ("summaries", "conversation"), ("chat_notes", "conversation")):
+            self._db.execute(f"DELETE FROM {table} WHERE namespace = ? AND {column} = ?",
+                             (namespace, conversation))
 
     def close(self) -> None:
         with self._guard:

@@ -8,21 +8,13 @@ a refused connection, a timeout, a non-200 status, a reply without `choices[0].m
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from functools import cache
 
 import aiohttp
 
 from sidecar.errors import LlmFailed
-from sidecar.schema import load_json
 from sidecar.settings import Config
 
 Message = Mapping[str, str]
-
-
-@cache
-def default_timeout() -> float:
-    """Seconds before a chat request is abandoned (`schema/memory.json` chat.timeout)."""
-    return float(load_json("memory.json")["chat"]["timeout"])
 
 
 def chat_url(base: str) -> str:
@@ -58,7 +50,8 @@ async def complete(
     }
     key = str(config.llm_api_key)
     headers = {"Authorization": f"Bearer {key}"} if key else {}
-    limit = aiohttp.ClientTimeout(total=timeout if timeout is not None else default_timeout())
+    limit = aiohttp.ClientTimeout(
+        total=timeout if timeout is not None else float(config.llm_timeout))
     try:
         async with (
             aiohttp.ClientSession(timeout=limit) as session,

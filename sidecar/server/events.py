@@ -15,7 +15,7 @@ from typing import Any
 
 from aiohttp import web
 
-EVENT_KINDS = ("progress", "index", "contradictions")
+EVENT_KINDS = ("progress", "index", "contradictions", "cleaning")
 PING_SECONDS = 15.0
 _BACKLOG = 64
 
@@ -88,5 +88,6 @@ class EventHub:
                     await response.write(format_event(*item))
             except ConnectionResetError:
                 return response  # the client went away; nothing left to tell it
-        await response.write_eof()
+        with contextlib.suppress(ConnectionResetError):  # it may go away while we close
+            await response.write_eof()
         return response

@@ -5,7 +5,8 @@ while a reconcile runs they wait in a queue (reported as `queue` in the status) 
 right after it, so a request never blocks behind a whole-vault reconcile. The watcher applies its
 own batches and reports them to `after_paths`. Both end in the index's one serialised write path,
 where the second report of the same change finds nothing new (deduplicated). After every write
-the counts, the lint context and the SSE stream are brought up to date in one place.
+the counts, the lint context and the SSE stream are brought up to date in one place, and the
+listeners registered with `on_write` (the background contradiction scan) are told.
 
 A reconcile runs in a worker thread. Shutdown asks it to stop: the index's progress callback raises
 at the next batch boundary, where the stores are consistent (the index is crash-safe), and the next
@@ -16,7 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from sidecar.index import Index, Progress
@@ -43,6 +44,15 @@ class IndexLane:
         self._stop = threading.Event()
         self._task: asyncio.Task[None] | None = None
         self._total = 0
+        self._listeners: list[Callable[[], None]] = []
+
+    def on_write(self, listener: Callable[[], None]) -> None:
+        """Call `listener` after every write and at the end of every reconcile."""
+        self._listeners.append(listener)
+
+    def _written(self) -> None:
+        for listener in self._listeners:
+            listener()
 
     @property
     def reconciling(self) -> bool:
@@ -67,6 +77,7 @@ class IndexLane:
         """After any write of some paths (here or by the watcher): counts, stream, lint context."""
         self.state.set_counts(int(summary["files"]), int(summary["chunks"]))
         await self.lint.refresh(summary["paths"])
+        self._written()
 
     def start_reconcile(self) -> bool:
         """Start a reconcile in the background; False if one is already running."""
@@ -101,6 +112,7 @@ class IndexLane:
             phase = "done"
         await self._flush()
         self._finish(phase)
+        self._written()
 
     def _finish(self, phase: str) -> None:
         r = self.state.reconcile

@@ -6,6 +6,10 @@ The queue and the judge open with the app (`context`, after the models and the i
 made by a resolution reach the index through the server's write lane at once. Pairs involving a
 private note are listed, resolved and approved only in private mode (`?private=true`, or
 `"private": true` in the body); the published open count leaves them out.
+
+The same scan also runs by itself (`cleaner.py`): after the start-up reconcile and after every
+batch of changes, unless `scan_delay` is negative. Every scan, asked for or not, goes through
+`run_scan`, which holds the queue's lock and keeps the status's `cleaning` record in step.
 """
 
 from __future__ import annotations
@@ -13,19 +17,30 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import AsyncIterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
 from typing import Any
 
 from aiohttp import web
 
-from sidecar.cleaning import Queue, Resolution, approve_batch, build_judge, resolve, scan
+from sidecar.cleaning import (
+    Queue,
+    Resolution,
+    ScanReport,
+    approve_batch,
+    build_judge,
+    resolve,
+    scan,
+)
 from sidecar.cleaning.rules import RulesJudge
 from sidecar.cleaning.store import STATUSES
+from sidecar.cleaning.survey import ScanStopped, StopCheck
 from sidecar.cleaning.verdict import Judge
 from sidecar.errors import BadRequest, ModelUnavailable
+from sidecar.server.cleaner import Cleaner
 from sidecar.server.openapi import query_flag, read_json
 from sidecar.server.resources import LANE, MODELS
-from sidecar.server.state import CONFIG, STATE
+from sidecar.server.state import CONFIG, STATE, Cleaning
 from sidecar.vault.scan import vault_path
 from sidecar.web import classify, load_registry
 
@@ -55,10 +70,57 @@ async def context(app: web.Application) -> AsyncIterator[None]:
         judge = RulesJudge()
     app[CLAIMS] = Claims(queue, judge, asyncio.Lock())
     app[STATE].set_contradictions_open(await asyncio.to_thread(queue.open_count))
+    cleaner = _start_cleaner(app)
     try:
         yield
     finally:
+        if cleaner is not None:
+            await cleaner.close()
         queue.close()
+
+
+def _start_cleaner(app: web.Application) -> Cleaner | None:
+    """The background scan, poked by every index write (None when `scan_delay` < 0)."""
+    delay = float(app[CONFIG].scan_delay)
+    if delay < 0:
+        return None
+    state, lane = app[STATE], app[LANE]
+    cleaner = Cleaner(lambda stop: run_scan(app, stop), delay=delay,
+                      busy=lambda: lane.reconciling,
+                      on_error=lambda err: state.fail("contradiction scan", err))
+    cleaner.start()
+    lane.on_write(cleaner.poke)
+    cleaner.poke()  # the start-up reconcile may already be over; a busy cleaner waits for it
+    return cleaner
+
+
+async def run_scan(app: web.Application, should_stop: StopCheck | None = None) -> ScanReport:
+    """One incremental scan under the queue's lock, with `cleaning` and the open count kept
+    up to date in status and on the stream."""
+    claims, state = app[CLAIMS], app[STATE]
+
+    def progress(phase: str, done: int, total: int) -> None:
+        if phase != "done":
+            state.set_cleaning(replace(state.cleaning, running=True, phase=phase, done=done,
+                                       total=total))
+
+    async with claims.lock:
+        try:
+            report = await scan(app[CONFIG], claims.queue, app[MODELS].embedder, claims.judge,
+                                progress, should_stop)
+        except BaseException as err:
+            stopped = isinstance(err, ScanStopped | asyncio.CancelledError)
+            state.set_cleaning(replace(state.cleaning, running=False,
+                                       phase="stopped" if stopped else "failed"))
+            raise
+    finished = datetime.now(UTC).isoformat(timespec="seconds")
+    state.set_cleaning(Cleaning(False, "done", report.claim_pairs, report.claim_pairs,
+                                state.cleaning.scans + 1, finished, report.fallbacks))
+    if report.fallbacks:
+        state.last_error = (f"contradiction judge {report.judge} failed on {report.fallbacks} "
+                            "claim pairs; the rules judge decided them (see each pair's evidence)")
+    state.set_contradictions_open(await asyncio.to_thread(claims.queue.open_count))
+    return report
 
 
 def _pairs(queue: Queue, status: str | None, private: bool) -> dict[str, Any]:
@@ -78,11 +140,9 @@ async def list_pairs(request: web.Request) -> web.Response:
 @routes.post("/v1/contradictions/scan")
 async def scan_pairs(request: web.Request) -> web.Response:
     body = await read_json(request, "PrivateModeRequest")
-    claims, app = request.app[CLAIMS], request.app
-    async with claims.lock:
-        await scan(app[CONFIG], claims.queue, app[MODELS].embedder, claims.judge)
-        doc = await asyncio.to_thread(_pairs, claims.queue, "open", body.get("private", False))
-    app[STATE].set_contradictions_open(await asyncio.to_thread(claims.queue.open_count))
+    await run_scan(request.app)
+    doc = await asyncio.to_thread(_pairs, request.app[CLAIMS].queue, "open",
+                                  body.get("private", False))
     return web.json_response(doc)
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 from aiohttp import web
 
 from sidecar import __version__
@@ -22,6 +24,7 @@ async def status(request: web.Request) -> web.Response:
     return web.json_response(
         {
             "vault": str(state.config.vault),
+            "pid": os.getpid(),
             "files": state.files,
             "chunks": state.chunks,
             "queue": state.queue,
@@ -30,6 +33,7 @@ async def status(request: web.Request) -> web.Response:
             "reranker": {"name": state.reranker, "reason": state.reranker_reason},
             "contradictions_open": state.contradictions_open,
             "last_error": state.last_error,
+            "cleaning": state.cleaning.as_json(),
         }
     )
 

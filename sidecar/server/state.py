@@ -34,6 +34,24 @@ class Reconcile:
 
 
 @dataclass
+class Cleaning:
+    """The contradiction scan: running now (background or asked for), and the last one's end."""
+
+    running: bool = False
+    phase: str = "idle"
+    done: int = 0
+    total: int = 0
+    scans: int = 0
+    last_finished: str | None = None
+    fallbacks: int = 0  # claim pairs of the last scan the rules judged because the judge failed
+
+    def as_json(self) -> dict[str, Any]:
+        return {"running": self.running, "phase": self.phase, "done": self.done,
+                "total": self.total, "scans": self.scans, "last_finished": self.last_finished,
+                "fallbacks": self.fallbacks}
+
+
+@dataclass
 class ServerState:
     config: Config
     hub: EventHub
@@ -46,6 +64,7 @@ class ServerState:
     reranker_reason: str | None = None
     contradictions_open: int = 0
     last_error: str | None = None
+    cleaning: Cleaning = field(default_factory=Cleaning)
 
     def set_progress(self, phase: str, done: int, total: int, *, running: bool = True) -> None:
         self.reconcile = Reconcile(running, phase, done, total)
@@ -66,6 +85,11 @@ class ServerState:
         self.contradictions_open = n
         self.hub.publish("contradictions", {"open": n})
 
+    def set_cleaning(self, cleaning: Cleaning) -> None:
+        """The scan's progress, shown in status and streamed (the plugin shows "scanning")."""
+        self.cleaning = cleaning
+        self.hub.publish("cleaning", cleaning.as_json())
+
     def snapshot(self) -> list[Event]:
         """The events a new stream subscriber starts from."""
         r = self.reconcile
@@ -73,6 +97,7 @@ class ServerState:
             ("progress", {"phase": r.phase, "done": r.done, "total": r.total}),
             ("index", {"files": self.files, "chunks": self.chunks}),
             ("contradictions", {"open": self.contradictions_open}),
+            ("cleaning", self.cleaning.as_json()),
         ]
 
 

@@ -273,8 +273,51 @@ def _fsync_dir(folder: Path) -> None:
             os.close(fd)
 
 
+def _hash_of(path: Path) -> str | None:
+    try:
+        return content_hash(path.read_bytes())
+    except FileNotFoundError:
+        return None
+
+
+def _swap(path: Path, tmp: Path, read_hash: str) -> None:
+    """os.replace(tmp, path) only if `path` holds the bytes hashed `read_hash` (compare-and-swap).
+
+    POSIX has no atomic compare-and-rename, and an editor that saves in place (truncate, then
+    write) may already hold the old file open. So the old file keeps a second, hidden name
+    while it is replaced; it is checked before the swap and again after it. If it changed in
+    between, the editor's save went into it: it is put back (unless the note changed again
+    since) and the edit is a Conflict. Without hard links the check before the swap remains.
+    """
+    held = tmp.with_suffix(".ora-old")
+    try:
+        os.link(path, held)
+    except FileNotFoundError as exc:
+        raise Conflict(f"{path.name} was removed while it was being edited") from exc
+    except OSError:  # no hard links here (FAT, some network shares)
+        if _hash_of(path) != read_hash:
+            raise Conflict(f"{path.name} changed while it was being edited; try again") from None
+        os.replace(tmp, path)
+        return
+    try:
+        if _hash_of(held) != read_hash:
+            raise Conflict(f"{path.name} changed while it was being edited; try again")
+        written = content_hash(tmp.read_bytes())
+        os.replace(tmp, path)
+        if _hash_of(held) != read_hash:  # an in-place save reached the old file meanwhile
+            if _hash_of(path) == written:
+                os.replace(held, path)
+            raise Conflict(f"{path.name} changed while it was being edited; try again")
+    finally:
+        held.unlink(missing_ok=True)
+
+
 def atomic_write(path: Path, data: bytes, read_hash: str) -> None:
-    """Replace `path` with `data` atomically, keeping its mode; Conflict if it changed."""
+    """Replace `path` with `data` atomically, keeping its mode, if it still hashes `read_hash`.
+
+    Conflict when it does not: the write is checked against the exact bytes it was planned
+    from, never against a later read.
+    """
     mode = stat.S_IMODE(path.stat().st_mode)
     fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".ora-tmp")
     tmp = Path(tmp_name)
@@ -284,12 +327,9 @@ def atomic_write(path: Path, data: bytes, read_hash: str) -> None:
             handle.flush()
             os.fsync(handle.fileno())
         os.chmod(tmp, mode)
-        if content_hash(path.read_bytes()) != read_hash:  # changed while we were editing
-            raise Conflict(f"{path.name} changed while it was being edited; try again")
-        os.replace(tmp, path)
-    except BaseException:
+        _swap(path, tmp, read_hash)
+    finally:
         tmp.unlink(missing_ok=True)
-        raise
     _fsync_dir(path.parent)
 
 
@@ -298,12 +338,16 @@ def edit_frontmatter(
 ) -> str:
     """Apply `mutate` to the frontmatter of VAULT/rel; returns the file's new content hash.
 
-    Raises Conflict when the file's hash is not `expected_hash` (if given) or it changes before
-    the write. Nothing is written when the mutation changes nothing.
+    The file is read once; the write is planned from those bytes and swapped in only while the
+    file still holds them. Raises Conflict when the file's hash is not `expected_hash` (if
+    given), when it is empty, or when it changes before the swap. Nothing is written when the
+    mutation changes nothing.
     """
     path = vault_path(vault, rel)
     data = _read(path, rel)
     read_hash = _check(data, expected_hash, rel)
+    if not data.strip():  # most often an editor between its truncate and its write
+        raise Conflict(f"{rel} is empty (perhaps it is being saved); nothing was written")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -339,3 +383,55 @@ def move_to_trash(vault: str | Path, rel: str, expected_hash: str | None) -> str
         _fsync_dir(src.parent)
         return f"{TRASH_FOLDER}/{candidate}"
     raise AssertionError("unreachable")
+
+
+# ---- notes Ora writes itself (chat notes, the supervision log) ------------------------------
+
+
+def create_note(vault: str | Path, rel: str, text: str) -> str:
+    """Write a new note atomically, never over an existing file (Conflict); its hash."""
+    path = vault_path(vault, rel)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data = text.encode("utf-8")
+    fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".ora-tmp")
+    tmp = Path(tmp_name)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp, 0o644)
+        os.link(tmp, path)  # fails if the file exists: no overwrite, no race
+    except FileExistsError as exc:
+        raise Conflict(f"{normalise_rel(rel)} already exists") from exc
+    finally:
+        tmp.unlink(missing_ok=True)
+    _fsync_dir(path.parent)
+    return content_hash(data)
+
+
+def append_to_note(
+    vault: str | Path, rel: str, text: str, mutate: Mutation | None = None,
+    expected_hash: str | None = None,
+) -> tuple[str, str]:
+    """Append `text` after a blank line to VAULT/rel (in the file's own line endings), with an
+    optional frontmatter `mutate` in the same atomic write; (hash read, new hash).
+
+    Every existing byte is kept except frontmatter keys `mutate` changes. Conflict when the file
+    is not `expected_hash` (if given) or changes before the write.
+    """
+    path = vault_path(vault, rel)
+    data = _read(path, rel)
+    read_hash = _check(data, expected_hash, rel)
+    try:
+        old = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UnreadableNote(f"{rel} is not UTF-8", code="undecodable_file") from exc
+    nl = _newline(old)
+    new = rewrite_frontmatter(old, mutate) if mutate is not None else old
+    if new and not new.endswith(("\n", "\r")):
+        new += nl
+    new += nl + text.replace("\r\n", "\n").replace("\n", nl)
+    new_data = new.encode("utf-8")
+    atomic_write(path, new_data, read_hash)
+    return read_hash, content_hash(new_data)

@@ -17,7 +17,7 @@ from typing import Any
 from sidecar.errors import UnreadableNote
 from sidecar.schema import get_schema
 from sidecar.settings import SETTINGS
-from sidecar.vault.edit import edit_frontmatter, set_value
+from sidecar.vault.edit import content_hash, edit_frontmatter, set_value
 from sidecar.vault.links import NameIndex
 from sidecar.vault.lint_rules import (
     CODES,
@@ -237,9 +237,11 @@ def fix_dates(vault: str | Path, rel: str, max_bytes: int = DEFAULT_MAX_BYTES) -
     """Fill absent or unreadable linter-managed dates from the filesystem; True if written.
 
     Only those keys change (through edit.py); a note without frontmatter or with invalid YAML
-    is left alone, since its other problems need a person.
+    is left alone, since its other problems need a person. The edit is checked against the
+    bytes read here (strict UTF-8 round-trips exactly), so a save in between is a Conflict.
     """
     note = read_note(vault, rel, max_bytes)
+    planned = content_hash(note.text.encode("utf-8"))
     if note.yaml_error is not None or split_frontmatter(note.text) is None:
         return False
     managed = get_schema().linter_managed_dates  # listed as (created, modified)
@@ -252,5 +254,5 @@ def fix_dates(vault: str | Path, rel: str, max_bytes: int = DEFAULT_MAX_BYTES) -
         for key, value in todo.items():
             set_value(cm, key, value)
 
-    edit_frontmatter(vault, rel, mutate)
+    edit_frontmatter(vault, rel, mutate, expected_hash=planned)
     return True

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -16,7 +17,7 @@ from sidecar.cleaning.llm import LlmJudge, parse_answer
 from sidecar.cleaning.rules import RulesJudge
 from sidecar.cleaning.scan import scan
 from sidecar.cleaning.store import Queue
-from sidecar.errors import ModelUnavailable
+from sidecar.cleaning.verdict import Verdict
 from sidecar.models.embedder import Embedder
 from sidecar.settings import Config, make_config
 
@@ -78,16 +79,25 @@ async def test_llm_judge_reads_the_label_and_confidence(aiohttp_server: ServerFa
     assert len(app[SEEN]) == 3
 
 
-async def test_llm_judge_refuses_to_guess_when_the_endpoint_fails(
+def _fell_back(verdict: Verdict, reason: str) -> bool:
+    return (verdict.judge == "rules" and verdict.detail["fallback"] == "rules"
+            and reason in verdict.detail["judge_error"])
+
+
+async def test_a_failing_endpoint_hands_the_pair_to_the_rules_judge(
     aiohttp_server: ServerFactory, tmp_path: Path
 ) -> None:
     url, _ = await _serve(aiohttp_server, _chat)
     judge = LlmJudge(_config(tmp_path, llm_url=url, llm_model="test-model", llm_api_key="wrong"))
-    with pytest.raises(ModelUnavailable, match="HTTP 401"):
-        await judge.judge([("a b c", "a b c")])
+    pair = ("Coffee helps focus.", "Coffee does not help focus.")
+    (verdict,) = await judge.judge([pair])
+    (rules,) = await RulesJudge().judge([pair])
+    assert _fell_back(verdict, "HTTP 401")
+    assert (verdict.contradiction, verdict.score, verdict.cue) == (
+        rules.contradiction, rules.score, rules.cue)
 
 
-async def test_llm_judge_refuses_an_answer_that_is_not_the_asked_json(
+async def test_an_answer_that_is_not_the_asked_json_hands_the_pair_to_the_rules_judge(
     aiohttp_server: ServerFactory, tmp_path: Path
 ) -> None:
     async def chatty(request: web.Request) -> web.Response:
@@ -95,14 +105,54 @@ async def test_llm_judge_refuses_an_answer_that_is_not_the_asked_json(
 
     url, _ = await _serve(aiohttp_server, chatty)
     judge = LlmJudge(_config(tmp_path, llm_url=url + "/v1", llm_model="test-model"))
-    with pytest.raises(ModelUnavailable, match="unusable answer"):
-        await judge.judge([("a b c", "a b c")])
+    (verdict,) = await judge.judge([("a b c", "a b c")])
+    assert _fell_back(verdict, "unusable answer")
 
 
-async def test_unreachable_endpoint_is_reported(tmp_path: Path) -> None:
+async def test_an_unreachable_endpoint_is_given_up_after_a_few_failures(tmp_path: Path) -> None:
     judge = LlmJudge(_config(tmp_path, llm_url="http://127.0.0.1:9", llm_model="m"))
-    with pytest.raises(ModelUnavailable, match="unreachable"):
-        await judge.judge([("a b c", "a b c")])
+    verdicts = await judge.judge([("a b c", "a b c")] * 10)
+    assert all(_fell_back(v, "unreachable") for v in verdicts)
+    assert sum("times in this scan" in v.detail["judge_error"] for v in verdicts) >= 5
+
+
+async def _hang(request: web.Request) -> web.Response:
+    await asyncio.sleep(60)
+    return web.json_response(_answer("{}"))
+
+
+async def _error_500(request: web.Request) -> web.Response:
+    return web.Response(status=500, text="upstream exploded")
+
+
+async def _garbage(request: web.Request) -> web.Response:
+    return web.Response(status=200, text="<html>not json at all", content_type="text/html")
+
+
+@pytest.mark.parametrize(("handler", "reason"), [
+    (_error_500, "HTTP 500"), (_garbage, "garbled"), (_hang, "did not answer within"),
+], ids=["500", "garbage", "hanging"])
+async def test_a_scan_with_a_failing_llm_still_queues_the_rules_judges_pairs(
+    aiohttp_server: ServerFactory, tmp_path: Path, vault: Path, embedder: Embedder,
+    handler: Callable[..., Awaitable[web.Response]], reason: str,
+) -> None:
+    url, _ = await _serve(aiohttp_server, handler)
+    config = make_config(vault, tmp_path / "data", llm_url=url, llm_model="test-model")
+    rules_queue = Queue(tmp_path / "rules")
+    await scan(config, rules_queue, embedder, RulesJudge())
+    expected = {p.id for p in rules_queue.pairs("open", kind="engram")}
+    rules_queue.close()
+    assert expected, "the vault should hold a contradiction the rules find"
+
+    queue = Queue(config.data)
+    report = await scan(config, queue, embedder, LlmJudge(config, timeout=0.5))
+    found = queue.pairs("open", kind="engram")
+    queue.close()
+    assert report.judge == "llm:test-model" and report.fallbacks == report.claim_pairs > 0
+    assert {p.id for p in found} == expected
+    for pair in found:
+        assert pair.judge == "rules"
+        assert pair.evidence["fallback"] == "rules" and reason in pair.evidence["judge_error"]
 
 
 @pytest.mark.parametrize(("content", "parsed"), [

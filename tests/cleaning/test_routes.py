@@ -19,7 +19,8 @@ OLD, NEW = "Engrams/Vitamin C and colds.md", "Engrams/Vitamin C revisited.md"
 def server_config(vault: Path, tmp_path: Path) -> Config:
     models = tmp_path / "models"
     return make_config(vault, tmp_path / "data", embed_model="int8", models_dir=str(models),
-                       cohere_api_key="", reranker_dir=str(models / "none"))
+                       cohere_api_key="", reranker_dir=str(models / "none"),
+                       scan_delay=-1.0)  # these tests scan when they choose
 
 
 @pytest.fixture

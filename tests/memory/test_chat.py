@@ -49,6 +49,20 @@ async def test_a_slow_model_times_out_as_llm_failed(tmp_path: Path, llm: Any) ->
         await complete(_config(tmp_path, llm.url), HELLO, max_tokens=5, timeout=0.3)
 
 
+async def test_the_timeout_and_answer_budget_are_settings(
+    tmp_path: Path, llm: Any, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from sidecar.answers import AnswerLimits
+
+    monkeypatch.setenv("ORA_LLM_TIMEOUT", "0.3")
+    monkeypatch.setenv("ORA_ANSWER_MAX_TOKENS", "77")
+    config = _config(tmp_path, llm.url)
+    assert AnswerLimits.load(config).max_tokens == 77
+    llm.mode = "slow"
+    with pytest.raises(LlmFailed, match=r"did not answer within 0\.3 s"):
+        await complete(config, HELLO, max_tokens=5)
+
+
 async def test_a_reply_without_choices_is_llm_failed(tmp_path: Path, llm: Any) -> None:
     llm.mode = "garbled"
     with pytest.raises(LlmFailed, match=r"choices\[0\]"):

@@ -42,7 +42,25 @@ def test_the_window_is_the_longest_recent_suffix_within_the_token_budget(
     used = sum(t.tokens for t in window)
     assert window == turns[len(turns) - len(window):]
     assert 0 < used <= memory.limits.window_tokens
-    assert used + turns[-len(window) - 1].tokens > memory.limits.window_tokens
+    # The turn before fits no more, or it is a question whose answer started the suffix
+    # that fit (and was dropped with it).
+    before = turns[-len(window) - 1]
+    assert (used + before.tokens > memory.limits.window_tokens
+            or used + before.tokens + turns[-len(window) - 2].tokens
+            > memory.limits.window_tokens)
+
+
+def test_the_window_never_starts_with_an_answer_whose_question_was_dropped(
+    open_memory: Callable[..., Any],
+) -> None:
+    memory = open_memory().memory()
+    _say(memory, CHAT)
+    # 40 tokens hold the last answer, question and the answer before them (13 + 14 + 11) but not
+    # that answer's question: the suffix that fits starts with an answer, which goes too.
+    assert [t.tokens for t in memory.turns()][-4:] == [11, 11, 14, 13]
+    window = memory.window()
+    assert window[0].role == "user"
+    assert [t.content for t in window] == [c for _, c in CHAT[-2:]]
 
 
 async def test_the_summary_folds_in_only_newly_evicted_turns(

@@ -79,11 +79,12 @@ def vault(tmp_path: Path) -> Path:
 
 
 def server_config(vault: Path, data: Path, **overrides: Any) -> Config:
-    """Deterministic settings: the packaged int8 embedder, no re-ranker files, no Cohere."""
+    """Deterministic settings: the packaged int8 embedder, no re-ranker files, no Cohere, and
+    no background contradiction scans unless a test asks (`scan_delay`)."""
     models = data.parent / "models"
     return make_config(
         vault, data, embed_model="int8", models_dir=str(models), cohere_api_key="",
-        reranker_dir=str(models / "absent-reranker"), **overrides,
+        reranker_dir=str(models / "absent-reranker"), **{"scan_delay": -1.0, **overrides},
     )
 
 
@@ -211,12 +212,13 @@ async def shared_api(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[
 class Served:
     """A live `ora serve` subprocess on a free loopback port; stderr goes to a file."""
 
-    def __init__(self, config: Config, log: Path) -> None:
+    def __init__(self, config: Config, log: Path, args: tuple[str, ...] = ()) -> None:
         self.config = config
         self.log = log
         self._stderr = log.open("w")
         self.proc = subprocess.Popen(
-            [str(ORA), "serve", str(config.vault), "--data", str(config.data), "--port", "0"],
+            [str(ORA), "serve", str(config.vault), "--data", str(config.data), "--port", "0",
+             *args],
             stdout=subprocess.DEVNULL, stderr=self._stderr, env=_env(config),
         )
         self.port = self._wait_listening()
@@ -256,8 +258,8 @@ def _env(config: Config) -> dict[str, str]:
 def _serving(folder: Path) -> Iterator[Callable[[Config], Served]]:
     started: list[Served] = []
 
-    def start(config: Config) -> Served:
-        served = Served(config, folder / f"serve-{len(started)}.log")
+    def start(config: Config, *args: str) -> Served:
+        served = Served(config, folder / f"serve-{len(started)}.log", args)
         started.append(served)
         return served
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import stat
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -88,3 +90,13 @@ async def test_a_live_server_answers_bad_requests_with_json_errors(live_api: Any
     big = await live_api.request("POST", "/v1/lint", data=b"x" * (5 * 1024 * 1024),
                                  headers={"Content-Type": "application/json"})
     assert big.status == 413
+
+
+async def test_status_reports_the_vault_and_the_process_as_recorded(live_api: Any) -> None:
+    config = live_api.served.config
+    status = (await live_api.get("/v1/status")).json
+    record = json.loads((config.data / "server.json").read_text())
+    assert status["vault"] == str(config.vault) == record["vault"]
+    assert Path(status["vault"]).is_absolute()
+    assert status["pid"] == record["pid"] == live_api.served.proc.pid
+    assert record["port"] == live_api.port and record["parent_pid"] is None

@@ -191,7 +191,7 @@ async def test_event_stream_pings_when_idle(api: Any) -> None:
     api.app[HUB].ping_seconds = 0.05
     async with api.stream("/v1/events/stream") as stream:
         events = [await api.next_event(stream) for _ in range(5)]
-    assert [e for e, _ in events] == ["progress", "index", "contradictions", "ping", "ping"]
+    assert [e for e, _ in events] == ["progress", "index", "contradictions", "cleaning", "ping"]
 
 
 async def test_a_body_over_the_limit_is_413(config: Config, api_for: Any) -> None:

@@ -1,0 +1,170 @@
+"""The chat note: a conversation as a markdown note anyone can read (pure text in, text out).
+
+'The Vault': "Conversations are stored as markdown files with timestamps, attribution, and topic
+metadata." One note per conversation, `type: chat`, with the conversation id and namespace in its
+frontmatter, then one section per turn:
+
+    ## You · 2026-11-30 08:40:12 UTC
+
+    What leavens sourdough bread?
+
+    ## Ora · 2026-11-30 08:40:14 UTC
+
+    A starter of wild yeast [1].
+
+    Sources:
+    - [1] [[Resources/Sourdough|Sourdough]], lines 10-12
+
+A turn asked in private mode says so in its heading (`· private`); an answer that could not be
+generated is written as `## Ora · … · no answer` with the reason, and is not a turn. The role
+labels and markers are `schema/memory.json` `chat_notes`. Parsing reads back exactly the turns the
+memory log holds, so the log can be rebuilt from the notes; the running summaries live in the
+frontmatter (`summary` / `summary covers`, and `private summary` / `private summary covers`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from functools import cache
+from typing import Any
+
+from sidecar.schema import load_json
+from sidecar.vault.note import Note
+
+_STAMP = "%Y-%m-%d %H:%M:%S"
+SUMMARY_KEYS = {False: ("summary", "summary covers"),
+                True: ("private summary", "private summary covers")}
+
+
+@dataclass(frozen=True)
+class ChatFormat:
+    """`schema/memory.json` `chat_notes`."""
+
+    labels: dict[str, str]  # role → heading label
+    private_marker: str
+    no_answer_marker: str
+    sources_heading: str
+
+    @property
+    def heading(self) -> re.Pattern[str]:
+        labels = "|".join(re.escape(label) for label in self.labels.values())
+        return re.compile(rf"^## (?P<label>{labels}) · (?P<stamp>\d{{4}}-\d\d-\d\d "
+                          rf"\d\d:\d\d:\d\d) UTC(?P<marks>(?: · [^\n·]+)*)[ \t]*\r?$", re.M)
+
+
+@cache
+def chat_format() -> ChatFormat:
+    c = load_json("memory.json")["chat_notes"]
+    return ChatFormat({str(k): str(v) for k, v in c["roles"].items()},
+                      str(c["private_marker"]), str(c["no_answer_marker"]),
+                      str(c["sources_heading"]))
+
+
+@dataclass(frozen=True)
+class NoteTurn:
+    role: str
+    content: str
+    created: str  # ISO 8601, UTC, as the memory log stores it
+    private: bool
+
+
+@dataclass(frozen=True)
+class ChatNote:
+    """What a chat note holds for memory."""
+
+    conversation: str
+    namespace: str
+    turns: list[NoteTurn]
+    summaries: dict[bool, tuple[str, int]]  # scope private? → (text, turns of the scope covered)
+
+
+def note_rel(folder: str, namespace: str, conversation: str, default_namespace: str) -> str:
+    """Where a new conversation's note goes: `<folder>/<id>.md`, in a sub-folder per namespace
+    other than the default; ':' (allowed in ids, not in file names) becomes '-'."""
+    name = conversation.replace(":", "-") + ".md"
+    parts = [folder.strip("/")] + ([namespace] if namespace != default_namespace else []) + [name]
+    return "/".join(p for p in parts if p)
+
+
+def stamp(created: str) -> str:
+    return datetime.fromisoformat(created).astimezone(UTC).strftime(_STAMP) + " UTC"
+
+
+def _iso(text: str) -> str:
+    return datetime.strptime(text, _STAMP).replace(tzinfo=UTC).isoformat(timespec="seconds")
+
+
+def new_note(conversation: str, namespace: str, created: str, newline: str = "\n") -> str:
+    """A new chat note's frontmatter and title (string values JSON-quoted: valid YAML)."""
+    day = created[:10]
+    lines = ["---", "type: chat", "nexus: []", "tags: []", f"date created: {day}",
+             f"date modified: {day}", f"conversation: {json.dumps(conversation)}",
+             f"namespace: {json.dumps(namespace)}", "---", f"# {conversation}"]
+    return newline.join(lines) + newline
+
+
+def source_line(c: dict[str, Any], flag_text: str) -> str:
+    target = c["path"].removesuffix(".md")
+    title = c.get("title") or target.rsplit("/", 1)[-1]
+    span = (f"line {c['line_start']}" if c["line_start"] == c["line_end"]
+            else f"lines {c['line_start']}-{c['line_end']}")
+    return f"- [{c['n']}] [[{target}|{title}]], {span}{flag_text}"
+
+
+def turn_section(
+    role: str, content: str, created: str, *, private: bool, sources: Sequence[str] = (),
+    no_answer: bool = False,
+) -> str:
+    """One turn (or an answer that was not generated), to append after a blank line."""
+    fmt = chat_format()
+    marks = ([fmt.private_marker] if private else []) + ([fmt.no_answer_marker]
+                                                          if no_answer else [])
+    heading = f"## {fmt.labels[role]} · {stamp(created)}" + "".join(f" · {m}" for m in marks)
+    parts = [heading, content.strip()]
+    if sources:
+        parts.append("\n".join([fmt.sources_heading, *sources]))
+    return "\n\n".join(parts) + "\n"
+
+
+def _strip_sources(content: str, fmt: ChatFormat) -> str:
+    """The answer without the trailing list of sources it was written with."""
+    head, sep, tail = content.rpartition("\n" + fmt.sources_heading + "\n")
+    if sep and all(line.startswith("- [") for line in tail.strip().splitlines()):
+        return head.rstrip()
+    return content
+
+
+def _summaries(frontmatter: dict[str, Any]) -> dict[bool, tuple[str, int]]:
+    found: dict[bool, tuple[str, int]] = {}
+    for private, (text_key, count_key) in SUMMARY_KEYS.items():
+        text, count = frontmatter.get(text_key), frontmatter.get(count_key)
+        if isinstance(text, str) and text.strip() and isinstance(count, int) and count > 0:
+            found[private] = (text.strip(), count)
+    return found
+
+
+def parse_chat(note: Note) -> ChatNote | None:
+    """The conversation a chat note holds, or None when the note is not one of Ora's."""
+    conversation, namespace = note.frontmatter.get("conversation"), note.frontmatter.get(
+        "namespace")
+    if note.type != "chat" or not isinstance(conversation, str) or not isinstance(namespace, str):
+        return None
+    fmt = chat_format()
+    role_of = {label: role for role, label in fmt.labels.items()}
+    heads = list(fmt.heading.finditer(note.body))
+    turns: list[NoteTurn] = []
+    for i, m in enumerate(heads):
+        end = heads[i + 1].start() if i + 1 < len(heads) else len(note.body)
+        marks = {mark.strip() for mark in m["marks"].split(" · ") if mark.strip()}
+        content = note.body[m.end():end].strip().replace("\r\n", "\n")
+        if fmt.no_answer_marker in marks or not content:
+            continue
+        role = role_of[m["label"]]
+        if role == "assistant":
+            content = _strip_sources(content, fmt)
+        turns.append(NoteTurn(role, content, _iso(m["stamp"]), fmt.private_marker in marks))
+    return ChatNote(conversation, namespace, turns, _summaries(note.frontmatter))

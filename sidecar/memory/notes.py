@@ -1,0 +1,258 @@
+"""Chat notes are the truth of conversation memory; the log and the recall vectors are caches.
+
+Every turn is appended to its conversation's chat note (through `vault/edit.py`, atomically,
+keeping every existing byte) before it enters the log (`memory.sqlite`) and episodic recall
+(`mem__*`). The log remembers each note's hash when it last matched it; `sync()` re-reads every
+chat note whose hash differs (the user edited it, or `.ora/` was deleted) and rebuilds that
+conversation — turns, summaries, vectors — from the note, and forgets conversations whose note is
+gone. An append to a note that changed since the log matched it re-imports the note the same way,
+so a user's edit is never overwritten by the cache.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date
+from typing import Any
+
+from chromadb.api import ClientAPI
+from ruamel.yaml.comments import CommentedMap
+
+from sidecar.errors import BadRequest, Conflict, OraError
+from sidecar.memory.chat_note import (
+    SUMMARY_KEYS,
+    ChatNote,
+    new_note,
+    note_rel,
+    parse_chat,
+    turn_section,
+)
+from sidecar.memory.episodic import Episodic
+from sidecar.memory.store import LoggedTurn, MemoryStore, NoteLink, Turn, check_conversation, now
+from sidecar.memory.tokens import TurnEmbedder, count_tokens
+from sidecar.settings import Config
+from sidecar.vault.edit import (
+    add_tag,
+    append_to_note,
+    content_hash,
+    create_note,
+    edit_frontmatter,
+    set_value,
+)
+from sidecar.vault.note import decode_note, parse_note
+from sidecar.vault.scan import iter_note_paths, vault_path
+from sidecar.vault.vault_settings import load_vault_settings
+
+log = logging.getLogger("sidecar.memory")
+
+
+def chats_folder(config: Config) -> str:
+    """The vault folder chat notes go to: `chats_folder` of the vault's own settings
+    (`VAULT/ora.yaml`, default `schema/vault_defaults.json`)."""
+    return load_vault_settings(config.vault).chats_folder
+
+
+@dataclass(frozen=True)
+class SyncReport:
+    imported: list[str]  # conversations rebuilt from their notes
+    dropped: list[str]  # conversations whose note is gone
+
+    def as_json(self) -> dict[str, Any]:
+        return {"imported": self.imported, "dropped": self.dropped}
+
+
+class ChatNotes:
+    """The chat notes of one vault, and the caches they feed."""
+
+    def __init__(self, config: Config, store: MemoryStore, client: ClientAPI,
+                 embedder: TurnEmbedder) -> None:
+        self.config, self.store, self.client, self.embedder = config, store, client, embedder
+        self._episodic: dict[str, Episodic] = {}
+        # Appends and syncs compare the note's hash with the log's: one at a time.
+        self._lock = threading.RLock()
+
+    def episodic(self, namespace: str, given: Episodic | None = None) -> Episodic:
+        if given is not None:
+            self._episodic.setdefault(namespace, given)
+        if namespace not in self._episodic:
+            self._episodic[namespace] = Episodic(self.client, namespace)
+        return self._episodic[namespace]
+
+    def path_of(self, namespace: str, conversation: str) -> str | None:
+        link = self.store.note_link(namespace, conversation)
+        return link.path if link is not None else None
+
+    # ---- writing -----------------------------------------------------------------------------
+
+    def append(
+        self, namespace: str, conversation: str, role: str, content: str, *, private: bool,
+        sources: Sequence[str] = (), topic: str | None = None,
+    ) -> Turn | None:
+        """Append one turn to the note, then to the log and recall; the logged turn (None when
+        the note, re-imported after a user's edit, no longer holds it)."""
+        created = now()
+        section = turn_section(role, content, created, private=private, sources=sources)
+        with self._lock:
+            matched, link = self._write(namespace, conversation, section, private=private,
+                                        created=created, topic=topic)
+            if not matched:
+                stored = self._import(link, self._read(link.path))
+                return stored[-1] if stored else None
+            turn = self.store.append(
+                namespace, conversation, role, content, private=private, created=created,
+                tokens=count_tokens(self.embedder.tokenizer, content))
+            self.store.link_note(link)
+        self.episodic(namespace).add(turn, self.embedder.embed([content])[0])
+        return turn
+
+    def append_no_answer(self, namespace: str, conversation: str, reason: str, *,
+                         private: bool) -> None:
+        """Say in the note that no answer was generated; memory gets no assistant turn."""
+        created = now()
+        section = turn_section("assistant", f"No answer was generated: {reason}.", created,
+                               private=private, no_answer=True)
+        with self._lock:
+            matched, link = self._write(namespace, conversation, section, private=private,
+                                        created=created, topic=None)
+            if matched:
+                self.store.link_note(link)  # the log's turns still match the note
+            else:
+                self._import(link, self._read(link.path))
+
+    def save_summary(self, namespace: str, conversation: str, *, private: bool, text: str,
+                     covers: int) -> None:
+        """Write a running summary and how many of its scope's turns it covers to the note."""
+        text_key, count_key = SUMMARY_KEYS[private]
+
+        def mutate(cm: CommentedMap) -> None:
+            set_value(cm, text_key, text)
+            set_value(cm, count_key, covers)
+
+        with self._lock:
+            link = self.store.note_link(namespace, conversation)
+            if link is None:
+                return
+            try:
+                new_hash = edit_frontmatter(self.config.vault, link.path, mutate, link.hash)
+            except OraError as err:  # the user edited it: the next sync re-reads it
+                log.warning("summary not written to %s: %s", link.path, err.message)
+                return
+            self.store.link_note(NoteLink(namespace, conversation, link.path, new_hash))
+
+    def _write(
+        self, namespace: str, conversation: str, section: str, *, private: bool, created: str,
+        topic: str | None,
+    ) -> tuple[bool, NoteLink]:
+        """Append `section` to the conversation's note (creating it); whether the log matched
+        the note before this write, and the note's new link."""
+        link = self.store.note_link(namespace, conversation)
+        if link is not None and not vault_path(self.config.vault, link.path).is_file():
+            self._forget(link)  # the user deleted the note: the conversation starts afresh
+            link = None
+        if link is None:
+            return self._create(namespace, conversation, section, private=private,
+                                created=created)
+
+        def mutate(cm: CommentedMap) -> None:
+            set_value(cm, "date modified", date.fromisoformat(created[:10]))
+            if private:
+                add_tag(cm, "private")
+            if topic and not cm.get("cluster"):
+                set_value(cm, "cluster", topic)
+
+        read_hash, new_hash = append_to_note(self.config.vault, link.path, section, mutate)
+        return read_hash == link.hash, NoteLink(namespace, conversation, link.path, new_hash)
+
+    def _create(self, namespace: str, conversation: str, section: str, *, private: bool,
+                created: str) -> tuple[bool, NoteLink]:
+        # Turns logged before conversations had notes are written into the new note first.
+        earlier = self.store.turns(namespace, conversation, private=True)
+        sections = [turn_section(t.role, t.content, t.created, private=t.private)
+                    for t in earlier]
+        text = new_note(conversation, namespace, created)
+        if private or any(t.private for t in earlier):
+            text = text.replace("tags: []", "tags:\n  - private", 1)
+        body = "\n".join(["", *sections, section])
+        base = note_rel(chats_folder(self.config), namespace, conversation,
+                        str(self.config.namespace))
+        for n in range(1, 1000):
+            rel = base if n == 1 else base.removesuffix(".md") + f" {n}.md"
+            try:
+                new_hash = create_note(self.config.vault, rel, text + body)
+            except Conflict:
+                continue
+            # A brand-new note matches a log that holds nothing of it yet.
+            return not earlier, NoteLink(namespace, conversation, rel, new_hash)
+        raise Conflict(f"no free file name for conversation {conversation!r} under {base}")
+
+    # ---- reading back ------------------------------------------------------------------------
+
+    def _read(self, rel: str) -> tuple[str, ChatNote | None]:
+        data = vault_path(self.config.vault, rel).read_bytes()
+        text = decode_note(data, rel, int(self.config.max_file_bytes))
+        return content_hash(data), parse_chat(parse_note(text, rel))
+
+    def _import(self, link: NoteLink, read: tuple[str, ChatNote | None]) -> list[Turn]:
+        note_hash, chat = read
+        turns = [] if chat is None else [
+            LoggedTurn(t.role, t.content, t.created,
+                       count_tokens(self.embedder.tokenizer, t.content), t.private)
+            for t in chat.turns]
+        link = NoteLink(link.namespace, link.conversation, link.path, note_hash)
+        stored = self.store.replace_conversation(link, turns,
+                                                 {} if chat is None else chat.summaries)
+        episodic = self.episodic(link.namespace)
+        episodic.drop_conversation(link.conversation)
+        if stored:
+            vectors = self.embedder.embed([t.content for t in stored])
+            for turn, vector in zip(stored, vectors, strict=True):
+                episodic.add(turn, vector)
+        return stored
+
+    def sync(self) -> SyncReport:
+        """Bring the log and recall in line with the chat notes (cheap when nothing changed:
+        one hash per note)."""
+        with self._lock:
+            links = {(k.namespace, k.conversation): k for k in self.store.note_links()}
+            folder = chats_folder(self.config).strip("/") + "/"
+            paths = {rel for rel in iter_note_paths(self.config.vault) if rel.startswith(folder)}
+            paths |= {k.path for k in links.values()
+                      if vault_path(self.config.vault, k.path).is_file()}
+            seen: set[tuple[str, str]] = set()
+            unreadable: set[str] = set()
+            imported: list[str] = []
+            for rel in sorted(paths):
+                try:
+                    note_hash, chat = self._read(rel)
+                except (OSError, OraError):
+                    unreadable.add(rel)  # not a reason to forget its conversation
+                    continue
+                if chat is None:
+                    continue
+                key = (chat.namespace, chat.conversation)
+                known = links.get(key)
+                if key in seen or (known is not None and known.path != rel
+                                   and known.path in paths):
+                    continue  # a copy of another conversation's note: the first one counts
+                seen.add(key)
+                if known is not None and known.path == rel and known.hash == note_hash:
+                    continue
+                try:
+                    check_conversation(chat.conversation)
+                except BadRequest:
+                    continue
+                self._import(NoteLink(*key, rel, note_hash), (note_hash, chat))
+                imported.append(chat.conversation)
+            dropped = []
+            for key, link in links.items():
+                if key not in seen and link.path not in unreadable:
+                    self._forget(link)
+                    dropped.append(link.conversation)
+        return SyncReport(imported, dropped)
+
+    def _forget(self, link: NoteLink) -> None:
+        self.store.drop_conversation(link.namespace, link.conversation)
+        self.episodic(link.namespace).drop_conversation(link.conversation)

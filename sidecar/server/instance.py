@@ -1,0 +1,118 @@
+"""What identifies a running `ora serve`: its record in the data folder, and its parent's life.
+
+`DATA/server.json` says which process serves this data folder and on which port:
+`{"pid", "port", "host", "vault", "parent_pid", "version", "started"}`. Only the index's one
+writer gets as far as listening, so the record is never ambiguous. It is written once the port is
+bound (atomically) and removed at a clean exit if it is still this process's own. The plugin reads
+it to find a vault's sidecar on a port chosen free (`--port 0`), and recognises a sidecar it
+started itself by `parent_pid`.
+
+`--parent-pid PID` ties the server's life to another process (the plugin's): `watch_parent` sets
+the stop event soon after that process is gone, so Obsidian quitting without calling the plugin's
+`onunload` does not leave a sidecar behind.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from sidecar import __version__
+from sidecar.settings import Config
+
+RECORD_FILE = "server.json"
+PARENT_POLL_SECONDS = 0.5
+log = logging.getLogger("sidecar.server")
+
+
+def record_path(data: Path) -> Path:
+    return data / RECORD_FILE
+
+
+def write_record(config: Config, port: int, parent_pid: int | None) -> dict[str, Any]:
+    """Write DATA/server.json for this process (atomic: a reader never sees half of it)."""
+    record = {
+        "pid": os.getpid(), "port": port, "host": str(config.host), "vault": str(config.vault),
+        "parent_pid": parent_pid, "version": __version__,
+        "started": datetime.now(UTC).isoformat(timespec="seconds"),
+    }
+    path = record_path(config.data)
+    tmp = path.with_name(f".{RECORD_FILE}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+    return record
+
+
+def read_record(data: Path) -> dict[str, Any] | None:
+    """The record, or None when absent or unreadable."""
+    try:
+        doc = json.loads(record_path(data).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return doc if isinstance(doc, dict) else None
+
+
+def remove_record(data: Path) -> None:
+    """Remove the record if it is this process's (a newer server may have replaced it)."""
+    record = read_record(data)
+    if record is not None and record.get("pid") == os.getpid():
+        with contextlib.suppress(FileNotFoundError):
+            record_path(data).unlink()
+
+
+def _windows_alive(pid: int) -> bool:
+    import ctypes  # only on Windows: os.kill(pid, 0) there would terminate the process
+
+    kernel32 = ctypes.windll.kernel32  # type: ignore[attr-defined,unused-ignore]
+    handle = kernel32.OpenProcess(0x1000, False, pid)  # PROCESS_QUERY_LIMITED_INFORMATION
+    if not handle:
+        return False
+    try:
+        code = ctypes.c_ulong()
+        ok = kernel32.GetExitCodeProcess(handle, ctypes.byref(code))
+        return bool(ok) and code.value == 259  # STILL_ACTIVE
+    finally:
+        kernel32.CloseHandle(handle)
+
+
+def _zombie(pid: int) -> bool:
+    """A process that has exited but was not reaped yet (Linux only; elsewhere False)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[-1].split()[:1] == ["Z"]
+
+
+def process_alive(pid: int) -> bool:
+    """Whether process `pid` still runs."""
+    if sys.platform == "win32":
+        return _windows_alive(pid)
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # it exists, owned by someone else
+    return not _zombie(pid)
+
+
+async def watch_parent(pid: int, stop: asyncio.Event,
+                       poll: float = PARENT_POLL_SECONDS) -> None:
+    """Set `stop` once process `pid` is gone (or, if it was our parent, once we were
+    re-parented: its pid may already be reused)."""
+    was_parent = os.getppid() == pid
+    while not stop.is_set():
+        if not process_alive(pid) or (was_parent and os.getppid() != pid):
+            log.warning("parent process %d is gone; shutting down", pid)
+            stop.set()
+            return
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stop.wait(), poll)

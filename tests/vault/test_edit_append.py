@@ -1,0 +1,45 @@
+"""Notes Ora writes itself (chat notes, the supervision log): created without ever overwriting,
+appended to with every existing byte kept, in the file's own line endings, atomically."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from ruamel.yaml.comments import CommentedMap
+
+from sidecar.errors import Conflict
+from sidecar.vault.edit import add_tag, append_to_note, content_hash, create_note
+
+CRLF = "---\r\ntype: chat  # mine\r\ntags: [a]\r\n---\r\n# Talk\r\n\r\nkept   as is\r\n"
+
+
+def test_create_note_never_overwrites(tmp_path: Path) -> None:
+    digest = create_note(tmp_path, "Chats/Ora/a.md", "# A\n")
+    assert (tmp_path / "Chats/Ora/a.md").read_text() == "# A\n"
+    assert digest == content_hash(b"# A\n")
+    with pytest.raises(Conflict):
+        create_note(tmp_path, "Chats/Ora/a.md", "# other\n")
+    assert (tmp_path / "Chats/Ora/a.md").read_text() == "# A\n"
+    assert [p.name for p in (tmp_path / "Chats/Ora").iterdir()] == ["a.md"]  # no temp left
+
+
+def test_append_keeps_every_byte_and_the_line_endings(tmp_path: Path) -> None:
+    path = tmp_path / "t.md"
+    path.write_bytes(CRLF.encode())
+
+    def private(cm: CommentedMap) -> None:
+        add_tag(cm, "private")
+
+    read, new = append_to_note(tmp_path, "t.md", "## You\n\nhello\n", private)
+    data = path.read_bytes()
+    assert read == content_hash(CRLF.encode()) and new == content_hash(data)
+    assert data.decode() == CRLF.replace("[a]", "[a, private]") + "\r\n## You\r\n\r\nhello\r\n"
+
+
+def test_append_refuses_a_note_that_changed(tmp_path: Path) -> None:
+    path = tmp_path / "t.md"
+    path.write_text("# T\n")
+    with pytest.raises(Conflict):
+        append_to_note(tmp_path, "t.md", "more\n", expected_hash=content_hash(b"# other\n"))
+    assert path.read_text() == "# T\n"
