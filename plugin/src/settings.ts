@@ -1,3 +1,5 @@
+import type { ConversationEntry } from "./ask/model";
+
 /** The plugin's saved settings. Every key has a default, so older saved data still loads. */
 export interface OraSettings {
 	/** The `ora` executable: a name on PATH or an absolute path (e.g. REPO/.venv/bin/ora). */
@@ -14,6 +16,12 @@ export interface OraSettings {
 	/** Quiet time before queued vault events are sent as one batch. */
 	eventDelayMs: number;
 	lintInEditor: boolean;
+	/** OpenAI-compatible endpoint for Ask (Ollama, llama.cpp server, LM Studio); empty: extractive answers. */
+	llmUrl: string;
+	llmModel: string;
+	llmApiKey: string;
+	/** Ask panel conversations, newest first. */
+	conversations: ConversationEntry[];
 }
 
 export const DEFAULT_SETTINGS: Readonly<OraSettings> = Object.freeze({
@@ -26,6 +34,10 @@ export const DEFAULT_SETTINGS: Readonly<OraSettings> = Object.freeze({
 	lintDelayMs: 750,
 	eventDelayMs: 500,
 	lintInEditor: true,
+	llmUrl: "",
+	llmModel: "",
+	llmApiKey: "",
+	conversations: [] as ConversationEntry[],
 });
 
 /**
@@ -43,7 +55,23 @@ export function mergeSettings(saved: unknown): OraSettings {
 		}
 	}
 	if (!isPort(merged.port)) merged.port = DEFAULT_SETTINGS.port;
+	merged.conversations = conversationList(record.conversations);
 	return merged;
+}
+
+/** Saved conversations, keeping only well-formed entries (a fresh array, never the default's). */
+function conversationList(value: unknown): ConversationEntry[] {
+	if (!Array.isArray(value)) return [];
+	return value.filter((c: unknown): c is ConversationEntry => {
+		if (typeof c !== "object" || c === null) return false;
+		const entry = c as Record<string, unknown>;
+		return typeof entry.id === "string" && typeof entry.title === "string" && typeof entry.updated === "number";
+	});
+}
+
+/** The language model settings as the sidecar's environment (`ORA_LLM_*`), passed when the plugin starts it. */
+export function serveEnv(settings: Pick<OraSettings, "llmUrl" | "llmModel" | "llmApiKey">): Record<string, string> {
+	return { ORA_LLM_URL: settings.llmUrl.trim(), ORA_LLM_MODEL: settings.llmModel.trim(), ORA_LLM_API_KEY: settings.llmApiKey.trim() };
 }
 
 export function isPort(value: number): boolean {

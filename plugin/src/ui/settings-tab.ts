@@ -108,6 +108,30 @@ export class OraSettingTab extends PluginSettingTab {
 				render: (st) => this.numberText(st, s.eventDelayMs, (v) => save({ eventDelayMs: v })),
 			},
 			{
+				name: "Language model URL",
+				desc: "An OpenAI-compatible endpoint for Ask, e.g. Ollama http://127.0.0.1:11434/v1, llama.cpp server http://127.0.0.1:8080/v1, LM Studio http://127.0.0.1:1234/v1. Empty: answers quote passages. Restart the sidecar to apply.",
+				render: (st) => {
+					st.addText((t) => t.setPlaceholder("Empty: no model").setValue(s.llmUrl).onChange((v) => void save({ llmUrl: v.trim() })));
+				},
+			},
+			{
+				name: "Language model name",
+				desc: "The model the endpoint should run, for example llama3.2.",
+				render: (st) => {
+					st.addText((t) => t.setValue(s.llmModel).onChange((v) => void save({ llmModel: v.trim() })));
+				},
+			},
+			{
+				name: "Language model key",
+				desc: "Bearer key, only if the endpoint needs one.",
+				render: (st) => {
+					st.addText((t) => {
+						t.inputEl.type = "password";
+						t.setValue(s.llmApiKey).onChange((v) => void save({ llmApiKey: v.trim() }));
+					});
+				},
+			},
+			{
 				name: "Access token",
 				desc: `Read from ${this.host.tokenPath()}. Sent with every request.`,
 				render: (st) => {

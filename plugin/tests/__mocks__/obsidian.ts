@@ -269,7 +269,9 @@ export abstract class SuggestModal<T> extends Modal {
 		super(app);
 		this.inputEl = this.modalEl.createEl("input", { cls: "prompt-input" });
 		this.resultContainerEl = this.modalEl.createDiv({ cls: "prompt-results" });
-		this.inputEl.addEventListener("input", () => (this.updated = this.update()));
+		this.inputEl.addEventListener("input", () => {
+			this.updated = this.update();
+		});
 		this.inputEl.addEventListener("keydown", (evt) => this.onKey(evt));
 	}
 
