@@ -1,5 +1,5 @@
 import { forceLinting, linter, type Action, type Diagnostic as CmDiagnostic } from "@codemirror/lint";
-import type { Extension } from "@codemirror/state";
+import { StateEffect, type Extension } from "@codemirror/state";
 import type { EditorView } from "@codemirror/view";
 
 import type { Diagnostic } from "../api/types";
@@ -67,6 +67,9 @@ function fixActions(text: string, diagnostic: Diagnostic, path: string, options:
 	}));
 }
 
+/** Asks the linter to run again though the text did not change (the vault's settings did). */
+const relint = StateEffect.define<null>();
+
 /** Applies a fix: text changes as one transaction, or the ignore list through the sidecar. */
 export function applyFix(view: EditorView, fix: QuickFix, options: Pick<LintSourceOptions, "fixes">): void {
 	if ("changes" in fix) {
@@ -74,10 +77,17 @@ export function applyFix(view: EditorView, fix: QuickFix, options: Pick<LintSour
 		return;
 	}
 	const ignore = options.fixes?.ignore;
-	if (ignore) void ignore(fix.ignore).then(() => forceLinting(view));
+	if (!ignore) return;
+	void ignore(fix.ignore).then(() => {
+		view.dispatch({ effects: relint.of(null) });
+		forceLinting(view);
+	});
 }
 
 /** The editor extension: CodeMirror's own `delay` is the debounce between keystrokes and requests. */
 export function frontmatterLinter(options: LintSourceOptions, delayMs: number): Extension {
-	return linter(lintSource(options), { delay: delayMs });
+	return linter(lintSource(options), {
+		delay: delayMs,
+		needsRefresh: (update) => update.transactions.some((t) => t.effects.some((e) => e.is(relint))),
+	});
 }

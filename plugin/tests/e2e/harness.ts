@@ -36,7 +36,8 @@ async function freePort(): Promise<number> {
 	return port;
 }
 
-export async function startSidecar(): Promise<LiveSidecar> {
+/** `env`: extra environment for `ora serve` (e.g. `ORA_LLM_URL`, as the plugin passes its settings). */
+export async function startSidecar(options: { env?: Record<string, string> } = {}): Promise<LiveSidecar> {
 	const vault = mkdtempSync(join(tmpdir(), "ora-plugin-e2e-"));
 	cpSync(resolve(__dirname, "vault"), vault, { recursive: true });
 	const port = await freePort();
@@ -48,7 +49,8 @@ export async function startSidecar(): Promise<LiveSidecar> {
 		client,
 		autoStart: true,
 		spawn: () => {
-			const child = spawn(ORA, serveArgs(settings, vault), { stdio: ["ignore", "ignore", "pipe"] });
+			const env = { ...process.env, ...options.env };
+			const child = spawn(ORA, serveArgs(settings, vault), { stdio: ["ignore", "ignore", "pipe"], env });
 			child.stderr.on("data", (chunk: Buffer) => stderr.push(chunk.toString()));
 			return child;
 		},
