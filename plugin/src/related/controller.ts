@@ -1,7 +1,6 @@
 import { SidecarError } from "../api/client";
 import type { RelatedDocument, RelatedRequest } from "../api/types";
 import { groupByNote } from "../search/group";
-import { queryTerms } from "../search/highlight";
 import { shapeResult, titleFromPath, type ResultList } from "../search/shape";
 import { debounce, type Debounced } from "../util/debounce";
 
@@ -97,8 +96,8 @@ export class RelatedController {
 		let next: RelatedState;
 		try {
 			const doc = await this.config.related({ path, k: this.config.k, private: this.privateMode });
-			const terms = queryTerms(title);
-			const cards = doc.results.map((r) => shapeResult(r, terms));
+			// Nothing to highlight: the notes were found by meaning and links, not by words.
+			const cards = doc.results.map((r) => shapeResult(r, []));
 			next = cards.length
 				? { kind: "results", path, title, list: { cards, groups: groupByNote(cards), rerankNote: "" } }
 				: { kind: "empty", path, title };

@@ -184,11 +184,11 @@ describe.skipIf(SKIP_REASON !== null)(`views ⇄ ora serve${SKIP_REASON ? ` (ski
 			// "Ignore this folder": written to the vault's ora.yaml by the sidecar, lint goes quiet.
 			forceLinting(view);
 			const again = await eventually(async () => {
-				let hit: { d: CmDiagnostic; from: number; to: number } | null = null;
+				const hits: { d: CmDiagnostic; from: number; to: number }[] = [];
 				forEachDiagnostic(view.state, (d, from, to) => {
-					if (d.source === "type-unknown") hit = { d, from, to };
+					if (d.source === "type-unknown") hits.push({ d, from, to });
 				});
-				return hit as { d: CmDiagnostic; from: number; to: number } | null;
+				return hits[0] ?? null;
 			});
 			again.d.actions?.find((a) => a.name === "Ignore lint for this folder")?.apply(view, again.from, again.to);
 			await eventually(async () => (diagnosticCount(view.state) === 0 ? true : null), 20_000);
