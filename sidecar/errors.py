@@ -74,6 +74,13 @@ class UnreadableNote(OraError):
     status = 422
 
 
+class IndexDamaged(OraError):
+    """An index file is damaged or missing; a writer rebuilds it, a reader names the command."""
+
+    code = "index_damaged"
+    status = 503
+
+
 class InvalidFrontmatter(OraError):
     """A note's frontmatter cannot be edited safely because its YAML is invalid."""
 
@@ -86,6 +93,13 @@ class InvalidSettings(OraError):
 
     code = "invalid_settings"
     status = 422
+
+
+class NoteNotWritable(OraError):
+    """A note is read-only (no write permission) or immutable: Ora refuses to write it."""
+
+    code = "note_not_writable"
+    status = 409
 
 
 class RerankerFailed(OraError):

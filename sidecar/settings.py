@@ -73,6 +73,12 @@ SETTINGS: tuple[Setting, ...] = (
             "Earlier turns recalled by similarity, in embedding-model tokens."),
     Setting("memory_summary_tokens", 256, "ORA_MEMORY_SUMMARY_TOKENS",
             "Longest running summary of turns evicted from the window, in the model's tokens."),
+    Setting("searxng_url", "", "ORA_SEARXNG_URL",
+            "Base URL of a SearXNG instance (its JSON format enabled) for the web tier of "
+            "`--web` searches and answers; empty means no web search."),
+    Setting("web_timeout", 10.0, "ORA_WEB_TIMEOUT",
+            "Seconds before a web search is abandoned (the vault results are returned alone)."),
+    Setting("web_results", 8, "ORA_WEB_RESULTS", "Web results fetched and classified per query."),
     Setting("scan_delay", 3.0, "ORA_SCAN_DELAY",
             "Quiet seconds after vault changes before `ora serve` scans them for contradictions "
             "in the background; negative turns background scans off."),

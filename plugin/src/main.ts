@@ -1,5 +1,5 @@
 import { spawn } from "child_process";
-import { promises as fs } from "fs";
+import { promises as fs, realpathSync } from "fs";
 import {
 	editorInfoField,
 	FileSystemAdapter,
@@ -12,17 +12,20 @@ import {
 
 import { SidecarClient } from "./api/client";
 import { EventStream } from "./api/event-stream";
-import type { VaultEvent } from "./api/types";
-import { frontmatterLinter } from "./lint/extension";
-import { StatusModel } from "./sidecar/status-model";
-import { SidecarSupervisor } from "./sidecar/supervisor";
-import { baseUrl, mergeSettings, serveArgs, serveEnv, tokenPath, type OraSettings } from "./settings";
+import type { StreamEvent, VaultEvent } from "./api/types";
+import { frontmatterLinter, LintedEditors } from "./lint/extension";
 import type { QuickAction } from "./quick/suggest";
 import type { ResultCard } from "./search/shape";
+import { SidecarLink } from "./sidecar/link";
+import { StatusModel, type ClickAction } from "./sidecar/status-model";
+import { parseRecord, SidecarSupervisor } from "./sidecar/supervisor";
+import { baseUrl, mergeSettings, recordPath, serveArgs, serveEnv, tokenPath, type OraSettings } from "./settings";
+import { AdoptModal, undoAdoption } from "./ui/adopt-modal";
 import { ASK_VIEW_TYPE, AskView } from "./ui/ask-view";
 import { fileDates } from "./ui/file-dates";
 import { QuickSearchModal } from "./ui/quick-search-modal";
 import { RELATED_VIEW_TYPE, RelatedView } from "./ui/related-view";
+import { debounce } from "./util/debounce";
 import { openAtLines } from "./ui/open-note";
 import { RequestUrlTransport } from "./ui/request-url-transport";
 import { SEARCH_VIEW_TYPE, SearchView } from "./ui/search-view";
@@ -35,8 +38,11 @@ import { EventBatcher } from "./vault/event-batcher";
 export default class OraVaultPlugin extends Plugin {
 	override settings: OraSettings = mergeSettings(null);
 	private client!: SidecarClient;
+	private link: SidecarLink | null = null;
 	private supervisor: SidecarSupervisor | null = null;
-	private stream: EventStream | null = null;
+	private readonly editors = new LintedEditors();
+	/** Open editors are linted again when the index changes (a new note can fix a broken link). */
+	private readonly relintSoon = debounce(() => this.editors.relint(), 1000);
 	private batcher!: EventBatcher;
 	private status = StatusModel.initial();
 	private statusEl!: HTMLElement;
@@ -121,17 +127,21 @@ export default class OraVaultPlugin extends Plugin {
 					},
 				},
 				this.settings.lintDelayMs,
+				this.editors,
 			),
 		);
 		this.app.workspace.onLayoutReady(() => {
 			this.watchVault();
 			void this.startSidecar();
 		});
+		// Obsidian does not reliably unload plugins on quit; the sidecar also watches our pid.
+		this.registerEvent(this.app.workspace.on("quit", () => this.link?.stop()));
 	}
 
 	override onunload(): void {
-		this.stream?.stop();
-		void this.batcher.flush().finally(() => this.supervisor?.stop());
+		this.relintSoon.cancel();
+		const link = this.link;
+		void this.batcher.flush().finally(() => link?.stop());
 	}
 
 	private addCommands(): void {
@@ -151,46 +161,53 @@ export default class OraVaultPlugin extends Plugin {
 		});
 		this.addCommand({ id: "triage", name: "Triage contradictions", callback: () => this.openTriage() });
 		this.addCommand({ id: "reindex", name: "Re-index vault now", callback: () => void this.reindex() });
+		this.addCommand({
+			id: "adopt",
+			name: "Adopt Ora frontmatter…",
+			callback: () => new AdoptModal(this.app, { client: this.client }).open(),
+		});
+		this.addCommand({ id: "adopt-undo", name: "Undo the last Ora adoption", callback: () => void undoAdoption(this.client) });
 		this.addCommand({ id: "restart-sidecar", name: "Restart sidecar", callback: () => void this.restartSidecar() });
 	}
 
 	private async startSidecar(): Promise<void> {
 		this.ready = false;
-		this.setStatus(StatusModel.initial());
 		const vault = this.vaultPath();
-		this.supervisor = new SidecarSupervisor({
+		const supervisor = new SidecarSupervisor({
 			client: this.client,
 			autoStart: this.settings.autoStart,
+			port: this.settings.port,
+			vault,
+			sameVault: (a, b) => realPath(a) === realPath(b),
+			ownPid: process.pid,
 			spawn: () =>
-				spawn(this.settings.oraCommand, serveArgs(this.settings, vault), {
+				spawn(this.settings.oraCommand, serveArgs(this.settings, vault, process.pid), {
 					stdio: ["ignore", "ignore", "pipe"],
 					env: { ...process.env, ...serveEnv(this.settings) },
 				}),
+			readRecord: async () => parseRecord(await fs.readFile(recordPath(this.settings, vault), "utf8")),
 			readToken: () => fs.readFile(tokenPath(this.settings, vault), "utf8"),
 			onToken: (token) => (this.tokenValue = token),
 		});
-		const outcome = await this.supervisor.ensureRunning();
-		if (!outcome.ok) {
-			this.setStatus(this.status.failed(outcome.reason));
-			return;
-		}
-		this.ready = true;
-		try {
-			this.setStatus(this.status.fromStatus(await this.client.status()));
-		} catch (err) {
-			this.setStatus(this.status.failed(errorText(err)));
-		}
-		this.stream = new EventStream({
-			url: `${this.client.baseUrl}/v1/events/stream`,
-			token: () => this.tokenValue,
-			onEvent: (event) => this.setStatus(this.status.onEvent(event)),
+		this.supervisor = supervisor;
+		this.link = new SidecarLink({
+			supervisor,
+			client: this.client,
+			openStream: (handlers) =>
+				new EventStream({ url: `${this.client.baseUrl}/v1/events/stream`, token: () => this.tokenValue, ...handlers }),
+			onStatus: (model) => this.setStatus(model),
+			onReady: () => this.editors.relint(),
+			onEvent: (event) => this.onStreamEvent(event),
 		});
-		this.stream.start();
+		await this.link.start();
+	}
+
+	private onStreamEvent(event: StreamEvent): void {
+		if (event.type === "index" || (event.type === "progress" && event.phase === "done")) this.relintSoon();
 	}
 
 	private async restartSidecar(): Promise<void> {
-		this.stream?.stop();
-		this.supervisor?.stop();
+		this.link?.stop();
 		this.client = this.makeClient();
 		await this.startSidecar();
 	}
@@ -283,7 +300,7 @@ export default class OraVaultPlugin extends Plugin {
 		new TriageModal(this.app, {
 			client: this.client,
 			open: (path, start, end) => openAtLines(this.app, path, start, end),
-			onOpenCount: (open) => this.setStatus(this.status.onEvent({ type: "contradictions", open })),
+			onOpenCount: (open) => this.link?.note({ type: "contradictions", open }),
 		}).open();
 	}
 
@@ -298,13 +315,33 @@ export default class OraVaultPlugin extends Plugin {
 
 	private onStatusClick(): void {
 		const view = this.status.view;
-		if (view.phase === "error") new Notice(view.detail, 10_000);
-		else if (view.openPairs > 0) this.openTriage();
-		else new Notice(view.detail);
+		const actions: Record<ClickAction, () => void> = {
+			triage: () => this.openTriage(),
+			details: () => new Notice(view.detail, 10_000),
+			log: () => this.showLog(),
+			restart: () => void this.restartSidecar(),
+			settings: () => this.openSettings(),
+		};
+		actions[view.action]();
+	}
+
+	private showLog(): void {
+		const tail = this.supervisor?.logTail ?? [];
+		const text = tail.length ? tail.join("\n") : "The sidecar has written nothing to its log yet (or this plugin did not start it).";
+		new Notice(`Ora sidecar log (last lines):\n${text}`, 20_000);
+	}
+
+	private openSettings(): void {
+		// Obsidian's settings window is not in its typed API; it has been stable for years.
+		const setting = (this.app as unknown as { setting?: { open(): void; openTabById(id: string): void } }).setting;
+		setting?.open();
+		setting?.openTabById(this.manifest.id);
 	}
 
 	private setStatus(next: StatusModel): void {
 		this.status = next;
+		const phase = next.view.phase;
+		this.ready = phase === "connected" || phase === "indexing" || phase === "scanning" || phase === "ready";
 		renderStatus(this.statusEl, next.view);
 	}
 
@@ -318,6 +355,15 @@ export default class OraVaultPlugin extends Plugin {
 	private vaultPath(): string {
 		const adapter = this.app.vault.adapter;
 		return adapter instanceof FileSystemAdapter ? adapter.getBasePath() : "";
+	}
+}
+
+/** The folder a path names, symlinks resolved (the sidecar reports its vault that way). */
+function realPath(path: string): string {
+	try {
+		return realpathSync(path);
+	} catch {
+		return path;
 	}
 }
 

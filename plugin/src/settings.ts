@@ -4,6 +4,7 @@ import type { ConversationEntry } from "./ask/model";
 export interface OraSettings {
 	/** The `ora` executable: a name on PATH or an absolute path (e.g. REPO/.venv/bin/ora). */
 	oraCommand: string;
+	/** 0 = automatic: the sidecar picks a free port and records it in DATA/server.json. */
 	port: number;
 	/** The sidecar's data folder; empty means VAULT/.ora. The token is read from DATA/token. */
 	dataFolder: string;
@@ -26,7 +27,7 @@ export interface OraSettings {
 
 export const DEFAULT_SETTINGS: Readonly<OraSettings> = Object.freeze({
 	oraCommand: "ora",
-	port: 47113,
+	port: 0,
 	dataFolder: "",
 	autoStart: true,
 	resultCount: 10,
@@ -54,7 +55,7 @@ export function mergeSettings(saved: unknown): OraSettings {
 			(merged as unknown as Record<string, unknown>)[key] = value;
 		}
 	}
-	if (!isPort(merged.port)) merged.port = DEFAULT_SETTINGS.port;
+	if (!isPortSetting(merged.port)) merged.port = DEFAULT_SETTINGS.port;
 	merged.conversations = conversationList(record.conversations);
 	return merged;
 }
@@ -78,6 +79,11 @@ export function isPort(value: number): boolean {
 	return Number.isInteger(value) && value > 0 && value < 65536;
 }
 
+/** A valid Port setting: a port, or 0 for automatic. */
+export function isPortSetting(value: number): boolean {
+	return value === 0 || isPort(value);
+}
+
 export function baseUrl(settings: Pick<OraSettings, "port">): string {
 	return `http://127.0.0.1:${settings.port}`;
 }
@@ -93,10 +99,19 @@ export function tokenPath(settings: Pick<OraSettings, "dataFolder">, vaultPath: 
 	return joinPath(dataFolder(settings, vaultPath), "token");
 }
 
-/** Arguments for `ora serve`, so the spawned sidecar uses the same port and data folder. */
-export function serveArgs(settings: Pick<OraSettings, "port" | "dataFolder">, vaultPath: string): string[] {
+/** DATA/server.json: which process serves the vault, on which port (`ora serve` writes it). */
+export function recordPath(settings: Pick<OraSettings, "dataFolder">, vaultPath: string): string {
+	return joinPath(dataFolder(settings, vaultPath), "server.json");
+}
+
+/**
+ * Arguments for `ora serve`, so the spawned sidecar uses the same port and data folder; with
+ * `parentPid` it exits by itself when that process (Obsidian) is gone.
+ */
+export function serveArgs(settings: Pick<OraSettings, "port" | "dataFolder">, vaultPath: string, parentPid?: number): string[] {
 	const args = ["serve", vaultPath, "--port", String(settings.port)];
 	if (settings.dataFolder.trim() !== "") args.push("--data", dataFolder(settings, vaultPath));
+	if (parentPid !== undefined) args.push("--parent-pid", String(parentPid));
 	return args;
 }
 

@@ -1,6 +1,6 @@
 // Small builders for test data, shaped like the documented HTTP answers (docs/http-api.md).
 import type { HttpRequest, HttpResponse, HttpTransport } from "../src/api/transport";
-import type { Diagnostic, Pair, SearchDocument, SearchResult } from "../src/api/types";
+import type { AdoptPlan, AdoptProposal, Diagnostic, Pair, SearchDocument, SearchResult } from "../src/api/types";
 
 export function aResult(change: Partial<SearchResult> = {}): SearchResult {
 	return {
@@ -75,4 +75,36 @@ export class ScriptedTransport implements HttpTransport {
 
 export function json(status: number, body: unknown): HttpResponse {
 	return { status, text: JSON.stringify(body) };
+}
+
+export function aProposal(change: Partial<AdoptProposal> = {}): AdoptProposal {
+	return {
+		path: "Recipes/Dal.md",
+		hash: "ab".repeat(32),
+		digest: "d1",
+		values: { type: "resource", nexus: ["[[Recipes index]]"], tags: ["recipe"], "date created": "2026-11-02", "date modified": "2026-11-30" },
+		why: { type: "the vault's type for untyped notes", nexus: "hub Recipes index.md" },
+		removed: ["tag"],
+		new_block: false,
+		private: false,
+		diff: "--- a/Recipes/Dal.md\n+++ b/Recipes/Dal.md\n@@ -1,3 +1,9 @@\n ---\n-tag: recipe\n+tags:\n+- recipe\n+type: resource\n",
+		...change,
+	};
+}
+
+export function anAdoptPlan(proposals: AdoptProposal[], change: Partial<AdoptPlan["summary"]> = {}): AdoptPlan {
+	return {
+		summary: {
+			proposed: proposals.length,
+			new_frontmatter: proposals.filter((p) => p.new_block).length,
+			with_nexus: proposals.length,
+			by_type: { resource: proposals.length },
+			skipped: 1,
+			already_adopted: 3,
+			private_hidden: 0,
+			...change,
+		},
+		proposals,
+		skipped: [{ path: "Books/Own type.md", reason: "has its own `type: book`", private: false }],
+	};
 }

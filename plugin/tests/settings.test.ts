@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 
-import { baseUrl, DEFAULT_SETTINGS, mergeSettings, serveArgs, tokenPath } from "../src/settings";
+import { baseUrl, DEFAULT_SETTINGS, mergeSettings, recordPath, serveArgs, tokenPath } from "../src/settings";
 
 describe("mergeSettings", () => {
 	it("gives defaults for missing data and keeps the defaults frozen", () => {
@@ -8,7 +8,7 @@ describe("mergeSettings", () => {
 		expect(Object.isFrozen(DEFAULT_SETTINGS)).toBe(true);
 		const merged = mergeSettings(undefined);
 		merged.port = 1;
-		expect(DEFAULT_SETTINGS.port).toBe(47113);
+		expect(DEFAULT_SETTINGS.port).toBe(0);
 	});
 
 	it("keeps saved values, adds new keys, drops unknown ones and wrong types", () => {
@@ -20,9 +20,11 @@ describe("mergeSettings", () => {
 		expect("oldKey" in merged).toBe(false);
 	});
 
-	it("rejects a port outside 1–65535", () => {
-		expect(mergeSettings({ port: 70000 }).port).toBe(47113);
-		expect(mergeSettings({ port: 1.5 }).port).toBe(47113);
+	it("rejects a port outside 1–65535, keeping 0 for automatic", () => {
+		expect(mergeSettings({ port: 70000 }).port).toBe(0);
+		expect(mergeSettings({ port: 1.5 }).port).toBe(0);
+		expect(mergeSettings({ port: 0 }).port).toBe(0);
+		expect(mergeSettings({ port: 47113 }).port).toBe(47113);
 	});
 });
 
@@ -38,5 +40,7 @@ describe("paths and arguments", () => {
 		expect(serveArgs({ port: 5000, dataFolder: "" }, "/v")).toEqual(["serve", "/v", "--port", "5000"]);
 		expect(serveArgs({ port: 5000, dataFolder: "/d" }, "/v")).toEqual(["serve", "/v", "--port", "5000", "--data", "/d"]);
 		expect(baseUrl({ port: 5000 })).toBe("http://127.0.0.1:5000");
+		expect(serveArgs({ port: 0, dataFolder: "" }, "/v", 4242)).toEqual(["serve", "/v", "--port", "0", "--parent-pid", "4242"]);
+		expect(recordPath({ dataFolder: "" }, "/v")).toBe("/v/.ora/server.json");
 	});
 });

@@ -25,13 +25,17 @@ from sidecar.answers.prompt import (
     referenced,
 )
 from sidecar.errors import LlmFailed
+from sidecar.index.index import Index
 from sidecar.memory.chat_note import source_line
 from sidecar.memory.conversation import ConversationMemory
 from sidecar.models.chat import complete, generator_name
+from sidecar.models.embedder import Embedder
 from sidecar.models.reranker import Reranker
-from sidecar.retrieval.search import QueryEmbedder, SearchIndex, SearchOptions, search
+from sidecar.retrieval.relations import search_related
+from sidecar.retrieval.search import SearchOptions
 from sidecar.schema import load_json
 from sidecar.settings import Config
+from sidecar.web.searxng import web_tier
 
 NO_PASSAGES = "Nothing in your notes matches this question, so there is nothing to cite."
 
@@ -58,17 +62,18 @@ class AnswerLimits:
 
 async def _generate(
     config: Config, question: str, citations: list[dict[str, Any]], history: list[dict[str, str]],
-    max_tokens: int,
+    max_tokens: int, web: list[dict[str, Any]],
 ) -> str:
     messages = [{"role": "system", "content": SYSTEM_PROMPT}, *history,
-                {"role": "user", "content": numbered_context(citations, question)}]
+                {"role": "user", "content": numbered_context(citations, question, web)}]
     return await complete(config, messages, max_tokens=max_tokens)
 
 
 async def answer(
-    config: Config, index: SearchIndex, embedder: QueryEmbedder, reranker: Reranker | None,
+    config: Config, index: Index, embedder: Embedder, reranker: Reranker | None,
     question: str, options: SearchOptions, *, reranker_reason: str = "",
     memory: ConversationMemory | None = None, limits: AnswerLimits | None = None,
+    web: bool = False,
 ) -> dict[str, Any]:
     """The `ora ask --json` document; `memory` (same private mode as `options`) is used and
     extended with this question and its answer."""
@@ -78,14 +83,16 @@ async def answer(
     own_note = memory.note_path if memory is not None else None
     # Its chunks may fill several places of the top k: ask for twice as many, keep k.
     wider = replace(options, k=options.k * 2) if own_note else options
-    found = await search(index, embedder, reranker, question, wider,
-                         reranker_reason=reranker_reason)
+    found = await search_related(index, embedder, reranker, question, wider,
+                                 reranker_reason=reranker_reason)
     # search() already filters; checked again so a non-private answer can never quote one.
     # A conversation never cites its own chat note: it already has its turns.
     results = [r for r in found["results"]
                if (options.private or not r["private"]) and r["path"] != own_note][: options.k]
     citations = [citation(n, r) for n, r in enumerate(results, start=1)]
     history = await memory.context(question) if memory is not None else []
+    external = (await web_tier(config, embedder, question, int(config.web_results))
+                if web else {})
     generator, reason, text = generator_name(config), "", NO_PASSAGES
     if not citations:
         generator, reason = None, "no passage in the vault matches the question"
@@ -93,7 +100,8 @@ async def answer(
         reason = "no language model is configured (set llm_url)"
     else:
         try:
-            text = await _generate(config, question, citations, history, limits.max_tokens)
+            text = await _generate(config, question, citations, history, limits.max_tokens,
+                                   external.get("web", []))
             mark_cited(citations, referenced(text, len(citations)))
         except LlmFailed as err:
             generator, reason = None, err.message
@@ -110,6 +118,7 @@ async def answer(
                     conversation=memory.conversation if memory is not None else None)
     if memory is not None:
         document["conversation_note"] = memory.note_path
+    document.update(external)
     return document
 
 

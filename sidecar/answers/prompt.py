@@ -59,12 +59,20 @@ def flag_text(flags: Sequence[str], *, explained: bool) -> str:
     return f" ({'; '.join(parts)})"
 
 
-def numbered_context(citations: Sequence[dict[str, Any]], question: str) -> str:
-    """The user message: every passage under its [n], location and flags, then the question."""
+def numbered_context(citations: Sequence[dict[str, Any]], question: str,
+                     web: Sequence[dict[str, Any]] = ()) -> str:
+    """The user message: every passage under its [n], location and flags, then (with the web
+    tier) the external results under [Wn] with tier and weight, then the question."""
     blocks = [f"[{c['n']}] ({c['path']}, lines {c['line_start']}-{c['line_end']})"
               f"{flag_text(c['flags'], explained=True)}\n{c['text']}"
               for c in citations]
-    return "Passages:\n\n" + "\n\n".join(blocks) + f"\n\nQuestion: {question}"
+    text = "Passages:\n\n" + "\n\n".join(blocks)
+    if web:
+        found = [f"[W{n}] ({r['url']}; web tier {r['tier']}, weight {r['weight']})\n"
+                 f"{r['title']}. {r['text']}" for n, r in enumerate(web, start=1)]
+        text += ("\n\nWeb results (external, not from the person's notes; weigh them below "
+                 "the passages):\n\n" + "\n\n".join(found))
+    return text + f"\n\nQuestion: {question}"
 
 
 def referenced(answer: str, count: int) -> set[int]:

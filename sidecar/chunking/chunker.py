@@ -134,7 +134,14 @@ def _context(tokenizer: Tokenizer, title: str, path: tuple[str, ...], limit: int
 
 
 class _Layout:
-    """One note's lines, their readable form, and a counter per breadcrumb."""
+    """One note's lines, their readable form, and a counter per breadcrumb.
+
+    Whether lines fit is decided from per-line token counts (one batch encode of the note, then
+    prefix sums) rather than by encoding every candidate chunk again: that re-encoding made a note
+    of many short lines quadratic in the lines per chunk (100k lines took minutes). The sum is
+    exact for MiniLM's BERT tokenizer, which splits at whitespace before WordPiece, so no token
+    spans a newline; `n_tokens` is still counted on the final text (and tested equal).
+    """
 
     def __init__(self, tokenizer: Tokenizer, max_tokens: int, lines: list[str], title: str) -> None:
         self.tokenizer = tokenizer
@@ -143,6 +150,19 @@ class _Layout:
         self.seen: Readable = readable(lines)
         self.title = title
         self._counters: dict[str, _Counter] = {}
+        self._prefix: list[int] | None = None
+        self._base: dict[str, int] = {}
+
+    def _tokens(self, first: int, last: int) -> int:
+        """Tokens of readable lines first..last (no special tokens), from prefix sums built on
+        first use (after chunk_note has blanked the markup lines)."""
+        if self._prefix is None:
+            counts = [len(e.ids) for e in self.tokenizer.encode_batch(
+                self.seen.lines, add_special_tokens=False)]
+            self._prefix = [0]
+            for n in counts:
+                self._prefix.append(self._prefix[-1] + n)
+        return self._prefix[last + 1] - self._prefix[first]
 
     def context(self, path: tuple[str, ...]) -> str:
         return _context(self.tokenizer, self.title, path, self.max_tokens // 4)
@@ -156,7 +176,9 @@ class _Layout:
         return _join(self.seen.lines, first, last)
 
     def fits(self, first: int, last: int, context: str) -> bool:
-        return self.counter(context).fits(self.readable(first, last))
+        if context not in self._base:  # the breadcrumb and [CLS]/[SEP]
+            self._base[context] = self.counter(context).count("")
+        return self._base[context] + self._tokens(first, last) <= self.max_tokens
 
 
 def _pieces(section_blocks: list[Block], path: tuple[str, ...], at: _Layout) -> list[_Piece]:
@@ -175,7 +197,7 @@ def _pieces(section_blocks: list[Block], path: tuple[str, ...], at: _Layout) -> 
                 if at.seen.ids[li] and out and out[-1].first >= block.first and not out[-1].cut:
                     out[-1] = replace(out[-1], last=li)  # a lone `^id` line names what is above
                 continue
-            if counter.fits(at.seen.lines[li]):
+            if at.fits(li, li, context):
                 out.append(_Piece(li, li, context))
             else:
                 out.extend(_Piece(li, li, context, part) for part in counter.windows(at.seen, li))
@@ -209,8 +231,11 @@ def _join(lines: list[str], first: int, last: int) -> str:
     return "\n".join(lines[first : last + 1])
 
 
-def chunk_note(note: Note, tokenizer: Tokenizer, max_tokens: int) -> list[Chunk]:
-    """The note body's chunks, in file order; an empty or blank body gives none."""
+def chunk_note(
+    note: Note, tokenizer: Tokenizer, max_tokens: int, max_chunks: int | None = None
+) -> list[Chunk]:
+    """The note body's chunks, in file order; an empty or blank body gives none. With
+    `max_chunks`, chunking stops once that many are made (`sidecar/chunking/limits.py`)."""
     if max_tokens < 16:
         raise BadRequest(f"max_tokens={max_tokens} is too small to hold a chunk (16 or more)")
     tokenizer = _counting(tokenizer)
@@ -225,6 +250,8 @@ def chunk_note(note: Note, tokenizer: Tokenizer, max_tokens: int) -> list[Chunk]
     carried: list[Block] = []  # a heading with nothing under it joins the next section's chunk
     all_sections = sections(all_blocks)
     for n, section in enumerate(all_sections):
+        if max_chunks is not None and len(chunks) >= max_chunks:
+            break
         body = carried + section.blocks
         if len(section.blocks) == 1 and section.blocks[0].level and n + 1 < len(all_sections):
             carried = body
@@ -242,6 +269,8 @@ def chunk_note(note: Note, tokenizer: Tokenizer, max_tokens: int) -> list[Chunk]
                 id_lists = layout.seen.ids[piece.first : piece.last + 1]
             if not seen.strip():
                 continue
+            if max_chunks is not None and len(chunks) >= max_chunks:
+                break
             chunks.append(Chunk(
                 index=len(chunks),
                 text=text,

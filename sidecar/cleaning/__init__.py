@@ -10,6 +10,7 @@ from sidecar.cleaning.resolve import ACTIONS, Resolution, approve_batch, resolve
 from sidecar.cleaning.rules import detect
 from sidecar.cleaning.scan import ScanReport, scan
 from sidecar.cleaning.store import Pair, Queue
+from sidecar.cleaning.undo import Undone, undo_last
 
 __all__ = [
     "ACTIONS",
@@ -17,10 +18,12 @@ __all__ = [
     "Queue",
     "Resolution",
     "ScanReport",
+    "Undone",
     "approve_batch",
     "build_judge",
     "detect",
     "judge_status",
     "resolve",
     "scan",
+    "undo_last",
 ]

@@ -7,7 +7,11 @@
 * dismiss — not a contradiction; the same two claims are never queued again.
 
 Every file a resolution touches must still hash as it did when the pair was judged: otherwise
-Conflict, and nothing is written (both files are checked before either is edited).
+Conflict, and nothing is written. A resolution is all or nothing: both edits are planned (new
+texts computed and checked) before either is written, and if the second write fails the first
+is put back, so a note never keeps `supersedes` while the other stays unarchived. Each
+resolution, and each batch approval as a whole, is journalled so it can be undone
+(`undo.py`).
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from sidecar.cleaning.store import Pair, Queue, Side
+from sidecar.cleaning.undo import Journal
 from sidecar.cleaning.vocab import get_thresholds
 from sidecar.errors import BadRequest, Conflict, NotFound
 from sidecar.settings import Config
@@ -26,8 +31,9 @@ from sidecar.vault.edit import (
     add_relationship,
     add_tag,
     content_hash,
-    edit_frontmatter,
     move_to_trash,
+    plan_edit,
+    write_planned,
 )
 from sidecar.vault.links import NameIndex
 from sidecar.vault.scan import iter_note_paths, normalise_rel, vault_path
@@ -75,53 +81,82 @@ def link_to(config: Config, path: str) -> str:
     return f"[[{name if unique else stem}]]"
 
 
-def _edit(config: Config, queue: Queue, side: Side, mutate: Callable[..., None]) -> None:
-    new_hash = edit_frontmatter(config.vault, side.path, mutate, side.hash)
-    queue.rehash(side.path, side.hash, new_hash)
+def _before(config: Config, side: Side) -> bytes:
+    """The file's bytes as judged (Conflict if they are not), kept for an undo."""
+    data = vault_path(config.vault, side.path).read_bytes()
+    if content_hash(data) != side.hash:
+        raise Conflict(f"{side.path} changed since this pair was judged; scan again")
+    return data
 
 
-def _changed_mind(config: Config, queue: Queue, pair: Pair, newer: str | None) -> dict[str, Any]:
+def _edit(config: Config, queue: Queue, journal: Journal,
+          *changes: tuple[Side, Callable[..., None]]) -> None:
+    """Plan every change, then write them all or none; journal and rehash what was written."""
+    plans = [plan_edit(config.vault, side.path, mutate, side.hash) for side, mutate in changes]
+    write_planned(plans)
+    for (side, _), plan in zip(changes, plans, strict=True):
+        journal.touched(side.path, plan.before, plan.after_hash)
+        queue.rehash(side.path, side.hash, plan.after_hash)
+
+
+def _changed_mind(config: Config, queue: Queue, pair: Pair, newer: str | None,
+                  journal: Journal) -> dict[str, Any]:
     limits = get_thresholds()
     new, old = _side_of(pair, newer, "--newer")
     for side in (new, old):
         _check_unchanged(config, side)
-    _edit(config, queue, new, partial(add_relationship, kind=limits.supersedes,
-                                      wikilink=link_to(config, old.path)))
-    _edit(config, queue, old, partial(add_tag, tag=limits.archive_tag))
+    _edit(config, queue, journal,
+          (new, partial(add_relationship, kind=limits.supersedes,
+                        wikilink=link_to(config, old.path))),
+          (old, partial(add_tag, tag=limits.archive_tag)))
     return {"action": "changed-mind", "newer": new.path, "older": old.path,
             "changed": [new.path, old.path]}
 
 
 def _wrong(config: Config, queue: Queue, pair: Pair, note: str | None,
-           delete: bool) -> dict[str, Any]:
+           delete: bool, journal: Journal) -> dict[str, Any]:
     wrong, _ = _side_of(pair, note, "--note")
     _check_unchanged(config, wrong)
     if delete:
+        before = _before(config, wrong)
         moved = move_to_trash(config.vault, wrong.path, wrong.hash)
+        journal.touched(wrong.path, before, None, trash=moved)
         return {"action": "wrong", "note": wrong.path, "deleted": True, "trash": moved,
                 "changed": [wrong.path]}
-    _edit(config, queue, wrong, partial(add_tag, tag=get_thresholds().archive_tag))
+    _edit(config, queue, journal, (wrong, partial(add_tag, tag=get_thresholds().archive_tag)))
     return {"action": "wrong", "note": wrong.path, "deleted": False, "changed": [wrong.path]}
 
 
 def resolve(config: Config, queue: Queue, pid: str, action: str, *, newer: str | None = None,
-            note: str | None = None, delete: bool = False, private: bool = False) -> Resolution:
+            note: str | None = None, delete: bool = False, private: bool = False,
+            journal: Journal | None = None) -> Resolution:
     """Apply one resolution to pair `pid` and record it in the queue (a private pair only in
-    private mode: otherwise it is not found)."""
+    private mode: otherwise it is not found). It is journalled for an undo: in `journal` when
+    given (a batch), else in an entry of its own."""
     if action not in ACTIONS:
         raise BadRequest(f"unknown action {action!r}: choose from {', '.join(ACTIONS)}")
     pair = queue.get(pid, private=private)
     if pair.status not in _TRIAGEABLE:
         raise Conflict(f"pair {pid} is already {pair.status}")
-    if action == "changed-mind":
-        record = _changed_mind(config, queue, pair, newer)
-    elif action == "wrong":
-        record = _wrong(config, queue, pair, note, delete)
-    else:
-        record = {"action": action, "changed": []}
-    status = {"flag": "flagged", "dismiss": "dismissed"}.get(action, "resolved")
-    changed = record.pop("changed")
-    return Resolution(queue.set_status(pid, status, record), changed)
+    own = journal is None
+    journal = Journal() if journal is None else journal
+    journal.pairs.append(pair)
+    done = False
+    try:
+        if action == "changed-mind":
+            record = _changed_mind(config, queue, pair, newer, journal)
+        elif action == "wrong":
+            record = _wrong(config, queue, pair, note, delete, journal)
+        else:
+            record = {"action": action, "changed": []}
+        status = {"flag": "flagged", "dismiss": "dismissed"}.get(action, "resolved")
+        changed = record.pop("changed")
+        resolution = Resolution(queue.set_status(pid, status, record), changed)
+        done = True
+        return resolution
+    finally:
+        if own and (done or journal.files):  # a refused resolution wrote nothing to undo
+            journal.save(queue)
 
 
 def approve_batch(config: Config, queue: Queue, batch: str, *,
@@ -134,5 +169,9 @@ def approve_batch(config: Config, queue: Queue, batch: str, *,
     if not proposals:
         raise NotFound(f"no open news proposals in batch {batch!r}")
     proposals.sort(key=lambda p: (str(p.evidence.get("dates", [""])[-1]), p.b.path))
-    return [resolve(config, queue, p.id, "changed-mind", newer=p.b.path, private=private)
-            for p in proposals]
+    journal = Journal()  # one undo for the whole batch
+    try:
+        return [resolve(config, queue, p.id, "changed-mind", newer=p.b.path, private=private,
+                        journal=journal) for p in proposals]
+    finally:
+        journal.save(queue)

@@ -1,9 +1,11 @@
 """The cleaning queue: `DATA/contradictions.sqlite`.
 
-Two tables. `notes` remembers, per vault note, the file hash it was last scanned at, its claims
+Two main tables. `notes` remembers, per vault note, the file hash it was last scanned at, its claims
 and their vectors, so a scan re-reads and re-pairs only notes that changed. `pairs` is the queue
 the user triages: each pair keeps the two claims, where they are, the judge's evidence, and the
 hashes the two files had when judged, so a resolution refuses to edit a file that changed since.
+`undo` and `undo_files` keep the last resolutions' journals (`sidecar/cleaning/undo.py`): the
+pairs as they were and each touched file's earlier bytes.
 
 A pair is `private` when either note carries the private tag: it is listed, counted and found by
 id only in private mode, like the index's private store. A queue file from before that column
@@ -25,6 +27,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from sidecar.cleaning.decisions import DecisionLog
+from sidecar.data_folder import private_folder
 from sidecar.errors import BadRequest, NotFound
 from sidecar.index.sqlite import ThreadConnections
 
@@ -51,7 +55,15 @@ CREATE TABLE IF NOT EXISTS pairs (
 CREATE INDEX IF NOT EXISTS pairs_a ON pairs (a_path);
 CREATE INDEX IF NOT EXISTS pairs_b ON pairs (b_path);
 CREATE INDEX IF NOT EXISTS pairs_status ON pairs (status);
+CREATE TABLE IF NOT EXISTS undo (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT, created TEXT NOT NULL, pairs TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS undo_files (
+    seq INTEGER NOT NULL, path TEXT NOT NULL, before BLOB NOT NULL, after_hash TEXT,
+    trash TEXT, PRIMARY KEY (seq, path)
+);
 """
+UNDO_DEPTH = 20  # resolutions that can be undone, newest first
 
 FloatArray = npt.NDArray[np.float32]
 
@@ -130,6 +142,35 @@ class NoteState:
     private: bool = False  # the private tag: its pairs are private too
 
 
+@dataclass(frozen=True)
+class UndoFile:
+    """A file a resolution touched: its bytes before, and its hash after (or where the trash
+    holds it)."""
+
+    path: str
+    before: bytes
+    after_hash: str | None
+    trash: str | None = None
+
+
+@dataclass(frozen=True)
+class UndoEntry:
+    seq: int
+    created: str
+    pairs: list[Pair]  # as they were before the resolution
+    files: list[UndoFile]
+
+
+def _snapshot_pair(doc: dict[str, Any]) -> Pair:
+    a_hash, b_hash = doc["hashes"]
+    return Pair(
+        id=doc["id"], kind=doc["kind"], a=Side(**doc["a"], hash=a_hash),
+        b=Side(**doc["b"], hash=b_hash), judge=doc["judge"], score=doc["score"],
+        evidence=doc["evidence"], status=doc["status"], batch=doc.get("batch"),
+        resolution=doc.get("resolution"), private=doc["private"],
+    )
+
+
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
@@ -173,10 +214,12 @@ def _add_private(conn: sqlite3.Connection) -> None:
 class Queue:
     """The queue and the per-note scan state of one data folder (safe across threads)."""
 
-    def __init__(self, data: Path) -> None:
-        data.mkdir(parents=True, exist_ok=True)
-        self.path = data / QUEUE_FILE
+    def __init__(self, data: Path, vault: Path | None = None) -> None:
+        """With `vault`, every status change is also recorded in the vault's decision notes
+        and pairs found again take the status recorded there (`decisions.py`)."""
+        self.path = private_folder(data) / QUEUE_FILE
         self._db = ThreadConnections(self.path, _setup)
+        self.decisions = DecisionLog(vault) if vault is not None else None
 
     def close(self) -> None:
         self._db.close_all()
@@ -243,19 +286,22 @@ class Queue:
         """Queue new findings; a pair the user already triaged keeps its status. Returns how
         many are open now among those offered."""
         now, opened = _now(), 0
+        decided = self.decisions.statuses() if self.decisions is not None else {}
         with self._db.transaction() as conn:
             for p in pairs:
                 row = conn.execute("SELECT status FROM pairs WHERE id = ?", (p.id,)).fetchone()
                 if row is not None and row[0] != "open":
                     continue
+                # A pair the queue does not know may have been triaged before `.ora/` was lost.
+                status = decided.get(p.id, "open") if row is None else "open"
                 conn.execute(
                     "INSERT OR REPLACE INTO pairs VALUES "
-                    "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', NULL, ?, ?, ?)",
+                    "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?)",
                     (p.id, p.kind, p.batch, *_side_row(p.a), *_side_row(p.b), p.judge,
-                     p.score, json.dumps(p.evidence, ensure_ascii=False), now, now,
+                     p.score, json.dumps(p.evidence, ensure_ascii=False), status, now, now,
                      int(p.private)),
                 )
-                opened += 1
+                opened += status == "open"
         return opened
 
     def pairs(self, status: str | None = None, kind: str | None = None, *,
@@ -290,7 +336,17 @@ class Queue:
                 "UPDATE pairs SET status = ?, resolution = ?, updated = ? WHERE id = ?",
                 (status, json.dumps(resolution) if resolution else None, _now(), pid),
             )
-        return self.get(pid, private=True)
+        pair = self.get(pid, private=True)
+        self._record(pair)
+        return pair
+
+    def _record(self, pair: Pair) -> None:
+        """Every status change (a resolution, an undo) is written to the vault's decisions."""
+        if self.decisions is not None:
+            self.decisions.record(pair.id, pair.status,
+                                  (pair.a.path, pair.a.line_start, pair.a.line_end),
+                                  (pair.b.path, pair.b.line_start, pair.b.line_end),
+                                  private=pair.private)
 
     def rehash(self, path: str, old_hash: str, new_hash: str) -> None:
         """Our own edit changed a file's frontmatter: open pairs judged on its old bytes stay
@@ -308,6 +364,47 @@ class Queue:
         side = "COALESCE((SELECT private FROM notes WHERE path = {}_path), pairs.private)"
         with self._db.transaction() as conn:
             conn.execute(f"UPDATE pairs SET private = MAX({side.format('a')}, {side.format('b')})")
+
+    def restore_pair(self, pair: Pair) -> None:
+        """Put a pair back as it was (an undo): status, resolution and judged hashes."""
+        with self._db.transaction() as conn:
+            conn.execute(
+                "UPDATE pairs SET status = ?, resolution = ?, a_hash = ?, b_hash = ?, updated = ? "
+                "WHERE id = ?",
+                (pair.status, json.dumps(pair.resolution) if pair.resolution else None,
+                 pair.a.hash, pair.b.hash, _now(), pair.id))
+        self._record(self.get(pair.id, private=True))
+
+    # ---- undo journal --------------------------------------------------------------------
+
+    def save_undo(self, pairs: list[Pair], files: list[UndoFile]) -> None:
+        """Journal one resolution (or batch approval); only the newest UNDO_DEPTH are kept."""
+        snapshot = json.dumps([{**p.as_json(), "hashes": [p.a.hash, p.b.hash]} for p in pairs],
+                              ensure_ascii=False)
+        with self._db.transaction() as conn:
+            seq = conn.execute("INSERT INTO undo (created, pairs) VALUES (?, ?)",
+                               (_now(), snapshot)).lastrowid
+            conn.executemany("INSERT INTO undo_files VALUES (?, ?, ?, ?, ?)",
+                             [(seq, f.path, f.before, f.after_hash, f.trash) for f in files])
+            conn.execute("DELETE FROM undo WHERE seq NOT IN "
+                         "(SELECT seq FROM undo ORDER BY seq DESC LIMIT ?)", (UNDO_DEPTH,))
+            conn.execute("DELETE FROM undo_files WHERE seq NOT IN (SELECT seq FROM undo)")
+
+    def last_undo(self) -> UndoEntry | None:
+        rows = self._rows("SELECT * FROM undo ORDER BY seq DESC LIMIT 1")
+        if not rows:
+            return None
+        seq = rows[0]["seq"]
+        pairs = [_snapshot_pair(doc) for doc in json.loads(rows[0]["pairs"])]
+        files = [UndoFile(r["path"], bytes(r["before"]), r["after_hash"], r["trash"])
+                 for r in self._rows("SELECT * FROM undo_files WHERE seq = ? ORDER BY path",
+                                     (seq,))]
+        return UndoEntry(seq, rows[0]["created"], pairs, files)
+
+    def drop_undo(self, seq: int) -> None:
+        with self._db.transaction() as conn:
+            conn.execute("DELETE FROM undo_files WHERE seq = ?", (seq,))
+            conn.execute("DELETE FROM undo WHERE seq = ?", (seq,))
 
     def open_count(self, *, private: bool = False) -> int:
         """Open pairs; without private mode the private ones are not counted."""

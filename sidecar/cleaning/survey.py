@@ -26,6 +26,7 @@ from sidecar.vault.edit import content_hash
 from sidecar.vault.links import NameIndex
 from sidecar.vault.note import Note, decode_note, parse_note
 from sidecar.vault.scan import iter_note_paths, vault_path
+from sidecar.vault.tags import with_ancestors
 
 StopCheck = Callable[[], bool]
 _EMBED_BATCH = 64  # texts embedded between two stop checks
@@ -48,7 +49,7 @@ class Survey:
 
 def note_kind(note_type: str | None, tags: Iterable[str], limits: Thresholds) -> str | None:
     """The candidate kind of a note: a kind that needs a tag (news) wins over a plain one."""
-    tagset = {t.casefold() for t in tags}
+    tagset = with_ancestors(tags)
     fitting = [name for name, rule in limits.kinds.items()
                if note_type in rule.types and (rule.tag is None or rule.tag in tagset)]
     fitting.sort(key=lambda name: limits.kinds[name].tag is None)
@@ -87,17 +88,16 @@ def _state(note: Note, data: bytes, stat: os.stat_result, names: NameIndex,
     if kind in limits.titled_kinds:
         claims = _title_claim(title, note, limits.min_claim_words) + claims
     cluster = fm.get("cluster")
-    tags = {t.casefold() for t in note.tags}
     return NoteState(
         path=note.path, hash=content_hash(data), size=stat.st_size, mtime_ns=stat.st_mtime_ns,
-        kind=kind, archived=limits.archive_tag in tags,
+        kind=kind, archived=note.has_tag(limits.archive_tag),
         title=title,
         date=_first_date(fm, limits.news_date_properties),
         cluster=cluster if isinstance(cluster, str) else None,
         supersedes=sorted(t for t in targets if t),
         claims=[(c.text, c.line_start, c.line_end)
                 for c in claims[: limits.max_claims_per_note]],
-        ai_derived=limits.provenance_tag in tags,
+        ai_derived=note.has_tag(limits.provenance_tag),
         private=note.is_private,  # as the index decides it
     )
 

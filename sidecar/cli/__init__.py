@@ -17,6 +17,7 @@ from sidecar.errors import OraError
 # Subcommand modules, in the order `ora --help` lists them.
 COMMANDS: tuple[str, ...] = (
     "lint",
+    "adopt",
     "index",
     "watch",
     "search",

@@ -15,6 +15,7 @@ from typing import Any
 
 from sidecar.answers import answer, default_k
 from sidecar.cli.common import add_retrieval_args, add_vault_args, emit, retrieval_from_args
+from sidecar.cli.search import render_web
 from sidecar.errors import IndexLocked
 from sidecar.index import open_index
 from sidecar.memory import ChatNotes, ConversationMemory, Episodic, open_store, restore_recall
@@ -26,6 +27,8 @@ def register(subparsers: Any) -> None:
     add_vault_args(parser)
     parser.add_argument("question", metavar="QUESTION", help="what to ask")
     parser.add_argument("--conversation", metavar="ID", help="use and extend this conversation")
+    parser.add_argument("--web", action="store_true",
+                        help="also give the model web results (searxng_url), with their tiers")
     passages = default_k()
     add_retrieval_args(parser, None, f"passages to retrieve (default {passages})")
     parser.set_defaults(func=run)
@@ -51,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
             memory = ConversationMemory(config, store, episodic, embedder, args.conversation,
                                         private=args.private, notes=notes)
         document = asyncio.run(answer(config, index, embedder, reranker, args.question, options,
-                                      reranker_reason=reason, memory=memory))
+                                      reranker_reason=reason, memory=memory, web=args.web))
         if memory is not None and memory.note_path is not None:
             index.apply_paths([memory.note_path])
     finally:
@@ -68,4 +71,6 @@ def render(document: dict[str, Any]) -> str:
     if document["generator"] != "none":
         lines += [f"[{c['n']}] {c['path']}:{c['line_start']}-{c['line_end']}"
                   for c in document["citations"] if c["cited"]]
+    if "web" in document:
+        lines += render_web(document)
     return "\n".join(lines)

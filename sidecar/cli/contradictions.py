@@ -41,7 +41,7 @@ def _progress(phase: str, done: int, total: int) -> None:
 
 def run(args: argparse.Namespace) -> int:
     config = config_from_args(args)
-    queue = Queue(config.data)
+    queue = Queue(config.data, config.vault)
     try:
         if args.scan:
             judge = build_judge(config, args.judge)

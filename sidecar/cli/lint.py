@@ -1,17 +1,19 @@
 """`ora lint VAULT|FILE [--json] [--fix]`: check notes' frontmatter against the schema.
 
-Exit status 1 when any error remains. `--fix` fills absent linter-managed dates from the
-filesystem (the only automatic fix) and lints again.
+Exit status 1 when any error remains or a note could not be fixed (each is named on stderr).
+`--fix` fills absent linter-managed dates from the filesystem (the only automatic fix) and lints
+again; a note it cannot fix (read-only, YAML the editor refuses) is reported and skipped.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 from typing import Any
 
 from sidecar.cli.common import add_json_arg, emit, log
-from sidecar.errors import BadRequest
+from sidecar.errors import BadRequest, OraError
 from sidecar.settings import make_config
 from sidecar.vault.lint import Diagnostic, LintContext, fix_dates, lint_file, lint_vault
 from sidecar.vault.scan import is_ignored
@@ -58,15 +60,33 @@ def _human(payload: dict[str, Any]) -> str:
     )
 
 
+def _fix(vault: Path, paths: list[str], max_bytes: int) -> tuple[list[str], list[str]]:
+    """Fill dates note by note: (fixed, refused); a refusal is reported by name and skipped."""
+    fixed: list[str] = []
+    refused: list[str] = []
+    for rel in paths:
+        try:
+            if fix_dates(vault, rel, max_bytes):
+                fixed.append(rel)
+                log(f"filled dates in {rel}")
+        except OraError as err:
+            refused.append(rel)
+            log(f"cannot fix {rel}: {err.message}")
+        except OSError as err:
+            refused.append(rel)
+            log(f"cannot fix {rel}: {err.strerror or err}")
+    return fixed, refused
+
+
 def run(args: argparse.Namespace) -> int:
-    vault, only = _vault_of(Path(args.target).expanduser().resolve())
+    # absolute but not resolved: a note reached through a linked folder stays outside the vault
+    vault, only = _vault_of(Path(os.path.abspath(Path(args.target).expanduser())))
     max_bytes = int(make_config(vault).max_file_bytes)
     found = _lint(vault, only, max_bytes)
+    refused: list[str] = []
     if args.fix:
-        fixed = [p for p in sorted({d.path for d in found if d.code in _FIXABLE})
-                 if fix_dates(vault, p, max_bytes)]
-        for rel in fixed:
-            log(f"filled dates in {rel}")
+        fixed, refused = _fix(vault, sorted({d.path for d in found if d.code in _FIXABLE}),
+                              max_bytes)
         if fixed:
             found = _lint(vault, only, max_bytes)
     errors = sum(d.severity == "error" for d in found)
@@ -74,4 +94,4 @@ def run(args: argparse.Namespace) -> int:
     emit(args, {"diagnostics": [d.to_json() for d in found]}, _human)
     log(f"{errors} error(s), {len(found) - errors - hints} warning(s), {hints} hint(s) in "
         f"{len({d.path for d in found})} file(s)")
-    return 1 if errors else 0
+    return 1 if errors or refused else 0

@@ -6,10 +6,14 @@
     ora resolve VAULT ID dismiss                      not a contradiction; never shown again
     ora resolve VAULT BATCH approve-all               apply every news proposal of a batch
                                                       (BATCH `news` = all open news proposals)
+    ora resolve VAULT last undo                       undo the last resolution (or batch): its
+                                                      files back byte for byte, its pairs as
+                                                      they were (again for the one before)
 
 A pair involving a private note is found only with `--private`. Edits go through the round-trip
-frontmatter writer and are refused when a file changed since the pair was judged. The index is
-updated at once, unless `ora serve` holds it (its watcher will).
+frontmatter writer and are refused when a file changed since the pair was judged; an undo is
+refused when a file changed since the resolution. The index is updated at once, unless
+`ora serve` holds it (its watcher will).
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from sidecar.cleaning import ACTIONS, Queue, approve_batch, resolve
+from sidecar.cleaning import ACTIONS, Queue, approve_batch, resolve, undo_last
 from sidecar.cli.common import add_vault_args, config_from_args, emit, log
 from sidecar.errors import BadRequest, IndexLocked
 from sidecar.index import open_index
@@ -25,6 +29,7 @@ from sidecar.index.params import params_path
 from sidecar.settings import Config
 
 APPROVE_ALL = "approve-all"
+LAST, UNDO = "last", "undo"
 
 
 def register(subparsers: Any) -> None:
@@ -33,8 +38,9 @@ def register(subparsers: Any) -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_vault_args(parser)
-    parser.add_argument("id", metavar="ID", help="pair id from `ora contradictions` (or batch)")
-    parser.add_argument("action", choices=[*ACTIONS, APPROVE_ALL])
+    parser.add_argument("id", metavar="ID",
+                        help="pair id from `ora contradictions` (or batch, or `last`)")
+    parser.add_argument("action", choices=[*ACTIONS, APPROVE_ALL, UNDO])
     parser.add_argument("--newer", metavar="PATH", help="changed-mind: the note that stands")
     parser.add_argument("--note", metavar="PATH", help="wrong: the note that is wrong")
     parser.add_argument("--delete", action="store_true",
@@ -57,13 +63,18 @@ def update_index(config: Config, changed: list[str]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     config = config_from_args(args)
+    if (args.action == UNDO) != (args.id == LAST):
+        raise BadRequest(f"undo goes with `{LAST}`: ora resolve VAULT {LAST} {UNDO}")
     if args.delete and args.action != "wrong":
         raise BadRequest("--delete goes with `wrong`")
-    queue = Queue(config.data)
+    queue = Queue(config.data, config.vault)
+    payload: dict[str, Any]
     try:
-        if args.action == APPROVE_ALL:
+        if args.action == UNDO:
+            payload = undo_last(config, queue, private=args.private).as_json()
+        elif args.action == APPROVE_ALL:
             done = approve_batch(config, queue, args.id, private=args.private)
-            payload: dict[str, Any] = {
+            payload = {
                 "pairs": [d.pair.as_json() for d in done],
                 "changed": sorted({p for d in done for p in d.changed}),
             }

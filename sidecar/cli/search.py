@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
 import textwrap
 from typing import Any
 
@@ -16,7 +17,8 @@ from sidecar.cli.common import (
 )
 from sidecar.index import open_index
 from sidecar.models.embedder import load_embedder
-from sidecar.retrieval.search import search_sync
+from sidecar.retrieval.relations import search_related
+from sidecar.web.searxng import web_tier
 
 _SNIPPET = 240
 
@@ -31,6 +33,12 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--include-archived", action="store_true", help="also return archived notes"
     )
+    parser.add_argument(
+        "--expand", action="store_true",
+        help="also follow supports/extends/qualifies one hop from each result")
+    parser.add_argument(
+        "--web", action="store_true",
+        help="also search the web (searxng_url), shown below the vault results with tiers")
     add_filter_args(parser)
     parser.set_defaults(func=run)
 
@@ -42,9 +50,15 @@ def run(args: argparse.Namespace) -> int:
     try:
         if not index.stats().get("chunks"):
             log(f"the index in {config.data} is empty: run `ora index {args.vault}` first")
-        document = search_sync(
-            index, embedder, reranker, args.query, options, reranker_reason=reason
-        )
+        document = asyncio.run(search_related(
+            index, embedder, reranker, args.query, options, reranker_reason=reason,
+            expand=args.expand))
+        if args.web:
+            document.update(asyncio.run(
+                web_tier(config, embedder, args.query, int(config.web_results))))
+        indexing = index.indexing()  # another process is indexing: say how far it got
+        if indexing is not None:
+            document["indexing"] = indexing
     finally:
         index.close()
     emit(args, document, render)
@@ -61,9 +75,27 @@ def render(document: dict[str, Any]) -> str:
     if "rerank_reason" in document:
         rerank = f"{rerank} ({document['rerank_reason']})"
     lines = [f"{len(document['results'])} results for {document['query']!r} · re-rank: {rerank}"]
+    if "indexing" in document:
+        lines.append(f"(indexing {document['indexing']['percent']} %: "
+                     "results come from the notes indexed so far)")
     for n, result in enumerate(document["results"], start=1):
         lines += render_result(n, result)
+    if "web" in document:
+        lines += render_web(document)
     return "\n".join(lines)
+
+
+def render_web(document: dict[str, Any]) -> list[str]:
+    """The web tier, below the vault's results: tier, weight, URL, title, snippet."""
+    if "web_reason" in document:
+        return [f"web: none ({document['web_reason']})"]
+    lines = [f"web: {len(document['web'])} results from outside your notes "
+             f"({document.get('web_excluded', 0)} excluded by your registry)"]
+    for n, r in enumerate(document["web"], start=1):
+        lines.append(f"W{n}. {r['tier']} (weight {r['weight']})  {r['url']}  {r['title']}")
+        if r["text"]:
+            lines.append("    " + _snippet(r["text"]))
+    return lines
 
 
 def render_result(n: int, result: dict[str, Any], suffix: str = "") -> list[str]:
@@ -72,8 +104,14 @@ def render_result(n: int, result: dict[str, Any], suffix: str = "") -> list[str]
     flags = f"  [{', '.join(marks)}]" if marks else ""
     lines = [
         f"{n:>2}. {result['path']}:{result['line_start']}-{result['line_end']}"
-        f"  score {result['score']:.3f}  {result['type']}{flags}{suffix}"
+        f"  score {result['score']:.3f}  {result['type']}"
+        f"{' (inferred)' if result.get('type_inferred') else ''}{flags}{suffix}"
     ]
+    if "expanded_from" in result:
+        via = result["expanded_from"]
+        lines.append(f"    via {via['kind']} from {via['path']}")
+    if "superseded_by" in result:
+        lines.append(f"    superseded by {', '.join(result['superseded_by'])}")
     if result["heading_path"]:
         lines.append("    " + " › ".join(result["heading_path"]))
     lines.append("    " + _snippet(result["text"]))

@@ -1,12 +1,16 @@
 """`ora web classify FILE.json [--vault VAULT] [--json]`: tier external web results.
+`ora web save URL --vault VAULT [--title T] [--text T] [--json]`: save a page as a web note.
 
 FILE.json holds `{"results": [{"url", "title", "text"}, …]}` (or just the list); `-` reads stdin.
 The registry is the note `Registry — Trusted Web Sources` of VAULT (none without --vault).
+`save` fetches the page (unless --text is given) and writes it as a new `type: web` note in the
+vault's web folder; run `ora index VAULT` (or let `ora serve` see it) to make it searchable.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import sys
 from pathlib import Path
@@ -17,6 +21,7 @@ from sidecar.errors import BadRequest
 from sidecar.models.embedder import load_embedder
 from sidecar.settings import make_config
 from sidecar.web import Registry, classify, load_registry
+from sidecar.web.save import Page, fetch_page, save_page
 
 
 def register(subparsers: Any) -> None:
@@ -30,6 +35,15 @@ def register(subparsers: Any) -> None:
     cls.add_argument("--vault", metavar="VAULT", help="vault whose registry note to apply")
     add_json_arg(cls)
     cls.set_defaults(func=run)
+    save = actions.add_parser("save", help="save a web page as a `type: web` note",
+                              description=__doc__,
+                              formatter_class=argparse.RawDescriptionHelpFormatter)
+    save.add_argument("url", metavar="URL", help="the page to save")
+    save.add_argument("--vault", metavar="VAULT", required=True, help="the vault to save into")
+    save.add_argument("--title", help="the note's title (default: the page's)")
+    save.add_argument("--text", help="the text to save instead of fetching the page")
+    add_json_arg(save)
+    save.set_defaults(func=run_save)
 
 
 def _read(name: str) -> Any:
@@ -46,6 +60,19 @@ def run(args: argparse.Namespace) -> int:
     config = make_config(args.vault or Path.cwd())
     registry = load_registry(config.vault, int(config.max_file_bytes)) if args.vault else Registry()
     emit(args, classify(results, registry, load_embedder(config)), _human)
+    return 0
+
+
+def run_save(args: argparse.Namespace) -> int:
+    config = make_config(args.vault)
+    if args.text is not None:
+        page = Page(args.url, args.title or "", args.text)
+    else:
+        fetched = asyncio.run(fetch_page(config, args.url))
+        page = Page(fetched.url, args.title or fetched.title, fetched.text)
+    path = save_page(config, page)
+    emit(args, {"path": path, "url": page.url, "title": page.title},
+         lambda d: f"saved {d['url']} as {d['path']}")
     return 0
 
 

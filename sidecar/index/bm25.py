@@ -23,8 +23,9 @@ from sidecar.schema import get_schema
 
 # Recorded in DATA/index.json; changing either rebuilds the BM25 stores from the vault.
 TOKENIZE = "porter unicode61 remove_diacritics 2"
-# bm25() column weights for (text, title, heading).
-COLUMN_WEIGHTS = (1.0, 0.5, 0.5)
+# bm25() column weights for (text, title, heading, about): `title` holds the note's names (title
+# and aliases), `about` its description.
+COLUMN_WEIGHTS = (1.0, 0.5, 0.5, 0.5)
 # Longer queries add little and cost a scan per term.
 MAX_QUERY_TERMS = 64
 
@@ -41,6 +42,7 @@ class SparseRow:
     text: str
     title: str
     heading: str
+    about: str = ""
 
 
 def match_expression(query: str) -> str:
@@ -57,17 +59,19 @@ def _schema_sql(name: str) -> str:
     return f"""
     CREATE TABLE IF NOT EXISTS "{name}" (
         rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, path TEXT NOT NULL,
-        archived INTEGER NOT NULL, text TEXT NOT NULL, title TEXT NOT NULL, heading TEXT NOT NULL);
+        archived INTEGER NOT NULL, text TEXT NOT NULL, title TEXT NOT NULL, heading TEXT NOT NULL,
+        about TEXT NOT NULL DEFAULT '');
     CREATE INDEX IF NOT EXISTS "{name}_path" ON "{name}"(path);
     CREATE VIRTUAL TABLE IF NOT EXISTS "{fts}" USING fts5(
-        text, title, heading, content='{name}', content_rowid='rowid', tokenize='{TOKENIZE}');
+        text, title, heading, about, content='{name}', content_rowid='rowid',
+        tokenize='{TOKENIZE}');
     CREATE TRIGGER IF NOT EXISTS "{name}_ai" AFTER INSERT ON "{name}" BEGIN
-        INSERT INTO "{fts}"(rowid, text, title, heading)
-        VALUES (new.rowid, new.text, new.title, new.heading);
+        INSERT INTO "{fts}"(rowid, text, title, heading, about)
+        VALUES (new.rowid, new.text, new.title, new.heading, new.about);
     END;
     CREATE TRIGGER IF NOT EXISTS "{name}_ad" AFTER DELETE ON "{name}" BEGIN
-        INSERT INTO "{fts}"("{fts}", rowid, text, title, heading)
-        VALUES ('delete', old.rowid, old.text, old.title, old.heading);
+        INSERT INTO "{fts}"("{fts}", rowid, text, title, heading, about)
+        VALUES ('delete', old.rowid, old.text, old.title, old.heading, old.about);
     END;
     """
 
@@ -113,9 +117,10 @@ class Bm25Store:
                 name = store_name(namespace, private)
                 conn.executemany(f'DELETE FROM "{name}" WHERE id = ?', ((r.id,) for r in rows))
                 conn.executemany(
-                    f'INSERT INTO "{name}" (id, path, archived, text, title, heading) '
-                    "VALUES (?, ?, ?, ?, ?, ?)",
-                    ((r.id, r.path, int(r.archived), r.text, r.title, r.heading) for r in rows),
+                    f'INSERT INTO "{name}" (id, path, archived, text, title, heading, about) '
+                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    ((r.id, r.path, int(r.archived), r.text, r.title, r.heading, r.about)
+                     for r in rows),
                 )
 
     def ids(self, namespace: str, private: bool) -> set[str]:
@@ -131,6 +136,15 @@ class Bm25Store:
         if not self._exists(conn, name):
             return 0
         return int(conn.execute(f'SELECT count(*) FROM "{name}"').fetchone()[0])
+
+    def probe(self, namespace: str) -> None:
+        """Read every table of both stores once (a damaged file raises DatabaseError here)."""
+        conn = self._db.get()
+        for private in (False, True):
+            name = store_name(namespace, private)
+            if self._exists(conn, name):
+                for table in (name, f"{name}_fts_data", f"{name}_fts_docsize"):
+                    conn.execute(f'SELECT count(*) FROM "{table}"').fetchone()
 
     def live_among(self, namespace: str, private: bool, ids: Sequence[str]) -> set[str]:
         """Those of `ids` stored here and not archived (one indexed lookup)."""

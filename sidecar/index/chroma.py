@@ -23,6 +23,7 @@ from chromadb.api.models.Collection import Collection
 from chromadb.config import Settings
 from chromadb.errors import InternalError, NotFoundError
 
+from sidecar.data_folder import private_folder, private_tree
 from sidecar.errors import BadRequest, OraError
 from sidecar.index.names import store_name
 
@@ -36,7 +37,10 @@ _BATCH = 1000
 def _client(data: Path, url: str) -> ClientAPI:
     settings = Settings(anonymized_telemetry=False)
     if not url:
-        return chromadb.PersistentClient(path=str(data / "chroma"), settings=settings)
+        folder = private_folder(data / "chroma")  # its SQLite file and segments hold notes' text
+        client = chromadb.PersistentClient(path=str(folder), settings=settings)
+        private_tree(folder)  # Chroma creates its files with the umask's mode
+        return client
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise BadRequest(f"chroma_url {url!r} is not an http(s) URL such as http://127.0.0.1:8000")

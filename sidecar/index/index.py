@@ -15,26 +15,31 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from sidecar.data_folder import private_folder, private_tree
 from sidecar.errors import BadRequest
-from sidecar.index.bm25 import COLUMN_WEIGHTS, TOKENIZE, Bm25Store
-from sidecar.index.chroma import ChromaStore, Metadata
+from sidecar.index.bm25 import COLUMN_WEIGHTS, TOKENIZE
+from sidecar.index.chroma import Metadata
 from sidecar.index.clusters import ClusterMember, assign_clusters
 from sidecar.index.consistency import repair
-from sidecar.index.ledger import Ledger
+from sidecar.index.damage import open_stores
+from sidecar.index.indexing import IndexingProgress
 from sidecar.index.lock import WriterLock
 from sidecar.index.names import check_namespace
 from sidecar.index.params import load_params, save_namespace_params, stale_parts
 from sidecar.index.records import ChunkRecord, record_from_store
 from sidecar.index.scope import NoteFilter, Scope
-from sidecar.index.sync import ProgressFn, Syncer, SyncReport
+from sidecar.index.sync import Progress, ProgressFn, Syncer, SyncReport
 from sidecar.models.embedder import Embedder, load_embedder
 from sidecar.schema import get_schema
 from sidecar.settings import Config
 from sidecar.vault.scan import iter_note_paths, normalise_rel
+from sidecar.vault.vault_settings import is_excluded, load_vault_settings
 
 FloatArray = npt.NDArray[np.float32]
 
 EVENT_KINDS = ("created", "modified", "deleted", "renamed")
+# In DATA/index.json: what of the vault's settings the namespace was last planned with.
+_SETTINGS_KEY = "vault_settings"
 
 
 class Index:
@@ -44,14 +49,17 @@ class Index:
         self.config = config
         self.namespace = check_namespace(str(config.namespace))
         self.writer = writer
-        config.data.mkdir(parents=True, exist_ok=True)
+        private_folder(config.data)
         self._lock = WriterLock(config.data) if writer else None
         self._write_guard = threading.Lock()
         self._syncer: Syncer | None = None
+        # The vault's ora.yaml (effective types, exclusions); refreshed by every reconcile.
+        self.vault_settings = load_vault_settings(config.vault)
+        self.progress = IndexingProgress(config.data)
         try:
-            self.ledger = Ledger(config.data / "ledger.sqlite")
-            self.bm25 = Bm25Store(config.data / "bm25.sqlite")
-            self.chroma = ChromaStore(config.data, str(config.chroma_url))
+            # Damaged files: rebuilt by a writer, reported by a reader (damage.py).
+            self.ledger, self.bm25, self.chroma = open_stores(
+                config.data, config.vault, self.namespace, str(config.chroma_url), writer=writer)
             if writer:
                 self._open_writer(embedder or load_embedder(config))
         except BaseException:
@@ -64,7 +72,7 @@ class Index:
         self._syncer = Syncer(
             self.config.vault, self.namespace, ledger=self.ledger, bm25=self.bm25,
             chroma=self.chroma, embedder=embedder, chunk_tokens=int(self.config.chunk_tokens),
-            max_file_bytes=int(self.config.max_file_bytes),
+            max_file_bytes=int(self.config.max_file_bytes), settings=self.vault_settings,
         )  # fmt: skip
         current = {
             "model": embedder.model_id,
@@ -81,7 +89,20 @@ class Index:
             self.bm25.drop(self.namespace)
             self.ledger.mark_dirty(self.namespace)
         self._create_stores()
-        save_namespace_params(self.config.data, self.namespace, current)
+        # Kept across openings: reconcile compares it with the vault's current settings.
+        kept = (saved or {}).get(_SETTINGS_KEY) if not vectors_stale else None
+        save_namespace_params(self.config.data, self.namespace, {**current, _SETTINGS_KEY: kept})
+
+    def _refresh_settings(self, syncer: Syncer) -> None:
+        """Re-read ora.yaml (and Obsidian's exclusions); when what the index depends on changed,
+        every note is re-planned (vectors are reused wherever the embedded text is the same)."""
+        settings = load_vault_settings(self.config.vault)
+        self.vault_settings = syncer.settings = settings
+        saved = load_params(self.config.data)["namespaces"].get(self.namespace) or {}
+        if saved.get(_SETTINGS_KEY) != settings.index_key():
+            self.ledger.mark_dirty(self.namespace)
+            save_namespace_params(self.config.data, self.namespace,
+                                  {**saved, _SETTINGS_KEY: settings.index_key()})
 
     def _create_stores(self) -> None:
         self.bm25.create(self.namespace)
@@ -111,19 +132,37 @@ class Index:
 
         Returns {"files", "chunks", "embedded", "removed", "seconds", "errors"}; `embedded` and
         `removed` count chunks this run embedded and deleted. An exception raised by `progress`
-        stops the run between batches; the next reconcile finishes the work.
+        stops the run between batches; the next reconcile finishes the work. Recently modified
+        notes go first (the likeliest to be searched while a cold index runs); readers meanwhile
+        see `indexing()`.
         """
         syncer = self._need_writer()
         started = time.monotonic()
+
+        def tell(p: Progress) -> None:
+            if p.phase != "done":
+                self.progress.update(p.done, p.total)
+            if progress is not None:
+                progress(p)
+
         with self._write_guard:
-            repair(self.namespace, self.ledger, self.bm25, self.chroma)
-            paths = set(iter_note_paths(self.config.vault))
-            paths.update(self.ledger.rows(self.namespace))
-            report = syncer.sync(paths, quick=True, progress=progress)
-            # Always, not only after a change: a run stopped before this step (a crash, a
-            # shutdown) has already written its notes, so no later change would trigger it.
-            self._recluster(report, force=True)
+            try:
+                self._refresh_settings(syncer)
+                repair(self.namespace, self.ledger, self.bm25, self.chroma)
+                paths = set(iter_note_paths(self.config.vault))
+                paths.update(self.ledger.rows(self.namespace))
+                report = syncer.sync(paths, quick=True, progress=tell, recent_first=True)
+                # Always, not only after a change: a run stopped before this step (a crash, a
+                # shutdown) has already written its notes, so no later change would trigger it.
+                self._recluster(report, force=True)
+            finally:
+                self.progress.finish()
         return self._summary(report, started)
+
+    def indexing(self) -> dict[str, Any] | None:
+        """{"done", "total", "percent"} while a reconcile runs (this writer or another
+        process's), else None."""
+        return self.progress.current()
 
     def apply_paths(self, rel_paths: Iterable[str]) -> dict[str, Any]:
         """Bring these vault-relative paths (present, changed or deleted) in line."""
@@ -263,6 +302,8 @@ class Index:
         newer: dict[tuple[str, str], int] = {}
         out: dict[str, ChunkRecord] = {}
         for cid, (text, meta) in found.items():
+            if is_excluded(self.vault_settings, str(meta.get("path", ""))):
+                continue  # excluded since it was indexed; the next reconcile removes it
             cluster, date = meta.get("cluster"), str(meta.get("date", ""))
             count = 0
             if cluster and meta.get("type") in decays:
@@ -290,6 +331,8 @@ class Index:
             if store is not None:
                 store.close()
         if self._lock is not None:
+            if not str(self.config.chroma_url):  # segments Chroma created since it opened
+                private_tree(self.config.data / "chroma")
             self._lock.release()
             self._lock = None
 

@@ -217,6 +217,14 @@ class Ledger:
         )
         return {"files": int(files), "chunks": int(chunks)}
 
+    def chunk_counts(self, namespace: str) -> dict[bool, int]:
+        """Chunks the ledger lists per store: {private: count} (stores with none left out)."""
+        found = self._db.get().execute(
+            "SELECT private, SUM(n_chunks) FROM files WHERE namespace = ? GROUP BY private",
+            (namespace,),
+        )
+        return {bool(p): int(n) for p, n in found if n}
+
     def errors(self, namespace: str) -> list[dict[str, str]]:
         found = self._db.get().execute(
             "SELECT path, error FROM files WHERE namespace = ? AND error IS NOT NULL ORDER BY path",

@@ -11,6 +11,7 @@ import fcntl
 import os
 from pathlib import Path
 
+from sidecar.data_folder import private_file, private_folder
 from sidecar.errors import IndexLocked
 
 
@@ -18,9 +19,8 @@ class WriterLock:
     """An exclusive, non-blocking lock on `<data>/lock`, held until `release()`."""
 
     def __init__(self, data: Path) -> None:
-        data.mkdir(parents=True, exist_ok=True)
-        self.path = data / "lock"
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        self.path = private_file(private_folder(data) / "lock")
+        fd = os.open(self.path, os.O_RDWR)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:

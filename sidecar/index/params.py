@@ -41,6 +41,7 @@ def save_namespace_params(data: Path, namespace: str, values: dict[str, Any]) ->
     doc["sidecar_version"] = __version__
     tmp = params_path(data).with_suffix(".json.tmp")
     tmp.write_text(json.dumps(doc, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    tmp.chmod(0o600)  # like every file of the data folder
     os.replace(tmp, params_path(data))
 
 

@@ -1,7 +1,8 @@
 """What the index stores about a note and its chunks, and the record a search returns.
 
-Chunk metadata in Chroma mirrors the note's YAML (path, title, type, tags, nexus, subtype,
-cluster, date, source_* fields) plus the chunk's place in the note and the hashes that let the
+Chunk metadata in Chroma mirrors the note's YAML (path, title, effective type and whether it was
+inferred, tags (frontmatter and inline), nexus, subtype, cluster, date, aliases, description,
+source_* fields) plus the chunk's place in the note and the hashes that let the
 index reuse vectors. Chroma rejects empty lists and nested values, so empty lists are left out and
 other values are flattened to strings.
 """
@@ -16,6 +17,8 @@ from typing import Any
 
 from sidecar.schema import get_schema
 from sidecar.vault.note import Note
+from sidecar.vault.properties import note_aliases, note_description
+from sidecar.vault.vault_settings import VaultSettings, default_vault_settings, effective_type
 
 # Chroma stores a heading path as one string; this joins and splits it.
 HEADING_SEPARATOR = " > "
@@ -36,6 +39,9 @@ class NoteInfo:
     private: bool
     archived: bool
     source: dict[str, str | int | float | bool]
+    type_inferred: bool = False
+    aliases: tuple[str, ...] = ()
+    description: str = ""
 
     @property
     def retrievable(self) -> bool:
@@ -65,6 +71,7 @@ class ChunkRecord:
     newer_in_cluster: int
     nexus: tuple[str, ...]
     subtype: str | None
+    type_inferred: bool = False
 
 
 def _iso(value: Any) -> str | None:
@@ -101,8 +108,11 @@ def _scalar(value: Any) -> str | int | float | bool:
     return json.dumps(value, ensure_ascii=False, sort_keys=True)
 
 
-def note_info(note: Note, mtime_ns: int) -> NoteInfo:
+def note_info(note: Note, mtime_ns: int, settings: VaultSettings | None = None) -> NoteInfo:
+    """What the index files a note under; its type is the effective type (vault_settings.py)."""
     fm = note.frontmatter
+    note_type, inferred = effective_type(settings or default_vault_settings(), note.path,
+                                         note.type)
     subtype = fm.get("subtype")
     source = {
         key: _scalar(fm[key])
@@ -112,7 +122,7 @@ def note_info(note: Note, mtime_ns: int) -> NoteInfo:
     return NoteInfo(
         path=note.path,
         title=note.title,
-        type=note.type,
+        type=note_type,
         tags=note.tags,
         nexus=note.nexus,
         subtype=subtype if isinstance(subtype, str) else None,
@@ -121,6 +131,9 @@ def note_info(note: Note, mtime_ns: int) -> NoteInfo:
         private=note.is_private,
         archived=note.is_archived,
         source=source,
+        type_inferred=inferred,
+        aliases=note_aliases(fm),
+        description=note_description(fm),
     )
 
 
@@ -138,7 +151,8 @@ def chunk_metadata(
 ) -> dict[str, Any]:
     """The Chroma metadata of one chunk. Absent optional keys are None, which makes Chroma delete
     them: an upsert merges into the stored metadata rather than replacing it."""
-    optional = ("tags", "nexus", "subtype", "cluster", *get_schema().source_properties)
+    optional = ("tags", "nexus", "subtype", "cluster", "aliases", "description",
+                *get_schema().source_properties)
     meta: dict[str, Any] = dict.fromkeys(optional)
     meta |= {
         "path": info.path,
@@ -151,6 +165,7 @@ def chunk_metadata(
         "date": info.date,
         "private": info.private,
         "archived": info.archived,
+        "type_inferred": info.type_inferred,
         "note_hash": note_hash,
         "chunk_hash": chunk_hash,
         "model": model,
@@ -162,6 +177,10 @@ def chunk_metadata(
         meta["nexus"] = list(info.nexus)
     if info.subtype:
         meta["subtype"] = info.subtype
+    if info.aliases:
+        meta["aliases"] = list(info.aliases)
+    if info.description:
+        meta["description"] = info.description
     if cluster:
         meta["cluster"] = cluster
     return meta
@@ -190,4 +209,5 @@ def record_from_store(
         newer_in_cluster=newer_in_cluster,
         nexus=tuple(str(n) for n in meta.get("nexus") or ()),
         subtype=str(subtype) if subtype else None,
+        type_inferred=bool(meta.get("type_inferred", False)),
     )

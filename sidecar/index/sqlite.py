@@ -13,6 +13,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from sidecar.data_folder import private_file
+
 
 class ThreadConnections:
     """A lazily opened connection per thread to one database file."""
@@ -28,6 +30,7 @@ class ThreadConnections:
     def get(self) -> sqlite3.Connection:
         conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
         if conn is None:
+            private_file(self.path)  # it holds private notes' text: 0600, before SQLite opens it
             # check_same_thread=False only so close_all() may close it from another thread.
             conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
             conn.execute("PRAGMA journal_mode=WAL")

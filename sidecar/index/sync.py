@@ -21,7 +21,8 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from sidecar.chunking.chunker import Chunk, chunk_note
+from sidecar.chunking.chunker import Chunk
+from sidecar.chunking.limits import chunk_bounded
 from sidecar.errors import UnreadableNote
 from sidecar.index.bm25 import Bm25Store, SparseRow
 from sidecar.index.chroma import ChromaStore, Metadata
@@ -38,7 +39,8 @@ from sidecar.index.records import (
 from sidecar.models.embedder import Embedder
 from sidecar.vault.edit import content_hash
 from sidecar.vault.note import Note, decode_note, parse_note
-from sidecar.vault.scan import is_ignored, normalise_rel
+from sidecar.vault.scan import is_ignored, normalise_rel, symlink_in
+from sidecar.vault.vault_settings import VaultSettings, default_vault_settings, is_excluded
 
 FloatArray = npt.NDArray[np.float32]
 
@@ -111,6 +113,7 @@ class Syncer:
         embedder: Embedder,
         chunk_tokens: int,
         max_file_bytes: int,
+        settings: VaultSettings | None = None,
     ) -> None:
         self.vault = vault
         self.ns = namespace
@@ -121,17 +124,21 @@ class Syncer:
         self.model = embedder.model_id
         self.chunk_tokens = chunk_tokens
         self.max_file_bytes = max_file_bytes
+        # The vault's ora.yaml: effective types and exclusions (the index refreshes it).
+        self.settings = settings or default_vault_settings()
 
     # ---- planning ------------------------------------------------------------------------------
 
     def _plan(self, rel: str, old: FileRow | None, quick: bool) -> _Planned | _Unchanged | None:
         """A plan for a changed file, _Unchanged for unchanged content, None if it is gone."""
         path = self.vault / rel
+        if symlink_in(self.vault, rel) is not None:  # a linked note or folder: not in the vault
+            return None
         try:
             st = path.stat()
         except OSError:
             return None
-        if path.is_symlink() or not path.is_file():
+        if not path.is_file():
             return None
         same_model = old is not None and old.model == self.model and old.hash != ""
         stamp = (st.st_mtime_ns, st.st_size)
@@ -157,7 +164,7 @@ class Syncer:
         if note.yaml_error is not None:
             message, line = note.yaml_error
             return self._error(rel, stamp, digest, f"line {line}: {message}")
-        info = note_info(note, st.st_mtime_ns)
+        info = note_info(note, st.st_mtime_ns, self.settings)
         cluster = (old.cluster if old is not None else None) if info.decays else None
         cluster = info.declared_cluster or cluster
         chunks = self._chunks(self._chunk_note(note, info), info, digest, cluster)
@@ -183,7 +190,7 @@ class Syncer:
         """The chunks of a retrievable note; other types are tracked but never chunked."""
         if not info.retrievable:
             return []
-        return chunk_note(note, self.embedder.tokenizer, self.chunk_tokens)
+        return chunk_bounded(note, self.embedder.tokenizer, self.chunk_tokens).chunks
 
     def _chunks(
         self, chunks: list[Chunk], info: NoteInfo, digest: str, cluster: str | None
@@ -200,6 +207,13 @@ class Syncer:
             out.append(_PlannedChunk(cid, c.text, c.embed_text, hashed, meta))
         return out
 
+    def _age(self, rel: str) -> int:
+        """Sort key: newest modification first; files that cannot be read last."""
+        try:
+            return -(self.vault / rel).stat().st_mtime_ns
+        except OSError:
+            return 0
+
     # ---- writing -------------------------------------------------------------------------------
 
     def sync(
@@ -208,14 +222,18 @@ class Syncer:
         *,
         quick: bool,
         progress: ProgressFn | None = None,
+        recent_first: bool = False,
     ) -> SyncReport:
         """Bring `rels` (vault-relative paths, present or not) in line with the vault.
 
         `quick` trusts an unchanged (mtime, size) without reading the file. `progress` is called
         only between batches, so an exception it raises stops the sync with every write either
-        committed or not begun (the next sync resumes).
+        committed or not begun (the next sync resumes). `recent_first` takes files in order of
+        modification, newest first (else by path).
         """
         wanted = sorted({normalise_rel(r) for r in rels})
+        if recent_first:
+            wanted.sort(key=self._age)
         # A few paths are looked up one by one; a whole-vault sync reads the ledger once.
         few = len(wanted) < 512
         known = self.ledger.rows(self.ns, wanted if few else None)
@@ -231,7 +249,8 @@ class Syncer:
 
         for done, rel in enumerate(wanted, 1):
             old = known.get(rel)
-            plan = None if is_ignored(rel) else self._plan(rel, old, quick)
+            skip = is_ignored(rel) or is_excluded(self.settings, rel)
+            plan = None if skip else self._plan(rel, old, quick)
             if plan is None:
                 if old is not None:
                     gone.append(rel)
@@ -332,8 +351,9 @@ def _sparse(c: _PlannedChunk) -> SparseRow:
         path=str(meta["path"]),
         archived=bool(meta["archived"]),
         text=c.text,
-        title=str(meta["title"]),
+        title=" ".join([str(meta["title"]), *(meta.get("aliases") or ())]),
         heading=str(meta["heading_path"]).replace(HEADING_SEPARATOR, " "),
+        about=str(meta.get("description") or ""),
     )
 
 

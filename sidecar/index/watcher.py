@@ -18,7 +18,7 @@ from typing import Any
 from watchfiles import Change, awatch
 
 from sidecar.index.index import Index
-from sidecar.vault.scan import is_ignored, iter_note_paths
+from sidecar.vault.scan import is_ignored, iter_note_paths, symlink_in
 
 OnChange = Callable[[dict[str, Any]], Awaitable[None] | None]
 
@@ -53,7 +53,7 @@ def note_paths(index: Index, vault: Path, rels: Iterable[str]) -> list[str]:
             out.add(rel)
             continue
         folder = vault / rel
-        if folder.is_dir():
+        if folder.is_dir() and symlink_in(vault, rel) is None:
             out.update(f"{rel}/{sub}" for sub in iter_note_paths(folder))
         if known is None:
             known = list(index.ledger.rows(index.namespace))

@@ -20,6 +20,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from sidecar.data_folder import private_file, private_folder
 from sidecar.errors import BadRequest
 
 MEMORY_FILE = "memory.sqlite"
@@ -105,7 +106,7 @@ class MemoryStore:
     """The log of every conversation in one data folder, all namespaces."""
 
     def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        private_file(private_folder(path.parent) / path.name)
         self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.executescript(_SCHEMA)

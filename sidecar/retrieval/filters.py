@@ -14,6 +14,7 @@ from functools import cache
 
 from sidecar.errors import SchemaDataError
 from sidecar.schema import get_schema
+from sidecar.vault.tags import with_ancestors
 
 
 @dataclass(frozen=True)
@@ -37,9 +38,9 @@ def status_tags() -> StatusTags:
     return StatusTags(*names)
 
 
-def _folded(tags: Iterable[str]) -> set[str]:
-    # Tags compare case-insensitively, as the vault parser's `Note.has_tag` does.
-    return {tag.casefold() for tag in tags}
+def _folded(tags: Iterable[str]) -> frozenset[str]:
+    # As the vault parser's `Note.has_tag`: case-insensitive, `private/health` counts as private.
+    return with_ancestors(tags)
 
 
 def is_admissible(

@@ -154,6 +154,7 @@ def result_document(
         "path": chunk.path,
         "title": chunk.title,
         "type": chunk.type,
+        "type_inferred": chunk.type_inferred,
         "score": round(final_score(similarity, weight, decay), 6),
         "flags": result_flags(chunk.tags),
         "private": bool(chunk.private),

@@ -76,7 +76,12 @@ async def read_json(request: web.Request, schema_name: str) -> dict[str, Any]:
         raise BadRequest("the body holds text that is not Unicode (a lone surrogate)") from exc
     except (ValueError, UnicodeDecodeError) as exc:
         raise BadRequest(f"the body is not valid JSON: {exc}") from exc
-    validate(schema_name, value)
+    except RecursionError as exc:  # `[[[[…` 100,000 deep: no request of ours nests so
+        raise BadRequest("the body is nested too deeply to be a request") from exc
+    try:
+        validate(schema_name, value)
+    except RecursionError as exc:
+        raise BadRequest("the body is nested too deeply to be a request") from exc
     if not isinstance(value, dict):
         raise BadRequest("the body must be a JSON object")
     return value

@@ -1,7 +1,8 @@
 """Routes of the cleaning queue and the web tier.
 
 `GET /v1/contradictions`, `POST /v1/contradictions/scan`, `POST /v1/contradictions/{id}/resolve`,
-`POST /v1/contradictions/batches/{batch}/approve` (a news batch), `POST /v1/web/classify`.
+`POST /v1/contradictions/batches/{batch}/approve` (a news batch), `POST /v1/contradictions/undo`
+(the last resolution), `POST /v1/web/classify`.
 The queue and the judge open with the app (`context`, after the models and the index); edits
 made by a resolution reach the index through the server's write lane at once. Pairs involving a
 private note are listed, resolved and approved only in private mode (`?private=true`, or
@@ -31,6 +32,7 @@ from sidecar.cleaning import (
     build_judge,
     resolve,
     scan,
+    undo_last,
 )
 from sidecar.cleaning.rules import RulesJudge
 from sidecar.cleaning.store import STATUSES
@@ -61,7 +63,7 @@ CLAIMS = web.AppKey("claims", Claims)
 async def context(app: web.Application) -> AsyncIterator[None]:
     """The queue and the judge; a judge that cannot load falls back to the rules detector."""
     config = app[CONFIG]
-    queue = await asyncio.to_thread(Queue, config.data)
+    queue = await asyncio.to_thread(Queue, config.data, config.vault)
     try:
         judge: Judge = await asyncio.to_thread(build_judge, config)
     except ModelUnavailable as err:
@@ -182,6 +184,17 @@ async def approve(request: web.Request) -> web.Response:
     changed = sorted({p for d in done for p in d.changed})
     await _after(request, changed)
     return web.json_response({"pairs": [d.pair.as_json() for d in done], "changed": changed})
+
+
+@routes.post("/v1/contradictions/undo")
+async def undo(request: web.Request) -> web.Response:
+    body = await read_json(request, "PrivateModeRequest")
+    claims = request.app[CLAIMS]
+    async with claims.lock:
+        done = await asyncio.to_thread(undo_last, request.app[CONFIG], claims.queue,
+                                       private=body.get("private", False))
+    await _after(request, done.changed)
+    return web.json_response(done.as_json())
 
 
 @routes.post("/v1/web/classify")

@@ -9,11 +9,13 @@ from aiohttp import web
 from sidecar.errors import BadRequest
 from sidecar.index.scope import NoteFilter
 from sidecar.retrieval.related import RelatedOptions, related
-from sidecar.retrieval.search import SearchOptions, search
+from sidecar.retrieval.relations import search_related
+from sidecar.retrieval.search import SearchOptions
 from sidecar.server.openapi import read_json
 from sidecar.server.paths import note_path, request_path
 from sidecar.server.resources import INDEX, LANE, MODELS
 from sidecar.server.state import CONFIG
+from sidecar.web.searxng import web_tier
 
 routes = web.RouteTableDef()
 
@@ -49,10 +51,18 @@ async def search_route(request: web.Request) -> web.Response:
         filters=NoteFilter.from_json(body.get("filters")),
     )
     models = request.app[MODELS]
-    document = await search(
-        request.app[INDEX], models.embedder, models.reranker, body["query"], options,
-        reranker_reason=models.reranker_reason,
+    index = request.app[INDEX]
+    document = await search_related(
+        index, models.embedder, models.reranker, body["query"], options,
+        reranker_reason=models.reranker_reason, expand=body.get("expand", False),
     )
+    if body.get("web", False):
+        config = request.app[CONFIG]
+        document.update(await web_tier(config, models.embedder, body["query"],
+                                       int(config.web_results)))
+    indexing = index.indexing()  # answered from what is indexed so far
+    if indexing is not None:
+        document["indexing"] = indexing
     return web.json_response(document)
 
 

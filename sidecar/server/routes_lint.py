@@ -12,6 +12,7 @@ from sidecar.server.paths import note_path
 from sidecar.server.resources import LINT
 from sidecar.server.state import CONFIG
 from sidecar.vault.lint import fix_dates, lint_file, lint_text
+from sidecar.vault.scan import vault_path
 
 routes = web.RouteTableDef()
 
@@ -30,13 +31,11 @@ async def lint_fix(request: web.Request) -> web.Response:
     body = await read_json(request, "LintFixRequest")
     rel = note_path(body["path"])
     config = request.app[CONFIG]
-    file = config.vault / rel
+    file = vault_path(config.vault, rel)  # no symbolic link anywhere along the path
     try:
-        link, present = file.is_symlink(), file.is_file()
+        present = file.is_file()
     except OSError as exc:  # e.g. a folder in the path is a file, or is unreadable
         raise BadRequest(f"cannot use {rel}: {exc.strerror}") from exc
-    if link:  # an atomic write would replace the link with a plain file
-        raise BadRequest(f"{rel} is a symbolic link; fix the note it points to instead")
     if not present:
         raise NotFound(f"no note at {rel}")
     max_bytes = int(config.max_file_bytes)

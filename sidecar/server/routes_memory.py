@@ -83,7 +83,8 @@ async def ask(request: web.Request) -> web.Response:
     conversation = body.get("conversation")
     if conversation is None:
         document = await answer(app[CONFIG], app[INDEX], models.embedder, models.reranker,
-                                body["question"], options, reranker_reason=models.reranker_reason)
+                                body["question"], options, reranker_reason=models.reranker_reason,
+                                web=body.get("web", False))
         return web.json_response(document)
     await asyncio.to_thread(app[MEMORY].notes.sync)
     memory = ConversationMemory(
@@ -93,7 +94,7 @@ async def ask(request: web.Request) -> web.Response:
     async with app[MEMORY].locks[f"{options.namespace}/{memory.conversation}"]:
         document = await answer(app[CONFIG], app[INDEX], models.embedder, models.reranker,
                                 body["question"], options, reranker_reason=models.reranker_reason,
-                                memory=memory)
+                                memory=memory, web=body.get("web", False))
     if memory.note_path is not None:
         await app[LANE].apply([{"kind": "modified", "path": memory.note_path}])
     return web.json_response(document)

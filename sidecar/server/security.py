@@ -18,6 +18,7 @@ from pathlib import Path
 from aiohttp import web
 from aiohttp.typedefs import Handler, Middleware
 
+from sidecar.data_folder import private_folder
 from sidecar.errors import OraError
 
 ALLOWED_ORIGIN = "app://obsidian.md"
@@ -49,7 +50,7 @@ def token_path(data: Path) -> Path:
 
 def load_or_create_token(data: Path) -> str:
     """The API token in DATA/token, created on first run with mode 0600 (tightened if looser)."""
-    data.mkdir(parents=True, exist_ok=True)
+    private_folder(data)
     path = token_path(data)
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
@@ -105,7 +106,9 @@ class Guard:
         scheme, _, given = request.headers.get("Authorization", "").partition(" ")
         if scheme.lower() != "bearer" or not given.strip():
             raise Unauthorized("send the token from DATA/token as 'Authorization: Bearer TOKEN'")
-        if not hmac.compare_digest(given.strip().encode(), self.token.encode()):
+        # The token is ASCII; any other header text (even bytes that are not UTF-8) is wrong.
+        if not given.isascii() or not hmac.compare_digest(given.strip().encode(),
+                                                          self.token.encode()):
             raise Unauthorized("wrong token; copy it again from DATA/token")
 
 

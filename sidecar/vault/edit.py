@@ -27,9 +27,17 @@ from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.constructor import RoundTripConstructor
 from ruamel.yaml.error import YAMLError
+from ruamel.yaml.events import AliasEvent
 from ruamel.yaml.scalarstring import DoubleQuotedScalarString
 
-from sidecar.errors import Conflict, InvalidFrontmatter, NotFound, UnreadableNote
+from sidecar.errors import (
+    Conflict,
+    InvalidFrontmatter,
+    NoteNotWritable,
+    NotFound,
+    OraError,
+    UnreadableNote,
+)
 from sidecar.vault.links import link_target
 from sidecar.vault.note import FENCE, split_frontmatter
 from sidecar.vault.scan import normalise_rel, vault_path
@@ -199,6 +207,35 @@ def _load(y: YAML, yaml_text: str) -> CommentedMap:
     return data
 
 
+def _drop_gap_comments(rendered: str, own: list[str], gap: list[str]) -> str:
+    """`rendered` without the comment and blank lines ruamel carried over from the key's gap.
+
+    ruamel attaches the comments that follow a key (say, the last lines before the closing
+    fence) to the key's last value, so a fresh rendering repeats them while the gap lines are
+    kept as they are. Such a line is dropped when it is one of the gap's and the key's own
+    lines do not have that many of it.
+    """
+    budget: dict[str, int] = {}
+    for line in own:
+        if _is_gap(line):
+            budget[line.strip()] = budget.get(line.strip(), 0) + 1
+    carried = {line.strip() for line in gap if _is_gap(line)}
+    kept: list[str] = []
+    for line in rendered.splitlines(keepends=True):
+        if _is_gap(line) and line.strip() in carried:
+            if budget.get(line.strip(), 0) == 0:
+                continue
+            budget[line.strip()] -= 1
+        kept.append(line)
+    return "".join(kept)
+
+
+def _has_anchors(y: YAML, yaml_text: str) -> bool:
+    """True when the YAML defines an anchor or uses an alias anywhere."""
+    return any(isinstance(event, AliasEvent) or getattr(event, "anchor", None)
+               for event in y.parse(yaml_text))
+
+
 def rewrite_frontmatter(text: str, mutate: Mutation) -> str:
     """`text` with its frontmatter mutated; every byte outside the changed keys is kept."""
     nl = _newline(text)
@@ -224,7 +261,12 @@ def rewrite_frontmatter(text: str, mutate: Mutation) -> str:
     mutate(cm)
 
     def fresh(key: Any) -> str:
-        return _render(y, cm, key).replace("\n", nl)
+        out = _render(y, cm, key)
+        if spans is not None and key in spans:
+            span = spans[key]
+            out = _drop_gap_comments(out, lines[span.start : span.end],
+                                     lines[span.end : span.gap_end])
+        return out.replace("\n", nl)
 
     if spans is None:  # a top-level flow mapping: no per-key bytes to keep
         new_yaml = "".join(fresh(k) for k in cm)
@@ -241,6 +283,10 @@ def rewrite_frontmatter(text: str, mutate: Mutation) -> str:
         out.extend(fresh(k) for k in cm if k not in spans)
         new_yaml = "".join(out)
 
+    if new_yaml != block.yaml_text and _has_anchors(y, "".join(clean)):
+        raise InvalidFrontmatter(
+            "frontmatter uses YAML anchors or aliases (&name, *name); an edit would expand "
+            "them, so Ora leaves it alone: edit it by hand")
     head = text[: len(text) - len(block.body)]
     opening_end = head.index("\n") + 1
     closing = head[opening_end + len(block.yaml_text) :]
@@ -255,6 +301,18 @@ def _read(path: Path, rel: str) -> bytes:
         return path.read_bytes()
     except FileNotFoundError as exc:
         raise NotFound(f"no note at {rel}") from exc
+
+
+def _check_writable(path: Path, rel: str) -> None:
+    """NoteNotWritable for a read-only note: its owner took write permission away on purpose."""
+    if not path.stat().st_mode & stat.S_IWUSR:
+        raise NoteNotWritable(f"{rel} is read-only; make it writable (chmod u+w) for Ora to "
+                              "edit it")
+
+
+def _not_writable(rel: str, exc: OSError) -> NoteNotWritable:
+    return NoteNotWritable(f"{rel} cannot be written ({exc.strerror}): the note or its folder "
+                           "is read-only or immutable (chattr -i / chflags nouchg)")
 
 
 def _check(data: bytes, expected_hash: str | None, rel: str) -> str:
@@ -312,14 +370,21 @@ def _swap(path: Path, tmp: Path, read_hash: str) -> None:
         held.unlink(missing_ok=True)
 
 
-def atomic_write(path: Path, data: bytes, read_hash: str) -> None:
+def atomic_write(path: Path, data: bytes, read_hash: str, rel: str | None = None) -> None:
     """Replace `path` with `data` atomically, keeping its mode, if it still hashes `read_hash`.
 
     Conflict when it does not: the write is checked against the exact bytes it was planned
-    from, never against a later read.
+    from, never against a later read. NoteNotWritable (naming `rel`) when the file is
+    read-only, immutable or in a folder that cannot be written.
     """
+    name = rel or path.name
+    _check_writable(path, name)
     mode = stat.S_IMODE(path.stat().st_mode)
-    fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".ora-tmp")
+    try:
+        fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.",
+                                        suffix=".ora-tmp")
+    except PermissionError as exc:
+        raise _not_writable(name, exc) from exc
     tmp = Path(tmp_name)
     try:
         with os.fdopen(fd, "wb") as handle:
@@ -328,9 +393,81 @@ def atomic_write(path: Path, data: bytes, read_hash: str) -> None:
             os.fsync(handle.fileno())
         os.chmod(tmp, mode)
         _swap(path, tmp, read_hash)
+    except PermissionError as exc:  # immutable (EPERM on the replace)
+        raise _not_writable(name, exc) from exc
     finally:
         tmp.unlink(missing_ok=True)
     _fsync_dir(path.parent)
+
+
+@dataclass(frozen=True)
+class PlannedEdit:
+    """One frontmatter edit computed but not yet written: the exact bytes it was planned from
+    and the bytes that replace them."""
+
+    rel: str
+    path: Path
+    before: bytes
+    after: bytes
+
+    @property
+    def before_hash(self) -> str:
+        return content_hash(self.before)
+
+    @property
+    def after_hash(self) -> str:
+        return content_hash(self.after)
+
+
+def plan_edit(
+    vault: str | Path, rel: str, mutate: Mutation, expected_hash: str | None = None
+) -> PlannedEdit:
+    """Read VAULT/rel once and compute `mutate`'s edit of it, writing nothing.
+
+    Every refusal happens here: NotFound, Conflict (not `expected_hash`, or empty: most often an
+    editor between its truncate and its write), NoteNotWritable (read-only), UnreadableNote,
+    InvalidFrontmatter (naming the note).
+    """
+    path = vault_path(vault, rel)
+    data = _read(path, rel)
+    _check(data, expected_hash, rel)
+    _check_writable(path, rel)
+    if not data.strip():
+        raise Conflict(f"{rel} is empty (perhaps it is being saved); nothing was written")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UnreadableNote(f"{rel} is not UTF-8", code="undecodable_file") from exc
+    try:
+        new_data = rewrite_frontmatter(text, mutate).encode("utf-8")
+    except InvalidFrontmatter as err:  # name the note: the caller may be editing many
+        raise InvalidFrontmatter(f"{rel}: {err.message}") from err
+    return PlannedEdit(normalise_rel(rel), path, data, new_data)
+
+
+def write_planned(edits: list[PlannedEdit]) -> None:
+    """Write planned edits all or none: each is a compare-and-swap against the bytes it was
+    planned from; when one fails, those already written are put back (each only while it
+    still holds what was written) and the error is raised, naming any that could not be."""
+    written: list[PlannedEdit] = []
+    for edit in edits:
+        if edit.after == edit.before:
+            continue
+        try:
+            atomic_write(edit.path, edit.after, edit.before_hash, edit.rel)
+        except OraError as err:
+            kept = []
+            for done in reversed(written):
+                try:
+                    atomic_write(done.path, done.before, done.after_hash, done.rel)
+                except OraError:
+                    kept.append(done.rel)
+            if not kept:
+                raise
+            message = (f"{err.message} ({', '.join(kept)} changed again meanwhile and keeps "
+                       "the edit)")
+            raise type(err)(message, code=err.code, status=err.status) from err
+        written.append(edit)
 
 
 def edit_frontmatter(
@@ -338,35 +475,30 @@ def edit_frontmatter(
 ) -> str:
     """Apply `mutate` to the frontmatter of VAULT/rel; returns the file's new content hash.
 
-    The file is read once; the write is planned from those bytes and swapped in only while the
-    file still holds them. Raises Conflict when the file's hash is not `expected_hash` (if
-    given), when it is empty, or when it changes before the swap. Nothing is written when the
-    mutation changes nothing.
+    The file is read once (`plan_edit`); the write is planned from those bytes and swapped in
+    only while the file still holds them. Raises Conflict when the file's hash is not
+    `expected_hash` (if given), when it is empty, or when it changes before the swap. Nothing
+    is written when the mutation changes nothing.
     """
-    path = vault_path(vault, rel)
-    data = _read(path, rel)
-    read_hash = _check(data, expected_hash, rel)
-    if not data.strip():  # most often an editor between its truncate and its write
-        raise Conflict(f"{rel} is empty (perhaps it is being saved); nothing was written")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise UnreadableNote(f"{rel} is not UTF-8", code="undecodable_file") from exc
-    new_data = rewrite_frontmatter(text, mutate).encode("utf-8")
-    if new_data == data:
-        return read_hash
-    atomic_write(path, new_data, read_hash)
-    return content_hash(new_data)
+    edit = plan_edit(vault, rel, mutate, expected_hash)
+    write_planned([edit])
+    return edit.after_hash
 
 
-def move_to_trash(vault: str | Path, rel: str, expected_hash: str | None) -> str:
-    """Move a note to VAULT/.trash/ as Obsidian does (never overwriting); its new rel path."""
-    rel = normalise_rel(rel)
-    src = vault_path(vault, rel)
-    _check(_read(src, rel), expected_hash, rel)
+def _trash_folder(vault: str | Path) -> Path:
     trash = Path(vault) / TRASH_FOLDER
+    if trash.is_symlink():  # a move through it could leave the vault
+        raise NoteNotWritable(f"{TRASH_FOLDER} is a symbolic link; Ora will not move notes into it")
     trash.mkdir(exist_ok=True)
-    name = PurePosixPath(rel)
+    return trash
+
+
+def _link_into_trash(src: Path, trash: Path, name: PurePosixPath, planned: str) -> str:
+    """Give `src` a name in the trash (never overwriting), drop its old name; the new name.
+
+    As with edits, the move is checked against the planned bytes before the old name goes
+    and after: a save that reached the file meanwhile puts it back and is a Conflict.
+    """
     for n in itertools.count():
         candidate = name.name if n == 0 else f"{name.stem} {n}{name.suffix}"
         dst = trash / candidate
@@ -374,15 +506,65 @@ def move_to_trash(vault: str | Path, rel: str, expected_hash: str | None) -> str
             os.link(src, dst)  # fails if dst exists: no overwrite, no race
         except FileExistsError:
             continue
-        except OSError:  # no hard links on this filesystem
+        except OSError as exc:  # no hard links on this filesystem (or an immutable file)
+            if isinstance(exc, PermissionError):
+                raise
             if dst.exists():
                 continue
             os.rename(src, dst)
-            return f"{TRASH_FOLDER}/{candidate}"
+            return candidate
+        if _hash_of(dst) != planned:
+            dst.unlink()
+            raise Conflict(f"{name} changed while it was being moved; try again")
         os.unlink(src)
+        if _hash_of(dst) != planned:  # an in-place save reached it during the move
+            with contextlib.suppress(FileExistsError):
+                os.link(dst, src)
+            dst.unlink()
+            raise Conflict(f"{name} changed while it was being moved; try again")
         _fsync_dir(src.parent)
-        return f"{TRASH_FOLDER}/{candidate}"
+        return candidate
     raise AssertionError("unreachable")
+
+
+def move_to_trash(vault: str | Path, rel: str, expected_hash: str | None) -> str:
+    """Move a note to VAULT/.trash/ as Obsidian does (never overwriting); its new rel path."""
+    rel = normalise_rel(rel)
+    src = vault_path(vault, rel)
+    planned = _check(_read(src, rel), expected_hash, rel)
+    _check_writable(src, rel)
+    try:
+        candidate = _link_into_trash(src, _trash_folder(vault), PurePosixPath(rel), planned)
+    except PermissionError as exc:
+        raise _not_writable(rel, exc) from exc
+    return f"{TRASH_FOLDER}/{candidate}"
+
+
+def restore_bytes(vault: str | Path, rel: str, data: bytes, expected_hash: str) -> None:
+    """Put earlier bytes back into VAULT/rel (an undo), atomically, only while the file still
+    hashes `expected_hash` (Conflict otherwise)."""
+    path = vault_path(vault, rel)
+    _check(_read(path, rel), expected_hash, rel)
+    atomic_write(path, data, expected_hash, rel)
+
+
+def restore_from_trash(vault: str | Path, trash_rel: str, rel: str, expected_hash: str) -> None:
+    """Move a note that `move_to_trash` moved back to `rel`, if it still hashes
+    `expected_hash` and nothing has taken its place (Conflict otherwise; never overwrites)."""
+    src, dst = vault_path(vault, trash_rel), vault_path(vault, rel)
+    _check(_read(src, trash_rel), expected_hash, trash_rel)
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        os.link(src, dst)
+    except FileExistsError as exc:
+        raise Conflict(f"{rel} exists again; nothing was restored") from exc
+    except OSError:  # no hard links on this filesystem
+        if dst.exists():
+            raise Conflict(f"{rel} exists again; nothing was restored") from None
+        os.rename(src, dst)
+        return
+    os.unlink(src)
+    _fsync_dir(src.parent)
 
 
 # ---- notes Ora writes itself (chat notes, the supervision log) ------------------------------
@@ -412,10 +594,11 @@ def create_note(vault: str | Path, rel: str, text: str) -> str:
 
 def append_to_note(
     vault: str | Path, rel: str, text: str, mutate: Mutation | None = None,
-    expected_hash: str | None = None,
+    expected_hash: str | None = None, *, blank_line: bool = True,
 ) -> tuple[str, str]:
-    """Append `text` after a blank line to VAULT/rel (in the file's own line endings), with an
-    optional frontmatter `mutate` in the same atomic write; (hash read, new hash).
+    """Append `text` (after a blank line unless not `blank_line`) to VAULT/rel, in the file's
+    own line endings, with an optional frontmatter `mutate` in the same atomic write;
+    (hash read, new hash).
 
     Every existing byte is kept except frontmatter keys `mutate` changes. Conflict when the file
     is not `expected_hash` (if given) or changes before the write.
@@ -431,7 +614,7 @@ def append_to_note(
     new = rewrite_frontmatter(old, mutate) if mutate is not None else old
     if new and not new.endswith(("\n", "\r")):
         new += nl
-    new += nl + text.replace("\r\n", "\n").replace("\n", nl)
+    new += (nl if blank_line else "") + text.replace("\r\n", "\n").replace("\n", nl)
     new_data = new.encode("utf-8")
-    atomic_write(path, new_data, read_hash)
+    atomic_write(path, new_data, read_hash, rel)
     return read_hash, content_hash(new_data)

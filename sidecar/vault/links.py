@@ -1,14 +1,15 @@
 """Wikilinks: `[[Target#heading|alias]]`, resolved to vault paths the way Obsidian does.
 
 A target is a file name without `.md` (matched case-insensitively anywhere in the vault) or a
-vault path (`Folder/Note`, with or without `.md`). When several notes share a name Obsidian
-picks one; we pick the shortest path, then the first in sort order, so the choice is stable.
+vault path (`Folder/Note`, with or without `.md`); failing both, one of a note's `aliases`. When
+several notes share a name Obsidian picks one; we pick the shortest path, then the first in sort
+order, so the choice is stable. A file name always wins over another note's alias.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import PurePosixPath
 
 WIKILINK = re.compile(r"^\s*!?\[\[([^\[\]]*)\]\]\s*$")
@@ -36,15 +37,20 @@ def _strip_md(name: str) -> str:
 
 
 class NameIndex:
-    """Resolves link targets against a fixed set of note paths."""
+    """Resolves link targets against a fixed set of note paths and their aliases."""
 
-    def __init__(self, paths: Iterable[str]) -> None:
+    def __init__(
+        self, paths: Iterable[str], aliases: Mapping[str, Iterable[str]] | None = None
+    ) -> None:
         self.paths: tuple[str, ...] = tuple(sorted(paths))
         self._by_path: dict[str, str] = {}
         self._by_name: dict[str, str] = {}
+        self._by_alias: dict[str, str] = {}
         for path in sorted(self.paths, key=lambda p: (p.count("/"), len(p), p)):
             self._by_path.setdefault(_strip_md(path).casefold(), path)
             self._by_name.setdefault(_strip_md(PurePosixPath(path).name).casefold(), path)
+            for alias in (aliases or {}).get(path, ()):
+                self._by_alias.setdefault(alias.strip().casefold(), path)
 
     def __contains__(self, path: object) -> bool:
         return isinstance(path, str) and _strip_md(path).casefold() in self._by_path
@@ -58,8 +64,8 @@ class NameIndex:
         if not key:
             return None
         if "/" in key:
-            return self._by_path.get(key)
-        return self._by_name.get(key)
+            return self._by_path.get(key) or self._by_alias.get(key)
+        return self._by_name.get(key) or self._by_alias.get(key)
 
     def resolve_link(self, value: str) -> str | None:
         """Resolve a wikilink or bare name straight to a vault path."""

@@ -8,12 +8,13 @@ the key is absent). The rules and their codes live in `lint_rules.py`.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from sidecar.chunking.limits import too_long
 from sidecar.errors import UnreadableNote
 from sidecar.schema import get_schema
 from sidecar.settings import SETTINGS
@@ -36,6 +37,7 @@ from sidecar.vault.note import (
     read_note,
     split_frontmatter,
 )
+from sidecar.vault.properties import vault_aliases
 from sidecar.vault.scan import iter_note_paths, vault_path
 from sidecar.vault.vault_settings import (
     VaultSettings,
@@ -61,6 +63,7 @@ __all__ = [
 ]
 
 DEFAULT_MAX_BYTES: int = next(s.default for s in SETTINGS if s.name == "max_file_bytes")
+DEFAULT_CHUNK_TOKENS: int = next(s.default for s in SETTINGS if s.name == "chunk_tokens")
 
 # UnreadableNote.code -> lint code
 _FILE_CODES = {
@@ -108,24 +111,28 @@ class LintContext:
 
     @classmethod
     def build(cls, paths: Iterable[str], schema_note: Note | None = None,
-              settings: VaultSettings | None = None) -> LintContext:
-        """A context from the vault's note paths, its parsed schema reference note and its
-        settings (the defaults when None)."""
+              settings: VaultSettings | None = None,
+              aliases: Mapping[str, Iterable[str]] | None = None) -> LintContext:
+        """A context from the vault's note paths, its parsed schema reference note, its
+        settings (the defaults when None) and its notes' aliases (links resolve to them)."""
         extra: frozenset[str] = frozenset()
         if schema_note is not None:
             value = schema_note.frontmatter.get(get_schema().domain_tags_property)
             if isinstance(value, list):
                 extra = frozenset(v for v in value if isinstance(v, str))
-        return cls(names=NameIndex(paths), extra_domain_tags=extra,
+        return cls(names=NameIndex(paths, aliases), extra_domain_tags=extra,
                    settings=settings or default_vault_settings())
 
     @classmethod
     def for_vault(cls, vault: str | Path, paths: Iterable[str] | None = None,
-                  max_bytes: int = DEFAULT_MAX_BYTES) -> LintContext:
-        """A context read from disk: every note path, the schema note's domain tags and the
-        vault's settings (ora.yaml)."""
+                  max_bytes: int = DEFAULT_MAX_BYTES,
+                  aliases: Mapping[str, Iterable[str]] | None = None) -> LintContext:
+        """A context read from disk: every note path, the schema note's domain tags, the
+        vault's settings (ora.yaml) and its notes' aliases (read here unless given)."""
         settings = load_vault_settings(vault)
         names = NameIndex(iter_note_paths(vault) if paths is None else paths)
+        if aliases is None:
+            aliases = vault_aliases(vault, names.paths, max_bytes)
         rel = names.resolve(get_schema().schema_note)
         schema_note = None
         if rel is not None:
@@ -133,7 +140,7 @@ class LintContext:
                 schema_note = read_note(vault, rel, max_bytes)
             except (UnreadableNote, OSError):
                 schema_note = None  # its own lint reports the problem
-        return cls.build(names.paths, schema_note, settings)
+        return cls.build(names.paths, schema_note, settings, aliases)
 
 
 def adopted(note: Note) -> bool:
@@ -175,6 +182,9 @@ def lint_note(note: Note, ctx: LintContext | None = None) -> list[Diagnostic]:
     def emit(line: int, code: str, message: str) -> None:
         found.append(Diagnostic(note.path, line, CODES[code].severity, code, message))
 
+    long = too_long(note, DEFAULT_CHUNK_TOKENS)
+    if long is not None:
+        emit(long[0], "note-too-long", long[1])
     if note.yaml_error is not None:
         message, line = note.yaml_error
         if message == UNCLOSED:
@@ -226,7 +236,7 @@ def lint_vault(vault: str | Path, max_bytes: int = DEFAULT_MAX_BYTES) -> list[Di
     return settings_diagnostics(ctx.settings) + notes
 
 
-def _file_dates(path: Path) -> tuple[dt.date, dt.date]:
+def file_dates(path: Path) -> tuple[dt.date, dt.date]:
     """(created, modified) from the filesystem; creation falls back to the oldest time known."""
     st = path.stat()
     created = getattr(st, "st_birthtime", None) or min(st.st_mtime, st.st_ctime)
@@ -245,7 +255,7 @@ def fix_dates(vault: str | Path, rel: str, max_bytes: int = DEFAULT_MAX_BYTES) -
     if note.yaml_error is not None or split_frontmatter(note.text) is None:
         return False
     managed = get_schema().linter_managed_dates  # listed as (created, modified)
-    values = dict(zip(managed, _file_dates(vault_path(vault, rel)), strict=True))
+    values = dict(zip(managed, file_dates(vault_path(vault, rel)), strict=True))
     todo = {k: v for k, v in values.items() if not is_iso_date(note.frontmatter.get(k))}
     if not todo:
         return False

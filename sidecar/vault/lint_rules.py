@@ -21,6 +21,12 @@ from jsonschema import Draft202012Validator, FormatChecker, ValidationError
 from sidecar.schema import get_schema
 from sidecar.vault.links import NameIndex, link_target, parse_wikilink
 from sidecar.vault.note import Note
+from sidecar.vault.tags import (
+    frontmatter_tags,
+    inline_tags_with_lines,
+    tag_properties,
+    with_ancestors,
+)
 
 
 @dataclass(frozen=True)
@@ -34,6 +40,8 @@ CODES: dict[str, Code] = {
     "file-too-large": Code("error", "The file is larger than max_file_bytes; it is not indexed."),
     "file-undecodable": Code("error", "The file is not valid UTF-8."),
     "file-unreadable": Code("error", "The file could not be read (permissions, vanished)."),
+    "note-too-long": Code("warning", "The note is over the per-note caps of schema/limits.json; "
+                                     "only its beginning is indexed."),
     "frontmatter-missing": Code("info", "The note has no frontmatter; it is indexed with an "
                                         "inferred type (a hint towards adopting the schema)."),
     "untyped-note": Code("info", "The note has frontmatter but no Ora type or nexus; it is "
@@ -168,20 +176,33 @@ def check_schema(note: Note, emit: Emit) -> None:
             emit(note.line_of(key), code, message)
 
 
+def _shaped(tag: object) -> bool:
+    return isinstance(tag, str) and bool(tag) and not any(c.isspace() or c in "#," for c in tag)
+
+
+def _written_tags(note: Note) -> Iterator[tuple[str, int]]:
+    """(tag, file line) of every tag the note carries: frontmatter `tags` items of a valid shape
+    (the schema check reports the others), the legacy `tag` in any shape, inline #tags."""
+    for key in tag_properties():
+        value = note.frontmatter.get(key)
+        if key == "tags" and isinstance(value, list):
+            yield from ((t, note.line_of(key)) for t in value if _shaped(t))
+        elif key != "tags":
+            yield from ((t, note.line_of(key)) for t in frontmatter_tags({key: value}))
+    for tag, offset in inline_tags_with_lines(note.body):
+        yield tag, note.body_line + offset
+
+
 def check_tags(note: Note, known: frozenset[str], domain: frozenset[str], emit: Emit) -> None:
-    """Tags outside the vocabulary: a warning with the closest known tag."""
-    tags = note.frontmatter.get("tags")
-    if not isinstance(tags, list):
-        return
-    for tag in tags:
-        if not isinstance(tag, str) or not tag or any(c.isspace() or c in "#," for c in tag):
-            continue  # shape problems are the schema check's
-        folded = tag.casefold()
-        if folded in known or folded.split("/", 1)[0] in domain:
+    """Tags outside the vocabulary: a warning with the closest known tag. A nested tag is known
+    when it or an ancestor is (`memory/sleep`, `private/health`)."""
+    vocabulary = known | domain
+    for tag, line in _written_tags(note):
+        if with_ancestors([tag]) & vocabulary:
             continue
-        close = difflib.get_close_matches(folded, sorted(known), n=1, cutoff=0.6)
+        close = difflib.get_close_matches(tag.casefold(), sorted(known), n=1, cutoff=0.6)
         hint = f"; did you mean '{close[0]}'?" if close else ""
-        emit(note.line_of("tags"), "tag-unknown",
+        emit(line, "tag-unknown",
              f"tag '{tag}' is not in the vocabulary or the vault's domain tags{hint}")
 
 

@@ -13,6 +13,7 @@ import base64
 import datetime as dt
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,7 @@ from frontmatter.default_handlers import SafeLoader as _HandlerLoader
 
 from sidecar.errors import UnreadableNote
 from sidecar.vault.scan import vault_path
+from sidecar.vault.tags import note_tags, with_ancestors
 
 FENCE = "---"
 # Aliases can make a few lines of YAML expand into billions of values ("billion laughs");
@@ -72,9 +74,10 @@ class Note:
         value = self.frontmatter.get("type")
         return value if isinstance(value, str) else None
 
-    @property
+    @cached_property
     def tags(self) -> tuple[str, ...]:
-        return string_list(self.frontmatter.get("tags"))
+        """Obsidian's tags: frontmatter `tags`/`tag` in any shape, then inline #tags."""
+        return note_tags(self.frontmatter, self.body)
 
     @property
     def nexus(self) -> tuple[str, ...]:
@@ -94,8 +97,8 @@ class Note:
         return value if isinstance(value, str) and value else None
 
     def has_tag(self, tag: str) -> bool:
-        wanted = tag.casefold()
-        return any(t.casefold() == wanted for t in self.tags)
+        """True when the note has `tag` or a tag nested under it (`private/health`)."""
+        return tag.casefold() in with_ancestors(self.tags)
 
     @property
     def is_private(self) -> bool:

@@ -3,12 +3,14 @@
 Paths are vault-relative with `/` separators everywhere in the sidecar. Dot-folders (`.obsidian/`,
 `.ora/`, `.trash/`, `.git/`, ...) and dot-files are never notes, as in Obsidian. Symbolic links
 are skipped: following them could loop, leave the vault, or let an atomic write replace the
-link with a plain file.
+link with a plain file. That holds for every component of a path, not only the last: a note
+under a linked folder is not a note of this vault (`symlink_in`, `vault_path`).
 """
 
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 
@@ -48,6 +50,30 @@ def normalise_rel(rel: str) -> str:
     return posix.as_posix()
 
 
+def symlink_in(vault: str | Path, rel: str) -> str | None:
+    """The leading part of `rel` that is a symbolic link (a linked folder or note), or None.
+
+    Components that do not exist (yet) cannot be links; the vault folder itself may be one.
+    """
+    current = Path(vault)
+    parts = PurePosixPath(rel).parts
+    for i, part in enumerate(parts):
+        current = current / part
+        try:
+            mode = os.lstat(current).st_mode
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+        if stat.S_ISLNK(mode):
+            return "/".join(parts[: i + 1])
+    return None
+
+
 def vault_path(vault: str | Path, rel: str) -> Path:
-    """The file path of a vault-relative path, checked to stay inside the vault."""
-    return Path(vault) / normalise_rel(rel)
+    """The file path of a vault-relative path, checked to stay inside the vault: BadRequest if
+    it is absolute, climbs out, or passes through a symbolic link (folder or note)."""
+    clean = normalise_rel(rel)
+    link = symlink_in(vault, clean)
+    if link is not None:
+        raise BadRequest(f"{clean}: {link} is a symbolic link, and Ora does not follow links "
+                         "(they can lead out of the vault); use the file it points to")
+    return Path(vault) / clean

@@ -122,3 +122,24 @@ def test_schemathesis_finds_no_server_error(config: Any, serve: Any, tmp_path: P
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
     assert "passed" in done.stdout
     assert served.proc.poll() is None
+
+
+async def test_serve_starts_on_damaged_index_files_and_rebuilds_them(
+    config: Any, serve: Any, connect: Any, embedder: Any
+) -> None:
+    """Issue 10 item 9: a half-truncated ledger and garbage in bm25.sqlite stopped `ora serve`
+    from starting; now the writer finds them at open and its start-up reconcile refills them."""
+    with open_index(config, writer=True, embedder=embedder) as index:
+        clean = index.reconcile()
+    ledger = config.data / "ledger.sqlite"
+    ledger.write_bytes(ledger.read_bytes()[: ledger.stat().st_size // 2])
+    (config.data / "bm25.sqlite").write_bytes(bytes(range(256)) * 400)
+    served = serve(config)
+    async with connect(served) as api:
+        status = await api.wait_reconciled()
+        found = (await api.post("/v1/search", {"query": "spaced repetition"})).json
+    assert status["reconcile"]["phase"] == "done" and status["last_error"] is None
+    assert (status["files"], status["chunks"]) == (clean["files"], clean["chunks"])
+    assert found["results"]
+    log = served.log.read_text()
+    assert "Traceback" not in log and "damaged" in log

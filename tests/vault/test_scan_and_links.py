@@ -9,6 +9,7 @@ import pytest
 
 from sidecar.errors import BadRequest
 from sidecar.vault.links import NameIndex, link_target, parse_wikilink
+from sidecar.vault.lint import LintContext, lint_text
 from sidecar.vault.scan import is_ignored, iter_note_paths, normalise_rel
 
 
@@ -70,3 +71,26 @@ def test_name_index_resolves_like_obsidian() -> None:
     assert names.resolve("Other/Hub") is None
     assert names.resolve_link("[[Hub#Part|h]]") == "Matrices/Hub.md"
     assert "matrices/hub.md" in names and len(names) == 4
+
+
+def test_aliases_resolve_links_after_file_names_and_paths() -> None:
+    names = NameIndex(
+        ["Books/Deep Work.md", "People/Cal Newport.md", "DW.md"],
+        {"Books/Deep Work.md": ("DW", "Newport 2016"), "People/Cal Newport.md": ("Cal",)},
+    )
+    assert names.resolve_link("[[Newport 2016]]") == "Books/Deep Work.md"
+    assert names.resolve_link("[[cal|the author]]") == "People/Cal Newport.md"
+    assert names.resolve("DW") == "DW.md"  # a file name wins over another note's alias
+    assert names.resolve("Nobody") is None
+
+
+def test_lint_resolves_links_to_aliases_read_from_the_vault(tmp_path: Path) -> None:
+    (tmp_path / "Books").mkdir()
+    (tmp_path / "Books" / "Deep Work.md").write_text(
+        "---\naliases: Newport 2016, DW\n---\nbody\n", encoding="utf-8")
+    ctx = LintContext.for_vault(tmp_path)
+    text = ("---\nnexus: ['[[Newport 2016]]', DW]\ntype: engram\ntags: []\n"
+            "date created: 2024-01-01\ndate modified: 2024-01-01\n---\nbody\n")
+    assert lint_text(text, "n.md", ctx) == []
+    assert [d.code for d in lint_text(text.replace("DW]", "Nope]"), "n.md", ctx)] == [
+        "link-broken"]

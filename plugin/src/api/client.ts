@@ -1,7 +1,11 @@
 import type { HttpMethod, HttpTransport } from "./transport";
 import type {
+	AdoptOutcome,
+	AdoptPlan,
+	AdoptProposal,
 	AskDocument,
 	AskRequest,
+	BatchAnswer,
 	ConversationDocument,
 	Diagnostic,
 	EventsAnswer,
@@ -46,13 +50,22 @@ export interface ClientOptions {
 
 /** Typed client for the sidecar's HTTP API (docs/http-api.md). */
 export class SidecarClient {
+	private url: string;
+
 	constructor(
 		private readonly transport: HttpTransport,
 		private readonly options: ClientOptions,
-	) {}
+	) {
+		this.url = options.baseUrl;
+	}
 
 	get baseUrl(): string {
-		return this.options.baseUrl;
+		return this.url;
+	}
+
+	/** Points the client at another address (the port a sidecar recorded when it started). */
+	moveTo(baseUrl: string): void {
+		this.url = baseUrl;
 	}
 
 	health(): Promise<Health> {
@@ -103,12 +116,28 @@ export class SidecarClient {
 		return this.call<VaultSettings>("POST", "/v1/vault-settings/lint-ignore", { path });
 	}
 
+	/** The `ora adopt` dry run; writes nothing. */
+	adoptPlan(): Promise<AdoptPlan> {
+		return this.call<AdoptPlan>("GET", "/v1/adopt");
+	}
+
+	/** Writes the confirmed proposals; a note changed since the plan is refused untouched. */
+	adoptApply(proposals: AdoptProposal[]): Promise<AdoptOutcome> {
+		const notes = proposals.map((p) => ({ path: p.path, digest: p.digest }));
+		return this.call<AdoptOutcome>("POST", "/v1/adopt/apply", { notes });
+	}
+
+	/** Restores the notes of the latest adoption byte for byte. */
+	adoptUndo(): Promise<AdoptOutcome> {
+		return this.call<AdoptOutcome>("POST", "/v1/adopt/undo", {});
+	}
+
 	reindex(): Promise<ReindexAnswer> {
 		return this.call<ReindexAnswer>("POST", "/v1/reindex", {});
 	}
 
-	async contradictions(status: PairStatus = "open"): Promise<Pair[]> {
-		const query = `?status=${encodeURIComponent(status)}`;
+	async contradictions(status: PairStatus | "all" = "open", privateMode = false): Promise<Pair[]> {
+		const query = `?status=${encodeURIComponent(status)}${privateMode ? "&private=true" : ""}`;
 		const answer = await this.call<{ pairs: Pair[] }>("GET", `/v1/contradictions${query}`);
 		return answer.pairs;
 	}
@@ -118,9 +147,20 @@ export class SidecarClient {
 		return answer.pairs;
 	}
 
-	resolve(id: string, resolution: Resolution): Promise<ResolveAnswer> {
+	resolve(id: string, resolution: Resolution, privateMode = false): Promise<ResolveAnswer> {
 		const path = `/v1/contradictions/${encodeURIComponent(id)}/resolve`;
-		return this.call<ResolveAnswer>("POST", path, resolution);
+		return this.call<ResolveAnswer>("POST", path, privateMode ? { ...resolution, private: true } : resolution);
+	}
+
+	/** Applies every open news proposal of a batch (one story), oldest first. */
+	approveBatch(batch: string, privateMode = false): Promise<BatchAnswer> {
+		const path = `/v1/contradictions/batches/${encodeURIComponent(batch)}/approve`;
+		return this.call<BatchAnswer>("POST", path, privateMode ? { private: true } : {});
+	}
+
+	/** Undoes the last resolution (or batch): its files back byte for byte, its pairs reopened. */
+	undoResolution(privateMode = false): Promise<BatchAnswer> {
+		return this.call<BatchAnswer>("POST", "/v1/contradictions/undo", privateMode ? { private: true } : {});
 	}
 
 	private async call<T>(method: HttpMethod, path: string, body?: unknown): Promise<T> {
@@ -136,13 +176,13 @@ export class SidecarClient {
 		try {
 			response = await this.transport.request({
 				method,
-				url: this.options.baseUrl + path,
+				url: this.url + path,
 				headers,
 				body: payload,
 			});
 		} catch (err) {
 			const reason = err instanceof Error ? err.message : String(err);
-			throw new SidecarError(0, "unreachable", `No sidecar at ${this.options.baseUrl} (${reason})`);
+			throw new SidecarError(0, "unreachable", `No sidecar at ${this.url} (${reason})`);
 		}
 		const parsed = parseJson(response.text);
 		if (response.status >= 200 && response.status < 300) {

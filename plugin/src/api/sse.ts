@@ -72,6 +72,17 @@ export function toStreamEvent(raw: RawSseEvent): StreamEvent | null {
 			return { type: "index", files: num("files"), chunks: num("chunks") };
 		case "contradictions":
 			return { type: "contradictions", open: num("open") };
+		case "cleaning":
+			return {
+				type: "cleaning",
+				running: data.running === true,
+				phase: typeof data.phase === "string" ? data.phase : "idle",
+				done: num("done"),
+				total: num("total"),
+				scans: num("scans"),
+				last_finished: typeof data.last_finished === "string" ? data.last_finished : null,
+				fallbacks: num("fallbacks"),
+			};
 		default:
 			return null;
 	}

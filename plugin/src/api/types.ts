@@ -13,7 +13,10 @@ export interface ReconcileStatus {
 }
 
 export interface Status {
+	/** Absolute path of the vault the sidecar serves. */
 	vault: string;
+	/** The sidecar's process id. */
+	pid: number;
 	files: number;
 	chunks: number;
 	queue: number;
@@ -22,6 +25,18 @@ export interface Status {
 	reranker: { name: string; reason: string | null };
 	contradictions_open: number;
 	last_error: string | null;
+	cleaning: CleaningStatus;
+}
+
+/** The contradiction scan, run by the sidecar in the background after changes. */
+export interface CleaningStatus {
+	running: boolean;
+	phase: string;
+	done: number;
+	total: number;
+	scans: number;
+	last_finished: string | null;
+	fallbacks: number;
 }
 
 export type VaultEventKind = "created" | "modified" | "deleted" | "renamed";
@@ -131,7 +146,10 @@ export interface Why {
 export interface SearchResult {
 	path: string;
 	title?: string;
+	/** The effective type: the note's own, or inferred from the vault's folder rules. */
 	type: string;
+	/** True when `type` was inferred (the note carries no Ora type). */
+	type_inferred?: boolean;
 	score: number;
 	flags: string[];
 	private: boolean;
@@ -142,12 +160,20 @@ export interface SearchResult {
 	why: Partial<Why>;
 }
 
+/** Present while the index is still being built: results come from what is indexed so far. */
+export interface IndexingProgress {
+	done: number;
+	total: number;
+	percent: number;
+}
+
 export interface SearchDocument {
 	query: string;
 	namespace?: string;
 	rerank?: string;
 	rerank_reason?: string;
 	results: SearchResult[];
+	indexing?: IndexingProgress;
 }
 
 /** `info` is a hint, e.g. for a note that has not adopted Ora's schema (docs/lint-codes.md). */
@@ -173,6 +199,45 @@ export interface VaultSettings {
 	lint: { untyped: "hint" | "off"; ignore: string[] };
 	chats_folder: string;
 	problems: string[];
+}
+
+/** One note's proposed Ora frontmatter (`GET /v1/adopt`, docs/adopt.md). */
+export interface AdoptProposal {
+	path: string;
+	hash: string;
+	/** Names this exact proposal when it is applied. */
+	digest: string;
+	/** The properties set, in the order written (type, nexus, tags, dates; only those missing). */
+	values: Record<string, unknown>;
+	why: Record<string, string>;
+	removed: string[];
+	new_block: boolean;
+	private: boolean;
+	diff: string;
+}
+
+export interface AdoptPlan {
+	summary: {
+		proposed: number;
+		new_frontmatter: number;
+		with_nexus: number;
+		by_type: Record<string, number>;
+		skipped: number;
+		already_adopted: number;
+		private_hidden: number;
+	};
+	proposals: AdoptProposal[];
+	skipped: { path: string; reason: string; private: boolean }[];
+}
+
+/** What an apply (`applied`) or an undo (`restored`) wrote, and what it refused. */
+export interface AdoptOutcome {
+	applied?: string[];
+	restored?: string[];
+	unchanged: string[];
+	refused: { path: string; reason: string }[];
+	journal: string | null;
+	private_hidden: number;
 }
 
 export interface LintAnswer {
@@ -206,6 +271,8 @@ export interface Pair {
 	batch?: string;
 	/** How a triaged pair was resolved. */
 	resolution?: Record<string, unknown>;
+	/** Either note is private: listed and resolvable only in private mode. */
+	private?: boolean;
 }
 
 export type Resolution =
@@ -219,6 +286,12 @@ export interface ResolveAnswer {
 	changed: string[];
 }
 
+/** A batch approval or an undo: the pairs it touched, and the files it wrote. */
+export interface BatchAnswer {
+	pairs: Pair[];
+	changed: string[];
+}
+
 export interface ReindexAnswer {
 	started: boolean;
 }
@@ -227,4 +300,5 @@ export interface ReindexAnswer {
 export type StreamEvent =
 	| { type: "progress"; phase: string; done: number; total: number }
 	| { type: "index"; files: number; chunks: number }
-	| { type: "contradictions"; open: number };
+	| { type: "contradictions"; open: number }
+	| ({ type: "cleaning" } & CleaningStatus);

@@ -1,6 +1,6 @@
 import { forceLinting, linter, type Action, type Diagnostic as CmDiagnostic } from "@codemirror/lint";
 import { StateEffect, type Extension } from "@codemirror/state";
-import type { EditorView } from "@codemirror/view";
+import { ViewPlugin, type EditorView } from "@codemirror/view";
 
 import type { Diagnostic } from "../api/types";
 import { quickFixes, type FixContext, type QuickFix } from "./fixes";
@@ -67,9 +67,6 @@ function fixActions(text: string, diagnostic: Diagnostic, path: string, options:
 	}));
 }
 
-/** Asks the linter to run again though the text did not change (the vault's settings did). */
-const relint = StateEffect.define<null>();
-
 /** Applies a fix: text changes as one transaction, or the ignore list through the sidecar. */
 export function applyFix(view: EditorView, fix: QuickFix, options: Pick<LintSourceOptions, "fixes">): void {
 	if ("changes" in fix) {
@@ -79,15 +76,45 @@ export function applyFix(view: EditorView, fix: QuickFix, options: Pick<LintSour
 	const ignore = options.fixes?.ignore;
 	if (!ignore) return;
 	void ignore(fix.ignore).then(() => {
-		view.dispatch({ effects: relint.of(null) });
+		view.dispatch({ effects: relintEffect.of(null) });
 		forceLinting(view);
 	});
 }
 
+/**
+ * The editors that carry the linter, so they can all be linted again at once: when the sidecar
+ * becomes ready (notes open at start-up were skipped while it was not), and when the vault changes
+ * (a new note can make a broken link valid). CodeMirror lints by itself only after an edit.
+ */
+export class LintedEditors {
+	private readonly views = new Set<EditorView>();
+
+	/** The extension that registers each editor while it lives. */
+	track(): Extension {
+		return ViewPlugin.define((view) => {
+			this.views.add(view);
+			return { destroy: () => this.views.delete(view) };
+		});
+	}
+
+	/** Lints every open editor now; returns how many. */
+	relint(): number {
+		for (const view of this.views) {
+			view.dispatch({ effects: relintEffect.of(null) });
+			forceLinting(view); // now, not after the typing delay
+		}
+		return this.views.size;
+	}
+}
+
+/** Marks a transaction after which the linter must run although the text did not change. */
+const relintEffect = StateEffect.define<null>();
+
 /** The editor extension: CodeMirror's own `delay` is the debounce between keystrokes and requests. */
-export function frontmatterLinter(options: LintSourceOptions, delayMs: number): Extension {
-	return linter(lintSource(options), {
+export function frontmatterLinter(options: LintSourceOptions, delayMs: number, editors?: LintedEditors): Extension {
+	const lint = linter(lintSource(options), {
 		delay: delayMs,
-		needsRefresh: (update) => update.transactions.some((t) => t.effects.some((e) => e.is(relint))),
+		needsRefresh: (update) => update.transactions.some((tr) => tr.effects.some((e) => e.is(relintEffect))),
 	});
+	return editors ? [lint, editors.track()] : lint;
 }

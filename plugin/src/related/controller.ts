@@ -99,7 +99,7 @@ export class RelatedController {
 			// Nothing to highlight: the notes were found by meaning and links, not by words.
 			const cards = doc.results.map((r) => shapeResult(r, []));
 			next = cards.length
-				? { kind: "results", path, title, list: { cards, groups: groupByNote(cards), rerankNote: "" } }
+				? { kind: "results", path, title, list: { cards, groups: groupByNote(cards), rerankNote: "", indexingNote: null } }
 				: { kind: "empty", path, title };
 		} catch (err) {
 			next = { kind: "message", path, title, ...explain(err) };

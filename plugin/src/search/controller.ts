@@ -22,7 +22,7 @@ export type SearchState =
 	| { kind: "idle" }
 	| { kind: "loading"; query: string }
 	| { kind: "error"; query: string; message: string }
-	| { kind: "empty"; query: string }
+	| { kind: "empty"; query: string; indexingNote: string | null }
 	| { kind: "results"; query: string; list: ResultList; pending?: boolean };
 
 export interface SearchControllerOptions {
@@ -119,7 +119,9 @@ export class SearchController {
 				...(filters ? { filters } : {}),
 			});
 			const list = shapeResults(doc, parsed.text);
-			next = list.cards.length ? { kind: "results", query, list } : { kind: "empty", query };
+			next = list.cards.length
+				? { kind: "results", query, list }
+				: { kind: "empty", query, indexingNote: list.indexingNote };
 		} catch (err) {
 			next = { kind: "error", query, message: err instanceof Error ? err.message : String(err) };
 		}

@@ -10,6 +10,8 @@ export interface ResultCard {
 	path: string;
 	title: string;
 	type: string;
+	/** The type came from the vault's folder rules, not from the note itself. */
+	typeInferred: boolean;
 	headingPath: string;
 	snippet: Segment[];
 	score: string;
@@ -26,6 +28,8 @@ export interface ResultList {
 	groups: NoteGroup[];
 	/** e.g. "Re-ranked by onnx:ms-marco-MiniLM-L-6-v2" or "Not re-ranked: no model". */
 	rerankNote: string;
+	/** "Indexing 42 %…" while the vault is still being indexed, else null. */
+	indexingNote: string | null;
 }
 
 const BADGE_FLAGS: readonly BadgeKind[] = ["incubating", "archived"];
@@ -33,7 +37,13 @@ const BADGE_FLAGS: readonly BadgeKind[] = ["incubating", "archived"];
 export function shapeResults(doc: SearchDocument, query: string = doc.query): ResultList {
 	const terms = queryTerms(query);
 	const cards = doc.results.map((r) => shapeResult(r, terms));
-	return { cards, groups: groupByNote(cards), rerankNote: rerankNote(doc) };
+	return { cards, groups: groupByNote(cards), rerankNote: rerankNote(doc), indexingNote: indexingNote(doc) };
+}
+
+/** "Indexing 42 %: results come from the notes indexed so far" while the index is being built. */
+export function indexingNote(doc: SearchDocument): string | null {
+	if (!doc.indexing) return null;
+	return `Indexing ${doc.indexing.percent} %: results come from the notes indexed so far`;
 }
 
 export function shapeResult(result: SearchResult, terms: string[]): ResultCard {
@@ -43,6 +53,7 @@ export function shapeResult(result: SearchResult, terms: string[]): ResultCard {
 		path: result.path,
 		title: result.title?.trim() || titleFromPath(result.path),
 		type: result.type,
+		typeInferred: result.type_inferred === true,
 		headingPath: (result.heading_path ?? []).join(" › "),
 		snippet: highlight(snippet(markdownToPlain(result.text), terms), terms),
 		score: result.score.toFixed(2),

@@ -1,68 +1,159 @@
-import type { Status, StreamEvent } from "../api/types";
+import type { CleaningStatus, ReconcileStatus, Status, StreamEvent } from "../api/types";
+import type { Problem } from "./supervisor";
 
-export type Phase = "starting" | "indexing" | "ready" | "error" | "stopped";
+export type Phase = "starting" | "connected" | "indexing" | "scanning" | "ready" | "reconnecting" | "stopped" | "error";
+
+/** What a click on the status bar item does. */
+export type ClickAction = "triage" | "details" | "log" | "restart" | "settings";
 
 /** What the status bar item shows. */
 export interface StatusView {
 	phase: Phase;
 	text: string;
-	/** Shown on hover and, for errors, when the item is clicked. */
+	/** Shown on hover, and when the item is clicked for details. */
 	detail: string;
 	/** Open contradiction pairs, drawn as a badge when above zero. */
 	openPairs: number;
+	action: ClickAction;
 }
 
+type Connection = "starting" | "up" | "reconnecting" | "stopped" | "error";
+
+interface State {
+	connection: Connection;
+	/** Why the sidecar is stopped or failed, in words for the user. */
+	reason: string;
+	problem: Problem | null;
+	/** Whether /v1/status or the stream has told us anything since connecting. */
+	heard: boolean;
+	files: number;
+	chunks: number;
+	reconcile: ReconcileStatus;
+	cleaning: Pick<CleaningStatus, "running" | "done" | "total">;
+	openPairs: number;
+	lastError: string | null;
+}
+
+const IDLE = { running: false, phase: null, done: 0, total: 0 };
+const HINTS: Record<ClickAction, string> = {
+	triage: "Click to triage contradictions.",
+	details: "Click for details.",
+	log: "Click to see the sidecar's log.",
+	restart: "Click to restart the sidecar.",
+	settings: "Click to open Ora's settings.",
+};
+
 /**
- * Folds health checks, /v1/status answers and stream events into the status bar's state.
- * Pure: each method returns the next state.
+ * Folds the supervisor's outcomes, /v1/status answers and stream events into the status bar's
+ * state. Pure: each method returns the next state; `view` says what to draw and what a click does.
  */
 export class StatusModel {
-	private constructor(readonly view: StatusView) {}
+	private constructor(private readonly state: State) {}
 
 	static initial(): StatusModel {
-		return new StatusModel({ phase: "starting", text: "Ora: starting", detail: "Starting the sidecar…", openPairs: 0 });
+		return new StatusModel({
+			connection: "starting", reason: "", problem: null, heard: false, files: 0, chunks: 0,
+			reconcile: IDLE, cleaning: IDLE, openPairs: 0, lastError: null,
+		});
 	}
 
-	failed(reason: string): StatusModel {
-		return this.with({ phase: "error", text: "Ora: error", detail: reason });
+	/** A sidecar answers (its status and events follow). */
+	connected(): StatusModel {
+		return this.with({ connection: "up", heard: false, reason: "" });
 	}
 
-	stopped(): StatusModel {
-		return this.with({ phase: "stopped", text: "Ora: stopped", detail: "The sidecar is not running." });
+	/** The connection dropped: trying to reach (or restart) the sidecar. */
+	reconnecting(): StatusModel {
+		return this.with({ connection: "reconnecting", reconcile: IDLE, cleaning: IDLE });
+	}
+
+	stopped(reason = "The sidecar is not running."): StatusModel {
+		return this.with({ connection: "stopped", reason, reconcile: IDLE, cleaning: IDLE });
+	}
+
+	failed(reason: string, problem: Problem = "failed"): StatusModel {
+		return this.with({ connection: "error", reason: explain(reason, problem), problem, reconcile: IDLE, cleaning: IDLE });
 	}
 
 	fromStatus(status: Status): StatusModel {
-		const next = this.with({ openPairs: status.contradictions_open });
-		if (status.reconcile.running) {
-			return next.indexing(status.reconcile.phase ?? "scan", status.reconcile.done, status.reconcile.total);
-		}
-		const detail = `${status.files} files, ${status.chunks} chunks indexed · model ${status.model}`;
-		return next.with({ phase: "ready", text: "Ora: ready", detail: status.last_error ? `${detail}\nLast error: ${status.last_error}` : detail });
+		return this.with({
+			heard: true, files: status.files, chunks: status.chunks, reconcile: status.reconcile,
+			cleaning: status.cleaning ?? IDLE, openPairs: status.contradictions_open, lastError: status.last_error,
+		});
 	}
 
 	onEvent(event: StreamEvent): StatusModel {
 		switch (event.type) {
-			case "progress":
-				if (event.phase === "done") return this.with({ phase: "ready", text: "Ora: ready", detail: "Index up to date." });
-				return this.indexing(event.phase, event.done, event.total);
+			case "progress": {
+				const running = event.phase === "scan" || event.phase === "embed";
+				return this.with({ heard: true, reconcile: { running, phase: event.phase, done: event.done, total: event.total } });
+			}
 			case "index":
-				if (this.view.phase === "indexing") return this;
-				return this.with({ phase: "ready", text: "Ora: ready", detail: `${event.files} files, ${event.chunks} chunks indexed` });
+				return this.with({ heard: true, files: event.files, chunks: event.chunks });
 			case "contradictions":
 				return this.with({ openPairs: event.open });
+			case "cleaning":
+				return this.with({ heard: true, cleaning: { running: event.running, done: event.done, total: event.total } });
 		}
 	}
 
-	private indexing(phase: string, done: number, total: number): StatusModel {
-		const percent = total > 0 ? Math.min(100, Math.floor((done / total) * 100)) : 0;
-		return this.with({
-			phase: "indexing",
-			text: `Ora: indexing ${percent}%`,
-			detail: `Indexing (${phase}): ${done} of ${total}`,
-		});
+	get view(): StatusView {
+		const s = this.state;
+		const base = { openPairs: s.openPairs };
+		switch (s.connection) {
+			case "starting":
+				return this.shown({ ...base, phase: "starting", text: "Ora: starting", detail: "Starting the sidecar…", action: "log" });
+			case "reconnecting":
+				return this.shown({ ...base, phase: "reconnecting", text: "Ora: reconnecting", detail: "Lost the connection to the sidecar; reconnecting.", action: "log" });
+			case "stopped":
+				return this.shown({ ...base, phase: "stopped", text: "Ora: stopped", detail: s.reason, action: "restart" });
+			case "error": {
+				const action = s.problem === "failed" || s.problem === null ? "restart" : "settings";
+				return this.shown({ ...base, phase: "error", text: "Ora: error", detail: s.reason, action });
+			}
+			case "up":
+				return this.shown({ ...base, ...this.working(), action: s.openPairs > 0 ? "triage" : "details" });
+		}
 	}
 
-	private with(change: Partial<StatusView>): StatusModel {
-		return new StatusModel({ ...this.view, ...change });
+	private working(): Pick<StatusView, "phase" | "text" | "detail"> {
+		const s = this.state;
+		const counts = `${s.files} files, ${s.chunks} chunks indexed.`;
+		const error = s.lastError ? `\nLast error: ${s.lastError}` : "";
+		if (s.reconcile.running) {
+			const { done, total } = s.reconcile;
+			return { phase: "indexing", text: `Ora: indexing ${percent(done, total)}%`, detail: `Indexing the vault: ${done} of ${total}.${error}` };
+		}
+		if (s.cleaning.running) {
+			const { done, total } = s.cleaning;
+			const progress = total > 0 ? ` (${done} of ${total} claim pairs judged)` : "";
+			return { phase: "scanning", text: "Ora: scanning", detail: `Looking for contradictions in changed notes${progress}. ${counts}${error}` };
+		}
+		if (!s.heard) return { phase: "connected", text: "Ora: connected", detail: "Connected to the sidecar." };
+		return { phase: "ready", text: "Ora: ready", detail: `${counts}${error}` };
 	}
+
+	private shown(view: StatusView): StatusView {
+		return { ...view, detail: `${view.detail}\n${HINTS[view.action]}` };
+	}
+
+	private with(change: Partial<State>): StatusModel {
+		return new StatusModel({ ...this.state, ...change });
+	}
+}
+
+/** The supervisor's reason, with what to do about it in plain words. */
+function explain(reason: string, problem: Problem): string {
+	switch (problem) {
+		case "missing-command":
+			return `The ora command was not found (${reason}). Set "Ora command" in Ora's settings to the ora program, for example /path/to/repo/.venv/bin/ora.`;
+		case "auto-start-off":
+			return `${reason} Turn on "Start the sidecar automatically", or run ora serve yourself.`;
+		default:
+			return reason;
+	}
+}
+
+function percent(done: number, total: number): number {
+	return total > 0 ? Math.min(100, Math.floor((done / total) * 100)) : 0;
 }

@@ -1,7 +1,8 @@
-import type { SidecarClient } from "../api/client";
+import { SidecarError, type SidecarClient } from "../api/client";
 
 /** The bits of a child process the supervisor needs (Node's ChildProcess fits). */
 export interface ChildHandle {
+	readonly pid?: number;
 	readonly exitCode: number | null;
 	kill(signal?: NodeJS.Signals): boolean;
 	on(event: "exit", listener: (code: number | null, signal: NodeJS.Signals | null) => void): unknown;
@@ -9,71 +10,164 @@ export interface ChildHandle {
 	stderr: { on(event: "data", listener: (chunk: Buffer | string) => void): unknown } | null;
 }
 
+/** DATA/server.json, written by `ora serve` once it listens (docs/http-api.md). */
+export interface ServerRecord {
+	pid: number;
+	port: number;
+	vault: string;
+	parent_pid: number | null;
+}
+
 export interface SupervisorOptions {
 	client: SidecarClient;
 	autoStart: boolean;
-	/** Starts `ora serve`; only called when nothing answers and autoStart is on. */
+	/** The Port setting: 0 means automatic (the sidecar picks a free port and records it). */
+	port: number;
+	/** This vault's absolute path; a sidecar reporting another vault is refused. */
+	vault: string;
+	/** Whether two vault paths name the same folder (the desktop resolves symlinks); default: equal. */
+	sameVault?: (a: string, b: string) => boolean;
+	/** This process's id: passed to `ora serve --parent-pid`, and how a sidecar we started is known. */
+	ownPid: number;
+	/** Starts `ora serve`; only called when no sidecar of this vault answers and autoStart is on. */
 	spawn: () => ChildHandle;
+	/** Reads DATA/server.json; null when absent or unreadable. */
+	readRecord: () => Promise<ServerRecord | null>;
 	/** Reads DATA/token; called once the sidecar is healthy (it writes the token on first run). */
 	readToken: () => Promise<string>;
 	onToken: (token: string) => void;
+	/** Ends a sidecar this plugin started before a reload (no child handle); default process.kill. */
+	kill?: (pid: number) => void;
 	/** How long a spawned sidecar may take to answer /v1/health (it loads models first). */
 	startTimeoutMs?: number;
 	pollMs?: number;
 }
 
-export type Outcome =
-	| { ok: true; spawned: boolean; version: string }
-	| { ok: false; reason: string };
+/** Why there is no sidecar: each points the user to a different fix. */
+export type Problem = "missing-command" | "other-vault" | "auto-start-off" | "failed";
 
-/** Stderr lines kept from a spawned sidecar, to explain why it stopped. */
+export type Outcome =
+	| { ok: true; spawned: boolean; owned: boolean; version: string; port: number }
+	| { ok: false; reason: string; problem: Problem };
+
+/** Stderr lines kept from a spawned sidecar, to explain why it stopped (and for "show log"). */
 const STDERR_LINES = 20;
 
 /**
- * Makes sure a sidecar answers: uses one already running on the port, else (when allowed) starts
- * `ora serve`, waits for its health check, then loads the token. `stop()` ends only a child it
- * started itself.
+ * Makes sure this vault's sidecar answers, in this order: the one DATA/server.json records (if it
+ * answers and serves this vault), the one on a fixed port, else (when allowed) a new
+ * `ora serve --parent-pid <ours>`, whose port is read from its record when the Port setting is 0.
+ * A sidecar serving another vault is refused in plain words. `stop()` ends only a sidecar this
+ * plugin started: its child, or one recorded with our pid as its parent (a plugin reload).
  */
 export class SidecarSupervisor {
 	private child: ChildHandle | null = null;
+	private adoptedPid: number | null = null;
 	private stderr: string[] = [];
 	/** Set when the child could not be started at all (e.g. ENOENT: the command is not there). */
 	private spawnError: string | null = null;
 
 	constructor(private readonly options: SupervisorOptions) {}
 
-	get spawned(): boolean {
-		return this.child !== null && this.child.exitCode === null;
+	/** Whether a sidecar this plugin started is running (and `stop()` will end it). */
+	get owned(): boolean {
+		return (this.child !== null && this.child.exitCode === null) || this.adoptedPid !== null;
+	}
+
+	/** The last lines the spawned sidecar wrote to stderr, newest last. */
+	get logTail(): string[] {
+		return [...this.stderr];
 	}
 
 	async ensureRunning(): Promise<Outcome> {
-		let version = await this.healthy();
-		let spawned = false;
+		const recorded = await this.recorded();
+		if (recorded !== null) return recorded;
+		if (this.options.port !== 0) {
+			this.moveTo(this.options.port);
+			const version = await this.healthy();
+			if (version !== null) return this.attach(version, null, false);
+		}
+		if (!this.options.autoStart) {
+			const where = this.options.port === 0 ? "for this vault" : `at ${this.options.client.baseUrl}`;
+			return { ok: false, problem: "auto-start-off", reason: `No sidecar is running ${where}, and starting one automatically is off in Ora's settings.` };
+		}
+		const failed = this.start();
+		if (failed) return failed;
+		const version = await this.waitHealthy();
 		if (version === null) {
-			if (!this.options.autoStart) {
-				return { ok: false, reason: `No sidecar answers at ${this.options.client.baseUrl} and auto-start is off.` };
-			}
-			const started = this.start();
-			if (started) return started;
-			spawned = true;
-			version = await this.waitHealthy();
-			if (version === null) {
-				const reason = this.exitReason() ?? `ora serve did not answer within ${this.timeout() / 1000} s.`;
-				this.stop();
-				return { ok: false, reason };
-			}
+			const reason = this.exitReason() ?? `ora serve did not answer within ${this.timeout() / 1000} s.`;
+			const problem = this.spawnError?.includes("ENOENT") ? "missing-command" : "failed";
+			this.stop();
+			return { ok: false, problem, reason };
 		}
+		return this.attach(version, null, true);
+	}
+
+	/** The version the sidecar at the client's address reports, or null when nothing answers. */
+	async healthy(): Promise<string | null> {
 		try {
-			this.options.onToken((await this.options.readToken()).trim());
-		} catch (err) {
-			return { ok: false, reason: `Cannot read the sidecar token: ${message(err)}` };
+			const health = await this.options.client.health();
+			return health.status === "ok" ? health.version : null;
+		} catch {
+			return null;
 		}
-		return { ok: true, spawned, version };
 	}
 
 	stop(): void {
-		if (this.child && this.child.exitCode === null) this.child.kill("SIGTERM");
+		if (this.child && this.child.exitCode === null) {
+			this.child.kill("SIGTERM");
+		} else if (this.adoptedPid !== null) {
+			try {
+				(this.options.kill ?? ((pid) => process.kill(pid, "SIGTERM")))(this.adoptedPid);
+			} catch {
+				// already gone
+			}
+		}
 		this.child = null;
+		this.adoptedPid = null;
+	}
+
+	/** The recorded sidecar of this vault, when it answers and checks out; else null (go on). */
+	private async recorded(): Promise<Outcome | null> {
+		const record = await this.readRecord();
+		if (record === null || !this.same(record.vault)) return null;
+		if (this.options.port !== 0 && record.port !== this.options.port) return null;
+		this.moveTo(record.port);
+		const version = await this.healthy();
+		if (version === null) return null; // a record left by a sidecar that was killed
+		const ours = record.parent_pid === this.options.ownPid ? record.pid : null;
+		const outcome = await this.attach(version, ours, false);
+		return outcome.ok || outcome.problem !== "other-vault" ? outcome : null;
+	}
+
+	/** Loads the token and checks that the sidecar serves this vault. */
+	private async attach(version: string, adopted: number | null, spawned: boolean): Promise<Outcome> {
+		const where = this.options.client.baseUrl;
+		const fix = this.options.port === 0 ? "" : " Set Port to 0 (automatic) in Ora's settings so that each vault gets its own sidecar.";
+		try {
+			this.options.onToken((await this.options.readToken()).trim());
+		} catch (err) {
+			if (!spawned) {
+				// Something answers, yet this vault's sidecar never wrote its token.
+				return { ok: false, problem: "other-vault", reason: `An Ora sidecar answers at ${where}, but this vault has no sidecar token yet: that sidecar belongs to another vault.${fix}` };
+			}
+			return { ok: false, problem: "failed", reason: `Cannot read the sidecar token: ${message(err)}` };
+		}
+		let served: { vault: string; pid: number };
+		try {
+			served = await this.options.client.status();
+		} catch (err) {
+			if (err instanceof SidecarError && err.status === 401) {
+				return { ok: false, problem: "other-vault", reason: `The Ora sidecar at ${where} belongs to another vault (it does not accept this vault's token).${fix}` };
+			}
+			return { ok: false, problem: "failed", reason: `The sidecar at ${where} did not report its status: ${message(err)}` };
+		}
+		if (!this.same(served.vault)) {
+			return { ok: false, problem: "other-vault", reason: `The Ora sidecar at ${where} serves another vault (${served.vault}), not this one.${fix}` };
+		}
+		if (adopted !== null && served.pid === adopted) this.adoptedPid = adopted;
+		const port = Number(new URL(where).port);
+		return { ok: true, spawned, owned: spawned || this.adoptedPid !== null, version, port };
 	}
 
 	/** Spawns the child; returns a failed outcome if it could not even be started. */
@@ -87,7 +181,8 @@ export class SidecarSupervisor {
 			this.child = child;
 			return null;
 		} catch (err) {
-			return { ok: false, reason: `Cannot start ora: ${message(err)}` };
+			const reason = message(err);
+			return { ok: false, problem: reason.includes("ENOENT") ? "missing-command" : "failed", reason: `Cannot start ora: ${reason}` };
 		}
 	}
 
@@ -95,21 +190,43 @@ export class SidecarSupervisor {
 		const deadline = Date.now() + this.timeout();
 		const poll = this.options.pollMs ?? 250;
 		while (Date.now() < deadline) {
-			const version = await this.healthy();
-			if (version !== null) return version;
 			if (this.exitReason() !== null) return null;
+			if (await this.childListens()) {
+				const version = await this.healthy();
+				if (version !== null) return version;
+			}
 			await new Promise((resolve) => window.setTimeout(resolve, poll));
 		}
 		return null;
 	}
 
-	private async healthy(): Promise<string | null> {
+	/** With a fixed port, always; with port 0, once the child's record names its port. */
+	private async childListens(): Promise<boolean> {
+		if (this.options.port !== 0) {
+			this.moveTo(this.options.port);
+			return true;
+		}
+		const record = await this.readRecord();
+		if (record === null || record.pid !== this.child?.pid) return false;
+		this.moveTo(record.port);
+		return true;
+	}
+
+	private async readRecord(): Promise<ServerRecord | null> {
 		try {
-			const health = await this.options.client.health();
-			return health.status === "ok" ? health.version : null;
+			return await this.options.readRecord();
 		} catch {
 			return null;
 		}
+	}
+
+	private moveTo(port: number): void {
+		this.options.client.moveTo(`http://127.0.0.1:${port}`);
+	}
+
+	private same(vault: string): boolean {
+		const same = this.options.sameVault ?? ((a, b) => trimSlash(a) === trimSlash(b));
+		return same(vault, this.options.vault);
 	}
 
 	/** Why the child is gone, or null while it runs. */
@@ -118,8 +235,7 @@ export class SidecarSupervisor {
 		if (this.spawnError !== null) return `Cannot start ora: ${this.spawnError}`;
 		if (child === null || child.exitCode === null) return null;
 		const tail = this.stderr.join("\n").trim();
-		const code = child.exitCode === null ? "" : ` (exit ${child.exitCode})`;
-		return `ora serve stopped${code}${tail ? `: ${tail}` : ""}`;
+		return `ora serve stopped (exit ${child.exitCode})${tail ? `: ${tail}` : ""}`;
 	}
 
 	private keepStderr(text: string): void {
@@ -130,6 +246,24 @@ export class SidecarSupervisor {
 	private timeout(): number {
 		return this.options.startTimeoutMs ?? 120_000;
 	}
+}
+
+/** DATA/server.json's text as a record, or null when it is not one. */
+export function parseRecord(text: string): ServerRecord | null {
+	let doc: unknown;
+	try {
+		doc = JSON.parse(text) as unknown;
+	} catch {
+		return null;
+	}
+	if (typeof doc !== "object" || doc === null) return null;
+	const r = doc as Record<string, unknown>;
+	if (typeof r.pid !== "number" || typeof r.port !== "number" || typeof r.vault !== "string") return null;
+	return { pid: r.pid, port: r.port, vault: r.vault, parent_pid: typeof r.parent_pid === "number" ? r.parent_pid : null };
+}
+
+function trimSlash(path: string): string {
+	return path.replace(/[\\/]+$/, "");
 }
 
 function message(err: unknown): string {

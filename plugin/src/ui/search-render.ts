@@ -45,8 +45,10 @@ export function renderSearchState(
 			return [];
 		case "empty":
 			message(el, "search-x", `No results for “${state.query}”.`);
+			if (state.indexingNote) el.createDiv({ cls: "ora-indexing-note", text: state.indexingNote });
 			return [];
 		case "results": {
+			if (state.list.indexingNote) el.createDiv({ cls: "ora-indexing-note", text: state.list.indexingNote });
 			el.createDiv({ cls: "ora-rerank-note", text: state.list.rerankNote });
 			return renderGroups(el, state.list.groups, handlersOf(handlers));
 		}
@@ -106,7 +108,11 @@ export function renderCard(parent: HTMLElement, card: ResultCard, handlers: Resu
 	});
 	const head = item.createDiv({ cls: "ora-result-head" });
 	head.createSpan({ cls: "ora-result-title", text: card.title });
-	head.createSpan({ cls: `ora-badge ora-type ora-type-${card.type}`, text: card.type });
+	const type = head.createSpan({ cls: `ora-badge ora-type ora-type-${card.type}`, text: card.type });
+	if (card.typeInferred) {
+		type.addClass("ora-type-inferred");
+		setTooltip(type, "Type inferred from the vault's folder rules (the note has no Ora type)");
+	}
 	for (const badge of card.badges) {
 		head.createSpan({ cls: `ora-badge ora-flag ora-flag-${badge}`, text: BADGE_TEXT[badge] ?? badge });
 	}

@@ -1,6 +1,6 @@
 import { Notice, PluginSettingTab, Setting, type App, type Plugin, type SettingDefinitionItem } from "obsidian";
 
-import { DEFAULT_SETTINGS, isPort, type OraSettings } from "../settings";
+import { DEFAULT_SETTINGS, isPortSetting, type OraSettings } from "../settings";
 
 /** What the settings tab needs from the plugin. */
 export interface SettingsHost {
@@ -56,11 +56,11 @@ export class OraSettingTab extends PluginSettingTab {
 			},
 			{
 				name: "Port",
-				desc: "Loopback port of the sidecar. Takes effect after a restart of the sidecar.",
+				desc: "Loopback port of the sidecar; 0 (the default) lets each vault's sidecar pick a free port. Takes effect after a restart of the sidecar.",
 				render: (st) => {
 					st.addText((t) => t.setValue(String(s.port)).onChange((v) => {
 						const port = Number(v);
-						if (isPort(port)) void save({ port });
+						if (isPortSetting(port)) void save({ port });
 					}));
 				},
 			},

@@ -15,19 +15,26 @@ interface Schema {
 /** Fields the plugin reads, per OpenAPI schema name. */
 const READS: Record<string, string[]> = {
 	Health: ["status", "version"],
-	Status: ["files", "chunks", "queue", "reconcile", "model", "contradictions_open", "last_error"],
+	Status: ["vault", "pid", "files", "chunks", "queue", "reconcile", "model", "contradictions_open", "last_error", "cleaning"],
+	Cleaning: ["running", "phase", "done", "total", "scans", "last_finished", "fallbacks"],
 	Reconcile: ["running", "phase", "done", "total"],
-	SearchResponse: ["query", "rerank", "rerank_reason", "results"],
-	SearchResult: ["path", "title", "type", "score", "flags", "private", "text", "heading_path", "line_start", "line_end", "why"],
+	SearchResponse: ["query", "rerank", "rerank_reason", "results", "indexing"],
+	Indexing: ["done", "total", "percent"],
+	SearchResult: ["path", "title", "type", "type_inferred", "score", "flags", "private", "text", "heading_path", "line_start", "line_end", "why"],
 	Why: ["dense_rank", "bm25_rank", "fused", "rerank", "similarity", "type_weight", "decay", "cluster", "newer_in_cluster"],
 	Diagnostic: ["line", "severity", "code", "message"],
 	LintFixResponse: ["changed", "diagnostics"],
-	Pair: ["id", "kind", "a", "b", "judge", "score", "evidence", "status"],
+	Pair: ["id", "kind", "a", "b", "judge", "score", "evidence", "status", "batch", "resolution", "private"],
 	Span: ["path", "line_start", "line_end", "text"],
 	ResolveResponse: ["pair", "changed"],
+	ApproveResponse: ["pairs", "changed"],
 	EventsResponse: ["accepted", "deduplicated"],
 	ReindexResponse: ["started"],
 	VaultSettings: ["file", "exists", "folders", "untyped_type", "exclude", "obsidian_excluded", "lint", "chats_folder", "problems"],
+	AdoptPlan: ["summary", "proposals", "skipped"],
+	AdoptProposal: ["path", "hash", "digest", "values", "why", "removed", "new_block", "private", "diff"],
+	AdoptSkipped: ["path", "reason", "private"],
+	AdoptOutcome: ["applied", "restored", "unchanged", "refused", "journal", "private_hidden"],
 };
 
 /** Fields the plugin sends, per request schema. */
@@ -38,6 +45,8 @@ const SENDS: Record<string, string[]> = {
 	EventsRequest: ["events"],
 	FileEvent: ["kind", "path", "old_path"],
 	LintIgnoreRequest: ["path"],
+	PrivateModeRequest: ["private"],
+	AdoptApplyRequest: ["notes"],
 };
 
 describe.skipIf(!existsSync(OPENAPI))("OpenAPI contract", () => {

@@ -1,17 +1,15 @@
 // Starts a REAL `ora serve` on a temporary copy of ./vault, through the plugin's own supervisor
 // and client (Node transport instead of requestUrl). Used by every e2e test file.
 import { spawn } from "child_process";
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from "fs";
-import * as http from "http";
-import type { AddressInfo } from "net";
+import { cpSync, existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "fs";
 import { tmpdir } from "os";
 import { join, resolve } from "path";
 
 import { SidecarClient } from "../../src/api/client";
 import { NodeHttpTransport } from "../../src/api/node-transport";
 import type { Status } from "../../src/api/types";
-import { SidecarSupervisor } from "../../src/sidecar/supervisor";
-import { serveArgs, tokenPath } from "../../src/settings";
+import { parseRecord, SidecarSupervisor } from "../../src/sidecar/supervisor";
+import { recordPath, serveArgs, tokenPath } from "../../src/settings";
 
 export const ORA = resolve(__dirname, "../../../.venv/bin/ora");
 /** Why the e2e suites are skipped, or null when they can run. */
@@ -28,32 +26,29 @@ export interface LiveSidecar {
 	stop: () => Promise<void>;
 }
 
-async function freePort(): Promise<number> {
-	const server = http.createServer();
-	await new Promise<void>((ok) => server.listen(0, "127.0.0.1", ok));
-	const { port } = server.address() as AddressInfo;
-	await new Promise((ok) => server.close(ok));
-	return port;
-}
-
 /** `env`: extra environment for `ora serve` (e.g. `ORA_LLM_URL`, as the plugin passes its settings). */
 export async function startSidecar(options: { env?: Record<string, string> } = {}): Promise<LiveSidecar> {
 	const vault = mkdtempSync(join(tmpdir(), "ora-plugin-e2e-"));
 	cpSync(resolve(__dirname, "vault"), vault, { recursive: true });
-	const port = await freePort();
-	const settings = { port, dataFolder: "" };
+	// Port 0, as the plugin does by default: the sidecar picks a free port and records it.
+	const settings = { port: 0, dataFolder: "" };
 	let token: string | null = null;
-	const client = new SidecarClient(new NodeHttpTransport(60_000), { baseUrl: `http://127.0.0.1:${port}`, token: () => token });
+	const client = new SidecarClient(new NodeHttpTransport(60_000), { baseUrl: "http://127.0.0.1:9", token: () => token });
 	const stderr: string[] = [];
 	const supervisor = new SidecarSupervisor({
 		client,
 		autoStart: true,
+		port: 0,
+		vault,
+		sameVault: (a, b) => realpathSync(a) === realpathSync(b),
+		ownPid: process.pid,
 		spawn: () => {
 			const env = { ...process.env, ...options.env };
-			const child = spawn(ORA, serveArgs(settings, vault), { stdio: ["ignore", "ignore", "pipe"], env });
+			const child = spawn(ORA, serveArgs(settings, vault, process.pid), { stdio: ["ignore", "ignore", "pipe"], env });
 			child.stderr.on("data", (chunk: Buffer) => stderr.push(chunk.toString()));
 			return child;
 		},
+		readRecord: async () => parseRecord(readFileSync(recordPath(settings, vault), "utf8")),
 		readToken: async () => readFileSync(tokenPath(settings, vault), "utf8"),
 		onToken: (t) => (token = t),
 		startTimeoutMs: 150_000,
@@ -66,7 +61,7 @@ export async function startSidecar(options: { env?: Record<string, string> } = {
 	await waitForStatus(client, (s) => !s.reconcile.running && s.queue === 0 && s.files >= 4);
 	return {
 		vault,
-		port,
+		port: outcome.port,
 		client,
 		supervisor,
 		stop: async () => {

@@ -5,7 +5,7 @@ import { EditorView } from "@codemirror/view";
 import { afterEach, describe, expect, it } from "vitest";
 
 import type { Diagnostic } from "../../src/api/types";
-import { frontmatterLinter, lintSource } from "../../src/lint/extension";
+import { frontmatterLinter, LintedEditors, lintSource } from "../../src/lint/extension";
 import { aDiagnostic } from "../builders";
 
 const NOTE = "---\nnexus: []\ntype: engramm\ntags: []\ndate created: 2024-13-01\n---\n# Body\n";
@@ -151,5 +151,43 @@ describe("frontmatterLinter", () => {
 		for (let i = 0; i < 100 && diagnosticCount(v.state) > 0; i++) await new Promise((r) => setTimeout(r, 10));
 		expect(ignored).toEqual(["Engrams/"]);
 		expect(diagnosticCount(v.state)).toBe(0);
+	});
+});
+
+describe("LintedEditors", () => {
+	it("lints an open editor again once the sidecar is ready, without an edit", async () => {
+		const editors = new LintedEditors();
+		let ready = false;
+		const calls: string[] = [];
+		const parent = document.body.appendChild(document.createElement("div"));
+		view = new EditorView({
+			parent,
+			state: EditorState.create({
+				doc: NOTE,
+				extensions: [
+					frontmatterLinter(
+						{
+							pathOf: () => (ready ? "Engrams/N.md" : null),
+							lint: async (path) => {
+								calls.push(path);
+								return [aDiagnostic({ line: 3, code: "unknown-type", message: "type 'engramm' is unknown" })];
+							},
+						},
+						0,
+						editors,
+					),
+				],
+			}),
+		});
+		await new Promise((r) => setTimeout(r, 50)); // the first lint ran while the sidecar was not ready
+		expect(diagnosticCount(view.state)).toBe(0);
+		ready = true;
+		expect(editors.relint()).toBe(1);
+		for (let i = 0; i < 100 && diagnosticCount(view.state) === 0; i++) await new Promise((r) => setTimeout(r, 10));
+		expect(calls).toEqual(["Engrams/N.md"]);
+		expect(diagnosticCount(view.state)).toBe(1);
+		view.destroy();
+		view = null;
+		expect(editors.relint()).toBe(0);
 	});
 });

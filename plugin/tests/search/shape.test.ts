@@ -26,6 +26,14 @@ describe("shapeResults", () => {
 		expect(titleFromPath("a/b/c.MD")).toBe("c");
 	});
 
+	it("marks inferred types and notes indexing progress only while indexing", () => {
+		const doc = aSearchDocument([aResult({ type_inferred: true }), aResult()], { indexing: { done: 1, total: 8, percent: 12 } });
+		const list = shapeResults(doc);
+		expect(list.cards.map((c) => c.typeInferred)).toEqual([true, false]);
+		expect(list.indexingNote).toBe("Indexing 12 %: results come from the notes indexed so far");
+		expect(shapeResults(aSearchDocument([aResult()])).indexingNote).toBeNull();
+	});
+
 	it("says which re-ranker ran, or why none did", () => {
 		expect(shapeResults(aSearchDocument([], { rerank: "onnx:ms-marco" })).rerankNote).toBe("Re-ranked by onnx:ms-marco");
 		expect(shapeResults(aSearchDocument([], { rerank: "none", rerank_reason: "no model found" })).rerankNote).toBe(

@@ -14,35 +14,65 @@ function aStatus(change: Partial<Status> = {}): Status {
 		reranker: { name: "none", reason: "no model" },
 		contradictions_open: 2,
 		last_error: null,
+		pid: 7,
+		cleaning: { running: false, phase: "done", done: 0, total: 0, scans: 1, last_finished: null, fallbacks: 0 },
 		...change,
 	};
 }
 
 describe("StatusModel", () => {
-	it("starts in the starting phase", () => {
-		expect(StatusModel.initial().view).toMatchObject({ phase: "starting", text: "Ora: starting", openPairs: 0 });
+	it("starts in the starting phase, its click showing the log", () => {
+		expect(StatusModel.initial().view).toMatchObject({ phase: "starting", text: "Ora: starting", openPairs: 0, action: "log" });
+	});
+
+	it("says connected until the sidecar tells its state, then ready", () => {
+		const m = StatusModel.initial().connected();
+		expect(m.view).toMatchObject({ phase: "connected", text: "Ora: connected" });
+		expect(m.fromStatus(aStatus()).view).toMatchObject({ phase: "ready", text: "Ora: ready", action: "triage" });
+		expect(m.fromStatus(aStatus({ contradictions_open: 0 })).view.action).toBe("details");
 	});
 
 	it("shows indexing percentage from progress events, then ready", () => {
-		let m = StatusModel.initial().onEvent({ type: "progress", phase: "embed", done: 1, total: 3 });
+		let m = StatusModel.initial().connected().onEvent({ type: "progress", phase: "embed", done: 1, total: 3 });
 		expect(m.view).toMatchObject({ phase: "indexing", text: "Ora: indexing 33%" });
 		m = m.onEvent({ type: "index", files: 3, chunks: 9 });
 		expect(m.view.phase).toBe("indexing");
 		m = m.onEvent({ type: "progress", phase: "done", done: 3, total: 3 });
 		expect(m.view).toMatchObject({ phase: "ready", text: "Ora: ready" });
+		expect(m.view.detail).toContain("3 files, 9 chunks indexed");
+	});
+
+	it("shows scanning while the background contradiction scan runs", () => {
+		const cleaning = { phase: "judge", scans: 0, last_finished: null, fallbacks: 0 };
+		let m = StatusModel.initial().connected().fromStatus(aStatus());
+		m = m.onEvent({ type: "cleaning", running: true, done: 2, total: 8, ...cleaning });
+		expect(m.view).toMatchObject({ phase: "scanning", text: "Ora: scanning" });
+		expect(m.view.detail).toContain("2 of 8 claim pairs judged");
+		m = m.onEvent({ type: "contradictions", open: 5 }).onEvent({ type: "cleaning", running: false, done: 8, total: 8, ...cleaning });
+		expect(m.view).toMatchObject({ phase: "ready", openPairs: 5 });
 	});
 
 	it("takes counts, reconcile state and the last error from /v1/status", () => {
-		const ready = StatusModel.initial().fromStatus(aStatus({ last_error: "bad yaml in X.md" }));
+		const ready = StatusModel.initial().connected().fromStatus(aStatus({ last_error: "bad yaml in X.md" }));
 		expect(ready.view).toMatchObject({ phase: "ready", openPairs: 2 });
 		expect(ready.view.detail).toContain("12 files, 40 chunks");
 		expect(ready.view.detail).toContain("bad yaml in X.md");
-		const busy = StatusModel.initial().fromStatus(aStatus({ reconcile: { running: true, phase: "scan", done: 5, total: 10 } }));
+		const busy = StatusModel.initial().connected().fromStatus(aStatus({ reconcile: { running: true, phase: "scan", done: 5, total: 10 } }));
 		expect(busy.view.text).toBe("Ora: indexing 50%");
 	});
 
-	it("keeps the pair count across phases and shows the error reason", () => {
-		const m = StatusModel.initial().onEvent({ type: "contradictions", open: 4 }).failed("ora: command not found");
-		expect(m.view).toMatchObject({ phase: "error", openPairs: 4, detail: "ora: command not found" });
+	it("goes reconnecting, stopped or error, each with its click action", () => {
+		const up = StatusModel.initial().connected().fromStatus(aStatus());
+		expect(up.reconnecting().view).toMatchObject({ phase: "reconnecting", text: "Ora: reconnecting", action: "log", openPairs: 2 });
+		expect(up.stopped("Gave up.").view).toMatchObject({ phase: "stopped", action: "restart" });
+		expect(up.stopped("Gave up.").view.detail).toBe("Gave up.\nClick to restart the sidecar.");
+		expect(up.failed("ora serve stopped (exit 2)").view).toMatchObject({ phase: "error", action: "restart" });
+		expect(up.failed("other", "other-vault").view.action).toBe("settings");
+	});
+
+	it("points a missing command to the setting that fixes it", () => {
+		const m = StatusModel.initial().failed("Cannot start ora: spawn ora ENOENT", "missing-command");
+		expect(m.view).toMatchObject({ phase: "error", action: "settings" });
+		expect(m.view.detail).toContain('Set "Ora command" in Ora\'s settings');
 	});
 });

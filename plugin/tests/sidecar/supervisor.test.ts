@@ -8,6 +8,8 @@ import { SidecarClient } from "../../src/api/client";
 import { NodeHttpTransport } from "../../src/api/node-transport";
 import { SidecarSupervisor, type SupervisorOptions } from "../../src/sidecar/supervisor";
 
+/** What /v1/status answers: the vault the supervisor expects. */
+const STATUS = '{"vault": "/v", "pid": 1}';
 const servers: http.Server[] = [];
 afterEach(async () => {
 	await Promise.all(servers.splice(0).map((s) => new Promise((resolve) => s.close(resolve))));
@@ -28,9 +30,13 @@ function supervisor(port: number, change: Partial<SupervisorOptions>): { sup: Si
 	const sup = new SidecarSupervisor({
 		client,
 		autoStart: true,
+		port,
+		vault: "/v",
+		ownPid: process.pid,
 		spawn: () => {
 			throw new Error("spawn not expected");
 		},
+		readRecord: async () => null,
 		readToken: async () => "tok\n",
 		onToken: (t) => tokens.push(t),
 		startTimeoutMs: 10_000,
@@ -42,14 +48,14 @@ function supervisor(port: number, change: Partial<SupervisorOptions>): { sup: Si
 
 describe("SidecarSupervisor", () => {
 	it("uses a sidecar that already answers and loads its token without spawning", async () => {
-		const server = http.createServer((_req, res) => res.end('{"status": "ok", "version": "9.9.9"}'));
+		const server = http.createServer((req, res) => res.end(req.url === "/v1/status" ? STATUS : '{"status": "ok", "version": "9.9.9"}'));
 		servers.push(server);
 		await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
 		const { port } = server.address() as AddressInfo;
 		const { sup, tokens } = supervisor(port, {});
-		expect(await sup.ensureRunning()).toEqual({ ok: true, spawned: false, version: "9.9.9" });
+		expect(await sup.ensureRunning()).toEqual({ ok: true, spawned: false, owned: false, version: "9.9.9", port });
 		expect(tokens).toEqual(["tok"]);
-		expect(sup.spawned).toBe(false);
+		expect(sup.owned).toBe(false);
 	});
 
 	it("explains that nothing answers when auto-start is off", async () => {
@@ -57,7 +63,7 @@ describe("SidecarSupervisor", () => {
 		const { sup } = supervisor(port, { autoStart: false });
 		const outcome = await sup.ensureRunning();
 		expect(outcome).toMatchObject({ ok: false });
-		expect(!outcome.ok && outcome.reason).toContain("auto-start is off");
+		expect(!outcome.ok && outcome.reason).toContain("starting one automatically is off");
 	});
 
 	it("reports a command that does not exist", async () => {
@@ -78,24 +84,25 @@ describe("SidecarSupervisor", () => {
 	it("waits for a spawned child to answer, and stops it on stop()", async () => {
 		const port = await freePort();
 		// A real child process that starts listening after a delay, as `ora serve` does after loading.
-		const script = `setTimeout(() => require("http").createServer((q, s) => s.end('{"status":"ok","version":"0.1.0"}')).listen(${port}, "127.0.0.1"), 300)`;
+		const script = `setTimeout(() => require("http").createServer((q, s) => s.end(q.url === "/v1/status" ? '${STATUS}' : '{"status":"ok","version":"0.1.0"}')).listen(${port}, "127.0.0.1"), 300)`;
 		const child = spawn(process.execPath, ["-e", script], { stdio: ["ignore", "ignore", "pipe"] });
 		const { sup, tokens } = supervisor(port, { spawn: () => child });
-		expect(await sup.ensureRunning()).toEqual({ ok: true, spawned: true, version: "0.1.0" });
+		expect(await sup.ensureRunning()).toEqual({ ok: true, spawned: true, owned: true, version: "0.1.0", port });
 		expect(tokens).toEqual(["tok"]);
-		expect(sup.spawned).toBe(true);
+		expect(sup.owned).toBe(true);
 		const exited = new Promise((resolve) => child.on("exit", (_code, signal) => resolve(signal)));
 		sup.stop();
 		expect(await exited).toBe("SIGTERM");
 	});
 
-	it("fails when the token cannot be read", async () => {
-		const server = http.createServer((_req, res) => res.end('{"status": "ok", "version": "0.1.0"}'));
+	it("takes a running sidecar whose token this vault lacks for another vault's", async () => {
+		const server = http.createServer((req, res) => res.end(req.url === "/v1/status" ? STATUS : '{"status": "ok", "version": "0.1.0"}'));
 		servers.push(server);
 		await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
 		const { port } = server.address() as AddressInfo;
 		const { sup } = supervisor(port, { readToken: () => Promise.reject(new Error("ENOENT: no such file")) });
 		const outcome = await sup.ensureRunning();
-		expect(!outcome.ok && outcome.reason).toBe("Cannot read the sidecar token: ENOENT: no such file");
+		expect(outcome).toMatchObject({ ok: false, problem: "other-vault" });
+		expect(!outcome.ok && outcome.reason).toContain("this vault has no sidecar token yet: that sidecar belongs to another vault");
 	});
 });

@@ -80,10 +80,26 @@ describe("renderSearchState", () => {
 		expect(opened).toEqual(["b.md"]);
 	});
 
+	it("shows indexing progress above results and an inferred type in italics", () => {
+		const doc = aSearchDocument([aResult({ type: "resource", type_inferred: true })], {
+			indexing: { done: 420, total: 1000, percent: 42 },
+		});
+		const { el } = render({ kind: "results", query: "x", list: shapeResults(doc) });
+		expect(el.querySelector(".ora-indexing-note")?.textContent).toBe(
+			"Indexing 42 %: results come from the notes indexed so far",
+		);
+		expect(el.querySelector(".ora-type")?.classList.contains("ora-type-inferred")).toBe(true);
+	});
+
+	it("says indexing is under way when nothing is found yet", () => {
+		const { el } = render({ kind: "empty", query: "q", indexingNote: "Indexing 3 %: results come from the notes indexed so far" });
+		expect(el.querySelector(".ora-indexing-note")?.textContent).toContain("Indexing 3 %");
+	});
+
 	it.each([
 		[{ kind: "idle" } as const, "Type to search your vault."],
 		[{ kind: "loading", query: "q" } as const, "Searching for “q”…"],
-		[{ kind: "empty", query: "q" } as const, "No results for “q”."],
+		[{ kind: "empty", query: "q", indexingNote: null } as const, "No results for “q”."],
 		[{ kind: "error", query: "q", message: "No sidecar at http://127.0.0.1:47113" } as const, "No sidecar at http://127.0.0.1:47113"],
 	])("shows the %o state as a message", (state, text) => {
 		const { el, items } = render(state);

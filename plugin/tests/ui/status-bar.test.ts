@@ -12,6 +12,6 @@ describe("renderStatus", () => {
 		renderStatus(el, StatusModel.initial().onEvent({ type: "contradictions", open: 3 }).failed("boom").view);
 		expect(el.getAttribute("data-phase")).toBe("error");
 		expect(el.querySelector(".ora-status-badge")?.textContent).toBe("3");
-		expect(el.getAttribute("aria-label")).toBe("boom");
+		expect(el.getAttribute("aria-label")).toBe("boom\nClick to restart the sidecar.");
 	});
 });

@@ -1,0 +1,222 @@
+// The supervisor, the event stream and the status model together, against real child processes: a
+// small Node program that behaves like `ora serve` at its edges (DATA/server.json, DATA/token,
+// /v1/health, /v1/status, /v1/events/stream).
+import { spawn, type ChildProcess } from "child_process";
+import { mkdtempSync, readFileSync, rmSync } from "fs";
+import { tmpdir } from "os";
+import { join } from "path";
+
+import { afterEach, describe, expect, it } from "vitest";
+
+import { SidecarClient } from "../../src/api/client";
+import { EventStream } from "../../src/api/event-stream";
+import { NodeHttpTransport } from "../../src/api/node-transport";
+import { SidecarLink } from "../../src/sidecar/link";
+import type { Phase } from "../../src/sidecar/status-model";
+import { parseRecord, SidecarSupervisor } from "../../src/sidecar/supervisor";
+
+/** A stand-in `ora serve VAULT DATA [SERVED_VAULT]`: listens on a free port and records itself. */
+const FAKE_SIDECAR = `
+const http = require("http"), fs = require("fs"), path = require("path");
+const [vault, data, served] = process.argv.slice(1);
+fs.mkdirSync(data, { recursive: true });
+fs.writeFileSync(path.join(data, "token"), "tok\\n");
+const status = { vault: served || vault, pid: process.pid, files: 3, chunks: 9, queue: 0,
+  reconcile: { running: false, phase: "done", done: 3, total: 3 }, model: "m",
+  reranker: { name: "none", reason: null }, contradictions_open: 2, last_error: null,
+  cleaning: { running: false, phase: "done", done: 0, total: 0, scans: 1, last_finished: null, fallbacks: 0 } };
+const server = http.createServer((req, res) => {
+  if (req.url === "/v1/health") return res.end(JSON.stringify({ status: "ok", version: "0.1.0" }));
+  if (req.headers.authorization !== "Bearer tok") { res.statusCode = 401; return res.end("{}"); }
+  if (req.url === "/v1/status") return res.end(JSON.stringify(status));
+  if (req.url === "/v1/events/stream") {
+    res.writeHead(200, { "Content-Type": "text/event-stream" });
+    res.write("event: contradictions\\ndata: {\\"open\\": 2}\\n\\n");
+    return;
+  }
+  res.statusCode = 404; res.end("{}");
+});
+server.listen(0, "127.0.0.1", () => {
+  const record = { pid: process.pid, port: server.address().port, vault: served || vault,
+    parent_pid: Number(process.env.PARENT_PID) || null };
+  fs.writeFileSync(path.join(data, "server.json"), JSON.stringify(record));
+});
+`;
+
+const children: ChildProcess[] = [];
+const folders: string[] = [];
+const links: SidecarLink[] = [];
+afterEach(() => {
+	for (const link of links.splice(0)) link.stop();
+	for (const child of children.splice(0)) if (child.exitCode === null) child.kill("SIGKILL");
+	for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });
+});
+
+function aVault(): { vault: string; data: string } {
+	const vault = mkdtempSync(join(tmpdir(), "ora-link-"));
+	folders.push(vault);
+	return { vault, data: join(vault, ".ora") };
+}
+
+interface Rig {
+	link: SidecarLink;
+	supervisor: SidecarSupervisor;
+	client: SidecarClient;
+	phases: Phase[];
+	spawned: ChildProcess[];
+}
+
+function rig(vault: string, data: string, change: { script?: string; servedVault?: string; port?: number } = {}): Rig {
+	let token: string | null = null;
+	const client = new SidecarClient(new NodeHttpTransport(2000), { baseUrl: "http://127.0.0.1:9", token: () => token });
+	const spawned: ChildProcess[] = [];
+	const supervisor = new SidecarSupervisor({
+		client,
+		autoStart: true,
+		port: change.port ?? 0,
+		vault,
+		ownPid: process.pid,
+		spawn: () => {
+			const args = ["-e", change.script ?? FAKE_SIDECAR, vault, data, ...(change.servedVault ? [change.servedVault] : [])];
+			const child = spawn(process.execPath, args, { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, PARENT_PID: String(process.pid) } });
+			children.push(child);
+			spawned.push(child);
+			return child;
+		},
+		readRecord: async () => parseRecord(readFileSync(join(data, "server.json"), "utf8")),
+		readToken: async () => readFileSync(join(data, "token"), "utf8"),
+		onToken: (t) => (token = t),
+		startTimeoutMs: 10_000,
+		pollMs: 20,
+	});
+	const phases: Phase[] = [];
+	const link = new SidecarLink({
+		supervisor,
+		client,
+		openStream: (handlers) =>
+			new EventStream({ url: `${client.baseUrl}/v1/events/stream`, token: () => token, ...handlers, minDelayMs: 50 }),
+		onStatus: (model) => {
+			if (phases[phases.length - 1] !== model.view.phase) phases.push(model.view.phase);
+		},
+		restart: { minDelayMs: 20, maxDelayMs: 100, maxFailures: 3, stableMs: 60_000 },
+	});
+	links.push(link);
+	return { link, supervisor, client, phases, spawned };
+}
+
+/** The n-th spawned child (the test fails if there is none). */
+function nth(children: ChildProcess[], n: number): ChildProcess {
+	const child = children[n];
+	if (!child) throw new Error(`no child ${n}`);
+	return child;
+}
+
+async function until(check: () => boolean, ms = 15_000): Promise<void> {
+	const deadline = Date.now() + ms;
+	while (!check()) {
+		if (Date.now() > deadline) throw new Error("condition not met in time");
+		await new Promise((resolve) => setTimeout(resolve, 10));
+	}
+}
+
+describe("SidecarLink", () => {
+	it("shows reconnecting at once after a SIGKILL of the sidecar it started, then restarts it", async () => {
+		const { vault, data } = aVault();
+		const r = rig(vault, data);
+		await r.link.start();
+		expect(r.link.status.view).toMatchObject({ phase: "ready", openPairs: 2, action: "triage" });
+		const first = nth(r.spawned, 0);
+		const firstPort = new URL(r.client.baseUrl).port;
+		first.kill("SIGKILL");
+		await until(() => r.phases.includes("reconnecting"));
+		await until(() => r.spawned.length === 2 && r.link.status.view.phase === "ready");
+		expect(r.phases.slice(r.phases.indexOf("reconnecting"))).toEqual(["reconnecting", "connected", "ready"]);
+		expect(nth(r.spawned, 1).pid).not.toBe(first.pid);
+		expect(new URL(r.client.baseUrl).port).not.toBe(firstPort); // found through the new record
+		expect(r.supervisor.owned).toBe(true);
+	});
+
+	it("stops restarting after repeated failures and says so", async () => {
+		const { vault, data } = aVault();
+		const r = rig(vault, data);
+		await r.link.start();
+		// From now on every start crashes at once, as a broken installation would.
+		const crash = "console.error('Traceback: ImportError: no module named onnxruntime'); process.exit(1)";
+		const options = (r.supervisor as unknown as { options: { spawn: () => ChildProcess } }).options;
+		options.spawn = () => {
+			const child = spawn(process.execPath, ["-e", crash], { stdio: ["ignore", "ignore", "pipe"] });
+			children.push(child);
+			r.spawned.push(child);
+			return child;
+		};
+		nth(r.spawned, 0).kill("SIGKILL");
+		await until(() => r.link.status.view.phase === "stopped");
+		const view = r.link.status.view;
+		expect(view.detail).toContain("stopped 3 times in a row");
+		expect(view.detail).toContain("no module named onnxruntime");
+		expect(view.action).toBe("restart");
+		expect(r.spawned.length).toBe(4);
+	});
+
+	it("refuses a sidecar that serves another vault, in plain words", async () => {
+		const { vault, data } = aVault();
+		const other = aVault();
+		// Another vault's sidecar answers on the fixed port this vault is set to.
+		const theirs = rig(other.vault, other.data);
+		await theirs.link.start();
+		const port = Number(new URL(theirs.client.baseUrl).port);
+		const r = rig(vault, data, { port });
+		// It reads its own token, which the other sidecar does not accept; with the other
+		// vault's token it would learn the vault from the status. Both are refused.
+		await r.link.start();
+		expect(r.link.status.view).toMatchObject({ phase: "error", action: "settings" });
+		expect(r.link.status.view.detail).toMatch(/belongs to another vault|serves another vault/);
+		expect(r.link.status.view.detail).toContain("Set Port to 0 (automatic)");
+		expect(r.spawned).toEqual([]);
+	});
+
+	it("refuses a sidecar whose status names another vault", async () => {
+		const { vault, data } = aVault();
+		const r = rig(vault, data, { servedVault: "/somewhere/else" });
+		await r.link.start();
+		expect(r.link.status.view.phase).toBe("error");
+		expect(r.link.status.view.detail).toContain("serves another vault (/somewhere/else), not this one");
+	});
+
+	it("gives two vaults two sidecars on two ports", async () => {
+		const one = aVault();
+		const two = aVault();
+		const a = rig(one.vault, one.data);
+		const b = rig(two.vault, two.data);
+		await Promise.all([a.link.start(), b.link.start()]);
+		expect([a.link.status.view.phase, b.link.status.view.phase]).toEqual(["ready", "ready"]);
+		expect(a.client.baseUrl).not.toBe(b.client.baseUrl);
+		expect(nth(a.spawned, 0).pid).not.toBe(nth(b.spawned, 0).pid);
+	});
+
+	it("recognises the sidecar it started before a reload, and stops it on unload", async () => {
+		const { vault, data } = aVault();
+		const before = rig(vault, data);
+		await before.link.start();
+		const child = nth(before.spawned, 0);
+		links.splice(links.indexOf(before.link), 1); // the old plugin instance vanishes without stop()
+		const after = rig(vault, data);
+		await after.link.start();
+		expect(after.spawned).toEqual([]); // attached, not started again
+		expect(after.supervisor.owned).toBe(true);
+		const exited = new Promise((resolve) => child.on("exit", (_code, signal) => resolve(signal)));
+		after.link.stop();
+		expect(await exited).toBe("SIGTERM");
+		expect(after.link.status.view.phase).toBe("stopped");
+	});
+
+	it("points a missing ora command to the setting", async () => {
+		const { vault, data } = aVault();
+		const r = rig(vault, data);
+		const options = (r.supervisor as unknown as { options: { spawn: () => ChildProcess } }).options;
+		options.spawn = () => spawn("/nonexistent/ora", ["serve"], { stdio: ["ignore", "ignore", "pipe"] });
+		await r.link.start();
+		expect(r.link.status.view).toMatchObject({ phase: "error", action: "settings" });
+		expect(r.link.status.view.detail).toContain('Set "Ora command" in Ora\'s settings');
+	});
+});

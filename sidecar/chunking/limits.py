@@ -1,0 +1,92 @@
+"""How much of one note is chunked: the caps of `schema/limits.json`.
+
+A note of 100k lines or 20k headings used to hold the index's one write path for minutes (and
+1.6 GB), with every other change, a private flip included, queued behind it. Now only the first
+`max_body_bytes` of a body (cut at a line end) reach the chunker, and chunking stops after
+`max_chunks` chunks; the index keeps those, and `ora lint` reports the note (`note-too-long`).
+The cut is a pure function of the note's text, so a rebuild gives the same chunks.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from functools import cache
+
+from tokenizers import Tokenizer
+
+from sidecar.chunking.chunker import Chunk, chunk_note
+from sidecar.schema import load_json
+from sidecar.vault.note import Note
+
+
+@dataclass(frozen=True)
+class NoteLimits:
+    max_chunks: int
+    max_body_bytes: int
+
+
+@cache
+def note_limits() -> NoteLimits:
+    data = load_json("limits.json")
+    return NoteLimits(int(data["max_chunks"]), int(data["max_body_bytes"]))
+
+
+@dataclass(frozen=True)
+class Bounded:
+    """A note's chunks within the limits; `cut` says why the rest was left out (None: nothing
+    was) and `last_line` is the last file line indexed."""
+
+    chunks: list[Chunk]
+    cut: str | None
+    last_line: int
+
+
+def chunk_bounded(note: Note, tokenizer: Tokenizer, max_tokens: int,
+                  limits: NoteLimits | None = None) -> Bounded:
+    """`chunk_note` within `limits` (default: schema/limits.json)."""
+    limits = limits or note_limits()
+    body = note.body
+    cut = None
+    data = body.encode("utf-8")
+    if len(data) > limits.max_body_bytes:
+        end = data.rfind(b"\n", 0, limits.max_body_bytes + 1)
+        body = data[: max(end, 0)].decode("utf-8", errors="ignore")
+        cut = f"its body is over {limits.max_body_bytes} bytes"
+    chunks = chunk_note(replace(note, body=body), tokenizer, max_tokens, limits.max_chunks + 1)
+    if len(chunks) > limits.max_chunks:
+        chunks = chunks[: limits.max_chunks]
+        cut = f"it makes more than {limits.max_chunks} chunks"
+    return Bounded(chunks, cut, chunks[-1].line_end if chunks else note.body_line)
+
+
+@cache
+def _tokenizer() -> Tokenizer:
+    from sidecar.models.embedder import load_tokenizer  # only when a note could be too long
+
+    return load_tokenizer()
+
+
+def _could_exceed(note: Note, max_tokens: int, limits: NoteLimits) -> bool:
+    """False when the note certainly fits: few lines, little text. Every chunk holds a non-blank
+    line of its own unless a line is too long for one chunk, which takes over max_tokens / 2
+    characters (a token is at least one character; the breadcrumb takes at most a quarter)."""
+    body = note.body
+    lines = sum(1 for line in body.split("\n") if line.strip())
+    return lines > limits.max_chunks or len(body) > limits.max_chunks * (max_tokens // 2)
+
+
+def too_long(note: Note, max_tokens: int) -> tuple[int, str] | None:
+    """(file line where the unindexed text starts, message) when the index would leave part of
+    the note out (for `ora lint`), else None."""
+    limits = note_limits()
+    if not _could_exceed(note, max_tokens, limits):
+        return None
+    bounded = chunk_bounded(note, _tokenizer(), max_tokens, limits)
+    if bounded.cut is None:
+        return None
+    lines = note.text.split("\n")
+    start = next((n for n in range(bounded.last_line, len(lines)) if lines[n].strip()),
+                 bounded.last_line)
+    return start + 1, (
+        f"only lines up to {bounded.last_line} are indexed: {bounded.cut} (schema/limits.json); "
+        "split the note so that all of it can be found")

@@ -1,0 +1,92 @@
+"""Triage decisions live in the vault: a `type: supervision` note, one readable line per decision.
+
+`DATA/contradictions.sqlite` is a cache. Every status change of a pair is appended (through
+`vault/edit.py`) as one line with the time, the status, both notes linked with their lines, and
+the pair's id:
+
+    - 2026-11-30 08:40 UTC · dismissed · [[Engrams/Tea]] lines 6-6 ↔ [[Engrams/Coffee]] lines
+      6-6 · id 3f9a…   (one line in the note)
+
+After `.ora/` is deleted a rescan offers the same pairs again (ids are stable: the same claims
+in the same notes) and each takes the status last recorded for it. Pairs involving a private
+note are recorded in a second note tagged `private`. Paths are `schema/cleaning.json`
+`decisions`.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from datetime import UTC, datetime
+from functools import cache
+from pathlib import Path
+
+from sidecar.errors import Conflict, OraError
+from sidecar.schema import load_json
+from sidecar.vault.edit import append_to_note, create_note
+from sidecar.vault.scan import vault_path
+
+log = logging.getLogger("sidecar.cleaning")
+_LINE = re.compile(r"^- .+ · (?P<status>[a-z]+) · .+ · id (?P<id>[0-9a-f]{16})[ \t]*\r?$", re.M)
+
+
+@cache
+def decision_notes() -> tuple[str, str]:
+    """(the decisions note, the one for pairs involving a private note)."""
+    d = load_json("cleaning.json")["decisions"]
+    return str(d["note"]), str(d["private_note"])
+
+
+def _side(path: str, start: int, end: int) -> str:
+    return f"[[{path.removesuffix('.md')}]] lines {start}-{end}"
+
+
+def decision_line(pid: str, status: str, a: tuple[str, int, int], b: tuple[str, int, int],
+                  when: datetime | None = None) -> str:
+    """One decision, readable: when, what, the two notes linked, the pair's id."""
+    stamp = (when or datetime.now(UTC)).strftime("%Y-%m-%d %H:%M UTC")
+    return f"- {stamp} · {status} · {_side(*a)} ↔ {_side(*b)} · id {pid}\n"
+
+
+def _head(private: bool) -> str:
+    day = datetime.now(UTC).date().isoformat()
+    tags = "\n  - private" if private else " []"
+    return (f"---\ntype: supervision\nnexus: []\ntags:{tags}\ndate created: {day}\n---\n"
+            "# Ora triage decisions\n\nOne line per decision on a contradiction Ora found, "
+            "newest last. Ora restores its queue from these lines.\n\n")
+
+
+class DecisionLog:
+    """The decision notes of one vault."""
+
+    def __init__(self, vault: Path) -> None:
+        self.vault = vault
+
+    def record(self, pid: str, status: str, a: tuple[str, int, int], b: tuple[str, int, int],
+               *, private: bool) -> None:
+        """Append one decision (the note is created on first use); logged, never raised: the
+        decision itself is already made."""
+        rel = decision_notes()[1 if private else 0]
+        line = decision_line(pid, status, a, b)
+        try:
+            if not vault_path(self.vault, rel).is_file():
+                try:
+                    create_note(self.vault, rel, _head(private) + line)
+                    return
+                except Conflict:  # created meanwhile: append below
+                    pass
+            append_to_note(self.vault, rel, line, blank_line=False)
+        except (OraError, OSError) as err:
+            log.warning("triage decision on %s not recorded in %s: %s", pid, rel, err)
+
+    def statuses(self) -> dict[str, str]:
+        """The last status recorded for each pair id, from both notes."""
+        found: dict[str, str] = {}
+        for rel in decision_notes():
+            try:
+                text = vault_path(self.vault, rel).read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                continue
+            for m in _LINE.finditer(text):
+                found[m["id"]] = m["status"]
+        return found

@@ -1,0 +1,94 @@
+"""Undo of the last triage resolution: the files back byte for byte, the pairs as they were.
+
+Every resolution (or news batch approval) writes one journal entry: the pairs as they were, and
+for each file it touched the bytes before and the hash after (or where `.trash/` holds it). A
+file edited twice by one batch keeps its first bytes and its last hash. `undo_last` checks every
+file first — each must still hash as the resolution left it (a trashed note must still be in the
+trash, and its old place free) — and refuses with Conflict, writing nothing, if any changed
+since; otherwise it writes them back through `sidecar.vault.edit` and drops the entry, so a
+second undo undoes the resolution before (the newest `UNDO_DEPTH` are kept).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from sidecar.cleaning.store import Pair, Queue, UndoEntry, UndoFile
+from sidecar.errors import Conflict, NotFound
+from sidecar.settings import Config
+from sidecar.vault.edit import content_hash, restore_bytes, restore_from_trash
+from sidecar.vault.scan import vault_path
+
+
+@dataclass
+class Journal:
+    """What one resolution changed, collected as it goes."""
+
+    pairs: list[Pair] = field(default_factory=list)
+    files: dict[str, UndoFile] = field(default_factory=dict)
+
+    def touched(self, path: str, before: bytes, after_hash: str | None,
+                trash: str | None = None) -> None:
+        first = self.files.get(path)
+        self.files[path] = UndoFile(path, first.before if first else before, after_hash, trash)
+
+    def save(self, queue: Queue) -> None:
+        if self.pairs or self.files:
+            queue.save_undo(self.pairs, list(self.files.values()))
+
+
+@dataclass(frozen=True)
+class Undone:
+    pairs: list[Pair]  # as they are again
+    changed: list[str]  # vault paths written back
+
+    def as_json(self) -> dict[str, Any]:
+        return {"pairs": [p.as_json() for p in self.pairs], "changed": self.changed}
+
+
+def _hash_at(config: Config, rel: str) -> str | None:
+    try:
+        return content_hash(vault_path(config.vault, rel).read_bytes())
+    except FileNotFoundError:
+        return None
+
+
+def _check(config: Config, f: UndoFile) -> None:
+    if f.trash is None:
+        if _hash_at(config, f.path) != f.after_hash:
+            raise Conflict(f"{f.path} changed since that resolution; nothing was undone")
+        return
+    if _hash_at(config, f.path) is not None:
+        raise Conflict(f"{f.path} exists again since that resolution; nothing was undone")
+    if _hash_at(config, f.trash) != content_hash(f.before):
+        raise Conflict(f"{f.path} is no longer in {f.trash} as it was; nothing was undone")
+
+
+def _last(queue: Queue, private: bool) -> UndoEntry:
+    entry = queue.last_undo()
+    if entry is None:
+        raise NotFound("nothing to undo: no resolution is recorded")
+    if not private and any(p.private for p in entry.pairs):
+        raise NotFound("the last resolution involves a private note: undo it in private mode")
+    return entry
+
+
+def undo_last(config: Config, queue: Queue, *, private: bool = False) -> Undone:
+    """Undo the newest journalled resolution (one involving a private note only in private
+    mode): NotFound when there is none, Conflict when a file changed since."""
+    entry = _last(queue, private)
+    for f in entry.files:
+        _check(config, f)
+    for f in entry.files:
+        if f.trash is None:
+            assert f.after_hash is not None
+            restore_bytes(config.vault, f.path, f.before, f.after_hash)
+            queue.rehash(f.path, f.after_hash, content_hash(f.before))
+        else:
+            restore_from_trash(config.vault, f.trash, f.path, content_hash(f.before))
+    for pair in entry.pairs:
+        queue.restore_pair(pair)
+    queue.drop_undo(entry.seq)
+    restored = [queue.get(p.id, private=True) for p in entry.pairs]
+    return Undone(restored, sorted(f.path for f in entry.files))

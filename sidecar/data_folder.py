@@ -1,0 +1,49 @@
+"""The data folder holds private notes' text (chunks, claims, conversations): only its owner may
+read it. Folders are created 0700 and files 0600, and an existing install is tightened when a
+store opens, whatever the umask was.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import stat
+from pathlib import Path
+
+FOLDER_MODE = 0o700
+FILE_MODE = 0o600
+# Files SQLite keeps next to a database (it copies the database's mode when creating them).
+_SQLITE_SIDES = ("-wal", "-shm", "-journal")
+
+
+def _tighten(path: Path, mode: int) -> None:
+    with contextlib.suppress(FileNotFoundError, PermissionError):  # not ours to change
+        if stat.S_IMODE(path.stat().st_mode) & ~mode:
+            path.chmod(mode)
+
+
+def private_folder(path: Path) -> Path:
+    """Create `path` (and its parents) as needed; `path` itself ends up 0700."""
+    path.mkdir(mode=FOLDER_MODE, parents=True, exist_ok=True)
+    _tighten(path, FOLDER_MODE)
+    return path
+
+
+def private_tree(folder: Path) -> None:
+    """Tighten every folder under `folder` to 0700 and every file to 0600 (a store that
+    creates its own files, as Chroma does, with the process's umask)."""
+    for base, dirs, files in os.walk(folder):
+        for name in dirs:
+            _tighten(Path(base) / name, FOLDER_MODE)
+        for name in files:
+            _tighten(Path(base) / name, FILE_MODE)
+
+
+def private_file(path: Path) -> Path:
+    """Create `path` empty with mode 0600 unless it exists; an existing one (and SQLite's files
+    beside it) is tightened to 0600."""
+    with contextlib.suppress(FileExistsError):
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE))
+    for suffix in ("", *_SQLITE_SIDES):
+        _tighten(path.with_name(path.name + suffix), FILE_MODE)
+    return path

@@ -1,0 +1,201 @@
+"""Apply an adoption plan with a journal, and undo it byte for byte.
+
+The journal is one JSON file per `apply` in `VAULT/.ora-journal/` (the folder is data:
+`journal_folder` in `schema/adopt.json`). It lives in the vault, not in the index folder
+`VAULT/.ora/`, because deleting the index must never lose the way back; being a dot-folder, it
+is neither a note to Obsidian nor to Ora. Each entry keeps the note's path, the hashes of its
+bytes before and after, and the part of the text that differs (the frontmatter; the body is the
+same on both sides), so it stays small and readable.
+
+It is written before any note is, so even an apply that dies half-way can be undone: undo
+restores a note only while it still holds exactly the bytes adopt wrote (compare-and-swap on the
+journal's `after` hash), counts a note already back at `before` as restored, and refuses any
+note edited since (it stays in the journal, and `--undo` can be run again after a look).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sidecar.errors import Conflict, InvalidFrontmatter, NotFound, OraError
+from sidecar.schema import load_json
+from sidecar.vault.adopt import Proposal
+from sidecar.vault.edit import atomic_write, content_hash, edit_frontmatter, rewrite_frontmatter
+from sidecar.vault.scan import vault_path
+
+JOURNAL_VERSION = 1
+
+
+def journal_folder(vault: str | Path) -> Path:
+    """Where a vault's adoption journals are kept."""
+    return Path(vault) / str(load_json("adopt.json")["journal_folder"])
+
+
+@dataclass
+class Outcome:
+    """What an apply or an undo did: notes written, notes left alone and why, the journal."""
+
+    done: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+    refused: list[dict[str, str]] = field(default_factory=list)
+    journal: str | None = None
+    private: set[str] = field(default_factory=set)  # the private notes among them
+
+    def refuse(self, path: str, reason: str) -> None:
+        self.refused.append({"path": path, "reason": reason})
+
+    def to_json(self, done_name: str, *, private: bool = True) -> dict[str, Any]:
+        """What was done; without `private`, private notes are only counted."""
+        def shown(paths: list[str]) -> list[str]:
+            return [p for p in paths if private or p not in self.private]
+
+        refused = [r for r in self.refused if private or r["path"] not in self.private]
+        hidden = len(self.done) + len(self.unchanged) + len(self.refused)
+        hidden -= len(shown(self.done)) + len(shown(self.unchanged)) + len(refused)
+        return {done_name: shown(self.done), "unchanged": shown(self.unchanged),
+                "refused": refused, "journal": self.journal, "private_hidden": hidden}
+
+
+def _split(before: str, after: str) -> tuple[str, str]:
+    """The heads of `before` and `after` that differ (what follows them is the same)."""
+    common = 0
+    limit = min(len(before), len(after))
+    while common < limit and before[-1 - common] == after[-1 - common]:
+        common += 1
+    return before[: len(before) - common], after[: len(after) - common]
+
+
+def _write_journal(path: Path, doc: dict[str, Any]) -> None:
+    data = (json.dumps(doc, ensure_ascii=False, indent=1) + "\n").encode("utf-8")
+    if path.exists():
+        atomic_write(path, data, content_hash(path.read_bytes()))
+    else:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "xb") as handle:  # never two applies in one file
+            handle.write(data)
+
+
+def _new_journal_path(vault: str | Path) -> Path:
+    stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%SZ")
+    folder = journal_folder(vault)
+    n = 1
+    while (candidate := folder / f"adopt-{stamp}{'' if n == 1 else f'-{n}'}.json").exists():
+        n += 1
+    return candidate
+
+
+def _entry(vault: str | Path, p: Proposal) -> dict[str, Any]:
+    """The journal entry of one proposal, checked against the file now; Conflict if the file
+    is not the one planned from."""
+    path = vault_path(vault, p.path)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError as exc:
+        raise Conflict(f"{p.path} was removed since the plan") from exc
+    if content_hash(data) != p.hash:
+        raise Conflict(f"{p.path} changed since the plan; plan again")
+    before = data.decode("utf-8")
+    after = rewrite_frontmatter(before, p.mutation())
+    if content_hash(after.encode("utf-8")) != p.after_hash:
+        raise Conflict(f"{p.path}: the plan no longer gives the same frontmatter; plan again")
+    head_before, head_after = _split(before, after)
+    return {"path": p.path, "private": p.private, "before_sha256": p.hash,
+            "after_sha256": p.after_hash, "before_head": head_before, "after_head": head_after,
+            "applied": False}
+
+
+def apply_adoption(vault: str | Path, proposals: Iterable[Proposal]) -> Outcome:
+    """Write each proposal through edit.py, only onto the exact bytes it was planned from; a
+    note changed since the plan is refused and left untouched. Journals what it writes."""
+    out = Outcome()
+    todo: list[tuple[Proposal, dict[str, Any]]] = []
+    for p in proposals:
+        if p.private:
+            out.private.add(p.path)
+        try:
+            todo.append((p, _entry(vault, p)))
+        except OraError as err:
+            out.refuse(p.path, err.message)
+    if not todo:
+        return out
+    journal = _new_journal_path(vault)
+    doc = {"version": JOURNAL_VERSION, "kind": "adopt", "vault": str(Path(vault).resolve()),
+           "created": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+           "files": [entry for _, entry in todo]}
+    _write_journal(journal, doc)  # before any note, so a crash mid-way can still be undone
+    for p, entry in todo:
+        try:
+            edit_frontmatter(vault, p.path, p.mutation(), expected_hash=p.hash)
+        except (Conflict, InvalidFrontmatter, NotFound) as err:
+            out.refuse(p.path, err.message)
+            continue
+        entry["applied"] = True
+        out.done.append(p.path)
+    doc["files"] = [entry for _, entry in todo if entry["applied"]]
+    if doc["files"]:
+        _write_journal(journal, doc)
+        out.journal = journal.relative_to(Path(vault)).as_posix()
+    else:
+        journal.unlink()
+    return out
+
+
+def _latest_journal(vault: str | Path) -> tuple[Path, dict[str, Any]]:
+    folder = journal_folder(vault)
+    for path in sorted(folder.glob("adopt-*.json"), reverse=True) if folder.is_dir() else []:
+        try:
+            doc = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(doc, dict) and doc.get("kind") == "adopt":
+            return path, doc
+    raise NotFound(f"no adoption to undo in {folder.name}/")
+
+
+def undo_adoption(vault: str | Path) -> Outcome:
+    """Restore every note of the latest adoption that still holds exactly what adopt wrote;
+    refuse (and keep in the journal) any note edited since."""
+    journal, doc = _latest_journal(vault)
+    out = Outcome(journal=journal.relative_to(Path(vault)).as_posix())
+    pending = []
+    for entry in doc["files"]:
+        rel = str(entry["path"])
+        if entry.get("private", True):  # an entry that does not say counts as private
+            out.private.add(rel)
+        path = vault_path(vault, rel)
+        try:
+            current = path.read_bytes()
+        except FileNotFoundError:
+            out.refuse(rel, "the note is gone")
+            pending.append(entry)
+            continue
+        restored = (entry["before_head"] + current.decode("utf-8", "replace")[
+            len(entry["after_head"]):]).encode("utf-8")
+        digest = content_hash(current)
+        if digest == entry["before_sha256"]:
+            out.unchanged.append(rel)
+        elif digest != entry["after_sha256"] or content_hash(restored) != entry["before_sha256"]:
+            out.refuse(rel, "edited since it was adopted; undo it by hand (the journal keeps "
+                       "its old frontmatter)")
+            pending.append(entry)
+        else:
+            try:
+                atomic_write(path, restored, digest)
+            except Conflict as err:
+                out.refuse(rel, err.message)
+                pending.append(entry)
+                continue
+            out.done.append(rel)
+    if pending:
+        doc["files"] = pending
+        _write_journal(journal, doc)
+    else:  # all back as it was: so is the vault, journal folder included
+        journal.unlink()
+        if not any(journal.parent.iterdir()):
+            journal.parent.rmdir()
+    return out

@@ -1,0 +1,116 @@
+"""A note's tags as Obsidian reads them: frontmatter `tags` (and the legacy `tag`) plus inline
+`#tags` in the body, where a nested tag `a/b` also counts as `a`.
+
+Frontmatter values may be a list or one string, comma- or space-separated, with or without `#`.
+Inline tags follow Obsidian's syntax: `#` at the start of a line or after whitespace, then letters,
+digits, `_`, `-` and `/`, not all digits. They are not read inside fenced code, inline code,
+`$$` math, `%%comments%%`, wikilinks, link targets or URLs; a heading's `# ` is not a tag.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from functools import cache
+from typing import Any
+
+from sidecar.schema import load_json
+
+_SEPARATORS = re.compile(r"[,\s]+")
+_INLINE = re.compile(r"(?<!\S)#([\w/-]+)")
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
+_WIKILINK = re.compile(r"!?\[\[[^\]]*\]\]")
+_LINK_TARGET = re.compile(r"\]\([^)]*\)")
+_URL = re.compile(r"\b[a-z][a-z0-9+.-]*://\S+", re.IGNORECASE)
+_COMMENT = re.compile(r"%%.*?%%")
+
+
+@cache
+def tag_properties() -> tuple[str, ...]:
+    """The frontmatter keys Obsidian reads tags from (`tags`, legacy `tag`)."""
+    return tuple(load_json("obsidian_properties.json")["tags"])
+
+
+def clean_tag(raw: str) -> str:
+    """A tag as written (`#a/b/`) reduced to its name (`a/b`); '' when nothing is left."""
+    return raw.strip().lstrip("#").strip("/")
+
+
+def frontmatter_tags(frontmatter: Mapping[str, Any]) -> tuple[str, ...]:
+    """Tags of the frontmatter's tag properties: lists, or strings split at commas and spaces."""
+    found: list[str] = []
+    for key in tag_properties():
+        value = frontmatter.get(key)
+        items = value if isinstance(value, list) else [value]
+        for item in items:
+            if isinstance(item, str):
+                found.extend(clean_tag(part) for part in _SEPARATORS.split(item))
+    return tuple(t for t in found if t)
+
+
+def _opens_math(stripped: str) -> bool:
+    """A `$$` line that opens a display-math block (not `$$x$$` on one line)."""
+    return stripped.startswith("$$") and (stripped == "$$" or not stripped[2:].endswith("$$"))
+
+
+def _prose_lines(body: str) -> Iterator[tuple[int, str]]:
+    """(0-based line, text) of the body's lines outside code fences, math blocks and block
+    comments, with inline code, comments, wikilinks, link targets and URLs blanked out."""
+    fence: str | None = None
+    math = comment = False
+    for n, line in enumerate(body.split("\n")):
+        stripped = line.strip()
+        if fence is not None:
+            fence = None if stripped.startswith(fence) else fence
+            continue
+        if math:
+            math = not stripped.endswith("$$")
+            continue
+        if comment:
+            if "%%" not in line:
+                continue
+            line, comment = line.split("%%", 1)[1], False
+        else:
+            opened = _FENCE.match(line)
+            if opened:
+                fence = opened.group(1)
+                continue
+            if _opens_math(stripped):
+                math = True
+                continue
+        text = _COMMENT.sub(" ", line)
+        if "%%" in text:  # a comment opened here runs on to a later line
+            text, comment = text.split("%%", 1)[0], True
+        for pattern in (_CODE_SPAN, _WIKILINK, _LINK_TARGET, _URL):
+            text = pattern.sub(" ", text)
+        yield n, text
+
+
+def inline_tags_with_lines(body: str) -> list[tuple[str, int]]:
+    """(tag, 0-based body line) of every inline tag, in order."""
+    found = []
+    for n, text in _prose_lines(body):
+        for match in _INLINE.finditer(text):
+            tag = clean_tag(match.group(1))
+            if tag and not tag.replace("/", "").isdigit():
+                found.append((tag, n))
+    return found
+
+
+def note_tags(frontmatter: Mapping[str, Any], body: str) -> tuple[str, ...]:
+    """Frontmatter tags, then inline tags, each once (the first spelling of a tag kept)."""
+    seen: dict[str, str] = {}
+    inline = (t for t, _ in inline_tags_with_lines(body))
+    for tag in (*frontmatter_tags(frontmatter), *inline):
+        seen.setdefault(tag.casefold(), tag)
+    return tuple(seen.values())
+
+
+def with_ancestors(tags: Iterable[str]) -> frozenset[str]:
+    """Casefolded tags plus every ancestor of a nested one (`a/b/c` → a/b/c, a/b, a)."""
+    out: set[str] = set()
+    for tag in tags:
+        parts = tag.casefold().split("/")
+        out.update("/".join(parts[: i + 1]) for i in range(len(parts)))
+    return frozenset(out)

@@ -1,0 +1,90 @@
+"""The web tier at retrieval ('The Vault', 'The web tier'): results from a SearXNG instance.
+
+When `searxng_url` (`ORA_SEARXNG_URL`) names a SearXNG instance — the self-hosted metasearch
+engine — a search or an answer asked with `web` also queries its JSON API
+(`GET <url>/search?q=…&format=json`; the instance must allow the `json` format), classifies the
+results with the cascade of `classify.py` against the vault's registry, drops excluded ones and
+returns the rest under `web`, after the vault results, with tier and weight: the web is a
+supplement, never ranked among the user's notes. Nothing is written to the vault unless the user
+saves a page (`save.py`). A web search that fails is reported (`web_reason`), never fatal.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+from urllib.parse import urlsplit
+
+import aiohttp
+
+from sidecar.errors import OraError
+from sidecar.models.embedder import Embedder
+from sidecar.settings import Config
+from sidecar.web.classify import classify
+from sidecar.web.registry import load_registry
+
+
+class WebSearchFailed(OraError):
+    """The SearXNG instance could not be reached or answered something unusable."""
+
+    code = "web_search_failed"
+    status = 502
+
+
+def search_url(base: str) -> str:
+    """`<base>/search`, for a base given with or without `/search`."""
+    base = base.rstrip("/")
+    return base if base.endswith("/search") else f"{base}/search"
+
+
+async def fetch_results(config: Config, query: str, limit: int) -> list[dict[str, str]]:
+    """Up to `limit` results `{url, title, text}` for `query` from the SearXNG JSON API."""
+    base = str(config.searxng_url)
+    parts = urlsplit(base)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise WebSearchFailed(f"searxng_url {base!r} is not an http(s) URL")
+    url = search_url(base)
+    timeout = aiohttp.ClientTimeout(total=float(config.web_timeout))
+    try:
+        async with (
+            aiohttp.ClientSession(timeout=timeout) as session,
+            session.get(url, params={"q": query, "format": "json"}) as resp,
+        ):
+            if resp.status != 200:
+                raise WebSearchFailed(
+                    f"the web search at {url} answered HTTP {resp.status} (does the instance "
+                    "allow `json` under search.formats?)")
+            doc = await resp.json(content_type=None)
+    except (aiohttp.ClientError, TimeoutError, ValueError) as exc:
+        raise WebSearchFailed(f"the web search at {url} failed: {exc or type(exc).__name__}"
+                              ) from exc
+    raw = doc.get("results") if isinstance(doc, dict) else None
+    if not isinstance(raw, list):
+        raise WebSearchFailed(f"the web search at {url} answered without a `results` list")
+    found: list[dict[str, str]] = []
+    for item in raw:
+        if isinstance(item, dict) and isinstance(item.get("url"), str):
+            title, content = item.get("title"), item.get("content")
+            found.append({"url": item["url"], "title": title if isinstance(title, str) else "",
+                          "text": content if isinstance(content, str) else ""})
+        if len(found) >= limit:
+            break
+    return found
+
+
+async def web_tier(config: Config, embedder: Embedder, query: str, limit: int) -> dict[str, Any]:
+    """`{"web": [{url, title, text, tier, weight, domain, reason}], "web_excluded": n}` (best
+    weight first, the engine's order within a weight), or `{"web": [], "web_reason"}` when no
+    instance is configured or it failed."""
+    if not str(config.searxng_url):
+        return {"web": [], "web_reason": "no web search is configured (set searxng_url)"}
+    try:
+        fetched = await fetch_results(config, query, limit)
+    except WebSearchFailed as err:
+        return {"web": [], "web_reason": err.message}
+    registry = await asyncio.to_thread(load_registry, config.vault, int(config.max_file_bytes))
+    classified = await asyncio.to_thread(classify, fetched, registry, embedder)
+    text_of = {r["url"]: r["text"] for r in fetched}
+    kept = [{**row, "text": text_of.get(row["url"], "")} for row in classified["results"]]
+    kept.sort(key=lambda r: -float(r["weight"]))  # stable: the engine's order within a tier
+    return {"web": kept, "web_excluded": len(classified["excluded"])}

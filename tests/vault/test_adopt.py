@@ -1,0 +1,263 @@
+"""`ora adopt`: proposals for untyped notes, a dry run that writes nothing, an apply that writes
+exactly the plan (or refuses), and an undo that gives the vault back byte for byte."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from sidecar.cli import main
+from sidecar.errors import NotFound
+from sidecar.vault.adopt import Plan, plan_adoption
+from sidecar.vault.adopt_journal import apply_adoption, journal_folder, undo_adoption
+from sidecar.vault.lint import lint_vault
+
+PLAIN = Path(__file__).resolve().parents[2] / "examples" / "plain-vault"
+
+
+def _tree(root: Path) -> dict[str, str]:
+    """Every file and folder under root (dot-folders included) with its bytes' hash."""
+    out = {}
+    for path in sorted(root.rglob("*")):
+        rel = path.relative_to(root).as_posix()
+        out[rel] = hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else "dir"
+    return out
+
+
+@pytest.fixture
+def plain(tmp_path: Path) -> Path:
+    vault = tmp_path / "plain-vault"
+    shutil.copytree(PLAIN, vault)
+    return vault
+
+
+def _write(vault: Path, notes: dict[str, str | bytes]) -> Path:
+    for rel, text in notes.items():
+        path = vault / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(text if isinstance(text, bytes) else text.encode("utf-8"))
+    return vault
+
+
+def _by_path(plan: Plan) -> dict[str, dict[str, object]]:
+    return {p.path: p.values for p in plan.proposals}
+
+
+# ---- the whole example vault --------------------------------------------------------------------
+
+
+def test_a_dry_run_changes_no_byte(plain: Path) -> None:
+    before = _tree(plain)
+    assert main(["adopt", str(plain), "--json"]) == 0
+    assert _tree(plain) == before
+
+
+def test_apply_then_undo_gives_the_tree_back_byte_for_byte(plain: Path) -> None:
+    before = _tree(plain)
+    assert not [d for d in lint_vault(plain) if d.severity == "error"]
+    plan = plan_adoption(plain)
+    assert len(plan.proposals) >= 40
+    applied = apply_adoption(plain, plan.proposals)
+    assert applied.refused == [] and len(applied.done) == len(plan.proposals)
+    assert _tree(plain) != before
+    assert not [d for d in lint_vault(plain) if d.severity == "error"]
+    assert plan_adoption(plain).proposals == []  # nothing left to adopt
+    undone = undo_adoption(plain)
+    assert sorted(undone.done) == sorted(applied.done) and undone.refused == []
+    assert _tree(plain) == before
+
+
+def test_apply_writes_exactly_the_planned_diff_and_nothing_else(plain: Path) -> None:
+    plan = plan_adoption(plain)
+    rel = "Projects/Allotment/Allotment.md"
+    proposal = next(p for p in plan.proposals if p.path == rel)
+    old = (plain / rel).read_text(encoding="utf-8")
+    apply_adoption(plain, [proposal])
+    new = (plain / rel).read_text(encoding="utf-8")
+    assert hashlib.sha256(new.encode()).hexdigest() == proposal.after_hash
+    assert new.split("\n---\n", 1)[1] == old.split("\n---\n", 1)[1]  # the body, untouched
+    for line in proposal.diff.splitlines():
+        if line.startswith("+") and not line.startswith("+++"):
+            assert line[1:] in new.splitlines()
+
+
+def test_a_note_edited_between_plan_and_apply_is_refused_and_left_untouched(plain: Path) -> None:
+    plan = plan_adoption(plain)
+    edited = plain / "Recipes/Weeknight dal.md"
+    edited.write_text(edited.read_text(encoding="utf-8") + "\nAdd a bay leaf.\n", "utf-8")
+    mine = edited.read_bytes()
+    outcome = apply_adoption(plain, plan.proposals)
+    assert [r["path"] for r in outcome.refused] == ["Recipes/Weeknight dal.md"]
+    assert "changed since the plan" in outcome.refused[0]["reason"]
+    assert edited.read_bytes() == mine
+    assert len(outcome.done) == len(plan.proposals) - 1
+
+
+def test_undo_refuses_a_note_edited_since_and_restores_the_rest(plain: Path) -> None:
+    before = _tree(plain)
+    apply_adoption(plain, plan_adoption(plain).proposals)
+    note = plain / "Health/Knee physio.md"
+    adopted_bytes = note.read_bytes()
+    note.write_bytes(adopted_bytes + b"\n- 15 Dec: discharged.\n")
+    first = undo_adoption(plain)
+    assert [r["path"] for r in first.refused] == ["Health/Knee physio.md"]
+    assert note.read_bytes().endswith(b"discharged.\n")  # the user's edit survives
+    note.write_bytes(adopted_bytes)  # the user takes their edit back out
+    second = undo_adoption(plain)
+    assert second.done == ["Health/Knee physio.md"] and second.refused == []
+    assert _tree(plain) == before
+    with pytest.raises(NotFound):
+        undo_adoption(plain)
+
+
+def test_a_journal_written_before_a_crash_still_undoes(plain: Path) -> None:
+    """The journal is written before any note: an apply that died after some notes is undone."""
+    before = _tree(plain)
+    plan = plan_adoption(plain)
+    apply_adoption(plain, plan.proposals[:5])
+    journal = next(journal_folder(plain).glob("adopt-*.json"))
+    doc = json.loads(journal.read_text(encoding="utf-8"))
+    rest = apply_adoption(plain, plan.proposals[5:10])  # a second journal
+    assert rest.journal is not None
+    undo_adoption(plain)  # the latest first
+    assert len(doc["files"]) == 5
+    undo_adoption(plain)
+    assert _tree(plain) == before
+
+
+# ---- what is proposed ---------------------------------------------------------------------------
+
+
+def test_types_come_from_folder_rules_then_content_cues_then_the_default(tmp_path: Path) -> None:
+    stamps = "\n".join(f"[00:{i:02d}] Speaker: line {i}" for i in range(6))
+    turns = "\n\n".join(f"**User:** question {i}\n\n**Assistant:** answer {i}" for i in range(3))
+    vault = _write(tmp_path, {
+        "ora.yaml": "folders:\n  Zettel/: engram\n",
+        "Zettel/Idea.md": "An idea.\n",
+        "Clips/Article.md": "---\nsource: https://example.org/a\n---\nText.\n",
+        "Calls/Call.md": f"# Call\n{stamps}\n",
+        "Talk/Chat.md": f"# Chat\n\n{turns}\n",
+        "Index.md": "# Index\n\n- [[Idea]]\n- [[Article]]\n- [[Call]]\n- [[Chat]]\n",
+        "Plain.md": "Just text.\n",
+    })
+    plan = _by_path(plan_adoption(vault))
+    assert {rel: v["type"] for rel, v in plan.items()} == {
+        "Zettel/Idea.md": "engram", "Clips/Article.md": "web", "Calls/Call.md": "transcript",
+        "Talk/Chat.md": "chat", "Index.md": "matrix", "Plain.md": "resource",
+    }  # fmt: skip
+
+
+def test_nexus_is_the_folder_note_else_the_hubs_linking_here(tmp_path: Path) -> None:
+    vault = _write(tmp_path, {
+        "Projects/Garden/Garden.md": "# Garden\nThe plot.\n",
+        "Projects/Garden/Compost.md": "Browns and greens.\n",
+        "Projects/Kitchen.md": "# Kitchen\n",
+        "Projects/Kitchen/Tiles.md": "White tiles.\n",
+        "Home.md": "- [[Garden]]\n- [[Kitchen]]\n- [[Loose]]\n- [[Tiles]]\n",
+        "Loose.md": "Linked from home only.\n",
+        "Alone.md": "Nobody links here.\n",
+    })
+    plan = _by_path(plan_adoption(vault))
+    assert plan["Projects/Garden/Compost.md"]["nexus"] == ["[[Garden]]"]
+    assert plan["Projects/Kitchen/Tiles.md"]["nexus"] == ["[[Kitchen]]"]
+    assert plan["Loose.md"]["nexus"] == ["[[Home]]"]
+    assert plan["Alone.md"]["nexus"] == []
+    text = (vault / "Loose.md").read_text(encoding="utf-8")
+    assert text == "Linked from home only.\n"  # planning wrote nothing
+
+
+def test_tags_are_kept_as_one_list_in_the_vocabulary_spelling(tmp_path: Path) -> None:
+    vault = _write(tmp_path, {
+        "A.md": "---\ntags: \"#Health, sleep/naps\"\n---\nText.\n",
+        "B.md": "---\ntag: Productivity\n---\nText.\n",
+        "C.md": "---\ntags: [Garden]\n---\n#inline stays inline.\n",
+        "D.md": "---\ntags: [learning]\n---\nAlready a clean list.\n",
+    })
+    plan = plan_adoption(vault)
+    values = _by_path(plan)
+    assert values["A.md"]["tags"] == ["health", "sleep/naps"]
+    assert values["B.md"]["tags"] == ["productivity"]
+    assert "tags" not in values["C.md"]  # a list of the vault's own tags: nothing to change
+    assert "tags" not in values["D.md"]
+    apply_adoption(vault, plan.proposals)
+    text = (vault / "B.md").read_text(encoding="utf-8")
+    assert "tag:" not in text and "- productivity" in text  # legacy `tag` folded into `tags`
+
+
+def test_dates_come_from_a_created_property_or_the_file_name_else_the_file(
+    tmp_path: Path,
+) -> None:
+    vault = _write(tmp_path, {
+        "Daily/2026-10-26.md": "Monday.\n",
+        "Clip.md": "---\ncreated: 2026-08-03T10:00\n---\nClipped.\n",
+        "Plain.md": "Text.\n",
+        "Dated.md": "---\ndate created: 2020-01-01\n---\nKeeps its own.\n",
+    })
+    os.utime(vault / "Plain.md", (1_700_000_000, 1_700_000_000))
+    plan = _by_path(plan_adoption(vault))
+    assert plan["Daily/2026-10-26.md"]["date created"] == "2026-10-26"
+    assert plan["Clip.md"]["date created"] == "2026-08-03"
+    assert plan["Plain.md"]["date modified"] == "2023-11-14"
+    assert "date created" not in plan["Dated.md"]
+
+
+def test_notes_adopt_leaves_alone_are_skipped_with_a_reason(tmp_path: Path) -> None:
+    vault = _write(tmp_path, {
+        "Own type.md": "---\ntype: book\n---\nMine.\n",
+        "Broken.md": "---\ntags: [a\n---\nBad YAML.\n",
+        "Adopted.md": "---\ntype: engram\nnexus: []\ntags: []\n---\nDone.\n",
+        "Binary.md": b"\x00\x01",
+    })
+    plan = plan_adoption(vault)
+    assert plan.proposals == [] and plan.already_adopted == 1
+    reasons = {s.path: s.reason for s in plan.skipped}
+    assert "would overwrite" in reasons["Own type.md"]
+    assert "fix it first" in reasons["Broken.md"]
+    assert "binary" in reasons["Binary.md"]
+
+
+def test_a_note_without_frontmatter_gets_a_block_and_keeps_every_byte(tmp_path: Path) -> None:
+    body = "\ufeff# Title\r\n\r\nCRLF body, kept exactly.\r\n"
+    vault = _write(tmp_path, {"Note.md": body})
+    plan = plan_adoption(vault)
+    (proposal,) = plan.proposals
+    assert proposal.new_block
+    apply_adoption(vault, plan.proposals)
+    text = (vault / "Note.md").read_bytes().decode("utf-8")
+    assert text.startswith("\ufeff---\r\ntype: resource\r\n") and text.endswith(body[1:])
+    undo_adoption(vault)
+    assert (vault / "Note.md").read_bytes() == body.encode("utf-8")
+
+
+def test_private_notes_are_only_counted_outside_private_mode(tmp_path: Path) -> None:
+    vault = _write(tmp_path, {
+        "Public.md": "Text.\n",
+        "Secret zqx.md": "---\ntags: [private]\n---\nSecret zqx text.\n",
+    })
+    doc = plan_adoption(vault).to_json(private=False)
+    assert "zqx" not in json.dumps(doc)
+    assert doc["summary"]["private_hidden"] == 1 and doc["summary"]["proposed"] == 1
+    assert "zqx" in json.dumps(plan_adoption(vault).to_json(private=True))
+
+
+# ---- the command line ---------------------------------------------------------------------------
+
+
+def test_cli_dry_run_apply_and_undo(plain: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    before = _tree(plain)
+    assert main(["adopt", str(plain), "--json"]) == 0
+    plan = json.loads(capsys.readouterr().out)
+    assert plan["summary"]["proposed"] == len(plan["proposals"]) >= 40
+    assert main(["adopt", str(plain), "--apply", "--json"]) == 0
+    applied = json.loads(capsys.readouterr().out)
+    assert len(applied["applied"]) == plan["summary"]["proposed"]
+    assert applied["journal"].startswith(".ora-journal/adopt-")
+    assert main(["adopt", str(plain), "--undo"]) == 0
+    assert _tree(plain) == before
+    assert main(["adopt", str(plain), "--undo"]) == 2  # nothing left to undo
+    assert "no adoption to undo" in capsys.readouterr().err

@@ -1,0 +1,138 @@
+"""Tags are Obsidian's tags: every frontmatter shape, the legacy `tag`, inline #tags outside code
+and links, nested tags counting as their ancestors; lint checks all of them on typed notes."""
+
+from __future__ import annotations
+
+import pytest
+
+from sidecar.retrieval.filters import is_admissible, result_flags
+from sidecar.vault.lint import LintContext, lint_text
+from sidecar.vault.note import parse_note
+from sidecar.vault.tags import frontmatter_tags, inline_tags_with_lines, note_tags, with_ancestors
+
+
+@pytest.mark.parametrize(("frontmatter", "expected"), [
+    ({"tags": ["a", "#b", "c/d"]}, ("a", "b", "c/d")),
+    ({"tags": "a"}, ("a",)),
+    ({"tags": "#a, b c,,#d/e"}, ("a", "b", "c", "d/e")),
+    ({"tag": "legacy"}, ("legacy",)),
+    ({"tags": ["x"], "tag": ["y", 3]}, ("x", "y")),
+    ({"tags": None}, ()),
+    ({"tags": 5}, ()),
+    ({"tags": ["#"]}, ()),
+])
+def test_frontmatter_tags_in_every_shape(frontmatter: dict[str, object],
+                                         expected: tuple[str, ...]) -> None:
+    assert frontmatter_tags(frontmatter) == expected
+
+
+BODY = """# Heading is not a tag
+#tag-at-start and text #second, also (#third) no: a#b
+Nested #private/health and #2024 is a number, #y2024 is a tag.
+Inline `#code` and ``#double code`` are not tags.
+[[Note#section]] and [[Other|#alias]] and [text](https://x.org/#frag) and http://y.org/#frag
+%%a #hidden comment%% but #visible
+```python
+# a comment #in-code
+```
+~~~
+#tilde-code
+~~~
+$$
+#math
+$$
+%%
+#block-comment
+%%
+#after-everything
+"""
+
+
+def test_inline_tags_skip_code_links_urls_comments_math_and_headings() -> None:
+    tags = [t for t, _ in inline_tags_with_lines(BODY)]
+    assert tags == ["tag-at-start", "second", "private/health", "y2024", "visible",
+                    "after-everything"]
+
+
+def test_inline_tag_lines_are_body_lines() -> None:
+    lines = dict(inline_tags_with_lines(BODY))
+    assert lines["tag-at-start"] == 1 and lines["private/health"] == 2
+
+
+def test_note_tags_join_frontmatter_and_inline_once_each() -> None:
+    assert note_tags({"tags": ["Memory"]}, "about #memory and #sleep\n") == ("Memory", "sleep")
+
+
+def test_nested_tags_count_as_their_ancestors() -> None:
+    assert with_ancestors(["Private/Health/Sleep"]) == {
+        "private", "private/health", "private/health/sleep"}
+    note = parse_note("---\ntags: [private/health]\n---\nbody\n", "n.md")
+    assert note.is_private and note.has_tag("PRIVATE") and not note.has_tag("health")
+
+
+@pytest.mark.parametrize(("text", "status"), [
+    ("---\ntags: [private]\n---\nx\n", "private"),
+    ("---\ntags: private\n---\nx\n", "private"),
+    ("---\ntags: '#private, work'\n---\nx\n", "private"),
+    ("---\ntag: private\n---\nx\n", "private"),
+    ("---\ntags: [private/health]\n---\nx\n", "private"),
+    ("plain text #private in the body\n", "private"),
+    ("text #private/health nested\n", "private"),
+    ("---\ntags: [archived]\n---\nx\n", "archived"),
+    ("---\ntags: archived\n---\nx\n", "archived"),
+    ("---\ntag: archived/2023\n---\nx\n", "archived"),
+    ("old note #archived\n", "archived"),
+    ("---\ntags: incubating\n---\nx\n", "incubating"),
+    ("---\ntag: [incubating]\n---\nx\n", "incubating"),
+    ("an idea #incubating/seed\n", "incubating"),
+])
+def test_every_tag_shape_drives_every_status_filter(text: str, status: str) -> None:
+    note = parse_note(text, "n.md")
+    assert note.has_tag(status)
+    admitted = is_admissible("resource", note.tags, note.is_private,
+                             private_mode=False, include_archived=False)
+    assert admitted is (status == "incubating")
+    if status == "incubating":
+        assert result_flags(note.tags) == ["incubating"]
+    if status == "archived":
+        assert is_admissible("resource", note.tags, False, private_mode=False,
+                             include_archived=True)
+        assert result_flags(note.tags) == ["archived"]
+    if status == "private":
+        assert note.is_private
+        assert is_admissible("resource", note.tags, note.is_private, private_mode=True,
+                             include_archived=False)
+
+
+@pytest.mark.parametrize("tag", ["#private", "#code"])
+def test_a_tag_in_code_is_not_a_tag(tag: str) -> None:
+    note = parse_note(f"```\n{tag}\n```\nand `{tag}`\n", "n.md")
+    assert note.tags == ()
+
+
+TYPED = ("---\nnexus: []\ntype: engram\n{fm}date created: 2024-01-01\n"
+         "date modified: 2024-01-01\n---\n{body}")
+
+
+@pytest.mark.parametrize(("fm", "body", "unknown", "line"), [
+    ("tags: [memroy]\n", "x\n", "memroy", 4),
+    ("tags: []\ntag: memroy\n", "x\n", "memroy", 5),
+    ("tags: []\ntag: 'memory, memroy'\n", "x\n", "memroy", 5),
+    ("tags: []\n", "line one\nabout #memroy here\n", "memroy", 9),
+    ("tags: [framework/other]\n", "x\n", "framework/other", 4),
+])
+def test_lint_checks_every_tag_of_a_typed_note_against_the_vocabulary(
+    fm: str, body: str, unknown: str, line: int
+) -> None:
+    found = lint_text(TYPED.format(fm=fm, body=body), "n.md", LintContext())
+    assert [(d.code, d.line) for d in found] == [("tag-unknown", line)]
+    assert f"'{unknown}'" in found[0].message
+
+
+@pytest.mark.parametrize("tags", [
+    "tags: [memory/sleep]\n", "tags: [private/health]\n", "tags: []\ntag: learning\n",
+    "tags: [framework/instruction]\n",
+])
+def test_nested_and_legacy_known_tags_pass_lint(tags: str) -> None:
+    text = TYPED.format(fm=tags, body="see #memory/recall and #private\n")
+    assert lint_text(text, "n.md", LintContext()) == []

@@ -1,0 +1,66 @@
+"""A real loopback aiohttp server speaking SearXNG's JSON search format (`/search?q=…&format=json`)
+and serving one HTML page, for the web tier at retrieval.
+
+Tests set `results` (what the engine finds) and `mode` ("ok", "error", "html" — an instance that
+has not enabled the json format answers HTML), and read `queries`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aiohttp import web
+
+PAGE = """<!doctype html><html><head><title>Sourdough basics</title>
+<style>body { color: red }</style><script>var x = 1;</script></head>
+<body><h1>Sourdough basics</h1><p>A starter of wild yeast and lactobacilli leavens the
+dough.</p><p>Feed it flour &amp; water daily.</p></body></html>"""
+
+
+def searx_result(url: str, title: str, content: str, engine: str = "duckduckgo") -> dict[str, Any]:
+    """One result as SearXNG's JSON API returns it."""
+    host = url.split("/")[2]
+    return {"url": url, "title": title, "content": content, "engine": engine,
+            "parsed_url": ["https", host, "/" + url.split("/", 3)[-1], "", "", ""],
+            "template": "default.html", "engines": [engine], "positions": [1], "score": 1.0,
+            "category": "general"}
+
+
+class FakeSearxng:
+    def __init__(self) -> None:
+        self.results: list[dict[str, Any]] = []
+        self.queries: list[dict[str, str]] = []
+        self.mode = "ok"
+        self.url = ""
+        self._runner: web.AppRunner | None = None
+
+    async def _search(self, request: web.Request) -> web.Response:
+        self.queries.append(dict(request.query))
+        if self.mode == "error":
+            return web.Response(status=500, text="engine failure")
+        if self.mode == "html" or request.query.get("format") != "json":
+            return web.Response(status=403, text="<html>format not allowed</html>",
+                                content_type="text/html")
+        return web.json_response({
+            "query": request.query.get("q", ""), "number_of_results": 0,
+            "results": self.results, "answers": [], "corrections": [], "infoboxes": [],
+            "suggestions": [], "unresponsive_engines": []})
+
+    async def _page(self, request: web.Request) -> web.Response:
+        return web.Response(text=PAGE, content_type="text/html", charset="utf-8")
+
+    async def start(self) -> FakeSearxng:
+        app = web.Application()
+        app.router.add_get("/search", self._search)
+        app.router.add_get("/page", self._page)
+        self._runner = web.AppRunner(app, shutdown_timeout=0.5)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        await site.start()
+        host, port = self._runner.addresses[0][:2]
+        self.url = f"http://{host}:{port}"
+        return self
+
+    async def stop(self) -> None:
+        if self._runner is not None:
+            await self._runner.cleanup()
