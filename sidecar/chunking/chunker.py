@@ -36,6 +36,9 @@ from sidecar.errors import BadRequest
 from sidecar.vault.note import Note
 
 BREADCRUMB = " > "
+# Saved with the index: a different version re-chunks every note (vectors reused where the
+# embedded text is unchanged). Bump it whenever chunk boundaries or embedded text change.
+CHUNKER_VERSION = 2
 _SENTENCE_END = re.compile(r"[.!?。]$")
 
 

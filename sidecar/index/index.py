@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from sidecar.chunking.chunker import CHUNKER_VERSION
 from sidecar.data_folder import private_folder, private_tree
 from sidecar.errors import BadRequest
 from sidecar.index.bm25 import COLUMN_WEIGHTS, TOKENIZE
@@ -78,6 +79,7 @@ class Index:
             "model": embedder.model_id,
             "dim": int(embedder.dim),
             "chunk_tokens": int(self.config.chunk_tokens),
+            "chunker": CHUNKER_VERSION,
             "bm25_tokenize": TOKENIZE,
             "bm25_weights": list(COLUMN_WEIGHTS),
         }

@@ -72,6 +72,7 @@ class ChunkRecord:
     nexus: tuple[str, ...]
     subtype: str | None
     type_inferred: bool = False
+    block_ids: tuple[str, ...] = ()  # Obsidian block ids in the cited lines (`Note#^id`)
 
 
 def _iso(value: Any) -> str | None:
@@ -148,10 +149,11 @@ def chunk_metadata(
     chunk_hash: str,
     model: str,
     cluster: str | None,
+    block_ids: tuple[str, ...] = (),
 ) -> dict[str, Any]:
     """The Chroma metadata of one chunk. Absent optional keys are None, which makes Chroma delete
     them: an upsert merges into the stored metadata rather than replacing it."""
-    optional = ("tags", "nexus", "subtype", "cluster", "aliases", "description",
+    optional = ("tags", "nexus", "subtype", "cluster", "aliases", "description", "block_ids",
                 *get_schema().source_properties)
     meta: dict[str, Any] = dict.fromkeys(optional)
     meta |= {
@@ -183,6 +185,8 @@ def chunk_metadata(
         meta["description"] = info.description
     if cluster:
         meta["cluster"] = cluster
+    if block_ids:
+        meta["block_ids"] = list(block_ids)
     return meta
 
 
@@ -210,4 +214,5 @@ def record_from_store(
         nexus=tuple(str(n) for n in meta.get("nexus") or ()),
         subtype=str(subtype) if subtype else None,
         type_inferred=bool(meta.get("type_inferred", False)),
+        block_ids=tuple(str(b) for b in meta.get("block_ids") or ()),
     )

@@ -201,7 +201,7 @@ class Syncer:
             meta = chunk_metadata(
                 info, heading_path=tuple(c.heading_path), line_start=c.line_start,
                 line_end=c.line_end, index=c.index, note_hash=digest, chunk_hash=hashed,
-                model=self.model, cluster=cluster,
+                model=self.model, cluster=cluster, block_ids=c.block_ids,
             )  # fmt: skip
             cid = chunk_id(info.path, c.index)
             out.append(_PlannedChunk(cid, c.text, c.embed_text, hashed, meta))

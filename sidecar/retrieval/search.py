@@ -162,6 +162,7 @@ def result_document(
         "heading_path": list(chunk.heading_path),
         "line_start": chunk.line_start,
         "line_end": chunk.line_end,
+        "block_ids": list(chunk.block_ids),
         "why": {
             "dense_rank": rank_of["dense"].get(chunk.id),
             "bm25_rank": rank_of["bm25"].get(chunk.id),

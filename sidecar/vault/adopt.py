@@ -42,6 +42,7 @@ from sidecar.vault.links import NameIndex
 from sidecar.vault.lint import DEFAULT_MAX_BYTES, LintContext, adopted, file_dates
 from sidecar.vault.note import Note, decode_note, parse_note, split_frontmatter
 from sidecar.vault.scan import iter_note_paths, vault_path
+from sidecar.vault.tags import frontmatter_tags, tag_properties
 from sidecar.vault.vault_settings import VaultSettings, is_excluded
 
 _WIKILINK = re.compile(r"!?\[\[([^\[\]]+)\]\]")
@@ -49,17 +50,6 @@ _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _HEADING = re.compile(r"^ {0,3}#{1,6}(\s|$)")
 _URL = re.compile(r"^https?://\S+$", re.IGNORECASE)
 _NAME_DATE = re.compile(r"(?<!\d)(\d{4}-\d{2}-\d{2})(?!\d)")
-
-
-def frontmatter_tags(frontmatter: dict[str, Any]) -> tuple[str, ...]:
-    """Tags of `tags` and the legacy `tag`: lists, or strings split at commas and spaces."""
-    found: list[str] = []
-    for key in ("tags", *_rules()["legacy_tag_properties"]):
-        value = frontmatter.get(key)
-        for item in value if isinstance(value, list) else [value]:
-            if isinstance(item, str):
-                found.extend(p.strip().lstrip("#").strip("/") for p in re.split(r"[,\s]+", item))
-    return tuple(t for t in found if t)
 
 
 @cache
@@ -275,16 +265,34 @@ def _nexus(read: _Read, reads: dict[str, _Read], names: NameIndex) -> tuple[list
     return [], "no folder note or hub links here: domain-general"
 
 
+def _readable_tags(frontmatter: dict[str, Any]) -> bool:
+    """True when every tag property is absent, a string or a list of strings: anything else
+    (`tags: 5`, a list holding a mapping) would lose a value if rewritten, so it is left alone."""
+    for key in tag_properties():
+        value = frontmatter.get(key)
+        items = value if isinstance(value, list) else [value]
+        if not all(item is None or isinstance(item, str) for item in items):
+            return False
+    return True
+
+
 def _tags(note: Note, ctx: LintContext) -> tuple[list[str], bool]:
     """(the note's frontmatter tags as one list in the vocabulary's spelling, changed?)."""
+    if not _readable_tags(note.frontmatter):
+        return [], False
     out: list[str] = []
     for tag in frontmatter_tags(note.frontmatter):
         spelled = tag.casefold() if tag.casefold() in ctx.known_tags else tag
         if spelled.casefold() not in {t.casefold() for t in out}:
             out.append(spelled)
     current = note.frontmatter.get("tags")
-    legacy = any(k in note.frontmatter for k in _rules()["legacy_tag_properties"])
+    legacy = any(k in note.frontmatter for k in _legacy_tag_keys())
     return out, legacy or current != out
+
+
+def _legacy_tag_keys() -> tuple[str, ...]:
+    """Obsidian's older tag properties (`tag`): folded into `tags` on adoption."""
+    return tuple(k for k in tag_properties() if k != "tags")
 
 
 def _dates(read: _Read, vault: Path) -> tuple[dict[str, str], str]:
@@ -327,10 +335,12 @@ def _propose(read: _Read, reads: dict[str, _Read], vault: Path, ctx: LintContext
     if changed or "tags" not in note.frontmatter:
         values["tags"] = tags
         why["tags"] = "kept from the note" if tags else "none yet"
+    elif not _readable_tags(note.frontmatter):
+        why["tags"] = "left as written: not a list of tags (lint will say why)"
     dates, dates_why = _dates(read, vault)
     values.update(dates)
     why.update(dict.fromkeys(dates, dates_why))
-    removed = tuple(k for k in _rules()["legacy_tag_properties"] if k in note.frontmatter)
+    removed = tuple(k for k in _legacy_tag_keys() if k in note.frontmatter)
     proposal = Proposal(read.rel, read.hash, "", values, why, removed,
                         split_frontmatter(note.text) is None, note.is_private, "")
     after = rewrite_frontmatter(note.text, proposal.mutation())

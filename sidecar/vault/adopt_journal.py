@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sidecar.errors import Conflict, InvalidFrontmatter, NotFound, OraError
+from sidecar.errors import Conflict, NotFound, OraError
 from sidecar.schema import load_json
 from sidecar.vault.adopt import Proposal
 from sidecar.vault.edit import atomic_write, content_hash, edit_frontmatter, rewrite_frontmatter
@@ -131,7 +131,7 @@ def apply_adoption(vault: str | Path, proposals: Iterable[Proposal]) -> Outcome:
     for p, entry in todo:
         try:
             edit_frontmatter(vault, p.path, p.mutation(), expected_hash=p.hash)
-        except (Conflict, InvalidFrontmatter, NotFound) as err:
+        except OraError as err:  # changed, unwritable, invalid: this note only
             out.refuse(p.path, err.message)
             continue
         entry["applied"] = True

@@ -124,7 +124,7 @@ async def test_result_document_has_the_documented_shape(index_vault: IndexVault)
     assert document["rerank"] == "none" and document["namespace"] == "default"
     (result,) = document["results"]
     assert set(result) == {"path", "title", "type", "type_inferred", "score", "flags", "private",
-                           "text", "heading_path", "line_start", "line_end", "why"}
+                           "text", "heading_path", "line_start", "line_end", "block_ids", "why"}
     assert result["type_inferred"] is False
     assert set(result["why"]) == {"dense_rank", "bm25_rank", "fused", "rerank", "similarity",
                                   "type_weight", "decay", "cluster", "newer_in_cluster"}

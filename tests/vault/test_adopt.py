@@ -177,6 +177,7 @@ def test_tags_are_kept_as_one_list_in_the_vocabulary_spelling(tmp_path: Path) ->
         "B.md": "---\ntag: Productivity\n---\nText.\n",
         "C.md": "---\ntags: [Garden]\n---\n#inline stays inline.\n",
         "D.md": "---\ntags: [learning]\n---\nAlready a clean list.\n",
+        "E.md": "---\ntags: [memory, {odd: 1}]\n---\nNot only strings: left alone.\n",
     })
     plan = plan_adoption(vault)
     values = _by_path(plan)
@@ -184,6 +185,7 @@ def test_tags_are_kept_as_one_list_in_the_vocabulary_spelling(tmp_path: Path) ->
     assert values["B.md"]["tags"] == ["productivity"]
     assert "tags" not in values["C.md"]  # a list of the vault's own tags: nothing to change
     assert "tags" not in values["D.md"]
+    assert "tags" not in values["E.md"]
     apply_adoption(vault, plan.proposals)
     text = (vault / "B.md").read_text(encoding="utf-8")
     assert "tag:" not in text and "- productivity" in text  # legacy `tag` folded into `tags`
@@ -261,3 +263,17 @@ def test_cli_dry_run_apply_and_undo(plain: Path, capsys: pytest.CaptureFixture[s
     assert _tree(plain) == before
     assert main(["adopt", str(plain), "--undo"]) == 2  # nothing left to undo
     assert "no adoption to undo" in capsys.readouterr().err
+
+
+def test_a_note_that_cannot_be_written_is_refused_and_the_rest_applied(plain: Path) -> None:
+    plan = plan_adoption(plain)
+    locked = plain / "Notes/Ideas.md"
+    before = locked.read_bytes()
+    locked.chmod(0o444)
+    try:
+        outcome = apply_adoption(plain, plan.proposals)
+    finally:
+        locked.chmod(0o644)
+    assert locked.read_bytes() == before
+    assert [r["path"] for r in outcome.refused] == ["Notes/Ideas.md"]
+    assert len(outcome.done) == len(plan.proposals) - 1

@@ -1,5 +1,8 @@
 import type { Claim, Pair, Resolution } from "../api/types";
 import { titleFromPath } from "../search/shape";
+import { evidenceRows, judgeLabel, kindHeading, statusLabel } from "./labels";
+
+export { evidenceRows } from "./labels";
 
 /** One side of a pair as the modal shows it. */
 export interface ClaimCard {
@@ -19,8 +22,15 @@ export interface PairCard {
 	proposal: string;
 	a: ClaimCard;
 	b: ClaimCard;
+	/** Who found it, in words ("Found by the wording rules"). */
 	judge: string;
 	score: string;
+	/** Where it stands, in words ("Open", "Resolved: you changed your mind"). */
+	status: string;
+	/** Either note is private (shown only in private mode). */
+	private: boolean;
+	/** The news story it belongs to, approvable as a whole. */
+	batch: string | null;
 	evidence: { label: string; value: string }[];
 }
 
@@ -30,15 +40,18 @@ export type TriageAction = "changed-mind" | "flag" | "wrong" | "dismiss";
 export function pairCard(pair: Pair): PairCard {
 	return {
 		id: pair.id,
-		heading: `${capitalise(pair.kind)} contradiction`,
+		heading: kindHeading(pair.kind),
 		proposal:
 			pair.kind === "news"
 				? "Proposed: B supersedes A (B is newer)."
 				: "These claims disagree. Decide which one you hold now.",
 		a: claimCard("a", pair.a),
 		b: claimCard("b", pair.b),
-		judge: pair.judge,
+		judge: `Found by ${judgeLabel(pair.judge)}`,
 		score: pair.score.toFixed(2),
+		status: statusLabel(pair),
+		private: pair.private === true,
+		batch: pair.kind === "news" && pair.batch ? pair.batch : null,
 		evidence: evidenceRows(pair.evidence ?? {}),
 	};
 }
@@ -55,14 +68,6 @@ function claimCard(side: "a" | "b", claim: Claim): ClaimCard {
 		lineEnd: claim.line_end,
 		text: claim.text,
 	};
-}
-
-/** Judge evidence as label/value rows: numbers rounded, nested values as compact JSON. */
-export function evidenceRows(evidence: Record<string, unknown>): { label: string; value: string }[] {
-	return Object.entries(evidence).map(([key, value]) => ({
-		label: capitalise(key.replace(/_/g, " ")),
-		value: formatValue(value),
-	}));
 }
 
 /** The request body for an action; `chosen` is the note the user picked (newer, or the wrong one). */
@@ -96,15 +101,4 @@ export function confirmText(res: Resolution, pair: Pair): string {
 		case "dismiss":
 			return "The pair will be dismissed; no note changes.";
 	}
-}
-
-function formatValue(value: unknown): string {
-	if (typeof value === "number") return Number.isInteger(value) ? String(value) : value.toFixed(3);
-	if (typeof value === "string") return value;
-	if (value === null || value === undefined) return "–";
-	return JSON.stringify(value);
-}
-
-function capitalise(text: string): string {
-	return text.charAt(0).toUpperCase() + text.slice(1);
 }

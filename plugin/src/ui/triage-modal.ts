@@ -1,7 +1,8 @@
 import { Modal, Notice, setIcon, type App } from "obsidian";
 
 import type { SidecarClient } from "../api/client";
-import type { Pair, Resolution } from "../api/types";
+import type { Pair, PairStatus, Resolution } from "../api/types";
+import { statusLabel } from "../triage/labels";
 import { confirmText, pairCard, resolution, type ClaimCard, type TriageAction } from "../triage/model";
 import { confirmWrite } from "./confirm-modal";
 
@@ -14,9 +15,24 @@ export interface TriageDeps {
 	confirm?: (title: string, text: string, confirmLabel: string) => Promise<boolean>;
 }
 
-/** Lists open contradiction pairs side by side and resolves them, each write confirmed first. */
+/** Which pairs the dialog lists. */
+const VIEWS: { status: PairStatus; label: string }[] = [
+	{ status: "open", label: "Open" },
+	{ status: "flagged", label: "Flagged for reflection" },
+	{ status: "resolved", label: "Resolved" },
+	{ status: "dismissed", label: "Dismissed" },
+];
+const TRIAGEABLE: PairStatus[] = ["open", "flagged"];
+
+/**
+ * Lists contradiction pairs side by side and resolves them, each write confirmed first; approves a
+ * news story as a batch; undoes the last resolution. Pairs involving private notes appear only
+ * with "Include private notes" on, and are then resolved in private mode.
+ */
 export class TriageModal extends Modal {
 	private pairs: Pair[] = [];
+	private view: PairStatus = "open";
+	private privateMode = false;
 
 	constructor(
 		app: App,
@@ -36,33 +52,58 @@ export class TriageModal extends Modal {
 	}
 
 	async load(): Promise<void> {
-		this.state("loader", "Loading open pairs…");
+		this.state("loader", "Loading pairs…");
 		try {
-			this.pairs = await this.deps.client.contradictions("open");
+			this.pairs = await this.deps.client.contradictions(this.view, this.privateMode);
 		} catch (err) {
 			this.state("alert-triangle", err instanceof Error ? err.message : String(err), "ora-error");
 			return;
 		}
-		this.deps.onOpenCount(this.pairs.length);
+		// The status bar counts open pairs outside private mode, as the sidecar publishes them.
+		if (this.view === "open" && !this.privateMode) this.deps.onOpenCount(this.pairs.length);
 		this.render();
 	}
 
 	private render(): void {
 		const el = this.contentEl;
 		el.empty();
+		this.renderToolbar(el.createDiv({ cls: "ora-triage-toolbar" }));
+		const current = VIEWS.find((v) => v.status === this.view)?.label.toLowerCase() ?? this.view;
 		if (this.pairs.length === 0) {
-			this.state("check-circle", "No open contradictions.");
+			this.message(el, "check-circle", this.view === "open" ? "No open contradictions." : `No ${current} pairs.`);
 			return;
 		}
-		el.createDiv({ cls: "ora-triage-count", text: `${this.pairs.length} open ${this.pairs.length === 1 ? "pair" : "pairs"}` });
+		el.createDiv({ cls: "ora-triage-count", text: `${this.pairs.length} ${current} ${this.pairs.length === 1 ? "pair" : "pairs"}` });
 		for (const pair of this.pairs) this.renderPair(el.createDiv({ cls: "ora-pair" }), pair);
+	}
+
+	private renderToolbar(bar: HTMLElement): void {
+		const select = bar.createEl("select", { cls: "dropdown ora-triage-view", attr: { "aria-label": "Which pairs" } });
+		for (const v of VIEWS) select.createEl("option", { text: v.label, value: v.status });
+		select.value = this.view;
+		select.addEventListener("change", () => {
+			this.view = select.value as PairStatus;
+			void this.load();
+		});
+		const label = bar.createEl("label", { cls: "ora-triage-private" });
+		const box = label.createEl("input", { type: "checkbox" });
+		box.checked = this.privateMode;
+		label.appendText(" Include private notes");
+		box.addEventListener("change", () => {
+			this.privateMode = box.checked;
+			void this.load();
+		});
+		const undo = bar.createEl("button", { text: "Undo last resolution", cls: "ora-triage-undo" });
+		undo.addEventListener("click", () => void this.undo());
 	}
 
 	private renderPair(el: HTMLElement, pair: Pair): void {
 		const card = pairCard(pair);
 		const head = el.createDiv({ cls: "ora-pair-head" });
 		head.createSpan({ cls: "ora-pair-title", text: card.heading });
+		if (card.private) head.createSpan({ cls: "ora-badge ora-badge-private", text: "Private" });
 		head.createSpan({ cls: "ora-badge", text: `${card.judge} · ${card.score}` });
+		if (pair.status !== "open") el.createDiv({ cls: "ora-pair-status", text: card.status });
 		el.createDiv({ cls: "ora-pair-proposal", text: card.proposal });
 
 		const sides = el.createDiv({ cls: "ora-pair-sides" });
@@ -77,6 +118,7 @@ export class TriageModal extends Modal {
 			}
 		}
 
+		if (!TRIAGEABLE.includes(pair.status)) return;
 		const actions = el.createDiv({ cls: "ora-pair-actions" });
 		const group = (label: string): HTMLElement => {
 			const g = actions.createDiv({ cls: "ora-action-group" });
@@ -92,8 +134,14 @@ export class TriageModal extends Modal {
 		this.button(wrong, "Delete A", pair, "wrong", pair.a.path, true);
 		this.button(wrong, "Delete B", pair, "wrong", pair.b.path, true);
 		const other = group("Other");
-		this.button(other, "Flag for reflection", pair, "flag", null);
+		if (pair.status !== "flagged") this.button(other, "Flag for reflection", pair, "flag", null);
 		this.button(other, "Dismiss", pair, "dismiss", null);
+		const batch = card.batch;
+		if (batch !== null && pair.status === "open") {
+			const story = this.pairs.filter((p) => p.batch === batch && p.status === "open").length;
+			const approve = group("Whole story").createEl("button", { text: `Approve all ${story} in this story` });
+			approve.addEventListener("click", () => void this.approveBatch(batch, story));
+		}
 	}
 
 	private renderClaim(parent: HTMLElement, claim: ClaimCard): void {
@@ -122,26 +170,66 @@ export class TriageModal extends Modal {
 	}
 
 	private async resolve(pair: Pair, res: Resolution, label: string): Promise<void> {
-		const confirm =
-			this.deps.confirm ?? ((title, text, ok) => confirmWrite(this.app, title, text, ok));
-		if (!(await confirm(label, confirmText(res, pair), label))) return;
+		if (!(await this.confirmer()(label, confirmText(res, pair), label))) return;
 		try {
-			const answer = await this.deps.client.resolve(pair.id, res);
-			const changed = answer.changed.length ? `Changed: ${answer.changed.join(", ")}` : "No files changed.";
-			new Notice(`Resolved (${res.action}). ${changed}`);
+			const answer = await this.deps.client.resolve(pair.id, res, this.privateMode);
+			new Notice(`${statusLabel(answer.pair)}. ${changedText(answer.changed)} You can undo this.`);
 		} catch (err) {
-			new Notice(`Could not resolve: ${err instanceof Error ? err.message : String(err)}`);
+			new Notice(`Could not resolve: ${errorText(err)}`);
 			return;
 		}
-		this.pairs = this.pairs.filter((p) => p.id !== pair.id);
-		this.deps.onOpenCount(this.pairs.length);
-		this.render();
+		await this.load();
+	}
+
+	private async approveBatch(batch: string, count: number): Promise<void> {
+		const confirm = this.confirmer();
+		const text = `Each newer article of this story will supersede the one before it, and the older ones will be tagged archived (${count} ${count === 1 ? "proposal" : "proposals"}).`;
+		if (!(await confirm("Approve the whole story", text, "Approve all"))) return;
+		try {
+			const answer = await this.deps.client.approveBatch(batch, this.privateMode);
+			new Notice(`Approved ${answer.pairs.length} in this story. ${changedText(answer.changed)} You can undo this.`);
+		} catch (err) {
+			new Notice(`Could not approve the story: ${errorText(err)}`);
+			return;
+		}
+		await this.load();
+	}
+
+	private async undo(): Promise<void> {
+		const confirm = this.confirmer();
+		const text = "The notes the last resolution changed get back their earlier content, byte for byte, and its pairs are open again. Nothing is written if either note changed since.";
+		if (!(await confirm("Undo last resolution", text, "Undo"))) return;
+		try {
+			const answer = await this.deps.client.undoResolution(this.privateMode);
+			const what = answer.pairs.map((p) => statusLabel(p)).join(", ");
+			new Notice(`Undone: ${answer.pairs.length === 1 ? "the pair is" : "the pairs are"} ${what.toLowerCase()} again. ${answer.changed.length ? `Restored: ${answer.changed.join(", ")}.` : "No files changed."}`);
+		} catch (err) {
+			new Notice(`Could not undo: ${errorText(err)}`);
+			return;
+		}
+		await this.load();
+	}
+
+	private confirmer(): (title: string, text: string, ok: string) => Promise<boolean> {
+		return this.deps.confirm ?? ((title, text, ok) => confirmWrite(this.app, title, text, ok));
 	}
 
 	private state(icon: string, text: string, cls = ""): void {
 		this.contentEl.empty();
-		const box = this.contentEl.createDiv({ cls: `ora-message ${cls}`.trim() });
+		this.message(this.contentEl, icon, text, cls);
+	}
+
+	private message(parent: HTMLElement, icon: string, text: string, cls = ""): void {
+		const box = parent.createDiv({ cls: `ora-message ${cls}`.trim() });
 		setIcon(box.createSpan({ cls: "ora-message-icon" }), icon);
 		box.createSpan({ text });
 	}
+}
+
+function changedText(changed: string[]): string {
+	return changed.length ? `Changed: ${changed.join(", ")}.` : "No files changed.";
+}
+
+function errorText(err: unknown): string {
+	return err instanceof Error ? err.message : String(err);
 }

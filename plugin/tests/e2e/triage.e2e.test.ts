@@ -1,5 +1,6 @@
-// End-to-end: the triage modal, with the plugin's real client, resolves a contradiction found by
-// a real `ora serve`, and the resolution changes the notes on disk.
+// End-to-end: the triage modal, with the plugin's real client, resolves a contradiction that a real
+// `ora serve` found by itself (no scan call: its background cleaning), the resolution changes the
+// notes on disk, and the modal's undo puts both back byte for byte.
 import { readFileSync } from "fs";
 import { join } from "path";
 
@@ -28,7 +29,7 @@ describe.skipIf(SKIP_REASON !== null)(`triage ⇄ ora serve${SKIP_REASON ? ` (sk
 	});
 
 	it("lists the open pair and writes the changed-mind resolution into both notes", async () => {
-		await live.client.scanContradictions();
+		const before = { newer: readFileSync(join(live.vault, NEWER)), older: readFileSync(join(live.vault, OLDER)) };
 		const pair = await eventually(async () => {
 			const open = await live.client.contradictions("open");
 			return open.find(isCaffeinePair) ?? null;
@@ -64,6 +65,13 @@ describe.skipIf(SKIP_REASON !== null)(`triage ⇄ ora serve${SKIP_REASON ? ` (sk
 		expect(open.some((p) => p.id === pair.id)).toBe(false);
 		const status = await waitForStatus(live.client, () => true);
 		expect(status.contradictions_open).toBe(open.length);
+
+		const undo = [...modal.contentEl.querySelectorAll("button")].find((b) => b.textContent === "Undo last resolution");
+		undo?.click();
+		await eventually(async () => (readFileSync(join(live.vault, OLDER)).equals(before.older) ? true : null));
+		expect(readFileSync(join(live.vault, NEWER)).equals(before.newer)).toBe(true);
+		const reopened = await live.client.contradictions("open");
+		expect(reopened.some((p) => p.id === pair.id)).toBe(true);
 		modal.close();
 	});
 });

@@ -1,19 +1,22 @@
 import { describe, expect, it } from "vitest";
 
+import { judgeLabel, statusLabel } from "../../src/triage/labels";
 import { confirmText, evidenceRows, pairCard, resolution } from "../../src/triage/model";
 import { aPair } from "../builders";
 
 describe("pairCard", () => {
 	it("shows both claims with titles, line ranges, judge and evidence", () => {
 		const card = pairCard(aPair());
-		expect(card.heading).toBe("Engram contradiction");
+		expect(card.heading).toBe("Two of your notes disagree");
+		expect(card.judge).toBe("Found by the wording rules");
+		expect(card.status).toBe("Open");
 		expect(card.a).toMatchObject({ side: "a", title: "Coffee is healthy", lines: "line 6" });
 		expect(card.b).toMatchObject({ side: "b", lines: "lines 6–7" });
 		expect(card.score).toBe("0.91");
 		expect(card.evidence).toEqual([
+			{ label: "Why they clash", value: "lowers/raises" },
+			{ label: "How alike the articles are", value: "81 %" },
 			{ label: "Rule", value: "antonym" },
-			{ label: "Cue", value: "lowers/raises" },
-			{ label: "Similarity", value: "0.812" },
 		]);
 	});
 
@@ -55,6 +58,29 @@ describe("confirmText", () => {
 		expect(evidenceRows({ nli: { contradiction: 1 }, note: null })).toEqual([
 			{ label: "Nli", value: '{"contradiction":1}' },
 			{ label: "Note", value: "–" },
+		]);
+	});
+});
+
+describe("plain words", () => {
+	it("says how a pair was resolved without internal identifiers", () => {
+		expect(statusLabel({ status: "resolved", resolution: { action: "changed-mind" } })).toBe("Resolved: you changed your mind");
+		expect(statusLabel({ status: "resolved", resolution: { action: "wrong", deleted: true } })).toBe("Resolved: one note was wrong, and deleted");
+		expect(statusLabel({ status: "flagged" })).toBe("Flagged for reflection");
+		expect(statusLabel({ status: "dismissed" })).toBe("Dismissed: not a contradiction");
+	});
+
+	it("names judges and explains a fallback from a failed language model", () => {
+		expect(judgeLabel("llm:gpt-4o-mini")).toBe("the language model (gpt-4o-mini)");
+		expect(judgeLabel("onnx-nli:nli:0123456789ab")).toBe("the local entailment model");
+		const rows = evidenceRows({ cue: "negation", fallback: "rules", judge_error: "HTTP 500", note_similarity: 0.71, dates: ["2021-03-04", null], ai_derived: [false, true] });
+		expect(rows).toEqual([
+			{ label: "Why they clash", value: "one of them says the opposite (a “not”)" },
+			{ label: "Judged by", value: "the wording rules, because the chosen judge failed on this pair" },
+			{ label: "What went wrong", value: "HTTP 500" },
+			{ label: "How alike the notes are", value: "71 %" },
+			{ label: "Dates (A, B)", value: "2021-03-04, no date" },
+			{ label: "AI-derived (A, B)", value: "no, yes" },
 		]);
 	});
 });

@@ -51,7 +51,8 @@ describe("TriageModal", () => {
 		const pair = aPair();
 		const transport = new ScriptedTransport([
 			json(200, { pairs: [pair, aPair({ id: "p2" })] }),
-			json(200, { pair: { ...pair, status: "resolved" }, changed: [pair.b.path, pair.a.path] }),
+			json(200, { pair: { ...pair, status: "resolved", resolution: { action: "changed-mind" } }, changed: [pair.b.path, pair.a.path] }),
+			json(200, { pairs: [aPair({ id: "p2" })] }),
 		]);
 		const asked: string[] = [];
 		const { modal, counts } = await openModal(transport, { confirm: async (_t, text) => (asked.push(text), true) });
@@ -63,7 +64,9 @@ describe("TriageModal", () => {
 		expect(JSON.parse(transport.requests[1]?.body ?? "")).toEqual({ action: "changed-mind", newer: pair.b.path });
 		expect(counts).toEqual([2, 1]);
 		expect(modal.contentEl.querySelectorAll(".ora-pair")).toHaveLength(1);
+		expect(shownNotices.at(-1)).toContain("Resolved: you changed your mind.");
 		expect(shownNotices.at(-1)).toContain(pair.b.path);
+		expect(shownNotices.at(-1)).not.toContain("changed-mind");
 	});
 
 	it("writes nothing when the user cancels", async () => {
@@ -77,8 +80,80 @@ describe("TriageModal", () => {
 
 	it("shows the empty and error states", async () => {
 		const empty = await openModal(new ScriptedTransport([json(200, { pairs: [] })]));
-		expect(empty.modal.contentEl.textContent).toBe("No open contradictions.");
+		expect(empty.modal.contentEl.querySelector(".ora-message")?.textContent).toBe("No open contradictions.");
 		const failed = await openModal(new ScriptedTransport([json(401, { error: { code: "unauthorized", message: "missing or wrong token" } })]));
 		expect(failed.modal.contentEl.querySelector(".ora-error")?.textContent).toBe("missing or wrong token");
+	});
+
+	it("lists and resolves private pairs only with private notes included", async () => {
+		const secret = aPair({ id: "s1", private: true });
+		const transport = new ScriptedTransport([
+			json(200, { pairs: [] }),
+			json(200, { pairs: [secret] }),
+			json(200, { pair: { ...secret, status: "flagged" }, changed: [] }),
+			json(200, { pairs: [] }),
+		]);
+		const { modal, counts } = await openModal(transport);
+		const box = modal.contentEl.querySelector<HTMLInputElement>(".ora-triage-private input");
+		if (!box) throw new Error("no private toggle");
+		box.checked = true;
+		box.dispatchEvent(new Event("change"));
+		await settle();
+		expect(transport.requests[1]?.url).toContain("status=open&private=true");
+		expect(modal.contentEl.querySelector(".ora-badge-private")?.textContent).toBe("Private");
+		button(modal, "Flag for reflection").click();
+		await settle();
+		await settle();
+		expect(JSON.parse(transport.requests[2]?.body ?? "")).toEqual({ action: "flag", private: true });
+		expect(counts).toEqual([0]); // private listings do not change the public count
+	});
+
+	it("approves a news story as a batch", async () => {
+		const news = (id: string) => aPair({ id, kind: "news", batch: "news-abc", judge: "news-sweep", evidence: { proposal: "b supersedes a", similarity: 0.9 } });
+		const transport = new ScriptedTransport([
+			json(200, { pairs: [news("n1"), news("n2")] }),
+			json(200, { pairs: [{ ...news("n1"), status: "resolved" }, { ...news("n2"), status: "resolved" }], changed: ["a.md", "b.md", "c.md"] }),
+			json(200, { pairs: [] }),
+		]);
+		const { modal } = await openModal(transport);
+		expect(modal.contentEl.textContent).toContain("Found by the news sweep");
+		expect(modal.contentEl.textContent).not.toContain("proposal");
+		[...modal.contentEl.querySelectorAll("button")].find((b) => b.textContent === "Approve all 2 in this story")?.click();
+		await settle();
+		await settle();
+		expect(transport.requests[1]?.url).toContain("/v1/contradictions/batches/news-abc/approve");
+		expect(shownNotices.at(-1)).toContain("Approved 2 in this story");
+	});
+
+	it("undoes the last resolution and shows the pair open again", async () => {
+		const pair = aPair();
+		const transport = new ScriptedTransport([
+			json(200, { pairs: [] }),
+			json(200, { pairs: [pair], changed: [pair.a.path, pair.b.path] }),
+			json(200, { pairs: [pair] }),
+		]);
+		const { modal, counts } = await openModal(transport);
+		button(modal, "Undo last resolution").click();
+		await settle();
+		await settle();
+		expect(transport.requests[1]?.url).toContain("/v1/contradictions/undo");
+		expect(shownNotices.at(-1)).toContain("the pair is open again");
+		expect(shownNotices.at(-1)).toContain(`Restored: ${pair.a.path}, ${pair.b.path}`);
+		expect(counts).toEqual([0, 1]);
+		expect(modal.contentEl.querySelectorAll(".ora-pair")).toHaveLength(1);
+	});
+
+	it("shows resolved pairs with their resolution in words and no actions", async () => {
+		const done = aPair({ status: "resolved", resolution: { action: "wrong", note: "a.md", deleted: false } });
+		const transport = new ScriptedTransport([json(200, { pairs: [] }), json(200, { pairs: [done] })]);
+		const { modal } = await openModal(transport);
+		const select = modal.contentEl.querySelector<HTMLSelectElement>(".ora-triage-view");
+		if (!select) throw new Error("no view select");
+		select.value = "resolved";
+		select.dispatchEvent(new Event("change"));
+		await settle();
+		expect(transport.requests[1]?.url).toContain("status=resolved");
+		expect(modal.contentEl.querySelector(".ora-pair-status")?.textContent).toBe("Resolved: one note was wrong, and archived");
+		expect(modal.contentEl.querySelector(".ora-pair-actions")).toBeNull();
 	});
 });
