@@ -14,6 +14,7 @@ import { SidecarClient } from "./api/client";
 import { EventStream } from "./api/event-stream";
 import type { StreamEvent, VaultEvent } from "./api/types";
 import { frontmatterLinter, LintedEditors } from "./lint/extension";
+import { lintIgnoreEntry } from "./lint/ignore";
 import type { QuickAction } from "./quick/suggest";
 import type { ResultCard } from "./search/shape";
 import { SidecarLink } from "./sidecar/link";
@@ -159,6 +160,19 @@ export default class OraVaultPlugin extends Plugin {
 				return true;
 			},
 		});
+		for (const scope of ["note", "folder"] as const) {
+			this.addCommand({
+				id: `lint-ignore-${scope}`,
+				name: scope === "note" ? "Stop linting this note" : "Stop linting this note's folder",
+				checkCallback: (checking) => {
+					const file = this.app.workspace.getActiveFile();
+					const entry = file ? lintIgnoreEntry(file.path, scope) : null;
+					if (!entry) return false;
+					if (!checking) void this.lintIgnore(entry);
+					return true;
+				},
+			});
+		}
 		this.addCommand({ id: "triage", name: "Triage contradictions", callback: () => this.openTriage() });
 		this.addCommand({ id: "reindex", name: "Re-index vault now", callback: () => void this.reindex() });
 		this.addCommand({
@@ -293,6 +307,16 @@ export default class OraVaultPlugin extends Plugin {
 			new Notice(answer.changed ? `Dates fixed in ${file.basename}.` : `Dates in ${file.basename} were already set.`);
 		} catch (err) {
 			new Notice(`Could not fix dates: ${errorText(err)}`);
+		}
+	}
+
+	/** Adds `entry` to `lint.ignore` in the vault's ora.yaml (the file the CLI reads too). */
+	private async lintIgnore(entry: string): Promise<void> {
+		try {
+			await this.client.lintIgnore(entry);
+			new Notice(`Ora no longer lints ${entry} (lint.ignore in ora.yaml).`);
+		} catch (err) {
+			new Notice(`Could not update ora.yaml: ${errorText(err)}`);
 		}
 	}
 

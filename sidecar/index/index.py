@@ -33,7 +33,7 @@ from sidecar.index.sync import Progress, ProgressFn, Syncer, SyncReport
 from sidecar.models.embedder import Embedder, load_embedder
 from sidecar.schema import get_schema
 from sidecar.settings import Config
-from sidecar.vault.scan import iter_note_paths, normalise_rel
+from sidecar.vault.scan import iter_note_paths, normalise_rel, undecodable_names
 from sidecar.vault.vault_settings import is_excluded, load_vault_settings
 
 FloatArray = npt.NDArray[np.float32]
@@ -159,7 +159,11 @@ class Index:
                 self._recluster(report, force=True)
             finally:
                 self.progress.finish()
-        return self._summary(report, started)
+        summary = self._summary(report, started)
+        summary["errors"] += [  # skipped, never stored: their names cannot be
+            {"path": shown, "message": "the name is not valid UTF-8; rename it to index it"}
+            for shown in undecodable_names(self.config.vault)]
+        return summary
 
     def indexing(self) -> dict[str, Any] | None:
         """{"done", "total", "percent"} while a reconcile runs (this writer or another

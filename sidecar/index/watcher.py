@@ -3,7 +3,9 @@
 Events are grouped by watchfiles (`debounce_ms`: the longest a burst is collected; a quiet 50 ms
 ends it sooner). Dot-folders (`.obsidian/`, `.ora/`, `.trash/`, `.git/`) and files other than
 notes are ignored, except that an event on a folder (created, moved or deleted) is expanded to the
-notes inside it, since moving a folder reports only the folder. Applying runs in a worker thread,
+notes inside it, since moving a folder reports only the folder. A change to the vault's settings
+(`ora.yaml`, Obsidian's `.obsidian/app.json` with its Excluded files) can retype or exclude any
+note, so it calls `on_settings` (by default: a whole reconcile). Applying runs in a worker thread,
 so the event loop (the HTTP server's) keeps answering meanwhile.
 """
 
@@ -19,8 +21,10 @@ from watchfiles import Change, awatch
 
 from sidecar.index.index import Index
 from sidecar.vault.scan import is_ignored, iter_note_paths, symlink_in
+from sidecar.vault.vault_settings import settings_files
 
 OnChange = Callable[[dict[str, Any]], Awaitable[None] | None]
+OnSettings = Callable[[], Awaitable[Any] | Any]
 
 
 def _relative(vault: Path, path: str) -> str | None:
@@ -34,11 +38,17 @@ def _relative(vault: Path, path: str) -> str | None:
     return rel
 
 
+def _settings_paths(vault: Path) -> frozenset[Path]:
+    return frozenset(vault / rel for rel in settings_files())
+
+
 def _accept(vault: Path) -> Callable[[Change, str], bool]:
-    """watchfiles filter: anything outside dot-folders (folders matter; see module docstring)."""
+    """watchfiles filter: anything outside dot-folders (folders matter; see module docstring),
+    and the settings files."""
+    settings = _settings_paths(vault)
 
     def accept(_change: Change, path: str) -> bool:
-        return _relative(vault, path) is not None
+        return _relative(vault, path) is not None or Path(path).resolve() in settings
 
     return accept
 
@@ -61,18 +71,28 @@ def note_paths(index: Index, vault: Path, rels: Iterable[str]) -> list[str]:
     return sorted(out)
 
 
-async def watch(index: Index, stop_event: asyncio.Event, on_change: OnChange | None = None) -> None:
+async def watch(
+    index: Index, stop_event: asyncio.Event, on_change: OnChange | None = None,
+    on_settings: OnSettings | None = None,
+) -> None:
     """Apply vault changes to `index` until `stop_event` is set.
 
-    `on_change` receives apply_paths' summary plus "paths" after every applied batch.
+    `on_change` receives apply_paths' summary plus "paths" after every applied batch;
+    `on_settings` is called when a settings file changed (None: reconcile here).
     """
     vault = index.config.vault.resolve()
+    settings = _settings_paths(vault)
     async for changes in awatch(
         vault,
         watch_filter=_accept(vault),
         debounce=int(index.config.debounce_ms),
         stop_event=stop_event,
     ):
+        if any(Path(path).resolve() in settings for _change, path in changes):
+            result = (on_settings() if on_settings is not None
+                      else await asyncio.to_thread(index.reconcile))
+            if inspect.isawaitable(result):
+                await result
         rels = {rel for _change, path in changes if (rel := _relative(vault, path))}
         paths = note_paths(index, vault, rels)
         if not paths:

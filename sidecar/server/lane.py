@@ -79,6 +79,12 @@ class IndexLane:
         await self.lint.refresh(summary["paths"])
         self._written()
 
+    async def settings_changed(self) -> None:
+        """The vault's ora.yaml or Obsidian's Excluded files changed: lint follows at once, and a
+        reconcile re-plans the notes whose type or exclusion changed."""
+        await self.lint.reload_settings()
+        self.start_reconcile()
+
     def start_reconcile(self) -> bool:
         """Start a reconcile in the background; False if one is already running."""
         if self.reconciling:

@@ -79,7 +79,7 @@ async def lane_ctx(app: web.Application) -> AsyncIterator[None]:
 
 async def _watch(app: web.Application, stop: asyncio.Event) -> None:
     try:
-        await watch(app[INDEX], stop, app[LANE].after_paths)
+        await watch(app[INDEX], stop, app[LANE].after_paths, app[LANE].settings_changed)
     except Exception as err:  # a background job: report it, keep serving
         app[STATE].fail("watching the vault", err)
 

@@ -38,7 +38,7 @@ from sidecar.vault.note import (
     split_frontmatter,
 )
 from sidecar.vault.properties import vault_aliases
-from sidecar.vault.scan import iter_note_paths, vault_path
+from sidecar.vault.scan import iter_note_paths, undecodable_names, vault_path
 from sidecar.vault.vault_settings import (
     VaultSettings,
     default_vault_settings,
@@ -59,6 +59,7 @@ __all__ = [
     "lint_note",
     "lint_text",
     "lint_vault",
+    "name_diagnostics",
     "settings_diagnostics",
 ]
 
@@ -227,13 +228,21 @@ def lint_file(vault: str | Path, rel: str, ctx: LintContext | None = None,
     return lint_note(note, ctx)
 
 
+def name_diagnostics(vault: str | Path) -> list[Diagnostic]:
+    """One diagnostic per note skipped because its name is not UTF-8 (named as shown)."""
+    code = "file-name-undecodable"
+    return [Diagnostic(shown, 1, CODES[code].severity, code,
+                       "the name is not valid UTF-8, so Ora skips this note; rename it")
+            for shown in undecodable_names(vault)]
+
+
 def lint_vault(vault: str | Path, max_bytes: int = DEFAULT_MAX_BYTES) -> list[Diagnostic]:
     """Diagnostics of every note in the vault, sorted by path and line."""
     paths = list(iter_note_paths(vault))
     ctx = LintContext.for_vault(vault, paths, max_bytes)
     notes = [d for rel in paths if not is_excluded(ctx.settings, rel)
              for d in lint_file(vault, rel, ctx, max_bytes)]
-    return settings_diagnostics(ctx.settings) + notes
+    return settings_diagnostics(ctx.settings) + sorted([*notes, *name_diagnostics(vault)])
 
 
 def file_dates(path: Path) -> tuple[dt.date, dt.date]:

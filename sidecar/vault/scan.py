@@ -19,27 +19,51 @@ from sidecar.errors import BadRequest
 NOTE_SUFFIX = ".md"
 
 
+def _is_text(rel: str) -> bool:
+    """False for a name whose bytes are not UTF-8 (Python keeps them as lone surrogates, which
+    no database, JSON document or terminal accepts)."""
+    try:
+        rel.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def shown_name(rel: str) -> str:
+    """`rel` as printable text: bytes of the name that are not UTF-8 shown as `\\xNN`."""
+    return os.fsencode(rel).decode("utf-8", "backslashreplace")
+
+
 def is_ignored(rel: str) -> bool:
-    """True when a vault-relative path is not a note: not `.md`, or under a dot-folder."""
+    """True when a vault-relative path is not a note: not `.md`, under a dot-folder, or with a
+    name that is not UTF-8 (see `undecodable_names`)."""
     parts = PurePosixPath(rel).parts
-    if not parts or not rel.lower().endswith(NOTE_SUFFIX):
+    if not parts or not rel.lower().endswith(NOTE_SUFFIX) or not _is_text(rel):
         return True
     return any(part.startswith(".") for part in parts)
 
 
-def iter_note_paths(vault: str | Path) -> Iterator[str]:
-    """Every note of the vault as a vault-relative `/` path, in sorted order."""
-    root = Path(vault)
-    found: list[str] = []
+def _note_files(root: Path) -> Iterator[str]:
+    """Vault-relative paths of `.md` files outside dot-folders, links not followed."""
     for folder, dirs, files in os.walk(root, followlinks=False):
         dirs[:] = [d for d in dirs if not d.startswith(".")]
         base = Path(folder)
         for name in files:
             full = base / name
-            rel = full.relative_to(root).as_posix()
-            if not is_ignored(rel) and not full.is_symlink():
-                found.append(rel)
-    yield from sorted(found)
+            note_like = name.lower().endswith(NOTE_SUFFIX) and not name.startswith(".")
+            if note_like and not full.is_symlink():
+                yield full.relative_to(root).as_posix()
+
+
+def iter_note_paths(vault: str | Path) -> Iterator[str]:
+    """Every note of the vault as a vault-relative `/` path, in sorted order."""
+    yield from sorted(rel for rel in _note_files(Path(vault)) if not is_ignored(rel))
+
+
+def undecodable_names(vault: str | Path) -> list[str]:
+    """Notes skipped because their name (or a folder's) is not UTF-8, as `shown_name`s: each
+    run reports them by name instead of failing on them."""
+    return sorted(shown_name(rel) for rel in _note_files(Path(vault)) if not _is_text(rel))
 
 
 def normalise_rel(rel: str) -> str:

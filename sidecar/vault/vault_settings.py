@@ -42,6 +42,7 @@ __all__ = [
     "is_lint_ignored",
     "load_vault_settings",
     "opted_out",
+    "settings_files",
     "settings_path",
 ]
 
@@ -55,6 +56,11 @@ _GLOB_CHARS = re.compile(r"[*?\[]")
 @cache
 def _defaults() -> dict[str, Any]:
     return dict(load_json("vault_defaults.json"))
+
+
+def settings_files() -> tuple[str, ...]:
+    """The vault-relative files the settings are read from (ora.yaml, Obsidian's app config)."""
+    return str(_defaults()["file"]), str(_defaults()["obsidian_app_config"])
 
 
 def settings_path(vault: str | Path) -> Path:

@@ -56,3 +56,32 @@ async def test_watch_follows_edits_deletes_and_folder_moves(
     finally:
         stop.set()
         await asyncio.wait_for(task, timeout=10)
+
+
+async def test_a_settings_change_excludes_and_retypes_notes_while_watching(
+    vault: Path, open_idx: OpenIndex
+) -> None:
+    index = open_idx(vault, debounce_ms=100)
+    index.reconcile()
+    assert _paths(index, "vinegar") == {"Engrams/Kettle.md"}
+    stop = asyncio.Event()
+    task = asyncio.create_task(watch(index, stop))  # default: a settings change reconciles
+    await asyncio.sleep(0.3)  # let the watcher start
+
+    async def until(check: Any) -> None:
+        for _ in range(200):
+            if check():
+                return
+            await asyncio.sleep(0.1)
+        raise AssertionError("the watcher did not follow the settings change")
+
+    try:
+        write(vault, "ora.yaml", "exclude: [Engrams/Kettle.md]\n")
+        await until(lambda: _paths(index, "vinegar") == set())
+        write(vault, "ora.yaml", "")
+        await until(lambda: _paths(index, "vinegar") == {"Engrams/Kettle.md"})
+        write(vault, ".obsidian/app.json", '{"userIgnoreFilters": ["Engrams/"]}')
+        await until(lambda: _paths(index, "vinegar") == set())
+    finally:
+        stop.set()
+        await asyncio.wait_for(task, timeout=10)

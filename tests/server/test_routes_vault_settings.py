@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
+import json
+import os
 from typing import Any
 
 from sidecar.settings import Config
@@ -52,3 +55,41 @@ async def test_lint_ignore_route_will_not_edit_an_invalid_file(api: Any, config:
     answer = await api.post("/v1/vault-settings/lint-ignore", {"path": "Inbox/"})
     assert answer.status == 422
     assert answer.json["error"]["code"] == "invalid_settings"
+
+
+async def test_editing_ora_yaml_by_hand_reaches_lint_and_the_index(
+    api: Any, config: Config
+) -> None:
+    await api.wait_reconciled()
+    text = "just a plain note\n"
+    hint = await api.post("/v1/lint", {"path": "Inbox/Plain.md", "text": text})
+    assert [d["code"] for d in hint.json["diagnostics"]] == ["frontmatter-missing"]
+    (config.vault / "ora.yaml").write_text("lint:\n  untyped: off\nexclude: [Resources/]\n")
+    for _ in range(300):  # the watcher sees the file, lint reloads, a reconcile runs
+        quiet = await api.post("/v1/lint", {"path": "Inbox/Plain.md", "text": text})
+        status = (await api.get("/v1/status")).json
+        if (quiet.json["diagnostics"] == [] and status["files"] == 3
+                and not status["reconcile"]["running"]):
+            break
+        await asyncio.sleep(0.1)
+    else:
+        raise AssertionError(f"settings change not followed: {status}")
+    found = await api.post("/v1/search", {"query": "wild yeast dough", "k": 5, "rerank": False})
+    assert "Resources/Sourdough.md" not in [r["path"] for r in found.json["results"]]
+
+
+async def test_search_says_how_far_indexing_is_while_a_writer_indexes(
+    api: Any, config: Config
+) -> None:
+    await api.wait_reconciled()
+    query = {"query": "wild yeast dough", "k": 1, "rerank": False}
+    assert "indexing" not in (await api.post("/v1/search", query)).json
+    # What a writer in another (live) process leaves while it indexes: see index/indexing.py.
+    marker = config.data / "indexing.json"
+    marker.write_text(json.dumps({"pid": os.getppid(), "done": 2, "total": 8}))
+    try:
+        answer = await api.post("/v1/search", query)
+        assert answer.json["indexing"] == {"done": 2, "total": 8, "percent": 25}
+        assert answer.json["results"][0]["path"] == "Resources/Sourdough.md"
+    finally:
+        marker.unlink()

@@ -2,6 +2,7 @@
 // editor applies them as one transaction, so one undo reverts a fix). Nothing here writes a file.
 import vocabularies from "../../../schema/vocabularies.json";
 import type { Diagnostic } from "../api/types";
+import { lintIgnoreEntry } from "./ignore";
 
 /** The linter-managed date keys, in the order the sidecar fills them (schema data). */
 export const MANAGED_DATES: readonly string[] = (vocabularies as { linter_managed_dates: string[] }).linter_managed_dates;
@@ -80,8 +81,8 @@ export function quickFixes(text: string, diagnostic: Diagnostic, context: FixCon
 	}
 	if (context.canIgnore) {
 		fixes.push({ name: "Ignore lint for this note", ignore: context.path });
-		const slash = context.path.lastIndexOf("/");
-		if (slash > 0) fixes.push({ name: "Ignore lint for this folder", ignore: context.path.slice(0, slash + 1) });
+		const folder = lintIgnoreEntry(context.path, "folder");
+		if (folder) fixes.push({ name: "Ignore lint for this folder", ignore: folder });
 	}
 	return fixes;
 }
