@@ -197,7 +197,7 @@ export default class OraVaultPlugin extends Plugin {
 			spawn: () =>
 				spawn(this.settings.oraCommand, serveArgs(this.settings, vault, process.pid), {
 					stdio: ["ignore", "ignore", "pipe"],
-					env: { ...process.env, ...serveEnv(this.settings) },
+					env: serveEnv(this.settings, process.env),
 				}),
 			readRecord: async () => parseRecord(await fs.readFile(recordPath(this.settings, vault), "utf8")),
 			readToken: () => fs.readFile(tokenPath(this.settings, vault), "utf8"),

@@ -217,8 +217,10 @@ class ChatNotes:
         one hash per note)."""
         with self._lock:
             links = {(k.namespace, k.conversation): k for k in self.store.note_links()}
-            folder = chats_folder(self.config).strip("/") + "/"
-            paths = {rel for rel in iter_note_paths(self.config.vault) if rel.startswith(folder)}
+            folder = chats_folder(self.config).strip("/")
+            root = vault_path(self.config.vault, folder)  # only the chats folder is walked
+            paths = ({f"{folder}/{rel}" for rel in iter_note_paths(root)} if root.is_dir()
+                     else set())
             paths |= {k.path for k in links.values()
                       if vault_path(self.config.vault, k.path).is_file()}
             seen: set[tuple[str, str]] = set()

@@ -132,6 +132,21 @@ export class OraSettingTab extends PluginSettingTab {
 				},
 			},
 			{
+				name: "Language model timeout",
+				desc: "Seconds before the sidecar gives up on the language model for an answer; 0 keeps its default. Takes effect after a restart of the sidecar.",
+				render: (st) => this.numberText(st, s.llmTimeoutSeconds, (v) => save({ llmTimeoutSeconds: v })),
+			},
+			{
+				name: "Answer length",
+				desc: "Longest generated answer, in tokens; 0 keeps the sidecar's default. Takes effect after a restart of the sidecar.",
+				render: (st) => this.numberText(st, s.answerMaxTokens, (v) => save({ answerMaxTokens: v })),
+			},
+			{
+				name: "Conversation window",
+				desc: "Recent conversation turns sent with a question, in tokens; 0 keeps the sidecar's default. Takes effect after a restart of the sidecar.",
+				render: (st) => this.numberText(st, s.memoryWindowTokens, (v) => save({ memoryWindowTokens: v })),
+			},
+			{
 				name: "Access token",
 				desc: `Read from ${this.host.tokenPath()}. Sent with every request.`,
 				render: (st) => {

@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { frontmatterLinter } from "../../src/lint/extension";
 import type { QuickAction } from "../../src/quick/suggest";
 import type { ResultCard } from "../../src/search/shape";
-import { serveEnv } from "../../src/settings";
+import { DEFAULT_SETTINGS, serveEnv } from "../../src/settings";
 import { AskView } from "../../src/ui/ask-view";
 import { QuickSearchModal } from "../../src/ui/quick-search-modal";
 import { RelatedView } from "../../src/ui/related-view";
@@ -62,7 +62,8 @@ function fileLines(path: string, start: number, end: number): string {
 describe.skipIf(SKIP_REASON !== null)(`views ⇄ ora serve${SKIP_REASON ? ` (skipped: ${SKIP_REASON})` : ""}`, { timeout: E2E_TIMEOUT_MS }, () => {
 	beforeAll(async () => {
 		const url = await model.start();
-		live = await startSidecar({ env: serveEnv({ llmUrl: url, llmModel: "loopback-model", llmApiKey: "" }) });
+		const env = serveEnv({ ...DEFAULT_SETTINGS, llmUrl: url, llmModel: "loopback-model" }, {});
+		live = await startSidecar({ env: env as Record<string, string> });
 	});
 	afterAll(async () => {
 		await live?.stop();
