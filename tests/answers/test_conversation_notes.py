@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -40,7 +41,7 @@ async def test_ora_ask_keeps_the_conversation_in_a_chat_note_that_outlives_the_d
     tmp_path: Path, vault: Path, embedder: Embedder, llm: Any, monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    config = settings(tmp_path, llm_url=llm.url)
+    config = replace(settings(tmp_path, llm_url=llm.url), data=vault / ".ora")  # the default
     for s in SETTINGS:
         monkeypatch.setenv(s.env, str(config.values[s.name]))
     assert await asyncio.to_thread(main, ["index", str(vault), "--data", str(config.data)]) == 0
