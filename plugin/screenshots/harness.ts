@@ -116,7 +116,7 @@ async function searchScene(root: HTMLElement): Promise<void> {
 	const status = root.createDiv({ cls: "status-bar" });
 	const item = status.createDiv({ cls: "status-bar-item" });
 	renderStatus(item, StatusModel.initial().connected().fromStatus({
-		vault: "/vault", pid: 4242, files: 214, chunks: 1630, queue: 0, reconcile: { running: false, phase: "done", done: 214, total: 214 },
+		vault: "/vault", pid: 4242, files: 214, chunks: 1630, queue: 0, indexing: false, reconcile: { running: false, phase: "done", done: 214, total: 214 },
 		model: "all-MiniLM-L6-v2", reranker: { name: "none", reason: null }, contradictions_open: 2, last_error: null,
 		cleaning: { running: false, phase: "done", done: 12, total: 12, scans: 3, last_finished: null, fallbacks: 0 },
 	}).view);

@@ -24,6 +24,7 @@ import { debounce } from "./util/debounce";
 import { openAtLines } from "./ui/open-note";
 import { RequestUrlTransport } from "./ui/request-url-transport";
 import { SEARCH_VIEW_TYPE, SearchView } from "./ui/search-view";
+import { SidecarSetup } from "./ui/sidecar-setup";
 import { OraSettingTab } from "./ui/settings-tab";
 import { renderStatus } from "./ui/status-bar";
 import { TriageModal } from "./ui/triage-modal";
@@ -43,10 +44,19 @@ export default class OraVaultPlugin extends Plugin {
 	private statusEl!: HTMLElement;
 	private tokenValue: string | null = null;
 	private ready = false;
+	private setup!: SidecarSetup;
 
 	override async onload(): Promise<void> {
 		this.settings = mergeSettings(await this.loadData());
 		this.client = this.makeClient();
+		this.setup = new SidecarSetup(this.app, {
+			pluginDir: `${this.vaultPath()}/${this.manifest.dir ?? ""}`,
+			pluginVersion: this.manifest.version,
+			settings: this.settings,
+			saveSettings: () => this.saveData(this.settings),
+			stopSidecar: () => this.link?.stop(),
+			restartSidecar: () => this.restartSidecar(),
+		});
 		this.batcher = new EventBatcher(
 			(events) => this.client.sendEvents(events),
 			this.settings.eventDelayMs,
@@ -77,6 +87,7 @@ export default class OraVaultPlugin extends Plugin {
 				tokenPath: () => tokenPath(this.settings, this.vaultPath()),
 				reindex: () => this.reindex(),
 				restartSidecar: () => this.restartSidecar(),
+				openSetup: () => this.setup.open(null),
 			}),
 		);
 		this.registerEditorExtension(
@@ -141,6 +152,7 @@ export default class OraVaultPlugin extends Plugin {
 		});
 		this.addCommand({ id: "adopt-undo", name: "Undo the last Ora adoption", callback: () => void undoAdoption(this.client) });
 		this.addCommand({ id: "restart-sidecar", name: "Restart sidecar", callback: () => void this.restartSidecar() });
+		this.addCommand({ id: "setup-sidecar", name: "Set up, upgrade or remove the sidecar", callback: () => this.setup.open(null) });
 	}
 
 	private async startSidecar(): Promise<void> {
@@ -156,11 +168,12 @@ export default class OraVaultPlugin extends Plugin {
 			spawn: () =>
 				spawn(this.settings.oraCommand, serveArgs(this.settings, vault, process.pid), {
 					stdio: ["ignore", "ignore", "pipe"],
-					env: serveEnv(this.settings, process.env),
+					env: serveEnv(this.settings, this.setup.commandEnv()),
 				}),
 			readRecord: async () => parseRecord(await fs.readFile(recordPath(this.settings, vault), "utf8")),
 			readToken: () => fs.readFile(tokenPath(this.settings, vault), "utf8"),
 			onToken: (token) => (this.tokenValue = token),
+			refuseVersion: (version) => this.setup.refusal(version),
 		});
 		this.supervisor = supervisor;
 		this.link = new SidecarLink({
@@ -173,6 +186,7 @@ export default class OraVaultPlugin extends Plugin {
 			onEvent: (event) => this.onStreamEvent(event),
 		});
 		await this.link.start();
+		if (this.status.view.phase === "error") await this.setup.afterStartFailure();
 	}
 
 	private onStreamEvent(event: StreamEvent): void {

@@ -59,12 +59,19 @@ class IndexLane:
         return self._task is not None and not self._task.done()
 
     async def apply(self, events: Sequence[FileEvent]) -> dict[str, Any]:
-        """Apply file events now, or queue them behind a running reconcile."""
+        """Apply file events now, or queue them behind a running reconcile. Either way a
+        running write applies those that embed nothing at its next embedding slice
+        (`Index.expedite`), so a private flip never waits behind a long write."""
+        self.index.expedite(str(p) for e in events for p in (e["path"], e.get("old_path")) if p)
         if self.reconciling:
             self._pending.extend(events)
-            self.state.queue = len(self._pending)
+            self.state.set_queue("events", len(self._pending))
             return {"accepted": len(events), "deduplicated": 0, "queued": True}
-        result = await asyncio.to_thread(self.index.apply_events, list(events))
+        self.state.set_queue("applying", self.state.queues.get("applying", 0) + len(events))
+        try:
+            result = await asyncio.to_thread(self.index.apply_events, list(events))
+        finally:
+            self.state.set_queue("applying", self.state.queues["applying"] - len(events))
         await self._after_write(events, result)
         return {"accepted": result["accepted"], "deduplicated": result["deduplicated"],
                 "queued": False}
@@ -137,7 +144,7 @@ class IndexLane:
                 self.state.fail("applying queued file events", err)
                 continue
             await self._after_write(pending, result)
-        self.state.queue = 0
+        self.state.set_queue("events", 0)
 
     def request_stop(self) -> None:
         """Ask a running reconcile to stop at its next batch boundary (shutdown has begun)."""

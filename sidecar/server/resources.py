@@ -79,7 +79,8 @@ async def lane_ctx(app: web.Application) -> AsyncIterator[None]:
 
 async def _watch(app: web.Application, stop: asyncio.Event) -> None:
     try:
-        await watch(app[INDEX], stop, app[LANE].after_paths, app[LANE].settings_changed)
+        await watch(app[INDEX], stop, app[LANE].after_paths, app[LANE].settings_changed,
+                    lambda n: app[STATE].set_queue("watcher", n))
     except Exception as err:  # a background job: report it, keep serving
         app[STATE].fail("watching the vault", err)
 

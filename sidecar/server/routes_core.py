@@ -28,6 +28,7 @@ async def status(request: web.Request) -> web.Response:
             "files": state.files,
             "chunks": state.chunks,
             "queue": state.queue,
+            "indexing": state.indexing,
             "reconcile": state.reconcile.as_json(),
             "model": state.model,
             "reranker": {"name": state.reranker, "reason": state.reranker_reason},

@@ -19,7 +19,10 @@ export interface Status {
 	pid: number;
 	files: number;
 	chunks: number;
+	/** Files waiting to be applied or being applied. */
 	queue: number;
+	/** True while any index write runs or waits (reconcile, watcher batch, file events). */
+	indexing: boolean;
 	reconcile: ReconcileStatus;
 	model: string;
 	reranker: { name: string; reason: string | null };

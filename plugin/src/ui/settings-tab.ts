@@ -10,6 +10,8 @@ export interface SettingsHost {
 	tokenPath(): string;
 	reindex(): Promise<void>;
 	restartSidecar(): Promise<void>;
+	/** Opens the sidecar set-up (install, upgrade, remove); absent in hosts without one. */
+	openSetup?: () => void;
 }
 
 interface Row {
@@ -143,6 +145,13 @@ export class OraSettingTab extends PluginSettingTab {
 				desc: "Start the sidecar again (for example after changing the port).",
 				render: (st) => {
 					st.addButton((b) => b.setButtonText("Restart").onClick(() => void this.host.restartSidecar()));
+				},
+			},
+			{
+				name: "Sidecar installation",
+				desc: "Install the sidecar into this plugin's folder, upgrade it or remove it.",
+				render: (st) => {
+					st.addButton((b) => b.setButtonText("Set up…").onClick(() => this.host.openSetup?.()));
 				},
 			},
 			{
