@@ -41,6 +41,9 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("nli_dir", "", "ORA_NLI_DIR",
             "Folder of a local ONNX NLI cross-encoder (model.onnx + tokenizer.json + config.json); "
             "empty means <models_dir>/nli."),
+    Setting("hf_endpoint", "https://huggingface.co", "ORA_HF_ENDPOINT",
+            "Hugging Face hub (or a mirror with its URL layout) that `ora models pull` downloads "
+            "from; contacted only by an explicit pull."),
     Setting("cohere_api_key", "", "ORA_COHERE_API_KEY",
             "Cohere API key; when set, re-ranking uses Cohere /v2/rerank."),
     Setting("cohere_url", "https://api.cohere.com/v2/rerank", "ORA_COHERE_URL",
