@@ -4,7 +4,7 @@ import { defineConfig, globalIgnores } from "eslint/config";
 import obsidianmd from "eslint-plugin-obsidianmd";
 
 export default defineConfig([
-	globalIgnores(["main.js", "node_modules", ".venv"]),
+	globalIgnores(["main.js", "dist", "node_modules", ".venv"]),
 	...obsidianmd.configs.recommended,
 	{
 		languageOptions: {

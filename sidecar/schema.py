@@ -23,7 +23,8 @@ def schema_dir() -> Path:
     for candidate in (_HERE / "_schema", _HERE.parent / "schema"):
         if (candidate / "types.json").is_file():
             return candidate
-    raise SchemaDataError("schema data not found: reinstall the sidecar (make setup)")
+    raise SchemaDataError("schema data not found: reinstall the sidecar "
+                          "(pip install --force-reinstall ora-vault-sidecar, or make setup)")
 
 
 def load_json(name: str) -> Any:

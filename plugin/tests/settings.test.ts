@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 
-import { baseUrl, DEFAULT_SETTINGS, mergeSettings, recordPath, serveArgs, tokenPath } from "../src/settings";
+import { baseUrl, DEFAULT_SETTINGS, mergeSettings, recordPath, serveArgs, serveEnv, tokenPath } from "../src/settings";
 
 describe("mergeSettings", () => {
 	it("gives defaults for missing data and keeps the defaults frozen", () => {
@@ -42,5 +42,28 @@ describe("paths and arguments", () => {
 		expect(baseUrl({ port: 5000 })).toBe("http://127.0.0.1:5000");
 		expect(serveArgs({ port: 0, dataFolder: "" }, "/v", 4242)).toEqual(["serve", "/v", "--port", "0", "--parent-pid", "4242"]);
 		expect(recordPath({ dataFolder: "" }, "/v")).toBe("/v/.ora/server.json");
+	});
+});
+
+describe("serveEnv", () => {
+	it("passes the language-model budgets the user set to the sidecar, and only those", () => {
+		const base = { PATH: "/bin", ORA_LLM_URL: "http://127.0.0.1:1" };
+		expect(serveEnv(DEFAULT_SETTINGS, base)).toEqual(base);
+		const env = serveEnv({ llmTimeoutSeconds: 90, answerMaxTokens: 0, memoryWindowTokens: 2048 }, base);
+		expect(env).toEqual({ ...base, ORA_LLM_TIMEOUT: "90", ORA_MEMORY_WINDOW_TOKENS: "2048" });
+		expect(base).toEqual({ PATH: "/bin", ORA_LLM_URL: "http://127.0.0.1:1" });
+	});
+
+	it("passes the Ask model's endpoint, name and key when set, keeping the environment's otherwise", () => {
+		const base = { ORA_LLM_URL: "http://127.0.0.1:1", ORA_LLM_MODEL: "from-env" };
+		const set = { ...DEFAULT_SETTINGS, llmUrl: " http://127.0.0.1:11434/v1 ", llmModel: "llama3.2", llmApiKey: "" };
+		expect(serveEnv(set, base)).toEqual({ ORA_LLM_URL: "http://127.0.0.1:11434/v1", ORA_LLM_MODEL: "llama3.2" });
+		expect(serveEnv({ ...DEFAULT_SETTINGS, llmApiKey: "k" }, base)).toEqual({ ...base, ORA_LLM_API_KEY: "k" });
+	});
+
+	it("keeps only well-formed saved conversations", () => {
+		const saved = { conversations: [{ id: "a", title: "t", updated: 1 }, { id: 2 }, "x"] };
+		expect(mergeSettings(saved).conversations).toEqual([{ id: "a", title: "t", updated: 1 }]);
+		expect(mergeSettings({ conversations: {} }).conversations).toEqual([]);
 	});
 });

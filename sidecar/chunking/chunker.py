@@ -9,8 +9,8 @@ Three texts per chunk:
   is what users see and what BM25 indexes. Only a single line too long for one chunk is cut,
   and then `text` is the part of that line.
 - `readable` is `text` as the rendered note shows it (`markdown.readable`): no `%%comments%%`,
-  no block ids (those are listed in `block_ids`, so a result can link to `Note#^id`), embeds by
-  name. A chunk with nothing readable (a comment alone) is not a chunk.
+  no block ids (those are listed in `block_ids`, so a result can link to `Note#^id`), links and
+  embeds by name. A chunk with nothing readable (a comment alone) is not a chunk.
 - `embed_text` prefixes a breadcrumb (note title > heading > sub-heading) to `readable` so a
   chunk whose own lines never name their subject still embeds near it. A note's title is its H1
   when it has one (already first in the heading path), else its file name: renaming a note that
@@ -38,7 +38,7 @@ from sidecar.vault.note import Note
 BREADCRUMB = " > "
 # Saved with the index: a different version re-chunks every note (vectors reused where the
 # embedded text is unchanged). Bump it whenever chunk boundaries or embedded text change.
-CHUNKER_VERSION = 2
+CHUNKER_VERSION = 3
 _SENTENCE_END = re.compile(r"[.!?。]$")
 
 

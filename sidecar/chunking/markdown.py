@@ -9,10 +9,10 @@ H1 or H2; after a blank line, `---` is a thematic break (front matter never reac
 
 Each line also has a readable form (`Readable`): what a reader of the rendered note sees, which
 is what gets embedded. `%%comments%%` (inline or spanning lines; not in code) and block ids
-(`^id` at a line's end) are left out, an embed `![[Note#Part|alias]]` reads as its alias or
-"Note > Part". An unclosed `%%` stays literal text: one stray `%%` must not hide the rest of a
-note from search. Structure is read from the readable lines, so a heading inside a comment is
-not a heading.
+(`^id` at a line's end) are left out, a link or embed `[[Note#Part|alias]]` reads as its alias
+or "Note > Part", as Obsidian shows it. An unclosed `%%` stays literal text: one stray `%%`
+must not hide the rest of a note from search. Structure is read from the readable lines, so a
+heading inside a comment is not a heading.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ _TABLE_DELIMITER = re.compile(r"^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$")
 _MATH = "$$"
 _COMMENT = "%%"
 _BLOCK_ID = re.compile(r"(?:^|[ \t])\^([A-Za-z0-9-]+)[ \t]*$")
-_EMBED = re.compile(r"!\[\[([^\[\]|#]*)(#[^\[\]|]*)?(?:\|([^\[\]]*))?\]\]")
+_LINK = re.compile(r"(!?)\[\[([^\[\]|#]*)(#[^\[\]|]*)?(?:\|([^\[\]]*))?\]\]")
 _SIZE = re.compile(r"^\d+(?:x\d+)?$")  # `![[image.png|300]]` sets a width, not a caption
 _BACKTICKS = re.compile(r"`+")
 
@@ -72,7 +72,7 @@ class Readable:
         ids = (found.group(1),) if found else ()
         if found:
             text = text[: found.start()]
-        return _EMBED.sub(_embed_name, text), ids
+        return _LINK.sub(_link_text, text), ids
 
 
 def _heading(line: str) -> tuple[int, str] | None:
@@ -123,9 +123,11 @@ def _opens_math(line: str) -> bool:
 # ---- readable lines ----------------------------------------------------------------------------
 
 
-def _embed_name(match: re.Match[str]) -> str:
-    target, part, alias = match.group(1).strip(), match.group(2) or "", match.group(3)
-    if alias and not _SIZE.match(alias.strip()):
+def _link_text(match: re.Match[str]) -> str:
+    """A wikilink or embed as Obsidian shows it: its alias, else "Note > Heading"."""
+    embed, target, part, alias = match.groups()
+    target, part = target.strip(), part or ""
+    if alias and not (embed and _SIZE.match(alias.strip())):
         return alias.strip()
     name = target.rsplit("/", 1)[-1].removesuffix(".md")
     parts = [p.strip() for p in part.split("#") if p.strip() and not p.startswith("^")]
@@ -165,7 +167,8 @@ def _comment_marks(line: str) -> list[int]:
 
 
 def readable(lines: list[str]) -> Readable:
-    """Each line without comments and block ids, embeds by name; code and math kept verbatim."""
+    """Each line without comments and block ids, links and embeds by name; code and math kept
+    verbatim."""
     kept: list[list[tuple[int, int]]] = [[(0, len(line))] for line in lines]
     verbatim = [False] * len(lines)
     later = [False] * (len(lines) + 1)  # later[i]: a `%%` occurs on some line >= i

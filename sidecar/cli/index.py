@@ -5,9 +5,10 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from sidecar.cli.common import add_vault_args, config_from_args, emit
+from sidecar.cli.common import add_vault_args, config_from_args, emit, log
 from sidecar.index import open_index
 from sidecar.index.progress import StderrProgress
+from sidecar.models.build import ensure_fp32_embedder
 
 
 def add_store_args(parser: argparse.ArgumentParser) -> None:
@@ -26,6 +27,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     config = config_from_args(args, chroma_url=args.chroma_url, namespace=args.namespace)
+    ensure_fp32_embedder(config, log)
     with open_index(config) as index:
         progress = StderrProgress()
         result = index.rebuild(progress) if args.rebuild else index.reconcile(progress)

@@ -12,6 +12,7 @@ from sidecar.cli.index import add_store_args
 from sidecar.index import Index, open_index
 from sidecar.index.progress import StderrProgress
 from sidecar.index.watcher import watch
+from sidecar.models.build import ensure_fp32_embedder
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -23,6 +24,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     config = config_from_args(args, chroma_url=args.chroma_url, namespace=args.namespace)
+    ensure_fp32_embedder(config, log)
     with open_index(config) as index:
         result = index.reconcile(StderrProgress())
         log(f"ora watch: {result['files']} files, {result['chunks']} chunks indexed")

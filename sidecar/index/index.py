@@ -54,6 +54,8 @@ class Index:
         self._lock = WriterLock(config.data) if writer else None
         self._write_guard = threading.Lock()
         self._syncer: Syncer | None = None
+        self._urgent: set[str] = set()  # see expedite()
+        self._urgent_lock = threading.Lock()
         # The vault's ora.yaml (effective types, exclusions); refreshed by every reconcile.
         self.vault_settings = load_vault_settings(config.vault)
         self.progress = IndexingProgress(config.data)
@@ -74,6 +76,7 @@ class Index:
             self.config.vault, self.namespace, ledger=self.ledger, bm25=self.bm25,
             chroma=self.chroma, embedder=embedder, chunk_tokens=int(self.config.chunk_tokens),
             max_file_bytes=int(self.config.max_file_bytes), settings=self.vault_settings,
+            urgent=self._take_urgent, after_urgent=self._recluster,
         )  # fmt: skip
         current = {
             "model": embedder.model_id,
@@ -170,6 +173,19 @@ class Index:
         process's), else None."""
         return self.progress.current()
 
+    def expedite(self, rel_paths: Iterable[str]) -> None:
+        """Ask a running write to apply these paths at its next embedding slice, ahead of its
+        remaining work (a private flip must not wait behind a large paste; the privacy move
+        itself embeds nothing). Thread-safe; the caller still applies them as usual, and the
+        next write takes any left over."""
+        with self._urgent_lock:
+            self._urgent.update(normalise_rel(p) for p in rel_paths)
+
+    def _take_urgent(self) -> set[str]:
+        with self._urgent_lock:
+            taken, self._urgent = self._urgent, set()
+        return taken
+
     def apply_paths(self, rel_paths: Iterable[str]) -> dict[str, Any]:
         """Bring these vault-relative paths (present, changed or deleted) in line."""
         started = time.monotonic()
@@ -178,7 +194,7 @@ class Index:
     def _apply(self, rel_paths: Iterable[str]) -> SyncReport:
         syncer = self._need_writer()
         with self._write_guard:
-            report = syncer.sync(rel_paths, quick=False)
+            report = syncer.sync({*rel_paths, *self._take_urgent()}, quick=False)
             self._recluster(report)
         return report
 

@@ -182,6 +182,12 @@ class Ledger:
         )
         return int(found[0])
 
+    def hashes(self, namespace: str) -> dict[str, str]:
+        """Every tracked path with the content hash it was indexed at (a cheap change check)."""
+        found = self._db.get().execute("SELECT path, hash FROM files WHERE namespace = ?",
+                                       (namespace,))
+        return {str(p): str(h) for p, h in found}
+
     def paths(self, namespace: str) -> list[str]:
         """Every path the namespace tracks (notes with or without chunks)."""
         found = self._db.get().execute("SELECT path FROM files WHERE namespace = ?", (namespace,))

@@ -54,6 +54,11 @@ BATCH_FILES = 256
 # The first batch of a sync is this small and each next one twice as big, up to the sizes above:
 # on a cold index the newest notes (taken first) are searchable within seconds, not after 256.
 FIRST_BATCH = 8
+# Embedding runs in slices of this many texts; between slices the paths asked for meanwhile
+# (`Index.expedite`: a private flip, an edit) are applied, ahead of the rest of a long write.
+EMBED_SLICE = 32
+
+UrgentFn = Callable[[], set[str]]  # drains the paths to apply now
 
 
 @dataclass(frozen=True)
@@ -120,7 +125,12 @@ class Syncer:
         chunk_tokens: int,
         max_file_bytes: int,
         settings: VaultSettings | None = None,
+        urgent: UrgentFn | None = None,
+        after_urgent: Callable[[SyncReport], None] | None = None,
     ) -> None:
+        self._urgent, self._after_urgent = urgent, after_urgent
+        self._nested = False  # inside an urgent sync: no nesting further
+        self._handled: set[str] = set()  # paths an urgent sync wrote during the current _write
         self.vault = vault
         self.ns = namespace
         self.ledger = ledger
@@ -281,13 +291,51 @@ class Syncer:
             self._write(batch, known, report)
         if stamps:
             self.ledger.touch(self.ns, stamps)
-        if gone:
-            self._remove([known[r] for r in gone], report)
+        if gone:  # an urgent sync may have removed some already
+            self._remove([known[r] for r in gone if r in known], report)
         tell("done", len(wanted))
         return report
 
+    def _expedite(self, report: SyncReport) -> None:
+        """Apply now the paths asked for meanwhile that embed nothing (a private flip, a
+        metadata edit, a deletion), ahead of the rest of this write; the others are left to
+        their callers' own apply. Their plans already in the batch are stale; `_write` drops
+        them (see `_handled`)."""
+        if self._nested or self._urgent is None:
+            return
+        paths = {p for p in self._urgent() if not self._needs_embedding(p)}
+        if not paths:
+            return
+        self._nested = True
+        try:
+            done = self.sync(paths, quick=False)
+        finally:
+            self._nested = False
+        self._handled |= paths
+        report.embedded += done.embedded
+        report.removed += done.removed
+        report.written += done.written
+        report.decay_changed = report.decay_changed or done.decay_changed
+        if self._after_urgent is not None:
+            self._after_urgent(done)
+
+    def _needs_embedding(self, rel: str) -> bool:
+        plan = self._plan(rel, self.ledger.rows(self.ns, [rel]).get(rel), quick=False)
+        if not isinstance(plan, _Planned) or not plan.chunks:
+            return False
+        hashes = sorted({c.hash for c in plan.chunks})
+        return len(self.chroma.vectors_by_hash(self.ns, hashes, self.model)) < len(hashes)
+
     def _write(self, batch: list[_Planned], known: dict[str, FileRow], report: SyncReport) -> None:
+        if not self._nested:
+            self._handled = set()
+        self._expedite(report)
         vectors = self._vectors([c for p in batch for c in p.chunks], report)
+        if self._handled and not self._nested:  # an urgent sync wrote these meanwhile: stale
+            batch = [p for p in batch if p.row.path not in self._handled]
+            for path in self._handled:
+                known.pop(path, None)
+            known.update(self.ledger.rows(self.ns, sorted(self._handled)))
         deletes: dict[bool, list[str]] = {False: [], True: []}
         upserts: dict[bool, list[_PlannedChunk]] = {False: [], True: []}
         rows: list[FileRow] = []
@@ -333,10 +381,13 @@ class Syncer:
         for c in chunks:
             if c.hash not in found:
                 todo.setdefault(c.hash, c.embed_text)
-        if todo:
-            embedded = self.embedder.embed(list(todo.values()))
-            found.update(zip(todo, embedded, strict=True))
-            report.embedded += len(todo)
+        keys = list(todo)
+        for start in range(0, len(keys), EMBED_SLICE):
+            part = keys[start : start + EMBED_SLICE]
+            found.update(zip(part, self.embedder.embed([todo[k] for k in part]), strict=True))
+            report.embedded += len(part)
+            if start + EMBED_SLICE < len(keys):
+                self._expedite(report)
         return found
 
     def _remove(self, rows: list[FileRow], report: SyncReport) -> None:

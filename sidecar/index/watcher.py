@@ -73,33 +73,78 @@ def note_paths(index: Index, vault: Path, rels: Iterable[str]) -> list[str]:
 
 async def watch(
     index: Index, stop_event: asyncio.Event, on_change: OnChange | None = None,
-    on_settings: OnSettings | None = None,
+    on_settings: OnSettings | None = None, on_queue: Callable[[int], None] | None = None,
 ) -> None:
-    """Apply vault changes to `index` until `stop_event` is set.
+    """Apply vault changes to `index` until `stop_event` is set; a failed apply is raised.
 
-    `on_change` receives apply_paths' summary plus "paths" after every applied batch;
-    `on_settings` is called when a settings file changed (None: reconcile here).
+    Events keep being read while a batch is applied: they are handed to `index.expedite` (so a
+    private flip reaches the index at the running write's next embedding slice, not after it)
+    and then applied as the next batch. `on_change` receives apply_paths' summary plus "paths"
+    after every applied batch; `on_settings` is called when a settings file changed (None:
+    reconcile here); `on_queue` the number of paths waiting or being applied, whenever it
+    changes. On stop, a batch being applied is finished; waiting paths are left to the next
+    start's reconcile.
     """
     vault = index.config.vault.resolve()
     settings = _settings_paths(vault)
-    async for changes in awatch(
-        vault,
-        watch_filter=_accept(vault),
-        debounce=int(index.config.debounce_ms),
-        stop_event=stop_event,
-    ):
-        if any(Path(path).resolve() in settings for _change, path in changes):
-            result = (on_settings() if on_settings is not None
-                      else await asyncio.to_thread(index.reconcile))
-            if inspect.isawaitable(result):
-                await result
-        rels = {rel for _change, path in changes if (rel := _relative(vault, path))}
-        paths = note_paths(index, vault, rels)
-        if not paths:
-            continue
-        summary = await asyncio.to_thread(index.apply_paths, paths)
-        summary["paths"] = paths
-        if on_change is not None:
-            result = on_change(summary)
-            if inspect.isawaitable(result):
-                await result
+    pending: set[str] = set()
+    ready = asyncio.Event()
+    applying = 0
+    closing = False
+
+    def tell() -> None:
+        if on_queue is not None:
+            on_queue(len(pending) + applying)
+
+    async def read_events() -> None:
+        async for changes in awatch(vault, watch_filter=_accept(vault),
+                                    debounce=int(index.config.debounce_ms),
+                                    stop_event=stop_event):
+            if any(Path(path).resolve() in settings for _change, path in changes):
+                result = (on_settings() if on_settings is not None
+                          else await asyncio.to_thread(index.reconcile))
+                if inspect.isawaitable(result):
+                    await result
+            rels = {rel for _change, path in changes if (rel := _relative(vault, path))}
+            paths = note_paths(index, vault, rels)
+            if paths:
+                index.expedite(paths)
+                pending.update(paths)
+                ready.set()
+                tell()
+
+    async def apply_batches() -> None:
+        nonlocal applying
+        while not closing:
+            await ready.wait()
+            ready.clear()
+            if closing or stop_event.is_set():
+                return
+            paths = sorted(pending)
+            pending.clear()
+            applying = len(paths)
+            tell()
+            try:
+                summary = await asyncio.to_thread(index.apply_paths, paths)
+            finally:
+                applying = 0
+                tell()
+            summary["paths"] = paths
+            if on_change is not None:
+                result = on_change(summary)
+                if inspect.isawaitable(result):
+                    await result
+
+    reader = asyncio.create_task(read_events(), name="ora-watcher-read")
+    applier = asyncio.create_task(apply_batches(), name="ora-watcher-apply")
+    try:
+        await asyncio.wait({reader, applier}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        closing = True
+        ready.set()  # an idle applier wakes and returns; a busy one finishes its batch first
+        if not reader.done():
+            reader.cancel()
+        results = await asyncio.gather(reader, applier, return_exceptions=True)
+    for result in results:
+        if isinstance(result, Exception):
+            raise result

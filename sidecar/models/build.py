@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import json
 import math
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,6 +27,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 from sidecar.errors import ModelUnavailable
 from sidecar.models.files import file_sha256, fp32_model_file, minilm_source_dir
+from sidecar.settings import Config
 
 Weights = dict[str, npt.NDArray[np.float32]]
 OPSET = 17  # LayerNormalization is a standard op from opset 17
@@ -274,3 +277,28 @@ def build_fp32_embedder(models_path: Path, *, force: bool = False) -> dict[str, 
     build_bert_onnx(source, out_file)
     stamp_file.write_text(json.dumps(stamp) + "\n", encoding="utf-8")
     return {"built": True, "path": str(out_file), **stamp}
+
+
+def ensure_fp32_embedder(config: Config, log: Callable[[str], None]) -> bool:
+    """Build the fp32 embedder once, before a command that writes the index, when `embed_model`
+    wants it (auto or fp32) and it is not built yet: a fresh install then indexes with the same
+    model `make setup` would have built, without a separate step. Returns whether it built.
+
+    With `auto`, a failed build (a read-only models folder, say) is reported and the packaged
+    int8 embedder is used; with `fp32` the failure is the command's error.
+    """
+    setting = str(config.embed_model)
+    if setting not in ("auto", "fp32") or fp32_model_file(config.models_path).is_file():
+        return False
+    log(f"building the fp32 embedder from the packaged weights into {config.models_path} "
+        "(once, a few seconds) …")
+    started = time.monotonic()
+    try:
+        build_fp32_embedder(config.models_path)
+    except (OSError, ModelUnavailable) as exc:
+        if setting == "fp32":
+            raise ModelUnavailable(f"cannot build the fp32 embedder: {exc}") from exc
+        log(f"could not build the fp32 embedder ({exc}); using the packaged int8 one")
+        return False
+    log(f"fp32 embedder built in {time.monotonic() - started:.1f} s")
+    return True

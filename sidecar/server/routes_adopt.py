@@ -32,7 +32,7 @@ async def adopt_plan(request: web.Request) -> web.Response:
 
 def _apply(vault: Path, max_bytes: int, wanted: dict[str, str], private: bool) -> Outcome:
     """Apply the confirmed proposals that a fresh plan still holds with the same digest."""
-    plan = plan_adoption(vault, max_bytes)
+    plan = plan_adoption(vault, max_bytes, only=set(wanted))
     current = {p.path: p for p in plan.proposals}
     chosen, out = [], Outcome()
     for path, digest in wanted.items():

@@ -28,6 +28,8 @@ async def status(request: web.Request) -> web.Response:
             "files": state.files,
             "chunks": state.chunks,
             "queue": state.queue,
+            "indexing": state.indexing,
+            "tasks": {name: task.as_json() for name, task in state.tasks.items()},
             "reconcile": state.reconcile.as_json(),
             "model": state.model,
             "reranker": {"name": state.reranker, "reason": state.reranker_reason},

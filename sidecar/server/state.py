@@ -14,6 +14,7 @@ from aiohttp import web
 
 from sidecar.errors import OraError
 from sidecar.server.events import Event, EventHub
+from sidecar.server.supervise import TaskStatus
 from sidecar.settings import Config
 
 log = logging.getLogger("sidecar.server")
@@ -58,13 +59,29 @@ class ServerState:
     reconcile: Reconcile = field(default_factory=Reconcile)
     files: int = 0
     chunks: int = 0
-    queue: int = 0
+    queues: dict[str, int] = field(default_factory=dict)  # files waiting, by who holds them
+    tasks: dict[str, TaskStatus] = field(
+        default_factory=lambda: {"watcher": TaskStatus(), "reconcile": TaskStatus()})
     model: str | None = None
     reranker: str = "none"
     reranker_reason: str | None = None
     contradictions_open: int = 0
     last_error: str | None = None
     cleaning: Cleaning = field(default_factory=Cleaning)
+
+    @property
+    def queue(self) -> int:
+        """Files waiting to be applied or being applied (file events, the watcher's batches)."""
+        return sum(self.queues.values())
+
+    @property
+    def indexing(self) -> bool:
+        """True while any index write is running or waiting: a reconcile, a watcher batch,
+        file events."""
+        return self.reconcile.running or self.queue > 0
+
+    def set_queue(self, source: str, n: int) -> None:
+        self.queues[source] = n
 
     def set_progress(self, phase: str, done: int, total: int, *, running: bool = True) -> None:
         self.reconcile = Reconcile(running, phase, done, total)

@@ -26,7 +26,7 @@ import difflib
 import hashlib
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path, PurePosixPath
@@ -359,14 +359,20 @@ def _diff(rel: str, before: str, after: str) -> str:
     return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
 
 
-def plan_adoption(vault: str | Path, max_bytes: int = DEFAULT_MAX_BYTES) -> Plan:
-    """Proposals for every note of `vault` that has not adopted the schema; writes nothing."""
+def plan_adoption(vault: str | Path, max_bytes: int = DEFAULT_MAX_BYTES,
+                  only: Collection[str] | None = None) -> Plan:
+    """Proposals for every note of `vault` that has not adopted the schema; writes nothing.
+
+    `only` limits the proposals (the costly part: each renders its new frontmatter) to those
+    paths; every note is still read, since folder notes and hubs decide `nexus`."""
     root = Path(vault)
     ctx = LintContext.for_vault(root, None, max_bytes)
     names = ctx.names or NameIndex(iter_note_paths(root))
     plan = Plan()
     reads = _read_all(root, names, ctx.settings, max_bytes, plan)
     for rel, read in reads.items():
+        if only is not None and rel not in only:
+            continue
         note = read.note
         if note.yaml_error is not None:
             message, line = note.yaml_error

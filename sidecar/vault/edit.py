@@ -303,6 +303,13 @@ def _read(path: Path, rel: str) -> bytes:
         raise NotFound(f"no note at {rel}") from exc
 
 
+def _check_not_empty(data: bytes, rel: str) -> None:
+    """Conflict for an empty note: most often an editor between its truncate and its write, so
+    nothing planned from it may be written."""
+    if not data.strip():
+        raise Conflict(f"{rel} is empty (perhaps it is being saved); nothing was written")
+
+
 def _check_writable(path: Path, rel: str) -> None:
     """NoteNotWritable for a read-only note: its owner took write permission away on purpose."""
     if not path.stat().st_mode & stat.S_IWUSR:
@@ -370,6 +377,23 @@ def _swap(path: Path, tmp: Path, read_hash: str) -> None:
         held.unlink(missing_ok=True)
 
 
+def _temp_copy(path: Path, data: bytes, mode: int) -> Path:
+    """`data` in a new hidden file beside `path` (flushed to disk, mode `mode`), to be moved
+    into place or removed by the caller."""
+    fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".ora-tmp")
+    tmp = Path(tmp_name)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp, mode)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return tmp
+
+
 def atomic_write(path: Path, data: bytes, read_hash: str, rel: str | None = None) -> None:
     """Replace `path` with `data` atomically, keeping its mode, if it still hashes `read_hash`.
 
@@ -379,19 +403,11 @@ def atomic_write(path: Path, data: bytes, read_hash: str, rel: str | None = None
     """
     name = rel or path.name
     _check_writable(path, name)
-    mode = stat.S_IMODE(path.stat().st_mode)
     try:
-        fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.",
-                                        suffix=".ora-tmp")
-    except PermissionError as exc:
+        tmp = _temp_copy(path, data, stat.S_IMODE(path.stat().st_mode))
+    except PermissionError as exc:  # a folder that cannot be written
         raise _not_writable(name, exc) from exc
-    tmp = Path(tmp_name)
     try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(tmp, mode)
         _swap(path, tmp, read_hash)
     except PermissionError as exc:  # immutable (EPERM on the replace)
         raise _not_writable(name, exc) from exc
@@ -432,8 +448,7 @@ def plan_edit(
     data = _read(path, rel)
     _check(data, expected_hash, rel)
     _check_writable(path, rel)
-    if not data.strip():
-        raise Conflict(f"{rel} is empty (perhaps it is being saved); nothing was written")
+    _check_not_empty(data, rel)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -575,14 +590,8 @@ def create_note(vault: str | Path, rel: str, text: str) -> str:
     path = vault_path(vault, rel)
     path.parent.mkdir(parents=True, exist_ok=True)
     data = text.encode("utf-8")
-    fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".ora-tmp")
-    tmp = Path(tmp_name)
+    tmp = _temp_copy(path, data, 0o644)
     try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(tmp, 0o644)
         os.link(tmp, path)  # fails if the file exists: no overwrite, no race
     except FileExistsError as exc:
         raise Conflict(f"{normalise_rel(rel)} already exists") from exc
@@ -601,11 +610,12 @@ def append_to_note(
     (hash read, new hash).
 
     Every existing byte is kept except frontmatter keys `mutate` changes. Conflict when the file
-    is not `expected_hash` (if given) or changes before the write.
+    is not `expected_hash` (if given), is empty, or changes before the write.
     """
     path = vault_path(vault, rel)
     data = _read(path, rel)
     read_hash = _check(data, expected_hash, rel)
+    _check_not_empty(data, rel)
     try:
         old = data.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -40,7 +41,7 @@ async def test_ora_ask_keeps_the_conversation_in_a_chat_note_that_outlives_the_d
     tmp_path: Path, vault: Path, embedder: Embedder, llm: Any, monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    config = settings(tmp_path, llm_url=llm.url)
+    config = replace(settings(tmp_path, llm_url=llm.url), data=vault / ".ora")  # the default
     for s in SETTINGS:
         monkeypatch.setenv(s.env, str(config.values[s.name]))
     assert await asyncio.to_thread(main, ["index", str(vault), "--data", str(config.data)]) == 0
@@ -144,3 +145,18 @@ async def test_the_conversation_routes_name_the_chat_note(
     (vault / "Chats/Ora/w-2.md").unlink()  # the note is the truth: the conversation is gone
     status, err = await api.call("GET", "/v1/conversations/w-2")
     assert status == 404 and err["error"]["code"] == "not_found"
+
+
+async def test_in_private_mode_the_model_is_told_which_passage_is_private(
+    tmp_path: Path, indexed: Index, embedder: Embedder, llm: Any,
+) -> None:
+    llm.reply = lambda body: "Honey [1]."
+    config = settings(tmp_path, llm_url=llm.url)
+    doc = await answer(config, indexed, embedder, None, "What is my sourdough starter secret?",
+                       SearchOptions(k=4, rerank=False, private=True))
+    (secret,) = [c for c in doc["citations"] if c["private"]]
+    assert secret["flags"] == ["private"]
+    assert all(c["flags"] == [] for c in doc["citations"] if not c["private"])
+    assert (f"[{secret['n']}] ({secret['path']}, lines {secret['line_start']}-"
+            f"{secret['line_end']}) (private: from a private note") in (
+        llm.requests[-1]["messages"][-1]["content"])

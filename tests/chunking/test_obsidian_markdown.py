@@ -83,9 +83,13 @@ def test_a_callout_without_a_title_is_named_by_its_kind(tokenizer: Tokenizer) ->
         ("![[Reading list|my reading list]]", "my reading list"),
         ("![[Attachments/whiteboard.png|400]]", "whiteboard.png"),
         ("![[Glossary#^def-recall]]", "Glossary"),
+        ("Ask [[Priya]] about [[Rate limiting design#Decision|the decision]].",
+         "Ask Priya about the decision."),
+        ("Width [[Note|300]] is an alias on a link.", "Width 300 is an alias on a link."),
+        ("[[Projects/Home server#Backups]]", "Home server > Backups"),
     ],
 )
-def test_embeds_are_embedded_by_name_and_cited_verbatim(
+def test_links_and_embeds_are_embedded_by_name_and_cited_verbatim(
     tokenizer: Tokenizer, line: str, seen: str
 ) -> None:
     text = f"# Notes\n\n{line}\n"

@@ -15,8 +15,9 @@ VITAMIN = ("Engrams/Vitamin C and colds.md", "Engrams/Vitamin C revisited.md")
 
 @pytest.fixture(autouse=True)
 def _int8_models(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The packaged int8 embedder, as on a fresh machine."""
+    """The packaged int8 embedder (without the setting, `ora index` would build fp32 first)."""
     monkeypatch.setenv("ORA_MODELS_DIR", str(tmp_path / "models"))
+    monkeypatch.setenv("ORA_EMBED_MODEL", "int8")
 
 
 def ora(capsys: pytest.CaptureFixture[str], *argv: str) -> Any:

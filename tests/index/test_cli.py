@@ -14,6 +14,7 @@ import pytest
 
 from sidecar.cli import main
 from sidecar.index.lock import WriterLock
+from sidecar.index.params import load_params
 
 from .conftest import KETTLE, write
 
@@ -41,6 +42,18 @@ def test_index_json_then_incremental_then_rebuild(
     assert _index(capsys, str(vault), "--data", data)["embedded"] == 0
     rebuilt = _index(capsys, str(vault), "--data", data, "--rebuild")
     assert rebuilt["embedded"] == rebuilt["chunks"] == first["chunks"]
+
+
+def test_first_index_with_auto_builds_the_fp32_embedder_and_uses_it(
+    vault: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("ORA_EMBED_MODEL", "auto")  # as on a fresh install: nothing built yet
+    data = tmp_path / "data"
+    assert main(["index", str(vault), "--data", str(data), "--json"]) == 0
+    assert "building the fp32 embedder" in capsys.readouterr().err
+    saved = load_params(data)["namespaces"]["default"]
+    assert ":fp32:" in json.dumps(saved)  # the index's model id names the variant
 
 
 def test_index_refuses_while_another_writer_holds_the_lock(

@@ -8,8 +8,15 @@ import onnxruntime as ort
 import pytest
 
 from sidecar.errors import ModelUnavailable
-from sidecar.models.build import BertShape, bert_graph, build_fp32_embedder, random_weights
+from sidecar.models.build import (
+    BertShape,
+    bert_graph,
+    build_fp32_embedder,
+    ensure_fp32_embedder,
+    random_weights,
+)
 from sidecar.models.embedder import Embedder, available_variants, choose_variant
+from sidecar.settings import make_config
 
 REFERENCE = Path(__file__).parent / "data" / "reference_embeddings.json"
 
@@ -50,6 +57,36 @@ def test_build_redone_when_builder_stamp_differs(tmp_path: Path) -> None:
     stamp.write_text(json.dumps({"source_sha256": "old", "builder_version": 0}), encoding="utf-8")
     assert build_fp32_embedder(tmp_path)["built"] is True
     assert json.loads(stamp.read_text(encoding="utf-8"))["source_sha256"] == first["source_sha256"]
+
+
+def test_ensure_builds_the_fp32_embedder_once_with_a_progress_line(tmp_path: Path) -> None:
+    config = make_config(tmp_path, models_dir=str(tmp_path / "models"), embed_model="auto")
+    lines: list[str] = []
+    assert ensure_fp32_embedder(config, lines.append) is True
+    assert lines[0].startswith("building the fp32 embedder from the packaged weights into")
+    assert lines[-1].startswith("fp32 embedder built in")
+    assert choose_variant("auto", config.models_path) == "fp32"
+    lines.clear()
+    assert ensure_fp32_embedder(config, lines.append) is False and lines == []
+
+
+def test_ensure_leaves_an_int8_setting_alone(tmp_path: Path) -> None:
+    config = make_config(tmp_path, models_dir=str(tmp_path / "models"), embed_model="int8")
+    assert ensure_fp32_embedder(config, print) is False
+    assert not (tmp_path / "models").exists()
+
+
+def test_ensure_falls_back_to_int8_when_auto_cannot_build(tmp_path: Path) -> None:
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("", encoding="utf-8")
+    config = make_config(tmp_path, models_dir=str(blocker), embed_model="auto")
+    lines: list[str] = []
+    assert ensure_fp32_embedder(config, lines.append) is False
+    assert "using the packaged int8 one" in lines[-1]
+    assert choose_variant("auto", blocker) == "int8"
+    with pytest.raises(ModelUnavailable, match="cannot build the fp32 embedder"):
+        ensure_fp32_embedder(make_config(tmp_path, models_dir=str(blocker), embed_model="fp32"),
+                             lines.append)
 
 
 TINY = BertShape(vocab_size=50, hidden_size=16, num_layers=2, num_heads=2, intermediate_size=32)

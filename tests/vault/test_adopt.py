@@ -86,6 +86,14 @@ def test_apply_writes_exactly_the_planned_diff_and_nothing_else(plain: Path) -> 
             assert line[1:] in new.splitlines()
 
 
+def test_a_plan_limited_to_some_notes_proposes_the_same_for_them(plain: Path) -> None:
+    full = {p.path: p for p in plan_adoption(plain).proposals}
+    some = ["Recipes/Weeknight dal.md", "Projects/Allotment/Compost notes.md"]
+    limited = plan_adoption(plain, only=some)
+    assert [p.path for p in limited.proposals] == sorted(some)
+    assert all(p == full[p.path] for p in limited.proposals)  # nexus still sees every hub
+
+
 def test_a_note_edited_between_plan_and_apply_is_refused_and_left_untouched(plain: Path) -> None:
     plan = plan_adoption(plain)
     edited = plain / "Recipes/Weeknight dal.md"

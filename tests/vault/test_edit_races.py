@@ -18,7 +18,13 @@ from pathlib import Path
 import pytest
 
 from sidecar.errors import Conflict
-from sidecar.vault.edit import atomic_write, content_hash, edit_frontmatter, set_value
+from sidecar.vault.edit import (
+    append_to_note,
+    atomic_write,
+    content_hash,
+    edit_frontmatter,
+    set_value,
+)
 from sidecar.vault.lint import fix_dates
 
 # After the fix's read the editor waits DELAY = span * fraction (span: one whole fix) before
@@ -120,3 +126,10 @@ def test_a_write_is_checked_against_the_bytes_it_was_planned_from(note: Path) ->
         atomic_write(note, b"---\ntype: engram\n---\n", content_hash(planned))
     assert note.read_bytes() == b""
     assert sorted(p.name for p in note.parent.iterdir()) == ["Note.md"]  # nothing left behind
+
+
+def test_nothing_is_appended_to_an_empty_note(note: Path) -> None:
+    note.write_bytes(b"")
+    with pytest.raises(Conflict, match="empty"):
+        append_to_note(note.parent, note.name, "A new line.\n")
+    assert note.read_bytes() == b""

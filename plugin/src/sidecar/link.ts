@@ -68,7 +68,10 @@ export class SidecarLink {
 		this.failures = 0;
 		this.set(StatusModel.initial());
 		const outcome = await this.options.supervisor.ensureRunning();
-		if (!this.running) return;
+		if (!this.running) {
+			this.options.supervisor.stop(); // stopped meanwhile: end what that start began
+			return;
+		}
 		if (!outcome.ok) {
 			this.set(this.model.failed(outcome.reason, outcome.problem));
 			return;
@@ -155,7 +158,10 @@ export class SidecarLink {
 		await new Promise((resolve) => window.setTimeout(resolve, delay));
 		if (!this.running) return;
 		const outcome = await this.options.supervisor.ensureRunning();
-		if (!this.running) return;
+		if (!this.running) {
+			this.options.supervisor.stop();
+			return;
+		}
 		if (outcome.ok) {
 			await this.up();
 		} else if (outcome.problem === "failed") {

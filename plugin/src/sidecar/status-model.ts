@@ -146,7 +146,7 @@ export class StatusModel {
 function explain(reason: string, problem: Problem): string {
 	switch (problem) {
 		case "missing-command":
-			return `The ora command was not found (${reason}). Set "Ora command" in Ora's settings to the ora program, for example /path/to/repo/.venv/bin/ora.`;
+			return `The ora command was not found (${reason}). Set "Ora command" in Ora's settings to the ora program, for example /path/to/repo/.venv/bin/ora, or install it from there: Sidecar installation → Set up.`;
 		case "auto-start-off":
 			return `${reason} Turn on "Start the sidecar automatically", or run ora serve yourself.`;
 		default:

@@ -36,6 +36,8 @@ export interface SupervisorOptions {
 	/** Reads DATA/token; called once the sidecar is healthy (it writes the token on first run). */
 	readToken: () => Promise<string>;
 	onToken: (token: string) => void;
+	/** Null when a sidecar of this version is supported, else why not (setup/compat.ts). */
+	refuseVersion?: (version: string) => string | null;
 	/** Ends a sidecar this plugin started before a reload (no child handle); default process.kill. */
 	kill?: (pid: number) => void;
 	/** How long a spawned sidecar may take to answer /v1/health (it loads models first). */
@@ -44,7 +46,7 @@ export interface SupervisorOptions {
 }
 
 /** Why there is no sidecar: each points the user to a different fix. */
-export type Problem = "missing-command" | "other-vault" | "auto-start-off" | "failed";
+export type Problem = "missing-command" | "other-vault" | "auto-start-off" | "incompatible" | "failed";
 
 export type Outcome =
 	| { ok: true; spawned: boolean; owned: boolean; version: string; port: number }
@@ -140,8 +142,13 @@ export class SidecarSupervisor {
 		return outcome.ok || outcome.problem !== "other-vault" ? outcome : null;
 	}
 
-	/** Loads the token and checks that the sidecar serves this vault. */
+	/** Checks the sidecar's version, loads the token and checks that the sidecar serves this vault. */
 	private async attach(version: string, adopted: number | null, spawned: boolean): Promise<Outcome> {
+		const refusal = this.options.refuseVersion?.(version) ?? null;
+		if (refusal !== null) {
+			if (spawned) this.stop();
+			return { ok: false, problem: "incompatible", reason: refusal };
+		}
 		const where = this.options.client.baseUrl;
 		const fix = this.options.port === 0 ? "" : " Set Port to 0 (automatic) in Ora's settings so that each vault gets its own sidecar.";
 		try {

@@ -26,15 +26,26 @@ export interface LiveSidecar {
 	stop: () => Promise<void>;
 }
 
-export async function startSidecar(): Promise<LiveSidecar> {
+/** A temporary copy of ./vault. */
+export function copyVault(): string {
 	const vault = mkdtempSync(join(tmpdir(), "ora-plugin-e2e-"));
 	cpSync(resolve(__dirname, "vault"), vault, { recursive: true });
-	// Port 0, as the plugin does by default: the sidecar picks a free port and records it.
+	return vault;
+}
+
+/**
+ * The plugin's supervisor for `vault`, set up as main.ts sets it up: port 0 (the sidecar picks a
+ * free port and records it in DATA/server.json), `--parent-pid` ours. Its stderr goes to `stderr`.
+ */
+export function realSupervisor(
+	vault: string,
+	client: SidecarClient,
+	onToken: (token: string) => void,
+	stderr: string[] = [],
+	extraEnv: Record<string, string> = {},
+): SidecarSupervisor {
 	const settings = { port: 0, dataFolder: "" };
-	let token: string | null = null;
-	const client = new SidecarClient(new NodeHttpTransport(60_000), { baseUrl: "http://127.0.0.1:9", token: () => token });
-	const stderr: string[] = [];
-	const supervisor = new SidecarSupervisor({
+	return new SidecarSupervisor({
 		client,
 		autoStart: true,
 		port: 0,
@@ -42,15 +53,25 @@ export async function startSidecar(): Promise<LiveSidecar> {
 		sameVault: (a, b) => realpathSync(a) === realpathSync(b),
 		ownPid: process.pid,
 		spawn: () => {
-			const child = spawn(ORA, serveArgs(settings, vault, process.pid), { stdio: ["ignore", "ignore", "pipe"] });
+			const env = { ...process.env, ...extraEnv };
+			const child = spawn(ORA, serveArgs(settings, vault, process.pid), { stdio: ["ignore", "ignore", "pipe"], env });
 			child.stderr.on("data", (chunk: Buffer) => stderr.push(chunk.toString()));
 			return child;
 		},
 		readRecord: async () => parseRecord(readFileSync(recordPath(settings, vault), "utf8")),
 		readToken: async () => readFileSync(tokenPath(settings, vault), "utf8"),
-		onToken: (t) => (token = t),
+		onToken,
 		startTimeoutMs: 150_000,
 	});
+}
+
+/** `env`: extra environment for `ora serve` (e.g. `ORA_LLM_URL`, as the plugin passes its settings). */
+export async function startSidecar(options: { env?: Record<string, string> } = {}): Promise<LiveSidecar> {
+	const vault = copyVault();
+	let token: string | null = null;
+	const client = new SidecarClient(new NodeHttpTransport(60_000), { baseUrl: "http://127.0.0.1:9", token: () => token });
+	const stderr: string[] = [];
+	const supervisor = realSupervisor(vault, client, (t) => (token = t), stderr, options.env);
 	const outcome = await supervisor.ensureRunning();
 	if (!outcome.ok) {
 		supervisor.stop();

@@ -1,5 +1,7 @@
 // End-to-end: the plugin's client code against a real `ora serve` on a temporary vault.
 import { readFileSync, writeFileSync } from "fs";
+
+import { App } from "obsidian";
 import { join } from "path";
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -9,6 +11,7 @@ import { NodeHttpTransport } from "../../src/api/node-transport";
 import { EventStream } from "../../src/api/event-stream";
 import type { StreamEvent } from "../../src/api/types";
 import { placeDiagnostics } from "../../src/lint/ranges";
+import { AdoptModal, undoAdoption } from "../../src/ui/adopt-modal";
 import { shapeResults } from "../../src/search/shape";
 import { EventBatcher } from "../../src/vault/event-batcher";
 import { eventually, E2E_TIMEOUT_MS, SKIP_REASON, startSidecar, type LiveSidecar } from "./harness";
@@ -98,6 +101,28 @@ describe.skipIf(SKIP_REASON !== null)(`plugin ⇄ ora serve${SKIP_REASON ? ` (sk
 		}
 		const index = events.find((e) => e.type === "index");
 		expect(index && index.type === "index" && index.files).toBeGreaterThanOrEqual(4);
+	});
+
+	it("adopts an untyped note from the modal and the undo gives its bytes back", async () => {
+		const rel = "Resources/Loose thoughts.md";
+		const original = "# Loose thoughts\r\n\r\nNo frontmatter, CRLF line endings.\r\n";
+		writeFileSync(join(live.vault, rel), original);
+		const modal = new AdoptModal(new App(), { client: live.client });
+		modal.open();
+		const button = await eventually(async () => {
+			const found = [...modal.contentEl.querySelectorAll("button")].find((b) => b.textContent === "Adopt 1 note");
+			return found ?? null;
+		});
+		expect(modal.contentEl.querySelector(".ora-adopt-path")?.textContent).toBe(rel);
+		expect(readFileSync(join(live.vault, rel), "utf8")).toBe(original); // the plan wrote nothing
+		button.click();
+		const adopted = await eventually(async () => {
+			const text = readFileSync(join(live.vault, rel), "utf8");
+			return text.startsWith("---\r\ntype: resource\r\n") ? text : null;
+		});
+		expect(adopted.endsWith(original)).toBe(true);
+		await undoAdoption(live.client);
+		expect(readFileSync(join(live.vault, rel), "utf8")).toBe(original);
 	});
 
 	it("refuses a request without the token", async () => {

@@ -2,7 +2,7 @@
 // small Node program that behaves like `ora serve` at its edges (DATA/server.json, DATA/token,
 // /v1/health, /v1/status, /v1/events/stream).
 import { spawn, type ChildProcess } from "child_process";
-import { mkdtempSync, readFileSync, rmSync } from "fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "fs";
 import { tmpdir } from "os";
 import { join } from "path";
 
@@ -21,7 +21,7 @@ const http = require("http"), fs = require("fs"), path = require("path");
 const [vault, data, served] = process.argv.slice(1);
 fs.mkdirSync(data, { recursive: true });
 fs.writeFileSync(path.join(data, "token"), "tok\\n");
-const status = { vault: served || vault, pid: process.pid, files: 3, chunks: 9, queue: 0,
+const status = { vault: served || vault, pid: process.pid, files: 3, chunks: 9, queue: 0, indexing: false,
   reconcile: { running: false, phase: "done", done: 3, total: 3 }, model: "m",
   reranker: { name: "none", reason: null }, contradictions_open: 2, last_error: null,
   cleaning: { running: false, phase: "done", done: 0, total: 0, scans: 1, last_finished: null, fallbacks: 0 } };
@@ -66,7 +66,7 @@ interface Rig {
 	spawned: ChildProcess[];
 }
 
-function rig(vault: string, data: string, change: { script?: string; servedVault?: string; port?: number } = {}): Rig {
+function rig(vault: string, data: string, change: { script?: string; servedVault?: string; port?: number; recordDelayMs?: number } = {}): Rig {
 	let token: string | null = null;
 	const client = new SidecarClient(new NodeHttpTransport(2000), { baseUrl: "http://127.0.0.1:9", token: () => token });
 	const spawned: ChildProcess[] = [];
@@ -83,7 +83,10 @@ function rig(vault: string, data: string, change: { script?: string; servedVault
 			spawned.push(child);
 			return child;
 		},
-		readRecord: async () => parseRecord(readFileSync(join(data, "server.json"), "utf8")),
+		readRecord: async () => {
+			await new Promise((resolve) => setTimeout(resolve, change.recordDelayMs ?? 0));
+			return parseRecord(readFileSync(join(data, "server.json"), "utf8"));
+		},
 		readToken: async () => readFileSync(join(data, "token"), "utf8"),
 		onToken: (t) => (token = t),
 		startTimeoutMs: 10_000,
@@ -196,10 +199,10 @@ describe("SidecarLink", () => {
 
 	it("recognises the sidecar it started before a reload, and stops it on unload", async () => {
 		const { vault, data } = aVault();
-		const before = rig(vault, data);
-		await before.link.start();
-		const child = nth(before.spawned, 0);
-		links.splice(links.indexOf(before.link), 1); // the old plugin instance vanishes without stop()
+		// Started by this process in an earlier plugin session that ended without stop().
+		const child = spawn(process.execPath, ["-e", FAKE_SIDECAR, vault, data], { stdio: "ignore", env: { ...process.env, PARENT_PID: String(process.pid) } });
+		children.push(child);
+		await until(() => existsSync(join(data, "server.json")));
 		const after = rig(vault, data);
 		await after.link.start();
 		expect(after.spawned).toEqual([]); // attached, not started again
@@ -218,5 +221,17 @@ describe("SidecarLink", () => {
 		await r.link.start();
 		expect(r.link.status.view).toMatchObject({ phase: "error", action: "settings" });
 		expect(r.link.status.view.detail).toContain('Set "Ora command" in Ora\'s settings');
+	});
+
+	it("leaves no sidecar behind when stopped before its start got going", async () => {
+		const { vault, data } = aVault();
+		const r = rig(vault, data, { recordDelayMs: 300 }); // stop() lands while the record is read
+		const starting = r.link.start();
+		await new Promise((resolve) => setTimeout(resolve, 50));
+		r.link.stop();
+		await starting;
+		expect(r.spawned.length).toBeLessThanOrEqual(1);
+		for (const child of r.spawned) await until(() => child.exitCode !== null || child.signalCode !== null);
+		expect(r.link.status.view.phase).toBe("stopped");
 	});
 });

@@ -9,6 +9,7 @@ function aStatus(change: Partial<Status> = {}): Status {
 		files: 12,
 		chunks: 40,
 		queue: 0,
+		indexing: false,
 		reconcile: { running: false, phase: null, done: 0, total: 0 },
 		model: "minilm-int8",
 		reranker: { name: "none", reason: "no model" },

@@ -105,4 +105,18 @@ describe("SidecarSupervisor", () => {
 		expect(outcome).toMatchObject({ ok: false, problem: "other-vault" });
 		expect(!outcome.ok && outcome.reason).toContain("this vault has no sidecar token yet: that sidecar belongs to another vault");
 	});
+
+	it("refuses a sidecar of another release series, and stops it if it started it", async () => {
+		const port = await freePort();
+		const script = `require("http").createServer((q, s) => s.end(q.url === "/v1/status" ? '${STATUS}' : '{"status":"ok","version":"0.9.0"}')).listen(${port}, "127.0.0.1")`;
+		const child = spawn(process.execPath, ["-e", script], { stdio: ["ignore", "ignore", "pipe"] });
+		const exited = new Promise((resolve) => child.on("exit", (_code, signal) => resolve(signal)));
+		const { sup, tokens } = supervisor(port, {
+			spawn: () => child,
+			refuseVersion: (version) => (version.startsWith("0.1.") ? null : `The sidecar is version ${version}; upgrade it.`),
+		});
+		expect(await sup.ensureRunning()).toEqual({ ok: false, problem: "incompatible", reason: "The sidecar is version 0.9.0; upgrade it." });
+		expect(tokens).toEqual([]);
+		expect(await exited).toBe("SIGTERM");
+	});
 });
