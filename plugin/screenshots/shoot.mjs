@@ -27,11 +27,13 @@ await esbuild.build({
 const css = readFileSync(join(here, "theme.css"), "utf8") + readFileSync(join(root, "styles.css"), "utf8");
 writeFileSync(join(work, "index.html"), `<!doctype html><meta charset="utf-8"><style>${css}</style><body><script src="harness.js"></script></body>`);
 
+// SCENES=triage,lint shoots only those.
+const only = process.env.SCENES ? new Set(process.env.SCENES.split(",")) : null;
 const scenes = [
 	{ name: "search", size: { width: 900, height: 760 } },
 	{ name: "lint", size: { width: 900, height: 520 }, hover: ".cm-lintRange-error" },
 	{ name: "triage", size: { width: 1100, height: 900 } },
-];
+].filter((scene) => only === null || only.has(scene.name));
 
 mkdirSync(out, { recursive: true });
 const browser = await chromium.launch({
