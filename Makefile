@@ -5,6 +5,7 @@ PY      := $(VENV)/bin/python
 ORA     := $(VENV)/bin/ora
 VAULT   ?= examples/vault
 QUERY   ?= how does spaced repetition help memory
+DIST    ?= dist
 
 .PHONY: setup python-setup plugin-setup models demo serve test lint typecheck clean dist version check-version
 
@@ -50,14 +51,14 @@ lint: python-setup
 	$(VENV)/bin/ruff check sidecar tests bench scripts
 	$(VENV)/bin/mypy
 
-# Release files in dist/: the sidecar's wheel and sdist (the wheel is built from the sdist, which
-# proves the sdist complete) and the plugin's main.js, manifest.json, styles.css.
+# Release files in $(DIST): the sidecar's wheel and sdist (the wheel is built from the sdist,
+# which proves the sdist complete) and the plugin's main.js, manifest.json, styles.css.
 dist: python-setup plugin-setup check-version
-	rm -rf dist
-	$(PY) -m build --outdir dist .
+	rm -rf $(DIST)
+	$(PY) -m build --outdir $(DIST) .
 	npm run build
-	cp main.js manifest.json styles.css dist/
-	@ls -l dist
+	cp main.js manifest.json styles.css $(DIST)/
+	@ls -l $(DIST)
 
 # One version everywhere: `make version V=0.2.0` sets it, `make check-version` fails on drift.
 version: python-setup

@@ -33,6 +33,21 @@ def dists(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return {"wheel": next(out.glob("*.whl")), "sdist": next(out.glob("*.tar.gz"))}
 
 
+@pytest.mark.slow
+def test_make_dist_builds_the_release_files(tmp_path: Path) -> None:
+    out = tmp_path / "dist"
+    # -o: the venv and node_modules are already set up (make test's `setup`); never redo them here.
+    subprocess.run(["make", "--no-print-directory", "-o", ".venv/.installed", "-o",
+                    "node_modules/.installed", "dist", f"DIST={out}"],
+                   cwd=ROOT, check=True, capture_output=True, timeout=900)
+    version = _plugin_version()
+    assert sorted(p.name for p in out.iterdir()) == [
+        "main.js", "manifest.json", f"ora_vault_sidecar-{version}-py3-none-any.whl",
+        f"ora_vault_sidecar-{version}.tar.gz", "styles.css"]
+    assert (out / "manifest.json").read_bytes() == (ROOT / "manifest.json").read_bytes()
+    assert (out / "main.js").stat().st_size > 10_000
+
+
 def _plugin_version() -> str:
     version: str = json.loads((ROOT / "manifest.json").read_text(encoding="utf-8"))["version"]
     return version

@@ -56,7 +56,8 @@ export class SetupModal extends Modal {
 			.addText((t) => {
 				t.setPlaceholder("/path/to/ora_vault_sidecar-x.y.z-py3-none-any.whl");
 				this.sourceInput = t.inputEl;
-			});
+			})
+			.addButton((b) => b.setButtonText("Choose…").onClick(() => this.chooseWheel()));
 		this.actionsEl = this.contentEl.createDiv();
 		this.stepEl = this.contentEl.createDiv({ cls: "ora-setup-step" });
 		this.logEl = this.contentEl.createEl("pre", { cls: "ora-setup-log" });
@@ -66,6 +67,19 @@ export class SetupModal extends Modal {
 
 	override onClose(): void {
 		this.contentEl.empty();
+	}
+
+	/** A file dialog for the wheel; its path fills the text field. */
+	private chooseWheel(): void {
+		const picker = this.contentEl.createEl("input", { attr: { type: "file", accept: ".whl" } });
+		picker.addClass("ora-hidden");
+		picker.addEventListener("change", () => {
+			const file = picker.files?.[0];
+			const path = file ? pathOfFile(file) : null;
+			if (path) this.sourceInput.value = path;
+			picker.remove();
+		});
+		picker.click();
 	}
 
 	private source(): PackageSource {
@@ -129,4 +143,16 @@ export class SetupModal extends Modal {
 		while (this.logEl.childNodes.length > SHOWN_LINES) this.logEl.firstChild?.remove();
 		this.logEl.scrollTop = this.logEl.scrollHeight;
 	}
+}
+
+/**
+ * A picked file's path on disk: `File.path` on older Electron, `webUtils.getPathForFile` on
+ * Electron 32 and later (Obsidian exposes Electron's modules through `require`).
+ */
+export function pathOfFile(file: File): string | null {
+	const legacy = (file as File & { path?: string }).path;
+	if (legacy) return legacy;
+	const load = (window as unknown as { require?: (name: string) => unknown }).require;
+	const electron = load?.("electron") as { webUtils?: { getPathForFile(file: File): string } } | undefined;
+	return electron?.webUtils?.getPathForFile(file) || null;
 }

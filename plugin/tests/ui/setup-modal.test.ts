@@ -97,4 +97,17 @@ describe("SetupModal", () => {
 		expect(button("Install")).toBeDefined();
 		modal.close();
 	});
+
+	it("fills the wheel field from the file dialog", () => {
+		const { el, button, modal } = host(false, { ok: true, oraCommand: "/x/ora", version: "0.1.0" });
+		button("Choose…")!.click();
+		const picker = el.querySelector('input[type="file"]') as HTMLInputElement;
+		expect(picker.accept).toBe(".whl");
+		const file = Object.assign(new File(["wheel"], "ora_vault_sidecar-0.1.0-py3-none-any.whl"), { path: "/dl/ora_vault_sidecar-0.1.0-py3-none-any.whl" });
+		Object.defineProperty(picker, "files", { value: [file] });
+		picker.dispatchEvent(new Event("change"));
+		expect((el.querySelector('input[type="text"]') as HTMLInputElement).value).toBe("/dl/ora_vault_sidecar-0.1.0-py3-none-any.whl");
+		expect(el.querySelector('input[type="file"]')).toBeNull();
+		modal.close();
+	});
 });
