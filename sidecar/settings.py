@@ -41,6 +41,9 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("nli_dir", "", "ORA_NLI_DIR",
             "Folder of a local ONNX NLI cross-encoder (model.onnx + tokenizer.json + config.json); "
             "empty means <models_dir>/nli."),
+    Setting("hf_endpoint", "https://huggingface.co", "ORA_HF_ENDPOINT",
+            "Hugging Face hub (or a mirror with its URL layout) that `ora models pull` downloads "
+            "from; contacted only by an explicit pull."),
     Setting("cohere_api_key", "", "ORA_COHERE_API_KEY",
             "Cohere API key; when set, re-ranking uses Cohere /v2/rerank."),
     Setting("cohere_url", "https://api.cohere.com/v2/rerank", "ORA_COHERE_URL",
@@ -57,6 +60,15 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("port", 47113, "ORA_PORT", "Port `ora serve` listens on."),
     Setting("max_body_bytes", 4 * 1024 * 1024, "ORA_MAX_BODY_BYTES",
             "Largest HTTP request body accepted; larger gets 413."),
+    Setting("max_connections", 256, "ORA_MAX_CONNECTIONS",
+            "Most HTTP connections `ora serve` holds open (never over a quarter of the "
+            "descriptor limit); at the limit the oldest one still sending its headers is closed."),
+    Setting("header_timeout", 10.0, "ORA_HEADER_TIMEOUT",
+            "Seconds a new connection has to send its request headers before it is closed."),
+    Setting("body_timeout", 30.0, "ORA_BODY_TIMEOUT",
+            "Seconds a request has to send its whole body; later gets 408."),
+    Setting("keepalive_timeout", 15.0, "ORA_KEEPALIVE_TIMEOUT",
+            "Seconds an idle keep-alive connection is kept before it is closed."),
     Setting("max_file_bytes", 5 * 1024 * 1024, "ORA_MAX_FILE_BYTES",
             "Notes larger than this are reported and not indexed."),
     Setting("chunk_tokens", 256, "ORA_CHUNK_TOKENS",
