@@ -18,14 +18,19 @@ from sidecar.settings import Config
 Message = Mapping[str, str]
 
 
-def chat_url(base: str) -> str:
-    """The completions URL for a base URL given with or without `/v1`."""
+def endpoint_url(base: str, tail: str) -> str:
+    """`<base>/v1/<tail>` for a base URL given with or without `/v1` (or already complete)."""
     base = base.rstrip("/")
-    if base.endswith("/chat/completions"):
+    if base.endswith(f"/{tail}"):
         return base
     if base.endswith("/v1"):
-        return f"{base}/chat/completions"
-    return f"{base}/v1/chat/completions"
+        return f"{base}/{tail}"
+    return f"{base}/v1/{tail}"
+
+
+def chat_url(base: str) -> str:
+    """The completions URL for a base URL given with or without `/v1`."""
+    return endpoint_url(base, "chat/completions")
 
 
 def generator_name(config: Config) -> str | None:
