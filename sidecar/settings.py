@@ -32,7 +32,15 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("chroma_url", "", "ORA_CHROMA_URL",
             "URL of a Chroma server (`chroma run`); empty means the embedded PersistentClient."),
     Setting("embed_model", "auto", "ORA_EMBED_MODEL",
-            "Embedding model variant: auto (fp32 if built, else int8), fp32 or int8."),
+            "Embedding model: auto (fp32 if built, else int8), fp32, int8, an embedder pulled by "
+            "`ora models pull` (e.g. bge-small-en-v1.5), or with embed_url the server's model."),
+    Setting("embed_url", "", "ORA_EMBED_URL",
+            "Base URL of an OpenAI-compatible /v1/embeddings server (Ollama, llama.cpp, "
+            "LM Studio); "
+            "when set, embed_model names the server's model and the index re-embeds with it."),
+    Setting("embed_api_key", "", "ORA_EMBED_API_KEY", "Bearer key for the embeddings server."),
+    Setting("embed_timeout", 30.0, "ORA_EMBED_TIMEOUT",
+            "Seconds before one request to the embeddings server is abandoned (then retried)."),
     Setting("models_dir", str(_DEFAULT_MODELS), "ORA_MODELS_DIR",
             "Folder for built or user-supplied ONNX models (embedder fp32, reranker/, nli/)."),
     Setting("reranker_dir", "", "ORA_RERANKER_DIR",

@@ -93,18 +93,23 @@ const ANSWER: AskDocument = {
 	],
 };
 
+// Pairs as the sidecar reports them (docs/http-api.md, Pair): the judge's own evidence keys.
 const PAIRS: Pair[] = [
 	{
-		id: "c7f1", kind: "engram", judge: "nli", score: 0.93, status: "open",
+		id: "c7f1", kind: "engram", judge: "rules", score: 0.93, status: "open",
 		a: { path: "Engrams/Caffeine after 2 pm does not affect sleep quality.md", line_start: 14, line_end: 17, text: "Coffee in the afternoon does not change how well I sleep. During a two-week self-experiment my tracker's sleep score averaged 83 on coffee days and 82 on the other days." },
 		b: { path: "Engrams/Caffeine after 2 pm reduces deep sleep.md", line_start: 18, line_end: 22, text: "Caffeine taken after 2 pm measurably reduces deep sleep, even in people who fall asleep without trouble. Deep sleep was 12 percent lower after an afternoon coffee." },
-		evidence: { contradiction: 0.934, entailment: 0.012, similarity: 0.81, subtype: "causal_claim" },
+		evidence: {
+			cue: "negation", overlap: 0.71, negations: ["not"], fallback: "rules",
+			judge_error: "the language model at http://127.0.0.1:8080/v1/chat/completions did not answer within 30.0 s",
+			note_similarity: 0.81, claim_similarity: 0.74, dates: ["2023-11-02", "2024-05-19"], ai_derived: [false, false],
+		},
 	},
 	{
-		id: "n204", kind: "news", judge: "rules", score: 0.78, status: "open",
+		id: "n204", kind: "news", judge: "news-sweep", score: 0.78, status: "open", batch: "news-3b1f0a9c2d4e",
 		a: { path: "Web/2023-06 Library opening hours.md", line_start: 8, line_end: 8, text: "The city library is open until 8 pm on weekdays." },
 		b: { path: "Web/2024-02 Library opening hours.md", line_start: 8, line_end: 8, text: "From March the city library closes at 6 pm on weekdays." },
-		evidence: { rule: "same-subject-newer", days_apart: 245 },
+		evidence: { proposal: "b supersedes a", similarity: 0.78, dates: ["2023-06-12", "2024-02-20"], titles: ["2023-06 Library opening hours", "2024-02 Library opening hours"] },
 	},
 ];
 

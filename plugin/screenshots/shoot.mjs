@@ -27,6 +27,8 @@ await esbuild.build({
 const css = readFileSync(join(here, "theme.css"), "utf8") + readFileSync(join(root, "styles.css"), "utf8");
 writeFileSync(join(work, "index.html"), `<!doctype html><meta charset="utf-8"><style>${css}</style><body><script src="harness.js"></script></body>`);
 
+// SCENES=triage,lint shoots only those.
+const only = process.env.SCENES ? new Set(process.env.SCENES.split(",")) : null;
 const scenes = [
 	{ name: "search", size: { width: 900, height: 760 } },
 	{ name: "lint", size: { width: 900, height: 520 }, hover: ".cm-lintRange-error" },
@@ -35,7 +37,7 @@ const scenes = [
 	{ name: "quick", size: { width: 900, height: 620 } },
 	{ name: "ask", size: { width: 900, height: 760 } },
 	{ name: "lintfix", size: { width: 900, height: 520 }, hover: ".cm-lintRange-error" },
-];
+].filter((scene) => only === null || only.has(scene.name));
 
 mkdirSync(out, { recursive: true });
 const browser = await chromium.launch({

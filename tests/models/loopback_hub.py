@@ -82,13 +82,13 @@ class LoopbackHub:
         return app
 
 
-class RunningHub:
-    """Serves a LoopbackHub on 127.0.0.1 from a thread, so synchronous CLI code can pull."""
+class RunningApp:
+    """Serves an aiohttp app on 127.0.0.1 from a thread, so synchronous code (the CLI, the
+    embedder) can call it; `with RunningApp(app) as base_url`."""
 
-    def __init__(self, hub: LoopbackHub) -> None:
-        self.hub = hub
+    def __init__(self, app: web.Application) -> None:
         self._loop = asyncio.new_event_loop()
-        self._runner = web.AppRunner(hub.app())
+        self._runner = web.AppRunner(app)
         self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
 
     def __enter__(self) -> str:

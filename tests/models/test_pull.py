@@ -7,20 +7,26 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from sidecar.cli import main
 from sidecar.errors import ModelUnavailable
-from sidecar.models.catalogue import pull
+from sidecar.index import open_index
+from sidecar.index.params import load_params
+from sidecar.models.catalogue import catalogue, pull
+from sidecar.models.embedder import Embedder, OnnxEmbedder, load_embedder
 from sidecar.models.hub import Offline
 from sidecar.models.nli import load_nli
 from sidecar.models.reranker import OnnxCrossEncoder, build_reranker
 from sidecar.settings import Config, make_config
 
-from .loopback_hub import LoopbackHub, RunningHub, repo_files
+from ..index.conftest import KETTLE, stored_models, write
+from .loopback_hub import LoopbackHub, RunningApp, repo_files
 
 RERANKER_REPO = "cross-encoder/ms-marco-MiniLM-L-6-v2"
 NLI_REPO = "cross-encoder/nli-deberta-v3-xsmall"
+BGE_REPO = "BAAI/bge-small-en-v1.5"
 ONNX = "onnx/model.onnx"
 
 
@@ -36,7 +42,7 @@ def endpoint(hub: LoopbackHub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     for env in ("ORA_RERANKER_DIR", "ORA_NLI_DIR", "ORA_COHERE_API_KEY", "ORA_EMBED_MODEL"):
         monkeypatch.delenv(env, raising=False)
     monkeypatch.setenv("ORA_MODELS_DIR", str(tmp_path / "models"))
-    with RunningHub(hub) as url:
+    with RunningApp(hub.app()) as url:
         monkeypatch.setenv("ORA_HF_ENDPOINT", url)
         yield url
 
@@ -169,3 +175,50 @@ def test_nothing_contacts_the_hub_unless_asked(
     assert main(["models", "--json"]) == 0
     build_reranker(_config(tmp_path))
     assert hub.requests == []
+
+
+def test_a_pulled_embedder_is_chosen_by_name_and_the_index_re_embeds_with_it(
+    endpoint: str, hub: LoopbackHub, tmp_path: Path, write_tiny: Any, embedder: Embedder,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    hub.repos[BGE_REPO] = repo_files(write_tiny(tmp_path / "tiny-bge", seed=5))
+    vault = tmp_path / "vault"
+    write(vault, "Engrams/Kettle.md", KETTLE)
+    with open_index(make_config(vault), writer=True, embedder=embedder) as index:
+        index.reconcile()
+    monkeypatch.setenv("ORA_EMBED_MODEL", "bge-small-en-v1.5")
+    with pytest.raises(ModelUnavailable, match=r"ora models pull bge-small-en-v1\.5"):
+        load_embedder(make_config(vault))
+    _pull(_config(tmp_path), "bge-small-en-v1.5")
+    config = make_config(vault)
+    pulled = load_embedder(config)
+    assert isinstance(pulled, OnnxEmbedder)
+    assert pulled.model_id.startswith("bge-small-en-v1.5:onnx:") and pulled.dim == 32
+    spec = catalogue()["bge-small-en-v1.5"].embedder or {}
+    query = "how do I descale a kettle"
+    np.testing.assert_allclose(pulled.embed_queries([query]),
+                               pulled.embed([spec["query_prefix"] + query]))
+    assert not np.allclose(pulled.embed_queries([query]), pulled.embed([query]))
+    with open_index(config, writer=True, embedder=pulled) as index:
+        index.reconcile()
+        assert stored_models(index) == {pulled.model_id}
+    assert load_params(config.data)["namespaces"]["default"]["dim"] == 32
+
+
+def test_cls_pooling_takes_the_first_tokens_state(
+    endpoint: str, hub: LoopbackHub, tmp_path: Path, write_tiny: Any,
+) -> None:
+    hub.repos[BGE_REPO] = repo_files(write_tiny(tmp_path / "tiny-bge", seed=5))
+    result = _pull(_config(tmp_path), "bge-small-en-v1.5")
+    folder = Path(result["folder"])
+    cls = OnnxEmbedder(folder / "model.onnx", "x", tokenizer_file=folder / "tokenizer.json",
+                       pooling="cls")
+    mean = OnnxEmbedder(folder / "model.onnx", "x", tokenizer_file=folder / "tokenizer.json")
+    texts = ["a kettle", "limescale dissolves in vinegar slowly"]
+    hidden = cls._hidden_states(texts)
+    expected = np.zeros((2, 32), dtype=np.float32)
+    for positions, states, _mask in hidden:
+        first = states[:, 0]
+        expected[positions] = first / np.linalg.norm(first, axis=1, keepdims=True)
+    np.testing.assert_allclose(cls.embed(texts), expected, rtol=1e-5)
+    assert not np.allclose(mean.embed(texts), expected)
