@@ -33,7 +33,7 @@ from report import SCIFACT, percentile
 
 from sidecar.index import open_index
 from sidecar.models.build import BertShape, bert_graph, random_weights
-from sidecar.models.embedder import Embedder, load_embedder
+from sidecar.models.embedder import Embedder, OnnxEmbedder, load_embedder
 from sidecar.models.files import int8_model_file, minilm_source_dir
 from sidecar.models.reranker import OnnxCrossEncoder, Reranker, build_reranker
 from sidecar.retrieval.beir import load_corpus, load_queries
@@ -45,7 +45,7 @@ MINILM_L6 = BertShape(vocab_size=30522, hidden_size=384, num_layers=6, num_heads
                       intermediate_size=1536)
 
 
-class ProjectionEmbedder(Embedder):
+class ProjectionEmbedder(OnnxEmbedder):
     """Note vectors from a fixed random projection of token ids (see the module docstring)."""
 
     def __init__(self) -> None:

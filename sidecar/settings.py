@@ -32,7 +32,15 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("chroma_url", "", "ORA_CHROMA_URL",
             "URL of a Chroma server (`chroma run`); empty means the embedded PersistentClient."),
     Setting("embed_model", "auto", "ORA_EMBED_MODEL",
-            "Embedding model variant: auto (fp32 if built, else int8), fp32 or int8."),
+            "Embedding model: auto (fp32 if built, else int8), fp32, int8, an embedder pulled by "
+            "`ora models pull` (e.g. bge-small-en-v1.5), or with embed_url the server's model."),
+    Setting("embed_url", "", "ORA_EMBED_URL",
+            "Base URL of an OpenAI-compatible /v1/embeddings server (Ollama, llama.cpp, "
+            "LM Studio); "
+            "when set, embed_model names the server's model and the index re-embeds with it."),
+    Setting("embed_api_key", "", "ORA_EMBED_API_KEY", "Bearer key for the embeddings server."),
+    Setting("embed_timeout", 30.0, "ORA_EMBED_TIMEOUT",
+            "Seconds before one request to the embeddings server is abandoned (then retried)."),
     Setting("models_dir", str(_DEFAULT_MODELS), "ORA_MODELS_DIR",
             "Folder for built or user-supplied ONNX models (embedder fp32, reranker/, nli/)."),
     Setting("reranker_dir", "", "ORA_RERANKER_DIR",
@@ -41,6 +49,9 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("nli_dir", "", "ORA_NLI_DIR",
             "Folder of a local ONNX NLI cross-encoder (model.onnx + tokenizer.json + config.json); "
             "empty means <models_dir>/nli."),
+    Setting("hf_endpoint", "https://huggingface.co", "ORA_HF_ENDPOINT",
+            "Hugging Face hub (or a mirror with its URL layout) that `ora models pull` downloads "
+            "from; contacted only by an explicit pull."),
     Setting("cohere_api_key", "", "ORA_COHERE_API_KEY",
             "Cohere API key; when set, re-ranking uses Cohere /v2/rerank."),
     Setting("cohere_url", "https://api.cohere.com/v2/rerank", "ORA_COHERE_URL",
@@ -57,6 +68,15 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("port", 47113, "ORA_PORT", "Port `ora serve` listens on."),
     Setting("max_body_bytes", 4 * 1024 * 1024, "ORA_MAX_BODY_BYTES",
             "Largest HTTP request body accepted; larger gets 413."),
+    Setting("max_connections", 256, "ORA_MAX_CONNECTIONS",
+            "Most HTTP connections `ora serve` holds open (never over a quarter of the "
+            "descriptor limit); at the limit the oldest one still sending its headers is closed."),
+    Setting("header_timeout", 10.0, "ORA_HEADER_TIMEOUT",
+            "Seconds a new connection has to send its request headers before it is closed."),
+    Setting("body_timeout", 30.0, "ORA_BODY_TIMEOUT",
+            "Seconds a request has to send its whole body; later gets 408."),
+    Setting("keepalive_timeout", 15.0, "ORA_KEEPALIVE_TIMEOUT",
+            "Seconds an idle keep-alive connection is kept before it is closed."),
     Setting("max_file_bytes", 5 * 1024 * 1024, "ORA_MAX_FILE_BYTES",
             "Notes larger than this are reported and not indexed."),
     Setting("chunk_tokens", 256, "ORA_CHUNK_TOKENS",

@@ -1,15 +1,20 @@
 // Screenshot harness: the plugin's real view code, bundled against the test stand-in for
 // `obsidian`, fed with answers shaped like a real `ora serve` (docs/http-api.md).
-// location.hash picks the scene: #search, #lint or #triage.
+// location.hash picks the scene: #search, #lint, #triage, #related, #quick, #ask or #lintfix.
 import { EditorState } from "@codemirror/state";
 import { EditorView } from "@codemirror/view";
 import { App, WorkspaceLeaf } from "obsidian";
 
+import { aFile, aLeaf } from "../tests/stand-in";
+
 import { SidecarClient } from "../src/api/client";
 import type { HttpRequest, HttpResponse, HttpTransport } from "../src/api/transport";
-import type { Diagnostic, Pair, SearchDocument } from "../src/api/types";
+import type { AskDocument, Diagnostic, Pair, RelatedDocument, SearchDocument } from "../src/api/types";
 import { frontmatterLinter } from "../src/lint/extension";
 import { StatusModel } from "../src/sidecar/status-model";
+import { AskView } from "../src/ui/ask-view";
+import { QuickSearchModal } from "../src/ui/quick-search-modal";
+import { RelatedView } from "../src/ui/related-view";
 import { SearchView } from "../src/ui/search-view";
 import { renderStatus } from "../src/ui/status-bar";
 import { TriageModal } from "../src/ui/triage-modal";
@@ -31,6 +36,12 @@ const SEARCH: SearchDocument = {
 			why: why(1, 1, 0.94, 1.0, 1.0),
 		},
 		{
+			path: "Engrams/Caffeine after 2 pm reduces deep sleep.md", title: "Caffeine after 2 pm reduces deep sleep", type: "engram",
+			score: 0.58, flags: [], private: false, heading_path: ["Caffeine after 2 pm reduces deep sleep", "Evidence"], line_start: 25, line_end: 30,
+			text: "## Evidence\n\nIn a **two-week** self-experiment, deep sleep was 12 percent lower after an afternoon coffee.",
+			why: why(4, 3, 0.58, 1.0, 1.0),
+		},
+		{
 			path: "Transcripts/2024-03-20 Sleep podcast.md", title: "2024-03-20 Sleep podcast", type: "transcript",
 			score: 0.52, flags: ["incubating"], private: false, heading_path: ["Sleep podcast", "Caffeine"], line_start: 40, line_end: 52,
 			text: "…and the surprising part is how little people notice: deep sleep drops after an afternoon coffee even when they report sleeping fine.",
@@ -45,18 +56,60 @@ const SEARCH: SearchDocument = {
 	],
 };
 
+const RELATED: RelatedDocument = {
+	path: "Engrams/Caffeine after 2 pm reduces deep sleep.md",
+	namespace: "default",
+	results: [
+		{
+			path: "Engrams/Caffeine after 2 pm does not affect sleep quality.md", title: "Caffeine after 2 pm does not affect sleep quality", type: "engram",
+			score: 0.86, flags: [], private: false, heading_path: ["Caffeine after 2 pm does not affect sleep quality"], line_start: 14, line_end: 17,
+			text: "Coffee in the afternoon does not change how well I sleep. During a two-week self-experiment my tracker's sleep score averaged 83 on coffee days.",
+			why: { ...why(1, null, 0.86, 1.0, 1.0), linked: true },
+		},
+		{
+			path: "Resources/Adenosine and sleep pressure.md", title: "Adenosine and sleep pressure", type: "resource",
+			score: 0.61, flags: [], private: false, heading_path: ["Adenosine and sleep pressure", "Caffeine"], line_start: 31, line_end: 38,
+			text: "Caffeine blocks adenosine receptors, masking the sleep pressure that builds during the day; the effect lasts as long as caffeine circulates.",
+			why: why(2, null, 0.76, 0.8, 1.0),
+		},
+		{
+			path: "Chats/Evening routine.md", title: "Evening routine", type: "chat",
+			score: 0.4, flags: ["incubating"], private: false, heading_path: ["Evening routine"], line_start: 9, line_end: 15,
+			text: "I asked whether decaf in the evening still affects sleep; the answer was that decaf carries a few mg of caffeine.",
+			why: why(3, null, 0.67, 0.6, 1.0),
+		},
+	],
+};
+
+const ANSWER: AskDocument = {
+	question: "Does an afternoon coffee hurt my sleep?",
+	answer: "Probably yes, though you may not notice it: caffeine after 2 pm measurably reduces deep sleep [1], because its half-life of five to six hours keeps it blocking adenosine well into the night [2]. Your own two-week experiment found no change in the tracker's sleep score [3], which measures sleep quality rather than deep sleep.",
+	generator: "llm:llama3.2",
+	conversation: "ask-20260301T090000-k3c1",
+	citations: [
+		{ n: 1, path: "Engrams/Caffeine after 2 pm reduces deep sleep.md", title: "Caffeine after 2 pm reduces deep sleep", line_start: 18, line_end: 23, text: "…", private: false, cited: true },
+		{ n: 2, path: "Resources/Adenosine and sleep pressure.md", title: "Adenosine and sleep pressure", line_start: 31, line_end: 38, text: "…", private: false, cited: true },
+		{ n: 3, path: "Engrams/Caffeine after 2 pm does not affect sleep quality.md", title: "Caffeine after 2 pm does not affect sleep quality", line_start: 14, line_end: 17, text: "…", private: false, cited: true },
+	],
+};
+
+// Pairs as the sidecar reports them (docs/http-api.md, Pair): the judge's own evidence keys.
 const PAIRS: Pair[] = [
 	{
-		id: "c7f1", kind: "engram", judge: "nli", score: 0.93, status: "open",
+		id: "c7f1", kind: "engram", judge: "rules", score: 0.93, status: "open",
 		a: { path: "Engrams/Caffeine after 2 pm does not affect sleep quality.md", line_start: 14, line_end: 17, text: "Coffee in the afternoon does not change how well I sleep. During a two-week self-experiment my tracker's sleep score averaged 83 on coffee days and 82 on the other days." },
 		b: { path: "Engrams/Caffeine after 2 pm reduces deep sleep.md", line_start: 18, line_end: 22, text: "Caffeine taken after 2 pm measurably reduces deep sleep, even in people who fall asleep without trouble. Deep sleep was 12 percent lower after an afternoon coffee." },
-		evidence: { contradiction: 0.934, entailment: 0.012, similarity: 0.81, subtype: "causal_claim" },
+		evidence: {
+			cue: "negation", overlap: 0.71, negations: ["not"], fallback: "rules",
+			judge_error: "the language model at http://127.0.0.1:8080/v1/chat/completions did not answer within 30.0 s",
+			note_similarity: 0.81, claim_similarity: 0.74, dates: ["2023-11-02", "2024-05-19"], ai_derived: [false, false],
+		},
 	},
 	{
-		id: "n204", kind: "news", judge: "rules", score: 0.78, status: "open",
+		id: "n204", kind: "news", judge: "news-sweep", score: 0.78, status: "open", batch: "news-3b1f0a9c2d4e",
 		a: { path: "Web/2023-06 Library opening hours.md", line_start: 8, line_end: 8, text: "The city library is open until 8 pm on weekdays." },
 		b: { path: "Web/2024-02 Library opening hours.md", line_start: 8, line_end: 8, text: "From March the city library closes at 6 pm on weekdays." },
-		evidence: { rule: "same-subject-newer", days_apart: 245 },
+		evidence: { proposal: "b supersedes a", similarity: 0.78, dates: ["2023-06-12", "2024-02-20"], titles: ["2023-06 Library opening hours", "2024-02 Library opening hours"] },
 	},
 ];
 
@@ -86,7 +139,13 @@ const DIAGNOSTICS: Diagnostic[] = [
 class FixtureTransport implements HttpTransport {
 	async request(req: HttpRequest): Promise<HttpResponse> {
 		const path = new URL(req.url).pathname;
-		const body = path === "/v1/search" ? SEARCH : path === "/v1/contradictions" ? { pairs: PAIRS } : { diagnostics: DIAGNOSTICS };
+		const bodies: Record<string, unknown> = {
+			"/v1/search": SEARCH,
+			"/v1/contradictions": { pairs: PAIRS },
+			"/v1/related": RELATED,
+			"/v1/ask": ANSWER,
+		};
+		const body = bodies[path] ?? { diagnostics: DIAGNOSTICS };
 		return { status: 200, text: JSON.stringify(body) };
 	}
 }
@@ -99,11 +158,10 @@ async function searchScene(root: HTMLElement): Promise<void> {
 	const view = new SearchView(new WorkspaceLeaf(), { client: () => client, delayMs: 0, k: 10, open: async () => undefined });
 	sidebar.appendChild(view.containerEl);
 	await view.onOpen();
-	await view.searchFor(SEARCH.query);
+	await view.searchFor(`${SEARCH.query} tag:sleep`);
 	const input = view.contentEl.querySelector("input.ora-search-input") as HTMLInputElement;
 	input.dispatchEvent(new KeyboardEvent("keydown", { key: "ArrowDown" }));
-	const toggles = view.contentEl.querySelectorAll<HTMLInputElement>("input[type=checkbox]");
-	if (toggles[0]) toggles[0].checked = true;
+	view.contentEl.querySelector<HTMLElement>(".ora-fold")?.click();
 	// Obsidian draws tooltips as a floating .tooltip element; show the first "why" one.
 	const info = view.contentEl.querySelector(".ora-why");
 	const tip = root.createDiv({ cls: "tooltip mod-left harness-tooltip", text: info?.getAttribute("aria-label") ?? "" });
@@ -139,7 +197,70 @@ async function triageScene(root: HTMLElement): Promise<void> {
 	new TriageModal(new App(), { client, open: async () => undefined, onOpenCount: () => undefined }).open();
 }
 
-const scenes: Record<string, (root: HTMLElement) => Promise<void>> = { search: searchScene, lint: lintScene, triage: triageScene };
+function sidebar(root: HTMLElement, tab: string): HTMLElement {
+	root.addClass("harness-search");
+	const bar = root.createDiv({ cls: "harness-sidebar" });
+	bar.createDiv({ cls: "harness-tab", text: tab });
+	return bar;
+}
+
+async function relatedScene(root: HTMLElement): Promise<void> {
+	const { leaf, workspace } = aLeaf();
+	const view = new RelatedView(leaf, { client: () => client, k: 10, open: async () => undefined, linkText: () => null, openDelayMs: 0 });
+	sidebar(root, "Related notes").appendChild(view.containerEl);
+	await view.onOpen();
+	workspace.trigger("file-open", aFile(RELATED.path));
+	await new Promise((ok) => setTimeout(ok, 50));
+	view.contentEl.querySelector(".ora-result")?.addClass("is-selected");
+}
+
+async function quickScene(root: HTMLElement): Promise<void> {
+	root.addClass("harness-modal-scene");
+	const modal = new QuickSearchModal(new App(), {
+		client: () => client, k: 10, delayMs: 0, privateMode: () => false,
+		choose: async () => undefined, toPanel: async () => undefined,
+	});
+	modal.modalEl.addClass("prompt");
+	modal.open();
+	modal.inputEl.value = "caffeine deep sleep";
+	modal.inputEl.dispatchEvent(new Event("input"));
+	await new Promise((ok) => setTimeout(ok, 50));
+}
+
+async function askScene(root: HTMLElement): Promise<void> {
+	const { leaf } = aLeaf();
+	let conversations = [{ id: "ask-20260228T180000-a1b2", title: "What did I decide about evening screens?", updated: 1 }];
+	const view = new AskView(leaf, {
+		client: () => client, open: async () => undefined, conversations: () => conversations,
+		saveConversations: async (list) => void (conversations = list), llmConfigured: () => true,
+	});
+	sidebar(root, "Ask Ora").appendChild(view.containerEl);
+	await view.onOpen();
+	await view.ask(ANSWER.question);
+}
+
+async function lintFixScene(root: HTMLElement): Promise<void> {
+	const pane = root.createDiv({ cls: "harness-editor markdown-source-view" });
+	pane.createDiv({ cls: "harness-tab", text: "Caffeine after 2 pm reduces deep sleep" });
+	const fixes = { dates: () => ({ "date created": "2024-03-21", "date modified": "2024-03-21" }), ignore: async () => undefined };
+	new EditorView({
+		parent: pane,
+		state: EditorState.create({
+			doc: NOTE,
+			extensions: [frontmatterLinter({ pathOf: () => "Engrams/Caffeine.md", lint: (p, t) => client.lint(p, t), fixes }, 0)],
+		}),
+	});
+}
+
+const scenes: Record<string, (root: HTMLElement) => Promise<void>> = {
+	search: searchScene,
+	lint: lintScene,
+	triage: triageScene,
+	related: relatedScene,
+	quick: quickScene,
+	ask: askScene,
+	lintfix: lintFixScene,
+};
 
 async function main(): Promise<void> {
 	const name = location.hash.slice(1) || "search";

@@ -1,6 +1,6 @@
 // `npm run screenshots`: bundles plugin/screenshots/harness.ts (the plugin's real views against
 // the test stand-in for `obsidian`), opens each scene in headless Chromium and writes
-// docs/screenshots/{search,lint,triage}.png.
+// docs/screenshots/{search,lint,triage,related,quick,ask,lintfix}.png.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -27,11 +27,17 @@ await esbuild.build({
 const css = readFileSync(join(here, "theme.css"), "utf8") + readFileSync(join(root, "styles.css"), "utf8");
 writeFileSync(join(work, "index.html"), `<!doctype html><meta charset="utf-8"><style>${css}</style><body><script src="harness.js"></script></body>`);
 
+// SCENES=triage,lint shoots only those.
+const only = process.env.SCENES ? new Set(process.env.SCENES.split(",")) : null;
 const scenes = [
 	{ name: "search", size: { width: 900, height: 760 } },
 	{ name: "lint", size: { width: 900, height: 520 }, hover: ".cm-lintRange-error" },
 	{ name: "triage", size: { width: 1100, height: 900 } },
-];
+	{ name: "related", size: { width: 900, height: 640 } },
+	{ name: "quick", size: { width: 900, height: 620 } },
+	{ name: "ask", size: { width: 900, height: 760 } },
+	{ name: "lintfix", size: { width: 900, height: 520 }, hover: ".cm-lintRange-error" },
+].filter((scene) => only === null || only.has(scene.name));
 
 mkdirSync(out, { recursive: true });
 const browser = await chromium.launch({

@@ -10,16 +10,23 @@ import {
 	type TAbstractFile,
 } from "obsidian";
 
+import { askStream } from "./api/ask-stream";
 import { SidecarClient } from "./api/client";
 import { EventStream } from "./api/event-stream";
 import type { StreamEvent, VaultEvent } from "./api/types";
 import { frontmatterLinter, LintedEditors } from "./lint/extension";
 import { lintIgnoreEntry } from "./lint/ignore";
+import type { QuickAction } from "./quick/suggest";
+import type { ResultCard } from "./search/shape";
 import { SidecarLink } from "./sidecar/link";
 import { StatusModel, type ClickAction } from "./sidecar/status-model";
 import { parseRecord, SidecarSupervisor } from "./sidecar/supervisor";
 import { baseUrl, mergeSettings, recordPath, serveArgs, serveEnv, tokenPath, type OraSettings } from "./settings";
 import { AdoptModal, undoAdoption } from "./ui/adopt-modal";
+import { ASK_VIEW_TYPE, AskView } from "./ui/ask-view";
+import { fileDates } from "./ui/file-dates";
+import { QuickSearchModal } from "./ui/quick-search-modal";
+import { RELATED_VIEW_TYPE, RelatedView } from "./ui/related-view";
 import { debounce } from "./util/debounce";
 import { openAtLines } from "./ui/open-note";
 import { RequestUrlTransport } from "./ui/request-url-transport";
@@ -74,7 +81,33 @@ export default class OraVaultPlugin extends Plugin {
 					client: () => this.client,
 					delayMs: this.settings.searchDelayMs,
 					k: this.settings.resultCount,
-					open: (card) => openAtLines(this.app, card.path, card.lineStart, card.lineEnd),
+					open: (card, newLeaf) => openAtLines(this.app, card.path, card.lineStart, card.lineEnd, newLeaf),
+				}),
+		);
+		this.registerView(
+			RELATED_VIEW_TYPE,
+			(leaf) =>
+				new RelatedView(leaf, {
+					client: () => this.client,
+					k: this.settings.resultCount,
+					open: (card, newLeaf) => openAtLines(this.app, card.path, card.lineStart, card.lineEnd, newLeaf),
+					linkText: (path, sourcePath) => this.linkTo(path, sourcePath),
+				}),
+		);
+		this.registerHoverLinkSource(RELATED_VIEW_TYPE, { display: "Ora related notes", defaultMod: false });
+		this.registerView(
+			ASK_VIEW_TYPE,
+			(leaf) =>
+				new AskView(leaf, {
+					client: () => this.client,
+					stream: (request, onDelta) => askStream({ baseUrl: this.client.baseUrl, token: this.tokenValue }, request, onDelta),
+					open: (path, start, end, newLeaf) => openAtLines(this.app, path, start, end, newLeaf),
+					conversations: () => this.settings.conversations,
+					saveConversations: async (list) => {
+						this.settings.conversations = list;
+						await this.saveData(this.settings);
+					},
+					llmConfigured: () => this.settings.llmUrl.trim() !== "",
 				}),
 		);
 		this.addRibbonIcon("search", "Open Ora search", () => void this.activateSearch());
@@ -99,6 +132,13 @@ export default class OraVaultPlugin extends Plugin {
 						return file && file.extension === "md" ? file.path : null;
 					},
 					lint: (path, text) => this.client.lint(path, text),
+					fixes: {
+						dates: (path) => fileDates(this.app, path),
+						ignore: async (target) => {
+							await this.client.lintIgnore(target);
+							new Notice(`Lint now ignores ${target}.`);
+						},
+					},
 				},
 				this.settings.lintDelayMs,
 				this.editors,
@@ -120,6 +160,9 @@ export default class OraVaultPlugin extends Plugin {
 
 	private addCommands(): void {
 		this.addCommand({ id: "open-search", name: "Open search panel", callback: () => void this.activateSearch() });
+		this.addCommand({ id: "quick-search", name: "Quick search", callback: () => this.openQuickSearch() });
+		this.addCommand({ id: "open-related", name: "Show related notes", callback: () => void this.revealRight(RELATED_VIEW_TYPE) });
+		this.addCommand({ id: "open-ask", name: "Ask your vault", callback: () => void this.revealRight(ASK_VIEW_TYPE) });
 		this.addCommand({
 			id: "fix-dates",
 			name: "Fix dates in current note",
@@ -225,6 +268,50 @@ export default class OraVaultPlugin extends Plugin {
 		}
 		await workspace.revealLeaf(leaf);
 		if (leaf.view instanceof SearchView) leaf.view.focusInput();
+	}
+
+	/** Reveals (creating it if needed) a view of `type` in the right sidebar. */
+	private async revealRight(type: string): Promise<void> {
+		const { workspace } = this.app;
+		let leaf = workspace.getLeavesOfType(type)[0] ?? null;
+		if (!leaf) {
+			leaf = workspace.getRightLeaf(false);
+			if (!leaf) return;
+			await leaf.setViewState({ type, active: true });
+		}
+		await workspace.revealLeaf(leaf);
+	}
+
+	private openQuickSearch(): void {
+		new QuickSearchModal(this.app, {
+			client: () => this.client,
+			k: this.settings.resultCount,
+			delayMs: this.settings.searchDelayMs,
+			privateMode: () => false,
+			choose: (card, action) => this.chooseQuick(card, action),
+			toPanel: async (query) => {
+				await this.activateSearch();
+				const view = this.app.workspace.getLeavesOfType(SEARCH_VIEW_TYPE)[0]?.view;
+				if (view instanceof SearchView) await view.searchFor(query);
+			},
+		}).open();
+	}
+
+	private async chooseQuick(card: ResultCard, action: QuickAction): Promise<void> {
+		if (action !== "insert-link") {
+			await openAtLines(this.app, card.path, card.lineStart, card.lineEnd, action === "open-new-tab" ? "tab" : false);
+			return;
+		}
+		const view = this.app.workspace.getActiveViewOfType(MarkdownView);
+		const link = view?.file ? this.linkTo(card.path, view.file.path) : null;
+		if (view && link) view.editor.replaceSelection(link);
+		else new Notice("Open a note to insert a link into.");
+	}
+
+	/** A link to `path` from `sourcePath`, in the user's link style (wikilink or Markdown). */
+	private linkTo(path: string, sourcePath: string): string | null {
+		const file = this.app.vault.getFileByPath(path);
+		return file ? this.app.fileManager.generateMarkdownLink(file, sourcePath) : null;
 	}
 
 	private async fixDates(view: MarkdownView): Promise<void> {

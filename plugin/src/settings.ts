@@ -1,3 +1,5 @@
+import type { ConversationEntry } from "./ask/model";
+
 /** The plugin's saved settings. Every key has a default, so older saved data still loads. */
 export interface OraSettings {
 	/** The `ora` executable: a name on PATH or an absolute path (e.g. REPO/.venv/bin/ora). */
@@ -15,6 +17,12 @@ export interface OraSettings {
 	/** Quiet time before queued vault events are sent as one batch. */
 	eventDelayMs: number;
 	lintInEditor: boolean;
+	/** OpenAI-compatible endpoint for Ask (Ollama, llama.cpp server, LM Studio); empty: extractive answers. */
+	llmUrl: string;
+	llmModel: string;
+	llmApiKey: string;
+	/** Ask panel conversations, newest first. */
+	conversations: ConversationEntry[];
 	/** Seconds before the sidecar abandons a language-model request; 0 keeps its default. */
 	llmTimeoutSeconds: number;
 	/** Longest generated answer in tokens; 0 keeps the sidecar's default. */
@@ -33,6 +41,10 @@ export const DEFAULT_SETTINGS: Readonly<OraSettings> = Object.freeze({
 	lintDelayMs: 750,
 	eventDelayMs: 500,
 	lintInEditor: true,
+	llmUrl: "",
+	llmModel: "",
+	llmApiKey: "",
+	conversations: [] as ConversationEntry[],
 	llmTimeoutSeconds: 0,
 	answerMaxTokens: 0,
 	memoryWindowTokens: 0,
@@ -53,7 +65,18 @@ export function mergeSettings(saved: unknown): OraSettings {
 		}
 	}
 	if (!isPortSetting(merged.port)) merged.port = DEFAULT_SETTINGS.port;
+	merged.conversations = conversationList(record.conversations);
 	return merged;
+}
+
+/** Saved conversations, keeping only well-formed entries (a fresh array, never the default's). */
+function conversationList(value: unknown): ConversationEntry[] {
+	if (!Array.isArray(value)) return [];
+	return value.filter((c: unknown): c is ConversationEntry => {
+		if (typeof c !== "object" || c === null) return false;
+		const entry = c as Record<string, unknown>;
+		return typeof entry.id === "string" && typeof entry.title === "string" && typeof entry.updated === "number";
+	});
 }
 
 export function isPort(value: number): boolean {
@@ -103,14 +126,26 @@ const SIDECAR_ENV: Readonly<Record<"llmTimeoutSeconds" | "answerMaxTokens" | "me
 	memoryWindowTokens: "ORA_MEMORY_WINDOW_TOKENS",
 });
 
-/** The environment for `ora serve`: `base` plus the language-model budgets the user set. */
+/** The sidecar settings each plugin text setting sets when it is not empty: the Ask model's endpoint. */
+const SIDECAR_TEXT_ENV: Readonly<Record<"llmUrl" | "llmModel" | "llmApiKey", string>> = Object.freeze({
+	llmUrl: "ORA_LLM_URL",
+	llmModel: "ORA_LLM_MODEL",
+	llmApiKey: "ORA_LLM_API_KEY",
+});
+
+/** The environment for `ora serve`: `base` plus the language model and budgets the user set. */
 export function serveEnv(
-	settings: Pick<OraSettings, "llmTimeoutSeconds" | "answerMaxTokens" | "memoryWindowTokens">,
+	settings: Pick<OraSettings, "llmTimeoutSeconds" | "answerMaxTokens" | "memoryWindowTokens"> &
+		Partial<Pick<OraSettings, "llmUrl" | "llmModel" | "llmApiKey">>,
 	base: Readonly<Record<string, string | undefined>>,
 ): Record<string, string | undefined> {
 	const env = { ...base };
 	for (const [key, name] of Object.entries(SIDECAR_ENV) as [keyof typeof SIDECAR_ENV, string][]) {
 		if (settings[key] > 0) env[name] = String(settings[key]);
+	}
+	for (const [key, name] of Object.entries(SIDECAR_TEXT_ENV) as [keyof typeof SIDECAR_TEXT_ENV, string][]) {
+		const value = settings[key]?.trim() ?? "";
+		if (value !== "") env[name] = value;
 	}
 	return env;
 }

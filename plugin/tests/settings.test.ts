@@ -53,4 +53,17 @@ describe("serveEnv", () => {
 		expect(env).toEqual({ ...base, ORA_LLM_TIMEOUT: "90", ORA_MEMORY_WINDOW_TOKENS: "2048" });
 		expect(base).toEqual({ PATH: "/bin", ORA_LLM_URL: "http://127.0.0.1:1" });
 	});
+
+	it("passes the Ask model's endpoint, name and key when set, keeping the environment's otherwise", () => {
+		const base = { ORA_LLM_URL: "http://127.0.0.1:1", ORA_LLM_MODEL: "from-env" };
+		const set = { ...DEFAULT_SETTINGS, llmUrl: " http://127.0.0.1:11434/v1 ", llmModel: "llama3.2", llmApiKey: "" };
+		expect(serveEnv(set, base)).toEqual({ ORA_LLM_URL: "http://127.0.0.1:11434/v1", ORA_LLM_MODEL: "llama3.2" });
+		expect(serveEnv({ ...DEFAULT_SETTINGS, llmApiKey: "k" }, base)).toEqual({ ...base, ORA_LLM_API_KEY: "k" });
+	});
+
+	it("keeps only well-formed saved conversations", () => {
+		const saved = { conversations: [{ id: "a", title: "t", updated: 1 }, { id: 2 }, "x"] };
+		expect(mergeSettings(saved).conversations).toEqual([{ id: "a", title: "t", updated: 1 }]);
+		expect(mergeSettings({ conversations: {} }).conversations).toEqual([]);
+	});
 });

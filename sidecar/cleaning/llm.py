@@ -83,14 +83,15 @@ class LlmJudge:
         async def one(a: str, b: str) -> Verdict:
             async with gate:
                 if len(failures) >= _GIVE_UP:
-                    return await self._fallback(a, b, f"{self.name} failed {len(failures)} "
-                                                f"times in this scan: {failures[-1]}")
+                    return await self._fallback(
+                        a, b, f"the language model failed {len(failures)} times in this scan, "
+                        f"so it was not asked again; the last failure: {failures[-1]}")
                 try:
                     return await self._ask(a, b)
                 except LlmFailed as exc:
                     failures.append(exc.message)
                 except ValueError as exc:
-                    failures.append(f"unusable answer: {exc}")
-                return await self._fallback(a, b, f"{self.name} failed: {failures[-1]}")
+                    failures.append(f"the language model gave an unusable answer: {exc}")
+                return await self._fallback(a, b, failures[-1])
 
         return list(await asyncio.gather(*(one(a, b) for a, b in pairs)))

@@ -1,14 +1,18 @@
-"""`ora models`: which models are installed and chosen; `ora models build` builds the fp32 one."""
+"""`ora models`: which models are installed and chosen; `ora models build` builds the fp32 one;
+`ora models pull NAME` downloads a catalogue model from the Hugging Face hub."""
 
 from __future__ import annotations
 
 import argparse
+import asyncio
+import sys
 from pathlib import Path
 from typing import Any
 
 from sidecar.cleaning import judge_status
 from sidecar.cli.common import add_json_arg, emit, log
 from sidecar.models.build import build_fp32_embedder
+from sidecar.models.catalogue import catalogue, pull
 from sidecar.models.report import models_report
 from sidecar.settings import Config, make_config
 
@@ -29,6 +33,16 @@ def register(subparsers: Any) -> None:
     build.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
                        help="print one JSON document on stdout")
     build.set_defaults(func=run_build)
+    names = ", ".join(catalogue())
+    pulling = actions.add_parser(
+        "pull", help=f"download a model from the Hugging Face hub ({names})",
+        description="Download NAME's files (resumable, checksum-verified) and install them where "
+                    "Ora looks for them; ORA_HF_ENDPOINT names a mirror.",
+    )
+    pulling.add_argument("name", metavar="NAME", help=f"a catalogue model: {names}")
+    pulling.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
+                         help="print one JSON document on stdout")
+    pulling.set_defaults(func=run_pull)
 
 
 def _config() -> Config:
@@ -47,6 +61,45 @@ def run_build(args: argparse.Namespace) -> int:
     log(f"building the fp32 embedder into {config.models_path} …")
     emit(args, build_fp32_embedder(config.models_path, force=args.force), _render_build)
     return 0
+
+
+class _Bars:
+    """One progress bar per file on stderr."""
+
+    def __init__(self) -> None:
+        self._bars: dict[str, Any] = {}
+
+    def __call__(self, name: str, done: int, total: int | None) -> None:
+        from tqdm import tqdm
+
+        bar = self._bars.get(name)
+        if bar is None:
+            bar = self._bars[name] = tqdm(total=total, desc=name, unit="B", unit_scale=True,
+                                          unit_divisor=1024, file=sys.stderr, leave=False)
+        bar.update(done - bar.n)
+
+    def close(self) -> None:
+        for bar in self._bars.values():
+            bar.close()
+
+
+def run_pull(args: argparse.Namespace) -> int:
+    config = _config()
+    log(f"pulling {args.name} from {config.hf_endpoint} into {config.models_path} …")
+    bars = _Bars()
+    try:
+        result = asyncio.run(pull(config, args.name, bars))
+    finally:
+        bars.close()
+    emit(args, result, _render_pull)
+    return 0
+
+
+def _render_pull(result: dict[str, Any]) -> str:
+    line = f"{result['name']} ({result['repo']}) installed in {result['folder']}"
+    if result["kind"] == "embedder":
+        line += f"\n  use it with ORA_EMBED_MODEL={result['name']} (the index re-embeds)"
+    return line
 
 
 def _render_build(result: dict[str, Any]) -> str:
@@ -77,6 +130,9 @@ def render(report: dict[str, Any]) -> str:
     judge = report["llm_judge"]
     lines.append("llm judge: " + (f"{judge['url']} ({judge['model'] or 'default model'})"
                                   if judge["configured"] else "not configured (set ORA_LLM_URL)"))
+    for row in report["catalogue"]:
+        state = "installed" if row["installed"] else f"ora models pull {row['name']}"
+        lines.append(f"pullable {row['kind']} {row['name']} ({row['repo']}): {state}")
     for row in report.get("judges", []):
         mark = "*" if row["selected"] else ("+" if row["available"] else "-")
         lines.append(f"contradiction judge {mark} {row['name']}: {row['reason']}")

@@ -21,6 +21,7 @@ from sidecar.errors import BadRequest, OraError
 from sidecar.models.build import ensure_fp32_embedder
 from sidecar.server.app import init_app
 from sidecar.server.instance import remove_record, watch_parent, write_record
+from sidecar.server.limits import ConnectionGuard, connection_limits
 from sidecar.server.security import is_loopback, token_path
 from sidecar.settings import Config
 
@@ -68,10 +69,15 @@ async def serve(config: Config, *, allow_remote: bool = False,
         loop.add_signal_handler(signum, stop.set)
     parent = (asyncio.create_task(watch_parent(parent_pid, stop), name="ora-parent")
               if parent_pid is not None else None)
-    runner = web.AppRunner(init_app(config, allow_remote=allow_remote), access_log=None)
+    runner = web.AppRunner(init_app(config, allow_remote=allow_remote), access_log=None,
+                           keepalive_timeout=float(config.keepalive_timeout))
     await runner.setup()
+    assert runner.server is not None  # made by setup()
+    connections, backlog = connection_limits(int(config.max_connections))
+    ConnectionGuard(runner.server, connections, float(config.header_timeout))
     try:
-        site = web.TCPSite(runner, str(config.host), int(config.port), shutdown_timeout=10.0)
+        site = web.TCPSite(runner, str(config.host), int(config.port), shutdown_timeout=10.0,
+                           backlog=backlog)
         try:
             await site.start()
         except OSError as exc:

@@ -74,9 +74,7 @@ def restore_recall(store: MemoryStore, episodic: Episodic, embedder: TurnEmbedde
         missing = [t for t in store.scope(episodic.namespace, private=private)
                    if t.id not in present]
         if missing:
-            vectors = embedder.embed([t.content for t in missing])
-            for turn, vector in zip(missing, vectors, strict=True):
-                episodic.add(turn, vector)
+            episodic.add_many(missing, embedder.embed([t.content for t in missing]))
             restored += len(missing)
     return restored
 

@@ -12,7 +12,9 @@ from __future__ import annotations
 import contextlib
 import threading
 from collections.abc import Collection as Ids
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -68,22 +70,33 @@ class Episodic:
             return found
 
     def add(self, turn: Turn, vector: FloatArray) -> None:
-        col = self._collection(turn.private, create=True)
-        assert col is not None  # create=True always returns one
-        col.upsert(
-            ids=[str(turn.id)],
-            embeddings=np.asarray(vector, dtype=np.float32).reshape(1, -1),
-            documents=[turn.content],
-            metadatas=[{"conversation": turn.conversation, "role": turn.role,
-                        "created": turn.created}],
-        )
+        self.add_many([turn], np.asarray(vector, dtype=np.float32).reshape(1, -1))
 
-    def drop_conversation(self, conversation: str) -> None:
-        """Forget every embedded turn of one conversation, in both collections."""
+    def add_many(self, turns: Sequence[Turn], vectors: FloatArray) -> None:
+        """Embedded turns, one upsert per collection (a conversation rebuilt from its note)."""
+        for private in (False, True):
+            rows = [i for i, t in enumerate(turns) if t.private == private]
+            if not rows:
+                continue
+            col = self._collection(private, create=True)
+            assert col is not None  # create=True always returns one
+            col.upsert(
+                ids=[str(turns[i].id) for i in rows],
+                embeddings=np.asarray(vectors, dtype=np.float32)[rows],
+                documents=[turns[i].content for i in rows],
+                metadatas=[{"conversation": turns[i].conversation, "role": turns[i].role,
+                            "created": turns[i].created} for i in rows],
+            )
+
+    def drop_conversations(self, conversations: Sequence[str]) -> None:
+        """Forget every embedded turn of these conversations, in both collections."""
+        if not conversations:
+            return
         for private in (False, True):
             col = self._collection(private, create=False)
             if col is not None:
-                col.delete(where={"conversation": conversation})
+                where: Any = {"conversation": {"$in": list(conversations)}}  # chromadb's Where
+                col.delete(where=where)
 
     def ids(self, private: bool) -> set[int]:
         """Ids of the turns embedded in the private or the ordinary collection."""

@@ -195,22 +195,39 @@ class ChatNotes:
         text = decode_note(data, rel, int(self.config.max_file_bytes))
         return content_hash(data), parse_chat(parse_note(text, rel))
 
+    def _unchanged(self, rel: str, note_hash: str) -> bool:
+        try:
+            return content_hash(vault_path(self.config.vault, rel).read_bytes()) == note_hash
+        except OSError:
+            return False
+
     def _import(self, link: NoteLink, read: tuple[str, ChatNote | None]) -> list[Turn]:
-        note_hash, chat = read
-        turns = [] if chat is None else [
-            LoggedTurn(t.role, t.content, t.created,
-                       count_tokens(self.embedder.tokenizer, t.content), t.private)
-            for t in chat.turns]
-        link = NoteLink(link.namespace, link.conversation, link.path, note_hash)
-        stored = self.store.replace_conversation(link, turns,
-                                                 {} if chat is None else chat.summaries)
-        episodic = self.episodic(link.namespace)
-        episodic.drop_conversation(link.conversation)
-        if stored:
-            vectors = self.embedder.embed([t.content for t in stored])
-            for turn, vector in zip(stored, vectors, strict=True):
-                episodic.add(turn, vector)
-        return stored
+        return self._import_many([(link, read)])[0]
+
+    def _import_many(
+        self, notes: Sequence[tuple[NoteLink, tuple[str, ChatNote | None]]],
+    ) -> list[list[Turn]]:
+        """Rebuild these conversations from their notes: log first, then recall (one delete,
+        one embedding pass and one upsert per namespace)."""
+        done: list[list[Turn]] = []
+        by_namespace: dict[str, list[Turn]] = {}
+        for link, (note_hash, chat) in notes:
+            turns = [] if chat is None else [
+                LoggedTurn(t.role, t.content, t.created,
+                           count_tokens(self.embedder.tokenizer, t.content), t.private)
+                for t in chat.turns]
+            link = NoteLink(link.namespace, link.conversation, link.path, note_hash)
+            done.append(self.store.replace_conversation(
+                link, turns, {} if chat is None else chat.summaries))
+            by_namespace.setdefault(link.namespace, []).extend(done[-1])
+        for namespace in {link.namespace for link, _ in notes}:
+            episodic = self.episodic(namespace)
+            episodic.drop_conversations([link.conversation for link, _ in notes
+                                         if link.namespace == namespace])
+            stored = by_namespace[namespace]
+            if stored:
+                episodic.add_many(stored, self.embedder.embed([t.content for t in stored]))
+        return done
 
     def sync(self) -> SyncReport:
         """Bring the log and recall in line with the chat notes (cheap when nothing changed:
@@ -226,7 +243,14 @@ class ChatNotes:
             seen: set[tuple[str, str]] = set()
             unreadable: set[str] = set()
             imported: list[str] = []
+            by_path = {k.path: key for key, k in links.items()}
+            pending: list[tuple[NoteLink, tuple[str, ChatNote | None]]] = []
             for rel in sorted(paths):
+                known_key = by_path.get(rel)
+                if known_key is not None and known_key not in seen and self._unchanged(
+                        rel, links[known_key].hash):
+                    seen.add(known_key)  # the log already matches this note: no parse
+                    continue
                 try:
                     note_hash, chat = self._read(rel)
                 except (OSError, OraError):
@@ -246,8 +270,9 @@ class ChatNotes:
                     check_conversation(chat.conversation)
                 except BadRequest:
                     continue
-                self._import(NoteLink(*key, rel, note_hash), (note_hash, chat))
+                pending.append((NoteLink(*key, rel, note_hash), (note_hash, chat)))
                 imported.append(chat.conversation)
+            self._import_many(pending)
             dropped = []
             for key, link in links.items():
                 if key not in seen and link.path not in unreadable:
@@ -257,4 +282,4 @@ class ChatNotes:
 
     def _forget(self, link: NoteLink) -> None:
         self.store.drop_conversation(link.namespace, link.conversation)
-        self.episodic(link.namespace).drop_conversation(link.conversation)
+        self.episodic(link.namespace).drop_conversations([link.conversation])

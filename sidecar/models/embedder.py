@@ -1,9 +1,14 @@
-"""Sentence vectors from all-MiniLM-L6-v2 on CPU (onnxruntime + tokenizers, no torch).
+"""Sentence vectors on CPU (onnxruntime + tokenizers, no torch), or from a local server.
 
-Two variants of the same weights: `int8` (the packaged quantised export) and `fp32` (built from
-the packaged safetensors by `ora models build`). Vectors are the sentence-transformers recipe:
-mean of the last hidden state over the attention mask, then L2 normalisation, reading at most
-256 tokens (the model's `max_seq_length`).
+The packaged model is all-MiniLM-L6-v2 in two variants of the same weights: `int8` (the packaged
+quantised export) and `fp32` (built from the packaged safetensors by `ora models build`). Its
+vectors are the sentence-transformers recipe: mean of the last hidden state over the attention
+mask, then L2 normalisation, reading at most 256 tokens (the model's `max_seq_length`).
+
+An embedder pulled from the catalogue (`ora models pull bge-small-en-v1.5`) is chosen by naming it
+in `embed_model`; its pooling, token limit and query prefix come from schema/models.json. With
+`embed_url` set, `embed_model` names a model on an OpenAI-compatible server
+(`sidecar/models/remote_embedder.py`).
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ import numpy.typing as npt
 from tokenizers import Tokenizer
 
 from sidecar.errors import BadRequest, ModelUnavailable
+from sidecar.models.catalogue import CatalogueEntry, catalogue
 from sidecar.models.files import (
     EMBED_NAME,
     file_sha256,
@@ -41,6 +47,12 @@ def load_tokenizer() -> Tokenizer:
     return read_tokenizer(minilm_source_dir() / "tokenizer.json")
 
 
+def _pulled(setting: str) -> CatalogueEntry | None:
+    """The catalogue embedder `setting` names, or None (a packaged variant or a typo)."""
+    item = catalogue().get(setting)
+    return item if item is not None and item.kind == "embedder" else None
+
+
 def model_id(variant: str, sha256: str) -> str:
     """`all-MiniLM-L6-v2:<variant>:<sha256 prefix>`: another model file gives another id, so an
     index can tell that its stored vectors are stale."""
@@ -53,7 +65,11 @@ def variant_file(variant: str, models_path: Path) -> Path:
         return int8_model_file()
     if variant == "fp32":
         return fp32_model_file(models_path)
-    raise BadRequest(f"unknown embed_model {variant!r}: choose from auto, {', '.join(VARIANTS)}")
+    pulled = _pulled(variant)
+    if pulled is not None:
+        return models_path / pulled.install / "model.onnx"
+    raise BadRequest(f"unknown embed_model {variant!r}: choose from auto, {', '.join(VARIANTS)} "
+                     "or an embedder of `ora models pull`")
 
 
 def available_variants(models_path: Path) -> list[str]:
@@ -73,7 +89,9 @@ def choose_variant(setting: str, models_path: Path) -> str:
     if setting != "auto":
         path = variant_file(setting, models_path)
         if not path.is_file():
-            hint = "run `ora models build`" if setting == "fp32" else "reinstall (make setup)"
+            hint = ("run `ora models build`" if setting == "fp32" else
+                    f"run `ora models pull {setting}`" if _pulled(setting) else
+                    "reinstall (make setup)")
             raise ModelUnavailable(f"embedder {setting} not found at {path}: {hint}")
         return setting
     found = available_variants(models_path)
@@ -83,9 +101,28 @@ def choose_variant(setting: str, models_path: Path) -> str:
 
 
 class Embedder:
-    """One InferenceSession of all-MiniLM-L6-v2 and the tokenizer that feeds it."""
+    """What the index, search and memory need of an embedder: `embed` documents, `embed_queries`
+    (with the model's query prefix), a counting `tokenizer` to size chunks, and a `model_id`
+    stored with every vector so another model's vectors are never mixed in."""
 
     dim = DIM
+    model_id: str
+    tokenizer: Tokenizer
+    query_prefix = ""
+
+    def embed(self, texts: Sequence[str]) -> FloatArray:
+        raise NotImplementedError
+
+    def embed_queries(self, queries: Sequence[str]) -> FloatArray:
+        """Vectors of search queries: some models (BGE) were trained with a query instruction."""
+        return self.embed([self.query_prefix + q for q in queries])
+
+    def embed_tokens(self, texts: Sequence[str]) -> list[FloatArray]:
+        raise ModelUnavailable(f"{self.model_id} gives no per-token vectors")
+
+
+class OnnxEmbedder(Embedder):
+    """One InferenceSession of a BERT-style encoder and the tokenizer that feeds it."""
 
     def __init__(
         self,
@@ -94,16 +131,25 @@ class Embedder:
         *,
         max_tokens: int = MAX_TOKENS,
         threads: int | None = None,
+        tokenizer_file: Path | None = None,
+        pooling: str = "mean",
+        query_prefix: str = "",
     ) -> None:
         self.variant = variant
         self.model_file = model_file
         self.sha256 = file_sha256(model_file)
-        self.model_id = model_id(variant, self.sha256)
+        self.model_id = model_id(variant, self.sha256) if tokenizer_file is None else (
+            f"{variant}:onnx:{self.sha256[:12]}")
         self.max_tokens = max_tokens
-        self.tokenizer = load_tokenizer()
-        self._truncating = read_tokenizer(minilm_source_dir() / "tokenizer.json", max_tokens)
+        self.pooling = pooling
+        self.query_prefix = query_prefix
+        tokens = tokenizer_file or minilm_source_dir() / "tokenizer.json"
+        self.tokenizer = read_tokenizer(tokens)
+        self._truncating = read_tokenizer(tokens, max_tokens)
         self._session = open_session(model_file, threads)
         self._inputs = input_names(self._session)
+        width = self._session.get_outputs()[0].shape[-1]
+        self.dim = width if isinstance(width, int) else DIM
 
     def _hidden_states(
         self, texts: Sequence[str]
@@ -118,8 +164,11 @@ class Embedder:
 
     def embed(self, texts: Sequence[str]) -> FloatArray:
         """(n, 384) float32 unit vectors, in the order of `texts`."""
-        result = np.zeros((len(texts), DIM), dtype=np.float32)
+        result = np.zeros((len(texts), self.dim), dtype=np.float32)
         for positions, hidden, mask in self._hidden_states(texts):
+            if self.pooling == "cls":
+                result[positions] = _normalise(hidden[:, 0])
+                continue
             weights = mask[:, :, None].astype(np.float32)
             summed = (hidden * weights).sum(axis=1)
             pooled = summed / np.clip(weights.sum(axis=1), 1e-9, None)
@@ -131,7 +180,7 @@ class Embedder:
 
         For a late-interaction (MaxSim) second stage: score = Σ_q max_d q·d.
         """
-        result: list[FloatArray] = [np.zeros((0, DIM), dtype=np.float32)] * len(texts)
+        result: list[FloatArray] = [np.zeros((0, self.dim), dtype=np.float32)] * len(texts)
         for positions, hidden, mask in self._hidden_states(texts):
             for row, i in enumerate(positions):
                 n = int(mask[row].sum())
@@ -145,12 +194,24 @@ def _normalise(x: FloatArray) -> FloatArray:
     return unit
 
 
-def open_embedder(variant: str, models_path: Path, threads: int | None = None) -> Embedder:
-    """An Embedder of one named variant (`int8` or `fp32`)."""
+def open_embedder(variant: str, models_path: Path, threads: int | None = None) -> OnnxEmbedder:
+    """An Embedder of one named variant (`int8`, `fp32` or a pulled catalogue embedder)."""
     variant = choose_variant(variant, models_path)
-    return Embedder(variant_file(variant, models_path), variant, threads=threads)
+    path = variant_file(variant, models_path)
+    pulled = _pulled(variant)
+    if pulled is None:
+        return OnnxEmbedder(path, variant, threads=threads)
+    spec = pulled.embedder or {}
+    return OnnxEmbedder(path, variant, threads=threads, tokenizer_file=path.with_name(
+        "tokenizer.json"), max_tokens=int(spec.get("max_tokens", MAX_TOKENS)),
+        pooling=str(spec.get("pooling", "mean")), query_prefix=str(spec.get("query_prefix", "")))
 
 
 def load_embedder(config: Config) -> Embedder:
-    """The Embedder the `embed_model` setting asks for (auto = best available)."""
+    """The Embedder the settings ask for: a server's model when `embed_url` is set, else the
+    `embed_model` variant (auto = best available)."""
+    if config.embed_url:
+        from sidecar.models.remote_embedder import RemoteEmbedder
+
+        return RemoteEmbedder.from_config(config)
     return open_embedder(str(config.embed_model), config.models_path)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from sidecar.errors import ModelUnavailable
+from sidecar.models.catalogue import catalogue_report
 from sidecar.models.embedder import (
     AUTO_ORDER,
     available_variants,
@@ -18,7 +19,8 @@ from sidecar.models.reranker import OnnxCrossEncoder, reranker_folder
 from sidecar.settings import Config
 
 _EXPORT = (
-    "On a machine with internet, from a local copy of {model}: "
+    "Download it with `ora models pull {pull}`. Or, on a machine with internet, "
+    "from a local copy of {model}: "
     "`pip install 'optimum[exporters]'` then "
     "`optimum-cli export onnx --model {model} --task text-classification DIR`; "
     "copy {files} from DIR into {folder}/ (or set {env}=DIR)."
@@ -26,13 +28,15 @@ _EXPORT = (
 
 
 def reranker_instructions(config: Config) -> str:
-    return _EXPORT.format(model="cross-encoder/ms-marco-MiniLM-L-6-v2",
+    return _EXPORT.format(pull="ms-marco-minilm-l6",
+                          model="cross-encoder/ms-marco-MiniLM-L-6-v2",
                           files="model.onnx and tokenizer.json",
                           folder=config.models_path / "reranker", env="ORA_RERANKER_DIR")
 
 
 def nli_instructions(config: Config) -> str:
-    return _EXPORT.format(model="cross-encoder/nli-deberta-v3-xsmall",
+    return _EXPORT.format(pull="nli-deberta-v3-xsmall",
+                          model="cross-encoder/nli-deberta-v3-xsmall",
                           files="model.onnx, tokenizer.json and config.json",
                           folder=config.models_path / "nli", env="ORA_NLI_DIR")
 
@@ -81,6 +85,7 @@ def models_report(config: Config) -> dict[str, Any]:
         "reranker": {**reranker, "cohere": bool(config.cohere_api_key),
                      "cohere_model": config.cohere_model},
         "nli": nli,
+        "catalogue": catalogue_report(config),
         "llm_judge": {"configured": bool(config.llm_url), "url": config.llm_url or None,
                       "model": config.llm_model or None},
     }

@@ -236,7 +236,7 @@ async def _expanded(
             only[row.private].extend(row.chunk_ids)
     if not only[False] and not only[True]:
         return []
-    vector = (await asyncio.to_thread(embedder.embed, [query]))[0]
+    vector = (await asyncio.to_thread(embedder.embed_queries, [query]))[0]
     hits = await asyncio.to_thread(
         index.dense_search, vector, len(only[False]) + len(only[True]), private=options.private,
         namespace=options.namespace, include_archived=options.include_archived, only=only)

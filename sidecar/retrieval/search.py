@@ -61,7 +61,7 @@ class SearchIndex(Protocol):
 
 
 class QueryEmbedder(Protocol):
-    def embed(self, texts: Sequence[str]) -> FloatArray: ...
+    def embed_queries(self, queries: Sequence[str]) -> FloatArray: ...
 
 
 async def first_stage(
@@ -80,7 +80,7 @@ async def first_stage(
     }
 
     async def dense() -> Ranked:
-        vectors = await asyncio.to_thread(embedder.embed, [query])
+        vectors = await asyncio.to_thread(embedder.embed_queries, [query])
         return await asyncio.to_thread(index.dense_search, vectors[0], depth, **scope)
 
     dense_list, bm25_list = await asyncio.gather(

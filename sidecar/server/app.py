@@ -15,6 +15,7 @@ from aiohttp import web
 
 from sidecar.server.errors import error_middleware
 from sidecar.server.events import EventHub
+from sidecar.server.limits import body_deadline
 from sidecar.server.resources import CONTEXTS, LANE
 from sidecar.server.security import (
     Guard,
@@ -62,7 +63,8 @@ def init_app(config: Config, *, allow_remote: bool = False) -> web.Application:
     guard = Guard(load_or_create_token(config.data), _extra_hosts(config, allow_remote))
     app = web.Application(
         client_max_size=int(config.max_body_bytes),
-        middlewares=[error_middleware, security_middleware(guard)],
+        middlewares=[error_middleware, security_middleware(guard),
+                     body_deadline(float(config.body_timeout))],
     )
     hub = EventHub()
     app[CONFIG] = config

@@ -23,6 +23,7 @@ from typing import Any
 from sidecar.index import Index, Progress
 from sidecar.server.lint_cache import LintCache
 from sidecar.server.state import ServerState
+from sidecar.server.supervise import Backoff
 
 FileEvent = Mapping[str, Any]
 # Progress phases at which stopping is safe: between batches, before the final bookkeeping.
@@ -45,6 +46,8 @@ class IndexLane:
         self._task: asyncio.Task[None] | None = None
         self._total = 0
         self._listeners: list[Callable[[], None]] = []
+        self._backoff = Backoff()  # a failed reconcile is tried again (supervise.py)
+        self._retry: asyncio.TimerHandle | None = None
 
     def on_write(self, listener: Callable[[], None]) -> None:
         """Call `listener` after every write and at the end of every reconcile."""
@@ -96,9 +99,18 @@ class IndexLane:
         """Start a reconcile in the background; False if one is already running."""
         if self.reconciling:
             return False
+        if self._retry is not None:
+            self._retry.cancel()
+            self._retry = None
+        self.state.tasks["reconcile"].retry_in = None
         self.state.set_progress("scan", 0, 0)
         self._task = asyncio.create_task(self._reconcile(), name="ora-reconcile")
         return True
+
+    def _try_again(self) -> None:
+        self._retry = None
+        if not self._stop.is_set():
+            self.start_reconcile()
 
     async def _reconcile(self) -> None:
         loop = asyncio.get_running_loop()
@@ -111,15 +123,24 @@ class IndexLane:
                 raise ReconcileStopped
             loop.call_soon_threadsafe(self.state.set_progress, p.phase, p.done, p.total)
 
+        task = self.state.tasks["reconcile"]
+        task.running, started = True, loop.time()
         try:
             summary = await asyncio.to_thread(self.index.reconcile, progress)
         except ReconcileStopped:  # shutdown: queued files are on disk for the next start
+            task.running = False
             self._finish("cancelled")
             return
-        except Exception as err:  # a background job: report it, keep serving
+        except Exception as err:  # a background job: report it, try again after a backoff
+            task.running = False
+            task.failures += 1
             self.state.fail("reconcile", err)
+            task.retry_in = self._backoff.next(loop.time() - started)
+            self._retry = loop.call_later(task.retry_in, self._try_again)
             phase = "failed"
         else:
+            task.running = False
+            self._backoff.reset()
             self.state.set_counts(int(summary["files"]), int(summary["chunks"]))
             await self.lint.load()
             phase = "done"
@@ -153,5 +174,7 @@ class IndexLane:
     async def close(self) -> None:
         """Stop a running reconcile at its next batch boundary and wait for it."""
         self.request_stop()
+        if self._retry is not None:
+            self._retry.cancel()
         if self._task is not None:
             await asyncio.gather(self._task, return_exceptions=True)

@@ -8,7 +8,7 @@ the index closes and releases its writer lock.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable
 from dataclasses import dataclass
 
 from aiohttp import web
@@ -20,6 +20,7 @@ from sidecar.models.reranker import Reranker, build_reranker
 from sidecar.server.lane import IndexLane
 from sidecar.server.lint_cache import LintCache
 from sidecar.server.state import CONFIG, STATE
+from sidecar.server.supervise import supervise
 
 
 @dataclass(frozen=True)
@@ -77,18 +78,19 @@ async def lane_ctx(app: web.Application) -> AsyncIterator[None]:
     yield
 
 
-async def _watch(app: web.Application, stop: asyncio.Event) -> None:
-    try:
-        await watch(app[INDEX], stop, app[LANE].after_paths, app[LANE].settings_changed,
-                    lambda n: app[STATE].set_queue("watcher", n))
-    except Exception as err:  # a background job: report it, keep serving
-        app[STATE].fail("watching the vault", err)
-
-
 async def watcher_ctx(app: web.Application) -> AsyncIterator[None]:
-    """The file watcher: vault changes reach the index without the plugin's help."""
+    """The file watcher: vault changes reach the index without the plugin's help. It restarts
+    after a failure (`supervise.py`), then a reconcile catches up on what it missed."""
     stop = asyncio.Event()
-    task = asyncio.create_task(_watch(app, stop), name="ora-watcher")
+    state, lane = app[STATE], app[LANE]
+
+    def run() -> Awaitable[None]:
+        return watch(app[INDEX], stop, lane.after_paths, lane.settings_changed,
+                     lambda n: state.set_queue("watcher", n))
+
+    task = asyncio.create_task(supervise(
+        state.tasks["watcher"], run, stop, lambda err: state.fail("watching the vault", err),
+        on_restart=lane.start_reconcile), name="ora-watcher")
     try:
         yield
     finally:

@@ -29,6 +29,7 @@ async def status(request: web.Request) -> web.Response:
             "chunks": state.chunks,
             "queue": state.queue,
             "indexing": state.indexing,
+            "tasks": {name: task.as_json() for name, task in state.tasks.items()},
             "reconcile": state.reconcile.as_json(),
             "model": state.model,
             "reranker": {"name": state.reranker, "reason": state.reranker_reason},

@@ -14,6 +14,7 @@ from aiohttp import web
 
 from sidecar.errors import OraError
 from sidecar.server.events import Event, EventHub
+from sidecar.server.supervise import TaskStatus
 from sidecar.settings import Config
 
 log = logging.getLogger("sidecar.server")
@@ -59,6 +60,8 @@ class ServerState:
     files: int = 0
     chunks: int = 0
     queues: dict[str, int] = field(default_factory=dict)  # files waiting, by who holds them
+    tasks: dict[str, TaskStatus] = field(
+        default_factory=lambda: {"watcher": TaskStatus(), "reconcile": TaskStatus()})
     model: str | None = None
     reranker: str = "none"
     reranker_reason: str | None = None

@@ -71,3 +71,11 @@ def open_idx(tmp_path: Path, embedder: Embedder) -> Iterator[OpenIndex]:
     yield opener
     for index in opened:
         index.close()
+
+
+def stored_models(index: Index, namespace: str = "default") -> set[str]:
+    """The model ids stored with the public vectors of `namespace`."""
+    got = index.chroma.collection(namespace, False, create=False)
+    assert got is not None
+    metas = got.get(include=["metadatas"])["metadatas"] or []
+    return {str(m["model"]) for m in metas}

@@ -65,3 +65,16 @@ async def test_expand_follows_one_hop_and_says_which_link_brought_each_result(
     private = await _search(v, expand=True, private=True)
     assert {r["path"]: r["expanded_from"]["kind"] for r in private[2:]} == {
         BACKGROUND: "extends", SECRET: "qualifies"}
+
+
+async def test_an_answer_shows_the_superseded_flag_on_the_older_passage(
+    index_vault: IndexVault,
+) -> None:
+    from sidecar.answers import answer
+
+    v = index_vault(NOTES)
+    doc = await answer(v.config.with_values(llm_url=""), v.index, v.embedder, None, QUERY,
+                       SearchOptions(k=2, rerank=False))
+    old = next(c for c in doc["citations"] if c["path"] == OLD)
+    assert old["flags"] == ["superseded"] and old["n"] == 2
+    assert f"[2] {OLD}:{old['line_start']}-{old['line_end']} (superseded)" in doc["answer"]

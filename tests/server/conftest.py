@@ -12,6 +12,7 @@ import importlib.util
 import json
 import os
 import re
+import resource
 import signal
 import subprocess
 import sys
@@ -212,14 +213,20 @@ async def shared_api(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[
 class Served:
     """A live `ora serve` subprocess on a free loopback port; stderr goes to a file."""
 
-    def __init__(self, config: Config, log: Path, args: tuple[str, ...] = ()) -> None:
+    def __init__(self, config: Config, log: Path, args: tuple[str, ...] = (),
+                 nofile: int | None = None) -> None:
         self.config = config
         self.log = log
         self._stderr = log.open("w")
+
+        def limit() -> None:  # a lowered descriptor limit (RLIMIT_NOFILE), when asked for
+            if nofile is not None:
+                resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, nofile))
+
         self.proc = subprocess.Popen(
             [str(ORA), "serve", str(config.vault), "--data", str(config.data), "--port", "0",
              *args],
-            stdout=subprocess.DEVNULL, stderr=self._stderr, env=_env(config),
+            stdout=subprocess.DEVNULL, stderr=self._stderr, env=_env(config), preexec_fn=limit,
         )
         self.port = self._wait_listening()
 
@@ -258,8 +265,8 @@ def _env(config: Config) -> dict[str, str]:
 def _serving(folder: Path) -> Iterator[Callable[[Config], Served]]:
     started: list[Served] = []
 
-    def start(config: Config, *args: str) -> Served:
-        served = Served(config, folder / f"serve-{len(started)}.log", args)
+    def start(config: Config, *args: str, nofile: int | None = None) -> Served:
+        served = Served(config, folder / f"serve-{len(started)}.log", args, nofile)
         started.append(served)
         return served
 

@@ -3,7 +3,10 @@ import type {
 	AdoptOutcome,
 	AdoptPlan,
 	AdoptProposal,
+	AskDocument,
+	AskRequest,
 	BatchAnswer,
+	ConversationDocument,
 	Diagnostic,
 	EventsAnswer,
 	Health,
@@ -12,6 +15,8 @@ import type {
 	Pair,
 	PairStatus,
 	ReindexAnswer,
+	RelatedDocument,
+	RelatedRequest,
 	Resolution,
 	ResolveAnswer,
 	SearchDocument,
@@ -77,6 +82,19 @@ export class SidecarClient {
 
 	search(request: SearchRequest): Promise<SearchDocument> {
 		return this.call<SearchDocument>("POST", "/v1/search", request);
+	}
+
+	related(request: RelatedRequest): Promise<RelatedDocument> {
+		return this.call<RelatedDocument>("POST", "/v1/related", request);
+	}
+
+	ask(request: AskRequest): Promise<AskDocument> {
+		return this.call<AskDocument>("POST", "/v1/ask", request);
+	}
+
+	conversation(id: string, privateMode = false): Promise<ConversationDocument> {
+		const path = `/v1/conversations/${encodeURIComponent(id)}?private=${privateMode ? "true" : "false"}`;
+		return this.call<ConversationDocument>("GET", path);
 	}
 
 	async lint(path: string, text: string): Promise<Diagnostic[]> {

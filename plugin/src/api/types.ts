@@ -56,6 +56,15 @@ export interface EventsAnswer {
 	queued?: boolean;
 }
 
+/** Search filters, applied by the sidecar inside its stores before the top-k cut. */
+export interface SearchFilters {
+	types?: string[];
+	folders?: string[];
+	tags?: string[];
+	since?: string;
+	until?: string;
+}
+
 export interface SearchRequest {
 	query: string;
 	k?: number;
@@ -63,6 +72,63 @@ export interface SearchRequest {
 	include_archived?: boolean;
 	rerank?: boolean;
 	namespace?: string;
+	filters?: SearchFilters;
+}
+
+export interface RelatedRequest {
+	path: string;
+	k?: number;
+	private?: boolean;
+	include_archived?: boolean;
+	filters?: SearchFilters;
+}
+
+/** Notes related to `path`: search results, one per note, never the note itself. */
+export interface RelatedDocument {
+	path: string;
+	namespace?: string;
+	results: SearchResult[];
+}
+
+export interface AskRequest {
+	question: string;
+	conversation?: string;
+	private?: boolean;
+	k?: number;
+}
+
+export interface Citation {
+	n: number;
+	path: string;
+	title?: string;
+	line_start: number;
+	line_end: number;
+	text: string;
+	private: boolean;
+	cited: boolean;
+}
+
+/** A grounded answer; `generator` is "none" when the answer is extractive (no model). */
+export interface AskDocument {
+	question: string;
+	answer: string;
+	generator: string;
+	generator_reason?: string;
+	conversation?: string | null;
+	citations: Citation[];
+}
+
+export interface Turn {
+	id: number;
+	role: string;
+	content: string;
+	created: string;
+	private: boolean;
+}
+
+export interface ConversationDocument {
+	conversation: string;
+	turns: Turn[];
 }
 
 /** Why a result ranks where it does; ranks are 1-based, null when absent from that list. */
@@ -76,6 +142,8 @@ export interface Why {
 	decay: number;
 	cluster: string | null;
 	newer_in_cluster: number;
+	/** Related notes only: the two notes are linked. */
+	linked?: boolean;
 }
 
 export interface SearchResult {

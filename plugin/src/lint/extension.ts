@@ -1,8 +1,9 @@
-import { forceLinting, linter, type Diagnostic as CmDiagnostic } from "@codemirror/lint";
+import { forceLinting, linter, type Action, type Diagnostic as CmDiagnostic } from "@codemirror/lint";
 import { StateEffect, type Extension } from "@codemirror/state";
 import { ViewPlugin, type EditorView } from "@codemirror/view";
 
 import type { Diagnostic } from "../api/types";
+import { quickFixes, type FixContext, type QuickFix } from "./fixes";
 import { placeDiagnostics } from "./ranges";
 
 /** Where the lint extension gets its answers: the editor's note path and the sidecar's lint call. */
@@ -12,6 +13,11 @@ export interface LintSourceOptions {
 	lint: (path: string, text: string) => Promise<Diagnostic[]>;
 	/** Called when the sidecar could not be asked; the editor then shows no marks. */
 	onError?: (err: unknown) => void;
+	/** Quick fixes: how to date a note, and how to add a path to the vault's lint ignore list. */
+	fixes?: {
+		dates: (path: string) => Record<string, string>;
+		ignore?: (target: string) => Promise<void>;
+	};
 }
 
 /** The CodeMirror lint source: sends the unsaved text and places the answers on their lines. */
@@ -29,8 +35,50 @@ export function lintSource(options: LintSourceOptions): (view: EditorView) => Pr
 		}
 		// The answer may be for an older text; place it only while the document is unchanged.
 		if (view.state.doc.toString() !== text) return [];
-		return placeDiagnostics(text, diagnostics);
+		const placed = placeDiagnostics(text, diagnostics);
+		if (!options.fixes) return placed;
+		return placed.map((p, i) => {
+			const source = diagnostics[i];
+			const actions = source ? fixActions(text, source, path, options) : [];
+			return actions.length ? { ...p, actions } : p;
+		});
 	};
+}
+
+function context(path: string, options: LintSourceOptions): FixContext {
+	const fixes = options.fixes;
+	return { path, dates: () => fixes?.dates(path) ?? {}, canIgnore: Boolean(fixes?.ignore) };
+}
+
+/**
+ * One CodeMirror action per quick fix. The fix is worked out again on the document as it is when
+ * clicked (the user may have typed since), from the diagnostic's line there, and applied as one
+ * transaction: one undo step.
+ */
+function fixActions(text: string, diagnostic: Diagnostic, path: string, options: LintSourceOptions): Action[] {
+	return quickFixes(text, diagnostic, context(path, options)).map(({ name }) => ({
+		name,
+		apply: (view: EditorView, from: number) => {
+			const line = view.state.doc.lineAt(from).number;
+			const now = quickFixes(view.state.doc.toString(), { ...diagnostic, line }, context(path, options));
+			const fix = now.find((f) => f.name === name);
+			if (fix) applyFix(view, fix, options);
+		},
+	}));
+}
+
+/** Applies a fix: text changes as one transaction, or the ignore list through the sidecar. */
+export function applyFix(view: EditorView, fix: QuickFix, options: Pick<LintSourceOptions, "fixes">): void {
+	if ("changes" in fix) {
+		view.dispatch({ changes: fix.changes, userEvent: "input.fix" });
+		return;
+	}
+	const ignore = options.fixes?.ignore;
+	if (!ignore) return;
+	void ignore(fix.ignore).then(() => {
+		view.dispatch({ effects: relintEffect.of(null) });
+		forceLinting(view);
+	});
 }
 
 /**

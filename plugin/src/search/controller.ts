@@ -1,5 +1,6 @@
 import type { SearchDocument, SearchRequest } from "../api/types";
 import { debounce, type Debounced } from "../util/debounce";
+import { mergeChips, NO_CHIPS, parseQuery, toFilters, type FilterChips } from "./query";
 import { shapeResults, type ResultList } from "./shape";
 
 export interface SearchOptions {
@@ -7,13 +8,22 @@ export interface SearchOptions {
 	includeArchived: boolean;
 }
 
-/** Everything the search panel can be showing; errors are values here, not exceptions. */
+/** What the panel saves across restarts (the view's getState/setState). */
+export interface SearchPanelState extends SearchOptions {
+	query: string;
+	chips: FilterChips;
+}
+
+/**
+ * Everything the search panel can be showing; errors are values here, not exceptions. While a
+ * new query runs, shown results stay on screen marked `pending` instead of being wiped.
+ */
 export type SearchState =
 	| { kind: "idle" }
 	| { kind: "loading"; query: string }
 	| { kind: "error"; query: string; message: string }
 	| { kind: "empty"; query: string; indexingNote: string | null }
-	| { kind: "results"; query: string; list: ResultList };
+	| { kind: "results"; query: string; list: ResultList; pending?: boolean };
 
 export interface SearchControllerOptions {
 	search: (request: SearchRequest) => Promise<SearchDocument>;
@@ -29,7 +39,9 @@ export interface SearchControllerOptions {
 export class SearchController {
 	private query = "";
 	private options: SearchOptions = { private: false, includeArchived: false };
+	private chips: FilterChips = { ...NO_CHIPS };
 	private sequence = 0;
+	private shown: SearchState = { kind: "idle" };
 	private readonly scheduled: Debounced<[]>;
 
 	constructor(private readonly config: SearchControllerOptions) {
@@ -41,7 +53,7 @@ export class SearchController {
 		if (query.trim() === "") {
 			this.scheduled.cancel();
 			this.sequence++;
-			this.config.onState({ kind: "idle" });
+			this.emit({ kind: "idle" });
 			return;
 		}
 		this.scheduled();
@@ -50,6 +62,23 @@ export class SearchController {
 	setOptions(change: Partial<SearchOptions>): void {
 		this.options = { ...this.options, ...change };
 		if (this.query.trim() !== "") this.scheduled();
+	}
+
+	/** Replaces the filter chips (the panel's, not the query box's prefixes). */
+	setChips(chips: FilterChips): void {
+		this.chips = chips;
+		if (this.query.trim() !== "") this.scheduled();
+	}
+
+	snapshot(): SearchPanelState {
+		return { query: this.query, ...this.options, chips: this.chips };
+	}
+
+	/** Restores a saved panel without searching; the caller decides when to run. */
+	restore(state: SearchPanelState): void {
+		this.query = state.query;
+		this.options = { private: state.private, includeArchived: state.includeArchived };
+		this.chips = state.chips;
 	}
 
 	/** Runs the pending (or current) query now, e.g. on Enter. */
@@ -63,27 +92,40 @@ export class SearchController {
 		this.sequence++;
 	}
 
+	private emit(state: SearchState): void {
+		this.shown = state;
+		this.config.onState(state);
+	}
+
 	private async run(): Promise<void> {
 		const query = this.query.trim();
 		if (query === "") return;
+		const parsed = parseQuery(query);
 		const mine = ++this.sequence;
-		this.config.onState({ kind: "loading", query });
+		if (parsed.text === "") {
+			this.emit({ kind: "error", query, message: "Add words to search for after the filters." });
+			return;
+		}
+		const shown = this.shown;
+		this.emit(shown.kind === "results" ? { ...shown, pending: true } : { kind: "loading", query });
 		let next: SearchState;
 		try {
+			const filters = toFilters(mergeChips(this.chips, parsed.chips));
 			const doc = await this.config.search({
-				query,
+				query: parsed.text,
 				k: this.config.k,
 				private: this.options.private,
 				include_archived: this.options.includeArchived,
+				...(filters ? { filters } : {}),
 			});
-			const list = shapeResults(doc, query);
+			const list = shapeResults(doc, parsed.text);
 			next = list.cards.length
 				? { kind: "results", query, list }
 				: { kind: "empty", query, indexingNote: list.indexingNote };
 		} catch (err) {
 			next = { kind: "error", query, message: err instanceof Error ? err.message : String(err) };
 		}
-		if (mine === this.sequence) this.config.onState(next);
+		if (mine === this.sequence) this.emit(next);
 	}
 }
 

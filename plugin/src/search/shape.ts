@@ -1,5 +1,7 @@
 import type { SearchDocument, SearchResult, Why } from "../api/types";
+import { groupByNote, type NoteGroup } from "./group";
 import { highlight, queryTerms, snippet, type Segment } from "./highlight";
+import { markdownToPlain } from "./plain";
 
 export type BadgeKind = "incubating" | "private" | "archived";
 
@@ -22,6 +24,8 @@ export interface ResultCard {
 
 export interface ResultList {
 	cards: ResultCard[];
+	/** The cards by note, one row each, best note first. */
+	groups: NoteGroup[];
 	/** e.g. "Re-ranked by onnx:ms-marco-MiniLM-L-6-v2" or "Not re-ranked: no model". */
 	rerankNote: string;
 	/** "Indexing 42 %…" while the vault is still being indexed, else null. */
@@ -32,11 +36,8 @@ const BADGE_FLAGS: readonly BadgeKind[] = ["incubating", "archived"];
 
 export function shapeResults(doc: SearchDocument, query: string = doc.query): ResultList {
 	const terms = queryTerms(query);
-	return {
-		cards: doc.results.map((r) => shapeResult(r, terms)),
-		rerankNote: rerankNote(doc),
-		indexingNote: indexingNote(doc),
-	};
+	const cards = doc.results.map((r) => shapeResult(r, terms));
+	return { cards, groups: groupByNote(cards), rerankNote: rerankNote(doc), indexingNote: indexingNote(doc) };
 }
 
 /** "Indexing 42 %: results come from the notes indexed so far" while the index is being built. */
@@ -54,7 +55,7 @@ export function shapeResult(result: SearchResult, terms: string[]): ResultCard {
 		type: result.type,
 		typeInferred: result.type_inferred === true,
 		headingPath: (result.heading_path ?? []).join(" › "),
-		snippet: highlight(snippet(result.text, terms), terms),
+		snippet: highlight(snippet(markdownToPlain(result.text), terms), terms),
 		score: result.score.toFixed(2),
 		badges,
 		why: whyLines(result.why),
@@ -80,6 +81,7 @@ export function whyLines(why: Partial<Why>): string[] {
 		`Decay: ${num(why.decay, 2)}${newer(why.newer_in_cluster)}`,
 	];
 	if (why.cluster) lines.push(`Cluster: ${why.cluster}`);
+	if (why.linked) lines.push("Linked with this note");
 	return lines;
 }
 

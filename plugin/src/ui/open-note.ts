@@ -1,13 +1,22 @@
-import { MarkdownView, Notice, type App } from "obsidian";
+import { MarkdownView, Notice, type App, type PaneType } from "obsidian";
 
-/** Opens the note at `path` and selects lines `lineStart`..`lineEnd` (1-based, inclusive). */
-export async function openAtLines(app: App, path: string, lineStart: number, lineEnd: number): Promise<void> {
+/**
+ * Opens the note at `path` and selects lines `lineStart`..`lineEnd` (1-based, inclusive); in a new
+ * tab (or split, window) when `newLeaf` says so, as `Keymap.isModEvent` answers for a click.
+ */
+export async function openAtLines(
+	app: App,
+	path: string,
+	lineStart: number,
+	lineEnd: number,
+	newLeaf: PaneType | boolean = false,
+): Promise<void> {
 	const file = app.vault.getFileByPath(path);
 	if (!file) {
 		new Notice(`“${path}” is not in the vault any more. Re-index to refresh results.`);
 		return;
 	}
-	const leaf = app.workspace.getLeaf(false);
+	const leaf = app.workspace.getLeaf(newLeaf);
 	await leaf.openFile(file, { active: true });
 	const view = leaf.view;
 	if (!(view instanceof MarkdownView)) return;

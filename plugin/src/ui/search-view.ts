@@ -1,9 +1,11 @@
-import { ItemView, type WorkspaceLeaf } from "obsidian";
+import { ItemView, Keymap, ToggleComponent, setIcon, type PaneType, type ViewStateResult, type WorkspaceLeaf } from "obsidian";
 
 import type { SidecarClient } from "../api/client";
-import { moveSelection, SearchController, type SearchState } from "../search/controller";
+import { moveSelection, SearchController, type SearchPanelState, type SearchState } from "../search/controller";
+import { chipLabels, NO_CHIPS, parseQuery, type FilterChips } from "../search/query";
 import type { ResultCard } from "../search/shape";
-import { renderSearchState } from "./search-render";
+import { RETRIEVABLE_TYPES } from "../search/vocabulary";
+import { markSelected, renderSearchState } from "./search-render";
 
 export const SEARCH_VIEW_TYPE = "ora-vault-search";
 
@@ -11,17 +13,24 @@ export interface SearchViewDeps {
 	client: () => SidecarClient;
 	delayMs: number;
 	k: number;
-	open: (card: ResultCard) => Promise<void>;
+	/** Opens a result at its lines; `newLeaf` is Obsidian's answer to "in a new tab?". */
+	open: (card: ResultCard, newLeaf: PaneType | boolean) => Promise<void>;
 }
 
 /** The right-sidebar search panel. State lives in SearchController; this only draws and listens. */
 export class SearchView extends ItemView {
 	private controller: SearchController | null = null;
 	private input: HTMLInputElement | null = null;
+	private chipsEl: HTMLElement | null = null;
 	private resultsEl: HTMLElement | null = null;
+	private listEl: HTMLElement | null = null;
+	private privateToggle: ToggleComponent | null = null;
+	private archivedToggle: ToggleComponent | null = null;
 	private items: HTMLElement[] = [];
 	private cards: ResultCard[] = [];
 	private selected = -1;
+	private chips: FilterChips = { ...NO_CHIPS };
+	private restored: SearchPanelState | null = null;
 
 	constructor(
 		leaf: WorkspaceLeaf,
@@ -49,11 +58,16 @@ export class SearchView extends ItemView {
 		const bar = root.createDiv({ cls: "ora-search-bar" });
 		this.input = bar.createEl("input", {
 			cls: "ora-search-input",
-			attr: { type: "search", placeholder: "Search your vault…", "aria-label": "Search query" },
+			attr: {
+				type: "search",
+				placeholder: "Search your vault… (type: path: tag: filter)",
+				"aria-label": "Search query",
+			},
 		});
 		const toggles = root.createDiv({ cls: "ora-search-toggles" });
-		const privateToggle = checkbox(toggles, "Private mode");
-		const archivedToggle = checkbox(toggles, "Include archived");
+		this.privateToggle = toggle(toggles, "Private mode", (on) => this.setOption({ private: on }));
+		this.archivedToggle = toggle(toggles, "Include archived", (on) => this.setOption({ includeArchived: on }));
+		this.chipsEl = root.createDiv({ cls: "ora-chips", attr: { role: "group", "aria-label": "Filters" } });
 		this.resultsEl = root.createDiv({ cls: "ora-search-results" });
 
 		const controller = new SearchController({
@@ -63,14 +77,18 @@ export class SearchView extends ItemView {
 			k: this.deps.k,
 		});
 		this.controller = controller;
-		this.registerDomEvent(this.input, "input", () => controller.setQuery(this.input?.value ?? ""));
-		this.registerDomEvent(this.input, "keydown", (evt) => this.onKey(evt));
-		this.registerDomEvent(privateToggle, "change", () => controller.setOptions({ private: privateToggle.checked }));
-		this.registerDomEvent(archivedToggle, "change", () =>
-			controller.setOptions({ includeArchived: archivedToggle.checked }),
-		);
+		const input = this.input;
+		this.registerDomEvent(input, "input", () => {
+			controller.setQuery(input.value);
+			this.drawChips();
+			this.app.workspace.requestSaveLayout();
+		});
+		this.registerDomEvent(input, "keydown", (evt) => this.onKey(evt));
+		this.registerDomEvent(this.resultsEl, "keydown", (evt) => this.onKey(evt));
+		this.drawChips();
 		this.show({ kind: "idle" });
-		this.input.focus();
+		if (this.restored) await this.apply(this.restored);
+		input.focus();
 	}
 
 	override async onClose(): Promise<void> {
@@ -78,11 +96,26 @@ export class SearchView extends ItemView {
 		this.controller = null;
 	}
 
-	/** Puts `query` in the box and searches at once (used by the command with a selection). */
+	override getState(): Record<string, unknown> {
+		const saved = this.controller?.snapshot() ?? this.restored;
+		return saved ? { ...saved } : {};
+	}
+
+	override async setState(state: unknown, result: ViewStateResult): Promise<void> {
+		const saved = panelState(state);
+		if (saved) {
+			this.restored = saved;
+			if (this.controller) await this.apply(saved);
+		}
+		await super.setState(state, result);
+	}
+
+	/** Puts `query` in the box and searches at once (the command with a selection, quick search's Tab). */
 	async searchFor(query: string): Promise<void> {
 		if (!this.input || !this.controller) return;
 		this.input.value = query;
 		this.controller.setQuery(query);
+		this.drawChips();
 		await this.controller.runNow();
 	}
 
@@ -90,10 +123,77 @@ export class SearchView extends ItemView {
 		this.input?.focus();
 	}
 
+	private async apply(saved: SearchPanelState): Promise<void> {
+		if (!this.controller || !this.input) return;
+		this.controller.restore(saved);
+		this.chips = saved.chips;
+		this.input.value = saved.query;
+		this.privateToggle?.setValue(saved.private);
+		this.archivedToggle?.setValue(saved.includeArchived);
+		this.drawChips();
+		if (saved.query.trim() !== "") await this.controller.runNow();
+	}
+
+	private setOption(change: { private?: boolean; includeArchived?: boolean }): void {
+		this.controller?.setOptions(change);
+		this.app.workspace.requestSaveLayout();
+	}
+
+	private setChips(chips: FilterChips): void {
+		this.chips = chips;
+		this.controller?.setChips(chips);
+		this.drawChips();
+		this.app.workspace.requestSaveLayout();
+	}
+
+	/** Type chips to switch on and off, then the folder and tag filters typed in the box. */
+	private drawChips(): void {
+		const el = this.chipsEl;
+		if (!el) return;
+		el.empty();
+		for (const type of RETRIEVABLE_TYPES) {
+			const on = this.chips.types.includes(type);
+			const chip = el.createEl("button", {
+				cls: `ora-chip ora-type-${type}${on ? " is-active" : ""}`,
+				text: type,
+				attr: { "aria-pressed": on ? "true" : "false" },
+			});
+			chip.addEventListener("click", () => {
+				const types = on ? this.chips.types.filter((t) => t !== type) : [...this.chips.types, type];
+				this.setChips({ ...this.chips, types });
+			});
+		}
+		const typed = parseQuery(this.input?.value ?? "").chips;
+		for (const { label } of chipLabels({ ...typed, types: typed.types.filter((t) => !this.chips.types.includes(t)) })) {
+			const chip = el.createSpan({ cls: "ora-chip is-active is-typed", text: label });
+			const remove = chip.createSpan({ cls: "ora-chip-remove", attr: { role: "button", "aria-label": `Remove ${label}` } });
+			setIcon(remove, "x");
+			remove.addEventListener("click", () => this.removeTyped(label));
+		}
+	}
+
+	/** Removes a `type:` / `path:` / `tag:` prefix from the query box. */
+	private removeTyped(label: string): void {
+		if (!this.input) return;
+		const [key, ...rest] = label.split(":");
+		const value = rest.join(":");
+		const words = this.input.value.match(/\S+:"[^"]*"|\S+/g) ?? [];
+		const kept = words.filter((w) => {
+			const [k, ...v] = w.split(":");
+			const raw = v.join(":").replace(/^"|"$/g, "").replace(/^#/, "");
+			return !(k?.toLowerCase() === key && raw.replace(/^\/+|\/+$/g, "").toLowerCase() === value.toLowerCase());
+		});
+		this.input.value = kept.join(" ");
+		this.input.dispatchEvent(new Event("input"));
+	}
+
 	private show(state: SearchState): void {
 		if (!this.resultsEl) return;
-		this.cards = state.kind === "results" ? state.list.cards : [];
-		this.items = renderSearchState(this.resultsEl, state, (card) => void this.deps.open(card));
+		this.cards = state.kind === "results" ? state.list.groups.map((g) => g.best) : [];
+		this.items = renderSearchState(this.resultsEl, state, {
+			open: (card, evt) => void this.deps.open(card, Keymap.isModEvent(evt)),
+		});
+		this.listEl = this.resultsEl.querySelector<HTMLElement>(".ora-results");
 		this.select(-1);
 	}
 
@@ -104,24 +204,37 @@ export class SearchView extends ItemView {
 		} else if (evt.key === "Enter") {
 			evt.preventDefault();
 			const card = this.cards[this.selected];
-			if (card) void this.deps.open(card);
+			if (card) void this.deps.open(card, Keymap.isModEvent(evt));
 			else void this.controller?.runNow();
 		}
 	}
 
 	private select(index: number): void {
-		this.items[this.selected]?.removeClass("is-selected");
 		this.selected = index;
-		const item = this.items[index];
-		if (!item) return;
-		item.addClass("is-selected");
-		item.scrollIntoView({ block: "nearest" });
+		markSelected(this.listEl, this.items, index);
 	}
 }
 
-function checkbox(parent: HTMLElement, label: string): HTMLInputElement {
-	const wrap = parent.createEl("label", { cls: "ora-toggle" });
-	const input = wrap.createEl("input", { attr: { type: "checkbox" } });
-	wrap.appendText(label);
-	return input;
+function toggle(parent: HTMLElement, label: string, onChange: (on: boolean) => void): ToggleComponent {
+	const wrap = parent.createDiv({ cls: "ora-toggle" });
+	wrap.createSpan({ text: label });
+	const component = new ToggleComponent(wrap);
+	component.toggleEl.setAttr("aria-label", label);
+	component.onChange(onChange);
+	return component;
+}
+
+/** A saved panel state, checked field by field (saved layouts can be old or hand-edited). */
+function panelState(state: unknown): SearchPanelState | null {
+	if (typeof state !== "object" || state === null) return null;
+	const s = state as Record<string, unknown>;
+	if (typeof s.query !== "string") return null;
+	const list = (value: unknown): string[] => (Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : []);
+	const chips = (typeof s.chips === "object" && s.chips !== null ? s.chips : {}) as Record<string, unknown>;
+	return {
+		query: s.query,
+		private: s.private === true,
+		includeArchived: s.includeArchived === true,
+		chips: { types: list(chips.types), folders: list(chips.folders), tags: list(chips.tags) },
+	};
 }

@@ -110,6 +110,30 @@ export class OraSettingTab extends PluginSettingTab {
 				render: (st) => this.numberText(st, s.eventDelayMs, (v) => save({ eventDelayMs: v })),
 			},
 			{
+				name: "Language model URL",
+				desc: "An OpenAI-compatible endpoint for Ask, e.g. Ollama http://127.0.0.1:11434/v1, llama.cpp server http://127.0.0.1:8080/v1, LM Studio http://127.0.0.1:1234/v1. Empty: answers quote passages. Restart the sidecar to apply.",
+				render: (st) => {
+					st.addText((t) => t.setPlaceholder("Empty: no model").setValue(s.llmUrl).onChange((v) => void save({ llmUrl: v.trim() })));
+				},
+			},
+			{
+				name: "Language model name",
+				desc: "The model the endpoint should run, for example llama3.2.",
+				render: (st) => {
+					st.addText((t) => t.setValue(s.llmModel).onChange((v) => void save({ llmModel: v.trim() })));
+				},
+			},
+			{
+				name: "Language model key",
+				desc: "Bearer key, only if the endpoint needs one.",
+				render: (st) => {
+					st.addText((t) => {
+						t.inputEl.type = "password";
+						t.setValue(s.llmApiKey).onChange((v) => void save({ llmApiKey: v.trim() }));
+					});
+				},
+			},
+			{
 				name: "Language model timeout",
 				desc: "Seconds before the sidecar gives up on the language model for an answer; 0 keeps its default. Takes effect after a restart of the sidecar.",
 				render: (st) => this.numberText(st, s.llmTimeoutSeconds, (v) => save({ llmTimeoutSeconds: v })),

@@ -139,7 +139,8 @@ export class TriageModal extends Modal {
 		const batch = card.batch;
 		if (batch !== null && pair.status === "open") {
 			const story = this.pairs.filter((p) => p.batch === batch && p.status === "open").length;
-			const approve = group("Whole story").createEl("button", { text: `Approve all ${story} in this story` });
+			const text = story === 1 ? "Approve the story" : `Approve all ${story} in this story`;
+			const approve = group("Whole story").createEl("button", { text });
 			approve.addEventListener("click", () => void this.approveBatch(batch, story));
 		}
 	}

@@ -13,6 +13,14 @@ const ICON_PATHS: Record<string, string> = {
 	loader: "M12 2v4M12 18v4M4.9 4.9l2.9 2.9M16.2 16.2l2.9 2.9M2 12h4M18 12h4",
 	"check-circle": "M12 2a10 10 0 1 0 0 20a10 10 0 1 0 0-20M9 12l2 2l4-4",
 	copy: "M8 8h12v12H8zM4 16V4h12",
+	"git-fork": "M6 3v12M18 9a3 3 0 1 0 0-6a3 3 0 0 0 0 6M6 21a3 3 0 1 0 0-6a3 3 0 0 0 0 6M18 9a9 9 0 0 1-9 9",
+	"message-circle": "M21 12a9 9 0 1 1-4-7.5L21 3v6h-6",
+	plus: "M12 5v14M5 12h14",
+	x: "M18 6L6 18M6 6l12 12",
+	"chevron-right": "M9 18l6-6-6-6",
+	"chevron-down": "M6 9l6 6 6-6",
+	link: "M10 13a5 5 0 0 0 7 0l3-3a5 5 0 0 0-7-7l-1 1M14 11a5 5 0 0 0-7 0l-3 3a5 5 0 0 0 7 7l1-1",
+	filter: "M22 3H2l8 9.5V19l4 2v-8.5z",
 };
 
 export function setIcon(parent: HTMLElement, icon: string): void {
@@ -51,6 +59,15 @@ export class TFile {
 	path = "";
 	extension = "md";
 	basename = "";
+
+	/** A file at `path` (a test helper; Obsidian makes these itself). */
+	static at(path: string): TFile {
+		const file = new TFile();
+		file.path = path;
+		file.basename = (path.split("/").pop() ?? path).replace(/\.md$/, "");
+		file.extension = path.split(".").pop() ?? "";
+		return file;
+	}
 }
 
 export class FileSystemAdapter {
@@ -61,12 +78,105 @@ export class FileSystemAdapter {
 
 export class MarkdownView {}
 
-export class App {}
+/** What the stand-in workspace was asked to do, newest last, so tests can read it. */
+export interface WorkspaceCall {
+	kind: "open" | "trigger";
+	args: unknown[];
+}
 
-export class WorkspaceLeaf {}
+/** Obsidian's `Events`: `on` returns a ref, `trigger` calls the handlers of that name. */
+export class Events {
+	private readonly handlers = new Map<string, ((...data: unknown[]) => unknown)[]>();
+
+	on(name: string, callback: (...data: never[]) => unknown): { name: string; callback: unknown; source: Events } {
+		const list = this.handlers.get(name) ?? [];
+		list.push(callback as (...data: unknown[]) => unknown);
+		this.handlers.set(name, list);
+		return { name, callback, source: this };
+	}
+
+	offref(ref: { name: string; callback: unknown }): void {
+		const list = this.handlers.get(ref.name) ?? [];
+		this.handlers.set(ref.name, list.filter((c) => c !== ref.callback));
+	}
+
+	trigger(name: string, ...data: unknown[]): void {
+		for (const callback of this.handlers.get(name) ?? []) callback(...data);
+	}
+}
+
+export class Vault extends Events {}
+
+export class Workspace extends Events {
+	readonly calls: WorkspaceCall[] = [];
+
+	override trigger(name: string, ...data: unknown[]): void {
+		this.calls.push({ kind: "trigger", args: [name, ...data] });
+		super.trigger(name, ...data);
+	}
+
+	/** Layout saves asked for (Obsidian then reads every view's getState). */
+	saves = 0;
+
+	getActiveFile(): TFile | null {
+		return null;
+	}
+
+	requestSaveLayout = (): void => {
+		this.saves++;
+	};
+}
+
+export class App {
+	workspace = new Workspace();
+	vault = new Vault();
+}
+
+export class WorkspaceLeaf {
+	app: App = new App();
+}
+
+type ScopeHandler = (evt: KeyboardEvent) => unknown;
+
+/** Keyboard scope: handlers by modifiers and key, as Obsidian's `Scope.register` takes them. */
+export class Scope {
+	private readonly handlers: { modifiers: string[]; key: string | null; func: ScopeHandler }[] = [];
+
+	register(modifiers: string[] | null, key: string | null, func: ScopeHandler): unknown {
+		const handler = { modifiers: [...(modifiers ?? [])].sort(), key, func };
+		this.handlers.push(handler);
+		return handler;
+	}
+
+	/** Runs the handler matching `evt` (Mod is Ctrl here); false when none matched. */
+	handle(evt: KeyboardEvent): boolean {
+		const mods = [evt.ctrlKey || evt.metaKey ? "Mod" : "", evt.altKey ? "Alt" : "", evt.shiftKey ? "Shift" : ""]
+			.filter(Boolean)
+			.sort();
+		const found = this.handlers.find((h) => (h.key === null || h.key === evt.key) && h.modifiers.join() === mods.join());
+		if (!found) return false;
+		found.func(evt);
+		return true;
+	}
+}
+
+export type PaneType = "tab" | "split" | "window";
+
+export const Keymap = {
+	/** Mod (Ctrl here) or a middle click: a new tab, as Obsidian answers. */
+	isModEvent(evt?: MouseEvent | KeyboardEvent | null): PaneType | boolean {
+		if (!evt) return false;
+		if ("button" in evt && evt.button === 1) return "tab";
+		return evt.ctrlKey || evt.metaKey ? "tab" : false;
+	},
+};
 
 class Component {
 	private cleanups: (() => void)[] = [];
+
+	registerEvent(ref: { name: string; callback: unknown; source?: Events }): void {
+		this.cleanups.push(() => ref.source?.offref(ref));
+	}
 
 	registerDomEvent(el: HTMLElement, type: string, listener: (evt: Event) => void): void {
 		el.addEventListener(type, listener);
@@ -85,9 +195,11 @@ class Component {
 export class ItemView extends Component {
 	readonly containerEl: HTMLElement;
 	readonly contentEl: HTMLElement;
+	readonly app: App;
 
 	constructor(readonly leaf: WorkspaceLeaf) {
 		super();
+		this.app = leaf.app;
 		this.containerEl = document.createElement("div");
 		this.containerEl.className = "workspace-leaf-content";
 		this.containerEl.createDiv({ cls: "view-header" });
@@ -97,6 +209,12 @@ export class ItemView extends Component {
 	async onOpen(): Promise<void> {}
 
 	async onClose(): Promise<void> {}
+
+	getState(): Record<string, unknown> {
+		return {};
+	}
+
+	async setState(_state: unknown, _result: unknown): Promise<void> {}
 }
 
 export class Modal extends Component {
@@ -104,6 +222,7 @@ export class Modal extends Component {
 	readonly modalEl: HTMLElement;
 	readonly titleEl: HTMLElement;
 	readonly contentEl: HTMLElement;
+	readonly scope = new Scope();
 
 	constructor(readonly app: App) {
 		super();
@@ -128,6 +247,95 @@ export class Modal extends Component {
 	onOpen(): void {}
 
 	onClose(): void {}
+}
+
+/**
+ * Obsidian's suggestion modal: an input, a list the arrows move through, Enter choosing the
+ * selected item (the modal closes, then `onChooseSuggestion` runs), and keys registered on
+ * `scope` tried first, as Obsidian does.
+ */
+export abstract class SuggestModal<T> extends Modal {
+	readonly inputEl: HTMLInputElement;
+	readonly resultContainerEl: HTMLElement;
+	emptyStateText = "No results.";
+	limit = 50;
+	private values: T[] = [];
+	private items: HTMLElement[] = [];
+	private selected = 0;
+	/** The promise of the latest `getSuggestions` call and its drawing, for tests to await. */
+	updated: Promise<void> = Promise.resolve();
+
+	constructor(app: App) {
+		super(app);
+		this.inputEl = this.modalEl.createEl("input", { cls: "prompt-input" });
+		this.resultContainerEl = this.modalEl.createDiv({ cls: "prompt-results" });
+		this.inputEl.addEventListener("input", () => {
+			this.updated = this.update();
+		});
+		this.inputEl.addEventListener("keydown", (evt) => this.onKey(evt));
+	}
+
+	setPlaceholder(text: string): void {
+		this.inputEl.placeholder = text;
+	}
+
+	setInstructions(instructions: { command: string; purpose: string }[]): void {
+		const bar = this.modalEl.createDiv({ cls: "prompt-instructions" });
+		for (const i of instructions) {
+			const item = bar.createDiv({ cls: "prompt-instruction" });
+			item.createSpan({ cls: "prompt-instruction-command", text: i.command });
+			item.createSpan({ text: i.purpose });
+		}
+	}
+
+	override open(): void {
+		super.open();
+		this.updated = this.update();
+	}
+
+	selectActiveSuggestion(evt: MouseEvent | KeyboardEvent): void {
+		const value = this.values[this.selected];
+		if (value !== undefined) this.selectSuggestion(value, evt);
+	}
+
+	selectSuggestion(value: T, evt: MouseEvent | KeyboardEvent): void {
+		this.close();
+		this.onChooseSuggestion(value, evt);
+	}
+
+	onNoSuggestion(): void {
+		this.resultContainerEl.createDiv({ cls: "suggestion-empty", text: this.emptyStateText });
+	}
+
+	abstract getSuggestions(query: string): T[] | Promise<T[]>;
+	abstract renderSuggestion(value: T, el: HTMLElement): void;
+	abstract onChooseSuggestion(item: T, evt: MouseEvent | KeyboardEvent): void;
+
+	private async update(): Promise<void> {
+		const values = await this.getSuggestions(this.inputEl.value);
+		this.values = values.slice(0, this.limit);
+		this.resultContainerEl.empty();
+		this.selected = 0;
+		this.items = this.values.map((value, i) => {
+			const el = this.resultContainerEl.createDiv({ cls: i === 0 ? "suggestion-item is-selected" : "suggestion-item" });
+			this.renderSuggestion(value, el);
+			el.addEventListener("click", (evt) => this.selectSuggestion(value, evt));
+			return el;
+		});
+		if (this.values.length === 0) this.onNoSuggestion();
+	}
+
+	private onKey(evt: KeyboardEvent): void {
+		if (this.scope.handle(evt)) return;
+		if (evt.key === "ArrowDown" || evt.key === "ArrowUp") {
+			this.items[this.selected]?.removeClass("is-selected");
+			const step = evt.key === "ArrowDown" ? 1 : -1;
+			this.selected = Math.min(this.items.length - 1, Math.max(0, this.selected + step));
+			this.items[this.selected]?.addClass("is-selected");
+		} else if (evt.key === "Enter") {
+			this.selectActiveSuggestion(evt);
+		}
+	}
 }
 
 class ButtonComponent {
@@ -205,17 +413,36 @@ class TextComponent extends ValueComponent<string> {
 	}
 }
 
-class ToggleComponent extends ValueComponent<boolean> {
-	readonly toggleEl: HTMLInputElement;
+/**
+ * Obsidian's toggle: a `div.checkbox-container` (class `is-enabled` when on) holding a checkbox
+ * input; a click flips it and calls the change handler, as in the app.
+ */
+export class ToggleComponent extends ValueComponent<boolean> {
+	readonly toggleEl: HTMLElement;
+	private readonly inputEl: HTMLInputElement;
 
 	constructor(parent: HTMLElement) {
 		super();
-		this.toggleEl = parent.createEl("input", { attr: { type: "checkbox" } });
-		this.toggleEl.addEventListener("change", () => void this.change?.(this.toggleEl.checked));
+		this.toggleEl = parent.createDiv({ cls: "checkbox-container" });
+		this.inputEl = this.toggleEl.createEl("input", { attr: { type: "checkbox", tabindex: "0" } });
+		this.toggleEl.addEventListener("click", () => {
+			this.setValue(!this.getValue());
+			void this.change?.(this.getValue());
+		});
+	}
+
+	getValue(): boolean {
+		return this.inputEl.checked;
 	}
 
 	setValue(on: boolean): this {
-		this.toggleEl.checked = on;
+		this.inputEl.checked = on;
+		this.toggleEl.toggleClass("is-enabled", on);
+		return this;
+	}
+
+	setTooltip(text: string): this {
+		setTooltip(this.toggleEl, text);
 		return this;
 	}
 }

@@ -37,7 +37,13 @@ export function copyVault(): string {
  * The plugin's supervisor for `vault`, set up as main.ts sets it up: port 0 (the sidecar picks a
  * free port and records it in DATA/server.json), `--parent-pid` ours. Its stderr goes to `stderr`.
  */
-export function realSupervisor(vault: string, client: SidecarClient, onToken: (token: string) => void, stderr: string[] = []): SidecarSupervisor {
+export function realSupervisor(
+	vault: string,
+	client: SidecarClient,
+	onToken: (token: string) => void,
+	stderr: string[] = [],
+	extraEnv: Record<string, string> = {},
+): SidecarSupervisor {
 	const settings = { port: 0, dataFolder: "" };
 	return new SidecarSupervisor({
 		client,
@@ -47,7 +53,8 @@ export function realSupervisor(vault: string, client: SidecarClient, onToken: (t
 		sameVault: (a, b) => realpathSync(a) === realpathSync(b),
 		ownPid: process.pid,
 		spawn: () => {
-			const child = spawn(ORA, serveArgs(settings, vault, process.pid), { stdio: ["ignore", "ignore", "pipe"] });
+			const env = { ...process.env, ...extraEnv };
+			const child = spawn(ORA, serveArgs(settings, vault, process.pid), { stdio: ["ignore", "ignore", "pipe"], env });
 			child.stderr.on("data", (chunk: Buffer) => stderr.push(chunk.toString()));
 			return child;
 		},
@@ -58,12 +65,13 @@ export function realSupervisor(vault: string, client: SidecarClient, onToken: (t
 	});
 }
 
-export async function startSidecar(): Promise<LiveSidecar> {
+/** `env`: extra environment for `ora serve` (e.g. `ORA_LLM_URL`, as the plugin passes its settings). */
+export async function startSidecar(options: { env?: Record<string, string> } = {}): Promise<LiveSidecar> {
 	const vault = copyVault();
 	let token: string | null = null;
 	const client = new SidecarClient(new NodeHttpTransport(60_000), { baseUrl: "http://127.0.0.1:9", token: () => token });
 	const stderr: string[] = [];
-	const supervisor = realSupervisor(vault, client, (t) => (token = t), stderr);
+	const supervisor = realSupervisor(vault, client, (t) => (token = t), stderr, options.env);
 	const outcome = await supervisor.ensureRunning();
 	if (!outcome.ok) {
 		supervisor.stop();

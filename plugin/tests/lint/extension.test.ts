@@ -1,5 +1,6 @@
-import { diagnosticCount, forceLinting, forEachDiagnostic } from "@codemirror/lint";
-import { EditorState } from "@codemirror/state";
+import { history, undo, redo } from "@codemirror/commands";
+import { diagnosticCount, forceLinting, forEachDiagnostic, type Diagnostic as CmDiagnostic } from "@codemirror/lint";
+import { EditorState, StateEffect } from "@codemirror/state";
 import { EditorView } from "@codemirror/view";
 import { afterEach, describe, expect, it } from "vitest";
 
@@ -87,6 +88,69 @@ describe("frontmatterLinter", () => {
 		v.dispatch({ changes: { from: 0, insert: "x" } });
 		release([aDiagnostic({ line: 3 })]);
 		expect(await pending).toEqual([]);
+	});
+
+	it("offers quick fixes as actions that apply as one undoable transaction", async () => {
+		const ignored: string[] = [];
+		const parent = document.body.appendChild(document.createElement("div"));
+		const lint = async () =>
+			ignored.length
+				? []
+				: [
+						aDiagnostic({ line: 3, code: "type-unknown", message: "unknown type 'engramm' (did you mean 'engram'?); choose from: …" }),
+						aDiagnostic({ line: 1, severity: "warning", code: "date-missing", message: "missing `date created`; …" }),
+					];
+		view = new EditorView({
+			parent,
+			state: EditorState.create({
+				doc: NOTE,
+				extensions: [
+					history(),
+					frontmatterLinter(
+						{
+							pathOf: () => "Engrams/N.md",
+							lint,
+							fixes: { dates: () => ({ "date created": "2024-01-02", "date modified": "2024-01-03" }), ignore: async (t) => void ignored.push(t) },
+						},
+						0,
+					),
+				],
+			}),
+		});
+		const v = view;
+		await settled(v, 2);
+		const found: { d: CmDiagnostic; from: number; to: number }[] = [];
+		forEachDiagnostic(v.state, (d, from, to) => found.push({ d, from, to }));
+		expect(found.map((f) => f.d.actions?.map((a) => a.name))).toEqual([
+			["Add date modified", "Ignore lint for this note", "Ignore lint for this folder"],
+			["Replace with 'engram'", "Ignore lint for this note", "Ignore lint for this folder"],
+		]);
+		expect(v.state.doc.toString()).toBe(NOTE); // nothing is written until a fix is chosen
+
+		let transactions = 0;
+		const count = EditorView.updateListener.of((u) => (transactions += u.transactions.length));
+		v.dispatch({ effects: [] }); // settle before counting
+		v.dispatch({ effects: StateEffect.appendConfig.of(count) });
+		transactions = 0;
+		const [dateFix, typeFix] = found;
+		typeFix?.d.actions?.[0]?.apply(v, typeFix.from, typeFix.to);
+		expect(transactions).toBe(1);
+		expect(v.state.doc.toString()).toBe(NOTE.replace("type: engramm", "type: engram"));
+		dateFix?.d.actions?.[0]?.apply(v, dateFix.from, dateFix.to);
+		expect(v.state.doc.toString()).toContain("date created: 2024-13-01\ndate modified: 2024-01-03\n---");
+		undo(v);
+		expect(v.state.doc.toString()).toBe(NOTE.replace("type: engramm", "type: engram"));
+		undo(v);
+		expect(v.state.doc.toString()).toBe(NOTE);
+		redo(v);
+		expect(v.state.doc.toString()).toBe(NOTE.replace("type: engramm", "type: engram"));
+
+		// Ignoring changes no text, yet the marks must go: the linter is asked to run again.
+		await settled(v, 2);
+		typeFix?.d.actions?.[2]?.apply(v, typeFix.from, typeFix.to);
+		for (let i = 0; i < 100 && diagnosticCount(v.state) > 0; i++) await new Promise((r) => setTimeout(r, 10));
+		expect(ignored).toEqual(["Engrams/"]);
+		expect(diagnosticCount(v.state)).toBe(0);
 	});
 });
 

@@ -27,11 +27,49 @@ describe("renderSearchState", () => {
 	});
 
 	it("keeps note text as text, never as markup", () => {
-		const doc = aSearchDocument([aResult({ text: "<img src=x onerror=alert(1)> spaced", title: "<b>t</b>" })]);
+		const doc = aSearchDocument([aResult({ text: "<img src=x onerror=alert(1)> spaced if a < b > c", title: "<b>t</b>" })]);
 		const { el } = render({ kind: "results", query: "spaced", list: shapeResults(doc) });
 		expect(el.querySelector("img")).toBeNull();
 		expect(el.querySelector("b")).toBeNull();
-		expect(el.querySelector(".ora-snippet")?.textContent).toContain("<img src=x");
+		expect(el.querySelector(".ora-result-title")?.textContent).toBe("<b>t</b>");
+		expect(el.querySelector(".ora-snippet")?.textContent).toBe("spaced if a < b > c");
+	});
+
+	it("shows snippets as plain text, without Markdown marks", () => {
+		const text = "## Why it works\n\n**Spaced** reviews beat _cramming_, see [[Forgetting curve|the curve]] and `code`.\n- a #tag";
+		const doc = aSearchDocument([aResult({ text })]);
+		const { el } = render({ kind: "results", query: "spaced", list: shapeResults(doc) });
+		expect(el.querySelector(".ora-snippet")?.textContent).toBe(
+			"Why it works Spaced reviews beat cramming, see the curve and code. a tag",
+		);
+	});
+
+	it("draws one row per note, its other passages folded under it", () => {
+		const doc = aSearchDocument([
+			aResult({ path: "a.md", line_start: 3, line_end: 4 }),
+			aResult({ path: "b.md" }),
+			aResult({ path: "a.md", line_start: 9, line_end: 12 }),
+		]);
+		const opened: string[] = [];
+		const { el, items } = render({ kind: "results", query: "x", list: shapeResults(doc) }, (c) => opened.push(`${c.path}:${c.lineStart}`));
+		expect(items).toHaveLength(2);
+		expect(items.map((i) => i.getAttribute("aria-selected"))).toEqual(["false", "false"]);
+		expect(el.querySelector(".ora-results")?.getAttribute("role")).toBe("listbox");
+		expect(el.querySelector(".ora-results")?.getAttribute("tabindex")).toBe("0");
+		const fold = items[0]?.querySelector(".ora-fold") as HTMLElement;
+		expect(fold.textContent).toBe("1 more passage");
+		expect(items[0]?.querySelector(".ora-others")?.classList.contains("is-collapsed")).toBe(true);
+		fold.click();
+		expect(fold.getAttribute("aria-expanded")).toBe("true");
+		(items[0]?.querySelector(".ora-other") as HTMLElement).click();
+		expect(opened).toEqual(["a.md:9"]);
+	});
+
+	it("keeps shown results, dimmed, while a new query runs", () => {
+		const list = shapeResults(aSearchDocument([aResult()]));
+		const { el, items } = render({ kind: "results", query: "x", list, pending: true });
+		expect(items).toHaveLength(1);
+		expect(el.classList.contains("is-pending")).toBe(true);
 	});
 
 	it("opens the clicked result", () => {

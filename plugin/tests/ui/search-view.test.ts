@@ -5,17 +5,23 @@ import { SidecarClient } from "../../src/api/client";
 import type { ResultCard } from "../../src/search/shape";
 import { SearchView } from "../../src/ui/search-view";
 import { aResult, aSearchDocument, json, ScriptedTransport } from "../builders";
+import { aLeaf } from "../stand-in";
 
 beforeEach(() => vi.useFakeTimers());
 afterEach(() => vi.useRealTimers());
 
-async function openView(transport: ScriptedTransport, opened: ResultCard[]) {
+interface Opened {
+	path: string;
+	newLeaf: unknown;
+}
+
+async function openView(transport: ScriptedTransport, opened: Opened[] = [], leaf = new WorkspaceLeaf()) {
 	const client = new SidecarClient(transport, { baseUrl: "http://127.0.0.1:1", token: () => "t" });
-	const view = new SearchView(new WorkspaceLeaf(), {
+	const view = new SearchView(leaf, {
 		client: () => client,
 		delayMs: 100,
 		k: 5,
-		open: async (card) => void opened.push(card),
+		open: async (card: ResultCard, newLeaf) => void opened.push({ path: card.path, newLeaf }),
 	});
 	document.body.appendChild(view.containerEl);
 	await view.onOpen();
@@ -23,48 +29,145 @@ async function openView(transport: ScriptedTransport, opened: ResultCard[]) {
 	return { view, input };
 }
 
-function key(input: HTMLElement, name: string): void {
-	input.dispatchEvent(new KeyboardEvent("keydown", { key: name, bubbles: true }));
+function key(el: HTMLElement, name: string, init: KeyboardEventInit = {}): void {
+	el.dispatchEvent(new KeyboardEvent("keydown", { key: name, bubbles: true, ...init }));
+}
+
+async function type(input: HTMLInputElement, text: string): Promise<void> {
+	input.value = text;
+	input.dispatchEvent(new Event("input"));
+	await vi.advanceTimersByTimeAsync(100);
+}
+
+function toggles(view: SearchView): HTMLElement[] {
+	return [...view.contentEl.querySelectorAll<HTMLElement>(".checkbox-container")];
+}
+
+function body(transport: ScriptedTransport, n: number): unknown {
+	return JSON.parse(transport.requests[n]?.body ?? "");
 }
 
 describe("SearchView", () => {
-	it("searches as you type with the toggles, then navigates results with the keyboard", async () => {
+	it("searches as you type with Obsidian toggles, then navigates results with aria-selected", async () => {
 		const doc = aSearchDocument([aResult({ path: "one.md" }), aResult({ path: "two.md" })]);
 		const transport = new ScriptedTransport([json(200, doc)]);
-		const opened: ResultCard[] = [];
+		const opened: Opened[] = [];
 		const { view, input } = await openView(transport, opened);
-		const [privateBox, archivedBox] = [...view.contentEl.querySelectorAll("input[type=checkbox]")] as HTMLInputElement[];
-		archivedBox!.checked = true;
-		archivedBox!.dispatchEvent(new Event("change"));
-		input.value = "spaced repetition";
-		input.dispatchEvent(new Event("input"));
-		await vi.advanceTimersByTimeAsync(100);
-		expect(JSON.parse(transport.requests[0]?.body ?? "")).toEqual({
-			query: "spaced repetition",
-			k: 5,
-			private: false,
-			include_archived: true,
-		});
-		expect(privateBox!.checked).toBe(false);
-		const results = view.contentEl.querySelectorAll(".ora-result");
+		const [privateToggle, archivedToggle] = toggles(view);
+		archivedToggle?.click();
+		expect(archivedToggle?.classList.contains("is-enabled")).toBe(true);
+		await type(input, "spaced repetition");
+		expect(body(transport, 0)).toEqual({ query: "spaced repetition", k: 5, private: false, include_archived: true });
+		expect(privateToggle?.classList.contains("is-enabled")).toBe(false);
+		const results = [...view.contentEl.querySelectorAll(".ora-result")];
 		expect(results).toHaveLength(2);
 
 		key(input, "ArrowDown");
 		key(input, "ArrowDown");
 		key(input, "ArrowDown");
-		expect([...results].map((r) => r.classList.contains("is-selected"))).toEqual([false, true]);
+		expect(results.map((r) => r.getAttribute("aria-selected"))).toEqual(["false", "true"]);
+		expect(view.contentEl.querySelector(".ora-results")?.getAttribute("aria-activedescendant")).toBe(results[1]?.id);
 		key(input, "ArrowUp");
 		key(input, "Enter");
-		expect(opened.map((c) => c.path)).toEqual(["one.md"]);
+		key(input, "Enter", { ctrlKey: true });
+		expect(opened).toEqual([
+			{ path: "one.md", newLeaf: false },
+			{ path: "one.md", newLeaf: "tab" },
+		]);
 		await view.onClose();
+	});
+
+	it("is reachable by Tab: the result list takes focus and answers the arrows and Enter", async () => {
+		const transport = new ScriptedTransport([json(200, aSearchDocument([aResult({ path: "a.md" }), aResult({ path: "b.md" })]))]);
+		const opened: Opened[] = [];
+		const { view, input } = await openView(transport, opened);
+		await type(input, "anything");
+		const list = view.contentEl.querySelector(".ora-results") as HTMLElement;
+		expect(list.tabIndex).toBe(0);
+		list.focus();
+		key(list, "ArrowDown");
+		key(list, "ArrowDown");
+		key(list, "Enter");
+		expect(opened.map((o) => o.path)).toEqual(["b.md"]);
+	});
+
+	it("opens in a new tab on Mod-click and middle click", async () => {
+		const transport = new ScriptedTransport([json(200, aSearchDocument([aResult({ path: "a.md" })]))]);
+		const opened: Opened[] = [];
+		const { view, input } = await openView(transport, opened);
+		await type(input, "anything");
+		const row = view.contentEl.querySelector(".ora-result") as HTMLElement;
+		row.dispatchEvent(new MouseEvent("click", { ctrlKey: true, bubbles: true }));
+		row.dispatchEvent(new MouseEvent("auxclick", { button: 1, bubbles: true }));
+		row.dispatchEvent(new MouseEvent("click", { bubbles: true }));
+		expect(opened.map((o) => o.newLeaf)).toEqual(["tab", "tab", false]);
+	});
+
+	it("keeps the old results on screen until the new ones arrive", async () => {
+		let release: (v: unknown) => void = () => undefined;
+		const slow = new Promise((ok) => (release = ok));
+		const transport = new ScriptedTransport([json(200, aSearchDocument([aResult({ path: "old.md" })]))]);
+		const { view, input } = await openView(transport);
+		await type(input, "first");
+		const original = transport.request.bind(transport);
+		transport.request = async (req) => (await slow, original(req));
+		(transport as unknown as { answers: unknown[] }).answers.push(json(200, aSearchDocument([aResult({ path: "new.md" })])));
+		await type(input, "second");
+		const results = view.contentEl.querySelector(".ora-search-results") as HTMLElement;
+		expect(results.classList.contains("is-pending")).toBe(true);
+		expect(results.querySelector(".ora-result-path")?.textContent).toBe("old.md");
+		expect(results.textContent).not.toContain("Searching for");
+		release(null);
+		await vi.advanceTimersByTimeAsync(1);
+		expect(results.classList.contains("is-pending")).toBe(false);
+		expect(results.querySelector(".ora-result-path")?.textContent).toBe("new.md");
+	});
+
+	it("sends type chips and type:/path:/tag: prefixes as filters", async () => {
+		const transport = new ScriptedTransport([json(200, aSearchDocument([aResult()])), json(200, aSearchDocument([aResult()]))]);
+		const { view, input } = await openView(transport);
+		const chip = [...view.contentEl.querySelectorAll<HTMLElement>(".ora-chip")].find((c) => c.textContent === "resource");
+		chip?.click();
+		await type(input, 'sleep path:"Daily notes" tag:#health/sleep type:chat');
+		expect(body(transport, 0)).toEqual({
+			query: "sleep",
+			k: 5,
+			private: false,
+			include_archived: false,
+			filters: { types: ["resource", "chat"], folders: ["Daily notes"], tags: ["health/sleep"] },
+		});
+		const typed = [...view.contentEl.querySelectorAll<HTMLElement>(".ora-chip.is-typed")].map((c) => c.textContent);
+		expect(typed).toEqual(["type:chat", "path:Daily notes", "tag:health/sleep"]);
+		(view.contentEl.querySelector(".ora-chip.is-typed .ora-chip-remove") as HTMLElement).click();
+		expect(input.value).toBe('sleep path:"Daily notes" tag:#health/sleep');
+	});
+
+	it("saves the query, toggles and chips and restores them after a restart", async () => {
+		const { leaf, workspace } = aLeaf();
+		const transport = new ScriptedTransport([json(200, aSearchDocument([aResult()]))]);
+		const { view, input } = await openView(transport, [], leaf);
+		toggles(view)[0]?.click();
+		[...view.contentEl.querySelectorAll<HTMLElement>(".ora-chip")].find((c) => c.textContent === "engram")?.click();
+		await type(input, "sleep");
+		expect(workspace.saves).toBeGreaterThan(0);
+		const saved = view.getState();
+		expect(saved).toEqual({ query: "sleep", private: true, includeArchived: false, chips: { types: ["engram"], folders: [], tags: [] } });
+
+		const again = new ScriptedTransport([json(200, aSearchDocument([aResult({ path: "back.md" })]))]);
+		const client = new SidecarClient(again, { baseUrl: "http://127.0.0.1:1", token: () => "t" });
+		const restored = new SearchView(new WorkspaceLeaf(), { client: () => client, delayMs: 100, k: 5, open: async () => undefined });
+		await restored.setState(JSON.parse(JSON.stringify(saved)), { history: false });
+		await restored.onOpen();
+		expect((restored.contentEl.querySelector("input.ora-search-input") as HTMLInputElement).value).toBe("sleep");
+		expect(toggles(restored)[0]?.classList.contains("is-enabled")).toBe(true);
+		expect(body(again, 0)).toMatchObject({ query: "sleep", private: true, filters: { types: ["engram"] } });
+		expect(restored.contentEl.querySelector(".ora-result-path")?.textContent).toBe("back.md");
 	});
 
 	it("shows the error state when the sidecar is down", async () => {
 		const transport = new ScriptedTransport([new Error("connect ECONNREFUSED 127.0.0.1:1")]);
-		const { view, input } = await openView(transport, []);
-		input.value = "anything";
-		input.dispatchEvent(new Event("input"));
-		await vi.advanceTimersByTimeAsync(100);
+		const { view, input } = await openView(transport);
+		await type(input, "anything");
 		expect(view.contentEl.querySelector(".ora-error")?.textContent).toContain("ECONNREFUSED");
 	});
 });

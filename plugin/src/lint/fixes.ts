@@ -1,0 +1,146 @@
+// Quick fixes for the sidecar's diagnostics, as text changes on the editor's document (pure: the
+// editor applies them as one transaction, so one undo reverts a fix). Nothing here writes a file.
+import vocabularies from "../../../schema/vocabularies.json";
+import type { Diagnostic } from "../api/types";
+import { lintIgnoreEntry } from "./ignore";
+
+/** The linter-managed date keys, in the order the sidecar fills them (schema data). */
+export const MANAGED_DATES: readonly string[] = (vocabularies as { linter_managed_dates: string[] }).linter_managed_dates;
+
+export interface TextChange {
+	from: number;
+	to: number;
+	insert: string;
+}
+
+/** A fix the user can choose: text changes, or adding a path to the vault's lint ignore list. */
+export type QuickFix = { name: string; changes: TextChange[] } | { name: string; ignore: string };
+
+export interface FixContext {
+	/** The note's vault path. */
+	path: string;
+	/** Dates (YYYY-MM-DD) to fill in, from the file's creation and modification times. */
+	dates: () => Record<string, string>;
+	/** Whether "ignore this note/folder" fixes are offered (the sidecar can write ora.yaml). */
+	canIgnore: boolean;
+}
+
+interface Line {
+	from: number;
+	to: number;
+	text: string;
+}
+
+function lines(text: string): Line[] {
+	const out: Line[] = [];
+	let from = 0;
+	for (const raw of text.split("\n")) {
+		out.push({ from, to: from + raw.length, text: raw.replace(/\r$/, "") });
+		from += raw.length + 1;
+	}
+	return out;
+}
+
+/** Index of the frontmatter's closing `---` line, or -1 when there is no frontmatter. */
+function closingFence(all: Line[]): number {
+	if (all[0]?.text.trim() !== "---") return -1;
+	return all.findIndex((l, i) => i > 0 && (l.text.trim() === "---" || l.text.trim() === "..."));
+}
+
+/** The lines of the top-level key starting at 0-based `start`: up to the next key or the fence. */
+function keyBlock(all: Line[], start: number, fence: number): Line[] {
+	const block = [all[start]].filter((l): l is Line => l !== undefined);
+	for (let i = start + 1; i < fence; i++) {
+		const l = all[i];
+		if (!l || /^\S/.test(l.text)) break;
+		block.push(l);
+	}
+	return block;
+}
+
+const SUGGESTION = /'([^']+)'.*did you mean '([^']+)'/;
+
+/** The quick fixes for one diagnostic on `text` (the document now). */
+export function quickFixes(text: string, diagnostic: Diagnostic, context: FixContext): QuickFix[] {
+	const all = lines(text);
+	const fence = closingFence(all);
+	const fixes: QuickFix[] = [];
+	const start = Math.max(0, diagnostic.line - 1);
+	const suggestion = SUGGESTION.exec(diagnostic.message);
+	if (suggestion && fence > 0 && start < fence) {
+		const fix = replaceValue(keyBlock(all, start, fence), suggestion[1] ?? "", suggestion[2] ?? "");
+		if (fix) fixes.push(fix);
+	}
+	if (diagnostic.code === "date-missing" && fence > 0) {
+		const fix = addDates(text, all, fence, context);
+		if (fix) fixes.push(fix);
+	}
+	if (diagnostic.code === "wikilink-unquoted" && fence > 0 && start < fence) {
+		const fix = quoteLinks(keyBlock(all, start, fence));
+		if (fix) fixes.push(fix);
+	}
+	if (context.canIgnore) {
+		fixes.push({ name: "Ignore lint for this note", ignore: context.path });
+		const folder = lintIgnoreEntry(context.path, "folder");
+		if (folder) fixes.push({ name: "Ignore lint for this folder", ignore: folder });
+	}
+	return fixes;
+}
+
+function escape(text: string): string {
+	return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+/** Replaces the first whole occurrence of `bad` as a YAML value or key in the block. */
+function replaceValue(block: Line[], bad: string, good: string): QuickFix | null {
+	const pattern = new RegExp(`(^|[\\s\\[,:"'-])(${escape(bad)})(?=$|[\\s\\],:"'])`);
+	for (const [i, line] of block.entries()) {
+		// On the key's own line, look after the colon unless the bad word is the key itself.
+		const offset = i === 0 && !line.text.trimStart().startsWith(`${bad}:`) ? line.text.indexOf(":") + 1 : 0;
+		const match = pattern.exec(line.text.slice(offset));
+		if (!match) continue;
+		const from = line.from + offset + match.index + (match[1] ?? "").length;
+		return { name: `Replace with '${good}'`, changes: [{ from, to: from + bad.length, insert: good }] };
+	}
+	return null;
+}
+
+/** Adds every absent linter-managed date just before the closing fence. */
+function addDates(text: string, all: Line[], fence: number, context: FixContext): QuickFix | null {
+	const present = new Set(all.slice(1, fence).map((l) => /^([^:#\s][^:]*):/.exec(l.text)?.[1]?.trim()));
+	const missing = MANAGED_DATES.filter((key) => !present.has(key));
+	if (missing.length === 0) return null;
+	const dates = context.dates();
+	const eol = text.includes("\r\n") ? "\r\n" : "\n";
+	const insert = missing.map((key) => `${key}: ${dates[key] ?? today()}${eol}`).join("");
+	const at = all[fence]?.from ?? 0;
+	const name = missing.length === 1 ? `Add ${missing[0]}` : "Add the missing dates";
+	return { name, changes: [{ from: at, to: at, insert }] };
+}
+
+function today(): string {
+	const now = new Date();
+	const pad = (n: number) => String(n).padStart(2, "0");
+	return `${now.getFullYear()}-${pad(now.getMonth() + 1)}-${pad(now.getDate())}`;
+}
+
+/** Quotes every unquoted `[[link]]`; a key whose whole value is one link becomes a one-item list. */
+function quoteLinks(block: Line[]): QuickFix | null {
+	const changes: TextChange[] = [];
+	for (const line of block) {
+		const whole = /^(\s*[^:\s][^:]*:\s*)(\[\[[^[\]]+\]\])\s*$/.exec(line.text);
+		if (whole) {
+			const from = line.from + (whole[1] ?? "").length;
+			const link = whole[2] ?? "";
+			changes.push({ from, to: from + link.length, insert: `["${link}"]` });
+			continue;
+		}
+		for (const match of line.text.matchAll(/\[\[[^[\]]+\]\]/g)) {
+			const before = line.text[match.index - 1];
+			if (before === '"' || before === "'") continue;
+			const from = line.from + match.index;
+			changes.push({ from, to: from + match[0].length, insert: `"${match[0]}"` });
+		}
+	}
+	return changes.length ? { name: "Quote the wikilink", changes } : null;
+}

@@ -1,0 +1,119 @@
+import { SidecarError } from "../api/client";
+import type { RelatedDocument, RelatedRequest } from "../api/types";
+import { groupByNote } from "../search/group";
+import { shapeResult, titleFromPath, type ResultList } from "../search/shape";
+import { debounce, type Debounced } from "../util/debounce";
+
+/** What the related panel shows; errors are values. Shown results stay while a refresh runs. */
+export type RelatedState =
+	| { kind: "none" }
+	| { kind: "loading"; path: string; title: string }
+	| { kind: "results"; path: string; title: string; list: ResultList; pending?: boolean }
+	| { kind: "empty"; path: string; title: string }
+	| { kind: "message"; path: string; title: string; message: string; error: boolean };
+
+export interface RelatedControllerOptions {
+	related: (request: RelatedRequest) => Promise<RelatedDocument>;
+	onState: (state: RelatedState) => void;
+	k: number;
+	/** Quiet time after switching notes before asking. */
+	openDelayMs: number;
+	/** Quiet time after an edit before asking again (the sidecar re-indexes the saved file first). */
+	editDelayMs: number;
+}
+
+/**
+ * Follows the active note: asks for its related notes when it opens and again after edits
+ * (debounced), drops answers for a note that is no longer active, and says why a list is empty
+ * (a private note outside private mode, a note not indexed yet).
+ */
+export class RelatedController {
+	private path: string | null = null;
+	private privateMode = false;
+	private sequence = 0;
+	private shown: RelatedState = { kind: "none" };
+	private readonly onOpen: Debounced<[]>;
+	private readonly onEdit: Debounced<[]>;
+
+	constructor(private readonly config: RelatedControllerOptions) {
+		this.onOpen = debounce(() => void this.run(), config.openDelayMs);
+		this.onEdit = debounce(() => void this.run(), config.editDelayMs);
+	}
+
+	get activePath(): string | null {
+		return this.path;
+	}
+
+	/** The active note changed (null: no note, e.g. a canvas or an empty tab). */
+	follow(path: string | null): void {
+		if (path === this.path) return;
+		this.path = path;
+		this.onEdit.cancel();
+		this.sequence++;
+		if (path === null) {
+			this.onOpen.cancel();
+			this.emit({ kind: "none" });
+			return;
+		}
+		this.onOpen();
+	}
+
+	/** A note was edited; only the active one matters. */
+	edited(path: string): void {
+		if (path === this.path) this.onEdit();
+	}
+
+	setPrivate(on: boolean): void {
+		this.privateMode = on;
+		if (this.path !== null) this.onOpen();
+	}
+
+	/** Asks now (the refresh button). */
+	refresh(): Promise<void> {
+		this.onOpen.cancel();
+		this.onEdit.cancel();
+		return this.run();
+	}
+
+	dispose(): void {
+		this.onOpen.cancel();
+		this.onEdit.cancel();
+		this.sequence++;
+	}
+
+	private emit(state: RelatedState): void {
+		this.shown = state;
+		this.config.onState(state);
+	}
+
+	private async run(): Promise<void> {
+		const path = this.path;
+		if (path === null) return;
+		const mine = ++this.sequence;
+		const title = titleFromPath(path);
+		const shown = this.shown;
+		this.emit(shown.kind === "results" && shown.path === path ? { ...shown, pending: true } : { kind: "loading", path, title });
+		let next: RelatedState;
+		try {
+			const doc = await this.config.related({ path, k: this.config.k, private: this.privateMode });
+			// Nothing to highlight: the notes were found by meaning and links, not by words.
+			const cards = doc.results.map((r) => shapeResult(r, []));
+			next = cards.length
+				? { kind: "results", path, title, list: { cards, groups: groupByNote(cards), rerankNote: "", indexingNote: null } }
+				: { kind: "empty", path, title };
+		} catch (err) {
+			next = { kind: "message", path, title, ...explain(err) };
+		}
+		if (mine === this.sequence) this.emit(next);
+	}
+}
+
+function explain(err: unknown): { message: string; error: boolean } {
+	if (err instanceof SidecarError && err.code === "private_note") {
+		return { message: "This note is private: turn on private mode to see notes related to it.", error: false };
+	}
+	if (err instanceof SidecarError && err.status === 404) {
+		return { message: "This note is not indexed yet.", error: false };
+	}
+	return { message: err instanceof Error ? err.message : String(err), error: true };
+}

@@ -1,0 +1,20 @@
+import type { App } from "obsidian";
+
+import { MANAGED_DATES } from "../lint/fixes";
+
+/** `date created` and `date modified` (local YYYY-MM-DD) from the file's times, as `ora lint --fix` fills them. */
+export function fileDates(app: App, path: string): Record<string, string> {
+	const file = app.vault.getFileByPath(path);
+	if (!file) return {};
+	const [created, modified] = MANAGED_DATES;
+	const out: Record<string, string> = {};
+	if (created) out[created] = isoDay(file.stat.ctime);
+	if (modified) out[modified] = isoDay(file.stat.mtime);
+	return out;
+}
+
+function isoDay(ms: number): string {
+	const d = new Date(ms);
+	const pad = (n: number) => String(n).padStart(2, "0");
+	return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`;
+}

@@ -1,0 +1,78 @@
+import { describe, expect, it } from "vitest";
+
+import type { Diagnostic } from "../../src/api/types";
+import { quickFixes, type FixContext, type QuickFix } from "../../src/lint/fixes";
+import { aDiagnostic } from "../builders";
+
+const CONTEXT: FixContext = {
+	path: "Engrams/Sleep.md",
+	dates: () => ({ "date created": "2024-01-02", "date modified": "2024-03-04" }),
+	canIgnore: false,
+};
+
+function apply(text: string, fix: QuickFix | undefined): string {
+	if (!fix || !("changes" in fix)) throw new Error(`not a text fix: ${JSON.stringify(fix)}`);
+	let out = text;
+	for (const c of [...fix.changes].sort((a, b) => b.from - a.from)) out = out.slice(0, c.from) + c.insert + out.slice(c.to);
+	return out;
+}
+
+function fix(text: string, diagnostic: Partial<Diagnostic>, context = CONTEXT): QuickFix[] {
+	return quickFixes(text, aDiagnostic(diagnostic), context);
+}
+
+describe("quickFixes", () => {
+	it("replaces an unknown type with the suggested one", () => {
+		const text = "---\nnexus: []\ntype: engramm\ntags: []\n---\n# engramm stays in the body\n";
+		const [replace] = fix(text, { line: 3, code: "type-unknown", message: "unknown type 'engramm' (did you mean 'engram'?); choose from: chat, engram" });
+		expect(replace?.name).toBe("Replace with 'engram'");
+		expect(apply(text, replace)).toBe("---\nnexus: []\ntype: engram\ntags: []\n---\n# engramm stays in the body\n");
+	});
+
+	it("replaces the misspelt tag in a block list, not a longer tag containing it", () => {
+		const text = "---\ntype: engram\ntags:\n  - processing\n  - procss\nnexus: []\n---\n";
+		const [replace] = fix(text, { line: 3, code: "tag-unknown", message: "tag 'procss' is not in the vocabulary or the vault's domain tags; did you mean 'process'?" });
+		expect(apply(text, replace)).toBe("---\ntype: engram\ntags:\n  - processing\n  - process\nnexus: []\n---\n");
+	});
+
+	it("replaces an unknown relationship kind (a key under relationships)", () => {
+		const text = '---\nrelationships:\n  suports: ["[[A]]"]\n---\n';
+		const [replace] = fix(text, { line: 2, code: "relationship-unknown", message: "unknown relationship kind 'suports' (did you mean 'supports'?); choose from: …" });
+		expect(apply(text, replace)).toBe('---\nrelationships:\n  supports: ["[[A]]"]\n---\n');
+	});
+
+	it("adds every missing linter-managed date before the closing fence, keeping CRLF", () => {
+		const text = "---\r\ntype: engram\r\ndate modified: 2024-05-05\r\n---\r\nBody\r\n";
+		const [add] = fix(text, { line: 1, code: "date-missing", message: "missing `date created`; `ora lint --fix` fills it from the file" });
+		expect(add?.name).toBe("Add date created");
+		expect(apply(text, add)).toBe("---\r\ntype: engram\r\ndate modified: 2024-05-05\r\ndate created: 2024-01-02\r\n---\r\nBody\r\n");
+		const bare = "---\ntype: engram\n---\n";
+		const [both] = fix(bare, { line: 1, code: "date-missing", message: "missing `date created`" });
+		expect(both?.name).toBe("Add the missing dates");
+		expect(apply(bare, both)).toBe("---\ntype: engram\ndate created: 2024-01-02\ndate modified: 2024-03-04\n---\n");
+	});
+
+	it("quotes unquoted wikilinks, making a lone one a list", () => {
+		const text = "---\nnexus: [[Hub]]\nrelationships:\n  supports:\n    - [[A]]\n    - \"[[B]]\"\n  extends: [[[C]], [[D]]]\ntype: engram\n---\n";
+		const [nexus] = fix(text, { line: 2, code: "wikilink-unquoted", message: 'nexus[0]: quote the wikilink, e.g. "[[Note]]"' });
+		expect(apply(text, nexus).split("\n")[1]).toBe('nexus: ["[[Hub]]"]');
+		const [rel] = fix(text, { line: 3, code: "wikilink-unquoted", message: "relationships.supports[0]: quote…" });
+		expect(apply(text, rel).split("\n").slice(2, 7)).toEqual([
+			"relationships:",
+			"  supports:",
+			'    - "[[A]]"',
+			'    - "[[B]]"',
+			'  extends: ["[[C]]", "[[D]]"]',
+		]);
+	});
+
+	it("offers ignoring the note and its folder only when the sidecar can write the vault settings", () => {
+		const text = "---\ntype: engramm\n---\n";
+		const d = { line: 2, code: "type-unknown", message: "unknown type 'engramm'; choose from: …" };
+		expect(fix(text, d)).toEqual([]);
+		expect(fix(text, d, { ...CONTEXT, canIgnore: true })).toEqual([
+			{ name: "Ignore lint for this note", ignore: "Engrams/Sleep.md" },
+			{ name: "Ignore lint for this folder", ignore: "Engrams/" },
+		]);
+	});
+});

@@ -1,0 +1,113 @@
+import { App } from "obsidian";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+
+import { SidecarClient } from "../../src/api/client";
+import type { QuickAction } from "../../src/quick/suggest";
+import { quickAction } from "../../src/quick/suggest";
+import type { ResultCard } from "../../src/search/shape";
+import { QuickSearchModal } from "../../src/ui/quick-search-modal";
+import { aResult, aSearchDocument, json, ScriptedTransport } from "../builders";
+
+beforeEach(() => vi.useFakeTimers());
+afterEach(() => {
+	vi.useRealTimers();
+	document.body.empty();
+});
+
+interface Chosen {
+	path: string;
+	line: number;
+	action: QuickAction;
+}
+
+function setup(transport: ScriptedTransport) {
+	const client = new SidecarClient(transport, { baseUrl: "http://127.0.0.1:1", token: () => "t" });
+	const chosen: Chosen[] = [];
+	const panel: string[] = [];
+	const modal = new QuickSearchModal(new App(), {
+		client: () => client,
+		k: 8,
+		delayMs: 100,
+		privateMode: () => false,
+		choose: async (card: ResultCard, action) => void chosen.push({ path: card.path, line: card.lineStart, action }),
+		toPanel: async (query) => void panel.push(query),
+	});
+	modal.open();
+	return { modal, chosen, panel };
+}
+
+async function type(modal: QuickSearchModal, text: string): Promise<void> {
+	modal.inputEl.value = text;
+	modal.inputEl.dispatchEvent(new Event("input"));
+	await vi.advanceTimersByTimeAsync(100);
+	await (modal as unknown as { updated: Promise<void> }).updated;
+}
+
+function key(modal: QuickSearchModal, name: string, init: KeyboardEventInit = {}): void {
+	modal.inputEl.dispatchEvent(new KeyboardEvent("keydown", { key: name, ...init }));
+}
+
+const doc = aSearchDocument([
+	aResult({ path: "Engrams/Sleep.md", title: "Sleep", line_start: 12, line_end: 14, flags: ["incubating"] }),
+	aResult({ path: "Resources/Naps.md", title: "Naps", type: "resource", line_start: 3, line_end: 5 }),
+	aResult({ path: "Engrams/Sleep.md", title: "Sleep", line_start: 30, line_end: 31 }),
+]);
+
+describe("QuickSearchModal", () => {
+	it("searches as you type and shows one row per note with type, flags and cited lines", async () => {
+		const transport = new ScriptedTransport([json(200, doc)]);
+		const { modal } = setup(transport);
+		await type(modal, "deep sleep type:engram");
+		expect(JSON.parse(transport.requests[0]?.body ?? "")).toEqual({ query: "deep sleep", k: 8, private: false, filters: { types: ["engram"] } });
+		const rows = [...modal.resultContainerEl.querySelectorAll(".suggestion-item")];
+		expect(rows).toHaveLength(2);
+		expect(rows[0]?.querySelector(".ora-type")?.textContent).toBe("engram");
+		expect(rows[0]?.querySelector(".ora-flag")?.textContent).toBe("Incubating");
+		expect(rows[0]?.querySelector(".ora-result-lines")?.textContent).toBe(" · lines 12–14");
+		expect(rows[0]?.querySelector(".ora-result-more")?.textContent).toBe(" · +1 more");
+	});
+
+	it("waits for typing to pause and never lets an older answer replace a newer one", async () => {
+		const transport = new ScriptedTransport([json(200, doc)]);
+		const { modal } = setup(transport);
+		modal.inputEl.value = "de";
+		modal.inputEl.dispatchEvent(new Event("input"));
+		await vi.advanceTimersByTimeAsync(50);
+		await type(modal, "deep");
+		expect(transport.requests).toHaveLength(1);
+		expect((JSON.parse(transport.requests[0]?.body ?? "") as { query: string }).query).toBe("deep");
+	});
+
+	it.each([
+		[{}, "open"],
+		[{ ctrlKey: true }, "open-new-tab"],
+		[{ altKey: true }, "insert-link"],
+	] as const)("Enter with %o chooses %s at the cited line", async (mods, action) => {
+		const { modal, chosen } = setup(new ScriptedTransport([json(200, doc)]));
+		await type(modal, "sleep");
+		key(modal, "ArrowDown");
+		key(modal, "Enter", mods);
+		expect(chosen).toEqual([{ path: "Resources/Naps.md", line: 3, action }]);
+	});
+
+	it("Tab hands the query to the search panel", async () => {
+		const { modal, panel } = setup(new ScriptedTransport([json(200, doc)]));
+		await type(modal, "sleep tag:health");
+		key(modal, "Tab");
+		expect(panel).toEqual(["sleep tag:health"]);
+		expect(modal.containerEl.isConnected).toBe(false);
+	});
+
+	it("says why when the sidecar cannot answer", async () => {
+		const { modal } = setup(new ScriptedTransport([new Error("connect ECONNREFUSED")]));
+		await type(modal, "sleep");
+		expect(modal.resultContainerEl.textContent).toContain("ECONNREFUSED");
+	});
+
+	it("maps keys and clicks to actions", () => {
+		expect(quickAction({})).toBe("open");
+		expect(quickAction({ metaKey: true })).toBe("open-new-tab");
+		expect(quickAction({ button: 1 })).toBe("open-new-tab");
+		expect(quickAction({ altKey: true, ctrlKey: true })).toBe("insert-link");
+	});
+});

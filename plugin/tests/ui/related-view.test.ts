@@ -1,0 +1,123 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+
+import { SidecarClient } from "../../src/api/client";
+import type { ResultCard } from "../../src/search/shape";
+import { RELATED_VIEW_TYPE, RelatedView } from "../../src/ui/related-view";
+import { aResult, json, ScriptedTransport } from "../builders";
+import { aFile, aLeaf } from "../stand-in";
+
+beforeEach(() => vi.useFakeTimers());
+afterEach(() => vi.useRealTimers());
+
+const related = (path: string, results = [aResult({ path: "Engrams/Forgetting curve.md", line_start: 7, line_end: 9 })]) => ({
+	path,
+	namespace: "default",
+	results,
+});
+
+async function openView(transport: ScriptedTransport, opened: { card: ResultCard; newLeaf: unknown }[] = []) {
+	const { leaf, workspace, vault } = aLeaf();
+	const client = new SidecarClient(transport, { baseUrl: "http://127.0.0.1:1", token: () => "t" });
+	const view = new RelatedView(leaf, {
+		client: () => client,
+		k: 7,
+		open: async (card, newLeaf) => void opened.push({ card, newLeaf }),
+		linkText: (path, source) => `[[${path.replace(/\.md$/, "")}]] from ${source}`,
+		openDelayMs: 50,
+		editDelayMs: 500,
+	});
+	document.body.appendChild(view.containerEl);
+	await view.onOpen();
+	return { view, workspace, vault };
+}
+
+const body = (t: ScriptedTransport, n: number) => JSON.parse(t.requests[n]?.body ?? "") as unknown;
+
+describe("RelatedView", () => {
+	it("follows the note opened and lists its related notes, opening one at the cited lines", async () => {
+		const transport = new ScriptedTransport([json(200, related("Engrams/Spaced repetition.md"))]);
+		const opened: { card: ResultCard; newLeaf: unknown }[] = [];
+		const { view, workspace } = await openView(transport, opened);
+		expect(view.contentEl.textContent).toContain("Open a note to see the notes related to it.");
+		workspace.trigger("file-open", aFile("Engrams/Spaced repetition.md"));
+		await vi.advanceTimersByTimeAsync(50);
+		expect(transport.requests[0]?.url).toBe("http://127.0.0.1:1/v1/related");
+		expect(body(transport, 0)).toEqual({ path: "Engrams/Spaced repetition.md", k: 7, private: false });
+		expect(view.contentEl.querySelector(".ora-related-title")?.textContent).toBe("Related to Spaced repetition");
+		const row = view.contentEl.querySelector(".ora-result") as HTMLElement;
+		expect(row.querySelector(".ora-result-path")?.textContent).toBe("Engrams/Forgetting curve.md");
+		row.click();
+		row.dispatchEvent(new MouseEvent("click", { metaKey: true }));
+		expect(opened.map((o) => [o.card.lineStart, o.newLeaf])).toEqual([
+			[7, false],
+			[7, "tab"],
+		]);
+	});
+
+	it("asks again after edits to the active note, debounced, keeping the list meanwhile", async () => {
+		const transport = new ScriptedTransport([json(200, related("A.md")), json(200, related("A.md", []))]);
+		const { view, workspace, vault } = await openView(transport);
+		workspace.trigger("file-open", aFile("A.md"));
+		await vi.advanceTimersByTimeAsync(50);
+		vault.trigger("modify", aFile("Other.md"));
+		vault.trigger("modify", aFile("A.md"));
+		await vi.advanceTimersByTimeAsync(200);
+		vault.trigger("modify", aFile("A.md"));
+		await vi.advanceTimersByTimeAsync(499);
+		expect(transport.requests).toHaveLength(1);
+		await vi.advanceTimersByTimeAsync(1);
+		expect(transport.requests).toHaveLength(2);
+		expect(view.contentEl.textContent).toContain("No related notes found.");
+	});
+
+	it("says why a private note has no list, and ignores files that are not notes", async () => {
+		const transport = new ScriptedTransport([
+			json(404, { error: { code: "private_note", message: "Diary.md is private" } }),
+		]);
+		const { view, workspace } = await openView(transport);
+		workspace.trigger("file-open", aFile("Diary.md"));
+		await vi.advanceTimersByTimeAsync(50);
+		expect(view.contentEl.textContent).toContain("This note is private: turn on private mode");
+		workspace.trigger("file-open", aFile("Board.canvas"));
+		await vi.advanceTimersByTimeAsync(50);
+		expect(transport.requests).toHaveLength(1);
+		expect(view.contentEl.textContent).toContain("Open a note");
+	});
+
+	it("previews on hover through Obsidian's hover-link and drags out as a link", async () => {
+		const transport = new ScriptedTransport([json(200, related("A.md"))]);
+		const { view, workspace } = await openView(transport);
+		workspace.trigger("file-open", aFile("A.md"));
+		await vi.advanceTimersByTimeAsync(50);
+		const row = view.contentEl.querySelector(".ora-result") as HTMLElement;
+		row.dispatchEvent(new MouseEvent("mouseover", { bubbles: true }));
+		const hover = workspace.calls.find((c) => c.args[0] === "hover-link");
+		expect(hover?.args[1]).toMatchObject({ source: RELATED_VIEW_TYPE, linktext: "Engrams/Forgetting curve.md", targetEl: row, hoverParent: view });
+		expect(row.getAttribute("draggable")).toBe("true");
+		const data = new Map<string, string>();
+		const drag = new Event("dragstart") as DragEvent;
+		Object.defineProperty(drag, "dataTransfer", { value: { setData: (k: string, v: string) => data.set(k, v), effectAllowed: "" } });
+		row.dispatchEvent(drag);
+		expect(data.get("text/plain")).toBe("[[Engrams/Forgetting curve]] from A.md");
+	});
+
+	it("drops an answer for a note that is no longer active", async () => {
+		let release: () => void = () => undefined;
+		const gate = new Promise<void>((ok) => (release = ok));
+		// B's request is answered first (A's is held back), so the script lists B's answer first.
+		const transport = new ScriptedTransport([json(200, related("B.md", [])), json(200, related("A.md"))]);
+		const original = transport.request.bind(transport);
+		let calls = 0;
+		transport.request = async (req) => (calls++ === 0 ? (await gate, original(req)) : original(req));
+		const { view, workspace } = await openView(transport);
+		workspace.trigger("file-open", aFile("A.md"));
+		await vi.advanceTimersByTimeAsync(50);
+		workspace.trigger("file-open", aFile("B.md"));
+		await vi.advanceTimersByTimeAsync(50);
+		release();
+		await vi.advanceTimersByTimeAsync(1);
+		expect(view.followedPath).toBe("B.md");
+		expect(view.contentEl.textContent).toContain("Related to B");
+		expect(view.contentEl.querySelector(".ora-result")).toBeNull();
+	});
+});

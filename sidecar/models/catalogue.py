@@ -1,0 +1,140 @@
+"""The models `ora models pull NAME` can download (schema/models.json), and the pull itself.
+
+A pull fetches every file of a catalogue entry into `<models>/.pull-<name>/` (where `.part` files
+survive an interruption, so running the command again resumes), verifies each against the hub's
+published digest, writes `source.json` (repo, revision, commit, digests), and only then renames
+the complete folder to where the loaders look (`reranker/`, `nli/`, `embedders/<name>/`): a
+reader never sees a half-installed model. The hub is contacted only by an explicit pull.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+
+from sidecar.errors import BadRequest
+from sidecar.models.hub import (
+    HubSettings,
+    Offline,
+    Progress,
+    RemoteFile,
+    download,
+    head,
+    offline_message,
+    open_session,
+    resolve_url,
+)
+from sidecar.schema import load_json
+from sidecar.settings import Config
+
+MANIFEST = "source.json"
+
+
+@dataclass(frozen=True)
+class CatalogueEntry:
+    name: str
+    kind: str
+    repo: str
+    revision: str
+    install: str
+    files: dict[str, str]  # hub path -> local file name
+    about: str
+    embedder: dict[str, Any] | None
+
+
+def catalogue() -> dict[str, CatalogueEntry]:
+    entries = load_json("models.json")["models"]
+    return {name: CatalogueEntry(name, e["kind"], e["repo"], e["revision"], e["install"],
+                                 dict(e["files"]), e["about"], e.get("embedder"))
+            for name, e in entries.items()}
+
+
+def entry(name: str) -> CatalogueEntry:
+    found = catalogue()
+    if name not in found:
+        raise BadRequest(f"no model {name!r} in the catalogue: choose from {', '.join(found)}")
+    return found[name]
+
+
+def hub_settings(config: Config) -> HubSettings:
+    raw = load_json("models.json")["hub"]
+    return HubSettings(str(config.hf_endpoint), int(raw["attempts"]),
+                       float(raw["connect_timeout"]), float(raw["read_timeout"]),
+                       int(raw["chunk_bytes"]))
+
+
+def install_folder(config: Config, item: CatalogueEntry) -> Path:
+    return config.models_path / item.install
+
+
+def installed(config: Config, item: CatalogueEntry) -> dict[str, Any] | None:
+    """The manifest of a pulled model, or None when it was not pulled (or not completely)."""
+    path = install_folder(config, item) / MANIFEST
+    try:
+        manifest: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return manifest if manifest.get("name") == item.name else None
+
+
+def catalogue_report(config: Config) -> list[dict[str, Any]]:
+    """Each catalogue entry, where it installs, and whether it is installed."""
+    return [{"name": item.name, "kind": item.kind, "repo": item.repo, "about": item.about,
+             "folder": str(install_folder(config, item)),
+             "installed": installed(config, item) is not None}
+            for item in catalogue().values()]
+
+
+async def _fetch_all(config: Config, item: CatalogueEntry, staging: Path,
+                     progress: Progress) -> dict[str, RemoteFile]:
+    settings = hub_settings(config)
+    remotes: dict[str, RemoteFile] = {}
+    try:
+        async with open_session(settings) as session:
+            for hub_path in item.files:
+                url = resolve_url(settings.endpoint, item.repo, item.revision, hub_path)
+                remotes[hub_path] = await head(session, url)
+            for hub_path, local in item.files.items():
+                await download(session, remotes[hub_path], staging / local, progress, settings)
+    except (aiohttp.ClientConnectorError, aiohttp.ClientOSError, TimeoutError) as exc:
+        raise Offline(offline_message(settings.endpoint, exc)) from exc
+    return remotes
+
+
+def _swap_in(staging: Path, target: Path) -> None:
+    """Replace `target` by `staging` with renames: the old folder stays whole until the new one
+    is in place, and is removed only after."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    old = target.with_name(f".old-{target.name}")
+    if old.exists():
+        shutil.rmtree(old)
+    if target.exists():
+        target.rename(old)
+    staging.rename(target)
+    if old.exists():
+        shutil.rmtree(old)
+
+
+async def pull(config: Config, name: str, progress: Progress) -> dict[str, Any]:
+    """Download catalogue model `name` into the models folder; returns its manifest."""
+    item = entry(name)
+    staging = config.models_path / f".pull-{item.name}"
+    staging.mkdir(parents=True, exist_ok=True)
+    remotes = await _fetch_all(config, item, staging, progress)
+    manifest = {
+        "name": item.name, "kind": item.kind, "repo": item.repo, "revision": item.revision,
+        "commit": next((r.commit for r in remotes.values() if r.commit), None),
+        "endpoint": str(config.hf_endpoint),
+        "files": {item.files[p]: {"hub_path": p, r.algorithm: r.digest, "size": r.size}
+                  for p, r in remotes.items()},
+        **({"embedder": item.embedder} if item.embedder else {}),
+    }
+    (staging / MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
+    target = install_folder(config, item)
+    _swap_in(staging, target)
+    return {**manifest, "folder": str(target)}

@@ -1,0 +1,117 @@
+"""Vectors from an OpenAI-compatible `/v1/embeddings` server (Ollama, llama.cpp, LM Studio).
+
+Selected by `embed_url`; `embed_model` names the server's model. Texts go in batches
+(schema/models.json `remote_embedder`), each request with a timeout (`embed_timeout`) and retried
+with doubling back-off on a refused connection, a timeout, 429 or 5xx; any other failure is an
+error, never a made-up vector. Its model id (`remote:<model>@<host>:<dim>`) is stored with every
+vector, so switching server or model re-embeds the index. Chunks are still sized with the packaged
+MiniLM tokenizer (the server's own tokenizer is not reachable through this API).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+import numpy as np
+
+from sidecar.errors import ModelUnavailable
+from sidecar.models.chat import endpoint_url
+from sidecar.models.embedder import Embedder, FloatArray, load_tokenizer
+from sidecar.schema import load_json
+from sidecar.settings import Config
+
+_RETRY_STATUS = frozenset({429, 500, 502, 503, 504})
+
+
+@dataclass(frozen=True)
+class RemoteSettings:
+    url: str
+    model: str
+    api_key: str
+    timeout: float
+    batch: int
+    attempts: int
+    backoff: float
+
+
+class RemoteEmbedder(Embedder):
+    """Embeds by POSTing `{"model", "input": [...]}`; vectors come back L2-normalised."""
+
+    def __init__(self, settings: RemoteSettings) -> None:
+        self.settings = settings
+        self.tokenizer = load_tokenizer()
+        probe = self._request(["dimension probe"])
+        self.dim = int(probe.shape[1])
+        self.model_id = f"remote:{settings.model}@{urlsplit(settings.url).netloc}:{self.dim}"
+
+    @classmethod
+    def from_config(cls, config: Config) -> RemoteEmbedder:
+        model = str(config.embed_model)
+        if model in ("auto", "fp32", "int8"):
+            raise ModelUnavailable(f"embed_url is set ({config.embed_url}): set embed_model "
+                                   "(ORA_EMBED_MODEL) to the server's model name, e.g. "
+                                   "nomic-embed-text")
+        raw = load_json("models.json")["remote_embedder"]
+        return cls(RemoteSettings(endpoint_url(str(config.embed_url), "embeddings"), model,
+                                  str(config.embed_api_key), float(config.embed_timeout),
+                                  int(raw["batch"]), int(raw["attempts"]),
+                                  float(raw["backoff_seconds"])))
+
+    def embed(self, texts: Sequence[str]) -> FloatArray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        size = self.settings.batch
+        parts = [self._request(list(texts[i: i + size])) for i in range(0, len(texts), size)]
+        out = np.concatenate(parts)
+        if out.shape[1] != self.dim:
+            raise ModelUnavailable(f"{self.settings.url} changed its vector size from {self.dim} "
+                                   f"to {out.shape[1]}")
+        return out
+
+    def _request(self, texts: list[str]) -> FloatArray:
+        s = self.settings
+        body = json.dumps({"model": s.model, "input": texts}).encode()
+        headers = {"Content-Type": "application/json"}
+        if s.api_key:
+            headers["Authorization"] = f"Bearer {s.api_key}"
+        delay, failure = s.backoff, ""
+        for attempt in range(s.attempts):
+            if attempt:
+                time.sleep(delay)
+                delay *= 2
+            request = urllib.request.Request(s.url, data=body, headers=headers, method="POST")
+            try:
+                with urllib.request.urlopen(request, timeout=s.timeout) as resp:
+                    return _vectors(json.loads(resp.read()), len(texts), s.url)
+            except urllib.error.HTTPError as exc:
+                failure = f"HTTP {exc.code}: {exc.read()[:200].decode(errors='replace')}"
+                if exc.code not in _RETRY_STATUS:
+                    break
+            except (urllib.error.URLError, TimeoutError, ConnectionError) as exc:
+                failure = str(getattr(exc, "reason", exc))
+            except ValueError as exc:
+                failure = f"not JSON: {exc}"
+                break
+        raise ModelUnavailable(f"the embeddings server {s.url} failed ({failure}); check that it "
+                               f"serves {s.model!r} (embed_url, embed_model)")
+
+
+def _vectors(doc: Any, n: int, url: str) -> FloatArray:
+    """`data[i].embedding` in `index` order, L2-normalised."""
+    try:
+        rows = sorted(doc["data"], key=lambda d: int(d.get("index", 0)))
+        out = np.asarray([r["embedding"] for r in rows], dtype=np.float32)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ModelUnavailable(f"{url} sent no data[].embedding: {exc}") from exc
+    if out.ndim != 2 or len(out) != n or not np.isfinite(out).all():
+        raise ModelUnavailable(f"{url} sent {len(out)} vectors of shape {out.shape} for {n} texts")
+    norms = np.linalg.norm(out, axis=1, keepdims=True)
+    unit: FloatArray = (out / np.clip(norms, 1e-12, None)).astype(np.float32)
+    return unit

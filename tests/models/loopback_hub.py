@@ -1,0 +1,113 @@
+"""A Hugging Face hub on loopback: the real URL layout and headers, with faults on request.
+
+`/{repo}/resolve/{revision}/{path}` answers like the hub: LFS files (`*.onnx`) with a 302 to
+`/cdn/{sha256}` carrying `X-Linked-Etag`/`X-Linked-Size`, small files with 200 and the git blob
+sha1 as `ETag`. `/cdn/` honours `Range`. `renamed` repos answer 307 to their new name (a redirect
+without identity). Faults: `truncate` (serve half, then drop the connection, N times) and
+`corrupt` (serve different bytes than the published digest).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from aiohttp import web
+
+
+def git_blob_sha1(data: bytes) -> str:
+    return hashlib.sha1(f"blob {len(data)}\0".encode() + data, usedforsecurity=False).hexdigest()
+
+
+@dataclass
+class LoopbackHub:
+    repos: dict[str, dict[str, bytes]]  # repo -> hub path -> content
+    renamed: dict[str, str] = field(default_factory=dict)  # old repo -> new repo
+    truncate: dict[str, int] = field(default_factory=dict)  # hub path -> times to cut short
+    corrupt: set[str] = field(default_factory=set)  # hub paths served with wrong bytes
+    requests: list[tuple[str, str, str | None]] = field(default_factory=list)
+    commit: str = "0123456789abcdef0123456789abcdef01234567"
+    _blobs: dict[str, tuple[str, bytes]] = field(default_factory=dict)  # sha256 -> (path, data)
+
+    async def resolve(self, request: web.Request) -> web.StreamResponse:
+        self.requests.append((request.method, request.path, request.headers.get("Range")))
+        repo = f"{request.match_info['org']}/{request.match_info['name']}"
+        path = request.match_info["path"]
+        if repo in self.renamed:
+            new = request.path.replace(f"/{repo}/", f"/{self.renamed[repo]}/", 1)
+            raise web.HTTPTemporaryRedirect(new)
+        data = self.repos.get(repo, {}).get(path)
+        if data is None:
+            raise web.HTTPNotFound()
+        if path.endswith(".onnx"):
+            sha = hashlib.sha256(data).hexdigest()
+            self._blobs[sha] = (path, data)
+            raise web.HTTPFound(f"/cdn/{sha}", headers={
+                "X-Linked-Etag": f'"{sha}"', "X-Linked-Size": str(len(data)),
+                "ETag": f'"{sha}"', "X-Repo-Commit": self.commit})
+        return web.Response(body=data, headers={"ETag": f'"{git_blob_sha1(data)}"',
+                                                "X-Repo-Commit": self.commit})
+
+    async def cdn(self, request: web.Request) -> web.StreamResponse:
+        self.requests.append((request.method, request.path, request.headers.get("Range")))
+        path, data = self._blobs[request.match_info["sha"]]
+        if path in self.corrupt:
+            data = bytes(b ^ 0xFF for b in data)
+        start = 0
+        if request.http_range.start is not None:
+            start = request.http_range.start
+        body = data[start:]
+        resp = web.StreamResponse(status=206 if start else 200)
+        resp.content_length = len(body)
+        if start:
+            resp.headers["Content-Range"] = f"bytes {start}-{len(data) - 1}/{len(data)}"
+        await resp.prepare(request)
+        if self.truncate.get(path, 0) > 0:
+            self.truncate[path] -= 1
+            await resp.write(body[: len(body) // 2])
+            assert request.transport is not None
+            request.transport.close()  # the client sees a payload shorter than Content-Length
+            return resp
+        await resp.write(body)
+        await resp.write_eof()
+        return resp
+
+    def app(self) -> web.Application:
+        app = web.Application()
+        app.router.add_get("/{org}/{name}/resolve/{rev}/{path:.+}", self.resolve)
+        app.router.add_get("/cdn/{sha}", self.cdn)
+        return app
+
+
+class RunningApp:
+    """Serves an aiohttp app on 127.0.0.1 from a thread, so synchronous code (the CLI, the
+    embedder) can call it; `with RunningApp(app) as base_url`."""
+
+    def __init__(self, app: web.Application) -> None:
+        self._loop = asyncio.new_event_loop()
+        self._runner = web.AppRunner(app)
+        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
+
+    def __enter__(self) -> str:
+        self._thread.start()
+        asyncio.run_coroutine_threadsafe(self._runner.setup(), self._loop).result()
+        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        asyncio.run_coroutine_threadsafe(site.start(), self._loop).result()
+        port = self._runner.addresses[0][1]
+        return f"http://127.0.0.1:{port}"
+
+    def __exit__(self, *_exc: object) -> None:
+        asyncio.run_coroutine_threadsafe(self._runner.cleanup(), self._loop).result()
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join()
+        self._loop.close()
+
+
+def repo_files(folder: Path) -> dict[str, bytes]:
+    """A tiny model folder laid out as the hub holds an optimum export (ONNX under onnx/)."""
+    return {"onnx/model.onnx": (folder / "model.onnx").read_bytes(),
+            "tokenizer.json": (folder / "tokenizer.json").read_bytes(),
+            "config.json": (folder / "config.json").read_bytes()}
