@@ -32,11 +32,16 @@ import time
 from pathlib import Path
 from typing import Any
 
-from gen_vault import generate  # type: ignore[import-not-found]
+from gen_vault import generate
 from report import ROOT, cpu_name, write_section
 
 ORA = str(Path(sys.executable).parent / "ora")
 SETTLE_S = 5.0
+HEADER = (
+    "| notes | files | chunks | cold `ora index` peak RSS (MiB) | ru_maxrss (MiB) | wall "
+    "| chunks/s | `ora serve` idle (MiB) | `ora watch` idle (MiB) |\n"
+    "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+)
 
 
 def proc_status(pid: int) -> dict[str, int]:
@@ -143,7 +148,7 @@ def compare(root: Path, old: Path, notes: int, rounds: int) -> dict[str, Any]:
             runs[label].append(run)
 
     def med(label: str, key: str) -> float:
-        return statistics.median(run[key] for run in runs[label])
+        return float(statistics.median(run[key] for run in runs[label]))
 
     return {
         "notes": notes, "rounds": rounds, "chunks": runs["new"][0]["embedded"],
@@ -169,8 +174,7 @@ notes one short section, a tail of long ones up to the per-note cap of 100 chunk
 VmHWM of the `ora index` process (sampled from /proc while it runs; ru_maxrss at exit beside it);
 idle RSS is VmRSS of `ora serve` / `ora watch` over the indexed vault once it stopped changing.
 
-| notes | files | chunks | cold `ora index` peak RSS (MiB) | ru_maxrss (MiB) | wall | chunks/s | `ora serve` idle (MiB) | `ora watch` idle (MiB) |
-|---:|---:|---:|---:|---:|---:|---:|---:|---:|
+{HEADER}
 {chr(10).join(rows)}
 
 Peak from the smallest to the largest vault: {first} → {last} MiB
