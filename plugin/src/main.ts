@@ -10,6 +10,7 @@ import {
 	type TAbstractFile,
 } from "obsidian";
 
+import { askStream } from "./api/ask-stream";
 import { SidecarClient } from "./api/client";
 import { EventStream } from "./api/event-stream";
 import type { StreamEvent, VaultEvent } from "./api/types";
@@ -99,6 +100,7 @@ export default class OraVaultPlugin extends Plugin {
 			(leaf) =>
 				new AskView(leaf, {
 					client: () => this.client,
+					stream: (request, onDelta) => askStream({ baseUrl: this.client.baseUrl, token: this.tokenValue }, request, onDelta),
 					open: (path, start, end, newLeaf) => openAtLines(this.app, path, start, end, newLeaf),
 					conversations: () => this.settings.conversations,
 					saveConversations: async (list) => {

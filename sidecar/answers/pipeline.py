@@ -28,7 +28,7 @@ from sidecar.errors import LlmFailed
 from sidecar.index.index import Index
 from sidecar.memory.chat_note import source_line
 from sidecar.memory.conversation import ConversationMemory
-from sidecar.models.chat import complete, generator_name
+from sidecar.models.chat import OnDelta, complete, generator_name
 from sidecar.models.embedder import Embedder
 from sidecar.models.reranker import Reranker
 from sidecar.retrieval.relations import search_related
@@ -62,21 +62,23 @@ class AnswerLimits:
 
 async def _generate(
     config: Config, question: str, citations: list[dict[str, Any]], history: list[dict[str, str]],
-    max_tokens: int, web: list[dict[str, Any]],
+    max_tokens: int, web: list[dict[str, Any]], on_delta: OnDelta | None = None,
 ) -> str:
     messages = [{"role": "system", "content": SYSTEM_PROMPT}, *history,
                 {"role": "user", "content": numbered_context(citations, question, web)}]
-    return await complete(config, messages, max_tokens=max_tokens)
+    return await complete(config, messages, max_tokens=max_tokens, on_delta=on_delta)
 
 
 async def answer(
     config: Config, index: Index, embedder: Embedder, reranker: Reranker | None,
     question: str, options: SearchOptions, *, reranker_reason: str = "",
     memory: ConversationMemory | None = None, limits: AnswerLimits | None = None,
-    web: bool = False,
+    web: bool = False, on_delta: OnDelta | None = None,
 ) -> dict[str, Any]:
     """The `ora ask --json` document; `memory` (same private mode as `options`) is used and
-    extended with this question and its answer."""
+    extended with this question and its answer. `on_delta` receives the generated answer's
+    pieces as the model streams them (the returned document is still the whole truth: after a
+    failure mid-stream it holds the extractive answer)."""
     limits = limits or AnswerLimits.load(config)
     if memory is not None and memory.private != options.private:
         raise ValueError("the conversation memory and the search must share private mode")
@@ -101,7 +103,7 @@ async def answer(
     else:
         try:
             text = await _generate(config, question, citations, history, limits.max_tokens,
-                                   external.get("web", []))
+                                   external.get("web", []), on_delta)
             mark_cited(citations, referenced(text, len(citations)))
         except LlmFailed as err:
             generator, reason = None, err.message

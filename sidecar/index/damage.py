@@ -19,7 +19,7 @@ import shutil
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
-from typing import TypeVar
+from typing import Protocol, TypeVar
 
 from chromadb.api.shared_system_client import SharedSystemClient
 
@@ -29,6 +29,13 @@ from sidecar.index.chroma import ChromaStore
 from sidecar.index.ledger import Ledger
 
 T = TypeVar("T")
+
+
+class _Closable(Protocol):
+    def close(self) -> None: ...
+
+
+S = TypeVar("S", bound=_Closable)
 log = logging.getLogger("sidecar.index")
 
 # SQLITE_CORRUPT and SQLITE_NOTADB (primary result codes).
@@ -112,22 +119,23 @@ def _probed(store: T, probe: Callable[[T], object], close: Callable[[T], None]) 
     return store
 
 
+def _sqlite_store(what: str, path: Path, factory: Callable[[Path], S],
+                  probe: Callable[[S], object], *, writer: bool, vault: Path) -> S:
+    return open_checked(f"{what} ({path.name})",
+                        lambda: _probed(factory(path), probe, lambda s: s.close()),
+                        remove_sqlite(path), writer=writer, vault=vault)
+
+
 def open_stores(data: Path, vault: Path, namespace: str, chroma_url: str, *,
                 writer: bool) -> tuple[Ledger, Bm25Store, ChromaStore]:
     """The ledger, BM25 and Chroma stores of `data`, each probed (module docstring)."""
     opened: list[Ledger | Bm25Store] = []
     try:
-        ledger = open_checked(
-            "ledger (ledger.sqlite)",
-            lambda: _probed(Ledger(data / "ledger.sqlite"), lambda s: s.stats(namespace),
-                            Ledger.close),
-            remove_sqlite(data / "ledger.sqlite"), writer=writer, vault=vault)
+        ledger = _sqlite_store("ledger", data / "ledger.sqlite", Ledger,
+                               lambda s: s.stats(namespace), writer=writer, vault=vault)
         opened.append(ledger)
-        bm25 = open_checked(
-            "BM25 store (bm25.sqlite)",
-            lambda: _probed(Bm25Store(data / "bm25.sqlite"), lambda s: s.probe(namespace),
-                            Bm25Store.close),
-            remove_sqlite(data / "bm25.sqlite"), writer=writer, vault=vault)
+        bm25 = _sqlite_store("BM25 store", data / "bm25.sqlite", Bm25Store,
+                             lambda s: s.probe(namespace), writer=writer, vault=vault)
         opened.append(bm25)
         if chroma_url:  # a Chroma server's files are not ours to check or remove
             chroma = ChromaStore(data, chroma_url)

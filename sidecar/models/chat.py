@@ -7,7 +7,8 @@ a refused connection, a timeout, a non-200 status, a reply without `choices[0].m
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import json
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 
 import aiohttp
 
@@ -39,11 +40,20 @@ def generator_name(config: Config) -> str | None:
     return f"llm:{str(config.llm_model) or 'default'}"
 
 
+# Called with each piece of a streamed reply, in order.
+OnDelta = Callable[[str], Awaitable[None]]
+
+
 async def complete(
     config: Config, messages: Sequence[Message], *, max_tokens: int, temperature: float = 0,
-    timeout: float | None = None,
+    timeout: float | None = None, on_delta: OnDelta | None = None,
 ) -> str:
-    """The assistant's reply to `messages` from the configured model (LlmFailed on any failure)."""
+    """The assistant's reply to `messages` from the configured model (LlmFailed on any failure).
+
+    With `on_delta` the reply is asked for as a stream (`"stream": true`, server-sent chunks with
+    `choices[0].delta.content`) and each piece is handed on as it arrives; an endpoint that answers
+    with one JSON document instead is read as usual and handed on whole. The whole reply is
+    returned either way."""
     if not str(config.llm_url):
         raise LlmFailed("no language model is configured: set llm_url (ORA_LLM_URL)")
     url = chat_url(str(config.llm_url))
@@ -53,6 +63,8 @@ async def complete(
         "max_tokens": max_tokens,
         "temperature": temperature,
     }
+    if on_delta is not None:
+        body["stream"] = True
     key = str(config.llm_api_key)
     headers = {"Authorization": f"Bearer {key}"} if key else {}
     limit = aiohttp.ClientTimeout(
@@ -66,6 +78,8 @@ async def complete(
                 detail = (await resp.text())[:200]
                 raise LlmFailed(
                     f"the language model at {url} answered HTTP {resp.status}: {detail}")
+            if on_delta is not None and resp.content_type == "text/event-stream":
+                return await _streamed(resp, on_delta, url)
             doc = await resp.json(content_type=None)
     except TimeoutError as exc:
         raise LlmFailed(
@@ -78,4 +92,32 @@ async def complete(
         raise LlmFailed(f"the language model at {url} gave no choices[0].message.content") from exc
     if not isinstance(content, str):
         raise LlmFailed(f"the language model at {url} gave a non-text reply")
+    if on_delta is not None:
+        await on_delta(content.strip())
     return content.strip()
+
+
+async def _streamed(resp: aiohttp.ClientResponse, on_delta: OnDelta, url: str) -> str:
+    """The pieces of a streamed reply (`data: {chunk}` lines up to `data: [DONE]`), handed on as
+    they arrive, joined."""
+    parts: list[str] = []
+    async for raw in resp.content:
+        line = raw.decode("utf-8", errors="replace").strip()
+        if not line.startswith("data:"):
+            continue
+        payload = line.removeprefix("data:").strip()
+        if payload == "[DONE]":
+            break
+        try:
+            piece = json.loads(payload)["choices"][0].get("delta", {}).get("content") or ""
+        except (ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
+            raise LlmFailed(f"the language model at {url} streamed a garbled chunk") from exc
+        if not isinstance(piece, str):
+            raise LlmFailed(f"the language model at {url} streamed a non-text piece")
+        if piece:
+            parts.append(piece)
+            await on_delta(piece)
+    text = "".join(parts).strip()
+    if not text:
+        raise LlmFailed(f"the language model at {url} streamed no content")
+    return text

@@ -11,6 +11,8 @@ through the write lane so the index follows at once.
 from __future__ import annotations
 
 import asyncio
+import json
+import logging
 from collections import defaultdict
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
@@ -19,7 +21,7 @@ from typing import Any
 from aiohttp import web
 
 from sidecar.answers import answer, default_k
-from sidecar.errors import NotFound
+from sidecar.errors import NotFound, OraError, error_body
 from sidecar.index.names import check_namespace
 from sidecar.memory import (
     ChatNotes,
@@ -30,12 +32,14 @@ from sidecar.memory import (
     open_store,
     restore_recall,
 )
+from sidecar.models.chat import OnDelta
 from sidecar.retrieval.search import SearchOptions
 from sidecar.server.openapi import query_flag, read_json
 from sidecar.server.resources import INDEX, LANE, MODELS
 from sidecar.server.state import CONFIG
 
 routes = web.RouteTableDef()
+log = logging.getLogger("sidecar.server")
 
 
 @dataclass
@@ -73,6 +77,39 @@ async def _episodic(app: web.Application, namespace: str) -> Episodic:
 @routes.post("/v1/ask")
 async def ask(request: web.Request) -> web.Response:
     body = await read_json(request, "AskRequest")
+    return web.json_response(await _ask(request, body))
+
+
+@routes.post("/v1/ask/stream")
+async def ask_stream(request: web.Request) -> web.StreamResponse:
+    """`/v1/ask` as server-sent events: `delta` {"text"} as the model writes, then `answer` (the
+    whole document), or `error` {"error": {"code", "message"}} after the stream has begun."""
+    body = await read_json(request, "AskRequest")
+    response = web.StreamResponse(headers={"Content-Type": "text/event-stream",
+                                           "Cache-Control": "no-cache"})
+    await response.prepare(request)
+
+    async def send(event: str, data: Any) -> None:
+        payload = json.dumps(data, ensure_ascii=False)
+        await response.write(f"event: {event}\ndata: {payload}\n\n".encode())
+
+    try:
+        document = await _ask(request, body, lambda text: send("delta", {"text": text}))
+        await send("answer", document)
+    except OraError as err:
+        await send("error", error_body(err))
+    except Exception:  # the middleware cannot answer once the stream has begun
+        log.exception("POST /v1/ask/stream failed")
+        await send("error", error_body(OraError("internal error: see the server log",
+                                                code="internal", status=500)))
+    await response.write_eof()
+    return response
+
+
+async def _ask(
+    request: web.Request, body: dict[str, Any], on_delta: OnDelta | None = None
+) -> dict[str, Any]:
+    """The answer document for an AskRequest body (with or without a conversation)."""
     app = request.app
     options = SearchOptions(
         k=body.get("k", default_k()), private=body.get("private", False),
@@ -82,10 +119,9 @@ async def ask(request: web.Request) -> web.Response:
     models = app[MODELS]
     conversation = body.get("conversation")
     if conversation is None:
-        document = await answer(app[CONFIG], app[INDEX], models.embedder, models.reranker,
-                                body["question"], options, reranker_reason=models.reranker_reason,
-                                web=body.get("web", False))
-        return web.json_response(document)
+        return await answer(app[CONFIG], app[INDEX], models.embedder, models.reranker,
+                            body["question"], options, reranker_reason=models.reranker_reason,
+                            web=body.get("web", False), on_delta=on_delta)
     await asyncio.to_thread(app[MEMORY].notes.sync)
     memory = ConversationMemory(
         app[CONFIG], app[MEMORY].store, await _episodic(app, options.namespace), models.embedder,
@@ -94,10 +130,10 @@ async def ask(request: web.Request) -> web.Response:
     async with app[MEMORY].locks[f"{options.namespace}/{memory.conversation}"]:
         document = await answer(app[CONFIG], app[INDEX], models.embedder, models.reranker,
                                 body["question"], options, reranker_reason=models.reranker_reason,
-                                memory=memory, web=body.get("web", False))
+                                memory=memory, web=body.get("web", False), on_delta=on_delta)
     if memory.note_path is not None:
         await app[LANE].apply([{"kind": "modified", "path": memory.note_path}])
-    return web.json_response(document)
+    return document
 
 
 @routes.get("/v1/conversations/{id}")

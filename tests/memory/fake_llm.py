@@ -7,6 +7,7 @@ Tests set `mode` ("ok", "error", "slow", "garbled") and `reply` (request body â†
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -26,6 +27,8 @@ class FakeLLM:
         self.mode = "ok"
         self.delay = 3.0
         self.reply: Callable[[Body], str] = echo_reply
+        # Answer requests asking for a stream with server-sent chunks (else one JSON document).
+        self.streams = False
         self.url = ""
         self._runner: web.AppRunner | None = None
 
@@ -39,10 +42,25 @@ class FakeLLM:
             await asyncio.sleep(self.delay)
         if self.mode == "garbled":
             return web.json_response({"object": "chat.completion", "choices": []})
+        if self.streams and body.get("stream"):
+            return await self._stream(request, self.reply(body))
         message = {"role": "assistant", "content": self.reply(body)}
         return web.json_response({"id": f"c{len(self.requests)}", "object": "chat.completion",
                                   "model": body.get("model"), "choices": [
                                       {"index": 0, "message": message, "finish_reason": "stop"}]})
+
+    async def _stream(self, request: web.Request, content: str) -> web.StreamResponse:
+        """The reply as OpenAI-style server-sent chunks, one per word (`streams` mode)."""
+        response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+        await response.prepare(request)
+        words = content.split(" ")
+        for n, word in enumerate(words):
+            piece = word if n == len(words) - 1 else f"{word} "
+            chunk = {"choices": [{"index": 0, "delta": {"content": piece}}]}
+            await response.write(f"data: {json.dumps(chunk)}\n\n".encode())
+        await response.write(b"data: [DONE]\n\n")
+        await response.write_eof()
+        return response
 
     def with_system(self, prompt: str) -> list[Body]:
         """The requests whose first message is the system prompt `prompt`."""

@@ -69,6 +69,8 @@ function shorten(text: string, width: number): string {
 export interface Exchange {
 	question: string;
 	answer: AskDocument | null;
+	/** The answer as streamed so far, until the whole document arrives. */
+	partial?: string;
 	/** Text of an answer loaded from the conversation log (its passages are not stored). */
 	loggedAnswer?: string;
 	error?: string;
@@ -81,7 +83,8 @@ export interface AskState {
 }
 
 export interface AskControllerOptions {
-	ask: (request: AskRequest) => Promise<AskDocument>;
+	/** Asks; `onDelta` receives the answer's pieces as they are written (when the sidecar streams). */
+	ask: (request: AskRequest, onDelta: (text: string) => void) => Promise<AskDocument>;
 	load: (id: string, privateMode: boolean) => Promise<ConversationDocument>;
 	onState: (state: AskState) => void;
 	/** A conversation was asked in: save it to the list. */
@@ -137,18 +140,25 @@ export class AskController {
 		if (text === "" || this.state.busy) return;
 		const now = this.options.now?.() ?? new Date();
 		const conversation = this.state.conversation ?? newConversationId(now);
-		const pending: Exchange = { question: text, answer: null };
+		let pending: Exchange = { question: text, answer: null };
 		this.set({ conversation, exchanges: [...this.state.exchanges, pending], busy: true });
+		const replace = (next: Exchange) => {
+			const exchanges = this.state.exchanges.map((e) => (e === pending ? next : e));
+			pending = next;
+			return exchanges;
+		};
+		const onDelta = (piece: string) => {
+			this.set({ conversation, exchanges: replace({ ...pending, partial: (pending.partial ?? "") + piece }), busy: true });
+		};
 		let done: Exchange;
 		try {
-			const answer = await this.options.ask({ question: text, conversation, private: this.privateMode });
+			const answer = await this.options.ask({ question: text, conversation, private: this.privateMode }, onDelta);
 			done = { question: text, answer };
 			this.options.onConversation({ id: conversation, title: text, updated: now.getTime() });
 		} catch (err) {
 			done = { question: text, answer: null, error: message(err) };
 		}
-		const exchanges = this.state.exchanges.map((e) => (e === pending ? done : e));
-		this.set({ conversation, exchanges, busy: false });
+		this.set({ conversation, exchanges: replace(done), busy: false });
 	}
 
 	private set(state: AskState): void {

@@ -1,7 +1,7 @@
 import { ItemView, Keymap, ToggleComponent, setIcon, setTooltip, type PaneType, type WorkspaceLeaf } from "obsidian";
 
 import type { SidecarClient } from "../api/client";
-import type { AskDocument, Citation } from "../api/types";
+import type { AskDocument, AskRequest, Citation } from "../api/types";
 import {
 	answerSegments,
 	AskController,
@@ -18,6 +18,8 @@ export const ASK_VIEW_TYPE = "ora-vault-ask";
 
 export interface AskViewDeps {
 	client: () => SidecarClient;
+	/** Asks with the answer streamed piece by piece; without it the answer arrives whole. */
+	stream?: (request: AskRequest, onDelta: (text: string) => void) => Promise<AskDocument>;
 	open: (path: string, lineStart: number, lineEnd: number, newLeaf: PaneType | boolean) => Promise<void>;
 	conversations: () => ConversationEntry[];
 	saveConversations: (list: ConversationEntry[]) => Promise<void>;
@@ -77,7 +79,7 @@ export class AskView extends ItemView {
 		this.sendButton = form.createEl("button", { cls: "mod-cta ora-ask-send", text: "Ask" });
 
 		const controller = new AskController({
-			ask: (request) => this.deps.client().ask(request),
+			ask: (request, onDelta) => (this.deps.stream ? this.deps.stream(request, onDelta) : this.deps.client().ask(request)),
 			load: (id, privateMode) => this.deps.client().conversation(id, privateMode),
 			onState: (state) => this.show(state),
 			onConversation: (entry) => void this.remember(entry),
@@ -164,6 +166,10 @@ export class AskView extends ItemView {
 			this.drawAnswer(answer, exchange.answer);
 		} else if (exchange.loggedAnswer !== undefined) {
 			answer.createDiv({ cls: "ora-ask-text", text: exchange.loggedAnswer });
+		} else if (exchange.partial) {
+			// Citations become links once the whole answer (with its passages) has arrived.
+			answer.addClass("is-streaming");
+			answer.createDiv({ cls: "ora-ask-text", text: exchange.partial });
 		} else {
 			answer.addClass("ora-loading");
 			answer.setText("Thinking…");

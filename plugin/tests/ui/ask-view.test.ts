@@ -6,6 +6,7 @@ import type { AskDocument } from "../../src/api/types";
 import type { ConversationEntry } from "../../src/ask/model";
 import { AskView } from "../../src/ui/ask-view";
 import { json, ScriptedTransport } from "../builders";
+import { aLeaf } from "../stand-in";
 
 const ANSWER: AskDocument = {
 	question: "What leavens sourdough?",
@@ -121,5 +122,36 @@ describe("AskView", () => {
 		await view.onOpen();
 		await view.ask("q");
 		expect(view.contentEl.querySelector(".ora-ask-answer.ora-error")?.textContent).toBe("model missing");
+	});
+
+	it("shows the answer as it is streamed, then the whole answer with its citation links", async () => {
+		const { leaf } = aLeaf();
+		let release: () => void = () => undefined;
+		const gate = new Promise<void>((ok) => (release = ok));
+		const client = new SidecarClient(new ScriptedTransport([]), { baseUrl: "http://127.0.0.1:1", token: () => "t" });
+		const view = new AskView(leaf, {
+			client: () => client,
+			stream: async (request, onDelta) => {
+				onDelta("Wild yeast ");
+				onDelta("and lactobacilli");
+				await gate;
+				return { ...ANSWER, question: request.question };
+			},
+			open: async () => undefined,
+			conversations: () => [],
+			saveConversations: async () => undefined,
+			llmConfigured: () => true,
+		});
+		await view.onOpen();
+		const asked = view.ask("What leavens sourdough?");
+		await new Promise((ok) => setTimeout(ok, 0));
+		const streaming = view.contentEl.querySelector(".ora-ask-answer.is-streaming");
+		expect(streaming?.textContent).toBe("Wild yeast and lactobacilli");
+		expect(view.contentEl.querySelector("a.ora-cite")).toBeNull();
+		release();
+		await asked;
+		expect(view.contentEl.querySelector(".ora-ask-answer.is-streaming")).toBeNull();
+		expect(view.contentEl.querySelector(".ora-ask-text")?.textContent).toBe(ANSWER.answer);
+		expect(view.contentEl.querySelectorAll("a.ora-cite").length).toBeGreaterThan(0);
 	});
 });
