@@ -19,6 +19,7 @@ data in `schema/contradiction_cues.json` and `schema/cleaning.json`.
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
@@ -194,4 +195,5 @@ class RulesJudge:
 
     async def judge(self, pairs: list[tuple[str, str]]) -> list[Verdict]:
         cues, limits = get_cues(), get_thresholds()
-        return [detect(a, b, cues, limits) for a, b in pairs]
+        # in a thread: thousands of pairs must not stall a server's event loop
+        return await asyncio.to_thread(lambda: [detect(a, b, cues, limits) for a, b in pairs])

@@ -6,7 +6,8 @@ status and follow their notes' private tag. The queue's note states are saved la
 failed judge leaves the changed notes to be judged again next time.
 
 `should_stop` (checked between embedding batches and before anything is written) lets the
-server's background scan end early at shutdown: ScanStopped, and the queue is untouched.
+server's background scan end early at shutdown: ScanStopped, and the queue is untouched. Every
+CPU-heavy step runs in a worker thread, so a server's event loop keeps answering meanwhile.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from typing import Any
 from sidecar.cleaning import news
 from sidecar.cleaning.candidates import Alignment, Candidate, align, neighbours, pool
 from sidecar.cleaning.store import Pair, Queue, Side, pair_id
-from sidecar.cleaning.survey import ScanStopped, StopCheck, survey
+from sidecar.cleaning.survey import ScanStopped, StopCheck, Survey, survey
 from sidecar.cleaning.verdict import Judge, Verdict
 from sidecar.cleaning.vocab import Thresholds, get_thresholds
 from sidecar.models.embedder import Embedder
@@ -82,6 +83,26 @@ def _candidates(states: dict[str, Any], changed: set[str], limits: Thresholds) -
     return found
 
 
+def _work(states: dict[str, Any], changed: set[str], limits: Thresholds
+          ) -> tuple[list[Candidate], list[tuple[Candidate, Alignment]]]:
+    """The candidate note pairs and their aligned claim pairs (CPU work: run in a thread)."""
+    candidates = _candidates(states, changed, limits)
+    return candidates, [(c, al) for c in candidates
+                        for al in align(c.a, c.b, limits.claim_similarity,
+                                        limits.claims_per_pair)]
+
+
+def _save(queue: Queue, seen: Survey, news_affected: set[str], pairs: list[Pair],
+          model_id: str) -> None:
+    """Write the findings and the note states (the states last: see the module docstring)."""
+    queue.clear_open(seen.changed | seen.removed | news_affected)
+    queue.offer(pairs)
+    queue.put_notes(seen.states[p] for p in sorted(seen.changed | seen.restat))
+    queue.drop_notes(seen.removed)
+    queue.reflag()
+    queue.set_meta("embedder", model_id)
+
+
 async def scan(config: Config, queue: Queue, embedder: Embedder, judge: Judge,
                progress: Progress | None = None, should_stop: StopCheck | None = None
                ) -> ScanReport:
@@ -92,9 +113,7 @@ async def scan(config: Config, queue: Queue, embedder: Embedder, judge: Judge,
     report("survey", 0, 0)
     # file reads and embedding, in a thread
     seen = await asyncio.to_thread(survey, config, queue, embedder, should_stop)
-    candidates = _candidates(seen.states, seen.changed, limits)
-    work = [(c, al) for c in candidates
-            for al in align(c.a, c.b, limits.claim_similarity, limits.claims_per_pair)]
+    candidates, work = await asyncio.to_thread(_work, seen.states, seen.changed, limits)
     report("judge", 0, len(work))
     verdicts = await judge.judge([(c.a.claims[al.i][0], c.b.claims[al.j][0]) for c, al in work])
     report("judge", len(work), len(work))
@@ -103,16 +122,12 @@ async def scan(config: Config, queue: Queue, embedder: Embedder, judge: Judge,
         per_candidate.setdefault(id(c), []).append((al, verdict))
     found = [p for c in candidates
              if (p := _best(c, per_candidate.get(id(c), []), judge.name)) is not None]
-    news_affected, proposals = news.propose(seen.states, seen.changed, limits)
+    news_affected, proposals = await asyncio.to_thread(news.propose, seen.states, seen.changed,
+                                                       limits)
     if should_stop is not None and should_stop():
         raise ScanStopped
-
-    queue.clear_open(seen.changed | seen.removed | news_affected)
-    queue.offer(found + proposals)
-    queue.put_notes(seen.states[p] for p in sorted(seen.changed | seen.restat))
-    queue.drop_notes(seen.removed)
-    queue.reflag()
-    queue.set_meta("embedder", embedder.model_id)
+    await asyncio.to_thread(_save, queue, seen, news_affected, found + proposals,
+                            embedder.model_id)
     report("done", len(work), len(work))
     return ScanReport(
         notes=len(seen.states), changed=len(seen.changed), removed=len(seen.removed),

@@ -58,6 +58,7 @@ class Claims:
 
 
 CLAIMS = web.AppKey("claims", Claims)
+_JUDGE_FAILED = "contradiction judge"
 
 
 async def context(app: web.Application) -> AsyncIterator[None]:
@@ -119,8 +120,10 @@ async def run_scan(app: web.Application, should_stop: StopCheck | None = None) -
     state.set_cleaning(Cleaning(False, "done", report.claim_pairs, report.claim_pairs,
                                 state.cleaning.scans + 1, finished, report.fallbacks))
     if report.fallbacks:
-        state.last_error = (f"contradiction judge {report.judge} failed on {report.fallbacks} "
+        state.last_error = (f"{_JUDGE_FAILED} {report.judge} failed on {report.fallbacks} "
                             "claim pairs; the rules judge decided them (see each pair's evidence)")
+    elif (state.last_error or "").startswith(_JUDGE_FAILED):
+        state.last_error = None  # the judge answers again
     state.set_contradictions_open(await asyncio.to_thread(claims.queue.open_count))
     return report
 

@@ -189,3 +189,27 @@ async def test_scan_with_the_llm_judge_queues_its_findings(
     assert report.judge == "llm:test-model" and report.claim_pairs == len(app[SEEN])
     assert [p.judge for p in queue.pairs("open", kind="engram")] == ["llm:test-model"]
     queue.close()
+
+
+async def test_a_scan_leaves_the_event_loop_free_while_the_rules_judge(
+    config: Config, queue: Queue, embedder: Embedder
+) -> None:
+    """A server's search keeps answering during a background scan: the judge does not run on
+    the event loop."""
+    judging, ticks = asyncio.Event(), [0]
+
+    def progress(phase: str, done: int, total: int) -> None:
+        if phase == "judge":
+            judging.set() if done == 0 else judging.clear()
+
+    async def ticker() -> None:
+        while True:
+            if judging.is_set():
+                ticks[0] += 1
+            await asyncio.sleep(0)
+
+    task = asyncio.create_task(ticker())
+    report = await scan(config, queue, embedder, RulesJudge(), progress)
+    task.cancel()
+    assert report.claim_pairs > 0 and report.found > 0
+    assert ticks[0] > 0

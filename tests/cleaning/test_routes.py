@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
+from aiohttp import web
 
 from sidecar.settings import Config, make_config
 
@@ -108,3 +110,29 @@ async def test_a_flagged_private_pair_stays_hidden_when_the_private_notes_yaml_b
     await api.call("POST", "/v1/contradictions/scan", {})
     _, doc = await api.call("GET", "/v1/contradictions?status=flagged")
     assert [p["id"] for p in doc["pairs"]] == [pair["id"]]
+
+
+async def test_a_failing_llm_judge_is_reported_in_status_until_it_answers_again(
+    vault: Path, tmp_path: Path, aiohttp_server: Any,
+    app_client: Callable[[Config], Awaitable[AppClient]],
+) -> None:
+    async def broken(request: web.Request) -> web.Response:
+        return web.Response(status=500, text="upstream exploded")
+
+    llm = web.Application()
+    llm.router.add_post("/v1/chat/completions", broken)
+    url = str((await aiohttp_server(llm)).make_url("")).rstrip("/")
+    models = tmp_path / "models"
+    api = await app_client(make_config(vault, tmp_path / "data", embed_model="int8",
+                                       models_dir=str(models), cohere_api_key="",
+                                       reranker_dir=str(models / "none"), scan_delay=-1.0,
+                                       llm_url=url, llm_model="m"))
+    _, doc = await api.call("POST", "/v1/contradictions/scan", {})
+    (pair,) = [p for p in doc["pairs"] if p["kind"] == "engram"]
+    assert pair["judge"] == "rules" and "HTTP 500" in pair["evidence"]["judge_error"]
+    _, state = await api.call("GET", "/v1/status")
+    assert state["cleaning"]["fallbacks"] > 0
+    assert "the rules judge decided them" in state["last_error"]
+    await api.call("POST", "/v1/contradictions/scan", {})  # nothing changed: nothing to judge
+    _, state = await api.call("GET", "/v1/status")
+    assert state["cleaning"]["fallbacks"] == 0 and state["last_error"] is None

@@ -218,3 +218,22 @@ def test_a_reader_in_another_process_sees_the_writers_progress(tmp_path: Path) -
     assert progress.current() == {"done": 1, "total": 4, "percent": 25}
     (data / "indexing.json").write_text(json.dumps({"pid": 2**22 + 12345, "done": 1, "total": 4}))
     assert progress.current() is None  # the writer is gone
+
+
+def test_a_cold_index_commits_small_batches_first_so_new_notes_are_searchable_early(
+    tmp_path: Path, open_idx: OpenIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    notes = {f"n{i:02}.md": f"Note number {i} about topic {i}.\n" for i in range(40)}
+    index = open_idx(_vault(tmp_path, notes))
+    syncer = index._syncer
+    assert syncer is not None
+    sizes: list[int] = []
+    write_batch = syncer._write
+
+    def spy(batch: Any, known: Any, report: Any) -> None:
+        sizes.append(len(batch))
+        write_batch(batch, known, report)
+
+    monkeypatch.setattr(syncer, "_write", spy)
+    index.reconcile()
+    assert sizes == [8, 16, 16]  # doubling from FIRST_BATCH; the rest in the last batch
