@@ -5,10 +5,11 @@ The embedder, the cross-encoder re-ranker and the NLI judge all feed `input_ids`
 by token length before batching keeps padding, and so wasted compute, small.
 
 Memory: onnxruntime's arena keeps the largest working set any run needed, and attention's grows
-with batch × length². A batch is therefore bounded by padded tokens (TOKEN_BUDGET) as well as by
-count: 32 sequences of 256 tokens held ~500 MB of arena where 8 hold ~110 MB, at the same CPU
-cost per text (docs/benchmarks.md, "## Memory"). Memory patterns (pre-planned buffers per input
-shape) are off: every batch has another shape, so they only add to the arena.
+with batch × length². A batch is therefore bounded by padded tokens (TOKEN_BUDGET unless a model
+is given another budget) as well as by count: 32 sequences of 256 tokens held ~500 MB of arena
+where 8 hold ~110 MB, at the same CPU cost per text (docs/benchmarks.md, "## Memory"). Memory
+patterns (pre-planned buffers per input shape) are off: every batch has another shape, so they
+only add to the arena.
 """
 
 from __future__ import annotations
@@ -79,23 +80,34 @@ class Batch:
         return self.feed["attention_mask"]
 
 
+def _groups(order: list[int], lengths: Sequence[int], batch_size: int,
+            token_budget: int | None) -> Iterator[list[int]]:
+    """Consecutive runs of `order` (ascending length): at most `batch_size` rows, and with a
+    `token_budget` at most that many padded tokens (rows x widest), one row at least."""
+    group: list[int] = []
+    for i in order:
+        over_budget = token_budget is not None and (len(group) + 1) * lengths[i] > token_budget
+        if group and (len(group) == batch_size or over_budget):
+            yield group
+            group = []
+        group.append(i)
+    if group:
+        yield group
+
+
 def batches(
     encodings: Sequence[Encoding],
     input_names: Sequence[str],
     batch_size: int = BATCH_SIZE,
-    token_budget: int = TOKEN_BUDGET,
+    token_budget: int | None = TOKEN_BUDGET,
 ) -> Iterator[Batch]:
     """Length-sorted, right-padded batches with the inputs the graph declares: at most
-    `batch_size` rows and, unless a single text is longer, `token_budget` padded tokens."""
-    order = sorted(range(len(encodings)), key=lambda i: len(encodings[i].ids))
-    start = 0
-    while start < len(order):
-        end = start + 1  # the longest of a batch is its last: the width grows with each row
-        while (end < len(order) and end - start < batch_size
-               and (end + 1 - start) * len(encodings[order[end]].ids) <= token_budget):
-            end += 1
-        positions, start = order[start:end], end
-        width = len(encodings[positions[-1]].ids)
+    `batch_size` rows and, unless one text is longer, `token_budget` padded tokens (None: no
+    bound)."""
+    lengths = [len(e.ids) for e in encodings]
+    order = sorted(range(len(encodings)), key=lengths.__getitem__)
+    for positions in _groups(order, lengths, batch_size, token_budget):
+        width = max(len(encodings[i].ids) for i in positions)
         ids = np.zeros((len(positions), width), dtype=np.int64)
         mask = np.zeros_like(ids)
         types = np.zeros_like(ids)
