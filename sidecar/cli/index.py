@@ -8,6 +8,7 @@ from typing import Any
 from sidecar.cli.common import add_vault_args, config_from_args, emit, log
 from sidecar.index import open_index
 from sidecar.index.progress import StderrProgress
+from sidecar.index.reembed import describe
 from sidecar.models.build import ensure_fp32_embedder
 
 
@@ -29,6 +30,8 @@ def run(args: argparse.Namespace) -> int:
     config = config_from_args(args, chroma_url=args.chroma_url, namespace=args.namespace)
     ensure_fp32_embedder(config, log)
     with open_index(config) as index:
+        if index.reembedding:
+            log(describe(index.reembedding))
         progress = StderrProgress()
         result = index.rebuild(progress) if args.rebuild else index.reconcile(progress)
     emit(args, result, _human)

@@ -17,7 +17,7 @@ import numpy.typing as npt
 
 from sidecar.chunking.chunker import CHUNKER_VERSION
 from sidecar.data_folder import private_folder, private_tree
-from sidecar.errors import BadRequest
+from sidecar.errors import BadRequest, OraError
 from sidecar.index.bm25 import COLUMN_WEIGHTS, TOKENIZE
 from sidecar.index.chroma import Metadata
 from sidecar.index.clusters import ClusterMember, assign_clusters
@@ -28,6 +28,7 @@ from sidecar.index.lock import WriterLock
 from sidecar.index.names import check_namespace
 from sidecar.index.params import load_params, save_namespace_params, stale_parts
 from sidecar.index.records import ChunkRecord, record_from_store
+from sidecar.index.reembed import reembed_estimate
 from sidecar.index.scope import NoteFilter, Scope
 from sidecar.index.sync import Progress, ProgressFn, Syncer, SyncReport
 from sidecar.models.embedder import Embedder, load_embedder
@@ -54,6 +55,8 @@ class Index:
         self._lock = WriterLock(config.data) if writer else None
         self._write_guard = threading.Lock()
         self._syncer: Syncer | None = None
+        # Set when opening re-embeds for a changed model: what, and how long (reembed.py).
+        self.reembedding: dict[str, Any] | None = None
         self._urgent: set[str] = set()  # see expedite()
         self._urgent_lock = threading.Lock()
         # The vault's ora.yaml (effective types, exclusions); refreshed by every reconcile.
@@ -89,6 +92,9 @@ class Index:
         saved = load_params(self.config.data)["namespaces"].get(self.namespace)
         vectors_stale, chunks_stale = stale_parts(saved, current)
         if vectors_stale:
+            self.reembedding = reembed_estimate(
+                (saved or {}).get("model"), embedder,
+                self.ledger.stats(self.namespace)["chunks"], self._sample_texts())
             self._wipe()
         elif chunks_stale:
             self.bm25.drop(self.namespace)
@@ -108,6 +114,15 @@ class Index:
             self.ledger.mark_dirty(self.namespace)
             save_namespace_params(self.config.data, self.namespace,
                                   {**saved, _SETTINGS_KEY: settings.index_key()})
+
+    def _sample_texts(self, n: int = 8) -> list[str]:
+        """A few chunk texts of the index as it is (to time a new embedder on)."""
+        ids = [cid for row in self.ledger.rows(self.namespace).values()
+               for cid in row.chunk_ids[:1]][:n]
+        try:
+            return [c.text for c in self.get_chunks(ids, private=True).values()]
+        except OraError:  # a damaged store: the estimate times a placeholder instead
+            return []
 
     def _create_stores(self) -> None:
         self.bm25.create(self.namespace)

@@ -30,14 +30,16 @@ def missing_files(folder: Path) -> list[str]:
 class PairModel:
     """One InferenceSession returning (n, labels) logits for (a, b) text pairs."""
 
-    def __init__(self, folder: Path, threads: int | None = None) -> None:
+    def __init__(self, folder: Path, threads: int | None = None, *,
+                 max_tokens: int = DEFAULT_MAX_TOKENS, token_budget: int | None = None) -> None:
         absent = missing_files(folder)
         if absent:
             raise ModelUnavailable(f"{folder} lacks {', '.join(absent)}")
         self.folder = folder
         self.config = _read_config(folder / "config.json")
+        self.token_budget = token_budget
         max_tokens = min(int(self.config.get("max_position_embeddings", DEFAULT_MAX_TOKENS)),
-                         DEFAULT_MAX_TOKENS)
+                         max_tokens)
         self.tokenizer = read_tokenizer(folder / "tokenizer.json", max_tokens)
         self.session = open_session(folder / "model.onnx", threads)
         self.inputs = input_names(self.session)
@@ -50,7 +52,7 @@ class PairModel:
         """Raw logits, one row per pair, in the order given."""
         encodings = self.tokenizer.encode_batch([(a, b) for a, b in pairs])
         rows: list[npt.NDArray[np.float32]] = [np.zeros(0, np.float32)] * len(pairs)
-        for batch in batches(encodings, self.inputs):
+        for batch in batches(encodings, self.inputs, token_budget=self.token_budget):
             (out,) = self.session.run(["logits"], batch.feed)
             for row, i in enumerate(batch.positions):
                 rows[i] = np.asarray(out[row], dtype=np.float32)

@@ -8,9 +8,13 @@ re-ranking; `rerank_explained` says which happened so a search result can explai
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import math
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -19,6 +23,7 @@ import numpy as np
 
 from sidecar.errors import ModelUnavailable, RerankerFailed
 from sidecar.models.pairs import PairModel, missing_files
+from sidecar.schema import load_json
 from sidecar.settings import Config
 
 
@@ -30,24 +35,75 @@ class Reranker(Protocol):
     async def rerank(self, query: str, passages: Sequence[str]) -> list[float]: ...
 
 
-class OnnxCrossEncoder:
-    """A local cross-encoder (ms-marco-MiniLM-L-6-v2 as optimum exports it): logit → sigmoid."""
+@dataclass(frozen=True)
+class LocalRerankLimits:
+    """What keeps re-ranking interactive (schema/ranking.json `rerank`, measured in
+    docs/benchmarks.md): candidates re-ranked, tokens a local model reads per (query, passage)
+    pair, padded tokens per batch, and how many scores it remembers."""
 
-    def __init__(self, folder: Path, threads: int | None = None) -> None:
-        self._model = PairModel(folder, threads)
+    pool: int
+    max_tokens: int
+    token_budget: int | None  # None: batches of a fixed row count
+    cache_entries: int
+
+
+
+@cache
+def rerank_limits() -> LocalRerankLimits:
+    raw = load_json("ranking.json")["rerank"]
+    return LocalRerankLimits(int(raw["pool"]), int(raw["max_tokens"]), int(raw["token_budget"]),
+                             int(raw["cache_entries"]))
+
+
+class OnnxCrossEncoder:
+    """A local cross-encoder (ms-marco-MiniLM-L-6-v2 as optimum exports it): logit → sigmoid.
+
+    Scores are remembered per (query, passage digest), so a repeated query (another page, a
+    changed filter, the plugin's search-as-you-type settling) scores only passages it has not
+    seen; a passage's digest changes with its text, so an edited chunk is scored afresh.
+    """
+
+    def __init__(self, folder: Path, threads: int | None = None,
+                 limits: LocalRerankLimits | None = None) -> None:
+        self.limits = limits or rerank_limits()
+        self._model = PairModel(folder, threads, max_tokens=self.limits.max_tokens,
+                                token_budget=self.limits.token_budget)
         if self._model.num_labels != 1:
             raise ModelUnavailable(
                 f"{folder} has {self._model.num_labels} labels; a re-ranker needs one logit"
             )
         self.name = f"onnx:{folder.name}:{self._model.sha256[:12]}"
+        self._cache: OrderedDict[tuple[str, bytes], float] = OrderedDict()
+        self._lock = threading.Lock()
 
     def score(self, query: str, passages: Sequence[str]) -> list[float]:
         """Synchronous scoring (the async `rerank` runs this in a worker thread)."""
-        try:
-            logits = self._model.logits([(query, p) for p in passages])[:, 0]
-        except Exception as exc:  # onnxruntime's run errors are untyped
-            raise RerankerFailed(f"{self.name} failed: {exc}") from exc
-        return [float(x) for x in 1.0 / (1.0 + np.exp(-logits))]
+        keys = [(query, hashlib.blake2b(p.encode(), digest_size=16).digest()) for p in passages]
+        with self._lock:
+            known = {k: self._cache[k] for k in keys if k in self._cache}
+            for k in known:
+                self._cache.move_to_end(k)
+        first: dict[tuple[str, bytes], int] = {}  # one forward pass per distinct passage
+        for i, k in enumerate(keys):
+            if k not in known:
+                first.setdefault(k, i)
+        todo = list(first.values())
+        if todo:
+            try:
+                logits = self._model.logits([(query, passages[i]) for i in todo])[:, 0]
+            except Exception as exc:  # onnxruntime's run errors are untyped
+                raise RerankerFailed(f"{self.name} failed: {exc}") from exc
+            fresh = {keys[i]: float(x) for i, x in zip(todo, 1.0 / (1.0 + np.exp(-logits)),
+                                                         strict=True)}
+            known.update(fresh)
+            self._remember(fresh)
+        return [known[k] for k in keys]
+
+    def _remember(self, fresh: dict[tuple[str, bytes], float]) -> None:
+        with self._lock:
+            self._cache.update(fresh)
+            while len(self._cache) > self.limits.cache_entries:
+                self._cache.popitem(last=False)
 
     async def rerank(self, query: str, passages: Sequence[str]) -> list[float]:
         return await asyncio.to_thread(self.score, query, passages)

@@ -70,15 +70,31 @@ class Batch:
         return self.feed["attention_mask"]
 
 
+def _groups(order: list[int], lengths: Sequence[int], batch_size: int,
+            token_budget: int | None) -> Iterator[list[int]]:
+    """Consecutive runs of `order` (ascending length): at most `batch_size` rows, and with a
+    `token_budget` at most that many padded tokens (rows x widest), one row at least."""
+    group: list[int] = []
+    for i in order:
+        over_budget = token_budget is not None and (len(group) + 1) * lengths[i] > token_budget
+        if group and (len(group) == batch_size or over_budget):
+            yield group
+            group = []
+        group.append(i)
+    if group:
+        yield group
+
+
 def batches(
     encodings: Sequence[Encoding],
     input_names: Sequence[str],
     batch_size: int = BATCH_SIZE,
+    token_budget: int | None = None,
 ) -> Iterator[Batch]:
     """Length-sorted, right-padded batches with the inputs the graph declares."""
-    order = sorted(range(len(encodings)), key=lambda i: len(encodings[i].ids))
-    for start in range(0, len(order), batch_size):
-        positions = order[start : start + batch_size]
+    lengths = [len(e.ids) for e in encodings]
+    order = sorted(range(len(encodings)), key=lengths.__getitem__)
+    for positions in _groups(order, lengths, batch_size, token_budget):
         width = max(len(encodings[i].ids) for i in positions)
         ids = np.zeros((len(positions), width), dtype=np.int64)
         mask = np.zeros_like(ids)

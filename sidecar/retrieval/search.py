@@ -17,7 +17,7 @@ import numpy.typing as npt
 from sidecar.errors import BadRequest
 from sidecar.index.records import ChunkRecord
 from sidecar.index.scope import NoteFilter, Scope
-from sidecar.models.reranker import Reranker
+from sidecar.models.reranker import Reranker, rerank_limits
 from sidecar.retrieval.filters import is_admissible, result_flags
 from sidecar.retrieval.fusion import FusionSettings, Ranked, fusion_settings, ranks, top
 from sidecar.retrieval.rerank import rerank_pool
@@ -198,6 +198,9 @@ async def search(
     schema = get_schema()
     fusion = fusion or fusion_settings()
     lists, admitted = await candidates(index, embedder, query, options, fusion)
+    if reranker is not None and options.rerank:
+        # A cross-encoder's cost grows with the pool: re-rank the best of the fused list only.
+        admitted = admitted[: max(rerank_limits().pool, options.k)]
     outcome = await rerank_pool(
         reranker if options.rerank else None,
         query,

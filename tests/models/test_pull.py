@@ -14,6 +14,7 @@ from sidecar.cli import main
 from sidecar.errors import ModelUnavailable
 from sidecar.index import open_index
 from sidecar.index.params import load_params
+from sidecar.index.reembed import describe
 from sidecar.models.catalogue import catalogue, pull
 from sidecar.models.embedder import Embedder, OnnxEmbedder, load_embedder
 from sidecar.models.hub import Offline
@@ -200,6 +201,11 @@ def test_a_pulled_embedder_is_chosen_by_name_and_the_index_re_embeds_with_it(
                                pulled.embed([spec["query_prefix"] + query]))
     assert not np.allclose(pulled.embed_queries([query]), pulled.embed([query]))
     with open_index(config, writer=True, embedder=pulled) as index:
+        estimate = index.reembedding
+        assert estimate is not None
+        assert (estimate["from"], estimate["to"]) == (embedder.model_id, pulled.model_id)
+        assert estimate["chunks"] >= 1 and estimate["estimate_s"] >= 0
+        assert "re-embedding" in describe(estimate)
         index.reconcile()
         assert stored_models(index) == {pulled.model_id}
     assert load_params(config.data)["namespaces"]["default"]["dim"] == 32

@@ -18,12 +18,15 @@ from sidecar.settings import make_config
 from .conftest import NoteSpec, write_vault
 
 WORDS = ["memory", "review", "interval", "sleep", "focus", "habit", "recall", "note", "cards"]
-TYPES = ["engram", "resource", "chat", "transcript", "web", "framework"]
+# "book" is not an Ora type: such a note is indexed with an inferred type (resource).
+TYPES = ["engram", "resource", "chat", "transcript", "web", "framework", "book"]
+# How a note is private: not, a frontmatter tag, an inline tag, a nested inline tag.
+PRIVATE_FORMS = ["", "frontmatter", "inline", "nested"]
 
 note_strategy = st.tuples(
     st.sampled_from(TYPES),
     st.lists(st.sampled_from(WORDS), min_size=1, max_size=12),
-    st.booleans(),  # private
+    st.sampled_from(PRIVATE_FORMS),
     st.booleans(),  # archived
 )
 
@@ -37,18 +40,20 @@ note_strategy = st.tuples(
 )
 def test_no_private_text_in_a_non_private_response(
     embedder: Embedder,
-    notes: list[tuple[str, list[str], bool, bool]],
+    notes: list[tuple[str, list[str], str, bool]],
     query_words: list[str],
     ask_secret: bool,
     include_archived: bool,
 ) -> None:
     specs = []
     secrets = []
-    for i, (type_name, words, private, archived) in enumerate(notes):
+    for i, (type_name, words, form, archived) in enumerate(notes):
         # A private note carries a token found nowhere else, so any leak is visible.
+        private = bool(form)
         secret = f"zqx{i}secret"
-        body = " ".join([*words, secret] if private else words)
-        tags = [t for t, on in (("private", private), ("archived", archived)) if on]
+        inline = {"inline": ["#private"], "nested": ["#private/health"]}.get(form, [])
+        body = " ".join([*words, secret, *inline] if private else words)
+        tags = [t for t, on in (("private", form == "frontmatter"), ("archived", archived)) if on]
         specs.append(NoteSpec(f"Notes/n{i}.md", type_name, body, tags=tags))
         if private:
             secrets.append(secret)

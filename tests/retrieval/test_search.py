@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from sidecar.errors import BadRequest
-from sidecar.models.reranker import OnnxCrossEncoder
+from sidecar.models.reranker import OnnxCrossEncoder, rerank_limits
 from sidecar.retrieval.fusion import FUSION_METHODS, FusionSettings
 from sidecar.schema import get_schema
 
@@ -148,3 +148,19 @@ async def test_empty_query_or_zero_k_is_a_bad_request(
     vault = index_vault([NoteSpec("Engrams/Spacing.md", "engram", PASSAGE)])
     with pytest.raises(BadRequest):
         await vault.search(query, k=k)
+
+
+async def test_only_the_best_of_the_fused_pool_is_re_ranked(
+    index_vault: IndexVault, tiny_reranker_dir: Path
+) -> None:
+    pool = rerank_limits().pool
+    notes = [NoteSpec(f"Engrams/Note {i}.md", "engram", f"{PASSAGE} Variation {i}.")
+             for i in range(pool + 8)]
+    vault = index_vault(notes)
+    reranker = OnnxCrossEncoder(tiny_reranker_dir)
+    document = await vault.search(QUERY, reranker, k=5)
+    assert document["rerank"] == reranker.name
+    assert len(reranker._cache) == pool  # one score per re-ranked (query, passage)
+    wide = await vault.search(QUERY, reranker, k=pool + 4)
+    assert len(wide["results"]) == pool + 4  # k above the pool re-ranks k
+    assert all(r["why"]["rerank"] is not None for r in wide["results"])
