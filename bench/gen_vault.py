@@ -4,9 +4,11 @@ Notes follow the schema: folders by type, `nexus`/`type`/`tags` on every note, l
 clusters on half the chats, a few private, archived and incubating notes, and the type mix of a
 working vault (most notes retrievable, some frameworks, modes, references and matrices). Bodies
 are short (one or two chunks: a heading and a few sentences, sometimes a second section) so that
-embedding 10,000 notes on two shared cores fits a benchmark run. Deterministic for a given seed.
+embedding 10,000 notes on two shared cores fits a benchmark run. With `--realistic`, bodies follow
+the length mix of a real vault instead: most notes short, a tail of long ones (dozens of
+sections, a few over a hundred chunks), about 4 chunks per note. Deterministic for a given seed.
 
-    python bench/gen_vault.py OUT --notes 10000 [--seed 1]
+    python bench/gen_vault.py OUT --notes 10000 [--seed 1] [--realistic]
 """
 
 from __future__ import annotations
@@ -80,7 +82,26 @@ def _sentences(rng: random.Random, topic: str, other: str, n: int) -> str:
     return " ".join(p.format(t=topic, u=other) for p in parts)
 
 
-def _note(rng: random.Random, i: int, start: dt.date) -> tuple[str, str]:
+# (weight, fewest, most sections) of a note's body with `realistic`: short notes dominate, and a
+# heavy tail of long ones (imported articles, transcripts, journals) reaches the per-note caps.
+SECTION_MIX = [(55, 1, 1), (25, 2, 4), (13, 5, 12), (5, 13, 40), (2, 41, 160)]
+
+
+def _sections(rng: random.Random, topic: str, other: str) -> str:
+    """Extra `##` sections, drawn from SECTION_MIX (the first section is the note's own)."""
+    weights, lows, highs = zip(*SECTION_MIX, strict=True)
+    k = rng.choices(range(len(weights)), weights=weights)[0]
+    parts = []
+    for n in range(rng.randint(lows[k], highs[k]) - 1):
+        a, b = (topic, other) if n % 2 else (other, topic)
+        text = " ".join(_sentences(rng, a, b, rng.randint(2, 6)) for _ in range(rng.randint(1, 3)))
+        parts.append(f"\n## Part {n + 1}: {a}\n\n{text}\n")
+    return "".join(parts)
+
+
+def _note(
+    rng: random.Random, i: int, start: dt.date, realistic: bool = False
+) -> tuple[str, str]:
     """(vault-relative path, text) of note number i."""
     weights, types, folders = zip(*TYPE_MIX, strict=True)
     k = rng.choices(range(len(types)), weights=weights)[0]
@@ -107,19 +128,22 @@ def _note(rng: random.Random, i: int, start: dt.date) -> tuple[str, str]:
     if type_ == "engram":
         fm["subtype"] = rng.choice(get_schema().subtypes)
     body = f"# {title}\n\n{_sentences(rng, topic, other, rng.randint(1, 3))}\n"
-    if rng.random() < 0.3:
+    if realistic:
+        body += _sections(rng, topic, other)
+    elif rng.random() < 0.3:
         body += f"\n## In practice\n\n{_sentences(rng, other, topic, rng.randint(1, 2))}\n"
     lines = ["---", *(f"{key}: {json.dumps(value)}" for key, value in fm.items()), "---", ""]
     return f"{folder}/{title}.md", "\n".join(lines) + body
 
 
-def generate(out: Path, notes: int, seed: int = 1) -> list[str]:
-    """Write `notes` notes under `out`; returns their vault-relative paths."""
+def generate(out: Path, notes: int, seed: int = 1, realistic: bool = False) -> list[str]:
+    """Write `notes` notes under `out`; returns their vault-relative paths. With `realistic`,
+    note lengths follow SECTION_MIX."""
     rng = random.Random(seed)
     start = dt.date(2024, 1, 1)
     paths = []
     for i in range(notes):
-        rel, text = _note(rng, i, start)
+        rel, text = _note(rng, i, start, realistic)
         target = out / rel
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(text, encoding="utf-8")
@@ -132,8 +156,10 @@ def main() -> None:
     parser.add_argument("out", type=Path)
     parser.add_argument("--notes", type=int, default=10_000)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--realistic", action="store_true",
+                        help="a real vault's length mix (many short notes, some very long)")
     args = parser.parse_args()
-    paths = generate(args.out, args.notes, args.seed)
+    paths = generate(args.out, args.notes, args.seed, args.realistic)
     print(f"wrote {len(paths)} notes to {args.out}")
 
 

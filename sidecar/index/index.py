@@ -170,7 +170,7 @@ class Index:
                 self._refresh_settings(syncer)
                 repair(self.namespace, self.ledger, self.bm25, self.chroma)
                 paths = set(iter_note_paths(self.config.vault))
-                paths.update(self.ledger.rows(self.namespace))
+                paths.update(self.ledger.paths(self.namespace))
                 report = syncer.sync(paths, quick=True, progress=tell, recent_first=True)
                 # Always, not only after a change: a run stopped before this step (a crash, a
                 # shutdown) has already written its notes, so no later change would trigger it.

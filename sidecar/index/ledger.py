@@ -116,9 +116,11 @@ class Ledger:
         if paths is None:
             return {r[0]: _row(r) for r in conn.execute(sql, (namespace,))}
         out: dict[str, FileRow] = {}
-        for path in paths:
-            found = conn.execute(f"{sql} AND path = ?", (namespace, path)).fetchone()
-            if found is not None:
+        wanted = list(paths)
+        for start in range(0, len(wanted), 500):  # under SQLite's limit of bound parameters
+            part = wanted[start : start + 500]
+            marks = ",".join("?" * len(part))
+            for found in conn.execute(f"{sql} AND path IN ({marks})", (namespace, *part)):
                 out[found[0]] = _row(found)
         return out
 

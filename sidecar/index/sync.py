@@ -13,6 +13,11 @@ the ledger (one transaction). A crash between steps leaves the ledger behind the
 ahead: the file still looks changed and is redone, and `consistency.repair` removes chunks the
 ledger does not own. Deleted files are handled after all writes, so a renamed file's vectors are
 still there to be reused.
+
+Memory is bounded by the batch, not the vault: files are planned one at a time and written
+once a batch holds BATCH_CHUNKS chunks (or BATCH_FILES files), so at most a batch's chunks, texts
+and vectors plus one note's (capped by schema/limits.json) are held at once; `held_peak` counts
+it. Ledger rows are read a window of paths at a time, not for the whole vault.
 """
 
 from __future__ import annotations
@@ -51,6 +56,8 @@ FloatArray = npt.NDArray[np.float32]
 # that progress is saved often (a crash loses at most one batch of work).
 BATCH_CHUNKS = 256
 BATCH_FILES = 256
+# Ledger rows of a whole-vault sync are read this many paths at a time.
+LEDGER_WINDOW = 512
 # The first batch of a sync is this small and each next one twice as big, up to the sizes above:
 # on a cold index the newest notes (taken first) are searchable within seconds, not after 256.
 FIRST_BATCH = 8
@@ -142,6 +149,8 @@ class Syncer:
         self.max_file_bytes = max_file_bytes
         # The vault's ora.yaml: effective types and exclusions (the index refreshes it).
         self.settings = settings or default_vault_settings()
+        # The most chunks planned but not yet written at once, over every sync of this syncer.
+        self.held_peak = 0
 
     # ---- planning ------------------------------------------------------------------------------
 
@@ -250,9 +259,7 @@ class Syncer:
         wanted = sorted({normalise_rel(r) for r in rels})
         if recent_first:
             wanted.sort(key=self._age)
-        # A few paths are looked up one by one; a whole-vault sync reads the ledger once.
-        few = len(wanted) < 512
-        known = self.ledger.rows(self.ns, wanted if few else None)
+        known: dict[str, FileRow] = {}  # the ledger's rows of the current window and batch
         report = SyncReport()
         batch: list[_Planned] = []
         batch_chunks = 0
@@ -265,6 +272,10 @@ class Syncer:
                 progress(Progress(phase, done, len(wanted), report.written, report.embedded))
 
         for done, rel in enumerate(wanted, 1):
+            if (done - 1) % LEDGER_WINDOW == 0:
+                keep = {p.row.path for p in batch}
+                known = {p: r for p, r in known.items() if p in keep}
+                known.update(self.ledger.rows(self.ns, wanted[done - 1 : done - 1 + LEDGER_WINDOW]))
             old = known.get(rel)
             skip = is_ignored(rel) or is_excluded(self.settings, rel)
             plan = None if skip else self._plan(rel, old, quick)
@@ -280,6 +291,7 @@ class Syncer:
             else:
                 batch.append(plan)
                 batch_chunks += len(plan.chunks)
+                self.held_peak = max(self.held_peak, batch_chunks)
                 full = min(limit, BATCH_CHUNKS), min(limit, BATCH_FILES)
                 if batch_chunks >= full[0] or len(batch) >= full[1]:
                     self._write(batch, known, report)
@@ -291,8 +303,9 @@ class Syncer:
             self._write(batch, known, report)
         if stamps:
             self.ledger.touch(self.ns, stamps)
-        if gone:  # an urgent sync may have removed some already
-            self._remove([known[r] for r in gone if r in known], report)
+        for start in range(0, len(gone), LEDGER_WINDOW):  # an urgent sync may have removed some
+            found = self.ledger.rows(self.ns, gone[start : start + LEDGER_WINDOW])
+            self._remove(list(found.values()), report)
         tell("done", len(wanted))
         return report
 

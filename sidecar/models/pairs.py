@@ -17,7 +17,13 @@ import numpy.typing as npt
 
 from sidecar.errors import ModelUnavailable
 from sidecar.models.files import file_sha256
-from sidecar.models.session import batches, input_names, open_session, read_tokenizer
+from sidecar.models.session import (
+    TOKEN_BUDGET,
+    batches,
+    input_names,
+    open_session,
+    read_tokenizer,
+)
 
 DEFAULT_MAX_TOKENS = 512
 
@@ -31,7 +37,8 @@ class PairModel:
     """One InferenceSession returning (n, labels) logits for (a, b) text pairs."""
 
     def __init__(self, folder: Path, threads: int | None = None, *,
-                 max_tokens: int = DEFAULT_MAX_TOKENS, token_budget: int | None = None) -> None:
+                 max_tokens: int = DEFAULT_MAX_TOKENS,
+                 token_budget: int | None = TOKEN_BUDGET) -> None:
         absent = missing_files(folder)
         if absent:
             raise ModelUnavailable(f"{folder} lacks {', '.join(absent)}")

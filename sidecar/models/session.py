@@ -3,6 +3,13 @@
 The embedder, the cross-encoder re-ranker and the NLI judge all feed `input_ids`,
 `attention_mask` and (when the graph has it) `token_type_ids`, padded per batch. Sorting inputs
 by token length before batching keeps padding, and so wasted compute, small.
+
+Memory: onnxruntime's arena keeps the largest working set any run needed, and attention's grows
+with batch × length². A batch is therefore bounded by padded tokens (TOKEN_BUDGET unless a model
+is given another budget) as well as by count: 32 sequences of 256 tokens held ~500 MB of arena
+where 8 hold ~110 MB, at the same CPU cost per text (docs/benchmarks.md, "## Memory"). Memory
+patterns (pre-planned buffers per input shape) are off: every batch has another shape, so they
+only add to the arena.
 """
 
 from __future__ import annotations
@@ -20,6 +27,8 @@ from tokenizers import Encoding, Tokenizer
 from sidecar.errors import ModelUnavailable
 
 BATCH_SIZE = 32
+# Padded tokens (rows × width) per batch: eight full-length (256-token) texts, or 32 short ones.
+TOKEN_BUDGET = 2048
 
 
 def read_tokenizer(path: Path, max_tokens: int | None = None) -> Tokenizer:
@@ -52,6 +61,7 @@ def open_session(path: Path, threads: int | None = None) -> ort.InferenceSession
     opts.intra_op_num_threads = threads or os.cpu_count() or 1
     opts.inter_op_num_threads = 1
     opts.log_severity_level = 3
+    opts.enable_mem_pattern = False  # see the module docstring
     try:
         return ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
     except Exception as exc:  # onnxruntime raises its own untyped errors for bad graphs
@@ -89,9 +99,11 @@ def batches(
     encodings: Sequence[Encoding],
     input_names: Sequence[str],
     batch_size: int = BATCH_SIZE,
-    token_budget: int | None = None,
+    token_budget: int | None = TOKEN_BUDGET,
 ) -> Iterator[Batch]:
-    """Length-sorted, right-padded batches with the inputs the graph declares."""
+    """Length-sorted, right-padded batches with the inputs the graph declares: at most
+    `batch_size` rows and, unless one text is longer, `token_budget` padded tokens (None: no
+    bound)."""
     lengths = [len(e.ids) for e in encodings]
     order = sorted(range(len(encodings)), key=lengths.__getitem__)
     for positions in _groups(order, lengths, batch_size, token_budget):

@@ -144,6 +144,11 @@ class LintContext:
         return cls.build(names.paths, schema_note, settings, aliases)
 
 
+def _silenced(settings: VaultSettings, rel: str) -> bool:
+    """Lint says nothing about notes excluded from Ora or listed in `lint.ignore`."""
+    return is_excluded(settings, rel) or is_lint_ignored(settings, rel)
+
+
 def adopted(note: Note) -> bool:
     """True when a note has adopted Ora's schema and is checked strictly: its `type` is one of
     Ora's types, or it carries Ora's own core property `nexus`. Other notes (no frontmatter, or
@@ -176,7 +181,7 @@ def settings_diagnostics(settings: VaultSettings) -> list[Diagnostic]:
 def lint_note(note: Note, ctx: LintContext | None = None) -> list[Diagnostic]:
     """Diagnostics of a parsed note, sorted by line."""
     ctx = ctx or LintContext()
-    if is_excluded(ctx.settings, note.path) or is_lint_ignored(ctx.settings, note.path):
+    if _silenced(ctx.settings, note.path):
         return []
     found: list[Diagnostic] = []
 
@@ -217,6 +222,8 @@ def lint_text(text: str, path: str, ctx: LintContext | None = None) -> list[Diag
 def lint_file(vault: str | Path, rel: str, ctx: LintContext | None = None,
               max_bytes: int = DEFAULT_MAX_BYTES) -> list[Diagnostic]:
     """Diagnostics of VAULT/rel, including binary, oversized and undecodable files."""
+    if ctx is not None and _silenced(ctx.settings, rel):
+        return []
     try:
         note = read_note(vault, rel, max_bytes)
     except UnreadableNote as err:

@@ -63,7 +63,9 @@ async def test_a_note_tagged_private_during_a_large_paste_leaves_public_search_a
         busy = await _until(api, lambda s: s["indexing"] and s["queue"] >= 60)
         assert busy["files"] < before["files"] + paste
         (vault / FLIP).write_text(PUBLIC.replace("tags: [health]", "tags: [health, private]"))
+        deadline = time.monotonic() + 300
         while await _public_hits(api):
+            assert time.monotonic() < deadline, "the private note stayed in public search"
             await asyncio.sleep(0.05)
         during = (await api.get("/v1/status")).json
         done = await _until(api, lambda s: not s["indexing"] and s["queue"] == 0)

@@ -100,6 +100,7 @@ def test_lint_ignore_folders_and_the_note_opt_out(vault: Path, write: Write) -> 
     write("Notes/B.md", broken.replace("---\nbody", "ora-lint: ignore\n---\nbody"))
     write("Notes/C.md", broken.replace("---\nbody", "ora-lint: off\n---\nbody"))
     write("Notes/D.md", broken)
+    write("Drafts/Binary.md", b"\x00\x01")  # silenced too, unreadable or not
     write("ora.yaml", "lint:\n  ignore: [Drafts/]\n")
     assert sorted({d.path for d in lint_vault(vault)}) == ["Notes/D.md"]
 

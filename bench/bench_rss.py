@@ -1,0 +1,221 @@
+"""Memory benchmark: peak RSS of a cold `ora index` at several vault sizes, idle RSS after.
+
+For each size (1,000 / 4,000 / 10,000 notes by default) a vault with a real vault's length mix
+(`gen_vault.py --realistic`: most notes short, a tail of very long ones) is generated, then:
+
+1. cold `ora index` (a subprocess, as a user runs it): its peak RSS, read as VmHWM from
+   /proc/PID/status while it runs (and the kernel's ru_maxrss at exit), and chunks per second;
+2. `ora serve` and `ora watch` started over the indexed vault: their RSS once settled (no change
+   of more than 1 % over 5 s after they are ready), then stopped with SIGINT.
+
+With `--compare OLD_TREE` it also compares indexing throughput with another checkout (e.g.
+`git archive main | tar -x -C /tmp/old`) on one small vault, cold runs interleaved old/new so a
+load that swings on shared cores hits both alike; medians of `--rounds` runs each.
+
+Results go to the `## Memory` section of docs/benchmarks.md (with --write).
+
+    python bench/bench_rss.py [--sizes 1000 4000 10000] [--compare DIR] [--write]
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from gen_vault import generate
+from report import ROOT, cpu_name, write_section
+
+ORA = str(Path(sys.executable).parent / "ora")
+SETTLE_S = 5.0
+HEADER = (
+    "| notes | files | chunks | cold `ora index` peak RSS (MiB) | ru_maxrss (MiB) | wall "
+    "| chunks/s | `ora serve` idle (MiB) | `ora watch` idle (MiB) |\n"
+    "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+)
+
+
+def proc_status(pid: int) -> dict[str, int]:
+    """VmRSS and VmHWM of a process in MiB (empty once it is gone)."""
+    out: dict[str, int] = {}
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii") as f:
+            for line in f:
+                key, _, value = line.partition(":")
+                if key in ("VmRSS", "VmHWM"):
+                    out[key] = int(value.split()[0]) // 1024
+    except OSError:
+        pass
+    return out
+
+
+def _env(tree: Path) -> dict[str, str]:
+    return {**os.environ, "PYTHONPATH": str(tree)}
+
+
+def cold_index(vault: Path, data: Path, tree: Path = ROOT) -> dict[str, Any]:
+    """Run a cold `ora index` of `vault`; its peak RSS, chunks, wall and CPU seconds."""
+    started = time.monotonic()
+    proc = subprocess.Popen(
+        [ORA, "index", str(vault), "--data", str(data), "--json"], env=_env(tree),
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    hwm = 0
+    assert proc.stdout is not None
+    os.set_blocking(proc.stdout.fileno(), False)
+    out = b""
+    while True:
+        hwm = max(hwm, proc_status(proc.pid).get("VmHWM", 0))
+        out += proc.stdout.read() or b""
+        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+        if pid:
+            break
+        time.sleep(0.25)
+    out += proc.stdout.read() or b""
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"ora index {vault} failed with status {status}")
+    proc.returncode = 0
+    wall = time.monotonic() - started
+    doc = json.loads(out)
+    cpu = usage.ru_utime + usage.ru_stime
+    return {
+        "hwm_mib": hwm, "maxrss_mib": usage.ru_maxrss // 1024, "wall": wall, "cpu": cpu,
+        "files": doc["files"], "chunks": doc["chunks"], "embedded": doc["embedded"],
+        "per_s": doc["embedded"] / wall, "per_cpu_s": doc["embedded"] / cpu,
+    }  # fmt: skip
+
+
+def idle_rss(args: list[str], ready: str, log: Path) -> dict[str, int]:
+    """Start `ora ARGS`, wait for `ready` on its stderr and for its RSS to settle; its RSS then
+    and its peak so far (MiB). The process is stopped with SIGINT (killed if it hangs)."""
+    with log.open("wb") as err:
+        proc = subprocess.Popen([ORA, *args], env=_env(ROOT), stdout=subprocess.DEVNULL,
+                                stderr=err)
+    try:
+        deadline = time.monotonic() + 300
+        while ready not in log.read_text(errors="replace"):
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise SystemExit(f"ora {args[0]} did not start:\n{log.read_text()}")
+            time.sleep(0.25)
+        samples: list[int] = []
+        while time.monotonic() < deadline:
+            samples.append(proc_status(proc.pid).get("VmRSS", 0))
+            window = samples[-int(SETTLE_S) - 1:]
+            if len(window) > SETTLE_S and max(window) - min(window) <= 0.01 * max(window):
+                break
+            time.sleep(1.0)
+        return {"rss_mib": samples[-1], "hwm_mib": proc_status(proc.pid).get("VmHWM", 0)}
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def measure_size(root: Path, notes: int) -> dict[str, Any]:
+    vault, data = root / f"vault-{notes}", root / f"data-{notes}"
+    generate(vault, notes, seed=1, realistic=True)
+    cold = cold_index(vault, data)
+    print(f"{notes} notes: cold {cold}", file=sys.stderr)
+    serve = idle_rss(["serve", str(vault), "--data", str(data), "--port", "0"], "listening",
+                     root / "serve.log")
+    watch = idle_rss(["watch", str(vault), "--data", str(data)], "watching", root / "watch.log")
+    print(f"{notes} notes: serve {serve}, watch {watch}", file=sys.stderr)
+    return {"notes": notes, "cold": cold, "serve": serve, "watch": watch}
+
+
+def compare(root: Path, old: Path, notes: int, rounds: int) -> dict[str, Any]:
+    """Cold-index chunks per wall and CPU second, old tree vs this one, interleaved."""
+    vault = root / "compare-vault"
+    generate(vault, notes, seed=2, realistic=True)
+    runs: dict[str, list[dict[str, Any]]] = {"old": [], "new": []}
+    for r in range(rounds):
+        order = [("old", old), ("new", ROOT)] if r % 2 == 0 else [("new", ROOT), ("old", old)]
+        for label, tree in order:
+            run = cold_index(vault, root / f"compare-{label}-{r}", tree)
+            print(f"compare {label} round {r}: {run}", file=sys.stderr)
+            runs[label].append(run)
+
+    def med(label: str, key: str) -> float:
+        return float(statistics.median(run[key] for run in runs[label]))
+
+    return {
+        "notes": notes, "rounds": rounds, "chunks": runs["new"][0]["embedded"],
+        **{f"{label}_{key}": med(label, key) for label in runs
+           for key in ("per_s", "per_cpu_s", "hwm_mib")},
+    }  # fmt: skip
+
+
+def markdown(r: dict[str, Any]) -> str:
+    rows = [
+        f"| {s['notes']} | {s['cold']['files']} | {s['cold']['chunks']} "
+        f"| **{s['cold']['hwm_mib']}** | {s['cold']['maxrss_mib']} | {s['cold']['wall']:.0f} s "
+        f"| {s['cold']['per_s']:.1f} | {s['serve']['rss_mib']} | {s['watch']['rss_mib']} |"
+        for s in r["sizes"]
+    ]
+    first, last = r["sizes"][0]["cold"]["hwm_mib"], r["sizes"][-1]["cold"]["hwm_mib"]
+    text = f"""## Memory
+
+`bench/bench_rss.py`, {r["date"]}, {r["machine"]}, 2 cores shared with other jobs (load average
+{r["load_start"]:.1f} at the start, {r["load_end"]:.1f} at the end; RSS does not depend on it).
+Vaults: `bench/gen_vault.py --realistic` (seed 1), a real vault's length mix: about half the
+notes one short section, a tail of long ones up to the per-note cap of 100 chunks. Peak RSS is
+VmHWM of the `ora index` process (sampled from /proc while it runs; ru_maxrss at exit beside it);
+idle RSS is VmRSS of `ora serve` / `ora watch` over the indexed vault once it stopped changing.
+
+{HEADER}
+{chr(10).join(rows)}
+
+Peak from the smallest to the largest vault: {first} → {last} MiB
+({100 * (last - first) / first:+.0f} %). Targets: ≤ 700 MiB at 4,000 notes, at most 15 % more at 4×;
+idle ≤ 400 MiB.
+"""
+    c = r.get("compare")
+    if c:
+        text += f"""
+Throughput, before and after bounding memory: cold `ora index` of one realistic vault of
+{c["notes"]} notes ({c["chunks"]} chunks), old tree and this one run alternately (old, new, new,
+old, …; the two cores are shared with other jobs, so only interleaved runs compare), medians of
+{c["rounds"]} runs each.
+
+| | chunks / wall s | chunks / CPU s | peak RSS (MiB) |
+|---|---:|---:|---:|
+| before | {c["old_per_s"]:.1f} | {c["old_per_cpu_s"]:.1f} | {c["old_hwm_mib"]:.0f} |
+| after | {c["new_per_s"]:.1f} | {c["new_per_cpu_s"]:.1f} | {c["new_hwm_mib"]:.0f} |
+"""
+    return text
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 4000, 10000])
+    parser.add_argument("--compare", type=Path, help="another checkout to compare throughput")
+    parser.add_argument("--compare-notes", type=int, default=150)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--write", action="store_true", help="update docs/benchmarks.md")
+    args = parser.parse_args()
+    results: dict[str, Any] = {"date": dt.date.today().isoformat(), "machine": cpu_name(),
+                               "load_start": os.getloadavg()[0]}
+    with tempfile.TemporaryDirectory(prefix="ora-rss-") as tmp:
+        if args.compare is not None:
+            results["compare"] = compare(Path(tmp), args.compare, args.compare_notes, args.rounds)
+        results["sizes"] = [measure_size(Path(tmp), n) for n in args.sizes]
+    results["load_end"] = os.getloadavg()[0]
+    print(json.dumps(results, indent=2))
+    if args.write:
+        write_section("## Memory", markdown(results))
+
+
+if __name__ == "__main__":
+    main()
