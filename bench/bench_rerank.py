@@ -31,11 +31,11 @@ HEADING = "## Re-ranking latency"
 # (label, pool, max_tokens, token_budget or None for batches of 32)
 CONFIGS = (
     ("before: pool 100, 512 tokens, batches of 32", 100, 512, None),
-    ("pool 50, 256 tokens, budget 4096", 50, 256, 4096),
     ("pool 30, 256 tokens, batches of 32", 30, 256, None),
     ("pool 30, 256 tokens, budget 4096", 30, 256, 4096),
     ("pool 30, 128 tokens, budget 4096", 30, 128, 4096),
-    ("pool 20, 256 tokens, budget 4096", 20, 256, 4096),
+    ("pool 20, 160 tokens, budget 4096", 20, 160, 4096),
+    ("pool 20, 128 tokens, budget 4096", 20, 128, 4096),
 )
 
 

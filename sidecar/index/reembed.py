@@ -34,5 +34,6 @@ def reembed_estimate(old_model: str | None, embedder: _Embeds, chunks: int,
 def describe(estimate: dict[str, Any]) -> str:
     minutes = estimate["estimate_s"] / 60
     span = f"about {minutes:.0f} min" if minutes >= 1 else f"about {estimate['estimate_s']:.0f} s"
+    n = estimate["chunks"]
     return (f"the embedding model changed ({estimate['from']} → {estimate['to']}): re-embedding "
-            f"{estimate['chunks']} chunks, {span} on this machine")
+            f"{n} chunk{'' if n == 1 else 's'}, {span} on this machine")

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 from aiohttp import web
 
+from sidecar.cli import main
 from sidecar.errors import ModelUnavailable
 from sidecar.index import open_index
 from sidecar.index.params import load_params
@@ -144,3 +145,23 @@ def test_an_index_built_with_the_server_stores_its_model_id_and_searches(
     saved = load_params(config.data)["namespaces"]["default"]
     assert (saved["model"], saved["dim"]) == (embedder.model_id, DIM)
     assert json.dumps(saved)  # the params document stays plain JSON
+
+
+def test_switching_to_the_server_re_embeds_and_says_how_long_first(
+    base_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    vault = tmp_path / "vault"
+    write(vault, "Engrams/Kettle.md", KETTLE)
+    monkeypatch.setenv("ORA_MODELS_DIR", str(tmp_path / "models"))
+    monkeypatch.setenv("ORA_EMBED_MODEL", "int8")
+    monkeypatch.delenv("ORA_EMBED_URL", raising=False)
+    assert main(["index", str(vault)]) == 0
+    assert "re-embedding" not in capsys.readouterr().err
+    monkeypatch.setenv("ORA_EMBED_URL", base_url)
+    monkeypatch.setenv("ORA_EMBED_MODEL", "nomic-embed-text")
+    assert main(["index", str(vault), "--json"]) == 0
+    captured = capsys.readouterr()
+    assert "the embedding model changed (all-MiniLM-L6-v2:int8:" in captured.err
+    assert "re-embedding 1 chunk," in captured.err
+    assert json.loads(captured.out)["embedded"] == 1

@@ -8,10 +8,15 @@ from hypothesis import strategies as st
 from sidecar.vault.edit import rewrite_frontmatter, set_value
 from sidecar.vault.note import parse_note
 
-KEYS = st.lists(st.from_regex(r"[a-z][a-z_]{0,8}", fullmatch=True), min_size=1, max_size=6,
-                unique=True)
+# YAML 1.1 reads these as booleans or null (the parser maps `on:` to the key "true"), so neither
+# keys nor values use them: the property is about bytes, not YAML versions.
+_YAML11_SCALARS = {"yes", "no", "on", "off", "true", "false", "null", "y", "n"}
+KEYS = st.lists(
+    st.from_regex(r"[a-z][a-z_]{0,8}", fullmatch=True).filter(lambda k: k not in _YAML11_SCALARS),
+    min_size=1, max_size=6, unique=True,
+)
 WORDS = st.from_regex(r"[A-Za-z][A-Za-z0-9 ]{0,12}[A-Za-z0-9]", fullmatch=True).filter(
-    lambda w: w.lower() not in {"yes", "no", "on", "off", "true", "false", "null", "y", "n"}
+    lambda w: w.lower() not in _YAML11_SCALARS
 )
 
 
