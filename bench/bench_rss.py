@@ -12,7 +12,7 @@ With `--compare OLD_TREE` it also compares indexing throughput with another chec
 `git archive main | tar -x -C /tmp/old`) on one small vault, cold runs interleaved old/new so a
 load that swings on shared cores hits both alike; medians of `--rounds` runs each.
 
-Results go to the `## Memory` section of docs/benchmarks.md (with --write).
+Results go to the `## Index memory` section of docs/benchmarks.md (with --write).
 
     python bench/bench_rss.py [--sizes 1000 4000 10000] [--compare DIR] [--write]
 """
@@ -165,7 +165,7 @@ def markdown(r: dict[str, Any]) -> str:
         for s in r["sizes"]
     ]
     first, last = r["sizes"][0]["cold"]["hwm_mib"], r["sizes"][-1]["cold"]["hwm_mib"]
-    text = f"""## Memory
+    text = f"""## Index memory
 
 `bench/bench_rss.py`, {r["date"]}, {r["machine"]}, 2 cores shared with other jobs (load average
 {r["load_start"]:.1f} at the start, {r["load_end"]:.1f} at the end; RSS does not depend on it).
@@ -214,7 +214,7 @@ def main() -> None:
     results["load_end"] = os.getloadavg()[0]
     print(json.dumps(results, indent=2))
     if args.write:
-        write_section("## Memory", markdown(results))
+        write_section("## Index memory", markdown(results))
 
 
 if __name__ == "__main__":

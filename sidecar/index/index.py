@@ -240,7 +240,7 @@ class Index:
         moved."""
         if not (force or report.decay_changed):
             return
-        rows = self.ledger.rows(self.namespace)
+        rows = self.ledger.decaying_rows(self.namespace)
         members = [
             ClusterMember(r.path, r.decay_date, r.title, r.declared_cluster, r.centroid, r.private)
             for r in rows.values()

@@ -124,6 +124,11 @@ class Ledger:
                 out[found[0]] = _row(found)
         return out
 
+    def decaying_rows(self, namespace: str) -> dict[str, FileRow]:
+        """The rows of decay-eligible notes only: what cluster assignment reads."""
+        sql = f"SELECT {_COLUMNS} FROM files WHERE namespace = ? AND decays = 1"
+        return {r[0]: _row(r) for r in self._db.get().execute(sql, (namespace,))}
+
     def put(self, namespace: str, rows: Iterable[FileRow]) -> None:
         marks = ",".join("?" * 18)
         with self._db.transaction() as conn:

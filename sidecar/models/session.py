@@ -7,7 +7,7 @@ by token length before batching keeps padding, and so wasted compute, small.
 Memory: onnxruntime's arena keeps the largest working set any run needed, and attention's grows
 with batch × length². A batch is therefore bounded by padded tokens (TOKEN_BUDGET unless a model
 is given another budget) as well as by count: 32 sequences of 256 tokens held ~500 MB of arena
-where 8 hold ~110 MB, at the same CPU cost per text (docs/benchmarks.md, "## Memory"). Memory
+where 8 hold ~110 MB, at the same CPU cost per text (docs/benchmarks.md, "## Index memory"). Memory
 patterns (pre-planned buffers per input shape) are off: every batch has another shape, so they
 only add to the arena.
 """
