@@ -158,7 +158,8 @@ async function searchScene(root: HTMLElement): Promise<void> {
 	const view = new SearchView(new WorkspaceLeaf(), { client: () => client, delayMs: 0, k: 10, open: async () => undefined });
 	sidebar.appendChild(view.containerEl);
 	await view.onOpen();
-	await view.searchFor(`${SEARCH.query} tag:sleep`);
+	// Private mode on: the fixture's last result is a private chat, shown only in private mode.
+	await view.setState({ query: `${SEARCH.query} tag:sleep`, private: true }, { history: false });
 	const input = view.contentEl.querySelector("input.ora-search-input") as HTMLInputElement;
 	input.dispatchEvent(new KeyboardEvent("keydown", { key: "ArrowDown" }));
 	view.contentEl.querySelector<HTMLElement>(".ora-fold")?.click();

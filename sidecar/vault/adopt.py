@@ -295,7 +295,8 @@ def _legacy_tag_keys() -> tuple[str, ...]:
     return tuple(k for k in tag_properties() if k != "tags")
 
 
-def _dates(read: _Read, vault: Path) -> tuple[dict[str, str], str]:
+def _dates(read: _Read, vault: Path) -> tuple[dict[str, str], dict[str, str]]:
+    """The missing linter-managed dates, each with where it came from."""
     created_key, modified_key = get_schema().linter_managed_dates
     fm = read.note.frontmatter
     file_created, modified = file_dates(vault_path(vault, read.rel))
@@ -306,12 +307,13 @@ def _dates(read: _Read, vault: Path) -> tuple[dict[str, str], str]:
         created, why = own, "the note's `created` property"
     elif named and _iso(named.group(1)):
         created, why = named.group(1), "the date in its file name"
-    out = {}
+    out, whence = {}, {}
     if created_key not in fm:
-        out[created_key] = created
+        out[created_key], whence[created_key] = created, why
     if modified_key not in fm:
         out[modified_key] = max(modified.isoformat(), created)
-    return out, why
+        whence[modified_key] = "file times" if out[modified_key] != created else why
+    return out, whence
 
 
 def _iso(value: Any) -> bool:
@@ -339,7 +341,7 @@ def _propose(read: _Read, reads: dict[str, _Read], vault: Path, ctx: LintContext
         why["tags"] = "left as written: not a list of tags (lint will say why)"
     dates, dates_why = _dates(read, vault)
     values.update(dates)
-    why.update(dict.fromkeys(dates, dates_why))
+    why.update(dates_why)
     removed = tuple(k for k in _legacy_tag_keys() if k in note.frontmatter)
     proposal = Proposal(read.rel, read.hash, "", values, why, removed,
                         split_frontmatter(note.text) is None, note.is_private, "")

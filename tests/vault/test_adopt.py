@@ -216,6 +216,13 @@ def test_dates_come_from_a_created_property_or_the_file_name_else_the_file(
     assert "date created" not in plan["Dated.md"]
 
 
+def test_each_date_says_where_it_came_from(tmp_path: Path) -> None:
+    vault = _write(tmp_path, {"Daily/2026-10-26.md": "Monday, edited since.\n"})
+    (proposal,) = plan_adoption(vault).proposals
+    assert proposal.why["date created"] == "the date in its file name"
+    assert proposal.why["date modified"] == "file times"  # the file was written today
+
+
 def test_notes_adopt_leaves_alone_are_skipped_with_a_reason(tmp_path: Path) -> None:
     vault = _write(tmp_path, {
         "Own type.md": "---\ntype: book\n---\nMine.\n",

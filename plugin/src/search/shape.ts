@@ -74,7 +74,7 @@ export function whyLines(why: Partial<Why>): string[] {
 	const lines = [
 		`Dense rank: ${rank(why.dense_rank)}`,
 		`Keyword rank: ${rank(why.bm25_rank)}`,
-		`Fused (RRF): ${num(why.fused, 4)}`,
+		`Fused score: ${num(why.fused, 4)}`,
 		`Re-rank: ${num(why.rerank, 3)}`,
 		`Similarity: ${num(why.similarity, 3)}`,
 		`Type weight: ${num(why.type_weight, 2)}`,

@@ -48,7 +48,7 @@ describe("whyLines", () => {
 		expect(lines).toEqual([
 			"Dense rank: #2",
 			"Keyword rank: not in list",
-			"Fused (RRF): 0.0300",
+			"Fused score: 0.0300",
 			"Re-rank: –",
 			"Similarity: 0.500",
 			"Type weight: 0.80",

@@ -1,0 +1,70 @@
+"""Routes of the models: what is installed, and pulling a catalogue model from the hub.
+
+`GET /v1/models` is `ora models --json`. `POST /v1/models/pull` is `ora models pull NAME` as
+server-sent events — `progress` {"file", "done", "total"} while files arrive, then `installed`
+(the model's manifest) or `error` {"error": {"code", "message"}} — so the plugin's settings can
+show a progress bar. One pull at a time; a running sidecar loads the new model when restarted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator
+
+from aiohttp import web
+
+from sidecar.errors import Conflict, OraError, error_body
+from sidecar.models.catalogue import entry, pull
+from sidecar.models.report import models_report
+from sidecar.server.events import format_event
+from sidecar.server.openapi import read_json
+from sidecar.server.state import CONFIG
+
+log = logging.getLogger(__name__)
+routes = web.RouteTableDef()
+PULLING = web.AppKey("models_pulling", asyncio.Lock)
+
+
+async def context(app: web.Application) -> AsyncIterator[None]:
+    app[PULLING] = asyncio.Lock()
+    yield
+
+
+@routes.get("/v1/models")
+async def models(request: web.Request) -> web.Response:
+    return web.json_response(await asyncio.to_thread(models_report, request.app[CONFIG]))
+
+
+@routes.post("/v1/models/pull")
+async def models_pull(request: web.Request) -> web.StreamResponse:
+    body = await read_json(request, "ModelsPullRequest")
+    item = entry(body["name"])  # an unknown name is a 400 before the stream begins
+    lock = request.app[PULLING]
+    if lock.locked():
+        raise Conflict("another model is being pulled; wait for it to finish")
+    async with lock:
+        response = web.StreamResponse(headers={"Content-Type": "text/event-stream",
+                                               "Cache-Control": "no-cache"})
+        await response.prepare(request)
+        events: asyncio.Queue[dict[str, object]] = asyncio.Queue()
+        task = asyncio.create_task(pull(request.app[CONFIG], item.name, lambda f, d, t:
+                                        events.put_nowait({"file": f, "done": d, "total": t})))
+        while not task.done() or not events.empty():
+            getter = asyncio.ensure_future(events.get())
+            await asyncio.wait({getter, task}, return_when=asyncio.FIRST_COMPLETED)
+            if getter.done():
+                await response.write(format_event("progress", getter.result()))
+            else:
+                getter.cancel()
+        try:
+            manifest = task.result()
+            await response.write(format_event("installed", {**manifest, "restart": True}))
+        except OraError as err:
+            await response.write(format_event("error", error_body(err)))
+        except Exception:  # the middleware cannot answer once the stream has begun
+            log.exception("POST /v1/models/pull failed")
+            await response.write(format_event("error", error_body(OraError(
+                "internal error: see the server log", code="internal", status=500))))
+        await response.write_eof()
+        return response
