@@ -13,6 +13,8 @@ from typing import Any
 
 from aiohttp import web
 
+from tests.loopback import LoopbackServer
+
 Body = dict[str, Any]
 
 
@@ -20,8 +22,9 @@ def echo_reply(body: Body) -> str:
     return f"reply to: {body['messages'][-1]['content'][:40]}"
 
 
-class FakeLLM:
+class FakeLLM(LoopbackServer):
     def __init__(self) -> None:
+        super().__init__()
         self.requests: list[Body] = []
         self.headers: list[dict[str, str]] = []
         self.mode = "ok"
@@ -29,8 +32,6 @@ class FakeLLM:
         self.reply: Callable[[Body], str] = echo_reply
         # Answer requests asking for a stream with server-sent chunks (else one JSON document).
         self.streams = False
-        self.url = ""
-        self._runner: web.AppRunner | None = None
 
     async def _handle(self, request: web.Request) -> web.Response:
         body: Body = await request.json()
@@ -66,17 +67,5 @@ class FakeLLM:
         """The requests whose first message is the system prompt `prompt`."""
         return [b for b in self.requests if b["messages"][0]["content"] == prompt]
 
-    async def start(self) -> FakeLLM:
-        app = web.Application()
+    def routes(self, app: web.Application) -> None:
         app.router.add_post("/v1/chat/completions", self._handle)
-        self._runner = web.AppRunner(app, shutdown_timeout=0.5)
-        await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", 0)
-        await site.start()
-        host, port = self._runner.addresses[0][:2]
-        self.url = f"http://{host}:{port}"
-        return self
-
-    async def stop(self) -> None:
-        if self._runner is not None:
-            await self._runner.cleanup()

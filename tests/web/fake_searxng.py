@@ -11,6 +11,8 @@ from typing import Any
 
 from aiohttp import web
 
+from tests.loopback import LoopbackServer
+
 PAGE = """<!doctype html><html><head><title>Sourdough basics</title>
 <style>body { color: red }</style><script>var x = 1;</script></head>
 <body><h1>Sourdough basics</h1><p>A starter of wild yeast and lactobacilli leavens the
@@ -26,13 +28,12 @@ def searx_result(url: str, title: str, content: str, engine: str = "duckduckgo")
             "category": "general"}
 
 
-class FakeSearxng:
+class FakeSearxng(LoopbackServer):
     def __init__(self) -> None:
+        super().__init__()
         self.results: list[dict[str, Any]] = []
         self.queries: list[dict[str, str]] = []
         self.mode = "ok"
-        self.url = ""
-        self._runner: web.AppRunner | None = None
 
     async def _search(self, request: web.Request) -> web.Response:
         self.queries.append(dict(request.query))
@@ -49,18 +50,6 @@ class FakeSearxng:
     async def _page(self, request: web.Request) -> web.Response:
         return web.Response(text=PAGE, content_type="text/html", charset="utf-8")
 
-    async def start(self) -> FakeSearxng:
-        app = web.Application()
+    def routes(self, app: web.Application) -> None:
         app.router.add_get("/search", self._search)
         app.router.add_get("/page", self._page)
-        self._runner = web.AppRunner(app, shutdown_timeout=0.5)
-        await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", 0)
-        await site.start()
-        host, port = self._runner.addresses[0][:2]
-        self.url = f"http://{host}:{port}"
-        return self
-
-    async def stop(self) -> None:
-        if self._runner is not None:
-            await self._runner.cleanup()
