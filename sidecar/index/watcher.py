@@ -39,7 +39,11 @@ def _relative(vault: Path, path: str) -> str | None:
 
 
 def _settings_paths(vault: Path) -> frozenset[Path]:
-    return frozenset(vault / rel for rel in settings_files())
+    """The settings files, and their folders inside the vault (`.obsidian/`): a file written
+    into a folder that was just created can land before a watch on that folder exists, so the
+    folder's own event must count as a settings change too."""
+    files = {vault / rel for rel in settings_files()}
+    return frozenset(files | {f.parent for f in files if f.parent != vault})
 
 
 def _accept(vault: Path) -> Callable[[Change, str], bool]:
