@@ -39,17 +39,21 @@ async def events(request: web.Request) -> web.Response:
     return web.json_response(result)
 
 
+def _scope(request: web.Request, body: dict[str, Any]) -> dict[str, Any]:
+    """What search and related share: how many, private mode, archived notes, namespace, filters."""
+    return {
+        "k": body.get("k", 10),
+        "private": body.get("private", False),
+        "include_archived": body.get("include_archived", False),
+        "namespace": body.get("namespace", str(request.app[CONFIG].namespace)),
+        "filters": NoteFilter.from_json(body.get("filters")),
+    }
+
+
 @routes.post("/v1/search")
 async def search_route(request: web.Request) -> web.Response:
     body = await read_json(request, "SearchRequest")
-    options = SearchOptions(
-        k=body.get("k", 10),
-        private=body.get("private", False),
-        include_archived=body.get("include_archived", False),
-        rerank=body.get("rerank", True),
-        namespace=body.get("namespace", str(request.app[CONFIG].namespace)),
-        filters=NoteFilter.from_json(body.get("filters")),
-    )
+    options = SearchOptions(**_scope(request, body), rerank=body.get("rerank", True))
     models = request.app[MODELS]
     index = request.app[INDEX]
     document = await search_related(
@@ -69,13 +73,7 @@ async def search_route(request: web.Request) -> web.Response:
 @routes.post("/v1/related")
 async def related_route(request: web.Request) -> web.Response:
     body = await read_json(request, "RelatedRequest")
-    options = RelatedOptions(
-        k=body.get("k", 10),
-        private=body.get("private", False),
-        include_archived=body.get("include_archived", False),
-        namespace=body.get("namespace", str(request.app[CONFIG].namespace)),
-        filters=NoteFilter.from_json(body.get("filters")),
-    )
+    options = RelatedOptions(**_scope(request, body))
     document = await related(
         request.app[INDEX], request.app[MODELS].embedder, note_path(body["path"]), options
     )
