@@ -62,6 +62,9 @@ def open_session(path: Path, threads: int | None = None) -> ort.InferenceSession
     opts.inter_op_num_threads = 1
     opts.log_severity_level = 3
     opts.enable_mem_pattern = False  # see the module docstring
+    # Idle pool threads sleep rather than spin: on shared cores spinning burned a fifth of the
+    # CPU time of an index for no throughput (docs/benchmarks.md, "## Index speed").
+    opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
     try:
         return ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
     except Exception as exc:  # onnxruntime raises its own untyped errors for bad graphs
