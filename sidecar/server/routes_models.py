@@ -4,6 +4,9 @@
 server-sent events — `progress` {"file", "done", "total"} while files arrive, then `installed`
 (the model's manifest) or `error` {"error": {"code", "message"}} — so the plugin's settings can
 show a progress bar. One pull at a time; a running sidecar loads the new model when restarted.
+`POST /v1/models/switch-estimate` says what choosing another embedder would cost (every chunk
+re-embedded, timed on a few of them) before the user switches; the switch itself is the
+`embed_model` setting, read when the sidecar starts.
 """
 
 from __future__ import annotations
@@ -16,9 +19,11 @@ from aiohttp import web
 
 from sidecar.errors import Conflict, OraError, error_body
 from sidecar.models.catalogue import entry, pull
+from sidecar.models.embedder import load_embedder
 from sidecar.models.report import models_report
 from sidecar.server.events import format_event
 from sidecar.server.openapi import read_json
+from sidecar.server.resources import INDEX
 from sidecar.server.state import CONFIG
 
 log = logging.getLogger(__name__)
@@ -68,3 +73,13 @@ async def models_pull(request: web.Request) -> web.StreamResponse:
                 "internal error: see the server log", code="internal", status=500))))
         await response.write_eof()
         return response
+
+
+@routes.post("/v1/models/switch-estimate")
+async def models_switch_estimate(request: web.Request) -> web.Response:
+    body = await read_json(request, "ModelsSwitchEstimateRequest")
+    config = request.app[CONFIG].with_values(embed_model=body["name"])
+    # Loads the candidate as the restarted sidecar would (400 unknown name, 503 not pulled).
+    candidate = await asyncio.to_thread(load_embedder, config)
+    estimate = await asyncio.to_thread(request.app[INDEX].switch_estimate, candidate)
+    return web.json_response({"name": body["name"], **estimate})
