@@ -3,7 +3,8 @@
 `GET /v1/models` is `ora models --json`. `POST /v1/models/pull` is `ora models pull NAME` as
 server-sent events — `progress` {"file", "done", "total"} while files arrive, then `installed`
 (the model's manifest) or `error` {"error": {"code", "message"}} — so the plugin's settings can
-show a progress bar. One pull at a time; a running sidecar loads the new model when restarted.
+show a progress bar; closing the stream cancels the pull (its partial files stay, so the next pull
+resumes). One pull at a time; a running sidecar loads the new model when restarted.
 `POST /v1/models/switch-estimate` says what choosing another embedder would cost (every chunk
 re-embedded, timed on a few of them) before the user switches; the switch itself is the
 `embed_model` setting, read when the sidecar starts.
@@ -14,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import AsyncIterator
+from typing import Any
 
 from aiohttp import web
 
@@ -55,13 +57,15 @@ async def models_pull(request: web.Request) -> web.StreamResponse:
         events: asyncio.Queue[dict[str, object]] = asyncio.Queue()
         task = asyncio.create_task(pull(request.app[CONFIG], item.name, lambda f, d, t:
                                         events.put_nowait({"file": f, "done": d, "total": t})))
-        while not task.done() or not events.empty():
-            getter = asyncio.ensure_future(events.get())
-            await asyncio.wait({getter, task}, return_when=asyncio.FIRST_COMPLETED)
-            if getter.done():
-                await response.write(format_event("progress", getter.result()))
-            else:
-                getter.cancel()
+        try:
+            await _forward_progress(response, events, task)
+        except ConnectionResetError:  # the client closed the stream: that cancels the pull
+            log.info("POST /v1/models/pull %s cancelled by the client", item.name)
+            return response
+        finally:
+            # Cancelled, the partial files stay in the staging folder: the next pull resumes.
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
         try:
             manifest = task.result()
             await response.write(format_event("installed", {**manifest, "restart": True}))
@@ -73,6 +77,18 @@ async def models_pull(request: web.Request) -> web.StreamResponse:
                 "internal error: see the server log", code="internal", status=500))))
         await response.write_eof()
         return response
+
+
+async def _forward_progress(response: web.StreamResponse,
+                            events: asyncio.Queue[dict[str, object]],
+                            task: asyncio.Task[dict[str, Any]]) -> None:
+    while not task.done() or not events.empty():
+        getter = asyncio.ensure_future(events.get())
+        await asyncio.wait({getter, task}, return_when=asyncio.FIRST_COMPLETED)
+        if getter.done():
+            await response.write(format_event("progress", getter.result()))
+        else:
+            getter.cancel()
 
 
 @routes.post("/v1/models/switch-estimate")

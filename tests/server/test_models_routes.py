@@ -3,6 +3,7 @@ pulling from the loopback hub."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -120,3 +121,42 @@ async def test_switch_estimate_times_a_pulled_embedder_on_the_index_without_swit
     assert status == 200 and same["reembeds"] is False and same["to"] == before["model"]
     status, unknown = await api.call("POST", "/v1/models/switch-estimate", {"name": "nope"})
     assert status == 400 and "int8" in unknown["error"]["message"]
+
+
+async def test_closing_the_stream_cancels_the_pull_and_the_next_one_resumes(
+    tmp_path: Path, tiny_reranker_dir: Path, app_client: AppFactory
+) -> None:
+    hub = LoopbackHub({"cross-encoder/ms-marco-MiniLM-L-6-v2": repo_files(tiny_reranker_dir)},
+                      throttle=0.05)
+    (tmp_path / "vault").mkdir()
+    with RunningApp(hub.app()) as url:
+        api = await app_client(make_config(tmp_path / "vault", tmp_path / "data",
+                                           hf_endpoint=url, models_dir=str(tmp_path / "models")))
+        headers = {"Authorization": f"Bearer {api.token}"}
+        resp = await api.client.post("/v1/models/pull", json={"name": "ms-marco-minilm-l6"},
+                                     headers=headers)
+        while b"event: progress" not in await resp.content.readline():
+            pass
+        resp.close()  # what the plugin's Cancel does
+        staging = tmp_path / "models" / ".pull-ms-marco-minilm-l6"
+        sizes = [-1]
+        while len(sizes) < 6 or len(set(sizes[-5:])) > 1:  # until the part stops growing
+            await asyncio.sleep(0.1)
+            part = staging / "model.onnx.part"
+            sizes.append(part.stat().st_size if part.exists() else -1)
+            assert len(sizes) < 200, sizes
+        assert 0 < sizes[-1] < len(tiny_reranker_dir.joinpath("model.onnx").read_bytes())
+        assert not (tmp_path / "models" / "reranker").exists()
+        for _ in range(200):  # 409 until the server notices, at its next progress event
+            async with api.client.post("/v1/models/pull", json={"name": "ms-marco-minilm-l6"},
+                                       headers=headers) as again:
+                if again.status != 409:
+                    events = _events(await again.read())
+                    break
+            await asyncio.sleep(0.05)
+    assert events[-1][0] == "installed"
+    size = len(tiny_reranker_dir.joinpath("model.onnx").read_bytes())
+    ranges = [r for method, path, r in hub.requests if method == "GET" and path.startswith("/cdn/")]
+    assert len(ranges) == 2 and ranges[0] is None  # the second GET resumed the cancelled one
+    kept = int((ranges[1] or "bytes=0-").removeprefix("bytes=").rstrip("-"))
+    assert 0 < kept < size
