@@ -8,7 +8,12 @@ export interface SsePostOptions {
 	token: string | null;
 	/** Gives up when nothing arrives for this long. */
 	timeoutMs?: number;
+	/** Aborting closes the stream (the route decides what that means: a pull is cancelled). */
+	signal?: AbortSignal;
 }
+
+/** The status of the error a call ends with when its signal aborted it (nginx's "client closed"). */
+export const CANCELLED_STATUS = 499;
 
 /** Reads one event of a stream: `{ result }` for the event that completes it, undefined otherwise. */
 export type SseHandler<T> = (event: string, data: unknown) => { result: T } | undefined;
@@ -20,6 +25,7 @@ export type SseHandler<T> = (event: string, data: unknown) => { result: T } | un
  * stream began) reject with that SidecarError; a stream ending early rejects with `ended`.
  * Obsidian's requestUrl buffers whole responses and cannot stream, so this uses Node's http module
  * (the plugin is desktop only), as the event stream does. Answers and model pulls both stream here.
+ * An aborted `signal` rejects with code `cancelled`.
  */
 export function postEventStream<T>(options: SsePostOptions, path: string, body: unknown, handle: SseHandler<T>, ended: string): Promise<T> {
 	return new Promise((resolve, reject) => {
@@ -62,6 +68,16 @@ export function postEventStream<T>(options: SsePostOptions, path: string, body: 
 		});
 		outgoing.setTimeout(options.timeoutMs ?? 300_000, () => outgoing.destroy(new Error("timed out")));
 		outgoing.on("error", (err) => reject(new SidecarError(0, "unreachable", `No sidecar at ${options.baseUrl} (${err.message})`)));
+		const signal = options.signal;
+		if (signal) {
+			const abort = (): void => {
+				reject(new SidecarError(CANCELLED_STATUS, "cancelled", "Cancelled."));
+				outgoing.destroy();
+			};
+			if (signal.aborted) abort();
+			else signal.addEventListener("abort", abort, { once: true });
+			outgoing.on("close", () => signal.removeEventListener("abort", abort));
+		}
 		outgoing.write(text);
 		outgoing.end();
 	});

@@ -9,7 +9,7 @@ export const PACKAGED_EMBEDDER = "auto";
 /** One model's download, as the section draws it. */
 export type PullState =
 	| { phase: "downloading"; file: string; done: number; total: number | null; finished: string[] }
-	| { phase: "installed" }
+	| { phase: "installed"; kind: string }
 	| { phase: "cancelled" }
 	| { phase: "failed"; message: string };
 
@@ -32,7 +32,9 @@ export function pullFraction(state: PullState): number | null {
 export function pullText(state: PullState): string {
 	switch (state.phase) {
 		case "installed":
-			return "Downloaded and verified.";
+			return state.kind === "embedder"
+				? "Downloaded and verified. Choose Use to switch the index to it."
+				: "Downloaded and verified. Restart the sidecar to load it.";
 		case "cancelled":
 			return "Download stopped; downloading again resumes where it stopped.";
 		case "failed":
