@@ -11,6 +11,7 @@ from sidecar.models.embedder import (
     available_variants,
     choose_variant,
     model_id,
+    pulled_model_id,
     variant_file,
 )
 from sidecar.models.files import file_sha256
@@ -61,6 +62,10 @@ def _embedder(config: Config) -> dict[str, Any]:
         chosen = choose_variant(str(config.embed_model), config.models_path)
     except ModelUnavailable as err:
         return {**out, "chosen": None, "reason": err.message}
+    if chosen not in variants:  # a pulled catalogue embedder, named by the setting
+        path = variant_file(chosen, config.models_path)
+        return {**out, "chosen": chosen, "file": str(path),
+                "model_id": pulled_model_id(chosen, file_sha256(path))}
     return {**out, "chosen": chosen, **{k: variants[chosen][k] for k in ("file", "model_id")}}
 
 
