@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -245,5 +246,51 @@ class Ledger:
         )
         return [{"path": p, "message": e} for p, e in found]
 
+    @contextmanager
+    def chunk_owners(self, namespace: str) -> Iterator[ChunkOwners]:
+        """Every chunk id of a namespace with its file, in a temporary table of this thread's
+        connection: SQLite keeps it in its own page cache and temp file, not in Python, so the
+        start-up check can look ids up and walk them in windows whatever the vault's size."""
+        conn = self._db.get()
+        conn.execute("DROP TABLE IF EXISTS temp.chunk_owners")
+        conn.execute("CREATE TEMP TABLE chunk_owners (private INTEGER NOT NULL, id TEXT NOT NULL, "
+                     "path TEXT NOT NULL, PRIMARY KEY (private, id)) WITHOUT ROWID")
+        try:
+            conn.execute(
+                "INSERT OR IGNORE INTO temp.chunk_owners SELECT f.private, j.value, f.path "
+                "FROM files f, json_each(f.chunk_ids) j WHERE f.namespace = ?", (namespace,))
+            yield ChunkOwners(conn)
+        finally:
+            conn.execute("DROP TABLE IF EXISTS temp.chunk_owners")
+
     def close(self) -> None:
         self._db.close_all()
+
+
+class ChunkOwners:
+    """The chunk ids the ledger lists, by store (see `Ledger.chunk_owners`)."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self._conn = conn
+
+    def owned(self, private: bool, ids: Sequence[str]) -> set[str]:
+        """Those of `ids` the ledger lists in this store (`ids` at most 500: bound parameters)."""
+        if not ids:
+            return set()
+        marks = ",".join("?" * len(ids))
+        found = self._conn.execute(
+            f"SELECT id FROM temp.chunk_owners WHERE private = ? AND id IN ({marks})",
+            (int(private), *ids))
+        return {str(i) for (i,) in found}
+
+    def windows(self, private: bool, size: int) -> Iterator[list[tuple[str, str]]]:
+        """(chunk id, path) of one store's chunks, `size` at a time, in id order."""
+        after = ""
+        while True:
+            window = [(str(i), str(p)) for i, p in self._conn.execute(
+                "SELECT id, path FROM temp.chunk_owners WHERE private = ? AND id > ? "
+                "ORDER BY id LIMIT ?", (int(private), after, size))]
+            if not window:
+                return
+            yield window
+            after = window[-1][0]
