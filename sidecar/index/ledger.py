@@ -72,6 +72,19 @@ class FileRow:
         )  # fmt: skip
 
 
+@dataclass(frozen=True)
+class ClusterRow:
+    """What cluster assignment reads of a decay-eligible note, and its cluster now."""
+
+    path: str
+    date: str
+    title: str
+    declared: str | None
+    centroid: FloatArray | None
+    private: bool
+    cluster: str | None
+
+
 def _blob(value: object) -> bytes:
     assert isinstance(value, bytes)
     return value
@@ -125,10 +138,19 @@ class Ledger:
                 out[found[0]] = _row(found)
         return out
 
-    def decaying_rows(self, namespace: str) -> dict[str, FileRow]:
-        """The rows of decay-eligible notes only: what cluster assignment reads."""
-        sql = f"SELECT {_COLUMNS} FROM files WHERE namespace = ? AND decays = 1"
-        return {r[0]: _row(r) for r in self._db.get().execute(sql, (namespace,))}
+    def cluster_members(self, namespace: str) -> Iterator[ClusterRow]:
+        """The decay-eligible notes in (decay date, path) order, one at a time (what cluster
+        assignment reads; SQLite sorts them, spilling to disk rather than growing with the
+        vault)."""
+        found = self._db.get().execute(
+            "SELECT path, decay_date, title, declared_cluster, centroid, private, cluster "
+            "FROM files WHERE namespace = ? AND decays = 1 ORDER BY decay_date, path",
+            (namespace,))
+        for path, date, title, declared, vector, private, cluster in found:
+            yield ClusterRow(
+                str(path), str(date), str(title), None if declared is None else str(declared),
+                None if vector is None else np.frombuffer(_blob(vector), dtype=np.float32),
+                bool(private), None if cluster is None else str(cluster))
 
     def put(self, namespace: str, rows: Iterable[FileRow]) -> None:
         marks = ",".join("?" * 18)
@@ -200,6 +222,20 @@ class Ledger:
         """Every path the namespace tracks (notes with or without chunks)."""
         found = self._db.get().execute("SELECT path FROM files WHERE namespace = ?", (namespace,))
         return [str(p) for (p,) in found]
+
+    def paths_under(self, namespace: str, folder: str) -> list[str]:
+        """The tracked paths inside a folder (vault-relative, no trailing '/')."""
+        found = self._db.get().execute(  # '0' follows '/': the range is exactly "folder/…"
+            "SELECT path FROM files WHERE namespace = ? AND path >= ? AND path < ?",
+            (namespace, f"{folder}/", f"{folder}0"))
+        return [str(p) for (p,) in found]
+
+    def first_chunk_ids(self, namespace: str, n: int) -> list[str]:
+        """The first chunk id of up to `n` files that have chunks."""
+        found = self._db.get().execute(
+            "SELECT json_extract(chunk_ids, '$[0]') FROM files WHERE namespace = ? "
+            "AND n_chunks > 0 LIMIT ?", (namespace, n))
+        return [str(i) for (i,) in found]
 
     def scope_rows(
         self, namespace: str, types: Sequence[str], *, private: bool
