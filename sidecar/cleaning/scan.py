@@ -21,7 +21,7 @@ from typing import Any
 from sidecar.cleaning import news
 from sidecar.cleaning.candidates import Alignment, Candidate, align, neighbours, pool
 from sidecar.cleaning.store import Pair, Queue, Side, pair_id
-from sidecar.cleaning.survey import ScanStopped, StopCheck, Survey, survey
+from sidecar.cleaning.survey import ScanStopped, StopCheck, Survey, save_key, survey
 from sidecar.cleaning.verdict import Judge, Verdict
 from sidecar.cleaning.vocab import Thresholds, get_thresholds
 from sidecar.models.embedder import Embedder
@@ -92,15 +92,14 @@ def _work(states: dict[str, Any], changed: set[str], limits: Thresholds
                                         limits.claims_per_pair)]
 
 
-def _save(queue: Queue, seen: Survey, news_affected: set[str], pairs: list[Pair],
-          model_id: str) -> None:
+def _save(queue: Queue, seen: Survey, news_affected: set[str], pairs: list[Pair]) -> None:
     """Write the findings and the note states (the states last: see the module docstring)."""
     queue.clear_open(seen.changed | seen.removed | news_affected)
     queue.offer(pairs)
     queue.put_notes(seen.states[p] for p in sorted(seen.changed | seen.restat))
     queue.drop_notes(seen.removed)
     queue.reflag()
-    queue.set_meta("embedder", model_id)
+    save_key(queue, seen)
 
 
 async def scan(config: Config, queue: Queue, embedder: Embedder, judge: Judge,
@@ -126,8 +125,7 @@ async def scan(config: Config, queue: Queue, embedder: Embedder, judge: Judge,
                                                        limits)
     if should_stop is not None and should_stop():
         raise ScanStopped
-    await asyncio.to_thread(_save, queue, seen, news_affected, found + proposals,
-                            embedder.model_id)
+    await asyncio.to_thread(_save, queue, seen, news_affected, found + proposals)
     report("done", len(work), len(work))
     return ScanReport(
         notes=len(seen.states), changed=len(seen.changed), removed=len(seen.removed),
