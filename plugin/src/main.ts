@@ -249,6 +249,9 @@ export default class OraVaultPlugin extends Plugin {
 			switchEmbedder: async (name) => {
 				this.settings.embedModel = name;
 				await this.saveData(this.settings);
+				// The new sidecar opens the index as its one writer: the old one must be gone first.
+				this.link?.stop();
+				await this.supervisor?.stopped();
 				await this.restartSidecar();
 			},
 		});

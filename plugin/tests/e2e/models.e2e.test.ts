@@ -72,7 +72,7 @@ describe.skipIf(SKIP_REASON !== null)(`models: download and switch${SKIP_REASON 
 			// What the plugin does: the setting becomes ORA_EMBED_MODEL and the sidecar restarts.
 			switchEmbedder: async (name) => {
 				live.supervisor.stop();
-				await waitForExit(live);
+				await live.supervisor.stopped();
 				restarted = realSupervisor(live.vault, live.client, () => undefined, [], serveEnv({ llmTimeoutSeconds: 0, answerMaxTokens: 0, memoryWindowTokens: 0, embedModel: name }, env) as Record<string, string>);
 				const outcome = await restarted.ensureRunning();
 				if (!outcome.ok) throw new Error(outcome.reason);
@@ -103,11 +103,3 @@ describe.skipIf(SKIP_REASON !== null)(`models: download and switch${SKIP_REASON 
 	});
 });
 
-/** Waits until the stopped sidecar no longer answers (it released the index's writer lock). */
-async function waitForExit(sidecar: LiveSidecar): Promise<void> {
-	for (let i = 0; i < 150; i++) {
-		if ((await sidecar.supervisor.healthy()) === null) return;
-		await new Promise((ok) => setTimeout(ok, 200));
-	}
-	throw new Error("the sidecar did not stop");
-}
