@@ -115,6 +115,8 @@ export default class OraVaultPlugin extends Plugin {
 		);
 		this.addRibbonIcon("search", "Open Ora search", () => void this.activateSearch());
 		this.addCommands();
+		const models = this.modelsController();
+		this.register(() => models.cancelAll()); // a download in flight stops (and resumes next time)
 		this.addSettingTab(
 			new OraSettingTab(this.app, this, {
 				settings: this.settings,
@@ -124,7 +126,7 @@ export default class OraVaultPlugin extends Plugin {
 				reindex: () => this.reindex(),
 				restartSidecar: () => this.restartSidecar(),
 				openSetup: () => this.setup.open(null),
-				models: this.modelsController(),
+				models,
 			}),
 		);
 		this.registerEditorExtension(

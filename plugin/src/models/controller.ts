@@ -81,6 +81,11 @@ export class ModelsController {
 		this.aborts.get(name)?.abort();
 	}
 
+	/** Stops every download (the plugin unloads). */
+	cancelAll(): void {
+		for (const abort of this.aborts.values()) abort.abort();
+	}
+
 	/**
 	 * Says what switching to embedder `name` costs, and on confirmation restarts the sidecar with
 	 * it; resolves true when the restarted sidecar reports the new embedder.

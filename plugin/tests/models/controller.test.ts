@@ -67,6 +67,10 @@ describe("ModelsController", () => {
 		controller.cancel("bge-small-en-v1.5");
 		await done;
 		expect(controller.state.pulls.get("bge-small-en-v1.5")).toEqual({ phase: "cancelled" });
+		const again = controller.download("ms-marco-minilm-l6");
+		controller.cancelAll();
+		await again;
+		expect(controller.state.pulls.get("ms-marco-minilm-l6")).toEqual({ phase: "cancelled" });
 	});
 
 	it("turns a failed download into the message for its cause", async () => {
