@@ -162,8 +162,8 @@ class OnnxEmbedder(Embedder):
         self._truncating = read_tokenizer(tokens, max_tokens)
         # One single-threaded session run by `workers` threads, a batch each (ORT releases the
         # GIL): on this CPU that embeds more per CPU-second than one run split across cores, and
-        # the weights are held once. The token budget is shared, so memory stays that of one
-        # batch of TOKEN_BUDGET (docs/benchmarks.md, "## Index speed").
+        # the weights are held once. The workers share the token budget, so the batches in
+        # flight hold TOKEN_BUDGET padded tokens together (docs/benchmarks.md, "## Index speed").
         self.workers = threads or os.cpu_count() or 1
         self._session = open_session(model_file, 1)
         self._inputs = input_names(self._session)
