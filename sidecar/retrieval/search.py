@@ -78,7 +78,7 @@ async def first_stage(
     restricted inside its store to the notes `options.filters` admits."""
     only = await asyncio.to_thread(
         index.scope, options.filters, private=options.private, namespace=options.namespace
-    )
+    ) if options.filters.active else None  # no thread hand-off for the common unfiltered case
     scope: dict[str, Any] = {
         "private": options.private,
         "namespace": options.namespace,
