@@ -21,7 +21,7 @@ from typing import Any
 from sidecar.cleaning import news
 from sidecar.cleaning.candidates import Alignment, Candidate, align, neighbours, pool
 from sidecar.cleaning.store import Pair, Queue, Side, pair_id
-from sidecar.cleaning.survey import ScanStopped, StopCheck, Survey, survey
+from sidecar.cleaning.survey import ScanStopped, StopCheck, Survey, save_key, survey
 from sidecar.cleaning.verdict import Judge, Verdict
 from sidecar.cleaning.vocab import Thresholds, get_thresholds
 from sidecar.models.embedder import Embedder
@@ -111,8 +111,7 @@ def _work(queue: Queue, seen: Survey, limits: Thresholds
     return candidates, work
 
 
-def _save(queue: Queue, seen: Survey, news_affected: set[str], pairs: list[Pair],
-          model_id: str) -> None:
+def _save(queue: Queue, seen: Survey, news_affected: set[str], pairs: list[Pair]) -> None:
     """Write the findings and the note states (the states last: see the module docstring)."""
     queue.clear_open(seen.changed | seen.removed | news_affected)
     queue.offer(pairs)
@@ -120,7 +119,7 @@ def _save(queue: Queue, seen: Survey, news_affected: set[str], pairs: list[Pair]
     queue.restat((p, seen.states[p].size, seen.states[p].mtime_ns) for p in sorted(seen.restat))
     queue.drop_notes(seen.removed)
     queue.reflag()
-    queue.set_meta("embedder", model_id)
+    save_key(queue, seen)
 
 
 async def scan(config: Config, queue: Queue, embedder: Embedder, judge: Judge,
@@ -147,8 +146,7 @@ async def scan(config: Config, queue: Queue, embedder: Embedder, judge: Judge,
         lambda paths: queue.full_states(paths, seen.scan))
     if should_stop is not None and should_stop():
         raise ScanStopped
-    await asyncio.to_thread(_save, queue, seen, news_affected, found + proposals,
-                            embedder.model_id)
+    await asyncio.to_thread(_save, queue, seen, news_affected, found + proposals)
     report("done", len(work), len(work))
     return ScanReport(
         notes=len(seen.states), changed=len(seen.changed), removed=len(seen.removed),

@@ -33,6 +33,12 @@ from sidecar.vault.links import NameIndex
 from sidecar.vault.note import Note, decode_note, parse_note
 from sidecar.vault.scan import iter_note_paths, vault_path
 from sidecar.vault.tags import with_ancestors
+from sidecar.vault.vault_settings import (
+    VaultSettings,
+    effective_type,
+    is_excluded,
+    load_vault_settings,
+)
 
 StopCheck = Callable[[], bool]
 _EMBED_BATCH = 64  # texts embedded between two stop checks
@@ -55,6 +61,23 @@ class Survey:
     restat: set[str]
     removed: set[str]
     scan: str = ""
+    key: str = ""  # what the states depend on (survey_key), saved with them
+
+
+# Bump when what a note's state is made of changes, so that saved states are made again.
+SURVEY_VERSION = 2
+_KEY_META = "survey_key"
+
+
+def survey_key(model_id: str, settings: VaultSettings) -> str:
+    """Saved states stay valid while the embedder, the vault settings that give notes their
+    effective type and exclusions, and the survey's own rules are the same."""
+    return f"{SURVEY_VERSION}|{model_id}|{settings.index_key()}"
+
+
+def save_key(queue: Queue, seen: Survey) -> None:
+    """Mark the saved states as made under `seen.key` (after they are written)."""
+    queue.set_meta(_KEY_META, seen.key)
 
 
 def note_kind(note_type: str | None, tags: Iterable[str], limits: Thresholds) -> str | None:
@@ -86,9 +109,12 @@ def _title_claim(title: str, note: Note, min_words: int) -> list[Claim]:
 
 
 def _state(note: Note, data: bytes, stat: os.stat_result, names: NameIndex,
-           limits: Thresholds) -> NoteState:
+           limits: Thresholds, settings: VaultSettings) -> NoteState:
     fm = note.frontmatter if note.yaml_error is None else {}
-    kind = note_kind(note.type if fm else None, note.tags if fm else (), limits)
+    # As the index files it: the effective type (a plain note is the vault's untyped type) and
+    # Obsidian's tags, inline ones included. Unparseable YAML leaves the type unknown: no kind.
+    kind = None if note.yaml_error is not None else note_kind(
+        effective_type(settings, note.path, note.type)[0], note.tags, limits)
     rel = fm.get("relationships")
     links = rel.get(limits.supersedes) if isinstance(rel, dict) else None
     targets = [names.resolve_link(v) for v in links if isinstance(v, str)] if isinstance(
@@ -147,9 +173,11 @@ def survey(config: Config, queue: Queue, embedder: Embedder,
     limits = get_thresholds()
     scan = uuid.uuid4().hex
     queue.clear_staged()
-    same_model = queue.get_meta("embedder") == embedder.model_id
-    old = queue.note_states(light=True) if same_model else {}
-    paths = list(iter_note_paths(config.vault))
+    settings = load_vault_settings(config.vault)
+    key = survey_key(embedder.model_id, settings)
+    known = queue.note_states(light=True)
+    old = known if queue.get_meta(_KEY_META) == key else {}
+    paths = [rel for rel in iter_note_paths(config.vault) if not is_excluded(settings, rel)]
     names = NameIndex(paths)
     states: dict[str, NoteState] = {}
     changed: set[str] = set()
@@ -184,7 +212,7 @@ def survey(config: Config, queue: Queue, embedder: Embedder,
             note = parse_note(decode_note(data, rel, int(config.max_file_bytes)), rel)
         except (OSError, OraError):
             continue  # unreadable notes are the linter's to report; they cannot be judged
-        state = _state(note, data, stat, names, limits)
+        state = _state(note, data, stat, names, limits, settings)
         if prior and prior.vectors is not None:
             whole = queue.full_states([rel]).get(rel)
             if whole is not None and whole.claims == state.claims:
@@ -195,5 +223,5 @@ def survey(config: Config, queue: Queue, embedder: Embedder,
         if texts >= STAGE_TEXTS or len(pending) >= STAGE_NOTES:
             stage()
     stage()
-    removed = set(old) - set(states)
-    return Survey(states, changed, restat, removed, scan)
+    removed = set(known) - set(states)
+    return Survey(states, changed, restat, removed, scan, key)

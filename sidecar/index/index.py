@@ -117,6 +117,17 @@ class Index:
             save_namespace_params(self.config.data, self.namespace,
                                   {**saved, _SETTINGS_KEY: settings.index_key()})
 
+    def switch_estimate(self, embedder: Embedder) -> dict[str, Any]:
+        """What switching this index to `embedder` would cost, before anything changes:
+        {"from", "to", "chunks", "estimate_s", "reembeds"}, timed as `reembed_estimate` does."""
+        saved = load_params(self.config.data)["namespaces"].get(self.namespace) or {}
+        chunks = int(self.ledger.stats(self.namespace)["chunks"])
+        estimate = reembed_estimate(saved.get("model"), embedder, chunks, self._sample_texts())
+        if estimate is None:  # the same model, or nothing embedded yet
+            return {"from": saved.get("model"), "to": embedder.model_id, "chunks": chunks,
+                    "estimate_s": 0.0, "reembeds": False}
+        return {**estimate, "reembeds": True}
+
     def _sample_texts(self, n: int = 8) -> list[str]:
         """A few chunk texts of the index as it is (to time a new embedder on)."""
         ids = self.ledger.first_chunk_ids(self.namespace, n)
