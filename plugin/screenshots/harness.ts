@@ -1,21 +1,24 @@
 // Screenshot harness: the plugin's real view code, bundled against the test stand-in for
 // `obsidian`, fed with answers shaped like a real `ora serve` (docs/http-api.md).
-// location.hash picks the scene: #search, #lint, #triage, #related, #quick, #ask or #lintfix.
+// location.hash picks the scene: #search, #lint, #triage, #related, #quick, #ask, #lintfix or #models.
 import { EditorState } from "@codemirror/state";
 import { EditorView } from "@codemirror/view";
-import { App, WorkspaceLeaf } from "obsidian";
+import { App, WorkspaceLeaf, type Plugin } from "obsidian";
 
 import { aFile, aLeaf } from "../tests/stand-in";
 
 import { SidecarClient } from "../src/api/client";
 import type { HttpRequest, HttpResponse, HttpTransport } from "../src/api/transport";
-import type { AskDocument, Diagnostic, Pair, RelatedDocument, SearchDocument } from "../src/api/types";
+import type { AskDocument, Diagnostic, ModelsReport, Pair, PulledModel, PullProgress, RelatedDocument, SearchDocument } from "../src/api/types";
 import { frontmatterLinter } from "../src/lint/extension";
+import { ModelsController } from "../src/models/controller";
+import { mergeSettings } from "../src/settings";
 import { StatusModel } from "../src/sidecar/status-model";
 import { AskView } from "../src/ui/ask-view";
 import { QuickSearchModal } from "../src/ui/quick-search-modal";
 import { RelatedView } from "../src/ui/related-view";
 import { SearchView } from "../src/ui/search-view";
+import { OraSettingTab } from "../src/ui/settings-tab";
 import { renderStatus } from "../src/ui/status-bar";
 import { TriageModal } from "../src/ui/triage-modal";
 
@@ -253,6 +256,38 @@ async function lintFixScene(root: HTMLElement): Promise<void> {
 	});
 }
 
+const MODELS: ModelsReport = {
+	models_dir: "/home/me/.local/share/ora-vault/models",
+	embedder: { setting: "auto", chosen: "fp32", available: ["fp32", "int8"] },
+	catalogue: [
+		{ name: "ms-marco-minilm-l6", kind: "reranker", repo: "cross-encoder/ms-marco-MiniLM-L-6-v2", about: "MS MARCO cross-encoder (MiniLM-L6, 22M parameters): re-ranks search results.", folder: "", installed: true, size: 91_614_234, active: true },
+		{ name: "nli-deberta-v3-xsmall", kind: "nli", repo: "cross-encoder/nli-deberta-v3-xsmall", about: "NLI cross-encoder (DeBERTa-v3 xsmall): the contradiction judge.", folder: "", installed: false, size: null, active: false },
+		{ name: "bge-small-en-v1.5", kind: "embedder", repo: "BAAI/bge-small-en-v1.5", about: "BGE small English v1.5 (33M parameters, 384 dimensions): a stronger embedder.", folder: "", installed: false, size: null, active: false },
+	],
+};
+
+async function modelsScene(root: HTMLElement): Promise<void> {
+	let progress: (p: PullProgress) => void = () => undefined;
+	const models = new ModelsController({
+		models: async () => MODELS,
+		switchEstimate: async (name) => ({ name, from: "a", to: "b", chunks: 1562, estimate_s: 95, reembeds: true }),
+		pull: (_name, onProgress) => {
+			progress = onProgress;
+			return new Promise<PulledModel>(() => undefined);
+		},
+		confirm: async () => false,
+		switchEmbedder: async () => undefined,
+	});
+	const host = { settings: mergeSettings(null), saveSettings: async () => undefined, token: () => "t", tokenPath: () => "/v/.ora/token", reindex: async () => undefined, restartSidecar: async () => undefined, models };
+	const tab = new OraSettingTab(new App(), {} as Plugin, host);
+	tab.display();
+	root.appendChild(tab.containerEl);
+	await models.refresh();
+	void models.download("bge-small-en-v1.5");
+	progress({ file: "model.onnx", done: 49_400_000, total: 133_093_490 });
+	tab.containerEl.querySelector(".ora-models-setting")?.scrollIntoView();
+}
+
 const scenes: Record<string, (root: HTMLElement) => Promise<void>> = {
 	search: searchScene,
 	lint: lintScene,
@@ -261,6 +296,7 @@ const scenes: Record<string, (root: HTMLElement) => Promise<void>> = {
 	quick: quickScene,
 	ask: askScene,
 	lintfix: lintFixScene,
+	models: modelsScene,
 };
 
 async function main(): Promise<void> {

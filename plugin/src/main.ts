@@ -11,11 +11,13 @@ import {
 } from "obsidian";
 
 import { askStream } from "./api/ask-stream";
+import { pullModel } from "./api/model-pull";
 import { SidecarClient } from "./api/client";
 import { EventStream } from "./api/event-stream";
 import type { StreamEvent, VaultEvent } from "./api/types";
 import { frontmatterLinter, LintedEditors } from "./lint/extension";
 import { lintIgnoreEntry } from "./lint/ignore";
+import { ModelsController } from "./models/controller";
 import type { QuickAction } from "./quick/suggest";
 import type { ResultCard } from "./search/shape";
 import { SidecarLink } from "./sidecar/link";
@@ -24,6 +26,7 @@ import { parseRecord, SidecarSupervisor } from "./sidecar/supervisor";
 import { baseUrl, mergeSettings, recordPath, serveArgs, serveEnv, tokenPath, type OraSettings } from "./settings";
 import { AdoptModal, undoAdoption } from "./ui/adopt-modal";
 import { ASK_VIEW_TYPE, AskView } from "./ui/ask-view";
+import { confirmWrite } from "./ui/confirm-modal";
 import { fileDates } from "./ui/file-dates";
 import { QuickSearchModal } from "./ui/quick-search-modal";
 import { RELATED_VIEW_TYPE, RelatedView } from "./ui/related-view";
@@ -112,6 +115,8 @@ export default class OraVaultPlugin extends Plugin {
 		);
 		this.addRibbonIcon("search", "Open Ora search", () => void this.activateSearch());
 		this.addCommands();
+		const models = this.modelsController();
+		this.register(() => models.cancelAll()); // a download in flight stops (and resumes next time)
 		this.addSettingTab(
 			new OraSettingTab(this.app, this, {
 				settings: this.settings,
@@ -121,6 +126,7 @@ export default class OraVaultPlugin extends Plugin {
 				reindex: () => this.reindex(),
 				restartSidecar: () => this.restartSidecar(),
 				openSetup: () => this.setup.open(null),
+				models,
 			}),
 		);
 		this.registerEditorExtension(
@@ -234,6 +240,23 @@ export default class OraVaultPlugin extends Plugin {
 
 	private onStreamEvent(event: StreamEvent): void {
 		if (event.type === "index" || (event.type === "progress" && event.phase === "done")) this.relintSoon();
+	}
+
+	private modelsController(): ModelsController {
+		return new ModelsController({
+			models: () => this.client.models(),
+			switchEstimate: (name) => this.client.switchEstimate(name),
+			pull: (name, onProgress, signal) => pullModel({ baseUrl: this.client.baseUrl, token: this.tokenValue, signal }, name, onProgress),
+			confirm: (title, text, label) => confirmWrite(this.app, title, text, label),
+			switchEmbedder: async (name) => {
+				this.settings.embedModel = name;
+				await this.saveData(this.settings);
+				// The new sidecar opens the index as its one writer: the old one must be gone first.
+				this.link?.stop();
+				await this.supervisor?.stopped();
+				await this.restartSidecar();
+			},
+		});
 	}
 
 	private async restartSidecar(): Promise<void> {

@@ -29,6 +29,8 @@ export interface OraSettings {
 	answerMaxTokens: number;
 	/** Recent conversation turns sent with a question, in tokens; 0 keeps the sidecar's default. */
 	memoryWindowTokens: number;
+	/** The embedder the sidecar starts with (`embed_model`): auto or a pulled one; empty keeps the sidecar's default. */
+	embedModel: string;
 }
 
 export const DEFAULT_SETTINGS: Readonly<OraSettings> = Object.freeze({
@@ -48,6 +50,7 @@ export const DEFAULT_SETTINGS: Readonly<OraSettings> = Object.freeze({
 	llmTimeoutSeconds: 0,
 	answerMaxTokens: 0,
 	memoryWindowTokens: 0,
+	embedModel: "",
 });
 
 /**
@@ -126,17 +129,18 @@ const SIDECAR_ENV: Readonly<Record<"llmTimeoutSeconds" | "answerMaxTokens" | "me
 	memoryWindowTokens: "ORA_MEMORY_WINDOW_TOKENS",
 });
 
-/** The sidecar settings each plugin text setting sets when it is not empty: the Ask model's endpoint. */
-const SIDECAR_TEXT_ENV: Readonly<Record<"llmUrl" | "llmModel" | "llmApiKey", string>> = Object.freeze({
+/** The sidecar settings each plugin text setting sets when it is not empty: the Ask model's endpoint, the embedder. */
+const SIDECAR_TEXT_ENV: Readonly<Record<"llmUrl" | "llmModel" | "llmApiKey" | "embedModel", string>> = Object.freeze({
 	llmUrl: "ORA_LLM_URL",
 	llmModel: "ORA_LLM_MODEL",
 	llmApiKey: "ORA_LLM_API_KEY",
+	embedModel: "ORA_EMBED_MODEL",
 });
 
-/** The environment for `ora serve`: `base` plus the language model and budgets the user set. */
+/** The environment for `ora serve`: `base` plus the language model, embedder and budgets the user set. */
 export function serveEnv(
 	settings: Pick<OraSettings, "llmTimeoutSeconds" | "answerMaxTokens" | "memoryWindowTokens"> &
-		Partial<Pick<OraSettings, "llmUrl" | "llmModel" | "llmApiKey">>,
+		Partial<Pick<OraSettings, "llmUrl" | "llmModel" | "llmApiKey" | "embedModel">>,
 	base: Readonly<Record<string, string | undefined>>,
 ): Record<string, string | undefined> {
 	const env = { ...base };

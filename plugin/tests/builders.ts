@@ -1,6 +1,6 @@
 // Small builders for test data, shaped like the documented HTTP answers (docs/http-api.md).
 import type { HttpRequest, HttpResponse, HttpTransport } from "../src/api/transport";
-import type { AdoptPlan, AdoptProposal, Diagnostic, Pair, SearchDocument, SearchResult } from "../src/api/types";
+import type { AdoptPlan, AdoptProposal, CatalogueModel, Diagnostic, ModelsReport, Pair, SearchDocument, SearchResult } from "../src/api/types";
 
 export function aResult(change: Partial<SearchResult> = {}): SearchResult {
 	return {
@@ -106,5 +106,31 @@ export function anAdoptPlan(proposals: AdoptProposal[], change: Partial<AdoptPla
 		},
 		proposals,
 		skipped: [{ path: "Books/Own type.md", reason: "has its own `type: book`", private: false }],
+	};
+}
+
+export function aCatalogueModel(change: Partial<CatalogueModel> = {}): CatalogueModel {
+	return {
+		name: "bge-small-en-v1.5",
+		kind: "embedder",
+		repo: "BAAI/bge-small-en-v1.5",
+		about: "BGE small English v1.5 (33M parameters, 384 dimensions): a stronger embedder.",
+		folder: "/m/embedders/bge-small-en-v1.5",
+		installed: false,
+		size: null,
+		active: false,
+		...change,
+	};
+}
+
+/** GET /v1/models with the packaged int8 embedder in use and `catalogue` (default: bge and the re-ranker, not pulled). */
+export function aModelsReport(catalogue?: CatalogueModel[], chosen: string | null = "int8"): ModelsReport {
+	return {
+		models_dir: "/m",
+		embedder: { setting: "auto", chosen, available: ["int8"] },
+		catalogue: catalogue ?? [
+			aCatalogueModel(),
+			aCatalogueModel({ name: "ms-marco-minilm-l6", kind: "reranker", repo: "cross-encoder/ms-marco-MiniLM-L-6-v2", about: "MS MARCO cross-encoder.", folder: "/m/reranker" }),
+		],
 	};
 }

@@ -61,6 +61,12 @@ describe("serveEnv", () => {
 		expect(serveEnv({ ...DEFAULT_SETTINGS, llmApiKey: "k" }, base)).toEqual({ ...base, ORA_LLM_API_KEY: "k" });
 	});
 
+	it("starts the sidecar with the embedder chosen in the Models section, else the environment's", () => {
+		const base = { ORA_EMBED_MODEL: "int8" };
+		expect(serveEnv(DEFAULT_SETTINGS, base)).toEqual(base);
+		expect(serveEnv({ ...DEFAULT_SETTINGS, embedModel: "bge-small-en-v1.5" }, base)).toEqual({ ORA_EMBED_MODEL: "bge-small-en-v1.5" });
+	});
+
 	it("keeps only well-formed saved conversations", () => {
 		const saved = { conversations: [{ id: "a", title: "t", updated: 1 }, { id: 2 }, "x"] };
 		expect(mergeSettings(saved).conversations).toEqual([{ id: "a", title: "t", updated: 1 }]);

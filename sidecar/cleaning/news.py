@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Callable, Iterable
 
 import numpy as np
 
@@ -22,6 +23,10 @@ from sidecar.cleaning.vocab import Thresholds, get_cues, stem
 
 JUDGE = "news-sweep"
 KIND = "news"
+# Rows of the similarity matrix computed at once (not the whole notes × notes matrix).
+_BLOCK = 256
+# Proposals whose notes' whole states are read at once.
+LOAD_WINDOW = 128
 _WORD = re.compile(r"[a-z]+")
 
 
@@ -44,13 +49,15 @@ def _stories(notes: list[NoteState], limits: Thresholds) -> tuple[dict[str, set[
     edges: dict[str, set[str]] = {s.path: set() for s in notes}
     if len(notes) > 1:
         matrix = np.stack([note_vector(s) for s in notes])
-        sims = matrix @ matrix.T
-        for i, x in enumerate(notes):
-            for j in range(i + 1, len(notes)):
-                y = notes[j]
-                if sims[i, j] >= limits.news_similarity and same_subject(x, y, limits):
-                    edges[x.path].add(y.path)
-                    edges[y.path].add(x.path)
+        for block in range(0, len(notes), _BLOCK):
+            sims = matrix[block : block + _BLOCK] @ matrix.T
+            for row, i in enumerate(range(block, min(block + _BLOCK, len(notes)))):
+                x = notes[i]
+                for j in np.flatnonzero(sims[row, i + 1 :] >= limits.news_similarity) + i + 1:
+                    y = notes[int(j)]
+                    if same_subject(x, y, limits):
+                        edges[x.path].add(y.path)
+                        edges[y.path].add(x.path)
     root: dict[str, str] = {}
     for start in sorted(edges):
         if start in root:
@@ -70,15 +77,19 @@ def _side(state: NoteState) -> Side:
     return Side(state.path, start, end, text, state.hash)
 
 
-def propose(states: dict[str, NoteState], changed: set[str],
-            limits: Thresholds) -> tuple[set[str], list[Pair]]:
-    """(notes whose open proposals are replaced, the new proposals)."""
+Loader = Callable[[Iterable[str]], dict[str, NoteState]]
+
+
+def propose(states: dict[str, NoteState], changed: set[str], limits: Thresholds,
+            load: Loader | None = None) -> tuple[set[str], list[Pair]]:
+    """(notes whose open proposals are replaced, the new proposals). `load` reads the whole
+    states of the proposals' notes when `states` are light ones (their first claim is shown)."""
     notes = pool(states.values(), KIND)
     edges, root = _stories(notes, limits)
     affected = {p for p in edges if p in changed}
     affected |= {n for p in affected for n in edges[p]}
     by_path = {s.path: s for s in notes}
-    proposals = []
+    found: list[tuple[NoteState, NoteState, str]] = []
     for path in sorted(affected):
         newer = by_path[path]
         if newer.date is None:
@@ -87,8 +98,13 @@ def propose(states: dict[str, NoteState], changed: set[str],
                  if by_path[p].date is not None and str(by_path[p].date) < newer.date]
         if not older:
             continue
-        previous = max(older, key=lambda s: (str(s.date), s.path))
-        a, b = _side(previous), _side(newer)
+        found.append((max(older, key=lambda s: (str(s.date), s.path)), newer, path))
+    proposals = []
+    for at, (previous, newer, path) in enumerate(found):
+        if at % LOAD_WINDOW == 0:
+            window = found[at : at + LOAD_WINDOW]
+            whole = load({s.path for x, y, _ in window for s in (x, y)}) if load else by_path
+        a, b = _side(whole[previous.path]), _side(whole[newer.path])
         similarity = float(note_vector(previous) @ note_vector(newer))
         batch = "news-" + hashlib.sha256(root[path].encode()).hexdigest()[:12]
         proposals.append(Pair(

@@ -21,7 +21,7 @@ from typing import Any
 from sidecar.cleaning import news
 from sidecar.cleaning.candidates import Alignment, Candidate, align, neighbours, pool
 from sidecar.cleaning.store import Pair, Queue, Side, pair_id
-from sidecar.cleaning.survey import ScanStopped, StopCheck, Survey, survey
+from sidecar.cleaning.survey import ScanStopped, StopCheck, Survey, save_key, survey
 from sidecar.cleaning.verdict import Judge, Verdict
 from sidecar.cleaning.vocab import Thresholds, get_thresholds
 from sidecar.models.embedder import Embedder
@@ -29,6 +29,8 @@ from sidecar.settings import Config
 
 Progress = Callable[[str, int, int], None]
 CONTRADICTION_KINDS = ("engram", "resource")
+# Candidate pairs whose notes' claims are read back from the queue at once.
+ALIGN_WINDOW = 256
 
 
 @dataclass(frozen=True)
@@ -54,14 +56,24 @@ def _side(state: Any, index: int) -> Side:
     return Side(state.path, start, end, text, state.hash)
 
 
-def _best(candidate: Candidate, judged: list[tuple[Alignment, Verdict]],
+@dataclass(frozen=True)
+class _ClaimPair:
+    """Two aligned claims of a candidate pair, to judge."""
+
+    candidate: Candidate
+    alignment: Alignment
+    a: Side
+    b: Side
+
+
+def _best(candidate: Candidate, judged: list[tuple[_ClaimPair, Verdict]],
           judge: str) -> Pair | None:
     """The strongest contradiction between two notes, if the judge found any."""
-    hits = [(al, v) for al, v in judged if v.contradiction]
+    hits = [(w, v) for w, v in judged if v.contradiction]
     if not hits:
         return None
-    al, verdict = max(hits, key=lambda h: (h[1].score, h[0].similarity))
-    a, b = _side(candidate.a, al.i), _side(candidate.b, al.j)
+    work, verdict = max(hits, key=lambda h: (h[1].score, h[0].alignment.similarity))
+    al, a, b = work.alignment, work.a, work.b
     return Pair(
         id=pair_id(candidate.a.kind or "", a, b), kind=candidate.a.kind or "", a=a, b=b,
         judge=verdict.judge or judge, score=verdict.score,
@@ -83,24 +95,31 @@ def _candidates(states: dict[str, Any], changed: set[str], limits: Thresholds) -
     return found
 
 
-def _work(states: dict[str, Any], changed: set[str], limits: Thresholds
-          ) -> tuple[list[Candidate], list[tuple[Candidate, Alignment]]]:
-    """The candidate note pairs and their aligned claim pairs (CPU work: run in a thread)."""
-    candidates = _candidates(states, changed, limits)
-    return candidates, [(c, al) for c in candidates
-                        for al in align(c.a, c.b, limits.claim_similarity,
-                                        limits.claims_per_pair)]
+def _work(queue: Queue, seen: Survey, limits: Thresholds
+          ) -> tuple[list[Candidate], list[_ClaimPair]]:
+    """The candidate note pairs and their aligned claim pairs (CPU work: run in a thread). The
+    notes' claims and vectors are read back a window of candidates at a time."""
+    candidates = _candidates(seen.states, seen.changed, limits)
+    work = []
+    for start in range(0, len(candidates), ALIGN_WINDOW):
+        part = candidates[start : start + ALIGN_WINDOW]
+        whole = queue.full_states({p for c in part for p in (c.a.path, c.b.path)}, seen.scan)
+        for c in part:
+            a, b = whole[c.a.path], whole[c.b.path]
+            work += [_ClaimPair(c, al, _side(a, al.i), _side(b, al.j))
+                     for al in align(a, b, limits.claim_similarity, limits.claims_per_pair)]
+    return candidates, work
 
 
-def _save(queue: Queue, seen: Survey, news_affected: set[str], pairs: list[Pair],
-          model_id: str) -> None:
+def _save(queue: Queue, seen: Survey, news_affected: set[str], pairs: list[Pair]) -> None:
     """Write the findings and the note states (the states last: see the module docstring)."""
     queue.clear_open(seen.changed | seen.removed | news_affected)
     queue.offer(pairs)
-    queue.put_notes(seen.states[p] for p in sorted(seen.changed | seen.restat))
+    queue.commit_staged(seen.scan)
+    queue.restat((p, seen.states[p].size, seen.states[p].mtime_ns) for p in sorted(seen.restat))
     queue.drop_notes(seen.removed)
     queue.reflag()
-    queue.set_meta("embedder", model_id)
+    save_key(queue, seen)
 
 
 async def scan(config: Config, queue: Queue, embedder: Embedder, judge: Judge,
@@ -113,21 +132,21 @@ async def scan(config: Config, queue: Queue, embedder: Embedder, judge: Judge,
     report("survey", 0, 0)
     # file reads and embedding, in a thread
     seen = await asyncio.to_thread(survey, config, queue, embedder, should_stop)
-    candidates, work = await asyncio.to_thread(_work, seen.states, seen.changed, limits)
+    candidates, work = await asyncio.to_thread(_work, queue, seen, limits)
     report("judge", 0, len(work))
-    verdicts = await judge.judge([(c.a.claims[al.i][0], c.b.claims[al.j][0]) for c, al in work])
+    verdicts = await judge.judge([(w.a.text, w.b.text) for w in work])
     report("judge", len(work), len(work))
-    per_candidate: dict[int, list[tuple[Alignment, Verdict]]] = {}
-    for (c, al), verdict in zip(work, verdicts, strict=True):
-        per_candidate.setdefault(id(c), []).append((al, verdict))
+    per_candidate: dict[int, list[tuple[_ClaimPair, Verdict]]] = {}
+    for w, verdict in zip(work, verdicts, strict=True):
+        per_candidate.setdefault(id(w.candidate), []).append((w, verdict))
     found = [p for c in candidates
              if (p := _best(c, per_candidate.get(id(c), []), judge.name)) is not None]
-    news_affected, proposals = await asyncio.to_thread(news.propose, seen.states, seen.changed,
-                                                       limits)
+    news_affected, proposals = await asyncio.to_thread(
+        news.propose, seen.states, seen.changed, limits,
+        lambda paths: queue.full_states(paths, seen.scan))
     if should_stop is not None and should_stop():
         raise ScanStopped
-    await asyncio.to_thread(_save, queue, seen, news_affected, found + proposals,
-                            embedder.model_id)
+    await asyncio.to_thread(_save, queue, seen, news_affected, found + proposals)
     report("done", len(work), len(work))
     return ScanReport(
         notes=len(seen.states), changed=len(seen.changed), removed=len(seen.removed),

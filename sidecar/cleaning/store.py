@@ -44,6 +44,12 @@ CREATE TABLE IF NOT EXISTS notes (
     supersedes TEXT NOT NULL, claims TEXT NOT NULL, vectors BLOB, ai_derived INTEGER NOT NULL,
     private INTEGER NOT NULL DEFAULT 0
 );
+CREATE TABLE IF NOT EXISTS staged (
+    scan TEXT NOT NULL, path TEXT NOT NULL, hash TEXT NOT NULL, size INTEGER NOT NULL,
+    mtime_ns INTEGER NOT NULL, kind TEXT, archived INTEGER NOT NULL, title TEXT NOT NULL,
+    date TEXT, cluster TEXT, supersedes TEXT NOT NULL, claims TEXT NOT NULL, vectors BLOB,
+    ai_derived INTEGER NOT NULL, private INTEGER NOT NULL, PRIMARY KEY (scan, path)
+);
 CREATE TABLE IF NOT EXISTS pairs (
     id TEXT PRIMARY KEY, kind TEXT NOT NULL, batch TEXT,
     a_path TEXT NOT NULL, a_start INTEGER, a_end INTEGER, a_text TEXT NOT NULL, a_hash TEXT,
@@ -140,6 +146,7 @@ class NoteState:
     vectors: FloatArray | None = None  # one row per claim, then the note vector last
     ai_derived: bool = False  # the provenance marker, shown as evidence for triage
     private: bool = False  # the private tag: its pairs are private too
+    light: bool = False  # claims left out, vectors only the note vector (Queue.note_states)
 
 
 @dataclass(frozen=True)
@@ -240,34 +247,59 @@ class Queue:
 
     # ---- notes ---------------------------------------------------------------------------
 
-    def note_states(self) -> dict[str, NoteState]:
-        states = {}
-        for r in self._rows("SELECT * FROM notes"):
-            vectors = None
-            if r["vectors"] is not None:
-                vectors = np.frombuffer(r["vectors"], dtype=np.float32)
-                vectors = vectors.reshape(-1, len(vectors) // (len(json.loads(r["claims"])) + 1))
-            states[r["path"]] = NoteState(
-                r["path"], r["hash"], r["size"], r["mtime_ns"], r["kind"], bool(r["archived"]),
-                r["title"], r["date"], r["cluster"], json.loads(r["supersedes"]),
-                [tuple(c) for c in json.loads(r["claims"])], vectors, bool(r["ai_derived"]),
-                bool(r["private"]),
-            )
-        return states
+    def note_states(self, *, light: bool = False) -> dict[str, NoteState]:
+        """Every note's scan state; `light` ones keep only the note vector, no claims (what
+        pairing notes needs: `full_states` reads the rest of the few that are paired)."""
+        sql = f"SELECT {_LIGHT if light else '*'} FROM notes"
+        return {r["path"]: _state(r, light) for r in self._rows(sql)}
+
+    def full_states(self, paths: Iterable[str], scan: str | None = None) -> dict[str, NoteState]:
+        """The whole states of these notes: as staged by `scan` when it staged them, else as
+        last saved."""
+        out: dict[str, NoteState] = {}
+        wanted = sorted(set(paths))
+        for start in range(0, len(wanted), 500):  # under SQLite's limit of bound parameters
+            part = wanted[start : start + 500]
+            marks = ",".join("?" * len(part))
+            for r in self._rows(f"SELECT * FROM notes WHERE path IN ({marks})", part):
+                out[r["path"]] = _state(r, False)
+            if scan is not None:
+                rows = self._rows(f"SELECT {_NOTE_COLUMNS} FROM staged WHERE scan = ? "
+                                  f"AND path IN ({marks})", (scan, *part))
+                out.update((r["path"], _state(r, False)) for r in rows)
+        return out
 
     def put_notes(self, states: Iterable[NoteState]) -> None:
-        rows = [
-            (s.path, s.hash, s.size, s.mtime_ns, s.kind, int(s.archived), s.title, s.date,
-             s.cluster, json.dumps(s.supersedes), json.dumps(s.claims),
-             None if s.vectors is None else s.vectors.astype(np.float32).tobytes(),
-             int(s.ai_derived), int(s.private))
-            for s in states
-        ]
+        with self._db.transaction() as conn:
+            conn.executemany(f"INSERT OR REPLACE INTO notes ({_NOTE_COLUMNS}) VALUES ({_MARKS})",
+                             (_values(s) for s in states))
+
+    def stage(self, scan: str, states: Iterable[NoteState]) -> None:
+        """Keep a scan's new note states aside until `commit_staged`: a scan holds its changed
+        notes' claims and vectors here, not in memory, and they count as scanned only once
+        their findings are saved."""
         with self._db.transaction() as conn:
             conn.executemany(
-                "INSERT OR REPLACE INTO notes VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                rows,
-            )
+                f"INSERT OR REPLACE INTO staged (scan, {_NOTE_COLUMNS}) VALUES (?, {_MARKS})",
+                ((scan, *_values(s)) for s in states))
+
+    def commit_staged(self, scan: str) -> None:
+        """The states `scan` staged become the notes' scan states."""
+        with self._db.transaction() as conn:
+            conn.execute(f"INSERT OR REPLACE INTO notes ({_NOTE_COLUMNS}) "
+                         f"SELECT {_NOTE_COLUMNS} FROM staged WHERE scan = ?", (scan,))
+            conn.execute("DELETE FROM staged WHERE scan = ?", (scan,))
+
+    def clear_staged(self) -> None:
+        """Forget what earlier scans staged (a scan stopped or failed before saving)."""
+        with self._db.transaction() as conn:
+            conn.execute("DELETE FROM staged")
+
+    def restat(self, stats: Iterable[tuple[str, int, int]]) -> None:
+        """New (path, size, mtime_ns) of notes whose bytes did not change."""
+        with self._db.transaction() as conn:
+            conn.executemany("UPDATE notes SET size = ?, mtime_ns = ? WHERE path = ?",
+                             ((size, mtime, path) for path, size, mtime in stats))
 
     def drop_notes(self, paths: Iterable[str]) -> None:
         with self._db.transaction() as conn:
@@ -410,6 +442,38 @@ class Queue:
         """Open pairs; without private mode the private ones are not counted."""
         return int(self._rows("SELECT count(*) AS n FROM pairs WHERE status = 'open' AND "
                               + _visible(private))[0]["n"])
+
+
+_NOTE_COLUMNS = ("path, hash, size, mtime_ns, kind, archived, title, date, cluster, supersedes, "
+                 "claims, vectors, ai_derived, private")
+_MARKS = ",".join("?" * 14)
+# A light state: every column but the claims, and of the vectors only the note vector (the last
+# row of `vectors`, whose width is the blob's size over claims + 1 rows).
+_LIGHT = ("path, hash, size, mtime_ns, kind, archived, title, date, cluster, supersedes, "
+          "'[]' AS claims, CASE WHEN vectors IS NULL THEN NULL ELSE substr(vectors, "
+          "length(vectors) - length(vectors) / (json_array_length(claims) + 1) + 1) END "
+          "AS vectors, ai_derived, private")
+
+
+def _state(r: sqlite3.Row, light: bool) -> NoteState:
+    claims = [tuple(c) for c in json.loads(r["claims"])]
+    vectors = None
+    if r["vectors"] is not None:
+        vectors = np.frombuffer(r["vectors"], dtype=np.float32)
+        vectors = vectors.reshape(len(claims) + 1, -1)
+    return NoteState(
+        r["path"], r["hash"], r["size"], r["mtime_ns"], r["kind"], bool(r["archived"]),
+        r["title"], r["date"], r["cluster"], json.loads(r["supersedes"]), claims, vectors,
+        bool(r["ai_derived"]), bool(r["private"]), light=light,
+    )
+
+
+def _values(s: NoteState) -> tuple[Any, ...]:
+    assert not s.light, "a light state has no claims to save"
+    return (s.path, s.hash, s.size, s.mtime_ns, s.kind, int(s.archived), s.title, s.date,
+            s.cluster, json.dumps(s.supersedes), json.dumps(s.claims),
+            None if s.vectors is None else s.vectors.astype(np.float32).tobytes(),
+            int(s.ai_derived), int(s.private))
 
 
 def _visible(private: bool) -> str:

@@ -4,13 +4,19 @@ A note is re-read only when its size or mtime moved, and counts as changed only 
 hash differently; a changed note whose claims are word for word the same keeps its vectors (a
 resolution that only edits frontmatter costs no embedding). A note's vector is the normalised
 mean of its claim vectors (its title's vector when it has no claims).
+
+Memory does not grow with the vault's claims: every note is kept as a light state (its note
+vector, no claims), and the changed notes' whole states are staged in the queue
+(`Queue.stage`) a window at a time, as soon as they are embedded; the scan reads back the few it
+pairs.
 """
 
 from __future__ import annotations
 
 import os
+import uuid
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
 from typing import Any
 
@@ -27,9 +33,18 @@ from sidecar.vault.links import NameIndex
 from sidecar.vault.note import Note, decode_note, parse_note
 from sidecar.vault.scan import iter_note_paths, vault_path
 from sidecar.vault.tags import with_ancestors
+from sidecar.vault.vault_settings import (
+    VaultSettings,
+    effective_type,
+    is_excluded,
+    load_vault_settings,
+)
 
 StopCheck = Callable[[], bool]
 _EMBED_BATCH = 64  # texts embedded between two stop checks
+# Changed notes are embedded and staged once this many claims (or notes) wait.
+STAGE_TEXTS = 512
+STAGE_NOTES = 256
 
 
 class ScanStopped(Exception):
@@ -38,13 +53,31 @@ class ScanStopped(Exception):
 
 @dataclass
 class Survey:
-    """All notes as now known; which changed (new included), which only need their stat
-    saved, and which disappeared."""
+    """All notes as now known (light states); which changed (new included: their whole states
+    staged under `scan`), which only need their stat saved, and which disappeared."""
 
     states: dict[str, NoteState]
     changed: set[str]
     restat: set[str]
     removed: set[str]
+    scan: str = ""
+    key: str = ""  # what the states depend on (survey_key), saved with them
+
+
+# Bump when what a note's state is made of changes, so that saved states are made again.
+SURVEY_VERSION = 2
+_KEY_META = "survey_key"
+
+
+def survey_key(model_id: str, settings: VaultSettings) -> str:
+    """Saved states stay valid while the embedder, the vault settings that give notes their
+    effective type and exclusions, and the survey's own rules are the same."""
+    return f"{SURVEY_VERSION}|{model_id}|{settings.index_key()}"
+
+
+def save_key(queue: Queue, seen: Survey) -> None:
+    """Mark the saved states as made under `seen.key` (after they are written)."""
+    queue.set_meta(_KEY_META, seen.key)
 
 
 def note_kind(note_type: str | None, tags: Iterable[str], limits: Thresholds) -> str | None:
@@ -76,9 +109,12 @@ def _title_claim(title: str, note: Note, min_words: int) -> list[Claim]:
 
 
 def _state(note: Note, data: bytes, stat: os.stat_result, names: NameIndex,
-           limits: Thresholds) -> NoteState:
+           limits: Thresholds, settings: VaultSettings) -> NoteState:
     fm = note.frontmatter if note.yaml_error is None else {}
-    kind = note_kind(note.type if fm else None, note.tags if fm else (), limits)
+    # As the index files it: the effective type (a plain note is the vault's untyped type) and
+    # Obsidian's tags, inline ones included. Unparseable YAML leaves the type unknown: no kind.
+    kind = None if note.yaml_error is not None else note_kind(
+        effective_type(settings, note.path, note.type)[0], note.tags, limits)
     rel = fm.get("relationships")
     links = rel.get(limits.supersedes) if isinstance(rel, dict) else None
     targets = [names.resolve_link(v) for v in links if isinstance(v, str)] if isinstance(
@@ -123,20 +159,40 @@ def _embed(states: list[NoteState], embedder: Embedder, should_stop: StopCheck) 
         s.vectors = np.vstack([rows[: len(s.claims)], mean[None, :]]).astype(np.float32)
 
 
+def light(state: NoteState) -> NoteState:
+    """The state without its claims, its vectors cut to the note vector."""
+    vectors = None if state.vectors is None else state.vectors[-1:].copy()
+    return replace(state, claims=[], vectors=vectors, light=True)
+
+
 def survey(config: Config, queue: Queue, embedder: Embedder,
            should_stop: StopCheck | None = None) -> Survey:
-    """Compare the vault with the queue's note states (nothing is written to the queue);
+    """Compare the vault with the queue's note states (only staging is written to the queue);
     ScanStopped as soon as `should_stop()` says so."""
     stop = should_stop or (lambda: False)
     limits = get_thresholds()
-    same_model = queue.get_meta("embedder") == embedder.model_id
-    old = queue.note_states() if same_model else {}
-    paths = list(iter_note_paths(config.vault))
+    scan = uuid.uuid4().hex
+    queue.clear_staged()
+    settings = load_vault_settings(config.vault)
+    key = survey_key(embedder.model_id, settings)
+    known = queue.note_states(light=True)
+    old = known if queue.get_meta(_KEY_META) == key else {}
+    paths = [rel for rel in iter_note_paths(config.vault) if not is_excluded(settings, rel)]
     names = NameIndex(paths)
     states: dict[str, NoteState] = {}
     changed: set[str] = set()
     restat: set[str] = set()
-    to_embed: list[NoteState] = []
+    pending: list[NoteState] = []  # changed notes not yet staged
+    texts = 0
+
+    def stage() -> None:
+        nonlocal texts
+        _embed([s for s in pending if s.kind and s.vectors is None], embedder, stop)
+        queue.stage(scan, pending)
+        states.update((s.path, light(s)) for s in pending)
+        pending.clear()
+        texts = 0
+
     for rel in paths:
         if stop():
             raise ScanStopped
@@ -156,13 +212,16 @@ def survey(config: Config, queue: Queue, embedder: Embedder,
             note = parse_note(decode_note(data, rel, int(config.max_file_bytes)), rel)
         except (OSError, OraError):
             continue  # unreadable notes are the linter's to report; they cannot be judged
-        state = _state(note, data, stat, names, limits)
-        if prior and prior.claims == state.claims and prior.vectors is not None:
-            state.vectors = prior.vectors
-        elif state.kind:
-            to_embed.append(state)
-        states[rel] = state
+        state = _state(note, data, stat, names, limits, settings)
+        if prior and prior.vectors is not None:
+            whole = queue.full_states([rel]).get(rel)
+            if whole is not None and whole.claims == state.claims:
+                state.vectors = whole.vectors
         changed.add(rel)
-    _embed(to_embed, embedder, stop)
-    removed = set(old) - set(states)
-    return Survey(states, changed, restat, removed)
+        pending.append(state)
+        texts += max(len(state.claims), 1) if state.kind and state.vectors is None else 0
+        if texts >= STAGE_TEXTS or len(pending) >= STAGE_NOTES:
+            stage()
+    stage()
+    removed = set(known) - set(states)
+    return Survey(states, changed, restat, removed, scan, key)

@@ -130,6 +130,25 @@ class Bm25Store:
             return set()
         return {row[0] for row in conn.execute(f'SELECT id FROM "{name}"')}
 
+    def id_window(self, namespace: str, private: bool, after: str, limit: int) -> list[str]:
+        """Up to `limit` chunk ids greater than `after`, in id order."""
+        conn = self._db.get()
+        name = store_name(namespace, private)
+        if not self._exists(conn, name):
+            return []
+        return [str(i) for (i,) in conn.execute(
+            f'SELECT id FROM "{name}" WHERE id > ? ORDER BY id LIMIT ?', (after, limit))]
+
+    def present(self, namespace: str, private: bool, ids: Sequence[str]) -> set[str]:
+        """Those of `ids` stored here (archived or not)."""
+        conn = self._db.get()
+        name = store_name(namespace, private)
+        if not ids or not self._exists(conn, name):
+            return set()
+        return {str(cid) for (cid,) in conn.execute(
+            f'SELECT id FROM "{name}" WHERE id IN (SELECT value FROM json_each(?))',
+            (json.dumps(list(ids)),))}
+
     def count(self, namespace: str, private: bool) -> int:
         conn = self._db.get()
         name = store_name(namespace, private)

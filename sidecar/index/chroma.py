@@ -139,6 +139,24 @@ class ChromaStore:
             return set()
         return set(col.get(include=[])["ids"])
 
+    def id_page(self, namespace: str, private: bool, offset: int, limit: int) -> list[str]:
+        """`limit` chunk ids from position `offset`, in the order Chroma stored them (deleting
+        ids before `offset` moves the later ones down by as many)."""
+        col = self.collection(namespace, private, create=False)
+        if col is None:
+            return []
+        return list(col.get(include=[], offset=offset, limit=limit)["ids"])
+
+    def present(self, namespace: str, private: bool, ids: Sequence[str]) -> set[str]:
+        """Those of `ids` stored in one collection."""
+        col = self.collection(namespace, private, create=False)
+        if col is None or not ids:
+            return set()
+        found: set[str] = set()
+        for s in range(0, len(ids), _BATCH):
+            found.update(col.get(ids=list(ids[s : s + _BATCH]), include=[])["ids"])
+        return found
+
     def count(self, namespace: str, private: bool) -> int:
         col = self.collection(namespace, private, create=False)
         return 0 if col is None else col.count()

@@ -67,24 +67,52 @@ def slug(title: str) -> str:
 
 def assign_clusters(members: Iterable[ClusterMember], threshold: float) -> dict[str, str]:
     """Path -> cluster name for every member, by the greedy pass in the module docstring."""
+    return assign_in_order(sorted(members, key=lambda m: (m.date, m.path)), threshold)
+
+
+def assign_in_order(members: Iterable[ClusterMember], threshold: float) -> dict[str, str]:
+    """`assign_clusters` of members already in (date, path) order, taken one at a time: only
+    the clusters' running sums and names are kept, never the members' vectors, so the ledger
+    can stream them (memory grows with the clusters, not the notes)."""
     sums = _ClusterSums()
     declared: dict[str, int] = {}
-    groups: list[list[ClusterMember]] = []
-    for m in sorted(members, key=lambda m: (m.date, m.path)):
+    groups: list[_Group] = []
+    member_group: dict[str, int] = {}
+    for m in members:
         found = declared.get(m.declared) if m.declared else sums.nearest(m.centroid, threshold)
         if found is None:
             found = len(groups)
-            groups.append([])
+            groups.append(_Group(m.declared, m.title))
             if m.declared:
                 declared[m.declared] = found
         sums.add(found, m.centroid)
-        groups[found].append(m)
+        groups[found].add(m)
+        member_group[m.path] = found
     names = _name(groups)
-    return {m.path: names[i] for i, group in enumerate(groups) for m in group}
+    return {path: names[i] for path, i in member_group.items()}
 
 
-def _name(groups: list[list[ClusterMember]]) -> list[str]:
-    """One name per cluster (members in date order), private text kept out of public names."""
+@dataclass
+class _Group:
+    """What naming needs of one cluster: its founder, and its first public member (in date
+    order) and the first name a public member declared."""
+
+    founder_declared: str | None
+    founder_title: str
+    first_public: tuple[str, str, str] | None = None  # (date, path, title)
+    public_declared: str | None = None
+
+    def add(self, m: ClusterMember) -> None:
+        if m.private:
+            return
+        if self.first_public is None:
+            self.first_public = (m.date, m.path, m.title)
+        if not self.public_declared:
+            self.public_declared = m.declared
+
+
+def _name(groups: list[_Group]) -> list[str]:
+    """One name per cluster, private text kept out of public names."""
     taken: set[str] = set()
     names = [""] * len(groups)
 
@@ -96,21 +124,23 @@ def _name(groups: list[list[ClusterMember]]) -> list[str]:
         taken.add(name)
         return name
 
-    public = {i: [m for m in g if not m.private] for i, g in enumerate(groups)}
-    order = sorted((i for i in public if public[i]),
-                   key=lambda i: (public[i][0].date, public[i][0].path))
-    shown = {i: next((m.declared for m in public[i] if m.declared), None) for i in order}
+    order = sorted((i for i, g in enumerate(groups) if g.first_public is not None),
+                   key=lambda i: _first_public(groups[i])[:2])
     for i in order:  # names declared by a public note are kept as written
-        if shown[i]:
-            names[i] = unique(str(shown[i]))
+        if groups[i].public_declared:
+            names[i] = unique(str(groups[i].public_declared))
     for i in order:
-        if not shown[i]:
-            names[i] = unique(f"{AUTO_PREFIX}{slug(public[i][0].title)}")
+        if not groups[i].public_declared:
+            names[i] = unique(f"{AUTO_PREFIX}{slug(_first_public(groups[i])[2])}")
     for i, group in enumerate(groups):  # private-only clusters, in creation order
-        if not public[i]:
-            founder = group[0]
-            names[i] = unique(founder.declared or f"{AUTO_PREFIX}{slug(founder.title)}")
+        if group.first_public is None:
+            names[i] = unique(group.founder_declared or f"{AUTO_PREFIX}{slug(group.founder_title)}")
     return names
+
+
+def _first_public(group: _Group) -> tuple[str, str, str]:
+    assert group.first_public is not None
+    return group.first_public
 
 
 class _ClusterSums:

@@ -4,37 +4,66 @@ Writes go stores-first, ledger-last, so after a crash (even `kill -9`) a store c
 ledger does not list (orphans: removed here) and, if a store lost a write, the ledger can list
 chunks a store lacks (their files are marked dirty, so the sync that follows redoes them). Chunk
 ids are deterministic, so redoing a file overwrites rather than duplicates.
+
+Memory does not grow with the vault: the ledger's chunk ids wait in a temporary SQLite table
+(`Ledger.chunk_owners`), and each store is compared with it WINDOW ids at a time: the store's ids
+looked up in the ledger's (orphans), then, only when a store then holds fewer chunks than the
+ledger lists, the ledger's looked up in the store (missing chunks).
 """
 
 from __future__ import annotations
 
 from sidecar.index.bm25 import Bm25Store
 from sidecar.index.chroma import ChromaStore
-from sidecar.index.ledger import Ledger
+from sidecar.index.ledger import ChunkOwners, Ledger
+
+# Ids compared at once (a few hundred KiB of strings; Chroma pays per page, not per id).
+WINDOW = 5000
 
 
 def repair(namespace: str, ledger: Ledger, bm25: Bm25Store, chroma: ChromaStore) -> dict[str, int]:
     """Remove orphan chunks and mark files with missing chunks dirty; returns both counts."""
-    expected: dict[bool, set[str]] = {False: set(), True: set()}
-    owner: dict[str, str] = {}
-    for row in ledger.rows(namespace).values():
-        expected[row.private].update(row.chunk_ids)
-        owner.update(dict.fromkeys(row.chunk_ids, row.path))
     orphans = 0
-    dirty: set[str] = set()
-    for private in (False, True):
-        want = expected[private]
-        in_chroma = chroma.ids(namespace, private)
-        in_bm25 = bm25.ids(namespace, private)
-        extra_chroma = sorted(in_chroma - want)
-        extra_bm25 = sorted(in_bm25 - want)
-        if extra_chroma:
-            chroma.delete(namespace, private, extra_chroma)
-        if extra_bm25:
-            bm25.replace(namespace, deletes={private: extra_bm25}, inserts={})
-        orphans += len(set(extra_chroma) | set(extra_bm25))
-        dirty.update(owner[i] for i in want - in_chroma)
-        dirty.update(owner[i] for i in want - in_bm25)
+    dirty: set[str] = set()  # paths, not chunk ids: only files whose chunks went missing
+    with ledger.chunk_owners(namespace) as owners:
+        for private in (False, True):
+            # BM25 first: an orphan of both stores is counted once, by the Chroma pass.
+            orphans += _bm25_orphans(namespace, private, owners, bm25, chroma)
+            orphans += _chroma_orphans(namespace, private, owners, chroma)
+            listed = owners.count(private)
+            if (chroma.count(namespace, private) == listed
+                    and bm25.count(namespace, private) == listed):
+                continue  # each holds only listed chunks, as many as listed: all of them
+            for window in owners.windows(private, WINDOW):
+                ids = [cid for cid, _ in window]
+                in_chroma = chroma.present(namespace, private, ids)
+                in_bm25 = bm25.present(namespace, private, ids)
+                dirty.update(p for cid, p in window if cid not in in_chroma or cid not in in_bm25)
     if dirty:
         ledger.mark_dirty(namespace, sorted(dirty))
     return {"orphans": orphans, "dirty": len(dirty)}
+
+
+def _chroma_orphans(namespace: str, private: bool, owners: ChunkOwners,
+                    chroma: ChromaStore) -> int:
+    removed, offset = 0, 0
+    while page := chroma.id_page(namespace, private, offset, WINDOW):
+        extra = sorted(set(page) - owners.owned(private, page))
+        if extra:
+            chroma.delete(namespace, private, extra)
+        removed += len(extra)
+        offset += len(page) - len(extra)  # the ids after the deleted ones moved down
+    return removed
+
+
+def _bm25_orphans(namespace: str, private: bool, owners: ChunkOwners, bm25: Bm25Store,
+                  chroma: ChromaStore) -> int:
+    """Removes BM25's orphans; counts those Chroma does not hold (its pass counts the rest)."""
+    removed, after = 0, ""
+    while window := bm25.id_window(namespace, private, after, WINDOW):
+        extra = sorted(set(window) - owners.owned(private, window))
+        if extra:
+            bm25.replace(namespace, deletes={private: extra}, inserts={})
+            removed += len(extra) - len(chroma.present(namespace, private, extra))
+        after = window[-1]
+    return removed

@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -20,7 +20,7 @@ from sidecar.data_folder import private_folder, private_tree
 from sidecar.errors import BadRequest, OraError
 from sidecar.index.bm25 import COLUMN_WEIGHTS, TOKENIZE
 from sidecar.index.chroma import Metadata
-from sidecar.index.clusters import ClusterMember, assign_clusters
+from sidecar.index.clusters import ClusterMember, assign_in_order
 from sidecar.index.consistency import repair
 from sidecar.index.damage import open_stores
 from sidecar.index.indexing import IndexingProgress
@@ -40,6 +40,8 @@ from sidecar.vault.vault_settings import is_excluded, load_vault_settings
 FloatArray = npt.NDArray[np.float32]
 
 EVENT_KINDS = ("created", "modified", "deleted", "renamed")
+# Notes whose cluster moved are rewritten this many at a time (their chunk ids and metadata).
+_CLUSTER_WINDOW = 512
 # In DATA/index.json: what of the vault's settings the namespace was last planned with.
 _SETTINGS_KEY = "vault_settings"
 
@@ -115,10 +117,20 @@ class Index:
             save_namespace_params(self.config.data, self.namespace,
                                   {**saved, _SETTINGS_KEY: settings.index_key()})
 
+    def switch_estimate(self, embedder: Embedder) -> dict[str, Any]:
+        """What switching this index to `embedder` would cost, before anything changes:
+        {"from", "to", "chunks", "estimate_s", "reembeds"}, timed as `reembed_estimate` does."""
+        saved = load_params(self.config.data)["namespaces"].get(self.namespace) or {}
+        chunks = int(self.ledger.stats(self.namespace)["chunks"])
+        estimate = reembed_estimate(saved.get("model"), embedder, chunks, self._sample_texts())
+        if estimate is None:  # the same model, or nothing embedded yet
+            return {"from": saved.get("model"), "to": embedder.model_id, "chunks": chunks,
+                    "estimate_s": 0.0, "reembeds": False}
+        return {**estimate, "reembeds": True}
+
     def _sample_texts(self, n: int = 8) -> list[str]:
         """A few chunk texts of the index as it is (to time a new embedder on)."""
-        ids = [cid for row in self.ledger.rows(self.namespace).values()
-               for cid in row.chunk_ids[:1]][:n]
+        ids = self.ledger.first_chunk_ids(self.namespace, n)
         try:
             return [c.text for c in self.get_chunks(ids, private=True).values()]
         except OraError:  # a damaged store: the estimate times a placeholder instead
@@ -240,25 +252,27 @@ class Index:
         moved."""
         if not (force or report.decay_changed):
             return
-        rows = self.ledger.decaying_rows(self.namespace)
-        members = [
-            ClusterMember(r.path, r.decay_date, r.title, r.declared_cluster, r.centroid, r.private)
-            for r in rows.values()
-            if r.decays
-        ]
-        assigned = assign_clusters(members, get_schema().cluster_threshold)
-        moved = {p: c for p, c in assigned.items() if rows[p].cluster != c}
-        ids: dict[bool, list[str]] = {False: [], True: []}
-        metas: dict[bool, list[Metadata]] = {False: [], True: []}
-        for path, cluster in moved.items():
-            row = rows[path]
-            ids[row.private].extend(row.chunk_ids)
-            metas[row.private].extend({"cluster": cluster} for _ in row.chunk_ids)
-        for private in (False, True):
-            if ids[private]:
-                self.chroma.update_metadata(self.namespace, private, ids[private], metas[private])
-        if moved:
-            self.ledger.set_clusters(self.namespace, dict(moved))
+        current: dict[str, str | None] = {}
+
+        def members() -> Iterator[ClusterMember]:
+            for r in self.ledger.cluster_members(self.namespace):
+                current[r.path] = r.cluster
+                yield ClusterMember(r.path, r.date, r.title, r.declared, r.centroid, r.private)
+
+        assigned = assign_in_order(members(), get_schema().cluster_threshold)
+        moved = sorted(p for p, c in assigned.items() if current[p] != c)
+        for start in range(0, len(moved), _CLUSTER_WINDOW):  # Chroma first, then the ledger
+            rows = self.ledger.rows(self.namespace, moved[start : start + _CLUSTER_WINDOW])
+            ids: dict[bool, list[str]] = {False: [], True: []}
+            metas: dict[bool, list[Metadata]] = {False: [], True: []}
+            for path, row in rows.items():
+                ids[row.private].extend(row.chunk_ids)
+                metas[row.private].extend({"cluster": assigned[path]} for _ in row.chunk_ids)
+            for private in (False, True):
+                if ids[private]:
+                    self.chroma.update_metadata(self.namespace, private, ids[private],
+                                                metas[private])
+            self.ledger.set_clusters(self.namespace, {p: assigned[p] for p in rows})
 
     def _summary(self, report: SyncReport, started: float) -> dict[str, Any]:
         return {

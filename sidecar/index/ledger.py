@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -71,6 +72,19 @@ class FileRow:
         )  # fmt: skip
 
 
+@dataclass(frozen=True)
+class ClusterRow:
+    """What cluster assignment reads of a decay-eligible note, and its cluster now."""
+
+    path: str
+    date: str
+    title: str
+    declared: str | None
+    centroid: FloatArray | None
+    private: bool
+    cluster: str | None
+
+
 def _blob(value: object) -> bytes:
     assert isinstance(value, bytes)
     return value
@@ -124,10 +138,19 @@ class Ledger:
                 out[found[0]] = _row(found)
         return out
 
-    def decaying_rows(self, namespace: str) -> dict[str, FileRow]:
-        """The rows of decay-eligible notes only: what cluster assignment reads."""
-        sql = f"SELECT {_COLUMNS} FROM files WHERE namespace = ? AND decays = 1"
-        return {r[0]: _row(r) for r in self._db.get().execute(sql, (namespace,))}
+    def cluster_members(self, namespace: str) -> Iterator[ClusterRow]:
+        """The decay-eligible notes in (decay date, path) order, one at a time (what cluster
+        assignment reads; SQLite sorts them, spilling to disk rather than growing with the
+        vault)."""
+        found = self._db.get().execute(
+            "SELECT path, decay_date, title, declared_cluster, centroid, private, cluster "
+            "FROM files WHERE namespace = ? AND decays = 1 ORDER BY decay_date, path",
+            (namespace,))
+        for path, date, title, declared, vector, private, cluster in found:
+            yield ClusterRow(
+                str(path), str(date), str(title), None if declared is None else str(declared),
+                None if vector is None else np.frombuffer(_blob(vector), dtype=np.float32),
+                bool(private), None if cluster is None else str(cluster))
 
     def put(self, namespace: str, rows: Iterable[FileRow]) -> None:
         marks = ",".join("?" * 18)
@@ -200,6 +223,20 @@ class Ledger:
         found = self._db.get().execute("SELECT path FROM files WHERE namespace = ?", (namespace,))
         return [str(p) for (p,) in found]
 
+    def paths_under(self, namespace: str, folder: str) -> list[str]:
+        """The tracked paths inside a folder (vault-relative, no trailing '/')."""
+        found = self._db.get().execute(  # '0' follows '/': the range is exactly "folder/…"
+            "SELECT path FROM files WHERE namespace = ? AND path >= ? AND path < ?",
+            (namespace, f"{folder}/", f"{folder}0"))
+        return [str(p) for (p,) in found]
+
+    def first_chunk_ids(self, namespace: str, n: int) -> list[str]:
+        """The first chunk id of up to `n` files that have chunks."""
+        found = self._db.get().execute(
+            "SELECT json_extract(chunk_ids, '$[0]') FROM files WHERE namespace = ? "
+            "AND n_chunks > 0 LIMIT ?", (namespace, n))
+        return [str(i) for (i,) in found]
+
     def scope_rows(
         self, namespace: str, types: Sequence[str], *, private: bool
     ) -> Iterator[tuple[str, str | None, tuple[str, ...], bool, str, tuple[str, ...]]]:
@@ -245,5 +282,58 @@ class Ledger:
         )
         return [{"path": p, "message": e} for p, e in found]
 
+    @contextmanager
+    def chunk_owners(self, namespace: str) -> Iterator[ChunkOwners]:
+        """Every chunk id of a namespace with its file, in a temporary table of this thread's
+        connection: SQLite keeps it in its own page cache and temp file, not in Python, so the
+        start-up check can look ids up and walk them in windows whatever the vault's size."""
+        conn = self._db.get()
+        conn.execute("DROP TABLE IF EXISTS temp.chunk_owners")
+        conn.execute("CREATE TEMP TABLE chunk_owners (private INTEGER NOT NULL, id TEXT NOT NULL, "
+                     "path TEXT NOT NULL, PRIMARY KEY (private, id)) WITHOUT ROWID")
+        try:
+            conn.execute(
+                "INSERT OR IGNORE INTO temp.chunk_owners SELECT f.private, j.value, f.path "
+                "FROM files f, json_each(f.chunk_ids) j WHERE f.namespace = ?", (namespace,))
+            yield ChunkOwners(conn)
+        finally:
+            conn.execute("DROP TABLE IF EXISTS temp.chunk_owners")
+
     def close(self) -> None:
         self._db.close_all()
+
+
+class ChunkOwners:
+    """The chunk ids the ledger lists, by store (see `Ledger.chunk_owners`)."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self._conn = conn
+
+    def owned(self, private: bool, ids: Sequence[str]) -> set[str]:
+        """Those of `ids` the ledger lists in this store."""
+        found: set[str] = set()
+        for start in range(0, len(ids), 500):  # under SQLite's limit of bound parameters
+            part = ids[start : start + 500]
+            marks = ",".join("?" * len(part))
+            found.update(str(i) for (i,) in self._conn.execute(
+                f"SELECT id FROM temp.chunk_owners WHERE private = ? AND id IN ({marks})",
+                (int(private), *part)))
+        return found
+
+    def count(self, private: bool) -> int:
+        """How many chunk ids the ledger lists in this store."""
+        found = self._conn.execute(
+            "SELECT count(*) FROM temp.chunk_owners WHERE private = ?", (int(private),))
+        return int(found.fetchone()[0])
+
+    def windows(self, private: bool, size: int) -> Iterator[list[tuple[str, str]]]:
+        """(chunk id, path) of one store's chunks, `size` at a time, in id order."""
+        after = ""
+        while True:
+            window = [(str(i), str(p)) for i, p in self._conn.execute(
+                "SELECT id, path FROM temp.chunk_owners WHERE private = ? AND id > ? "
+                "ORDER BY id LIMIT ?", (int(private), after, size))]
+            if not window:
+                return
+            yield window
+            after = window[-1][0]

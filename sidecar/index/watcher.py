@@ -61,7 +61,6 @@ def note_paths(index: Index, vault: Path, rels: Iterable[str]) -> list[str]:
     """The note paths an event batch touches: notes themselves, and notes in or formerly in a
     changed folder (found on disk, and in the ledger for a folder moved away)."""
     out: set[str] = set()
-    known: list[str] | None = None
     for rel in rels:
         if not is_ignored(rel):
             out.add(rel)
@@ -69,9 +68,7 @@ def note_paths(index: Index, vault: Path, rels: Iterable[str]) -> list[str]:
         folder = vault / rel
         if folder.is_dir() and symlink_in(vault, rel) is None:
             out.update(f"{rel}/{sub}" for sub in iter_note_paths(folder))
-        if known is None:
-            known = list(index.ledger.rows(index.namespace))
-        out.update(p for p in known if p.startswith(f"{rel}/"))
+        out.update(index.ledger.paths_under(index.namespace, rel))
     return sorted(out)
 
 

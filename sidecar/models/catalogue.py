@@ -82,12 +82,22 @@ def installed(config: Config, item: CatalogueEntry) -> dict[str, Any] | None:
     return manifest if manifest.get("name") == item.name else None
 
 
+def _installed_bytes(manifest: dict[str, Any] | None) -> int | None:
+    if manifest is None:
+        return None
+    return sum(int(f.get("size") or 0) for f in manifest.get("files", {}).values())
+
+
 def catalogue_report(config: Config) -> list[dict[str, Any]]:
-    """Each catalogue entry, where it installs, and whether it is installed."""
-    return [{"name": item.name, "kind": item.kind, "repo": item.repo, "about": item.about,
-             "folder": str(install_folder(config, item)),
-             "installed": installed(config, item) is not None}
-            for item in catalogue().values()]
+    """Each catalogue entry, where it installs, whether it is installed and its size on disk
+    (None until pulled: the hub tells the size only when asked, and nothing asks unprompted)."""
+    rows = []
+    for item in catalogue().values():
+        manifest = installed(config, item)
+        rows.append({"name": item.name, "kind": item.kind, "repo": item.repo,
+                     "about": item.about, "folder": str(install_folder(config, item)),
+                     "installed": manifest is not None, "size": _installed_bytes(manifest)})
+    return rows
 
 
 async def _fetch_all(config: Config, item: CatalogueEntry, staging: Path,

@@ -59,6 +59,11 @@ def model_id(variant: str, sha256: str) -> str:
     return f"{EMBED_NAME}:{variant}:{sha256[:12]}"
 
 
+def pulled_model_id(name: str, sha256: str) -> str:
+    """`<catalogue name>:onnx:<sha256 prefix>`: the id of a pulled embedder's vectors."""
+    return f"{name}:onnx:{sha256[:12]}"
+
+
 def variant_file(variant: str, models_path: Path) -> Path:
     """The ONNX file of a variant, whether or not it exists yet."""
     if variant == "int8":
@@ -139,7 +144,7 @@ class OnnxEmbedder(Embedder):
         self.model_file = model_file
         self.sha256 = file_sha256(model_file)
         self.model_id = model_id(variant, self.sha256) if tokenizer_file is None else (
-            f"{variant}:onnx:{self.sha256[:12]}")
+            pulled_model_id(variant, self.sha256))
         self.max_tokens = max_tokens
         self.pooling = pooling
         self.query_prefix = query_prefix

@@ -51,6 +51,12 @@ class Offline(ModelUnavailable):
     code = "hub_unreachable"
 
 
+class ChecksumMismatch(ModelUnavailable):
+    """A downloaded file differs from what the hub published (size or digest); it was removed."""
+
+    code = "checksum_mismatch"
+
+
 def resolve_url(endpoint: str, repo: str, revision: str, path: str) -> str:
     return f"{endpoint.rstrip('/')}/{repo}/resolve/{revision}/{path}"
 
@@ -147,12 +153,12 @@ async def download(session: aiohttp.ClientSession, remote: RemoteFile, dest: Pat
     size = part.stat().st_size
     if remote.size is not None and size != remote.size:
         part.unlink()
-        raise ModelUnavailable(f"{remote.url}: received {size} bytes, the hub says "
+        raise ChecksumMismatch(f"{remote.url}: received {size} bytes, the hub says "
                                f"{remote.size}; the partial file was removed")
     actual = digest_of(part, remote.algorithm)
     if actual != remote.digest:
         part.unlink()
-        raise ModelUnavailable(f"{remote.url}: {remote.algorithm} {actual} differs from the "
+        raise ChecksumMismatch(f"{remote.url}: {remote.algorithm} {actual} differs from the "
                                f"published {remote.digest}; the file was refused")
     part.replace(dest)
 

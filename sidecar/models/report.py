@@ -11,6 +11,7 @@ from sidecar.models.embedder import (
     available_variants,
     choose_variant,
     model_id,
+    pulled_model_id,
     variant_file,
 )
 from sidecar.models.files import file_sha256
@@ -61,6 +62,10 @@ def _embedder(config: Config) -> dict[str, Any]:
         chosen = choose_variant(str(config.embed_model), config.models_path)
     except ModelUnavailable as err:
         return {**out, "chosen": None, "reason": err.message}
+    if chosen not in variants:  # a pulled catalogue embedder, named by the setting
+        path = variant_file(chosen, config.models_path)
+        return {**out, "chosen": chosen, "file": str(path),
+                "model_id": pulled_model_id(chosen, file_sha256(path))}
     return {**out, "chosen": chosen, **{k: variants[chosen][k] for k in ("file", "model_id")}}
 
 
@@ -71,6 +76,18 @@ def _local(loader: type[OnnxCrossEncoder] | type[OnnxNLI], folder: Any) -> dict[
         return {"available": False, "folder": str(folder), "reason": err.message}
 
 
+def _with_active(rows: list[dict[str, Any]], config: Config, embedder: dict[str, Any],
+                 reranker: dict[str, Any], nli: dict[str, Any]) -> list[dict[str, Any]]:
+    """Mark the catalogue rows the settings use: the chosen embedder (unless a server embeds),
+    the re-ranker and NLI model loaded from the folder the row installs into."""
+    def active(row: dict[str, Any]) -> bool:
+        if row["kind"] == "embedder":
+            return not config.embed_url and embedder.get("chosen") == row["name"]
+        local = {"reranker": reranker, "nli": nli}.get(row["kind"])
+        return bool(local and local["available"] and local["folder"] == row["folder"])
+    return [{**row, "active": active(row)} for row in rows]
+
+
 def models_report(config: Config) -> dict[str, Any]:
     """Embedder variants and choice, local re-ranker and NLI status, Cohere and LLM judge."""
     reranker = _local(OnnxCrossEncoder, reranker_folder(config))
@@ -79,13 +96,14 @@ def models_report(config: Config) -> dict[str, Any]:
     nli = _local(OnnxNLI, nli_folder(config))
     if not nli["available"]:
         nli["instructions"] = nli_instructions(config)
+    embedder = _embedder(config)
     return {
         "models_dir": str(config.models_path),
-        "embedder": _embedder(config),
+        "embedder": embedder,
         "reranker": {**reranker, "cohere": bool(config.cohere_api_key),
                      "cohere_model": config.cohere_model},
         "nli": nli,
-        "catalogue": catalogue_report(config),
+        "catalogue": _with_active(catalogue_report(config), config, embedder, reranker, nli),
         "llm_judge": {"configured": bool(config.llm_url), "url": config.llm_url or None,
                       "model": config.llm_model or None},
     }

@@ -3,7 +3,11 @@
 `GET /v1/models` is `ora models --json`. `POST /v1/models/pull` is `ora models pull NAME` as
 server-sent events — `progress` {"file", "done", "total"} while files arrive, then `installed`
 (the model's manifest) or `error` {"error": {"code", "message"}} — so the plugin's settings can
-show a progress bar. One pull at a time; a running sidecar loads the new model when restarted.
+show a progress bar; closing the stream cancels the pull (its partial files stay, so the next pull
+resumes). One pull at a time; a running sidecar loads the new model when restarted.
+`POST /v1/models/switch-estimate` says what choosing another embedder would cost (every chunk
+re-embedded, timed on a few of them) before the user switches; the switch itself is the
+`embed_model` setting, read when the sidecar starts.
 """
 
 from __future__ import annotations
@@ -11,14 +15,17 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import AsyncIterator
+from typing import Any
 
 from aiohttp import web
 
 from sidecar.errors import Conflict, OraError, error_body
 from sidecar.models.catalogue import entry, pull
+from sidecar.models.embedder import load_embedder
 from sidecar.models.report import models_report
 from sidecar.server.events import format_event
 from sidecar.server.openapi import read_json
+from sidecar.server.resources import INDEX
 from sidecar.server.state import CONFIG
 
 log = logging.getLogger(__name__)
@@ -50,13 +57,15 @@ async def models_pull(request: web.Request) -> web.StreamResponse:
         events: asyncio.Queue[dict[str, object]] = asyncio.Queue()
         task = asyncio.create_task(pull(request.app[CONFIG], item.name, lambda f, d, t:
                                         events.put_nowait({"file": f, "done": d, "total": t})))
-        while not task.done() or not events.empty():
-            getter = asyncio.ensure_future(events.get())
-            await asyncio.wait({getter, task}, return_when=asyncio.FIRST_COMPLETED)
-            if getter.done():
-                await response.write(format_event("progress", getter.result()))
-            else:
-                getter.cancel()
+        try:
+            await _forward_progress(response, events, task)
+        except ConnectionResetError:  # the client closed the stream: that cancels the pull
+            log.info("POST /v1/models/pull %s cancelled by the client", item.name)
+            return response
+        finally:
+            # Cancelled, the partial files stay in the staging folder: the next pull resumes.
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
         try:
             manifest = task.result()
             await response.write(format_event("installed", {**manifest, "restart": True}))
@@ -68,3 +77,25 @@ async def models_pull(request: web.Request) -> web.StreamResponse:
                 "internal error: see the server log", code="internal", status=500))))
         await response.write_eof()
         return response
+
+
+async def _forward_progress(response: web.StreamResponse,
+                            events: asyncio.Queue[dict[str, object]],
+                            task: asyncio.Task[dict[str, Any]]) -> None:
+    while not task.done() or not events.empty():
+        getter = asyncio.ensure_future(events.get())
+        await asyncio.wait({getter, task}, return_when=asyncio.FIRST_COMPLETED)
+        if getter.done():
+            await response.write(format_event("progress", getter.result()))
+        else:
+            getter.cancel()
+
+
+@routes.post("/v1/models/switch-estimate")
+async def models_switch_estimate(request: web.Request) -> web.Response:
+    body = await read_json(request, "ModelsSwitchEstimateRequest")
+    config = request.app[CONFIG].with_values(embed_model=body["name"])
+    # Loads the candidate as the restarted sidecar would (400 unknown name, 503 not pulled).
+    candidate = await asyncio.to_thread(load_embedder, config)
+    estimate = await asyncio.to_thread(request.app[INDEX].switch_estimate, candidate)
+    return web.json_response({"name": body["name"], **estimate})

@@ -3,11 +3,17 @@ high-water mark of planned-but-unwritten chunks stays under one batch plus one n
 
 from __future__ import annotations
 
+import platform
+import weakref
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from sidecar.index import index as index_module
 from sidecar.index import sync
+from sidecar.index.heap import release_free_heap
+from sidecar.index.ledger import ClusterRow
 
 from .conftest import OpenIndex, note, write
 
@@ -43,3 +49,61 @@ def test_a_cold_index_holds_at_most_a_batch_and_one_note_of_chunks(
     assert after["files"] == 20 and after["removed"] > 0
     assert after["chunks"] == sum(len(r.chunk_ids) for r in index.ledger.rows("default").values())
     assert syncer.held_peak <= bound
+
+
+def test_clustering_streams_the_notes_and_keeps_no_vector_of_theirs(
+    tmp_path: Path, open_idx: OpenIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "v"
+    topics = ["green tea steeping", "quarterly VAT returns", "bicycle chain oiling"]
+    for i in range(24):
+        body = f"A chat about {topics[i % 3]}, take {i}."
+        text = note("chat", body, date_created=f"2024-01-{i + 1:02d}")
+        write(root, f"Chats/Chat {i:02d}.md", text)
+    index = open_idx(root)
+    index.reconcile()
+    clusters = {p: r.cluster for p, r in index.ledger.rows("default").items()}
+    assert all(clusters.values()) and len(set(clusters.values())) >= 3
+    # Forget every assignment, so the pass rewrites all of them, a small window at a time.
+    index.ledger.set_clusters("default", dict.fromkeys(clusters))
+    monkeypatch.setattr(index_module, "_CLUSTER_WINDOW", 5)
+    alive, peak, streamed = [0], [0], [0]
+    stream = index.ledger.cluster_members
+
+    def counted(namespace: str) -> Iterator[ClusterRow]:
+        for row in stream(namespace):
+            assert row.centroid is not None
+            alive[0] += 1
+            peak[0] = max(peak[0], alive[0])
+            streamed[0] += 1
+            weakref.finalize(row.centroid, lambda: alive.__setitem__(0, alive[0] - 1))
+            yield row
+
+    monkeypatch.setattr(index.ledger, "cluster_members", counted)
+    index.reconcile()
+    assert streamed[0] == 24 and peak[0] <= 2  # a note's vector is dropped once it is summed
+    assert {p: r.cluster for p, r in index.ledger.rows("default").items()} == clusters
+    stored = index.get_chunks([c for r in index.ledger.rows("default").values()
+                               for c in r.chunk_ids], private=True)
+    assert {r.path: r.cluster for r in stored.values()} == clusters
+
+
+def test_every_written_batch_hands_the_free_heap_back(
+    tmp_path: Path, open_idx: OpenIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sync, "BATCH_CHUNKS", 10)
+    root = tmp_path / "v"
+    _vault(root, 12)
+    index = open_idx(root)
+    batches: list[int] = []
+    trims: list[int] = []
+    write_batch = index._need_writer()._write
+    monkeypatch.setattr(index._need_writer(), "_write",
+                        lambda *a: (batches.append(1), write_batch(*a))[1])
+    monkeypatch.setattr(sync, "release_free_heap", lambda: trims.append(1) or True)
+    index.reconcile()
+    assert len(batches) >= 3 and len(trims) == len(batches)
+
+
+def test_the_free_heap_is_released_where_the_c_library_can() -> None:
+    assert release_free_heap() is (platform.libc_ver()[0] == "glibc")

@@ -4,7 +4,11 @@
 `/cdn/{sha256}` carrying `X-Linked-Etag`/`X-Linked-Size`, small files with 200 and the git blob
 sha1 as `ETag`. `/cdn/` honours `Range`. `renamed` repos answer 307 to their new name (a redirect
 without identity). Faults: `truncate` (serve half, then drop the connection, N times) and
-`corrupt` (serve different bytes than the published digest).
+`corrupt` (serve different bytes than the published digest); `throttle` sends LFS files in 64 kB
+pieces that many seconds apart, so a client sees a download in progress.
+
+Run standalone for the plugin's end-to-end tests: `python -m tests.models.loopback_hub REPO
+[--throttle S]` serves a generated tiny BERT as REPO and prints its base URL on stdout.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ class LoopbackHub:
     renamed: dict[str, str] = field(default_factory=dict)  # old repo -> new repo
     truncate: dict[str, int] = field(default_factory=dict)  # hub path -> times to cut short
     corrupt: set[str] = field(default_factory=set)  # hub paths served with wrong bytes
+    throttle: float = 0.0  # seconds between 64 kB pieces of an LFS file
     requests: list[tuple[str, str, str | None]] = field(default_factory=list)
     commit: str = "0123456789abcdef0123456789abcdef01234567"
     _blobs: dict[str, tuple[str, bytes]] = field(default_factory=dict)  # sha256 -> (path, data)
@@ -71,7 +76,11 @@ class LoopbackHub:
             assert request.transport is not None
             request.transport.close()  # the client sees a payload shorter than Content-Length
             return resp
-        await resp.write(body)
+        piece = 1 << 16 if self.throttle else max(len(body), 1)
+        for start in range(0, len(body), piece):
+            await resp.write(body[start:start + piece])
+            if self.throttle:
+                await asyncio.sleep(self.throttle)
         await resp.write_eof()
         return resp
 
@@ -111,3 +120,26 @@ def repo_files(folder: Path) -> dict[str, bytes]:
     return {"onnx/model.onnx": (folder / "model.onnx").read_bytes(),
             "tokenizer.json": (folder / "tokenizer.json").read_bytes(),
             "config.json": (folder / "config.json").read_bytes()}
+
+
+def main(argv: list[str] | None = None) -> None:
+    import argparse
+    import sys
+    import tempfile
+
+    from tests.conftest import write_tiny_bert
+
+    parser = argparse.ArgumentParser(description="serve a tiny model under the hub's URL layout")
+    parser.add_argument("repos", nargs="+", help="repositories to serve the tiny model as")
+    parser.add_argument("--throttle", type=float, default=0.0, help="seconds between 64 kB pieces")
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory() as tmp:
+        files = repo_files(write_tiny_bert(Path(tmp) / "tiny", seed=5))
+        hub = LoopbackHub({repo: files for repo in args.repos}, throttle=args.throttle)
+        with RunningApp(hub.app()) as url:
+            print(url, flush=True)
+            sys.stdin.read()  # serve until stdin closes (the test that started us ends)
+
+
+if __name__ == "__main__":
+    main()

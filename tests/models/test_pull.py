@@ -19,6 +19,7 @@ from sidecar.models.catalogue import catalogue, pull
 from sidecar.models.embedder import Embedder, OnnxEmbedder, load_embedder
 from sidecar.models.hub import Offline
 from sidecar.models.nli import load_nli
+from sidecar.models.report import models_report
 from sidecar.models.reranker import OnnxCrossEncoder, build_reranker
 from sidecar.settings import Config, make_config
 
@@ -195,6 +196,10 @@ def test_a_pulled_embedder_is_chosen_by_name_and_the_index_re_embeds_with_it(
     pulled = load_embedder(config)
     assert isinstance(pulled, OnnxEmbedder)
     assert pulled.model_id.startswith("bge-small-en-v1.5:onnx:") and pulled.dim == 32
+    report = models_report(config)  # what GET /v1/models answers once the switch took effect
+    assert (report["embedder"]["chosen"], report["embedder"]["model_id"]) == (
+        "bge-small-en-v1.5", pulled.model_id)
+    assert {r["name"]: r["active"] for r in report["catalogue"]}["bge-small-en-v1.5"]
     spec = catalogue()["bge-small-en-v1.5"].embedder or {}
     query = "how do I descale a kettle"
     np.testing.assert_allclose(pulled.embed_queries([query]),

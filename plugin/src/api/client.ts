@@ -12,6 +12,7 @@ import type {
 	Health,
 	LintAnswer,
 	LintFixAnswer,
+	ModelsReport,
 	Pair,
 	PairStatus,
 	ReindexAnswer,
@@ -22,6 +23,7 @@ import type {
 	SearchDocument,
 	SearchRequest,
 	Status,
+	SwitchEstimate,
 	VaultEvent,
 	VaultSettings,
 } from "./types";
@@ -132,6 +134,16 @@ export class SidecarClient {
 		return this.call<AdoptOutcome>("POST", "/v1/adopt/undo", {});
 	}
 
+	/** What models are installed and chosen, and the catalogue `ora models pull` downloads from. */
+	models(): Promise<ModelsReport> {
+		return this.call<ModelsReport>("GET", "/v1/models");
+	}
+
+	/** What switching to embedder `name` would re-embed and how long it would take; changes nothing. */
+	switchEstimate(name: string): Promise<SwitchEstimate> {
+		return this.call<SwitchEstimate>("POST", "/v1/models/switch-estimate", { name });
+	}
+
 	reindex(): Promise<ReindexAnswer> {
 		return this.call<ReindexAnswer>("POST", "/v1/reindex", {});
 	}
@@ -195,7 +207,7 @@ export class SidecarClient {
 	}
 }
 
-function parseJson(text: string): unknown {
+export function parseJson(text: string): unknown {
 	try {
 		return JSON.parse(text) as unknown;
 	} catch {
@@ -204,7 +216,7 @@ function parseJson(text: string): unknown {
 }
 
 /** Builds a SidecarError from the documented `{"error": {"code", "message"}}` body. */
-function errorFrom(status: number, body: unknown, path: string): SidecarError {
+export function errorFrom(status: number, body: unknown, path: string): SidecarError {
 	if (isRecord(body) && isRecord(body.error)) {
 		const code = typeof body.error.code === "string" ? body.error.code : "error";
 		const message = typeof body.error.message === "string" ? body.error.message : code;

@@ -305,3 +305,61 @@ export type StreamEvent =
 	| { type: "index"; files: number; chunks: number }
 	| { type: "contradictions"; open: number }
 	| ({ type: "cleaning" } & CleaningStatus);
+
+/** One model `ora models pull` can download (GET /v1/models `catalogue`). */
+export interface CatalogueModel {
+	name: string;
+	/** "embedder", "reranker" (cross-encoder) or "nli" (the contradiction judge). */
+	kind: string;
+	repo: string;
+	about: string;
+	folder: string;
+	installed: boolean;
+	/** Bytes on disk once pulled; null before (the hub is asked only by a pull). */
+	size: number | null;
+	/** The sidecar's settings use it. */
+	active: boolean;
+}
+
+/** GET /v1/models: the part of `ora models --json` the settings show. */
+export interface ModelsReport {
+	models_dir: string;
+	embedder: {
+		/** The `embed_model` setting (auto, fp32, int8 or a pulled embedder's name). */
+		setting: string;
+		/** The variant that setting resolves to; null when none is installed. */
+		chosen: string | null;
+		/** The packaged variants whose model file is present. */
+		available: string[];
+		model_id?: string;
+	};
+	catalogue: CatalogueModel[];
+}
+
+/** A `progress` event of POST /v1/models/pull. */
+export interface PullProgress {
+	file: string;
+	done: number;
+	/** null when the hub did not say how big the file is. */
+	total: number | null;
+}
+
+/** The `installed` event of POST /v1/models/pull (the manifest, trimmed to what the plugin reads). */
+export interface PulledModel {
+	name: string;
+	folder: string;
+	/** The running sidecar loads the model when restarted. */
+	restart: boolean;
+}
+
+/** POST /v1/models/switch-estimate. */
+export interface SwitchEstimate {
+	name: string;
+	/** The model id the index was embedded with (null before the first index). */
+	from: string | null;
+	to: string;
+	chunks: number;
+	estimate_s: number;
+	/** False when `name` is the model in use or nothing is indexed. */
+	reembeds: boolean;
+}

@@ -40,6 +40,8 @@ export interface SupervisorOptions {
 	refuseVersion?: (version: string) => string | null;
 	/** Ends a sidecar this plugin started before a reload (no child handle); default process.kill. */
 	kill?: (pid: number) => void;
+	/** Whether process `pid` still runs; default process.kill(pid, 0). */
+	alive?: (pid: number) => boolean;
 	/** How long a spawned sidecar may take to answer /v1/health (it loads models first). */
 	startTimeoutMs?: number;
 	pollMs?: number;
@@ -68,6 +70,8 @@ export class SidecarSupervisor {
 	private stderr: string[] = [];
 	/** Set when the child could not be started at all (e.g. ENOENT: the command is not there). */
 	private spawnError: string | null = null;
+	/** Resolves once the process the last stop() ended has exited. */
+	private exited: Promise<void> = Promise.resolve();
 
 	constructor(private readonly options: SupervisorOptions) {}
 
@@ -117,16 +121,33 @@ export class SidecarSupervisor {
 
 	stop(): void {
 		if (this.child && this.child.exitCode === null) {
-			this.child.kill("SIGTERM");
+			const child = this.child;
+			this.exited = new Promise((resolve) => child.on("exit", () => resolve()));
+			child.kill("SIGTERM");
 		} else if (this.adoptedPid !== null) {
+			const pid = this.adoptedPid;
 			try {
-				(this.options.kill ?? ((pid) => process.kill(pid, "SIGTERM")))(this.adoptedPid);
+				(this.options.kill ?? ((p) => process.kill(p, "SIGTERM")))(pid);
+				this.exited = this.gone(pid);
 			} catch {
 				// already gone
 			}
 		}
 		this.child = null;
 		this.adoptedPid = null;
+	}
+
+	/**
+	 * Resolves once the sidecar the last stop() ended has exited (and so released the index's
+	 * writer lock, which a sidecar started next needs), or after `timeoutMs`.
+	 */
+	stopped(timeoutMs = 30_000): Promise<void> {
+		return Promise.race([this.exited, new Promise<void>((resolve) => window.setTimeout(resolve, timeoutMs))]);
+	}
+
+	private async gone(pid: number): Promise<void> {
+		const alive = this.options.alive ?? isAlive;
+		while (alive(pid)) await new Promise((resolve) => window.setTimeout(resolve, this.options.pollMs ?? 250));
 	}
 
 	/** The recorded sidecar of this vault, when it answers and checks out; else null (go on). */
@@ -275,4 +296,13 @@ function trimSlash(path: string): string {
 
 function message(err: unknown): string {
 	return err instanceof Error ? err.message : String(err);
+}
+
+function isAlive(pid: number): boolean {
+	try {
+		process.kill(pid, 0);
+		return true;
+	} catch {
+		return false;
+	}
 }

@@ -1,6 +1,8 @@
 import { Notice, PluginSettingTab, Setting, type App, type Plugin, type SettingDefinitionItem } from "obsidian";
 
+import type { ModelsController } from "../models/controller";
 import { DEFAULT_SETTINGS, isPortSetting, type OraSettings } from "../settings";
+import { showModels } from "./models-section";
 
 /** What the settings tab needs from the plugin. */
 export interface SettingsHost {
@@ -12,6 +14,8 @@ export interface SettingsHost {
 	restartSidecar(): Promise<void>;
 	/** Opens the sidecar set-up (install, upgrade, remove); absent in hosts without one. */
 	openSetup?: () => void;
+	/** The Models section (downloads, the embedder); absent in hosts without one. */
+	models?: ModelsController;
 }
 
 interface Row {
@@ -25,6 +29,9 @@ interface Row {
  * on Obsidian before 1.13, and as setting definitions (searchable in settings) from 1.13 on.
  */
 export class OraSettingTab extends PluginSettingTab {
+	/** Stops redrawing the Models section; set while it is shown. */
+	private stopModels: (() => void) | null = null;
+
 	constructor(
 		app: App,
 		plugin: Plugin,
@@ -36,6 +43,11 @@ export class OraSettingTab extends PluginSettingTab {
 	override display(): void {
 		this.containerEl.empty();
 		for (const row of this.rows()) row.render(new Setting(this.containerEl).setName(row.name).setDesc(row.desc));
+	}
+
+	override hide(): void {
+		this.stopModels?.();
+		this.stopModels = null;
 	}
 
 	override getSettingDefinitions(): SettingDefinitionItem[] {
@@ -176,6 +188,17 @@ export class OraSettingTab extends PluginSettingTab {
 				desc: "Install the sidecar into this plugin's folder, upgrade it or remove it.",
 				render: (st) => {
 					st.addButton((b) => b.setButtonText("Set up…").onClick(() => this.host.openSetup?.()));
+				},
+			},
+			{
+				name: "Models",
+				desc: "Download models from the Hugging Face hub into the sidecar's models folder: a stronger embedder, the re-ranker for search, the judge for contradictions. Switching the embedder re-embeds the whole index.",
+				render: (st) => {
+					const models = this.host.models;
+					if (!models) return;
+					st.settingEl.addClass("ora-models-setting");
+					this.stopModels?.();
+					this.stopModels = showModels(st.settingEl.createDiv({ cls: "ora-models" }), models);
 				},
 			},
 			{

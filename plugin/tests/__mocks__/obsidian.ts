@@ -355,6 +355,11 @@ class ButtonComponent {
 		return this;
 	}
 
+	setDisabled(disabled: boolean): this {
+		this.buttonEl.disabled = disabled;
+		return this;
+	}
+
 	onClick(cb: (evt: MouseEvent) => unknown): this {
 		this.buttonEl.addEventListener("click", (evt) => void cb(evt));
 		return this;

@@ -92,7 +92,28 @@ describe("SidecarSupervisor", () => {
 		expect(sup.owned).toBe(true);
 		const exited = new Promise((resolve) => child.on("exit", (_code, signal) => resolve(signal)));
 		sup.stop();
+		await sup.stopped();
+		expect(child.exitCode !== null || child.signalCode !== null).toBe(true); // gone, not just signalled
 		expect(await exited).toBe("SIGTERM");
+	});
+
+	it("waits for a sidecar adopted from a reload to exit after stop()", async () => {
+		const server = http.createServer((req, res) => res.end(req.url === "/v1/status" ? '{"vault": "/v", "pid": 4242}' : '{"status": "ok", "version": "0.1.0"}'));
+		servers.push(server);
+		await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+		const { port } = server.address() as AddressInfo;
+		const killed: number[] = [];
+		let checks = 0;
+		const { sup } = supervisor(0, {
+			readRecord: async () => ({ pid: 4242, port, vault: "/v", parent_pid: process.pid }),
+			kill: (pid) => killed.push(pid),
+			alive: () => ++checks < 3,
+		});
+		expect(await sup.ensureRunning()).toMatchObject({ ok: true, owned: true });
+		sup.stop();
+		await sup.stopped();
+		expect(killed).toEqual([4242]);
+		expect(checks).toBe(3);
 	});
 
 	it("takes a running sidecar whose token this vault lacks for another vault's", async () => {

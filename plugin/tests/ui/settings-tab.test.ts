@@ -1,8 +1,11 @@
 import { App, type Plugin } from "obsidian";
 import { describe, expect, it } from "vitest";
 
+import type { PullProgress } from "../../src/api/types";
+import { ModelsController } from "../../src/models/controller";
 import { DEFAULT_SETTINGS, mergeSettings } from "../../src/settings";
 import { OraSettingTab, type SettingsHost } from "../../src/ui/settings-tab";
+import { aCatalogueModel, aModelsReport } from "../builders";
 
 function tab() {
 	const saved: string[] = [];
@@ -50,5 +53,118 @@ describe("OraSettingTab", () => {
 		const button = [...t.containerEl.querySelectorAll("button")].find((b) => b.textContent === "Re-index now")!;
 		button.click();
 		expect(reindexed()).toBe(1);
+	});
+});
+
+describe("OraSettingTab: Models", () => {
+	/** A tab whose Models section runs over a scripted sidecar; `progress`/`finish` drive a download. */
+	function modelsTab(initial = aModelsReport()) {
+		let report = initial;
+		let progress: (p: PullProgress) => void = () => undefined;
+		let finish: () => void = () => undefined;
+		const confirmed: string[] = [];
+		const controller = new ModelsController({
+			models: async () => report,
+			switchEstimate: async (name) => ({ name, from: "a", to: "b", chunks: 40, estimate_s: 130, reembeds: true }),
+			pull: (_name, onProgress) => {
+				progress = onProgress;
+				return new Promise((ok) => (finish = () => ok({ name: "bge-small-en-v1.5", folder: "/m/e", restart: true })));
+			},
+			confirm: async (_title, text) => {
+				confirmed.push(text);
+				return true;
+			},
+			switchEmbedder: async (name) => {
+				report = aModelsReport([aCatalogueModel({ installed: true, active: true, size: 4_000_000 })], name);
+			},
+			sleep: async () => undefined,
+		});
+		const host: SettingsHost = {
+			settings: mergeSettings(null),
+			saveSettings: async () => undefined,
+			token: () => null,
+			tokenPath: () => "/v/.ora/token",
+			reindex: async () => undefined,
+			restartSidecar: async () => undefined,
+			models: controller,
+		};
+		const t = new OraSettingTab(new App(), {} as Plugin, host);
+		t.display();
+		const section = () => t.containerEl.querySelector(".ora-models") as HTMLElement;
+		const model = (name: string) =>
+			[...section().querySelectorAll(".ora-model")].find((r) => r.querySelector(".setting-item-name")?.textContent === name) as HTMLElement;
+		const button = (el: HTMLElement, text: string) => [...el.querySelectorAll("button")].find((b) => b.textContent === text);
+		return {
+			t,
+			controller,
+			section,
+			model,
+			button,
+			confirmed,
+			progress: (p: PullProgress) => progress(p),
+			finish: (r: typeof report) => {
+				report = r;
+				finish();
+			},
+		};
+	}
+
+	const settle = () => new Promise((ok) => setTimeout(ok, 0));
+
+	it("lists the catalogue with kind, size and state, and the embedder in use", async () => {
+		const { section, model, button } = modelsTab();
+		await settle();
+		expect(section().textContent).toContain("Embedder in use: the packaged all-MiniLM-L6-v2 (int8).");
+		const bge = model("bge-small-en-v1.5");
+		expect(bge.querySelector(".setting-item-description")?.textContent).toMatch(/^Embedder · not installed\. BGE small/);
+		expect(button(bge, "Download")).toBeDefined();
+		expect(button(bge, "Use")).toBeUndefined();
+		expect(model("ms-marco-minilm-l6").textContent).toContain("Cross-encoder (re-ranks search results) · not installed");
+	});
+
+	it("shows a download's progress in a bar and words, with Cancel, then the installed model", async () => {
+		const { section, model, button, progress, finish } = modelsTab();
+		await settle();
+		button(model("bge-small-en-v1.5"), "Download")?.click();
+		expect(model("bge-small-en-v1.5").textContent).toContain("Connecting to the model hub…");
+		expect(button(model("ms-marco-minilm-l6"), "Download")?.disabled).toBe(true);
+		progress({ file: "model.onnx", done: 1_000_000, total: 4_000_000 });
+		const bar = model("bge-small-en-v1.5").querySelector("progress") as HTMLProgressElement;
+		expect(bar.value).toBe(0.25);
+		expect(model("bge-small-en-v1.5").textContent).toContain("Downloading model.onnx: 1.0 MB of 4.0 MB (25%)");
+		expect(button(model("bge-small-en-v1.5"), "Cancel")).toBeDefined();
+		finish(aModelsReport([aCatalogueModel({ installed: true, size: 4_000_000 })]));
+		await settle();
+		await settle();
+		const bge = model("bge-small-en-v1.5");
+		expect(bge.querySelector("progress")).toBeNull();
+		expect(bge.textContent).toContain("Embedder · 4.0 MB · installed");
+		expect(bge.textContent).toContain("Downloaded and verified.");
+		expect(button(bge, "Use")).toBeDefined();
+		expect(section().querySelectorAll(".ora-model")).toHaveLength(1);
+	});
+
+	it("switches the embedder only after saying it re-embeds and how long it takes", async () => {
+		const { model, button, confirmed, section } = modelsTab(aModelsReport([aCatalogueModel({ installed: true, size: 4_000_000 })]));
+		await settle();
+		button(model("bge-small-en-v1.5"), "Use")?.click();
+		for (let i = 0; i < 5; i++) await settle();
+		expect(confirmed).toEqual([
+			"Switching to bge-small-en-v1.5 re-embeds every chunk of the index (40 chunks), about 2 min on this computer. " +
+				"The sidecar restarts to switch; until the re-embedding finishes, search finds only the notes done so far.",
+		]);
+		expect(section().textContent).toContain("Embedder in use: bge-small-en-v1.5.");
+		expect(section().textContent).toContain("Switched to bge-small-en-v1.5.");
+		expect(button(model("bge-small-en-v1.5"), "Use")).toBeUndefined();
+		expect(button(section(), "Use the packaged embedder")).toBeDefined();
+	});
+
+	it("stops redrawing once the tab is hidden", async () => {
+		const { t, controller, model } = modelsTab();
+		await settle();
+		t.hide();
+		const drawn = model("bge-small-en-v1.5");
+		await controller.refresh();
+		expect(model("bge-small-en-v1.5")).toBe(drawn);
 	});
 });

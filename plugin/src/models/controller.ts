@@ -1,0 +1,146 @@
+import type { ModelsReport, PulledModel, PullProgress, SwitchEstimate } from "../api/types";
+import { advancePull, isInUse, modelsErrorMessage, PULL_STARTING, switchMessage, type PullState } from "./model";
+
+/** What the Models section needs from the plugin; Obsidian stays behind these functions. */
+export interface ModelsDeps {
+	models(): Promise<ModelsReport>;
+	switchEstimate(name: string): Promise<SwitchEstimate>;
+	pull(name: string, onProgress: (progress: PullProgress) => void, signal: AbortSignal): Promise<PulledModel>;
+	/** Asks the user; resolves true only when they confirm. */
+	confirm(title: string, text: string, confirmLabel: string): Promise<boolean>;
+	/** Sets the embedder the sidecar starts with and restarts it. */
+	switchEmbedder(name: string): Promise<void>;
+	/** Waits between checks that a restarted sidecar uses the new embedder. */
+	sleep?: (ms: number) => Promise<void>;
+}
+
+/** The section's state: the last report (or why there is none), each download, the switch outcome. */
+export interface ModelsState {
+	report: ModelsReport | null;
+	error: string | null;
+	pulls: ReadonlyMap<string, PullState>;
+	/** The embedder being switched to, while the sidecar restarts. */
+	switching: string | null;
+	/** What became of the last switch, when there is something to say. */
+	notice: string | null;
+}
+
+/**
+ * The Models section's logic: loads the catalogue, runs downloads (one at a time, as the sidecar
+ * allows) with their progress, and switches the embedder only after the user saw what it costs.
+ * It outlives the settings tab, so a download keeps its progress when the tab is reopened.
+ */
+export class ModelsController {
+	private current: ModelsState = { report: null, error: null, pulls: new Map(), switching: null, notice: null };
+	private readonly listeners = new Set<(state: ModelsState) => void>();
+	private readonly aborts = new Map<string, AbortController>();
+
+	constructor(private readonly deps: ModelsDeps) {}
+
+	get state(): ModelsState {
+		return this.current;
+	}
+
+	/** Calls `listener` on every change; returns the function that stops it. */
+	subscribe(listener: (state: ModelsState) => void): () => void {
+		this.listeners.add(listener);
+		return () => this.listeners.delete(listener);
+	}
+
+	get downloading(): boolean {
+		return this.aborts.size > 0;
+	}
+
+	async refresh(): Promise<void> {
+		try {
+			this.set({ report: await this.deps.models(), error: null });
+		} catch (err) {
+			this.set({ report: null, error: modelsErrorMessage(err) });
+		}
+	}
+
+	async download(name: string): Promise<void> {
+		if (this.downloading) return;
+		const abort = new AbortController();
+		this.aborts.set(name, abort);
+		this.setPull(name, PULL_STARTING);
+		try {
+			await this.deps.pull(name, (progress) => this.setPull(name, advancePull(this.pull(name), progress)), abort.signal);
+			const kind = this.current.report?.catalogue.find((m) => m.name === name)?.kind ?? "";
+			this.setPull(name, { phase: "installed", kind });
+		} catch (err) {
+			this.setPull(name, abort.signal.aborted ? { phase: "cancelled" } : { phase: "failed", message: modelsErrorMessage(err) });
+		} finally {
+			this.aborts.delete(name);
+		}
+		await this.refresh();
+	}
+
+	/** Stops a download; its partial files stay with the sidecar, so downloading again resumes. */
+	cancel(name: string): void {
+		this.aborts.get(name)?.abort();
+	}
+
+	/** Stops every download (the plugin unloads). */
+	cancelAll(): void {
+		for (const abort of this.aborts.values()) abort.abort();
+	}
+
+	/**
+	 * Says what switching to embedder `name` costs, and on confirmation restarts the sidecar with
+	 * it; resolves true when the restarted sidecar reports the new embedder.
+	 */
+	async switchTo(name: string, label: string): Promise<boolean> {
+		let estimate: SwitchEstimate;
+		try {
+			estimate = await this.deps.switchEstimate(name);
+		} catch (err) {
+			this.set({ notice: modelsErrorMessage(err) });
+			return false;
+		}
+		const ok = await this.deps.confirm("Switch the embedder?", switchMessage(label, estimate), estimate.reembeds ? "Switch and re-embed" : "Switch");
+		if (!ok) return false;
+		this.set({ switching: name, notice: null });
+		try {
+			await this.deps.switchEmbedder(name);
+			const taken = await this.waitFor(name);
+			this.set({
+				switching: null,
+				notice: taken
+					? `Switched to ${label}.${estimate.reembeds ? " The index is re-embedding; the status bar shows its progress." : ""}`
+					: `The sidecar did not switch to ${label}. If it was started outside Obsidian, restart it yourself with ORA_EMBED_MODEL=${name}.`,
+			});
+			return taken;
+		} catch (err) {
+			this.set({ switching: null, notice: modelsErrorMessage(err) });
+			return false;
+		}
+	}
+
+	/** Polls the restarted sidecar until it reports `name` as its embedder (it may take a moment to come up). */
+	private async waitFor(name: string, attempts = 30): Promise<boolean> {
+		const sleep = this.deps.sleep ?? ((ms: number) => new Promise<void>((ok) => window.setTimeout(ok, ms)));
+		for (let i = 0; i < attempts; i++) {
+			await this.refresh();
+			const report = this.current.report;
+			if (report && isInUse(report, name)) return true;
+			await sleep(1000);
+		}
+		return false;
+	}
+
+	private pull(name: string): PullState {
+		return this.current.pulls.get(name) ?? PULL_STARTING;
+	}
+
+	private setPull(name: string, state: PullState): void {
+		const pulls = new Map(this.current.pulls);
+		pulls.set(name, state);
+		this.set({ pulls });
+	}
+
+	private set(change: Partial<ModelsState>): void {
+		this.current = { ...this.current, ...change };
+		for (const listener of this.listeners) listener(this.current);
+	}
+}

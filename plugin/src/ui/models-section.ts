@@ -1,0 +1,67 @@
+import { Setting } from "obsidian";
+
+import type { ModelsController, ModelsState } from "../models/controller";
+import { canSwitchToPackaged, embedderInUse, modelRows, PACKAGED_EMBEDDER, pullFraction, pullText, type ModelRow } from "../models/model";
+
+/**
+ * Draws the Models section into `el` from the controller's state, again on every change, until
+ * the returned function is called (the settings tab is hidden). Buttons only call the controller.
+ */
+export function showModels(el: HTMLElement, controller: ModelsController): () => void {
+	const draw = (state: ModelsState): void => drawModels(el, state, controller);
+	const stop = controller.subscribe(draw);
+	draw(controller.state);
+	void controller.refresh();
+	return stop;
+}
+
+function drawModels(el: HTMLElement, state: ModelsState, controller: ModelsController): void {
+	el.empty();
+	if (state.error !== null) {
+		el.createDiv({ cls: "ora-models-error", text: state.error });
+		return;
+	}
+	const report = state.report;
+	if (report === null) {
+		el.createDiv({ cls: "ora-models-note", text: "Loading the models…" });
+		return;
+	}
+	const inUse = new Setting(el).setName(embedderInUse(report));
+	if (state.switching !== null) inUse.setDesc(`Restarting the sidecar with ${state.switching}…`);
+	else if (canSwitchToPackaged(report)) {
+		inUse.addButton((b) => b.setButtonText("Use the packaged embedder").onClick(() => void controller.switchTo(PACKAGED_EMBEDDER, "the packaged all-MiniLM-L6-v2")));
+	}
+	if (state.notice !== null) el.createDiv({ cls: "ora-models-note", text: state.notice });
+	for (const row of modelRows(report)) drawRow(el, row, state, controller);
+}
+
+function drawRow(el: HTMLElement, row: ModelRow, state: ModelsState, controller: ModelsController): void {
+	const setting = new Setting(el).setName(row.name).setDesc(`${row.summary}. ${row.about}`);
+	setting.settingEl.addClass("ora-model");
+	const pull = state.pulls.get(row.name);
+	const running = pull?.phase === "downloading";
+	if (pull !== undefined) {
+		const box = setting.settingEl.createDiv({ cls: "ora-model-pull" });
+		const fraction = pullFraction(pull);
+		if (running) {
+			const bar = box.createEl("progress", { cls: "ora-model-progress" });
+			bar.max = 1;
+			if (fraction !== null) bar.value = fraction; // without a value the bar is indeterminate
+		}
+		box.createDiv({ cls: pull.phase === "failed" ? "ora-models-error" : "ora-models-note", text: pullText(pull) });
+	}
+	if (running) {
+		setting.addButton((b) => b.setButtonText("Cancel").onClick(() => controller.cancel(row.name)));
+	} else if (!row.installed) {
+		setting.addButton((b) => {
+			b.setButtonText(pull?.phase === "failed" || pull?.phase === "cancelled" ? "Download again" : "Download").onClick(() => void controller.download(row.name));
+			if (controller.downloading || state.switching !== null) b.setDisabled(true);
+		});
+	}
+	if (row.switchable) {
+		setting.addButton((b) => {
+			b.setButtonText("Use").onClick(() => void controller.switchTo(row.name, row.name));
+			if (state.switching !== null) b.setDisabled(true);
+		});
+	}
+}

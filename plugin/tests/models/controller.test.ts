@@ -1,0 +1,108 @@
+import { describe, expect, it } from "vitest";
+
+import { SidecarError } from "../../src/api/client";
+import type { ModelsReport, PulledModel, PullProgress, SwitchEstimate } from "../../src/api/types";
+import { ModelsController, type ModelsDeps } from "../../src/models/controller";
+import { aCatalogueModel, aModelsReport } from "../builders";
+
+const ESTIMATE: SwitchEstimate = { name: "bge-small-en-v1.5", from: "all-MiniLM-L6-v2:int8:abc", to: "bge-small-en-v1.5:onnx:def", chunks: 12, estimate_s: 3, reembeds: true };
+
+/** A controller over a scripted sidecar: `report` is what GET /v1/models answers next. */
+function setup(change: Partial<ModelsDeps> = {}) {
+	const calls: string[] = [];
+	let report: ModelsReport = aModelsReport();
+	const deps: ModelsDeps = {
+		models: async () => report,
+		switchEstimate: async () => ESTIMATE,
+		pull: async () => ({ name: "x", folder: "/m/x", restart: true }),
+		confirm: async (_t, text) => {
+			calls.push(`confirm: ${text}`);
+			return true;
+		},
+		switchEmbedder: async (name) => {
+			calls.push(`switch: ${name}`);
+			report = aModelsReport([aCatalogueModel({ installed: true, active: true })], name);
+		},
+		sleep: async () => undefined,
+		...change,
+	};
+	const controller = new ModelsController(deps);
+	return { controller, calls, setReport: (r: ModelsReport) => (report = r) };
+}
+
+describe("ModelsController", () => {
+	it("streams a download's progress to subscribers, then reloads the catalogue", async () => {
+		let finish: (m: PulledModel) => void = () => undefined;
+		let progress: (p: PullProgress) => void = () => undefined;
+		const { controller, setReport } = setup({
+			pull: (_name, onProgress) => {
+				progress = onProgress;
+				return new Promise((ok) => (finish = ok));
+			},
+		});
+		await controller.refresh();
+		const seen: string[] = [];
+		controller.subscribe((s) => seen.push(s.pulls.get("bge-small-en-v1.5")?.phase ?? "none"));
+		const done = controller.download("bge-small-en-v1.5");
+		expect(controller.downloading).toBe(true);
+		await controller.download("ms-marco-minilm-l6"); // one at a time, as the sidecar allows
+		expect(controller.state.pulls.has("ms-marco-minilm-l6")).toBe(false);
+		progress({ file: "model.onnx", done: 10, total: 40 });
+		expect(controller.state.pulls.get("bge-small-en-v1.5")).toMatchObject({ phase: "downloading", done: 10, total: 40 });
+		setReport(aModelsReport([aCatalogueModel({ installed: true, size: 40 })]));
+		finish({ name: "bge-small-en-v1.5", folder: "/m/e", restart: true });
+		await done;
+		expect(controller.state.pulls.get("bge-small-en-v1.5")).toEqual({ phase: "installed", kind: "embedder" });
+		expect(controller.state.report?.catalogue[0]?.installed).toBe(true);
+		expect(controller.downloading).toBe(false);
+		expect(seen.slice(0, 2)).toEqual(["downloading", "downloading"]);
+	});
+
+	it("cancels a download through its signal and says it will resume", async () => {
+		const { controller } = setup({
+			pull: (_name, _onProgress, signal) =>
+				new Promise((_ok, fail) => signal.addEventListener("abort", () => fail(new SidecarError(499, "cancelled", "Cancelled.")))),
+		});
+		const done = controller.download("bge-small-en-v1.5");
+		controller.cancel("bge-small-en-v1.5");
+		await done;
+		expect(controller.state.pulls.get("bge-small-en-v1.5")).toEqual({ phase: "cancelled" });
+		const again = controller.download("ms-marco-minilm-l6");
+		controller.cancelAll();
+		await again;
+		expect(controller.state.pulls.get("ms-marco-minilm-l6")).toEqual({ phase: "cancelled" });
+	});
+
+	it("turns a failed download into the message for its cause", async () => {
+		const { controller } = setup({ pull: async () => Promise.reject(new SidecarError(500, "checksum_mismatch", "differs")) });
+		await controller.download("bge-small-en-v1.5");
+		const state = controller.state.pulls.get("bge-small-en-v1.5");
+		expect(state?.phase === "failed" && state.message).toMatch(/checksum/);
+	});
+
+	it("says what a switch costs, switches only when confirmed, and checks the sidecar took it", async () => {
+		const declined = setup({ confirm: async () => false });
+		expect(await declined.controller.switchTo("bge-small-en-v1.5", "bge-small-en-v1.5")).toBe(false);
+		expect(declined.calls).toEqual([]);
+
+		const { controller, calls } = setup();
+		expect(await controller.switchTo("bge-small-en-v1.5", "bge-small-en-v1.5")).toBe(true);
+		expect(calls[0]).toMatch(/^confirm: Switching to bge-small-en-v1\.5 re-embeds every chunk of the index \(12 chunks\), about 3 s/);
+		expect(calls[1]).toBe("switch: bge-small-en-v1.5");
+		expect(controller.state.notice).toMatch(/^Switched to bge-small-en-v1\.5\. The index is re-embedding/);
+		expect(controller.state.switching).toBeNull();
+	});
+
+	it("says so when the restarted sidecar still uses the old embedder", async () => {
+		const { controller } = setup({ switchEmbedder: async () => undefined });
+		expect(await controller.switchTo("bge-small-en-v1.5", "bge-small-en-v1.5")).toBe(false);
+		expect(controller.state.notice).toContain("ORA_EMBED_MODEL=bge-small-en-v1.5");
+	});
+
+	it("shows why the catalogue cannot be loaded", async () => {
+		const { controller } = setup({ models: async () => Promise.reject(new SidecarError(0, "unreachable", "refused")) });
+		await controller.refresh();
+		expect(controller.state.error).toMatch(/^The sidecar is not running/);
+		expect(controller.state.report).toBeNull();
+	});
+});

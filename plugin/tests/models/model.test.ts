@@ -1,0 +1,128 @@
+import { describe, expect, it } from "vitest";
+
+import { SidecarError } from "../../src/api/client";
+import {
+	advancePull,
+	canSwitchToPackaged,
+	embedderInUse,
+	formatBytes,
+	formatDuration,
+	isInUse,
+	modelRows,
+	modelsErrorMessage,
+	PULL_STARTING,
+	pullFraction,
+	pullText,
+	switchMessage,
+} from "../../src/models/model";
+import { aCatalogueModel, aModelsReport } from "../builders";
+
+describe("download progress", () => {
+	it("follows each file's bytes and counts the files finished", () => {
+		let state = advancePull(PULL_STARTING, { file: "model.onnx", done: 1_500_000, total: 6_000_000 });
+		expect(pullFraction(state)).toBe(0.25);
+		expect(pullText(state)).toBe("Downloading model.onnx: 1.5 MB of 6.0 MB (25%)");
+		state = advancePull(state, { file: "model.onnx", done: 6_000_000, total: 6_000_000 });
+		state = advancePull(state, { file: "tokenizer.json", done: 711_000, total: 711_661 });
+		expect(pullText(state)).toBe("Downloading tokenizer.json: 711 kB of 712 kB (99%) (1 file done)");
+		state = advancePull(state, { file: "config.json", done: 600, total: null });
+		expect(pullFraction(state)).toBeNull();
+		expect(pullText(state)).toBe("Downloading config.json: 600 B (2 files done)");
+	});
+
+	it("says it is connecting before the first event, and what happened after the last", () => {
+		expect(pullText(PULL_STARTING)).toBe("Connecting to the model hub…");
+		expect(pullFraction(PULL_STARTING)).toBeNull();
+		expect(pullText({ phase: "installed", kind: "embedder" })).toMatch(/Choose Use/);
+		expect(pullText({ phase: "installed", kind: "reranker" })).toMatch(/Restart the sidecar/);
+		expect(pullText({ phase: "cancelled" })).toMatch(/resumes/);
+		expect(pullText({ phase: "failed", message: "Offline." })).toBe("Offline.");
+	});
+});
+
+describe("sizes and durations", () => {
+	it.each([
+		[0, "0 B"],
+		[999, "999 B"],
+		[1_000, "1.0 kB"],
+		[133_093_490, "133 MB"],
+		[90_900_000, "90.9 MB"],
+		[2_500_000_000, "2.5 GB"],
+	])("%d bytes read %s", (bytes, text) => expect(formatBytes(bytes)).toBe(text));
+
+	it.each([
+		[0.4, "under a second"],
+		[42.4, "about 42 s"],
+		[185, "about 3 min"],
+		[3600, "about 1 h"],
+		[4_830, "about 1 h 21 min"],
+	])("%d s read %s", (seconds, text) => expect(formatDuration(seconds)).toBe(text));
+});
+
+describe("modelRows", () => {
+	it("describes each model's kind, size and state, and offers Use only for an installed embedder not in use", () => {
+		const report = aModelsReport([
+			aCatalogueModel({ installed: true, size: 133_093_490 }),
+			aCatalogueModel({ name: "ms-marco-minilm-l6", kind: "reranker", installed: true, active: true, size: 90_900_000 }),
+			aCatalogueModel({ name: "nli-deberta-v3-xsmall", kind: "nli" }),
+		]);
+		const rows = modelRows(report);
+		expect(rows.map((r) => r.summary)).toEqual([
+			"Embedder · 133 MB · installed",
+			"Cross-encoder (re-ranks search results) · 90.9 MB · installed, in use",
+			"NLI cross-encoder (judges contradictions) · not installed",
+		]);
+		expect(rows.map((r) => r.switchable)).toEqual([true, false, false]);
+	});
+});
+
+describe("the embedder in use", () => {
+	it("names the packaged model or the pulled one, and offers the way back only from a pulled one", () => {
+		const packaged = aModelsReport();
+		expect(embedderInUse(packaged)).toBe("Embedder in use: the packaged all-MiniLM-L6-v2 (int8).");
+		expect(canSwitchToPackaged(packaged)).toBe(false);
+		expect(isInUse(packaged, "auto")).toBe(true);
+		expect(isInUse(packaged, "bge-small-en-v1.5")).toBe(false);
+		const pulled = aModelsReport([aCatalogueModel({ installed: true, active: true })], "bge-small-en-v1.5");
+		expect(embedderInUse(pulled)).toBe("Embedder in use: bge-small-en-v1.5.");
+		expect(canSwitchToPackaged(pulled)).toBe(true);
+		expect(isInUse(pulled, "bge-small-en-v1.5")).toBe(true);
+		expect(isInUse(pulled, "auto")).toBe(false);
+		expect(embedderInUse(aModelsReport([], null))).toBe("No embedder is installed.");
+	});
+});
+
+describe("switchMessage", () => {
+	const estimate = { name: "bge-small-en-v1.5", from: "all-MiniLM-L6-v2:int8:abc", to: "bge-small-en-v1.5:onnx:def", chunks: 1562, estimate_s: 95, reembeds: true };
+
+	it("says that every chunk is re-embedded and how long it takes", () => {
+		expect(switchMessage("bge-small-en-v1.5", estimate)).toBe(
+			"Switching to bge-small-en-v1.5 re-embeds every chunk of the index (1,562 chunks), about 2 min on this computer. " +
+				"The sidecar restarts to switch; until the re-embedding finishes, search finds only the notes done so far.",
+		);
+	});
+
+	it("says when nothing is re-embedded", () => {
+		expect(switchMessage("int8", { ...estimate, to: estimate.from, reembeds: false, estimate_s: 0 })).toMatch(/^int8 is the model the index was built with/);
+		expect(switchMessage("x", { ...estimate, from: null, chunks: 0, reembeds: false })).toMatch(/^Nothing is indexed yet/);
+	});
+});
+
+describe("modelsErrorMessage", () => {
+	it("gives each cause its own message", () => {
+		const messages = [
+			new SidecarError(0, "unreachable", "No sidecar at http://127.0.0.1:1"),
+			new SidecarError(500, "hub_unreachable", "cannot reach https://huggingface.co"),
+			new SidecarError(500, "checksum_mismatch", "sha256 differs"),
+			new SidecarError(409, "conflict", "another model is being pulled"),
+			new SidecarError(0, "stream_ended", "ended"),
+			new SidecarError(503, "model_unavailable", "https://hub/x does not exist (HTTP 404)"),
+		].map(modelsErrorMessage);
+		expect(new Set(messages).size).toBe(messages.length);
+		expect(messages[0]).toMatch(/^The sidecar is not running/);
+		expect(messages[1]).toMatch(/offline/);
+		expect(messages[2]).toMatch(/checksum/);
+		expect(messages[5]).toContain("does not exist (HTTP 404)");
+		expect(modelsErrorMessage(new Error("boom"))).toBe("Unexpected error: boom");
+	});
+});

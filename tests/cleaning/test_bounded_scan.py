@@ -1,0 +1,66 @@
+"""A scan holds a window of notes' claims and vectors at a time, never the vault's (issue 17):
+the changed notes are staged in the queue a few at a time, every note is kept only as a light
+state, and the paired notes' claims are read back a window of candidates at a time."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import pytest
+
+from sidecar.cleaning import news
+from sidecar.cleaning.scan import ScanReport
+from sidecar.cleaning.store import NoteState, Queue
+from sidecar.cleaning.survey import Survey
+
+from .test_scan import VITAMIN, engram_pairs
+
+# The package exports the functions `scan` and `survey` under the modules' names.
+scan_module = importlib.import_module("sidecar.cleaning.scan")
+survey_module = importlib.import_module("sidecar.cleaning.survey")
+
+
+def test_a_scan_stages_and_reads_back_notes_a_window_at_a_time(
+    run_scan: Callable[[], ScanReport], queue: Queue, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(survey_module, "STAGE_NOTES", 2)
+    monkeypatch.setattr(survey_module, "STAGE_TEXTS", 3)
+    monkeypatch.setattr(scan_module, "ALIGN_WINDOW", 1)
+    monkeypatch.setattr(news, "LOAD_WINDOW", 1)
+    staged: list[int] = []
+    read: list[int] = []
+    surveys: list[Survey] = []
+    stage, full_states, survey = queue.stage, queue.full_states, survey_module.survey
+
+    def counted_stage(scan: str, states: Iterable[NoteState]) -> None:
+        states = list(states)
+        staged.append(len(states))
+        stage(scan, states)
+
+    def counted_read(paths: Iterable[str], scan: str | None = None) -> dict[str, NoteState]:
+        paths = set(paths)
+        read.append(len(paths))
+        return full_states(paths, scan)
+
+    def kept(*args: Any) -> Survey:
+        surveys.append(survey(*args))
+        return surveys[-1]
+
+    monkeypatch.setattr(queue, "stage", counted_stage)
+    monkeypatch.setattr(queue, "full_states", counted_read)
+    monkeypatch.setattr(scan_module, "survey", kept)
+    report = run_scan()
+
+    assert report.changed == 8 and engram_pairs(queue) == [VITAMIN]  # as with no windows
+    assert sum(staged) == 8 and max(staged) <= 2
+    assert read and max(read) <= 2  # one candidate pair's (or news proposal's) two notes
+    (seen,) = surveys
+    assert len(seen.states) == 8 and all(s.light and not s.claims for s in seen.states.values())
+    # What was staged became the notes' states, whole.
+    states = queue.note_states()
+    assert len(states) == 8 and not any(s.light for s in states.values())
+    assert all(s.vectors is not None and len(s.vectors) == len(s.claims) + 1
+               for s in states.values() if s.kind)
+    assert queue._rows("SELECT count(*) AS n FROM staged")[0]["n"] == 0

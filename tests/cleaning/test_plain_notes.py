@@ -1,0 +1,90 @@
+"""Notes written the ordinary way (no frontmatter, inline #tags) are scanned by their effective
+type, as the index files them; ora.yaml's folder rules and exclusions change what is scanned."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from sidecar.cleaning.rules import RulesJudge
+from sidecar.cleaning.scan import ScanReport, scan
+from sidecar.cleaning.store import Queue
+from sidecar.models.embedder import Embedder
+from sidecar.settings import make_config
+
+PLAIN = {
+    "Health/Vitamin C.md": "# Vitamin C\n\nTaking vitamin C every day prevents the common cold.\n",
+    "Health/Vitamin C trials.md": (
+        "Notes from the review. #health\n\n"
+        "Large trials show that taking vitamin C every day does not prevent the common cold.\n"
+    ),
+    "Health/Sleep.md": "Caffeine late in the day shortens deep sleep.\n",
+}
+
+
+def _vault(tmp_path: Path, extra: dict[str, str] | None = None) -> Path:
+    root = tmp_path / "vault"
+    for rel, text in (PLAIN | (extra or {})).items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return root
+
+
+def _scan(vault: Path, tmp_path: Path, queue: Queue, embedder: Embedder) -> ScanReport:
+    return asyncio.run(scan(make_config(vault, tmp_path / "data"), queue, embedder,
+                            RulesJudge()))
+
+
+def _pairs(queue: Queue) -> list[tuple[str, str, str]]:
+    return [(p.kind, p.a.path, p.b.path) for p in queue.pairs("open")]
+
+
+def test_notes_without_frontmatter_are_paired_as_the_vaults_untyped_type(
+    tmp_path: Path, embedder: Embedder
+) -> None:
+    vault = _vault(tmp_path)
+    queue = Queue(tmp_path / "data")
+    try:
+        report = _scan(vault, tmp_path, queue, embedder)
+        assert report.notes == 3
+        assert _pairs(queue) == [("resource", "Health/Vitamin C trials.md",
+                                  "Health/Vitamin C.md")]
+    finally:
+        queue.close()
+
+
+def test_inline_news_tag_makes_a_plain_note_news(tmp_path: Path, embedder: Embedder) -> None:
+    vault = _vault(tmp_path, {
+        "Clips/Rates March.md": "#news\n\nThe central bank held its interest rate at 5.25 "
+                                "percent on Wednesday, citing inflation.\n",
+    })
+    queue = Queue(tmp_path / "data")
+    try:
+        _scan(vault, tmp_path, queue, embedder)
+        assert queue.note_states()["Clips/Rates March.md"].kind == "news"
+        assert queue.note_states()["Health/Sleep.md"].kind == "resource"
+    finally:
+        queue.close()
+
+
+def test_changing_ora_yaml_rescans_unchanged_notes_under_their_new_type_and_exclusions(
+    tmp_path: Path, embedder: Embedder
+) -> None:
+    vault = _vault(tmp_path)
+    queue = Queue(tmp_path / "data")
+    try:
+        _scan(vault, tmp_path, queue, embedder)
+        assert len(_pairs(queue)) == 1
+        # Health/ becomes working notes (not a contradiction kind): the pair goes, although
+        # no note changed on disk.
+        (vault / "ora.yaml").write_text("folders:\n  Health/: working\n", encoding="utf-8")
+        report = _scan(vault, tmp_path, queue, embedder)
+        assert report.changed == 3 and _pairs(queue) == []
+        assert {s.kind for s in queue.note_states().values()} == {None}
+        # Excluded notes leave the queue altogether.
+        (vault / "ora.yaml").write_text("exclude:\n  - Health/\n", encoding="utf-8")
+        report = _scan(vault, tmp_path, queue, embedder)
+        assert report.notes == 0 and report.removed == 3 and queue.note_states() == {}
+    finally:
+        queue.close()
