@@ -132,21 +132,25 @@ async def scan(config: Config, queue: Queue, embedder: Embedder, judge: Judge,
     report("survey", 0, 0)
     # file reads and embedding, in a thread
     seen = await asyncio.to_thread(survey, config, queue, embedder, should_stop)
-    candidates, work = await asyncio.to_thread(_work, queue, seen, limits)
-    report("judge", 0, len(work))
-    verdicts = await judge.judge([(w.a.text, w.b.text) for w in work])
-    report("judge", len(work), len(work))
-    per_candidate: dict[int, list[tuple[_ClaimPair, Verdict]]] = {}
-    for w, verdict in zip(work, verdicts, strict=True):
-        per_candidate.setdefault(id(w.candidate), []).append((w, verdict))
-    found = [p for c in candidates
-             if (p := _best(c, per_candidate.get(id(c), []), judge.name)) is not None]
-    news_affected, proposals = await asyncio.to_thread(
-        news.propose, seen.states, seen.changed, limits,
-        lambda paths: queue.full_states(paths, seen.scan))
-    if should_stop is not None and should_stop():
-        raise ScanStopped
-    await asyncio.to_thread(_save, queue, seen, news_affected, found + proposals)
+    try:
+        candidates, work = await asyncio.to_thread(_work, queue, seen, limits)
+        report("judge", 0, len(work))
+        verdicts = await judge.judge([(w.a.text, w.b.text) for w in work])
+        report("judge", len(work), len(work))
+        per_candidate: dict[int, list[tuple[_ClaimPair, Verdict]]] = {}
+        for w, verdict in zip(work, verdicts, strict=True):
+            per_candidate.setdefault(id(w.candidate), []).append((w, verdict))
+        found = [p for c in candidates
+                 if (p := _best(c, per_candidate.get(id(c), []), judge.name)) is not None]
+        news_affected, proposals = await asyncio.to_thread(
+            news.propose, seen.states, seen.changed, limits,
+            lambda paths: queue.full_states(paths, seen.scan))
+        if should_stop is not None and should_stop():
+            raise ScanStopped
+        await asyncio.to_thread(_save, queue, seen, news_affected, found + proposals)
+    except BaseException:  # stopped or failed: what it staged is not needed
+        queue.drop_staged(seen.scan)
+        raise
     report("done", len(work), len(work))
     return ScanReport(
         notes=len(seen.states), changed=len(seen.changed), removed=len(seen.removed),

@@ -4,8 +4,10 @@ Two main tables. `notes` remembers, per vault note, the file hash it was last sc
 and their vectors, so a scan re-reads and re-pairs only notes that changed. `pairs` is the queue
 the user triages: each pair keeps the two claims, where they are, the judge's evidence, and the
 hashes the two files had when judged, so a resolution refuses to edit a file that changed since.
-`undo` and `undo_files` keep the last resolutions' journals (`sidecar/cleaning/undo.py`): the
-pairs as they were and each touched file's earlier bytes.
+`staged` holds a running scan's new note states (`survey.py`) until its findings are saved, so
+the scan need not hold them in memory. `undo` and `undo_files` keep the last resolutions'
+journals (`sidecar/cleaning/undo.py`): the pairs as they were and each touched file's earlier
+bytes.
 
 A pair is `private` when either note carries the private tag: it is listed, counted and found by
 id only in private mode, like the index's private store. A queue file from before that column
@@ -290,10 +292,14 @@ class Queue:
                          f"SELECT {_NOTE_COLUMNS} FROM staged WHERE scan = ?", (scan,))
             conn.execute("DELETE FROM staged WHERE scan = ?", (scan,))
 
-    def clear_staged(self) -> None:
-        """Forget what earlier scans staged (a scan stopped or failed before saving)."""
+    def drop_staged(self, scan: str | None = None, *, before: str | None = None) -> None:
+        """Forget what `scan` staged (it stopped or failed), or what every scan whose id sorts
+        before `before` staged (a process that died mid-scan)."""
         with self._db.transaction() as conn:
-            conn.execute("DELETE FROM staged")
+            if scan is not None:
+                conn.execute("DELETE FROM staged WHERE scan = ?", (scan,))
+            if before is not None:
+                conn.execute("DELETE FROM staged WHERE scan < ?", (before,))
 
     def restat(self, stats: Iterable[tuple[str, int, int]]) -> None:
         """New (path, size, mtime_ns) of notes whose bytes did not change."""

@@ -14,6 +14,7 @@ pairs.
 from __future__ import annotations
 
 import os
+import time
 import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
@@ -45,6 +46,8 @@ _EMBED_BATCH = 64  # texts embedded between two stop checks
 # Changed notes are embedded and staged once this many claims (or notes) wait.
 STAGE_TEXTS = 512
 STAGE_NOTES = 256
+# Staged states older than this belong to a scan whose process died (none runs that long).
+STALE_STAGING_NS = 24 * 3600 * 10**9
 
 
 class ScanStopped(Exception):
@@ -165,14 +168,29 @@ def light(state: NoteState) -> NoteState:
     return replace(state, claims=[], vectors=vectors, light=True)
 
 
+def scan_id(now_ns: int) -> str:
+    """A scan's staging id: ids sort by start time (see `Queue.drop_staged`)."""
+    return f"{now_ns:020d}-{uuid.uuid4().hex[:12]}"
+
+
 def survey(config: Config, queue: Queue, embedder: Embedder,
            should_stop: StopCheck | None = None) -> Survey:
     """Compare the vault with the queue's note states (only staging is written to the queue);
-    ScanStopped as soon as `should_stop()` says so."""
-    stop = should_stop or (lambda: False)
+    ScanStopped as soon as `should_stop()` says so. What the scan stages is dropped if it
+    fails; what scans of a day ago left (their process died) is dropped here."""
+    now = time.time_ns()
+    scan = scan_id(now)
+    queue.drop_staged(before=scan_id(now - STALE_STAGING_NS))
+    try:
+        return _survey(config, queue, embedder, should_stop or (lambda: False), scan)
+    except BaseException:
+        queue.drop_staged(scan)
+        raise
+
+
+def _survey(config: Config, queue: Queue, embedder: Embedder, stop: StopCheck,
+            scan: str) -> Survey:
     limits = get_thresholds()
-    scan = uuid.uuid4().hex
-    queue.clear_staged()
     settings = load_vault_settings(config.vault)
     key = survey_key(embedder.model_id, settings)
     known = queue.note_states(light=True)

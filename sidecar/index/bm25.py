@@ -166,14 +166,25 @@ class Bm25Store:
                     conn.execute(f'SELECT count(*) FROM "{table}"').fetchone()
 
     def live_among(self, namespace: str, private: bool, ids: Sequence[str]) -> set[str]:
-        """Those of `ids` stored here and not archived (one indexed lookup)."""
+        """Those of `ids` stored here and not archived (one indexed lookup; any number of ids,
+        passed as one JSON array)."""
         conn = self._db.get()
         name = store_name(namespace, private)
         if not ids or not self._exists(conn, name):
             return set()
-        marks = ",".join("?" * len(ids))
         return {cid for (cid,) in conn.execute(
-            f'SELECT id FROM "{name}" WHERE archived = 0 AND id IN ({marks})', list(ids))}
+            f'SELECT id FROM "{name}" WHERE archived = 0 AND id IN '
+            "(SELECT value FROM json_each(?))", (json.dumps(list(ids)),))}
+
+    def paths_of(self, namespace: str, private: bool, ids: Sequence[str]) -> dict[str, str]:
+        """Note path by chunk id, for those of `ids` stored here (one indexed lookup)."""
+        conn = self._db.get()
+        name = store_name(namespace, private)
+        if not ids or not self._exists(conn, name):
+            return {}
+        return dict(conn.execute(
+            f'SELECT id, path FROM "{name}" WHERE id IN (SELECT value FROM json_each(?))',
+            (json.dumps(list(ids)),)))
 
     def search(
         self, namespace: str, query: str, k: int, *, private: bool, include_archived: bool,

@@ -6,8 +6,9 @@ chunks a store lacks (their files are marked dirty, so the sync that follows red
 ids are deterministic, so redoing a file overwrites rather than duplicates.
 
 Memory does not grow with the vault: the ledger's chunk ids wait in a temporary SQLite table
-(`Ledger.chunk_owners`), and each store is compared with it WINDOW ids at a time, both ways (the
-store's ids looked up in the ledger's, then the ledger's looked up in the store).
+(`Ledger.chunk_owners`), and each store is compared with it WINDOW ids at a time: the store's ids
+looked up in the ledger's (orphans), then, only when a store then holds fewer chunks than the
+ledger lists, the ledger's looked up in the store (missing chunks).
 """
 
 from __future__ import annotations
@@ -16,8 +17,8 @@ from sidecar.index.bm25 import Bm25Store
 from sidecar.index.chroma import ChromaStore
 from sidecar.index.ledger import ChunkOwners, Ledger
 
-# Ids compared at once (at most 500: one SQLite statement's bound parameters).
-WINDOW = 500
+# Ids compared at once (a few hundred KiB of strings; Chroma pays per page, not per id).
+WINDOW = 5000
 
 
 def repair(namespace: str, ledger: Ledger, bm25: Bm25Store, chroma: ChromaStore) -> dict[str, int]:
@@ -29,6 +30,10 @@ def repair(namespace: str, ledger: Ledger, bm25: Bm25Store, chroma: ChromaStore)
             # BM25 first: an orphan of both stores is counted once, by the Chroma pass.
             orphans += _bm25_orphans(namespace, private, owners, bm25, chroma)
             orphans += _chroma_orphans(namespace, private, owners, chroma)
+            listed = owners.count(private)
+            if (chroma.count(namespace, private) == listed
+                    and bm25.count(namespace, private) == listed):
+                continue  # each holds only listed chunks, as many as listed: all of them
             for window in owners.windows(private, WINDOW):
                 ids = [cid for cid, _ in window]
                 in_chroma = chroma.present(namespace, private, ids)

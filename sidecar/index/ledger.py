@@ -310,14 +310,21 @@ class ChunkOwners:
         self._conn = conn
 
     def owned(self, private: bool, ids: Sequence[str]) -> set[str]:
-        """Those of `ids` the ledger lists in this store (`ids` at most 500: bound parameters)."""
-        if not ids:
-            return set()
-        marks = ",".join("?" * len(ids))
+        """Those of `ids` the ledger lists in this store."""
+        found: set[str] = set()
+        for start in range(0, len(ids), 500):  # under SQLite's limit of bound parameters
+            part = ids[start : start + 500]
+            marks = ",".join("?" * len(part))
+            found.update(str(i) for (i,) in self._conn.execute(
+                f"SELECT id FROM temp.chunk_owners WHERE private = ? AND id IN ({marks})",
+                (int(private), *part)))
+        return found
+
+    def count(self, private: bool) -> int:
+        """How many chunk ids the ledger lists in this store."""
         found = self._conn.execute(
-            f"SELECT id FROM temp.chunk_owners WHERE private = ? AND id IN ({marks})",
-            (int(private), *ids))
-        return {str(i) for (i,) in found}
+            "SELECT count(*) FROM temp.chunk_owners WHERE private = ?", (int(private),))
+        return int(found.fetchone()[0])
 
     def windows(self, private: bool, size: int) -> Iterator[list[tuple[str, str]]]:
         """(chunk id, path) of one store's chunks, `size` at a time, in id order."""

@@ -35,6 +35,7 @@ from sidecar.errors import UnreadableNote
 from sidecar.index.bm25 import Bm25Store, SparseRow
 from sidecar.index.chroma import ChromaStore, Metadata
 from sidecar.index.clusters import centroid
+from sidecar.index.heap import release_free_heap
 from sidecar.index.ledger import FileRow, Ledger
 from sidecar.index.names import chunk_id, text_hash
 from sidecar.index.records import (
@@ -385,6 +386,7 @@ class Syncer:
         report.written += sum(len(p.chunks) for p in batch)
         for row in rows:
             known[row.path] = row
+        release_free_heap()  # the batch's temporaries are freed: keep the heap from growing
 
     def _vectors(self, chunks: list[_PlannedChunk], report: SyncReport) -> dict[str, FloatArray]:
         """Vector by chunk hash: reused from the stores where possible, else embedded now."""

@@ -65,8 +65,9 @@ def open_session(path: Path, threads: int | None = None) -> ort.InferenceSession
     opts.inter_op_num_threads = 1
     opts.log_severity_level = 3
     opts.enable_mem_pattern = False  # see the module docstring
-    # Idle pool threads sleep rather than spin: on shared cores spinning burned a fifth of the
-    # CPU time of an index for no throughput (docs/benchmarks.md, "## Index speed").
+    # Idle intra-op threads would spin for the next op: on two shared cores that spin took the
+    # core a search's BM25 thread needed (a query embedding cost 15 CPU-ms spinning, 8.5 not),
+    # and a fifth of an index's CPU time (docs/benchmarks.md, "## Index speed").
     opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
     try:
         return ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])

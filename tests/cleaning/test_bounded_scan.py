@@ -4,16 +4,21 @@ state, and the paired notes' claims are read back a window of candidates at a ti
 
 from __future__ import annotations
 
+import asyncio
 import importlib
+import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
 import pytest
 
 from sidecar.cleaning import news
+from sidecar.cleaning.rules import RulesJudge
 from sidecar.cleaning.scan import ScanReport
 from sidecar.cleaning.store import NoteState, Queue
-from sidecar.cleaning.survey import Survey
+from sidecar.cleaning.survey import ScanStopped, Survey
+from sidecar.models.embedder import Embedder
+from sidecar.settings import Config
 
 from .test_scan import VITAMIN, engram_pairs
 
@@ -64,3 +69,24 @@ def test_a_scan_stages_and_reads_back_notes_a_window_at_a_time(
     assert all(s.vectors is not None and len(s.vectors) == len(s.claims) + 1
                for s in states.values() if s.kind)
     assert queue._rows("SELECT count(*) AS n FROM staged")[0]["n"] == 0
+
+
+def test_a_stopped_scan_drops_what_it_staged_and_a_dead_scans_leftovers_go_next_time(
+    config: Config, queue: Queue, embedder: Embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(survey_module, "STAGE_NOTES", 2)
+    now = time.time_ns()
+    dead, running = survey_module.scan_id(now - 2 * 86400 * 10**9), survey_module.scan_id(now)
+    for scan_id in (dead, running):
+        queue.stage(scan_id, [NoteState("x.md", "h", 1, 1, None, False, "x", None, None)])
+    staged: list[str] = []
+    stage = queue.stage
+    monkeypatch.setattr(queue, "stage", lambda scan, states: (staged.append(scan),
+                                                              stage(scan, states))[1])
+    checks = iter(range(100))
+    with pytest.raises(ScanStopped):
+        asyncio.run(scan_module.scan(config, queue, embedder, RulesJudge(),
+                                     should_stop=lambda: next(checks) >= 6))
+    assert staged  # it had staged some notes before it stopped
+    left = [r["scan"] for r in queue._rows("SELECT scan FROM staged")]
+    assert left == [running]  # the dead scan's leftovers and its own are gone

@@ -3,6 +3,7 @@ high-water mark of planned-but-unwritten chunks stays under one batch plus one n
 
 from __future__ import annotations
 
+import platform
 import weakref
 from collections.abc import Iterator
 from pathlib import Path
@@ -11,6 +12,7 @@ import pytest
 
 from sidecar.index import index as index_module
 from sidecar.index import sync
+from sidecar.index.heap import release_free_heap
 from sidecar.index.ledger import ClusterRow
 
 from .conftest import OpenIndex, note, write
@@ -84,3 +86,24 @@ def test_clustering_streams_the_notes_and_keeps_no_vector_of_theirs(
     stored = index.get_chunks([c for r in index.ledger.rows("default").values()
                                for c in r.chunk_ids], private=True)
     assert {r.path: r.cluster for r in stored.values()} == clusters
+
+
+def test_every_written_batch_hands_the_free_heap_back(
+    tmp_path: Path, open_idx: OpenIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sync, "BATCH_CHUNKS", 10)
+    root = tmp_path / "v"
+    _vault(root, 12)
+    index = open_idx(root)
+    batches: list[int] = []
+    trims: list[int] = []
+    write_batch = index._need_writer()._write
+    monkeypatch.setattr(index._need_writer(), "_write",
+                        lambda *a: (batches.append(1), write_batch(*a))[1])
+    monkeypatch.setattr(sync, "release_free_heap", lambda: trims.append(1) or True)
+    index.reconcile()
+    assert len(batches) >= 3 and len(trims) == len(batches)
+
+
+def test_the_free_heap_is_released_where_the_c_library_can() -> None:
+    assert release_free_heap() is (platform.libc_ver()[0] == "glibc")
