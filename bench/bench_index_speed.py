@@ -101,7 +101,9 @@ def cold_index(vault: Path, data: Path, tree: Path, models: Path,
     started = time.monotonic()
     cmd = [*(prefix or []), ORA, "index", str(vault), "--data", str(data), "--json"]
     env = {**os.environ, "PYTHONPATH": str(tree), "ORA_MODELS_DIR": str(models)}
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+    # cwd: `python -m cProfile` puts the working folder first on sys.path, before PYTHONPATH.
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env,
+                            cwd=tree)
     assert proc.stdout is not None
     out = proc.stdout.read()
     _, status, usage = os.wait4(proc.pid, 0)
@@ -123,7 +125,9 @@ def build_models(tree: Path, models: Path) -> Path:
 
 # Where a profiled cold index spends its time, by the files of the functions (own time).
 BUCKETS = [
-    ("onnxruntime (model)", ("onnxruntime",)),
+    # The embedder's workers run the model; the main thread waits on their results (a lock).
+    ("onnxruntime (the model, or waiting for the workers running it)",
+     ("onnxruntime", "_thread.lock")),
     ("tokenizer", ("tokenizers", "encode_batch", "'encode'")),
     ("chunking", ("sidecar/chunking",)),
     ("Chroma", ("chromadb",)),
