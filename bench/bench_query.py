@@ -225,8 +225,6 @@ async def run_sizes(
         for size in args.sizes:
             config = make_config(args.work / f"vault-{size}")
             index = indexes[size] = stack.enter_context(open_index(config, writer=False))
-            if args.serial_bm25 and hasattr(index.bm25, "parts"):
-                index.bm25.parts = 1
             reports[size].update(indexed_chunks=index.stats().get("chunks"),
                                  query_embedder=embedder.model_id)
             runs[size] = Measure(index, embedder)
@@ -256,8 +254,6 @@ def main() -> int:
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--rerank-queries", type=int, default=0)
-    parser.add_argument("--serial-bm25", action="store_true",
-                        help="rank every BM25 store whole, on one thread (bm25.part_chunks off)")
     parser.add_argument("--data", type=Path, default=SCIFACT, help="the BEIR SciFact folder")
     parser.add_argument("--work", type=Path, default=Path("/tmp/ora-bench-query"))
     args = parser.parse_args()
