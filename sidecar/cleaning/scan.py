@@ -31,9 +31,9 @@ from sidecar.settings import Config
 Progress = Callable[[str, int, int], None]
 CONTRADICTION_KINDS = ("engram", "resource")
 # Candidate pairs whose notes' claims are read back from the queue at once.
-ALIGN_WINDOW = 256
+ALIGN_WINDOW = 64
 # Aligned claim pairs given to the judge at once.
-JUDGE_WINDOW = 1024
+JUDGE_WINDOW = 256
 
 
 @dataclass(frozen=True)
