@@ -1,35 +1,48 @@
-"""Query latency of `search()` over a 50,000-chunk vault, without and with re-ranking.
+"""Query latency of `search()` (no re-ranking) over vaults of 10k, 50k and 100k chunks, by stage.
 
-    .venv/bin/python bench/bench_query.py [--chunks 50000] [--queries 200] [--data DIR] [--work DIR]
+    .venv/bin/python bench/bench_query.py [--sizes 10000 50000 100000] [--queries 200]
+        [--rounds 1] [--rerank-queries 0] [--data DIR] [--work DIR]
 
-The vault is generated (one chunk per note, text drawn from SciFact abstracts, types, tags and
+Each vault is generated (one chunk per note, text drawn from SciFact abstracts, types, tags and
 clusters mixed as a real vault would have them) and indexed once through the real index; it is
-kept in `--work` so later runs skip the build. To avoid an hour of embedding, *note* vectors come
-from a fixed random projection of their MiniLM token ids (lexical, not semantic, but the same
-dimension and unit norm, so the stores do the same work); every *query* is embedded by the real
-fp32/int8 MiniLM, as in `ora search`. With re-ranking, the configured cross-encoder is used if
-there is one, else a random-weight BERT of ms-marco-MiniLM-L-6-v2's exact shape (6 layers, 384
-wide), which costs the same per passage as the real model.
+kept in `--work` (`vault-N`) so later runs skip the build. To avoid an hour of embedding, *note*
+vectors come from a fixed random projection of their MiniLM token ids (lexical, not semantic, but
+the same dimension and unit norm, so the stores do the same work); every *query* is embedded by
+the real model, as in `ora search`.
+
+The machine may be shared, so each query is timed in wall milliseconds and in CPU milliseconds of
+the whole process (every thread: onnxruntime's, Chroma's, SQLite's), and the load average is
+recorded before and after each size. The sizes are measured round-robin (`--rounds`), so a change
+of load hits all of them alike. Stages are timed by wrapping the index and embedder calls
+`search()` makes: query embedding, dense, BM25 (the last two concurrent with embedding),
+filter scope, fusion, the candidates' facts (note properties ranking reads, from SQLite), the
+records (text and metadata from Chroma, for the citations), and the rest (filters, scoring,
+result documents, thread hand-offs). With `--rerank-queries N`, N queries are also timed with
+re-ranking (the configured cross-encoder, else a random-weight BERT of ms-marco-MiniLM-L-6-v2's
+exact shape, which costs the same per passage as the real model).
 """
+
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
+import os
 import platform
 import random
 import shutil
 import statistics
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import onnx
-from report import SCIFACT, percentile
+from report import SCIFACT, cpu_name, percentile
 
 from sidecar.index import open_index
 from sidecar.models.build import BertShape, bert_graph, random_weights
@@ -59,7 +72,8 @@ class ProjectionEmbedder(OnnxEmbedder):
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         for row, encoding in enumerate(self.tokenizer.encode_batch(list(texts))):
             out[row] = self._table[encoding.ids].sum(axis=0)
-        return out / np.clip(np.linalg.norm(out, axis=1, keepdims=True), 1e-9, None)
+        norms = np.clip(np.linalg.norm(out, axis=1, keepdims=True), 1e-9, None)
+        return np.asarray(out / norms)
 
 
 def write_vault(vault: Path, scifact: Path, chunks: int, seed: int = 3) -> None:
@@ -95,62 +109,170 @@ def cross_encoder_proxy(folder: Path) -> OnnxCrossEncoder:
     return OnnxCrossEncoder(folder)
 
 
-async def measure(
-    index: Any, embedder: Embedder, reranker: Reranker | None, queries: list[str]
-) -> dict[str, float]:
-    options = SearchOptions(k=10, rerank=reranker is not None)
-    for query in queries[:5]:  # warm-up: sessions, SQLite pages, HNSW in memory
-        await search(index, embedder, reranker, query, options)
-    timings = []
-    for query in queries:
-        started = time.perf_counter()
-        await search(index, embedder, reranker, query, options)
-        timings.append(1000 * (time.perf_counter() - started))
-    return {
-        "queries": len(timings),
-        "p50_ms": round(statistics.median(timings), 1),
-        "p95_ms": round(percentile(timings, 0.95), 1),
-        "mean_ms": round(statistics.fmean(timings), 1),
-    }
+STAGES = ("embed", "dense", "bm25", "scope", "fusion", "facts", "records")
+
+
+class StageClock:
+    """Wall and CPU milliseconds of each stage of the current query (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self.wall: dict[str, float] = {}
+        self.cpu: dict[str, float] = {}
+
+    def timed(self, stage: str, call: Callable[..., Any]) -> Callable[..., Any]:
+        def run(*args: Any, **kwargs: Any) -> Any:
+            started, cpu_started = time.perf_counter(), time.thread_time()
+            try:
+                return call(*args, **kwargs)
+            finally:
+                self.wall[stage] = self.wall.get(stage, 0.0) + 1000 * (
+                    time.perf_counter() - started)
+                self.cpu[stage] = self.cpu.get(stage, 0.0) + 1000 * (
+                    time.thread_time() - cpu_started)
+        return run
+
+
+class TimedIndex:
+    """The index with its search calls timed."""
+
+    def __init__(self, index: Any, clock: StageClock) -> None:
+        self.dense_search = clock.timed("dense", index.dense_search)
+        self.bm25_search = clock.timed("bm25", index.bm25_search)
+        self.scope = clock.timed("scope", index.scope)
+        self.get_chunks = clock.timed("records", index.get_chunks)
+        if hasattr(index, "chunk_facts"):  # what ranking reads from SQLite (absent before)
+            self.chunk_facts = clock.timed("facts", index.chunk_facts)
+
+
+class TimedEmbedder:
+    def __init__(self, embedder: Embedder, clock: StageClock) -> None:
+        self.embed_queries = clock.timed("embed", embedder.embed_queries)
+
+
+def summary(values: Sequence[float]) -> dict[str, float]:
+    return {"p50": round(statistics.median(values), 1),
+            "p95": round(percentile(values, 0.95), 1)}
+
+
+CLOCK = StageClock()
+# Fusion is a plain function `search()` calls: time it where `candidates()` looks it up.
+_search_module = sys.modules[search.__module__]
+_search_module.fuse_pool = CLOCK.timed("fusion", _search_module.fuse_pool)  # type: ignore[attr-defined]
+
+
+class Measure:
+    """Per-query wall and CPU milliseconds, and per-stage wall medians, of one vault."""
+
+    def __init__(self, index: Any, embedder: Embedder) -> None:
+        self.clock = CLOCK
+        self.index = TimedIndex(index, CLOCK)
+        self.embedder = TimedEmbedder(embedder, CLOCK)
+        self.wall: list[float] = []
+        self.cpu: list[float] = []
+        self.stages: dict[str, list[float]] = {s: [] for s in (*STAGES, "rest")}
+
+    async def query(self, query: str, reranker: Reranker | None = None) -> None:
+        self.clock.wall.clear()
+        self.clock.cpu.clear()
+        options = SearchOptions(k=10, rerank=reranker is not None)
+        started, cpu_started = time.perf_counter(), time.process_time()
+        await search(self.index, self.embedder, reranker, query, options)
+        wall = 1000 * (time.perf_counter() - started)
+        self.wall.append(wall)
+        self.cpu.append(1000 * (time.process_time() - cpu_started))
+        stage = {s: self.clock.wall.get(s, 0.0) for s in STAGES}
+        for name, ms in stage.items():
+            self.stages[name].append(ms)
+        # Embedding then dense runs beside BM25; what is left of the wall time is in the loop.
+        path = (stage["scope"] + max(stage["embed"] + stage["dense"], stage["bm25"])
+                + stage["fusion"] + stage["facts"] + stage["records"])
+        self.stages["rest"].append(max(0.0, wall - path))
+
+    def report(self) -> dict[str, Any]:
+        return {
+            "queries": len(self.wall),
+            "wall_ms": {**summary(self.wall), "mean": round(statistics.fmean(self.wall), 1)},
+            "cpu_ms": {**summary(self.cpu), "mean": round(statistics.fmean(self.cpu), 1)},
+            "stage_p50_ms": {s: round(statistics.median(v), 1) for s, v in self.stages.items()},
+        }
+
+
+def load() -> str:
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def build(vault: Path, data: Path, chunks: int) -> dict[str, Any]:
+    """Write and index the vault of `chunks` notes unless `vault` already holds one."""
+    config = make_config(vault)
+    if (config.data / "ledger.sqlite").is_file():
+        return {}
+    print(f"writing {chunks} notes into {vault}", file=sys.stderr)
+    write_vault(vault, data, chunks)
+    started = time.perf_counter()
+    with open_index(config, writer=True, embedder=ProjectionEmbedder()) as index:
+        summary_ = index.reconcile()
+    return {"index": summary_, "index_seconds": round(time.perf_counter() - started, 1)}
+
+
+async def run_sizes(
+    args: argparse.Namespace, queries: list[str], reports: dict[int, dict[str, Any]]
+) -> None:
+    """Every query on every size, sizes round-robin within each round."""
+    with contextlib.ExitStack() as stack:
+        runs: dict[int, Measure] = {}
+        indexes: dict[int, Any] = {}
+        embedder = load_embedder(make_config(args.work / f"vault-{args.sizes[0]}"))
+        for size in args.sizes:
+            config = make_config(args.work / f"vault-{size}")
+            index = indexes[size] = stack.enter_context(open_index(config, writer=False))
+            if args.serial_bm25 and hasattr(index.bm25, "parts"):
+                index.bm25.parts = 1
+            reports[size].update(indexed_chunks=index.stats().get("chunks"),
+                                 query_embedder=embedder.model_id)
+            runs[size] = Measure(index, embedder)
+            for query in queries[:5]:  # warm-up: sessions, SQLite pages, HNSW in memory
+                await search(index, embedder, None, query, SearchOptions(rerank=False))
+        for _ in range(args.rounds):
+            for query in queries:
+                for size in args.sizes:
+                    await runs[size].query(query)
+        for size, measured in runs.items():
+            reports[size]["no_rerank"] = measured.report()
+        if args.rerank_queries:
+            config = make_config(args.work / f"vault-{args.sizes[0]}")
+            reranker, _reason = build_reranker(config)
+            label = reranker.name if reranker else "random-weight MiniLM-L6 cross-encoder (proxy)"
+            reranker = reranker or cross_encoder_proxy(args.work / "cross-encoder-proxy")
+            for size, index in indexes.items():
+                ranked = Measure(index, embedder)
+                for query in queries[: args.rerank_queries]:
+                    await ranked.query(query, reranker)
+                reports[size]["rerank"] = {"model": label, **ranked.report()}
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--chunks", type=int, default=50_000)
+    parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 50_000, 100_000])
     parser.add_argument("--queries", type=int, default=200)
-    parser.add_argument("--rerank-queries", type=int, default=30)
+    parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument("--rerank-queries", type=int, default=0)
+    parser.add_argument("--serial-bm25", action="store_true",
+                        help="rank every BM25 store whole, on one thread (bm25.part_chunks off)")
     parser.add_argument("--data", type=Path, default=SCIFACT, help="the BEIR SciFact folder")
     parser.add_argument("--work", type=Path, default=Path("/tmp/ora-bench-query"))
     args = parser.parse_args()
 
-    vault = args.work / f"vault-{args.chunks}"
-    config = make_config(vault)
-    report: dict[str, Any] = {
-        "machine": f"{platform.machine()}, {platform.system()}, python {platform.python_version()}",
-        "date": time.strftime("%Y-%m-%d"),
-        "chunks": args.chunks,
-    }
-    if not (config.data / "ledger.sqlite").is_file():
-        print(f"writing {args.chunks} notes into {vault}", file=sys.stderr)
-        write_vault(vault, args.data, args.chunks)
-        started = time.perf_counter()
-        with open_index(config, writer=True, embedder=ProjectionEmbedder()) as index:
-            report["index"] = index.reconcile()
-        report["index_seconds"] = round(time.perf_counter() - started, 1)
+    reports = {size: build(args.work / f"vault-{size}", args.data, size) for size in args.sizes}
     queries = list(load_queries(args.data / "queries.jsonl").values())[: args.queries]
-    embedder = load_embedder(config)
-    report["query_embedder"] = embedder.model_id
-    with open_index(config, writer=False) as index:
-        stats = index.stats()
-        report["indexed_chunks"] = stats.get("chunks")
-        report["no_rerank"] = asyncio.run(measure(index, embedder, None, queries))
-        reranker, _reason = build_reranker(config)
-        label = reranker.name if reranker else "random-weight MiniLM-L6 cross-encoder (proxy)"
-        reranker = reranker or cross_encoder_proxy(args.work / "cross-encoder-proxy")
-        report["rerank"] = {
-            "model": label,
-            **asyncio.run(measure(index, embedder, reranker, queries[: args.rerank_queries])),
-        }
+    report: dict[str, Any] = {
+        "machine": f"{cpu_name()}, {os.cpu_count()} cores, {platform.system()}, "
+                   f"python {platform.python_version()}",
+        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "load_before": load(),
+    }
+    asyncio.run(run_sizes(args, queries, reports))
+    report["load_after"] = load()
+    report["sizes"] = reports
     print(json.dumps(report, indent=2))
     return 0
 

@@ -19,6 +19,10 @@ Three texts per chunk:
   the table's header row. `n_tokens` counts `embed_text` with the model's [CLS]/[SEP], and is
   always ≤ max_tokens, so the embedder never truncates a chunk.
 
+A heading alone in a chunk (the text under it too long to sit beside it) is left out when the
+next chunk's breadcrumb names it: it would cost a model run and find nothing that chunk does not
+(BM25 indexes the heading path too). The heading line is then cited by no chunk.
+
 Blocks are never split while they fit: a callout, a table, a code or math block stays whole in
 one chunk, and when one is too long it splits between lines (table rows), never inside one.
 """
@@ -38,7 +42,7 @@ from sidecar.vault.note import Note
 BREADCRUMB = " > "
 # Saved with the index: a different version re-chunks every note (vectors reused where the
 # embedded text is unchanged). Bump it whenever chunk boundaries or embedded text change.
-CHUNKER_VERSION = 3
+CHUNKER_VERSION = 4  # 4: no heading-only chunk named by the next one's breadcrumb
 _SENTENCE_END = re.compile(r"[.!?。]$")
 
 
@@ -230,6 +234,21 @@ def _merged(pieces: list[_Piece], at: _Layout) -> Iterator[_Piece]:
         yield current
 
 
+def _named_by(piece: _Piece, body: list[Block], context: str, seen: list[str]) -> bool:
+    """Whether `piece` is only headings, each named in the breadcrumb of the chunk after it.
+
+    Such a chunk (a heading whose text did not fit beside it) would cost a model run and find
+    nothing its successors do not: they embed the heading in their breadcrumb, and BM25 indexes
+    it in their heading field."""
+    if piece.cut is not None:
+        return False
+    headings = [b for b in body if b.level and piece.first <= b.first <= piece.last]
+    heading_lines = {li for b in headings for li in range(b.first, b.last + 1)}
+    body_lines = [li for li in range(piece.first, piece.last + 1) if seen[li].strip()]
+    return (bool(headings) and all(li in heading_lines for li in body_lines)
+            and all(b.title and b.title in context.split(BREADCRUMB) for b in headings))
+
+
 def _join(lines: list[str], first: int, last: int) -> str:
     return "\n".join(lines[first : last + 1])
 
@@ -260,7 +279,10 @@ def chunk_note(
             carried = body
             continue
         carried = []
-        for piece in _merged(_pieces(body, section.path, layout), layout):
+        pieces = list(_merged(_pieces(body, section.path, layout), layout))
+        for piece, after in zip(pieces, [*pieces[1:], None], strict=True):
+            if after is not None and _named_by(piece, body, after.context, layout.seen.lines):
+                continue
             if piece.cut is not None:
                 start, end = piece.cut
                 seen, ids = layout.seen.part(piece.first, start, end)

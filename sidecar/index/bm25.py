@@ -11,9 +11,12 @@ joined with OR (the classic bag-of-words BM25 query).
 from __future__ import annotations
 
 import json
+import os
 import re
 import sqlite3
-from collections.abc import Mapping, Sequence
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,6 +33,13 @@ COLUMN_WEIGHTS = (1.0, 0.5, 0.5, 0.5)
 MAX_QUERY_TERMS = 64
 
 _WORD = re.compile(r"\w+")
+
+Ranked = list[tuple[int, float]]
+
+
+def _chunk_count(conn: sqlite3.Connection, name: str) -> int:
+    """Chunks in one store (its FTS docsize table has a row per chunk, and is small to count)."""
+    return int(conn.execute(f'SELECT count(*) FROM "{name}_fts_docsize"').fetchone()[0])
 
 
 @dataclass(frozen=True)
@@ -77,10 +87,55 @@ def _schema_sql(name: str) -> str:
 
 
 class Bm25Store:
-    """The BM25 database `DATA/bm25.sqlite`, shared by every namespace."""
+    """The BM25 database `DATA/bm25.sqlite`, shared by every namespace.
+
+    FTS5 scores every chunk that matches any query term (about 1 µs each), so a query's cost
+    grows with the store. A store of at least two `bm25.part_chunks` is ranked in rowid ranges
+    on as many threads as there are cores (each with its own connection; SQLite runs without
+    the GIL), and the parts' best rows merged: the same scores, since every part's bm25() reads
+    the whole store's statistics.
+    """
 
     def __init__(self, path: Path) -> None:
         self._db = ThreadConnections(path, lambda conn: None)
+        # How many rowid ranges of a big store are ranked at once: one per core (1: never split).
+        self.parts = max(1, min(os.cpu_count() or 1, 8))
+        self._pool: ThreadPoolExecutor | None = None
+        self._pool_guard = threading.Lock()
+
+    def _run_parts(self, calls: Sequence[Callable[[], Ranked]]) -> list[Ranked]:
+        """Run `calls`, the first in this thread and the others on the store's pool."""
+        with self._pool_guard:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(self.parts - 1, thread_name_prefix="bm25")
+            pool = self._pool
+        futures = [pool.submit(call) for call in calls[1:]]
+        return [calls[0](), *(f.result() for f in futures)]
+
+    def _ranked(
+        self, conn: sqlite3.Connection, name: str, expression: str, wanted: int
+    ) -> Ranked:
+        """The `wanted` best (rowid, bm25) of one store, best first, in parts when it is big."""
+        fts = f'"{name}_fts"'
+        weights = ", ".join(str(w) for w in COLUMN_WEIGHTS)
+        sql = f"SELECT rowid, bm25({fts}, {weights}) FROM {fts} WHERE {fts} MATCH ? "
+        parts = min(self.parts, _chunk_count(conn, name) // get_schema().bm25_part_chunks)
+        if parts < 2:
+            return [(int(r), float(s)) for r, s in conn.execute(
+                sql + "ORDER BY 2 LIMIT ?", (expression, wanted))]
+        low, high = conn.execute(f'SELECT min(rowid), max(rowid) FROM "{name}"').fetchone()
+        step = (high - low) // parts + 1
+        ranged = sql + "AND rowid >= ? AND rowid < ? ORDER BY 2 LIMIT ?"
+
+        def part(start: int) -> Callable[[], Ranked]:
+            def run() -> Ranked:
+                return [(int(r), float(s)) for r, s in self._db.get().execute(
+                    ranged, (expression, start, start + step, wanted))]
+            return run
+
+        found = self._run_parts([part(low + i * step) for i in range(parts)])
+        return sorted((row for rows in found for row in rows), key=lambda r: (r[1], r[0]))[
+            :wanted]
 
     def _exists(self, conn: sqlite3.Connection, name: str) -> bool:
         row = conn.execute(
@@ -166,14 +221,25 @@ class Bm25Store:
                     conn.execute(f'SELECT count(*) FROM "{table}"').fetchone()
 
     def live_among(self, namespace: str, private: bool, ids: Sequence[str]) -> set[str]:
-        """Those of `ids` stored here and not archived (one indexed lookup)."""
+        """Those of `ids` stored here and not archived (one indexed lookup; any number of ids,
+        passed as one JSON array)."""
         conn = self._db.get()
         name = store_name(namespace, private)
         if not ids or not self._exists(conn, name):
             return set()
-        marks = ",".join("?" * len(ids))
         return {cid for (cid,) in conn.execute(
-            f'SELECT id FROM "{name}" WHERE archived = 0 AND id IN ({marks})', list(ids))}
+            f'SELECT id FROM "{name}" WHERE archived = 0 AND id IN '
+            "(SELECT value FROM json_each(?))", (json.dumps(list(ids)),))}
+
+    def paths_of(self, namespace: str, private: bool, ids: Sequence[str]) -> dict[str, str]:
+        """Note path by chunk id, for those of `ids` stored here (one indexed lookup)."""
+        conn = self._db.get()
+        name = store_name(namespace, private)
+        if not ids or not self._exists(conn, name):
+            return {}
+        return dict(conn.execute(
+            f'SELECT id, path FROM "{name}" WHERE id IN (SELECT value FROM json_each(?))',
+            (json.dumps(list(ids)),)))
 
     def search(
         self, namespace: str, query: str, k: int, *, private: bool, include_archived: bool,
@@ -192,46 +258,48 @@ class Bm25Store:
             if not self._exists(conn, name):
                 continue
             if only is None:
-                hits.extend(_top(conn, name, expression, k, include_archived))
+                hits.extend(self._top(conn, name, expression, k, include_archived))
             elif only.get(store_private):
                 hits.extend(_top_among(
                     conn, name, expression, k, include_archived, only[store_private]))
         hits.sort(key=lambda h: (-h[1], h[0]))
         return hits[:k]
 
+    def _top(
+        self, conn: sqlite3.Connection, name: str, expression: str, k: int,
+        include_archived: bool,
+    ) -> list[tuple[str, float]]:
+        """Top-k (chunk id, -bm25) of one store.
+
+        Joining every match to the chunk table to test `archived` doubles the query's time, and
+        archived chunks are rare: rank on the FTS table alone for 2k rows, look those up, and
+        pay for the filtered join only when archived chunks crowd the top.
+        """
+        fts = f'"{name}_fts"'
+        weights = ", ".join(str(w) for w in COLUMN_WEIGHTS)
+        wanted = k if include_archived else 2 * k
+        ranked = self._ranked(conn, name, expression, wanted)
+        if not ranked:
+            return []
+        marks = ",".join("?" * len(ranked))
+        rows = {rowid: (cid, bool(archived)) for rowid, cid, archived in conn.execute(
+            f'SELECT rowid, id, archived FROM "{name}" WHERE rowid IN ({marks})',
+            [rowid for rowid, _ in ranked])}
+        kept = [(rows[rowid][0], -score) for rowid, score in ranked
+                if rowid in rows and (include_archived or not rows[rowid][1])]
+        if len(kept) >= k or len(ranked) < wanted:  # enough, or every match was seen
+            return kept[:k]
+        return [(cid, -float(score)) for cid, score in conn.execute(
+            f"SELECT c.id, bm25({fts}, {weights}) AS s FROM {fts} "
+            f'JOIN "{name}" c ON c.rowid = {fts}.rowid '
+            f"WHERE {fts} MATCH ? AND c.archived = 0 ORDER BY s LIMIT ?", (expression, k))]
+
     def close(self) -> None:
+        with self._pool_guard:
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=True)
         self._db.close_all()
-
-
-def _top(
-    conn: sqlite3.Connection, name: str, expression: str, k: int, include_archived: bool
-) -> list[tuple[str, float]]:
-    """Top-k (chunk id, -bm25) of one store.
-
-    Joining every match to the chunk table to test `archived` doubles the query's time, and
-    archived chunks are rare: rank on the FTS table alone for 2k rows, look those up, and pay
-    for the filtered join only when archived chunks crowd the top.
-    """
-    fts = f'"{name}_fts"'
-    weights = ", ".join(str(w) for w in COLUMN_WEIGHTS)
-    wanted = k if include_archived else 2 * k
-    ranked = conn.execute(
-        f"SELECT rowid, bm25({fts}, {weights}) FROM {fts} WHERE {fts} MATCH ? "
-        "ORDER BY 2 LIMIT ?", (expression, wanted)).fetchall()
-    if not ranked:
-        return []
-    marks = ",".join("?" * len(ranked))
-    rows = {rowid: (cid, bool(archived)) for rowid, cid, archived in conn.execute(
-        f'SELECT rowid, id, archived FROM "{name}" WHERE rowid IN ({marks})',
-        [rowid for rowid, _ in ranked])}
-    kept = [(rows[rowid][0], -float(score)) for rowid, score in ranked
-            if rowid in rows and (include_archived or not rows[rowid][1])]
-    if len(kept) >= k or len(ranked) < wanted:  # enough, or every match was seen
-        return kept[:k]
-    return [(cid, -float(score)) for cid, score in conn.execute(
-        f"SELECT c.id, bm25({fts}, {weights}) AS s FROM {fts} "
-        f'JOIN "{name}" c ON c.rowid = {fts}.rowid '
-        f"WHERE {fts} MATCH ? AND c.archived = 0 ORDER BY s LIMIT ?", (expression, k))]
 
 
 def _top_among(

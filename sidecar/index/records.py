@@ -75,6 +75,21 @@ class ChunkRecord:
     block_ids: tuple[str, ...] = ()  # Obsidian block ids in the cited lines (`Note#^id`)
 
 
+@dataclass(frozen=True)
+class ChunkFacts:
+    """What ranking and the search filters read of a chunk: its note's properties, without the
+    text or the chunk's place in the note (those come from Chroma, for the results shown only)."""
+
+    id: str
+    path: str
+    type: str
+    tags: tuple[str, ...]
+    private: bool
+    cluster: str | None
+    date: str
+    newer_in_cluster: int
+
+
 def _iso(value: Any) -> str | None:
     """A sortable ISO timestamp (YYYY-MM-DDTHH:MM:SS) from a YAML date value, else None."""
     if not isinstance(value, str) or not value:

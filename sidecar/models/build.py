@@ -12,7 +12,10 @@ random-weight models (embedders, cross-encoders, NLI heads) that run through the
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
+import logging
 import math
 import time
 from collections.abc import Callable
@@ -121,11 +124,14 @@ def _embeddings(g: _Graph, w: Weights, shape: BertShape) -> str:
 
 
 def _mask_bias(g: _Graph) -> str:
-    """(batch, 1, 1, seq): 0 where attended, float32 min where padded (as transformers does)."""
-    mask = g.op("Cast", "attention_mask", to=TensorProto.FLOAT)
-    inverted = g.op("Sub", g.const("ones", 1.0), mask)
-    bias = g.op("Mul", inverted, g.const("neg_big", np.finfo(np.float32).min))
-    return g.op("Unsqueeze", bias, g.const("mask_axes", [1, 2], np.int64))
+    """(batch, 1, 1, seq): 0 where attended, float32 min where padded (as transformers does).
+
+    In the node order of a transformers export (Unsqueeze, Unsqueeze, Cast, Sub, Mul), which is
+    the pattern onnxruntime's transformer optimizer recognises when it fuses attention."""
+    mask = g.op("Unsqueeze", g.op("Unsqueeze", "attention_mask", g.const("axis_1", [1], np.int64)),
+                g.const("axis_2", [2], np.int64))
+    inverted = g.op("Sub", g.const("ones", 1.0), g.op("Cast", mask, to=TensorProto.FLOAT))
+    return g.op("Mul", inverted, g.const("neg_big", np.finfo(np.float32).min))
 
 
 def _attention(g: _Graph, x: str, bias: str, w: Weights, p: str, shape: BertShape) -> str:
@@ -139,7 +145,8 @@ def _attention(g: _Graph, x: str, bias: str, w: Weights, p: str, shape: BertShap
     q = heads("query", [0, 2, 1, 3])
     k = heads("key", [0, 2, 3, 1])
     v = heads("value", [0, 2, 1, 3])
-    scores = g.op("Mul", g.op("MatMul", q, k), g.const(f"{p}.scale", 1.0 / math.sqrt(head_dim)))
+    # Divided, as transformers does (a Mul here hides the mask from the optimizer's matcher).
+    scores = g.op("Div", g.op("MatMul", q, k), g.const(f"{p}.scale", math.sqrt(head_dim)))
     probs = g.op("Softmax", g.op("Add", scores, bias), axis=-1)
     context = g.op("Transpose", g.op("MatMul", probs, v), perm=[0, 2, 1, 3])
     merged = g.op("Reshape", context, g.const(f"{p}.merge_shape", [0, 0, shape.hidden_size],
@@ -205,8 +212,41 @@ def bert_graph(weights: dict[str, Any], shape: BertShape) -> onnx.ModelProto:
     return model
 
 
-def build_bert_onnx(source_dir: Path, out_file: Path) -> None:
-    """Write `out_file` from a Hugging Face folder (config.json + model.safetensors)."""
+def fused(model: onnx.ModelProto, shape: BertShape) -> onnx.ModelProto:
+    """`model` with onnxruntime's transformer fusions: each layer's attention becomes one
+    `Attention` node, residual + LayerNorm a `SkipLayerNormalization`, bias + GELU a `BiasGelu`
+    (onnxruntime's session-time optimizer makes none of these on CPU). The vectors stay those of
+    the plain graph (cosine > 0.9999, tests/models/test_build.py).
+
+    Not applied to the embedder `ora models build` writes: on this CPU the fused graph embedded
+    no more per CPU-second on long chunks and about 5 % less on short ones (docs/benchmarks.md,
+    "## Index speed"). bench/bench_index_speed.py measures it again.
+
+    Without onnxruntime's session-level passes baked in (opt_level 0), so the file stays portable
+    between CPUs, and without symbolic shape inference (it would need sympy; our graph has no
+    Cast to remove)."""
+    from onnxruntime.transformers.fusion_options import FusionOptions
+    from onnxruntime.transformers.optimizer import optimize_model
+
+    options = FusionOptions("bert")
+    options.enable_shape_inference = False
+    # Its modules log warnings under top-level names (that we are not "pytorch") and may print
+    # to stdout, which carries `--json` output: both are silenced while it runs.
+    logging.disable(logging.WARNING)
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            optimized = optimize_model(model, model_type="bert", num_heads=shape.num_heads,
+                                       hidden_size=shape.hidden_size,
+                                       optimization_options=options, opt_level=0)
+    finally:
+        logging.disable(logging.NOTSET)
+    out: onnx.ModelProto = optimized.model
+    return out
+
+
+def build_bert_onnx(source_dir: Path, out_file: Path, *, fuse: bool = False) -> None:
+    """Write `out_file` from a Hugging Face folder (config.json + model.safetensors), with the
+    transformer fusions when `fuse` is True."""
     from safetensors.numpy import load_file
 
     try:
@@ -214,7 +254,10 @@ def build_bert_onnx(source_dir: Path, out_file: Path) -> None:
         weights = load_file(str(source_dir / "model.safetensors"))
     except (OSError, ValueError) as exc:
         raise ModelUnavailable(f"cannot read BERT weights in {source_dir}: {exc}") from exc
-    model = bert_graph(weights, BertShape.from_config(config))
+    shape = BertShape.from_config(config)
+    model = bert_graph(weights, shape)
+    if fuse:
+        model = fused(model, shape)
     out_file.parent.mkdir(parents=True, exist_ok=True)
     tmp = out_file.with_suffix(".onnx.tmp")
     onnx.save(model, str(tmp))
@@ -255,7 +298,10 @@ def random_weights(shape: BertShape, num_labels: int = 0, seed: int = 0) -> Weig
     return w
 
 
-BUILDER_VERSION = 1  # bump when the graph changes, so existing builds are redone
+# Bump when the graph computes something else, so existing builds are redone (a new file is a
+# new model id, so an index re-embeds). Not bumped for the transformers node order of the mask
+# and the attention scale: the same vectors (cosine > 0.9999999), no re-embedding for users.
+BUILDER_VERSION = 1
 
 
 def build_fp32_embedder(models_path: Path, *, force: bool = False) -> dict[str, Any]:

@@ -13,7 +13,9 @@ in `embed_model`; its pooling, token limit and query prefix come from schema/mod
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -29,7 +31,14 @@ from sidecar.models.files import (
     int8_model_file,
     minilm_source_dir,
 )
-from sidecar.models.session import batches, input_names, open_session, read_tokenizer
+from sidecar.models.session import (
+    TOKEN_BUDGET,
+    Batch,
+    batches,
+    input_names,
+    open_session,
+    read_tokenizer,
+)
 from sidecar.settings import Config
 
 DIM = 384
@@ -151,7 +160,12 @@ class OnnxEmbedder(Embedder):
         tokens = tokenizer_file or minilm_source_dir() / "tokenizer.json"
         self.tokenizer = read_tokenizer(tokens)
         self._truncating = read_tokenizer(tokens, max_tokens)
-        self._session = open_session(model_file, threads)
+        # One single-threaded session run by `workers` threads, a batch each (ORT releases the
+        # GIL): on this CPU that embeds more per CPU-second than one run split across cores, and
+        # the weights are held once. The workers share the token budget, so the batches in
+        # flight hold TOKEN_BUDGET padded tokens together (docs/benchmarks.md, "## Index speed").
+        self.workers = threads or os.cpu_count() or 1
+        self._session = open_session(model_file, 1)
         self._inputs = input_names(self._session)
         width = self._session.get_outputs()[0].shape[-1]
         self.dim = width if isinstance(width, int) else DIM
@@ -161,11 +175,16 @@ class OnnxEmbedder(Embedder):
     ) -> list[tuple[list[int], FloatArray, npt.NDArray[np.int64]]]:
         """Per batch: original positions, last_hidden_state, attention mask."""
         encodings = self._truncating.encode_batch(list(texts))
-        out = []
-        for batch in batches(encodings, self._inputs):
+        parts = list(batches(encodings, self._inputs, token_budget=TOKEN_BUDGET // self.workers))
+
+        def run(batch: Batch) -> tuple[list[int], FloatArray, npt.NDArray[np.int64]]:
             (hidden,) = self._session.run(["last_hidden_state"], batch.feed)
-            out.append((batch.positions, np.asarray(hidden, dtype=np.float32), batch.mask))
-        return out
+            return batch.positions, np.asarray(hidden, dtype=np.float32), batch.mask
+
+        if self.workers == 1 or len(parts) <= 1:
+            return [run(batch) for batch in parts]
+        with ThreadPoolExecutor(min(self.workers, len(parts))) as pool:
+            return list(pool.map(run, parts))
 
     def embed(self, texts: Sequence[str]) -> FloatArray:
         """(n, 384) float32 unit vectors, in the order of `texts`."""

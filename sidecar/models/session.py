@@ -27,8 +27,11 @@ from tokenizers import Encoding, Tokenizer
 from sidecar.errors import ModelUnavailable
 
 BATCH_SIZE = 32
-# Padded tokens (rows × width) per batch: eight full-length (256-token) texts, or 32 short ones.
-TOKEN_BUDGET = 2048
+# Padded tokens (rows × width) in flight at once: four full-length (256-token) texts, or 16 of
+# 64 tokens. Chosen for memory (issue 17, at 2,048) and then halved by measurement: smaller
+# batches embed more per CPU-second on this CPU, long texts and short (docs/benchmarks.md,
+# "## Index speed"). The embedder splits it between its workers.
+TOKEN_BUDGET = 1024
 
 
 def read_tokenizer(path: Path, max_tokens: int | None = None) -> Tokenizer:
@@ -62,6 +65,10 @@ def open_session(path: Path, threads: int | None = None) -> ort.InferenceSession
     opts.inter_op_num_threads = 1
     opts.log_severity_level = 3
     opts.enable_mem_pattern = False  # see the module docstring
+    # Idle intra-op threads would spin for the next op: on two shared cores that spin took the
+    # core a search's BM25 thread needed (a query embedding cost 15 CPU-ms spinning, 8.5 not),
+    # and a fifth of an index's CPU time (docs/benchmarks.md, "## Index speed").
+    opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
     try:
         return ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
     except Exception as exc:  # onnxruntime raises its own untyped errors for bad graphs

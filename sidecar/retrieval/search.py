@@ -7,15 +7,16 @@ is a small function so the evaluation harness can run the same ranking over a BE
 from __future__ import annotations
 
 import asyncio
+import itertools
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
 
 from sidecar.errors import BadRequest
-from sidecar.index.records import ChunkRecord
+from sidecar.index.records import ChunkFacts, ChunkRecord
 from sidecar.index.scope import NoteFilter, Scope
 from sidecar.models.reranker import Reranker, rerank_limits
 from sidecar.retrieval.filters import is_admissible, result_flags
@@ -25,6 +26,8 @@ from sidecar.retrieval.scoring import final_score, recency_factor
 from sidecar.schema import Schema, get_schema
 
 FloatArray = npt.NDArray[np.float32]
+# What ranking and the filters read: SQLite facts, or a full record when one is at hand.
+Chunk = ChunkFacts | ChunkRecord
 RETRIEVERS = ("dense", "bm25")
 
 
@@ -59,6 +62,10 @@ class SearchIndex(Protocol):
         self, ids: Sequence[str], *, private: bool, namespace: str | None = None
     ) -> Mapping[str, ChunkRecord]: ...
 
+    def chunk_facts(
+        self, ids: Sequence[str], *, private: bool, namespace: str | None = None
+    ) -> Mapping[str, ChunkFacts]: ...
+
 
 class QueryEmbedder(Protocol):
     def embed_queries(self, queries: Sequence[str]) -> FloatArray: ...
@@ -71,7 +78,7 @@ async def first_stage(
     restricted inside its store to the notes `options.filters` admits."""
     only = await asyncio.to_thread(
         index.scope, options.filters, private=options.private, namespace=options.namespace
-    )
+    ) if options.filters.active else None  # no thread hand-off for the common unfiltered case
     scope: dict[str, Any] = {
         "private": options.private,
         "namespace": options.namespace,
@@ -103,40 +110,126 @@ def _check(query: str, options: SearchOptions) -> None:
         raise BadRequest(f"k must be at least 1, got {options.k}")
 
 
+def _admits(chunk: Chunk, options: SearchOptions) -> bool:
+    return is_admissible(
+        chunk.type, chunk.tags, chunk.private,
+        private_mode=options.private, include_archived=options.include_archived,
+    ) and options.filters.admits(chunk.path, chunk.type, chunk.tags, chunk.date)
+
+
 def _admitted(
-    pool: Sequence[tuple[str, float]], chunks: Mapping[str, ChunkRecord], options: SearchOptions
-) -> list[tuple[ChunkRecord, float]]:
+    pool: Sequence[tuple[str, float]], chunks: Mapping[str, Chunk], options: SearchOptions
+) -> list[tuple[Chunk, float]]:
     kept = []
     for chunk_id, fused in pool:
         chunk = chunks.get(chunk_id)
-        if chunk is not None and is_admissible(
-            chunk.type, chunk.tags, chunk.private,
-            private_mode=options.private, include_archived=options.include_archived,
-        ) and options.filters.admits(chunk.path, chunk.type, chunk.tags, chunk.date):
+        if chunk is not None and _admits(chunk, options):
             kept.append((chunk, fused))
     return kept
+
+
+async def _facts(
+    index: SearchIndex, ids: Sequence[str], options: SearchOptions
+) -> dict[str, Chunk]:
+    """What ranking reads of each id: the SQLite facts, and the Chroma record of any id they
+    lack (a note being re-indexed), so a sync in progress leaves nothing out."""
+    facts: dict[str, Chunk] = dict(await asyncio.to_thread(
+        index.chunk_facts, ids, private=options.private, namespace=options.namespace))
+    missing = [chunk_id for chunk_id in ids if chunk_id not in facts]
+    if missing:
+        facts.update(await asyncio.to_thread(
+            index.get_chunks, missing, private=options.private, namespace=options.namespace))
+    return facts
 
 
 async def candidates(
     index: SearchIndex, embedder: QueryEmbedder, query: str, options: SearchOptions,
     fusion: FusionSettings,
-) -> tuple[dict[str, Ranked], list[tuple[ChunkRecord, float]]]:
+) -> tuple[dict[str, Ranked], list[tuple[Chunk, float]]]:
     """First stage, fusion into the pool, then the filters (before any top-k cut).
 
     The stores already leave out archived and private chunks, hold only retrievable types and
     apply the search filters, so `depth = max(pool, k)` candidates per retriever leave at least
-    k whenever k exist; the filters here are the second line of defence.
+    k whenever k exist; the filters here are the second line of defence (and run again on the
+    records of the results shown).
     """
     depth = max(fusion.pool, options.k)
     lists = await first_stage(index, embedder, query, depth, options)
     pool = fuse_pool(lists, depth, fusion)
-    chunks = await asyncio.to_thread(
-        index.get_chunks,
-        [chunk_id for chunk_id, _ in pool],
-        private=options.private,
-        namespace=options.namespace,
+    facts = await _facts(index, [chunk_id for chunk_id, _ in pool], options)
+    return lists, _admitted(pool, facts, options)
+
+
+async def _records(
+    index: SearchIndex, chunks: Sequence[Chunk], options: SearchOptions
+) -> dict[str, ChunkRecord]:
+    """The full records (text, place in the note) of `chunks`, those already at hand reused."""
+    out = {chunk.id: chunk for chunk in chunks if isinstance(chunk, ChunkRecord)}
+    wanted = [chunk.id for chunk in chunks if chunk.id not in out]
+    if wanted:
+        out.update(await asyncio.to_thread(
+            index.get_chunks, wanted, private=options.private, namespace=options.namespace))
+    return out
+
+
+@dataclass(frozen=True)
+class Scored:
+    """A candidate with its scores; `score` is the final one, rounded as results show it."""
+
+    chunk: Chunk
+    fused: float
+    similarity: float
+    rerank: float | None
+    score: float
+
+
+def _weight_and_decay(chunk: Chunk, schema: Schema) -> tuple[float, float]:
+    weight = schema.type_weight(chunk.type)
+    decay = (
+        recency_factor(chunk.newer_in_cluster, schema.decay_floor, schema.decay_per_newer)
+        if chunk.type in schema.decay_types
+        else 1.0
     )
-    return lists, _admitted(pool, chunks, options)
+    return weight, decay
+
+
+def _score(chunk: Chunk, similarity: float, schema: Schema) -> float:
+    return round(final_score(similarity, *_weight_and_decay(chunk, schema)), 6)
+
+
+def _order(scored: Scored) -> tuple[float, float, str]:
+    """The order of results, but for the line a chunk starts at (only its record knows it)."""
+    return (-scored.score, -round(scored.fused, 6), scored.chunk.path)
+
+
+async def _shown(
+    index: SearchIndex, scored: Sequence[Scored], options: SearchOptions,
+    records: dict[str, ChunkRecord], schema: Schema,
+) -> list[Scored]:
+    """The results to show, on their full records: the best `options.k` of `scored` (sorted by
+    `_order`), with those tied with the k-th (the line decides among them).
+
+    Only these records are read from Chroma. Each is checked again against the filters and
+    re-scored; should one disagree with its SQLite facts (a sync between the two reads), every
+    candidate is read and ranked on its record instead, as if there were no facts.
+    """
+    cut = list(scored[: options.k])
+    if cut:
+        last = _order(cut[-1])
+        cut += itertools.takewhile(lambda s: _order(s) == last, scored[options.k:])
+    records.update(await _records(index, [s.chunk for s in cut], options))
+
+    def on_record(s: Scored) -> Scored | None:
+        record = records.get(s.chunk.id)
+        if record is None or not _admits(record, options):
+            return None
+        return replace(s, chunk=record, score=_score(record, s.similarity, schema))
+
+    shown = [on_record(s) for s in cut]
+    if all(r is not None and r.score == s.score for r, s in zip(shown, cut, strict=True)):
+        return [r for r in shown if r is not None]
+    records.update(await _records(index, [s.chunk for s in scored], options))
+    return [r for r in map(on_record, scored) if r is not None]
 
 
 def result_document(
@@ -144,18 +237,13 @@ def result_document(
     rank_of: Mapping[str, Mapping[str, int]], schema: Schema,
 ) -> dict[str, Any]:
     """One result of the search document: the chunk, its score and why it scored so."""
-    weight = schema.type_weight(chunk.type)
-    decay = (
-        recency_factor(chunk.newer_in_cluster, schema.decay_floor, schema.decay_per_newer)
-        if chunk.type in schema.decay_types
-        else 1.0
-    )
+    weight, decay = _weight_and_decay(chunk, schema)
     return {
         "path": chunk.path,
         "title": chunk.title,
         "type": chunk.type,
         "type_inferred": chunk.type_inferred,
-        "score": round(final_score(similarity, weight, decay), 6),
+        "score": _score(chunk, similarity, schema),
         "flags": result_flags(chunk.tags),
         "private": bool(chunk.private),
         "text": chunk.text,
@@ -198,23 +286,33 @@ async def search(
     schema = get_schema()
     fusion = fusion or fusion_settings()
     lists, admitted = await candidates(index, embedder, query, options, fusion)
-    if reranker is not None and options.rerank:
+    reranking = reranker is not None and options.rerank
+    records: dict[str, ChunkRecord] = {}
+    if reranking:
         # A cross-encoder's cost grows with the pool: re-rank the best of the fused list only.
         admitted = admitted[: max(rerank_limits().pool, options.k)]
+        records = await _records(index, [chunk for chunk, _ in admitted], options)
+        admitted = [(records[c.id], fused) for c, fused in admitted if c.id in records]
     outcome = await rerank_pool(
         reranker if options.rerank else None,
         query,
-        [passage(chunk) for chunk, _ in admitted],
+        [passage(records[chunk.id]) for chunk, _ in admitted] if reranking else [],
         [fused for _, fused in admitted],
         fusion.ceiling(RETRIEVERS),
         reason="re-ranking turned off for this query" if not options.rerank else reranker_reason,
     )
     rank_of = {name: ranks(ranked) for name, ranked in lists.items()}
-    results = [
-        result_document(chunk, fused, similarity, rerank, rank_of, schema)
+    scored = [
+        Scored(chunk, fused, similarity, rerank, _score(chunk, similarity, schema))
         for (chunk, fused), similarity, rerank in zip(
             admitted, outcome.similarities, outcome.rerank_scores, strict=True
         )
+    ]
+    scored.sort(key=_order)
+    shown = await _shown(index, scored, options, records, schema)
+    results = [
+        result_document(records[s.chunk.id], s.fused, s.similarity, s.rerank, rank_of, schema)
+        for s in shown
     ]
     results.sort(key=lambda r: (-r["score"], -r["why"]["fused"], r["path"], r["line_start"]))
     document: dict[str, Any] = {

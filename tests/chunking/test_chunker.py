@@ -5,8 +5,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from tokenizers import Tokenizer
 
-from sidecar.chunking.chunker import Chunk, chunk_note
-from sidecar.chunking.markdown import readable
+from sidecar.chunking.chunker import BREADCRUMB, Chunk, chunk_note
+from sidecar.chunking.markdown import blocks, readable
 from sidecar.errors import BadRequest
 from sidecar.models.embedder import load_tokenizer
 from sidecar.vault.note import parse_note
@@ -187,4 +187,34 @@ def test_any_body_chunks_in_order_within_budget_covering_every_line(
     shown = readable(lines)  # comments and block ids show nothing, so need no chunk
     nonblank = {i + 1 for i, line in enumerate(shown.lines) if line.strip() or shown.ids[i]}
     markup = {i + 1 for i, line in enumerate(lines) if set(line.strip()) <= set("=-|:")}
-    assert nonblank - markup <= covered
+    titles = {b.first + 1: b.title for b in blocks(lines, shown) if b.level}
+    for line in sorted(nonblank - markup - covered):  # only a heading the next chunk names
+        after = next(c for c in chunks if c.line_start > line)
+        assert titles[line] in after.context.split(BREADCRUMB)
+
+
+LONG_LINE = " ".join(f"Sentence {n} about white matter diffusion in the newborn brain." for n in
+                     range(40))
+
+
+def test_heading_alone_before_a_split_line_is_not_a_chunk_of_its_own(tokenizer: Tokenizer) -> None:
+    text = f"---\ntype: resource\n---\n# Newborn white matter\n\n{LONG_LINE}\n"
+    chunks = _chunks(text, tokenizer, max_tokens=64)
+    assert len(chunks) > 1
+    assert all(c.text != "# Newborn white matter" for c in chunks)
+    assert all(c.context == "Newborn white matter" and c.heading_path == ("Newborn white matter",)
+               for c in chunks)  # every part still embeds the heading
+    assert chunks[0].line_start == chunks[0].line_end == 6  # the long line, cited exactly
+
+
+def test_heading_alone_is_kept_when_no_breadcrumb_names_it(tokenizer: Tokenizer) -> None:
+    heading = " ".join(["an extraordinarily verbose heading"] * 7)  # over a quarter of 128
+    text = f"# {heading}\n\n{LONG_LINE}\n"
+    chunks = _chunks(text, tokenizer, max_tokens=128)
+    assert chunks[0].text == f"# {heading}" and chunks[0].line_start == 1
+    assert all(c.context == "" for c in chunks)
+
+
+def test_heading_with_the_text_under_it_stays_in_the_chunk(tokenizer: Tokenizer) -> None:
+    chunks = _chunks("# Sleep\n\nSlow-wave sleep consolidates memories.\n", tokenizer)
+    assert [c.text for c in chunks] == ["# Sleep\n\nSlow-wave sleep consolidates memories."]

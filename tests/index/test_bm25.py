@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -9,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sidecar.index.bm25 import Bm25Store, SparseRow, match_expression
+from sidecar.schema import get_schema
 
 
 def _row(i: int, text: str, *, archived: bool = False) -> SparseRow:
@@ -106,3 +108,29 @@ def test_archived_rows_crowding_the_top_still_leave_k_results(tmp_path: Path) ->
     assert [cid for cid, _ in hits] == ["id20", "id21"]
     crowded = bm25.search("default", "kiwi", 2, private=False, include_archived=True)
     assert all(int(cid[2:]) < 10 for cid, _ in crowded)
+
+
+def test_a_store_ranked_in_parts_scores_as_one_ranked_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Every part's bm25() reads the whole store's statistics, so the merged parts are the
+    # whole ranking: same chunks, same scores, the archived ones still left out.
+    words = ["kiwi", "fig", "plum", "pear", "lime", "date"]
+    rows = [_row(i, " ".join(words[j % 6] for j in range(i % 7, i % 7 + 1 + i % 5)),
+                 archived=i % 11 == 0) for i in range(200)]
+    whole = Bm25Store(tmp_path / "bm25.sqlite")
+    whole.create("default")
+    whole.replace("default", deletes={}, inserts={False: rows, True: []})
+    parted = Bm25Store(tmp_path / "bm25.sqlite")
+    whole.parts, parted.parts = 1, 3  # as if on one core, and on three
+    small = dataclasses.replace(get_schema(), bm25_part_chunks=40)
+    monkeypatch.setattr("sidecar.index.bm25.get_schema", lambda: small)
+    for query in ("kiwi", "fig plum", "pear lime date kiwi"):
+        for k, archived in ((5, False), (30, True), (100, False)):
+            expected = whole.search("default", query, k, private=False, include_archived=archived)
+            found = parted.search("default", query, k, private=False, include_archived=archived)
+            assert [cid for cid, _ in found] == [cid for cid, _ in expected]
+            assert [s for _, s in found] == pytest.approx([s for _, s in expected], rel=1e-12)
+            assert len(found) == min(k, len(expected)) and found
+    whole.close()
+    parted.close()

@@ -4,6 +4,7 @@ import json
 from pathlib import Path
 
 import numpy as np
+import onnx
 import onnxruntime as ort
 import pytest
 
@@ -11,11 +12,20 @@ from sidecar.errors import ModelUnavailable
 from sidecar.models.build import (
     BertShape,
     bert_graph,
+    build_bert_onnx,
     build_fp32_embedder,
     ensure_fp32_embedder,
+    fused,
     random_weights,
 )
-from sidecar.models.embedder import Embedder, available_variants, choose_variant
+from sidecar.models.embedder import (
+    Embedder,
+    OnnxEmbedder,
+    available_variants,
+    choose_variant,
+    open_embedder,
+)
+from sidecar.models.files import minilm_source_dir
 from sidecar.settings import make_config
 
 REFERENCE = Path(__file__).parent / "data" / "reference_embeddings.json"
@@ -26,6 +36,44 @@ def test_fp32_build_matches_sentence_transformers_reference(fp32_embedder: Embed
     ours = fp32_embedder.embed([item["text"] for item in items])
     for vector, item in zip(ours, items, strict=True):
         assert float(vector @ np.asarray(item["vector"], dtype=np.float32)) > 0.9999
+
+
+FUSED_OPS = {"Attention", "SkipLayerNormalization", "BiasGelu"}
+
+# Real text of several lengths, so batches are padded: short queries, a paragraph, a long note.
+REAL_TEXTS = [
+    "Spaced repetition beats massed practice for long-term retention.",
+    "zone two training",
+    "The hippocampus consolidates episodic memories during slow-wave sleep; disrupting those "
+    "oscillations in the first hours after learning impairs recall the next day, while "
+    "boosting them with closed-loop auditory stimulation improves it. " * 3,
+    "# Weekly review\n\nInbox zero, then the calendar, then the project list. Anything without "
+    "a next action goes back to someday/maybe.",
+    "Mitochondrial DNA mutations accumulate with age in post-mitotic tissues " * 20,
+]
+
+
+def test_fused_minilm_gives_the_built_embedders_vectors(fp32_models: Path, tmp_path: Path) -> None:
+    fused_file = tmp_path / "fused" / "model.onnx"
+    build_bert_onnx(minilm_source_dir(), fused_file, fuse=True)
+    assert {node.op_type for node in onnx.load(str(fused_file)).graph.node} >= FUSED_OPS
+    built = open_embedder("fp32", fp32_models)
+    assert "Attention" not in {node.op_type for node in onnx.load(str(built.model_file)).graph.node}
+    fast = OnnxEmbedder(fused_file, "fp32")
+    assert fast.model_id != built.model_id  # another file: an index would re-embed
+    cosines = (fast.embed(REAL_TEXTS) * built.embed(REAL_TEXTS)).sum(axis=1)
+    assert (cosines > 0.9999).all(), cosines
+
+
+def test_fused_tiny_encoder_keeps_outputs_and_ignores_padding() -> None:
+    plain = bert_graph(random_weights(TINY, seed=5), TINY)
+    model = fused(plain, TINY)
+    assert {node.op_type for node in model.graph.node} >= FUSED_OPS
+    ids, mask = [[1, 7, 9, 2, 0, 0], [1, 4, 5, 6, 8, 2]], [[1, 1, 1, 1, 0, 0], [1] * 6]
+    (ours,) = _run(model.SerializeToString(), ids, mask)
+    (reference,) = _run(plain.SerializeToString(), ids, mask)
+    np.testing.assert_allclose(ours[0, :4], reference[0, :4], atol=1e-4)
+    np.testing.assert_allclose(ours[1], reference[1], atol=1e-4)
 
 
 def test_fp32_build_agrees_with_packaged_int8_model(

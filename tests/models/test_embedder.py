@@ -12,6 +12,7 @@ from sidecar.models.embedder import (
     available_variants,
     choose_variant,
     load_embedder,
+    open_embedder,
 )
 from sidecar.settings import make_config
 
@@ -31,6 +32,13 @@ def test_embed_returns_unit_float32_vectors_in_input_order(embedder: Embedder) -
     # Order is restored after length-sorted batching: each row equals its text embedded alone.
     for i, text in enumerate(texts):
         np.testing.assert_allclose(vectors[i], embedder.embed([text])[0], atol=1e-5)
+
+
+def test_batches_run_in_parallel_give_the_vectors_of_one_thread(tmp_path: Path) -> None:
+    texts = [f"note {i}: " + "spaced repetition and sleep " * (i % 40) for i in range(60)]
+    one, two = (open_embedder("int8", tmp_path, threads=n) for n in (1, 2))
+    assert (one.workers, two.workers) == (1, 2)
+    np.testing.assert_allclose(two.embed(texts), one.embed(texts), atol=1e-5)
 
 
 def test_similar_sentences_are_closer_than_unrelated(embedder: Embedder) -> None:

@@ -2,7 +2,8 @@ from __future__ import annotations
 
 from tokenizers import Tokenizer
 
-from sidecar.models.session import BATCH_SIZE, TOKEN_BUDGET, batches
+from sidecar.models.files import int8_model_file
+from sidecar.models.session import BATCH_SIZE, TOKEN_BUDGET, batches, open_session
 
 NAMES = ["input_ids", "attention_mask", "token_type_ids"]
 
@@ -25,3 +26,10 @@ def test_a_text_longer_than_the_budget_gets_a_batch_of_its_own(tokenizer: Tokeni
     encodings = [tokenizer.encode("word " * 40), tokenizer.encode("word " * 3000)]
     found = list(batches(encodings, NAMES, token_budget=100))
     assert [b.positions for b in found] == [[0], [1]]
+
+
+def test_idle_session_threads_sleep_rather_than_spin() -> None:
+    # A spinning intra-op thread keeps a core busy between runs, the core a search's BM25 query
+    # runs on beside the query embedding.
+    options = open_session(int8_model_file()).get_session_options()
+    assert options.get_session_config_entry("session.intra_op.allow_spinning") == "0"
