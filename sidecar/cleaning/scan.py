@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
+from array import array
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
 from typing import Any
 
 from sidecar.cleaning import news
 from sidecar.cleaning.candidates import Alignment, Candidate, align, neighbours, pool
-from sidecar.cleaning.store import Pair, Queue, Side, pair_id
+from sidecar.cleaning.store import NoteState, Pair, Queue, Side, pair_id
 from sidecar.cleaning.survey import ScanStopped, StopCheck, Survey, save_key, survey
 from sidecar.cleaning.verdict import Judge, Verdict
 from sidecar.cleaning.vocab import Thresholds, get_thresholds
@@ -30,7 +31,9 @@ from sidecar.settings import Config
 Progress = Callable[[str, int, int], None]
 CONTRADICTION_KINDS = ("engram", "resource")
 # Candidate pairs whose notes' claims are read back from the queue at once.
-ALIGN_WINDOW = 256
+ALIGN_WINDOW = 64
+# Aligned claim pairs given to the judge at once.
+JUDGE_WINDOW = 256
 
 
 @dataclass(frozen=True)
@@ -56,27 +59,13 @@ def _side(state: Any, index: int) -> Side:
     return Side(state.path, start, end, text, state.hash)
 
 
-@dataclass(frozen=True)
-class _ClaimPair:
-    """Two aligned claims of a candidate pair, to judge."""
-
-    candidate: Candidate
-    alignment: Alignment
-    a: Side
-    b: Side
-
-
-def _best(candidate: Candidate, judged: list[tuple[_ClaimPair, Verdict]],
-          judge: str) -> Pair | None:
-    """The strongest contradiction between two notes, if the judge found any."""
-    hits = [(w, v) for w, v in judged if v.contradiction]
-    if not hits:
-        return None
-    work, verdict = max(hits, key=lambda h: (h[1].score, h[0].alignment.similarity))
-    al, a, b = work.alignment, work.a, work.b
+def _pair(candidate: Candidate, al: Alignment, verdict: Verdict, a: NoteState, b: NoteState,
+          judge: str) -> Pair:
+    """The queued pair for the strongest contradiction the judge found between two notes."""
+    side_a, side_b = _side(a, al.i), _side(b, al.j)
     return Pair(
-        id=pair_id(candidate.a.kind or "", a, b), kind=candidate.a.kind or "", a=a, b=b,
-        judge=verdict.judge or judge, score=verdict.score,
+        id=pair_id(candidate.a.kind or "", side_a, side_b), kind=candidate.a.kind or "",
+        a=side_a, b=side_b, judge=verdict.judge or judge, score=verdict.score,
         private=candidate.a.private or candidate.b.private,
         evidence={"cue": verdict.cue, **verdict.detail,
                   "note_similarity": round(candidate.similarity, 4),
@@ -87,6 +76,30 @@ def _best(candidate: Candidate, judged: list[tuple[_ClaimPair, Verdict]],
     )
 
 
+class _Aligned:
+    """The aligned claim pairs of all candidates, as numbers (candidate, claim i, claim j,
+    similarity: 12 bytes each), not texts: their texts are read back a window at a time."""
+
+    def __init__(self) -> None:
+        self.candidate = array("i")
+        self.i = array("h")
+        self.j = array("h")
+        self.similarity = array("f")
+
+    def __len__(self) -> int:
+        return len(self.candidate)
+
+    def add(self, candidate: int, found: list[Alignment]) -> None:
+        for al in found:
+            self.candidate.append(candidate)
+            self.i.append(al.i)
+            self.j.append(al.j)
+            self.similarity.append(al.similarity)
+
+    def get(self, row: int) -> tuple[int, Alignment]:
+        return self.candidate[row], Alignment(self.i[row], self.j[row], self.similarity[row])
+
+
 def _candidates(states: dict[str, Any], changed: set[str], limits: Thresholds) -> list[Candidate]:
     found = []
     for kind in CONTRADICTION_KINDS:
@@ -95,20 +108,55 @@ def _candidates(states: dict[str, Any], changed: set[str], limits: Thresholds) -
     return found
 
 
-def _work(queue: Queue, seen: Survey, limits: Thresholds
-          ) -> tuple[list[Candidate], list[_ClaimPair]]:
+def _work(queue: Queue, seen: Survey, limits: Thresholds) -> tuple[list[Candidate], _Aligned]:
     """The candidate note pairs and their aligned claim pairs (CPU work: run in a thread). The
     notes' claims and vectors are read back a window of candidates at a time."""
     candidates = _candidates(seen.states, seen.changed, limits)
-    work = []
+    aligned = _Aligned()
     for start in range(0, len(candidates), ALIGN_WINDOW):
         part = candidates[start : start + ALIGN_WINDOW]
-        whole = queue.full_states({p for c in part for p in (c.a.path, c.b.path)}, seen.scan)
-        for c in part:
-            a, b = whole[c.a.path], whole[c.b.path]
-            work += [_ClaimPair(c, al, _side(a, al.i), _side(b, al.j))
-                     for al in align(a, b, limits.claim_similarity, limits.claims_per_pair)]
-    return candidates, work
+        whole = _whole(queue, seen, part)
+        for n, c in enumerate(part, start):
+            aligned.add(n, align(whole[c.a.path], whole[c.b.path], limits.claim_similarity,
+                                 limits.claims_per_pair))
+    return candidates, aligned
+
+
+def _whole(queue: Queue, seen: Survey, candidates: Iterable[Candidate]) -> dict[str, NoteState]:
+    return queue.full_states({p for c in candidates for p in (c.a.path, c.b.path)}, seen.scan)
+
+
+async def _judge_all(queue: Queue, seen: Survey, candidates: list[Candidate],
+                     aligned: _Aligned, judge: Judge, report: Progress
+                     ) -> tuple[list[Pair], int]:
+    """Judge the aligned claim pairs JUDGE_WINDOW at a time; the strongest contradiction of
+    each candidate pair (the first of equals, in alignment order) and how many verdicts came
+    from a fallback judge."""
+    best: dict[int, tuple[Verdict, Alignment]] = {}
+    fallbacks = 0
+    report("judge", 0, len(aligned))
+    for start in range(0, len(aligned), JUDGE_WINDOW):
+        rows = [aligned.get(r) for r in range(start, min(start + JUDGE_WINDOW, len(aligned)))]
+        whole = await asyncio.to_thread(_whole, queue, seen, (candidates[n] for n, _ in rows))
+        verdicts = await judge.judge([
+            (whole[candidates[n].a.path].claims[al.i][0],
+             whole[candidates[n].b.path].claims[al.j][0]) for n, al in rows])
+        for (n, al), verdict in zip(rows, verdicts, strict=True):
+            fallbacks += verdict.judge is not None
+            held = best.get(n)
+            if verdict.contradiction and (held is None or (verdict.score, al.similarity) > (
+                    held[0].score, held[1].similarity)):
+                best[n] = (verdict, al)
+        report("judge", start + len(rows), len(aligned))
+    found: list[Pair] = []
+    order = sorted(best)
+    for start in range(0, len(order), ALIGN_WINDOW):
+        part = order[start : start + ALIGN_WINDOW]
+        whole = await asyncio.to_thread(_whole, queue, seen, (candidates[n] for n in part))
+        for n in part:
+            c, (verdict, al) = candidates[n], best[n]
+            found.append(_pair(c, al, verdict, whole[c.a.path], whole[c.b.path], judge.name))
+    return found, fallbacks
 
 
 def _save(queue: Queue, seen: Survey, news_affected: set[str], pairs: list[Pair]) -> None:
@@ -133,15 +181,8 @@ async def scan(config: Config, queue: Queue, embedder: Embedder, judge: Judge,
     # file reads and embedding, in a thread
     seen = await asyncio.to_thread(survey, config, queue, embedder, should_stop)
     try:
-        candidates, work = await asyncio.to_thread(_work, queue, seen, limits)
-        report("judge", 0, len(work))
-        verdicts = await judge.judge([(w.a.text, w.b.text) for w in work])
-        report("judge", len(work), len(work))
-        per_candidate: dict[int, list[tuple[_ClaimPair, Verdict]]] = {}
-        for w, verdict in zip(work, verdicts, strict=True):
-            per_candidate.setdefault(id(w.candidate), []).append((w, verdict))
-        found = [p for c in candidates
-                 if (p := _best(c, per_candidate.get(id(c), []), judge.name)) is not None]
+        candidates, aligned = await asyncio.to_thread(_work, queue, seen, limits)
+        found, fallbacks = await _judge_all(queue, seen, candidates, aligned, judge, report)
         news_affected, proposals = await asyncio.to_thread(
             news.propose, seen.states, seen.changed, limits,
             lambda paths: queue.full_states(paths, seen.scan))
@@ -151,11 +192,10 @@ async def scan(config: Config, queue: Queue, embedder: Embedder, judge: Judge,
     except BaseException:  # stopped or failed: what it staged is not needed
         queue.drop_staged(seen.scan)
         raise
-    report("done", len(work), len(work))
+    report("done", len(aligned), len(aligned))
     return ScanReport(
         notes=len(seen.states), changed=len(seen.changed), removed=len(seen.removed),
-        candidates=len(candidates), claim_pairs=len(work), found=len(found),
+        candidates=len(candidates), claim_pairs=len(aligned), found=len(found),
         proposals=len(proposals), open=queue.open_count(), judge=judge.name,
-        seconds=round(time.monotonic() - started, 3),
-        fallbacks=sum(1 for v in verdicts if v.judge is not None),
+        seconds=round(time.monotonic() - started, 3), fallbacks=fallbacks,
     )

@@ -349,16 +349,19 @@ class Index:
         found: dict[str, tuple[str, Mapping[str, Any]]] = {}
         for store_private in (False, True) if private else (False,):
             found.update(self.chroma.get(ns, store_private, list(ids)))
-        newer = self._newer_counter(ns, private=private)
-        out: dict[str, ChunkRecord] = {}
-        for cid, (text, meta) in found.items():
-            if is_excluded(self.vault_settings, str(meta.get("path", ""))):
-                continue  # excluded since it was indexed; the next reconcile removes it
+        found = {cid: (text, meta) for cid, (text, meta) in found.items()
+                 # excluded since it was indexed; the next reconcile removes it
+                 if not is_excluded(self.vault_settings, str(meta.get("path", "")))}
+
+        def place(meta: Mapping[str, Any]) -> tuple[str | None, str, str]:
             cluster = meta.get("cluster")
-            count = newer(str(cluster) if cluster else None, str(meta.get("type", "")),
-                          str(meta.get("date", "")))
-            out[cid] = record_from_store(cid, text, meta, count)
-        return out
+            return (str(cluster) if cluster else None, str(meta.get("type", "")),
+                    str(meta.get("date", "")))
+
+        newer = self._newer_counter(ns, [place(meta) for _, meta in found.values()],
+                                    private=private)
+        return {cid: record_from_store(cid, text, meta, newer(*place(meta)))
+                for cid, (text, meta) in found.items()}
 
     def chunk_facts(
         self, ids: Sequence[str], *, private: bool, namespace: str | None = None
@@ -374,36 +377,35 @@ class Index:
         paths: dict[str, str] = {}
         for store_private in (False, True) if private else (False,):
             paths.update(self.bm25.paths_of(ns, store_private, ids))
-        rows = self.ledger.rows(ns, set(paths.values()))
-        newer = self._newer_counter(ns, private=private)
+        notes = self.ledger.note_facts(ns, set(paths.values()))
+        newer = self._newer_counter(
+            ns, [(n[3], n[0] or "", n[4]) for n in notes.values()], private=private)
         out: dict[str, ChunkFacts] = {}
         for cid, path in paths.items():
-            row = rows.get(path)
-            if row is None or cid not in row.chunk_ids or is_excluded(self.vault_settings, path):
+            note = notes.get(path)
+            if note is None or cid not in note[5] or is_excluded(self.vault_settings, path):
                 continue
-            type_name = row.type or ""
+            type_name, tags, is_private, cluster, date, _ids = note
             out[cid] = ChunkFacts(
-                id=cid, path=path, type=type_name, tags=row.tags, private=row.private,
-                cluster=row.cluster, date=row.decay_date,
-                newer_in_cluster=newer(row.cluster, type_name, row.decay_date),
+                id=cid, path=path, type=type_name or "", tags=tags, private=is_private,
+                cluster=cluster, date=date, newer_in_cluster=newer(cluster, type_name or "", date),
             )
         return out
 
     def _newer_counter(
-        self, ns: str, *, private: bool
+        self, ns: str, places: Iterable[tuple[str | None, str, str]], *, private: bool
     ) -> Callable[[str | None, str, str], int]:
-        """newer_in_cluster of a chunk from its (cluster, type, date), one ledger query per
-        (cluster, date); 0 for types that do not decay."""
+        """newer_in_cluster of a chunk from its (cluster, type, date), for the chunks at these
+        places, with one ledger query; 0 for types that do not decay. Outside private mode,
+        private notes are not counted."""
         decays = get_schema().decay_types
-        seen: dict[tuple[str, str], int] = {}
+        counts = self.ledger.newer_in_clusters(
+            ns, {(c, d) for c, t, d in places if c and t in decays}, private=private)
 
         def count(cluster: str | None, type_name: str, date: str) -> int:
             if not cluster or type_name not in decays:
                 return 0
-            key = (cluster, date)
-            if key not in seen:  # outside private mode, private notes are not counted
-                seen[key] = self.ledger.newer_in_cluster(ns, cluster, date, private=private)
-            return seen[key]
+            return counts.get((cluster, date), 0)
 
         return count
 

@@ -197,20 +197,36 @@ class Ledger:
         with self._db.transaction() as conn:
             conn.execute("DELETE FROM files WHERE namespace = ?", (namespace,))
 
-    def newer_in_cluster(self, namespace: str, cluster: str, date: str, *,
-                         private: bool = True) -> int:
-        """Chunks of decay-eligible notes in `cluster` dated strictly after `date` (of public
-        notes only unless `private`: a count is private information too)."""
-        found = (
-            self._db.get()
-            .execute(
-                "SELECT COALESCE(SUM(n_chunks), 0) FROM files WHERE namespace = ? AND cluster = ? "
-                "AND decays = 1 AND decay_date > ? AND (? OR private = 0)",
-                (namespace, cluster, date, int(private)),
-            )
-            .fetchone()
+    def newer_in_clusters(
+        self, namespace: str, keys: Iterable[tuple[str, str]], *, private: bool = True
+    ) -> dict[tuple[str, str], int]:
+        """For each (cluster, date): chunks of decay-eligible notes in `cluster` dated strictly
+        after `date` (of public notes only unless `private`: a count is private information
+        too). One query for all keys."""
+        found = self._db.get().execute(
+            "SELECT k.cluster, k.date, (SELECT COALESCE(SUM(n_chunks), 0) FROM files "
+            "WHERE namespace = ? AND cluster = k.cluster AND decays = 1 "
+            "AND decay_date > k.date AND (? OR private = 0)) FROM (SELECT "
+            "json_extract(value, '$[0]') AS cluster, json_extract(value, '$[1]') AS date "
+            "FROM json_each(?)) AS k",
+            (namespace, int(private), json.dumps([list(key) for key in keys])),
         )
-        return int(found[0])
+        return {(str(cluster), str(date)): int(count) for cluster, date, count in found}
+
+    def note_facts(
+        self, namespace: str, paths: Iterable[str]
+    ) -> dict[str, tuple[str | None, tuple[str, ...], bool, str | None, str, tuple[str, ...]]]:
+        """(type, tags, private, cluster, decay date, chunk ids) of each of `paths` the ledger
+        holds: what a search ranks and filters on, in one query over any number of paths."""
+        found = self._db.get().execute(
+            "SELECT path, type, tags, private, cluster, decay_date, chunk_ids FROM files "
+            "WHERE namespace = ? AND path IN (SELECT value FROM json_each(?))",
+            (namespace, json.dumps(list(paths))),
+        )
+        return {str(path): (None if type_ is None else str(type_), tuple(json.loads(tags)),
+                            bool(private), None if cluster is None else str(cluster), str(date),
+                            tuple(json.loads(ids)))
+                for path, type_, tags, private, cluster, date, ids in found}
 
     def hashes(self, namespace: str) -> dict[str, str]:
         """Every tracked path with the content hash it was indexed at (a cheap change check)."""

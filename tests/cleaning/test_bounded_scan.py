@@ -1,13 +1,13 @@
 """A scan holds a window of notes' claims and vectors at a time, never the vault's (issue 17):
 the changed notes are staged in the queue a few at a time, every note is kept only as a light
-state, and the paired notes' claims are read back a window of candidates at a time."""
+state, and the paired notes' claims are read back, aligned and judged a window at a time."""
 
 from __future__ import annotations
 
 import asyncio
 import importlib
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
 import pytest
@@ -17,6 +17,7 @@ from sidecar.cleaning.rules import RulesJudge
 from sidecar.cleaning.scan import ScanReport
 from sidecar.cleaning.store import NoteState, Queue
 from sidecar.cleaning.survey import ScanStopped, Survey
+from sidecar.cleaning.verdict import Verdict
 from sidecar.models.embedder import Embedder
 from sidecar.settings import Config
 
@@ -28,11 +29,12 @@ survey_module = importlib.import_module("sidecar.cleaning.survey")
 
 
 def test_a_scan_stages_and_reads_back_notes_a_window_at_a_time(
-    run_scan: Callable[[], ScanReport], queue: Queue, monkeypatch: pytest.MonkeyPatch
+    config: Config, queue: Queue, embedder: Embedder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(survey_module, "STAGE_NOTES", 2)
     monkeypatch.setattr(survey_module, "STAGE_TEXTS", 3)
     monkeypatch.setattr(scan_module, "ALIGN_WINDOW", 1)
+    monkeypatch.setattr(scan_module, "JUDGE_WINDOW", 1)
     monkeypatch.setattr(news, "LOAD_WINDOW", 1)
     staged: list[int] = []
     read: list[int] = []
@@ -53,14 +55,24 @@ def test_a_scan_stages_and_reads_back_notes_a_window_at_a_time(
         surveys.append(survey(*args))
         return surveys[-1]
 
+    judged: list[int] = []
+    judge = RulesJudge()
+    judge_all = judge.judge
+
+    async def counted_judge(pairs: list[tuple[str, str]]) -> list[Verdict]:
+        judged.append(len(pairs))
+        return await judge_all(pairs)
+
+    monkeypatch.setattr(judge, "judge", counted_judge)
     monkeypatch.setattr(queue, "stage", counted_stage)
     monkeypatch.setattr(queue, "full_states", counted_read)
     monkeypatch.setattr(scan_module, "survey", kept)
-    report = run_scan()
+    report: ScanReport = asyncio.run(scan_module.scan(config, queue, embedder, judge))
 
     assert report.changed == 8 and engram_pairs(queue) == [VITAMIN]  # as with no windows
     assert sum(staged) == 8 and max(staged) <= 2
     assert read and max(read) <= 2  # one candidate pair's (or news proposal's) two notes
+    assert judged == [1] * report.claim_pairs  # one claim pair per judge call
     (seen,) = surveys
     assert len(seen.states) == 8 and all(s.light and not s.claims for s in seen.states.values())
     # What was staged became the notes' states, whole.
