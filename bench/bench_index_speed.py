@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 import onnxruntime as ort
 from gen_vault import generate
-from report import ROOT, SCIFACT, cpu_name, write_section
+from report import ROOT, SCIFACT, cpu_name, report_main
 
 from sidecar.models.build import build_bert_onnx
 from sidecar.models.embedder import MAX_TOKENS
@@ -236,13 +236,7 @@ def main() -> int:
     parser.add_argument("--profile", action="store_true", help="also profile one cold index")
     parser.add_argument("--compare", type=Path,
                         help="another checkout (git archive main | tar -x -C DIR) indexed too")
-    parser.add_argument("--write", action="store_true", help="update docs/benchmarks.md")
-    args = parser.parse_args()
-    text = run(args)
-    print(text)
-    if args.write:
-        write_section(HEADING, text)
-    return 0
+    return report_main(parser, HEADING, lambda args: run(args))
 
 
 if __name__ == "__main__":

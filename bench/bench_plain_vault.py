@@ -30,7 +30,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from report import ROOT, cpu_name, write_section
+from report import ROOT, cpu_name, report_main
 
 from sidecar.index import open_index
 from sidecar.models.embedder import Embedder, load_embedder
@@ -171,13 +171,7 @@ def main() -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=3, help="cold-index runs (median reported)")
     parser.add_argument("--long-words", type=int, default=300, help="what counts as a long note")
-    parser.add_argument("--write", action="store_true", help="update docs/benchmarks.md")
-    args = parser.parse_args()
-    text = run(args.runs, args.long_words)
-    print(text)
-    if args.write:
-        write_section(HEADING, text)
-    return 0
+    return report_main(parser, HEADING, lambda args: run(args.runs, args.long_words))
 
 
 if __name__ == "__main__":

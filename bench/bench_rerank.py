@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from bench_query import cross_encoder_proxy
-from report import SCIFACT, cpu_name, percentile, write_section
+from report import SCIFACT, cpu_name, percentile, report_main
 
 from sidecar.models.reranker import LocalRerankLimits, OnnxCrossEncoder, rerank_limits
 from sidecar.retrieval.beir import load_corpus, load_queries
@@ -98,13 +98,7 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--data", type=Path, default=SCIFACT)
     parser.add_argument("--work", type=Path, default=Path("/tmp/ora-bench-rerank"))
-    parser.add_argument("--write", action="store_true", help="update docs/benchmarks.md")
-    args = parser.parse_args()
-    text = render(run(args.rounds, args.data, args.work))
-    print(text)
-    if args.write:
-        write_section(HEADING, text)
-    return 0
+    return report_main(parser, HEADING, lambda args: render(run(args.rounds, args.data, args.work)))
 
 
 if __name__ == "__main__":

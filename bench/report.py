@@ -59,9 +59,18 @@ def section_main(
     prints `report(<option's value>)` and with `--write` stores it as the `heading` section."""
     parser = argparse.ArgumentParser(description=doc)
     parser.add_argument(option, **spec)
+    return report_main(parser, heading,
+                       lambda args: report(getattr(args, option.lstrip("-").replace("-", "_"))))
+
+
+def report_main(
+    parser: argparse.ArgumentParser, heading: str, report: Callable[[argparse.Namespace], str]
+) -> int:
+    """`main` of a script measuring one section with its own options: adds `--write`, prints
+    `report(args)` and with `--write` stores it as the `heading` section."""
     parser.add_argument("--write", action="store_true", help="update docs/benchmarks.md")
     args = parser.parse_args()
-    text = report(getattr(args, option.lstrip("-").replace("-", "_")))
+    text = report(args)
     print(text)
     if args.write:
         write_section(heading, text)

@@ -4,7 +4,10 @@ type, as the index files them; ora.yaml's folder rules and exclusions change wha
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterator
 from pathlib import Path
+
+import pytest
 
 from sidecar.cleaning.rules import RulesJudge
 from sidecar.cleaning.scan import ScanReport, scan
@@ -36,55 +39,50 @@ def _scan(vault: Path, tmp_path: Path, queue: Queue, embedder: Embedder) -> Scan
                             RulesJudge()))
 
 
+@pytest.fixture
+def plain_queue(tmp_path: Path) -> Iterator[Queue]:
+    q = Queue(tmp_path / "data")
+    yield q
+    q.close()
+
+
 def _pairs(queue: Queue) -> list[tuple[str, str, str]]:
     return [(p.kind, p.a.path, p.b.path) for p in queue.pairs("open")]
 
 
 def test_notes_without_frontmatter_are_paired_as_the_vaults_untyped_type(
-    tmp_path: Path, embedder: Embedder
+    tmp_path: Path, embedder: Embedder, plain_queue: Queue
 ) -> None:
-    vault = _vault(tmp_path)
-    queue = Queue(tmp_path / "data")
-    try:
-        report = _scan(vault, tmp_path, queue, embedder)
-        assert report.notes == 3
-        assert _pairs(queue) == [("resource", "Health/Vitamin C trials.md",
-                                  "Health/Vitamin C.md")]
-    finally:
-        queue.close()
+    report = _scan(_vault(tmp_path), tmp_path, plain_queue, embedder)
+    assert report.notes == 3
+    assert _pairs(plain_queue) == [("resource", "Health/Vitamin C trials.md",
+                                    "Health/Vitamin C.md")]
 
 
-def test_inline_news_tag_makes_a_plain_note_news(tmp_path: Path, embedder: Embedder) -> None:
+def test_inline_news_tag_makes_a_plain_note_news(tmp_path: Path, embedder: Embedder,
+                                                 plain_queue: Queue) -> None:
     vault = _vault(tmp_path, {
         "Clips/Rates March.md": "#news\n\nThe central bank held its interest rate at 5.25 "
                                 "percent on Wednesday, citing inflation.\n",
     })
-    queue = Queue(tmp_path / "data")
-    try:
-        _scan(vault, tmp_path, queue, embedder)
-        assert queue.note_states()["Clips/Rates March.md"].kind == "news"
-        assert queue.note_states()["Health/Sleep.md"].kind == "resource"
-    finally:
-        queue.close()
+    _scan(vault, tmp_path, plain_queue, embedder)
+    assert plain_queue.note_states()["Clips/Rates March.md"].kind == "news"
+    assert plain_queue.note_states()["Health/Sleep.md"].kind == "resource"
 
 
 def test_changing_ora_yaml_rescans_unchanged_notes_under_their_new_type_and_exclusions(
-    tmp_path: Path, embedder: Embedder
+    tmp_path: Path, embedder: Embedder, plain_queue: Queue
 ) -> None:
-    vault = _vault(tmp_path)
-    queue = Queue(tmp_path / "data")
-    try:
-        _scan(vault, tmp_path, queue, embedder)
-        assert len(_pairs(queue)) == 1
-        # Health/ becomes working notes (not a contradiction kind): the pair goes, although
-        # no note changed on disk.
-        (vault / "ora.yaml").write_text("folders:\n  Health/: working\n", encoding="utf-8")
-        report = _scan(vault, tmp_path, queue, embedder)
-        assert report.changed == 3 and _pairs(queue) == []
-        assert {s.kind for s in queue.note_states().values()} == {None}
-        # Excluded notes leave the queue altogether.
-        (vault / "ora.yaml").write_text("exclude:\n  - Health/\n", encoding="utf-8")
-        report = _scan(vault, tmp_path, queue, embedder)
-        assert report.notes == 0 and report.removed == 3 and queue.note_states() == {}
-    finally:
-        queue.close()
+    vault, queue = _vault(tmp_path), plain_queue
+    _scan(vault, tmp_path, queue, embedder)
+    assert len(_pairs(queue)) == 1
+    # Health/ becomes working notes (not a contradiction kind): the pair goes, although no
+    # note changed on disk.
+    (vault / "ora.yaml").write_text("folders:\n  Health/: working\n", encoding="utf-8")
+    report = _scan(vault, tmp_path, queue, embedder)
+    assert report.changed == 3 and _pairs(queue) == []
+    assert {s.kind for s in queue.note_states().values()} == {None}
+    # Excluded notes leave the queue altogether.
+    (vault / "ora.yaml").write_text("exclude:\n  - Health/\n", encoding="utf-8")
+    report = _scan(vault, tmp_path, queue, embedder)
+    assert report.notes == 0 and report.removed == 3 and queue.note_states() == {}
