@@ -123,11 +123,24 @@ def idle_rss(args: list[str], ready: str, log: Path) -> dict[str, int]:
             proc.wait()
 
 
+def measure_cold(root: Path, notes: int) -> dict[str, Any]:
+    """Generate and cold-index the vault of `notes` notes under `root`; the result is kept in
+    `root/cold-N.json` and reused by a later run over the same root (a 16k index takes ~35 min)."""
+    vault, data = root / f"vault-{notes}", root / f"data-{notes}"
+    saved = root / f"cold-{notes}.json"
+    if saved.exists():
+        cold: dict[str, Any] = json.loads(saved.read_text())
+    else:
+        generate(vault, notes, seed=1, realistic=True)
+        cold = cold_index(vault, data)
+        saved.write_text(json.dumps(cold))
+    print(f"{notes} notes: cold {cold}", file=sys.stderr)
+    return cold
+
+
 def measure_size(root: Path, notes: int) -> dict[str, Any]:
     vault, data = root / f"vault-{notes}", root / f"data-{notes}"
-    generate(vault, notes, seed=1, realistic=True)
-    cold = cold_index(vault, data)
-    print(f"{notes} notes: cold {cold}", file=sys.stderr)
+    cold = measure_cold(root, notes)
     serve = idle_rss(["serve", str(vault), "--data", str(data), "--port", "0"], "listening",
                      root / "serve.log")
     watch = idle_rss(["watch", str(vault), "--data", str(data)], "watching", root / "watch.log")
@@ -204,13 +217,22 @@ def main() -> None:
     parser.add_argument("--compare-notes", type=int, default=150)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--write", action="store_true", help="update docs/benchmarks.md")
+    parser.add_argument("--root", type=Path,
+                        help="keep vaults, indexes and cold results here and reuse them")
+    parser.add_argument("--cold-only", action="store_true", help="only the cold indexes")
     args = parser.parse_args()
     results: dict[str, Any] = {"date": dt.date.today().isoformat(), "machine": cpu_name(),
                                "load_start": os.getloadavg()[0]}
     with tempfile.TemporaryDirectory(prefix="ora-rss-") as tmp:
+        root = args.root or Path(tmp)
+        root.mkdir(parents=True, exist_ok=True)
+        if args.cold_only:
+            for n in args.sizes:
+                measure_cold(root, n)
+            return
         if args.compare is not None:
-            results["compare"] = compare(Path(tmp), args.compare, args.compare_notes, args.rounds)
-        results["sizes"] = [measure_size(Path(tmp), n) for n in args.sizes]
+            results["compare"] = compare(root, args.compare, args.compare_notes, args.rounds)
+        results["sizes"] = [measure_size(root, n) for n in args.sizes]
     results["load_end"] = os.getloadavg()[0]
     print(json.dumps(results, indent=2))
     if args.write:

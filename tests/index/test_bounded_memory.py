@@ -3,17 +3,20 @@ high-water mark of planned-but-unwritten chunks stays under one batch plus one n
 
 from __future__ import annotations
 
+import dataclasses
 import platform
 import weakref
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
+from sidecar.index import Index, sync
 from sidecar.index import index as index_module
-from sidecar.index import sync
 from sidecar.index.heap import release_free_heap
 from sidecar.index.ledger import ClusterRow
+from sidecar.index.watcher import note_paths
 
 from .conftest import OpenIndex, note, write
 
@@ -107,3 +110,65 @@ def test_every_written_batch_hands_the_free_heap_back(
 
 def test_the_free_heap_is_released_where_the_c_library_can() -> None:
     assert release_free_heap() is (platform.libc_ver()[0] == "glibc")
+
+
+@contextmanager
+def _ledger_steps(index: Index) -> Iterator[list[int]]:
+    """Count the SQLite virtual-machine steps run on this thread's ledger connection: every row
+    a statement visits costs steps, so reading the whole ledger shows as steps per row."""
+    conn = index.ledger._db.get()
+    steps = [0]
+
+    def tick() -> int:
+        steps[0] += 1
+        return 0  # go on
+
+    conn.set_progress_handler(tick, 1)
+    try:
+        yield steps
+    finally:
+        conn.set_progress_handler(None, 1)
+
+
+def _pad_ledger(index: Index, prefix: str, rows: int) -> None:
+    """Add `rows` ledger rows (each with a chunk) under `prefix`, copies of a real note's row."""
+    model = next(iter(index.ledger.rows("default").values()))
+    index.ledger.put("default", (
+        dataclasses.replace(model, path=f"{prefix}{i:05d}.md", chunk_ids=(f"pad-{prefix}{i}",))
+        for i in range(rows)))  # fmt: skip
+
+
+def test_the_reembed_estimate_reads_a_few_ledger_rows_whatever_the_vault_size(
+    tmp_path: Path, open_idx: OpenIndex
+) -> None:
+    root = tmp_path / "v"
+    _vault(root, 12)  # 12 notes with chunks, sorted before the padding below
+    index = open_idx(root)
+    index.reconcile()
+    _pad_ledger(index, "zz/", 50)
+    with _ledger_steps(index) as small:
+        texts = index._sample_texts()
+    _pad_ledger(index, "zz/more ", 2000)
+    with _ledger_steps(index) as large:
+        again = index._sample_texts()
+    assert len(texts) == 8 and again == texts  # the same 8 real chunks, none of the padding
+    assert 0 < large[0] <= small[0] + 10  # reading every row costs thousands of steps here
+
+
+def test_a_folder_event_reads_only_the_folders_ledger_rows(
+    tmp_path: Path, open_idx: OpenIndex
+) -> None:
+    root = tmp_path / "v"
+    _vault(root, 3)
+    index = open_idx(root)
+    index.reconcile()
+    _pad_ledger(index, "Gone/", 3)  # a folder moved away: only the ledger knows its notes
+    _pad_ledger(index, "Gone ", 20)  # siblings that share the prefix, not the folder
+    _pad_ledger(index, "Gone0/", 20)
+    with _ledger_steps(index) as small:
+        gone = note_paths(index, root, ["Gone"])
+    _pad_ledger(index, "Other/", 2000)
+    with _ledger_steps(index) as large:
+        again = note_paths(index, root, ["Gone"])
+    assert gone == again == [f"Gone/{i:05d}.md" for i in range(3)]
+    assert 0 < large[0] <= small[0] + 10
