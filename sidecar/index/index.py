@@ -335,10 +335,9 @@ class Index:
         if not note_filter.active:
             return None
         out: Scope = {False: [], True: []}
-        rows = self.ledger.scope_rows(self._ns(namespace), note_filter.types, private=private)
-        for path, type_name, tags, is_private, date, ids in rows:
-            if note_filter.admits(path, type_name, tags, date):
-                out[is_private].extend(ids)
+        for is_private, chunk_id in self.ledger.scope_ids(
+                self._ns(namespace), note_filter, private=private):
+            out[is_private].append(chunk_id)
         return out
 
     def get_chunks(
