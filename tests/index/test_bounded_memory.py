@@ -6,9 +6,10 @@ from __future__ import annotations
 import dataclasses
 import platform
 import weakref
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 
@@ -20,6 +21,7 @@ from sidecar.index.watcher import note_paths
 
 from .conftest import OpenIndex, note, write
 
+T = TypeVar("T")
 SECTIONS = 4  # the most chunks of one note below
 
 
@@ -138,38 +140,46 @@ def _pad_ledger(index: Index, prefix: str, rows: int) -> None:
         for i in range(rows)))  # fmt: skip
 
 
+def _indexed(tmp_path: Path, open_idx: OpenIndex, notes: int) -> tuple[Path, Index]:
+    root = tmp_path / "v"
+    _vault(root, notes)
+    index = open_idx(root)
+    index.reconcile()
+    return root, index
+
+
+def _steps_as_the_ledger_grows(
+    index: Index, action: Callable[[], T], prefix: str
+) -> tuple[int, int, T, T]:
+    """The ledger steps of `action`, then again after 2,000 more rows under `prefix`; and its
+    two results."""
+    with _ledger_steps(index) as small:
+        first = action()
+    _pad_ledger(index, prefix, 2000)
+    with _ledger_steps(index) as large:
+        second = action()
+    return small[0], large[0], first, second
+
+
 def test_the_reembed_estimate_reads_a_few_ledger_rows_whatever_the_vault_size(
     tmp_path: Path, open_idx: OpenIndex
 ) -> None:
-    root = tmp_path / "v"
-    _vault(root, 12)
-    index = open_idx(root)
-    index.reconcile()
+    _, index = _indexed(tmp_path, open_idx, 12)
     _pad_ledger(index, "zz/", 50)
-    with _ledger_steps(index) as small:
-        index._sample_texts()
-    _pad_ledger(index, "zz/more ", 2000)
-    with _ledger_steps(index) as large:
-        index._sample_texts()
+    small, large, _, _ = _steps_as_the_ledger_grows(index, index._sample_texts, "zz/more ")
     ids = index.ledger.first_chunk_ids("default", 8)
     assert len(set(ids)) == 8  # eight files' first chunks
-    assert 0 < large[0] <= small[0] + 10  # reading every row costs thousands of steps here
+    assert 0 < large <= small + 10  # reading every row costs thousands of steps here
 
 
 def test_a_folder_event_reads_only_the_folders_ledger_rows(
     tmp_path: Path, open_idx: OpenIndex
 ) -> None:
-    root = tmp_path / "v"
-    _vault(root, 3)
-    index = open_idx(root)
-    index.reconcile()
+    root, index = _indexed(tmp_path, open_idx, 3)
     _pad_ledger(index, "Gone/", 3)  # a folder moved away: only the ledger knows its notes
     _pad_ledger(index, "Gone ", 20)  # siblings that share the prefix, not the folder
     _pad_ledger(index, "Gone0/", 20)
-    with _ledger_steps(index) as small:
-        gone = note_paths(index, root, ["Gone"])
-    _pad_ledger(index, "Other/", 2000)
-    with _ledger_steps(index) as large:
-        again = note_paths(index, root, ["Gone"])
+    small, large, gone, again = _steps_as_the_ledger_grows(
+        index, lambda: note_paths(index, root, ["Gone"]), "Other/")
     assert gone == again == [f"Gone/{i:05d}.md" for i in range(3)]
-    assert 0 < large[0] <= small[0] + 10
+    assert 0 < large <= small + 10

@@ -12,6 +12,7 @@ import pytest
 
 from sidecar.index import idle
 from sidecar.models.embedder import OnnxEmbedder
+from sidecar.models.session import LazySession
 from sidecar.server.resources import MODELS
 
 from .conftest import Api
@@ -24,18 +25,22 @@ async def _found(api: Api) -> list[tuple[str, float]]:
     return [(r["path"], r["score"]) for r in answer.json["results"]]
 
 
+async def _embedder_session(api: Api) -> LazySession:
+    await api.wait_reconciled()
+    assert api.app is not None
+    embedder = api.app[MODELS].embedder
+    assert isinstance(embedder, OnnxEmbedder)
+    return embedder._session
+
+
 async def test_an_idle_server_releases_the_embedder_and_searches_the_same_after(
     vault: Path, tmp_path: Path, configure: Callable[..., Any],
     api_for: Callable[..., Awaitable[Api]], monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(idle, "CHECK_S", 0.05)
     api = await api_for(configure(vault, tmp_path / "data", idle_release_s=0.2))
-    await api.wait_reconciled()
+    session = await _embedder_session(api)
     before = await _found(api)
-    assert api.app is not None
-    embedder = api.app[MODELS].embedder
-    assert isinstance(embedder, OnnxEmbedder)
-    session = embedder._session
     deadline = time.monotonic() + 30
     while session.loaded:
         assert time.monotonic() < deadline, "the embedder was never released"
@@ -50,9 +55,7 @@ async def test_a_server_with_no_idle_period_keeps_the_embedder(
 ) -> None:
     monkeypatch.setattr(idle, "CHECK_S", 0.05)
     api = await api_for(configure(vault, tmp_path / "data", idle_release_s=0.0))
-    await api.wait_reconciled()
+    session = await _embedder_session(api)
     await _found(api)
     await asyncio.sleep(0.5)
-    assert api.app is not None
-    embedder = api.app[MODELS].embedder
-    assert isinstance(embedder, OnnxEmbedder) and embedder._session.loaded
+    assert session.loaded and session.opens == 1
