@@ -1,0 +1,46 @@
+"""Give an idle long-running process's memory back (`ora serve`, `ora watch`).
+
+The embedding model's session holds ~140–175 MiB (weights and onnxruntime's arena) that an idle
+sidecar does not use: once nothing used it for `idle_release_s` seconds it is dropped and the
+C heap trimmed; the next query or vault change opens it again (~0.3 s, paid once;
+docs/benchmarks.md, "## Index memory: idle").
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable, Sequence
+
+from sidecar.index.heap import release_free_heap
+
+# Release is checked this often at most, so it comes between idle_s and idle_s + this after
+# the last use.
+CHECK_S = 30.0
+
+Releaser = Callable[[float], bool]
+
+
+def release_idle(releasers: Sequence[Releaser], idle_s: float) -> bool:
+    """Ask every releaser to drop what was unused for `idle_s` seconds, then trim the heap if any
+    did; True if anything was released."""
+    released = [release(idle_s) for release in releasers]  # every one asked, not just the first
+    if any(released):
+        release_free_heap()
+    return any(released)
+
+
+async def release_when_idle(
+    releasers: Sequence[Releaser], idle_s: float, stop: asyncio.Event
+) -> None:
+    """Until `stop` is set, release what stayed idle `idle_s` seconds (never when `idle_s` ≤ 0)."""
+    if idle_s <= 0:
+        await stop.wait()
+        return
+    interval = min(CHECK_S, idle_s / 2)
+    while True:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stop.wait(), interval)
+        if stop.is_set():
+            return
+        await asyncio.to_thread(release_idle, releasers, idle_s)
