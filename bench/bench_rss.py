@@ -345,7 +345,7 @@ old, …; the two cores are shared with other jobs, so only interleaved runs com
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 4000, 10000])
+    parser.add_argument("--sizes", type=int, nargs="*", default=[1000, 4000, 10000])
     parser.add_argument("--compare", type=Path, help="another checkout to compare throughput")
     parser.add_argument("--compare-notes", type=int, default=150)
     parser.add_argument("--rounds", type=int, default=3)
