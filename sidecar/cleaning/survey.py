@@ -83,6 +83,11 @@ def save_key(queue: Queue, seen: Survey) -> None:
     queue.set_meta(_KEY_META, seen.key)
 
 
+def scanned(queue: Queue) -> bool:
+    """Whether a scan has ever saved its findings to this queue."""
+    return queue.get_meta(_KEY_META) is not None
+
+
 def note_kind(note_type: str | None, tags: Iterable[str], limits: Thresholds) -> str | None:
     """The candidate kind of a note: a kind that needs a tag (news) wins over a plain one."""
     tagset = with_ancestors(tags)
