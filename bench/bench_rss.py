@@ -20,17 +20,20 @@ Results go to the `## Index memory` section of docs/benchmarks.md (with --write)
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime as dt
 import json
 import os
 import re
 import signal
+import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +53,13 @@ HEADER = (
     "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 )
 
+SERVER_HEADER = (
+    "| notes | chunks | cold `ora index` peak RSS (MiB) | Chroma server peak (MiB) | wall "
+    "| `ora serve` idle (MiB) | released | Chroma server idle (MiB) "
+    "| search after release / warm (ms) |\n"
+    "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+)
+
 
 def proc_status(pid: int) -> dict[str, int]:
     """VmRSS and VmHWM of a process in MiB (empty once it is gone)."""
@@ -65,15 +75,15 @@ def proc_status(pid: int) -> dict[str, int]:
     return out
 
 
-def _env(tree: Path) -> dict[str, str]:
-    return {**os.environ, "PYTHONPATH": str(tree)}
+def _env(tree: Path, chroma_url: str = "") -> dict[str, str]:
+    return {**os.environ, "PYTHONPATH": str(tree), "ORA_CHROMA_URL": chroma_url}
 
 
-def cold_index(vault: Path, data: Path, tree: Path = ROOT) -> dict[str, Any]:
+def cold_index(vault: Path, data: Path, tree: Path = ROOT, chroma_url: str = "") -> dict[str, Any]:
     """Run a cold `ora index` of `vault`; its peak RSS, chunks, wall and CPU seconds."""
     started = time.monotonic()
     proc = subprocess.Popen(
-        [ORA, "index", str(vault), "--data", str(data), "--json"], env=_env(tree),
+        [ORA, "index", str(vault), "--data", str(data), "--json"], env=_env(tree, chroma_url),
         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
     )  # fmt: skip
     hwm = 0
@@ -126,7 +136,7 @@ def _settled_rss(pid: int, deadline: float) -> int:
 
 
 def idle_rss(args: list[str], ready: str, log: Path, release_s: float = 0.0,
-             data: Path | None = None) -> dict[str, Any]:
+             data: Path | None = None, chroma_url: str = "") -> dict[str, Any]:
     """Start `ora ARGS` with `idle_release_s` = `release_s` (0: never), wait for `ready` on its
     stderr, then (with a release) for the idle period and the next check to pass, and for its
     RSS to settle; its RSS then and its peak so far (MiB). With `data` (`ora serve`), a search
@@ -134,7 +144,8 @@ def idle_rss(args: list[str], ready: str, log: Path, release_s: float = 0.0,
     is stopped with SIGINT (killed if it hangs)."""
     # No background contradiction scan: a first `ora serve` over a fresh index would scan every
     # note (minutes to hours with the real model), which is work, not idling.
-    env = {**_env(ROOT), "ORA_IDLE_RELEASE_S": str(release_s), "ORA_SCAN_DELAY": "-1"}
+    env = {**_env(ROOT, chroma_url), "ORA_IDLE_RELEASE_S": str(release_s),
+           "ORA_SCAN_DELAY": "-1"}
     with log.open("wb") as err:
         proc = subprocess.Popen([ORA, *args], env=env, stdout=subprocess.DEVNULL, stderr=err)
     try:
@@ -193,6 +204,57 @@ def measure_size(root: Path, notes: int) -> dict[str, Any]:
             "serve_released": serve_released, "watch_released": watch_released}
 
 
+@contextlib.contextmanager
+def chroma_server(path: Path) -> Iterator[tuple[str, int]]:
+    """A real `chroma run` on a free loopback port, persisting under `path`: (URL, pid)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = int(sock.getsockname()[1])
+    server = subprocess.Popen(
+        [str(Path(sys.executable).parent / "chroma"), "run", "--path", str(path),
+         "--host", "127.0.0.1", "--port", str(port)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(f"{url}/api/v2/heartbeat", timeout=1):
+                    break
+            except OSError:
+                if server.poll() is not None or time.monotonic() > deadline:
+                    raise SystemExit("chroma run did not start") from None
+                time.sleep(0.2)
+        yield url, server.pid
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+def measure_server_mode(root: Path, notes: int) -> dict[str, Any]:
+    """The same vault indexed with its vectors in a `chroma run` server (setting `chroma_url`):
+    the sidecar's peak and idle RSS, and the server's, apart. Kept in `root/server-N.json`."""
+    saved = root / f"server-{notes}.json"
+    if saved.exists():
+        result: dict[str, Any] = json.loads(saved.read_text())
+        return result
+    vault, data = root / f"vault-{notes}", root / f"server-data-{notes}"
+    if not vault.exists():
+        generate(vault, notes, seed=1, realistic=True)
+    with chroma_server(root / f"server-chroma-{notes}") as (url, pid):
+        cold = cold_index(vault, data, chroma_url=url)
+        cold["server_hwm_mib"] = proc_status(pid).get("VmHWM", 0)
+        args = ["serve", str(vault), "--data", str(data), "--port", "0"]
+        serve = idle_rss(args, "listening", root / "serve.log", chroma_url=url)
+        released = idle_rss(args, "listening", root / "serve.log", RELEASE_S, data,
+                            chroma_url=url)
+        released["server_rss_mib"] = proc_status(pid).get("VmRSS", 0)
+    result = {"notes": notes, "cold": cold, "serve": serve, "serve_released": released}
+    print(f"{notes} notes, chroma server: {result}", file=sys.stderr)
+    saved.write_text(json.dumps(result))
+    return result
+
+
 def compare(root: Path, old: Path, notes: int, rounds: int) -> dict[str, Any]:
     """Cold-index chunks per wall and CPU second, old tree vs this one, interleaved."""
     vault = root / "compare-vault"
@@ -247,6 +309,24 @@ Peak from the smallest to the largest vault: {first} → {last} MiB
 ({100 * (last - first) / first:+.0f} %). Targets: ≤ 700 MiB at 4,000 notes, at most 15 % more at 4×;
 idle ≤ 400 MiB.
 """
+    if r.get("server"):
+        rows = [
+            f"| {s['notes']} | {s['cold']['chunks']} | **{s['cold']['hwm_mib']}** "
+            f"| {s['cold']['server_hwm_mib']} | {s['cold']['wall']:.0f} s "
+            f"| {s['serve']['rss_mib']} | **{s['serve_released']['rss_mib']}** "
+            f"| {s['serve_released']['server_rss_mib']} "
+            f"| {s['serve_released']['first_search_ms']:.0f} / "
+            f"{s['serve_released']['warm_search_ms']:.0f} |"
+            for s in r["server"]
+        ]
+        text += f"""
+The same vaults with Chroma as a server (`chroma_url`: a real `chroma run` on loopback, started
+fresh for each size): the sidecar's RSS and the Chroma server's, apart. The vectors' memory
+moves to the server; the machine holds about as much in all.
+
+{SERVER_HEADER}
+{chr(10).join(rows)}
+"""
     c = r.get("compare")
     if c:
         text += f"""
@@ -265,7 +345,7 @@ old, …; the two cores are shared with other jobs, so only interleaved runs com
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 4000, 10000])
+    parser.add_argument("--sizes", type=int, nargs="*", default=[1000, 4000, 10000])
     parser.add_argument("--compare", type=Path, help="another checkout to compare throughput")
     parser.add_argument("--compare-notes", type=int, default=150)
     parser.add_argument("--rounds", type=int, default=3)
@@ -273,6 +353,8 @@ def main() -> None:
     parser.add_argument("--root", type=Path,
                         help="keep vaults, indexes and cold results here and reuse them")
     parser.add_argument("--cold-only", action="store_true", help="only the cold indexes")
+    parser.add_argument("--server-sizes", type=int, nargs="*", default=[],
+                        help="also index these sizes with Chroma as a `chroma run` server")
     args = parser.parse_args()
     results: dict[str, Any] = {"date": dt.date.today().isoformat(), "machine": cpu_name(),
                                "load_start": os.getloadavg()[0]}
@@ -286,6 +368,7 @@ def main() -> None:
         if args.compare is not None:
             results["compare"] = compare(root, args.compare, args.compare_notes, args.rounds)
         results["sizes"] = [measure_size(root, n) for n in args.sizes]
+        results["server"] = [measure_server_mode(root, n) for n in args.server_sizes]
     results["load_end"] = os.getloadavg()[0]
     print(json.dumps(results, indent=2))
     if args.write:

@@ -101,8 +101,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("web_results", 8, "ORA_WEB_RESULTS", "Web results fetched and classified per query."),
     Setting("idle_release_s", 300.0, "ORA_IDLE_RELEASE_S",
             "Seconds without a search or vault change after which `ora serve` and `ora watch` "
-            "give the embedding model's memory back (~150 MiB; reloaded on the next use in "
-            "~0.3 s); 0 keeps it loaded."),
+            "give back the embedding model's memory and the vector index's (reloaded on the next "
+            "use, under a second); 0 keeps them loaded."),
     Setting("scan_delay", 3.0, "ORA_SCAN_DELAY",
             "Quiet seconds after vault changes before `ora serve` scans them for contradictions "
             "in the background; negative turns background scans off."),

@@ -42,7 +42,7 @@ async def _follow(index: Index, embedder: Embedder) -> None:
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, stop.set)
     idle = asyncio.create_task(release_when_idle(
-        [embedder.release], float(index.config.idle_release_s), stop))
+        [embedder.release, index.chroma.release], float(index.config.idle_release_s), stop))
     try:
         await watch(index, stop, _report)
     finally:

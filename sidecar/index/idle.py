@@ -1,9 +1,10 @@
 """Give an idle long-running process's memory back (`ora serve`, `ora watch`).
 
-The embedding model's session holds ~140–175 MiB (weights and onnxruntime's arena) that an idle
-sidecar does not use: once nothing used it for `idle_release_s` seconds it is dropped and the
-C heap trimmed; the next query or vault change opens it again (~0.3 s, paid once;
-docs/benchmarks.md, "## Index memory: idle").
+The embedding model's session holds ~100–175 MiB (weights and onnxruntime's arena) and an
+embedded Chroma client every collection's HNSW graph (2.1–2.4 KiB a chunk, the part of an idle
+process that grows with the vault). Neither is needed by a process with nothing to do: once one
+was unused for `idle_release_s` seconds it is dropped and the C heap trimmed; the next query or
+vault change opens it again, paid once (docs/benchmarks.md, "## Index memory: idle").
 """
 
 from __future__ import annotations

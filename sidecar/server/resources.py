@@ -66,11 +66,12 @@ async def index_ctx(app: web.Application) -> AsyncIterator[None]:
 
 
 async def idle_ctx(app: web.Application) -> AsyncIterator[None]:
-    """Models unused for `idle_release_s` seconds give their memory back (`index/idle.py`)."""
+    """The embedder and the Chroma client, unused for `idle_release_s` seconds, give their
+    memory back (`index/idle.py`)."""
     stop = asyncio.Event()
+    releasers = [app[MODELS].embedder.release, app[INDEX].chroma.release]
     task = asyncio.create_task(release_when_idle(
-        [app[MODELS].embedder.release], float(app[CONFIG].idle_release_s), stop),
-        name="ora-idle")
+        releasers, float(app[CONFIG].idle_release_s), stop), name="ora-idle")
     try:
         yield
     finally:

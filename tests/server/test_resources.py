@@ -13,7 +13,7 @@ import pytest
 from sidecar.index import idle
 from sidecar.models.embedder import OnnxEmbedder
 from sidecar.models.session import LazySession
-from sidecar.server.resources import MODELS
+from sidecar.server.resources import INDEX, MODELS
 
 from .conftest import Api
 
@@ -33,20 +33,22 @@ async def _embedder_session(api: Api) -> LazySession:
     return embedder._session
 
 
-async def test_an_idle_server_releases_the_embedder_and_searches_the_same_after(
+async def test_an_idle_server_releases_the_embedder_and_chroma_and_searches_the_same_after(
     vault: Path, tmp_path: Path, configure: Callable[..., Any],
     api_for: Callable[..., Awaitable[Api]], monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(idle, "CHECK_S", 0.05)
     api = await api_for(configure(vault, tmp_path / "data", idle_release_s=0.2))
     session = await _embedder_session(api)
+    assert api.app is not None
+    chroma = api.app[INDEX].chroma
     before = await _found(api)
     deadline = time.monotonic() + 30
-    while session.loaded:
-        assert time.monotonic() < deadline, "the embedder was never released"
+    while session.loaded or chroma.loaded:
+        assert time.monotonic() < deadline, "the embedder or the Chroma client stayed loaded"
         await asyncio.sleep(0.05)
     assert await _found(api) == before
-    assert session.opens == 2
+    assert session.opens == 2 and chroma.opens == 2
 
 
 async def test_a_server_with_no_idle_period_keeps_the_embedder(
@@ -59,3 +61,4 @@ async def test_a_server_with_no_idle_period_keeps_the_embedder(
     await _found(api)
     await asyncio.sleep(0.5)
     assert session.loaded and session.opens == 1
+    assert api.app is not None and api.app[INDEX].chroma.opens == 1
