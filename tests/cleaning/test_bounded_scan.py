@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+import subprocess
+import sys
 import time
 from collections.abc import Iterable
 from typing import Any
@@ -102,3 +104,24 @@ def test_a_stopped_scan_drops_what_it_staged_and_a_dead_scans_leftovers_go_next_
     assert staged  # it had staged some notes before it stopped
     left = [r["scan"] for r in queue._rows("SELECT scan FROM staged")]
     assert left == [running]  # the dead scan's leftovers and its own are gone
+
+
+def test_what_a_killed_scan_staged_is_dropped_by_the_next_scan_not_a_day_later(
+    config: Config, queue: Queue, embedder: Embedder
+) -> None:
+    """A sidecar killed mid-scan leaves its changed notes' claims and vectors staged; the next
+    scan drops them at once, and keeps what a scan of a live process stages meanwhile."""
+    done = subprocess.Popen([sys.executable, "-c", "pass"])
+    done.wait()
+    live = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        now = time.time_ns()
+        killed = survey_module.scan_id(now - 60 * 10**9, pid=done.pid)
+        running = survey_module.scan_id(now - 10**9, pid=live.pid)
+        for scan_id in (killed, running):
+            queue.stage(scan_id, [NoteState("x.md", "h", 1, 1, None, False, "x", None, None)])
+        asyncio.run(scan_module.scan(config, queue, embedder, RulesJudge()))
+        assert queue.staged_scans() == [running]
+    finally:
+        live.kill()
+        live.wait()
