@@ -1,11 +1,11 @@
 """Give an idle long-running process's memory back (`ora serve`, `ora watch`).
 
 The embedding model's session holds ~100–175 MiB (weights and onnxruntime's arena), a local
-re-ranker's or NLI judge's as much again, and an embedded Chroma client every collection's HNSW
-graph (2.1–2.4 KiB a chunk, the part of an idle
-process that grows with the vault). Neither is needed by a process with nothing to do: once one
-was unused for `idle_release_s` seconds it is dropped and the C heap trimmed; the next query or
-vault change opens it again, paid once (docs/benchmarks.md, "## Index memory: idle").
+re-ranker's or NLI judge's more, and an embedded Chroma client every collection's HNSW graph
+(2.1–2.4 KiB a chunk, the part of an idle process that grows with the vault). A process with
+nothing to do needs none of them: once one was unused for `idle_release_s` seconds it is dropped
+and the C heap trimmed; the next query or vault change opens it again, paid once
+(docs/benchmarks.md, "## Index memory: idle").
 """
 
 from __future__ import annotations
