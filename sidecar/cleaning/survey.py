@@ -200,12 +200,13 @@ def _died(scan: str) -> bool:
 
 
 def survey(config: Config, queue: Queue, embedder: Embedder,
-           should_stop: StopCheck | None = None) -> Survey:
-    """Compare the vault with the queue's note states (only staging is written to the queue);
-    ScanStopped as soon as `should_stop()` says so. What the scan stages is dropped if it
-    fails; what a scan whose process died left (or any scan of a day ago) is dropped here."""
+           should_stop: StopCheck | None = None, scan: str | None = None) -> Survey:
+    """Compare the vault with the queue's note states (only staging is written to the queue,
+    under `scan`, a new id by default); ScanStopped as soon as `should_stop()` says so. What
+    the scan stages is dropped if it fails; what a scan whose process died left (or any scan
+    of a day ago) is dropped here."""
     now = time.time_ns()
-    scan = scan_id(now)
+    scan = scan or scan_id(now)
     queue.drop_staged(before=scan_id(now - STALE_STAGING_NS))
     for dead in filter(_died, queue.staged_scans()):  # a process killed mid-scan
         queue.drop_staged(dead)

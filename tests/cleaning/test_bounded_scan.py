@@ -8,6 +8,7 @@ import asyncio
 import importlib
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterable
 from typing import Any
@@ -125,3 +126,35 @@ def test_what_a_killed_scan_staged_is_dropped_by_the_next_scan_not_a_day_later(
     finally:
         live.kill()
         live.wait()
+
+
+def test_a_cancelled_scan_stops_its_survey_thread_and_drops_what_it_staged(
+    config: Config, queue: Queue, embedder: Embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C during `ora contradictions --scan` cancels the scan: its worker thread must stop
+    embedding at its next check (the process cannot exit before the thread ends), and what it
+    staged must go."""
+    monkeypatch.setattr(survey_module, "STAGE_NOTES", 1)
+    started, cancelled = threading.Event(), threading.Event()
+    calls: list[int] = []
+    embed = embedder.embed
+
+    def slow_embed(texts: list[str]) -> Any:
+        calls.append(len(texts))
+        started.set()
+        cancelled.wait(10)  # the scan is cancelled while this batch embeds
+        return embed(texts)
+
+    monkeypatch.setattr(embedder, "embed", slow_embed)
+
+    async def cancel_mid_survey() -> None:
+        task = asyncio.create_task(scan_module.scan(config, queue, embedder, RulesJudge()))
+        await asyncio.to_thread(started.wait, 10)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        cancelled.set()
+
+    asyncio.run(cancel_mid_survey())  # returns once the worker thread has ended
+    assert len(calls) == 1  # no batch embedded after the cancellation
+    assert queue.staged_scans() == [] and queue.note_states() == {}
