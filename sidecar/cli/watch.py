@@ -10,7 +10,7 @@ from typing import Any
 from sidecar.cli.common import add_vault_args, config_from_args, log
 from sidecar.cli.index import add_store_args
 from sidecar.index import Index, open_index
-from sidecar.index.idle import release_when_idle
+from sidecar.index.idle import release_when_idle, releasers
 from sidecar.index.progress import StderrProgress
 from sidecar.index.watcher import watch
 from sidecar.models.build import ensure_fp32_embedder
@@ -42,7 +42,7 @@ async def _follow(index: Index, embedder: Embedder) -> None:
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, stop.set)
     idle = asyncio.create_task(release_when_idle(
-        [embedder.release, index.chroma.release], float(index.config.idle_release_s), stop))
+        releasers(embedder, index.chroma), float(index.config.idle_release_s), stop))
     try:
         await watch(index, stop, _report)
     finally:

@@ -201,7 +201,7 @@ class Index:
         return self.progress.current()
 
     def expedite(self, rel_paths: Iterable[str]) -> None:
-        """Ask a running write to apply these paths at its next embedding slice, ahead of its
+        """Ask a running write to apply these paths while it waits for its embedding, ahead of its
         remaining work (a private flip must not wait behind a large paste; the privacy move
         itself embeds nothing). Thread-safe; the caller still applies them as usual, and the
         next write takes any left over."""

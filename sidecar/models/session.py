@@ -25,6 +25,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
@@ -80,6 +81,13 @@ def open_session(path: Path, threads: int | None = None) -> ort.InferenceSession
         return ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
     except Exception as exc:  # onnxruntime raises its own untyped errors for bad graphs
         raise ModelUnavailable(f"cannot load ONNX model {path}: {exc}") from exc
+
+
+@runtime_checkable
+class Releasable(Protocol):
+    """Holds memory it can give back when idle and take again when used (a model's session)."""
+
+    def release(self, idle_s: float) -> bool: ...
 
 
 @dataclass(frozen=True)

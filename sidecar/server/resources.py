@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from aiohttp import web
 
 from sidecar.index import Index, open_index
-from sidecar.index.idle import release_when_idle
+from sidecar.index.idle import release_when_idle, releasers
 from sidecar.index.watcher import watch
 from sidecar.models.embedder import Embedder, load_embedder
 from sidecar.models.reranker import Reranker, build_reranker
@@ -66,12 +66,13 @@ async def index_ctx(app: web.Application) -> AsyncIterator[None]:
 
 
 async def idle_ctx(app: web.Application) -> AsyncIterator[None]:
-    """The embedder and the Chroma client, unused for `idle_release_s` seconds, give their
-    memory back (`index/idle.py`)."""
+    """The embedder, a local re-ranker and the Chroma client, unused for `idle_release_s`
+    seconds, give their memory back (`index/idle.py`)."""
     stop = asyncio.Event()
-    releasers = [app[MODELS].embedder.release, app[INDEX].chroma.release]
+    models = app[MODELS]
+    held = releasers(models.embedder, models.reranker, app[INDEX].chroma)
     task = asyncio.create_task(release_when_idle(
-        releasers, float(app[CONFIG].idle_release_s), stop), name="ora-idle")
+        held, float(app[CONFIG].idle_release_s), stop), name="ora-idle")
     try:
         yield
     finally:
