@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from sidecar.cleaning import news
+from sidecar.cleaning import candidates, news
 from sidecar.cleaning.rules import RulesJudge
 from sidecar.cleaning.scan import ScanReport
 from sidecar.cleaning.store import NoteState, Queue
@@ -213,3 +213,19 @@ def test_leftover_staging_keeps_one_row_per_note_however_often_scans_stopped(
     found = queue.staged_state("x.md", "2", ["1-first", "2-second"])
     assert found is not None and found.hash == "2"
     assert queue.staged_state("x.md", "1", ["1-first", "2-second"]) is None
+
+
+def test_a_scan_with_nothing_changed_compares_no_notes(
+    config: Config, queue: Queue, embedder: Embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    asyncio.run(scan_module.scan(config, queue, embedder, RulesJudge()))
+
+    def compared(*_args: Any) -> Any:
+        raise AssertionError("compared every note with every other")
+
+    monkeypatch.setattr(news, "_stories", compared)
+    monkeypatch.setattr(candidates, "note_vector", compared)
+    monkeypatch.setattr(queue, "full_states", compared)
+    report = asyncio.run(scan_module.scan(config, queue, embedder, RulesJudge()))
+    assert (report.changed, report.candidates, report.proposals) == (0, 0, 0)
+    assert engram_pairs(queue) == [VITAMIN]
