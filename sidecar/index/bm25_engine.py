@@ -67,6 +67,7 @@ class Bm25Engine:
     """The tantivy index in `folder` (created if absent); its writer opens on the first write."""
 
     def __init__(self, folder: Path) -> None:
+        private_folder(folder.parent)
         self.folder = private_folder(folder)
         self._index = tantivy.Index(_SCHEMA, str(folder), reuse=True)
         self._index.register_tokenizer(_TOKENIZER, _analyzer())
@@ -77,7 +78,7 @@ class Bm25Engine:
 
     @staticmethod
     def exists(folder: Path) -> bool:
-        return tantivy.Index.exists(str(folder))
+        return folder.is_dir() and tantivy.Index.exists(str(folder))
 
     def _write(self) -> tantivy.IndexWriter:
         with self._guard:
@@ -154,7 +155,7 @@ class Bm25Engine:
             writer, self._writer = self._writer, None
         if writer is not None:
             writer.wait_merging_threads()
-            private_tree(self.folder)
+        private_tree(self.folder)  # merged segments, lock files
 
 
 def remove(folder: Path) -> None:
