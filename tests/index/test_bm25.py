@@ -8,6 +8,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -174,31 +175,27 @@ def test_an_engine_of_another_version_is_rebuilt_from_the_table(tmp_path: Path) 
     bm25.close()
 
 
-def test_a_damaged_engine_is_reported_to_a_reader_and_rebuilt_by_a_writer(tmp_path: Path) -> None:
+def _garble_meta(folder: Path) -> None:
+    (folder / "ns__vault" / "meta.json").write_text("{not json")
+
+
+@pytest.mark.parametrize(("harm", "message"), [
+    (_garble_meta, "ora index"),
+    (shutil.rmtree, "no ranking engine"),
+])
+def test_a_damaged_or_missing_engine_is_reported_to_a_reader_and_rebuilt_by_a_writer(
+    tmp_path: Path, harm: Callable[[Path], None], message: str,
+) -> None:
     path = tmp_path / "bm25.sqlite"
     _filled(path).close()
-    (tmp_path / "bm25" / "ns__vault" / "meta.json").write_text("{not json")
+    harm(tmp_path / "bm25")
     reader = Bm25Store(path)
-    with pytest.raises(IndexDamaged, match="ora index"):
+    with pytest.raises(IndexDamaged, match=message):
         _found(reader, "kiwi")
     reader.close()
     writer = Bm25Store(path)
     writer.create("ns")
-    assert _found(writer, "fig") == ["id2"]
-    writer.close()
-
-
-def test_a_missing_engine_is_reported_to_a_reader_and_rebuilt_by_a_writer(tmp_path: Path) -> None:
-    path = tmp_path / "bm25.sqlite"
-    _filled(path).close()
-    shutil.rmtree(tmp_path / "bm25")
-    reader = Bm25Store(path)
-    with pytest.raises(IndexDamaged, match="no ranking engine"):
-        _found(reader, "kiwi")
-    reader.close()
-    writer = Bm25Store(path)
-    writer.create("ns")
-    assert _found(writer, "kiwi") == ["id1"]
+    assert (_found(writer, "kiwi"), _found(writer, "fig")) == (["id1"], ["id2"])
     writer.close()
 
 
