@@ -99,6 +99,10 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("web_timeout", 10.0, "ORA_WEB_TIMEOUT",
             "Seconds before a web search is abandoned (the vault results are returned alone)."),
     Setting("web_results", 8, "ORA_WEB_RESULTS", "Web results fetched and classified per query."),
+    Setting("idle_release_s", 300.0, "ORA_IDLE_RELEASE_S",
+            "Seconds without a search or vault change after which `ora serve` and `ora watch` "
+            "give back the embedding model's memory and the vector index's (reloaded on the next "
+            "use, under a second); 0 keeps them loaded."),
     Setting("scan_delay", 3.0, "ORA_SCAN_DELAY",
             "Quiet seconds after vault changes before `ora serve` scans them for contradictions "
             "in the background; negative turns background scans off."),

@@ -46,6 +46,9 @@ class NliJudge:
     async def judge(self, pairs: list[tuple[str, str]]) -> list[Verdict]:
         return await asyncio.to_thread(self._predict, pairs)
 
+    def release(self, idle_s: float) -> bool:
+        return self._model.release(idle_s)
+
 
 def _llm_status(config: Config) -> tuple[bool, str]:
     if not config.llm_url:

@@ -6,13 +6,15 @@ status and follow their notes' private tag. The queue's note states are saved la
 failed judge leaves the changed notes to be judged again next time.
 
 `should_stop` (checked between embedding batches and before anything is written) lets the
-server's background scan end early at shutdown: ScanStopped, and the queue is untouched. Every
+server's background scan end early at shutdown: ScanStopped, and the queue is untouched. A
+cancelled scan (Ctrl-C in the CLI) stops its worker thread the same way. Every
 CPU-heavy step runs in a worker thread, so a server's event loop keeps answering meanwhile.
 """
 
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 from array import array
 from collections.abc import Callable, Iterable
@@ -22,7 +24,7 @@ from typing import Any
 from sidecar.cleaning import news
 from sidecar.cleaning.candidates import Alignment, Candidate, align, neighbours, pool
 from sidecar.cleaning.store import NoteState, Pair, Queue, Side, pair_id
-from sidecar.cleaning.survey import ScanStopped, StopCheck, Survey, save_key, survey
+from sidecar.cleaning.survey import ScanStopped, StopCheck, Survey, save_key, scan_id, survey
 from sidecar.cleaning.verdict import Judge, Verdict
 from sidecar.cleaning.vocab import Thresholds, get_thresholds
 from sidecar.models.embedder import Embedder
@@ -178,19 +180,28 @@ async def scan(config: Config, queue: Queue, embedder: Embedder, judge: Judge,
     limits = get_thresholds()
     report = progress or (lambda phase, done, total: None)
     report("survey", 0, 0)
-    # file reads and embedding, in a thread
-    seen = await asyncio.to_thread(survey, config, queue, embedder, should_stop)
+    # A cancelled scan (Ctrl-C in the CLI) tells its worker thread to stop at its next check:
+    # the thread would otherwise embed on, and the process could not exit until it is done.
+    cancelled = threading.Event()
+
+    def stop() -> bool:
+        return cancelled.is_set() or (should_stop is not None and should_stop())
+
+    staging = scan_id(time.time_ns())
     try:
+        # file reads and embedding, in a thread
+        seen = await asyncio.to_thread(survey, config, queue, embedder, stop, staging)
         candidates, aligned = await asyncio.to_thread(_work, queue, seen, limits)
         found, fallbacks = await _judge_all(queue, seen, candidates, aligned, judge, report)
         news_affected, proposals = await asyncio.to_thread(
             news.propose, seen.states, seen.changed, limits,
             lambda paths: queue.full_states(paths, seen.scan))
-        if should_stop is not None and should_stop():
+        if stop():
             raise ScanStopped
         await asyncio.to_thread(_save, queue, seen, news_affected, found + proposals)
-    except BaseException:  # stopped or failed: what it staged is not needed
-        queue.drop_staged(seen.scan)
+    except BaseException:  # stopped, failed or cancelled: what it staged is not needed
+        cancelled.set()
+        queue.drop_staged(staging)
         raise
     report("done", len(aligned), len(aligned))
     return ScanReport(

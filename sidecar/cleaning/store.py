@@ -301,6 +301,10 @@ class Queue:
             if before is not None:
                 conn.execute("DELETE FROM staged WHERE scan < ?", (before,))
 
+    def staged_scans(self) -> list[str]:
+        """The scans that have states staged now (running ones, or leftovers of dead ones)."""
+        return [r["scan"] for r in self._rows("SELECT DISTINCT scan FROM staged ORDER BY scan")]
+
     def restat(self, stats: Iterable[tuple[str, int, int]]) -> None:
         """New (path, size, mtime_ns) of notes whose bytes did not change."""
         with self._db.transaction() as conn:

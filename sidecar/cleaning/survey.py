@@ -13,7 +13,9 @@ pairs.
 
 from __future__ import annotations
 
+import hashlib
 import os
+import socket
 import time
 import uuid
 from collections.abc import Callable, Iterable
@@ -81,6 +83,11 @@ def survey_key(model_id: str, settings: VaultSettings) -> str:
 def save_key(queue: Queue, seen: Survey) -> None:
     """Mark the saved states as made under `seen.key` (after they are written)."""
     queue.set_meta(_KEY_META, seen.key)
+
+
+def scanned(queue: Queue) -> bool:
+    """Whether a scan has ever saved its findings to this queue."""
+    return queue.get_meta(_KEY_META) is not None
 
 
 def note_kind(note_type: str | None, tags: Iterable[str], limits: Thresholds) -> str | None:
@@ -168,19 +175,41 @@ def light(state: NoteState) -> NoteState:
     return replace(state, claims=[], vectors=vectors, light=True)
 
 
-def scan_id(now_ns: int) -> str:
-    """A scan's staging id: ids sort by start time (see `Queue.drop_staged`)."""
-    return f"{now_ns:020d}-{uuid.uuid4().hex[:12]}"
+_HOST = hashlib.sha256(socket.gethostname().encode()).hexdigest()[:8]
+
+
+def scan_id(now_ns: int, pid: int | None = None) -> str:
+    """A scan's staging id: ids sort by start time (see `Queue.drop_staged`), and name the
+    machine and process that runs the scan, so a dead process's leftovers are known at once."""
+    return f"{now_ns:020d}-{_HOST}-{os.getpid() if pid is None else pid}-{uuid.uuid4().hex[:12]}"
+
+
+def _died(scan: str) -> bool:
+    """Whether the process that staged under `scan` is gone (ids of other machines, or of an
+    older form, are left to the day's limit)."""
+    parts = scan.split("-")
+    if len(parts) != 4 or parts[1] != _HOST or not parts[2].isdigit():
+        return False
+    try:
+        os.kill(int(parts[2]), 0)
+    except ProcessLookupError:
+        return True
+    except OSError:  # it runs under another user: alive
+        return False
+    return False
 
 
 def survey(config: Config, queue: Queue, embedder: Embedder,
-           should_stop: StopCheck | None = None) -> Survey:
-    """Compare the vault with the queue's note states (only staging is written to the queue);
-    ScanStopped as soon as `should_stop()` says so. What the scan stages is dropped if it
-    fails; what scans of a day ago left (their process died) is dropped here."""
+           should_stop: StopCheck | None = None, scan: str | None = None) -> Survey:
+    """Compare the vault with the queue's note states (only staging is written to the queue,
+    under `scan`, a new id by default); ScanStopped as soon as `should_stop()` says so. What
+    the scan stages is dropped if it fails; what a scan whose process died left (or any scan
+    of a day ago) is dropped here."""
     now = time.time_ns()
-    scan = scan_id(now)
+    scan = scan or scan_id(now)
     queue.drop_staged(before=scan_id(now - STALE_STAGING_NS))
+    for dead in filter(_died, queue.staged_scans()):  # a process killed mid-scan
+        queue.drop_staged(dead)
     try:
         return _survey(config, queue, embedder, should_stop or (lambda: False), scan)
     except BaseException:

@@ -47,8 +47,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         memory = None
         if store is not None:
-            episodic = Episodic(index.chroma.client, options.namespace)
-            notes = ChatNotes(config, store, index.chroma.client, embedder)
+            episodic = Episodic(index.chroma, options.namespace)
+            notes = ChatNotes(config, store, index.chroma, embedder)
             notes.sync()
             restore_recall(store, episodic, embedder)
             memory = ConversationMemory(config, store, episodic, embedder, args.conversation,

@@ -14,6 +14,7 @@ from typing import Any
 
 from sidecar.cleaning import Queue, build_judge, scan
 from sidecar.cleaning.store import STATUSES
+from sidecar.cleaning.survey import scanned
 from sidecar.cli.common import add_vault_args, config_from_args, emit, log
 from sidecar.models.embedder import load_embedder
 
@@ -50,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
             log(f"{report.notes} notes, {report.changed} changed, {report.candidates} candidate "
                 f"pairs, {report.found} contradictions and {report.proposals} news proposals "
                 f"found, {report.open} open ({report.seconds:.1f} s)")
-        elif queue.get_meta("embedder") is None:
+        elif not scanned(queue):
             log("the vault has not been scanned yet: run again with --scan")
         pairs = queue.pairs(None if args.status == "all" else args.status, private=args.private)
         emit(args, {"pairs": [p.as_json() for p in pairs]}, _human)

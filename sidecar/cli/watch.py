@@ -10,9 +10,11 @@ from typing import Any
 from sidecar.cli.common import add_vault_args, config_from_args, log
 from sidecar.cli.index import add_store_args
 from sidecar.index import Index, open_index
+from sidecar.index.idle import release_when_idle, releasers
 from sidecar.index.progress import StderrProgress
 from sidecar.index.watcher import watch
 from sidecar.models.build import ensure_fp32_embedder
+from sidecar.models.embedder import Embedder, load_embedder
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -25,20 +27,27 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def run(args: argparse.Namespace) -> int:
     config = config_from_args(args, chroma_url=args.chroma_url, namespace=args.namespace)
     ensure_fp32_embedder(config, log)
-    with open_index(config) as index:
+    embedder = load_embedder(config)
+    with open_index(config, embedder=embedder) as index:
         result = index.reconcile(StderrProgress())
         log(f"ora watch: {result['files']} files, {result['chunks']} chunks indexed")
         log(f"ora watch: watching {config.vault} (Ctrl-C stops)")
-        asyncio.run(_follow(index))
+        asyncio.run(_follow(index, embedder))
     return 0
 
 
-async def _follow(index: Index) -> None:
+async def _follow(index: Index, embedder: Embedder) -> None:
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, stop.set)
-    await watch(index, stop, _report)
+    idle = asyncio.create_task(release_when_idle(
+        releasers(embedder, index.chroma), float(index.config.idle_release_s), stop))
+    try:
+        await watch(index, stop, _report)
+    finally:
+        stop.set()
+        await idle
     log("ora watch: stopped")
 
 

@@ -4,21 +4,28 @@ Embedded (`PersistentClient` in `DATA/chroma`) unless a server URL is configured
 Chroma is always given vectors; it never gets an embedding function (its default one downloads a
 model). Archived chunks are left out inside the store (over-fetch, else a `where` clause), so a
 filtered query still returns k results when k exist.
+
+An embedded client holds every collection's HNSW graph in memory (2.1–2.4 KiB a chunk): an idle
+process closes it (`release`, setting `idle_release_s`) and the next use opens it again. Every
+operation runs inside `use()`, so a release never closes a client in use.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import threading
-from collections.abc import Callable, Mapping, Sequence
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Concatenate, ParamSpec, TypeVar
 from urllib.parse import urlsplit
 
 import chromadb
 import numpy as np
 import numpy.typing as npt
 from chromadb.api import ClientAPI
+from chromadb.api.client import Client
 from chromadb.api.models.Collection import Collection
 from chromadb.config import Settings
 from chromadb.errors import InternalError, NotFoundError
@@ -58,32 +65,100 @@ def _client(data: Path, url: str) -> ClientAPI:
         ) from exc
 
 
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def _in_use(
+    method: Callable[Concatenate[ChromaStore, P], R]
+) -> Callable[Concatenate[ChromaStore, P], R]:
+    """Run a store operation inside `use()`: the client is not released under it."""
+    def run(self: ChromaStore, /, *args: P.args, **kwargs: P.kwargs) -> R:
+        with self.use():
+            return method(self, *args, **kwargs)
+    functools.update_wrapper(run, method)
+    return run
+
+
 class ChromaStore:
     """The two collections of each namespace, opened lazily and cached."""
 
     def __init__(self, data: Path, url: str) -> None:
-        self.client = _client(data, url)
+        self._data, self._url = data, url
+        self._client: ClientAPI | None = _client(data, url)
         self._collections: dict[str, Collection] = {}
         self._guard = threading.Lock()
+        self._users = 0
+        self._last_used = time.monotonic()
+        self.opens = 1  # clients opened: 1 + reopenings after a release
 
-    def collection(self, namespace: str, private: bool, *, create: bool) -> Collection | None:
-        """The collection, created when `create`; None when absent (never created by readers)."""
-        name = store_name(namespace, private)
+    def _open(self) -> ClientAPI:
+        """The client, opened again if released (the caller holds `_guard`)."""
+        if self._client is None:
+            self._client = _client(self._data, self._url)
+            self.opens += 1
+        self._last_used = time.monotonic()
+        return self._client
+
+    @property
+    def loaded(self) -> bool:
+        """False once released, until the next use opens the client again."""
+        return self._client is not None
+
+    @property
+    def client(self) -> ClientAPI:
+        """The open client; hold `use()` while using it if the process releases when idle."""
+        with self._guard:
+            return self._open()
+
+    @contextlib.contextmanager
+    def use(self) -> Iterator[ClientAPI]:
+        """The client, not released while the block runs."""
+        with self._guard:
+            client = self._open()
+            self._users += 1
+        try:
+            yield client
+        finally:
+            with self._guard:
+                self._users -= 1
+                self._last_used = time.monotonic()
+
+    def release(self, idle_s: float) -> bool:
+        """Close an embedded client nobody used for `idle_s` seconds and none is using, with its
+        collections' in-memory indexes; True if closed (a server's client holds nothing)."""
+        with self._guard:
+            idle = time.monotonic() - self._last_used >= idle_s
+            if self._url or self._client is None or self._users or not idle:
+                return False
+            client, self._client = self._client, None
+            self._collections.clear()
+            if isinstance(client, Client):  # the last client of its path stops Chroma's system
+                client.close()
+            return True
+
+    def named(self, name: str, *, create: bool) -> Collection | None:
+        """The collection `name`, created when `create`; None when absent. Call inside `use()`."""
         with self._guard:
             found = self._collections.get(name)
             if found is not None:
                 return found
+            client = self._open()
             if create:
-                found = self.client.get_or_create_collection(
+                found = client.get_or_create_collection(
                     name, embedding_function=None, configuration={"hnsw": {"space": "cosine"}}
                 )
             else:
                 try:
-                    found = self.client.get_collection(name, embedding_function=None)
+                    found = client.get_collection(name, embedding_function=None)
                 except (NotFoundError, ValueError):
                     return None
             self._collections[name] = found
             return found
+
+    def collection(self, namespace: str, private: bool, *, create: bool) -> Collection | None:
+        """The collection, created when `create`; None when absent (never created by readers)."""
+        return self.named(store_name(namespace, private), create=create)
 
     def _writable(self, namespace: str, private: bool) -> Collection:
         col = self.collection(namespace, private, create=True)
@@ -91,13 +166,15 @@ class ChromaStore:
         return col
 
     def drop(self, namespace: str) -> None:
-        for private in (False, True):
-            name = store_name(namespace, private)
-            with self._guard:
-                self._collections.pop(name, None)
-            with contextlib.suppress(NotFoundError, ValueError):
-                self.client.delete_collection(name)
+        with self.use() as client:
+            for private in (False, True):
+                name = store_name(namespace, private)
+                with self._guard:
+                    self._collections.pop(name, None)
+                with contextlib.suppress(NotFoundError, ValueError):
+                    client.delete_collection(name)
 
+    @_in_use
     def upsert(
         self,
         namespace: str,
@@ -117,6 +194,7 @@ class ChromaStore:
                 metadatas=list(metadatas[s:e]),
             )
 
+    @_in_use
     def update_metadata(
         self, namespace: str, private: bool, ids: Sequence[str], metadatas: Sequence[Metadata]
     ) -> None:
@@ -126,6 +204,7 @@ class ChromaStore:
             e = s + _BATCH
             col.update(ids=list(ids[s:e]), metadatas=list(metadatas[s:e]))
 
+    @_in_use
     def delete(self, namespace: str, private: bool, ids: Sequence[str]) -> None:
         col = self.collection(namespace, private, create=False)
         if col is None:
@@ -133,12 +212,14 @@ class ChromaStore:
         for s in range(0, len(ids), _BATCH):
             col.delete(ids=list(ids[s : s + _BATCH]))
 
+    @_in_use
     def ids(self, namespace: str, private: bool) -> set[str]:
         col = self.collection(namespace, private, create=False)
         if col is None:
             return set()
         return set(col.get(include=[])["ids"])
 
+    @_in_use
     def id_page(self, namespace: str, private: bool, offset: int, limit: int) -> list[str]:
         """`limit` chunk ids from position `offset`, in the order Chroma stored them (deleting
         ids before `offset` moves the later ones down by as many)."""
@@ -147,6 +228,7 @@ class ChromaStore:
             return []
         return list(col.get(include=[], offset=offset, limit=limit)["ids"])
 
+    @_in_use
     def present(self, namespace: str, private: bool, ids: Sequence[str]) -> set[str]:
         """Those of `ids` stored in one collection."""
         col = self.collection(namespace, private, create=False)
@@ -157,10 +239,12 @@ class ChromaStore:
             found.update(col.get(ids=list(ids[s : s + _BATCH]), include=[])["ids"])
         return found
 
+    @_in_use
     def count(self, namespace: str, private: bool) -> int:
         col = self.collection(namespace, private, create=False)
         return 0 if col is None else col.count()
 
+    @_in_use
     def query(
         self, namespace: str, private: bool, vector: FloatArray, k: int, *,
         include_archived: bool, live: Callable[[Sequence[str]], set[str]] | None = None,
@@ -204,6 +288,7 @@ class ChromaStore:
             found = _nearest(col, vector, k, {"archived": False}, False)
         return [(cid, sim) for cid, sim, _ in found]
 
+    @_in_use
     def get(
         self, namespace: str, private: bool, ids: Sequence[str]
     ) -> dict[str, tuple[str, Mapping[str, Any]]]:
@@ -221,6 +306,7 @@ class ChromaStore:
                 out[cid] = (doc or "", meta or {})
         return out
 
+    @_in_use
     def embeddings(self, namespace: str, private: bool, ids: Sequence[str]) -> FloatArray:
         """The stored vectors of these chunk ids, in the order given (missing ids left out)."""
         col = self.collection(namespace, private, create=False)
@@ -233,6 +319,7 @@ class ChromaStore:
         by_id = dict(zip(got["ids"], found, strict=True))
         return np.stack([np.asarray(by_id[i], dtype=np.float32) for i in ids if i in by_id])
 
+    @_in_use
     def vectors_by_hash(
         self, namespace: str, hashes: Sequence[str], model: str
     ) -> dict[str, FloatArray]:

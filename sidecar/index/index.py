@@ -200,7 +200,7 @@ class Index:
         return self.progress.current()
 
     def expedite(self, rel_paths: Iterable[str]) -> None:
-        """Ask a running write to apply these paths at its next embedding slice, ahead of its
+        """Ask a running write to apply these paths while it waits for its embedding, ahead of its
         remaining work (a private flip must not wait behind a large paste; the privacy move
         itself embeds nothing). Thread-safe; the caller still applies them as usual, and the
         next write takes any left over."""
@@ -334,10 +334,9 @@ class Index:
         if not note_filter.active:
             return None
         out: Scope = {False: [], True: []}
-        rows = self.ledger.scope_rows(self._ns(namespace), note_filter.types, private=private)
-        for path, type_name, tags, is_private, date, ids in rows:
-            if note_filter.admits(path, type_name, tags, date):
-                out[is_private].extend(ids)
+        for is_private, chunk_id in self.ledger.scope_ids(
+                self._ns(namespace), note_filter, private=private):
+            out[is_private].append(chunk_id)
         return out
 
     def get_chunks(

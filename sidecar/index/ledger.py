@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
+from sidecar.index.scope import NoteFilter, fold_tag
 from sidecar.index.sqlite import ThreadConnections
 
 FloatArray = npt.NDArray[np.float32]
@@ -33,7 +34,17 @@ CREATE TABLE IF NOT EXISTS files (
     centroid BLOB, error TEXT,
     PRIMARY KEY (namespace, path));
 CREATE INDEX IF NOT EXISTS files_cluster ON files (namespace, cluster, decay_date);
+-- Covers a type filter's whole query: the rows themselves are wide (the centroid).
+CREATE INDEX IF NOT EXISTS files_scope ON files (
+    namespace, type, private, n_chunks, decay_date, path, chunk_ids);
+CREATE TABLE IF NOT EXISTS note_tags (
+    namespace TEXT NOT NULL, tag TEXT NOT NULL, path TEXT NOT NULL,
+    PRIMARY KEY (namespace, tag, path)) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS note_tags_path ON note_tags (namespace, path);
 """
+# PRAGMA user_version: 1 once `note_tags` lists every row's folded tags (older ledgers are
+# back-filled on opening).
+_VERSION = 1
 
 _COLUMNS = (
     "path, hash, mtime_ns, size, model, type, tags, title, private, chunk_ids, n_chunks, "
@@ -115,6 +126,32 @@ def _row(values: tuple[object, ...]) -> FileRow:
 
 def _create(conn: sqlite3.Connection) -> None:
     conn.executescript(_SCHEMA)
+    if conn.execute("PRAGMA user_version").fetchone()[0] >= _VERSION:
+        return
+    conn.execute("BEGIN IMMEDIATE")  # another process may be upgrading the same file
+    try:
+        if conn.execute("PRAGMA user_version").fetchone()[0] < _VERSION:
+            conn.execute("DELETE FROM note_tags")
+            conn.executemany("INSERT OR IGNORE INTO note_tags VALUES (?, ?, ?)", (
+                (ns, tag, path) for ns, path, tags in
+                conn.execute("SELECT namespace, path, tags FROM files").fetchall()
+                for tag in _folded(json.loads(tags))))
+            conn.execute(f"PRAGMA user_version = {_VERSION}")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+
+
+def _folded(tags: Iterable[str]) -> set[str]:
+    return {fold_tag(t) for t in tags}
+
+
+def _put_tags(conn: sqlite3.Connection, namespace: str, rows: Sequence[FileRow]) -> None:
+    conn.executemany("DELETE FROM note_tags WHERE namespace = ? AND path = ?",
+                     ((namespace, row.path) for row in rows))
+    conn.executemany("INSERT INTO note_tags VALUES (?, ?, ?)",
+                     ((namespace, tag, row.path) for row in rows for tag in _folded(row.tags)))
 
 
 class Ledger:
@@ -154,18 +191,22 @@ class Ledger:
 
     def put(self, namespace: str, rows: Iterable[FileRow]) -> None:
         marks = ",".join("?" * 18)
+        rows = list(rows)
         with self._db.transaction() as conn:
             conn.executemany(
                 f"INSERT OR REPLACE INTO files (namespace, {_COLUMNS}) VALUES ({marks})",
                 (row._values(namespace) for row in rows),
             )
+            _put_tags(conn, namespace, rows)
 
     def delete(self, namespace: str, paths: Iterable[str]) -> None:
+        paths = list(paths)
         with self._db.transaction() as conn:
-            conn.executemany(
-                "DELETE FROM files WHERE namespace = ? AND path = ?",
-                ((namespace, p) for p in paths),
-            )
+            for table in ("files", "note_tags"):
+                conn.executemany(
+                    f"DELETE FROM {table} WHERE namespace = ? AND path = ?",
+                    ((namespace, p) for p in paths),
+                )
 
     def touch(self, namespace: str, stamps: Iterable[tuple[str, int, int]]) -> None:
         """Record new (path, mtime_ns, size) for files whose content did not change."""
@@ -196,6 +237,7 @@ class Ledger:
     def drop(self, namespace: str) -> None:
         with self._db.transaction() as conn:
             conn.execute("DELETE FROM files WHERE namespace = ?", (namespace,))
+            conn.execute("DELETE FROM note_tags WHERE namespace = ?", (namespace,))
 
     def newer_in_clusters(
         self, namespace: str, keys: Iterable[tuple[str, str]], *, private: bool = True
@@ -253,24 +295,39 @@ class Ledger:
             "AND n_chunks > 0 LIMIT ?", (namespace, n))
         return [str(i) for (i,) in found]
 
-    def scope_rows(
-        self, namespace: str, types: Sequence[str], *, private: bool
-    ) -> Iterator[tuple[str, str | None, tuple[str, ...], bool, str, tuple[str, ...]]]:
-        """(path, type, tags, private, date, chunk ids) of notes with chunks, of `types` if any,
-        private ones only when `private` (what a search filter is resolved against)."""
-        sql = (
-            "SELECT path, type, tags, private, decay_date, chunk_ids FROM files "
-            "WHERE namespace = ? AND n_chunks > 0"
-        )
+    def scope_ids(
+        self, namespace: str, note_filter: NoteFilter, *, private: bool
+    ) -> Iterator[tuple[bool, str]]:
+        """(store is private, chunk id) of every chunk of the notes `note_filter` admits, private
+        notes only when `private`. SQLite applies the whole filter through its indexes (type,
+        path ranges for folders, the folded-tag table), so a filter costs the chunks it admits,
+        not the vault; it agrees with `NoteFilter.admits` (tests/index/test_ledger_scope.py)."""
+        where = ["f.namespace = ?", "f.n_chunks > 0"]
         args: list[object] = [namespace]
-        if types:
-            sql += f" AND type IN ({','.join('?' * len(types))})"
-            args += list(types)
         if not private:
-            sql += " AND private = 0"
-        for path, type_, tags, is_private, date, ids in self._db.get().execute(sql, args):
-            yield (str(path), None if type_ is None else str(type_), tuple(json.loads(tags)),
-                   bool(is_private), str(date), tuple(json.loads(ids)))
+            where.append("f.private = 0")
+        if note_filter.types:
+            where.append(f"f.type IN ({','.join('?' * len(note_filter.types))})")
+            args += note_filter.types
+        if note_filter.folders:  # '0' follows '/': [f/, f0) is exactly the paths under f/
+            where.append("(" + " OR ".join(["(f.path >= ? AND f.path < ?)"]
+                                           * len(note_filter.folders)) + ")")
+            args += [bound for f in note_filter.folders for bound in (f"{f}/", f"{f}0")]
+        for tag in note_filter.tags:  # the tag itself or one nested under it
+            where.append("f.path IN (SELECT path FROM note_tags WHERE namespace = ? AND "
+                         "(tag = ? OR (tag >= ? AND tag < ?)))")
+            args += [namespace, tag, f"{tag}/", f"{tag}0"]
+        if note_filter.since is not None:
+            where.append("f.decay_date >= ?")
+            args.append(note_filter.since)
+        if note_filter.until is not None:
+            where.append("f.decay_date < ?")
+            args.append(note_filter.until)
+        found = self._db.get().execute(
+            "SELECT f.private, j.value FROM files AS f, json_each(f.chunk_ids) AS j "
+            f"WHERE {' AND '.join(where)}", args)
+        for is_private, chunk_id in found:
+            yield bool(is_private), str(chunk_id)
 
     def stats(self, namespace: str) -> dict[str, int]:
         files, chunks = (

@@ -56,6 +56,11 @@ def _folder(value: str) -> str:
     return folder
 
 
+def fold_tag(tag: str) -> str:
+    """A note's tag as filters compare it: case-folded, without its '#'."""
+    return tag.casefold().lstrip("#")
+
+
 def _tag(value: str) -> str:
     tag = value.strip().lstrip("#").strip("/").casefold()
     if not tag:
@@ -120,7 +125,7 @@ class NoteFilter:
         if self.folders and not any(path.startswith(f"{f}/") for f in self.folders):
             return False
         if self.tags:
-            have = {t.casefold().lstrip("#") for t in tags}
+            have = {fold_tag(t) for t in tags}
             for wanted in self.tags:
                 if not any(t == wanted or t.startswith(f"{wanted}/") for t in have):
                     return False

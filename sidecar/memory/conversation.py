@@ -95,7 +95,7 @@ class ConversationMemory:
         self.conversation = check_conversation(conversation)
         self.private = private
         self.limits = limits or MemoryLimits.load(config)
-        self.notes = notes or ChatNotes(config, store, episodic.client, embedder)
+        self.notes = notes or ChatNotes(config, store, episodic.chroma, embedder)
         self.notes.episodic(self.namespace, episodic)
 
     @property

@@ -9,8 +9,6 @@ conversation of the namespace: it is the agent's long-term memory, not one chat'
 
 from __future__ import annotations
 
-import contextlib
-import threading
 from collections.abc import Collection as Ids
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -18,10 +16,9 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from chromadb.api import ClientAPI
 from chromadb.api.models.Collection import Collection
-from chromadb.errors import NotFoundError
 
+from sidecar.index.chroma import ChromaStore
 from sidecar.index.names import check_namespace
 from sidecar.memory.store import Turn
 
@@ -46,34 +43,23 @@ class Recalled:
 class Episodic:
     """The embedded turns of one namespace."""
 
-    def __init__(self, client: ClientAPI, namespace: str) -> None:
-        self.client = client
+    def __init__(self, chroma: ChromaStore, namespace: str) -> None:
+        self.chroma = chroma
         self.namespace = check_namespace(namespace)
-        self._open: dict[bool, Collection] = {}
-        self._guard = threading.Lock()
 
     def _collection(self, private: bool, *, create: bool) -> Collection | None:
-        with self._guard:
-            found = self._open.get(private)
-            if found is not None:
-                return found
-            name = memory_collection(self.namespace, private)
-            if create:
-                found = self.client.get_or_create_collection(
-                    name, embedding_function=None, configuration={"hnsw": {"space": "cosine"}}
-                )
-            else:
-                with contextlib.suppress(NotFoundError, ValueError):
-                    found = self.client.get_collection(name, embedding_function=None)
-            if found is not None:
-                self._open[private] = found
-            return found
+        """One of the two collections; call inside `self.chroma.use()`."""
+        return self.chroma.named(memory_collection(self.namespace, private), create=create)
 
     def add(self, turn: Turn, vector: FloatArray) -> None:
         self.add_many([turn], np.asarray(vector, dtype=np.float32).reshape(1, -1))
 
     def add_many(self, turns: Sequence[Turn], vectors: FloatArray) -> None:
         """Embedded turns, one upsert per collection (a conversation rebuilt from its note)."""
+        with self.chroma.use():
+            self._add_many(turns, vectors)
+
+    def _add_many(self, turns: Sequence[Turn], vectors: FloatArray) -> None:
         for private in (False, True):
             rows = [i for i, t in enumerate(turns) if t.private == private]
             if not rows:
@@ -92,21 +78,28 @@ class Episodic:
         """Forget every embedded turn of these conversations, in both collections."""
         if not conversations:
             return
-        for private in (False, True):
-            col = self._collection(private, create=False)
-            if col is not None:
-                where: Any = {"conversation": {"$in": list(conversations)}}  # chromadb's Where
-                col.delete(where=where)
+        with self.chroma.use():
+            for private in (False, True):
+                col = self._collection(private, create=False)
+                if col is not None:
+                    where: Any = {"conversation": {"$in": list(conversations)}}  # chromadb's
+                    col.delete(where=where)
 
     def ids(self, private: bool) -> set[int]:
         """Ids of the turns embedded in the private or the ordinary collection."""
-        col = self._collection(private, create=False)
-        return set() if col is None else {int(i) for i in col.get(include=[])["ids"]}
+        with self.chroma.use():
+            col = self._collection(private, create=False)
+            return set() if col is None else {int(i) for i in col.get(include=[])["ids"]}
 
     def recall(
         self, vector: FloatArray, k: int, *, private: bool, exclude: Ids[int], min_similarity: float
     ) -> list[Recalled]:
         """The k turns most similar to `vector` (private ones only if `private`), best first."""
+        with self.chroma.use():
+            return self._recall(vector, k, private, exclude, min_similarity)
+
+    def _recall(self, vector: FloatArray, k: int, private: bool, exclude: Ids[int],
+                min_similarity: float) -> list[Recalled]:
         found: list[Recalled] = []
         for store_private in (False, True) if private else (False,):
             col = self._collection(store_private, create=False)

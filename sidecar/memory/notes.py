@@ -18,10 +18,10 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-from chromadb.api import ClientAPI
 from ruamel.yaml.comments import CommentedMap
 
 from sidecar.errors import BadRequest, Conflict, OraError
+from sidecar.index.chroma import ChromaStore
 from sidecar.memory.chat_note import (
     SUMMARY_KEYS,
     ChatNote,
@@ -67,9 +67,9 @@ class SyncReport:
 class ChatNotes:
     """The chat notes of one vault, and the caches they feed."""
 
-    def __init__(self, config: Config, store: MemoryStore, client: ClientAPI,
+    def __init__(self, config: Config, store: MemoryStore, chroma: ChromaStore,
                  embedder: TurnEmbedder) -> None:
-        self.config, self.store, self.client, self.embedder = config, store, client, embedder
+        self.config, self.store, self.chroma, self.embedder = config, store, chroma, embedder
         self._episodic: dict[str, Episodic] = {}
         # Appends and syncs compare the note's hash with the log's: one at a time.
         self._lock = threading.RLock()
@@ -78,7 +78,7 @@ class ChatNotes:
         if given is not None:
             self._episodic.setdefault(namespace, given)
         if namespace not in self._episodic:
-            self._episodic[namespace] = Episodic(self.client, namespace)
+            self._episodic[namespace] = Episodic(self.chroma, namespace)
         return self._episodic[namespace]
 
     def path_of(self, namespace: str, conversation: str) -> str | None:

@@ -5,19 +5,27 @@ survive an interruption, so running the command again resumes), verifies each ag
 published digest, writes `source.json` (repo, revision, commit, digests), and only then renames
 the complete folder to where the loaders look (`reranker/`, `nli/`, `embedders/<name>/`): a
 reader never sees a half-installed model. The hub is contacted only by an explicit pull.
+
+The models folder is shared by every vault's sidecar and the CLI, so a pull holds an exclusive
+lock on its staging folder: a second pull of the same model meanwhile, from any process, is
+refused rather than writing into the same partial files.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
+import os
 import shutil
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import aiohttp
 
-from sidecar.errors import BadRequest
+from sidecar.errors import BadRequest, Conflict, ModelUnavailable
 from sidecar.models.hub import (
     HubSettings,
     Offline,
@@ -130,11 +138,51 @@ def _swap_in(staging: Path, target: Path) -> None:
         shutil.rmtree(old)
 
 
+@contextlib.contextmanager
+def _pulling(staging: Path, name: str) -> Iterator[None]:
+    """Create `staging` and hold an exclusive lock on it (released by the kernel if the process
+    dies); Conflict when another pull holds it."""
+    for _attempt in range(3):
+        staging.mkdir(parents=True, exist_ok=True)
+        fd = os.open(staging, os.O_RDONLY)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            raise Conflict(f"{name} is being pulled by another process (another vault's sidecar "
+                           "or `ora models pull`); wait for it to finish") from None
+        try:
+            here = staging.stat()
+        except FileNotFoundError:
+            here = None
+        mine = os.fstat(fd)
+        if here is not None and (here.st_dev, here.st_ino) == (mine.st_dev, mine.st_ino):
+            break
+        os.close(fd)  # a pull that just finished renamed the folder we locked into place
+    else:
+        raise Conflict(f"{name} is being pulled by another process; try again")
+    try:
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock
+
+
 async def pull(config: Config, name: str, progress: Progress) -> dict[str, Any]:
     """Download catalogue model `name` into the models folder; returns its manifest."""
     item = entry(name)
     staging = config.models_path / f".pull-{item.name}"
-    staging.mkdir(parents=True, exist_ok=True)
+    try:
+        with _pulling(staging, item.name):
+            return await _pull_into(config, item, staging, progress)
+    except OSError as exc:  # a full disk, a read-only or missing folder: not the hub's fault
+        raise ModelUnavailable(
+            f"cannot write the model into {config.models_path} ({exc}): free some space or make "
+            "the folder writable, or set ORA_MODELS_DIR to another folder, then pull again (a "
+            "partial download resumes)") from exc
+
+
+async def _pull_into(config: Config, item: CatalogueEntry, staging: Path,
+                     progress: Progress) -> dict[str, Any]:
     remotes = await _fetch_all(config, item, staging, progress)
     manifest = {
         "name": item.name, "kind": item.kind, "repo": item.repo, "revision": item.revision,

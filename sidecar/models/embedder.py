@@ -34,9 +34,9 @@ from sidecar.models.files import (
 from sidecar.models.session import (
     TOKEN_BUDGET,
     Batch,
+    LazySession,
     batches,
     input_names,
-    open_session,
     read_tokenizer,
 )
 from sidecar.settings import Config
@@ -134,6 +134,11 @@ class Embedder:
     def embed_tokens(self, texts: Sequence[str]) -> list[FloatArray]:
         raise ModelUnavailable(f"{self.model_id} gives no per-token vectors")
 
+    def release(self, idle_s: float) -> bool:
+        """Give back what an embedder idle for `idle_s` seconds can reload; True if anything
+        was released (a server's model holds nothing here)."""
+        return False
+
 
 class OnnxEmbedder(Embedder):
     """One InferenceSession of a BERT-style encoder and the tokenizer that feeds it."""
@@ -165,7 +170,7 @@ class OnnxEmbedder(Embedder):
         # the weights are held once. The workers share the token budget, so the batches in
         # flight hold TOKEN_BUDGET padded tokens together (docs/benchmarks.md, "## Index speed").
         self.workers = threads or os.cpu_count() or 1
-        self._session = open_session(model_file, 1)
+        self._session = LazySession(model_file, 1)
         self._inputs = input_names(self._session)
         width = self._session.get_outputs()[0].shape[-1]
         self.dim = width if isinstance(width, int) else DIM
@@ -185,6 +190,9 @@ class OnnxEmbedder(Embedder):
             return [run(batch) for batch in parts]
         with ThreadPoolExecutor(min(self.workers, len(parts))) as pool:
             return list(pool.map(run, parts))
+
+    def release(self, idle_s: float) -> bool:
+        return self._session.release(idle_s)
 
     def embed(self, texts: Sequence[str]) -> FloatArray:
         """(n, 384) float32 unit vectors, in the order of `texts`."""

@@ -32,6 +32,9 @@ class OnnxNLI:
         self._order = order
         self.name = f"onnx-nli:{folder.name}:{self._model.sha256[:12]}"
 
+    def release(self, idle_s: float) -> bool:
+        return self._model.release(idle_s)
+
     def predict(self, pairs: Sequence[tuple[str, str]]) -> list[dict[str, float]]:
         """Probabilities of each label per pair, summing to 1, in the order given."""
         logits = self._model.logits(pairs)

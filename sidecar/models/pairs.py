@@ -19,9 +19,9 @@ from sidecar.errors import ModelUnavailable
 from sidecar.models.files import file_sha256
 from sidecar.models.session import (
     TOKEN_BUDGET,
+    LazySession,
     batches,
     input_names,
-    open_session,
     read_tokenizer,
 )
 
@@ -48,7 +48,7 @@ class PairModel:
         max_tokens = min(int(self.config.get("max_position_embeddings", DEFAULT_MAX_TOKENS)),
                          max_tokens)
         self.tokenizer = read_tokenizer(folder / "tokenizer.json", max_tokens)
-        self.session = open_session(folder / "model.onnx", threads)
+        self.session = LazySession(folder / "model.onnx", threads)
         self.inputs = input_names(self.session)
         outputs = [o.name for o in self.session.get_outputs()]
         if "logits" not in outputs:
@@ -66,6 +66,9 @@ class PairModel:
         if not rows:
             return np.zeros((0, self.num_labels), dtype=np.float32)
         return np.stack(rows)
+
+    def release(self, idle_s: float) -> bool:
+        return self.session.release(idle_s)
 
     @property
     def num_labels(self) -> int:

@@ -23,6 +23,7 @@ import numpy as np
 
 from sidecar.errors import ModelUnavailable, RerankerFailed
 from sidecar.models.pairs import PairModel, missing_files
+from sidecar.models.session import Releasable
 from sidecar.schema import load_json
 from sidecar.settings import Config
 
@@ -75,6 +76,9 @@ class OnnxCrossEncoder:
         self.name = f"onnx:{folder.name}:{self._model.sha256[:12]}"
         self._cache: OrderedDict[tuple[str, bytes], float] = OrderedDict()
         self._lock = threading.Lock()
+
+    def release(self, idle_s: float) -> bool:
+        return self._model.release(idle_s)
 
     def score(self, query: str, passages: Sequence[str]) -> list[float]:
         """Synchronous scoring (the async `rerank` runs this in a worker thread)."""
@@ -171,6 +175,9 @@ class FallbackReranker:
     def __init__(self, chain: Sequence[Reranker]) -> None:
         self.chain = tuple(chain)
         self.name = " → ".join(r.name for r in self.chain)
+
+    def release(self, idle_s: float) -> bool:
+        return any([r.release(idle_s) for r in self.chain if isinstance(r, Releasable)])
 
     async def rerank(self, query: str, passages: Sequence[str]) -> list[float]:
         outcome = await rerank_explained(self, query, passages)

@@ -10,14 +10,22 @@ is given another budget) as well as by count: 32 sequences of 256 tokens held ~5
 where 8 hold ~110 MB, at the same CPU cost per text (docs/benchmarks.md, "## Index memory"). Memory
 patterns (pre-planned buffers per input shape) are off: every batch has another shape, so they
 only add to the arena.
+
+A long-running process (`ora serve`, `ora watch`) holds its sessions through `LazySession`, which
+gives a session's weights and arena back after an idle period (setting `idle_release_s`) and
+opens it again on the next run (docs/benchmarks.md, "## Index memory: idle").
 """
 
 from __future__ import annotations
 
 import os
+import threading
+import time
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
@@ -75,6 +83,94 @@ def open_session(path: Path, threads: int | None = None) -> ort.InferenceSession
         raise ModelUnavailable(f"cannot load ONNX model {path}: {exc}") from exc
 
 
+@runtime_checkable
+class Releasable(Protocol):
+    """Holds memory it can give back when idle and take again when used (a model's session)."""
+
+    def release(self, idle_s: float) -> bool: ...
+
+
+@dataclass(frozen=True)
+class Node:
+    """A graph input's or output's name and shape (dimensions, or their symbolic names)."""
+
+    name: str
+    shape: list[int | str | None]
+
+
+class LazySession:
+    """An InferenceSession that `release` drops once idle and `run` opens again when needed.
+
+    Opened at construction (callers read the graph's inputs and outputs, which are kept). A run
+    in progress holds the session: `release` then does nothing, so a request arriving while
+    releasing either finds the session or reopens it. The file is checked (size and mtime) at
+    every reopen, so a model replaced on disk is never mixed into an index's vectors silently.
+    """
+
+    def __init__(self, path: Path, threads: int | None = None) -> None:
+        self.path, self.threads = path, threads
+        self._lock = threading.Lock()
+        self._running = 0
+        self._session: ort.InferenceSession | None = open_session(path, threads)
+        self._stamp = _stamp(path)
+        # Copies: onnxruntime's NodeArg objects keep their session's weights alive.
+        self._inputs = [Node(i.name, list(i.shape)) for i in self._session.get_inputs()]
+        self._outputs = [Node(o.name, list(o.shape)) for o in self._session.get_outputs()]
+        self._last_used = time.monotonic()
+        self.opens = 1  # how many times the file was loaded (1 + reloads after a release)
+
+    @property
+    def loaded(self) -> bool:
+        return self._session is not None
+
+    def get_inputs(self) -> list[Node]:
+        return list(self._inputs)
+
+    def get_outputs(self) -> list[Node]:
+        return list(self._outputs)
+
+    @contextmanager
+    def use(self) -> Iterator[ort.InferenceSession]:
+        """The session, opened if it was released; not released while the block runs."""
+        with self._lock:
+            if self._session is None:
+                if _stamp(self.path) != self._stamp:
+                    raise ModelUnavailable(
+                        f"{self.path} changed on disk since it was loaded: restart to use it")
+                self._session = open_session(self.path, self.threads)
+                self.opens += 1
+            session = self._session
+            self._running += 1
+        try:
+            yield session
+        finally:
+            with self._lock:
+                self._running -= 1
+                self._last_used = time.monotonic()
+
+    def run(
+        self, outputs: list[str], feed: dict[str, npt.NDArray[np.int64]]
+    ) -> list[npt.NDArray[np.float32]]:
+        with self.use() as session:
+            result: list[npt.NDArray[np.float32]] = session.run(outputs, feed)
+            return result
+
+    def release(self, idle_s: float) -> bool:
+        """Drop the session if no run used it for `idle_s` seconds and none is running; True if
+        dropped (its memory goes back once the allocator trims, `sidecar/index/heap.py`)."""
+        with self._lock:
+            idle = time.monotonic() - self._last_used >= idle_s
+            if self._session is None or self._running or not idle:
+                return False
+            self._session = None
+            return True
+
+
+def _stamp(path: Path) -> tuple[int, int]:
+    st = path.stat()
+    return st.st_size, st.st_mtime_ns
+
+
 @dataclass(frozen=True)
 class Batch:
     """Padded model inputs for some of the encodings, and where they came from."""
@@ -128,7 +224,7 @@ def batches(
         yield Batch(positions, {name: named[name] for name in input_names})
 
 
-def input_names(session: ort.InferenceSession) -> list[str]:
+def input_names(session: ort.InferenceSession | LazySession) -> list[str]:
     """The graph's inputs, checked against the three a BERT export may declare."""
     names = [i.name for i in session.get_inputs()]
     unknown = set(names) - {"input_ids", "attention_mask", "token_type_ids"}

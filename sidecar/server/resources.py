@@ -1,6 +1,7 @@
 """The server's resources, one `cleanup_ctx` generator each, opened in dependency order.
 
-models → index (needs the embedder) → lint context → write lane → watcher → start-up reconcile.
+models → index (needs the embedder) → idle release of the models → lint context → write lane →
+watcher → start-up reconcile.
 aiohttp closes them in reverse: the reconcile stops at a batch boundary, the watcher stops, then
 the index closes and releases its writer lock.
 """
@@ -14,6 +15,7 @@ from dataclasses import dataclass
 from aiohttp import web
 
 from sidecar.index import Index, open_index
+from sidecar.index.idle import release_when_idle, releasers
 from sidecar.index.watcher import watch
 from sidecar.models.embedder import Embedder, load_embedder
 from sidecar.models.reranker import Reranker, build_reranker
@@ -61,6 +63,21 @@ async def index_ctx(app: web.Application) -> AsyncIterator[None]:
         yield
     finally:
         await asyncio.to_thread(index.close)
+
+
+async def idle_ctx(app: web.Application) -> AsyncIterator[None]:
+    """The embedder, a local re-ranker and the Chroma client, unused for `idle_release_s`
+    seconds, give their memory back (`index/idle.py`)."""
+    stop = asyncio.Event()
+    models = app[MODELS]
+    held = releasers(models.embedder, models.reranker, app[INDEX].chroma)
+    task = asyncio.create_task(release_when_idle(
+        held, float(app[CONFIG].idle_release_s), stop), name="ora-idle")
+    try:
+        yield
+    finally:
+        stop.set()
+        await task
 
 
 async def lint_ctx(app: web.Application) -> AsyncIterator[None]:
@@ -112,4 +129,4 @@ async def reconcile_ctx(app: web.Application) -> AsyncIterator[None]:
         await lane.close()
 
 
-CONTEXTS = (models_ctx, index_ctx, lint_ctx, lane_ctx, watcher_ctx, reconcile_ctx)
+CONTEXTS = (models_ctx, index_ctx, idle_ctx, lint_ctx, lane_ctx, watcher_ctx, reconcile_ctx)

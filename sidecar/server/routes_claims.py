@@ -39,6 +39,7 @@ from sidecar.cleaning.store import STATUSES
 from sidecar.cleaning.survey import ScanStopped, StopCheck
 from sidecar.cleaning.verdict import Judge
 from sidecar.errors import BadRequest, ModelUnavailable
+from sidecar.index.idle import release_when_idle, releasers
 from sidecar.server.cleaner import Cleaner
 from sidecar.server.openapi import query_flag, read_json
 from sidecar.server.resources import LANE, MODELS
@@ -74,9 +75,14 @@ async def context(app: web.Application) -> AsyncIterator[None]:
     app[CLAIMS] = Claims(queue, judge, asyncio.Lock())
     app[STATE].set_contradictions_open(await asyncio.to_thread(queue.open_count))
     cleaner = _start_cleaner(app)
+    stop = asyncio.Event()  # an NLI judge's model, idle between scans, gives its memory back
+    idle = asyncio.create_task(release_when_idle(
+        releasers(judge), float(config.idle_release_s), stop), name="ora-judge-idle")
     try:
         yield
     finally:
+        stop.set()
+        await idle
         if cleaner is not None:
             await cleaner.close()
         queue.close()

@@ -57,7 +57,7 @@ MEMORY = web.AppKey("memory", Memory)
 async def context(app: web.Application) -> AsyncIterator[None]:
     """The conversation log."""
     store = await asyncio.to_thread(open_store, app[CONFIG].data)
-    notes = ChatNotes(app[CONFIG], store, app[INDEX].chroma.client, app[MODELS].embedder)
+    notes = ChatNotes(app[CONFIG], store, app[INDEX].chroma, app[MODELS].embedder)
     app[MEMORY] = Memory(store, notes)
     try:
         yield
@@ -68,7 +68,7 @@ async def context(app: web.Application) -> AsyncIterator[None]:
 async def _episodic(app: web.Application, namespace: str) -> Episodic:
     memory = app[MEMORY]
     if namespace not in memory.episodic:
-        episodic = Episodic(app[INDEX].chroma.client, namespace)
+        episodic = Episodic(app[INDEX].chroma, namespace)
         await asyncio.to_thread(restore_recall, memory.store, episodic, app[MODELS].embedder)
         memory.episodic[namespace] = episodic
     return memory.episodic[namespace]

@@ -119,7 +119,7 @@ async def test_asking_in_a_conversation_uses_and_extends_its_memory(
     config = settings(tmp_path, llm_url=llm.url)
     store = open_store(config.data)
     try:
-        memory = ConversationMemory(config, store, Episodic(indexed.chroma.client, "default"),
+        memory = ConversationMemory(config, store, Episodic(indexed.chroma, "default"),
                                     embedder, "kitchen")
         first = await _ask(config, indexed, embedder, memory=memory)
         second = await _ask(config, indexed, embedder, "And how often do I feed it?",

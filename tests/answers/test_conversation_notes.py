@@ -90,7 +90,7 @@ async def test_a_failed_generation_is_noted_but_never_remembered_as_an_answer(
     config = settings(tmp_path, llm_url=llm.url)
     store = open_store(config.data)
     try:
-        memory = ConversationMemory(config, store, Episodic(indexed.chroma.client, "default"),
+        memory = ConversationMemory(config, store, Episodic(indexed.chroma, "default"),
                                     embedder, "bread")
         doc = await answer(config, indexed, embedder, None, QUESTION,
                            SearchOptions(k=3, rerank=False), memory=memory)

@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+import subprocess
+import sys
+import threading
 import time
 from collections.abc import Iterable
 from typing import Any
@@ -102,3 +105,56 @@ def test_a_stopped_scan_drops_what_it_staged_and_a_dead_scans_leftovers_go_next_
     assert staged  # it had staged some notes before it stopped
     left = [r["scan"] for r in queue._rows("SELECT scan FROM staged")]
     assert left == [running]  # the dead scan's leftovers and its own are gone
+
+
+def test_what_a_killed_scan_staged_is_dropped_by_the_next_scan_not_a_day_later(
+    config: Config, queue: Queue, embedder: Embedder
+) -> None:
+    """A sidecar killed mid-scan leaves its changed notes' claims and vectors staged; the next
+    scan drops them at once, and keeps what a scan of a live process stages meanwhile."""
+    done = subprocess.Popen([sys.executable, "-c", "pass"])
+    done.wait()
+    live = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        now = time.time_ns()
+        killed = survey_module.scan_id(now - 60 * 10**9, pid=done.pid)
+        running = survey_module.scan_id(now - 10**9, pid=live.pid)
+        for scan_id in (killed, running):
+            queue.stage(scan_id, [NoteState("x.md", "h", 1, 1, None, False, "x", None, None)])
+        asyncio.run(scan_module.scan(config, queue, embedder, RulesJudge()))
+        assert queue.staged_scans() == [running]
+    finally:
+        live.kill()
+        live.wait()
+
+
+def test_a_cancelled_scan_stops_its_survey_thread_and_drops_what_it_staged(
+    config: Config, queue: Queue, embedder: Embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C during `ora contradictions --scan` cancels the scan: its worker thread must stop
+    embedding at its next check (the process cannot exit before the thread ends), and what it
+    staged must go."""
+    monkeypatch.setattr(survey_module, "STAGE_NOTES", 1)
+    started, cancelled = threading.Event(), threading.Event()
+    calls: list[int] = []
+    embed = embedder.embed
+
+    def slow_embed(texts: list[str]) -> Any:
+        calls.append(len(texts))
+        started.set()
+        cancelled.wait(10)  # the scan is cancelled while this batch embeds
+        return embed(texts)
+
+    monkeypatch.setattr(embedder, "embed", slow_embed)
+
+    async def cancel_mid_survey() -> None:
+        task = asyncio.create_task(scan_module.scan(config, queue, embedder, RulesJudge()))
+        await asyncio.to_thread(started.wait, 10)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        cancelled.set()
+
+    asyncio.run(cancel_mid_survey())  # returns once the worker thread has ended
+    assert len(calls) == 1  # no batch embedded after the cancellation
+    assert queue.staged_scans() == [] and queue.note_states() == {}

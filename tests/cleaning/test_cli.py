@@ -80,3 +80,14 @@ def test_resolve_errors_are_one_line_and_exit_2(
     assert main(["resolve", str(vault), "nope", "flag", "--data", str(tmp_path / "d")]) == 2
     err = capsys.readouterr().err
     assert err.startswith("ora resolve: no contradiction with id 'nope'")
+
+
+def test_listing_after_a_scan_does_not_say_the_vault_was_never_scanned(
+    vault: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = str(tmp_path / "data")
+    assert main(["contradictions", str(vault), "--data", data, "--json"]) == 0
+    assert "has not been scanned yet" in capsys.readouterr().err
+    ora(capsys, "contradictions", str(vault), "--data", data, "--scan", "--json")
+    assert main(["contradictions", str(vault), "--data", data, "--json"]) == 0
+    assert "has not been scanned yet" not in capsys.readouterr().err

@@ -1,22 +1,28 @@
 """A cold index holds a batch's chunks at a time, never the vault's (issue 17): the syncer's
-high-water mark of planned-but-unwritten chunks stays under one batch plus one note."""
+high-water mark of planned-but-unwritten chunks stays under two batches (one being embedded,
+the next being planned) plus one note."""
 
 from __future__ import annotations
 
+import dataclasses
 import platform
 import weakref
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 
+from sidecar.index import Index, sync
 from sidecar.index import index as index_module
-from sidecar.index import sync
 from sidecar.index.heap import release_free_heap
 from sidecar.index.ledger import ClusterRow
+from sidecar.index.watcher import note_paths
 
 from .conftest import OpenIndex, note, write
 
+T = TypeVar("T")
 SECTIONS = 4  # the most chunks of one note below
 
 
@@ -28,7 +34,7 @@ def _vault(root: Path, notes: int) -> None:
         write(root, f"Engrams/Note {i:03d}.md", text)
 
 
-def test_a_cold_index_holds_at_most_a_batch_and_one_note_of_chunks(
+def test_a_cold_index_holds_at_most_two_batches_and_one_note_of_chunks(
     tmp_path: Path, open_idx: OpenIndex, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(sync, "BATCH_CHUNKS", 10)
@@ -37,7 +43,7 @@ def test_a_cold_index_holds_at_most_a_batch_and_one_note_of_chunks(
     _vault(root, 40)
     index = open_idx(root)
     result = index.reconcile()
-    bound = sync.BATCH_CHUNKS - 1 + SECTIONS
+    bound = 2 * (sync.BATCH_CHUNKS - 1) + SECTIONS
     assert result["chunks"] > 4 * bound and result["errors"] == []
     syncer = index._need_writer()
     assert 0 < syncer.held_peak <= bound
@@ -97,8 +103,8 @@ def test_every_written_batch_hands_the_free_heap_back(
     index = open_idx(root)
     batches: list[int] = []
     trims: list[int] = []
-    write_batch = index._need_writer()._write
-    monkeypatch.setattr(index._need_writer(), "_write",
+    write_batch = index._need_writer()._finish
+    monkeypatch.setattr(index._need_writer(), "_finish",
                         lambda *a: (batches.append(1), write_batch(*a))[1])
     monkeypatch.setattr(sync, "release_free_heap", lambda: trims.append(1) or True)
     index.reconcile()
@@ -107,3 +113,74 @@ def test_every_written_batch_hands_the_free_heap_back(
 
 def test_the_free_heap_is_released_where_the_c_library_can() -> None:
     assert release_free_heap() is (platform.libc_ver()[0] == "glibc")
+
+
+@contextmanager
+def _ledger_steps(index: Index) -> Iterator[list[int]]:
+    """Count the SQLite virtual-machine steps run on this thread's ledger connection: every row
+    a statement visits costs steps, so reading the whole ledger shows as steps per row."""
+    conn = index.ledger._db.get()
+    steps = [0]
+
+    def tick() -> int:
+        steps[0] += 1
+        return 0  # go on
+
+    conn.set_progress_handler(tick, 1)
+    try:
+        yield steps
+    finally:
+        conn.set_progress_handler(None, 1)
+
+
+def _pad_ledger(index: Index, prefix: str, rows: int) -> None:
+    """Add `rows` ledger rows (each with a chunk) under `prefix`, copies of a real note's row."""
+    model = next(iter(index.ledger.rows("default").values()))
+    index.ledger.put("default", (
+        dataclasses.replace(model, path=f"{prefix}{i:05d}.md", chunk_ids=(f"pad-{prefix}{i}",))
+        for i in range(rows)))  # fmt: skip
+
+
+def _indexed(tmp_path: Path, open_idx: OpenIndex, notes: int) -> tuple[Path, Index]:
+    root = tmp_path / "v"
+    _vault(root, notes)
+    index = open_idx(root)
+    index.reconcile()
+    return root, index
+
+
+def _steps_as_the_ledger_grows(
+    index: Index, action: Callable[[], T], prefix: str
+) -> tuple[int, int, T, T]:
+    """The ledger steps of `action`, then again after 2,000 more rows under `prefix`; and its
+    two results."""
+    with _ledger_steps(index) as small:
+        first = action()
+    _pad_ledger(index, prefix, 2000)
+    with _ledger_steps(index) as large:
+        second = action()
+    return small[0], large[0], first, second
+
+
+def test_the_reembed_estimate_reads_a_few_ledger_rows_whatever_the_vault_size(
+    tmp_path: Path, open_idx: OpenIndex
+) -> None:
+    _, index = _indexed(tmp_path, open_idx, 12)
+    _pad_ledger(index, "zz/", 50)
+    small, large, _, _ = _steps_as_the_ledger_grows(index, index._sample_texts, "zz/more ")
+    ids = index.ledger.first_chunk_ids("default", 8)
+    assert len(set(ids)) == 8  # eight files' first chunks
+    assert 0 < large <= small + 10  # reading every row costs thousands of steps here
+
+
+def test_a_folder_event_reads_only_the_folders_ledger_rows(
+    tmp_path: Path, open_idx: OpenIndex
+) -> None:
+    root, index = _indexed(tmp_path, open_idx, 3)
+    _pad_ledger(index, "Gone/", 3)  # a folder moved away: only the ledger knows its notes
+    _pad_ledger(index, "Gone ", 20)  # siblings that share the prefix, not the folder
+    _pad_ledger(index, "Gone0/", 20)
+    small, large, gone, again = _steps_as_the_ledger_grows(
+        index, lambda: note_paths(index, root, ["Gone"]), "Other/")
+    assert gone == again == [f"Gone/{i:05d}.md" for i in range(3)]
+    assert 0 < large <= small + 10

@@ -72,6 +72,7 @@ def test_index_and_search_through_a_chroma_server(
         write(vault, "Engrams/Kettle.md", KETTLE.replace("tags: []", 'tags: ["private"]'))
         assert index.reconcile()["embedded"] == 0
         assert index.chroma.count("served", True) == 1
+        assert not index.chroma.release(0.0)  # the server holds the vectors, not this process
     assert not (tmp_path / "data" / "chroma").exists()  # nothing embedded on disk
 
 

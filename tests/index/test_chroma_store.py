@@ -65,3 +65,23 @@ def test_a_filtered_query_never_sends_ids_with_a_where_and_still_leaves_k_result
     assert asked and all(a.get("where") is None for a in asked if a.get("ids") is not None)
     everything = store.query("default", False, target, 3, include_archived=True, only=only)
     assert all(cid.startswith("a") for cid, _ in everything)
+
+
+def test_an_idle_client_is_closed_and_reopened_with_the_same_answers(tmp_path: Path) -> None:
+    store, target = _crowded_store(tmp_path)
+    before = store.query("default", False, target, 3, include_archived=False)
+    assert not store.release(60.0)  # used just now
+    assert store.release(0.0) and not store.loaded
+    assert store.query("default", False, target, 3, include_archived=False) == before
+    assert store.loaded and store.opens == 2
+    store.upsert("default", False, ["late"], target.reshape(1, -1), ["text"], [{"archived": False}])
+    assert store.release(0.0)
+    assert store.query("default", False, target, 1, include_archived=False)[0][0] == "late"
+
+
+def test_a_client_in_use_is_not_released(tmp_path: Path) -> None:
+    store, _ = _crowded_store(tmp_path)
+    with store.use():
+        assert not store.release(0.0)
+        assert store.count("default", False) == 13  # an operation inside another still runs
+    assert store.release(0.0)

@@ -45,7 +45,7 @@ class Opened:
 
     def memory(self, conversation: str = "c1", *, private: bool = False,
                limits: MemoryLimits = SMALL, config: Config | None = None) -> ConversationMemory:
-        episodic = Episodic(self.index.chroma.client, self.index.namespace)
+        episodic = Episodic(self.index.chroma, self.index.namespace)
         return ConversationMemory(config or self.config, self.store, episodic, self.embedder,
                                   conversation, private=private, limits=limits)
 

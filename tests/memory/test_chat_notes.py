@@ -29,7 +29,7 @@ def delete_data(data: Path) -> None:
 
 
 def _notes(opened: Any) -> ChatNotes:
-    return ChatNotes(opened.config, opened.store, opened.index.chroma.client, opened.embedder)
+    return ChatNotes(opened.config, opened.store, opened.index.chroma, opened.embedder)
 
 
 def _recalled(opened: Any, private: bool = False) -> list[str]:

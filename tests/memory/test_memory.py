@@ -133,6 +133,17 @@ async def test_recall_reaches_other_conversations_of_the_namespace(
     assert f"(user, conversation older) {CHAT[0][1]}" in _text(context)
 
 
+async def test_recall_survives_an_idle_release_of_the_vector_store(
+    open_memory: Callable[..., Any],
+) -> None:
+    opened = open_memory()
+    _say(opened.memory("older"), CHAT[:2])
+    assert opened.index.chroma.release(0.0)  # what an idle `ora serve` does
+    context = await opened.memory("newer").context("what flour goes in my sourdough starter?")
+    assert f"(user, conversation older) {CHAT[0][1]}" in _text(context)
+    assert opened.index.chroma.opens == 2
+
+
 async def test_memory_survives_reopening(
     open_memory: Callable[..., Any], llm: Any,
 ) -> None:
@@ -180,7 +191,7 @@ async def test_turns_logged_but_never_embedded_are_restored_for_recall(
     # A crash between the log write and the embedding leaves these turns durable but unrecallable.
     for role, content in CHAT[:2]:
         opened.store.append("default", "crashed", role, content, tokens=12, private=False)
-    episodic = Episodic(opened.index.chroma.client, opened.index.namespace)
+    episodic = Episodic(opened.index.chroma, opened.index.namespace)
     assert episodic.ids(False) == set()
 
     assert restore_recall(opened.store, episodic, opened.embedder) == 2

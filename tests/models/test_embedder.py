@@ -91,3 +91,14 @@ def test_fp32_requested_but_not_built_says_how_to_build(tmp_path: Path) -> None:
 def test_unknown_variant_lists_the_choices(tmp_path: Path) -> None:
     with pytest.raises(BadRequest, match="auto, fp32, int8"):
         choose_variant("fp16", tmp_path)
+
+
+def test_an_idle_embedder_releases_its_session_and_embeds_the_same_after(
+    tmp_path: Path,
+) -> None:
+    embedder = open_embedder("int8", tmp_path)
+    texts = ["tides follow the moon", "a kettle descaled with vinegar"]
+    before = embedder.embed(texts)
+    assert not embedder.release(60.0)  # just used
+    assert embedder.release(0.0)
+    assert np.array_equal(embedder.embed(texts), before)

@@ -55,3 +55,11 @@ def test_load_nli_reads_nli_dir_setting(tmp_path: Path, tiny_nli_dir: Path) -> N
 def test_load_nli_missing_model_points_to_instructions(tmp_path: Path) -> None:
     with pytest.raises(ModelUnavailable, match="ora models"):
         load_nli(make_config(tmp_path, models_dir=str(tmp_path)))
+
+
+def test_an_idle_nli_model_is_released_and_predicts_the_same_after(tiny_nli_dir: Path) -> None:
+    nli = OnnxNLI(tiny_nli_dir)
+    pairs = [("The sky is blue.", "The sky is not blue.")]
+    before = nli.predict(pairs)
+    assert nli.release(0.0)
+    assert nli.predict(pairs) == before

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from sidecar.cli import main
-from sidecar.errors import ModelUnavailable
+from sidecar.errors import Conflict, ModelUnavailable
 from sidecar.index import open_index
 from sidecar.index.params import load_params
 from sidecar.index.reembed import describe
@@ -233,3 +233,40 @@ def test_cls_pooling_takes_the_first_tokens_state(
         expected[positions] = first / np.linalg.norm(first, axis=1, keepdims=True)
     np.testing.assert_allclose(cls.embed(texts), expected, rtol=1e-5)
     assert not np.allclose(mean.embed(texts), expected)
+
+
+def test_a_second_pull_of_the_same_model_meanwhile_is_refused_and_the_first_installs(
+    endpoint: str, hub: LoopbackHub, tmp_path: Path, tiny_reranker_dir: Path
+) -> None:
+    """Two sidecars (two vaults) or the CLI and a sidecar share the models folder: a pull of a
+    model another process is pulling must not write into the same partial files."""
+    import asyncio
+
+    hub.throttle = 0.01
+    config = _config(tmp_path)
+
+    async def both() -> list[Any]:
+        found: list[Any] = await asyncio.gather(
+            *(pull(config, "ms-marco-minilm-l6", lambda *_: None) for _ in range(2)),
+            return_exceptions=True)
+        return found
+
+    first, second = asyncio.run(both())
+    assert isinstance(first, dict), first
+    assert isinstance(second, Conflict) and "being pulled" in second.message
+    pulled = tmp_path / "models" / "reranker" / "model.onnx"
+    assert pulled.read_bytes() == (tiny_reranker_dir / "model.onnx").read_bytes()
+    assert sorted(p.name for p in (tmp_path / "models").iterdir()) == ["reranker"]
+    _pull(config, "ms-marco-minilm-l6")  # once it is done, pulling again works
+
+
+def test_an_unwritable_models_folder_is_a_clear_error(
+    endpoint: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "file").write_text("not a folder")
+    monkeypatch.setenv("ORA_MODELS_DIR", str(tmp_path / "file" / "models"))
+    with pytest.raises(ModelUnavailable, match="cannot write the model into"):
+        _pull(_config(tmp_path), "ms-marco-minilm-l6")
+    assert main(["models", "pull", "ms-marco-minilm-l6"]) == 2
+    assert "ORA_MODELS_DIR" in capsys.readouterr().err

@@ -206,3 +206,17 @@ def test_build_reranker_with_key_chains_cohere_then_local(
 def test_build_reranker_with_key_only_is_cohere(tmp_path: Path) -> None:
     reranker, _ = build_reranker(_config(tmp_path, cohere_api_key=KEY))
     assert isinstance(reranker, CohereReranker)
+
+
+def test_an_idle_local_reranker_releases_its_model_and_scores_the_same_after(
+    tiny_reranker_dir: Path,
+) -> None:
+    model, fresh = OnnxCrossEncoder(tiny_reranker_dir), OnnxCrossEncoder(tiny_reranker_dir)
+    chain = FallbackReranker([CohereReranker("key", "http://127.0.0.1:9/", "m", 1.0), model])
+    passages = ["tides follow the moon", "a kettle descaled with vinegar"]
+    model.score("moon", passages)
+    assert not chain.release(60.0)  # just used
+    assert chain.release(0.0)  # the local model in the chain; Cohere holds nothing
+    assert not model._model.session.loaded
+    assert model.score("tides", passages) == fresh.score("tides", passages)
+    assert model._model.session.opens == 2

@@ -61,10 +61,12 @@ export function postEventStream<T>(options: SsePostOptions, path: string, body: 
 					}
 				}
 			});
-			res.on("end", () => {
+			// A sidecar that dies mid-stream resets the connection: Node then emits "error" ("aborted"), not "end".
+			const endedEarly = (): void => {
 				if (!settled) reject(new SidecarError(0, "stream_ended", ended));
-			});
-			res.on("error", reject);
+			};
+			res.on("end", endedEarly);
+			res.on("error", endedEarly);
 		});
 		outgoing.setTimeout(options.timeoutMs ?? 300_000, () => outgoing.destroy(new Error("timed out")));
 		outgoing.on("error", (err) => reject(new SidecarError(0, "unreachable", `No sidecar at ${options.baseUrl} (${err.message})`)));

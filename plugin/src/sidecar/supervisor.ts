@@ -42,6 +42,8 @@ export interface SupervisorOptions {
 	kill?: (pid: number) => void;
 	/** Whether process `pid` still runs; default process.kill(pid, 0). */
 	alive?: (pid: number) => boolean;
+	/** How long stopped() waits for a stopped sidecar to exit (an adopted one's pid is polled no longer); default 30 s. */
+	stopWaitMs?: number;
 	/** How long a spawned sidecar may take to answer /v1/health (it loads models first). */
 	startTimeoutMs?: number;
 	pollMs?: number;
@@ -141,13 +143,21 @@ export class SidecarSupervisor {
 	 * Resolves once the sidecar the last stop() ended has exited (and so released the index's
 	 * writer lock, which a sidecar started next needs), or after `timeoutMs`.
 	 */
-	stopped(timeoutMs = 30_000): Promise<void> {
-		return Promise.race([this.exited, new Promise<void>((resolve) => window.setTimeout(resolve, timeoutMs))]);
+	stopped(timeoutMs = this.stopWaitMs()): Promise<void> {
+		let timer = 0;
+		const late = new Promise<void>((resolve) => (timer = window.setTimeout(resolve, timeoutMs)));
+		return Promise.race([this.exited, late]).finally(() => window.clearTimeout(timer));
 	}
 
+	/** Polls until `pid` is gone, or for as long as stopped() waits: a process that ignores SIGTERM (or a reused pid) is not polled forever. */
 	private async gone(pid: number): Promise<void> {
 		const alive = this.options.alive ?? isAlive;
-		while (alive(pid)) await new Promise((resolve) => window.setTimeout(resolve, this.options.pollMs ?? 250));
+		const until = Date.now() + this.stopWaitMs();
+		while (alive(pid) && Date.now() < until) await new Promise((resolve) => window.setTimeout(resolve, this.options.pollMs ?? 250));
+	}
+
+	private stopWaitMs(): number {
+		return this.options.stopWaitMs ?? 30_000;
 	}
 
 	/** The recorded sidecar of this vault, when it answers and checks out; else null (go on). */

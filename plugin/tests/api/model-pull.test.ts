@@ -66,6 +66,17 @@ describe("pullModel", () => {
 		expect(before).toMatchObject({ status: 409, code: "conflict" });
 	});
 
+	it("says the stream ended when the sidecar dies mid-download", async () => {
+		const url = await serve((res) => {
+			res.writeHead(200, { "Content-Type": "text/event-stream" });
+			res.write('event: progress\ndata: {"file": "model.onnx", "done": 1, "total": 20}\n\n');
+			setTimeout(() => res.socket?.destroy(), 20);
+		});
+		const err = await pullModel({ baseUrl: url, token: null }, "x", () => undefined).catch((e: unknown) => e);
+		expect(err).toBeInstanceOf(SidecarError);
+		expect(err).toMatchObject({ code: "stream_ended", message: "The download stream ended before the model was installed." });
+	});
+
 	it("closes the stream when its signal aborts, which cancels the pull", async () => {
 		const seen: { closed?: Promise<void> } = {};
 		const url = await serve((res) => {

@@ -116,6 +116,28 @@ describe("SidecarSupervisor", () => {
 		expect(checks).toBe(3);
 	});
 
+	it("stops polling an adopted sidecar that does not exit once stopped() gives up on it", async () => {
+		const server = http.createServer((req, res) => res.end(req.url === "/v1/status" ? '{"vault": "/v", "pid": 4242}' : '{"status": "ok", "version": "0.1.0"}'));
+		servers.push(server);
+		await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+		const { port } = server.address() as AddressInfo;
+		let checks = 0;
+		const { sup } = supervisor(port, {
+			readRecord: async () => ({ pid: 4242, port, vault: "/v", parent_pid: process.pid }),
+			kill: () => undefined,
+			alive: () => ++checks > 0, // ignores SIGTERM
+			pollMs: 5,
+			stopWaitMs: 100,
+		});
+		expect(await sup.ensureRunning()).toMatchObject({ ok: true, owned: true });
+		sup.stop();
+		await sup.stopped();
+		await new Promise((resolve) => setTimeout(resolve, 60));
+		const after = checks;
+		await new Promise((resolve) => setTimeout(resolve, 100));
+		expect(checks).toBe(after);
+	});
+
 	it("takes a running sidecar whose token this vault lacks for another vault's", async () => {
 		const server = http.createServer((req, res) => res.end(req.url === "/v1/status" ? STATUS : '{"status": "ok", "version": "0.1.0"}'));
 		servers.push(server);
