@@ -152,7 +152,7 @@ export function modelsErrorMessage(err: unknown): string {
 			case "checksum_mismatch":
 				return "The downloaded file did not match the checksum the hub publishes, so it was discarded. Download again; if it keeps happening, the mirror serves a damaged file.";
 			case "conflict":
-				return "Another model is downloading. Wait for it to finish, then try again.";
+				return "Another download is running, here or for the same model in another vault's sidecar or `ora models pull`. Wait for it to finish, then try again.";
 			case "stream_ended":
 				return "The sidecar stopped before the download finished. Download again to resume.";
 			case "model_unavailable":

@@ -122,6 +122,7 @@ describe("modelsErrorMessage", () => {
 		expect(messages[0]).toMatch(/^The sidecar is not running/);
 		expect(messages[1]).toMatch(/offline/);
 		expect(messages[2]).toMatch(/checksum/);
+		expect(messages[3]).toMatch(/another vault's sidecar or `ora models pull`/); // the models folder is shared
 		expect(messages[5]).toContain("does not exist (HTTP 404)");
 		expect(modelsErrorMessage(new Error("boom"))).toBe("Unexpected error: boom");
 	});
