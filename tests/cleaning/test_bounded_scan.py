@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from sidecar.cleaning import news
+from sidecar.cleaning import candidates, news
 from sidecar.cleaning.rules import RulesJudge
 from sidecar.cleaning.scan import ScanReport
 from sidecar.cleaning.store import NoteState, Queue
@@ -195,3 +195,37 @@ def test_a_cancelled_scan_stops_its_survey_thread_and_drops_what_it_staged(
     asyncio.run(cancel_mid_survey())  # returns once the worker thread has ended
     assert len(calls) == 1  # no batch embedded after the cancellation
     assert queue.note_states() == {}
+
+
+def test_leftover_staging_keeps_one_row_per_note_however_often_scans_stopped(
+    queue: Queue,
+) -> None:
+    def state(path: str, file_hash: str) -> NoteState:
+        return NoteState(path, file_hash, 1, 1, None, False, path, None, None)
+
+    queue.stage("1-first", [state("x.md", "1"), state("y.md", "1")])
+    queue.stage("2-second", [state("x.md", "2")])
+    queue.stage("3-running", [state("y.md", "3")])
+    queue.keep_newest_staged(["1-first", "2-second"])
+    rows = queue._rows("SELECT scan, path FROM staged ORDER BY scan, path")
+    assert [(r["scan"], r["path"]) for r in rows] == [
+        ("1-first", "y.md"), ("2-second", "x.md"), ("3-running", "y.md")]
+    found = queue.staged_state("x.md", "2", ["1-first", "2-second"])
+    assert found is not None and found.hash == "2"
+    assert queue.staged_state("x.md", "1", ["1-first", "2-second"]) is None
+
+
+def test_a_scan_with_nothing_changed_compares_no_notes(
+    config: Config, queue: Queue, embedder: Embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    asyncio.run(scan_module.scan(config, queue, embedder, RulesJudge()))
+
+    def compared(*_args: Any) -> Any:
+        raise AssertionError("compared every note with every other")
+
+    monkeypatch.setattr(news, "_stories", compared)
+    monkeypatch.setattr(candidates, "note_vector", compared)
+    monkeypatch.setattr(queue, "full_states", compared)
+    report = asyncio.run(scan_module.scan(config, queue, embedder, RulesJudge()))
+    assert (report.changed, report.candidates, report.proposals) == (0, 0, 0)
+    assert engram_pairs(queue) == [VITAMIN]
