@@ -55,11 +55,12 @@ export function formatBytes(bytes: number): string {
 	const units = ["kB", "MB", "GB"];
 	let value = bytes / 1000;
 	let unit = 0;
-	while (value >= 1000 && unit < units.length - 1) {
+	// Compared as shown (rounded), so 999,999 bytes read "1.0 MB", not "1000 kB".
+	while (Math.round(value) >= 1000 && unit < units.length - 1) {
 		value /= 1000;
 		unit++;
 	}
-	return `${value >= 100 ? value.toFixed(0) : value.toFixed(1)} ${units[unit]}`;
+	return `${value >= 99.95 ? value.toFixed(0) : value.toFixed(1)} ${units[unit]}`;
 }
 
 export function formatDuration(seconds: number): string {

@@ -48,6 +48,8 @@ describe("sizes and durations", () => {
 		[133_093_490, "133 MB"],
 		[90_900_000, "90.9 MB"],
 		[2_500_000_000, "2.5 GB"],
+		[999_999, "1.0 MB"],
+		[99_960, "100 kB"],
 	])("%d bytes read %s", (bytes, text) => expect(formatBytes(bytes)).toBe(text));
 
 	it.each([
