@@ -65,7 +65,7 @@ export function formatBytes(bytes: number): string {
 
 export function formatDuration(seconds: number): string {
 	if (seconds < 1) return "under a second";
-	if (seconds < 60) return `about ${Math.round(seconds)} s`;
+	if (Math.round(seconds) < 60) return `about ${Math.round(seconds)} s`;
 	const minutes = Math.round(seconds / 60);
 	if (minutes < 60) return `about ${minutes} min`;
 	const hours = Math.floor(minutes / 60);

@@ -55,6 +55,7 @@ describe("sizes and durations", () => {
 	it.each([
 		[0.4, "under a second"],
 		[42.4, "about 42 s"],
+		[59.6, "about 1 min"],
 		[185, "about 3 min"],
 		[3600, "about 1 h"],
 		[4_830, "about 1 h 21 min"],
