@@ -74,6 +74,8 @@ def _schema_sql(name: str) -> str:
         archived INTEGER NOT NULL, text TEXT NOT NULL, title TEXT NOT NULL, heading TEXT NOT NULL,
         about TEXT NOT NULL DEFAULT '');
     CREATE INDEX IF NOT EXISTS "{name}_path" ON "{name}"(path);
+    -- Covers a search filter's lookup of its chunk ids' rowids (the rows hold the text).
+    CREATE INDEX IF NOT EXISTS "{name}_live" ON "{name}"(id, archived);
     DROP TRIGGER IF EXISTS "{name}_ai";
     DROP TRIGGER IF EXISTS "{name}_ad";
     DROP TABLE IF EXISTS "{name}_fts";
