@@ -101,6 +101,9 @@ class Bm25Store:
         self._folder = path.with_suffix("")
         self._engines: dict[str, Bm25Engine] = {}
         self._guard = threading.Lock()
+        # Stores whose engine missed a write of its table (its commit failed in this process):
+        # the next write rebuilds it rather than adding to it and clearing the pending mark.
+        self._behind: set[str] = set()
 
     def _exists(self, conn: sqlite3.Connection, name: str) -> bool:
         row = conn.execute(
@@ -147,6 +150,7 @@ class Bm25Store:
 
     def _rebuild(self, name: str) -> None:
         """A new engine for the store, filled from its table."""
+        self._behind.add(name)
         self._forget(name)
         remove(self._folder / name)
         with self._db.transaction() as conn:
@@ -159,6 +163,7 @@ class Bm25Store:
             engine.add(_docs(batch))
         engine.commit()
         self._settled([name])
+        self._behind.discard(name)
 
     def _settled(self, names: Sequence[str]) -> None:
         with self._db.transaction() as conn:
@@ -200,6 +205,9 @@ class Bm25Store:
             conn.executemany(f'INSERT OR REPLACE INTO "{_STATE}" VALUES (?, ?, 1)',
                              ((name, VERSION) for name in changes))
         for name, (gone, docs) in changes.items():
+            if name in self._behind:
+                self._rebuild(name)  # from the table, which now holds this write too
+                continue
             engine = self._engine(name, create=True)
             assert engine is not None
             try:
@@ -207,7 +215,11 @@ class Bm25Store:
                 engine.add(docs)
                 engine.commit()
             except BaseException:
-                engine.rollback()  # the store stays pending: the next writer rebuilds it
+                # The store stays pending (a next writer rebuilds it) and behind (so does this
+                # one's next write): the engine lacks this write, and the chunk count alone
+                # cannot tell when it rewrote as many chunks as it removed.
+                self._behind.add(name)
+                engine.rollback()
                 raise
         if changes:
             self._settled(list(changes))

@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sidecar.errors import IndexDamaged
+from sidecar.index import bm25_engine
 from sidecar.index.bm25 import Bm25Store, SparseRow, query_terms
 
 
@@ -153,6 +154,27 @@ def test_a_crash_between_the_table_and_engine_commits_is_repaired_when_a_writer_
     writer.create("ns")
     assert (_found(writer, "kiwi"), _found(writer, "mango")) == ([], ["a"])
     writer.close()
+
+
+def test_an_engine_commit_that_failed_is_made_good_by_the_stores_next_write(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    bm25 = Bm25Store(tmp_path / "bm25.sqlite")
+    bm25.create("ns")
+    bm25.replace("ns", {}, {False: [SparseRow("a", "a.md", False, "old kiwi", "A", "")]})
+    commit = bm25_engine.Bm25Engine.commit
+
+    def full_disk(engine: bm25_engine.Bm25Engine) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(bm25_engine.Bm25Engine, "commit", full_disk)
+    with pytest.raises(OSError, match="No space"):  # the table took it, the engine did not
+        bm25.replace("ns", {}, {False: [SparseRow("a", "a.md", False, "new mango", "A", "")]})
+    monkeypatch.setattr(bm25_engine.Bm25Engine, "commit", commit)
+    bm25.replace("ns", {}, {False: [_row(2, "fig jam")]})  # the same process writes on
+    assert (_found(bm25, "kiwi"), _found(bm25, "mango"), _found(bm25, "fig")) == (
+        [], ["a"], ["id2"])
+    bm25.close()
 
 
 def _filled(path: Path) -> Bm25Store:
