@@ -306,11 +306,15 @@ class Bm25Store:
             engine = self._searchable(conn, name)
             if engine is None:
                 continue
-            if only is None:
-                hits.extend(_top(conn, name, engine, terms, k, include_archived))
-            else:
-                hits.extend(_top_among(
-                    conn, name, engine, terms, k, include_archived, only[store_private]))
+            try:
+                if only is None:
+                    hits.extend(_top(conn, name, engine, terms, k, include_archived))
+                else:
+                    hits.extend(_top_among(
+                        conn, name, engine, terms, k, include_archived, only[store_private]))
+            except (ValueError, OSError) as exc:  # damaged or removed since it was opened
+                self._forget(name)  # the next search opens the engine a writer rebuilt
+                raise _damaged(name, str(exc).splitlines()[0]) from exc
         hits.sort(key=lambda h: (-h[1], h[0]))
         return hits[:k]
 

@@ -221,6 +221,24 @@ def test_a_damaged_or_missing_engine_is_reported_to_a_reader_and_rebuilt_by_a_wr
     writer.close()
 
 
+@pytest.mark.parametrize("harm", [_garble_meta, shutil.rmtree])
+def test_an_engine_damaged_under_an_open_reader_is_reported_and_reopened_once_rebuilt(
+    tmp_path: Path, harm: Callable[[Path], None],
+) -> None:
+    path = tmp_path / "bm25.sqlite"
+    _filled(path).close()
+    reader = Bm25Store(path)
+    assert _found(reader, "kiwi") == ["id1"]  # its engine is open
+    harm(tmp_path / "bm25")
+    with pytest.raises(IndexDamaged, match="ora index"):
+        _found(reader, "kiwi")
+    writer = Bm25Store(path)
+    writer.create("ns")
+    assert _found(reader, "kiwi") == ["id1"]
+    writer.close()
+    reader.close()
+
+
 # The first layout: FTS5 over the chunk table, kept in step by triggers.
 _FTS5_STORE = """
 CREATE TABLE "ns__vault" (
