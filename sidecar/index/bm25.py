@@ -200,7 +200,7 @@ class Bm25Store:
                 name = store_name(namespace, private)
                 gone, docs = changes.setdefault(name, ([], []))
                 gone.extend(_delete(conn, name, [r.id for r in rows]))
-                docs.extend(_insert(conn, name, rows))
+                docs.extend(_insert(conn, name, rows, above=max(gone, default=0)))
             changes = {name: change for name, change in changes.items() if any(change)}
             conn.executemany(f'INSERT OR REPLACE INTO "{_STATE}" VALUES (?, ?, 1)',
                              ((name, VERSION) for name in changes))
@@ -352,10 +352,15 @@ def _delete(conn: sqlite3.Connection, name: str, ids: Sequence[str]) -> list[int
         (json.dumps(list(ids)),)).fetchall()]
 
 
-def _insert(conn: sqlite3.Connection, name: str, rows: Sequence[SparseRow]) -> list[Doc]:
-    """Insert `rows` under new rowids (above every rowid in the table); returns the engine's
-    documents for them."""
-    first = int(conn.execute(f'SELECT coalesce(max(rowid), 0) FROM "{name}"').fetchone()[0]) + 1
+def _insert(
+    conn: sqlite3.Connection, name: str, rows: Sequence[SparseRow], *, above: int
+) -> list[Doc]:
+    """Insert `rows` under new rowids, above every rowid in the table and `above` (the rowids this
+    transaction deleted: until the engine's commit, a reader's engine still ranks their old text,
+    which must not map to another chunk, say a public one for a note just made private); returns
+    the engine's documents for them."""
+    last = int(conn.execute(f'SELECT coalesce(max(rowid), 0) FROM "{name}"').fetchone()[0])
+    first = max(last, above) + 1
     conn.executemany(
         f'INSERT INTO "{name}" (rowid, id, path, archived, text, title, heading, about) '
         "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",

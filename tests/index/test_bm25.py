@@ -147,13 +147,40 @@ def test_a_crash_between_the_table_and_engine_commits_is_repaired_when_a_writer_
     path = tmp_path / "bm25.sqlite"
     done = subprocess.run([sys.executable, "-c", _CRASH, str(path)], check=False)
     assert done.returncode == -signal.SIGKILL
-    reader = Bm25Store(path)  # the table holds the second write, the engine the first
-    assert (_found(reader, "kiwi"), _found(reader, "mango")) == (["a"], [])
+    reader = Bm25Store(path)  # the table holds the second write, the engine the first's rowid
+    assert (_found(reader, "kiwi"), _found(reader, "mango")) == ([], [])
     reader.close()
     writer = Bm25Store(path)
     writer.create("ns")
     assert (_found(writer, "kiwi"), _found(writer, "mango")) == ([], ["a"])
     writer.close()
+
+
+# A writer killed between the two commits of a write that made note a private and added b.
+_CRASH_FLIP = """
+import os, signal, sys
+from pathlib import Path
+from sidecar.index import bm25_engine
+from sidecar.index.bm25 import Bm25Store, SparseRow
+store = Bm25Store(Path(sys.argv[1]))
+store.create("ns")
+secret = SparseRow("a", "a.md", False, "secret kiwi", "A", "")
+store.replace("ns", {}, {False: [secret]})
+bm25_engine.Bm25Engine.commit = lambda self: os.kill(os.getpid(), signal.SIGKILL)
+store.replace("ns", {False: ["a"]}, {False: [SparseRow("b", "b.md", False, "fig", "B", "")],
+                                     True: [secret]})
+"""
+
+
+def test_a_reader_of_a_store_left_pending_never_maps_a_removed_chunks_text_to_another(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "bm25.sqlite"
+    done = subprocess.run([sys.executable, "-c", _CRASH_FLIP, str(path)], check=False)
+    assert done.returncode == -signal.SIGKILL
+    reader = Bm25Store(path)  # its public engine still ranks a's text, its table holds b
+    assert reader.search("ns", "kiwi", 5, private=False, include_archived=True) == []
+    reader.close()
 
 
 def test_an_engine_commit_that_failed_is_made_good_by_the_stores_next_write(
