@@ -132,8 +132,12 @@ class Bm25Store:
         conn = self._db.get()
         for private in (False, True):
             name = store_name(namespace, private)
+            # The first layout's FTS5 table is back when a sidecar of that layout (a downgrade)
+            # wrote the table since its engine was built: its rows are no longer the engine's,
+            # whatever their number.
+            downgraded = self._exists(conn, f"{name}_fts")
             conn.executescript(_schema_sql(name))
-            if not self._in_step(conn, name):
+            if downgraded or not self._in_step(conn, name):
                 self._rebuild(name)
 
     def _in_step(self, conn: sqlite3.Connection, name: str) -> bool:

@@ -303,6 +303,36 @@ def test_a_store_of_the_fts5_layout_keeps_its_chunks_and_is_ranked_by_the_engine
     bm25.close()
 
 
+# What a sidecar of the FTS5 layout does to a store it opens and writes (a downgrade): its FTS5
+# table and triggers are back, and a chunk is rewritten under a new rowid (as many as before).
+_OLDER_SIDECAR_WRITES = """
+CREATE VIRTUAL TABLE "ns__vault_fts" USING fts5(
+    text, title, heading, about, content='ns__vault', content_rowid='rowid',
+    tokenize='porter unicode61 remove_diacritics 2');
+CREATE TRIGGER "ns__vault_ai" AFTER INSERT ON "ns__vault" BEGIN
+    INSERT INTO "ns__vault_fts"(rowid, text, title, heading, about)
+    VALUES (new.rowid, new.text, new.title, new.heading, new.about);
+END;
+DELETE FROM "ns__vault" WHERE id = 'id1';
+INSERT INTO "ns__vault" (id, path, archived, text, title, heading)
+VALUES ('id1', 'n1.md', 0, 'mango tart', 'Note 1', '');
+"""
+
+
+def test_a_store_written_by_an_older_sidecar_since_its_engine_was_built_is_rebuilt(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "bm25.sqlite"
+    _filled(path).close()
+    with sqlite3.connect(path) as conn:
+        conn.executescript(_OLDER_SIDECAR_WRITES)
+    bm25 = Bm25Store(path)
+    bm25.create("ns")
+    assert (_found(bm25, "kiwi"), _found(bm25, "mango"), _found(bm25, "fig")) == (
+        [], ["id1"], ["id2"])
+    bm25.close()
+
+
 def test_a_reader_sees_a_writers_commit_at_its_next_search(tmp_path: Path) -> None:
     writer = _filled(tmp_path / "bm25.sqlite")
     reader = Bm25Store(tmp_path / "bm25.sqlite")
