@@ -317,7 +317,8 @@ class Bm25Store:
                     hits.extend(_top_among(
                         conn, name, engine, terms, k, include_archived, only[store_private]))
             except (ValueError, OSError) as exc:  # damaged or removed since it was opened
-                self._forget(name)  # the next search opens the engine a writer rebuilt
+                # (kept open: its next reload reads the engine a writer rebuilt, and this
+                # process's writer, if any, may be using it)
                 raise _damaged(name, str(exc).splitlines()[0]) from exc
         hits.sort(key=lambda h: (-h[1], h[0]))
         return hits[:k]
