@@ -31,7 +31,6 @@ def run(args: argparse.Namespace) -> int:
     with open_index(config, embedder=embedder) as index:
         result = index.reconcile(StderrProgress())
         log(f"ora watch: {result['files']} files, {result['chunks']} chunks indexed")
-        log(f"ora watch: watching {config.vault} (Ctrl-C stops)")
         asyncio.run(_follow(index, embedder))
     return 0
 
@@ -50,6 +49,8 @@ async def _follow(index: Index, embedder: Embedder) -> None:
     watching = asyncio.create_task(watch(index, stop, _report), name="ora-watch")
     try:
         await _catch_up(index, stop)
+        if not stop.is_set():
+            log(f"ora watch: watching {index.config.vault} (Ctrl-C stops)")
         await watching
     finally:
         stop.set()
