@@ -132,8 +132,12 @@ class Bm25Store:
         conn = self._db.get()
         for private in (False, True):
             name = store_name(namespace, private)
+            # The first layout's FTS5 table is back when a sidecar of that layout (a downgrade)
+            # wrote the table since its engine was built: its rows are no longer the engine's,
+            # whatever their number.
+            downgraded = self._exists(conn, f"{name}_fts")
             conn.executescript(_schema_sql(name))
-            if not self._in_step(conn, name):
+            if downgraded or not self._in_step(conn, name):
                 self._rebuild(name)
 
     def _in_step(self, conn: sqlite3.Connection, name: str) -> bool:
@@ -200,7 +204,7 @@ class Bm25Store:
                 name = store_name(namespace, private)
                 gone, docs = changes.setdefault(name, ([], []))
                 gone.extend(_delete(conn, name, [r.id for r in rows]))
-                docs.extend(_insert(conn, name, rows))
+                docs.extend(_insert(conn, name, rows, above=max(gone, default=0)))
             changes = {name: change for name, change in changes.items() if any(change)}
             conn.executemany(f'INSERT OR REPLACE INTO "{_STATE}" VALUES (?, ?, 1)',
                              ((name, VERSION) for name in changes))
@@ -313,7 +317,8 @@ class Bm25Store:
                     hits.extend(_top_among(
                         conn, name, engine, terms, k, include_archived, only[store_private]))
             except (ValueError, OSError) as exc:  # damaged or removed since it was opened
-                self._forget(name)  # the next search opens the engine a writer rebuilt
+                # (kept open: its next reload reads the engine a writer rebuilt, and this
+                # process's writer, if any, may be using it)
                 raise _damaged(name, str(exc).splitlines()[0]) from exc
         hits.sort(key=lambda h: (-h[1], h[0]))
         return hits[:k]
@@ -352,10 +357,15 @@ def _delete(conn: sqlite3.Connection, name: str, ids: Sequence[str]) -> list[int
         (json.dumps(list(ids)),)).fetchall()]
 
 
-def _insert(conn: sqlite3.Connection, name: str, rows: Sequence[SparseRow]) -> list[Doc]:
-    """Insert `rows` under new rowids (above every rowid in the table); returns the engine's
-    documents for them."""
-    first = int(conn.execute(f'SELECT coalesce(max(rowid), 0) FROM "{name}"').fetchone()[0]) + 1
+def _insert(
+    conn: sqlite3.Connection, name: str, rows: Sequence[SparseRow], *, above: int
+) -> list[Doc]:
+    """Insert `rows` under new rowids, above every rowid in the table and `above` (the rowids this
+    transaction deleted: until the engine's commit, a reader's engine still ranks their old text,
+    which must not map to another chunk, say a public one for a note just made private); returns
+    the engine's documents for them."""
+    last = int(conn.execute(f'SELECT coalesce(max(rowid), 0) FROM "{name}"').fetchone()[0])
+    first = max(last, above) + 1
     conn.executemany(
         f'INSERT INTO "{name}" (rowid, id, path, archived, text, title, heading, about) '
         "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",

@@ -91,6 +91,10 @@ class Index:
             "bm25_tokenize": TOKENIZE,
         }
         saved = load_params(self.config.data)["namespaces"].get(self.namespace)
+        if saved is not None and saved.get("bm25_tokenize") != TOKENIZE:
+            # Opened by a sidecar of another BM25 engine since (the ledger's back-fill aside,
+            # a downgrade): one older than the tag table wrote rows without their tags.
+            self.ledger.refill_tags()
         vectors_stale, chunks_stale = stale_parts(saved, current)
         if vectors_stale:
             self.reembedding = reembed_estimate(

@@ -166,7 +166,9 @@ class Syncer:
     ) -> None:
         self._urgent, self._after_urgent = urgent, after_urgent
         self._nested = False  # inside an urgent sync: no nesting further
-        self._handled: list[str] = []  # paths urgent syncs wrote, in order, this top-level sync
+        # Paths asked for urgently (written by an urgent sync or left to their callers), in
+        # order, this top-level sync: a plan of one made before it is stale.
+        self._handled: list[str] = []
         self._refreshed = 0  # how many of `_handled` the top-level sync's `known` has re-read
         self._embedding: ThreadPoolExecutor | None = None  # during a top-level sync
         self._stop = threading.Event()  # set when that sync fails: its embedding is dropped
@@ -370,15 +372,21 @@ class Syncer:
         them (see `_handled`)."""
         if self._nested or self._urgent is None:
             return
-        paths = {p for p in self._urgent() if not self._needs_embedding(p)}
+        asked = self._urgent()
+        # A plan already made of any path asked for is older than its file: one applied here is
+        # written meanwhile, one that needs embedding (made private and edited) is left to its
+        # caller's apply, and neither may be written from the old plan (say, still public).
+        overtaken = sorted(asked)
+        paths = {p for p in asked if not self._needs_embedding(p)}
         if not paths:
+            self._handled.extend(overtaken)
             return
         self._nested = True
         try:
             done = self.sync(paths, quick=False)
         finally:
             self._nested = False
-        self._handled.extend(sorted(paths))
+        self._handled.extend(overtaken)
         report.embedded += done.embedded
         report.removed += done.removed
         report.written += done.written
@@ -457,7 +465,7 @@ class Syncer:
             report.embedded += len(embedded)
         plans = batch.plans
         if not self._nested:
-            overtaken = set(self._handled[batch.since :])  # an urgent sync wrote them meanwhile
+            overtaken = set(self._handled[batch.since :])  # asked for urgently meanwhile
             plans = [p for p in plans if p.row.path not in overtaken]
             fresh = sorted(set(self._handled[self._refreshed :]))
             self._refreshed = len(self._handled)

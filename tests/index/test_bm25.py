@@ -126,8 +126,8 @@ def _found(bm25: Bm25Store, query: str) -> list[str]:
     return _ids(bm25.search("ns", query, 5, private=True, include_archived=True))
 
 
-# A writer killed (SIGKILL) right after the tables' commit, before the engine's commit, while it
-# rewrote a chunk (as many chunks as before: a count cannot tell).
+# A writer that makes its first write, then is killed (SIGKILL) right after the tables' commit of
+# its second, before the engine's commit.
 _CRASH = """
 import os, signal, sys
 from pathlib import Path
@@ -135,25 +135,44 @@ from sidecar.index import bm25_engine
 from sidecar.index.bm25 import Bm25Store, SparseRow
 store = Bm25Store(Path(sys.argv[1]))
 store.create("ns")
-store.replace("ns", {}, {False: [SparseRow("a", "a.md", False, "old kiwi", "A", "")]})
+store.replace("ns", {}, {False: [SparseRow("a", "a.md", False, "%s", "A", "")]})
 bm25_engine.Bm25Engine.commit = lambda self: os.kill(os.getpid(), signal.SIGKILL)
-store.replace("ns", {}, {False: [SparseRow("a", "a.md", False, "new mango", "A", "")]})
+store.replace("ns", %s)
 """
+
+
+def _crash(path: Path, first_text: str, second_write: str) -> None:
+    done = subprocess.run([sys.executable, "-c", _CRASH % (first_text, second_write), str(path)],
+                          check=False)
+    assert done.returncode == -signal.SIGKILL
 
 
 def test_a_crash_between_the_table_and_engine_commits_is_repaired_when_a_writer_opens(
     tmp_path: Path,
 ) -> None:
     path = tmp_path / "bm25.sqlite"
-    done = subprocess.run([sys.executable, "-c", _CRASH, str(path)], check=False)
-    assert done.returncode == -signal.SIGKILL
-    reader = Bm25Store(path)  # the table holds the second write, the engine the first
-    assert (_found(reader, "kiwi"), _found(reader, "mango")) == (["a"], [])
+    # It rewrote a chunk (as many chunks as before: a count cannot tell).
+    _crash(path, "old kiwi", '{}, {False: [SparseRow("a", "a.md", False, "new mango", "A", "")]}')
+    reader = Bm25Store(path)  # the table holds the second write, the engine the first's rowid
+    assert (_found(reader, "kiwi"), _found(reader, "mango")) == ([], [])
     reader.close()
     writer = Bm25Store(path)
     writer.create("ns")
     assert (_found(writer, "kiwi"), _found(writer, "mango")) == ([], ["a"])
     writer.close()
+
+
+def test_a_reader_of_a_store_left_pending_never_maps_a_removed_chunks_text_to_another(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "bm25.sqlite"
+    # The killed write made note a private and added b.
+    _crash(path, "secret kiwi", '{False: ["a"]}, {'
+           'False: [SparseRow("b", "b.md", False, "fig", "B", "")], '
+           'True: [SparseRow("a", "a.md", False, "secret kiwi", "A", "")]}')
+    reader = Bm25Store(path)  # its public engine still ranks a's text, its table holds b
+    assert reader.search("ns", "kiwi", 5, private=False, include_archived=True) == []
+    reader.close()
 
 
 def test_an_engine_commit_that_failed_is_made_good_by_the_stores_next_write(
@@ -240,11 +259,7 @@ def test_an_engine_damaged_under_an_open_reader_is_reported_and_reopened_once_re
 
 
 # The first layout: FTS5 over the chunk table, kept in step by triggers.
-_FTS5_STORE = """
-CREATE TABLE "ns__vault" (
-    rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, path TEXT NOT NULL,
-    archived INTEGER NOT NULL, text TEXT NOT NULL, title TEXT NOT NULL, heading TEXT NOT NULL,
-    about TEXT NOT NULL DEFAULT '');
+_FTS5_INDEX = """
 CREATE VIRTUAL TABLE "ns__vault_fts" USING fts5(
     text, title, heading, about, content='ns__vault', content_rowid='rowid',
     tokenize='porter unicode61 remove_diacritics 2');
@@ -252,6 +267,13 @@ CREATE TRIGGER "ns__vault_ai" AFTER INSERT ON "ns__vault" BEGIN
     INSERT INTO "ns__vault_fts"(rowid, text, title, heading, about)
     VALUES (new.rowid, new.text, new.title, new.heading, new.about);
 END;
+"""
+_FTS5_STORE = """
+CREATE TABLE "ns__vault" (
+    rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, path TEXT NOT NULL,
+    archived INTEGER NOT NULL, text TEXT NOT NULL, title TEXT NOT NULL, heading TEXT NOT NULL,
+    about TEXT NOT NULL DEFAULT '');
+""" + _FTS5_INDEX + """
 INSERT INTO "ns__vault" (id, path, archived, text, title, heading)
 VALUES ('id1', 'n1.md', 0, 'kiwi tart', 'Note 1', ''),
        ('id2', 'n2.md', 1, 'kiwi jam', 'Note 2', '');
@@ -273,6 +295,29 @@ def test_a_store_of_the_fts5_layout_keeps_its_chunks_and_is_ranked_by_the_engine
         "SELECT name FROM sqlite_master WHERE type IN ('table', 'trigger')")}
     assert not {t for t in tables if "fts" in t or t.endswith("_ai")}
     assert _found(bm25, "kiwi") == ["id2"]
+    bm25.close()
+
+
+# What a sidecar of the FTS5 layout does to a store it opens and writes (a downgrade): its FTS5
+# table and triggers are back, and a chunk is rewritten under a new rowid (as many as before).
+_OLDER_SIDECAR_WRITES = _FTS5_INDEX + """
+DELETE FROM "ns__vault" WHERE id = 'id1';
+INSERT INTO "ns__vault" (id, path, archived, text, title, heading)
+VALUES ('id1', 'n1.md', 0, 'mango tart', 'Note 1', '');
+"""
+
+
+def test_a_store_written_by_an_older_sidecar_since_its_engine_was_built_is_rebuilt(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "bm25.sqlite"
+    _filled(path).close()
+    with sqlite3.connect(path) as conn:
+        conn.executescript(_OLDER_SIDECAR_WRITES)
+    bm25 = Bm25Store(path)
+    bm25.create("ns")
+    assert (_found(bm25, "kiwi"), _found(bm25, "mango"), _found(bm25, "fig")) == (
+        [], ["id1"], ["id2"])
     bm25.close()
 
 
