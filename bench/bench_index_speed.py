@@ -43,6 +43,7 @@ from gen_vault import generate
 from report import ROOT, SCIFACT, cpu_name, report_main
 
 from sidecar.chunking.limits import chunk_bounded
+from sidecar.index.records import note_info
 from sidecar.models.build import build_bert_onnx
 from sidecar.models.embedder import MAX_TOKENS
 from sidecar.models.files import fp32_model_file, minilm_source_dir
@@ -77,11 +78,14 @@ def note_bodies(vault: Path, rels: list[str]) -> list[str]:
 
 
 def index_texts(vault: Path, rels: list[str], chunk_tokens: int = 256) -> list[str]:
-    """What a cold index embeds for these notes: each chunk's text with its breadcrumb, chunked
-    as `sync.Syncer` chunks them (the default `chunk_tokens`)."""
+    """What a cold index embeds for these notes: each distinct chunk text with its breadcrumb
+    (the index embeds a text once however many chunks share it) of the retrievable notes,
+    chunked as `sync.Syncer` chunks them (the default `chunk_tokens`)."""
     tokenizer = read_tokenizer(minilm_source_dir() / "tokenizer.json")
-    return [c.embed_text for rel in rels
-            for c in chunk_bounded(read_note(vault, rel, 1 << 22), tokenizer, chunk_tokens).chunks]
+    notes = [read_note(vault, rel, 1 << 22) for rel in rels]
+    return list(dict.fromkeys(
+        c.embed_text for note in notes if note_info(note, 0).retrievable
+        for c in chunk_bounded(note, tokenizer, chunk_tokens).chunks))
 
 
 def plain_loop(model: Path) -> Callable[[list[str]], float]:
