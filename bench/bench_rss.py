@@ -322,7 +322,8 @@ idle ≤ 400 MiB.
         text += f"""
 The same vaults with Chroma as a server (`chroma_url`: a real `chroma run` on loopback, started
 fresh for each size): the sidecar's RSS and the Chroma server's, apart. The vectors' memory
-moves to the server; the machine holds about as much in all.
+moves to the server: what grows with the vault grows there, and the two processes together hold
+more than one embedded sidecar.
 
 {SERVER_HEADER}
 {chr(10).join(rows)}
