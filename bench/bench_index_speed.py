@@ -169,6 +169,7 @@ def run(args: argparse.Namespace) -> str:
         build_bert_onnx(minilm_source_dir(), fused, fuse=True)
         loops = {"unfused": plain_loop(models["this tree"]), "fused": plain_loop(fused)}
         index_rates: dict[str, list[float]] = {name: [] for name in trees}
+        walls: dict[str, list[float]] = {name: [] for name in trees}
         loop_rates: dict[str, list[float]] = {name: [] for name in loops}
         chunks: dict[str, int] = {}
         for n in range(args.rounds):
@@ -179,18 +180,19 @@ def run(args: argparse.Namespace) -> str:
                                   models[name].parent.parent)
                 chunks[name] = int(cold["embedded"])
                 index_rates[name].append(len(rels) / cold["cpu"])
+                walls[name].append(len(rels) / cold["wall"])
             print(f"round {n + 1}: " + ", ".join(
                 f"{k} {v[-1]:.1f}" for k, v in (*index_rates.items(), *loop_rates.items())),
                 file=sys.stderr)
         profiles = {name: profile(vault, root / f"profile-{name[:4]}", tree,
                                   models[name].parent.parent)
                     for name, tree in trees.items()} if args.profile else {}
-    return render(args, len(rels), chunks, index_rates, loop_rates, profiles)
+    return render(args, len(rels), chunks, index_rates, loop_rates, profiles, walls)
 
 
 def render(args: argparse.Namespace, notes: int, chunks: dict[str, int],
            index_rates: dict[str, list[float]], loop_rates: dict[str, list[float]],
-           profiles: dict[str, dict[str, Any]]) -> str:
+           profiles: dict[str, dict[str, Any]], walls: dict[str, list[float]]) -> str:
     load = os.getloadavg()
     base = statistics.median(loop_rates["unfused"])
     what = f"{args.notes} SciFact abstracts" + (
@@ -215,6 +217,10 @@ def render(args: argparse.Namespace, notes: int, chunks: dict[str, int],
         median = statistics.median(rates)
         lines.append(f"| {label} | {count} | {', '.join(f'{r:.1f}' for r in rates)} "
                      f"| {median:.1f} | {median / base:.2f}× |")
+    lines += ["", "Notes per wall-second of the cold indexes (rounds; the cores are shared, so "
+              "this depends on the load): " + "; ".join(
+                  f"{name} {', '.join(f'{r:.1f}' for r in rates)} (median "
+                  f"{statistics.median(rates):.1f})" for name, rates in walls.items()) + "."]
     for name, prof in profiles.items():
         total = sum(prof["buckets"].values())
         lines += ["", f"Profile of one cold index, {name} (cProfile, main thread, own time; "

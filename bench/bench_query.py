@@ -19,7 +19,8 @@ filter scope, fusion, the candidates' facts (note properties ranking reads, from
 records (text and metadata from Chroma, for the citations), and the rest (filters, scoring,
 result documents, thread hand-offs). With `--rerank-queries N`, N queries are also timed with
 re-ranking (the configured cross-encoder, else a random-weight BERT of ms-marco-MiniLM-L-6-v2's
-exact shape, which costs the same per passage as the real model).
+exact shape, which costs the same per passage as the real model). With `--filter-queries N`, N
+queries are also timed with a type filter that admits about a quarter of the vault.
 """
 
 
@@ -45,6 +46,7 @@ import onnx
 from report import SCIFACT, cpu_name, percentile
 
 from sidecar.index import open_index
+from sidecar.index.scope import NoteFilter
 from sidecar.models.build import BertShape, bert_graph, random_weights
 from sidecar.models.embedder import Embedder, OnnxEmbedder, load_embedder
 from sidecar.models.files import int8_model_file, minilm_source_dir
@@ -171,10 +173,12 @@ class Measure:
         self.cpu: list[float] = []
         self.stages: dict[str, list[float]] = {s: [] for s in (*STAGES, "rest")}
 
-    async def query(self, query: str, reranker: Reranker | None = None) -> None:
+    async def query(self, query: str, reranker: Reranker | None = None,
+                    filters: NoteFilter | None = None) -> None:
         self.clock.wall.clear()
         self.clock.cpu.clear()
-        options = SearchOptions(k=10, rerank=reranker is not None)
+        options = SearchOptions(k=10, rerank=reranker is not None,
+                                filters=filters or NoteFilter())
         started, cpu_started = time.perf_counter(), time.process_time()
         await search(self.index, self.embedder, reranker, query, options)
         wall = 1000 * (time.perf_counter() - started)
@@ -214,6 +218,10 @@ def build(vault: Path, data: Path, chunks: int) -> dict[str, Any]:
     return {"index": summary_, "index_seconds": round(time.perf_counter() - started, 1)}
 
 
+# A filter that admits about a quarter of a generated vault (its chats and web clips).
+FILTER = NoteFilter.make(types=["chat", "web"])
+
+
 async def run_sizes(
     args: argparse.Namespace, queries: list[str], reports: dict[int, dict[str, Any]]
 ) -> None:
@@ -236,6 +244,12 @@ async def run_sizes(
                     await runs[size].query(query)
         for size, measured in runs.items():
             reports[size]["no_rerank"] = measured.report()
+        if args.filter_queries:
+            for size, index in indexes.items():
+                filtered = Measure(index, embedder)
+                for query in queries[: args.filter_queries]:
+                    await filtered.query(query, filters=FILTER)
+                reports[size]["filtered"] = {"filter": "types chat, web", **filtered.report()}
         if args.rerank_queries:
             config = make_config(args.work / f"vault-{args.sizes[0]}")
             reranker, _reason = build_reranker(config)
@@ -254,6 +268,8 @@ def main() -> int:
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--rerank-queries", type=int, default=0)
+    parser.add_argument("--filter-queries", type=int, default=0,
+                        help="also time this many queries with a type filter (chats, web clips)")
     parser.add_argument("--data", type=Path, default=SCIFACT, help="the BEIR SciFact folder")
     parser.add_argument("--work", type=Path, default=Path("/tmp/ora-bench-query"))
     args = parser.parse_args()

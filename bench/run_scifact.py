@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/run_scifact.py [--data ../shared/eval/scifact] [--write]
 
-The first stage (dense via Chroma, BM25 via SQLite FTS5, both the index's own stores) runs once
+The first stage (dense via Chroma, BM25 via tantivy, both the index's own stores) runs once
 per query, deep enough for every setting tried; the sweep then re-fuses those lists. Settings are
 chosen on `qrels/train.tsv` only; `--write` stores the winner in `schema/ranking.json`. Corpus
 vectors come from the on-disk cache that `ora eval` shares.

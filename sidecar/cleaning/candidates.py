@@ -53,7 +53,7 @@ def pool(states: Iterable[NoteState], kind: str) -> list[NoteState]:
 def neighbours(notes: list[NoteState], changed: set[str], threshold: float,
                k: int) -> list[Candidate]:
     """Candidate pairs with at least one changed note, each unordered pair once."""
-    if len(notes) < 2:
+    if len(notes) < 2 or changed.isdisjoint(s.path for s in notes):
         return []
     matrix = np.stack([note_vector(s) for s in notes])
     found: dict[tuple[str, str], Candidate] = {}

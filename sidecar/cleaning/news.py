@@ -85,6 +85,8 @@ def propose(states: dict[str, NoteState], changed: set[str], limits: Thresholds,
     """(notes whose open proposals are replaced, the new proposals). `load` reads the whole
     states of the proposals' notes when `states` are light ones (their first claim is shown)."""
     notes = pool(states.values(), KIND)
+    if changed.isdisjoint(s.path for s in notes):
+        return set(), []  # only stories with a changed article are proposed again
     edges, root = _stories(notes, limits)
     affected = {p for p in edges if p in changed}
     affected |= {n for p in affected for n in edges[p]}

@@ -6,8 +6,9 @@ status and follow their notes' private tag. The queue's note states are saved la
 failed judge leaves the changed notes to be judged again next time.
 
 `should_stop` (checked between embedding batches and before anything is written) lets the
-server's background scan end early at shutdown: ScanStopped, and the queue is untouched. A
-cancelled scan (Ctrl-C in the CLI) stops its worker thread the same way. Every
+server's background scan end early at shutdown: ScanStopped, and no note counts as scanned
+(the next scan reuses the vectors it staged, `survey.py`). A cancelled scan (Ctrl-C in the
+CLI) stops its worker thread the same way. Every
 CPU-heavy step runs in a worker thread, so a server's event loop keeps answering meanwhile.
 """
 
@@ -187,7 +188,7 @@ async def scan(config: Config, queue: Queue, embedder: Embedder, judge: Judge,
     def stop() -> bool:
         return cancelled.is_set() or (should_stop is not None and should_stop())
 
-    staging = scan_id(time.time_ns())
+    staging = scan_id(time.time_ns(), embedder.model_id)
     try:
         # file reads and embedding, in a thread
         seen = await asyncio.to_thread(survey, config, queue, embedder, stop, staging)
@@ -199,9 +200,8 @@ async def scan(config: Config, queue: Queue, embedder: Embedder, judge: Judge,
         if stop():
             raise ScanStopped
         await asyncio.to_thread(_save, queue, seen, news_affected, found + proposals)
-    except BaseException:  # stopped, failed or cancelled: what it staged is not needed
+    except BaseException:  # stopped, failed or cancelled: the next scan reuses its staging
         cancelled.set()
-        queue.drop_staged(staging)
         raise
     report("done", len(aligned), len(aligned))
     return ScanReport(

@@ -5,7 +5,8 @@ and their vectors, so a scan re-reads and re-pairs only notes that changed. `pai
 the user triages: each pair keeps the two claims, where they are, the judge's evidence, and the
 hashes the two files had when judged, so a resolution refuses to edit a file that changed since.
 `staged` holds a running scan's new note states (`survey.py`) until its findings are saved, so
-the scan need not hold them in memory. `undo` and `undo_files` keep the last resolutions'
+the scan need not hold them in memory; what a stopped or killed scan staged is reused by the
+next one for notes whose text is the same. `undo` and `undo_files` keep the last resolutions'
 journals (`sidecar/cleaning/undo.py`): the pairs as they were and each touched file's earlier
 bytes.
 
@@ -52,6 +53,7 @@ CREATE TABLE IF NOT EXISTS staged (
     date TEXT, cluster TEXT, supersedes TEXT NOT NULL, claims TEXT NOT NULL, vectors BLOB,
     ai_derived INTEGER NOT NULL, private INTEGER NOT NULL, PRIMARY KEY (scan, path)
 );
+CREATE INDEX IF NOT EXISTS staged_path ON staged (path);
 CREATE TABLE IF NOT EXISTS pairs (
     id TEXT PRIMARY KEY, kind TEXT NOT NULL, batch TEXT,
     a_path TEXT NOT NULL, a_start INTEGER, a_end INTEGER, a_text TEXT NOT NULL, a_hash TEXT,
@@ -300,6 +302,22 @@ class Queue:
                 conn.execute("DELETE FROM staged WHERE scan = ?", (scan,))
             if before is not None:
                 conn.execute("DELETE FROM staged WHERE scan < ?", (before,))
+
+    def staged_state(self, path: str, file_hash: str, scans: list[str]) -> NoteState | None:
+        """The newest whole state of `path` at `file_hash` that one of `scans` staged."""
+        marks = ",".join("?" * len(scans))
+        rows = self._rows(f"SELECT {_NOTE_COLUMNS} FROM staged WHERE path = ? AND hash = ? "
+                          f"AND scan IN ({marks}) ORDER BY scan DESC LIMIT 1",
+                          (path, file_hash, *scans))
+        return _state(rows[0], False) if rows else None
+
+    def keep_newest_staged(self, scans: list[str]) -> None:
+        """Of what `scans` staged, keep only the newest row of each note."""
+        marks = ",".join("?" * len(scans))
+        with self._db.transaction() as conn:
+            conn.execute(f"DELETE FROM staged WHERE scan IN ({marks}) AND EXISTS (SELECT 1 FROM "
+                         "staged AS newer WHERE newer.path = staged.path AND newer.scan > "
+                         f"staged.scan AND newer.scan IN ({marks}))", (*scans, *scans))
 
     def staged_scans(self) -> list[str]:
         """The scans that have states staged now (running ones, or leftovers of dead ones)."""

@@ -178,20 +178,29 @@ def light(state: NoteState) -> NoteState:
 _HOST = hashlib.sha256(socket.gethostname().encode()).hexdigest()[:8]
 
 
-def scan_id(now_ns: int, pid: int | None = None) -> str:
+def _model_tag(model_id: str) -> str:
+    return hashlib.sha256(model_id.encode()).hexdigest()[:8]
+
+
+def scan_id(now_ns: int, model_id: str = "", pid: int | None = None) -> str:
     """A scan's staging id: ids sort by start time (see `Queue.drop_staged`), and name the
-    machine and process that runs the scan, so a dead process's leftovers are known at once."""
-    return f"{now_ns:020d}-{_HOST}-{os.getpid() if pid is None else pid}-{uuid.uuid4().hex[:12]}"
+    machine and process that runs the scan (a dead process's leftovers are known at once) and
+    the embedder its vectors come from (only the same embedder's are reused)."""
+    return (f"{now_ns:020d}-{_HOST}-{os.getpid() if pid is None else pid}-"
+            f"{_model_tag(model_id)}-{uuid.uuid4().hex[:12]}")
 
 
-def _died(scan: str) -> bool:
-    """Whether the process that staged under `scan` is gone (ids of other machines, or of an
-    older form, are left to the day's limit)."""
+def _left_over(scan: str) -> bool:
+    """Whether `scan` runs no more: its process is gone, or it is this process (which runs one
+    scan at a time). Ids of other machines, or of an older form, are left to the day's limit."""
     parts = scan.split("-")
-    if len(parts) != 4 or parts[1] != _HOST or not parts[2].isdigit():
+    if len(parts) != 5 or parts[1] != _HOST or not parts[2].isdigit():
         return False
+    pid = int(parts[2])
+    if pid == os.getpid():
+        return True
     try:
-        os.kill(int(parts[2]), 0)
+        os.kill(pid, 0)
     except ProcessLookupError:
         return True
     except OSError:  # it runs under another user: alive
@@ -202,23 +211,28 @@ def _died(scan: str) -> bool:
 def survey(config: Config, queue: Queue, embedder: Embedder,
            should_stop: StopCheck | None = None, scan: str | None = None) -> Survey:
     """Compare the vault with the queue's note states (only staging is written to the queue,
-    under `scan`, a new id by default); ScanStopped as soon as `should_stop()` says so. What
-    the scan stages is dropped if it fails; what a scan whose process died left (or any scan
-    of a day ago) is dropped here."""
+    under `scan`, a new id by default); ScanStopped as soon as `should_stop()` says so.
+
+    What a stopped, failed or killed scan staged stays: this survey takes a note's vectors from
+    there when its text is still the same (so a first scan that Obsidian's closing or a crash
+    interrupted resumes rather than embedding everything again), and drops it once it has
+    staged every changed note itself. Staging of a day ago goes in any case."""
     now = time.time_ns()
-    scan = scan or scan_id(now)
+    scan = scan or scan_id(now, embedder.model_id)
     queue.drop_staged(before=scan_id(now - STALE_STAGING_NS))
-    for dead in filter(_died, queue.staged_scans()):  # a process killed mid-scan
-        queue.drop_staged(dead)
-    try:
-        return _survey(config, queue, embedder, should_stop or (lambda: False), scan)
-    except BaseException:
-        queue.drop_staged(scan)
-        raise
+    leftovers = [s for s in queue.staged_scans() if s != scan and _left_over(s)]
+    reusable = [s for s in leftovers if s.split("-")[3] == _model_tag(embedder.model_id)]
+    for other in set(leftovers) - set(reusable):  # another embedder's vectors
+        queue.drop_staged(other)
+    queue.keep_newest_staged(reusable)  # one row per note, however often scans stopped
+    seen = _survey(config, queue, embedder, should_stop or (lambda: False), scan, reusable)
+    for done in reusable:
+        queue.drop_staged(done)
+    return seen
 
 
 def _survey(config: Config, queue: Queue, embedder: Embedder, stop: StopCheck,
-            scan: str) -> Survey:
+            scan: str, leftovers: list[str]) -> Survey:
     limits = get_thresholds()
     settings = load_vault_settings(config.vault)
     key = survey_key(embedder.model_id, settings)
@@ -264,6 +278,10 @@ def _survey(config: Config, queue: Queue, embedder: Embedder, stop: StopCheck,
             whole = queue.full_states([rel]).get(rel)
             if whole is not None and whole.claims == state.claims:
                 state.vectors = whole.vectors
+        if state.kind and state.vectors is None and leftovers:
+            left = queue.staged_state(rel, state.hash, leftovers)
+            if left is not None and left.claims == state.claims:
+                state.vectors = left.vectors
         changed.add(rel)
         pending.append(state)
         texts += max(len(state.claims), 1) if state.kind and state.vectors is None else 0

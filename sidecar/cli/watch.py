@@ -31,9 +31,12 @@ def run(args: argparse.Namespace) -> int:
     with open_index(config, embedder=embedder) as index:
         result = index.reconcile(StderrProgress())
         log(f"ora watch: {result['files']} files, {result['chunks']} chunks indexed")
-        log(f"ora watch: watching {config.vault} (Ctrl-C stops)")
         asyncio.run(_follow(index, embedder))
     return 0
+
+
+class _Stopped(Exception):
+    """Raised in the catch-up reconcile's thread to stop it at a batch boundary (Ctrl-C)."""
 
 
 async def _follow(index: Index, embedder: Embedder) -> None:
@@ -43,12 +46,38 @@ async def _follow(index: Index, embedder: Embedder) -> None:
         loop.add_signal_handler(signum, stop.set)
     idle = asyncio.create_task(release_when_idle(
         releasers(embedder, index.chroma), float(index.config.idle_release_s), stop))
+    watching = asyncio.create_task(watch(index, stop, _report), name="ora-watch")
     try:
-        await watch(index, stop, _report)
+        await _catch_up(index, stop)
+        if not stop.is_set():
+            log(f"ora watch: watching {index.config.vault} (Ctrl-C stops)")
+        await watching
     finally:
         stop.set()
+        await asyncio.gather(watching, return_exceptions=True)  # its error is raised above
         await idle
     log("ora watch: stopped")
+
+
+async def _catch_up(index: Index, stop: asyncio.Event) -> None:
+    """Apply what changed during the start-up reconcile, before anything watched (a note made
+    private after that reconcile read it would otherwise stay public until its next change):
+    a second reconcile once the watcher runs, quick (it reads only files whose size or time
+    changed), stopped at a batch boundary by Ctrl-C."""
+    for _ in range(3):  # the watcher's task opens its OS watch in its first steps
+        await asyncio.sleep(0)
+
+    def progress(_: object) -> None:
+        if stop.is_set():
+            raise _Stopped
+
+    try:
+        result = await asyncio.to_thread(index.reconcile, progress)
+    except _Stopped:
+        return
+    if result["embedded"] or result["removed"]:
+        log(f"ora watch: caught up on changes made while indexing: embedded "
+            f"{result['embedded']}, removed {result['removed']}")
 
 
 def _report(summary: dict[str, Any]) -> None:

@@ -1,11 +1,17 @@
-"""Sparse retrieval: SQLite FTS5 ranked by its built-in `bm25()`.
+"""Sparse retrieval: BM25 over each store's chunks, ranked by tantivy (`bm25_engine.py`).
 
-Each store (`NS__vault`, `NS__private`) is a plain table of chunks (so a chunk is found and
-deleted by id through a unique index) plus an external-content FTS5 table kept in step by
-triggers. Archived chunks are left out inside the store (over-fetch, else a join on the chunk
-table), so a filtered query still returns up to k rows. Any user text is a valid query: it is
-reduced to its word tokens minus the query stopwords of `schema/ranking.json`, each quoted,
-joined with OR (the classic bag-of-words BM25 query).
+Each store (`NS__vault`, `NS__private`) is a plain table of chunks in `bm25.sqlite`, the record: a
+chunk is found and deleted by id through a unique index, and its note path feeds
+`Index.chunk_facts`. Beside it, the engine in `bm25/<store>/` ranks the chunks by rowid. A write
+goes to the table first (one transaction, which also marks the store pending), then to the
+engine (one commit), then clears the mark. A crash between the two commits leaves the mark, and
+the next writer to open rebuilds that store's engine from its table, as it does for an engine
+that is missing, damaged, of another version, or holds another number of chunks (`create`).
+
+Archived chunks are left out after ranking (over-fetch; a slower exact query when they crowd the
+top), so a query still returns up to k rows. Any user text is a valid query: its word tokens
+minus the query stopwords of `schema/ranking.json`, analysed as the index analyses text, OR-ed
+(the classic bag-of-words BM25 query).
 """
 
 from __future__ import annotations
@@ -13,28 +19,32 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
+import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from sidecar.errors import IndexDamaged
+from sidecar.index.bm25_engine import VERSION, Bm25Engine, Doc, analyze, remove
 from sidecar.index.names import store_name
 from sidecar.index.sqlite import ThreadConnections
 from sidecar.schema import get_schema
 
-# Recorded in DATA/index.json; changing either rebuilds the BM25 stores from the vault.
-TOKENIZE = "porter unicode61 remove_diacritics 2"
-# bm25() column weights for (text, title, heading, about): `title` holds the note's names (title
-# and aliases), `about` its description.
-COLUMN_WEIGHTS = (1.0, 0.5, 0.5, 0.5)
-# Longer queries add little and cost a scan per term.
+# Recorded in DATA/index.json (the store itself rebuilds an engine of another version).
+TOKENIZE = f"tantivy {VERSION}"
+# Longer queries add little and cost a posting list per term.
 MAX_QUERY_TERMS = 64
+# Rows read at once when an engine is rebuilt from its table (bounded memory).
+_REBUILD_BATCH = 1000
 
 _WORD = re.compile(r"\w+")
+_STATE = "bm25_state"
 
 
 @dataclass(frozen=True)
 class SparseRow:
-    """What the BM25 store keeps for one chunk."""
+    """What the BM25 store keeps for one chunk: `title` holds the note's names (title and
+    aliases), `about` its description."""
 
     id: str
     path: str
@@ -45,42 +55,55 @@ class SparseRow:
     about: str = ""
 
 
-def match_expression(query: str) -> str:
-    """An FTS5 MATCH expression for arbitrary text: quoted word tokens joined by OR ("" if none)."""
-    terms = list(dict.fromkeys(t.lower() for t in _WORD.findall(query)))
+def query_terms(query: str) -> list[str]:
+    """The index terms of arbitrary text: its words but stopwords, analysed ([] if none)."""
+    words = list(dict.fromkeys(t.lower() for t in _WORD.findall(query)))
     stop = get_schema().bm25_stopwords
     # A query of nothing but stopwords ("to be or not to be") still searches for them.
-    terms = ([t for t in terms if t not in stop] or terms)[:MAX_QUERY_TERMS]
-    return " OR ".join(f'"{t}"' for t in terms)
+    return analyze(([w for w in words if w not in stop] or words)[:MAX_QUERY_TERMS])
 
 
 def _schema_sql(name: str) -> str:
-    fts = f"{name}_fts"
+    # The FTS5 table and its triggers of the store's first layout are dropped (the engine
+    # replaces them; their chunk table is kept as it is).
     return f"""
+    CREATE TABLE IF NOT EXISTS "{_STATE}" (
+        store TEXT PRIMARY KEY, engine TEXT NOT NULL, pending INTEGER NOT NULL);
     CREATE TABLE IF NOT EXISTS "{name}" (
         rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, path TEXT NOT NULL,
         archived INTEGER NOT NULL, text TEXT NOT NULL, title TEXT NOT NULL, heading TEXT NOT NULL,
         about TEXT NOT NULL DEFAULT '');
     CREATE INDEX IF NOT EXISTS "{name}_path" ON "{name}"(path);
-    CREATE VIRTUAL TABLE IF NOT EXISTS "{fts}" USING fts5(
-        text, title, heading, about, content='{name}', content_rowid='rowid',
-        tokenize='{TOKENIZE}');
-    CREATE TRIGGER IF NOT EXISTS "{name}_ai" AFTER INSERT ON "{name}" BEGIN
-        INSERT INTO "{fts}"(rowid, text, title, heading, about)
-        VALUES (new.rowid, new.text, new.title, new.heading, new.about);
-    END;
-    CREATE TRIGGER IF NOT EXISTS "{name}_ad" AFTER DELETE ON "{name}" BEGIN
-        INSERT INTO "{fts}"("{fts}", rowid, text, title, heading, about)
-        VALUES ('delete', old.rowid, old.text, old.title, old.heading, old.about);
-    END;
+    -- Covers a search filter's lookup of its chunk ids' rowids (the rows hold the text).
+    CREATE INDEX IF NOT EXISTS "{name}_live" ON "{name}"(id, archived);
+    DROP TRIGGER IF EXISTS "{name}_ai";
+    DROP TRIGGER IF EXISTS "{name}_ad";
+    DROP TABLE IF EXISTS "{name}_fts";
     """
 
 
+def _body(text: str, title: str, heading: str, about: str) -> str:
+    """The one field the engine ranks: names, heading path and description, then the text."""
+    return "\n".join(part for part in (title, heading, about, text) if part)
+
+
+def _docs(rows: Sequence[tuple[int, int, str, str, str, str]]) -> list[Doc]:
+    return [(rowid, bool(archived), _body(text, title, heading, about))
+            for rowid, archived, text, title, heading, about in rows]
+
+
 class Bm25Store:
-    """The BM25 database `DATA/bm25.sqlite`, shared by every namespace."""
+    """The BM25 database `DATA/bm25.sqlite` and its engines in `DATA/bm25/`, shared by every
+    namespace."""
 
     def __init__(self, path: Path) -> None:
         self._db = ThreadConnections(path, lambda conn: None)
+        self._folder = path.with_suffix("")
+        self._engines: dict[str, Bm25Engine] = {}
+        self._guard = threading.Lock()
+        # Stores whose engine missed a write of its table (its commit failed in this process):
+        # the next write rebuilds it rather than adding to it and clearing the pending mark.
+        self._behind: set[str] = set()
 
     def _exists(self, conn: sqlite3.Connection, name: str) -> bool:
         row = conn.execute(
@@ -88,19 +111,81 @@ class Bm25Store:
         ).fetchone()
         return row is not None
 
+    def _engine(self, name: str, *, create: bool = False) -> Bm25Engine | None:
+        """The store's engine (opened once); None when it has none and `create` is false."""
+        with self._guard:
+            engine = self._engines.get(name)
+            folder = self._folder / name
+            if engine is None and (create or Bm25Engine.exists(folder)):
+                engine = self._engines[name] = Bm25Engine(folder)
+            return engine
+
+    def _forget(self, name: str) -> None:
+        with self._guard:
+            engine = self._engines.pop(name, None)
+        if engine is not None:
+            engine.close()
+
     def create(self, namespace: str) -> None:
-        """Create both stores of a namespace (writer only)."""
+        """Create both stores of a namespace, and rebuild an engine that is not in step with its
+        table (writer only)."""
         conn = self._db.get()
         for private in (False, True):
-            conn.executescript(_schema_sql(store_name(namespace, private)))
+            name = store_name(namespace, private)
+            # The first layout's FTS5 table is back when a sidecar of that layout (a downgrade)
+            # wrote the table since its engine was built: its rows are no longer the engine's,
+            # whatever their number.
+            downgraded = self._exists(conn, f"{name}_fts")
+            conn.executescript(_schema_sql(name))
+            if downgraded or not self._in_step(conn, name):
+                self._rebuild(name)
+
+    def _in_step(self, conn: sqlite3.Connection, name: str) -> bool:
+        state = conn.execute(
+            f'SELECT engine, pending FROM "{_STATE}" WHERE store = ?', (name,)).fetchone()
+        if state is None or state[0] != VERSION or state[1]:
+            return False
+        try:
+            engine = self._engine(name)
+            rows = int(conn.execute(f'SELECT count(*) FROM "{name}"').fetchone()[0])
+            return engine is not None and engine.count() == rows
+        except (ValueError, OSError):  # a damaged engine: rebuilt from the table
+            return False
+
+    def _rebuild(self, name: str) -> None:
+        """A new engine for the store, filled from its table."""
+        self._behind.add(name)
+        self._forget(name)
+        remove(self._folder / name)
+        with self._db.transaction() as conn:
+            conn.execute(f'INSERT OR REPLACE INTO "{_STATE}" VALUES (?, ?, 1)', (name, VERSION))
+        engine = self._engine(name, create=True)
+        assert engine is not None
+        cursor = self._db.get().execute(
+            f'SELECT rowid, archived, text, title, heading, about FROM "{name}"')
+        while batch := cursor.fetchmany(_REBUILD_BATCH):
+            engine.add(_docs(batch))
+        engine.commit()
+        self._settled([name])
+        self._behind.discard(name)
+
+    def _settled(self, names: Sequence[str]) -> None:
+        with self._db.transaction() as conn:
+            conn.executemany(f'UPDATE "{_STATE}" SET pending = 0 WHERE store = ?',
+                             ((n,) for n in names))
 
     def drop(self, namespace: str) -> None:
         """Remove both stores of a namespace."""
+        names = [store_name(namespace, private) for private in (False, True)]
         with self._db.transaction() as conn:
-            for private in (False, True):
-                name = store_name(namespace, private)
+            for name in names:
                 conn.execute(f'DROP TABLE IF EXISTS "{name}_fts"')
                 conn.execute(f'DROP TABLE IF EXISTS "{name}"')
+                if self._exists(conn, _STATE):
+                    conn.execute(f'DELETE FROM "{_STATE}" WHERE store = ?', (name,))
+        for name in names:
+            self._forget(name)
+            remove(self._folder / name)
 
     def replace(
         self,
@@ -108,20 +193,40 @@ class Bm25Store:
         deletes: dict[bool, Sequence[str]],
         inserts: dict[bool, Sequence[SparseRow]],
     ) -> None:
-        """In one transaction: delete chunk ids, then insert (or overwrite) rows, per store."""
+        """Delete chunk ids, then insert (or overwrite) rows, per store: in one transaction of
+        the tables, then one commit of each engine written to."""
+        changes: dict[str, tuple[list[int], list[Doc]]] = {}
         with self._db.transaction() as conn:
             for private, ids in deletes.items():
                 name = store_name(namespace, private)
-                conn.executemany(f'DELETE FROM "{name}" WHERE id = ?', ((i,) for i in ids))
+                changes.setdefault(name, ([], []))[0].extend(_delete(conn, name, ids))
             for private, rows in inserts.items():
                 name = store_name(namespace, private)
-                conn.executemany(f'DELETE FROM "{name}" WHERE id = ?', ((r.id,) for r in rows))
-                conn.executemany(
-                    f'INSERT INTO "{name}" (id, path, archived, text, title, heading, about) '
-                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    ((r.id, r.path, int(r.archived), r.text, r.title, r.heading, r.about)
-                     for r in rows),
-                )
+                gone, docs = changes.setdefault(name, ([], []))
+                gone.extend(_delete(conn, name, [r.id for r in rows]))
+                docs.extend(_insert(conn, name, rows, above=max(gone, default=0)))
+            changes = {name: change for name, change in changes.items() if any(change)}
+            conn.executemany(f'INSERT OR REPLACE INTO "{_STATE}" VALUES (?, ?, 1)',
+                             ((name, VERSION) for name in changes))
+        for name, (gone, docs) in changes.items():
+            if name in self._behind:
+                self._rebuild(name)  # from the table, which now holds this write too
+                continue
+            engine = self._engine(name, create=True)
+            assert engine is not None
+            try:
+                engine.delete(gone)
+                engine.add(docs)
+                engine.commit()
+            except BaseException:
+                # The store stays pending (a next writer rebuilds it) and behind (so does this
+                # one's next write): the engine lacks this write, and the chunk count alone
+                # cannot tell when it rewrote as many chunks as it removed.
+                self._behind.add(name)
+                engine.rollback()
+                raise
+        if changes:
+            self._settled(list(changes))
 
     def ids(self, namespace: str, private: bool) -> set[str]:
         conn = self._db.get()
@@ -157,13 +262,13 @@ class Bm25Store:
         return int(conn.execute(f'SELECT count(*) FROM "{name}"').fetchone()[0])
 
     def probe(self, namespace: str) -> None:
-        """Read every table of both stores once (a damaged file raises DatabaseError here)."""
+        """Read both stores' tables once (a damaged file raises DatabaseError here; a damaged engine
+        is found by `create` or by a search)."""
         conn = self._db.get()
         for private in (False, True):
             name = store_name(namespace, private)
             if self._exists(conn, name):
-                for table in (name, f"{name}_fts_data", f"{name}_fts_docsize"):
-                    conn.execute(f'SELECT count(*) FROM "{table}"').fetchone()
+                conn.execute(f'SELECT count(*) FROM "{name}"').fetchone()
 
     def live_among(self, namespace: str, private: bool, ids: Sequence[str]) -> set[str]:
         """Those of `ids` stored here and not archived (one indexed lookup; any number of ids,
@@ -190,72 +295,128 @@ class Bm25Store:
         self, namespace: str, query: str, k: int, *, private: bool, include_archived: bool,
         only: Mapping[bool, Sequence[str]] | None = None,
     ) -> list[tuple[str, float]]:
-        """Top-k (chunk id, score) from the public store, plus the private one when `private`;
-        score is -bm25(), so larger is better. `only` restricts each store to those chunk ids
-        (a search filter), inside the query, so k come back when k match."""
-        expression = match_expression(query)
-        if not expression or k <= 0:
+        """Top-k (chunk id, BM25 score) from the public store, plus the private one when
+        `private`; larger is better. `only` restricts each store to those chunk ids (a search
+        filter), inside the query, so k come back when k match."""
+        terms = query_terms(query)
+        if not terms or k <= 0:
             return []
         conn = self._db.get()
         hits: list[tuple[str, float]] = []
         for store_private in (False, True) if private else (False,):
             name = store_name(namespace, store_private)
-            if not self._exists(conn, name):
+            if not self._exists(conn, name) or (only is not None and not only.get(store_private)):
                 continue
-            if only is None:
-                hits.extend(_top(conn, name, expression, k, include_archived))
-            elif only.get(store_private):
-                hits.extend(_top_among(
-                    conn, name, expression, k, include_archived, only[store_private]))
+            engine = self._searchable(conn, name)
+            if engine is None:
+                continue
+            try:
+                if only is None:
+                    hits.extend(_top(conn, name, engine, terms, k, include_archived))
+                else:
+                    hits.extend(_top_among(
+                        conn, name, engine, terms, k, include_archived, only[store_private]))
+            except (ValueError, OSError) as exc:  # damaged or removed since it was opened
+                # (kept open: its next reload reads the engine a writer rebuilt, and this
+                # process's writer, if any, may be using it)
+                raise _damaged(name, str(exc).splitlines()[0]) from exc
         hits.sort(key=lambda h: (-h[1], h[0]))
         return hits[:k]
 
+    def _searchable(self, conn: sqlite3.Connection, name: str) -> Bm25Engine | None:
+        """The store's engine; None for an empty store without one; IndexDamaged when chunks
+        have no engine to rank them (a reader of an index a writer has not opened since the
+        engine came, or a damaged one)."""
+        try:
+            engine = self._engine(name)
+        except (ValueError, OSError) as exc:
+            raise _damaged(name, str(exc).splitlines()[0]) from exc
+        if engine is None and conn.execute(f'SELECT 1 FROM "{name}" LIMIT 1').fetchone():
+            raise _damaged(name, "it has no ranking engine")
+        return engine
+
     def close(self) -> None:
+        with self._guard:
+            engines, self._engines = list(self._engines.values()), {}
+        for engine in engines:
+            engine.close()
         self._db.close_all()
 
 
-def _top(
-    conn: sqlite3.Connection, name: str, expression: str, k: int, include_archived: bool
-) -> list[tuple[str, float]]:
-    """Top-k (chunk id, -bm25) of one store.
+def _damaged(name: str, reason: str) -> IndexDamaged:
+    return IndexDamaged(f"the index's BM25 store (bm25/{name}) is damaged or missing ({reason}); "
+                        "run `ora index` on the vault to rebuild it")
 
-    Joining every match to the chunk table to test `archived` doubles the query's time, and
-    archived chunks are rare: rank on the FTS table alone for 2k rows, look those up, and pay
-    for the filtered join only when archived chunks crowd the top.
-    """
-    fts = f'"{name}_fts"'
-    weights = ", ".join(str(w) for w in COLUMN_WEIGHTS)
-    wanted = k if include_archived else 2 * k
-    ranked = conn.execute(
-        f"SELECT rowid, bm25({fts}, {weights}) FROM {fts} WHERE {fts} MATCH ? "
-        "ORDER BY 2 LIMIT ?", (expression, wanted)).fetchall()
-    if not ranked:
+
+def _delete(conn: sqlite3.Connection, name: str, ids: Sequence[str]) -> list[int]:
+    """Delete the rows of `ids`; returns their rowids."""
+    if not ids:
         return []
-    marks = ",".join("?" * len(ranked))
-    rows = {rowid: (cid, bool(archived)) for rowid, cid, archived in conn.execute(
-        f'SELECT rowid, id, archived FROM "{name}" WHERE rowid IN ({marks})',
-        [rowid for rowid, _ in ranked])}
-    kept = [(rows[rowid][0], -float(score)) for rowid, score in ranked
+    return [int(r) for (r,) in conn.execute(
+        f'DELETE FROM "{name}" WHERE id IN (SELECT value FROM json_each(?)) RETURNING rowid',
+        (json.dumps(list(ids)),)).fetchall()]
+
+
+def _insert(
+    conn: sqlite3.Connection, name: str, rows: Sequence[SparseRow], *, above: int
+) -> list[Doc]:
+    """Insert `rows` under new rowids, above every rowid in the table and `above` (the rowids this
+    transaction deleted: until the engine's commit, a reader's engine still ranks their old text,
+    which must not map to another chunk, say a public one for a note just made private); returns
+    the engine's documents for them."""
+    last = int(conn.execute(f'SELECT coalesce(max(rowid), 0) FROM "{name}"').fetchone()[0])
+    first = max(last, above) + 1
+    conn.executemany(
+        f'INSERT INTO "{name}" (rowid, id, path, archived, text, title, heading, about) '
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        ((first + i, r.id, r.path, int(r.archived), r.text, r.title, r.heading, r.about)
+         for i, r in enumerate(rows)))
+    return [(first + i, r.archived, _body(r.text, r.title, r.heading, r.about))
+            for i, r in enumerate(rows)]
+
+
+def _chunks(conn: sqlite3.Connection, name: str,
+            ranked: Sequence[tuple[int, float]]) -> dict[int, tuple[str, bool]]:
+    """(chunk id, archived) by rowid, for the rowids of `ranked` still in the table."""
+    return {rowid: (cid, bool(archived)) for rowid, cid, archived in conn.execute(
+        f'SELECT rowid, id, archived FROM "{name}" WHERE rowid IN '
+        "(SELECT value FROM json_each(?))", (json.dumps([r for r, _ in ranked]),))}
+
+
+def _top(
+    conn: sqlite3.Connection, name: str, engine: Bm25Engine, terms: Sequence[str], k: int,
+    include_archived: bool,
+) -> list[tuple[str, float]]:
+    """Top-k (chunk id, score) of one store.
+
+    Leaving archived chunks out inside the engine costs its skipping (every match is scored),
+    and archived chunks are rare: rank 2k, look those up, and pay for the exact query only when
+    archived chunks crowd the top.
+    """
+    wanted = k if include_archived else 2 * k
+    ranked = engine.top(terms, wanted)
+    rows = _chunks(conn, name, ranked)
+    kept = [(rows[rowid][0], score) for rowid, score in ranked
             if rowid in rows and (include_archived or not rows[rowid][1])]
     if len(kept) >= k or len(ranked) < wanted:  # enough, or every match was seen
         return kept[:k]
-    return [(cid, -float(score)) for cid, score in conn.execute(
-        f"SELECT c.id, bm25({fts}, {weights}) AS s FROM {fts} "
-        f'JOIN "{name}" c ON c.rowid = {fts}.rowid '
-        f"WHERE {fts} MATCH ? AND c.archived = 0 ORDER BY s LIMIT ?", (expression, k))]
+    ranked = engine.top(terms, k, live_only=True)
+    rows = _chunks(conn, name, ranked)
+    return [(rows[rowid][0], score) for rowid, score in ranked if rowid in rows]
 
 
 def _top_among(
-    conn: sqlite3.Connection, name: str, expression: str, k: int, include_archived: bool,
-    ids: Sequence[str],
+    conn: sqlite3.Connection, name: str, engine: Bm25Engine, terms: Sequence[str], k: int,
+    include_archived: bool, ids: Sequence[str],
 ) -> list[tuple[str, float]]:
-    """Top-k (chunk id, -bm25) of one store among the chunk ids `ids` (passed as one JSON
+    """Top-k (chunk id, score) of one store among the chunk ids `ids` (looked up as one JSON
     array, so there is no limit on how many)."""
-    fts = f'"{name}_fts"'
-    weights = ", ".join(str(w) for w in COLUMN_WEIGHTS)
-    archived = "" if include_archived else "AND c.archived = 0 "
-    return [(cid, -float(score)) for cid, score in conn.execute(
-        f"SELECT c.id, bm25({fts}, {weights}) AS s FROM {fts} "
-        f'JOIN "{name}" c ON c.rowid = {fts}.rowid '
-        f"WHERE {fts} MATCH ? AND c.id IN (SELECT value FROM json_each(?)) {archived}"
-        "ORDER BY s LIMIT ?", (expression, json.dumps(list(ids)), k))]
+    archived = "" if include_archived else "AND archived = 0"
+    among = dict(conn.execute(
+        f'SELECT rowid, id FROM "{name}" WHERE id IN (SELECT value FROM json_each(?)) {archived}',
+        (json.dumps(list(ids)),)).fetchall())
+    if not among:
+        return []
+    return [(str(among[rowid]), score)
+            for rowid, score in engine.top(terms, k, among=list(among))
+            if rowid in among]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from collections.abc import Callable, Sequence
 
 from sidecar.index.heap import release_free_heap
@@ -23,6 +24,8 @@ CHECK_S = 30.0
 
 Releaser = Callable[[float], bool]
 
+log = logging.getLogger(__name__)
+
 
 def releasers(*holders: object) -> list[Releaser]:
     """The `release` of those of `holders` that can give memory back (None and others skipped)."""
@@ -32,10 +35,21 @@ def releasers(*holders: object) -> list[Releaser]:
 def release_idle(releasers: Sequence[Releaser], idle_s: float) -> bool:
     """Ask every releaser to drop what was unused for `idle_s` seconds, then trim the heap if any
     did; True if anything was released."""
-    released = [release(idle_s) for release in releasers]  # every one asked, not just the first
+    released = [_asked(release, idle_s) for release in releasers]  # every one, not just the first
     if any(released):
         release_free_heap()
     return any(released)
+
+
+def _asked(release: Releaser, idle_s: float) -> bool:
+    """One releaser's answer; one that fails (a store's close raising) is logged and counts as
+    not released, so the others are still asked and the idle checks go on (their task ending
+    would stop every later release and raise again at shutdown)."""
+    try:
+        return release(idle_s)
+    except Exception:
+        log.exception("releasing idle memory failed")
+        return False
 
 
 async def release_when_idle(

@@ -1,4 +1,4 @@
-"""The lockstep index: Chroma (dense) + SQLite FTS5 (BM25) + the ledger, kept in step with a vault.
+"""The lockstep index: Chroma (dense) + BM25 (tantivy, SQLite) + the ledger, in step with a vault.
 
 One writer (an OS lock on `DATA/lock`) and any number of reader threads: searches may run while
 the writer reconciles in another thread. Writes are serialised by a lock inside the object.
@@ -18,7 +18,7 @@ import numpy.typing as npt
 from sidecar.chunking.chunker import CHUNKER_VERSION
 from sidecar.data_folder import private_folder, private_tree
 from sidecar.errors import BadRequest, OraError
-from sidecar.index.bm25 import COLUMN_WEIGHTS, TOKENIZE
+from sidecar.index.bm25 import TOKENIZE
 from sidecar.index.chroma import Metadata
 from sidecar.index.clusters import ClusterMember, assign_in_order
 from sidecar.index.consistency import repair
@@ -89,9 +89,12 @@ class Index:
             "chunk_tokens": int(self.config.chunk_tokens),
             "chunker": CHUNKER_VERSION,
             "bm25_tokenize": TOKENIZE,
-            "bm25_weights": list(COLUMN_WEIGHTS),
         }
         saved = load_params(self.config.data)["namespaces"].get(self.namespace)
+        if saved is not None and saved.get("bm25_tokenize") != TOKENIZE:
+            # Opened by a sidecar of another BM25 engine since (the ledger's back-fill aside,
+            # a downgrade): one older than the tag table wrote rows without their tags.
+            self.ledger.refill_tags()
         vectors_stale, chunks_stale = stale_parts(saved, current)
         if vectors_stale:
             self.reembedding = reembed_estimate(
@@ -201,7 +204,7 @@ class Index:
         return self.progress.current()
 
     def expedite(self, rel_paths: Iterable[str]) -> None:
-        """Ask a running write to apply these paths at its next embedding slice, ahead of its
+        """Ask a running write to apply these paths while it waits for its embedding, ahead of its
         remaining work (a private flip must not wait behind a large paste; the privacy move
         itself embeds nothing). Thread-safe; the caller still applies them as usual, and the
         next write takes any left over."""

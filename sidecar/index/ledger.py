@@ -131,16 +131,21 @@ def _create(conn: sqlite3.Connection) -> None:
     conn.execute("BEGIN IMMEDIATE")  # another process may be upgrading the same file
     try:
         if conn.execute("PRAGMA user_version").fetchone()[0] < _VERSION:
-            conn.execute("DELETE FROM note_tags")
-            conn.executemany("INSERT OR IGNORE INTO note_tags VALUES (?, ?, ?)", (
-                (ns, tag, path) for ns, path, tags in
-                conn.execute("SELECT namespace, path, tags FROM files").fetchall()
-                for tag in _folded(json.loads(tags))))
+            _fill_tags(conn)
             conn.execute(f"PRAGMA user_version = {_VERSION}")
     except BaseException:
         conn.execute("ROLLBACK")
         raise
     conn.execute("COMMIT")
+
+
+def _fill_tags(conn: sqlite3.Connection) -> None:
+    """`note_tags` anew from every row's tags."""
+    conn.execute("DELETE FROM note_tags")
+    conn.executemany("INSERT OR IGNORE INTO note_tags VALUES (?, ?, ?)", (
+        (ns, tag, path) for ns, path, tags in
+        conn.execute("SELECT namespace, path, tags FROM files").fetchall()
+        for tag in _folded(json.loads(tags))))
 
 
 def _folded(tags: Iterable[str]) -> set[str]:
@@ -188,6 +193,12 @@ class Ledger:
                 str(path), str(date), str(title), None if declared is None else str(declared),
                 None if vector is None else np.frombuffer(_blob(vector), dtype=np.float32),
                 bool(private), None if cluster is None else str(cluster))
+
+    def refill_tags(self) -> None:
+        """Rebuild `note_tags` from the rows: a sidecar older than the table (a downgrade)
+        wrote rows without their tags, and left the user_version that says it was filled."""
+        with self._db.transaction() as conn:
+            _fill_tags(conn)
 
     def put(self, namespace: str, rows: Iterable[FileRow]) -> None:
         marks = ",".join("?" * 18)

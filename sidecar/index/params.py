@@ -1,9 +1,11 @@
 """The index's parameters and version, saved as JSON next to it (`DATA/index.json`).
 
-Per namespace: the embedding model id and dimension, the chunk size, the BM25 tokenizer and
-column weights. On opening a writer the saved values are compared with the current ones: a
-different model means every vector is stale (the namespace is rebuilt); a different chunker or
-BM25 setting means every file is re-chunked, reusing its vectors where the text is unchanged.
+Per namespace: the embedding model id and dimension, the chunk size, the BM25 engine (version
+and analyzer) and field weights. On opening a writer the saved values are compared with the
+current ones: a different model means every vector is stale (the namespace is rebuilt); a
+different chunker means every file is re-chunked, reusing its vectors where the text is
+unchanged. The BM25 settings invalidate no chunk: a store whose engine is of another version
+rebuilds it from its own chunk table (`Bm25Store.create`), and the weights apply at query time.
 """
 
 from __future__ import annotations
@@ -50,5 +52,6 @@ def stale_parts(saved: dict[str, Any] | None, current: dict[str, Any]) -> tuple[
     if not saved:
         return False, False
     vectors = saved.get("model") != current["model"] or saved.get("dim") != current["dim"]
-    chunks = any(saved.get(key) != current[key] for key in current if key not in ("model", "dim"))
+    chunks = any(saved.get(key) != current[key] for key in current
+                 if key not in ("model", "dim") and not key.startswith("bm25_"))
     return vectors, chunks

@@ -8,6 +8,11 @@ out of `private` embeds nothing; only new text is embedded.
 Batches start small and double (`FIRST_BATCH` up to `BATCH_CHUNKS`/`BATCH_FILES`), so on a cold
 index the first notes taken (the newest, in a reconcile) are searchable within seconds.
 
+Embedding overlaps the rest: while one batch is embedded on a background thread, the next is
+read, parsed and chunked and the one before is written, so the model never waits for the
+stores or the disk (on two cores the two overlap; on more, the model's workers have them all).
+Writes stay in order, one batch at a time, on the syncing thread.
+
 Write order per batch of files: Chroma (upserts, then deletes), then BM25 (one transaction), then
 the ledger (one transaction). A crash between steps leaves the ledger behind the stores, never
 ahead: the file still looks changed and is redone, and `consistency.repair` removes chunks the
@@ -15,14 +20,18 @@ ledger does not own. Deleted files are handled after all writes, so a renamed fi
 still there to be reused.
 
 Memory is bounded by the batch, not the vault: files are planned one at a time and written
-once a batch holds BATCH_CHUNKS chunks (or BATCH_FILES files), so at most a batch's chunks, texts
-and vectors plus one note's (capped by schema/limits.json) are held at once; `held_peak` counts
-it. Ledger rows are read a window of paths at a time, not for the whole vault.
+once a batch holds BATCH_CHUNKS chunks (or BATCH_FILES files), so at most two batches' chunks,
+texts and vectors (one being embedded, one being planned) plus one note's (capped by
+schema/limits.json) are held at once; `held_peak` counts them. Ledger rows are read a window of
+paths at a time, not for the whole vault.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterable
+from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -62,9 +71,12 @@ LEDGER_WINDOW = 512
 # The first batch of a sync is this small and each next one twice as big, up to the sizes above:
 # on a cold index the newest notes (taken first) are searchable within seconds, not after 256.
 FIRST_BATCH = 8
-# Embedding runs in slices of this many texts; between slices the paths asked for meanwhile
-# (`Index.expedite`: a private flip, an edit) are applied, ahead of the rest of a long write.
+# Embedding runs in slices of this many texts (each slice's tokens are the embedder's input).
 EMBED_SLICE = 32
+# While a batch is being embedded, the syncing thread looks this often (seconds) for paths asked
+# for meanwhile (`Index.expedite`: a private flip, an edit) and applies them ahead of the rest of
+# a long write.
+URGENT_POLL = 0.05
 
 UrgentFn = Callable[[], set[str]]  # drains the paths to apply now
 
@@ -118,6 +130,22 @@ class _Planned:
     chunks: list[_PlannedChunk]
 
 
+@dataclass
+class _Batch:
+    """Files on their way to the stores: the vectors found for their chunks, the embedding of the
+    others (running in the background), and where the log of urgently written paths stood when
+    the first of them was planned (a plan older than an urgent write of its path is stale)."""
+
+    plans: list[_Planned]
+    vectors: dict[str, FloatArray]
+    embedding: Future[dict[str, FloatArray]] | None
+    since: int
+
+    @property
+    def chunks(self) -> int:
+        return sum(len(p.chunks) for p in self.plans)
+
+
 class Syncer:
     """Writes changed files into Chroma, BM25 and the ledger of one namespace."""
 
@@ -138,7 +166,12 @@ class Syncer:
     ) -> None:
         self._urgent, self._after_urgent = urgent, after_urgent
         self._nested = False  # inside an urgent sync: no nesting further
-        self._handled: set[str] = set()  # paths an urgent sync wrote during the current _write
+        # Paths asked for urgently (written by an urgent sync or left to their callers), in
+        # order, this top-level sync: a plan of one made before it is stale.
+        self._handled: list[str] = []
+        self._refreshed = 0  # how many of `_handled` the top-level sync's `known` has re-read
+        self._embedding: ThreadPoolExecutor | None = None  # during a top-level sync
+        self._stop = threading.Event()  # set when that sync fails: its embedding is dropped
         self.vault = vault
         self.ns = namespace
         self.ledger = ledger
@@ -260,10 +293,26 @@ class Syncer:
         wanted = sorted({normalise_rel(r) for r in rels})
         if recent_first:
             wanted.sort(key=self._age)
-        known: dict[str, FileRow] = {}  # the ledger's rows of the current window and batch
+        if self._nested:  # an urgent sync: small, and inside a top-level one's embedding wait
+            return self._sync(wanted, quick, progress)
+        self._handled, self._refreshed = [], 0
+        self._stop = threading.Event()
+        with ThreadPoolExecutor(1, thread_name_prefix="ora-embed") as self._embedding:
+            try:
+                return self._sync(wanted, quick, progress)
+            except BaseException:
+                self._stop.set()  # a failed or interrupted sync: the pending batch stops embedding
+                raise
+            finally:
+                self._embedding = None
+
+    def _sync(self, wanted: list[str], quick: bool, progress: ProgressFn | None) -> SyncReport:
+        known: dict[str, FileRow] = {}  # the ledger's rows of the current window and batches
         report = SyncReport()
         batch: list[_Planned] = []
         batch_chunks = 0
+        since = 0
+        pending: _Batch | None = None  # the batch being embedded, written once the next is planned
         limit = FIRST_BATCH
         stamps: list[tuple[str, int, int]] = []
         gone: list[str] = []
@@ -274,7 +323,8 @@ class Syncer:
 
         for done, rel in enumerate(wanted, 1):
             if (done - 1) % LEDGER_WINDOW == 0:
-                keep = {p.row.path for p in batch}
+                keep = {p.row.path for p in batch} | (
+                    {p.row.path for p in pending.plans} if pending is not None else set())
                 known = {p: r for p, r in known.items() if p in keep}
                 known.update(self.ledger.rows(self.ns, wanted[done - 1 : done - 1 + LEDGER_WINDOW]))
             old = known.get(rel)
@@ -290,18 +340,23 @@ class Syncer:
                 if old is not None and (old.mtime_ns, old.size) != plan.stamp:
                     stamps.append((rel, *plan.stamp))
             else:
+                if not batch:
+                    since = len(self._handled)
                 batch.append(plan)
                 batch_chunks += len(plan.chunks)
-                self.held_peak = max(self.held_peak, batch_chunks)
+                held = batch_chunks + (pending.chunks if pending is not None else 0)
+                self.held_peak = max(self.held_peak, held)
                 full = min(limit, BATCH_CHUNKS), min(limit, BATCH_FILES)
                 if batch_chunks >= full[0] or len(batch) >= full[1]:
-                    self._write(batch, known, report)
+                    pending = self._advance(pending, self._start(batch, since), known, report)
                     batch, batch_chunks, limit = [], 0, limit * 2
                     tell("embed", done)
             if done % 500 == 0:
                 tell("scan", done)
         if batch:
-            self._write(batch, known, report)
+            pending = self._advance(pending, self._start(batch, since), known, report)
+        if pending is not None:
+            self._finish(pending, known, report)
         if stamps:
             self.ledger.touch(self.ns, stamps)
         for start in range(0, len(gone), LEDGER_WINDOW):  # an urgent sync may have removed some
@@ -313,19 +368,25 @@ class Syncer:
     def _expedite(self, report: SyncReport) -> None:
         """Apply now the paths asked for meanwhile that embed nothing (a private flip, a
         metadata edit, a deletion), ahead of the rest of this write; the others are left to
-        their callers' own apply. Their plans already in the batch are stale; `_write` drops
+        their callers' own apply. Their plans already in a batch are stale; `_finish` drops
         them (see `_handled`)."""
         if self._nested or self._urgent is None:
             return
-        paths = {p for p in self._urgent() if not self._needs_embedding(p)}
+        asked = self._urgent()
+        # A plan already made of any path asked for is older than its file: one applied here is
+        # written meanwhile, one that needs embedding (made private and edited) is left to its
+        # caller's apply, and neither may be written from the old plan (say, still public).
+        overtaken = sorted(asked)
+        paths = {p for p in asked if not self._needs_embedding(p)}
         if not paths:
+            self._handled.extend(overtaken)
             return
         self._nested = True
         try:
             done = self.sync(paths, quick=False)
         finally:
             self._nested = False
-        self._handled |= paths
+        self._handled.extend(overtaken)
         report.embedded += done.embedded
         report.removed += done.removed
         report.written += done.written
@@ -340,20 +401,81 @@ class Syncer:
         hashes = sorted({c.hash for c in plan.chunks})
         return len(self.chroma.vectors_by_hash(self.ns, hashes, self.model)) < len(hashes)
 
-    def _write(self, batch: list[_Planned], known: dict[str, FileRow], report: SyncReport) -> None:
-        if not self._nested:
-            self._handled = set()
+    @property
+    def _pipelined(self) -> bool:
+        """Embedding runs on its own thread (a top-level sync; an urgent one writes at once)."""
+        return self._embedding is not None and not self._nested
+
+    def _advance(
+        self, pending: _Batch | None, batch: _Batch, known: dict[str, FileRow], report: SyncReport
+    ) -> _Batch | None:
+        """`batch` is planned: write the one before it (its embedding done or waited for) while
+        `batch` is embedded; return what is now pending. An urgent sync writes at once."""
+        if not self._pipelined:
+            self._finish(batch, known, report)
+            return None
+        if pending is not None:
+            self._finish(pending, known, report)
+        return batch
+
+    def _start(self, plans: list[_Planned], since: int) -> _Batch:
+        """Find the batch's vectors in the stores and start embedding the rest."""
+        chunks = [c for p in plans for c in p.chunks]
+        hashes = [c.hash for c in chunks]
+        found = self.chroma.vectors_by_hash(self.ns, hashes, self.model) if hashes else {}
+        todo: dict[str, str] = {}
+        for c in chunks:
+            if c.hash not in found:
+                todo.setdefault(c.hash, c.embed_text)
+        if not todo:
+            return _Batch(plans, found, None, since)
+        pool = self._embedding if self._pipelined else None
+        if pool is None:
+            done: Future[dict[str, FloatArray]] = Future()
+            done.set_result(self._embed(todo))
+            return _Batch(plans, found, done, since)
+        return _Batch(plans, found, pool.submit(self._embed, todo, self._stop), since)
+
+    def _embed(
+        self, todo: dict[str, str], stop: threading.Event | None = None
+    ) -> dict[str, FloatArray]:
+        """Vectors by chunk hash of these texts (on the embedding thread, touching no store);
+        `stop` ends it at the next slice (an interrupted sync does not wait for a whole batch)."""
+        keys = list(todo)
+        out: dict[str, FloatArray] = {}
+        for start in range(0, len(keys), EMBED_SLICE):
+            if stop is not None and stop.is_set():
+                break
+            part = keys[start : start + EMBED_SLICE]
+            out.update(zip(part, self.embedder.embed([todo[k] for k in part]), strict=True))
+        return out
+
+    def _finish(self, batch: _Batch, known: dict[str, FileRow], report: SyncReport) -> None:
+        """Wait for the batch's vectors, applying urgent paths meanwhile, and write it."""
         self._expedite(report)
-        vectors = self._vectors([c for p in batch for c in p.chunks], report)
-        if self._handled and not self._nested:  # an urgent sync wrote these meanwhile: stale
-            batch = [p for p in batch if p.row.path not in self._handled]
-            for path in self._handled:
+        vectors = batch.vectors
+        if batch.embedding is not None:
+            while True:
+                try:
+                    embedded = batch.embedding.result(timeout=URGENT_POLL)
+                    break
+                except FutureTimeout:
+                    self._expedite(report)
+            vectors.update(embedded)
+            report.embedded += len(embedded)
+        plans = batch.plans
+        if not self._nested:
+            overtaken = set(self._handled[batch.since :])  # asked for urgently meanwhile
+            plans = [p for p in plans if p.row.path not in overtaken]
+            fresh = sorted(set(self._handled[self._refreshed :]))
+            self._refreshed = len(self._handled)
+            for path in fresh:
                 known.pop(path, None)
-            known.update(self.ledger.rows(self.ns, sorted(self._handled)))
+            known.update(self.ledger.rows(self.ns, fresh))
         deletes: dict[bool, list[str]] = {False: [], True: []}
         upserts: dict[bool, list[_PlannedChunk]] = {False: [], True: []}
         rows: list[FileRow] = []
-        for plan in batch:
+        for plan in plans:
             row = plan.row
             old = known.get(row.path)
             new_ids = set(row.chunk_ids)
@@ -383,27 +505,10 @@ class Syncer:
             inserts={p: [_sparse(c) for c in cs] for p, cs in upserts.items() if cs},
         )
         self.ledger.put(self.ns, rows)
-        report.written += sum(len(p.chunks) for p in batch)
+        report.written += sum(len(p.chunks) for p in plans)
         for row in rows:
             known[row.path] = row
         release_free_heap()  # the batch's temporaries are freed: keep the heap from growing
-
-    def _vectors(self, chunks: list[_PlannedChunk], report: SyncReport) -> dict[str, FloatArray]:
-        """Vector by chunk hash: reused from the stores where possible, else embedded now."""
-        hashes = [c.hash for c in chunks]
-        found = self.chroma.vectors_by_hash(self.ns, hashes, self.model) if hashes else {}
-        todo: dict[str, str] = {}
-        for c in chunks:
-            if c.hash not in found:
-                todo.setdefault(c.hash, c.embed_text)
-        keys = list(todo)
-        for start in range(0, len(keys), EMBED_SLICE):
-            part = keys[start : start + EMBED_SLICE]
-            found.update(zip(part, self.embedder.embed([todo[k] for k in part]), strict=True))
-            report.embedded += len(part)
-            if start + EMBED_SLICE < len(keys):
-                self._expedite(report)
-        return found
 
     def _remove(self, rows: list[FileRow], report: SyncReport) -> None:
         by_store: dict[bool, list[str]] = {False: [], True: []}

@@ -79,7 +79,7 @@ async def watch(
     """Apply vault changes to `index` until `stop_event` is set; a failed apply is raised.
 
     Events keep being read while a batch is applied: they are handed to `index.expedite` (so a
-    private flip reaches the index at the running write's next embedding slice, not after it)
+    private flip reaches the index while the running write waits for its embedding, not after it)
     and then applied as the next batch. `on_change` receives apply_paths' summary plus "paths"
     after every applied batch; `on_settings` is called when a settings file changed (None:
     reconcile here); `on_queue` the number of paths waiting or being applied, whenever it

@@ -146,18 +146,11 @@ def _pulling(staging: Path, name: str) -> Iterator[None]:
         staging.mkdir(parents=True, exist_ok=True)
         fd = os.open(staging, os.O_RDONLY)
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
+            if _locked(fd, staging, name):
+                break
+        except BaseException:
             os.close(fd)
-            raise Conflict(f"{name} is being pulled by another process (another vault's sidecar "
-                           "or `ora models pull`); wait for it to finish") from None
-        try:
-            here = staging.stat()
-        except FileNotFoundError:
-            here = None
-        mine = os.fstat(fd)
-        if here is not None and (here.st_dev, here.st_ino) == (mine.st_dev, mine.st_ino):
-            break
+            raise
         os.close(fd)  # a pull that just finished renamed the folder we locked into place
     else:
         raise Conflict(f"{name} is being pulled by another process; try again")
@@ -165,6 +158,21 @@ def _pulling(staging: Path, name: str) -> Iterator[None]:
         yield
     finally:
         os.close(fd)  # closing releases the lock
+
+
+def _locked(fd: int, staging: Path, name: str) -> bool:
+    """Lock `fd`; whether it is still the folder at `staging` (Conflict when already locked)."""
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        raise Conflict(f"{name} is being pulled by another process (another vault's sidecar "
+                       "or `ora models pull`); wait for it to finish") from None
+    try:
+        here = staging.stat()
+    except FileNotFoundError:
+        return False
+    mine = os.fstat(fd)
+    return (here.st_dev, here.st_ino) == (mine.st_dev, mine.st_ino)
 
 
 async def pull(config: Config, name: str, progress: Progress) -> dict[str, Any]:

@@ -134,7 +134,13 @@ class LazySession:
         """The session, opened if it was released; not released while the block runs."""
         with self._lock:
             if self._session is None:
-                if _stamp(self.path) != self._stamp:
+                try:
+                    stamp = _stamp(self.path)
+                except OSError as exc:  # removed (or its folder unreadable) since it was loaded
+                    raise ModelUnavailable(
+                        f"{self.path} is gone since it was loaded ({exc.strerror}): restore it "
+                        "or restart with another model") from exc
+                if stamp != self._stamp:
                     raise ModelUnavailable(
                         f"{self.path} changed on disk since it was loaded: restart to use it")
                 self._session = open_session(self.path, self.threads)

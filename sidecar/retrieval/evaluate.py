@@ -1,6 +1,6 @@
 """Retrieval quality on a BEIR data set, through the index's own stores and the search ranking.
 
-The corpus goes into a temporary namespace of the real BM25 (SQLite FTS5) and Chroma stores,
+The corpus goes into a temporary namespace of the real BM25 (tantivy) and Chroma stores,
 one document per chunk (title + text, as BEIR's baselines index it). Every query then runs the
 first stage once, deep enough for every mode, and each mode is built from those lists:
 

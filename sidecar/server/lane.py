@@ -63,7 +63,7 @@ class IndexLane:
 
     async def apply(self, events: Sequence[FileEvent]) -> dict[str, Any]:
         """Apply file events now, or queue them behind a running reconcile. Either way a
-        running write applies those that embed nothing at its next embedding slice
+        running write applies those that embed nothing while it waits for its embedding
         (`Index.expedite`), so a private flip never waits behind a long write."""
         self.index.expedite(str(p) for e in events for p in (e["path"], e.get("old_path")) if p)
         if self.reconciling:

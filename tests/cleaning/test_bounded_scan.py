@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from sidecar.cleaning import news
+from sidecar.cleaning import candidates, news
 from sidecar.cleaning.rules import RulesJudge
 from sidecar.cleaning.scan import ScanReport
 from sidecar.cleaning.store import NoteState, Queue
@@ -86,25 +86,62 @@ def test_a_scan_stages_and_reads_back_notes_a_window_at_a_time(
     assert queue._rows("SELECT count(*) AS n FROM staged")[0]["n"] == 0
 
 
-def test_a_stopped_scan_drops_what_it_staged_and_a_dead_scans_leftovers_go_next_time(
+def test_a_stopped_scan_keeps_what_it_staged_for_the_next_scan_which_embeds_only_the_rest(
+    config: Config, queue: Queue, embedder: Embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A first scan that Obsidian's closing stops resumes: the next scan takes the vectors of
+    the notes the stopped one embedded and staged, and drops its staging once done."""
+    monkeypatch.setattr(survey_module, "STAGE_NOTES", 2)
+    live = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        now = time.time_ns()
+        old = survey_module.scan_id(now - 2 * 86400 * 10**9, embedder.model_id)
+        running = survey_module.scan_id(now, embedder.model_id, pid=live.pid)
+        for scan_id in (old, running):
+            queue.stage(scan_id, [NoteState("x.md", "h", 1, 1, None, False, "x", None, None)])
+        embedded: list[str] = []
+        embed = embedder.embed
+        monkeypatch.setattr(embedder, "embed", lambda texts: (embedded.extend(texts),
+                                                              embed(texts))[1])
+        checks = iter(range(100))
+        with pytest.raises(ScanStopped):
+            asyncio.run(scan_module.scan(config, queue, embedder, RulesJudge(),
+                                         should_stop=lambda: next(checks) >= 6))
+        (stopped,) = set(queue.staged_scans()) - {running}  # the day-old staging is gone
+        kept = queue.full_states({r["path"] for r in queue._rows(
+            "SELECT path FROM staged WHERE scan = ?", (stopped,))}, stopped)
+        assert kept and queue.note_states() == {}  # staged, not saved
+        texts = {t for s in kept.values() for t, _, _ in s.claims}
+        assert texts and texts <= set(embedded)
+        embedded.clear()
+        report = asyncio.run(scan_module.scan(config, queue, embedder, RulesJudge()))
+        assert report.changed == 8 and engram_pairs(queue) == [VITAMIN]
+        assert embedded and not texts & set(embedded)  # none embedded again
+        assert queue.staged_scans() == [running]  # another process's scan keeps its own
+    finally:
+        live.kill()
+        live.wait()
+
+
+def test_staging_made_with_another_embedder_is_not_reused(
     config: Config, queue: Queue, embedder: Embedder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(survey_module, "STAGE_NOTES", 2)
-    now = time.time_ns()
-    dead, running = survey_module.scan_id(now - 2 * 86400 * 10**9), survey_module.scan_id(now)
-    for scan_id in (dead, running):
-        queue.stage(scan_id, [NoteState("x.md", "h", 1, 1, None, False, "x", None, None)])
-    staged: list[str] = []
-    stage = queue.stage
-    monkeypatch.setattr(queue, "stage", lambda scan, states: (staged.append(scan),
-                                                              stage(scan, states))[1])
     checks = iter(range(100))
     with pytest.raises(ScanStopped):
         asyncio.run(scan_module.scan(config, queue, embedder, RulesJudge(),
                                      should_stop=lambda: next(checks) >= 6))
-    assert staged  # it had staged some notes before it stopped
-    left = [r["scan"] for r in queue._rows("SELECT scan FROM staged")]
-    assert left == [running]  # the dead scan's leftovers and its own are gone
+    assert queue.staged_scans()
+    monkeypatch.setattr(embedder, "model_id", "another-model")
+    embedded: list[str] = []
+    embed = embedder.embed
+    monkeypatch.setattr(embedder, "embed", lambda texts: (embedded.extend(texts),
+                                                          embed(texts))[1])
+    asyncio.run(scan_module.scan(config, queue, embedder, RulesJudge()))
+    whole = queue.note_states()
+    assert sorted(embedded) == sorted(t for s in whole.values() if s.kind
+                                      for t, _, _ in s.claims or [(s.title, 0, 0)])
+    assert queue.staged_scans() == []
 
 
 def test_what_a_killed_scan_staged_is_dropped_by_the_next_scan_not_a_day_later(
@@ -132,8 +169,8 @@ def test_a_cancelled_scan_stops_its_survey_thread_and_drops_what_it_staged(
     config: Config, queue: Queue, embedder: Embedder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Ctrl-C during `ora contradictions --scan` cancels the scan: its worker thread must stop
-    embedding at its next check (the process cannot exit before the thread ends), and what it
-    staged must go."""
+    embedding at its next check (the process cannot exit before the thread ends), and nothing
+    counts as scanned."""
     monkeypatch.setattr(survey_module, "STAGE_NOTES", 1)
     started, cancelled = threading.Event(), threading.Event()
     calls: list[int] = []
@@ -157,4 +194,38 @@ def test_a_cancelled_scan_stops_its_survey_thread_and_drops_what_it_staged(
 
     asyncio.run(cancel_mid_survey())  # returns once the worker thread has ended
     assert len(calls) == 1  # no batch embedded after the cancellation
-    assert queue.staged_scans() == [] and queue.note_states() == {}
+    assert queue.note_states() == {}
+
+
+def test_leftover_staging_keeps_one_row_per_note_however_often_scans_stopped(
+    queue: Queue,
+) -> None:
+    def state(path: str, file_hash: str) -> NoteState:
+        return NoteState(path, file_hash, 1, 1, None, False, path, None, None)
+
+    queue.stage("1-first", [state("x.md", "1"), state("y.md", "1")])
+    queue.stage("2-second", [state("x.md", "2")])
+    queue.stage("3-running", [state("y.md", "3")])
+    queue.keep_newest_staged(["1-first", "2-second"])
+    rows = queue._rows("SELECT scan, path FROM staged ORDER BY scan, path")
+    assert [(r["scan"], r["path"]) for r in rows] == [
+        ("1-first", "y.md"), ("2-second", "x.md"), ("3-running", "y.md")]
+    found = queue.staged_state("x.md", "2", ["1-first", "2-second"])
+    assert found is not None and found.hash == "2"
+    assert queue.staged_state("x.md", "1", ["1-first", "2-second"]) is None
+
+
+def test_a_scan_with_nothing_changed_compares_no_notes(
+    config: Config, queue: Queue, embedder: Embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    asyncio.run(scan_module.scan(config, queue, embedder, RulesJudge()))
+
+    def compared(*_args: Any) -> Any:
+        raise AssertionError("compared every note with every other")
+
+    monkeypatch.setattr(news, "_stories", compared)
+    monkeypatch.setattr(candidates, "note_vector", compared)
+    monkeypatch.setattr(queue, "full_states", compared)
+    report = asyncio.run(scan_module.scan(config, queue, embedder, RulesJudge()))
+    assert (report.changed, report.candidates, report.proposals) == (0, 0, 0)
+    assert engram_pairs(queue) == [VITAMIN]

@@ -1,5 +1,6 @@
 """A cold index holds a batch's chunks at a time, never the vault's (issue 17): the syncer's
-high-water mark of planned-but-unwritten chunks stays under one batch plus one note."""
+high-water mark of planned-but-unwritten chunks stays under two batches (one being embedded,
+the next being planned) plus one note."""
 
 from __future__ import annotations
 
@@ -33,7 +34,7 @@ def _vault(root: Path, notes: int) -> None:
         write(root, f"Engrams/Note {i:03d}.md", text)
 
 
-def test_a_cold_index_holds_at_most_a_batch_and_one_note_of_chunks(
+def test_a_cold_index_holds_at_most_two_batches_and_one_note_of_chunks(
     tmp_path: Path, open_idx: OpenIndex, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(sync, "BATCH_CHUNKS", 10)
@@ -42,7 +43,7 @@ def test_a_cold_index_holds_at_most_a_batch_and_one_note_of_chunks(
     _vault(root, 40)
     index = open_idx(root)
     result = index.reconcile()
-    bound = sync.BATCH_CHUNKS - 1 + SECTIONS
+    bound = 2 * (sync.BATCH_CHUNKS - 1) + SECTIONS
     assert result["chunks"] > 4 * bound and result["errors"] == []
     syncer = index._need_writer()
     assert 0 < syncer.held_peak <= bound
@@ -102,8 +103,8 @@ def test_every_written_batch_hands_the_free_heap_back(
     index = open_idx(root)
     batches: list[int] = []
     trims: list[int] = []
-    write_batch = index._need_writer()._write
-    monkeypatch.setattr(index._need_writer(), "_write",
+    write_batch = index._need_writer()._finish
+    monkeypatch.setattr(index._need_writer(), "_finish",
                         lambda *a: (batches.append(1), write_batch(*a))[1])
     monkeypatch.setattr(sync, "release_free_heap", lambda: trims.append(1) or True)
     index.reconcile()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import signal
@@ -13,8 +14,12 @@ from pathlib import Path
 import pytest
 
 from sidecar.cli import main
+from sidecar.cli import watch as watch_cli
+from sidecar.index import open_index
 from sidecar.index.lock import WriterLock
 from sidecar.index.params import load_params
+from sidecar.models.embedder import Embedder
+from sidecar.settings import make_config
 
 from .conftest import KETTLE, write
 
@@ -89,3 +94,29 @@ def test_watch_indexes_then_follows_until_interrupted(vault: Path, tmp_path: Pat
     finally:
         proc.send_signal(signal.SIGINT)
         assert proc.wait(timeout=30) == 0
+
+
+def test_watch_catches_up_on_a_note_made_private_during_its_start_up_reconcile(
+    vault: Path, tmp_path: Path, embedder: Embedder
+) -> None:
+    kettle = "Engrams/Kettle.md"
+    config = make_config(vault, tmp_path / "data", debounce_ms=100)
+    with open_index(config, embedder=embedder) as index:
+        index.reconcile()  # ora watch's start-up reconcile, which read the note while public
+        write(vault, kettle, KETTLE.replace("tags: []", 'tags: ["private"]'))
+
+        def private() -> bool:
+            return index.ledger.rows(index.namespace, [kettle])[kettle].private
+
+        async def follow() -> None:
+            following = asyncio.create_task(watch_cli._follow(index, embedder))
+            for _ in range(400):  # a bound, not a timing: the catch-up takes well under it
+                if private() or following.done():
+                    break
+                await asyncio.sleep(0.05)
+            os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C: _follow's handler stops it
+            await following
+
+        asyncio.run(follow())
+        assert private()
+        assert index.bm25_search("vinegar", 5, private=False) == []

@@ -58,3 +58,30 @@ def test_a_private_flip_is_applied_between_the_slices_of_a_long_write(
     assert index.bm25_search("flipped", 5, private=False) == []
     assert len(index.bm25_search("flipped", 5, private=True)) == 1
     assert index.stats()["files"] == len(paste) + 1
+
+
+def test_a_note_made_private_while_its_own_batch_is_embedded_is_not_written_public(
+    tmp_path: Path, open_idx: OpenIndex, embedder: Embedder
+) -> None:
+    root = tmp_path / "v"
+    paste = [f"Pasted/Note {n:03d}.md" for n in range(2 * EMBED_SLICE)]
+    flip = paste[0]  # in the first batch, embedded while the second is planned
+    body = "# Flip\n\nThe flipped note's own words."
+    index_box: list[Any] = []
+
+    def hook(call: int) -> None:  # on the embedding thread, before the first batch's vectors
+        if call == 1:
+            write(root, flip, note("engram", body, tags=["private"]))
+            index_box[0].expedite([flip])  # it needs embedding: left to the caller's apply
+
+    index = open_idx(root, emb=Hooked(embedder, hook))
+    index_box.append(index)
+    index.reconcile()
+    for n, rel in enumerate(paste[1:], 1):
+        write(root, rel, note("engram", f"# Pasted {n}\n\nPasted note number {n} about orbit {n}."))
+    write(root, flip, note("engram", body))
+    index.apply_paths(paste)
+    assert index.bm25_search("flipped", 5, private=False) == []  # its plan was made public
+    index.apply_paths([flip])  # the caller's own apply of the path it asked for
+    assert index.bm25_search("flipped", 5, private=False) == []
+    assert len(index.bm25_search("flipped", 5, private=True)) == 1

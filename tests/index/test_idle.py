@@ -57,3 +57,23 @@ async def test_no_release_when_the_idle_period_is_zero() -> None:
     stop.set()
     await asyncio.wait_for(task, 5.0)
     assert calls == []
+
+
+async def test_a_releaser_that_fails_neither_stops_the_others_nor_the_idle_checks(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture,
+) -> None:
+    calls: list[float] = []
+    monkeypatch.setattr(idle, "CHECK_S", 0.01)
+
+    def failing(idle_s: float) -> bool:
+        raise RuntimeError("the store's close failed")
+
+    stop = asyncio.Event()
+    task = asyncio.create_task(
+        idle.release_when_idle([failing, _counting(calls, False)], 0.05, stop))
+    while len(calls) < 3:  # asked again and again after the failure
+        await asyncio.sleep(0.01)
+        assert not task.done()
+    stop.set()
+    await asyncio.wait_for(task, 5.0)  # and the process stops cleanly
+    assert "releasing idle memory failed" in caplog.text

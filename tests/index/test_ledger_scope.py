@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from pathlib import Path
 
@@ -9,7 +10,10 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from sidecar.index.ledger import FileRow, Ledger
+from sidecar.index.params import params_path
 from sidecar.index.scope import NoteFilter
+
+from .conftest import OpenIndex
 
 # Case and Unicode folding matter: "Straße" is "strasse" folded, "ÉTÉ" is "été".
 TAGS = ["project", "Project/Ora", "#project/ora/ui", "projects", "project-x", "Straße", "ÉTÉ/Juin",
@@ -116,3 +120,27 @@ def test_a_ledger_written_before_the_tag_table_is_back_filled_on_opening(tmp_pat
     assert found == [(True, "c1-0")]
     assert list(reopened.scope_ids("ns", NoteFilter.make(tags=["project"]), private=False)) == []
     reopened.close()
+
+
+def test_tags_an_older_sidecar_wrote_rows_without_are_refilled_when_this_one_opens(
+    tmp_path: Path, vault: Path, open_idx: OpenIndex,
+) -> None:
+    first = open_idx(vault)
+    first.reconcile()
+    first.close()
+    data = tmp_path / "data"
+    # An older sidecar (the FTS5 BM25 store, no tag table) retags a note: it writes the row and
+    # its own BM25 layout in index.json, and leaves the tag table and user_version as they were.
+    conn = sqlite3.connect(data / "ledger.sqlite")
+    with conn:
+        conn.execute("UPDATE files SET tags = '[\"Garden\"]' WHERE path = 'Engrams/Kettle.md'")
+    conn.close()
+    params = json.loads(params_path(data).read_text())
+    params["namespaces"]["default"]["bm25_tokenize"] = "porter unicode61 remove_diacritics 2"
+    params_path(data).write_text(json.dumps(params))
+
+    reopened = open_idx(vault)
+    kettle = reopened.ledger.rows("default", ["Engrams/Kettle.md"])["Engrams/Kettle.md"]
+    garden = reopened.ledger.scope_ids("default", NoteFilter.make(tags=["garden"]), private=False)
+    assert sorted(garden) == [(False, cid) for cid in sorted(kettle.chunk_ids)]
+    assert kettle.chunk_ids

@@ -184,13 +184,13 @@ def test_a_cold_index_takes_recently_modified_notes_first(
     syncer = index._syncer
     assert syncer is not None
     order: list[str] = []
-    write_batch = syncer._write
+    write_batch = syncer._finish
 
     def spy(batch: Any, known: Any, report: Any) -> None:
-        order.extend(plan.row.path for plan in batch)
+        order.extend(plan.row.path for plan in batch.plans)
         write_batch(batch, known, report)
 
-    monkeypatch.setattr(syncer, "_write", spy)
+    monkeypatch.setattr(syncer, "_finish", spy)
     monkeypatch.setattr(sync_module, "BATCH_FILES", 1)  # one file per batch: order is visible
     index.reconcile()
     assert order == sorted(notes)
@@ -228,12 +228,12 @@ def test_a_cold_index_commits_small_batches_first_so_new_notes_are_searchable_ea
     syncer = index._syncer
     assert syncer is not None
     sizes: list[int] = []
-    write_batch = syncer._write
+    write_batch = syncer._finish
 
     def spy(batch: Any, known: Any, report: Any) -> None:
-        sizes.append(len(batch))
+        sizes.append(len(batch.plans))
         write_batch(batch, known, report)
 
-    monkeypatch.setattr(syncer, "_write", spy)
+    monkeypatch.setattr(syncer, "_finish", spy)
     index.reconcile()
     assert sizes == [8, 16, 16]  # doubling from FIRST_BATCH; the rest in the last batch

@@ -270,3 +270,24 @@ def test_an_unwritable_models_folder_is_a_clear_error(
         _pull(_config(tmp_path), "ms-marco-minilm-l6")
     assert main(["models", "pull", "ms-marco-minilm-l6"]) == 2
     assert "ORA_MODELS_DIR" in capsys.readouterr().err
+
+
+def test_a_pull_that_cannot_check_its_staging_folder_leaves_no_descriptor_open(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+
+    config = _config(tmp_path).with_values(models_dir=str(tmp_path / "models"))
+    staging = tmp_path / "models" / ".pull-ms-marco-minilm-l6"
+    stat = Path.stat
+
+    def refused(self: Path, **kwargs: Any) -> os.stat_result:
+        if self == staging:
+            raise PermissionError(13, "Permission denied", str(self))
+        return stat(self, **kwargs)
+
+    monkeypatch.setattr(Path, "stat", refused)
+    before = len(os.listdir("/proc/self/fd"))
+    with pytest.raises(ModelUnavailable, match="cannot write the model into"):
+        _pull(config, "ms-marco-minilm-l6")
+    assert len(os.listdir("/proc/self/fd")) == before

@@ -106,3 +106,13 @@ def test_a_model_file_replaced_after_a_release_is_not_loaded_silently(tmp_path: 
         f.write(b"\0")
     with pytest.raises(ModelUnavailable, match="changed on disk"), lazy.use():
         pass
+
+
+def test_a_model_file_removed_after_a_release_is_reported_as_unavailable(tmp_path: Path) -> None:
+    model = tmp_path / "model.onnx"
+    shutil.copyfile(int8_model_file(), model)
+    lazy = LazySession(model, 1)
+    assert lazy.release(0.0)
+    model.unlink()
+    with pytest.raises(ModelUnavailable, match="is gone since it was loaded"), lazy.use():
+        pass

@@ -1,4 +1,4 @@
-"""Purpose-built vaults for search tests: notes written here, indexed for real (Chroma + FTS5)."""
+"""Purpose-built vaults for search tests: notes written here, indexed for real (Chroma + BM25)."""
 
 from __future__ import annotations
 

@@ -34,6 +34,8 @@ export class ModelsController {
 	private current: ModelsState = { report: null, error: null, pulls: new Map(), switching: null, notice: null };
 	private readonly listeners = new Set<(state: ModelsState) => void>();
 	private readonly aborts = new Map<string, AbortController>();
+	/** Set from the first click on Use until that switch is over (or declined). */
+	private switchAsked = false;
 
 	constructor(private readonly deps: ModelsDeps) {}
 
@@ -91,6 +93,20 @@ export class ModelsController {
 	 * it; resolves true when the restarted sidecar reports the new embedder.
 	 */
 	async switchTo(name: string, label: string): Promise<boolean> {
+		if (this.switchAsked) return false; // a second click while the first is asked or running
+		if (this.downloading) {
+			this.set({ notice: "A model is downloading. Switch once it finishes: switching restarts the sidecar, which would stop the download." });
+			return false;
+		}
+		this.switchAsked = true;
+		try {
+			return await this.askAndSwitch(name, label);
+		} finally {
+			this.switchAsked = false;
+		}
+	}
+
+	private async askAndSwitch(name: string, label: string): Promise<boolean> {
 		let estimate: SwitchEstimate;
 		try {
 			estimate = await this.deps.switchEstimate(name);

@@ -55,16 +55,17 @@ export function formatBytes(bytes: number): string {
 	const units = ["kB", "MB", "GB"];
 	let value = bytes / 1000;
 	let unit = 0;
-	while (value >= 1000 && unit < units.length - 1) {
+	// Compared as shown (rounded), so 999,999 bytes read "1.0 MB", not "1000 kB".
+	while (Math.round(value) >= 1000 && unit < units.length - 1) {
 		value /= 1000;
 		unit++;
 	}
-	return `${value >= 100 ? value.toFixed(0) : value.toFixed(1)} ${units[unit]}`;
+	return `${value >= 99.95 ? value.toFixed(0) : value.toFixed(1)} ${units[unit]}`;
 }
 
 export function formatDuration(seconds: number): string {
 	if (seconds < 1) return "under a second";
-	if (seconds < 60) return `about ${Math.round(seconds)} s`;
+	if (Math.round(seconds) < 60) return `about ${Math.round(seconds)} s`;
 	const minutes = Math.round(seconds / 60);
 	if (minutes < 60) return `about ${minutes} min`;
 	const hours = Math.floor(minutes / 60);
@@ -152,7 +153,7 @@ export function modelsErrorMessage(err: unknown): string {
 			case "checksum_mismatch":
 				return "The downloaded file did not match the checksum the hub publishes, so it was discarded. Download again; if it keeps happening, the mirror serves a damaged file.";
 			case "conflict":
-				return "Another model is downloading. Wait for it to finish, then try again.";
+				return "Another download is running, here or for the same model in another vault's sidecar or `ora models pull`. Wait for it to finish, then try again.";
 			case "stream_ended":
 				return "The sidecar stopped before the download finished. Download again to resume.";
 			case "model_unavailable":

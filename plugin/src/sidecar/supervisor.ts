@@ -153,7 +153,7 @@ export class SidecarSupervisor {
 	private async gone(pid: number): Promise<void> {
 		const alive = this.options.alive ?? isAlive;
 		const until = Date.now() + this.stopWaitMs();
-		while (alive(pid) && Date.now() < until) await new Promise((resolve) => window.setTimeout(resolve, this.options.pollMs ?? 250));
+		while (Date.now() < until && alive(pid)) await new Promise((resolve) => window.setTimeout(resolve, this.options.pollMs ?? 250));
 	}
 
 	private stopWaitMs(): number {

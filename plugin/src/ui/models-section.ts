@@ -29,7 +29,10 @@ function drawModels(el: HTMLElement, state: ModelsState, controller: ModelsContr
 	const inUse = new Setting(el).setName(embedderInUse(report));
 	if (state.switching !== null) inUse.setDesc(`Restarting the sidecar with ${state.switching}…`);
 	else if (canSwitchToPackaged(report)) {
-		inUse.addButton((b) => b.setButtonText("Use the packaged embedder").onClick(() => void controller.switchTo(PACKAGED_EMBEDDER, "the packaged all-MiniLM-L6-v2")));
+		inUse.addButton((b) => {
+			b.setButtonText("Use the packaged embedder").onClick(() => void controller.switchTo(PACKAGED_EMBEDDER, "the packaged all-MiniLM-L6-v2"));
+			if (controller.downloading) b.setDisabled(true);
+		});
 	}
 	if (state.notice !== null) el.createDiv({ cls: "ora-models-note", text: state.notice });
 	for (const row of modelRows(report)) drawRow(el, row, state, controller);
@@ -61,7 +64,7 @@ function drawRow(el: HTMLElement, row: ModelRow, state: ModelsState, controller:
 	if (row.switchable) {
 		setting.addButton((b) => {
 			b.setButtonText("Use").onClick(() => void controller.switchTo(row.name, row.name));
-			if (state.switching !== null) b.setDisabled(true);
+			if (state.switching !== null || controller.downloading) b.setDisabled(true);
 		});
 	}
 }

@@ -48,6 +48,7 @@ export class OraSettingTab extends PluginSettingTab {
 	override hide(): void {
 		this.stopModels?.();
 		this.stopModels = null;
+		super.hide();
 	}
 
 	override getSettingDefinitions(): SettingDefinitionItem[] {

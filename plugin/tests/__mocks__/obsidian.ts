@@ -536,4 +536,7 @@ export class PluginSettingTab {
 		this.containerEl = document.createElement("div");
 		this.containerEl.className = "vertical-tab-content";
 	}
+
+	/** Obsidian's base class empties nothing here; subclasses call it after their own cleanup. */
+	hide(): void {}
 }

@@ -93,6 +93,26 @@ describe("ModelsController", () => {
 		expect(controller.state.switching).toBeNull();
 	});
 
+	it("does not switch while a download runs (the restart would stop it) or while a switch is asked", async () => {
+		let finish: (m: PulledModel) => void = () => undefined;
+		const { controller, calls } = setup({ pull: () => new Promise((ok) => (finish = ok)) });
+		const download = controller.download("nli-deberta-v3-xsmall");
+		expect(await controller.switchTo("bge-small-en-v1.5", "bge-small-en-v1.5")).toBe(false);
+		expect(calls).toEqual([]);
+		expect(controller.state.notice).toMatch(/^A model is downloading/);
+		finish({ name: "nli-deberta-v3-xsmall", folder: "/m/nli", restart: true });
+		await download;
+
+		let answer: (ok: boolean) => void = () => undefined;
+		const asked = setup({ confirm: () => new Promise((ok) => (answer = ok)) });
+		const first = asked.controller.switchTo("bge-small-en-v1.5", "bge-small-en-v1.5");
+		expect(await asked.controller.switchTo("bge-small-en-v1.5", "bge-small-en-v1.5")).toBe(false); // a double click
+		await new Promise((ok) => setTimeout(ok, 0));
+		answer(true);
+		expect(await first).toBe(true);
+		expect(asked.calls).toEqual(["switch: bge-small-en-v1.5"]);
+	});
+
 	it("says so when the restarted sidecar still uses the old embedder", async () => {
 		const { controller } = setup({ switchEmbedder: async () => undefined });
 		expect(await controller.switchTo("bge-small-en-v1.5", "bge-small-en-v1.5")).toBe(false);

@@ -48,11 +48,14 @@ describe("sizes and durations", () => {
 		[133_093_490, "133 MB"],
 		[90_900_000, "90.9 MB"],
 		[2_500_000_000, "2.5 GB"],
+		[999_999, "1.0 MB"],
+		[99_960, "100 kB"],
 	])("%d bytes read %s", (bytes, text) => expect(formatBytes(bytes)).toBe(text));
 
 	it.each([
 		[0.4, "under a second"],
 		[42.4, "about 42 s"],
+		[59.6, "about 1 min"],
 		[185, "about 3 min"],
 		[3600, "about 1 h"],
 		[4_830, "about 1 h 21 min"],
@@ -122,6 +125,7 @@ describe("modelsErrorMessage", () => {
 		expect(messages[0]).toMatch(/^The sidecar is not running/);
 		expect(messages[1]).toMatch(/offline/);
 		expect(messages[2]).toMatch(/checksum/);
+		expect(messages[3]).toMatch(/another vault's sidecar or `ora models pull`/); // the models folder is shared
 		expect(messages[5]).toContain("does not exist (HTTP 404)");
 		expect(modelsErrorMessage(new Error("boom"))).toBe("Unexpected error: boom");
 	});

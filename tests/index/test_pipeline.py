@@ -1,0 +1,148 @@
+"""A sync embeds one batch on a background thread while it plans the next and writes the one
+before (issue 15: overlap tokenising, embedding and store writes), without giving up what the
+batches promise: in-order writes, nothing half-written when a batch fails or is cancelled."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sidecar.index import sync
+from sidecar.models.embedder import Embedder
+
+from .conftest import OpenIndex, note, write
+
+NOTES = [f"Engrams/Note {n}.md" for n in range(4)]
+
+
+def _vault(root: Path) -> None:
+    for n, rel in enumerate(NOTES):
+        write(root, rel, note("engram", f"# Note {n}\n\nTide table number {n} for the harbour."))
+
+
+class Hooked:
+    """The real embedder; `hook(call)` runs before every embed call, in the embedding thread."""
+
+    def __init__(self, inner: Embedder, hook: Callable[[int], None]) -> None:
+        self.inner, self.hook, self.calls = inner, hook, 0
+        self.model_id, self.tokenizer, self.dim = inner.model_id, inner.tokenizer, inner.dim
+        self.threads: set[str] = set()
+
+    def embed(self, texts: Sequence[str]) -> Any:
+        self.calls += 1
+        self.threads.add(threading.current_thread().name)
+        self.hook(self.calls)
+        return self.inner.embed(texts)
+
+
+def test_the_next_batch_is_read_and_chunked_while_one_is_being_embedded(
+    tmp_path: Path, open_idx: OpenIndex, embedder: Embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sync, "BATCH_FILES", 1)  # one note per batch
+    root = tmp_path / "v"
+    _vault(root)
+    planned: list[str] = []
+    second_planned = threading.Event()
+    overlapped: list[bool] = []
+
+    def hook(call: int) -> None:
+        if call == 1:  # the first batch's embedding waits (at most 10 s) for the second's plan
+            overlapped.append(second_planned.wait(10))
+
+    hooked = Hooked(embedder, hook)
+    index = open_idx(root, emb=hooked)
+    syncer = index._need_writer()
+    plan = syncer._plan
+
+    def spy(rel: str, old: Any, quick: bool) -> Any:
+        planned.append(rel)
+        if len(planned) == 2:
+            second_planned.set()
+        return plan(rel, old, quick)
+
+    monkeypatch.setattr(syncer, "_plan", spy)
+    result = index.reconcile()
+    assert overlapped == [True]
+    assert threading.current_thread().name not in hooked.threads  # the model ran elsewhere
+    assert result["files"] == len(NOTES) and result["embedded"] == len(NOTES)
+    assert sorted(index.ledger.rows("default")) == sorted(NOTES)
+
+
+def test_a_failed_embedding_writes_nothing_of_its_batch_and_the_next_sync_redoes_it(
+    tmp_path: Path, open_idx: OpenIndex, embedder: Embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sync, "BATCH_FILES", 1)
+    root = tmp_path / "v"
+    _vault(root)
+
+    def hook(call: int) -> None:
+        if call == 3:
+            raise RuntimeError("the embedding server went away")
+
+    index = open_idx(root, emb=Hooked(embedder, hook))
+    with pytest.raises(RuntimeError, match="went away"):
+        index.reconcile()
+    written = index.ledger.rows("default")
+    assert 0 < len(written) < len(NOTES)  # the batches before the failure, in order
+    assert all(row.chunk_ids for row in written.values())
+    stored = index.bm25_search("tide table harbour", 10, private=False)
+    assert len(stored) == sum(len(row.chunk_ids) for row in written.values())
+    assert not any(t.name.startswith("ora-embed") for t in threading.enumerate())
+    index.close()
+
+    again = open_idx(root, data=tmp_path / "data")
+    assert again.reconcile()["files"] == len(NOTES)
+    assert sorted(again.ledger.rows("default")) == sorted(NOTES)
+
+
+def test_a_sync_stopped_by_its_progress_callback_leaves_the_pending_batch_unwritten(
+    tmp_path: Path, open_idx: OpenIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sync, "BATCH_FILES", 1)
+    root = tmp_path / "v"
+    _vault(root)
+    index = open_idx(root)
+    embedded: list[int] = []
+
+    def stop(progress: sync.Progress) -> None:
+        embedded.append(progress.embedded)
+        if progress.phase == "embed" and progress.done == 2:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        index.reconcile(progress=stop)
+    # Note 1 was written when note 2's batch started; note 2's was being embedded: dropped.
+    assert len(index.ledger.rows("default")) == 1
+    assert not any(t.name.startswith("ora-embed") for t in threading.enumerate())
+    assert index.reconcile()["files"] == len(NOTES)
+
+
+def test_an_interrupted_sync_stops_embedding_its_pending_batch_at_the_next_slice(
+    tmp_path: Path, open_idx: OpenIndex, embedder: Embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sync, "EMBED_SLICE", 1)  # one text per embed call: 4 calls for the batch
+    monkeypatch.setattr(sync, "FIRST_BATCH", len(NOTES))  # every note in the first batch
+    root = tmp_path / "v"
+    _vault(root)
+    box: list[Any] = []
+
+    def hook(call: int) -> None:
+        if call == 1:  # Ctrl-C arrives while the first slice is embedded
+            assert box[0]._stop.wait(10)
+
+    hooked = Hooked(embedder, hook)
+    index = open_idx(root, emb=hooked)
+    box.append(index._need_writer())
+
+    def interrupt(progress: sync.Progress) -> None:
+        if progress.phase == "embed":
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        index.reconcile(progress=interrupt)
+    assert hooked.calls == 1  # not the batch's other three slices
+    assert index.ledger.rows("default") == {}
