@@ -6,7 +6,9 @@ For each size (1,000 / 4,000 / 10,000 notes by default) a vault with a real vaul
 1. cold `ora index` (a subprocess, as a user runs it): its peak RSS, read as VmHWM from
    /proc/PID/status while it runs (and the kernel's ru_maxrss at exit), and chunks per second;
 2. `ora serve` and `ora watch` started over the indexed vault: their RSS once settled (no change
-   of more than 1 % over 5 s after they are ready), then stopped with SIGINT.
+   of more than 1 % over 5 s after they are ready), with everything kept loaded and again after
+   the idle release (`idle_release_s` RELEASE_S), then a search timed as it reloads; each is
+   stopped with SIGINT.
 
 With `--compare OLD_TREE` it also compares indexing throughput with another checkout (e.g.
 `git archive main | tar -x -C /tmp/old`) on one small vault, cold runs interleaved old/new so a
@@ -14,7 +16,12 @@ load that swings on shared cores hits both alike; medians of `--rounds` runs eac
 
 Results go to the `## Index memory` section of docs/benchmarks.md (with --write).
 
-    python bench/bench_rss.py [--sizes 1000 4000 10000] [--compare DIR] [--write]
+    python bench/bench_rss.py [--sizes 1000 4000 10000] [--server-sizes 1000 4000]
+        [--root DIR] [--cold-only] [--compare DIR] [--write]
+
+`--root` keeps the vaults, indexes and cold results there and reuses them (a long cold index
+can run apart with `--cold-only`); `--server-sizes` also indexes those sizes with Chroma as a
+real `chroma run` server and reports the sidecar's and the server's RSS apart.
 """
 
 from __future__ import annotations
@@ -322,7 +329,8 @@ idle ≤ 400 MiB.
         text += f"""
 The same vaults with Chroma as a server (`chroma_url`: a real `chroma run` on loopback, started
 fresh for each size): the sidecar's RSS and the Chroma server's, apart. The vectors' memory
-moves to the server; the machine holds about as much in all.
+moves to the server: what grows with the vault grows there, and the two processes together hold
+more than one embedded sidecar.
 
 {SERVER_HEADER}
 {chr(10).join(rows)}
@@ -356,6 +364,8 @@ def main() -> None:
     parser.add_argument("--server-sizes", type=int, nargs="*", default=[],
                         help="also index these sizes with Chroma as a `chroma run` server")
     args = parser.parse_args()
+    if args.write and not args.sizes:
+        parser.error("--write needs at least one of --sizes (the section's table)")
     results: dict[str, Any] = {"date": dt.date.today().isoformat(), "machine": cpu_name(),
                                "load_start": os.getloadavg()[0]}
     with tempfile.TemporaryDirectory(prefix="ora-rss-") as tmp:
