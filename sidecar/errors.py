@@ -7,6 +7,7 @@ Every failure a user can cause or fix is an `OraError` subclass carrying a stabl
 
 from __future__ import annotations
 
+import errno
 from typing import Any
 
 
@@ -114,6 +115,46 @@ class LlmFailed(OraError):
 
     code = "llm_failed"
     status = 502
+
+
+class StorageUnavailable(OraError):
+    """The disk under Ora's data folder is full or cannot be written (SQLite's, tantivy's,
+    Chroma's or the OS's own error, recognised by `storage_error`)."""
+
+    code = "storage_unavailable"
+    status = 507
+
+
+# What full and unwritable disks look like in the messages of the stores' own errors (SQLite,
+# tantivy's "(os error N)", Chroma's wrapped ones), which carry no errno.
+_FULL = ("no space left on device", "os error 28", "database or disk is full",
+         "disk quota exceeded", "os error 122")
+_READ_ONLY = ("read-only file system", "os error 30", "readonly database")
+_FULL_ERRNOS = {errno.ENOSPC, errno.EDQUOT}
+_READ_ONLY_ERRNOS = {errno.EROFS}
+
+
+def storage_error(exc: BaseException) -> StorageUnavailable | None:
+    """The StorageUnavailable that `exc` (or an error it was raised from) amounts to, or None.
+
+    The message names the cause only, never the file: it may be a private note's."""
+    seen: BaseException | None = exc
+    for _ in range(8):  # the chain of causes, bounded
+        if seen is None:
+            return None
+        text = str(seen).lower()
+        number = seen.errno if isinstance(seen, OSError) else None
+        if number in _FULL_ERRNOS or any(marker in text for marker in _FULL):
+            return StorageUnavailable(
+                "the disk holding Ora's data folder is full: free some space, then try again. "
+                "Nothing was lost: notes are written whole or not at all, and the index resumes "
+                "where it stopped")
+        if number in _READ_ONLY_ERRNOS or any(marker in text for marker in _READ_ONLY):
+            return StorageUnavailable(
+                "Ora's data folder is on a read-only disk or cannot be written: give it a "
+                "writable place (`--data DIR`), then try again", status=503)
+        seen = seen.__cause__ or seen.__context__
+    return None
 
 
 def error_body(err: OraError) -> dict[str, Any]:

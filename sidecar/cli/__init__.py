@@ -12,7 +12,7 @@ import sys
 from collections.abc import Sequence
 
 from sidecar import __version__
-from sidecar.errors import OraError
+from sidecar.errors import OraError, storage_error
 
 # Subcommand modules, in the order `ora --help` lists them.
 COMMANDS: tuple[str, ...] = (
@@ -52,6 +52,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
+    except Exception as exc:
+        storage = storage_error(exc)  # a full or read-only disk is the user's to fix: one line
+        if storage is None:
+            raise
+        print(f"ora {args.command}: {storage.message} ({exc})", file=sys.stderr)
+        return 2
     return status
 
 

@@ -12,7 +12,7 @@ import logging
 from aiohttp import web
 from aiohttp.typedefs import Handler
 
-from sidecar.errors import OraError, error_body
+from sidecar.errors import OraError, error_body, storage_error
 
 log = logging.getLogger("sidecar.server")
 
@@ -54,7 +54,11 @@ async def error_middleware(request: web.Request, handler: Handler) -> web.Stream
         return error_response(err, headers)
     except (asyncio.CancelledError, ConnectionResetError):
         raise
-    except Exception:
+    except Exception as exc:
+        storage = storage_error(exc)
+        if storage is not None:  # a full or read-only disk: say so, not "internal error"
+            log.error("%s %s: %s (%s)", request.method, request.path, storage.message, exc)
+            return error_response(storage)
         log.exception("unhandled error in %s %s", request.method, request.path)
         return error_response(
             OraError("internal error; the sidecar's log has the details", code="internal")

@@ -12,7 +12,7 @@ from typing import Any
 
 from aiohttp import web
 
-from sidecar.errors import OraError
+from sidecar.errors import OraError, storage_error
 from sidecar.server.events import Event, EventHub
 from sidecar.server.supervise import TaskStatus
 from sidecar.settings import Config
@@ -93,9 +93,14 @@ class ServerState:
 
     def fail(self, what: str, err: Exception) -> None:
         """A background job failed: log it (with the traceback if unexpected), show it in status."""
-        message = err.message if isinstance(err, OraError) else f"{type(err).__name__}: {err}"
-        log.error("%s failed: %s", what, message, exc_info=not isinstance(err, OraError))
-        self.last_error = f"{what} failed: {_shown(err, message)}"
+        known = err if isinstance(err, OraError) else storage_error(err)
+        if known is None:
+            message = f"{type(err).__name__}: {err}"
+            log.error("%s failed: %s", what, message, exc_info=True)
+            self.last_error = f"{what} failed: {_shown(err, message)}"
+            return
+        log.error("%s failed: %s%s", what, known.message, "" if known is err else f" ({err})")
+        self.last_error = f"{what} failed: {known.message}"
 
     def set_contradictions_open(self, n: int) -> None:
         """For the claims routes: the open-pair count shown in status and streamed."""

@@ -78,3 +78,4 @@ async def test_a_library_error_keeps_its_code_and_status(shared_api: Any) -> Non
     answer = await shared_api.post("/v1/lint/fix", {"path": "Missing/note.md"})
     assert answer.status == 404
     assert answer.json["error"]["code"] == "not_found"
+

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import errno
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from sidecar import __version__
+from sidecar.index import Index
 from sidecar.server.openapi import openapi_document
 from sidecar.server.resources import LANE
 from sidecar.server.state import HUB
@@ -220,3 +224,18 @@ async def test_a_file_changed_on_disk_reaches_the_index_through_the_watcher(
         assert asyncio.get_running_loop().time() < deadline, "the watcher never indexed it"
         await asyncio.sleep(0.2)
     assert (await api.get("/v1/status")).json["files"] == 5
+
+
+async def test_a_full_disk_is_507_storage_unavailable_not_an_internal_error(
+    api: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    await api.wait_reconciled()
+
+    def no_room(*_: Any, **__: Any) -> Any:
+        raise OSError(errno.ENOSPC, "No space left on device", "Private/Salary review.md")
+
+    monkeypatch.setattr(Index, "apply_events", no_room)
+    answer = await api.post("/v1/events", {"events": [{"kind": "modified", "path": "A.md"}]})
+    assert answer.status == 507
+    assert answer.json["error"]["code"] == "storage_unavailable"
+    assert "Salary" not in answer.json["error"]["message"]
