@@ -15,6 +15,7 @@ search first reloads, so it sees the last commit, this process's or another's.
 
 from __future__ import annotations
 
+import re
 import shutil
 import threading
 from collections.abc import Iterable, Sequence
@@ -26,7 +27,8 @@ import tantivy
 from sidecar.data_folder import private_folder, private_tree
 
 # What is indexed and how, recorded (with the engine's version) so a change rebuilds the index.
-LAYOUT = "body: title heading about text; simple remove_long(40) lowercase ascii_fold stemmer(en)"
+LAYOUT = ("body: title heading about text; cjk_bigrams simple remove_long(40) lowercase ascii_fold "
+          "stemmer(en)")
 VERSION = f"{version('tantivy')}; {LAYOUT}"
 # The writer's indexing memory (one thread): flushed to a segment when full (issue 17).
 WRITER_HEAP = 16_000_000
@@ -43,11 +45,27 @@ def _analyzer() -> tantivy.TextAnalyzer:
 
 
 _QUERY_ANALYZER = _analyzer()
+# Chinese and Japanese write words without spaces (Korean attaches particles to them): a run of
+# their characters is one token to the tokenizer, so a word inside it never matched. Runs are
+# indexed and queried as their overlapping character pairs, as Lucene's CJK bigram filter does
+# (a run of one character stays itself); other text is left as it is.
+_CJK = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
+                  "\uff66-\uff9f\U00020000-\U0003134f]+")
+
+
+def _pairs(run: re.Match[str]) -> str:
+    text = run.group()
+    return " " + " ".join(text[i : i + 2] for i in range(max(1, len(text) - 1))) + " "
+
+
+def segment(text: str) -> str:
+    """`text` with every CJK run written as its overlapping character pairs."""
+    return _CJK.sub(_pairs, text)
 
 
 def analyze(words: Iterable[str]) -> list[str]:
     """The index terms of query words, in order, without repeats."""
-    return list(dict.fromkeys(t for w in words for t in _QUERY_ANALYZER.analyze(w)))
+    return list(dict.fromkeys(t for w in words for t in _QUERY_ANALYZER.analyze(segment(w))))
 
 
 def _schema() -> tantivy.Schema:
@@ -102,7 +120,7 @@ class Bm25Engine:
             doc = tantivy.Document()
             doc.add_unsigned("rowid", rowid)
             doc.add_unsigned("archived", int(archived))
-            doc.add_text("body", body)
+            doc.add_text("body", segment(body))
             writer.add_document(doc)
 
     def commit(self) -> None:

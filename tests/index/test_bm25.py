@@ -341,3 +341,24 @@ def test_a_filter_restricts_the_ranking_to_its_chunks(store: Bm25Store) -> None:
     assert _ids(archived) == ["id4"]
     assert store.search("default", "repetition", 5, private=False, include_archived=False,
                         only={False: ["id4"]}) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "query"),
+    [
+        ("東京都と京都府を旅行した記録。", "京都"),  # a word inside a run of kanji and kana
+        ("机器学习中的注意力机制", "注意力"),  # Chinese: no spaces at all
+        ("サーバーの再起動手順", "再起動"),
+        ("서울에서 친구를 만났다", "서울"),  # Korean: a particle attached to the word
+        ("AI研究の最新動向", "研究"),  # Latin letters and kanji in one run
+    ],
+)
+def test_words_inside_cjk_text_are_found(tmp_path: Path, text: str, query: str) -> None:
+    bm25 = Bm25Store(tmp_path / "bm25.sqlite")
+    bm25.create("default")
+    bm25.replace("default", deletes={}, inserts={False: [
+        _row(1, text), _row(2, "An English note about something else entirely."),
+        _row(3, "無関係な文書です。" if "京都" not in text else "大阪の食べ物について。")]})
+    hits = bm25.search("default", query, 5, private=False, include_archived=False)
+    assert [cid for cid, _ in hits] == ["id1"]
+    bm25.close()
