@@ -124,7 +124,7 @@ export class ModelsController {
 				switching: null,
 				notice: taken
 					? `Switched to ${label}.${estimate.reembeds ? " The index is re-embedding; the status bar shows its progress." : ""}`
-					: `The sidecar did not switch to ${label}. If it was started outside Obsidian, restart it yourself with ORA_EMBED_MODEL=${name}.`,
+					: `The sidecar did not switch to ${label}. The old sidecar may still be finishing a write: try again in a minute. If it was started outside Obsidian, restart it yourself with ORA_EMBED_MODEL=${name}.`,
 			});
 			return taken;
 		} catch (err) {

@@ -117,6 +117,8 @@ describe("ModelsController", () => {
 		const { controller } = setup({ switchEmbedder: async () => undefined });
 		expect(await controller.switchTo("bge-small-en-v1.5", "bge-small-en-v1.5")).toBe(false);
 		expect(controller.state.notice).toContain("ORA_EMBED_MODEL=bge-small-en-v1.5");
+		// An old sidecar still finishing a write outlives the wait too: the notice says to retry.
+		expect(controller.state.notice).toContain("try again in a minute");
 	});
 
 	it("shows why the catalogue cannot be loaded", async () => {
