@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import threading
-import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Concatenate, ParamSpec, TypeVar
@@ -33,6 +31,7 @@ from chromadb.errors import InternalError, NotFoundError
 from sidecar.data_folder import private_folder, private_tree
 from sidecar.errors import BadRequest, OraError
 from sidecar.index.names import store_name
+from sidecar.leases import Leases
 
 Metadata = dict[str, Any]
 FloatArray = npt.NDArray[np.float32]
@@ -87,9 +86,8 @@ class ChromaStore:
         self._data, self._url = data, url
         self._client: ClientAPI | None = _client(data, url)
         self._collections: dict[str, Collection] = {}
-        self._guard = threading.Lock()
-        self._users = 0
-        self._last_used = time.monotonic()
+        self._leases = Leases()
+        self._guard = self._leases.lock
         self.opens = 1  # clients opened: 1 + reopenings after a release
 
     def _open(self) -> ClientAPI:
@@ -97,7 +95,7 @@ class ChromaStore:
         if self._client is None:
             self._client = _client(self._data, self._url)
             self.opens += 1
-        self._last_used = time.monotonic()
+        self._leases.touch()
         return self._client
 
     @property
@@ -114,22 +112,14 @@ class ChromaStore:
     @contextlib.contextmanager
     def use(self) -> Iterator[ClientAPI]:
         """The client, not released while the block runs."""
-        with self._guard:
-            client = self._open()
-            self._users += 1
-        try:
+        with self._leases.hold(self._open) as client:
             yield client
-        finally:
-            with self._guard:
-                self._users -= 1
-                self._last_used = time.monotonic()
 
     def release(self, idle_s: float) -> bool:
         """Close an embedded client nobody used for `idle_s` seconds and none is using, with its
         collections' in-memory indexes; True if closed (a server's client holds nothing)."""
         with self._guard:
-            idle = time.monotonic() - self._last_used >= idle_s
-            if self._url or self._client is None or self._users or not idle:
+            if self._url or self._client is None or not self._leases.idle(idle_s):
                 return False
             client, self._client = self._client, None
             self._collections.clear()

@@ -19,8 +19,6 @@ opens it again on the next run (docs/benchmarks.md, "## Index memory: idle").
 from __future__ import annotations
 
 import os
-import threading
-import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -33,6 +31,7 @@ import onnxruntime as ort
 from tokenizers import Encoding, Tokenizer
 
 from sidecar.errors import ModelUnavailable
+from sidecar.leases import Leases
 
 BATCH_SIZE = 32
 # Padded tokens (rows × width) in flight at once: four full-length (256-token) texts, or 16 of
@@ -109,14 +108,13 @@ class LazySession:
 
     def __init__(self, path: Path, threads: int | None = None) -> None:
         self.path, self.threads = path, threads
-        self._lock = threading.Lock()
-        self._running = 0
+        self._leases = Leases()
+        self._lock = self._leases.lock
         self._session: ort.InferenceSession | None = open_session(path, threads)
         self._stamp = _stamp(path)
         # Copies: onnxruntime's NodeArg objects keep their session's weights alive.
         self._inputs = [Node(i.name, list(i.shape)) for i in self._session.get_inputs()]
         self._outputs = [Node(o.name, list(o.shape)) for o in self._session.get_outputs()]
-        self._last_used = time.monotonic()
         self.opens = 1  # how many times the file was loaded (1 + reloads after a release)
 
     @property
@@ -132,27 +130,24 @@ class LazySession:
     @contextmanager
     def use(self) -> Iterator[ort.InferenceSession]:
         """The session, opened if it was released; not released while the block runs."""
-        with self._lock:
-            if self._session is None:
-                try:
-                    stamp = _stamp(self.path)
-                except OSError as exc:  # removed (or its folder unreadable) since it was loaded
-                    raise ModelUnavailable(
-                        f"{self.path} is gone since it was loaded ({exc.strerror}): restore it "
-                        "or restart with another model") from exc
-                if stamp != self._stamp:
-                    raise ModelUnavailable(
-                        f"{self.path} changed on disk since it was loaded: restart to use it")
-                self._session = open_session(self.path, self.threads)
-                self.opens += 1
-            session = self._session
-            self._running += 1
-        try:
+        with self._leases.hold(self._open) as session:
             yield session
-        finally:
-            with self._lock:
-                self._running -= 1
-                self._last_used = time.monotonic()
+
+    def _open(self) -> ort.InferenceSession:
+        """The session, loaded again if released (the caller holds `_lock`)."""
+        if self._session is None:
+            try:
+                stamp = _stamp(self.path)
+            except OSError as exc:  # removed (or its folder unreadable) since it was loaded
+                raise ModelUnavailable(
+                    f"{self.path} is gone since it was loaded ({exc.strerror}): restore it "
+                    "or restart with another model") from exc
+            if stamp != self._stamp:
+                raise ModelUnavailable(
+                    f"{self.path} changed on disk since it was loaded: restart to use it")
+            self._session = open_session(self.path, self.threads)
+            self.opens += 1
+        return self._session
 
     def run(
         self, outputs: list[str], feed: dict[str, npt.NDArray[np.int64]]
@@ -165,8 +160,7 @@ class LazySession:
         """Drop the session if no run used it for `idle_s` seconds and none is running; True if
         dropped (its memory goes back once the allocator trims, `sidecar/index/heap.py`)."""
         with self._lock:
-            idle = time.monotonic() - self._last_used >= idle_s
-            if self._session is None or self._running or not idle:
+            if self._session is None or not self._leases.idle(idle_s):
                 return False
             self._session = None
             return True
