@@ -58,6 +58,8 @@ export type Outcome =
 
 /** Stderr lines kept from a spawned sidecar, to explain why it stopped (and for "show log"). */
 const STDERR_LINES = 20;
+/** How long stopped() waits for a child it had to kill (SIGKILL is not refused). */
+const KILL_WAIT_MS = 5_000;
 
 /**
  * Makes sure this vault's sidecar answers, in this order: the one DATA/server.json records (if it
@@ -74,6 +76,8 @@ export class SidecarSupervisor {
 	private spawnError: string | null = null;
 	/** Resolves once the process the last stop() ended has exited. */
 	private exited: Promise<void> = Promise.resolve();
+	/** Kills the child the last stop() signalled, if it outlives stopped()'s wait (null: nothing to kill). */
+	private escalate: (() => void) | null = null;
 
 	constructor(private readonly options: SupervisorOptions) {}
 
@@ -122,10 +126,13 @@ export class SidecarSupervisor {
 	}
 
 	stop(): void {
+		this.escalate = null;
 		if (this.child && this.child.exitCode === null) {
 			const child = this.child;
 			this.exited = new Promise((resolve) => child.on("exit", () => resolve()));
 			child.kill("SIGTERM");
+			// Our own child only: an adopted pid may have been reused by another process since.
+			this.escalate = () => void child.kill("SIGKILL");
 		} else if (this.adoptedPid !== null) {
 			const pid = this.adoptedPid;
 			try {
@@ -141,12 +148,24 @@ export class SidecarSupervisor {
 
 	/**
 	 * Resolves once the sidecar the last stop() ended has exited (and so released the index's
-	 * writer lock, which a sidecar started next needs), or after `timeoutMs`.
+	 * writer lock, which a sidecar started next needs), or after `timeoutMs`; a child of ours still
+	 * running then is killed (SIGKILL) and waited for a few seconds more.
 	 */
-	stopped(timeoutMs = this.stopWaitMs()): Promise<void> {
+	async stopped(timeoutMs = this.stopWaitMs()): Promise<void> {
+		if (await this.exitsWithin(timeoutMs)) return;
+		// A child that ignores SIGTERM this long would hold the index's writer lock, and the next
+		// start would adopt it instead of starting anew: kill it (the index is crash-safe).
+		const escalate = this.escalate;
+		this.escalate = null;
+		if (escalate === null) return;
+		escalate();
+		await this.exitsWithin(KILL_WAIT_MS);
+	}
+
+	private exitsWithin(ms: number): Promise<boolean> {
 		let timer = 0;
-		const late = new Promise<void>((resolve) => (timer = window.setTimeout(resolve, timeoutMs)));
-		return Promise.race([this.exited, late]).finally(() => window.clearTimeout(timer));
+		const late = new Promise<boolean>((resolve) => (timer = window.setTimeout(() => resolve(false), ms)));
+		return Promise.race([this.exited.then(() => true), late]).finally(() => window.clearTimeout(timer));
 	}
 
 	/** Polls until `pid` is gone, or for as long as stopped() waits: a process that ignores SIGTERM (or a reused pid) is not polled forever. */

@@ -97,6 +97,19 @@ describe("SidecarSupervisor", () => {
 		expect(await exited).toBe("SIGTERM");
 	});
 
+	it("kills its own child that ignores SIGTERM once stopped() has waited long enough", async () => {
+		const port = await freePort();
+		// Ignores SIGTERM, as a sidecar stuck in a write would.
+		const script = `process.on("SIGTERM", () => undefined); require("http").createServer((q, s) => s.end(q.url === "/v1/status" ? '${STATUS}' : '{"status":"ok","version":"0.1.0"}')).listen(${port}, "127.0.0.1")`;
+		const child = spawn(process.execPath, ["-e", script], { stdio: ["ignore", "ignore", "pipe"] });
+		const { sup } = supervisor(port, { spawn: () => child, stopWaitMs: 300 });
+		expect(await sup.ensureRunning()).toMatchObject({ ok: true, spawned: true });
+		const exited = new Promise((resolve) => child.on("exit", (_code, signal) => resolve(signal)));
+		sup.stop();
+		await sup.stopped();
+		expect(await exited).toBe("SIGKILL");
+	});
+
 	it("waits for a sidecar adopted from a reload to exit after stop()", async () => {
 		const server = http.createServer((req, res) => res.end(req.url === "/v1/status" ? '{"vault": "/v", "pid": 4242}' : '{"status": "ok", "version": "0.1.0"}'));
 		servers.push(server);
