@@ -30,6 +30,7 @@ from sidecar.cleaning.store import NoteState, Queue
 from sidecar.cleaning.vocab import Thresholds, get_thresholds
 from sidecar.errors import OraError
 from sidecar.models.embedder import Embedder
+from sidecar.processes import process_alive
 from sidecar.settings import Config
 from sidecar.vault.edit import content_hash
 from sidecar.vault.links import NameIndex
@@ -197,15 +198,7 @@ def _left_over(scan: str) -> bool:
     if len(parts) != 5 or parts[1] != _HOST or not parts[2].isdigit():
         return False
     pid = int(parts[2])
-    if pid == os.getpid():
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    except OSError:  # it runs under another user: alive
-        return False
-    return False
+    return pid == os.getpid() or not process_alive(pid)
 
 
 def survey(config: Config, queue: Queue, embedder: Embedder,

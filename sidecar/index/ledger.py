@@ -144,8 +144,14 @@ def _fill_tags(conn: sqlite3.Connection) -> None:
     conn.execute("DELETE FROM note_tags")
     conn.executemany("INSERT OR IGNORE INTO note_tags VALUES (?, ?, ?)", (
         (ns, tag, path) for ns, path, tags in
-        conn.execute("SELECT namespace, path, tags FROM files").fetchall()
+        conn.execute("SELECT namespace, path, tags FROM files")
         for tag in _folded(json.loads(tags))))
+
+
+def _under(prefix: str) -> tuple[str, str]:
+    """Bounds [low, high) of the texts under `prefix/` ('0' follows '/' in code-point order, which
+    is SQLite's for UTF-8 text): a folder's paths, a tag's nested tags."""
+    return f"{prefix}/", f"{prefix}0"
 
 
 def _folded(tags: Iterable[str]) -> set[str]:
@@ -294,9 +300,9 @@ class Ledger:
 
     def paths_under(self, namespace: str, folder: str) -> list[str]:
         """The tracked paths inside a folder (vault-relative, no trailing '/')."""
-        found = self._db.get().execute(  # '0' follows '/': the range is exactly "folder/…"
+        found = self._db.get().execute(
             "SELECT path FROM files WHERE namespace = ? AND path >= ? AND path < ?",
-            (namespace, f"{folder}/", f"{folder}0"))
+            (namespace, *_under(folder)))
         return [str(p) for (p,) in found]
 
     def first_chunk_ids(self, namespace: str, n: int) -> list[str]:
@@ -320,14 +326,14 @@ class Ledger:
         if note_filter.types:
             where.append(f"f.type IN ({','.join('?' * len(note_filter.types))})")
             args += note_filter.types
-        if note_filter.folders:  # '0' follows '/': [f/, f0) is exactly the paths under f/
+        if note_filter.folders:
             where.append("(" + " OR ".join(["(f.path >= ? AND f.path < ?)"]
                                            * len(note_filter.folders)) + ")")
-            args += [bound for f in note_filter.folders for bound in (f"{f}/", f"{f}0")]
+            args += [bound for f in note_filter.folders for bound in _under(f)]
         for tag in note_filter.tags:  # the tag itself or one nested under it
             where.append("f.path IN (SELECT path FROM note_tags WHERE namespace = ? AND "
                          "(tag = ? OR (tag >= ? AND tag < ?)))")
-            args += [namespace, tag, f"{tag}/", f"{tag}0"]
+            args += [namespace, tag, *_under(tag)]
         if note_filter.since is not None:
             where.append("f.decay_date >= ?")
             args.append(note_filter.since)

@@ -19,12 +19,12 @@ import contextlib
 import json
 import logging
 import os
-import sys
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from sidecar import __version__
+from sidecar.processes import process_alive
 from sidecar.settings import Config
 
 RECORD_FILE = "server.json"
@@ -65,43 +65,6 @@ def remove_record(data: Path) -> None:
     if record is not None and record.get("pid") == os.getpid():
         with contextlib.suppress(FileNotFoundError):
             record_path(data).unlink()
-
-
-def _windows_alive(pid: int) -> bool:
-    import ctypes  # only on Windows: os.kill(pid, 0) there would terminate the process
-
-    kernel32 = ctypes.windll.kernel32  # type: ignore[attr-defined,unused-ignore]
-    handle = kernel32.OpenProcess(0x1000, False, pid)  # PROCESS_QUERY_LIMITED_INFORMATION
-    if not handle:
-        return False
-    try:
-        code = ctypes.c_ulong()
-        ok = kernel32.GetExitCodeProcess(handle, ctypes.byref(code))
-        return bool(ok) and code.value == 259  # STILL_ACTIVE
-    finally:
-        kernel32.CloseHandle(handle)
-
-
-def _zombie(pid: int) -> bool:
-    """A process that has exited but was not reaped yet (Linux only; elsewhere False)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rsplit(")", 1)[-1].split()[:1] == ["Z"]
-
-
-def process_alive(pid: int) -> bool:
-    """Whether process `pid` still runs."""
-    if sys.platform == "win32":
-        return _windows_alive(pid)
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True  # it exists, owned by someone else
-    return not _zombie(pid)
 
 
 async def watch_parent(pid: int, stop: asyncio.Event,
