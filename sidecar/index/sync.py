@@ -140,10 +140,7 @@ class _Batch:
     vectors: dict[str, FloatArray]
     embedding: Future[dict[str, FloatArray]] | None
     since: int
-
-    @property
-    def chunks(self) -> int:
-        return sum(len(p.chunks) for p in self.plans)
+    chunks: int = 0  # planned chunks, counted by `held_peak` until written
 
 
 class Syncer:
@@ -428,13 +425,14 @@ class Syncer:
             if c.hash not in found:
                 todo.setdefault(c.hash, c.embed_text)
         if not todo:
-            return _Batch(plans, found, None, since)
+            return _Batch(plans, found, None, since, len(chunks))
         pool = self._embedding if self._pipelined else None
         if pool is None:
             done: Future[dict[str, FloatArray]] = Future()
             done.set_result(self._embed(todo))
-            return _Batch(plans, found, done, since)
-        return _Batch(plans, found, pool.submit(self._embed, todo, self._stop), since)
+            return _Batch(plans, found, done, since, len(chunks))
+        return _Batch(plans, found, pool.submit(self._embed, todo, self._stop), since,
+                      len(chunks))
 
     def _embed(
         self, todo: dict[str, str], stop: threading.Event | None = None
