@@ -42,7 +42,7 @@ from sidecar.vault.links import NameIndex
 from sidecar.vault.lint import DEFAULT_MAX_BYTES, LintContext, adopted, file_dates
 from sidecar.vault.note import Note, decode_note, parse_note, split_frontmatter
 from sidecar.vault.scan import iter_note_paths, vault_path
-from sidecar.vault.tags import frontmatter_tags, tag_properties
+from sidecar.vault.tags import frontmatter_tags, property_values, tag_properties
 from sidecar.vault.vault_settings import VaultSettings, is_excluded
 
 _WIKILINK = re.compile(r"!?\[\[([^\[\]]+)\]\]")
@@ -268,8 +268,7 @@ def _nexus(read: _Read, reads: dict[str, _Read], names: NameIndex) -> tuple[list
 def _readable_tags(frontmatter: dict[str, Any]) -> bool:
     """True when every tag property is absent, a string or a list of strings: anything else
     (`tags: 5`, a list holding a mapping) would lose a value if rewritten, so it is left alone."""
-    for key in tag_properties():
-        value = frontmatter.get(key)
+    for value in property_values(frontmatter, tag_properties()):
         items = value if isinstance(value, list) else [value]
         if not all(item is None or isinstance(item, str) for item in items):
             return False
@@ -286,13 +285,14 @@ def _tags(note: Note, ctx: LintContext) -> tuple[list[str], bool]:
         if spelled.casefold() not in {t.casefold() for t in out}:
             out.append(spelled)
     current = note.frontmatter.get("tags")
-    legacy = any(k in note.frontmatter for k in _legacy_tag_keys())
-    return out, legacy or current != out
+    return out, bool(_other_tag_keys(note.frontmatter)) or current != out
 
 
-def _legacy_tag_keys() -> tuple[str, ...]:
-    """Obsidian's older tag properties (`tag`): folded into `tags` on adoption."""
-    return tuple(k for k in tag_properties() if k != "tags")
+def _other_tag_keys(frontmatter: dict[str, Any]) -> tuple[str, ...]:
+    """The note's tag properties other than `tags` (the older `tag`, or one spelled `Tags`,
+    which Obsidian reads alike): folded into `tags` on adoption."""
+    names = {name.casefold() for name in tag_properties()}
+    return tuple(k for k in frontmatter if k != "tags" and k.casefold() in names)
 
 
 def _dates(read: _Read, vault: Path) -> tuple[dict[str, str], dict[str, str]]:
@@ -342,7 +342,7 @@ def _propose(read: _Read, reads: dict[str, _Read], vault: Path, ctx: LintContext
     dates, dates_why = _dates(read, vault)
     values.update(dates)
     why.update(dates_why)
-    removed = tuple(k for k in _legacy_tag_keys() if k in note.frontmatter)
+    removed = _other_tag_keys(note.frontmatter)
     proposal = Proposal(read.rel, read.hash, "", values, why, removed,
                         split_frontmatter(note.text) is None, note.is_private, "")
     after = rewrite_frontmatter(note.text, proposal.mutation())

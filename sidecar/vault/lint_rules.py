@@ -185,8 +185,10 @@ def _shaped(tag: object) -> bool:
 def _written_tags(note: Note) -> Iterator[tuple[str, int]]:
     """(tag, file line) of every tag the note carries: frontmatter `tags` items of a valid shape
     (the schema check reports the others), the legacy `tag` in any shape, inline #tags."""
-    for key in tag_properties():
-        value = note.frontmatter.get(key)
+    names = {name.casefold() for name in tag_properties()}  # Obsidian reads `Tags:` too
+    for key, value in note.frontmatter.items():
+        if key.casefold() not in names:
+            continue
         if key == "tags" and isinstance(value, list):
             yield from ((t, note.line_of(key)) for t in value if _shaped(t))
         elif key != "tags":

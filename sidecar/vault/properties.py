@@ -11,6 +11,7 @@ from typing import Any
 from sidecar.errors import UnreadableNote
 from sidecar.schema import load_json
 from sidecar.vault.note import read_note
+from sidecar.vault.tags import property_values
 
 
 @cache
@@ -29,9 +30,9 @@ def _strings(value: Any) -> list[str]:
 def note_aliases(frontmatter: Mapping[str, Any]) -> tuple[str, ...]:
     """A note's other names: `aliases` (or `alias`), a list or one string (commas separate)."""
     found: dict[str, str] = {}
-    for key in _properties()["names"]:
-        for value in _strings(frontmatter.get(key)):
-            parts = value.split(",") if isinstance(frontmatter.get(key), str) else [value]
+    for prop in property_values(frontmatter, _properties()["names"]):
+        for value in _strings(prop):
+            parts = value.split(",") if isinstance(prop, str) else [value]
             for part in parts:
                 name = part.strip()
                 if name:

@@ -1,5 +1,6 @@
-"""A note's tags as Obsidian reads them: frontmatter `tags` (and the legacy `tag`) plus inline
-`#tags` in the body, where a nested tag `a/b` also counts as `a`.
+"""A note's tags as Obsidian reads them: frontmatter `tags` (and the legacy `tag`), under any
+capitalisation (`Tags:`), plus inline `#tags` in the body, where a nested tag `a/b` also counts
+as `a`.
 
 Frontmatter values may be a list or one string, comma- or space-separated, with or without `#`.
 Inline tags follow Obsidian's syntax: `#` at the start of a line or after whitespace, then letters,
@@ -37,11 +38,19 @@ def clean_tag(raw: str) -> str:
     return raw.strip().lstrip("#").strip("/")
 
 
+def property_values(frontmatter: Mapping[str, Any], names: Iterable[str]) -> list[Any]:
+    """The values of the properties called one of `names`, in `names` order. Obsidian matches
+    these names case-insensitively (`Tags:` holds tags, so `Tags: [private]` is private)."""
+    by_name: dict[str, list[Any]] = {}
+    for key, value in frontmatter.items():
+        by_name.setdefault(str(key).casefold(), []).append(value)
+    return [value for name in names for value in by_name.get(name.casefold(), [])]
+
+
 def frontmatter_tags(frontmatter: Mapping[str, Any]) -> tuple[str, ...]:
     """Tags of the frontmatter's tag properties: lists, or strings split at commas and spaces."""
     found: list[str] = []
-    for key in tag_properties():
-        value = frontmatter.get(key)
+    for value in property_values(frontmatter, tag_properties()):
         items = value if isinstance(value, list) else [value]
         for item in items:
             if isinstance(item, str):

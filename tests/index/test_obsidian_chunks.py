@@ -5,6 +5,7 @@ unchanged text."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 from sidecar.chunking.chunker import CHUNKER_VERSION, chunk_note
@@ -52,3 +53,30 @@ def test_an_index_from_an_older_chunker_is_rechunked_on_open(
     params_path(tmp_path / "data").write_text(json.dumps(doc), encoding="utf-8")
     again = open_idx(vault).reconcile()
     assert again["chunks"] > 0 and again["embedded"] == 0  # re-chunked, vectors reused
+
+
+def test_an_index_from_before_capitalised_tag_properties_is_replanned_private(
+    tmp_path: Path, open_idx: OpenIndex, embedder: Embedder
+) -> None:
+    """Chunker 4 read only a lower-case `tags:`; a note whose `Tags: [private]` it indexed as
+    public must turn private when a newer sidecar opens that index, though the file is as it
+    was (same bytes on disk are otherwise never re-read)."""
+    vault = tmp_path / "vault"
+    path = write(vault, "Notes/Passport.md", "---\nTags: [public_]\n---\nPassport zebra 4471.\n")
+    first = open_idx(vault)
+    first.reconcile()
+    first.close()
+    stat = path.stat()  # what chunker 4 saw, as far as mtime and size can tell
+    path.write_text("---\nTags: [private]\n---\nPassport zebra 4471.\n", encoding="utf-8")
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    doc = json.loads(params_path(tmp_path / "data").read_text(encoding="utf-8"))
+    doc["namespaces"]["default"]["chunker"] = 4
+    params_path(tmp_path / "data").write_text(json.dumps(doc), encoding="utf-8")
+    index = open_idx(vault)
+    index.reconcile()
+    public = search_sync(index, embedder, None, "passport zebra",
+                         SearchOptions(k=3, rerank=False))
+    assert public["results"] == []
+    private = search_sync(index, embedder, None, "passport zebra",
+                          SearchOptions(k=3, rerank=False, private=True))
+    assert [r["private"] for r in private["results"]] == [True]

@@ -186,6 +186,7 @@ def test_tags_are_kept_as_one_list_in_the_vocabulary_spelling(tmp_path: Path) ->
         "C.md": "---\ntags: [Garden]\n---\n#inline stays inline.\n",
         "D.md": "---\ntags: [learning]\n---\nAlready a clean list.\n",
         "E.md": "---\ntags: [memory, {odd: 1}]\n---\nNot only strings: left alone.\n",
+        "F.md": "---\nTags: [Private, sleep]\n---\nObsidian reads that as tags.\n",
     })
     plan = plan_adoption(vault)
     values = _by_path(plan)
@@ -194,9 +195,12 @@ def test_tags_are_kept_as_one_list_in_the_vocabulary_spelling(tmp_path: Path) ->
     assert "tags" not in values["C.md"]  # a list of the vault's own tags: nothing to change
     assert "tags" not in values["D.md"]
     assert "tags" not in values["E.md"]
+    assert values["F.md"]["tags"] == ["private", "sleep"]
     apply_adoption(vault, plan.proposals)
     text = (vault / "B.md").read_text(encoding="utf-8")
     assert "tag:" not in text and "- productivity" in text  # legacy `tag` folded into `tags`
+    text = (vault / "F.md").read_text(encoding="utf-8")
+    assert "Tags:" not in text and "- private" in text  # one `tags`, not two spellings
 
 
 def test_dates_come_from_a_created_property_or_the_file_name_else_the_file(

@@ -20,6 +20,10 @@ from sidecar.vault.tags import frontmatter_tags, inline_tags_with_lines, note_ta
     ({"tags": None}, ()),
     ({"tags": 5}, ()),
     ({"tags": ["#"]}, ()),
+    # Obsidian matches the property name case-insensitively (/^tags?$/i)
+    ({"Tags": ["private"]}, ("private",)),
+    ({"TAGS": "a, b"}, ("a", "b")),
+    ({"Tag": "legacy"}, ("legacy",)),
 ])
 def test_frontmatter_tags_in_every_shape(frontmatter: dict[str, object],
                                          expected: tuple[str, ...]) -> None:
@@ -75,6 +79,8 @@ def test_nested_tags_count_as_their_ancestors() -> None:
     ("---\ntags: private\n---\nx\n", "private"),
     ("---\ntags: '#private, work'\n---\nx\n", "private"),
     ("---\ntag: private\n---\nx\n", "private"),
+    ("---\nTags: [private]\n---\nx\n", "private"),
+    ("---\nTAGS: private/health\n---\nx\n", "private"),
     ("---\ntags: [private/health]\n---\nx\n", "private"),
     ("plain text #private in the body\n", "private"),
     ("text #private/health nested\n", "private"),
