@@ -102,7 +102,9 @@ class Index:
                 self.ledger.stats(self.namespace)["chunks"], self._sample_texts())
             self._wipe()
         elif chunks_stale:
-            self.bm25.drop(self.namespace)
+            # Every note is re-planned at the next reconcile, each replacing its own chunks.
+            # The BM25 store (where chunk texts live) stays: a writer that never reconciles
+            # (`ora ask --conversation`, `ora resolve`) must not leave search with nothing.
             self.ledger.mark_dirty(self.namespace)
         self._create_stores()
         # Kept across openings: reconcile compares it with the vault's current settings.

@@ -80,3 +80,29 @@ def test_an_index_from_before_capitalised_tag_properties_is_replanned_private(
     private = search_sync(index, embedder, None, "passport zebra",
                           SearchOptions(k=3, rerank=False, private=True))
     assert [r["private"] for r in private["results"]] == [True]
+
+
+def test_a_writer_that_does_not_reconcile_leaves_an_older_chunkers_index_searchable(
+    tmp_path: Path, open_idx: OpenIndex, embedder: Embedder
+) -> None:
+    """`ora ask --conversation` and `ora resolve` open the index as a writer to apply one or
+    two notes, with no reconcile. On an index from an older chunker that open used to drop the
+    BM25 store (where every chunk's text lives) until the next full reconcile: search then
+    found only the notes applied since, and answers said nothing in the vault matched."""
+    vault = tmp_path / "vault"
+    write(vault, "Engrams/Sleep.md", CLAIMS)
+    first = open_idx(vault)
+    first.reconcile()
+    first.close()
+    doc = json.loads(params_path(tmp_path / "data").read_text(encoding="utf-8"))
+    doc["namespaces"]["default"]["chunker"] = CHUNKER_VERSION - 1
+    params_path(tmp_path / "data").write_text(json.dumps(doc), encoding="utf-8")
+    write(vault, "Chats/Ora/c1.md", note("chat", "# c1\n\nA question about marmalade.\n"))
+    writer = open_idx(vault)
+    writer.apply_paths(["Chats/Ora/c1.md"])
+    found = search_sync(writer, embedder, None, "sleep consolidates memories",
+                        SearchOptions(k=3, rerank=False))
+    assert [r["path"] for r in found["results"]][:1] == ["Engrams/Sleep.md"]
+    writer.close()
+    again = open_idx(vault).reconcile()  # the re-chunking still happens at the next reconcile
+    assert again["chunks"] > 0 and again["embedded"] == 0
