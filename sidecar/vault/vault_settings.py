@@ -388,8 +388,10 @@ def add_lint_ignore(vault: str | Path, path: str) -> VaultSettings:
         pass
     data = file.read_bytes()
     y = _round_trip()
+    crlf = b"\r\n" in data  # written on Windows: the lines ruamel writes get "\r\n" too
     try:
-        doc = y.load(data.decode("utf-8")) if data.strip() else CommentedMap()
+        text = data.decode("utf-8").replace("\r\n", "\n")
+        doc = y.load(text) if data.strip() else CommentedMap()
     except (YAMLError, UnicodeDecodeError) as exc:
         raise InvalidSettings(f"{file.name} is not valid YAML; fix it by hand first ({exc})"
                               .splitlines()[0]) from exc
@@ -413,6 +415,7 @@ def add_lint_ignore(vault: str | Path, path: str) -> VaultSettings:
         ignore.append(entry)
         out = io.StringIO()
         y.dump(doc, out)
-        atomic_write(file, out.getvalue().encode("utf-8"), content_hash(data))
+        written = out.getvalue().replace("\n", "\r\n") if crlf else out.getvalue()
+        atomic_write(file, written.encode("utf-8"), content_hash(data))
     return load_vault_settings(vault)
 

@@ -158,6 +158,16 @@ def test_add_lint_ignore_keeps_comments_order_and_other_keys(tmp_path: Path) -> 
     assert not list(vault.glob(".ora.yaml.*"))  # no temp file left behind
 
 
+def test_add_lint_ignore_keeps_windows_line_endings(tmp_path: Path) -> None:
+    text = ("# my vault's Ora settings\r\nexclude:   # skipped\r\n  - Templates/\r\n\r\n"
+            "lint:\r\n  untyped: hint\r\n  ignore:\r\n    - Daily/\r\n")
+    vault = _vault(tmp_path, text)
+    (vault / "ora.yaml").write_bytes(text.encode("utf-8"))  # as written on Windows
+    add_lint_ignore(vault, "Inbox/")
+    after = (vault / "ora.yaml").read_bytes().decode("utf-8")
+    assert after == text.replace("    - Daily/\r\n", "    - Daily/\r\n    - Inbox/\r\n")
+
+
 def test_add_lint_ignore_refuses_a_file_it_cannot_edit_and_leaves_it(tmp_path: Path) -> None:
     vault = _vault(tmp_path, "lint: [broken\n")
     with pytest.raises(InvalidSettings):
