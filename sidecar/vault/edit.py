@@ -41,6 +41,7 @@ from sidecar.errors import (
 from sidecar.vault.links import link_target
 from sidecar.vault.note import FENCE, split_frontmatter
 from sidecar.vault.scan import normalise_rel, vault_path
+from sidecar.vault.tags import clean_tag, tag_properties, tag_words
 
 Mutation = Callable[[CommentedMap], None]
 TRASH_FOLDER = ".trash"
@@ -61,19 +62,30 @@ def set_value(cm: CommentedMap, key: str, value: Any) -> None:
     cm[key] = value
 
 
+def _holds_tag(items: list[Any], tag: str) -> bool:
+    return any(isinstance(t, str) and clean_tag(t).casefold() == clean_tag(tag).casefold()
+               for t in items)
+
+
 def add_tag(cm: CommentedMap, tag: str) -> None:
-    """Add `tag` to `tags` unless present (case-insensitively); creates the list if needed."""
-    tags = cm.get("tags")
+    """Add `tag` to the note's tags unless present (case-insensitively, `#` or not), in the
+    property that holds them (`tags`, else `tag` or `Tags`: Obsidian reads any), creating
+    `tags` if there is none. A string of several tags becomes the list of them."""
+    names = {name.casefold() for name in tag_properties()}
+    key = "tags" if "tags" in cm else next(
+        (k for k in cm if isinstance(k, str) and k.casefold() in names), "tags")
+    tags = cm.get(key)
     if tags is None:
-        cm["tags"] = CommentedSeq([tag])
+        cm[key] = CommentedSeq([tag])
     elif isinstance(tags, str):
-        if tags.casefold() != tag.casefold():
-            cm["tags"] = CommentedSeq([tags, tag])
+        words = tag_words(tags)
+        if not _holds_tag(words, tag):
+            cm[key] = CommentedSeq([*words, tag])
     elif isinstance(tags, list):
-        if not any(isinstance(t, str) and t.casefold() == tag.casefold() for t in tags):
+        if not _holds_tag(tags, tag):
             tags.append(tag)
     else:
-        raise InvalidFrontmatter("`tags` is neither a list nor a string; fix it by hand first")
+        raise InvalidFrontmatter(f"`{key}` is neither a list nor a string; fix it by hand first")
 
 
 def add_relationship(cm: CommentedMap, kind: str, wikilink: str) -> None:

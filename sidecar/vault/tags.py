@@ -38,6 +38,12 @@ def clean_tag(raw: str) -> str:
     return raw.strip().lstrip("#").strip("/")
 
 
+def tag_words(text: str) -> list[str]:
+    """The tags of one string value as written (`"#a, b c"` → `#a`, `b`, `c`): split at commas
+    and whitespace, empty parts dropped."""
+    return [part for part in _SEPARATORS.split(text) if clean_tag(part)]
+
+
 def property_values(frontmatter: Mapping[str, Any], names: Iterable[str]) -> list[Any]:
     """The values of the properties called one of `names`, in `names` order. Obsidian matches
     these names case-insensitively (`Tags:` holds tags, so `Tags: [private]` is private)."""
@@ -54,7 +60,7 @@ def frontmatter_tags(frontmatter: Mapping[str, Any]) -> tuple[str, ...]:
         items = value if isinstance(value, list) else [value]
         for item in items:
             if isinstance(item, str):
-                found.extend(clean_tag(part) for part in _SEPARATORS.split(item))
+                found.extend(clean_tag(part) for part in tag_words(item))
     return tuple(t for t in found if t)
 
 

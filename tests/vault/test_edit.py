@@ -52,6 +52,26 @@ def test_adding_a_tag_changes_only_the_tags_line() -> None:
     assert out == STYLED.replace("tags: [atomic, 'memory']", "tags: [atomic, 'memory', archived]")
 
 
+@pytest.mark.parametrize(("tags", "after"), [
+    # A string of several tags becomes the list of those tags: one item "health, sleep" would be
+    # a single tag Obsidian cannot read, so triage would have taken the note's tags away.
+    ("tags: health, sleep", "tags:\n- health\n- sleep\n- archived"),
+    ('tags: "#health #sleep"', "tags:\n- '#health'\n- '#sleep'\n- archived"),
+    ("tags: health", "tags:\n- health\n- archived"),
+    ("tags: '#archived'", "tags: '#archived'"),
+    ("tags: ['#archived']", "tags: ['#archived']"),
+    # The tag goes where the note keeps its tags, not into a second property beside it.
+    ("tag: health", "tag:\n- health\n- archived"),
+    ("Tags: [health]", "Tags: [health, archived]"),
+])
+def test_adding_a_tag_keeps_every_tag_the_note_had(tags: str, after: str) -> None:
+    text = f"---\ntype: engram\n{tags}\n---\nbody\n"
+    out = rewrite_frontmatter(text, lambda cm: add_tag(cm, "archived"))
+    assert out == f"---\ntype: engram\n{after}\n---\nbody\n"
+    before = parse_note(text, "n.md").tags
+    assert parse_note(out, "n.md").tags[: len(before)] == before
+
+
 def test_adding_a_relationship_keeps_everything_else() -> None:
     out = rewrite_frontmatter(STYLED, lambda cm: add_relationship(cm, "supersedes", "[[Old]]"))
     assert out == STYLED.replace(
