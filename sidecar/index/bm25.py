@@ -27,6 +27,7 @@ from pathlib import Path
 from sidecar.errors import IndexDamaged
 from sidecar.index.bm25_engine import VERSION, Bm25Engine, Doc, analyze, remove
 from sidecar.index.names import store_name
+from sidecar.index.scope import overfetch
 from sidecar.index.sqlite import ThreadConnections
 from sidecar.schema import get_schema
 
@@ -395,14 +396,22 @@ def _top(
     """
     wanted = k if include_archived else 2 * k
     ranked = engine.top(terms, wanted)
-    rows = _chunks(conn, name, ranked)
-    kept = [(rows[rowid][0], score) for rowid, score in ranked
-            if rowid in rows and (include_archived or not rows[rowid][1])]
+    kept = _kept(conn, name, ranked, include_archived)
     if len(kept) >= k or len(ranked) < wanted:  # enough, or every match was seen
         return kept[:k]
-    ranked = engine.top(terms, k, live_only=True)
+    return _kept(conn, name, engine.top(terms, k, live_only=True), True)
+
+
+def _kept(
+    conn: sqlite3.Connection, name: str, ranked: Sequence[tuple[int, float]],
+    include_archived: bool, admitted: set[str] | None = None,
+) -> list[tuple[str, float]]:
+    """`ranked` as (chunk id, score), for the rowids still in the table, archived chunks left
+    out unless `include_archived`, and only the `admitted` ids when given."""
     rows = _chunks(conn, name, ranked)
-    return [(rows[rowid][0], score) for rowid, score in ranked if rowid in rows]
+    return [(rows[rowid][0], score) for rowid, score in ranked
+            if rowid in rows and (include_archived or not rows[rowid][1])
+            and (admitted is None or rows[rowid][0] in admitted)]
 
 
 def _top_among(
@@ -410,7 +419,17 @@ def _top_among(
     include_archived: bool, ids: Sequence[str],
 ) -> list[tuple[str, float]]:
     """Top-k (chunk id, score) of one store among the chunk ids `ids` (looked up as one JSON
-    array, so there is no limit on how many)."""
+    array, so there is no limit on how many).
+
+    When `ids` are a large share of the store, its unfiltered top (see `scope.overfetch`) is
+    ranked first and the admitted hits kept: the exact search below costs as many ids as the
+    filter admits, the unfiltered one skips what cannot reach the top."""
+    fetch = overfetch(k, len(ids), engine.count())
+    if fetch is not None:
+        ranked = engine.top(terms, fetch)
+        kept = _kept(conn, name, ranked, include_archived, set(ids))
+        if len(kept) >= k or len(ranked) < fetch:  # enough, or every match was seen
+            return kept[:k]
     archived = "" if include_archived else "AND archived = 0"
     among = dict(conn.execute(
         f'SELECT rowid, id FROM "{name}" WHERE id IN (SELECT value FROM json_each(?)) {archived}',

@@ -31,6 +31,7 @@ from chromadb.errors import InternalError, NotFoundError
 from sidecar.data_folder import private_folder, private_tree
 from sidecar.errors import BadRequest, OraError
 from sidecar.index.names import store_name
+from sidecar.index.scope import overfetch
 from sidecar.leases import Leases
 
 Metadata = dict[str, Any]
@@ -253,20 +254,37 @@ class ChromaStore:
         among them (about 5 ms for 10k ids at 20k chunks), so k come back when k exist. Never
         with a `where` as well: Chroma 1.5 takes seconds for ids and a metadata filter together
         (10 s for 1,000 ids at 10k chunks), so archived ids are dropped the same way, or, when
-        they crowd the top, removed from `only` before asking again.
+        they crowd the top, removed from `only` before asking again. When `only` is a large share
+        of the collection, the unfiltered top is asked first (see `scope.overfetch`): an exact
+        search among 24,000 ids costs several times an HNSW query for a few hundred.
         """
         col = self.collection(namespace, private, create=False)
         if col is None or k <= 0 or (only is not None and not only):
             return []
+
+        def kept(found: list[tuple[str, float, bool]]) -> list[tuple[str, float]]:
+            if include_archived:
+                return [(cid, sim) for cid, sim, _ in found]
+            keep = live([cid for cid, _, _ in found]) if live is not None else {
+                cid for cid, _, archived in found if not archived}
+            return [(cid, sim) for cid, sim, _ in found if cid in keep]
+
+        # A filter admitting a large share: its best hits are among the unfiltered top (not
+        # without `live`: reading the metadata of that many hits costs more than the exact query).
+        fetch = None if only is None or (live is None and not include_archived) else overfetch(
+            k, len(only), col.count())
+        if only is not None and fetch is not None:
+            admitted = set(only)
+            found = _nearest(col, vector, fetch, None, False)
+            among = kept([hit for hit in found if hit[0] in admitted])
+            if len(among) >= k or len(found) < fetch:  # enough, or the whole collection was seen
+                return among[:k]
         if include_archived:
-            return [(cid, sim) for cid, sim, _ in _nearest(col, vector, k, None, False, only)]
+            return kept(_nearest(col, vector, k, None, False, only))
         wanted = 2 * k
         found = _nearest(col, vector, wanted, None, live is None, only)
-        keep = live([cid for cid, _, _ in found]) if live is not None else {
-            cid for cid, _, archived in found if not archived}
-        kept = [(cid, sim) for cid, sim, _ in found if cid in keep]
-        if len(kept) >= k or len(found) < wanted:  # enough, or the whole collection was seen
-            return kept[:k]
+        if len(result := kept(found)) >= k or len(found) < wanted:  # enough, or all were seen
+            return result[:k]
         if only is not None:
             unarchived = live(only) if live is not None else {
                 cid for cid, _, archived in _nearest(col, vector, len(only), None, True, only)

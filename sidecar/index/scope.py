@@ -2,8 +2,10 @@
 
 A filter is applied inside the stores (Chroma's `ids` restriction, a BM25 join on the allowed
 ids), before any top-k cut, so a query asking for k results gets k whenever k notes pass the
-filter, however far down the unfiltered ranking they sit. The ledger knows every note's type,
-tags, date and chunk ids, so it resolves a filter to the ids it admits.
+filter, however far down the unfiltered ranking they sit. A filter admitting a large share of a
+store is first tried on the store's unfiltered top (`overfetch`), which holds enough of its
+chunks unless they rank low; the exact search among its ids is the fallback. The ledger knows
+every note's type, tags, date and chunk ids, so it resolves a filter to the ids it admits.
 
 Semantics: several types or folders match any of them; several tags must all be present; a tag
 matches itself and its nested tags (`project` matches `project/ora`), case-insensitively, as
@@ -16,13 +18,35 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from sidecar.errors import BadRequest
-from sidecar.schema import get_schema
+from sidecar.schema import get_schema, load_json
 
 # Chunk ids a filter admits, by store (False: the public store, True: the private one).
 Scope = dict[bool, list[str]]
+
+
+@cache
+def _filter_settings() -> tuple[int, int]:
+    found = load_json("ranking.json")["filter"]
+    return int(found["overfetch"]), int(found["fetch_limit"])
+
+
+def overfetch(k: int, admitted: int, stored: int) -> int | None:
+    """How many unfiltered hits a store ranks to find about `overfetch` × k admitted ones, when
+    a filter admits `admitted` of its `stored` chunks (schema/ranking.json `filter`); None when
+    that is over `fetch_limit`: the filter is narrow, and searching among its ids is cheaper.
+
+    Ranking the whole store is fast (the engines skip what cannot reach the top), while a search
+    among the admitted ids costs as many as there are: 24,000 for a filter admitting a quarter
+    of 100,000 chunks (docs/benchmarks.md "Latency")."""
+    factor, limit = _filter_settings()
+    if admitted <= 0 or stored <= 0:
+        return None
+    wanted = -(-factor * k * stored // admitted)  # ceiling
+    return wanted if wanted <= limit else None
 
 
 def _date_bound(value: str | None, name: str, *, end: bool) -> str | None:

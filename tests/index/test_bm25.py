@@ -343,6 +343,64 @@ def test_a_filter_restricts_the_ranking_to_its_chunks(store: Bm25Store) -> None:
                         only={False: ["id4"]}) == []
 
 
+@pytest.fixture(scope="module")
+def orchard(tmp_path_factory: pytest.TempPathFactory) -> Bm25Store:
+    """60 chunks: the first 40 mention "apple" (the lower the number, the more often and the
+    shorter the chunk, so every score differs), the last 20 do not; every fifth is archived."""
+    bm25 = Bm25Store(tmp_path_factory.mktemp("orchard") / "bm25.sqlite")
+    bm25.create("ns")
+    rows = [_row(i, " ".join(["apple"] * (8 - i // 5) + ["pear"] * (i + 1)) if i < 40
+                 else "pear " * (i + 1), archived=i % 5 == 4) for i in range(60)]
+    bm25.replace("ns", deletes={}, inserts={False: rows})
+    return bm25
+
+
+def _exactly_among(
+    bm25: Bm25Store, monkeypatch: pytest.MonkeyPatch, k: int, only: list[str], archived: bool
+) -> list[tuple[str, float]]:
+    """The ranking among `only` the exact way (tantivy restricted to their rowids)."""
+    with monkeypatch.context() as patched:
+        patched.setattr("sidecar.index.bm25.overfetch", lambda *_: None)
+        return bm25.search("ns", "apple", k, private=False, include_archived=archived,
+                           only={False: only})
+
+
+@settings(max_examples=60, deadline=None)
+@given(admitted=st.sets(st.integers(0, 59), min_size=25), k=st.integers(1, 12),
+       archived=st.booleans())
+def test_a_wide_filter_ranks_as_the_exact_search_among_its_chunks(
+    orchard: Bm25Store, admitted: set[int], k: int, archived: bool,
+) -> None:
+    only = [f"id{i}" for i in sorted(admitted)]
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        asked: list[object] = []
+        real_top = bm25_engine.Bm25Engine.top
+
+        def top(self: bm25_engine.Bm25Engine, *args: object, **kwargs: object) -> object:
+            asked.append(kwargs.get("among"))
+            return real_top(self, *args, **kwargs)  # type: ignore[arg-type]
+
+        monkeypatch.setattr(bm25_engine.Bm25Engine, "top", top)
+        found = orchard.search("ns", "apple", k, private=False, include_archived=archived,
+                               only={False: only})
+        exact = _exactly_among(orchard, monkeypatch, k, only, archived)
+    assert _ids(found) == _ids(exact)
+    assert [round(s, 4) for _, s in found] == [round(s, 4) for _, s in exact]
+    assert asked[0] is None  # the unfiltered ranking was asked first
+
+
+def test_a_wide_filter_whose_chunks_the_unfiltered_top_misses_searches_among_them(
+    orchard: Bm25Store, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The filter admits the 20 weakest "apple" chunks and the 20 without it: none of them is in
+    # the unfiltered top 2 × 3 × 60 / 40 = 9, so the store searches among them.
+    only = [f"id{i}" for i in range(20, 60)]
+    found = orchard.search("ns", "apple", 3, private=False, include_archived=False,
+                           only={False: only})
+    assert _ids(found) == ["id20", "id21", "id22"]
+    assert found == _exactly_among(orchard, monkeypatch, 3, only, False)
+
+
 @pytest.mark.parametrize(
     ("text", "query"),
     [

@@ -8,6 +8,8 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sidecar.index.chroma import ChromaStore
 
@@ -85,3 +87,79 @@ def test_a_client_in_use_is_not_released(tmp_path: Path) -> None:
         assert not store.release(0.0)
         assert store.count("default", False) == 13  # an operation inside another still runs
     assert store.release(0.0)
+
+
+@pytest.fixture(scope="module")
+def scattered(tmp_path_factory: pytest.TempPathFactory) -> tuple[ChromaStore, np.ndarray[Any, Any]]:
+    """200 random unit vectors (8 dimensions), ids c0..c199, every seventh chunk archived."""
+    store = ChromaStore(tmp_path_factory.mktemp("scattered"), "")
+    vectors = np.random.default_rng(1).normal(size=(200, 8)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    store.upsert("default", False, [f"c{i}" for i in range(200)], vectors, ["text"] * 200,
+                 [{"archived": i % 7 == 6} for i in range(200)])
+    return store, vectors
+
+
+def _live(ids: Sequence[str]) -> set[str]:
+    return {i for i in ids if int(i[1:]) % 7 != 6}
+
+
+def _target(seed: int) -> np.ndarray[Any, Any]:
+    target = np.random.default_rng(seed).normal(size=8).astype(np.float32)
+    return target / np.linalg.norm(target)
+
+
+def _nearest_among(vectors: np.ndarray[Any, Any], target: np.ndarray[Any, Any], ids: list[str],
+                   k: int) -> list[str]:
+    return sorted(ids, key=lambda i: -float(vectors[int(i[1:])] @ target))[:k]
+
+
+@settings(max_examples=25, deadline=None)
+@given(admitted=st.sets(st.integers(0, 199), min_size=80), k=st.integers(1, 15),
+       archived=st.booleans(), seed=st.integers(0, 2**16))
+def test_a_wide_filter_finds_the_nearest_of_its_chunks(
+    scattered: tuple[ChromaStore, np.ndarray[Any, Any]], admitted: set[int], k: int,
+    archived: bool, seed: int,
+) -> None:
+    store, vectors = scattered
+    target = _target(seed)
+    only = [f"c{i}" for i in sorted(admitted)]
+    found = store.query("default", False, target, k, include_archived=archived, only=only,
+                        live=_live)
+    wanted = [i for i in only if archived or i in _live([i])]
+    assert [cid for cid, _ in found] == _nearest_among(vectors, target, wanted, k)
+
+
+def test_a_wide_filter_asks_the_unfiltered_top_not_an_exact_search_among_its_ids(
+    scattered: tuple[ChromaStore, np.ndarray[Any, Any]], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    store, vectors = scattered
+    col = store.collection("default", False, create=False)
+    assert col is not None
+    real_query = col.query
+    asked: list[dict[str, Any]] = []
+
+    def query(**kwargs: Any) -> Any:
+        asked.append(kwargs)
+        return real_query(**kwargs)
+
+    monkeypatch.setattr(col, "query", query)
+    only = [f"c{i}" for i in range(1, 200)]  # all but one
+    target = _target(7)
+    found = store.query("default", False, target, 5, include_archived=False, only=only,
+                        live=_live)
+    assert [cid for cid, _ in found] == _nearest_among(vectors, target, sorted(_live(only)), 5)
+    assert asked and all("ids" not in a for a in asked)
+
+
+def test_a_wide_filter_whose_chunks_are_far_from_the_query_searches_among_them(
+    tmp_path: Path,
+) -> None:
+    store, target = _crowded_store(tmp_path)  # ten archived chunks right on the query
+    # 7 of the 13 chunks: the unfiltered top 2 × 2 × 13 / 7 = 8 holds only archived chunks.
+    lives = ["live0", "live1", "live2"]
+    only = [*lives, "a0", "a1", "a2", "a3"]
+    kept = store.query("default", False, target, 2, include_archived=False, only=only,
+                       live=lambda ids: {i for i in ids if i.startswith("live")})
+    similarity = dict(zip(lives, store.embeddings("default", False, lives) @ target, strict=True))
+    assert [cid for cid, _ in kept] == sorted(lives, key=lambda i: -similarity[i])[:2]
