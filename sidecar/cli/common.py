@@ -6,8 +6,10 @@ import argparse
 import json
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
+from sidecar.errors import BadRequest
 from sidecar.index.scope import NoteFilter
 from sidecar.models.reranker import Reranker, build_reranker
 from sidecar.retrieval.search import SearchOptions
@@ -68,7 +70,14 @@ def retrieval_from_args(
 
 
 def config_from_args(args: argparse.Namespace, **overrides: Any) -> Config:
-    return make_config(args.vault, getattr(args, "data", None), **overrides)
+    """The Config of the command's VAULT; BadRequest unless VAULT is a folder (a mistyped
+    path would otherwise search an empty index made on the spot, and say "0 results")."""
+    vault = Path(args.vault).expanduser()
+    if not vault.is_dir():
+        why = "it is a file" if vault.exists() else "no such folder"
+        raise BadRequest(f"{vault} is not a vault folder ({why}); give the folder that holds "
+                         "your notes")
+    return make_config(vault, getattr(args, "data", None), **overrides)
 
 
 def emit(args: argparse.Namespace, payload: Any, human: Callable[[Any], str]) -> None:

@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from sidecar.cli.common import add_json_arg, emit
+from sidecar.cli.common import add_json_arg, config_from_args, emit
 from sidecar.errors import BadRequest
 from sidecar.models.embedder import load_embedder
 from sidecar.settings import make_config
@@ -64,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def run_save(args: argparse.Namespace) -> int:
-    config = make_config(args.vault)
+    config = config_from_args(args)
     if args.text is not None:
         page = Page(args.url, args.title or "", args.text)
     else:

@@ -15,6 +15,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from sidecar.processes import process_alive
+
 FILE = "indexing.json"
 # The file is rewritten at most this often (progress arrives per batch of files).
 _WRITE_EVERY_S = 1.0
@@ -24,16 +26,6 @@ def indexing_status(done: int, total: int) -> dict[str, Any]:
     """The `indexing` member of a search document: files done of total, whole percent."""
     percent = int(100 * done / total) if total else 0
     return {"done": done, "total": total, "percent": min(percent, 99)}
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 class IndexingProgress:
@@ -69,6 +61,6 @@ class IndexingProgress:
             pid, done, total = int(doc["pid"]), int(doc["done"]), int(doc["total"])
         except (OSError, ValueError, KeyError, TypeError):
             return None
-        if pid == os.getpid() or not _alive(pid):
+        if pid == os.getpid() or not process_alive(pid):
             return None  # left behind by a writer that is gone
         return indexing_status(done, total)

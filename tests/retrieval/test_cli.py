@@ -88,3 +88,23 @@ def test_eval_scores_every_mode_and_reuses_cached_vectors(
     again = json.loads(capsys.readouterr().out)
     assert list(again["modes"]) == ["bm25"]
     assert sorted((tmp_path / "cache").iterdir()) == cached
+
+
+@pytest.mark.parametrize("command", [
+    ["search", "{vault}", "anything"], ["related", "{vault}", "Note.md"], ["index", "{vault}"],
+    ["contradictions", "{vault}"], ["ask", "{vault}", "anything"],
+    ["web", "save", "https://example.org/", "--vault", "{vault}", "--text", "A page."],
+])
+@pytest.mark.parametrize("kind", ["missing", "file"])
+def test_a_path_that_is_not_a_vault_folder_is_a_clear_error_and_creates_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: list[str], kind: str
+) -> None:
+    """A mistyped vault path used to answer "0 results" (and leave PATH/.ora behind), or fail
+    with a traceback when it named a file."""
+    target = tmp_path / "Notse"
+    if kind == "file":
+        target.write_text("not a folder\n", encoding="utf-8")
+    status = main([part.format(vault=target) for part in command])
+    assert status != 0
+    assert "is not a vault folder" in capsys.readouterr().err
+    assert (target.is_file() if kind == "file" else not target.exists())
