@@ -11,7 +11,9 @@ journals (`sidecar/cleaning/undo.py`): the pairs as they were and each touched f
 bytes.
 
 A pair is `private` when either note carries the private tag: it is listed, counted and found by
-id only in private mode, like the index's private store. A queue file from before that column
+id only in private mode, like the index's private store. With the vault known, a pair is also
+kept out of non-private answers as soon as one of its notes is tagged private, before the next
+scan re-flags it (`live_privacy.py`). A queue file from before that column
 existed is migrated on open: its scan state is forgotten (the next scan reads every note again
 and learns its privacy) and its pairs count as private until that scan re-flags them.
 """
@@ -31,9 +33,11 @@ import numpy as np
 import numpy.typing as npt
 
 from sidecar.cleaning.decisions import DecisionLog
+from sidecar.cleaning.live_privacy import LivePrivacy, Seen
 from sidecar.data_folder import private_folder
 from sidecar.errors import BadRequest, NotFound
 from sidecar.index.sqlite import ThreadConnections
+from sidecar.settings import SETTINGS
 
 QUEUE_FILE = "contradictions.sqlite"
 STATUSES = ("open", "resolved", "flagged", "dismissed")
@@ -225,12 +229,17 @@ def _add_private(conn: sqlite3.Connection) -> None:
 class Queue:
     """The queue and the per-note scan state of one data folder (safe across threads)."""
 
-    def __init__(self, data: Path, vault: Path | None = None) -> None:
-        """With `vault`, every status change is also recorded in the vault's decision notes
-        and pairs found again take the status recorded there (`decisions.py`)."""
+    def __init__(self, data: Path, vault: Path | None = None, *,
+                 max_bytes: int | None = None) -> None:
+        """With `vault`, every status change is also recorded in the vault's decision notes,
+        pairs found again take the status recorded there (`decisions.py`), and a note tagged
+        private since the last scan hides its pairs outside private mode at once
+        (`live_privacy.py`, reading notes up to `max_bytes`, default `max_file_bytes`)."""
         self.path = private_folder(data) / QUEUE_FILE
         self._db = ThreadConnections(self.path, _setup)
         self.decisions = DecisionLog(vault) if vault is not None else None
+        self._live = None if vault is None else LivePrivacy(
+            vault, _DEFAULT_MAX_BYTES if max_bytes is None else max_bytes)
 
     def close(self) -> None:
         self._db.close_all()
@@ -374,11 +383,14 @@ class Queue:
             sql, args = sql + " AND status = ?", [*args, status]
         if kind:
             sql, args = sql + " AND kind = ?", [*args, kind]
-        return [_pair(r) for r in self._rows(sql + " ORDER BY score DESC, id", args)]
+        return [_pair(r) for r in self._shown(self._rows(sql + " ORDER BY score DESC, id", args),
+                                              private)]
 
     def get(self, pid: str, *, private: bool = False) -> Pair:
         """One pair; a private one outside private mode is not found (its id reveals nothing)."""
-        rows = self._rows(f"SELECT * FROM pairs WHERE id = ? AND {_visible(private)}", (pid,))
+        rows = self._shown(
+            self._rows(f"SELECT * FROM pairs WHERE id = ? AND {_visible(private)}", (pid,)),
+            private)
         if not rows:
             hint = "" if private else " (private ones with --private)"
             raise NotFound(f"no contradiction with id {pid!r}: list them with "
@@ -386,9 +398,40 @@ class Queue:
         return _pair(rows[0])
 
     def batch(self, batch: str, *, private: bool = False) -> list[Pair]:
-        return [_pair(r) for r in self._rows(
+        return [_pair(r) for r in self._shown(self._rows(
             f"SELECT * FROM pairs WHERE batch = ? AND status = 'open' AND {_visible(private)} "
-            "ORDER BY id", (batch,))]
+            "ORDER BY id", (batch,)), private)]
+
+    def hides(self, pids: Iterable[str]) -> bool:
+        """True when any of these pairs still queued is hidden outside private mode now."""
+        rows = self._rows_in("SELECT id, private, a_path, b_path FROM pairs WHERE id", pids)
+        public = [r for r in rows if not r["private"]]
+        return len(public) < len(rows) or len(self._shown(public, False)) < len(public)
+
+    def _shown(self, rows: list[sqlite3.Row], private: bool) -> list[sqlite3.Row]:
+        """`rows` of pairs less, outside private mode, those with a note private now."""
+        if private or self._live is None or not rows:
+            return rows
+        paths = {r["a_path"] for r in rows} | {r["b_path"] for r in rows}
+        seen: dict[str, Seen] = {}
+        hidden: set[str] = set()
+        for r in self._rows_in("SELECT path, size, mtime_ns, private FROM notes WHERE path",
+                               paths):
+            if r["private"]:
+                hidden.add(r["path"])
+            else:
+                seen[r["path"]] = (r["size"], r["mtime_ns"])
+        hidden |= self._live.turned_private(seen)
+        return [r for r in rows if r["a_path"] not in hidden and r["b_path"] not in hidden]
+
+    def _rows_in(self, sql: str, values: Iterable[str]) -> list[sqlite3.Row]:
+        """`sql` + ` IN (values)`, asked a bounded number of values at a time."""
+        ordered = sorted(set(values))
+        rows: list[sqlite3.Row] = []
+        for start in range(0, len(ordered), _IN_CHUNK):
+            part = ordered[start: start + _IN_CHUNK]
+            rows += self._rows(f"{sql} IN ({','.join('?' * len(part))})", part)
+        return rows
 
     def set_status(self, pid: str, status: str, resolution: dict[str, Any] | None) -> Pair:
         with self._db.transaction() as conn:
@@ -468,10 +511,15 @@ class Queue:
 
     def open_count(self, *, private: bool = False) -> int:
         """Open pairs; without private mode the private ones are not counted."""
-        return int(self._rows("SELECT count(*) AS n FROM pairs WHERE status = 'open' AND "
-                              + _visible(private))[0]["n"])
+        if private or self._live is None:
+            return int(self._rows("SELECT count(*) AS n FROM pairs WHERE status = 'open' AND "
+                                  + _visible(private))[0]["n"])
+        return len(self._shown(self._rows("SELECT id, a_path, b_path FROM pairs WHERE "
+                                          "status = 'open' AND private = 0"), private))
 
 
+_IN_CHUNK = 500  # paths per `IN (...)` query
+_DEFAULT_MAX_BYTES = int(next(s.default for s in SETTINGS if s.name == "max_file_bytes"))
 _NOTE_COLUMNS = ("path, hash, size, mtime_ns, kind, archived, title, date, cluster, supersedes, "
                  "claims, vectors, ai_derived, private")
 _MARKS = ",".join("?" * 14)

@@ -69,7 +69,9 @@ def _last(queue: Queue, private: bool) -> UndoEntry:
     entry = queue.last_undo()
     if entry is None:
         raise NotFound("nothing to undo: no resolution is recorded")
-    if not private and any(p.private for p in entry.pairs):
+    # Private then, or now: a note may have been tagged private since the resolution.
+    if not private and (any(p.private for p in entry.pairs)
+                        or queue.hides(p.id for p in entry.pairs)):
         raise NotFound("the last resolution involves a private note: undo it in private mode")
     return entry
 

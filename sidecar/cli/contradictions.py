@@ -42,7 +42,7 @@ def _progress(phase: str, done: int, total: int) -> None:
 
 def run(args: argparse.Namespace) -> int:
     config = config_from_args(args)
-    queue = Queue(config.data, config.vault)
+    queue = Queue(config.data, config.vault, max_bytes=int(config.max_file_bytes))
     try:
         if args.scan:
             judge = build_judge(config, args.judge)

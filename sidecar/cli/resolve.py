@@ -67,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
         raise BadRequest(f"undo goes with `{LAST}`: ora resolve VAULT {LAST} {UNDO}")
     if args.delete and args.action != "wrong":
         raise BadRequest("--delete goes with `wrong`")
-    queue = Queue(config.data, config.vault)
+    queue = Queue(config.data, config.vault, max_bytes=int(config.max_file_bytes))
     payload: dict[str, Any]
     try:
         if args.action == UNDO:

@@ -65,7 +65,8 @@ _JUDGE_FAILED = "contradiction judge"
 async def context(app: web.Application) -> AsyncIterator[None]:
     """The queue and the judge; a judge that cannot load falls back to the rules detector."""
     config = app[CONFIG]
-    queue = await asyncio.to_thread(Queue, config.data, config.vault)
+    queue = await asyncio.to_thread(Queue, config.data, config.vault,
+                                  max_bytes=int(config.max_file_bytes))
     try:
         judge: Judge = await asyncio.to_thread(build_judge, config)
     except ModelUnavailable as err:

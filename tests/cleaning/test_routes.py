@@ -3,6 +3,7 @@ OpenAPI document by the server suite's contract checker (`app_client`, tests/con
 
 from __future__ import annotations
 
+import json
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -136,3 +137,31 @@ async def test_a_failing_llm_judge_is_reported_in_status_until_it_answers_again(
     await api.call("POST", "/v1/contradictions/scan", {})  # nothing changed: nothing to judge
     _, state = await api.call("GET", "/v1/status")
     assert state["cleaning"]["fallbacks"] == 0 and state["last_error"] is None
+
+
+async def test_a_note_tagged_private_leaves_public_triage_before_the_next_scan(
+    api: AppClient, vault: Path
+) -> None:
+    """A note tagged `private` after the scan paired it: its pairs leave every non-private
+    answer at once (list, resolve, undo), not only once a scan re-flags them (background scans
+    are off here, as with a negative `scan_delay`)."""
+    _, doc = await api.call("POST", "/v1/contradictions/scan", {})
+    (pair,) = [p for p in doc["pairs"] if p["kind"] == "engram"]
+    status, _ = await api.call("POST", f"/v1/contradictions/{pair['id']}/resolve",
+                               {"action": "dismiss"})
+    assert status == 200
+    path = vault / NEW
+    path.write_text(path.read_text().replace("tags: [", "tags: [private, "))
+    await api.call("POST", "/v1/events", {"events": [{"kind": "modified", "path": NEW}]})
+    for query in ("", "?status=all", "?status=dismissed"):
+        _, doc = await api.call("GET", f"/v1/contradictions{query}")
+        assert NEW not in json.dumps(doc), query
+    status, err = await api.call("POST", "/v1/contradictions/undo", {})
+    assert status == 404 and NEW not in json.dumps(err)
+    status, err = await api.call("POST", f"/v1/contradictions/{pair['id']}/resolve",
+                                 {"action": "flag"})
+    assert status == 404
+    _, doc = await api.call("GET", "/v1/contradictions?status=all&private=true")
+    assert pair["id"] in [p["id"] for p in doc["pairs"]]
+    status, done = await api.call("POST", "/v1/contradictions/undo", {"private": True})
+    assert status == 200 and done["pairs"][0]["id"] == pair["id"]

@@ -1,0 +1,59 @@
+"""Whether a note is private now, not only when the last scan read it.
+
+A pair's `private` flag is set by the contradiction scan, which runs seconds after a change (or
+only when asked, with background scans off). A note tagged `private` since then must leave
+non-private lists at once, as it leaves search at once: so before a pair is shown outside private
+mode, each note the last scan saw as public is checked against its file. A file whose size and
+mtime are those the scan saw is what the scan read; any other is read again (once per version)
+and counts as private when it carries the tag, or when it cannot be read or parsed (privacy fails
+closed, as `Note.is_private` does). A note that is gone keeps the pair's flag.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Mapping
+from pathlib import Path
+
+from sidecar.errors import OraError
+from sidecar.vault.note import read_note
+from sidecar.vault.scan import vault_path
+
+Seen = tuple[int, int]  # (size, mtime_ns) of a file as the scan read it
+
+
+class LivePrivacy:
+    """The current privacy of a vault's notes, read from the files when they changed."""
+
+    def __init__(self, vault: Path, max_bytes: int) -> None:
+        self.vault, self.max_bytes = vault, max_bytes
+        self._read: dict[str, tuple[Seen, bool]] = {}  # a version read here, and its privacy
+        self._guard = threading.Lock()
+
+    def turned_private(self, seen: Mapping[str, Seen]) -> set[str]:
+        """Of these notes (each with the version the last scan read as public), those that
+        are private now."""
+        return {path for path, version in seen.items() if self._private_now(path, version)}
+
+    def _private_now(self, path: str, scanned: Seen) -> bool:
+        try:
+            st = os.stat(vault_path(self.vault, path))
+        except FileNotFoundError:
+            return False  # gone: the pair keeps its flag (a trashed note's resolved pair)
+        except (OSError, OraError):
+            return True  # behind a link now, or unreadable: fail closed
+        version = (st.st_size, st.st_mtime_ns)
+        if version == scanned:
+            return False
+        with self._guard:
+            known = self._read.get(path)
+        if known is not None and known[0] == version:
+            return known[1]
+        try:
+            private = read_note(self.vault, path, self.max_bytes).is_private
+        except (OSError, OraError):
+            private = True
+        with self._guard:
+            self._read[path] = (version, private)
+        return private
