@@ -20,10 +20,10 @@ it carries the private tag (Ora adds it with the first private turn; its owner m
 hand): every turn of a private note is private, as the index keeps the note itself out of
 non-private search, and the summary of non-private turns is not read from it. An answer that
 could not be generated is written as `## Ora · … · no answer` with the reason, and is not a turn.
-The role
-labels and markers are `schema/memory.json` `chat_notes`. Parsing reads back exactly the turns the
-memory log holds, so the log can be rebuilt from the notes; the running summaries live in the
-frontmatter (`summary` / `summary covers`, and `private summary` / `private summary covers`).
+The role labels and markers are `schema/memory.json` `chat_notes`. Parsing reads back exactly
+the turns the memory log holds, so the log can be rebuilt from the notes; the running summaries
+live in the frontmatter (`summary` / `summary covers`, and `private summary` /
+`private summary covers`).
 """
 
 from __future__ import annotations
