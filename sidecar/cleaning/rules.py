@@ -33,6 +33,7 @@ _QUANTITY = re.compile(
     r"(?:\s*(?:-|–|to|and)\s*(?P<b>\d+(?:,\d{3})*(?:\.\d+)?))?"
     r"(?:\s*(?P<unit>%|°[cf]|[a-z]+))?"
 )
+_LAST_WORD = re.compile(r"([a-z]+|#)\.?\s*$")
 _YEAR = "year-date"
 _NEGATED = "¬"  # marks a negation cue among the stems: matched as written, never a content word
 
@@ -66,9 +67,19 @@ def _unit(word: str | None, cues: Cues) -> str | None:
     return None if word in cues.stopwords else stemmed
 
 
+def _labelled(before: str, cues: Cues) -> bool:
+    """True when the word right before a number names what it numbers (Sprint 12, Chapter 3):
+    the number is then part of a name, not a quantity."""
+    word = _LAST_WORD.search(before)
+    return word is not None and stem(word.group(1), cues.suffixes) in cues.labels
+
+
 def _quantities(text: str, cues: Cues) -> dict[str, tuple[tuple[float, float], ...]]:
     found: dict[str, list[tuple[float, float]]] = {}
-    for m in _QUANTITY.finditer(text.lower()):
+    lowered = text.lower()
+    for m in _QUANTITY.finditer(lowered):
+        if _labelled(lowered[: m.start()], cues):
+            continue
         low = float(m["a"].replace(",", ""))
         high = float(m["b"].replace(",", "")) if m["b"] else low
         unit = _unit(m["cur"], cues) or _unit(m["unit"], cues)

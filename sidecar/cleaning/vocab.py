@@ -67,6 +67,7 @@ class Cues:
     clause_break: re.Pattern[str]
     non_assertive: re.Pattern[str]
     units: dict[str, str]
+    labels: frozenset[str]  # stemmed: a number right after one names something
     year_range: tuple[int, int]
     stopwords: frozenset[str]
 
@@ -124,6 +125,7 @@ def get_cues() -> Cues:
             non_assertive=re.compile(
                 r"\b(?:" + "|".join(re.escape(p) for p in data["non_assertive"]) + r")\b", re.I),
             units={k.lower(): v for k, v in data["units"].items()},
+            labels=frozenset(stem(w.lower(), sfx) for w in data["labels"]),
             year_range=(int(low), int(high)),
             stopwords=frozenset(w.lower() for w in data["stopwords"]),
         )

@@ -19,6 +19,9 @@ CONTRADICTIONS = [
     ("The Eiffel Tower was completed in 1889.", "The Eiffel Tower was completed in 1901.",
      "number"),
     ("Inflation rose to 5.5% in March.", "Inflation rose to 3.2% in March.", "number"),
+    # A label word after the number is still a unit (hours), only one before it names a thing.
+    ("The meeting lasted 2 hours on day one.", "The meeting lasted 5 hours on day one.",
+     "number"),
     ("Python is faster than Ruby for this benchmark.",
      "Python is slower than Ruby for this benchmark.", "comparative"),
     ("Python is faster than Ruby.", "Ruby is faster than Python.", "order"),
@@ -40,6 +43,16 @@ AGREEMENTS = [
     # Digits inside names are not quantities.
     ("BRCA1 carriers face a raised risk of breast cancer.",
      "BRCA2 carriers face a raised risk of breast cancer."),
+    # Nor is a number that names a chapter, a week or a note of a series: templated notes
+    # ("Sprint 12 retro", "Sprint 13 retro") flooded the triage queue with such pairs.
+    ("Sprint 12 retro: the team shipped the login page on time.",
+     "Sprint 13 retro: the team shipped the login page on time."),
+    ("Chapter 3 summary: the hero leaves home to find the sword.",
+     "Chapter 4 summary: the hero leaves home to find the sword."),
+    ("Bulk note 205 about inventory and widgets.", "Bulk note 105 about inventory and widgets."),
+    ("Day 34 of morning pages: I felt tired and slept badly.",
+     "Day 35 of morning pages: I felt tired and slept badly."),
+    ("Version 2.1 supports offline sync.", "Version 3.0 supports offline sync."),
 ]
 
 NOT_ASSERTIONS = [
