@@ -71,7 +71,7 @@ class Survey:
 
 
 # Bump when what a note's state is made of changes, so that saved states are made again.
-SURVEY_VERSION = 2
+SURVEY_VERSION = 3  # 3: the rules judge reads number labels (pairs it now rejects go)
 _KEY_META = "survey_key"
 
 

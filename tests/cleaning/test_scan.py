@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
-from sidecar.cleaning.scan import ScanReport
+from sidecar.cleaning.rules import RulesJudge, detect
+from sidecar.cleaning.scan import ScanReport, scan
 from sidecar.cleaning.store import Queue
+from sidecar.cleaning.survey import SURVEY_VERSION
+from sidecar.cleaning.verdict import Verdict
+from sidecar.cleaning.vocab import get_cues
+from sidecar.models.embedder import Embedder
+from sidecar.settings import Config
 
 Scan = Callable[[], ScanReport]
 VITAMIN = ("Engrams/Vitamin C and colds.md", "Engrams/Vitamin C revisited.md")
@@ -102,3 +110,33 @@ def test_titles_are_claims_at_their_heading_line(run_scan: Scan, queue: Queue) -
     assert states[VITAMIN[1]].claims[0] == ("Vitamin C revisited", 7, 7)  # first body line
     assert states["Engrams/Spaced repetition.md"].claims[0][0].startswith("Spaced repetition ")
     assert states["Resources/Rates May.md"].claims[0][0].startswith("The central bank")  # news
+
+
+class _LabelBlindRules:
+    """The rules judge as it was before number labels (schema labels empty): what an older
+    sidecar queued."""
+
+    name = "rules"
+
+    async def judge(self, pairs: list[tuple[str, str]]) -> list[Verdict]:
+        cues = replace(get_cues(), labels=frozenset())
+        return [detect(a, b, cues) for a, b in pairs]
+
+
+def test_pairs_an_older_judge_queued_are_judged_again_after_an_upgrade(
+    config: Config, queue: Queue, embedder: Embedder, vault: Path
+) -> None:
+    """A queue filled by an older sidecar keeps no pair today's rules reject: the survey key
+    names the rules' version, so every note is judged again at the first scan."""
+    for n in (12, 13):
+        (vault / f"Engrams/Sprint {n} retro.md").write_text(
+            f"---\ntype: engram\nnexus: []\ntags: []\n---\nSprint {n} retro: the team shipped "
+            "the login page on time and fixed the flaky build.\n", encoding="utf-8")
+    asyncio.run(scan(config, queue, embedder, _LabelBlindRules()))
+    sprints = ("Engrams/Sprint 12 retro.md", "Engrams/Sprint 13 retro.md")
+    assert sprints in engram_pairs(queue)  # what the older rules found
+    key = queue.get_meta("survey_key") or ""
+    queue.set_meta("survey_key", key.replace(f"{SURVEY_VERSION}|", "2|", 1))  # saved by it
+    asyncio.run(scan(config, queue, embedder, RulesJudge()))
+    assert sprints not in engram_pairs(queue)
+    assert VITAMIN in engram_pairs(queue)
