@@ -42,6 +42,8 @@ export interface ConversationEntry {
 	title: string;
 	/** Milliseconds since the epoch of the last question. */
 	updated: number;
+	/** Asked in private mode at least once: listed only in private mode. */
+	private?: boolean;
 }
 
 const MAX_CONVERSATIONS = 50;
@@ -56,8 +58,11 @@ export function newConversationId(now: Date, random: () => number = Math.random)
 /** The list with `entry` first (replacing an older entry of the same id), newest first, capped. */
 export function rememberConversation(list: readonly ConversationEntry[], entry: ConversationEntry): ConversationEntry[] {
 	const kept = list.filter((c) => c.id !== entry.id);
-	const title = list.find((c) => c.id === entry.id)?.title ?? entry.title;
-	return [{ ...entry, title: shorten(title, 60) }, ...kept].slice(0, MAX_CONVERSATIONS);
+	const earlier = list.find((c) => c.id === entry.id);
+	const title = earlier?.title ?? entry.title;
+	const { private: _private, ...rest } = entry;
+	const remembered = { ...rest, title: shorten(title, 60), ...(earlier?.private || entry.private ? { private: true } : {}) };
+	return [remembered, ...kept].slice(0, MAX_CONVERSATIONS);
 }
 
 function shorten(text: string, width: number): string {
@@ -74,6 +79,8 @@ export interface Exchange {
 	/** Text of an answer loaded from the conversation log (its passages are not stored). */
 	loggedAnswer?: string;
 	error?: string;
+	/** Asked in private mode: hidden when private mode is switched off. */
+	private?: boolean;
 }
 
 export interface AskState {
@@ -105,8 +112,13 @@ export class AskController {
 		return this.state;
 	}
 
+	/** Switching private mode off hides the exchanges asked in it (the sidecar keeps those turns private too). */
 	setPrivate(on: boolean): void {
+		const leavingPrivate = this.privateMode && !on;
 		this.privateMode = on;
+		if (!leavingPrivate) return;
+		const exchanges = this.state.exchanges.filter((e) => !e.private);
+		if (exchanges.length !== this.state.exchanges.length) this.set({ ...this.state, exchanges });
 	}
 
 	get isPrivate(): boolean {
@@ -126,11 +138,11 @@ export class AskController {
 			const doc = await this.options.load(id, this.privateMode);
 			const exchanges: Exchange[] = [];
 			for (const turn of doc.turns) {
-				if (turn.role === "user") exchanges.push({ question: turn.content, answer: null });
+				if (turn.role === "user") exchanges.push({ question: turn.content, answer: null, private: turn.private });
 				else {
 					const last = exchanges[exchanges.length - 1];
 					if (last && last.loggedAnswer === undefined) last.loggedAnswer = turn.content;
-					else exchanges.push({ question: "", answer: null, loggedAnswer: turn.content });
+					else exchanges.push({ question: "", answer: null, loggedAnswer: turn.content, private: turn.private });
 				}
 			}
 			if (mine === this.shown) this.set({ conversation: id, exchanges, busy: false });
@@ -145,7 +157,8 @@ export class AskController {
 		const now = this.options.now?.() ?? new Date();
 		const conversation = this.state.conversation ?? newConversationId(now);
 		const mine = this.shown;
-		let pending: Exchange = { question: text, answer: null };
+		const asPrivate = this.privateMode;
+		let pending: Exchange = { question: text, answer: null, private: asPrivate };
 		this.set({ conversation, exchanges: [...this.state.exchanges, pending], busy: true });
 		const replace = (next: Exchange) => {
 			const exchanges = this.state.exchanges.map((e) => (e === pending ? next : e));
@@ -157,11 +170,11 @@ export class AskController {
 		};
 		let done: Exchange;
 		try {
-			const answer = await this.options.ask({ question: text, conversation, private: this.privateMode }, onDelta);
-			done = { question: text, answer };
-			this.options.onConversation({ id: conversation, title: text, updated: now.getTime() });
+			const answer = await this.options.ask({ question: text, conversation, private: asPrivate }, onDelta);
+			done = { question: text, answer, private: asPrivate };
+			this.options.onConversation({ id: conversation, title: text, updated: now.getTime(), private: asPrivate });
 		} catch (err) {
-			done = { question: text, answer: null, error: message(err) };
+			done = { question: text, answer: null, error: message(err), private: asPrivate };
 		}
 		if (mine === this.shown) this.set({ conversation, exchanges: replace(done), busy: false });
 	}

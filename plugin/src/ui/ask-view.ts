@@ -85,7 +85,10 @@ export class AskView extends ItemView {
 			onConversation: (entry) => void this.remember(entry),
 		});
 		this.controller = controller;
-		privateToggle.onChange((on) => controller.setPrivate(on));
+		privateToggle.onChange((on) => {
+			controller.setPrivate(on);
+			this.drawPicker(controller.current.conversation);
+		});
 		this.registerDomEvent(fresh, "click", () => controller.newConversation());
 		this.registerDomEvent(this.pickerEl, "change", () => {
 			const id = this.pickerEl?.value ?? "";
@@ -131,10 +134,13 @@ export class AskView extends ItemView {
 		if (!picker) return;
 		picker.empty();
 		picker.createEl("option", { text: "New conversation", attr: { value: "" } });
+		const privateMode = this.controller?.isPrivate ?? false;
 		for (const entry of this.deps.conversations()) {
+			// A private-mode question is private content: listed only in private mode.
+			if (entry.private && !privateMode) continue;
 			picker.createEl("option", { text: entry.title, attr: { value: entry.id } });
 		}
-		picker.value = selected ?? "";
+		picker.value = selected !== null && [...picker.options].some((o) => o.value === selected) ? selected : "";
 	}
 
 	private show(state: AskState): void {

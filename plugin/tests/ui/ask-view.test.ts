@@ -154,4 +154,28 @@ describe("AskView", () => {
 		expect(view.contentEl.querySelector(".ora-ask-text")?.textContent).toBe(ANSWER.answer);
 		expect(view.contentEl.querySelectorAll("a.ora-cite").length).toBeGreaterThan(0);
 	});
+
+	it("keeps private-mode questions out of sight once private mode is off", async () => {
+		const transport = new ScriptedTransport([json(200, ANSWER), json(200, ANSWER)]);
+		const { view, conversations } = setup(transport, true, [{ id: "old", title: "Why sourdough?", updated: 1 }]);
+		await view.onOpen();
+		const toggle = view.contentEl.querySelector(".checkbox-container") as HTMLElement;
+		const picker = view.contentEl.querySelector("select") as HTMLSelectElement;
+		const listed = () => [...picker.options].map((o) => o.textContent);
+		toggle.click();
+		await view.ask("Is my therapist right about the divorce?");
+		expect(listed()).toEqual(["New conversation", "Is my therapist right about the divorce?", "Why sourdough?"]);
+		toggle.click();
+		expect(listed()).toEqual(["New conversation", "Why sourdough?"]);
+		expect(view.contentEl.textContent).not.toContain("divorce");
+		// Asked in again outside private mode, the conversation stays a private one.
+		await view.ask("And the children?");
+		expect(listed()).toEqual(["New conversation", "Why sourdough?"]);
+		expect(conversations().map((c) => [c.title, c.private === true])).toEqual([
+			["Is my therapist right about the divorce?", true],
+			["Why sourdough?", false],
+		]);
+		toggle.click();
+		expect(listed()).toEqual(["New conversation", "Is my therapist right about the divorce?", "Why sourdough?"]);
+	});
 });
