@@ -111,6 +111,8 @@ export interface AskControllerOptions {
 export class AskController {
 	private state: AskState = { conversation: null, exchanges: [], busy: false };
 	private privateMode = false;
+	/** Bumped when the panel switches conversation: a late answer or load of the one left is dropped. */
+	private shown = 0;
 
 	constructor(private readonly options: AskControllerOptions) {}
 
@@ -130,11 +132,13 @@ export class AskController {
 	}
 
 	newConversation(): void {
+		this.shown++;
 		this.set({ conversation: null, exchanges: [], busy: false });
 	}
 
 	/** Loads a saved conversation's turns (user and assistant) to continue it. */
 	async open(id: string): Promise<void> {
+		const mine = ++this.shown;
 		this.set({ conversation: id, exchanges: [], busy: true });
 		try {
 			const doc = await this.options.load(id, this.privateMode);
@@ -147,9 +151,9 @@ export class AskController {
 					else exchanges.push({ question: "", answer: null, loggedAnswer: turn.content });
 				}
 			}
-			this.set({ conversation: id, exchanges, busy: false });
+			if (mine === this.shown) this.set({ conversation: id, exchanges, busy: false });
 		} catch (err) {
-			this.set({ conversation: id, exchanges: [{ question: "", answer: null, error: message(err) }], busy: false });
+			if (mine === this.shown) this.set({ conversation: id, exchanges: [{ question: "", answer: null, error: message(err) }], busy: false });
 		}
 	}
 
@@ -158,6 +162,7 @@ export class AskController {
 		if (text === "" || this.state.busy) return;
 		const now = this.options.now?.() ?? new Date();
 		const conversation = this.state.conversation ?? newConversationId(now);
+		const mine = this.shown;
 		let pending: Exchange = { question: text, answer: null };
 		this.set({ conversation, exchanges: [...this.state.exchanges, pending], busy: true });
 		const replace = (next: Exchange) => {
@@ -166,7 +171,7 @@ export class AskController {
 			return exchanges;
 		};
 		const onDelta = (piece: string) => {
-			this.set({ conversation, exchanges: replace({ ...pending, partial: (pending.partial ?? "") + piece }), busy: true });
+			if (mine === this.shown) this.set({ conversation, exchanges: replace({ ...pending, partial: (pending.partial ?? "") + piece }), busy: true });
 		};
 		let done: Exchange;
 		try {
@@ -180,7 +185,7 @@ export class AskController {
 		} catch (err) {
 			done = { question: text, answer: null, error: message(err) };
 		}
-		this.set({ conversation, exchanges: replace(done), busy: false });
+		if (mine === this.shown) this.set({ conversation, exchanges: replace(done), busy: false });
 	}
 
 	private set(state: AskState): void {
