@@ -251,16 +251,14 @@ export default class OraVaultPlugin extends Plugin {
 			switchEmbedder: async (name) => {
 				this.settings.embedModel = name;
 				await this.saveData(this.settings);
-				// The new sidecar opens the index as its one writer: the old one must be gone first.
-				this.link?.stop();
-				await this.supervisor?.stopped();
 				await this.restartSidecar();
 			},
 		});
 	}
 
 	private async restartSidecar(): Promise<void> {
-		this.link?.stop();
+		// The new sidecar opens the index as its one writer: the old one must be gone first.
+		await this.link?.shutdown();
 		this.client = this.makeClient();
 		await this.startSidecar();
 	}

@@ -15,11 +15,15 @@ frontmatter, then one section per turn:
     Sources:
     - [1] [[Resources/Sourdough|Sourdough]], lines 10-12
 
-A turn asked in private mode says so in its heading (`· private`); an answer that could not be
-generated is written as `## Ora · … · no answer` with the reason, and is not a turn. The role
-labels and markers are `schema/memory.json` `chat_notes`. Parsing reads back exactly the turns the
-memory log holds, so the log can be rebuilt from the notes; the running summaries live in the
-frontmatter (`summary` / `summary covers`, and `private summary` / `private summary covers`).
+A turn asked in private mode says so in its heading (`· private`); so does the whole note, when
+it carries the private tag (Ora adds it with the first private turn; its owner may add it by
+hand): every turn of a private note is private, as the index keeps the note itself out of
+non-private search, and the summary of non-private turns is not read from it. An answer that
+could not be generated is written as `## Ora · … · no answer` with the reason, and is not a turn.
+The role labels and markers are `schema/memory.json` `chat_notes`. Parsing reads back exactly
+the turns the memory log holds, so the log can be rebuilt from the notes; the running summaries
+live in the frontmatter (`summary` / `summary covers`, and `private summary` /
+`private summary covers`).
 """
 
 from __future__ import annotations
@@ -80,6 +84,7 @@ class ChatNote:
     namespace: str
     turns: list[NoteTurn]
     summaries: dict[bool, tuple[str, int]]  # scope private? → (text, turns of the scope covered)
+    private: bool = False  # the note carries the private tag: every turn is private
 
 
 def note_rel(folder: str, namespace: str, conversation: str, default_namespace: str) -> str:
@@ -138,9 +143,11 @@ def _strip_sources(content: str, fmt: ChatFormat) -> str:
     return content
 
 
-def _summaries(frontmatter: dict[str, Any]) -> dict[bool, tuple[str, int]]:
+def _summaries(frontmatter: dict[str, Any], private_note: bool) -> dict[bool, tuple[str, int]]:
     found: dict[bool, tuple[str, int]] = {}
     for private, (text_key, count_key) in SUMMARY_KEYS.items():
+        if private_note and not private:
+            continue
         text, count = frontmatter.get(text_key), frontmatter.get(count_key)
         if isinstance(text, str) and text.strip() and isinstance(count, int) and count > 0:
             found[private] = (text.strip(), count)
@@ -166,5 +173,7 @@ def parse_chat(note: Note) -> ChatNote | None:
         role = role_of[m["label"]]
         if role == "assistant":
             content = _strip_sources(content, fmt)
-        turns.append(NoteTurn(role, content, _iso(m["stamp"]), fmt.private_marker in marks))
-    return ChatNote(conversation, namespace, turns, _summaries(note.frontmatter))
+        turns.append(NoteTurn(role, content, _iso(m["stamp"]),
+                              note.is_private or fmt.private_marker in marks))
+    return ChatNote(conversation, namespace, turns, _summaries(note.frontmatter, note.is_private),
+                    note.is_private)

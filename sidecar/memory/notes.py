@@ -47,6 +47,7 @@ from sidecar.vault.scan import iter_note_paths, vault_path
 from sidecar.vault.vault_settings import load_vault_settings
 
 log = logging.getLogger("sidecar.memory")
+Read = tuple[str, ChatNote | None]  # a chat note's hash and what it holds
 
 
 def chats_folder(config: Config) -> str:
@@ -98,8 +99,9 @@ class ChatNotes:
         with self._lock:
             matched, link = self._write(namespace, conversation, section, private=private,
                                         created=created, topic=topic)
-            if not matched:
-                stored = self._import(link, self._read(link.path))
+            went_private = matched and self._went_private(link, private=private)
+            if not matched or went_private:
+                stored = self._import(link, went_private or self._read(link.path))
                 return stored[-1] if stored else None
             turn = self.store.append(
                 namespace, conversation, role, content, private=private, created=created,
@@ -117,10 +119,11 @@ class ChatNotes:
         with self._lock:
             matched, link = self._write(namespace, conversation, section, private=private,
                                         created=created, topic=None)
-            if matched:
+            went_private = matched and self._went_private(link, private=private)
+            if matched and not went_private:
                 self.store.link_note(link)  # the log's turns still match the note
             else:
-                self._import(link, self._read(link.path))
+                self._import(link, went_private or self._read(link.path))
 
     def save_summary(self, namespace: str, conversation: str, *, private: bool, text: str,
                      covers: int) -> None:
@@ -141,6 +144,15 @@ class ChatNotes:
                 log.warning("summary not written to %s: %s", link.path, err.message)
                 return
             self.store.link_note(NoteLink(namespace, conversation, link.path, new_hash))
+
+    def _went_private(self, link: NoteLink, *, private: bool) -> Read | None:
+        """The note as read now, when it carries the private tag while the log holds public
+        turns of it or this turn is not private: every turn of a private note is private, so
+        the conversation is rebuilt from it. None when nothing needs rebuilding."""
+        if private and not self.store.turns(link.namespace, link.conversation, private=False):
+            return None
+        read = self._read(link.path)
+        return read if read[1] is not None and read[1].private else None
 
     def _write(
         self, namespace: str, conversation: str, section: str, *, private: bool, created: str,
@@ -190,7 +202,7 @@ class ChatNotes:
 
     # ---- reading back ------------------------------------------------------------------------
 
-    def _read(self, rel: str) -> tuple[str, ChatNote | None]:
+    def _read(self, rel: str) -> Read:
         data = vault_path(self.config.vault, rel).read_bytes()
         text = decode_note(data, rel, int(self.config.max_file_bytes))
         return content_hash(data), parse_chat(parse_note(text, rel))
@@ -201,7 +213,7 @@ class ChatNotes:
         except OSError:
             return False
 
-    def _import(self, link: NoteLink, read: tuple[str, ChatNote | None]) -> list[Turn]:
+    def _import(self, link: NoteLink, read: Read) -> list[Turn]:
         return self._import_many([(link, read)])[0]
 
     def _import_many(

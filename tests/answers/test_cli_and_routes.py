@@ -61,11 +61,12 @@ async def test_the_ask_and_conversation_routes(
     assert status == 200 and any(c["private"] for c in doc["citations"])
 
     status, conv = await api.call("GET", "/v1/conversations/w-1")
-    assert status == 200
-    assert [(t["role"], t["content"]) for t in conv["turns"]] == [
-        ("user", QUESTION), ("assistant", "Wild yeast [1].")]
+    # The private turn made the conversation's note private, and with it every turn.
+    assert status == 200 and conv["turns"] == []
     status, conv = await api.call("GET", "/v1/conversations/w-1?private=true")
-    assert len(conv["turns"]) == 4 and conv["turns"][2]["private"]
+    assert [(t["role"], t["content"]) for t in conv["turns"][:2]] == [
+        ("user", QUESTION), ("assistant", "Wild yeast [1].")]
+    assert len(conv["turns"]) == 4 and all(t["private"] for t in conv["turns"])
 
     status, doc = await api.call("POST", "/v1/ask", {"question": QUESTION})
     assert status == 200 and doc["conversation"] is None

@@ -34,7 +34,10 @@ def _notes(opened: Any) -> ChatNotes:
 
 def _recalled(opened: Any, private: bool = False) -> list[str]:
     name = "mem__default__private" if private else "mem__default"
-    return sorted(opened.index.chroma.client.get_collection(name).get()["documents"] or [])
+    client = opened.index.chroma.client
+    if name not in {c.name for c in client.list_collections()}:
+        return []
+    return sorted(client.get_collection(name).get()["documents"] or [])
 
 
 def test_each_turn_is_appended_to_a_chat_note_that_reads_as_plain_text(
@@ -137,14 +140,18 @@ def test_a_private_turn_makes_the_note_private_and_comes_back_private(
     opened.memory(private=True).remember("user", "My locker code is 31-12-07.")
     note = parse_note((opened.config.vault / NOTE).read_text(encoding="utf-8"), NOTE)
     assert note.is_private and "· private\n\nMy locker code" in note.text
+    # Every turn of a private note is private: the earlier ones leave non-private memory now.
+    assert [t.private for t in opened.memory(private=True).turns()] == [True, True, True]
+    assert opened.memory().turns() == [] and _recalled(opened) == []
     opened.close()
     delete_data(opened.config.data)
 
     after = open_memory()
     _notes(after).sync()
-    assert [t.private for t in after.memory(private=True).turns()] == [False, False, True]
-    assert "31-12-07" not in str(_recalled(after))
-    assert _recalled(after, private=True) == ["My locker code is 31-12-07."]
+    assert [t.private for t in after.memory(private=True).turns()] == [True, True, True]
+    assert _recalled(after) == []
+    assert _recalled(after, private=True) == sorted(
+        [*(c for _, c in CHAT[:2]), "My locker code is 31-12-07."])
 
 
 def test_turns_logged_before_chat_notes_existed_are_written_into_the_first_note(
@@ -173,3 +180,29 @@ def test_the_vault_settings_choose_the_chats_folder(open_memory: Callable[..., A
     memory.remember("user", CHAT[0][1])
     assert memory.note_path == "Talks/With Ora/c1.md"
     assert (opened.config.vault / "Talks/With Ora/c1.md").is_file()
+
+
+async def test_a_chat_note_tagged_private_by_hand_is_private_in_every_tier(
+    open_memory: Callable[..., Any], llm: Any,
+) -> None:
+    """The note is the truth: once its owner tags it `private` (a frontmatter tag or an inline
+    #private), none of its turns is listed, recalled or summarised outside private mode, as
+    the index keeps the note itself out of non-private search."""
+    llm.reply = lambda body: "they talked about bread and bikes"
+    opened = open_memory(llm_url=llm.url)
+    memory = opened.memory()
+    _say(memory, CHAT[:6])
+    await memory.context("anything")  # a public summary is written into the note
+    path = opened.config.vault / NOTE
+    path.write_text(path.read_text(encoding="utf-8").replace("tags: []", "tags: [private]"),
+                    encoding="utf-8")
+    _notes(opened).sync()
+    assert opened.memory().turns() == []
+    assert opened.store.summary("default", "c1", private=False).text == ""
+    assert _recalled(opened) == []
+    context = await opened.memory("other").context("what flour feeds my sourdough starter?")
+    assert "rye flour" not in _text(context)
+    assert [t.content for t in opened.memory(private=True).turns()] == [c for _, c in CHAT[:6]]
+    # A turn asked outside private mode goes into the private note: it is private too.
+    opened.memory().remember("user", "What about spelt flour?")
+    assert opened.memory().turns() == [] and _recalled(opened) == []

@@ -168,7 +168,7 @@ async def test_private_turns_are_never_seen_by_a_non_private_conversation(
     open_memory: Callable[..., Any], llm: Any,
 ) -> None:
     opened = open_memory(llm_url=llm.url)
-    private, public = opened.memory(private=True), opened.memory()
+    private, public = opened.memory(private=True), opened.memory("c2")
     private.remember("user", SECRET)
     _say(public, CHAT)
     context = await public.context("what is my locker combination?")
@@ -177,6 +177,10 @@ async def test_private_turns_are_never_seen_by_a_non_private_conversation(
     assert all(not t.private for t in public.turns())
     stored = opened.index.chroma.client.get_collection("mem__default").get()
     assert SECRET not in (stored["documents"] or [])
+    # Nor by one continuing the same conversation outside private mode: its note is private.
+    same = opened.memory()
+    same.remember("user", "What was it again?")
+    assert same.turns() == [] and "31-12-07" not in _text(await same.context("my locker?"))
 
     private_context = await private.context("what is my locker combination?")
     assert "31-12-07" in _text(private_context)

@@ -38,10 +38,17 @@ export const LLM_HELP = [
 
 export interface ConversationEntry {
 	id: string;
-	/** The first question, shortened. */
+	/** The first question, shortened; never a question asked in private mode. */
 	title: string;
 	/** Milliseconds since the epoch of the last question. */
 	updated: number;
+	/** Asked in private mode at least once: listed only in private mode. */
+	private?: boolean;
+}
+
+/** The title of a conversation begun in private mode: the settings file is no private place. */
+export function privateTitle(now: Date): string {
+	return `Private conversation, ${now.toISOString().slice(0, 16).replace("T", " ")} UTC`;
 }
 
 const MAX_CONVERSATIONS = 50;
@@ -56,8 +63,16 @@ export function newConversationId(now: Date, random: () => number = Math.random)
 /** The list with `entry` first (replacing an older entry of the same id), newest first, capped. */
 export function rememberConversation(list: readonly ConversationEntry[], entry: ConversationEntry): ConversationEntry[] {
 	const kept = list.filter((c) => c.id !== entry.id);
-	const title = list.find((c) => c.id === entry.id)?.title ?? entry.title;
-	return [{ ...entry, title: shorten(title, 60) }, ...kept].slice(0, MAX_CONVERSATIONS);
+	const old = list.find((c) => c.id === entry.id);
+	const remembered: ConversationEntry = { ...entry, title: shorten(old?.title ?? entry.title, 60) };
+	if (old?.private || entry.private) remembered.private = true;
+	else delete remembered.private;
+	return [remembered, ...kept].slice(0, MAX_CONVERSATIONS);
+}
+
+/** The conversations to list in this mode: those asked in private mode only in private mode. */
+export function listedConversations(list: readonly ConversationEntry[], privateMode: boolean): ConversationEntry[] {
+	return list.filter((c) => privateMode || !c.private);
 }
 
 function shorten(text: string, width: number): string {
@@ -96,6 +111,8 @@ export interface AskControllerOptions {
 export class AskController {
 	private state: AskState = { conversation: null, exchanges: [], busy: false };
 	private privateMode = false;
+	/** Bumped when the panel switches conversation: a late answer or load of the one left is dropped. */
+	private shown = 0;
 
 	constructor(private readonly options: AskControllerOptions) {}
 
@@ -103,8 +120,11 @@ export class AskController {
 		return this.state;
 	}
 
+	/** Turning private mode off closes the open conversation: what it shows was seen in private mode. */
 	setPrivate(on: boolean): void {
+		const leaving = this.privateMode && !on;
 		this.privateMode = on;
+		if (leaving && this.state.conversation !== null) this.newConversation();
 	}
 
 	get isPrivate(): boolean {
@@ -112,11 +132,13 @@ export class AskController {
 	}
 
 	newConversation(): void {
+		this.shown++;
 		this.set({ conversation: null, exchanges: [], busy: false });
 	}
 
 	/** Loads a saved conversation's turns (user and assistant) to continue it. */
 	async open(id: string): Promise<void> {
+		const mine = ++this.shown;
 		this.set({ conversation: id, exchanges: [], busy: true });
 		try {
 			const doc = await this.options.load(id, this.privateMode);
@@ -129,9 +151,9 @@ export class AskController {
 					else exchanges.push({ question: "", answer: null, loggedAnswer: turn.content });
 				}
 			}
-			this.set({ conversation: id, exchanges, busy: false });
+			if (mine === this.shown) this.set({ conversation: id, exchanges, busy: false });
 		} catch (err) {
-			this.set({ conversation: id, exchanges: [{ question: "", answer: null, error: message(err) }], busy: false });
+			if (mine === this.shown) this.set({ conversation: id, exchanges: [{ question: "", answer: null, error: message(err) }], busy: false });
 		}
 	}
 
@@ -140,6 +162,7 @@ export class AskController {
 		if (text === "" || this.state.busy) return;
 		const now = this.options.now?.() ?? new Date();
 		const conversation = this.state.conversation ?? newConversationId(now);
+		const mine = this.shown;
 		let pending: Exchange = { question: text, answer: null };
 		this.set({ conversation, exchanges: [...this.state.exchanges, pending], busy: true });
 		const replace = (next: Exchange) => {
@@ -148,17 +171,21 @@ export class AskController {
 			return exchanges;
 		};
 		const onDelta = (piece: string) => {
-			this.set({ conversation, exchanges: replace({ ...pending, partial: (pending.partial ?? "") + piece }), busy: true });
+			if (mine === this.shown) this.set({ conversation, exchanges: replace({ ...pending, partial: (pending.partial ?? "") + piece }), busy: true });
 		};
 		let done: Exchange;
 		try {
 			const answer = await this.options.ask({ question: text, conversation, private: this.privateMode }, onDelta);
 			done = { question: text, answer };
-			this.options.onConversation({ id: conversation, title: text, updated: now.getTime() });
+			this.options.onConversation(
+				this.privateMode
+					? { id: conversation, title: privateTitle(now), updated: now.getTime(), private: true }
+					: { id: conversation, title: text, updated: now.getTime() },
+			);
 		} catch (err) {
 			done = { question: text, answer: null, error: message(err) };
 		}
-		this.set({ conversation, exchanges: replace(done), busy: false });
+		if (mine === this.shown) this.set({ conversation, exchanges: replace(done), busy: false });
 	}
 
 	private set(state: AskState): void {

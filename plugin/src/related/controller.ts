@@ -58,6 +58,22 @@ export class RelatedController {
 		this.onOpen();
 	}
 
+	/**
+	 * A note was renamed or moved (Obsidian opens nothing anew): when it is the active one, follow it
+	 * under its new path, asked after the edit delay so the sidecar has indexed it there.
+	 */
+	renamed(oldPath: string, path: string | null): void {
+		if (oldPath !== this.path) return;
+		if (path === null) {
+			this.follow(null);
+			return;
+		}
+		this.path = path;
+		this.sequence++; // an answer for the old path is no answer for this one
+		this.onOpen.cancel();
+		this.onEdit();
+	}
+
 	/** A note was edited; only the active one matters. */
 	edited(path: string): void {
 		if (path === this.path) this.onEdit();

@@ -89,8 +89,18 @@ export class SidecarLink {
 		this.set(this.model.stopped());
 	}
 
-	async restart(): Promise<void> {
+	/**
+	 * Stops, and resolves once a sidecar this plugin started has exited: until then it still
+	 * answers (a start would attach to it, then lose it) and holds the index's writer lock (a new
+	 * one would refuse to start).
+	 */
+	async shutdown(): Promise<void> {
 		this.stop();
+		await this.options.supervisor.stopped();
+	}
+
+	async restart(): Promise<void> {
+		await this.shutdown();
 		await this.start();
 	}
 

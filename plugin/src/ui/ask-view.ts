@@ -6,6 +6,7 @@ import {
 	answerSegments,
 	AskController,
 	generatorLabel,
+	listedConversations,
 	LLM_HELP,
 	rememberConversation,
 	type AskState,
@@ -85,7 +86,10 @@ export class AskView extends ItemView {
 			onConversation: (entry) => void this.remember(entry),
 		});
 		this.controller = controller;
-		privateToggle.onChange((on) => controller.setPrivate(on));
+		privateToggle.onChange((on) => {
+			controller.setPrivate(on);
+			this.drawPicker(controller.current.conversation);
+		});
 		this.registerDomEvent(fresh, "click", () => controller.newConversation());
 		this.registerDomEvent(this.pickerEl, "change", () => {
 			const id = this.pickerEl?.value ?? "";
@@ -131,10 +135,11 @@ export class AskView extends ItemView {
 		if (!picker) return;
 		picker.empty();
 		picker.createEl("option", { text: "New conversation", attr: { value: "" } });
-		for (const entry of this.deps.conversations()) {
+		const listed = listedConversations(this.deps.conversations(), this.controller?.isPrivate ?? false);
+		for (const entry of listed) {
 			picker.createEl("option", { text: entry.title, attr: { value: entry.id } });
 		}
-		picker.value = selected ?? "";
+		picker.value = selected !== null && listed.some((c) => c.id === selected) ? selected : "";
 	}
 
 	private show(state: AskState): void {

@@ -17,7 +17,9 @@ export async function openAtLines(
 		return;
 	}
 	const leaf = app.workspace.getLeaf(newLeaf);
-	await leaf.openFile(file, { active: true });
+	// The ephemeral line scrolls in both modes: the selection below only shows in the editor, and a
+	// note opening in reading view (a user's default) would otherwise stay at its top.
+	await leaf.openFile(file, { active: true, eState: { line: Math.max(0, lineStart - 1) } });
 	const view = leaf.view;
 	if (!(view instanceof MarkdownView)) return;
 	const editor = view.editor;

@@ -94,6 +94,9 @@ export class RelatedView extends ItemView {
 				if (path) controller.edited(path);
 			}),
 		);
+		this.registerEvent(
+			this.app.vault.on("rename", (file: TAbstractFile, oldPath: string) => controller.renamed(oldPath, notePath(file))),
+		);
 		this.show({ kind: "none" });
 		controller.follow(notePath(this.app.workspace.getActiveFile()));
 	}

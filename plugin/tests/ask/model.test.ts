@@ -1,7 +1,15 @@
 import { describe, expect, it } from "vitest";
 
-import type { Citation } from "../../src/api/types";
-import { answerSegments, generatorLabel, newConversationId, rememberConversation } from "../../src/ask/model";
+import type { AskDocument, AskRequest, Citation, ConversationDocument } from "../../src/api/types";
+import {
+	answerSegments,
+	AskController,
+	generatorLabel,
+	listedConversations,
+	newConversationId,
+	rememberConversation,
+	type AskState,
+} from "../../src/ask/model";
 
 const cite = (n: number): Citation => ({ n, path: `N${n}.md`, line_start: n, line_end: n + 1, text: "t", private: false, cited: true });
 
@@ -33,5 +41,93 @@ describe("ask model", () => {
 			{ id: "a", title: "First question about sleep", updated: 3 },
 			{ id: "b", title: "Other", updated: 2 },
 		]);
+	});
+
+	it("keeps a conversation that went private listed in private mode only", () => {
+		let list = rememberConversation([], { id: "a", title: "Public start", updated: 1 });
+		list = rememberConversation(list, { id: "b", title: "Other", updated: 2 });
+		list = rememberConversation(list, { id: "a", title: "Private conversation, x", updated: 3, private: true });
+		list = rememberConversation(list, { id: "a", title: "A public follow-up", updated: 4 });
+		expect(list[0]).toEqual({ id: "a", title: "Public start", updated: 4, private: true });
+		expect(listedConversations(list, false).map((c) => c.id)).toEqual(["b"]);
+		expect(listedConversations(list, true).map((c) => c.id)).toEqual(["a", "b"]);
+	});
+});
+
+describe("ask controller", () => {
+	const answer = (text: string): AskDocument => ({ answer: text, citations: [], generator: "none" }) as unknown as AskDocument;
+
+	function deferred<T>(): { promise: Promise<T>; resolve: (value: T) => void } {
+		let resolve!: (value: T) => void;
+		const promise = new Promise<T>((r) => (resolve = r));
+		return { promise, resolve };
+	}
+
+	function controller() {
+		const asks: { request: AskRequest; onDelta: (text: string) => void; reply: ReturnType<typeof deferred<AskDocument>> }[] = [];
+		const loads: { id: string; reply: ReturnType<typeof deferred<ConversationDocument>> }[] = [];
+		const saved: string[] = [];
+		const states: AskState[] = [];
+		const c = new AskController({
+			ask: (request, onDelta) => {
+				const reply = deferred<AskDocument>();
+				asks.push({ request, onDelta, reply });
+				return reply.promise;
+			},
+			load: (id) => {
+				const reply = deferred<ConversationDocument>();
+				loads.push({ id, reply });
+				return reply.promise;
+			},
+			onState: (s) => states.push(s),
+			onConversation: (entry) => saved.push(entry.id),
+		});
+		return { c, asks, loads, saved, states };
+	}
+
+	it("keeps a new conversation new when the previous answer arrives after New was clicked", async () => {
+		const { c, asks, saved } = controller();
+		const first = c.ask("What is spaced repetition?");
+		const old = asks[0]!;
+		old.onDelta("Spaced ");
+		c.newConversation();
+		old.onDelta("repetition…");
+		old.reply.resolve(answer("Spaced repetition [1]."));
+		await first;
+		expect(c.current).toEqual({ conversation: null, exchanges: [], busy: false });
+		// The old conversation was still asked in: it stays in the list to be continued.
+		expect(saved).toEqual([old.request.conversation]);
+
+		await Promise.resolve();
+		const second = c.ask("Something else");
+		expect(asks[1]!.request.conversation).not.toBe(old.request.conversation);
+		asks[1]!.reply.resolve(answer("Else."));
+		await second;
+		expect(c.current.exchanges.map((e) => e.question)).toEqual(["Something else"]);
+	});
+
+	it("shows the conversation picked last when an earlier one loads late", async () => {
+		const { c, loads } = controller();
+		const a = c.open("ask-a");
+		const b = c.open("ask-b");
+		loads[1]!.reply.resolve({ conversation: "ask-b", turns: [{ role: "user", content: "B question" }] } as ConversationDocument);
+		await b;
+		loads[0]!.reply.resolve({ conversation: "ask-a", turns: [{ role: "user", content: "A question" }] } as ConversationDocument);
+		await a;
+		expect(c.current.conversation).toBe("ask-b");
+		expect(c.current.exchanges.map((e) => e.question)).toEqual(["B question"]);
+	});
+
+	it("does not put an answer into a conversation picked while it was being written", async () => {
+		const { c, asks, loads } = controller();
+		const asking = c.ask("First?");
+		const picked = c.open("ask-b");
+		loads[0]!.reply.resolve({ conversation: "ask-b", turns: [{ role: "user", content: "B question" }] } as ConversationDocument);
+		await picked;
+		asks[0]!.reply.resolve(answer("Late."));
+		await asking;
+		expect(c.current.conversation).toBe("ask-b");
+		expect(c.current.exchanges.map((e) => e.question)).toEqual(["B question"]);
+		expect(c.current.busy).toBe(false);
 	});
 });

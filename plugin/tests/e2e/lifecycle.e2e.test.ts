@@ -71,6 +71,18 @@ describe.skipIf(SKIP_REASON !== null)(`sidecar lifecycle ⇄ ora serve${SKIP_REA
 		expect(one.phases.indexOf("reconnecting")).toBeGreaterThan(0);
 	});
 
+	it("restarts onto a new sidecar once the old one has exited", async () => {
+		const one = live();
+		await one.link.start();
+		const first = (await one.client.status()).pid;
+		await one.link.restart();
+		expect(one.link.status.view.phase).not.toBe("error");
+		const second = (await one.client.status()).pid;
+		expect(second).not.toBe(first);
+		expect(() => process.kill(first, 0)).toThrow();
+		expect(recordedPid(one.vault)).toBe(second);
+	});
+
 	it("gives two vaults two sidecars, each serving its own vault", async () => {
 		const a = live();
 		const b = live();

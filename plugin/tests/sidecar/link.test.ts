@@ -234,4 +234,26 @@ describe("SidecarLink", () => {
 		for (const child of r.spawned) await until(() => child.exitCode !== null || child.signalCode !== null);
 		expect(r.link.status.view.phase).toBe("stopped");
 	});
+
+	it("restarts only once the stopped sidecar has exited, not onto the one still shutting down", async () => {
+		const { vault, data } = aVault();
+		// Like ora serve: it answers while it shuts down (a write to finish), and a second one on
+		// the same index refuses to start while the first holds the writer lock.
+		const slow = `
+const lockFs = require("fs"), lock = require("path").join(process.argv[2], "lock");
+if (lockFs.existsSync(lock)) { console.error("the index is being written by process " + lockFs.readFileSync(lock, "utf8")); process.exit(2); }
+lockFs.mkdirSync(process.argv[2], { recursive: true });
+lockFs.writeFileSync(lock, String(process.pid));
+process.on("SIGTERM", () => setTimeout(() => { lockFs.rmSync(lock); process.exit(0); }, 700));
+${FAKE_SIDECAR}`;
+		const r = rig(vault, data, { script: slow });
+		await r.link.start();
+		const first = nth(r.spawned, 0);
+		await r.link.restart();
+		expect(first.exitCode !== null || first.signalCode !== null).toBe(true);
+		expect(r.link.status.view.detail).not.toContain("being written");
+		expect(r.link.status.view.phase).toBe("ready");
+		expect((await r.client.status()).pid).toBe(nth(r.spawned, 1).pid);
+		expect(r.phases.slice(-2)).toEqual(["connected", "ready"]);
+	});
 });

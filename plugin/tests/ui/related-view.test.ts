@@ -120,4 +120,23 @@ describe("RelatedView", () => {
 		expect(view.contentEl.textContent).toContain("Related to B");
 		expect(view.contentEl.querySelector(".ora-result")).toBeNull();
 	});
+
+	it("keeps following the active note when it is renamed or moved", async () => {
+		const transport = new ScriptedTransport([json(200, related("A.md")), json(200, related("Topics/Renamed.md"))]);
+		const { view, workspace, vault } = await openView(transport);
+		workspace.trigger("file-open", aFile("A.md"));
+		await vi.advanceTimersByTimeAsync(50);
+		vault.trigger("rename", aFile("Other/B.md"), "Other.md");
+		vault.trigger("rename", aFile("Topics/Renamed.md"), "A.md");
+		expect(view.followedPath).toBe("Topics/Renamed.md");
+		// Asked again once the sidecar has had time to index the note under its new name.
+		await vi.advanceTimersByTimeAsync(499);
+		expect(transport.requests).toHaveLength(1);
+		await vi.advanceTimersByTimeAsync(1);
+		expect(body(transport, 1)).toEqual({ path: "Topics/Renamed.md", k: 7, private: false });
+		expect(view.contentEl.querySelector(".ora-related-title")?.textContent).toBe("Related to Renamed");
+		vault.trigger("modify", aFile("Topics/Renamed.md"));
+		await vi.advanceTimersByTimeAsync(500);
+		expect(transport.requests).toHaveLength(3);
+	});
 });

@@ -1,0 +1,45 @@
+import { MarkdownView, type App, type OpenViewState, type TFile } from "obsidian";
+import { describe, expect, it } from "vitest";
+
+import { openAtLines } from "../../src/ui/open-note";
+import { aFile } from "../stand-in";
+
+/** An app whose one note has `lines` lines and opens in `mode` (the user's default view). */
+function anApp(lines: string[], mode: "source" | "preview") {
+	const opened: { file: TFile; state: OpenViewState | undefined }[] = [];
+	const selections: unknown[] = [];
+	const view = Object.assign(Object.create(MarkdownView.prototype) as MarkdownView, {
+		getMode: () => mode,
+		editor: {
+			lastLine: () => lines.length - 1,
+			getLine: (n: number) => lines[n] ?? "",
+			setSelection: (from: unknown, to: unknown) => selections.push([from, to]),
+			scrollIntoView: () => undefined,
+		},
+	});
+	const leaf = {
+		view,
+		openFile: async (file: TFile, state?: OpenViewState) => void opened.push({ file, state }),
+	};
+	const app = {
+		vault: { getFileByPath: (path: string) => (path === "Notes/Café.md" ? aFile(path) : null) },
+		workspace: { getLeaf: () => leaf },
+	} as unknown as App;
+	return { app, opened, selections };
+}
+
+describe("openAtLines", () => {
+	it("asks Obsidian to scroll to the cited line, so a note opening in reading view shows it too", async () => {
+		const { app, opened } = anApp(["---", "type: engram", "---", "", "a", "b", "c", "d"], "preview");
+		await openAtLines(app, "Notes/Café.md", 6, 7);
+		expect(opened).toHaveLength(1);
+		expect(opened[0]?.file.path).toBe("Notes/Café.md");
+		expect(opened[0]?.state).toMatchObject({ active: true, eState: { line: 5 } });
+	});
+
+	it("selects the cited lines in the editor", async () => {
+		const { app, selections } = anApp(["x", "first cited", "second cited", "y"], "source");
+		await openAtLines(app, "Notes/Café.md", 2, 3);
+		expect(selections).toEqual([[{ line: 1, ch: 0 }, { line: 2, ch: "second cited".length }]]);
+	});
+});
