@@ -38,12 +38,17 @@ export const LLM_HELP = [
 
 export interface ConversationEntry {
 	id: string;
-	/** The first question, shortened. */
+	/** The first question, shortened; never a question asked in private mode. */
 	title: string;
 	/** Milliseconds since the epoch of the last question. */
 	updated: number;
 	/** Asked in private mode at least once: listed only in private mode. */
 	private?: boolean;
+}
+
+/** The title of a conversation begun in private mode: the settings file is no private place. */
+export function privateTitle(now: Date): string {
+	return `Private conversation, ${now.toISOString().slice(0, 16).replace("T", " ")} UTC`;
 }
 
 const MAX_CONVERSATIONS = 50;
@@ -58,11 +63,16 @@ export function newConversationId(now: Date, random: () => number = Math.random)
 /** The list with `entry` first (replacing an older entry of the same id), newest first, capped. */
 export function rememberConversation(list: readonly ConversationEntry[], entry: ConversationEntry): ConversationEntry[] {
 	const kept = list.filter((c) => c.id !== entry.id);
-	const earlier = list.find((c) => c.id === entry.id);
-	const title = earlier?.title ?? entry.title;
-	const { private: _private, ...rest } = entry;
-	const remembered = { ...rest, title: shorten(title, 60), ...(earlier?.private || entry.private ? { private: true } : {}) };
+	const old = list.find((c) => c.id === entry.id);
+	const remembered: ConversationEntry = { ...entry, title: shorten(old?.title ?? entry.title, 60) };
+	if (old?.private || entry.private) remembered.private = true;
+	else delete remembered.private;
 	return [remembered, ...kept].slice(0, MAX_CONVERSATIONS);
+}
+
+/** The conversations to list in this mode: those asked in private mode only in private mode. */
+export function listedConversations(list: readonly ConversationEntry[], privateMode: boolean): ConversationEntry[] {
+	return list.filter((c) => privateMode || !c.private);
 }
 
 function shorten(text: string, width: number): string {
@@ -79,8 +89,6 @@ export interface Exchange {
 	/** Text of an answer loaded from the conversation log (its passages are not stored). */
 	loggedAnswer?: string;
 	error?: string;
-	/** Asked in private mode: hidden when private mode is switched off. */
-	private?: boolean;
 }
 
 export interface AskState {
@@ -112,13 +120,11 @@ export class AskController {
 		return this.state;
 	}
 
-	/** Switching private mode off hides the exchanges asked in it (the sidecar keeps those turns private too). */
+	/** Turning private mode off closes the open conversation: what it shows was seen in private mode. */
 	setPrivate(on: boolean): void {
-		const leavingPrivate = this.privateMode && !on;
+		const leaving = this.privateMode && !on;
 		this.privateMode = on;
-		if (!leavingPrivate) return;
-		const exchanges = this.state.exchanges.filter((e) => !e.private);
-		if (exchanges.length !== this.state.exchanges.length) this.set({ ...this.state, exchanges });
+		if (leaving && this.state.conversation !== null) this.newConversation();
 	}
 
 	get isPrivate(): boolean {
@@ -138,11 +144,11 @@ export class AskController {
 			const doc = await this.options.load(id, this.privateMode);
 			const exchanges: Exchange[] = [];
 			for (const turn of doc.turns) {
-				if (turn.role === "user") exchanges.push({ question: turn.content, answer: null, private: turn.private });
+				if (turn.role === "user") exchanges.push({ question: turn.content, answer: null });
 				else {
 					const last = exchanges[exchanges.length - 1];
 					if (last && last.loggedAnswer === undefined) last.loggedAnswer = turn.content;
-					else exchanges.push({ question: "", answer: null, loggedAnswer: turn.content, private: turn.private });
+					else exchanges.push({ question: "", answer: null, loggedAnswer: turn.content });
 				}
 			}
 			if (mine === this.shown) this.set({ conversation: id, exchanges, busy: false });
@@ -157,8 +163,7 @@ export class AskController {
 		const now = this.options.now?.() ?? new Date();
 		const conversation = this.state.conversation ?? newConversationId(now);
 		const mine = this.shown;
-		const asPrivate = this.privateMode;
-		let pending: Exchange = { question: text, answer: null, private: asPrivate };
+		let pending: Exchange = { question: text, answer: null };
 		this.set({ conversation, exchanges: [...this.state.exchanges, pending], busy: true });
 		const replace = (next: Exchange) => {
 			const exchanges = this.state.exchanges.map((e) => (e === pending ? next : e));
@@ -170,11 +175,15 @@ export class AskController {
 		};
 		let done: Exchange;
 		try {
-			const answer = await this.options.ask({ question: text, conversation, private: asPrivate }, onDelta);
-			done = { question: text, answer, private: asPrivate };
-			this.options.onConversation({ id: conversation, title: text, updated: now.getTime(), private: asPrivate });
+			const answer = await this.options.ask({ question: text, conversation, private: this.privateMode }, onDelta);
+			done = { question: text, answer };
+			this.options.onConversation(
+				this.privateMode
+					? { id: conversation, title: privateTitle(now), updated: now.getTime(), private: true }
+					: { id: conversation, title: text, updated: now.getTime() },
+			);
 		} catch (err) {
-			done = { question: text, answer: null, error: message(err), private: asPrivate };
+			done = { question: text, answer: null, error: message(err) };
 		}
 		if (mine === this.shown) this.set({ conversation, exchanges: replace(done), busy: false });
 	}

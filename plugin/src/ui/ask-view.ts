@@ -6,6 +6,7 @@ import {
 	answerSegments,
 	AskController,
 	generatorLabel,
+	listedConversations,
 	LLM_HELP,
 	rememberConversation,
 	type AskState,
@@ -134,13 +135,11 @@ export class AskView extends ItemView {
 		if (!picker) return;
 		picker.empty();
 		picker.createEl("option", { text: "New conversation", attr: { value: "" } });
-		const privateMode = this.controller?.isPrivate ?? false;
-		for (const entry of this.deps.conversations()) {
-			// A private-mode question is private content: listed only in private mode.
-			if (entry.private && !privateMode) continue;
+		const listed = listedConversations(this.deps.conversations(), this.controller?.isPrivate ?? false);
+		for (const entry of listed) {
 			picker.createEl("option", { text: entry.title, attr: { value: entry.id } });
 		}
-		picker.value = selected !== null && [...picker.options].some((o) => o.value === selected) ? selected : "";
+		picker.value = selected !== null && listed.some((c) => c.id === selected) ? selected : "";
 	}
 
 	private show(state: AskState): void {

@@ -1,7 +1,15 @@
 import { describe, expect, it } from "vitest";
 
 import type { AskDocument, AskRequest, Citation, ConversationDocument } from "../../src/api/types";
-import { answerSegments, AskController, generatorLabel, newConversationId, rememberConversation, type AskState } from "../../src/ask/model";
+import {
+	answerSegments,
+	AskController,
+	generatorLabel,
+	listedConversations,
+	newConversationId,
+	rememberConversation,
+	type AskState,
+} from "../../src/ask/model";
 
 const cite = (n: number): Citation => ({ n, path: `N${n}.md`, line_start: n, line_end: n + 1, text: "t", private: false, cited: true });
 
@@ -33,6 +41,16 @@ describe("ask model", () => {
 			{ id: "a", title: "First question about sleep", updated: 3 },
 			{ id: "b", title: "Other", updated: 2 },
 		]);
+	});
+
+	it("keeps a conversation that went private listed in private mode only", () => {
+		let list = rememberConversation([], { id: "a", title: "Public start", updated: 1 });
+		list = rememberConversation(list, { id: "b", title: "Other", updated: 2 });
+		list = rememberConversation(list, { id: "a", title: "Private conversation, x", updated: 3, private: true });
+		list = rememberConversation(list, { id: "a", title: "A public follow-up", updated: 4 });
+		expect(list[0]).toEqual({ id: "a", title: "Public start", updated: 4, private: true });
+		expect(listedConversations(list, false).map((c) => c.id)).toEqual(["b"]);
+		expect(listedConversations(list, true).map((c) => c.id)).toEqual(["a", "b"]);
 	});
 });
 

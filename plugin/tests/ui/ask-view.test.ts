@@ -80,6 +80,28 @@ describe("AskView", () => {
 		expect(view.contentEl.querySelector(".ora-ask-exchange")).toBeNull();
 	});
 
+	it("never saves or lists a question asked in private mode outside private mode", async () => {
+		const transport = new ScriptedTransport([json(200, ANSWER), json(200, ANSWER), json(200, ANSWER)]);
+		const { view, conversations } = setup(transport);
+		await view.onOpen();
+		await view.ask("Public question about bread");
+		const toggle = view.contentEl.querySelector(".checkbox-container") as HTMLElement;
+		toggle.click();
+		(view.contentEl.querySelector(".ora-ask-new") as HTMLElement).click();
+		await view.ask("My secret diagnosis");
+		await view.ask("And its treatment");
+		const saved = JSON.stringify(conversations());
+		expect(saved).not.toContain("secret");
+		expect(saved).not.toContain("treatment");
+		const picker = view.contentEl.querySelector("select") as HTMLSelectElement;
+		const titles = () => [...picker.options].map((o) => o.textContent ?? "");
+		expect(titles()).toHaveLength(3);
+		expect(titles()[1]).toMatch(/^Private conversation, \d{4}-\d\d-\d\d \d\d:\d\d UTC$/);
+		toggle.click(); // private mode off: the private conversation closes and leaves the list
+		expect(titles()).toEqual(["New conversation", "Public question about bread"]);
+		expect(view.contentEl.querySelector(".ora-ask-exchange")).toBeNull();
+	});
+
 	it("without a language model, says how to configure one and labels answers extractive", async () => {
 		const extractive = { ...ANSWER, answer: "No model wrote this; the passages:\n[1] …", generator: "none", generator_reason: "no llm_url set" };
 		const transport = new ScriptedTransport([json(200, extractive)]);
@@ -153,29 +175,5 @@ describe("AskView", () => {
 		expect(view.contentEl.querySelector(".ora-ask-answer.is-streaming")).toBeNull();
 		expect(view.contentEl.querySelector(".ora-ask-text")?.textContent).toBe(ANSWER.answer);
 		expect(view.contentEl.querySelectorAll("a.ora-cite").length).toBeGreaterThan(0);
-	});
-
-	it("keeps private-mode questions out of sight once private mode is off", async () => {
-		const transport = new ScriptedTransport([json(200, ANSWER), json(200, ANSWER)]);
-		const { view, conversations } = setup(transport, true, [{ id: "old", title: "Why sourdough?", updated: 1 }]);
-		await view.onOpen();
-		const toggle = view.contentEl.querySelector(".checkbox-container") as HTMLElement;
-		const picker = view.contentEl.querySelector("select") as HTMLSelectElement;
-		const listed = () => [...picker.options].map((o) => o.textContent);
-		toggle.click();
-		await view.ask("Is my therapist right about the divorce?");
-		expect(listed()).toEqual(["New conversation", "Is my therapist right about the divorce?", "Why sourdough?"]);
-		toggle.click();
-		expect(listed()).toEqual(["New conversation", "Why sourdough?"]);
-		expect(view.contentEl.textContent).not.toContain("divorce");
-		// Asked in again outside private mode, the conversation stays a private one.
-		await view.ask("And the children?");
-		expect(listed()).toEqual(["New conversation", "Why sourdough?"]);
-		expect(conversations().map((c) => [c.title, c.private === true])).toEqual([
-			["Is my therapist right about the divorce?", true],
-			["Why sourdough?", false],
-		]);
-		toggle.click();
-		expect(listed()).toEqual(["New conversation", "Is my therapist right about the divorce?", "Why sourdough?"]);
 	});
 });
