@@ -35,7 +35,7 @@ from typing import Any
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.scalarstring import DoubleQuotedScalarString
 
-from sidecar.errors import UnreadableNote
+from sidecar.errors import InvalidFrontmatter, UnreadableNote
 from sidecar.schema import get_schema, load_json
 from sidecar.vault.edit import Mutation, content_hash, rewrite_frontmatter
 from sidecar.vault.links import NameIndex
@@ -388,6 +388,9 @@ def plan_adoption(vault: str | Path, max_bytes: int = DEFAULT_MAX_BYTES,
                 "overwrite; set Ora's type by hand or give its folder a rule in ora.yaml",
                 note.is_private))
         else:
-            plan.proposals.append(_propose(read, reads, root, ctx, names))
+            try:
+                plan.proposals.append(_propose(read, reads, root, ctx, names))
+            except InvalidFrontmatter as err:  # YAML Ora's editor cannot keep byte for byte
+                plan.skipped.append(Skipped(rel, err.message, note.is_private))
     plan.skipped.sort(key=lambda s: s.path)
     return plan

@@ -211,12 +211,22 @@ def _load(y: YAML, yaml_text: str) -> CommentedMap:
     try:
         data = y.load(yaml_text)
     except (YAMLError, ValueError, RecursionError) as exc:
-        raise InvalidFrontmatter(f"frontmatter is not valid YAML; fix it first ({exc})") from exc
+        raise InvalidFrontmatter(
+            f"frontmatter is not valid YAML; fix it first ({_yaml_problem(exc)})") from exc
     if data is None:
         return CommentedMap()
     if not isinstance(data, CommentedMap):
         raise InvalidFrontmatter("frontmatter is not a mapping of properties; fix it first")
     return data
+
+
+def _yaml_problem(exc: BaseException) -> str:
+    """One line saying what is wrong and where (the file line: the block starts on line 2)."""
+    problem = getattr(exc, "problem", None)
+    mark = getattr(exc, "problem_mark", None)
+    if problem and mark is not None:
+        return f"{problem} on line {mark.line + 2}"
+    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
 
 
 def _drop_gap_comments(rendered: str, own: list[str], gap: list[str]) -> str:
