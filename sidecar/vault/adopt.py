@@ -206,11 +206,11 @@ def _read_all(vault: Path, names: NameIndex, settings: VaultSettings, max_bytes:
         try:
             data = vault_path(vault, rel).read_bytes()
             note = parse_note(decode_note(data, rel, max_bytes), rel)
-        except UnreadableNote as err:
-            plan.skipped.append(Skipped(rel, err.message))
+        except UnreadableNote as err:  # its tags cannot be read: private, as privacy fails closed
+            plan.skipped.append(Skipped(rel, err.message, private=True))
             continue
         except OSError as err:
-            plan.skipped.append(Skipped(rel, f"cannot read it ({err.strerror})"))
+            plan.skipped.append(Skipped(rel, f"cannot read it ({err.strerror})", private=True))
             continue
         links, hub = _links(note, names)
         out[rel] = _Read(rel, content_hash(data), note, links, hub)
@@ -250,14 +250,18 @@ def _link_to(rel: str, names: NameIndex) -> str:
 
 
 def _nexus(read: _Read, reads: dict[str, _Read], names: NameIndex) -> tuple[list[str], str]:
+    """The folder note, else the hubs linking here; a public note's never a private one (the
+    proposal is shown outside private mode, and the link would be written into the note)."""
     path = PurePosixPath(read.rel)
     folder = path.parent
+    private = read.note.is_private
+    usable = {rel: r for rel, r in reads.items() if private or not r.note.is_private}
     if folder.name:
         for candidate in (folder / f"{folder.name}.md", folder.parent / f"{folder.name}.md"):
             rel = candidate.as_posix().removeprefix("./")
-            if rel != read.rel and rel in reads:
+            if rel != read.rel and rel in usable:
                 return [_link_to(rel, names)], f"folder note {rel}"
-    hubs = sorted(r.rel for r in reads.values() if r.hub_links and read.rel in r.links)
+    hubs = sorted(r.rel for r in usable.values() if r.hub_links and read.rel in r.links)
     hubs = hubs[: int(_rules()["max_nexus"])]
     if hubs:
         return [_link_to(h, names) for h in hubs], "hub" + ("s " if len(hubs) > 1 else " ") + \

@@ -16,8 +16,8 @@ import io
 import itertools
 import os
 import re
+import secrets
 import stat
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -399,17 +399,30 @@ def _swap(path: Path, tmp: Path, read_hash: str) -> None:
         held.unlink(missing_ok=True)
 
 
-def _temp_copy(path: Path, data: bytes, mode: int) -> Path:
+def _new_file(path: Path, mode: int) -> tuple[int, Path]:
+    """A new hidden file beside `path`, created with `mode` less the user's umask."""
+    for _ in range(100):
+        tmp = path.parent / f".{path.name}.{secrets.token_hex(4)}.ora-tmp"
+        try:
+            return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode), tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"no free temporary name beside {path.name}")
+
+
+def _temp_copy(path: Path, data: bytes, mode: int | None) -> Path:
     """`data` in a new hidden file beside `path` (flushed to disk, mode `mode`), to be moved
-    into place or removed by the caller."""
-    fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".ora-tmp")
-    tmp = Path(tmp_name)
+    into place or removed by the caller. A new note (`mode` None) gets the mode the user's
+    umask gives new files, as an editor's would; a copy of a note is the owner's alone until
+    it has the note's own mode, so its text is never readable by more accounts than the note's."""
+    fd, tmp = _new_file(path, 0o600 if mode is not None else 0o666)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
-        os.chmod(tmp, mode)
+        if mode is not None:
+            os.chmod(tmp, mode)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
@@ -612,7 +625,7 @@ def create_note(vault: str | Path, rel: str, text: str) -> str:
     path = vault_path(vault, rel)
     path.parent.mkdir(parents=True, exist_ok=True)
     data = text.encode("utf-8")
-    tmp = _temp_copy(path, data, 0o644)
+    tmp = _temp_copy(path, data, None)
     try:
         os.link(tmp, path)  # fails if the file exists: no overwrite, no race
     except FileExistsError as exc:

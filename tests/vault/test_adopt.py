@@ -272,6 +272,32 @@ def test_private_notes_are_only_counted_outside_private_mode(tmp_path: Path) -> 
     assert "zqx" in json.dumps(plan_adoption(vault).to_json(private=True))
 
 
+def test_a_public_notes_nexus_never_names_a_private_hub_or_folder_note(tmp_path: Path) -> None:
+    """A public note's proposal is shown outside private mode and, applied, written into a
+    public note: a private hub or folder note (its name is private too) is never its nexus, and
+    a note whose privacy cannot be read (binary, too large) is skipped as private."""
+    vault = _write(tmp_path, {
+        "Hubs/Zqx divorce.md": "---\ntags: [private]\n---\n- [[Lawyer]]\n- [[Flat]]\n"
+                               "- [[Kids]]\n- [[Money]]\n",
+        "Hubs/Home.md": "- [[Kids]]\n- [[Garden]]\n- [[Money]]\n- [[Flat]]\n",
+        "Lawyer.md": "Call on Monday.\n", "Flat.md": "Two rooms.\n", "Kids.md": "School.\n",
+        "Money.md": "Budget.\n", "Garden.md": "Roses.\n",
+        "Case/Case.md": "#private\nThe Zqx case file.\n",
+        "Case/Hearing.md": "On the 4th.\n",
+        "Zqx blob.md": b"\x00\x01 #private",
+    })
+    plan = plan_adoption(vault)
+    values = _by_path(plan)
+    assert values["Lawyer.md"]["nexus"] == [] and values["Kids.md"]["nexus"] == ["[[Home]]"]
+    assert values["Case/Hearing.md"]["nexus"] == []
+    doc = plan.to_json(private=False)
+    assert "Zqx" not in json.dumps(doc), json.dumps(doc)
+    assert doc["summary"]["private_hidden"] == 3  # two private notes, one skipped
+    apply_adoption(vault, [p for p in plan.proposals if not p.private])
+    assert not any("Zqx" in (vault / p).read_text(encoding="utf-8")
+                   for p in ("Lawyer.md", "Kids.md", "Case/Hearing.md"))
+
+
 # ---- the command line ---------------------------------------------------------------------------
 
 

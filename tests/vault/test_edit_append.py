@@ -3,6 +3,8 @@ appended to with every existing byte kept, in the file's own line endings, atomi
 
 from __future__ import annotations
 
+import os
+import stat
 from pathlib import Path
 
 import pytest
@@ -22,6 +24,20 @@ def test_create_note_never_overwrites(tmp_path: Path) -> None:
         create_note(tmp_path, "Chats/Ora/a.md", "# other\n")
     assert (tmp_path / "Chats/Ora/a.md").read_text() == "# A\n"
     assert [p.name for p in (tmp_path / "Chats/Ora").iterdir()] == ["a.md"]  # no temp left
+
+
+@pytest.mark.parametrize("umask", [0o077, 0o022, 0o002])
+def test_a_created_note_gets_the_mode_the_users_umask_gives_new_files(
+    tmp_path: Path, umask: int
+) -> None:
+    """As a note Obsidian creates: a user whose umask keeps files to themselves (077) must not
+    find a private conversation's chat note readable by every account (it was always 0644)."""
+    old = os.umask(umask)
+    try:
+        create_note(tmp_path, "Chats/Ora/a.md", "# A\n")
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE((tmp_path / "Chats/Ora/a.md").stat().st_mode) == 0o666 & ~umask
 
 
 def test_append_keeps_every_byte_and_the_line_endings(tmp_path: Path) -> None:
