@@ -17,6 +17,7 @@ from sidecar.errors import BadRequest, OraError
 from sidecar.settings import make_config
 from sidecar.vault.lint import Diagnostic, LintContext, fix_dates, lint_file, lint_vault
 from sidecar.vault.scan import is_ignored
+from sidecar.vault.vault_settings import settings_path
 
 _FIXABLE = {"date-missing", "date-invalid"}
 
@@ -33,13 +34,19 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(func=run)
 
 
+def _is_vault_root(folder: Path) -> bool:
+    """Obsidian's settings folder, Ora's index folder or Ora's vault settings mark a vault."""
+    return ((folder / ".obsidian").is_dir() or make_config(folder).data.is_dir()
+            or settings_path(folder).is_file())
+
+
 def _vault_of(target: Path) -> tuple[Path, list[str] | None]:
     """(vault folder, [the one note] or None for all) for a folder or a file argument."""
     if target.is_dir():
         return target, None
     if not target.is_file():
         raise BadRequest(f"{target} is neither a vault folder nor a note file")
-    root = next((p for p in target.parents if (p / ".obsidian").is_dir()), target.parent)
+    root = next((p for p in target.parents if _is_vault_root(p)), target.parent)
     rel = target.relative_to(root).as_posix()
     if is_ignored(rel):
         raise BadRequest(f"{rel} is not a note (notes are .md files outside dot-folders)")

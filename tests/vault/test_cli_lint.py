@@ -48,6 +48,25 @@ def test_a_single_file_is_linted_against_its_vault(
     assert (d["path"], d["code"]) == ("Engrams/Linky.md", "link-broken")
 
 
+@pytest.mark.parametrize("marker", [".ora", "ora.yaml"])
+def test_a_single_file_finds_an_ora_vault_without_obsidian_settings(
+    vault: Path, write: Write, capsys: pytest.CaptureFixture[str], marker: str
+) -> None:
+    """A vault Ora indexes or configures but Obsidian never opened (no .obsidian/): linting
+    one note used to take its folder for the vault, so links to other folders were broken."""
+    if marker == ".ora":
+        (vault / marker).mkdir()
+    else:
+        (vault / marker).write_text("lint:\n  untyped: hint\n", encoding="utf-8")
+    rel = write("Engrams/Linky.md", "---\nnexus: ['[[Hub]]', '[[Gone]]']\ntype: engram\n"
+                                   "tags: []\ndate created: 2024-01-01\n"
+                                   "date modified: 2024-01-01\n---\n")
+    assert main(["lint", str(vault / rel), "--json"]) == 0
+    [d] = json.loads(capsys.readouterr().out)["diagnostics"]
+    assert (d["path"], d["code"]) == ("Engrams/Linky.md", "link-broken")
+    assert "'Gone'" in d["message"]
+
+
 def test_fix_fills_dates_then_lints_again(
     vault: Path, write: Write, capsys: pytest.CaptureFixture[str]
 ) -> None:
