@@ -24,7 +24,7 @@ import hashlib
 import json
 import sqlite3
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -383,36 +383,44 @@ class Queue:
             sql, args = sql + " AND status = ?", [*args, status]
         if kind:
             sql, args = sql + " AND kind = ?", [*args, kind]
-        return [_pair(r) for r in self._shown(self._rows(sql + " ORDER BY score DESC, id", args),
-                                              private)]
+        return self._seen_in(self._rows(sql + " ORDER BY score DESC, id", args), private)
 
     def get(self, pid: str, *, private: bool = False) -> Pair:
         """One pair; a private one outside private mode is not found (its id reveals nothing)."""
-        rows = self._shown(
+        found = self._seen_in(
             self._rows(f"SELECT * FROM pairs WHERE id = ? AND {_visible(private)}", (pid,)),
             private)
-        if not rows:
+        if not found:
             hint = "" if private else " (private ones with --private)"
             raise NotFound(f"no contradiction with id {pid!r}: list them with "
                            f"`ora contradictions`{hint}")
-        return _pair(rows[0])
+        return found[0]
 
     def batch(self, batch: str, *, private: bool = False) -> list[Pair]:
-        return [_pair(r) for r in self._shown(self._rows(
+        return self._seen_in(self._rows(
             f"SELECT * FROM pairs WHERE batch = ? AND status = 'open' AND {_visible(private)} "
-            "ORDER BY id", (batch,)), private)]
+            "ORDER BY id", (batch,)), private)
 
     def hides(self, pids: Iterable[str]) -> bool:
         """True when any of these pairs still queued is hidden outside private mode now."""
-        rows = self._rows_in("SELECT id, private, a_path, b_path FROM pairs WHERE id", pids)
-        public = [r for r in rows if not r["private"]]
-        return len(public) < len(rows) or len(self._shown(public, False)) < len(public)
+        return bool(self._private_now(
+            self._rows_in("SELECT id, private, a_path, b_path FROM pairs WHERE id", pids)))
 
-    def _shown(self, rows: list[sqlite3.Row], private: bool) -> list[sqlite3.Row]:
-        """`rows` of pairs less, outside private mode, those with a note private now."""
-        if private or self._live is None or not rows:
-            return rows
-        paths = {r["a_path"] for r in rows} | {r["b_path"] for r in rows}
+    def _seen_in(self, rows: list[sqlite3.Row], private: bool) -> list[Pair]:
+        """The pairs of `rows` as this mode sees them: outside private mode without those with
+        a note private now, in private mode with those flagged private."""
+        now = self._private_now(rows)
+        pairs = [_pair(r) for r in rows if private or r["id"] not in now]
+        return [replace(p, private=True) if p.id in now else p for p in pairs]
+
+    def _private_now(self, rows: list[sqlite3.Row]) -> set[str]:
+        """Ids of the pairs of `rows` that are private now: flagged so by the last scan, or
+        with a note tagged private since (`live_privacy.py`; only with the vault known)."""
+        flagged = {r["id"] for r in rows if r["private"]}
+        public = [r for r in rows if not r["private"]]
+        if self._live is None or not public:
+            return flagged
+        paths = {r["a_path"] for r in public} | {r["b_path"] for r in public}
         seen: dict[str, Seen] = {}
         hidden: set[str] = set()
         for r in self._rows_in("SELECT path, size, mtime_ns, private FROM notes WHERE path",
@@ -422,7 +430,8 @@ class Queue:
             else:
                 seen[r["path"]] = (r["size"], r["mtime_ns"])
         hidden |= self._live.turned_private(seen)
-        return [r for r in rows if r["a_path"] not in hidden and r["b_path"] not in hidden]
+        return flagged | {r["id"] for r in public
+                          if r["a_path"] in hidden or r["b_path"] in hidden}
 
     def _rows_in(self, sql: str, values: Iterable[str]) -> list[sqlite3.Row]:
         """`sql` + ` IN (values)`, asked a bounded number of values at a time."""
@@ -514,8 +523,9 @@ class Queue:
         if private or self._live is None:
             return int(self._rows("SELECT count(*) AS n FROM pairs WHERE status = 'open' AND "
                                   + _visible(private))[0]["n"])
-        return len(self._shown(self._rows("SELECT id, a_path, b_path FROM pairs WHERE "
-                                          "status = 'open' AND private = 0"), private))
+        rows = self._rows("SELECT id, private, a_path, b_path FROM pairs WHERE "
+                          "status = 'open' AND private = 0")
+        return len(rows) - len(self._private_now(rows))
 
 
 _IN_CHUNK = 500  # paths per `IN (...)` query

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from aiohttp import web
 
+from sidecar.cleaning.decisions import decision_notes
 from sidecar.settings import Config, make_config
 
 from ..conftest import AppClient
@@ -162,6 +163,12 @@ async def test_a_note_tagged_private_leaves_public_triage_before_the_next_scan(
                                  {"action": "flag"})
     assert status == 404
     _, doc = await api.call("GET", "/v1/contradictions?status=all&private=true")
-    assert pair["id"] in [p["id"] for p in doc["pairs"]]
+    assert [p["private"] for p in doc["pairs"] if p["id"] == pair["id"]] == [True]
     status, done = await api.call("POST", "/v1/contradictions/undo", {"private": True})
     assert status == 200 and done["pairs"][0]["id"] == pair["id"]
+    # Its decision goes to the private decisions note: the public one never names the note.
+    status, done = await api.call("POST", f"/v1/contradictions/{pair['id']}/resolve",
+                                  {"action": "flag", "private": True})
+    assert status == 200 and done["pair"]["private"]
+    public, private = (vault / n for n in decision_notes())
+    assert NEW not in public.read_text() and pair["id"] in private.read_text()

@@ -163,6 +163,8 @@ export class AskController {
 		const now = this.options.now?.() ?? new Date();
 		const conversation = this.state.conversation ?? newConversationId(now);
 		const mine = this.shown;
+		// The mode the question is asked in, even if the toggle moves before the answer arrives.
+		const asPrivate = this.privateMode;
 		let pending: Exchange = { question: text, answer: null };
 		this.set({ conversation, exchanges: [...this.state.exchanges, pending], busy: true });
 		const replace = (next: Exchange) => {
@@ -175,10 +177,10 @@ export class AskController {
 		};
 		let done: Exchange;
 		try {
-			const answer = await this.options.ask({ question: text, conversation, private: this.privateMode }, onDelta);
+			const answer = await this.options.ask({ question: text, conversation, private: asPrivate }, onDelta);
 			done = { question: text, answer };
 			this.options.onConversation(
-				this.privateMode
+				asPrivate
 					? { id: conversation, title: privateTitle(now), updated: now.getTime(), private: true }
 					: { id: conversation, title: text, updated: now.getTime() },
 			);

@@ -1,7 +1,7 @@
 import { SidecarError } from "../api/client";
 import type { RelatedDocument, RelatedRequest } from "../api/types";
 import { groupByNote } from "../search/group";
-import { shapeResult, titleFromPath, type ResultList } from "../search/shape";
+import { shapeResult, titleFromPath, withoutPrivate, type ResultList } from "../search/shape";
 import { debounce, type Debounced } from "../util/debounce";
 
 /** What the related panel shows; errors are values. Shown results stay while a refresh runs. */
@@ -80,8 +80,19 @@ export class RelatedController {
 	}
 
 	setPrivate(on: boolean): void {
+		const leavingPrivate = this.privateMode && !on;
 		this.privateMode = on;
+		if (leavingPrivate) this.hidePrivate();
 		if (this.path !== null) this.onOpen();
+	}
+
+	/** Private mode is off: no answer asked in it may still land, and no private note stays shown. */
+	private hidePrivate(): void {
+		this.sequence++;
+		const shown = this.shown;
+		if (shown.kind !== "results") return;
+		const list = withoutPrivate(shown.list);
+		this.emit(list.cards.length ? { ...shown, list, pending: true } : { kind: "loading", path: shown.path, title: shown.title });
 	}
 
 	/** Asks now (the refresh button). */

@@ -1,7 +1,7 @@
 import type { SearchDocument, SearchRequest } from "../api/types";
 import { debounce, type Debounced } from "../util/debounce";
 import { mergeChips, NO_CHIPS, parseQuery, toFilters, type FilterChips } from "./query";
-import { shapeResults, type ResultList } from "./shape";
+import { shapeResults, withoutPrivate, type ResultList } from "./shape";
 
 export interface SearchOptions {
 	private: boolean;
@@ -60,8 +60,19 @@ export class SearchController {
 	}
 
 	setOptions(change: Partial<SearchOptions>): void {
+		const leavingPrivate = this.options.private && change.private === false;
 		this.options = { ...this.options, ...change };
+		if (leavingPrivate) this.hidePrivate();
 		if (this.query.trim() !== "") this.scheduled();
+	}
+
+	/** Private mode is off: no answer asked in it may still land, and no private note stays shown. */
+	private hidePrivate(): void {
+		this.sequence++;
+		const shown = this.shown;
+		if (shown.kind !== "results") return;
+		const list = withoutPrivate(shown.list);
+		this.emit(list.cards.length ? { ...shown, list, pending: true } : { kind: "loading", query: shown.query });
 	}
 
 	/** Replaces the filter chips (the panel's, not the query box's prefixes). */

@@ -40,6 +40,12 @@ export function shapeResults(doc: SearchDocument, query: string = doc.query): Re
 	return { cards, groups: groupByNote(cards), rerankNote: rerankNote(doc), indexingNote: indexingNote(doc) };
 }
 
+/** The list without the cards of private notes (private mode was just switched off). */
+export function withoutPrivate(list: ResultList): ResultList {
+	const cards = list.cards.filter((c) => !c.badges.includes("private"));
+	return { ...list, cards, groups: groupByNote(cards) };
+}
+
 /** "Indexing 42 %: results come from the notes indexed so far" while the index is being built. */
 export function indexingNote(doc: SearchDocument): string | null {
 	if (!doc.indexing) return null;

@@ -1,6 +1,6 @@
 import { Modal, Notice, setIcon, type App } from "obsidian";
 
-import type { SidecarClient } from "../api/client";
+import { SidecarError, type SidecarClient } from "../api/client";
 import type { Pair, PairStatus, Resolution } from "../api/types";
 import { statusLabel } from "../triage/labels";
 import { confirmText, pairCard, resolution, type ClaimCard, type TriageAction } from "../triage/model";
@@ -176,8 +176,8 @@ export class TriageModal extends Modal {
 			const answer = await this.deps.client.resolve(pair.id, res, this.privateMode);
 			new Notice(`${statusLabel(answer.pair)}. ${changedText(answer.changed)} You can undo this.`);
 		} catch (err) {
-			new Notice(`Could not resolve: ${errorText(err)}`);
-			return;
+			new Notice(`Could not resolve: ${staleText(err)}`);
+			if (!isStale(err)) return;
 		}
 		await this.load();
 	}
@@ -190,8 +190,8 @@ export class TriageModal extends Modal {
 			const answer = await this.deps.client.approveBatch(batch, this.privateMode);
 			new Notice(`Approved ${answer.pairs.length} in this story. ${changedText(answer.changed)} You can undo this.`);
 		} catch (err) {
-			new Notice(`Could not approve the story: ${errorText(err)}`);
-			return;
+			new Notice(`Could not approve the story: ${staleText(err)}`);
+			if (!isStale(err)) return;
 		}
 		await this.load();
 	}
@@ -225,6 +225,22 @@ export class TriageModal extends Modal {
 		setIcon(box.createSpan({ cls: "ora-message-icon" }), icon);
 		box.createSpan({ text });
 	}
+}
+
+/**
+ * The pair (or a note of it) is gone or changed since the list was loaded: a note was renamed,
+ * edited or deleted meanwhile, and the sidecar found the pair again under another id. The list is
+ * then loaded again, so the next click acts on what is there now.
+ */
+function isStale(err: unknown): boolean {
+	return err instanceof SidecarError && (err.status === 404 || err.status === 409);
+}
+
+function staleText(err: unknown): string {
+	if (err instanceof SidecarError && err.status === 404) {
+		return "this pair changed since the list was shown (a note of it was renamed, edited or deleted). The list is up to date now.";
+	}
+	return isStale(err) ? `${errorText(err)} The list is up to date now.` : errorText(err);
 }
 
 function changedText(changed: string[]): string {

@@ -9,6 +9,7 @@ import {
 	newConversationId,
 	rememberConversation,
 	type AskState,
+	type ConversationEntry,
 } from "../../src/ask/model";
 
 const cite = (n: number): Citation => ({ n, path: `N${n}.md`, line_start: n, line_end: n + 1, text: "t", private: false, cited: true });
@@ -129,5 +130,27 @@ describe("ask controller", () => {
 		expect(c.current.conversation).toBe("ask-b");
 		expect(c.current.exchanges.map((e) => e.question)).toEqual(["B question"]);
 		expect(c.current.busy).toBe(false);
+	});
+});
+
+describe("ask controller in private mode", () => {
+	it("saves a private-mode question as private when private mode is switched off before its answer", async () => {
+		let reply!: (doc: AskDocument) => void;
+		const saved: ConversationEntry[] = [];
+		const c = new AskController({
+			ask: () => new Promise<AskDocument>((r) => (reply = r)),
+			load: () => Promise.reject(new Error("not used")),
+			onState: () => undefined,
+			onConversation: (entry) => saved.push(entry),
+			now: () => new Date("2026-11-30T17:00:00Z"),
+		});
+		c.setPrivate(true);
+		const asking = c.ask("Is my therapist right about the divorce?");
+		c.setPrivate(false);
+		reply({ answer: "…", citations: [], generator: "none" } as unknown as AskDocument);
+		await asking;
+		expect(saved).toHaveLength(1);
+		expect(saved[0]?.private).toBe(true);
+		expect(saved[0]?.title).not.toContain("divorce");
 	});
 });

@@ -1,7 +1,7 @@
 // End-to-end: the triage modal, with the plugin's real client, resolves a contradiction that a real
 // `ora serve` found by itself (no scan call: its background cleaning), the resolution changes the
 // notes on disk, and the modal's undo puts both back byte for byte.
-import { readFileSync } from "fs";
+import { existsSync, readFileSync, renameSync } from "fs";
 import { join } from "path";
 
 import { App } from "obsidian";
@@ -72,6 +72,27 @@ describe.skipIf(SKIP_REASON !== null)(`triage ⇄ ora serve${SKIP_REASON ? ` (sk
 		expect(readFileSync(join(live.vault, NEWER)).equals(before.newer)).toBe(true);
 		const reopened = await live.client.contradictions("open");
 		expect(reopened.some((p) => p.id === pair.id)).toBe(true);
+		modal.close();
+	});
+
+	it("refreshes the list when a note of the shown pair was renamed meanwhile", async () => {
+		const pair = await eventually(async () => (await live.client.contradictions("open")).find(isCaffeinePair) ?? null, 120_000);
+		const modal = new TriageModal(new App(), { client: live.client, open: async () => undefined, onOpenCount: () => undefined, confirm: async () => true });
+		modal.open();
+		await eventually(async () => (modal.contentEl.querySelector(".ora-pair") ? true : null));
+		const moved = "Engrams/Caffeine and sleep, old view.md";
+		renameSync(join(live.vault, OLDER), join(live.vault, moved));
+		// The sidecar sees the rename and finds the pair again under the note's new path.
+		await eventually(async () => ((await live.client.contradictions("open")).some((p) => [p.a.path, p.b.path].includes(moved)) ? true : null), 120_000);
+		const label = pair.a.path === NEWER ? "A supersedes B" : "B supersedes A";
+		const card = [...modal.contentEl.querySelectorAll<HTMLElement>(".ora-pair")].find((c) => c.textContent?.includes(OLDER));
+		[...(card?.querySelectorAll("button") ?? [])].find((b) => b.textContent === label)?.click();
+		const paths = await eventually(async () => {
+			const shown = [...modal.contentEl.querySelectorAll(".ora-claim-path")].map((el) => el.textContent ?? "");
+			return shown.includes(moved) ? shown : null;
+		});
+		expect(paths).not.toContain(OLDER);
+		expect(existsSync(join(live.vault, OLDER))).toBe(false);
 		modal.close();
 	});
 });

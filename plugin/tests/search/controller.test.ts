@@ -16,6 +16,45 @@ function manualSearch() {
 }
 
 describe("SearchController", () => {
+	const privateDoc = () =>
+		aSearchDocument([
+			aResult({ path: "Diary/Secret.md", private: true, flags: ["private"], text: "my secret plan" }),
+			aResult({ path: "Engrams/Public.md" }),
+		]);
+	const shownPaths = (state: SearchState | undefined) => (state?.kind === "results" ? state.list.cards.map((c) => c.path) : []);
+
+	it("hides private results at once when private mode is switched off", async () => {
+		const { calls, search } = manualSearch();
+		const states: SearchState[] = [];
+		const c = new SearchController({ search, onState: (s) => states.push(s), delayMs: 200, k: 7 });
+		c.setOptions({ private: true });
+		c.setQuery("plan");
+		await vi.advanceTimersByTimeAsync(200);
+		calls[0]?.answer(privateDoc());
+		await vi.advanceTimersByTimeAsync(0);
+		expect(shownPaths(states.at(-1))).toEqual(["Diary/Secret.md", "Engrams/Public.md"]);
+		c.setOptions({ private: false });
+		// Before the search without private notes has even been sent.
+		expect(calls).toHaveLength(1);
+		expect(shownPaths(states.at(-1))).toEqual(["Engrams/Public.md"]);
+		expect(states.at(-1)).toMatchObject({ kind: "results", pending: true });
+	});
+
+	it("drops a private-mode answer that arrives after private mode was switched off", async () => {
+		const { calls, search } = manualSearch();
+		const states: SearchState[] = [];
+		const c = new SearchController({ search, onState: (s) => states.push(s), delayMs: 200, k: 7 });
+		c.setOptions({ private: true });
+		c.setQuery("plan");
+		await vi.advanceTimersByTimeAsync(200);
+		c.setOptions({ private: false });
+		calls[0]?.answer(privateDoc());
+		await vi.advanceTimersByTimeAsync(0);
+		expect(states.some((s) => shownPaths(s).includes("Diary/Secret.md"))).toBe(false);
+		await vi.advanceTimersByTimeAsync(200);
+		expect(calls[1]?.request.private).toBe(false);
+	});
+
 	it("waits for typing to pause, then searches once with the options", async () => {
 		const { calls, search } = manualSearch();
 		const states: SearchState[] = [];

@@ -139,4 +139,23 @@ describe("RelatedView", () => {
 		await vi.advanceTimersByTimeAsync(500);
 		expect(transport.requests).toHaveLength(3);
 	});
+
+	it("hides private related notes at once when private mode is switched off", async () => {
+		const results = [
+			aResult({ path: "Diary/Secret.md", private: true, flags: ["private"] }),
+			aResult({ path: "Engrams/Public.md" }),
+		];
+		const transport = new ScriptedTransport([json(200, related("A.md", results)), json(200, related("A.md", results))]);
+		const { view, workspace } = await openView(transport);
+		const toggle = view.contentEl.querySelector<HTMLElement>(".checkbox-container")!;
+		toggle.click();
+		workspace.trigger("file-open", aFile("A.md"));
+		await vi.advanceTimersByTimeAsync(50);
+		const paths = () => [...view.contentEl.querySelectorAll(".ora-result-path")].map((el) => el.textContent);
+		expect(body(transport, 0)).toMatchObject({ private: true });
+		expect(paths()).toEqual(["Diary/Secret.md", "Engrams/Public.md"]);
+		toggle.click();
+		expect(transport.requests).toHaveLength(1);
+		expect(paths()).toEqual(["Engrams/Public.md"]);
+	});
 });

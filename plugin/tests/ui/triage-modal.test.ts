@@ -156,4 +156,23 @@ describe("TriageModal", () => {
 		expect(modal.contentEl.querySelector(".ora-pair-status")?.textContent).toBe("Resolved: one note was wrong, and archived");
 		expect(modal.contentEl.querySelector(".ora-pair-actions")).toBeNull();
 	});
+
+	it("refreshes the list when a pair changed meanwhile (a note renamed), instead of failing on the stale one", async () => {
+		const pair = aPair();
+		const renamed = aPair({ id: "p9", a: { ...pair.a, path: "Engrams/Coffee is fine.md" } });
+		const transport = new ScriptedTransport([
+			json(200, { pairs: [pair] }),
+			json(404, { error: { code: "not_found", message: "no contradiction with id 'p1': list them with `ora contradictions` (private ones with --private)" } }),
+			json(200, { pairs: [renamed] }),
+		]);
+		const { modal, counts } = await openModal(transport);
+		button(modal, "A supersedes B").click();
+		await settle();
+		await settle();
+		expect(transport.requests.map((r) => r.method)).toEqual(["GET", "POST", "GET"]);
+		expect(shownNotices.at(-1)).toContain("changed since the list was shown");
+		expect(shownNotices.at(-1)).not.toContain("ora contradictions");
+		expect(modal.contentEl.querySelector(".ora-claim-path")?.textContent).toBe("Engrams/Coffee is fine.md");
+		expect(counts).toEqual([1, 1]);
+	});
 });
