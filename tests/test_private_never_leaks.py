@@ -1,10 +1,15 @@
 """Private content never appears in a response to a non-private request (a property).
 
-Random small vaults mix public and private notes of every retrievable-by-default kind; every
-private note carries a secret word (`zqx` + hex) in its title, so in its path, and in its body,
-and some private notes contradict public ones so that the contradiction scan pairs them. After
-a real index and scan, every content-bearing route is asked in non-private mode (no body may hold
-`zqx`) and in private mode (the secrets must be there, so the property can fail).
+Random small vaults mix public and private notes of every retrievable-by-default kind, private by
+a frontmatter tag, an inline `#private` or a nested `#private/…`; every private note carries a
+secret word (`zqx` + hex) in its title, so in its path, and in its body, and some private notes
+contradict public ones so that the contradiction scan pairs them. After a real index and scan,
+two public things turn private while the server runs, each carrying its own secret (`qzf` +
+hex): a public note the scan paired with another public one is tagged private, and a
+conversation asked in public mode has its chat note tagged private by hand. Then every
+content-bearing route is asked, with generated options (filters, archived, re-ranking, one-hop
+expansion, k), in non-private mode (no body may hold `zqx` or `qzf`) and in private mode (the
+secrets must be there, so the property can fail).
 """
 
 from __future__ import annotations
@@ -30,6 +35,8 @@ from sidecar.settings import Config, make_config
 from .conftest import AppClient
 
 MARK = "zqx"
+FLIP = "qzf"  # the secrets of what turns private while the server runs
+PRIVATE_FORMS = ("frontmatter", "inline", "nested")
 FOLDERS = {"engram": "Engrams", "resource": "Resources", "chat": "Chats"}
 # Subjects stated both ways, which the rules judge calls a contradiction (negation cue).
 SUBJECTS = (
@@ -49,6 +56,20 @@ class Spec:
     subject: int
     negated: bool
     filler: tuple[str, ...]
+    form: str = "frontmatter"  # how a private note says so: PRIVATE_FORMS
+
+
+@dataclass(frozen=True)
+class Case:
+    """One generated vault and what is asked of it."""
+
+    notes: dict[str, str]
+    secrets: list[str]  # the private notes' secrets
+    words: list[str]  # random query words
+    flip: str  # the secret of the note and the conversation that turn private
+    flip_note: str  # that note's path
+    flip_form: str  # how it turns private
+    searches: list[dict[str, Any]]  # generated search options
 
 
 def _claim(spec: Spec) -> str:
@@ -60,11 +81,14 @@ def _notes(specs: list[Spec], secrets: list[str]) -> dict[str, str]:
     notes = {}
     for n, (spec, secret) in enumerate(zip(specs, secrets, strict=True)):
         words = " ".join(spec.filler)
-        title = f"{secret} note {n}" if spec.private else f"Public note {n}"
+        title = f"{secret} note {n}" if spec.private or secret.startswith(FLIP) else (
+            f"Public note {n}")
         body = f"# {title}\n\n{_claim(spec)}\nIt mentions {words}.\n"
-        if spec.private:
+        if spec.private or secret.startswith(FLIP):
             body += f"The secret word here is {secret}.\n"
-        tags = "[private, health]" if spec.private else "[health]"
+        if spec.private and spec.form != "frontmatter":
+            body += "#private\n" if spec.form == "inline" else "Filed under #private/health.\n"
+        tags = "[private, health]" if spec.private and spec.form == "frontmatter" else "[health]"
         notes[f"{FOLDERS[spec.type]}/{title}.md"] = (
             f"---\ntype: {spec.type}\nnexus: []\ntags: {tags}\ndate created: 2024-01-0{n % 9 + 1}\n"
             f"---\n{body}"
@@ -79,29 +103,53 @@ specs = st.builds(
     subject=st.integers(0, len(SUBJECTS) - 1),
     negated=st.booleans(),
     filler=st.lists(st.sampled_from(WORDS), min_size=1, max_size=4).map(tuple),
+    form=st.sampled_from(PRIVATE_FORMS),
 )
+# Search options a non-private request may carry: each must keep private notes out.
+search_options = st.fixed_dictionaries({}, optional={
+    "k": st.integers(1, 30),
+    "include_archived": st.booleans(),
+    "rerank": st.booleans(),
+    "expand": st.booleans(),
+    "filters": st.fixed_dictionaries({}, optional={
+        "types": st.lists(st.sampled_from(sorted(FOLDERS)), min_size=1, max_size=3, unique=True),
+        "folders": st.lists(st.sampled_from(sorted(FOLDERS.values())), min_size=1, max_size=2,
+                            unique=True),
+        "tags": st.sampled_from([["health"], ["private"], ["private/health"]]),
+        "since": st.sampled_from(["2024-01-01", "2024-01-05"]),
+        "until": st.sampled_from(["2024-01-09", "2030-01-01"]),
+    }),
+})
 
 
 @st.composite
-def vaults(draw: st.DrawFn) -> tuple[dict[str, str], list[str], list[str]]:
-    """(notes by path, the private notes' secrets, random query words). The first notes always
-    are a public engram and a private engram contradicting it, then a private chat and a newer
-    public chat on the same subject (one decay cluster, which the private chat founded)."""
+def vaults(draw: st.DrawFn) -> Case:
+    """The first notes always are a public engram and a private engram contradicting it, then
+    a private chat and a newer public chat on the same subject (one decay cluster, which the
+    private chat founded), then two public engrams contradicting each other on another subject,
+    the second of which turns private after the scan."""
     subject = draw(st.integers(0, len(SUBJECTS) - 1))
+    other = (subject + 1) % len(SUBJECTS)
+    form = draw(st.sampled_from(PRIVATE_FORMS))
     pair = [Spec("engram", False, subject, False, ("garden",)),
-            Spec("engram", True, subject, True, ("river",)),
+            Spec("engram", True, subject, True, ("river",), form),
             # an older private chat and a public one on its subject share a decay cluster
-            Spec("chat", True, subject, False, ("lamp",)),
-            Spec("chat", False, subject, False, ("lamp",))]
+            Spec("chat", True, subject, False, ("lamp",), form),
+            Spec("chat", False, subject, False, ("lamp",)),
+            Spec("engram", False, other, False, ("orbit",)),
+            Spec("engram", False, other, True, ("quartz",))]  # turns private
     rest = draw(st.lists(specs, max_size=4))
     all_specs = pair + rest
     hexes = draw(st.lists(st.integers(0, 16**6 - 1), min_size=len(all_specs),
                           max_size=len(all_specs), unique=True))
     secrets = [f"{MARK}{h:06x}" for h in hexes]
+    secrets[5] = f"{FLIP}{hexes[5]:06x}"
     notes = _notes(all_specs, secrets)
     private = [s for spec, s in zip(all_specs, secrets, strict=True) if spec.private]
     queries = draw(st.lists(st.sampled_from(WORDS), min_size=1, max_size=3))
-    return notes, private, queries
+    return Case(notes, private, queries, secrets[5], f"Engrams/{secrets[5]} note 5.md",
+                draw(st.sampled_from(PRIVATE_FORMS)),
+                draw(st.lists(search_options, min_size=1, max_size=3)))
 
 
 def _config(root: Path) -> Config:
@@ -125,25 +173,32 @@ def _prepare(config: Config, notes: dict[str, str], embedder: Embedder) -> None:
         queue.close()
 
 
-async def _answers(api: AppClient, secrets: list[str], words: list[str],
-                   private: bool) -> list[Any]:
+async def _answers(api: AppClient, case: Case, private: bool) -> list[Any]:
     """Every content-bearing answer in one mode, less the echo of the asker's own query.
 
     Secrets are asked about outside any conversation; conversation `c1` holds one private
-    turn naming a secret (asked first) and, in non-private mode, a turn of random words."""
+    turn naming a secret (asked first) and, in non-private mode, a turn of random words; `c2`
+    is the conversation whose note was tagged private by hand."""
     flag = {"private": True} if private else {}
     query = "true" if private else "false"
-    in_c1 = secrets[0] if private else " ".join(words)
+    words = " ".join(case.words)
+    in_c1 = case.secrets[0] if private else words
+    asked = [*case.secrets, case.flip, words, _claim(Spec("engram", False, 0, True, ()))]
     calls: list[tuple[str, str, Any]] = [
         ("GET", "/v1/status", None),
         ("GET", f"/v1/contradictions?status=all&private={query}", None),
+        ("GET", f"/v1/contradictions?status=open&private={query}", None),
         ("POST", "/v1/contradictions/scan", flag),
-        *[("POST", "/v1/search", {"query": q, **flag})
-          for q in [*secrets, " ".join(words), _claim(Spec("engram", False, 0, True, ()))]],
-        *[("POST", "/v1/ask", {"question": q, **flag}) for q in secrets],
-        ("POST", "/v1/related", {"path": "Engrams/Public note 0.md", "k": 20, **flag}),
+        *[("POST", "/v1/search", {"query": q, **flag}) for q in asked],
+        *[("POST", "/v1/search", {"query": q, **options, **flag})
+          for options in case.searches for q in (case.secrets[0], case.flip, words)],
+        *[("POST", "/v1/ask", {"question": q, **flag}) for q in [*case.secrets, case.flip]],
+        *[("POST", "/v1/related", {"path": p, "k": 20, **flag})
+          for p in ("Engrams/Public note 0.md", "Engrams/Public note 4.md")],
+        ("GET", f"/v1/adopt?private={query}", None),
         ("POST", "/v1/ask", {"question": in_c1, "conversation": "c1", **flag}),
         ("GET", f"/v1/conversations/c1?private={query}", None),
+        ("GET", f"/v1/conversations/c2?private={query}", None),
     ]
     answers = []
     for method, path, body in calls:
@@ -153,37 +208,62 @@ async def _answers(api: AppClient, secrets: list[str], words: list[str],
     return answers
 
 
-async def _check(config: Config, secrets: list[str], words: list[str]) -> None:
+def _made_private(text: str, form: str) -> str:
+    """`text` (a note with `tags: [health]` or `tags: []`) tagged private as its owner would."""
+    if form == "frontmatter":
+        return text.replace("tags: [", "tags: [private, ", 1)
+    return text + ("\n#private\n" if form == "inline" else "\nSee #private/later.\n")
+
+
+async def _turn_private(api: AppClient, config: Config, case: Case) -> None:
+    """While the server runs: a conversation asked in public mode, then its note and a note the
+    scan paired publicly both tagged private by their owner (and reported, as the plugin does)."""
+    status, doc = await api.call("POST", "/v1/ask",
+                                 {"question": f"Remember {case.flip}", "conversation": "c2"})
+    assert status == 200
+    changed = [case.flip_note, doc["conversation_note"]]
+    for rel in changed:
+        path = config.vault / rel
+        path.write_text(_made_private(path.read_text(encoding="utf-8"), case.flip_form),
+                        encoding="utf-8")
+    status, _ = await api.call("POST", "/v1/events", {
+        "events": [{"kind": "modified", "path": rel} for rel in changed]})
+    assert status == 200
+
+
+async def _check(config: Config, case: Case) -> None:
     client = TestClient(TestServer(init_app(config)))
     await client.start_server()
     try:
         api = AppClient(client, (config.data / "token").read_text(encoding="utf-8").strip())
         await api.reconciled()
+        await _turn_private(api, config, case)
         # Private turns first, so the non-private conversation could leak them if it were wrong.
-        private_text = json.dumps(await _answers(api, secrets, words, True), ensure_ascii=False)
-        public_text = json.dumps(await _answers(api, secrets, words, False), ensure_ascii=False)
+        private_text = json.dumps(await _answers(api, case, True), ensure_ascii=False)
+        public_text = json.dumps(await _answers(api, case, False), ensure_ascii=False)
     finally:
         await client.close()
-    leak = public_text.find(MARK)
-    assert leak < 0, public_text[max(0, leak - 400): leak + 100]
-    for secret in secrets:
+    for mark in (MARK, FLIP):
+        leak = public_text.find(mark)
+        assert leak < 0, public_text[max(0, leak - 400): leak + 100]
+    for secret in [*case.secrets, case.flip]:
         assert secret in private_text, secret
 
 
 # No shrinking: a failure is reported at once (the examples are derandomized, so reproducible).
 @settings(max_examples=10, deadline=None, derandomize=True, phases=[Phase.generate],
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
-@given(vault=vaults())
+@given(case=vaults())
 def test_private_notes_never_reach_a_non_private_answer(
-    vault: tuple[dict[str, str], list[str], list[str]],
-    embedder: Embedder, tmp_path_factory: pytest.TempPathFactory,
+    case: Case, embedder: Embedder, tmp_path_factory: pytest.TempPathFactory,
 ) -> None:
-    notes, secrets, words = vault
     config = _config(tmp_path_factory.mktemp("leak"))
-    _prepare(config, notes, embedder)
+    _prepare(config, case.notes, embedder)
     queue = Queue(config.data)
-    try:  # the scan did pair a private note with a public one
-        assert any(p.private for p in queue.pairs(private=True))
+    try:  # the scan paired a private note with a public one, and the note to turn private
+        pairs = queue.pairs(private=True)
+        assert any(p.private for p in pairs)
+        assert any(not p.private and case.flip_note in (p.a.path, p.b.path) for p in pairs)
     finally:
         queue.close()
-    asyncio.run(_check(config, secrets, words))
+    asyncio.run(_check(config, case))
