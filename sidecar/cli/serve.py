@@ -20,7 +20,7 @@ from sidecar.cli.common import config_from_args, log
 from sidecar.errors import BadRequest, OraError
 from sidecar.models.build import ensure_fp32_embedder
 from sidecar.server.app import init_app
-from sidecar.server.instance import remove_record, watch_parent, write_record
+from sidecar.server.instance import remove_record, watch_parent, watch_record, write_record
 from sidecar.server.limits import ConnectionGuard, connection_limits
 from sidecar.server.security import is_loopback, token_path
 from sidecar.settings import Config
@@ -75,6 +75,7 @@ async def serve(config: Config, *, allow_remote: bool = False,
     assert runner.server is not None  # made by setup()
     connections, backlog = connection_limits(int(config.max_connections))
     ConnectionGuard(runner.server, connections, float(config.header_timeout))
+    record: asyncio.Task[bool] | None = None
     try:
         site = web.TCPSite(runner, str(config.host), int(config.port), shutdown_timeout=10.0,
                            backlog=backlog)
@@ -91,11 +92,16 @@ async def serve(config: Config, *, allow_remote: bool = False,
             log(f"ora serve: listening on http://{shown}:{port}")
         log(f"ora serve: token in {token_path(config.data)}")
         write_record(config, int(runner.addresses[0][1]), parent_pid)
+        record = asyncio.create_task(watch_record(config.data, stop), name="ora-record")
         await stop.wait()
         log("ora serve: shutting down")
     finally:
         await runner.cleanup()
         remove_record(config.data)  # after cleanup: no record, no lock
+        stop.set()
         if parent is not None:
-            stop.set()
             await parent
+    if record is not None and await record:
+        raise OraError(f"the data folder {config.data} was deleted while serving; start "
+                       "`ora serve` again to rebuild the index from the vault",
+                       code="data_folder_deleted")

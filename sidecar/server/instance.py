@@ -9,7 +9,8 @@ started itself by `parent_pid`.
 
 `--parent-pid PID` ties the server's life to another process (the plugin's): `watch_parent` sets
 the stop event soon after that process is gone, so Obsidian quitting without calling the plugin's
-`onunload` does not leave a sidecar behind.
+`onunload` does not leave a sidecar behind. `watch_record` stops the server when its record (so
+its data folder) is deleted under it.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from sidecar.settings import Config
 
 RECORD_FILE = "server.json"
 PARENT_POLL_SECONDS = 0.5
+RECORD_POLL_SECONDS = 1.0
 log = logging.getLogger("sidecar.server")
 
 
@@ -79,3 +81,20 @@ async def watch_parent(pid: int, stop: asyncio.Event,
             return
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(stop.wait(), poll)
+
+
+async def watch_record(data: Path, stop: asyncio.Event, poll: float = RECORD_POLL_SECONDS) -> bool:
+    """Set `stop` once DATA/server.json is gone and return True (False when stopped otherwise).
+
+    The record goes when the data folder is deleted under the running server (to rebuild the
+    index, which the README allows): every store then fails on every request, and writes
+    report a read-only disk. A new start rebuilds the index from the vault, and the plugin
+    starts a new sidecar when its own exits."""
+    while not stop.is_set():
+        if not record_path(data).is_file():
+            log.error("the data folder %s (its server.json) was deleted; stopping", data)
+            stop.set()
+            return True
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stop.wait(), poll)
+    return False

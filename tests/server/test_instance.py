@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import signal
 import subprocess
 import sys
@@ -93,3 +94,22 @@ def test_parent_pid_of_another_process_that_dies_unreaped(config: Any, serve: An
     assert "parent process" in served.log.read_text()
     assert not record_path(config.data).exists()
     _index_is_free_and_whole(config)
+
+
+@pytest.mark.slow
+def test_deleting_the_data_folder_under_a_running_server_stops_it_with_a_clear_error(
+    config: Any, serve: Any
+) -> None:
+    """It used to answer every search with an internal error and report a read-only disk
+    until someone restarted it; now it stops (the plugin starts a new one, which rebuilds)."""
+    served = serve(config)
+    _wait(lambda: read_record(config.data), "server.json")
+    shutil.rmtree(config.data)
+    assert served.proc.wait(60) != 0
+    text = served.log.read_text()
+    assert "was deleted while serving; start `ora serve` again" in text
+    assert "Traceback" not in text
+    again = serve(config)  # and a new start rebuilds the index from the vault
+    _wait(lambda: _reconciled(config), "the rebuild")
+    again.proc.send_signal(signal.SIGTERM)
+    assert again.proc.wait(60) == 0
