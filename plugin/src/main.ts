@@ -140,10 +140,8 @@ export default class OraVaultPlugin extends Plugin {
 					lint: (path, text) => this.client.lint(path, text),
 					fixes: {
 						dates: (path) => fileDates(this.app, path),
-						ignore: async (target) => {
-							await this.client.lintIgnore(target);
-							new Notice(`Lint now ignores ${target}.`);
-						},
+						// Says itself when ora.yaml cannot be updated (the quick fix would fail silently).
+						ignore: (target) => this.lintIgnore(target),
 					},
 				},
 				this.settings.lintDelayMs,

@@ -68,17 +68,21 @@ function fixActions(text: string, diagnostic: Diagnostic, path: string, options:
 }
 
 /** Applies a fix: text changes as one transaction, or the ignore list through the sidecar. */
-export function applyFix(view: EditorView, fix: QuickFix, options: Pick<LintSourceOptions, "fixes">): void {
+export function applyFix(view: EditorView, fix: QuickFix, options: Pick<LintSourceOptions, "fixes" | "onError">): void {
 	if ("changes" in fix) {
 		view.dispatch({ changes: fix.changes, userEvent: "input.fix" });
 		return;
 	}
 	const ignore = options.fixes?.ignore;
 	if (!ignore) return;
-	void ignore(fix.ignore).then(() => {
-		view.dispatch({ effects: relintEffect.of(null) });
-		forceLinting(view);
-	});
+	ignore(fix.ignore).then(
+		() => {
+			view.dispatch({ effects: relintEffect.of(null) });
+			forceLinting(view);
+		},
+		// Refused (ora.yaml unreadable, no sidecar): say so; the marks stay, as the note is still linted.
+		(err: unknown) => options.onError?.(err),
+	);
 }
 
 /**

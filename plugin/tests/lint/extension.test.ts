@@ -154,6 +154,44 @@ describe("frontmatterLinter", () => {
 	});
 });
 
+describe("the ignore quick fix", () => {
+	it("reports a refused ignore through onError instead of an unhandled rejection, keeping the marks", async () => {
+		const errors: unknown[] = [];
+		const parent = document.body.appendChild(document.createElement("div"));
+		view = new EditorView({
+			parent,
+			state: EditorState.create({
+				doc: NOTE,
+				extensions: [
+					frontmatterLinter(
+						{
+							pathOf: () => "Engrams/N.md",
+							lint: async () => [aDiagnostic({ line: 3 })],
+							onError: (err) => errors.push(err),
+							fixes: {
+								dates: () => ({}),
+								ignore: async () => {
+									throw new Error("ora.yaml is not valid YAML (line 3)");
+								},
+							},
+						},
+						0,
+					),
+				],
+			}),
+		});
+		const v = view;
+		await settled(v, 1);
+		const found: { d: CmDiagnostic; from: number; to: number }[] = [];
+		forEachDiagnostic(v.state, (d, from, to) => found.push({ d, from, to }));
+		const ignore = found[0]?.d.actions?.find((a) => a.name === "Ignore lint for this note");
+		ignore?.apply(v, found[0]?.from ?? 0, found[0]?.to ?? 0);
+		for (let i = 0; i < 50 && errors.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+		expect(errors.map((e) => (e instanceof Error ? e.message : e))).toEqual(["ora.yaml is not valid YAML (line 3)"]);
+		expect(diagnosticCount(v.state)).toBe(1);
+	});
+});
+
 describe("LintedEditors", () => {
 	it("lints an open editor again once the sidecar is ready, without an edit", async () => {
 		const editors = new LintedEditors();
