@@ -39,7 +39,7 @@ from sidecar.errors import (
     UnreadableNote,
 )
 from sidecar.vault.links import link_target
-from sidecar.vault.note import FENCE, split_frontmatter
+from sidecar.vault.note import FENCE, parse_note, split_frontmatter
 from sidecar.vault.scan import normalise_rel, vault_path
 from sidecar.vault.tags import clean_tag, tag_properties, tag_words
 
@@ -312,7 +312,25 @@ def rewrite_frontmatter(text: str, mutate: Mutation) -> str:
     head = text[: len(text) - len(block.body)]
     opening_end = head.index("\n") + 1
     closing = head[opening_end + len(block.yaml_text) :]
-    return head[:opening_end] + new_yaml + closing + block.body
+    result = head[:opening_end] + new_yaml + closing + block.body
+    if new_yaml != block.yaml_text:
+        _check_reads_back(y, new_yaml, cm, text, result)
+    return result
+
+
+def _check_reads_back(y: YAML, new_yaml: str, meant: CommentedMap, before: str,
+                      after: str) -> None:
+    """Refuse an edit whose frontmatter would not read back as the properties it meant to write
+    (the splice keeps the file's own lines, and a few YAML forms, such as a `...` document end
+    inside the block, would change meaning or stop parsing around a new key)."""
+    try:
+        again = y.load("".join(line.rstrip("\r\n") + "\n" for line in _lines(new_yaml)))
+    except (YAMLError, ValueError, RecursionError):
+        again = None
+    broken = parse_note(after, "").yaml_error is not None
+    if again != meant or (broken and parse_note(before, "").yaml_error is None):
+        raise InvalidFrontmatter("Ora's edit of this frontmatter would not read back as written "
+                                 "(unusual YAML such as a `...` line); edit it by hand")
 
 
 # ---- files -------------------------------------------------------------------------------

@@ -13,7 +13,14 @@ from pathlib import Path
 import pytest
 
 from sidecar.errors import InvalidFrontmatter, NoteNotWritable
-from sidecar.vault.edit import add_tag, edit_frontmatter, move_to_trash, rewrite_frontmatter
+from sidecar.vault.edit import (
+    add_tag,
+    edit_frontmatter,
+    move_to_trash,
+    rewrite_frontmatter,
+    set_value,
+)
+from sidecar.vault.note import parse_note
 
 ORA = Path(sys.executable).with_name("ora")
 NO_DATES = "---\nnexus: []\ntype: engram\ntags:\n  - memory\n---\n# Note\n\nBody.\n"
@@ -32,6 +39,21 @@ NO_DATES = "---\nnexus: []\ntype: engram\ntags:\n  - memory\n---\n# Note\n\nBody
 )
 def test_a_comment_before_the_closing_fence_is_kept_once(before: str, after: str) -> None:
     assert rewrite_frontmatter(before, lambda cm: add_tag(cm, "archived")) == after
+
+
+def test_an_edit_that_would_not_read_back_is_refused_and_the_note_kept(tmp_path: Path) -> None:
+    """A `...` (YAML's document end) before the closing fence: a key added after it made a
+    second document, so the note no longer parsed (unindexed, its properties gone in Obsidian).
+    Every edit is now checked to read back as the properties it meant to write."""
+    note = tmp_path / "Note.md"
+    text = "---\ntype: engram\ntags: [memory]\n...\n---\n# Note\n\nBody.\n"
+    note.write_text(text, encoding="utf-8")
+    with pytest.raises(InvalidFrontmatter, match="would not read back"):
+        edit_frontmatter(tmp_path, "Note.md", lambda cm: set_value(cm, "date created", "2024"))
+    assert note.read_text(encoding="utf-8") == text
+    # A key changed in place reads back, so that edit is still made.
+    edit_frontmatter(tmp_path, "Note.md", lambda cm: add_tag(cm, "archived"))
+    assert parse_note(note.read_text(encoding="utf-8"), "Note.md").tags[-1] == "archived"
 
 
 def test_anchors_and_aliases_are_refused_rather_than_expanded(tmp_path: Path) -> None:
