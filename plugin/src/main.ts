@@ -229,11 +229,22 @@ export default class OraVaultPlugin extends Plugin {
 			openStream: (handlers) =>
 				new EventStream({ url: `${this.client.baseUrl}/v1/events/stream`, token: () => this.tokenValue, ...handlers }),
 			onStatus: (model) => this.setStatus(model),
-			onReady: () => this.editors.relint(),
+			onReady: () => this.onSidecarReady(),
 			onEvent: (event) => this.onStreamEvent(event),
 		});
 		await this.link.start();
 		if (this.status.view.phase === "error") await this.setup.afterStartFailure();
+	}
+
+	/** Open editors and panels asked before the sidecar answered (Obsidian restores them first) ask again. */
+	private onSidecarReady(): void {
+		this.editors.relint();
+		for (const leaf of this.app.workspace.getLeavesOfType(SEARCH_VIEW_TYPE)) {
+			if (leaf.view instanceof SearchView) void leaf.view.sidecarReady();
+		}
+		for (const leaf of this.app.workspace.getLeavesOfType(RELATED_VIEW_TYPE)) {
+			if (leaf.view instanceof RelatedView) void leaf.view.sidecarReady();
+		}
 	}
 
 	private onStreamEvent(event: StreamEvent): void {

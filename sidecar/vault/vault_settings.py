@@ -50,7 +50,7 @@ log = logging.getLogger(__name__)
 
 # A settings file is a few lines; anything this large is a mistake, not settings.
 _MAX_BYTES = 1_000_000
-_GLOB_CHARS = re.compile(r"[*?\[]")
+_GLOB_CHARS = re.compile(r"[*?]")  # `[` is a name's own: `Daily [old]/` is a folder
 
 
 @cache
@@ -142,10 +142,11 @@ def _glob_regex(pattern: str) -> re.Pattern[str]:
 
 @cache
 def _pattern_matcher(pattern: str) -> re.Pattern[str]:
-    if _GLOB_CHARS.search(pattern):
-        return _glob_regex(pattern)
     # A folder (with or without its slash) covers what is beneath it; a file name only itself.
-    return re.compile(re.escape(pattern.rstrip("/")) + r"(?:/.*)?\Z")
+    folder = pattern.rstrip("/")
+    if _GLOB_CHARS.search(folder):
+        return _glob_regex(folder)
+    return re.compile(re.escape(folder) + r"(?:/.*)?\Z")
 
 
 def _matches_any(patterns: tuple[str, ...], rel: str) -> bool:

@@ -82,6 +82,23 @@ def test_exclusions_take_paths_folders_and_globs(tmp_path: Path) -> None:
     assert not is_excluded(settings, "Notes/Plain.md")
 
 
+def test_folders_with_brackets_and_folder_globs_cover_what_is_beneath(tmp_path: Path) -> None:
+    """The plugin's "ignore this folder" on `Daily [old]/`, and a folder glob, used to match
+    nothing: a `[` made the entry a glob, and a glob ending in `/` wanted a second `/`."""
+    vault = _vault(tmp_path, "exclude:\n  - '**/attachments/'\n  - Projects/*/drafts\n"
+                             "lint:\n  ignore:\n    - Daily [old]/\n    - '[Meta].md'\n")
+    settings = load_vault_settings(vault)
+    assert is_lint_ignored(settings, "Daily [old]/2020-01-01.md")
+    assert is_lint_ignored(settings, "Daily [old]/Sub/x.md")
+    assert not is_lint_ignored(settings, "Daily o/x.md")
+    assert is_lint_ignored(settings, "[Meta].md") and not is_lint_ignored(settings, "M.md")
+    assert is_excluded(settings, "attachments/a.md")
+    assert is_excluded(settings, "Notes/attachments/a.md")
+    assert not is_excluded(settings, "Notes/attachments.md")
+    assert is_excluded(settings, "Projects/Ora/drafts/x.md")
+    assert not is_excluded(settings, "Projects/Ora/final/x.md")
+
+
 def test_obsidian_excluded_files_are_honoured_with_obsidians_matching(tmp_path: Path) -> None:
     vault = _vault(tmp_path, app={"userIgnoreFilters": ["Archive/", "/\\.draft\\.md$/", 3]})
     settings = load_vault_settings(vault)

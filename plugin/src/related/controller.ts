@@ -95,6 +95,12 @@ export class RelatedController {
 		this.emit(list.cards.length ? { ...shown, list, pending: true } : { kind: "loading", path: shown.path, title: shown.title });
 	}
 
+	/** The sidecar has become ready: a note that could not be asked (it was not there yet) is asked again. */
+	retry(): Promise<void> {
+		if (this.shown.kind !== "message" || !this.shown.error || this.path !== this.shown.path) return Promise.resolve();
+		return this.refresh();
+	}
+
 	/** Asks now (the refresh button). */
 	refresh(): Promise<void> {
 		this.onOpen.cancel();

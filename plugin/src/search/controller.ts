@@ -92,6 +92,15 @@ export class SearchController {
 		this.chips = state.chips;
 	}
 
+	/**
+	 * The sidecar has become ready (at start-up, after a reconnect): a query that failed because
+	 * it was not there yet runs again; shown results are left alone.
+	 */
+	retry(): Promise<void> {
+		if (this.shown.kind !== "error" || this.scheduled.pending) return Promise.resolve();
+		return this.runNow();
+	}
+
 	/** Runs the pending (or current) query now, e.g. on Enter. */
 	runNow(): Promise<void> {
 		this.scheduled.cancel();

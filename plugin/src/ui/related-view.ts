@@ -106,6 +106,11 @@ export class RelatedView extends ItemView {
 		this.controller = null;
 	}
 
+	/** The sidecar answers now: a note that could not be asked before it did is asked again. */
+	async sidecarReady(): Promise<void> {
+		await this.controller?.retry();
+	}
+
 	/** The note being followed (for tests and the command that reveals the view). */
 	get followedPath(): string | null {
 		return this.controller?.activePath ?? null;

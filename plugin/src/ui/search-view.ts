@@ -119,6 +119,11 @@ export class SearchView extends ItemView {
 		await this.controller.runNow();
 	}
 
+	/** The sidecar answers now: a search that failed before it did runs again. */
+	async sidecarReady(): Promise<void> {
+		await this.controller?.retry();
+	}
+
 	focusInput(): void {
 		this.input?.focus();
 	}

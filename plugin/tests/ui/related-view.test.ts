@@ -158,4 +158,18 @@ describe("RelatedView", () => {
 		expect(transport.requests).toHaveLength(1);
 		expect(paths()).toEqual(["Engrams/Public.md"]);
 	});
+
+	it("asks again once the sidecar is ready when the note open at start-up could not be asked", async () => {
+		const transport = new ScriptedTransport([new Error("connect ECONNREFUSED 127.0.0.1:0"), json(200, related("A.md"))]);
+		const { view, workspace } = await openView(transport);
+		workspace.trigger("file-open", aFile("A.md"));
+		await vi.advanceTimersByTimeAsync(50);
+		expect(view.contentEl.querySelector(".ora-error")?.textContent).toContain("ECONNREFUSED");
+		await view.sidecarReady();
+		expect(transport.requests).toHaveLength(2);
+		expect(view.contentEl.querySelector(".ora-error")).toBeNull();
+		expect(view.contentEl.querySelector(".ora-result-path")?.textContent).toBe("Engrams/Forgetting curve.md");
+		await view.sidecarReady();
+		expect(transport.requests).toHaveLength(2);
+	});
 });
