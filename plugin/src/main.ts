@@ -64,7 +64,9 @@ export default class OraVaultPlugin extends Plugin {
 			pluginVersion: this.manifest.version,
 			settings: this.settings,
 			saveSettings: () => this.saveData(this.settings),
-			stopSidecar: () => this.link?.stop(),
+			stopSidecar: async () => {
+				await this.link?.shutdown();
+			},
 			restartSidecar: () => this.restartSidecar(),
 		});
 		this.batcher = new EventBatcher(
