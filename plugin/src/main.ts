@@ -82,8 +82,8 @@ export default class OraVaultPlugin extends Plugin {
 			(leaf) =>
 				new SearchView(leaf, {
 					client: () => this.client,
-					delayMs: this.settings.searchDelayMs,
-					k: this.settings.resultCount,
+					delayMs: () => this.settings.searchDelayMs,
+					k: () => this.settings.resultCount,
 					open: (card, newLeaf) => openAtLines(this.app, card.path, card.lineStart, card.lineEnd, newLeaf),
 				}),
 		);
@@ -92,7 +92,7 @@ export default class OraVaultPlugin extends Plugin {
 			(leaf) =>
 				new RelatedView(leaf, {
 					client: () => this.client,
-					k: this.settings.resultCount,
+					k: () => this.settings.resultCount,
 					open: (card, newLeaf) => openAtLines(this.app, card.path, card.lineStart, card.lineEnd, newLeaf),
 					linkText: (path, sourcePath) => this.linkTo(path, sourcePath),
 				}),

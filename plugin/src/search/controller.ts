@@ -1,5 +1,5 @@
 import type { SearchDocument, SearchRequest } from "../api/types";
-import { debounce, type Debounced } from "../util/debounce";
+import { debounce, live, type Debounced, type Live } from "../util/debounce";
 import { mergeChips, NO_CHIPS, parseQuery, toFilters, type FilterChips } from "./query";
 import { shapeResults, withoutPrivate, type ResultList } from "./shape";
 
@@ -28,8 +28,9 @@ export type SearchState =
 export interface SearchControllerOptions {
 	search: (request: SearchRequest) => Promise<SearchDocument>;
 	onState: (state: SearchState) => void;
-	delayMs: number;
-	k: number;
+	/** Live: the settings may change while the panel is open. */
+	delayMs: Live<number>;
+	k: Live<number>;
 }
 
 /**
@@ -133,7 +134,7 @@ export class SearchController {
 			const filters = toFilters(mergeChips(this.chips, parsed.chips));
 			const doc = await this.config.search({
 				query: parsed.text,
-				k: this.config.k,
+				k: live(this.config.k),
 				private: this.options.private,
 				include_archived: this.options.includeArchived,
 				...(filters ? { filters } : {}),

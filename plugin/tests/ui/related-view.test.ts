@@ -172,4 +172,19 @@ describe("RelatedView", () => {
 		await view.sidecarReady();
 		expect(transport.requests).toHaveLength(2);
 	});
+
+	it("asks for as many notes as the Results per search setting says now", async () => {
+		const settings = { resultCount: 7 };
+		const transport = new ScriptedTransport([json(200, related("A.md")), json(200, related("B.md"))]);
+		const { leaf, workspace } = aLeaf();
+		const client = new SidecarClient(transport, { baseUrl: "http://127.0.0.1:1", token: () => "t" });
+		const view = new RelatedView(leaf, { client: () => client, k: () => settings.resultCount, open: async () => undefined, linkText: () => null, openDelayMs: 50 });
+		await view.onOpen();
+		workspace.trigger("file-open", aFile("A.md"));
+		await vi.advanceTimersByTimeAsync(50);
+		settings.resultCount = 20;
+		workspace.trigger("file-open", aFile("B.md"));
+		await vi.advanceTimersByTimeAsync(50);
+		expect([body(transport, 0), body(transport, 1)]).toMatchObject([{ k: 7 }, { k: 20 }]);
+	});
 });

@@ -191,4 +191,29 @@ describe("SearchView", () => {
 		await view.sidecarReady();
 		expect(transport.requests).toHaveLength(2);
 	});
+
+	it("uses the results-per-search and search-delay settings as they are now, in a panel opened before they changed", async () => {
+		const settings = { resultCount: 5, searchDelayMs: 100 };
+		const transport = new ScriptedTransport([json(200, aSearchDocument([aResult()])), json(200, aSearchDocument([aResult()]))]);
+		const client = new SidecarClient(transport, { baseUrl: "http://127.0.0.1:1", token: () => "t" });
+		const view = new SearchView(new WorkspaceLeaf(), {
+			client: () => client,
+			delayMs: () => settings.searchDelayMs,
+			k: () => settings.resultCount,
+			open: async () => undefined,
+		});
+		document.body.appendChild(view.containerEl);
+		await view.onOpen();
+		const input = view.contentEl.querySelector("input.ora-search-input") as HTMLInputElement;
+		await type(input, "sleep");
+		expect(body(transport, 0)).toMatchObject({ k: 5 });
+		settings.resultCount = 30;
+		settings.searchDelayMs = 400;
+		input.value = "sleep debt";
+		input.dispatchEvent(new Event("input"));
+		await vi.advanceTimersByTimeAsync(399);
+		expect(transport.requests).toHaveLength(1);
+		await vi.advanceTimersByTimeAsync(1);
+		expect(body(transport, 1)).toMatchObject({ query: "sleep debt", k: 30 });
+	});
 });
