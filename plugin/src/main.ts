@@ -105,7 +105,7 @@ export default class OraVaultPlugin extends Plugin {
 			(leaf) =>
 				new AskView(leaf, {
 					client: () => this.client,
-					stream: (request, onDelta) => askStream({ baseUrl: this.client.baseUrl, token: this.tokenValue }, request, onDelta),
+					stream: (request, onDelta, signal) => askStream({ baseUrl: this.client.baseUrl, token: this.tokenValue, signal }, request, onDelta),
 					open: (path, start, end, newLeaf) => openAtLines(this.app, path, start, end, newLeaf),
 					conversations: () => this.settings.conversations,
 					saveConversations: async (list) => {
