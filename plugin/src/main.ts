@@ -64,7 +64,9 @@ export default class OraVaultPlugin extends Plugin {
 			pluginVersion: this.manifest.version,
 			settings: this.settings,
 			saveSettings: () => this.saveData(this.settings),
-			stopSidecar: () => this.link?.stop(),
+			stopSidecar: async () => {
+				await this.link?.shutdown();
+			},
 			restartSidecar: () => this.restartSidecar(),
 		});
 		this.batcher = new EventBatcher(
@@ -103,7 +105,7 @@ export default class OraVaultPlugin extends Plugin {
 			(leaf) =>
 				new AskView(leaf, {
 					client: () => this.client,
-					stream: (request, onDelta) => askStream({ baseUrl: this.client.baseUrl, token: this.tokenValue }, request, onDelta),
+					stream: (request, onDelta, signal) => askStream({ baseUrl: this.client.baseUrl, token: this.tokenValue, signal }, request, onDelta),
 					open: (path, start, end, newLeaf) => openAtLines(this.app, path, start, end, newLeaf),
 					conversations: () => this.settings.conversations,
 					saveConversations: async (list) => {
