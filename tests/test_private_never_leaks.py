@@ -1,15 +1,15 @@
 """Private content never appears in a response to a non-private request (a property).
 
 Random small vaults mix public and private notes of every retrievable-by-default kind, private by
-a frontmatter tag, an inline `#private` or a nested `#private/…`; every private note carries a
-secret word (`zqx` + hex) in its title, so in its path, and in its body, and some private notes
-contradict public ones so that the contradiction scan pairs them. After a real index and scan,
-two public things turn private while the server runs, each carrying its own secret (`qzf` +
-hex): a public note the scan paired with another public one is tagged private, and a
-conversation asked in public mode has its chat note tagged private by hand. Then every
-content-bearing route is asked, with generated options (filters, archived, re-ranking, one-hop
-expansion, k), in non-private mode (no body may hold `zqx` or `qzf`) and in private mode (the
-secrets must be there, so the property can fail).
+a frontmatter tag, an inline `#private`, a nested `#private/…` or a `private: true` property;
+every private note carries a secret word (`zqx` + hex) in its title, so in its path, and in its
+body, and some private notes contradict public ones so that the contradiction scan pairs them.
+After a real index and scan, two public things turn private while the server runs, each
+carrying its own secret (`qzf` + hex): a public note the scan paired with another public one is
+tagged private, and a conversation asked in public mode has its chat note tagged private by
+hand. Then every content-bearing route is asked, with generated options (filters, archived,
+re-ranking, one-hop expansion, k), in non-private mode (no body may hold `zqx` or `qzf`) and in
+private mode (the secrets must be there, so the property can fail).
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from .conftest import AppClient
 
 MARK = "zqx"
 FLIP = "qzf"  # the secrets of what turns private while the server runs
-PRIVATE_FORMS = ("frontmatter", "inline", "nested")
+PRIVATE_FORMS = ("frontmatter", "inline", "nested", "property")
 FOLDERS = {"engram": "Engrams", "resource": "Resources", "chat": "Chats"}
 # Subjects stated both ways, which the rules judge calls a contradiction (negation cue).
 SUBJECTS = (
@@ -86,9 +86,11 @@ def _notes(specs: list[Spec], secrets: list[str]) -> dict[str, str]:
         body = f"# {title}\n\n{_claim(spec)}\nIt mentions {words}.\n"
         if spec.private or secret.startswith(FLIP):
             body += f"The secret word here is {secret}.\n"
-        if spec.private and spec.form != "frontmatter":
+        if spec.private and spec.form in ("inline", "nested"):
             body += "#private\n" if spec.form == "inline" else "Filed under #private/health.\n"
         tags = "[private, health]" if spec.private and spec.form == "frontmatter" else "[health]"
+        if spec.private and spec.form == "property":
+            tags += "\nprivate: true"
         notes[f"{FOLDERS[spec.type]}/{title}.md"] = (
             f"---\ntype: {spec.type}\nnexus: []\ntags: {tags}\ndate created: 2024-01-0{n % 9 + 1}\n"
             f"---\n{body}"
@@ -212,6 +214,8 @@ def _made_private(text: str, form: str) -> str:
     """`text` (a note with `tags: [health]` or `tags: []`) tagged private as its owner would."""
     if form == "frontmatter":
         return text.replace("tags: [", "tags: [private, ", 1)
+    if form == "property":
+        return text.replace("\ntags: [", "\nprivate: true\ntags: [", 1)
     return text + ("\n#private\n" if form == "inline" else "\nSee #private/later.\n")
 
 

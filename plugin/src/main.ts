@@ -64,7 +64,9 @@ export default class OraVaultPlugin extends Plugin {
 			pluginVersion: this.manifest.version,
 			settings: this.settings,
 			saveSettings: () => this.saveData(this.settings),
-			stopSidecar: () => this.link?.stop(),
+			stopSidecar: async () => {
+				await this.link?.shutdown();
+			},
 			restartSidecar: () => this.restartSidecar(),
 		});
 		this.batcher = new EventBatcher(
@@ -82,8 +84,8 @@ export default class OraVaultPlugin extends Plugin {
 			(leaf) =>
 				new SearchView(leaf, {
 					client: () => this.client,
-					delayMs: this.settings.searchDelayMs,
-					k: this.settings.resultCount,
+					delayMs: () => this.settings.searchDelayMs,
+					k: () => this.settings.resultCount,
 					open: (card, newLeaf) => openAtLines(this.app, card.path, card.lineStart, card.lineEnd, newLeaf),
 				}),
 		);
@@ -92,7 +94,7 @@ export default class OraVaultPlugin extends Plugin {
 			(leaf) =>
 				new RelatedView(leaf, {
 					client: () => this.client,
-					k: this.settings.resultCount,
+					k: () => this.settings.resultCount,
 					open: (card, newLeaf) => openAtLines(this.app, card.path, card.lineStart, card.lineEnd, newLeaf),
 					linkText: (path, sourcePath) => this.linkTo(path, sourcePath),
 				}),
@@ -103,7 +105,7 @@ export default class OraVaultPlugin extends Plugin {
 			(leaf) =>
 				new AskView(leaf, {
 					client: () => this.client,
-					stream: (request, onDelta) => askStream({ baseUrl: this.client.baseUrl, token: this.tokenValue }, request, onDelta),
+					stream: (request, onDelta, signal) => askStream({ baseUrl: this.client.baseUrl, token: this.tokenValue, signal }, request, onDelta),
 					open: (path, start, end, newLeaf) => openAtLines(this.app, path, start, end, newLeaf),
 					conversations: () => this.settings.conversations,
 					saveConversations: async (list) => {
@@ -229,11 +231,22 @@ export default class OraVaultPlugin extends Plugin {
 			openStream: (handlers) =>
 				new EventStream({ url: `${this.client.baseUrl}/v1/events/stream`, token: () => this.tokenValue, ...handlers }),
 			onStatus: (model) => this.setStatus(model),
-			onReady: () => this.editors.relint(),
+			onReady: () => this.onSidecarReady(),
 			onEvent: (event) => this.onStreamEvent(event),
 		});
 		await this.link.start();
 		if (this.status.view.phase === "error") await this.setup.afterStartFailure();
+	}
+
+	/** Open editors and panels asked before the sidecar answered (Obsidian restores them first) ask again. */
+	private onSidecarReady(): void {
+		this.editors.relint();
+		for (const leaf of this.app.workspace.getLeavesOfType(SEARCH_VIEW_TYPE)) {
+			if (leaf.view instanceof SearchView) void leaf.view.sidecarReady();
+		}
+		for (const leaf of this.app.workspace.getLeavesOfType(RELATED_VIEW_TYPE)) {
+			if (leaf.view instanceof RelatedView) void leaf.view.sidecarReady();
+		}
 	}
 
 	private onStreamEvent(event: StreamEvent): void {

@@ -151,7 +151,10 @@ class ChatNotes:
         the conversation is rebuilt from it. None when nothing needs rebuilding."""
         if private and not self.store.turns(link.namespace, link.conversation, private=False):
             return None
-        read = self._read(link.path)
+        try:
+            read = self._read(link.path)
+        except (OSError, OraError):  # grown past the size limit: as before, the log decides
+            return None
         return read if read[1] is not None and read[1].private else None
 
     def _write(

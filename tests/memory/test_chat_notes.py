@@ -206,3 +206,15 @@ async def test_a_chat_note_tagged_private_by_hand_is_private_in_every_tier(
     # A turn asked outside private mode goes into the private note: it is private too.
     opened.memory().remember("user", "What about spelt flour?")
     assert opened.memory().turns() == [] and _recalled(opened) == []
+
+
+def test_a_chat_note_grown_past_the_size_limit_still_takes_turns(
+    open_memory: Callable[..., Any],
+) -> None:
+    """Appending checks whether the note turned private by reading it back; a note too large
+    to read is not a reason to fail the turn (it was written)."""
+    opened = open_memory(max_file_bytes=600)
+    memory = opened.memory()
+    _say(memory, CHAT)
+    assert (opened.config.vault / NOTE).stat().st_size > 600
+    assert [t.content for t in memory.turns()] == [c for _, c in CHAT]

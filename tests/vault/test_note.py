@@ -69,6 +69,17 @@ def test_yaml_problems_become_an_error_with_its_line(text: str, message_part: st
     assert note.is_private  # fail closed: a broken block may hide a private tag (issue 10 #4)
 
 
+@pytest.mark.parametrize(("line", "private"), [
+    ("private: true", True), ("Private: true", True), ("private: yes", True),
+    ("private: \"true\"", True), ("private: false", False), ("private: maybe", False),
+])
+def test_a_private_property_makes_a_note_private(line: str, private: bool) -> None:
+    """`private: true` is how many Obsidian users mark a note private: it must not leave the
+    note public because the tag is Ora's way (nothing warned them)."""
+    note = parse_note(f"---\ntype: engram\ntags: [health]\n{line}\n---\nBody.\n", "n.md")
+    assert note.yaml_error is None and note.is_private is private
+
+
 def test_alias_bombs_are_refused_not_expanded() -> None:
     lines = ["---", "a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
     lines += [f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 10)}]" for i in range(1, 9)]

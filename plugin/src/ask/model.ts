@@ -98,8 +98,11 @@ export interface AskState {
 }
 
 export interface AskControllerOptions {
-	/** Asks; `onDelta` receives the answer's pieces as they are written (when the sidecar streams). */
-	ask: (request: AskRequest, onDelta: (text: string) => void) => Promise<AskDocument>;
+	/**
+	 * Asks; `onDelta` receives the answer's pieces as they are written (when the sidecar streams);
+	 * `signal` aborts when the panel closes (a stream then closes, and the model stops writing).
+	 */
+	ask: (request: AskRequest, onDelta: (text: string) => void, signal: AbortSignal) => Promise<AskDocument>;
 	load: (id: string, privateMode: boolean) => Promise<ConversationDocument>;
 	onState: (state: AskState) => void;
 	/** A conversation was asked in: save it to the list. */
@@ -111,6 +114,8 @@ export interface AskControllerOptions {
 export class AskController {
 	private state: AskState = { conversation: null, exchanges: [], busy: false };
 	private privateMode = false;
+	/** Questions being answered, aborted when the panel closes. */
+	private readonly asking = new Set<AbortController>();
 	/** Bumped when the panel switches conversation: a late answer or load of the one left is dropped. */
 	private shown = 0;
 
@@ -125,6 +130,13 @@ export class AskController {
 		const leaving = this.privateMode && !on;
 		this.privateMode = on;
 		if (leaving && this.state.conversation !== null) this.newConversation();
+	}
+
+	/** The panel closes: answers being written are abandoned, and nothing they return is shown or saved. */
+	dispose(): void {
+		this.shown++;
+		for (const abort of this.asking) abort.abort();
+		this.asking.clear();
 	}
 
 	get isPrivate(): boolean {
@@ -176,8 +188,10 @@ export class AskController {
 			if (mine === this.shown) this.set({ conversation, exchanges: replace({ ...pending, partial: (pending.partial ?? "") + piece }), busy: true });
 		};
 		let done: Exchange;
+		const abort = new AbortController();
+		this.asking.add(abort);
 		try {
-			const answer = await this.options.ask({ question: text, conversation, private: asPrivate }, onDelta);
+			const answer = await this.options.ask({ question: text, conversation, private: asPrivate }, onDelta, abort.signal);
 			done = { question: text, answer };
 			this.options.onConversation(
 				asPrivate
@@ -186,6 +200,8 @@ export class AskController {
 			);
 		} catch (err) {
 			done = { question: text, answer: null, error: message(err) };
+		} finally {
+			this.asking.delete(abort);
 		}
 		if (mine === this.shown) this.set({ conversation, exchanges: replace(done), busy: false });
 	}

@@ -2,7 +2,7 @@ import { SidecarError } from "../api/client";
 import type { RelatedDocument, RelatedRequest } from "../api/types";
 import { groupByNote } from "../search/group";
 import { shapeResult, titleFromPath, withoutPrivate, type ResultList } from "../search/shape";
-import { debounce, type Debounced } from "../util/debounce";
+import { debounce, live, type Debounced, type Live } from "../util/debounce";
 
 /** What the related panel shows; errors are values. Shown results stay while a refresh runs. */
 export type RelatedState =
@@ -15,7 +15,8 @@ export type RelatedState =
 export interface RelatedControllerOptions {
 	related: (request: RelatedRequest) => Promise<RelatedDocument>;
 	onState: (state: RelatedState) => void;
-	k: number;
+	/** Live: the Results per search setting may change while the panel is open. */
+	k: Live<number>;
 	/** Quiet time after switching notes before asking. */
 	openDelayMs: number;
 	/** Quiet time after an edit before asking again (the sidecar re-indexes the saved file first). */
@@ -95,6 +96,12 @@ export class RelatedController {
 		this.emit(list.cards.length ? { ...shown, list, pending: true } : { kind: "loading", path: shown.path, title: shown.title });
 	}
 
+	/** The sidecar has become ready: a note that could not be asked (it was not there yet) is asked again. */
+	retry(): Promise<void> {
+		if (this.shown.kind !== "message" || !this.shown.error || this.path !== this.shown.path) return Promise.resolve();
+		return this.refresh();
+	}
+
 	/** Asks now (the refresh button). */
 	refresh(): Promise<void> {
 		this.onOpen.cancel();
@@ -122,7 +129,7 @@ export class RelatedController {
 		this.emit(shown.kind === "results" && shown.path === path ? { ...shown, pending: true } : { kind: "loading", path, title });
 		let next: RelatedState;
 		try {
-			const doc = await this.config.related({ path, k: this.config.k, private: this.privateMode });
+			const doc = await this.config.related({ path, k: live(this.config.k), private: this.privateMode });
 			// Nothing to highlight: the notes were found by meaning and links, not by words.
 			const cards = doc.results.map((r) => shapeResult(r, []));
 			next = cards.length

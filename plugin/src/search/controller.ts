@@ -1,5 +1,5 @@
 import type { SearchDocument, SearchRequest } from "../api/types";
-import { debounce, type Debounced } from "../util/debounce";
+import { debounce, live, type Debounced, type Live } from "../util/debounce";
 import { mergeChips, NO_CHIPS, parseQuery, toFilters, type FilterChips } from "./query";
 import { shapeResults, withoutPrivate, type ResultList } from "./shape";
 
@@ -28,8 +28,9 @@ export type SearchState =
 export interface SearchControllerOptions {
 	search: (request: SearchRequest) => Promise<SearchDocument>;
 	onState: (state: SearchState) => void;
-	delayMs: number;
-	k: number;
+	/** Live: the settings may change while the panel is open. */
+	delayMs: Live<number>;
+	k: Live<number>;
 }
 
 /**
@@ -92,6 +93,15 @@ export class SearchController {
 		this.chips = state.chips;
 	}
 
+	/**
+	 * The sidecar has become ready (at start-up, after a reconnect): a query that failed because
+	 * it was not there yet runs again; shown results are left alone.
+	 */
+	retry(): Promise<void> {
+		if (this.shown.kind !== "error" || this.scheduled.pending) return Promise.resolve();
+		return this.runNow();
+	}
+
 	/** Runs the pending (or current) query now, e.g. on Enter. */
 	runNow(): Promise<void> {
 		this.scheduled.cancel();
@@ -124,7 +134,7 @@ export class SearchController {
 			const filters = toFilters(mergeChips(this.chips, parsed.chips));
 			const doc = await this.config.search({
 				query: parsed.text,
-				k: this.config.k,
+				k: live(this.config.k),
 				private: this.options.private,
 				include_archived: this.options.includeArchived,
 				...(filters ? { filters } : {}),

@@ -20,7 +20,7 @@ export const ASK_VIEW_TYPE = "ora-vault-ask";
 export interface AskViewDeps {
 	client: () => SidecarClient;
 	/** Asks with the answer streamed piece by piece; without it the answer arrives whole. */
-	stream?: (request: AskRequest, onDelta: (text: string) => void) => Promise<AskDocument>;
+	stream?: (request: AskRequest, onDelta: (text: string) => void, signal?: AbortSignal) => Promise<AskDocument>;
 	open: (path: string, lineStart: number, lineEnd: number, newLeaf: PaneType | boolean) => Promise<void>;
 	conversations: () => ConversationEntry[];
 	saveConversations: (list: ConversationEntry[]) => Promise<void>;
@@ -80,7 +80,7 @@ export class AskView extends ItemView {
 		this.sendButton = form.createEl("button", { cls: "mod-cta ora-ask-send", text: "Ask" });
 
 		const controller = new AskController({
-			ask: (request, onDelta) => (this.deps.stream ? this.deps.stream(request, onDelta) : this.deps.client().ask(request)),
+			ask: (request, onDelta, signal) => (this.deps.stream ? this.deps.stream(request, onDelta, signal) : this.deps.client().ask(request)),
 			load: (id, privateMode) => this.deps.client().conversation(id, privateMode),
 			onState: (state) => this.show(state),
 			onConversation: (entry) => void this.remember(entry),
@@ -108,6 +108,7 @@ export class AskView extends ItemView {
 	}
 
 	override async onClose(): Promise<void> {
+		this.controller?.dispose();
 		this.controller = null;
 	}
 

@@ -10,6 +10,7 @@ import {
 } from "obsidian";
 
 import type { SidecarClient } from "../api/client";
+import type { Live } from "../util/debounce";
 import { RelatedController, type RelatedState } from "../related/controller";
 import { moveSelection } from "../search/controller";
 import type { ResultCard } from "../search/shape";
@@ -19,7 +20,8 @@ export const RELATED_VIEW_TYPE = "ora-vault-related";
 
 export interface RelatedViewDeps {
 	client: () => SidecarClient;
-	k: number;
+	/** Live: read at each request, so a change of the setting applies to the open panel. */
+	k: Live<number>;
 	open: (card: ResultCard, newLeaf: PaneType | boolean) => Promise<void>;
 	/** The Markdown link to `path` as it should be written in `sourcePath` (the user's link style). */
 	linkText: (path: string, sourcePath: string) => string | null;
@@ -104,6 +106,11 @@ export class RelatedView extends ItemView {
 	override async onClose(): Promise<void> {
 		this.controller?.dispose();
 		this.controller = null;
+	}
+
+	/** The sidecar answers now: a note that could not be asked before it did is asked again. */
+	async sidecarReady(): Promise<void> {
+		await this.controller?.retry();
 	}
 
 	/** The note being followed (for tests and the command that reveals the view). */

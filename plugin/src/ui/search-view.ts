@@ -1,6 +1,7 @@
 import { ItemView, Keymap, ToggleComponent, setIcon, type PaneType, type ViewStateResult, type WorkspaceLeaf } from "obsidian";
 
 import type { SidecarClient } from "../api/client";
+import type { Live } from "../util/debounce";
 import { moveSelection, SearchController, type SearchPanelState, type SearchState } from "../search/controller";
 import { chipLabels, NO_CHIPS, parseQuery, type FilterChips } from "../search/query";
 import type { ResultCard } from "../search/shape";
@@ -11,8 +12,9 @@ export const SEARCH_VIEW_TYPE = "ora-vault-search";
 
 export interface SearchViewDeps {
 	client: () => SidecarClient;
-	delayMs: number;
-	k: number;
+	/** Live settings: read at each search, so a change applies to an open panel. */
+	delayMs: Live<number>;
+	k: Live<number>;
 	/** Opens a result at its lines; `newLeaf` is Obsidian's answer to "in a new tab?". */
 	open: (card: ResultCard, newLeaf: PaneType | boolean) => Promise<void>;
 }
@@ -117,6 +119,11 @@ export class SearchView extends ItemView {
 		this.controller.setQuery(query);
 		this.drawChips();
 		await this.controller.runNow();
+	}
+
+	/** The sidecar answers now: a search that failed before it did runs again. */
+	async sidecarReady(): Promise<void> {
+		await this.controller?.retry();
 	}
 
 	focusInput(): void {

@@ -15,8 +15,11 @@ export interface SetupHost {
 	};
 	/** Why the modal opened (for example "No ora command was found."), or null. */
 	reason: string | null;
-	/** Stops a sidecar the plugin started, before its files are replaced or removed. */
-	stopSidecar(): void;
+	/**
+	 * Stops a sidecar the plugin started and resolves once it has exited: its files are replaced
+	 * or removed next, and a running process keeps them open (on Windows they cannot be replaced).
+	 */
+	stopSidecar(): Promise<void>;
 	/** After install or upgrade: save the command setting and start the sidecar. */
 	installed(oraCommand: string): Promise<void>;
 	/** After removal: reset the command setting. */
@@ -109,7 +112,7 @@ export class SetupModal extends Modal {
 	}
 
 	private async upgrade(): Promise<void> {
-		this.host.stopSidecar();
+		await this.host.stopSidecar();
 		await this.run((listener) => this.host.installer.upgrade(this.source(), listener), (o) => this.host.installed(o.oraCommand));
 	}
 
@@ -117,7 +120,7 @@ export class SetupModal extends Modal {
 		const { paths } = this.host.installer;
 		const ok = await this.host.confirm("Remove the sidecar?", `This stops the sidecar and deletes ${paths.venv} and ${paths.models}. Your notes and the index in the vault's .ora folder stay.`, "Remove");
 		if (!ok) return;
-		this.host.stopSidecar();
+		await this.host.stopSidecar();
 		await this.run((listener) => this.host.installer.remove(listener), () => this.host.removed());
 	}
 

@@ -16,7 +16,8 @@ export interface SidecarSetupOptions {
 	pluginVersion: string;
 	settings: OraSettings;
 	saveSettings(): Promise<void>;
-	stopSidecar(): void;
+	/** Stops the sidecar and resolves once it has exited. */
+	stopSidecar(): Promise<void>;
 	restartSidecar(): Promise<void>;
 }
 

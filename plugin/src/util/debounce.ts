@@ -8,7 +8,15 @@ export interface Debounced<A extends unknown[]> {
 	readonly pending: boolean;
 }
 
-export function debounce<A extends unknown[]>(fn: (...args: A) => void, wait: number): Debounced<A> {
+/** A setting read when it is used: a number, or a function giving its current value. */
+export type Live<T> = T | (() => T);
+
+export function live<T extends number | string | boolean>(value: Live<T>): T {
+	return typeof value === "function" ? value() : value;
+}
+
+/** `wait` may be live (a setting): each call waits as long as it says then. */
+export function debounce<A extends unknown[]>(fn: (...args: A) => void, wait: Live<number>): Debounced<A> {
 	let timer: number | null = null;
 	let last: A | null = null;
 
@@ -22,7 +30,7 @@ export function debounce<A extends unknown[]>(fn: (...args: A) => void, wait: nu
 	const debounced = (...args: A): void => {
 		last = args;
 		if (timer !== null) window.clearTimeout(timer);
-		timer = window.setTimeout(run, wait);
+		timer = window.setTimeout(run, live(wait));
 	};
 	debounced.flush = (): void => {
 		if (timer !== null) window.clearTimeout(timer);

@@ -176,4 +176,31 @@ describe("AskView", () => {
 		expect(view.contentEl.querySelector(".ora-ask-text")?.textContent).toBe(ANSWER.answer);
 		expect(view.contentEl.querySelectorAll("a.ora-cite").length).toBeGreaterThan(0);
 	});
+
+	it("closes the answer stream when the panel closes (the plugin unloads), and saves nothing after", async () => {
+		const { leaf } = aLeaf();
+		let signal: AbortSignal | undefined;
+		const saved: unknown[] = [];
+		const client = new SidecarClient(new ScriptedTransport([]), { baseUrl: "http://127.0.0.1:1", token: () => "t" });
+		const view = new AskView(leaf, {
+			client: () => client,
+			stream: (_request, onDelta, abort) => {
+				signal = abort;
+				onDelta("Wild yeast ");
+				return new Promise<AskDocument>((_ok, fail) => abort?.addEventListener("abort", () => fail(new Error("Cancelled."))));
+			},
+			open: async () => undefined,
+			conversations: () => [],
+			saveConversations: async (list) => void saved.push(list),
+			llmConfigured: () => true,
+		});
+		await view.onOpen();
+		const asked = view.ask("What leavens sourdough?");
+		await new Promise((ok) => setTimeout(ok, 0));
+		expect(signal?.aborted).toBe(false);
+		await view.onClose();
+		expect(signal?.aborted).toBe(true);
+		await asked;
+		expect(saved).toEqual([]);
+	});
 });

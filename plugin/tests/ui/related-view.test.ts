@@ -158,4 +158,33 @@ describe("RelatedView", () => {
 		expect(transport.requests).toHaveLength(1);
 		expect(paths()).toEqual(["Engrams/Public.md"]);
 	});
+
+	it("asks again once the sidecar is ready when the note open at start-up could not be asked", async () => {
+		const transport = new ScriptedTransport([new Error("connect ECONNREFUSED 127.0.0.1:0"), json(200, related("A.md"))]);
+		const { view, workspace } = await openView(transport);
+		workspace.trigger("file-open", aFile("A.md"));
+		await vi.advanceTimersByTimeAsync(50);
+		expect(view.contentEl.querySelector(".ora-error")?.textContent).toContain("ECONNREFUSED");
+		await view.sidecarReady();
+		expect(transport.requests).toHaveLength(2);
+		expect(view.contentEl.querySelector(".ora-error")).toBeNull();
+		expect(view.contentEl.querySelector(".ora-result-path")?.textContent).toBe("Engrams/Forgetting curve.md");
+		await view.sidecarReady();
+		expect(transport.requests).toHaveLength(2);
+	});
+
+	it("asks for as many notes as the Results per search setting says now", async () => {
+		const settings = { resultCount: 7 };
+		const transport = new ScriptedTransport([json(200, related("A.md")), json(200, related("B.md"))]);
+		const { leaf, workspace } = aLeaf();
+		const client = new SidecarClient(transport, { baseUrl: "http://127.0.0.1:1", token: () => "t" });
+		const view = new RelatedView(leaf, { client: () => client, k: () => settings.resultCount, open: async () => undefined, linkText: () => null, openDelayMs: 50 });
+		await view.onOpen();
+		workspace.trigger("file-open", aFile("A.md"));
+		await vi.advanceTimersByTimeAsync(50);
+		settings.resultCount = 20;
+		workspace.trigger("file-open", aFile("B.md"));
+		await vi.advanceTimersByTimeAsync(50);
+		expect([body(transport, 0), body(transport, 1)]).toMatchObject([{ k: 7 }, { k: 20 }]);
+	});
 });

@@ -170,4 +170,50 @@ describe("SearchView", () => {
 		await type(input, "anything");
 		expect(view.contentEl.querySelector(".ora-error")?.textContent).toContain("ECONNREFUSED");
 	});
+
+	it("runs a query restored at start-up again once the sidecar is ready, instead of keeping the error", async () => {
+		// Obsidian restores the panel (and runs its query) before the sidecar has started.
+		const transport = new ScriptedTransport([
+			new Error("connect ECONNREFUSED 127.0.0.1:0"),
+			json(200, aSearchDocument([aResult({ path: "back.md" })])),
+		]);
+		const client = new SidecarClient(transport, { baseUrl: "http://127.0.0.1:1", token: () => "t" });
+		const view = new SearchView(new WorkspaceLeaf(), { client: () => client, delayMs: 100, k: 5, open: async () => undefined });
+		document.body.appendChild(view.containerEl);
+		await view.setState({ query: "sleep", private: false, includeArchived: false, chips: { types: [], folders: [], tags: [] } }, { history: false });
+		await view.onOpen();
+		expect(view.contentEl.querySelector(".ora-error")?.textContent).toContain("ECONNREFUSED");
+		await view.sidecarReady();
+		expect(transport.requests).toHaveLength(2);
+		expect(view.contentEl.querySelector(".ora-error")).toBeNull();
+		expect(view.contentEl.querySelector(".ora-result-path")?.textContent).toBe("back.md");
+		// Ready again (a reconnect) with results shown: nothing is asked.
+		await view.sidecarReady();
+		expect(transport.requests).toHaveLength(2);
+	});
+
+	it("uses the results-per-search and search-delay settings as they are now, in a panel opened before they changed", async () => {
+		const settings = { resultCount: 5, searchDelayMs: 100 };
+		const transport = new ScriptedTransport([json(200, aSearchDocument([aResult()])), json(200, aSearchDocument([aResult()]))]);
+		const client = new SidecarClient(transport, { baseUrl: "http://127.0.0.1:1", token: () => "t" });
+		const view = new SearchView(new WorkspaceLeaf(), {
+			client: () => client,
+			delayMs: () => settings.searchDelayMs,
+			k: () => settings.resultCount,
+			open: async () => undefined,
+		});
+		document.body.appendChild(view.containerEl);
+		await view.onOpen();
+		const input = view.contentEl.querySelector("input.ora-search-input") as HTMLInputElement;
+		await type(input, "sleep");
+		expect(body(transport, 0)).toMatchObject({ k: 5 });
+		settings.resultCount = 30;
+		settings.searchDelayMs = 400;
+		input.value = "sleep debt";
+		input.dispatchEvent(new Event("input"));
+		await vi.advanceTimersByTimeAsync(399);
+		expect(transport.requests).toHaveLength(1);
+		await vi.advanceTimersByTimeAsync(1);
+		expect(body(transport, 1)).toMatchObject({ query: "sleep debt", k: 30 });
+	});
 });

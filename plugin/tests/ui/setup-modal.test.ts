@@ -26,7 +26,7 @@ function host(installedAtStart: boolean, outcome: SetupOutcome, answer = true) {
 			remove: (l) => script("remove", l),
 		},
 		reason: "No ora command was found.",
-		stopSidecar: () => void calls.push("stop"),
+		stopSidecar: async () => void calls.push("stop"),
 		installed: async (command) => void calls.push(`installed ${command}`),
 		removed: async () => void calls.push("removed"),
 		confirm: async (title) => (calls.push(`confirm ${title}`), answer),
@@ -80,6 +80,25 @@ describe("SetupModal", () => {
 		await settle();
 		expect(calls).toEqual(["stop", `upgrade {"kind":"index"}`, "installed /x/ora"]);
 		modal.close();
+	});
+
+	it("replaces or removes the sidecar's files only once the stopped sidecar has exited", async () => {
+		for (const action of ["Upgrade", "Remove"]) {
+			const { button, calls, modal } = host(true, { ok: true, oraCommand: "/x/ora", version: "0.1.1" });
+			let exited!: () => void;
+			(modal as unknown as { host: SetupHost }).host.stopSidecar = () => {
+				calls.push("stop");
+				// The process still runs (its files open) until it has finished shutting down.
+				return new Promise<void>((ok) => (exited = () => (calls.push("exited"), ok())));
+			};
+			button(action)!.click();
+			await new Promise((r) => setTimeout(r, 20));
+			expect(calls.filter((c) => !c.startsWith("confirm"))).toEqual(["stop"]);
+			exited();
+			await new Promise((r) => setTimeout(r, 0));
+			expect(calls.filter((c) => !c.startsWith("confirm")).slice(0, 3)).toEqual(["stop", "exited", action === "Upgrade" ? `upgrade {"kind":"index"}` : "remove"]);
+			modal.close();
+		}
 	});
 
 	it("removes only after confirmation", async () => {
