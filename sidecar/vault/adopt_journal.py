@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sidecar.errors import Conflict, NotFound, OraError
+from sidecar.errors import Conflict, NoteNotWritable, NotFound, OraError
 from sidecar.schema import load_json
 from sidecar.vault.adopt import Proposal
 from sidecar.vault.edit import atomic_write, content_hash, edit_frontmatter, rewrite_frontmatter
@@ -83,6 +83,9 @@ def _write_journal(path: Path, doc: dict[str, Any]) -> None:
 def _new_journal_path(vault: str | Path) -> Path:
     stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%SZ")
     folder = journal_folder(vault)
+    if folder.is_symlink():  # the journal holds notes' old frontmatter: never outside the vault
+        raise NoteNotWritable(f"{folder.name} is a symbolic link; Ora will not write its "
+                              "journal through it (nothing was adopted)")
     n = 1
     while (candidate := folder / f"adopt-{stamp}{'' if n == 1 else f'-{n}'}.json").exists():
         n += 1
@@ -123,7 +126,12 @@ def apply_adoption(vault: str | Path, proposals: Iterable[Proposal]) -> Outcome:
             out.refuse(p.path, err.message)
     if not todo:
         return out
-    journal = _new_journal_path(vault)
+    try:
+        journal = _new_journal_path(vault)
+    except NoteNotWritable as err:  # no journal, no write: every note is refused, untouched
+        for p, _ in todo:
+            out.refuse(p.path, err.message)
+        return out
     doc = {"version": JOURNAL_VERSION, "kind": "adopt", "vault": str(Path(vault).resolve()),
            "created": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
            "files": [entry for _, entry in todo]}

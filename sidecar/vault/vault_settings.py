@@ -382,6 +382,9 @@ def add_lint_ignore(vault: str | Path, path: str) -> VaultSettings:
     the file is replaced atomically. InvalidSettings when the file cannot be edited safely."""
     entry = _ignore_entry(path)
     file = settings_path(vault)
+    if file.is_symlink():  # the atomic write would replace the link with a plain file
+        raise InvalidSettings(f"{file.name} is a symbolic link, which Ora will not replace with "
+                              f"a file; add {entry!r} to `lint.ignore` in the file it points to")
     try:
         with open(file, "x", encoding="utf-8"):
             pass  # created empty; the atomic write below fills it

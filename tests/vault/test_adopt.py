@@ -298,6 +298,19 @@ def test_a_public_notes_nexus_never_names_a_private_hub_or_folder_note(tmp_path:
                    for p in ("Lawyer.md", "Kids.md", "Case/Hearing.md"))
 
 
+def test_a_linked_journal_folder_is_refused_and_nothing_written(tmp_path: Path) -> None:
+    """The journal keeps notes' old frontmatter (private notes' too): a journal folder linked
+    elsewhere would carry them out of the vault, so adoption refuses before writing."""
+    vault = _write(tmp_path / "vault", {"Fine.md": "Text.\n"})
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    journal_folder(vault).symlink_to(outside)
+    out = apply_adoption(vault, plan_adoption(vault).proposals)
+    assert out.done == [] and "symbolic link" in out.refused[0]["reason"]
+    assert list(outside.iterdir()) == []
+    assert (vault / "Fine.md").read_text(encoding="utf-8") == "Text.\n"
+
+
 # ---- the command line ---------------------------------------------------------------------------
 
 

@@ -192,6 +192,21 @@ def test_add_lint_ignore_refuses_a_file_it_cannot_edit_and_leaves_it(tmp_path: P
     assert (vault / "ora.yaml").read_text(encoding="utf-8") == "lint: [broken\n"
 
 
+def test_add_lint_ignore_leaves_a_linked_settings_file_a_link(tmp_path: Path) -> None:
+    """ora.yaml kept elsewhere (a dotfiles folder) and linked into the vault: the atomic write
+    replaced the link with a plain file, so the user's own copy silently stopped applying."""
+    elsewhere = tmp_path / "dotfiles" / "ora.yaml"
+    elsewhere.parent.mkdir()
+    elsewhere.write_text("lint:\n  ignore: [Daily/]\n", encoding="utf-8")
+    vault = _vault(tmp_path)
+    (vault / "ora.yaml").symlink_to(elsewhere)
+    with pytest.raises(InvalidSettings, match="symbolic link"):
+        add_lint_ignore(vault, "Inbox/")
+    assert (vault / "ora.yaml").is_symlink()
+    assert elsewhere.read_text(encoding="utf-8") == "lint:\n  ignore: [Daily/]\n"
+    assert load_vault_settings(vault).lint_ignore == ("Daily/",)
+
+
 def test_deleting_the_index_folder_loses_no_setting(tmp_path: Path) -> None:
     vault = _vault(tmp_path, "untyped_type: engram\n")
     (vault / ".ora").mkdir()
