@@ -16,7 +16,7 @@ import { SidecarClient } from "./api/client";
 import { EventStream } from "./api/event-stream";
 import type { StreamEvent, VaultEvent } from "./api/types";
 import { frontmatterLinter, LintedEditors } from "./lint/extension";
-import { lintIgnoreEntry } from "./lint/ignore";
+import { addLintIgnore, lintIgnoreEntry } from "./lint/ignore";
 import { ModelsController } from "./models/controller";
 import type { QuickAction } from "./quick/suggest";
 import type { ResultCard } from "./search/shape";
@@ -359,13 +359,12 @@ export default class OraVaultPlugin extends Plugin {
 	}
 
 	/** Adds `entry` to `lint.ignore` in the vault's ora.yaml (the file the CLI reads too). */
-	private async lintIgnore(entry: string): Promise<void> {
-		try {
-			await this.client.lintIgnore(entry);
-			new Notice(`Ora no longer lints ${entry} (lint.ignore in ora.yaml).`);
-		} catch (err) {
-			new Notice(`Could not update ora.yaml: ${errorText(err)}`);
-		}
+	private lintIgnore(entry: string): Promise<void> {
+		return addLintIgnore(entry, {
+			ignore: (path) => this.client.lintIgnore(path),
+			relint: () => this.editors.relint(),
+			notify: (text) => new Notice(text),
+		});
 	}
 
 	private openTriage(): void {
