@@ -447,6 +447,17 @@ def _temp_copy(path: Path, data: bytes, mode: int | None) -> Path:
     return tmp
 
 
+def _copy_xattrs(src: Path, dst: Path) -> None:
+    """The file's extended attributes (desktop tags, ratings, comments, ACLs) onto its new copy,
+    best effort: an attribute the system will not set (or a system without them) is skipped."""
+    if not hasattr(os, "listxattr"):  # Linux only in Python
+        return
+    with contextlib.suppress(OSError):
+        for name in os.listxattr(src):
+            with contextlib.suppress(OSError):
+                os.setxattr(dst, name, os.getxattr(src, name))
+
+
 def atomic_write(path: Path, data: bytes, read_hash: str, rel: str | None = None) -> None:
     """Replace `path` with `data` atomically, keeping its mode, if it still hashes `read_hash`.
 
@@ -460,6 +471,7 @@ def atomic_write(path: Path, data: bytes, read_hash: str, rel: str | None = None
         tmp = _temp_copy(path, data, stat.S_IMODE(path.stat().st_mode))
     except PermissionError as exc:  # a folder that cannot be written
         raise _not_writable(name, exc) from exc
+    _copy_xattrs(path, tmp)
     try:
         _swap(path, tmp, read_hash)
     except PermissionError as exc:  # immutable (EPERM on the replace)
