@@ -42,7 +42,8 @@ from sidecar.vault.note import Note
 BREADCRUMB = " > "
 # Saved with the index: a different version re-chunks every note (vectors reused where the
 # embedded text is unchanged). Bump it whenever chunk boundaries or embedded text change.
-CHUNKER_VERSION = 5  # 5: `Tags:` (any capitalisation) read as tags, so a private one is private
+# 5: `Tags:` read as tags (a private one is private); an over-long first line is cut, not dropped
+CHUNKER_VERSION = 5
 _SENTENCE_END = re.compile(r"[.!?。]$")
 
 

@@ -2,8 +2,9 @@
 
 A note of 100k lines or 20k headings used to hold the index's one write path for minutes (and
 1.6 GB), with every other change, a private flip included, queued behind it. Now only the first
-`max_body_bytes` of a body (cut at a line end) reach the chunker, and chunking stops after
-`max_chunks` chunks; the index keeps those, and `ora lint` reports the note (`note-too-long`).
+`max_body_bytes` of a body (cut at a line end, or within its first line when that alone is
+longer) reach the chunker, and chunking stops after `max_chunks` chunks; the index keeps those,
+and `ora lint` reports the note (`note-too-long`).
 The cut is a pure function of the note's text, so a rebuild gives the same chunks.
 """
 
@@ -50,7 +51,9 @@ def chunk_bounded(note: Note, tokenizer: Tokenizer, max_tokens: int,
     data = body.encode("utf-8")
     if len(data) > limits.max_body_bytes:
         end = data.rfind(b"\n", 0, limits.max_body_bytes + 1)
-        body = data[: max(end, 0)].decode("utf-8", errors="ignore")
+        if end < 0:  # one line longer than the cap: its start is still worth finding
+            end = limits.max_body_bytes
+        body = data[:end].decode("utf-8", errors="ignore")
         cut = f"its body is over {limits.max_body_bytes} bytes"
     chunks = chunk_note(replace(note, body=body), tokenizer, max_tokens, limits.max_chunks + 1)
     if len(chunks) > limits.max_chunks:

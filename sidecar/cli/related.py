@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
+from pathlib import Path
 from typing import Any
 
 from sidecar.cli.common import (
@@ -25,7 +27,8 @@ def register(subparsers: Any) -> None:
         "related", help="notes related to a note", description=__doc__
     )
     add_vault_args(parser)
-    parser.add_argument("path", metavar="PATH", help="the note, relative to the vault")
+    parser.add_argument("path", metavar="PATH",
+                        help="the note, relative to the vault (or its path from here)")
     parser.add_argument("--k", type=int, default=10, help="how many notes (default 10)")
     parser.add_argument("--private", action="store_true", help="private mode: private notes too")
     parser.add_argument(
@@ -47,11 +50,26 @@ def run(args: argparse.Namespace) -> int:
     try:
         if not index.stats().get("chunks"):
             log(f"the index in {config.data} is empty: run `ora index {args.vault}` first")
-        document = asyncio.run(related(index, embedder, args.path, options))
+        note = vault_relative(config.vault, args.path)
+        document = asyncio.run(related(index, embedder, note, options))
     finally:
         index.close()
     emit(args, document, render)
     return 0
+
+
+def vault_relative(vault: Path, path: str) -> str:
+    """PATH as the vault-relative path `related` takes: as given when it names a vault file, else
+    the vault path of the file it names from here (absolute, as a shell completes it, or
+    relative to the working folder)."""
+    given = Path(path).expanduser()
+    if not given.is_absolute() and (vault / given).is_file():
+        return path
+    here = Path(os.path.abspath(given))
+    for candidate in (here, here.resolve()):  # the vault's path is resolved (/tmp → /private/tmp)
+        if candidate.is_relative_to(vault):
+            return candidate.relative_to(vault).as_posix()
+    return path
 
 
 def render(document: dict[str, Any]) -> str:

@@ -3,7 +3,8 @@
 'The Vault': "Nothing about external retrieval enters the vault unless the user manually saves it
 as `type: web` (which is then retrieved at vault P4, not at the external tier weight)." The page
 is fetched (HTML reduced to its text) unless the caller gives the title and text, and written as
-a new note — never over an existing one — in the folder the vault settings type as `web`.
+a new note — never over an existing one, nor with the name of a note elsewhere — in the folder
+the vault settings type as `web`.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from html.parser import HTMLParser
+from pathlib import PurePosixPath
 from urllib.parse import urlsplit
 
 import aiohttp
@@ -20,6 +22,7 @@ import aiohttp
 from sidecar.errors import BadRequest, Conflict
 from sidecar.settings import Config
 from sidecar.vault.edit import create_note
+from sidecar.vault.scan import iter_note_paths
 from sidecar.vault.vault_settings import load_vault_settings
 from sidecar.web.searxng import WebSearchFailed
 
@@ -130,8 +133,14 @@ def save_page(config: Config, page: Page) -> str:
     folder = web_folder(config)
     saved = datetime.now(UTC).date().isoformat()
     text = note_text(page, saved)
+    # Obsidian resolves a link by the note's name wherever it is: a second note of a name
+    # would make the vault's links to the first ambiguous.
+    taken = {PurePosixPath(rel).stem.casefold() for rel in iter_note_paths(config.vault)}
     for n in range(1, 1000):
-        rel = f"{folder}/{name}.md" if n == 1 else f"{folder}/{name} {n}.md"
+        stem = name if n == 1 else f"{name} {n}"
+        if stem.casefold() in taken:
+            continue
+        rel = f"{folder}/{stem}.md"
         try:
             create_note(config.vault, rel, text)
         except Conflict:

@@ -90,3 +90,17 @@ def test_lint_reports_where_the_unindexed_text_starts() -> None:
     assert note.text.split("\n")[line - 1] == "## Heading 100"
     assert "more than 100 chunks" in message
     assert too_long(parse_note(_headings_note(90), "Fine.md"), 256) is None
+
+
+def test_a_note_whose_first_line_is_over_the_byte_cap_still_has_its_start_indexed(
+    tokenizer: Tokenizer,
+) -> None:
+    """A note opening with one huge line (an inline data-URI image, text pasted without line
+    breaks) was cut at the last line end before the cap, which did not exist: nothing of it,
+    not even its heading words, could be found."""
+    limits = NoteLimits(max_chunks=100, max_body_bytes=4_000)
+    text = "---\ntype: engram\n---\nZanzibar harbour log " + "é" * 10_000 + "\n"
+    bounded = chunk_bounded(parse_note(text, "Log.md"), tokenizer, 256, limits)
+    assert bounded.cut is not None and bounded.chunks
+    assert "Zanzibar harbour" in bounded.chunks[0].text
+    assert sum(len(c.text.encode()) for c in bounded.chunks) <= limits.max_body_bytes + 200

@@ -39,18 +39,23 @@ def test_block_ids_reach_search_results_and_comments_are_not_embedded(
     assert hits and hits[0][1] > 0.99  # the stored vector is of that text
 
 
+def _indexed_by_chunker(tmp_path: Path, open_idx: OpenIndex, version: int) -> None:
+    """Index VAULT, then make its saved parameters say chunker `version` built it."""
+    first = open_idx(tmp_path / "vault")
+    first.reconcile()
+    first.close()
+    doc = json.loads(params_path(tmp_path / "data").read_text(encoding="utf-8"))
+    assert doc["namespaces"]["default"]["chunker"] == CHUNKER_VERSION
+    doc["namespaces"]["default"]["chunker"] = version
+    params_path(tmp_path / "data").write_text(json.dumps(doc), encoding="utf-8")
+
+
 def test_an_index_from_an_older_chunker_is_rechunked_on_open(
     tmp_path: Path, open_idx: OpenIndex
 ) -> None:
     vault = tmp_path / "vault"
     write(vault, "Engrams/Sleep.md", CLAIMS)
-    first = open_idx(vault)
-    first.reconcile()
-    first.close()
-    doc = json.loads(params_path(tmp_path / "data").read_text(encoding="utf-8"))
-    assert doc["namespaces"]["default"]["chunker"] == CHUNKER_VERSION
-    doc["namespaces"]["default"]["chunker"] = CHUNKER_VERSION - 1
-    params_path(tmp_path / "data").write_text(json.dumps(doc), encoding="utf-8")
+    _indexed_by_chunker(tmp_path, open_idx, CHUNKER_VERSION - 1)
     again = open_idx(vault).reconcile()
     assert again["chunks"] > 0 and again["embedded"] == 0  # re-chunked, vectors reused
 
@@ -63,15 +68,10 @@ def test_an_index_from_before_capitalised_tag_properties_is_replanned_private(
     was (same bytes on disk are otherwise never re-read)."""
     vault = tmp_path / "vault"
     path = write(vault, "Notes/Passport.md", "---\nTags: [public_]\n---\nPassport zebra 4471.\n")
-    first = open_idx(vault)
-    first.reconcile()
-    first.close()
+    _indexed_by_chunker(tmp_path, open_idx, 4)
     stat = path.stat()  # what chunker 4 saw, as far as mtime and size can tell
     path.write_text("---\nTags: [private]\n---\nPassport zebra 4471.\n", encoding="utf-8")
     os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
-    doc = json.loads(params_path(tmp_path / "data").read_text(encoding="utf-8"))
-    doc["namespaces"]["default"]["chunker"] = 4
-    params_path(tmp_path / "data").write_text(json.dumps(doc), encoding="utf-8")
     index = open_idx(vault)
     index.reconcile()
     public = search_sync(index, embedder, None, "passport zebra",
@@ -91,12 +91,7 @@ def test_a_writer_that_does_not_reconcile_leaves_an_older_chunkers_index_searcha
     found only the notes applied since, and answers said nothing in the vault matched."""
     vault = tmp_path / "vault"
     write(vault, "Engrams/Sleep.md", CLAIMS)
-    first = open_idx(vault)
-    first.reconcile()
-    first.close()
-    doc = json.loads(params_path(tmp_path / "data").read_text(encoding="utf-8"))
-    doc["namespaces"]["default"]["chunker"] = CHUNKER_VERSION - 1
-    params_path(tmp_path / "data").write_text(json.dumps(doc), encoding="utf-8")
+    _indexed_by_chunker(tmp_path, open_idx, CHUNKER_VERSION - 1)
     write(vault, "Chats/Ora/c1.md", note("chat", "# c1\n\nA question about marmalade.\n"))
     writer = open_idx(vault)
     writer.apply_paths(["Chats/Ora/c1.md"])

@@ -128,3 +128,9 @@ def test_cli_related_prints_notes_and_json(
     assert "1 notes related to Engrams/Sleep.md" in out and "Resources/Naps.md:" in out
     assert main(["related", root, "Engrams/Dream diary.md"]) != 0
     assert "private mode" in capsys.readouterr().err
+    # The note as the shell completes it (absolute, or from the folder above the vault): it
+    # used to be refused as "not a path inside the vault".
+    monkeypatch.chdir(vault.config.vault.parent)
+    for given in (f"{root}/Engrams/Sleep.md", f"{vault.config.vault.name}/Engrams/Sleep.md"):
+        assert main(["related", root, given, "--json", "--k", "2"]) == 0
+        assert json.loads(capsys.readouterr().out)["path"] == "Engrams/Sleep.md"

@@ -11,6 +11,8 @@ import pytest
 from sidecar.cli import main
 
 Write = Callable[[str, str | bytes], str]
+LINKY = ("---\nnexus: ['[[Hub]]', '[[Gone]]']\ntype: engram\ntags: []\n"
+         "date created: 2024-01-01\ndate modified: 2024-01-01\n---\n")
 
 
 def test_clean_vault_exits_zero_with_empty_json(vault: Path,
@@ -40,9 +42,7 @@ def test_a_single_file_is_linted_against_its_vault(
     vault: Path, write: Write, capsys: pytest.CaptureFixture[str]
 ) -> None:
     (vault / ".obsidian").mkdir()
-    rel = write("Engrams/Linky.md", "---\nnexus: ['[[Hub]]', '[[Gone]]']\ntype: engram\n"
-                                   "tags: []\ndate created: 2024-01-01\n"
-                                   "date modified: 2024-01-01\n---\n")
+    rel = write("Engrams/Linky.md", LINKY)
     assert main(["lint", str(vault / rel), "--json"]) == 0
     [d] = json.loads(capsys.readouterr().out)["diagnostics"]
     assert (d["path"], d["code"]) == ("Engrams/Linky.md", "link-broken")
@@ -58,9 +58,7 @@ def test_a_single_file_finds_an_ora_vault_without_obsidian_settings(
         (vault / marker).mkdir()
     else:
         (vault / marker).write_text("lint:\n  untyped: hint\n", encoding="utf-8")
-    rel = write("Engrams/Linky.md", "---\nnexus: ['[[Hub]]', '[[Gone]]']\ntype: engram\n"
-                                   "tags: []\ndate created: 2024-01-01\n"
-                                   "date modified: 2024-01-01\n---\n")
+    rel = write("Engrams/Linky.md", LINKY)
     assert main(["lint", str(vault / rel), "--json"]) == 0
     [d] = json.loads(capsys.readouterr().out)["diagnostics"]
     assert (d["path"], d["code"]) == ("Engrams/Linky.md", "link-broken")

@@ -21,6 +21,7 @@ from sidecar.models.embedder import Embedder
 from sidecar.retrieval.search import SearchOptions
 from sidecar.settings import SETTINGS, Config, make_config
 from sidecar.vault.note import parse_note
+from sidecar.web.save import Page, save_page
 from sidecar.web.searxng import web_tier
 
 _spec = importlib.util.spec_from_file_location("web_fake_searxng",
@@ -173,3 +174,20 @@ async def test_the_search_and_save_routes(tmp_path: Path, searx: Any, app_client
     assert saved["path"] in {r["path"] for r in doc["results"]}  # indexed at once
     status, err = await api.call("POST", "/v1/web/save", {"url": "ftp://nowhere"})
     assert status == 400 and err["error"]["code"] == "bad_request"
+
+
+def test_a_saved_page_never_takes_the_name_of_a_note_elsewhere_in_the_vault(
+    tmp_path: Path,
+) -> None:
+    """Obsidian resolves [[Tomato varieties]] by name alone: a web note of that name, even in
+    another folder, made the user's existing links ambiguous (and could send them to the page)."""
+    vault = tmp_path / "vault"
+    (vault / "Garden").mkdir(parents=True)
+    (vault / "Garden/Tomato varieties.md").write_text("Brandywine.\n", encoding="utf-8")
+    (vault / "Welcome.md").write_text("See [[Tomato varieties]].\n", encoding="utf-8")
+    config = make_config(vault, tmp_path / "data")
+    page = Page("https://example.org/tomatoes", "tomato Varieties", "Many kinds.")
+    assert save_page(config, page) == "Web/tomato Varieties 2.md"
+    assert save_page(config, page) == "Web/tomato Varieties 3.md"
+    other = Page("https://example.org/beans", "Beans", "Runner beans.")
+    assert save_page(config, other) == "Web/Beans.md"

@@ -51,6 +51,8 @@ export class SidecarLink {
 	private timer: number | null = null;
 	private failures = 0;
 	private connectedAt = 0;
+	/** The last stream closed before it ever opened (refused, e.g. a token that changed). */
+	private refused = false;
 	private running = false;
 	private readonly policy: RestartPolicy;
 
@@ -135,6 +137,7 @@ export class SidecarLink {
 			return;
 		}
 		if (this.connectedAt && Date.now() - this.connectedAt >= this.policy.stableMs) this.failures = 0;
+		this.refused = this.connectedAt === 0;
 		this.connectedAt = 0;
 		this.stream?.stop();
 		this.stream = null;
@@ -152,15 +155,21 @@ export class SidecarLink {
 
 	private async recover(): Promise<void> {
 		if (!this.running) return;
-		if ((await this.options.supervisor.healthy()) !== null) {
-			await this.up(); // it still answers: only the stream was lost
+		// It still answers: only the stream was lost. A stream refused outright would be refused
+		// again at once, so that goes the way of a failure instead: backoff, the token read again.
+		const answers = (await this.options.supervisor.healthy()) !== null;
+		if (answers && !this.refused) {
+			await this.up();
 			return;
 		}
 		if (this.failures >= this.policy.maxFailures) {
 			const tail = this.options.supervisor.logTail.slice(-3).join("\n");
 			this.options.supervisor.stop();
 			this.running = false;
-			this.set(this.model.stopped(`The sidecar stopped ${this.failures} times in a row, so Ora stopped restarting it.${tail ? `\nIts last words: ${tail}` : ""}`));
+			const what = answers
+				? `The sidecar answers but refused its event stream ${this.failures} times in a row, so Ora stopped reconnecting. Restart the sidecar.`
+				: `The sidecar stopped ${this.failures} times in a row, so Ora stopped restarting it.`;
+			this.set(this.model.stopped(`${what}${tail ? `\nIts last words: ${tail}` : ""}`));
 			return;
 		}
 		const delay = Math.min(this.policy.minDelayMs * 2 ** this.failures, this.policy.maxDelayMs);

@@ -256,4 +256,20 @@ ${FAKE_SIDECAR}`;
 		expect((await r.client.status()).pid).toBe(nth(r.spawned, 1).pid);
 		expect(r.phases.slice(-2)).toEqual(["connected", "ready"]);
 	});
+
+	it("backs off and then says so when the sidecar answers but refuses its event stream, instead of asking again at once forever", async () => {
+		const { vault, data } = aVault();
+		// Health and status answer; the stream is refused (a token that changed under the plugin).
+		const refusing = FAKE_SIDECAR.replace(
+			'if (req.url === "/v1/events/stream") {',
+			'if (req.url === "/v1/events/stream") { fs.appendFileSync(path.join(data, "streams"), "x"); res.statusCode = 401; return res.end("{}"); }\n  if (false) {',
+		);
+		const r = rig(vault, data, { script: refusing });
+		await r.link.start();
+		await new Promise((resolve) => setTimeout(resolve, 1500));
+		const attempts = readFileSync(join(data, "streams"), "utf8").length;
+		expect(attempts).toBeLessThanOrEqual(5);
+		expect(r.link.status.view.phase).toBe("stopped");
+		expect(r.link.status.view.detail).toContain("event stream");
+	});
 });
