@@ -24,7 +24,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from ruamel.yaml import YAML
-from ruamel.yaml.comments import CommentedMap, CommentedSeq
+from ruamel.yaml.comments import CommentedMap, CommentedSeq, TaggedScalar
 from ruamel.yaml.constructor import RoundTripConstructor
 from ruamel.yaml.error import YAMLError
 from ruamel.yaml.events import AliasEvent
@@ -318,6 +318,18 @@ def rewrite_frontmatter(text: str, mutate: Mutation) -> str:
     return result
 
 
+def _plain(value: Any) -> Any:
+    """A YAML value as comparable data: a custom-tagged scalar (`!foo bar`) has no equality of
+    its own, so it compares as its tag and text."""
+    if isinstance(value, TaggedScalar):
+        return ("tagged", str(value.tag), value.value)
+    if isinstance(value, dict):
+        return [(_plain(k), _plain(v)) for k, v in value.items()]
+    if isinstance(value, list | tuple | set):
+        return [_plain(v) for v in value]
+    return value
+
+
 def _check_reads_back(y: YAML, new_yaml: str, meant: CommentedMap, before: str,
                       after: str) -> None:
     """Refuse an edit whose frontmatter would not read back as the properties it meant to write
@@ -328,7 +340,7 @@ def _check_reads_back(y: YAML, new_yaml: str, meant: CommentedMap, before: str,
     except (YAMLError, ValueError, RecursionError):
         again = None
     broken = parse_note(after, "").yaml_error is not None
-    if again != meant or (broken and parse_note(before, "").yaml_error is None):
+    if _plain(again) != _plain(meant) or (broken and parse_note(before, "").yaml_error is None):
         raise InvalidFrontmatter("Ora's edit of this frontmatter would not read back as written "
                                  "(unusual YAML such as a `...` line); edit it by hand")
 
