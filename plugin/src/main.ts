@@ -127,6 +127,7 @@ export default class OraVaultPlugin extends Plugin {
 				tokenPath: () => tokenPath(this.settings, this.vaultPath()),
 				reindex: () => this.reindex(),
 				restartSidecar: () => this.restartSidecar(),
+				relint: () => this.editors.relint(),
 				openSetup: () => this.setup.open(null),
 				models,
 			}),

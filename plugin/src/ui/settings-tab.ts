@@ -12,6 +12,8 @@ export interface SettingsHost {
 	tokenPath(): string;
 	reindex(): Promise<void>;
 	restartSidecar(): Promise<void>;
+	/** Lints the open editors again (Lint in the editor changed: their marks must follow at once). */
+	relint?: () => void;
 	/** Opens the sidecar set-up (install, upgrade, remove); absent in hosts without one. */
 	openSetup?: () => void;
 	/** The Models section (downloads, the embedder); absent in hosts without one. */
@@ -109,7 +111,12 @@ export class OraSettingTab extends PluginSettingTab {
 				name: "Lint in the editor",
 				desc: "Underline frontmatter problems as you type.",
 				render: (st) => {
-					st.addToggle((t) => t.setValue(s.lintInEditor).onChange((v) => void save({ lintInEditor: v })));
+					st.addToggle((t) =>
+						t.setValue(s.lintInEditor).onChange((v) => {
+							void save({ lintInEditor: v });
+							this.host.relint?.();
+						}),
+					);
 				},
 			},
 			{

@@ -48,6 +48,18 @@ describe("OraSettingTab", () => {
 		expect(saved).toHaveLength(1);
 	});
 
+	it("lints the open editors again when Lint in the editor is switched, so marks go (or come) at once", async () => {
+		const { t, host } = tab();
+		let relinted = 0;
+		host.relint = () => void relinted++;
+		const rows = [...t.containerEl.querySelectorAll(".setting-item")];
+		const row = rows.find((r) => r.querySelector(".setting-item-name")?.textContent === "Lint in the editor")!;
+		(row.querySelector(".checkbox-container") as HTMLElement).click();
+		await new Promise((ok) => setTimeout(ok, 0));
+		expect(host.settings.lintInEditor).toBe(false);
+		expect(relinted).toBe(1);
+	});
+
 	it("re-indexes from its button", () => {
 		const { t, reindexed } = tab();
 		const button = [...t.containerEl.querySelectorAll("button")].find((b) => b.textContent === "Re-index now")!;
