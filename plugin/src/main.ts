@@ -1,3 +1,4 @@
+import type { Extension } from "@codemirror/state";
 import { spawn } from "child_process";
 import { promises as fs, realpathSync } from "fs";
 import {
@@ -47,6 +48,7 @@ export default class OraVaultPlugin extends Plugin {
 	private link: SidecarLink | null = null;
 	private supervisor: SidecarSupervisor | null = null;
 	private readonly editors = new LintedEditors();
+	private readonly linter: Extension[] = [];
 	/** Open editors are linted again when the index changes (a new note can fix a broken link). */
 	private readonly relintSoon = debounce(() => this.editors.relint(), 1000);
 	private batcher!: EventBatcher;
@@ -71,7 +73,7 @@ export default class OraVaultPlugin extends Plugin {
 		});
 		this.batcher = new EventBatcher(
 			(events) => this.client.sendEvents(events),
-			this.settings.eventDelayMs,
+			() => this.settings.eventDelayMs,
 			(err) => console.warn("Ora: could not send vault events", err),
 		);
 
@@ -128,29 +130,14 @@ export default class OraVaultPlugin extends Plugin {
 				reindex: () => this.reindex(),
 				restartSidecar: () => this.restartSidecar(),
 				relint: () => this.editors.relint(),
+				lintDelayChanged: () => this.applyLintDelay(),
 				openSetup: () => this.setup.open(null),
 				models,
 			}),
 		);
-		this.registerEditorExtension(
-			frontmatterLinter(
-				{
-					pathOf: (view) => {
-						if (!this.ready || !this.settings.lintInEditor) return null;
-						const file = view.state.field(editorInfoField, false)?.file;
-						return file && file.extension === "md" ? file.path : null;
-					},
-					lint: (path, text) => this.client.lint(path, text),
-					fixes: {
-						dates: (path) => fileDates(this.app, path),
-						// Says itself when ora.yaml cannot be updated (the quick fix would fail silently).
-						ignore: (target) => this.lintIgnore(target),
-					},
-				},
-				this.settings.lintDelayMs,
-				this.editors,
-			),
-		);
+		// An array Obsidian re-reads on updateOptions(): a new Lint delay gives editors a new linter.
+		this.linter.push(this.makeLinter());
+		this.registerEditorExtension(this.linter);
 		this.app.workspace.onLayoutReady(() => {
 			this.watchVault();
 			void this.startSidecar();
@@ -163,6 +150,33 @@ export default class OraVaultPlugin extends Plugin {
 		this.relintSoon.cancel();
 		const link = this.link;
 		void this.batcher.flush().finally(() => link?.stop());
+	}
+
+	/** The editor linter, with the Lint delay setting as it is now. */
+	private makeLinter(): Extension {
+		return frontmatterLinter(
+			{
+				pathOf: (view) => {
+					if (!this.ready || !this.settings.lintInEditor) return null;
+					const file = view.state.field(editorInfoField, false)?.file;
+					return file && file.extension === "md" ? file.path : null;
+				},
+				lint: (path, text) => this.client.lint(path, text),
+				fixes: {
+					dates: (path) => fileDates(this.app, path),
+					// Says itself when ora.yaml cannot be updated (the quick fix would fail silently).
+					ignore: (target) => this.lintIgnore(target),
+				},
+			},
+			this.settings.lintDelayMs,
+			this.editors,
+		);
+	}
+
+	/** The Lint delay changed: open editors get a linter with the new delay. */
+	private applyLintDelay(): void {
+		this.linter.splice(0, this.linter.length, this.makeLinter());
+		this.app.workspace.updateOptions();
 	}
 
 	private addCommands(): void {

@@ -14,6 +14,8 @@ export interface SettingsHost {
 	restartSidecar(): Promise<void>;
 	/** Lints the open editors again (Lint in the editor changed: their marks must follow at once). */
 	relint?: () => void;
+	/** The Lint delay changed: editors need a linter with the new delay. */
+	lintDelayChanged?: () => void;
 	/** Opens the sidecar set-up (install, upgrade, remove); absent in hosts without one. */
 	openSetup?: () => void;
 	/** The Models section (downloads, the embedder); absent in hosts without one. */
@@ -122,7 +124,12 @@ export class OraSettingTab extends PluginSettingTab {
 			{
 				name: "Lint delay",
 				desc: "Milliseconds after the last keystroke before the note is linted.",
-				render: (st) => this.numberText(st, s.lintDelayMs, (v) => save({ lintDelayMs: v })),
+				render: (st) =>
+					this.numberText(st, s.lintDelayMs, async (v) => {
+						const saving = save({ lintDelayMs: v });
+						this.host.lintDelayChanged?.();
+						await saving;
+					}),
 			},
 			{
 				name: "Event batching delay",

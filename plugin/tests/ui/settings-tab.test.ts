@@ -60,6 +60,17 @@ describe("OraSettingTab", () => {
 		expect(relinted).toBe(1);
 	});
 
+	it("gives editors a linter with the new Lint delay when it changes", () => {
+		const { t, host } = tab();
+		const delays: number[] = [];
+		host.lintDelayChanged = () => void delays.push(host.settings.lintDelayMs);
+		const rows = [...t.containerEl.querySelectorAll(".setting-item")];
+		const input = rows.find((r) => r.querySelector(".setting-item-name")?.textContent === "Lint delay")!.querySelector("input") as HTMLInputElement;
+		input.value = "2000";
+		input.dispatchEvent(new Event("input"));
+		expect(delays).toEqual([2000]);
+	});
+
 	it("re-indexes from its button", () => {
 		const { t, reindexed } = tab();
 		const button = [...t.containerEl.querySelectorAll("button")].find((b) => b.textContent === "Re-index now")!;
