@@ -32,7 +32,7 @@ import { fileDates } from "./ui/file-dates";
 import { QuickSearchModal } from "./ui/quick-search-modal";
 import { RELATED_VIEW_TYPE, RelatedView } from "./ui/related-view";
 import { debounce } from "./util/debounce";
-import { openAtLines } from "./ui/open-note";
+import { openAtLines, vaultFile } from "./ui/open-note";
 import { RequestUrlTransport } from "./ui/request-url-transport";
 import { SEARCH_VIEW_TYPE, SearchView } from "./ui/search-view";
 import { SidecarSetup } from "./ui/sidecar-setup";
@@ -357,7 +357,7 @@ export default class OraVaultPlugin extends Plugin {
 
 	/** A link to `path` from `sourcePath`, in the user's link style (wikilink or Markdown). */
 	private linkTo(path: string, sourcePath: string): string | null {
-		const file = this.app.vault.getFileByPath(path);
+		const file = vaultFile(this.app, path);
 		return file ? this.app.fileManager.generateMarkdownLink(file, sourcePath) : null;
 	}
 
