@@ -149,7 +149,8 @@ export default class OraVaultPlugin extends Plugin {
 	override onunload(): void {
 		this.relintSoon.cancel();
 		const link = this.link;
-		void this.batcher.flush().finally(() => link?.stop());
+		// Queued vault events go out first, but a sidecar that does not answer is stopped anyway.
+		void this.batcher.flushWithin(3000).finally(() => link?.stop());
 	}
 
 	/** The editor linter, with the Lint delay setting as it is now. */

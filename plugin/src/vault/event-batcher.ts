@@ -43,6 +43,16 @@ export class EventBatcher {
 		return this.sending;
 	}
 
+	/**
+	 * Flushes, waiting at most `ms` for the answer: on unload the sidecar is stopped after the
+	 * flush, and a sidecar that does not answer (hung, busy) must not keep running because of it.
+	 */
+	flushWithin(ms: number): Promise<void> {
+		let timer = 0;
+		const late = new Promise<void>((resolve) => (timer = window.setTimeout(resolve, ms)));
+		return Promise.race([this.flush(), late]).finally(() => window.clearTimeout(timer));
+	}
+
 	cancel(): void {
 		this.schedule.cancel();
 	}

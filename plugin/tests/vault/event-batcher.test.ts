@@ -32,6 +32,17 @@ describe("EventBatcher", () => {
 		expect(batches).toHaveLength(1);
 	});
 
+	it("gives up waiting for a send that does not answer, when asked to within a time (the plugin unloads)", async () => {
+		const b = new EventBatcher(() => new Promise(() => undefined), 500);
+		b.push({ kind: "modified", path: "a.md" });
+		let done = false;
+		void b.flushWithin(3000).then(() => (done = true));
+		await vi.advanceTimersByTimeAsync(2999);
+		expect(done).toBe(false);
+		await vi.advanceTimersByTimeAsync(1);
+		expect(done).toBe(true);
+	});
+
 	it("keeps a failed batch and sends it with the next one", async () => {
 		const batches: VaultEvent[][] = [];
 		const errors: unknown[] = [];
