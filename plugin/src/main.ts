@@ -1,3 +1,4 @@
+import type { Extension } from "@codemirror/state";
 import { spawn } from "child_process";
 import { promises as fs, realpathSync } from "fs";
 import {
@@ -16,7 +17,7 @@ import { SidecarClient } from "./api/client";
 import { EventStream } from "./api/event-stream";
 import type { StreamEvent, VaultEvent } from "./api/types";
 import { frontmatterLinter, LintedEditors } from "./lint/extension";
-import { lintIgnoreEntry } from "./lint/ignore";
+import { addLintIgnore, lintIgnoreEntry } from "./lint/ignore";
 import { ModelsController } from "./models/controller";
 import type { QuickAction } from "./quick/suggest";
 import type { ResultCard } from "./search/shape";
@@ -31,7 +32,7 @@ import { fileDates } from "./ui/file-dates";
 import { QuickSearchModal } from "./ui/quick-search-modal";
 import { RELATED_VIEW_TYPE, RelatedView } from "./ui/related-view";
 import { debounce } from "./util/debounce";
-import { openAtLines } from "./ui/open-note";
+import { openAtLines, vaultFile } from "./ui/open-note";
 import { RequestUrlTransport } from "./ui/request-url-transport";
 import { SEARCH_VIEW_TYPE, SearchView } from "./ui/search-view";
 import { SidecarSetup } from "./ui/sidecar-setup";
@@ -47,6 +48,7 @@ export default class OraVaultPlugin extends Plugin {
 	private link: SidecarLink | null = null;
 	private supervisor: SidecarSupervisor | null = null;
 	private readonly editors = new LintedEditors();
+	private readonly linter: Extension[] = [];
 	/** Open editors are linted again when the index changes (a new note can fix a broken link). */
 	private readonly relintSoon = debounce(() => this.editors.relint(), 1000);
 	private batcher!: EventBatcher;
@@ -71,7 +73,7 @@ export default class OraVaultPlugin extends Plugin {
 		});
 		this.batcher = new EventBatcher(
 			(events) => this.client.sendEvents(events),
-			this.settings.eventDelayMs,
+			() => this.settings.eventDelayMs,
 			(err) => console.warn("Ora: could not send vault events", err),
 		);
 
@@ -127,29 +129,15 @@ export default class OraVaultPlugin extends Plugin {
 				tokenPath: () => tokenPath(this.settings, this.vaultPath()),
 				reindex: () => this.reindex(),
 				restartSidecar: () => this.restartSidecar(),
+				relint: () => this.editors.relint(),
+				lintDelayChanged: () => this.applyLintDelay(),
 				openSetup: () => this.setup.open(null),
 				models,
 			}),
 		);
-		this.registerEditorExtension(
-			frontmatterLinter(
-				{
-					pathOf: (view) => {
-						if (!this.ready || !this.settings.lintInEditor) return null;
-						const file = view.state.field(editorInfoField, false)?.file;
-						return file && file.extension === "md" ? file.path : null;
-					},
-					lint: (path, text) => this.client.lint(path, text),
-					fixes: {
-						dates: (path) => fileDates(this.app, path),
-						// Says itself when ora.yaml cannot be updated (the quick fix would fail silently).
-						ignore: (target) => this.lintIgnore(target),
-					},
-				},
-				this.settings.lintDelayMs,
-				this.editors,
-			),
-		);
+		// An array Obsidian re-reads on updateOptions(): a new Lint delay gives editors a new linter.
+		this.linter.push(this.makeLinter());
+		this.registerEditorExtension(this.linter);
 		this.app.workspace.onLayoutReady(() => {
 			this.watchVault();
 			void this.startSidecar();
@@ -162,6 +150,33 @@ export default class OraVaultPlugin extends Plugin {
 		this.relintSoon.cancel();
 		const link = this.link;
 		void this.batcher.flush().finally(() => link?.stop());
+	}
+
+	/** The editor linter, with the Lint delay setting as it is now. */
+	private makeLinter(): Extension {
+		return frontmatterLinter(
+			{
+				pathOf: (view) => {
+					if (!this.ready || !this.settings.lintInEditor) return null;
+					const file = view.state.field(editorInfoField, false)?.file;
+					return file && file.extension === "md" ? file.path : null;
+				},
+				lint: (path, text) => this.client.lint(path, text),
+				fixes: {
+					dates: (path) => fileDates(this.app, path),
+					// Says itself when ora.yaml cannot be updated (the quick fix would fail silently).
+					ignore: (target) => this.lintIgnore(target),
+				},
+			},
+			this.settings.lintDelayMs,
+			this.editors,
+		);
+	}
+
+	/** The Lint delay changed: open editors get a linter with the new delay. */
+	private applyLintDelay(): void {
+		this.linter.splice(0, this.linter.length, this.makeLinter());
+		this.app.workspace.updateOptions();
 	}
 
 	private addCommands(): void {
@@ -342,7 +357,7 @@ export default class OraVaultPlugin extends Plugin {
 
 	/** A link to `path` from `sourcePath`, in the user's link style (wikilink or Markdown). */
 	private linkTo(path: string, sourcePath: string): string | null {
-		const file = this.app.vault.getFileByPath(path);
+		const file = vaultFile(this.app, path);
 		return file ? this.app.fileManager.generateMarkdownLink(file, sourcePath) : null;
 	}
 
@@ -359,13 +374,12 @@ export default class OraVaultPlugin extends Plugin {
 	}
 
 	/** Adds `entry` to `lint.ignore` in the vault's ora.yaml (the file the CLI reads too). */
-	private async lintIgnore(entry: string): Promise<void> {
-		try {
-			await this.client.lintIgnore(entry);
-			new Notice(`Ora no longer lints ${entry} (lint.ignore in ora.yaml).`);
-		} catch (err) {
-			new Notice(`Could not update ora.yaml: ${errorText(err)}`);
-		}
+	private lintIgnore(entry: string): Promise<void> {
+		return addLintIgnore(entry, {
+			ignore: (path) => this.client.lintIgnore(path),
+			relint: () => this.editors.relint(),
+			notify: (text) => new Notice(text),
+		});
 	}
 
 	private openTriage(): void {

@@ -24,7 +24,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from ruamel.yaml import YAML
-from ruamel.yaml.comments import CommentedMap, CommentedSeq
+from ruamel.yaml.comments import CommentedMap, CommentedSeq, TaggedScalar
 from ruamel.yaml.constructor import RoundTripConstructor
 from ruamel.yaml.error import YAMLError
 from ruamel.yaml.events import AliasEvent
@@ -318,6 +318,18 @@ def rewrite_frontmatter(text: str, mutate: Mutation) -> str:
     return result
 
 
+def _plain(value: Any) -> Any:
+    """A YAML value as comparable data: a custom-tagged scalar (`!foo bar`) has no equality of
+    its own, so it compares as its tag and text."""
+    if isinstance(value, TaggedScalar):
+        return ("tagged", str(value.tag), value.value)
+    if isinstance(value, dict):
+        return [(_plain(k), _plain(v)) for k, v in value.items()]
+    if isinstance(value, list | tuple | set):
+        return [_plain(v) for v in value]
+    return value
+
+
 def _check_reads_back(y: YAML, new_yaml: str, meant: CommentedMap, before: str,
                       after: str) -> None:
     """Refuse an edit whose frontmatter would not read back as the properties it meant to write
@@ -328,7 +340,7 @@ def _check_reads_back(y: YAML, new_yaml: str, meant: CommentedMap, before: str,
     except (YAMLError, ValueError, RecursionError):
         again = None
     broken = parse_note(after, "").yaml_error is not None
-    if again != meant or (broken and parse_note(before, "").yaml_error is None):
+    if _plain(again) != _plain(meant) or (broken and parse_note(before, "").yaml_error is None):
         raise InvalidFrontmatter("Ora's edit of this frontmatter would not read back as written "
                                  "(unusual YAML such as a `...` line); edit it by hand")
 
@@ -447,6 +459,17 @@ def _temp_copy(path: Path, data: bytes, mode: int | None) -> Path:
     return tmp
 
 
+def _copy_xattrs(src: Path, dst: Path) -> None:
+    """The file's extended attributes (desktop tags, ratings, comments, ACLs) onto its new copy,
+    best effort: an attribute the system will not set (or a system without them) is skipped."""
+    if not hasattr(os, "listxattr"):  # Linux only in Python
+        return
+    with contextlib.suppress(OSError):
+        for name in os.listxattr(src):
+            with contextlib.suppress(OSError):
+                os.setxattr(dst, name, os.getxattr(src, name))
+
+
 def atomic_write(path: Path, data: bytes, read_hash: str, rel: str | None = None) -> None:
     """Replace `path` with `data` atomically, keeping its mode, if it still hashes `read_hash`.
 
@@ -460,6 +483,7 @@ def atomic_write(path: Path, data: bytes, read_hash: str, rel: str | None = None
         tmp = _temp_copy(path, data, stat.S_IMODE(path.stat().st_mode))
     except PermissionError as exc:  # a folder that cannot be written
         raise _not_writable(name, exc) from exc
+    _copy_xattrs(path, tmp)
     try:
         _swap(path, tmp, read_hash)
     except PermissionError as exc:  # immutable (EPERM on the replace)

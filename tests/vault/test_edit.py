@@ -141,6 +141,22 @@ def test_edit_frontmatter_writes_atomically_and_returns_the_new_hash(vault: Path
     assert sorted(p.name for p in path.parent.iterdir()) == ["Good.md"]  # no temp file left
 
 
+@pytest.mark.skipif(not hasattr(os, "setxattr"), reason="extended attributes are Linux's here")
+def test_an_edit_keeps_the_notes_extended_attributes(vault: Path) -> None:
+    """Desktop tags, ratings and comments live in extended attributes (`user.xdg.tags`): the
+    atomic write's new file had none, so every edit silently dropped them."""
+    path = vault / "Engrams" / "Good.md"
+    try:
+        os.setxattr(path, "user.xdg.tags", b"work,later")
+        os.setxattr(path, "user.xdg.comment", b"from the old laptop")
+    except OSError:
+        pytest.skip("this file system keeps no user extended attributes")
+    edit_frontmatter(vault, "Engrams/Good.md", lambda cm: add_tag(cm, "archived"))
+    assert "archived" in path.read_text(encoding="utf-8")
+    assert os.getxattr(path, "user.xdg.tags") == b"work,later"
+    assert os.getxattr(path, "user.xdg.comment") == b"from the old laptop"
+
+
 def test_an_edit_that_changes_nothing_does_not_touch_the_file(vault: Path) -> None:
     path = vault / "Engrams" / "Good.md"
     os.utime(path, (1_000_000, 1_000_000))

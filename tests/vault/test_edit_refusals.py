@@ -56,6 +56,14 @@ def test_an_edit_that_would_not_read_back_is_refused_and_the_note_kept(tmp_path:
     assert parse_note(note.read_text(encoding="utf-8"), "Note.md").tags[-1] == "archived"
 
 
+@pytest.mark.parametrize("line", ["x: !foo bar", "v: .nan", "s: !!set {a, b}", "n: ~"])
+def test_values_without_plain_equality_still_read_back(line: str) -> None:
+    """The read-back check compares data: a custom-tagged scalar or a NaN is not a refusal."""
+    out = rewrite_frontmatter(f"---\n{line}\ntags: [a]\n---\nb\n",
+                              lambda cm: add_tag(cm, "archived"))
+    assert out == f"---\n{line}\ntags: [a, archived]\n---\nb\n"
+
+
 def test_anchors_and_aliases_are_refused_rather_than_expanded(tmp_path: Path) -> None:
     note = tmp_path / "Note.md"
     text = "---\nshared: &d [a, b]\ntags: *d\n---\nbody\n"

@@ -12,7 +12,14 @@ export interface EventStreamOptions {
 	/** First reconnect delay; doubles on each failure up to maxDelayMs. */
 	minDelayMs?: number;
 	maxDelayMs?: number;
+	/**
+	 * Silence after which the stream counts as lost: the sidecar writes a ping every 15 s, so a
+	 * stream quiet for longer comes from a hung process (the status would say "ready" forever).
+	 */
+	silenceMs?: number;
 }
+
+const SILENCE_MS = 45_000;
 
 /**
  * Follows GET /v1/events/stream with reconnects. Obsidian's requestUrl buffers whole responses and
@@ -72,6 +79,7 @@ export class EventStream {
 			res.on("error", drop);
 		});
 		req.on("error", drop);
+		req.setTimeout(this.options.silenceMs ?? SILENCE_MS, () => req.destroy(new Error("the sidecar went silent")));
 		this.request = req;
 	}
 

@@ -10,3 +10,23 @@ export function lintIgnoreEntry(path: string, scope: IgnoreScope): string | null
 	const slash = path.lastIndexOf("/");
 	return slash > 0 ? `${path.slice(0, slash)}/` : null;
 }
+
+export interface LintIgnoreDeps {
+	/** Adds the entry to `lint.ignore` in the vault's ora.yaml (the sidecar writes it). */
+	ignore(entry: string): Promise<unknown>;
+	/** Lints the open editors again: nothing else tells them, as no note changed. */
+	relint(): void;
+	notify(text: string): void;
+}
+
+/** Stops linting `entry` (a note, or a folder ending in `/`), and says so or why not; never throws. */
+export async function addLintIgnore(entry: string, deps: LintIgnoreDeps): Promise<void> {
+	try {
+		await deps.ignore(entry);
+	} catch (err) {
+		deps.notify(`Could not update ora.yaml: ${err instanceof Error ? err.message : String(err)}`);
+		return;
+	}
+	deps.relint();
+	deps.notify(`Ora no longer lints ${entry} (lint.ignore in ora.yaml).`);
+}

@@ -120,7 +120,8 @@ export class AskView extends ItemView {
 	private async send(): Promise<void> {
 		if (!this.input || !this.controller) return;
 		const question = this.input.value;
-		if (question.trim() === "") return;
+		// While an answer is being written the question would be refused: keep it in the box.
+		if (question.trim() === "" || this.controller.current.busy) return;
 		this.input.value = "";
 		await this.controller.ask(question);
 	}

@@ -1,10 +1,11 @@
 import type { App } from "obsidian";
 
 import { MANAGED_DATES } from "../lint/fixes";
+import { vaultFile } from "./open-note";
 
 /** `date created` and `date modified` (local YYYY-MM-DD) from the file's times, as `ora lint --fix` fills them. */
 export function fileDates(app: App, path: string): Record<string, string> {
-	const file = app.vault.getFileByPath(path);
+	const file = vaultFile(app, path);
 	if (!file) return {};
 	const [created, modified] = MANAGED_DATES;
 	const out: Record<string, string> = {};

@@ -1,4 +1,12 @@
-import { MarkdownView, Notice, type App, type PaneType } from "obsidian";
+import { MarkdownView, normalizePath, Notice, type App, type PaneType, type TFile } from "obsidian";
+
+/**
+ * The vault's file at a path the sidecar reported. Obsidian keeps its paths normalized (NFC); the
+ * sidecar reports the names as they are on disk, which files made on macOS often spell decomposed.
+ */
+export function vaultFile(app: App, path: string): TFile | null {
+	return app.vault.getFileByPath(path) ?? app.vault.getFileByPath(normalizePath(path));
+}
 
 /**
  * Opens the note at `path` and selects lines `lineStart`..`lineEnd` (1-based, inclusive); in a new
@@ -11,7 +19,7 @@ export async function openAtLines(
 	lineEnd: number,
 	newLeaf: PaneType | boolean = false,
 ): Promise<void> {
-	const file = app.vault.getFileByPath(path);
+	const file = vaultFile(app, path);
 	if (!file) {
 		new Notice(`“${path}” is not in the vault any more. Re-index to refresh results.`);
 		return;

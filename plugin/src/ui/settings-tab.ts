@@ -12,6 +12,10 @@ export interface SettingsHost {
 	tokenPath(): string;
 	reindex(): Promise<void>;
 	restartSidecar(): Promise<void>;
+	/** Lints the open editors again (Lint in the editor changed: their marks must follow at once). */
+	relint?: () => void;
+	/** The Lint delay changed: editors need a linter with the new delay. */
+	lintDelayChanged?: () => void;
 	/** Opens the sidecar set-up (install, upgrade, remove); absent in hosts without one. */
 	openSetup?: () => void;
 	/** The Models section (downloads, the embedder); absent in hosts without one. */
@@ -109,13 +113,23 @@ export class OraSettingTab extends PluginSettingTab {
 				name: "Lint in the editor",
 				desc: "Underline frontmatter problems as you type.",
 				render: (st) => {
-					st.addToggle((t) => t.setValue(s.lintInEditor).onChange((v) => void save({ lintInEditor: v })));
+					st.addToggle((t) =>
+						t.setValue(s.lintInEditor).onChange((v) => {
+							void save({ lintInEditor: v });
+							this.host.relint?.();
+						}),
+					);
 				},
 			},
 			{
 				name: "Lint delay",
 				desc: "Milliseconds after the last keystroke before the note is linted.",
-				render: (st) => this.numberText(st, s.lintDelayMs, (v) => save({ lintDelayMs: v })),
+				render: (st) =>
+					this.numberText(st, s.lintDelayMs, async (v) => {
+						const saving = save({ lintDelayMs: v });
+						this.host.lintDelayChanged?.();
+						await saving;
+					}),
 			},
 			{
 				name: "Event batching delay",

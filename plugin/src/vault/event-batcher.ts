@@ -1,5 +1,5 @@
 import type { VaultEvent } from "../api/types";
-import { debounce, type Debounced } from "../util/debounce";
+import { debounce, type Debounced, type Live } from "../util/debounce";
 import { EventQueue } from "./event-queue";
 
 /**
@@ -13,7 +13,8 @@ export class EventBatcher {
 
 	constructor(
 		private readonly send: (events: VaultEvent[]) => Promise<unknown>,
-		waitMs: number,
+		/** Live: the Event batching delay setting, read at each wait. */
+		waitMs: Live<number>,
 		private readonly onError: (err: unknown) => void = () => undefined,
 	) {
 		this.schedule = debounce(() => void this.flush(), waitMs);

@@ -55,6 +55,12 @@ export function requestUrl(): never {
 
 export const editorInfoField = {};
 
+/** Obsidian's normalizePath: one `/` between parts, none at the ends, no-break spaces as spaces, NFC. */
+export function normalizePath(path: string): string {
+	const clean = path.replace(/[\\/]+/g, "/").replace(/^\/+|\/+$/g, "").replace(/\u00A0|\u202F/g, " ");
+	return clean === "" ? "/" : clean.normalize("NFC");
+}
+
 export class TFile {
 	path = "";
 	extension = "md";

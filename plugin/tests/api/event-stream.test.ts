@@ -78,4 +78,33 @@ describe("EventStream", () => {
 		expect(connections.every((up) => !up)).toBe(true);
 		expect(connections.length).toBeLessThanOrEqual(seen + 1);
 	});
+
+	it("counts a stream silent for longer than the sidecar's pings as lost (a hung sidecar), and reconnects", async () => {
+		const sockets: import("net").Socket[] = [];
+		let connections = 0;
+		const server = http.createServer((req, res) => {
+			connections++;
+			sockets.push(req.socket);
+			// Headers and one ping, then nothing: the process hangs (stopped, deadlocked).
+			res.writeHead(200, { "Content-Type": "text/event-stream" });
+			res.write(": ping\n\n");
+		});
+		await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+		const { port } = server.address() as AddressInfo;
+		const changes: boolean[] = [];
+		stream = new EventStream({
+			url: `http://127.0.0.1:${port}/v1/events/stream`,
+			token: () => "t",
+			onEvent: () => undefined,
+			onConnection: (c) => changes.push(c),
+			minDelayMs: 20,
+			silenceMs: 200,
+		});
+		stream.start();
+		await waitFor(() => changes.includes(false) && connections >= 2, 3000);
+		expect(changes.slice(0, 2)).toEqual([true, false]);
+		stream.stop();
+		for (const socket of sockets) socket.destroy();
+		await new Promise((resolve) => server.close(() => resolve(undefined)));
+	});
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 
-import { lintIgnoreEntry } from "../../src/lint/ignore";
+import { addLintIgnore, lintIgnoreEntry } from "../../src/lint/ignore";
 
 describe("lintIgnoreEntry", () => {
 	it("names the note, or its folder with a trailing slash", () => {
@@ -11,5 +11,29 @@ describe("lintIgnoreEntry", () => {
 	it("has no folder to ignore for a note at the vault's root", () => {
 		expect(lintIgnoreEntry("Inbox.md", "folder")).toBeNull();
 		expect(lintIgnoreEntry("Inbox.md", "note")).toBe("Inbox.md");
+	});
+});
+
+describe("addLintIgnore", () => {
+	it("lints the open editors again once the entry is added, so their marks go at once", async () => {
+		const steps: string[] = [];
+		await addLintIgnore("Daily/", {
+			ignore: async (entry) => void steps.push(`ignore ${entry}`),
+			relint: () => void steps.push("relint"),
+			notify: (text) => void steps.push(text),
+		});
+		expect(steps).toEqual(["ignore Daily/", "relint", "Ora no longer lints Daily/ (lint.ignore in ora.yaml)."]);
+	});
+
+	it("says why when ora.yaml cannot be updated, and leaves the marks", async () => {
+		const steps: string[] = [];
+		await addLintIgnore("Inbox.md", {
+			ignore: async () => {
+				throw new Error("ora.yaml is not valid YAML");
+			},
+			relint: () => void steps.push("relint"),
+			notify: (text) => void steps.push(text),
+		});
+		expect(steps).toEqual(["Could not update ora.yaml: ora.yaml is not valid YAML"]);
 	});
 });

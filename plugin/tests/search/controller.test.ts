@@ -22,14 +22,19 @@ describe("SearchController", () => {
 			aResult({ path: "Engrams/Public.md" }),
 		]);
 	const shownPaths = (state: SearchState | undefined) => (state?.kind === "results" ? state.list.cards.map((c) => c.path) : []);
-
-	it("hides private results at once when private mode is switched off", async () => {
+	/** A panel in private mode whose search for "plan" has been sent, its answer not yet back. */
+	async function searchingInPrivate() {
 		const { calls, search } = manualSearch();
 		const states: SearchState[] = [];
 		const c = new SearchController({ search, onState: (s) => states.push(s), delayMs: 200, k: 7 });
 		c.setOptions({ private: true });
 		c.setQuery("plan");
 		await vi.advanceTimersByTimeAsync(200);
+		return { calls, states, c };
+	}
+
+	it("hides private results at once when private mode is switched off", async () => {
+		const { calls, states, c } = await searchingInPrivate();
 		calls[0]?.answer(privateDoc());
 		await vi.advanceTimersByTimeAsync(0);
 		expect(shownPaths(states.at(-1))).toEqual(["Diary/Secret.md", "Engrams/Public.md"]);
@@ -41,12 +46,7 @@ describe("SearchController", () => {
 	});
 
 	it("drops a private-mode answer that arrives after private mode was switched off", async () => {
-		const { calls, search } = manualSearch();
-		const states: SearchState[] = [];
-		const c = new SearchController({ search, onState: (s) => states.push(s), delayMs: 200, k: 7 });
-		c.setOptions({ private: true });
-		c.setQuery("plan");
-		await vi.advanceTimersByTimeAsync(200);
+		const { calls, states, c } = await searchingInPrivate();
 		c.setOptions({ private: false });
 		calls[0]?.answer(privateDoc());
 		await vi.advanceTimersByTimeAsync(0);

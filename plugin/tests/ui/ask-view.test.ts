@@ -203,4 +203,39 @@ describe("AskView", () => {
 		await asked;
 		expect(saved).toEqual([]);
 	});
+
+	it("keeps a question typed while the previous answer is still being written, instead of dropping it", async () => {
+		const { leaf } = aLeaf();
+		let release: () => void = () => undefined;
+		const asked: string[] = [];
+		const client = new SidecarClient(new ScriptedTransport([]), { baseUrl: "http://127.0.0.1:1", token: () => "t" });
+		const view = new AskView(leaf, {
+			client: () => client,
+			stream: async (request) => {
+				asked.push(request.question);
+				await new Promise<void>((ok) => (release = ok));
+				return { ...ANSWER, question: request.question };
+			},
+			open: async () => undefined,
+			conversations: () => [],
+			saveConversations: async () => undefined,
+			llmConfigured: () => true,
+		});
+		await view.onOpen();
+		const input = view.contentEl.querySelector("textarea") as HTMLTextAreaElement;
+		input.value = "What leavens sourdough?";
+		input.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter" }));
+		await new Promise((ok) => setTimeout(ok, 0));
+		input.value = "And how long does it take?";
+		input.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter" }));
+		await new Promise((ok) => setTimeout(ok, 0));
+		expect(input.value).toBe("And how long does it take?");
+		expect(asked).toEqual(["What leavens sourdough?"]);
+		release();
+		await new Promise((ok) => setTimeout(ok, 0));
+		input.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter" }));
+		await new Promise((ok) => setTimeout(ok, 0));
+		expect(asked).toEqual(["What leavens sourdough?", "And how long does it take?"]);
+		expect(input.value).toBe("");
+	});
 });

@@ -42,4 +42,11 @@ describe("openAtLines", () => {
 		await openAtLines(app, "Notes/Café.md", 2, 3);
 		expect(selections).toEqual([[{ line: 1, ch: 0 }, { line: 2, ch: "second cited".length }]]);
 	});
+
+	it("opens a note whose path the sidecar spells decomposed (NFD), as files made on macOS often are", async () => {
+		// Obsidian keeps vault paths composed (normalizePath: NFC); the sidecar reports the bytes on disk.
+		const { app, opened } = anApp(["a", "b"], "source");
+		await openAtLines(app, "Notes/Cafe\u0301.md", 1, 1);
+		expect(opened.map((o) => o.file.path)).toEqual(["Notes/Café.md"]);
+	});
 });

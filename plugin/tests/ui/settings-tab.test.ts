@@ -48,6 +48,29 @@ describe("OraSettingTab", () => {
 		expect(saved).toHaveLength(1);
 	});
 
+	it("lints the open editors again when Lint in the editor is switched, so marks go (or come) at once", async () => {
+		const { t, host } = tab();
+		let relinted = 0;
+		host.relint = () => void relinted++;
+		const rows = [...t.containerEl.querySelectorAll(".setting-item")];
+		const row = rows.find((r) => r.querySelector(".setting-item-name")?.textContent === "Lint in the editor")!;
+		(row.querySelector(".checkbox-container") as HTMLElement).click();
+		await new Promise((ok) => setTimeout(ok, 0));
+		expect(host.settings.lintInEditor).toBe(false);
+		expect(relinted).toBe(1);
+	});
+
+	it("gives editors a linter with the new Lint delay when it changes", () => {
+		const { t, host } = tab();
+		const delays: number[] = [];
+		host.lintDelayChanged = () => void delays.push(host.settings.lintDelayMs);
+		const rows = [...t.containerEl.querySelectorAll(".setting-item")];
+		const input = rows.find((r) => r.querySelector(".setting-item-name")?.textContent === "Lint delay")!.querySelector("input") as HTMLInputElement;
+		input.value = "2000";
+		input.dispatchEvent(new Event("input"));
+		expect(delays).toEqual([2000]);
+	});
+
 	it("re-indexes from its button", () => {
 		const { t, reindexed } = tab();
 		const button = [...t.containerEl.querySelectorAll("button")].find((b) => b.textContent === "Re-index now")!;

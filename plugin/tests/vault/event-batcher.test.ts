@@ -20,6 +20,18 @@ describe("EventBatcher", () => {
 		expect(batches).toEqual([[{ kind: "modified", path: "a.md" }, { kind: "created", path: "b.md" }]]);
 	});
 
+	it("waits as long as the Event batching delay setting says now", async () => {
+		const settings = { eventDelayMs: 500 };
+		const batches: VaultEvent[][] = [];
+		const b = new EventBatcher(async (events) => batches.push(events), () => settings.eventDelayMs);
+		settings.eventDelayMs = 2000;
+		b.push({ kind: "modified", path: "a.md" });
+		await vi.advanceTimersByTimeAsync(1999);
+		expect(batches).toEqual([]);
+		await vi.advanceTimersByTimeAsync(1);
+		expect(batches).toHaveLength(1);
+	});
+
 	it("keeps a failed batch and sends it with the next one", async () => {
 		const batches: VaultEvent[][] = [];
 		const errors: unknown[] = [];
