@@ -39,7 +39,13 @@ from sidecar.errors import InvalidFrontmatter, UnreadableNote
 from sidecar.schema import get_schema, load_json
 from sidecar.vault.edit import Mutation, content_hash, rewrite_frontmatter
 from sidecar.vault.links import NameIndex
-from sidecar.vault.lint import DEFAULT_MAX_BYTES, LintContext, adopted, file_dates
+from sidecar.vault.lint import (
+    DEFAULT_MAX_BYTES,
+    LintContext,
+    adopted,
+    file_dates,
+    stated_created,
+)
 from sidecar.vault.note import Note, decode_note, parse_note, split_frontmatter
 from sidecar.vault.scan import iter_note_paths, vault_path
 from sidecar.vault.tags import frontmatter_tags, property_values, tag_properties
@@ -49,7 +55,6 @@ _WIKILINK = re.compile(r"!?\[\[([^\[\]]+)\]\]")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _HEADING = re.compile(r"^ {0,3}#{1,6}(\s|$)")
 _URL = re.compile(r"^https?://\S+$", re.IGNORECASE)
-_NAME_DATE = re.compile(r"(?<!\d)(\d{4}-\d{2}-\d{2})(?!\d)")
 
 
 @cache
@@ -304,13 +309,7 @@ def _dates(read: _Read, vault: Path) -> tuple[dict[str, str], dict[str, str]]:
     created_key, modified_key = get_schema().linter_managed_dates
     fm = read.note.frontmatter
     file_created, modified = file_dates(vault_path(vault, read.rel))
-    created, why = file_created.isoformat(), "file times"
-    named = _NAME_DATE.search(PurePosixPath(read.rel).stem)
-    own = next((str(fm[k])[:10] for k in _rules()["created_properties"] if _iso(fm.get(k))), None)
-    if own is not None:
-        created, why = own, "the note's `created` property"
-    elif named and _iso(named.group(1)):
-        created, why = named.group(1), "the date in its file name"
+    created, why = stated_created(fm, read.rel) or (file_created.isoformat(), "file times")
     out, whence = {}, {}
     if created_key not in fm:
         out[created_key], whence[created_key] = created, why
@@ -318,16 +317,6 @@ def _dates(read: _Read, vault: Path) -> tuple[dict[str, str], dict[str, str]]:
         out[modified_key] = max(modified.isoformat(), created)
         whence[modified_key] = "file times" if out[modified_key] != created else why
     return out, whence
-
-
-def _iso(value: Any) -> bool:
-    if not isinstance(value, str) or len(value) < 10:
-        return False
-    try:
-        dt.date.fromisoformat(value[:10])
-    except ValueError:
-        return False
-    return True
 
 
 def _propose(read: _Read, reads: dict[str, _Read], vault: Path, ctx: LintContext,

@@ -165,6 +165,24 @@ def test_fix_dates_fills_only_the_absent_dates(vault: Path, write: Write) -> Non
     assert fix_dates(vault, rel) is False
 
 
+@pytest.mark.parametrize(("rel", "stated", "created"), [
+    ("Clip.md", "created: 2020-03-04T10:00\n", "2020-03-04"),
+    ("Journal/2021-05-06.md", "", "2021-05-06"),
+    ("Plain.md", "created: someday\n", "2023-11-14"),  # no date stated: the file's
+])
+def test_fix_dates_takes_the_creation_date_a_note_states(
+    vault: Path, write: Write, rel: str, stated: str, created: str
+) -> None:
+    """A note cloned, copied or synced has today's file times; `lint --fix` wrote those as
+    `date created` over a `created` property or a daily note's name (adopt already did not),
+    and decay then ranked the old note as new."""
+    write(rel, f"---\nnexus: []\ntype: engram\ntags: []\n{stated}---\nb\n")
+    os.utime(vault / rel, (1_700_000_000, 1_700_000_000))  # 2023-11-14
+    assert fix_dates(vault, rel) is True
+    new = (vault / rel).read_text(encoding="utf-8")
+    assert f"date created: {created}\n" in new and "date modified: 2023-11-14\n" in new
+
+
 @pytest.mark.parametrize("text", ["# body only\n", "---\nbad: [\n---\n"])
 def test_fix_dates_leaves_notes_that_need_a_person(vault: Path, write: Write, text: str) -> None:
     rel = write("Leave.md", text)
