@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from sidecar.index.scope import NoteFilter, fold_tag
+from sidecar.index.scope import NoteFilter, fold_path, fold_tag
 from sidecar.index.sqlite import ThreadConnections
 
 FloatArray = npt.NDArray[np.float32]
@@ -37,6 +37,8 @@ CREATE INDEX IF NOT EXISTS files_cluster ON files (namespace, cluster, decay_dat
 -- Covers a type filter's whole query: the rows themselves are wide (the centroid).
 CREATE INDEX IF NOT EXISTS files_scope ON files (
     namespace, type, private, n_chunks, decay_date, path, chunk_ids);
+-- A folder filter's range, case-insensitive for ASCII letters (Scope's folders are case-folded).
+CREATE INDEX IF NOT EXISTS files_path_nocase ON files (namespace, path COLLATE NOCASE);
 CREATE TABLE IF NOT EXISTS note_tags (
     namespace TEXT NOT NULL, tag TEXT NOT NULL, path TEXT NOT NULL,
     PRIMARY KEY (namespace, tag, path)) WITHOUT ROWID;
@@ -316,9 +318,12 @@ class Ledger:
         self, namespace: str, note_filter: NoteFilter, *, private: bool
     ) -> Iterator[tuple[bool, str]]:
         """(store is private, chunk id) of every chunk of the notes `note_filter` admits, private
-        notes only when `private`. SQLite applies the whole filter through its indexes (type,
-        path ranges for folders, the folded-tag table), so a filter costs the chunks it admits,
-        not the vault; it agrees with `NoteFilter.admits` (tests/index/test_ledger_scope.py)."""
+        notes only when `private`. SQLite applies the whole filter, types and tags through indexes
+        (a covering index, the folded-tag table), so such a filter costs the chunks it admits, not
+        the vault; folders compare lower-cased, through an index of paths without ASCII case (a
+        folder with other letters reads every note's path). It agrees with `NoteFilter.admits`
+        (tests/index/test_ledger_scope.py) but for a letter that lower-cases to ASCII (the Kelvin
+        sign to k) in a folder's name, which an ASCII filter does not find."""
         where = ["f.namespace = ?", "f.n_chunks > 0"]
         args: list[object] = [namespace]
         if not private:
@@ -326,10 +331,20 @@ class Ledger:
         if note_filter.types:
             where.append(f"f.type IN ({','.join('?' * len(note_filter.types))})")
             args += note_filter.types
+        conn = self._db.get()
         if note_filter.folders:
-            where.append("(" + " OR ".join(["(f.path >= ? AND f.path < ?)"]
-                                           * len(note_filter.folders)) + ")")
-            args += [bound for f in note_filter.folders for bound in _under(f)]
+            conn.create_function("ora_fold_path", 1, fold_path, deterministic=True)
+            ranges = []
+            for folder in note_filter.folders:  # lower-cased by NoteFilter.make
+                folded = "ora_fold_path(f.path) >= ? AND ora_fold_path(f.path) < ?"
+                if folder.isascii():  # the NOCASE index finds the candidates, the fold decides
+                    ranges.append(f"(f.path >= ? COLLATE NOCASE AND f.path < ? COLLATE NOCASE "
+                                  f"AND {folded})")
+                    args += [*_under(folder), *_under(folder)]
+                else:  # a Unicode lower-casing (ÄRZTE is Ärzte): every note's path is read
+                    ranges.append(f"({folded})")
+                    args += _under(folder)
+            where.append("(" + " OR ".join(ranges) + ")")
         for tag in note_filter.tags:  # the tag itself or one nested under it
             where.append("f.path IN (SELECT path FROM note_tags WHERE namespace = ? AND "
                          "(tag = ? OR (tag >= ? AND tag < ?)))")
@@ -340,7 +355,7 @@ class Ledger:
         if note_filter.until is not None:
             where.append("f.decay_date < ?")
             args.append(note_filter.until)
-        found = self._db.get().execute(
+        found = conn.execute(
             "SELECT f.private, j.value FROM files AS f, json_each(f.chunk_ids) AS j "
             f"WHERE {' AND '.join(where)}", args)
         for is_private, chunk_id in found:

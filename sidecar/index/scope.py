@@ -9,7 +9,8 @@ every note's type, tags, date and chunk ids, so it resolves a filter to the ids 
 
 Semantics: several types or folders match any of them; several tags must all be present; a tag
 matches itself and its nested tags (`project` matches `project/ora`), case-insensitively, as
-Obsidian's `tag:` search does; `since`/`until` are inclusive and compare the note's date (`date
+Obsidian's `tag:` search does; a folder matches the notes beneath it case-insensitively, as
+Obsidian's `path:` does; `since`/`until` are inclusive and compare the note's date (`date
 created`, else `date modified`, else the file's mtime, UTC).
 """
 
@@ -85,6 +86,12 @@ def fold_tag(tag: str) -> str:
     return tag.casefold().lstrip("#")
 
 
+def fold_path(path: str) -> str:
+    """A note's path as folder filters compare it: lower-cased, as Obsidian's `path:` search
+    does (`projects` finds `Projects/`, `ärzte` finds `Ärzte/`; `strasse` is not `Straße`)."""
+    return path.lower()
+
+
 def _tag(value: str) -> str:
     tag = value.strip().lstrip("#").strip("/").casefold()
     if not tag:
@@ -125,7 +132,7 @@ class NoteFilter:
             )
         return cls(
             types=tuple(dict.fromkeys(types)),
-            folders=tuple(dict.fromkeys(_folder(f) for f in folders)),
+            folders=tuple(dict.fromkeys(fold_path(_folder(f)) for f in folders)),
             tags=tuple(dict.fromkeys(_tag(t) for t in tags)),
             since=low,
             until=high,
@@ -146,7 +153,7 @@ class NoteFilter:
         """True when a note with these properties passes every part of the filter."""
         if self.types and type_name not in self.types:
             return False
-        if self.folders and not any(path.startswith(f"{f}/") for f in self.folders):
+        if self.folders and not any(fold_path(path).startswith(f"{f}/") for f in self.folders):
             return False
         if self.tags:
             have = {fold_tag(t) for t in tags}

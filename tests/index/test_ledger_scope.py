@@ -19,7 +19,7 @@ from .conftest import OpenIndex
 TAGS = ["project", "Project/Ora", "#project/ora/ui", "projects", "project-x", "Straße", "ÉTÉ/Juin",
         "x", "x/y/z", "été"]
 FOLDERS = ["Engrams", "Engrams/Sub", "Engrams 2", "Engrams0", "Engram", "Chats", "Notes/2024",
-           "Notes/20245"]
+           "Notes/20245", "engrams", "Straße", "STRASSE/Sub", "Ärzte", "ärzte/Sub"]
 TYPES = ["engram", "resource", "chat", "web", None]
 DATES = ["2024-01-01T00:00:00", "2024-06-30T23:59:59", "2024-07-01T00:00:00", "2025-02-03T10:00:00"]
 
@@ -46,7 +46,8 @@ notes = st.lists(st.tuples(st.sampled_from(FOLDERS), st.sampled_from(TYPES),
 filters = st.builds(
     NoteFilter.make,
     types=st.lists(st.sampled_from(["engram", "resource", "chat", "web"]), max_size=2),
-    folders=st.lists(st.sampled_from(["Engrams", "Engram", "Notes/2024", "Chats/"]), max_size=2),
+    folders=st.lists(st.sampled_from(["Engrams", "ENGRAM", "notes/2024", "Chats/", "strasse",
+                                      "STRAßE", "ÄRZTE"]), max_size=2),
     tags=st.lists(st.sampled_from(["project", "#Project/ora", "STRASSE", "été", "x/y", "ete"]),
                   max_size=2),
     since=st.sampled_from([None, "2024-06-30", "2024-07-01T00:00:00"]),
@@ -82,6 +83,24 @@ def test_scope_ids_admit_exactly_the_chunks_admits_would(
         assert sorted(found) == sorted(_admitted(rows, note_filter, private))
     finally:
         ledger.close()
+
+
+def test_a_folder_filter_ignores_case_as_obsidians_path_search_does(tmp_path: Path) -> None:
+    ledger = Ledger(tmp_path / "ledger.sqlite")
+    rows = [_row(1, "Projects", "engram", [], DATES[0], False),
+            _row(2, "Projects/Ora", "engram", [], DATES[0], False),
+            _row(3, "Projects2", "engram", [], DATES[0], False),
+            _row(4, "Ärzte", "engram", [], DATES[0], False),
+            _row(5, "Straße", "engram", [], DATES[0], False)]
+    ledger.put("ns", rows)
+    for typed, expected in (("projects", {"c1-0", "c2-0"}), ("PROJECTS/ora", {"c2-0"}),
+                            ("Projects", {"c1-0", "c2-0"}), ("ÄRZTE", {"c4-0"}),
+                            ("straße", {"c5-0"}), ("STRASSE", set())):  # Obsidian lower-cases
+        note_filter = NoteFilter.make(folders=[typed])
+        found = {cid for _, cid in ledger.scope_ids("ns", note_filter, private=False)}
+        assert found == expected, typed
+        assert {cid for _, cid in _admitted(rows, note_filter, False)} == expected, typed
+    ledger.close()
 
 
 def test_tags_follow_a_note_when_it_is_rewritten_deleted_or_dropped(tmp_path: Path) -> None:
