@@ -39,7 +39,9 @@ const server = http.createServer((req, res) => {
 server.listen(0, "127.0.0.1", () => {
   const record = { pid: process.pid, port: server.address().port, vault: served || vault,
     parent_pid: Number(process.env.PARENT_PID) || null };
-  fs.writeFileSync(path.join(data, "server.json"), JSON.stringify(record));
+  // Atomic, as ora serve writes it: a reader never sees the file created but still empty.
+  fs.writeFileSync(path.join(data, ".server.json.tmp"), JSON.stringify(record));
+  fs.renameSync(path.join(data, ".server.json.tmp"), path.join(data, "server.json"));
 });
 `;
 
