@@ -31,6 +31,21 @@ def _crowded_store(tmp_path: Path) -> tuple[ChromaStore, np.ndarray[Any, Any]]:
     return store, target
 
 
+def _queries_asked(store: ChromaStore, monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
+    """The arguments of every query the public collection is asked from now on."""
+    col = store.collection("default", False, create=False)
+    assert col is not None
+    real_query = col.query
+    asked: list[dict[str, Any]] = []
+
+    def query(**kwargs: Any) -> Any:
+        asked.append(kwargs)
+        return real_query(**kwargs)
+
+    monkeypatch.setattr(col, "query", query)
+    return asked
+
+
 def test_archived_chunks_crowding_the_top_still_leave_k_results(tmp_path: Path) -> None:
     store, target = _crowded_store(tmp_path)
     kept = store.query("default", False, target, 2, include_archived=False)
@@ -46,16 +61,7 @@ def test_a_filtered_query_never_sends_ids_with_a_where_and_still_leaves_k_result
     # Chroma 1.5 answers ids + where in seconds on a few thousand ids (10 s for 1,000 at 10k
     # chunks), where either alone takes milliseconds.
     store, target = _crowded_store(tmp_path)
-    col = store.collection("default", False, create=False)
-    assert col is not None
-    real_query = col.query
-    asked: list[dict[str, Any]] = []
-
-    def query(**kwargs: Any) -> Any:
-        asked.append(kwargs)
-        return real_query(**kwargs)
-
-    monkeypatch.setattr(col, "query", query)
+    asked = _queries_asked(store, monkeypatch)
 
     def live(ids: Sequence[str]) -> set[str]:
         return {i for i in ids if i.startswith("live")}
@@ -134,16 +140,7 @@ def test_a_wide_filter_asks_the_unfiltered_top_not_an_exact_search_among_its_ids
     scattered: tuple[ChromaStore, np.ndarray[Any, Any]], monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     store, vectors = scattered
-    col = store.collection("default", False, create=False)
-    assert col is not None
-    real_query = col.query
-    asked: list[dict[str, Any]] = []
-
-    def query(**kwargs: Any) -> Any:
-        asked.append(kwargs)
-        return real_query(**kwargs)
-
-    monkeypatch.setattr(col, "query", query)
+    asked = _queries_asked(store, monkeypatch)
     only = [f"c{i}" for i in range(1, 200)]  # all but one
     target = _target(7)
     found = store.query("default", False, target, 5, include_archived=False, only=only,
