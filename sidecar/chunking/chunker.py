@@ -43,7 +43,8 @@ BREADCRUMB = " > "
 # Saved with the index: a different version re-chunks every note (vectors reused where the
 # embedded text is unchanged). Bump it whenever chunk boundaries or embedded text change.
 # 5: `Tags:` read as tags (a private one is private); an over-long first line is cut, not dropped
-CHUNKER_VERSION = 5
+# 6: a note's date is the creation date it states (`created:`, a dated file name) before mtime
+CHUNKER_VERSION = 6
 _SENTENCE_END = re.compile(r"[.!?。]$")
 
 

@@ -46,6 +46,7 @@ def add_filter_args(parser: argparse.ArgumentParser) -> None:
                        help="only notes with this tag or a tag nested under it (repeatable)")
     group.add_argument("--since", metavar="DATE",
                        help="only notes dated on or after DATE (YYYY-MM-DD): date created, "
+                            "else a created/date property or a date in the file name, "
                             "else date modified, else the file's mtime")
     group.add_argument("--until", metavar="DATE", help="only notes dated on or before DATE")
 

@@ -17,7 +17,7 @@ from typing import Any
 
 from sidecar.schema import get_schema
 from sidecar.vault.note import Note
-from sidecar.vault.properties import note_aliases, note_description
+from sidecar.vault.properties import note_aliases, note_description, stated_created
 from sidecar.vault.vault_settings import VaultSettings, default_vault_settings, effective_type
 
 # Chroma stores a heading path as one string; this joins and splits it.
@@ -109,13 +109,19 @@ def mtime_date(mtime_ns: int) -> str:
     return moment.replace(tzinfo=None).isoformat("T", "seconds")
 
 
-def decay_date(frontmatter: Mapping[str, Any], mtime_ns: int) -> str:
-    """`date created`, else `date modified`, else the file's mtime (UTC), as an ISO timestamp."""
-    for key in get_schema().linter_managed_dates:
-        found = _iso(frontmatter.get(key))
-        if found:
-            return found
-    return mtime_date(mtime_ns)
+def decay_date(frontmatter: Mapping[str, Any], mtime_ns: int, rel: str) -> str:
+    """`date created`, else the creation date the note states (an everyday `created` or `date`
+    property, or a date in its file name: `stated_created`), else `date modified`, else the
+    file's mtime (UTC), as an ISO timestamp. A plain vault's notes are dated as their owner
+    dated them, not by when a sync or a clone last touched the files."""
+    created, modified = get_schema().linter_managed_dates
+    found = _iso(frontmatter.get(created))
+    if found:
+        return found
+    stated = stated_created(frontmatter, rel)
+    if stated is not None:
+        return f"{stated[0]}T00:00:00"
+    return _iso(frontmatter.get(modified)) or mtime_date(mtime_ns)
 
 
 def _scalar(value: Any) -> str | int | float | bool:
@@ -143,7 +149,7 @@ def note_info(note: Note, mtime_ns: int, settings: VaultSettings | None = None) 
         nexus=note.nexus,
         subtype=subtype if isinstance(subtype, str) else None,
         declared_cluster=note.cluster,
-        date=decay_date(fm, mtime_ns),
+        date=decay_date(fm, mtime_ns, note.path),
         private=note.is_private,
         archived=note.is_archived,
         source=source,

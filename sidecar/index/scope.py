@@ -11,7 +11,8 @@ Semantics: several types or folders match any of them; several tags must all be 
 matches itself and its nested tags (`project` matches `project/ora`), case-insensitively, as
 Obsidian's `tag:` search does; a folder matches the notes beneath it case-insensitively, as
 Obsidian's `path:` does; `since`/`until` are inclusive and compare the note's date (`date
-created`, else `date modified`, else the file's mtime, UTC).
+created`, else the creation date it states, else `date modified`, else the file's mtime, UTC:
+`records.decay_date`).
 """
 
 from __future__ import annotations

@@ -44,9 +44,9 @@ from sidecar.vault.lint import (
     LintContext,
     adopted,
     file_dates,
-    stated_created,
 )
 from sidecar.vault.note import Note, decode_note, parse_note, split_frontmatter
+from sidecar.vault.properties import stated_created
 from sidecar.vault.scan import iter_note_paths, vault_path
 from sidecar.vault.tags import frontmatter_tags, property_values, tag_properties
 from sidecar.vault.vault_settings import VaultSettings, is_excluded

@@ -8,16 +8,15 @@ the key is absent). The rules and their codes live in `lint_rules.py`.
 from __future__ import annotations
 
 import datetime as dt
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
 
 from sidecar.chunking.limits import too_long
 from sidecar.errors import UnreadableNote
-from sidecar.schema import get_schema, load_json
+from sidecar.schema import get_schema
 from sidecar.settings import SETTINGS
 from sidecar.vault.edit import content_hash, edit_frontmatter, set_value
 from sidecar.vault.links import NameIndex
@@ -38,7 +37,7 @@ from sidecar.vault.note import (
     read_note,
     split_frontmatter,
 )
-from sidecar.vault.properties import vault_aliases
+from sidecar.vault.properties import stated_created, vault_aliases
 from sidecar.vault.scan import iter_note_paths, undecodable_names, vault_path
 from sidecar.vault.vault_settings import (
     VaultSettings,
@@ -258,32 +257,6 @@ def file_dates(path: Path) -> tuple[dt.date, dt.date]:
     st = path.stat()
     created = getattr(st, "st_birthtime", None) or min(st.st_mtime, st.st_ctime)
     return dt.date.fromtimestamp(created), dt.date.fromtimestamp(st.st_mtime)
-
-
-_NAME_DATE = re.compile(r"(?<!\d)(\d{4}-\d{2}-\d{2})(?!\d)")
-
-
-def _iso_day(value: Any) -> str | None:
-    """`YYYY-MM-DD` of a value that starts with an ISO date, else None."""
-    if not isinstance(value, str) or len(value) < 10:
-        return None
-    try:
-        return dt.date.fromisoformat(value[:10]).isoformat()
-    except ValueError:
-        return None
-
-
-def stated_created(frontmatter: Mapping[str, Any], rel: str) -> tuple[str, str] | None:
-    """(day, where it comes from) of the creation date a note states itself: an everyday
-    `created` property (schema/adopt.json `created_properties`), else a date in its file name
-    (a daily note). File times are no such statement: a copy, a clone or a sync resets them."""
-    for key in load_json("adopt.json")["created_properties"]:
-        day = _iso_day(frontmatter.get(key))
-        if day is not None:
-            return day, "the note's `created` property"
-    named = _NAME_DATE.search(PurePosixPath(rel).stem)
-    day = _iso_day(named.group(1)) if named else None
-    return (day, "the date in its file name") if day is not None else None
 
 
 def fix_dates(vault: str | Path, rel: str, max_bytes: int = DEFAULT_MAX_BYTES) -> bool:

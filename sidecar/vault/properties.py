@@ -3,9 +3,11 @@ other names (`aliases`) and its searchable summary (`description`)."""
 
 from __future__ import annotations
 
+import datetime as dt
+import re
 from collections.abc import Iterable, Mapping
 from functools import cache
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from sidecar.errors import UnreadableNote
@@ -60,3 +62,29 @@ def vault_aliases(
         if aliases:
             found[rel] = aliases
     return found
+
+
+_NAME_DATE = re.compile(r"(?<!\d)(\d{4}-\d{2}-\d{2})(?!\d)")
+
+
+def _iso_day(value: Any) -> str | None:
+    """`YYYY-MM-DD` of a value that starts with an ISO date, else None."""
+    if not isinstance(value, str) or len(value) < 10:
+        return None
+    try:
+        return dt.date.fromisoformat(value[:10]).isoformat()
+    except ValueError:
+        return None
+
+
+def stated_created(frontmatter: Mapping[str, Any], rel: str) -> tuple[str, str] | None:
+    """(day, where it comes from) of the creation date a note states itself: an everyday
+    `created` property (schema/adopt.json `created_properties`), else a date in its file name
+    (a daily note). File times are no such statement: a copy, a clone or a sync resets them."""
+    for key in load_json("adopt.json")["created_properties"]:
+        day = _iso_day(frontmatter.get(key))
+        if day is not None:
+            return day, "the note's `created` property"
+    named = _NAME_DATE.search(PurePosixPath(rel).stem)
+    day = _iso_day(named.group(1)) if named else None
+    return (day, "the date in its file name") if day is not None else None

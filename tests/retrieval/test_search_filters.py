@@ -87,6 +87,29 @@ async def test_dates_come_from_date_created_then_modified_then_mtime(
     assert await paths(until="2024-01-04T23:59:59") == ["Engrams/Mtime.md"]
 
 
+async def test_a_plain_notes_date_is_the_creation_date_it_states_not_its_file_time(
+    index_vault: IndexVault,
+) -> None:
+    # Written the way people date notes: a `created:` property, a daily note's file name; the
+    # files themselves were touched today (a sync, a clone).
+    vault = index_vault([
+        NoteSpec("Notes/Trip.md", "engram", STRONG.format(n=1), extra={"created": "2019-05-02"}),
+        NoteSpec("Daily/2021-07-08.md", "engram", STRONG.format(n=2)),
+        NoteSpec("Notes/Stated.md", "engram", STRONG.format(n=3),
+                 extra={"date created": "2023-01-01", "created": "2019-05-02"}),
+        NoteSpec("Notes/Undated.md", "engram", STRONG.format(n=4)),
+    ])
+
+    async def paths(since: str | None = None, until: str | None = None) -> list[str]:
+        note_filter = NoteFilter.make(since=since, until=until)
+        return sorted(_paths(await vault.search(QUERY, k=10, filters=note_filter)))
+
+    assert await paths(until="2019-05-02") == ["Notes/Trip.md"]
+    assert await paths(since="2021-07-08", until="2021-07-08") == ["Daily/2021-07-08.md"]
+    assert await paths(since="2022-01-01", until="2023-01-01") == ["Notes/Stated.md"]
+    assert await paths(since="2024-01-01") == ["Notes/Undated.md"]
+
+
 async def test_a_filter_never_widens_private_mode(index_vault: IndexVault) -> None:
     vault = index_vault([
         NoteSpec("Engrams/Open.md", "engram", STRONG.format(n=1), tags=["topic"]),
