@@ -37,7 +37,7 @@ def rss():
             return int(line.split()[1]) / 1024
 out = {"imports": rss()}
 from sidecar.index import open_index
-from sidecar.index.heap import release_free_heap
+from sidecar.heap import release_free_heap
 from sidecar.models.embedder import load_embedder
 from sidecar.retrieval.search import SearchOptions, search_sync
 from sidecar.settings import make_config

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 from sidecar import __version__
 from sidecar.errors import OraError, storage_error
+from sidecar.heap import limit_arenas
 
 # Subcommand modules, in the order `ora --help` lists them.
 COMMANDS: tuple[str, ...] = (
@@ -44,6 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    limit_arenas()  # before any thread starts (see heap.py)
     args = build_parser().parse_args(argv)
     try:
         status: int = args.func(args)

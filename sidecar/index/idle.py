@@ -15,7 +15,7 @@ import contextlib
 import logging
 from collections.abc import Callable, Sequence
 
-from sidecar.index.heap import release_free_heap
+from sidecar.heap import release_free_heap
 from sidecar.models.session import Releasable
 
 # Release is checked this often at most, so it comes between idle_s and idle_s + this after

@@ -41,10 +41,10 @@ import numpy.typing as npt
 from sidecar.chunking.chunker import Chunk
 from sidecar.chunking.limits import chunk_bounded
 from sidecar.errors import UnreadableNote
+from sidecar.heap import release_free_heap
 from sidecar.index.bm25 import Bm25Store, SparseRow
 from sidecar.index.chroma import ChromaStore, Metadata
 from sidecar.index.clusters import centroid
-from sidecar.index.heap import release_free_heap
 from sidecar.index.ledger import FileRow, Ledger
 from sidecar.index.names import chunk_id, text_hash
 from sidecar.index.records import (

@@ -158,7 +158,7 @@ class LazySession:
 
     def release(self, idle_s: float) -> bool:
         """Drop the session if no run used it for `idle_s` seconds and none is running; True if
-        dropped (its memory goes back once the allocator trims, `sidecar/index/heap.py`)."""
+        dropped (its memory goes back once the allocator trims, `sidecar/heap.py`)."""
         with self._lock:
             if self._session is None or not self._leases.idle(idle_s):
                 return False

@@ -14,9 +14,9 @@ from typing import TypeVar
 
 import pytest
 
+from sidecar.heap import release_free_heap
 from sidecar.index import Index, sync
 from sidecar.index import index as index_module
-from sidecar.index.heap import release_free_heap
 from sidecar.index.ledger import ClusterRow
 from sidecar.index.watcher import note_paths
 

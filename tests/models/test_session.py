@@ -10,7 +10,7 @@ import pytest
 from tokenizers import Tokenizer
 
 from sidecar.errors import ModelUnavailable
-from sidecar.index.heap import release_free_heap
+from sidecar.heap import release_free_heap
 from sidecar.models.files import int8_model_file
 from sidecar.models.session import (
     BATCH_SIZE,
