@@ -1,6 +1,6 @@
 import { history, undo, redo } from "@codemirror/commands";
 import { diagnosticCount, forceLinting, forEachDiagnostic, type Diagnostic as CmDiagnostic } from "@codemirror/lint";
-import { EditorState, StateEffect } from "@codemirror/state";
+import { EditorState, StateEffect, type Extension } from "@codemirror/state";
 import { EditorView } from "@codemirror/view";
 import { afterEach, describe, expect, it } from "vitest";
 
@@ -16,14 +16,16 @@ afterEach(() => {
 	view = null;
 });
 
+/** A real CodeMirror editor in happy-dom holding NOTE, with these extensions. */
+function mounted(...extensions: Extension[]): EditorView {
+	const parent = document.body.appendChild(document.createElement("div"));
+	view = new EditorView({ parent, state: EditorState.create({ doc: NOTE, extensions }) });
+	return view;
+}
+
 /** A real CodeMirror editor in happy-dom with the plugin's lint extension. */
 function editor(lint: (path: string, text: string) => Promise<Diagnostic[]>, path: string | null = "Engrams/N.md"): EditorView {
-	const parent = document.body.appendChild(document.createElement("div"));
-	view = new EditorView({
-		parent,
-		state: EditorState.create({ doc: NOTE, extensions: [frontmatterLinter({ pathOf: () => path, lint }, 0)] }),
-	});
-	return view;
+	return mounted(frontmatterLinter({ pathOf: () => path, lint }, 0));
 }
 
 async function settled(v: EditorView, count: number): Promise<void> {
@@ -92,7 +94,6 @@ describe("frontmatterLinter", () => {
 
 	it("offers quick fixes as actions that apply as one undoable transaction", async () => {
 		const ignored: string[] = [];
-		const parent = document.body.appendChild(document.createElement("div"));
 		const lint = async () =>
 			ignored.length
 				? []
@@ -100,23 +101,17 @@ describe("frontmatterLinter", () => {
 						aDiagnostic({ line: 3, code: "type-unknown", message: "unknown type 'engramm' (did you mean 'engram'?); choose from: …" }),
 						aDiagnostic({ line: 1, severity: "warning", code: "date-missing", message: "missing `date created`; …" }),
 					];
-		view = new EditorView({
-			parent,
-			state: EditorState.create({
-				doc: NOTE,
-				extensions: [
-					history(),
-					frontmatterLinter(
-						{
-							pathOf: () => "Engrams/N.md",
-							lint,
-							fixes: { dates: () => ({ "date created": "2024-01-02", "date modified": "2024-01-03" }), ignore: async (t) => void ignored.push(t) },
-						},
-						0,
-					),
-				],
-			}),
-		});
+		view = mounted(
+		history(),
+		frontmatterLinter(
+			{
+				pathOf: () => "Engrams/N.md",
+				lint,
+				fixes: { dates: () => ({ "date created": "2024-01-02", "date modified": "2024-01-03" }), ignore: async (t) => void ignored.push(t) },
+			},
+			0,
+		),
+		);
 		const v = view;
 		await settled(v, 2);
 		const found: { d: CmDiagnostic; from: number; to: number }[] = [];
@@ -157,29 +152,22 @@ describe("frontmatterLinter", () => {
 describe("the ignore quick fix", () => {
 	it("reports a refused ignore through onError instead of an unhandled rejection, keeping the marks", async () => {
 		const errors: unknown[] = [];
-		const parent = document.body.appendChild(document.createElement("div"));
-		view = new EditorView({
-			parent,
-			state: EditorState.create({
-				doc: NOTE,
-				extensions: [
-					frontmatterLinter(
-						{
-							pathOf: () => "Engrams/N.md",
-							lint: async () => [aDiagnostic({ line: 3 })],
-							onError: (err) => errors.push(err),
-							fixes: {
-								dates: () => ({}),
-								ignore: async () => {
-									throw new Error("ora.yaml is not valid YAML (line 3)");
-								},
-							},
-						},
-						0,
-					),
-				],
-			}),
-		});
+		view = mounted(
+		frontmatterLinter(
+			{
+				pathOf: () => "Engrams/N.md",
+				lint: async () => [aDiagnostic({ line: 3 })],
+				onError: (err) => errors.push(err),
+				fixes: {
+					dates: () => ({}),
+					ignore: async () => {
+						throw new Error("ora.yaml is not valid YAML (line 3)");
+					},
+				},
+			},
+			0,
+		),
+		);
 		const v = view;
 		await settled(v, 1);
 		const found: { d: CmDiagnostic; from: number; to: number }[] = [];
@@ -197,26 +185,19 @@ describe("LintedEditors", () => {
 		const editors = new LintedEditors();
 		let ready = false;
 		const calls: string[] = [];
-		const parent = document.body.appendChild(document.createElement("div"));
-		view = new EditorView({
-			parent,
-			state: EditorState.create({
-				doc: NOTE,
-				extensions: [
-					frontmatterLinter(
-						{
-							pathOf: () => (ready ? "Engrams/N.md" : null),
-							lint: async (path) => {
-								calls.push(path);
-								return [aDiagnostic({ line: 3, code: "unknown-type", message: "type 'engramm' is unknown" })];
-							},
-						},
-						0,
-						editors,
-					),
-				],
-			}),
-		});
+		view = mounted(
+		frontmatterLinter(
+			{
+				pathOf: () => (ready ? "Engrams/N.md" : null),
+				lint: async (path) => {
+					calls.push(path);
+					return [aDiagnostic({ line: 3, code: "unknown-type", message: "type 'engramm' is unknown" })];
+				},
+			},
+			0,
+			editors,
+		),
+		);
 		await new Promise((r) => setTimeout(r, 50)); // the first lint ran while the sidecar was not ready
 		expect(diagnosticCount(view.state)).toBe(0);
 		ready = true;

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { SidecarClient } from "../../src/api/client";
 import type { AskDocument } from "../../src/api/types";
 import type { ConversationEntry } from "../../src/ask/model";
-import { AskView } from "../../src/ui/ask-view";
+import { AskView, type AskViewDeps } from "../../src/ui/ask-view";
 import { json, ScriptedTransport } from "../builders";
 import { aLeaf } from "../stand-in";
 
@@ -32,6 +32,12 @@ function setup(transport: ScriptedTransport, llm = true, saved: ConversationEntr
 	});
 	document.body.appendChild(view.containerEl);
 	return { view, opened, conversations: () => conversations };
+}
+
+/** An Ask panel whose answers come from `stream`, its other dependencies quiet. */
+function streamingView(stream: NonNullable<AskViewDeps["stream"]>, saveConversations: AskViewDeps["saveConversations"] = async () => undefined): AskView {
+	const client = new SidecarClient(new ScriptedTransport([]), { baseUrl: "http://127.0.0.1:1", token: () => "t" });
+	return new AskView(aLeaf().leaf, { client: () => client, stream, open: async () => undefined, conversations: () => [], saveConversations, llmConfigured: () => true });
 }
 
 const body = (t: ScriptedTransport, n: number) => JSON.parse(t.requests[n]?.body ?? "") as Record<string, unknown>;
@@ -147,22 +153,13 @@ describe("AskView", () => {
 	});
 
 	it("shows the answer as it is streamed, then the whole answer with its citation links", async () => {
-		const { leaf } = aLeaf();
 		let release: () => void = () => undefined;
 		const gate = new Promise<void>((ok) => (release = ok));
-		const client = new SidecarClient(new ScriptedTransport([]), { baseUrl: "http://127.0.0.1:1", token: () => "t" });
-		const view = new AskView(leaf, {
-			client: () => client,
-			stream: async (request, onDelta) => {
-				onDelta("Wild yeast ");
-				onDelta("and lactobacilli");
-				await gate;
-				return { ...ANSWER, question: request.question };
-			},
-			open: async () => undefined,
-			conversations: () => [],
-			saveConversations: async () => undefined,
-			llmConfigured: () => true,
+		const view = streamingView(async (request, onDelta) => {
+			onDelta("Wild yeast ");
+			onDelta("and lactobacilli");
+			await gate;
+			return { ...ANSWER, question: request.question };
 		});
 		await view.onOpen();
 		const asked = view.ask("What leavens sourdough?");
@@ -178,22 +175,13 @@ describe("AskView", () => {
 	});
 
 	it("closes the answer stream when the panel closes (the plugin unloads), and saves nothing after", async () => {
-		const { leaf } = aLeaf();
 		let signal: AbortSignal | undefined;
 		const saved: unknown[] = [];
-		const client = new SidecarClient(new ScriptedTransport([]), { baseUrl: "http://127.0.0.1:1", token: () => "t" });
-		const view = new AskView(leaf, {
-			client: () => client,
-			stream: (_request, onDelta, abort) => {
-				signal = abort;
-				onDelta("Wild yeast ");
-				return new Promise<AskDocument>((_ok, fail) => abort?.addEventListener("abort", () => fail(new Error("Cancelled."))));
-			},
-			open: async () => undefined,
-			conversations: () => [],
-			saveConversations: async (list) => void saved.push(list),
-			llmConfigured: () => true,
-		});
+		const view = streamingView((_request, onDelta, abort) => {
+			signal = abort;
+			onDelta("Wild yeast ");
+			return new Promise<AskDocument>((_ok, fail) => abort?.addEventListener("abort", () => fail(new Error("Cancelled."))));
+		}, async (list) => void saved.push(list));
 		await view.onOpen();
 		const asked = view.ask("What leavens sourdough?");
 		await new Promise((ok) => setTimeout(ok, 0));
@@ -205,21 +193,12 @@ describe("AskView", () => {
 	});
 
 	it("keeps a question typed while the previous answer is still being written, instead of dropping it", async () => {
-		const { leaf } = aLeaf();
 		let release: () => void = () => undefined;
 		const asked: string[] = [];
-		const client = new SidecarClient(new ScriptedTransport([]), { baseUrl: "http://127.0.0.1:1", token: () => "t" });
-		const view = new AskView(leaf, {
-			client: () => client,
-			stream: async (request) => {
-				asked.push(request.question);
-				await new Promise<void>((ok) => (release = ok));
-				return { ...ANSWER, question: request.question };
-			},
-			open: async () => undefined,
-			conversations: () => [],
-			saveConversations: async () => undefined,
-			llmConfigured: () => true,
+		const view = streamingView(async (request) => {
+			asked.push(request.question);
+			await new Promise<void>((ok) => (release = ok));
+			return { ...ANSWER, question: request.question };
 		});
 		await view.onOpen();
 		const input = view.contentEl.querySelector("textarea") as HTMLTextAreaElement;
