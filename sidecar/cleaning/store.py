@@ -37,7 +37,7 @@ from sidecar.cleaning.live_privacy import LivePrivacy, Seen
 from sidecar.data_folder import private_folder
 from sidecar.errors import BadRequest, NotFound
 from sidecar.index.sqlite import ThreadConnections
-from sidecar.settings import SETTINGS
+from sidecar.vault.lint import DEFAULT_MAX_BYTES
 
 QUEUE_FILE = "contradictions.sqlite"
 STATUSES = ("open", "resolved", "flagged", "dismissed")
@@ -239,7 +239,7 @@ class Queue:
         self._db = ThreadConnections(self.path, _setup)
         self.decisions = DecisionLog(vault) if vault is not None else None
         self._live = None if vault is None else LivePrivacy(
-            vault, _DEFAULT_MAX_BYTES if max_bytes is None else max_bytes)
+            vault, DEFAULT_MAX_BYTES if max_bytes is None else max_bytes)
 
     def close(self) -> None:
         self._db.close_all()
@@ -529,7 +529,6 @@ class Queue:
 
 
 _IN_CHUNK = 500  # paths per `IN (...)` query
-_DEFAULT_MAX_BYTES = int(next(s.default for s in SETTINGS if s.name == "max_file_bytes"))
 _NOTE_COLUMNS = ("path, hash, size, mtime_ns, kind, archived, title, date, cluster, supersedes, "
                  "claims, vectors, ai_derived, private")
 _MARKS = ",".join("?" * 14)
