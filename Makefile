@@ -29,7 +29,8 @@ node_modules/.installed: package.json package-lock.json
 main.js: node_modules/.installed $(shell find plugin/src -name '*.ts' 2>/dev/null)
 	npm run build
 
-# Builds the fp32 ONNX embedder from the packaged safetensors (no torch); skipped when present.
+# Builds the fp32 ONNX embedder from the packaged safetensors (no torch) and its int8
+# quantisation (q8); skipped when up to date.
 models: python-setup
 	$(ORA) models build
 

@@ -149,7 +149,8 @@ class _Layout:
     prefix sums) rather than by encoding every candidate chunk again: that re-encoding made a note
     of many short lines quadratic in the lines per chunk (100k lines took minutes). The sum is
     exact for MiniLM's BERT tokenizer, which splits at whitespace before WordPiece, so no token
-    spans a newline; `n_tokens` is still counted on the final text (and tested equal).
+    spans a newline. `n_tokens` comes from the same sums (tests check it equals a count of the
+    final text); only a cut line is encoded again.
     """
 
     def __init__(self, tokenizer: Tokenizer, max_tokens: int, lines: list[str], title: str) -> None:
@@ -184,10 +185,15 @@ class _Layout:
     def readable(self, first: int, last: int) -> str:
         return _join(self.seen.lines, first, last)
 
-    def fits(self, first: int, last: int, context: str) -> bool:
+    def tokens(self, first: int, last: int, context: str) -> int:
+        """Tokens the embedder reads for lines first..last under `context`, special tokens
+        included."""
         if context not in self._base:  # the breadcrumb and [CLS]/[SEP]
             self._base[context] = self.counter(context).count("")
-        return self._base[context] + self._tokens(first, last) <= self.max_tokens
+        return self._base[context] + self._tokens(first, last)
+
+    def fits(self, first: int, last: int, context: str) -> bool:
+        return self.tokens(first, last, context) <= self.max_tokens
 
 
 def _pieces(section_blocks: list[Block], path: tuple[str, ...], at: _Layout) -> list[_Piece]:
@@ -304,7 +310,8 @@ def chunk_note(
                 heading_path=section.path,
                 line_start=note.body_line + piece.first,
                 line_end=note.body_line + piece.last,
-                n_tokens=layout.counter(piece.context).count(seen),
+                n_tokens=layout.counter(piece.context).count(seen) if piece.cut is not None
+                else layout.tokens(piece.first, piece.last, piece.context),
                 context=piece.context,
                 readable=None if seen == text else seen,
                 block_ids=tuple(i for ids in id_lists for i in ids),

@@ -9,7 +9,7 @@ from sidecar.cli.common import add_vault_args, config_from_args, emit, log
 from sidecar.index import open_index
 from sidecar.index.progress import StderrProgress
 from sidecar.index.reembed import describe
-from sidecar.models.build import ensure_fp32_embedder
+from sidecar.models.build import ensure_embedders
 
 
 def add_store_args(parser: argparse.ArgumentParser) -> None:
@@ -28,7 +28,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     config = config_from_args(args, chroma_url=args.chroma_url, namespace=args.namespace)
-    ensure_fp32_embedder(config, log)
+    ensure_embedders(config, log)
     with open_index(config) as index:
         if index.reembedding:
             log(describe(index.reembedding))

@@ -1,5 +1,6 @@
-"""`ora models`: which models are installed and chosen; `ora models build` builds the fp32 one;
-`ora models pull NAME` downloads a catalogue model from the Hugging Face hub."""
+"""`ora models`: which models are installed and chosen; `ora models build` builds the fp32
+embedder and its int8 quantisation; `ora models pull NAME` downloads a catalogue model from the
+Hugging Face hub."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from typing import Any
 
 from sidecar.cleaning import judge_status
 from sidecar.cli.common import add_json_arg, emit, log
-from sidecar.models.build import build_fp32_embedder
+from sidecar.models.build import build_embedders
 from sidecar.models.catalogue import catalogue, pull
 from sidecar.models.report import models_report
 from sidecar.settings import Config, make_config
@@ -19,14 +20,15 @@ from sidecar.settings import Config, make_config
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
-        "models", help="show the models in use; `ora models build` builds the fp32 embedder",
+        "models", help="show the models in use; `ora models build` builds the embedders",
         description=__doc__,
     )
     add_json_arg(parser)
     parser.set_defaults(func=run_report)
     actions = parser.add_subparsers(dest="action", metavar="ACTION")
     build = actions.add_parser(
-        "build", help="build the fp32 embedder from the packaged safetensors (no torch)"
+        "build", help="build the fp32 embedder from the packaged safetensors (no torch), and its "
+                 "int8 quantisation (q8)"
     )
     build.add_argument("--force", action="store_true", help="rebuild even if up to date")
     # SUPPRESS keeps `ora models --json build` working: the sub-parser's default would reset it.
@@ -58,8 +60,8 @@ def run_report(args: argparse.Namespace) -> int:
 
 def run_build(args: argparse.Namespace) -> int:
     config = _config()
-    log(f"building the fp32 embedder into {config.models_path} …")
-    emit(args, build_fp32_embedder(config.models_path, force=args.force), _render_build)
+    log(f"building the fp32 and q8 embedders into {config.models_path} …")
+    emit(args, build_embedders(config.models_path, force=args.force), _render_build)
     return 0
 
 
@@ -103,8 +105,11 @@ def _render_pull(result: dict[str, Any]) -> str:
 
 
 def _render_build(result: dict[str, Any]) -> str:
-    verb = "built" if result["built"] else "up to date (same source), kept"
-    return f"fp32 embedder {verb}: {result['path']}"
+    def line(name: str, built: dict[str, Any]) -> str:
+        verb = "built" if built["built"] else "up to date (same source), kept"
+        return f"{name} embedder {verb}: {built['path']}"
+
+    return line("fp32", result) + "\n" + line("q8", result["q8"])
 
 
 def _status(entry: dict[str, Any]) -> str:
@@ -121,8 +126,8 @@ def render(report: dict[str, Any]) -> str:
         lines.append(f"  using {emb['model_id']} ({emb['file']})")
     else:
         lines.append(f"  none usable: {emb['reason']}")
-    if "fp32" not in emb["available"]:
-        lines.append("  build the fp32 variant with: ora models build")
+    if "q8" not in emb["available"]:
+        lines.append("  build the fp32 and q8 variants with: ora models build")
     rr = report["reranker"]
     cohere = f"Cohere {rr['cohere_model']}, then " if rr["cohere"] else ""
     lines.append(f"reranker: {cohere}local {_status(rr)}")

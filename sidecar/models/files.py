@@ -51,6 +51,11 @@ def fp32_model_file(models_path: Path) -> Path:
     return models_path / f"{EMBED_NAME}-fp32" / "model.onnx"
 
 
+def q8_model_file(models_path: Path) -> Path:
+    """Where `ora models build` writes the fp32 embedder's int8 quantisation."""
+    return models_path / f"{EMBED_NAME}-q8" / "model.onnx"
+
+
 @cache
 def _sha256_cached(path: str, size: int, mtime_ns: int) -> str:
     digest = hashlib.sha256()

@@ -1,10 +1,11 @@
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
 
-from sidecar.models.build import build_fp32_embedder
+from sidecar.models.build import build_embedders, build_fp32_embedder
 from sidecar.models.embedder import Embedder, open_embedder
 
 
@@ -19,3 +20,12 @@ def fp32_models(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def fp32_embedder(fp32_models: Path) -> Embedder:
     return open_embedder("fp32", fp32_models)
+
+
+@pytest.fixture(scope="session")
+def q8_models(fp32_models: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A models folder holding the fp32 embedder and its int8 quantisation (`q8`)."""
+    models = tmp_path_factory.mktemp("models-q8") / "models"
+    shutil.copytree(fp32_models, models)
+    build_embedders(models)
+    return models

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -14,7 +15,7 @@ from sidecar.models.build import (
     bert_graph,
     build_bert_onnx,
     build_fp32_embedder,
-    ensure_fp32_embedder,
+    ensure_embedders,
     fused,
     random_weights,
 )
@@ -107,20 +108,29 @@ def test_build_redone_when_builder_stamp_differs(tmp_path: Path) -> None:
     assert json.loads(stamp.read_text(encoding="utf-8"))["source_sha256"] == first["source_sha256"]
 
 
-def test_ensure_builds_the_fp32_embedder_once_with_a_progress_line(tmp_path: Path) -> None:
+def test_ensure_builds_the_embedders_once_with_a_progress_line(tmp_path: Path) -> None:
     config = make_config(tmp_path, models_dir=str(tmp_path / "models"), embed_model="auto")
     lines: list[str] = []
-    assert ensure_fp32_embedder(config, lines.append) is True
-    assert lines[0].startswith("building the fp32 embedder from the packaged weights into")
-    assert lines[-1].startswith("fp32 embedder built in")
-    assert choose_variant("auto", config.models_path) == "fp32"
+    assert ensure_embedders(config, lines.append) is True
+    assert lines[0].startswith("building the fp32 and int8 (q8) embedder from the packaged")
+    assert lines[-1].startswith("embedder built in")
+    assert choose_variant("auto", config.models_path) == "q8"
     lines.clear()
-    assert ensure_fp32_embedder(config, lines.append) is False and lines == []
+    assert ensure_embedders(config, lines.append) is False and lines == []
+
+
+def test_ensure_builds_the_missing_q8_beside_an_older_fp32_build(fp32_models: Path,
+                                                                 tmp_path: Path) -> None:
+    models = tmp_path / "models"
+    shutil.copytree(fp32_models, models)
+    config = make_config(tmp_path, models_dir=str(models), embed_model="q8")
+    assert ensure_embedders(config, print) is True
+    assert available_variants(models) == ["q8", "fp32", "int8"]
 
 
 def test_ensure_leaves_an_int8_setting_alone(tmp_path: Path) -> None:
     config = make_config(tmp_path, models_dir=str(tmp_path / "models"), embed_model="int8")
-    assert ensure_fp32_embedder(config, print) is False
+    assert ensure_embedders(config, print) is False
     assert not (tmp_path / "models").exists()
 
 
@@ -129,11 +139,11 @@ def test_ensure_falls_back_to_int8_when_auto_cannot_build(tmp_path: Path) -> Non
     blocker.write_text("", encoding="utf-8")
     config = make_config(tmp_path, models_dir=str(blocker), embed_model="auto")
     lines: list[str] = []
-    assert ensure_fp32_embedder(config, lines.append) is False
-    assert "using the packaged int8 one" in lines[-1]
+    assert ensure_embedders(config, lines.append) is False
+    assert "using the best one available" in lines[-1]
     assert choose_variant("auto", blocker) == "int8"
     with pytest.raises(ModelUnavailable, match="cannot build the fp32 embedder"):
-        ensure_fp32_embedder(make_config(tmp_path, models_dir=str(blocker), embed_model="fp32"),
+        ensure_embedders(make_config(tmp_path, models_dir=str(blocker), embed_model="fp32"),
                              lines.append)
 
 

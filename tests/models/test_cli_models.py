@@ -58,13 +58,16 @@ def test_human_report_mentions_build_command(
     assert "ora models build" in capsys.readouterr().out
 
 
-def test_build_then_auto_chooses_fp32_and_rebuild_is_skipped(
+def test_build_makes_fp32_and_q8_then_auto_chooses_q8_and_rebuild_is_skipped(
     models_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     first = _run_json(capsys, "models", "build", "--json")
     assert first["built"] is True and Path(first["path"]).is_file()
-    assert _run_json(capsys, "models", "--json", "build")["built"] is False
-    assert _run_json(capsys, "models", "--json")["embedder"]["chosen"] == "fp32"
+    assert first["q8"]["built"] is True and Path(first["q8"]["path"]).is_file()
+    again = _run_json(capsys, "models", "--json", "build")
+    assert again["built"] is False and again["q8"]["built"] is False
+    emb = _run_json(capsys, "models", "--json")["embedder"]
+    assert emb["chosen"] == "q8" and emb["available"] == ["q8", "fp32", "int8"]
 
 
 def test_requesting_unbuilt_fp32_is_reported(

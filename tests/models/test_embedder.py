@@ -89,7 +89,7 @@ def test_fp32_requested_but_not_built_says_how_to_build(tmp_path: Path) -> None:
 
 
 def test_unknown_variant_lists_the_choices(tmp_path: Path) -> None:
-    with pytest.raises(BadRequest, match="auto, fp32, int8"):
+    with pytest.raises(BadRequest, match="auto, q8, fp32, int8"):
         choose_variant("fp16", tmp_path)
 
 
