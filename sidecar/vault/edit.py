@@ -40,6 +40,7 @@ from sidecar.errors import (
 )
 from sidecar.vault.links import link_target
 from sidecar.vault.note import FENCE, parse_note, split_frontmatter
+from sidecar.vault.properties import property_key
 from sidecar.vault.scan import normalise_rel, vault_path
 from sidecar.vault.tags import clean_tag, tag_properties, tag_words
 
@@ -58,8 +59,9 @@ def content_hash(data: bytes) -> str:
 
 
 def set_value(cm: CommentedMap, key: str, value: Any) -> None:
-    """Set a top-level property (new keys go after the existing ones)."""
-    cm[key] = value
+    """Set a top-level property in place under the note's own spelling of its name (`Date
+    Created` for `date created`, as Obsidian reads it); a new key goes after the existing ones."""
+    cm[property_key(cm, key) or key] = value
 
 
 def _holds_tag(items: list[Any], tag: str) -> bool:
