@@ -44,7 +44,8 @@ BREADCRUMB = " > "
 # embedded text is unchanged). Bump it whenever chunk boundaries or embedded text change.
 # 5: `Tags:` read as tags (a private one is private); an over-long first line is cut, not dropped
 # 6: a note's date is the creation date it states (`created:`, a dated file name) before mtime
-CHUNKER_VERSION = 6
+# 7: `Date Created:` / `Date Modified:` in any capitalisation date a note, as Obsidian reads them
+CHUNKER_VERSION = 7
 _SENTENCE_END = re.compile(r"[.!?。]$")
 
 
