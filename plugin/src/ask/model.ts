@@ -120,6 +120,8 @@ export class AskController {
 	private shown = 0;
 	/** The open conversation's chat note as the sidecar last named it, followed through renames. */
 	private note: string | null = null;
+	/** A conversation whose turns could not be loaded (the sidecar was down), loaded again when it answers. */
+	private failedLoad: string | null = null;
 
 	constructor(private readonly options: AskControllerOptions) {}
 
@@ -155,6 +157,7 @@ export class AskController {
 	async open(id: string): Promise<void> {
 		const mine = ++this.shown;
 		this.note = null;
+		this.failedLoad = null;
 		this.set({ conversation: id, exchanges: [], busy: true });
 		try {
 			const doc = await this.options.load(id, this.privateMode);
@@ -169,7 +172,9 @@ export class AskController {
 			}
 			if (mine === this.shown) this.set({ conversation: id, exchanges, busy: false });
 		} catch (err) {
-			if (mine === this.shown) this.set({ conversation: id, exchanges: [{ question: "", answer: null, error: message(err) }], busy: false });
+			if (mine !== this.shown) return;
+			this.failedLoad = id;
+			this.set({ conversation: id, exchanges: [{ question: "", answer: null, error: message(err) }], busy: false });
 		}
 	}
 
@@ -179,6 +184,7 @@ export class AskController {
 		const now = this.options.now?.() ?? new Date();
 		const conversation = this.state.conversation ?? newConversationId(now);
 		const mine = this.shown;
+		this.failedLoad = null; // asked in anyway: the panel shows this conversation from here on
 		// The mode the question is asked in, even if the toggle moves before the answer arrives.
 		const asPrivate = this.privateMode;
 		let pending: Exchange = { question: text, answer: null };
@@ -209,6 +215,13 @@ export class AskController {
 			this.asking.delete(abort);
 		}
 		if (mine === this.shown) this.set({ conversation, exchanges: replace(done), busy: false });
+	}
+
+	/** The sidecar answers now (started, reconnected): a conversation that could not be loaded is loaded. */
+	retry(): Promise<void> {
+		const id = this.failedLoad;
+		if (id === null || this.state.conversation !== id || this.state.busy) return Promise.resolve();
+		return this.open(id);
 	}
 
 	get notePath(): string | null {

@@ -120,6 +120,11 @@ export class AskView extends ItemView {
 		this.controller = null;
 	}
 
+	/** The sidecar answers now: a conversation picked while it did not is loaded. */
+	async sidecarReady(): Promise<void> {
+		await this.controller?.retry();
+	}
+
 	/** Asks `question` as if typed (used by tests and a future command). */
 	async ask(question: string): Promise<void> {
 		await this.controller?.ask(question);

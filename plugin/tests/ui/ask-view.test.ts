@@ -145,6 +145,33 @@ describe("AskView", () => {
 		expect(view.contentEl.querySelector(".ora-ask-text")?.textContent).toBe("Because wild yeast [1].");
 	});
 
+	it("loads a conversation picked while the sidecar was down once it answers", async () => {
+		const turns = {
+			conversation: "old",
+			turns: [
+				{ id: 1, role: "user", content: "Why sourdough?", created: "2026-01-01T00:00:00", private: false },
+				{ id: 2, role: "assistant", content: "Because wild yeast [1].", created: "2026-01-01T00:00:01", private: false },
+			],
+		};
+		const transport = new ScriptedTransport([new Error("connect ECONNREFUSED 127.0.0.1:1"), json(200, turns)]);
+		const { view } = setup(transport, true, [{ id: "old", title: "Why sourdough?", updated: 1 }]);
+		await view.onOpen();
+		const picker = view.contentEl.querySelector("select") as HTMLSelectElement;
+		picker.value = "old";
+		picker.dispatchEvent(new Event("change"));
+		await new Promise((ok) => setTimeout(ok, 0));
+		expect(view.contentEl.querySelector(".ora-ask-answer.ora-error")?.textContent).toContain("ECONNREFUSED");
+		await view.sidecarReady();
+		expect(transport.requests.map((r) => r.url)).toEqual([
+			"http://127.0.0.1:1/v1/conversations/old?private=false",
+			"http://127.0.0.1:1/v1/conversations/old?private=false",
+		]);
+		expect(view.contentEl.querySelector(".ora-error")).toBeNull();
+		expect(view.contentEl.querySelector(".ora-ask-question")?.textContent).toBe("Why sourdough?");
+		await view.sidecarReady(); // loaded: a reconnect asks nothing more
+		expect(transport.requests).toHaveLength(2);
+	});
+
 	it("shows a failed ask as an error in the conversation", async () => {
 		const transport = new ScriptedTransport([json(503, { error: { code: "model_unavailable", message: "model missing" } })]);
 		const { view } = setup(transport);
