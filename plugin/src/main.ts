@@ -264,6 +264,9 @@ export default class OraVaultPlugin extends Plugin {
 		for (const leaf of this.app.workspace.getLeavesOfType(RELATED_VIEW_TYPE)) {
 			if (leaf.view instanceof RelatedView) void leaf.view.sidecarReady();
 		}
+		for (const leaf of this.app.workspace.getLeavesOfType(ASK_VIEW_TYPE)) {
+			if (leaf.view instanceof AskView) void leaf.view.sidecarReady();
+		}
 	}
 
 	private onStreamEvent(event: StreamEvent): void {

@@ -1,4 +1,4 @@
-import { ItemView, Keymap, ToggleComponent, setIcon, setTooltip, type PaneType, type WorkspaceLeaf } from "obsidian";
+import { ItemView, Keymap, Notice, ToggleComponent, setIcon, setTooltip, type PaneType, type TAbstractFile, type WorkspaceLeaf } from "obsidian";
 
 import type { SidecarClient } from "../api/client";
 import type { AskDocument, AskRequest, Citation } from "../api/types";
@@ -91,6 +91,14 @@ export class AskView extends ItemView {
 			this.drawPicker(controller.current.conversation);
 		});
 		this.registerDomEvent(fresh, "click", () => controller.newConversation());
+		this.registerEvent(this.app.vault.on("rename", (file: TAbstractFile, oldPath: string) => controller.noteRenamed(oldPath, file.path)));
+		this.registerEvent(
+			this.app.vault.on("delete", (file: TAbstractFile) => {
+				if (controller.noteDeleted(file.path)) {
+					new Notice("This conversation's note was deleted, and its memory with it. Your next question starts a new conversation.");
+				}
+			}),
+		);
 		this.registerDomEvent(this.pickerEl, "change", () => {
 			const id = this.pickerEl?.value ?? "";
 			if (id) void controller.open(id);
@@ -110,6 +118,11 @@ export class AskView extends ItemView {
 	override async onClose(): Promise<void> {
 		this.controller?.dispose();
 		this.controller = null;
+	}
+
+	/** The sidecar answers now: a conversation picked while it did not is loaded. */
+	async sidecarReady(): Promise<void> {
+		await this.controller?.retry();
 	}
 
 	/** Asks `question` as if typed (used by tests and a future command). */
