@@ -45,7 +45,8 @@ BREADCRUMB = " > "
 # 5: `Tags:` read as tags (a private one is private); an over-long first line is cut, not dropped
 # 6: a note's date is the creation date it states (`created:`, a dated file name) before mtime
 # 7: `Date Created:` / `Date Modified:` in any capitalisation date a note, as Obsidian reads them
-CHUNKER_VERSION = 7
+# 8: a bare CR (classic Mac) ends a line: such a note's frontmatter, tags and privacy are read
+CHUNKER_VERSION = 8
 _SENTENCE_END = re.compile(r"[.!?。]$")
 
 

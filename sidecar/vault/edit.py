@@ -41,7 +41,13 @@ from sidecar.errors import (
     UnreadableNote,
 )
 from sidecar.vault.links import link_target
-from sidecar.vault.note import FENCE, parse_note, split_frontmatter
+from sidecar.vault.note import (
+    FENCE,
+    has_lone_cr,
+    opens_frontmatter,
+    parse_note,
+    split_frontmatter,
+)
 from sidecar.vault.properties import property_key
 from sidecar.vault.scan import normalise_rel, vault_path
 from sidecar.vault.tags import clean_tag, tag_properties, tag_words
@@ -207,6 +213,8 @@ def _render(y: YAML, cm: CommentedMap, key: Any) -> str:
 
 
 def _newline(text: str) -> str:
+    if "\n" not in text and "\r" in text:
+        return "\r"  # classic Mac line ends
     end = text.find("\n")
     return "\r\n" if end > 0 and text[end - 1] == "\r" else "\n"
 
@@ -262,12 +270,26 @@ def _has_anchors(y: YAML, yaml_text: str) -> bool:
                for event in y.parse(yaml_text))
 
 
+def _refuse_mixed_line_ends(text: str) -> None:
+    """InvalidFrontmatter when a bare `\r` line end sits in or before the frontmatter of a note
+    that also has `\n` ones: the reader splits lines there, the splice cannot keep those bytes."""
+    block = split_frontmatter(text)
+    if has_lone_cr(text[: len(text) - len(block.body)] if block else text.split("\n", 1)[0]):
+        raise InvalidFrontmatter(
+            "the frontmatter mixes classic Mac line ends (a bare CR) with others, so Ora cannot "
+            "edit it and keep every other byte; re-save the note with one kind of line end")
+
+
 def rewrite_frontmatter(text: str, mutate: Mutation) -> str:
     """`text` with its frontmatter mutated; every byte outside the changed keys is kept."""
+    if has_lone_cr(text):
+        if "\n" not in text:  # classic Mac line ends throughout: edit as `\n`, put each back
+            return rewrite_frontmatter(text.replace("\r", "\n"), mutate).replace("\n", "\r")
+        _refuse_mixed_line_ends(text)
     nl = _newline(text)
     block = split_frontmatter(text)
     if block is None:
-        if text.lstrip("\ufeff").split("\n", 1)[0].rstrip() == FENCE:
+        if opens_frontmatter(text):
             raise InvalidFrontmatter("frontmatter opened on line 1 is never closed; fix it first")
         cm = CommentedMap()
         mutate(cm)
@@ -316,7 +338,7 @@ def rewrite_frontmatter(text: str, mutate: Mutation) -> str:
     head = text[: len(text) - len(block.body)]
     opening_end = head.index("\n") + 1
     closing = head[opening_end + len(block.yaml_text) :]
-    result = head[:opening_end] + new_yaml + closing + block.body
+    result = head[:opening_end] + new_yaml + closing + text[len(head) :]  # the body as it is
     if new_yaml != block.yaml_text:
         _check_reads_back(y, new_yaml, cm, text, result)
     return result

@@ -159,6 +159,37 @@ def test_an_edit_keeps_the_notes_extended_attributes(vault: Path) -> None:
     assert os.getxattr(path, "user.xdg.comment") == b"from the old laptop"
 
 
+def test_a_classic_mac_note_is_edited_in_its_own_line_ends(vault: Path) -> None:
+    """Lines ending with a bare `\r`: the edit keeps every other byte and writes its new lines
+    with `\r` too (this note's frontmatter was not even found before)."""
+    text = "---\rtype: web  # mine\rtags: [a]\r---\r# Body\r\rkept\r"
+    path = vault / "Mac.md"
+    path.write_bytes(text.encode())
+    edit_frontmatter(vault, "Mac.md", lambda cm: set_value(cm, "date created",
+                                                            dt.date(2024, 1, 2)))
+    assert path.read_bytes() == text.replace(
+        "[a]\r", "[a]\rdate created: 2024-01-02\r").encode()
+
+
+@pytest.mark.parametrize("text", [
+    "---\rtype: web\r---\nbody\n",  # bare CRs in the frontmatter, LF after
+    "---\ntype: web\rtags: [a]\n---\nbody\n",
+])
+def test_a_frontmatter_mixing_bare_cr_with_other_line_ends_is_refused(
+    vault: Path, text: str
+) -> None:
+    path = vault / "Mixed.md"
+    path.write_bytes(text.encode())
+    with pytest.raises(InvalidFrontmatter, match="line end"):
+        edit_frontmatter(vault, "Mixed.md", lambda cm: add_tag(cm, "x"))
+    assert path.read_bytes() == text.encode()
+
+
+def test_bare_crs_in_the_body_alone_do_not_stop_an_edit() -> None:
+    text = "---\ntags: [a]\n---\nold\rmac\rlines\n"
+    assert rewrite_frontmatter(text, lambda cm: add_tag(cm, "b")) == text.replace("a]", "a, b]")
+
+
 def test_an_edit_keeps_a_hard_linked_note_one_file(vault: Path, tmp_path: Path) -> None:
     """A note with a second name (a hard link, e.g. the same note in two vaults) was replaced by
     a new file under one name: the other name kept the old text, silently split off."""
