@@ -178,9 +178,10 @@ export class AskController {
 		}
 	}
 
-	async ask(question: string): Promise<void> {
+	/** Asks `question` in the open conversation; false when it got no answer (an error, shown in the log). */
+	async ask(question: string): Promise<boolean> {
 		const text = question.trim();
-		if (text === "" || this.state.busy) return;
+		if (text === "" || this.state.busy) return false;
 		const now = this.options.now?.() ?? new Date();
 		const conversation = this.state.conversation ?? newConversationId(now);
 		const mine = this.shown;
@@ -215,6 +216,7 @@ export class AskController {
 			this.asking.delete(abort);
 		}
 		if (mine === this.shown) this.set({ conversation, exchanges: replace(done), busy: false });
+		return done.answer !== null;
 	}
 
 	/** The sidecar answers now (started, reconnected): a conversation that could not be loaded is loaded. */

@@ -136,7 +136,9 @@ export class AskView extends ItemView {
 		// While an answer is being written the question would be refused: keep it in the box.
 		if (question.trim() === "" || this.controller.current.busy) return;
 		this.input.value = "";
-		await this.controller.ask(question);
+		const answered = await this.controller.ask(question);
+		// Not answered (the sidecar stopped, say): the question goes back in the box, to send again.
+		if (!answered && this.input.value === "") this.input.value = question;
 	}
 
 	private async remember(entry: ConversationEntry): Promise<void> {

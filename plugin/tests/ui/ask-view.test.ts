@@ -246,6 +246,28 @@ describe("AskView", () => {
 		expect(input.value).toBe("");
 	});
 
+	it("puts a question the sidecar did not answer back in the box, and leaves one typed meanwhile alone", async () => {
+		const failures: (() => void)[] = [];
+		const view = streamingView(() => new Promise((_ok, fail) => failures.push(() => fail(new Error("connect ECONNREFUSED 127.0.0.1:1")))));
+		await view.onOpen();
+		const input = view.contentEl.querySelector("textarea") as HTMLTextAreaElement;
+		const settle = () => new Promise((ok) => setTimeout(ok, 0));
+		input.value = "What leavens sourdough?";
+		input.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter" }));
+		await settle();
+		expect(input.value).toBe("");
+		failures.shift()?.();
+		await settle();
+		expect(view.contentEl.querySelector(".ora-ask-answer.ora-error")?.textContent).toContain("ECONNREFUSED");
+		expect(input.value).toBe("What leavens sourdough?");
+		input.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter" }));
+		await settle();
+		input.value = "And how long does it take?";
+		failures.shift()?.();
+		await settle();
+		expect(input.value).toBe("And how long does it take?");
+	});
+
 	it("follows its conversation's note when it is moved, and starts a new conversation, saying so, when the note is deleted", async () => {
 		const note = "Chats/Ora/c1.md";
 		const transport = new ScriptedTransport([json(200, { ...ANSWER, conversation_note: note }), json(200, ANSWER)]);
