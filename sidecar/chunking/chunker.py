@@ -46,7 +46,8 @@ BREADCRUMB = " > "
 # 6: a note's date is the creation date it states (`created:`, a dated file name) before mtime
 # 7: `Date Created:` / `Date Modified:` in any capitalisation date a note, as Obsidian reads them
 # 8: a bare CR (classic Mac) ends a line: such a note's frontmatter, tags and privacy are read
-CHUNKER_VERSION = 8
+# 9: no tags from HTML comments or inline math; `#private` anywhere (code too) makes a note private
+CHUNKER_VERSION = 9
 _SENTENCE_END = re.compile(r"[.!?。]$")
 
 

@@ -24,7 +24,7 @@ from frontmatter.default_handlers import SafeLoader as _HandlerLoader
 
 from sidecar.errors import UnreadableNote
 from sidecar.vault.scan import vault_path
-from sidecar.vault.tags import note_tags, property_values, with_ancestors
+from sidecar.vault.tags import mentions_private, note_tags, property_values, with_ancestors
 
 FENCE = "---"
 # Aliases can make a few lines of YAML expand into billions of values ("billion laughs");
@@ -107,8 +107,10 @@ class Note:
     def is_private(self) -> bool:
         # Fail closed: frontmatter that does not parse may be hiding a private tag, so the note
         # counts as private until it parses again. The tag is Ora's way, but a `private: true`
-        # property (Obsidian users' own habit) says the same and must not be ignored.
+        # property (Obsidian users' own habit) says the same and must not be ignored. A
+        # `#private` that Obsidian does not read as a tag (in code, math, a comment) still counts.
         return (self.yaml_error is not None or self.has_tag("private")
+                or mentions_private(self.body)
                 or any(v is True or (isinstance(v, str) and v.strip().casefold() == "true")
                        for v in property_values(self.frontmatter, ("private",))))
 
