@@ -36,6 +36,8 @@ export class AskView extends ItemView {
 	private logEl: HTMLElement | null = null;
 	private input: HTMLTextAreaElement | null = null;
 	private sendButton: HTMLButtonElement | null = null;
+	/** A question asked in private mode that got no answer and was put back in the box. */
+	private privateUnanswered: string | null = null;
 
 	constructor(
 		leaf: WorkspaceLeaf,
@@ -87,6 +89,9 @@ export class AskView extends ItemView {
 		});
 		this.controller = controller;
 		privateToggle.onChange((on) => {
+			// Leaving private mode: a private question put back in the box goes, as the conversation does.
+			if (!on && this.input && this.input.value === this.privateUnanswered) this.input.value = "";
+			this.privateUnanswered = null;
 			controller.setPrivate(on);
 			this.drawPicker(controller.current.conversation);
 		});
@@ -136,9 +141,13 @@ export class AskView extends ItemView {
 		// While an answer is being written the question would be refused: keep it in the box.
 		if (question.trim() === "" || this.controller.current.busy) return;
 		this.input.value = "";
+		const asPrivate = this.controller.isPrivate;
 		const answered = await this.controller.ask(question);
 		// Not answered (the sidecar stopped, say): the question goes back in the box, to send again.
-		if (!answered && this.input.value === "") this.input.value = question;
+		if (!answered && this.input.value === "") {
+			this.input.value = question;
+			this.privateUnanswered = asPrivate && this.controller?.isPrivate ? question : null;
+		}
 	}
 
 	private async remember(entry: ConversationEntry): Promise<void> {

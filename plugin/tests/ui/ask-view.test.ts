@@ -268,6 +268,23 @@ describe("AskView", () => {
 		expect(input.value).toBe("And how long does it take?");
 	});
 
+	it("clears a private question put back in the box when private mode is switched off", async () => {
+		const view = streamingView(async () => {
+			throw new Error("connect ECONNREFUSED 127.0.0.1:1");
+		});
+		await view.onOpen();
+		const toggle = view.contentEl.querySelector(".checkbox-container") as HTMLElement;
+		const input = view.contentEl.querySelector("textarea") as HTMLTextAreaElement;
+		toggle.click();
+		input.value = "Is my locker code 31-12-07?";
+		input.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter" }));
+		await new Promise((ok) => setTimeout(ok, 0));
+		expect(input.value).toBe("Is my locker code 31-12-07?");
+		toggle.click();
+		expect(input.value).toBe("");
+		expect(view.contentEl.textContent).not.toContain("31-12-07");
+	});
+
 	it("follows its conversation's note when it is moved, and starts a new conversation, saying so, when the note is deleted", async () => {
 		const note = "Chats/Ora/c1.md";
 		const transport = new ScriptedTransport([json(200, { ...ANSWER, conversation_note: note }), json(200, ANSWER)]);
