@@ -252,5 +252,9 @@ def check_placement(note: Note, emit: Emit) -> None:
                  f"cluster only affects {', '.join(sorted(schema.decay_types))} notes, "
                  f"this note is {note_type}")
     for key in schema.linter_managed_dates:
-        if property_key(fm, key) is None:
+        spelled = property_key(fm, key)
+        if spelled is None:
             emit(1, "date-missing", f"missing `{key}`; `ora lint --fix` fills it from the file")
+        elif spelled != key and not is_iso_date(fm[spelled]):  # the schema names `key` only
+            emit(note.line_of(spelled), "date-invalid",
+                 f"{spelled}: {fm[spelled]!r} is not an ISO date (YYYY-MM-DD)")
