@@ -86,8 +86,9 @@ export class SearchController {
 		if (this.query.trim() !== "") this.scheduled();
 	}
 
+	/** The panel to save; a query typed in private mode is not saved (like private conversations' titles). */
 	snapshot(): SearchPanelState {
-		return { query: this.query, includeArchived: this.options.includeArchived, chips: this.chips };
+		return { query: this.options.private ? "" : this.query, includeArchived: this.options.includeArchived, chips: this.chips };
 	}
 
 	/** Restores a saved panel without searching; the caller decides when to run. Private mode stays as it is. */

@@ -162,6 +162,7 @@ describe("SearchView", () => {
 		[...view.contentEl.querySelectorAll<HTMLElement>(".ora-chip")].find((c) => c.textContent === "engram")?.click();
 		await type(input, "sleep");
 		expect(body(transport, 0)).toMatchObject({ query: "sleep", private: true });
+		privateToggle?.click();
 		expect(workspace.saves).toBeGreaterThan(0);
 		const saved = view.getState();
 		// Someone may be looking at the screen at the next start: private mode is never saved.
@@ -179,6 +180,17 @@ describe("SearchView", () => {
 		expect(toggles(restored.view)[0]?.classList.contains("is-enabled")).toBe(false);
 		expect(body(restored.transport, 0)).toMatchObject({ query: "sleep", private: false });
 		expect(restored.view.getState()).not.toHaveProperty("private");
+	});
+
+	it("does not save a query typed in private mode", async () => {
+		const transport = new ScriptedTransport([json(200, aSearchDocument([aResult()])), json(200, aSearchDocument([aResult()]))]);
+		const { view, input } = await openView(transport);
+		toggles(view)[0]?.click();
+		await type(input, "locker code");
+		expect(view.getState()).toEqual({ query: "", includeArchived: false, chips: { types: [], folders: [], tags: [] } });
+		toggles(view)[0]?.click();
+		await vi.advanceTimersByTimeAsync(100);
+		expect(view.getState()).toMatchObject({ query: "locker code" });
 	});
 
 	it("keeps private mode on while the panel lives when Obsidian sets its state again", async () => {
