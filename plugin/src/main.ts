@@ -24,6 +24,7 @@ import type { ResultCard } from "./search/shape";
 import { SidecarLink } from "./sidecar/link";
 import { StatusModel, type ClickAction } from "./sidecar/status-model";
 import { parseRecord, SidecarSupervisor } from "./sidecar/supervisor";
+import { sameVaultPath } from "./sidecar/vault-path";
 import { baseUrl, mergeSettings, recordPath, serveArgs, serveEnv, tokenPath, type OraSettings } from "./settings";
 import { AdoptModal, undoAdoption } from "./ui/adopt-modal";
 import { ASK_VIEW_TYPE, AskView } from "./ui/ask-view";
@@ -228,7 +229,7 @@ export default class OraVaultPlugin extends Plugin {
 			autoStart: this.settings.autoStart,
 			port: this.settings.port,
 			vault,
-			sameVault: (a, b) => realPath(a) === realPath(b),
+			sameVault: (a, b) => sameVaultPath(realPath(a), realPath(b), process.platform),
 			ownPid: process.pid,
 			spawn: () =>
 				spawn(this.settings.oraCommand, serveArgs(this.settings, vault, process.pid), {
@@ -262,6 +263,9 @@ export default class OraVaultPlugin extends Plugin {
 		}
 		for (const leaf of this.app.workspace.getLeavesOfType(RELATED_VIEW_TYPE)) {
 			if (leaf.view instanceof RelatedView) void leaf.view.sidecarReady();
+		}
+		for (const leaf of this.app.workspace.getLeavesOfType(ASK_VIEW_TYPE)) {
+			if (leaf.view instanceof AskView) void leaf.view.sidecarReady();
 		}
 	}
 

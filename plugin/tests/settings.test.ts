@@ -20,6 +20,12 @@ describe("mergeSettings", () => {
 		expect("oldKey" in merged).toBe(false);
 	});
 
+	it("never carries private mode: one saved by hand or an older version is dropped, and no setting holds it", () => {
+		const merged = mergeSettings({ private: true, privateMode: true, searchPrivate: true });
+		expect(Object.keys(merged).filter((key) => /private/i.test(key))).toEqual([]);
+		expect(Object.keys(DEFAULT_SETTINGS).filter((key) => /private/i.test(key))).toEqual([]);
+	});
+
 	it("rejects a port outside 1–65535, keeping 0 for automatic", () => {
 		expect(mergeSettings({ port: 70000 }).port).toBe(0);
 		expect(mergeSettings({ port: 1.5 }).port).toBe(0);

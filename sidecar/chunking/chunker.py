@@ -44,7 +44,10 @@ BREADCRUMB = " > "
 # embedded text is unchanged). Bump it whenever chunk boundaries or embedded text change.
 # 5: `Tags:` read as tags (a private one is private); an over-long first line is cut, not dropped
 # 6: a note's date is the creation date it states (`created:`, a dated file name) before mtime
-CHUNKER_VERSION = 6
+# 7: `Date Created:` / `Date Modified:` in any capitalisation date a note, as Obsidian reads them
+# 8: a bare CR (classic Mac) ends a line: such a note's frontmatter, tags and privacy are read
+# 9: no tags from HTML comments or inline math; `#private` anywhere (code too) makes a note private
+CHUNKER_VERSION = 9
 _SENTENCE_END = re.compile(r"[.!?。]$")
 
 

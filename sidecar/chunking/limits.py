@@ -17,7 +17,7 @@ from tokenizers import Tokenizer
 
 from sidecar.chunking.chunker import Chunk, chunk_note
 from sidecar.schema import load_json
-from sidecar.vault.note import Note
+from sidecar.vault.note import Note, reading_text
 
 
 @dataclass(frozen=True)
@@ -87,7 +87,7 @@ def too_long(note: Note, max_tokens: int) -> tuple[int, str] | None:
     bounded = chunk_bounded(note, _tokenizer(), max_tokens, limits)
     if bounded.cut is None:
         return None
-    lines = note.text.split("\n")
+    lines = reading_text(note.text).split("\n")
     start = next((n for n in range(bounded.last_line, len(lines)) if lines[n].strip()),
                  bounded.last_line)
     return start + 1, (

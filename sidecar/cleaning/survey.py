@@ -35,6 +35,7 @@ from sidecar.settings import Config
 from sidecar.vault.edit import content_hash
 from sidecar.vault.links import NameIndex
 from sidecar.vault.note import Note, decode_note, parse_note
+from sidecar.vault.properties import property_value
 from sidecar.vault.scan import iter_note_paths, vault_path
 from sidecar.vault.tags import with_ancestors
 from sidecar.vault.vault_settings import (
@@ -102,7 +103,7 @@ def note_kind(note_type: str | None, tags: Iterable[str], limits: Thresholds) ->
 
 def _first_date(frontmatter: dict[str, Any], keys: tuple[str, ...]) -> str | None:
     for key in keys:
-        value = frontmatter.get(key)
+        value = property_value(frontmatter, key)
         if isinstance(value, str | int) and str(value).strip():
             return str(value)
     return None

@@ -17,7 +17,12 @@ from typing import Any
 
 from sidecar.schema import get_schema
 from sidecar.vault.note import Note
-from sidecar.vault.properties import note_aliases, note_description, stated_created
+from sidecar.vault.properties import (
+    note_aliases,
+    note_description,
+    property_value,
+    stated_created,
+)
 from sidecar.vault.vault_settings import VaultSettings, default_vault_settings, effective_type
 
 # Chroma stores a heading path as one string; this joins and splits it.
@@ -115,13 +120,13 @@ def decay_date(frontmatter: Mapping[str, Any], mtime_ns: int, rel: str) -> str:
     file's mtime (UTC), as an ISO timestamp. A plain vault's notes are dated as their owner
     dated them, not by when a sync or a clone last touched the files."""
     created, modified = get_schema().linter_managed_dates
-    found = _iso(frontmatter.get(created))
+    found = _iso(property_value(frontmatter, created))
     if found:
         return found
     stated = stated_created(frontmatter, rel)
     if stated is not None:
         return f"{stated[0]}T00:00:00"
-    return _iso(frontmatter.get(modified)) or mtime_date(mtime_ns)
+    return _iso(property_value(frontmatter, modified)) or mtime_date(mtime_ns)
 
 
 def _scalar(value: Any) -> str | int | float | bool:

@@ -86,6 +86,18 @@ class ChatNotes:
         link = self.store.note_link(namespace, conversation)
         return link.path if link is not None else None
 
+    def moved(self, old_rel: str, new_rel: str) -> bool:
+        """The user moved or renamed a chat note (Obsidian's rename event, through the plugin):
+        its conversation follows it, wherever it went (`sync()` walks only the chats folder, so a
+        note moved out of it would otherwise be forgotten and the next turn start a new one).
+        Whether a conversation's note was `old_rel`."""
+        with self._lock:
+            links = [k for k in self.store.note_links() if k.path == old_rel]
+            for link in links:
+                self.store.link_note(NoteLink(link.namespace, link.conversation, new_rel,
+                                              link.hash))
+        return bool(links)
+
     # ---- writing -----------------------------------------------------------------------------
 
     def append(

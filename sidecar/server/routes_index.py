@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from aiohttp import web
@@ -14,6 +15,7 @@ from sidecar.retrieval.search import SearchOptions
 from sidecar.server.openapi import read_json
 from sidecar.server.paths import note_path, request_path
 from sidecar.server.resources import INDEX, LANE, MODELS
+from sidecar.server.routes_memory import MEMORY
 from sidecar.server.state import CONFIG
 from sidecar.web.searxng import web_tier
 
@@ -34,6 +36,10 @@ def _clean_event(event: dict[str, Any]) -> dict[str, Any]:
 async def events(request: web.Request) -> web.Response:
     body = await read_json(request, "EventsRequest")
     cleaned = [_clean_event(e) for e in body["events"]]
+    notes = request.app[MEMORY].notes
+    for event in cleaned:  # a moved chat note keeps its conversation
+        if event["kind"] == "renamed":
+            await asyncio.to_thread(notes.moved, event["old_path"], event["path"])
     result = await request.app[LANE].apply(cleaned) if cleaned else {
         "accepted": 0, "deduplicated": 0, "queued": False}
     return web.json_response(result)

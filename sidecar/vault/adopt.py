@@ -46,7 +46,7 @@ from sidecar.vault.lint import (
     file_dates,
 )
 from sidecar.vault.note import Note, decode_note, parse_note, split_frontmatter
-from sidecar.vault.properties import stated_created
+from sidecar.vault.properties import property_key, stated_created
 from sidecar.vault.scan import iter_note_paths, vault_path
 from sidecar.vault.tags import frontmatter_tags, property_values, tag_properties
 from sidecar.vault.vault_settings import VaultSettings, is_excluded
@@ -311,9 +311,9 @@ def _dates(read: _Read, vault: Path) -> tuple[dict[str, str], dict[str, str]]:
     file_created, modified = file_dates(vault_path(vault, read.rel))
     created, why = stated_created(fm, read.rel) or (file_created.isoformat(), "file times")
     out, whence = {}, {}
-    if created_key not in fm:
+    if property_key(fm, created_key) is None:
         out[created_key], whence[created_key] = created, why
-    if modified_key not in fm:
+    if property_key(fm, modified_key) is None:
         out[modified_key] = max(modified.isoformat(), created)
         whence[modified_key] = "file times" if out[modified_key] != created else why
     return out, whence

@@ -5,7 +5,9 @@ mutate the mapping, then splices: every top-level key whose rendering did not ch
 original bytes, and only changed or new keys are rendered by ruamel (in the file's own list
 indentation). The body, fences, comments between keys, quoting, key order and line endings are
 left byte for byte. Files are replaced atomically (temp file in the same folder, fsync,
-os.replace, mode kept) and never when they changed since they were read.
+os.replace, mode kept) and never when they changed since they were read; a file with other hard
+links is written in place instead (a rename would detach it from them), its old bytes kept in a
+hidden copy beside it until the new ones are on disk.
 """
 
 from __future__ import annotations
@@ -39,7 +41,14 @@ from sidecar.errors import (
     UnreadableNote,
 )
 from sidecar.vault.links import link_target
-from sidecar.vault.note import FENCE, parse_note, split_frontmatter
+from sidecar.vault.note import (
+    FENCE,
+    has_lone_cr,
+    opens_frontmatter,
+    parse_note,
+    split_frontmatter,
+)
+from sidecar.vault.properties import property_key
 from sidecar.vault.scan import normalise_rel, vault_path
 from sidecar.vault.tags import clean_tag, tag_properties, tag_words
 
@@ -58,8 +67,9 @@ def content_hash(data: bytes) -> str:
 
 
 def set_value(cm: CommentedMap, key: str, value: Any) -> None:
-    """Set a top-level property (new keys go after the existing ones)."""
-    cm[key] = value
+    """Set a top-level property in place under the note's own spelling of its name (`Date
+    Created` for `date created`, as Obsidian reads it); a new key goes after the existing ones."""
+    cm[property_key(cm, key) or key] = value
 
 
 def _holds_tag(items: list[Any], tag: str) -> bool:
@@ -203,6 +213,8 @@ def _render(y: YAML, cm: CommentedMap, key: Any) -> str:
 
 
 def _newline(text: str) -> str:
+    if "\n" not in text and "\r" in text:
+        return "\r"  # classic Mac line ends
     end = text.find("\n")
     return "\r\n" if end > 0 and text[end - 1] == "\r" else "\n"
 
@@ -258,12 +270,26 @@ def _has_anchors(y: YAML, yaml_text: str) -> bool:
                for event in y.parse(yaml_text))
 
 
+def _refuse_mixed_line_ends(text: str) -> None:
+    """InvalidFrontmatter when a bare `\r` line end sits in or before the frontmatter of a note
+    that also has `\n` ones: the reader splits lines there, the splice cannot keep those bytes."""
+    block = split_frontmatter(text)
+    if has_lone_cr(text[: len(text) - len(block.body)] if block else text.split("\n", 1)[0]):
+        raise InvalidFrontmatter(
+            "the frontmatter mixes classic Mac line ends (a bare CR) with others, so Ora cannot "
+            "edit it and keep every other byte; re-save the note with one kind of line end")
+
+
 def rewrite_frontmatter(text: str, mutate: Mutation) -> str:
     """`text` with its frontmatter mutated; every byte outside the changed keys is kept."""
+    if has_lone_cr(text):
+        if "\n" not in text:  # classic Mac line ends throughout: edit as `\n`, put each back
+            return rewrite_frontmatter(text.replace("\r", "\n"), mutate).replace("\n", "\r")
+        _refuse_mixed_line_ends(text)
     nl = _newline(text)
     block = split_frontmatter(text)
     if block is None:
-        if text.lstrip("\ufeff").split("\n", 1)[0].rstrip() == FENCE:
+        if opens_frontmatter(text):
             raise InvalidFrontmatter("frontmatter opened on line 1 is never closed; fix it first")
         cm = CommentedMap()
         mutate(cm)
@@ -312,7 +338,7 @@ def rewrite_frontmatter(text: str, mutate: Mutation) -> str:
     head = text[: len(text) - len(block.body)]
     opening_end = head.index("\n") + 1
     closing = head[opening_end + len(block.yaml_text) :]
-    result = head[:opening_end] + new_yaml + closing + block.body
+    result = head[:opening_end] + new_yaml + closing + text[len(head) :]  # the body as it is
     if new_yaml != block.yaml_text:
         _check_reads_back(y, new_yaml, cm, text, result)
     return result
@@ -470,8 +496,48 @@ def _copy_xattrs(src: Path, dst: Path) -> None:
                 os.setxattr(dst, name, os.getxattr(src, name))
 
 
+def _overwrite(fd: int, data: bytes) -> None:
+    """The file open at `fd` holds exactly `data`, on disk (unbuffered: a failed write leaves
+    nothing pending to be flushed over a restore)."""
+    view, pos = memoryview(data), 0
+    while pos < len(data):
+        pos += os.pwrite(fd, view[pos:], pos)
+    os.ftruncate(fd, len(data))
+    os.fsync(fd)
+
+
+def _write_in_place(path: Path, data: bytes, read_hash: str, name: str) -> None:
+    """Overwrite `path`'s own inode with `data` if it still hashes `read_hash`: for a note with
+    other hard links (st_nlink > 1), which a rename would split from them (the other names kept
+    the old text). Its old bytes first go to a hidden copy beside it, flushed to disk, so a crash
+    mid-write leaves them recoverable; a failed write puts them back. Mode and extended
+    attributes stay, being the inode's. The check and the write share one open file, so only a
+    save landing in between (microseconds) could be overwritten."""
+    try:
+        fd = os.open(path, os.O_RDWR)  # no truncation until the new bytes are written
+    except FileNotFoundError as exc:
+        raise Conflict(f"{name} was removed while it was being edited") from exc
+    with os.fdopen(fd, "r+b", buffering=0) as handle:
+        old = handle.read()
+        if content_hash(old) != read_hash:
+            raise Conflict(f"{name} changed while it was being edited; try again")
+        backup = _temp_copy(path, old, 0o600)
+        try:
+            _overwrite(fd, data)
+        except BaseException:
+            try:
+                _overwrite(fd, old)
+            except OSError as exc:  # the copy is all that is left of the old text
+                raise NoteNotWritable(f"{name} could not be written ({exc.strerror}); its "
+                                      f"old text is in {backup.name} beside it") from exc
+            backup.unlink()
+            raise
+        backup.unlink()
+
+
 def atomic_write(path: Path, data: bytes, read_hash: str, rel: str | None = None) -> None:
-    """Replace `path` with `data` atomically, keeping its mode, if it still hashes `read_hash`.
+    """Replace `path` with `data` atomically, keeping its mode, if it still hashes `read_hash`;
+    a file with other hard links is written in place (`_write_in_place`) so they stay one file.
 
     Conflict when it does not: the write is checked against the exact bytes it was planned
     from, never against a later read. NoteNotWritable (naming `rel`) when the file is
@@ -479,6 +545,12 @@ def atomic_write(path: Path, data: bytes, read_hash: str, rel: str | None = None
     """
     name = rel or path.name
     _check_writable(path, name)
+    if path.stat().st_nlink > 1:
+        try:
+            _write_in_place(path, data, read_hash, name)
+        except PermissionError as exc:  # immutable, or a folder the backup cannot go in
+            raise _not_writable(name, exc) from exc
+        return
     try:
         tmp = _temp_copy(path, data, stat.S_IMODE(path.stat().st_mode))
     except PermissionError as exc:  # a folder that cannot be written

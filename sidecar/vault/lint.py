@@ -37,7 +37,7 @@ from sidecar.vault.note import (
     read_note,
     split_frontmatter,
 )
-from sidecar.vault.properties import stated_created, vault_aliases
+from sidecar.vault.properties import property_value, stated_created, vault_aliases
 from sidecar.vault.scan import iter_note_paths, undecodable_names, vault_path
 from sidecar.vault.vault_settings import (
     VaultSettings,
@@ -277,7 +277,8 @@ def fix_dates(vault: str | Path, rel: str, max_bytes: int = DEFAULT_MAX_BYTES) -
         created, modified = stated[0], max(modified, stated[0])
     values = dict(zip(managed, (dt.date.fromisoformat(created), dt.date.fromisoformat(modified)),
                       strict=True))
-    todo = {k: v for k, v in values.items() if not is_iso_date(note.frontmatter.get(k))}
+    todo = {k: v for k, v in values.items()
+            if not is_iso_date(property_value(note.frontmatter, k))}
     if not todo:
         return False
 

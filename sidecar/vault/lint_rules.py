@@ -21,6 +21,7 @@ from jsonschema import Draft202012Validator, FormatChecker, ValidationError
 from sidecar.schema import get_schema
 from sidecar.vault.links import NameIndex, link_target, parse_wikilink
 from sidecar.vault.note import Note
+from sidecar.vault.properties import property_key
 from sidecar.vault.tags import (
     frontmatter_tags,
     inline_tags_with_lines,
@@ -251,5 +252,9 @@ def check_placement(note: Note, emit: Emit) -> None:
                  f"cluster only affects {', '.join(sorted(schema.decay_types))} notes, "
                  f"this note is {note_type}")
     for key in schema.linter_managed_dates:
-        if key not in fm:
+        spelled = property_key(fm, key)
+        if spelled is None:
             emit(1, "date-missing", f"missing `{key}`; `ora lint --fix` fills it from the file")
+        elif spelled != key and not is_iso_date(fm[spelled]):  # the schema names `key` only
+            emit(note.line_of(spelled), "date-invalid",
+                 f"{spelled}: {fm[spelled]!r} is not an ISO date (YYYY-MM-DD)")

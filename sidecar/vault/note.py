@@ -5,12 +5,14 @@ at the next `---` line. python-frontmatter's own splitter is looser (it accepts 
 blank lines after the fence, which shifts line numbers), so we split here and parse the block
 with the YAML loader python-frontmatter's YAML handler uses (libyaml's CSafeLoader when present).
 Composing the node tree first gives every key's line; constructing from it gives the values.
+A lone `\r` (classic Mac line ends) is read as a line end, as Obsidian's editor reads it.
 """
 
 from __future__ import annotations
 
 import base64
 import datetime as dt
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
@@ -22,12 +24,13 @@ from frontmatter.default_handlers import SafeLoader as _HandlerLoader
 
 from sidecar.errors import UnreadableNote
 from sidecar.vault.scan import vault_path
-from sidecar.vault.tags import note_tags, property_values, with_ancestors
+from sidecar.vault.tags import mentions_private, note_tags, property_values, with_ancestors
 
 FENCE = "---"
 # Aliases can make a few lines of YAML expand into billions of values ("billion laughs");
 # past this many values the frontmatter is reported instead of materialised.
 _MAX_VALUES = 20_000
+_LONE_CR = re.compile(r"\r(?!\n)")
 UNCLOSED = "frontmatter opened with '---' on line 1 is never closed"
 NOT_MAPPING = "frontmatter must be a mapping of properties"
 
@@ -104,8 +107,10 @@ class Note:
     def is_private(self) -> bool:
         # Fail closed: frontmatter that does not parse may be hiding a private tag, so the note
         # counts as private until it parses again. The tag is Ora's way, but a `private: true`
-        # property (Obsidian users' own habit) says the same and must not be ignored.
+        # property (Obsidian users' own habit) says the same and must not be ignored. A
+        # `#private` that Obsidian does not read as a tag (in code, math, a comment) still counts.
         return (self.yaml_error is not None or self.has_tag("private")
+                or mentions_private(self.body)
                 or any(v is True or (isinstance(v, str) and v.strip().casefold() == "true")
                        for v in property_values(self.frontmatter, ("private",))))
 
@@ -135,8 +140,22 @@ def string_list(value: Any) -> tuple[str, ...]:
     return ()
 
 
+def has_lone_cr(text: str) -> bool:
+    """True when a line of `text` ends with a bare `\r` (classic Mac), not `\n` or `\r\n`."""
+    return _LONE_CR.search(text) is not None
+
+
+def reading_text(text: str) -> str:
+    """`text` with each bare `\r` line end read as `\n`. Same length, same line count: every
+    offset and line number in it is the file's (a CR-only note's frontmatter was not found, so
+    its tags, `private` among them, were missed)."""
+    return _LONE_CR.sub("\n", text) if "\r" in text else text
+
+
 def split_frontmatter(text: str) -> Block | None:
-    """The frontmatter block of `text`, or None when line 1 is not `---` or it never closes."""
+    """The frontmatter block of `text`, or None when line 1 is not `---` or it never closes.
+    Its YAML and body are `reading_text`'s: bare `\r` line ends become `\n`."""
+    text = reading_text(text)
     start = 1 if text.startswith("\ufeff") else 0
     first_end = text.find("\n", start)
     if first_end < 0 or text[start:first_end].rstrip() != FENCE:
@@ -160,8 +179,9 @@ def split_frontmatter(text: str) -> Block | None:
     return None
 
 
-def _opens_frontmatter(text: str) -> bool:
-    first = text.lstrip("\ufeff").split("\n", 1)[0]
+def opens_frontmatter(text: str) -> bool:
+    """True when line 1 is the `---` fence (closed or not)."""
+    first = reading_text(text).lstrip("\ufeff").split("\n", 1)[0]
     return first.rstrip() == FENCE
 
 
@@ -245,9 +265,9 @@ def parse_note(text: str, path: str) -> Note:
     block = split_frontmatter(text)
     if block is None:
         error = None
-        if _opens_frontmatter(text):
+        if opens_frontmatter(text):
             error = (UNCLOSED, 1)
-        return Note(path, text, {}, {}, text, 1, error)
+        return Note(path, text, {}, {}, reading_text(text), 1, error)
     frontmatter, key_lines, error = _parse_block(block)
     return Note(path, text, frontmatter, key_lines, block.body, block.body_line, error)
 

@@ -1,5 +1,6 @@
 """Obsidian's everyday properties that Ora reads (`schema/obsidian_properties.json`): a note's
-other names (`aliases`) and its searchable summary (`description`)."""
+other names (`aliases`) and its searchable summary (`description`); and finding a property under
+the user's own capitalisation (`Date Created:` is `date created`)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,23 @@ from sidecar.vault.tags import property_values
 @cache
 def _properties() -> dict[str, Any]:
     return dict(load_json("obsidian_properties.json"))
+
+
+def property_key(frontmatter: Mapping[Any, Any], name: str) -> str | None:
+    """The key that holds property `name` as the note spells it, or None. Obsidian treats
+    property names case-insensitively (`Date Created`, `DATE CREATED` are `date created`), so
+    reading one spelling only missed the user's value and `--fix` added a second key beside it.
+    The exact spelling wins when a note has several."""
+    if name in frontmatter:
+        return name
+    folded = name.casefold()
+    return next((k for k in frontmatter if isinstance(k, str) and k.casefold() == folded), None)
+
+
+def property_value(frontmatter: Mapping[Any, Any], name: str) -> Any:
+    """The value of property `name` under any capitalisation (`property_key`), else None."""
+    key = property_key(frontmatter, name)
+    return None if key is None else frontmatter[key]
 
 
 def _strings(value: Any) -> list[str]:
@@ -82,7 +100,7 @@ def stated_created(frontmatter: Mapping[str, Any], rel: str) -> tuple[str, str] 
     `created` property (schema/adopt.json `created_properties`), else a date in its file name
     (a daily note). File times are no such statement: a copy, a clone or a sync resets them."""
     for key in load_json("adopt.json")["created_properties"]:
-        day = _iso_day(frontmatter.get(key))
+        day = _iso_day(property_value(frontmatter, key))
         if day is not None:
             return day, "the note's `created` property"
     named = _NAME_DATE.search(PurePosixPath(rel).stem)

@@ -5,7 +5,9 @@ as `a`.
 Frontmatter values may be a list or one string, comma- or space-separated, with or without `#`.
 Inline tags follow Obsidian's syntax: `#` at the start of a line or after whitespace, then letters,
 digits, `_`, `-` and `/`, not all digits. They are not read inside fenced code, inline code,
-`$$` math, `%%comments%%`, wikilinks, link targets or URLs; a heading's `# ` is not a tag.
+`$math$` and `$$math$$`, `%%comments%%`, `<!-- HTML comments -->`, wikilinks, link targets or
+URLs; a heading's `# ` is not a tag. Privacy is stricter than Obsidian's tags:
+`mentions_private` finds `#private` anywhere in the body, those hidden places included.
 """
 
 from __future__ import annotations
@@ -24,7 +26,10 @@ _CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
 _WIKILINK = re.compile(r"!?\[\[[^\]]*\]\]")
 _LINK_TARGET = re.compile(r"\]\([^)]*\)")
 _URL = re.compile(r"\b[a-z][a-z0-9+.-]*://\S+", re.IGNORECASE)
-_COMMENT = re.compile(r"%%.*?%%")
+_COMMENTS = {"%%": re.compile(r"%%.*?%%"), "<!--": re.compile(r"<!--.*?-->")}
+_COMMENT_END = {"%%": "%%", "<!--": "-->"}
+_INLINE_MATH = re.compile(r"\$\$.+?\$\$|(?<![\\$])\$(?=[^\s$])(?:[^$\\]|\\.)*?(?<=[^\s\\])\$(?!\d)")
+_PRIVATE_ANYWHERE = re.compile(r"(?<![\w#])#private(?![\w-])", re.IGNORECASE)
 
 
 @cache
@@ -69,11 +74,24 @@ def _opens_math(stripped: str) -> bool:
     return stripped.startswith("$$") and (stripped == "$$" or not stripped[2:].endswith("$$"))
 
 
+def _blank_comments(line: str) -> tuple[str, str | None]:
+    """`line` with its comments blanked, and the opener of a comment it leaves open (which
+    runs on to a later line), if any."""
+    for pattern in _COMMENTS.values():
+        line = pattern.sub(" ", line)
+    starts = {opener: line.find(opener) for opener in _COMMENTS if opener in line}
+    if not starts:
+        return line, None
+    first = min(starts, key=starts.__getitem__)
+    return line[: starts[first]], first
+
+
 def _prose_lines(body: str) -> Iterator[tuple[int, str]]:
     """(0-based line, text) of the body's lines outside code fences, math blocks and block
-    comments, with inline code, comments, wikilinks, link targets and URLs blanked out."""
+    comments, with inline code, math, comments, wikilinks, link targets and URLs blanked out."""
     fence: str | None = None
-    math = comment = False
+    math = False
+    comment: str | None = None  # the opener of the comment a line left open
     for n, line in enumerate(body.split("\n")):
         stripped = line.strip()
         if fence is not None:
@@ -82,10 +100,11 @@ def _prose_lines(body: str) -> Iterator[tuple[int, str]]:
         if math:
             math = not stripped.endswith("$$")
             continue
-        if comment:
-            if "%%" not in line:
+        if comment is not None:
+            end = _COMMENT_END[comment]
+            if end not in line:
                 continue
-            line, comment = line.split("%%", 1)[1], False
+            line, comment = line.split(end, 1)[1], None
         else:
             opened = _FENCE.match(line)
             if opened:
@@ -94,10 +113,9 @@ def _prose_lines(body: str) -> Iterator[tuple[int, str]]:
             if _opens_math(stripped):
                 math = True
                 continue
-        text = _COMMENT.sub(" ", line)
-        if "%%" in text:  # a comment opened here runs on to a later line
-            text, comment = text.split("%%", 1)[0], True
-        for pattern in (_CODE_SPAN, _WIKILINK, _LINK_TARGET, _URL):
+        text = _CODE_SPAN.sub(" ", line)  # a comment mark inside code is code
+        text, comment = _blank_comments(text)
+        for pattern in (_INLINE_MATH, _WIKILINK, _LINK_TARGET, _URL):
             text = pattern.sub(" ", text)
         yield n, text
 
@@ -111,6 +129,13 @@ def inline_tags_with_lines(body: str) -> list[tuple[str, int]]:
             if tag and not tag.replace("/", "").isdigit():
                 found.append((tag, n))
     return found
+
+
+def mentions_private(body: str) -> bool:
+    """True when `#private` (or `#private/…`) appears anywhere in the body, in code, math and
+    comments too. Obsidian does not read tags there, but a user who wrote it may mean it: a
+    note counts as private on it (fail safe), while its tags and filters follow Obsidian."""
+    return _PRIVATE_ANYWHERE.search(body) is not None
 
 
 def note_tags(frontmatter: Mapping[str, Any], body: str) -> tuple[str, ...]:

@@ -74,3 +74,24 @@ async def test_the_ask_and_conversation_routes(
     assert status == 404 and err["error"]["code"] == "not_found"
     status, err = await api.call("POST", "/v1/ask", {"question": "", "k": 0})
     assert status == 400 and err["error"]["code"] == "bad_request"
+
+
+async def test_a_chat_note_renamed_out_of_the_chats_folder_keeps_its_conversation(
+    tmp_path: Path, vault: Path, llm: Any, app_client: Callable[[Config], Awaitable[AppClient]],
+) -> None:
+    api = await app_client(settings(tmp_path, llm_url=llm.url))
+    await api.reconciled()
+    llm.reply = lambda body: "Wild yeast [1]."
+    status, doc = await api.call("POST", "/v1/ask", {"question": QUESTION, "conversation": "m-1"})
+    note = doc["conversation_note"]
+    (vault / "Projects").mkdir()
+    (vault / note).rename(vault / "Projects" / "Bread.md")
+    status, _ = await api.call("POST", "/v1/events", {"events": [
+        {"kind": "renamed", "path": "Projects/Bread.md", "old_path": note}]})
+    assert status == 200
+    status, doc = await api.call("POST", "/v1/ask", {"question": "How often do I feed it?",
+                                                     "conversation": "m-1"})
+    assert status == 200 and doc["conversation_note"] == "Projects/Bread.md"
+    assert not (vault / note).exists()
+    assert "How often do I feed it?" in (vault / "Projects" / "Bread.md").read_text("utf-8")
+    assert {"role": "user", "content": QUESTION} in llm.requests[-1]["messages"]

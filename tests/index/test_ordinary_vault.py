@@ -141,6 +141,23 @@ def test_string_legacy_and_inline_status_tags_filter_search(
     assert sorted(_paths(everything)) == ["a.md", "b.md", "c.md", "d.md"]
 
 
+def test_a_classic_mac_note_tagged_private_never_appears_in_a_public_search(
+    tmp_path: Path, open_idx: OpenIndex, embedder: Embedder
+) -> None:
+    """A note whose lines end with a bare CR (classic Mac) had its frontmatter unread, so its
+    `tags: [private]` was missed and it was searchable as public."""
+    notes = {
+        "mac.md": "---\rtags: [private]\r---\rOkapi calves hide in the forest.\r",
+        "inline.md": "Okapi tongues reach their ears.\r#private\r",
+        "open.md": "Okapi are related to giraffes.\n",
+    }
+    index = open_idx(_vault(tmp_path, notes))
+    index.reconcile()
+    assert _paths(_search(index, embedder, "okapi", k=10)) == ["open.md"]
+    everything = _search(index, embedder, "okapi", k=10, private=True)
+    assert sorted(_paths(everything)) == ["inline.md", "mac.md", "open.md"]
+
+
 def test_ora_and_obsidian_exclusions_keep_notes_out_and_take_them_out_later(
     tmp_path: Path, open_idx: OpenIndex, embedder: Embedder
 ) -> None:

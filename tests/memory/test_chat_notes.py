@@ -132,6 +132,26 @@ def test_deleting_the_note_forgets_the_conversation(open_memory: Callable[..., A
     assert [t.content for t in memory.turns()] == ["A new start."]
 
 
+def test_a_note_moved_out_of_the_chats_folder_keeps_its_conversation(
+    open_memory: Callable[..., Any],
+) -> None:
+    opened = open_memory()
+    _say(opened.memory(), CHAT[:2])
+    moved = opened.config.vault / "Projects" / "Bread chat.md"
+    moved.parent.mkdir()
+    (opened.config.vault / NOTE).rename(moved)
+    notes = _notes(opened)
+    assert notes.moved(NOTE, "Projects/Bread chat.md")
+    assert not notes.moved("Elsewhere/Other.md", "Elsewhere/Other 2.md")
+    assert notes.sync().dropped == []
+    memory = opened.memory()
+    memory.remember("user", CHAT[2][1])
+    assert memory.note_path == "Projects/Bread chat.md"
+    assert not (opened.config.vault / NOTE).exists()
+    assert CHAT[2][1] in moved.read_text(encoding="utf-8")
+    assert [t.content for t in memory.turns()] == [c for _, c in CHAT[:3]]
+
+
 def test_a_private_turn_makes_the_note_private_and_comes_back_private(
     open_memory: Callable[..., Any],
 ) -> None:

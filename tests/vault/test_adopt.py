@@ -211,6 +211,7 @@ def test_dates_come_from_a_created_property_or_the_file_name_else_the_file(
         "Clip.md": "---\ncreated: 2026-08-03T10:00\n---\nClipped.\n",
         "Plain.md": "Text.\n",
         "Dated.md": "---\ndate created: 2020-01-01\n---\nKeeps its own.\n",
+        "Capital.md": "---\nDate Created: 2020-01-01\nDATE MODIFIED: 2020-01-02\n---\nSame.\n",
     })
     os.utime(vault / "Plain.md", (1_700_000_000, 1_700_000_000))
     plan = _by_path(plan_adoption(vault))
@@ -218,6 +219,8 @@ def test_dates_come_from_a_created_property_or_the_file_name_else_the_file(
     assert plan["Clip.md"]["date created"] == "2026-08-03"
     assert plan["Plain.md"]["date modified"] == "2023-11-14"
     assert "date created" not in plan["Dated.md"]
+    # Obsidian's property names are case-insensitive: no second date beside `Date Created`
+    assert "date created" not in plan["Capital.md"] and "date modified" not in plan["Capital.md"]
 
 
 def test_each_date_says_where_it_came_from(tmp_path: Path) -> None:

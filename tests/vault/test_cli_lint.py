@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -74,6 +75,21 @@ def test_fix_fills_dates_then_lints_again(
     assert json.loads(captured.out) == {"diagnostics": []}
     assert "filled dates in NoDates.md" in captured.err
     assert "date created: " in (vault / "NoDates.md").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("spelling", ["Date Created", "DATE CREATED", "Date created"])
+def test_fix_updates_a_capitalised_date_in_place_instead_of_adding_a_second(
+    vault: Path, write: Write, spelling: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Obsidian reads `Date Created:` as `date created`; `--fix` added a second `date created`
+    (today's) beside the user's own date, a duplicate with a different value."""
+    text = f"---\nnexus: []\ntype: engram\ntags: []\n{spelling}: 2021-03-04\n---\nbody\n"
+    write("Dated.md", text)
+    os.utime(vault / "Dated.md", (1_700_000_000, 1_700_000_000))  # 2023-11-14
+    assert main(["lint", str(vault), "--fix", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == {"diagnostics": []}
+    expected = text.replace("---\nbody", "date modified: 2023-11-14\n---\nbody")
+    assert (vault / "Dated.md").read_bytes() == expected.encode()
 
 
 def test_a_missing_target_is_a_clear_error(tmp_path: Path,

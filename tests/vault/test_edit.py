@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import resource
+import signal
 import stat
 from collections.abc import Callable
 from pathlib import Path
@@ -155,6 +157,72 @@ def test_an_edit_keeps_the_notes_extended_attributes(vault: Path) -> None:
     assert "archived" in path.read_text(encoding="utf-8")
     assert os.getxattr(path, "user.xdg.tags") == b"work,later"
     assert os.getxattr(path, "user.xdg.comment") == b"from the old laptop"
+
+
+def test_a_classic_mac_note_is_edited_in_its_own_line_ends(vault: Path) -> None:
+    """Lines ending with a bare `\r`: the edit keeps every other byte and writes its new lines
+    with `\r` too (this note's frontmatter was not even found before)."""
+    text = "---\rtype: web  # mine\rtags: [a]\r---\r# Body\r\rkept\r"
+    path = vault / "Mac.md"
+    path.write_bytes(text.encode())
+    edit_frontmatter(vault, "Mac.md", lambda cm: set_value(cm, "date created",
+                                                            dt.date(2024, 1, 2)))
+    assert path.read_bytes() == text.replace(
+        "[a]\r", "[a]\rdate created: 2024-01-02\r").encode()
+
+
+@pytest.mark.parametrize("text", [
+    "---\rtype: web\r---\nbody\n",  # bare CRs in the frontmatter, LF after
+    "---\ntype: web\rtags: [a]\n---\nbody\n",
+])
+def test_a_frontmatter_mixing_bare_cr_with_other_line_ends_is_refused(
+    vault: Path, text: str
+) -> None:
+    path = vault / "Mixed.md"
+    path.write_bytes(text.encode())
+    with pytest.raises(InvalidFrontmatter, match="line end"):
+        edit_frontmatter(vault, "Mixed.md", lambda cm: add_tag(cm, "x"))
+    assert path.read_bytes() == text.encode()
+
+
+def test_bare_crs_in_the_body_alone_do_not_stop_an_edit() -> None:
+    text = "---\ntags: [a]\n---\nold\rmac\rlines\n"
+    assert rewrite_frontmatter(text, lambda cm: add_tag(cm, "b")) == text.replace("a]", "a, b]")
+
+
+def test_an_edit_keeps_a_hard_linked_note_one_file(vault: Path, tmp_path: Path) -> None:
+    """A note with a second name (a hard link, e.g. the same note in two vaults) was replaced by
+    a new file under one name: the other name kept the old text, silently split off."""
+    path = vault / "Engrams" / "Good.md"
+    other = tmp_path / "Good elsewhere.md"
+    os.link(path, other)
+    os.chmod(path, 0o640)
+    edit_frontmatter(vault, "Engrams/Good.md", lambda cm: add_tag(cm, "archived"))
+    assert "archived" in other.read_text(encoding="utf-8")
+    assert os.path.samefile(path, other) and path.stat().st_nlink == 2
+    assert stat.S_IMODE(path.stat().st_mode) == 0o640
+    assert sorted(p.name for p in path.parent.iterdir()) == ["Good.md"]  # no copy left
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGXFSZ"), reason="needs RLIMIT_FSIZE (POSIX)")
+def test_a_failed_in_place_write_puts_the_old_bytes_back(vault: Path, tmp_path: Path) -> None:
+    """The in-place write of a hard-linked note fails halfway (here: the file-size limit, as a
+    full disk would): the note keeps its old bytes under both names, and no copy is left."""
+    path = vault / "Engrams" / "Good.md"
+    os.link(path, tmp_path / "Good elsewhere.md")
+    before = path.read_bytes()
+    limits = resource.getrlimit(resource.RLIMIT_FSIZE)
+    previous = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # EFBIG instead of a kill
+    resource.setrlimit(resource.RLIMIT_FSIZE, (len(before) + 10, limits[1]))
+    try:
+        with pytest.raises(OSError):
+            edit_frontmatter(vault, "Engrams/Good.md",
+                             lambda cm: set_value(cm, "description", "x" * 200))
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, limits)
+        signal.signal(signal.SIGXFSZ, previous)
+    assert path.read_bytes() == before == (tmp_path / "Good elsewhere.md").read_bytes()
+    assert sorted(p.name for p in path.parent.iterdir()) == ["Good.md"]
 
 
 def test_an_edit_that_changes_nothing_does_not_touch_the_file(vault: Path) -> None:

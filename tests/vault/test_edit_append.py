@@ -40,17 +40,22 @@ def test_a_created_note_gets_the_mode_the_users_umask_gives_new_files(
     assert stat.S_IMODE((tmp_path / "Chats/Ora/a.md").stat().st_mode) == 0o666 & ~umask
 
 
-def test_append_keeps_every_byte_and_the_line_endings(tmp_path: Path) -> None:
+@pytest.mark.parametrize("newline", ["\r\n", "\r"])
+def test_append_keeps_every_byte_and_the_line_endings(tmp_path: Path, newline: str) -> None:
+    """CRLF, and classic Mac's bare CR (which got `\n` lines appended, and its frontmatter
+    unread)."""
+    text = CRLF.replace("\r\n", newline)
     path = tmp_path / "t.md"
-    path.write_bytes(CRLF.encode())
+    path.write_bytes(text.encode())
 
     def private(cm: CommentedMap) -> None:
         add_tag(cm, "private")
 
     read, new = append_to_note(tmp_path, "t.md", "## You\n\nhello\n", private)
     data = path.read_bytes()
-    assert read == content_hash(CRLF.encode()) and new == content_hash(data)
-    assert data.decode() == CRLF.replace("[a]", "[a, private]") + "\r\n## You\r\n\r\nhello\r\n"
+    assert read == content_hash(text.encode()) and new == content_hash(data)
+    expected = CRLF.replace("[a]", "[a, private]") + "\r\n## You\r\n\r\nhello\r\n"
+    assert data.decode() == expected.replace("\r\n", newline)
 
 
 def test_append_refuses_a_note_that_changed(tmp_path: Path) -> None:

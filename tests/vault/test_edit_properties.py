@@ -53,8 +53,11 @@ def document(draw: st.DrawFn) -> tuple[str, list[str], dict[str, tuple[int, int]
         lines.append(f"{key}:{value[0]}")
         lines.extend(value[1:])
         spans[key] = (start, len(lines))
-    lines += ["---", "# Body", "", draw(st.text(max_size=40).map(lambda t: t.replace("\r", "")))]
-    newline = draw(st.sampled_from(["\n", "\r\n"]))
+    newline = draw(st.sampled_from(["\n", "\r\n", "\r"]))  # "\r": classic Mac line ends
+    body = draw(st.text(max_size=40).map(lambda t: t.replace("\r", "")))
+    if newline == "\r":  # a `\n` would make the frontmatter's bare CRs mixed (refused)
+        body = body.replace("\n", "\r")
+    lines += ["---", "# Body", "", body]
     return newline.join(lines) + newline, keys, spans
 
 

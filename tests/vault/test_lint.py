@@ -183,6 +183,14 @@ def test_fix_dates_takes_the_creation_date_a_note_states(
     assert f"date created: {created}\n" in new and "date modified: 2023-11-14\n" in new
 
 
+def test_a_capitalised_date_is_not_missing(ctx: LintContext) -> None:
+    dates = "Date Created: 2024-01-02\nDATE MODIFIED: 2024-01-02\n"
+    assert [d.code for d in lint_text(fm(dates=dates), "n.md", ctx)] == []
+    dates = "Date Created: 2024-01-02\nDate Modified: soon\n"
+    found = lint_text(fm(dates=dates), "n.md", ctx)
+    assert [(d.code, d.line) for d in found] == [("date-invalid", 6)]
+
+
 @pytest.mark.parametrize("text", ["# body only\n", "---\nbad: [\n---\n"])
 def test_fix_dates_leaves_notes_that_need_a_person(vault: Path, write: Write, text: str) -> None:
     rel = write("Leave.md", text)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from sidecar.errors import UnreadableNote
-from sidecar.vault.note import parse_note, read_note, split_frontmatter
+from sidecar.vault.note import UNCLOSED, parse_note, read_note, split_frontmatter
 
 from .conftest import GOOD_NOTE
 
@@ -105,6 +105,18 @@ def test_empty_frontmatter_and_byte_order_mark_and_crlf() -> None:
     assert note.frontmatter == {"type": "web"}
     assert note.key_lines == {"type": 2}
     assert (note.body, note.body_line) == ("body\r\n", 4)
+
+
+def test_classic_mac_line_ends_are_read_like_the_others() -> None:
+    """A bare `\r` ends a line, as in Obsidian's editor: the frontmatter (and a private tag in
+    it) was not found before, and the body was one line."""
+    note = parse_note("---\rtype: web\rtags: [private]\r---\r# Title\r\rtext #idea\r", "n.md")
+    assert note.frontmatter == {"type": "web", "tags": ["private"]}
+    assert note.key_lines == {"type": 2, "tags": 3}
+    assert (note.body, note.body_line) == ("# Title\n\ntext #idea\n", 5)
+    assert note.is_private and note.tags == ("private", "idea")
+    assert note.text.count("\r") == 7  # the note's own bytes are kept
+    assert parse_note("---\rtype: web\r", "n.md").yaml_error == (UNCLOSED, 1)
 
 
 def test_frontmatter_at_end_of_file_without_newline() -> None:

@@ -116,6 +116,48 @@ def test_a_tag_in_code_is_not_a_tag(tag: str) -> None:
     assert note.tags == ()
 
 
+@pytest.mark.parametrize("body", [
+    "<!-- #hidden --> but #kept\n",
+    "before <!-- opens\n#hidden\nstill #hidden --> then #kept\n",
+    "%% #hidden %% but #kept\n",
+    "%%\n#hidden\n%%\n#kept\n",
+    "inline `#hidden` code, #kept\n",
+    "```\n#hidden\n```\n#kept\n",
+    "~~~md\n#hidden\n~~~\n#kept\n",
+    "math $x = #hidden$ and #kept\n",
+    "math $$ #hidden $$ on one line, #kept\n",
+    "$$\n#hidden\n$$\n#kept\n",
+    "prices $5 and #kept $10\n",  # two dollars are not math: the tag between them counts
+    "`<!--` in code opens no comment #kept\n",
+])
+def test_tags_obsidian_does_not_read_are_not_tags(body: str) -> None:
+    """HTML comments, inline math and `$$…$$` on one line were read as tags (Obsidian reads
+    none of them); comments, code and math blocks each keep theirs out."""
+    assert [t for t, _ in inline_tags_with_lines(body)] == ["kept"]
+
+
+@pytest.mark.parametrize("body", [
+    "```\n#private\n```\n",
+    "and `#private` inline\n",
+    "<!-- #private -->\n",
+    "%% #private/health %%\n",
+    "$x = #PRIVATE$\n",
+])
+def test_a_private_tag_obsidian_does_not_read_still_makes_the_note_private(body: str) -> None:
+    """Fail safe: its tags follow Obsidian (no `private`), but a note that says `#private`
+    anywhere is kept out of non-private results."""
+    note = parse_note(f"---\ntags: [work]\n---\n{body}", "n.md")
+    assert note.tags == ("work",) and not note.has_tag("private")
+    assert note.is_private
+    assert not is_admissible("resource", note.tags, note.is_private, private_mode=False,
+                             include_archived=False)
+
+
+@pytest.mark.parametrize("body", ["#privateer\n", "#private-notes\n", "a#private\n", "private\n"])
+def test_only_the_private_tag_itself_makes_a_note_private(body: str) -> None:
+    assert not parse_note(body, "n.md").is_private
+
+
 TYPED = ("---\nnexus: []\ntype: engram\n{fm}date created: 2024-01-01\n"
          "date modified: 2024-01-01\n---\n{body}")
 

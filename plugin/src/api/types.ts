@@ -115,6 +115,8 @@ export interface AskDocument {
 	generator: string;
 	generator_reason?: string;
 	conversation?: string | null;
+	/** The conversation's chat note, vault-relative (with a conversation). */
+	conversation_note?: string | null;
 	citations: Citation[];
 }
 

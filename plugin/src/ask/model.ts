@@ -118,6 +118,10 @@ export class AskController {
 	private readonly asking = new Set<AbortController>();
 	/** Bumped when the panel switches conversation: a late answer or load of the one left is dropped. */
 	private shown = 0;
+	/** The open conversation's chat note as the sidecar last named it, followed through renames. */
+	private note: string | null = null;
+	/** A conversation whose turns could not be loaded (the sidecar was down), loaded again when it answers. */
+	private failedLoad: string | null = null;
 
 	constructor(private readonly options: AskControllerOptions) {}
 
@@ -145,12 +149,15 @@ export class AskController {
 
 	newConversation(): void {
 		this.shown++;
+		this.note = null;
 		this.set({ conversation: null, exchanges: [], busy: false });
 	}
 
 	/** Loads a saved conversation's turns (user and assistant) to continue it. */
 	async open(id: string): Promise<void> {
 		const mine = ++this.shown;
+		this.note = null;
+		this.failedLoad = null;
 		this.set({ conversation: id, exchanges: [], busy: true });
 		try {
 			const doc = await this.options.load(id, this.privateMode);
@@ -165,16 +172,20 @@ export class AskController {
 			}
 			if (mine === this.shown) this.set({ conversation: id, exchanges, busy: false });
 		} catch (err) {
-			if (mine === this.shown) this.set({ conversation: id, exchanges: [{ question: "", answer: null, error: message(err) }], busy: false });
+			if (mine !== this.shown) return;
+			this.failedLoad = id;
+			this.set({ conversation: id, exchanges: [{ question: "", answer: null, error: message(err) }], busy: false });
 		}
 	}
 
-	async ask(question: string): Promise<void> {
+	/** Asks `question` in the open conversation; false when it got no answer (an error, shown in the log). */
+	async ask(question: string): Promise<boolean> {
 		const text = question.trim();
-		if (text === "" || this.state.busy) return;
+		if (text === "" || this.state.busy) return false;
 		const now = this.options.now?.() ?? new Date();
 		const conversation = this.state.conversation ?? newConversationId(now);
 		const mine = this.shown;
+		this.failedLoad = null; // asked in anyway: the panel shows this conversation from here on
 		// The mode the question is asked in, even if the toggle moves before the answer arrives.
 		const asPrivate = this.privateMode;
 		let pending: Exchange = { question: text, answer: null };
@@ -193,6 +204,7 @@ export class AskController {
 		try {
 			const answer = await this.options.ask({ question: text, conversation, private: asPrivate }, onDelta, abort.signal);
 			done = { question: text, answer };
+			if (mine === this.shown && answer.conversation_note) this.note = answer.conversation_note;
 			this.options.onConversation(
 				asPrivate
 					? { id: conversation, title: privateTitle(now), updated: now.getTime(), private: true }
@@ -204,6 +216,33 @@ export class AskController {
 			this.asking.delete(abort);
 		}
 		if (mine === this.shown) this.set({ conversation, exchanges: replace(done), busy: false });
+		return done.answer !== null;
+	}
+
+	/** The sidecar answers now (started, reconnected): a conversation that could not be loaded is loaded. */
+	retry(): Promise<void> {
+		const id = this.failedLoad;
+		if (id === null || this.state.conversation !== id || this.state.busy) return Promise.resolve();
+		return this.open(id);
+	}
+
+	get notePath(): string | null {
+		return this.note;
+	}
+
+	/** A note was renamed or moved: the open conversation's note is followed (the sidecar follows it too). */
+	noteRenamed(oldPath: string, path: string): void {
+		if (this.note === oldPath) this.note = path;
+	}
+
+	/**
+	 * A note was deleted. When it held the open conversation, that conversation's memory went with
+	 * it (the sidecar forgets it): the panel starts a new one, and says so (true).
+	 */
+	noteDeleted(path: string): boolean {
+		if (this.note === null || this.note !== path) return false;
+		this.newConversation();
+		return true;
 	}
 
 	private set(state: AskState): void {

@@ -105,10 +105,11 @@ function replaceValue(block: Line[], bad: string, good: string): QuickFix | null
 	return null;
 }
 
-/** Adds every absent linter-managed date just before the closing fence. */
+/** Adds every absent linter-managed date just before the closing fence. A date under another
+ * capitalisation (`Date Created:`) is present: Obsidian reads property names case-insensitively. */
 function addDates(text: string, all: Line[], fence: number, context: FixContext): QuickFix | null {
-	const present = new Set(all.slice(1, fence).map((l) => /^([^:#\s][^:]*):/.exec(l.text)?.[1]?.trim()));
-	const missing = MANAGED_DATES.filter((key) => !present.has(key));
+	const present = new Set(all.slice(1, fence).map((l) => /^([^:#\s][^:]*):/.exec(l.text)?.[1]?.trim().toLowerCase()));
+	const missing = MANAGED_DATES.filter((key) => !present.has(key.toLowerCase()));
 	if (missing.length === 0) return null;
 	const dates = context.dates();
 	const eol = text.includes("\r\n") ? "\r\n" : "\n";

@@ -8,9 +8,13 @@ export interface SearchOptions {
 	includeArchived: boolean;
 }
 
-/** What the panel saves across restarts (the view's getState/setState). */
-export interface SearchPanelState extends SearchOptions {
+/**
+ * What the panel saves across restarts (the view's getState/setState, in workspace.json). Never
+ * private mode: a restart (perhaps with someone looking at the screen) starts with it off.
+ */
+export interface SearchPanelState {
 	query: string;
+	includeArchived: boolean;
 	chips: FilterChips;
 }
 
@@ -82,14 +86,15 @@ export class SearchController {
 		if (this.query.trim() !== "") this.scheduled();
 	}
 
+	/** The panel to save; a query typed in private mode is not saved (like private conversations' titles). */
 	snapshot(): SearchPanelState {
-		return { query: this.query, ...this.options, chips: this.chips };
+		return { query: this.options.private ? "" : this.query, includeArchived: this.options.includeArchived, chips: this.chips };
 	}
 
-	/** Restores a saved panel without searching; the caller decides when to run. */
+	/** Restores a saved panel without searching; the caller decides when to run. Private mode stays as it is. */
 	restore(state: SearchPanelState): void {
 		this.query = state.query;
-		this.options = { private: state.private, includeArchived: state.includeArchived };
+		this.options = { ...this.options, includeArchived: state.includeArchived };
 		this.chips = state.chips;
 	}
 

@@ -1,4 +1,4 @@
-import { ItemView, Keymap, ToggleComponent, setIcon, setTooltip, type PaneType, type WorkspaceLeaf } from "obsidian";
+import { ItemView, Keymap, Notice, ToggleComponent, setIcon, setTooltip, type PaneType, type TAbstractFile, type WorkspaceLeaf } from "obsidian";
 
 import type { SidecarClient } from "../api/client";
 import type { AskDocument, AskRequest, Citation } from "../api/types";
@@ -36,6 +36,8 @@ export class AskView extends ItemView {
 	private logEl: HTMLElement | null = null;
 	private input: HTMLTextAreaElement | null = null;
 	private sendButton: HTMLButtonElement | null = null;
+	/** A question asked in private mode that got no answer and was put back in the box. */
+	private privateUnanswered: string | null = null;
 
 	constructor(
 		leaf: WorkspaceLeaf,
@@ -87,10 +89,21 @@ export class AskView extends ItemView {
 		});
 		this.controller = controller;
 		privateToggle.onChange((on) => {
+			// Leaving private mode: a private question put back in the box goes, as the conversation does.
+			if (!on && this.input && this.input.value === this.privateUnanswered) this.input.value = "";
+			this.privateUnanswered = null;
 			controller.setPrivate(on);
 			this.drawPicker(controller.current.conversation);
 		});
 		this.registerDomEvent(fresh, "click", () => controller.newConversation());
+		this.registerEvent(this.app.vault.on("rename", (file: TAbstractFile, oldPath: string) => controller.noteRenamed(oldPath, file.path)));
+		this.registerEvent(
+			this.app.vault.on("delete", (file: TAbstractFile) => {
+				if (controller.noteDeleted(file.path)) {
+					new Notice("This conversation's note was deleted, and its memory with it. Your next question starts a new conversation.");
+				}
+			}),
+		);
 		this.registerDomEvent(this.pickerEl, "change", () => {
 			const id = this.pickerEl?.value ?? "";
 			if (id) void controller.open(id);
@@ -112,6 +125,11 @@ export class AskView extends ItemView {
 		this.controller = null;
 	}
 
+	/** The sidecar answers now: a conversation picked while it did not is loaded. */
+	async sidecarReady(): Promise<void> {
+		await this.controller?.retry();
+	}
+
 	/** Asks `question` as if typed (used by tests and a future command). */
 	async ask(question: string): Promise<void> {
 		await this.controller?.ask(question);
@@ -123,7 +141,13 @@ export class AskView extends ItemView {
 		// While an answer is being written the question would be refused: keep it in the box.
 		if (question.trim() === "" || this.controller.current.busy) return;
 		this.input.value = "";
-		await this.controller.ask(question);
+		const asPrivate = this.controller.isPrivate;
+		const answered = await this.controller.ask(question);
+		// Not answered (the sidecar stopped, say): the question goes back in the box, to send again.
+		if (!answered && this.input.value === "") {
+			this.input.value = question;
+			this.privateUnanswered = asPrivate && this.controller?.isPrivate ? question : null;
+		}
 	}
 
 	private async remember(entry: ConversationEntry): Promise<void> {

@@ -26,7 +26,6 @@ export class SearchView extends ItemView {
 	private chipsEl: HTMLElement | null = null;
 	private resultsEl: HTMLElement | null = null;
 	private listEl: HTMLElement | null = null;
-	private privateToggle: ToggleComponent | null = null;
 	private archivedToggle: ToggleComponent | null = null;
 	private items: HTMLElement[] = [];
 	private cards: ResultCard[] = [];
@@ -67,7 +66,7 @@ export class SearchView extends ItemView {
 			},
 		});
 		const toggles = root.createDiv({ cls: "ora-search-toggles" });
-		this.privateToggle = toggle(toggles, "Private mode", (on) => this.setOption({ private: on }));
+		toggle(toggles, "Private mode", (on) => this.setOption({ private: on }));
 		this.archivedToggle = toggle(toggles, "Include archived", (on) => this.setOption({ includeArchived: on }));
 		this.chipsEl = root.createDiv({ cls: "ora-chips", attr: { role: "group", "aria-label": "Filters" } });
 		this.resultsEl = root.createDiv({ cls: "ora-search-results" });
@@ -135,7 +134,6 @@ export class SearchView extends ItemView {
 		this.controller.restore(saved);
 		this.chips = saved.chips;
 		this.input.value = saved.query;
-		this.privateToggle?.setValue(saved.private);
 		this.archivedToggle?.setValue(saved.includeArchived);
 		this.drawChips();
 		if (saved.query.trim() !== "") await this.controller.runNow();
@@ -231,7 +229,10 @@ function toggle(parent: HTMLElement, label: string, onChange: (on: boolean) => v
 	return component;
 }
 
-/** A saved panel state, checked field by field (saved layouts can be old or hand-edited). */
+/**
+ * A saved panel state, checked field by field (saved layouts can be old or hand-edited); a
+ * `private` saved by an older version is ignored, and dropped with the next layout save.
+ */
 function panelState(state: unknown): SearchPanelState | null {
 	if (typeof state !== "object" || state === null) return null;
 	const s = state as Record<string, unknown>;
@@ -240,7 +241,6 @@ function panelState(state: unknown): SearchPanelState | null {
 	const chips = (typeof s.chips === "object" && s.chips !== null ? s.chips : {}) as Record<string, unknown>;
 	return {
 		query: s.query,
-		private: s.private === true,
 		includeArchived: s.includeArchived === true,
 		chips: { types: list(chips.types), folders: list(chips.folders), tags: list(chips.tags) },
 	};

@@ -33,6 +33,8 @@ export class TriageModal extends Modal {
 	private pairs: Pair[] = [];
 	private view: PairStatus = "open";
 	private privateMode = false;
+	/** Bumped by each load: a slower answer to an earlier one (other pairs, or private ones) is dropped. */
+	private loads = 0;
 
 	constructor(
 		app: App,
@@ -52,13 +54,17 @@ export class TriageModal extends Modal {
 	}
 
 	async load(): Promise<void> {
+		const mine = ++this.loads;
 		this.state("loader", "Loading pairs…");
+		let pairs: Pair[];
 		try {
-			this.pairs = await this.deps.client.contradictions(this.view, this.privateMode);
+			pairs = await this.deps.client.contradictions(this.view, this.privateMode);
 		} catch (err) {
-			this.state("alert-triangle", err instanceof Error ? err.message : String(err), "ora-error");
+			if (mine === this.loads) this.failed(errorText(err));
 			return;
 		}
+		if (mine !== this.loads) return;
+		this.pairs = pairs;
 		// The status bar counts open pairs outside private mode, as the sidecar publishes them.
 		if (this.view === "open" && !this.privateMode) this.deps.onOpenCount(this.pairs.length);
 		this.render();
@@ -75,6 +81,15 @@ export class TriageModal extends Modal {
 		}
 		el.createDiv({ cls: "ora-triage-count", text: `${this.pairs.length} ${current} ${this.pairs.length === 1 ? "pair" : "pairs"}` });
 		for (const pair of this.pairs) this.renderPair(el.createDiv({ cls: "ora-pair" }), pair);
+	}
+
+	/** The list could not be loaded (the sidecar stopped or is restarting): the toolbar stays, with a retry. */
+	private failed(text: string): void {
+		const el = this.contentEl;
+		el.empty();
+		this.renderToolbar(el.createDiv({ cls: "ora-triage-toolbar" }));
+		this.message(el, "alert-triangle", text, "ora-error");
+		el.createEl("button", { text: "Try again", cls: "ora-triage-retry" }).addEventListener("click", () => void this.load());
 	}
 
 	private renderToolbar(bar: HTMLElement): void {

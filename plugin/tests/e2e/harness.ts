@@ -9,6 +9,7 @@ import { SidecarClient } from "../../src/api/client";
 import { NodeHttpTransport } from "../../src/api/node-transport";
 import type { Status } from "../../src/api/types";
 import { parseRecord, SidecarSupervisor } from "../../src/sidecar/supervisor";
+import { sameVaultPath } from "../../src/sidecar/vault-path";
 import { recordPath, serveArgs, tokenPath } from "../../src/settings";
 
 export const ORA = resolve(__dirname, "../../../.venv/bin/ora");
@@ -50,7 +51,7 @@ export function realSupervisor(
 		autoStart: true,
 		port: 0,
 		vault,
-		sameVault: (a, b) => realpathSync(a) === realpathSync(b),
+		sameVault: (a, b) => sameVaultPath(realpathSync(a), realpathSync(b), process.platform),
 		ownPid: process.pid,
 		spawn: () => {
 			const env = { ...process.env, ...extraEnv };

@@ -5,7 +5,7 @@ import { history, undo } from "@codemirror/commands";
 import { diagnosticCount, forceLinting, forEachDiagnostic, type Diagnostic as CmDiagnostic } from "@codemirror/lint";
 import { EditorState } from "@codemirror/state";
 import { EditorView } from "@codemirror/view";
-import { readFileSync } from "fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync } from "fs";
 import * as http from "http";
 import type { AddressInfo } from "net";
 import { join } from "path";
@@ -21,6 +21,7 @@ import { DEFAULT_SETTINGS, serveEnv } from "../../src/settings";
 import { AskView } from "../../src/ui/ask-view";
 import { QuickSearchModal } from "../../src/ui/quick-search-modal";
 import { RelatedView } from "../../src/ui/related-view";
+import { EventBatcher } from "../../src/vault/event-batcher";
 import { aFile, aLeaf } from "../stand-in";
 import { eventually, E2E_TIMEOUT_MS, SKIP_REASON, startSidecar, type LiveSidecar } from "./harness";
 
@@ -158,6 +159,32 @@ describe.skipIf(SKIP_REASON !== null)(`views ⇄ ora serve${SKIP_REASON ? ` (ski
 		const lines = fileLines(path, start, end).split("\n").map((l) => l.trim()).filter((l) => l !== "" && !l.startsWith("#"));
 		expect(lines.length).toBeGreaterThan(0);
 		for (const line of lines) expect(sent).toContain(line);
+		await view.onClose();
+	});
+
+	it("keeps writing a conversation into its note after the user moved the note out of the chats folder", async () => {
+		const { leaf, vault } = aLeaf();
+		const view = new AskView(leaf, { client: () => live.client, open: async () => undefined, conversations: () => [], saveConversations: async () => undefined, llmConfigured: () => true });
+		await view.onOpen();
+		const chats = join(live.vault, "Chats", "Ora");
+		const before = existsSync(chats) ? readdirSync(chats) : [];
+		await view.ask("How does spaced repetition help memory?");
+		const written = readdirSync(chats).filter((name) => !before.includes(name));
+		expect(written).toHaveLength(1);
+		const note = `Chats/Ora/${written[0] ?? ""}`;
+		const moved = "Projects/Memory chat.md";
+		mkdirSync(join(live.vault, "Projects"));
+		renameSync(join(live.vault, note), join(live.vault, moved));
+		// What the plugin does on Obsidian's rename event: the view follows, the batcher tells the sidecar.
+		vault.trigger("rename", aFile(moved), note);
+		const batcher = new EventBatcher((events) => live.client.sendEvents(events), 10);
+		batcher.push({ kind: "renamed", path: moved, old_path: note });
+		await batcher.flush();
+		await view.ask("And what does the forgetting curve say?");
+		expect(readdirSync(chats).filter((name) => !before.includes(name))).toEqual([]);
+		const text = readFileSync(join(live.vault, moved), "utf8");
+		expect(text).toContain("How does spaced repetition help memory?");
+		expect(text).toContain("And what does the forgetting curve say?");
 		await view.onClose();
 	});
 

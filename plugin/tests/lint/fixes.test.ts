@@ -52,6 +52,13 @@ describe("quickFixes", () => {
 		expect(apply(bare, both)).toBe("---\ntype: engram\ndate created: 2024-01-02\ndate modified: 2024-03-04\n---\n");
 	});
 
+	it("never adds a date the note has under another capitalisation (Date Created:)", () => {
+		const text = "---\ntype: engram\nDate Created: 2021-03-04\n---\n";
+		const [add] = fix(text, { line: 1, code: "date-missing", message: "missing `date modified`" });
+		expect(add?.name).toBe("Add date modified");
+		expect(apply(text, add)).toBe("---\ntype: engram\nDate Created: 2021-03-04\ndate modified: 2024-03-04\n---\n");
+	});
+
 	it("quotes unquoted wikilinks, making a lone one a list", () => {
 		const text = "---\nnexus: [[Hub]]\nrelationships:\n  supports:\n    - [[A]]\n    - \"[[B]]\"\n  extends: [[[C]], [[D]]]\ntype: engram\n---\n";
 		const [nexus] = fix(text, { line: 2, code: "wikilink-unquoted", message: 'nexus[0]: quote the wikilink, e.g. "[[Note]]"' });

@@ -5,8 +5,9 @@ import { SidecarClient } from "../../src/api/client";
 import type { AskDocument } from "../../src/api/types";
 import type { ConversationEntry } from "../../src/ask/model";
 import { AskView, type AskViewDeps } from "../../src/ui/ask-view";
+import { shownNotices } from "../__mocks__/obsidian";
 import { json, ScriptedTransport } from "../builders";
-import { aLeaf } from "../stand-in";
+import { aFile, aLeaf } from "../stand-in";
 
 const ANSWER: AskDocument = {
 	question: "What leavens sourdough?",
@@ -144,6 +145,33 @@ describe("AskView", () => {
 		expect(view.contentEl.querySelector(".ora-ask-text")?.textContent).toBe("Because wild yeast [1].");
 	});
 
+	it("loads a conversation picked while the sidecar was down once it answers", async () => {
+		const turns = {
+			conversation: "old",
+			turns: [
+				{ id: 1, role: "user", content: "Why sourdough?", created: "2026-01-01T00:00:00", private: false },
+				{ id: 2, role: "assistant", content: "Because wild yeast [1].", created: "2026-01-01T00:00:01", private: false },
+			],
+		};
+		const transport = new ScriptedTransport([new Error("connect ECONNREFUSED 127.0.0.1:1"), json(200, turns)]);
+		const { view } = setup(transport, true, [{ id: "old", title: "Why sourdough?", updated: 1 }]);
+		await view.onOpen();
+		const picker = view.contentEl.querySelector("select") as HTMLSelectElement;
+		picker.value = "old";
+		picker.dispatchEvent(new Event("change"));
+		await new Promise((ok) => setTimeout(ok, 0));
+		expect(view.contentEl.querySelector(".ora-ask-answer.ora-error")?.textContent).toContain("ECONNREFUSED");
+		await view.sidecarReady();
+		expect(transport.requests.map((r) => r.url)).toEqual([
+			"http://127.0.0.1:1/v1/conversations/old?private=false",
+			"http://127.0.0.1:1/v1/conversations/old?private=false",
+		]);
+		expect(view.contentEl.querySelector(".ora-error")).toBeNull();
+		expect(view.contentEl.querySelector(".ora-ask-question")?.textContent).toBe("Why sourdough?");
+		await view.sidecarReady(); // loaded: a reconnect asks nothing more
+		expect(transport.requests).toHaveLength(2);
+	});
+
 	it("shows a failed ask as an error in the conversation", async () => {
 		const transport = new ScriptedTransport([json(503, { error: { code: "model_unavailable", message: "model missing" } })]);
 		const { view } = setup(transport);
@@ -216,5 +244,67 @@ describe("AskView", () => {
 		await new Promise((ok) => setTimeout(ok, 0));
 		expect(asked).toEqual(["What leavens sourdough?", "And how long does it take?"]);
 		expect(input.value).toBe("");
+	});
+
+	it("puts a question the sidecar did not answer back in the box, and leaves one typed meanwhile alone", async () => {
+		const failures: (() => void)[] = [];
+		const view = streamingView(() => new Promise((_ok, fail) => failures.push(() => fail(new Error("connect ECONNREFUSED 127.0.0.1:1")))));
+		await view.onOpen();
+		const input = view.contentEl.querySelector("textarea") as HTMLTextAreaElement;
+		const settle = () => new Promise((ok) => setTimeout(ok, 0));
+		input.value = "What leavens sourdough?";
+		input.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter" }));
+		await settle();
+		expect(input.value).toBe("");
+		failures.shift()?.();
+		await settle();
+		expect(view.contentEl.querySelector(".ora-ask-answer.ora-error")?.textContent).toContain("ECONNREFUSED");
+		expect(input.value).toBe("What leavens sourdough?");
+		input.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter" }));
+		await settle();
+		input.value = "And how long does it take?";
+		failures.shift()?.();
+		await settle();
+		expect(input.value).toBe("And how long does it take?");
+	});
+
+	it("clears a private question put back in the box when private mode is switched off", async () => {
+		const view = streamingView(async () => {
+			throw new Error("connect ECONNREFUSED 127.0.0.1:1");
+		});
+		await view.onOpen();
+		const toggle = view.contentEl.querySelector(".checkbox-container") as HTMLElement;
+		const input = view.contentEl.querySelector("textarea") as HTMLTextAreaElement;
+		toggle.click();
+		input.value = "Is my locker code 31-12-07?";
+		input.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter" }));
+		await new Promise((ok) => setTimeout(ok, 0));
+		expect(input.value).toBe("Is my locker code 31-12-07?");
+		toggle.click();
+		expect(input.value).toBe("");
+		expect(view.contentEl.textContent).not.toContain("31-12-07");
+	});
+
+	it("follows its conversation's note when it is moved, and starts a new conversation, saying so, when the note is deleted", async () => {
+		const note = "Chats/Ora/c1.md";
+		const transport = new ScriptedTransport([json(200, { ...ANSWER, conversation_note: note }), json(200, ANSWER)]);
+		const client = new SidecarClient(transport, { baseUrl: "http://127.0.0.1:1", token: () => "t" });
+		const { leaf, vault } = aLeaf();
+		const view = new AskView(leaf, { client: () => client, open: async () => undefined, conversations: () => [], saveConversations: async () => undefined, llmConfigured: () => true });
+		await view.onOpen();
+		await view.ask("What leavens sourdough?");
+		const first = body(transport, 0).conversation;
+		shownNotices.length = 0;
+		vault.trigger("rename", aFile("Projects/Bread chat.md"), note);
+		vault.trigger("delete", aFile(note)); // another note now at the old path: not this conversation's
+		vault.trigger("delete", aFile("Resources/Sourdough.md"));
+		expect(view.contentEl.querySelector(".ora-ask-question")?.textContent).toBe("What leavens sourdough?");
+		expect(shownNotices).toEqual([]);
+		vault.trigger("delete", aFile("Projects/Bread chat.md"));
+		expect(shownNotices).toEqual(["This conversation's note was deleted, and its memory with it. Your next question starts a new conversation."]);
+		expect(view.contentEl.querySelector(".ora-ask-question")).toBeNull();
+		await view.ask("And how long does it take?");
+		expect(body(transport, 1).conversation).not.toBe(first);
+		await view.onClose();
 	});
 });

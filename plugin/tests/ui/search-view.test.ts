@@ -47,6 +47,16 @@ function body(transport: ScriptedTransport, n: number): unknown {
 	return JSON.parse(transport.requests[n]?.body ?? "");
 }
 
+/** A panel opened after a restart with `saved` as its layout state; its one search finds `path`. */
+async function restoredView(saved: unknown, path: string) {
+	const transport = new ScriptedTransport([json(200, aSearchDocument([aResult({ path })]))]);
+	const client = new SidecarClient(transport, { baseUrl: "http://127.0.0.1:1", token: () => "t" });
+	const view = new SearchView(new WorkspaceLeaf(), { client: () => client, delayMs: 100, k: 5, open: async () => undefined });
+	await view.setState(JSON.parse(JSON.stringify(saved)), { history: false });
+	await view.onOpen();
+	return { view, transport };
+}
+
 describe("SearchView", () => {
 	it("searches as you type with Obsidian toggles, then navigates results with aria-selected", async () => {
 		const doc = aSearchDocument([aResult({ path: "one.md" }), aResult({ path: "two.md" })]);
@@ -142,26 +152,55 @@ describe("SearchView", () => {
 		expect(input.value).toBe('sleep path:"Daily notes" tag:#health/sleep');
 	});
 
-	it("saves the query, toggles and chips and restores them after a restart", async () => {
+	it("saves the query, archived toggle and chips and restores them after a restart, with private mode off", async () => {
 		const { leaf, workspace } = aLeaf();
 		const transport = new ScriptedTransport([json(200, aSearchDocument([aResult()]))]);
 		const { view, input } = await openView(transport, [], leaf);
-		toggles(view)[0]?.click();
+		const [privateToggle, archivedToggle] = toggles(view);
+		privateToggle?.click();
+		archivedToggle?.click();
 		[...view.contentEl.querySelectorAll<HTMLElement>(".ora-chip")].find((c) => c.textContent === "engram")?.click();
 		await type(input, "sleep");
+		expect(body(transport, 0)).toMatchObject({ query: "sleep", private: true });
+		privateToggle?.click();
 		expect(workspace.saves).toBeGreaterThan(0);
 		const saved = view.getState();
-		expect(saved).toEqual({ query: "sleep", private: true, includeArchived: false, chips: { types: ["engram"], folders: [], tags: [] } });
+		// Someone may be looking at the screen at the next start: private mode is never saved.
+		expect(saved).toEqual({ query: "sleep", includeArchived: true, chips: { types: ["engram"], folders: [], tags: [] } });
 
-		const again = new ScriptedTransport([json(200, aSearchDocument([aResult({ path: "back.md" })]))]);
-		const client = new SidecarClient(again, { baseUrl: "http://127.0.0.1:1", token: () => "t" });
-		const restored = new SearchView(new WorkspaceLeaf(), { client: () => client, delayMs: 100, k: 5, open: async () => undefined });
-		await restored.setState(JSON.parse(JSON.stringify(saved)), { history: false });
-		await restored.onOpen();
-		expect((restored.contentEl.querySelector("input.ora-search-input") as HTMLInputElement).value).toBe("sleep");
-		expect(toggles(restored)[0]?.classList.contains("is-enabled")).toBe(true);
-		expect(body(again, 0)).toMatchObject({ query: "sleep", private: true, filters: { types: ["engram"] } });
-		expect(restored.contentEl.querySelector(".ora-result-path")?.textContent).toBe("back.md");
+		const restored = await restoredView(saved, "back.md");
+		expect((restored.view.contentEl.querySelector("input.ora-search-input") as HTMLInputElement).value).toBe("sleep");
+		expect(toggles(restored.view).map((t) => t.classList.contains("is-enabled"))).toEqual([false, true]);
+		expect(body(restored.transport, 0)).toMatchObject({ query: "sleep", private: false, include_archived: true, filters: { types: ["engram"] } });
+		expect(restored.view.contentEl.querySelector(".ora-result-path")?.textContent).toBe("back.md");
+	});
+
+	it("starts with private mode off when an older saved layout says it was on, and drops it from the next save", async () => {
+		const restored = await restoredView({ query: "sleep", private: true, includeArchived: false, chips: { types: [], folders: [], tags: [] } }, "back.md");
+		expect(toggles(restored.view)[0]?.classList.contains("is-enabled")).toBe(false);
+		expect(body(restored.transport, 0)).toMatchObject({ query: "sleep", private: false });
+		expect(restored.view.getState()).not.toHaveProperty("private");
+	});
+
+	it("does not save a query typed in private mode", async () => {
+		const transport = new ScriptedTransport([json(200, aSearchDocument([aResult()])), json(200, aSearchDocument([aResult()]))]);
+		const { view, input } = await openView(transport);
+		toggles(view)[0]?.click();
+		await type(input, "locker code");
+		expect(view.getState()).toEqual({ query: "", includeArchived: false, chips: { types: [], folders: [], tags: [] } });
+		toggles(view)[0]?.click();
+		await vi.advanceTimersByTimeAsync(100);
+		expect(view.getState()).toMatchObject({ query: "locker code" });
+	});
+
+	it("keeps private mode on while the panel lives when Obsidian sets its state again", async () => {
+		const transport = new ScriptedTransport([json(200, aSearchDocument([aResult()])), json(200, aSearchDocument([aResult()]))]);
+		const { view, input } = await openView(transport);
+		toggles(view)[0]?.click();
+		await type(input, "sleep");
+		await view.setState({ query: "dreams", includeArchived: false, chips: { types: [], folders: [], tags: [] } }, { history: true });
+		expect(toggles(view)[0]?.classList.contains("is-enabled")).toBe(true);
+		expect(body(transport, 1)).toMatchObject({ query: "dreams", private: true });
 	});
 
 	it("shows the error state when the sidecar is down", async () => {

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { SidecarClient } from "../../src/api/client";
 import { TriageModal, type TriageDeps } from "../../src/ui/triage-modal";
 import { shownNotices } from "../__mocks__/obsidian";
+import type { HttpRequest, HttpResponse, HttpTransport } from "../../src/api/transport";
 import { aPair, json, ScriptedTransport } from "../builders";
 
 const settle = () => new Promise((r) => setTimeout(r, 0));
@@ -33,6 +34,19 @@ function button(modal: TriageModal, label: string): HTMLButtonElement {
 	const found = [...modal.contentEl.querySelectorAll("button")].find((b) => b.textContent === label);
 	if (!found) throw new Error(`no button ${label}`);
 	return found;
+}
+
+/** A slow sidecar: each request waits until the test answers it, in any order. */
+class HeldTransport implements HttpTransport {
+	readonly held: { req: HttpRequest; answer: (response: HttpResponse) => void }[] = [];
+
+	request(req: HttpRequest): Promise<HttpResponse> {
+		return new Promise((answer) => this.held.push({ req, answer }));
+	}
+
+	answer(n: number, response: HttpResponse): void {
+		this.held[n]?.answer(response);
+	}
 }
 
 describe("TriageModal", () => {
@@ -83,6 +97,47 @@ describe("TriageModal", () => {
 		expect(empty.modal.contentEl.querySelector(".ora-message")?.textContent).toBe("No open contradictions.");
 		const failed = await openModal(new ScriptedTransport([json(401, { error: { code: "unauthorized", message: "missing or wrong token" } })]));
 		expect(failed.modal.contentEl.querySelector(".ora-error")?.textContent).toBe("missing or wrong token");
+	});
+
+	it("keeps its toolbar when the sidecar does not answer, and tries again on request", async () => {
+		const transport = new ScriptedTransport([new Error("connect ECONNREFUSED 127.0.0.1:1"), json(200, { pairs: [aPair()] })]);
+		const { modal, counts } = await openModal(transport);
+		expect(modal.contentEl.querySelector(".ora-error")?.textContent).toContain("ECONNREFUSED");
+		expect(modal.contentEl.querySelector(".ora-triage-view")).not.toBeNull();
+		expect(modal.contentEl.querySelector(".ora-triage-private input")).not.toBeNull();
+		button(modal, "Try again").click();
+		await settle();
+		expect(modal.contentEl.querySelectorAll(".ora-pair")).toHaveLength(1);
+		expect(counts).toEqual([1]);
+	});
+
+	it("shows the list of the last load when a slow sidecar answers an earlier one after it", async () => {
+		const pair = aPair();
+		const transport = new HeldTransport();
+		const client = new SidecarClient(transport, { baseUrl: "http://127.0.0.1:1", token: () => "t" });
+		const modal = new TriageModal(new App(), { client, open: async () => undefined, onOpenCount: () => undefined, confirm: async () => true });
+		modal.open();
+		transport.answer(0, json(200, { pairs: [pair] }));
+		await settle();
+		button(modal, "Flag for reflection").click(); // the resolution is slow to answer…
+		await settle();
+		const select = modal.contentEl.querySelector<HTMLSelectElement>(".ora-triage-view");
+		if (!select) throw new Error("no view picker");
+		select.value = "flagged"; // …so the user looks at the flagged pairs meanwhile
+		select.dispatchEvent(new Event("change"));
+		transport.answer(1, json(200, { pair: { ...pair, status: "flagged" }, changed: [] }));
+		await settle();
+		expect(transport.held.map((h) => h.req.url.replace(/^.*\/v1/, ""))).toEqual([
+			"/contradictions?status=open",
+			"/contradictions/p1/resolve",
+			"/contradictions?status=flagged",
+			"/contradictions?status=flagged",
+		]);
+		transport.answer(3, json(200, { pairs: [{ ...pair, status: "flagged" }] }));
+		await settle();
+		transport.answer(2, json(200, { pairs: [] })); // asked before the flag was written
+		await settle();
+		expect(modal.contentEl.querySelectorAll(".ora-pair")).toHaveLength(1);
 	});
 
 	it("lists and resolves private pairs only with private notes included", async () => {
