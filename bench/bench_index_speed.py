@@ -8,11 +8,12 @@ N realistic long notes of bench/gen_vault.py) are processed in alternating round
 (b) a plain loop over the fp32 MiniLM ONNX graph in this process, with onnxruntime's default
     session options: each note's body tokenised (read up to 256 tokens), length-sorted batches
     of 32, mean pooling and normalisation; its CPU seconds (process time, every onnxruntime
-    thread included). The loop runs on the graph `ora models build` writes (the one the index
-    loads) and on the same graph with onnxruntime's transformer fusions
-    (`sidecar.models.build.fused`), to measure what they would buy; and, to tell the
-    pipeline's overhead from the work the index chooses to do, over the texts the index itself
-    embeds (every chunk whole, with its breadcrumb) instead of each note cut at 256 tokens.
+    thread included). The loop runs on the fp32 graph `ora models build` writes, on the same
+    graph with onnxruntime's transformer fusions (`sidecar.models.build.fused`), to measure
+    what they would buy, and on its int8 quantisation (`q8`, the graph a new index loads);
+    and, to tell the pipeline's overhead from the work the index chooses to do, over the texts
+    the index itself embeds (every chunk whole, with its breadcrumb) instead of each note cut
+    at 256 tokens, with the fp32 and with the q8 graph.
 
 Alternating the rounds makes a load swinging on shared cores fall on both alike; CPU seconds
 rather than wall seconds keep other jobs out of the figure. Medians of notes per CPU-second.
@@ -46,7 +47,7 @@ from sidecar.chunking.limits import chunk_bounded
 from sidecar.index.records import note_info
 from sidecar.models.build import build_bert_onnx
 from sidecar.models.embedder import MAX_TOKENS
-from sidecar.models.files import fp32_model_file, minilm_source_dir
+from sidecar.models.files import fp32_model_file, minilm_source_dir, q8_model_file
 from sidecar.models.session import batches, input_names, read_tokenizer
 from sidecar.retrieval.beir import load_corpus
 from sidecar.vault.note import read_note
@@ -54,6 +55,8 @@ from sidecar.vault.note import read_note
 ORA = str(Path(sys.executable).parent / "ora")
 HEADING = "## Index speed: the pipeline against its own model"
 PLAIN_BATCH = 32
+OWN_TEXTS_FP32 = "unfused graph, the index's own chunk texts"
+OWN_TEXTS_Q8 = "q8 graph, the index's own chunk texts"
 
 
 def write_notes(vault: Path, corpus: Path, notes: int, long: int) -> list[str]:
@@ -183,9 +186,11 @@ def run(args: argparse.Namespace) -> str:
         fused = root / "fused" / "model.onnx"
         build_bert_onnx(minilm_source_dir(), fused, fuse=True)
         unfused = plain_loop(models["this tree"])
+        q8 = plain_loop(q8_model_file(models["this tree"].parent.parent))
         texts = index_texts(vault, rels)
         loops = {"unfused graph": (unfused, bodies), "fused graph": (plain_loop(fused), bodies),
-                 "unfused graph, the index's own chunk texts": (unfused, texts)}
+                 "q8 graph": (q8, bodies),
+                 OWN_TEXTS_FP32: (unfused, texts), OWN_TEXTS_Q8: (q8, texts)}
         index_rates: dict[str, list[float]] = {name: [] for name in trees}
         walls: dict[str, list[float]] = {name: [] for name in trees}
         loop_rates: dict[str, list[float]] = {name: [] for name in loops}
@@ -237,6 +242,11 @@ def render(args: argparse.Namespace, notes: int, chunks: dict[str, int],
         median = statistics.median(rates)
         lines.append(f"| {label} | {count} | {', '.join(f'{r:.1f}' for r in rates)} "
                      f"| {median:.1f} | {median / base:.2f}× |")
+    index_median = statistics.median(index_rates["this tree"])
+    lines += ["", "The index against plain loops over exactly the texts it embeds (every chunk "
+              "whole, with its breadcrumb): " + "; ".join(
+                  f"{name.split(',')[0]} {index_median / statistics.median(loop_rates[name]):.2f}×"
+                  for name in (OWN_TEXTS_FP32, OWN_TEXTS_Q8)) + "."]
     lines += ["", "Notes per wall-second of the cold indexes (rounds; the cores are shared, so "
               "this depends on the load): " + "; ".join(
                   f"{name} {', '.join(f'{r:.1f}' for r in rates)} (median "

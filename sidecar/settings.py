@@ -43,7 +43,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("embed_timeout", 30.0, "ORA_EMBED_TIMEOUT",
             "Seconds before one request to the embeddings server is abandoned (then retried)."),
     Setting("models_dir", str(_DEFAULT_MODELS), "ORA_MODELS_DIR",
-            "Folder for built or user-supplied ONNX models (embedder fp32, reranker/, nli/)."),
+            "Folder for built or user-supplied ONNX models "
+            "(embedders fp32 and q8, reranker/, nli/)."),
     Setting("reranker_dir", "", "ORA_RERANKER_DIR",
             "Folder of a local ONNX cross-encoder (model.onnx + tokenizer.json); "
             "empty means <models_dir>/reranker."),

@@ -96,8 +96,8 @@ def test_wheel_alone_indexes_and_searches_the_example_vault(
 
     first = run(str(bin_dir / "ora"), "index", str(vault), "--json")
     assert first.returncode == 0, first.stderr[-3000:]
-    assert "building the fp32 embedder from the packaged weights" in first.stderr
-    assert "fp32 embedder built in" in first.stderr
+    assert "building the fp32 and int8 (q8) embedder from the packaged weights" in first.stderr
+    assert "embedder built in" in first.stderr
     summary = json.loads(first.stdout)
     assert summary["chunks"] > 0 and summary["embedded"] == summary["chunks"]
     again = run(str(bin_dir / "ora"), "index", str(vault), "--json")
@@ -109,3 +109,4 @@ def test_wheel_alone_indexes_and_searches_the_example_vault(
     assert results[0]["path"] == SPACED
     assert (vault / ".ora").is_dir()
     assert (models / "all-MiniLM-L6-v2-fp32" / "model.onnx").is_file()
+    assert (models / "all-MiniLM-L6-v2-q8" / "model.onnx").is_file()

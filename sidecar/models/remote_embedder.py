@@ -23,7 +23,7 @@ import numpy as np
 
 from sidecar.errors import ModelUnavailable
 from sidecar.models.chat import endpoint_url
-from sidecar.models.embedder import Embedder, FloatArray, load_tokenizer
+from sidecar.models.embedder import VARIANTS, Embedder, FloatArray, load_tokenizer
 from sidecar.schema import load_json
 from sidecar.settings import Config
 
@@ -54,7 +54,7 @@ class RemoteEmbedder(Embedder):
     @classmethod
     def from_config(cls, config: Config) -> RemoteEmbedder:
         model = str(config.embed_model)
-        if model in ("auto", "fp32", "int8"):
+        if model == "auto" or model in VARIANTS:
             raise ModelUnavailable(f"embed_url is set ({config.embed_url}): set embed_model "
                                    "(ORA_EMBED_MODEL) to the server's model name, e.g. "
                                    "nomic-embed-text")

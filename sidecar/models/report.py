@@ -10,6 +10,7 @@ from sidecar.models.embedder import (
     AUTO_ORDER,
     available_variants,
     choose_variant,
+    indexed_variants,
     model_id,
     pulled_model_id,
     variant_file,
@@ -59,7 +60,8 @@ def _embedder(config: Config) -> dict[str, Any]:
                            "available": available_variants(config.models_path),
                            "variants": variants}
     try:
-        chosen = choose_variant(str(config.embed_model), config.models_path)
+        chosen = choose_variant(str(config.embed_model), config.models_path,
+                                indexed_variants(config.data))
     except ModelUnavailable as err:
         return {**out, "chosen": None, "reason": err.message}
     if chosen not in variants:  # a pulled catalogue embedder, named by the setting

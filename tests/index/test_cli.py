@@ -49,16 +49,16 @@ def test_index_json_then_incremental_then_rebuild(
     assert rebuilt["embedded"] == rebuilt["chunks"] == first["chunks"]
 
 
-def test_first_index_with_auto_builds_the_fp32_embedder_and_uses_it(
+def test_first_index_with_auto_builds_the_embedders_and_uses_q8(
     vault: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv("ORA_EMBED_MODEL", "auto")  # as on a fresh install: nothing built yet
     data = tmp_path / "data"
     assert main(["index", str(vault), "--data", str(data), "--json"]) == 0
-    assert "building the fp32 embedder" in capsys.readouterr().err
+    assert "building the fp32 and int8 (q8) embedder" in capsys.readouterr().err
     saved = load_params(data)["namespaces"]["default"]
-    assert ":fp32:" in json.dumps(saved)  # the index's model id names the variant
+    assert ":q8:" in json.dumps(saved)  # the index's model id names the variant
 
 
 def test_index_refuses_while_another_writer_holds_the_lock(

@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 import onnx
 
-from sidecar.index.params import save_namespace_params
 from sidecar.index import open_index
+from sidecar.index.params import save_namespace_params
 from sidecar.models.build import build_embedders, quantize
 from sidecar.models.embedder import (
     available_variants,
@@ -20,6 +20,7 @@ from sidecar.models.embedder import (
     open_embedder,
 )
 from sidecar.models.files import file_sha256, fp32_model_file, q8_model_file
+from sidecar.models.report import models_report
 from sidecar.settings import make_config
 
 TEXTS = [
@@ -87,6 +88,7 @@ def test_a_vault_indexed_with_fp32_keeps_it_once_q8_is_built(fp32_models: Path,
         assert index.reconcile()["embedded"] == 1
     build_embedders(models)
     assert load_embedder(config).variant == "fp32"  # what search embeds queries with, too
+    assert models_report(config)["embedder"]["chosen"] == "fp32"  # and what the plugin shows
     (vault / "Sleep.md").write_text("Naps after lunch help me focus. Not after 4pm.\n",
                                     encoding="utf-8")
     with open_index(config) as index:

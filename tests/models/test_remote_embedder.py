@@ -124,8 +124,11 @@ def test_a_server_that_never_answers_in_time_fails_after_its_attempts(
         embedder.embed(["kettle"])
 
 
-def test_embed_url_without_a_model_name_says_what_to_set(base_url: str, tmp_path: Path) -> None:
-    config = make_config(tmp_path / "vault", embed_url=base_url)
+@pytest.mark.parametrize("packaged", ["auto", "q8", "fp32", "int8"])
+def test_embed_url_without_a_model_name_says_what_to_set(
+    base_url: str, tmp_path: Path, packaged: str
+) -> None:
+    config = make_config(tmp_path / "vault", embed_url=base_url, embed_model=packaged)
     with pytest.raises(ModelUnavailable, match="ORA_EMBED_MODEL"):
         load_embedder(config)
 

@@ -327,7 +327,7 @@ export interface CatalogueModel {
 export interface ModelsReport {
 	models_dir: string;
 	embedder: {
-		/** The `embed_model` setting (auto, fp32, int8 or a pulled embedder's name). */
+		/** The `embed_model` setting (auto, q8, fp32, int8 or a pulled embedder's name). */
 		setting: string;
 		/** The variant that setting resolves to; null when none is installed. */
 		chosen: string | null;
