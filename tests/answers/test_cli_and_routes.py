@@ -47,12 +47,19 @@ async def test_ora_ask_prints_one_json_document_and_remembers_the_conversation(
     assert doc["generator"] == "none" and doc["conversation"] is None
 
 
-async def test_the_ask_and_conversation_routes(
-    tmp_path: Path, vault: Path, llm: Any, app_client: Callable[[Config], Awaitable[AppClient]],
-) -> None:
+async def _answering(tmp_path: Path, llm: Any,
+                     app_client: Callable[[Config], Awaitable[AppClient]]) -> AppClient:
+    """A reconciled app whose LLM answers every question "Wild yeast [1]."."""
     api = await app_client(settings(tmp_path, llm_url=llm.url))
     await api.reconciled()
     llm.reply = lambda body: "Wild yeast [1]."
+    return api
+
+
+async def test_the_ask_and_conversation_routes(
+    tmp_path: Path, vault: Path, llm: Any, app_client: Callable[[Config], Awaitable[AppClient]],
+) -> None:
+    api = await _answering(tmp_path, llm, app_client)
     status, doc = await api.call("POST", "/v1/ask", {"question": QUESTION, "conversation": "w-1"})
     assert status == 200 and doc["conversation"] == "w-1"
     assert doc["generator"] == "llm:test-model" and doc["citations"][0]["cited"]
@@ -79,9 +86,7 @@ async def test_the_ask_and_conversation_routes(
 async def test_a_chat_note_renamed_out_of_the_chats_folder_keeps_its_conversation(
     tmp_path: Path, vault: Path, llm: Any, app_client: Callable[[Config], Awaitable[AppClient]],
 ) -> None:
-    api = await app_client(settings(tmp_path, llm_url=llm.url))
-    await api.reconciled()
-    llm.reply = lambda body: "Wild yeast [1]."
+    api = await _answering(tmp_path, llm, app_client)
     status, doc = await api.call("POST", "/v1/ask", {"question": QUESTION, "conversation": "m-1"})
     note = doc["conversation_note"]
     (vault / "Projects").mkdir()
