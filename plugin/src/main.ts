@@ -108,7 +108,8 @@ export default class OraVaultPlugin extends Plugin {
 			(leaf) =>
 				new AskView(leaf, {
 					client: () => this.client,
-					stream: (request, onDelta, signal) => askStream({ baseUrl: this.client.baseUrl, token: this.tokenValue, signal }, request, onDelta),
+					stream: (request, onDelta, signal) =>
+						askStream({ baseUrl: this.client.baseUrl, token: this.tokenValue, signal, timeoutMs: this.client.timeout("ask-stream") }, request, onDelta),
 					open: (path, start, end, newLeaf) => openAtLines(this.app, path, start, end, newLeaf),
 					conversations: () => this.settings.conversations,
 					saveConversations: async (list) => {
@@ -150,8 +151,13 @@ export default class OraVaultPlugin extends Plugin {
 	override onunload(): void {
 		this.relintSoon.cancel();
 		const link = this.link;
-		// Queued vault events go out first, but a sidecar that does not answer is stopped anyway.
-		void this.batcher.flushWithin(3000).finally(() => link?.stop());
+		const client = this.client;
+		// Queued vault events go out first, but a sidecar that does not answer is stopped anyway;
+		// then every call still waiting ends, its timeout timer cleared.
+		void this.batcher.flushWithin(3000).finally(() => {
+			link?.stop();
+			client.dispose();
+		});
 	}
 
 	/** The editor linter, with the Lint delay setting as it is now. */
@@ -277,7 +283,8 @@ export default class OraVaultPlugin extends Plugin {
 		return new ModelsController({
 			models: () => this.client.models(),
 			switchEstimate: (name) => this.client.switchEstimate(name),
-			pull: (name, onProgress, signal) => pullModel({ baseUrl: this.client.baseUrl, token: this.tokenValue, signal }, name, onProgress),
+			pull: (name, onProgress, signal) =>
+				pullModel({ baseUrl: this.client.baseUrl, token: this.tokenValue, signal, timeoutMs: this.client.timeout("pull-stream") }, name, onProgress),
 			confirm: (title, text, label) => confirmWrite(this.app, title, text, label),
 			switchEmbedder: async (name) => {
 				this.settings.embedModel = name;
@@ -440,6 +447,8 @@ export default class OraVaultPlugin extends Plugin {
 		return new SidecarClient(new RequestUrlTransport(), {
 			baseUrl: baseUrl(this.settings),
 			token: () => this.tokenValue,
+			// A call that timed out may mean a stuck sidecar: the status bar checks at once.
+			onTimeout: () => void this.link?.suspect(),
 		});
 	}
 

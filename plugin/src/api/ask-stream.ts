@@ -1,4 +1,5 @@
 import { isRecord } from "./client";
+import { CALL_TIMEOUTS } from "./timeouts";
 import { postEventStream, type SsePostOptions } from "./sse-post";
 import type { AskDocument, AskRequest } from "./types";
 
@@ -10,7 +11,7 @@ export type AskStreamOptions = SsePostOptions;
  */
 export function askStream(options: AskStreamOptions, request: AskRequest, onDelta: (text: string) => void): Promise<AskDocument> {
 	return postEventStream<AskDocument>(
-		options,
+		{ ...options, timeoutMs: options.timeoutMs ?? CALL_TIMEOUTS["ask-stream"] },
 		"/v1/ask/stream",
 		request,
 		(event, data) => {

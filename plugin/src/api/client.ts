@@ -1,3 +1,4 @@
+import { seconds, timeouts, type CallKind, type Timeouts } from "./timeouts";
 import type { HttpMethod, HttpTransport } from "./transport";
 import type {
 	AdoptOutcome,
@@ -28,7 +29,10 @@ import type {
 	VaultSettings,
 } from "./types";
 
-/** A failed call: `status` 0 means nothing answered (the sidecar is not running). */
+/**
+ * A failed call: `status` 0 means nothing answered (the sidecar is not running, or, with code
+ * `timeout`, it took the call and went silent: alive but stuck).
+ */
 export class SidecarError extends Error {
 	constructor(
 		readonly status: number,
@@ -42,23 +46,71 @@ export class SidecarError extends Error {
 	get unreachable(): boolean {
 		return this.status === 0;
 	}
+
+	get timedOut(): boolean {
+		return this.code === TIMEOUT_CODE;
+	}
+}
+
+const TIMEOUT_CODE = "timeout";
+
+/** The status of the error a call ends with when it was cancelled (nginx's "client closed"). */
+export const CANCELLED_STATUS = 499;
+
+/** A call that got no answer (or, for a stream, no event) within `ms`. */
+export function timeoutError(ms: number, stream = false): SidecarError {
+	const text = stream ? `The sidecar sent nothing for ${seconds(ms)}.` : `The sidecar did not answer in ${seconds(ms)}.`;
+	return new SidecarError(0, TIMEOUT_CODE, text);
+}
+
+export function cancelledError(): SidecarError {
+	return new SidecarError(CANCELLED_STATUS, "cancelled", "Cancelled.");
 }
 
 export interface ClientOptions {
 	baseUrl: string;
 	/** Read on every call, so a token loaded after start-up is picked up. */
 	token: () => string | null;
+	/** Shorter (or longer) limits than CALL_TIMEOUTS for some kinds of call. */
+	timeouts?: Partial<Timeouts>;
+	/** A call timed out (the sidecar may be stuck: the plugin checks its health at once). */
+	onTimeout?: (error: SidecarError) => void;
+}
+
+interface Waiting {
+	timer: number;
+	abort: AbortController;
+	fail: (error: SidecarError) => void;
 }
 
 /** Typed client for the sidecar's HTTP API (docs/http-api.md). */
 export class SidecarClient {
 	private url: string;
+	private readonly limits: Timeouts;
+	/** Calls in flight, each with its timer: dispose() clears them all. */
+	private readonly waiting = new Set<Waiting>();
 
 	constructor(
 		private readonly transport: HttpTransport,
 		private readonly options: ClientOptions,
 	) {
 		this.url = options.baseUrl;
+		this.limits = timeouts(options.timeouts);
+	}
+
+	/** How long a call of `kind` may go unanswered (the streams read theirs here too). */
+	timeout(kind: CallKind): number {
+		return this.limits[kind];
+	}
+
+	/** The plugin unloads: every call in flight fails as cancelled and its timer is cleared. */
+	dispose(): void {
+		for (const call of this.waiting) {
+			window.clearTimeout(call.timer);
+			call.abort.abort();
+			call.fail(cancelledError());
+		}
+		this.waiting.clear();
 	}
 
 	get baseUrl(): string {
@@ -71,111 +123,111 @@ export class SidecarClient {
 	}
 
 	health(): Promise<Health> {
-		return this.call<Health>("GET", "/v1/health");
+		return this.call<Health>("health", "GET", "/v1/health");
 	}
 
 	status(): Promise<Status> {
-		return this.call<Status>("GET", "/v1/status");
+		return this.call<Status>("interactive", "GET", "/v1/status");
 	}
 
 	sendEvents(events: VaultEvent[]): Promise<EventsAnswer> {
-		return this.call<EventsAnswer>("POST", "/v1/events", { events });
+		return this.call<EventsAnswer>("write", "POST", "/v1/events", { events });
 	}
 
 	search(request: SearchRequest): Promise<SearchDocument> {
-		return this.call<SearchDocument>("POST", "/v1/search", request);
+		return this.call<SearchDocument>("interactive", "POST", "/v1/search", request);
 	}
 
 	related(request: RelatedRequest): Promise<RelatedDocument> {
-		return this.call<RelatedDocument>("POST", "/v1/related", request);
+		return this.call<RelatedDocument>("interactive", "POST", "/v1/related", request);
 	}
 
 	ask(request: AskRequest): Promise<AskDocument> {
-		return this.call<AskDocument>("POST", "/v1/ask", request);
+		return this.call<AskDocument>("long", "POST", "/v1/ask", request);
 	}
 
 	conversation(id: string, privateMode = false): Promise<ConversationDocument> {
 		const path = `/v1/conversations/${encodeURIComponent(id)}?private=${privateMode ? "true" : "false"}`;
-		return this.call<ConversationDocument>("GET", path);
+		return this.call<ConversationDocument>("interactive", "GET", path);
 	}
 
 	async lint(path: string, text: string): Promise<Diagnostic[]> {
-		const answer = await this.call<LintAnswer>("POST", "/v1/lint", { path, text });
+		const answer = await this.call<LintAnswer>("interactive", "POST", "/v1/lint", { path, text });
 		return answer.diagnostics;
 	}
 
 	lintFix(path: string): Promise<LintFixAnswer> {
-		return this.call<LintFixAnswer>("POST", "/v1/lint/fix", { path });
+		return this.call<LintFixAnswer>("write", "POST", "/v1/lint/fix", { path });
 	}
 
 	/** The vault's ora.yaml with defaults filled in (the same file the CLI reads). */
 	vaultSettings(): Promise<VaultSettings> {
-		return this.call<VaultSettings>("GET", "/v1/vault-settings");
+		return this.call<VaultSettings>("interactive", "GET", "/v1/vault-settings");
 	}
 
 	/** Adds a note, a folder (ending in `/`) or a glob to `lint.ignore` in the vault's ora.yaml. */
 	lintIgnore(path: string): Promise<VaultSettings> {
-		return this.call<VaultSettings>("POST", "/v1/vault-settings/lint-ignore", { path });
+		return this.call<VaultSettings>("write", "POST", "/v1/vault-settings/lint-ignore", { path });
 	}
 
 	/** The `ora adopt` dry run; writes nothing. */
 	adoptPlan(): Promise<AdoptPlan> {
-		return this.call<AdoptPlan>("GET", "/v1/adopt");
+		return this.call<AdoptPlan>("long", "GET", "/v1/adopt");
 	}
 
 	/** Writes the confirmed proposals; a note changed since the plan is refused untouched. */
 	adoptApply(proposals: AdoptProposal[]): Promise<AdoptOutcome> {
 		const notes = proposals.map((p) => ({ path: p.path, digest: p.digest }));
-		return this.call<AdoptOutcome>("POST", "/v1/adopt/apply", { notes });
+		return this.call<AdoptOutcome>("write", "POST", "/v1/adopt/apply", { notes });
 	}
 
 	/** Restores the notes of the latest adoption byte for byte. */
 	adoptUndo(): Promise<AdoptOutcome> {
-		return this.call<AdoptOutcome>("POST", "/v1/adopt/undo", {});
+		return this.call<AdoptOutcome>("write", "POST", "/v1/adopt/undo", {});
 	}
 
 	/** What models are installed and chosen, and the catalogue `ora models pull` downloads from. */
 	models(): Promise<ModelsReport> {
-		return this.call<ModelsReport>("GET", "/v1/models");
+		return this.call<ModelsReport>("interactive", "GET", "/v1/models");
 	}
 
 	/** What switching to embedder `name` would re-embed and how long it would take; changes nothing. */
 	switchEstimate(name: string): Promise<SwitchEstimate> {
-		return this.call<SwitchEstimate>("POST", "/v1/models/switch-estimate", { name });
+		return this.call<SwitchEstimate>("interactive", "POST", "/v1/models/switch-estimate", { name });
 	}
 
 	reindex(): Promise<ReindexAnswer> {
-		return this.call<ReindexAnswer>("POST", "/v1/reindex", {});
+		return this.call<ReindexAnswer>("write", "POST", "/v1/reindex", {});
 	}
 
 	async contradictions(status: PairStatus | "all" = "open", privateMode = false): Promise<Pair[]> {
 		const query = `?status=${encodeURIComponent(status)}${privateMode ? "&private=true" : ""}`;
-		const answer = await this.call<{ pairs: Pair[] }>("GET", `/v1/contradictions${query}`);
+		const answer = await this.call<{ pairs: Pair[] }>("interactive", "GET", `/v1/contradictions${query}`);
 		return answer.pairs;
 	}
 
 	async scanContradictions(): Promise<Pair[]> {
-		const answer = await this.call<{ pairs: Pair[] }>("POST", "/v1/contradictions/scan", {});
+		const answer = await this.call<{ pairs: Pair[] }>("long", "POST", "/v1/contradictions/scan", {});
 		return answer.pairs;
 	}
 
 	resolve(id: string, resolution: Resolution, privateMode = false): Promise<ResolveAnswer> {
 		const path = `/v1/contradictions/${encodeURIComponent(id)}/resolve`;
-		return this.call<ResolveAnswer>("POST", path, privateMode ? { ...resolution, private: true } : resolution);
+		return this.call<ResolveAnswer>("write", "POST", path, privateMode ? { ...resolution, private: true } : resolution);
 	}
 
 	/** Applies every open news proposal of a batch (one story), oldest first. */
 	approveBatch(batch: string, privateMode = false): Promise<BatchAnswer> {
 		const path = `/v1/contradictions/batches/${encodeURIComponent(batch)}/approve`;
-		return this.call<BatchAnswer>("POST", path, privateMode ? { private: true } : {});
+		return this.call<BatchAnswer>("write", "POST", path, privateMode ? { private: true } : {});
 	}
 
 	/** Undoes the last resolution (or batch): its files back byte for byte, its pairs reopened. */
 	undoResolution(privateMode = false): Promise<BatchAnswer> {
-		return this.call<BatchAnswer>("POST", "/v1/contradictions/undo", privateMode ? { private: true } : {});
+		return this.call<BatchAnswer>("write", "POST", "/v1/contradictions/undo", privateMode ? { private: true } : {});
 	}
 
-	private async call<T>(method: HttpMethod, path: string, body?: unknown): Promise<T> {
+	private async call<T>(kind: CallKind, method: HttpMethod, path: string, body?: unknown): Promise<T> {
 		const headers: Record<string, string> = { Accept: "application/json" };
 		const token = this.options.token();
 		if (token) headers.Authorization = `Bearer ${token}`;
@@ -184,18 +236,13 @@ export class SidecarClient {
 			headers["Content-Type"] = "application/json";
 			payload = JSON.stringify(body);
 		}
-		let response;
-		try {
-			response = await this.transport.request({
-				method,
-				url: this.url + path,
-				headers,
-				body: payload,
-			});
-		} catch (err) {
-			const reason = err instanceof Error ? err.message : String(err);
-			throw new SidecarError(0, "unreachable", `No sidecar at ${this.url} (${reason})`);
-		}
+		const url = this.url;
+		const response = await this.within(this.limits[kind], (signal) =>
+			this.transport.request({ method, url: url + path, headers, body: payload, signal }).catch((err: unknown) => {
+				const reason = err instanceof Error ? err.message : String(err);
+				throw new SidecarError(0, "unreachable", `No sidecar at ${url} (${reason})`);
+			}),
+		);
 		const parsed = parseJson(response.text);
 		if (response.status >= 200 && response.status < 300) {
 			if (parsed === undefined) {
@@ -204,6 +251,41 @@ export class SidecarClient {
 			return parsed as T;
 		}
 		throw errorFrom(response.status, parsed, path);
+	}
+
+	/**
+	 * Settles with `work`, or fails with a timeout after `ms`; an answer arriving after that is
+	 * dropped (the caller has moved on, perhaps to a newer call), and the request is aborted where
+	 * the transport can abort (requestUrl cannot).
+	 */
+	private within<R>(ms: number, work: (signal: AbortSignal) => Promise<R>): Promise<R> {
+		return new Promise<R>((resolve, reject) => {
+			const abort = new AbortController();
+			const call: Waiting = {
+				abort,
+				fail: reject,
+				timer: window.setTimeout(() => {
+					this.waiting.delete(call);
+					abort.abort();
+					const error = timeoutError(ms);
+					reject(error);
+					this.options.onTimeout?.(error);
+				}, ms),
+			};
+			this.waiting.add(call);
+			const settle = (): boolean => {
+				window.clearTimeout(call.timer);
+				return this.waiting.delete(call);
+			};
+			work(abort.signal).then(
+				(value) => {
+					if (settle()) resolve(value);
+				},
+				(err: unknown) => {
+					if (settle()) reject(err instanceof Error ? err : new Error(String(err)));
+				},
+			);
+		});
 	}
 }
 

@@ -1,4 +1,5 @@
 import { isRecord } from "./client";
+import { CALL_TIMEOUTS } from "./timeouts";
 import { postEventStream, type SsePostOptions } from "./sse-post";
 import type { PulledModel, PullProgress } from "./types";
 
@@ -9,7 +10,7 @@ import type { PulledModel, PullProgress } from "./types";
  */
 export function pullModel(options: SsePostOptions, name: string, onProgress: (progress: PullProgress) => void): Promise<PulledModel> {
 	return postEventStream<PulledModel>(
-		options,
+		{ ...options, timeoutMs: options.timeoutMs ?? CALL_TIMEOUTS["pull-stream"] },
 		"/v1/models/pull",
 		{ name },
 		(event, data) => {

@@ -23,6 +23,8 @@ export class NodeHttpTransport implements HttpTransport {
 			});
 			outgoing.setTimeout(this.timeoutMs, () => outgoing.destroy(new Error("timed out")));
 			outgoing.on("error", reject);
+			// The client gave up (timed out): free the socket rather than wait for a stuck sidecar.
+			req.signal?.addEventListener("abort", () => outgoing.destroy(new Error("aborted")), { once: true });
 			if (req.body !== undefined) outgoing.write(req.body);
 			outgoing.end();
 		});

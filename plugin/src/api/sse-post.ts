@@ -1,19 +1,18 @@
 import * as http from "http";
 
-import { errorFrom, parseJson, SidecarError } from "./client";
+import { cancelledError, errorFrom, parseJson, SidecarError, timeoutError } from "./client";
 import { SseParser } from "./sse";
 
 export interface SsePostOptions {
 	baseUrl: string;
 	token: string | null;
-	/** Gives up when nothing arrives for this long. */
+	/** Gives up when nothing arrives for this long (silence, not total time); each stream has its default in CALL_TIMEOUTS. */
 	timeoutMs?: number;
 	/** Aborting closes the stream (the route decides what that means: a pull is cancelled). */
 	signal?: AbortSignal;
 }
 
-/** The status of the error a call ends with when its signal aborted it (nginx's "client closed"). */
-export const CANCELLED_STATUS = 499;
+export { CANCELLED_STATUS } from "./client";
 
 /** Reads one event of a stream: `{ result }` for the event that completes it, undefined otherwise. */
 export type SseHandler<T> = (event: string, data: unknown) => { result: T } | undefined;
@@ -25,9 +24,9 @@ export type SseHandler<T> = (event: string, data: unknown) => { result: T } | un
  * stream began) reject with that SidecarError; a stream ending early rejects with `ended`.
  * Obsidian's requestUrl buffers whole responses and cannot stream, so this uses Node's http module
  * (the plugin is desktop only), as the event stream does. Answers and model pulls both stream here.
- * An aborted `signal` rejects with code `cancelled`.
+ * An aborted `signal` rejects with code `cancelled`; `timeoutMs` of silence rejects with code `timeout`.
  */
-export function postEventStream<T>(options: SsePostOptions, path: string, body: unknown, handle: SseHandler<T>, ended: string): Promise<T> {
+export function postEventStream<T>(options: SsePostOptions & { timeoutMs: number }, path: string, body: unknown, handle: SseHandler<T>, ended: string): Promise<T> {
 	return new Promise((resolve, reject) => {
 		const text = JSON.stringify(body);
 		const headers: Record<string, string | number> = {
@@ -68,12 +67,16 @@ export function postEventStream<T>(options: SsePostOptions, path: string, body: 
 			res.on("end", endedEarly);
 			res.on("error", endedEarly);
 		});
-		outgoing.setTimeout(options.timeoutMs ?? 300_000, () => outgoing.destroy(new Error("timed out")));
+		// The socket's idle timer: it restarts with every chunk, so only silence ends the stream.
+		outgoing.setTimeout(options.timeoutMs, () => {
+			reject(timeoutError(options.timeoutMs, true));
+			outgoing.destroy();
+		});
 		outgoing.on("error", (err) => reject(new SidecarError(0, "unreachable", `No sidecar at ${options.baseUrl} (${err.message})`)));
 		const signal = options.signal;
 		if (signal) {
 			const abort = (): void => {
-				reject(new SidecarError(CANCELLED_STATUS, "cancelled", "Cancelled."));
+				reject(cancelledError());
 				outgoing.destroy();
 			};
 			if (signal.aborted) abort();

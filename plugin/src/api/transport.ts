@@ -8,6 +8,8 @@ export interface HttpRequest {
 	url: string;
 	headers: Record<string, string>;
 	body?: string;
+	/** Aborted when the client gives up on the call (it has timed out); a transport may ignore it. */
+	signal?: AbortSignal;
 }
 
 export interface HttpResponse {

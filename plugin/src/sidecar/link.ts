@@ -22,6 +22,8 @@ export interface RestartPolicy {
 	maxFailures: number;
 	/** A connection that lasted this long resets the failure count. */
 	stableMs: number;
+	/** How often a sidecar that runs but does not answer is asked again (it may only be paused). */
+	hungPollMs: number;
 }
 
 export interface LinkOptions {
@@ -37,13 +39,16 @@ export interface LinkOptions {
 	restart?: Partial<RestartPolicy>;
 }
 
-const DEFAULT_POLICY: RestartPolicy = { minDelayMs: 1000, maxDelayMs: 30_000, maxFailures: 5, stableMs: 60_000 };
+const DEFAULT_POLICY: RestartPolicy = { minDelayMs: 1000, maxDelayMs: 30_000, maxFailures: 5, stableMs: 60_000, hungPollMs: 5_000 };
 
 /**
  * Keeps the plugin connected to its sidecar: starts it through the supervisor, follows its event
  * stream into the status model, and when the stream drops shows "reconnecting" at once, then
  * either reattaches (the sidecar still answers) or starts a new one with backoff; after
- * `maxFailures` failed restarts in a row it stops and says why.
+ * `maxFailures` failed restarts in a row it stops and says why. A sidecar that runs but does not
+ * answer (its health check times out) is "not responding": not restarted behind the user's back
+ * (it may only be paused, and it holds the index), but asked again until it answers, with restart
+ * one click away.
  */
 export class SidecarLink {
 	private model = StatusModel.initial();
@@ -54,6 +59,8 @@ export class SidecarLink {
 	/** The last stream closed before it ever opened (refused, e.g. a token that changed). */
 	private refused = false;
 	private running = false;
+	/** A health check is under way (recover or suspect): another would only pile up behind a stuck sidecar. */
+	private probing = false;
 	private readonly policy: RestartPolicy;
 
 	constructor(private readonly options: LinkOptions) {
@@ -106,6 +113,21 @@ export class SidecarLink {
 		await this.start();
 	}
 
+	/**
+	 * A call timed out: when the sidecar does not answer its health check either, say "not
+	 * responding" now rather than after the event stream's silence limit.
+	 */
+	async suspect(): Promise<void> {
+		if (!this.running || this.probing || this.timer !== null || this.model.view.phase === "not-responding") return;
+		this.probing = true;
+		const probe = await this.options.supervisor.probe().finally(() => (this.probing = false));
+		if (!this.running || probe.state !== "hung" || this.timer !== null) return;
+		this.stream?.stop();
+		this.stream = null;
+		this.connectedAt = 0;
+		this.hung();
+	}
+
 	/** Lets the status model take a count learnt elsewhere (the triage dialog). */
 	note(event: StreamEvent): void {
 		this.set(this.model.onEvent(event));
@@ -119,14 +141,18 @@ export class SidecarLink {
 			// the stream's first events tell the same
 		}
 		this.stream?.stop();
-		this.stream = this.options.openStream({
+		const stream = this.options.openStream({
 			onEvent: (event) => {
 				this.set(this.model.onEvent(event));
 				this.options.onEvent?.(event);
 			},
-			onConnection: (connected) => this.onConnection(connected),
+			// A stream this link has let go of (stopped as stuck, or replaced) no longer speaks for the sidecar.
+			onConnection: (connected) => {
+				if (this.stream === stream) this.onConnection(connected);
+			},
 		});
-		this.stream.start();
+		this.stream = stream;
+		stream.start();
 		this.options.onReady?.();
 	}
 
@@ -154,10 +180,17 @@ export class SidecarLink {
 	}
 
 	private async recover(): Promise<void> {
-		if (!this.running) return;
+		if (!this.running || this.probing) return;
 		// It still answers: only the stream was lost. A stream refused outright would be refused
 		// again at once, so that goes the way of a failure instead: backoff, the token read again.
-		const answers = (await this.options.supervisor.healthy()) !== null;
+		this.probing = true;
+		const probe = await this.options.supervisor.probe().finally(() => (this.probing = false));
+		if (!this.running) return;
+		if (probe.state === "hung") {
+			this.hung();
+			return;
+		}
+		const answers = probe.state === "ok";
 		if (answers && !this.refused) {
 			await this.up();
 			return;
@@ -189,6 +222,12 @@ export class SidecarLink {
 			this.set(this.model.failed(outcome.reason, outcome.problem));
 			this.running = false;
 		}
+	}
+
+	/** Alive but silent: keep asking (a paused sidecar comes back on its own); a click restarts it. */
+	private hung(): void {
+		this.set(this.model.notResponding());
+		this.schedule(this.policy.hungPollMs);
 	}
 
 	private clearTimer(): void {

@@ -1,7 +1,7 @@
 import type { CleaningStatus, ReconcileStatus, Status, StreamEvent } from "../api/types";
 import type { Problem } from "./supervisor";
 
-export type Phase = "starting" | "connected" | "indexing" | "scanning" | "ready" | "reconnecting" | "stopped" | "error";
+export type Phase = "starting" | "connected" | "indexing" | "scanning" | "ready" | "reconnecting" | "not-responding" | "stopped" | "error";
 
 /** What a click on the status bar item does. */
 export type ClickAction = "triage" | "details" | "log" | "restart" | "settings";
@@ -17,7 +17,7 @@ export interface StatusView {
 	action: ClickAction;
 }
 
-type Connection = "starting" | "up" | "reconnecting" | "stopped" | "error";
+type Connection = "starting" | "up" | "reconnecting" | "hung" | "stopped" | "error";
 
 interface State {
 	connection: Connection;
@@ -67,6 +67,11 @@ export class StatusModel {
 		return this.with({ connection: "reconnecting", reconcile: IDLE, cleaning: IDLE });
 	}
 
+	/** The sidecar runs but does not answer its health check in time (stopped, deadlocked, in a long pause). */
+	notResponding(): StatusModel {
+		return this.with({ connection: "hung", reconcile: IDLE, cleaning: IDLE });
+	}
+
 	stopped(reason = "The sidecar is not running."): StatusModel {
 		return this.with({ connection: "stopped", reason, reconcile: IDLE, cleaning: IDLE });
 	}
@@ -105,6 +110,14 @@ export class StatusModel {
 				return this.shown({ ...base, phase: "starting", text: "Ora: starting", detail: "Starting the sidecar…", action: "log" });
 			case "reconnecting":
 				return this.shown({ ...base, phase: "reconnecting", text: "Ora: reconnecting", detail: "Lost the connection to the sidecar; reconnecting.", action: "log" });
+			case "hung":
+				return this.shown({
+					...base,
+					phase: "not-responding",
+					text: "Ora: not responding",
+					detail: "The sidecar is running but does not answer (it may be stuck). Ora keeps checking and reconnects when it answers again.",
+					action: "restart",
+				});
 			case "stopped":
 				return this.shown({ ...base, phase: "stopped", text: "Ora: stopped", detail: s.reason, action: "restart" });
 			case "error": {

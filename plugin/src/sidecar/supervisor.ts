@@ -56,6 +56,8 @@ export type Outcome =
 	| { ok: true; spawned: boolean; owned: boolean; version: string; port: number }
 	| { ok: false; reason: string; problem: Problem };
 
+export type Probe = { state: "ok"; version: string } | { state: "hung" } | { state: "down" };
+
 /** Stderr lines kept from a spawned sidecar, to explain why it stopped (and for "show log"). */
 const STDERR_LINES = 20;
 /** How long stopped() waits for a child it had to kill (SIGKILL is not refused). */
@@ -117,11 +119,21 @@ export class SidecarSupervisor {
 
 	/** The version the sidecar at the client's address reports, or null when nothing answers. */
 	async healthy(): Promise<string | null> {
+		const probe = await this.probe();
+		return probe.state === "ok" ? probe.version : null;
+	}
+
+	/**
+	 * Asks the sidecar at the client's address for its health: "ok" with its version; "hung" when
+	 * something took the connection but did not answer within the health timeout (a process alive
+	 * but stuck: stopped, deadlocked, in a long pause); "down" when nothing answered at all.
+	 */
+	async probe(): Promise<Probe> {
 		try {
 			const health = await this.options.client.health();
-			return health.status === "ok" ? health.version : null;
-		} catch {
-			return null;
+			return health.status === "ok" ? { state: "ok", version: health.version } : { state: "down" };
+		} catch (err) {
+			return { state: err instanceof SidecarError && err.timedOut ? "hung" : "down" };
 		}
 	}
 
@@ -131,6 +143,8 @@ export class SidecarSupervisor {
 			const child = this.child;
 			this.exited = new Promise((resolve) => child.on("exit", () => resolve()));
 			child.kill("SIGTERM");
+			// A stopped (SIGSTOP) child would hold SIGTERM pending until continued: continue it.
+			child.kill("SIGCONT");
 			// Our own child only: an adopted pid may have been reused by another process since.
 			this.escalate = () => void child.kill("SIGKILL");
 		} else if (this.adoptedPid !== null) {

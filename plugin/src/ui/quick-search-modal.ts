@@ -32,7 +32,7 @@ export class QuickSearchModal extends SuggestModal<NoteGroup> {
 			k: deps.k,
 			delayMs: deps.delayMs,
 			privateMode: deps.privateMode,
-			onError: (message) => (this.emptyStateText = message),
+			onError: (message) => (this.emptyStateText = `${message} Edit the query to try again.`),
 		});
 		this.limit = deps.k;
 		this.emptyStateText = "No results.";

@@ -14,7 +14,7 @@ import type { Live } from "../util/debounce";
 import { RelatedController, type RelatedState } from "../related/controller";
 import { moveSelection } from "../search/controller";
 import type { ResultCard } from "../search/shape";
-import { markSelected, message, renderGroups } from "./search-render";
+import { markSelected, message, renderGroups, retryButton } from "./search-render";
 
 export const RELATED_VIEW_TYPE = "ora-vault-related";
 
@@ -137,9 +137,12 @@ export class RelatedView extends ItemView {
 			case "empty":
 				message(body, "search-x", "No related notes found.");
 				break;
-			case "message":
-				message(body, state.error ? "alert-triangle" : "info", state.message, state.error ? "ora-error" : "");
+			case "message": {
+				const box = message(body, state.error ? "alert-triangle" : "info", state.message, state.error ? "ora-error" : "");
+				const controller = this.controller;
+				if (state.error && controller) retryButton(box, () => void controller.refresh());
 				break;
+			}
 			case "results": {
 				const source = state.path;
 				this.cards = state.list.groups.map((g) => g.best);

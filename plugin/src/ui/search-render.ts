@@ -15,6 +15,8 @@ export interface ResultHandlers {
 	open: (card: ResultCard, evt: MouseEvent | KeyboardEvent | null) => void;
 	hover?: (card: ResultCard, evt: MouseEvent, el: HTMLElement) => void;
 	drag?: (card: ResultCard, evt: DragEvent) => void;
+	/** Runs the failed search again (drawn as a button under an error). */
+	retry?: () => void;
 }
 
 function handlersOf(handlers: ResultHandlers | ((card: ResultCard) => void)): ResultHandlers {
@@ -40,9 +42,12 @@ export function renderSearchState(
 		case "loading":
 			message(el, "loader", `Searching for “${state.query}”…`, "ora-loading");
 			return [];
-		case "error":
-			message(el, "alert-triangle", state.message, "ora-error");
+		case "error": {
+			const retry = typeof handlers === "function" ? undefined : handlers.retry;
+			const box = message(el, "alert-triangle", state.message, "ora-error");
+			if (retry) retryButton(box, retry);
 			return [];
+		}
 		case "empty":
 			message(el, "search-x", `No results for “${state.query}”.`);
 			if (state.indexingNote) el.createDiv({ cls: "ora-indexing-note", text: state.indexingNote });
@@ -66,6 +71,13 @@ export function message(el: HTMLElement, icon: string, text: string, cls = ""): 
 	setIcon(box.createSpan({ cls: "ora-message-icon" }), icon);
 	box.createSpan({ text });
 	return box;
+}
+
+/** A "Try again" button after an error message (a timed-out or refused call). */
+export function retryButton(box: HTMLElement, retry: () => void): HTMLButtonElement {
+	const button = box.createEl("button", { cls: "ora-retry", text: "Try again" });
+	button.addEventListener("click", () => retry());
+	return button;
 }
 
 function renderGroup(parent: HTMLElement, group: NoteGroup, handlers: ResultHandlers, index: number): HTMLElement {

@@ -197,6 +197,7 @@ export class SearchView extends ItemView {
 		this.cards = state.kind === "results" ? state.list.groups.map((g) => g.best) : [];
 		this.items = renderSearchState(this.resultsEl, state, {
 			open: (card, evt) => void this.deps.open(card, Keymap.isModEvent(evt)),
+			retry: () => void this.controller?.runNow(),
 		});
 		this.listEl = this.resultsEl.querySelector<HTMLElement>(".ora-results");
 		this.select(-1);
