@@ -59,17 +59,28 @@ export function aPair(change: Partial<Pair> = {}): Pair {
 }
 
 /** A transport answering from a list of canned responses and recording every request. */
+/** In a script, an answer that does not come (requestUrl against a stuck sidecar) until `late()` sends one. */
+export const HANG = "hang";
+
 export class ScriptedTransport implements HttpTransport {
 	readonly requests: HttpRequest[] = [];
+	/** The hung requests' resolvers, in order: `late(n, response)` answers the n-th. */
+	private readonly hung: ((response: HttpResponse) => void)[] = [];
 
-	constructor(private readonly answers: (HttpResponse | Error)[]) {}
+	constructor(private readonly answers: (HttpResponse | Error | typeof HANG)[]) {}
 
 	async request(req: HttpRequest): Promise<HttpResponse> {
 		this.requests.push(req);
 		const answer = this.answers.shift();
 		if (answer === undefined) throw new Error("no scripted answer left");
+		if (answer === HANG) return new Promise((resolve) => this.hung.push(resolve));
 		if (answer instanceof Error) throw answer;
 		return answer;
+	}
+
+	/** Answers the n-th hung request, after its caller may have given up on it. */
+	late(n: number, response: HttpResponse): void {
+		this.hung[n]?.(response);
 	}
 }
 

@@ -75,4 +75,31 @@ describe("askStream", () => {
 		const none = await askStream({ baseUrl: "http://127.0.0.1:9", token: null }, { question: "q" }, () => undefined).catch((e: unknown) => e);
 		expect((none as SidecarError).unreachable).toBe(true);
 	});
+
+	it("times out on silence between events, not on the answer's total time", async () => {
+		// Fifteen pieces 100 ms apart: 1.5 s in all, never 1 s of silence.
+		let url = await serve((res) => {
+			res.writeHead(200, { "Content-Type": "text/event-stream" });
+			let sent = 0;
+			const tick = setInterval(() => {
+				if (++sent <= 15) res.write('event: delta\ndata: {"text": "."}\n\n');
+				else {
+					clearInterval(tick);
+					res.end(`event: answer\ndata: ${JSON.stringify(DOC)}\n\n`);
+				}
+			}, 100);
+		});
+		const pieces: string[] = [];
+		expect(await askStream({ baseUrl: url, token: null, timeoutMs: 1000 }, { question: "q" }, (t) => pieces.push(t))).toEqual(DOC);
+		expect(pieces).toHaveLength(15);
+		await new Promise((ok) => server?.close(ok));
+		// One piece, then nothing: a sidecar stuck mid-answer.
+		url = await serve((res) => {
+			res.writeHead(200, { "Content-Type": "text/event-stream" });
+			res.write('event: delta\ndata: {"text": "Wild "}\n\n');
+		});
+		const err = await askStream({ baseUrl: url, token: null, timeoutMs: 300 }, { question: "q" }, () => undefined).catch((e: unknown) => e);
+		expect(err).toBeInstanceOf(SidecarError);
+		expect(err).toMatchObject({ code: "timeout", message: "The sidecar sent nothing for 0.3 s." });
+	});
 });

@@ -1,7 +1,10 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 
 import { SidecarClient, SidecarError } from "../../src/api/client";
-import { aPair, json, ScriptedTransport } from "../builders";
+import { CALL_TIMEOUTS } from "../../src/api/timeouts";
+import { aPair, aSearchDocument, HANG, json, ScriptedTransport } from "../builders";
+
+afterEach(() => vi.useRealTimers());
 
 function client(transport: ScriptedTransport, token: string | null = "t0k3n"): SidecarClient {
 	return new SidecarClient(transport, { baseUrl: "http://127.0.0.1:47113", token: () => token });
@@ -64,5 +67,80 @@ describe("SidecarClient", () => {
 			"POST /v1/lint",
 		]);
 		expect(JSON.parse(transport.requests[1]?.body ?? "")).toEqual({ action: "wrong", note: pair.a.path });
+	});
+
+	describe("against a sidecar that takes the call and never answers", () => {
+		it("fails a search after the interactive limit with a timeout error in plain words", async () => {
+			vi.useFakeTimers();
+			const call = client(new ScriptedTransport([HANG])).search({ query: "q", k: 5 });
+			const outcome = call.catch((e: unknown) => e);
+			await vi.advanceTimersByTimeAsync(CALL_TIMEOUTS.interactive - 1);
+			expect(vi.getTimerCount()).toBe(1); // still waiting
+			await vi.advanceTimersByTimeAsync(1);
+			const err = await outcome;
+			expect(err).toBeInstanceOf(SidecarError);
+			expect(err).toMatchObject({ status: 0, code: "timeout", timedOut: true, message: "The sidecar did not answer in 15 s." });
+		});
+
+		it("gives each kind of call its own limit: health checks short, answers long", async () => {
+			vi.useFakeTimers();
+			const c = client(new ScriptedTransport([HANG, HANG]));
+			const health = c.health().catch((e: unknown) => e);
+			const ask = c.ask({ question: "why?" }).catch((e: unknown) => e);
+			await vi.advanceTimersByTimeAsync(CALL_TIMEOUTS.health);
+			expect(await health).toMatchObject({ code: "timeout", message: "The sidecar did not answer in 3 s." });
+			await vi.advanceTimersByTimeAsync(CALL_TIMEOUTS.long - CALL_TIMEOUTS.health - 1);
+			expect(vi.getTimerCount()).toBe(1); // the answer may still come
+			await vi.advanceTimersByTimeAsync(1);
+			expect(await ask).toMatchObject({ code: "timeout", message: "The sidecar did not answer in 5 min." });
+		});
+
+		it("takes shorter limits from its options", async () => {
+			vi.useFakeTimers();
+			const c = new SidecarClient(new ScriptedTransport([HANG]), { baseUrl: "http://127.0.0.1:1", token: () => null, timeouts: { interactive: 1500 } });
+			expect(c.timeout("interactive")).toBe(1500);
+			expect(c.timeout("health")).toBe(CALL_TIMEOUTS.health);
+			const call = c.status().catch((e: unknown) => e);
+			await vi.advanceTimersByTimeAsync(1500);
+			expect(await call).toMatchObject({ message: "The sidecar did not answer in 1.5 s." });
+		});
+
+		it("drops an answer that arrives after the timeout, aborts the request and says it timed out", async () => {
+			vi.useFakeTimers();
+			const transport = new ScriptedTransport([HANG]);
+			const timeouts: string[] = [];
+			const c = new SidecarClient(transport, { baseUrl: "http://127.0.0.1:1", token: () => null, onTimeout: (e) => timeouts.push(e.message) });
+			const settled: string[] = [];
+			const call = c.search({ query: "q", k: 5 }).then(
+				() => settled.push("answered"),
+				(e: SidecarError) => settled.push(e.code),
+			);
+			await vi.advanceTimersByTimeAsync(CALL_TIMEOUTS.interactive);
+			transport.late(0, json(200, aSearchDocument([])));
+			await call;
+			await vi.advanceTimersByTimeAsync(0);
+			expect(settled).toEqual(["timeout"]);
+			expect(transport.requests[0]?.signal?.aborted).toBe(true);
+			expect(timeouts).toEqual(["The sidecar did not answer in 15 s."]);
+		});
+
+		it("clears its timer when the answer comes in time", async () => {
+			vi.useFakeTimers();
+			const transport = new ScriptedTransport([HANG]);
+			const call = client(transport).health();
+			transport.late(0, json(200, { status: "ok", version: "0.1.0" }));
+			expect((await call).version).toBe("0.1.0");
+			expect(vi.getTimerCount()).toBe(0);
+		});
+
+		it("cancels every call in flight on dispose, leaving no timer behind", async () => {
+			vi.useFakeTimers();
+			const c = client(new ScriptedTransport([HANG, HANG]));
+			const calls = [c.search({ query: "q", k: 5 }), c.related({ path: "A.md", k: 5 })].map((p) => p.catch((e: unknown) => e));
+			expect(vi.getTimerCount()).toBe(2);
+			c.dispose();
+			expect(vi.getTimerCount()).toBe(0);
+			for (const err of await Promise.all(calls)) expect(err).toMatchObject({ code: "cancelled" });
+		});
 	});
 });

@@ -1,12 +1,13 @@
 import { WorkspaceLeaf } from "obsidian";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 
 import { SidecarClient } from "../../src/api/client";
 import type { AskDocument } from "../../src/api/types";
 import type { ConversationEntry } from "../../src/ask/model";
 import { AskView, type AskViewDeps } from "../../src/ui/ask-view";
 import { shownNotices } from "../__mocks__/obsidian";
-import { json, ScriptedTransport } from "../builders";
+import { CALL_TIMEOUTS } from "../../src/api/timeouts";
+import { HANG, json, ScriptedTransport } from "../builders";
 import { aFile, aLeaf } from "../stand-in";
 
 const ANSWER: AskDocument = {
@@ -306,5 +307,31 @@ describe("AskView", () => {
 		await view.ask("And how long does it take?");
 		expect(body(transport, 1).conversation).not.toBe(first);
 		await view.onClose();
+	});
+
+	it("stops thinking when the sidecar does not answer: the error is shown and the question is back in the box to send again", async () => {
+		vi.useFakeTimers();
+		try {
+			const transport = new ScriptedTransport([HANG, json(200, ANSWER)]);
+			const { view } = setup(transport);
+			await view.onOpen();
+			const input = view.contentEl.querySelector("textarea") as HTMLTextAreaElement;
+			const send = view.contentEl.querySelector("button.ora-ask-send") as HTMLButtonElement;
+			input.value = "What leavens sourdough?";
+			send.click();
+			await vi.advanceTimersByTimeAsync(0);
+			expect(view.contentEl.querySelector(".ora-ask-answer.ora-loading")).not.toBeNull();
+			expect(send.disabled).toBe(true);
+			await vi.advanceTimersByTimeAsync(CALL_TIMEOUTS.long);
+			expect(view.contentEl.querySelector(".ora-loading")).toBeNull();
+			expect(view.contentEl.querySelector(".ora-ask-answer.ora-error")?.textContent).toBe("The sidecar did not answer in 5 min.");
+			expect(send.disabled).toBe(false);
+			expect(input.value).toBe("What leavens sourdough?");
+			send.click();
+			await vi.advanceTimersByTimeAsync(0);
+			expect(view.contentEl.querySelector(".ora-ask-text")?.textContent).toBe("Wild yeast and lactobacilli leaven it [1], slowly [2].");
+		} finally {
+			vi.useRealTimers();
+		}
 	});
 });

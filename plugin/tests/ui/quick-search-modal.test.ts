@@ -6,7 +6,8 @@ import type { QuickAction } from "../../src/quick/suggest";
 import { quickAction } from "../../src/quick/suggest";
 import type { ResultCard } from "../../src/search/shape";
 import { QuickSearchModal } from "../../src/ui/quick-search-modal";
-import { aResult, aSearchDocument, json, ScriptedTransport } from "../builders";
+import { CALL_TIMEOUTS } from "../../src/api/timeouts";
+import { aResult, aSearchDocument, HANG, json, ScriptedTransport } from "../builders";
 
 beforeEach(() => vi.useFakeTimers());
 afterEach(() => {
@@ -109,5 +110,17 @@ describe("QuickSearchModal", () => {
 		expect(quickAction({ metaKey: true })).toBe("open-new-tab");
 		expect(quickAction({ button: 1 })).toBe("open-new-tab");
 		expect(quickAction({ altKey: true, ctrlKey: true })).toBe("insert-link");
+	});
+
+	it("says the sidecar did not answer instead of waiting forever, and a later search shows results", async () => {
+		const { modal } = setup(new ScriptedTransport([HANG, json(200, doc)]));
+		modal.inputEl.value = "sleep";
+		modal.inputEl.dispatchEvent(new Event("input"));
+		await vi.advanceTimersByTimeAsync(100 + CALL_TIMEOUTS.interactive);
+		await (modal as unknown as { updated: Promise<void> }).updated;
+		expect(modal.resultContainerEl.textContent).toContain("The sidecar did not answer in 15 s. Edit the query to try again.");
+		await type(modal, "sleep well");
+		expect(modal.resultContainerEl.textContent).not.toContain("did not answer");
+		expect(modal.resultContainerEl.querySelectorAll(".ora-quick-item").length).toBeGreaterThan(0);
 	});
 });

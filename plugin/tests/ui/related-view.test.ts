@@ -3,7 +3,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { SidecarClient } from "../../src/api/client";
 import type { ResultCard } from "../../src/search/shape";
 import { RELATED_VIEW_TYPE, RelatedView } from "../../src/ui/related-view";
-import { aResult, json, ScriptedTransport } from "../builders";
+import { CALL_TIMEOUTS } from "../../src/api/timeouts";
+import { aResult, HANG, json, ScriptedTransport } from "../builders";
 import { aFile, aLeaf } from "../stand-in";
 
 beforeEach(() => vi.useFakeTimers());
@@ -186,5 +187,24 @@ describe("RelatedView", () => {
 		workspace.trigger("file-open", aFile("B.md"));
 		await vi.advanceTimersByTimeAsync(50);
 		expect([body(transport, 0), body(transport, 1)]).toMatchObject([{ k: 7 }, { k: 20 }]);
+	});
+
+	it("leaves the loading state when the sidecar does not answer, and Try again clears the error", async () => {
+		const transport = new ScriptedTransport([HANG, json(200, related("A.md"))]);
+		const { view, workspace } = await openView(transport);
+		workspace.trigger("file-open", aFile("A.md"));
+		await vi.advanceTimersByTimeAsync(50);
+		expect(view.contentEl.querySelector(".ora-loading")).not.toBeNull();
+		await vi.advanceTimersByTimeAsync(CALL_TIMEOUTS.interactive);
+		expect(view.contentEl.querySelector(".ora-loading")).toBeNull();
+		expect(view.contentEl.querySelector(".ora-error")?.textContent).toContain("The sidecar did not answer in 15 s.");
+		(view.contentEl.querySelector("button.ora-retry") as HTMLButtonElement).click();
+		await vi.advanceTimersByTimeAsync(0);
+		expect(transport.requests).toHaveLength(2);
+		expect(view.contentEl.querySelector(".ora-error")).toBeNull();
+		expect(view.contentEl.querySelector(".ora-result-path")?.textContent).toBe("Engrams/Forgetting curve.md");
+		transport.late(0, json(200, related("A.md", [])));
+		await vi.advanceTimersByTimeAsync(0);
+		expect(view.contentEl.querySelector(".ora-result-path")?.textContent).toBe("Engrams/Forgetting curve.md");
 	});
 });

@@ -1,11 +1,12 @@
 import { App } from "obsidian";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 
 import { SidecarClient } from "../../src/api/client";
 import { TriageModal, type TriageDeps } from "../../src/ui/triage-modal";
 import { shownNotices } from "../__mocks__/obsidian";
 import type { HttpRequest, HttpResponse, HttpTransport } from "../../src/api/transport";
-import { aPair, json, ScriptedTransport } from "../builders";
+import { CALL_TIMEOUTS } from "../../src/api/timeouts";
+import { aPair, HANG, json, ScriptedTransport } from "../builders";
 
 const settle = () => new Promise((r) => setTimeout(r, 0));
 
@@ -229,5 +230,25 @@ describe("TriageModal", () => {
 		expect(shownNotices.at(-1)).not.toContain("ora contradictions");
 		expect(modal.contentEl.querySelector(".ora-claim-path")?.textContent).toBe("Engrams/Coffee is fine.md");
 		expect(counts).toEqual([1, 1]);
+	});
+
+	it("leaves its loading state when the sidecar does not answer, with Try again", async () => {
+		vi.useFakeTimers();
+		try {
+			const transport = new ScriptedTransport([HANG, json(200, { pairs: [aPair()] })]);
+			const client = new SidecarClient(transport, { baseUrl: "http://127.0.0.1:1", token: () => "t" });
+			const modal = new TriageModal(new App(), { client, open: async () => undefined, onOpenCount: () => undefined });
+			modal.open();
+			await vi.advanceTimersByTimeAsync(0);
+			expect(modal.contentEl.textContent).toContain("Loading pairs…");
+			await vi.advanceTimersByTimeAsync(CALL_TIMEOUTS.interactive);
+			expect(modal.contentEl.textContent).not.toContain("Loading pairs…");
+			expect(modal.contentEl.querySelector(".ora-error")?.textContent).toBe("The sidecar did not answer in 15 s.");
+			button(modal, "Try again").click();
+			await vi.advanceTimersByTimeAsync(0);
+			expect(modal.contentEl.querySelectorAll(".ora-pair")).toHaveLength(1);
+		} finally {
+			vi.useRealTimers();
+		}
 	});
 });
