@@ -11,6 +11,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { SidecarClient } from "../../src/api/client";
 import { EventStream } from "../../src/api/event-stream";
 import { NodeHttpTransport } from "../../src/api/node-transport";
+import type { Timeouts } from "../../src/api/timeouts";
 import { SidecarLink } from "../../src/sidecar/link";
 import type { Phase } from "../../src/sidecar/status-model";
 import { parseRecord, SidecarSupervisor } from "../../src/sidecar/supervisor";
@@ -68,9 +69,20 @@ interface Rig {
 	spawned: ChildProcess[];
 }
 
-function rig(vault: string, data: string, change: { script?: string; servedVault?: string; port?: number; recordDelayMs?: number } = {}): Rig {
+interface RigChange {
+	script?: string;
+	servedVault?: string;
+	port?: number;
+	recordDelayMs?: number;
+	timeouts?: Partial<Timeouts>;
+	hungPollMs?: number;
+	/** The event stream's silence limit (the stand-in sends no pings). */
+	silenceMs?: number;
+}
+
+function rig(vault: string, data: string, change: RigChange = {}): Rig {
 	let token: string | null = null;
-	const client = new SidecarClient(new NodeHttpTransport(2000), { baseUrl: "http://127.0.0.1:9", token: () => token });
+	const client = new SidecarClient(new NodeHttpTransport(2000), { baseUrl: "http://127.0.0.1:9", token: () => token, timeouts: change.timeouts });
 	const spawned: ChildProcess[] = [];
 	const supervisor = new SidecarSupervisor({
 		client,
@@ -99,11 +111,11 @@ function rig(vault: string, data: string, change: { script?: string; servedVault
 		supervisor,
 		client,
 		openStream: (handlers) =>
-			new EventStream({ url: `${client.baseUrl}/v1/events/stream`, token: () => token, ...handlers, minDelayMs: 50 }),
+			new EventStream({ url: `${client.baseUrl}/v1/events/stream`, token: () => token, ...handlers, minDelayMs: 50, silenceMs: change.silenceMs }),
 		onStatus: (model) => {
 			if (phases[phases.length - 1] !== model.view.phase) phases.push(model.view.phase);
 		},
-		restart: { minDelayMs: 20, maxDelayMs: 100, maxFailures: 3, stableMs: 60_000 },
+		restart: { minDelayMs: 20, maxDelayMs: 100, maxFailures: 3, stableMs: 60_000, hungPollMs: change.hungPollMs ?? 5_000 },
 	});
 	links.push(link);
 	return { link, supervisor, client, phases, spawned };
@@ -273,5 +285,50 @@ ${FAKE_SIDECAR}`;
 		expect(attempts).toBeLessThanOrEqual(5);
 		expect(r.link.status.view.phase).toBe("stopped");
 		expect(r.link.status.view.detail).toContain("event stream");
+	});
+
+	it("says not responding when a call times out and the stopped sidecar misses its health check, then reconnects once it answers, starting no other", async () => {
+		const { vault, data } = aVault();
+		const r = rig(vault, data, { timeouts: { health: 300 }, hungPollMs: 100 });
+		await r.link.start();
+		expect(r.link.status.view.phase).toBe("ready");
+		const child = nth(r.spawned, 0);
+		child.kill("SIGSTOP");
+		try {
+			await r.link.suspect();
+			expect(r.link.status.view).toMatchObject({ phase: "not-responding", action: "restart" });
+			await new Promise((resolve) => setTimeout(resolve, 500)); // a few checks, each unanswered
+			expect(r.link.status.view.phase).toBe("not-responding");
+		} finally {
+			child.kill("SIGCONT");
+		}
+		await until(() => r.link.status.view.phase === "ready");
+		expect(r.phases.slice(r.phases.indexOf("not-responding"))).toEqual(["not-responding", "connected", "ready"]);
+		expect(r.spawned).toHaveLength(1);
+	});
+
+	it("says not responding, and starts no second sidecar, when the stream of a stopped sidecar goes silent", async () => {
+		const { vault, data } = aVault();
+		const r = rig(vault, data, { timeouts: { health: 300 }, hungPollMs: 100, silenceMs: 400 });
+		await r.link.start();
+		const child = nth(r.spawned, 0);
+		child.kill("SIGSTOP");
+		try {
+			await until(() => r.link.status.view.phase === "not-responding");
+			expect(r.spawned).toHaveLength(1);
+		} finally {
+			child.kill("SIGCONT");
+		}
+		await until(() => r.link.status.view.phase === "ready");
+		expect(r.spawned).toHaveLength(1);
+	});
+
+	it("leaves a sidecar that answers alone when a call times out", async () => {
+		const { vault, data } = aVault();
+		const r = rig(vault, data, { timeouts: { health: 300 } });
+		await r.link.start();
+		await r.link.suspect();
+		expect(r.link.status.view.phase).toBe("ready");
+		expect(r.phases).not.toContain("not-responding");
 	});
 });

@@ -76,4 +76,12 @@ describe("StatusModel", () => {
 		expect(m.view).toMatchObject({ phase: "error", action: "settings" });
 		expect(m.view.detail).toContain('Set "Ora command" in Ora\'s settings');
 	});
+
+	it("says not responding for a sidecar that runs but does not answer, a click restarting it, and ready once it answers", () => {
+		const hung = StatusModel.initial().connected().fromStatus(aStatus()).notResponding();
+		expect(hung.view).toMatchObject({ phase: "not-responding", text: "Ora: not responding", action: "restart", openPairs: 2 });
+		expect(hung.view.detail).toContain("running but does not answer");
+		expect(hung.view.detail).toContain("Click to restart the sidecar.");
+		expect(hung.connected().fromStatus(aStatus()).view.phase).toBe("ready");
+	});
 });

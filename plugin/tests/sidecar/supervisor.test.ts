@@ -1,4 +1,4 @@
-import { spawn } from "child_process";
+import { spawn, type ChildProcess } from "child_process";
 import * as http from "http";
 import type { AddressInfo } from "net";
 
@@ -11,7 +11,10 @@ import { SidecarSupervisor, type SupervisorOptions } from "../../src/sidecar/sup
 /** What /v1/status answers: the vault the supervisor expects. */
 const STATUS = '{"vault": "/v", "pid": 1}';
 const servers: http.Server[] = [];
+/** Children a test stopped (SIGSTOP): killed outright whatever the test did. */
+const stopped: ChildProcess[] = [];
 afterEach(async () => {
+	for (const child of stopped.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
 	await Promise.all(servers.splice(0).map((s) => new Promise((resolve) => s.close(resolve))));
 });
 
@@ -174,5 +177,34 @@ describe("SidecarSupervisor", () => {
 		expect(await sup.ensureRunning()).toEqual({ ok: false, problem: "incompatible", reason: "The sidecar is version 0.9.0; upgrade it." });
 		expect(tokens).toEqual([]);
 		expect(await exited).toBe("SIGTERM");
+	});
+
+	it("tells a sidecar that takes the connection but does not answer (hung) from one that is not there (down)", async () => {
+		// Accepts and reads the request, never answers: a stopped or deadlocked sidecar, seen from outside.
+		const server = http.createServer(() => undefined);
+		servers.push(server);
+		await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+		const { port } = server.address() as AddressInfo;
+		const client = new SidecarClient(new NodeHttpTransport(), { baseUrl: `http://127.0.0.1:${port}`, token: () => null, timeouts: { health: 200 } });
+		const { sup } = supervisor(port, { client });
+		expect(await sup.probe()).toEqual({ state: "hung" });
+		expect(await sup.healthy()).toBeNull();
+		server.closeAllConnections();
+		const down = supervisor(await freePort(), {}).sup;
+		expect(await down.probe()).toEqual({ state: "down" });
+	});
+
+	it("ends a stopped (SIGSTOP) child of its own with SIGTERM at once, without waiting to kill it", async () => {
+		const port = await freePort();
+		const script = `require("http").createServer((q, s) => s.end(q.url === "/v1/status" ? '${STATUS}' : '{"status":"ok","version":"0.1.0"}')).listen(${port}, "127.0.0.1")`;
+		const child = spawn(process.execPath, ["-e", script], { stdio: ["ignore", "ignore", "pipe"] });
+		stopped.push(child);
+		const { sup } = supervisor(port, { spawn: () => child, stopWaitMs: 10_000 });
+		expect(await sup.ensureRunning()).toMatchObject({ ok: true, spawned: true });
+		child.kill("SIGSTOP");
+		const exited = new Promise((resolve) => child.on("exit", (_code, signal) => resolve(signal)));
+		sup.stop();
+		await sup.stopped();
+		expect(await exited).toBe("SIGTERM"); // not SIGKILL after the 10 s wait
 	});
 });
