@@ -144,6 +144,7 @@ def test_tags_obsidian_does_not_read_are_not_tags(body: str) -> None:
     "- item\n\nout of the list\n\n    code again #hidden\n#kept\n",
     "- item\n\n      code in the item: 4 past its text #hidden\n#kept\n",
     "- item\n\n    ```\n    #hidden in the item's fence\n    ```\n#kept\n",
+    "crlf\r\n\r\n    #hidden\r\n#kept\r\n",
 ])
 def test_an_indented_code_block_is_not_read_for_tags(body: str) -> None:
     """4 columns of indent after a blank line (or a heading, or at the start) is a code block,
