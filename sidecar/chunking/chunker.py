@@ -47,7 +47,8 @@ BREADCRUMB = " > "
 # 7: `Date Created:` / `Date Modified:` in any capitalisation date a note, as Obsidian reads them
 # 8: a bare CR (classic Mac) ends a line: such a note's frontmatter, tags and privacy are read
 # 9: no tags from HTML comments or inline math; `#private` anywhere (code too) makes a note private
-CHUNKER_VERSION = 9
+# 10: no tags from indented code blocks (a list item's indented text counts) or `$…$` over 2 lines
+CHUNKER_VERSION = 10
 _SENTENCE_END = re.compile(r"[.!?。]$")
 
 

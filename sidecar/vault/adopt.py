@@ -12,7 +12,7 @@ missing, and keeps every property already there:
 - `tags`: the note's frontmatter tags (a string or the legacy `tag` become one list), spelled as
   the vocabulary spells them where they match it; inline `#tags` stay where they are.
 - `date created` / `date modified`: a `created` property or a date in the file name, else the
-  file's times.
+  file's times; `date modified` is never before `date created` (`lint.dates_to_fill`).
 
 A plan changes nothing. Each proposal carries the hash of the bytes it was planned from and the
 exact bytes it would write (`rewrite_frontmatter`, the pure half of the one writer), so a dry
@@ -43,10 +43,10 @@ from sidecar.vault.lint import (
     DEFAULT_MAX_BYTES,
     LintContext,
     adopted,
-    file_dates,
+    dates_to_fill,
 )
 from sidecar.vault.note import Note, decode_note, parse_note, split_frontmatter
-from sidecar.vault.properties import property_key, stated_created
+from sidecar.vault.properties import property_key
 from sidecar.vault.scan import iter_note_paths, vault_path
 from sidecar.vault.tags import frontmatter_tags, property_values, tag_properties
 from sidecar.vault.vault_settings import VaultSettings, is_excluded
@@ -308,13 +308,12 @@ def _dates(read: _Read, vault: Path) -> tuple[dict[str, str], dict[str, str]]:
     """The missing linter-managed dates, each with where it came from."""
     created_key, modified_key = get_schema().linter_managed_dates
     fm = read.note.frontmatter
-    file_created, modified = file_dates(vault_path(vault, read.rel))
-    created, why = stated_created(fm, read.rel) or (file_created.isoformat(), "file times")
+    created, modified, why = dates_to_fill(fm, read.rel, vault_path(vault, read.rel))
     out, whence = {}, {}
     if property_key(fm, created_key) is None:
         out[created_key], whence[created_key] = created, why
     if property_key(fm, modified_key) is None:
-        out[modified_key] = max(modified.isoformat(), created)
+        out[modified_key] = modified
         whence[modified_key] = "file times" if out[modified_key] != created else why
     return out, whence
 

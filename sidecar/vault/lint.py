@@ -37,7 +37,7 @@ from sidecar.vault.note import (
     read_note,
     split_frontmatter,
 )
-from sidecar.vault.properties import property_value, stated_created, vault_aliases
+from sidecar.vault.properties import iso_day, property_value, stated_created, vault_aliases
 from sidecar.vault.scan import iter_note_paths, undecodable_names, vault_path
 from sidecar.vault.vault_settings import (
     VaultSettings,
@@ -259,6 +259,20 @@ def file_dates(path: Path) -> tuple[dt.date, dt.date]:
     return dt.date.fromtimestamp(created), dt.date.fromtimestamp(st.st_mtime)
 
 
+def dates_to_fill(frontmatter: Mapping[str, Any], rel: str, path: Path) -> tuple[str, str, str]:
+    """(date created, date modified, where the creation date comes from) for a note that lacks
+    them. Created: the note's own `date created`, else the date it states (`stated_created`),
+    else the file's. Modified: the file's, but never before created: an old mtime (a clone, a
+    sync, a copy that kept it) or a `date created` set ahead (a template) gave modified < created.
+    """
+    file_created, file_modified = file_dates(path)
+    own = iso_day(property_value(frontmatter, get_schema().linter_managed_dates[0]))
+    created, why = ((own, "the note's `date created`") if own is not None
+                    else stated_created(frontmatter, rel)
+                    or (file_created.isoformat(), "file times"))
+    return created, max(file_modified.isoformat(), created), why
+
+
 def fix_dates(vault: str | Path, rel: str, max_bytes: int = DEFAULT_MAX_BYTES) -> bool:
     """Fill absent or unreadable linter-managed dates from the filesystem; True if written.
 
@@ -271,10 +285,7 @@ def fix_dates(vault: str | Path, rel: str, max_bytes: int = DEFAULT_MAX_BYTES) -
     if note.yaml_error is not None or split_frontmatter(note.text) is None:
         return False
     managed = get_schema().linter_managed_dates  # listed as (created, modified)
-    created, modified = (d.isoformat() for d in file_dates(vault_path(vault, rel)))
-    stated = stated_created(note.frontmatter, rel)
-    if stated is not None:
-        created, modified = stated[0], max(modified, stated[0])
+    created, modified, _ = dates_to_fill(note.frontmatter, rel, vault_path(vault, rel))
     values = dict(zip(managed, (dt.date.fromisoformat(created), dt.date.fromisoformat(modified)),
                       strict=True))
     todo = {k: v for k, v in values.items()

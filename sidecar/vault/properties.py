@@ -85,7 +85,7 @@ def vault_aliases(
 _NAME_DATE = re.compile(r"(?<!\d)(\d{4}-\d{2}-\d{2})(?!\d)")
 
 
-def _iso_day(value: Any) -> str | None:
+def iso_day(value: Any) -> str | None:
     """`YYYY-MM-DD` of a value that starts with an ISO date, else None."""
     if not isinstance(value, str) or len(value) < 10:
         return None
@@ -100,9 +100,9 @@ def stated_created(frontmatter: Mapping[str, Any], rel: str) -> tuple[str, str] 
     `created` property (schema/adopt.json `created_properties`), else a date in its file name
     (a daily note). File times are no such statement: a copy, a clone or a sync resets them."""
     for key in load_json("adopt.json")["created_properties"]:
-        day = _iso_day(property_value(frontmatter, key))
+        day = iso_day(property_value(frontmatter, key))
         if day is not None:
             return day, "the note's `created` property"
     named = _NAME_DATE.search(PurePosixPath(rel).stem)
-    day = _iso_day(named.group(1)) if named else None
+    day = iso_day(named.group(1)) if named else None
     return (day, "the date in its file name") if day is not None else None

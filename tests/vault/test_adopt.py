@@ -223,6 +223,15 @@ def test_dates_come_from_a_created_property_or_the_file_name_else_the_file(
     assert "date created" not in plan["Capital.md"] and "date modified" not in plan["Capital.md"]
 
 
+def test_a_filled_date_modified_is_never_before_the_notes_date_created(tmp_path: Path) -> None:
+    """Adopt proposed the file's older mtime as `date modified` beside a later `date created`."""
+    vault = _write(tmp_path, {"Synced.md": "---\ndate created: 2024-05-06\n---\nSynced.\n"})
+    os.utime(vault / "Synced.md", (1_700_000_000, 1_700_000_000))  # 2023-11-14
+    (proposal,) = plan_adoption(vault).proposals
+    assert proposal.values["date modified"] == "2024-05-06"
+    assert proposal.why["date modified"] == "the note's `date created`"
+
+
 def test_each_date_says_where_it_came_from(tmp_path: Path) -> None:
     vault = _write(tmp_path, {"Daily/2026-10-26.md": "Monday, edited since.\n"})
     (proposal,) = plan_adoption(vault).proposals

@@ -183,6 +183,25 @@ def test_fix_dates_takes_the_creation_date_a_note_states(
     assert f"date created: {created}\n" in new and "date modified: 2023-11-14\n" in new
 
 
+@pytest.mark.parametrize(("dates", "modified"), [
+    ("date created: 2024-05-06\n", "2024-05-06"),  # an older file time: a clone or a sync
+    ("Date Created: 2030-01-01T09:00\n", "2030-01-01"),  # set ahead by a template
+    ("date created: 2020-01-01\n", "2023-11-14"),  # the file's own when it is later
+    ("created: 2025-02-03\n", "2025-02-03"),  # a stated creation date, no `date created`
+])
+def test_fix_dates_never_fills_modified_before_created(
+    vault: Path, write: Write, dates: str, modified: str
+) -> None:
+    """`--fix` filled a missing `date modified` with the file's mtime even when that was
+    before the note's own `date created`."""
+    rel = write("Old.md", f"---\nnexus: []\ntype: engram\ntags: []\n{dates}---\nb\n")
+    os.utime(vault / rel, (1_700_000_000, 1_700_000_000))  # 2023-11-14
+    assert fix_dates(vault, rel) is True
+    new = (vault / rel).read_text(encoding="utf-8")
+    assert new.count("date modified: ") == 1 and f"date modified: {modified}\n" in new
+    assert lint_file(vault, rel) == []
+
+
 def test_a_capitalised_date_is_not_missing(ctx: LintContext) -> None:
     dates = "Date Created: 2024-01-02\nDATE MODIFIED: 2024-01-02\n"
     assert [d.code for d in lint_text(fm(dates=dates), "n.md", ctx)] == []

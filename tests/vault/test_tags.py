@@ -137,11 +137,60 @@ def test_tags_obsidian_does_not_read_are_not_tags(body: str) -> None:
 
 
 @pytest.mark.parametrize("body", [
+    "    #hidden at the start of the body\n#kept\n",
+    "text\n\n    code #hidden\n\n    more code after a blank #hidden\n#kept\n",
+    "text\n\n\tcode after a tab #hidden\n#kept\n",
+    "# Heading\n    code right under a heading #hidden\n#kept\n",
+    "- item\n\nout of the list\n\n    code again #hidden\n#kept\n",
+    "- item\n\n      code in the item: 4 past its text #hidden\n#kept\n",
+    "- item\n\n    ```\n    #hidden in the item's fence\n    ```\n#kept\n",
+    "crlf\r\n\r\n    #hidden\r\n#kept\r\n",
+])
+def test_an_indented_code_block_is_not_read_for_tags(body: str) -> None:
+    """4 columns of indent after a blank line (or a heading, or at the start) is a code block,
+    where Obsidian reads no tags: they were read."""
+    assert [t for t, _ in inline_tags_with_lines(body)] == ["kept"]
+
+
+@pytest.mark.parametrize("body", [
+    "- item\n    more text #kept\n",
+    "- item\n\n    a second paragraph of the item #kept\n",
+    "- item\n\tafter a tab #kept\n",
+    "1. item\n\n    more #kept\n",
+    "- a\n    - nested four spaces in #kept\n",
+    "- a\n\n\t- nested after a blank, a tab in #kept\n",
+    "- a\n  - b\n\n      text of b #kept\n",
+    "a paragraph\n    goes on indented #kept\n",
+    "- lazy\ncontinuation\n\n    still the item's #kept\n",
+])
+def test_indented_text_that_is_not_code_keeps_its_tags(body: str) -> None:
+    """A list item's indented lines, and a paragraph's next line however indented, are text
+    Obsidian reads tags in."""
+    assert [t for t, _ in inline_tags_with_lines(body)] == ["kept"]
+
+
+@pytest.mark.parametrize("body", [
+    "math $a +\n#hidden b$ and #kept\n",
+    "- item $x\n  #hidden = 1$ then #kept\n",
+    "prices $5 and\n#kept $10\n",  # no closing `$`: text, a line apart as on one line
+    "not $across\n\na blank #kept$ line\n",  # a paragraph ends at a blank line
+    "- not $across\n- items #kept$\n",  # nor at the next list item
+    "# not $across\na heading #kept$\n",
+])
+def test_inline_math_over_a_line_break_is_math(body: str) -> None:
+    """Obsidian reads `$…$` within a paragraph as math over a soft line break too; its tags
+    were read. The same rule as on one line: `$5 and $10` stays text."""
+    assert [t for t, _ in inline_tags_with_lines(body)] == ["kept"]
+
+
+@pytest.mark.parametrize("body", [
     "```\n#private\n```\n",
     "and `#private` inline\n",
     "<!-- #private -->\n",
     "%% #private/health %%\n",
     "$x = #PRIVATE$\n",
+    "text\n\n    #private in an indented code block\n",
+    "$x =\n#private$ over a line break\n",
 ])
 def test_a_private_tag_obsidian_does_not_read_still_makes_the_note_private(body: str) -> None:
     """Fail safe: its tags follow Obsidian (no `private`), but a note that says `#private`
