@@ -22,6 +22,8 @@ export interface RestartPolicy {
 	maxFailures: number;
 	/** A connection that lasted this long resets the failure count. */
 	stableMs: number;
+	/** How long a restart waits for a sidecar that was not responding to exit before killing it. */
+	hungStopWaitMs: number;
 	/** How often a sidecar that runs but does not answer is asked again (it may only be paused). */
 	hungPollMs: number;
 }
@@ -39,7 +41,7 @@ export interface LinkOptions {
 	restart?: Partial<RestartPolicy>;
 }
 
-const DEFAULT_POLICY: RestartPolicy = { minDelayMs: 1000, maxDelayMs: 30_000, maxFailures: 5, stableMs: 60_000, hungPollMs: 5_000 };
+const DEFAULT_POLICY: RestartPolicy = { minDelayMs: 1000, maxDelayMs: 30_000, maxFailures: 5, stableMs: 60_000, hungPollMs: 5_000, hungStopWaitMs: 5_000 };
 
 /**
  * Keeps the plugin connected to its sidecar: starts it through the supervisor, follows its event
@@ -61,6 +63,8 @@ export class SidecarLink {
 	private running = false;
 	/** A health check is under way (recover or suspect): another would only pile up behind a stuck sidecar. */
 	private probing = false;
+	/** The sidecar's token and vault have been checked since start (a sidecar found hung at start has not). */
+	private attached = false;
 	private readonly policy: RestartPolicy;
 
 	constructor(private readonly options: LinkOptions) {
@@ -75,17 +79,16 @@ export class SidecarLink {
 	async start(): Promise<void> {
 		this.running = true;
 		this.failures = 0;
+		this.attached = false;
 		this.set(StatusModel.initial());
 		const outcome = await this.options.supervisor.ensureRunning();
 		if (!this.running) {
 			this.options.supervisor.stop(); // stopped meanwhile: end what that start began
 			return;
 		}
-		if (!outcome.ok) {
-			this.set(this.model.failed(outcome.reason, outcome.problem));
-			return;
-		}
-		await this.up();
+		if (outcome.ok) await this.up();
+		else if (outcome.problem === "hung") this.hung();
+		else this.set(this.model.failed(outcome.reason, outcome.problem));
 	}
 
 	/** Stops following the sidecar and stops it if this plugin started it. */
@@ -104,8 +107,10 @@ export class SidecarLink {
 	 * one would refuse to start).
 	 */
 	async shutdown(): Promise<void> {
+		// A stuck sidecar will not exit on its own: kill it sooner than one finishing its work.
+		const hung = this.model.view.phase === "not-responding";
 		this.stop();
-		await this.options.supervisor.stopped();
+		await this.options.supervisor.stopped(hung ? this.policy.hungStopWaitMs : undefined);
 	}
 
 	async restart(): Promise<void> {
@@ -134,6 +139,7 @@ export class SidecarLink {
 	}
 
 	private async up(): Promise<void> {
+		this.attached = true;
 		this.set(this.model.connected());
 		try {
 			this.set(this.model.fromStatus(await this.options.client.status()));
@@ -191,7 +197,7 @@ export class SidecarLink {
 			return;
 		}
 		const answers = probe.state === "ok";
-		if (answers && !this.refused) {
+		if (answers && !this.refused && this.attached) {
 			await this.up();
 			return;
 		}
@@ -218,6 +224,8 @@ export class SidecarLink {
 			await this.up();
 		} else if (outcome.problem === "failed") {
 			this.schedule(0);
+		} else if (outcome.problem === "hung") {
+			this.hung();
 		} else {
 			this.set(this.model.failed(outcome.reason, outcome.problem));
 			this.running = false;

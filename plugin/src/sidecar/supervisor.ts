@@ -49,8 +49,8 @@ export interface SupervisorOptions {
 	pollMs?: number;
 }
 
-/** Why there is no sidecar: each points the user to a different fix. */
-export type Problem = "missing-command" | "other-vault" | "auto-start-off" | "incompatible" | "failed";
+/** Why there is no sidecar: each points the user to a different fix ("hung": it runs but does not answer). */
+export type Problem = "missing-command" | "other-vault" | "auto-start-off" | "incompatible" | "failed" | "hung";
 
 export type Outcome =
 	| { ok: true; spawned: boolean; owned: boolean; version: string; port: number }
@@ -199,11 +199,23 @@ export class SidecarSupervisor {
 		if (record === null || !this.same(record.vault)) return null;
 		if (this.options.port !== 0 && record.port !== this.options.port) return null;
 		this.moveTo(record.port);
-		const version = await this.healthy();
-		if (version === null) return null; // a record left by a sidecar that was killed
+		const probe = await this.probe();
+		if (probe.state === "hung") return this.hungRecorded(record);
+		if (probe.state === "down") return null; // a record left by a sidecar that was killed
+		const version = probe.version;
 		const ours = record.parent_pid === this.options.ownPid ? record.pid : null;
 		const outcome = await this.attach(version, ours, false);
 		return outcome.ok || outcome.problem !== "other-vault" ? outcome : null;
+	}
+
+	/**
+	 * The recorded sidecar takes connections but does not answer: starting another would only fail
+	 * on its index lock, so say so. One this Obsidian started (a plugin reload) is adopted while it
+	 * runs, so that a restart ends it.
+	 */
+	private hungRecorded(record: ServerRecord): Outcome {
+		if (record.parent_pid === this.options.ownPid && (this.options.alive ?? isAlive)(record.pid)) this.adoptedPid = record.pid;
+		return { ok: false, problem: "hung", reason: `The sidecar of this vault (pid ${record.pid}) is running but does not answer.` };
 	}
 
 	/** Checks the sidecar's version, loads the token and checks that the sidecar serves this vault. */

@@ -2,7 +2,7 @@
 // small Node program that behaves like `ora serve` at its edges (DATA/server.json, DATA/token,
 // /v1/health, /v1/status, /v1/events/stream).
 import { spawn, type ChildProcess } from "child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "fs";
 import { tmpdir } from "os";
 import { join } from "path";
 
@@ -78,6 +78,7 @@ interface RigChange {
 	hungPollMs?: number;
 	/** The event stream's silence limit (the stand-in sends no pings). */
 	silenceMs?: number;
+	hungStopWaitMs?: number;
 }
 
 function rig(vault: string, data: string, change: RigChange = {}): Rig {
@@ -115,7 +116,7 @@ function rig(vault: string, data: string, change: RigChange = {}): Rig {
 		onStatus: (model) => {
 			if (phases[phases.length - 1] !== model.view.phase) phases.push(model.view.phase);
 		},
-		restart: { minDelayMs: 20, maxDelayMs: 100, maxFailures: 3, stableMs: 60_000, hungPollMs: change.hungPollMs ?? 5_000 },
+		restart: { minDelayMs: 20, maxDelayMs: 100, maxFailures: 3, stableMs: 60_000, hungPollMs: change.hungPollMs ?? 5_000, hungStopWaitMs: change.hungStopWaitMs ?? 5_000 },
 	});
 	links.push(link);
 	return { link, supervisor, client, phases, spawned };
@@ -330,5 +331,44 @@ ${FAKE_SIDECAR}`;
 		await r.link.suspect();
 		expect(r.link.status.view.phase).toBe("ready");
 		expect(r.phases).not.toContain("not-responding");
+	});
+
+	it("says not responding when the recorded sidecar is stopped at start, then attaches to it once it runs", async () => {
+		const { vault, data } = aVault();
+		// Started outside this plugin (ora serve in a terminal): found through its record.
+		const child = spawn(process.execPath, ["-e", FAKE_SIDECAR, vault, data], { stdio: ["ignore", "ignore", "pipe"] });
+		children.push(child);
+		await until(() => existsSync(join(data, "server.json")));
+		child.kill("SIGSTOP");
+		const r = rig(vault, data, { timeouts: { health: 300 }, hungPollMs: 100 });
+		try {
+			await r.link.start();
+			expect(r.link.status.view).toMatchObject({ phase: "not-responding", action: "restart" });
+			expect(r.spawned).toHaveLength(0);
+		} finally {
+			child.kill("SIGCONT");
+		}
+		await until(() => r.link.status.view.phase === "ready");
+		expect(r.spawned).toHaveLength(0);
+		expect(r.link.status.view.openPairs).toBe(2); // its token was read: /v1/status answered
+	});
+
+	it("kills a sidecar that stopped responding soon after a restart asks it to stop, not after the usual wait", async () => {
+		const { vault, data } = aVault();
+		// Deadlocked from outside: ignores SIGTERM, and its health check hangs once DATA/stuck exists.
+		const stuck = FAKE_SIDECAR.replace(
+			'if (req.url === "/v1/health")',
+			'if (req.url === "/v1/health" && fs.existsSync(path.join(data, "stuck"))) return;\n  if (req.url === "/v1/health")',
+		);
+		const r = rig(vault, data, { script: `process.on("SIGTERM", () => undefined);\n${stuck}`, timeouts: { health: 300 }, hungStopWaitMs: 200 });
+		await r.link.start();
+		expect(r.link.status.view.phase).toBe("ready");
+		writeFileSync(join(data, "stuck"), "");
+		await r.link.suspect();
+		expect(r.link.status.view.phase).toBe("not-responding");
+		const child = nth(r.spawned, 0);
+		const exited = new Promise((resolve) => child.on("exit", (_code, signal) => resolve(signal)));
+		await r.link.shutdown(); // the usual wait is 30 s: longer than this test may take
+		expect(await exited).toBe("SIGKILL");
 	});
 });

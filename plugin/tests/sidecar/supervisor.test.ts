@@ -207,4 +207,27 @@ describe("SidecarSupervisor", () => {
 		await sup.stopped();
 		expect(await exited).toBe("SIGTERM"); // not SIGKILL after the 10 s wait
 	});
+
+	it("says the recorded sidecar is not responding, instead of starting a second one beside it", async () => {
+		const server = http.createServer(() => undefined); // takes the call, never answers
+		servers.push(server);
+		await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+		const { port } = server.address() as AddressInfo;
+		const client = new SidecarClient(new NodeHttpTransport(), { baseUrl: "http://127.0.0.1:9", token: () => null, timeouts: { health: 200 } });
+		const killed: number[] = [];
+		const { sup } = supervisor(0, {
+			client,
+			readRecord: async () => ({ pid: 4242, port, vault: "/v", parent_pid: process.pid }),
+			alive: () => true,
+			kill: (pid) => killed.push(pid),
+			stopWaitMs: 50,
+		});
+		const outcome = await sup.ensureRunning();
+		expect(outcome).toEqual({ ok: false, problem: "hung", reason: "The sidecar of this vault (pid 4242) is running but does not answer." });
+		// Started by this Obsidian (a plugin reload): a restart ends it.
+		expect(sup.owned).toBe(true);
+		sup.stop();
+		expect(killed).toEqual([4242]);
+		server.closeAllConnections();
+	});
 });
