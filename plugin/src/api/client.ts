@@ -237,12 +237,14 @@ export class SidecarClient {
 			payload = JSON.stringify(body);
 		}
 		const url = this.url;
-		const response = await this.within(this.limits[kind], (signal) =>
-			this.transport.request({ method, url: url + path, headers, body: payload, signal }).catch((err: unknown) => {
+		const response = await this.within(this.limits[kind], async (signal) => {
+			try {
+				return await this.transport.request({ method, url: url + path, headers, body: payload, signal });
+			} catch (err) {
 				const reason = err instanceof Error ? err.message : String(err);
 				throw new SidecarError(0, "unreachable", `No sidecar at ${url} (${reason})`);
-			}),
-		);
+			}
+		});
 		const parsed = parseJson(response.text);
 		if (response.status >= 200 && response.status < 300) {
 			if (parsed === undefined) {
@@ -259,6 +261,7 @@ export class SidecarClient {
 	 * the transport can abort (requestUrl cannot).
 	 */
 	private within<R>(ms: number, work: (signal: AbortSignal) => Promise<R>): Promise<R> {
+		// `work` is an async function: it rejects rather than throws.
 		return new Promise<R>((resolve, reject) => {
 			const abort = new AbortController();
 			const call: Waiting = {

@@ -16,6 +16,12 @@ export const ORA = resolve(__dirname, "../../../.venv/bin/ora");
 /** Why the e2e suites are skipped, or null when they can run. */
 export const SKIP_REASON = existsSync(ORA) ? null : `no ${ORA}: run \`make python-setup\` to create the sidecar's venv`;
 
+/**
+ * The client's limits in these tests: a busy 2-core machine can make a search or a write take
+ * longer than a user should wait, and no e2e test is about latency (the hung-sidecar test sets its own).
+ */
+export const E2E_TIMEOUTS = { interactive: 60_000, write: 60_000 };
+
 /** Per-test limit: generous, because a busy 2-core machine can slow a scan or index by a lot. */
 export const E2E_TIMEOUT_MS = 180_000;
 
@@ -70,7 +76,7 @@ export function realSupervisor(
 export async function startSidecar(options: { env?: Record<string, string> } = {}): Promise<LiveSidecar> {
 	const vault = copyVault();
 	let token: string | null = null;
-	const client = new SidecarClient(new NodeHttpTransport(60_000), { baseUrl: "http://127.0.0.1:9", token: () => token });
+	const client = new SidecarClient(new NodeHttpTransport(60_000), { baseUrl: "http://127.0.0.1:9", token: () => token, timeouts: E2E_TIMEOUTS });
 	const stderr: string[] = [];
 	const supervisor = realSupervisor(vault, client, (t) => (token = t), stderr, options.env);
 	const outcome = await supervisor.ensureRunning();

@@ -11,7 +11,7 @@ import { EventStream } from "../../src/api/event-stream";
 import { NodeHttpTransport } from "../../src/api/node-transport";
 import { SidecarLink } from "../../src/sidecar/link";
 import type { Phase } from "../../src/sidecar/status-model";
-import { copyVault, eventually, E2E_TIMEOUT_MS, realSupervisor, SKIP_REASON } from "./harness";
+import { copyVault, eventually, E2E_TIMEOUT_MS, E2E_TIMEOUTS, realSupervisor, SKIP_REASON } from "./harness";
 
 interface Live {
 	vault: string;
@@ -32,7 +32,7 @@ afterEach(async () => {
 function live(): Live {
 	const vault = copyVault();
 	let token: string | null = null;
-	const client = new SidecarClient(new NodeHttpTransport(60_000), { baseUrl: "http://127.0.0.1:9", token: () => token });
+	const client = new SidecarClient(new NodeHttpTransport(60_000), { baseUrl: "http://127.0.0.1:9", token: () => token, timeouts: E2E_TIMEOUTS });
 	const phases: Phase[] = [];
 	const link = new SidecarLink({
 		supervisor: realSupervisor(vault, client, (t) => (token = t)),
