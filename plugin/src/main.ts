@@ -297,7 +297,9 @@ export default class OraVaultPlugin extends Plugin {
 	private async restartSidecar(): Promise<void> {
 		// The new sidecar opens the index as its one writer: the old one must be gone first.
 		await this.link?.shutdown();
+		const old = this.client;
 		this.client = this.makeClient();
+		old.dispose(); // what it still waits for will not come from the sidecar just stopped
 		await this.startSidecar();
 	}
 

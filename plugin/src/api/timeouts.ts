@@ -21,7 +21,7 @@ export type CallKind =
 export type Timeouts = Readonly<Record<CallKind, number>>;
 
 export const CALL_TIMEOUTS: Timeouts = {
-	health: 3_000,
+	health: 5_000,
 	interactive: 15_000,
 	write: 60_000,
 	long: 300_000,

@@ -156,6 +156,8 @@ export function modelsErrorMessage(err: unknown): string {
 				return "Another download is running, here or for the same model in another vault's sidecar or `ora models pull`. Wait for it to finish, then try again.";
 			case "stream_ended":
 				return "The sidecar stopped before the download finished. Download again to resume.";
+			case "timeout":
+				return `${err.message} Try again (a download resumes); if it keeps happening, restart the sidecar.`;
 			case "model_unavailable":
 				return `The model is not available: ${err.message}`;
 			default:

@@ -123,7 +123,8 @@ export class SidecarLink {
 	 * responding" now rather than after the event stream's silence limit.
 	 */
 	async suspect(): Promise<void> {
-		if (!this.running || this.probing || this.timer !== null || this.model.view.phase === "not-responding") return;
+		// Before attaching (start-up, recovery) the health checks under way already decide.
+		if (!this.running || !this.attached || this.probing || this.timer !== null || this.model.view.phase === "not-responding") return;
 		this.probing = true;
 		const probe = await this.options.supervisor.probe().finally(() => (this.probing = false));
 		if (!this.running || probe.state !== "hung" || this.timer !== null) return;

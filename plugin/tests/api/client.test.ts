@@ -88,7 +88,7 @@ describe("SidecarClient", () => {
 			const health = c.health().catch((e: unknown) => e);
 			const ask = c.ask({ question: "why?" }).catch((e: unknown) => e);
 			await vi.advanceTimersByTimeAsync(CALL_TIMEOUTS.health);
-			expect(await health).toMatchObject({ code: "timeout", message: "The sidecar did not answer in 3 s." });
+			expect(await health).toMatchObject({ code: "timeout", message: "The sidecar did not answer in 5 s." });
 			await vi.advanceTimersByTimeAsync(CALL_TIMEOUTS.long - CALL_TIMEOUTS.health - 1);
 			expect(vi.getTimerCount()).toBe(1); // the answer may still come
 			await vi.advanceTimersByTimeAsync(1);

@@ -96,4 +96,13 @@ describe("pullModel", () => {
 		expect(toPullProgress({ file: 3, done: 1 })).toBeNull();
 		expect(toPullProgress(null)).toBeNull();
 	});
+
+	it("gives up on a download the sidecar stops sending progress for", async () => {
+		const url = await serve((res) => {
+			res.writeHead(200, { "Content-Type": "text/event-stream" });
+			res.write('event: progress\ndata: {"file": "model.onnx", "done": 10, "total": 100}\n\n');
+		});
+		const err = await pullModel({ baseUrl: url, token: null, timeoutMs: 300 }, "m", () => undefined).catch((e: unknown) => e);
+		expect(err).toMatchObject({ code: "timeout", message: "The sidecar sent nothing for 0.3 s." });
+	});
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 
-import { SidecarError } from "../../src/api/client";
+import { SidecarError, timeoutError } from "../../src/api/client";
 import {
 	advancePull,
 	canSwitchToPackaged,
@@ -120,6 +120,7 @@ describe("modelsErrorMessage", () => {
 			new SidecarError(409, "conflict", "another model is being pulled"),
 			new SidecarError(0, "stream_ended", "ended"),
 			new SidecarError(503, "model_unavailable", "https://hub/x does not exist (HTTP 404)"),
+			timeoutError(180_000, true),
 		].map(modelsErrorMessage);
 		expect(new Set(messages).size).toBe(messages.length);
 		expect(messages[0]).toMatch(/^The sidecar is not running/);
@@ -127,6 +128,7 @@ describe("modelsErrorMessage", () => {
 		expect(messages[2]).toMatch(/checksum/);
 		expect(messages[3]).toMatch(/another vault's sidecar or `ora models pull`/); // the models folder is shared
 		expect(messages[5]).toContain("does not exist (HTTP 404)");
+		expect(messages[6]).toBe("The sidecar sent nothing for 3 min. Try again (a download resumes); if it keeps happening, restart the sidecar.");
 		expect(modelsErrorMessage(new Error("boom"))).toBe("Unexpected error: boom");
 	});
 });

@@ -1,7 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 
+import { SidecarClient } from "../../src/api/client";
+import { CALL_TIMEOUTS } from "../../src/api/timeouts";
 import type { VaultEvent } from "../../src/api/types";
 import { EventBatcher } from "../../src/vault/event-batcher";
+import { HANG, json, ScriptedTransport } from "../builders";
 
 beforeEach(() => vi.useFakeTimers());
 afterEach(() => vi.useRealTimers());
@@ -68,5 +71,19 @@ describe("EventBatcher", () => {
 		const send = vi.fn(async () => undefined);
 		await new EventBatcher(send, 100).flush();
 		expect(send).not.toHaveBeenCalled();
+	});
+
+	it("is not blocked for good by a send the sidecar never answers: it times out and the events go with the next batch", async () => {
+		const transport = new ScriptedTransport([HANG, json(200, { accepted: 2 })]);
+		const client = new SidecarClient(transport, { baseUrl: "http://127.0.0.1:1", token: () => "t" });
+		const errors: string[] = [];
+		const b = new EventBatcher((events) => client.sendEvents(events), 500, (err) => errors.push(String(err)));
+		b.push({ kind: "modified", path: "a.md" });
+		await vi.advanceTimersByTimeAsync(500 + CALL_TIMEOUTS.write);
+		expect(errors).toEqual(["SidecarError: The sidecar did not answer in 1 min."]);
+		b.push({ kind: "created", path: "b.md" });
+		await vi.advanceTimersByTimeAsync(500);
+		expect(transport.requests).toHaveLength(2);
+		expect(JSON.parse(transport.requests[1]?.body ?? "")).toEqual({ events: [{ kind: "modified", path: "a.md" }, { kind: "created", path: "b.md" }] });
 	});
 });
