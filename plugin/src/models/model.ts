@@ -6,6 +6,10 @@ import type { CatalogueModel, ModelsReport, PullProgress, SwitchEstimate } from 
 /** The `embed_model` value that goes back to the packaged embedder (all-MiniLM-L6-v2). */
 export const PACKAGED_EMBEDDER = "auto";
 
+/** The packaged embedder's fastest variant: its int8 quantisation, which a new index uses. An index
+ * built before it keeps its variant until the user switches (docs/benchmarks.md, "Embedding models"). */
+export const FASTEST_PACKAGED = "q8";
+
 /** One model's download, as the section draws it. */
 export type PullState =
 	| { phase: "downloading"; file: string; done: number; total: number | null; finished: string[] }
@@ -120,6 +124,13 @@ export function embedderInUse(report: ModelsReport): string {
 /** Whether the packaged embedder can be switched back to (a pulled one is in use). */
 export function canSwitchToPackaged(report: ModelsReport): boolean {
 	return report.catalogue.some((m) => m.kind === "embedder" && m.active);
+}
+
+/** Whether the index uses a slower packaged variant (fp32, int8) while the faster one is built. */
+export function canSwitchToFastest(report: ModelsReport): boolean {
+	const { chosen, available } = report.embedder;
+	const packaged = chosen !== null && available.includes(chosen);
+	return packaged && chosen !== FASTEST_PACKAGED && available.includes(FASTEST_PACKAGED);
 }
 
 /** Whether `name` (an `embed_model` value) is what the sidecar now uses. */

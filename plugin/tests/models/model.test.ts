@@ -3,8 +3,10 @@ import { describe, expect, it } from "vitest";
 import { SidecarError, timeoutError } from "../../src/api/client";
 import {
 	advancePull,
+	canSwitchToFastest,
 	canSwitchToPackaged,
 	embedderInUse,
+	FASTEST_PACKAGED,
 	formatBytes,
 	formatDuration,
 	isInUse,
@@ -92,6 +94,23 @@ describe("the embedder in use", () => {
 		expect(isInUse(pulled, "bge-small-en-v1.5")).toBe(true);
 		expect(isInUse(pulled, "auto")).toBe(false);
 		expect(embedderInUse(aModelsReport([], null))).toBe("No embedder is installed.");
+	});
+});
+
+describe("the faster packaged variant", () => {
+	const built = (chosen: string | null, available = ["q8", "fp32", "int8"]) => ({ ...aModelsReport(undefined, chosen), embedder: { setting: "auto", chosen, available } });
+
+	it("is offered to an index on fp32 or int8 once q8 is built", () => {
+		expect(canSwitchToFastest(built("fp32"))).toBe(true);
+		expect(canSwitchToFastest(built("int8"))).toBe(true);
+		expect(isInUse(built("q8"), FASTEST_PACKAGED)).toBe(true);
+	});
+
+	it("is not offered when q8 is in use, not built, or a pulled embedder is in use", () => {
+		expect(canSwitchToFastest(built("q8"))).toBe(false);
+		expect(canSwitchToFastest(built("fp32", ["fp32", "int8"]))).toBe(false);
+		expect(canSwitchToFastest(built("bge-small-en-v1.5"))).toBe(false);
+		expect(canSwitchToFastest(built(null))).toBe(false);
 	});
 });
 

@@ -182,6 +182,18 @@ describe("OraSettingTab: Models", () => {
 		expect(button(section(), "Use the packaged embedder")).toBeDefined();
 	});
 
+	it("offers an index on fp32 the faster q8 variant, saying it re-embeds once", async () => {
+		const onFp32 = { ...aModelsReport(undefined, "fp32"), embedder: { setting: "auto", chosen: "fp32", available: ["q8", "fp32", "int8"] } };
+		const { button, confirmed, section } = modelsTab(onFp32);
+		await settle();
+		expect(section().textContent).toContain("Its int8 variant (q8) indexes about 1.5 times as fast");
+		button(section(), "Use the faster variant")?.click();
+		for (let i = 0; i < 5; i++) await settle();
+		expect(confirmed[0]).toContain("Switching to the packaged all-MiniLM-L6-v2 (q8) re-embeds every chunk of the index");
+		expect(section().textContent).toContain("Switched to the packaged all-MiniLM-L6-v2 (q8).");
+		expect(button(section(), "Use the faster variant")).toBeUndefined();
+	});
+
 	it("stops redrawing once the tab is hidden", async () => {
 		const { t, controller, model } = modelsTab();
 		await settle();
