@@ -423,7 +423,7 @@ class Syncer:
         found = self.chroma.vectors_by_hash(self.ns, hashes, self.model) if hashes else {}
         todo: dict[str, str] = {}
         # Shortest first, so each slice's texts are of a length and pad little: in file order,
-        # slices of 32 mixed lengths cost ~10 % more model time than the same texts sorted.
+        # slices of mixed lengths took ~7 % more model time (bench_index_speed's 1,106 texts).
         for c in sorted(chunks, key=lambda c: c.n_tokens):
             if c.hash not in found:
                 todo.setdefault(c.hash, c.embed_text)
