@@ -146,3 +146,25 @@ def test_an_interrupted_sync_stops_embedding_its_pending_batch_at_the_next_slice
         index.reconcile(progress=interrupt)
     assert hooked.calls == 1  # not the batch's other three slices
     assert index.ledger.rows("default") == {}
+
+
+def test_a_batch_is_embedded_shortest_first_so_each_slice_pads_little(
+    tmp_path: Path, open_idx: OpenIndex, embedder: Embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sync, "EMBED_SLICE", 2)
+    root = tmp_path / "v"
+    lengths = [20, 3, 15, 1, 9, 5]  # sentences per note, in file order: one chunk each
+    for n, sentences in enumerate(lengths):
+        body = " ".join(f"Tide {n} turned at the harbour wall {k}." for k in range(sentences))
+        write(root, f"Engrams/Note {n}.md", note("engram", f"# Note {n}\n\n{body}"))
+    slices: list[list[int]] = []
+
+    class Recording(Hooked):
+        def embed(self, texts: Sequence[str]) -> Any:
+            slices.append([len(self.tokenizer.encode(t).ids) for t in texts])
+            return super().embed(texts)
+
+    index = open_idx(root, emb=Recording(embedder, lambda call: None))
+    assert index.reconcile()["embedded"] == len(lengths)
+    tokens = [n for part in slices for n in part]
+    assert len(slices) == 3 and tokens == sorted(tokens)
