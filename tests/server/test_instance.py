@@ -109,8 +109,9 @@ def test_deleting_the_data_folder_under_a_running_server_stops_it_with_a_clear_e
     until someone restarted it; now it stops (the plugin starts a new one, which rebuilds)."""
     served = serve(config)
     _wait(lambda: read_record(config.data), "server.json")
-    # Deleted as a user would, again until it is gone: a reconcile still writing its stores can
-    # add a file to a folder rmtree is emptying ("Directory not empty").
+    # Deleted once the start-up reconcile is done: one still writing its stores can add a file
+    # to a folder rmtree is emptying, and logs its failed write (a traceback) before the stop.
+    _wait(lambda: _reconciled(config), "the start-up reconcile")
     _wait(lambda: _removed(config.data), "the data folder to be deleted")
     assert served.proc.wait(60) != 0
     text = served.log.read_text()
