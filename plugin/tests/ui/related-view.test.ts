@@ -3,9 +3,9 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { SidecarClient } from "../../src/api/client";
 import type { ResultCard } from "../../src/search/shape";
 import { RELATED_VIEW_TYPE, RelatedView } from "../../src/ui/related-view";
-import { CALL_TIMEOUTS } from "../../src/api/timeouts";
 import { aResult, HANG, json, ScriptedTransport } from "../builders";
 import { aFile, aLeaf } from "../stand-in";
+import { timesOutThenRetries } from "./timed-out";
 
 beforeEach(() => vi.useFakeTimers());
 afterEach(() => vi.useRealTimers());
@@ -194,14 +194,7 @@ describe("RelatedView", () => {
 		const { view, workspace } = await openView(transport);
 		workspace.trigger("file-open", aFile("A.md"));
 		await vi.advanceTimersByTimeAsync(50);
-		expect(view.contentEl.querySelector(".ora-loading")).not.toBeNull();
-		await vi.advanceTimersByTimeAsync(CALL_TIMEOUTS.interactive);
-		expect(view.contentEl.querySelector(".ora-loading")).toBeNull();
-		expect(view.contentEl.querySelector(".ora-error")?.textContent).toContain("The sidecar did not answer in 15 s.");
-		(view.contentEl.querySelector("button.ora-retry") as HTMLButtonElement).click();
-		await vi.advanceTimersByTimeAsync(0);
-		expect(transport.requests).toHaveLength(2);
-		expect(view.contentEl.querySelector(".ora-error")).toBeNull();
+		await timesOutThenRetries(view.contentEl, () => transport.requests.length);
 		expect(view.contentEl.querySelector(".ora-result-path")?.textContent).toBe("Engrams/Forgetting curve.md");
 		transport.late(0, json(200, related("A.md", [])));
 		await vi.advanceTimersByTimeAsync(0);

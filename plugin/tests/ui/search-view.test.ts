@@ -4,9 +4,9 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { SidecarClient } from "../../src/api/client";
 import type { ResultCard } from "../../src/search/shape";
 import { SearchView } from "../../src/ui/search-view";
-import { CALL_TIMEOUTS } from "../../src/api/timeouts";
 import { aResult, aSearchDocument, HANG, json, ScriptedTransport } from "../builders";
 import { aLeaf } from "../stand-in";
+import { timesOutThenRetries } from "./timed-out";
 
 beforeEach(() => vi.useFakeTimers());
 afterEach(() => vi.useRealTimers());
@@ -261,14 +261,7 @@ describe("SearchView", () => {
 		const transport = new ScriptedTransport([HANG, json(200, aSearchDocument([aResult({ path: "back.md" })]))]);
 		const { view, input } = await openView(transport);
 		await type(input, "sleep");
-		expect(view.contentEl.querySelector(".ora-loading")).not.toBeNull();
-		await vi.advanceTimersByTimeAsync(CALL_TIMEOUTS.interactive);
-		expect(view.contentEl.querySelector(".ora-loading")).toBeNull();
-		expect(view.contentEl.querySelector(".ora-error")?.textContent).toContain("The sidecar did not answer in 15 s.");
-		(view.contentEl.querySelector("button.ora-retry") as HTMLButtonElement).click();
-		await vi.advanceTimersByTimeAsync(0);
-		expect(transport.requests).toHaveLength(2);
-		expect(view.contentEl.querySelector(".ora-error")).toBeNull();
+		await timesOutThenRetries(view.contentEl, () => transport.requests.length);
 		expect(view.contentEl.querySelector(".ora-result-path")?.textContent).toBe("back.md");
 		// The stuck sidecar's answer to the first search, arriving now, does not replace the newer one.
 		transport.late(0, json(200, aSearchDocument([aResult({ path: "stale.md" })])));
