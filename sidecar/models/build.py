@@ -384,15 +384,19 @@ def ensure_embedders(config: Config, log: Callable[[str], None]) -> bool:
     embedder available is used; with `fp32` or `q8` the failure is the command's error.
     """
     setting = str(config.embed_model)
-    wanted = {"auto": (fp32_model_file, q8_model_file), "fp32": (fp32_model_file,),
-              "q8": (fp32_model_file, q8_model_file)}.get(setting, ())
-    if all(where(config.models_path).is_file() for where in wanted):
+    if setting not in ("auto", "fp32", "q8"):
         return False
-    log(f"building the {'fp32' if setting == 'fp32' else 'fp32 and int8 (q8)'} embedder from "
+    fp32_only = setting == "fp32"  # q8 is made from the fp32 file, so it needs both
+    files = [fp32_model_file(config.models_path)]
+    if not fp32_only:
+        files.append(q8_model_file(config.models_path))
+    if all(path.is_file() for path in files):
+        return False
+    log(f"building the {'fp32' if fp32_only else 'fp32 and int8 (q8)'} embedder from "
         f"the packaged weights into {config.models_path} (once, a few seconds) …")
     started = time.monotonic()
     try:
-        (build_fp32_embedder if setting == "fp32" else build_embedders)(config.models_path)
+        (build_fp32_embedder if fp32_only else build_embedders)(config.models_path)
     except (OSError, ModelUnavailable) as exc:
         if setting != "auto":
             raise ModelUnavailable(f"cannot build the {setting} embedder: {exc}") from exc

@@ -123,6 +123,13 @@ def choose_variant(setting: str, models_path: Path, indexed: Sequence[str] = ())
     return kept[0] if kept else found[0]
 
 
+def embed_variant(config: Config) -> str:
+    """The variant `embed_model` resolves to for the index in `config.data`: what the index
+    embeds with, and what `ora models` reports."""
+    return choose_variant(str(config.embed_model), config.models_path,
+                          indexed_variants(config.data))
+
+
 def indexed_variants(data: Path) -> list[str]:
     """The packaged variants whose vectors the index in `data` holds (from its saved model ids,
     `all-MiniLM-L6-v2:<variant>:<sha>`), in its namespaces' order."""
@@ -250,11 +257,10 @@ def _normalise(x: FloatArray) -> FloatArray:
     return unit
 
 
-def open_embedder(variant: str, models_path: Path, threads: int | None = None,
-                  indexed: Sequence[str] = ()) -> OnnxEmbedder:
+def open_embedder(variant: str, models_path: Path, threads: int | None = None) -> OnnxEmbedder:
     """An Embedder of one named variant (`q8`, `fp32`, `int8` or a pulled catalogue embedder),
-    or `auto` (`choose_variant`)."""
-    variant = choose_variant(variant, models_path, indexed)
+    or `auto` (`choose_variant`, without an index to keep the variant of)."""
+    variant = choose_variant(variant, models_path)
     path = variant_file(variant, models_path)
     pulled = _pulled(variant)
     if pulled is None:
@@ -272,5 +278,4 @@ def load_embedder(config: Config) -> Embedder:
         from sidecar.models.remote_embedder import RemoteEmbedder
 
         return RemoteEmbedder.from_config(config)
-    return open_embedder(str(config.embed_model), config.models_path,
-                         indexed=indexed_variants(config.data))
+    return open_embedder(embed_variant(config), config.models_path)

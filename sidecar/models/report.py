@@ -9,8 +9,7 @@ from sidecar.models.catalogue import catalogue_report
 from sidecar.models.embedder import (
     AUTO_ORDER,
     available_variants,
-    choose_variant,
-    indexed_variants,
+    embed_variant,
     model_id,
     pulled_model_id,
     variant_file,
@@ -60,8 +59,7 @@ def _embedder(config: Config) -> dict[str, Any]:
                            "available": available_variants(config.models_path),
                            "variants": variants}
     try:
-        chosen = choose_variant(str(config.embed_model), config.models_path,
-                                indexed_variants(config.data))
+        chosen = embed_variant(config)
     except ModelUnavailable as err:
         return {**out, "chosen": None, "reason": err.message}
     if chosen not in variants:  # a pulled catalogue embedder, named by the setting
