@@ -16,3 +16,21 @@ export async function timesOutThenRetries(el: HTMLElement, requests: () => numbe
 	expect(requests()).toBe(2);
 	expect(el.querySelector(".ora-error")).toBeNull();
 }
+
+/**
+ * For a view whose first call found no sidecar: once it is ready the view asks again and shows
+ * `path`; ready again (a reconnect) with results shown, nothing more is asked.
+ */
+export async function asksAgainWhenReady(
+	view: { contentEl: HTMLElement; sidecarReady(): Promise<void> },
+	requests: () => number,
+	path: string,
+): Promise<void> {
+	expect(view.contentEl.querySelector(".ora-error")?.textContent).toContain("ECONNREFUSED");
+	await view.sidecarReady();
+	expect(requests()).toBe(2);
+	expect(view.contentEl.querySelector(".ora-error")).toBeNull();
+	expect(view.contentEl.querySelector(".ora-result-path")?.textContent).toBe(path);
+	await view.sidecarReady();
+	expect(requests()).toBe(2);
+}

@@ -5,7 +5,7 @@ import type { ResultCard } from "../../src/search/shape";
 import { RELATED_VIEW_TYPE, RelatedView } from "../../src/ui/related-view";
 import { aResult, HANG, json, ScriptedTransport } from "../builders";
 import { aFile, aLeaf } from "../stand-in";
-import { timesOutThenRetries } from "./timed-out";
+import { asksAgainWhenReady, timesOutThenRetries } from "./recovery";
 
 beforeEach(() => vi.useFakeTimers());
 afterEach(() => vi.useRealTimers());
@@ -165,13 +165,7 @@ describe("RelatedView", () => {
 		const { view, workspace } = await openView(transport);
 		workspace.trigger("file-open", aFile("A.md"));
 		await vi.advanceTimersByTimeAsync(50);
-		expect(view.contentEl.querySelector(".ora-error")?.textContent).toContain("ECONNREFUSED");
-		await view.sidecarReady();
-		expect(transport.requests).toHaveLength(2);
-		expect(view.contentEl.querySelector(".ora-error")).toBeNull();
-		expect(view.contentEl.querySelector(".ora-result-path")?.textContent).toBe("Engrams/Forgetting curve.md");
-		await view.sidecarReady();
-		expect(transport.requests).toHaveLength(2);
+		await asksAgainWhenReady(view, () => transport.requests.length, "Engrams/Forgetting curve.md");
 	});
 
 	it("asks for as many notes as the Results per search setting says now", async () => {

@@ -6,7 +6,7 @@ import type { ResultCard } from "../../src/search/shape";
 import { SearchView } from "../../src/ui/search-view";
 import { aResult, aSearchDocument, HANG, json, ScriptedTransport } from "../builders";
 import { aLeaf } from "../stand-in";
-import { timesOutThenRetries } from "./timed-out";
+import { asksAgainWhenReady, timesOutThenRetries } from "./recovery";
 
 beforeEach(() => vi.useFakeTimers());
 afterEach(() => vi.useRealTimers());
@@ -222,14 +222,7 @@ describe("SearchView", () => {
 		document.body.appendChild(view.containerEl);
 		await view.setState({ query: "sleep", private: false, includeArchived: false, chips: { types: [], folders: [], tags: [] } }, { history: false });
 		await view.onOpen();
-		expect(view.contentEl.querySelector(".ora-error")?.textContent).toContain("ECONNREFUSED");
-		await view.sidecarReady();
-		expect(transport.requests).toHaveLength(2);
-		expect(view.contentEl.querySelector(".ora-error")).toBeNull();
-		expect(view.contentEl.querySelector(".ora-result-path")?.textContent).toBe("back.md");
-		// Ready again (a reconnect) with results shown: nothing is asked.
-		await view.sidecarReady();
-		expect(transport.requests).toHaveLength(2);
+		await asksAgainWhenReady(view, () => transport.requests.length, "back.md");
 	});
 
 	it("uses the results-per-search and search-delay settings as they are now, in a panel opened before they changed", async () => {
