@@ -115,8 +115,12 @@ def test_a_comment_the_cut_leaves_open_stays_a_comment(tokenizer: Tokenizer) -> 
     text = ("---\nexcalidraw-plugin: parsed\n---\n## Text Elements\nKitchen floor plan ^a1\n\n"
             f"%%\n## Drawing\n```json\n{data}\n```\n%%\n")
     bounded = chunk_bounded(parse_note(text, "Plan.excalidraw.md"), tokenizer, 256, limits)
-    assert bounded.cut is not None
     assert [c.text for c in bounded.chunks] == ["## Text Elements\nKitchen floor plan ^a1"]
+    # Only the comment was left out: nothing a reader sees, so lint does not report the note.
+    assert bounded.cut is None
+    legend = parse_note(text + "Legend: walls in grey\n", "Plan.excalidraw.md")
+    more = chunk_bounded(legend, tokenizer, 256, limits)
+    assert more.chunks == bounded.chunks and more.cut is not None
     # With no `%%` after the cut, a stray one is text, as in the whole note.
     stray = "---\ntype: engram\n---\nRatio 50%% of the rest\n" + "word " * 2_000 + "\n"
     cut = chunk_bounded(parse_note(stray, "Stray.md"), tokenizer, 256, limits)
