@@ -119,7 +119,7 @@ def test_a_tag_in_code_is_not_a_tag(tag: str) -> None:
 # Bodies holding tags Obsidian does not read (`#hidden`) and one it reads (`#kept`), by the place
 # that hides them (or, for the guards, keeps them): only `kept` may be read, as Obsidian's metadata
 # cache reads them (the HTML, fence and math rows as read back from Obsidian 1.13.7, see
-# docs/reliability.md section 30).
+# docs/reliability.md section 31).
 ONLY_KEPT = {
     # comments, code and math: HTML comments and inline math were read (section 26)
     "an html comment in a line": "text <!-- #hidden --> but #kept\n",
@@ -162,7 +162,7 @@ ONLY_KEPT = {
     "no math over a blank line": "not $across\n\na blank #kept$ line\n",
     "no math into the next item": "- not $across\n- items #kept$\n",
     "no math into a heading": "# not $across\na heading #kept$\n",
-    # code, math and HTML inside block quotes and callouts (section 30)
+    # code, math and HTML inside block quotes and callouts (section 31)
     "a fence in a quote": "> ```\n> #hidden\n> ```\n#kept\n",
     "a fence in a callout": "> [!note]\n> ~~~\n> #hidden\n> ~~~\n> callout text #kept\n",
     "indented code in a quote": ">     code in a quote #hidden\n#kept\n",
@@ -177,7 +177,7 @@ ONLY_KEPT = {
     "a quote's lazy line": "> a paragraph\nlazy #kept\n",
     "an item in a quote": "> - item\n>     more #kept\n",
     "a callout's title": "> [!tip] Title #kept\n",
-    # HTML blocks, CommonMark's seven kinds (section 30)
+    # HTML blocks, CommonMark's seven kinds (section 31)
     "a div to the blank line": "<div>\nhello #hidden\n</div>\n\n#kept\n",
     "a p on one line": "<p>x #hidden</p>\n\n#kept\n",
     "a div interrupts a paragraph": "text\n<div> #hidden\n\n#kept\n",
@@ -190,13 +190,13 @@ ONLY_KEPT = {
     "a lone tag cannot interrupt a paragraph": "text\n<span>\n#kept\n",
     "inline html": "a <b>bold</b> #kept\n",
     "an autolink": "<https://x.org> #kept\n",
-    # `$$` math over several lines, wherever it opens (section 30)
+    # `$$` math over several lines, wherever it opens (section 31)
     "display math over lines": "sum $$a +\n#hidden = b$$ then #kept\n",
     "display math closing on its own line": "text $$\n#hidden\n$$ and #kept\n",
     "text after the closing dollars": "$$\n#hidden\n$$ #kept after\n",
     "display math over an item's lines": "- item $$x\n  #hidden$$ #kept\n",
     "a math block over a blank line": "$$ a\n\n#hidden\n$$\n#kept\n",
-    # fences as CommonMark closes them (section 30)
+    # fences as CommonMark closes them (section 31)
     "a fence with an info string closes nothing":
         "```markdown\n```typescript\nx #hidden\n```\nprose #kept\n```\ncode #hidden\n```\n",
     "a shorter fence closes nothing": "````\n```\n#hidden\n````\n#kept\n",
