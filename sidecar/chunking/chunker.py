@@ -49,7 +49,8 @@ BREADCRUMB = " > "
 # 9: no tags from HTML comments or inline math; `#private` anywhere (code too) makes a note private
 # 10: no tags from indented code blocks (a list item's indented text counts) or `$…$` over 2 lines
 # 11: a `%%` comment that the note-size cut leaves open stays a comment (Excalidraw data)
-CHUNKER_VERSION = 11
+# 12: no tags from code, math or HTML in block quotes, HTML blocks, or `$$…$$` over several lines
+CHUNKER_VERSION = 12
 _SENTENCE_END = re.compile(r"[.!?。]$")
 
 
