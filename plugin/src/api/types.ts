@@ -128,6 +128,13 @@ export interface Turn {
 	private: boolean;
 }
 
+/** A conversation's chat note where the sidecar's memory last matched it (GET /v1/conversations). */
+export interface ConversationNote {
+	conversation: string;
+	namespace: string;
+	note: string;
+}
+
 export interface ConversationDocument {
 	conversation: string;
 	turns: Turn[];
