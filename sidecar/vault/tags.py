@@ -3,11 +3,12 @@ capitalisation (`Tags:`), plus inline `#tags` in the body, where a nested tag `a
 as `a`.
 
 Frontmatter values may be a list or one string, comma- or space-separated, with or without `#`.
-Inline tags follow Obsidian's syntax: `#` at the start of a line or after whitespace, then letters,
-digits, `_`, `-` and `/`, not all digits, read only in the body's prose (`prose.py`: not in code,
-math, comments or HTML blocks, block-quoted ones included) and never in wikilinks, link targets or
-URLs; a heading's `# ` is not a tag. Privacy is stricter than Obsidian's tags: `mentions_private`
-finds `#private` anywhere in the body, those hidden places included.
+Inline tags follow Obsidian's syntax: `#` at the start of a line, after whitespace or right after
+another tag (`#a#b`, `#a/#b`), then letters, digits, `_`, `-` and `/`, not all digits, read only
+in the body's prose (`prose.py`: not in code, math, comments or HTML blocks, block-quoted ones
+included) and never in wikilinks, link targets or URLs; a heading's `# ` is not a tag. Privacy is
+stricter than Obsidian's tags: `mentions_private` finds `#private` anywhere in the body, those
+hidden places included.
 """
 
 from __future__ import annotations
@@ -22,10 +23,12 @@ from sidecar.vault.prose import prose_lines
 
 _SEPARATORS = re.compile(r"[,\s]+")
 _INLINE = re.compile(r"(?<!\S)#([\w/-]+)")
+_CHAINED = re.compile(r"#([\w/-]+)")  # a `#` right after a tag starts another (`#a#b`, `#a/#b`)
 _WIKILINK = re.compile(r"!?\[\[[^\]]*\]\]")
 _LINK_TARGET = re.compile(r"\]\([^)]*\)")
 _URL = re.compile(r"\b[a-z][a-z0-9+.-]*://\S+", re.IGNORECASE)
-_PRIVATE_ANYWHERE = re.compile(r"(?<![\w#])#private(?![\w-])", re.IGNORECASE)
+# `#private` after no word character, or chained to a tag-like run (`#work#private`)
+_PRIVATE_ANYWHERE = re.compile(r"(?<![\w#])(?:#[\w/-]+)*#private(?![\w-])", re.IGNORECASE)
 
 
 @cache
@@ -78,10 +81,14 @@ def inline_tags_with_lines(body: str) -> list[tuple[str, int]]:
     """(tag, 0-based body line) of every inline tag, in order."""
     found = []
     for n, text in _prose_lines(body):
-        for match in _INLINE.finditer(text):
-            tag = clean_tag(match.group(1))
-            if tag and not tag.replace("/", "").isdigit():
+        for first in _INLINE.finditer(text):
+            match: re.Match[str] | None = first
+            while match is not None:
+                tag = clean_tag(match.group(1))
+                if not tag or tag.replace("/", "").isdigit():
+                    break
                 found.append((tag, n))
+                match = _CHAINED.match(text, match.end())
     return found
 
 

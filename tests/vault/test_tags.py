@@ -235,7 +235,27 @@ def test_a_private_tag_obsidian_does_not_read_still_makes_the_note_private(body:
                              include_archived=False)
 
 
-@pytest.mark.parametrize("body", ["#privateer\n", "#private-notes\n", "a#private\n", "private\n"])
+@pytest.mark.parametrize(("body", "tags"), [
+    ("#tl#tm\n", ["tl", "tm"]),
+    ("#tn/#to\n", ["tn", "to"]),
+    ("text #a#b#c\n", ["a", "b", "c"]),
+    ("x#a#b\n", []),  # the first is no tag, so neither is the next
+    ("#1984#b\n", []),
+])
+def test_a_tag_right_after_a_tag_is_a_tag(body: str, tags: list[str]) -> None:
+    """Obsidian reads `#tl#tm` and `#tn/#to` as two tags each (read back from Obsidian 1.13.7,
+    docs/reliability.md section 32); only the first was read."""
+    assert [t for t, _ in inline_tags_with_lines(body)] == tags
+
+
+@pytest.mark.parametrize("body", ["notes #work#private\n", "`#work#private` in code\n"])
+def test_a_private_tag_chained_to_another_makes_the_note_private(body: str) -> None:
+    """`#work#private` is Obsidian's tag `private`: such a note was public."""
+    assert parse_note(body, "n.md").is_private
+
+
+@pytest.mark.parametrize("body", ["#privateer\n", "#private-notes\n", "a#private\n", "private\n",
+                                  "a#b#private\n", "#a#privateer\n"])
 def test_only_the_private_tag_itself_makes_a_note_private(body: str) -> None:
     assert not parse_note(body, "n.md").is_private
 
