@@ -244,7 +244,7 @@ def test_a_private_tag_obsidian_does_not_read_still_makes_the_note_private(body:
 ])
 def test_a_tag_right_after_a_tag_is_a_tag(body: str, tags: list[str]) -> None:
     """Obsidian reads `#tl#tm` and `#tn/#to` as two tags each (read back from Obsidian 1.13.7,
-    docs/reliability.md section 32); only the first was read."""
+    docs/reliability.md section 33); only the first was read."""
     assert [t for t, _ in inline_tags_with_lines(body)] == tags
 
 
