@@ -51,7 +51,8 @@ BREADCRUMB = " > "
 # 11: a `%%` comment that the note-size cut leaves open stays a comment (Excalidraw data)
 # 12: no tags from code, math or HTML in block quotes, HTML blocks, or `$$…$$` over several lines
 # 13: a tag right after a tag is one (`#work#private` is private: it was public)
-CHUNKER_VERSION = 13
+# 14: a tag after `_` (`_#private_` is private: it was public) or at a table cell's start
+CHUNKER_VERSION = 14
 _SENTENCE_END = re.compile(r"[.!?。]$")
 
 

@@ -22,13 +22,16 @@ from sidecar.schema import load_json
 from sidecar.vault.prose import prose_lines
 
 _SEPARATORS = re.compile(r"[,\s]+")
-_INLINE = re.compile(r"(?<!\S)#([\w/-]+)")
+# after whitespace, a line's start or `_` (Obsidian reads `snake_case_#tag` and `_#tag_` as `tag`)
+_INLINE = re.compile(r"(?:(?<!\S)|(?<=_))#([\w/-]+)")
 _CHAINED = re.compile(r"#([\w/-]+)")  # a `#` right after a tag starts another (`#a#b`, `#a/#b`)
 _WIKILINK = re.compile(r"!?\[\[[^\]]*\]\]")
 _LINK_TARGET = re.compile(r"\]\([^)]*\)")
 _URL = re.compile(r"\b[a-z][a-z0-9+.-]*://\S+", re.IGNORECASE)
-# `#private` after no word character, or chained to a tag-like run (`#work#private`)
-_PRIVATE_ANYWHERE = re.compile(r"(?<![\w#])(?:#[\w/-]+)*#private(?![\w-])", re.IGNORECASE)
+# `#private` after no letter, digit or `#` (`_` too), or chained to a tag-like run
+# (`#work#private`), and ending its word (an `_` that closes emphasis too: `_#private_`)
+_PRIVATE_ANYWHERE = re.compile(
+    r"(?<![^\W_])(?<!#)(?:#[\w/-]+)*#private(?!-|[^\W_]|_[^\W_])", re.IGNORECASE)
 
 
 @cache
@@ -81,14 +84,17 @@ def inline_tags_with_lines(body: str) -> list[tuple[str, int]]:
     """(tag, 0-based body line) of every inline tag, in order."""
     found = []
     for n, text in _prose_lines(body):
-        for first in _INLINE.finditer(text):
-            match: re.Match[str] | None = first
+        at = 0
+        while (match := _INLINE.search(text, at)) is not None:
+            emphasis = text[match.start() - 1: match.start()] == "_"
             while match is not None:
+                at = match.end()
                 tag = clean_tag(match.group(1))
+                tag = tag.rstrip("_") if emphasis else tag  # `_#tag_`: the `_` closes emphasis
                 if not tag or tag.replace("/", "").isdigit():
                     break
                 found.append((tag, n))
-                match = _CHAINED.match(text, match.end())
+                match = _CHAINED.match(text, at)
     return found
 
 

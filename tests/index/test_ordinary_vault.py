@@ -163,8 +163,9 @@ def test_tags_in_quoted_code_html_and_math_filter_and_hide_as_obsidian_reads_the
     tmp_path: Path, open_idx: OpenIndex, embedder: Embedder
 ) -> None:
     """A tag in quoted code, an HTML block or `$$` math over lines is no tag for the filter (it
-    was), the tag after the math is one (it was lost), and a `#private` in any of those places,
-    or chained to another tag, keeps the note out of a public search."""
+    was), the tag after the math and one in a table cell are (they were lost), and a `#private`
+    in any of those places, chained to another tag or in italics keeps the note out of a public
+    search."""
     notes = {
         "quote.md": "Kettle descaling.\n\n> ```\n> descale #kettlecode\n> ```\n",
         "html.md": "Kettle inventory.\n\n<div>\nKettle list #kettlecode\n</div>\n",
@@ -173,6 +174,8 @@ def test_tags_in_quoted_code_html_and_math_filter_and_hide_as_obsidian_reads_the
         "secret-html.md": "Kettle receipts.\n\n<details>\nreceipts #private\n</details>\n",
         "secret-math.md": "Kettle bill $$E =\n#private\n$$ a month.\n",
         "secret-chained.md": "Kettle warranty #home#private\n",
+        "secret-italic.md": "Kettle diary, an _#private_ aside\n",
+        "table.md": "Kettle prices.\n\n|item|cost|\n|-|-|\n|#kettlebudget|20|\n",
     }
     index = open_idx(_vault(tmp_path, notes))
     index.reconcile()
@@ -183,8 +186,9 @@ def test_tags_in_quoted_code_html_and_math_filter_and_hide_as_obsidian_reads_the
 
     assert tagged("kettlecode") == []
     assert tagged("kettleguide") == ["math.md"]
+    assert tagged("kettlebudget") == ["table.md"]
     assert sorted(_paths(_search(index, embedder, "kettle", k=10))) == [
-        "html.md", "math.md", "quote.md"]
+        "html.md", "math.md", "quote.md", "table.md"]
     everything = _search(index, embedder, "kettle", k=10, private=True)
     assert len(_paths(everything)) == len(notes)
 
