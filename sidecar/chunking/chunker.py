@@ -50,7 +50,9 @@ BREADCRUMB = " > "
 # 10: no tags from indented code blocks (a list item's indented text counts) or `$…$` over 2 lines
 # 11: a `%%` comment that the note-size cut leaves open stays a comment (Excalidraw data)
 # 12: no tags from code, math or HTML in block quotes, HTML blocks, or `$$…$$` over several lines
-CHUNKER_VERSION = 12
+# 13: a tag right after a tag is one (`#work#private` is private: it was public)
+# 14: a tag after `_` (`_#private_` is private: it was public) or at a table cell's start
+CHUNKER_VERSION = 14
 _SENTENCE_END = re.compile(r"[.!?。]$")
 
 

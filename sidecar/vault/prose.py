@@ -30,6 +30,10 @@ _COMMENT_END = {"%%": "%%", "<!--": "-->", "$$": "$$"}
 # `$…$` within a paragraph, a line break in it too (`[^$\\]` takes \n)
 _INLINE_MATH = re.compile(r"(?<![\\$])\$(?=[^\s$])(?:[^$\\]|\\.)*?(?<=[^\s\\])\$(?!\d)", re.DOTALL)
 _NOT_NEWLINE = re.compile(r"[^\n]+")
+# GFM's table delimiter row (`|-|:-:|`), under a header row of as many cells
+_TABLE_DELIMITER = re.compile(r" {0,3}\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*)*\|?\s*$")
+_CELL_EDGE = re.compile(r"^\s*\||(?<!\\)\|\s*$")
+_CELL_BAR = re.compile(r"(?<!\\)\|")
 
 _BLOCK_TAGS = (
     "address|article|aside|base|basefont|blockquote|body|caption|center|col|colgroup|dd|details|"
@@ -247,10 +251,30 @@ def _paragraphs(body: str) -> Iterator[list[tuple[int, str]]]:
         yield paragraph
 
 
+def _cells(row: str) -> int:
+    """How many cells a table row has (its edge bars aside; `\\|` is a cell's own)."""
+    return len(_CELL_BAR.split(_CELL_EDGE.sub("", row)))
+
+
+def _table_start(lines: list[str]) -> int | None:
+    """Where a GFM table starts in a paragraph's lines (its header row), else None: the rest
+    of the paragraph is its rows."""
+    for i in range(1, len(lines)):
+        delimiter, header = lines[i], lines[i - 1]
+        if ("|" in delimiter and "|" in header and _TABLE_DELIMITER.match(delimiter)
+                and _cells(header) == _cells(delimiter)):
+            return i - 1
+    return None
+
+
 def prose_lines(body: str) -> Iterator[tuple[int, str]]:
     """(0-based line, text) of the body's prose lines, block-quote markers stripped, with inline
-    code, math (`$…$` over a line break within its paragraph too) and comments blanked."""
+    code, math (`$…$` over a line break within its paragraph too) and comments blanked, and a
+    table's cell bars blanked (a cell starts its text, as a line does: `|#tag|` is a tag)."""
     for paragraph in _paragraphs(body):
         joined = "\n".join(text for _, text in paragraph)
-        joined = _INLINE_MATH.sub(lambda m: _NOT_NEWLINE.sub(" ", m.group()), joined)
-        yield from zip((n for n, _ in paragraph), joined.split("\n"), strict=True)
+        lines = _INLINE_MATH.sub(lambda m: _NOT_NEWLINE.sub(" ", m.group()), joined).split("\n")
+        table = _table_start(lines)
+        if table is not None:
+            lines[table:] = [line.replace("|", " ") for line in lines[table:]]
+        yield from zip((n for n, _ in paragraph), lines, strict=True)

@@ -3,11 +3,12 @@ capitalisation (`Tags:`), plus inline `#tags` in the body, where a nested tag `a
 as `a`.
 
 Frontmatter values may be a list or one string, comma- or space-separated, with or without `#`.
-Inline tags follow Obsidian's syntax: `#` at the start of a line or after whitespace, then letters,
-digits, `_`, `-` and `/`, not all digits, read only in the body's prose (`prose.py`: not in code,
-math, comments or HTML blocks, block-quoted ones included) and never in wikilinks, link targets or
-URLs; a heading's `# ` is not a tag. Privacy is stricter than Obsidian's tags: `mentions_private`
-finds `#private` anywhere in the body, those hidden places included.
+Inline tags follow Obsidian's syntax: `#` at the start of a line, after whitespace or right after
+another tag (`#a#b`, `#a/#b`), then letters, digits, `_`, `-` and `/`, not all digits, read only
+in the body's prose (`prose.py`: not in code, math, comments or HTML blocks, block-quoted ones
+included) and never in wikilinks, link targets or URLs; a heading's `# ` is not a tag. Privacy is
+stricter than Obsidian's tags: `mentions_private` finds `#private` anywhere in the body, those
+hidden places included.
 """
 
 from __future__ import annotations
@@ -21,11 +22,16 @@ from sidecar.schema import load_json
 from sidecar.vault.prose import prose_lines
 
 _SEPARATORS = re.compile(r"[,\s]+")
-_INLINE = re.compile(r"(?<!\S)#([\w/-]+)")
+# after whitespace, a line's start or `_` (Obsidian reads `snake_case_#tag` and `_#tag_` as `tag`)
+_INLINE = re.compile(r"(?:(?<!\S)|(?<=_))#([\w/-]+)")
+_CHAINED = re.compile(r"#([\w/-]+)")  # a `#` right after a tag starts another (`#a#b`, `#a/#b`)
 _WIKILINK = re.compile(r"!?\[\[[^\]]*\]\]")
 _LINK_TARGET = re.compile(r"\]\([^)]*\)")
 _URL = re.compile(r"\b[a-z][a-z0-9+.-]*://\S+", re.IGNORECASE)
-_PRIVATE_ANYWHERE = re.compile(r"(?<![\w#])#private(?![\w-])", re.IGNORECASE)
+# `#private` after no letter, digit or `#` (`_` too), or chained to a tag-like run
+# (`#work#private`), and ending its word (an `_` that closes emphasis too: `_#private_`)
+_PRIVATE_ANYWHERE = re.compile(
+    r"(?<![^\W_])(?<!#)(?:#[\w/-]+)*#private(?!-|[^\W_]|_[^\W_])", re.IGNORECASE)
 
 
 @cache
@@ -78,10 +84,17 @@ def inline_tags_with_lines(body: str) -> list[tuple[str, int]]:
     """(tag, 0-based body line) of every inline tag, in order."""
     found = []
     for n, text in _prose_lines(body):
-        for match in _INLINE.finditer(text):
-            tag = clean_tag(match.group(1))
-            if tag and not tag.replace("/", "").isdigit():
+        at = 0
+        while (match := _INLINE.search(text, at)) is not None:
+            emphasis = text[match.start() - 1: match.start()] == "_"
+            while match is not None:
+                at = match.end()
+                tag = clean_tag(match.group(1))
+                tag = tag.rstrip("_") if emphasis else tag  # `_#tag_`: the `_` closes emphasis
+                if not tag or tag.replace("/", "").isdigit():
+                    break
                 found.append((tag, n))
+                match = _CHAINED.match(text, at)
     return found
 
 

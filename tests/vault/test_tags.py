@@ -235,7 +235,38 @@ def test_a_private_tag_obsidian_does_not_read_still_makes_the_note_private(body:
                              include_archived=False)
 
 
-@pytest.mark.parametrize("body", ["#privateer\n", "#private-notes\n", "a#private\n", "private\n"])
+@pytest.mark.parametrize(("body", "tags"), [
+    ("#tl#tm\n", ["tl", "tm"]),
+    ("#tn/#to\n", ["tn", "to"]),
+    ("text #a#b#c\n", ["a", "b", "c"]),
+    ("x#a#b\n", []),  # the first is no tag, so neither is the next
+    ("#1984#b\n", []),
+    ("x _#uc_ y\n", ["uc"]),
+    ("snake_case_#wc\n", ["wc"]),
+    ("#snake_case\n", ["snake_case"]),
+    ("|a|b|\n|-|-|\n|#uo|x|\n", ["uo"]),
+    ("| h |\n|---|\n| #t1 | x |\nrow #t2\n", ["t1", "t2"]),
+    ("a|#b\n", []),  # no table: a bar is punctuation
+    ("|a|b|\n|-|-|-|\n|#c|x|\n", []),  # a delimiter row of other width: no table
+])
+def test_a_tag_starts_where_obsidian_starts_one(body: str, tags: list[str]) -> None:
+    """Right after another tag (`#tl#tm`, `#tn/#to`), after `_` (`_#uc_`, `snake_case_#wc`) and
+    at a table cell's start (`|#uo|`) Obsidian reads a tag (read back from Obsidian 1.13.7,
+    docs/reliability.md section 33); none of them was read."""
+    assert [t for t, _ in inline_tags_with_lines(body)] == tags
+
+
+@pytest.mark.parametrize("body", [
+    "notes #work#private\n", "`#work#private` in code\n", "snake_case_#private\n",
+    "x _#private_ y\n", "|a|b|\n|-|-|\n|#private|x|\n",
+])
+def test_a_private_tag_after_a_tag_or_an_underscore_makes_the_note_private(body: str) -> None:
+    """`#work#private` and `_#private_` are Obsidian's tag `private`: such notes were public."""
+    assert parse_note(body, "n.md").is_private
+
+
+@pytest.mark.parametrize("body", ["#privateer\n", "#private-notes\n", "a#private\n", "private\n",
+                                  "a#b#private\n", "#a#privateer\n", "#private_notes\n"])
 def test_only_the_private_tag_itself_makes_a_note_private(body: str) -> None:
     assert not parse_note(body, "n.md").is_private
 
