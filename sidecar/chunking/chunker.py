@@ -48,7 +48,8 @@ BREADCRUMB = " > "
 # 8: a bare CR (classic Mac) ends a line: such a note's frontmatter, tags and privacy are read
 # 9: no tags from HTML comments or inline math; `#private` anywhere (code too) makes a note private
 # 10: no tags from indented code blocks (a list item's indented text counts) or `$…$` over 2 lines
-CHUNKER_VERSION = 10
+# 11: a note whose frontmatter does not parse is indexed by its body, as private (was: no chunks)
+CHUNKER_VERSION = 11
 _SENTENCE_END = re.compile(r"[.!?。]$")
 
 
