@@ -85,3 +85,34 @@ async def test_a_settings_change_excludes_and_retypes_notes_while_watching(
     finally:
         stop.set()
         await asyncio.wait_for(task, timeout=10)
+
+
+def _public(index: Index, query: str) -> set[str]:
+    hits = index.bm25_search(query, 10, private=False)
+    return {r.path for r in index.get_chunks([h[0] for h in hits], private=False).values()}
+
+
+async def test_breaking_a_notes_frontmatter_makes_it_private_and_fixing_it_public_again(
+    vault: Path, open_idx: OpenIndex
+) -> None:
+    index = open_idx(vault, debounce_ms=100)
+    index.reconcile()
+    assert _public(index, "limescale") == {"Engrams/Kettle.md"}
+    stop = asyncio.Event()
+    changes: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+    task = asyncio.create_task(watch(index, stop, changes.put))
+    await asyncio.sleep(0.3)  # let the watcher start
+    try:
+        write(vault, "Engrams/Kettle.md", KETTLE.replace("tags: []", "tags: [home"))
+        summary = await _until(changes, "Engrams/Kettle.md")
+        assert summary["embedded"] == 0  # its body's vectors move to the private store
+        assert _public(index, "limescale") == set()
+        assert _paths(index, "limescale") == {"Engrams/Kettle.md"}  # private mode still finds it
+
+        write(vault, "Engrams/Kettle.md", KETTLE.replace("tags: []", "tags: [home]"))
+        summary = await _until(changes, "Engrams/Kettle.md")
+        assert summary["embedded"] == 0
+        assert _public(index, "limescale") == {"Engrams/Kettle.md"}
+    finally:
+        stop.set()
+        await asyncio.wait_for(task, timeout=10)
