@@ -48,8 +48,12 @@ BREADCRUMB = " > "
 # 8: a bare CR (classic Mac) ends a line: such a note's frontmatter, tags and privacy are read
 # 9: no tags from HTML comments or inline math; `#private` anywhere (code too) makes a note private
 # 10: no tags from indented code blocks (a list item's indented text counts) or `$…$` over 2 lines
-# 11: a note whose frontmatter does not parse is indexed by its body, as private (was: no chunks)
-CHUNKER_VERSION = 11
+# 11: a `%%` comment that the note-size cut leaves open stays a comment (Excalidraw data)
+# 12: no tags from code, math or HTML in block quotes, HTML blocks, or `$$…$$` over several lines
+# 13: a tag right after a tag is one (`#work#private` is private: it was public)
+# 14: a tag after `_` (`_#private_` is private: it was public) or at a table cell's start
+# 15: a note whose frontmatter does not parse is indexed by its body, as private (was: no chunks)
+CHUNKER_VERSION = 15
 _SENTENCE_END = re.compile(r"[.!?。]$")
 
 

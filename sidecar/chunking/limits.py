@@ -16,6 +16,7 @@ from functools import cache
 from tokenizers import Tokenizer
 
 from sidecar.chunking.chunker import Chunk, chunk_note
+from sidecar.chunking.markdown import COMMENT, readable
 from sidecar.schema import load_json
 from sidecar.vault.note import Note, reading_text
 
@@ -53,13 +54,33 @@ def chunk_bounded(note: Note, tokenizer: Tokenizer, max_tokens: int,
         end = data.rfind(b"\n", 0, limits.max_body_bytes + 1)
         if end < 0:  # one line longer than the cap: its start is still worth finding
             end = limits.max_body_bytes
-        body = data[:end].decode("utf-8", errors="ignore")
-        cut = f"its body is over {limits.max_body_bytes} bytes"
+        body, lost = _comment_closed(data[:end].decode("utf-8", errors="ignore"),
+                                     data[end:].decode("utf-8", errors="ignore"))
+        cut = f"its body is over {limits.max_body_bytes} bytes" if lost else None
     chunks = chunk_note(replace(note, body=body), tokenizer, max_tokens, limits.max_chunks + 1)
     if len(chunks) > limits.max_chunks:
         chunks = chunks[: limits.max_chunks]
         cut = f"it makes more than {limits.max_chunks} chunks"
     return Bounded(chunks, cut, chunks[-1].line_end if chunks else note.body_line)
+
+
+def _comment_closed(kept: str, rest: str) -> tuple[str, bool]:
+    """`kept` with a `%%` comment that the cut leaves open closed again, and whether readable
+    text was left out (False when all that follows the cut is the rest of that comment).
+
+    A drawing's data (Excalidraw keeps it under `%%` in the note) is often what takes a note
+    over the cap; cut inside it, the opening `%%` had no closer and read as literal text, so
+    its heading and fence line were indexed as a chunk. A `%%` left after the cut means the
+    comment goes on past it: a closing line is added, which cites nothing (it is not readable).
+    When nothing but blank lines follows that comment, the note is whole to a reader: `ora lint`
+    must not ask the user to split every large drawing."""
+    close = rest.find(COMMENT)
+    if close < 0:
+        return kept, True
+    closed = kept + "\n" + COMMENT
+    if readable(closed.split("\n")).lines[-1] != "":
+        return kept, True
+    return closed, bool(rest[close + len(COMMENT):].strip())
 
 
 @cache

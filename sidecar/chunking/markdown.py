@@ -29,7 +29,7 @@ _QUOTE = re.compile(r"^ {0,3}>")
 _CALLOUT = re.compile(r"^ {0,3}>\s*\[!([^\]]+)\][+-]?[ \t]*(.*?)\s*$")
 _TABLE_DELIMITER = re.compile(r"^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$")
 _MATH = "$$"
-_COMMENT = "%%"
+COMMENT = "%%"
 _BLOCK_ID = re.compile(r"(?:^|[ \t])\^([A-Za-z0-9-]+)[ \t]*$")
 _LINK = re.compile(r"(!?)\[\[([^\[\]|#]*)(#[^\[\]|]*)?(?:\|([^\[\]]*))?\]\]")
 _SIZE = re.compile(r"^\d+(?:x\d+)?$")  # `![[image.png|300]]` sets a width, not a caption
@@ -156,13 +156,13 @@ def _code_spans(line: str) -> list[tuple[int, int]]:
 def _comment_marks(line: str) -> list[int]:
     """Positions of `%%` outside inline code."""
     spans = _code_spans(line)
-    marks, pos = [], line.find(_COMMENT)
+    marks, pos = [], line.find(COMMENT)
     while pos >= 0:
         if not any(a <= pos < b for a, b in spans):
             marks.append(pos)
-            pos = line.find(_COMMENT, pos + 2)
+            pos = line.find(COMMENT, pos + 2)
         else:
-            pos = line.find(_COMMENT, pos + 1)
+            pos = line.find(COMMENT, pos + 1)
     return marks
 
 
@@ -173,18 +173,18 @@ def readable(lines: list[str]) -> Readable:
     verbatim = [False] * len(lines)
     later = [False] * (len(lines) + 1)  # later[i]: a `%%` occurs on some line >= i
     for i in range(len(lines) - 1, -1, -1):
-        later[i] = later[i + 1] or _COMMENT in lines[i]
+        later[i] = later[i + 1] or COMMENT in lines[i]
     closers = _math_closers(lines)
     in_comment = False
     verbatim_until = -1  # last line of the code or math block being passed through
     for i, line in enumerate(lines):
         start = 0
         if in_comment:
-            close = line.find(_COMMENT)
+            close = line.find(COMMENT)
             if close < 0:
                 kept[i] = []
                 continue
-            in_comment, start = False, close + len(_COMMENT)
+            in_comment, start = False, close + len(COMMENT)
         elif i <= verbatim_until:
             verbatim[i] = True
             continue
@@ -209,7 +209,7 @@ def _uncommented(line: str, start: int, closes_later: bool) -> tuple[list[tuple[
     kept = []
     for n in range(0, len(marks) - 1, 2):
         kept.append((start, marks[n]))
-        start = marks[n + 1] + len(_COMMENT)
+        start = marks[n + 1] + len(COMMENT)
     if len(marks) % 2 and closes_later:
         kept.append((start, marks[-1]))
         return kept, True

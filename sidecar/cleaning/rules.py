@@ -150,9 +150,27 @@ def _numbers_conflict(a: _Claim, b: _Claim, tolerance: float) -> str | None:
     return None
 
 
+def _heads(text: str, cues: Cues) -> list[str]:
+    """`text` up to each quantity it states, unit included ("Total budget is now €15,000" of
+    "… €15,000 after the permit costs"): what a number is about comes before it, and the words
+    after it would otherwise dilute the overlap of two claims that give different numbers."""
+    lowered = text.lower()
+    if len(lowered) != len(text):  # positions would not carry over
+        return []
+    heads = []
+    for m in _QUANTITY.finditer(lowered):
+        if _labelled(lowered[: m.start()], cues):
+            continue
+        named = m["unit"] is not None and m["unit"] in cues.units
+        heads.append(text[: m.end("unit") if named else m.end("b") if m["b"] else m.end("a")])
+    return heads
+
+
 def _focus(text: str, other: _Claim, cues: Cues) -> str:
-    """The clause of `text` (or all of it) that best matches the other claim."""
-    candidates = [text, *(c.strip() for c in cues.clause_break.split(text) if c.strip())]
+    """The clause of `text` (or all of it, or its words up to a number) that best matches the
+    other claim."""
+    clauses = (c.strip() for c in cues.clause_break.split(text) if c.strip())
+    candidates = [text, *clauses, *_heads(text, cues)]
     return max(candidates, key=lambda c: _dice(_parse(c, cues).content, other.content))
 
 

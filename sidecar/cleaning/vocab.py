@@ -108,6 +108,14 @@ def opposite_table(raw: list[list[Any]], suffixes: tuple[str, ...]) -> dict[str,
     return {k: frozenset(v) for k, v in table.items()}
 
 
+def _separators(words: list[str]) -> re.Pattern[str]:
+    """Any of the clause separators, but never a punctuation mark between two digits: `€12,000`
+    and `10:30` are one number (split, `€12,000` read as `€12` and contradicted `€12,000`)."""
+    return re.compile("|".join(
+        rf"(?<!\d){re.escape(s)}|{re.escape(s)}(?!\d)" if s.strip() == s else re.escape(s)
+        for s in words))
+
+
 @cache
 def get_cues() -> Cues:
     data: dict[str, Any] = load_json("contradiction_cues.json")
@@ -121,7 +129,7 @@ def get_cues() -> Cues:
             antonyms=opposite_table(data["antonyms"], sfx),
             comparatives=opposite_table(data["comparatives"], sfx),
             comparative_markers=frozenset(data["comparative_markers"]),
-            clause_break=re.compile("|".join(re.escape(s) for s in data["clause_separators"])),
+            clause_break=_separators(data["clause_separators"]),
             non_assertive=re.compile(
                 r"\b(?:" + "|".join(re.escape(p) for p in data["non_assertive"]) + r")\b", re.I),
             units={k.lower(): v for k, v in data["units"].items()},

@@ -116,3 +116,17 @@ def test_stemming_meets_inflections(words: list[str], stemmed: str) -> None:
 
 def test_less_keeps_its_double_s() -> None:
     assert stem("less", get_cues().suffixes) == "less"
+
+
+def test_a_thousands_separator_or_a_time_does_not_split_a_clause() -> None:
+    """`€12,000` was split at its comma and read as `€12`: the same budget stated twice was a
+    contradiction (12 against 12,000), found on an ordinary vault's two renovation notes."""
+    same = detect("Total budget is €12,000 after the permit costs.", "Total budget is €12,000.")
+    assert not same.contradiction
+    assert not detect("The meeting starts at 10:30 on Monday, as agreed.",
+                      "The meeting starts at 10:30 on Monday.").contradiction
+    changed = detect("Total budget is now €15,000 after the permit costs.",
+                     "Total budget is €12,000.")
+    assert changed.contradiction and changed.cue == "number"
+    assert changed.detail["clauses"] == ["Total budget is now €15,000",
+                                         "Total budget is €12,000."]

@@ -15,6 +15,7 @@ import pytest
 import sidecar.index.sync as sync_module
 from sidecar.index import Index, open_index
 from sidecar.index.indexing import IndexingProgress
+from sidecar.index.scope import NoteFilter
 from sidecar.models.embedder import Embedder
 from sidecar.retrieval.search import SearchOptions, search
 from sidecar.settings import make_config
@@ -156,6 +157,40 @@ def test_a_classic_mac_note_tagged_private_never_appears_in_a_public_search(
     assert _paths(_search(index, embedder, "okapi", k=10)) == ["open.md"]
     everything = _search(index, embedder, "okapi", k=10, private=True)
     assert sorted(_paths(everything)) == ["inline.md", "mac.md", "open.md"]
+
+
+def test_tags_in_quoted_code_html_and_math_filter_and_hide_as_obsidian_reads_them(
+    tmp_path: Path, open_idx: OpenIndex, embedder: Embedder
+) -> None:
+    """A tag in quoted code, an HTML block or `$$` math over lines is no tag for the filter (it
+    was), the tag after the math and one in a table cell are (they were lost), and a `#private`
+    in any of those places, chained to another tag or in italics keeps the note out of a public
+    search."""
+    notes = {
+        "quote.md": "Kettle descaling.\n\n> ```\n> descale #kettlecode\n> ```\n",
+        "html.md": "Kettle inventory.\n\n<div>\nKettle list #kettlecode\n</div>\n",
+        "math.md": "Kettle heat $$Q =\n#kettlecode\n$$ boils it. #kettleguide\n",
+        "secret-quote.md": "Kettle log.\n\n> ```\n> #private\n> ```\n",
+        "secret-html.md": "Kettle receipts.\n\n<details>\nreceipts #private\n</details>\n",
+        "secret-math.md": "Kettle bill $$E =\n#private\n$$ a month.\n",
+        "secret-chained.md": "Kettle warranty #home#private\n",
+        "secret-italic.md": "Kettle diary, an _#private_ aside\n",
+        "table.md": "Kettle prices.\n\n|item|cost|\n|-|-|\n|#kettlebudget|20|\n",
+    }
+    index = open_idx(_vault(tmp_path, notes))
+    index.reconcile()
+
+    def tagged(tag: str) -> list[str]:
+        filters = NoteFilter.make(tags=[tag])
+        return sorted(_paths(_search(index, embedder, "kettle", k=10, filters=filters)))
+
+    assert tagged("kettlecode") == []
+    assert tagged("kettleguide") == ["math.md"]
+    assert tagged("kettlebudget") == ["table.md"]
+    assert sorted(_paths(_search(index, embedder, "kettle", k=10))) == [
+        "html.md", "math.md", "quote.md", "table.md"]
+    everything = _search(index, embedder, "kettle", k=10, private=True)
+    assert len(_paths(everything)) == len(notes)
 
 
 def test_ora_and_obsidian_exclusions_keep_notes_out_and_take_them_out_later(

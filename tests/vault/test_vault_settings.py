@@ -4,6 +4,7 @@ round-trip lint-ignore writer."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,7 @@ import pytest
 from sidecar.errors import InvalidSettings
 from sidecar.schema import load_json
 from sidecar.vault.vault_settings import (
+    VaultSettings,
     add_lint_ignore,
     default_vault_settings,
     effective_type,
@@ -30,6 +32,14 @@ def _vault(tmp_path: Path, settings: str | None = None, app: object = None) -> P
         (root / ".obsidian").mkdir()
         (root / ".obsidian" / "app.json").write_text(json.dumps(app), encoding="utf-8")
     return root
+
+
+def _assert_matches(matches: Callable[[VaultSettings, str], bool], settings: VaultSettings, *,
+                    hits: tuple[str, ...], misses: tuple[str, ...]) -> None:
+    """`matches` (`is_excluded`, `is_lint_ignored`) takes every path of `hits` and none of
+    `misses`; a failure names the paths it got wrong."""
+    assert [rel for rel in hits if not matches(settings, rel)] == []
+    assert [rel for rel in misses if matches(settings, rel)] == []
 
 
 def test_a_vault_without_ora_yaml_gets_the_defaults_from_schema_data(tmp_path: Path) -> None:
@@ -72,14 +82,10 @@ def test_exclusions_take_paths_folders_and_globs(tmp_path: Path) -> None:
     vault = _vault(tmp_path, "exclude:\n  - Templates\n  - '**/*.excalidraw.md'\n"
                              "  - Inbox/draft?.md\n")
     settings = load_vault_settings(vault)
-    assert is_excluded(settings, "Templates/Daily.md")
-    assert is_excluded(settings, "Templates/Sub/x.md")
-    assert not is_excluded(settings, "Templates2/x.md")
-    assert is_excluded(settings, "Drawing.excalidraw.md")
-    assert is_excluded(settings, "A/B/Drawing.excalidraw.md")
-    assert is_excluded(settings, "Inbox/draft1.md")
-    assert not is_excluded(settings, "Inbox/draft12.md")
-    assert not is_excluded(settings, "Notes/Plain.md")
+    _assert_matches(is_excluded, settings,
+                    hits=("Templates/Daily.md", "Templates/Sub/x.md", "Drawing.excalidraw.md",
+                          "A/B/Drawing.excalidraw.md", "Inbox/draft1.md"),
+                    misses=("Templates2/x.md", "Inbox/draft12.md", "Notes/Plain.md"))
 
 
 def test_folders_with_brackets_and_folder_globs_cover_what_is_beneath(tmp_path: Path) -> None:
@@ -88,25 +94,22 @@ def test_folders_with_brackets_and_folder_globs_cover_what_is_beneath(tmp_path: 
     vault = _vault(tmp_path, "exclude:\n  - '**/attachments/'\n  - Projects/*/drafts\n"
                              "lint:\n  ignore:\n    - Daily [old]/\n    - '[Meta].md'\n")
     settings = load_vault_settings(vault)
-    assert is_lint_ignored(settings, "Daily [old]/2020-01-01.md")
-    assert is_lint_ignored(settings, "Daily [old]/Sub/x.md")
-    assert not is_lint_ignored(settings, "Daily o/x.md")
-    assert is_lint_ignored(settings, "[Meta].md") and not is_lint_ignored(settings, "M.md")
-    assert is_excluded(settings, "attachments/a.md")
-    assert is_excluded(settings, "Notes/attachments/a.md")
-    assert not is_excluded(settings, "Notes/attachments.md")
-    assert is_excluded(settings, "Projects/Ora/drafts/x.md")
-    assert not is_excluded(settings, "Projects/Ora/final/x.md")
+    _assert_matches(is_lint_ignored, settings,
+                    hits=("Daily [old]/2020-01-01.md", "Daily [old]/Sub/x.md", "[Meta].md"),
+                    misses=("Daily o/x.md", "M.md"))
+    _assert_matches(is_excluded, settings,
+                    hits=("attachments/a.md", "Notes/attachments/a.md",
+                          "Projects/Ora/drafts/x.md"),
+                    misses=("Notes/attachments.md", "Projects/Ora/final/x.md"))
 
 
 def test_obsidian_excluded_files_are_honoured_with_obsidians_matching(tmp_path: Path) -> None:
     vault = _vault(tmp_path, app={"userIgnoreFilters": ["Archive/", "/\\.draft\\.md$/", 3]})
     settings = load_vault_settings(vault)
     assert settings.obsidian_excluded == ("Archive/", "/\\.draft\\.md$/")
-    assert is_excluded(settings, "Archive/Old.md")
-    assert is_excluded(settings, "Ideas/x.draft.md")
-    assert not is_excluded(settings, "Ideas/x.md")
-    assert not is_excluded(settings, "archive/old.md")  # Obsidian's prefixes are case-sensitive
+    _assert_matches(is_excluded, settings, hits=("Archive/Old.md", "Ideas/x.draft.md"),
+                    # Obsidian's prefixes are case-sensitive
+                    misses=("Ideas/x.md", "archive/old.md"))
 
 
 def test_a_broken_obsidian_app_json_excludes_nothing(tmp_path: Path) -> None:
@@ -158,8 +161,8 @@ def test_add_lint_ignore_creates_the_file_when_absent(tmp_path: Path) -> None:
     vault = _vault(tmp_path)
     settings = add_lint_ignore(vault, "Daily/")
     assert settings.lint_ignore == ("Daily/",)
-    assert is_lint_ignored(settings, "Daily/2024-01-01.md")
-    assert not is_lint_ignored(settings, "Notes/x.md")
+    _assert_matches(is_lint_ignored, settings, hits=("Daily/2024-01-01.md",),
+                    misses=("Notes/x.md",))
     assert load_vault_settings(vault).lint_ignore == ("Daily/",)
 
 

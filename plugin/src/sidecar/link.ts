@@ -87,7 +87,7 @@ export class SidecarLink {
 			return;
 		}
 		if (outcome.ok) await this.up();
-		else if (outcome.problem === "hung") this.hung();
+		else if (outcome.problem === "hung") await this.hung();
 		else this.set(this.model.failed(outcome.reason, outcome.problem));
 	}
 
@@ -104,12 +104,14 @@ export class SidecarLink {
 	/**
 	 * Stops, and resolves once a sidecar this plugin started has exited: until then it still
 	 * answers (a start would attach to it, then lose it) and holds the index's writer lock (a new
-	 * one would refuse to start).
+	 * one would refuse to start). One that is not responding is ended even if it was started
+	 * outside Obsidian, when it is verifiably this vault's `ora serve` (a restart asked for it).
 	 */
 	async shutdown(): Promise<void> {
 		// A stuck sidecar will not exit on its own: kill it sooner than one finishing its work.
 		const hung = this.model.view.phase === "not-responding";
 		this.stop();
+		if (hung) await this.options.supervisor.endUnresponsive(this.policy.hungStopWaitMs);
 		await this.options.supervisor.stopped(hung ? this.policy.hungStopWaitMs : undefined);
 	}
 
@@ -131,7 +133,7 @@ export class SidecarLink {
 		this.stream?.stop();
 		this.stream = null;
 		this.connectedAt = 0;
-		this.hung();
+		await this.hung();
 	}
 
 	/** Lets the status model take a count learnt elsewhere (the triage dialog). */
@@ -194,7 +196,7 @@ export class SidecarLink {
 		const probe = await this.options.supervisor.probe().finally(() => (this.probing = false));
 		if (!this.running) return;
 		if (probe.state === "hung") {
-			this.hung();
+			await this.hung();
 			return;
 		}
 		const answers = probe.state === "ok";
@@ -226,16 +228,23 @@ export class SidecarLink {
 		} else if (outcome.problem === "failed") {
 			this.schedule(0);
 		} else if (outcome.problem === "hung") {
-			this.hung();
+			await this.hung();
 		} else {
 			this.set(this.model.failed(outcome.reason, outcome.problem));
 			this.running = false;
 		}
 	}
 
-	/** Alive but silent: keep asking (a paused sidecar comes back on its own); a click restarts it. */
-	private hung(): void {
-		this.set(this.model.notResponding());
+	/**
+	 * Alive but silent: keep asking (a paused sidecar comes back on its own). On the way in, the
+	 * supervisor says which process it is and whether a click can restart it.
+	 */
+	private async hung(): Promise<void> {
+		if (this.model.view.phase !== "not-responding") {
+			const why = await this.options.supervisor.unresponsive();
+			if (!this.running) return;
+			this.set(this.model.notResponding(why));
+		}
 		this.schedule(this.policy.hungPollMs);
 	}
 

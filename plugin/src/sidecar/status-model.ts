@@ -1,5 +1,5 @@
 import type { CleaningStatus, ReconcileStatus, Status, StreamEvent } from "../api/types";
-import type { Problem } from "./supervisor";
+import type { Problem, Unresponsive } from "./supervisor";
 
 export type Phase = "starting" | "connected" | "indexing" | "scanning" | "ready" | "reconnecting" | "not-responding" | "stopped" | "error";
 
@@ -21,8 +21,10 @@ type Connection = "starting" | "up" | "reconnecting" | "hung" | "stopped" | "err
 
 interface State {
 	connection: Connection;
-	/** Why the sidecar is stopped or failed, in words for the user. */
+	/** Why the sidecar is stopped, failed or not responding, in words for the user. */
 	reason: string;
+	/** Not responding: whether a click can restart it (else the details say how to free the port). */
+	canRestart: boolean;
 	problem: Problem | null;
 	/** Whether /v1/status or the stream has told us anything since connecting. */
 	heard: boolean;
@@ -35,6 +37,7 @@ interface State {
 }
 
 const IDLE = { running: false, phase: null, done: 0, total: 0 };
+const NOT_RESPONDING = "The sidecar is running but does not answer (it may be stuck). Ora keeps checking and reconnects when it answers again.";
 const HINTS: Record<ClickAction, string> = {
 	triage: "Click to triage contradictions.",
 	details: "Click for details.",
@@ -52,7 +55,7 @@ export class StatusModel {
 
 	static initial(): StatusModel {
 		return new StatusModel({
-			connection: "starting", reason: "", problem: null, heard: false, files: 0, chunks: 0,
+			connection: "starting", reason: "", canRestart: true, problem: null, heard: false, files: 0, chunks: 0,
 			reconcile: IDLE, cleaning: IDLE, openPairs: 0, lastError: null,
 		});
 	}
@@ -68,8 +71,8 @@ export class StatusModel {
 	}
 
 	/** The sidecar runs but does not answer its health check in time (stopped, deadlocked, in a long pause). */
-	notResponding(): StatusModel {
-		return this.with({ connection: "hung", reconcile: IDLE, cleaning: IDLE });
+	notResponding(why: Unresponsive = { reason: NOT_RESPONDING, canRestart: true }): StatusModel {
+		return this.with({ connection: "hung", reason: why.reason, canRestart: why.canRestart, reconcile: IDLE, cleaning: IDLE });
 	}
 
 	stopped(reason = "The sidecar is not running."): StatusModel {
@@ -115,8 +118,8 @@ export class StatusModel {
 					...base,
 					phase: "not-responding",
 					text: "Ora: not responding",
-					detail: "The sidecar is running but does not answer (it may be stuck). Ora keeps checking and reconnects when it answers again.",
-					action: "restart",
+					detail: s.reason,
+					action: s.canRestart ? "restart" : "details",
 				});
 			case "stopped":
 				return this.shown({ ...base, phase: "stopped", text: "Ora: stopped", detail: s.reason, action: "restart" });

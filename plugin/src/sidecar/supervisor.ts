@@ -1,4 +1,5 @@
 import { SidecarError, type SidecarClient } from "../api/client";
+import { commandText, isOraServe, localProcesses, type ProcessInfo, type Processes } from "./processes";
 
 /** The bits of a child process the supervisor needs (Node's ChildProcess fits). */
 export interface ChildHandle {
@@ -42,6 +43,10 @@ export interface SupervisorOptions {
 	kill?: (pid: number) => void;
 	/** Whether process `pid` still runs; default process.kill(pid, 0). */
 	alive?: (pid: number) => boolean;
+	/** What Ora can see of other processes (who holds a port, what it runs); default: /proc on Linux. */
+	processes?: Processes;
+	/** Sends a signal to a process this supervisor verified; default process.kill. */
+	signal?: (pid: number, signal: NodeJS.Signals) => void;
 	/** How long stopped() waits for a stopped sidecar to exit (an adopted one's pid is polled no longer); default 30 s. */
 	stopWaitMs?: number;
 	/** How long a spawned sidecar may take to answer /v1/health (it loads models first). */
@@ -57,6 +62,17 @@ export type Outcome =
 	| { ok: false; reason: string; problem: Problem };
 
 export type Probe = { state: "ok"; version: string } | { state: "hung" } | { state: "down" };
+
+/** A sidecar that runs but does not answer, in words for the user, and whether a restart can end it. */
+export interface Unresponsive {
+	reason: string;
+	canRestart: boolean;
+}
+
+/** Who holds the port: this vault's `ora serve` (verified), another process, or none Ora can see. */
+type Holder = { kind: "sidecar"; info: ProcessInfo } | { kind: "other"; pid: number; info: ProcessInfo | null } | { kind: "unknown" };
+
+const KEEPS_CHECKING = "Ora keeps checking and reconnects when it answers again.";
 
 /** Stderr lines kept from a spawned sidecar, to explain why it stopped (and for "show log"). */
 const STDERR_LINES = 20;
@@ -80,6 +96,7 @@ export class SidecarSupervisor {
 	private exited: Promise<void> = Promise.resolve();
 	/** Kills the child the last stop() signalled, if it outlives stopped()'s wait (null: nothing to kill). */
 	private escalate: (() => void) | null = null;
+	private defaultProcesses: Processes | null = null;
 
 	constructor(private readonly options: SupervisorOptions) {}
 
@@ -98,8 +115,10 @@ export class SidecarSupervisor {
 		if (recorded !== null) return recorded;
 		if (this.options.port !== 0) {
 			this.moveTo(this.options.port);
-			const version = await this.healthy();
-			if (version !== null) return this.attach(version, null, false);
+			const probe = await this.probe();
+			if (probe.state === "ok") return this.attach(probe.version, null, false);
+			// A second sidecar could not listen there anyway: say what holds the port instead.
+			if (probe.state === "hung") return { ok: false, problem: "hung", reason: `The sidecar at ${this.options.client.baseUrl} is running but does not answer.` };
 		}
 		if (!this.options.autoStart) {
 			const where = this.options.port === 0 ? "for this vault" : `at ${this.options.client.baseUrl}`;
@@ -135,6 +154,93 @@ export class SidecarSupervisor {
 		} catch (err) {
 			return { state: err instanceof SidecarError && err.timedOut ? "hung" : "down" };
 		}
+	}
+
+	/**
+	 * Why the sidecar at the client's address does not answer, for the status bar: one this plugin
+	 * started can always be restarted; one started elsewhere only when it is verifiably this vault's
+	 * `ora serve` (see endUnresponsive), otherwise the user is told which process holds the port.
+	 */
+	async unresponsive(): Promise<Unresponsive> {
+		const own = this.child !== null && this.child.exitCode === null ? this.child.pid : this.adoptedPid;
+		if (own !== null && own !== undefined) {
+			return { reason: `The sidecar Ora started (pid ${own}) is running but does not answer (it may be stuck). ${KEEPS_CHECKING}`, canRestart: true };
+		}
+		const port = Number(new URL(this.options.client.baseUrl).port);
+		const record = await this.readRecord();
+		const holder = await this.identify(port, record);
+		switch (holder.kind) {
+			case "sidecar": {
+				const why = holder.info.state === "stopped" ? ": it is stopped (suspended, for example with Ctrl+Z in its terminal)" : " (it may be stuck)";
+				return {
+					reason: `This vault's sidecar (ora serve, pid ${holder.info.pid}, started outside Obsidian) is running but does not answer${why}. ${KEEPS_CHECKING} Restarting stops it and starts Ora's own.`,
+					canRestart: true,
+				};
+			}
+			case "other": {
+				const what = holder.info ? ` (${commandText(holder.info.argv)})` : "";
+				return {
+					reason: `Port ${port} is held by process ${holder.pid}${what}, which takes connections but does not answer. Ora cannot verify that it is this vault's sidecar, so it will not stop it: stop it yourself (for example: kill ${holder.pid}). ${KEEPS_CHECKING}`,
+					canRestart: false,
+				};
+			}
+			case "unknown": {
+				const named = record !== null && this.same(record.vault) ? ` (the sidecar record names process ${record.pid})` : "";
+				return {
+					reason: `Something on port ${port} takes connections but does not answer${named}, and Ora cannot see which process it is. Find it with "lsof -nP -iTCP:${port} -sTCP:LISTEN" (macOS, Linux) or "netstat -ano | findstr :${port}" (Windows), and stop it. ${KEEPS_CHECKING}`,
+					canRestart: false,
+				};
+			}
+		}
+	}
+
+	/**
+	 * Ends the sidecar that does not answer when it is verifiably this vault's `ora serve` (DATA/
+	 * server.json names it, it listens on the recorded port, its command is `ora serve`), even one
+	 * started outside Obsidian: only ever on the user's restart. A stopped one is continued first so
+	 * that SIGTERM lands; one still running after `waitMs` (the same process: a reused pid is not)
+	 * is killed. Whether it was ended; a process Ora cannot verify is left alone.
+	 */
+	async endUnresponsive(waitMs: number): Promise<boolean> {
+		const record = await this.readRecord();
+		if (record === null) return false;
+		const holder = await this.identify(record.port, record);
+		if (holder.kind !== "sidecar") return false;
+		const { pid, startedAt, state } = holder.info;
+		const send = this.options.signal ?? ((p: number, s: NodeJS.Signals) => void process.kill(p, s));
+		try {
+			if (state === "stopped") send(pid, "SIGCONT");
+			send(pid, "SIGTERM");
+			if (await this.endsWithin(pid, startedAt, waitMs)) return true;
+			send(pid, "SIGKILL"); // still the process verified above: endsWithin compared its start time
+		} catch {
+			return true; // it was gone before the signal
+		}
+		return this.endsWithin(pid, startedAt, KILL_WAIT_MS);
+	}
+
+	/** Polls until process `pid` (started at `startedAt`) is gone; false if it still runs after `ms`. */
+	private async endsWithin(pid: number, startedAt: string, ms: number): Promise<boolean> {
+		const until = Date.now() + ms;
+		for (;;) {
+			const info = await this.processes().info(pid);
+			if (info === null || info.state === "zombie" || info.startedAt !== startedAt) return true;
+			if (Date.now() >= until) return false;
+			await new Promise((resolve) => window.setTimeout(resolve, this.options.pollMs ?? 100));
+		}
+	}
+
+	/** Which process listens on `port`, verified as this vault's `ora serve` only through `record`. */
+	private async identify(port: number, record: ServerRecord | null): Promise<Holder> {
+		const pid = await this.processes().listener(port, record?.pid);
+		if (pid === null) return { kind: "unknown" };
+		const info = await this.processes().info(pid);
+		const verified = info !== null && record !== null && record.pid === pid && record.port === port && this.same(record.vault) && isOraServe(info.argv);
+		return verified ? { kind: "sidecar", info } : { kind: "other", pid, info };
+	}
+
+	private processes(): Processes {
+		return this.options.processes ?? (this.defaultProcesses ??= localProcesses());
 	}
 
 	stop(): void {

@@ -1,5 +1,7 @@
 // A small stand-in for the `obsidian` module (which ships types only): the classes and functions
 // the plugin's UI uses, with the same names and the behaviour the tests and screenshots rely on.
+import { NodeHttpTransport } from "../../src/api/node-transport";
+import type { HttpRequest } from "../../src/api/transport";
 import { installDomHelpers } from "./dom";
 
 installDomHelpers(window);
@@ -49,8 +51,12 @@ export class Notice {
 	}
 }
 
-export function requestUrl(): never {
-	throw new Error("requestUrl is Obsidian's; tests use NodeHttpTransport");
+/** Obsidian's requestUrl over Node's http: no timeout of its own, an error status thrown unless `throw: false`. */
+export async function requestUrl(req: { url: string; method?: string; headers?: Record<string, string>; body?: string; contentType?: string; throw?: boolean }): Promise<{ status: number; text: string }> {
+	const headers = { ...req.headers, ...(req.contentType ? { "Content-Type": req.contentType } : {}) };
+	const response = await new NodeHttpTransport(2 ** 31 - 1).request({ url: req.url, method: (req.method ?? "GET") as HttpRequest["method"], headers, body: req.body });
+	if (req.throw !== false && response.status >= 400) throw new Error(`Request failed, status ${response.status}`);
+	return response;
 }
 
 export const editorInfoField = {};
@@ -77,8 +83,10 @@ export class TFile {
 }
 
 export class FileSystemAdapter {
+	constructor(private readonly basePath = "") {}
+
 	getBasePath(): string {
-		return "";
+		return this.basePath;
 	}
 }
 
@@ -111,7 +119,9 @@ export class Events {
 	}
 }
 
-export class Vault extends Events {}
+export class Vault extends Events {
+	adapter: unknown = new FileSystemAdapter();
+}
 
 export class Workspace extends Events {
 	readonly calls: WorkspaceCall[] = [];
@@ -131,6 +141,27 @@ export class Workspace extends Events {
 	requestSaveLayout = (): void => {
 		this.saves++;
 	};
+
+	private ready = false;
+	private readonly whenReady: (() => void)[] = [];
+
+	/** Runs `callback` once the layout is ready (at once if it is), as Obsidian does. */
+	onLayoutReady(callback: () => void): void {
+		if (this.ready) callback();
+		else this.whenReady.push(callback);
+	}
+
+	/** A test helper: Obsidian has restored the layout. */
+	layoutReady(): void {
+		this.ready = true;
+		for (const callback of this.whenReady.splice(0)) callback();
+	}
+
+	getLeavesOfType(_type: string): WorkspaceLeaf[] {
+		return [];
+	}
+
+	updateOptions(): void {}
 }
 
 export class App {
@@ -530,7 +561,67 @@ export class Setting {
 	}
 }
 
-export class Plugin extends Component {}
+export interface PluginManifest {
+	id: string;
+	name: string;
+	version: string;
+	dir?: string;
+}
+
+/** Obsidian's Plugin: what it was given to register is kept for tests to read. */
+export class Plugin extends Component {
+	/** What loadData() returns (data.json), and what saveData() last saved. */
+	data: unknown = null;
+	readonly statusBarItems: HTMLElement[] = [];
+	readonly commands: { id: string; name: string }[] = [];
+
+	constructor(
+		readonly app: App,
+		readonly manifest: PluginManifest,
+	) {
+		super();
+	}
+
+	async onload(): Promise<void> {}
+
+	onunload(): void {}
+
+	override unload(): void {
+		super.unload();
+		this.onunload();
+	}
+
+	async loadData(): Promise<unknown> {
+		return this.data === null ? null : structuredClone(this.data);
+	}
+
+	async saveData(data: unknown): Promise<void> {
+		this.data = structuredClone(data);
+	}
+
+	addStatusBarItem(): HTMLElement {
+		const el = document.createElement("div");
+		this.statusBarItems.push(el);
+		return el;
+	}
+
+	addCommand<T extends { id: string; name: string }>(command: T): T {
+		this.commands.push(command);
+		return command;
+	}
+
+	addRibbonIcon(_icon: string, _title: string, _callback: () => unknown): HTMLElement {
+		return document.createElement("div");
+	}
+
+	registerView(_type: string, _factory: unknown): void {}
+
+	registerHoverLinkSource(_id: string, _info: unknown): void {}
+
+	registerEditorExtension(_extension: unknown): void {}
+
+	addSettingTab(_tab: unknown): void {}
+}
 
 export class PluginSettingTab {
 	readonly containerEl: HTMLElement;

@@ -3,6 +3,8 @@
 // /v1/health, /v1/status, /v1/events/stream).
 import { spawn, type ChildProcess } from "child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "fs";
+import { createServer } from "http";
+import type { AddressInfo } from "net";
 import { tmpdir } from "os";
 import { join } from "path";
 
@@ -15,36 +17,8 @@ import type { Timeouts } from "../../src/api/timeouts";
 import { SidecarLink } from "../../src/sidecar/link";
 import type { Phase } from "../../src/sidecar/status-model";
 import { parseRecord, SidecarSupervisor } from "../../src/sidecar/supervisor";
+import { FAKE_SIDECAR, fakeOra } from "./fake-sidecar";
 
-/** A stand-in `ora serve VAULT DATA [SERVED_VAULT]`: listens on a free port and records itself. */
-const FAKE_SIDECAR = `
-const http = require("http"), fs = require("fs"), path = require("path");
-const [vault, data, served] = process.argv.slice(1);
-fs.mkdirSync(data, { recursive: true });
-fs.writeFileSync(path.join(data, "token"), "tok\\n");
-const status = { vault: served || vault, pid: process.pid, files: 3, chunks: 9, queue: 0, indexing: false,
-  reconcile: { running: false, phase: "done", done: 3, total: 3 }, model: "m",
-  reranker: { name: "none", reason: null }, contradictions_open: 2, last_error: null,
-  cleaning: { running: false, phase: "done", done: 0, total: 0, scans: 1, last_finished: null, fallbacks: 0 } };
-const server = http.createServer((req, res) => {
-  if (req.url === "/v1/health") return res.end(JSON.stringify({ status: "ok", version: "0.1.0" }));
-  if (req.headers.authorization !== "Bearer tok") { res.statusCode = 401; return res.end("{}"); }
-  if (req.url === "/v1/status") return res.end(JSON.stringify(status));
-  if (req.url === "/v1/events/stream") {
-    res.writeHead(200, { "Content-Type": "text/event-stream" });
-    res.write("event: contradictions\\ndata: {\\"open\\": 2}\\n\\n");
-    return;
-  }
-  res.statusCode = 404; res.end("{}");
-});
-server.listen(0, "127.0.0.1", () => {
-  const record = { pid: process.pid, port: server.address().port, vault: served || vault,
-    parent_pid: Number(process.env.PARENT_PID) || null };
-  // Atomic, as ora serve writes it: a reader never sees the file created but still empty.
-  fs.writeFileSync(path.join(data, ".server.json.tmp"), JSON.stringify(record));
-  fs.renameSync(path.join(data, ".server.json.tmp"), path.join(data, "server.json"));
-});
-`;
 
 const children: ChildProcess[] = [];
 const folders: string[] = [];
@@ -336,7 +310,7 @@ ${FAKE_SIDECAR}`;
 	it("says not responding when the recorded sidecar is stopped at start, then attaches to it once it runs", async () => {
 		const { vault, data } = aVault();
 		// Started outside this plugin (ora serve in a terminal): found through its record.
-		const child = spawn(process.execPath, ["-e", FAKE_SIDECAR, vault, data], { stdio: ["ignore", "ignore", "pipe"] });
+		const child = spawn(fakeOra(vault), ["serve", vault, "--port", "0"], { stdio: ["ignore", "ignore", "pipe"] });
 		children.push(child);
 		await until(() => existsSync(join(data, "server.json")));
 		child.kill("SIGSTOP");
@@ -344,6 +318,7 @@ ${FAKE_SIDECAR}`;
 		try {
 			await r.link.start();
 			expect(r.link.status.view).toMatchObject({ phase: "not-responding", action: "restart" });
+			expect(r.link.status.view.detail).toContain(`This vault's sidecar (ora serve, pid ${child.pid}, started outside Obsidian) is running but does not answer: it is stopped`);
 			expect(r.spawned).toHaveLength(0);
 		} finally {
 			child.kill("SIGCONT");
@@ -351,6 +326,76 @@ ${FAKE_SIDECAR}`;
 		await until(() => r.link.status.view.phase === "ready");
 		expect(r.spawned).toHaveLength(0);
 		expect(r.link.status.view.openPairs).toBe(2); // its token was read: /v1/status answered
+	});
+
+	it("restarts a stopped ora serve started outside Obsidian: continues and ends it, then starts its own", async () => {
+		const { vault, data } = aVault();
+		const outside = spawn(fakeOra(vault), ["serve", vault, "--port", "0"], { stdio: ["ignore", "ignore", "pipe"] });
+		children.push(outside);
+		await until(() => existsSync(join(data, "server.json")));
+		const exited = new Promise((resolve) => outside.on("exit", (_code, signal) => resolve(signal)));
+		outside.kill("SIGSTOP");
+		const r = rig(vault, data, { timeouts: { health: 300 }, hungPollMs: 100 });
+		await r.link.start();
+		expect(r.link.status.view.action).toBe("restart");
+		await r.link.restart();
+		expect(await exited).toBe("SIGTERM"); // continued first, so SIGTERM ended it (no kill needed)
+		expect(r.spawned).toHaveLength(1);
+		expect(r.link.status.view.phase).toBe("ready");
+		expect((await r.client.status()).pid).toBe(nth(r.spawned, 0).pid);
+	});
+
+	it("kills an ora serve started outside Obsidian that ignores SIGTERM once the restart's wait is over", async () => {
+		const { vault, data } = aVault();
+		const outside = spawn(fakeOra(vault, 'process.on("SIGTERM", () => undefined);'), ["serve", vault, "--port", "0"], { stdio: ["ignore", "ignore", "pipe"] });
+		children.push(outside);
+		await until(() => existsSync(join(data, "server.json")));
+		const exited = new Promise((resolve) => outside.on("exit", (_code, signal) => resolve(signal)));
+		outside.kill("SIGSTOP");
+		const r = rig(vault, data, { timeouts: { health: 300 }, hungPollMs: 100, hungStopWaitMs: 300 });
+		await r.link.start();
+		await r.link.restart();
+		expect(await exited).toBe("SIGKILL");
+		expect(r.spawned).toHaveLength(1);
+		expect(r.link.status.view.phase).toBe("ready");
+	});
+
+	it("never stops a process it cannot verify as this vault's ora serve, and says which one holds the port", async () => {
+		const { vault, data } = aVault();
+		// Not an ora command line: the record alone does not make it this vault's sidecar.
+		const other = spawn(process.execPath, ["-e", FAKE_SIDECAR, vault, data], { stdio: ["ignore", "ignore", "pipe"] });
+		children.push(other);
+		await until(() => existsSync(join(data, "server.json")));
+		other.kill("SIGSTOP");
+		const r = rig(vault, data, { timeouts: { health: 300 }, hungPollMs: 100, hungStopWaitMs: 200 });
+		await r.link.start();
+		const port = new URL(r.client.baseUrl).port;
+		expect(r.link.status.view).toMatchObject({ phase: "not-responding", action: "details" });
+		expect(r.link.status.view.detail).toContain(`Port ${port} is held by process ${other.pid} (${process.execPath} -e`);
+		expect(r.link.status.view.detail).toContain(`stop it yourself (for example: kill ${other.pid})`);
+		await r.link.restart();
+		expect(other.exitCode).toBe(null);
+		expect(other.signalCode).toBe(null);
+		expect(r.spawned).toHaveLength(0);
+		expect(r.link.status.view.phase).toBe("not-responding");
+	});
+
+	it("with a fixed port, says not responding and names the holder of a port that never answers, starting no sidecar beside it", async () => {
+		const { vault, data } = aVault();
+		const silent = createServer(() => undefined); // takes connections, answers nothing
+		await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+		const port = (silent.address() as AddressInfo).port;
+		try {
+			const r = rig(vault, data, { port, timeouts: { health: 300 }, hungPollMs: 100 });
+			await r.link.start();
+			expect(r.link.status.view).toMatchObject({ phase: "not-responding", action: "details" });
+			expect(r.link.status.view.detail).toContain(`Port ${port} is held by process ${process.pid} (`);
+			await new Promise((resolve) => setTimeout(resolve, 400)); // polled, still unanswered
+			expect(r.spawned).toHaveLength(0);
+		} finally {
+			silent.closeAllConnections();
+			silent.close();
+		}
 	});
 
 	it("kills a sidecar that stopped responding soon after a restart asks it to stop, not after the usual wait", async () => {

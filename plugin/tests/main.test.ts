@@ -1,0 +1,158 @@
+// The plugin's own onload path (main.ts) with the `obsidian` stand-in, against real processes: a
+// stopped `ora serve` started outside Obsidian, and a loopback port that never answers. What the
+// status bar says, what a click on it does, and that no second sidecar starts beside a stuck one.
+import { spawn, type ChildProcess } from "child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "fs";
+import { createServer } from "http";
+import type { AddressInfo } from "net";
+import { tmpdir } from "os";
+import { join } from "path";
+
+import type { App } from "obsidian";
+import { afterEach, describe, expect, it } from "vitest";
+
+import OraVaultPlugin from "../src/main";
+import * as standIn from "./__mocks__/obsidian";
+import { fakeOra } from "./sidecar/fake-sidecar";
+
+/** Health checks time out after 5 s and a stuck sidecar is asked again every 5 s: the real limits. */
+const SLOW_MS = 30_000;
+
+const cleanups: (() => void)[] = [];
+afterEach(async () => {
+	for (const cleanup of cleanups.splice(0).reverse()) cleanup();
+	await new Promise((resolve) => setTimeout(resolve, 100));
+});
+
+interface Rig {
+	vault: string;
+	host: standIn.Plugin;
+	app: standIn.App;
+	status: () => { text: string; tooltip: string };
+	/** Whether the plugin ever ran its `ora` (each run appends to a file). */
+	spawned: () => number;
+	/** Runs onload, then Obsidian's layout-ready (which starts the sidecar). */
+	load: () => Promise<void>;
+}
+
+function aVault(): string {
+	const vault = mkdtempSync(join(tmpdir(), "ora-main-"));
+	cleanups.push(() => rmSync(vault, { recursive: true, force: true }));
+	return vault;
+}
+
+/** The plugin on `vault`, its Ora command a stand-in `ora` that notes each start. */
+function rig(vault: string, settings: Record<string, unknown> = {}): Rig {
+	const bin = join(vault, ".bin-plugin");
+	mkdirSync(bin);
+	const runs = join(bin, "runs");
+	const ora = fakeOra(bin, `require("fs").appendFileSync(${JSON.stringify(runs)}, "x");`);
+	const app = new standIn.App();
+	app.vault.adapter = new standIn.FileSystemAdapter(vault);
+	const plugin = new OraVaultPlugin(app as unknown as App, { id: "ora-vault", name: "Ora Vault", version: "0.1.0", dir: "plugins/ora-vault", author: "", minAppVersion: "", description: "" });
+	const host = plugin as unknown as standIn.Plugin;
+	host.data = { oraCommand: ora, ...settings };
+	cleanups.push(() => {
+		host.unload();
+		killRecorded(vault); // the plugin's own sidecar, if the unload's stop has not ended it yet
+	});
+	const statusEl = () => {
+		const el = host.statusBarItems[0];
+		if (!el) throw new Error("no status bar item");
+		return el;
+	};
+	return {
+		vault,
+		host,
+		app,
+		status: () => ({ text: statusEl().querySelector(".ora-status-text")?.textContent ?? "", tooltip: statusEl().getAttribute("aria-label") ?? "" }),
+		spawned: () => (existsSync(runs) ? readFileSync(runs, "utf8").length : 0),
+		load: async () => {
+			await plugin.onload();
+			app.workspace.layoutReady();
+		},
+	};
+}
+
+/** `ora serve` run in a terminal for `vault` (another copy of the stand-in), once it has recorded itself. */
+async function startedOutside(vault: string): Promise<ChildProcess> {
+	const bin = join(vault, ".bin-terminal");
+	mkdirSync(bin);
+	const child = spawn(fakeOra(bin), ["serve", vault, "--port", "0"], { stdio: ["ignore", "ignore", "pipe"] });
+	cleanups.push(() => {
+		if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+	});
+	await until(() => existsSync(join(vault, ".ora", "server.json")));
+	return child;
+}
+
+function killRecorded(vault: string): void {
+	try {
+		const { pid } = JSON.parse(readFileSync(join(vault, ".ora", "server.json"), "utf8")) as { pid: number };
+		process.kill(pid, "SIGKILL");
+	} catch {
+		// no record, or already gone
+	}
+}
+
+async function until(check: () => boolean, ms = 20_000): Promise<void> {
+	const deadline = Date.now() + ms;
+	while (!check()) {
+		if (Date.now() > deadline) throw new Error("condition not met in time");
+		await new Promise((resolve) => setTimeout(resolve, 20));
+	}
+}
+
+describe("the plugin with a sidecar that does not answer", () => {
+	it("says not responding for a stopped sidecar of this vault at start-up, starts no second one, and attaches once it runs again", { timeout: SLOW_MS }, async () => {
+		const vault = aVault();
+		const outside = await startedOutside(vault);
+		outside.kill("SIGSTOP");
+		const r = rig(vault);
+		try {
+			await r.load();
+			expect(r.status().text).toBe("Ora: starting");
+			await until(() => r.status().text === "Ora: not responding");
+			expect(r.status().tooltip).toContain(`This vault's sidecar (ora serve, pid ${outside.pid}, started outside Obsidian) is running but does not answer: it is stopped`);
+			expect(r.status().tooltip).toContain("Click to restart the sidecar.");
+		} finally {
+			outside.kill("SIGCONT");
+		}
+		await until(() => r.status().text === "Ora: ready"); // the next check, within 5 s
+		expect(r.spawned()).toBe(0);
+	});
+
+	it("restarts a stopped ora serve started outside Obsidian when the status bar is clicked, and runs its own", { timeout: SLOW_MS }, async () => {
+		const vault = aVault();
+		const outside = await startedOutside(vault);
+		const exited = new Promise((resolve) => outside.on("exit", (_code, signal) => resolve(signal)));
+		outside.kill("SIGSTOP");
+		const r = rig(vault);
+		await r.load();
+		await until(() => r.status().text === "Ora: not responding");
+		expect(r.spawned()).toBe(0);
+		r.host.statusBarItems[0]?.click();
+		expect(await exited).toBe("SIGTERM");
+		await until(() => r.status().text === "Ora: ready");
+		expect(r.spawned()).toBe(1);
+	});
+
+	it("names the process holding a fixed port that never answers, tells how to stop it on a click, and starts nothing beside it", { timeout: SLOW_MS }, async () => {
+		const silent = createServer(() => undefined);
+		await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+		cleanups.push(() => {
+			silent.closeAllConnections();
+			silent.close();
+		});
+		const port = (silent.address() as AddressInfo).port;
+		const r = rig(aVault(), { port });
+		await r.load();
+		await until(() => r.status().text === "Ora: not responding");
+		const holder = `Port ${port} is held by process ${process.pid} (`;
+		expect(r.status().tooltip).toContain(holder);
+		expect(r.status().tooltip).toContain("Click for details.");
+		r.host.statusBarItems[0]?.click();
+		expect(standIn.shownNotices.at(-1)).toContain(`stop it yourself (for example: kill ${process.pid})`);
+		expect(r.spawned()).toBe(0);
+	});
+});
