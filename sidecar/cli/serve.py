@@ -23,6 +23,7 @@ from sidecar.server.app import init_app
 from sidecar.server.instance import remove_record, watch_parent, watch_record, write_record
 from sidecar.server.limits import ConnectionGuard, connection_limits
 from sidecar.server.security import is_loopback, token_path
+from sidecar.server.state import STATE
 from sidecar.settings import Config
 
 
@@ -69,7 +70,8 @@ async def serve(config: Config, *, allow_remote: bool = False,
         loop.add_signal_handler(signum, stop.set)
     parent = (asyncio.create_task(watch_parent(parent_pid, stop), name="ora-parent")
               if parent_pid is not None else None)
-    runner = web.AppRunner(init_app(config, allow_remote=allow_remote), access_log=None,
+    app = init_app(config, allow_remote=allow_remote)
+    runner = web.AppRunner(app, access_log=None,
                            keepalive_timeout=float(config.keepalive_timeout))
     await runner.setup()
     assert runner.server is not None  # made by setup()
@@ -92,7 +94,13 @@ async def serve(config: Config, *, allow_remote: bool = False,
             log(f"ora serve: listening on http://{shown}:{port}")
         log(f"ora serve: token in {token_path(config.data)}")
         write_record(config, int(runner.addresses[0][1]), parent_pid)
-        record = asyncio.create_task(watch_record(config.data, stop), name="ora-record")
+        state = app[STATE]
+
+        def deleted() -> None:
+            state.data_deleted = True
+
+        record = asyncio.create_task(watch_record(config.data, stop, on_deleted=deleted),
+                                     name="ora-record")
         await stop.wait()
         log("ora serve: shutting down")
     finally:

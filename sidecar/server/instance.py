@@ -20,6 +20,7 @@ import contextlib
 import json
 import logging
 import os
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -83,7 +84,8 @@ async def watch_parent(pid: int, stop: asyncio.Event,
             await asyncio.wait_for(stop.wait(), poll)
 
 
-async def watch_record(data: Path, stop: asyncio.Event, poll: float = RECORD_POLL_SECONDS) -> bool:
+async def watch_record(data: Path, stop: asyncio.Event, poll: float = RECORD_POLL_SECONDS,
+                       on_deleted: Callable[[], None] = lambda: None) -> bool:
     """Set `stop` once DATA/server.json is gone and return True (False when stopped otherwise).
 
     The record goes when the data folder is deleted under the running server (to rebuild the
@@ -93,6 +95,7 @@ async def watch_record(data: Path, stop: asyncio.Event, poll: float = RECORD_POL
     while not stop.is_set():
         if not record_path(data).is_file():
             log.error("the data folder %s (its server.json) was deleted; stopping", data)
+            on_deleted()
             stop.set()
             return True
         with contextlib.suppress(TimeoutError):

@@ -68,6 +68,7 @@ class ServerState:
     contradictions_open: int = 0
     last_error: str | None = None
     cleaning: Cleaning = field(default_factory=Cleaning)
+    data_deleted: bool = False  # the data folder went while serving: the server is stopping
 
     @property
     def queue(self) -> int:
@@ -93,6 +94,12 @@ class ServerState:
 
     def fail(self, what: str, err: Exception) -> None:
         """A background job failed: log it (with the traceback if unexpected), show it in status."""
+        if self.data_deleted:
+            # Every write fails once the folder is gone, as a "read-only disk" or with a
+            # traceback: the one true cause, already logged, is said instead.
+            log.warning("%s stopped: the data folder %s was deleted", what, self.config.data)
+            self.last_error = f"{what} stopped: the data folder was deleted"
+            return
         known = err if isinstance(err, OraError) else storage_error(err)
         if known is None:
             message = f"{type(err).__name__}: {err}"

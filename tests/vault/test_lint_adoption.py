@@ -4,7 +4,7 @@ get at most one hint, typed notes stay strict, and vault or note opt-outs silenc
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
@@ -34,7 +34,7 @@ def _write_all(write: Write, notes: dict[str, str]) -> None:
         write(rel, text)
 
 
-def _errors(diagnostics: list[object]) -> list[object]:
+def _errors(diagnostics: Sequence[object]) -> list[object]:
     return [d for d in diagnostics if getattr(d, "severity", "") == "error"]
 
 
