@@ -91,6 +91,10 @@ async def test_a_settings_change_excludes_and_retypes_notes_while_watching(
         await until(lambda: _paths(index, "vinegar") == {"Engrams/Kettle.md"})
         write(vault, ".obsidian/app.json", '{"userIgnoreFilters": ["Engrams/"]}')
         await until(lambda: _paths(index, "vinegar") == set())
+        write(vault, ".obsidian/app.json", "{}")
+        await until(lambda: _paths(index, "vinegar") == {"Engrams/Kettle.md"})
+        write(vault, ".obsidian/templates.json", '{"folder": "Engrams"}')
+        await until(lambda: _paths(index, "vinegar") == set())
     finally:
         stop.set()
         await asyncio.wait_for(task, timeout=10)
