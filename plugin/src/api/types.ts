@@ -208,6 +208,7 @@ export interface VaultSettings {
 	untyped_type: string;
 	exclude: string[];
 	obsidian_excluded: string[];
+	obsidian_templates: string[];
 	lint: { untyped: "hint" | "off"; ignore: string[] };
 	chats_folder: string;
 	problems: string[];
