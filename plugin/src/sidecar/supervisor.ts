@@ -1,5 +1,5 @@
 import { SidecarError, type SidecarClient } from "../api/client";
-import { commandText, isOraServe, localProcesses, type ProcessInfo, type Processes } from "./processes";
+import { localProcesses, runsOraServe, type ProcessInfo, type Processes } from "./processes";
 
 /** The bits of a child process the supervisor needs (Node's ChildProcess fits). */
 export interface ChildHandle {
@@ -178,7 +178,7 @@ export class SidecarSupervisor {
 				};
 			}
 			case "other": {
-				const what = holder.info ? ` (${commandText(holder.info.argv)})` : "";
+				const what = holder.info ? ` (${holder.info.command})` : "";
 				return {
 					reason: `Port ${port} is held by process ${holder.pid}${what}, which takes connections but does not answer. Ora cannot verify that it is this vault's sidecar, so it will not stop it: stop it yourself (for example: kill ${holder.pid}). ${KEEPS_CHECKING}`,
 					canRestart: false,
@@ -235,7 +235,7 @@ export class SidecarSupervisor {
 		const pid = await this.processes().listener(port, record?.pid);
 		if (pid === null) return { kind: "unknown" };
 		const info = await this.processes().info(pid);
-		const verified = info !== null && record !== null && record.pid === pid && record.port === port && this.same(record.vault) && isOraServe(info.argv);
+		const verified = info !== null && record !== null && record.pid === pid && record.port === port && this.same(record.vault) && runsOraServe(info);
 		return verified ? { kind: "sidecar", info } : { kind: "other", pid, info };
 	}
 

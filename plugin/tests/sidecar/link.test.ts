@@ -1,7 +1,7 @@
 // The supervisor, the event stream and the status model together, against real child processes: a
 // small Node program that behaves like `ora serve` at its edges (DATA/server.json, DATA/token,
 // /v1/health, /v1/status, /v1/events/stream).
-import { spawn, type ChildProcess } from "child_process";
+import { spawn, spawnSync, type ChildProcess } from "child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "fs";
 import { createServer } from "http";
 import type { AddressInfo } from "net";
@@ -15,6 +15,7 @@ import { EventStream } from "../../src/api/event-stream";
 import { NodeHttpTransport } from "../../src/api/node-transport";
 import type { Timeouts } from "../../src/api/timeouts";
 import { SidecarLink } from "../../src/sidecar/link";
+import { ProcFs, PsLsof, type Processes } from "../../src/sidecar/processes";
 import type { Phase } from "../../src/sidecar/status-model";
 import { parseRecord, SidecarSupervisor } from "../../src/sidecar/supervisor";
 import { FAKE_SIDECAR, fakeOra } from "./fake-sidecar";
@@ -53,6 +54,8 @@ interface RigChange {
 	/** The event stream's silence limit (the stand-in sends no pings). */
 	silenceMs?: number;
 	hungStopWaitMs?: number;
+	/** How the supervisor sees other processes (default: this platform's). */
+	processes?: Processes;
 }
 
 function rig(vault: string, data: string, change: RigChange = {}): Rig {
@@ -80,6 +83,7 @@ function rig(vault: string, data: string, change: RigChange = {}): Rig {
 		onToken: (t) => (token = t),
 		startTimeoutMs: 10_000,
 		pollMs: 20,
+		processes: change.processes,
 	});
 	const phases: Phase[] = [];
 	const link = new SidecarLink({
@@ -328,14 +332,18 @@ ${FAKE_SIDECAR}`;
 		expect(r.link.status.view.openPairs).toBe(2); // its token was read: /v1/status answered
 	});
 
-	it("restarts a stopped ora serve started outside Obsidian: continues and ends it, then starts its own", async () => {
+	it.each([
+		["/proc", () => new ProcFs(), process.platform === "linux"],
+		["ps and lsof", () => new PsLsof(), process.platform !== "win32" && spawnSync("lsof", ["-v"], { stdio: "ignore" }).error === undefined],
+	])("restarts a stopped ora serve started outside Obsidian, verified through %s: continues and ends it, then starts its own", async (_name, processes, available) => {
+		if (!available) return;
 		const { vault, data } = aVault();
 		const outside = spawn(fakeOra(vault), ["serve", vault, "--port", "0"], { stdio: ["ignore", "ignore", "pipe"] });
 		children.push(outside);
 		await until(() => existsSync(join(data, "server.json")));
 		const exited = new Promise((resolve) => outside.on("exit", (_code, signal) => resolve(signal)));
 		outside.kill("SIGSTOP");
-		const r = rig(vault, data, { timeouts: { health: 300 }, hungPollMs: 100 });
+		const r = rig(vault, data, { timeouts: { health: 300 }, hungPollMs: 100, processes: processes() });
 		await r.link.start();
 		expect(r.link.status.view.action).toBe("restart");
 		await r.link.restart();
