@@ -8,7 +8,6 @@ import pytest
 from tokenizers import Tokenizer
 
 from sidecar.chunking.chunker import Chunk
-from sidecar.chunking.drawings import body_parts, drawing_format, note_title
 from sidecar.chunking.limits import NoteLimits, chunk_bounded
 from sidecar.vault.lint import lint_text
 from sidecar.vault.note import parse_note
@@ -91,13 +90,11 @@ def test_a_placeholder_element_is_not_text(tokenizer: Tokenizer) -> None:
 
 
 def test_a_drawing_is_known_by_its_frontmatter_key_not_its_name(tokenizer: Tokenizer) -> None:
-    drawing = parse_note(excalidraw(TEXTS), "Sketches/Untitled.md")
-    assert drawing_format(drawing) is not None and note_title(drawing) == "Untitled"
-    named_only = parse_note(excalidraw(TEXTS).replace("excalidraw-plugin", "plugin"),
-                            "Sketches/Kitchen.excalidraw.md")
-    assert drawing_format(named_only) is None
-    assert note_title(named_only) == "Kitchen.excalidraw"
-    assert body_parts(named_only)[0].note == named_only  # an ordinary note, chunked whole
+    (drawing,) = _chunks(excalidraw(TEXTS), "Sketches/Untitled.md", tokenizer)
+    assert drawing.context == "Untitled" and drawing.text.startswith("Kitchen floor plan")
+    named_only = excalidraw(TEXTS).replace("excalidraw-plugin", "plugin")
+    chunks = _chunks(named_only, "Sketches/Kitchen.excalidraw.md", tokenizer)
+    assert chunks[0].text.startswith("==⚠  Switch")  # an ordinary note, chunked as written
 
 
 def test_a_drawing_of_no_text_elements_has_no_chunks(tokenizer: Tokenizer) -> None:
