@@ -12,6 +12,7 @@ import {
 } from "obsidian";
 
 import { askStream } from "./api/ask-stream";
+import { carriedConversation, chatNoteMoves, type CarriedConversation } from "./ask/relink";
 import { pullModel } from "./api/model-pull";
 import { SidecarClient } from "./api/client";
 import { EventStream } from "./api/event-stream";
@@ -144,6 +145,12 @@ export default class OraVaultPlugin extends Plugin {
 			this.watchVault();
 			void this.startSidecar();
 		});
+		// The sidecar may answer before Obsidian has read every note's frontmatter: look again once it has.
+		const resolved = this.app.metadataCache.on("resolved", () => {
+			this.app.metadataCache.offref(resolved);
+			if (this.ready) void this.relinkChatNotes();
+		});
+		this.registerEvent(resolved);
 		// Obsidian does not reliably unload plugins on quit; the sidecar also watches our pid.
 		this.registerEvent(this.app.workspace.on("quit", () => this.link?.stop()));
 	}
@@ -270,8 +277,29 @@ export default class OraVaultPlugin extends Plugin {
 		for (const leaf of this.app.workspace.getLeavesOfType(RELATED_VIEW_TYPE)) {
 			if (leaf.view instanceof RelatedView) void leaf.view.sidecarReady();
 		}
-		for (const leaf of this.app.workspace.getLeavesOfType(ASK_VIEW_TYPE)) {
-			if (leaf.view instanceof AskView) void leaf.view.sidecarReady();
+		// A conversation loaded before its moved note is relinked would be forgotten (a load syncs memory).
+		void this.relinkChatNotes().finally(() => {
+			for (const leaf of this.app.workspace.getLeavesOfType(ASK_VIEW_TYPE)) {
+				if (leaf.view instanceof AskView) void leaf.view.sidecarReady();
+			}
+		});
+	}
+
+	/**
+	 * Chat notes moved or renamed while Obsidian was closed sent no rename event: each conversation
+	 * whose note is gone from where the sidecar last saw it follows the note carrying its id.
+	 */
+	private async relinkChatNotes(): Promise<void> {
+		const { vault, metadataCache } = this.app;
+		try {
+			const notes = vault
+				.getMarkdownFiles()
+				.map((file) => carriedConversation(file.path, metadataCache.getFileCache(file)?.frontmatter))
+				.filter((note): note is CarriedConversation => note !== null);
+			const moves = chatNoteMoves(await this.client.conversationNotes(), (path) => vault.getAbstractFileByPath(path) instanceof TFile, notes);
+			if (moves.length > 0) await this.client.sendEvents(moves);
+		} catch (err) {
+			console.warn("Ora: could not relink moved chat notes", err);
 		}
 	}
 

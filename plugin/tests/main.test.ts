@@ -8,11 +8,10 @@ import type { AddressInfo } from "net";
 import { tmpdir } from "os";
 import { join } from "path";
 
-import type { App } from "obsidian";
 import { afterEach, describe, expect, it } from "vitest";
 
-import OraVaultPlugin from "../src/main";
 import * as standIn from "./__mocks__/obsidian";
+import { pluginOn, until, type PluginHost } from "./plugin-host";
 import { fakeOra } from "./sidecar/fake-sidecar";
 
 /** Health checks time out after 5 s and a stuck sidecar is asked again every 5 s: the real limits. */
@@ -24,15 +23,9 @@ afterEach(async () => {
 	await new Promise((resolve) => setTimeout(resolve, 100));
 });
 
-interface Rig {
-	vault: string;
-	host: standIn.Plugin;
-	app: standIn.App;
-	status: () => { text: string; tooltip: string };
-	/** Whether the plugin ever ran its `ora` (each run appends to a file). */
+interface Rig extends PluginHost {
+	/** How many times the plugin ran its `ora` (each run appends to a file). */
 	spawned: () => number;
-	/** Runs onload, then Obsidian's layout-ready (which starts the sidecar). */
-	load: () => Promise<void>;
 }
 
 function aVault(): string {
@@ -47,31 +40,12 @@ function rig(vault: string, settings: Record<string, unknown> = {}): Rig {
 	mkdirSync(bin);
 	const runs = join(bin, "runs");
 	const ora = fakeOra(bin, `require("fs").appendFileSync(${JSON.stringify(runs)}, "x");`);
-	const app = new standIn.App();
-	app.vault.adapter = new standIn.FileSystemAdapter(vault);
-	const plugin = new OraVaultPlugin(app as unknown as App, { id: "ora-vault", name: "Ora Vault", version: "0.1.0", dir: "plugins/ora-vault", author: "", minAppVersion: "", description: "" });
-	const host = plugin as unknown as standIn.Plugin;
-	host.data = { oraCommand: ora, ...settings };
+	const plugin = pluginOn(vault, { oraCommand: ora, ...settings });
 	cleanups.push(() => {
-		host.unload();
+		plugin.host.unload();
 		killRecorded(vault); // the plugin's own sidecar, if the unload's stop has not ended it yet
 	});
-	const statusEl = () => {
-		const el = host.statusBarItems[0];
-		if (!el) throw new Error("no status bar item");
-		return el;
-	};
-	return {
-		vault,
-		host,
-		app,
-		status: () => ({ text: statusEl().querySelector(".ora-status-text")?.textContent ?? "", tooltip: statusEl().getAttribute("aria-label") ?? "" }),
-		spawned: () => (existsSync(runs) ? readFileSync(runs, "utf8").length : 0),
-		load: async () => {
-			await plugin.onload();
-			app.workspace.layoutReady();
-		},
-	};
+	return { ...plugin, spawned: () => (existsSync(runs) ? readFileSync(runs, "utf8").length : 0) };
 }
 
 /** `ora serve` run in a terminal for `vault` (another copy of the stand-in), once it has recorded itself. */
@@ -92,14 +66,6 @@ function killRecorded(vault: string): void {
 		process.kill(pid, "SIGKILL");
 	} catch {
 		// no record, or already gone
-	}
-}
-
-async function until(check: () => boolean, ms = 20_000): Promise<void> {
-	const deadline = Date.now() + ms;
-	while (!check()) {
-		if (Date.now() > deadline) throw new Error("condition not met in time");
-		await new Promise((resolve) => setTimeout(resolve, 20));
 	}
 }
 
@@ -131,7 +97,7 @@ describe("the plugin with a sidecar that does not answer", () => {
 		await r.load();
 		await until(() => r.status().text === "Ora: not responding");
 		expect(r.spawned()).toBe(0);
-		r.host.statusBarItems[0]?.click();
+		r.clickStatus();
 		expect(await exited).toBe("SIGTERM");
 		await until(() => r.status().text === "Ora: ready");
 		expect(r.spawned()).toBe(1);
@@ -151,7 +117,7 @@ describe("the plugin with a sidecar that does not answer", () => {
 		const holder = `Port ${port} is held by process ${process.pid} (`;
 		expect(r.status().tooltip).toContain(holder);
 		expect(r.status().tooltip).toContain("Click for details.");
-		r.host.statusBarItems[0]?.click();
+		r.clickStatus();
 		expect(standIn.shownNotices.at(-1)).toContain(`stop it yourself (for example: kill ${process.pid})`);
 		expect(r.spawned()).toBe(0);
 	});

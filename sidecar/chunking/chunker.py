@@ -52,8 +52,9 @@ BREADCRUMB = " > "
 # 12: no tags from code, math or HTML in block quotes, HTML blocks, or `$$…$$` over several lines
 # 13: a tag right after a tag is one (`#work#private` is private: it was public)
 # 14: a tag after `_` (`_#private_` is private: it was public) or at a table cell's start
-# 15: a drawing (Excalidraw) is its text elements under its name: no banner, data headings, ids
-CHUNKER_VERSION = 15
+# 15: a note whose frontmatter does not parse is indexed by its body, as private (was: no chunks)
+# 16: a drawing (Excalidraw) is its text elements under its name: no banner, data headings, ids
+CHUNKER_VERSION = 16
 _SENTENCE_END = re.compile(r"[.!?。]$")
 
 

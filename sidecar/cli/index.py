@@ -43,6 +43,6 @@ def _human(result: dict[str, Any]) -> str:
         f"{result['files']} files, {result['chunks']} chunks: embedded {result['embedded']}, "
         f"removed {result['removed']} in {result['seconds']:.1f} s"
     ]
-    for err in result["errors"]:
-        lines.append(f"  not indexed: {err['path']}: {err['message']}")
+    for err in result["errors"]:  # each message says what became of its file
+        lines.append(f"  {err['path']}: {err['message']}")
     return "\n".join(lines)

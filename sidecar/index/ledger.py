@@ -2,9 +2,11 @@
 
 One row per file and namespace: content hash, mtime, size, the chunk ids it owns and where
 (public or private store), the model that embedded them, type, tags, cluster (declared or
-assigned), decay date and the note's centroid (for cluster assignment), or the error that kept it
-out. A row is written only after Chroma and BM25 have committed the file's chunks, so the ledger
-never claims chunks the stores lack; start-up reconciliation repairs the opposite case.
+assigned), decay date and the note's centroid (for cluster assignment), and its error if any:
+what kept it out (binary, oversized), or frontmatter that does not parse (such a note is indexed
+by its body, as private: an error row may own chunks). A row is written only after Chroma and
+BM25 have committed the file's chunks, so the ledger never claims chunks the stores lack;
+start-up reconciliation repairs the opposite case.
 """
 
 from __future__ import annotations

@@ -56,7 +56,7 @@ from sidecar.index.records import (
 )
 from sidecar.models.embedder import Embedder
 from sidecar.vault.edit import content_hash
-from sidecar.vault.note import Note, decode_note, parse_note
+from sidecar.vault.note import Note, decode_note, indexed_view, parse_note
 from sidecar.vault.scan import is_ignored, normalise_rel, symlink_in
 from sidecar.vault.vault_settings import VaultSettings, default_vault_settings, is_excluded
 
@@ -79,6 +79,10 @@ EMBED_SLICE = 32
 URGENT_POLL = 0.05
 
 UrgentFn = Callable[[], set[str]]  # drains the paths to apply now
+
+# How the ledger's `error` of a file starts: what became of the file (`ora index` shows it).
+NOT_INDEXED = "not indexed"
+BROKEN_FRONTMATTER = "indexed as private, by its body only, until its frontmatter is valid"
 
 
 @dataclass(frozen=True)
@@ -218,9 +222,13 @@ class Syncer:
             note = parse_note(decode_note(data, rel, self.max_file_bytes), rel)
         except UnreadableNote as err:
             return self._error(rel, stamp, digest, err.message)
+        error = None
         if note.yaml_error is not None:
+            # Indexed by its body alone, as a note without frontmatter, and private until the
+            # frontmatter parses (`Note.is_private` fails closed: it may say `private`).
             message, line = note.yaml_error
-            return self._error(rel, stamp, digest, f"line {line}: {message}")
+            error = f"{BROKEN_FRONTMATTER}: line {line}: {message}"
+            note = indexed_view(note)
         info = note_info(note, st.st_mtime_ns, self.settings)
         cluster = (old.cluster if old is not None else None) if info.decays else None
         cluster = info.declared_cluster or cluster
@@ -230,16 +238,17 @@ class Syncer:
             type=info.type, tags=info.tags, title=info.title, private=info.private,
             chunk_ids=tuple(c.id for c in chunks), declared_cluster=info.declared_cluster,
             cluster=cluster, decays=info.decays and info.retrievable, decay_date=info.date,
-            centroid=None, error=None,
+            centroid=None, error=error,
         )  # fmt: skip
         return _Planned(row, chunks)
 
     def _error(self, rel: str, stamp: tuple[int, int], digest: str, message: str) -> _Planned:
-        """A file kept in the ledger as an error, with no chunks."""
+        """A file that cannot be read as a note, kept in the ledger as an error, with no chunks."""
         row = FileRow(
             path=rel, hash=digest, mtime_ns=stamp[0], size=stamp[1], model=self.model, type=None,
             tags=(), title=Path(rel).stem, private=False, chunk_ids=(), declared_cluster=None,
-            cluster=None, decays=False, decay_date="", centroid=None, error=message,
+            cluster=None, decays=False, decay_date="", centroid=None,
+            error=f"{NOT_INDEXED}: {message}",
         )  # fmt: skip
         return _Planned(row, [])
 

@@ -195,6 +195,12 @@ class MemoryStore:
                           "conversation = ?", (namespace, conversation))
         return NoteLink(namespace, conversation, rows[0][0], rows[0][1]) if rows else None
 
+    def private_conversations(self) -> set[tuple[str, str]]:
+        """(namespace, conversation) of every conversation holding a private turn."""
+        rows = self._rows("SELECT DISTINCT namespace, conversation FROM turns WHERE private = 1",
+                          ())
+        return {(r[0], r[1]) for r in rows}
+
     def note_links(self) -> list[NoteLink]:
         rows = self._rows("SELECT namespace, conversation, path, hash FROM chat_notes "
                           "ORDER BY namespace, conversation", ())

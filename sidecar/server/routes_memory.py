@@ -2,8 +2,9 @@
 
 `POST /v1/ask` answers a question from the vault, citing passages as [n], using and extending a
 conversation's memory when `conversation` is given. `GET /v1/conversations/{id}` lists its turns
-(private-mode ones only with `?private=true`). The memory log opens with the app (`context`,
-after the index, whose Chroma client holds the episodic collections). Conversations live in chat
+(private-mode ones only with `?private=true`); `GET /v1/conversations` lists every conversation's
+chat note. The memory log opens with the app (`context`, after the index, whose Chroma client
+holds the episodic collections). Conversations live in chat
 notes: memory's caches are synced with them before each use, and a note an answer wrote goes
 through the write lane so the index follows at once.
 """
@@ -134,6 +135,20 @@ async def _ask(
     if memory.note_path is not None:
         await app[LANE].apply([{"kind": "modified", "path": memory.note_path}])
     return document
+
+
+@routes.get("/v1/conversations")
+async def conversation_notes(request: web.Request) -> web.Response:
+    """Each conversation's chat note as the log last matched it. No sync first: that would
+    forget a conversation whose note was moved while no one watched, which this list is for
+    (the plugin finds the note by the id in its frontmatter and reports the move)."""
+    private = query_flag(request, "private")
+    store = request.app[MEMORY].store
+    links = await asyncio.to_thread(store.note_links)
+    hidden = set() if private else await asyncio.to_thread(store.private_conversations)
+    return web.json_response({"conversations": [
+        {"conversation": k.conversation, "namespace": k.namespace, "note": k.path}
+        for k in links if (k.namespace, k.conversation) not in hidden]})
 
 
 @routes.get("/v1/conversations/{id}")

@@ -34,6 +34,7 @@ from sidecar.vault.note import (
     NOT_MAPPING,
     UNCLOSED,
     Note,
+    indexed_view,
     parse_note,
     read_note,
     split_frontmatter,
@@ -189,7 +190,7 @@ def lint_note(note: Note, ctx: LintContext | None = None) -> list[Diagnostic]:
     def emit(line: int, code: str, message: str) -> None:
         found.append(Diagnostic(note.path, line, CODES[code].severity, code, message))
 
-    long = too_long(note, DEFAULT_CHUNK_TOKENS)
+    long = too_long(indexed_view(note), DEFAULT_CHUNK_TOKENS)  # what the index reads of it
     if long is not None:
         emit(long[0], "note-too-long", long[1])
     if note.yaml_error is not None:

@@ -14,7 +14,7 @@ import base64
 import datetime as dt
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -33,6 +33,10 @@ _MAX_VALUES = 20_000
 _LONE_CR = re.compile(r"\r(?!\n)")
 UNCLOSED = "frontmatter opened with '---' on line 1 is never closed"
 NOT_MAPPING = "frontmatter must be a mapping of properties"
+# A line that an unclosed frontmatter block may hold (see `indexed_view`): blank, indented (a
+# nested value), a list item, a `key:` line, or a mistyped closing fence (`--`, `----`, `...`).
+_FRONTMATTER_LIKE = re.compile(
+    r"\s*$|[ \t]|-(?:\s|$)|[^\s#:][^:]*:(?:\s|$)|[-.\u2013\u2014]+\s*$")
 
 
 class _Loader(_HandlerLoader):  # type: ignore[misc,valid-type]
@@ -270,6 +274,22 @@ def parse_note(text: str, path: str) -> Note:
         return Note(path, text, {}, {}, reading_text(text), 1, error)
     frontmatter, key_lines, error = _parse_block(block)
     return Note(path, text, frontmatter, key_lines, block.body, block.body_line, error)
+
+
+def indexed_view(note: Note) -> Note:
+    """The note as the index reads it. Obsidian reads a note whose opening `---` never closes as
+    all body, but its first lines were written as frontmatter and may say `tags: private`: they
+    are left out, from the fence up to the first line that cannot be frontmatter (a heading, an
+    inline `#tag`, text that is not `key: value`), and only the rest is indexed. The cost: a note
+    that merely starts with a `---` rule loses its first lines if they look like `key: value` or
+    a list. Every other note is read as parsed (a closed block's body starts after its fence)."""
+    if note.yaml_error is None or note.yaml_error[0] != UNCLOSED:
+        return note
+    lines = note.body.split("\n")
+    first = 1  # after the opening fence
+    while first < len(lines) and _FRONTMATTER_LIKE.match(lines[first]):
+        first += 1
+    return replace(note, body="\n".join(lines[first:]), body_line=first + 1)
 
 
 def decode_note(data: bytes, rel: str, max_bytes: int) -> str:

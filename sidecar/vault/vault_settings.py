@@ -8,7 +8,9 @@ never stops anything: each unusable value falls back to its default and is repor
 
 Obsidian's own "Excluded files" (`userIgnoreFilters` in `.obsidian/app.json`) are honoured too:
 an entry `/…/` is a regular expression searched in the path, any other entry a path prefix, as
-Obsidian matches them.
+Obsidian matches them. So are its templates (the Templates and Templater folders, the daily
+note's template): a template is a skeleton of notes to come, not knowledge, and `ora adopt` or
+`lint --fix` writing a date into one would stamp that date into every note made from it.
 """
 
 from __future__ import annotations
@@ -59,8 +61,10 @@ def _defaults() -> dict[str, Any]:
 
 
 def settings_files() -> tuple[str, ...]:
-    """The vault-relative files the settings are read from (ora.yaml, Obsidian's app config)."""
-    return str(_defaults()["file"]), str(_defaults()["obsidian_app_config"])
+    """The vault-relative files the settings are read from (ora.yaml, Obsidian's app config and
+    the configs naming its templates)."""
+    return (str(_defaults()["file"]), str(_defaults()["obsidian_app_config"]),
+            *(str(source["file"]) for source in _defaults()["obsidian_templates"]))
 
 
 def settings_path(vault: str | Path) -> Path:
@@ -81,11 +85,14 @@ class VaultSettings:
     chats_folder: str
     problems: tuple[str, ...] = ()
     file_exists: bool = False
+    obsidian_templates: tuple[str, ...] = ()  # template folders ("X/") and notes ("X.md")
 
     def index_key(self) -> str:
         """What the index depends on, as one string: a change re-plans every note."""
-        return json.dumps([self.folders, self.untyped_type, self.exclude,
-                           self.obsidian_excluded], ensure_ascii=False)
+        parts: list[Any] = [self.folders, self.untyped_type, self.exclude, self.obsidian_excluded]
+        if self.obsidian_templates:  # absent from older keys: their indexes are not re-planned
+            parts.append(self.obsidian_templates)
+        return json.dumps(parts, ensure_ascii=False)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -95,6 +102,7 @@ class VaultSettings:
             "untyped_type": self.untyped_type,
             "exclude": list(self.exclude),
             "obsidian_excluded": list(self.obsidian_excluded),
+            "obsidian_templates": list(self.obsidian_templates),
             "lint": {"untyped": self.lint_untyped, "ignore": list(self.lint_ignore)},
             "chats_folder": self.chats_folder,
             "problems": list(self.problems),
@@ -175,10 +183,11 @@ def _obsidian_excludes(entries: tuple[str, ...], rel: str) -> bool:
 
 
 def is_excluded(settings: VaultSettings, rel: str) -> bool:
-    """True when a note is left out of the index, lint and search: Ora's `exclude` patterns or
-    Obsidian's Excluded files."""
+    """True when a note is left out of the index, lint and search: Ora's `exclude` patterns,
+    Obsidian's Excluded files or its templates."""
     return (_matches_any(settings.exclude, rel)
-            or _obsidian_excludes(settings.obsidian_excluded, rel))
+            or _obsidian_excludes(settings.obsidian_excluded, rel)
+            or _matches_any(settings.obsidian_templates, rel))
 
 
 def is_lint_ignored(settings: VaultSettings, rel: str) -> bool:
@@ -312,6 +321,28 @@ def _obsidian_filters(vault: Path) -> tuple[str, ...]:
     return tuple(e for e in entries if isinstance(e, str) and e)
 
 
+def _obsidian_templates(vault: Path) -> tuple[str, ...]:
+    """The template folders (`X/`) and notes (`X.md`) Obsidian's configs name; a config that is
+    absent, unreadable or names nothing adds nothing."""
+    found: list[str] = []
+    for source in _defaults()["obsidian_templates"]:
+        try:
+            config = json.loads((vault / str(source["file"])).read_text("utf-8"))
+        except (OSError, ValueError):
+            continue
+        value = config.get(str(source["key"])) if isinstance(config, dict) else None
+        if not isinstance(value, str):
+            continue
+        name = value.strip().strip("/")
+        if not name or name.startswith("../") or name == "..":
+            continue
+        entry = f"{name}/" if source["names"] == "folder" else (
+            name if name.lower().endswith(".md") else f"{name}.md")
+        if entry not in found:
+            found.append(entry)
+    return tuple(found)
+
+
 def load_vault_settings(vault: str | Path) -> VaultSettings:
     """The settings of `vault` (defaults where ora.yaml is absent or says nothing); never raises
     for a bad file: its problems are in `problems` and logged."""
@@ -332,6 +363,7 @@ def load_vault_settings(vault: str | Path) -> VaultSettings:
         exclude=reader.patterns(raw.get("exclude", defaults["exclude"]), "exclude",
                                 defaults["exclude"]),
         obsidian_excluded=_obsidian_filters(root),
+        obsidian_templates=_obsidian_templates(root),
         lint_untyped=lint_mode,
         lint_ignore=lint_ignore,
         chats_folder=reader.folder(raw.get("chats_folder", defaults["chats_folder"]),

@@ -100,3 +100,29 @@ async def test_a_chat_note_renamed_out_of_the_chats_folder_keeps_its_conversatio
     assert not (vault / note).exists()
     assert "How often do I feed it?" in (vault / "Projects" / "Bread.md").read_text("utf-8")
     assert {"role": "user", "content": QUESTION} in llm.requests[-1]["messages"]
+
+
+async def test_conversation_notes_are_listed_where_memory_last_saw_them_even_once_moved(
+    tmp_path: Path, vault: Path, llm: Any, app_client: Callable[[Config], Awaitable[AppClient]],
+) -> None:
+    api = await _answering(tmp_path, llm, app_client)
+    _, open_doc = await api.call("POST", "/v1/ask", {"question": QUESTION, "conversation": "l-1"})
+    _, secret = await api.call("POST", "/v1/ask", {"question": QUESTION, "conversation": "l-2",
+                                                    "private": True})
+    status, listed = await api.call("GET", "/v1/conversations")
+    assert status == 200 and listed["conversations"] == [
+        {"conversation": "l-1", "namespace": "default", "note": open_doc["conversation_note"]}]
+    _, listed = await api.call("GET", "/v1/conversations?private=true")
+    assert [c["conversation"] for c in listed["conversations"]] == ["l-1", "l-2"]
+    assert listed["conversations"][1]["note"] == secret["conversation_note"]
+    # Moved out of the chats folder while nothing watched: still listed at its old path (a sync
+    # would forget it), and the renamed event the plugin then sends relinks it.
+    (vault / "Archive").mkdir()
+    (vault / open_doc["conversation_note"]).rename(vault / "Archive" / "Bread chat.md")
+    _, listed = await api.call("GET", "/v1/conversations")
+    assert listed["conversations"][0]["note"] == open_doc["conversation_note"]
+    await api.call("POST", "/v1/events", {"events": [
+        {"kind": "renamed", "path": "Archive/Bread chat.md",
+         "old_path": open_doc["conversation_note"]}]})
+    status, conv = await api.call("GET", "/v1/conversations/l-1")
+    assert status == 200 and conv["note"] == "Archive/Bread chat.md" and len(conv["turns"]) == 2

@@ -120,3 +120,26 @@ def test_watch_catches_up_on_a_note_made_private_during_its_start_up_reconcile(
         asyncio.run(follow())
         assert private()
         assert index.bm25_search("vinegar", 5, private=False) == []
+
+
+def test_ora_index_and_search_find_a_broken_frontmatter_note_in_private_mode_only(
+    vault: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write(vault, "Inbox/Trip.md", "---\ntitle: Lisbon: day one\n---\nTram 28 climbs to Alfama.\n")
+    data = str(tmp_path / "data")
+    assert main(["index", str(vault), "--data", data]) == 0
+    told = capsys.readouterr().out
+    assert ("  Inbox/Trip.md: indexed as private, by its body only, until its frontmatter is "
+            "valid: line 2: mapping values are not allowed") in told
+    assert "not indexed" not in told
+
+    def found(*flags: str) -> list[dict[str, object]]:
+        args = ["search", str(vault), "tram alfama", "--data", data, "--no-rerank", "--json"]
+        assert main([*args, *flags]) == 0
+        results: list[dict[str, object]] = json.loads(capsys.readouterr().out)["results"]
+        return [r for r in results if r["path"] == "Inbox/Trip.md"]
+
+    assert found() == []
+    hit, = found("--private")
+    assert hit["private"] is True and hit["text"] == "Tram 28 climbs to Alfama."
+    assert hit["line_start"] == 4

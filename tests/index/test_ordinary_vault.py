@@ -209,6 +209,18 @@ def test_ora_and_obsidian_exclusions_keep_notes_out_and_take_them_out_later(
     assert "Archive/Old.md" in paths and "Daily/2024-05-01.md" not in paths
 
 
+def test_templates_named_by_obsidian_are_not_indexed(
+    tmp_path: Path, open_idx: OpenIndex, embedder: Embedder
+) -> None:
+    vault = _vault(tmp_path, {**PLAIN, "Templates/Harvest.md": "# {{title}}\nTomatoes picked:\n"})
+    index = open_idx(vault)
+    index.reconcile()
+    assert "Templates/Harvest.md" in _paths(_search(index, embedder, "tomatoes picked", k=10))
+    write(vault, ".obsidian/templates.json", json.dumps({"folder": "Templates"}))
+    index.reconcile()
+    assert "Templates/Harvest.md" not in _paths(_search(index, embedder, "tomatoes picked", k=10))
+
+
 def test_search_leaves_out_notes_excluded_since_they_were_indexed(
     tmp_path: Path, open_idx: OpenIndex, embedder: Embedder
 ) -> None:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -19,9 +21,23 @@ async def _until(changes: asyncio.Queue[dict[str, Any]], path: str) -> dict[str,
             return summary
 
 
-def _paths(index: Index, query: str) -> set[str]:
-    hits = index.bm25_search(query, 10, private=True)
-    return {r.path for r in index.get_chunks([h[0] for h in hits], private=True).values()}
+@asynccontextmanager
+async def _watching(index: Index) -> AsyncIterator[asyncio.Queue[dict[str, Any]]]:
+    """A running watcher of `index`; yields the queue of its change summaries."""
+    stop = asyncio.Event()
+    changes: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+    task = asyncio.create_task(watch(index, stop, changes.put))
+    await asyncio.sleep(0.3)  # let the watcher start
+    try:
+        yield changes
+    finally:
+        stop.set()
+        await asyncio.wait_for(task, timeout=10)
+
+
+def _paths(index: Index, query: str, private: bool = True) -> set[str]:
+    hits = index.bm25_search(query, 10, private=private)
+    return {r.path for r in index.get_chunks([h[0] for h in hits], private=private).values()}
 
 
 async def test_watch_follows_edits_deletes_and_folder_moves(
@@ -29,11 +45,7 @@ async def test_watch_follows_edits_deletes_and_folder_moves(
 ) -> None:
     index = open_idx(vault, debounce_ms=100)
     index.reconcile()
-    stop = asyncio.Event()
-    changes: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
-    task = asyncio.create_task(watch(index, stop, changes.put))
-    await asyncio.sleep(0.3)  # let the watcher start
-    try:
+    async with _watching(index) as changes:
         write(vault, "Engrams/Kettle.md", KETTLE.replace("Vinegar", "Zanzibar vinegar"))
         summary = await _until(changes, "Engrams/Kettle.md")
         assert summary["embedded"] == 1
@@ -53,9 +65,6 @@ async def test_watch_follows_edits_deletes_and_folder_moves(
         (vault / "Moved/New.md").unlink()
         await _until(changes, "Moved/New.md")
         assert _paths(index, "zeppelin") == set()
-    finally:
-        stop.set()
-        await asyncio.wait_for(task, timeout=10)
 
 
 async def test_a_settings_change_excludes_and_retypes_notes_while_watching(
@@ -82,6 +91,29 @@ async def test_a_settings_change_excludes_and_retypes_notes_while_watching(
         await until(lambda: _paths(index, "vinegar") == {"Engrams/Kettle.md"})
         write(vault, ".obsidian/app.json", '{"userIgnoreFilters": ["Engrams/"]}')
         await until(lambda: _paths(index, "vinegar") == set())
+        write(vault, ".obsidian/app.json", "{}")
+        await until(lambda: _paths(index, "vinegar") == {"Engrams/Kettle.md"})
+        write(vault, ".obsidian/templates.json", '{"folder": "Engrams"}')
+        await until(lambda: _paths(index, "vinegar") == set())
     finally:
         stop.set()
         await asyncio.wait_for(task, timeout=10)
+
+
+async def test_breaking_a_notes_frontmatter_makes_it_private_and_fixing_it_public_again(
+    vault: Path, open_idx: OpenIndex
+) -> None:
+    index = open_idx(vault, debounce_ms=100)
+    index.reconcile()
+    assert _paths(index, "limescale", private=False) == {"Engrams/Kettle.md"}
+    async with _watching(index) as changes:
+        write(vault, "Engrams/Kettle.md", KETTLE.replace("tags: []", "tags: [home"))
+        summary = await _until(changes, "Engrams/Kettle.md")
+        assert summary["embedded"] == 0  # its body's vectors move to the private store
+        assert _paths(index, "limescale", private=False) == set()
+        assert _paths(index, "limescale") == {"Engrams/Kettle.md"}  # private mode still finds it
+
+        write(vault, "Engrams/Kettle.md", KETTLE.replace("tags: []", "tags: [home]"))
+        summary = await _until(changes, "Engrams/Kettle.md")
+        assert summary["embedded"] == 0
+        assert _paths(index, "limescale", private=False) == {"Engrams/Kettle.md"}

@@ -89,6 +89,15 @@ def test_unreadable_files_get_a_file_code(vault: Path, write: Write, code: str,
     assert [(d.code, d.line) for d in lint_file(vault, rel, max_bytes=1000)] == [(code, 1)]
 
 
+def test_a_note_too_long_is_measured_as_the_index_reads_it(ctx: LintContext) -> None:
+    """An unclosed block's frontmatter-like lines are not indexed, so they make no chunk: the
+    101st section (line 404) is the first left out, not the 99th."""
+    sections = "".join(f"## H{i}\n\nline {i}\n\n" for i in range(101))
+    found = lint_text(f"---\ntitle: x\ntags: [a]\n{sections}", "n.md", ctx)
+    assert sorted((d.code, d.line) for d in found) == [("frontmatter-unclosed", 1),
+                                                        ("note-too-long", 404)]
+
+
 def test_a_vanished_file_is_unreadable(vault: Path) -> None:
     assert [d.code for d in lint_file(vault, "Gone.md")] == ["file-unreadable"]
 

@@ -8,7 +8,13 @@ from pathlib import Path
 import pytest
 
 from sidecar.errors import UnreadableNote
-from sidecar.vault.note import UNCLOSED, parse_note, read_note, split_frontmatter
+from sidecar.vault.note import (
+    UNCLOSED,
+    indexed_view,
+    parse_note,
+    read_note,
+    split_frontmatter,
+)
 
 from .conftest import GOOD_NOTE
 
@@ -91,6 +97,37 @@ def test_no_frontmatter_means_whole_text_is_body() -> None:
     note = parse_note("# Title\n\ntext\n", "n.md")
     assert (note.frontmatter, note.body_line, note.yaml_error) == ({}, 1, None)
     assert note.body == "# Title\n\ntext\n"
+
+
+@pytest.mark.parametrize(("text", "body", "body_line"), [
+    # the closing fence forgotten: the body starts at the heading
+    ("---\ntitle: Secret\ntags: [private]\n# Heading\nText", "# Heading\nText", 4),
+    # mistyped closing fences (and blank lines) are left out with the block
+    ("---\ntags:\n  - private\n--\n\nText", "Text", 6),
+    ("---\ndate created: 2024-01-01\n...\nText", "Text", 4),
+    ("---\nkey: value\r\n\u2014\r\nText\r\n", "Text\r\n", 4),
+    # a note that starts with a `---` rule: its text is kept
+    ("---\nPlain text under a rule.\nMore", "Plain text under a rule.\nMore", 2),
+    ("---\n#tag on its own\nMore", "#tag on its own\nMore", 2),
+    ("---\nSee https://example.org for more", "See https://example.org for more", 2),
+    # nothing but frontmatter: nothing is left to index
+    ("---\ntype: engram\ntags: [private]\n", "", 5),
+])
+def test_an_unclosed_block_is_left_out_of_what_the_index_reads(
+    text: str, body: str, body_line: int
+) -> None:
+    note = parse_note(text, "n.md")
+    assert note.yaml_error == (UNCLOSED, 1)
+    seen = indexed_view(note)
+    assert (seen.body, seen.body_line, seen.is_private) == (body, body_line, True)
+    if body:  # body_line is the file line the body starts on
+        assert text.split("\n")[body_line - 1] == body.split("\n")[0]
+
+
+def test_a_closed_block_that_does_not_parse_is_read_from_after_its_fence() -> None:
+    note = parse_note("---\ntitle: A: b\n---\nBody text\n", "n.md")
+    assert note.yaml_error is not None and indexed_view(note) == note
+    assert (note.body, note.body_line, note.frontmatter) == ("Body text\n", 4, {})
 
 
 def test_fence_must_be_exactly_three_dashes_on_line_one() -> None:

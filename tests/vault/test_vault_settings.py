@@ -112,6 +112,34 @@ def test_obsidian_excluded_files_are_honoured_with_obsidians_matching(tmp_path: 
                     misses=("Ideas/x.md", "archive/old.md"))
 
 
+def test_obsidians_templates_are_left_out(tmp_path: Path) -> None:
+    """A template is a skeleton: found by search it is noise, and `ora adopt` used to propose
+    a fixed `date created` for it, which every note made from it would have copied."""
+    vault = _vault(tmp_path)
+    configs = {".obsidian/templates.json": {"folder": "Templates"},
+               ".obsidian/plugins/templater-obsidian/data.json": {"templates_folder": "/Meta/Tp/"},
+               ".obsidian/daily-notes.json": {"folder": "Daily", "template": "Meta/Daily plan"}}
+    for rel, config in configs.items():
+        (vault / rel).parent.mkdir(parents=True, exist_ok=True)
+        (vault / rel).write_text(json.dumps(config), encoding="utf-8")
+    settings = load_vault_settings(vault)
+    assert settings.obsidian_templates == ("Templates/", "Meta/Tp/", "Meta/Daily plan.md")
+    assert settings.to_json()["obsidian_templates"] == list(settings.obsidian_templates)
+    _assert_matches(is_excluded, settings,
+                    hits=("Templates/Meeting.md", "Meta/Tp/sub/x.md", "Meta/Daily plan.md"),
+                    misses=("Templates.md", "Meta/Daily plan 2.md", "Daily/2024-05-01.md"))
+    assert default_vault_settings().index_key() == _settings_key_without_templates(vault)
+    assert settings.index_key() != default_vault_settings().index_key()
+
+
+def _settings_key_without_templates(vault: Path) -> str:
+    """The index key of `vault` once its template configs name nothing (a vault without them
+    keeps the key it had before templates were read: its index is not re-planned)."""
+    for name in ("templates.json", "daily-notes.json", "plugins/templater-obsidian/data.json"):
+        (vault / ".obsidian" / name).write_text("{}", encoding="utf-8")
+    return load_vault_settings(vault).index_key()
+
+
 def test_a_broken_obsidian_app_json_excludes_nothing(tmp_path: Path) -> None:
     vault = _vault(tmp_path)
     (vault / ".obsidian").mkdir()

@@ -8,6 +8,7 @@ import type {
 	AskRequest,
 	BatchAnswer,
 	ConversationDocument,
+	ConversationNote,
 	Diagnostic,
 	EventsAnswer,
 	Health,
@@ -149,6 +150,11 @@ export class SidecarClient {
 	conversation(id: string, privateMode = false): Promise<ConversationDocument> {
 		const path = `/v1/conversations/${encodeURIComponent(id)}?private=${privateMode ? "true" : "false"}`;
 		return this.call<ConversationDocument>("interactive", "GET", path);
+	}
+
+	/** Every conversation's chat note as memory last saw it, private ones included (for relinking moved notes). */
+	async conversationNotes(): Promise<ConversationNote[]> {
+		return (await this.call<{ conversations: ConversationNote[] }>("interactive", "GET", "/v1/conversations?private=true")).conversations;
 	}
 
 	async lint(path: string, text: string): Promise<Diagnostic[]> {

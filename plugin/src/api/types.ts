@@ -128,6 +128,13 @@ export interface Turn {
 	private: boolean;
 }
 
+/** A conversation's chat note where the sidecar's memory last matched it (GET /v1/conversations). */
+export interface ConversationNote {
+	conversation: string;
+	namespace: string;
+	note: string;
+}
+
 export interface ConversationDocument {
 	conversation: string;
 	turns: Turn[];
@@ -201,6 +208,7 @@ export interface VaultSettings {
 	untyped_type: string;
 	exclude: string[];
 	obsidian_excluded: string[];
+	obsidian_templates: string[];
 	lint: { untyped: "hint" | "off"; ignore: string[] };
 	chats_folder: string;
 	problems: string[];

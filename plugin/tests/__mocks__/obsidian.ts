@@ -121,6 +121,26 @@ export class Events {
 
 export class Vault extends Events {
 	adapter: unknown = new FileSystemAdapter();
+	/** The vault's files as Obsidian lists them (a test sets them). */
+	files: TFile[] = [];
+
+	getMarkdownFiles(): TFile[] {
+		return this.files.filter((f) => f.extension === "md");
+	}
+
+	getAbstractFileByPath(path: string): TFile | null {
+		return this.files.find((f) => f.path === path) ?? null;
+	}
+}
+
+/** Obsidian's metadata cache: each file's parsed frontmatter, as a test sets it. */
+export class MetadataCache extends Events {
+	readonly frontmatter = new Map<string, Record<string, unknown>>();
+
+	getFileCache(file: TFile): { frontmatter?: Record<string, unknown> } | null {
+		const frontmatter = this.frontmatter.get(file.path);
+		return frontmatter ? { frontmatter } : null;
+	}
 }
 
 export class Workspace extends Events {
@@ -167,6 +187,7 @@ export class Workspace extends Events {
 export class App {
 	workspace = new Workspace();
 	vault = new Vault();
+	metadataCache = new MetadataCache();
 }
 
 export class WorkspaceLeaf {

@@ -35,6 +35,8 @@ const READS: Record<string, string[]> = {
 	AdoptProposal: ["path", "hash", "digest", "values", "why", "removed", "new_block", "private", "diff"],
 	AdoptSkipped: ["path", "reason", "private"],
 	AdoptOutcome: ["applied", "restored", "unchanged", "refused", "journal", "private_hidden"],
+	ConversationNotesResponse: ["conversations"],
+	ConversationNote: ["conversation", "namespace", "note"],
 };
 
 /** Fields the plugin sends, per request schema. */

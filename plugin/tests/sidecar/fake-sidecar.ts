@@ -17,6 +17,7 @@ const server = http.createServer((req, res) => {
   if (req.url === "/v1/health") return res.end(JSON.stringify({ status: "ok", version: "0.1.0" }));
   if (req.headers.authorization !== "Bearer tok") { res.statusCode = 401; return res.end("{}"); }
   if (req.url === "/v1/status") return res.end(JSON.stringify(status));
+  if (req.url === "/v1/conversations?private=true") return res.end(JSON.stringify({ conversations: [] }));
   if (req.url === "/v1/events/stream") {
     res.writeHead(200, { "Content-Type": "text/event-stream" });
     res.write("event: contradictions\\ndata: {\\"open\\": 2}\\n\\n");
