@@ -8,7 +8,7 @@ BANNER = ("==⚠  Switch to EXCALIDRAW VIEW in the MORE OPTIONS menu of this doc
           "decompress Drawing data with the command palette: 'Decompress current Excalidraw "
           "file'. For more info check in plugin settings under 'Saving'")
 OLD_BANNER = "==⚠  Switch to EXCALIDRAW VIEW in the MORE OPTIONS menu of this document. ⚠=="
-COMPRESSED = "N4KAkARALgngDgUwgLgAQQQDwMYEMA2AlgCYBOuA7hADTgQBuCpAzoQPYB2KqATLZMzYBXUtiRoIACyhQ4zZAHoFAc0JR"
+COMPRESSED = "N4KAkARALgngDgUwgLgAQQQDwMYEMA2AlgCYBOuA7hADTgQBuCpAzoQPYB2KqATLZMzYBXUtiRoIACyhQ4z"
 LAYOUTS = ("current", "commented", "old")
 
 
