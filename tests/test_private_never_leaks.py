@@ -220,6 +220,7 @@ async def _answers(api: AppClient, case: Case, private: bool) -> list[Any]:
         ("POST", "/v1/ask", {"question": in_c1, "conversation": "c1", **flag}),
         ("GET", f"/v1/conversations/c1?private={query}", None),
         ("GET", f"/v1/conversations/c2?private={query}", None),
+        ("GET", f"/v1/conversations?private={query}", None),
     ]
     # A chat note whose frontmatter no longer parses is no conversation Ora can read: c2 is gone
     # in both modes (until the note is fixed), which leaks nothing.

@@ -2,7 +2,7 @@
 // stopped `ora serve` started outside Obsidian, and a loopback port that never answers. What the
 // status bar says, what a click on it does, and that no second sidecar starts beside a stuck one.
 import { spawn, type ChildProcess } from "child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "fs";
 import { createServer } from "http";
 import type { AddressInfo } from "net";
 import { tmpdir } from "os";
@@ -120,5 +120,26 @@ describe("the plugin with a sidecar that does not answer", () => {
 		r.clickStatus();
 		expect(standIn.shownNotices.at(-1)).toContain(`stop it yourself (for example: kill ${process.pid})`);
 		expect(r.spawned()).toBe(0);
+	});
+});
+
+describe("the plugin with chat notes moved while Obsidian was closed", () => {
+	it("reports a moved chat note as a rename once Obsidian has read its frontmatter, found by its conversation", async () => {
+		const vault = aVault();
+		mkdirSync(join(vault, ".ora"));
+		// Where the sidecar last saw the conversation's note.
+		writeFileSync(join(vault, ".ora", "conversations.json"), JSON.stringify([{ conversation: "c1", namespace: "default", note: "Chats/Ora/c1.md" }]));
+		const r = rig(vault);
+		await r.load(); // Obsidian has not read the notes' frontmatter yet: nothing carries c1
+		await until(() => r.status().text === "Ora: ready");
+		await new Promise((resolve) => setTimeout(resolve, 200));
+		expect(existsSync(join(vault, ".ora", "events.log"))).toBe(false);
+		r.app.vault.files = [standIn.TFile.at("Archive/Bread chat.md"), standIn.TFile.at("Notes/Other.md")];
+		r.app.metadataCache.frontmatter.set("Archive/Bread chat.md", { type: "chat", conversation: "c1", namespace: "default" });
+		r.app.metadataCache.frontmatter.set("Notes/Other.md", { type: "engram" });
+		r.app.metadataCache.trigger("resolved");
+		await until(() => existsSync(join(vault, ".ora", "events.log")));
+		const sent = readFileSync(join(vault, ".ora", "events.log"), "utf8").trim().split("\n").map((line) => JSON.parse(line) as unknown);
+		expect(sent).toEqual([{ events: [{ kind: "renamed", path: "Archive/Bread chat.md", old_path: "Chats/Ora/c1.md" }] }]);
 	});
 });

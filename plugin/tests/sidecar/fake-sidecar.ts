@@ -1,5 +1,6 @@
 // A small Node program that behaves like `ora serve` at its edges (DATA/server.json, DATA/token,
-// /v1/health, /v1/status, /v1/events/stream), run as `node -e` or as an `ora` program.
+// /v1/health, /v1/status, /v1/events/stream, /v1/conversations, /v1/events), run as `node -e` or as
+// an `ora` program.
 import { writeFileSync } from "fs";
 import { join } from "path";
 
@@ -17,7 +18,20 @@ const server = http.createServer((req, res) => {
   if (req.url === "/v1/health") return res.end(JSON.stringify({ status: "ok", version: "0.1.0" }));
   if (req.headers.authorization !== "Bearer tok") { res.statusCode = 401; return res.end("{}"); }
   if (req.url === "/v1/status") return res.end(JSON.stringify(status));
-  if (req.url === "/v1/conversations?private=true") return res.end(JSON.stringify({ conversations: [] }));
+  // Chat-note links from DATA/conversations.json; vault events appended to DATA/events.log.
+  if (req.url === "/v1/conversations?private=true") {
+    const file = path.join(data, "conversations.json");
+    return res.end(JSON.stringify({ conversations: fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, "utf8")) : [] }));
+  }
+  if (req.url === "/v1/events" && req.method === "POST") {
+    let body = "";
+    req.on("data", (chunk) => (body += chunk));
+    req.on("end", () => {
+      fs.appendFileSync(path.join(data, "events.log"), body + "\\n");
+      res.end(JSON.stringify({ accepted: JSON.parse(body).events.length, deduplicated: 0, queued: false }));
+    });
+    return;
+  }
   if (req.url === "/v1/events/stream") {
     res.writeHead(200, { "Content-Type": "text/event-stream" });
     res.write("event: contradictions\\ndata: {\\"open\\": 2}\\n\\n");
