@@ -53,7 +53,8 @@ BREADCRUMB = " > "
 # 13: a tag right after a tag is one (`#work#private` is private: it was public)
 # 14: a tag after `_` (`_#private_` is private: it was public) or at a table cell's start
 # 15: a note whose frontmatter does not parse is indexed by its body, as private (was: no chunks)
-CHUNKER_VERSION = 15
+# 16: a drawing (Excalidraw) is its text elements under its name: no banner, data headings, ids
+CHUNKER_VERSION = 16
 _SENTENCE_END = re.compile(r"[.!?。]$")
 
 
@@ -271,10 +272,12 @@ def _join(lines: list[str], first: int, last: int) -> str:
 
 
 def chunk_note(
-    note: Note, tokenizer: Tokenizer, max_tokens: int, max_chunks: int | None = None
+    note: Note, tokenizer: Tokenizer, max_tokens: int, max_chunks: int | None = None,
+    title: str | None = None,
 ) -> list[Chunk]:
     """The note body's chunks, in file order; an empty or blank body gives none. With
-    `max_chunks`, chunking stops once that many are made (`sidecar/chunking/limits.py`)."""
+    `max_chunks`, chunking stops once that many are made (`sidecar/chunking/limits.py`).
+    `title` starts the breadcrumb of a body without an H1 (default: the file name)."""
     if max_tokens < 16:
         raise BadRequest(f"max_tokens={max_tokens} is too small to hold a chunk (16 or more)")
     tokenizer = _counting(tokenizer)
@@ -284,7 +287,8 @@ def chunk_note(
     for block in all_blocks:
         if block.markup is not None:
             layout.seen.lines[block.markup] = ""
-    layout.title = "" if any(b.level == 1 for b in all_blocks) else note.title
+    layout.title = "" if any(b.level == 1 for b in all_blocks) else (
+        note.title if title is None else title)
     chunks: list[Chunk] = []
     carried: list[Block] = []  # a heading with nothing under it joins the next section's chunk
     all_sections = sections(all_blocks)

@@ -4,7 +4,8 @@ A note of 100k lines or 20k headings used to hold the index's one write path for
 1.6 GB), with every other change, a private flip included, queued behind it. Now only the first
 `max_body_bytes` of a body (cut at a line end, or within its first line when that alone is
 longer) reach the chunker, and chunking stops after `max_chunks` chunks; the index keeps those,
-and `ora lint` reports the note (`note-too-long`).
+and `ora lint` reports the note (`note-too-long`). Of a drawing only what is chunked counts (its
+text, `drawings.py`), not its drawing data.
 The cut is a pure function of the note's text, so a rebuild gives the same chunks.
 """
 
@@ -16,6 +17,7 @@ from functools import cache
 from tokenizers import Tokenizer
 
 from sidecar.chunking.chunker import Chunk, chunk_note
+from sidecar.chunking.drawings import body_parts
 from sidecar.chunking.markdown import COMMENT, readable
 from sidecar.schema import load_json
 from sidecar.vault.note import Note, reading_text
@@ -45,23 +47,41 @@ class Bounded:
 
 def chunk_bounded(note: Note, tokenizer: Tokenizer, max_tokens: int,
                   limits: NoteLimits | None = None) -> Bounded:
-    """`chunk_note` within `limits` (default: schema/limits.json)."""
+    """`chunk_note` of each part of the note (`drawings.body_parts`: the body, or a drawing's
+    text), in order, within `limits` (default: schema/limits.json) for all parts together."""
     limits = limits or note_limits()
-    body = note.body
+    chunks: list[Chunk] = []
     cut = None
-    data = body.encode("utf-8")
-    if len(data) > limits.max_body_bytes:
-        end = data.rfind(b"\n", 0, limits.max_body_bytes + 1)
-        if end < 0:  # one line longer than the cap: its start is still worth finding
-            end = limits.max_body_bytes
-        body, lost = _comment_closed(data[:end].decode("utf-8", errors="ignore"),
-                                     data[end:].decode("utf-8", errors="ignore"))
-        cut = f"its body is over {limits.max_body_bytes} bytes" if lost else None
-    chunks = chunk_note(replace(note, body=body), tokenizer, max_tokens, limits.max_chunks + 1)
-    if len(chunks) > limits.max_chunks:
-        chunks = chunks[: limits.max_chunks]
-        cut = f"it makes more than {limits.max_chunks} chunks"
+    room = limits.max_body_bytes
+    for part in body_parts(note):
+        body, lost = _within(part.note.body, room) if room > 0 else ("", True)
+        room -= len(body.encode("utf-8")) + 1
+        made = chunk_note(replace(part.note, body=body), tokenizer, max_tokens,
+                          limits.max_chunks + 1 - len(chunks), part.title)
+        base = len(chunks)
+        chunks.extend(replace(c, index=base + n) for n, c in enumerate(made))
+        if len(chunks) > limits.max_chunks:
+            chunks = chunks[: limits.max_chunks]
+            cut = f"it makes more than {limits.max_chunks} chunks"
+            break
+        if lost:
+            cut = f"its body is over {limits.max_body_bytes} bytes"
+            break
     return Bounded(chunks, cut, chunks[-1].line_end if chunks else note.body_line)
+
+
+def _within(body: str, room: int) -> tuple[str, bool]:
+    """The first `room` bytes of `body` (cut at a line end, or within its first line when that
+    alone is longer: its start is still worth finding), and whether readable text was left
+    out."""
+    data = body.encode("utf-8")
+    if len(data) <= room:
+        return body, False
+    end = data.rfind(b"\n", 0, room + 1)
+    if end < 0:
+        end = room
+    return _comment_closed(data[:end].decode("utf-8", errors="ignore"),
+                           data[end:].decode("utf-8", errors="ignore"))
 
 
 def _comment_closed(kept: str, rest: str) -> tuple[str, bool]:

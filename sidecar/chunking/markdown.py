@@ -75,7 +75,8 @@ class Readable:
         return _LINK.sub(_link_text, text), ids
 
 
-def _heading(line: str) -> tuple[int, str] | None:
+def heading(line: str) -> tuple[int, str] | None:
+    """(level, title) of an ATX heading line, else None."""
     match = _HEADING.match(line)
     if match is None:
         return None
@@ -234,7 +235,7 @@ def _interrupts(lines: list[str], i: int, closers: list[int]) -> bool:
     line = lines[i]
     return (
         not line.strip()
-        or _heading(line) is not None
+        or heading(line) is not None
         or _fence_opener(line) is not None
         or _QUOTE.match(line) is not None
         or _math_end(lines, i, closers) is not None
@@ -267,7 +268,7 @@ def blocks(lines: list[str], text: Readable | None = None) -> list[Block]:
                 out[-1] = replace(out[-1], last=i)
             i += 1
             continue
-        head = _heading(line)
+        head = heading(line)
         marker = _fence_opener(line)
         math_end = _math_end(seen, i, closers)
         if head is not None:

@@ -20,11 +20,11 @@ import time
 import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
-from pathlib import PurePosixPath
 from typing import Any
 
 import numpy as np
 
+from sidecar.chunking.drawings import body_parts, note_title
 from sidecar.cleaning.claims import Claim, split_claims
 from sidecar.cleaning.store import NoteState, Queue
 from sidecar.cleaning.vocab import Thresholds, get_thresholds
@@ -72,7 +72,8 @@ class Survey:
 
 
 # Bump when what a note's state is made of changes, so that saved states are made again.
-SURVEY_VERSION = 3  # 3: the rules judge reads number labels (pairs it now rejects go)
+SURVEY_VERSION = 4  # 3: the rules judge reads number labels (pairs it now rejects go)
+# 4: a drawing's claims are its text elements (not the plugin's banner), its title its name
 _KEY_META = "survey_key"
 
 
@@ -131,8 +132,9 @@ def _state(note: Note, data: bytes, stat: os.stat_result, names: NameIndex,
     links = rel.get(limits.supersedes) if isinstance(rel, dict) else None
     targets = [names.resolve_link(v) for v in links if isinstance(v, str)] if isinstance(
         links, list) else []
-    title = PurePosixPath(note.path).stem
-    claims = split_claims(note.body, note.body_line, limits.min_claim_words) if kind else []
+    title = note_title(note)
+    claims = [c for part in body_parts(note) for c in split_claims(
+        part.note.body, part.note.body_line, limits.min_claim_words)] if kind else []
     if kind in limits.titled_kinds:
         claims = _title_claim(title, note, limits.min_claim_words) + claims
     cluster = fm.get("cluster")

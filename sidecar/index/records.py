@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from sidecar.chunking.drawings import note_title
 from sidecar.schema import get_schema
 from sidecar.vault.note import Note
 from sidecar.vault.properties import (
@@ -148,7 +149,7 @@ def note_info(note: Note, mtime_ns: int, settings: VaultSettings | None = None) 
     }
     return NoteInfo(
         path=note.path,
-        title=note.title,
+        title=note_title(note),
         type=note_type,
         tags=note.tags,
         nexus=note.nexus,

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from sidecar.chunking.chunker import chunk_note
+from sidecar.chunking.limits import chunk_bounded
 from sidecar.errors import BadRequest, NotFound, UnreadableNote
 from sidecar.index.index import Index
 from sidecar.index.records import ChunkRecord
@@ -126,7 +126,8 @@ class _Source:
         """Vectors of a note the index holds no chunks of (a non-retrievable type, or new)."""
         if self.note is None:
             return np.zeros((0, 0), dtype=np.float32)
-        chunks = chunk_note(self.note, embedder.tokenizer, int(self.index.config.chunk_tokens))
+        chunks = chunk_bounded(self.note, embedder.tokenizer,
+                               int(self.index.config.chunk_tokens)).chunks
         picked = [chunks[i].embed_text for i in _spread(list(range(len(chunks))), limit)]
         return embedder.embed(picked) if picked else np.zeros((0, 0), dtype=np.float32)
 

@@ -35,6 +35,7 @@ from typing import Any
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.scalarstring import DoubleQuotedScalarString
 
+from sidecar.chunking.drawings import drawing_format
 from sidecar.errors import InvalidFrontmatter, UnreadableNote
 from sidecar.schema import get_schema, load_json
 from sidecar.vault.edit import Mutation, content_hash, rewrite_frontmatter
@@ -374,6 +375,10 @@ def plan_adoption(vault: str | Path, max_bytes: int = DEFAULT_MAX_BYTES,
                                         note.is_private))
         elif adopted(note):
             plan.already_adopted += 1
+        elif (drawing := drawing_format(note)) is not None:
+            plan.skipped.append(Skipped(
+                rel, f"a drawing (`{drawing.key}`): searched by its text as it is; add `type` "
+                "and `nexus` by hand to give it an Ora type", note.is_private))
         elif note.type is not None or "type" in note.frontmatter:
             plan.skipped.append(Skipped(
                 rel, f"has its own `type: {note.frontmatter['type']}`, which adopting would "

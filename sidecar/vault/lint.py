@@ -14,6 +14,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from sidecar.chunking.drawings import drawing_format
 from sidecar.chunking.limits import too_long
 from sidecar.errors import UnreadableNote
 from sidecar.schema import get_schema
@@ -204,7 +205,8 @@ def lint_note(note: Note, ctx: LintContext | None = None) -> list[Diagnostic]:
     if opted_out(note.frontmatter):
         return []
     if not adopted(note):
-        if ctx.settings.lint_untyped == "hint":
+        # A drawing is searched by its text as it is: nothing for its owner to add or fix.
+        if ctx.settings.lint_untyped == "hint" and drawing_format(note) is None:
             _hint_untyped(note, ctx.settings, emit)
         return found
     check_schema(note, emit)

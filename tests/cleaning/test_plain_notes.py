@@ -14,6 +14,7 @@ from sidecar.cleaning.scan import ScanReport, scan
 from sidecar.cleaning.store import Queue
 from sidecar.models.embedder import Embedder
 from sidecar.settings import make_config
+from tests.drawings import excalidraw
 
 PLAIN = {
     "Health/Vitamin C.md": "# Vitamin C\n\nTaking vitamin C every day prevents the common cold.\n",
@@ -86,3 +87,18 @@ def test_changing_ora_yaml_rescans_unchanged_notes_under_their_new_type_and_excl
     (vault / "ora.yaml").write_text("exclude:\n  - Health/\n", encoding="utf-8")
     report = _scan(vault, tmp_path, queue, embedder)
     assert report.notes == 0 and report.removed == 3 and queue.note_states() == {}
+
+
+def test_a_drawings_claims_are_its_text_not_the_plugins_banner(
+    tmp_path: Path, embedder: Embedder, plain_queue: Queue
+) -> None:
+    """Every Excalidraw drawing began with the same banner sentence, which the scan took as a
+    claim of each drawing; a drawing's claims are what its text elements say."""
+    text = excalidraw([("Taking vitamin C every day prevents the common cold", "v1t4m1nc")])
+    vault = _vault(tmp_path, {"Health/Cold.excalidraw.md": text})
+    _scan(vault, tmp_path, plain_queue, embedder)
+    state = plain_queue.full_states(["Health/Cold.excalidraw.md"])["Health/Cold.excalidraw.md"]
+    assert state.title == "Cold"
+    lines = text.split("\n")
+    assert [lines[a - 1] for _, a, _ in state.claims] == [
+        "Taking vitamin C every day prevents the common cold ^v1t4m1nc"]
