@@ -39,7 +39,7 @@ import { RequestUrlTransport } from "./ui/request-url-transport";
 import { SEARCH_VIEW_TYPE, SearchView } from "./ui/search-view";
 import { SidecarSetup } from "./ui/sidecar-setup";
 import { OraSettingTab } from "./ui/settings-tab";
-import { renderStatus } from "./ui/status-bar";
+import { noticeNotResponding, renderStatus } from "./ui/status-bar";
 import { TriageModal } from "./ui/triage-modal";
 import { EventBatcher } from "./vault/event-batcher";
 
@@ -467,6 +467,7 @@ export default class OraVaultPlugin extends Plugin {
 	}
 
 	private setStatus(next: StatusModel): void {
+		if (next.view.phase === "not-responding" && this.status.view.phase !== "not-responding") noticeNotResponding(next.view, () => this.onStatusClick());
 		this.status = next;
 		const phase = next.view.phase;
 		this.ready = phase === "connected" || phase === "indexing" || phase === "scanning" || phase === "ready";

@@ -81,6 +81,7 @@ describe("the plugin with a sidecar that does not answer", () => {
 			await until(() => r.status().text === "Ora: not responding");
 			expect(r.status().tooltip).toContain(`This vault's sidecar (ora serve, pid ${outside.pid}, started outside Obsidian) is running but does not answer: it is stopped`);
 			expect(r.status().tooltip).toContain("Click to restart the sidecar.");
+			expect(standIn.shownNotices.at(-1)).toBe("Ora's sidecar is not responding. Restart it");
 		} finally {
 			outside.kill("SIGCONT");
 		}
@@ -88,7 +89,7 @@ describe("the plugin with a sidecar that does not answer", () => {
 		expect(r.spawned()).toBe(0);
 	});
 
-	it("restarts a stopped ora serve started outside Obsidian when the status bar is clicked, and runs its own", { timeout: SLOW_MS }, async () => {
+	it("restarts a stopped ora serve started outside Obsidian from the notice's link, and runs its own", { timeout: SLOW_MS }, async () => {
 		const vault = aVault();
 		const outside = await startedOutside(vault);
 		const exited = new Promise((resolve) => outside.on("exit", (_code, signal) => resolve(signal)));
@@ -97,7 +98,9 @@ describe("the plugin with a sidecar that does not answer", () => {
 		await r.load();
 		await until(() => r.status().text === "Ora: not responding");
 		expect(r.spawned()).toBe(0);
-		r.clickStatus();
+		const notice = standIn.noticeEls.at(-1);
+		expect(notice?.textContent).toBe("Ora's sidecar is not responding. Restart it");
+		notice?.querySelector("a")?.click();
 		expect(await exited).toBe("SIGTERM");
 		await until(() => r.status().text === "Ora: ready");
 		expect(r.spawned()).toBe(1);
@@ -117,6 +120,7 @@ describe("the plugin with a sidecar that does not answer", () => {
 		const holder = `Port ${port} is held by process ${process.pid} (`;
 		expect(r.status().tooltip).toContain(holder);
 		expect(r.status().tooltip).toContain("Click for details.");
+		expect(standIn.shownNotices.at(-1)).toBe("Ora's sidecar is not responding. Show details");
 		r.clickStatus();
 		expect(standIn.shownNotices.at(-1)).toContain(`stop it yourself (for example: kill ${process.pid})`);
 		expect(r.spawned()).toBe(0);

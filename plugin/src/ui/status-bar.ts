@@ -1,4 +1,4 @@
-import { setTooltip } from "obsidian";
+import { Notice, setTooltip } from "obsidian";
 
 import type { StatusView } from "../sidecar/status-model";
 
@@ -13,4 +13,21 @@ export function renderStatus(el: HTMLElement, view: StatusView): void {
 		setTooltip(badge, `${view.openPairs} open ${view.openPairs === 1 ? "contradiction" : "contradictions"}: click to triage`);
 	}
 	setTooltip(el, view.detail, { placement: "top" });
+}
+
+/**
+ * Says that the sidecar stopped answering (the status bar alone is easy to miss), with the way out
+ * the status bar offers as a link: restart it, or read which process holds its port and how to stop it.
+ */
+export function noticeNotResponding(view: StatusView, act: () => void): void {
+	const fragment = createFragment((f) => {
+		f.appendText("Ora's sidecar is not responding. ");
+		f.createEl("a", { text: view.action === "restart" ? "Restart it" : "Show details", href: "#" }, (a) =>
+			a.addEventListener("click", (evt) => {
+				evt.preventDefault();
+				act();
+			}),
+		);
+	});
+	new Notice(fragment, 15_000);
 }

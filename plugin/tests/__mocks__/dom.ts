@@ -73,6 +73,15 @@ export function installDomHelpers(win: Window & typeof globalThis): void {
 	proto.setCssProps = function (this: HTMLElement, props: Record<string, string>) {
 		for (const [key, value] of Object.entries(props)) this.style.setProperty(key, value);
 	};
+	// Obsidian's createFragment, and the helpers its callback uses on the fragment.
+	const fragment = win.DocumentFragment.prototype as unknown as Record<string, unknown>;
+	fragment.createEl = createEl;
+	fragment.appendText = proto.appendText;
+	(win as unknown as Record<string, unknown>).createFragment = (callback?: (f: DocumentFragment) => void) => {
+		const f = win.document.createDocumentFragment();
+		callback?.(f);
+		return f;
+	};
 	proto.setAttr = function (this: HTMLElement, name: string, value: string | number | boolean | null) {
 		if (value === null) this.removeAttribute(name);
 		else this.setAttribute(name, String(value));

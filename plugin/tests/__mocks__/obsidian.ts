@@ -42,12 +42,18 @@ export function setTooltip(el: HTMLElement, tooltip: string): void {
 	el.setAttribute("data-tooltip", tooltip);
 }
 
-/** Notices shown, newest last, so tests can read what the user was told. */
+/** Notices shown (their text), newest last, so tests can read what the user was told. */
 export const shownNotices: string[] = [];
+/** Notices shown, as elements, newest last, so tests can click their links. */
+export const noticeEls: HTMLElement[] = [];
 
 export class Notice {
-	constructor(message: string) {
-		shownNotices.push(message);
+	constructor(message: string | DocumentFragment, _duration?: number) {
+		const el = document.createElement("div");
+		if (typeof message === "string") el.textContent = message;
+		else el.appendChild(message);
+		shownNotices.push(el.textContent ?? "");
+		noticeEls.push(el);
 	}
 }
 
