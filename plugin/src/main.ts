@@ -12,11 +12,11 @@ import {
 } from "obsidian";
 
 import { askStream } from "./api/ask-stream";
-import { carriedConversation, chatNoteMoves, type CarriedConversation } from "./ask/relink";
 import { pullModel } from "./api/model-pull";
 import { SidecarClient } from "./api/client";
 import { EventStream } from "./api/event-stream";
 import type { StreamEvent, VaultEvent } from "./api/types";
+import { carriedConversation, chatNoteMoves, type CarriedConversation } from "./ask/relink";
 import { frontmatterLinter, LintedEditors } from "./lint/extension";
 import { addLintIgnore, lintIgnoreEntry } from "./lint/ignore";
 import { ModelsController } from "./models/controller";
