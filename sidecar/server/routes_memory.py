@@ -38,6 +38,8 @@ from sidecar.retrieval.search import SearchOptions
 from sidecar.server.openapi import query_flag, read_json
 from sidecar.server.resources import INDEX, LANE, MODELS
 from sidecar.server.state import CONFIG
+from sidecar.settings import Config
+from sidecar.vault.note import read_note
 
 routes = web.RouteTableDef()
 log = logging.getLogger("sidecar.server")
@@ -145,10 +147,27 @@ async def conversation_notes(request: web.Request) -> web.Response:
     private = query_flag(request, "private")
     store = request.app[MEMORY].store
     links = await asyncio.to_thread(store.note_links)
-    hidden = set() if private else await asyncio.to_thread(store.private_conversations)
+    if not private:
+        hidden = await asyncio.to_thread(store.private_conversations)
+        config = request.app[CONFIG]
+        links = [k for k in links if (k.namespace, k.conversation) not in hidden
+                 and not await asyncio.to_thread(_private_now, config, k.path)]
     return web.json_response({"conversations": [
         {"conversation": k.conversation, "namespace": k.namespace, "note": k.path}
-        for k in links if (k.namespace, k.conversation) not in hidden]})
+        for k in links]})
+
+
+def _private_now(config: Config, rel: str) -> bool:
+    """Whether the chat note at `rel` is private as it stands on disk: a user may tag it private
+    by hand before memory reads it again, and its path names it. A note that is no longer
+    there (moved, which is what the list is for) shows as memory last saw it; one that cannot
+    be read counts as private."""
+    try:
+        return read_note(config.vault, rel, int(config.max_file_bytes)).is_private
+    except FileNotFoundError:
+        return False
+    except (OraError, OSError):
+        return True
 
 
 @routes.get("/v1/conversations/{id}")

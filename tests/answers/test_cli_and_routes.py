@@ -126,3 +126,18 @@ async def test_conversation_notes_are_listed_where_memory_last_saw_them_even_onc
          "old_path": open_doc["conversation_note"]}]})
     status, conv = await api.call("GET", "/v1/conversations/l-1")
     assert status == 200 and conv["note"] == "Archive/Bread chat.md" and len(conv["turns"]) == 2
+
+
+async def test_a_chat_note_tagged_private_by_hand_is_not_listed_outside_private_mode(
+    tmp_path: Path, vault: Path, llm: Any, app_client: Callable[[Config], Awaitable[AppClient]],
+) -> None:
+    """The list reads no note into memory (that would forget a moved one), so it showed a note
+    the user had just tagged private, by its path, to a non-private request."""
+    api = await _answering(tmp_path, llm, app_client)
+    _, doc = await api.call("POST", "/v1/ask", {"question": QUESTION, "conversation": "p-1"})
+    note = vault / doc["conversation_note"]
+    note.write_text(note.read_text("utf-8") + "\n#private\n", "utf-8")
+    _, listed = await api.call("GET", "/v1/conversations")
+    assert listed["conversations"] == []
+    _, listed = await api.call("GET", "/v1/conversations?private=true")
+    assert [c["note"] for c in listed["conversations"]] == [doc["conversation_note"]]
