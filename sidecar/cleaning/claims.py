@@ -2,13 +2,19 @@
 
 Contradictions are judged claim against claim, so a note is first cut into sentences. Markdown
 that is not prose (headings, code, tables, rules, comments) is skipped; links and emphasis are
-reduced to their text. Lines are 1-based lines of the file, so the plugin can jump to them.
+reduced to their text. Dataview's inline fields (`Mood:: 3` on its own line or as a list item,
+`[due:: 2024-05-01]` inside a sentence; `schema/plugin_formats.json`) are a note's properties
+written inline, not claims: two daily notes' `Mood::` lines are two days, not a disagreement.
+Lines are 1-based lines of the file, so the plugin can jump to them.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cache
+
+from sidecar.schema import load_json
 
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _SKIP_LINE = re.compile(r"^\s*(#{1,6}\s|\||-{3,}\s*$|\*{3,}\s*$|_{3,}\s*$|<!--|%%|\[\^[^\]]+\]:)")
@@ -24,6 +30,22 @@ _SPACES = re.compile(r"\s+")
 _BOUNDARY = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])")
 _ABBREV = re.compile(r"\b(?:e\.g|i\.e|et al|vs|Dr|Mr|Mrs|Ms|Prof|Fig|No|approx|ca|cf|St)\.$")
 _WORD = re.compile(r"[A-Za-z0-9]+")
+
+
+@cache
+def _fields() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """A line that is one inline field (its key as Dataview reads one: words, spaces, `/`, `-`,
+    after any formatting), and a field wrapped in brackets inside text (group `shown`: the value,
+    for the wrapper the reading view shows as its value alone)."""
+    spec = load_json("plugin_formats.json")["inline_fields"]
+    sep = re.escape(spec["separator"])
+    line = re.compile(rf"^\W*\w[\w\s/-]*?[*_~`]*{sep}")
+    wrapped = []
+    for pair, shows in spec["wrappers"].items():
+        o, c = re.escape(pair[0]), re.escape(pair[1])
+        value = rf"(?P<shown>[^{o}{c}]*)" if shows == "value" else rf"[^{o}{c}]*"
+        wrapped.append(rf"{o}[^{o}{c}]+?{sep}\s*{value}{c}")
+    return line, re.compile("|".join(wrapped))
 
 
 @dataclass(frozen=True)
@@ -60,10 +82,14 @@ def _paragraphs(body: str, first_line: int) -> list[list[tuple[int, str]]]:
                 paragraphs.append(current)
             current = []
             continue
-        if _ITEM.match(line) and current:
+        field_line, field = _fields()
+        text = _QUOTE.sub("", _ITEM.sub("", line)).strip()
+        is_field = field_line.match(text) is not None
+        if (_ITEM.match(line) or is_field) and current:
             paragraphs.append(current)
             current = []
-        current.append((number, _QUOTE.sub("", _ITEM.sub("", line)).strip()))
+        if not is_field:
+            current.append((number, field.sub(lambda m: m.group("shown") or "", text)))
     if current:
         paragraphs.append(current)
     return paragraphs

@@ -37,3 +37,14 @@ def test_short_fragments_are_dropped_by_word_count() -> None:
 def test_plain_reduces_links_and_emphasis() -> None:
     assert plain("A [[Note#h|alias]], [[Other]] and [site](https://x.org) *really* `do`.") == (
         "A alias, Other and site really do.")
+
+
+def test_dataview_inline_fields_are_properties_not_claims() -> None:
+    body = (
+        "# 2024-04-23\n\nMood:: 3\nSleep:: 8 hours\n**Energy**:: high\n- Weight:: 80 kg\n\n"
+        "The tap drips. Plumber booked. [due:: 2024-05-01] It costs (price:: 60) euros.\n"
+        "C++ code uses std::vector a lot.\n"
+    )
+    assert [c.text for c in split_claims(body)] == [
+        "The tap drips.", "Plumber booked.", "It costs 60 euros.",
+        "C++ code uses std::vector a lot."]

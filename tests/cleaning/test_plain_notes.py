@@ -102,3 +102,20 @@ def test_a_drawings_claims_are_its_text_not_the_plugins_banner(
     lines = text.split("\n")
     assert [lines[a - 1] for _, a, _ in state.claims] == [
         "Taking vitamin C every day prevents the common cold ^v1t4m1nc"]
+
+
+def test_two_daily_notes_dataview_fields_are_no_contradiction(
+    tmp_path: Path, embedder: Embedder, plain_queue: Queue
+) -> None:
+    """A week of daily notes with `Mood::` / `Sleep::` fields gave a contradiction for every pair
+    of days (21 in 7 notes); what the notes say still pairs."""
+    days = {
+        f"Daily/2024-04-2{d}.md": (
+            f"# 2024-04-2{d}\n\nMood:: {d}\nSleep:: {d + 4} hours\n\n## Log\n"
+            + ("The plumber said the tap needs a new washer, cost is 40 euros.\n" if d == 4 else
+               "The plumber said the tap needs a whole new cartridge, cost is 120 euros.\n"
+               if d == 6 else "Worked on the garden shed project today.\n"))
+        for d in range(2, 9)}
+    _scan(_vault(tmp_path, days), tmp_path, plain_queue, embedder)
+    assert [(p.a.path, p.a.line_start, p.b.path) for p in plain_queue.pairs("open")
+            if p.a.path.startswith("Daily/")] == [("Daily/2024-04-24.md", 7, "Daily/2024-04-26.md")]
