@@ -319,6 +319,16 @@ def _dates(read: _Read, vault: Path) -> tuple[dict[str, str], dict[str, str]]:
     return out, whence
 
 
+def _no_tags_why(note: Note) -> str:
+    """Why `tags: []` is proposed: none in the frontmatter. A note tagged inline keeps those
+    tags (the index reads them as Obsidian does), which "none yet" used to hide."""
+    if not note.tags:
+        return "none yet"
+    shown = ", ".join(f"#{t}" for t in note.tags[:5])
+    more = f" and {len(note.tags) - 5} more" if len(note.tags) > 5 else ""
+    return f"none in the frontmatter; its inline tags still count ({shown}{more})"
+
+
 def _propose(read: _Read, reads: dict[str, _Read], vault: Path, ctx: LintContext,
              names: NameIndex) -> Proposal:
     note = read.note
@@ -329,7 +339,7 @@ def _propose(read: _Read, reads: dict[str, _Read], vault: Path, ctx: LintContext
     tags, changed = _tags(note, ctx)
     if changed or "tags" not in note.frontmatter:
         values["tags"] = tags
-        why["tags"] = "kept from the note" if tags else "none yet"
+        why["tags"] = "kept from the note" if tags else _no_tags_why(note)
     elif not _readable_tags(note.frontmatter):
         why["tags"] = "left as written: not a list of tags (lint will say why)"
     dates, dates_why = _dates(read, vault)

@@ -179,6 +179,17 @@ def test_nexus_is_the_folder_note_else_the_hubs_linking_here(tmp_path: Path) -> 
     assert text == "Linked from home only.\n"  # planning wrote nothing
 
 
+def test_an_empty_tags_list_says_the_notes_inline_tags_still_count(tmp_path: Path) -> None:
+    """A daily note tagged inline was told its tags were "none yet", as if adopting lost them."""
+    vault = _write(tmp_path, {"Daily.md": "Call the plumber #kitchen/sink, buy descaler #errands\n",
+                              "Bare.md": "No tags at all.\n"})
+    by_path = {p.path: p for p in plan_adoption(vault).proposals}
+    assert by_path["Daily.md"].values["tags"] == []
+    assert by_path["Daily.md"].why["tags"] == (
+        "none in the frontmatter; its inline tags still count (#kitchen/sink, #errands)")
+    assert by_path["Bare.md"].why["tags"] == "none yet"
+
+
 def test_tags_are_kept_as_one_list_in_the_vocabulary_spelling(tmp_path: Path) -> None:
     vault = _write(tmp_path, {
         "A.md": "---\ntags: \"#Health, sleep/naps\"\n---\nText.\n",
