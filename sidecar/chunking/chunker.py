@@ -54,7 +54,8 @@ BREADCRUMB = " > "
 # 14: a tag after `_` (`_#private_` is private: it was public) or at a table cell's start
 # 15: a note whose frontmatter does not parse is indexed by its body, as private (was: no chunks)
 # 16: a drawing (Excalidraw) is its text elements under its name: no banner, data headings, ids
-CHUNKER_VERSION = 16
+# 17: a query block (```dataview, dataviewjs, tasks, query, base) is neither embedded nor cited
+CHUNKER_VERSION = 17
 _SENTENCE_END = re.compile(r"[.!?。]$")
 
 
@@ -230,13 +231,15 @@ def _pieces(section_blocks: list[Block], path: tuple[str, ...], at: _Layout) -> 
 
 
 def _merged(pieces: list[_Piece], at: _Layout) -> Iterator[_Piece]:
-    """Neighbouring whole-line pieces under one breadcrumb joined while the joined lines fit."""
+    """Neighbouring whole-line pieces under one breadcrumb joined while the joined lines fit,
+    never over a query block (its code would be cited, so shown and BM25-indexed)."""
     current: _Piece | None = None
     for piece in pieces:
         if (
             current is not None
             and piece.cut is None
             and piece.context == current.context
+            and not any(at.seen.query[current.last + 1 : piece.first])
             and at.fits(current.first, piece.last, piece.context)
         ):
             current = _Piece(current.first, piece.last, piece.context)

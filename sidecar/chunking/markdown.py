@@ -12,14 +12,19 @@ is what gets embedded. `%%comments%%` (inline or spanning lines; not in code) an
 (`^id` at a line's end) are left out, a link or embed `[[Note#Part|alias]]` reads as its alias
 or "Note > Part", as Obsidian shows it. An unclosed `%%` stays literal text: one stray `%%`
 must not hide the rest of a note from search. Structure is read from the readable lines, so a
-heading inside a comment is not a heading.
+heading inside a comment is not a heading. A query block (```` ```dataview ````, `dataviewjs`,
+`tasks`, `query`, `base`: `schema/plugin_formats.json`) reads as nothing: the reading view shows
+the query's results, drawn from other notes, never its code.
 """
 
 from __future__ import annotations
 
 import bisect
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
+from functools import cache
+
+from sidecar.schema import load_json
 
 _HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
@@ -61,6 +66,7 @@ class Readable:
     verbatim: list[bool]  # code or math: shown as written
     lines: list[str]
     ids: list[tuple[str, ...]]
+    query: list[bool] = field(default_factory=list)  # a query block's line: shows its results
 
     def part(self, i: int, start: int, end: int) -> tuple[str, tuple[str, ...]]:
         """The readable text and block ids of raw line i's characters start..end."""
@@ -83,13 +89,17 @@ def heading(line: str) -> tuple[int, str] | None:
     return len(match.group(1)), (match.group(2) or "").strip()
 
 
+def _closes(line: str, marker: str) -> bool:
+    """Whether `line` closes a fence opened with `marker`."""
+    m = _FENCE.match(line)
+    return bool(m and m.group(1)[0] == marker[0] and len(m.group(1)) >= len(marker)
+                and not m.group(2).strip())
+
+
 def _fence_end(lines: list[str], start: int, marker: str) -> int:
     """Index of the line closing the fence opened at `start` (the last line if never closed)."""
     for i in range(start + 1, len(lines)):
-        m = _FENCE.match(lines[i])
-        if m and m.group(1)[0] == marker[0] and len(m.group(1)) >= len(marker) and not m.group(
-            2
-        ).strip():
+        if _closes(lines[i], marker):
             return i
     return len(lines) - 1
 
@@ -100,6 +110,18 @@ def _fence_opener(line: str) -> str | None:
     if fence is None or (fence.group(1)[0] == "`" and "`" in fence.group(2)):
         return None
     return fence.group(1)
+
+
+@cache
+def _query_languages() -> frozenset[str]:
+    return frozenset(load_json("plugin_formats.json")["query_languages"])
+
+
+def _is_query(line: str) -> bool:
+    """Whether a fence opener's info string names a query language (`dataview`, `tasks`, …)."""
+    fence = _FENCE.match(line)
+    words = fence.group(2).split() if fence else []
+    return bool(words) and words[0].lower() in _query_languages()
 
 
 def _math_closers(lines: list[str]) -> list[int]:
@@ -169,9 +191,10 @@ def _comment_marks(line: str) -> list[int]:
 
 def readable(lines: list[str]) -> Readable:
     """Each line without comments and block ids, links and embeds by name; code and math kept
-    verbatim."""
+    verbatim; a query block's lines empty."""
     kept: list[list[tuple[int, int]]] = [[(0, len(line))] for line in lines]
     verbatim = [False] * len(lines)
+    query = [False] * len(lines)
     later = [False] * (len(lines) + 1)  # later[i]: a `%%` occurs on some line >= i
     for i in range(len(lines) - 1, -1, -1):
         later[i] = later[i + 1] or COMMENT in lines[i]
@@ -187,16 +210,20 @@ def readable(lines: list[str]) -> Readable:
                 continue
             in_comment, start = False, close + len(COMMENT)
         elif i <= verbatim_until:
-            verbatim[i] = True
+            verbatim[i], query[i] = True, query[i - 1]
+            if query[i]:
+                kept[i] = []
             continue
         else:
             marker = _fence_opener(line)
             end = _fence_end(lines, i, marker) if marker else _math_end(lines, i, closers)
             if end is not None:
                 verbatim[i], verbatim_until = True, end
+                if marker and _is_query(line) and end > i and _closes(lines[end], marker):
+                    query[i], kept[i] = True, []  # unclosed, it stays code: it hides nothing
                 continue
         kept[i], in_comment = _uncommented(line, start, later[i + 1])
-    seen = Readable(list(lines), kept, verbatim, [], [])
+    seen = Readable(list(lines), kept, verbatim, [], [], query)
     for i, line in enumerate(lines):
         text, ids = seen.part(i, 0, len(line))
         seen.lines.append(text)

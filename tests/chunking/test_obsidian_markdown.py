@@ -176,6 +176,56 @@ def test_an_unclosed_math_fence_is_plain_text(tokenizer: Tokenizer) -> None:
     assert [c.heading_path for c in chunks] == [(), ("Real heading",)]
 
 
+QUERIES = """# 2024-04-24
+
+## Log
+The plumber said the tap needs a new washer.
+
+```dataview
+TASK FROM "Daily" WHERE !completed AND file.day = date("2024-04-24")
+```
+
+Books to read next: Anathem.
+
+```dataviewjs
+dv.paragraph(`Average rating: ${dv.pages("#book").Rating.array().length}`);
+```
+
+```tasks
+not done
+due before tomorrow
+```
+
+```Query
+tag:#garden
+```
+
+```python
+print("kept")
+```
+"""
+
+
+def test_query_blocks_are_neither_embedded_nor_cited(tokenizer: Tokenizer) -> None:
+    """A Dataview, Tasks or search query shows its results in the reading view, never its code:
+    the code was embedded and cited (so BM25-indexed) with the prose around it."""
+    chunks = _chunks(QUERIES, tokenizer)
+    assert [(c.line_start, c.line_end) for c in chunks] == [(1, 4), (10, 10), (25, 27)]
+    assert [c.text for c in chunks][:2] == [
+        "# 2024-04-24\n\n## Log\nThe plumber said the tap needs a new washer.",
+        "Books to read next: Anathem."]
+    for word in ("completed", "dv.", "due before", "tag:"):
+        assert not any(word in c.text or word in c.embed_text for c in chunks)
+    assert 'print("kept")' in chunks[2].embed_text  # other code is read as written
+    assert all(c.n_tokens == len(tokenizer.encode(c.embed_text).ids) for c in chunks)
+
+
+def test_an_unclosed_query_block_stays_code(tokenizer: Tokenizer) -> None:
+    """Hiding it would hide the rest of the note, as an unclosed `%%` would."""
+    (chunk,) = _chunks("Intro.\n\n```dataview\nLIST\n\nThe rest of the note.\n", tokenizer)
+    assert "The rest of the note." in chunk.embed_text
+
+
 # ---- setext headings ----------------------------------------------------------------------------
 
 
