@@ -5,6 +5,8 @@ that is not prose (headings, code, tables, rules, comments) is skipped; links an
 reduced to their text. Dataview's inline fields (`Mood:: 3` on its own line or as a list item,
 `[due:: 2024-05-01]` inside a sentence; `schema/plugin_formats.json`) are a note's properties
 written inline, not claims: two daily notes' `Mood::` lines are two days, not a disagreement.
+Nor is a task (`- [ ] Run 5 km 📅 2024-05-02`, a Kanban card): it is a plan for its day, and a
+plan that changes from one day to the next contradicts nothing.
 Lines are 1-based lines of the file, so the plugin can jump to them.
 """
 
@@ -20,6 +22,7 @@ _FENCE = re.compile(r"^\s*(```|~~~)")
 _SKIP_LINE = re.compile(r"^\s*(#{1,6}\s|\||-{3,}\s*$|\*{3,}\s*$|_{3,}\s*$|<!--|%%|\[\^[^\]]+\]:)")
 _ITEM = re.compile(r"^\s*(?:>\s*)*(?:[-*+]\s+(?:\[.\]\s+)?|\d+[.)]\s+)")
 _QUOTE = re.compile(r"^\s*(?:>\s*)+")
+_TASK = re.compile(r"^\s*(?:>\s*)*(?:[-*+]|\d+[.)])\s+\[.\](?:\s|$)")
 _WIKILINK = re.compile(r"!?\[\[([^\]|#]*)(?:#[^\]|]*)?(?:\|([^\]]*))?\]\]")
 _MDLINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 _FOOTNOTE = re.compile(r"\[\^[^\]]+\]")
@@ -84,11 +87,11 @@ def _paragraphs(body: str, first_line: int) -> list[list[tuple[int, str]]]:
             continue
         field_line, field = _fields()
         text = _QUOTE.sub("", _ITEM.sub("", line)).strip()
-        is_field = field_line.match(text) is not None
-        if (_ITEM.match(line) or is_field) and current:
+        no_claim = field_line.match(text) is not None or _TASK.match(line) is not None
+        if (_ITEM.match(line) or no_claim) and current:
             paragraphs.append(current)
             current = []
-        if not is_field:
+        if not no_claim:
             current.append((number, field.sub(lambda m: m.group("shown") or "", text)))
     if current:
         paragraphs.append(current)

@@ -72,9 +72,10 @@ class Survey:
 
 
 # Bump when what a note's state is made of changes, so that saved states are made again.
-SURVEY_VERSION = 5  # 3: the rules judge reads number labels (pairs it now rejects go)
+SURVEY_VERSION = 6  # 3: the rules judge reads number labels (pairs it now rejects go)
 # 4: a drawing's claims are its text elements (not the plugin's banner), its title its name
 # 5: Dataview inline fields (`Mood:: 3`, `[due:: …]`) are no claims
+# 6: nor are tasks (`- [ ] Run 5 km`, Kanban cards)
 _KEY_META = "survey_key"
 
 

@@ -48,3 +48,14 @@ def test_dataview_inline_fields_are_properties_not_claims() -> None:
     assert [c.text for c in split_claims(body)] == [
         "The tap drips.", "Plumber booked.", "It costs 60 euros.",
         "C++ code uses std::vector a lot."]
+
+
+def test_tasks_and_kanban_cards_are_plans_not_claims() -> None:
+    body = (
+        "## Tasks\n- [ ] Run 5 km along the river 📅 2024-05-02 #task\n"
+        "- [x] Pay the electricity bill of 60 euros ✅ 2024-05-02\n"
+        "> - [/] Half done in a quote\n1. [ ] Numbered task here\n"
+        "- Plain items are still claims here.\n- [link](x) items too are claims.\n"
+    )
+    assert [c.text for c in split_claims(body)] == [
+        "Plain items are still claims here.", "link items too are claims."]

@@ -104,18 +104,22 @@ def test_a_drawings_claims_are_its_text_not_the_plugins_banner(
         "Taking vitamin C every day prevents the common cold ^v1t4m1nc"]
 
 
-def test_two_daily_notes_dataview_fields_are_no_contradiction(
+def test_daily_notes_dataview_fields_and_tasks_are_no_contradiction(
     tmp_path: Path, embedder: Embedder, plain_queue: Queue
 ) -> None:
     """A week of daily notes with `Mood::` / `Sleep::` fields gave a contradiction for every pair
-    of days (21 in 7 notes); what the notes say still pairs."""
+    of days (21 in 7 notes), and so did a task whose distance grows day by day; what the notes
+    say still pairs."""
     days = {
         f"Daily/2024-04-2{d}.md": (
-            f"# 2024-04-2{d}\n\nMood:: {d}\nSleep:: {d + 4} hours\n\n## Log\n"
+            f"# 2024-04-2{d}\n\nMood:: {d}\nSleep:: {d + 4} hours\n\n## Tasks\n"
+            f"- [ ] Run {d + 3} km along the river before breakfast 📅 2024-04-2{d} #task\n"
+            "\n## Log\n"
             + ("The plumber said the tap needs a new washer, cost is 40 euros.\n" if d == 4 else
                "The plumber said the tap needs a whole new cartridge, cost is 120 euros.\n"
                if d == 6 else "Worked on the garden shed project today.\n"))
         for d in range(2, 9)}
     _scan(_vault(tmp_path, days), tmp_path, plain_queue, embedder)
-    assert [(p.a.path, p.a.line_start, p.b.path) for p in plain_queue.pairs("open")
-            if p.a.path.startswith("Daily/")] == [("Daily/2024-04-24.md", 7, "Daily/2024-04-26.md")]
+    daily = [(p.a.path, p.a.line_start, p.b.path) for p in plain_queue.pairs("open")
+             if p.a.path.startswith("Daily/")]
+    assert daily == [("Daily/2024-04-24.md", 10, "Daily/2024-04-26.md")]
