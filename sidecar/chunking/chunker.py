@@ -55,7 +55,8 @@ BREADCRUMB = " > "
 # 15: a note whose frontmatter does not parse is indexed by its body, as private (was: no chunks)
 # 16: a drawing (Excalidraw) is its text elements under its name: no banner, data headings, ids
 # 17: a query block (```dataview, dataviewjs, tasks, query, base) is neither embedded nor cited
-CHUNKER_VERSION = 17
+# 18: nor is a Dataview inline query (`= this.rating`, `$= dv…`): the reader sees its value
+CHUNKER_VERSION = 18
 _SENTENCE_END = re.compile(r"[.!?。]$")
 
 

@@ -14,7 +14,8 @@ or "Note > Part", as Obsidian shows it. An unclosed `%%` stays literal text: one
 must not hide the rest of a note from search. Structure is read from the readable lines, so a
 heading inside a comment is not a heading. A query block (```` ```dataview ````, `dataviewjs`,
 `tasks`, `query`, `base`: `schema/plugin_formats.json`) reads as nothing: the reading view shows
-the query's results, drawn from other notes, never its code.
+the query's results, drawn from other notes, never its code; so does an inline query
+(`` `= this.rating` ``, `` `$= dv.current().rating` ``), which shows its value.
 """
 
 from __future__ import annotations
@@ -115,6 +116,22 @@ def _fence_opener(line: str) -> str | None:
 @cache
 def _query_languages() -> frozenset[str]:
     return frozenset(load_json("plugin_formats.json")["query_languages"])
+
+
+@cache
+def _inline_query() -> re.Pattern[str]:
+    """An inline code span's content that is an inline query: a prefix, then a space or a letter
+    (so `` `==` `` and `` `=>` `` stay code)."""
+    prefixes = sorted(load_json("plugin_formats.json")["inline_query_prefixes"], key=len)
+    return re.compile(rf"^(?:{'|'.join(re.escape(p) for p in reversed(prefixes))})[\s\w]")
+
+
+def _without_inline_queries(line: str, kept: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """`kept` less the inline query spans of `line`."""
+    for a, b in _code_spans(line):
+        if _inline_query().match(line[a:b].strip("`").lstrip(" ")):
+            kept = [(x, y) for s, e in kept for x, y in ((s, min(e, a)), (max(s, b), e)) if x < y]
+    return kept
 
 
 def _is_query(line: str) -> bool:
@@ -223,6 +240,7 @@ def readable(lines: list[str]) -> Readable:
                     query[i], kept[i] = True, []  # unclosed, it stays code: it hides nothing
                 continue
         kept[i], in_comment = _uncommented(line, start, later[i + 1])
+        kept[i] = _without_inline_queries(line, kept[i])
     seen = Readable(list(lines), kept, verbatim, [], [], query)
     for i, line in enumerate(lines):
         text, ids = seen.part(i, 0, len(line))

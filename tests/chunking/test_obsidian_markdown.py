@@ -220,6 +220,16 @@ def test_query_blocks_are_neither_embedded_nor_cited(tokenizer: Tokenizer) -> No
     assert all(c.n_tokens == len(tokenizer.encode(c.embed_text).ids) for c in chunks)
 
 
+def test_an_inline_query_is_not_embedded_but_cited(tokenizer: Tokenizer) -> None:
+    """The reading view shows an inline query's value, never its code."""
+    text = ("Dune, rated `= this.rating` of 5, read `$= dv.current().file.mtime`.\n"
+            "Compare with `==`, map with `=>`.\n")
+    (chunk,) = _chunks(text, tokenizer)
+    assert chunk.text == text.rstrip("\n")
+    assert chunk.embed_text.split("\n")[1:] == [
+        "Dune, rated  of 5, read .", "Compare with `==`, map with `=>`."]
+
+
 def test_an_unclosed_query_block_stays_code(tokenizer: Tokenizer) -> None:
     """Hiding it would hide the rest of the note, as an unclosed `%%` would."""
     (chunk,) = _chunks("Intro.\n\n```dataview\nLIST\n\nThe rest of the note.\n", tokenizer)
