@@ -56,7 +56,8 @@ BREADCRUMB = " > "
 # 16: a drawing (Excalidraw) is its text elements under its name: no banner, data headings, ids
 # 17: a query block (```dataview, dataviewjs, tasks, query, base) is neither embedded nor cited
 # 18: nor is a Dataview inline query (`= this.rating`, `$= dv…`): the reader sees its value
-CHUNKER_VERSION = 18
+# 19: a query block inside a block quote or callout (`> ```dataview`) is not either
+CHUNKER_VERSION = 19
 _SENTENCE_END = re.compile(r"[.!?。]$")
 
 

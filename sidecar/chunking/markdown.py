@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import cache
 
@@ -206,6 +207,47 @@ def _comment_marks(line: str) -> list[int]:
     return marks
 
 
+_QUOTE_PREFIX = re.compile(r"^((?: {0,3}>[ \t]?)+)(.*)$")
+
+
+def _quoted_queries(lines: list[str], kept: list[list[tuple[int, int]]],
+                    verbatim: list[bool]) -> list[tuple[int, int]]:
+    """(first, last) of each closed query block inside a block quote or callout (`> ```dataview`),
+    among the lines read as prose (whole: no comment in them)."""
+    def prose(k: int) -> bool:
+        return not verbatim[k] and kept[k] == [(0, len(lines[k]))]
+
+    def inside(k: int) -> tuple[int, str] | None:
+        if k >= len(lines) or not prose(k) or (m := _QUOTE_PREFIX.match(lines[k])) is None:
+            return None
+        return m.group(1).count(">"), m.group(2)
+
+    found, i = [], 0
+    while i < len(lines):
+        opened = inside(i)
+        marker = _fence_opener(opened[1]) if opened else None
+        if opened is None or marker is None or not _is_query(opened[1]):
+            i += 1
+            continue
+        end = _quoted_end(i, opened[0], marker, inside)
+        if end is not None:
+            found.append((i, end))
+        i = (end if end is not None else i) + 1
+    return found
+
+
+def _quoted_end(start: int, depth: int, marker: str,
+                inside: Callable[[int], tuple[int, str] | None]) -> int | None:
+    """The line closing a fence opened at `start` in a quote `depth` deep, None if the quote
+    ends first."""
+    k = start + 1
+    while (inner := inside(k)) is not None and inner[0] == depth:
+        if _closes(inner[1], marker):
+            return k
+        k += 1
+    return None
+
+
 def readable(lines: list[str]) -> Readable:
     """Each line without comments and block ids, links and embeds by name; code and math kept
     verbatim; a query block's lines empty."""
@@ -241,6 +283,9 @@ def readable(lines: list[str]) -> Readable:
                 continue
         kept[i], in_comment = _uncommented(line, start, later[i + 1])
         kept[i] = _without_inline_queries(line, kept[i])
+    for first, last in _quoted_queries(lines, kept, verbatim):
+        for k in range(first, last + 1):
+            verbatim[k], query[k], kept[k] = True, True, []
     seen = Readable(list(lines), kept, verbatim, [], [], query)
     for i, line in enumerate(lines):
         text, ids = seen.part(i, 0, len(line))

@@ -220,6 +220,17 @@ def test_query_blocks_are_neither_embedded_nor_cited(tokenizer: Tokenizer) -> No
     assert all(c.n_tokens == len(tokenizer.encode(c.embed_text).ids) for c in chunks)
 
 
+def test_a_query_in_a_callout_is_neither_embedded_nor_cited(tokenizer: Tokenizer) -> None:
+    text = ("> [!info] Books I rated\n> ```dataview\n> TABLE Rating FROM #book\n> ```\n"
+            "> Updated weekly.\n\n> ```python\n> print(1)\n> ```\n")
+    chunks = _chunks(text, tokenizer)
+    assert [(c.line_start, c.line_end) for c in chunks] == [(1, 1), (5, 9)]
+    assert not any("TABLE" in c.text or "TABLE" in c.embed_text for c in chunks)
+    # a quote that ends before its fence closes hides nothing
+    (chunk,) = _chunks("> ```dataview\n> LIST\nThe rest.\n", tokenizer)
+    assert "LIST" in chunk.embed_text and "The rest." in chunk.embed_text
+
+
 def test_an_inline_query_is_not_embedded_but_cited(tokenizer: Tokenizer) -> None:
     """The reading view shows an inline query's value, never its code."""
     text = ("Dune, rated `= this.rating` of 5, read `$= dv.current().file.mtime`.\n"
