@@ -65,6 +65,7 @@ def retrieval_from_args(
         k=k, private=args.private, include_archived=include_archived,
         rerank=not args.no_rerank, namespace=str(config.namespace),
         filters=filter_from_args(args) if hasattr(args, "types") else NoteFilter(),
+        collapse=not getattr(args, "all_copies", False),
     )
     reranker, reason = build_reranker(config) if options.rerank else (None, "")
     return config, options, reranker, reason

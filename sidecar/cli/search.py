@@ -21,6 +21,8 @@ from sidecar.retrieval.relations import search_related
 from sidecar.web.searxng import web_tier
 
 _SNIPPET = 240
+# Copies named by path under a result (the JSON lists them all).
+_COPIES_NAMED = 3
 
 
 def register(subparsers: Any) -> None:
@@ -33,6 +35,9 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--include-archived", action="store_true", help="also return archived notes"
     )
+    parser.add_argument(
+        "--all-copies", action="store_true",
+        help="every copy of a text repeated in several notes, not one result naming the others")
     parser.add_argument(
         "--expand", action="store_true",
         help="also follow supports/extends/qualifies one hop from each result")
@@ -115,4 +120,13 @@ def render_result(n: int, result: dict[str, Any], suffix: str = "") -> list[str]
     if result["heading_path"]:
         lines.append("    " + " › ".join(result["heading_path"]))
     lines.append("    " + _snippet(result["text"]))
+    if result.get("duplicates"):
+        lines.append("    " + _copies(result["duplicates"]))
     return lines
+
+
+def _copies(paths: list[str]) -> str:
+    """The other notes holding the same text: how many, the first few named."""
+    named = ", ".join(paths[:_COPIES_NAMED])
+    more = f" and {len(paths) - _COPIES_NAMED} more" if len(paths) > _COPIES_NAMED else ""
+    return f"same text in {len(paths)} other note{'s' if len(paths) > 1 else ''}: {named}{more}"

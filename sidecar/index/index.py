@@ -371,21 +371,22 @@ class Index:
         self, ids: Sequence[str], *, private: bool, namespace: str | None = None
     ) -> dict[str, ChunkFacts]:
         """What ranking and the filters read of the given chunk ids, from SQLite (the BM25 table
-        maps a chunk to its note, the ledger knows the note), private chunks only when `private`.
+        maps a chunk to its note and holds its text, the ledger knows the note), private chunks
+        only when `private`.
 
         Chroma's metadata costs ~60 µs a chunk to read; this is what lets a search read it for
         the results it shows only. An id whose note row does not list it (a sync in progress) is
         left out; `get_chunks` has it.
         """
         ns = self._ns(namespace)
-        paths: dict[str, str] = {}
+        paths: dict[str, tuple[str, str]] = {}
         for store_private in (False, True) if private else (False,):
             paths.update(self.bm25.paths_of(ns, store_private, ids))
-        notes = self.ledger.note_facts(ns, set(paths.values()))
+        notes = self.ledger.note_facts(ns, {path for path, _ in paths.values()})
         newer = self._newer_counter(
             ns, [(n[3], n[0] or "", n[4]) for n in notes.values()], private=private)
         out: dict[str, ChunkFacts] = {}
-        for cid, path in paths.items():
+        for cid, (path, text) in paths.items():
             note = notes.get(path)
             if note is None or cid not in note[5] or is_excluded(self.vault_settings, path):
                 continue
@@ -393,6 +394,7 @@ class Index:
             out[cid] = ChunkFacts(
                 id=cid, path=path, type=type_name or "", tags=tags, private=is_private,
                 cluster=cluster, date=date, newer_in_cluster=newer(cluster, type_name or "", date),
+                text=text,
             )
         return out
 

@@ -83,8 +83,9 @@ class ChunkRecord:
 
 @dataclass(frozen=True)
 class ChunkFacts:
-    """What ranking and the search filters read of a chunk: its note's properties, without the
-    text or the chunk's place in the note (those come from Chroma, for the results shown only)."""
+    """What ranking and the search filters read of a chunk: its note's properties and its text
+    (which tells copies apart, `retrieval/copies.py`), without the chunk's place in the note (that
+    comes from Chroma, for the results shown only)."""
 
     id: str
     path: str
@@ -94,6 +95,7 @@ class ChunkFacts:
     cluster: str | None
     date: str
     newer_in_cluster: int
+    text: str
 
 
 def _iso(value: Any) -> str | None:

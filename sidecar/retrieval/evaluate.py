@@ -7,7 +7,8 @@ first stage once, deep enough for every mode, and each mode is built from those 
 - `bm25`, `dense`: one retriever alone;
 - `hybrid`: fused into the candidate pool (`schema/ranking.json`);
 - `default`: what `ora search` does with these documents: the pool, re-ranked when a re-ranker is
-  configured (all BEIR documents share one type, so type weights and decay change nothing).
+  configured, copies collapsed (all BEIR documents share one type, so type weights and decay
+  change nothing).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from sidecar.index.chroma import ChromaStore
 from sidecar.models.embedder import Embedder
 from sidecar.models.reranker import Reranker
 from sidecar.retrieval.beir import Document
+from sidecar.retrieval.copies import collapse, copy_key
 from sidecar.retrieval.fusion import FusionSettings, Ranked
 from sidecar.retrieval.metrics import evaluate_run
 from sidecar.retrieval.rerank import rerank_pool
@@ -152,7 +154,8 @@ async def _default_run(
         )
         names.add(scored.name)
         order = sorted(range(len(pool)), key=lambda i: -scored.similarities[i])
-        run[qid] = [pool[i][0] for i in order]
+        kept, _ = collapse([pool[i][0] for i in order], lambda d: copy_key(passages[d]), str)
+        run[qid] = kept
     return run, ", ".join(sorted(names))
 
 

@@ -25,6 +25,7 @@ from sidecar.index.index import Index
 from sidecar.index.records import ChunkRecord
 from sidecar.index.scope import NoteFilter, Scope
 from sidecar.models.embedder import Embedder
+from sidecar.retrieval.copies import collapse, copy_key
 from sidecar.retrieval.filters import is_admissible
 from sidecar.retrieval.search import result_document
 from sidecar.schema import get_schema, load_json
@@ -201,13 +202,16 @@ def _find(index: Index, embedder: Embedder, path: str, options: RelatedOptions) 
                 continue
             if chunk.path not in per_note or sim > per_note[chunk.path][1]:
                 per_note[chunk.path] = (chunk, sim)
-        order = sorted(per_note.values(), key=lambda pair: -pair[1])
+        # Notes whose closest chunk is a copy of one text (a daily template's task list) are
+        # one result, naming the others, as in search (`copies.py`).
+        order, others = collapse(sorted(per_note.values(), key=lambda pair: -pair[1]),
+                                 lambda pair: copy_key(pair[0].text), lambda pair: pair[0].path)
         dense_rank = {chunk.id: n for n, (chunk, _) in enumerate(order, start=1)}
-        for chunk, sim in order:
+        for n, (chunk, sim) in enumerate(order):
             is_linked = chunk.path in linked
             similarity = min(1.0, max(0.0, sim) + (settings.link_bonus if is_linked else 0.0))
             result = result_document(chunk, sim, similarity, None,
-                                     {"dense": dense_rank, "bm25": {}}, schema)
+                                     {"dense": dense_rank, "bm25": {}}, schema, others.get(n, []))
             result["why"]["linked"] = is_linked
             results.append(result)
         results.sort(key=lambda r: (-r["score"], r["path"]))

@@ -1,4 +1,5 @@
-"""Hybrid search: dense ∥ BM25 → fusion → candidate pool → re-rank → provenance-weighted score.
+"""Hybrid search: dense ∥ BM25 → fusion → candidate pool → re-rank → provenance-weighted score
+→ copies collapsed → top k.
 
 `search()` is the one entry point the CLI, the HTTP API and the answer pipeline call. Every stage
 is a small function so the evaluation harness can run the same ranking over a BEIR corpus.
@@ -19,6 +20,7 @@ from sidecar.errors import BadRequest
 from sidecar.index.records import ChunkFacts, ChunkRecord
 from sidecar.index.scope import NoteFilter, Scope
 from sidecar.models.reranker import Reranker, rerank_limits
+from sidecar.retrieval.copies import collapse, copy_key
 from sidecar.retrieval.filters import is_admissible, result_flags
 from sidecar.retrieval.fusion import FusionSettings, Ranked, fusion_settings, ranks, top
 from sidecar.retrieval.rerank import rerank_pool
@@ -41,6 +43,7 @@ class SearchOptions:
     rerank: bool = True
     namespace: str = "default"
     filters: NoteFilter = field(default_factory=NoteFilter)
+    collapse: bool = True  # copies of one text are one result (`copies.py`)
 
 
 class SearchIndex(Protocol):
@@ -202,21 +205,37 @@ def _order(scored: Scored) -> tuple[float, float, str]:
     return (-scored.score, -round(scored.fused, 6), scored.chunk.path)
 
 
+Copies = dict[str, list[str]]
+"""Chunk id of a result → the other notes holding a copy of its text."""
+
+
+def _distinct(scored: Sequence[Scored], options: SearchOptions) -> tuple[list[Scored], Copies]:
+    """`scored` (best first) with the copies of a text after its best-ranked one left out, so
+    the next candidates take their places. Only admitted candidates are compared: only notes
+    the request may see are named."""
+    if not options.collapse:
+        return list(scored), {}
+    kept, others = collapse(scored, lambda s: copy_key(s.chunk.text), lambda s: s.chunk.path)
+    return kept, {s.chunk.id: others[n] for n, s in enumerate(kept) if n in others}
+
+
 async def _shown(
     index: SearchIndex, scored: Sequence[Scored], options: SearchOptions,
     records: dict[str, ChunkRecord], schema: Schema,
-) -> list[Scored]:
-    """The results to show, on their full records: the best `options.k` of `scored` (sorted by
-    `_order`), with those tied with the k-th (the line decides among them).
+) -> tuple[list[Scored], Copies]:
+    """The results to show, on their full records, and their copies: the best `options.k` of
+    `scored` (sorted by `_order`) once copies are collapsed, with those tied with the k-th (the
+    line decides among them).
 
     Only these records are read from Chroma. Each is checked again against the filters and
     re-scored; should one disagree with its SQLite facts (a sync between the two reads), every
     candidate is read and ranked on its record instead, as if there were no facts.
     """
-    cut = list(scored[: options.k])
+    distinct, copies = _distinct(scored, options)
+    cut = distinct[: options.k]
     if cut:
         last = _order(cut[-1])
-        cut += itertools.takewhile(lambda s: _order(s) == last, scored[options.k:])
+        cut += itertools.takewhile(lambda s: _order(s) == last, distinct[options.k:])
     records.update(await _records(index, [s.chunk for s in cut], options))
 
     def on_record(s: Scored) -> Scored | None:
@@ -227,16 +246,18 @@ async def _shown(
 
     shown = [on_record(s) for s in cut]
     if all(r is not None and r.score == s.score for r, s in zip(shown, cut, strict=True)):
-        return [r for r in shown if r is not None]
+        return [r for r in shown if r is not None], copies
     records.update(await _records(index, [s.chunk for s in scored], options))
-    return [r for r in map(on_record, scored) if r is not None]
+    return _distinct(sorted((r for r in map(on_record, scored) if r is not None), key=_order),
+                     options)
 
 
 def result_document(
     chunk: ChunkRecord, fused: float, similarity: float, rerank: float | None,
-    rank_of: Mapping[str, Mapping[str, int]], schema: Schema,
+    rank_of: Mapping[str, Mapping[str, int]], schema: Schema, duplicates: Sequence[str] = (),
 ) -> dict[str, Any]:
-    """One result of the search document: the chunk, its score and why it scored so."""
+    """One result of the search document: the chunk, its score and why it scored so;
+    `duplicates` names the other notes holding a copy of its text (`copies.py`)."""
     weight, decay = _weight_and_decay(chunk, schema)
     return {
         "path": chunk.path,
@@ -251,6 +272,7 @@ def result_document(
         "line_start": chunk.line_start,
         "line_end": chunk.line_end,
         "block_ids": list(chunk.block_ids),
+        "duplicates": list(duplicates),
         "why": {
             "dense_rank": rank_of["dense"].get(chunk.id),
             "bm25_rank": rank_of["bm25"].get(chunk.id),
@@ -309,9 +331,10 @@ async def search(
         )
     ]
     scored.sort(key=_order)
-    shown = await _shown(index, scored, options, records, schema)
+    shown, copies = await _shown(index, scored, options, records, schema)
     results = [
-        result_document(records[s.chunk.id], s.fused, s.similarity, s.rerank, rank_of, schema)
+        result_document(records[s.chunk.id], s.fused, s.similarity, s.rerank, rank_of, schema,
+                        copies.get(s.chunk.id, ()))
         for s in shown
     ]
     results.sort(key=lambda r: (-r["score"], -r["why"]["fused"], r["path"], r["line_start"]))

@@ -59,7 +59,8 @@ def _scope(request: web.Request, body: dict[str, Any]) -> dict[str, Any]:
 @routes.post("/v1/search")
 async def search_route(request: web.Request) -> web.Response:
     body = await read_json(request, "SearchRequest")
-    options = SearchOptions(**_scope(request, body), rerank=body.get("rerank", True))
+    options = SearchOptions(**_scope(request, body), rerank=body.get("rerank", True),
+                            collapse=body.get("collapse", True))
     models = request.app[MODELS]
     index = request.app[INDEX]
     document = await search_related(

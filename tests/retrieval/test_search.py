@@ -34,7 +34,9 @@ async def test_same_passage_ranks_by_provenance(
                "transcript": "Transcripts", "web": "Web"}
     vault = index_vault([NoteSpec(f"{d}/Spacing.md", t, PASSAGE) for t, d in folders.items()])
     reranker = OnnxCrossEncoder(tiny_reranker_dir) if local_model else None
-    document = await vault.search(QUERY, reranker, fusion=FusionSettings(method=method))
+    # Copies of one passage on purpose (only the type differs): every copy is shown.
+    document = await vault.search(QUERY, reranker, fusion=FusionSettings(method=method),
+                                  collapse=False)
     assert (document["rerank"] != "none") is local_model
     types = [r["type"] for r in document["results"]]
     assert types[0] == "engram" and types[1] == "resource"
@@ -95,7 +97,7 @@ async def test_older_chat_in_a_cluster_decays_below_the_newer(index_vault: Index
                         extra={"cluster": "memory-research", "date created": created})
 
     vault = index_vault([chat("Earlier", "2023-03-01"), chat("Later", "2024-05-01")])
-    document = await vault.search(QUERY)
+    document = await vault.search(QUERY, collapse=False)  # only the dates differ
     assert _paths(document) == ["Chats/Later.md", "Chats/Earlier.md"]
     later, earlier = (r["why"] for r in document["results"])
     schema = get_schema()
@@ -124,7 +126,9 @@ async def test_result_document_has_the_documented_shape(index_vault: IndexVault)
     assert document["rerank"] == "none" and document["namespace"] == "default"
     (result,) = document["results"]
     assert set(result) == {"path", "title", "type", "type_inferred", "score", "flags", "private",
-                           "text", "heading_path", "line_start", "line_end", "block_ids", "why"}
+                           "text", "heading_path", "line_start", "line_end", "block_ids",
+                           "duplicates", "why"}
+    assert result["duplicates"] == []
     assert result["type_inferred"] is False
     assert set(result["why"]) == {"dense_rank", "bm25_rank", "fused", "rerank", "similarity",
                                   "type_weight", "decay", "cluster", "newer_in_cluster"}

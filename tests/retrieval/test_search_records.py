@@ -25,6 +25,7 @@ OPTIONS: list[dict[str, Any]] = [
     {"k": 50, "include_archived": True},
     {"k": 3, "filters": NoteFilter.make(types=["chat", "web"])},
     {"k": 50, "private": True, "filters": NoteFilter.make(tags=["incubating"])},
+    {"k": 50, "private": True, "collapse": False},
 ]
 
 
@@ -62,7 +63,7 @@ async def test_ranking_on_facts_returns_what_ranking_on_records_returns(
         found = await vault.search(QUERY, rerank=False, **options)
         assert found["results"], options
         assert found == await _on_records_only(vault, monkeypatch, **options), options
-    decayed = await vault.search(QUERY, k=50, rerank=False)
+    decayed = await vault.search(QUERY, k=50, rerank=False, collapse=False)
     assert any(r["why"]["newer_in_cluster"] for r in decayed["results"])
 
 
