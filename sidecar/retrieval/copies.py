@@ -19,25 +19,30 @@ from typing import TypeVar
 
 T = TypeVar("T")
 
-_HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
-# ISO dates (with a time), 22/04/2024-style dates, then times alone: 14:30, 9:05:12 pm.
+# A heading line holding a digit: its dates are kept (they name the chunk).
+_DATED_HEADING = re.compile(r"^ {0,3}#{1,6}\s.*\d", re.MULTILINE)
+_HEADING = re.compile(r"^ {0,3}#{1,6}\s")
+# ISO dates (with a time), 22/04/2024-style dates, then times alone: 14:30, 9:05:12 pm. The
+# leading digit comes first so the scan skips text without digits quickly.
 _DATE = re.compile(
-    r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{1,2}:\d{2}(?::\d{2})?)?\b"
-    r"|\b\d{1,2}[./]\d{1,2}[./]\d{2,4}\b"
-    r"|\b\d{1,2}:\d{2}(?::\d{2})?(?:\s?[ap]m)?\b",
+    r"\d(?<!\w\d)(?:\d{3}-\d{2}-\d{2}(?:[T ]\d{1,2}:\d{2}(?::\d{2})?)?"
+    r"|\d?[./]\d{1,2}[./]\d{2,4}"
+    r"|\d?:\d{2}(?::\d{2})?(?:\s?[ap]m)?)\b",
     re.IGNORECASE,
 )
 _CHECKBOX = re.compile(r"^([ \t>]*(?:[-*+]|\d+[.)])[ \t]+)\[.\]", re.MULTILINE)
 
 
-def _masked(line: str) -> str:
-    return line if _HEADING.match(line) else _DATE.sub("<date>", line)
+def _masked(text: str) -> str:
+    if _DATED_HEADING.search(text) is None:
+        return _DATE.sub("<date>", text)
+    return "\n".join(line if _HEADING.match(line) else _DATE.sub("<date>", line)
+                     for line in text.splitlines())
 
 
 def copy_key(text: str) -> str:
     """The key two copies of one text share (a short hash of the normalised text)."""
-    text = _CHECKBOX.sub(r"\1[ ]", text)
-    normal = " ".join("\n".join(_masked(line) for line in text.splitlines()).lower().split())
+    normal = " ".join(_masked(_CHECKBOX.sub(r"\1[ ]", text)).lower().split())
     return hashlib.blake2b(normal.encode(), digest_size=16).hexdigest()
 
 

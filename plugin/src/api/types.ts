@@ -169,6 +169,8 @@ export interface SearchResult {
 	heading_path?: string[];
 	line_start: number;
 	line_end: number;
+	/** Other notes holding a copy of this text; their copies are left out of the results. */
+	duplicates?: string[];
 	why: Partial<Why>;
 }
 

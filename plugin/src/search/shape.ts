@@ -64,7 +64,7 @@ export function shapeResult(result: SearchResult, terms: string[]): ResultCard {
 		snippet: highlight(snippet(markdownToPlain(result.text), terms), terms),
 		score: result.score.toFixed(2),
 		badges,
-		why: whyLines(result.why),
+		why: [...whyLines(result.why), ...copiesLines(result.duplicates ?? [])],
 		lineStart: result.line_start,
 		lineEnd: result.line_end,
 	};
@@ -89,6 +89,18 @@ export function whyLines(why: Partial<Why>): string[] {
 	if (why.cluster) lines.push(`Cluster: ${why.cluster}`);
 	if (why.linked) lines.push("Linked with this note");
 	return lines;
+}
+
+/** Copies named by note in the tooltip (the search document lists them all). */
+const COPIES_NAMED = 3;
+
+/** "Same text in 6 other notes: 2024-04-22, 2024-04-23, 2024-04-24 and 3 more", or nothing. */
+export function copiesLines(paths: string[]): string[] {
+	if (paths.length === 0) return [];
+	const named = paths.slice(0, COPIES_NAMED).map(titleFromPath).join(", ");
+	const more = paths.length > COPIES_NAMED ? ` and ${paths.length - COPIES_NAMED} more` : "";
+	const notes = paths.length === 1 ? "1 other note" : `${paths.length} other notes`;
+	return [`Same text in ${notes}: ${named}${more}`];
 }
 
 function rerankNote(doc: SearchDocument): string {

@@ -20,6 +20,16 @@ describe("shapeResults", () => {
 		expect(second?.badges).toEqual([]);
 	});
 
+	it("names the other notes holding a copy of the text in the why tooltip", () => {
+		const copies = ["Daily/2024-04-22.md", "Daily/2024-04-23.md", "Daily/2024-04-24.md", "Daily/2024-04-25.md"];
+		const [many, one, none] = shapeResults(
+			aSearchDocument([aResult({ duplicates: copies }), aResult({ duplicates: ["Daily/2024-04-26.md"] }), aResult()]),
+		).cards;
+		expect(many?.why.at(-1)).toBe("Same text in 4 other notes: 2024-04-22, 2024-04-23, 2024-04-24 and 1 more");
+		expect(one?.why.at(-1)).toBe("Same text in 1 other note: 2024-04-26");
+		expect(none?.why.some((line) => line.startsWith("Same text"))).toBe(false);
+	});
+
 	it("falls back to the file name when the result has no title", () => {
 		const { cards } = shapeResults(aSearchDocument([aResult({ title: undefined, path: "Resources/Deep work.md" })]));
 		expect(cards[0]?.title).toBe("Deep work");
