@@ -28,6 +28,7 @@ from sidecar.vault.lint_rules import (
     check_placement,
     check_schema,
     check_tags,
+    check_templater,
     is_iso_date,
 )
 from sidecar.vault.note import (
@@ -94,7 +95,8 @@ class Diagnostic:
 
 @dataclass(frozen=True)
 class LintContext:
-    """What a note is checked against besides itself: the vault's notes and domain tags.
+    """What a note is checked against besides itself: the vault's notes and domain tags, and
+    the tags its plugins use as markers (`settings.plugin_tags`).
 
     `names=None` skips link checks (a lone file with no vault around it).
     """
@@ -110,7 +112,9 @@ class LintContext:
 
     @cached_property
     def known_tags(self) -> frozenset[str]:
-        return frozenset(t.casefold() for t in get_schema().known_tags) | self.domain_tags
+        # A plugin's marker tag (Tasks' `#task`) is the vault's own word, not a typo.
+        own = (*get_schema().known_tags, *self.settings.plugin_tags)
+        return frozenset(t.casefold() for t in own) | self.domain_tags
 
     @classmethod
     def build(cls, paths: Iterable[str], schema_note: Note | None = None,
@@ -204,11 +208,12 @@ def lint_note(note: Note, ctx: LintContext | None = None) -> list[Diagnostic]:
         return found
     if opted_out(note.frontmatter):
         return []
+    check_templater(note, emit)  # about the text, not the schema: adopted or not
     if not adopted(note):
         # A drawing is searched by its text as it is: nothing for its owner to add or fix.
         if ctx.settings.lint_untyped == "hint" and drawing_format(note) is None:
             _hint_untyped(note, ctx.settings, emit)
-        return found
+        return sorted(found, key=lambda d: (d.line, d.code, d.message))
     check_schema(note, emit)
     check_tags(note, ctx.known_tags, ctx.domain_tags, emit)
     check_placement(note, emit)

@@ -3,25 +3,28 @@
 Shapes and closed vocabularies come from `schema/frontmatter.schema.json` (validated with
 jsonschema); each schema error is mapped to one stable code. Checks the schema cannot express
 (tag vocabulary with user domain tags, links that must resolve, properties allowed only on some
-types) are plain functions below. Every code is listed in CODES and documented in
-docs/lint-codes.md (a test keeps the two equal).
+types, Templater commands that never ran) are plain functions below. Every code is listed in
+CODES and documented in docs/lint-codes.md (a test keeps the two equal).
 """
 
 from __future__ import annotations
 
+import bisect
 import datetime as dt
 import difflib
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import cache
+from itertools import accumulate
 
 from jsonschema import Draft202012Validator, FormatChecker, ValidationError
 
-from sidecar.schema import get_schema
+from sidecar.schema import get_schema, load_json
 from sidecar.vault.links import NameIndex, link_target, parse_wikilink
-from sidecar.vault.note import Note
+from sidecar.vault.note import Note, split_frontmatter
 from sidecar.vault.properties import property_key
+from sidecar.vault.prose import prose_lines
 from sidecar.vault.tags import (
     frontmatter_tags,
     inline_tags_with_lines,
@@ -75,6 +78,8 @@ CODES: dict[str, Code] = {
     "cluster-misplaced": Code("warning", "`cluster` is set on a type that does not decay."),
     "value-wrong-type": Code("error", "A property has the wrong kind of value (list, text, ...)."),
     "value-invalid": Code("error", "A property's value breaks another schema rule."),
+    "templater-unrun": Code("info", "A Templater command (<% … %>) was never run: the note was "
+                                    "made from a template without Templater."),
 }
 
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
@@ -258,3 +263,45 @@ def check_placement(note: Note, emit: Emit) -> None:
         elif spelled != key and not is_iso_date(fm[spelled]):  # the schema names `key` only
             emit(note.line_of(spelled), "date-invalid",
                  f"{spelled}: {fm[spelled]!r} is not an ISO date (YYYY-MM-DD)")
+
+
+@cache
+def _template_command() -> tuple[re.Pattern[str], str]:
+    """Templater's commands (over several lines too: `<%* … %>` holds code), and the command
+    that runs them, from `schema/plugin_formats.json`. The opening tag's modifiers (`*`, `+`,
+    `_`, `-`) are the command's first characters."""
+    spec = load_json("plugin_formats.json")["template_commands"]
+    pattern = re.compile(f"{re.escape(spec['open'])}(.+?){re.escape(spec['close'])}", re.DOTALL)
+    return pattern, str(spec["run"])
+
+
+def _command_sources(note: Note) -> Iterator[list[tuple[int, str]]]:
+    """(file line, text) of the frontmatter's lines (a template fills properties too), then of
+    the body's prose: a command shown in code or inline code is an example, not a command."""
+    block = split_frontmatter(note.text)
+    if block is not None:
+        first = block.open_line + 1
+        yield [(first + i, line) for i, line in enumerate(block.yaml_text.split("\n"))]
+    yield [(note.body_line + n, text) for n, text in prose_lines(note.body)]
+
+
+def check_templater(note: Note, emit: Emit) -> None:
+    """Templater commands left in a note: it was made from a template that Templater never ran
+    on (templates themselves are excluded from lint), so its dates and titles were never
+    filled. One hint per line, with the first command on it."""
+    pattern, run = _template_command()
+    for lines in _command_sources(note):
+        text = "\n".join(t for _, t in lines)
+        starts = list(accumulate((len(t) + 1 for _, t in lines), initial=0))
+        reported: set[int] = set()
+        for match in pattern.finditer(text):
+            if not match.group(1).strip(" \t\n*+_-"):
+                continue  # `<% %>` is empty: nothing to run
+            line = lines[bisect.bisect_right(starts, match.start()) - 1][0]
+            if line not in reported:
+                reported.add(line)
+                first = match.group().split("\n", 1)[0]
+                shown = first if len(first) <= 60 else first[:59] + "…"
+                emit(line, "templater-unrun",
+                     f"Templater command `{shown}` never ran (the note was made from a template "
+                     f"without Templater): run `{run}` in Obsidian, or fill it in by hand")

@@ -10,7 +10,9 @@ Obsidian's own "Excluded files" (`userIgnoreFilters` in `.obsidian/app.json`) ar
 an entry `/…/` is a regular expression searched in the path, any other entry a path prefix, as
 Obsidian matches them. So are its templates (the Templates and Templater folders, the daily
 note's template): a template is a skeleton of notes to come, not knowledge, and `ora adopt` or
-`lint --fix` writing a date into one would stamp that date into every note made from it.
+`lint --fix` writing a date into one would stamp that date into every note made from it. The tags
+community plugins use as their own markers (the Tasks plugin's global filter `#task`) are read
+too: lint knows them as it knows the vault's domain tags.
 """
 
 from __future__ import annotations
@@ -61,10 +63,11 @@ def _defaults() -> dict[str, Any]:
 
 
 def settings_files() -> tuple[str, ...]:
-    """The vault-relative files the settings are read from (ora.yaml, Obsidian's app config and
-    the configs naming its templates)."""
+    """The vault-relative files the settings are read from (ora.yaml, Obsidian's app config,
+    the configs naming its templates and the plugin configs naming marker tags)."""
     return (str(_defaults()["file"]), str(_defaults()["obsidian_app_config"]),
-            *(str(source["file"]) for source in _defaults()["obsidian_templates"]))
+            *(str(source["file"]) for source in _defaults()["obsidian_templates"]),
+            *(str(source["file"]) for source in _defaults()["obsidian_plugin_tags"]))
 
 
 def settings_path(vault: str | Path) -> Path:
@@ -86,6 +89,7 @@ class VaultSettings:
     problems: tuple[str, ...] = ()
     file_exists: bool = False
     obsidian_templates: tuple[str, ...] = ()  # template folders ("X/") and notes ("X.md")
+    plugin_tags: tuple[str, ...] = ()  # plugins' marker tags, without "#" (lint only)
 
     def index_key(self) -> str:
         """What the index depends on, as one string: a change re-plans every note."""
@@ -103,6 +107,7 @@ class VaultSettings:
             "exclude": list(self.exclude),
             "obsidian_excluded": list(self.obsidian_excluded),
             "obsidian_templates": list(self.obsidian_templates),
+            "obsidian_plugin_tags": list(self.plugin_tags),
             "lint": {"untyped": self.lint_untyped, "ignore": list(self.lint_ignore)},
             "chats_folder": self.chats_folder,
             "problems": list(self.problems),
@@ -307,15 +312,20 @@ def _read_mapping(path: Path, reader: _Reader) -> dict[str, Any] | None:
     return data
 
 
+def _config_value(vault: Path, file: str, key: str) -> Any:
+    """The value of `key` in the JSON config VAULT/file; None when the file is absent, unreadable,
+    not a JSON object or has no such key (a plugin's config need not exist)."""
+    try:
+        config = json.loads((vault / file).read_text("utf-8"))
+    except (OSError, ValueError):
+        return None
+    return config.get(key) if isinstance(config, dict) else None
+
+
 def _obsidian_filters(vault: Path) -> tuple[str, ...]:
     """Obsidian's Excluded files; nothing when the app config is absent or unreadable."""
-    try:
-        config = json.loads((vault / str(_defaults()["obsidian_app_config"])).read_text("utf-8"))
-    except (OSError, ValueError):
-        return ()
-    if not isinstance(config, dict):
-        return ()
-    entries = config.get(str(_defaults()["obsidian_ignore_key"]))
+    entries = _config_value(vault, str(_defaults()["obsidian_app_config"]),
+                            str(_defaults()["obsidian_ignore_key"]))
     if not isinstance(entries, list):
         return ()
     return tuple(e for e in entries if isinstance(e, str) and e)
@@ -326,11 +336,7 @@ def _obsidian_templates(vault: Path) -> tuple[str, ...]:
     absent, unreadable or names nothing adds nothing."""
     found: list[str] = []
     for source in _defaults()["obsidian_templates"]:
-        try:
-            config = json.loads((vault / str(source["file"])).read_text("utf-8"))
-        except (OSError, ValueError):
-            continue
-        value = config.get(str(source["key"])) if isinstance(config, dict) else None
+        value = _config_value(vault, str(source["file"]), str(source["key"]))
         if not isinstance(value, str):
             continue
         name = value.strip().strip("/")
@@ -340,6 +346,21 @@ def _obsidian_templates(vault: Path) -> tuple[str, ...]:
             name if name.lower().endswith(".md") else f"{name}.md")
         if entry not in found:
             found.append(entry)
+    return tuple(found)
+
+
+def _plugin_tags(vault: Path) -> tuple[str, ...]:
+    """The tags community plugins use as their own markers, without `#`: a config value that is a
+    single tag (the Tasks plugin's global filter `#task`). A value that is no tag (Tasks takes any
+    string, `TODO` too), or empty (Tasks' default: every checkbox is a task), adds nothing."""
+    found: list[str] = []
+    for source in _defaults()["obsidian_plugin_tags"]:
+        value = _config_value(vault, str(source["file"]), str(source["key"]))
+        if not isinstance(value, str) or not value.strip().startswith("#"):
+            continue
+        tag = value.strip()[1:]
+        if tag and not any(c.isspace() or c in "#," for c in tag) and tag not in found:
+            found.append(tag)
     return tuple(found)
 
 
@@ -364,6 +385,7 @@ def load_vault_settings(vault: str | Path) -> VaultSettings:
                                 defaults["exclude"]),
         obsidian_excluded=_obsidian_filters(root),
         obsidian_templates=_obsidian_templates(root),
+        plugin_tags=_plugin_tags(root),
         lint_untyped=lint_mode,
         lint_ignore=lint_ignore,
         chats_folder=reader.folder(raw.get("chats_folder", defaults["chats_folder"]),

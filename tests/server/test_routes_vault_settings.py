@@ -93,3 +93,25 @@ async def test_search_says_how_far_indexing_is_while_a_writer_indexes(
         assert answer.json["results"][0]["path"] == "Resources/Sourdough.md"
     finally:
         marker.unlink()
+
+
+async def test_the_tasks_global_filter_reaches_the_editors_lint(api: Any, config: Config) -> None:
+    """The plugin's in-editor lint (`POST /v1/lint`) knows the Tasks plugin's marker tag as soon
+    as its config is saved, as `ora lint` does; it warned `#task` on every task line."""
+    await api.wait_reconciled()
+    text = ("---\nnexus: []\ntype: resource\ntags: []\ndate created: 2024-04-22\n"
+            "date modified: 2024-04-22\n---\n- [ ] Water the plants #task\n")
+    warned = await api.post("/v1/lint", {"path": "Daily/2024-04-22.md", "text": text})
+    assert [d["code"] for d in warned.json["diagnostics"]] == ["tag-unknown"]
+    plugin = config.vault / ".obsidian" / "plugins" / "obsidian-tasks-plugin"
+    plugin.mkdir(parents=True)
+    (plugin / "data.json").write_text(json.dumps({"globalFilter": "#task"}), encoding="utf-8")
+    for _ in range(300):  # the watcher sees the config, lint reloads its settings
+        quiet = await api.post("/v1/lint", {"path": "Daily/2024-04-22.md", "text": text})
+        if quiet.json["diagnostics"] == []:
+            break
+        await asyncio.sleep(0.1)
+    else:
+        raise AssertionError(f"the Tasks config was not followed: {quiet.json}")
+    doc = (await api.get("/v1/vault-settings")).json
+    assert doc["obsidian_plugin_tags"] == ["task"]

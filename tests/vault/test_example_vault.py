@@ -45,6 +45,7 @@ EXPECTED = Counter([
     ("Unknown writing role.md", "writing-unknown", 4),
     ("Unquoted wikilink.md", "wikilink-unquoted", 2),
     ("Untyped note.md", "untyped-note", 1),
+    ("Unrun template.md", "templater-unrun", 8),
     ("Wrong value type.md", "value-wrong-type", 2),
 ])
 

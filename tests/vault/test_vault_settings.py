@@ -20,6 +20,7 @@ from sidecar.vault.vault_settings import (
     is_lint_ignored,
     load_vault_settings,
     opted_out,
+    settings_files,
 )
 
 
@@ -130,6 +131,24 @@ def test_obsidians_templates_are_left_out(tmp_path: Path) -> None:
                     misses=("Templates.md", "Meta/Daily plan 2.md", "Daily/2024-05-01.md"))
     assert default_vault_settings().index_key() == _settings_key_without_templates(vault)
     assert settings.index_key() != default_vault_settings().index_key()
+
+
+def test_a_plugins_marker_tag_is_read_from_its_config(tmp_path: Path) -> None:
+    """The Tasks plugin's global filter (`#task` on every task line) is the vault's own word:
+    lint knows it. It is a settings file, so the watcher follows it; the index does not depend
+    on it."""
+    vault = _vault(tmp_path)
+    rel = ".obsidian/plugins/obsidian-tasks-plugin/data.json"
+    assert rel in settings_files()
+    (vault / rel).parent.mkdir(parents=True)
+    (vault / rel).write_text(json.dumps({"globalFilter": "#task", "globalQuery": ""}),
+                             encoding="utf-8")
+    settings = load_vault_settings(vault)
+    assert settings.plugin_tags == ("task",)
+    assert settings.to_json()["obsidian_plugin_tags"] == ["task"]
+    assert settings.index_key() == default_vault_settings().index_key()
+    (vault / rel).write_text("{not json", encoding="utf-8")
+    assert load_vault_settings(vault).plugin_tags == ()
 
 
 def _settings_key_without_templates(vault: Path) -> str:

@@ -211,6 +211,8 @@ export interface VaultSettings {
 	exclude: string[];
 	obsidian_excluded: string[];
 	obsidian_templates: string[];
+	/** Tags community plugins use as their markers (Tasks' global filter), without `#`: lint knows them. */
+	obsidian_plugin_tags: string[];
 	lint: { untyped: "hint" | "off"; ignore: string[] };
 	chats_folder: string;
 	problems: string[];
