@@ -142,7 +142,7 @@ async def test_related_notes_reached_through_one_copied_list_are_one_result(
     assert not named & set(paths)
 
 
-def test_cli_search_says_how_many_other_notes_hold_the_text(
+def test_cli_search_says_how_many_other_notes_hold_the_text_unless_asked_for_all(
     plain_vault: tuple[Path, Index], capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -152,3 +152,6 @@ def test_cli_search_says_how_many_other_notes_hold_the_text(
     main(["search", str(vault), QUERY, "--k", "5", "--no-rerank"])
     out = capsys.readouterr().out
     assert "same text in 6 other notes: Daily/" in out and " and 3 more" in out
+    main(["search", str(vault), "water the plants", "--k", "7", "--no-rerank", "--all-copies"])
+    out = capsys.readouterr().out
+    assert out.count("Water the plants") == 7 and "same text" not in out

@@ -46,3 +46,31 @@ async def test_search_filters_restrict_results_and_bad_values_are_400(api: Any) 
     for bad in ({"types": ["engrams"]}, {"since": "2024-13-01"}, {"colour": "red"}):
         answer = await api.post("/v1/search", {**query, "filters": bad})
         assert answer.status == 400, bad
+
+
+async def test_search_collapses_copies_naming_only_notes_the_request_may_see(
+    api: Any, config: Any
+) -> None:
+    await api.wait_reconciled()
+    footer = "## Footer\nReviewed with the household budget spreadsheet, shared folder.\n"
+    paths = []
+    for name, head in (("Budget", ""), ("Trip", ""), ("Secret", "tags: [private]\n")):
+        paths.append(f"Resources/{name}.md")
+        (config.vault / paths[-1]).write_text(
+            f"---\nnexus: []\ntype: resource\n{head}---\n# {name}\n\nAbout {name}.\n\n{footer}",
+            encoding="utf-8")
+    events = [{"kind": "created", "path": path} for path in paths]
+    assert (await api.post("/v1/events", {"events": events})).status == 200
+    query = {"query": "household budget spreadsheet", "k": 10, "rerank": False}
+
+    def copies(answer: Any) -> list[tuple[str, list[str]]]:
+        assert answer.status == 200
+        return [(r["path"], sorted(r["duplicates"])) for r in answer.json["results"]
+                if "spreadsheet" in r["text"]]
+
+    (kept,) = copies(await api.post("/v1/search", query))
+    assert {kept[0], *kept[1]} == {"Resources/Budget.md", "Resources/Trip.md"}
+    (kept,) = copies(await api.post("/v1/search", {**query, "private": True}))
+    assert {kept[0], *kept[1]} == {f"Resources/{n}.md" for n in ("Budget", "Trip", "Secret")}
+    every = copies(await api.post("/v1/search", {**query, "collapse": False}))
+    assert sorted(every) == [("Resources/Budget.md", []), ("Resources/Trip.md", [])]
