@@ -47,7 +47,7 @@ from sidecar.vault.lint import (
     dates_to_fill,
 )
 from sidecar.vault.note import Note, decode_note, parse_note, split_frontmatter
-from sidecar.vault.properties import property_key
+from sidecar.vault.properties import plugin_note, property_key
 from sidecar.vault.scan import iter_note_paths, vault_path
 from sidecar.vault.tags import frontmatter_tags, property_values, tag_properties
 from sidecar.vault.vault_settings import VaultSettings, is_excluded
@@ -389,6 +389,10 @@ def plan_adoption(vault: str | Path, max_bytes: int = DEFAULT_MAX_BYTES,
             plan.skipped.append(Skipped(
                 rel, f"a drawing (`{drawing.key}`): searched by its text as it is; add `type` "
                 "and `nexus` by hand to give it an Ora type", note.is_private))
+        elif (owned := plugin_note(note.frontmatter)) is not None:
+            plan.skipped.append(Skipped(
+                rel, f"{owned}: its plugin writes this note; searched as it is; add `type` and "
+                "`nexus` by hand to give it an Ora type", note.is_private))
         elif note.type is not None or "type" in note.frontmatter:
             plan.skipped.append(Skipped(
                 rel, f"has its own `type: {note.frontmatter['type']}`, which adopting would "

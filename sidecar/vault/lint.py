@@ -40,7 +40,13 @@ from sidecar.vault.note import (
     read_note,
     split_frontmatter,
 )
-from sidecar.vault.properties import iso_day, property_value, stated_created, vault_aliases
+from sidecar.vault.properties import (
+    iso_day,
+    plugin_note,
+    property_value,
+    stated_created,
+    vault_aliases,
+)
 from sidecar.vault.scan import iter_note_paths, undecodable_names, vault_path
 from sidecar.vault.vault_settings import (
     VaultSettings,
@@ -210,8 +216,10 @@ def lint_note(note: Note, ctx: LintContext | None = None) -> list[Diagnostic]:
         return []
     check_templater(note, emit)  # about the text, not the schema: adopted or not
     if not adopted(note):
-        # A drawing is searched by its text as it is: nothing for its owner to add or fix.
-        if ctx.settings.lint_untyped == "hint" and drawing_format(note) is None:
+        # A drawing or a plugin's own note (a Kanban board) is searched as it is: nothing for
+        # its owner to add or fix.
+        if (ctx.settings.lint_untyped == "hint" and drawing_format(note) is None
+                and plugin_note(note.frontmatter) is None):
             _hint_untyped(note, ctx.settings, emit)
         return sorted(found, key=lambda d: (d.line, d.code, d.message))
     check_schema(note, emit)

@@ -33,6 +33,15 @@ def property_key(frontmatter: Mapping[Any, Any], name: str) -> str | None:
     return next((k for k in frontmatter if isinstance(k, str) and k.casefold() == folded), None)
 
 
+def plugin_note(frontmatter: Mapping[Any, Any]) -> str | None:
+    """What a plugin's own note is ("a Kanban board (`kanban-plugin`)"), by the frontmatter key
+    the plugin marks it with (`schema/plugin_formats.json` `plugin_notes`), else None."""
+    for key, what in load_json("plugin_formats.json")["plugin_notes"].items():
+        if property_key(frontmatter, key) is not None:
+            return f"{what} (`{key}`)"
+    return None
+
+
 def property_value(frontmatter: Mapping[Any, Any], name: str) -> Any:
     """The value of property `name` under any capitalisation (`property_key`), else None."""
     key = property_key(frontmatter, name)

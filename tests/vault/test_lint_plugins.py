@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from sidecar.cli import main
+from sidecar.vault.adopt import plan_adoption
 from sidecar.vault.lint import LintContext, lint_text, lint_vault
 
 Write = Callable[[str, str | bytes], str]
@@ -153,3 +154,21 @@ def test_cli_lint_of_a_vault_written_with_tasks_and_templater(
     found = [(d["path"], d["line"], d["severity"], d["code"])
              for d in json.loads(capsys.readouterr().out)["diagnostics"]]
     assert found == [("Projects/Shed plan.md", 8, "info", "templater-unrun")]
+
+
+KANBAN = ("---\n\nkanban-plugin: basic\n\n---\n\n## Todo\n\n- [ ] Buy timber #garden\n\n\n"
+          "%% kanban:settings\n```\n{\"kanban-plugin\":\"basic\"}\n```\n%%\n")
+
+
+def test_a_kanban_board_gets_no_untyped_hint_and_adopt_leaves_it_to_its_plugin(
+    vault: Path, write: Write
+) -> None:
+    """A board's frontmatter is the Kanban plugin's: lint told every board to "add `type` and
+    `nexus`", and adopt wrote Ora's keys into it."""
+    assert lint_text(KANBAN, "Boards/Shed.md") == []
+    write("Boards/Shed.md", KANBAN)
+    write("Notes/Plain.md", "Buy timber for the shed.\n")
+    plan = plan_adoption(vault)
+    assert [p.path for p in plan.proposals] == ["Notes/Plain.md"]
+    assert [(s.path, s.reason.split(":")[0]) for s in plan.skipped] == [
+        ("Boards/Shed.md", "a Kanban board (`kanban-plugin`)")]
