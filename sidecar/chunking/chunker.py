@@ -57,7 +57,8 @@ BREADCRUMB = " > "
 # 17: a query block (```dataview, dataviewjs, tasks, query, base) is neither embedded nor cited
 # 18: nor is a Dataview inline query (`= this.rating`, `$= dv…`): the reader sees its value
 # 19: a query block inside a block quote or callout (`> ```dataview`) is not either
-CHUNKER_VERSION = 19
+# 20: a callout's text after such a query block carries the callout's title in its breadcrumb
+CHUNKER_VERSION = 20
 _SENTENCE_END = re.compile(r"[.!?。]$")
 
 
@@ -215,10 +216,11 @@ def _pieces(section_blocks: list[Block], path: tuple[str, ...], at: _Layout) -> 
     base = at.context(path)
     out: list[_Piece] = []
     for block in section_blocks:
-        if at.fits(block.first, block.last, base):
-            out.append(_Piece(block.first, block.last, base))
-            continue
         context = at.context((*path, block.label)) if block.label else base
+        whole = context if block.resumed else base
+        if at.fits(block.first, block.last, whole):
+            out.append(_Piece(block.first, block.last, whole))
+            continue
         counter = at.counter(context)
         for li in range(block.first, block.last + 1):
             if not at.seen.lines[li].strip():

@@ -48,6 +48,8 @@ class Block:
     """Lines first..last (0-based, inclusive) of the body; `level` > 0 for a heading. `label`
     names a block whose parts need it when the block is split: a callout's title, a table's
     header row. `markup` lines render as nothing (a setext underline, a table's delimiter row).
+    `resumed`: the rest of a callout after a query block inside it, already a part of it, so
+    its breadcrumb carries the callout's title even when it fits whole.
     """
 
     first: int
@@ -56,6 +58,7 @@ class Block:
     title: str = ""
     label: str = ""
     markup: int | None = None
+    resumed: bool = False
 
 
 @dataclass(frozen=True)
@@ -375,7 +378,9 @@ def blocks(lines: list[str], text: Readable | None = None) -> list[Block]:
             end = i
             while end + 1 < len(seen) and _QUOTE.match(seen[end + 1]):
                 end += 1
-            out.append(Block(i, end, label=_callout_label(line)))
+            title = _callout_label(line)
+            resumed = "" if title else _resumed(out, text, i)
+            out.append(Block(i, end, label=title or resumed, resumed=bool(resumed)))
             i = end + 1
         elif _table_at(seen, i):
             end = i + 1
@@ -387,6 +392,17 @@ def blocks(lines: list[str], text: Readable | None = None) -> list[Block]:
             out.append(_paragraph(seen, i, closers))
             i = out[-1].last + 1
     return out
+
+
+def _resumed(out: list[Block], text: Readable, start: int) -> str:
+    """The title of the callout that a query block interrupted when the quote at `start` goes
+    on right after it (`> ```dataview` … `> ````): the same callout, so its rest is titled too."""
+    if not out or not out[-1].label or not _QUOTE.match(text.lines[out[-1].first]):
+        return ""
+    between = range(out[-1].last + 1, start)
+    if not between or not all(text.query[k] for k in between if k < len(text.query)):
+        return ""
+    return out[-1].label
 
 
 def _paragraph(seen: list[str], start: int, closers: list[int]) -> Block:

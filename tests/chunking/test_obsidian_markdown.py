@@ -224,11 +224,31 @@ def test_a_query_in_a_callout_is_neither_embedded_nor_cited(tokenizer: Tokenizer
     text = ("> [!info] Books I rated\n> ```dataview\n> TABLE Rating FROM #book\n> ```\n"
             "> Updated weekly.\n\n> ```python\n> print(1)\n> ```\n")
     chunks = _chunks(text, tokenizer)
-    assert [(c.line_start, c.line_end) for c in chunks] == [(1, 1), (5, 9)]
+    # The callout's text after the query is still the callout's: titled by it, not merged
+    # with the next quote.
+    assert [(c.line_start, c.line_end) for c in chunks] == [(1, 1), (5, 5), (7, 9)]
+    assert chunks[1].embed_text.split("\n")[0].endswith(" > Books I rated")
     assert not any("TABLE" in c.text or "TABLE" in c.embed_text for c in chunks)
     # a quote that ends before its fence closes hides nothing
     (chunk,) = _chunks("> ```dataview\n> LIST\nThe rest.\n", tokenizer)
     assert "LIST" in chunk.embed_text and "The rest." in chunk.embed_text
+
+
+def test_a_callouts_text_after_a_query_block_keeps_the_callouts_title(
+    tokenizer: Tokenizer,
+) -> None:
+    """The query block ends the callout's first part; the rest used to be embedded under the
+    note's heading alone, so "Hyperion" lost the "Books this year" it was written under."""
+    text = ("# Reading\n> [!note] Books this year\n> I finished Dune in March.\n"
+            "> ```dataview\n> LIST FROM #book\n> ```\n> Next up is Hyperion.\n")
+    chunks = _chunks(text, tokenizer)
+    assert [(c.line_start, c.line_end) for c in chunks] == [(1, 3), (7, 7)]
+    # the title is the note's H1, "Reading"
+    assert chunks[1].embed_text == "Reading > Books this year\n> Next up is Hyperion."
+    assert chunks[1].n_tokens == len(tokenizer.encode(chunks[1].embed_text).ids)
+    # A quote that merely follows a quoted query block of its own is not a callout's rest.
+    plain = _chunks("> ```dataview\n> LIST\n> ```\n> Just a quote.\n", tokenizer)
+    assert [c.embed_text.split("\n")[0].count(" > ") for c in plain] == [0]
 
 
 def test_an_inline_query_is_not_embedded_but_cited(tokenizer: Tokenizer) -> None:
