@@ -36,6 +36,7 @@ from sidecar.errors import BadRequest, InvalidSettings
 from sidecar.schema import get_schema, load_json
 from sidecar.vault.edit import atomic_write, content_hash
 from sidecar.vault.scan import normalise_rel
+from sidecar.vault.tags import note_tags
 
 __all__ = [
     "VaultSettings",
@@ -356,11 +357,12 @@ def _plugin_tags(vault: Path) -> tuple[str, ...]:
     found: list[str] = []
     for source in _defaults()["obsidian_plugin_tags"]:
         value = _config_value(vault, str(source["file"]), str(source["key"]))
-        if not isinstance(value, str) or not value.strip().startswith("#"):
+        if not isinstance(value, str):
             continue
-        tag = value.strip()[1:]
-        if tag and not any(c.isspace() or c in "#," for c in tag) and tag not in found:
-            found.append(tag)
+        # A tag as Obsidian reads one in a note, and nothing else in the value.
+        tags = note_tags({}, value.strip())
+        if len(tags) == 1 and value.strip() == f"#{tags[0]}" and tags[0] not in found:
+            found.append(tags[0])
     return tuple(found)
 
 
