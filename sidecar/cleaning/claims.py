@@ -75,6 +75,7 @@ def _paragraphs(body: str, first_line: int) -> list[list[tuple[int, str]]]:
     paragraphs: list[list[tuple[int, str]]] = []
     current: list[tuple[int, str]] = []
     in_fence = False
+    field_line, field = _fields()
     for offset, line in enumerate(body.splitlines()):
         number = first_line + offset
         if _FENCE.match(line):
@@ -85,7 +86,6 @@ def _paragraphs(body: str, first_line: int) -> list[list[tuple[int, str]]]:
                 paragraphs.append(current)
             current = []
             continue
-        field_line, field = _fields()
         text = _QUOTE.sub("", _ITEM.sub("", line)).strip()
         no_claim = field_line.match(text) is not None or _TASK.match(line) is not None
         if (_ITEM.match(line) or no_claim) and current:
