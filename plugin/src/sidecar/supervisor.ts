@@ -459,7 +459,8 @@ function message(err: unknown): string {
 	return err instanceof Error ? err.message : String(err);
 }
 
-function isAlive(pid: number): boolean {
+/** Whether process `pid` exists (signal 0 probes without sending anything). */
+export function isAlive(pid: number): boolean {
 	try {
 		process.kill(pid, 0);
 		return true;

@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 
 import { SidecarClient } from "../../src/api/client";
 import { NodeHttpTransport } from "../../src/api/node-transport";
-import { parseRecord } from "../../src/sidecar/supervisor";
+import { isAlive, parseRecord } from "../../src/sidecar/supervisor";
 import * as standIn from "../__mocks__/obsidian";
 import { pluginOn, until, type PluginHost } from "../plugin-host";
 import { copyVault, E2E_TIMEOUT_MS, E2E_TIMEOUTS, eventually, ORA, SKIP_REASON } from "./harness";
@@ -21,15 +21,6 @@ function clientOf(vault: string): { client: SidecarClient; pid: number } {
 	if (record === null) throw new Error("no sidecar record");
 	const token = readFileSync(join(vault, ".ora", "token"), "utf8").trim();
 	return { client: new SidecarClient(new NodeHttpTransport(60_000), { baseUrl: `http://127.0.0.1:${record.port}`, token: () => token, timeouts: E2E_TIMEOUTS }), pid: record.pid };
-}
-
-function alive(pid: number): boolean {
-	try {
-		process.kill(pid, 0);
-		return true;
-	} catch {
-		return false;
-	}
 }
 
 async function loaded(vault: string): Promise<PluginHost> {
@@ -52,7 +43,7 @@ describe.skipIf(SKIP_REASON !== null)(`chat notes moved while Obsidian was close
 			const note = asked.conversation_note ?? "";
 			expect(note).toMatch(/^Chats\/Ora\/moved-1\.md$/);
 			first.host.unload(); // Obsidian closes: its sidecar stops with it
-			await until(() => !alive(firstPid), 30_000);
+			await until(() => !isAlive(firstPid), 30_000);
 
 			// Moved out of the chats folder with Obsidian closed: only the note itself says whose it is.
 			mkdirSync(join(vault, "Archive"));
@@ -74,7 +65,7 @@ describe.skipIf(SKIP_REASON !== null)(`chat notes moved while Obsidian was close
 			expect(next.conversation_note).toBe("Archive/Sourdough chat.md");
 			second.host.unload();
 		} finally {
-			if (pid && alive(pid)) process.kill(pid, "SIGKILL");
+			if (pid && isAlive(pid)) process.kill(pid, "SIGKILL");
 			await new Promise((ok) => setTimeout(ok, 300));
 			rmSync(vault, { recursive: true, force: true });
 		}
