@@ -1,6 +1,6 @@
 // Small builders for test data, shaped like the documented HTTP answers (docs/http-api.md).
 import type { HttpRequest, HttpResponse, HttpTransport } from "../src/api/transport";
-import type { AdoptPlan, AdoptProposal, CatalogueModel, Diagnostic, ModelsReport, Pair, SearchDocument, SearchResult } from "../src/api/types";
+import type { AdoptPlan, AdoptProposal, CatalogueModel, Diagnostic, ExtractPlan, ExtractProposal, ModelsReport, Pair, SearchDocument, SearchResult } from "../src/api/types";
 
 export function aResult(change: Partial<SearchResult> = {}): SearchResult {
 	return {
@@ -143,5 +143,33 @@ export function aModelsReport(catalogue?: CatalogueModel[], chosen: string | nul
 			aCatalogueModel(),
 			aCatalogueModel({ name: "ms-marco-minilm-l6", kind: "reranker", repo: "cross-encoder/ms-marco-MiniLM-L-6-v2", about: "MS MARCO cross-encoder.", folder: "/m/reranker" }),
 		],
+	};
+}
+
+/** A proposed engram as `POST /v1/extract` returns it: the assistant's claim, from turn lines 12–14. */
+export function anExtractProposal(change: Partial<ExtractProposal> = {}): ExtractProposal {
+	return {
+		id: "x1",
+		title: "Caffeine's half-life is five to six hours",
+		text: "Caffeine's half-life is five to six hours, so an afternoon coffee is still active at bedtime.",
+		ai_derived: true,
+		subtype: "fact",
+		nexus: "[[Sleep and Energy]]",
+		source: { path: "Chats/Ora/ask-1.md", line_start: 12, line_end: 14 },
+		contradicts: [],
+		...change,
+	};
+}
+
+/** A plan from the rule extractor: `proposals` (default: one), one pushback and one duplicate dropped. */
+export function anExtractPlan(proposals: ExtractProposal[] = [anExtractProposal()], change: Partial<ExtractPlan> = {}): ExtractPlan {
+	return {
+		extractor: "rules",
+		proposals,
+		dropped: [
+			{ text: "Decaf has no caffeine at all.", reason: "pushback" },
+			{ text: "Caffeine after 2 pm reduces deep sleep.", reason: "duplicate", of: "Engrams/Caffeine after 2 pm reduces deep sleep.md" },
+		],
+		...change,
 	};
 }

@@ -11,6 +11,11 @@ import type {
 	ConversationNote,
 	Diagnostic,
 	EventsAnswer,
+	ExtractAccepted,
+	ExtractAcceptRequest,
+	ExtractPlan,
+	ExtractSelector,
+	ExtractUndone,
 	Health,
 	LintAnswer,
 	LintFixAnswer,
@@ -190,6 +195,21 @@ export class SidecarClient {
 	/** Restores the notes of the latest adoption byte for byte. */
 	adoptUndo(): Promise<AdoptOutcome> {
 		return this.call<AdoptOutcome>("write", "POST", "/v1/adopt/undo", {});
+	}
+
+	/** Proposed engrams from a conversation (a dry run: writes nothing); a language model may take a while. */
+	extract(selector: ExtractSelector, privateMode = false): Promise<ExtractPlan> {
+		return this.call<ExtractPlan>("long", "POST", "/v1/extract", { ...selector, private: privateMode });
+	}
+
+	/** Writes the accepted proposals (with the user's edits) as engrams. */
+	extractAccept(selector: ExtractSelector, request: ExtractAcceptRequest, privateMode = false): Promise<ExtractAccepted> {
+		return this.call<ExtractAccepted>("write", "POST", "/v1/extract/accept", { ...selector, ...request, private: privateMode });
+	}
+
+	/** Undoes the latest accepted extraction: its engrams removed, the chat note as it was. */
+	extractUndo(privateMode = false): Promise<ExtractUndone> {
+		return this.call<ExtractUndone>("write", "POST", "/v1/extract/undo", privateMode ? { private: true } : {});
 	}
 
 	/** What models are installed and chosen, and the catalogue `ora models pull` downloads from. */

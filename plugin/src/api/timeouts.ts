@@ -9,9 +9,9 @@ export type CallKind =
 	| "health"
 	/** What a panel waits on as the user types or switches notes: search, related, lint, status. */
 	| "interactive"
-	/** A write the user asked for: resolve, adopt, fix dates, vault events. */
+	/** A write the user asked for: resolve, adopt, keep extracted engrams, fix dates, vault events. */
 	| "write"
-	/** Calls that may legitimately run long: a whole (unstreamed) answer, a triage scan, a re-index. */
+	/** Calls that may legitimately run long: a whole (unstreamed) answer, a triage scan, an extraction, a re-index. */
 	| "long"
 	/** Silence allowed between the events of an answer stream (a local model may load first). */
 	| "ask-stream"

@@ -377,3 +377,65 @@ export interface SwitchEstimate {
 	/** False when `name` is the model in use or nothing is indexed. */
 	reembeds: boolean;
 }
+
+/** Which conversation to extract engrams from: by its id, or by its chat note (vault-relative). */
+export type ExtractSelector = { conversation: string } | { note: string };
+
+/** A proposed engram (`POST /v1/extract`, docs/http-api.md); nothing is written until accepted. */
+export interface ExtractProposal {
+	/** Names this proposal when it is accepted. */
+	id: string;
+	title: string;
+	text: string;
+	/** The substance came from the assistant's side of the conversation. */
+	ai_derived: boolean;
+	subtype: string | null;
+	/** A wikilink (or several) to the matrix note of the conversation's topic, when inferred. */
+	nexus: string | string[] | null;
+	/** The turn of the chat note it comes from. */
+	source: { path: string; line_start: number; line_end: number };
+	/** Engrams it contradicts: kept, the pair goes to the triage queue. */
+	contradicts: string[];
+	/** Optional: the proposal comes from a private turn and would become a private engram. */
+	private?: boolean;
+}
+
+export type DropReason = "pushback" | "duplicate" | "not-a-claim";
+
+/** What the quality gate removed, and why; `of` is the engram a duplicate repeats. */
+export interface ExtractDropped {
+	text: string;
+	reason: DropReason;
+	of?: string;
+}
+
+export interface ExtractPlan {
+	/** "llm:NAME" or "rules". */
+	extractor: string;
+	proposals: ExtractProposal[];
+	dropped: ExtractDropped[];
+}
+
+/** A user's own wording of a proposal, sent with the accept. */
+export interface ProposalEdit {
+	title: string;
+	text: string;
+}
+
+export interface ExtractAcceptRequest {
+	accept: "all" | string[];
+	edits?: Record<string, ProposalEdit>;
+}
+
+/** The engrams written, and how many contradiction pairs they put in the triage queue. */
+export interface ExtractAccepted {
+	written: string[];
+	queued_contradictions: number;
+}
+
+/** `POST /v1/extract/undo`: the files put back (the written engrams removed, the chat note restored). */
+export interface ExtractUndone {
+	restored: string[];
+	/** Optional: the engrams the undo removed. */
+	removed?: string[];
+}

@@ -1,0 +1,237 @@
+import type { ExtractAccepted, ExtractAcceptRequest, ExtractDropped, ExtractPlan, ExtractProposal, ExtractSelector, ExtractUndone, ProposalEdit } from "../api/types";
+import { carriedConversation } from "../ask/relink";
+import { titleFromPath } from "../search/shape";
+
+/** What the user decided for a proposal; nothing is written before they keep the accepted ones. */
+export type Decision = "undecided" | "accepted" | "rejected";
+
+/** A note the review links to, with the lines to select when it opens. */
+export interface NoteLink {
+	path: string;
+	title: string;
+	lineStart: number;
+	lineEnd: number;
+}
+
+/** One proposal as the review lists it, the user's edit applied. */
+export interface ProposalCard {
+	id: string;
+	title: string;
+	text: string;
+	edited: boolean;
+	decision: Decision;
+	aiDerived: boolean;
+	private: boolean;
+	/** e.g. "subtype: causal_claim · nexus: [[Sleep]]"; empty when neither was inferred. */
+	meta: string;
+	source: NoteLink & { lines: string };
+	contradicts: NoteLink[];
+}
+
+export interface DroppedRow {
+	text: string;
+	reason: string;
+	/** The engram a duplicate repeats. */
+	of: NoteLink | null;
+}
+
+const REASONS: Record<string, string> = {
+	pushback: "You pushed back on it later in the conversation",
+	duplicate: "An engram already says this",
+	"not-a-claim": "Not a claim (a question, a greeting or chatter)",
+};
+
+/**
+ * The extraction a chat note asks for: a note carrying a conversation in its frontmatter (Ora's
+ * chat note, the test the sidecar and the Ask panel's relinking use), named by its path.
+ */
+export function chatNoteSelector(path: string, frontmatter: Readonly<Record<string, unknown>> | null | undefined): ExtractSelector | null {
+	return carriedConversation(path, frontmatter) ? { note: path } : null;
+}
+
+/** Which extractor proposed, in words. */
+export function extractorLabel(extractor: string): string {
+	if (extractor === "rules") return "Proposed by the rule extractor (the claims as stated; no language model)";
+	if (extractor.startsWith("llm:")) return `Proposed by the language model (${extractor.slice(4)})`;
+	return `Proposed by ${extractor}`;
+}
+
+export function droppedRow(dropped: ExtractDropped): DroppedRow {
+	return {
+		text: dropped.text,
+		reason: REASONS[dropped.reason] ?? dropped.reason,
+		of: dropped.of ? noteLink(dropped.of) : null,
+	};
+}
+
+/**
+ * The review's state: each proposal's decision and the user's edits, as plain values the modal
+ * draws. Accepting writes nothing; `request` builds the body that keeps them.
+ */
+export class ExtractReview {
+	private readonly proposals: ExtractProposal[];
+	private readonly decisions = new Map<string, Decision>();
+	private readonly edits = new Map<string, ProposalEdit>();
+
+	constructor(readonly plan: ExtractPlan) {
+		this.proposals = [...plan.proposals];
+	}
+
+	/** The proposals not written yet, in the sidecar's order. */
+	get cards(): ProposalCard[] {
+		return this.proposals.map((p) => this.card(p));
+	}
+
+	/** The counts in a sentence, for the top of the review. */
+	get headline(): string {
+		const n = this.proposals.length;
+		const d = this.plan.dropped.length;
+		const dropped = d ? ` The quality gate dropped ${d} (see below).` : "";
+		if (n === 0) return `Nothing new to keep from this conversation.${dropped}`;
+		return `${n} proposed ${n === 1 ? "engram" : "engrams"}: accept the ones to keep, edit or reject the others.${dropped}`;
+	}
+
+	get dropped(): DroppedRow[] {
+		return this.plan.dropped.map(droppedRow);
+	}
+
+	/** Sets the decision; choosing the one already made takes it back (a toggle button). */
+	decide(id: string, decision: Exclude<Decision, "undecided">): void {
+		if (!this.has(id)) return;
+		this.decisions.set(id, this.decisions.get(id) === decision ? "undecided" : decision);
+	}
+
+	/** Records the user's wording; an error in words when a field is left empty. */
+	edit(id: string, change: ProposalEdit): string | null {
+		const proposal = this.proposals.find((p) => p.id === id);
+		if (!proposal) return null;
+		const title = change.title.trim();
+		const text = change.text.trim();
+		if (title === "") return "An engram needs a title.";
+		if (text === "") return "An engram needs its text.";
+		if (title === proposal.title && text === proposal.text) this.edits.delete(id);
+		else this.edits.set(id, { title, text });
+		return null;
+	}
+
+	/** The ids accepted so far. */
+	get accepted(): string[] {
+		return this.proposals.filter((p) => this.decisions.get(p.id) === "accepted").map((p) => p.id);
+	}
+
+	/** What "Accept all" keeps: every proposal not rejected. */
+	get notRejected(): string[] {
+		return this.proposals.filter((p) => this.decisions.get(p.id) !== "rejected").map((p) => p.id);
+	}
+
+	/**
+	 * The accept body for `ids`, named one by one (never "all": what is written is exactly what
+	 * was shown), with the edits of those proposals.
+	 */
+	request(ids: readonly string[]): ExtractAcceptRequest {
+		const edits: Record<string, ProposalEdit> = {};
+		for (const id of ids) {
+			const edit = this.edits.get(id);
+			if (edit) edits[id] = edit;
+		}
+		return Object.keys(edits).length ? { accept: [...ids], edits } : { accept: [...ids] };
+	}
+
+	/** The proposals `ids` were written: they leave the list. */
+	kept(ids: readonly string[]): void {
+		const gone = new Set(ids);
+		for (let i = this.proposals.length - 1; i >= 0; i--) {
+			const id = this.proposals[i]?.id;
+			if (id !== undefined && gone.has(id)) {
+				this.proposals.splice(i, 1);
+				this.decisions.delete(id);
+				this.edits.delete(id);
+			}
+		}
+	}
+
+	/** Nothing is left to keep: every proposal left was rejected (or none is left). */
+	get finished(): boolean {
+		return this.notRejected.length === 0;
+	}
+
+	private has(id: string): boolean {
+		return this.proposals.some((p) => p.id === id);
+	}
+
+	private card(p: ExtractProposal): ProposalCard {
+		const edit = this.edits.get(p.id);
+		const nexus = p.nexus === null ? [] : Array.isArray(p.nexus) ? p.nexus : [p.nexus];
+		const meta = [p.subtype ? `subtype: ${p.subtype}` : "", nexus.length ? `nexus: ${nexus.join(", ")}` : ""].filter(Boolean).join(" · ");
+		const { path, line_start: start, line_end: end } = p.source;
+		return {
+			id: p.id,
+			title: edit?.title ?? p.title,
+			text: edit?.text ?? p.text,
+			edited: edit !== undefined,
+			decision: this.decisions.get(p.id) ?? "undecided",
+			aiDerived: p.ai_derived,
+			private: p.private === true,
+			meta,
+			source: { ...noteLink(path, start, end), lines: start === end ? `line ${start}` : `lines ${start}–${end}` },
+			contradicts: p.contradicts.map((c) => noteLink(c)),
+		};
+	}
+}
+
+function noteLink(path: string, lineStart = 1, lineEnd = lineStart): NoteLink {
+	return { path, title: titleFromPath(path), lineStart, lineEnd };
+}
+
+/** The notice after keeping: how many were written and queued (the written notes are linked beside it). */
+export function keptText(answer: ExtractAccepted): string {
+	const n = answer.written.length;
+	const parts = [`Kept ${n} ${n === 1 ? "engram" : "engrams"}.`];
+	const q = answer.queued_contradictions;
+	if (q > 0) parts.push(`${q} ${q === 1 ? "contradiction" : "contradictions"} queued for triage.`);
+	return parts.join(" ");
+}
+
+/** The notice after an undo. */
+export function undoneText(answer: ExtractUndone): string {
+	if (answer.removed?.length) {
+		const n = answer.removed.length;
+		return `Undone: ${n} ${n === 1 ? "engram" : "engrams"} removed and the chat note put back as it was.`;
+	}
+	return answer.restored.length ? `Undone. Restored: ${answer.restored.join(", ")}.` : "Undone. No files changed.";
+}
+
+/** What a key does in the review (outside a text field); null for the keys it leaves alone. */
+export type ReviewKey = "next" | "previous" | "accept" | "reject" | "edit" | "open";
+
+export function reviewKey(evt: Pick<KeyboardEvent, "key" | "ctrlKey" | "metaKey" | "altKey">): ReviewKey | null {
+	if (evt.ctrlKey || evt.metaKey || evt.altKey) return null;
+	switch (evt.key) {
+		case "ArrowDown":
+		case "j":
+			return "next";
+		case "ArrowUp":
+		case "k":
+			return "previous";
+		case "a":
+			return "accept";
+		case "r":
+			return "reject";
+		case "e":
+			return "edit";
+		case "o":
+			return "open";
+		default:
+			return null;
+	}
+}
+
+/** The keys, as the review lists them. */
+export const REVIEW_KEYS: { keys: string; does: string }[] = [
+	{ keys: "↑ ↓ (or k j)", does: "move between proposals" },
+	{ keys: "a", does: "accept" },
+	{ keys: "r", does: "reject" },
+	{ keys: "e", does: "edit the title and text" },
+	{ keys: "o", does: "open the turn it comes from" },
+	{ keys: "Mod+Enter", does: "save an edit" },
+];

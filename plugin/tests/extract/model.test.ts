@@ -1,0 +1,104 @@
+import { describe, expect, it } from "vitest";
+
+import { chatNoteSelector, droppedRow, extractorLabel, ExtractReview, keptText, reviewKey, undoneText } from "../../src/extract/model";
+import { anExtractPlan, anExtractProposal } from "../builders";
+
+const two = () => anExtractPlan([anExtractProposal(), anExtractProposal({ id: "x2", title: "I sleep better without screens", text: "I sleep better when I put screens away an hour before bed.", ai_derived: false, subtype: null, nexus: null })]);
+
+describe("chatNoteSelector", () => {
+	it("names a chat note carrying a conversation by its path, and nothing else", () => {
+		const chat = { type: "chat", conversation: "ask-1", namespace: "default" };
+		expect(chatNoteSelector("Chats/Ora/ask-1.md", chat)).toEqual({ note: "Chats/Ora/ask-1.md" });
+		expect(chatNoteSelector("Engrams/A.md", { type: "engram" })).toBeNull();
+		expect(chatNoteSelector("Chats/Mine.md", { type: "chat" })).toBeNull();
+		expect(chatNoteSelector("Chats/Bare.md", undefined)).toBeNull();
+	});
+});
+
+describe("labels", () => {
+	it("says which extractor proposed", () => {
+		expect(extractorLabel("llm:llama3.2")).toBe("Proposed by the language model (llama3.2)");
+		expect(extractorLabel("rules")).toContain("rule extractor");
+	});
+
+	it("gives each drop reason in words, a duplicate with the note it repeats", () => {
+		const [pushback, duplicate] = anExtractPlan().dropped.map(droppedRow);
+		expect(pushback).toEqual({ text: "Decaf has no caffeine at all.", reason: "You pushed back on it later in the conversation", of: null });
+		expect(duplicate?.reason).toBe("An engram already says this");
+		expect(duplicate?.of).toMatchObject({ path: "Engrams/Caffeine after 2 pm reduces deep sleep.md", title: "Caffeine after 2 pm reduces deep sleep" });
+		expect(droppedRow({ text: "Hello!", reason: "not-a-claim" }).reason).toContain("Not a claim");
+	});
+
+	it("counts what was kept and queued, and what an undo put back", () => {
+		expect(keptText({ written: ["Engrams/A.md"], queued_contradictions: 0 })).toBe("Kept 1 engram.");
+		expect(keptText({ written: ["Engrams/A.md", "Engrams/B.md"], queued_contradictions: 1 })).toBe("Kept 2 engrams. 1 contradiction queued for triage.");
+		expect(undoneText({ restored: ["Chats/Ora/ask-1.md"], removed: ["Engrams/A.md"] })).toBe("Undone: 1 engram removed and the chat note put back as it was.");
+		expect(undoneText({ restored: ["Chats/Ora/ask-1.md"] })).toBe("Undone. Restored: Chats/Ora/ask-1.md.");
+	});
+});
+
+describe("ExtractReview", () => {
+	it("shows each proposal with its source lines, inferred properties and contradicted notes", () => {
+		const plan = anExtractPlan([anExtractProposal({ contradicts: ["Engrams/Coffee is fine at night.md"], nexus: ["[[Sleep]]", "[[Energy]]"] })]);
+		const [card] = new ExtractReview(plan).cards;
+		expect(card).toMatchObject({
+			id: "x1",
+			decision: "undecided",
+			aiDerived: true,
+			edited: false,
+			meta: "subtype: fact · nexus: [[Sleep]], [[Energy]]",
+			source: { path: "Chats/Ora/ask-1.md", title: "ask-1", lines: "lines 12–14", lineStart: 12, lineEnd: 14 },
+		});
+		expect(card?.contradicts.map((c) => c.title)).toEqual(["Coffee is fine at night"]);
+	});
+
+	it("toggles a decision, and accept all keeps everything not rejected", () => {
+		const review = new ExtractReview(two());
+		review.decide("x1", "accepted");
+		expect(review.accepted).toEqual(["x1"]);
+		review.decide("x1", "accepted");
+		expect(review.accepted).toEqual([]);
+		review.decide("x2", "rejected");
+		expect(review.notRejected).toEqual(["x1"]);
+		review.decide("x2", "accepted");
+		expect(review.cards.map((c) => c.decision)).toEqual(["undecided", "accepted"]);
+	});
+
+	it("sends the accepted ids by name with the edits of those only", () => {
+		const review = new ExtractReview(two());
+		expect(review.edit("x1", { title: " Caffeine lasts ", text: "Caffeine lasts into the night." })).toBeNull();
+		expect(review.edit("x2", { title: "Screens", text: "No screens after 10." })).toBeNull();
+		expect(review.cards[0]).toMatchObject({ title: "Caffeine lasts", text: "Caffeine lasts into the night.", edited: true });
+		expect(review.request(["x1"])).toEqual({ accept: ["x1"], edits: { x1: { title: "Caffeine lasts", text: "Caffeine lasts into the night." } } });
+		expect(new ExtractReview(two()).request(["x1", "x2"])).toEqual({ accept: ["x1", "x2"] });
+	});
+
+	it("refuses an empty title or text as a message, and forgets an edit back to the original", () => {
+		const review = new ExtractReview(two());
+		expect(review.edit("x1", { title: "  ", text: "t" })).toBe("An engram needs a title.");
+		expect(review.edit("x1", { title: "t", text: "" })).toBe("An engram needs its text.");
+		review.edit("x1", { title: "Other", text: "Other text." });
+		const original = anExtractProposal();
+		review.edit("x1", { title: original.title, text: original.text });
+		expect(review.cards[0]?.edited).toBe(false);
+	});
+
+	it("drops the kept proposals and is finished when only rejected ones are left", () => {
+		const review = new ExtractReview(two());
+		review.decide("x1", "accepted");
+		review.decide("x2", "rejected");
+		review.kept(["x1"]);
+		expect(review.cards.map((c) => c.id)).toEqual(["x2"]);
+		expect(review.headline).toContain("1 proposed engram:");
+		expect(review.finished).toBe(true);
+		expect(new ExtractReview(anExtractPlan([])).headline).toBe("Nothing new to keep from this conversation. The quality gate dropped 2 (see below).");
+	});
+});
+
+describe("reviewKey", () => {
+	it("maps the documented keys and leaves modified keys alone", () => {
+		const key = (k: string, mods: Partial<KeyboardEvent> = {}) => reviewKey({ key: k, ctrlKey: false, metaKey: false, altKey: false, ...mods });
+		expect(["ArrowDown", "j", "ArrowUp", "k", "a", "r", "e", "o", "x"].map((k) => key(k))).toEqual(["next", "next", "previous", "previous", "accept", "reject", "edit", "open", null]);
+		expect(key("a", { ctrlKey: true })).toBeNull();
+	});
+});
