@@ -15,8 +15,9 @@ import { askStream } from "./api/ask-stream";
 import { pullModel } from "./api/model-pull";
 import { SidecarClient } from "./api/client";
 import { EventStream } from "./api/event-stream";
-import type { StreamEvent, VaultEvent } from "./api/types";
+import type { ExtractSelector, StreamEvent, VaultEvent } from "./api/types";
 import { carriedConversation, chatNoteMoves, type CarriedConversation } from "./ask/relink";
+import { chatNoteSelector } from "./extract/model";
 import { frontmatterLinter, LintedEditors } from "./lint/extension";
 import { addLintIgnore, lintIgnoreEntry } from "./lint/ignore";
 import { ModelsController } from "./models/controller";
@@ -29,7 +30,9 @@ import { sameVaultPath } from "./sidecar/vault-path";
 import { baseUrl, mergeSettings, recordPath, serveArgs, serveEnv, tokenPath, type OraSettings } from "./settings";
 import { AdoptModal, undoAdoption } from "./ui/adopt-modal";
 import { ASK_VIEW_TYPE, AskView } from "./ui/ask-view";
+import { ChatNoteButtons } from "./ui/chat-note-buttons";
 import { confirmWrite } from "./ui/confirm-modal";
+import { ExtractModal, undoExtraction } from "./ui/extract-modal";
 import { fileDates } from "./ui/file-dates";
 import { QuickSearchModal } from "./ui/quick-search-modal";
 import { RELATED_VIEW_TYPE, RelatedView } from "./ui/related-view";
@@ -118,10 +121,12 @@ export default class OraVaultPlugin extends Plugin {
 						await this.saveData(this.settings);
 					},
 					llmConfigured: () => this.settings.llmUrl.trim() !== "",
+					extract: (conversation, privateMode) => this.openExtract({ conversation }, privateMode),
 				}),
 		);
 		this.addRibbonIcon("search", "Open Ora search", () => void this.activateSearch());
 		this.addCommands();
+		this.addChatNoteButtons();
 		const models = this.modelsController();
 		this.register(() => models.cancelAll()); // a download in flight stops (and resumes next time)
 		this.addSettingTab(
@@ -222,6 +227,17 @@ export default class OraVaultPlugin extends Plugin {
 				},
 			});
 		}
+		this.addCommand({
+			id: "extract",
+			name: "Extract engrams",
+			checkCallback: (checking) => {
+				const target = this.extractTarget();
+				if (!target) return false;
+				if (!checking) this.openExtract(target.selector, target.privateMode);
+				return true;
+			},
+		});
+		this.addCommand({ id: "extract-undo", name: "Undo the last engram extraction", callback: () => void undoExtraction(this.client) });
 		this.addCommand({ id: "triage", name: "Triage contradictions", callback: () => this.openTriage() });
 		this.addCommand({ id: "reindex", name: "Re-index vault now", callback: () => void this.reindex() });
 		this.addCommand({
@@ -422,6 +438,56 @@ export default class OraVaultPlugin extends Plugin {
 			relint: () => this.editors.relint(),
 			notify: (text) => new Notice(text),
 		});
+	}
+
+	/** The conversation "Extract engrams" works on: the Ask panel's when it is focused, else the chat note open. */
+	private extractTarget(): { selector: ExtractSelector; privateMode: boolean } | null {
+		const ask = this.app.workspace.getActiveViewOfType(AskView)?.extractable;
+		if (ask) return { selector: { conversation: ask.conversation }, privateMode: ask.privateMode };
+		const file = this.app.workspace.getActiveFile();
+		const selector = file ? this.chatNote(file) : null;
+		return selector ? { selector, privateMode: false } : null;
+	}
+
+	private chatNote(file: TFile): ExtractSelector | null {
+		return chatNoteSelector(file.path, this.app.metadataCache.getFileCache(file)?.frontmatter);
+	}
+
+	/** "Extract engrams" in a chat note's header and in its file menu. */
+	private addChatNoteButtons(): void {
+		const buttons = new ChatNoteButtons(
+			(file) => this.chatNote(file) !== null,
+			(file) => this.openExtract({ note: file.path }),
+		);
+		const sync = () =>
+			buttons.sync(
+				this.app.workspace
+					.getLeavesOfType("markdown")
+					.map((leaf) => leaf.view)
+					.filter((view): view is MarkdownView => view instanceof MarkdownView),
+			);
+		this.registerEvent(this.app.workspace.on("layout-change", sync));
+		this.registerEvent(this.app.workspace.on("file-open", sync));
+		// A note that becomes a chat note (or stops being one) when its frontmatter changes.
+		this.registerEvent(this.app.metadataCache.on("changed", sync));
+		this.register(() => buttons.clear());
+		this.registerEvent(
+			this.app.workspace.on("file-menu", (menu, file) => {
+				const selector = file instanceof TFile ? this.chatNote(file) : null;
+				if (!selector) return;
+				menu.addItem((item) => item.setTitle("Extract engrams").setIcon("sparkles").onClick(() => this.openExtract(selector)));
+			}),
+		);
+	}
+
+	private openExtract(selector: ExtractSelector, privateMode = false): void {
+		new ExtractModal(this.app, {
+			client: this.client,
+			selector,
+			privateMode,
+			open: (path, start, end) => openAtLines(this.app, path, start, end),
+			triage: () => this.openTriage(),
+		}).open();
 	}
 
 	private openTriage(): void {

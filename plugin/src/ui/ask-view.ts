@@ -26,6 +26,8 @@ export interface AskViewDeps {
 	saveConversations: (list: ConversationEntry[]) => Promise<void>;
 	/** True when the plugin's settings name a language model endpoint. */
 	llmConfigured: () => boolean;
+	/** Reviews the engrams proposed from a conversation, in the panel's private mode. */
+	extract?: (conversation: string, privateMode: boolean) => void;
 }
 
 /** Ask the vault: cited answers, `[n]` links to the passages, a list of conversations to continue. */
@@ -36,6 +38,7 @@ export class AskView extends ItemView {
 	private logEl: HTMLElement | null = null;
 	private input: HTMLTextAreaElement | null = null;
 	private sendButton: HTMLButtonElement | null = null;
+	private extractButton: HTMLButtonElement | null = null;
 	/** A question asked in private mode that got no answer and was put back in the box. */
 	private privateUnanswered: string | null = null;
 
@@ -67,6 +70,17 @@ export class AskView extends ItemView {
 		setIcon(fresh.createSpan(), "plus");
 		fresh.createSpan({ text: "New" });
 		this.pickerEl = top.createEl("select", { cls: "dropdown ora-ask-picker", attr: { "aria-label": "Conversations" } });
+		const extract = this.deps.extract;
+		if (extract) {
+			const button = top.createEl("button", { cls: "ora-ask-extract", attr: { "aria-label": "Extract engrams from this conversation" } });
+			setIcon(button.createSpan(), "sparkles");
+			button.createSpan({ text: "Extract" });
+			this.extractButton = button;
+			this.registerDomEvent(button, "click", () => {
+				const open = this.extractable;
+				if (open) extract(open.conversation, open.privateMode);
+			});
+		}
 		const toggleWrap = top.createDiv({ cls: "ora-toggle" });
 		toggleWrap.createSpan({ text: "Private" });
 		const privateToggle = new ToggleComponent(toggleWrap);
@@ -130,6 +144,13 @@ export class AskView extends ItemView {
 		await this.controller?.retry();
 	}
 
+	/** The open conversation, when it can be extracted from (the "Extract engrams" command asks). */
+	get extractable(): { conversation: string; privateMode: boolean } | null {
+		const controller = this.controller;
+		const conversation = controller ? extractable(controller.current) : null;
+		return controller && conversation ? { conversation, privateMode: controller.isPrivate } : null;
+	}
+
 	/** Asks `question` as if typed (used by tests and a future command). */
 	async ask(question: string): Promise<void> {
 		await this.controller?.ask(question);
@@ -177,6 +198,7 @@ export class AskView extends ItemView {
 		}
 		this.helpEl.toggleClass("is-hidden", this.deps.llmConfigured());
 		if (this.sendButton) this.sendButton.disabled = state.busy;
+		if (this.extractButton) this.extractButton.disabled = extractable(state) === null;
 		if (this.pickerEl && state.conversation === null) this.pickerEl.value = "";
 		log.empty();
 		if (state.exchanges.length === 0) {
@@ -237,4 +259,10 @@ export class AskView extends ItemView {
 			void this.deps.open(citation.path, citation.line_start, citation.line_end, Keymap.isModEvent(evt));
 		});
 	}
+}
+
+/** The conversation shown, once it has an answer written to its chat note (and none is being written). */
+function extractable(state: AskState): string | null {
+	if (state.busy || !state.exchanges.some((e) => e.answer !== null || e.loggedAnswer !== undefined)) return null;
+	return state.conversation;
 }

@@ -23,6 +23,7 @@ const ICON_PATHS: Record<string, string> = {
 	"chevron-down": "M6 9l6 6 6-6",
 	link: "M10 13a5 5 0 0 0 7 0l3-3a5 5 0 0 0-7-7l-1 1M14 11a5 5 0 0 0-7 0l-3 3a5 5 0 0 0 7 7l1-1",
 	filter: "M22 3H2l8 9.5V19l4 2v-8.5z",
+	sparkles: "M12 3l1.9 5.1L19 10l-5.1 1.9L12 17l-1.9-5.1L5 10l5.1-1.9zM19 15l.8 2.2L22 18l-2.2.8L19 21l-.8-2.2L16 18l2.2-.8z",
 };
 
 export function setIcon(parent: HTMLElement, icon: string): void {
@@ -96,7 +97,21 @@ export class FileSystemAdapter {
 	}
 }
 
-export class MarkdownView {}
+export class MarkdownView {
+	file: TFile | null = null;
+	/** The view header's action buttons, newest first as Obsidian puts them. */
+	readonly actionsEl: HTMLElement = document.createElement("div");
+
+	addAction(icon: string, title: string, callback: (evt: MouseEvent) => unknown): HTMLElement {
+		const el = document.createElement("a");
+		el.className = "clickable-icon view-action";
+		el.setAttribute("aria-label", title);
+		setIcon(el, icon);
+		el.addEventListener("click", (evt) => void callback(evt));
+		this.actionsEl.prepend(el);
+		return el;
+	}
+}
 
 /** What the stand-in workspace was asked to do, newest last, so tests can read it. */
 export interface WorkspaceCall {

@@ -49,6 +49,26 @@ describe("SidecarClient", () => {
 		await expect(client(transport).reindex()).rejects.toMatchObject({ status: 502, code: "http_error" });
 	});
 
+	it("sends the extraction's selector and mode to /v1/extract, its accept and its undo", async () => {
+		const transport = new ScriptedTransport([
+			json(200, { extractor: "rules", proposals: [], dropped: [] }),
+			json(200, { written: ["Engrams/A.md"], queued_contradictions: 0 }),
+			json(200, { restored: [] }),
+			json(200, { restored: [] }),
+		]);
+		const c = client(transport);
+		await c.extract({ conversation: "ask-1" }, true);
+		await c.extractAccept({ note: "Chats/Ora/ask-1.md" }, { accept: ["x1"], edits: { x1: { title: "T", text: "X." } } });
+		await c.extractUndo();
+		await c.extractUndo(true);
+		expect(transport.requests.map((r) => `${r.method} ${r.url.replace("http://127.0.0.1:47113", "")} ${r.body ?? ""}`)).toEqual([
+			'POST /v1/extract {"conversation":"ask-1","private":true}',
+			'POST /v1/extract/accept {"note":"Chats/Ora/ask-1.md","accept":["x1"],"edits":{"x1":{"title":"T","text":"X."}},"private":false}',
+			"POST /v1/extract/undo {}",
+			'POST /v1/extract/undo {"private":true}',
+		]);
+	});
+
 	it("unwraps list answers and escapes pair ids in the resolve route", async () => {
 		const pair = aPair({ id: "a/b c" });
 		const transport = new ScriptedTransport([

@@ -110,6 +110,33 @@ describe("AskView", () => {
 		expect(view.contentEl.querySelector(".ora-ask-exchange")).toBeNull();
 	});
 
+	it("offers extraction of the open conversation once it has an answer, in the panel's private mode", async () => {
+		const client = new SidecarClient(new ScriptedTransport([json(200, ANSWER), json(400, { error: { code: "bad_request", message: "no" } })]), { baseUrl: "http://127.0.0.1:1", token: () => "t" });
+		const asked: [string, boolean][] = [];
+		const view = new AskView(aLeaf().leaf, {
+			client: () => client,
+			open: async () => undefined,
+			conversations: () => [],
+			saveConversations: async () => undefined,
+			llmConfigured: () => true,
+			extract: (conversation, privateMode) => void asked.push([conversation, privateMode]),
+		});
+		await view.onOpen();
+		const extract = view.contentEl.querySelector<HTMLButtonElement>("button.ora-ask-extract");
+		expect(extract?.getAttribute("aria-label")).toBe("Extract engrams from this conversation");
+		expect(extract?.disabled).toBe(true); // nothing asked yet
+		(view.contentEl.querySelector(".checkbox-container") as HTMLElement).click();
+		await view.ask("What leavens sourdough?");
+		expect(extract?.disabled).toBe(false);
+		extract?.click();
+		expect(asked).toHaveLength(1);
+		expect(asked[0]?.[0]).toMatch(/^ask-/);
+		expect(asked[0]?.[1]).toBe(true);
+		(view.contentEl.querySelector(".ora-ask-new") as HTMLElement).click();
+		await view.ask("A question the sidecar refuses");
+		expect(extract?.disabled).toBe(true); // a new conversation with no answer
+	});
+
 	it("without a language model, says how to configure one and labels answers extractive", async () => {
 		const extractive = { ...ANSWER, answer: "No model wrote this; the passages:\n[1] …", generator: "none", generator_reason: "no llm_url set" };
 		const transport = new ScriptedTransport([json(200, extractive)]);
