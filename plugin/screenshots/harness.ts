@@ -1,6 +1,6 @@
 // Screenshot harness: the plugin's real view code, bundled against the test stand-in for
 // `obsidian`, fed with answers shaped like a real `ora serve` (docs/http-api.md).
-// location.hash picks the scene: #search, #lint, #triage, #related, #quick, #ask, #lintfix or #models.
+// location.hash picks the scene: #search, #lint, #triage, #related, #quick, #ask, #lintfix, #models or #extract.
 import { EditorState } from "@codemirror/state";
 import { EditorView } from "@codemirror/view";
 import { App, WorkspaceLeaf, type Plugin } from "obsidian";
@@ -9,12 +9,13 @@ import { aFile, aLeaf } from "../tests/stand-in";
 
 import { SidecarClient } from "../src/api/client";
 import type { HttpRequest, HttpResponse, HttpTransport } from "../src/api/transport";
-import type { AskDocument, Diagnostic, ModelsReport, Pair, PulledModel, PullProgress, RelatedDocument, SearchDocument } from "../src/api/types";
+import type { AskDocument, Diagnostic, ExtractPlan, ModelsReport, Pair, PulledModel, PullProgress, RelatedDocument, SearchDocument } from "../src/api/types";
 import { frontmatterLinter } from "../src/lint/extension";
 import { ModelsController } from "../src/models/controller";
 import { mergeSettings } from "../src/settings";
 import { StatusModel } from "../src/sidecar/status-model";
 import { AskView } from "../src/ui/ask-view";
+import { ExtractModal } from "../src/ui/extract-modal";
 import { QuickSearchModal } from "../src/ui/quick-search-modal";
 import { RelatedView } from "../src/ui/related-view";
 import { SearchView } from "../src/ui/search-view";
@@ -138,6 +139,34 @@ const DIAGNOSTICS: Diagnostic[] = [
 	{ path: "Engrams/Caffeine.md", line: 10, severity: "warning", code: "invalid-date", message: "date modified '2024-02-30' is not a calendar date (YYYY-MM-DD)" },
 ];
 
+// Engrams proposed from the Ask conversation above (docs/http-api.md, POST /v1/extract).
+const CHAT = "Chats/Ora/ask-20260301T090000-k3c1.md";
+const EXTRACT: ExtractPlan = {
+	extractor: "llm:llama3.2",
+	proposals: [
+		{
+			id: "e1", title: "Caffeine's half-life is five to six hours", ai_derived: true, subtype: "fact", nexus: "[[Sleep and Energy]]",
+			text: "Caffeine's half-life is five to six hours, so a coffee at 3 pm still leaves about half its caffeine at 9 pm.",
+			source: { path: CHAT, line_start: 14, line_end: 16 }, contradicts: [],
+		},
+		{
+			id: "e2", title: "My sleep tracker measures quality, not deep sleep", ai_derived: false, subtype: "observation", nexus: "[[Sleep and Energy]]",
+			text: "My tracker's sleep score measures overall sleep quality; it does not show how much deep sleep I get.",
+			source: { path: CHAT, line_start: 20, line_end: 20 }, contradicts: [],
+		},
+		{
+			id: "e3", title: "An afternoon coffee does not hurt my sleep", ai_derived: false, subtype: "causal_claim", nexus: "[[Sleep and Energy]]",
+			text: "An afternoon coffee does not hurt my sleep: I feel rested the next morning either way.",
+			source: { path: CHAT, line_start: 24, line_end: 25 }, contradicts: ["Engrams/Caffeine after 2 pm reduces deep sleep.md"],
+		},
+	],
+	dropped: [
+		{ text: "Decaf contains no caffeine at all.", reason: "pushback" },
+		{ text: "Caffeine taken after 2 pm reduces deep sleep.", reason: "duplicate", of: "Engrams/Caffeine after 2 pm reduces deep sleep.md" },
+		{ text: "Does an afternoon coffee hurt my sleep?", reason: "not-a-claim" },
+	],
+};
+
 /** Answers each route from the fixtures above, as the real sidecar would. */
 class FixtureTransport implements HttpTransport {
 	async request(req: HttpRequest): Promise<HttpResponse> {
@@ -147,6 +176,7 @@ class FixtureTransport implements HttpTransport {
 			"/v1/contradictions": { pairs: PAIRS },
 			"/v1/related": RELATED,
 			"/v1/ask": ANSWER,
+			"/v1/extract": EXTRACT,
 		};
 		const body = bodies[path] ?? { diagnostics: DIAGNOSTICS };
 		return { status: 200, text: JSON.stringify(body) };
@@ -288,6 +318,22 @@ async function modelsScene(root: HTMLElement): Promise<void> {
 	tab.containerEl.querySelector(".ora-models-setting")?.scrollIntoView();
 }
 
+/** The review mid-way: one proposal accepted, one being edited, the contradicting one rejected, the dropped ones unfolded. */
+async function extractScene(root: HTMLElement): Promise<void> {
+	root.addClass("harness-modal-scene");
+	const modal = new ExtractModal(new App(), { client, selector: { note: CHAT }, open: async () => undefined });
+	modal.open();
+	await new Promise((ok) => setTimeout(ok, 50));
+	const press = (id: string, label: string) =>
+		[...modal.contentEl.querySelectorAll<HTMLButtonElement>(`.ora-proposal[data-id="${id}"] button`)].find((b) => b.textContent === label)?.click();
+	press("e1", "Accept");
+	press("e3", "Reject");
+	press("e2", "Edit");
+	const text = modal.contentEl.querySelector<HTMLTextAreaElement>(".ora-proposal-text-input");
+	if (text) text.value = "My tracker's sleep score measures overall sleep quality, not how much deep sleep I get.";
+	modal.contentEl.querySelector("details")?.setAttr("open", true);
+}
+
 const scenes: Record<string, (root: HTMLElement) => Promise<void>> = {
 	search: searchScene,
 	lint: lintScene,
@@ -297,6 +343,7 @@ const scenes: Record<string, (root: HTMLElement) => Promise<void>> = {
 	ask: askScene,
 	lintfix: lintFixScene,
 	models: modelsScene,
+	extract: extractScene,
 };
 
 async function main(): Promise<void> {

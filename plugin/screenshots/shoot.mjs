@@ -1,6 +1,6 @@
 // `npm run screenshots`: bundles plugin/screenshots/harness.ts (the plugin's real views against
 // the test stand-in for `obsidian`), opens each scene in headless Chromium and writes
-// docs/screenshots/{search,lint,triage,related,quick,ask,lintfix,models}.png.
+// docs/screenshots/{search,lint,triage,related,quick,ask,lintfix,models,extract}.png.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -21,6 +21,16 @@ await esbuild.build({
 	platform: "browser",
 	target: "es2021",
 	alias: { obsidian: join(root, "plugin/tests/__mocks__/obsidian.ts") },
+	// The stand-in's requestUrl goes over Node's http, which a browser lacks; the scenes never call it.
+	plugins: [
+		{
+			name: "no-node-http",
+			setup(build) {
+				build.onResolve({ filter: /^https?$/ }, (args) => ({ path: args.path, namespace: "no-node-http" }));
+				build.onLoad({ filter: /.*/, namespace: "no-node-http" }, () => ({ contents: "export {};", loader: "js" }));
+			},
+		},
+	],
 	outfile: join(work, "harness.js"),
 	logLevel: "warning",
 });
@@ -38,6 +48,7 @@ const scenes = [
 	{ name: "ask", size: { width: 900, height: 760 } },
 	{ name: "lintfix", size: { width: 900, height: 520 }, hover: ".cm-lintRange-error" },
 	{ name: "models", size: { width: 900, height: 640 } },
+	{ name: "extract", size: { width: 1000, height: 1000 } },
 ].filter((scene) => only === null || only.has(scene.name));
 
 mkdirSync(out, { recursive: true });

@@ -144,7 +144,7 @@ export class ExtractModal extends Modal {
 				if (i > 0) clash.appendText(", ");
 				this.noteLink(clash, note);
 			});
-			clash.appendText(": kept, the pair goes to the triage queue.");
+			clash.appendText(": if you keep it, the pair goes to the triage queue.");
 		}
 		if (this.editing === card.id) return;
 		const actions = box.createDiv({ cls: "ora-proposal-actions" });
