@@ -156,7 +156,11 @@ export class ExtractModal extends Modal {
 	private toggleButton(parent: HTMLElement, card: ProposalCard, decision: "accepted" | "rejected", label: string): void {
 		const pressed = card.decision === decision;
 		const button = parent.createEl("button", { text: label, cls: pressed ? "is-active" : "", attr: { "aria-pressed": String(pressed) } });
-		button.addEventListener("click", () => this.decide(card.id, decision));
+		button.addEventListener("click", () => {
+			this.decide(card.id, decision);
+			// Drawn again: the focus goes back to the button pressed (Enter or Space on it again toggles back).
+			this.buttonOf(card.id, label)?.focus();
+		});
 	}
 
 	private renderEditor(box: HTMLElement, card: ProposalCard): void {
@@ -311,7 +315,7 @@ export class ExtractModal extends Modal {
 		if (!this.shown || this.review !== review) return; // closed, or moved on (private mode switched)
 		review.kept(ids);
 		if (review.finished) this.close();
-		else this.render();
+		else this.render(review.cards[0]?.id ?? null);
 	}
 
 	/** The notice after a write: the written notes as links, the queued pairs, and Undo. */
@@ -343,9 +347,17 @@ export class ExtractModal extends Modal {
 	}
 
 	private focusCard(id: string, field: boolean): void {
-		const box = [...(this.listEl?.querySelectorAll<HTMLElement>(".ora-proposal") ?? [])].find((b) => b.dataset.id === id);
+		const box = this.cardEl(id);
 		const target = field ? box?.querySelector<HTMLElement>("input") : box;
 		target?.focus();
+	}
+
+	private cardEl(id: string): HTMLElement | undefined {
+		return [...(this.listEl?.querySelectorAll<HTMLElement>(".ora-proposal") ?? [])].find((b) => b.dataset.id === id);
+	}
+
+	private buttonOf(id: string, label: string): HTMLButtonElement | undefined {
+		return [...(this.cardEl(id)?.querySelectorAll("button") ?? [])].find((b) => b.textContent === label);
 	}
 }
 

@@ -138,6 +138,7 @@ describe("ExtractModal", () => {
 			private: false,
 		});
 		expect([...modal.contentEl.querySelectorAll(".ora-proposal")].map((c) => c.getAttribute("data-id"))).toEqual(["x2"]);
+		expect(document.activeElement).toBe(card(modal, "x2")); // the keyboard carries on with what is left
 		expect(shownNotices.at(-1)).toBe("Kept 1 engram. Engrams/Caffeine lasts into the night.md. Undo");
 	});
 
@@ -191,6 +192,9 @@ describe("ExtractModal", () => {
 		expect(document.activeElement).toBe(card(modal, "x1"));
 		const buttons = [...card(modal, "x1").querySelectorAll("button")].map((b) => b.textContent);
 		expect(buttons).toEqual(["Accept", "Edit", "Reject"]); // native buttons: Tab reaches them, Enter and Space press them
+		button(card(modal, "x2"), "Accept").click(); // as Enter or Space on it does
+		expect(document.activeElement).toBe(button(card(modal, "x2"), "Accept"));
+		expect(button(card(modal, "x2"), "Accept").getAttribute("aria-pressed")).toBe("true");
 	});
 
 	it("says the sidecar is down, and extracts again on request", async () => {
