@@ -145,17 +145,17 @@ const EXTRACT: ExtractPlan = {
 	extractor: "llm:llama3.2",
 	proposals: [
 		{
-			id: "e1", title: "Caffeine's half-life is five to six hours", ai_derived: true, subtype: "fact", nexus: "[[Sleep and Energy]]",
+			id: "e1", title: "Caffeine's half-life is five to six hours", ai_derived: true, subtype: "fact", nexus: ["[[Sleep and Energy]]"],
 			text: "Caffeine's half-life is five to six hours, so a coffee at 3 pm still leaves about half its caffeine at 9 pm.",
 			source: { path: CHAT, line_start: 14, line_end: 16 }, contradicts: [],
 		},
 		{
-			id: "e2", title: "My sleep tracker measures quality, not deep sleep", ai_derived: false, subtype: "observation", nexus: "[[Sleep and Energy]]",
+			id: "e2", title: "My sleep tracker measures quality, not deep sleep", ai_derived: false, subtype: "observation", nexus: ["[[Sleep and Energy]]"],
 			text: "My tracker's sleep score measures overall sleep quality; it does not show how much deep sleep I get.",
 			source: { path: CHAT, line_start: 20, line_end: 20 }, contradicts: [],
 		},
 		{
-			id: "e3", title: "An afternoon coffee does not hurt my sleep", ai_derived: false, subtype: "causal_claim", nexus: "[[Sleep and Energy]]",
+			id: "e3", title: "An afternoon coffee does not hurt my sleep", ai_derived: false, subtype: "causal_claim", nexus: ["[[Sleep and Energy]]"],
 			text: "An afternoon coffee does not hurt my sleep: I feel rested the next morning either way.",
 			source: { path: CHAT, line_start: 24, line_end: 25 }, contradicts: ["Engrams/Caffeine after 2 pm reduces deep sleep.md"],
 		},

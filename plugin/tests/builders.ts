@@ -154,7 +154,7 @@ export function anExtractProposal(change: Partial<ExtractProposal> = {}): Extrac
 		text: "Caffeine's half-life is five to six hours, so an afternoon coffee is still active at bedtime.",
 		ai_derived: true,
 		subtype: "fact",
-		nexus: "[[Sleep and Energy]]",
+		nexus: ["[[Sleep and Energy]]"],
 		source: { path: "Chats/Ora/ask-1.md", line_start: 12, line_end: 14 },
 		contradicts: [],
 		...change,

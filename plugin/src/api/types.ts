@@ -412,6 +412,8 @@ export interface ExtractDropped {
 export interface ExtractPlan {
 	/** "llm:NAME" or "rules". */
 	extractor: string;
+	/** Why the model's answer was not used (the rules ran instead). */
+	fallback?: string;
 	proposals: ExtractProposal[];
 	dropped: ExtractDropped[];
 }
@@ -433,9 +435,11 @@ export interface ExtractAccepted {
 	queued_contradictions: number;
 }
 
-/** `POST /v1/extract/undo`: the files put back (the written engrams removed, the chat note restored). */
+/** `POST /v1/extract/undo`: the engrams removed (to `.trash/`), the chat note restored, and what was refused (edited since). */
 export interface ExtractUndone {
-	restored: string[];
-	/** Optional: the engrams the undo removed. */
 	removed?: string[];
+	restored: string[];
+	refused?: { path: string; reason: string }[];
+	/** Private notes left out of the answer outside private mode. */
+	private_hidden?: number;
 }

@@ -49,11 +49,11 @@ export function chatNoteSelector(path: string, frontmatter: Readonly<Record<stri
 	return carriedConversation(path, frontmatter) ? { note: path } : null;
 }
 
-/** Which extractor proposed, in words. */
-export function extractorLabel(extractor: string): string {
-	if (extractor === "rules") return "Proposed by the rule extractor (the claims as stated; no language model)";
+/** Which extractor proposed, in words; `fallback` says why the model's answer was not used. */
+export function extractorLabel(extractor: string, fallback?: string): string {
 	if (extractor.startsWith("llm:")) return `Proposed by the language model (${extractor.slice(4)})`;
-	return `Proposed by ${extractor}`;
+	const rules = extractor === "rules" ? "the rule extractor (the claims as stated)" : extractor;
+	return fallback ? `Proposed by ${rules}, because the language model's answer could not be used: ${fallback}` : `Proposed by ${rules}`;
 }
 
 export function droppedRow(dropped: ExtractDropped): DroppedRow {
@@ -194,11 +194,16 @@ export function keptText(answer: ExtractAccepted): string {
 
 /** The notice after an undo. */
 export function undoneText(answer: ExtractUndone): string {
-	if (answer.removed?.length) {
-		const n = answer.removed.length;
-		return `Undone: ${n} ${n === 1 ? "engram" : "engrams"} removed and the chat note put back as it was.`;
-	}
-	return answer.restored.length ? `Undone. Restored: ${answer.restored.join(", ")}.` : "Undone. No files changed.";
+	const removed = answer.removed?.length ?? 0;
+	const parts: string[] = [];
+	if (removed) parts.push(`${removed} ${removed === 1 ? "engram" : "engrams"} moved to the trash`);
+	if (answer.restored.length) parts.push(`${answer.restored.join(", ")} put back as it was`);
+	const text = parts.length ? `Undone: ${parts.join("; ")}.` : "Undone. No files changed.";
+	const refused = answer.refused ?? [];
+	const first = refused[0];
+	if (!first) return text;
+	const more = refused.length > 1 ? ` and ${refused.length - 1} more` : "";
+	return `${text} Left as they are, edited since: ${first.path}${more} (${first.reason}).`;
 }
 
 /** What a key does in the review (outside a text field); null for the keys it leaves alone. */

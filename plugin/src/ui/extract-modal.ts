@@ -1,6 +1,6 @@
 import { Modal, Notice, ToggleComponent, setIcon, setTooltip, type App } from "obsidian";
 
-import type { SidecarClient } from "../api/client";
+import { SidecarError, type SidecarClient } from "../api/client";
 import type { ExtractAccepted, ExtractSelector } from "../api/types";
 import { extractorLabel, ExtractReview, keptText, REVIEW_KEYS, reviewKey, undoneText, type NoteLink, type ProposalCard } from "../extract/model";
 
@@ -32,6 +32,8 @@ export class ExtractModal extends Modal {
 	private editing: string | null = null;
 	private editError: string | null = null;
 	private writeError: string | null = null;
+	/** The write was refused because the conversation or its proposals changed since the extraction. */
+	private staleWrite = false;
 	private writing = false;
 	private shown = false;
 	private listEl: HTMLElement | null = null;
@@ -63,6 +65,7 @@ export class ExtractModal extends Modal {
 		this.review = null;
 		this.editing = null;
 		this.writeError = null;
+		this.staleWrite = false;
 		message(this.frame().createDiv({ cls: "ora-message ora-loading" }), "loader", "Extracting engrams from the conversation…");
 		try {
 			const plan = await this.deps.client.extract(this.deps.selector, this.privateMode);
@@ -72,7 +75,10 @@ export class ExtractModal extends Modal {
 		} catch (err) {
 			if (mine !== this.loads) return;
 			const box = this.frame().createDiv({ cls: "ora-message ora-error" });
-			message(box, "alert-triangle", `Could not extract: ${errorText(err)}`);
+			// The sidecar answers for a private conversation outside private mode as for a missing one.
+			const text = `Could not extract: ${errorText(err)}`;
+			const hint = status(err) === 404 && !this.privateMode ? `${/[.!?]$/.test(text) ? "" : "."} If the conversation is private, turn on private mode.` : "";
+			message(box, "alert-triangle", text + hint);
 			this.contentEl.createEl("button", { text: "Try again", cls: "ora-extract-retry" }).addEventListener("click", () => void this.load());
 		}
 	}
@@ -99,7 +105,7 @@ export class ExtractModal extends Modal {
 		const review = this.review;
 		if (!review) return;
 		const el = this.frame();
-		el.createDiv({ cls: "ora-extract-extractor", text: extractorLabel(review.plan.extractor) });
+		el.createDiv({ cls: "ora-extract-extractor", text: extractorLabel(review.plan.extractor, review.plan.fallback) });
 		const cards = review.cards;
 		el.createEl("p", { cls: "ora-extract-headline", text: review.headline });
 		if (cards.length) {
@@ -184,7 +190,11 @@ export class ExtractModal extends Modal {
 
 	private renderFooter(el: HTMLElement, review: ExtractReview): void {
 		const footer = el.createDiv({ cls: "ora-extract-footer" });
-		if (this.writeError) footer.createDiv({ cls: "ora-error ora-extract-write-error", text: this.writeError });
+		if (this.writeError) {
+			footer.createDiv({ cls: "ora-error ora-extract-write-error", text: this.writeError });
+			// Refused because the conversation changed (or the plan with it): what is there now is proposed afresh.
+			if (this.staleWrite) footer.createEl("button", { text: "Extract again" }).addEventListener("click", () => void this.load());
+		}
 		const accepted = review.accepted;
 		const all = review.notRejected;
 		const keep = footer.createEl("button", { text: `Keep ${accepted.length} accepted`, cls: "mod-cta" });
@@ -306,6 +316,7 @@ export class ExtractModal extends Modal {
 		} catch (err) {
 			this.writing = false;
 			this.writeError = `Could not keep the engrams: ${errorText(err)}`;
+			this.staleWrite = status(err) === 404 || status(err) === 409;
 			if (this.shown && this.review === review) this.render();
 			return;
 		}
@@ -386,6 +397,10 @@ function onClick(a: HTMLElement, act: () => void): void {
 		evt.preventDefault();
 		act();
 	});
+}
+
+function status(err: unknown): number | null {
+	return err instanceof SidecarError ? err.status : null;
 }
 
 function errorText(err: unknown): string {

@@ -18,7 +18,8 @@ describe("chatNoteSelector", () => {
 describe("labels", () => {
 	it("says which extractor proposed", () => {
 		expect(extractorLabel("llm:llama3.2")).toBe("Proposed by the language model (llama3.2)");
-		expect(extractorLabel("rules")).toContain("rule extractor");
+		expect(extractorLabel("rules")).toBe("Proposed by the rule extractor (the claims as stated)");
+		expect(extractorLabel("rules", "the answer was not JSON")).toBe("Proposed by the rule extractor (the claims as stated), because the language model's answer could not be used: the answer was not JSON");
 	});
 
 	it("gives each drop reason in words, a duplicate with the note it repeats", () => {
@@ -32,8 +33,15 @@ describe("labels", () => {
 	it("counts what was kept and queued, and what an undo put back", () => {
 		expect(keptText({ written: ["Engrams/A.md"], queued_contradictions: 0 })).toBe("Kept 1 engram.");
 		expect(keptText({ written: ["Engrams/A.md", "Engrams/B.md"], queued_contradictions: 1 })).toBe("Kept 2 engrams. 1 contradiction queued for triage.");
-		expect(undoneText({ restored: ["Chats/Ora/ask-1.md"], removed: ["Engrams/A.md"] })).toBe("Undone: 1 engram removed and the chat note put back as it was.");
-		expect(undoneText({ restored: ["Chats/Ora/ask-1.md"] })).toBe("Undone. Restored: Chats/Ora/ask-1.md.");
+		expect(undoneText({ restored: ["Chats/Ora/ask-1.md"], removed: ["Engrams/A.md"], refused: [] })).toBe("Undone: 1 engram moved to the trash; Chats/Ora/ask-1.md put back as it was.");
+		expect(undoneText({ restored: [] })).toBe("Undone. No files changed.");
+		const refused = [
+			{ path: "Engrams/B.md", reason: "changed since it was written" },
+			{ path: "Engrams/C.md", reason: "changed since it was written" },
+		];
+		expect(undoneText({ removed: ["Engrams/A.md", "Engrams/D.md"], restored: [], refused })).toBe(
+			"Undone: 2 engrams moved to the trash. Left as they are, edited since: Engrams/B.md and 1 more (changed since it was written).",
+		);
 	});
 });
 

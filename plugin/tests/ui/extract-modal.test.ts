@@ -211,8 +211,16 @@ describe("ExtractModal", () => {
 
 	it("shows the sidecar's error message, and keeps the decisions when a write is refused", async () => {
 		const missing = await openModal(new ScriptedTransport([json(404, { error: { code: "not_found", message: "no conversation is recorded in Chats/Ora/ask-1.md" } })]));
-		expect(missing.modal.contentEl.querySelector(".ora-error")?.textContent).toBe("Could not extract: no conversation is recorded in Chats/Ora/ask-1.md");
-		const transport = new ScriptedTransport([json(200, plan()), json(409, { error: { code: "conflict", message: "the chat note changed since the extraction" } })]);
+		expect(missing.modal.contentEl.querySelector(".ora-error")?.textContent).toBe(
+			"Could not extract: no conversation is recorded in Chats/Ora/ask-1.md. If the conversation is private, turn on private mode.",
+		);
+		const refused = await openModal(new ScriptedTransport([json(400, { error: { code: "bad_request", message: "the body must name a conversation or a note" } })]));
+		expect(refused.modal.contentEl.querySelector(".ora-error")?.textContent).toBe("Could not extract: the body must name a conversation or a note");
+		const transport = new ScriptedTransport([
+			json(200, plan()),
+			json(409, { error: { code: "conflict", message: "the chat note changed since the extraction" } }),
+			json(200, anExtractPlan([anExtractProposal({ id: "x3" })])),
+		]);
 		const { modal } = await openModal(transport);
 		button(card(modal, "x1"), "Accept").click();
 		button(modal.contentEl, "Keep 1 accepted").click();
@@ -220,6 +228,10 @@ describe("ExtractModal", () => {
 		expect(modal.contentEl.querySelector(".ora-extract-write-error")?.textContent).toBe("Could not keep the engrams: the chat note changed since the extraction");
 		expect(card(modal, "x1").classList.contains("is-accepted")).toBe(true);
 		expect(button(modal.contentEl, "Keep 1 accepted").disabled).toBe(false);
+		button(modal.contentEl, "Extract again").click();
+		await settle();
+		expect(transport.requests[2]?.url).toBe("http://127.0.0.1:1/v1/extract");
+		expect([...modal.contentEl.querySelectorAll(".ora-proposal")].map((c) => c.getAttribute("data-id"))).toEqual(["x3"]);
 	});
 
 	it("says when nothing is new, still showing what was dropped", async () => {
@@ -246,7 +258,7 @@ describe("ExtractModal", () => {
 		await settle();
 		await settle();
 		expect(transport.requests[2]?.url).toBe("http://127.0.0.1:1/v1/extract/undo");
-		expect(shownNotices.at(-1)).toBe("Undone: 1 engram removed and the chat note put back as it was.");
+		expect(shownNotices.at(-1)).toBe("Undone: 1 engram moved to the trash; Chats/Ora/ask-1.md put back as it was.");
 		expect(transport.requests[3]?.url).toBe("http://127.0.0.1:1/v1/extract");
 		expect(modal.contentEl.querySelectorAll(".ora-proposal")).toHaveLength(2);
 	});
