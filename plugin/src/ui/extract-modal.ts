@@ -71,7 +71,8 @@ export class ExtractModal extends Modal {
 			const plan = await this.deps.client.extract(this.deps.selector, this.privateMode);
 			if (mine !== this.loads) return;
 			this.review = new ExtractReview(plan);
-			this.render();
+			// The first proposal takes the focus, so its keys work at once.
+			this.render(plan.proposals[0]?.id ?? null);
 		} catch (err) {
 			if (mine !== this.loads) return;
 			const box = this.frame().createDiv({ cls: "ora-message ora-error" });

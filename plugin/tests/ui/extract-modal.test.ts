@@ -169,7 +169,7 @@ describe("ExtractModal", () => {
 	it("is usable from the keyboard: arrows move, a, r and e act, typing in the editor is typing", async () => {
 		const { modal, opened } = await openModal(new ScriptedTransport([json(200, plan())]));
 		expect(modal.contentEl.querySelector(".ora-extract-keys")?.textContent).toContain("a accept");
-		card(modal, "x1").focus();
+		expect(document.activeElement).toBe(card(modal, "x1")); // focused on open
 		key(card(modal, "x1"), "ArrowDown");
 		expect(document.activeElement).toBe(card(modal, "x2"));
 		key(card(modal, "x2"), "r");
