@@ -42,12 +42,14 @@ class Connection:
     """One open connection's class (module docstring), as the guard sees it."""
 
     guard: ConnectionGuard
+    handler: RequestHandler
     transport: asyncio.Transport
     timer: asyncio.TimerHandle | None  # the header deadline while waiting
     trusted: bool = False
     busy: bool = False
     stream: bool = False
     idle_since: float = field(default_factory=lambda: asyncio.get_running_loop().time())
+    stream_since: float = 0.0
 
     @property
     def waiting(self) -> bool:
@@ -61,6 +63,7 @@ class Connection:
         """Called when this connection's response turns out to be an event stream."""
         if not self.stream:
             self.stream = True
+            self.stream_since = asyncio.get_running_loop().time()
             self.guard.stream_opened(self)
 
 
@@ -106,7 +109,7 @@ class ConnectionGuard:
         self._made(handler, transport)
         loop = asyncio.get_running_loop()
         timer = loop.call_later(self.header_timeout, self._drop_waiting, handler)
-        conn = Connection(self, transport, timer)
+        conn = Connection(self, handler, transport, timer)
         if len(self._conns) >= self.limit:
             victim = self._victim()
             if victim is None:
@@ -137,11 +140,14 @@ class ConnectionGuard:
         return None
 
     def _evict(self, conn: Connection) -> None:
+        # Forgotten now, not at connection_lost: a burst of new connections accepted in one go
+        # must each free a different slot.
+        self._conns.pop(conn.handler, None)
         if conn.timer is not None:
             conn.timer.cancel()
             conn.timer = None
         self.evicted += 1
-        conn.transport.abort()  # connection_lost follows and forgets it
+        conn.transport.abort()
 
     def _drop_waiting(self, handler: RequestHandler) -> None:
         conn = self._conns.get(handler)
@@ -149,10 +155,11 @@ class ConnectionGuard:
             self._evict(conn)
 
     def stream_opened(self, conn: Connection) -> None:
-        streams = [c for c in self._conns.values() if c.stream]
-        for oldest in streams[: max(0, len(streams) - self.max_streams)]:
-            if oldest is not conn:
-                self._evict(oldest)
+        """Within `max_streams`: the oldest streams end, never the one just opened."""
+        streams = sorted((c for c in self._conns.values() if c.stream and c is not conn),
+                         key=lambda c: c.stream_since)
+        for oldest in streams[: max(0, len(streams) + 1 - self.max_streams)]:
+            self._evict(oldest)
 
     def _connection_lost(self, handler: RequestHandler, exc: BaseException | None = None) -> None:
         conn = self._conns.pop(handler, None)
