@@ -136,16 +136,22 @@ async def _plugin_requests(port: int, token: str, n: int) -> list[int | str]:
 
 
 @pytest.mark.slow
-async def test_idle_keep_alive_connections_without_the_token_do_not_lock_the_plugin_out(
-    tmp_path: Path, serve: Any, connect: Any, configure: Any
+@pytest.mark.parametrize("with_token", [False, True])
+async def test_idle_keep_alive_connections_do_not_lock_the_plugin_out(
+    tmp_path: Path, serve: Any, connect: Any, configure: Any, with_token: bool
 ) -> None:
+    """Without the token (a public GET /v1/health): at most the anonymous budget stays open.
+    With it (a client that leaks keep-alive connections): the longest-idle ones give way."""
     config = configure(write_vault(tmp_path / "vault", NOTES), tmp_path / "data",
                        keepalive_timeout=120.0)  # the flood stays idle for the whole test
     served = serve(config, nofile=DEFAULT_NOFILE)
     async with connect(served) as api:
         await api.wait_reconciled()
-        health = (f"GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1:{served.port}\r\n\r\n").encode()
-        flood = await asyncio.to_thread(_open_flood, served.port, KEEPALIVE, health)
+        route, auth = (("/v1/status", f"Authorization: Bearer {api.token}\r\n") if with_token
+                       else ("/v1/health", ""))
+        request = (f"GET {route} HTTP/1.1\r\nHost: 127.0.0.1:{served.port}\r\n"
+                   f"{auth}\r\n").encode()
+        flood = await asyncio.to_thread(_open_flood, served.port, KEEPALIVE, request)
         try:
             outcomes = await _plugin_requests(served.port, api.token, PLUGIN_REQUESTS)
             kept = sum(_still_open(c) for c in flood)
@@ -153,7 +159,8 @@ async def test_idle_keep_alive_connections_without_the_token_do_not_lock_the_plu
             for conn in flood:
                 conn.close()
     assert outcomes == [200] * PLUGIN_REQUESTS
-    assert kept <= int(config.max_anonymous_connections)  # the anonymous budget, not 256
+    if not with_token:
+        assert kept <= int(config.max_anonymous_connections)  # the anonymous budget, not 256
     assert "Traceback" not in served.log.read_text()
 
 
