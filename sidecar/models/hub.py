@@ -97,7 +97,9 @@ def _int(raw: str | None) -> int | None:
 async def head(session: aiohttp.ClientSession, url: str) -> RemoteFile:
     """The published identity of `url`; follows only redirects that carry no identity
     (a renamed repository), since an LFS redirect's target is a CDN without the hub's headers."""
-    url = _followed(url, url)
+    if urlsplit(url).scheme.lower() not in _SCHEMES:
+        raise UnsafeRedirect(f"{url} is not an http or https URL: set ORA_HF_ENDPOINT to the "
+                             "hub's or a mirror's http(s) address")
     for _hop in range(_MAX_HOPS):
         async with session.head(url, allow_redirects=False) as resp:
             headers, status = resp.headers, resp.status

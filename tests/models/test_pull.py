@@ -158,6 +158,15 @@ def test_a_redirect_to_a_non_http_url_is_refused_with_a_clear_error(
     assert not (tmp_path / "models" / "reranker").exists()
 
 
+def test_a_non_http_endpoint_is_refused_before_any_request(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ORA_MODELS_DIR", str(tmp_path / "models"))
+    monkeypatch.setenv("ORA_HF_ENDPOINT", "file:///etc")
+    with pytest.raises(UnsafeRedirect, match="set ORA_HF_ENDPOINT"):
+        _pull(_config(tmp_path), "ms-marco-minilm-l6")
+
+
 @pytest.mark.parametrize("declared", [False, True])
 def test_a_file_longer_than_announced_is_stopped_at_the_announced_size(
     endpoint: str, hub: LoopbackHub, tmp_path: Path, declared: bool
