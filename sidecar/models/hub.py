@@ -6,6 +6,11 @@ the file's identity: for LFS files `X-Linked-Etag` is the sha256 of the content 
 `ETag` = the git blob sha1. The GET follows redirects and asks for `Range: bytes=N-` when a
 `.part` file already holds N bytes, so an interrupted transfer continues where it stopped.
 Nothing is kept whose digest differs from the published one.
+
+A mirror is not trusted further than that: only http(s) URLs are followed (a redirect to
+`file://` or another scheme is refused), and no more bytes are read than the file's announced
+size (`X-Linked-Size`, or `Content-Length`; `max_unannounced_bytes` in schema/models.json when
+neither is given), so a file announced at 100 bytes that sends 30 MB is refused after 100.
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import urljoin
+from urllib.parse import urljoin, urlsplit
 
 import aiohttp
 
@@ -23,6 +28,7 @@ from sidecar.errors import ModelUnavailable
 Progress = Callable[[str, int, int | None], None]  # (file, bytes done, bytes total or None)
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
 _MAX_HOPS = 5
+_SCHEMES = frozenset({"http", "https"})
 
 
 @dataclass(frozen=True)
@@ -32,6 +38,7 @@ class HubSettings:
     connect_timeout: float
     read_timeout: float
     chunk_bytes: int
+    max_unannounced_bytes: int  # the cap on a file whose size nobody announced
 
 
 @dataclass(frozen=True)
@@ -57,6 +64,22 @@ class ChecksumMismatch(ModelUnavailable):
     code = "checksum_mismatch"
 
 
+class UnsafeRedirect(ModelUnavailable):
+    """The hub or a redirect names a URL that is not http(s) (`file://`, `ftp://`, …)."""
+
+    code = "unsafe_redirect"
+
+
+def _followed(base: str, location: str) -> str:
+    """The URL a redirect from `base` to `location` names, if it is http(s); else UnsafeRedirect."""
+    url = urljoin(base, location)
+    if urlsplit(url).scheme.lower() not in _SCHEMES:
+        raise UnsafeRedirect(f"{base} redirects to {location!r}: only http and https URLs are "
+                             "followed, so the pull was refused; check ORA_HF_ENDPOINT and the "
+                             "mirror's configuration")
+    return url
+
+
 def resolve_url(endpoint: str, repo: str, revision: str, path: str) -> str:
     return f"{endpoint.rstrip('/')}/{repo}/resolve/{revision}/{path}"
 
@@ -74,6 +97,9 @@ def _int(raw: str | None) -> int | None:
 async def head(session: aiohttp.ClientSession, url: str) -> RemoteFile:
     """The published identity of `url`; follows only redirects that carry no identity
     (a renamed repository), since an LFS redirect's target is a CDN without the hub's headers."""
+    if urlsplit(url).scheme.lower() not in _SCHEMES:
+        raise UnsafeRedirect(f"{url} is not an http or https URL: set ORA_HF_ENDPOINT to the "
+                             "hub's or a mirror's http(s) address")
     for _hop in range(_MAX_HOPS):
         async with session.head(url, allow_redirects=False) as resp:
             headers, status = resp.headers, resp.status
@@ -85,7 +111,7 @@ async def head(session: aiohttp.ClientSession, url: str) -> RemoteFile:
                                    "or the mirror (ORA_HF_ENDPOINT)")
         linked = _etag(headers.get("X-Linked-Etag"))
         if status in _REDIRECTS and not linked and "Location" in headers:
-            url = urljoin(url, headers["Location"])
+            url = _followed(url, headers["Location"])
             continue
         if status >= 400:
             raise ModelUnavailable(f"{url} answered HTTP {status}")
@@ -113,25 +139,58 @@ def digest_of(path: Path, algorithm: str) -> str:
     return h.hexdigest()
 
 
+async def _get(session: aiohttp.ClientSession, url: str,
+               headers: dict[str, str]) -> aiohttp.ClientResponse:
+    """GET `url`, following at most _MAX_HOPS redirects, each to an http(s) URL only."""
+    for _hop in range(_MAX_HOPS):
+        resp = await session.get(url, headers=headers, allow_redirects=False)
+        if resp.status not in _REDIRECTS or "Location" not in resp.headers:
+            return resp
+        resp.release()
+        url = _followed(url, resp.headers["Location"])
+    raise ModelUnavailable(f"{url}: more than {_MAX_HOPS} redirects")
+
+
+def _refuse_oversize(remote: RemoteFile, part: Path, cap: int, why: str) -> ChecksumMismatch:
+    part.unlink(missing_ok=True)
+    return ChecksumMismatch(f"{remote.url}: the server sends more than {why} ({cap} bytes); "
+                            "the download was stopped there and refused")
+
+
 async def _transfer(session: aiohttp.ClientSession, remote: RemoteFile, part: Path,
-                    name: str, progress: Progress, chunk_bytes: int) -> None:
-    """One GET into `part`, continuing from its current length when the server allows."""
+                    name: str, progress: Progress, settings: HubSettings) -> None:
+    """One GET into `part`, continuing from its current length when the server allows; never
+    more bytes than announced (module docstring)."""
     have = part.stat().st_size if part.exists() else 0
     if remote.size is not None and have >= remote.size:
         return
     headers = {"Range": f"bytes={have}-"} if have else {}
-    async with session.get(remote.url, headers=headers) as resp:
+    async with await _get(session, remote.url, headers) as resp:
         if resp.status == 416:  # nothing left to send: the part is as long as the file
             return
         if resp.status >= 400:
             raise ModelUnavailable(f"{remote.url} answered HTTP {resp.status}")
         mode = "ab" if resp.status == 206 else "wb"  # 200: the server ignored Range, start over
         done = have if mode == "ab" else 0
+        if remote.size is not None:
+            cap, why = remote.size, "the size the hub announced"
+        elif resp.content_length is not None:
+            cap, why = done + resp.content_length, "its own Content-Length"
+        else:
+            cap, why = settings.max_unannounced_bytes, "max_unannounced_bytes"
+        if resp.content_length is not None and done + resp.content_length > cap:
+            raise _refuse_oversize(remote, part, cap, why)
+        over = False
         with open(part, mode) as fh:
-            async for block in resp.content.iter_chunked(chunk_bytes):
+            async for block in resp.content.iter_chunked(settings.chunk_bytes):
+                over = done + len(block) > cap
+                if over:  # stop reading: nothing past the announced size is written
+                    break
                 fh.write(block)
                 done += len(block)
                 progress(name, done, remote.size)
+        if over:
+            raise _refuse_oversize(remote, part, cap, why)
 
 
 async def download(session: aiohttp.ClientSession, remote: RemoteFile, dest: Path,
@@ -142,7 +201,7 @@ async def download(session: aiohttp.ClientSession, remote: RemoteFile, dest: Pat
     failures: list[str] = []
     for _attempt in range(settings.attempts):
         try:
-            await _transfer(session, remote, part, dest.name, progress, settings.chunk_bytes)
+            await _transfer(session, remote, part, dest.name, progress, settings)
         except (aiohttp.ClientPayloadError, aiohttp.ServerDisconnectedError, TimeoutError) as exc:
             failures.append(f"{type(exc).__name__}: {exc}")
             continue  # the bytes received so far stay in the part; the next GET resumes

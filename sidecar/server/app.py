@@ -13,6 +13,7 @@ import importlib
 
 from aiohttp import web
 
+from sidecar.server.connections import note_stream
 from sidecar.server.errors import error_middleware
 from sidecar.server.events import EventHub
 from sidecar.server.limits import body_deadline
@@ -71,6 +72,7 @@ def init_app(config: Config, *, allow_remote: bool = False) -> web.Application:
     app[HUB] = hub
     app[STATE] = ServerState(config, hub)
     app.on_response_prepare.append(add_cors_headers)
+    app.on_response_prepare.append(note_stream)
     app.on_shutdown.append(_on_shutdown)
     app.cleanup_ctx.extend(CONTEXTS)
     _add_route_modules(app)

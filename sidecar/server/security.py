@@ -20,6 +20,7 @@ from aiohttp.typedefs import Handler, Middleware
 
 from sidecar.data_folder import private_folder
 from sidecar.errors import OraError
+from sidecar.server.connections import connection_of
 
 ALLOWED_ORIGIN = "app://obsidian.md"
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
@@ -150,6 +151,9 @@ def security_middleware(guard: Guard) -> Middleware:
             raise web.HTTPMethodNotAllowed(request.method, ["GET", "POST"])
         if (request.method, request.path) not in PUBLIC_ROUTES:
             guard.check_token(request)
+            conn = connection_of(request)
+            if conn is not None:  # its connection is no longer anonymous (connections.py)
+                conn.sent_the_token()
         return await handler(request)
 
     return middleware

@@ -5,7 +5,10 @@
 sha1 as `ETag`. `/cdn/` honours `Range`. `renamed` repos answer 307 to their new name (a redirect
 without identity). Faults: `truncate` (serve half, then drop the connection, N times) and
 `corrupt` (serve different bytes than the published digest); `throttle` sends LFS files in 64 kB
-pieces that many seconds apart, so a client sees a download in progress.
+pieces that many seconds apart, so a client sees a download in progress. Hostile mirrors:
+`oversize` sends that many bytes more than the announced size (chunked, with no Content-Length,
+or with a Content-Length telling the real length when `oversize_declared`), and `redirect` /
+`cdn_redirect` answer a hub path (at `resolve/`, or at `/cdn/`) with a redirect to any URL.
 
 Run standalone for the plugin's end-to-end tests: `python -m tests.models.loopback_hub REPO
 [--throttle S]` serves a generated tiny BERT as REPO and prints its base URL on stdout.
@@ -14,6 +17,7 @@ Run standalone for the plugin's end-to-end tests: `python -m tests.models.loopba
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import threading
 from dataclasses import dataclass, field
@@ -33,6 +37,10 @@ class LoopbackHub:
     truncate: dict[str, int] = field(default_factory=dict)  # hub path -> times to cut short
     corrupt: set[str] = field(default_factory=set)  # hub paths served with wrong bytes
     throttle: float = 0.0  # seconds between 64 kB pieces of an LFS file
+    oversize: dict[str, int] = field(default_factory=dict)  # hub path -> bytes past its size
+    oversize_declared: bool = False  # send Content-Length for the oversized body
+    redirect: dict[str, str] = field(default_factory=dict)  # hub path -> Location at resolve/
+    cdn_redirect: dict[str, str] = field(default_factory=dict)  # hub path -> Location at /cdn/
     requests: list[tuple[str, str, str | None]] = field(default_factory=list)
     commit: str = "0123456789abcdef0123456789abcdef01234567"
     _blobs: dict[str, tuple[str, bytes]] = field(default_factory=dict)  # sha256 -> (path, data)
@@ -44,6 +52,8 @@ class LoopbackHub:
         if repo in self.renamed:
             new = request.path.replace(f"/{repo}/", f"/{self.renamed[repo]}/", 1)
             raise web.HTTPTemporaryRedirect(new)
+        if path in self.redirect:
+            raise web.HTTPFound(self.redirect[path])
         data = self.repos.get(repo, {}).get(path)
         if data is None:
             raise web.HTTPNotFound()
@@ -59,8 +69,12 @@ class LoopbackHub:
     async def cdn(self, request: web.Request) -> web.StreamResponse:
         self.requests.append((request.method, request.path, request.headers.get("Range")))
         path, data = self._blobs[request.match_info["sha"]]
+        if path in self.cdn_redirect:
+            raise web.HTTPFound(self.cdn_redirect[path])
         if path in self.corrupt:
             data = bytes(b ^ 0xFF for b in data)
+        if path in self.oversize:
+            return await self._oversized(request, data + b"\0" * self.oversize[path])
         start = 0
         if request.http_range.start is not None:
             start = request.http_range.start
@@ -82,6 +96,20 @@ class LoopbackHub:
             if self.throttle:
                 await asyncio.sleep(self.throttle)
         await resp.write_eof()
+        return resp
+
+    async def _oversized(self, request: web.Request, body: bytes) -> web.StreamResponse:
+        """`body` in 1 MB pieces; the announced size (X-Linked-Size) is shorter."""
+        resp = web.StreamResponse()
+        if self.oversize_declared:
+            resp.content_length = len(body)
+        else:
+            resp.enable_chunked_encoding()
+        await resp.prepare(request)
+        with contextlib.suppress(ConnectionResetError):  # a careful client hangs up early
+            for start in range(0, len(body), 1 << 20):
+                await resp.write(body[start:start + (1 << 20)])
+            await resp.write_eof()
         return resp
 
     def app(self) -> web.Application:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,7 +18,7 @@ from sidecar.index.params import load_params
 from sidecar.index.reembed import describe
 from sidecar.models.catalogue import catalogue, pull
 from sidecar.models.embedder import Embedder, OnnxEmbedder, load_embedder
-from sidecar.models.hub import Offline
+from sidecar.models.hub import Offline, UnsafeRedirect
 from sidecar.models.nli import load_nli
 from sidecar.models.report import models_report
 from sidecar.models.reranker import OnnxCrossEncoder, build_reranker
@@ -54,8 +55,6 @@ def _config(tmp_path: Path) -> Config:
 
 
 def _pull(config: Config, name: str) -> dict[str, Any]:
-    import asyncio
-
     seen: list[tuple[str, int, int | None]] = []
     result = asyncio.run(pull(config, name, lambda f, d, t: seen.append((f, d, t))))
     result["progress"] = seen
@@ -141,6 +140,49 @@ def test_a_renamed_repository_redirect_is_followed(
     hub.renamed[RERANKER_REPO] = "old-org/reranker"
     _pull(_config(tmp_path), "ms-marco-minilm-l6")
     assert any(path.startswith("/old-org/") for _m, path, _r in hub.requests)
+
+
+@pytest.mark.parametrize("where", ["redirect", "cdn_redirect"])
+@pytest.mark.parametrize("target", ["file:///etc/passwd", "ftp://127.0.0.1/model.onnx"])
+def test_a_redirect_to_a_non_http_url_is_refused_with_a_clear_error(
+    endpoint: str, hub: LoopbackHub, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    where: str, target: str
+) -> None:
+    """Issue 25 item 17: a mirror's redirect to file:// gave a traceback."""
+    getattr(hub, where)[ONNX] = target
+    with pytest.raises(UnsafeRedirect, match=r"only http and https URLs are followed"):
+        _pull(_config(tmp_path), "ms-marco-minilm-l6")
+    assert main(["models", "pull", "ms-marco-minilm-l6"]) == 2  # one message, no traceback
+    err = capsys.readouterr().err
+    assert target in err and "Traceback" not in err
+    assert not (tmp_path / "models" / "reranker").exists()
+
+
+def test_a_non_http_endpoint_is_refused_before_any_request(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ORA_MODELS_DIR", str(tmp_path / "models"))
+    monkeypatch.setenv("ORA_HF_ENDPOINT", "file:///etc")
+    with pytest.raises(UnsafeRedirect, match="set ORA_HF_ENDPOINT"):
+        _pull(_config(tmp_path), "ms-marco-minilm-l6")
+
+
+@pytest.mark.parametrize("declared", [False, True])
+def test_a_file_longer_than_announced_is_stopped_at_the_announced_size(
+    endpoint: str, hub: LoopbackHub, tmp_path: Path, declared: bool
+) -> None:
+    """Issue 25 item 17: a file announced at 100 bytes that sent 30 MB was written whole before
+    the size check. Now nothing past the announced size is written."""
+    hub.repos[RERANKER_REPO][ONNX] = b"o" * 100
+    hub.oversize[ONNX] = 30 << 20
+    hub.oversize_declared = declared  # a Content-Length of 30 MB, or a chunked body
+    config = _config(tmp_path)
+    seen: list[int] = []
+    with pytest.raises(ModelUnavailable, match=r"more than the size the hub announced \(100 "):
+        asyncio.run(pull(config, "ms-marco-minilm-l6", lambda f, done, t: seen.append(done)))
+    assert max(seen, default=0) <= 100  # progress counts what was written
+    assert not list((tmp_path / "models").rglob("model.onnx*"))
+    assert not (tmp_path / "models" / "reranker").exists()
 
 
 def test_a_new_pull_replaces_an_installed_model_whole(
