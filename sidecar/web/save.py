@@ -33,7 +33,7 @@ from sidecar.vault.edit import create_note
 from sidecar.vault.inert import encodable, inert
 from sidecar.vault.scan import is_ignored, iter_note_paths
 from sidecar.vault.vault_settings import load_vault_settings
-from sidecar.web.searxng import WebSearchFailed
+from sidecar.web.searxng import WebSearchFailed, read_at_most
 
 _UNSAFE = re.compile(r'[\\/:*?"<>|#^\[\]\x00-\x1f]+')
 _NAME_MAX = 255  # bytes of one file name (ext4, APFS, and most others)
@@ -109,12 +109,12 @@ async def fetch_page(config: Config, url: str) -> Page:
         ):
             if resp.status != 200:
                 raise WebSearchFailed(f"{url} answered HTTP {resp.status}")
-            body = await resp.content.read(limit + 1)
+            body = await read_at_most(resp, limit)
             html = "html" in resp.headers.get("Content-Type", "text/html")
             charset = _known(resp.charset)
     except (aiohttp.ClientError, TimeoutError) as exc:
         raise WebSearchFailed(f"cannot fetch {url}: {exc or type(exc).__name__}") from exc
-    if len(body) > limit:
+    if body is None:
         raise WebSearchFailed(f"{url} is larger than {limit} bytes (ORA_MAX_FILE_BYTES)")
     raw = body.decode(charset, errors="replace").replace(_BREAK, "")
     if not html:
