@@ -26,6 +26,7 @@ from sidecar.memory.chat_note import (
     SUMMARY_KEYS,
     ChatNote,
     new_note,
+    note_content,
     note_rel,
     parse_chat,
     turn_section,
@@ -105,7 +106,9 @@ class ChatNotes:
         sources: Sequence[str] = (), topic: str | None = None,
     ) -> Turn | None:
         """Append one turn to the note, then to the log and recall; the logged turn (None when
-        the note, re-imported after a user's edit, no longer holds it)."""
+        the note, re-imported after a user's edit, no longer holds it). The log holds the text
+        as the note does (`note_content`: inert)."""
+        content = note_content(content)
         created = now()
         section = turn_section(role, content, created, private=private, sources=sources)
         with self._lock:
