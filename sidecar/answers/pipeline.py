@@ -100,6 +100,8 @@ async def answer(
     limits = limits or AnswerLimits.load(config)
     if memory is not None and memory.private != options.private:
         raise ValueError("the conversation memory and the search must share private mode")
+    if memory is not None:
+        await asyncio.to_thread(memory.check_writable)
     own_note = memory.note_path if memory is not None else None
     # Its chunks may fill several places of the top k: ask for twice as many, keep k.
     wider = replace(options, k=options.k * 2) if own_note else options

@@ -103,6 +103,12 @@ class ConversationMemory:
         """The conversation's chat note (vault-relative), once it has one."""
         return self.notes.path_of(self.namespace, self.conversation)
 
+    def check_writable(self) -> None:
+        """BadRequest, before anything is asked, when the conversation's first note could not
+        be written (its folder is hidden)."""
+        if self.note_path is None:
+            self.notes.new_note_path(self.namespace, self.conversation)
+
     def remember(self, role: str, content: str, *, sources: Sequence[str] = (),
                  topic: str | None = None) -> Turn | None:
         """Append one turn to the chat note, then log and embed it (one embed call per turn).

@@ -44,7 +44,7 @@ from sidecar.vault.edit import (
     set_value,
 )
 from sidecar.vault.note import decode_note, parse_note
-from sidecar.vault.scan import iter_note_paths, vault_path
+from sidecar.vault.scan import is_ignored, iter_note_paths, vault_path
 from sidecar.vault.vault_settings import load_vault_settings
 
 log = logging.getLogger("sidecar.memory")
@@ -86,6 +86,16 @@ class ChatNotes:
     def path_of(self, namespace: str, conversation: str) -> str | None:
         link = self.store.note_link(namespace, conversation)
         return link.path if link is not None else None
+
+    def new_note_path(self, namespace: str, conversation: str) -> str:
+        """Where a new note of the conversation goes; BadRequest when that is in a hidden folder
+        (`chats_folder: .obsidian/…` in ora.yaml): Ora writes into no dot-folder."""
+        rel = note_rel(chats_folder(self.config), namespace, conversation,
+                       str(self.config.namespace))
+        if is_ignored(rel):
+            raise BadRequest(f"the chats folder of ora.yaml puts {rel!r} in a hidden folder: "
+                             "Ora never writes into a dot-folder; change chats_folder")
+        return rel
 
     def moved(self, old_rel: str, new_rel: str) -> bool:
         """The user moved or renamed a chat note (Obsidian's rename event, through the plugin):
@@ -206,8 +216,7 @@ class ChatNotes:
         if private or any(t.private for t in earlier):
             text = text.replace("tags: []", "tags:\n  - private", 1)
         body = "\n".join(["", *sections, section])
-        base = note_rel(chats_folder(self.config), namespace, conversation,
-                        str(self.config.namespace))
+        base = self.new_note_path(namespace, conversation)
         for n in range(1, 1000):
             rel = base if n == 1 else base.removesuffix(".md") + f" {n}.md"
             try:

@@ -163,7 +163,7 @@ def note_text(page: Page, saved: str) -> str:
     """The note of a saved page: frontmatter, then the page's title and text made inert."""
     title = " ".join(page.title.split()) or urlsplit(page.url).hostname or page.url
     # JSON is YAML; `<` as an escape keeps the URL itself while `<%` never appears in the file.
-    url = json.dumps(page.url).replace("<", "\\u003c")
+    url = json.dumps(encodable(page.url)).replace("<", "\\u003c")
     head = ["---", "type: web", "nexus: []", "tags: []", f"url: {url}",
             f"date created: {saved}", "---"]
     body = [f"# {title}", "", f"Saved from <{page.url}> on {saved}."]

@@ -215,3 +215,16 @@ async def test_a_web_results_text_never_enters_the_chat_note_only_its_title_and_
     # Memory holds the same as the note.
     turns = await _reread(api, vault, "w")
     assert "Glimmerwick" not in turns[1][1] and "[W1: quoted web text left out]" in turns[1][1]
+
+
+async def test_a_chats_folder_in_a_dot_folder_is_refused_before_the_model_is_asked(
+    tmp_path: Path, vault: Path, llm: Any, app_client: Any,
+) -> None:
+    (vault / "ora.yaml").write_text("chats_folder: .obsidian/chats\n", encoding="utf-8")
+    api = await app_client(settings(tmp_path, llm_url=llm.url))
+    await api.reconciled()
+    status, err = await api.call("POST", "/v1/ask", {"question": QUESTION, "conversation": "d"})
+    assert status == 400 and "dot-folder" in err["error"]["message"]
+    assert not llm.requests and not (vault / ".obsidian").exists()
+    status, doc = await api.call("POST", "/v1/ask", {"question": QUESTION})  # no note: answered
+    assert status == 200 and doc["generator"] == "llm:test-model"
