@@ -29,6 +29,7 @@ from sidecar.memory.tokens import TurnEmbedder, count_tokens
 from sidecar.models.chat import complete, generator_name
 from sidecar.schema import load_json
 from sidecar.settings import Config
+from sidecar.vault.inert import inert
 
 log = logging.getLogger("sidecar.memory")
 Message = dict[str, str]
@@ -162,6 +163,7 @@ class ConversationMemory:
         except LlmFailed as err:  # keep the watermark: these turns are folded in next time
             log.warning("conversation summary not updated: %s", err.message)
             return summary, len(evicted)
+        text = inert(text)  # the model's text, bound for the note's frontmatter
         summary = Summary(text, evicted[-1].id)
         self.store.save_summary(self.namespace, self.conversation, private=self.private,
                                 summary=summary)
