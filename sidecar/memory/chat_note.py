@@ -30,7 +30,8 @@ neither forge a turn nor run: it is written inert (`vault/inert.py`), and each o
 would read as a turn heading (`## You · …`, `## Ora · …`, whatever follows) gets a backslash in
 front — Markdown's own escape, shown as the same text, never as a heading. A line that already
 starts with backslashes before such a heading gets one more, so reading removes exactly one:
-every text reads back as written. Notes written before this read the same.
+every text reads back as written. A list of sources the text ends with itself is marked, so it
+is not taken for Ora's and dropped. Notes written before this read the same.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ from functools import cache
 from typing import Any
 
 from sidecar.schema import load_json
-from sidecar.vault.inert import inert
+from sidecar.vault.inert import inert, inert_mark
 from sidecar.vault.note import Note
 
 _STAMP = "%Y-%m-%d %H:%M:%S"
@@ -151,8 +152,15 @@ def turn_section(
 
 def note_content(content: str) -> str:
     """A turn's text as its note holds it and parsing reads it back: inert, one kind of line
-    break (a lone carriage return ends a line for Obsidian, not for the turn headings)."""
-    return inert(content.replace("\r\n", "\n").replace("\r", "\n"))
+    break (a lone carriage return ends a line for Obsidian, not for the turn headings), and a
+    list of sources of its own at its end marked (an invisible mark after `Sources:`), so that
+    reading never takes it for the list Ora appends and drops it."""
+    text = inert(content.replace("\r\n", "\n").replace("\r", "\n"))
+    fmt = chat_format()
+    if _strip_sources(text.strip(), fmt) != text.strip():
+        head, sep, tail = text.rpartition("\n" + fmt.sources_heading + "\n")
+        text = head + sep.removesuffix("\n") + inert_mark() + "\n" + tail
+    return text
 
 
 def _unescape(content: str, fmt: ChatFormat) -> str:

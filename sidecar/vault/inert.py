@@ -61,6 +61,11 @@ def _fence(match: re.Match[str], spec: _Inert) -> str:
     return f"{match['lead']}{spec.fence_language} {word}"
 
 
+def inert_mark() -> str:
+    """The invisible character that breaks a syntax without changing what a reader sees."""
+    return _spec().mark
+
+
 def encodable(text: str) -> str:
     """`text` with surrogate pairs joined and lone surrogates replaced (U+FFFD): UTF-8 can
     hold it."""
