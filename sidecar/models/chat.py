@@ -13,6 +13,7 @@ up), `DeltaRefused` ends the call: that is not the model failing.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 
@@ -106,7 +107,8 @@ async def complete(
         raise LlmFailed(f"the language model at {url} gave a non-text reply")
     content = encodable(content).strip()
     if on_delta is not None:
-        await on_delta(content)
+        with contextlib.suppress(DeltaRefused):  # the reply is whole: the caller still keeps it
+            await on_delta(content)
     return content
 
 

@@ -186,6 +186,31 @@ async def test_a_client_hanging_up_mid_stream_cancels_the_ask_and_says_so(
     assert body.count("## You · ") == 1 and body.count("## Ora · ") == 1  # no answer, no turn
 
 
+async def test_an_answer_generated_whole_is_kept_though_the_asker_hung_up(
+    tmp_path: Path, vault: Path, llm: Any,
+) -> None:
+    """An endpoint that answers one document (no stream): the answer is whole when the first
+    piece cannot be handed on, so it is written, not cancelled."""
+    llm.mode, llm.delay = "slow", 1.0
+    llm.reply = lambda body: "A starter of wild yeast leavens it [1]."
+    runner, base, headers = await _served(settings(tmp_path, llm_url=llm.url))
+    try:
+        async with aiohttp.ClientSession() as client:
+            resp = await client.post(f"{base}/v1/ask/stream", headers=headers,
+                                     json={"question": QUESTION, "conversation": "k"})
+            assert resp.status == 200
+            resp.close()  # hang up before anything was sent
+            note = vault / NOTE.format("k")
+            deadline = time.monotonic() + 30
+            while "## Ora" not in (note.read_text(encoding="utf-8") if note.exists() else ""):
+                assert time.monotonic() < deadline, "the answer was never recorded"
+                await asyncio.sleep(0.05)
+    finally:
+        await runner.cleanup()
+    text = note.read_text(encoding="utf-8")
+    assert "A starter of wild yeast leavens it [1]." in text and "no answer" not in text
+
+
 @pytest.fixture
 async def searx() -> AsyncIterator[Any]:
     server = await FakeSearxng().start()
