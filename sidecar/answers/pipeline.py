@@ -6,7 +6,12 @@ the conversation's memory; without one, or when the model fails, the answer is e
 says why and quotes the passages — and `generator` is `none` with `generator_reason`. In a
 conversation the question and a generated answer (with its cited sources) are appended to the
 conversation's chat note; an extractive answer is noted there but never remembered as the
-assistant's turn, and the conversation's own note is never one of its passages.
+assistant's turn, and the conversation's own note is never one of its passages. A chat note holds
+no web result's text, only its title and URL (`web_sources.py`). An answer longer than
+`answer_max_tokens` × `chars_per_token` characters (`schema/memory.json`) is cut, with a marker
+saying so. When the asker of a streamed answer hangs up while the answer is being generated, the
+model call is abandoned and the chat note records the question with a `no answer` line saying it
+was cancelled; once generated, the answer is written whether or not the asker is still there.
 """
 
 from __future__ import annotations
@@ -24,11 +29,12 @@ from sidecar.answers.prompt import (
     numbered_context,
     referenced,
 )
+from sidecar.answers.web_sources import web_refs, web_source_line, without_web_text
 from sidecar.errors import LlmFailed
 from sidecar.index.index import Index
 from sidecar.memory.chat_note import source_line
 from sidecar.memory.conversation import ConversationMemory
-from sidecar.models.chat import OnDelta, complete, generator_name
+from sidecar.models.chat import DeltaRefused, OnDelta, complete, generator_name
 from sidecar.models.embedder import Embedder
 from sidecar.models.reranker import Reranker
 from sidecar.retrieval.relations import search_related
@@ -38,6 +44,8 @@ from sidecar.settings import Config
 from sidecar.web.searxng import web_tier
 
 NO_PASSAGES = "Nothing in your notes matches this question, so there is nothing to cite."
+CANCELLED = ("the question was cancelled before its answer was complete (the asker disconnected, "
+             "or the server stopped)")
 
 
 def default_k() -> int:
@@ -48,16 +56,26 @@ def default_k() -> int:
 @dataclass(frozen=True)
 class AnswerLimits:
     """Passages retrieved and extractive quote size (`schema/memory.json` `answers`), reply
-    length (the `answer_max_tokens` setting)."""
+    length (the `answer_max_tokens` setting) and the most characters an answer keeps."""
 
     k: int
     max_tokens: int
     quote_chars: int
+    max_chars: int
 
     @classmethod
     def load(cls, config: Config) -> AnswerLimits:
         a = load_json("memory.json")["answers"]
-        return cls(int(a["k"]), int(config.answer_max_tokens), int(a["quote_chars"]))
+        tokens = int(config.answer_max_tokens)
+        return cls(int(a["k"]), tokens, int(a["quote_chars"]), tokens * int(a["chars_per_token"]))
+
+
+def capped(text: str, most: int) -> str:
+    """`text`, or its first `most` characters and a line saying the rest was cut."""
+    if len(text) <= most:
+        return text
+    return (text[:most].rstrip() + f"\n\n[Ora cut this answer at {most:,} characters: the "
+            f"model sent {len(text):,}, more than answer_max_tokens allows.]")
 
 
 async def _generate(
@@ -82,6 +100,8 @@ async def answer(
     limits = limits or AnswerLimits.load(config)
     if memory is not None and memory.private != options.private:
         raise ValueError("the conversation memory and the search must share private mode")
+    if memory is not None:
+        await asyncio.to_thread(memory.check_writable)
     own_note = memory.note_path if memory is not None else None
     # Its chunks may fill several places of the top k: ask for twice as many, keep k.
     wider = replace(options, k=options.k * 2) if own_note else options
@@ -95,6 +115,7 @@ async def answer(
     history = await memory.context(question) if memory is not None else []
     external = (await web_tier(config, embedder, question, int(config.web_results))
                 if web else {})
+    web_results: list[dict[str, Any]] = external.get("web", [])
     generator, reason, text = generator_name(config), "", NO_PASSAGES
     if not citations:
         generator, reason = None, "no passage in the vault matches the question"
@@ -102,16 +123,24 @@ async def answer(
         reason = "no language model is configured (set llm_url)"
     else:
         try:
-            text = await _generate(config, question, citations, history, limits.max_tokens,
-                                   external.get("web", []), on_delta)
+            text = capped(await _generate(config, question, citations, history,
+                                          limits.max_tokens, web_results, on_delta),
+                          limits.max_chars)
             mark_cited(citations, referenced(text, len(citations)))
         except LlmFailed as err:
             generator, reason = None, err.message
+        except (DeltaRefused, asyncio.CancelledError):
+            # DeltaRefused: the stream's client is gone; CancelledError: a server that cancels
+            # the handler of a closed connection, or one stopping.
+            if memory is not None:
+                await asyncio.shield(_remember(memory, question, None, CANCELLED, citations, []))
+            raise
     if generator is None and citations:
         text = extractive(citations, reason, limits.quote_chars)
         mark_cited(citations, {c["n"] for c in citations})
-    if memory is not None:
-        await _remember(memory, question, text if generator else None, reason, citations)
+    if memory is not None:  # shielded: an asker leaving now must not orphan the question
+        await asyncio.shield(_remember(memory, question, text if generator else None, reason,
+                                       citations, web_results))
     document: dict[str, Any] = {"question": question, "answer": text,
                                 "generator": generator or "none"}
     if reason:
@@ -125,15 +154,19 @@ async def answer(
 
 
 async def _remember(memory: ConversationMemory, question: str, generated: str | None,
-                    reason: str, citations: list[dict[str, Any]]) -> None:
-    """The question, then the generated answer with its cited sources; an answer that was not
-    generated is noted in the chat note but never becomes an assistant turn."""
+                    reason: str, citations: list[dict[str, Any]],
+                    web: list[dict[str, Any]]) -> None:
+    """The question, then the generated answer with its cited sources (web results by title
+    and URL, their text left out); an answer that was not generated is noted in the chat note
+    but never becomes an assistant turn."""
     await asyncio.to_thread(memory.remember, "user", question)
     if generated is None:
         await asyncio.to_thread(memory.no_answer, reason)
         return
+    noted, quoted = without_web_text(generated, web)
     cited = [c for c in citations if c["cited"]]
     sources = [source_line(c, flag_text(c["flags"], explained=False)) for c in cited]
+    sources += [web_source_line(n, web[n - 1])
+                for n in sorted(web_refs(generated, len(web)) | quoted)]
     topic = cited[0]["title"] if cited else None
-    await asyncio.to_thread(memory.remember, "assistant", generated, sources=sources,
-                            topic=topic)
+    await asyncio.to_thread(memory.remember, "assistant", noted, sources=sources, topic=topic)

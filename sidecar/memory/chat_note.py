@@ -24,6 +24,14 @@ The role labels and markers are `schema/memory.json` `chat_notes`. Parsing reads
 the turns the memory log holds, so the log can be rebuilt from the notes; the running summaries
 live in the frontmatter (`summary` / `summary covers`, and `private summary` /
 `private summary covers`).
+
+A turn's text is text from outside (a model's answer; a question sent over HTTP), so it can
+neither forge a turn nor run: it is written inert (`vault/inert.py`), and each of its lines that
+would read as a turn heading (`## You · …`, `## Ora · …`, whatever follows) gets a backslash in
+front — Markdown's own escape, shown as the same text, never as a heading. A line that already
+starts with backslashes before such a heading gets one more, so reading removes exactly one:
+every text reads back as written. A list of sources the text ends with itself is marked, so it
+is not taken for Ora's and dropped. Notes written before this read the same.
 """
 
 from __future__ import annotations
@@ -37,6 +45,7 @@ from functools import cache
 from typing import Any
 
 from sidecar.schema import load_json
+from sidecar.vault.inert import inert, inert_mark
 from sidecar.vault.note import Note
 
 _STAMP = "%Y-%m-%d %H:%M:%S"
@@ -58,6 +67,12 @@ class ChatFormat:
         labels = "|".join(re.escape(label) for label in self.labels.values())
         return re.compile(rf"^## (?P<label>{labels}) · (?P<stamp>\d{{4}}-\d\d-\d\d "
                           rf"\d\d:\d\d:\d\d) UTC(?P<marks>(?: · [^\n·]+)*)[ \t]*\r?$", re.M)
+
+    @property
+    def escaped(self) -> re.Pattern[str]:
+        """A line of a turn's text that starts like a turn heading, after any backslashes."""
+        labels = "|".join(re.escape(label) for label in self.labels.values())
+        return re.compile(rf"^(\\*## (?:{labels}) ·)", re.M)
 
 
 @cache
@@ -129,10 +144,27 @@ def turn_section(
     marks = ([fmt.private_marker] if private else []) + ([fmt.no_answer_marker]
                                                           if no_answer else [])
     heading = f"## {fmt.labels[role]} · {stamp(created)}" + "".join(f" · {m}" for m in marks)
-    parts = [heading, content.strip()]
+    parts = [heading, fmt.escaped.sub(r"\\\1", note_content(content).strip())]
     if sources:
         parts.append("\n".join([fmt.sources_heading, *sources]))
     return "\n\n".join(parts) + "\n"
+
+
+def note_content(content: str) -> str:
+    """A turn's text as its note holds it and parsing reads it back: inert, one kind of line
+    break (a lone carriage return ends a line for Obsidian, not for the turn headings), and a
+    list of sources of its own at its end marked (an invisible mark after `Sources:`), so that
+    reading never takes it for the list Ora appends and drops it."""
+    text = inert(content.replace("\r\n", "\n").replace("\r", "\n"))
+    fmt = chat_format()
+    if _strip_sources(text.strip(), fmt) != text.strip():
+        head, sep, tail = text.rpartition("\n" + fmt.sources_heading + "\n")
+        text = head + sep.removesuffix("\n") + inert_mark() + "\n" + tail
+    return text
+
+
+def _unescape(content: str, fmt: ChatFormat) -> str:
+    return re.sub(fmt.escaped.pattern.replace("^(", r"^\\(", 1), r"\1", content, flags=re.M)
 
 
 def _strip_sources(content: str, fmt: ChatFormat) -> str:
@@ -173,6 +205,7 @@ def parse_chat(note: Note) -> ChatNote | None:
         role = role_of[m["label"]]
         if role == "assistant":
             content = _strip_sources(content, fmt)
+        content = _unescape(content, fmt)
         turns.append(NoteTurn(role, content, _iso(m["stamp"]),
                               note.is_private or fmt.private_marker in marks))
     return ChatNote(conversation, namespace, turns, _summaries(note.frontmatter, note.is_private),

@@ -29,6 +29,7 @@ from sidecar.memory.tokens import TurnEmbedder, count_tokens
 from sidecar.models.chat import complete, generator_name
 from sidecar.schema import load_json
 from sidecar.settings import Config
+from sidecar.vault.inert import inert
 
 log = logging.getLogger("sidecar.memory")
 Message = dict[str, str]
@@ -103,6 +104,12 @@ class ConversationMemory:
         """The conversation's chat note (vault-relative), once it has one."""
         return self.notes.path_of(self.namespace, self.conversation)
 
+    def check_writable(self) -> None:
+        """BadRequest, before anything is asked, when the conversation's first note could not
+        be written (its folder is hidden)."""
+        if self.note_path is None:
+            self.notes.new_note_path(self.namespace, self.conversation)
+
     def remember(self, role: str, content: str, *, sources: Sequence[str] = (),
                  topic: str | None = None) -> Turn | None:
         """Append one turn to the chat note, then log and embed it (one embed call per turn).
@@ -156,6 +163,7 @@ class ConversationMemory:
         except LlmFailed as err:  # keep the watermark: these turns are folded in next time
             log.warning("conversation summary not updated: %s", err.message)
             return summary, len(evicted)
+        text = inert(text)  # the model's text, bound for the note's frontmatter
         summary = Summary(text, evicted[-1].id)
         self.store.save_summary(self.namespace, self.conversation, private=self.private,
                                 summary=summary)

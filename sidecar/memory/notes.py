@@ -26,6 +26,7 @@ from sidecar.memory.chat_note import (
     SUMMARY_KEYS,
     ChatNote,
     new_note,
+    note_content,
     note_rel,
     parse_chat,
     turn_section,
@@ -43,7 +44,7 @@ from sidecar.vault.edit import (
     set_value,
 )
 from sidecar.vault.note import decode_note, parse_note
-from sidecar.vault.scan import iter_note_paths, vault_path
+from sidecar.vault.scan import is_ignored, iter_note_paths, vault_path
 from sidecar.vault.vault_settings import load_vault_settings
 
 log = logging.getLogger("sidecar.memory")
@@ -86,6 +87,16 @@ class ChatNotes:
         link = self.store.note_link(namespace, conversation)
         return link.path if link is not None else None
 
+    def new_note_path(self, namespace: str, conversation: str) -> str:
+        """Where a new note of the conversation goes; BadRequest when that is in a hidden folder
+        (`chats_folder: .obsidian/…` in ora.yaml): Ora writes into no dot-folder."""
+        rel = note_rel(chats_folder(self.config), namespace, conversation,
+                       str(self.config.namespace))
+        if is_ignored(rel):
+            raise BadRequest(f"the chats folder of ora.yaml puts {rel!r} in a hidden folder: "
+                             "Ora never writes into a dot-folder; change chats_folder")
+        return rel
+
     def moved(self, old_rel: str, new_rel: str) -> bool:
         """The user moved or renamed a chat note (Obsidian's rename event, through the plugin):
         its conversation follows it, wherever it went (`sync()` walks only the chats folder, so a
@@ -105,7 +116,9 @@ class ChatNotes:
         sources: Sequence[str] = (), topic: str | None = None,
     ) -> Turn | None:
         """Append one turn to the note, then to the log and recall; the logged turn (None when
-        the note, re-imported after a user's edit, no longer holds it)."""
+        the note, re-imported after a user's edit, no longer holds it). The log holds the text
+        as the note does (`note_content`: inert)."""
+        content = note_content(content)
         created = now()
         section = turn_section(role, content, created, private=private, sources=sources)
         with self._lock:
@@ -203,8 +216,7 @@ class ChatNotes:
         if private or any(t.private for t in earlier):
             text = text.replace("tags: []", "tags:\n  - private", 1)
         body = "\n".join(["", *sections, section])
-        base = note_rel(chats_folder(self.config), namespace, conversation,
-                        str(self.config.namespace))
+        base = self.new_note_path(namespace, conversation)
         for n in range(1, 1000):
             rel = base if n == 1 else base.removesuffix(".md") + f" {n}.md"
             try:

@@ -3,10 +3,17 @@
 One request per call, over aiohttp, with the bearer key `llm_api_key` when set. Every failure —
 a refused connection, a timeout, a non-200 status, a reply without `choices[0].message.content`
 — raises `LlmFailed`, so a caller can fall back honestly instead of inventing text.
+
+A reply is text from outside: a JSON `\\ud83d` escape may leave a lone UTF-16 surrogate, which
+no file or UTF-8 response can hold. Surrogate pairs split across streamed chunks are joined (a
+trailing high surrogate is held back until the next piece), and what stays alone becomes U+FFFD:
+the real answer is always kept. When the receiver of streamed pieces is gone (the asker hung
+up), `DeltaRefused` ends the call: that is not the model failing.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 
@@ -14,6 +21,7 @@ import aiohttp
 
 from sidecar.errors import LlmFailed
 from sidecar.settings import Config
+from sidecar.vault.inert import encodable
 
 Message = Mapping[str, str]
 
@@ -40,8 +48,13 @@ def generator_name(config: Config) -> str | None:
     return f"llm:{str(config.llm_model) or 'default'}"
 
 
-# Called with each piece of a streamed reply, in order.
+# Called with each piece of a streamed reply, in order; raises DeltaRefused when its receiver
+# is gone.
 OnDelta = Callable[[str], Awaitable[None]]
+
+
+class DeltaRefused(Exception):
+    """The receiver of a streamed reply is gone (the asker hung up): the call is abandoned."""
 
 
 async def complete(
@@ -92,15 +105,22 @@ async def complete(
         raise LlmFailed(f"the language model at {url} gave no choices[0].message.content") from exc
     if not isinstance(content, str):
         raise LlmFailed(f"the language model at {url} gave a non-text reply")
+    content = encodable(content).strip()
     if on_delta is not None:
-        await on_delta(content.strip())
-    return content.strip()
+        with contextlib.suppress(DeltaRefused):  # the reply is whole: the caller still keeps it
+            await on_delta(content)
+    return content
+
+
+def _high_surrogate(text: str) -> bool:
+    return bool(text) and "\ud800" <= text[-1] <= "\udbff"
 
 
 async def _streamed(resp: aiohttp.ClientResponse, on_delta: OnDelta, url: str) -> str:
     """The pieces of a streamed reply (`data: {chunk}` lines up to `data: [DONE]`), handed on as
     they arrive, joined."""
     parts: list[str] = []
+    held = ""  # a high surrogate whose low half may come with the next piece
     async for raw in resp.content:
         line = raw.decode("utf-8", errors="replace").strip()
         if not line.startswith("data:"):
@@ -114,9 +134,15 @@ async def _streamed(resp: aiohttp.ClientResponse, on_delta: OnDelta, url: str) -
             raise LlmFailed(f"the language model at {url} streamed a garbled chunk") from exc
         if not isinstance(piece, str):
             raise LlmFailed(f"the language model at {url} streamed a non-text piece")
+        piece, held = held + piece, ""
+        if _high_surrogate(piece):
+            piece, held = piece[:-1], piece[-1]
         if piece:
-            parts.append(piece)
-            await on_delta(piece)
+            parts.append(encodable(piece))
+            await on_delta(parts[-1])
+    if held:
+        parts.append(encodable(held))
+        await on_delta(parts[-1])
     text = "".join(parts).strip()
     if not text:
         raise LlmFailed(f"the language model at {url} streamed no content")

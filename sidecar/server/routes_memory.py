@@ -33,7 +33,7 @@ from sidecar.memory import (
     open_store,
     restore_recall,
 )
-from sidecar.models.chat import OnDelta
+from sidecar.models.chat import DeltaRefused, OnDelta
 from sidecar.retrieval.search import SearchOptions
 from sidecar.server.openapi import query_flag, read_json
 from sidecar.server.resources import INDEX, LANE, MODELS
@@ -86,7 +86,12 @@ async def ask(request: web.Request) -> web.Response:
 @routes.post("/v1/ask/stream")
 async def ask_stream(request: web.Request) -> web.StreamResponse:
     """`/v1/ask` as server-sent events: `delta` {"text"} as the model writes, then `answer` (the
-    whole document), or `error` {"error": {"code", "message"}} after the stream has begun."""
+    whole document), or `error` {"error": {"code", "message"}} after the stream has begun.
+
+    A client that hangs up cancels the ask: the model call is abandoned at the next piece, and
+    a conversation's note records the question with a `no answer` line saying it was
+    cancelled (never a failure of the model). A client gone after the answer was written
+    changes nothing: the note holds the answer."""
     body = await read_json(request, "AskRequest")
     response = web.StreamResponse(headers={"Content-Type": "text/event-stream",
                                            "Cache-Control": "no-cache"})
@@ -94,18 +99,26 @@ async def ask_stream(request: web.Request) -> web.StreamResponse:
 
     async def send(event: str, data: Any) -> None:
         payload = json.dumps(data, ensure_ascii=False)
-        await response.write(f"event: {event}\ndata: {payload}\n\n".encode())
+        try:
+            await response.write(f"event: {event}\ndata: {payload}\n\n".encode())
+        except ConnectionError as exc:  # aiohttp's ClientConnectionResetError too
+            raise DeltaRefused(str(exc)) from exc
 
     try:
-        document = await _ask(request, body, lambda text: send("delta", {"text": text}))
-        await send("answer", document)
-    except OraError as err:
-        await send("error", error_body(err))
-    except Exception:  # the middleware cannot answer once the stream has begun
-        log.exception("POST /v1/ask/stream failed")
-        await send("error", error_body(OraError("internal error: see the server log",
-                                                code="internal", status=500)))
-    await response.write_eof()
+        try:
+            document = await _ask(request, body, lambda text: send("delta", {"text": text}))
+            await send("answer", document)
+        except OraError as err:
+            await send("error", error_body(err))
+        except DeltaRefused:
+            raise
+        except Exception:  # the middleware cannot answer once the stream has begun
+            log.exception("POST /v1/ask/stream failed")
+            await send("error", error_body(OraError("internal error: see the server log",
+                                                    code="internal", status=500)))
+        await response.write_eof()
+    except (DeltaRefused, ConnectionError):
+        log.info("POST /v1/ask/stream: the client hung up")
     return response
 
 
@@ -130,13 +143,15 @@ async def _ask(
         app[CONFIG], app[MEMORY].store, await _episodic(app, options.namespace), models.embedder,
         conversation, private=options.private, notes=app[MEMORY].notes,
     )
-    async with app[MEMORY].locks[f"{options.namespace}/{memory.conversation}"]:
-        document = await answer(app[CONFIG], app[INDEX], models.embedder, models.reranker,
-                                body["question"], options, reranker_reason=models.reranker_reason,
-                                memory=memory, web=body.get("web", False), on_delta=on_delta)
-    if memory.note_path is not None:
-        await app[LANE].apply([{"kind": "modified", "path": memory.note_path}])
-    return document
+    try:
+        async with app[MEMORY].locks[f"{options.namespace}/{memory.conversation}"]:
+            return await answer(app[CONFIG], app[INDEX], models.embedder, models.reranker,
+                                body["question"], options,
+                                reranker_reason=models.reranker_reason, memory=memory,
+                                web=body.get("web", False), on_delta=on_delta)
+    finally:  # a cancelled ask wrote its question to the note too
+        if memory.note_path is not None:
+            await app[LANE].apply([{"kind": "modified", "path": memory.note_path}])
 
 
 @routes.get("/v1/conversations")

@@ -288,7 +288,10 @@ def _command_sources(note: Note) -> Iterator[list[tuple[int, str]]]:
 def check_templater(note: Note, emit: Emit) -> None:
     """Templater commands left in a note: it was made from a template that Templater never ran
     on (templates themselves are excluded from lint), so its dates and titles were never
-    filled. One hint per line, with the first command on it."""
+    filled. One hint per line, with the first command on it. A saved web page is text from
+    outside: running Templater on it would run the page's commands, so it gets no hint."""
+    if note.type == "web":
+        return
     pattern, run = _template_command()
     for lines in _command_sources(note):
         text = "\n".join(t for _, t in lines)

@@ -5,10 +5,18 @@ as `type: web` (which is then retrieved at vault P4, not at the external tier we
 is fetched (HTML reduced to its text) unless the caller gives the title and text, and written as
 a new note — never over an existing one, nor with the name of a note elsewhere — in the folder
 the vault settings type as `web`.
+
+The page is text from outside: it is written inert (`vault/inert.py`: no Templater command, query
+block or inline query of it runs). Its file name is its title made safe: no character a file
+system or a link refuses, no leading dot (a hidden file no one would see), at most `_NAME_MAX`
+bytes of UTF-8 with the extension, a number and the writer's temporary copy's decoration. A
+folder rule naming a hidden folder (`.obsidian/`) is refused: Ora writes into no dot-folder. A
+page in a charset Python does not know is read as UTF-8, undecodable bytes replaced.
 """
 
 from __future__ import annotations
 
+import codecs
 import json
 import re
 from dataclasses import dataclass
@@ -22,11 +30,17 @@ import aiohttp
 from sidecar.errors import BadRequest, Conflict
 from sidecar.settings import Config
 from sidecar.vault.edit import create_note
-from sidecar.vault.scan import iter_note_paths
+from sidecar.vault.inert import encodable, inert
+from sidecar.vault.scan import is_ignored, iter_note_paths
 from sidecar.vault.vault_settings import load_vault_settings
-from sidecar.web.searxng import WebSearchFailed
+from sidecar.web.searxng import WebSearchFailed, read_at_most
 
 _UNSAFE = re.compile(r'[\\/:*?"<>|#^\[\]\x00-\x1f]+')
+_NAME_MAX = 255  # bytes of one file name (ext4, APFS, and most others)
+_WRITER_ROOM = len("..01234567.ora-tmp")  # the writer's temporary copy: `.NAME.xxxxxxxx.ora-tmp`
+_NAME_CHARS = 100  # a title cut for a file name: enough to tell pages apart
+_NOTE = ".md"
+_SUFFIX_ROOM = len(" 999")  # the numbered names save_page tries
 _BREAK = "\x00"  # a block boundary (NUL never survives into a note)
 _SKIP = {"script", "style", "noscript", "template", "svg", "head"}
 _BLOCKS = {"p", "div", "br", "li", "h1", "h2", "h3", "h4", "h5", "h6", "tr", "section",
@@ -95,12 +109,12 @@ async def fetch_page(config: Config, url: str) -> Page:
         ):
             if resp.status != 200:
                 raise WebSearchFailed(f"{url} answered HTTP {resp.status}")
-            body = await resp.content.read(limit + 1)
+            body = await read_at_most(resp, limit)
             html = "html" in resp.headers.get("Content-Type", "text/html")
-            charset = resp.charset or "utf-8"
+            charset = _known(resp.charset)
     except (aiohttp.ClientError, TimeoutError) as exc:
         raise WebSearchFailed(f"cannot fetch {url}: {exc or type(exc).__name__}") from exc
-    if len(body) > limit:
+    if body is None:
         raise WebSearchFailed(f"{url} is larger than {limit} bytes (ORA_MAX_FILE_BYTES)")
     raw = body.decode(charset, errors="replace").replace(_BREAK, "")
     if not html:
@@ -110,26 +124,58 @@ async def fetch_page(config: Config, url: str) -> Page:
     return Page(url, " ".join(parser.title.split()), parser.text())
 
 
+def _known(charset: str | None) -> str:
+    """The page's charset when Python knows it, else UTF-8 (bytes it cannot decode are
+    replaced)."""
+    try:
+        return codecs.lookup(charset or "utf-8").name
+    except LookupError:
+        return "utf-8"
+
+
 def web_folder(config: Config) -> str:
-    """The folder the vault settings type as `web` (the shortest such rule)."""
+    """The folder the vault settings type as `web` (the shortest such rule); BadRequest when
+    it is a hidden folder."""
     settings = load_vault_settings(config.vault)
     folders = sorted((p for p, t in settings.folders if t == "web"), key=len)
-    return folders[0].strip("/") if folders else "Web"
+    folder = folders[0].strip("/") if folders else "Web"
+    if is_ignored(f"{folder}/page{_NOTE}"):
+        raise BadRequest(f"the web folder {folder!r} (a `web` folder rule of ora.yaml) is hidden "
+                         "or not a folder Obsidian shows: Ora never writes into a dot-folder; "
+                         "change the rule")
+    return folder
+
+
+def file_stem(title: str, host: str) -> str:
+    """A safe file name (without `.md`) for a page: its title, else its host, else `Web page`;
+    no unsafe character, no leading dot, short enough in UTF-8 bytes for the numbered
+    names save_page tries."""
+    room = _NAME_MAX - _WRITER_ROOM - len(_NOTE) - _SUFFIX_ROOM
+
+    def safe(candidate: str) -> str:
+        name = _UNSAFE.sub(" ", " ".join(encodable(candidate).split())).strip(" .")
+        return name[:_NAME_CHARS].encode("utf-8")[:room].decode("utf-8", "ignore").strip(" .")
+
+    return next((name for name in map(safe, (title, host)) if name), "Web page")
 
 
 def note_text(page: Page, saved: str) -> str:
-    title = page.title or urlsplit(page.url).hostname or page.url
-    head = ["---", "type: web", "nexus: []", "tags: []", f"url: {json.dumps(page.url)}",
-            f"date created: {saved}", "---", f"# {title}", "",
-            f"Saved from <{page.url}> on {saved}."]
-    return "\n".join([*head, "", page.text.strip(), ""]) if page.text.strip() else (
-        "\n".join(head) + "\n")
+    """The note of a saved page: frontmatter, then the page's title and text made inert."""
+    title = " ".join(page.title.split()) or urlsplit(page.url).hostname or page.url
+    # JSON is YAML; `<` as an escape keeps the URL itself while `<%` never appears in the file.
+    url = json.dumps(encodable(page.url)).replace("<", "\\u003c")
+    head = ["---", "type: web", "nexus: []", "tags: []", f"url: {url}",
+            f"date created: {saved}", "---"]
+    body = [f"# {title}", "", f"Saved from <{page.url}> on {saved}."]
+    if page.text.strip():
+        body += ["", page.text.strip()]
+    return "\n".join(head) + "\n" + inert("\n".join(body)) + "\n"
 
 
 def save_page(config: Config, page: Page) -> str:
     """Write `page` as a new `type: web` note; its vault path."""
     host = check_url(page.url)
-    name = _UNSAFE.sub(" ", page.title or host).strip(" .")[:100] or host
+    name = file_stem(page.title, host)
     folder = web_folder(config)
     saved = datetime.now(UTC).date().isoformat()
     text = note_text(page, saved)

@@ -6,22 +6,29 @@ engine — a search or an answer asked with `web` also queries its JSON API
 results with the cascade of `classify.py` against the vault's registry, drops excluded ones and
 returns the rest under `web`, after the vault results, with tier and weight: the web is a
 supplement, never ranked among the user's notes. Nothing is written to the vault unless the user
-saves a page (`save.py`). A web search that fails is reported (`web_reason`), never fatal.
+saves a page (`save.py`). A web search that fails is reported (`web_reason`), never fatal: the
+vault's results are always answered. An answer larger than `search_max_bytes`
+(`schema/web_tiers.json`) is not read further; a result whose URL is not http(s) (`magnet:`,
+`javascript:`) is skipped.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Any
 from urllib.parse import urlsplit
 
 import aiohttp
 
-from sidecar.errors import OraError
+from sidecar.errors import BadRequest, OraError
 from sidecar.models.embedder import Embedder
+from sidecar.schema import load_json
 from sidecar.settings import Config
+from sidecar.vault.inert import encodable
 from sidecar.web.classify import classify
 from sidecar.web.registry import load_registry
+from sidecar.web.urls import host_of
 
 
 class WebSearchFailed(OraError):
@@ -37,8 +44,30 @@ def search_url(base: str) -> str:
     return base if base.endswith("/search") else f"{base}/search"
 
 
+async def read_at_most(resp: aiohttp.ClientResponse, most: int) -> bytes | None:
+    """The body of `resp`, or None when it is longer than `most` bytes (not read further)."""
+    if resp.content_length is not None and resp.content_length > most:
+        return None
+    body = bytearray()
+    async for chunk in resp.content.iter_any():
+        body += chunk
+        if len(body) > most:
+            return None
+    return bytes(body)
+
+
+def _web_url(url: str) -> bool:
+    try:
+        host_of(url)
+    except BadRequest:
+        return False
+    return True
+
+
 async def fetch_results(config: Config, query: str, limit: int) -> list[dict[str, str]]:
-    """Up to `limit` results `{url, title, text}` for `query` from the SearXNG JSON API."""
+    """Up to `limit` results `{url, title, text}` for `query` from the SearXNG JSON API, those
+    whose URL is not http(s) skipped."""
+    most = int(load_json("web_tiers.json")["search_max_bytes"])
     base = str(config.searxng_url)
     parts = urlsplit(base)
     if parts.scheme not in ("http", "https") or not parts.hostname:
@@ -54,7 +83,11 @@ async def fetch_results(config: Config, query: str, limit: int) -> list[dict[str
                 raise WebSearchFailed(
                     f"the web search at {url} answered HTTP {resp.status} (does the instance "
                     "allow `json` under search.formats?)")
-            doc = await resp.json(content_type=None)
+            body = await read_at_most(resp, most)
+        if body is None:
+            raise WebSearchFailed(f"the web search at {url} answered more than {most} bytes "
+                                  "(search_max_bytes): not read")
+        doc = json.loads(body)
     except (aiohttp.ClientError, TimeoutError, ValueError) as exc:
         raise WebSearchFailed(f"the web search at {url} failed: {exc or type(exc).__name__}"
                               ) from exc
@@ -63,10 +96,11 @@ async def fetch_results(config: Config, query: str, limit: int) -> list[dict[str
         raise WebSearchFailed(f"the web search at {url} answered without a `results` list")
     found: list[dict[str, str]] = []
     for item in raw:
-        if isinstance(item, dict) and isinstance(item.get("url"), str):
+        if isinstance(item, dict) and isinstance(item.get("url"), str) and _web_url(item["url"]):
             title, content = item.get("title"), item.get("content")
-            found.append({"url": item["url"], "title": title if isinstance(title, str) else "",
-                          "text": content if isinstance(content, str) else ""})
+            found.append({"url": encodable(item["url"]),
+                          "title": encodable(title) if isinstance(title, str) else "",
+                          "text": encodable(content) if isinstance(content, str) else ""})
         if len(found) >= limit:
             break
     return found
@@ -80,10 +114,11 @@ async def web_tier(config: Config, embedder: Embedder, query: str, limit: int) -
         return {"web": [], "web_reason": "no web search is configured (set searxng_url)"}
     try:
         fetched = await fetch_results(config, query, limit)
-    except WebSearchFailed as err:
+        registry = await asyncio.to_thread(load_registry, config.vault,
+                                           int(config.max_file_bytes))
+        classified = await asyncio.to_thread(classify, fetched, registry, embedder)
+    except OraError as err:  # a broken registry note, too: the vault's results still stand
         return {"web": [], "web_reason": err.message}
-    registry = await asyncio.to_thread(load_registry, config.vault, int(config.max_file_bytes))
-    classified = await asyncio.to_thread(classify, fetched, registry, embedder)
     text_of = {r["url"]: r["text"] for r in fetched}
     kept = [{**row, "text": text_of.get(row["url"], "")} for row in classified["results"]]
     kept.sort(key=lambda r: -float(r["weight"]))  # stable: the engine's order within a tier

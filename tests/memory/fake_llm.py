@@ -1,7 +1,9 @@
 """A real loopback aiohttp server speaking the OpenAI chat-completions format.
 
 Tests set `mode` ("ok", "error", "slow", "garbled") and `reply` (request body → content) and read
-`requests`, the bodies received, to count and inspect the calls the sidecar makes.
+`requests`, the bodies received, to count and inspect the calls the sidecar makes. With `streams`,
+`pieces` (when set) are the streamed pieces exactly (JSON-escaped: a lone surrogate goes as
+`\\ud83d`), `piece_delay` seconds apart; `sent` counts the pieces written.
 """
 
 from __future__ import annotations
@@ -32,6 +34,9 @@ class FakeLLM(LoopbackServer):
         self.reply: Callable[[Body], str] = echo_reply
         # Answer requests asking for a stream with server-sent chunks (else one JSON document).
         self.streams = False
+        self.pieces: list[str] | None = None
+        self.piece_delay = 0.0
+        self.sent = 0
 
     async def _handle(self, request: web.Request) -> web.Response:
         body: Body = await request.json()
@@ -55,12 +60,18 @@ class FakeLLM(LoopbackServer):
         response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
         await response.prepare(request)
         words = content.split(" ")
-        for n, word in enumerate(words):
-            piece = word if n == len(words) - 1 else f"{word} "
-            chunk = {"choices": [{"index": 0, "delta": {"content": piece}}]}
-            await response.write(f"data: {json.dumps(chunk)}\n\n".encode())
-        await response.write(b"data: [DONE]\n\n")
-        await response.write_eof()
+        pieces = self.pieces if self.pieces is not None else [
+            word if n == len(words) - 1 else f"{word} " for n, word in enumerate(words)]
+        try:
+            for piece in pieces:
+                chunk = {"choices": [{"index": 0, "delta": {"content": piece}}]}
+                await response.write(f"data: {json.dumps(chunk)}\n\n".encode())
+                self.sent += 1
+                await asyncio.sleep(self.piece_delay)
+            await response.write(b"data: [DONE]\n\n")
+            await response.write_eof()
+        except ConnectionError:  # the sidecar abandoned the call
+            pass
         return response
 
     def with_system(self, prompt: str) -> list[Body]:

@@ -202,3 +202,17 @@ async def test_turns_logged_but_never_embedded_are_restored_for_recall(
     assert restore_recall(opened.store, episodic, opened.embedder) == 0
     context = await opened.memory("newer").context("what flour goes in my sourdough starter?")
     assert f"(user, conversation crashed) {CHAT[0][1]}" in _text(context)
+
+
+async def test_a_summary_holding_templater_commands_is_written_inert(
+    open_memory: Callable[..., Any], llm: Any,
+) -> None:
+    """A summary is the model's text, bound for the chat note's frontmatter: Templater reads the
+    frontmatter too."""
+    memory = open_memory(llm_url=llm.url).memory()
+    llm.reply = lambda body: "They discussed <% tp.file.title %> and dataclasses."
+    _say(memory, CHAT[:6])
+    await memory.context("anything")
+    assert memory.note_path is not None
+    text = (memory.config.vault / memory.note_path).read_text(encoding="utf-8")
+    assert "summary:" in text and "tp.file.title" in text and "<%" not in text

@@ -2,11 +2,13 @@
 and serving one HTML page, for the web tier at retrieval.
 
 Tests set `results` (what the engine finds) and `mode` ("ok", "error", "html" — an instance that
-has not enabled the json format answers HTML), and read `queries`.
+has not enabled the json format answers HTML; "huge" — an answer of `huge_bytes` bytes), add
+pages to `pages` (name → (body, Content-Type), served at `/pages/NAME`), and read `queries`.
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from aiohttp import web
@@ -34,6 +36,8 @@ class FakeSearxng(LoopbackServer):
         self.results: list[dict[str, Any]] = []
         self.queries: list[dict[str, str]] = []
         self.mode = "ok"
+        self.huge_bytes = 0
+        self.pages: dict[str, tuple[bytes, str]] = {}
 
     async def _search(self, request: web.Request) -> web.Response:
         self.queries.append(dict(request.query))
@@ -42,6 +46,10 @@ class FakeSearxng(LoopbackServer):
         if self.mode == "html" or request.query.get("format") != "json":
             return web.Response(status=403, text="<html>format not allowed</html>",
                                 content_type="text/html")
+        if self.mode == "huge":  # valid JSON, padded with spaces to `huge_bytes`
+            body = json.dumps({"results": self.results}).encode()
+            return web.Response(body=body + b" " * max(0, self.huge_bytes - len(body)),
+                                content_type="application/json")
         return web.json_response({
             "query": request.query.get("q", ""), "number_of_results": 0,
             "results": self.results, "answers": [], "corrections": [], "infoboxes": [],
@@ -50,6 +58,11 @@ class FakeSearxng(LoopbackServer):
     async def _page(self, request: web.Request) -> web.Response:
         return web.Response(text=PAGE, content_type="text/html", charset="utf-8")
 
+    async def _pages(self, request: web.Request) -> web.Response:
+        body, content_type = self.pages[request.match_info["name"]]
+        return web.Response(body=body, headers={"Content-Type": content_type})
+
     def routes(self, app: web.Application) -> None:
         app.router.add_get("/search", self._search)
         app.router.add_get("/page", self._page)
+        app.router.add_get("/pages/{name}", self._pages)

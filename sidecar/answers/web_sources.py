@@ -1,0 +1,84 @@
+"""What of the web tier an answer's chat note may hold: its web sources by URL, never their text.
+
+'The Vault': "Nothing about external retrieval enters the vault unless the user manually saves
+it as `type: web`." An answer asked with `web` was written from the vault's passages and the web
+results (`[W1]`, `[W2]`, … in the prompt); its chat note is a vault note, searched like any
+other. So the note records the answer with every run of words it repeats verbatim from a web
+result's text left out (`[W2: quoted web text left out]`), and cites each web result the answer
+refers to or quoted as `- [W2] [Title](<https://…>)` under its sources. The answer document
+returned to the asker is unchanged: only what enters the vault is cut.
+
+A run is `web_quote_words` words (`schema/memory.json` `answers`), compared case-insensitively
+word by word; a result's whole text counts as a run when it is shorter, down to
+`web_quote_min_words`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+from urllib.parse import quote
+
+from sidecar.schema import load_json
+from sidecar.vault.inert import inert
+
+_WORD = re.compile(r"\w+")
+_WEB_REF = re.compile(r"\[W(\d+)\]")
+_TITLE_CHARS = 120
+
+
+def _words(text: str) -> list[re.Match[str]]:
+    return list(_WORD.finditer(text))
+
+
+def _runs(text: str, size: int) -> set[tuple[str, ...]]:
+    words = [m.group().casefold() for m in _words(text)]
+    return {tuple(words[i:i + size]) for i in range(len(words) - size + 1)}
+
+
+def without_web_text(answer: str, web: Sequence[dict[str, Any]]) -> tuple[str, set[int]]:
+    """`answer` with every run of words it repeats from a web result's text replaced by a
+    pointer to that result, and the numbers (from 1) of the results it quoted."""
+    spec = load_json("memory.json")["answers"]
+    run, least = int(spec["web_quote_words"]), int(spec["web_quote_min_words"])
+    words = _words(answer)
+    keys = [m.group().casefold() for m in words]
+    owner: list[int | None] = [None] * len(words)
+    for n, result in enumerate(web, start=1):
+        size = min(run, len(_words(result.get("text", ""))))
+        if size < least:
+            continue
+        runs = _runs(result["text"], size)
+        for i in range(len(keys) - size + 1):
+            if tuple(keys[i:i + size]) in runs:
+                for j in range(i, i + size):
+                    owner[j] = owner[j] or n
+    out, quoted, at, i = [], set[int](), 0, 0
+    while i < len(words):
+        source = owner[i]
+        if source is None:
+            i += 1
+            continue
+        end = i
+        while end + 1 < len(words) and owner[end + 1] == source:
+            end += 1
+        out += [answer[at:words[i].start()], f"[W{source}: quoted web text left out]"]
+        at, i = words[end].end(), end + 1
+        quoted.add(source)
+    out.append(answer[at:])
+    return "".join(out), quoted
+
+
+def web_refs(answer: str, count: int) -> set[int]:
+    """The web results 1..count the answer cites as `[Wn]`."""
+    return {n for n in map(int, _WEB_REF.findall(answer)) if 1 <= n <= count}
+
+
+def web_source_line(n: int, result: dict[str, Any]) -> str:
+    """`- [Wn] [Title](<url>)`: the title on one line, short, inert, without brackets; the URL
+    with nothing that could end the link."""
+    title = re.sub(r"[\[\]\\]", "", " ".join(str(result.get("title", "")).split()))
+    title = title[:_TITLE_CHARS] or result.get("domain", "") or "web page"
+    url = re.sub(r"[\s<>]", lambda m: quote(m.group()), result["url"])
+    return inert(f"- [W{n}] [{title}](<{url}>)")
