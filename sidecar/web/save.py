@@ -10,23 +10,19 @@ the vault settings type as `web`.
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from html.parser import HTMLParser
-from pathlib import PurePosixPath
 from urllib.parse import urlsplit
 
 import aiohttp
 
-from sidecar.errors import BadRequest, Conflict
+from sidecar.errors import BadRequest
 from sidecar.settings import Config
-from sidecar.vault.edit import create_note
-from sidecar.vault.scan import iter_note_paths
+from sidecar.vault.new_notes import create_named, safe_name, taken_names, type_folder
 from sidecar.vault.vault_settings import load_vault_settings
 from sidecar.web.searxng import WebSearchFailed
 
-_UNSAFE = re.compile(r'[\\/:*?"<>|#^\[\]\x00-\x1f]+')
 _BREAK = "\x00"  # a block boundary (NUL never survives into a note)
 _SKIP = {"script", "style", "noscript", "template", "svg", "head"}
 _BLOCKS = {"p", "div", "br", "li", "h1", "h2", "h3", "h4", "h5", "h6", "tr", "section",
@@ -112,9 +108,7 @@ async def fetch_page(config: Config, url: str) -> Page:
 
 def web_folder(config: Config) -> str:
     """The folder the vault settings type as `web` (the shortest such rule)."""
-    settings = load_vault_settings(config.vault)
-    folders = sorted((p for p, t in settings.folders if t == "web"), key=len)
-    return folders[0].strip("/") if folders else "Web"
+    return type_folder(load_vault_settings(config.vault), "web", "Web")
 
 
 def note_text(page: Page, saved: str) -> str:
@@ -129,21 +123,8 @@ def note_text(page: Page, saved: str) -> str:
 def save_page(config: Config, page: Page) -> str:
     """Write `page` as a new `type: web` note; its vault path."""
     host = check_url(page.url)
-    name = _UNSAFE.sub(" ", page.title or host).strip(" .")[:100] or host
+    name = safe_name(page.title or host, host)
     folder = web_folder(config)
     saved = datetime.now(UTC).date().isoformat()
-    text = note_text(page, saved)
-    # Obsidian resolves a link by the note's name wherever it is: a second note of a name
-    # would make the vault's links to the first ambiguous.
-    taken = {PurePosixPath(rel).stem.casefold() for rel in iter_note_paths(config.vault)}
-    for n in range(1, 1000):
-        stem = name if n == 1 else f"{name} {n}"
-        if stem.casefold() in taken:
-            continue
-        rel = f"{folder}/{stem}.md"
-        try:
-            create_note(config.vault, rel, text)
-        except Conflict:
-            continue
-        return rel
-    raise Conflict(f"no free file name for {name!r} in {folder}")
+    return create_named(config.vault, folder, name, note_text(page, saved),
+                        taken_names(config.vault))[0]
