@@ -62,8 +62,10 @@ def text_rules() -> _Rules:
                               re.I),
         resolvable=re.compile(rf"^(?:{_alternation(c['resolvable_pronouns'])})\b\s+", re.I),
         dangling=re.compile(rf"^(?:{_alternation(c['dangling_starts'])})\b", re.I),
-        subject=re.compile(rf"^(?P<subject>.+?)\s+(?:{_alternation(c['subject_verbs'])})\b",
-                           re.I),
+        # the words before a listed verb, or before a present-tense verb ("ferments") after
+        # at most four words none of which ends in s (so "Starters need" is not cut wrongly)
+        subject=re.compile(rf"^(?:(?P<subject>.+?)\s+(?:{_alternation(c['subject_verbs'])})\b"
+                           r"|(?P<short>(?:\w*[^\Ws\d] ){0,3}\w*[^\Ws\d])\s+[a-z]+[^\Ws]s\b)"),
         not_claim=tuple(re.compile(p, re.I) for p in data["not_a_claim"]),
         pushback=re.compile(rf"(?<!\w)(?:{_alternation(cues)})(?!\w)", re.I),
         subtypes=tuple((s["subtype"], re.compile(s["pattern"], re.I)) for s in data["subtypes"]),
@@ -89,7 +91,7 @@ def _subject(sentence: str) -> str | None:
     m = text_rules().subject.match(sentence)
     if m is None:
         return None
-    subject = m["subject"].strip()
+    subject = (m["subject"] or m["short"]).strip()
     n = len(words(subject))
     if not 1 <= n <= 6 or "," in subject or text_rules().resolvable.match(subject + " "):
         return None

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from sidecar.cli import main
+from sidecar.memory.chat_note import new_note, turn_section
 from sidecar.settings import SETTINGS, Config, make_config
 
 _FAKE = Path(__file__).resolve().parents[1] / "memory" / "fake_llm.py"
@@ -42,6 +43,19 @@ NOTES: dict[str, str] = {
         "# Bread\n\nBread has been baked for millennia from flour, water and salt.\n"
     ),
 }
+
+
+WHEN = "2026-11-30T08:40:{:02d}+00:00"
+
+
+def chat_text(conversation: str, turns: list[tuple[str, str]], *, private: bool = False) -> str:
+    """A chat note as Ora writes one (`memory/chat_note.py`), its turns a second apart."""
+    text = new_note(conversation, "default", WHEN.format(0))
+    if private:
+        text = text.replace("tags: []", "tags:\n  - private", 1)
+    sections = [turn_section(role, content, WHEN.format(n), private=private)
+                for n, (role, content) in enumerate(turns, 1)]
+    return "\n".join([text, *sections])
 
 
 def write_vault(root: Path, notes: dict[str, str] = NOTES) -> Path:

@@ -9,12 +9,9 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from sidecar.memory.chat_note import new_note, turn_section
-
-from ..extraction.conftest import CAFFEINE, NOTES
+from ..extraction.conftest import CAFFEINE, NOTES, chat_text
 from .conftest import Api, write_vault
 
-WHEN = "2026-11-30T08:40:{:02d}+00:00"
 TURNS = [
     ("user", "Which flour ferments fastest?"),
     ("assistant", "Rye flour ferments faster than wheat flour."),
@@ -23,15 +20,6 @@ TURNS = [
 ]
 KITCHEN = "Chats/Ora/kitchen.md"
 SECRET = "Chats/Ora/secret.md"
-
-
-def chat_text(conversation: str, turns: list[tuple[str, str]], *, private: bool = False) -> str:
-    text = new_note(conversation, "default", WHEN.format(0))
-    if private:
-        text = text.replace("tags: []", "tags:\n  - private", 1)
-    sections = [turn_section(role, content, WHEN.format(n), private=private)
-                for n, (role, content) in enumerate(turns, 1)]
-    return "\n".join([text, *sections])
 
 
 async def _app(tmp_path: Path, configure: Callable[..., Any],
