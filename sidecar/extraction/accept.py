@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
+from ruamel.yaml.scalarstring import DoubleQuotedScalarString
 
 from sidecar.cleaning.store import Pair, Queue, Side, pair_id
 from sidecar.cleaning.vocab import get_thresholds
@@ -36,6 +37,7 @@ from sidecar.vault.adopt_journal import (
     write_journal,
 )
 from sidecar.vault.edit import (
+    Mutation,
     content_hash,
     move_to_trash,
     plan_edit,
@@ -84,15 +86,18 @@ def engram_text(p: Proposal, day: str) -> str:
     return "\n".join(lines)
 
 
-def _record(ids: list[str]) -> Any:
+def _record(ids: list[str]) -> Mutation:
+    """Add `ids` to the chat note's `extracted` list, quoted (an id of digits and one `e`
+    would read back as a number)."""
     key = str(_spec()["extracted_property"])
+    quoted = [DoubleQuotedScalarString(i) for i in ids]
 
     def mutate(cm: CommentedMap) -> None:
         current = cm.get(key)
         if isinstance(current, list):
-            current.extend(i for i in ids if i not in current)
+            current.extend(q for q in quoted if q not in current)
         else:
-            set_value(cm, key, CommentedSeq(ids))
+            set_value(cm, key, CommentedSeq(quoted))
     return mutate
 
 

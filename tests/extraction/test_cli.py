@@ -46,7 +46,7 @@ def test_accepting_some_ids_keeps_only_those_and_undo_restores_the_chat_note(
     first, second = plan["proposals"][0]["id"], plan["proposals"][1]["id"]
     status, kept = ora("extract", str(vault), "--note", NOTE, "--accept", f"{first},{second}")
     assert status == 0 and len(kept["written"]) == 2
-    assert f"extracted:\n- {first}\n- {second}\n" in (vault / NOTE).read_text(encoding="utf-8")
+    assert f'extracted:\n- "{first}"\n- "{second}"\n' in (vault / NOTE).read_text(encoding="utf-8")
     assert before.decode().split("---\n", 2)[2] == (vault / NOTE).read_text().split("---\n", 2)[2]
     status, again = ora("extract", str(vault), "--note", NOTE)
     assert [p["id"] for p in again["proposals"]] == [plan["proposals"][2]["id"]]
