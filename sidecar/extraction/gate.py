@@ -15,7 +15,8 @@ In order:
 4. **Duplicate**: an existing engram's claim says the same (cosine ≥ `duplicate_similarity`,
    or the same words: normalised equality or a Dice overlap of content stems ≥
    `duplicate_overlap`), and the detector does not call the two a contradiction. Reason
-   `duplicate`, `of` the engram. A claim repeated within the conversation is proposed once.
+   `duplicate`, `of` the engram. A claim repeated within the conversation is proposed once (a
+   correction that negates an earlier claim is not a repetition, however many words it shares).
 5. **Contradicts**: an existing engram's claim close enough to be about the same thing (the
    survey's `claim_similarity`) that the detector calls a contradiction. Still proposed, with
    `contradicts`: the vault accepts content quickly and the cleaning queue surfaces the pair.
@@ -105,7 +106,8 @@ def gate(conversation: Conversation, candidates: list[Candidate],
         pid = proposal_id(conversation.id, text)
         if pid in conversation.extracted or pid in seen:
             continue
-        if any(_same(text, p.text, float(limits["duplicate_overlap"])) for p in claims):
+        if any(_same(text, p.text, float(limits["duplicate_overlap"]))
+               and not detect(text, p.text).contradiction for p in claims):
             dropped.append(Dropped(text, "duplicate"))
             continue
         seen.add(pid)
