@@ -4,6 +4,7 @@
 of the chats folder) or by its path. A private conversation (its note tagged private) is found
 only in private mode: otherwise the answer is NotFound, word for word the one a conversation
 that does not exist gets. Outside private mode, the private turns of a public note are left out.
+The proposals' nexus is the chat note's, else its `cluster` when that names a matrix note.
 
 `plan_extraction` runs the LLM extractor when a model is configured and the rule extractor
 otherwise, or when the model's answer cannot be used (reported as `fallback`), then the gate.
@@ -32,6 +33,7 @@ from sidecar.memory.chat_note import ChatNote, parse_chat
 from sidecar.models.chat import generator_name
 from sidecar.settings import Config
 from sidecar.vault.edit import content_hash
+from sidecar.vault.links import NameIndex
 from sidecar.vault.note import Note, decode_note, parse_note, string_list
 from sidecar.vault.scan import iter_note_paths, normalise_rel, vault_path
 from sidecar.vault.vault_settings import load_vault_settings
@@ -62,6 +64,18 @@ def _find(config: Config, conversation: str) -> tuple[str, str, Note, ChatNote] 
     return found[0] if found else None
 
 
+def _nexus(config: Config, note: Note) -> list[str]:
+    """The conversation's nexus: the chat note's own, else its cluster when that names a matrix
+    note (a project or passion the conversation was about)."""
+    if note.nexus or not note.cluster:
+        return list(note.nexus)
+    rel = NameIndex(iter_note_paths(config.vault)).resolve(note.cluster)
+    read = _read(config, rel) if rel is not None else None
+    if read is None or read[1].type != "matrix":
+        return []
+    return [f"[[{PurePosixPath(str(rel)).stem}]]"]
+
+
 def load_conversation(config: Config, *, conversation: str | None = None,
                       note: str | None = None, private: bool = False) -> Conversation:
     """The conversation to extract (see the module docstring)."""
@@ -88,7 +102,7 @@ def load_conversation(config: Config, *, conversation: str | None = None,
     turns = [Turn.of(n, t) for n, t in enumerate(chat.turns, 1)
              if t.role in ROLES and (private or not t.private)]
     key = str(extraction_data()["engram"]["extracted_property"])
-    return Conversation(chat.conversation, rel, note_hash, turns, list(parsed.nexus),
+    return Conversation(chat.conversation, rel, note_hash, turns, _nexus(config, parsed),
                         parsed.is_private, frozenset(string_list(parsed.frontmatter.get(key))))
 
 

@@ -1,12 +1,17 @@
-"""The gate's rules on small conversations (no index needed: no engram is near)."""
+"""The gate's rules on small conversations (no index needed: no engram is near), and what a
+conversation's proposals take from its chat note."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
+from sidecar.extraction import load_conversation
 from sidecar.extraction.gate import gate
 from sidecar.extraction.proposals import Conversation, Match, Turn
 from sidecar.extraction.rules import rule_candidates
+
+from .conftest import chat_text, settings, write_vault
 
 
 class NoEngrams:
@@ -68,3 +73,24 @@ def test_subtypes_follow_the_claims_wording() -> None:
     proposals, _ = gate(conversation, rule_candidates(conversation), NoEngrams())
     assert [p.subtype for p in proposals] == [
         "definition", "causal_claim", "process_principle", "evaluative", "fact"]
+
+
+def test_the_nexus_is_the_chat_notes_else_its_cluster_when_that_is_a_matrix(
+    tmp_path: Path,
+) -> None:
+    vault = write_vault(tmp_path / "vault", {
+        "Projects/Bakery.md": "---\ntype: matrix\nnexus: []\ntags: []\n---\n# Bakery\n",
+        "Resources/Sourdough.md": "---\ntype: resource\nnexus: []\ntags: []\n---\n# Sourdough\n"})
+    turns = [("user", "I bake my bread in a cast iron pot.")]
+    chats = vault / "Chats" / "Ora"
+    chats.mkdir(parents=True)
+    base = chat_text("a", turns)
+    (chats / "a.md").write_text(base.replace("nexus: []", 'nexus: ["[[Garden]]"]'), "utf-8")
+    (chats / "b.md").write_text(chat_text("b", turns).replace(
+        "tags: []", "tags: []\ncluster: Bakery"), "utf-8")
+    (chats / "c.md").write_text(chat_text("c", turns).replace(
+        "tags: []", "tags: []\ncluster: Sourdough"), "utf-8")
+    config = settings(vault)
+    assert load_conversation(config, conversation="a").nexus == ["[[Garden]]"]
+    assert load_conversation(config, conversation="b").nexus == ["[[Bakery]]"]
+    assert load_conversation(config, conversation="c").nexus == []
