@@ -6,7 +6,8 @@ and every sentence is a candidate. The gate then keeps the declarative claims: a
 greeting, thanks, talk about the conversation itself, a statement of aims, a sentence too short
 to say anything or too long to be one idea is not a claim (`not_a_claim`).
 
-A claim must stand alone (`standalone`): a leading discourse word ("Actually,", "No,") and a
+A claim must stand alone (`standalone`): an answer's citation markers (`[1]`) are removed, a
+leading discourse word ("Actually,", "No,") and a
 back-reference ("as I said,") are removed; a leading "it"/"they" is replaced by the subject of
 the sentence before it in the same turn when that subject is short and plain; a sentence that
 still leans on another ("This means…", "That is why…") is not proposed. The subtype is the first
@@ -37,6 +38,7 @@ def _alternation(phrases: list[str]) -> str:
 @dataclass(frozen=True)
 class _Rules:
     lead: re.Pattern[str]
+    citation: re.Pattern[str]
     references: re.Pattern[str]
     resolvable: re.Pattern[str]
     dangling: re.Pattern[str]
@@ -57,6 +59,7 @@ def text_rules() -> _Rules:
     cues = [p for key, phrases in data["pushback"].items() if key != "description"
             for p in phrases]
     return _Rules(
+        citation=re.compile(c["citation_marker"]),
         lead=re.compile(rf"^(?:{_alternation(c['lead_words'] + ['no'])})\s*[,!:]\s*", re.I),
         references=re.compile(rf",?\s*\b(?:{_alternation(c['reference_phrases'])})\b\s*,?\s*",
                               re.I),
@@ -101,6 +104,7 @@ def _subject(sentence: str) -> str | None:
 def standalone(text: str, previous: str | None = None) -> str | None:
     """`text` stated so that it stands alone, or None when it leans on what came before."""
     rules = text_rules()
+    text = rules.citation.sub("", text)
     text = rules.references.sub(" ", text).strip()
     text = rules.pushback.sub("", text, count=1).strip() if rules.pushback.match(text) else text
     text = re.sub(r"^[\s,;:.!-]+", "", text)

@@ -63,6 +63,13 @@ def test_a_pushback_cue_drops_the_assistant_turn_before_it_only() -> None:
     assert dropped["I don't think so."] == dropped["What about spelt?"] == "not-a-claim"
 
 
+def test_an_answers_citation_markers_are_not_part_of_its_claims() -> None:
+    proposed, _ = _run(("assistant", "Rye flour ferments faster than wheat flour [1]. Salt "
+                                     "slows the fermentation of yeast [2, 3]."))
+    assert proposed == ["Rye flour ferments faster than wheat flour.",
+                        "Salt slows the fermentation of yeast."]
+
+
 def test_subtypes_follow_the_claims_wording() -> None:
     conversation = _conversation(
         ("user", "A levain is a portion of starter built up for one bake."),
