@@ -93,8 +93,9 @@ def load_conversation(config: Config, *, conversation: str | None = None,
                              "conversation id)")
     else:
         assert conversation is not None
-        missing = NotFound(f"no conversation {conversation!r}: list them with "
-                           "GET /v1/conversations, or give the chat note with --note")
+        folder = load_vault_settings(config.vault).chats_folder.strip("/") or "the vault"
+        missing = NotFound(f"no conversation {conversation!r} among the chat notes of "
+                           f"{folder}: name its chat note by its path instead")
         hit = _find(config, conversation)
         if hit is None or (hit[2].is_private and not private):
             raise missing
