@@ -8,7 +8,8 @@ note changed since: plan again). A kept proposal that contradicts an engram puts
 cleaning queue at once, as a scan would have.
 
 A journal (`VAULT/.ora-journal/extract-*.json`, as adoption's) is written before any note: the
-chat note's frontmatter before and after, and each engram's hash. `undo_extraction` moves the
+chat note's frontmatter before and after, and each engram's hash. The chat note is written last,
+so its record never names an engram that is not there. `undo_extraction` moves the
 engrams of the latest extraction to the trash and restores the chat note byte for byte, each
 only while it still holds exactly what was written; a file edited since is refused and stays in
 the journal.
@@ -16,6 +17,7 @@ the journal.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import json
 from dataclasses import dataclass, field
@@ -127,9 +129,20 @@ def _pairs(vault: Path, max_bytes: int, p: Proposal, rel: str, new_hash: str,
     return pairs
 
 
+def _take_back(vault: Path, written: list[dict[str, Any]]) -> None:
+    """Move engrams this accept wrote to the trash (the chat note could not record them)."""
+    for entry in written:
+        with contextlib.suppress(OraError, OSError):
+            move_to_trash(vault, entry["path"], entry["sha256"])
+
+
 def accept(vault: Path, max_bytes: int, plan: Plan, chosen: list[Proposal],
            queue: Queue | None) -> Accepted:
-    """Write `chosen` (proposals of `plan`) as engrams; see the module docstring."""
+    """Write `chosen` (proposals of `plan`) as engrams; see the module docstring.
+
+    The chat note is checked first and written last: its `extracted` record never names an
+    engram that was not written. If it changed meanwhile (Conflict), the new engrams go to the
+    trash and nothing is kept."""
     out = Accepted()
     if not chosen:
         return out
@@ -146,26 +159,26 @@ def accept(vault: Path, max_bytes: int, plan: Plan, chosen: list[Proposal],
                  "after_head": head_after},
         "engrams": []}
     write_journal(journal, doc)  # before any note, so a crash mid-way can still be undone
-    try:
-        write_planned([edit])
-    except OraError:
-        journal.unlink()
-        raise
-    out.changed.append(conv.path)
     folder = type_folder(load_vault_settings(vault), "engram", str(_spec()["default_folder"]))
     taken = taken_names(vault)
     day = dt.datetime.now(dt.UTC).date().isoformat()
     pairs: list[Pair] = []
-    for p in chosen:
-        text = engram_text(p, day)
-        rel, new_hash = create_named(vault, folder, safe_name(p.title, p.id), text, taken)
-        taken.add(Path(rel).stem.casefold())
-        doc["engrams"].append({"path": rel, "sha256": new_hash, "private": p.private})
-        write_journal(journal, doc)
-        out.written.append(rel)
-        out.changed.append(rel)
-        pairs += _pairs(vault, max_bytes, p, rel, new_hash,
-                        text.splitlines().index(p.text) + 1, day)
+    try:
+        for p in chosen:
+            text = engram_text(p, day)
+            rel, new_hash = create_named(vault, folder, safe_name(p.title, p.id), text, taken)
+            taken.add(Path(rel).stem.casefold())
+            doc["engrams"].append({"path": rel, "sha256": new_hash, "private": p.private})
+            write_journal(journal, doc)
+            out.written.append(rel)
+            pairs += _pairs(vault, max_bytes, p, rel, new_hash,
+                            text.splitlines().index(p.text) + 1, day)
+        write_planned([edit])
+    except (OraError, OSError):
+        _take_back(vault, doc["engrams"])
+        journal.unlink(missing_ok=True)
+        raise
+    out.changed = [*out.written, conv.path]
     if pairs and queue is not None:
         out.queued = queue.offer(pairs)
     out.journal = journal.relative_to(vault).as_posix()
