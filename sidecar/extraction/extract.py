@@ -45,7 +45,7 @@ def _read(config: Config, rel: str) -> tuple[str, Note, ChatNote | None] | None:
     try:
         data = vault_path(config.vault, rel).read_bytes()
         note = parse_note(decode_note(data, rel, int(config.max_file_bytes)), rel)
-    except (OSError, OraError):
+    except (OSError, ValueError, OraError):  # ValueError: a NUL in the path
         return None
     return content_hash(data), note, parse_chat(note)
 

@@ -108,4 +108,6 @@ async def test_extract_bodies_name_exactly_one_conversation(
                  {"conversation": "kitchen", "path": "../etc/passwd"}):
         assert (await api.post("/v1/extract", body)).status == 400
     assert (await api.post("/v1/extract/accept", {"conversation": "kitchen"})).status == 400
-    assert (await api.post("/v1/extract", {"note": "../outside.md"})).status == 400
+    for note in ("../outside.md", "Chats/a\x00b.md", "/etc/passwd.md", ".obsidian/x.md"):
+        assert (await api.post("/v1/extract", {"note": note})).status == 400
+    assert (await api.post("/v1/extract", {"conversation": "a\x00b"})).status == 400
