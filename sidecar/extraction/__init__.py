@@ -2,7 +2,7 @@
 
 from sidecar.extraction.accept import Accepted, Undone, accept, undo_extraction
 from sidecar.extraction.engrams import IndexEngrams
-from sidecar.extraction.extract import chosen, load_conversation, plan_extraction
+from sidecar.extraction.extract import chosen, edited, load_conversation, plan_extraction
 from sidecar.extraction.proposals import Conversation, Dropped, Plan, Proposal
 
 __all__ = [
@@ -15,6 +15,7 @@ __all__ = [
     "Undone",
     "accept",
     "chosen",
+    "edited",
     "load_conversation",
     "plan_extraction",
     "undo_extraction",

@@ -8,13 +8,15 @@ The proposals' nexus is the chat note's, else its `cluster` when that names a ma
 
 `plan_extraction` runs the LLM extractor when a model is configured and the rule extractor
 otherwise, or when the model's answer cannot be used (reported as `fallback`), then the gate.
-`chosen` picks the proposals an accept names; `accept` and `undo_extraction` are in `accept.py`.
+`chosen` picks the proposals an accept names and `edited` applies the user's own wording to them;
+`accept` and `undo_extraction` are in `accept.py`.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import PurePosixPath
 
 from sidecar.errors import BadRequest, Conflict, NotFound, OraError
@@ -28,7 +30,7 @@ from sidecar.extraction.proposals import (
     Turn,
     extraction_data,
 )
-from sidecar.extraction.rules import rule_candidates
+from sidecar.extraction.rules import rule_candidates, title_of
 from sidecar.memory.chat_note import ChatNote, parse_chat
 from sidecar.models.chat import generator_name
 from sidecar.settings import Config
@@ -136,3 +138,23 @@ def chosen(plan: Plan, ids: str | Sequence[str]) -> list[Proposal]:
                        f"{PurePosixPath(plan.conversation.path).name} now (extracted already, "
                        "or the conversation changed); extract again to see them")
     return [by_id[i] for i in dict.fromkeys(wanted)]
+
+
+def edited(proposals: list[Proposal], edits: Mapping[str, Mapping[str, str]]) -> list[Proposal]:
+    """`proposals` with the user's own wording where the review gave one (`{ID: {"title"?,
+    "text"?}}`, the review view's "edit"); an edited text without a title takes its own. The id
+    stays the claim's, so the conversation still counts it as extracted. BadRequest for an edit
+    of a proposal not kept, or an empty text or title."""
+    unknown = sorted(set(edits) - {p.id for p in proposals})
+    if unknown:
+        raise BadRequest(f"edits of {', '.join(unknown)}, which are not among those kept")
+    out = []
+    for p in proposals:
+        change = edits.get(p.id, {})
+        text = " ".join(change.get("text", p.text).split())
+        title = " ".join(change.get("title", p.title if "text" not in change
+                                    else title_of(text)).split())
+        if not text or not title:
+            raise BadRequest(f"{p.id}: an edited text and title cannot be empty")
+        out.append(replace(p, text=text, title=title))
+    return out

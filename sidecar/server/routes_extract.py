@@ -2,7 +2,8 @@
 plugin's review view (docs/extraction.md).
 
 A plan is made by the same library as the CLI, over the server's index and embedder. An accept
-names the conversation and the proposals it keeps (`"all"` or ids); the server plans again and
+names the conversation and the proposals it keeps (`"all"` or ids), with the user's own wording
+for any the review edited (`edits`); the server plans again and
 writes only proposals the fresh plan still holds (an id it does not is a 409 and nothing is
 written). The new engrams and the chat note reach the index through the write lane at once, and
 the contradictions they raise are queued in the cleaning queue, whose open count follows. A
@@ -20,6 +21,7 @@ from sidecar.extraction import (
     Plan,
     accept,
     chosen,
+    edited,
     load_conversation,
     plan_extraction,
     undo_extraction,
@@ -65,7 +67,7 @@ async def extract_accept(request: web.Request) -> web.Response:
     body = await read_json(request, "ExtractAcceptRequest")
     config, claims = request.app[CONFIG], request.app[CLAIMS]
     plan = await _plan(request, body)
-    picked = chosen(plan, body["accept"])
+    picked = edited(chosen(plan, body["accept"]), body.get("edits", {}))
     async with claims.lock:  # the queue is written by one scan or resolution at a time
         done = await asyncio.to_thread(accept, config.vault, int(config.max_file_bytes), plan,
                                        picked, claims.queue)

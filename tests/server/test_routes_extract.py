@@ -111,3 +111,24 @@ async def test_extract_bodies_name_exactly_one_conversation(
     for note in ("../outside.md", "Chats/a\x00b.md", "/etc/passwd.md", ".obsidian/x.md"):
         assert (await api.post("/v1/extract", {"note": note})).status == 400
     assert (await api.post("/v1/extract", {"conversation": "a\x00b"})).status == 400
+
+
+async def test_an_accept_keeps_the_reviews_own_wording(
+    tmp_path: Path, configure: Callable[..., Any], api_for: Callable[..., Awaitable[Api]],
+) -> None:
+    api, vault = await _app(tmp_path, configure, api_for)
+    plan = (await api.post("/v1/extract", {"conversation": "kitchen"})).json
+    rye = next(p["id"] for p in plan["proposals"] if p["text"].startswith("Rye"))
+    wrong = await api.post("/v1/extract/accept", {"conversation": "kitchen", "accept": [rye],
+                                                   "edits": {"0123456789abcdef": {"text": "x"}}})
+    assert wrong.status == 400 and not (vault / "Engrams" / "Rye flour.md").exists()
+    kept = (await api.post("/v1/extract/accept", {
+        "conversation": "kitchen", "accept": [rye],
+        "edits": {rye: {"text": "Rye flour ferments faster than wheat flour at room "
+                                "temperature."}}})).json
+    (written,) = kept["written"]
+    text = (vault / written).read_text(encoding="utf-8")
+    assert text.endswith("# Rye flour ferments faster than wheat flour at room temperature\n\n"
+                         "Rye flour ferments faster than wheat flour at room temperature.\n")
+    plan = (await api.post("/v1/extract", {"conversation": "kitchen"})).json
+    assert rye not in {p["id"] for p in plan["proposals"]}
