@@ -9,9 +9,10 @@ body, and some private notes contradict public ones so that the contradiction sc
 After a real index and scan, two public things turn private while the server runs, each
 carrying its own secret (`qzf` + hex): a public note the scan paired with another public one is
 tagged private, and a conversation asked in public mode has its chat note tagged private by
-hand. Then every content-bearing route is asked, with generated options (filters, archived,
-re-ranking, one-hop expansion, k), in non-private mode (no body may hold `zqx` or `qzf`) and in
-private mode (the secrets must be there, so the property can fail).
+hand. In private mode, a claim naming a secret is said in a private conversation and kept as a
+private engram through extraction. Then every content-bearing route is asked, with generated
+options (filters, archived, re-ranking, one-hop expansion, k), in non-private mode (no body may
+hold `zqx` or `qzf`) and in private mode (the secrets must be there, so the property can fail).
 """
 
 from __future__ import annotations
@@ -218,19 +219,37 @@ async def _answers(api: AppClient, case: Case, private: bool) -> list[Any]:
           for p in ("Engrams/Public note 0.md", "Engrams/Public note 4.md")],
         ("GET", f"/v1/adopt?private={query}", None),
         ("POST", "/v1/ask", {"question": in_c1, "conversation": "c1", **flag}),
+        *([("POST", "/v1/ask", {"question": f"The {case.secrets[0]} starter needs rye flour "
+                                            "every morning.", "conversation": "c1", **flag})]
+          if private else []),
         ("GET", f"/v1/conversations/c1?private={query}", None),
         ("GET", f"/v1/conversations/c2?private={query}", None),
         ("GET", f"/v1/conversations?private={query}", None),
+        # Extraction: c1 and c2 are private conversations, not found outside private mode; in
+        # private mode c1's claim naming a secret is kept as a private engram, which the
+        # non-private requests then must not reach, and a non-private undo must not name.
+        ("POST", "/v1/extract", {"conversation": "c1", **flag}),
+        ("POST", "/v1/extract", {"conversation": "c2", **flag}),
+        *([("POST", "/v1/extract/accept", {"conversation": "c1", "accept": "all", **flag})]
+          if private else [("POST", "/v1/extract/undo", {}),
+                           ("POST", "/v1/extract/accept", {"conversation": "c1",
+                                                           "accept": "all"})]),
     ]
     # A chat note whose frontmatter no longer parses is no conversation Ora can read: c2 is gone
     # in both modes (until the note is fixed), which leaks nothing.
     gone = {"/v1/conversations/c2"} if case.flip_form in BROKEN_FORMS else set()
+    hidden = set() if private else {"/v1/extract", "/v1/extract/accept"}
     answers = []
     for method, path, body in calls:
         status, doc = await api.call(method, path, body)
-        if status == 404 and path.split("?")[0] in gone:
+        if status == 404 and (path.split("?")[0] in gone | hidden or (
+                path == "/v1/extract" and body["conversation"] == "c2"
+                and case.flip_form in BROKEN_FORMS)):
+            answers.append(doc)  # the message must leak nothing either
             continue
         assert status == 200, (path, doc)
+        if path == "/v1/extract/accept":  # the secret's claim became a private engram
+            assert len(doc["written"]) == 1, doc
         answers.append({k: v for k, v in doc.items() if k not in ("query", "question")})
     return answers
 

@@ -24,6 +24,7 @@ COMMANDS: tuple[str, ...] = (
     "search",
     "related",
     "ask",
+    "extract",
     "contradictions",
     "resolve",
     "web",

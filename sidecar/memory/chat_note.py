@@ -89,6 +89,8 @@ class NoteTurn:
     content: str
     created: str  # ISO 8601, UTC, as the memory log stores it
     private: bool
+    line_start: int = 0  # the file lines of the turn's content (1-based; 0 when not from a note)
+    line_end: int = 0
 
 
 @dataclass(frozen=True)
@@ -199,14 +201,17 @@ def parse_chat(note: Note) -> ChatNote | None:
     for i, m in enumerate(heads):
         end = heads[i + 1].start() if i + 1 < len(heads) else len(note.body)
         marks = {mark.strip() for mark in m["marks"].split(" · ") if mark.strip()}
-        content = note.body[m.end():end].strip().replace("\r\n", "\n")
+        raw = note.body[m.end():end]
+        content = raw.strip().replace("\r\n", "\n")
         if fmt.no_answer_marker in marks or not content:
             continue
         role = role_of[m["label"]]
         if role == "assistant":
             content = _strip_sources(content, fmt)
         content = _unescape(content, fmt)
+        first = note.body_line + note.body.count("\n", 0, m.end() + len(raw) - len(raw.lstrip()))
         turns.append(NoteTurn(role, content, _iso(m["stamp"]),
-                              note.is_private or fmt.private_marker in marks))
+                              note.is_private or fmt.private_marker in marks,
+                              first, first + content.count("\n")))
     return ChatNote(conversation, namespace, turns, _summaries(note.frontmatter, note.is_private),
                     note.is_private)

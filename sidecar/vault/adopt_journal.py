@@ -61,7 +61,7 @@ class Outcome:
                 "refused": refused, "journal": self.journal, "private_hidden": hidden}
 
 
-def _split(before: str, after: str) -> tuple[str, str]:
+def split_heads(before: str, after: str) -> tuple[str, str]:
     """The heads of `before` and `after` that differ (what follows them is the same)."""
     common = 0
     limit = min(len(before), len(after))
@@ -70,7 +70,7 @@ def _split(before: str, after: str) -> tuple[str, str]:
     return before[: len(before) - common], after[: len(after) - common]
 
 
-def _write_journal(path: Path, doc: dict[str, Any]) -> None:
+def write_journal(path: Path, doc: dict[str, Any]) -> None:
     data = (json.dumps(doc, ensure_ascii=False, indent=1) + "\n").encode("utf-8")
     if path.exists():
         atomic_write(path, data, content_hash(path.read_bytes()))
@@ -80,14 +80,16 @@ def _write_journal(path: Path, doc: dict[str, Any]) -> None:
             handle.write(data)
 
 
-def _new_journal_path(vault: str | Path) -> Path:
+def new_journal_path(vault: str | Path, kind: str = "adopt") -> Path:
+    """A new journal file for one `kind` of change (`adopt-STAMP.json`), never an existing one;
+    NoteNotWritable when the journal folder is a symbolic link."""
     stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%SZ")
     folder = journal_folder(vault)
     if folder.is_symlink():  # the journal holds notes' old frontmatter: never outside the vault
         raise NoteNotWritable(f"{folder.name} is a symbolic link; Ora will not write its "
-                              "journal through it (nothing was adopted)")
+                              f"journal through it (nothing was {kind}ed)")
     n = 1
-    while (candidate := folder / f"adopt-{stamp}{'' if n == 1 else f'-{n}'}.json").exists():
+    while (candidate := folder / f"{kind}-{stamp}{'' if n == 1 else f'-{n}'}.json").exists():
         n += 1
     return candidate
 
@@ -106,7 +108,7 @@ def _entry(vault: str | Path, p: Proposal) -> dict[str, Any]:
     after = rewrite_frontmatter(before, p.mutation())
     if content_hash(after.encode("utf-8")) != p.after_hash:
         raise Conflict(f"{p.path}: the plan no longer gives the same frontmatter; plan again")
-    head_before, head_after = _split(before, after)
+    head_before, head_after = split_heads(before, after)
     return {"path": p.path, "private": p.private, "before_sha256": p.hash,
             "after_sha256": p.after_hash, "before_head": head_before, "after_head": head_after,
             "applied": False}
@@ -127,7 +129,7 @@ def apply_adoption(vault: str | Path, proposals: Iterable[Proposal]) -> Outcome:
     if not todo:
         return out
     try:
-        journal = _new_journal_path(vault)
+        journal = new_journal_path(vault)
     except NoteNotWritable as err:  # no journal, no write: every note is refused, untouched
         for p, _ in todo:
             out.refuse(p.path, err.message)
@@ -135,7 +137,7 @@ def apply_adoption(vault: str | Path, proposals: Iterable[Proposal]) -> Outcome:
     doc = {"version": JOURNAL_VERSION, "kind": "adopt", "vault": str(Path(vault).resolve()),
            "created": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
            "files": [entry for _, entry in todo]}
-    _write_journal(journal, doc)  # before any note, so a crash mid-way can still be undone
+    write_journal(journal, doc)  # before any note, so a crash mid-way can still be undone
     for p, entry in todo:
         try:
             edit_frontmatter(vault, p.path, p.mutation(), expected_hash=p.hash)
@@ -146,29 +148,31 @@ def apply_adoption(vault: str | Path, proposals: Iterable[Proposal]) -> Outcome:
         out.done.append(p.path)
     doc["files"] = [entry for _, entry in todo if entry["applied"]]
     if doc["files"]:
-        _write_journal(journal, doc)
+        write_journal(journal, doc)
         out.journal = journal.relative_to(Path(vault)).as_posix()
     else:
         journal.unlink()
     return out
 
 
-def _latest_journal(vault: str | Path) -> tuple[Path, dict[str, Any]]:
+def latest_journal(vault: str | Path, kind: str = "adopt",
+                   what: str = "adoption") -> tuple[Path, dict[str, Any]]:
+    """The newest journal of `kind` and its document (NotFound: no `what` to undo)."""
     folder = journal_folder(vault)
-    for path in sorted(folder.glob("adopt-*.json"), reverse=True) if folder.is_dir() else []:
+    for path in sorted(folder.glob(f"{kind}-*.json"), reverse=True) if folder.is_dir() else []:
         try:
             doc = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             continue
-        if isinstance(doc, dict) and doc.get("kind") == "adopt":
+        if isinstance(doc, dict) and doc.get("kind") == kind:
             return path, doc
-    raise NotFound(f"no adoption to undo in {folder.name}/")
+    raise NotFound(f"no {what} to undo in {folder.name}/")
 
 
 def undo_adoption(vault: str | Path) -> Outcome:
     """Restore every note of the latest adoption that still holds exactly what adopt wrote;
     refuse (and keep in the journal) any note edited since."""
-    journal, doc = _latest_journal(vault)
+    journal, doc = latest_journal(vault)
     out = Outcome(journal=journal.relative_to(Path(vault)).as_posix())
     pending = []
     for entry in doc["files"]:
@@ -201,7 +205,7 @@ def undo_adoption(vault: str | Path) -> Outcome:
             out.done.append(rel)
     if pending:
         doc["files"] = pending
-        _write_journal(journal, doc)
+        write_journal(journal, doc)
     else:  # all back as it was: so is the vault, journal folder included
         journal.unlink()
         if not any(journal.parent.iterdir()):

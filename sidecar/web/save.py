@@ -18,29 +18,20 @@ from __future__ import annotations
 
 import codecs
 import json
-import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from html.parser import HTMLParser
-from pathlib import PurePosixPath
 from urllib.parse import urlsplit
 
 import aiohttp
 
-from sidecar.errors import BadRequest, Conflict
+from sidecar.errors import BadRequest
 from sidecar.settings import Config
-from sidecar.vault.edit import create_note
 from sidecar.vault.inert import encodable, inert
-from sidecar.vault.scan import is_ignored, iter_note_paths
+from sidecar.vault.new_notes import create_named, safe_name, taken_names, type_folder
 from sidecar.vault.vault_settings import load_vault_settings
 from sidecar.web.searxng import WebSearchFailed, read_at_most
 
-_UNSAFE = re.compile(r'[\\/:*?"<>|#^\[\]\x00-\x1f]+')
-_NAME_MAX = 255  # bytes of one file name (ext4, APFS, and most others)
-_WRITER_ROOM = len("..01234567.ora-tmp")  # the writer's temporary copy: `.NAME.xxxxxxxx.ora-tmp`
-_NAME_CHARS = 100  # a title cut for a file name: enough to tell pages apart
-_NOTE = ".md"
-_SUFFIX_ROOM = len(" 999")  # the numbered names save_page tries
 _BREAK = "\x00"  # a block boundary (NUL never survives into a note)
 _SKIP = {"script", "style", "noscript", "template", "svg", "head"}
 _BLOCKS = {"p", "div", "br", "li", "h1", "h2", "h3", "h4", "h5", "h6", "tr", "section",
@@ -136,27 +127,7 @@ def _known(charset: str | None) -> str:
 def web_folder(config: Config) -> str:
     """The folder the vault settings type as `web` (the shortest such rule); BadRequest when
     it is a hidden folder."""
-    settings = load_vault_settings(config.vault)
-    folders = sorted((p for p, t in settings.folders if t == "web"), key=len)
-    folder = folders[0].strip("/") if folders else "Web"
-    if is_ignored(f"{folder}/page{_NOTE}"):
-        raise BadRequest(f"the web folder {folder!r} (a `web` folder rule of ora.yaml) is hidden "
-                         "or not a folder Obsidian shows: Ora never writes into a dot-folder; "
-                         "change the rule")
-    return folder
-
-
-def file_stem(title: str, host: str) -> str:
-    """A safe file name (without `.md`) for a page: its title, else its host, else `Web page`;
-    no unsafe character, no leading dot, short enough in UTF-8 bytes for the numbered
-    names save_page tries."""
-    room = _NAME_MAX - _WRITER_ROOM - len(_NOTE) - _SUFFIX_ROOM
-
-    def safe(candidate: str) -> str:
-        name = _UNSAFE.sub(" ", " ".join(encodable(candidate).split())).strip(" .")
-        return name[:_NAME_CHARS].encode("utf-8")[:room].decode("utf-8", "ignore").strip(" .")
-
-    return next((name for name in map(safe, (title, host)) if name), "Web page")
+    return type_folder(load_vault_settings(config.vault), "web", "Web")
 
 
 def note_text(page: Page, saved: str) -> str:
@@ -175,21 +146,8 @@ def note_text(page: Page, saved: str) -> str:
 def save_page(config: Config, page: Page) -> str:
     """Write `page` as a new `type: web` note; its vault path."""
     host = check_url(page.url)
-    name = file_stem(page.title, host)
+    name = safe_name(page.title, host, fallback="Web page")
     folder = web_folder(config)
     saved = datetime.now(UTC).date().isoformat()
-    text = note_text(page, saved)
-    # Obsidian resolves a link by the note's name wherever it is: a second note of a name
-    # would make the vault's links to the first ambiguous.
-    taken = {PurePosixPath(rel).stem.casefold() for rel in iter_note_paths(config.vault)}
-    for n in range(1, 1000):
-        stem = name if n == 1 else f"{name} {n}"
-        if stem.casefold() in taken:
-            continue
-        rel = f"{folder}/{stem}.md"
-        try:
-            create_note(config.vault, rel, text)
-        except Conflict:
-            continue
-        return rel
-    raise Conflict(f"no free file name for {name!r} in {folder}")
+    return create_named(config.vault, folder, name, note_text(page, saved),
+                        taken_names(config.vault))[0]

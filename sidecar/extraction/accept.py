@@ -1,0 +1,276 @@
+"""Keeping proposals: engram notes, the chat note's record, the triage queue, and undo.
+
+Accepting writes, for each kept proposal, a new `type: engram` note (named for its title, in the
+folder the vault settings type as `engram`; `ai-derived` when it came from the assistant's side,
+`private` when its turn was), and adds the proposals' ids to the chat note's `extracted`
+property by a round-trip edit, compare-and-swap against the bytes the plan read (Conflict if the
+note changed since: plan again). A kept proposal that contradicts an engram puts the pair in the
+cleaning queue at once, as a scan would have.
+
+A journal (`VAULT/.ora-journal/extract-*.json`, as adoption's) is written before any note: the
+chat note's frontmatter before and after, and each engram's hash. The chat note is written last,
+so its record never names an engram that is not there. `undo_extraction` moves the
+engrams of the latest extraction to the trash and restores the chat note byte for byte, each
+only while it still holds exactly what was written; a file edited since is refused and stays in
+the journal.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ruamel.yaml.comments import CommentedMap, CommentedSeq
+from ruamel.yaml.scalarstring import DoubleQuotedScalarString
+
+from sidecar.cleaning.store import Pair, Queue, Side, pair_id
+from sidecar.cleaning.vocab import get_thresholds
+from sidecar.errors import Conflict, OraError
+from sidecar.extraction.proposals import Plan, Proposal, extraction_data
+from sidecar.vault.adopt_journal import (
+    JOURNAL_VERSION,
+    latest_journal,
+    new_journal_path,
+    split_heads,
+    write_journal,
+)
+from sidecar.vault.edit import (
+    Mutation,
+    content_hash,
+    move_to_trash,
+    plan_edit,
+    restore_bytes,
+    set_value,
+    write_planned,
+)
+from sidecar.vault.new_notes import create_named, safe_name, taken_names, type_folder
+from sidecar.vault.note import read_note
+from sidecar.vault.scan import vault_path
+from sidecar.vault.vault_settings import load_vault_settings
+
+KIND = "extract"
+
+
+@dataclass
+class Accepted:
+    written: list[str] = field(default_factory=list)
+    queued: int = 0
+    journal: str | None = None
+    changed: list[str] = field(default_factory=list)  # every file written (for the index)
+
+    def as_json(self) -> dict[str, Any]:
+        return {"written": self.written, "queued_contradictions": self.queued,
+                "journal": self.journal}
+
+
+def _spec() -> dict[str, Any]:
+    return dict(extraction_data()["engram"])
+
+
+def engram_text(p: Proposal, day: str) -> str:
+    """A kept proposal as a new engram note (string values JSON-quoted: valid YAML)."""
+    tags = list(_spec()["tags"])
+    if p.ai_derived:
+        tags.append(get_thresholds().provenance_tag)
+    if p.private:
+        tags.append("private")
+    nexus = "[]" if not p.nexus else "\n" + "".join(f"  - {json.dumps(n)}\n"
+                                                   for n in p.nexus).rstrip("\n")
+    lines = ["---", "type: engram", f"nexus: {nexus}", "tags:",
+             *(f"  - {t}" for t in tags), f"subtype: {p.subtype}",
+             "source_document:", f"  - {json.dumps(p.source_document, ensure_ascii=False)}",
+             f"date created: {day}", f"date modified: {day}", "---",
+             f"# {p.title}", "", p.text, ""]
+    return "\n".join(lines)
+
+
+def _record(ids: list[str]) -> Mutation:
+    """Add `ids` to the chat note's `extracted` list, quoted (an id of digits and one `e`
+    would read back as a number)."""
+    key = str(_spec()["extracted_property"])
+    quoted = [DoubleQuotedScalarString(i) for i in ids]
+
+    def mutate(cm: CommentedMap) -> None:
+        current = cm.get(key)
+        if isinstance(current, list):
+            current.extend(q for q in quoted if q not in current)
+        else:
+            set_value(cm, key, CommentedSeq(quoted))
+    return mutate
+
+
+def _existing_side(vault: Path, max_bytes: int, path: str, match: Any) -> tuple[Side, bool]:
+    """An engram's side of a pair, with its file's hash now, and whether it is AI-derived."""
+    data = vault_path(vault, path).read_bytes()
+    note = read_note(vault, path, max_bytes)
+    return (Side(path, match.line_start, match.line_end, match.text, content_hash(data)),
+            note.has_tag(get_thresholds().provenance_tag))
+
+
+def _pairs(vault: Path, max_bytes: int, p: Proposal, rel: str, new_hash: str,
+           text_line: int, day: str) -> list[Pair]:
+    pairs = []
+    new = Side(rel, text_line, text_line, p.text, new_hash)
+    for m in p.contradicts:
+        try:
+            old, old_ai = _existing_side(vault, max_bytes, m.path, m)
+        except (OSError, OraError):
+            continue  # gone since the plan: nothing left to triage
+        pairs.append(Pair(
+            id=pair_id("engram", old, new), kind="engram", a=old, b=new, judge="rules",
+            score=m.score, private=m.private or p.private,
+            evidence={**m.evidence, "claim_similarity": round(m.similarity, 4),
+                      "dates": [None, day], "ai_derived": [old_ai, p.ai_derived],
+                      "found_by": "extraction"}))
+    return pairs
+
+
+def _take_back(vault: Path, written: list[dict[str, Any]]) -> None:
+    """Move engrams this accept wrote to the trash (the chat note could not record them)."""
+    for entry in written:
+        with contextlib.suppress(OraError, OSError):
+            move_to_trash(vault, entry["path"], entry["sha256"])
+
+
+def accept(vault: Path, max_bytes: int, plan: Plan, chosen: list[Proposal],
+           queue: Queue | None) -> Accepted:
+    """Write `chosen` (proposals of `plan`) as engrams; see the module docstring.
+
+    The chat note is checked first and written last: its `extracted` record never names an
+    engram that was not written. If it changed meanwhile (Conflict), the new engrams go to the
+    trash and nothing is kept."""
+    out = Accepted()
+    if not chosen:
+        return out
+    conv = plan.conversation
+    edit = plan_edit(vault, conv.path, _record([p.id for p in chosen]), expected_hash=conv.hash)
+    head_before, head_after = split_heads(edit.before.decode("utf-8"),
+                                          edit.after.decode("utf-8"))
+    journal = new_journal_path(vault, KIND)
+    doc: dict[str, Any] = {
+        "version": JOURNAL_VERSION, "kind": KIND, "vault": str(vault.resolve()),
+        "created": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        "chat": {"path": conv.path, "private": conv.private, "before_sha256": edit.before_hash,
+                 "after_sha256": edit.after_hash, "before_head": head_before,
+                 "after_head": head_after},
+        "engrams": []}
+    write_journal(journal, doc)  # before any note, so a crash mid-way can still be undone
+    folder = type_folder(load_vault_settings(vault), "engram", str(_spec()["default_folder"]))
+    taken = taken_names(vault)
+    day = dt.datetime.now(dt.UTC).date().isoformat()
+    pairs: list[Pair] = []
+    try:
+        for p in chosen:
+            text = engram_text(p, day)
+            name = safe_name(p.title, fallback=p.id)
+            rel, new_hash = create_named(vault, folder, name, text, taken)
+            taken.add(Path(rel).stem.casefold())
+            doc["engrams"].append({"path": rel, "sha256": new_hash, "private": p.private})
+            write_journal(journal, doc)
+            out.written.append(rel)
+            pairs += _pairs(vault, max_bytes, p, rel, new_hash,
+                            text.splitlines().index(p.text) + 1, day)
+        write_planned([edit])
+    except (OraError, OSError):
+        _take_back(vault, doc["engrams"])
+        journal.unlink(missing_ok=True)
+        raise
+    out.changed = [*out.written, conv.path]
+    if pairs and queue is not None:
+        out.queued = queue.offer(pairs)
+    out.journal = journal.relative_to(vault).as_posix()
+    return out
+
+
+@dataclass
+class Undone:
+    removed: list[str] = field(default_factory=list)
+    restored: list[str] = field(default_factory=list)
+    refused: list[dict[str, str]] = field(default_factory=list)
+    journal: str | None = None
+    private: set[str] = field(default_factory=set)
+
+    def as_json(self, *, private: bool) -> dict[str, Any]:
+        """What was undone; without `private`, private notes are only counted."""
+        def shown(paths: list[str]) -> list[str]:
+            return [p for p in paths if private or p not in self.private]
+
+        refused = [r for r in self.refused if private or r["path"] not in self.private]
+        hidden = (len(self.removed) + len(self.restored) + len(self.refused)
+                  - len(shown(self.removed)) - len(shown(self.restored)) - len(refused))
+        return {"removed": shown(self.removed), "restored": shown(self.restored),
+                "refused": refused, "journal": self.journal, "private_hidden": hidden}
+
+    @property
+    def changed(self) -> list[str]:
+        return self.removed + self.restored
+
+
+def _undo_chat(vault: Path, entry: dict[str, Any], out: Undone) -> bool:
+    """Restore the chat note's frontmatter; whether it is settled (restored or already back)."""
+    rel = str(entry["path"])
+    try:
+        current = vault_path(vault, rel).read_bytes()
+    except FileNotFoundError:
+        out.refused.append({"path": rel, "reason": "the note is gone"})
+        return False
+    digest = content_hash(current)
+    if digest == entry["before_sha256"]:
+        return True
+    restored = (entry["before_head"] + current.decode("utf-8", "replace")[
+        len(entry["after_head"]):]).encode("utf-8")
+    if digest != entry["after_sha256"] or content_hash(restored) != entry["before_sha256"]:
+        out.refused.append({"path": rel, "reason": "edited since the extraction; remove its "
+                            "`extracted` ids by hand (the journal keeps its old frontmatter)"})
+        return False
+    try:
+        restore_bytes(vault, rel, restored, digest)
+    except Conflict as err:
+        out.refused.append({"path": rel, "reason": err.message})
+        return False
+    out.restored.append(rel)
+    return True
+
+
+def undo_extraction(vault: Path, queue: Queue | None) -> Undone:
+    """Undo the latest extraction (see the module docstring); NotFound when there is none."""
+    journal, doc = latest_journal(vault, KIND, "extraction")
+    out = Undone(journal=journal.relative_to(vault).as_posix())
+    pending = []
+    for entry in doc["engrams"]:
+        rel = str(entry["path"])
+        if entry.get("private", True):
+            out.private.add(rel)
+        path = vault_path(vault, rel)
+        if not path.exists():
+            continue  # already gone: nothing to remove
+        try:
+            move_to_trash(vault, rel, str(entry["sha256"]))
+        except Conflict:
+            out.refused.append({"path": rel, "reason": "edited since it was extracted; delete "
+                                "it by hand if you no longer want it"})
+            pending.append(entry)
+            continue
+        except OraError as err:
+            out.refused.append({"path": rel, "reason": err.message})
+            pending.append(entry)
+            continue
+        out.removed.append(rel)
+    chat = doc["chat"]
+    if chat.get("private", True):
+        out.private.add(str(chat["path"]))
+    chat_done = _undo_chat(vault, chat, out)
+    if queue is not None and out.removed:
+        queue.clear_open(out.removed)
+    if pending or not chat_done:
+        doc["engrams"] = pending
+        write_journal(journal, doc)
+    else:
+        journal.unlink()
+        if not any(journal.parent.iterdir()):
+            journal.parent.rmdir()
+    return out

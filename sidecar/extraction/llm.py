@@ -1,0 +1,119 @@
+"""The LLM extractor: the configured model (`llm_url`) proposes claims; its answer is data.
+
+The prompt is `schema/extraction.json` `llm`: the instructions as the system message, the turns,
+numbered and labelled by role, as the user message. The answer must be exactly one JSON object
+`{"proposals": [{"turn", "text", "title"?, "subtype"?}]}` (a single ``` fence around it is
+tolerated), no larger than `max_answer_chars`, each text short enough to be one claim, each turn
+one of the conversation's, and each text grounded in its turn: at least `min_grounding` of its
+content stems appear in that turn, so a model cannot slip in text the conversation never held.
+Whether a claim is AI-derived, where it comes from and which file it goes to are never the
+model's to say: they follow from the turn. Any other answer (not JSON, another shape, extra keys
+such as a path to write, a claim about text not in the conversation, a failure to answer) is
+refused whole: `ExtractionRefused`, and the caller falls back to the rule extractor.
+
+A private conversation goes only to a model on this machine (`llm_is_local`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+from urllib.parse import urlsplit
+
+import jsonschema
+
+from sidecar.errors import LlmFailed
+from sidecar.extraction.gate import content_stems
+from sidecar.extraction.proposals import Candidate, Conversation, Turn, extraction_data
+from sidecar.models.chat import complete
+from sidecar.schema import get_schema
+from sidecar.server.security import is_loopback
+from sidecar.settings import Config
+
+_FENCE = re.compile(r"^```(?:json)?\s*\n(?P<body>.*)\n```$", re.S)
+
+
+class ExtractionRefused(Exception):
+    """The model's answer cannot be used; the message says why (reported as `fallback`)."""
+
+
+def llm_is_local(config: Config) -> bool:
+    """The configured model's host is this machine (a private conversation may go there)."""
+    return is_loopback(urlsplit(str(config.llm_url)).hostname or "")
+
+
+def _answer_schema(spec: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "type": "object", "required": ["proposals"], "additionalProperties": False,
+        "properties": {"proposals": {
+            "type": "array", "maxItems": int(spec["max_proposals"]),
+            "items": {
+                "type": "object", "required": ["turn", "text"], "additionalProperties": False,
+                "properties": {
+                    "turn": {"type": "integer", "minimum": 1},
+                    "text": {"type": "string", "minLength": 1,
+                             "maxLength": int(spec["max_text_chars"])},
+                    "title": {"type": "string", "maxLength": int(spec["max_title_chars"])},
+                    "subtype": {"enum": sorted(get_schema().subtypes)},
+                }}}}}
+
+
+def messages(conversation: Conversation) -> list[dict[str, str]]:
+    spec = extraction_data()["llm"]
+    turns = "\n\n".join(
+        spec["turn_label"].format(n=t.n, role=spec["roles"][t.role]) + "\n" + t.content
+        for t in conversation.turns)
+    return [{"role": "system", "content": spec["system"]}, {"role": "user", "content": turns}]
+
+
+def _grounded(text: str, turn: Turn, least: float) -> bool:
+    said = content_stems(text)
+    return not said or len(said & content_stems(turn.content)) / len(said) >= least
+
+
+def parse_answer(answer: str, conversation: Conversation) -> list[Candidate]:
+    """The candidates of a model's answer (ExtractionRefused naming what is wrong with it)."""
+    spec = extraction_data()["llm"]
+    if len(answer) > int(spec["max_answer_chars"]):
+        raise ExtractionRefused(f"the answer is longer than {spec['max_answer_chars']} characters")
+    text = answer.strip()
+    fenced = _FENCE.match(text)
+    try:
+        doc = json.loads(fenced["body"] if fenced else text)
+    except ValueError as exc:
+        raise ExtractionRefused(f"the answer is not JSON ({exc})") from exc
+    try:
+        jsonschema.validate(doc, _answer_schema(spec))
+    except jsonschema.ValidationError as exc:
+        where = "/".join(str(p) for p in exc.absolute_path) or "answer"
+        raise ExtractionRefused(f"the answer has the wrong shape at {where}: "
+                                f"{exc.message[:200]}") from exc
+    by_n = {t.n: t for t in conversation.turns}
+    found = []
+    for item in doc["proposals"]:
+        turn = by_n.get(item["turn"])
+        if turn is None:
+            raise ExtractionRefused(f"the answer names turn {item['turn']}, which the "
+                                    "conversation does not have")
+        if not _grounded(item["text"], turn, float(spec["min_grounding"])):
+            raise ExtractionRefused(f"the answer proposes text that turn {turn.n} does not hold")
+        found.append(Candidate(" ".join(item["text"].split()), turn,
+                               " ".join(item.get("title", "").split()),
+                               item.get("subtype", "")))
+    return found
+
+
+async def llm_candidates(config: Config, conversation: Conversation) -> list[Candidate]:
+    """The model's proposals for `conversation` (ExtractionRefused when it cannot be used)."""
+    private = conversation.private or any(t.private for t in conversation.turns)
+    if private and not llm_is_local(config):
+        raise ExtractionRefused("a private conversation is sent only to a language model "
+                                    "on this machine")
+    spec = extraction_data()["llm"]
+    try:
+        answer = await complete(config, messages(conversation),
+                                max_tokens=int(spec["max_tokens"]))
+    except LlmFailed as err:
+        raise ExtractionRefused(err.message) from err
+    return parse_answer(answer, conversation)

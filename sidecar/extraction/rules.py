@@ -1,0 +1,166 @@
+"""The deterministic extractor, and the text rules every proposal passes, whoever proposed it.
+
+Without a language model, each turn is cut into sentences by the contradiction survey's claim
+splitter (`cleaning/claims.py`: prose only, links and emphasis reduced to text, file lines kept),
+and every sentence is a candidate. The gate then keeps the declarative claims: a question, a
+greeting, thanks, talk about the conversation itself, a statement of aims, a sentence too short
+to say anything or too long to be one idea is not a claim (`not_a_claim`).
+
+A claim must stand alone (`standalone`): an answer's citation markers (`[1]`) are removed, a
+leading discourse word ("Actually,", "No,") and a
+back-reference ("as I said,") are removed; a leading "it"/"they" is replaced by the subject of
+the sentence before it in the same turn when that subject is short and plain; a sentence that
+still leans on another ("This means…", "That is why…") is not proposed. The subtype is the first
+of `schema/extraction.json` `subtypes` whose pattern matches ("X is a Y" a definition, "because"
+causal, "should/always" a process principle, "better/worse" evaluative), else a fact.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import cache
+
+from sidecar.cleaning.claims import split_claims
+from sidecar.cleaning.vocab import get_cues
+from sidecar.extraction.proposals import Candidate, Conversation, extraction_data
+
+_WORD = re.compile(r"\w+(?:['’]\w+)*")
+_END = re.compile(r"[\s.;:,!]+$")
+
+
+def _alternation(phrases: list[str]) -> str:
+    ordered = sorted((p.casefold() for p in phrases), key=len, reverse=True)
+    return "|".join(re.escape(p).replace("'", "['’]") for p in ordered)
+
+
+@dataclass(frozen=True)
+class _Rules:
+    lead: re.Pattern[str]
+    citation: re.Pattern[str]
+    references: re.Pattern[str]
+    resolvable: re.Pattern[str]
+    dangling: re.Pattern[str]
+    subject: re.Pattern[str]
+    not_claim: tuple[re.Pattern[str], ...]
+    pushback: re.Pattern[str]
+    subtypes: tuple[tuple[str, re.Pattern[str]], ...]
+    default_subtype: str
+    min_words: int
+    max_words: int
+    title_chars: int
+
+
+@cache
+def text_rules() -> _Rules:
+    data = extraction_data()
+    c = data["claims"]
+    cues = [p for key, phrases in data["pushback"].items() if key != "description"
+            for p in phrases]
+    return _Rules(
+        citation=re.compile(c["citation_marker"]),
+        lead=re.compile(rf"^(?:{_alternation(c['lead_words'] + ['no'])})\s*[,!:]\s*", re.I),
+        references=re.compile(rf",?\s*\b(?:{_alternation(c['reference_phrases'])})\b\s*,?\s*",
+                              re.I),
+        resolvable=re.compile(rf"^(?:{_alternation(c['resolvable_pronouns'])})\b\s+", re.I),
+        dangling=re.compile(rf"^(?:{_alternation(c['dangling_starts'])})\b", re.I),
+        # the words before a listed verb, or before a present-tense verb ("ferments") after
+        # at most four words none of which ends in s (so "Starters need" is not cut wrongly)
+        subject=re.compile(rf"^(?:(?P<subject>.+?)\s+(?:{_alternation(c['subject_verbs'])})\b"
+                           r"|(?P<short>(?:\w*[^\Ws\d] ){0,3}\w*[^\Ws\d])\s+[a-z]+[^\Ws]s\b)"),
+        not_claim=tuple(re.compile(p, re.I) for p in data["not_a_claim"]),
+        pushback=re.compile(rf"(?<!\w)(?:{_alternation(cues)})(?!\w)", re.I),
+        subtypes=tuple((s["subtype"], re.compile(s["pattern"], re.I)) for s in data["subtypes"]),
+        default_subtype=str(data["default_subtype"]),
+        min_words=int(c["min_words"]),
+        max_words=int(c["max_words"]),
+        title_chars=int(c["title_max_chars"]),
+    )
+
+
+def words(text: str) -> list[str]:
+    return _WORD.findall(text)
+
+
+def pushes_back(text: str) -> bool:
+    """The user rejects what was said before ("no, that's wrong", "I don't think so", …)."""
+    return text_rules().pushback.search(text) is not None
+
+
+def _subject(sentence: str) -> str | None:
+    """The plain noun phrase a sentence opens with ("Sourdough starter" of "Sourdough starter
+    is…"), or None."""
+    m = text_rules().subject.match(sentence)
+    if m is None:
+        return None
+    subject = (m["subject"] or m["short"]).strip()
+    n = len(words(subject))
+    if not 1 <= n <= 6 or "," in subject or text_rules().resolvable.match(subject + " "):
+        return None
+    return subject
+
+
+def standalone(text: str, previous: str | None = None) -> str | None:
+    """`text` stated so that it stands alone, or None when it leans on what came before."""
+    rules = text_rules()
+    text = rules.citation.sub("", text)
+    text = rules.references.sub(" ", text).strip()
+    text = rules.pushback.sub("", text, count=1).strip() if rules.pushback.match(text) else text
+    text = re.sub(r"^[\s,;:.!-]+", "", text)
+    while (m := rules.lead.match(text)) is not None:
+        text = text[m.end():]
+    m = rules.resolvable.match(text)
+    if m is not None:
+        subject = _subject(previous) if previous else None
+        if subject is None:
+            return None
+        text = subject + " " + text[m.end():]
+    if not text or rules.dangling.match(text):
+        return None
+    return text[0].upper() + text[1:]
+
+
+def not_a_claim(text: str) -> bool:
+    """A question, a greeting, chatter, an aim, or not one idea's worth of words."""
+    rules = text_rules()
+    stripped = text.strip()
+    n = len(words(stripped))
+    if stripped.endswith("?") or not rules.min_words <= n <= rules.max_words:
+        return True
+    if get_cues().non_assertive.search(stripped):
+        return True
+    return any(p.search(stripped) for p in rules.not_claim)
+
+
+def subtype_of(text: str) -> str:
+    rules = text_rules()
+    return next((name for name, p in rules.subtypes if p.search(text)), rules.default_subtype)
+
+
+def title_of(text: str) -> str:
+    """The claim itself, without its final stop, cut at a word under the title length."""
+    title = _END.sub("", text.strip())
+    limit = text_rules().title_chars
+    if len(title) <= limit:
+        return title
+    cut = title[:limit].rsplit(" ", 1)[0]
+    return _END.sub("", cut) or title[:limit]
+
+
+def sentences(content: str, line_start: int) -> Iterator[tuple[str, str | None]]:
+    """Each sentence of a turn with the one before it (for resolving a leading pronoun)."""
+    previous = None
+    for claim in split_claims(content, line_start):
+        yield claim.text, previous
+        previous = claim.text
+
+
+def rule_candidates(conversation: Conversation) -> list[Candidate]:
+    """Every sentence of every turn, stated to stand alone where it can be; a sentence that
+    cannot is kept as written, for the gate to drop."""
+    found = []
+    for turn in conversation.turns:
+        for text, previous in sentences(turn.content, turn.line_start):
+            found.append(Candidate(standalone(text, previous) or text, turn))
+    return found

@@ -1,0 +1,71 @@
+"""New notes Ora writes under a name of their own (a saved web page, a kept engram).
+
+A note is named for its title, in the folder the vault settings type for it. Obsidian resolves a
+link by the note's name wherever it is, so a second note of a name would make the vault's links
+to the first ambiguous: the name gets a number (`Name 2`) while any note of the vault has it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection
+from pathlib import Path, PurePosixPath
+
+from sidecar.errors import BadRequest, Conflict
+from sidecar.vault.edit import create_note
+from sidecar.vault.inert import encodable
+from sidecar.vault.scan import is_ignored, iter_note_paths
+from sidecar.vault.vault_settings import VaultSettings
+
+_UNSAFE = re.compile(r'[\\/:*?"<>|#^\[\]\x00-\x1f]+')
+_NAME_MAX = 255  # bytes of one file name (ext4, APFS, and most others)
+_WRITER_ROOM = len("..01234567.ora-tmp")  # the writer's temporary copy: `.NAME.xxxxxxxx.ora-tmp`
+_NAME_CHARS = 100  # a title cut for a file name: enough to tell notes apart
+_NOTE = ".md"
+_SUFFIX_ROOM = len(" 999")  # the numbered names create_named tries
+
+
+def safe_name(*candidates: str, fallback: str) -> str:
+    """The first candidate that makes a file name (no character a path or a wikilink cannot
+    hold, no leading dot, short enough in UTF-8 bytes for the numbered names create_named
+    tries), else `fallback`."""
+    room = _NAME_MAX - _WRITER_ROOM - len(_NOTE) - _SUFFIX_ROOM
+
+    def safe(candidate: str) -> str:
+        name = _UNSAFE.sub(" ", " ".join(encodable(candidate).split())).strip(" .")
+        return name[:_NAME_CHARS].encode("utf-8")[:room].decode("utf-8", "ignore").strip(" .")
+
+    return next((name for name in map(safe, candidates) if name), fallback)
+
+
+def type_folder(settings: VaultSettings, type_name: str, default: str) -> str:
+    """The folder the vault settings type as `type_name` (the shortest such rule), else
+    `default`; BadRequest when it is a hidden folder (Ora never writes into a dot-folder)."""
+    folders = sorted((p for p, t in settings.folders if t == type_name), key=len)
+    folder = folders[0].strip("/") if folders else default
+    if is_ignored(f"{folder}/note{_NOTE}"):
+        raise BadRequest(f"the {type_name} folder {folder!r} (a `{type_name}` folder rule of "
+                         "ora.yaml) is hidden or not a folder Obsidian shows: Ora never writes "
+                         "into a dot-folder; change the rule")
+    return folder
+
+
+def taken_names(vault: str | Path) -> set[str]:
+    """The note names of the vault, case-folded."""
+    return {PurePosixPath(rel).stem.casefold() for rel in iter_note_paths(vault)}
+
+
+def create_named(vault: str | Path, folder: str, name: str, text: str,
+                 taken: Collection[str]) -> tuple[str, str]:
+    """Write `text` as a new note `folder/name.md` (numbered while the name is `taken` or the
+    file exists); its vault path and hash."""
+    for n in range(1, 1000):
+        stem = name if n == 1 else f"{name} {n}"
+        if stem.casefold() in taken:
+            continue
+        rel = f"{folder}/{stem}.md" if folder else f"{stem}.md"
+        try:
+            return rel, create_note(vault, rel, text)
+        except Conflict:
+            continue
+    raise Conflict(f"no free file name for {name!r} in {folder or 'the vault'}")

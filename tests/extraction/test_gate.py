@@ -1,0 +1,103 @@
+"""The gate's rules on small conversations (no index needed: no engram is near), and what a
+conversation's proposals take from its chat note."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from sidecar.extraction import load_conversation
+from sidecar.extraction.gate import gate
+from sidecar.extraction.proposals import Conversation, Match, Turn
+from sidecar.extraction.rules import rule_candidates
+
+from .conftest import chat_text, settings, write_vault
+
+
+class NoEngrams:
+    """A vault without engrams."""
+
+    def neighbours(self, texts: Sequence[str]) -> list[list[Match]]:
+        return [[] for _ in texts]
+
+
+def _conversation(*turns: tuple[str, str]) -> Conversation:
+    return Conversation("c", "Chats/Ora/c.md", "h", [
+        Turn(n, role, text, False, 10 * n, 10 * n) for n, (role, text) in enumerate(turns, 1)],
+        [], False, frozenset())
+
+
+def _run(*turns: tuple[str, str]) -> tuple[list[str], dict[str, str]]:
+    conversation = _conversation(*turns)
+    proposals, dropped = gate(conversation, rule_candidates(conversation), NoEngrams())
+    return [p.text for p in proposals], {d.text: d.reason for d in dropped}
+
+
+def test_a_correction_that_negates_a_claim_is_proposed_not_taken_for_a_repetition() -> None:
+    # Regression: the correction shares every content word with the claim it negates, and was
+    # dropped as a duplicate of it, losing the user's own claim.
+    proposed, dropped = _run(
+        ("assistant", "The Great Wall of China is visible from space with the naked eye."),
+        ("user", "Actually, the Great Wall of China is not visible from space with the naked "
+                 "eye."))
+    assert proposed == ["The Great Wall of China is not visible from space with the naked eye."]
+    assert dropped == {"The Great Wall of China is visible from space with the naked eye.":
+                       "pushback"}
+
+
+def test_a_claim_said_twice_is_proposed_once() -> None:
+    proposed, dropped = _run(("assistant", "Rye bread keeps fresh longer than wheat bread."),
+                             ("user", "So rye bread keeps fresh longer than wheat bread!"))
+    assert proposed == ["Rye bread keeps fresh longer than wheat bread."]
+    assert dropped == {"So rye bread keeps fresh longer than wheat bread!": "duplicate"}
+
+
+def test_a_pushback_cue_drops_the_assistant_turn_before_it_only() -> None:
+    proposed, dropped = _run(
+        ("assistant", "Rye flour ferments faster than wheat flour."),
+        ("user", "What about spelt?"),
+        ("assistant", "Spelt flour ferments slower than rye flour."),
+        ("user", "I don't think so."))
+    assert proposed == ["Rye flour ferments faster than wheat flour."]
+    assert dropped["Spelt flour ferments slower than rye flour."] == "pushback"
+    assert dropped["I don't think so."] == dropped["What about spelt?"] == "not-a-claim"
+
+
+def test_an_answers_citation_markers_are_not_part_of_its_claims() -> None:
+    proposed, _ = _run(("assistant", "Rye flour ferments faster than wheat flour [1]. Salt "
+                                     "slows the fermentation of yeast [2, 3]."))
+    assert proposed == ["Rye flour ferments faster than wheat flour.",
+                        "Salt slows the fermentation of yeast."]
+
+
+def test_subtypes_follow_the_claims_wording() -> None:
+    conversation = _conversation(
+        ("user", "A levain is a portion of starter built up for one bake."),
+        ("user", "Bread goes stale because its starch recrystallises."),
+        ("user", "You should always preheat the oven for an hour."),
+        ("user", "A Dutch oven is better than a baking stone for crusty bread."),
+        ("user", "Rye flour holds more water than wheat flour."))
+    proposals, _ = gate(conversation, rule_candidates(conversation), NoEngrams())
+    assert [p.subtype for p in proposals] == [
+        "definition", "causal_claim", "process_principle", "evaluative", "fact"]
+
+
+def test_the_nexus_is_the_chat_notes_else_its_cluster_when_that_is_a_matrix(
+    tmp_path: Path,
+) -> None:
+    vault = write_vault(tmp_path / "vault", {
+        "Projects/Bakery.md": "---\ntype: matrix\nnexus: []\ntags: []\n---\n# Bakery\n",
+        "Resources/Sourdough.md": "---\ntype: resource\nnexus: []\ntags: []\n---\n# Sourdough\n"})
+    turns = [("user", "I bake my bread in a cast iron pot.")]
+    chats = vault / "Chats" / "Ora"
+    chats.mkdir(parents=True)
+    base = chat_text("a", turns)
+    (chats / "a.md").write_text(base.replace("nexus: []", 'nexus: ["[[Garden]]"]'), "utf-8")
+    (chats / "b.md").write_text(chat_text("b", turns).replace(
+        "tags: []", "tags: []\ncluster: Bakery"), "utf-8")
+    (chats / "c.md").write_text(chat_text("c", turns).replace(
+        "tags: []", "tags: []\ncluster: Sourdough"), "utf-8")
+    config = settings(vault)
+    assert load_conversation(config, conversation="a").nexus == ["[[Garden]]"]
+    assert load_conversation(config, conversation="b").nexus == ["[[Bakery]]"]
+    assert load_conversation(config, conversation="c").nexus == []
