@@ -37,6 +37,11 @@ const READS: Record<string, string[]> = {
 	AdoptOutcome: ["applied", "restored", "unchanged", "refused", "journal", "private_hidden"],
 	ConversationNotesResponse: ["conversations"],
 	ConversationNote: ["conversation", "namespace", "note"],
+	ExtractPlan: ["extractor", "fallback", "proposals", "dropped"],
+	ExtractProposal: ["id", "title", "text", "ai_derived", "subtype", "nexus", "source", "contradicts"],
+	ExtractDropped: ["text", "reason", "of"],
+	ExtractAccepted: ["written", "queued_contradictions"],
+	ExtractUndone: ["removed", "restored", "refused"],
 };
 
 /** Fields the plugin sends, per request schema. */
@@ -48,6 +53,8 @@ const SENDS: Record<string, string[]> = {
 	FileEvent: ["kind", "path", "old_path"],
 	LintIgnoreRequest: ["path"],
 	PrivateModeRequest: ["private"],
+	ExtractRequest: ["conversation", "note", "private"],
+	ExtractAcceptRequest: ["conversation", "note", "private", "accept", "edits"],
 	AdoptApplyRequest: ["notes"],
 };
 
