@@ -23,7 +23,7 @@ from pathlib import Path
 
 from sidecar.errors import Conflict, OraError
 from sidecar.schema import load_json
-from sidecar.vault.edit import append_to_note, create_note
+from sidecar.vault.write import append_to_note, create_note
 from sidecar.vault.scan import vault_path
 
 log = logging.getLogger("sidecar.cleaning")

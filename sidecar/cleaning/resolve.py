@@ -27,7 +27,7 @@ from sidecar.cleaning.undo import Journal
 from sidecar.cleaning.vocab import get_thresholds
 from sidecar.errors import BadRequest, Conflict, NotFound
 from sidecar.settings import Config
-from sidecar.vault.edit import (
+from sidecar.vault.write import (
     add_relationship,
     add_tag,
     content_hash,

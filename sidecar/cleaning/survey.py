@@ -32,7 +32,7 @@ from sidecar.errors import OraError
 from sidecar.models.embedder import Embedder
 from sidecar.processes import process_alive
 from sidecar.settings import Config
-from sidecar.vault.edit import content_hash
+from sidecar.vault.write import content_hash
 from sidecar.vault.links import NameIndex
 from sidecar.vault.note import Note, decode_note, parse_note
 from sidecar.vault.properties import property_value

@@ -17,7 +17,7 @@ from typing import Any
 from sidecar.cleaning.store import Pair, Queue, UndoEntry, UndoFile
 from sidecar.errors import Conflict, NotFound
 from sidecar.settings import Config
-from sidecar.vault.edit import content_hash, restore_bytes, restore_from_trash
+from sidecar.vault.write import content_hash, restore_bytes, restore_from_trash
 from sidecar.vault.scan import vault_path
 
 

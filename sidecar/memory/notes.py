@@ -34,7 +34,7 @@ from sidecar.memory.episodic import Episodic
 from sidecar.memory.store import LoggedTurn, MemoryStore, NoteLink, Turn, check_conversation, now
 from sidecar.memory.tokens import TurnEmbedder, count_tokens
 from sidecar.settings import Config
-from sidecar.vault.edit import (
+from sidecar.vault.write import (
     add_tag,
     append_to_note,
     content_hash,

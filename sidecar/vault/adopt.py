@@ -38,7 +38,7 @@ from ruamel.yaml.scalarstring import DoubleQuotedScalarString
 from sidecar.chunking.drawings import drawing_format
 from sidecar.errors import InvalidFrontmatter, UnreadableNote
 from sidecar.schema import get_schema, load_json
-from sidecar.vault.edit import Mutation, content_hash, rewrite_frontmatter
+from sidecar.vault.write import Mutation, content_hash, rewrite_frontmatter
 from sidecar.vault.links import NameIndex
 from sidecar.vault.lint import (
     DEFAULT_MAX_BYTES,

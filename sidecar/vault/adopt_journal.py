@@ -25,7 +25,7 @@ from typing import Any
 from sidecar.errors import Conflict, NoteNotWritable, NotFound, OraError
 from sidecar.schema import load_json
 from sidecar.vault.adopt import Proposal
-from sidecar.vault.edit import atomic_write, content_hash, edit_frontmatter, rewrite_frontmatter
+from sidecar.vault.write import atomic_write, content_hash, edit_frontmatter, rewrite_frontmatter
 from sidecar.vault.scan import vault_path
 
 JOURNAL_VERSION = 1

@@ -19,7 +19,7 @@ from sidecar.chunking.limits import too_long
 from sidecar.errors import UnreadableNote
 from sidecar.schema import get_schema
 from sidecar.settings import SETTINGS
-from sidecar.vault.edit import content_hash, edit_frontmatter, set_value
+from sidecar.vault.write import content_hash, edit_frontmatter, set_value
 from sidecar.vault.links import NameIndex
 from sidecar.vault.lint_rules import (
     CODES,

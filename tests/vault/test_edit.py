@@ -14,7 +14,7 @@ import pytest
 from ruamel.yaml.comments import CommentedMap
 
 from sidecar.errors import Conflict, InvalidFrontmatter, NotFound
-from sidecar.vault.edit import (
+from sidecar.vault.write import (
     add_relationship,
     add_tag,
     content_hash,

@@ -11,7 +11,7 @@ import pytest
 from ruamel.yaml.comments import CommentedMap
 
 from sidecar.errors import Conflict
-from sidecar.vault.edit import add_tag, append_to_note, content_hash, create_note
+from sidecar.vault.write import add_tag, append_to_note, content_hash, create_note
 
 CRLF = "---\r\ntype: chat  # mine\r\ntags: [a]\r\n---\r\n# Talk\r\n\r\nkept   as is\r\n"
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from sidecar.errors import Conflict
-from sidecar.vault.edit import (
+from sidecar.vault.write import (
     append_to_note,
     atomic_write,
     content_hash,

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from sidecar.errors import InvalidFrontmatter, NoteNotWritable
-from sidecar.vault.edit import (
+from sidecar.vault.write import (
     add_tag,
     edit_frontmatter,
     move_to_trash,

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from sidecar.errors import BadRequest
-from sidecar.vault.edit import add_tag, edit_frontmatter, move_to_trash
+from sidecar.vault.write import add_tag, edit_frontmatter, move_to_trash
 from sidecar.vault.lint import fix_dates
 from sidecar.vault.note import read_note
 from sidecar.vault.scan import iter_note_paths, symlink_in, vault_path
