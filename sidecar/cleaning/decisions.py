@@ -23,8 +23,9 @@ from pathlib import Path
 
 from sidecar.errors import Conflict, OraError
 from sidecar.schema import load_json
-from sidecar.vault.write import append_to_note, create_note
+from sidecar.vault.edit import append_to_note
 from sidecar.vault.scan import vault_path
+from sidecar.vault.write import create_note
 
 log = logging.getLogger("sidecar.cleaning")
 _LINE = re.compile(r"^- .+ · (?P<status>[a-z]+) · .+ · id (?P<id>[0-9a-f]{16})[ \t]*\r?$", re.M)

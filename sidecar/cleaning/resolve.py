@@ -27,16 +27,11 @@ from sidecar.cleaning.undo import Journal
 from sidecar.cleaning.vocab import get_thresholds
 from sidecar.errors import BadRequest, Conflict, NotFound
 from sidecar.settings import Config
-from sidecar.vault.write import (
-    add_relationship,
-    add_tag,
-    content_hash,
-    move_to_trash,
-    plan_edit,
-    write_planned,
-)
+from sidecar.vault.edit import plan_edit, write_planned
+from sidecar.vault.frontmatter_edit import add_relationship, add_tag
 from sidecar.vault.links import NameIndex
 from sidecar.vault.scan import iter_note_paths, normalise_rel, vault_path
+from sidecar.vault.write import content_hash, move_to_trash
 
 ACTIONS = ("changed-mind", "flag", "wrong", "dismiss")
 _TRIAGEABLE = ("open", "flagged")

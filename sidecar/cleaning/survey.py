@@ -32,7 +32,6 @@ from sidecar.errors import OraError
 from sidecar.models.embedder import Embedder
 from sidecar.processes import process_alive
 from sidecar.settings import Config
-from sidecar.vault.write import content_hash
 from sidecar.vault.links import NameIndex
 from sidecar.vault.note import Note, decode_note, parse_note
 from sidecar.vault.properties import property_value
@@ -44,6 +43,7 @@ from sidecar.vault.vault_settings import (
     is_excluded,
     load_vault_settings,
 )
+from sidecar.vault.write import content_hash
 
 StopCheck = Callable[[], bool]
 _EMBED_BATCH = 64  # texts embedded between two stop checks

@@ -5,7 +5,7 @@ for each file it touched the bytes before and the hash after (or where `.trash/`
 file edited twice by one batch keeps its first bytes and its last hash. `undo_last` checks every
 file first — each must still hash as the resolution left it (a trashed note must still be in the
 trash, and its old place free) — and refuses with Conflict, writing nothing, if any changed
-since; otherwise it writes them back through `sidecar.vault.edit` and drops the entry, so a
+since; otherwise it writes them back through `sidecar.vault.write` and drops the entry, so a
 second undo undoes the resolution before (the newest `UNDO_DEPTH` are kept).
 """
 
@@ -17,8 +17,8 @@ from typing import Any
 from sidecar.cleaning.store import Pair, Queue, UndoEntry, UndoFile
 from sidecar.errors import Conflict, NotFound
 from sidecar.settings import Config
-from sidecar.vault.write import content_hash, restore_bytes, restore_from_trash
 from sidecar.vault.scan import vault_path
+from sidecar.vault.write import content_hash, restore_bytes, restore_from_trash
 
 
 @dataclass

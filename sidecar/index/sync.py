@@ -55,10 +55,10 @@ from sidecar.index.records import (
     note_info,
 )
 from sidecar.models.embedder import Embedder
-from sidecar.vault.write import content_hash
 from sidecar.vault.note import Note, decode_note, indexed_view, parse_note
 from sidecar.vault.scan import is_ignored, normalise_rel, symlink_in
 from sidecar.vault.vault_settings import VaultSettings, default_vault_settings, is_excluded
+from sidecar.vault.write import content_hash
 
 FloatArray = npt.NDArray[np.float32]
 

@@ -1,6 +1,7 @@
 """The vault on disk: which files are notes, how a note parses, links, lint and the one writer.
 
-Writing goes through `sidecar.vault.edit` only; diagnostics come from `sidecar.vault.lint`.
+Writing goes through `sidecar.vault.write` only (note edits through `sidecar.vault.edit`);
+diagnostics come from `sidecar.vault.lint`.
 """
 
 from sidecar.vault.links import NameIndex, parse_wikilink

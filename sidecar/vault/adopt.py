@@ -38,7 +38,7 @@ from ruamel.yaml.scalarstring import DoubleQuotedScalarString
 from sidecar.chunking.drawings import drawing_format
 from sidecar.errors import InvalidFrontmatter, UnreadableNote
 from sidecar.schema import get_schema, load_json
-from sidecar.vault.write import Mutation, content_hash, rewrite_frontmatter
+from sidecar.vault.frontmatter_edit import Mutation, rewrite_frontmatter
 from sidecar.vault.links import NameIndex
 from sidecar.vault.lint import (
     DEFAULT_MAX_BYTES,
@@ -51,6 +51,7 @@ from sidecar.vault.properties import plugin_note, property_key
 from sidecar.vault.scan import iter_note_paths, vault_path
 from sidecar.vault.tags import frontmatter_tags, property_values, tag_properties
 from sidecar.vault.vault_settings import VaultSettings, is_excluded
+from sidecar.vault.write import content_hash
 
 _WIKILINK = re.compile(r"!?\[\[([^\[\]]+)\]\]")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")

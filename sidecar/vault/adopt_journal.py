@@ -25,8 +25,10 @@ from typing import Any
 from sidecar.errors import Conflict, NoteNotWritable, NotFound, OraError
 from sidecar.schema import load_json
 from sidecar.vault.adopt import Proposal
-from sidecar.vault.write import atomic_write, content_hash, edit_frontmatter, rewrite_frontmatter
+from sidecar.vault.edit import edit_frontmatter
+from sidecar.vault.frontmatter_edit import rewrite_frontmatter
 from sidecar.vault.scan import vault_path
+from sidecar.vault.write import atomic_write, content_hash
 
 JOURNAL_VERSION = 1
 

@@ -19,7 +19,8 @@ from sidecar.chunking.limits import too_long
 from sidecar.errors import UnreadableNote
 from sidecar.schema import get_schema
 from sidecar.settings import SETTINGS
-from sidecar.vault.write import content_hash, edit_frontmatter, set_value
+from sidecar.vault.edit import edit_frontmatter
+from sidecar.vault.frontmatter_edit import set_value
 from sidecar.vault.links import NameIndex
 from sidecar.vault.lint_rules import (
     CODES,
@@ -58,6 +59,7 @@ from sidecar.vault.vault_settings import (
     opted_out,
     settings_path,
 )
+from sidecar.vault.write import content_hash
 
 __all__ = [
     "CODES",

@@ -34,9 +34,9 @@ from ruamel.yaml.error import YAMLError
 
 from sidecar.errors import BadRequest, InvalidSettings
 from sidecar.schema import get_schema, load_json
-from sidecar.vault.write import atomic_write, content_hash
 from sidecar.vault.scan import normalise_rel
 from sidecar.vault.tags import note_tags
+from sidecar.vault.write import atomic_write, content_hash
 
 __all__ = [
     "VaultSettings",

@@ -21,9 +21,9 @@ import aiohttp
 
 from sidecar.errors import BadRequest, Conflict
 from sidecar.settings import Config
-from sidecar.vault.write import create_note
 from sidecar.vault.scan import iter_note_paths
 from sidecar.vault.vault_settings import load_vault_settings
+from sidecar.vault.write import create_note
 from sidecar.web.searxng import WebSearchFailed
 
 _UNSAFE = re.compile(r'[\\/:*?"<>|#^\[\]\x00-\x1f]+')
