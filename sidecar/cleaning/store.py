@@ -37,7 +37,7 @@ from sidecar.cleaning.live_privacy import LivePrivacy, Seen
 from sidecar.data_folder import private_folder
 from sidecar.errors import BadRequest, NotFound
 from sidecar.index.sqlite import ThreadConnections
-from sidecar.vault.lint import DEFAULT_MAX_BYTES
+from sidecar.lint.diagnostics import DEFAULT_MAX_BYTES
 
 QUEUE_FILE = "contradictions.sqlite"
 STATUSES = ("open", "resolved", "flagged", "dismissed")

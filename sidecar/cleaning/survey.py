@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from sidecar.chunking.drawings import body_parts, note_title
+from sidecar.chunking.drawings import body_parts
 from sidecar.cleaning.claims import Claim, split_claims
 from sidecar.cleaning.store import NoteState, Queue
 from sidecar.cleaning.vocab import Thresholds, get_thresholds
@@ -32,6 +32,7 @@ from sidecar.errors import OraError
 from sidecar.models.embedder import Embedder
 from sidecar.processes import process_alive
 from sidecar.settings import Config
+from sidecar.vault.drawings import note_title
 from sidecar.vault.links import NameIndex
 from sidecar.vault.note import Note, decode_note, parse_note
 from sidecar.vault.properties import property_value

@@ -13,9 +13,9 @@ import pytest
 
 from sidecar.cli import main
 from sidecar.errors import NotFound
-from sidecar.vault.adopt import Plan, plan_adoption
-from sidecar.vault.adopt_journal import apply_adoption, journal_folder, undo_adoption
-from sidecar.vault.lint import lint_vault
+from sidecar.lint.adopt import Plan, plan_adoption
+from sidecar.lint.adopt_journal import apply_adoption, journal_folder, undo_adoption
+from sidecar.lint.diagnostics import lint_vault
 
 PLAIN = Path(__file__).resolve().parents[2] / "examples" / "plain-vault"
 

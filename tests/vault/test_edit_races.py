@@ -18,9 +18,9 @@ from pathlib import Path
 import pytest
 
 from sidecar.errors import Conflict
+from sidecar.lint.diagnostics import fix_dates
 from sidecar.vault.edit import append_to_note, edit_frontmatter
 from sidecar.vault.frontmatter_edit import set_value
-from sidecar.vault.lint import fix_dates
 from sidecar.vault.write import atomic_write, content_hash
 
 # After the fix's read the editor waits DELAY = span * fraction (span: one whole fix) before

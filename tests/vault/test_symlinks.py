@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from sidecar.errors import BadRequest
+from sidecar.lint.diagnostics import fix_dates
 from sidecar.vault.edit import edit_frontmatter
 from sidecar.vault.frontmatter_edit import add_tag
-from sidecar.vault.lint import fix_dates
 from sidecar.vault.note import read_note
 from sidecar.vault.scan import iter_note_paths, symlink_in, vault_path
 from sidecar.vault.write import move_to_trash

@@ -1,6 +1,6 @@
 """`ora adopt`: propose Ora's core frontmatter for the notes of a vault that never adopted it.
 
-For every note that has not adopted the schema (`lint.adopted`), a proposal sets only what is
+For every note that has not adopted the schema (`diagnostics.adopted`), a proposal sets only what is
 missing, and keeps every property already there:
 
 - `type`: the vault's folder rule (ora.yaml) if one matches, else the first content cue of
@@ -12,7 +12,7 @@ missing, and keeps every property already there:
 - `tags`: the note's frontmatter tags (a string or the legacy `tag` become one list), spelled as
   the vocabulary spells them where they match it; inline `#tags` stay where they are.
 - `date created` / `date modified`: a `created` property or a date in the file name, else the
-  file's times; `date modified` is never before `date created` (`lint.dates_to_fill`).
+  file's times; `date modified` is never before `date created` (`diagnostics.dates_to_fill`).
 
 A plan changes nothing. Each proposal carries the hash of the bytes it was planned from and the
 exact bytes it would write (`rewrite_frontmatter`, the pure half of the one writer), so a dry
@@ -35,17 +35,17 @@ from typing import Any
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.scalarstring import DoubleQuotedScalarString
 
-from sidecar.chunking.drawings import drawing_format
 from sidecar.errors import InvalidFrontmatter, UnreadableNote
-from sidecar.schema import get_schema, load_json
-from sidecar.vault.frontmatter_edit import Mutation, rewrite_frontmatter
-from sidecar.vault.links import NameIndex
-from sidecar.vault.lint import (
+from sidecar.lint.diagnostics import (
     DEFAULT_MAX_BYTES,
     LintContext,
     adopted,
     dates_to_fill,
 )
+from sidecar.schema import get_schema, load_json
+from sidecar.vault.drawings import drawing_format
+from sidecar.vault.frontmatter_edit import Mutation, rewrite_frontmatter
+from sidecar.vault.links import NameIndex
 from sidecar.vault.note import Note, decode_note, parse_note, split_frontmatter
 from sidecar.vault.properties import plugin_note, property_key
 from sidecar.vault.scan import iter_note_paths, vault_path

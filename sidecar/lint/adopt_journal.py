@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from sidecar.errors import Conflict, NoteNotWritable, NotFound, OraError
+from sidecar.lint.adopt import Proposal
 from sidecar.schema import load_json
-from sidecar.vault.adopt import Proposal
 from sidecar.vault.edit import edit_frontmatter
 from sidecar.vault.frontmatter_edit import rewrite_frontmatter
 from sidecar.vault.scan import vault_path
