@@ -36,7 +36,7 @@ from sidecar.vault.drawings import note_title
 from sidecar.vault.links import NameIndex
 from sidecar.vault.note import Note, decode_note, parse_note
 from sidecar.vault.properties import property_value
-from sidecar.vault.scan import iter_note_paths, vault_path
+from sidecar.vault.scan import iter_note_paths, read_regular, vault_path
 from sidecar.vault.tags import with_ancestors
 from sidecar.vault.vault_settings import (
     VaultSettings,
@@ -263,7 +263,7 @@ def _survey(config: Config, queue: Queue, embedder: Embedder, stop: StopCheck,
             if prior and (prior.size, prior.mtime_ns) == (stat.st_size, stat.st_mtime_ns):
                 states[rel] = prior
                 continue
-            data = path.read_bytes()
+            data = read_regular(path)
             if prior and prior.hash == content_hash(data):
                 prior.size, prior.mtime_ns = stat.st_size, stat.st_mtime_ns
                 states[rel] = prior

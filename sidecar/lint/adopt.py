@@ -48,7 +48,7 @@ from sidecar.vault.frontmatter_edit import Mutation, rewrite_frontmatter
 from sidecar.vault.links import NameIndex
 from sidecar.vault.note import Note, decode_note, parse_note, split_frontmatter
 from sidecar.vault.properties import plugin_note, property_key
-from sidecar.vault.scan import iter_note_paths, vault_path
+from sidecar.vault.scan import iter_note_paths, read_regular, vault_path
 from sidecar.vault.tags import frontmatter_tags, property_values, tag_properties
 from sidecar.vault.vault_settings import VaultSettings, is_excluded
 from sidecar.vault.write import content_hash
@@ -211,7 +211,7 @@ def _read_all(vault: Path, names: NameIndex, settings: VaultSettings, max_bytes:
         if is_excluded(settings, rel):
             continue
         try:
-            data = vault_path(vault, rel).read_bytes()
+            data = read_regular(vault_path(vault, rel))
             note = parse_note(decode_note(data, rel, max_bytes), rel)
         except UnreadableNote as err:  # its tags cannot be read: private, as privacy fails closed
             plan.skipped.append(Skipped(rel, err.message, private=True))

@@ -1,11 +1,12 @@
 """Apply an adoption plan with a journal, and undo it byte for byte.
 
 The journal is one JSON file per `apply` in `VAULT/.ora-journal/` (the folder is data:
-`journal_folder` in `schema/adopt.json`). It lives in the vault, not in the index folder
-`VAULT/.ora/`, because deleting the index must never lose the way back; being a dot-folder, it
-is neither a note to Obsidian nor to Ora. Each entry keeps the note's path, the hashes of its
-bytes before and after, and the part of the text that differs (the frontmatter; the body is the
-same on both sides), so it stays small and readable.
+`journal_folder` in `schema/adopt.json`), `adopt-<sequence>-<UTC time>.json`: the sequence, one
+more than the newest journal's, orders them even within one second. It lives in the vault, not
+in the index folder `VAULT/.ora/`, because deleting the index must never lose the way back;
+being a dot-folder, it is neither a note to Obsidian nor to Ora. Each entry keeps the note's
+path, the hashes of its bytes before and after, and the part of the text that differs (the
+frontmatter; the body is the same on both sides), so it stays small and readable.
 
 It is written before any note is, so even an apply that dies half-way can be undone: undo
 restores a note only while it still holds exactly the bytes adopt wrote (compare-and-swap on the
@@ -15,8 +16,10 @@ note edited since (it stays in the journal, and `--undo` can be run again after 
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import json
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,10 +30,11 @@ from sidecar.lint.adopt import Proposal
 from sidecar.schema import load_json
 from sidecar.vault.edit import edit_frontmatter
 from sidecar.vault.frontmatter_edit import rewrite_frontmatter
-from sidecar.vault.scan import vault_path
-from sidecar.vault.write import atomic_write, content_hash
+from sidecar.vault.scan import read_regular, vault_path
+from sidecar.vault.write import atomic_write, content_hash, create_file
 
 JOURNAL_VERSION = 1
+_NAME = re.compile(r"adopt-(?:(?P<seq>\d+)-)?(?P<stamp>\d{8}T\d{6}Z)(?:-(?P<n>\d+))?\.json")
 
 
 def journal_folder(vault: str | Path) -> Path:
@@ -72,26 +76,50 @@ def _split(before: str, after: str) -> tuple[str, str]:
     return before[: len(before) - common], after[: len(after) - common]
 
 
-def _write_journal(path: Path, doc: dict[str, Any]) -> None:
-    data = (json.dumps(doc, ensure_ascii=False, indent=1) + "\n").encode("utf-8")
-    if path.exists():
-        atomic_write(path, data, content_hash(path.read_bytes()))
-    else:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with open(path, "xb") as handle:  # never two applies in one file
-            handle.write(data)
+def _journal_bytes(doc: dict[str, Any]) -> bytes:
+    return (json.dumps(doc, ensure_ascii=False, indent=1) + "\n").encode("utf-8")
 
 
-def _new_journal_path(vault: str | Path) -> Path:
-    stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%SZ")
+def _order(path: Path) -> tuple[int, str, int]:
+    """Where a journal comes in the order of applies: its sequence number, then (for names from
+    before there was one, `adopt-<time>[-n].json`) its time and its number within that second."""
+    found = _NAME.fullmatch(path.name)
+    if found is None:
+        return (-1, path.name, 0)
+    return (int(found["seq"] or 0), found["stamp"], int(found["n"] or 1))
+
+
+def _journals(folder: Path) -> list[Path]:
+    """The adoption journals in `folder`, newest last."""
+    return sorted(folder.glob("adopt-*.json") if folder.is_dir() else [], key=_order)
+
+
+def _create_journal(vault: str | Path, doc: dict[str, Any]) -> tuple[Path, str]:
+    """A new journal holding `doc`, named after the newest one's sequence number plus one (so
+    `--undo` finds the latest apply even within one second or after the clock went back),
+    written through the compare-and-swap writer: whole or not at all, never over another
+    apply's; (its path, its hash)."""
     folder = journal_folder(vault)
     if folder.is_symlink():  # the journal holds notes' old frontmatter: never outside the vault
         raise NoteNotWritable(f"{folder.name} is a symbolic link; Ora will not write its "
                               "journal through it (nothing was adopted)")
-    n = 1
-    while (candidate := folder / f"adopt-{stamp}{'' if n == 1 else f'-{n}'}.json").exists():
-        n += 1
-    return candidate
+    existed = folder.is_dir()
+    stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%SZ")
+    last = _journals(folder)
+    seq = max(_order(last[-1])[0], 0) + 1 if last else 1
+    try:
+        for n in range(seq, seq + 100):
+            path = folder / f"adopt-{n:06d}-{stamp}.json"
+            try:
+                return path, create_file(path, _journal_bytes(doc))
+            except Conflict:  # another apply took this number meanwhile
+                continue
+        raise Conflict(f"no free journal name in {folder.name}/; nothing was adopted")
+    except BaseException:
+        if not existed:  # a failed first journal (a full disk) leaves no empty folder either
+            with contextlib.suppress(OSError):
+                folder.rmdir()
+        raise
 
 
 def _entry(vault: str | Path, p: Proposal) -> dict[str, Any]:
@@ -128,16 +156,15 @@ def apply_adoption(vault: str | Path, proposals: Iterable[Proposal]) -> Outcome:
             out.refuse(p.path, err.message)
     if not todo:
         return out
-    try:
-        journal = _new_journal_path(vault)
+    doc = {"version": JOURNAL_VERSION, "kind": "adopt", "vault": str(Path(vault).resolve()),
+           "created": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+           "files": [entry for _, entry in todo]}
+    try:  # before any note, so a crash mid-way can still be undone
+        journal, digest = _create_journal(vault, doc)
     except NoteNotWritable as err:  # no journal, no write: every note is refused, untouched
         for p, _ in todo:
             out.refuse(p.path, err.message)
         return out
-    doc = {"version": JOURNAL_VERSION, "kind": "adopt", "vault": str(Path(vault).resolve()),
-           "created": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-           "files": [entry for _, entry in todo]}
-    _write_journal(journal, doc)  # before any note, so a crash mid-way can still be undone
     for p, entry in todo:
         try:
             edit_frontmatter(vault, p.path, p.mutation(), expected_hash=p.hash)
@@ -148,29 +175,31 @@ def apply_adoption(vault: str | Path, proposals: Iterable[Proposal]) -> Outcome:
         out.done.append(p.path)
     doc["files"] = [entry for _, entry in todo if entry["applied"]]
     if doc["files"]:
-        _write_journal(journal, doc)
+        atomic_write(journal, _journal_bytes(doc), digest)
         out.journal = journal.relative_to(Path(vault)).as_posix()
     else:
         journal.unlink()
     return out
 
 
-def _latest_journal(vault: str | Path) -> tuple[Path, dict[str, Any]]:
+def _latest_journal(vault: str | Path) -> tuple[Path, dict[str, Any], str]:
+    """The newest readable adoption journal: its path, what it holds and its hash."""
     folder = journal_folder(vault)
-    for path in sorted(folder.glob("adopt-*.json"), reverse=True) if folder.is_dir() else []:
+    for path in reversed(_journals(folder)):
         try:
-            doc = json.loads(path.read_text(encoding="utf-8"))
+            data = read_regular(path)
+            doc = json.loads(data.decode("utf-8"))
         except (OSError, ValueError):
             continue
         if isinstance(doc, dict) and doc.get("kind") == "adopt":
-            return path, doc
+            return path, doc, content_hash(data)
     raise NotFound(f"no adoption to undo in {folder.name}/")
 
 
 def undo_adoption(vault: str | Path) -> Outcome:
     """Restore every note of the latest adoption that still holds exactly what adopt wrote;
     refuse (and keep in the journal) any note edited since."""
-    journal, doc = _latest_journal(vault)
+    journal, doc, journal_hash = _latest_journal(vault)
     out = Outcome(journal=journal.relative_to(Path(vault)).as_posix())
     pending = []
     for entry in doc["files"]:
@@ -203,7 +232,7 @@ def undo_adoption(vault: str | Path) -> Outcome:
             out.done.append(rel)
     if pending:
         doc["files"] = pending
-        _write_journal(journal, doc)
+        atomic_write(journal, _journal_bytes(doc), journal_hash)
     else:  # all back as it was: so is the vault, journal folder included
         journal.unlink()
         if not any(journal.parent.iterdir()):

@@ -244,7 +244,7 @@ def _drop_gap_comments(rendered: str, own: list[str], gap: list[str]) -> str:
     return "".join(kept)
 
 
-def _has_anchors(y: YAML, yaml_text: str) -> bool:
+def has_anchors(y: YAML, yaml_text: str) -> bool:
     """True when the YAML defines an anchor or uses an alias anywhere."""
     return any(isinstance(event, AliasEvent) or getattr(event, "anchor", None)
                for event in y.parse(yaml_text))
@@ -311,7 +311,7 @@ def rewrite_frontmatter(text: str, mutate: Mutation) -> str:
         out.extend(fresh(k) for k in cm if k not in spans)
         new_yaml = "".join(out)
 
-    if new_yaml != block.yaml_text and _has_anchors(y, "".join(clean)):
+    if new_yaml != block.yaml_text and has_anchors(y, "".join(clean)):
         raise InvalidFrontmatter(
             "frontmatter uses YAML anchors or aliases (&name, *name); an edit would expand "
             "them, so Ora leaves it alone: edit it by hand")

@@ -20,7 +20,7 @@ import stat
 from pathlib import Path, PurePosixPath
 
 from sidecar.errors import Conflict, NoteNotWritable, NotFound
-from sidecar.vault.scan import normalise_rel, vault_path
+from sidecar.vault.scan import normalise_rel, read_regular, vault_path
 
 TRASH_FOLDER = ".trash"
 
@@ -32,7 +32,7 @@ def content_hash(data: bytes) -> str:
 
 def read_bytes(path: Path, rel: str) -> bytes:
     try:
-        return path.read_bytes()
+        return read_regular(path)
     except FileNotFoundError as exc:
         raise NotFound(f"no note at {rel}") from exc
 
@@ -74,7 +74,7 @@ def _fsync_dir(folder: Path) -> None:
 
 def _hash_of(path: Path) -> str | None:
     try:
-        return content_hash(path.read_bytes())
+        return content_hash(read_regular(path))
     except FileNotFoundError:
         return None
 
@@ -304,17 +304,22 @@ def restore_from_trash(vault: str | Path, trash_rel: str, rel: str, expected_has
 
 
 
-def create_note(vault: str | Path, rel: str, text: str) -> str:
-    """Write a new note atomically, never over an existing file (Conflict); its hash."""
-    path = vault_path(vault, rel)
+def create_file(path: Path, data: bytes, rel: str | None = None) -> str:
+    """Write a new file atomically, never over an existing one (Conflict, naming `rel`); its
+    hash. The bytes go to a hidden file beside it first, so a failed write (a full disk) leaves
+    nothing behind: the new name appears whole or not at all."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    data = text.encode("utf-8")
     tmp = _temp_copy(path, data, None)
     try:
         os.link(tmp, path)  # fails if the file exists: no overwrite, no race
     except FileExistsError as exc:
-        raise Conflict(f"{normalise_rel(rel)} already exists") from exc
+        raise Conflict(f"{rel or path.name} already exists") from exc
     finally:
         tmp.unlink(missing_ok=True)
     _fsync_dir(path.parent)
     return content_hash(data)
+
+
+def create_note(vault: str | Path, rel: str, text: str) -> str:
+    """Write a new note atomically, never over an existing file (Conflict); its hash."""
+    return create_file(vault_path(vault, rel), text.encode("utf-8"), normalise_rel(rel))

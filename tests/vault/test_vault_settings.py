@@ -4,12 +4,14 @@ round-trip lint-ignore writer."""
 from __future__ import annotations
 
 import json
+import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from sidecar.errors import InvalidSettings
+from sidecar.errors import Conflict, InvalidSettings
 from sidecar.schema import load_json
 from sidecar.vault.vault_settings import (
     VaultSettings,
@@ -266,3 +268,65 @@ def test_deleting_the_index_folder_loses_no_setting(tmp_path: Path) -> None:
         child.unlink()
     (vault / ".ora").rmdir()
     assert load_vault_settings(vault) == before
+
+
+# ---- round two: ora.yaml goes through the one compare-and-swap writer ----------------------------
+
+_MINE = ("# my settings\nuntyped_type: engram\nexclude: [Archive/]\nlint:\n  untyped: off\n"
+         "chats_folder: Chats/Ora\n")
+
+
+def test_add_lint_ignore_refuses_an_empty_ora_yaml_and_writes_nothing(tmp_path: Path) -> None:
+    """An editor between its truncate and its write leaves ora.yaml empty: the entry alone
+    replaced every setting the user had (and the editor's save then went into a deleted file)."""
+    vault = _vault(tmp_path, "")
+    with pytest.raises(Conflict, match="empty"):
+        add_lint_ignore(vault, "Daily/")
+    assert (vault / "ora.yaml").read_bytes() == b""
+
+
+def test_add_lint_ignore_racing_an_editors_saves_never_loses_a_setting(tmp_path: Path) -> None:
+    """An editor saving ora.yaml in a loop (truncate, write) while entries are added: after
+    each of its saves the file still holds every setting (Ora's additions may come on top, or
+    Ora's call is a Conflict); before, an addition landing mid-save left only the entry."""
+    vault = _vault(tmp_path, _MINE)
+    file = vault / "ora.yaml"
+    stop = threading.Event()
+    lost: list[str] = []
+
+    def editor() -> None:
+        while not stop.is_set():
+            with open(file, "w", encoding="utf-8") as handle:  # truncated: the save has begun
+                time.sleep(0.001)
+                handle.write(_MINE)
+            after = file.read_text(encoding="utf-8")
+            if "untyped_type: engram" not in after or "# my settings" not in after:
+                lost.append(after)
+
+    saving = threading.Thread(target=editor)
+    saving.start()
+    written = refused = 0
+    try:
+        for n in range(150):
+            try:
+                add_lint_ignore(vault, f"Inbox {n}/")
+                written += 1
+            except Conflict:
+                refused += 1
+    finally:
+        stop.set()
+        saving.join()
+    assert lost == [], f"{len(lost)} saves lost the settings, e.g. {lost[0]!r}"
+    assert refused > 0  # the race was run: some additions met the file mid-save
+    assert load_vault_settings(vault).untyped_type == "engram"
+
+
+def test_add_lint_ignore_refuses_ora_yaml_with_anchors_and_aliases(tmp_path: Path) -> None:
+    """`lint: {ignore: *ex}` shares `exclude`'s list: an entry added to one was added to both,
+    so the ignored note silently left the index too. Nothing is written now."""
+    text = "exclude: &ex\n  - Archive/\nlint:\n  ignore: *ex\n"
+    vault = _vault(tmp_path, text)
+    with pytest.raises(InvalidSettings, match="anchors or aliases"):
+        add_lint_ignore(vault, "Daily/")
+    assert (vault / "ora.yaml").read_text(encoding="utf-8") == text
+    assert load_vault_settings(vault).exclude == ("Archive/",)
