@@ -23,7 +23,7 @@ from pathlib import Path
 from sidecar.errors import Conflict
 from sidecar.schema import load_json
 from sidecar.vault.edit import append_to_note
-from sidecar.vault.scan import read_regular, vault_path
+from sidecar.vault.scan import read_regular, symlink_in, vault_path
 from sidecar.vault.write import create_note
 
 _LINE = re.compile(r"^- .+ · (?P<status>[a-z]+) · .+ · id (?P<id>[0-9a-f]{16})[ \t]*\r?$", re.M)
@@ -77,10 +77,22 @@ class DecisionLog:
                 pass
         append_to_note(self.vault, rel, line, blank_line=False)
 
+    def problems(self) -> list[str]:
+        """Why a decisions note is neither read nor written: its folder (or itself) is a
+        symbolic link, which Ora does not follow (it could lead out of the vault)."""
+        links = dict.fromkeys(link for rel in decision_notes()
+                              if (link := symlink_in(self.vault, rel)) is not None)
+        return [f"{link} is a symbolic link, which Ora does not follow: the triage decisions "
+                "there are not read, and resolving a pair is refused until it is a folder of "
+                "the vault" for link in links]
+
     def statuses(self) -> dict[str, str]:
-        """The last status recorded for each pair id, from both notes."""
+        """The last status recorded for each pair id, from both notes (a note behind a symbolic
+        link is skipped: `problems` says so)."""
         found: dict[str, str] = {}
         for rel in decision_notes():
+            if symlink_in(self.vault, rel) is not None:
+                continue
             try:
                 text = read_regular(vault_path(self.vault, rel)).decode("utf-8")
             except (OSError, UnicodeDecodeError):

@@ -35,6 +35,7 @@ from ruamel.yaml.error import YAMLError
 from sidecar.errors import BadRequest, InvalidSettings
 from sidecar.schema import get_schema, load_json
 from sidecar.vault.frontmatter_edit import has_anchors
+from sidecar.vault.patterns import Matcher, UnsupportedPattern, compile_pattern
 from sidecar.vault.scan import normalise_rel, read_regular
 from sidecar.vault.tags import note_tags
 from sidecar.vault.write import atomic_write, check_not_empty, content_hash, create_file
@@ -133,7 +134,7 @@ def effective_type(
     return settings.untyped_type, True
 
 
-def _glob_regex(pattern: str) -> re.Pattern[str]:
+def _glob_regex(pattern: str) -> Matcher:
     """A glob over whole vault paths: `**/` any folders (or none), `*` and `?` within a name."""
     out, i = [], 0
     while i < len(pattern):
@@ -152,37 +153,57 @@ def _glob_regex(pattern: str) -> re.Pattern[str]:
         else:
             out.append(re.escape(pattern[i]))
             i += 1
-    return re.compile("".join(out) + r"(?:/.*)?\Z")
+    return compile_pattern("".join(out) + r"(?:/.*)?\z")
 
 
 @cache
-def _pattern_matcher(pattern: str) -> re.Pattern[str]:
+def _pattern_matcher(pattern: str) -> Matcher:
     # A folder (with or without its slash) covers what is beneath it; a file name only itself.
     folder = pattern.rstrip("/")
     if _GLOB_CHARS.search(folder):
         return _glob_regex(folder)
-    return re.compile(re.escape(folder) + r"(?:/.*)?\Z")
+    return compile_pattern(re.escape(folder) + r"(?:/.*)?\z")
 
 
 def _matches_any(patterns: tuple[str, ...], rel: str) -> bool:
     return any(_pattern_matcher(p).match(rel) for p in patterns)
 
 
+def _is_regex(entry: str) -> bool:
+    return len(entry) > 2 and entry.startswith("/") and entry.endswith("/")
+
+
 @cache
-def _obsidian_matcher(entry: str) -> re.Pattern[str] | None:
-    if len(entry) > 2 and entry.startswith("/") and entry.endswith("/"):
+def _obsidian_matcher(entry: str) -> Matcher | None:
+    """The regular expression of an entry `/…/` (None for a path prefix, or a pattern RE2
+    cannot run: `_obsidian_filters` reports it, and it excludes nothing)."""
+    if _is_regex(entry):
         try:
-            return re.compile(entry[1:-1])
-        except re.error:
+            return compile_pattern(entry[1:-1])
+        except UnsupportedPattern:
             return None
     return None
 
 
+def _unsupported_filters(entries: tuple[str, ...]) -> list[str]:
+    """A problem for each Excluded files regular expression RE2 cannot run (not applied)."""
+    app = _defaults()["obsidian_app_config"]
+    problems = []
+    for entry in entries:
+        if _is_regex(entry):
+            try:
+                compile_pattern(entry[1:-1])
+            except UnsupportedPattern as err:
+                problems.append(f"{app}: the Excluded files {err}: Ora matches patterns in "
+                                "linear time and does not apply this one")
+    return problems
+
+
 def _obsidian_excludes(entries: tuple[str, ...], rel: str) -> bool:
     for entry in entries:
-        regex = _obsidian_matcher(entry)
-        if regex is not None:
-            if regex.search(rel):
+        if _is_regex(entry):
+            regex = _obsidian_matcher(entry)
+            if regex is not None and regex.search(rel):
                 return True
         elif rel.startswith(entry):
             return True
@@ -382,12 +403,14 @@ def load_vault_settings(vault: str | Path) -> VaultSettings:
         reader.note(f"unknown setting(s) {', '.join(unknown)} (known: {', '.join(_KNOWN_KEYS)})")
     untyped = raw.get("untyped_type", defaults["untyped_type"])
     lint_mode, lint_ignore = reader.lint(raw.get("lint"))
+    excluded = _obsidian_filters(root)
+    reader.problems.extend(_unsupported_filters(excluded))
     settings = VaultSettings(
         folders=reader.folders(raw.get("folders")),
         untyped_type=reader.type_name(untyped, "untyped_type", defaults["untyped_type"]),
         exclude=reader.patterns(raw.get("exclude", defaults["exclude"]), "exclude",
                                 defaults["exclude"]),
-        obsidian_excluded=_obsidian_filters(root),
+        obsidian_excluded=excluded,
         obsidian_templates=_obsidian_templates(root),
         plugin_tags=_plugin_tags(root),
         lint_untyped=lint_mode,

@@ -4,6 +4,8 @@ round-trip lint-ignore writer."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -330,3 +332,34 @@ def test_add_lint_ignore_refuses_ora_yaml_with_anchors_and_aliases(tmp_path: Pat
         add_lint_ignore(vault, "Daily/")
     assert (vault / "ora.yaml").read_text(encoding="utf-8") == text
     assert load_vault_settings(vault).exclude == ("Archive/",)
+
+
+def test_an_obsidian_pattern_with_catastrophic_backtracking_runs_in_linear_time(
+    tmp_path: Path
+) -> None:
+    """`/^(a|a)+$/` against a long name: Python's backtracking engine took time exponential in
+    the name's length (`ora index` never finished). RE2 answers at once."""
+    vault = _vault(tmp_path, app={"userIgnoreFilters": ["/^(a|a)+$/", "/^Daily\\/\\d{4}-/"]})
+    settings = load_vault_settings(vault)
+    assert settings.problems == ()
+    started = time.monotonic()
+    assert not is_excluded(settings, "a" * 5000 + ".md")
+    assert is_excluded(settings, "a" * 64) and is_excluded(settings, "Daily/2024-01-01.md")
+    assert time.monotonic() - started < 1
+
+
+def test_an_obsidian_pattern_re2_cannot_run_is_reported_and_not_applied(tmp_path: Path) -> None:
+    vault = _vault(tmp_path, app={"userIgnoreFilters": ["/(?=Secret)/", "/(x)\\1/"]})
+    settings = load_vault_settings(vault)
+    assert len(settings.problems) == 2
+    assert all(".obsidian/app.json" in p and "not supported" in p for p in settings.problems)
+    assert not is_excluded(settings, "Secret.md")
+
+
+def test_ora_index_with_a_catastrophic_obsidian_pattern_finishes(tmp_path: Path) -> None:
+    vault = _vault(tmp_path, app={"userIgnoreFilters": ["/^(a|a)+$/"]})
+    (vault / ("a" * 40 + ".md")).write_text("A note about tides.\n", encoding="utf-8")
+    done = subprocess.run(
+        [str(Path(sys.executable).with_name("ora")), "index", str(vault), "--data",
+         str(tmp_path / "data")], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
