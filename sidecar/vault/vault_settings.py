@@ -36,7 +36,7 @@ from sidecar.errors import BadRequest, InvalidSettings
 from sidecar.schema import get_schema, load_json
 from sidecar.vault.frontmatter_edit import has_anchors
 from sidecar.vault.patterns import Matcher, UnsupportedPattern, compile_pattern
-from sidecar.vault.scan import normalise_rel, read_regular
+from sidecar.vault.scan import NotRegularFile, normalise_rel, read_regular
 from sidecar.vault.tags import note_tags
 from sidecar.vault.write import atomic_write, check_not_empty, content_hash, create_file
 
@@ -505,6 +505,9 @@ def add_lint_ignore(vault: str | Path, path: str) -> VaultSettings:
     except FileNotFoundError:
         create_file(file, _dump(y, CommentedMap(lint=CommentedMap(ignore=[entry])), False))
         return load_vault_settings(vault)
+    except NotRegularFile as exc:
+        raise InvalidSettings(f"{file.name} is not a regular file (a pipe, socket or device); "
+                              "Ora will not write it") from exc
     doc = _settings_doc(file, y, data)
     lint = doc.get("lint")
     if lint is None:

@@ -15,7 +15,9 @@ from pathlib import Path
 
 import pytest
 
+from sidecar.errors import InvalidSettings
 from sidecar.vault.scan import NotRegularFile, iter_note_paths, read_regular
+from sidecar.vault.vault_settings import add_lint_ignore, load_vault_settings
 
 ORA = str(Path(sys.executable).with_name("ora"))
 NOTES = {
@@ -78,3 +80,13 @@ def test_ora_index_and_the_contradiction_scan_skip_a_fifo(vault: Path, tmp_path:
                 "--json")
     assert done.returncode == 0, done.stderr
     assert "pipe.md" not in done.stdout
+
+
+def test_a_fifo_for_ora_yaml_is_reported_and_never_written(tmp_path: Path) -> None:
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    os.mkfifo(vault / "ora.yaml")
+    settings = load_vault_settings(vault)
+    assert any("not a regular file" in p for p in settings.problems)
+    with pytest.raises(InvalidSettings, match="not a regular file"):
+        add_lint_ignore(vault, "Daily/")
