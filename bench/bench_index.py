@@ -39,8 +39,8 @@ from sidecar.index.sync import BATCH_CHUNKS
 from sidecar.models.embedder import load_embedder
 from sidecar.schema import get_schema
 from sidecar.settings import make_config
-from sidecar.vault.edit import content_hash
 from sidecar.vault.note import read_note
+from sidecar.vault.write import content_hash
 
 ORA = str(Path(sys.executable).parent / "ora")
 

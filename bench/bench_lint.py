@@ -18,7 +18,7 @@ import time
 
 from report import ROOT, cpu_name, percentile, section_main
 
-from sidecar.vault.lint import LintContext, lint_text, lint_vault
+from sidecar.lint.diagnostics import LintContext, lint_text, lint_vault
 
 VAULT = ROOT / "examples" / "vault"
 HEADING = "## Lint"

@@ -33,12 +33,12 @@ from typing import Any
 from report import ROOT, cpu_name, report_main
 
 from sidecar.index import open_index
+from sidecar.lint.adopt import plan_adoption
+from sidecar.lint.adopt_journal import apply_adoption
 from sidecar.models.embedder import Embedder, load_embedder
 from sidecar.models.reranker import Reranker, build_reranker
 from sidecar.retrieval.search import SearchOptions, search_sync
 from sidecar.settings import Config, make_config
-from sidecar.vault.adopt import plan_adoption
-from sidecar.vault.adopt_journal import apply_adoption
 
 VAULT = ROOT / "examples" / "plain-vault"
 # Every copied note's file time (see _same_file_times): 2026-11-01 00:00 UTC.

@@ -15,18 +15,17 @@ note are recorded in a second note tagged `private`. Paths are `schema/cleaning.
 
 from __future__ import annotations
 
-import logging
 import re
 from datetime import UTC, datetime
 from functools import cache
 from pathlib import Path
 
-from sidecar.errors import Conflict, OraError
+from sidecar.errors import Conflict
 from sidecar.schema import load_json
-from sidecar.vault.edit import append_to_note, create_note
-from sidecar.vault.scan import vault_path
+from sidecar.vault.edit import append_to_note
+from sidecar.vault.scan import read_regular, symlink_in, vault_path
+from sidecar.vault.write import create_note
 
-log = logging.getLogger("sidecar.cleaning")
 _LINE = re.compile(r"^- .+ · (?P<status>[a-z]+) · .+ · id (?P<id>[0-9a-f]{16})[ \t]*\r?$", re.M)
 
 
@@ -64,27 +63,38 @@ class DecisionLog:
 
     def record(self, pid: str, status: str, a: tuple[str, int, int], b: tuple[str, int, int],
                *, private: bool) -> None:
-        """Append one decision (the note is created on first use); logged, never raised: the
-        decision itself is already made."""
+        """Append one decision (the note is created on first use), through the one
+        compare-and-swap writer. Raises when it cannot be written (a full disk: OSError; the
+        note empty or changing under an editor's save: Conflict): the queue is rebuilt from
+        these lines, so a decision they do not hold must not be made."""
         rel = decision_notes()[1 if private else 0]
         line = decision_line(pid, status, a, b)
-        try:
-            if not vault_path(self.vault, rel).is_file():
-                try:
-                    create_note(self.vault, rel, _head(private) + line)
-                    return
-                except Conflict:  # created meanwhile: append below
-                    pass
-            append_to_note(self.vault, rel, line, blank_line=False)
-        except (OraError, OSError) as err:
-            log.warning("triage decision on %s not recorded in %s: %s", pid, rel, err)
+        if not vault_path(self.vault, rel).is_file():
+            try:
+                create_note(self.vault, rel, _head(private) + line)
+                return
+            except Conflict:  # created meanwhile: append below
+                pass
+        append_to_note(self.vault, rel, line, blank_line=False)
+
+    def problems(self) -> list[str]:
+        """Why a decisions note is neither read nor written: its folder (or itself) is a
+        symbolic link, which Ora does not follow (it could lead out of the vault)."""
+        links = dict.fromkeys(link for rel in decision_notes()
+                              if (link := symlink_in(self.vault, rel)) is not None)
+        return [f"{link} is a symbolic link, which Ora does not follow: the triage decisions "
+                "there are not read, and resolving a pair is refused until it is a folder of "
+                "the vault" for link in links]
 
     def statuses(self) -> dict[str, str]:
-        """The last status recorded for each pair id, from both notes."""
+        """The last status recorded for each pair id, from both notes (a note behind a symbolic
+        link is skipped: `problems` says so)."""
         found: dict[str, str] = {}
         for rel in decision_notes():
+            if symlink_in(self.vault, rel) is not None:
+                continue
             try:
-                text = vault_path(self.vault, rel).read_text(encoding="utf-8")
+                text = read_regular(vault_path(self.vault, rel)).decode("utf-8")
             except (OSError, UnicodeDecodeError):
                 continue
             for m in _LINE.finditer(text):

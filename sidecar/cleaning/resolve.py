@@ -11,11 +11,13 @@ Conflict, and nothing is written. A resolution is all or nothing: both edits are
 texts computed and checked) before either is written, and if the second write fails the first
 is put back, so a note never keeps `supersedes` while the other stays unarchived. Each
 resolution, and each batch approval as a whole, is journalled so it can be undone
-(`undo.py`).
+(`undo.py`). The decision is recorded in the vault's decisions note (`decisions.py`) after the
+edits; when it cannot be (a full disk), the edits are put back and the resolution fails.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
@@ -23,21 +25,17 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from sidecar.cleaning.store import Pair, Queue, Side
-from sidecar.cleaning.undo import Journal
+from sidecar.cleaning.undo import Journal, put_back
 from sidecar.cleaning.vocab import get_thresholds
-from sidecar.errors import BadRequest, Conflict, NotFound
+from sidecar.errors import BadRequest, Conflict, NotFound, OraError
 from sidecar.settings import Config
-from sidecar.vault.edit import (
-    add_relationship,
-    add_tag,
-    content_hash,
-    move_to_trash,
-    plan_edit,
-    write_planned,
-)
+from sidecar.vault.edit import plan_edit, write_planned
+from sidecar.vault.frontmatter_edit import add_relationship, add_tag
 from sidecar.vault.links import NameIndex
 from sidecar.vault.scan import iter_note_paths, normalise_rel, vault_path
+from sidecar.vault.write import content_hash, move_to_trash
 
+log = logging.getLogger("sidecar.cleaning")
 ACTIONS = ("changed-mind", "flag", "wrong", "dismiss")
 _TRIAGEABLE = ("open", "flagged")
 
@@ -141,22 +139,41 @@ def resolve(config: Config, queue: Queue, pid: str, action: str, *, newer: str |
     own = journal is None
     journal = Journal() if journal is None else journal
     journal.pairs.append(pair)
+    mine = Journal()  # this resolution's own files
     done = False
     try:
         if action == "changed-mind":
-            record = _changed_mind(config, queue, pair, newer, journal)
+            record = _changed_mind(config, queue, pair, newer, mine)
         elif action == "wrong":
-            record = _wrong(config, queue, pair, note, delete, journal)
+            record = _wrong(config, queue, pair, note, delete, mine)
         else:
             record = {"action": action, "changed": []}
         status = {"flag": "flagged", "dismiss": "dismissed"}.get(action, "resolved")
         changed = record.pop("changed")
-        resolution = Resolution(queue.set_status(pid, status, record), changed)
+        try:
+            resolution = Resolution(queue.set_status(pid, status, record), changed)
+        except BaseException:
+            _take_back(config, queue, pid, mine)
+            raise
         done = True
         return resolution
     finally:
+        journal.merge(mine)
         if own and (done or journal.files):  # a refused resolution wrote nothing to undo
             journal.save(queue)
+
+
+def _take_back(config: Config, queue: Queue, pid: str, mine: Journal) -> None:
+    """Put back the notes of a resolution whose decision the vault could not record (the queue
+    is rebuilt from that record, so the decision is not made). When they cannot be put back
+    (a full disk may refuse that too), they stay in the undo journal, for an undo later."""
+    try:
+        put_back(config, queue, list(mine.files.values()))
+    except (OraError, OSError) as err:
+        log.warning("the notes of resolution %s could not be put back (%s); undo it when the "
+                    "vault can be written", pid, err)
+        return
+    mine.files.clear()
 
 
 def approve_batch(config: Config, queue: Queue, batch: str, *,

@@ -19,7 +19,7 @@ import threading
 import time
 from array import array
 from collections.abc import Callable, Iterable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from sidecar.cleaning import news
@@ -52,6 +52,7 @@ class ScanReport:
     judge: str
     seconds: float
     fallbacks: int = 0  # claim pairs another judge decided because the chosen one failed
+    warnings: list[str] = field(default_factory=list)  # what the scan skipped, and why
 
     def as_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -209,4 +210,5 @@ async def scan(config: Config, queue: Queue, embedder: Embedder, judge: Judge,
         candidates=len(candidates), claim_pairs=len(aligned), found=len(found),
         proposals=len(proposals), open=queue.open_count(), judge=judge.name,
         seconds=round(time.monotonic() - started, 3), fallbacks=fallbacks,
+        warnings=queue.decisions.problems() if queue.decisions is not None else [],
     )

@@ -37,7 +37,7 @@ from sidecar.cleaning.live_privacy import LivePrivacy, Seen
 from sidecar.data_folder import private_folder
 from sidecar.errors import BadRequest, NotFound
 from sidecar.index.sqlite import ThreadConnections
-from sidecar.vault.lint import DEFAULT_MAX_BYTES
+from sidecar.lint.diagnostics import DEFAULT_MAX_BYTES
 
 QUEUE_FILE = "contradictions.sqlite"
 STATUSES = ("open", "resolved", "flagged", "dismissed")
@@ -443,19 +443,21 @@ class Queue:
         return rows
 
     def set_status(self, pid: str, status: str, resolution: dict[str, Any] | None) -> Pair:
+        """Record the pair's new status in the vault's decisions, then in the queue: a status
+        the vault cannot record (a full disk, the note being saved) raises and changes
+        nothing, since the queue is rebuilt from that record."""
+        self._record(self.get(pid, private=True), status)
         with self._db.transaction() as conn:
             conn.execute(
                 "UPDATE pairs SET status = ?, resolution = ?, updated = ? WHERE id = ?",
                 (status, json.dumps(resolution) if resolution else None, _now(), pid),
             )
-        pair = self.get(pid, private=True)
-        self._record(pair)
-        return pair
+        return self.get(pid, private=True)
 
-    def _record(self, pair: Pair) -> None:
+    def _record(self, pair: Pair, status: str) -> None:
         """Every status change (a resolution, an undo) is written to the vault's decisions."""
         if self.decisions is not None:
-            self.decisions.record(pair.id, pair.status,
+            self.decisions.record(pair.id, status,
                                   (pair.a.path, pair.a.line_start, pair.a.line_end),
                                   (pair.b.path, pair.b.line_start, pair.b.line_end),
                                   private=pair.private)
@@ -478,14 +480,15 @@ class Queue:
             conn.execute(f"UPDATE pairs SET private = MAX({side.format('a')}, {side.format('b')})")
 
     def restore_pair(self, pair: Pair) -> None:
-        """Put a pair back as it was (an undo): status, resolution and judged hashes."""
+        """Put a pair back as it was (an undo): status, resolution and judged hashes; recorded
+        in the vault's decisions first, as `set_status` does."""
+        self._record(self.get(pair.id, private=True), pair.status)
         with self._db.transaction() as conn:
             conn.execute(
                 "UPDATE pairs SET status = ?, resolution = ?, a_hash = ?, b_hash = ?, updated = ? "
                 "WHERE id = ?",
                 (pair.status, json.dumps(pair.resolution) if pair.resolution else None,
                  pair.a.hash, pair.b.hash, _now(), pair.id))
-        self._record(self.get(pair.id, private=True))
 
     # ---- undo journal --------------------------------------------------------------------
 

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from sidecar.chunking.drawings import body_parts, note_title
+from sidecar.chunking.drawings import body_parts
 from sidecar.cleaning.claims import Claim, split_claims
 from sidecar.cleaning.store import NoteState, Queue
 from sidecar.cleaning.vocab import Thresholds, get_thresholds
@@ -32,11 +32,11 @@ from sidecar.errors import OraError
 from sidecar.models.embedder import Embedder
 from sidecar.processes import process_alive
 from sidecar.settings import Config
-from sidecar.vault.edit import content_hash
+from sidecar.vault.drawings import note_title
 from sidecar.vault.links import NameIndex
 from sidecar.vault.note import Note, decode_note, parse_note
 from sidecar.vault.properties import property_value
-from sidecar.vault.scan import iter_note_paths, vault_path
+from sidecar.vault.scan import iter_note_paths, read_regular, vault_path
 from sidecar.vault.tags import with_ancestors
 from sidecar.vault.vault_settings import (
     VaultSettings,
@@ -44,6 +44,7 @@ from sidecar.vault.vault_settings import (
     is_excluded,
     load_vault_settings,
 )
+from sidecar.vault.write import content_hash
 
 StopCheck = Callable[[], bool]
 _EMBED_BATCH = 64  # texts embedded between two stop checks
@@ -262,7 +263,7 @@ def _survey(config: Config, queue: Queue, embedder: Embedder, stop: StopCheck,
             if prior and (prior.size, prior.mtime_ns) == (stat.st_size, stat.st_mtime_ns):
                 states[rel] = prior
                 continue
-            data = path.read_bytes()
+            data = read_regular(path)
             if prior and prior.hash == content_hash(data):
                 prior.size, prior.mtime_ns = stat.st_size, stat.st_mtime_ns
                 states[rel] = prior

@@ -5,7 +5,7 @@ for each file it touched the bytes before and the hash after (or where `.trash/`
 file edited twice by one batch keeps its first bytes and its last hash. `undo_last` checks every
 file first — each must still hash as the resolution left it (a trashed note must still be in the
 trash, and its old place free) — and refuses with Conflict, writing nothing, if any changed
-since; otherwise it writes them back through `sidecar.vault.edit` and drops the entry, so a
+since; otherwise it writes them back through `sidecar.vault.write` and drops the entry, so a
 second undo undoes the resolution before (the newest `UNDO_DEPTH` are kept).
 """
 
@@ -17,8 +17,8 @@ from typing import Any
 from sidecar.cleaning.store import Pair, Queue, UndoEntry, UndoFile
 from sidecar.errors import Conflict, NotFound
 from sidecar.settings import Config
-from sidecar.vault.edit import content_hash, restore_bytes, restore_from_trash
 from sidecar.vault.scan import vault_path
+from sidecar.vault.write import content_hash, restore_bytes, restore_from_trash
 
 
 @dataclass
@@ -32,6 +32,11 @@ class Journal:
                 trash: str | None = None) -> None:
         first = self.files.get(path)
         self.files[path] = UndoFile(path, first.before if first else before, after_hash, trash)
+
+    def merge(self, other: Journal) -> None:
+        """Take in the files another journal holds (a batch gathers its resolutions')."""
+        for f in other.files.values():
+            self.touched(f.path, f.before, f.after_hash, f.trash)
 
     def save(self, queue: Queue) -> None:
         if self.pairs or self.files:
@@ -76,19 +81,25 @@ def _last(queue: Queue, private: bool) -> UndoEntry:
     return entry
 
 
-def undo_last(config: Config, queue: Queue, *, private: bool = False) -> Undone:
-    """Undo the newest journalled resolution (one involving a private note only in private
-    mode): NotFound when there is none, Conflict when a file changed since."""
-    entry = _last(queue, private)
-    for f in entry.files:
-        _check(config, f)
-    for f in entry.files:
+def put_back(config: Config, queue: Queue, files: list[UndoFile]) -> None:
+    """Write each file back as it was before a resolution (newest change first), each only
+    while it still holds what the resolution left (Conflict otherwise)."""
+    for f in reversed(files):
         if f.trash is None:
             assert f.after_hash is not None
             restore_bytes(config.vault, f.path, f.before, f.after_hash)
             queue.rehash(f.path, f.after_hash, content_hash(f.before))
         else:
             restore_from_trash(config.vault, f.trash, f.path, content_hash(f.before))
+
+
+def undo_last(config: Config, queue: Queue, *, private: bool = False) -> Undone:
+    """Undo the newest journalled resolution (one involving a private note only in private
+    mode): NotFound when there is none, Conflict when a file changed since."""
+    entry = _last(queue, private)
+    for f in entry.files:
+        _check(config, f)
+    put_back(config, queue, entry.files)
     for pair in entry.pairs:
         queue.restore_pair(pair)
     queue.drop_undo(entry.seq)

@@ -15,9 +15,9 @@ from typing import Any
 
 from sidecar.cli.common import add_json_arg, emit, log
 from sidecar.errors import BadRequest
+from sidecar.lint.adopt import plan_adoption
+from sidecar.lint.adopt_journal import apply_adoption, undo_adoption
 from sidecar.settings import make_config
-from sidecar.vault.adopt import plan_adoption
-from sidecar.vault.adopt_journal import apply_adoption, undo_adoption
 
 
 def register(subparsers: Any) -> None:

@@ -30,7 +30,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--web", action="store_true",
                         help="also give the model web results (searxng_url), with their tiers")
     passages = default_k()
-    add_retrieval_args(parser, None, f"passages to retrieve (default {passages})")
+    add_retrieval_args(parser, None, f"passages to retrieve (default {passages})", "AskRequest")
     parser.set_defaults(func=run)
 
 

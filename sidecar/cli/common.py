@@ -13,6 +13,7 @@ from sidecar.errors import BadRequest
 from sidecar.index.scope import NoteFilter
 from sidecar.models.reranker import Reranker, build_reranker
 from sidecar.retrieval.search import SearchOptions
+from sidecar.server.openapi import field_range
 from sidecar.settings import Config, make_config
 
 
@@ -27,9 +28,28 @@ def add_json_arg(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON document on stdout")
 
 
-def add_retrieval_args(parser: argparse.ArgumentParser, k_default: int | None, k_help: str) -> None:
-    """`--k`, `--private`, `--no-rerank` and `--namespace`, which `search` and `ask` share."""
-    parser.add_argument("--k", type=int, default=k_default, help=k_help)
+def k_option(request: str) -> Callable[[str], int]:
+    """The argparse type of `--k`: an integer within the bounds the HTTP API gives `k` in the
+    OpenAPI schema `request` (a billion asked tantivy for 32 GB, and the CLI aborted)."""
+    low, high = field_range(request, "k")
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"must be from {low} to {high}, not {value}")
+        return value
+
+    return parse
+
+
+def add_retrieval_args(parser: argparse.ArgumentParser, k_default: int | None, k_help: str,
+                       request: str) -> None:
+    """`--k` (bounded as in the API's `request` schema), `--private`, `--no-rerank` and
+    `--namespace`, which `search` and `ask` share."""
+    parser.add_argument("--k", type=k_option(request), default=k_default, help=k_help)
     parser.add_argument("--private", action="store_true", help="private mode: private notes too")
     parser.add_argument("--no-rerank", action="store_true", help="skip the re-ranking stage")
     parser.add_argument("--namespace", help="retrieval namespace (default: the setting)")

@@ -51,6 +51,8 @@ def run(args: argparse.Namespace) -> int:
             log(f"{report.notes} notes, {report.changed} changed, {report.candidates} candidate "
                 f"pairs, {report.found} contradictions and {report.proposals} news proposals "
                 f"found, {report.open} open ({report.seconds:.1f} s)")
+            for warning in report.warnings:
+                log(f"warning: {warning}")
         elif not scanned(queue):
             log("the vault has not been scanned yet: run again with --scan")
         pairs = queue.pairs(None if args.status == "all" else args.status, private=args.private)

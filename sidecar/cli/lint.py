@@ -14,8 +14,8 @@ from typing import Any
 
 from sidecar.cli.common import add_json_arg, emit, log
 from sidecar.errors import BadRequest, OraError
+from sidecar.lint.diagnostics import Diagnostic, LintContext, fix_dates, lint_file, lint_vault
 from sidecar.settings import make_config
-from sidecar.vault.lint import Diagnostic, LintContext, fix_dates, lint_file, lint_vault
 from sidecar.vault.scan import is_ignored
 from sidecar.vault.vault_settings import settings_path
 

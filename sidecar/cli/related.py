@@ -14,6 +14,7 @@ from sidecar.cli.common import (
     config_from_args,
     emit,
     filter_from_args,
+    k_option,
     log,
 )
 from sidecar.cli.search import render_result
@@ -29,7 +30,8 @@ def register(subparsers: Any) -> None:
     add_vault_args(parser)
     parser.add_argument("path", metavar="PATH",
                         help="the note, relative to the vault (or its path from here)")
-    parser.add_argument("--k", type=int, default=10, help="how many notes (default 10)")
+    parser.add_argument("--k", type=k_option("RelatedRequest"), default=10,
+                        help="how many notes (default 10)")
     parser.add_argument("--private", action="store_true", help="private mode: private notes too")
     parser.add_argument(
         "--include-archived", action="store_true", help="also return archived notes"

@@ -31,7 +31,7 @@ def register(subparsers: Any) -> None:
     )
     add_vault_args(parser)
     parser.add_argument("query", metavar="QUERY", help="what to look for")
-    add_retrieval_args(parser, 10, "how many results (default 10)")
+    add_retrieval_args(parser, 10, "how many results (default 10)", "SearchRequest")
     parser.add_argument(
         "--include-archived", action="store_true", help="also return archived notes"
     )

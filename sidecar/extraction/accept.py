@@ -31,26 +31,22 @@ from sidecar.cleaning.store import Pair, Queue, Side, pair_id
 from sidecar.cleaning.vocab import get_thresholds
 from sidecar.errors import Conflict, OraError
 from sidecar.extraction.proposals import Plan, Proposal, extraction_data
-from sidecar.vault.adopt_journal import (
+from sidecar.vault.edit import plan_edit, write_planned
+from sidecar.vault.frontmatter_edit import Mutation, set_value
+from sidecar.vault.journal import (
     JOURNAL_VERSION,
+    create_journal,
+    drop_journal,
     latest_journal,
-    new_journal_path,
+    restore_head,
     split_heads,
-    write_journal,
-)
-from sidecar.vault.edit import (
-    Mutation,
-    content_hash,
-    move_to_trash,
-    plan_edit,
-    restore_bytes,
-    set_value,
-    write_planned,
+    update_journal,
 )
 from sidecar.vault.new_notes import create_named, safe_name, taken_names, type_folder
 from sidecar.vault.note import read_note
 from sidecar.vault.scan import vault_path
 from sidecar.vault.vault_settings import load_vault_settings
+from sidecar.vault.write import content_hash, move_to_trash
 
 KIND = "extract"
 
@@ -150,7 +146,6 @@ def accept(vault: Path, max_bytes: int, plan: Plan, chosen: list[Proposal],
     edit = plan_edit(vault, conv.path, _record([p.id for p in chosen]), expected_hash=conv.hash)
     head_before, head_after = split_heads(edit.before.decode("utf-8"),
                                           edit.after.decode("utf-8"))
-    journal = new_journal_path(vault, KIND)
     doc: dict[str, Any] = {
         "version": JOURNAL_VERSION, "kind": KIND, "vault": str(vault.resolve()),
         "created": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
@@ -158,7 +153,8 @@ def accept(vault: Path, max_bytes: int, plan: Plan, chosen: list[Proposal],
                  "after_sha256": edit.after_hash, "before_head": head_before,
                  "after_head": head_after},
         "engrams": []}
-    write_journal(journal, doc)  # before any note, so a crash mid-way can still be undone
+    # before any note, so a crash mid-way can still be undone
+    journal, digest = create_journal(vault, KIND, doc)
     folder = type_folder(load_vault_settings(vault), "engram", str(_spec()["default_folder"]))
     taken = taken_names(vault)
     day = dt.datetime.now(dt.UTC).date().isoformat()
@@ -170,7 +166,7 @@ def accept(vault: Path, max_bytes: int, plan: Plan, chosen: list[Proposal],
             rel, new_hash = create_named(vault, folder, name, text, taken)
             taken.add(Path(rel).stem.casefold())
             doc["engrams"].append({"path": rel, "sha256": new_hash, "private": p.private})
-            write_journal(journal, doc)
+            digest = update_journal(journal, doc, digest)
             out.written.append(rel)
             pairs += _pairs(vault, max_bytes, p, rel, new_hash,
                             text.splitlines().index(p.text) + 1, day)
@@ -214,31 +210,23 @@ def _undo_chat(vault: Path, entry: dict[str, Any], out: Undone) -> bool:
     """Restore the chat note's frontmatter; whether it is settled (restored or already back)."""
     rel = str(entry["path"])
     try:
-        current = vault_path(vault, rel).read_bytes()
-    except FileNotFoundError:
-        out.refused.append({"path": rel, "reason": "the note is gone"})
-        return False
-    digest = content_hash(current)
-    if digest == entry["before_sha256"]:
-        return True
-    restored = (entry["before_head"] + current.decode("utf-8", "replace")[
-        len(entry["after_head"]):]).encode("utf-8")
-    if digest != entry["after_sha256"] or content_hash(restored) != entry["before_sha256"]:
-        out.refused.append({"path": rel, "reason": "edited since the extraction; remove its "
-                            "`extracted` ids by hand (the journal keeps its old frontmatter)"})
-        return False
-    try:
-        restore_bytes(vault, rel, restored, digest)
+        state = restore_head(vault, entry)
     except Conflict as err:
         out.refused.append({"path": rel, "reason": err.message})
         return False
-    out.restored.append(rel)
-    return True
+    if state == "gone":
+        out.refused.append({"path": rel, "reason": "the note is gone"})
+    elif state == "edited":
+        out.refused.append({"path": rel, "reason": "edited since the extraction; remove its "
+                            "`extracted` ids by hand (the journal keeps its old frontmatter)"})
+    elif state == "restored":
+        out.restored.append(rel)
+    return state in ("restored", "unchanged")
 
 
 def undo_extraction(vault: Path, queue: Queue | None) -> Undone:
     """Undo the latest extraction (see the module docstring); NotFound when there is none."""
-    journal, doc = latest_journal(vault, KIND, "extraction")
+    journal, doc, digest = latest_journal(vault, KIND, "extraction")
     out = Undone(journal=journal.relative_to(vault).as_posix())
     pending = []
     for entry in doc["engrams"]:
@@ -268,9 +256,7 @@ def undo_extraction(vault: Path, queue: Queue | None) -> Undone:
         queue.clear_open(out.removed)
     if pending or not chat_done:
         doc["engrams"] = pending
-        write_journal(journal, doc)
+        update_journal(journal, doc, digest)
     else:
-        journal.unlink()
-        if not any(journal.parent.iterdir()):
-            journal.parent.rmdir()
+        drop_journal(journal)
     return out

@@ -34,11 +34,11 @@ from sidecar.extraction.rules import rule_candidates, title_of
 from sidecar.memory.chat_note import ChatNote, parse_chat
 from sidecar.models.chat import generator_name
 from sidecar.settings import Config
-from sidecar.vault.edit import content_hash
 from sidecar.vault.links import NameIndex
 from sidecar.vault.note import Note, decode_note, parse_note, string_list
 from sidecar.vault.scan import iter_note_paths, normalise_rel, vault_path
 from sidecar.vault.vault_settings import load_vault_settings
+from sidecar.vault.write import content_hash
 
 ROLES = ("user", "assistant")
 

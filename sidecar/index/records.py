@@ -15,8 +15,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from sidecar.chunking.drawings import note_title
 from sidecar.schema import get_schema
+from sidecar.vault.drawings import note_title
 from sidecar.vault.note import Note
 from sidecar.vault.properties import (
     note_aliases,

@@ -55,10 +55,10 @@ from sidecar.index.records import (
     note_info,
 )
 from sidecar.models.embedder import Embedder
-from sidecar.vault.edit import content_hash
 from sidecar.vault.note import Note, decode_note, indexed_view, parse_note
-from sidecar.vault.scan import is_ignored, normalise_rel, symlink_in
+from sidecar.vault.scan import is_ignored, normalise_rel, read_regular, symlink_in
 from sidecar.vault.vault_settings import VaultSettings, default_vault_settings, is_excluded
+from sidecar.vault.write import content_hash
 
 FloatArray = npt.NDArray[np.float32]
 
@@ -209,7 +209,7 @@ class Syncer:
             message = f"{rel} is {st.st_size} bytes, over the {self.max_file_bytes}-byte limit"
             return self._error(rel, stamp, f"size:{st.st_size}:{st.st_mtime_ns}", message)
         try:
-            data = path.read_bytes()
+            data = read_regular(path)
         except OSError:
             return None
         digest = content_hash(data)

@@ -35,17 +35,12 @@ from sidecar.memory.episodic import Episodic
 from sidecar.memory.store import LoggedTurn, MemoryStore, NoteLink, Turn, check_conversation, now
 from sidecar.memory.tokens import TurnEmbedder, count_tokens
 from sidecar.settings import Config
-from sidecar.vault.edit import (
-    add_tag,
-    append_to_note,
-    content_hash,
-    create_note,
-    edit_frontmatter,
-    set_value,
-)
+from sidecar.vault.edit import append_to_note, edit_frontmatter
+from sidecar.vault.frontmatter_edit import add_tag, set_value
 from sidecar.vault.note import decode_note, parse_note
 from sidecar.vault.scan import is_ignored, iter_note_paths, vault_path
 from sidecar.vault.vault_settings import load_vault_settings
+from sidecar.vault.write import content_hash, create_note
 
 log = logging.getLogger("sidecar.memory")
 Read = tuple[str, ChatNote | None]  # a chat note's hash and what it holds

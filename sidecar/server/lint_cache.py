@@ -12,8 +12,8 @@ import asyncio
 from collections.abc import Iterable
 from pathlib import Path
 
+from sidecar.lint.diagnostics import LintContext
 from sidecar.schema import get_schema
-from sidecar.vault.lint import LintContext
 from sidecar.vault.properties import vault_aliases
 from sidecar.vault.scan import is_ignored, iter_note_paths, symlink_in
 

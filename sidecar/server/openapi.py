@@ -39,6 +39,13 @@ _Validator = validators.extend(  # type: ignore[no-untyped-call]
 )
 
 
+def field_range(schema_name: str, field: str) -> tuple[int, int]:
+    """(minimum, maximum) of an integer field of a request schema: the one bound the API
+    validates, which the CLI's options take too (`--k` of search, ask and related)."""
+    prop = openapi_document()["components"]["schemas"][schema_name]["properties"][field]
+    return int(prop["minimum"]), int(prop["maximum"])
+
+
 @functools.cache
 def _validator(schema_name: str) -> Any:
     doc = openapi_document()

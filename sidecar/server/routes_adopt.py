@@ -14,11 +14,11 @@ from pathlib import Path
 
 from aiohttp import web
 
+from sidecar.lint.adopt import plan_adoption
+from sidecar.lint.adopt_journal import Outcome, apply_adoption, undo_adoption
 from sidecar.server.openapi import query_flag, read_json
 from sidecar.server.resources import LANE
 from sidecar.server.state import CONFIG
-from sidecar.vault.adopt import plan_adoption
-from sidecar.vault.adopt_journal import Outcome, apply_adoption, undo_adoption
 
 routes = web.RouteTableDef()
 

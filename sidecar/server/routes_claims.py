@@ -125,7 +125,8 @@ async def run_scan(app: web.Application, should_stop: StopCheck | None = None) -
             raise
     finished = datetime.now(UTC).isoformat(timespec="seconds")
     state.set_cleaning(Cleaning(False, "done", report.claim_pairs, report.claim_pairs,
-                                state.cleaning.scans + 1, finished, report.fallbacks))
+                                state.cleaning.scans + 1, finished, report.fallbacks,
+                                tuple(report.warnings)))
     if report.fallbacks:
         state.last_error = (f"{_JUDGE_FAILED} {report.judge} failed on {report.fallbacks} "
                             "claim pairs; the rules judge decided them (see each pair's evidence)")

@@ -7,11 +7,11 @@ import asyncio
 from aiohttp import web
 
 from sidecar.errors import BadRequest, NotFound
+from sidecar.lint.diagnostics import fix_dates, lint_file, lint_text
 from sidecar.server.openapi import read_json
 from sidecar.server.paths import note_path
 from sidecar.server.resources import LINT
 from sidecar.server.state import CONFIG
-from sidecar.vault.lint import fix_dates, lint_file, lint_text
 from sidecar.vault.scan import vault_path
 
 routes = web.RouteTableDef()

@@ -45,11 +45,12 @@ class Cleaning:
     scans: int = 0
     last_finished: str | None = None
     fallbacks: int = 0  # claim pairs of the last scan the rules judged because the judge failed
+    warnings: tuple[str, ...] = ()  # what the last scan skipped, and why
 
     def as_json(self) -> dict[str, Any]:
         return {"running": self.running, "phase": self.phase, "done": self.done,
                 "total": self.total, "scans": self.scans, "last_finished": self.last_finished,
-                "fallbacks": self.fallbacks}
+                "fallbacks": self.fallbacks, "warnings": list(self.warnings)}
 
 
 @dataclass

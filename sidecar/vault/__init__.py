@@ -1,6 +1,8 @@
-"""The vault on disk: which files are notes, how a note parses, links, lint and the one writer.
+"""The vault on disk: which files are notes, how a note parses, links and the one writer.
 
-Writing goes through `sidecar.vault.edit` only; diagnostics come from `sidecar.vault.lint`.
+Writing goes through `sidecar.vault.write` only (note edits through `sidecar.vault.edit`).
+This package reads nothing of Ora's later stages: chunking and lint read it, never the reverse
+(tests/test_code_quality.py checks the direction).
 """
 
 from sidecar.vault.links import NameIndex, parse_wikilink

@@ -12,10 +12,10 @@ from collections.abc import Collection
 from pathlib import Path, PurePosixPath
 
 from sidecar.errors import BadRequest, Conflict
-from sidecar.vault.edit import create_note
 from sidecar.vault.inert import encodable
 from sidecar.vault.scan import is_ignored, iter_note_paths
 from sidecar.vault.vault_settings import VaultSettings
+from sidecar.vault.write import create_note
 
 _UNSAFE = re.compile(r'[\\/:*?"<>|#^\[\]\x00-\x1f]+')
 _NAME_MAX = 255  # bytes of one file name (ext4, APFS, and most others)

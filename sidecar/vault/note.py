@@ -23,7 +23,7 @@ import yaml
 from frontmatter.default_handlers import SafeLoader as _HandlerLoader
 
 from sidecar.errors import UnreadableNote
-from sidecar.vault.scan import vault_path
+from sidecar.vault.scan import read_regular, vault_path
 from sidecar.vault.tags import mentions_private, note_tags, property_values, with_ancestors
 
 FENCE = "---"
@@ -318,4 +318,4 @@ def read_note(vault: str | Path, rel: str, max_bytes: int) -> Note:
             f"{rel} is {size} bytes, over the {max_bytes}-byte limit (ORA_MAX_FILE_BYTES)",
             code="file_too_large",
         )
-    return parse_note(decode_note(path.read_bytes(), rel, max_bytes), rel)
+    return parse_note(decode_note(read_regular(path, max_bytes), rel, max_bytes), rel)

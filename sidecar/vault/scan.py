@@ -4,7 +4,9 @@ Paths are vault-relative with `/` separators everywhere in the sidecar. Dot-fold
 `.ora/`, `.trash/`, `.git/`, ...) and dot-files are never notes, as in Obsidian. Symbolic links
 are skipped: following them could loop, leave the vault, or let an atomic write replace the
 link with a plain file. That holds for every component of a path, not only the last: a note
-under a linked folder is not a note of this vault (`symlink_in`, `vault_path`).
+under a linked folder is not a note of this vault (`symlink_in`, `vault_path`). Only regular
+files are notes, and only regular files are ever read (`read_regular`): opening a FIFO named
+`pipe.md` waits for a writer forever, and a device or socket is no note either.
 """
 
 from __future__ import annotations
@@ -51,8 +53,38 @@ def _note_files(root: Path) -> Iterator[str]:
         for name in files:
             full = base / name
             note_like = name.lower().endswith(NOTE_SUFFIX) and not name.startswith(".")
-            if note_like and not full.is_symlink():
+            if note_like and _is_regular(full):
                 yield full.relative_to(root).as_posix()
+
+
+def _is_regular(path: Path) -> bool:
+    """True for a regular file itself (not a link, FIFO, socket or device)."""
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:  # gone meanwhile
+        return False
+
+
+class NotRegularFile(OSError):
+    """A path that is not a regular file (a FIFO, socket or device) where a file is read."""
+
+
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+
+
+def read_regular(path: Path, limit: int | None = None) -> bytes:
+    """The bytes of the regular file at `path` (at most `limit` + 1 of them when given, so a
+    caller can tell it is over); NotRegularFile for anything else. The file is opened without
+    blocking (O_NONBLOCK) and checked on the open descriptor, so a FIFO put in its place
+    between a check and the open can never hang the reader."""
+    fd = os.open(path, _READ_FLAGS)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise NotRegularFile(f"{path.name} is not a regular file (a pipe, socket or device)")
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            return handle.read() if limit is None else handle.read(limit + 1)
+    finally:
+        os.close(fd)
 
 
 def iter_note_paths(vault: str | Path) -> Iterator[str]:

@@ -34,9 +34,11 @@ from ruamel.yaml.error import YAMLError
 
 from sidecar.errors import BadRequest, InvalidSettings
 from sidecar.schema import get_schema, load_json
-from sidecar.vault.edit import atomic_write, content_hash
-from sidecar.vault.scan import normalise_rel
+from sidecar.vault.frontmatter_edit import has_anchors
+from sidecar.vault.patterns import Matcher, UnsupportedPattern, compile_pattern
+from sidecar.vault.scan import NotRegularFile, normalise_rel, read_regular
 from sidecar.vault.tags import note_tags
+from sidecar.vault.write import atomic_write, check_not_empty, content_hash, create_file
 
 __all__ = [
     "VaultSettings",
@@ -132,7 +134,7 @@ def effective_type(
     return settings.untyped_type, True
 
 
-def _glob_regex(pattern: str) -> re.Pattern[str]:
+def _glob_regex(pattern: str) -> Matcher:
     """A glob over whole vault paths: `**/` any folders (or none), `*` and `?` within a name."""
     out, i = [], 0
     while i < len(pattern):
@@ -151,37 +153,57 @@ def _glob_regex(pattern: str) -> re.Pattern[str]:
         else:
             out.append(re.escape(pattern[i]))
             i += 1
-    return re.compile("".join(out) + r"(?:/.*)?\Z")
+    return compile_pattern("".join(out) + r"(?:/.*)?\z")
 
 
 @cache
-def _pattern_matcher(pattern: str) -> re.Pattern[str]:
+def _pattern_matcher(pattern: str) -> Matcher:
     # A folder (with or without its slash) covers what is beneath it; a file name only itself.
     folder = pattern.rstrip("/")
     if _GLOB_CHARS.search(folder):
         return _glob_regex(folder)
-    return re.compile(re.escape(folder) + r"(?:/.*)?\Z")
+    return compile_pattern(re.escape(folder) + r"(?:/.*)?\z")
 
 
 def _matches_any(patterns: tuple[str, ...], rel: str) -> bool:
     return any(_pattern_matcher(p).match(rel) for p in patterns)
 
 
+def _is_regex(entry: str) -> bool:
+    return len(entry) > 2 and entry.startswith("/") and entry.endswith("/")
+
+
 @cache
-def _obsidian_matcher(entry: str) -> re.Pattern[str] | None:
-    if len(entry) > 2 and entry.startswith("/") and entry.endswith("/"):
+def _obsidian_matcher(entry: str) -> Matcher | None:
+    """The regular expression of an entry `/…/` (None for a path prefix, or a pattern RE2
+    cannot run: `_obsidian_filters` reports it, and it excludes nothing)."""
+    if _is_regex(entry):
         try:
-            return re.compile(entry[1:-1])
-        except re.error:
+            return compile_pattern(entry[1:-1])
+        except UnsupportedPattern:
             return None
     return None
 
 
+def _unsupported_filters(entries: tuple[str, ...]) -> list[str]:
+    """A problem for each Excluded files regular expression RE2 cannot run (not applied)."""
+    app = _defaults()["obsidian_app_config"]
+    problems = []
+    for entry in entries:
+        if _is_regex(entry):
+            try:
+                compile_pattern(entry[1:-1])
+            except UnsupportedPattern as err:
+                problems.append(f"{app}: the Excluded files {err}: Ora matches patterns in "
+                                "linear time and does not apply this one")
+    return problems
+
+
 def _obsidian_excludes(entries: tuple[str, ...], rel: str) -> bool:
     for entry in entries:
-        regex = _obsidian_matcher(entry)
-        if regex is not None:
-            if regex.search(rel):
+        if _is_regex(entry):
+            regex = _obsidian_matcher(entry)
+            if regex is not None and regex.search(rel):
                 return True
         elif rel.startswith(entry):
             return True
@@ -291,10 +313,11 @@ _KNOWN_KEYS = ("folders", "untyped_type", "exclude", "lint", "chats_folder")
 def _read_mapping(path: Path, reader: _Reader) -> dict[str, Any] | None:
     """The parsed file, {} when absent, None (with a problem) when unusable."""
     try:
-        if path.stat().st_size > _MAX_BYTES:
+        data = read_regular(path, _MAX_BYTES)
+        if len(data) > _MAX_BYTES:
             reader.note(f"the file is larger than {_MAX_BYTES} bytes")
             return None
-        text = path.read_text(encoding="utf-8")
+        text = data.decode("utf-8")
     except FileNotFoundError:
         return {}
     except (OSError, UnicodeDecodeError) as exc:
@@ -317,7 +340,7 @@ def _config_value(vault: Path, file: str, key: str) -> Any:
     """The value of `key` in the JSON config VAULT/file; None when the file is absent, unreadable,
     not a JSON object or has no such key (a plugin's config need not exist)."""
     try:
-        config = json.loads((vault / file).read_text("utf-8"))
+        config = json.loads(read_regular(vault / file).decode("utf-8"))
     except (OSError, ValueError):
         return None
     return config.get(key) if isinstance(config, dict) else None
@@ -380,12 +403,14 @@ def load_vault_settings(vault: str | Path) -> VaultSettings:
         reader.note(f"unknown setting(s) {', '.join(unknown)} (known: {', '.join(_KNOWN_KEYS)})")
     untyped = raw.get("untyped_type", defaults["untyped_type"])
     lint_mode, lint_ignore = reader.lint(raw.get("lint"))
+    excluded = _obsidian_filters(root)
+    reader.problems.extend(_unsupported_filters(excluded))
     settings = VaultSettings(
         folders=reader.folders(raw.get("folders")),
         untyped_type=reader.type_name(untyped, "untyped_type", defaults["untyped_type"]),
         exclude=reader.patterns(raw.get("exclude", defaults["exclude"]), "exclude",
                                 defaults["exclude"]),
-        obsidian_excluded=_obsidian_filters(root),
+        obsidian_excluded=excluded,
         obsidian_templates=_obsidian_templates(root),
         plugin_tags=_plugin_tags(root),
         lint_untyped=lint_mode,
@@ -432,33 +457,58 @@ def _ignore_entry(path: str) -> str:
     return entry + "/" if path.strip().endswith("/") else entry
 
 
+def _dump(y: YAML, doc: CommentedMap, crlf: bool) -> bytes:
+    out = io.StringIO()
+    y.dump(doc, out)
+    return (out.getvalue().replace("\n", "\r\n") if crlf else out.getvalue()).encode("utf-8")
+
+
+def _settings_doc(file: Path, y: YAML, data: bytes) -> CommentedMap:
+    """ora.yaml's bytes as a round-trip mapping, refused (nothing written) when an edit could not
+    keep every other setting: empty (most often an editor between its truncate and its write),
+    not YAML, not a mapping, or using anchors and aliases (`*ex` would carry an edit of one
+    list into another)."""
+    check_not_empty(data, file.name)
+    try:
+        text = data.decode("utf-8").replace("\r\n", "\n")
+        doc = y.load(text)
+    except (YAMLError, UnicodeDecodeError) as exc:
+        raise InvalidSettings(f"{file.name} is not valid YAML; fix it by hand first ({exc})"
+                              .splitlines()[0]) from exc
+    if doc is None:
+        doc = CommentedMap()  # comments only
+    if not isinstance(doc, CommentedMap):
+        raise InvalidSettings(f"{file.name} is not a mapping of settings; fix it by hand first")
+    if has_anchors(y, text):
+        raise InvalidSettings(
+            f"{file.name} uses YAML anchors or aliases (&name, *name): an edit through them "
+            "would change other settings too, so Ora leaves it alone; edit it by hand")
+    return doc
+
+
 def add_lint_ignore(vault: str | Path, path: str) -> VaultSettings:
     """Add `path` (a note, a folder ending in `/`, or a glob) to `lint.ignore` in ora.yaml,
-    creating the file if needed; every other byte's meaning, comments and order are kept, and
-    the file is replaced atomically. InvalidSettings when the file cannot be edited safely."""
+    creating the file if needed; every other byte's meaning, comments and order are kept.
+
+    Written through the one compare-and-swap writer (`vault/write.py`) with the refusals note
+    edits have: Conflict when the file is empty or changes between the read and the swap (an
+    editor saving it), or appeared meanwhile; InvalidSettings when it cannot be edited safely.
+    """
     entry = _ignore_entry(path)
     file = settings_path(vault)
     if file.is_symlink():  # the atomic write would replace the link with a plain file
         raise InvalidSettings(f"{file.name} is a symbolic link, which Ora will not replace with "
                               f"a file; add {entry!r} to `lint.ignore` in the file it points to")
-    try:
-        with open(file, "x", encoding="utf-8"):
-            pass  # created empty; the atomic write below fills it
-    except FileExistsError:
-        pass
-    data = file.read_bytes()
     y = _round_trip()
-    crlf = b"\r\n" in data  # written on Windows: the lines ruamel writes get "\r\n" too
     try:
-        text = data.decode("utf-8").replace("\r\n", "\n")
-        doc = y.load(text) if data.strip() else CommentedMap()
-    except (YAMLError, UnicodeDecodeError) as exc:
-        raise InvalidSettings(f"{file.name} is not valid YAML; fix it by hand first ({exc})"
-                              .splitlines()[0]) from exc
-    if doc is None:
-        doc = CommentedMap()
-    if not isinstance(doc, CommentedMap):
-        raise InvalidSettings(f"{file.name} is not a mapping of settings; fix it by hand first")
+        data = read_regular(file)
+    except FileNotFoundError:
+        create_file(file, _dump(y, CommentedMap(lint=CommentedMap(ignore=[entry])), False))
+        return load_vault_settings(vault)
+    except NotRegularFile as exc:
+        raise InvalidSettings(f"{file.name} is not a regular file (a pipe, socket or device); "
+                              "Ora will not write it") from exc
+    doc = _settings_doc(file, y, data)
     lint = doc.get("lint")
     if lint is None:
         lint = doc["lint"] = CommentedMap()
@@ -473,9 +523,6 @@ def add_lint_ignore(vault: str | Path, path: str) -> VaultSettings:
         raise InvalidSettings(f"`lint.ignore` in {file.name} is not a list; fix it by hand first")
     if entry not in ignore:
         ignore.append(entry)
-        out = io.StringIO()
-        y.dump(doc, out)
-        written = out.getvalue().replace("\n", "\r\n") if crlf else out.getvalue()
-        atomic_write(file, written.encode("utf-8"), content_hash(data))
+        crlf = b"\r\n" in data  # written on Windows: the lines ruamel writes get "\r\n" too
+        atomic_write(file, _dump(y, doc, crlf), content_hash(data), file.name)
     return load_vault_settings(vault)
-

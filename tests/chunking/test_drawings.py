@@ -9,7 +9,7 @@ from tokenizers import Tokenizer
 
 from sidecar.chunking.chunker import Chunk
 from sidecar.chunking.limits import NoteLimits, chunk_bounded
-from sidecar.vault.lint import lint_text
+from sidecar.lint.diagnostics import lint_text
 from sidecar.vault.note import parse_note
 from tests.drawings import LAYOUTS, excalidraw
 

@@ -107,3 +107,23 @@ def test_an_undone_decision_is_recorded_and_the_pair_comes_back_open(
         assert [p.id for p in queue.pairs("open", kind="engram")] == [pair.id]
     finally:
         queue.close()
+
+
+def test_a_linked_supervision_folder_is_skipped_and_the_scan_says_so(
+    config: Config, vault: Path, embedder: Embedder, tmp_path: Path
+) -> None:
+    """`Supervision/` a symbolic link: reading the decisions through it was refused, and the
+    whole scan answered 400. Now the scan runs, and its report says why no decision is read."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    folder = Path(decision_notes()[0]).parent
+    (vault / folder).symlink_to(elsewhere)
+    queue = Queue(config.data, config.vault)
+    try:
+        report = asyncio.run(scan(config, queue, embedder, RulesJudge()))
+        assert report.found >= 1 and queue.pairs("open", kind="engram")
+        (warning,) = {w for w in report.warnings}
+        assert f"{folder} is a symbolic link" in warning
+    finally:
+        queue.close()
+    assert list(elsewhere.iterdir()) == []

@@ -13,7 +13,8 @@ from sidecar.cleaning.store import Queue
 from sidecar.cleaning.undo import undo_last
 from sidecar.errors import Conflict, InvalidFrontmatter, NotFound
 from sidecar.settings import Config
-from sidecar.vault.edit import add_tag, plan_edit, write_planned
+from sidecar.vault.edit import plan_edit, write_planned
+from sidecar.vault.frontmatter_edit import add_tag
 
 from .conftest import NOTES
 

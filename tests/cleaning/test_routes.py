@@ -15,6 +15,7 @@ from sidecar.cleaning.decisions import decision_notes
 from sidecar.settings import Config, make_config
 
 from ..conftest import AppClient
+from ..full_disk import fill_disk
 
 OLD, NEW = "Engrams/Vitamin C and colds.md", "Engrams/Vitamin C revisited.md"
 
@@ -172,3 +173,28 @@ async def test_a_note_tagged_private_leaves_public_triage_before_the_next_scan(
     assert status == 200 and done["pair"]["private"]
     public, private = (vault / n for n in decision_notes())
     assert NEW not in public.read_text() and pair["id"] in private.read_text()
+
+
+async def test_a_decision_the_vault_cannot_record_fails_and_leaves_the_notes_as_they_were(
+    api: AppClient, vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The decisions note is the queue's truth after `.ora/` is deleted. With the disk full
+    where it lives, the resolution answered 200: both notes were edited and the decision was
+    recorded nowhere but the cache. Now: 507, nothing edited, the pair still open."""
+    _, doc = await api.call("POST", "/v1/contradictions/scan", {})
+    (pair,) = [p for p in doc["pairs"] if p["kind"] == "engram"]
+    before = {rel: (vault / rel).read_bytes() for rel in (OLD, NEW)}
+    fill_disk(monkeypatch, vault / Path(decision_notes()[0]).parent)
+    status, err = await api.call("POST", f"/v1/contradictions/{pair['id']}/resolve",
+                                 {"action": "changed-mind", "newer": NEW})
+    assert status == 507 and err["error"]["code"] == "storage_unavailable"
+    assert {rel: (vault / rel).read_bytes() for rel in (OLD, NEW)} == before
+    status, doc = await api.call("GET", "/v1/contradictions?status=open")
+    assert pair["id"] in [p["id"] for p in doc["pairs"]]
+    status, _ = await api.call("POST", "/v1/contradictions/undo", {})
+    assert status == 404  # nothing was done, so nothing to undo
+    monkeypatch.undo()  # room again: the same decision now goes through, and is recorded
+    status, done = await api.call("POST", f"/v1/contradictions/{pair['id']}/resolve",
+                                  {"action": "changed-mind", "newer": NEW})
+    assert status == 200 and done["pair"]["status"] == "resolved"
+    assert pair["id"] in (vault / decision_notes()[0]).read_text(encoding="utf-8")

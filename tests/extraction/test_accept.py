@@ -13,7 +13,7 @@ from sidecar.extraction import IndexEngrams, accept, load_conversation, plan_ext
 from sidecar.extraction.accept import undo_extraction
 from sidecar.index import open_index
 from sidecar.models.embedder import Embedder
-from sidecar.vault.adopt_journal import journal_folder
+from sidecar.vault.journal import journal_folder
 
 from .conftest import chat_text, settings, write_vault
 

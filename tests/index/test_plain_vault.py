@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from sidecar.lint.diagnostics import lint_vault
 from sidecar.models.embedder import Embedder
 from sidecar.retrieval.search import SearchOptions, search_sync
-from sidecar.vault.lint import lint_vault
 
 from .conftest import OpenIndex
 

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from sidecar.cli import main
+from sidecar.server.openapi import openapi_document
 
 from .conftest import IndexVault, NoteSpec
 
@@ -108,3 +109,22 @@ def test_a_path_that_is_not_a_vault_folder_is_a_clear_error_and_creates_nothing(
     assert status != 0
     assert "is not a vault folder" in capsys.readouterr().err
     assert (target.is_file() if kind == "file" else not target.exists())
+
+
+@pytest.mark.parametrize(("command", "request_schema"), [
+    (["search", "VAULT", "tea"], "SearchRequest"),
+    (["ask", "VAULT", "tea?"], "AskRequest"),
+    (["related", "VAULT", "Tea.md"], "RelatedRequest"),
+])
+def test_k_is_bounded_as_the_api_bounds_it(
+    command: list[str], request_schema: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`ora search --k 1000000000` asked tantivy for 32 GB and aborted the process."""
+    api = openapi_document()["components"]["schemas"][request_schema]["properties"]["k"]
+    args = [str(tmp_path) if a == "VAULT" else a for a in command]
+    for k in (1_000_000_000, api["maximum"] + 1, 0):
+        with pytest.raises(SystemExit) as stopped:
+            main([*args, "--k", str(k)])
+        assert stopped.value.code == 2
+        err = capsys.readouterr().err
+        assert f"--k: must be from {api['minimum']} to {api['maximum']}, not {k}" in err

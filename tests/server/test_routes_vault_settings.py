@@ -115,3 +115,26 @@ async def test_the_tasks_global_filter_reaches_the_editors_lint(api: Any, config
         raise AssertionError(f"the Tasks config was not followed: {quiet.json}")
     doc = (await api.get("/v1/vault-settings")).json
     assert doc["obsidian_plugin_tags"] == ["task"]
+
+
+async def test_lint_ignore_route_answers_409_for_an_ora_yaml_being_saved(
+    api: Any, config: Config
+) -> None:
+    """Empty: an editor between its truncate and its write. It answered 200 and ora.yaml became
+    the new entry alone."""
+    (config.vault / "ora.yaml").write_bytes(b"")
+    answer = await api.post("/v1/vault-settings/lint-ignore", {"path": "Inbox/"})
+    assert answer.status == 409
+    assert answer.json["error"]["code"] == "conflict"
+    assert (config.vault / "ora.yaml").read_bytes() == b""
+
+
+async def test_lint_ignore_route_will_not_edit_through_a_yaml_alias(
+    api: Any, config: Config
+) -> None:
+    text = "exclude: &ex\n  - Resources/\nlint:\n  ignore: *ex\n"
+    (config.vault / "ora.yaml").write_text(text, encoding="utf-8")
+    answer = await api.post("/v1/vault-settings/lint-ignore", {"path": "Inbox/"})
+    assert answer.status == 422
+    assert "anchors or aliases" in answer.json["error"]["message"]
+    assert (config.vault / "ora.yaml").read_text(encoding="utf-8") == text

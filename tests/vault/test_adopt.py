@@ -3,19 +3,26 @@ exactly the plan (or refuses), and an undo that gives the vault back byte for by
 
 from __future__ import annotations
 
+import datetime as dt
+import errno
 import hashlib
 import json
 import os
 import shutil
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
 from sidecar.cli import main
 from sidecar.errors import NotFound
-from sidecar.vault.adopt import Plan, plan_adoption
-from sidecar.vault.adopt_journal import apply_adoption, journal_folder, undo_adoption
-from sidecar.vault.lint import lint_vault
+from sidecar.lint.adopt import Plan, plan_adoption
+from sidecar.lint.adopt_journal import apply_adoption, undo_adoption
+from sidecar.lint.diagnostics import lint_vault
+from sidecar.vault import journal as journals
+from sidecar.vault.journal import journal_folder
+
+from ..full_disk import fill_disk
 
 PLAIN = Path(__file__).resolve().parents[2] / "examples" / "plain-vault"
 
@@ -364,3 +371,71 @@ def test_a_note_that_cannot_be_written_is_refused_and_the_rest_applied(plain: Pa
     assert locked.read_bytes() == before
     assert [r["path"] for r in outcome.refused] == ["Notes/Ideas.md"]
     assert len(outcome.done) == len(plan.proposals) - 1
+
+
+# ---- round two: journals are ordered, and written whole or not at all ----------------------------
+
+
+def _clock(monkeypatch: pytest.MonkeyPatch, at: dt.datetime) -> None:
+    """The journal's clock says `at`, however often it is asked."""
+
+    class Stopped(dt.datetime):
+        @classmethod
+        def now(cls, tz: dt.tzinfo | None = None) -> Stopped:  # type: ignore[override]
+            return cls.fromtimestamp(at.timestamp(), tz)
+
+    monkeypatch.setattr(journals, "dt", SimpleNamespace(datetime=Stopped, UTC=dt.UTC))
+
+
+NOON = dt.datetime(2026, 12, 1, 12, 0, 0, tzinfo=dt.UTC)
+
+
+def test_two_applies_in_one_second_are_undone_newest_first(
+    plain: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`adopt-<time>.json` and `adopt-<time>-2.json`: `.` sorts after `-`, so --undo took the
+    older apply first."""
+    _clock(monkeypatch, NOON)
+    proposals = plan_adoption(plain).proposals
+    first = apply_adoption(plain, proposals[:3])
+    second = apply_adoption(plain, proposals[3:6])
+    assert first.journal != second.journal
+    assert sorted(undo_adoption(plain).done) == sorted(second.done)
+    assert sorted(undo_adoption(plain).done) == sorted(first.done)
+
+
+def test_undo_takes_the_latest_apply_even_when_the_clock_went_back(
+    plain: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    proposals = plan_adoption(plain).proposals
+    _clock(monkeypatch, NOON)
+    first = apply_adoption(plain, proposals[:3])
+    _clock(monkeypatch, NOON - dt.timedelta(hours=1))  # a clock set back between the two
+    second = apply_adoption(plain, proposals[3:6])
+    assert sorted(undo_adoption(plain).done) == sorted(second.done)
+    assert sorted(undo_adoption(plain).done) == sorted(first.done)
+
+
+def test_journals_named_before_the_sequence_still_undo_newest_first(plain: Path) -> None:
+    proposals = plan_adoption(plain).proposals
+    first = apply_adoption(plain, proposals[:3])
+    second = apply_adoption(plain, proposals[3:6])
+    assert first.journal is not None and second.journal is not None
+    (plain / first.journal).rename(journal_folder(plain) / "adopt-20261201T120000Z.json")
+    (plain / second.journal).rename(journal_folder(plain) / "adopt-20261201T120000Z-2.json")
+    assert sorted(undo_adoption(plain).done) == sorted(second.done)
+    assert sorted(undo_adoption(plain).done) == sorted(first.done)
+
+
+def test_a_full_disk_leaves_no_empty_journal_behind(
+    plain: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The journal is written before any note; on a full disk that write failed after the file
+    was created, and a 0-byte journal was left in the vault."""
+    before = _tree(plain)
+    proposals = plan_adoption(plain).proposals
+    fill_disk(monkeypatch, journal_folder(plain))
+    with pytest.raises(OSError) as raised:
+        apply_adoption(plain, proposals)
+    assert raised.value.errno == errno.ENOSPC
+    assert _tree(plain) == before  # no note, no journal, no journal folder

@@ -14,16 +14,10 @@ import pytest
 from ruamel.yaml.comments import CommentedMap
 
 from sidecar.errors import Conflict, InvalidFrontmatter, NotFound
-from sidecar.vault.edit import (
-    add_relationship,
-    add_tag,
-    content_hash,
-    edit_frontmatter,
-    move_to_trash,
-    rewrite_frontmatter,
-    set_value,
-)
+from sidecar.vault.edit import edit_frontmatter
+from sidecar.vault.frontmatter_edit import add_relationship, add_tag, rewrite_frontmatter, set_value
 from sidecar.vault.note import parse_note
+from sidecar.vault.write import content_hash, move_to_trash
 
 Write = Callable[[str, str | bytes], str]
 

@@ -11,7 +11,9 @@ import pytest
 from ruamel.yaml.comments import CommentedMap
 
 from sidecar.errors import Conflict
-from sidecar.vault.edit import add_tag, append_to_note, content_hash, create_note
+from sidecar.vault.edit import append_to_note
+from sidecar.vault.frontmatter_edit import add_tag
+from sidecar.vault.write import content_hash, create_note
 
 CRLF = "---\r\ntype: chat  # mine\r\ntags: [a]\r\n---\r\n# Talk\r\n\r\nkept   as is\r\n"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sidecar.vault.edit import rewrite_frontmatter, set_value
+from sidecar.vault.frontmatter_edit import rewrite_frontmatter, set_value
 from sidecar.vault.note import parse_note
 
 # YAML 1.1 reads these as booleans or null (the parser maps `on:` to the key "true"), so neither

@@ -18,14 +18,10 @@ from pathlib import Path
 import pytest
 
 from sidecar.errors import Conflict
-from sidecar.vault.edit import (
-    append_to_note,
-    atomic_write,
-    content_hash,
-    edit_frontmatter,
-    set_value,
-)
-from sidecar.vault.lint import fix_dates
+from sidecar.lint.diagnostics import fix_dates
+from sidecar.vault.edit import append_to_note, edit_frontmatter
+from sidecar.vault.frontmatter_edit import set_value
+from sidecar.vault.write import atomic_write, content_hash
 
 # After the fix's read the editor waits DELAY = span * fraction (span: one whole fix) before
 # its truncate; 0 is the moment right after the read, where today's second read used to land.

@@ -13,14 +13,10 @@ from pathlib import Path
 import pytest
 
 from sidecar.errors import InvalidFrontmatter, NoteNotWritable
-from sidecar.vault.edit import (
-    add_tag,
-    edit_frontmatter,
-    move_to_trash,
-    rewrite_frontmatter,
-    set_value,
-)
+from sidecar.vault.edit import edit_frontmatter
+from sidecar.vault.frontmatter_edit import add_tag, rewrite_frontmatter, set_value
 from sidecar.vault.note import parse_note
+from sidecar.vault.write import move_to_trash
 
 ORA = Path(sys.executable).with_name("ora")
 NO_DATES = "---\nnexus: []\ntype: engram\ntags:\n  - memory\n---\n# Note\n\nBody.\n"

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from sidecar.vault.lint import (
+from sidecar.lint.diagnostics import (
     CODES,
     Diagnostic,
     LintContext,

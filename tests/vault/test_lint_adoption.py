@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from sidecar.cli import main
+from sidecar.lint.diagnostics import LintContext, lint_text, lint_vault
 from sidecar.schema import load_json
-from sidecar.vault.lint import LintContext, lint_text, lint_vault
 
 Write = Callable[[str, str | bytes], str]
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
+from sidecar.lint.diagnostics import CODES
 from sidecar.schema import get_schema
-from sidecar.vault.lint import CODES
 
 from .conftest import ROOT
 

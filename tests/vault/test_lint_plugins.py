@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from sidecar.cli import main
-from sidecar.vault.adopt import plan_adoption
-from sidecar.vault.lint import LintContext, lint_text, lint_vault
+from sidecar.lint.adopt import plan_adoption
+from sidecar.lint.diagnostics import LintContext, lint_text, lint_vault
 
 Write = Callable[[str, str | bytes], str]
 HEAD = ("---\nnexus: []\ntype: resource\ntags: []\n"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sidecar.vault.lint import LintContext, lint_text
+from sidecar.lint.diagnostics import LintContext, lint_text
 from sidecar.vault.note import parse_note
 
 CTX = LintContext.build(["Matrices/Hub.md"])

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from sidecar.errors import BadRequest
+from sidecar.lint.diagnostics import LintContext, lint_text
 from sidecar.vault.links import NameIndex, link_target, parse_wikilink
-from sidecar.vault.lint import LintContext, lint_text
 from sidecar.vault.scan import is_ignored, iter_note_paths, normalise_rel
 
 

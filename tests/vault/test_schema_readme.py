@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
+from sidecar.lint.diagnostics import LintContext, lint_text
 from sidecar.schema import get_schema, load_json
-from sidecar.vault.lint import LintContext, lint_text
 from sidecar.vault.note import parse_note
 from sidecar.vault.scan import iter_note_paths
 

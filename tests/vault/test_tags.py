@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from sidecar.lint.diagnostics import LintContext, lint_text
 from sidecar.retrieval.filters import is_admissible, result_flags
-from sidecar.vault.lint import LintContext, lint_text
 from sidecar.vault.note import parse_note
 from sidecar.vault.tags import frontmatter_tags, inline_tags_with_lines, note_tags, with_ancestors
 

@@ -4,12 +4,16 @@ round-trip lint-ignore writer."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from sidecar.errors import InvalidSettings
+from sidecar.errors import Conflict, InvalidSettings
 from sidecar.schema import load_json
 from sidecar.vault.vault_settings import (
     VaultSettings,
@@ -266,3 +270,96 @@ def test_deleting_the_index_folder_loses_no_setting(tmp_path: Path) -> None:
         child.unlink()
     (vault / ".ora").rmdir()
     assert load_vault_settings(vault) == before
+
+
+# ---- round two: ora.yaml goes through the one compare-and-swap writer ----------------------------
+
+_MINE = ("# my settings\nuntyped_type: engram\nexclude: [Archive/]\nlint:\n  untyped: off\n"
+         "chats_folder: Chats/Ora\n")
+
+
+def test_add_lint_ignore_refuses_an_empty_ora_yaml_and_writes_nothing(tmp_path: Path) -> None:
+    """An editor between its truncate and its write leaves ora.yaml empty: the entry alone
+    replaced every setting the user had (and the editor's save then went into a deleted file)."""
+    vault = _vault(tmp_path, "")
+    with pytest.raises(Conflict, match="empty"):
+        add_lint_ignore(vault, "Daily/")
+    assert (vault / "ora.yaml").read_bytes() == b""
+
+
+def test_add_lint_ignore_racing_an_editors_saves_never_loses_a_setting(tmp_path: Path) -> None:
+    """An editor saving ora.yaml in a loop (truncate, write) while entries are added: after
+    each of its saves the file still holds every setting (Ora's additions may come on top, or
+    Ora's call is a Conflict); before, an addition landing mid-save left only the entry."""
+    vault = _vault(tmp_path, _MINE)
+    file = vault / "ora.yaml"
+    stop = threading.Event()
+    lost: list[str] = []
+
+    def editor() -> None:
+        while not stop.is_set():
+            with open(file, "w", encoding="utf-8") as handle:  # truncated: the save has begun
+                time.sleep(0.001)
+                handle.write(_MINE)
+            after = file.read_text(encoding="utf-8")
+            if "untyped_type: engram" not in after or "# my settings" not in after:
+                lost.append(after)
+
+    saving = threading.Thread(target=editor)
+    saving.start()
+    written = refused = 0
+    try:
+        for n in range(150):
+            try:
+                add_lint_ignore(vault, f"Inbox {n}/")
+                written += 1
+            except Conflict:
+                refused += 1
+    finally:
+        stop.set()
+        saving.join()
+    assert lost == [], f"{len(lost)} saves lost the settings, e.g. {lost[0]!r}"
+    assert refused > 0  # the race was run: some additions met the file mid-save
+    assert load_vault_settings(vault).untyped_type == "engram"
+
+
+def test_add_lint_ignore_refuses_ora_yaml_with_anchors_and_aliases(tmp_path: Path) -> None:
+    """`lint: {ignore: *ex}` shares `exclude`'s list: an entry added to one was added to both,
+    so the ignored note silently left the index too. Nothing is written now."""
+    text = "exclude: &ex\n  - Archive/\nlint:\n  ignore: *ex\n"
+    vault = _vault(tmp_path, text)
+    with pytest.raises(InvalidSettings, match="anchors or aliases"):
+        add_lint_ignore(vault, "Daily/")
+    assert (vault / "ora.yaml").read_text(encoding="utf-8") == text
+    assert load_vault_settings(vault).exclude == ("Archive/",)
+
+
+def test_an_obsidian_pattern_with_catastrophic_backtracking_runs_in_linear_time(
+    tmp_path: Path
+) -> None:
+    """`/^(a|a)+$/` against a long name: Python's backtracking engine took time exponential in
+    the name's length (`ora index` never finished). RE2 answers at once."""
+    vault = _vault(tmp_path, app={"userIgnoreFilters": ["/^(a|a)+$/", "/^Daily\\/\\d{4}-/"]})
+    settings = load_vault_settings(vault)
+    assert settings.problems == ()
+    started = time.monotonic()
+    assert not is_excluded(settings, "a" * 5000 + ".md")
+    assert is_excluded(settings, "a" * 64) and is_excluded(settings, "Daily/2024-01-01.md")
+    assert time.monotonic() - started < 1
+
+
+def test_an_obsidian_pattern_re2_cannot_run_is_reported_and_not_applied(tmp_path: Path) -> None:
+    vault = _vault(tmp_path, app={"userIgnoreFilters": ["/(?=Secret)/", "/(x)\\1/"]})
+    settings = load_vault_settings(vault)
+    assert len(settings.problems) == 2
+    assert all(".obsidian/app.json" in p and "not supported" in p for p in settings.problems)
+    assert not is_excluded(settings, "Secret.md")
+
+
+def test_ora_index_with_a_catastrophic_obsidian_pattern_finishes(tmp_path: Path) -> None:
+    vault = _vault(tmp_path, app={"userIgnoreFilters": ["/^(a|a)+$/"]})
+    (vault / ("a" * 40 + ".md")).write_text("A note about tides.\n", encoding="utf-8")
+    done = subprocess.run(
+        [str(Path(sys.executable).with_name("ora")), "index", str(vault), "--data",
+         str(tmp_path / "data")], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr

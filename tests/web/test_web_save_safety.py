@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from sidecar.cli import main
+from sidecar.lint.diagnostics import lint_file
 from sidecar.settings import SETTINGS, Config
-from sidecar.vault.lint import lint_file
 from sidecar.vault.note import parse_note
 from tests.web.test_web_tier import _config, fake
 

@@ -2,7 +2,7 @@
 `lint_vault` for a whole vault, and `fix_dates`, the one automatic fix.
 
 A diagnostic always carries the file line of the offending key (line 1, the opening fence, when
-the key is absent). The rules and their codes live in `lint_rules.py`.
+the key is absent). The rules and their codes live in `rules.py`.
 """
 
 from __future__ import annotations
@@ -14,14 +14,9 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from sidecar.chunking.drawings import drawing_format
 from sidecar.chunking.limits import too_long
 from sidecar.errors import UnreadableNote
-from sidecar.schema import get_schema
-from sidecar.settings import SETTINGS
-from sidecar.vault.edit import content_hash, edit_frontmatter, set_value
-from sidecar.vault.links import NameIndex
-from sidecar.vault.lint_rules import (
+from sidecar.lint.rules import (
     CODES,
     Emit,
     check_links,
@@ -31,6 +26,12 @@ from sidecar.vault.lint_rules import (
     check_templater,
     is_iso_date,
 )
+from sidecar.schema import get_schema
+from sidecar.settings import SETTINGS
+from sidecar.vault.drawings import drawing_format
+from sidecar.vault.edit import edit_frontmatter
+from sidecar.vault.frontmatter_edit import set_value
+from sidecar.vault.links import NameIndex
 from sidecar.vault.note import (
     NOT_MAPPING,
     UNCLOSED,
@@ -58,6 +59,7 @@ from sidecar.vault.vault_settings import (
     opted_out,
     settings_path,
 )
+from sidecar.vault.write import content_hash
 
 __all__ = [
     "CODES",

@@ -1,9 +1,7 @@
 """Apply an adoption plan with a journal, and undo it byte for byte.
 
-The journal is one JSON file per `apply` in `VAULT/.ora-journal/` (the folder is data:
-`journal_folder` in `schema/adopt.json`). It lives in the vault, not in the index folder
-`VAULT/.ora/`, because deleting the index must never lose the way back; being a dot-folder, it
-is neither a note to Obsidian nor to Ora. Each entry keeps the note's path, the hashes of its
+The journal is one `adopt` journal per `apply` (`vault/journal.py`: `VAULT/.ora-journal/`,
+numbered so the latest is always found). Each entry keeps the note's path, the hashes of its
 bytes before and after, and the part of the text that differs (the frontmatter; the body is the
 same on both sides), so it stays small and readable.
 
@@ -16,24 +14,28 @@ note edited since (it stays in the journal, and `--undo` can be run again after 
 from __future__ import annotations
 
 import datetime as dt
-import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sidecar.errors import Conflict, NoteNotWritable, NotFound, OraError
-from sidecar.schema import load_json
-from sidecar.vault.adopt import Proposal
-from sidecar.vault.edit import atomic_write, content_hash, edit_frontmatter, rewrite_frontmatter
+from sidecar.errors import Conflict, NoteNotWritable, OraError
+from sidecar.lint.adopt import Proposal
+from sidecar.vault.edit import edit_frontmatter
+from sidecar.vault.frontmatter_edit import rewrite_frontmatter
+from sidecar.vault.journal import (
+    JOURNAL_VERSION,
+    create_journal,
+    drop_journal,
+    latest_journal,
+    restore_head,
+    split_heads,
+    update_journal,
+)
 from sidecar.vault.scan import vault_path
+from sidecar.vault.write import content_hash
 
-JOURNAL_VERSION = 1
-
-
-def journal_folder(vault: str | Path) -> Path:
-    """Where a vault's adoption journals are kept."""
-    return Path(vault) / str(load_json("adopt.json")["journal_folder"])
+KIND = "adopt"
 
 
 @dataclass
@@ -59,39 +61,6 @@ class Outcome:
         hidden -= len(shown(self.done)) + len(shown(self.unchanged)) + len(refused)
         return {done_name: shown(self.done), "unchanged": shown(self.unchanged),
                 "refused": refused, "journal": self.journal, "private_hidden": hidden}
-
-
-def split_heads(before: str, after: str) -> tuple[str, str]:
-    """The heads of `before` and `after` that differ (what follows them is the same)."""
-    common = 0
-    limit = min(len(before), len(after))
-    while common < limit and before[-1 - common] == after[-1 - common]:
-        common += 1
-    return before[: len(before) - common], after[: len(after) - common]
-
-
-def write_journal(path: Path, doc: dict[str, Any]) -> None:
-    data = (json.dumps(doc, ensure_ascii=False, indent=1) + "\n").encode("utf-8")
-    if path.exists():
-        atomic_write(path, data, content_hash(path.read_bytes()))
-    else:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with open(path, "xb") as handle:  # never two applies in one file
-            handle.write(data)
-
-
-def new_journal_path(vault: str | Path, kind: str = "adopt") -> Path:
-    """A new journal file for one `kind` of change (`adopt-STAMP.json`), never an existing one;
-    NoteNotWritable when the journal folder is a symbolic link."""
-    stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%SZ")
-    folder = journal_folder(vault)
-    if folder.is_symlink():  # the journal holds notes' old frontmatter: never outside the vault
-        raise NoteNotWritable(f"{folder.name} is a symbolic link; Ora will not write its "
-                              f"journal through it (nothing was {kind}ed)")
-    n = 1
-    while (candidate := folder / f"{kind}-{stamp}{'' if n == 1 else f'-{n}'}.json").exists():
-        n += 1
-    return candidate
 
 
 def _entry(vault: str | Path, p: Proposal) -> dict[str, Any]:
@@ -128,16 +97,15 @@ def apply_adoption(vault: str | Path, proposals: Iterable[Proposal]) -> Outcome:
             out.refuse(p.path, err.message)
     if not todo:
         return out
-    try:
-        journal = new_journal_path(vault)
+    doc = {"version": JOURNAL_VERSION, "kind": KIND, "vault": str(Path(vault).resolve()),
+           "created": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+           "files": [entry for _, entry in todo]}
+    try:  # before any note, so a crash mid-way can still be undone
+        journal, digest = create_journal(vault, KIND, doc)
     except NoteNotWritable as err:  # no journal, no write: every note is refused, untouched
         for p, _ in todo:
             out.refuse(p.path, err.message)
         return out
-    doc = {"version": JOURNAL_VERSION, "kind": "adopt", "vault": str(Path(vault).resolve()),
-           "created": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-           "files": [entry for _, entry in todo]}
-    write_journal(journal, doc)  # before any note, so a crash mid-way can still be undone
     for p, entry in todo:
         try:
             edit_frontmatter(vault, p.path, p.mutation(), expected_hash=p.hash)
@@ -148,66 +116,43 @@ def apply_adoption(vault: str | Path, proposals: Iterable[Proposal]) -> Outcome:
         out.done.append(p.path)
     doc["files"] = [entry for _, entry in todo if entry["applied"]]
     if doc["files"]:
-        write_journal(journal, doc)
+        update_journal(journal, doc, digest)
         out.journal = journal.relative_to(Path(vault)).as_posix()
     else:
         journal.unlink()
     return out
 
 
-def latest_journal(vault: str | Path, kind: str = "adopt",
-                   what: str = "adoption") -> tuple[Path, dict[str, Any]]:
-    """The newest journal of `kind` and its document (NotFound: no `what` to undo)."""
-    folder = journal_folder(vault)
-    for path in sorted(folder.glob(f"{kind}-*.json"), reverse=True) if folder.is_dir() else []:
-        try:
-            doc = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue
-        if isinstance(doc, dict) and doc.get("kind") == kind:
-            return path, doc
-    raise NotFound(f"no {what} to undo in {folder.name}/")
-
-
 def undo_adoption(vault: str | Path) -> Outcome:
     """Restore every note of the latest adoption that still holds exactly what adopt wrote;
     refuse (and keep in the journal) any note edited since."""
-    journal, doc = latest_journal(vault)
+    journal, doc, journal_hash = latest_journal(vault, KIND, "adoption")
     out = Outcome(journal=journal.relative_to(Path(vault)).as_posix())
     pending = []
     for entry in doc["files"]:
         rel = str(entry["path"])
         if entry.get("private", True):  # an entry that does not say counts as private
             out.private.add(rel)
-        path = vault_path(vault, rel)
         try:
-            current = path.read_bytes()
-        except FileNotFoundError:
-            out.refuse(rel, "the note is gone")
+            state = restore_head(vault, entry)
+        except Conflict as err:
+            out.refuse(rel, err.message)
             pending.append(entry)
             continue
-        restored = (entry["before_head"] + current.decode("utf-8", "replace")[
-            len(entry["after_head"]):]).encode("utf-8")
-        digest = content_hash(current)
-        if digest == entry["before_sha256"]:
-            out.unchanged.append(rel)
-        elif digest != entry["after_sha256"] or content_hash(restored) != entry["before_sha256"]:
+        if state == "gone":
+            out.refuse(rel, "the note is gone")
+        elif state == "edited":
             out.refuse(rel, "edited since it was adopted; undo it by hand (the journal keeps "
                        "its old frontmatter)")
-            pending.append(entry)
+        elif state == "unchanged":
+            out.unchanged.append(rel)
         else:
-            try:
-                atomic_write(path, restored, digest)
-            except Conflict as err:
-                out.refuse(rel, err.message)
-                pending.append(entry)
-                continue
             out.done.append(rel)
+        if state in ("gone", "edited"):
+            pending.append(entry)
     if pending:
         doc["files"] = pending
-        write_journal(journal, doc)
+        update_journal(journal, doc, journal_hash)
     else:  # all back as it was: so is the vault, journal folder included
-        journal.unlink()
-        if not any(journal.parent.iterdir()):
-            journal.parent.rmdir()
+        drop_journal(journal)
     return out

@@ -1,6 +1,6 @@
 """`ora adopt`: propose Ora's core frontmatter for the notes of a vault that never adopted it.
 
-For every note that has not adopted the schema (`lint.adopted`), a proposal sets only what is
+For every note that has not adopted the schema (`diagnostics.adopted`), a proposal sets only what is
 missing, and keeps every property already there:
 
 - `type`: the vault's folder rule (ora.yaml) if one matches, else the first content cue of
@@ -12,7 +12,7 @@ missing, and keeps every property already there:
 - `tags`: the note's frontmatter tags (a string or the legacy `tag` become one list), spelled as
   the vocabulary spells them where they match it; inline `#tags` stay where they are.
 - `date created` / `date modified`: a `created` property or a date in the file name, else the
-  file's times; `date modified` is never before `date created` (`lint.dates_to_fill`).
+  file's times; `date modified` is never before `date created` (`diagnostics.dates_to_fill`).
 
 A plan changes nothing. Each proposal carries the hash of the bytes it was planned from and the
 exact bytes it would write (`rewrite_frontmatter`, the pure half of the one writer), so a dry
@@ -35,22 +35,23 @@ from typing import Any
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.scalarstring import DoubleQuotedScalarString
 
-from sidecar.chunking.drawings import drawing_format
 from sidecar.errors import InvalidFrontmatter, UnreadableNote
-from sidecar.schema import get_schema, load_json
-from sidecar.vault.edit import Mutation, content_hash, rewrite_frontmatter
-from sidecar.vault.links import NameIndex
-from sidecar.vault.lint import (
+from sidecar.lint.diagnostics import (
     DEFAULT_MAX_BYTES,
     LintContext,
     adopted,
     dates_to_fill,
 )
+from sidecar.schema import get_schema, load_json
+from sidecar.vault.drawings import drawing_format
+from sidecar.vault.frontmatter_edit import Mutation, rewrite_frontmatter
+from sidecar.vault.links import NameIndex
 from sidecar.vault.note import Note, decode_note, parse_note, split_frontmatter
 from sidecar.vault.properties import plugin_note, property_key
-from sidecar.vault.scan import iter_note_paths, vault_path
+from sidecar.vault.scan import iter_note_paths, read_regular, vault_path
 from sidecar.vault.tags import frontmatter_tags, property_values, tag_properties
 from sidecar.vault.vault_settings import VaultSettings, is_excluded
+from sidecar.vault.write import content_hash
 
 _WIKILINK = re.compile(r"!?\[\[([^\[\]]+)\]\]")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
@@ -210,7 +211,7 @@ def _read_all(vault: Path, names: NameIndex, settings: VaultSettings, max_bytes:
         if is_excluded(settings, rel):
             continue
         try:
-            data = vault_path(vault, rel).read_bytes()
+            data = read_regular(vault_path(vault, rel))
             note = parse_note(decode_note(data, rel, max_bytes), rel)
         except UnreadableNote as err:  # its tags cannot be read: private, as privacy fails closed
             plan.skipped.append(Skipped(rel, err.message, private=True))

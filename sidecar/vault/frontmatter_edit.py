@@ -1,0 +1,351 @@
+"""Round-trip edits of a note's YAML frontmatter, as text: nothing here touches a file.
+
+`rewrite_frontmatter` loads the frontmatter block with ruamel.yaml's round-trip loader, lets the
+caller mutate the mapping, then splices: every top-level key whose rendering did not change keeps
+its original bytes, and only changed or new keys are rendered by ruamel (in the file's own list
+indentation). The body, fences, comments between keys, quoting, key order and line endings are
+left byte for byte. YAML it cannot edit that way (anchors and aliases, mixed line ends, forms
+that would not read back) is refused with InvalidFrontmatter. The mutations other modules
+compose (`set_value`, `add_tag`, `add_relationship`) live here too.
+"""
+
+from __future__ import annotations
+
+import io
+import itertools
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from ruamel.yaml import YAML
+from ruamel.yaml.comments import CommentedMap, CommentedSeq, TaggedScalar
+from ruamel.yaml.constructor import RoundTripConstructor
+from ruamel.yaml.error import YAMLError
+from ruamel.yaml.events import AliasEvent
+from ruamel.yaml.scalarstring import DoubleQuotedScalarString
+
+from sidecar.errors import InvalidFrontmatter
+from sidecar.vault.links import link_target
+from sidecar.vault.note import (
+    FENCE,
+    has_lone_cr,
+    opens_frontmatter,
+    parse_note,
+    split_frontmatter,
+)
+from sidecar.vault.properties import property_key
+from sidecar.vault.tags import clean_tag, tag_properties, tag_words
+
+Mutation = Callable[[CommentedMap], None]
+_DASH = re.compile(r"^( *)- ")
+_KEY_LINE = re.compile(r"^( *)[^#\s-][^#]*:\s*(#.*)?$")
+
+
+# ---- small mutations other modules compose ------------------------------------------------
+
+
+def set_value(cm: CommentedMap, key: str, value: Any) -> None:
+    """Set a top-level property in place under the note's own spelling of its name (`Date
+    Created` for `date created`, as Obsidian reads it); a new key goes after the existing ones."""
+    cm[property_key(cm, key) or key] = value
+
+
+def _holds_tag(items: list[Any], tag: str) -> bool:
+    return any(isinstance(t, str) and clean_tag(t).casefold() == clean_tag(tag).casefold()
+               for t in items)
+
+
+def add_tag(cm: CommentedMap, tag: str) -> None:
+    """Add `tag` to the note's tags unless present (case-insensitively, `#` or not), in the
+    property that holds them (`tags`, else `tag` or `Tags`: Obsidian reads any), creating
+    `tags` if there is none. A string of several tags becomes the list of them."""
+    names = {name.casefold() for name in tag_properties()}
+    key = "tags" if "tags" in cm else next(
+        (k for k in cm if isinstance(k, str) and k.casefold() in names), "tags")
+    tags = cm.get(key)
+    if tags is None:
+        cm[key] = CommentedSeq([tag])
+    elif isinstance(tags, str):
+        words = tag_words(tags)
+        if not _holds_tag(words, tag):
+            cm[key] = CommentedSeq([*words, tag])
+    elif isinstance(tags, list):
+        if not _holds_tag(tags, tag):
+            tags.append(tag)
+    else:
+        raise InvalidFrontmatter(f"`{key}` is neither a list nor a string; fix it by hand first")
+
+
+def add_relationship(cm: CommentedMap, kind: str, wikilink: str) -> None:
+    """Add `wikilink` under `relationships.<kind>` unless that target is already there."""
+    rel = cm.get("relationships")
+    if rel is None:
+        rel = cm["relationships"] = CommentedMap()
+    if not isinstance(rel, dict):
+        raise InvalidFrontmatter("`relationships` is not a mapping; fix it by hand first")
+    links = rel.get(kind)
+    if links is None:
+        links = rel[kind] = CommentedSeq()
+    if not isinstance(links, list):
+        raise InvalidFrontmatter(f"`relationships.{kind}` is not a list; fix it by hand first")
+    target = (link_target(wikilink) or wikilink).casefold()
+    if not any(isinstance(v, str) and (link_target(v) or "").casefold() == target for v in links):
+        links.append(DoubleQuotedScalarString(wikilink))  # Obsidian writes links in "…"
+
+
+# ---- the splice --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Span:
+    """A top-level key's lines [start, end) and the blank/comment gap lines after it."""
+
+    start: int
+    end: int
+    gap_end: int
+
+
+def _lines(text: str) -> list[str]:
+    return re.findall(r"[^\n]*\n|[^\n]+$", text)
+
+
+def _odd_breaks(text: str) -> bool:
+    """True when YAML would count line breaks we do not split on (spans would misalign)."""
+    return any(c in text for c in "\x85\u2028\u2029") or "\r" in text.replace("\r\n", "")
+
+
+def _is_gap(line: str) -> bool:
+    stripped = line.strip()
+    return not stripped or stripped.startswith("#")
+
+
+class _Constructor(RoundTripConstructor):
+    """Round-trip constructor that keeps an impossible date (2024-13-45) as text."""
+
+    def construct_yaml_timestamp(self, node: Any, values: Any = None) -> Any:
+        try:
+            return super().construct_yaml_timestamp(node, values)
+        except ValueError:
+            return self.construct_scalar(node)
+
+
+_Constructor.add_constructor("tag:yaml.org,2002:timestamp", _Constructor.construct_yaml_timestamp)
+
+
+def _yaml(lines: list[str]) -> YAML:
+    """A round-trip YAML whose list indentation matches the file's first block list."""
+    y = YAML(typ="rt")
+    y.Constructor = _Constructor
+    y.preserve_quotes = True
+    y.width = 4096  # never re-wrap a long value
+    offset = 0
+    for i, line in enumerate(lines):
+        dash = _DASH.match(line)
+        if not dash:
+            continue
+        indent = len(dash.group(1))
+        for prev in reversed(lines[:i]):
+            key = _KEY_LINE.match(prev.rstrip("\r\n"))
+            if key and len(key.group(1)) <= indent:
+                offset = indent - len(key.group(1))
+                break
+        break
+    y.indent(mapping=2, sequence=offset + 2, offset=offset)
+    return y
+
+
+def _spans(cm: CommentedMap, lines: list[str]) -> dict[Any, _Span] | None:
+    """Line spans of the top-level keys, or None when keys do not sit on lines of their own."""
+    if cm.fa.flow_style():
+        return None
+    try:
+        starts = [cm.lc.key(k)[0] for k in cm]
+    except (AttributeError, KeyError, TypeError):
+        return None
+    if any(b <= a for a, b in itertools.pairwise(starts)):
+        return None
+    spans: dict[Any, _Span] = {}
+    for i, key in enumerate(cm):
+        gap_end = starts[i + 1] if i + 1 < len(starts) else len(lines)
+        end = gap_end
+        while end > starts[i] + 1 and _is_gap(lines[end - 1]):
+            end -= 1
+        spans[key] = _Span(starts[i], end, gap_end)
+    return spans
+
+
+def _render(y: YAML, cm: CommentedMap, key: Any) -> str:
+    """One top-level key as ruamel writes it, without the comment lines around it."""
+    one = CommentedMap()
+    one[key] = cm[key]
+    if key in cm.ca.items:
+        one.ca.items[key] = cm.ca.items[key]
+    buf = io.StringIO()
+    y.dump(one, buf)
+    lines = buf.getvalue().splitlines(keepends=True)
+    while lines and _is_gap(lines[0]):
+        lines.pop(0)
+    while lines and _is_gap(lines[-1]):
+        lines.pop()
+    return "".join(lines)
+
+
+def line_ending(text: str) -> str:
+    """The line end a text uses (its first one; `\\r` when it has only those)."""
+    if "\n" not in text and "\r" in text:
+        return "\r"  # classic Mac line ends
+    end = text.find("\n")
+    return "\r\n" if end > 0 and text[end - 1] == "\r" else "\n"
+
+
+def _load(y: YAML, yaml_text: str) -> CommentedMap:
+    try:
+        data = y.load(yaml_text)
+    except (YAMLError, ValueError, RecursionError) as exc:
+        raise InvalidFrontmatter(
+            f"frontmatter is not valid YAML; fix it first ({_yaml_problem(exc)})") from exc
+    if data is None:
+        return CommentedMap()
+    if not isinstance(data, CommentedMap):
+        raise InvalidFrontmatter("frontmatter is not a mapping of properties; fix it first")
+    return data
+
+
+def _yaml_problem(exc: BaseException) -> str:
+    """One line saying what is wrong and where (the file line: the block starts on line 2)."""
+    problem = getattr(exc, "problem", None)
+    mark = getattr(exc, "problem_mark", None)
+    if problem and mark is not None:
+        return f"{problem} on line {mark.line + 2}"
+    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+
+
+def _drop_gap_comments(rendered: str, own: list[str], gap: list[str]) -> str:
+    """`rendered` without the comment and blank lines ruamel carried over from the key's gap.
+
+    ruamel attaches the comments that follow a key (say, the last lines before the closing
+    fence) to the key's last value, so a fresh rendering repeats them while the gap lines are
+    kept as they are. Such a line is dropped when it is one of the gap's and the key's own
+    lines do not have that many of it.
+    """
+    budget: dict[str, int] = {}
+    for line in own:
+        if _is_gap(line):
+            budget[line.strip()] = budget.get(line.strip(), 0) + 1
+    carried = {line.strip() for line in gap if _is_gap(line)}
+    kept: list[str] = []
+    for line in rendered.splitlines(keepends=True):
+        if _is_gap(line) and line.strip() in carried:
+            if budget.get(line.strip(), 0) == 0:
+                continue
+            budget[line.strip()] -= 1
+        kept.append(line)
+    return "".join(kept)
+
+
+def has_anchors(y: YAML, yaml_text: str) -> bool:
+    """True when the YAML defines an anchor or uses an alias anywhere."""
+    return any(isinstance(event, AliasEvent) or getattr(event, "anchor", None)
+               for event in y.parse(yaml_text))
+
+
+def _refuse_mixed_line_ends(text: str) -> None:
+    """InvalidFrontmatter when a bare `\r` line end sits in or before the frontmatter of a note
+    that also has `\n` ones: the reader splits lines there, the splice cannot keep those bytes."""
+    block = split_frontmatter(text)
+    if has_lone_cr(text[: len(text) - len(block.body)] if block else text.split("\n", 1)[0]):
+        raise InvalidFrontmatter(
+            "the frontmatter mixes classic Mac line ends (a bare CR) with others, so Ora cannot "
+            "edit it and keep every other byte; re-save the note with one kind of line end")
+
+
+def rewrite_frontmatter(text: str, mutate: Mutation) -> str:
+    """`text` with its frontmatter mutated; every byte outside the changed keys is kept."""
+    if has_lone_cr(text):
+        if "\n" not in text:  # classic Mac line ends throughout: edit as `\n`, put each back
+            return rewrite_frontmatter(text.replace("\r", "\n"), mutate).replace("\n", "\r")
+        _refuse_mixed_line_ends(text)
+    nl = line_ending(text)
+    block = split_frontmatter(text)
+    if block is None:
+        if opens_frontmatter(text):
+            raise InvalidFrontmatter("frontmatter opened on line 1 is never closed; fix it first")
+        cm = CommentedMap()
+        mutate(cm)
+        if not cm:
+            return text
+        y = _yaml([])
+        rendered = "".join(_render(y, cm, k) for k in cm).replace("\n", nl)
+        bom = "\ufeff" if text.startswith("\ufeff") else ""
+        return f"{bom}{FENCE}{nl}{rendered}{FENCE}{nl}{text.removeprefix(bom)}"
+
+    lines = _lines(block.yaml_text)
+    clean = [line.rstrip("\r\n") + "\n" for line in lines]
+    y = _yaml(clean)
+    cm = _load(y, "".join(clean))
+    spans = None if _odd_breaks(block.yaml_text) else _spans(cm, lines)
+    before = {k: _render(y, cm, k) for k in cm}
+    mutate(cm)
+
+    def fresh(key: Any) -> str:
+        out = _render(y, cm, key)
+        if spans is not None and key in spans:
+            span = spans[key]
+            out = _drop_gap_comments(out, lines[span.start : span.end],
+                                     lines[span.end : span.gap_end])
+        return out.replace("\n", nl)
+
+    if spans is None:  # a top-level flow mapping: no per-key bytes to keep
+        new_yaml = "".join(fresh(k) for k in cm)
+    else:
+        first = min((s.start for s in spans.values()), default=len(lines))
+        out = lines[:first]
+        for key, span in spans.items():
+            if key in cm:
+                same = _render(y, cm, key) == before[key]
+                out.append("".join(lines[span.start : span.end]) if same else fresh(key))
+            out.extend(lines[span.end : span.gap_end])
+        if out and not out[-1].endswith("\n"):
+            out[-1] += nl
+        out.extend(fresh(k) for k in cm if k not in spans)
+        new_yaml = "".join(out)
+
+    if new_yaml != block.yaml_text and has_anchors(y, "".join(clean)):
+        raise InvalidFrontmatter(
+            "frontmatter uses YAML anchors or aliases (&name, *name); an edit would expand "
+            "them, so Ora leaves it alone: edit it by hand")
+    head = text[: len(text) - len(block.body)]
+    opening_end = head.index("\n") + 1
+    closing = head[opening_end + len(block.yaml_text) :]
+    result = head[:opening_end] + new_yaml + closing + text[len(head) :]  # the body as it is
+    if new_yaml != block.yaml_text:
+        _check_reads_back(y, new_yaml, cm, text, result)
+    return result
+
+
+def _plain(value: Any) -> Any:
+    """A YAML value as comparable data: a custom-tagged scalar (`!foo bar`) has no equality of
+    its own, so it compares as its tag and text."""
+    if isinstance(value, TaggedScalar):
+        return ("tagged", str(value.tag), value.value)
+    if isinstance(value, dict):
+        return [(_plain(k), _plain(v)) for k, v in value.items()]
+    if isinstance(value, list | tuple | set):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _check_reads_back(y: YAML, new_yaml: str, meant: CommentedMap, before: str,
+                      after: str) -> None:
+    """Refuse an edit whose frontmatter would not read back as the properties it meant to write
+    (the splice keeps the file's own lines, and a few YAML forms, such as a `...` document end
+    inside the block, would change meaning or stop parsing around a new key)."""
+    try:
+        again = y.load("".join(line.rstrip("\r\n") + "\n" for line in _lines(new_yaml)))
+    except (YAMLError, ValueError, RecursionError):
+        again = None
+    broken = parse_note(after, "").yaml_error is not None
+    if _plain(again) != _plain(meant) or (broken and parse_note(before, "").yaml_error is None):
+        raise InvalidFrontmatter("Ora's edit of this frontmatter would not read back as written "
+                                 "(unusual YAML such as a `...` line); edit it by hand")

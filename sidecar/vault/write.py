@@ -1,0 +1,325 @@
+"""The one writer of files in the vault: every write a compare-and-swap against the bytes it was
+planned from.
+
+A file is replaced atomically (temp file in the same folder, fsync, os.replace, mode and extended
+attributes kept) and never when it changed since it was read; a file with other hard links is
+written in place instead (a rename would detach it from them), its old bytes kept in a hidden copy
+beside it until the new ones are on disk. New notes are linked into place, never over a file;
+moves to the trash and undos are checked the same way. What goes into a note's frontmatter is
+`frontmatter_edit.py`'s; `edit.py` puts the two together.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import itertools
+import os
+import secrets
+import stat
+from pathlib import Path, PurePosixPath
+
+from sidecar.errors import Conflict, NoteNotWritable, NotFound
+from sidecar.vault.scan import normalise_rel, read_regular, vault_path
+
+TRASH_FOLDER = ".trash"
+
+
+def content_hash(data: bytes) -> str:
+    """sha256 hex of a file's bytes: the version token edits are checked against."""
+    return hashlib.sha256(data).hexdigest()
+
+
+def read_bytes(path: Path, rel: str) -> bytes:
+    try:
+        return read_regular(path)
+    except FileNotFoundError as exc:
+        raise NotFound(f"no note at {rel}") from exc
+
+
+def check_not_empty(data: bytes, rel: str) -> None:
+    """Conflict for an empty note: most often an editor between its truncate and its write, so
+    nothing planned from it may be written."""
+    if not data.strip():
+        raise Conflict(f"{rel} is empty (perhaps it is being saved); nothing was written")
+
+
+def check_writable(path: Path, rel: str) -> None:
+    """NoteNotWritable for a read-only note: its owner took write permission away on purpose."""
+    if not path.stat().st_mode & stat.S_IWUSR:
+        raise NoteNotWritable(f"{rel} is read-only; make it writable (chmod u+w) for Ora to "
+                              "edit it")
+
+
+def _not_writable(rel: str, exc: OSError) -> NoteNotWritable:
+    return NoteNotWritable(f"{rel} cannot be written ({exc.strerror}): the note or its folder "
+                           "is read-only or immutable (chattr -i / chflags nouchg)")
+
+
+def check_hash(data: bytes, expected_hash: str | None, rel: str) -> str:
+    actual = content_hash(data)
+    if expected_hash is not None and actual != expected_hash:
+        raise Conflict(f"{rel} changed since it was read; reload it and try again")
+    return actual
+
+
+def _fsync_dir(folder: Path) -> None:
+    with contextlib.suppress(OSError):  # some filesystems cannot fsync a directory
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def _hash_of(path: Path) -> str | None:
+    try:
+        return content_hash(read_regular(path))
+    except FileNotFoundError:
+        return None
+
+
+def _swap(path: Path, tmp: Path, read_hash: str) -> None:
+    """os.replace(tmp, path) only if `path` holds the bytes hashed `read_hash` (compare-and-swap).
+
+    POSIX has no atomic compare-and-rename, and an editor that saves in place (truncate, then
+    write) may already hold the old file open. So the old file keeps a second, hidden name
+    while it is replaced; it is checked before the swap and again after it. If it changed in
+    between, the editor's save went into it: it is put back (unless the note changed again
+    since) and the edit is a Conflict. Without hard links the check before the swap remains.
+    """
+    held = tmp.with_suffix(".ora-old")
+    try:
+        os.link(path, held)
+    except FileNotFoundError as exc:
+        raise Conflict(f"{path.name} was removed while it was being edited") from exc
+    except OSError:  # no hard links here (FAT, some network shares)
+        if _hash_of(path) != read_hash:
+            raise Conflict(f"{path.name} changed while it was being edited; try again") from None
+        os.replace(tmp, path)
+        return
+    try:
+        if _hash_of(held) != read_hash:
+            raise Conflict(f"{path.name} changed while it was being edited; try again")
+        written = content_hash(tmp.read_bytes())
+        os.replace(tmp, path)
+        if _hash_of(held) != read_hash:  # an in-place save reached the old file meanwhile
+            if _hash_of(path) == written:
+                os.replace(held, path)
+            raise Conflict(f"{path.name} changed while it was being edited; try again")
+    finally:
+        held.unlink(missing_ok=True)
+
+
+def _new_file(path: Path, mode: int) -> tuple[int, Path]:
+    """A new hidden file beside `path`, created with `mode` less the user's umask."""
+    for _ in range(100):
+        tmp = path.parent / f".{path.name}.{secrets.token_hex(4)}.ora-tmp"
+        try:
+            return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode), tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"no free temporary name beside {path.name}")
+
+
+def _temp_copy(path: Path, data: bytes, mode: int | None) -> Path:
+    """`data` in a new hidden file beside `path` (flushed to disk, mode `mode`), to be moved
+    into place or removed by the caller. A new note (`mode` None) gets the mode the user's
+    umask gives new files, as an editor's would; a copy of a note is the owner's alone until
+    it has the note's own mode, so its text is never readable by more accounts than the note's."""
+    fd, tmp = _new_file(path, 0o600 if mode is not None else 0o666)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if mode is not None:
+            os.chmod(tmp, mode)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return tmp
+
+
+def _copy_xattrs(src: Path, dst: Path) -> None:
+    """The file's extended attributes (desktop tags, ratings, comments, ACLs) onto its new copy,
+    best effort: an attribute the system will not set (or a system without them) is skipped."""
+    if not hasattr(os, "listxattr"):  # Linux only in Python
+        return
+    with contextlib.suppress(OSError):
+        for name in os.listxattr(src):
+            with contextlib.suppress(OSError):
+                os.setxattr(dst, name, os.getxattr(src, name))
+
+
+def _overwrite(fd: int, data: bytes) -> None:
+    """The file open at `fd` holds exactly `data`, on disk (unbuffered: a failed write leaves
+    nothing pending to be flushed over a restore)."""
+    view, pos = memoryview(data), 0
+    while pos < len(data):
+        pos += os.pwrite(fd, view[pos:], pos)
+    os.ftruncate(fd, len(data))
+    os.fsync(fd)
+
+
+def _write_in_place(path: Path, data: bytes, read_hash: str, name: str) -> None:
+    """Overwrite `path`'s own inode with `data` if it still hashes `read_hash`: for a note with
+    other hard links (st_nlink > 1), which a rename would split from them (the other names kept
+    the old text). Its old bytes first go to a hidden copy beside it, flushed to disk, so a crash
+    mid-write leaves them recoverable; a failed write puts them back. Mode and extended
+    attributes stay, being the inode's. The check and the write share one open file, so only a
+    save landing in between (microseconds) could be overwritten."""
+    try:
+        fd = os.open(path, os.O_RDWR)  # no truncation until the new bytes are written
+    except FileNotFoundError as exc:
+        raise Conflict(f"{name} was removed while it was being edited") from exc
+    with os.fdopen(fd, "r+b", buffering=0) as handle:
+        old = handle.read()
+        if content_hash(old) != read_hash:
+            raise Conflict(f"{name} changed while it was being edited; try again")
+        backup = _temp_copy(path, old, 0o600)
+        try:
+            _overwrite(fd, data)
+        except BaseException:
+            try:
+                _overwrite(fd, old)
+            except OSError as exc:  # the copy is all that is left of the old text
+                raise NoteNotWritable(f"{name} could not be written ({exc.strerror}); its "
+                                      f"old text is in {backup.name} beside it") from exc
+            backup.unlink()
+            raise
+        backup.unlink()
+
+
+def atomic_write(path: Path, data: bytes, read_hash: str, rel: str | None = None) -> None:
+    """Replace `path` with `data` atomically, keeping its mode, if it still hashes `read_hash`;
+    a file with other hard links is written in place (`_write_in_place`) so they stay one file.
+
+    Conflict when it does not: the write is checked against the exact bytes it was planned
+    from, never against a later read. NoteNotWritable (naming `rel`) when the file is
+    read-only, immutable or in a folder that cannot be written.
+    """
+    name = rel or path.name
+    check_writable(path, name)
+    if path.stat().st_nlink > 1:
+        try:
+            _write_in_place(path, data, read_hash, name)
+        except PermissionError as exc:  # immutable, or a folder the backup cannot go in
+            raise _not_writable(name, exc) from exc
+        return
+    try:
+        tmp = _temp_copy(path, data, stat.S_IMODE(path.stat().st_mode))
+    except PermissionError as exc:  # a folder that cannot be written
+        raise _not_writable(name, exc) from exc
+    _copy_xattrs(path, tmp)
+    try:
+        _swap(path, tmp, read_hash)
+    except PermissionError as exc:  # immutable (EPERM on the replace)
+        raise _not_writable(name, exc) from exc
+    finally:
+        tmp.unlink(missing_ok=True)
+    _fsync_dir(path.parent)
+
+
+def _trash_folder(vault: str | Path) -> Path:
+    trash = Path(vault) / TRASH_FOLDER
+    if trash.is_symlink():  # a move through it could leave the vault
+        raise NoteNotWritable(f"{TRASH_FOLDER} is a symbolic link; Ora will not move notes into it")
+    trash.mkdir(exist_ok=True)
+    return trash
+
+
+def _link_into_trash(src: Path, trash: Path, name: PurePosixPath, planned: str) -> str:
+    """Give `src` a name in the trash (never overwriting), drop its old name; the new name.
+
+    As with edits, the move is checked against the planned bytes before the old name goes
+    and after: a save that reached the file meanwhile puts it back and is a Conflict.
+    """
+    for n in itertools.count():
+        candidate = name.name if n == 0 else f"{name.stem} {n}{name.suffix}"
+        dst = trash / candidate
+        try:
+            os.link(src, dst)  # fails if dst exists: no overwrite, no race
+        except FileExistsError:
+            continue
+        except OSError as exc:  # no hard links on this filesystem (or an immutable file)
+            if isinstance(exc, PermissionError):
+                raise
+            if dst.exists():
+                continue
+            os.rename(src, dst)
+            return candidate
+        if _hash_of(dst) != planned:
+            dst.unlink()
+            raise Conflict(f"{name} changed while it was being moved; try again")
+        os.unlink(src)
+        if _hash_of(dst) != planned:  # an in-place save reached it during the move
+            with contextlib.suppress(FileExistsError):
+                os.link(dst, src)
+            dst.unlink()
+            raise Conflict(f"{name} changed while it was being moved; try again")
+        _fsync_dir(src.parent)
+        return candidate
+    raise AssertionError("unreachable")
+
+
+def move_to_trash(vault: str | Path, rel: str, expected_hash: str | None) -> str:
+    """Move a note to VAULT/.trash/ as Obsidian does (never overwriting); its new rel path."""
+    rel = normalise_rel(rel)
+    src = vault_path(vault, rel)
+    planned = check_hash(read_bytes(src, rel), expected_hash, rel)
+    check_writable(src, rel)
+    try:
+        candidate = _link_into_trash(src, _trash_folder(vault), PurePosixPath(rel), planned)
+    except PermissionError as exc:
+        raise _not_writable(rel, exc) from exc
+    return f"{TRASH_FOLDER}/{candidate}"
+
+
+def restore_bytes(vault: str | Path, rel: str, data: bytes, expected_hash: str) -> None:
+    """Put earlier bytes back into VAULT/rel (an undo), atomically, only while the file still
+    hashes `expected_hash` (Conflict otherwise)."""
+    path = vault_path(vault, rel)
+    check_hash(read_bytes(path, rel), expected_hash, rel)
+    atomic_write(path, data, expected_hash, rel)
+
+
+def restore_from_trash(vault: str | Path, trash_rel: str, rel: str, expected_hash: str) -> None:
+    """Move a note that `move_to_trash` moved back to `rel`, if it still hashes
+    `expected_hash` and nothing has taken its place (Conflict otherwise; never overwrites)."""
+    src, dst = vault_path(vault, trash_rel), vault_path(vault, rel)
+    check_hash(read_bytes(src, trash_rel), expected_hash, trash_rel)
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        os.link(src, dst)
+    except FileExistsError as exc:
+        raise Conflict(f"{rel} exists again; nothing was restored") from exc
+    except OSError:  # no hard links on this filesystem
+        if dst.exists():
+            raise Conflict(f"{rel} exists again; nothing was restored") from None
+        os.rename(src, dst)
+        return
+    os.unlink(src)
+    _fsync_dir(src.parent)
+
+
+
+def create_file(path: Path, data: bytes, rel: str | None = None) -> str:
+    """Write a new file atomically, never over an existing one (Conflict, naming `rel`); its
+    hash. The bytes go to a hidden file beside it first, so a failed write (a full disk) leaves
+    nothing behind: the new name appears whole or not at all."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = _temp_copy(path, data, None)
+    try:
+        os.link(tmp, path)  # fails if the file exists: no overwrite, no race
+    except FileExistsError as exc:
+        raise Conflict(f"{rel or path.name} already exists") from exc
+    finally:
+        tmp.unlink(missing_ok=True)
+    _fsync_dir(path.parent)
+    return content_hash(data)
+
+
+def create_note(vault: str | Path, rel: str, text: str) -> str:
+    """Write a new note atomically, never over an existing file (Conflict); its hash."""
+    return create_file(vault_path(vault, rel), text.encode("utf-8"), normalise_rel(rel))
