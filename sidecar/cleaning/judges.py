@@ -9,7 +9,7 @@ deterministic rules detector. `judge_status(config)` reports each one for `ora m
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from sidecar.cleaning.llm import LlmJudge
@@ -43,7 +43,8 @@ class NliJudge:
                                     {"contradiction": round(p, 4), "label": label}))
         return verdicts
 
-    async def judge(self, pairs: list[tuple[str, str]]) -> list[Verdict]:
+    async def judge(self, pairs: list[tuple[str, str]],
+                    private: Sequence[bool] = ()) -> list[Verdict]:
         return await asyncio.to_thread(self._predict, pairs)
 
     def release(self, idle_s: float) -> bool:

@@ -101,9 +101,9 @@ async def test_a_failing_or_unconfigured_web_search_leaves_the_vault_results(
     tmp_path: Path, searx: Any, embedder: Embedder,
 ) -> None:
     searx.mode = "html"
-    doc = await web_tier(_config(tmp_path, searx.url), embedder, QUERY, 5)
+    doc = await web_tier(_config(tmp_path, searx.url), embedder, QUERY, 5, private=False)
     assert doc["web"] == [] and "HTTP 403" in doc["web_reason"] and "json" in doc["web_reason"]
-    doc = await web_tier(_config(tmp_path, ""), embedder, QUERY, 5)
+    doc = await web_tier(_config(tmp_path, ""), embedder, QUERY, 5, private=False)
     assert doc == {"web": [], "web_reason": "no web search is configured (set searxng_url)"}
 
 
