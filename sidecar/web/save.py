@@ -3,8 +3,8 @@
 'The Vault': "Nothing about external retrieval enters the vault unless the user manually saves it
 as `type: web` (which is then retrieved at vault P4, not at the external tier weight)." The page
 is fetched (HTML reduced to its text) unless the caller gives the title and text, and written as
-a new note — never over an existing one, nor with the name of a note elsewhere — in the folder
-the vault settings type as `web`.
+a new note — never over an existing one, nor with the name of a non-private note elsewhere — in
+the folder the vault settings type as `web`.
 """
 
 from __future__ import annotations
@@ -19,9 +19,10 @@ from urllib.parse import urlsplit
 
 import aiohttp
 
-from sidecar.errors import BadRequest, Conflict
+from sidecar.errors import BadRequest, Conflict, OraError
 from sidecar.settings import Config
 from sidecar.vault.edit import create_note
+from sidecar.vault.note import read_note
 from sidecar.vault.scan import iter_note_paths
 from sidecar.vault.vault_settings import load_vault_settings
 from sidecar.web.searxng import WebSearchFailed
@@ -134,11 +135,15 @@ def save_page(config: Config, page: Page) -> str:
     saved = datetime.now(UTC).date().isoformat()
     text = note_text(page, saved)
     # Obsidian resolves a link by the note's name wherever it is: a second note of a name
-    # would make the vault's links to the first ambiguous.
-    taken = {PurePosixPath(rel).stem.casefold() for rel in iter_note_paths(config.vault)}
+    # would make the vault's links to the first ambiguous. Only non-private notes count: the
+    # name given back must not depend on private notes, or it would tell a non-private request
+    # that a private note of that name exists (`_holds_public`).
+    by_stem: dict[str, list[str]] = {}
+    for rel in iter_note_paths(config.vault):
+        by_stem.setdefault(PurePosixPath(rel).stem.casefold(), []).append(rel)
     for n in range(1, 1000):
         stem = name if n == 1 else f"{name} {n}"
-        if stem.casefold() in taken:
+        if _holds_public(config, by_stem.get(stem.casefold(), [])):
             continue
         rel = f"{folder}/{stem}.md"
         try:
@@ -147,3 +152,15 @@ def save_page(config: Config, page: Page) -> str:
             continue
         return rel
     raise Conflict(f"no free file name for {name!r} in {folder}")
+
+
+def _holds_public(config: Config, paths: list[str]) -> bool:
+    """Whether any of these notes is not private (one that cannot be read counts as private:
+    its tag cannot be seen)."""
+    for rel in paths:
+        try:
+            if not read_note(config.vault, rel, int(config.max_file_bytes)).is_private:
+                return True
+        except (OSError, OraError):
+            continue
+    return False
