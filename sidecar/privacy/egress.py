@@ -10,9 +10,10 @@ the literal loopback forms count as this machine.
 
 Every path that sends text off the process asks `may_send_private` before it sends private text
 (`models/chat.complete` for answers, summaries, the contradiction judge and any future caller
-such as engram extraction; the Cohere re-ranker; the embeddings server; the web search), and
-says `withheld(...)` when it did not. `endpoints_report` names each configured endpoint, what it
-receives and whether private text may go to it, for `ora models` and `GET /v1/status`.
+such as engram extraction; the Cohere re-ranker; the embeddings server; a Chroma server; the web
+search), and says `withheld(...)` when it did not. `endpoints_report` names each configured
+endpoint, what it receives and whether private text may go to it, for `ora models` and
+`GET /v1/status`.
 """
 
 from __future__ import annotations
@@ -48,6 +49,8 @@ SERVICES: tuple[Service, ...] = (
     Service("embed", "embed_url", "embed_url",
             "the text of every chunk indexed, every query, every conversation turn, and the "
             "claims compared for contradictions"),
+    Service("chroma", "chroma_url", "chroma_url",
+            "the text and vector of every chunk indexed (it is the vector index)"),
     Service("web", "searxng_url", "searxng_url",
             "the query of a search or question asked with web results (never a passage)"),
     Service("hub", "hf_endpoint", "",

@@ -23,8 +23,8 @@ from hypothesis import strategies as st
 from sidecar.answers import answer
 from sidecar.cleaning import Queue, scan
 from sidecar.cleaning.llm import LlmJudge
-from sidecar.errors import ModelUnavailable
-from sidecar.index import Index
+from sidecar.errors import BadRequest, ModelUnavailable, OraError
+from sidecar.index import Index, open_index
 from sidecar.models.embedder import Embedder, load_embedder
 from sidecar.models.remote_embedder import RemoteEmbedder
 from sidecar.models.reranker import build_reranker
@@ -209,6 +209,20 @@ def test_an_embeddings_server_elsewhere_is_used_only_when_trusted(tmp_path: Path
         assert server.bodies == []
         trusted = load_embedder(config.with_values(private_remote_ok="127.0.0.1"))
         assert isinstance(trusted, RemoteEmbedder) and len(server.bodies) == 1
+
+
+@pytest.mark.usefixtures("elsewhere")
+def test_a_chroma_server_elsewhere_is_used_only_when_trusted(
+    tmp_path: Path, vault: Path, embedder: Embedder,
+) -> None:
+    """It would hold every chunk's text, private notes' included: refused before any connection
+    (the port below has no server: a connection would fail differently)."""
+    config = answer_settings(tmp_path, chroma_url="http://127.0.0.1:9")
+    with pytest.raises(BadRequest, match=r"not sent to the Chroma server at 127\.0\.0\.1"):
+        open_index(config, writer=True, embedder=embedder)
+    with pytest.raises(OraError, match="cannot reach the Chroma server"):
+        open_index(config.with_values(private_remote_ok="127.0.0.1"), writer=True,
+                   embedder=embedder)
 
 
 CLAIMS = st.lists(st.tuples(st.from_regex(r"[a-z]{4,10}", fullmatch=True), st.booleans()),
