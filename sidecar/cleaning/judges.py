@@ -20,6 +20,7 @@ from sidecar.errors import BadRequest
 from sidecar.models.chat import chat_url
 from sidecar.models.nli import OnnxNLI, load_nli, nli_folder
 from sidecar.models.pairs import missing_files
+from sidecar.privacy.egress import may_send_private
 from sidecar.settings import Config
 
 
@@ -54,7 +55,11 @@ class NliJudge:
 def _llm_status(config: Config) -> tuple[bool, str]:
     if not config.llm_url:
         return False, "llm_url is not set (ORA_LLM_URL)"
-    return True, f"OpenAI-compatible endpoint {chat_url(str(config.llm_url))}"
+    url = chat_url(str(config.llm_url))
+    if not may_send_private(config, url):
+        return True, (f"OpenAI-compatible endpoint {url}; pairs with a private note's claim go "
+                      "to the rules detector (it is not on this machine: private_remote_ok)")
+    return True, f"OpenAI-compatible endpoint {url}"
 
 
 def _nli_status(config: Config) -> tuple[bool, str]:

@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sidecar.answers import answer
-from sidecar.cleaning import Queue, scan
+from sidecar.cleaning import Queue, judge_status, scan
 from sidecar.cleaning.llm import LlmJudge
 from sidecar.errors import BadRequest, ModelUnavailable, OraError
 from sidecar.index import Index, open_index
@@ -289,3 +289,5 @@ async def test_the_contradiction_scan_keeps_private_notes_claims_from_an_untrust
     assert "does not improve" in sent  # the public pair went to the model
     assert "zqxdiary" not in sent and "never improves" not in sent
     assert report.fallbacks >= 1
+    (llm_row,) = [row for row in judge_status(config) if row["name"] == "llm"]
+    assert "private note's claim go to the rules detector" in llm_row["reason"]
