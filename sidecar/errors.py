@@ -117,6 +117,14 @@ class LlmFailed(OraError):
     status = 502
 
 
+class PrivateWithheld(LlmFailed):
+    """Private text was not sent: the endpoint is not on this machine and not trusted with it
+    (`private_remote_ok`, docs/privacy.md)."""
+
+    code = "private_withheld"
+    status = 409
+
+
 class StorageUnavailable(OraError):
     """The disk under Ora's data folder is full or cannot be written (SQLite's, tantivy's,
     Chroma's or the OS's own error, recognised by `storage_error`)."""

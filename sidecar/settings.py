@@ -65,6 +65,11 @@ SETTINGS: tuple[Setting, ...] = (
             "Base URL of an OpenAI-compatible chat endpoint (for the LLM judge and answers)."),
     Setting("llm_model", "", "ORA_LLM_MODEL", "Model name sent to the OpenAI-compatible endpoint."),
     Setting("llm_api_key", "", "ORA_LLM_API_KEY", "Bearer key for the OpenAI-compatible endpoint."),
+    Setting("private_remote_ok", "", "ORA_PRIVATE_REMOTE_OK",
+            "Hosts not on this machine that may receive private text (private notes' passages "
+            "and claims, private-mode questions, private conversation turns), comma-separated, "
+            "e.g. `gpu-box.lan,api.cohere.com`. Any other endpoint that is not loopback "
+            "(127.0.0.0/8, ::1, localhost) never receives it; see docs/privacy.md."),
     Setting("host", "127.0.0.1", "ORA_HOST",
             "Address `ora serve` binds (loopback only by default)."),
     Setting("port", 47113, "ORA_PORT", "Port `ora serve` listens on."),

@@ -67,6 +67,11 @@ describe("serveEnv", () => {
 		expect(serveEnv({ ...DEFAULT_SETTINGS, llmApiKey: "k" }, base)).toEqual({ ...base, ORA_LLM_API_KEY: "k" });
 	});
 
+	it("passes the hosts trusted with private text when set, else none but the environment's", () => {
+		expect(serveEnv(DEFAULT_SETTINGS, {})).toEqual({});
+		expect(serveEnv({ ...DEFAULT_SETTINGS, trustedHosts: " gpu-box.lan " }, {})).toEqual({ ORA_PRIVATE_REMOTE_OK: "gpu-box.lan" });
+	});
+
 	it("starts the sidecar with the embedder chosen in the Models section, else the environment's", () => {
 		const base = { ORA_EMBED_MODEL: "int8" };
 		expect(serveEnv(DEFAULT_SETTINGS, base)).toEqual(base);

@@ -80,11 +80,16 @@ def capped(text: str, most: int) -> str:
 
 async def _generate(
     config: Config, question: str, citations: list[dict[str, Any]], history: list[dict[str, str]],
-    max_tokens: int, web: list[dict[str, Any]], on_delta: OnDelta | None = None,
+    max_tokens: int, web: list[dict[str, Any]], *, private: bool, on_delta: OnDelta | None = None,
 ) -> str:
+    """The model's answer. A private-mode question (its passages, its conversation's turns, the
+    question itself) goes only to a model trusted with private text: otherwise PrivateWithheld,
+    and the answer is extractive, saying why (docs/privacy.md)."""
     messages = [{"role": "system", "content": SYSTEM_PROMPT}, *history,
                 {"role": "user", "content": numbered_context(citations, question, web)}]
-    return await complete(config, messages, max_tokens=max_tokens, on_delta=on_delta)
+    private = private or any(c["private"] for c in citations)
+    return await complete(config, messages, private=private, max_tokens=max_tokens,
+                          on_delta=on_delta)
 
 
 async def answer(
@@ -113,8 +118,8 @@ async def answer(
                if (options.private or not r["private"]) and r["path"] != own_note][: options.k]
     citations = [citation(n, r) for n, r in enumerate(results, start=1)]
     history = await memory.context(question) if memory is not None else []
-    external = (await web_tier(config, embedder, question, int(config.web_results))
-                if web else {})
+    external = (await web_tier(config, embedder, question, int(config.web_results),
+                               private=options.private) if web else {})
     web_results: list[dict[str, Any]] = external.get("web", [])
     generator, reason, text = generator_name(config), "", NO_PASSAGES
     if not citations:
@@ -124,7 +129,8 @@ async def answer(
     else:
         try:
             text = capped(await _generate(config, question, citations, history,
-                                          limits.max_tokens, web_results, on_delta),
+                                          limits.max_tokens, web_results, private=options.private,
+                                          on_delta=on_delta),
                           limits.max_chars)
             mark_cited(citations, referenced(text, len(citations)))
         except LlmFailed as err:

@@ -9,7 +9,7 @@ deterministic rules detector. `judge_status(config)` reports each one for `ora m
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from sidecar.cleaning.llm import LlmJudge
@@ -20,6 +20,7 @@ from sidecar.errors import BadRequest
 from sidecar.models.chat import chat_url
 from sidecar.models.nli import OnnxNLI, load_nli, nli_folder
 from sidecar.models.pairs import missing_files
+from sidecar.privacy.egress import may_send_private
 from sidecar.settings import Config
 
 
@@ -43,7 +44,8 @@ class NliJudge:
                                     {"contradiction": round(p, 4), "label": label}))
         return verdicts
 
-    async def judge(self, pairs: list[tuple[str, str]]) -> list[Verdict]:
+    async def judge(self, pairs: list[tuple[str, str]],
+                    private: Sequence[bool] = ()) -> list[Verdict]:
         return await asyncio.to_thread(self._predict, pairs)
 
     def release(self, idle_s: float) -> bool:
@@ -53,7 +55,11 @@ class NliJudge:
 def _llm_status(config: Config) -> tuple[bool, str]:
     if not config.llm_url:
         return False, "llm_url is not set (ORA_LLM_URL)"
-    return True, f"OpenAI-compatible endpoint {chat_url(str(config.llm_url))}"
+    url = chat_url(str(config.llm_url))
+    if not may_send_private(config, url):
+        return True, (f"OpenAI-compatible endpoint {url}; pairs with a private note's claim go "
+                      "to the rules detector (it is not on this machine: private_remote_ok)")
+    return True, f"OpenAI-compatible endpoint {url}"
 
 
 def _nli_status(config: Config) -> tuple[bool, str]:

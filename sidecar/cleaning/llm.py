@@ -15,12 +15,14 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+from collections.abc import Sequence
 
 from sidecar.cleaning.rules import RulesJudge
 from sidecar.cleaning.verdict import Verdict
 from sidecar.cleaning.vocab import get_thresholds
 from sidecar.errors import LlmFailed
-from sidecar.models.chat import complete
+from sidecar.models.chat import chat_url, complete
+from sidecar.privacy.egress import may_send_private, withheld
 from sidecar.settings import Config
 
 LABELS = ("contradiction", "entailment", "neutral")
@@ -58,12 +60,13 @@ class LlmJudge:
         self._rules = RulesJudge()
         self.name = f"llm:{str(config.llm_model) or 'default'}"
 
-    async def _ask(self, a: str, b: str) -> Verdict:
+    async def _ask(self, a: str, b: str, private: bool) -> Verdict:
         """The model's verdict; LlmFailed or ValueError when it gave none."""
         limits = get_thresholds()
         messages = [{"role": "system", "content": SYSTEM_PROMPT},
                     {"role": "user", "content": f"Claim A: {a}\nClaim B: {b}"}]
-        content = await complete(self._config, messages, max_tokens=limits.llm_max_tokens,
+        content = await complete(self._config, messages, private=private,
+                                 max_tokens=limits.llm_max_tokens,
                                  timeout=self._timeout or limits.llm_timeout)
         label, confidence = parse_answer(content)
         is_contradiction = label == "contradiction" and confidence >= limits.llm_threshold
@@ -76,22 +79,31 @@ class LlmJudge:
                        {**verdict.detail, "fallback": self._rules.name, "judge_error": reason},
                        judge=self._rules.name)
 
-    async def judge(self, pairs: list[tuple[str, str]]) -> list[Verdict]:
+    async def judge(self, pairs: list[tuple[str, str]],
+                    private: Sequence[bool] = ()) -> list[Verdict]:
+        """Verdicts in order; a pair holding a private note's claim is judged by the rules
+        detector, without asking, when the model is not trusted with private text."""
         gate = asyncio.Semaphore(_CONCURRENCY)
         failures: list[str] = []
+        url = chat_url(str(self._config.llm_url))
+        keep_private = may_send_private(self._config, url)
 
-        async def one(a: str, b: str) -> Verdict:
+        async def one(a: str, b: str, is_private: bool) -> Verdict:
+            if is_private and not keep_private:
+                return await self._fallback(a, b, withheld("the language model", url))
             async with gate:
                 if len(failures) >= _GIVE_UP:
                     return await self._fallback(
                         a, b, f"the language model failed {len(failures)} times in this scan, "
                         f"so it was not asked again; the last failure: {failures[-1]}")
                 try:
-                    return await self._ask(a, b)
+                    return await self._ask(a, b, is_private)
                 except LlmFailed as exc:
                     failures.append(exc.message)
                 except ValueError as exc:
                     failures.append(f"the language model gave an unusable answer: {exc}")
                 return await self._fallback(a, b, failures[-1])
 
-        return list(await asyncio.gather(*(one(a, b) for a, b in pairs)))
+        flags = list(private) or [False] * len(pairs)
+        return list(await asyncio.gather(*(one(a, b, p)
+                                           for (a, b), p in zip(pairs, flags, strict=True))))

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
@@ -222,7 +223,8 @@ class RulesJudge:
 
     name = "rules"
 
-    async def judge(self, pairs: list[tuple[str, str]]) -> list[Verdict]:
+    async def judge(self, pairs: list[tuple[str, str]],
+                    private: Sequence[bool] = ()) -> list[Verdict]:
         cues, limits = get_cues(), get_thresholds()
         # in a thread: thousands of pairs must not stall a server's event loop
         return await asyncio.to_thread(lambda: [detect(a, b, cues, limits) for a, b in pairs])

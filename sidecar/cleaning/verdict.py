@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -27,6 +28,9 @@ class Judge(Protocol):
 
     name: str
 
-    async def judge(self, pairs: list[tuple[str, str]]) -> list[Verdict]:
-        """One verdict per (claim A, claim B), in order."""
+    async def judge(self, pairs: list[tuple[str, str]],
+                    private: Sequence[bool] = ()) -> list[Verdict]:
+        """One verdict per (claim A, claim B), in order. `private[i]` says pair i holds a private
+        note's claim: a judge that sends text off this machine must not send those
+        (`sidecar/privacy/egress.py`); local judges read them like any other."""
         ...

@@ -141,4 +141,7 @@ def render(report: dict[str, Any]) -> str:
     for row in report.get("judges", []):
         mark = "*" if row["selected"] else ("+" if row["available"] else "-")
         lines.append(f"contradiction judge {mark} {row['name']}: {row['reason']}")
+    for row in report.get("endpoints", []):
+        lines.append(f"endpoint {row['service']} {row['url']}: receives {row['receives']}; "
+                     f"private text: {row['private']}")
     return "\n".join(lines)

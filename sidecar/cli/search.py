@@ -60,7 +60,8 @@ def run(args: argparse.Namespace) -> int:
             expand=args.expand))
         if args.web:
             document.update(asyncio.run(
-                web_tier(config, embedder, args.query, int(config.web_results))))
+                web_tier(config, embedder, args.query, int(config.web_results),
+                         private=options.private)))
         indexing = index.indexing()  # another process is indexing: say how far it got
         if indexing is not None:
             document["indexing"] = indexing

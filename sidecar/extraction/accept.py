@@ -42,7 +42,7 @@ from sidecar.vault.journal import (
     split_heads,
     update_journal,
 )
-from sidecar.vault.new_notes import create_named, safe_name, taken_names, type_folder
+from sidecar.vault.new_notes import create_named, public_names, safe_name, type_folder
 from sidecar.vault.note import read_note
 from sidecar.vault.scan import vault_path
 from sidecar.vault.vault_settings import load_vault_settings
@@ -156,7 +156,7 @@ def accept(vault: Path, max_bytes: int, plan: Plan, chosen: list[Proposal],
     # before any note, so a crash mid-way can still be undone
     journal, digest = create_journal(vault, KIND, doc)
     folder = type_folder(load_vault_settings(vault), "engram", str(_spec()["default_folder"]))
-    taken = taken_names(vault)
+    taken = public_names(vault, max_bytes)
     day = dt.datetime.now(dt.UTC).date().isoformat()
     pairs: list[Pair] = []
     try:
@@ -164,7 +164,7 @@ def accept(vault: Path, max_bytes: int, plan: Plan, chosen: list[Proposal],
             text = engram_text(p, day)
             name = safe_name(p.title, fallback=p.id)
             rel, new_hash = create_named(vault, folder, name, text, taken)
-            taken.add(Path(rel).stem.casefold())
+            taken.add(rel)
             doc["engrams"].append({"path": rel, "sha256": new_hash, "private": p.private})
             digest = update_journal(journal, doc, digest)
             out.written.append(rel)

@@ -11,7 +11,8 @@ model's to say: they follow from the turn. Any other answer (not JSON, another s
 such as a path to write, a claim about text not in the conversation, a failure to answer) is
 refused whole: `ExtractionRefused`, and the caller falls back to the rule extractor.
 
-A private conversation goes only to a model on this machine (`llm_is_local`).
+A private conversation goes only to a model the egress rule allows (`privacy/egress.py`:
+this machine, or a host the user trusts with private text); `complete` refuses otherwise.
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ from __future__ import annotations
 import json
 import re
 from typing import Any
-from urllib.parse import urlsplit
 
 import jsonschema
 
@@ -28,7 +28,6 @@ from sidecar.extraction.gate import content_stems
 from sidecar.extraction.proposals import Candidate, Conversation, Turn, extraction_data
 from sidecar.models.chat import complete
 from sidecar.schema import get_schema
-from sidecar.server.security import is_loopback
 from sidecar.settings import Config
 
 _FENCE = re.compile(r"^```(?:json)?\s*\n(?P<body>.*)\n```$", re.S)
@@ -36,11 +35,6 @@ _FENCE = re.compile(r"^```(?:json)?\s*\n(?P<body>.*)\n```$", re.S)
 
 class ExtractionRefused(Exception):
     """The model's answer cannot be used; the message says why (reported as `fallback`)."""
-
-
-def llm_is_local(config: Config) -> bool:
-    """The configured model's host is this machine (a private conversation may go there)."""
-    return is_loopback(urlsplit(str(config.llm_url)).hostname or "")
 
 
 def _answer_schema(spec: dict[str, Any]) -> dict[str, Any]:
@@ -107,12 +101,9 @@ def parse_answer(answer: str, conversation: Conversation) -> list[Candidate]:
 async def llm_candidates(config: Config, conversation: Conversation) -> list[Candidate]:
     """The model's proposals for `conversation` (ExtractionRefused when it cannot be used)."""
     private = conversation.private or any(t.private for t in conversation.turns)
-    if private and not llm_is_local(config):
-        raise ExtractionRefused("a private conversation is sent only to a language model "
-                                    "on this machine")
     spec = extraction_data()["llm"]
-    try:
-        answer = await complete(config, messages(conversation),
+    try:  # a private conversation to a model the egress rule refuses: PrivateWithheld
+        answer = await complete(config, messages(conversation), private=private,
                                 max_tokens=int(spec["max_tokens"]))
     except LlmFailed as err:
         raise ExtractionRefused(err.message) from err

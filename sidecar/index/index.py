@@ -32,6 +32,7 @@ from sidecar.index.reembed import reembed_estimate
 from sidecar.index.scope import NoteFilter, Scope
 from sidecar.index.sync import Progress, ProgressFn, Syncer, SyncReport
 from sidecar.models.embedder import Embedder, load_embedder
+from sidecar.privacy.egress import may_send_private, withheld
 from sidecar.schema import get_schema
 from sidecar.settings import Config
 from sidecar.vault.scan import iter_note_paths, normalise_rel, undecodable_names
@@ -45,6 +46,16 @@ _CLUSTER_WINDOW = 512
 # In DATA/index.json: what of the vault's settings the namespace was last planned with.
 _SETTINGS_KEY = "vault_settings"
 
+
+
+def _check_chroma_url(config: Config) -> None:
+    """A Chroma server holds the text of every chunk, private notes' included: one elsewhere is
+    used only when its host is trusted with private text (`sidecar/privacy/egress.py`)."""
+    url = str(config.chroma_url)
+    if url and not may_send_private(config, url):
+        raise BadRequest(f"{withheld('the Chroma server', url)}; it would hold every note's "
+                         "text, private ones included: run it on this machine, or name its host "
+                         "there (docs/privacy.md)")
 
 class Index:
     """An open index over one vault and data folder; see `open_index`."""
@@ -65,6 +76,7 @@ class Index:
         self.vault_settings = load_vault_settings(config.vault)
         self.progress = IndexingProgress(config.data)
         try:
+            _check_chroma_url(config)
             # Damaged files: rebuilt by a writer, reported by a reader (damage.py).
             self.ledger, self.bm25, self.chroma = open_stores(
                 config.data, config.vault, self.namespace, str(config.chroma_url), writer=writer)

@@ -106,12 +106,16 @@ class LintContext:
     """What a note is checked against besides itself: the vault's notes and domain tags, and
     the tags its plugins use as markers (`settings.plugin_tags`).
 
-    `names=None` skips link checks (a lone file with no vault around it).
+    `names=None` skips link checks (a lone file with no vault around it). `public_only`: the
+    names are the non-private notes' alone (a request outside private mode), so a link that
+    resolves to none is reported as resolving to nothing *outside private mode*: a link to a
+    private note and a link to nothing get the same diagnostic (no existence oracle).
     """
 
     names: NameIndex | None = None
     extra_domain_tags: frozenset[str] = field(default_factory=frozenset)
     settings: VaultSettings = field(default_factory=default_vault_settings)
+    public_only: bool = False
 
     @cached_property
     def domain_tags(self) -> frozenset[str]:
@@ -228,7 +232,7 @@ def lint_note(note: Note, ctx: LintContext | None = None) -> list[Diagnostic]:
     check_tags(note, ctx.known_tags, ctx.domain_tags, emit)
     check_placement(note, emit)
     if ctx.names is not None:
-        check_links(note, ctx.names, emit)
+        check_links(note, ctx.names, emit, public_only=ctx.public_only)
     return sorted(found, key=lambda d: (d.line, d.code, d.message))
 
 

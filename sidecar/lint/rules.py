@@ -235,12 +235,14 @@ def _linked_values(note: Note) -> Iterator[tuple[str, str, str]]:
                 yield "source_document", "source_document", value
 
 
-def check_links(note: Note, names: NameIndex, emit: Emit) -> None:
-    """Wikilinks in nexus, relationships and source_document that resolve to no note."""
+def check_links(note: Note, names: NameIndex, emit: Emit, *, public_only: bool = False) -> None:
+    """Wikilinks in nexus, relationships and source_document that resolve to no note (to no
+    non-private note when `public_only`, and the message says so)."""
+    scope = " outside private mode" if public_only else ""
     for key, where, value in _linked_values(note):
         target = link_target(value)
         if target and names.resolve(target) is None:
-            emit(note.line_of(key), "link-broken", f"{where}: no note named '{target}'")
+            emit(note.line_of(key), "link-broken", f"{where}: no note named '{target}'{scope}")
 
 
 def check_placement(note: Note, emit: Emit) -> None:

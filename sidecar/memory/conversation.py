@@ -158,7 +158,7 @@ class ConversationMemory:
         try:
             messages = [{"role": "system", "content": SUMMARY_PROMPT},
                         {"role": "user", "content": prompt}]
-            text = await complete(self.config, messages,
+            text = await complete(self.config, messages, private=self.private,
                                   max_tokens=self.limits.summary_max_tokens)
         except LlmFailed as err:  # keep the watermark: these turns are folded in next time
             log.warning("conversation summary not updated: %s", err.message)

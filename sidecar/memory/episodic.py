@@ -74,12 +74,14 @@ class Episodic:
                             "created": turns[i].created} for i in rows],
             )
 
-    def drop_conversations(self, conversations: Sequence[str]) -> None:
-        """Forget every embedded turn of these conversations, in both collections."""
+    def drop_conversations(self, conversations: Sequence[str], *,
+                           scopes: Sequence[bool] = (False, True)) -> None:
+        """Forget every embedded turn of these conversations, in both collections (or only the
+        ordinary one, `scopes=(False,)`)."""
         if not conversations:
             return
         with self.chroma.use():
-            for private in (False, True):
+            for private in scopes:
                 col = self._collection(private, create=False)
                 if col is not None:
                     where: Any = {"conversation": {"$in": list(conversations)}}  # chromadb's

@@ -6,7 +6,9 @@ keeping every existing byte) before it enters the log (`memory.sqlite`) and epis
 chat note whose hash differs (the user edited it, or `.ora/` was deleted) and rebuilds that
 conversation — turns, summaries, vectors — from the note, and forgets conversations whose note is
 gone. An append to a note that changed since the log matched it re-imports the note the same way,
-so a user's edit is never overwritten by the cache.
+so a user's edit is never overwritten by the cache. A note that cannot be read (not UTF-8, over
+`max_file_bytes`) may carry a private tag no one can see: its conversation is sealed — every turn
+private, the public summary and public vectors gone — until the note reads again (`_seal`).
 """
 
 from __future__ import annotations
@@ -119,14 +121,21 @@ class ChatNotes:
         with self._lock:
             matched, link = self._write(namespace, conversation, section, private=private,
                                         created=created, topic=topic)
-            went_private = matched and self._went_private(link, private=private)
-            if not matched or went_private:
-                stored = self._import(link, went_private or self._read(link.path))
-                return stored[-1] if stored else None
-            turn = self.store.append(
-                namespace, conversation, role, content, private=private, created=created,
-                tokens=count_tokens(self.embedder.tokenizer, content))
-            self.store.link_note(link)
+            try:
+                read = self._read_back(link, matched=matched, private=private)
+            except (OSError, OraError):  # its privacy cannot be established: private
+                turn = self.store.append(
+                    namespace, conversation, role, content, private=True, created=created,
+                    tokens=count_tokens(self.embedder.tokenizer, content))
+                self._seal(link)
+            else:
+                if read is not None:
+                    stored = self._import(link, read)
+                    return stored[-1] if stored else None
+                turn = self.store.append(
+                    namespace, conversation, role, content, private=private, created=created,
+                    tokens=count_tokens(self.embedder.tokenizer, content))
+                self.store.link_note(link)
         self.episodic(namespace).add(turn, self.embedder.embed([content])[0])
         return turn
 
@@ -139,11 +148,15 @@ class ChatNotes:
         with self._lock:
             matched, link = self._write(namespace, conversation, section, private=private,
                                         created=created, topic=None)
-            went_private = matched and self._went_private(link, private=private)
-            if matched and not went_private:
+            try:
+                read = self._read_back(link, matched=matched, private=private)
+            except (OSError, OraError):
+                self._seal(link)
+                return
+            if read is None:
                 self.store.link_note(link)  # the log's turns still match the note
             else:
-                self._import(link, went_private or self._read(link.path))
+                self._import(link, read)
 
     def save_summary(self, namespace: str, conversation: str, *, private: bool, text: str,
                      covers: int) -> None:
@@ -165,17 +178,29 @@ class ChatNotes:
                 return
             self.store.link_note(NoteLink(namespace, conversation, link.path, new_hash))
 
-    def _went_private(self, link: NoteLink, *, private: bool) -> Read | None:
-        """The note as read now, when it carries the private tag while the log holds public
-        turns of it or this turn is not private: every turn of a private note is private, so
-        the conversation is rebuilt from it. None when nothing needs rebuilding."""
+    def _read_back(self, link: NoteLink, *, matched: bool, private: bool) -> Read | None:
+        """The note as read after an append, when the conversation must be rebuilt from it:
+        the log did not match it before (a user's edit), or it carries the private tag while
+        the log holds public turns of it or this turn is not private (every turn of a private
+        note is private). None when the log only needs the new turn. OSError or OraError when
+        the note cannot be read (undecodable, grown past the size limit): then whether it is
+        private cannot be known, and the caller treats it as private (`_seal`)."""
+        if not matched:
+            return self._read(link.path)
         if private and not self.store.turns(link.namespace, link.conversation, private=False):
             return None
-        try:
-            read = self._read(link.path)
-        except (OSError, OraError):  # grown past the size limit: as before, the log decides
-            return None
+        read = self._read(link.path)
         return read if read[1] is not None and read[1].private else None
+
+    def _seal(self, link: NoteLink) -> None:
+        """A conversation whose note cannot be read is private until the note can be read
+        again: its turns leave every non-private tier (log, summary, recall), as they would if
+        the note were tagged private, which it may well be (privacy fails closed)."""
+        flipped = self.store.seal(link)
+        episodic = self.episodic(link.namespace)
+        episodic.drop_conversations([link.conversation], scopes=(False,))
+        if flipped:
+            episodic.add_many(flipped, self.embedder.embed([t.content for t in flipped]))
 
     def _write(
         self, namespace: str, conversation: str, section: str, *, private: bool, created: str,
@@ -288,7 +313,9 @@ class ChatNotes:
                 try:
                     note_hash, chat = self._read(rel)
                 except (OSError, OraError):
-                    unreadable.add(rel)  # not a reason to forget its conversation
+                    unreadable.add(rel)  # not a reason to forget its conversation, but a
+                    if known_key is not None:  # reason to keep it from non-private requests
+                        self._seal(links[known_key])
                     continue
                 if chat is None:
                     continue

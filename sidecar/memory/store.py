@@ -201,6 +201,26 @@ class MemoryStore:
                           ())
         return {(r[0], r[1]) for r in rows}
 
+    def seal(self, link: NoteLink) -> list[Turn]:
+        """Treat a conversation as private while its note cannot be read: every turn becomes
+        private, the public summary goes, and the link's hash is emptied so the note is read
+        again (and the conversation rebuilt from it) as soon as it can be. The turns that were
+        public until now, as they are stored now."""
+        with self._guard, self._db:
+            self._db.execute("BEGIN IMMEDIATE")
+            rows = self._db.execute(
+                "SELECT id, conversation, role, content, created, tokens FROM turns WHERE "
+                "namespace = ? AND conversation = ? AND private = 0 ORDER BY id",
+                (link.namespace, link.conversation)).fetchall()
+            self._db.execute("UPDATE turns SET private = 1 WHERE namespace = ? AND "
+                             "conversation = ?", (link.namespace, link.conversation))
+            self._db.execute("DELETE FROM summaries WHERE namespace = ? AND conversation = ? "
+                             "AND scope = ?", (link.namespace, link.conversation,
+                                               scope_of(False)))
+            self._db.execute("INSERT OR REPLACE INTO chat_notes VALUES (?, ?, ?, ?)",
+                             (link.namespace, link.conversation, link.path, ""))
+        return [Turn(r[0], r[1], r[2], r[3], r[4], r[5], True) for r in rows]
+
     def note_links(self) -> list[NoteLink]:
         rows = self._rows("SELECT namespace, conversation, path, hash FROM chat_notes "
                           "ORDER BY namespace, conversation", ())

@@ -19,7 +19,8 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 
 import aiohttp
 
-from sidecar.errors import LlmFailed
+from sidecar.errors import LlmFailed, PrivateWithheld
+from sidecar.privacy.egress import may_send_private, withheld
 from sidecar.settings import Config
 from sidecar.vault.inert import encodable
 
@@ -58,10 +59,15 @@ class DeltaRefused(Exception):
 
 
 async def complete(
-    config: Config, messages: Sequence[Message], *, max_tokens: int, temperature: float = 0,
-    timeout: float | None = None, on_delta: OnDelta | None = None,
+    config: Config, messages: Sequence[Message], *, private: bool, max_tokens: int,
+    temperature: float = 0, timeout: float | None = None, on_delta: OnDelta | None = None,
 ) -> str:
     """The assistant's reply to `messages` from the configured model (LlmFailed on any failure).
+
+    `private` says whether the messages hold private text (a private note's passage or claim,
+    a private-mode question, a private turn): then they are sent only to an endpoint on this
+    machine or trusted in `private_remote_ok`, else PrivateWithheld (an LlmFailed, so callers
+    fall back as for any failure) and nothing is sent (`sidecar/privacy/egress.py`).
 
     With `on_delta` the reply is asked for as a stream (`"stream": true`, server-sent chunks with
     `choices[0].delta.content`) and each piece is handed on as it arrives; an endpoint that answers
@@ -70,6 +76,8 @@ async def complete(
     if not str(config.llm_url):
         raise LlmFailed("no language model is configured: set llm_url (ORA_LLM_URL)")
     url = chat_url(str(config.llm_url))
+    if private and not may_send_private(config, url):
+        raise PrivateWithheld(withheld("the language model", url))
     body = {
         "model": str(config.llm_model) or "default",
         "messages": [dict(m) for m in messages],

@@ -5,7 +5,9 @@ Selected by `embed_url`; `embed_model` names the server's model. Texts go in bat
 with doubling back-off on a refused connection, a timeout, 429 or 5xx; any other failure is an
 error, never a made-up vector. Its model id (`remote:<model>@<host>:<dim>`) is stored with every
 vector, so switching server or model re-embeds the index. Chunks are still sized with the packaged
-MiniLM tokenizer (the server's own tokenizer is not reachable through this API).
+MiniLM tokenizer (the server's own tokenizer is not reachable through this API). A server that is
+not on this machine is used only when its host is trusted with private text (`private_remote_ok`,
+`sidecar/privacy/egress.py`): it receives every note's text.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import numpy as np
 from sidecar.errors import ModelUnavailable
 from sidecar.models.chat import endpoint_url
 from sidecar.models.embedder import VARIANTS, Embedder, FloatArray, load_tokenizer
+from sidecar.privacy.egress import may_send_private
 from sidecar.schema import load_json
 from sidecar.settings import Config
 
@@ -58,6 +61,13 @@ class RemoteEmbedder(Embedder):
             raise ModelUnavailable(f"embed_url is set ({config.embed_url}): set embed_model "
                                    "(ORA_EMBED_MODEL) to the server's model name, e.g. "
                                    "nomic-embed-text")
+        if not may_send_private(config, str(config.embed_url)):
+            # It would embed every chunk, private notes' included, and every private query.
+            raise ModelUnavailable(
+                f"embed_url {config.embed_url} is not on this machine, and an embeddings server "
+                "receives the text of every note, private ones included: name its host in "
+                "private_remote_ok (ORA_PRIVATE_REMOTE_OK) to use it anyway, or run the server "
+                "on this machine (docs/privacy.md)")
         raw = load_json("models.json")["remote_embedder"]
         return cls(RemoteSettings(endpoint_url(str(config.embed_url), "embeddings"), model,
                                   str(config.embed_api_key), float(config.embed_timeout),

@@ -17,6 +17,7 @@ from sidecar.models.embedder import (
 from sidecar.models.files import file_sha256
 from sidecar.models.nli import OnnxNLI, nli_folder
 from sidecar.models.reranker import OnnxCrossEncoder, reranker_folder
+from sidecar.privacy.egress import endpoints_report
 from sidecar.settings import Config
 
 _EXPORT = (
@@ -89,7 +90,8 @@ def _with_active(rows: list[dict[str, Any]], config: Config, embedder: dict[str,
 
 
 def models_report(config: Config) -> dict[str, Any]:
-    """Embedder variants and choice, local re-ranker and NLI status, Cohere and LLM judge."""
+    """Embedder variants and choice, local re-ranker and NLI status, Cohere and LLM judge, and
+    every endpoint contacted with whether private text may go to it."""
     reranker = _local(OnnxCrossEncoder, reranker_folder(config))
     if not reranker["available"]:
         reranker["instructions"] = reranker_instructions(config)
@@ -106,4 +108,5 @@ def models_report(config: Config) -> dict[str, Any]:
         "catalogue": _with_active(catalogue_report(config), config, embedder, reranker, nli),
         "llm_judge": {"configured": bool(config.llm_url), "url": config.llm_url or None,
                       "model": config.llm_model or None},
+        "endpoints": endpoints_report(config),
     }

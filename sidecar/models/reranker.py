@@ -24,6 +24,7 @@ import numpy as np
 from sidecar.errors import ModelUnavailable, RerankerFailed
 from sidecar.models.pairs import PairModel, missing_files
 from sidecar.models.session import Releasable
+from sidecar.privacy.egress import may_send_private, withheld
 from sidecar.schema import load_json
 from sidecar.settings import Config
 
@@ -114,14 +115,22 @@ class OnnxCrossEncoder:
 
 
 class CohereReranker:
-    """Cohere's hosted re-ranker through its v2 `/rerank` endpoint."""
+    """Cohere's hosted re-ranker through its v2 `/rerank` endpoint. `private_ok`: whether it may
+    receive private text (`sidecar/privacy/egress.py`); when not, `rerank_explained` never gives
+    it a private-mode query or a private passage."""
 
-    def __init__(self, api_key: str, url: str, model: str, timeout: float) -> None:
+    def __init__(self, api_key: str, url: str, model: str, timeout: float, *,
+                 private_ok: bool = False) -> None:
         self._key = api_key
         self._url = url
         self._model = model
         self._timeout = aiohttp.ClientTimeout(total=timeout)
         self.name = f"cohere:{model}"
+        self.private_ok = private_ok
+
+    @property
+    def withheld(self) -> str:
+        return withheld("Cohere", self._url)
 
     async def rerank(self, query: str, passages: Sequence[str]) -> list[float]:
         if not passages:
@@ -187,15 +196,22 @@ class FallbackReranker:
 
 
 async def rerank_explained(
-    reranker: Reranker | None, query: str, passages: Sequence[str]
+    reranker: Reranker | None, query: str, passages: Sequence[str], *, private: bool = False
 ) -> RerankOutcome:
-    """Re-rank with fallback; never raises RerankerFailed, reports what happened instead."""
+    """Re-rank with fallback; never raises RerankerFailed, reports what happened instead.
+
+    `private`: the query was asked in private mode or a passage is private; then a re-ranker
+    not trusted with private text is skipped (the next one, or fused order, and the note says
+    why)."""
     if isinstance(reranker, FallbackReranker):
         chain: Sequence[Reranker] = reranker.chain
     else:
         chain = [reranker] if reranker is not None else []
     failures: list[str] = []
     for candidate in chain:
+        if private and isinstance(candidate, CohereReranker) and not candidate.private_ok:
+            failures.append(candidate.withheld)
+            continue
         try:
             scores = await candidate.rerank(query, passages)
         except RerankerFailed as err:
@@ -217,7 +233,8 @@ def build_reranker(config: Config) -> tuple[Reranker | None, str]:
     reasons: list[str] = []
     if config.cohere_api_key:
         chain.append(CohereReranker(config.cohere_api_key, config.cohere_url,
-                                    config.cohere_model, float(config.cohere_timeout)))
+                                    config.cohere_model, float(config.cohere_timeout),
+                                    private_ok=may_send_private(config, config.cohere_url)))
         reasons.append(f"Cohere {config.cohere_model}")
     folder = reranker_folder(config)
     absent = missing_files(folder)

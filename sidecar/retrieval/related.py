@@ -67,12 +67,6 @@ class RelatedOptions:
     filters: NoteFilter = field(default_factory=NoteFilter)
 
 
-class PrivateNote(NotFound):
-    """The note is private and the request is not in private mode."""
-
-    code = "private_note"
-
-
 def _spread(items: list[int], n: int) -> list[int]:
     """At most n items spread evenly over the list (first and last included)."""
     if len(items) <= n:
@@ -107,12 +101,13 @@ class _Source:
                 index.config.vault, path, int(index.config.max_file_bytes))
         except (OSError, UnreadableNote):
             self.note = None
-        if row is None and self.note is None:
-            raise NotFound(f"no note {path} in the vault: check the path (relative to the vault)")
         private = (row is not None and row.private) or (self.note is not None and
                                                         self.note.is_private)
-        if private and not options.private:
-            raise PrivateNote(f"{path} is private: ask in private mode to see notes related to it")
+        # Outside private mode a private note is answered exactly as a missing one: a different
+        # answer would tell that a private note of that name exists.
+        if (row is None and self.note is None) or (private and not options.private):
+            raise NotFound(f"no note {path} in the vault (a private note is found only in "
+                           "private mode): check the path (relative to the vault)")
         settings = related_settings()
         if row is not None and row.chunk_ids:
             ids = [row.chunk_ids[i] for i in _spread(list(range(len(row.chunk_ids))),
@@ -231,8 +226,8 @@ async def related(
     """The related-notes document of docs/http-api.md: at most `options.k` notes, best first,
     one result per note (its closest chunk), the note itself never among them.
 
-    NotFound when the note is neither indexed nor in the vault; PrivateNote when it is private
-    and the request is not in private mode."""
+    NotFound when the note is neither indexed nor in the vault, or (the same answer) when it is
+    private and the request is not in private mode."""
     options = options or RelatedOptions()
     if options.k < 1:
         raise BadRequest(f"k must be at least 1, got {options.k}")

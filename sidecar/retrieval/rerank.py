@@ -44,13 +44,16 @@ async def rerank_pool(
     ceiling: float,
     *,
     reason: str = "",
+    private: bool = False,
 ) -> PoolScores:
-    """Similarities for the pool, in pool order. `reason` explains a None re-ranker."""
+    """Similarities for the pool, in pool order. `reason` explains a None re-ranker; `private`
+    (a private-mode query, or a private passage in the pool) keeps the pool from re-rankers not
+    trusted with private text."""
     if reranker is None:
         return _unranked(fused, ceiling, reason)
     if not passages:
         return PoolScores(reranker.name, "", [], [])
-    outcome = await rerank_explained(reranker, query, list(passages))
+    outcome = await rerank_explained(reranker, query, list(passages), private=private)
     if outcome.scores is None or outcome.used is None:
         return _unranked(fused, ceiling, outcome.note)
     scores = list(outcome.scores)

@@ -322,6 +322,7 @@ async def search(
         [fused for _, fused in admitted],
         fusion.ceiling(RETRIEVERS),
         reason="re-ranking turned off for this query" if not options.rerank else reranker_reason,
+        private=options.private or any(chunk.private for chunk, _ in admitted),
     )
     rank_of = {name: ranks(ranked) for name, ranked in lists.items()}
     scored = [

@@ -1,21 +1,48 @@
-"""The LintContext that `POST /v1/lint` checks against, kept in step with the vault's files.
+"""The LintContexts that `POST /v1/lint` checks against, kept in step with the vault's files.
 
 Building a context walks the vault and reads the schema note, too slow for every keystroke; so it
 is built once and rebuilt in a thread only when file events change what it depends on: the set of
-note paths and their aliases (wikilink resolution), the schema note (domain tags), or the vault's
-ora.yaml (`reload_settings`).
+note paths, their aliases and which are private (wikilink resolution), the schema note (domain
+tags), or the vault's ora.yaml (`reload_settings`). Two contexts: `context` resolves links against
+every note (private mode), `public_context` against non-private notes only, so that outside
+private mode a link to a private note is reported exactly as a link to nothing (a note that
+cannot be read counts as private: its tag cannot be seen).
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterable
+from dataclasses import replace
 from pathlib import Path
 
+from sidecar.errors import UnreadableNote
 from sidecar.lint.diagnostics import LintContext
 from sidecar.schema import get_schema
-from sidecar.vault.properties import vault_aliases
+from sidecar.vault.links import NameIndex
+from sidecar.vault.note import read_note
+from sidecar.vault.properties import note_aliases
 from sidecar.vault.scan import is_ignored, iter_note_paths, symlink_in
+
+Names = dict[str, tuple[str, ...]]  # note path → its aliases (notes that have some)
+
+
+def _read_names(vault: Path, paths: Iterable[str], max_bytes: int) -> tuple[Names, set[str]]:
+    """The aliases of these notes, and which of them are private (or cannot be read)."""
+    aliases: Names = {}
+    private: set[str] = set()
+    for rel in paths:
+        try:
+            note = read_note(vault, rel, max_bytes)
+        except (UnreadableNote, OSError):
+            private.add(rel)  # its private tag, if any, cannot be seen: fail closed
+            continue
+        if note.is_private:
+            private.add(rel)
+        found = note_aliases(note.frontmatter)
+        if found:
+            aliases[rel] = found
+    return aliases, private
 
 
 class LintCache:
@@ -23,17 +50,25 @@ class LintCache:
         self.vault = vault
         self.max_bytes = max_bytes
         self._paths: set[str] = set()
-        self._aliases: dict[str, tuple[str, ...]] = {}
+        self._aliases: Names = {}
+        self._private: set[str] = set()
         self._context = LintContext()
+        self._public = LintContext(public_only=True)
 
     @property
     def context(self) -> LintContext:
+        """Links resolve against every note (a request in private mode)."""
         return self._context
+
+    @property
+    def public_context(self) -> LintContext:
+        """Links resolve against non-private notes only (a request outside private mode)."""
+        return self._public
 
     async def load(self) -> None:
         self._paths = await asyncio.to_thread(lambda: set(iter_note_paths(self.vault)))
-        self._aliases = await asyncio.to_thread(
-            vault_aliases, self.vault, sorted(self._paths), self.max_bytes)
+        self._aliases, self._private = await asyncio.to_thread(
+            _read_names, self.vault, sorted(self._paths), self.max_bytes)
         await self._rebuild()
 
     async def _rebuild(self) -> None:
@@ -41,6 +76,10 @@ class LintCache:
         self._context = await asyncio.to_thread(
             LintContext.for_vault, self.vault, paths, self.max_bytes, dict(self._aliases)
         )
+        public = [p for p in paths if p not in self._private]
+        names = NameIndex(public, {p: a for p, a in self._aliases.items()
+                                   if p not in self._private})
+        self._public = replace(self._context, names=names, public_only=True)
 
     async def reload_settings(self) -> None:
         """The vault's ora.yaml changed (lint strictness, ignored notes): rebuild."""
@@ -54,17 +93,22 @@ class LintCache:
         """Note that these paths changed (created, modified, deleted, either side of a rename);
         rebuild when the set of notes or the schema note changed."""
         before, aliases_before = set(self._paths), dict(self._aliases)
+        private_before = set(self._private)
         touched = set(paths)
         for path in touched:
             self._aliases.pop(path, None)
+            self._private.discard(path)
             if (not is_ignored(path) and symlink_in(self.vault, path) is None
                     and (self.vault / path).is_file()):
                 self._paths.add(path)
             else:
                 self._paths.discard(path)
         present = sorted(touched & self._paths)
-        self._aliases.update(
-            await asyncio.to_thread(vault_aliases, self.vault, present, self.max_bytes))
-        changed = self._paths != before or self._aliases != aliases_before
+        aliases, private = await asyncio.to_thread(
+            _read_names, self.vault, present, self.max_bytes)
+        self._aliases.update(aliases)
+        self._private |= private
+        changed = (self._paths != before or self._aliases != aliases_before
+                   or self._private != private_before)
         if changed or self._schema_note() in touched:
             await self._rebuild()

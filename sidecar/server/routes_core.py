@@ -7,6 +7,7 @@ import os
 from aiohttp import web
 
 from sidecar import __version__
+from sidecar.privacy.egress import endpoints_report
 from sidecar.server.openapi import openapi_document
 from sidecar.server.state import HUB, STATE
 
@@ -36,6 +37,7 @@ async def status(request: web.Request) -> web.Response:
             "contradictions_open": state.contradictions_open,
             "last_error": state.last_error,
             "cleaning": state.cleaning.as_json(),
+            "endpoints": endpoints_report(state.config),
         }
     )
 

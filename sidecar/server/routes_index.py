@@ -70,7 +70,7 @@ async def search_route(request: web.Request) -> web.Response:
     if body.get("web", False):
         config = request.app[CONFIG]
         document.update(await web_tier(config, models.embedder, body["query"],
-                                       int(config.web_results)))
+                                       int(config.web_results), private=options.private))
     indexing = index.indexing()  # answered from what is indexed so far
     if indexing is not None:
         document["indexing"] = indexing

@@ -8,7 +8,6 @@ token file.
 from __future__ import annotations
 
 import hmac
-import ipaddress
 import os
 import secrets
 import stat
@@ -20,6 +19,7 @@ from aiohttp.typedefs import Handler, Middleware
 
 from sidecar.data_folder import private_folder
 from sidecar.errors import OraError
+from sidecar.privacy.egress import is_local_host
 from sidecar.server.connections import connection_of
 
 ALLOWED_ORIGIN = "app://obsidian.md"
@@ -71,12 +71,7 @@ def load_or_create_token(data: Path) -> str:
 
 def is_loopback(host: str) -> bool:
     """True for names and addresses that only this machine can reach."""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
+    return is_local_host(host)
 
 
 @dataclass(frozen=True)

@@ -8,11 +8,12 @@ to the first ambiguous: the name gets a number (`Name 2`) while any note of the 
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
+from collections.abc import Container
 from pathlib import Path, PurePosixPath
 
-from sidecar.errors import BadRequest, Conflict
+from sidecar.errors import BadRequest, Conflict, OraError
 from sidecar.vault.inert import encodable
+from sidecar.vault.note import read_note
 from sidecar.vault.scan import is_ignored, iter_note_paths
 from sidecar.vault.vault_settings import VaultSettings
 from sidecar.vault.write import create_note
@@ -50,13 +51,35 @@ def type_folder(settings: VaultSettings, type_name: str, default: str) -> str:
     return folder
 
 
-def taken_names(vault: str | Path) -> set[str]:
-    """The note names of the vault, case-folded."""
-    return {PurePosixPath(rel).stem.casefold() for rel in iter_note_paths(vault)}
+class public_names(Container[str]):
+    """The names (case-folded) that non-private notes of the vault hold. The name a new note
+    gets must not depend on private notes, or it would tell a non-private request that a
+    private note of that name exists; a note that cannot be read counts as private (its tag
+    cannot be seen). Notes are read only for the names asked about."""
+
+    def __init__(self, vault: str | Path, max_bytes: int) -> None:
+        self.vault, self.max_bytes = vault, max_bytes
+        self.by_stem: dict[str, list[str]] = {}
+        for rel in iter_note_paths(vault):
+            self.by_stem.setdefault(PurePosixPath(rel).stem.casefold(), []).append(rel)
+
+    def __contains__(self, stem: object) -> bool:
+        return isinstance(stem, str) and any(
+            self._public(rel) for rel in self.by_stem.get(stem.casefold(), []))
+
+    def add(self, rel: str) -> None:
+        """Count a note just written as holding its name."""
+        self.by_stem.setdefault(PurePosixPath(rel).stem.casefold(), []).insert(0, rel)
+
+    def _public(self, rel: str) -> bool:
+        try:
+            return not read_note(self.vault, rel, self.max_bytes).is_private
+        except (OSError, OraError):
+            return False
 
 
 def create_named(vault: str | Path, folder: str, name: str, text: str,
-                 taken: Collection[str]) -> tuple[str, str]:
+                 taken: Container[str]) -> tuple[str, str]:
     """Write `text` as a new note `folder/name.md` (numbered while the name is `taken` or the
     file exists); its vault path and hash."""
     for n in range(1, 1000):

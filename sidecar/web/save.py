@@ -3,12 +3,12 @@
 'The Vault': "Nothing about external retrieval enters the vault unless the user manually saves it
 as `type: web` (which is then retrieved at vault P4, not at the external tier weight)." The page
 is fetched (HTML reduced to its text) unless the caller gives the title and text, and written as
-a new note — never over an existing one, nor with the name of a note elsewhere — in the folder
-the vault settings type as `web`.
+a new note — never over an existing one, nor with the name of a non-private note elsewhere — in
+the folder the vault settings type as `web`.
 
 The page is text from outside: it is written inert (`vault/inert.py`: no Templater command, query
 block or inline query of it runs). Its file name is its title made safe: no character a file
-system or a link refuses, no leading dot (a hidden file no one would see), at most `_NAME_MAX`
+system or a link refuses, no leading dot (a hidden file no one would see), at most 255
 bytes of UTF-8 with the extension, a number and the writer's temporary copy's decoration. A
 folder rule naming a hidden folder (`.obsidian/`) is refused: Ora writes into no dot-folder. A
 page in a charset Python does not know is read as UTF-8, undecodable bytes replaced.
@@ -28,7 +28,7 @@ import aiohttp
 from sidecar.errors import BadRequest
 from sidecar.settings import Config
 from sidecar.vault.inert import encodable, inert
-from sidecar.vault.new_notes import create_named, safe_name, taken_names, type_folder
+from sidecar.vault.new_notes import create_named, public_names, safe_name, type_folder
 from sidecar.vault.vault_settings import load_vault_settings
 from sidecar.web.searxng import WebSearchFailed, read_at_most
 
@@ -150,4 +150,4 @@ def save_page(config: Config, page: Page) -> str:
     folder = web_folder(config)
     saved = datetime.now(UTC).date().isoformat()
     return create_named(config.vault, folder, name, note_text(page, saved),
-                        taken_names(config.vault))[0]
+                        public_names(config.vault, int(config.max_file_bytes)))[0]

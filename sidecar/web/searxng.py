@@ -23,6 +23,7 @@ import aiohttp
 
 from sidecar.errors import BadRequest, OraError
 from sidecar.models.embedder import Embedder
+from sidecar.privacy.egress import may_send_private, withheld
 from sidecar.schema import load_json
 from sidecar.settings import Config
 from sidecar.vault.inert import encodable
@@ -106,12 +107,16 @@ async def fetch_results(config: Config, query: str, limit: int) -> list[dict[str
     return found
 
 
-async def web_tier(config: Config, embedder: Embedder, query: str, limit: int) -> dict[str, Any]:
+async def web_tier(config: Config, embedder: Embedder, query: str, limit: int, *,
+                   private: bool) -> dict[str, Any]:
     """`{"web": [{url, title, text, tier, weight, domain, reason}], "web_excluded": n}` (best
     weight first, the engine's order within a weight), or `{"web": [], "web_reason"}` when no
-    instance is configured or it failed."""
+    instance is configured, it failed, or the query is `private` (asked in private mode) and the
+    instance is not trusted with private text (docs/privacy.md)."""
     if not str(config.searxng_url):
         return {"web": [], "web_reason": "no web search is configured (set searxng_url)"}
+    if private and not may_send_private(config, str(config.searxng_url)):
+        return {"web": [], "web_reason": withheld("the web search", str(config.searxng_url))}
     try:
         fetched = await fetch_results(config, query, limit)
         registry = await asyncio.to_thread(load_registry, config.vault,

@@ -38,19 +38,19 @@ async def test_complete_hands_on_each_streamed_piece_and_returns_the_whole(
         pieces.append(piece)
 
     config = settings(tmp_path, llm_url=llm.url)
-    text = await complete(config, [{"role": "user", "content": "q"}], max_tokens=50,
-                          on_delta=on_delta)
+    text = await complete(config, [{"role": "user", "content": "q"}], private=False,
+                          max_tokens=50, on_delta=on_delta)
     assert text == "Wild yeast and lactobacilli [1]."
     assert pieces == ["Wild ", "yeast ", "and ", "lactobacilli ", "[1]."]
     assert llm.requests[-1]["stream"] is True
     # An endpoint that ignores "stream" and answers one document is handed on whole.
     llm.streams = False
     pieces.clear()
-    assert await complete(config, [{"role": "user", "content": "q"}], max_tokens=50,
+    assert await complete(config, [{"role": "user", "content": "q"}], private=False, max_tokens=50,
                           on_delta=on_delta) == "Wild yeast and lactobacilli [1]."
     assert pieces == ["Wild yeast and lactobacilli [1]."]
     # Without on_delta nothing asks for a stream.
-    await complete(config, [{"role": "user", "content": "q"}], max_tokens=50)
+    await complete(config, [{"role": "user", "content": "q"}], private=False, max_tokens=50)
     assert "stream" not in llm.requests[-1]
 
 

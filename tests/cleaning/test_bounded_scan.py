@@ -10,7 +10,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import pytest
@@ -62,9 +62,10 @@ def test_a_scan_stages_and_reads_back_notes_a_window_at_a_time(
     judge = RulesJudge()
     judge_all = judge.judge
 
-    async def counted_judge(pairs: list[tuple[str, str]]) -> list[Verdict]:
+    async def counted_judge(pairs: list[tuple[str, str]],
+                            private: Sequence[bool] = ()) -> list[Verdict]:
         judged.append(len(pairs))
-        return await judge_all(pairs)
+        return await judge_all(pairs, private)
 
     monkeypatch.setattr(judge, "judge", counted_judge)
     monkeypatch.setattr(queue, "stage", counted_stage)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -118,7 +118,8 @@ class _LabelBlindRules:
 
     name = "rules"
 
-    async def judge(self, pairs: list[tuple[str, str]]) -> list[Verdict]:
+    async def judge(self, pairs: list[tuple[str, str]],
+                    private: Sequence[bool] = ()) -> list[Verdict]:
         cues = replace(get_cues(), labels=frozenset())
         return [detect(a, b, cues) for a, b in pairs]
 

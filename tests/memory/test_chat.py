@@ -30,7 +30,7 @@ async def test_complete_returns_the_reply_and_sends_model_key_and_limits(
 ) -> None:
     llm.reply = lambda body: "  Hello there.  "
     config = _config(tmp_path, llm.url + "/v1", llm_api_key="sk-test")
-    assert await complete(config, HELLO, max_tokens=20) == "Hello there."
+    assert await complete(config, HELLO, private=False, max_tokens=20) == "Hello there."
     (body,) = llm.requests
     assert body == {"model": "test-model", "messages": HELLO, "max_tokens": 20, "temperature": 0}
     assert llm.headers[0]["Authorization"] == "Bearer sk-test"
@@ -40,13 +40,13 @@ async def test_complete_returns_the_reply_and_sends_model_key_and_limits(
 async def test_an_http_error_is_llm_failed_with_the_status(tmp_path: Path, llm: Any) -> None:
     llm.mode = "error"
     with pytest.raises(LlmFailed, match=r"HTTP 500.*overloaded"):
-        await complete(_config(tmp_path, llm.url), HELLO, max_tokens=5)
+        await complete(_config(tmp_path, llm.url), HELLO, private=False, max_tokens=5)
 
 
 async def test_a_slow_model_times_out_as_llm_failed(tmp_path: Path, llm: Any) -> None:
     llm.mode = "slow"
     with pytest.raises(LlmFailed, match=r"did not answer within 0\.3 s"):
-        await complete(_config(tmp_path, llm.url), HELLO, max_tokens=5, timeout=0.3)
+        await complete(_config(tmp_path, llm.url), HELLO, private=False, max_tokens=5, timeout=0.3)
 
 
 async def test_the_timeout_and_answer_budget_are_settings(
@@ -60,13 +60,13 @@ async def test_the_timeout_and_answer_budget_are_settings(
     assert AnswerLimits.load(config).max_tokens == 77
     llm.mode = "slow"
     with pytest.raises(LlmFailed, match=r"did not answer within 0\.3 s"):
-        await complete(config, HELLO, max_tokens=5)
+        await complete(config, HELLO, private=False, max_tokens=5)
 
 
 async def test_a_reply_without_choices_is_llm_failed(tmp_path: Path, llm: Any) -> None:
     llm.mode = "garbled"
     with pytest.raises(LlmFailed, match=r"choices\[0\]"):
-        await complete(_config(tmp_path, llm.url), HELLO, max_tokens=5)
+        await complete(_config(tmp_path, llm.url), HELLO, private=False, max_tokens=5)
 
 
 async def test_an_unreachable_endpoint_is_llm_failed(tmp_path: Path) -> None:
@@ -74,11 +74,12 @@ async def test_an_unreachable_endpoint_is_llm_failed(tmp_path: Path) -> None:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     with pytest.raises(LlmFailed, match="unreachable"):
-        await complete(_config(tmp_path, f"http://127.0.0.1:{port}"), HELLO, max_tokens=5)
+        await complete(_config(tmp_path, f"http://127.0.0.1:{port}"), HELLO, private=False,
+                       max_tokens=5)
 
 
 async def test_without_llm_url_there_is_no_generator(tmp_path: Path) -> None:
     config = _config(tmp_path, "")
     assert generator_name(config) is None
     with pytest.raises(LlmFailed, match="set llm_url"):
-        await complete(config, HELLO, max_tokens=5)
+        await complete(config, HELLO, private=False, max_tokens=5)

@@ -228,13 +228,44 @@ async def test_a_chat_note_tagged_private_by_hand_is_private_in_every_tier(
     assert opened.memory().turns() == [] and _recalled(opened) == []
 
 
-def test_a_chat_note_grown_past_the_size_limit_still_takes_turns(
+async def test_a_chat_note_grown_past_the_size_limit_takes_turns_but_is_private(
     open_memory: Callable[..., Any],
 ) -> None:
     """Appending checks whether the note turned private by reading it back; a note too large
-    to read is not a reason to fail the turn (it was written)."""
+    to read still takes the turn (it was written), but whether its owner tagged it private
+    cannot be known: its turns leave every non-private tier (privacy fails closed)."""
     opened = open_memory(max_file_bytes=600)
     memory = opened.memory()
     _say(memory, CHAT)
     assert (opened.config.vault / NOTE).stat().st_size > 600
-    assert [t.content for t in memory.turns()] == [c for _, c in CHAT]
+    assert [t.content for t in opened.memory(private=True).turns()] == [c for _, c in CHAT]
+    assert memory.turns() == [] and _recalled(opened) == []
+    context = await opened.memory("other").context("what flour feeds my sourdough starter?")
+    assert "rye flour" not in _text(context)
+
+
+async def test_a_chat_note_made_undecodable_and_private_by_hand_is_private_in_every_tier(
+    open_memory: Callable[..., Any], llm: Any,
+) -> None:
+    """One Latin-1 byte hides the private tag its owner added from every reader: the
+    conversation is treated as private (log, summary, recall) until the note reads again."""
+    llm.reply = lambda body: "they talked about bread and bikes"
+    opened = open_memory(llm_url=llm.url)
+    memory = opened.memory()
+    _say(memory, CHAT[:6])
+    await memory.context("anything")  # a public summary
+    path = opened.config.vault / NOTE
+    path.write_bytes(path.read_bytes().replace(b"tags: []", b"tags: [private]") + b"caf\xe9\n")
+    _notes(opened).sync()
+    assert opened.memory().turns() == [] and _recalled(opened) == []
+    assert opened.store.summary("default", "c1", private=False).text == ""
+    context = await opened.memory("other").context("what flour feeds my sourdough starter?")
+    assert "rye flour" not in _text(context)
+    assert [t.content for t in opened.memory(private=True).turns()] == [c for _, c in CHAT[:6]]
+    assert "rye flour" in " ".join(_recalled(opened, private=True))
+    path.write_bytes(path.read_bytes().replace(b"caf\xe9", b"cafe"))  # readable, still private
+    _notes(opened).sync()
+    assert opened.memory().turns() == []
+    path.write_bytes(path.read_bytes().replace(b"tags: [private]", b"tags: []"))
+    _notes(opened).sync()
+    assert [t.content for t in opened.memory().turns()][:5] == [c for _, c in CHAT[:5]]

@@ -10,7 +10,7 @@ import pytest
 from sidecar.cli import main
 from sidecar.errors import NotFound
 from sidecar.index.scope import NoteFilter
-from sidecar.retrieval.related import PrivateNote, RelatedOptions, related
+from sidecar.retrieval.related import RelatedOptions, related
 
 from .conftest import IndexVault, NoteSpec, SearchVault
 
@@ -84,8 +84,12 @@ async def test_private_notes_stay_out_of_non_private_related_lists(
     private = await _related(vault, "Engrams/Replay.md", k=10, private=True)
     diary = next(r for r in private["results"] if r["path"] == "Engrams/Dream diary.md")
     assert diary["private"] is True
-    with pytest.raises(PrivateNote, match="private mode"):
+    with pytest.raises(NotFound) as hidden:
         await _related(vault, "Engrams/Dream diary.md")
+    with pytest.raises(NotFound) as missing:
+        await _related(vault, "Engrams/Dream journal.md")
+    assert (hidden.value.code, hidden.value.message.replace("diary", "journal")) == (
+        missing.value.code, missing.value.message)  # no oracle: the same answer
     assert "Engrams/Replay.md" in _paths(
         await _related(vault, "Engrams/Dream diary.md", private=True))
 

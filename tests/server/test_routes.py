@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import errno
+import json
 from pathlib import Path
 from typing import Any
 
@@ -88,6 +89,38 @@ async def test_lint_context_follows_file_events(api: Any, vault: Path) -> None:
     assert (await api.post("/v1/events", events)).status == 200
     codes = [d["code"] for d in (await api.post("/v1/lint", body)).json["diagnostics"]]
     assert "link-broken" not in codes
+
+
+async def test_outside_private_mode_lint_answers_a_link_to_a_private_note_as_one_to_nothing(
+    api: Any, vault: Path,
+) -> None:
+    """No existence oracle: a non-private lint of a link to a private note (by name or alias, or
+    a note that cannot be read) answers word for word as for a name no note holds; in private
+    mode (the plugin's editor) the link resolves."""
+    await api.wait_reconciled()
+    (vault / "Engrams/Diary.md").write_text(
+        "---\nnexus: []\ntype: engram\ntags: [private]\naliases: [Dear diary]\n---\nx\n")
+    (vault / "Engrams/Ledger.md").write_bytes(b"---\nnexus: []\ntags: []\n---\n\xe9\n")
+    events = {"events": [{"kind": "created", "path": p}
+                         for p in ("Engrams/Diary.md", "Engrams/Ledger.md")]}
+    assert (await api.post("/v1/events", events)).status == 200
+
+    async def lint(target: str, private: bool = False) -> Any:
+        text = f"---\nnexus: ['[[{target}]]']\ntype: engram\ntags: [learning]\n---\nx\n"
+        body = {"path": "Engrams/Draft.md", "text": text, **({"private": True} if private else {})}
+        answer = await api.post("/v1/lint", body)
+        assert answer.status == 200
+        return [d for d in answer.json["diagnostics"] if d["code"] == "link-broken"]
+
+    nothing = await lint("Nobody")
+    assert [d["message"] for d in nothing] == [
+        "nexus[0]: no note named 'Nobody' outside private mode"]
+    for name in ("Diary", "Dear diary", "Ledger"):
+        found = await lint(name)
+        assert json.dumps(found).replace(name, "Nobody") == json.dumps(nothing)
+    assert await lint("Diary", private=True) == await lint("Dear diary", private=True) == []
+    assert [d["message"] for d in await lint("Nobody", private=True)] == [
+        "nexus[0]: no note named 'Nobody'"]
 
 
 async def test_lint_fix_fills_the_dates_on_disk_and_keeps_the_rest(api: Any, vault: Path) -> None:

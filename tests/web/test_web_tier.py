@@ -101,9 +101,9 @@ async def test_a_failing_or_unconfigured_web_search_leaves_the_vault_results(
     tmp_path: Path, searx: Any, embedder: Embedder,
 ) -> None:
     searx.mode = "html"
-    doc = await web_tier(_config(tmp_path, searx.url), embedder, QUERY, 5)
+    doc = await web_tier(_config(tmp_path, searx.url), embedder, QUERY, 5, private=False)
     assert doc["web"] == [] and "HTTP 403" in doc["web_reason"] and "json" in doc["web_reason"]
-    doc = await web_tier(_config(tmp_path, ""), embedder, QUERY, 5)
+    doc = await web_tier(_config(tmp_path, ""), embedder, QUERY, 5, private=False)
     assert doc == {"web": [], "web_reason": "no web search is configured (set searxng_url)"}
 
 
@@ -191,3 +191,21 @@ def test_a_saved_page_never_takes_the_name_of_a_note_elsewhere_in_the_vault(
     assert save_page(config, page) == "Web/tomato Varieties 3.md"
     other = Page("https://example.org/beans", "Beans", "Runner beans.")
     assert save_page(config, other) == "Web/Beans.md"
+
+
+def test_the_name_a_saved_page_gets_does_not_depend_on_private_notes(tmp_path: Path) -> None:
+    """No existence oracle: a page saved outside private mode is named as if the private notes
+    (and notes that cannot be read, which may be private) were not there, so the name it gets
+    back does not tell that a private note of that name exists."""
+    vault = tmp_path / "vault"
+    (vault / "Garden").mkdir(parents=True)
+    (vault / "Garden/Diary.md").write_text("---\ntags: [private]\n---\nDear diary.\n",
+                                           encoding="utf-8")
+    (vault / "Garden/Ledger.md").write_bytes(b"Caf\xe9 bills.\n")
+    (vault / "Garden/Plan.md").write_text("Beds and paths.\n", encoding="utf-8")
+    config = make_config(vault, tmp_path / "data")
+    for title in ("Diary", "Ledger"):
+        assert save_page(config, Page(f"https://example.org/{title}", title, "Text.")) == (
+            f"Web/{title}.md")
+    assert save_page(config, Page("https://example.org/plan", "Plan", "Text.")) == (
+        "Web/Plan 2.md")  # a public note's name still counts

@@ -162,13 +162,18 @@ export class SidecarClient {
 		return (await this.call<{ conversations: ConversationNote[] }>("interactive", "GET", "/v1/conversations?private=true")).conversations;
 	}
 
+	/**
+	 * Lints the editor's text. In private mode: links resolve against every note, private ones
+	 * included, as Obsidian's own file list shows them to the vault's owner (outside private mode
+	 * the sidecar reports a link to a private note exactly as a link to nothing).
+	 */
 	async lint(path: string, text: string): Promise<Diagnostic[]> {
-		const answer = await this.call<LintAnswer>("interactive", "POST", "/v1/lint", { path, text });
+		const answer = await this.call<LintAnswer>("interactive", "POST", "/v1/lint", { path, text, private: true });
 		return answer.diagnostics;
 	}
 
 	lintFix(path: string): Promise<LintFixAnswer> {
-		return this.call<LintFixAnswer>("write", "POST", "/v1/lint/fix", { path });
+		return this.call<LintFixAnswer>("write", "POST", "/v1/lint/fix", { path, private: true });
 	}
 
 	/** The vault's ora.yaml with defaults filled in (the same file the CLI reads). */

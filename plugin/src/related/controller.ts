@@ -26,7 +26,7 @@ export interface RelatedControllerOptions {
 /**
  * Follows the active note: asks for its related notes when it opens and again after edits
  * (debounced), drops answers for a note that is no longer active, and says why a list is empty
- * (a private note outside private mode, a note not indexed yet).
+ * (a note not indexed yet, or a private note outside private mode: the sidecar does not say which).
  */
 export class RelatedController {
 	private path: string | null = null;
@@ -143,11 +143,10 @@ export class RelatedController {
 }
 
 function explain(err: unknown): { message: string; error: boolean } {
-	if (err instanceof SidecarError && err.code === "private_note") {
-		return { message: "This note is private: turn on private mode to see notes related to it.", error: false };
-	}
+	// Outside private mode the sidecar answers a private note exactly as a missing one (a
+	// different answer would tell that a private note of that name exists): one message for both.
 	if (err instanceof SidecarError && err.status === 404) {
-		return { message: "This note is not indexed yet.", error: false };
+		return { message: "This note is not indexed yet, or it is private: turn on private mode to see notes related to a private note.", error: false };
 	}
 	return { message: err instanceof Error ? err.message : String(err), error: true };
 }

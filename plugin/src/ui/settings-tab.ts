@@ -161,6 +161,13 @@ export class OraSettingTab extends PluginSettingTab {
 				},
 			},
 			{
+				name: "Private text may go to",
+				desc: "Hosts not on this machine that may receive your private notes' text and private-mode questions, comma-separated, e.g. gpu-box.lan. Empty: private text stays on this machine (a language model elsewhere then answers private-mode questions by quoting your notes). Restart the sidecar to apply.",
+				render: (st) => {
+					st.addText((t) => t.setPlaceholder("Empty: this machine only").setValue(s.trustedHosts).onChange((v) => void save({ trustedHosts: v.trim() })));
+				},
+			},
+			{
 				name: "Language model timeout",
 				desc: "Seconds before the sidecar gives up on the language model for an answer; 0 keeps its default. Takes effect after a restart of the sidecar.",
 				render: (st) => this.numberText(st, s.llmTimeoutSeconds, (v) => save({ llmTimeoutSeconds: v })),

@@ -87,6 +87,8 @@ describe("SidecarClient", () => {
 			"POST /v1/lint",
 		]);
 		expect(JSON.parse(transport.requests[1]?.body ?? "")).toEqual({ action: "wrong", note: pair.a.path });
+		// The owner's editor lints in private mode: links to private notes resolve.
+		expect(JSON.parse(transport.requests[2]?.body ?? "")).toEqual({ path: "N.md", text: "---\n---\n", private: true });
 	});
 
 	describe("against a sidecar that takes the call and never answers", () => {

@@ -73,12 +73,12 @@ describe("RelatedView", () => {
 
 	it("says why a private note has no list, and ignores files that are not notes", async () => {
 		const transport = new ScriptedTransport([
-			json(404, { error: { code: "private_note", message: "Diary.md is private" } }),
+			json(404, { error: { code: "not_found", message: "no note Diary.md in the vault" } }),
 		]);
 		const { view, workspace } = await openView(transport);
 		workspace.trigger("file-open", aFile("Diary.md"));
 		await vi.advanceTimersByTimeAsync(50);
-		expect(view.contentEl.textContent).toContain("This note is private: turn on private mode");
+		expect(view.contentEl.textContent).toContain("or it is private: turn on private mode");
 		workspace.trigger("file-open", aFile("Board.canvas"));
 		await vi.advanceTimersByTimeAsync(50);
 		expect(transport.requests).toHaveLength(1);
