@@ -76,19 +76,25 @@ def note_description(frontmatter: Mapping[str, Any]) -> str:
     return " ".join(t for t in texts if t)
 
 
-def vault_aliases(
+def vault_link_facts(
     vault: str | Path, paths: Iterable[str], max_bytes: int
-) -> dict[str, tuple[str, ...]]:
-    """The aliases of each note that has some (unreadable notes are skipped: lint reports them)."""
-    found: dict[str, tuple[str, ...]] = {}
+) -> tuple[dict[str, tuple[str, ...]], dict[str, str | None]]:
+    """What links resolve to, read in one pass: the aliases of each note that has some, and
+    the declared `type` (None without one) of every readable note (unreadable notes are
+    skipped: lint reports them)."""
+    aliases: dict[str, tuple[str, ...]] = {}
+    types: dict[str, str | None] = {}
     for rel in paths:
         try:
-            aliases = note_aliases(read_note(vault, rel, max_bytes).frontmatter)
+            frontmatter = read_note(vault, rel, max_bytes).frontmatter
         except (UnreadableNote, OSError):
             continue
-        if aliases:
-            found[rel] = aliases
-    return found
+        declared = frontmatter.get("type")
+        types[rel] = declared if isinstance(declared, str) else None
+        found = note_aliases(frontmatter)
+        if found:
+            aliases[rel] = found
+    return aliases, types
 
 
 _NAME_DATE = re.compile(r"(?<!\d)(\d{4}-\d{2}-\d{2})(?!\d)")
