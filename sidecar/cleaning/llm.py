@@ -2,7 +2,10 @@
 
 Each claim pair is one chat request at temperature 0 asking for a JSON verdict
 `{"label": "contradiction"|"entailment"|"neutral", "confidence": 0..1}`. A pair is a
-contradiction when the label says so with confidence ≥ `llm_threshold`.
+contradiction when the label says so with confidence ≥ `llm_threshold`. The prompt is data
+(`schema/cleaning.json` `judges.llm_prompt`); when either claim's note is tagged `ai-derived`,
+each claim is introduced with where it came from (an AI answer the user kept, or the user's own
+note: `provenance.py`), and the verdict's evidence says the model was told (`told_provenance`).
 
 A pair the model fails on (an HTTP error, a timeout, an answer that is not such JSON) is judged
 by the rules detector instead, and its verdict says so (`fallback`, `judge_error`): the scan goes
@@ -15,24 +18,55 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+from dataclasses import dataclass
+from functools import cache
 
+from sidecar.cleaning.provenance import AI, USER
 from sidecar.cleaning.rules import RulesJudge
-from sidecar.cleaning.verdict import Verdict
+from sidecar.cleaning.verdict import Origins, Verdict
 from sidecar.cleaning.vocab import get_thresholds
-from sidecar.errors import LlmFailed
+from sidecar.errors import LlmFailed, SchemaDataError
 from sidecar.models.chat import complete
+from sidecar.schema import load_json
 from sidecar.settings import Config
 
 LABELS = ("contradiction", "entailment", "neutral")
 _CONCURRENCY = 4
 _GIVE_UP = 3  # failures in one judge() call after which the rest go straight to the rules
 _JSON = re.compile(r"\{.*\}", re.S)
-SYSTEM_PROMPT = (
-    "You compare two claims from a person's notes. Answer with one JSON object and nothing "
-    'else: {"label": "contradiction" | "entailment" | "neutral", "confidence": number 0..1}. '
-    '"contradiction" means both cannot be true of the same subject at the same time; claims '
-    'about different things, or that merely differ in detail, are "neutral".'
-)
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """The judge's prompt (`schema/cleaning.json` `judges.llm_prompt`)."""
+
+    system: str
+    claim: str  # one claim's line: {side}, {origin}, {text}
+    origins: dict[str, str]  # "ai-derived" / "user" -> what {origin} says
+
+    def messages(self, a: str, b: str, origins: tuple[bool, bool] | None) -> list[dict[str, str]]:
+        """The chat messages for one pair; origins are named only when a side is AI-derived."""
+        flags = origins or (False, False)
+
+        def line(side: str, text: str, ai: bool) -> str:
+            origin = self.origins[AI if ai else USER] if any(flags) else ""
+            return self.claim.format(side=side, text=text, origin=origin)
+
+        return [{"role": "system", "content": self.system},
+                {"role": "user", "content": f"{line('A', a, flags[0])}\n{line('B', b, flags[1])}"}]
+
+
+@cache
+def get_prompt() -> Prompt:
+    try:
+        doc = load_json("cleaning.json")["judges"]["llm_prompt"]
+        prompt = Prompt(str(doc["system"]), str(doc["claim"]),
+                        {k: str(doc["origins"][k]) for k in (AI, USER)})
+        prompt.messages("a", "b", (True, False))  # every placeholder is known
+        return prompt
+    except (KeyError, TypeError, ValueError, IndexError) as exc:
+        raise SchemaDataError(f"schema/cleaning.json judges.llm_prompt is malformed: {exc}"
+                              ) from exc
 
 
 def parse_answer(content: str) -> tuple[str, float]:
@@ -58,17 +92,19 @@ class LlmJudge:
         self._rules = RulesJudge()
         self.name = f"llm:{str(config.llm_model) or 'default'}"
 
-    async def _ask(self, a: str, b: str) -> Verdict:
+    async def _ask(self, a: str, b: str, origins: tuple[bool, bool] | None) -> Verdict:
         """The model's verdict; LlmFailed or ValueError when it gave none."""
         limits = get_thresholds()
-        messages = [{"role": "system", "content": SYSTEM_PROMPT},
-                    {"role": "user", "content": f"Claim A: {a}\nClaim B: {b}"}]
-        content = await complete(self._config, messages, max_tokens=limits.llm_max_tokens,
+        content = await complete(self._config, get_prompt().messages(a, b, origins),
+                                 max_tokens=limits.llm_max_tokens,
                                  timeout=self._timeout or limits.llm_timeout)
         label, confidence = parse_answer(content)
         is_contradiction = label == "contradiction" and confidence >= limits.llm_threshold
         score = confidence if label == "contradiction" else 0.0
-        return Verdict(is_contradiction, score, label, {"label": label, "confidence": confidence})
+        detail: dict[str, object] = {"label": label, "confidence": confidence}
+        if origins is not None and any(origins):
+            detail["told_provenance"] = True
+        return Verdict(is_contradiction, score, label, detail)
 
     async def _fallback(self, a: str, b: str, reason: str) -> Verdict:
         (verdict,) = await self._rules.judge([(a, b)])
@@ -76,22 +112,25 @@ class LlmJudge:
                        {**verdict.detail, "fallback": self._rules.name, "judge_error": reason},
                        judge=self._rules.name)
 
-    async def judge(self, pairs: list[tuple[str, str]]) -> list[Verdict]:
+    async def judge(self, pairs: list[tuple[str, str]],
+                    origins: Origins | None = None) -> list[Verdict]:
         gate = asyncio.Semaphore(_CONCURRENCY)
         failures: list[str] = []
 
-        async def one(a: str, b: str) -> Verdict:
+        async def one(a: str, b: str, told: tuple[bool, bool] | None) -> Verdict:
             async with gate:
                 if len(failures) >= _GIVE_UP:
                     return await self._fallback(
                         a, b, f"the language model failed {len(failures)} times in this scan, "
                         f"so it was not asked again; the last failure: {failures[-1]}")
                 try:
-                    return await self._ask(a, b)
+                    return await self._ask(a, b, told)
                 except LlmFailed as exc:
                     failures.append(exc.message)
                 except ValueError as exc:
                     failures.append(f"the language model gave an unusable answer: {exc}")
                 return await self._fallback(a, b, failures[-1])
 
-        return list(await asyncio.gather(*(one(a, b) for a, b in pairs)))
+        sides = origins if origins is not None else [None] * len(pairs)
+        return list(await asyncio.gather(*(one(a, b, told)
+                                           for (a, b), told in zip(pairs, sides, strict=True))))

@@ -22,11 +22,17 @@ class Verdict:
     judge: str | None = None
 
 
+# Per claim pair: (claim A's note is ai-derived, claim B's note is ai-derived).
+Origins = list[tuple[bool, bool]]
+
+
 class Judge(Protocol):
     """A contradiction judge: `name` is reported with every pair it finds."""
 
     name: str
 
-    async def judge(self, pairs: list[tuple[str, str]]) -> list[Verdict]:
-        """One verdict per (claim A, claim B), in order."""
+    async def judge(self, pairs: list[tuple[str, str]],
+                    origins: Origins | None = None) -> list[Verdict]:
+        """One verdict per (claim A, claim B), in order. `origins` says which claims come from
+        AI-derived notes; a judge that reads only the wording (rules, NLI) ignores it."""
         ...

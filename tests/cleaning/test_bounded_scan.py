@@ -20,7 +20,7 @@ from sidecar.cleaning.rules import RulesJudge
 from sidecar.cleaning.scan import ScanReport
 from sidecar.cleaning.store import NoteState, Queue
 from sidecar.cleaning.survey import ScanStopped, Survey
-from sidecar.cleaning.verdict import Verdict
+from sidecar.cleaning.verdict import Origins, Verdict
 from sidecar.models.embedder import Embedder
 from sidecar.settings import Config
 
@@ -62,9 +62,10 @@ def test_a_scan_stages_and_reads_back_notes_a_window_at_a_time(
     judge = RulesJudge()
     judge_all = judge.judge
 
-    async def counted_judge(pairs: list[tuple[str, str]]) -> list[Verdict]:
+    async def counted_judge(pairs: list[tuple[str, str]],
+                            origins: Origins | None = None) -> list[Verdict]:
         judged.append(len(pairs))
-        return await judge_all(pairs)
+        return await judge_all(pairs, origins)
 
     monkeypatch.setattr(judge, "judge", counted_judge)
     monkeypatch.setattr(queue, "stage", counted_stage)

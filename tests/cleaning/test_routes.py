@@ -172,3 +172,15 @@ async def test_a_note_tagged_private_leaves_public_triage_before_the_next_scan(
     assert status == 200 and done["pair"]["private"]
     public, private = (vault / n for n in decision_notes())
     assert NEW not in public.read_text() and pair["id"] in private.read_text()
+
+
+async def test_listed_pairs_carry_provenance_and_the_suggestion(api: AppClient) -> None:
+    await api.call("POST", "/v1/contradictions/scan", {})
+    status, doc = await api.call("GET", "/v1/contradictions")
+    (pair,) = [p for p in doc["pairs"] if p["kind"] == "engram"]
+    assert pair["provenance"] == {"a": "user", "b": "ai-derived"}
+    suggested = {k: v for k, v in pair["suggested"].items() if k != "reason"}
+    assert suggested == {"action": "wrong", "note": NEW}
+    status, done = await api.call("POST", f"/v1/contradictions/{pair['id']}/resolve",
+                                  suggested)  # the suggestion is a request as it stands
+    assert status == 200 and done["changed"] == [NEW]
