@@ -63,6 +63,10 @@ export interface SearchFilters {
 	tags?: string[];
 	since?: string;
 	until?: string;
+	/** Topic clusters (declared or assigned; any case). */
+	clusters?: string[];
+	/** Chat notes' conversation ids. */
+	conversations?: string[];
 }
 
 export interface SearchRequest {
