@@ -33,6 +33,7 @@ EXPECTED = Counter([
     ("Missing core properties.md", "tags-missing", 1),
     ("Missing dates.md", "date-missing", 1),  # date created
     ("Missing dates.md", "date-missing", 1),  # date modified
+    ("Nexus not a matrix.md", "nexus-not-matrix", 2),
     ("No frontmatter.md", "frontmatter-missing", 1),
     ("Not UTF-8.md", "file-undecodable", 1),
     ("Project type on a non-matrix.md", "project-type-misplaced", 4),
