@@ -13,7 +13,13 @@ embed the claims, keep the aligned sentence pairs (cosine ≥ `claim_similarity`
 `claims_per_pair`), judge them, and call the pair a contradiction if any aligned pair is one.
 Every judge available here is measured (rules always; NLI and LLM when configured).
 
+A third measure, AI-derived notes: every claim_pairs pair written as two engrams of a vault of
+their own, one tagged `ai-derived` (`AI_SECTION`), scanned as `ora contradictions --scan` does;
+it reports how often a found pair names the AI-derived side right and suggests the resolution
+that keeps the user's own note.
+
     .venv/bin/python bench/bench_judges.py [--data DIR] [--scifact-limit N] [--no-write]
+                                           [--ai-derived-only]
 """
 
 from __future__ import annotations
@@ -22,10 +28,12 @@ import argparse
 import asyncio
 import json
 import platform
+import tempfile
 import time
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from report import ROOT, SCIFACT, write_section
@@ -33,11 +41,12 @@ from report import ROOT, SCIFACT, write_section
 from sidecar.cleaning.candidates import align
 from sidecar.cleaning.claims import split_claims
 from sidecar.cleaning.judges import build_judge, judge_status
-from sidecar.cleaning.store import NoteState
+from sidecar.cleaning.scan import scan
+from sidecar.cleaning.store import NoteState, Queue
 from sidecar.cleaning.verdict import Judge
 from sidecar.cleaning.vocab import get_thresholds
 from sidecar.models.embedder import Embedder, load_embedder
-from sidecar.settings import make_config
+from sidecar.settings import Config, make_config
 
 PAIRS = ROOT / "bench" / "data" / "claim_pairs.jsonl"
 SECTION = "## Contradictions"
@@ -173,14 +182,132 @@ def table(scores: list[Score]) -> str:
     return "\n".join(lines)
 
 
+AI_SECTION = "## Contradictions: AI-derived notes"
+AI_ABOUT = """\
+Each of the 90 claim_pairs pairs is written as two `type: engram` notes in a vault of its own,
+one of them tagged `ai-derived` — in `tags:` for half of them, as an inline `#ai-derived` for
+the other half — with the user's note the newer for half of them, and scanned as `ora
+contradictions --scan` does (survey, embedding, alignment, the judge, the queue). *found*:
+contradictions queued (false alarms: non-contradictions queued); *provenance right*: found pairs
+whose `provenance` names the tagged note `ai-derived` and the other `user`; *keeps the user's
+note*: found pairs whose `suggested` resolution leaves the user's note as it is (`wrong` on the
+AI-derived note, or `changed-mind` with the user's note as `newer`); *as dated*: the suggestion
+is `changed-mind` exactly when the user's note is the newer (`sidecar/cleaning/provenance.py`).
+The suggestion follows from the provenance and the dates by rule, so *keeps the user's note*
+falls below *found* only where the chain breaks (a tag not read, sides swapped, a date lost):
+it checks the chain end to end, while *found* is what differs between judges. The LLM judge,
+when measured, is told which claim is AI-derived (`judges.llm_prompt` in
+`schema/cleaning.json`).
+"""
+
+
+def _engram(claim: str, day: str, tag: str | None) -> str:
+    tags = "[ai-derived]" if tag == "frontmatter" else "[]"
+    inline = "\n#ai-derived\n" if tag == "inline" else ""
+    return (f"---\ntype: engram\nnexus: []\ntags: {tags}\ndate created: {day}\n---\n"
+            f"{claim}\n{inline}")
+
+
+def ai_case(n: int, row: dict[str, Any], root: Path) -> tuple[str, str, bool]:
+    """Write pair `n` as two notes under `root`: (the user's path, the AI-derived path,
+    whether the user's note is the newer). Which side is AI-derived, where its tag is written
+    and which note is newer vary with n, so every combination is measured."""
+    ai_is_a, inline, user_newer = n % 2 == 0, n % 4 >= 2, n % 8 >= 4
+    user_text, ai_text = (row["b"], row["a"]) if ai_is_a else (row["a"], row["b"])
+    user_day, ai_day = ("2024-05-01", "2022-05-01") if user_newer else ("2022-05-01", "2024-05-01")
+    # one-word names: a title of three words or more would be a claim of its own
+    user, ai = f"Engrams/u{n}.md", f"Engrams/x{n}.md"
+    (root / "Engrams").mkdir(parents=True)
+    (root / user).write_text(_engram(user_text, user_day, None), encoding="utf-8")
+    (root / ai).write_text(_engram(ai_text, ai_day, "inline" if inline else "frontmatter"),
+                           encoding="utf-8")
+    return user, ai, user_newer
+
+
+def _keeps_user(doc: dict[str, Any], user: str, ai: str) -> bool:
+    s = doc.get("suggested") or {}
+    return (s.get("action") == "wrong" and s.get("note") == ai) or (
+        s.get("action") == "changed-mind" and s.get("newer") == user)
+
+
+async def run_ai_derived(judge_name: str, embedder: Embedder) -> dict[str, Any]:
+    """Scan every claim_pairs pair as an AI-derived / user note pair; the counts of AI_ABOUT."""
+    rows = [json.loads(line) for line in PAIRS.read_text(encoding="utf-8").splitlines() if line]
+    counts: dict[str, Any] = {"pairs": len(rows), "contradictions": 0, "found": 0,
+                              "false_alarms": 0, "provenance_right": 0, "keeps_user": 0,
+                              "as_dated": 0}
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory() as tmp:
+        for n, row in enumerate(rows):
+            vault = Path(tmp) / f"v{n}"
+            user, ai, user_newer = ai_case(n, row, vault)
+            case = make_config(vault, Path(tmp) / f"d{n}")  # judges configured as `config`
+            queue = Queue(case.data)
+            try:
+                await scan(case, queue, embedder, build_judge(case, judge_name))
+                docs = [p.as_json() for p in queue.pairs("open", kind="engram")]
+            finally:
+                queue.close()
+            positive = row["label"] == "contradiction"
+            counts["contradictions"] += positive
+            if not docs:
+                continue
+            counts["found" if positive else "false_alarms"] += 1
+            if not positive:
+                continue
+            doc = docs[0]
+            sides = {doc[s]["path"]: doc["provenance"][s] for s in ("a", "b")}
+            counts["provenance_right"] += sides == {user: "user", ai: "ai-derived"}
+            counts["keeps_user"] += _keeps_user(doc, user, ai)
+            counts["as_dated"] += (doc["suggested"]["action"] == "changed-mind") == user_newer
+    counts["seconds"] = round(time.monotonic() - started, 1)
+    return counts
+
+
+def ai_table(results: dict[str, dict[str, Any]]) -> str:
+    lines = ["| judge | pairs | contradictions | found | false alarms | provenance right "
+             "| keeps the user's note | as dated | s |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for name, c in results.items():
+        found = c["found"] or 1
+        lines.append(f"| {name} | {c['pairs']} | {c['contradictions']} | {c['found']} "
+                     f"| {c['false_alarms']} | {c['provenance_right']}/{c['found']} "
+                     f"| {c['keeps_user']}/{c['found']} ({c['keeps_user'] / found:.0%}) "
+                     f"| {c['as_dated']}/{c['found']} | {c['seconds']} |")
+    return "\n".join(lines)
+
+
+async def ai_derived_section(config: Config, embedder: Embedder) -> str:
+    results: dict[str, dict[str, Any]] = {}
+    notes = []
+    for status in judge_status(config):
+        if not status["available"]:
+            notes.append(f"- {status['name']}: not measured ({status['reason']})")
+            continue
+        name = build_judge(config, status["name"]).name
+        results[name] = await run_ai_derived(status["name"], embedder)
+        print(ai_table({name: results[name]}).splitlines()[-1], flush=True)
+    return (f"{AI_SECTION}\n\n`bench/bench_judges.py`, {date.today().isoformat()}, "
+            f"{platform.machine()}, embedder `{embedder.model_id}`.\n\n{ai_table(results)}\n\n"
+            + AI_ABOUT + ("\n" + "\n".join(notes) + "\n" if notes else ""))
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=SCIFACT, help="the BEIR SciFact folder")
     parser.add_argument("--scifact-limit", type=int, help="only the first N SciFact pairs")
     parser.add_argument("--no-write", action="store_true", help="print, do not edit the docs")
+    parser.add_argument("--ai-derived-only", action="store_true",
+                        help="measure only the AI-derived notes (no SciFact needed)")
     args = parser.parse_args()
     config = make_config(ROOT)
     embedder = load_embedder(config)
+    ai_section = await ai_derived_section(config, embedder)
+    print(ai_section)
+    if not args.no_write:
+        write_section(AI_SECTION, ai_section)
+    if args.ai_derived_only:
+        return
     sets = {"claim_pairs": claim_pairs(),
             "SciFact train": scifact(args.data, args.scifact_limit, "train"),
             "SciFact test": scifact(args.data, args.scifact_limit, "test")}

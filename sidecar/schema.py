@@ -59,6 +59,7 @@ class Schema:
     writing: tuple[str, ...]
     project_types: tuple[str, ...]
     project_type_allowed_on: tuple[str, ...]
+    nexus_target_types: tuple[str, ...]
     source_properties: tuple[str, ...]
     linter_managed_dates: tuple[str, ...]
     date_properties: tuple[str, ...]
@@ -110,6 +111,7 @@ def get_schema() -> Schema:
         writing=tuple(voc["writing"]),
         project_types=tuple(voc["project_type"]["core"] + voc["project_type"]["domain"]),
         project_type_allowed_on=tuple(voc["project_type_allowed_on"]),
+        nexus_target_types=tuple(voc["nexus_target_types"]),
         source_properties=tuple(voc["source_properties"]),
         linter_managed_dates=tuple(voc["linter_managed_dates"]),
         date_properties=tuple(voc["date_properties"]),

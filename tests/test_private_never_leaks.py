@@ -136,6 +136,9 @@ search_options = st.fixed_dictionaries({}, optional={
         "tags": st.sampled_from([["health"], ["private"], ["private/health"]]),
         "since": st.sampled_from(["2024-01-01", "2024-01-05"]),
         "until": st.sampled_from(["2024-01-09", "2030-01-01"]),
+        # c2's chat note is tagged private by hand while the server runs
+        "conversations": st.sampled_from([["c1"], ["c2"], ["c1", "c2"]]),
+        "clusters": st.sampled_from([["auto:regular-caffeine-intake"], ["AUTO:DAILY-EXERCISE"]]),
     }),
 })
 

@@ -58,7 +58,9 @@ BREADCRUMB = " > "
 # 18: nor is a Dataview inline query (`= this.rating`, `$= dv…`): the reader sees its value
 # 19: a query block inside a block quote or callout (`> ```dataview`) is not either
 # 20: a callout's text after such a query block carries the callout's title in its breadcrumb
-CHUNKER_VERSION = 20
+# 21: a chat note's chunks carry its conversation id (metadata and ledger), so search can filter
+#     by it: every file is planned again (its vectors reused) and the ledger's new column filled
+CHUNKER_VERSION = 21
 _SENTENCE_END = re.compile(r"[.!?。]$")
 
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from sidecar.cleaning.llm import LlmJudge
 from sidecar.cleaning.rules import RulesJudge
-from sidecar.cleaning.verdict import Judge, Verdict
+from sidecar.cleaning.verdict import Judge, Origins, Verdict
 from sidecar.cleaning.vocab import get_thresholds
 from sidecar.errors import BadRequest
 from sidecar.models.chat import chat_url
@@ -45,7 +45,8 @@ class NliJudge:
         return verdicts
 
     async def judge(self, pairs: list[tuple[str, str]],
-                    private: Sequence[bool] = ()) -> list[Verdict]:
+                    private: Sequence[bool] = (),
+                    origins: Origins | None = None) -> list[Verdict]:
         return await asyncio.to_thread(self._predict, pairs)
 
     def release(self, idle_s: float) -> bool:

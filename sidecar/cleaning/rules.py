@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
-from sidecar.cleaning.verdict import Verdict
+from sidecar.cleaning.verdict import Origins, Verdict
 from sidecar.cleaning.vocab import Cues, Thresholds, get_cues, get_thresholds, stem
 
 _TOKEN = re.compile(r"[$€£%]|°[cf]|\d+(?:[.,]\d+)*|[a-z]+(?:'[a-z]+)?")
@@ -224,7 +224,8 @@ class RulesJudge:
     name = "rules"
 
     async def judge(self, pairs: list[tuple[str, str]],
-                    private: Sequence[bool] = ()) -> list[Verdict]:
+                    private: Sequence[bool] = (),
+                    origins: Origins | None = None) -> list[Verdict]:
         cues, limits = get_cues(), get_thresholds()
         # in a thread: thousands of pairs must not stall a server's event loop
         return await asyncio.to_thread(lambda: [detect(a, b, cues, limits) for a, b in pairs])

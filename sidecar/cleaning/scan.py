@@ -142,10 +142,12 @@ async def _judge_all(queue: Queue, seen: Survey, candidates: list[Candidate],
     for start in range(0, len(aligned), JUDGE_WINDOW):
         rows = [aligned.get(r) for r in range(start, min(start + JUDGE_WINDOW, len(aligned)))]
         whole = await asyncio.to_thread(_whole, queue, seen, (candidates[n] for n, _ in rows))
+        sides = [(whole[candidates[n].a.path], whole[candidates[n].b.path]) for n, _ in rows]
         verdicts = await judge.judge(
-            [(whole[candidates[n].a.path].claims[al.i][0],
-              whole[candidates[n].b.path].claims[al.j][0]) for n, al in rows],
-            [candidates[n].a.private or candidates[n].b.private for n, _ in rows])
+            [(a.claims[al.i][0], b.claims[al.j][0]) for (a, b), (_, al) in zip(sides, rows,
+                                                                               strict=True)],
+            private=[candidates[n].a.private or candidates[n].b.private for n, _ in rows],
+            origins=[(a.ai_derived, b.ai_derived) for a, b in sides])
         for (n, al), verdict in zip(rows, verdicts, strict=True):
             fallbacks += verdict.judge is not None
             held = best.get(n)

@@ -34,6 +34,7 @@ import numpy.typing as npt
 
 from sidecar.cleaning.decisions import DecisionLog
 from sidecar.cleaning.live_privacy import LivePrivacy, Seen
+from sidecar.cleaning.provenance import provenance, suggestion
 from sidecar.data_folder import private_folder
 from sidecar.errors import BadRequest, NotFound
 from sidecar.index.sqlite import ThreadConnections
@@ -121,6 +122,12 @@ class Pair:
             doc["batch"] = self.batch
         if self.resolution:
             doc["resolution"] = self.resolution
+        sides = provenance(self.evidence)
+        if sides is not None:  # who each claim comes from, and the resolution that follows
+            doc["provenance"] = sides
+            suggested = suggestion(self.kind, self.a.path, self.b.path, self.evidence)
+            if suggested is not None:
+                doc["suggested"] = suggested
         return doc
 
 

@@ -23,14 +23,21 @@ class Verdict:
     judge: str | None = None
 
 
+# Per claim pair: (claim A's note is ai-derived, claim B's note is ai-derived).
+Origins = list[tuple[bool, bool]]
+
+
 class Judge(Protocol):
     """A contradiction judge: `name` is reported with every pair it finds."""
 
     name: str
 
     async def judge(self, pairs: list[tuple[str, str]],
-                    private: Sequence[bool] = ()) -> list[Verdict]:
+                    private: Sequence[bool] = (),
+                    origins: Origins | None = None) -> list[Verdict]:
         """One verdict per (claim A, claim B), in order. `private[i]` says pair i holds a private
         note's claim: a judge that sends text off this machine must not send those
-        (`sidecar/privacy/egress.py`); local judges read them like any other."""
+        (`sidecar/privacy/egress.py`); local judges read them like any other. `origins` says
+        which claims come from AI-derived notes; a judge that reads only the wording (rules,
+        NLI) ignores it."""
         ...

@@ -57,7 +57,8 @@ def add_retrieval_args(parser: argparse.ArgumentParser, k_default: int | None, k
 
 def add_filter_args(parser: argparse.ArgumentParser) -> None:
     """The search filters, applied inside the stores before the top-k cut."""
-    group = parser.add_argument_group("filters (several types or folders: any; several tags: all)")
+    group = parser.add_argument_group(
+        "filters (several types, folders, clusters or conversations: any; several tags: all)")
     group.add_argument("--type", dest="types", action="append", default=[], metavar="T",
                        help="only notes of this type (repeatable)")
     group.add_argument("--folder", dest="folders", action="append", default=[], metavar="F",
@@ -69,11 +70,18 @@ def add_filter_args(parser: argparse.ArgumentParser) -> None:
                             "else a created/date property or a date in the file name, "
                             "else date modified, else the file's mtime")
     group.add_argument("--until", metavar="DATE", help="only notes dated on or before DATE")
+    group.add_argument("--cluster", dest="clusters", action="append", default=[], metavar="NAME",
+                       help="only notes of this topic cluster, declared or assigned "
+                            "(repeatable; `why.cluster` of a result names it)")
+    group.add_argument("--conversation", dest="conversations", action="append", default=[],
+                       metavar="ID", help="only the chat note of this conversation id "
+                                          "(repeatable)")
 
 
 def filter_from_args(args: argparse.Namespace) -> NoteFilter:
     """The NoteFilter of `add_filter_args` (BadRequest naming a bad value)."""
-    return NoteFilter.make(args.types, args.folders, args.tags, args.since, args.until)
+    return NoteFilter.make(args.types, args.folders, args.tags, args.since, args.until,
+                           args.clusters, args.conversations)
 
 
 def retrieval_from_args(

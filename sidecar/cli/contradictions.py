@@ -68,7 +68,11 @@ def _human(payload: dict[str, Any]) -> str:
         lines.append(f"{p['id']}  {p['kind']}  {p['status']}  {p['judge']} {p['score']:.2f}"
                      + (f"  batch {p['batch']}" if p.get("batch") else "")
                      + ("  private" if p["private"] else ""))
+        origin = p.get("provenance") or {}
         for side in ("a", "b"):
             s = p[side]
-            lines.append(f"  {side}: {s['path']}:{s['line_start']}  {s['text']}")
+            mark = f" ({origin[side]})" if origin.get(side) else ""
+            lines.append(f"  {side}{mark}: {s['path']}:{s['line_start']}  {s['text']}")
+        if p.get("suggested"):
+            lines.append(f"  suggested: {p['suggested']['action']} — {p['suggested']['reason']}")
     return "\n".join(lines) if lines else "no pairs"

@@ -1,8 +1,9 @@
 """`ora lint VAULT|FILE [--json] [--fix]`: check notes' frontmatter against the schema.
 
 Exit status 1 when any error remains or a note could not be fixed (each is named on stderr).
-`--fix` fills absent linter-managed dates from the filesystem (the only automatic fix) and lints
-again; a note it cannot fix (read-only, YAML the editor refuses) is reported and skipped.
+`--fix` fills absent linter-managed dates and updates a stale `date modified` (the only
+automatic fix) and lints again; a note it cannot fix (read-only, YAML the editor refuses) is
+reported and skipped.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from sidecar.settings import make_config
 from sidecar.vault.scan import is_ignored
 from sidecar.vault.vault_settings import settings_path
 
-_FIXABLE = {"date-missing", "date-invalid"}
+_FIXABLE = {"date-missing", "date-invalid", "date-modified-stale"}
 
 
 def register(subparsers: Any) -> None:
@@ -30,7 +31,8 @@ def register(subparsers: Any) -> None:
     parser.add_argument("target", metavar="VAULT|FILE", help="a vault folder or one note in it")
     add_json_arg(parser)
     parser.add_argument("--fix", action="store_true",
-                        help="fill absent `date created` / `date modified` from the filesystem")
+                        help="fill absent `date created` / `date modified` and update a stale "
+                        "`date modified`")
     parser.set_defaults(func=run)
 
 

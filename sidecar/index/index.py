@@ -402,11 +402,11 @@ class Index:
             note = notes.get(path)
             if note is None or cid not in note[5] or is_excluded(self.vault_settings, path):
                 continue
-            type_name, tags, is_private, cluster, date, _ids = note
+            type_name, tags, is_private, cluster, date, _ids, conversation = note
             out[cid] = ChunkFacts(
                 id=cid, path=path, type=type_name or "", tags=tags, private=is_private,
                 cluster=cluster, date=date, newer_in_cluster=newer(cluster, type_name or "", date),
-                text=text,
+                text=text, conversation=conversation,
             )
         return out
 

@@ -2,11 +2,11 @@
 
 One row per file and namespace: content hash, mtime, size, the chunk ids it owns and where
 (public or private store), the model that embedded them, type, tags, cluster (declared or
-assigned), decay date and the note's centroid (for cluster assignment), and its error if any:
-what kept it out (binary, oversized), or frontmatter that does not parse (such a note is indexed
-by its body, as private: an error row may own chunks). A row is written only after Chroma and
-BM25 have committed the file's chunks, so the ledger never claims chunks the stores lack;
-start-up reconciliation repairs the opposite case.
+assigned), conversation id (a chat note's), decay date and the note's centroid (for cluster
+assignment), and its error if any: what kept it out (binary, oversized), or frontmatter that
+does not parse (such a note is indexed by its body, as private: an error row may own chunks).
+A row is written only after Chroma and BM25 have committed the file's chunks, so the ledger never
+claims chunks the stores lack; start-up reconciliation repairs the opposite case.
 """
 
 from __future__ import annotations
@@ -21,10 +21,12 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from sidecar.index.scope import NoteFilter, fold_path, fold_tag
+from sidecar.index.scope import NoteFilter, fold_name, fold_path, fold_tag
 from sidecar.index.sqlite import ThreadConnections
 
 FloatArray = npt.NDArray[np.float32]
+# (type, tags, private, cluster, decay date, chunk ids, conversation): `Ledger.note_facts`
+NoteFacts = tuple[str | None, tuple[str, ...], bool, str | None, str, tuple[str, ...], str | None]
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS files (
@@ -33,7 +35,7 @@ CREATE TABLE IF NOT EXISTS files (
     type TEXT, tags TEXT NOT NULL, title TEXT NOT NULL,
     private INTEGER NOT NULL, chunk_ids TEXT NOT NULL, n_chunks INTEGER NOT NULL,
     declared_cluster TEXT, cluster TEXT, decays INTEGER NOT NULL, decay_date TEXT NOT NULL,
-    centroid BLOB, error TEXT,
+    centroid BLOB, error TEXT, conversation TEXT,
     PRIMARY KEY (namespace, path));
 CREATE INDEX IF NOT EXISTS files_cluster ON files (namespace, cluster, decay_date);
 -- Covers a type filter's whole query: the rows themselves are wide (the centroid).
@@ -47,12 +49,13 @@ CREATE TABLE IF NOT EXISTS note_tags (
 CREATE INDEX IF NOT EXISTS note_tags_path ON note_tags (namespace, path);
 """
 # PRAGMA user_version: 1 once `note_tags` lists every row's folded tags (older ledgers are
-# back-filled on opening).
-_VERSION = 1
+# back-filled on opening); 2 once `files` has its `conversation` column (added empty: the
+# chunker version that came with it re-plans every file, which fills it).
+_VERSION = 2
 
 _COLUMNS = (
     "path, hash, mtime_ns, size, model, type, tags, title, private, chunk_ids, n_chunks, "
-    "declared_cluster, cluster, decays, decay_date, centroid, error"
+    "declared_cluster, cluster, decays, decay_date, centroid, error, conversation"
 )
 
 
@@ -76,6 +79,7 @@ class FileRow:
     decay_date: str
     centroid: FloatArray | None
     error: str | None
+    conversation: str | None = None
 
     def _values(self, namespace: str) -> tuple[object, ...]:
         blob = None if self.centroid is None else self.centroid.astype(np.float32).tobytes()
@@ -83,7 +87,7 @@ class FileRow:
             namespace, self.path, self.hash, self.mtime_ns, self.size, self.model, self.type,
             json.dumps(list(self.tags)), self.title, int(self.private),
             json.dumps(list(self.chunk_ids)), len(self.chunk_ids), self.declared_cluster,
-            self.cluster, int(self.decays), self.decay_date, blob, self.error,
+            self.cluster, int(self.decays), self.decay_date, blob, self.error, self.conversation,
         )  # fmt: skip
 
 
@@ -107,7 +111,7 @@ def _blob(value: object) -> bytes:
 
 def _row(values: tuple[object, ...]) -> FileRow:
     (path, hash_, mtime_ns, size, model, type_, tags, title, private, chunk_ids, _n,
-     declared, cluster, decays, decay_date, centroid, error) = values  # fmt: skip
+     declared, cluster, decays, decay_date, centroid, error, conversation) = values  # fmt: skip
     return FileRow(
         path=str(path),
         hash=str(hash_),
@@ -125,6 +129,7 @@ def _row(values: tuple[object, ...]) -> FileRow:
         decay_date=str(decay_date),
         centroid=None if centroid is None else np.frombuffer(_blob(centroid), dtype=np.float32),
         error=None if error is None else str(error),
+        conversation=None if conversation is None else str(conversation),
     )
 
 
@@ -134,8 +139,12 @@ def _create(conn: sqlite3.Connection) -> None:
         return
     conn.execute("BEGIN IMMEDIATE")  # another process may be upgrading the same file
     try:
-        if conn.execute("PRAGMA user_version").fetchone()[0] < _VERSION:
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        if version < 1:
             _fill_tags(conn)
+        if "conversation" not in {r[1] for r in conn.execute("PRAGMA table_info(files)")}:
+            conn.execute("ALTER TABLE files ADD COLUMN conversation TEXT")
+        if version < _VERSION:
             conn.execute(f"PRAGMA user_version = {_VERSION}")
     except BaseException:
         conn.execute("ROLLBACK")
@@ -211,7 +220,7 @@ class Ledger:
             _fill_tags(conn)
 
     def put(self, namespace: str, rows: Iterable[FileRow]) -> None:
-        marks = ",".join("?" * 18)
+        marks = ",".join("?" * (_COLUMNS.count(",") + 2))  # the namespace, then _COLUMNS
         rows = list(rows)
         with self._db.transaction() as conn:
             conn.executemany(
@@ -278,18 +287,19 @@ class Ledger:
 
     def note_facts(
         self, namespace: str, paths: Iterable[str]
-    ) -> dict[str, tuple[str | None, tuple[str, ...], bool, str | None, str, tuple[str, ...]]]:
-        """(type, tags, private, cluster, decay date, chunk ids) of each of `paths` the ledger
-        holds: what a search ranks and filters on, in one query over any number of paths."""
+    ) -> dict[str, NoteFacts]:
+        """(type, tags, private, cluster, decay date, chunk ids, conversation) of each of
+        `paths` the ledger holds: what a search ranks and filters on, in one query over any
+        number of paths."""
         found = self._db.get().execute(
-            "SELECT path, type, tags, private, cluster, decay_date, chunk_ids FROM files "
-            "WHERE namespace = ? AND path IN (SELECT value FROM json_each(?))",
+            "SELECT path, type, tags, private, cluster, decay_date, chunk_ids, conversation "
+            "FROM files WHERE namespace = ? AND path IN (SELECT value FROM json_each(?))",
             (namespace, json.dumps(list(paths))),
         )
         return {str(path): (None if type_ is None else str(type_), tuple(json.loads(tags)),
                             bool(private), None if cluster is None else str(cluster), str(date),
-                            tuple(json.loads(ids)))
-                for path, type_, tags, private, cluster, date, ids in found}
+                            tuple(json.loads(ids)), None if talk is None else str(talk))
+                for path, type_, tags, private, cluster, date, ids, talk in found}
 
     def hashes(self, namespace: str) -> dict[str, str]:
         """Every tracked path with the content hash it was indexed at (a cheap change check)."""
@@ -351,6 +361,14 @@ class Ledger:
             where.append("f.path IN (SELECT path FROM note_tags WHERE namespace = ? AND "
                          "(tag = ? OR (tag >= ? AND tag < ?)))")
             args += [namespace, tag, *_under(tag)]
+        if note_filter.clusters:  # case-folded by NoteFilter.make, compared so here too
+            conn.create_function("ora_fold", 1, fold_name, deterministic=True)
+            where.append(f"ora_fold(f.cluster) IN ({','.join('?' * len(note_filter.clusters))})")
+            args += note_filter.clusters
+        if note_filter.conversations:
+            marks = ",".join("?" * len(note_filter.conversations))
+            where.append(f"f.conversation IN ({marks})")
+            args += note_filter.conversations
         if note_filter.since is not None:
             where.append("f.decay_date >= ?")
             args.append(note_filter.since)

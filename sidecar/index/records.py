@@ -1,10 +1,10 @@
 """What the index stores about a note and its chunks, and the record a search returns.
 
 Chunk metadata in Chroma mirrors the note's YAML (path, title, effective type and whether it was
-inferred, tags (frontmatter and inline), nexus, subtype, cluster, date, aliases, description,
-source_* fields) plus the chunk's place in the note and the hashes that let the
-index reuse vectors. Chroma rejects empty lists and nested values, so empty lists are left out and
-other values are flattened to strings.
+inferred, tags (frontmatter and inline), nexus, subtype, cluster, conversation (a chat note's
+conversation id), date, aliases, description, source_* fields) plus the chunk's place in the
+note and the hashes that let the index reuse vectors. Chroma rejects empty lists and nested
+values, so empty lists are left out and other values are flattened to strings.
 """
 
 from __future__ import annotations
@@ -48,6 +48,7 @@ class NoteInfo:
     type_inferred: bool = False
     aliases: tuple[str, ...] = ()
     description: str = ""
+    conversation: str | None = None  # a chat note's conversation id (its `conversation`)
 
     @property
     def retrievable(self) -> bool:
@@ -79,6 +80,7 @@ class ChunkRecord:
     subtype: str | None
     type_inferred: bool = False
     block_ids: tuple[str, ...] = ()  # Obsidian block ids in the cited lines (`Note#^id`)
+    conversation: str | None = None
 
 
 @dataclass(frozen=True)
@@ -96,6 +98,7 @@ class ChunkFacts:
     date: str
     newer_in_cluster: int
     text: str
+    conversation: str | None = None
 
 
 def _iso(value: Any) -> str | None:
@@ -144,6 +147,7 @@ def note_info(note: Note, mtime_ns: int, settings: VaultSettings | None = None) 
     note_type, inferred = effective_type(settings or default_vault_settings(), note.path,
                                          note.type)
     subtype = fm.get("subtype")
+    conversation = fm.get("conversation")
     source = {
         key: _scalar(fm[key])
         for key in get_schema().source_properties
@@ -164,6 +168,7 @@ def note_info(note: Note, mtime_ns: int, settings: VaultSettings | None = None) 
         type_inferred=inferred,
         aliases=note_aliases(fm),
         description=note_description(fm),
+        conversation=conversation if isinstance(conversation, str) and conversation else None,
     )
 
 
@@ -182,8 +187,8 @@ def chunk_metadata(
 ) -> dict[str, Any]:
     """The Chroma metadata of one chunk. Absent optional keys are None, which makes Chroma delete
     them: an upsert merges into the stored metadata rather than replacing it."""
-    optional = ("tags", "nexus", "subtype", "cluster", "aliases", "description", "block_ids",
-                *get_schema().source_properties)
+    optional = ("tags", "nexus", "subtype", "cluster", "conversation", "aliases", "description",
+                "block_ids", *get_schema().source_properties)
     meta: dict[str, Any] = dict.fromkeys(optional)
     meta |= {
         "path": info.path,
@@ -214,6 +219,8 @@ def chunk_metadata(
         meta["description"] = info.description
     if cluster:
         meta["cluster"] = cluster
+    if info.conversation:
+        meta["conversation"] = info.conversation
     if block_ids:
         meta["block_ids"] = list(block_ids)
     return meta
@@ -226,6 +233,7 @@ def record_from_store(
     heading = str(meta.get("heading_path") or "")
     cluster = meta.get("cluster")
     subtype = meta.get("subtype")
+    conversation = meta.get("conversation")
     return ChunkRecord(
         id=chunk_id,
         path=str(meta["path"]),
@@ -244,4 +252,5 @@ def record_from_store(
         subtype=str(subtype) if subtype else None,
         type_inferred=bool(meta.get("type_inferred", False)),
         block_ids=tuple(str(b) for b in meta.get("block_ids") or ()),
+        conversation=str(conversation) if conversation else None,
     )

@@ -1,4 +1,5 @@
-"""Search filters over notes: type, folder, tag and date, resolved to chunk ids in the stores.
+"""Search filters over notes: type, folder, tag, date, topic cluster and conversation, resolved
+to chunk ids in the stores.
 
 A filter is applied inside the stores (Chroma's `ids` restriction, a BM25 join on the allowed
 ids), before any top-k cut, so a query asking for k results gets k whenever k notes pass the
@@ -7,12 +8,15 @@ store is first tried on the store's unfiltered top (`overfetch`), which holds en
 chunks unless they rank low; the exact search among its ids is the fallback. The ledger knows
 every note's type, tags, date and chunk ids, so it resolves a filter to the ids it admits.
 
-Semantics: several types or folders match any of them; several tags must all be present; a tag
+Semantics: several types, folders, clusters or conversations match any of them; several tags
+must all be present; a tag
 matches itself and its nested tags (`project` matches `project/ora`), case-insensitively, as
 Obsidian's `tag:` search does; a folder matches the notes beneath it case-insensitively, as
 Obsidian's `path:` does; `since`/`until` are inclusive and compare the note's date (`date
 created`, else the creation date it states, else `date modified`, else the file's mtime, UTC:
-`records.decay_date`).
+`records.decay_date`). A cluster is the note's topic cluster (its `cluster` property, else the one
+the index assigned: `clusters.py`), matched case-insensitively; a conversation is a chat note's
+conversation id (its `conversation` property), matched exactly.
 """
 
 from __future__ import annotations
@@ -93,6 +97,18 @@ def fold_path(path: str) -> str:
     return path.lower()
 
 
+def fold_name(name: str | None) -> str | None:
+    """A cluster name as filters compare it: case-folded, surrounding spaces dropped."""
+    return None if name is None else name.strip().casefold()
+
+
+def _named(value: str, what: str) -> str:
+    name = value.strip()
+    if not name:
+        raise BadRequest(f"{what} {value!r} is empty")
+    return name
+
+
 def _tag(value: str) -> str:
     tag = value.strip().lstrip("#").strip("/").casefold()
     if not tag:
@@ -109,6 +125,8 @@ class NoteFilter:
     tags: tuple[str, ...] = ()
     since: str | None = None  # inclusive lower bound, normalised by `make`
     until: str | None = None  # exclusive upper bound, normalised by `make`
+    clusters: tuple[str, ...] = ()  # case-folded
+    conversations: tuple[str, ...] = ()
 
     @classmethod
     def make(
@@ -118,6 +136,8 @@ class NoteFilter:
         tags: Sequence[str] = (),
         since: str | None = None,
         until: str | None = None,
+        clusters: Sequence[str] = (),
+        conversations: Sequence[str] = (),
     ) -> NoteFilter:
         """A filter from user input (BadRequest naming the bad value); `types` come from the
         schema's vocabulary."""
@@ -137,6 +157,8 @@ class NoteFilter:
             tags=tuple(dict.fromkeys(_tag(t) for t in tags)),
             since=low,
             until=high,
+            clusters=tuple(dict.fromkeys(str(fold_name(_named(c, "cluster"))) for c in clusters)),
+            conversations=tuple(dict.fromkeys(_named(c, "conversation") for c in conversations)),
         )
 
     @classmethod
@@ -144,15 +166,22 @@ class NoteFilter:
         """A filter from the `filters` object of an HTTP request (already schema-checked)."""
         body = body or {}
         return cls.make(body.get("types", ()), body.get("folders", ()), body.get("tags", ()),
-                        body.get("since"), body.get("until"))
+                        body.get("since"), body.get("until"), body.get("clusters", ()),
+                        body.get("conversations", ()))
 
     @property
     def active(self) -> bool:
-        return bool(self.types or self.folders or self.tags or self.since or self.until)
+        return bool(self.types or self.folders or self.tags or self.since or self.until
+                    or self.clusters or self.conversations)
 
-    def admits(self, path: str, type_name: str | None, tags: Iterable[str], date: str) -> bool:
+    def admits(self, path: str, type_name: str | None, tags: Iterable[str], date: str,
+               cluster: str | None = None, conversation: str | None = None) -> bool:
         """True when a note with these properties passes every part of the filter."""
         if self.types and type_name not in self.types:
+            return False
+        if self.clusters and fold_name(cluster) not in self.clusters:
+            return False
+        if self.conversations and conversation not in self.conversations:
             return False
         if self.folders and not any(fold_path(path).startswith(f"{f}/") for f in self.folders):
             return False

@@ -238,7 +238,7 @@ class Syncer:
             type=info.type, tags=info.tags, title=info.title, private=info.private,
             chunk_ids=tuple(c.id for c in chunks), declared_cluster=info.declared_cluster,
             cluster=cluster, decays=info.decays and info.retrievable, decay_date=info.date,
-            centroid=None, error=error,
+            centroid=None, error=error, conversation=info.conversation,
         )  # fmt: skip
         return _Planned(row, chunks)
 

@@ -11,8 +11,9 @@ missing, and keeps every property already there:
   that link to it (at most `max_nexus`), else `[]` (domain-general).
 - `tags`: the note's frontmatter tags (a string or the legacy `tag` become one list), spelled as
   the vocabulary spells them where they match it; inline `#tags` stay where they are.
-- `date created` / `date modified`: a `created` property or a date in the file name, else the
-  file's times; `date modified` is never before `date created` (`diagnostics.dates_to_fill`).
+- `date created`: a `created` property or a date in the file name, else the file's times;
+  `date modified`: the day the adoption writes the note, never before `date created`
+  (`diagnostics.dates_to_fill`).
 
 A plan changes nothing. Each proposal carries the hash of the bytes it was planned from and the
 exact bytes it would write (`rewrite_frontmatter`, the pure half of the one writer), so a dry
@@ -316,7 +317,7 @@ def _dates(read: _Read, vault: Path) -> tuple[dict[str, str], dict[str, str]]:
         out[created_key], whence[created_key] = created, why
     if property_key(fm, modified_key) is None:
         out[modified_key] = modified
-        whence[modified_key] = "file times" if out[modified_key] != created else why
+        whence[modified_key] = "the day it is written" if out[modified_key] != created else why
     return out, whence
 
 

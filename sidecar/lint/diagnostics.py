@@ -44,9 +44,10 @@ from sidecar.vault.note import (
 from sidecar.vault.properties import (
     iso_day,
     plugin_note,
+    property_key,
     property_value,
     stated_created,
-    vault_aliases,
+    vault_link_facts,
 )
 from sidecar.vault.scan import iter_note_paths, undecodable_names, vault_path
 from sidecar.vault.vault_settings import (
@@ -106,8 +107,9 @@ class LintContext:
     """What a note is checked against besides itself: the vault's notes and domain tags, and
     the tags its plugins use as markers (`settings.plugin_tags`).
 
-    `names=None` skips link checks (a lone file with no vault around it). `public_only`: the
-    names are the non-private notes' alone (a request outside private mode), so a link that
+    `names=None` skips link checks (a lone file with no vault around it); `types` (each note's
+    declared type, None without one) lets a nexus be checked to name a matrix. `public_only`:
+    the names are the non-private notes' alone (a request outside private mode), so a link that
     resolves to none is reported as resolving to nothing *outside private mode*: a link to a
     private note and a link to nothing get the same diagnostic (no existence oracle).
     """
@@ -116,6 +118,13 @@ class LintContext:
     extra_domain_tags: frozenset[str] = field(default_factory=frozenset)
     settings: VaultSettings = field(default_factory=default_vault_settings)
     public_only: bool = False
+    types: Mapping[str, str | None] | None = None
+
+    def type_of(self, rel: str) -> str | None:
+        """A vault note's effective type as the index types it; None when it is not known."""
+        if self.types is None or rel not in self.types:
+            return None
+        return effective_type(self.settings, rel, self.types[rel])[0]
 
     @cached_property
     def domain_tags(self) -> frozenset[str]:
@@ -131,27 +140,31 @@ class LintContext:
     @classmethod
     def build(cls, paths: Iterable[str], schema_note: Note | None = None,
               settings: VaultSettings | None = None,
-              aliases: Mapping[str, Iterable[str]] | None = None) -> LintContext:
+              aliases: Mapping[str, Iterable[str]] | None = None,
+              types: Mapping[str, str | None] | None = None) -> LintContext:
         """A context from the vault's note paths, its parsed schema reference note, its
-        settings (the defaults when None) and its notes' aliases (links resolve to them)."""
+        settings (the defaults when None), its notes' aliases (links resolve to them) and
+        declared types."""
         extra: frozenset[str] = frozenset()
         if schema_note is not None:
             value = schema_note.frontmatter.get(get_schema().domain_tags_property)
             if isinstance(value, list):
                 extra = frozenset(v for v in value if isinstance(v, str))
         return cls(names=NameIndex(paths, aliases), extra_domain_tags=extra,
-                   settings=settings or default_vault_settings())
+                   settings=settings or default_vault_settings(), types=types)
 
     @classmethod
     def for_vault(cls, vault: str | Path, paths: Iterable[str] | None = None,
                   max_bytes: int = DEFAULT_MAX_BYTES,
-                  aliases: Mapping[str, Iterable[str]] | None = None) -> LintContext:
+                  aliases: Mapping[str, Iterable[str]] | None = None,
+                  types: Mapping[str, str | None] | None = None) -> LintContext:
         """A context read from disk: every note path, the schema note's domain tags, the
-        vault's settings (ora.yaml) and its notes' aliases (read here unless given)."""
+        vault's settings (ora.yaml) and its notes' aliases and types (read here unless
+        given)."""
         settings = load_vault_settings(vault)
         names = NameIndex(iter_note_paths(vault) if paths is None else paths)
-        if aliases is None:
-            aliases = vault_aliases(vault, names.paths, max_bytes)
+        if aliases is None or types is None:
+            aliases, types, _ = vault_link_facts(vault, names.paths, max_bytes)
         rel = names.resolve(get_schema().schema_note)
         schema_note = None
         if rel is not None:
@@ -159,7 +172,7 @@ class LintContext:
                 schema_note = read_note(vault, rel, max_bytes)
             except (UnreadableNote, OSError):
                 schema_note = None  # its own lint reports the problem
-        return cls.build(names.paths, schema_note, settings, aliases)
+        return cls.build(names.paths, schema_note, settings, aliases, types)
 
 
 def _silenced(settings: VaultSettings, rel: str) -> bool:
@@ -232,7 +245,7 @@ def lint_note(note: Note, ctx: LintContext | None = None) -> list[Diagnostic]:
     check_tags(note, ctx.known_tags, ctx.domain_tags, emit)
     check_placement(note, emit)
     if ctx.names is not None:
-        check_links(note, ctx.names, emit, public_only=ctx.public_only)
+        check_links(note, ctx.names, emit, ctx.type_of, public_only=ctx.public_only)
     return sorted(found, key=lambda d: (d.line, d.code, d.message))
 
 
@@ -254,7 +267,9 @@ def lint_file(vault: str | Path, rel: str, ctx: LintContext | None = None,
         return [Diagnostic(rel, 1, CODES[code].severity, code, message)]
     except OSError as err:
         return [Diagnostic(rel, 1, "error", "file-unreadable", f"cannot read {rel}: {err}")]
-    return lint_note(note, ctx)
+    ctx = ctx or LintContext()
+    return sorted(lint_note(note, ctx) + _stale_modified(note, vault, ctx),
+                  key=lambda d: (d.line, d.code, d.message))
 
 
 def name_diagnostics(vault: str | Path) -> list[Diagnostic]:
@@ -281,43 +296,91 @@ def file_dates(path: Path) -> tuple[dt.date, dt.date]:
     return dt.date.fromtimestamp(created), dt.date.fromtimestamp(st.st_mtime)
 
 
-def dates_to_fill(frontmatter: Mapping[str, Any], rel: str, path: Path) -> tuple[str, str, str]:
-    """(date created, date modified, where the creation date comes from) for a note that lacks
-    them. Created: the note's own `date created`, else the date it states (`stated_created`),
-    else the file's. Modified: the file's, but never before created: an old mtime (a clone, a
-    sync, a copy that kept it) or a `date created` set ahead (a template) gave modified < created.
-    """
-    file_created, file_modified = file_dates(path)
+def _created(frontmatter: Mapping[str, Any], rel: str, path: Path) -> tuple[str, str]:
+    """(date created, where it comes from): the note's own `date created`, else the date it
+    states (`stated_created`), else the file's."""
     own = iso_day(property_value(frontmatter, get_schema().linter_managed_dates[0]))
-    created, why = ((own, "the note's `date created`") if own is not None
-                    else stated_created(frontmatter, rel)
-                    or (file_created.isoformat(), "file times"))
-    return created, max(file_modified.isoformat(), created), why
+    if own is not None:
+        return own, "the note's `date created`"
+    return stated_created(frontmatter, rel) or (file_dates(path)[0].isoformat(), "file times")
 
 
-def fix_dates(vault: str | Path, rel: str, max_bytes: int = DEFAULT_MAX_BYTES) -> bool:
-    """Fill absent or unreadable linter-managed dates from the filesystem; True if written.
+def dates_to_fill(frontmatter: Mapping[str, Any], rel: str, path: Path) -> tuple[str, str, str]:
+    """(date created, date modified, where the creation date comes from) for a note about to be
+    written. Modified: the day of the write, since writing the dates modifies the file (the
+    file's mtime day afterwards, so lint finds it current), but never before created (a `date
+    created` set ahead by a template)."""
+    created, why = _created(frontmatter, rel, path)
+    return created, max(dt.date.today().isoformat(), created), why
 
-    Only those keys change (through edit.py); a note without frontmatter or with invalid YAML
-    is left alone, since its other problems need a person. The edit is checked against the
-    bytes read here (strict UTF-8 round-trips exactly), so a save in between is a Conflict.
-    """
-    note = read_note(vault, rel, max_bytes)
-    planned = content_hash(note.text.encode("utf-8"))
-    if note.yaml_error is not None or split_frontmatter(note.text) is None:
-        return False
+
+def stale_modified(frontmatter: Mapping[str, Any], rel: str, path: Path) -> str | None:
+    """The day `date modified` should say when the note's differs from it, else None: the
+    file's mtime day, never before `date created` ("linter-managed": the file system is the
+    authority). An absent or unreadable value is `date-missing` / `date-invalid` instead."""
+    day = iso_day(property_value(frontmatter, get_schema().linter_managed_dates[1]))
+    if day is None:
+        return None
+    expected = max(file_dates(path)[1].isoformat(), _created(frontmatter, rel, path)[0])
+    return expected if day != expected else None
+
+
+def _stale_modified(note: Note, vault: str | Path, ctx: LintContext) -> list[Diagnostic]:
+    """`date-modified-stale` for an adopted note whose `date modified` is not its file's
+    mtime day (only a file on disk has one: the editor's unsaved text is not checked)."""
+    if (_silenced(ctx.settings, note.path) or note.yaml_error is not None
+            or opted_out(note.frontmatter) or not adopted(note)):
+        return []
+    expected = stale_modified(note.frontmatter, note.path, vault_path(vault, note.path))
+    if expected is None:
+        return []
+    key = get_schema().linter_managed_dates[1]
+    code = "date-modified-stale"
+    return [Diagnostic(note.path, note.line_of(property_key(note.frontmatter, key) or key),
+                       CODES[code].severity, code,
+                       f"{key} is not the day the file was last changed ({expected}); "
+                       "`ora lint --fix` updates it")]
+
+
+def _planned_dates(vault: str | Path, rel: str, note: Note) -> dict[str, dt.date]:
+    """The linter-managed dates `fix_dates` writes: the absent or unreadable ones, and a stale
+    `date modified`."""
     managed = get_schema().linter_managed_dates  # listed as (created, modified)
-    created, modified, _ = dates_to_fill(note.frontmatter, rel, vault_path(vault, rel))
+    path = vault_path(vault, rel)
+    created, modified, _ = dates_to_fill(note.frontmatter, rel, path)
     values = dict(zip(managed, (dt.date.fromisoformat(created), dt.date.fromisoformat(modified)),
                       strict=True))
     todo = {k: v for k, v in values.items()
             if not is_iso_date(property_value(note.frontmatter, k))}
-    if not todo:
-        return False
+    if stale_modified(note.frontmatter, rel, path) is not None:
+        todo[managed[1]] = values[managed[1]]
+    return todo
 
-    def mutate(cm: Any) -> None:
-        for key, value in todo.items():
-            set_value(cm, key, value)
 
-    edit_frontmatter(vault, rel, mutate, expected_hash=planned)
-    return True
+def fix_dates(vault: str | Path, rel: str, max_bytes: int = DEFAULT_MAX_BYTES) -> bool:
+    """Fill absent or unreadable linter-managed dates, and bring a stale `date modified` up to
+    date; True if written.
+
+    Only those keys change (through edit.py); a note without frontmatter or with invalid YAML
+    is left alone, since its other problems need a person. The edit is checked against the
+    bytes read here (strict UTF-8 round-trips exactly), so a save in between is a Conflict.
+    `date modified` becomes the day of the write, which is the file's mtime day after it: a
+    write that crossed midnight is done once more, so the fix never leaves its own note stale.
+    """
+    written = False
+    for _ in range(2):
+        note = read_note(vault, rel, max_bytes)
+        planned = content_hash(note.text.encode("utf-8"))
+        if note.yaml_error is not None or split_frontmatter(note.text) is None:
+            return written
+        todo = _planned_dates(vault, rel, note)
+        if not todo:
+            return written
+
+        def mutate(cm: Any, todo: dict[str, dt.date] = todo) -> None:
+            for key, value in todo.items():
+                set_value(cm, key, value)
+
+        edit_frontmatter(vault, rel, mutate, expected_hash=planned)
+        written = True
+    return written

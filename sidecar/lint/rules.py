@@ -73,8 +73,11 @@ CODES: dict[str, Code] = {
     "link-malformed": Code("error", "A value that must be a wikilink is not one."),
     "link-broken": Code("warning", "A wikilink in nexus, relationships or source_document "
                                    "names no note of the vault."),
+    "nexus-not-matrix": Code("warning", "A `nexus` link names a note that is not a matrix."),
     "date-invalid": Code("error", "A date property is not an ISO date or date-time."),
     "date-missing": Code("warning", "A linter-managed date is absent (`ora lint --fix` adds it)."),
+    "date-modified-stale": Code("info", "`date modified` is not the day the file was last "
+                                        "changed (`ora lint --fix` updates it)."),
     "cluster-misplaced": Code("warning", "`cluster` is set on a type that does not decay."),
     "value-wrong-type": Code("error", "A property has the wrong kind of value (list, text, ...)."),
     "value-invalid": Code("error", "A property's value breaks another schema rule."),
@@ -235,14 +238,27 @@ def _linked_values(note: Note) -> Iterator[tuple[str, str, str]]:
                 yield "source_document", "source_document", value
 
 
-def check_links(note: Note, names: NameIndex, emit: Emit, *, public_only: bool = False) -> None:
+def check_links(note: Note, names: NameIndex, emit: Emit,
+                type_of: Callable[[str], str | None] | None = None, *,
+                public_only: bool = False) -> None:
     """Wikilinks in nexus, relationships and source_document that resolve to no note (to no
-    non-private note when `public_only`, and the message says so)."""
+    non-private note when `public_only`, and the message says so), and nexus entries whose note
+    is not a matrix (`type_of`: a vault path's effective type, None when unknown; without it
+    that is not checked)."""
+    targets = get_schema().nexus_target_types
     scope = " outside private mode" if public_only else ""
     for key, where, value in _linked_values(note):
         target = link_target(value)
-        if target and names.resolve(target) is None:
+        if not target:
+            continue
+        found = names.resolve(target)
+        if found is None:
             emit(note.line_of(key), "link-broken", f"{where}: no note named '{target}'{scope}")
+        elif key == "nexus" and type_of is not None:
+            kind = type_of(found)
+            if kind is not None and kind not in targets:
+                emit(note.line_of(key), "nexus-not-matrix",
+                     f"{where}: '{target}' is a {kind} note, not a {' or '.join(targets)}")
 
 
 def check_placement(note: Note, emit: Emit) -> None:

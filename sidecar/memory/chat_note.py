@@ -40,7 +40,7 @@ import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from functools import cache
 from typing import Any
 
@@ -120,9 +120,16 @@ def _iso(text: str) -> str:
     return datetime.strptime(text, _STAMP).replace(tzinfo=UTC).isoformat(timespec="seconds")
 
 
+def local_day(created: str) -> date:
+    """The day of a turn's instant where the user is: the file's modification day as lint reads
+    it, so a note written now has a current `date modified` (a UTC day is a day off in the
+    evening west of Greenwich, or the morning east of it)."""
+    return datetime.fromisoformat(created).astimezone().date()
+
+
 def new_note(conversation: str, namespace: str, created: str, newline: str = "\n") -> str:
     """A new chat note's frontmatter and title (string values JSON-quoted: valid YAML)."""
-    day = created[:10]
+    day = local_day(created).isoformat()
     lines = ["---", "type: chat", "nexus: []", "tags: []", f"date created: {day}",
              f"date modified: {day}", f"conversation: {json.dumps(conversation)}",
              f"namespace: {json.dumps(namespace)}", "---", f"# {conversation}"]

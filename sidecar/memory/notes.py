@@ -17,7 +17,6 @@ import logging
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import date
 from typing import Any
 
 from ruamel.yaml.comments import CommentedMap
@@ -27,6 +26,7 @@ from sidecar.index.chroma import ChromaStore
 from sidecar.memory.chat_note import (
     SUMMARY_KEYS,
     ChatNote,
+    local_day,
     new_note,
     note_content,
     note_rel,
@@ -217,7 +217,7 @@ class ChatNotes:
                                 created=created)
 
         def mutate(cm: CommentedMap) -> None:
-            set_value(cm, "date modified", date.fromisoformat(created[:10]))
+            set_value(cm, "date modified", local_day(created))
             if private:
                 add_tag(cm, "private")
             if topic and not cm.get("cluster"):

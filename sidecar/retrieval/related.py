@@ -217,7 +217,8 @@ def _admitted(chunk: ChunkRecord, options: RelatedOptions) -> bool:
     return is_admissible(
         chunk.type, chunk.tags, chunk.private,
         private_mode=options.private, include_archived=options.include_archived,
-    ) and options.filters.admits(chunk.path, chunk.type, chunk.tags, chunk.date)
+    ) and options.filters.admits(chunk.path, chunk.type, chunk.tags, chunk.date, chunk.cluster,
+                                 chunk.conversation)
 
 
 async def related(

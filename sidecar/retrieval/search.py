@@ -117,7 +117,8 @@ def _admits(chunk: Chunk, options: SearchOptions) -> bool:
     return is_admissible(
         chunk.type, chunk.tags, chunk.private,
         private_mode=options.private, include_archived=options.include_archived,
-    ) and options.filters.admits(chunk.path, chunk.type, chunk.tags, chunk.date)
+    ) and options.filters.admits(chunk.path, chunk.type, chunk.tags, chunk.date, chunk.cluster,
+                                 chunk.conversation)
 
 
 def _admitted(

@@ -2,11 +2,12 @@
 
 Building a context walks the vault and reads the schema note, too slow for every keystroke; so it
 is built once and rebuilt in a thread only when file events change what it depends on: the set of
-note paths, their aliases and which are private (wikilink resolution), the schema note (domain
-tags), or the vault's ora.yaml (`reload_settings`). Two contexts: `context` resolves links against
-every note (private mode), `public_context` against non-private notes only, so that outside
-private mode a link to a private note is reported exactly as a link to nothing (a note that
-cannot be read counts as private: its tag cannot be seen).
+note paths, their aliases, types (a nexus names a matrix) and which are private (wikilink
+resolution), the schema note (domain tags), or the vault's ora.yaml (`reload_settings`). Two
+contexts: `context` resolves links against every note (private mode), `public_context` against
+non-private notes only, so that outside private mode a link to a private note is reported
+exactly as a link to nothing (a note that cannot be read counts as private: its tag cannot be
+seen).
 """
 
 from __future__ import annotations
@@ -16,33 +17,11 @@ from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
 
-from sidecar.errors import UnreadableNote
 from sidecar.lint.diagnostics import LintContext
 from sidecar.schema import get_schema
 from sidecar.vault.links import NameIndex
-from sidecar.vault.note import read_note
-from sidecar.vault.properties import note_aliases
+from sidecar.vault.properties import vault_link_facts
 from sidecar.vault.scan import is_ignored, iter_note_paths, symlink_in
-
-Names = dict[str, tuple[str, ...]]  # note path → its aliases (notes that have some)
-
-
-def _read_names(vault: Path, paths: Iterable[str], max_bytes: int) -> tuple[Names, set[str]]:
-    """The aliases of these notes, and which of them are private (or cannot be read)."""
-    aliases: Names = {}
-    private: set[str] = set()
-    for rel in paths:
-        try:
-            note = read_note(vault, rel, max_bytes)
-        except (UnreadableNote, OSError):
-            private.add(rel)  # its private tag, if any, cannot be seen: fail closed
-            continue
-        if note.is_private:
-            private.add(rel)
-        found = note_aliases(note.frontmatter)
-        if found:
-            aliases[rel] = found
-    return aliases, private
 
 
 class LintCache:
@@ -50,7 +29,8 @@ class LintCache:
         self.vault = vault
         self.max_bytes = max_bytes
         self._paths: set[str] = set()
-        self._aliases: Names = {}
+        self._aliases: dict[str, tuple[str, ...]] = {}
+        self._types: dict[str, str | None] = {}
         self._private: set[str] = set()
         self._context = LintContext()
         self._public = LintContext(public_only=True)
@@ -67,15 +47,15 @@ class LintCache:
 
     async def load(self) -> None:
         self._paths = await asyncio.to_thread(lambda: set(iter_note_paths(self.vault)))
-        self._aliases, self._private = await asyncio.to_thread(
-            _read_names, self.vault, sorted(self._paths), self.max_bytes)
+        self._aliases, self._types, self._private = await asyncio.to_thread(
+            vault_link_facts, self.vault, sorted(self._paths), self.max_bytes)
         await self._rebuild()
 
     async def _rebuild(self) -> None:
         paths = sorted(self._paths)
         self._context = await asyncio.to_thread(
-            LintContext.for_vault, self.vault, paths, self.max_bytes, dict(self._aliases)
-        )
+            LintContext.for_vault, self.vault, paths, self.max_bytes, dict(self._aliases),
+            dict(self._types))
         public = [p for p in paths if p not in self._private]
         names = NameIndex(public, {p: a for p, a in self._aliases.items()
                                    if p not in self._private})
@@ -92,11 +72,13 @@ class LintCache:
     async def refresh(self, paths: Iterable[str]) -> None:
         """Note that these paths changed (created, modified, deleted, either side of a rename);
         rebuild when the set of notes or the schema note changed."""
-        before, aliases_before = set(self._paths), dict(self._aliases)
+        before, aliases_before, types_before = (set(self._paths), dict(self._aliases),
+                                                dict(self._types))
         private_before = set(self._private)
         touched = set(paths)
         for path in touched:
             self._aliases.pop(path, None)
+            self._types.pop(path, None)
             self._private.discard(path)
             if (not is_ignored(path) and symlink_in(self.vault, path) is None
                     and (self.vault / path).is_file()):
@@ -104,11 +86,12 @@ class LintCache:
             else:
                 self._paths.discard(path)
         present = sorted(touched & self._paths)
-        aliases, private = await asyncio.to_thread(
-            _read_names, self.vault, present, self.max_bytes)
+        aliases, types, private = await asyncio.to_thread(
+            vault_link_facts, self.vault, present, self.max_bytes)
         self._aliases.update(aliases)
+        self._types.update(types)
         self._private |= private
         changed = (self._paths != before or self._aliases != aliases_before
-                   or self._private != private_before)
+                   or self._types != types_before or self._private != private_before)
         if changed or self._schema_note() in touched:
             await self._rebuild()

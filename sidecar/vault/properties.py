@@ -76,19 +76,31 @@ def note_description(frontmatter: Mapping[str, Any]) -> str:
     return " ".join(t for t in texts if t)
 
 
-def vault_aliases(
+def vault_link_facts(
     vault: str | Path, paths: Iterable[str], max_bytes: int
-) -> dict[str, tuple[str, ...]]:
-    """The aliases of each note that has some (unreadable notes are skipped: lint reports them)."""
-    found: dict[str, tuple[str, ...]] = {}
+) -> tuple[dict[str, tuple[str, ...]], dict[str, str | None], set[str]]:
+    """What links resolve to, read in one pass: the aliases of each note that has some, the
+    declared `type` (None without one) of every readable note, and which notes are private or
+    cannot be read (their private tag, if any, cannot be seen: fail closed; lint reports
+    them)."""
+    aliases: dict[str, tuple[str, ...]] = {}
+    types: dict[str, str | None] = {}
+    private: set[str] = set()
     for rel in paths:
         try:
-            aliases = note_aliases(read_note(vault, rel, max_bytes).frontmatter)
+            note = read_note(vault, rel, max_bytes)
         except (UnreadableNote, OSError):
+            private.add(rel)
             continue
-        if aliases:
-            found[rel] = aliases
-    return found
+        if note.is_private:
+            private.add(rel)
+        frontmatter = note.frontmatter
+        declared = frontmatter.get("type")
+        types[rel] = declared if isinstance(declared, str) else None
+        found = note_aliases(frontmatter)
+        if found:
+            aliases[rel] = found
+    return aliases, types, private
 
 
 _NAME_DATE = re.compile(r"(?<!\d)(\d{4}-\d{2}-\d{2})(?!\d)")

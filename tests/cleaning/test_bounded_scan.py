@@ -20,7 +20,7 @@ from sidecar.cleaning.rules import RulesJudge
 from sidecar.cleaning.scan import ScanReport
 from sidecar.cleaning.store import NoteState, Queue
 from sidecar.cleaning.survey import ScanStopped, Survey
-from sidecar.cleaning.verdict import Verdict
+from sidecar.cleaning.verdict import Origins, Verdict
 from sidecar.models.embedder import Embedder
 from sidecar.settings import Config
 
@@ -63,9 +63,10 @@ def test_a_scan_stages_and_reads_back_notes_a_window_at_a_time(
     judge_all = judge.judge
 
     async def counted_judge(pairs: list[tuple[str, str]],
-                            private: Sequence[bool] = ()) -> list[Verdict]:
+                            private: Sequence[bool] = (),
+                            origins: Origins | None = None) -> list[Verdict]:
         judged.append(len(pairs))
-        return await judge_all(pairs, private)
+        return await judge_all(pairs, private, origins)
 
     monkeypatch.setattr(judge, "judge", counted_judge)
     monkeypatch.setattr(queue, "stage", counted_stage)

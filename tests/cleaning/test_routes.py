@@ -198,3 +198,15 @@ async def test_a_decision_the_vault_cannot_record_fails_and_leaves_the_notes_as_
                                   {"action": "changed-mind", "newer": NEW})
     assert status == 200 and done["pair"]["status"] == "resolved"
     assert pair["id"] in (vault / decision_notes()[0]).read_text(encoding="utf-8")
+
+
+async def test_listed_pairs_carry_provenance_and_the_suggestion(api: AppClient) -> None:
+    await api.call("POST", "/v1/contradictions/scan", {})
+    status, doc = await api.call("GET", "/v1/contradictions")
+    (pair,) = [p for p in doc["pairs"] if p["kind"] == "engram"]
+    assert pair["provenance"] == {"a": "user", "b": "ai-derived"}
+    suggested = {k: v for k, v in pair["suggested"].items() if k != "reason"}
+    assert suggested == {"action": "wrong", "note": NEW}
+    status, done = await api.call("POST", f"/v1/contradictions/{pair['id']}/resolve",
+                                  suggested)  # the suggestion is a request as it stands
+    assert status == 200 and done["changed"] == [NEW]

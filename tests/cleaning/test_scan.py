@@ -11,7 +11,7 @@ from sidecar.cleaning.rules import RulesJudge, detect
 from sidecar.cleaning.scan import ScanReport, scan
 from sidecar.cleaning.store import Queue
 from sidecar.cleaning.survey import SURVEY_VERSION
-from sidecar.cleaning.verdict import Verdict
+from sidecar.cleaning.verdict import Origins, Verdict
 from sidecar.cleaning.vocab import get_cues
 from sidecar.models.embedder import Embedder
 from sidecar.settings import Config
@@ -39,7 +39,9 @@ def test_contradicting_pair_is_found_and_agreeing_or_unrelated_pairs_are_not(
               "text": "Large trials show that taking vitamin C every day does not prevent "
                       "the common cold."},
         "judge": "rules", "score": pair.score, "evidence": {}, "status": "open",
-        "private": False,
+        "private": False, "provenance": {"a": "user", "b": "ai-derived"},
+        "suggested": {"action": "wrong", "note": VITAMIN[1], "reason": pair.as_json()[
+            "suggested"]["reason"]},
     }
     assert pair.evidence["cue"] == "negation" and pair.evidence["negations"] == ["not"]
     assert pair.evidence["claim_similarity"] >= 0.6
@@ -119,7 +121,8 @@ class _LabelBlindRules:
     name = "rules"
 
     async def judge(self, pairs: list[tuple[str, str]],
-                    private: Sequence[bool] = ()) -> list[Verdict]:
+                    private: Sequence[bool] = (),
+                    origins: Origins | None = None) -> list[Verdict]:
         cues = replace(get_cues(), labels=frozenset())
         return [detect(a, b, cues) for a, b in pairs]
 

@@ -5,12 +5,16 @@ summaries and the recall vectors are rebuilt from the notes (edits followed, del
 from __future__ import annotations
 
 import shutil
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import pytest
 from chromadb.api.shared_system_client import SharedSystemClient
 
+from sidecar.lint.diagnostics import lint_file
 from sidecar.memory import ChatNotes
 from sidecar.memory.conversation import SUMMARY_PROMPT
 from sidecar.vault.note import parse_note
@@ -269,3 +273,31 @@ async def test_a_chat_note_made_undecodable_and_private_by_hand_is_private_in_ev
     path.write_bytes(path.read_bytes().replace(b"tags: [private]", b"tags: []"))
     _notes(opened).sync()
     assert [t.content for t in opened.memory().turns()][:5] == [c for _, c in CHAT[:5]]
+
+
+@pytest.fixture
+def other_day_zone(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """A time zone whose day now is not UTC's (UTC+14 from 10:00 UTC, UTC-12 before 12:00)."""
+    zone = "Etc/GMT-14" if datetime.now(UTC).hour >= 10 else "Etc/GMT+12"
+    monkeypatch.setenv("TZ", zone)
+    time.tzset()
+    yield zone
+    monkeypatch.undo()
+    time.tzset()
+
+
+def test_a_chat_note_is_dated_by_the_local_day_so_lint_finds_it_current(
+    open_memory: Callable[..., Any], other_day_zone: str,
+) -> None:
+    """Chat notes were dated by the turn's UTC day: where that is not the local day, each note
+    Ora wrote had a `date modified` a day off its file's, and lint called it stale."""
+    opened = open_memory()
+    memory = opened.memory()
+    memory.remember("user", CHAT[0][1])  # creates the note
+    memory.remember("assistant", CHAT[1][1], sources=SOURCES)  # appends, updating the date
+    first, _ = memory.turns()
+    local = datetime.fromisoformat(first.created).astimezone().date().isoformat()
+    assert local != first.created[:10]  # the zone was chosen so
+    text = (opened.config.vault / NOTE).read_text(encoding="utf-8")
+    assert f"date created: {local}\ndate modified: {local}\n" in text
+    assert [d.code for d in lint_file(opened.config.vault, NOTE)] == []

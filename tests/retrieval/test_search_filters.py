@@ -1,4 +1,5 @@
-"""Search filters (type, folder, tag, dates) run inside the stores, before the top-k cut."""
+"""Search filters (type, folder, tag, dates, cluster, conversation) run inside the stores,
+before the top-k cut."""
 
 from __future__ import annotations
 
@@ -121,10 +122,48 @@ async def test_a_filter_never_widens_private_mode(index_vault: IndexVault) -> No
     assert sorted(both) == ["Engrams/Diary.md", "Engrams/Open.md"]
 
 
+def _chats() -> list[NoteSpec]:
+    """Twelve strong engrams and three weak chat notes: two conversations, one declared
+    cluster; the third chat's cluster is the one the index assigns."""
+    strong = [NoteSpec(f"Engrams/Strong {n}.md", "engram", STRONG.format(n=n)) for n in range(12)]
+    return [*strong,
+            NoteSpec("Chats/One.md", "chat", WEAK.format(n=1),
+                     extra={"conversation": "cli:one", "cluster": "Gardening"}),
+            NoteSpec("Chats/Two.md", "chat", WEAK.format(n=2),
+                     extra={"conversation": "cli:two", "cluster": "Gardening"}),
+            NoteSpec("Chats/Three.md", "chat", "Bicycle commute, train timetables and a "
+                     "rainy ride home; one review.", extra={"conversation": "c3"})]
+
+
+async def test_cluster_and_conversation_filters_apply_before_the_top_k_cut(
+    index_vault: IndexVault,
+) -> None:
+    vault = index_vault(_chats())
+    shallow = FusionSettings(method="rrf", k=60, weights={"dense": 1.0, "bm25": 1.0}, pool=3)
+
+    async def paths(**parts: Any) -> list[str]:
+        found = await vault.search(QUERY, fusion=shallow, k=3, filters=NoteFilter.make(**parts))
+        return sorted(_paths(found))
+
+    assert not any(p.startswith("Chats/") for p in _paths(
+        await vault.search(QUERY, fusion=shallow, k=3)))
+    assert await paths(clusters=["gardening"]) == ["Chats/One.md", "Chats/Two.md"]
+    assert await paths(conversations=["cli:two"]) == ["Chats/Two.md"]
+    assert await paths(conversations=["c3", "cli:one"]) == ["Chats/One.md", "Chats/Three.md"]
+    assert await paths(clusters=["Gardening"], conversations=["c3"]) == []
+    # an assigned cluster, named as the result's `why.cluster` names it
+    (three,) = (await vault.search(QUERY, k=3, filters=NoteFilter.make(
+        conversations=["c3"])))["results"]
+    assert three["why"]["cluster"] and await paths(clusters=[three["why"]["cluster"]]) == [
+        "Chats/Three.md"]
+
+
 @pytest.mark.parametrize(
     "parts, message",
     [
         ({"types": ["engrams"]}, "unknown type engrams: choose from"),
+        ({"clusters": [" "]}, "cluster ' ' is empty"),
+        ({"conversations": [""]}, "conversation '' is empty"),
         ({"folders": ["../up"]}, "is not a vault folder"),
         ({"tags": ["#"]}, "is empty"),
         ({"since": "last week"}, "is not a date"),
@@ -154,3 +193,21 @@ def test_cli_filters_are_repeatable_flags(
     assert _paths(json.loads(capsys.readouterr().out)) == ["Resources/B.md"]
     assert main(["search", root, QUERY, "--type", "note"]) != 0
     assert "unknown type note" in capsys.readouterr().err
+
+
+def test_cli_cluster_and_conversation_flags(
+    index_vault: IndexVault, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ORA_EMBED_MODEL", "int8")
+    vault = index_vault(_chats())
+    root = str(vault.config.vault)
+    assert main(["search", root, QUERY, "--json", "--no-rerank", "--k", "3",
+                 "--cluster", "GARDENING"]) == 0
+    assert sorted(_paths(json.loads(capsys.readouterr().out))) == ["Chats/One.md", "Chats/Two.md"]
+    assert main(["search", root, QUERY, "--json", "--no-rerank", "--conversation", "cli:one",
+                 "--conversation", "c3"]) == 0
+    assert sorted(_paths(json.loads(capsys.readouterr().out))) == ["Chats/One.md",
+                                                                   "Chats/Three.md"]
+    assert main(["related", root, "Chats/One.md", "--json",
+                 "--conversation", "cli:two"]) == 0
+    assert _paths(json.loads(capsys.readouterr().out)) == ["Chats/Two.md"]

@@ -51,6 +51,30 @@ async def test_search_filters_restrict_results_and_bad_values_are_400(api: Any) 
         assert answer.status == 400, bad
 
 
+async def test_search_and_related_filter_by_cluster_and_conversation(
+    api: Any, config: Any
+) -> None:
+    await api.wait_reconciled()
+    (config.vault / "Chats").mkdir()
+    for name, extra in (("Recall", 'conversation: "cli:recall"\ncluster: Memory\n'),
+                        ("Bread", 'conversation: "cli:bread"\n')):
+        (config.vault / f"Chats/{name}.md").write_text(
+            f"---\nnexus: []\ntype: chat\ntags: []\n{extra}---\n# {name}\n\n"
+            f"We talked about memory recall and bread.\n", encoding="utf-8")
+    await api.post("/v1/events", {"events": [
+        {"kind": "created", "path": f"Chats/{name}.md"} for name in ("Recall", "Bread")]})
+    query = {"query": "memory recall bread", "k": 10, "rerank": False}
+    talk = await api.post("/v1/search", {**query, "filters": {"conversations": ["cli:bread"]}})
+    assert [r["path"] for r in talk.json["results"]] == ["Chats/Bread.md"]
+    topic = await api.post("/v1/search", {**query, "filters": {"clusters": ["memory"]}})
+    assert [r["path"] for r in topic.json["results"]] == ["Chats/Recall.md"]
+    related = await api.post("/v1/related", {"path": "Engrams/Spaced repetition.md",
+                                             "filters": {"conversations": ["cli:recall"]}})
+    assert [r["path"] for r in related.json["results"]] == ["Chats/Recall.md"]
+    empty = await api.post("/v1/search", {**query, "filters": {"clusters": [""]}})
+    assert empty.status == 400
+
+
 async def test_search_collapses_copies_naming_only_notes_the_request_may_see(
     api: Any, config: Any
 ) -> None:

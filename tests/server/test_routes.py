@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 import errno
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -272,3 +274,18 @@ async def test_a_full_disk_is_507_storage_unavailable_not_an_internal_error(
     assert answer.status == 507
     assert answer.json["error"]["code"] == "storage_unavailable"
     assert "Salary" not in answer.json["error"]["message"]
+
+
+async def test_lint_fix_updates_a_stale_date_modified(api: Any, vault: Path) -> None:
+    """The plugin's "Fix dates" path: a `date modified` behind the file's time is updated to
+    the day of the write (the file's mtime day after it), and reported no more."""
+    note = vault / "Engrams/Stale.md"
+    note.write_text("---\nnexus: []\ntype: engram\ntags: []\ndate created: 2023-01-02\n"
+                    "date modified: 2023-06-07\n---\nbody\n", encoding="utf-8")
+    os.utime(note, (1_700_000_000, 1_700_000_000))  # 2023-11-14
+    answer = await api.post("/v1/lint/fix", {"path": "Engrams/Stale.md"})
+    assert answer.json["changed"] is True
+    assert not [d for d in answer.json["diagnostics"] if d["code"] == "date-modified-stale"]
+    today = dt.date.today().isoformat()
+    assert f"date modified: {today}\n" in note.read_text()
+    assert dt.date.fromtimestamp(note.stat().st_mtime).isoformat() == today

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import datetime as dt
+import os
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -38,6 +41,18 @@ date modified: 2024-01-01
 """
 
 
+_MODIFIED = re.compile(rb"^date modified: (\d{4}-\d{2}-\d{2})", re.M | re.I)
+
+
+def as_kept_by_lint(path: Path) -> None:
+    """Give a note written with a `date modified` that day's file time, as a vault kept by
+    `ora lint --fix` has: otherwise every fixture note would be `date-modified-stale`."""
+    found = _MODIFIED.search(path.read_bytes())
+    if found:
+        noon = dt.datetime.fromisoformat(found.group(1).decode() + "T12:00").timestamp()
+        os.utime(path, (noon, noon))
+
+
 @pytest.fixture
 def vault(tmp_path: Path) -> Path:
     """A vault with a hub matrix and one good engram that links to it."""
@@ -46,6 +61,8 @@ def vault(tmp_path: Path) -> Path:
     (root / "Matrices").mkdir()
     (root / "Matrices" / "Hub.md").write_text(HUB_NOTE, encoding="utf-8")
     (root / "Engrams" / "Good.md").write_text(GOOD_NOTE, encoding="utf-8")
+    for note in ("Matrices/Hub.md", "Engrams/Good.md"):
+        as_kept_by_lint(root / note)
     return root
 
 
@@ -60,6 +77,7 @@ def write(vault: Path) -> Callable[[str, str | bytes], str]:
             path.write_bytes(content)
         else:
             path.write_bytes(content.encode("utf-8"))
+        as_kept_by_lint(path)
         return rel
 
     return _write

@@ -235,7 +235,8 @@ def test_dates_come_from_a_created_property_or_the_file_name_else_the_file(
     plan = _by_path(plan_adoption(vault))
     assert plan["Daily/2026-10-26.md"]["date created"] == "2026-10-26"
     assert plan["Clip.md"]["date created"] == "2026-08-03"
-    assert plan["Plain.md"]["date modified"] == "2023-11-14"
+    # the adoption writes the note: its day is the file's mtime day after it (lint-current)
+    assert plan["Plain.md"]["date modified"] == dt.date.today().isoformat()
     assert "date created" not in plan["Dated.md"]
     # Obsidian's property names are case-insensitive: no second date beside `Date Created`
     assert "date created" not in plan["Capital.md"] and "date modified" not in plan["Capital.md"]
@@ -243,10 +244,10 @@ def test_dates_come_from_a_created_property_or_the_file_name_else_the_file(
 
 def test_a_filled_date_modified_is_never_before_the_notes_date_created(tmp_path: Path) -> None:
     """Adopt proposed the file's older mtime as `date modified` beside a later `date created`."""
-    vault = _write(tmp_path, {"Synced.md": "---\ndate created: 2024-05-06\n---\nSynced.\n"})
+    vault = _write(tmp_path, {"Synced.md": "---\ndate created: 2099-05-06\n---\nSynced.\n"})
     os.utime(vault / "Synced.md", (1_700_000_000, 1_700_000_000))  # 2023-11-14
     (proposal,) = plan_adoption(vault).proposals
-    assert proposal.values["date modified"] == "2024-05-06"
+    assert proposal.values["date modified"] == "2099-05-06"  # set ahead, after the write day
     assert proposal.why["date modified"] == "the note's `date created`"
 
 
@@ -254,7 +255,7 @@ def test_each_date_says_where_it_came_from(tmp_path: Path) -> None:
     vault = _write(tmp_path, {"Daily/2026-10-26.md": "Monday, edited since.\n"})
     (proposal,) = plan_adoption(vault).proposals
     assert proposal.why["date created"] == "the date in its file name"
-    assert proposal.why["date modified"] == "file times"  # the file was written today
+    assert proposal.why["date modified"] == "the day it is written"
 
 
 def test_notes_adopt_leaves_alone_are_skipped_with_a_reason(tmp_path: Path) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import os
 from collections.abc import Callable
@@ -88,7 +89,8 @@ def test_fix_updates_a_capitalised_date_in_place_instead_of_adding_a_second(
     os.utime(vault / "Dated.md", (1_700_000_000, 1_700_000_000))  # 2023-11-14
     assert main(["lint", str(vault), "--fix", "--json"]) == 0
     assert json.loads(capsys.readouterr().out) == {"diagnostics": []}
-    expected = text.replace("---\nbody", "date modified: 2023-11-14\n---\nbody")
+    today = dt.date.today().isoformat()  # the fix modifies the file: today is its mtime day
+    expected = text.replace("---\nbody", f"date modified: {today}\n---\nbody")
     assert (vault / "Dated.md").read_bytes() == expected.encode()
 
 

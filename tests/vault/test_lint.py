@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -22,6 +23,7 @@ from .conftest import GOOD_NOTE
 
 Write = Callable[[str, str | bytes], str]
 DATES = "date created: 2024-01-02\ndate modified: 2024-01-02\n"
+TODAY = dt.date.today().isoformat()
 CORE = "nexus: []\ntype: engram\ntags: [atomic]\n"
 
 
@@ -107,6 +109,8 @@ def test_every_code_has_a_test_case() -> None:
     tested = {c for c, _, _ in TEXT_CASES} | {c for c, _ in FILE_CASES} | {"file-unreadable"}
     tested |= {"settings-invalid"}  # a vault-level code: tests/vault/test_lint_adoption.py
     tested |= {"file-name-undecodable"}  # tests/vault/test_undecodable_names.py
+    tested |= {"date-modified-stale"}  # about the file's time: tests/vault/test_lint_dates.py
+    tested |= {"nexus-not-matrix"}  # needs the target's type: tests/vault/test_lint_nexus.py
     assert tested == set(CODES)
 
 
@@ -169,7 +173,8 @@ def test_fix_dates_fills_only_the_absent_dates(vault: Path, write: Write) -> Non
     assert fix_dates(vault, rel) is True
     new = (vault / rel).read_text(encoding="utf-8")
     created = new.split("date created: ")[1].split("\n")[0]
-    assert new == text.replace("date modified: soon", "date modified: 2023-11-14").replace(
+    # written today: the fix itself modifies the file, so today is its mtime day after it
+    assert new == text.replace("date modified: soon", f"date modified: {TODAY}").replace(
         "---\nb\n", f"date created: {created}\n---\nb\n")
     assert lint_file(vault, rel) == []
     assert fix_dates(vault, rel) is False
@@ -190,14 +195,14 @@ def test_fix_dates_takes_the_creation_date_a_note_states(
     os.utime(vault / rel, (1_700_000_000, 1_700_000_000))  # 2023-11-14
     assert fix_dates(vault, rel) is True
     new = (vault / rel).read_text(encoding="utf-8")
-    assert f"date created: {created}\n" in new and "date modified: 2023-11-14\n" in new
+    assert f"date created: {created}\n" in new and f"date modified: {TODAY}\n" in new
 
 
 @pytest.mark.parametrize(("dates", "modified"), [
-    ("date created: 2024-05-06\n", "2024-05-06"),  # an older file time: a clone or a sync
-    ("Date Created: 2030-01-01T09:00\n", "2030-01-01"),  # set ahead by a template
-    ("date created: 2020-01-01\n", "2023-11-14"),  # the file's own when it is later
-    ("created: 2025-02-03\n", "2025-02-03"),  # a stated creation date, no `date created`
+    ("date created: 2024-05-06\n", TODAY),  # the day of the fix, later than both
+    ("Date Created: 2099-01-01T09:00\n", "2099-01-01"),  # set ahead by a template
+    ("date created: 2020-01-01\n", TODAY),
+    ("created: 2099-02-03\n", "2099-02-03"),  # a stated creation date, no `date created`
 ])
 def test_fix_dates_never_fills_modified_before_created(
     vault: Path, write: Write, dates: str, modified: str

@@ -87,8 +87,8 @@ def test_aliases_resolve_links_after_file_names_and_paths() -> None:
 def test_lint_resolves_links_to_aliases_read_from_the_vault(tmp_path: Path) -> None:
     (tmp_path / "Books").mkdir()
     (tmp_path / "Books" / "Deep Work.md").write_text(
-        "---\naliases: Newport 2016, DW\n---\nbody\n", encoding="utf-8")
-    ctx = LintContext.for_vault(tmp_path)
+        "---\ntype: matrix\naliases: Newport 2016, DW\n---\nbody\n", encoding="utf-8")
+    ctx = LintContext.for_vault(tmp_path)  # a matrix: a nexus names one (nexus-not-matrix)
     text = ("---\nnexus: ['[[Newport 2016]]', DW]\ntype: engram\ntags: []\n"
             "date created: 2024-01-01\ndate modified: 2024-01-01\n---\nbody\n")
     assert lint_text(text, "n.md", ctx) == []

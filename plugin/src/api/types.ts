@@ -63,6 +63,10 @@ export interface SearchFilters {
 	tags?: string[];
 	since?: string;
 	until?: string;
+	/** Topic clusters (declared or assigned; any case). */
+	clusters?: string[];
+	/** Chat notes' conversation ids. */
+	conversations?: string[];
 }
 
 export interface SearchRequest {
@@ -290,7 +294,18 @@ export interface Pair {
 	resolution?: Record<string, unknown>;
 	/** Either note is private: listed and resolvable only in private mode. */
 	private?: boolean;
+	/** Contradictions: whether each claim's note is tagged ai-derived, or the user's own. */
+	provenance?: { a: Provenance; b: Provenance };
+	/** When exactly one side is ai-derived: the resolution keeping the user's own note. */
+	suggested?: Suggested;
 }
+
+export type Provenance = "ai-derived" | "user";
+
+/** A resolution the sidecar suggests, with why; without `reason` it is a request body. */
+export type Suggested =
+	| { action: "changed-mind"; newer: string; reason: string }
+	| { action: "wrong"; note: string; reason: string };
 
 export type Resolution =
 	| { action: "changed-mind"; newer: string }

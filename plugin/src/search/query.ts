@@ -1,13 +1,29 @@
 import type { SearchFilters } from "../api/types";
 
-/** Filters a user can set: chips in the panel, or `type:` / `path:` / `tag:` in the query box. */
+/** Filters a user can set: chips in the panel, or prefixes in the query box (`PREFIXES`). */
 export interface FilterChips {
 	types: string[];
 	folders: string[];
 	tags: string[];
+	/** Topic clusters, as a result's "why" names them (the sidecar compares them in any case). */
+	clusters: string[];
+	/** Conversation ids of chat notes (the note's `conversation` property). */
+	conversations: string[];
 }
 
-export const NO_CHIPS: Readonly<FilterChips> = Object.freeze({ types: [], folders: [], tags: [] });
+type ChipKind = keyof FilterChips;
+
+/** Each chip kind's prefix in the query box, and how a typed value is written down. */
+const PREFIXES: readonly { kind: ChipKind; prefix: string; clean: (value: string) => string }[] = [
+	{ kind: "types", prefix: "type", clean: (v) => v.toLowerCase() },
+	{ kind: "folders", prefix: "path", clean: (v) => v.replace(/^\/+|\/+$/g, "") },
+	{ kind: "tags", prefix: "tag", clean: (v) => v.replace(/^#/, "") },
+	{ kind: "clusters", prefix: "cluster", clean: (v) => v },
+	{ kind: "conversations", prefix: "conversation", clean: (v) => v },
+];
+const KINDS = PREFIXES.map((p) => p.kind);
+
+export const NO_CHIPS: Readonly<FilterChips> = Object.freeze({ types: [], folders: [], tags: [], clusters: [], conversations: [] });
 
 export interface ParsedQuery {
 	/** The words to search for, prefixes removed. */
@@ -16,22 +32,25 @@ export interface ParsedQuery {
 	chips: FilterChips;
 }
 
-const PREFIX = /(^|\s)(type|path|tag):("([^"]*)"|(\S*))/gi;
+// A value runs to the next space unless quoted: `cluster:auto:sleep` keeps its colon.
+const PREFIX = new RegExp(`(^|\\s)(${PREFIXES.map((p) => p.prefix).join("|")}):("([^"]*)"|(\\S*))`, "gi");
+
+/** Fresh empty chips (each list its own array). */
+function noChips(): FilterChips {
+	return { types: [], folders: [], tags: [], clusters: [], conversations: [] };
+}
 
 /**
  * Splits the query box into words and filter prefixes: `type:engram`, `path:"Some folder"`,
- * `tag:#project/ora` (the `#` is optional). A prefix with no value is left out, not an error.
+ * `tag:#project/ora` (the `#` is optional), `cluster:auto:sleep`, `conversation:cli:2026-12-01`.
+ * A prefix with no value is left out, not an error.
  */
 export function parseQuery(input: string): ParsedQuery {
-	const chips: FilterChips = { types: [], folders: [], tags: [] };
+	const chips = noChips();
 	const text = input.replace(PREFIX, (_match, lead: string, key: string, _v, quoted?: string, bare?: string) => {
 		const value = (quoted ?? bare ?? "").trim();
-		if (value !== "") {
-			const kind = key.toLowerCase();
-			if (kind === "type") chips.types.push(value.toLowerCase());
-			else if (kind === "path") chips.folders.push(value.replace(/^\/+|\/+$/g, ""));
-			else chips.tags.push(value.replace(/^#/, ""));
-		}
+		const spec = PREFIXES.find((p) => p.prefix === key.toLowerCase());
+		if (value !== "" && spec) chips[spec.kind].push(spec.clean(value));
 		return lead;
 	});
 	return { text: text.replace(/\s+/g, " ").trim(), chips };
@@ -39,26 +58,24 @@ export function parseQuery(input: string): ParsedQuery {
 
 /** The union of two chip sets, without repeats, in first-seen order. */
 export function mergeChips(a: FilterChips, b: FilterChips): FilterChips {
-	const union = (x: string[], y: string[]) => [...new Set([...x, ...y])];
-	return { types: union(a.types, b.types), folders: union(a.folders, b.folders), tags: union(a.tags, b.tags) };
+	const out = noChips();
+	for (const kind of KINDS) out[kind] = [...new Set([...a[kind], ...b[kind]])];
+	return out;
 }
 
 /** The request's `filters`, or undefined when no chip is set. */
 export function toFilters(chips: FilterChips): SearchFilters | undefined {
 	const filters: SearchFilters = {};
-	if (chips.types.length) filters.types = [...chips.types];
-	if (chips.folders.length) filters.folders = [...chips.folders];
-	if (chips.tags.length) filters.tags = [...chips.tags];
+	for (const kind of KINDS) if (chips[kind].length) filters[kind] = [...chips[kind]];
 	return Object.keys(filters).length ? filters : undefined;
 }
 
 /** Chips as the labels the panel shows, each with how to remove it. */
 export function chipLabels(chips: FilterChips): { label: string; without: FilterChips }[] {
 	const out: { label: string; without: FilterChips }[] = [];
-	for (const key of ["types", "folders", "tags"] as const) {
-		for (const value of chips[key]) {
-			const prefix = key === "types" ? "type" : key === "folders" ? "path" : "tag";
-			out.push({ label: `${prefix}:${value}`, without: { ...chips, [key]: chips[key].filter((v) => v !== value) } });
+	for (const { kind, prefix } of PREFIXES) {
+		for (const value of chips[kind]) {
+			out.push({ label: `${prefix}:${value}`, without: { ...chips, [kind]: chips[kind].filter((v) => v !== value) } });
 		}
 	}
 	return out;

@@ -1,4 +1,4 @@
-import type { Pair } from "../api/types";
+import type { Pair, Provenance } from "../api/types";
 
 // Plain words for what the sidecar reports in identifiers: statuses, resolutions, judges and the
 // judges' evidence keys (docs/http-api.md, Pair). The triage dialog shows only these.
@@ -33,15 +33,20 @@ const EVIDENCE: [key: string, label: string, show: (value: unknown) => string][]
 	["contradiction", "Chance of contradiction", percent],
 	["fallback", "Judged by", (v) => `${judgeLabel(String(v))}, because the chosen judge failed on this pair`],
 	["judge_error", "What went wrong", (v) => String(v)],
+	["told_provenance", "The model knew", () => "which claim is AI-derived"],
 	["overlap", "Words in common", percent],
 	["note_similarity", "How alike the notes are", percent],
 	["claim_similarity", "How alike the claims are", percent],
 	["similarity", "How alike the articles are", percent],
 	["dates", "Dates (A, B)", (v) => list(v, ", ", "no date")],
-	["ai_derived", "AI-derived (A, B)", (v) => list(v, ", ")],
 ];
-/** Evidence already said elsewhere on the card. */
-const HIDDEN = new Set(["proposal", "titles"]);
+/** Evidence already said elsewhere on the card (provenance is on each claim). */
+const HIDDEN = new Set(["proposal", "titles", "ai_derived"]);
+
+/** Where a claim's note came from, in words. */
+export function originLabel(origin: Provenance): string {
+	return origin === "ai-derived" ? "AI-derived" : "Your own note";
+}
 
 export function kindHeading(kind: string): string {
 	return KIND_HEADINGS[kind] ?? "Two notes disagree";

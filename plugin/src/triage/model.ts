@@ -1,6 +1,6 @@
-import type { Claim, Pair, Resolution } from "../api/types";
+import type { Claim, Pair, Provenance, Resolution } from "../api/types";
 import { titleFromPath } from "../search/shape";
-import { evidenceRows, judgeLabel, kindHeading, statusLabel } from "./labels";
+import { evidenceRows, judgeLabel, kindHeading, originLabel, statusLabel } from "./labels";
 
 export { evidenceRows } from "./labels";
 
@@ -13,6 +13,15 @@ export interface ClaimCard {
 	lineStart: number;
 	lineEnd: number;
 	text: string;
+	/** "AI-derived" or "Your own note"; null when the sidecar does not say. */
+	origin: string | null;
+}
+
+/** The resolution the sidecar suggests: the button it matches, why, and the request. */
+export interface SuggestionCard {
+	label: string;
+	reason: string;
+	resolution: Resolution;
 }
 
 export interface PairCard {
@@ -32,6 +41,8 @@ export interface PairCard {
 	/** The news story it belongs to, approvable as a whole. */
 	batch: string | null;
 	evidence: { label: string; value: string }[];
+	/** When one side is AI-derived: the resolution keeping the user's own note. */
+	suggestion: SuggestionCard | null;
 }
 
 /** The three triage answers of the spec (plus dismiss), before a note is chosen. */
@@ -45,18 +56,31 @@ export function pairCard(pair: Pair): PairCard {
 			pair.kind === "news"
 				? "Proposed: B supersedes A (B is newer)."
 				: "These claims disagree. Decide which one you hold now.",
-		a: claimCard("a", pair.a),
-		b: claimCard("b", pair.b),
+		a: claimCard("a", pair.a, pair.provenance?.a),
+		b: claimCard("b", pair.b, pair.provenance?.b),
 		judge: `Found by ${judgeLabel(pair.judge)}`,
 		score: pair.score.toFixed(2),
 		status: statusLabel(pair),
 		private: pair.private === true,
 		batch: pair.kind === "news" && pair.batch ? pair.batch : null,
 		evidence: evidenceRows(pair.evidence ?? {}),
+		suggestion: suggestionCard(pair),
 	};
 }
 
-function claimCard(side: "a" | "b", claim: Claim): ClaimCard {
+/** The suggestion as the button it matches ("B supersedes A", "Archive B") would send it. */
+function suggestionCard(pair: Pair): SuggestionCard | null {
+	const s = pair.suggested;
+	if (!s) return null;
+	const letter = (path: string) => (path === pair.a.path ? "A" : "B");
+	if (s.action === "changed-mind") {
+		const newer = letter(s.newer);
+		return { label: `${newer} supersedes ${newer === "A" ? "B" : "A"}`, reason: s.reason, resolution: resolution("changed-mind", s.newer) };
+	}
+	return { label: `Archive ${letter(s.note)}`, reason: s.reason, resolution: resolution("wrong", s.note) };
+}
+
+function claimCard(side: "a" | "b", claim: Claim, origin: Provenance | undefined): ClaimCard {
 	const lines =
 		claim.line_start === claim.line_end ? `line ${claim.line_start}` : `lines ${claim.line_start}–${claim.line_end}`;
 	return {
@@ -67,6 +91,7 @@ function claimCard(side: "a" | "b", claim: Claim): ClaimCard {
 		lineStart: claim.line_start,
 		lineEnd: claim.line_end,
 		text: claim.text,
+		origin: origin ? originLabel(origin) : null,
 	};
 }
 

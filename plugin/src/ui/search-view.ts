@@ -243,6 +243,12 @@ function panelState(state: unknown): SearchPanelState | null {
 	return {
 		query: s.query,
 		includeArchived: s.includeArchived === true,
-		chips: { types: list(chips.types), folders: list(chips.folders), tags: list(chips.tags) },
+		chips: {
+			types: list(chips.types),
+			folders: list(chips.folders),
+			tags: list(chips.tags),
+			clusters: list(chips.clusters),
+			conversations: list(chips.conversations),
+		},
 	};
 }

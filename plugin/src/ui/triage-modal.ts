@@ -120,6 +120,13 @@ export class TriageModal extends Modal {
 		head.createSpan({ cls: "ora-badge", text: `${card.judge} · ${card.score}` });
 		if (pair.status !== "open") el.createDiv({ cls: "ora-pair-status", text: card.status });
 		el.createDiv({ cls: "ora-pair-proposal", text: card.proposal });
+		const suggestion = card.suggestion;
+		if (suggestion && TRIAGEABLE.includes(pair.status)) {
+			const row = el.createDiv({ cls: "ora-pair-suggestion" });
+			row.createSpan({ text: `Suggested: ${suggestion.label}. ${suggestion.reason}.` });
+			const apply = row.createEl("button", { text: "Apply the suggestion", cls: "mod-cta" });
+			apply.addEventListener("click", () => void this.resolve(pair, suggestion.resolution, suggestion.label));
+		}
 
 		const sides = el.createDiv({ cls: "ora-pair-sides" });
 		this.renderClaim(sides, card.a);
@@ -166,6 +173,7 @@ export class TriageModal extends Modal {
 		head.createSpan({ cls: "ora-claim-side", text: claim.side.toUpperCase() });
 		const link = head.createEl("a", { cls: "ora-claim-path", text: claim.path, attr: { href: "#" } });
 		head.createSpan({ cls: "ora-claim-lines", text: claim.lines });
+		if (claim.origin) head.createSpan({ cls: "ora-badge ora-claim-origin", text: claim.origin });
 		link.addEventListener("click", (evt) => {
 			evt.preventDefault();
 			void this.deps.open(claim.path, claim.lineStart, claim.lineEnd);

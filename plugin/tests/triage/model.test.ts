@@ -20,6 +20,31 @@ describe("pairCard", () => {
 		]);
 	});
 
+	it("labels where each claim came from and the suggestion keeping the user's note", () => {
+		const pair = aPair({
+			provenance: { a: "user", b: "ai-derived" },
+			suggested: { action: "wrong", note: "Engrams/Coffee harms the heart.md", reason: "B came from the AI side" },
+			evidence: { cue: "antonym", ai_derived: [false, true], told_provenance: true },
+		});
+		const card = pairCard(pair);
+		expect([card.a.origin, card.b.origin]).toEqual(["Your own note", "AI-derived"]);
+		expect(card.suggestion).toEqual({
+			label: "Archive B",
+			reason: "B came from the AI side",
+			resolution: { action: "wrong", note: pair.b.path },
+		});
+		// the provenance is on the claims, not repeated as evidence; the LLM judge's knowing is said
+		expect(card.evidence.map((r) => r.label)).toEqual(["Why they clash", "The model knew"]);
+		const changed = pairCard(aPair({ suggested: { action: "changed-mind", newer: pair.a.path, reason: "A is yours" } }));
+		expect(changed.suggestion?.label).toBe("A supersedes B");
+		expect(changed.suggestion?.resolution).toEqual({ action: "changed-mind", newer: pair.a.path });
+	});
+
+	it("shows no origin or suggestion when the sidecar gives none", () => {
+		const card = pairCard(aPair());
+		expect([card.a.origin, card.b.origin, card.suggestion]).toEqual([null, null, null]);
+	});
+
 	it("proposes that b supersedes a for news pairs", () => {
 		expect(pairCard(aPair({ kind: "news" })).proposal).toContain("B supersedes A");
 	});
@@ -80,7 +105,6 @@ describe("plain words", () => {
 			{ label: "What went wrong", value: "HTTP 500" },
 			{ label: "How alike the notes are", value: "71 %" },
 			{ label: "Dates (A, B)", value: "2021-03-04, no date" },
-			{ label: "AI-derived (A, B)", value: "no, yes" },
-		]);
+		]); // ai_derived is shown on each claim (the pair's provenance), not as evidence
 	});
 });

@@ -167,7 +167,7 @@ describe("SearchView", () => {
 		expect(workspace.saves).toBeGreaterThan(0);
 		const saved = view.getState();
 		// Someone may be looking at the screen at the next start: private mode is never saved.
-		expect(saved).toEqual({ query: "sleep", includeArchived: true, chips: { types: ["engram"], folders: [], tags: [] } });
+		expect(saved).toEqual({ query: "sleep", includeArchived: true, chips: { types: ["engram"], folders: [], tags: [], clusters: [], conversations: [] } });
 
 		const restored = await restoredView(saved, "back.md");
 		expect((restored.view.contentEl.querySelector("input.ora-search-input") as HTMLInputElement).value).toBe("sleep");
@@ -188,7 +188,7 @@ describe("SearchView", () => {
 		const { view, input } = await openView(transport);
 		toggles(view)[0]?.click();
 		await type(input, "locker code");
-		expect(view.getState()).toEqual({ query: "", includeArchived: false, chips: { types: [], folders: [], tags: [] } });
+		expect(view.getState()).toEqual({ query: "", includeArchived: false, chips: { types: [], folders: [], tags: [], clusters: [], conversations: [] } });
 		toggles(view)[0]?.click();
 		await vi.advanceTimersByTimeAsync(100);
 		expect(view.getState()).toMatchObject({ query: "locker code" });

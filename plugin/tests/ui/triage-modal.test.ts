@@ -84,6 +84,28 @@ describe("TriageModal", () => {
 		expect(shownNotices.at(-1)).not.toContain("changed-mind");
 	});
 
+	it("shows which claim is AI-derived and applies the suggestion after asking", async () => {
+		const pair = aPair({
+			provenance: { a: "ai-derived", b: "user" },
+			suggested: { action: "changed-mind", newer: "Engrams/Coffee harms the heart.md", reason: "B is your own note" },
+		});
+		const transport = new ScriptedTransport([
+			json(200, { pairs: [pair] }),
+			json(200, { pair: { ...pair, status: "resolved", resolution: { action: "changed-mind" } }, changed: [pair.b.path] }),
+			json(200, { pairs: [] }),
+		]);
+		const asked: string[] = [];
+		const { modal } = await openModal(transport, { confirm: async (title) => (asked.push(title), true) });
+		const origins = [...modal.contentEl.querySelectorAll(".ora-claim-origin")].map((e) => e.textContent);
+		expect(origins).toEqual(["AI-derived", "Your own note"]);
+		expect(modal.contentEl.querySelector(".ora-pair-suggestion")?.textContent).toContain("Suggested: B supersedes A. B is your own note.");
+		button(modal, "Apply the suggestion").click();
+		await settle();
+		await settle();
+		expect(asked).toEqual(["B supersedes A"]);
+		expect(JSON.parse(transport.requests[1]?.body ?? "")).toEqual({ action: "changed-mind", newer: pair.b.path });
+	});
+
 	it("writes nothing when the user cancels", async () => {
 		const transport = new ScriptedTransport([json(200, { pairs: [aPair()] })]);
 		const { modal } = await openModal(transport, { confirm: async () => false });

@@ -1,0 +1,64 @@
+"""A `nexus` names the matrices a note serves: one naming a note that is not a matrix gets
+`nexus-not-matrix`; one naming no note stays `link-broken`."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+
+from sidecar.lint.diagnostics import CODES, LintContext, lint_text, lint_vault
+from sidecar.server.lint_cache import LintCache
+
+Write = Callable[[str, str | bytes], str]
+DATES = "date created: 2024-01-02\ndate modified: 2024-01-02\n"
+
+
+def engram(nexus: str) -> str:
+    return f"---\nnexus: {nexus}\ntype: engram\ntags: []\n{DATES}---\nbody\n"
+
+
+def test_a_nexus_naming_an_engram_is_reported_on_the_nexus_line(vault: Path, write: Write) -> None:
+    write("Engrams/Serves.md", engram('["[[Good]]", "[[Hub]]"]'))
+    found = [d for d in lint_vault(vault) if d.path == "Engrams/Serves.md"]
+    assert [(d.code, d.line, d.severity) for d in found] == [
+        ("nexus-not-matrix", 2, CODES["nexus-not-matrix"].severity)]
+    assert "nexus[0]" in found[0].message and "engram" in found[0].message
+
+
+def test_a_missing_target_is_a_broken_link_not_a_non_matrix(vault: Path, write: Write) -> None:
+    write("Engrams/Lost.md", engram('["[[Nowhere]]"]'))
+    found = [d for d in lint_vault(vault) if d.path == "Engrams/Lost.md"]
+    assert [d.code for d in found] == ["link-broken"]
+
+
+def test_a_folder_typed_as_matrix_counts(vault: Path, write: Write) -> None:
+    """An untyped hub in a folder the vault types as matrix is a matrix, as the index types it."""
+    (vault / "ora.yaml").write_text("folders:\n  Hubs: matrix\n", encoding="utf-8")
+    write("Hubs/Sleep.md", "# Sleep\n\nA hub without frontmatter.\n")
+    write("Engrams/Rest.md", engram('["Sleep"]'))
+    assert [d for d in lint_vault(vault) if d.path == "Engrams/Rest.md"] == []
+
+
+def test_relationships_may_name_any_note(vault: Path, write: Write) -> None:
+    text = engram("[]").replace("tags: []", "tags: []\nrelationships:\n  supports: ['[[Good]]']")
+    write("Engrams/Backs.md", text)
+    assert [d for d in lint_vault(vault) if d.path == "Engrams/Backs.md"] == []
+
+
+def test_without_known_types_the_nexus_is_not_judged() -> None:
+    ctx = LintContext.build(["Matrices/Hub.md", "Engrams/Good.md"])
+    assert lint_text(engram('["[[Good]]"]'), "n.md", ctx) == []
+
+
+def test_the_servers_lint_context_follows_a_target_becoming_a_matrix(
+    vault: Path, write: Write
+) -> None:
+    cache = LintCache(vault, 1_000_000)
+    asyncio.run(cache.load())
+    text = engram('["[[Good]]"]')
+    assert [d.code for d in lint_text(text, "n.md", cache.context)] == ["nexus-not-matrix"]
+    good = (vault / "Engrams/Good.md").read_text().replace("type: engram", "type: matrix")
+    write("Engrams/Good.md", good)
+    asyncio.run(cache.refresh(["Engrams/Good.md"]))
+    assert lint_text(text, "n.md", cache.context) == []
