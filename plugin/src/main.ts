@@ -67,7 +67,6 @@ export default class OraVaultPlugin extends Plugin {
 		this.settings = mergeSettings(await this.loadData());
 		this.client = this.makeClient();
 		this.setup = new SidecarSetup(this.app, {
-			pluginDir: `${this.vaultPath()}/${this.manifest.dir ?? ""}`,
 			pluginVersion: this.manifest.version,
 			settings: this.settings,
 			saveSettings: () => this.saveData(this.settings),
@@ -129,6 +128,7 @@ export default class OraVaultPlugin extends Plugin {
 		this.addChatNoteButtons();
 		const models = this.modelsController();
 		this.register(() => models.cancelAll()); // a download in flight stops (and resumes next time)
+		this.register(() => this.setup.cancel()); // an install in flight is killed; Install or Repair finish it later
 		this.addSettingTab(
 			new OraSettingTab(this.app, this, {
 				settings: this.settings,
@@ -260,11 +260,10 @@ export default class OraVaultPlugin extends Plugin {
 			vault,
 			sameVault: (a, b) => sameVaultPath(realPath(a), realPath(b), process.platform),
 			ownPid: process.pid,
-			spawn: () =>
-				spawn(this.settings.oraCommand, serveArgs(this.settings, vault, process.pid), {
-					stdio: ["ignore", "ignore", "pipe"],
-					env: serveEnv(this.settings, this.setup.commandEnv()),
-				}),
+			spawn: () => {
+				const ora = this.setup.command(serveArgs(this.settings, vault, process.pid));
+				return spawn(ora.command, ora.args, { stdio: ["ignore", "ignore", "pipe"], env: serveEnv(this.settings, ora.env) });
+			},
 			readRecord: async () => parseRecord(await fs.readFile(recordPath(this.settings, vault), "utf8")),
 			readToken: () => fs.readFile(tokenPath(this.settings, vault), "utf8"),
 			onToken: (token) => (this.tokenValue = token),
