@@ -31,6 +31,8 @@ export interface OraSettings {
 	memoryWindowTokens: number;
 	/** The embedder the sidecar starts with (`embed_model`): auto or a pulled one; empty keeps the sidecar's default. */
 	embedModel: string;
+	/** The first-run guide was shown (settings saved before it existed count as shown). */
+	onboarded: boolean;
 }
 
 export const DEFAULT_SETTINGS: Readonly<OraSettings> = Object.freeze({
@@ -47,6 +49,7 @@ export const DEFAULT_SETTINGS: Readonly<OraSettings> = Object.freeze({
 	llmModel: "",
 	llmApiKey: "",
 	conversations: [] as ConversationEntry[],
+	onboarded: false,
 	llmTimeoutSeconds: 0,
 	answerMaxTokens: 0,
 	memoryWindowTokens: 0,
@@ -69,6 +72,7 @@ export function mergeSettings(saved: unknown): OraSettings {
 	}
 	if (!isPortSetting(merged.port)) merged.port = DEFAULT_SETTINGS.port;
 	merged.conversations = conversationList(record.conversations);
+	if (!("onboarded" in record)) merged.onboarded = true; // a user from before the guide
 	return merged;
 }
 

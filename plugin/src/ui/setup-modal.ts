@@ -39,10 +39,8 @@ const SHOWN_LINES = 400;
 export class SetupModal extends Modal {
 	private sourceInput!: HTMLInputElement;
 	private actionsEl!: HTMLElement;
-	private stepEl!: HTMLElement;
-	private logEl!: HTMLElement;
+	private progress!: SetupProgressView;
 	private resultEl!: HTMLElement;
-	private progressEl!: HTMLProgressElement;
 
 	constructor(
 		app: App,
@@ -66,9 +64,7 @@ export class SetupModal extends Modal {
 			})
 			.addButton((b) => b.setButtonText("Choose…").onClick(() => this.chooseWheel()));
 		this.actionsEl = this.contentEl.createDiv();
-		this.stepEl = this.contentEl.createDiv({ cls: "ora-setup-step" });
-		this.progressEl = this.contentEl.createEl("progress", { cls: "ora-setup-progress ora-hidden" });
-		this.logEl = this.contentEl.createEl("pre", { cls: "ora-setup-log" });
+		this.progress = new SetupProgressView(this.contentEl);
 		this.resultEl = this.contentEl.createDiv({ cls: "ora-setup-result" });
 		this.renderActions();
 	}
@@ -156,18 +152,39 @@ export class SetupModal extends Modal {
 		if (this.host.installer.running) return;
 		this.actionsEl.empty();
 		new Setting(this.actionsEl).addButton((b) => b.setButtonText("Cancel").onClick(() => this.host.installer.cancel()));
-		this.logEl.empty();
+		this.progress.reset();
 		this.resultEl.empty();
-		const outcome = await operation((event) => this.show(event));
-		this.stepEl.empty();
-		this.progressEl.addClass("ora-hidden");
+		const outcome = await operation((event) => this.progress.show(event));
+		this.progress.done();
 		this.resultEl.setText(outcome.ok ? (outcome.version ? `Done: ora ${outcome.version} is ready.` : "Done: the sidecar is removed.") : outcome.message);
 		this.resultEl.toggleClass("ora-error", !outcome.ok);
 		if (outcome.ok || (installs && this.host.installer.state() === "installed")) await after();
 		this.renderActions();
 	}
+}
 
-	private show(event: SetupEvent): void {
+/** A set-up operation as it runs: the step, a download's progress bar, the log's last lines. */
+export class SetupProgressView {
+	private readonly stepEl: HTMLElement;
+	private readonly progressEl: HTMLProgressElement;
+	private readonly logEl: HTMLElement;
+
+	constructor(parent: HTMLElement) {
+		this.stepEl = parent.createDiv({ cls: "ora-setup-step" });
+		this.progressEl = parent.createEl("progress", { cls: "ora-setup-progress ora-hidden" });
+		this.logEl = parent.createEl("pre", { cls: "ora-setup-log" });
+	}
+
+	reset(): void {
+		this.logEl.empty();
+	}
+
+	done(): void {
+		this.stepEl.empty();
+		this.progressEl.addClass("ora-hidden");
+	}
+
+	show(event: SetupEvent): void {
 		if (event.kind === "step") {
 			this.stepEl.setText(`Step ${event.index} of ${event.total}: ${event.title}…`);
 			this.progressEl.addClass("ora-hidden");

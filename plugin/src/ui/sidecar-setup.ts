@@ -110,16 +110,19 @@ export class SidecarSetup {
 		}
 	}
 
+	/** After a set-up: the command setting names the install, and the sidecar starts from it. */
+	async useInstalled(): Promise<void> {
+		this.options.settings.oraCommand = MANAGED_COMMAND;
+		await this.options.saveSettings();
+		await this.options.restartSidecar();
+	}
+
 	open(reason: string | null): void {
 		new SetupModal(this.app, {
 			installer: this.installer,
 			reason,
 			stopSidecar: () => this.options.stopSidecar(),
-			installed: async () => {
-				this.options.settings.oraCommand = MANAGED_COMMAND;
-				await this.options.saveSettings();
-				await this.options.restartSidecar();
-			},
+			installed: () => this.useInstalled(),
 			removed: async () => {
 				if (this.options.settings.oraCommand === MANAGED_COMMAND) {
 					this.options.settings.oraCommand = DEFAULT_SETTINGS.oraCommand;
