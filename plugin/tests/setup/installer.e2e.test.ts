@@ -101,7 +101,7 @@ describe("set-up without a system Python, against a local index", () => {
 
 		// One upgrade for every vault: the shared install moves to the newer wheel.
 		const newer = nextPatch(PLUGIN_VERSION);
-		index.sidecarWheels.push(buildStubWheel(python, fixtures, newer));
+		index.packages.push(buildStubWheel(python, fixtures, newer));
 		expect(await installer.upgrade({ kind: "index" })).toEqual({ ok: true, version: newer });
 		expect(readInstall(paths)?.version).toBe(newer);
 
@@ -109,7 +109,7 @@ describe("set-up without a system Python, against a local index", () => {
 		expect(installer.state()).toBe("absent");
 		expect(readdirSync(dir)).toEqual(["setup.log"]);
 		expect(readdirSync(home)).toEqual([]);
-		index.sidecarWheels.pop();
+		index.packages.pop();
 	}, FLOW_TIMEOUT_MS);
 
 	it("refuses uv whose bytes are not the ones the index states, keeping nothing of it", async () => {

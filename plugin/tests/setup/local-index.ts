@@ -3,8 +3,8 @@
 // - uv's real wheel for this platform, listed by a JSON API as pypi.org's (`/pypi/uv/V/json`),
 //   with its sha256. The wheel comes from ORA_UV_WHEEL, else `pip download uv==V` into a cache
 //   folder (the machine's PyPI access; CI has it). Without either the tests fail, saying so.
-// - a "simple" index (`/simple/ora-vault-sidecar/`) carrying the sidecar wheels given, with their
-//   sha256 in the links as PyPI gives them.
+// - a "simple" index (`/simple/PROJECT/`) carrying the package files given (the sidecar's wheel,
+//   and for the benchmark its dependencies), with their sha256 in the links as PyPI gives them.
 // - a python-build-standalone mirror: uv's download metadata (`/python/downloads.json`) naming a
 //   tarball in python-build-standalone's install_only layout (`python/bin`, `python/lib`) built
 //   here from the machine's own CPython, with its sha256.
@@ -20,8 +20,17 @@ import installer from "../../../schema/installer.json";
 
 export const UV_VERSION = installer.uv.version;
 
+const digests = new Map<string, string>();
+
+/** A file's sha256 (remembered: the benchmark's index lists hundreds of MB). */
 export function sha256(file: string): string {
-	return createHash("sha256").update(readFileSync(file)).digest("hex");
+	const key = `${file}:${statSync(file).mtimeMs}`;
+	let digest = digests.get(key);
+	if (digest === undefined) {
+		digest = createHash("sha256").update(readFileSync(file)).digest("hex");
+		digests.set(key, digest);
+	}
+	return digest;
 }
 
 /** The first Python 3.11+ on the test machine's PATH (the installer's children see none). */
@@ -116,11 +125,19 @@ export interface LocalIndex {
 	held: Promise<void> | null;
 	/** States a wrong sha256 for uv's wheel. */
 	tamperUv: boolean;
-	sidecarWheels: string[];
+	/** Files the simple index carries (wheels, sdists); more may be pushed. */
+	packages: string[];
 	close(): Promise<void>;
 }
 
-export async function startLocalIndex(uv: string, tarball: PythonTarball, sidecarWheels: string[]): Promise<LocalIndex> {
+/** A project's name as the simple index spells it (PEP 503), from a wheel's or an sdist's file name. */
+export function projectOf(file: string): string {
+	const name = basename(file);
+	const project = name.endsWith(".whl") ? (name.split("-")[0] ?? "") : name.replace(/-[^-]+\.(tar\.gz|zip)$/, "");
+	return project.toLowerCase().replace(/[-_.]+/g, "-");
+}
+
+export async function startLocalIndex(uv: string, tarball: PythonTarball, packages: string[]): Promise<LocalIndex> {
 	const index: LocalIndex = {
 		url: "",
 		pythonDownloads: "",
@@ -128,14 +145,14 @@ export async function startLocalIndex(uv: string, tarball: PythonTarball, sideca
 		holdPython: false,
 		held: null,
 		tamperUv: false,
-		sidecarWheels,
+		packages,
 		close: () =>
 			new Promise((r) => {
 				server.closeAllConnections();
 				server.close(() => r());
 			}),
 	};
-	const files = (): Map<string, string> => new Map([uv, tarball.file, ...index.sidecarWheels].map((f) => [basename(f), f]));
+	const files = (): Map<string, string> => new Map([uv, tarball.file, ...index.packages].map((f) => [basename(f), f]));
 	const handle = (req: IncomingMessage, res: ServerResponse): void => {
 		const url = decodeURIComponent((req.url ?? "/").split("?")[0] ?? "/");
 		index.seen.push(`${req.method} ${url}`);
@@ -145,8 +162,14 @@ export async function startLocalIndex(uv: string, tarball: PythonTarball, sideca
 			res.end(JSON.stringify({ urls: [{ filename: basename(uv), url: `/files/${basename(uv)}`, size: statSync(uv).size, digests: { sha256: digest } }] }));
 			return;
 		}
-		if (url === "/simple/ora-vault-sidecar/") {
-			const links = index.sidecarWheels.map((w) => `<a href="/files/${basename(w)}#sha256=${sha256(w)}">${basename(w)}</a>`);
+		const project = /^\/simple\/([^/]+)\/$/.exec(url)?.[1];
+		if (project !== undefined) {
+			const links = index.packages.filter((f) => projectOf(f) === project).map((w) => `<a href="/files/${basename(w)}#sha256=${sha256(w)}">${basename(w)}</a>`);
+			if (links.length === 0) {
+				res.statusCode = 404;
+				res.end("not found");
+				return;
+			}
 			res.setHeader("Content-Type", "text/html");
 			res.end(`<!DOCTYPE html><html><body>${links.join("\n")}</body></html>`);
 			return;
