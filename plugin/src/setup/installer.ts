@@ -125,7 +125,6 @@ export class SidecarInstaller {
 
 	private async setUp(source: PackageSource, repair: boolean): Promise<SetupOutcome> {
 		this.checkWheel(source);
-		await fs.mkdir(this.paths.root, { recursive: true });
 		if (repair) await fs.rm(this.paths.marker, { force: true });
 		await this.fetchUv(repair);
 		const python = await this.installPython(repair);
@@ -239,6 +238,8 @@ export class SidecarInstaller {
 
 	private async operation(total: number, listener: SetupListener | undefined, body: () => Promise<SetupOutcome>): Promise<SetupOutcome> {
 		if (this.busy) return { ok: false, message: "Another set-up step is still running." };
+		const holder = await this.lock();
+		if (holder !== null) return { ok: false, message: `Obsidian (process ${holder}) is setting up the sidecar of this computer for another vault: wait for it to finish, then try again.` };
 		this.busy = true;
 		this.abort = new AbortController();
 		this.listener = listener ?? (() => undefined);
@@ -260,9 +261,34 @@ export class SidecarInstaller {
 			this.line(`Failed: ${outcome.message}`);
 		}
 		await this.saveLog();
+		await fs.rm(this.lockFile(), { force: true });
 		this.abort = null;
 		this.busy = false;
 		return outcome;
+	}
+
+	private lockFile(): string {
+		return path.join(this.paths.root, "setup.lock");
+	}
+
+	/**
+	 * Takes the install's lock: every vault's plugin shares it, and two set-ups at once would
+	 * write the same files. Null when taken, else the live process that holds it. A lock left by
+	 * a process that is gone (Obsidian quit mid-install) is taken over.
+	 */
+	private async lock(): Promise<number | null> {
+		await fs.mkdir(this.paths.root, { recursive: true });
+		for (let attempt = 0; attempt < 2; attempt++) {
+			try {
+				await fs.writeFile(this.lockFile(), String(process.pid), { flag: "wx" });
+				return null;
+			} catch {
+				const holder = Number((await fs.readFile(this.lockFile(), "utf8").catch(() => "")).trim());
+				if (holder > 0 && holder !== process.pid && alive(holder)) return holder;
+				await fs.rm(this.lockFile(), { force: true });
+			}
+		}
+		return null; // taken over twice in a row: another set-up races for it; go on rather than block
 	}
 
 	/** After a cancel: downloads in progress and uv's half-extracted Python. */
@@ -309,5 +335,14 @@ export class SidecarInstaller {
 		} catch {
 			// the log on screen is the one that matters; an unwritable folder is reported by the steps
 		}
+	}
+}
+
+function alive(pid: number): boolean {
+	try {
+		process.kill(pid, 0);
+		return true;
+	} catch (err) {
+		return (err as NodeJS.ErrnoException).code === "EPERM"; // there, but another user's
 	}
 }

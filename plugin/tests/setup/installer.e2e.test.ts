@@ -3,7 +3,8 @@
 // (local-index.ts), checks its sha256, lets uv install a CPython from a loopback
 // python-build-standalone mirror (built here from this machine's CPython) and the sidecar from
 // the loopback "simple" index. The sidecar wheel is the stand-in of stub-wheel.ts.
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from "fs";
+import { spawnSync } from "child_process";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "fs";
 import { tmpdir } from "os";
 import { join, resolve } from "path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -148,7 +149,16 @@ describe("set-up without a system Python, against a local index", () => {
 		expect(existsSync(installer.paths.downloads)).toBe(false);
 		expect(installer.state()).toBe("partial");
 
+		// Another vault's Obsidian setting up at the same time holds the lock: refused, nothing touched.
+		const lock = join(installer.paths.root, "setup.lock");
+		writeFileSync(lock, String(process.ppid));
+		const refused = await installer.install({ kind: "index" });
+		expect(!refused.ok && refused.message).toContain(`Obsidian (process ${process.ppid}) is setting up the sidecar of this computer for another vault`);
+		// Obsidian quit mid-install: its lock (a process that is gone) is taken over.
+		const gone = spawnSync("true").pid;
+		writeFileSync(lock, String(gone));
 		expect(await installer.install({ kind: "index" })).toEqual({ ok: true, version: PLUGIN_VERSION });
+		expect(existsSync(lock)).toBe(false);
 		// Quit between the sidecar's install and its check: no record, so "partial" again.
 		rmSync(installer.paths.marker);
 		expect(installer.state()).toBe("partial");
