@@ -142,7 +142,7 @@ describe("OnboardingModal", () => {
 	});
 
 	it("tests the language model endpoint typed in and saves it when the guide closes", async () => {
-		const { el, button, calls, modal } = host({ state: "installed" });
+		const { el, button, calls } = host({ state: "installed" });
 		for (let i = 0; i < 3; i++) button("Next")!.click();
 		expect(el.textContent).toContain("4 of 4: Ask with a language model");
 		const [url, model] = [...el.querySelectorAll('input[type="text"]')] as HTMLInputElement[];
