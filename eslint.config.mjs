@@ -20,9 +20,9 @@ export default defineConfig([
 		},
 	},
 	{
-		// Tests, the obsidian stand-in and the screenshot tool run in Node/happy-dom, not in the app:
-		// popout-window helpers (window timers, createEl on a window) do not apply there.
-		files: ["plugin/tests/**", "plugin/screenshots/**"],
+		// Tests, the obsidian stand-in, the screenshot tool and benchmarks run in Node/happy-dom, not
+		// in the app: popout-window helpers (window timers, createEl on a window) do not apply there.
+		files: ["plugin/tests/**", "plugin/screenshots/**", "plugin/bench/**"],
 		rules: {
 			"obsidianmd/prefer-create-el": "off",
 			"obsidianmd/prefer-window-timers": "off",
@@ -31,7 +31,7 @@ export default defineConfig([
 		},
 	},
 	{
-		files: ["plugin/screenshots/*.mjs"],
+		files: ["plugin/screenshots/*.mjs", "plugin/bench/**"],
 		rules: { "obsidianmd/rule-custom-message": "off", "no-console": "off" },
 	},
 ]);

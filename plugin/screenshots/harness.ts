@@ -1,6 +1,6 @@
 // Screenshot harness: the plugin's real view code, bundled against the test stand-in for
 // `obsidian`, fed with answers shaped like a real `ora serve` (docs/http-api.md).
-// location.hash picks the scene: #search, #lint, #triage, #related, #quick, #ask, #lintfix, #models or #extract.
+// location.hash picks the scene: #search, #lint, #triage, #related, #quick, #ask, #lintfix, #models, #extract, #onboarding or #onboarding-models.
 import { EditorState } from "@codemirror/state";
 import { EditorView } from "@codemirror/view";
 import { App, WorkspaceLeaf, type Plugin } from "obsidian";
@@ -22,6 +22,7 @@ import { SearchView } from "../src/ui/search-view";
 import { OraSettingTab } from "../src/ui/settings-tab";
 import { renderStatus } from "../src/ui/status-bar";
 import { TriageModal } from "../src/ui/triage-modal";
+import { OnboardingModal, type OnboardingHost } from "../src/ui/onboarding-modal";
 
 const why = (dense: number | null, bm25: number | null, sim: number, weight: number, decay: number, newer = 0) => ({
 	dense_rank: dense, bm25_rank: bm25, fused: 0.0325, rerank: null, similarity: sim, type_weight: weight, decay, cluster: null, newer_in_cluster: newer,
@@ -334,7 +335,74 @@ async function extractScene(root: HTMLElement): Promise<void> {
 	modal.contentEl.querySelector("details")?.setAttr("open", true);
 }
 
+/** The first-run guide: `page` 0 mid-install (step, download progress, log), 2 the re-ranker downloading. */
+async function onboardingScene(root: HTMLElement, page: number): Promise<void> {
+	const D = "/home/me/.local/share/ora-vault";
+	root.addClass("harness-modal-scene");
+	let progress: (p: PullProgress) => void = () => undefined;
+	const models = new ModelsController({
+		models: async () => ({ ...MODELS, catalogue: MODELS.catalogue.map((m) => ({ ...m, installed: false, active: false })) }),
+		switchEstimate: async (name) => ({ name, from: "a", to: "b", chunks: 0, estimate_s: 0, reembeds: false }),
+		pull: (_name, onProgress) => {
+			progress = onProgress;
+			return new Promise<PulledModel>(() => undefined);
+		},
+		confirm: async () => false,
+		switchEmbedder: async () => undefined,
+	});
+	const host: OnboardingHost = {
+		installer: {
+			// setup/paths.ts needs Node's fs and path, which the browser bundle lacks: its result, written out.
+			paths: { root: D, uv: `${D}/bin/uv`, python: `${D}/python`, models: `${D}/models`, cache: `${D}/cache`, downloads: `${D}/downloads`, marker: `${D}/install.json`, log: `${D}/setup.log` },
+			running: false,
+			state: () => "absent",
+			install: (_source, listener) => {
+				const lines = [
+					"https://files.pythonhosted.org/packages/…/uv-0.13.9-py3-none-manylinux_2_17_x86_64.manylinux2014_x86_64.whl (17606939 bytes, sha256 2f0c…)",
+					"sha256 checked: 2f0c…",
+					"uv 0.13.9 is at /home/me/.local/share/ora-vault/bin/uv",
+					"$ uv python install 3.12 --no-bin",
+					"Installed Python 3.12.12 in 2.61s",
+					"$ uv pip install --python …/cpython-3.12.12-linux-x86_64-gnu/bin/python3.12 --break-system-packages ora-vault-sidecar>=0.1,<0.2",
+					"Resolved 97 packages in 1.42s",
+				];
+				listener?.({ kind: "step", index: 3, total: 5, title: "Installing the sidecar (a few hundred MB the first time)" });
+				for (const line of lines) listener?.({ kind: "line", line });
+				return new Promise(() => undefined);
+			},
+			repair: () => new Promise(() => undefined),
+			upgrade: () => new Promise(() => undefined),
+			remove: () => new Promise(() => undefined),
+			cancel: () => undefined,
+		},
+		stopSidecar: async () => undefined,
+		installed: async () => undefined,
+		watchStatus: (listener) => (listener({ phase: "error", text: "Ora: error", detail: "No ora command was found.", openPairs: 0, action: "settings" }), () => undefined),
+		models,
+		sampleNotes: async () => Array.from({ length: 30 }, () => "Les notes de la réunion sont dans le dossier du projet que nous utilisons pour la planification."),
+		llm: () => ({ url: "", model: "", key: "" }),
+		saveLlm: async () => undefined,
+		checkLlm: async () => ({ ok: true, message: "Connected." }),
+		finished: async () => undefined,
+	};
+	const modal = new OnboardingModal(new App(), host);
+	modal.open();
+	const click = (label: string) => [...modal.contentEl.querySelectorAll("button")].find((b) => b.textContent === label)?.click();
+	if (page === 0) {
+		click("Install");
+		await new Promise((ok) => setTimeout(ok, 20));
+		return;
+	}
+	for (let i = 0; i < page; i++) click("Next");
+	await models.refresh();
+	click("Download");
+	progress({ file: "model.onnx", done: 38_200_000, total: 90_868_376 });
+	await new Promise((ok) => setTimeout(ok, 50));
+}
+
 const scenes: Record<string, (root: HTMLElement) => Promise<void>> = {
+	onboarding: (root) => onboardingScene(root, 0),
+	"onboarding-models": (root) => onboardingScene(root, 2),
 	search: searchScene,
 	lint: lintScene,
 	triage: triageScene,

@@ -7,6 +7,7 @@ import {
 	MarkdownView,
 	Notice,
 	Plugin,
+	requestUrl,
 	TFile,
 	type TAbstractFile,
 } from "obsidian";
@@ -41,6 +42,9 @@ import { openAtLines, vaultFile } from "./ui/open-note";
 import { RequestUrlTransport } from "./ui/request-url-transport";
 import { SEARCH_VIEW_TYPE, SearchView } from "./ui/search-view";
 import { SidecarSetup } from "./ui/sidecar-setup";
+import { OnboardingModal } from "./ui/onboarding-modal";
+import { checkLlmEndpoint } from "./onboarding/llm-check";
+import type { StatusView } from "./sidecar/status-model";
 import { OraSettingTab } from "./ui/settings-tab";
 import { noticeNotResponding, renderStatus } from "./ui/status-bar";
 import { TriageModal } from "./ui/triage-modal";
@@ -62,12 +66,13 @@ export default class OraVaultPlugin extends Plugin {
 	private tokenValue: string | null = null;
 	private ready = false;
 	private setup!: SidecarSetup;
+	private readonly statusListeners = new Set<(view: StatusView) => void>();
+	private models!: ModelsController;
 
 	override async onload(): Promise<void> {
 		this.settings = mergeSettings(await this.loadData());
 		this.client = this.makeClient();
 		this.setup = new SidecarSetup(this.app, {
-			pluginDir: `${this.vaultPath()}/${this.manifest.dir ?? ""}`,
 			pluginVersion: this.manifest.version,
 			settings: this.settings,
 			saveSettings: () => this.saveData(this.settings),
@@ -127,8 +132,9 @@ export default class OraVaultPlugin extends Plugin {
 		this.addRibbonIcon("search", "Open Ora search", () => void this.activateSearch());
 		this.addCommands();
 		this.addChatNoteButtons();
-		const models = this.modelsController();
+		const models = (this.models = this.modelsController());
 		this.register(() => models.cancelAll()); // a download in flight stops (and resumes next time)
+		this.register(() => this.setup.cancel()); // an install in flight is killed; Install or Repair finish it later
 		this.addSettingTab(
 			new OraSettingTab(this.app, this, {
 				settings: this.settings,
@@ -149,6 +155,7 @@ export default class OraVaultPlugin extends Plugin {
 		this.app.workspace.onLayoutReady(() => {
 			this.watchVault();
 			void this.startSidecar();
+			if (!this.settings.onboarded) this.openOnboarding();
 		});
 		// The sidecar may answer before Obsidian has read every note's frontmatter: look again once it has.
 		const resolved = this.app.metadataCache.on("resolved", () => {
@@ -247,7 +254,8 @@ export default class OraVaultPlugin extends Plugin {
 		});
 		this.addCommand({ id: "adopt-undo", name: "Undo the last Ora adoption", callback: () => void undoAdoption(this.client) });
 		this.addCommand({ id: "restart-sidecar", name: "Restart sidecar", callback: () => void this.restartSidecar() });
-		this.addCommand({ id: "setup-sidecar", name: "Set up, upgrade or remove the sidecar", callback: () => this.setup.open(null) });
+		this.addCommand({ id: "setup-sidecar", name: "Set up, repair, upgrade or remove the sidecar", callback: () => this.setup.open(null) });
+		this.addCommand({ id: "onboarding", name: "Open the getting-started guide", callback: () => this.openOnboarding() });
 	}
 
 	private async startSidecar(): Promise<void> {
@@ -260,11 +268,10 @@ export default class OraVaultPlugin extends Plugin {
 			vault,
 			sameVault: (a, b) => sameVaultPath(realPath(a), realPath(b), process.platform),
 			ownPid: process.pid,
-			spawn: () =>
-				spawn(this.settings.oraCommand, serveArgs(this.settings, vault, process.pid), {
-					stdio: ["ignore", "ignore", "pipe"],
-					env: serveEnv(this.settings, this.setup.commandEnv()),
-				}),
+			spawn: () => {
+				const ora = this.setup.command(serveArgs(this.settings, vault, process.pid));
+				return spawn(ora.command, ora.args, { stdio: ["ignore", "ignore", "pipe"], env: serveEnv(this.settings, ora.env) });
+			},
 			readRecord: async () => parseRecord(await fs.readFile(recordPath(this.settings, vault), "utf8")),
 			readToken: () => fs.readFile(tokenPath(this.settings, vault), "utf8"),
 			onToken: (token) => (this.tokenValue = token),
@@ -538,6 +545,39 @@ export default class OraVaultPlugin extends Plugin {
 		const phase = next.view.phase;
 		this.ready = phase === "connected" || phase === "indexing" || phase === "scanning" || phase === "ready";
 		renderStatus(this.statusEl, next.view);
+		for (const listener of this.statusListeners) listener(next.view);
+	}
+
+	/** The first-run guide (ui/onboarding-modal.ts): set-up, first index, re-ranker, language model. */
+	private openOnboarding(): void {
+		new OnboardingModal(this.app, {
+			installer: this.setup.installer,
+			stopSidecar: async () => {
+				await this.link?.shutdown();
+			},
+			installed: () => this.setup.useInstalled(),
+			watchStatus: (listener) => {
+				this.statusListeners.add(listener);
+				listener(this.status.view);
+				return () => this.statusListeners.delete(listener);
+			},
+			models: this.models,
+			sampleNotes: () => Promise.all(this.app.vault.getMarkdownFiles().slice(0, 30).map((f) => this.app.vault.cachedRead(f))),
+			llm: () => ({ url: this.settings.llmUrl, model: this.settings.llmModel, key: this.settings.llmApiKey }),
+			saveLlm: async (llm) => {
+				const s = this.settings;
+				if (s.llmUrl === llm.url && s.llmModel === llm.model && s.llmApiKey === llm.key) return;
+				Object.assign(s, { llmUrl: llm.url, llmModel: llm.model, llmApiKey: llm.key });
+				await this.saveData(s);
+				await this.restartSidecar(); // the sidecar reads the endpoint at start
+			},
+			checkLlm: (llm) => checkLlmEndpoint((req) => requestUrl(req), llm.url, llm.model, llm.key),
+			finished: async () => {
+				if (this.settings.onboarded) return;
+				this.settings.onboarded = true;
+				await this.saveData(this.settings);
+			},
+		}).open();
 	}
 
 	private makeClient(): SidecarClient {

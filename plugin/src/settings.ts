@@ -33,6 +33,8 @@ export interface OraSettings {
 	memoryWindowTokens: number;
 	/** The embedder the sidecar starts with (`embed_model`): auto or a pulled one; empty keeps the sidecar's default. */
 	embedModel: string;
+	/** The first-run guide was shown (settings saved before it existed count as shown). */
+	onboarded: boolean;
 }
 
 export const DEFAULT_SETTINGS: Readonly<OraSettings> = Object.freeze({
@@ -50,6 +52,7 @@ export const DEFAULT_SETTINGS: Readonly<OraSettings> = Object.freeze({
 	llmApiKey: "",
 	trustedHosts: "",
 	conversations: [] as ConversationEntry[],
+	onboarded: false,
 	llmTimeoutSeconds: 0,
 	answerMaxTokens: 0,
 	memoryWindowTokens: 0,
@@ -72,6 +75,7 @@ export function mergeSettings(saved: unknown): OraSettings {
 	}
 	if (!isPortSetting(merged.port)) merged.port = DEFAULT_SETTINGS.port;
 	merged.conversations = conversationList(record.conversations);
+	if (!("onboarded" in record)) merged.onboarded = true; // a user from before the guide
 	return merged;
 }
 

@@ -1,44 +1,57 @@
 import { existsSync, promises as fs } from "fs";
 import * as path from "path";
 
-import { parseVersion, sidecarRequirement, versionRefusal } from "./compat";
-import { managedEnv, type ManagedPaths } from "./paths";
+import installer from "../../../schema/installer.json";
+import { parseVersion, sidecarRequirement, versionRefusal, SIDECAR_PACKAGE } from "./compat";
+import { downloadVerified, indexWheel } from "./download";
+import { anythingInstalled, managedEnv, readInstall, SIDECAR_ENTRY, type ManagedPaths } from "./paths";
 import type { RunResult, Runner } from "./process";
-import { findPython, type PythonCandidate } from "./python";
+import { readZipMember } from "./zip";
 
-/** Where pip takes the sidecar from: the package index (pypi.org or the user's pip config), or a wheel file. */
+/** Where the sidecar comes from: the package index, or a wheel file. */
 export type PackageSource = { kind: "index" } | { kind: "wheel"; path: string };
 
 export type SetupEvent =
 	| { kind: "step"; index: number; total: number; title: string }
-	| { kind: "line"; line: string };
+	| { kind: "line"; line: string }
+	| { kind: "progress"; received: number; total: number };
 
-export type SetupOutcome = { ok: true; oraCommand: string; version: string } | { ok: false; message: string };
+export type SetupOutcome = { ok: true; version: string } | { ok: false; message: string; cancelled?: boolean };
+
+/** absent: nothing there; partial: an interrupted or failed set-up left something; installed: finished. */
+export type InstallState = "absent" | "partial" | "installed";
 
 export interface InstallerOptions {
 	run: Runner;
 	paths: ManagedPaths;
 	platform: NodeJS.Platform;
+	/** process.arch; with `musl`, picks uv's wheel (schema/installer.json `uv.wheels`). */
+	arch: string;
+	musl?: boolean;
 	/** The plugin's version: the sidecar installed must be of the same release series. */
 	pluginVersion: string;
-	pythonCandidates: PythonCandidate[];
 	/** The user's environment (process.env); children get managedEnv() of it. */
 	env: NodeJS.ProcessEnv;
+	/** The package index (its JSON API and its /simple); schema/installer.json `index` by default. */
+	index?: string;
+	/** The CPython uv installs; schema/installer.json `python` by default. */
+	python?: string;
+	/** A python-build-standalone mirror's metadata (uv's --python-downloads-json-url), or uv's own. */
+	pythonDownloads?: string;
 }
 
 export type SetupListener = (event: SetupEvent) => void;
 
-/** pip: quiet about its own updates, never prompting, keeping no cache in the user's home. */
-const PIP_INSTALL = ["-m", "pip", "install", "--no-cache-dir", "--disable-pip-version-check", "--no-input", "--progress-bar", "off"];
-const PIP_TIMEOUT_MS = 30 * 60_000;
+const UV_TIMEOUT_MS = 30 * 60_000;
 
 class StepFailed extends Error {}
 
 /**
- * Installs, upgrades and removes the plugin's own sidecar: a virtual environment in the plugin's
- * folder with `ora-vault-sidecar` installed by pip, and the embedding model built into the
- * folder's `models/`. Every step and line of output goes to the listener and, at the end, to `setup.log`.
- * Nothing is written outside the plugin's folder (pip runs without a cache).
+ * Installs, repairs, upgrades and removes the machine's one sidecar, with no Python needed first:
+ * uv (fetched from the package index, checked against the sha256 the index states) installs a
+ * managed CPython (checked by uv against its download metadata), the sidecar goes into that
+ * interpreter with `uv pip install`, and the embedding model is built into the models folder.
+ * Every step is safe to run again, so an interrupted set-up is finished by Install or Repair.
  */
 export class SidecarInstaller {
 	private log: string[] = [];
@@ -46,6 +59,7 @@ export class SidecarInstaller {
 	private total = 0;
 	private listener: SetupListener = () => undefined;
 	private busy = false;
+	private abort: AbortController | null = null;
 
 	constructor(private readonly options: InstallerOptions) {}
 
@@ -53,9 +67,14 @@ export class SidecarInstaller {
 		return this.options.paths;
 	}
 
-	/** Whether the managed sidecar is there (its `ora` exists). */
+	state(): InstallState {
+		if (readInstall(this.paths)) return "installed";
+		return anythingInstalled(this.paths) ? "partial" : "absent";
+	}
+
+	/** Whether the managed sidecar is installed and finished. */
 	installed(): boolean {
-		return existsSync(this.paths.ora);
+		return this.state() === "installed";
 	}
 
 	/** Whether an install, upgrade or removal is under way (one at a time). */
@@ -63,76 +82,145 @@ export class SidecarInstaller {
 		return this.busy;
 	}
 
-	async install(source: PackageSource, listener?: SetupListener): Promise<SetupOutcome> {
-		return this.operation(5, listener, async () => {
-			if (existsSync(this.paths.venv)) {
-				throw new StepFailed(`${this.paths.venv} already exists: upgrade or remove the sidecar instead.`);
-			}
-			this.checkWheel(source);
-			this.begin("Finding Python 3.11 or newer");
-			const python = await findPython(this.options.run, this.options.pythonCandidates, this.options.platform, this.options.env);
-			if (!python.ok) throw new StepFailed(python.message);
-			this.line(`Using Python ${python.version} (${python.executable})`);
-			try {
-				this.begin(`Creating a virtual environment in ${this.paths.venv}`);
-				await this.must(python.executable, ["-m", "venv", this.paths.venv], 10 * 60_000);
-				this.begin("Installing the sidecar with pip (this downloads a few hundred MB the first time)");
-				await this.must(this.paths.python, [...PIP_INSTALL, this.spec(source)], PIP_TIMEOUT_MS);
-				return await this.finish();
-			} catch (err) {
-				// A half-made environment would look installed; start clean next time.
-				await fs.rm(this.paths.venv, { recursive: true, force: true });
-				this.line(`Removed the unfinished ${this.paths.venv}`);
-				throw err;
-			}
-		});
+	/** Stops the running operation: its child processes (and theirs) are killed, partial files removed. */
+	cancel(): void {
+		this.abort?.abort();
 	}
 
+	/** Installs, or finishes what an interrupted install left; what is there and sound is kept. */
+	async install(source: PackageSource, listener?: SetupListener): Promise<SetupOutcome> {
+		return this.operation(5, listener, () => this.setUp(source, false));
+	}
+
+	/** Installs again over whatever is there: uv fetched anew, Python and the sidecar reinstalled. */
+	async repair(source: PackageSource, listener?: SetupListener): Promise<SetupOutcome> {
+		return this.operation(5, listener, () => this.setUp(source, true));
+	}
+
+	/** Upgrades the sidecar of every vault at once (they share this install). */
 	async upgrade(source: PackageSource, listener?: SetupListener): Promise<SetupOutcome> {
 		return this.operation(3, listener, async () => {
-			if (!this.installed()) throw new StepFailed("The sidecar is not installed here yet: set it up first.");
+			const record = readInstall(this.paths);
+			if (!record) throw new StepFailed("The set-up did not finish: use Repair (or Install) instead.");
 			this.checkWheel(source);
-			this.begin("Upgrading the sidecar with pip");
-			await this.must(this.paths.python, [...PIP_INSTALL, "--upgrade", this.spec(source)], PIP_TIMEOUT_MS);
-			return await this.finish();
+			const python = path.join(this.paths.root, record.python);
+			this.begin("Upgrading the sidecar");
+			await this.must(this.paths.uv, [...this.pipInstall(python, source), "--upgrade"]);
+			return await this.finish(python);
 		});
 	}
 
-	/** Deletes the virtual environment, the models and the cache (the caller stops the sidecar first). */
+	/** Deletes uv, Python with the sidecar, the models and the caches (the caller stops the sidecar first). */
 	async remove(listener?: SetupListener): Promise<SetupOutcome> {
 		return this.operation(1, listener, async () => {
-			this.begin("Removing the sidecar's virtual environment and models");
-			for (const dir of [this.paths.venv, this.paths.models, this.paths.cache]) {
-				if (!isInside(dir, this.paths.pluginDir)) throw new StepFailed(`${dir} is not inside ${this.paths.pluginDir}`);
-				await fs.rm(dir, { recursive: true, force: true });
-				this.line(`Removed ${dir}`);
+			this.begin("Removing the sidecar, its Python and its models");
+			const { paths } = this;
+			for (const item of [paths.marker, path.dirname(paths.uv), paths.python, paths.models, paths.cache, paths.downloads]) {
+				await fs.rm(item, { recursive: true, force: true });
+				this.line(`Removed ${item}`);
 			}
-			return { ok: true, oraCommand: "", version: "" };
+			return { ok: true, version: "" };
 		});
 	}
 
-	/** The last steps of install and upgrade: check the version, then build the model. */
-	private async finish(): Promise<SetupOutcome> {
+	private async setUp(source: PackageSource, repair: boolean): Promise<SetupOutcome> {
+		this.checkWheel(source);
+		if (repair) await fs.rm(this.paths.marker, { force: true });
+		await this.fetchUv(repair);
+		const python = await this.installPython(repair);
+		this.begin("Installing the sidecar (a few hundred MB the first time)");
+		await this.must(this.paths.uv, [...this.pipInstall(python, source), ...(repair ? ["--reinstall"] : [])]);
+		return await this.finish(python);
+	}
+
+	/** Step 1: uv's wheel for this platform from the index, its sha256 checked, the binary taken out. */
+	private async fetchUv(refetch: boolean): Promise<void> {
+		const version = installer.uv.version;
+		this.begin(`Fetching uv ${version}`);
+		if (!refetch && existsSync(this.paths.uv)) {
+			const answer = await this.options.run(this.paths.uv, ["--version"], { env: this.env(), timeoutMs: 30_000, signal: this.signal() });
+			if (answer.code === 0 && answer.stdout.trim().split(/\s+/)[1] === version) {
+				this.line(`uv ${version} is already here (${this.paths.uv})`);
+				return;
+			}
+		}
+		const tag = this.wheelTag();
+		const file = await indexWheel(this.index(), "uv", version, tag, this.signal());
+		this.line(`${file.url} (${file.size} bytes, sha256 ${file.sha256})`);
+		await fs.mkdir(this.paths.downloads, { recursive: true });
+		const wheel = path.join(this.paths.downloads, file.filename);
+		await downloadVerified(file.url, wheel, file.sha256, {
+			signal: this.signal(),
+			onProgress: (received, total) => this.listener({ kind: "progress", received, total: total || file.size }),
+		});
+		this.line(`sha256 checked: ${file.sha256}`);
+		const exe = this.options.platform === "win32" ? "uv.exe" : "uv";
+		const binary = await readZipMember(wheel, `uv-${version}.data/scripts/${exe}`);
+		await fs.mkdir(path.dirname(this.paths.uv), { recursive: true });
+		await fs.writeFile(`${this.paths.uv}.part`, binary, { mode: 0o755 });
+		await fs.rename(`${this.paths.uv}.part`, this.paths.uv);
+		await fs.rm(wheel, { force: true });
+		this.line(`uv ${version} is at ${this.paths.uv}`);
+	}
+
+	/** Step 2: a managed CPython (uv checks its archive's sha256), and where it is, relative to the install. */
+	private async installPython(reinstall: boolean): Promise<string> {
+		const request = this.options.python ?? installer.python;
+		this.begin(`Installing Python ${request}`);
+		const downloads = this.options.pythonDownloads ? ["--python-downloads-json-url", this.options.pythonDownloads] : [];
+		const registry = this.options.platform === "win32" ? ["--no-registry"] : [];
+		await this.must(this.paths.uv, ["python", "install", request, "--no-bin", ...registry, ...downloads, ...(reinstall ? ["--reinstall"] : [])]);
+		const found = await this.must(this.paths.uv, ["python", "find", "--managed-python", "--no-python-downloads", request]);
+		// uv names the minor version's link, which points at an absolute path; keep the real folder.
+		const python = await fs.realpath(found.stdout.trim().split("\n").pop() ?? "");
+		const relative = path.relative(this.paths.root, python);
+		if (relative.startsWith("..") || path.isAbsolute(relative)) throw new StepFailed(`uv installed Python at ${python}, outside ${this.paths.root}.`);
+		return python;
+	}
+
+	/** The last steps of install, repair and upgrade: check the version, record the install, build the model. */
+	private async finish(python: string): Promise<SetupOutcome> {
 		this.begin("Checking the installed sidecar");
-		const answer = await this.must(this.paths.ora, ["--version"], 120_000);
+		const answer = await this.must(python, [...SIDECAR_ENTRY, "--version"], 120_000);
 		const version = answer.stdout.trim().replace(/^ora\s+/, "");
 		this.line(`ora ${version}`);
 		const refusal = versionRefusal(version, this.options.pluginVersion);
 		if (refusal) throw new StepFailed(refusal);
+		// Recorded before the model build: a failed build keeps the installed sidecar usable.
+		await fs.writeFile(this.paths.marker, JSON.stringify({ python: path.relative(this.paths.root, python), version }, null, 2) + "\n", "utf8");
 		this.begin("Building the embedding model");
-		await this.must(this.paths.ora, ["models", "build"], 30 * 60_000);
-		return { ok: true, oraCommand: this.paths.ora, version };
+		try {
+			await this.must(python, [...SIDECAR_ENTRY, "models", "build"], 30 * 60_000);
+		} catch (err) {
+			if (this.signal().aborted) throw err;
+			const why = err instanceof Error ? err.message : String(err);
+			throw new StepFailed(`The sidecar ${version} is installed, but the embedding model could not be built: ${why} Repair builds it again.`);
+		}
+		return { ok: true, version };
 	}
 
-	private spec(source: PackageSource): string {
-		return source.kind === "wheel" ? source.path : sidecarRequirement(this.options.pluginVersion);
+	private pipInstall(python: string, source: PackageSource): string[] {
+		const spec = source.kind === "wheel" ? source.path : sidecarRequirement(this.options.pluginVersion);
+		// The managed Python is marked externally managed by uv; it is this install's own, so it is ours to change.
+		return ["pip", "install", "--python", python, "--break-system-packages", "--index-url", `${this.index()}/simple`, spec];
 	}
 
-	/** Refuses a wheel of another release series before pip touches anything. */
+	private index(): string {
+		return (this.options.index ?? installer.index).replace(/\/+$/, "");
+	}
+
+	private wheelTag(): string {
+		const key = `${this.options.platform}-${this.options.arch}${this.options.musl ? "-musl" : ""}`;
+		const tag = (installer.uv.wheels as Record<string, string>)[key];
+		if (!tag) throw new StepFailed(`No uv build is known for ${key}: install the sidecar yourself (docs/install.md) and set the ora command.`);
+		return tag;
+	}
+
+	/** Refuses a wheel of another release series before anything is changed. */
 	private checkWheel(source: PackageSource): void {
 		if (source.kind !== "wheel") return;
 		const name = path.basename(source.path);
-		if (!name.endsWith(".whl") || !existsSync(source.path)) {
+		if (!name.endsWith(".whl") || !name.startsWith(SIDECAR_PACKAGE.replace(/-/g, "_")) || !existsSync(source.path)) {
 			throw new StepFailed(`${source.path} is not a wheel file (ora_vault_sidecar-VERSION-py3-none-any.whl).`);
 		}
 		const version = name.split("-")[1] ?? "";
@@ -140,9 +228,20 @@ export class SidecarInstaller {
 		if (refusal) throw new StepFailed(refusal);
 	}
 
+	private signal(): AbortSignal {
+		return (this.abort ??= new AbortController()).signal;
+	}
+
+	private env(): NodeJS.ProcessEnv {
+		return managedEnv(this.paths, this.options.env);
+	}
+
 	private async operation(total: number, listener: SetupListener | undefined, body: () => Promise<SetupOutcome>): Promise<SetupOutcome> {
 		if (this.busy) return { ok: false, message: "Another set-up step is still running." };
+		const holder = await this.lock();
+		if (holder !== null) return { ok: false, message: `Obsidian (process ${holder}) is setting up the sidecar of this computer for another vault: wait for it to finish, then try again.` };
 		this.busy = true;
+		this.abort = new AbortController();
 		this.listener = listener ?? (() => undefined);
 		this.log = [];
 		this.step = 0;
@@ -150,18 +249,58 @@ export class SidecarInstaller {
 		let outcome: SetupOutcome;
 		try {
 			outcome = await body();
-			this.line(outcome.ok && outcome.version ? `Done: ora ${outcome.version} at ${outcome.oraCommand}` : "Done.");
+			this.line(outcome.ok && outcome.version ? `Done: ora ${outcome.version} in ${this.paths.root}` : "Done.");
 		} catch (err) {
-			const message = err instanceof Error ? err.message : String(err);
-			this.line(`Failed: ${message}`);
-			outcome = { ok: false, message };
+			if (this.abort.signal.aborted) {
+				await this.removePartials();
+				outcome = { ok: false, cancelled: true, message: `Cancelled. What was finished is kept; Install, Repair or Remove go on from here.` };
+			} else {
+				const message = err instanceof Error ? err.message : String(err);
+				outcome = { ok: false, message };
+			}
+			this.line(`Failed: ${outcome.message}`);
 		}
 		await this.saveLog();
+		await fs.rm(this.lockFile(), { force: true });
+		this.abort = null;
 		this.busy = false;
 		return outcome;
 	}
 
+	private lockFile(): string {
+		return path.join(this.paths.root, "setup.lock");
+	}
+
+	/**
+	 * Takes the install's lock: every vault's plugin shares it, and two set-ups at once would
+	 * write the same files. Null when taken, else the live process that holds it. A lock left by
+	 * a process that is gone (Obsidian quit mid-install) is taken over.
+	 */
+	private async lock(): Promise<number | null> {
+		await fs.mkdir(this.paths.root, { recursive: true });
+		for (let attempt = 0; attempt < 2; attempt++) {
+			try {
+				await fs.writeFile(this.lockFile(), String(process.pid), { flag: "wx" });
+				return null;
+			} catch {
+				const holder = Number((await fs.readFile(this.lockFile(), "utf8").catch(() => "")).trim());
+				if (holder > 0 && holder !== process.pid && alive(holder)) return holder;
+				await fs.rm(this.lockFile(), { force: true });
+			}
+		}
+		return null; // taken over twice in a row: another set-up races for it; go on rather than block
+	}
+
+	/** After a cancel: downloads in progress and uv's half-extracted Python. */
+	private async removePartials(): Promise<void> {
+		for (const item of [this.paths.downloads, `${this.paths.uv}.part`, path.join(this.paths.python, ".temp")]) {
+			await fs.rm(item, { recursive: true, force: true });
+		}
+		this.line("Removed the partial downloads");
+	}
+
 	private begin(title: string): void {
+		if (this.signal().aborted) throw new StepFailed("cancelled");
 		this.step += 1;
 		this.log.push(`== ${this.step}/${this.total} ${title}`);
 		this.listener({ kind: "step", index: this.step, total: this.total, title });
@@ -173,31 +312,37 @@ export class SidecarInstaller {
 	}
 
 	/** Runs a step's program; a non-zero exit fails the step with the last lines of its output. */
-	private async must(command: string, args: string[], timeoutMs: number): Promise<RunResult> {
+	private async must(command: string, args: string[], timeoutMs = UV_TIMEOUT_MS): Promise<RunResult> {
 		this.line(`$ ${[command, ...args].join(" ")}`);
 		const result = await this.options.run(command, args, {
-			env: managedEnv(this.paths, this.options.env),
-			cwd: this.paths.pluginDir,
+			env: this.env(),
+			cwd: this.paths.root,
 			onLine: (line) => this.line(line),
 			timeoutMs,
+			signal: this.signal(),
 		});
 		if (result.code === 0) return result;
 		const why = result.error ?? `exit ${result.code}`;
 		const tail = (result.stderr || result.stdout).trim().split("\n").slice(-3).join(" ");
-		throw new StepFailed(`${path.basename(command)} ${args.slice(0, 3).join(" ")} failed (${why})${tail ? `: ${tail}` : ""}. The full log is in ${this.paths.log}.`);
+		const shown = command === this.paths.uv ? ["uv", ...args.slice(0, 2)] : [path.basename(command), ...args.slice(0, 1)];
+		throw new StepFailed(`${shown.join(" ")} failed (${why})${tail ? `: ${tail}` : ""}. The full log is in ${this.paths.log}.`);
 	}
 
 	private async saveLog(): Promise<void> {
 		try {
-			await fs.mkdir(this.paths.pluginDir, { recursive: true });
+			await fs.mkdir(this.paths.root, { recursive: true });
 			await fs.writeFile(this.paths.log, this.log.join("\n") + "\n", "utf8");
 		} catch {
-			// the log on screen is the one that matters; a read-only plugin folder is reported by the steps
+			// the log on screen is the one that matters; an unwritable folder is reported by the steps
 		}
 	}
 }
 
-function isInside(child: string, parent: string): boolean {
-	const rel = path.relative(parent, child);
-	return rel !== "" && !rel.startsWith("..") && !path.isAbsolute(rel);
+function alive(pid: number): boolean {
+	try {
+		process.kill(pid, 0);
+		return true;
+	} catch (err) {
+		return (err as NodeJS.ErrnoException).code === "EPERM"; // there, but another user's
+	}
 }

@@ -1,4 +1,5 @@
-import { spawn } from "child_process";
+import { spawn, type ChildProcess, type ChildProcessByStdio } from "child_process";
+import type { Readable } from "stream";
 
 /** One finished child process. `code` is null when it could not start (see `error`). */
 export interface RunResult {
@@ -16,6 +17,8 @@ export interface RunOptions {
 	onLine?: (line: string) => void;
 	/** Kills the child after this long; the result then has code null and an error. */
 	timeoutMs?: number;
+	/** Aborting kills the child and everything it started (uv runs downloads and builds in children). */
+	signal?: AbortSignal;
 }
 
 /** Runs a program (never through a shell: arguments are passed as they are). */
@@ -34,9 +37,14 @@ export const runProcess: Runner = (command, args, options = {}) =>
 			pending = { ...pending, [key]: flush ? "" : (lines.pop() ?? "") };
 			for (const line of lines) if (line.trim() !== "") options.onLine?.(line);
 		};
-		let child;
+		if (options.signal?.aborted) {
+			resolve({ code: null, stdout, stderr, error: "cancelled" });
+			return;
+		}
+		let child: ChildProcessByStdio<null, Readable, Readable>;
 		try {
-			child = spawn(command, [...args], { env: options.env, cwd: options.cwd, stdio: ["ignore", "pipe", "pipe"] });
+			// Its own process group on POSIX, so a cancel reaches the grandchildren too.
+			child = spawn(command, [...args], { env: options.env, cwd: options.cwd, stdio: ["ignore", "pipe", "pipe"], detached: process.platform !== "win32" });
 		} catch (err) {
 			resolve({ code: null, stdout, stderr, error: message(err) });
 			return;
@@ -44,9 +52,14 @@ export const runProcess: Runner = (command, args, options = {}) =>
 		const timer = options.timeoutMs
 			? window.setTimeout(() => {
 					error = `${command} did not finish within ${Math.round((options.timeoutMs ?? 0) / 1000)} s`;
-					child.kill("SIGTERM");
+					killTree(child, process.platform);
 				}, options.timeoutMs)
 			: null;
+		const onAbort = (): void => {
+			error = "cancelled";
+			killTree(child, process.platform);
+		};
+		options.signal?.addEventListener("abort", onAbort, { once: true });
 		child.stdout.setEncoding("utf8");
 		child.stderr.setEncoding("utf8");
 		child.stdout.on("data", (chunk: string) => {
@@ -60,11 +73,27 @@ export const runProcess: Runner = (command, args, options = {}) =>
 		child.on("error", (err) => (error = err.message));
 		child.on("close", (code) => {
 			if (timer) window.clearTimeout(timer);
+			options.signal?.removeEventListener("abort", onAbort);
 			emit("out", "", true);
 			emit("err", "", true);
 			resolve({ code: error === null ? code : null, stdout, stderr, error });
 		});
 	});
+
+/**
+ * Kills a child and its descendants: its process group on POSIX (it was started detached), and
+ * `taskkill /T` on Windows, where signals do not reach a process's children.
+ */
+export function killTree(child: ChildProcess, platform: NodeJS.Platform): void {
+	const pid = child.pid;
+	if (pid === undefined) return;
+	try {
+		if (platform === "win32") spawn("taskkill", ["/pid", String(pid), "/T", "/F"], { stdio: "ignore" });
+		else process.kill(-pid, "SIGKILL");
+	} catch {
+		child.kill("SIGKILL"); // the group is gone already, or was never made
+	}
+}
 
 function message(err: unknown): string {
 	return err instanceof Error ? err.message : String(err);

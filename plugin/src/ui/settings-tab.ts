@@ -68,7 +68,7 @@ export class OraSettingTab extends PluginSettingTab {
 		return [
 			{
 				name: "Ora command",
-				desc: "The ora executable, on your path or absolute (for example /path/to/repo/.venv/bin/ora).",
+				desc: "\"managed\" (set by set-up) starts the sidecar this plugin installed for every vault on this computer; otherwise the ora executable, on your path or absolute (for example /path/to/repo/.venv/bin/ora).",
 				render: (st) => {
 					st.addText((t) => t.setPlaceholder(DEFAULT_SETTINGS.oraCommand).setValue(s.oraCommand).onChange((v) => void save({ oraCommand: v.trim() || DEFAULT_SETTINGS.oraCommand })));
 				},
@@ -207,7 +207,7 @@ export class OraSettingTab extends PluginSettingTab {
 			},
 			{
 				name: "Sidecar installation",
-				desc: "Install the sidecar into this plugin's folder, upgrade it or remove it.",
+				desc: "Install the sidecar (no Python needed), repair, upgrade or remove it. One install serves every vault on this computer.",
 				render: (st) => {
 					st.addButton((b) => b.setButtonText("Set up…").onClick(() => this.host.openSetup?.()));
 				},

@@ -1,5 +1,6 @@
-// A tiny wheel named like the sidecar, exposing an `ora` script that answers `--version` and
-// `models build` (writing a file where the real one writes the fp32 model). It has no
+// A tiny wheel named like the sidecar, whose `sidecar.cli:main` (the entry the plugin starts
+// through the interpreter, and the `ora` script) answers `--version` and `models build` (writing
+// a file where the real one writes the fp32 model; failing when ORA_STUB_FAIL_BUILD is set). It has no
 // dependencies, so pip installs it offline in seconds; the real wheel's install (chromadb,
 // onnxruntime: 1-3 minutes of pip) is proven by tests/test_packaging.py, and this file's test
 // runs against it too when ORA_SETUP_WHEEL names one (see installer.e2e.test.ts).
@@ -11,12 +12,15 @@ out_dir, version = sys.argv[1], sys.argv[2]
 dist = f"ora_vault_sidecar-{version}"
 stub = f'''import os, pathlib, sys
 
-def main():
-    args = sys.argv[1:]
+def main(argv=None):
+    args = sys.argv[1:] if argv is None else list(argv)
     if args == ["--version"]:
         print("ora {version}")
         return 0
     if args == ["models", "build"]:
+        if os.environ.get("ORA_STUB_FAIL_BUILD"):
+            print("ora stub: model build failed", file=sys.stderr)
+            return 1
         out = pathlib.Path(os.environ["ORA_MODELS_DIR"]) / "all-MiniLM-L6-v2-fp32" / "model.onnx"
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_bytes(b"stub")
@@ -26,10 +30,11 @@ def main():
     return 2
 '''
 files = {
-    "ora_setup_stub/__init__.py": stub,
+    "sidecar/__init__.py": "",
+    "sidecar/cli/__init__.py": stub,
     f"{dist}.dist-info/METADATA": f"Metadata-Version: 2.1\nName: ora-vault-sidecar\nVersion: {version}\n",
     f"{dist}.dist-info/WHEEL": "Wheel-Version: 1.0\nGenerator: ora-tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
-    f"{dist}.dist-info/entry_points.txt": "[console_scripts]\nora = ora_setup_stub:main\n",
+    f"{dist}.dist-info/entry_points.txt": "[console_scripts]\nora = sidecar.cli:main\n",
 }
 record = []
 path = f"{out_dir}/{dist}-py3-none-any.whl"

@@ -1,33 +1,35 @@
 import { App } from "obsidian";
 import { describe, expect, it } from "vitest";
 
-import type { PackageSource, SetupListener, SetupOutcome } from "../../src/setup/installer";
+import type { InstallState, PackageSource, SetupListener, SetupOutcome } from "../../src/setup/installer";
 import { managedPaths } from "../../src/setup/paths";
 import { SetupModal, type SetupHost } from "../../src/ui/setup-modal";
 
 /** A host whose installer replays a scripted run (the real one is tested in tests/setup). */
-function host(installedAtStart: boolean, outcome: SetupOutcome, answer = true) {
+function host(start: InstallState | boolean, outcome: SetupOutcome, answer = true) {
 	const calls: string[] = [];
-	let installed = installedAtStart;
+	let state: InstallState = start === true ? "installed" : start === false ? "absent" : start;
 	const script = async (what: string, listener?: SetupListener): Promise<SetupOutcome> => {
 		calls.push(what);
 		listener?.({ kind: "step", index: 1, total: 2, title: "Installing the sidecar with pip" });
 		listener?.({ kind: "line", line: "Successfully installed ora-vault-sidecar-0.1.0" });
-		if (outcome.ok) installed = what !== "remove";
+		if (outcome.ok) state = what === "remove" ? "absent" : "installed";
 		return outcome;
 	};
 	const h: SetupHost = {
 		installer: {
-			paths: managedPaths("/v/cfg/plugins/ora-vault", "linux"),
+			paths: managedPaths("/home/u/.local/share/ora-vault", "linux"),
 			running: false,
-			installed: () => installed,
+			state: () => state,
 			install: (source: PackageSource, l) => script(`install ${JSON.stringify(source)}`, l),
+			repair: (source: PackageSource, l) => script(`repair ${JSON.stringify(source)}`, l),
 			upgrade: (source: PackageSource, l) => script(`upgrade ${JSON.stringify(source)}`, l),
 			remove: (l) => script("remove", l),
+			cancel: () => void calls.push("cancel"),
 		},
 		reason: "No ora command was found.",
 		stopSidecar: async () => void calls.push("stop"),
-		installed: async (command) => void calls.push(`installed ${command}`),
+		installed: async () => void calls.push("installed"),
 		removed: async () => void calls.push("removed"),
 		confirm: async (title) => (calls.push(`confirm ${title}`), answer),
 	};
@@ -41,21 +43,23 @@ function host(installedAtStart: boolean, outcome: SetupOutcome, answer = true) {
 
 describe("SetupModal", () => {
 	it("says why it opened and where everything goes, and offers install when nothing is installed", () => {
-		const { el, button, modal } = host(false, { ok: true, oraCommand: "/x/ora", version: "0.1.0" });
+		const { el, button, modal } = host(false, { ok: true, version: "0.1.0" });
 		expect(el.textContent).toContain("No ora command was found.");
-		expect(el.textContent).toContain("/v/cfg/plugins/ora-vault/venv");
+		expect(el.textContent).toContain("no Python is needed on this computer");
+		expect(el.textContent).toContain("into /home/u/.local/share/ora-vault, shared by every vault");
 		expect(button("Install")).toBeDefined();
 		expect(button("Remove")).toBeUndefined();
+		expect(button("Repair")).toBeUndefined();
 		modal.close();
 	});
 
 	it("installs from the wheel typed in, shows the step and the log, then saves the command", async () => {
-		const { el, button, calls, settle, modal } = host(false, { ok: true, oraCommand: "/x/ora", version: "0.1.0" });
+		const { el, button, calls, settle, modal } = host(false, { ok: true, version: "0.1.0" });
 		const input = el.querySelector("input") as HTMLInputElement;
 		input.value = " /tmp/ora_vault_sidecar-0.1.0-py3-none-any.whl ";
 		button("Install")!.click();
 		await settle();
-		expect(calls).toEqual([`install {"kind":"wheel","path":"/tmp/ora_vault_sidecar-0.1.0-py3-none-any.whl"}`, "installed /x/ora"]);
+		expect(calls).toEqual(["stop", `install {"kind":"wheel","path":"/tmp/ora_vault_sidecar-0.1.0-py3-none-any.whl"}`, "installed"]);
 		expect(el.querySelector(".ora-setup-log")!.textContent).toBe("Successfully installed ora-vault-sidecar-0.1.0\n");
 		expect(el.querySelector(".ora-setup-result")!.textContent).toBe("Done: ora 0.1.0 is ready.");
 		expect(button("Upgrade")).toBeDefined();
@@ -66,7 +70,7 @@ describe("SetupModal", () => {
 		const { el, button, calls, settle, modal } = host(false, { ok: false, message: "No Python found. Install Python 3.11 or newer…" });
 		button("Install")!.click();
 		await settle();
-		expect(calls).toEqual([`install {"kind":"index"}`]);
+		expect(calls).toEqual(["stop", `install {"kind":"index"}`]);
 		const result = el.querySelector(".ora-setup-result")!;
 		expect(result.textContent).toContain("No Python found.");
 		expect(result.classList.contains("ora-error")).toBe(true);
@@ -75,16 +79,16 @@ describe("SetupModal", () => {
 	});
 
 	it("stops the sidecar before an upgrade", async () => {
-		const { button, calls, settle, modal } = host(true, { ok: true, oraCommand: "/x/ora", version: "0.1.1" });
+		const { button, calls, settle, modal } = host(true, { ok: true, version: "0.1.1" });
 		button("Upgrade")!.click();
 		await settle();
-		expect(calls).toEqual(["stop", `upgrade {"kind":"index"}`, "installed /x/ora"]);
+		expect(calls).toEqual(["stop", `upgrade {"kind":"index"}`, "installed"]);
 		modal.close();
 	});
 
 	it("replaces or removes the sidecar's files only once the stopped sidecar has exited", async () => {
 		for (const action of ["Upgrade", "Remove"]) {
-			const { button, calls, modal } = host(true, { ok: true, oraCommand: "/x/ora", version: "0.1.1" });
+			const { button, calls, modal } = host(true, { ok: true, version: "0.1.1" });
 			let exited!: () => void;
 			(modal as unknown as { host: SetupHost }).host.stopSidecar = () => {
 				calls.push("stop");
@@ -102,13 +106,13 @@ describe("SetupModal", () => {
 	});
 
 	it("removes only after confirmation", async () => {
-		const declined = host(true, { ok: true, oraCommand: "", version: "" }, false);
+		const declined = host(true, { ok: true, version: "" }, false);
 		declined.button("Remove")!.click();
 		await declined.settle();
 		expect(declined.calls).toEqual(["confirm Remove the sidecar?"]);
 		declined.modal.close();
 
-		const { button, calls, settle, el, modal } = host(true, { ok: true, oraCommand: "", version: "" });
+		const { button, calls, settle, el, modal } = host(true, { ok: true, version: "" });
 		button("Remove")!.click();
 		await settle();
 		expect(calls).toEqual(["confirm Remove the sidecar?", "stop", "remove", "removed"]);
@@ -118,7 +122,7 @@ describe("SetupModal", () => {
 	});
 
 	it("fills the wheel field from the file dialog", () => {
-		const { el, button, modal } = host(false, { ok: true, oraCommand: "/x/ora", version: "0.1.0" });
+		const { el, button, modal } = host(false, { ok: true, version: "0.1.0" });
 		button("Choose…")!.click();
 		const picker = el.querySelector('input[type="file"]') as HTMLInputElement;
 		expect(picker.accept).toBe(".whl");
@@ -127,6 +131,51 @@ describe("SetupModal", () => {
 		picker.dispatchEvent(new Event("change"));
 		expect((el.querySelector('input[type="text"]') as HTMLInputElement).value).toBe("/dl/ora_vault_sidecar-0.1.0-py3-none-any.whl");
 		expect(el.querySelector('input[type="file"]')).toBeNull();
+		modal.close();
+	});
+
+	it("offers Install, Repair and Remove after an interrupted set-up, and no Upgrade", async () => {
+		const { button, calls, settle, modal, el } = host("partial", { ok: true, version: "0.1.0" });
+		expect(el.textContent).toContain("An earlier set-up did not finish.");
+		expect(["Install", "Repair", "Remove"].every((label) => button(label))).toBe(true);
+		expect(button("Upgrade")).toBeUndefined();
+		button("Repair")!.click();
+		await settle();
+		expect(calls).toEqual(["stop", `repair {"kind":"index"}`, "installed"]);
+		expect(button("Upgrade")).toBeDefined();
+		modal.close();
+	});
+
+	it("shows a Cancel button and download progress while an operation runs", async () => {
+		const { el, button, calls, modal } = host(false, { ok: true, version: "0.1.0" });
+		let finish!: (o: SetupOutcome) => void;
+		(modal as unknown as { host: SetupHost }).host.installer.install = (_source, listener) => {
+			listener?.({ kind: "step", index: 1, total: 5, title: "Fetching uv 0.13.9" });
+			listener?.({ kind: "progress", received: 5, total: 20 });
+			return new Promise((r) => (finish = r));
+		};
+		button("Install")!.click();
+		await new Promise((r) => setTimeout(r, 0));
+		const progress = el.querySelector("progress")!;
+		expect(progress.classList.contains("ora-hidden")).toBe(false);
+		expect([progress.value, progress.max]).toEqual([5, 20]);
+		expect(el.querySelector(".ora-setup-step")!.textContent).toBe("Step 1 of 5: Fetching uv 0.13.9…");
+		button("Cancel")!.click();
+		expect(calls).toContain("cancel");
+		finish({ ok: false, cancelled: true, message: "Cancelled." });
+		await new Promise((r) => setTimeout(r, 0));
+		expect(el.querySelector(".ora-setup-result")!.textContent).toBe("Cancelled.");
+		expect(button("Cancel")).toBeUndefined();
+		expect(calls).not.toContain("installed");
+		modal.close();
+	});
+
+	it("starts the installed sidecar even when only its model build failed", async () => {
+		const { button, calls, settle, modal } = host("partial", { ok: false, message: "The sidecar 0.1.0 is installed, but the embedding model could not be built" });
+		(modal as unknown as { host: SetupHost }).host.installer.state = () => "installed";
+		button("Install")!.click();
+		await settle();
+		expect(calls).toEqual(["stop", `install {"kind":"index"}`, "installed"]);
 		modal.close();
 	});
 });
