@@ -23,6 +23,7 @@ import { addLintIgnore, lintIgnoreEntry } from "./lint/ignore";
 import { ModelsController } from "./models/controller";
 import type { QuickAction } from "./quick/suggest";
 import type { ResultCard } from "./search/shape";
+import { markStopping, stoppedBefore } from "./sidecar/handover";
 import { SidecarLink } from "./sidecar/link";
 import { StatusModel, type ClickAction } from "./sidecar/status-model";
 import { parseRecord, SidecarSupervisor } from "./sidecar/supervisor";
@@ -165,11 +166,14 @@ export default class OraVaultPlugin extends Plugin {
 		const link = this.link;
 		const client = this.client;
 		// Queued vault events go out first, but a sidecar that does not answer is stopped anyway;
-		// then every call still waiting ends, its timeout timer cleared.
-		void this.batcher.flushWithin(3000).finally(() => {
-			link?.stop();
+		// then every call still waiting ends, its timeout timer cleared. Until the sidecar has
+		// exited, a session enabled again meanwhile waits rather than attach to it.
+		const stopping = this.batcher.flushWithin(3000).finally(() => {
+			const shutdown = link?.shutdown();
 			client.dispose();
+			return shutdown;
 		});
+		markStopping(this.vaultPath(), stopping);
 	}
 
 	/** The editor linter, with the Lint delay setting as it is now. */
@@ -260,10 +264,12 @@ export default class OraVaultPlugin extends Plugin {
 			vault,
 			sameVault: (a, b) => sameVaultPath(realPath(a), realPath(b), process.platform),
 			ownPid: process.pid,
+			handover: () => stoppedBefore(vault),
 			spawn: () =>
 				spawn(this.settings.oraCommand, serveArgs(this.settings, vault, process.pid), {
 					stdio: ["ignore", "ignore", "pipe"],
 					env: serveEnv(this.settings, this.setup.commandEnv()),
+					windowsHide: true, // no console window on Windows
 				}),
 			readRecord: async () => parseRecord(await fs.readFile(recordPath(this.settings, vault), "utf8")),
 			readToken: () => fs.readFile(tokenPath(this.settings, vault), "utf8"),
