@@ -271,6 +271,31 @@ class Component {
 	}
 }
 
+/** Markdown rendered the stand-in's way: enough of it (paragraphs, lists, headings, bold, code) to test against. */
+export const MarkdownRenderer = {
+	renders: 0,
+	async render(_app: unknown, markdown: string, el: HTMLElement, _sourcePath: string, _component: unknown): Promise<void> {
+		MarkdownRenderer.renders++;
+		for (const block of markdown.split(/\n{2,}/)) {
+			if (block.trim() === "") continue;
+			const heading = /^(#{1,6}) (.*)$/.exec(block);
+			if (heading) inline(el.createEl(`h${heading[1]?.length ?? 1}` as "h1"), heading[2] ?? "");
+			else if (block.split("\n").every((line) => line.startsWith("- "))) {
+				const list = el.createEl("ul");
+				for (const line of block.split("\n")) inline(list.createEl("li"), line.slice(2));
+			} else inline(el.createEl("p"), block);
+		}
+	},
+};
+
+function inline(el: HTMLElement, text: string): void {
+	for (const part of text.split(/(\*\*[^*]+\*\*|`[^`]+`)/)) {
+		if (part.startsWith("**") && part.endsWith("**") && part.length > 4) el.createEl("strong", { text: part.slice(2, -2) });
+		else if (part.startsWith("`") && part.endsWith("`") && part.length > 2) el.createEl("code", { text: part.slice(1, -1) });
+		else if (part) el.appendText(part);
+	}
+}
+
 export class ItemView extends Component {
 	readonly containerEl: HTMLElement;
 	readonly contentEl: HTMLElement;
@@ -574,6 +599,11 @@ export class Setting {
 
 	setDesc(desc: string): this {
 		this.descEl.setText(desc);
+		return this;
+	}
+
+	setHeading(): this {
+		this.settingEl.addClass("setting-item-heading");
 		return this;
 	}
 
