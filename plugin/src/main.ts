@@ -15,7 +15,8 @@ import { askStream } from "./api/ask-stream";
 import { pullModel } from "./api/model-pull";
 import { SidecarClient } from "./api/client";
 import { EventStream } from "./api/event-stream";
-import type { ExtractSelector, StreamEvent, VaultEvent } from "./api/types";
+import type { AskDocument, ExtractSelector, StreamEvent, VaultEvent } from "./api/types";
+import { answerForNote } from "./ask/model";
 import { carriedConversation, chatNoteMoves, type CarriedConversation } from "./ask/relink";
 import { chatNoteSelector } from "./extract/model";
 import { frontmatterLinter, LintedEditors } from "./lint/extension";
@@ -23,6 +24,7 @@ import { addLintIgnore, lintIgnoreEntry } from "./lint/ignore";
 import { ModelsController } from "./models/controller";
 import type { QuickAction } from "./quick/suggest";
 import type { ResultCard } from "./search/shape";
+import { ApiKey, secretStore } from "./secrets";
 import { markStopping, stoppedBefore } from "./sidecar/handover";
 import { SidecarLink } from "./sidecar/link";
 import { StatusModel, type ClickAction } from "./sidecar/status-model";
@@ -63,9 +65,12 @@ export default class OraVaultPlugin extends Plugin {
 	private tokenValue: string | null = null;
 	private ready = false;
 	private setup!: SidecarSetup;
+	private apiKey!: ApiKey;
 
 	override async onload(): Promise<void> {
 		this.settings = mergeSettings(await this.loadData());
+		this.apiKey = new ApiKey(secretStore(this.app), this.settings, () => this.saveData(this.settings));
+		await this.apiKey.migrate();
 		this.client = this.makeClient();
 		this.setup = new SidecarSetup(this.app, {
 			pluginDir: `${this.vaultPath()}/${this.manifest.dir ?? ""}`,
@@ -122,6 +127,8 @@ export default class OraVaultPlugin extends Plugin {
 						await this.saveData(this.settings);
 					},
 					llmConfigured: () => this.settings.llmUrl.trim() !== "",
+					webConfigured: () => this.settings.searxngUrl.trim() !== "",
+					insert: (doc) => this.insertAnswer(doc),
 					extract: (conversation, privateMode) => this.openExtract({ conversation }, privateMode),
 				}),
 		);
@@ -142,6 +149,7 @@ export default class OraVaultPlugin extends Plugin {
 				lintDelayChanged: () => this.applyLintDelay(),
 				openSetup: () => this.setup.open(null),
 				models,
+				apiKey: this.apiKey,
 			}),
 		);
 		// An array Obsidian re-reads on updateOptions(): a new Lint delay gives editors a new linter.
@@ -268,7 +276,7 @@ export default class OraVaultPlugin extends Plugin {
 			spawn: () =>
 				spawn(this.settings.oraCommand, serveArgs(this.settings, vault, process.pid), {
 					stdio: ["ignore", "ignore", "pipe"],
-					env: serveEnv(this.settings, this.setup.commandEnv()),
+					env: serveEnv({ ...this.settings, llmApiKey: this.apiKey.get() }, this.setup.commandEnv()),
 					windowsHide: true, // no console window on Windows
 				}),
 			readRecord: async () => parseRecord(await fs.readFile(recordPath(this.settings, vault), "utf8")),
@@ -417,6 +425,18 @@ export default class OraVaultPlugin extends Plugin {
 		const link = view?.file ? this.linkTo(card.path, view.file.path) : null;
 		if (view && link) view.editor.replaceSelection(link);
 		else new Notice("Open a note to insert a link into.");
+	}
+
+	/** An Ask answer, its sources as links, at the cursor of the note last edited. */
+	private insertAnswer(doc: AskDocument): void {
+		const leaf = this.app.workspace.getMostRecentLeaf();
+		const view = leaf?.view instanceof MarkdownView ? leaf.view : null;
+		const file = view?.file;
+		if (!view || !file) {
+			new Notice("Open a note to insert the answer into.");
+			return;
+		}
+		view.editor.replaceSelection(answerForNote(doc, (path) => this.linkTo(path, file.path) ?? path));
 	}
 
 	/** A link to `path` from `sourcePath`, in the user's link style (wikilink or Markdown). */

@@ -21,6 +21,8 @@ export interface OraSettings {
 	llmUrl: string;
 	llmModel: string;
 	llmApiKey: string;
+	/** A SearXNG instance for web results in Ask (`searxng_url`); empty: no web search from the plugin. */
+	searxngUrl: string;
 	/** Ask panel conversations, newest first. */
 	conversations: ConversationEntry[];
 	/** Seconds before the sidecar abandons a language-model request; 0 keeps its default. */
@@ -46,6 +48,7 @@ export const DEFAULT_SETTINGS: Readonly<OraSettings> = Object.freeze({
 	llmUrl: "",
 	llmModel: "",
 	llmApiKey: "",
+	searxngUrl: "",
 	conversations: [] as ConversationEntry[],
 	llmTimeoutSeconds: 0,
 	answerMaxTokens: 0,
@@ -130,17 +133,18 @@ const SIDECAR_ENV: Readonly<Record<"llmTimeoutSeconds" | "answerMaxTokens" | "me
 });
 
 /** The sidecar settings each plugin text setting sets when it is not empty: the Ask model's endpoint, the embedder. */
-const SIDECAR_TEXT_ENV: Readonly<Record<"llmUrl" | "llmModel" | "llmApiKey" | "embedModel", string>> = Object.freeze({
+const SIDECAR_TEXT_ENV: Readonly<Record<"llmUrl" | "llmModel" | "llmApiKey" | "embedModel" | "searxngUrl", string>> = Object.freeze({
 	llmUrl: "ORA_LLM_URL",
 	llmModel: "ORA_LLM_MODEL",
 	llmApiKey: "ORA_LLM_API_KEY",
 	embedModel: "ORA_EMBED_MODEL",
+	searxngUrl: "ORA_SEARXNG_URL",
 });
 
 /** The environment for `ora serve`: `base` plus the language model, embedder and budgets the user set. */
 export function serveEnv(
 	settings: Pick<OraSettings, "llmTimeoutSeconds" | "answerMaxTokens" | "memoryWindowTokens"> &
-		Partial<Pick<OraSettings, "llmUrl" | "llmModel" | "llmApiKey" | "embedModel">>,
+		Partial<Pick<OraSettings, "llmUrl" | "llmModel" | "llmApiKey" | "embedModel" | "searxngUrl">>,
 	base: Readonly<Record<string, string | undefined>>,
 ): Record<string, string | undefined> {
 	const env = { ...base };
