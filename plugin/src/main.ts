@@ -20,6 +20,7 @@ import { answerForNote } from "./ask/model";
 import { carriedConversation, chatNoteMoves, type CarriedConversation } from "./ask/relink";
 import { chatNoteSelector } from "./extract/model";
 import { frontmatterLinter, LintedEditors } from "./lint/extension";
+import { datesFix } from "./lint/fixes";
 import { addLintIgnore, lintIgnoreEntry } from "./lint/ignore";
 import { ModelsController } from "./models/controller";
 import type { QuickAction } from "./quick/suggest";
@@ -222,7 +223,7 @@ export default class OraVaultPlugin extends Plugin {
 			checkCallback: (checking) => {
 				const view = this.app.workspace.getActiveViewOfType(MarkdownView);
 				if (!view?.file) return false;
-				if (!checking) void this.fixDates(view);
+				if (!checking) this.fixDates(view);
 				return true;
 			},
 		});
@@ -445,16 +446,18 @@ export default class OraVaultPlugin extends Plugin {
 		return file ? this.app.fileManager.generateMarkdownLink(file, sourcePath) : null;
 	}
 
-	private async fixDates(view: MarkdownView): Promise<void> {
+	/** Fills the absent dates in the editor (one undo reverts it), not on disk behind Obsidian's back. */
+	private fixDates(view: MarkdownView): void {
 		const file = view.file;
 		if (!file) return;
-		try {
-			await view.save();
-			const answer = await this.client.lintFix(file.path);
-			new Notice(answer.changed ? `Dates fixed in ${file.basename}.` : `Dates in ${file.basename} were already set.`);
-		} catch (err) {
-			new Notice(`Could not fix dates: ${errorText(err)}`);
+		const editor = view.editor;
+		const change = datesFix(editor.getValue(), fileDates(this.app, file.path));
+		if (!change) {
+			new Notice(`Dates in ${file.basename} were already set.`);
+			return;
 		}
+		editor.replaceRange(change.insert, editor.offsetToPos(change.from), editor.offsetToPos(change.to));
+		new Notice(`Dates fixed in ${file.basename}.`);
 	}
 
 	/** Adds `entry` to `lint.ignore` in the vault's ora.yaml (the file the CLI reads too). */
