@@ -1,6 +1,6 @@
 // `npm run screenshots`: bundles plugin/screenshots/harness.ts (the plugin's real views against
 // the test stand-in for `obsidian`), opens each scene in headless Chromium and writes
-// docs/screenshots/{search,lint,triage,related,quick,ask,lintfix,models,extract}.png.
+// docs/screenshots/{search,lint,triage,related,quick,ask,lintfix,models,extract,ask-stream,triage-pages}.png.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -49,6 +49,8 @@ const scenes = [
 	{ name: "lintfix", size: { width: 900, height: 520 }, hover: ".cm-lintRange-error" },
 	{ name: "models", size: { width: 900, height: 640 } },
 	{ name: "extract", size: { width: 1000, height: 1000 } },
+	{ name: "ask-stream", size: { width: 900, height: 860 } },
+	{ name: "triage-pages", size: { width: 1100, height: 900 } },
 ].filter((scene) => only === null || only.has(scene.name));
 
 mkdirSync(out, { recursive: true });

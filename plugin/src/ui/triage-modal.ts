@@ -165,6 +165,8 @@ export class TriageModal extends Modal {
 		el.createDiv({ cls: "ora-triage-keys", text: KEYS });
 		if (TRIAGEABLE.includes(this.view)) el.createDiv({ cls: "ora-triage-bulk" });
 		this.drawBulk();
+		// The pager above the list and below it: no scrolling to the end to turn a page.
+		if (page.pages > 1) this.renderPager(el.createDiv({ cls: "ora-triage-pager" }), page.index, page.pages, page.label);
 		const shown = this.shown();
 		for (const pair of shown) {
 			const box = el.createDiv({ cls: "ora-pair", attr: { tabindex: "-1", "data-pair": pair.id } });

@@ -15,6 +15,8 @@ const ICON_PATHS: Record<string, string> = {
 	loader: "M12 2v4M12 18v4M4.9 4.9l2.9 2.9M16.2 16.2l2.9 2.9M2 12h4M18 12h4",
 	"check-circle": "M12 2a10 10 0 1 0 0 20a10 10 0 1 0 0-20M9 12l2 2l4-4",
 	copy: "M8 8h12v12H8zM4 16V4h12",
+	"file-input": "M4 22h14a2 2 0 0 0 2-2V7l-5-5H6a2 2 0 0 0-2 2v4M14 2v4a2 2 0 0 0 2 2h4M2 15h10M9 18l3-3-3-3",
+	"refresh-cw": "M3 12a9 9 0 0 1 15-6.7L21 8M21 3v5h-5M21 12a9 9 0 0 1-15 6.7L3 16M3 21v-5h5",
 	"git-fork": "M6 3v12M18 9a3 3 0 1 0 0-6a3 3 0 0 0 0 6M6 21a3 3 0 1 0 0-6a3 3 0 0 0 0 6M18 9a9 9 0 0 1-9 9",
 	"message-circle": "M21 12a9 9 0 1 1-4-7.5L21 3v6h-6",
 	plus: "M12 5v14M5 12h14",
