@@ -47,6 +47,7 @@ import { SEARCH_VIEW_TYPE, SearchView } from "./ui/search-view";
 import { SidecarSetup } from "./ui/sidecar-setup";
 import { OraSettingTab } from "./ui/settings-tab";
 import { noticeNotResponding, renderStatus } from "./ui/status-bar";
+import { honourTrashSetting, trashOption } from "./ui/trash";
 import { TriageModal } from "./ui/triage-modal";
 import { EventBatcher } from "./vault/event-batcher";
 
@@ -524,6 +525,7 @@ export default class OraVaultPlugin extends Plugin {
 			client: this.client,
 			open: (path, start, end) => openAtLines(this.app, path, start, end),
 			onOpenCount: (open) => this.link?.note({ type: "contradictions", open }),
+			deleted: (trashPath) => honourTrashSetting(trashOption(this.app), this.app.vault.adapter, trashPath),
 		}).open();
 	}
 

@@ -12,6 +12,11 @@ export interface TriageDeps {
 	open: (path: string, lineStart: number, lineEnd: number) => Promise<void>;
 	/** Told the number of pairs still open after each load or resolution. */
 	onOpenCount: (count: number) => void;
+	/**
+	 * A note the sidecar deleted (moved to VAULT/.trash/) goes where the user's "Deleted files"
+	 * setting says; returns where it is now, in words for the notice.
+	 */
+	deleted?: (trashPath: string) => Promise<string>;
 	/** Asks the user before a write; replaced in tests and screenshots. */
 	confirm?: (title: string, text: string, confirmLabel: string) => Promise<boolean>;
 }
@@ -341,7 +346,9 @@ export class TriageModal extends Modal {
 		if (changesNotes(res.action) && !(await this.confirmer()(label, confirmText(res, pair), label))) return;
 		try {
 			const answer = await this.deps.client.resolve(pair.id, res, this.privateMode);
-			new Notice(`${statusLabel(answer.pair)}. ${changedText(answer.changed)} You can undo this.`);
+			const trash = answer.pair.resolution?.trash;
+			const where = res.action === "wrong" && res.delete && typeof trash === "string" && this.deps.deleted ? await this.deps.deleted(trash) : "You can undo this.";
+			new Notice(`${statusLabel(answer.pair)}. ${changedText(answer.changed)} ${where}`);
 		} catch (err) {
 			new Notice(`Could not resolve: ${staleText(err)}`);
 			if (!isStale(err)) return;

@@ -148,4 +148,29 @@ describe("TriageModal at scale", () => {
 		button(modal, "Select this page").click();
 		expect(button(modal, "Dismiss selected (20)").disabled).toBe(false);
 	});
+
+	it("sends a note deleted from triage where the user's Deleted files setting says, and says where it went", async () => {
+		const pair = aPair();
+		const transport = new ScriptedTransport([
+			json(200, { pairs: [pair] }),
+			json(200, { pair: { ...pair, status: "resolved", resolution: { action: "wrong", note: pair.a.path, deleted: true, trash: ".trash/Coffee is healthy.md" } }, changed: [pair.a.path] }),
+			json(200, { pairs: [] }),
+		]);
+		const moved: string[] = [];
+		const client = new SidecarClient(transport, { baseUrl: "http://127.0.0.1:1", token: () => "t" });
+		const modal = new TriageModal(new App(), {
+			client,
+			open: async () => undefined,
+			onOpenCount: () => undefined,
+			confirm: async () => true,
+			deleted: async (trash) => (moved.push(trash), "It is in the system trash, as your Deleted files setting says."),
+		});
+		modal.open();
+		await settle();
+		button(modal, "Delete A").click();
+		for (let i = 0; i < 4; i++) await settle();
+		expect(moved).toEqual([".trash/Coffee is healthy.md"]);
+		expect(shownNotices.at(-1)).toContain("It is in the system trash, as your Deleted files setting says.");
+	});
 });
+
