@@ -178,10 +178,12 @@ export default class OraVaultPlugin extends Plugin {
 		// Queued vault events go out first, but a sidecar that does not answer is stopped anyway;
 		// then every call still waiting ends, its timeout timer cleared. Until the sidecar has
 		// exited, a session enabled again meanwhile waits rather than attach to it.
+		const supervisor = this.supervisor;
 		const stopping = this.batcher.flushWithin(3000).finally(() => {
-			const shutdown = link?.shutdown();
+			// stop(), not shutdown(): a sidecar started outside Obsidian is ended only on the user's restart.
+			link?.stop();
 			client.dispose();
-			return shutdown;
+			return supervisor?.stopped();
 		});
 		markStopping(this.vaultPath(), stopping);
 	}

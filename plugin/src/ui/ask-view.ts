@@ -327,7 +327,8 @@ export class AskView extends ItemView {
 		const actions = el.createDiv({ cls: "ora-ask-actions" });
 		const copy = actions.createEl("button", { cls: "clickable-icon ora-ask-copy", attr: { "aria-label": "Copy the answer" } });
 		setIcon(copy, "copy");
-		this.registerDomEvent(copy, "click", () => {
+		// Plain listeners: these buttons go with their answer when the log is drawn anew.
+		copy.addEventListener("click", () => {
 			void navigator.clipboard.writeText(doc.answer).then(
 				() => new Notice("Answer copied."),
 				() => new Notice("Could not copy the answer."),
@@ -337,7 +338,7 @@ export class AskView extends ItemView {
 		if (!insert) return;
 		const button = actions.createEl("button", { cls: "clickable-icon ora-ask-insert", attr: { "aria-label": "Insert into the note" } });
 		setIcon(button, "file-input");
-		this.registerDomEvent(button, "click", () => insert(doc));
+		button.addEventListener("click", () => insert(doc));
 	}
 
 	/** Turns each `[n]` of the rendered answer that names a passage into a link to it (code left alone). */
