@@ -106,6 +106,14 @@ export class AskView extends ItemView {
 		setTooltip(privateToggle.toggleEl, "Private mode: private notes may be cited, and the turns are kept private");
 		this.helpEl = root.createDiv({ cls: "ora-ask-help" });
 		this.logEl = root.createDiv({ cls: "ora-ask-log", attr: { "aria-live": "polite" } });
+		// Links in rendered answers: Obsidian follows them only in its own views.
+		this.registerDomEvent(this.logEl, "click", (evt) => {
+			const link = evt.target instanceof Element ? evt.target.closest<HTMLAnchorElement>("a.internal-link") : null;
+			const target = link?.dataset.href ?? link?.getAttribute("href");
+			if (!link || !target) return;
+			evt.preventDefault();
+			void this.app.workspace.openLinkText(target, "", Keymap.isModEvent(evt));
+		});
 		const form = root.createDiv({ cls: "ora-ask-form" });
 		this.input = form.createEl("textarea", {
 			cls: "ora-ask-input",

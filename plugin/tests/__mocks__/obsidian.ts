@@ -185,6 +185,13 @@ export class Workspace extends Events {
 		this.saves++;
 	};
 
+	/** Links opened by their text (a wikilink in rendered Markdown), with where they were asked to open. */
+	readonly openedLinks: [string, string, unknown][] = [];
+
+	async openLinkText(linktext: string, sourcePath: string, newLeaf?: unknown): Promise<void> {
+		this.openedLinks.push([linktext, sourcePath, newLeaf ?? false]);
+	}
+
 	private ready = false;
 	private readonly whenReady: (() => void)[] = [];
 
@@ -291,8 +298,11 @@ export const MarkdownRenderer = {
 };
 
 function inline(el: HTMLElement, text: string): void {
-	for (const part of text.split(/(\*\*[^*]+\*\*|`[^`]+`)/)) {
-		if (part.startsWith("**") && part.endsWith("**") && part.length > 4) el.createEl("strong", { text: part.slice(2, -2) });
+	for (const part of text.split(/(\*\*[^*]+\*\*|`[^`]+`|\[\[[^\]]+\]\])/)) {
+		if (part.startsWith("[[") && part.endsWith("]]")) {
+			const target = part.slice(2, -2);
+			el.createEl("a", { cls: "internal-link", text: target, attr: { href: target, "data-href": target } });
+		} else if (part.startsWith("**") && part.endsWith("**") && part.length > 4) el.createEl("strong", { text: part.slice(2, -2) });
 		else if (part.startsWith("`") && part.endsWith("`") && part.length > 2) el.createEl("code", { text: part.slice(1, -1) });
 		else if (part) el.appendText(part);
 	}

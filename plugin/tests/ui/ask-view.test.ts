@@ -534,4 +534,27 @@ describe("AskView", () => {
 		deltas[0]?.(" and lactobacilli");
 		expect(log.scrollTop).toBe(300);
 	});
+
+	it("follows a wikilink in a rendered answer, in a new tab with Mod", async () => {
+		const { leaf, workspace } = aLeaf();
+		const client = new SidecarClient(new ScriptedTransport([]), { baseUrl: "http://127.0.0.1:1", token: () => "t" });
+		const view = new AskView(leaf, {
+			client: () => client,
+			stream: async () => ({ ...ANSWER, answer: "See [[Sourdough starter]] for the feeding times [1]." }),
+			open: async () => undefined,
+			conversations: () => [],
+			saveConversations: async () => undefined,
+			llmConfigured: () => true,
+		});
+		await view.onOpen();
+		await view.ask("When do I feed it?");
+		const link = view.contentEl.querySelector("a.internal-link") as HTMLElement;
+		link.click();
+		link.dispatchEvent(new MouseEvent("click", { ctrlKey: true, bubbles: true }));
+		expect((workspace as unknown as { openedLinks: unknown[] }).openedLinks).toEqual([
+			["Sourdough starter", "", false],
+			["Sourdough starter", "", "tab"],
+		]);
+	});
 });
+
