@@ -1,6 +1,6 @@
 // Screenshot harness: the plugin's real view code, bundled against the test stand-in for
 // `obsidian`, fed with answers shaped like a real `ora serve` (docs/http-api.md).
-// location.hash picks the scene: #search, #lint, #triage, #related, #quick, #ask, #lintfix, #models, #extract, #onboarding or #onboarding-models.
+// location.hash picks the scene: #search, #lint, #triage, #related, #quick, #ask, #lintfix, #models, #extract, #onboarding, #onboarding-models, #ask-stream or #triage-pages.
 import { EditorState } from "@codemirror/state";
 import { EditorView } from "@codemirror/view";
 import { App, WorkspaceLeaf, type Plugin } from "obsidian";
@@ -274,6 +274,48 @@ async function askScene(root: HTMLElement): Promise<void> {
 	await view.ask(ANSWER.question);
 }
 
+/** Ask with a Markdown answer, then a second answer still being written: its Stop button shown. */
+async function askStreamScene(root: HTMLElement): Promise<void> {
+	const { leaf } = aLeaf();
+	const markdown: AskDocument = {
+		...ANSWER,
+		answer: "**Probably yes**, though you may not notice it:\n\n- caffeine after 2 pm measurably reduces deep sleep [1];\n- its half-life of five to six hours keeps it blocking adenosine well into the night [2].\n\nYour own two-week experiment found no change in the tracker's sleep score [3], which measures sleep quality rather than deep sleep.",
+	};
+	let asked = 0;
+	const view = new AskView(leaf, {
+		client: () => client,
+		stream: async (request, onDelta) => {
+			if (asked++ === 0) return { ...markdown, question: request.question };
+			onDelta("Move the last coffee **before noon**: with a half-life of five to six hours, a noon coffee is down to a quarter by bedtime.\n\nKeep the tracker, but read its deep-sleep minutes");
+			return new Promise<AskDocument>(() => undefined); // still being written
+		},
+		open: async () => undefined, conversations: () => [], saveConversations: async () => undefined,
+		llmConfigured: () => true, webConfigured: () => true, insert: () => undefined,
+	});
+	sidebar(root, "Ask Ora").appendChild(view.containerEl);
+	await view.onOpen();
+	await view.ask(ANSWER.question);
+	void view.ask("So when should I have my last coffee?");
+	await new Promise((ok) => setTimeout(ok, 50));
+}
+
+/** Triage with many pairs: a page of 20, two ticked for a bulk dismissal, the second focused, the pager. */
+async function triagePagesScene(root: HTMLElement): Promise<void> {
+	root.addClass("harness-modal-scene");
+	const many: Pair[] = Array.from({ length: 137 }, (_, i) => ({ ...(PAIRS[i % PAIRS.length] ?? PAIRS[0]!), id: `p${i}` }));
+	const pages = new SidecarClient(
+		{ request: async () => ({ status: 200, text: JSON.stringify({ pairs: many }) }) },
+		{ baseUrl: "http://127.0.0.1:47113", token: () => "token" },
+	);
+	const modal = new TriageModal(new App(), { client: pages, open: async () => undefined, onOpenCount: () => undefined });
+	modal.open();
+	await new Promise((ok) => setTimeout(ok, 50));
+	modal.contentEl.querySelector<HTMLButtonElement>(".ora-triage-next")?.click();
+	for (const box of [...modal.contentEl.querySelectorAll<HTMLInputElement>(".ora-pair-select")].slice(0, 2)) box.click();
+	(modal.scope as unknown as { handle(evt: KeyboardEvent): boolean }).handle(new KeyboardEvent("keydown", { key: "j" }));
+	modal.modalEl.scrollTop = 0; // the title in view
+}
+
 async function lintFixScene(root: HTMLElement): Promise<void> {
 	const pane = root.createDiv({ cls: "harness-editor markdown-source-view" });
 	pane.createDiv({ cls: "harness-tab", text: "Caffeine after 2 pm reduces deep sleep" });
@@ -409,6 +451,8 @@ const scenes: Record<string, (root: HTMLElement) => Promise<void>> = {
 	related: relatedScene,
 	quick: quickScene,
 	ask: askScene,
+	"ask-stream": askStreamScene,
+	"triage-pages": triagePagesScene,
 	lintfix: lintFixScene,
 	models: modelsScene,
 	extract: extractScene,

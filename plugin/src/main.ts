@@ -16,14 +16,18 @@ import { askStream } from "./api/ask-stream";
 import { pullModel } from "./api/model-pull";
 import { SidecarClient } from "./api/client";
 import { EventStream } from "./api/event-stream";
-import type { ExtractSelector, StreamEvent, VaultEvent } from "./api/types";
+import type { AskDocument, ExtractSelector, StreamEvent, VaultEvent } from "./api/types";
+import { answerForNote } from "./ask/model";
 import { carriedConversation, chatNoteMoves, type CarriedConversation } from "./ask/relink";
 import { chatNoteSelector } from "./extract/model";
 import { frontmatterLinter, LintedEditors } from "./lint/extension";
+import { datesFix } from "./lint/fixes";
 import { addLintIgnore, lintIgnoreEntry } from "./lint/ignore";
 import { ModelsController } from "./models/controller";
 import type { QuickAction } from "./quick/suggest";
 import type { ResultCard } from "./search/shape";
+import { ApiKey, secretStore } from "./secrets";
+import { markStopping, stoppedBefore } from "./sidecar/handover";
 import { SidecarLink } from "./sidecar/link";
 import { StatusModel, type ClickAction } from "./sidecar/status-model";
 import { parseRecord, SidecarSupervisor } from "./sidecar/supervisor";
@@ -47,6 +51,7 @@ import { checkLlmEndpoint } from "./onboarding/llm-check";
 import type { StatusView } from "./sidecar/status-model";
 import { OraSettingTab } from "./ui/settings-tab";
 import { noticeNotResponding, renderStatus } from "./ui/status-bar";
+import { honourTrashSetting, trashOption } from "./ui/trash";
 import { TriageModal } from "./ui/triage-modal";
 import { EventBatcher } from "./vault/event-batcher";
 
@@ -68,9 +73,12 @@ export default class OraVaultPlugin extends Plugin {
 	private setup!: SidecarSetup;
 	private readonly statusListeners = new Set<(view: StatusView) => void>();
 	private models!: ModelsController;
+	private apiKey!: ApiKey;
 
 	override async onload(): Promise<void> {
 		this.settings = mergeSettings(await this.loadData());
+		this.apiKey = new ApiKey(secretStore(this.app), this.settings, () => this.saveData(this.settings));
+		await this.apiKey.migrate();
 		this.client = this.makeClient();
 		this.setup = new SidecarSetup(this.app, {
 			pluginVersion: this.manifest.version,
@@ -126,6 +134,8 @@ export default class OraVaultPlugin extends Plugin {
 						await this.saveData(this.settings);
 					},
 					llmConfigured: () => this.settings.llmUrl.trim() !== "",
+					webConfigured: () => this.settings.searxngUrl.trim() !== "",
+					insert: (doc) => this.insertAnswer(doc),
 					extract: (conversation, privateMode) => this.openExtract({ conversation }, privateMode),
 				}),
 		);
@@ -147,6 +157,7 @@ export default class OraVaultPlugin extends Plugin {
 				lintDelayChanged: () => this.applyLintDelay(),
 				openSetup: () => this.setup.open(null),
 				models,
+				apiKey: this.apiKey,
 			}),
 		);
 		// An array Obsidian re-reads on updateOptions(): a new Lint delay gives editors a new linter.
@@ -172,11 +183,16 @@ export default class OraVaultPlugin extends Plugin {
 		const link = this.link;
 		const client = this.client;
 		// Queued vault events go out first, but a sidecar that does not answer is stopped anyway;
-		// then every call still waiting ends, its timeout timer cleared.
-		void this.batcher.flushWithin(3000).finally(() => {
+		// then every call still waiting ends, its timeout timer cleared. Until the sidecar has
+		// exited, a session enabled again meanwhile waits rather than attach to it.
+		const supervisor = this.supervisor;
+		const stopping = this.batcher.flushWithin(3000).finally(() => {
+			// stop(), not shutdown(): a sidecar started outside Obsidian is ended only on the user's restart.
 			link?.stop();
 			client.dispose();
+			return supervisor?.stopped();
 		});
+		markStopping(this.vaultPath(), stopping);
 	}
 
 	/** The editor linter, with the Lint delay setting as it is now. */
@@ -217,7 +233,7 @@ export default class OraVaultPlugin extends Plugin {
 			checkCallback: (checking) => {
 				const view = this.app.workspace.getActiveViewOfType(MarkdownView);
 				if (!view?.file) return false;
-				if (!checking) void this.fixDates(view);
+				if (!checking) this.fixDates(view);
 				return true;
 			},
 		});
@@ -268,9 +284,14 @@ export default class OraVaultPlugin extends Plugin {
 			vault,
 			sameVault: (a, b) => sameVaultPath(realPath(a), realPath(b), process.platform),
 			ownPid: process.pid,
+			handover: () => stoppedBefore(vault),
 			spawn: () => {
 				const ora = this.setup.command(serveArgs(this.settings, vault, process.pid));
-				return spawn(ora.command, ora.args, { stdio: ["ignore", "ignore", "pipe"], env: serveEnv(this.settings, ora.env) });
+				return spawn(ora.command, ora.args, {
+					stdio: ["ignore", "ignore", "pipe"],
+					env: serveEnv({ ...this.settings, llmApiKey: this.apiKey.get() }, ora.env),
+					windowsHide: true, // no console window on Windows
+				});
 			},
 			readRecord: async () => parseRecord(await fs.readFile(recordPath(this.settings, vault), "utf8")),
 			readToken: () => fs.readFile(tokenPath(this.settings, vault), "utf8"),
@@ -420,22 +441,36 @@ export default class OraVaultPlugin extends Plugin {
 		else new Notice("Open a note to insert a link into.");
 	}
 
+	/** An Ask answer, its sources as links, at the cursor of the note last edited. */
+	private insertAnswer(doc: AskDocument): void {
+		const leaf = this.app.workspace.getMostRecentLeaf();
+		const view = leaf?.view instanceof MarkdownView ? leaf.view : null;
+		const file = view?.file;
+		if (!view || !file) {
+			new Notice("Open a note to insert the answer into.");
+			return;
+		}
+		view.editor.replaceSelection(answerForNote(doc, (path) => this.linkTo(path, file.path) ?? path));
+	}
+
 	/** A link to `path` from `sourcePath`, in the user's link style (wikilink or Markdown). */
 	private linkTo(path: string, sourcePath: string): string | null {
 		const file = vaultFile(this.app, path);
 		return file ? this.app.fileManager.generateMarkdownLink(file, sourcePath) : null;
 	}
 
-	private async fixDates(view: MarkdownView): Promise<void> {
+	/** Fills the absent dates in the editor (one undo reverts it), not on disk behind Obsidian's back. */
+	private fixDates(view: MarkdownView): void {
 		const file = view.file;
 		if (!file) return;
-		try {
-			await view.save();
-			const answer = await this.client.lintFix(file.path);
-			new Notice(answer.changed ? `Dates fixed in ${file.basename}.` : `Dates in ${file.basename} were already set.`);
-		} catch (err) {
-			new Notice(`Could not fix dates: ${errorText(err)}`);
+		const editor = view.editor;
+		const change = datesFix(editor.getValue(), fileDates(this.app, file.path));
+		if (!change) {
+			new Notice(`Dates in ${file.basename} were already set.`);
+			return;
 		}
+		editor.replaceRange(change.insert, editor.offsetToPos(change.from), editor.offsetToPos(change.to));
+		new Notice(`Dates fixed in ${file.basename}.`);
 	}
 
 	/** Adds `entry` to `lint.ignore` in the vault's ora.yaml (the file the CLI reads too). */
@@ -502,6 +537,7 @@ export default class OraVaultPlugin extends Plugin {
 			client: this.client,
 			open: (path, start, end) => openAtLines(this.app, path, start, end),
 			onOpenCount: (open) => this.link?.note({ type: "contradictions", open }),
+			deleted: (trashPath) => honourTrashSetting(trashOption(this.app), this.app.vault.adapter, trashPath),
 		}).open();
 	}
 

@@ -23,6 +23,8 @@ export interface OraSettings {
 	llmApiKey: string;
 	/** Hosts not on this machine that may receive private text (`private_remote_ok`); empty: none. */
 	trustedHosts: string;
+	/** A SearXNG instance for web results in Ask (`searxng_url`); empty: no web search from the plugin. */
+	searxngUrl: string;
 	/** Ask panel conversations, newest first. */
 	conversations: ConversationEntry[];
 	/** Seconds before the sidecar abandons a language-model request; 0 keeps its default. */
@@ -51,6 +53,7 @@ export const DEFAULT_SETTINGS: Readonly<OraSettings> = Object.freeze({
 	llmModel: "",
 	llmApiKey: "",
 	trustedHosts: "",
+	searxngUrl: "",
 	conversations: [] as ConversationEntry[],
 	onboarded: false,
 	llmTimeoutSeconds: 0,
@@ -136,19 +139,20 @@ const SIDECAR_ENV: Readonly<Record<"llmTimeoutSeconds" | "answerMaxTokens" | "me
 	memoryWindowTokens: "ORA_MEMORY_WINDOW_TOKENS",
 });
 
-/** The sidecar settings each plugin text setting sets when it is not empty: the Ask model's endpoint, the embedder, the hosts trusted with private text. */
-const SIDECAR_TEXT_ENV: Readonly<Record<"llmUrl" | "llmModel" | "llmApiKey" | "embedModel" | "trustedHosts", string>> = Object.freeze({
+/** The sidecar settings each plugin text setting sets when it is not empty: the Ask model's endpoint, the embedder, the hosts trusted with private text, the web search. */
+const SIDECAR_TEXT_ENV: Readonly<Record<"llmUrl" | "llmModel" | "llmApiKey" | "embedModel" | "trustedHosts" | "searxngUrl", string>> = Object.freeze({
 	llmUrl: "ORA_LLM_URL",
 	llmModel: "ORA_LLM_MODEL",
 	llmApiKey: "ORA_LLM_API_KEY",
 	embedModel: "ORA_EMBED_MODEL",
 	trustedHosts: "ORA_PRIVATE_REMOTE_OK",
+	searxngUrl: "ORA_SEARXNG_URL",
 });
 
 /** The environment for `ora serve`: `base` plus the language model, embedder and budgets the user set. */
 export function serveEnv(
 	settings: Pick<OraSettings, "llmTimeoutSeconds" | "answerMaxTokens" | "memoryWindowTokens"> &
-		Partial<Pick<OraSettings, "llmUrl" | "llmModel" | "llmApiKey" | "embedModel" | "trustedHosts">>,
+		Partial<Pick<OraSettings, "llmUrl" | "llmModel" | "llmApiKey" | "embedModel" | "trustedHosts" | "searxngUrl">>,
 	base: Readonly<Record<string, string | undefined>>,
 ): Record<string, string | undefined> {
 	const env = { ...base };

@@ -147,3 +147,31 @@ describe("the plugin with chat notes moved while Obsidian was closed", () => {
 		expect(sent).toEqual([{ events: [{ kind: "renamed", path: "Archive/Bread chat.md", old_path: "Chats/Ora/c1.md" }] }]);
 	});
 });
+
+describe("the plugin disabled and enabled again", () => {
+	it("disabled and enabled again at once, waits for its old sidecar to exit and starts its own, never attaching to the one going", { timeout: SLOW_MS }, async () => {
+		const vault = aVault();
+		const bin = join(vault, ".bin-plugin");
+		mkdirSync(bin);
+		const runs = join(bin, "runs");
+		// Like ora serve: it answers for a while after SIGTERM, finishing its writes.
+		const ora = fakeOra(bin, `require("fs").appendFileSync(${JSON.stringify(runs)}, "x"); process.on("SIGTERM", () => setTimeout(() => process.exit(0), 700));`);
+		const recorded = () => (JSON.parse(readFileSync(join(vault, ".ora", "server.json"), "utf8")) as { pid: number }).pid;
+		const before = pluginOn(vault, { oraCommand: ora });
+		await before.load();
+		await until(() => before.status().text === "Ora: ready");
+		const old = recorded();
+		before.host.unload(); // disabled…
+		const after = pluginOn(vault, { oraCommand: ora }); // …and enabled again
+		cleanups.push(() => {
+			after.host.unload();
+			killRecorded(vault);
+		});
+		await after.load();
+		await until(() => after.status().text === "Ora: ready");
+		expect(recorded()).not.toBe(old);
+		expect(() => process.kill(old, 0)).toThrow(); // the old one has exited
+		expect(readFileSync(runs, "utf8")).toBe("xx");
+	});
+});
+

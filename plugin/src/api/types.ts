@@ -99,6 +99,8 @@ export interface AskRequest {
 	conversation?: string;
 	private?: boolean;
 	k?: number;
+	/** Web results too, as `[Wn]` passages (when the sidecar has a SearXNG instance). */
+	web?: boolean;
 }
 
 export interface Citation {

@@ -89,6 +89,8 @@ export interface Exchange {
 	/** Text of an answer loaded from the conversation log (its passages are not stored). */
 	loggedAnswer?: string;
 	error?: string;
+	/** Stopped by the user while it was written: `partial` is what had come. */
+	stopped?: boolean;
 }
 
 export interface AskState {
@@ -122,6 +124,7 @@ export class AskController {
 	private note: string | null = null;
 	/** A conversation whose turns could not be loaded (the sidecar was down), loaded again when it answers. */
 	private failedLoad: string | null = null;
+	private web = false;
 
 	constructor(private readonly options: AskControllerOptions) {}
 
@@ -139,6 +142,24 @@ export class AskController {
 	/** The panel closes: answers being written are abandoned, and nothing they return is shown or saved. */
 	dispose(): void {
 		this.shown++;
+		this.abortAll();
+	}
+
+	/** Stops the answer being written: what came so far stays, marked as stopped. */
+	stop(): void {
+		this.abortAll();
+	}
+
+	/** Asks with web results too (the sidecar has a web search configured). */
+	setWeb(on: boolean): void {
+		this.web = on;
+	}
+
+	get usesWeb(): boolean {
+		return this.web;
+	}
+
+	private abortAll(): void {
 		for (const abort of this.asking) abort.abort();
 		this.asking.clear();
 	}
@@ -147,8 +168,10 @@ export class AskController {
 		return this.privateMode;
 	}
 
+	/** Starts afresh; an answer still being written for the conversation left is stopped. */
 	newConversation(): void {
 		this.shown++;
+		this.abortAll();
 		this.note = null;
 		this.set({ conversation: null, exchanges: [], busy: false });
 	}
@@ -156,6 +179,7 @@ export class AskController {
 	/** Loads a saved conversation's turns (user and assistant) to continue it. */
 	async open(id: string): Promise<void> {
 		const mine = ++this.shown;
+		this.abortAll(); // the answer being written for the conversation left is not wanted any more
 		this.note = null;
 		this.failedLoad = null;
 		this.set({ conversation: id, exchanges: [], busy: true });
@@ -202,7 +226,10 @@ export class AskController {
 		const abort = new AbortController();
 		this.asking.add(abort);
 		try {
-			const answer = await this.options.ask({ question: text, conversation, private: asPrivate }, onDelta, abort.signal);
+			const request: AskRequest = { question: text, conversation, private: asPrivate };
+			if (this.web) request.web = true;
+			// An ask that cannot be aborted itself (not streamed) is let go of on Stop all the same.
+			const answer = await untilAborted(this.options.ask(request, onDelta, abort.signal), abort.signal);
 			done = { question: text, answer };
 			if (mine === this.shown && answer.conversation_note) this.note = answer.conversation_note;
 			this.options.onConversation(
@@ -211,7 +238,9 @@ export class AskController {
 					: { id: conversation, title: text, updated: now.getTime() },
 			);
 		} catch (err) {
-			done = { question: text, answer: null, error: message(err) };
+			done = abort.signal.aborted
+				? { question: text, answer: null, partial: pending.partial ?? "", stopped: true }
+				: { question: text, answer: null, error: message(err) };
 		} finally {
 			this.asking.delete(abort);
 		}
@@ -249,6 +278,27 @@ export class AskController {
 		this.state = state;
 		this.options.onState(state);
 	}
+}
+
+/** `work`, or a rejection as soon as `signal` aborts. */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+	return new Promise<T>((resolve, reject) => {
+		const stop = (): void => reject(new Error("Stopped."));
+		if (signal.aborted) stop();
+		signal.addEventListener("abort", stop, { once: true });
+		work.then(resolve, reject).finally(() => signal.removeEventListener("abort", stop));
+	});
+}
+
+/**
+ * An answer as Markdown for a note: its text, then its sources as links (`link` gives one in the
+ * user's link style), so that `[n]` still leads somewhere once pasted.
+ */
+export function answerForNote(doc: Pick<AskDocument, "answer" | "citations">, link: (path: string) => string): string {
+	const cited = doc.citations.filter((c) => c.cited);
+	if (cited.length === 0) return doc.answer.trim();
+	const sources = cited.map((c) => `- [${c.n}] ${link(c.path)}, lines ${c.line_start}–${c.line_end}`);
+	return `${doc.answer.trim()}\n\nSources:\n${sources.join("\n")}`;
 }
 
 function message(err: unknown): string {

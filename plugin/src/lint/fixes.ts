@@ -119,6 +119,24 @@ function addDates(text: string, all: Line[], fence: number, context: FixContext)
 	return { name, changes: [{ from: at, to: at, insert }] };
 }
 
+/**
+ * "Fix dates in current note" as one text change on the note (applied in the editor: one undo
+ * reverts it, and Obsidian never finds its file changed behind its back): the absent
+ * linter-managed dates added before the closing fence, or a frontmatter holding them at the top
+ * of a note without one. Null when every date is there.
+ */
+export function datesFix(text: string, dates: Record<string, string>): TextChange | null {
+	const all = lines(text);
+	const fence = closingFence(all);
+	if (fence > 0) {
+		const fix = addDates(text, all, fence, { path: "", dates: () => dates, canIgnore: false });
+		return fix && "changes" in fix ? (fix.changes[0] ?? null) : null;
+	}
+	const eol = text.includes("\r\n") ? "\r\n" : "\n";
+	const block = MANAGED_DATES.map((key) => `${key}: ${dates[key] ?? today()}${eol}`).join("");
+	return { from: 0, to: 0, insert: `---${eol}${block}---${eol}` };
+}
+
 function today(): string {
 	const now = new Date();
 	const pad = (n: number) => String(n).padStart(2, "0");

@@ -4,29 +4,39 @@ export interface Segment {
 	hit: boolean;
 }
 
-/** Words shorter than this are too common to be worth highlighting on their own. */
+/** Words shorter than this are too common to be worth highlighting on their own (a Han character is a word). */
 const MIN_TERM_LENGTH = 2;
+
+/** Scripts written without spaces between words (Chinese, Japanese) or with particles attached (Korean). */
+const CJK = "\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}\\p{Script=Hangul}";
+const IS_CJK = new RegExp(`[${CJK}]`, "u");
+/** A run of one CJK script (Japanese changes script between words: 酵母|の|発酵), or a word of any other. */
+const WORD = new RegExp(`\\p{Script=Han}+|[\\p{Script=Hiragana}ー]+|[\\p{Script=Katakana}ー]+|\\p{Script=Hangul}+|(?:(?![${CJK}])[\\p{L}\\p{N}])+`, "gu");
 
 /** The query's distinct words, lower-cased, longest first so overlapping matches prefer the longer. */
 export function queryTerms(query: string): string[] {
-	const words = query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
-	const unique = [...new Set(words.filter((w) => w.length >= MIN_TERM_LENGTH))];
-	return unique.sort((a, b) => b.length - a.length);
+	const words = query.toLowerCase().match(WORD) ?? [];
+	const kept = words.filter((w) => w.length >= MIN_TERM_LENGTH || /^\p{Script=Han}$/u.test(w));
+	return [...new Set(kept)].sort((a, b) => b.length - a.length);
 }
 
 /**
  * Splits `text` into plain and matching runs. A term matches at a word start, so "rep" lights up
- * "repetition" but not "prepare" — close to what BM25's tokens matched.
+ * "repetition" but not "prepare" — close to what BM25's tokens matched. A CJK term matches
+ * anywhere: those scripts put no space (no word boundary) between words.
  */
 export function highlight(text: string, terms: string[]): Segment[] {
 	if (terms.length === 0 || text === "") return text === "" ? [] : [{ text, hit: false }];
+	const spaced = terms.filter((t) => !IS_CJK.test(t)).map(escapeRegExp);
+	const unspaced = terms.filter((t) => IS_CJK.test(t)).map(escapeRegExp);
 	// The leading group stands in for a lookbehind (unsupported on older iOS WebKit).
-	const pattern = new RegExp(`(^|[^\\p{L}\\p{N}])(${terms.map(escapeRegExp).join("|")})`, "giu");
+	const parts = [spaced.length ? `(^|[^\\p{L}\\p{N}])(${spaced.join("|")})` : "", unspaced.length ? `(${unspaced.join("|")})` : ""];
+	const pattern = new RegExp(parts.filter(Boolean).join("|"), "giu");
 	const out: Segment[] = [];
 	let last = 0;
 	for (const match of text.matchAll(pattern)) {
-		const start = match.index + (match[1] ?? "").length;
-		const word = match[2] ?? "";
+		const word = (spaced.length ? match[2] : undefined) ?? match[spaced.length ? 3 : 1] ?? "";
+		const start = match.index + (spaced.length ? (match[1] ?? "").length : 0);
 		if (start > last) out.push({ text: text.slice(last, start), hit: false });
 		out.push({ text: word, hit: true });
 		last = start + word.length;

@@ -69,6 +69,7 @@ export class SidecarLink {
 
 	constructor(private readonly options: LinkOptions) {
 		this.policy = { ...DEFAULT_POLICY, ...options.restart };
+		options.supervisor.onExit((reason) => this.onExit(reason));
 	}
 
 	get status(): StatusModel {
@@ -177,6 +178,21 @@ export class SidecarLink {
 		this.stream?.stop();
 		this.stream = null;
 		this.set(this.model.reconnecting());
+		this.schedule(0);
+	}
+
+	/**
+	 * The sidecar this plugin started exited on its own (a signal: out of memory, a crash): say so
+	 * with its last words at once, and recover as from a dropped stream (which may have come first).
+	 */
+	private onExit(reason: string): void {
+		if (!this.running || !this.attached) return; // while starting, the start itself reports it
+		const dropped = this.model.view.phase === "reconnecting";
+		this.set(this.model.reconnecting(reason));
+		if (dropped) return; // the dropped stream already set recovery going
+		this.connectedAt = 0;
+		this.stream?.stop();
+		this.stream = null;
 		this.schedule(0);
 	}
 

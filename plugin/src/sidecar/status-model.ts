@@ -65,9 +65,13 @@ export class StatusModel {
 		return this.with({ connection: "up", heard: false, reason: "" });
 	}
 
-	/** The connection dropped: trying to reach (or restart) the sidecar. */
-	reconnecting(): StatusModel {
-		return this.with({ connection: "reconnecting", reconcile: IDLE, cleaning: IDLE });
+	/**
+	 * The connection dropped: trying to reach (or restart) the sidecar. `why`: how it ended, when
+	 * known (kept while still reconnecting, whichever of the stream or the exit was noticed first).
+	 */
+	reconnecting(why?: string): StatusModel {
+		const reason = why ?? (this.state.connection === "reconnecting" ? this.state.reason : "");
+		return this.with({ connection: "reconnecting", reason, reconcile: IDLE, cleaning: IDLE });
 	}
 
 	/** The sidecar runs but does not answer its health check in time (stopped, deadlocked, in a long pause). */
@@ -112,7 +116,13 @@ export class StatusModel {
 			case "starting":
 				return this.shown({ ...base, phase: "starting", text: "Ora: starting", detail: "Starting the sidecar…", action: "log" });
 			case "reconnecting":
-				return this.shown({ ...base, phase: "reconnecting", text: "Ora: reconnecting", detail: "Lost the connection to the sidecar; reconnecting.", action: "log" });
+				return this.shown({
+					...base,
+					phase: "reconnecting",
+					text: "Ora: reconnecting",
+					detail: s.reason ? `${s.reason}\nRestarting it.` : "Lost the connection to the sidecar; reconnecting.",
+					action: "log",
+				});
 			case "hung":
 				return this.shown({
 					...base,

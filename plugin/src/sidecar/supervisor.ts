@@ -1,10 +1,10 @@
 import { SidecarError, type SidecarClient } from "../api/client";
 import { localProcesses, runsOraServe, type ProcessInfo, type Processes } from "./processes";
+import { onWindows, sendSignal, taskkill, type TreeKill } from "./signals";
 
 /** The bits of a child process the supervisor needs (Node's ChildProcess fits). */
 export interface ChildHandle {
 	readonly pid?: number;
-	readonly exitCode: number | null;
 	kill(signal?: NodeJS.Signals): boolean;
 	on(event: "exit", listener: (code: number | null, signal: NodeJS.Signals | null) => void): unknown;
 	on(event: "error", listener: (err: Error) => void): unknown;
@@ -47,6 +47,13 @@ export interface SupervisorOptions {
 	processes?: Processes;
 	/** Sends a signal to a process this supervisor verified; default process.kill. */
 	signal?: (pid: number, signal: NodeJS.Signals) => void;
+	/** Ends a process and its children on Windows (default: taskkill /T /F). */
+	treeKill?: TreeKill;
+	/**
+	 * Resolves once a sidecar of this vault that an earlier session of the plugin (disabled, then
+	 * enabled again) is stopping has exited: awaited before looking for one to attach to.
+	 */
+	handover?: () => Promise<void>;
 	/** How long stopped() waits for a stopped sidecar to exit (an adopted one's pid is polled no longer); default 30 s. */
 	stopWaitMs?: number;
 	/** How long a spawned sidecar may take to answer /v1/health (it loads models first). */
@@ -79,6 +86,20 @@ const STDERR_LINES = 20;
 /** How long stopped() waits for a child it had to kill (SIGKILL is not refused). */
 const KILL_WAIT_MS = 5_000;
 
+/** How a spawned child ended: an exit code, or the signal that killed it (out of memory, a crash). */
+export interface ChildExit {
+	code: number | null;
+	signal: NodeJS.Signals | null;
+}
+
+/** A child this supervisor spawned, and how it ended, learnt from its exit event as it happens. */
+interface Spawned {
+	handle: ChildHandle;
+	exit: ChildExit | null;
+	/** Resolves when it has exited (made at spawn: an exit before stop() is not missed). */
+	exited: Promise<void>;
+}
+
 /**
  * Makes sure this vault's sidecar answers, in this order: the one DATA/server.json records (if it
  * answers and serves this vault), the one on a fixed port, else (when allowed) a new
@@ -87,7 +108,7 @@ const KILL_WAIT_MS = 5_000;
  * plugin started: its child, or one recorded with our pid as its parent (a plugin reload).
  */
 export class SidecarSupervisor {
-	private child: ChildHandle | null = null;
+	private child: Spawned | null = null;
 	private adoptedPid: number | null = null;
 	private stderr: string[] = [];
 	/** Set when the child could not be started at all (e.g. ENOENT: the command is not there). */
@@ -97,12 +118,23 @@ export class SidecarSupervisor {
 	/** Kills the child the last stop() signalled, if it outlives stopped()'s wait (null: nothing to kill). */
 	private escalate: (() => void) | null = null;
 	private defaultProcesses: Processes | null = null;
+	private readonly exitListeners = new Set<(reason: string) => void>();
 
 	constructor(private readonly options: SupervisorOptions) {}
 
 	/** Whether a sidecar this plugin started is running (and `stop()` will end it). */
 	get owned(): boolean {
-		return (this.child !== null && this.child.exitCode === null) || this.adoptedPid !== null;
+		return this.childRuns() !== null || this.adoptedPid !== null;
+	}
+
+	/**
+	 * Calls `listener` when a child this supervisor started exits without being asked to (killed
+	 * by a signal, out of memory, crashed), with why in words: the exit code or signal and the
+	 * last lines of its stderr. Returns how to stop listening.
+	 */
+	onExit(listener: (reason: string) => void): () => void {
+		this.exitListeners.add(listener);
+		return () => this.exitListeners.delete(listener);
 	}
 
 	/** The last lines the spawned sidecar wrote to stderr, newest last. */
@@ -111,6 +143,8 @@ export class SidecarSupervisor {
 	}
 
 	async ensureRunning(): Promise<Outcome> {
+		// A sidecar an unloading session is stopping still answers: attaching to it would lose it.
+		await this.options.handover?.();
 		const recorded = await this.recorded();
 		if (recorded !== null) return recorded;
 		if (this.options.port !== 0) {
@@ -162,7 +196,7 @@ export class SidecarSupervisor {
 	 * `ora serve` (see endUnresponsive), otherwise the user is told which process holds the port.
 	 */
 	async unresponsive(): Promise<Unresponsive> {
-		const own = this.child !== null && this.child.exitCode === null ? this.child.pid : this.adoptedPid;
+		const own = this.childRuns()?.pid ?? this.adoptedPid;
 		if (own !== null && own !== undefined) {
 			return { reason: `The sidecar Ora started (pid ${own}) is running but does not answer (it may be stuck). ${KEEPS_CHECKING}`, canRestart: true };
 		}
@@ -207,7 +241,7 @@ export class SidecarSupervisor {
 		const holder = await this.identify(record.port, record);
 		if (holder.kind !== "sidecar") return false;
 		const { pid, startedAt, state } = holder.info;
-		const send = this.options.signal ?? ((p: number, s: NodeJS.Signals) => void process.kill(p, s));
+		const send = this.options.signal ?? ((p: number, s: NodeJS.Signals) => sendSignal(p, s, this.treeKill()));
 		try {
 			if (state === "stopped") send(pid, "SIGCONT");
 			send(pid, "SIGTERM");
@@ -245,18 +279,16 @@ export class SidecarSupervisor {
 
 	stop(): void {
 		this.escalate = null;
-		if (this.child && this.child.exitCode === null) {
-			const child = this.child;
-			this.exited = new Promise((resolve) => child.on("exit", () => resolve()));
-			child.kill("SIGTERM");
-			// A stopped (SIGSTOP) child would hold SIGTERM pending until continued: continue it.
-			child.kill("SIGCONT");
+		const child = this.childRuns();
+		if (child !== null && this.child !== null) {
+			this.exited = this.child.exited;
+			this.end(child, "SIGTERM");
 			// Our own child only: an adopted pid may have been reused by another process since.
-			this.escalate = () => void child.kill("SIGKILL");
+			this.escalate = () => this.end(child, "SIGKILL");
 		} else if (this.adoptedPid !== null) {
 			const pid = this.adoptedPid;
 			try {
-				(this.options.kill ?? ((p) => process.kill(p, "SIGTERM")))(pid);
+				(this.options.kill ?? ((p) => sendSignal(p, "SIGTERM", this.treeKill())))(pid);
 				this.exited = this.gone(pid);
 			} catch {
 				// already gone
@@ -264,6 +296,33 @@ export class SidecarSupervisor {
 		}
 		this.child = null;
 		this.adoptedPid = null;
+	}
+
+	/**
+	 * Ends our own child: on POSIX by signal (a stopped (SIGSTOP) child would hold SIGTERM pending
+	 * until continued, so it is continued), on Windows with its whole tree (the ora.exe launcher's
+	 * Python child holds the index; Node throws for SIGCONT there).
+	 */
+	private end(child: ChildHandle, signal: "SIGTERM" | "SIGKILL"): void {
+		if (onWindows()) {
+			if (child.pid !== undefined) this.treeKill()(child.pid);
+			return;
+		}
+		try {
+			child.kill(signal);
+			if (signal === "SIGTERM") child.kill("SIGCONT");
+		} catch {
+			// gone meanwhile
+		}
+	}
+
+	private treeKill(): TreeKill {
+		return this.options.treeKill ?? taskkill;
+	}
+
+	/** The child this supervisor started, while it runs. */
+	private childRuns(): ChildHandle | null {
+		return this.child !== null && this.child.exit === null ? this.child.handle : null;
 	}
 
 	/**
@@ -364,10 +423,21 @@ export class SidecarSupervisor {
 		this.stderr = [];
 		this.spawnError = null;
 		try {
-			const child = this.options.spawn();
-			child.stderr?.on("data", (chunk) => this.keepStderr(String(chunk)));
-			child.on("error", (err) => (this.spawnError = err.message));
-			this.child = child;
+			const handle = this.options.spawn();
+			let exited = (): void => undefined;
+			const spawned: Spawned = { handle, exit: null, exited: new Promise((resolve) => (exited = resolve)) };
+			handle.stderr?.on("data", (chunk) => this.keepStderr(String(chunk)));
+			handle.on("error", (err) => (this.spawnError = err.message));
+			handle.on("exit", (code, signal) => {
+				spawned.exit = { code, signal };
+				exited();
+				// Not asked to stop (stop() lets go of it first): say so now, not at the next health check.
+				if (this.child === spawned) {
+					const reason = this.exitReason();
+					if (reason !== null) for (const listener of this.exitListeners) listener(reason);
+				}
+			});
+			this.child = spawned;
 			return null;
 		} catch (err) {
 			const reason = message(err);
@@ -396,7 +466,7 @@ export class SidecarSupervisor {
 			return true;
 		}
 		const record = await this.readRecord();
-		if (record === null || record.pid !== this.child?.pid) return false;
+		if (record === null || record.pid !== this.child?.handle.pid) return false;
 		this.moveTo(record.port);
 		return true;
 	}
@@ -420,11 +490,11 @@ export class SidecarSupervisor {
 
 	/** Why the child is gone, or null while it runs. */
 	private exitReason(): string | null {
-		const child = this.child;
 		if (this.spawnError !== null) return `Cannot start ora: ${this.spawnError}`;
-		if (child === null || child.exitCode === null) return null;
+		const exit = this.child?.exit ?? null;
+		if (exit === null) return null;
 		const tail = this.stderr.join("\n").trim();
-		return `ora serve stopped (exit ${child.exitCode})${tail ? `: ${tail}` : ""}`;
+		return `ora serve stopped (${exitText(exit)})${tail ? `: ${tail}` : ""}`;
 	}
 
 	private keepStderr(text: string): void {
@@ -449,6 +519,18 @@ export function parseRecord(text: string): ServerRecord | null {
 	const r = doc as Record<string, unknown>;
 	if (typeof r.pid !== "number" || typeof r.port !== "number" || typeof r.vault !== "string") return null;
 	return { pid: r.pid, port: r.port, vault: r.vault, parent_pid: typeof r.parent_pid === "number" ? r.parent_pid : null };
+}
+
+/** "exit 2", or "killed by SIGKILL" with what that signal usually means. */
+export function exitText(exit: ChildExit): string {
+	if (exit.signal === null) return `exit ${exit.code ?? "unknown"}`;
+	const why: Partial<Record<NodeJS.Signals, string>> = {
+		SIGKILL: ", often the system ending it for lack of memory",
+		SIGSEGV: ", a crash",
+		SIGABRT: ", a crash",
+		SIGBUS: ", a crash",
+	};
+	return `killed by ${exit.signal}${why[exit.signal] ?? ""}`;
 }
 
 function trimSlash(path: string): string {

@@ -9,8 +9,10 @@ export function vaultFile(app: App, path: string): TFile | null {
 }
 
 /**
- * Opens the note at `path` and selects lines `lineStart`..`lineEnd` (1-based, inclusive); in a new
- * tab (or split, window) when `newLeaf` says so, as `Keymap.isModEvent` answers for a click.
+ * Opens the note at `path` at lines `lineStart`..`lineEnd` (1-based, inclusive): the cursor at the
+ * start of the first, the lines scrolled into view, nothing selected (a selection would be
+ * replaced by the first key pressed); in a new tab (or split, window) when `newLeaf` says so, as
+ * `Keymap.isModEvent` answers for a click.
  */
 export async function openAtLines(
 	app: App,
@@ -25,7 +27,7 @@ export async function openAtLines(
 		return;
 	}
 	const leaf = app.workspace.getLeaf(newLeaf);
-	// The ephemeral line scrolls in both modes: the selection below only shows in the editor, and a
+	// The ephemeral line scrolls in both modes: the cursor below only shows in the editor, and a
 	// note opening in reading view (a user's default) would otherwise stay at its top.
 	await leaf.openFile(file, { active: true, eState: { line: Math.max(0, lineStart - 1) } });
 	const view = leaf.view;
@@ -35,7 +37,7 @@ export async function openAtLines(
 	const from = { line: clamp(lineStart - 1, 0, last), ch: 0 };
 	const toLine = clamp(lineEnd - 1, from.line, last);
 	const to = { line: toLine, ch: editor.getLine(toLine).length };
-	editor.setSelection(from, to);
+	editor.setCursor(from);
 	editor.scrollIntoView({ from, to }, true);
 }
 

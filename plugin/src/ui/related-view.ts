@@ -68,7 +68,7 @@ export class RelatedView extends ItemView {
 		const top = root.createDiv({ cls: "ora-related-top" });
 		this.headerEl = top.createDiv({ cls: "ora-related-title" });
 		const refresh = top.createDiv({ cls: "clickable-icon", attr: { role: "button", "aria-label": "Refresh" } });
-		setIcon(refresh, "loader");
+		setIcon(refresh, "refresh-cw"); // "loader" looks like a spinner: as if it were always loading
 		const toggles = root.createDiv({ cls: "ora-search-toggles" });
 		const wrap = toggles.createDiv({ cls: "ora-toggle" });
 		wrap.createSpan({ text: "Private mode" });

@@ -88,8 +88,9 @@ export class SearchView extends ItemView {
 		this.registerDomEvent(this.resultsEl, "keydown", (evt) => this.onKey(evt));
 		this.drawChips();
 		this.show({ kind: "idle" });
+		// No focus here: Obsidian opens the panel when it restores the layout too, and taking the
+		// focus then would pull it from the note being edited. "Open search panel" focuses it.
 		if (this.restored) await this.apply(this.restored);
-		input.focus();
 	}
 
 	override async onClose(): Promise<void> {

@@ -1,7 +1,9 @@
 import { Notice, PluginSettingTab, Setting, type App, type Plugin, type SettingDefinitionItem } from "obsidian";
 
 import type { ModelsController } from "../models/controller";
+import type { ApiKey } from "../secrets";
 import { DEFAULT_SETTINGS, isPortSetting, type OraSettings } from "../settings";
+import { debounce } from "../util/debounce";
 import { showModels } from "./models-section";
 
 /** What the settings tab needs from the plugin. */
@@ -20,6 +22,10 @@ export interface SettingsHost {
 	openSetup?: () => void;
 	/** The Models section (downloads, the embedder); absent in hosts without one. */
 	models?: ModelsController;
+	/** The language model key, in SecretStorage where Obsidian has it; absent: kept in settings. */
+	apiKey?: ApiKey;
+	/** How long after the last edit of a sidecar setting the sidecar restarts with it (ms). */
+	restartDelayMs?: number;
 }
 
 interface Row {
@@ -27,6 +33,20 @@ interface Row {
 	desc: string;
 	render: (setting: Setting) => void;
 }
+
+/** Rows under one heading; an advanced group is folded away (internals most users never touch). */
+interface Group {
+	heading: string;
+	rows: Row[];
+	advanced?: boolean;
+}
+
+/** Every service outside this computer that the plugin or its sidecar may contact, and when. */
+export const NETWORK_SERVICES =
+	"The plugin talks to its sidecar on 127.0.0.1 only. Beyond this computer: the Python package index (PyPI), when you set up or upgrade the sidecar; " +
+	"the Hugging Face model hub, only when you download a model (Models, or ora models pull); the language model endpoint, when you ask; " +
+	"Cohere, only when a Cohere key is set (ORA_COHERE_API_KEY), to re-rank search results; the SearXNG instance, when set, when you ask or search with web results; " +
+	"an embeddings server, only when embed_url is set. Each is contacted at the address you gave, which may be on this computer.";
 
 /**
  * Every option on one tab. Rows are declared once and drawn two ways: imperatively by display()
@@ -44,19 +64,55 @@ export class OraSettingTab extends PluginSettingTab {
 		super(app, plugin);
 	}
 
+	/** Restarts the sidecar once settings it starts with have stopped changing (typing a URL). */
+	private readonly restartSoon = debounce(() => void this.host.restartSidecar(), () => this.host.restartDelayMs ?? 1500);
+
 	override display(): void {
 		this.containerEl.empty();
-		for (const row of this.rows()) row.render(new Setting(this.containerEl).setName(row.name).setDesc(row.desc));
+		for (const group of this.groups()) {
+			let parent = this.containerEl;
+			if (group.advanced) {
+				const details = parent.createEl("details", { cls: "ora-settings-advanced" });
+				details.createEl("summary", { text: group.heading });
+				parent = details;
+			} else {
+				new Setting(parent).setName(group.heading).setHeading();
+			}
+			for (const row of group.rows) row.render(new Setting(parent).setName(row.name).setDesc(row.desc));
+		}
 	}
 
 	override hide(): void {
+		this.restartSoon.flush();
 		this.stopModels?.();
 		this.stopModels = null;
 		super.hide();
 	}
 
 	override getSettingDefinitions(): SettingDefinitionItem[] {
-		return this.rows().map((row) => ({ name: row.name, desc: row.desc, render: (setting: Setting) => row.render(setting) }));
+		return this.groups().map((group): SettingDefinitionItem => {
+			const items = group.rows.map((row) => ({ name: row.name, desc: row.desc, render: (setting: Setting) => row.render(setting) }));
+			return group.advanced ? { type: "page", name: group.heading, desc: "Port, data folder, batching, the access token.", items } : { type: "group", heading: group.heading, items };
+		});
+	}
+
+	private groups(): Group[] {
+		const rows = new Map(this.rows().map((row) => [row.name, row]));
+		const pick = (...names: string[]): Row[] =>
+			names.map((name) => {
+				const row = rows.get(name);
+				if (!row) throw new Error(`no setting row ${name}`);
+				return row;
+			});
+		return [
+			{ heading: "Sidecar", rows: pick("Ora command", "Start the sidecar automatically", "Sidecar", "Sidecar installation", "Re-index now") },
+			{ heading: "Search", rows: pick("Results per search", "Search delay") },
+			{ heading: "Ask", rows: pick("Language model URL", "Language model name", "Language model key", "Language model timeout", "Answer length", "Conversation window", "Web search") },
+			{ heading: "Lint", rows: pick("Lint in the editor", "Lint delay") },
+			{ heading: "Models", rows: pick("Models") },
+			{ heading: "Network", rows: pick("What Ora contacts") },
+			{ heading: "Advanced", advanced: true, rows: pick("Port", "Data folder", "Event batching delay", "Access token") },
+		];
 	}
 
 	private rows(): Row[] {
@@ -65,6 +121,12 @@ export class OraSettingTab extends PluginSettingTab {
 			Object.assign(s, change);
 			return this.host.saveSettings();
 		};
+		// Settings the sidecar starts with: it restarts to apply them, as the help says.
+		const saveAndRestart = async (change: Partial<OraSettings>): Promise<void> => {
+			await save(change);
+			this.restartSoon();
+		};
+		const apiKey = this.host.apiKey;
 		return [
 			{
 				name: "Ora command",
@@ -138,25 +200,28 @@ export class OraSettingTab extends PluginSettingTab {
 			},
 			{
 				name: "Language model URL",
-				desc: "An OpenAI-compatible endpoint for Ask, e.g. Ollama http://127.0.0.1:11434/v1, llama.cpp server http://127.0.0.1:8080/v1, LM Studio http://127.0.0.1:1234/v1. Empty: answers quote passages. Restart the sidecar to apply.",
+				desc: "An OpenAI-compatible endpoint for Ask, e.g. Ollama http://127.0.0.1:11434/v1, llama.cpp server http://127.0.0.1:8080/v1, LM Studio http://127.0.0.1:1234/v1. Empty: answers quote passages. The sidecar restarts to apply it.",
 				render: (st) => {
-					st.addText((t) => t.setPlaceholder("Empty: no model").setValue(s.llmUrl).onChange((v) => void save({ llmUrl: v.trim() })));
+					st.addText((t) => t.setPlaceholder("Empty: no model").setValue(s.llmUrl).onChange((v) => void saveAndRestart({ llmUrl: v.trim() })));
 				},
 			},
 			{
 				name: "Language model name",
 				desc: "The model the endpoint should run, for example llama3.2.",
 				render: (st) => {
-					st.addText((t) => t.setValue(s.llmModel).onChange((v) => void save({ llmModel: v.trim() })));
+					st.addText((t) => t.setValue(s.llmModel).onChange((v) => void saveAndRestart({ llmModel: v.trim() })));
 				},
 			},
 			{
 				name: "Language model key",
-				desc: "Bearer key, only if the endpoint needs one.",
+				desc: `Bearer key, only if the endpoint needs one. ${apiKey?.where ?? ""}`.trim(),
 				render: (st) => {
 					st.addText((t) => {
 						t.inputEl.type = "password";
-						t.setValue(s.llmApiKey).onChange((v) => void save({ llmApiKey: v.trim() }));
+						t.setValue(apiKey ? apiKey.get() : s.llmApiKey).onChange((v) => {
+							const key = v.trim();
+							void (apiKey ? apiKey.set(key) : save({ llmApiKey: key })).then(() => this.restartSoon());
+						});
 					});
 				},
 			},
@@ -169,18 +234,30 @@ export class OraSettingTab extends PluginSettingTab {
 			},
 			{
 				name: "Language model timeout",
-				desc: "Seconds before the sidecar gives up on the language model for an answer; 0 keeps its default. Takes effect after a restart of the sidecar.",
-				render: (st) => this.numberText(st, s.llmTimeoutSeconds, (v) => save({ llmTimeoutSeconds: v })),
+				desc: "Seconds before the sidecar gives up on the language model for an answer; 0 keeps its default. The sidecar restarts to apply it.",
+				render: (st) => this.numberText(st, s.llmTimeoutSeconds, (v) => saveAndRestart({ llmTimeoutSeconds: v })),
 			},
 			{
 				name: "Answer length",
-				desc: "Longest generated answer, in tokens; 0 keeps the sidecar's default. Takes effect after a restart of the sidecar.",
-				render: (st) => this.numberText(st, s.answerMaxTokens, (v) => save({ answerMaxTokens: v })),
+				desc: "Longest generated answer, in tokens; 0 keeps the sidecar's default. The sidecar restarts to apply it.",
+				render: (st) => this.numberText(st, s.answerMaxTokens, (v) => saveAndRestart({ answerMaxTokens: v })),
 			},
 			{
 				name: "Conversation window",
-				desc: "Recent conversation turns sent with a question, in tokens; 0 keeps the sidecar's default. Takes effect after a restart of the sidecar.",
-				render: (st) => this.numberText(st, s.memoryWindowTokens, (v) => save({ memoryWindowTokens: v })),
+				desc: "Recent conversation turns sent with a question, in tokens; 0 keeps the sidecar's default. The sidecar restarts to apply it.",
+				render: (st) => this.numberText(st, s.memoryWindowTokens, (v) => saveAndRestart({ memoryWindowTokens: v })),
+			},
+			{
+				name: "Web search",
+				desc: "A SearXNG instance (its address, e.g. http://127.0.0.1:8888) for web results in Ask: a Web toggle appears in the panel. Empty: no web search. The sidecar restarts to apply it.",
+				render: (st) => {
+					st.addText((t) => t.setPlaceholder("Empty: no web search").setValue(s.searxngUrl).onChange((v) => void saveAndRestart({ searxngUrl: v.trim() })));
+				},
+			},
+			{
+				name: "What Ora contacts",
+				desc: NETWORK_SERVICES,
+				render: () => undefined,
 			},
 			{
 				name: "Access token",

@@ -4,6 +4,7 @@ import { SidecarError, type SidecarClient } from "../api/client";
 import type { Pair, PairStatus, Resolution } from "../api/types";
 import { statusLabel } from "../triage/labels";
 import { confirmText, pairCard, resolution, type ClaimCard, type TriageAction } from "../triage/model";
+import { changesNotes, pageOf } from "../triage/paging";
 import { confirmWrite } from "./confirm-modal";
 
 export interface TriageDeps {
@@ -11,6 +12,11 @@ export interface TriageDeps {
 	open: (path: string, lineStart: number, lineEnd: number) => Promise<void>;
 	/** Told the number of pairs still open after each load or resolution. */
 	onOpenCount: (count: number) => void;
+	/**
+	 * A note the sidecar deleted (moved to VAULT/.trash/) goes where the user's "Deleted files"
+	 * setting says; returns where it is now, in words for the notice.
+	 */
+	deleted?: (trashPath: string) => Promise<string>;
 	/** Asks the user before a write; replaced in tests and screenshots. */
 	confirm?: (title: string, text: string, confirmLabel: string) => Promise<boolean>;
 }
@@ -24,10 +30,15 @@ const VIEWS: { status: PairStatus; label: string }[] = [
 ];
 const TRIAGEABLE: PairStatus[] = ["open", "flagged"];
 
+/** The dialog's keys, shown above the list (letters: the arrows move through the buttons). */
+const KEYS = "Keys: j / k next and previous pair · d dismiss · f flag · x select · n / p next and previous page";
+
 /**
- * Lists contradiction pairs side by side and resolves them, each write confirmed first; approves a
- * news story as a batch; undoes the last resolution. Pairs involving private notes appear only
- * with "Include private notes" on, and are then resolved in private mode.
+ * Lists contradiction pairs side by side, a page at a time, and resolves them: a write to a note
+ * confirmed first, dismiss and flag (which write none) at once, several dismissed together;
+ * approves a news story as a batch; undoes the last resolution. The list keeps its page and
+ * scroll position after an action. Pairs involving private notes appear only with "Include
+ * private notes" on, and are then resolved in private mode.
  */
 export class TriageModal extends Modal {
 	private pairs: Pair[] = [];
@@ -35,6 +46,11 @@ export class TriageModal extends Modal {
 	private privateMode = false;
 	/** Bumped by each load: a slower answer to an earlier one (other pairs, or private ones) is dropped. */
 	private loads = 0;
+	private page = 0;
+	/** The pair the keys act on, by its place on the page. */
+	private focused = 0;
+	/** Pairs ticked for a bulk dismissal, by id. */
+	private readonly selected = new Set<string>();
 
 	constructor(
 		app: App,
@@ -46,7 +62,72 @@ export class TriageModal extends Modal {
 	override onOpen(): void {
 		this.modalEl.addClass("ora-triage-modal");
 		this.titleEl.setText("Contradiction triage");
+		this.registerKeys();
 		void this.load();
+	}
+
+	private registerKeys(): void {
+		const on = (key: string, run: () => void): void => {
+			this.scope.register([], key, (evt) => {
+				if (evt.target instanceof HTMLInputElement && evt.target.type === "text") return true; // typing, not a command
+				run();
+				return false;
+			});
+		};
+		on("j", () => this.focus(this.focused + 1));
+		on("k", () => this.focus(this.focused - 1));
+		on("n", () => this.turn(this.page + 1));
+		on("p", () => this.turn(this.page - 1));
+		on("x", () => {
+			const pair = this.focusedPair();
+			if (pair) this.select(pair, !this.selected.has(pair.id));
+		});
+		on("d", () => this.act("dismiss"));
+		on("f", () => this.act("flag"));
+	}
+
+	/** Dismisses or flags the focused pair (neither writes a note: no confirmation). */
+	private act(action: "dismiss" | "flag"): void {
+		const pair = this.focusedPair();
+		if (!pair || !TRIAGEABLE.includes(pair.status) || (action === "flag" && pair.status === "flagged")) return;
+		void this.resolve(pair, resolution(action, null), action === "dismiss" ? "Dismiss" : "Flag for reflection");
+	}
+
+	private shown(): Pair[] {
+		const page = pageOf(this.pairs.length, this.page);
+		return this.pairs.slice(page.start, page.end);
+	}
+
+	private focusedPair(): Pair | null {
+		return this.shown()[this.focused] ?? null;
+	}
+
+	private focus(index: number): void {
+		const els = [...this.contentEl.querySelectorAll<HTMLElement>(".ora-pair")];
+		if (els.length === 0) return;
+		this.focused = Math.min(Math.max(0, index), els.length - 1);
+		els.forEach((el, i) => el.toggleClass("is-focused", i === this.focused));
+		const el = els[this.focused];
+		el?.focus({ preventScroll: true });
+		el?.scrollIntoView({ block: "nearest" });
+	}
+
+	private turn(page: number): void {
+		const next = pageOf(this.pairs.length, page).index;
+		if (next === this.page) return;
+		this.page = next;
+		this.focused = 0;
+		this.render();
+		this.modalEl.scrollTop = 0;
+		this.contentEl.scrollTop = 0;
+	}
+
+	private select(pair: Pair, on: boolean): void {
+		if (on) this.selected.add(pair.id);
+		else this.selected.delete(pair.id);
+		const box = this.contentEl.querySelector<HTMLInputElement>(`.ora-pair[data-pair="${CSS.escape(pair.id)}"] .ora-pair-select`);
+		if (box) box.checked = on;
+		this.drawBulk();
 	}
 
 	override onClose(): void {
@@ -65,6 +146,8 @@ export class TriageModal extends Modal {
 		}
 		if (mine !== this.loads) return;
 		this.pairs = pairs;
+		const ids = new Set(pairs.map((p) => p.id));
+		for (const id of [...this.selected]) if (!ids.has(id)) this.selected.delete(id);
 		// The status bar counts open pairs outside private mode, as the sidecar publishes them.
 		if (this.view === "open" && !this.privateMode) this.deps.onOpenCount(this.pairs.length);
 		this.render();
@@ -72,6 +155,8 @@ export class TriageModal extends Modal {
 
 	private render(): void {
 		const el = this.contentEl;
+		// After an action the list is drawn again: the reader stays where they were.
+		const scroll = { modal: this.modalEl.scrollTop, content: el.scrollTop };
 		el.empty();
 		this.renderToolbar(el.createDiv({ cls: "ora-triage-toolbar" }));
 		const current = VIEWS.find((v) => v.status === this.view)?.label.toLowerCase() ?? this.view;
@@ -79,8 +164,79 @@ export class TriageModal extends Modal {
 			this.message(el, "check-circle", this.view === "open" ? "No open contradictions." : `No ${current} pairs.`);
 			return;
 		}
+		const page = pageOf(this.pairs.length, this.page);
+		this.page = page.index;
 		el.createDiv({ cls: "ora-triage-count", text: `${this.pairs.length} ${current} ${this.pairs.length === 1 ? "pair" : "pairs"}` });
-		for (const pair of this.pairs) this.renderPair(el.createDiv({ cls: "ora-pair" }), pair);
+		el.createDiv({ cls: "ora-triage-keys", text: KEYS });
+		if (TRIAGEABLE.includes(this.view)) el.createDiv({ cls: "ora-triage-bulk" });
+		this.drawBulk();
+		// The pager above the list and below it: no scrolling to the end to turn a page.
+		if (page.pages > 1) this.renderPager(el.createDiv({ cls: "ora-triage-pager" }), page.index, page.pages, page.label);
+		const shown = this.shown();
+		for (const pair of shown) {
+			const box = el.createDiv({ cls: "ora-pair", attr: { tabindex: "-1", "data-pair": pair.id } });
+			if (TRIAGEABLE.includes(pair.status)) this.renderSelect(box, pair);
+			this.renderPair(box, pair);
+		}
+		if (page.pages > 1) this.renderPager(el.createDiv({ cls: "ora-triage-pager" }), page.index, page.pages, page.label);
+		this.focused = Math.min(this.focused, shown.length - 1);
+		el.querySelectorAll<HTMLElement>(".ora-pair")[this.focused]?.addClass("is-focused");
+		this.modalEl.scrollTop = scroll.modal;
+		el.scrollTop = scroll.content;
+	}
+
+	private renderPager(bar: HTMLElement, index: number, pages: number, label: string): void {
+		const prev = bar.createEl("button", { text: "Previous", cls: "ora-triage-prev" });
+		prev.disabled = index === 0;
+		prev.addEventListener("click", () => this.turn(index - 1));
+		bar.createSpan({ cls: "ora-triage-page", text: label });
+		const next = bar.createEl("button", { text: "Next", cls: "ora-triage-next" });
+		next.disabled = index >= pages - 1;
+		next.addEventListener("click", () => this.turn(index + 1));
+	}
+
+	/** A tick box to dismiss the pair with others. */
+	private renderSelect(el: HTMLElement, pair: Pair): void {
+		const label = el.createEl("label", { cls: "ora-pair-pick" });
+		const box = label.createEl("input", { type: "checkbox", cls: "ora-pair-select", attr: { "aria-label": "Select this pair" } });
+		box.checked = this.selected.has(pair.id);
+		box.addEventListener("change", () => this.select(pair, box.checked));
+		label.appendText(" Select");
+	}
+
+	/** "Select the page" and "Dismiss selected (n)", above the list. */
+	private drawBulk(): void {
+		const bar = this.contentEl.querySelector<HTMLElement>(".ora-triage-bulk");
+		if (!bar) return;
+		bar.empty();
+		const shown = this.shown().filter((p) => TRIAGEABLE.includes(p.status));
+		const all = bar.createEl("button", { text: "Select this page", cls: "ora-triage-select-page" });
+		all.addEventListener("click", () => {
+			for (const pair of shown) this.select(pair, true);
+		});
+		const count = this.selected.size;
+		const dismiss = bar.createEl("button", { text: `Dismiss selected (${count})`, cls: "ora-triage-dismiss-selected" });
+		dismiss.disabled = count === 0;
+		dismiss.addEventListener("click", () => void this.dismissSelected());
+	}
+
+	/** Dismisses every ticked pair (no note changes: no confirmation), then loads the list once. */
+	private async dismissSelected(): Promise<void> {
+		const ids = [...this.selected];
+		let done = 0;
+		const failed: string[] = [];
+		for (const id of ids) {
+			try {
+				await this.deps.client.resolve(id, { action: "dismiss" }, this.privateMode);
+				done++;
+			} catch (err) {
+				failed.push(errorText(err));
+			}
+		}
+		this.selected.clear();
+		const why = failed.length ? ` ${failed.length} could not be dismissed: ${failed[0] ?? ""}` : "";
+		new Notice(`Dismissed ${done} ${done === 1 ? "pair" : "pairs"}. No note changed.${why}`);
+		await this.load();
 	}
 
 	/** The list could not be loaded (the sidecar stopped or is restarting): the toolbar stays, with a retry. */
@@ -194,10 +350,13 @@ export class TriageModal extends Modal {
 	}
 
 	private async resolve(pair: Pair, res: Resolution, label: string): Promise<void> {
-		if (!(await this.confirmer()(label, confirmText(res, pair), label))) return;
+		// Only a write to a note is confirmed: dismissing or flagging changes none (and can be undone).
+		if (changesNotes(res.action) && !(await this.confirmer()(label, confirmText(res, pair), label))) return;
 		try {
 			const answer = await this.deps.client.resolve(pair.id, res, this.privateMode);
-			new Notice(`${statusLabel(answer.pair)}. ${changedText(answer.changed)} You can undo this.`);
+			const trash = answer.pair.resolution?.trash;
+			const where = res.action === "wrong" && res.delete && typeof trash === "string" && this.deps.deleted ? await this.deps.deleted(trash) : "You can undo this.";
+			new Notice(`${statusLabel(answer.pair)}. ${changedText(answer.changed)} ${where}`);
 		} catch (err) {
 			new Notice(`Could not resolve: ${staleText(err)}`);
 			if (!isStale(err)) return;

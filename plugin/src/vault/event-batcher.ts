@@ -4,12 +4,15 @@ import { EventQueue } from "./event-queue";
 
 /**
  * Queues vault events and sends them in one batch once the vault has been quiet for `waitMs`.
- * A failed send puts its events back so the next flush retries them.
+ * A failed send puts its events back so the next flush retries them. `onError` hears of the
+ * first failure only, until a send succeeds again: a sidecar that is starting or down fails every
+ * flush, and the console should say so once, not at each keystroke.
  */
 export class EventBatcher {
 	private readonly queue = new EventQueue();
 	private readonly schedule: Debounced<[]>;
 	private sending: Promise<void> = Promise.resolve();
+	private failing = false;
 
 	constructor(
 		private readonly send: (events: VaultEvent[]) => Promise<unknown>,
@@ -33,11 +36,13 @@ export class EventBatcher {
 			if (events.length === 0) return;
 			try {
 				await this.send(events);
+				this.failing = false;
 			} catch (err) {
 				// Replaying into a queue that may have newer events keeps the newer state.
 				const newer = this.queue.drain();
 				for (const event of [...events, ...newer]) this.queue.push(event);
-				this.onError(err);
+				if (!this.failing) this.onError(err);
+				this.failing = true;
 			}
 		});
 		return this.sending;

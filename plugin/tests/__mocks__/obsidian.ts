@@ -15,6 +15,8 @@ const ICON_PATHS: Record<string, string> = {
 	loader: "M12 2v4M12 18v4M4.9 4.9l2.9 2.9M16.2 16.2l2.9 2.9M2 12h4M18 12h4",
 	"check-circle": "M12 2a10 10 0 1 0 0 20a10 10 0 1 0 0-20M9 12l2 2l4-4",
 	copy: "M8 8h12v12H8zM4 16V4h12",
+	"file-input": "M4 22h14a2 2 0 0 0 2-2V7l-5-5H6a2 2 0 0 0-2 2v4M14 2v4a2 2 0 0 0 2 2h4M2 15h10M9 18l3-3-3-3",
+	"refresh-cw": "M3 12a9 9 0 0 1 15-6.7L21 8M21 3v5h-5M21 12a9 9 0 0 1-15 6.7L3 16M3 21v-5h5",
 	"git-fork": "M6 3v12M18 9a3 3 0 1 0 0-6a3 3 0 0 0 0 6M6 21a3 3 0 1 0 0-6a3 3 0 0 0 0 6M18 9a9 9 0 0 1-9 9",
 	"message-circle": "M21 12a9 9 0 1 1-4-7.5L21 3v6h-6",
 	plus: "M12 5v14M5 12h14",
@@ -183,6 +185,13 @@ export class Workspace extends Events {
 		this.saves++;
 	};
 
+	/** Links opened by their text (a wikilink in rendered Markdown), with where they were asked to open. */
+	readonly openedLinks: [string, string, unknown][] = [];
+
+	async openLinkText(linktext: string, sourcePath: string, newLeaf?: unknown): Promise<void> {
+		this.openedLinks.push([linktext, sourcePath, newLeaf ?? false]);
+	}
+
 	private ready = false;
 	private readonly whenReady: (() => void)[] = [];
 
@@ -268,6 +277,34 @@ class Component {
 
 	unload(): void {
 		for (const cleanup of this.cleanups.splice(0)) cleanup();
+	}
+}
+
+/** Markdown rendered the stand-in's way: enough of it (paragraphs, lists, headings, bold, code) to test against. */
+export const MarkdownRenderer = {
+	renders: 0,
+	async render(_app: unknown, markdown: string, el: HTMLElement, _sourcePath: string, _component: unknown): Promise<void> {
+		MarkdownRenderer.renders++;
+		for (const block of markdown.split(/\n{2,}/)) {
+			if (block.trim() === "") continue;
+			const heading = /^(#{1,6}) (.*)$/.exec(block);
+			if (heading) inline(el.createEl(`h${heading[1]?.length ?? 1}` as "h1"), heading[2] ?? "");
+			else if (block.split("\n").every((line) => line.startsWith("- "))) {
+				const list = el.createEl("ul");
+				for (const line of block.split("\n")) inline(list.createEl("li"), line.slice(2));
+			} else inline(el.createEl("p"), block);
+		}
+	},
+};
+
+function inline(el: HTMLElement, text: string): void {
+	for (const part of text.split(/(\*\*[^*]+\*\*|`[^`]+`|\[\[[^\]]+\]\])/)) {
+		if (part.startsWith("[[") && part.endsWith("]]")) {
+			const target = part.slice(2, -2);
+			el.createEl("a", { cls: "internal-link", text: target, attr: { href: target, "data-href": target } });
+		} else if (part.startsWith("**") && part.endsWith("**") && part.length > 4) el.createEl("strong", { text: part.slice(2, -2) });
+		else if (part.startsWith("`") && part.endsWith("`") && part.length > 2) el.createEl("code", { text: part.slice(1, -1) });
+		else if (part) el.appendText(part);
 	}
 }
 
@@ -574,6 +611,11 @@ export class Setting {
 
 	setDesc(desc: string): this {
 		this.descEl.setText(desc);
+		return this;
+	}
+
+	setHeading(): this {
+		this.settingEl.addClass("setting-item-heading");
 		return this;
 	}
 

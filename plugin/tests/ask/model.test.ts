@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 
 import type { AskDocument, AskRequest, Citation, ConversationDocument } from "../../src/api/types";
 import {
+	answerForNote,
 	answerSegments,
 	AskController,
 	generatorLabel,
@@ -65,14 +66,14 @@ describe("ask controller", () => {
 	}
 
 	function controller() {
-		const asks: { request: AskRequest; onDelta: (text: string) => void; reply: ReturnType<typeof deferred<AskDocument>> }[] = [];
+		const asks: { request: AskRequest; onDelta: (text: string) => void; signal: AbortSignal; reply: ReturnType<typeof deferred<AskDocument>> }[] = [];
 		const loads: { id: string; reply: ReturnType<typeof deferred<ConversationDocument>> }[] = [];
 		const saved: string[] = [];
 		const states: AskState[] = [];
 		const c = new AskController({
-			ask: (request, onDelta) => {
+			ask: (request, onDelta, signal) => {
 				const reply = deferred<AskDocument>();
-				asks.push({ request, onDelta, reply });
+				asks.push({ request, onDelta, signal, reply });
 				return reply.promise;
 			},
 			load: (id) => {
@@ -86,18 +87,19 @@ describe("ask controller", () => {
 		return { c, asks, loads, saved, states };
 	}
 
-	it("keeps a new conversation new when the previous answer arrives after New was clicked", async () => {
+	it("stops the answer being written when New is clicked, and keeps the new conversation new", async () => {
 		const { c, asks, saved } = controller();
 		const first = c.ask("What is spaced repetition?");
 		const old = asks[0]!;
 		old.onDelta("Spaced ");
 		c.newConversation();
+		expect(old.signal.aborted).toBe(true); // the stream closes: the model stops writing
 		old.onDelta("repetition…");
 		old.reply.resolve(answer("Spaced repetition [1]."));
 		await first;
 		expect(c.current).toEqual({ conversation: null, exchanges: [], busy: false });
-		// The old conversation was still asked in: it stays in the list to be continued.
-		expect(saved).toEqual([old.request.conversation]);
+		// Abandoned before its answer: not listed (the list would jump to it).
+		expect(saved).toEqual([]);
 
 		await Promise.resolve();
 		const second = c.ask("Something else");
@@ -105,6 +107,44 @@ describe("ask controller", () => {
 		asks[1]!.reply.resolve(answer("Else."));
 		await second;
 		expect(c.current.exchanges.map((e) => e.question)).toEqual(["Something else"]);
+	});
+
+	it("stops the answer being written when another conversation is opened", async () => {
+		const { c, asks, loads, saved } = controller();
+		const asking = c.ask("What is spaced repetition?");
+		const opening = c.open("ask-older");
+		expect(asks[0]!.signal.aborted).toBe(true);
+		asks[0]!.reply.resolve(answer("Spaced repetition [1]."));
+		loads[0]!.reply.resolve({ conversation: "ask-older", turns: [{ role: "user", content: "Older question" }] } as ConversationDocument);
+		await asking;
+		await opening;
+		expect(c.current.conversation).toBe("ask-older");
+		expect(saved).toEqual([]);
+	});
+
+	it("Stop keeps what was written, marked stopped, even from an ask that cannot be aborted itself", async () => {
+		const { c, asks } = controller();
+		const asking = c.ask("What is spaced repetition?");
+		asks[0]!.onDelta("Spaced repetition is ");
+		c.stop();
+		expect(await asking).toBe(false);
+		expect(c.current.busy).toBe(false);
+		expect(c.current.exchanges).toEqual([{ question: "What is spaced repetition?", answer: null, partial: "Spaced repetition is ", stopped: true }]);
+		asks[0]!.reply.resolve(answer("too late")); // ignored
+		await Promise.resolve();
+		expect(c.current.exchanges[0]?.answer).toBeNull();
+	});
+
+	it("asks for web results only while the web toggle is on", async () => {
+		const { c, asks } = controller();
+		void c.ask("one");
+		asks[0]!.reply.resolve(answer("a"));
+		await Promise.resolve();
+		await Promise.resolve();
+		c.setWeb(true);
+		void c.ask("two");
+		expect(asks[0]!.request.web).toBeUndefined();
+		expect(asks[1]!.request.web).toBe(true);
 	});
 
 	it("shows the conversation picked last when an earlier one loads late", async () => {
@@ -134,7 +174,7 @@ describe("ask controller", () => {
 });
 
 describe("ask controller in private mode", () => {
-	it("saves a private-mode question as private when private mode is switched off before its answer", async () => {
+	it("saves nothing of a private-mode question whose answer is stopped by leaving private mode", async () => {
 		let reply!: (doc: AskDocument) => void;
 		const saved: ConversationEntry[] = [];
 		const c = new AskController({
@@ -149,8 +189,21 @@ describe("ask controller in private mode", () => {
 		c.setPrivate(false);
 		reply({ answer: "…", citations: [], generator: "none" } as unknown as AskDocument);
 		await asking;
-		expect(saved).toHaveLength(1);
-		expect(saved[0]?.private).toBe(true);
-		expect(saved[0]?.title).not.toContain("divorce");
+		expect(saved).toEqual([]); // leaving private mode closed the conversation and stopped its answer
 	});
 });
+
+describe("answerForNote", () => {
+	it("gives the answer with its cited sources as links, so [n] still leads somewhere in a note", () => {
+		const doc = {
+			answer: "Wild yeast leavens it [1].\n",
+			citations: [
+				{ n: 1, path: "Resources/Sourdough.md", title: "Sourdough", line_start: 9, line_end: 10, text: "", private: false, cited: true },
+				{ n: 2, path: "Other.md", title: "Other", line_start: 1, line_end: 1, text: "", private: false, cited: false },
+			],
+		};
+		expect(answerForNote(doc, (path) => `[[${path.replace(/\.md$/, "")}]]`)).toBe("Wild yeast leavens it [1].\n\nSources:\n- [1] [[Resources/Sourdough]], lines 9–10");
+		expect(answerForNote({ answer: "Nothing cited.", citations: [] }, (p) => p)).toBe("Nothing cited.");
+	});
+});
+

@@ -75,6 +75,33 @@ describe.skipIf(SKIP_REASON !== null)(`triage ⇄ ora serve${SKIP_REASON ? ` (sk
 		modal.close();
 	});
 
+	it("hands a note deleted from triage over in the vault's .trash, for the Deleted files setting to take on, and Undo brings it back", async () => {
+		const before = readFileSync(join(live.vault, OLDER));
+		const pair = await eventually(async () => (await live.client.contradictions("open")).find(isCaffeinePair) ?? null, 120_000);
+		const handed: string[] = [];
+		const modal = new TriageModal(new App(), {
+			client: live.client,
+			open: async () => undefined,
+			onOpenCount: () => undefined,
+			confirm: async () => true,
+			// As with the "Move to Obsidian trash" setting: left where the sidecar put it.
+			deleted: async (trash) => (handed.push(trash), "kept"),
+		});
+		modal.open();
+		const card = await eventually(async () => [...modal.contentEl.querySelectorAll<HTMLElement>(".ora-pair")].find((c) => c.textContent?.includes(OLDER)) ?? null);
+		const label = pair.a.path === OLDER ? "Delete A" : "Delete B";
+		[...card.querySelectorAll("button")].find((b) => b.textContent === label)?.click();
+		const trash = await eventually(async () => handed[0] ?? null);
+		expect(trash).toMatch(/^\.trash\//);
+		expect(existsSync(join(live.vault, OLDER))).toBe(false);
+		expect(readFileSync(join(live.vault, trash)).equals(before)).toBe(true);
+		[...modal.contentEl.querySelectorAll("button")].find((b) => b.textContent === "Undo last resolution")?.click();
+		await eventually(async () => (existsSync(join(live.vault, OLDER)) ? true : null));
+		expect(readFileSync(join(live.vault, OLDER)).equals(before)).toBe(true);
+		await eventually(async () => ((await live.client.contradictions("open")).some(isCaffeinePair) ? true : null), 120_000);
+		modal.close();
+	});
+
 	it("refreshes the list when a note of the shown pair was renamed meanwhile", async () => {
 		const pair = await eventually(async () => (await live.client.contradictions("open")).find(isCaffeinePair) ?? null, 120_000);
 		const modal = new TriageModal(new App(), { client: live.client, open: async () => undefined, onOpenCount: () => undefined, confirm: async () => true });

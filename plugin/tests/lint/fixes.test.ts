@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 
 import type { Diagnostic } from "../../src/api/types";
-import { quickFixes, type FixContext, type QuickFix } from "../../src/lint/fixes";
+import { datesFix, MANAGED_DATES, quickFixes, type FixContext, type QuickFix } from "../../src/lint/fixes";
 import { aDiagnostic } from "../builders";
 
 const CONTEXT: FixContext = {
@@ -81,5 +81,26 @@ describe("quickFixes", () => {
 			{ name: "Ignore lint for this note", ignore: "Engrams/Sleep.md" },
 			{ name: "Ignore lint for this folder", ignore: "Engrams/" },
 		]);
+	});
+});
+
+describe("datesFix", () => {
+	const dates = Object.fromEntries(MANAGED_DATES.map((key, i) => [key, `2026-0${i + 1}-15`]));
+	const apply = (text: string) => {
+		const change = datesFix(text, dates);
+		return change ? text.slice(0, change.from) + change.insert + text.slice(change.to) : null;
+	};
+
+	it("adds the absent dates before the closing fence, keeping every other byte", () => {
+		const [created, modified] = MANAGED_DATES;
+		expect(apply(`---\ntype: engram\n${created}: 2025-12-01\n---\nBody\n`)).toBe(`---\ntype: engram\n${created}: 2025-12-01\n${modified}: 2026-02-15\n---\nBody\n`);
+	});
+
+	it("gives a note without frontmatter one holding the dates, with the note's line endings", () => {
+		expect(apply("Body\r\n")).toBe(`---\r\n${MANAGED_DATES.map((k, i) => `${k}: 2026-0${i + 1}-15\r\n`).join("")}---\r\nBody\r\n`);
+	});
+
+	it("changes nothing when every date is there", () => {
+		expect(apply(`---\n${MANAGED_DATES.map((k) => `${k}: 2025-01-01`).join("\n")}\n---\n`)).toBeNull();
 	});
 });

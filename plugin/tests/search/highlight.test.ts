@@ -58,3 +58,18 @@ describe("snippet", () => {
 		expect(snippet(long, ["absent"], 60).startsWith("intro")).toBe(true);
 	});
 });
+
+describe("highlight in scripts without spaces", () => {
+	it("highlights Chinese and Japanese terms inside a run of text, where no word boundary stands", () => {
+		const terms = queryTerms("酵母の発酵");
+		expect(terms).toEqual(["酵母", "発酵"]);
+		const hits = highlight("天然酵母で発酵させたパン", terms).filter((s) => s.hit).map((s) => s.text);
+		expect(hits).toEqual(["酵母", "発酵"]);
+		expect(highlight("野生酵母面包", queryTerms("酵母")).filter((s) => s.hit).map((s) => s.text)).toEqual(["酵母"]);
+	});
+
+	it("highlights a Korean term with its particle attached, and still only word starts in other scripts", () => {
+		expect(highlight("서울에서 빵을", queryTerms("서울")).filter((s) => s.hit).map((s) => s.text)).toEqual(["서울"]);
+		expect(highlight("prepare a repetition of 酵母", queryTerms("rep 酵母")).filter((s) => s.hit).map((s) => s.text)).toEqual(["rep", "酵母"]);
+	});
+});

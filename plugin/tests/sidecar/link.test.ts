@@ -14,6 +14,7 @@ import { SidecarClient } from "../../src/api/client";
 import { EventStream } from "../../src/api/event-stream";
 import { NodeHttpTransport } from "../../src/api/node-transport";
 import type { Timeouts } from "../../src/api/timeouts";
+import { markStopping, stoppedBefore } from "../../src/sidecar/handover";
 import { SidecarLink } from "../../src/sidecar/link";
 import { ProcFs, PsLsof, type Processes } from "../../src/sidecar/processes";
 import type { Phase } from "../../src/sidecar/status-model";
@@ -41,6 +42,8 @@ interface Rig {
 	supervisor: SidecarSupervisor;
 	client: SidecarClient;
 	phases: Phase[];
+	/** The status bar's detail at each change. */
+	details: string[];
 	spawned: ChildProcess[];
 }
 
@@ -56,6 +59,8 @@ interface RigChange {
 	hungStopWaitMs?: number;
 	/** How the supervisor sees other processes (default: this platform's). */
 	processes?: Processes;
+	/** What an earlier session of the plugin is still stopping. */
+	handover?: () => Promise<void>;
 }
 
 function rig(vault: string, data: string, change: RigChange = {}): Rig {
@@ -84,20 +89,23 @@ function rig(vault: string, data: string, change: RigChange = {}): Rig {
 		startTimeoutMs: 10_000,
 		pollMs: 20,
 		processes: change.processes,
+		handover: change.handover,
 	});
 	const phases: Phase[] = [];
+	const details: string[] = [];
 	const link = new SidecarLink({
 		supervisor,
 		client,
 		openStream: (handlers) =>
 			new EventStream({ url: `${client.baseUrl}/v1/events/stream`, token: () => token, ...handlers, minDelayMs: 50, silenceMs: change.silenceMs }),
 		onStatus: (model) => {
+			details.push(model.view.detail);
 			if (phases[phases.length - 1] !== model.view.phase) phases.push(model.view.phase);
 		},
 		restart: { minDelayMs: 20, maxDelayMs: 100, maxFailures: 3, stableMs: 60_000, hungPollMs: change.hungPollMs ?? 5_000, hungStopWaitMs: change.hungStopWaitMs ?? 5_000 },
 	});
 	links.push(link);
-	return { link, supervisor, client, phases, spawned };
+	return { link, supervisor, client, phases, details, spawned };
 }
 
 /** The n-th spawned child (the test fails if there is none). */
@@ -423,5 +431,64 @@ ${FAKE_SIDECAR}`;
 		const exited = new Promise((resolve) => child.on("exit", (_code, signal) => resolve(signal)));
 		await r.link.shutdown(); // the usual wait is 30 s: longer than this test may take
 		expect(await exited).toBe("SIGKILL");
+	});
+
+	it("says at once that the sidecar was killed by a signal, with its last words, then restarts it", async () => {
+		const { vault, data } = aVault();
+		const r = rig(vault, data, { script: `console.error("loaded the model");\n${FAKE_SIDECAR}` });
+		await r.link.start();
+		expect(r.link.status.view.phase).toBe("ready");
+		nth(r.spawned, 0).kill("SIGKILL"); // as the out-of-memory killer does
+		await until(() => r.details.some((d) => d.includes("killed by SIGKILL")));
+		const said = r.details.find((d) => d.includes("killed by SIGKILL")) ?? "";
+		expect(said).toContain("ora serve stopped (killed by SIGKILL, often the system ending it for lack of memory): loaded the model");
+		await until(() => r.spawned.length === 2 && r.link.status.view.phase === "ready");
+	});
+
+	it("a session enabled again while the last one stops its sidecar waits for it to exit and starts its own, never attaching to the one going", async () => {
+		const { vault, data } = aVault();
+		// Answers for 700 ms after SIGTERM, as ora serve does while it finishes a write.
+		const slow = `process.on("SIGTERM", () => setTimeout(() => process.exit(0), 700));\n${FAKE_SIDECAR}`;
+		const host = {};
+		const before = rig(vault, data, { script: slow });
+		await before.link.start();
+		const old = nth(before.spawned, 0);
+		markStopping(vault, before.link.shutdown(), host); // the plugin disabled
+		const after = rig(vault, data, { script: slow, handover: () => stoppedBefore(vault, host) }); // and enabled again
+		await after.link.start();
+		expect(old.exitCode !== null || old.signalCode !== null).toBe(true);
+		expect(after.spawned).toHaveLength(1);
+		expect(after.link.status.view.phase).toBe("ready");
+		expect((await after.client.status()).pid).toBe(nth(after.spawned, 0).pid);
+	});
+
+	it("on Windows, a restart ends the sidecar's process tree, says stopped meanwhile rather than ready, and runs a new one", async () => {
+		const { vault, data } = aVault();
+		const r = rig(vault, data);
+		await r.link.start();
+		const first = nth(r.spawned, 0);
+		// Node on Windows: kill() throws for SIGCONT; taskkill /T /F ends the tree at once.
+		const kill = first.kill.bind(first);
+		first.kill = (signal?: NodeJS.Signals | number) => {
+			if (signal === "SIGCONT" || signal === "SIGSTOP") throw new Error("kill ENOSYS");
+			return kill(signal);
+		};
+		const trees: number[] = [];
+		const options = (r.supervisor as unknown as { options: { treeKill: (pid: number) => void } }).options;
+		options.treeKill = (pid) => {
+			trees.push(pid);
+			process.kill(pid, "SIGKILL");
+		};
+		const platform = process.platform;
+		Object.defineProperty(process, "platform", { value: "win32", configurable: true });
+		try {
+			await r.link.restart();
+		} finally {
+			Object.defineProperty(process, "platform", { value: platform, configurable: true });
+		}
+		expect(trees).toEqual([first.pid]);
+		expect(r.phases).toContain("stopped");
+		expect(r.link.status.view.phase).toBe("ready");
+		expect((await r.client.status()).pid).toBe(nth(r.spawned, 1).pid);
 	});
 });

@@ -6,14 +6,21 @@ import { afterEach, describe, expect, it } from "vitest";
 
 import { SidecarClient } from "../../src/api/client";
 import { NodeHttpTransport } from "../../src/api/node-transport";
-import { SidecarSupervisor, type SupervisorOptions } from "../../src/sidecar/supervisor";
+import { taskkillArgs } from "../../src/sidecar/signals";
+import { SidecarSupervisor, type ChildHandle, type SupervisorOptions } from "../../src/sidecar/supervisor";
 
 /** What /v1/status answers: the vault the supervisor expects. */
 const STATUS = '{"vault": "/v", "pid": 1}';
 const servers: http.Server[] = [];
 /** Children a test stopped (SIGSTOP): killed outright whatever the test did. */
 const stopped: ChildProcess[] = [];
+const realPlatform = process.platform;
+/** Runs the supervisor as on Windows (process.platform is read when it signals). */
+function asWindows(): void {
+	Object.defineProperty(process, "platform", { value: "win32", configurable: true });
+}
 afterEach(async () => {
+	Object.defineProperty(process, "platform", { value: realPlatform, configurable: true });
 	for (const child of stopped.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
 	await Promise.all(servers.splice(0).map((s) => new Promise((resolve) => s.close(resolve))));
 });
@@ -229,5 +236,108 @@ describe("SidecarSupervisor", () => {
 		sup.stop();
 		expect(killed).toEqual([4242]);
 		server.closeAllConnections();
+	});
+});
+
+/** A real child seen through Node's rules on Windows: kill() throws for a signal Windows lacks (SIGCONT, SIGSTOP). */
+function windowsHandle(child: ChildProcess): ChildHandle {
+	return {
+		get pid() {
+			return child.pid;
+		},
+		kill: (signal) => {
+			if (signal !== undefined && !["SIGTERM", "SIGKILL", "SIGINT", "SIGQUIT"].includes(signal)) throw new Error(`kill ENOSYS (${signal})`);
+			return child.kill(signal);
+		},
+		on: ((event: "exit" | "error", listener: (...args: unknown[]) => void) => child.on(event, listener)) as ChildHandle["on"],
+		stderr: child.stderr,
+	};
+}
+
+describe("SidecarSupervisor, signal exits", () => {
+	it("reports a sidecar killed by a signal during start-up at once, with the signal and its last stderr lines", async () => {
+		const port = await freePort();
+		// Loads, says so, then dies as the out-of-memory killer would end it.
+		const script = "console.error('loading the embedding model'); setTimeout(() => process.kill(process.pid, 'SIGKILL'), 100)";
+		const { sup } = supervisor(port, { spawn: () => spawn(process.execPath, ["-e", script], { stdio: ["ignore", "ignore", "pipe"] }), startTimeoutMs: 20_000 });
+		const started = Date.now();
+		const outcome = await sup.ensureRunning();
+		expect(Date.now() - started).toBeLessThan(5_000); // not the 20 s start timeout
+		expect(outcome).toMatchObject({ ok: false, problem: "failed" });
+		expect(!outcome.ok && outcome.reason).toBe("ora serve stopped (killed by SIGKILL, often the system ending it for lack of memory): loading the embedding model");
+	});
+
+	it("does not wait for a child killed by a signal to exit again when stopped after it", async () => {
+		const port = await freePort();
+		const script = `require("http").createServer((q, s) => s.end(q.url === "/v1/status" ? '${STATUS}' : '{"status":"ok","version":"0.1.0"}')).listen(${port}, "127.0.0.1")`;
+		const child = spawn(process.execPath, ["-e", script], { stdio: ["ignore", "ignore", "pipe"] });
+		const { sup } = supervisor(port, { spawn: () => child, stopWaitMs: 20_000 });
+		const exits: string[] = [];
+		sup.onExit((reason) => exits.push(reason));
+		expect(await sup.ensureRunning()).toMatchObject({ ok: true, spawned: true });
+		child.kill("SIGSEGV");
+		await new Promise((resolve) => child.on("exit", resolve));
+		expect(exits).toEqual(["ora serve stopped (killed by SIGSEGV, a crash)"]);
+		expect(sup.owned).toBe(false);
+		const started = Date.now();
+		sup.stop();
+		await sup.stopped();
+		expect(Date.now() - started).toBeLessThan(1_000); // not the 20 s stop wait
+		expect(exits).toHaveLength(1);
+	});
+});
+
+describe("SidecarSupervisor on Windows", () => {
+	it("stops its child by ending the process tree, sending no signal Windows lacks, and no longer counts it as running", async () => {
+		const port = await freePort();
+		const script = `require("http").createServer((q, s) => s.end(q.url === "/v1/status" ? '${STATUS}' : '{"status":"ok","version":"0.1.0"}')).listen(${port}, "127.0.0.1")`;
+		const child = spawn(process.execPath, ["-e", script], { stdio: ["ignore", "ignore", "pipe"] });
+		stopped.push(child);
+		const trees: number[] = [];
+		// taskkill /T /F: the launcher and its Python child end at once.
+		const treeKill = (pid: number): void => {
+			trees.push(pid);
+			process.kill(pid, "SIGKILL");
+		};
+		const { sup } = supervisor(port, { spawn: () => windowsHandle(child), treeKill });
+		expect(await sup.ensureRunning()).toMatchObject({ ok: true, spawned: true, owned: true });
+		asWindows();
+		expect(() => sup.stop()).not.toThrow();
+		await sup.stopped();
+		expect(trees).toEqual([child.pid]);
+		expect(child.signalCode).toBe("SIGKILL");
+		expect(sup.owned).toBe(false);
+	});
+
+	it("recognises its sidecar under a Windows vault path and ends the adopted one's tree on stop", async () => {
+		// The sidecar a reload left running: a real process, so that the default signaller finds it.
+		const orphan = spawn(process.execPath, ["-e", "setInterval(() => undefined, 1000)"], { stdio: "ignore" });
+		stopped.push(orphan);
+		const pid = orphan.pid ?? 0;
+		const server = http.createServer((req, res) =>
+			res.end(req.url === "/v1/status" ? JSON.stringify({ vault: "C:\\Users\\Ann\\My Vault\\", pid }) : '{"status": "ok", "version": "0.1.0"}'),
+		);
+		servers.push(server);
+		await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+		const { port } = server.address() as AddressInfo;
+		const trees: number[] = [];
+		const { sup } = supervisor(0, {
+			vault: "C:\\Users\\Ann\\My Vault",
+			readRecord: async () => ({ pid, port, vault: "C:\\Users\\Ann\\My Vault\\", parent_pid: process.pid }),
+			alive: () => orphan.exitCode === null && orphan.signalCode === null,
+			treeKill: (p) => {
+				trees.push(p);
+				process.kill(p, "SIGKILL");
+			},
+		});
+		asWindows();
+		expect(await sup.ensureRunning()).toMatchObject({ ok: true, owned: true, spawned: false });
+		sup.stop();
+		await sup.stopped();
+		expect(trees).toEqual([pid]);
+	});
+
+	it("ends a tree with taskkill /pid N /T /F", () => {
+		expect(taskkillArgs(1234)).toEqual(["/pid", "1234", "/T", "/F"]);
 	});
 });

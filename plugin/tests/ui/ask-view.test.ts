@@ -5,7 +5,7 @@ import { SidecarClient } from "../../src/api/client";
 import type { AskDocument } from "../../src/api/types";
 import type { ConversationEntry } from "../../src/ask/model";
 import { AskView, type AskViewDeps } from "../../src/ui/ask-view";
-import { shownNotices } from "../__mocks__/obsidian";
+import { MarkdownRenderer, shownNotices } from "../__mocks__/obsidian";
 import { CALL_TIMEOUTS } from "../../src/api/timeouts";
 import { HANG, json, ScriptedTransport } from "../builders";
 import { aFile, aLeaf } from "../stand-in";
@@ -361,4 +361,200 @@ describe("AskView", () => {
 			vi.useRealTimers();
 		}
 	});
+
+	it("Stop ends the answer being written, keeps what came, and leaves the question out of the box", async () => {
+		let signal: AbortSignal | undefined;
+		const view = streamingView((_request, onDelta, abort) => {
+			signal = abort;
+			onDelta("Wild yeast ");
+			return new Promise<AskDocument>((_ok, fail) => abort?.addEventListener("abort", () => fail(new Error("Cancelled."))));
+		});
+		await view.onOpen();
+		const stop = view.contentEl.querySelector("button.ora-ask-stop") as HTMLButtonElement;
+		expect(stop.hasClass("ora-hidden")).toBe(true);
+		const input = view.contentEl.querySelector("textarea") as HTMLTextAreaElement;
+		input.value = "What leavens sourdough?";
+		input.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter" }));
+		await new Promise((ok) => setTimeout(ok, 0));
+		expect(stop.hasClass("ora-hidden")).toBe(false);
+		stop.click();
+		await new Promise((ok) => setTimeout(ok, 0));
+		expect(signal?.aborted).toBe(true);
+		expect(stop.hasClass("ora-hidden")).toBe(true);
+		expect(view.contentEl.querySelector(".ora-ask-answer .ora-ask-text")?.textContent?.trim()).toBe("Wild yeast");
+		expect(view.contentEl.querySelector(".ora-ask-stopped")?.textContent).toBe("Stopped.");
+		expect(input.value).toBe("");
+		expect((view.contentEl.querySelector("button.ora-ask-send") as HTMLButtonElement).disabled).toBe(false);
+	});
+
+	it("New stops the answer being written, and the list stays on the new conversation", async () => {
+		let finish: (doc: AskDocument) => void = () => undefined;
+		let saved: ConversationEntry[] = [];
+		const client = new SidecarClient(new ScriptedTransport([]), { baseUrl: "http://127.0.0.1:1", token: () => "t" });
+		let signal: AbortSignal | undefined;
+		const view = new AskView(aLeaf().leaf, {
+			client: () => client,
+			// A stream that ignores the abort and answers anyway (a sidecar slow to notice).
+			stream: (_request, _onDelta, abort) => {
+				signal = abort;
+				return new Promise<AskDocument>((ok) => (finish = ok));
+			},
+			open: async () => undefined,
+			conversations: () => saved,
+			saveConversations: async (list) => void (saved = list),
+			llmConfigured: () => true,
+		});
+		await view.onOpen();
+		const asked = view.ask("What leavens sourdough?");
+		await new Promise((ok) => setTimeout(ok, 0));
+		(view.contentEl.querySelector(".ora-ask-new") as HTMLElement).click();
+		expect(signal?.aborted).toBe(true);
+		finish(ANSWER);
+		await asked;
+		await new Promise((ok) => setTimeout(ok, 0));
+		expect((view.contentEl.querySelector("select") as HTMLSelectElement).value).toBe("");
+		expect(view.contentEl.querySelector(".ora-ask-exchange")).toBeNull();
+	});
+
+	it("renders the answer as Markdown, with its [n] citations as links inside the rendered text", async () => {
+		const doc = { ...ANSWER, answer: "## Leaven\n\n- **Wild yeast** [1]\n- lactobacilli [2]\n\nKeep `[1]` in code." };
+		const view = streamingView(async () => doc);
+		await view.onOpen();
+		await view.ask("What leavens sourdough?");
+		await new Promise((ok) => setTimeout(ok, 0));
+		const text = view.contentEl.querySelector(".ora-ask-text") as HTMLElement;
+		expect(text.querySelector("h2")?.textContent).toBe("Leaven");
+		expect(text.querySelector("li strong")?.textContent).toBe("Wild yeast");
+		expect([...text.querySelectorAll("li a.ora-cite")].map((a) => a.textContent)).toEqual(["[1]", "[2]"]);
+		expect(text.querySelector("code")?.textContent).toBe("[1]"); // code is left as written
+	});
+
+	it("while streaming, draws each completed block once and only the tail anew, so a selection in it survives", async () => {
+		const deltas: ((text: string) => void)[] = [];
+		let finish: (doc: AskDocument) => void = () => undefined;
+		const view = streamingView((_request, onDelta) => {
+			deltas.push(onDelta);
+			return new Promise<AskDocument>((ok) => (finish = ok));
+		});
+		await view.onOpen();
+		const asked = view.ask("What leavens sourdough?");
+		await new Promise((ok) => setTimeout(ok, 0));
+		const delta = deltas[0] ?? (() => undefined);
+		delta("**Wild yeast** leavens it.\n\nSlowly");
+		const block = view.contentEl.querySelector(".ora-ask-block") as HTMLElement;
+		expect(block.querySelector("strong")?.textContent).toBe("Wild yeast");
+		const renders = MarkdownRenderer.renders;
+		delta(", over a day");
+		delta(" or two.");
+		expect(view.contentEl.querySelector(".ora-ask-block")).toBe(block); // the same node: never redrawn
+		expect(MarkdownRenderer.renders).toBe(renders);
+		expect(view.contentEl.querySelector(".ora-ask-tail")?.textContent).toBe("Slowly, over a day or two.");
+		finish(ANSWER);
+		await asked;
+	});
+
+	it("does not send on Enter while an input method is composing (Chinese, Japanese)", async () => {
+		const asked: string[] = [];
+		const view = streamingView(async (request) => {
+			asked.push(request.question);
+			return ANSWER;
+		});
+		await view.onOpen();
+		const input = view.contentEl.querySelector("textarea") as HTMLTextAreaElement;
+		input.value = "酵母は";
+		input.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", isComposing: true }));
+		input.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", keyCode: 229 }));
+		await new Promise((ok) => setTimeout(ok, 0));
+		expect(asked).toEqual([]);
+		expect(input.value).toBe("酵母は");
+		input.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter" }));
+		await new Promise((ok) => setTimeout(ok, 0));
+		expect(asked).toEqual(["酵母は"]);
+	});
+
+	it("copies an answer and inserts it into the note", async () => {
+		const inserted: AskDocument[] = [];
+		const client = new SidecarClient(new ScriptedTransport([json(200, ANSWER)]), { baseUrl: "http://127.0.0.1:1", token: () => "t" });
+		const view = new AskView(aLeaf().leaf, {
+			client: () => client,
+			open: async () => undefined,
+			conversations: () => [],
+			saveConversations: async () => undefined,
+			llmConfigured: () => true,
+			insert: (doc) => void inserted.push(doc),
+		});
+		const copied: string[] = [];
+		vi.stubGlobal("navigator", { clipboard: { writeText: async (text: string) => void copied.push(text) } });
+		try {
+			await view.onOpen();
+			await view.ask("What leavens sourdough?");
+			(view.contentEl.querySelector("button.ora-ask-copy") as HTMLElement).click();
+			(view.contentEl.querySelector("button.ora-ask-insert") as HTMLElement).click();
+			await new Promise((ok) => setTimeout(ok, 0));
+			expect(copied).toEqual([ANSWER.answer]);
+			expect(inserted).toEqual([ANSWER]);
+		} finally {
+			vi.unstubAllGlobals();
+		}
+	});
+
+	it("offers a Web toggle only when a web search is configured, and asks with web results when it is on", async () => {
+		const transport = new ScriptedTransport([json(200, ANSWER)]);
+		const client = new SidecarClient(transport, { baseUrl: "http://127.0.0.1:1", token: () => "t" });
+		const deps = { client: () => client, open: async () => undefined, conversations: () => [], saveConversations: async () => undefined, llmConfigured: () => true };
+		const without = new AskView(aLeaf().leaf, { ...deps, webConfigured: () => false });
+		await without.onOpen();
+		expect(without.contentEl.querySelector(".ora-ask-web")).toBeNull();
+		const view = new AskView(aLeaf().leaf, { ...deps, webConfigured: () => true });
+		await view.onOpen();
+		(view.contentEl.querySelector(".ora-ask-web .checkbox-container") as HTMLElement).click();
+		await view.ask("What leavens sourdough?");
+		expect(body(transport, 0).web).toBe(true);
+	});
+
+	it("keeps the log at its end as the answer grows, unless the reader scrolled up", async () => {
+		const deltas: ((text: string) => void)[] = [];
+		const view = streamingView((_request, onDelta) => {
+			deltas.push(onDelta);
+			return new Promise<AskDocument>(() => undefined);
+		});
+		await view.onOpen();
+		const log = view.contentEl.querySelector(".ora-ask-log") as HTMLElement;
+		let height = 1000;
+		Object.defineProperty(log, "scrollHeight", { get: () => height });
+		Object.defineProperty(log, "clientHeight", { get: () => 200 });
+		void view.ask("What leavens sourdough?");
+		await new Promise((ok) => setTimeout(ok, 0));
+		expect(log.scrollTop).toBe(1000);
+		height = 1200;
+		deltas[0]?.("Wild yeast");
+		expect(log.scrollTop).toBe(1200);
+		log.scrollTop = 300; // the reader scrolled up
+		height = 1400;
+		deltas[0]?.(" and lactobacilli");
+		expect(log.scrollTop).toBe(300);
+	});
+
+	it("follows a wikilink in a rendered answer, in a new tab with Mod", async () => {
+		const { leaf, workspace } = aLeaf();
+		const client = new SidecarClient(new ScriptedTransport([]), { baseUrl: "http://127.0.0.1:1", token: () => "t" });
+		const view = new AskView(leaf, {
+			client: () => client,
+			stream: async () => ({ ...ANSWER, answer: "See [[Sourdough starter]] for the feeding times [1]." }),
+			open: async () => undefined,
+			conversations: () => [],
+			saveConversations: async () => undefined,
+			llmConfigured: () => true,
+		});
+		await view.onOpen();
+		await view.ask("When do I feed it?");
+		const link = view.contentEl.querySelector("a.internal-link") as HTMLElement;
+		link.click();
+		link.dispatchEvent(new MouseEvent("click", { ctrlKey: true, bubbles: true }));
+		expect((workspace as unknown as { openedLinks: unknown[] }).openedLinks).toEqual([
+			["Sourdough starter", "", false],
+			["Sourdough starter", "", "tab"],
+		]);
+	});
 });
+

@@ -8,13 +8,16 @@ import { aFile } from "../stand-in";
 function anApp(lines: string[], mode: "source" | "preview") {
 	const opened: { file: TFile; state: OpenViewState | undefined }[] = [];
 	const selections: unknown[] = [];
+	const cursors: unknown[] = [];
+	const scrolled: unknown[] = [];
 	const view = Object.assign(Object.create(MarkdownView.prototype) as MarkdownView, {
 		getMode: () => mode,
 		editor: {
 			lastLine: () => lines.length - 1,
 			getLine: (n: number) => lines[n] ?? "",
 			setSelection: (from: unknown, to: unknown) => selections.push([from, to]),
-			scrollIntoView: () => undefined,
+			setCursor: (at: unknown) => cursors.push(at),
+			scrollIntoView: (range: unknown) => scrolled.push(range),
 		},
 	});
 	const leaf = {
@@ -25,7 +28,7 @@ function anApp(lines: string[], mode: "source" | "preview") {
 		vault: { getFileByPath: (path: string) => (path === "Notes/Café.md" ? aFile(path) : null) },
 		workspace: { getLeaf: () => leaf },
 	} as unknown as App;
-	return { app, opened, selections };
+	return { app, opened, selections, cursors, scrolled };
 }
 
 describe("openAtLines", () => {
@@ -37,10 +40,12 @@ describe("openAtLines", () => {
 		expect(opened[0]?.state).toMatchObject({ active: true, eState: { line: 5 } });
 	});
 
-	it("selects the cited lines in the editor", async () => {
-		const { app, selections } = anApp(["x", "first cited", "second cited", "y"], "source");
+	it("puts the cursor at the start of the cited lines and scrolls them into view, selecting nothing the first key would replace", async () => {
+		const { app, selections, cursors, scrolled } = anApp(["x", "first cited", "second cited", "y"], "source");
 		await openAtLines(app, "Notes/Café.md", 2, 3);
-		expect(selections).toEqual([[{ line: 1, ch: 0 }, { line: 2, ch: "second cited".length }]]);
+		expect(selections).toEqual([]);
+		expect(cursors).toEqual([{ line: 1, ch: 0 }]);
+		expect(scrolled).toEqual([{ from: { line: 1, ch: 0 }, to: { line: 2, ch: "second cited".length } }]);
 	});
 
 	it("opens a note whose path the sidecar spells decomposed (NFD), as files made on macOS often are", async () => {

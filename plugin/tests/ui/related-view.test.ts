@@ -194,4 +194,11 @@ describe("RelatedView", () => {
 		await vi.advanceTimersByTimeAsync(0);
 		expect(view.contentEl.querySelector(".ora-result-path")?.textContent).toBe("Engrams/Forgetting curve.md");
 	});
+
+	it("shows its refresh button with a refresh icon, not a spinner that looks forever busy", async () => {
+		const { view } = await openView(new ScriptedTransport([]));
+		const refresh = view.contentEl.querySelector('[aria-label="Refresh"] svg');
+		expect(refresh?.getAttribute("data-icon")).toBe("refresh-cw");
+	});
 });
+

@@ -261,4 +261,16 @@ describe("SearchView", () => {
 		await vi.advanceTimersByTimeAsync(0);
 		expect(view.contentEl.querySelector(".ora-result-path")?.textContent).toBe("back.md");
 	});
+
+	it("does not take the focus when Obsidian restores it with the layout, so the note being edited keeps it", async () => {
+		const editor = document.body.createEl("textarea");
+		editor.focus();
+		const leaf = new WorkspaceLeaf();
+		const { view, input } = await openView(new ScriptedTransport([]), [], leaf);
+		expect(document.activeElement).toBe(editor);
+		view.focusInput(); // "Open search panel" does focus it
+		expect(document.activeElement).toBe(input);
+		editor.remove();
+	});
 });
+

@@ -26,9 +26,53 @@ function tab() {
 describe("OraSettingTab", () => {
 	it("has a row for every setting, and the same rows as setting definitions", () => {
 		const { t } = tab();
-		const names = [...t.containerEl.querySelectorAll(".setting-item-name")].map((n) => n.textContent);
-		expect(names.length).toBeGreaterThanOrEqual(Object.keys(DEFAULT_SETTINGS).length);
-		expect(t.getSettingDefinitions().map((d) => ("name" in d ? d.name : ""))).toEqual(names);
+		const names = [...t.containerEl.querySelectorAll(".setting-item:not(.setting-item-heading) .setting-item-name")].map((n) => n.textContent);
+		expect(names.length).toBeGreaterThanOrEqual(Object.keys(DEFAULT_SETTINGS).length - 2); // conversations and the embedder have their own UI
+		const defined = t.getSettingDefinitions().flatMap((d) => ("items" in d ? (d.items ?? []) : [d]).map((i) => ("name" in i ? i.name : "")));
+		expect(defined).toEqual(names);
+	});
+
+	it("groups the settings under headings, with the internals folded under Advanced", () => {
+		const { t } = tab();
+		const headings = [...t.containerEl.querySelectorAll(".setting-item-heading .setting-item-name")].map((n) => n.textContent);
+		expect(headings).toEqual(["Sidecar", "Search", "Ask", "Lint", "Models", "Network"]);
+		const advanced = t.containerEl.querySelector("details.ora-settings-advanced") as HTMLDetailsElement;
+		expect(advanced.open).toBe(false);
+		expect(advanced.querySelector("summary")?.textContent).toBe("Advanced");
+		expect([...advanced.querySelectorAll(".setting-item-name")].map((n) => n.textContent)).toEqual(["Port", "Data folder", "Event batching delay", "Access token"]);
+		const definitions = t.getSettingDefinitions();
+		expect(definitions.map((d) => ("heading" in d ? d.heading : "name" in d ? d.name : ""))).toEqual([...headings, "Advanced"]);
+		expect(definitions.at(-1)).toMatchObject({ type: "page", name: "Advanced" });
+	});
+
+	it("names every network service the plugin or its sidecar may contact, and when", () => {
+		const { t } = tab();
+		const text = t.containerEl.textContent ?? "";
+		for (const service of ["127.0.0.1", "Python package index", "Hugging Face model hub", "language model endpoint", "Cohere", "SearXNG", "embeddings server"]) {
+			expect(text).toContain(service);
+		}
+	});
+
+	it("restarts the sidecar once language model settings stop changing, applying them at once", async () => {
+		const { t, host } = tab();
+		let restarts = 0;
+		host.restartSidecar = async () => void restarts++;
+		host.restartDelayMs = 20;
+		const rows = [...t.containerEl.querySelectorAll(".setting-item")];
+		const input = (name: string) => rows.find((r) => r.querySelector(".setting-item-name")?.textContent === name)!.querySelector("input") as HTMLInputElement;
+		for (const typed of ["http://127.0.0.1:11434", "http://127.0.0.1:11434/v1"]) {
+			input("Language model URL").value = typed;
+			input("Language model URL").dispatchEvent(new Event("input"));
+		}
+		input("Language model name").value = "llama3.2";
+		input("Language model name").dispatchEvent(new Event("input"));
+		await new Promise((ok) => setTimeout(ok, 60));
+		expect(host.settings.llmUrl).toBe("http://127.0.0.1:11434/v1");
+		expect(restarts).toBe(1);
+		input("Search delay").value = "300";
+		input("Search delay").dispatchEvent(new Event("input"));
+		await new Promise((ok) => setTimeout(ok, 60));
+		expect(restarts).toBe(1); // a plugin-side setting needs no restart
 	});
 
 	it("masks the token and saves a changed port only when it is valid", () => {

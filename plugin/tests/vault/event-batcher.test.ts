@@ -67,6 +67,30 @@ describe("EventBatcher", () => {
 		expect(batches).toEqual([[{ kind: "deleted", path: "gone.md" }, { kind: "modified", path: "a.md" }]]);
 	});
 
+	it("says once that sends fail while the sidecar is down, not at every flush, and again after it recovered and failed anew", async () => {
+		const errors: unknown[] = [];
+		let fail = true;
+		const b = new EventBatcher(
+			async () => {
+				if (fail) throw new Error("connect ECONNREFUSED");
+			},
+			100,
+			(e) => errors.push(e),
+		);
+		for (const path of ["a.md", "b.md", "c.md"]) {
+			b.push({ kind: "modified", path });
+			await b.flush();
+		}
+		expect(errors).toHaveLength(1);
+		fail = false;
+		b.push({ kind: "modified", path: "d.md" });
+		await b.flush();
+		fail = true;
+		b.push({ kind: "modified", path: "e.md" });
+		await b.flush();
+		expect(errors).toHaveLength(2);
+	});
+
 	it("sends nothing when nothing is queued", async () => {
 		const send = vi.fn(async () => undefined);
 		await new EventBatcher(send, 100).flush();
