@@ -16,6 +16,7 @@ from typing import Any
 
 from sidecar.chunking.drawings import drawing_format
 from sidecar.chunking.limits import too_long
+from sidecar.documents.formats import iter_document_paths
 from sidecar.errors import UnreadableNote
 from sidecar.schema import get_schema
 from sidecar.settings import SETTINGS
@@ -125,15 +126,17 @@ class LintContext:
     @classmethod
     def build(cls, paths: Iterable[str], schema_note: Note | None = None,
               settings: VaultSettings | None = None,
-              aliases: Mapping[str, Iterable[str]] | None = None) -> LintContext:
+              aliases: Mapping[str, Iterable[str]] | None = None,
+              files: Iterable[str] = ()) -> LintContext:
         """A context from the vault's note paths, its parsed schema reference note, its
-        settings (the defaults when None) and its notes' aliases (links resolve to them)."""
+        settings (the defaults when None), its notes' aliases (links resolve to them) and its
+        other files links may name (documents)."""
         extra: frozenset[str] = frozenset()
         if schema_note is not None:
             value = schema_note.frontmatter.get(get_schema().domain_tags_property)
             if isinstance(value, list):
                 extra = frozenset(v for v in value if isinstance(v, str))
-        return cls(names=NameIndex(paths, aliases), extra_domain_tags=extra,
+        return cls(names=NameIndex(paths, aliases, files), extra_domain_tags=extra,
                    settings=settings or default_vault_settings())
 
     @classmethod
@@ -153,7 +156,9 @@ class LintContext:
                 schema_note = read_note(vault, rel, max_bytes)
             except (UnreadableNote, OSError):
                 schema_note = None  # its own lint reports the problem
-        return cls.build(names.paths, schema_note, settings, aliases)
+        # A link to a document (`[[paper.pdf#page=3]]`) resolves, as in Obsidian.
+        return cls.build(names.paths, schema_note, settings, aliases,
+                         files=iter_document_paths(vault))
 
 
 def _silenced(settings: VaultSettings, rel: str) -> bool:

@@ -23,7 +23,7 @@ from sidecar.errors import BadRequest, Conflict
 from sidecar.settings import Config
 from sidecar.vault.edit import create_note
 from sidecar.vault.scan import iter_note_paths
-from sidecar.vault.vault_settings import load_vault_settings
+from sidecar.vault.vault_settings import folder_for_type, load_vault_settings
 from sidecar.web.searxng import WebSearchFailed
 
 _UNSAFE = re.compile(r'[\\/:*?"<>|#^\[\]\x00-\x1f]+')
@@ -105,16 +105,19 @@ async def fetch_page(config: Config, url: str) -> Page:
     raw = body.decode(charset, errors="replace").replace(_BREAK, "")
     if not html:
         return Page(url, "", raw.strip())
+    return Page(url, *html_text(raw))
+
+
+def html_text(raw: str) -> tuple[str, str]:
+    """The title and readable text (blocks as paragraphs) of an HTML page."""
     parser = _Text()
-    parser.feed(raw)
-    return Page(url, " ".join(parser.title.split()), parser.text())
+    parser.feed(raw.replace(_BREAK, ""))
+    return " ".join(parser.title.split()), parser.text()
 
 
 def web_folder(config: Config) -> str:
     """The folder the vault settings type as `web` (the shortest such rule)."""
-    settings = load_vault_settings(config.vault)
-    folders = sorted((p for p, t in settings.folders if t == "web"), key=len)
-    return folders[0].strip("/") if folders else "Web"
+    return folder_for_type(load_vault_settings(config.vault), "web") or "Web"
 
 
 def note_text(page: Page, saved: str) -> str:

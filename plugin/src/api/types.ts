@@ -209,6 +209,8 @@ export interface VaultSettings {
 	folders: Record<string, string>;
 	untyped_type: string;
 	exclude: string[];
+	/** Paths whose notes and documents are private (a document has no tags to say so). */
+	private: string[];
 	obsidian_excluded: string[];
 	obsidian_templates: string[];
 	/** Tags community plugins use as their markers (Tasks' global filter), without `#`: lint knows them. */
