@@ -40,9 +40,12 @@ from sidecar.vault.edit import (
     restore_from_trash,
 )
 from sidecar.vault.scan import normalise_rel, vault_path
-from sidecar.vault.vault_settings import folder_for_type, load_vault_settings
+from sidecar.vault.vault_settings import folder_for_type, is_private_path, load_vault_settings
 
 RESOURCE = "resource"
+# The notes of a document that is private by where it lies (`ora.yaml` `private`) lie elsewhere
+# (the resource folder), so they carry the tag that keeps them private.
+PRIVATE_TAG = "private"
 # Characters Obsidian refuses in a note's name or that break a link to it.
 _UNSAFE = re.compile(r'[#^\[\]|\\:*?"<>/]+')
 
@@ -84,15 +87,21 @@ def _folder(vault: Path, rel: str) -> str:
     return f"{base}/{_safe_name(PurePosixPath(rel).stem)}"
 
 
+def is_private_document(vault: Path, rel: str) -> bool:
+    """Whether a document is private: `ora.yaml`'s `private` covers where it lies."""
+    return is_private_path(load_vault_settings(vault), rel)
+
+
 def _quoted(value: str) -> str:
     return json.dumps(value, ensure_ascii=False)  # a JSON string is a YAML string
 
 
 def _note_text(rel: str, fmt: str, title: str, page: int | None, text: str, index: int,
-               total: int, day: str) -> str:
+               total: int, day: str, private: bool) -> str:
     link = page_link(rel, page)
     lines = [
-        "---", f"type: {RESOURCE}", "nexus: []", "tags: []", f"date created: {day}",
+        "---", f"type: {RESOURCE}", "nexus: []", f"tags: [{PRIVATE_TAG if private else ''}]",
+        f"date created: {day}",
         f"date modified: {day}", f"source_file: {_quoted(PurePosixPath(rel).name)}",
         f"source_format: {fmt}", f"source_path: {_quoted(rel)}", f"processed_date: {day}",
         f"chunk_index: {index}", f"total_chunks: {total}", "source_document:",
@@ -125,6 +134,7 @@ def plan_ingest(vault: str | Path, rel: str, today: dt.date | None = None) -> In
     pages = [(n if text.paged else None, t) for n, t in enumerate(text.pages, 1) if t.strip()]
     width = len(str(len(text.pages)))
     folder, stem = _folder(root, rel), _safe_name(PurePosixPath(rel).stem)
+    private = is_private_document(root, rel)
     suffix = formats().note_suffix
     day = (today or dt.date.today()).isoformat()
     kept = dict(entry.get("notes") or {})
@@ -133,7 +143,7 @@ def plan_ingest(vault: str | Path, rel: str, today: dt.date | None = None) -> In
         name = stem + (suffix.format(page=page, width=width) if page is not None else "")
         note_rel = f"{folder}/{name}.md"
         planned = PlannedNote(note_rel, page, _note_text(rel, fmt, title, page, body, index,
-                                                         len(pages), day))
+                                                         len(pages), day, private))
         if entry.get("sha256") == digest and note_rel in kept:
             # Unchanged document: the note as written then (its processed_date kept).
             planned = _as_written(root, planned, kept[note_rel])
@@ -244,6 +254,11 @@ def _latest(vault: Path) -> tuple[Path, dict[str, Any]]:
         if isinstance(doc, dict) and doc.get("kind") == "ingest":
             return path, doc
     raise NotFound(f"no ingest to undo in {folder.name}/")
+
+
+def latest_ingest(vault: str | Path) -> str:
+    """The document of the ingest `--undo` would undo (NotFound when there is none)."""
+    return str(_latest(Path(vault))[1]["document"])
 
 
 def undo_ingest(vault: str | Path) -> dict[str, Any]:

@@ -29,7 +29,7 @@ from sidecar.settings import Config
 # Modules under sidecar/server/ that add routes, in the order they are registered.
 ROUTE_MODULES: tuple[str, ...] = (
     "routes_core", "routes_index", "routes_lint", "routes_claims", "routes_memory",
-    "routes_vault_settings", "routes_adopt", "routes_web", "routes_models",
+    "routes_vault_settings", "routes_adopt", "routes_web", "routes_models", "routes_ingest",
 )
 _WILDCARD_HOSTS = frozenset({"0.0.0.0", "::", ""})
 
