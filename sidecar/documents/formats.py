@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path, PurePosixPath
@@ -112,3 +112,11 @@ def cited_span(c: Mapping[str, Any]) -> str:
     if c["line_start"] == c["line_end"]:
         return f"line {c['line_start']}"
     return f"lines {c['line_start']}-{c['line_end']}"
+
+
+def unreadable_documents(errors: list[dict[str, str]],
+                         private: Callable[[str], bool]) -> list[dict[str, str]]:
+    """The documents among the index's `errors` that are not indexed (for the plugin's status
+    details), less those `private` says are private: their names are their own."""
+    return [e for e in errors if is_document(e["path"]) and not private(e["path"])
+            and e["message"].startswith("not indexed")]

@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import os
 
 from aiohttp import web
 
 from sidecar import __version__
+from sidecar.documents.formats import unreadable_documents
+from sidecar.index import Index
 from sidecar.server.openapi import openapi_document
+from sidecar.server.resources import INDEX
 from sidecar.server.state import HUB, STATE
+from sidecar.vault.vault_settings import is_private_path
 
 routes = web.RouteTableDef()
 
@@ -36,8 +42,14 @@ async def status(request: web.Request) -> web.Response:
             "contradictions_open": state.contradictions_open,
             "last_error": state.last_error,
             "cleaning": state.cleaning.as_json(),
+            "unreadable_documents": await asyncio.to_thread(_unreadable, request.app[INDEX]),
         }
     )
+
+
+def _unreadable(index: Index) -> list[dict[str, str]]:
+    return unreadable_documents(index.ledger.errors(index.namespace),
+                                functools.partial(is_private_path, index.vault_settings))
 
 
 @routes.get("/v1/events/stream")
