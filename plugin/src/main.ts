@@ -38,6 +38,7 @@ import { openAtLines, vaultFile } from "./ui/open-note";
 import { RequestUrlTransport } from "./ui/request-url-transport";
 import { SEARCH_VIEW_TYPE, SearchView } from "./ui/search-view";
 import { SidecarSetup } from "./ui/sidecar-setup";
+import { addDocumentMenu, processDocument } from "./ui/process-document";
 import { OraSettingTab } from "./ui/settings-tab";
 import { noticeNotResponding, renderStatus } from "./ui/status-bar";
 import { TriageModal } from "./ui/triage-modal";
@@ -90,7 +91,7 @@ export default class OraVaultPlugin extends Plugin {
 					client: () => this.client,
 					delayMs: () => this.settings.searchDelayMs,
 					k: () => this.settings.resultCount,
-					open: (card, newLeaf) => openAtLines(this.app, card.path, card.lineStart, card.lineEnd, newLeaf),
+					open: (card, newLeaf) => openAtLines(this.app, card.path, card.lineStart, card.lineEnd, newLeaf, card.link),
 				}),
 		);
 		this.registerView(
@@ -99,7 +100,7 @@ export default class OraVaultPlugin extends Plugin {
 				new RelatedView(leaf, {
 					client: () => this.client,
 					k: () => this.settings.resultCount,
-					open: (card, newLeaf) => openAtLines(this.app, card.path, card.lineStart, card.lineEnd, newLeaf),
+					open: (card, newLeaf) => openAtLines(this.app, card.path, card.lineStart, card.lineEnd, newLeaf, card.link),
 					linkText: (path, sourcePath) => this.linkTo(path, sourcePath),
 				}),
 		);
@@ -111,7 +112,7 @@ export default class OraVaultPlugin extends Plugin {
 					client: () => this.client,
 					stream: (request, onDelta, signal) =>
 						askStream({ baseUrl: this.client.baseUrl, token: this.tokenValue, signal, timeoutMs: this.client.timeout("ask-stream") }, request, onDelta),
-					open: (path, start, end, newLeaf) => openAtLines(this.app, path, start, end, newLeaf),
+					open: (path, start, end, newLeaf, link) => openAtLines(this.app, path, start, end, newLeaf, link),
 					conversations: () => this.settings.conversations,
 					saveConversations: async (list) => {
 						this.settings.conversations = list;
@@ -153,6 +154,11 @@ export default class OraVaultPlugin extends Plugin {
 		this.registerEvent(resolved);
 		// Obsidian does not reliably unload plugins on quit; the sidecar also watches our pid.
 		this.registerEvent(this.app.workspace.on("quit", () => this.link?.stop()));
+		this.registerEvent(
+			this.app.workspace.on("file-menu", (menu, file) =>
+				addDocumentMenu(menu, file, (path) => void processDocument(this.app, this.client, path)),
+			),
+		);
 	}
 
 	override onunload(): void {
@@ -388,7 +394,7 @@ export default class OraVaultPlugin extends Plugin {
 
 	private async chooseQuick(card: ResultCard, action: QuickAction): Promise<void> {
 		if (action !== "insert-link") {
-			await openAtLines(this.app, card.path, card.lineStart, card.lineEnd, action === "open-new-tab" ? "tab" : false);
+			await openAtLines(this.app, card.path, card.lineStart, card.lineEnd, action === "open-new-tab" ? "tab" : false, card.link);
 			return;
 		}
 		const view = this.app.workspace.getActiveViewOfType(MarkdownView);
