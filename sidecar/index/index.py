@@ -197,6 +197,8 @@ class Index:
             finally:
                 self.progress.finish()
         summary = self._summary(report, started)
+        # Counted here only (ora index): a walk over the ledger's paths, not for every event.
+        summary["documents"] = sum(map(is_document, self.ledger.paths(self.namespace)))
         summary["errors"] += [  # skipped, never stored: their names cannot be
             {"path": shown, "message": "the name is not valid UTF-8; rename it to index it"}
             for shown in undecodable_names(self.config.vault)]
@@ -284,7 +286,6 @@ class Index:
     def _summary(self, report: SyncReport, started: float) -> dict[str, Any]:
         return {
             **self.stats(),
-            "documents": sum(map(is_document, self.ledger.paths(self.namespace))),
             "embedded": report.embedded,
             "removed": report.removed,
             "seconds": round(time.monotonic() - started, 3),

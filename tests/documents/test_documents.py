@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sys
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -210,3 +211,47 @@ def test_html_and_text_documents_have_no_page(tmp_path: Path) -> None:
     empty.write_text("  \n", encoding="utf-8")
     with pytest.raises(DocumentError, match="Empty"):
         extract(empty, "text")
+
+
+def _docx(text: str) -> bytes:
+    """A minimal Word document (what Word itself needs: content types, the package
+    relationship, one paragraph)."""
+    import io
+    import zipfile
+
+    out = io.BytesIO()
+    w = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
+    with zipfile.ZipFile(out, "w") as z:
+        z.writestr("[Content_Types].xml", (
+            '<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/'
+            'package/2006/content-types"><Default Extension="rels" ContentType="application/'
+            'vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType='
+            '"application/xml"/><Override PartName="/word/document.xml" ContentType="application/'
+            'vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>'))
+        z.writestr("_rels/.rels", (
+            '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.'
+            'openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://'
+            'schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target='
+            '"word/document.xml"/></Relationships>'))
+        z.writestr("word/document.xml", (
+            f'<?xml version="1.0" encoding="UTF-8"?><w:document xmlns:w="{w}"><w:body><w:p><w:r>'
+            f"<w:t>{text}</w:t></w:r></w:p></w:body></w:document>"))
+    return out.getvalue()
+
+
+def test_office_documents_are_read_through_the_optional_converter(tmp_path: Path) -> None:
+    pytest.importorskip("markitdown")
+    doc = tmp_path / "minutes.docx"
+    doc.write_bytes(_docx("The board approved the new ferry timetable."))
+    found = extract_in_worker(doc, "docx")
+    assert "ferry timetable" in found.pages[0] and found.paged is False
+
+
+def test_without_the_converter_an_office_document_is_named_with_the_way_to_read_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setitem(sys.modules, "markitdown", None)  # as when the extra is not installed
+    doc = tmp_path / "minutes.docx"
+    doc.write_bytes(_docx("Minutes."))
+    with pytest.raises(DocumentError, match=r"ora-vault-sidecar\[documents\]"):
+        extract(doc, "docx")
