@@ -255,3 +255,21 @@ def test_without_the_converter_an_office_document_is_named_with_the_way_to_read_
     doc.write_bytes(_docx("Minutes."))
     with pytest.raises(DocumentError, match=r"ora-vault-sidecar\[documents\]"):
         extract(doc, "docx")
+
+
+def test_answers_and_chat_notes_cite_a_documents_page() -> None:
+    from sidecar.answers.prompt import citation, extractive, numbered_context
+    from sidecar.memory.chat_note import source_line
+
+    result = {"path": "Papers/Tidal pumping.pdf", "title": "Tidal Pumping", "line_start": None,
+              "line_end": None, "page": 6, "link": "Papers/Tidal pumping.pdf#page=6",
+              "text": "A wedge of salt water.", "private": False, "flags": []}
+    cited = citation(1, result)
+    assert (cited["page"], cited["link"]) == (6, "Papers/Tidal pumping.pdf#page=6")
+    assert "[1] (Papers/Tidal pumping.pdf, page 6)" in numbered_context([cited], "Where?")
+    assert "[1] Papers/Tidal pumping.pdf#page=6" in extractive([cited], "no model", 80)
+    assert source_line(cited, "") == (
+        "- [1] [[Papers/Tidal pumping.pdf#page=6|Tidal Pumping]], page 6")
+    note = {**result, "path": "Engrams/A.md", "line_start": 3, "line_end": 9}
+    del note["page"], note["link"]
+    assert "[1] Engrams/A.md:3-9" in extractive([citation(1, note)], "no model", 80)
