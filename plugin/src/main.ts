@@ -21,6 +21,7 @@ import { frontmatterLinter, LintedEditors } from "./lint/extension";
 import { addLintIgnore, lintIgnoreEntry } from "./lint/ignore";
 import { ModelsController } from "./models/controller";
 import type { QuickAction } from "./quick/suggest";
+import { isIndexed } from "./search/place";
 import type { ResultCard } from "./search/shape";
 import { SidecarLink } from "./sidecar/link";
 import { StatusModel, type ClickAction } from "./sidecar/status-model";
@@ -339,14 +340,14 @@ export default class OraVaultPlugin extends Plugin {
 
 	private watchVault(): void {
 		const forward = (kind: VaultEvent["kind"]) => (file: TAbstractFile) => {
-			if (file instanceof TFile && file.extension === "md") this.batcher.push({ kind, path: file.path });
+			if (file instanceof TFile && isIndexed(file.extension)) this.batcher.push({ kind, path: file.path });
 		};
 		this.registerEvent(this.app.vault.on("create", forward("created")));
 		this.registerEvent(this.app.vault.on("modify", forward("modified")));
 		this.registerEvent(this.app.vault.on("delete", forward("deleted")));
 		this.registerEvent(
 			this.app.vault.on("rename", (file, oldPath) => {
-				if (file instanceof TFile && file.extension === "md") {
+				if (file instanceof TFile && isIndexed(file.extension)) {
 					this.batcher.push({ kind: "renamed", path: file.path, old_path: oldPath });
 				}
 			}),

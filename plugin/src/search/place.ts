@@ -1,3 +1,5 @@
+import documents from "../../../schema/documents.json";
+
 /** Where a result or citation is: lines of a note, or a page of a document kept in the vault. */
 export interface Place {
 	path: string;
@@ -24,5 +26,18 @@ export function placeLabel(place: Place): string {
 	return `lines ${place.lineStart}–${place.lineEnd ?? place.lineStart}`;
 }
 
-/** The document formats "Process document into notes" offers to (`schema/documents.json`, paged or converted). */
-export const PROCESSABLE = new Set(["pdf", "epub", "docx", "pptx"]);
+/** File extensions (no dot) of the documents the sidecar indexes, `schema/documents.json`. */
+export const DOCUMENT_EXTENSIONS: ReadonlySet<string> = new Set(Object.keys(documents.formats).map((e) => e.slice(1)));
+
+/** The formats "Process document into notes" offers to: those with pages or read by the converter. */
+export const PROCESSABLE: ReadonlySet<string> = new Set(
+	Object.entries(documents.formats)
+		.filter(([, format]) => documents.paged.includes(format) || documents.needs_converter.includes(format))
+		.map(([ext]) => ext.slice(1)),
+);
+
+/** Whether a vault file is one the sidecar indexes (a note or a document): its changes are sent. */
+export function isIndexed(extension: string): boolean {
+	const ext = extension.toLowerCase();
+	return ext === "md" || DOCUMENT_EXTENSIONS.has(ext);
+}

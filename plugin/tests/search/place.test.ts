@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 
-import { fileType, placeLabel } from "../../src/search/place";
+import { fileType, isIndexed, placeLabel, PROCESSABLE } from "../../src/search/place";
 import { shapeResults } from "../../src/search/shape";
 import { aResult, aSearchDocument } from "../builders";
 
@@ -23,5 +23,11 @@ describe("placeLabel", () => {
 		const card = shapeResults(aSearchDocument([result])).cards[0];
 		expect(card).toMatchObject({ page: 3, link: "paper #2.pdf#page=3", lineStart: null });
 		expect(card && placeLabel(card)).toBe("PDF · page 3");
+	});
+
+	it("knows from schema/documents.json which files are indexed and which can be processed", () => {
+		expect(["md", "pdf", "PDF", "epub", "html", "txt"].every(isIndexed)).toBe(true);
+		expect(isIndexed("png")).toBe(false);
+		expect([...PROCESSABLE].sort()).toEqual(["docx", "epub", "pdf", "pptx"]);
 	});
 });
