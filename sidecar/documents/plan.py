@@ -62,14 +62,12 @@ def plan_document(
     vault: Path, rel: str, fmt: str, mtime_ns: int, settings: VaultSettings,
     tokenizer: Tokenizer, max_tokens: int,
 ) -> DocumentPlan:
-    """Extract (in a worker, within budget) and chunk one document."""
-    info = document_info(rel, mtime_ns, settings)
-    if not info.retrievable:  # typed by a folder rule as a type search never returns
-        return DocumentPlan(info, [])
+    """Extract (in a worker, within budget) and chunk one document of a retrievable type (the
+    index keeps one of another type without reading it)."""
     try:
         text = extract_in_worker(vault / rel, fmt)
     except DocumentError as exc:
-        return DocumentPlan(info, [], error=str(exc))
+        return DocumentPlan(document_info(rel, mtime_ns, settings), [], error=str(exc))
     info = document_info(rel, mtime_ns, settings, text.meta)
     limits = formats().limits
     chunks, over = chunk_pages(rel, info.title, text.pages, text.paged, tokenizer, max_tokens,

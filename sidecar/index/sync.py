@@ -257,10 +257,12 @@ class Syncer:
         changed. One whose `ora ingest` notes match it is kept as a row without chunks: its
         notes are what search finds."""
         ingested_hash = ingested_hash_of(self.vault, rel)
-        # An indexed document has chunks or an error; one replaced by its notes has neither.
-        was_ingested = old is not None and not old.chunk_ids and old.error is None
+        info = document_info(rel, stamp[0], self.settings)
+        # A row without chunks or error is a document replaced by its notes, or one typed by a
+        # folder rule as a type search never returns; an indexed one has chunks or an error.
+        bare = old is not None and not old.chunk_ids and old.error is None
         if quick and same_model and old is not None and (old.mtime_ns, old.size) == stamp \
-                and was_ingested == (ingested_hash == old.hash):
+                and bare == (ingested_hash == old.hash or not info.retrievable):
             return _Unchanged(stamp)
         limit = formats().limits.max_bytes
         if stamp[1] > limit:
@@ -271,10 +273,10 @@ class Syncer:
         except OSError:
             return None
         ingested = ingested_hash == digest
-        if same_model and old is not None and old.hash == digest and was_ingested == ingested:
+        if same_model and old is not None and old.hash == digest \
+                and bare == (ingested or not info.retrievable):
             return _Unchanged(stamp)
-        if ingested:
-            info = document_info(rel, stamp[0], self.settings)
+        if ingested or not info.retrievable:
             return _Planned(self._row(rel, digest, stamp, info, (), None, None), [])
         plan = plan_document(self.vault, rel, fmt, stamp[0], self.settings,
                              self.embedder.tokenizer, self.chunk_tokens)

@@ -273,3 +273,20 @@ def test_answers_and_chat_notes_cite_a_documents_page() -> None:
     note = {**result, "path": "Engrams/A.md", "line_start": 3, "line_end": 9}
     del note["page"], note["link"]
     assert "[1] Engrams/A.md:3-9" in extractive([citation(1, note)], "no model", 80)
+
+
+def test_a_document_typed_by_its_folder_as_unsearchable_is_tracked_but_never_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    vault = tmp_path / "vault"
+    (vault / "Maps").mkdir(parents=True)
+    (vault / "ora.yaml").write_text("folders:\n  Maps/: matrix\n", encoding="utf-8")
+    (vault / "Maps" / "overview.pdf").write_bytes(one_page_pdf("An overview of everything."))
+    reads: list[str] = []
+    monkeypatch.setattr(plan_module, "extract_in_worker",
+                        lambda path, *a, **k: reads.append(path.name))
+    data = str(tmp_path / "data")
+    for _ in range(2):
+        indexed = _cli(capsys, "index", str(vault), "--data", data)
+        assert (indexed["documents"], indexed["chunks"], indexed["errors"]) == (1, 0, [])
+    assert reads == []
