@@ -17,6 +17,7 @@ moves the pages that are gone to the trash. Every apply is journalled first
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import json
 import re
@@ -290,6 +291,9 @@ def undo_ingest(vault: str | Path) -> dict[str, Any]:
     else:
         manifest[str(doc["document"])] = doc["manifest_before"]
     write_manifest(root, manifest)
+    for folder in {PurePosixPath(rel).parent for rel in undone}:  # the notes' folder, if empty
+        with contextlib.suppress(OSError):
+            vault_path(root, folder.as_posix()).rmdir()
     if pending:
         doc["files"] = pending
         _save(journal, doc)

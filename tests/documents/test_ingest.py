@@ -107,7 +107,7 @@ def test_a_changed_document_updates_its_notes_in_place_and_undo_restores_them(
     assert (vault / FOLDER / "Tidal pumping - page 14.md").exists()
     undone = _cli(capsys, "ingest", str(vault), "--undo", "--data", data)
     assert sorted(undone["undone"]) == sorted(first)
-    assert not page6.exists()
+    assert not page6.exists() and not (vault / FOLDER).exists()  # nor the folder made for them
 
 
 def test_a_note_edited_since_ingest_is_never_overwritten(
