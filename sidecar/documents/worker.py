@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -25,8 +26,12 @@ _MB = 1 << 20
 
 
 def _limit_self(limits: DocumentLimits) -> None:
-    """In the child, before any parsing: the memory and CPU ceilings."""
-    import resource
+    """In the child, before any parsing: the memory and CPU ceilings (POSIX; on Windows only
+    the parent's wall-clock budget applies)."""
+    try:
+        import resource
+    except ImportError:
+        return
 
     memory = limits.memory_mb * _MB
     resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
@@ -92,7 +97,9 @@ def _decoded(out: bytes, code: int, limits: DocumentLimits) -> Extracted:
     except ValueError:
         doc = None
     if not isinstance(doc, dict):
-        if code in (-9, -24, 137) or code == -getattr(__import__("signal"), "SIGXCPU", 24):
+        cpu_signals = {-getattr(signal, name) for name in ("SIGXCPU", "SIGKILL")
+                       if hasattr(signal, name)}  # RLIMIT_CPU's soft, then hard limit
+        if code in cpu_signals:
             raise DocumentError(
                 f"Took more than the {limits.seconds:g}-second CPU budget to read")
         if code != 0:  # killed by the allocator or a crash in the parsing library
