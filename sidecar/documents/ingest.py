@@ -27,8 +27,7 @@ from typing import Any
 
 from sidecar.documents.extract import DocumentError
 from sidecar.documents.formats import document_format, formats, page_link
-from sidecar.documents.manifest import read_manifest, write_manifest
-from sidecar.documents.plan import file_hash
+from sidecar.documents.manifest import file_hash, read_manifest, write_manifest
 from sidecar.documents.worker import extract_in_worker
 from sidecar.errors import BadRequest, Conflict, NotFound, OraError
 from sidecar.vault.adopt_journal import journal_folder

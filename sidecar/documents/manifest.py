@@ -9,6 +9,7 @@ the index and indexing again must give the same answers.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -17,8 +18,19 @@ from sidecar.vault.adopt_journal import journal_folder
 from sidecar.vault.edit import atomic_write, content_hash
 
 MANIFEST = "ingested.json"
+_READ = 1 << 20
 
 _cache: dict[Path, tuple[tuple[int, int], dict[str, Any]]] = {}
+
+
+def file_hash(path: Path) -> str:
+    """sha256 hex of a document's bytes (as `content_hash`), read a megabyte at a time: what the
+    manifest and the index key a document by."""
+    digest = hashlib.sha256()
+    with path.open("rb") as f:
+        while block := f.read(_READ):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 def manifest_path(vault: str | Path) -> Path:

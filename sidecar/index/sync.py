@@ -41,13 +41,13 @@ import numpy.typing as npt
 from sidecar.chunking.chunker import Chunk
 from sidecar.chunking.limits import chunk_bounded
 from sidecar.documents.formats import document_format, formats
-from sidecar.documents.manifest import ingested_hash_of
-from sidecar.documents.plan import document_info, file_hash, plan_document
+from sidecar.documents.manifest import file_hash, ingested_hash_of
 from sidecar.errors import UnreadableNote
 from sidecar.heap import release_free_heap
 from sidecar.index.bm25 import Bm25Store, SparseRow
 from sidecar.index.chroma import ChromaStore, Metadata
 from sidecar.index.clusters import centroid
+from sidecar.index.documents import document_info, plan_document
 from sidecar.index.ledger import FileRow, Ledger
 from sidecar.index.names import chunk_id, text_hash
 from sidecar.index.records import (

@@ -15,10 +15,10 @@ from typing import Any
 import pytest
 
 from sidecar.cli import main
-from sidecar.documents import plan as plan_module
 from sidecar.documents.extract import IMAGE_ONLY, DocumentError, extract
 from sidecar.documents.formats import DocumentLimits, formats
 from sidecar.documents.worker import extract_in_worker
+from sidecar.index import documents as plan_module
 from sidecar.settings import Config, make_config
 
 from ..conftest import AppClient
@@ -290,3 +290,15 @@ def test_a_document_typed_by_its_folder_as_unsearchable_is_tracked_but_never_rea
         indexed = _cli(capsys, "index", str(vault), "--data", data)
         assert (indexed["documents"], indexed["chunks"], indexed["errors"]) == (1, 0, [])
     assert reads == []
+
+
+@pytest.mark.parametrize("module", ["sidecar.documents.ingest", "sidecar.index.documents",
+                                    "sidecar.documents.worker", "sidecar.documents.manifest"])
+def test_each_documents_module_imports_first_in_a_fresh_interpreter(module: str) -> None:
+    # The index's half once lived in sidecar/documents/ and imported the index, which imports
+    # it back: `import sidecar.documents.ingest` alone failed on the cycle.
+    import subprocess
+
+    done = subprocess.run([sys.executable, "-c", f"import {module}"], capture_output=True,
+                          text=True, check=False)
+    assert done.returncode == 0, done.stderr[-1000:]

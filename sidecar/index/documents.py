@@ -1,4 +1,5 @@
-"""What the index files a document under, and its chunks: the index's half of documents.
+"""What the index files a document under, and its chunks: the index's half of documents
+(`sidecar/documents/`).
 
 A document is typed by the vault's folder rules like an untyped note (`resource` outside every
 rule, P2), private when ora.yaml's `private` covers its path (it has no tags to say so), titled
@@ -9,7 +10,6 @@ document's metadata is no more reachable than its text.
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -22,17 +22,6 @@ from sidecar.documents.formats import formats
 from sidecar.documents.worker import extract_in_worker
 from sidecar.index.records import NoteInfo, mtime_date
 from sidecar.vault.vault_settings import VaultSettings, effective_type, is_private_path
-
-_READ = 1 << 20
-
-
-def file_hash(path: Path) -> str:
-    """sha256 hex of a file's bytes (as `content_hash`), read a megabyte at a time."""
-    digest = hashlib.sha256()
-    with path.open("rb") as f:
-        while block := f.read(_READ):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def document_info(rel: str, mtime_ns: int, settings: VaultSettings,
