@@ -122,7 +122,11 @@ def plan_ingest(vault: str | Path, rel: str, today: dt.date | None = None) -> In
         known = ", ".join(sorted(formats().by_suffix))
         raise BadRequest(f"{rel} is not a document Ora reads ({known})")
     path = vault_path(root, rel)
-    if not path.is_file():
+    try:
+        found = path.is_file()
+    except (OSError, ValueError):  # a name no file system holds (too long, a NUL)
+        found = False
+    if not found:
         raise NotFound(f"{rel} is not in the vault")
     digest = file_hash(path)
     entry = read_manifest(root).get(rel) or {}

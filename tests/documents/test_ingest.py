@@ -124,3 +124,12 @@ def test_a_note_edited_since_ingest_is_never_overwritten(
     assert main(["ingest", str(vault), DOC, "--apply", "--json"]) == 2
     assert "edited since ingest wrote it" in capsys.readouterr().err
     assert "My own remark." in page6.read_text(encoding="utf-8")
+
+
+def test_a_name_no_file_system_holds_is_not_found(tmp_path: Path) -> None:
+    from sidecar.documents.ingest import plan_ingest
+    from sidecar.errors import NotFound
+
+    for name in ("x" * 300 + ".pdf", "a\x00.pdf"):
+        with pytest.raises(NotFound):
+            plan_ingest(tmp_path, name)
