@@ -121,8 +121,8 @@ def plan_ingest(vault: str | Path, rel: str, today: dt.date | None = None) -> In
     if fmt is None:
         known = ", ".join(sorted(formats().by_suffix))
         raise BadRequest(f"{rel} is not a document Ora reads ({known})")
-    path = vault_path(root, rel)
     try:
+        path = vault_path(root, rel)
         found = path.is_file()
     except (OSError, ValueError):  # a name no file system holds (too long, a NUL)
         found = False
