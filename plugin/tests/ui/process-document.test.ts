@@ -67,7 +67,7 @@ describe("Process document into notes", () => {
 		const write = [...document.body.querySelectorAll("button")].find((b) => b.textContent === "Write notes");
 		write?.click();
 		await done;
-		expect(transport.requests.map((r) => JSON.parse(r.body ?? "{}"))).toEqual([
+		expect(transport.requests.map((r) => JSON.parse(r.body ?? "{}") as unknown)).toEqual([
 			{ path: "Tidal pumping.pdf", private: false },
 			{ path: "Tidal pumping.pdf", apply: true, private: false },
 		]);
