@@ -6,6 +6,9 @@ frontmatter that does not parse (an unclosed `[`, `key: a: b`, a tab, a repeated
 never closed: such a note is indexed by its body, as private);
 every private note carries a secret word (`zqx` + hex) in its title, so in its path, and in its
 body, and some private notes contradict public ones so that the contradiction scan pairs them.
+Each vault also holds a PDF made private by `ora.yaml`'s `private` folder rule (a document has
+no tags), its secret in its name, its text and its own title, author and subject, beside a public
+PDF.
 After a real index and scan, two public things turn private while the server runs, each
 carrying its own secret (`qzf` + hex): a public note the scan paired with another public one is
 tagged private, and a conversation asked in public mode has its chat note tagged private by
@@ -37,6 +40,7 @@ from sidecar.server.app import init_app
 from sidecar.settings import Config, make_config
 
 from .conftest import AppClient
+from .documents.make_pdfs import one_page_pdf
 
 MARK = "zqx"
 FLIP = "qzf"  # the secrets of what turns private while the server runs
@@ -77,8 +81,8 @@ class Spec:
 class Case:
     """One generated vault and what is asked of it."""
 
-    notes: dict[str, str]
-    secrets: list[str]  # the private notes' secrets
+    notes: dict[str, str | bytes]  # notes, documents (bytes) and ora.yaml
+    secrets: list[str]  # the private notes' and the private document's secrets
     words: list[str]  # random query words
     flip: str  # the secret of the note and the conversation that turn private
     flip_note: str  # that note's path
@@ -92,8 +96,8 @@ def _claim(spec: Spec) -> str:
     return f"{who} does not {base} {what}." if spec.negated else f"{who} {verb} {what}."
 
 
-def _notes(specs: list[Spec], secrets: list[str]) -> dict[str, str]:
-    notes = {}
+def _notes(specs: list[Spec], secrets: list[str]) -> dict[str, str | bytes]:
+    notes: dict[str, str | bytes] = {}
     for n, (spec, secret) in enumerate(zip(specs, secrets, strict=True)):
         words = " ".join(spec.filler)
         title = f"{secret} note {n}" if spec.private or secret.startswith(FLIP) else (
@@ -164,13 +168,22 @@ def vaults(draw: st.DrawFn) -> Case:
                  draw(st.sampled_from(sorted(BROKEN_FORMS))))]
     rest = draw(st.lists(specs, max_size=4))
     all_specs = pair + rest
-    hexes = draw(st.lists(st.integers(0, 16**6 - 1), min_size=len(all_specs),
-                          max_size=len(all_specs), unique=True))
+    hexes = draw(st.lists(st.integers(0, 16**6 - 1), min_size=len(all_specs) + 1,
+                          max_size=len(all_specs) + 1, unique=True))
     secrets = [f"{MARK}{h:06x}" for h in hexes]
     secrets[5] = f"{FLIP}{hexes[5]:06x}"
+    doc_secret = secrets.pop()
     notes = _notes(all_specs, secrets)
     private = [s for spec, s in zip(all_specs, secrets, strict=True) if spec.private]
     queries = draw(st.lists(st.sampled_from(WORDS), min_size=1, max_size=3))
+    # A private document: private by its folder (ora.yaml), its secret in its text and metadata.
+    words = " ".join(queries)
+    notes["ora.yaml"] = "private:\n  - Health/\n"
+    notes[f"Health/{doc_secret} results.pdf"] = one_page_pdf(
+        f"The lab results on {words} say {doc_secret}.", title=f"Results {doc_secret}",
+        author=f"Dr {doc_secret}", subject=f"{doc_secret} {words}")
+    notes["Papers/Leaflet.pdf"] = one_page_pdf(f"A public leaflet about {words}.")
+    private.append(doc_secret)
     return Case(notes, private, queries, secrets[5], f"Engrams/{secrets[5]} note 5.md",
                 draw(st.sampled_from(ALL_FORMS)),
                 (f"{FOLDERS[pair[6].type]}/{secrets[6]} note 6.md", secrets[6]),
@@ -183,12 +196,15 @@ def _config(root: Path) -> Config:
                        cohere_api_key="", reranker_dir=str(models / "none"), llm_url="")
 
 
-def _prepare(config: Config, notes: dict[str, str], embedder: Embedder) -> None:
+def _prepare(config: Config, notes: dict[str, str | bytes], embedder: Embedder) -> None:
     """Index the vault and run the contradiction scan, as `ora index` and `--scan` do."""
     for rel, text in notes.items():
         path = config.vault / rel
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+        if isinstance(text, bytes):
+            path.write_bytes(text)
+        else:
+            path.write_text(text, encoding="utf-8")
     with open_index(config, embedder=embedder) as index:
         index.reconcile()
     queue = Queue(config.data)

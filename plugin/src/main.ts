@@ -25,6 +25,7 @@ import { datesFix } from "./lint/fixes";
 import { addLintIgnore, lintIgnoreEntry } from "./lint/ignore";
 import { ModelsController } from "./models/controller";
 import type { QuickAction } from "./quick/suggest";
+import { isIndexed } from "./search/place";
 import type { ResultCard } from "./search/shape";
 import { ApiKey, secretStore } from "./secrets";
 import { markStopping, stoppedBefore } from "./sidecar/handover";
@@ -49,6 +50,7 @@ import { SidecarSetup } from "./ui/sidecar-setup";
 import { OnboardingModal } from "./ui/onboarding-modal";
 import { checkLlmEndpoint } from "./onboarding/llm-check";
 import type { StatusView } from "./sidecar/status-model";
+import { addDocumentMenu, processDocument } from "./ui/process-document";
 import { OraSettingTab } from "./ui/settings-tab";
 import { noticeNotResponding, renderStatus } from "./ui/status-bar";
 import { honourTrashSetting, trashOption } from "./ui/trash";
@@ -106,7 +108,7 @@ export default class OraVaultPlugin extends Plugin {
 					client: () => this.client,
 					delayMs: () => this.settings.searchDelayMs,
 					k: () => this.settings.resultCount,
-					open: (card, newLeaf) => openAtLines(this.app, card.path, card.lineStart, card.lineEnd, newLeaf),
+					open: (card, newLeaf) => openAtLines(this.app, card.path, card.lineStart, card.lineEnd, newLeaf, card.link),
 				}),
 		);
 		this.registerView(
@@ -115,7 +117,7 @@ export default class OraVaultPlugin extends Plugin {
 				new RelatedView(leaf, {
 					client: () => this.client,
 					k: () => this.settings.resultCount,
-					open: (card, newLeaf) => openAtLines(this.app, card.path, card.lineStart, card.lineEnd, newLeaf),
+					open: (card, newLeaf) => openAtLines(this.app, card.path, card.lineStart, card.lineEnd, newLeaf, card.link),
 					linkText: (path, sourcePath) => this.linkTo(path, sourcePath),
 				}),
 		);
@@ -127,7 +129,7 @@ export default class OraVaultPlugin extends Plugin {
 					client: () => this.client,
 					stream: (request, onDelta, signal) =>
 						askStream({ baseUrl: this.client.baseUrl, token: this.tokenValue, signal, timeoutMs: this.client.timeout("ask-stream") }, request, onDelta),
-					open: (path, start, end, newLeaf) => openAtLines(this.app, path, start, end, newLeaf),
+					open: (path, start, end, newLeaf, link) => openAtLines(this.app, path, start, end, newLeaf, link),
 					conversations: () => this.settings.conversations,
 					saveConversations: async (list) => {
 						this.settings.conversations = list;
@@ -176,6 +178,11 @@ export default class OraVaultPlugin extends Plugin {
 		this.registerEvent(resolved);
 		// Obsidian does not reliably unload plugins on quit; the sidecar also watches our pid.
 		this.registerEvent(this.app.workspace.on("quit", () => this.link?.stop()));
+		this.registerEvent(
+			this.app.workspace.on("file-menu", (menu, file) =>
+				addDocumentMenu(menu, file, (path) => void processDocument(this.app, this.client, path)),
+			),
+		);
 	}
 
 	override onunload(): void {
@@ -377,14 +384,14 @@ export default class OraVaultPlugin extends Plugin {
 
 	private watchVault(): void {
 		const forward = (kind: VaultEvent["kind"]) => (file: TAbstractFile) => {
-			if (file instanceof TFile && file.extension === "md") this.batcher.push({ kind, path: file.path });
+			if (file instanceof TFile && isIndexed(file.extension)) this.batcher.push({ kind, path: file.path });
 		};
 		this.registerEvent(this.app.vault.on("create", forward("created")));
 		this.registerEvent(this.app.vault.on("modify", forward("modified")));
 		this.registerEvent(this.app.vault.on("delete", forward("deleted")));
 		this.registerEvent(
 			this.app.vault.on("rename", (file, oldPath) => {
-				if (file instanceof TFile && file.extension === "md") {
+				if (file instanceof TFile && isIndexed(file.extension)) {
 					this.batcher.push({ kind: "renamed", path: file.path, old_path: oldPath });
 				}
 			}),
@@ -432,7 +439,7 @@ export default class OraVaultPlugin extends Plugin {
 
 	private async chooseQuick(card: ResultCard, action: QuickAction): Promise<void> {
 		if (action !== "insert-link") {
-			await openAtLines(this.app, card.path, card.lineStart, card.lineEnd, action === "open-new-tab" ? "tab" : false);
+			await openAtLines(this.app, card.path, card.lineStart, card.lineEnd, action === "open-new-tab" ? "tab" : false, card.link);
 			return;
 		}
 		const view = this.app.workspace.getActiveViewOfType(MarkdownView);

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from functools import cache
 from typing import Any
 
+from sidecar.documents.formats import cited_span, cited_where
 from sidecar.schema import load_json
 
 SYSTEM_PROMPT = (
@@ -44,10 +45,13 @@ def citation(n: int, result: dict[str, Any]) -> dict[str, Any]:
     flags = list(result.get("flags", []))
     if result["private"] and "private" not in flags:
         flags.append("private")
-    return {"n": n, "path": result["path"], "title": result["title"],
-            "line_start": result["line_start"], "line_end": result["line_end"],
-            "text": result["text"], "private": result["private"], "flags": flags,
-            "cited": False}
+    found = {"n": n, "path": result["path"], "title": result["title"],
+             "line_start": result["line_start"], "line_end": result["line_end"],
+             "text": result["text"], "private": result["private"], "flags": flags,
+             "cited": False}
+    if "page" in result:  # a document's page (docs/documents.md)
+        found |= {"page": result["page"], "link": result["link"]}
+    return found
 
 
 def flag_text(flags: Sequence[str], *, explained: bool) -> str:
@@ -63,7 +67,7 @@ def numbered_context(citations: Sequence[dict[str, Any]], question: str,
                      web: Sequence[dict[str, Any]] = ()) -> str:
     """The user message: every passage under its [n], location and flags, then (with the web
     tier) the external results under [Wn] with tier and weight, then the question."""
-    blocks = [f"[{c['n']}] ({c['path']}, lines {c['line_start']}-{c['line_end']})"
+    blocks = [f"[{c['n']}] ({c['path']}, {cited_span(c)})"
               f"{flag_text(c['flags'], explained=True)}\n{c['text']}"
               for c in citations]
     text = "Passages:\n\n" + "\n\n".join(blocks)
@@ -90,7 +94,7 @@ def extractive(citations: Sequence[dict[str, Any]], reason: str, quote_chars: in
     """The honest answer without a generator: why, then the passages quoted under their [n]."""
     head = f"No answer was generated: {reason}. The most relevant passages from your notes:"
     quotes = [
-        f"[{c['n']}] {c['path']}:{c['line_start']}-{c['line_end']}"
+        f"[{c['n']}] {cited_where(c)}"
         f"{flag_text(c['flags'], explained=False)}\n> "
         + textwrap.shorten(" ".join(c["text"].split()), quote_chars, placeholder=" …")
         for c in citations

@@ -77,6 +77,7 @@ class Chunk:
     context: str = ""
     readable: str | None = None  # None: the same as `text`
     block_ids: tuple[str, ...] = ()
+    page: int | None = None  # a document's page (sidecar/documents); lines are then the page's
 
     @property
     def embed_text(self) -> str:

@@ -20,6 +20,7 @@ COMMANDS: tuple[str, ...] = (
     "lint",
     "adopt",
     "index",
+    "ingest",
     "watch",
     "search",
     "related",

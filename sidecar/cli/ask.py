@@ -16,6 +16,7 @@ from typing import Any
 from sidecar.answers import answer, default_k
 from sidecar.cli.common import add_retrieval_args, add_vault_args, emit, retrieval_from_args
 from sidecar.cli.search import render_web
+from sidecar.documents.formats import cited_where
 from sidecar.errors import IndexLocked
 from sidecar.index import open_index
 from sidecar.memory import ChatNotes, ConversationMemory, Episodic, open_store, restore_recall
@@ -66,11 +67,11 @@ def run(args: argparse.Namespace) -> int:
 
 
 def render(document: dict[str, Any]) -> str:
-    """The answer, then (for a generated one) its cited sources as [n] path:lines."""
+    """The answer, then (for a generated one) its cited sources as [n] path:lines (a
+    document's as [n] path#page=N)."""
     lines = [document["answer"], "", f"generator: {document['generator']}"]
     if document["generator"] != "none":
-        lines += [f"[{c['n']}] {c['path']}:{c['line_start']}-{c['line_end']}"
-                  for c in document["citations"] if c["cited"]]
+        lines += [f"[{c['n']}] {cited_where(c)}" for c in document["citations"] if c["cited"]]
     if "web" in document:
         lines += render_web(document)
     return "\n".join(lines)

@@ -15,6 +15,7 @@ from sidecar.cli.common import (
     log,
     retrieval_from_args,
 )
+from sidecar.documents.formats import cited_where
 from sidecar.index import open_index
 from sidecar.models.embedder import load_embedder
 from sidecar.retrieval.relations import search_related
@@ -109,7 +110,7 @@ def render_result(n: int, result: dict[str, Any], suffix: str = "") -> list[str]
     marks = [*result["flags"], *(["private"] if result["private"] else [])]
     flags = f"  [{', '.join(marks)}]" if marks else ""
     lines = [
-        f"{n:>2}. {result['path']}:{result['line_start']}-{result['line_end']}"
+        f"{n:>2}. {cited_where(result)}"
         f"  score {result['score']:.3f}  {result['type']}"
         f"{' (inferred)' if result.get('type_inferred') else ''}{flags}{suffix}"
     ]

@@ -17,6 +17,7 @@ import numpy.typing as npt
 
 from sidecar.chunking.chunker import CHUNKER_VERSION
 from sidecar.data_folder import private_folder, private_tree
+from sidecar.documents.formats import is_document, iter_document_paths
 from sidecar.errors import BadRequest, OraError
 from sidecar.index.bm25 import TOKENIZE
 from sidecar.index.chroma import Metadata
@@ -199,6 +200,7 @@ class Index:
                 self._refresh_settings(syncer)
                 repair(self.namespace, self.ledger, self.bm25, self.chroma)
                 paths = set(iter_note_paths(self.config.vault))
+                paths.update(iter_document_paths(self.config.vault))
                 paths.update(self.ledger.paths(self.namespace))
                 report = syncer.sync(paths, quick=True, progress=tell, recent_first=True)
                 # Always, not only after a change: a run stopped before this step (a crash, a
@@ -207,6 +209,8 @@ class Index:
             finally:
                 self.progress.finish()
         summary = self._summary(report, started)
+        # Counted here only (ora index): a walk over the ledger's paths, not for every event.
+        summary["documents"] = sum(map(is_document, self.ledger.paths(self.namespace)))
         summary["errors"] += [  # skipped, never stored: their names cannot be
             {"path": shown, "message": "the name is not valid UTF-8; rename it to index it"}
             for shown in undecodable_names(self.config.vault)]

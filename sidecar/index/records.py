@@ -24,7 +24,12 @@ from sidecar.vault.properties import (
     property_value,
     stated_created,
 )
-from sidecar.vault.vault_settings import VaultSettings, default_vault_settings, effective_type
+from sidecar.vault.vault_settings import (
+    VaultSettings,
+    default_vault_settings,
+    effective_type,
+    is_private_path,
+)
 
 # Chroma stores a heading path as one string; this joins and splits it.
 HEADING_SEPARATOR = " > "
@@ -81,6 +86,7 @@ class ChunkRecord:
     type_inferred: bool = False
     block_ids: tuple[str, ...] = ()  # Obsidian block ids in the cited lines (`Note#^id`)
     conversation: str | None = None
+    page: int | None = None  # a document's page (1-based): the chunk cites it, not lines
 
 
 @dataclass(frozen=True)
@@ -144,8 +150,8 @@ def _scalar(value: Any) -> str | int | float | bool:
 def note_info(note: Note, mtime_ns: int, settings: VaultSettings | None = None) -> NoteInfo:
     """What the index files a note under; its type is the effective type (vault_settings.py)."""
     fm = note.frontmatter
-    note_type, inferred = effective_type(settings or default_vault_settings(), note.path,
-                                         note.type)
+    settings = settings or default_vault_settings()
+    note_type, inferred = effective_type(settings, note.path, note.type)
     subtype = fm.get("subtype")
     conversation = fm.get("conversation")
     source = {
@@ -162,7 +168,7 @@ def note_info(note: Note, mtime_ns: int, settings: VaultSettings | None = None) 
         subtype=subtype if isinstance(subtype, str) else None,
         declared_cluster=note.cluster,
         date=decay_date(fm, mtime_ns, note.path),
-        private=note.is_private,
+        private=note.is_private or is_private_path(settings, note.path),
         archived=note.is_archived,
         source=source,
         type_inferred=inferred,
@@ -184,11 +190,12 @@ def chunk_metadata(
     model: str,
     cluster: str | None,
     block_ids: tuple[str, ...] = (),
+    page: int | None = None,
 ) -> dict[str, Any]:
     """The Chroma metadata of one chunk. Absent optional keys are None, which makes Chroma delete
     them: an upsert merges into the stored metadata rather than replacing it."""
     optional = ("tags", "nexus", "subtype", "cluster", "conversation", "aliases", "description",
-                "block_ids", *get_schema().source_properties)
+                "block_ids", "page", *get_schema().source_properties)
     meta: dict[str, Any] = dict.fromkeys(optional)
     meta |= {
         "path": info.path,
@@ -223,6 +230,8 @@ def chunk_metadata(
         meta["conversation"] = info.conversation
     if block_ids:
         meta["block_ids"] = list(block_ids)
+    if page is not None:
+        meta["page"] = page
     return meta
 
 
@@ -234,6 +243,7 @@ def record_from_store(
     cluster = meta.get("cluster")
     subtype = meta.get("subtype")
     conversation = meta.get("conversation")
+    page = meta.get("page")
     return ChunkRecord(
         id=chunk_id,
         path=str(meta["path"]),
@@ -253,4 +263,5 @@ def record_from_store(
         type_inferred=bool(meta.get("type_inferred", False)),
         block_ids=tuple(str(b) for b in meta.get("block_ids") or ()),
         conversation=str(conversation) if conversation else None,
+        page=int(page) if isinstance(page, int | float) and not isinstance(page, bool) else None,
     )

@@ -40,11 +40,14 @@ import numpy.typing as npt
 
 from sidecar.chunking.chunker import Chunk
 from sidecar.chunking.limits import chunk_bounded
+from sidecar.documents.formats import document_format, formats
+from sidecar.documents.manifest import file_hash, ingested_hash_of
 from sidecar.errors import UnreadableNote
 from sidecar.heap import release_free_heap
 from sidecar.index.bm25 import Bm25Store, SparseRow
 from sidecar.index.chroma import ChromaStore, Metadata
 from sidecar.index.clusters import centroid
+from sidecar.index.documents import document_info, plan_document
 from sidecar.index.ledger import FileRow, Ledger
 from sidecar.index.names import chunk_id, text_hash
 from sidecar.index.records import (
@@ -83,6 +86,7 @@ UrgentFn = Callable[[], set[str]]  # drains the paths to apply now
 # How the ledger's `error` of a file starts: what became of the file (`ora index` shows it).
 NOT_INDEXED = "not indexed"
 BROKEN_FRONTMATTER = "indexed as private, by its body only, until its frontmatter is valid"
+IN_PART = "indexed in part"
 
 
 @dataclass(frozen=True)
@@ -203,6 +207,9 @@ class Syncer:
             return None
         same_model = old is not None and old.model == self.model and old.hash != ""
         stamp = (st.st_mtime_ns, st.st_size)
+        fmt = document_format(rel)
+        if fmt is not None:
+            return self._plan_document(rel, fmt, old, quick, same_model, stamp)
         if quick and same_model and old is not None and (old.mtime_ns, old.size) == stamp:
             return _Unchanged(stamp)
         if st.st_size > self.max_file_bytes:
@@ -242,6 +249,57 @@ class Syncer:
         )  # fmt: skip
         return _Planned(row, chunks)
 
+    def _plan_document(
+        self, rel: str, fmt: str, old: FileRow | None, quick: bool, same_model: bool,
+        stamp: tuple[int, int],
+    ) -> _Planned | _Unchanged | None:
+        """A document's plan (sidecar/documents): extracted in a worker only when its content
+        changed. One whose `ora ingest` notes match it is kept as a row without chunks: its
+        notes are what search finds."""
+        ingested_hash = ingested_hash_of(self.vault, rel)
+        info = document_info(rel, stamp[0], self.settings)
+        # A row without chunks or error is a document replaced by its notes, or one typed by a
+        # folder rule as a type search never returns; an indexed one has chunks or an error.
+        bare = old is not None and not old.chunk_ids and old.error is None
+        if quick and same_model and old is not None and (old.mtime_ns, old.size) == stamp \
+                and bare == (ingested_hash == old.hash or not info.retrievable):
+            return _Unchanged(stamp)
+        limit = formats().limits.max_bytes
+        if stamp[1] > limit:
+            message = f"{rel} is {stamp[1]} bytes, over the {limit}-byte limit for documents"
+            return self._error(rel, stamp, f"size:{stamp[1]}:{stamp[0]}", message)
+        try:
+            digest = file_hash(self.vault / rel)
+        except OSError:
+            return None
+        ingested = ingested_hash == digest
+        if same_model and old is not None and old.hash == digest \
+                and bare == (ingested or not info.retrievable):
+            return _Unchanged(stamp)
+        if ingested or not info.retrievable:
+            return _Planned(self._row(rel, digest, stamp, info, (), None, None), [])
+        plan = plan_document(self.vault, rel, fmt, stamp[0], self.settings,
+                             self.embedder.tokenizer, self.chunk_tokens)
+        if plan.error is not None:
+            return self._error(rel, stamp, digest, plan.error)
+        cluster = (old.cluster if old is not None else None) if plan.info.decays else None
+        chunks = self._chunks(plan.chunks, plan.info, digest, cluster)
+        error = None if plan.cut is None else f"{IN_PART}: {plan.cut}"
+        row = self._row(rel, digest, stamp, plan.info, tuple(c.id for c in chunks), cluster, error)
+        return _Planned(row, chunks)
+
+    def _row(
+        self, rel: str, digest: str, stamp: tuple[int, int], info: NoteInfo,
+        chunk_ids: tuple[str, ...], cluster: str | None, error: str | None,
+    ) -> FileRow:
+        return FileRow(
+            path=rel, hash=digest, mtime_ns=stamp[0], size=stamp[1], model=self.model,
+            type=info.type, tags=info.tags, title=info.title, private=info.private,
+            chunk_ids=chunk_ids, declared_cluster=None, cluster=cluster,
+            decays=info.decays and info.retrievable, decay_date=info.date, centroid=None,
+            error=error,
+        )  # fmt: skip
+
     def _error(self, rel: str, stamp: tuple[int, int], digest: str, message: str) -> _Planned:
         """A file that cannot be read as a note, kept in the ledger as an error, with no chunks."""
         row = FileRow(
@@ -267,7 +325,7 @@ class Syncer:
             meta = chunk_metadata(
                 info, heading_path=tuple(c.heading_path), line_start=c.line_start,
                 line_end=c.line_end, index=c.index, note_hash=digest, chunk_hash=hashed,
-                model=self.model, cluster=cluster, block_ids=c.block_ids,
+                model=self.model, cluster=cluster, block_ids=c.block_ids, page=c.page,
             )  # fmt: skip
             cid = chunk_id(info.path, c.index)
             out.append(_PlannedChunk(cid, c.text, c.embed_text, hashed, meta, c.n_tokens))
@@ -335,7 +393,8 @@ class Syncer:
                 known = {p: r for p, r in known.items() if p in keep}
                 known.update(self.ledger.rows(self.ns, wanted[done - 1 : done - 1 + LEDGER_WINDOW]))
             old = known.get(rel)
-            skip = is_ignored(rel) or is_excluded(self.settings, rel)
+            skip = (is_ignored(rel) and document_format(rel) is None) or is_excluded(
+                self.settings, rel)
             plan = None if skip else self._plan(rel, old, quick)
             if plan is None:
                 if old is not None:

@@ -19,6 +19,7 @@ from typing import Any
 
 from watchfiles import Change, awatch
 
+from sidecar.documents.formats import is_document, iter_document_paths
 from sidecar.index.index import Index
 from sidecar.vault.scan import is_ignored, iter_note_paths, symlink_in
 from sidecar.vault.vault_settings import settings_files
@@ -62,12 +63,13 @@ def note_paths(index: Index, vault: Path, rels: Iterable[str]) -> list[str]:
     changed folder (found on disk, and in the ledger for a folder moved away)."""
     out: set[str] = set()
     for rel in rels:
-        if not is_ignored(rel):
+        if not is_ignored(rel) or is_document(rel):
             out.add(rel)
             continue
         folder = vault / rel
         if folder.is_dir() and symlink_in(vault, rel) is None:
             out.update(f"{rel}/{sub}" for sub in iter_note_paths(folder))
+            out.update(f"{rel}/{sub}" for sub in iter_document_paths(folder))
         out.update(index.ledger.paths_under(index.namespace, rel))
     return sorted(out)
 

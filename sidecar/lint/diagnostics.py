@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from sidecar.chunking.limits import too_long
+from sidecar.documents.formats import iter_document_paths
 from sidecar.errors import UnreadableNote
 from sidecar.lint.rules import (
     CODES,
@@ -141,16 +142,17 @@ class LintContext:
     def build(cls, paths: Iterable[str], schema_note: Note | None = None,
               settings: VaultSettings | None = None,
               aliases: Mapping[str, Iterable[str]] | None = None,
-              types: Mapping[str, str | None] | None = None) -> LintContext:
+              types: Mapping[str, str | None] | None = None,
+              files: Iterable[str] = ()) -> LintContext:
         """A context from the vault's note paths, its parsed schema reference note, its
         settings (the defaults when None), its notes' aliases (links resolve to them) and
-        declared types."""
+        declared types, and its other files links may name (documents)."""
         extra: frozenset[str] = frozenset()
         if schema_note is not None:
             value = schema_note.frontmatter.get(get_schema().domain_tags_property)
             if isinstance(value, list):
                 extra = frozenset(v for v in value if isinstance(v, str))
-        return cls(names=NameIndex(paths, aliases), extra_domain_tags=extra,
+        return cls(names=NameIndex(paths, aliases, files), extra_domain_tags=extra,
                    settings=settings or default_vault_settings(), types=types)
 
     @classmethod
@@ -172,7 +174,9 @@ class LintContext:
                 schema_note = read_note(vault, rel, max_bytes)
             except (UnreadableNote, OSError):
                 schema_note = None  # its own lint reports the problem
-        return cls.build(names.paths, schema_note, settings, aliases, types)
+        # A link to a document (`[[paper.pdf#page=3]]`) resolves, as in Obsidian.
+        return cls.build(names.paths, schema_note, settings, aliases, types,
+                         files=iter_document_paths(vault))
 
 
 def _silenced(settings: VaultSettings, rel: str) -> bool:

@@ -44,6 +44,7 @@ from datetime import UTC, date, datetime
 from functools import cache
 from typing import Any
 
+from sidecar.documents.formats import cited_span
 from sidecar.schema import load_json
 from sidecar.vault.inert import inert, inert_mark
 from sidecar.vault.note import Note
@@ -137,11 +138,9 @@ def new_note(conversation: str, namespace: str, created: str, newline: str = "\n
 
 
 def source_line(c: dict[str, Any], flag_text: str) -> str:
-    target = c["path"].removesuffix(".md")
-    title = c.get("title") or target.rsplit("/", 1)[-1]
-    span = (f"line {c['line_start']}" if c["line_start"] == c["line_end"]
-            else f"lines {c['line_start']}-{c['line_end']}")
-    return f"- [{c['n']}] [[{target}|{title}]], {span}{flag_text}"
+    target = c.get("link") or c["path"].removesuffix(".md")  # a document opens at its page
+    title = c.get("title") or c["path"].removesuffix(".md").rsplit("/", 1)[-1]
+    return f"- [{c['n']}] [[{target}|{title}]], {cited_span(c)}{flag_text}"
 
 
 def turn_section(

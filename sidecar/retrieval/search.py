@@ -16,6 +16,7 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
+from sidecar.documents.formats import is_document, page_link
 from sidecar.errors import BadRequest
 from sidecar.index.records import ChunkFacts, ChunkRecord
 from sidecar.index.scope import NoteFilter, Scope
@@ -260,7 +261,7 @@ def result_document(
     """One result of the search document: the chunk, its score and why it scored so;
     `duplicates` names the other notes holding a copy of its text (`copies.py`)."""
     weight, decay = _weight_and_decay(chunk, schema)
-    return {
+    doc = {
         "path": chunk.path,
         "title": chunk.title,
         "type": chunk.type,
@@ -286,6 +287,15 @@ def result_document(
             "newer_in_cluster": chunk.newer_in_cluster,
         },
     }
+    return cite_page(doc, chunk)
+
+
+def cite_page(result: dict[str, Any], chunk: ChunkRecord) -> dict[str, Any]:
+    """A document's chunk cites its page, with the link Obsidian opens there, not lines."""
+    if is_document(chunk.path):
+        result |= {"line_start": None, "line_end": None, "page": chunk.page,
+                   "link": page_link(chunk.path, chunk.page)}
+    return result
 
 
 def passage(chunk: ChunkRecord) -> str:
@@ -339,7 +349,8 @@ async def search(
                         copies.get(s.chunk.id, ()))
         for s in shown
     ]
-    results.sort(key=lambda r: (-r["score"], -r["why"]["fused"], r["path"], r["line_start"]))
+    results.sort(key=lambda r: (-r["score"], -r["why"]["fused"], r["path"], r.get("page") or 0,
+                                r["line_start"] or 0))
     document: dict[str, Any] = {
         "query": query,
         "namespace": options.namespace,

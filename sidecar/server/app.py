@@ -31,6 +31,7 @@ from sidecar.settings import Config
 ROUTE_MODULES: tuple[str, ...] = (
     "routes_core", "routes_index", "routes_lint", "routes_claims", "routes_memory",
     "routes_vault_settings", "routes_adopt", "routes_web", "routes_models", "routes_extract",
+    "routes_ingest",
 )
 _WILDCARD_HOSTS = frozenset({"0.0.0.0", "::", ""})
 

@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import os
 
 from aiohttp import web
 
 from sidecar import __version__
+from sidecar.documents.formats import unreadable_documents
+from sidecar.index import Index
 from sidecar.privacy.egress import endpoints_report
 from sidecar.server.openapi import openapi_document
+from sidecar.server.resources import INDEX
 from sidecar.server.state import HUB, STATE
+from sidecar.vault.vault_settings import is_private_path
 
 routes = web.RouteTableDef()
 
@@ -38,8 +44,14 @@ async def status(request: web.Request) -> web.Response:
             "last_error": state.last_error,
             "cleaning": state.cleaning.as_json(),
             "endpoints": endpoints_report(state.config),
+            "unreadable_documents": await asyncio.to_thread(_unreadable, request.app[INDEX]),
         }
     )
+
+
+def _unreadable(index: Index) -> list[dict[str, str]]:
+    return unreadable_documents(index.ledger.errors(index.namespace),
+                                functools.partial(is_private_path, index.vault_settings))
 
 
 @routes.get("/v1/events/stream")

@@ -40,13 +40,16 @@ class NameIndex:
     """Resolves link targets against a fixed set of note paths and their aliases."""
 
     def __init__(
-        self, paths: Iterable[str], aliases: Mapping[str, Iterable[str]] | None = None
+        self, paths: Iterable[str], aliases: Mapping[str, Iterable[str]] | None = None,
+        files: Iterable[str] = (),
     ) -> None:
+        """`files` are other files a link may name by their full name (`paper.pdf`), as in
+        Obsidian; they resolve but are not among `paths` (the notes)."""
         self.paths: tuple[str, ...] = tuple(sorted(paths))
         self._by_path: dict[str, str] = {}
         self._by_name: dict[str, str] = {}
         self._by_alias: dict[str, str] = {}
-        for path in sorted(self.paths, key=lambda p: (p.count("/"), len(p), p)):
+        for path in sorted({*self.paths, *files}, key=lambda p: (p.count("/"), len(p), p)):
             self._by_path.setdefault(_strip_md(path).casefold(), path)
             self._by_name.setdefault(_strip_md(PurePosixPath(path).name).casefold(), path)
             for alias in (aliases or {}).get(path, ()):

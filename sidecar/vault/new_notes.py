@@ -15,7 +15,7 @@ from sidecar.errors import BadRequest, Conflict, OraError
 from sidecar.vault.inert import encodable
 from sidecar.vault.note import read_note
 from sidecar.vault.scan import is_ignored, iter_note_paths
-from sidecar.vault.vault_settings import VaultSettings
+from sidecar.vault.vault_settings import VaultSettings, folder_for_type
 from sidecar.vault.write import create_note
 
 _UNSAFE = re.compile(r'[\\/:*?"<>|#^\[\]\x00-\x1f]+')
@@ -42,8 +42,7 @@ def safe_name(*candidates: str, fallback: str) -> str:
 def type_folder(settings: VaultSettings, type_name: str, default: str) -> str:
     """The folder the vault settings type as `type_name` (the shortest such rule), else
     `default`; BadRequest when it is a hidden folder (Ora never writes into a dot-folder)."""
-    folders = sorted((p for p, t in settings.folders if t == type_name), key=len)
-    folder = folders[0].strip("/") if folders else default
+    folder = folder_for_type(settings, type_name) or default
     if is_ignored(f"{folder}/note{_NOTE}"):
         raise BadRequest(f"the {type_name} folder {folder!r} (a `{type_name}` folder rule of "
                          "ora.yaml) is hidden or not a folder Obsidian shows: Ora never writes "

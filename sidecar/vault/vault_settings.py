@@ -93,12 +93,15 @@ class VaultSettings:
     file_exists: bool = False
     obsidian_templates: tuple[str, ...] = ()  # template folders ("X/") and notes ("X.md")
     plugin_tags: tuple[str, ...] = ()  # plugins' marker tags, without "#" (lint only)
+    private: tuple[str, ...] = ()  # paths whose notes and documents are private
 
     def index_key(self) -> str:
         """What the index depends on, as one string: a change re-plans every note."""
         parts: list[Any] = [self.folders, self.untyped_type, self.exclude, self.obsidian_excluded]
         if self.obsidian_templates:  # absent from older keys: their indexes are not re-planned
             parts.append(self.obsidian_templates)
+        if self.private:
+            parts.append({"private": self.private})
         return json.dumps(parts, ensure_ascii=False)
 
     def to_json(self) -> dict[str, Any]:
@@ -108,6 +111,7 @@ class VaultSettings:
             "folders": dict(self.folders),
             "untyped_type": self.untyped_type,
             "exclude": list(self.exclude),
+            "private": list(self.private),
             "obsidian_excluded": list(self.obsidian_excluded),
             "obsidian_templates": list(self.obsidian_templates),
             "obsidian_plugin_tags": list(self.plugin_tags),
@@ -218,6 +222,19 @@ def is_excluded(settings: VaultSettings, rel: str) -> bool:
             or _matches_any(settings.obsidian_templates, rel))
 
 
+def folder_for_type(settings: VaultSettings, type_name: str) -> str | None:
+    """The folder the settings type as `type_name` (the shortest such rule), without its
+    slash; None when no rule does."""
+    folders = sorted((p for p, t in settings.folders if t == type_name), key=len)
+    return folders[0].strip("/") if folders else None
+
+
+def is_private_path(settings: VaultSettings, rel: str) -> bool:
+    """True when ora.yaml's `private` makes what lies at `rel` private, a note or a document
+    (which has no tags of its own to say so)."""
+    return _matches_any(settings.private, rel)
+
+
 def is_lint_ignored(settings: VaultSettings, rel: str) -> bool:
     """True when lint stays silent about a note (ora.yaml `lint.ignore`)."""
     return _matches_any(settings.lint_ignore, rel)
@@ -307,7 +324,7 @@ class _Reader:
         return default
 
 
-_KNOWN_KEYS = ("folders", "untyped_type", "exclude", "lint", "chats_folder")
+_KNOWN_KEYS = ("folders", "untyped_type", "exclude", "private", "lint", "chats_folder")
 
 
 def _read_mapping(path: Path, reader: _Reader) -> dict[str, Any] | None:
@@ -410,6 +427,8 @@ def load_vault_settings(vault: str | Path) -> VaultSettings:
         untyped_type=reader.type_name(untyped, "untyped_type", defaults["untyped_type"]),
         exclude=reader.patterns(raw.get("exclude", defaults["exclude"]), "exclude",
                                 defaults["exclude"]),
+        private=reader.patterns(raw.get("private", defaults["private"]), "private",
+                                defaults["private"]),
         obsidian_excluded=excluded,
         obsidian_templates=_obsidian_templates(root),
         plugin_tags=_plugin_tags(root),

@@ -110,9 +110,14 @@ async def fetch_page(config: Config, url: str) -> Page:
     raw = body.decode(charset, errors="replace").replace(_BREAK, "")
     if not html:
         return Page(url, "", raw.strip())
+    return Page(url, *html_text(raw))
+
+
+def html_text(raw: str) -> tuple[str, str]:
+    """The title and readable text (blocks as paragraphs) of an HTML page."""
     parser = _Text()
-    parser.feed(raw)
-    return Page(url, " ".join(parser.title.split()), parser.text())
+    parser.feed(raw.replace(_BREAK, ""))
+    return " ".join(parser.title.split()), parser.text()
 
 
 def _known(charset: str | None) -> str:

@@ -42,7 +42,8 @@ def test_index_json_then_incremental_then_rebuild(
 ) -> None:
     data = str(tmp_path / "data")
     first = _index(capsys, str(vault), "--data", data)
-    assert set(first) == {"files", "chunks", "embedded", "removed", "seconds", "errors"}
+    assert set(first) == {"files", "chunks", "documents", "embedded", "removed", "seconds",
+                          "errors"}
     assert first["embedded"] == first["chunks"]
     assert _index(capsys, str(vault), "--data", data)["embedded"] == 0
     rebuilt = _index(capsys, str(vault), "--data", data, "--rebuild")

@@ -11,6 +11,7 @@ from typing import Any
 from sidecar.index import Index
 from sidecar.index.watcher import watch
 
+from ..documents.make_pdfs import one_page_pdf
 from .conftest import KETTLE, OpenIndex, note, write
 
 
@@ -117,3 +118,18 @@ async def test_breaking_a_notes_frontmatter_makes_it_private_and_fixing_it_publi
         summary = await _until(changes, "Engrams/Kettle.md")
         assert summary["embedded"] == 0
         assert _paths(index, "limescale", private=False) == {"Engrams/Kettle.md"}
+
+
+async def test_watch_picks_up_documents_and_documents_in_moved_folders(
+    vault: Path, open_idx: OpenIndex
+) -> None:
+    index = open_idx(vault, debounce_ms=100)
+    index.reconcile()
+    async with _watching(index) as changes:
+        write(vault, "Papers/Otters.pdf", one_page_pdf("Otters juggle pebbles when bored."))
+        await _until(changes, "Papers/Otters.pdf")
+        assert _paths(index, "otters pebbles") == {"Papers/Otters.pdf"}
+        (vault / "Papers").rename(vault / "Library")
+        await _until(changes, "Library/Otters.pdf")
+        while _paths(index, "otters pebbles") != {"Library/Otters.pdf"}:
+            await asyncio.wait_for(changes.get(), timeout=20)

@@ -1,4 +1,6 @@
-"""Property: no private note's text ever reaches a response that is not in private mode."""
+"""Property: no private note's or document's text ever reaches a response that is not in
+private mode (a document is private by `ora.yaml`'s `private` folder rule; its own title, author
+and subject carry its secret too)."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ from sidecar.models.embedder import Embedder
 from sidecar.retrieval.search import SearchOptions, search
 from sidecar.settings import make_config
 
+from ..documents.make_pdfs import one_page_pdf
 from .conftest import NoteSpec, write_vault
 
 WORDS = ["memory", "review", "interval", "sleep", "focus", "habit", "recall", "note", "cards"]
@@ -37,6 +40,8 @@ note_strategy = st.tuples(
     query_words=st.lists(st.sampled_from(WORDS), min_size=1, max_size=4),
     ask_secret=st.booleans(),
     include_archived=st.booleans(),
+    documents=st.lists(st.tuples(st.lists(st.sampled_from(WORDS), min_size=1, max_size=8),
+                                 st.booleans()), max_size=2),
 )
 def test_no_private_text_in_a_non_private_response(
     embedder: Embedder,
@@ -44,6 +49,7 @@ def test_no_private_text_in_a_non_private_response(
     query_words: list[str],
     ask_secret: bool,
     include_archived: bool,
+    documents: list[tuple[list[str], bool]],
 ) -> None:
     specs = []
     secrets = []
@@ -57,11 +63,21 @@ def test_no_private_text_in_a_non_private_response(
         specs.append(NoteSpec(f"Notes/n{i}.md", type_name, body, tags=tags))
         if private:
             secrets.append(secret)
+    secrets += [f"zqx{i}docsecret" for i, (_, private) in enumerate(documents) if private]
     query = " ".join(query_words + (secrets[:1] if ask_secret else []))
     with tempfile.TemporaryDirectory() as folder:
         vault = Path(folder) / "vault"
         vault.mkdir()
         write_vault(vault, specs)
+        (vault / "ora.yaml").write_text("private:\n  - Private/\n", encoding="utf-8")
+        for i, (words, private) in enumerate(documents):
+            secret = f"zqx{i}docsecret"
+            where = vault / ("Private" if private else "Papers")
+            where.mkdir(exist_ok=True)
+            text = " ".join([*words, secret] if private else words)
+            meta = {"title": f"Title {secret}", "author": secret, "subject": secret} if private \
+                else {}
+            (where / f"d{i}.pdf").write_bytes(one_page_pdf(text, **meta))
         with open_index(make_config(vault), writer=True, embedder=embedder) as index:
             index.reconcile()
             options = SearchOptions(k=10, include_archived=include_archived)

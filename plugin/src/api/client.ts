@@ -17,6 +17,7 @@ import type {
 	ExtractSelector,
 	ExtractUndone,
 	Health,
+	IngestPlan,
 	LintAnswer,
 	LintFixAnswer,
 	ModelsReport,
@@ -195,6 +196,16 @@ export class SidecarClient {
 	adoptApply(proposals: AdoptProposal[]): Promise<AdoptOutcome> {
 		const notes = proposals.map((p) => ({ path: p.path, digest: p.digest }));
 		return this.call<AdoptOutcome>("write", "POST", "/v1/adopt/apply", { notes });
+	}
+
+	/** The notes a document kept in the vault would become; writes nothing. */
+	ingestPlan(path: string, privateMode = false): Promise<IngestPlan> {
+		return this.call<IngestPlan>("long", "POST", "/v1/ingest", { path, private: privateMode });
+	}
+
+	/** Writes a document's notes (only what changed); search then finds them instead of it. */
+	ingestApply(path: string, privateMode = false): Promise<{ written: string[] }> {
+		return this.call<{ written: string[] }>("long", "POST", "/v1/ingest", { path, apply: true, private: privateMode });
 	}
 
 	/** Restores the notes of the latest adoption byte for byte. */

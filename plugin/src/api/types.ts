@@ -29,6 +29,16 @@ export interface Status {
 	contradictions_open: number;
 	last_error: string | null;
 	cleaning: CleaningStatus;
+	/** Documents in the vault that could not be read, with the reason (private ones left out). */
+	unreadable_documents?: { path: string; message: string }[];
+}
+
+/** `POST /v1/ingest` without `apply`: the notes a document would become (docs/documents.md). */
+export interface IngestPlan {
+	document: string;
+	notes: { path: string; page_start: number | null; page_end: number | null }[];
+	/** The notes are written and match the document: applying writes nothing. */
+	unchanged: boolean;
 }
 
 /** The contradiction scan, run by the sidecar in the background after changes. */
@@ -107,8 +117,11 @@ export interface Citation {
 	n: number;
 	path: string;
 	title?: string;
-	line_start: number;
-	line_end: number;
+	line_start: number | null;
+	line_end: number | null;
+	/** A document's page and the link that opens it there (docs/documents.md). */
+	page?: number | null;
+	link?: string;
 	text: string;
 	private: boolean;
 	cited: boolean;
@@ -173,8 +186,13 @@ export interface SearchResult {
 	private: boolean;
 	text: string;
 	heading_path?: string[];
-	line_start: number;
-	line_end: number;
+	/** Null for a document's page (see `page`). */
+	line_start: number | null;
+	line_end: number | null;
+	/** A document kept in the vault (a PDF): its 1-based page, null for a format without pages. */
+	page?: number | null;
+	/** A document's hit: what Obsidian opens at the page, `path#page=N`. */
+	link?: string;
 	/** Other notes holding a copy of this text; their copies are left out of the results. */
 	duplicates?: string[];
 	why: Partial<Why>;
@@ -215,6 +233,8 @@ export interface VaultSettings {
 	folders: Record<string, string>;
 	untyped_type: string;
 	exclude: string[];
+	/** Paths whose notes and documents are private (a document has no tags to say so). */
+	private: string[];
 	obsidian_excluded: string[];
 	obsidian_templates: string[];
 	/** Tags community plugins use as their markers (Tasks' global filter), without `#`: lint knows them. */

@@ -18,8 +18,11 @@ export interface ResultCard {
 	badges: BadgeKind[];
 	/** Lines of the "why" tooltip: ranks, weights and decay. */
 	why: string[];
-	lineStart: number;
-	lineEnd: number;
+	lineStart: number | null;
+	lineEnd: number | null;
+	/** A document's page and the link that opens it there (`search/place.ts`). */
+	page: number | null;
+	link: string | null;
 }
 
 export interface ResultList {
@@ -67,6 +70,8 @@ export function shapeResult(result: SearchResult, terms: string[]): ResultCard {
 		why: [...whyLines(result.why), ...copiesLines(result.duplicates ?? [])],
 		lineStart: result.line_start,
 		lineEnd: result.line_end,
+		page: result.page ?? null,
+		link: result.link ?? null,
 	};
 }
 

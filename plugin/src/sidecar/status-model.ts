@@ -34,7 +34,12 @@ interface State {
 	cleaning: Pick<CleaningStatus, "running" | "done" | "total">;
 	openPairs: number;
 	lastError: string | null;
+	/** Documents the sidecar could not read, with the reason. */
+	unreadable: { path: string; message: string }[];
 }
+
+/** Unreadable documents named in the details; the rest are counted. */
+const UNREADABLE_NAMED = 5;
 
 const IDLE = { running: false, phase: null, done: 0, total: 0 };
 const NOT_RESPONDING = "The sidecar is running but does not answer (it may be stuck). Ora keeps checking and reconnects when it answers again.";
@@ -56,7 +61,7 @@ export class StatusModel {
 	static initial(): StatusModel {
 		return new StatusModel({
 			connection: "starting", reason: "", canRestart: true, problem: null, heard: false, files: 0, chunks: 0,
-			reconcile: IDLE, cleaning: IDLE, openPairs: 0, lastError: null,
+			reconcile: IDLE, cleaning: IDLE, openPairs: 0, lastError: null, unreadable: [],
 		});
 	}
 
@@ -91,6 +96,7 @@ export class StatusModel {
 		return this.with({
 			heard: true, files: status.files, chunks: status.chunks, reconcile: status.reconcile,
 			cleaning: status.cleaning ?? IDLE, openPairs: status.contradictions_open, lastError: status.last_error,
+			unreadable: status.unreadable_documents ?? [],
 		});
 	}
 
@@ -145,7 +151,7 @@ export class StatusModel {
 	private working(): Pick<StatusView, "phase" | "text" | "detail"> {
 		const s = this.state;
 		const counts = `${s.files} files, ${s.chunks} chunks indexed.`;
-		const error = s.lastError ? `\nLast error: ${s.lastError}` : "";
+		const error = (s.lastError ? `\nLast error: ${s.lastError}` : "") + unreadableText(s.unreadable);
 		if (s.reconcile.running) {
 			const { done, total } = s.reconcile;
 			return { phase: "indexing", text: `Ora: indexing ${percent(done, total)}%`, detail: `Indexing the vault: ${done} of ${total}.${error}` };
@@ -178,6 +184,14 @@ function explain(reason: string, problem: Problem): string {
 		default:
 			return reason;
 	}
+}
+
+/** "\nUnreadable documents (2): scan.pdf: not indexed: Image-only…; …", or nothing. */
+function unreadableText(docs: { path: string; message: string }[]): string {
+	if (docs.length === 0) return "";
+	const named = docs.slice(0, UNREADABLE_NAMED).map((d) => `\n- ${d.path}: ${d.message}`).join("");
+	const more = docs.length > UNREADABLE_NAMED ? `\n… and ${docs.length - UNREADABLE_NAMED} more (ora index lists them all)` : "";
+	return `\nUnreadable documents (${docs.length}):${named}${more}`;
 }
 
 function percent(done: number, total: number): number {

@@ -99,6 +99,6 @@ export async function undoAdoption(client: SidecarClient): Promise<void> {
 	}
 }
 
-function errorText(err: unknown): string {
+export function errorText(err: unknown): string {
 	return err instanceof Error ? err.message : String(err);
 }

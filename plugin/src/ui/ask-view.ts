@@ -13,6 +13,7 @@ import {
 	type ConversationEntry,
 	type Exchange,
 } from "../ask/model";
+import { placeLabel } from "../search/place";
 import { titleFromPath } from "../search/shape";
 import { StreamingAnswer } from "./streaming-answer";
 
@@ -22,7 +23,7 @@ export interface AskViewDeps {
 	client: () => SidecarClient;
 	/** Asks with the answer streamed piece by piece; without it the answer arrives whole. */
 	stream?: (request: AskRequest, onDelta: (text: string) => void, signal?: AbortSignal) => Promise<AskDocument>;
-	open: (path: string, lineStart: number, lineEnd: number, newLeaf: PaneType | boolean) => Promise<void>;
+	open: (path: string, lineStart: number | null, lineEnd: number | null, newLeaf: PaneType | boolean, link: string | null) => Promise<void>;
 	conversations: () => ConversationEntry[];
 	saveConversations: (list: ConversationEntry[]) => Promise<void>;
 	/** True when the plugin's settings name a language model endpoint. */
@@ -323,7 +324,7 @@ export class AskView extends ItemView {
 			for (const citation of doc.citations) {
 				const row = sources.createDiv({ cls: `ora-ask-source${citation.cited ? " is-cited" : ""}` });
 				this.citeLink(row, citation, `[${citation.n}]`);
-				row.appendText(` ${citation.title || titleFromPath(citation.path)} · lines ${citation.line_start}–${citation.line_end}`);
+				row.appendText(` ${citation.title || titleFromPath(citation.path)} · ${citedPlace(citation)}`);
 				if (citation.private) row.createSpan({ cls: "ora-badge ora-flag ora-flag-private", text: "Private" });
 			}
 		}
@@ -375,12 +376,12 @@ export class AskView extends ItemView {
 		const link = parent.createEl("a", {
 			cls: "ora-cite",
 			text: label,
-			attr: { href: "#", "aria-label": `${citation.path}, lines ${citation.line_start}–${citation.line_end}` },
+			attr: { href: "#", "aria-label": `${citation.path}, ${citedPlace(citation)}` },
 		});
-		setTooltip(link, `${citation.path} · lines ${citation.line_start}–${citation.line_end}`);
+		setTooltip(link, `${citation.path} · ${citedPlace(citation)}`);
 		link.addEventListener("click", (evt) => {
 			evt.preventDefault();
-			void this.deps.open(citation.path, citation.line_start, citation.line_end, Keymap.isModEvent(evt));
+			void this.deps.open(citation.path, citation.line_start, citation.line_end, Keymap.isModEvent(evt), citation.link ?? null);
 		});
 	}
 }
@@ -394,4 +395,12 @@ function isPending(exchange: Exchange): boolean {
 function extractable(state: AskState): string | null {
 	if (state.busy || !state.exchanges.some((e) => e.answer !== null || e.loggedAnswer !== undefined)) return null;
 	return state.conversation;
+}
+
+/** "lines 3–9", or "PDF · page 7" for a document's page. */
+function citedPlace(citation: Citation): string {
+	return placeLabel({
+		path: citation.path, lineStart: citation.line_start, lineEnd: citation.line_end,
+		page: citation.page ?? null, link: citation.link ?? null,
+	});
 }

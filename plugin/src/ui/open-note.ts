@@ -13,19 +13,26 @@ export function vaultFile(app: App, path: string): TFile | null {
  * start of the first, the lines scrolled into view, nothing selected (a selection would be
  * replaced by the first key pressed); in a new tab (or split, window) when `newLeaf` says so, as
  * `Keymap.isModEvent` answers for a click.
+ * A document kept in the vault (a PDF) opens through its `link` (`paper.pdf#page=7`), at its page.
  */
 export async function openAtLines(
 	app: App,
 	path: string,
-	lineStart: number,
-	lineEnd: number,
+	lineStart: number | null,
+	lineEnd: number | null,
 	newLeaf: PaneType | boolean = false,
+	link: string | null = null,
 ): Promise<void> {
 	const file = vaultFile(app, path);
 	if (!file) {
 		new Notice(`“${path}” is not in the vault any more. Re-index to refresh results.`);
 		return;
 	}
+	if (link !== null || file.extension !== "md" || lineStart === null) {
+		await app.workspace.openLinkText(link ?? file.path, "", newLeaf);
+		return;
+	}
+	lineEnd ??= lineStart;
 	const leaf = app.workspace.getLeaf(newLeaf);
 	// The ephemeral line scrolls in both modes: the cursor below only shows in the editor, and a
 	// note opening in reading view (a user's default) would otherwise stay at its top.

@@ -3,6 +3,7 @@ import { SuggestModal, type App } from "obsidian";
 import type { SidecarClient } from "../api/client";
 import { quickAction, QuickSearch, type QuickAction } from "../quick/suggest";
 import type { NoteGroup } from "../search/group";
+import { placeLabel } from "../search/place";
 import type { ResultCard } from "../search/shape";
 
 export interface QuickSearchDeps {
@@ -71,7 +72,7 @@ export class QuickSearchModal extends SuggestModal<NoteGroup> {
 		for (const badge of card.badges) head.createSpan({ cls: `ora-badge ora-flag ora-flag-${badge}`, text: FLAG_TEXT[badge] ?? badge });
 		const where = el.createDiv({ cls: "ora-result-where" });
 		where.createSpan({ cls: "ora-result-path", text: card.path });
-		where.createSpan({ cls: "ora-result-lines", text: ` · lines ${card.lineStart}–${card.lineEnd}` });
+		where.createSpan({ cls: "ora-result-lines", text: ` · ${placeLabel(card)}` });
 		if (group.others.length) where.createSpan({ cls: "ora-result-more", text: ` · +${group.others.length} more` });
 		const text = el.createDiv({ cls: "ora-snippet" });
 		for (const segment of card.snippet) {

@@ -166,7 +166,7 @@ export class RelatedView extends ItemView {
 			hoverParent: this,
 			targetEl: el,
 			linktext: card.path,
-			state: { scroll: card.lineStart - 1 },
+			state: { scroll: (card.lineStart ?? 1) - 1 },
 		});
 	}
 

@@ -2,6 +2,7 @@ import { setIcon, setTooltip } from "obsidian";
 
 import type { SearchState } from "../search/controller";
 import type { NoteGroup } from "../search/group";
+import { placeLabel } from "../search/place";
 import type { ResultCard } from "../search/shape";
 
 const BADGE_TEXT: Record<string, string> = {
@@ -137,7 +138,7 @@ export function renderCard(parent: HTMLElement, card: ResultCard, handlers: Resu
 	const where = item.createDiv({ cls: "ora-result-where" });
 	where.createSpan({ cls: "ora-result-path", text: card.path });
 	if (card.headingPath) where.createSpan({ cls: "ora-result-heading", text: ` › ${card.headingPath}` });
-	where.createSpan({ cls: "ora-result-lines", text: ` · lines ${card.lineStart}–${card.lineEnd}` });
+	where.createSpan({ cls: "ora-result-lines", text: ` · ${placeLabel(card)}` });
 
 	drawSnippet(item.createDiv({ cls: "ora-snippet" }), card);
 	item.addEventListener("click", (evt) => use.open(card, evt));
@@ -158,7 +159,7 @@ export function renderCard(parent: HTMLElement, card: ResultCard, handlers: Resu
 
 function whereText(card: ResultCard): string {
 	const heading = card.headingPath ? `${card.headingPath} · ` : "";
-	return `${heading}lines ${card.lineStart}–${card.lineEnd}`;
+	return `${heading}${placeLabel(card)}`;
 }
 
 function drawSnippet(text: HTMLElement, card: ResultCard): void {

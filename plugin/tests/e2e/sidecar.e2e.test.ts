@@ -34,7 +34,7 @@ describe.skipIf(SKIP_REASON !== null)(`plugin ⇄ ora serve${SKIP_REASON ? ` (sk
 		expect(card?.type).toBe("engram");
 		expect(card?.snippet.some((s) => s.hit && s.text.toLowerCase() === "spaced")).toBe(true);
 		expect(card?.why[0]).toMatch(/^Dense rank: #\d+$/);
-		expect(card && card.lineStart >= 1 && card.lineEnd >= card.lineStart).toBe(true);
+		expect(card && card.lineStart !== null && card.lineEnd !== null && card.lineStart >= 1 && card.lineEnd >= card.lineStart).toBe(true);
 	});
 
 	it("flags incubating notes and keeps private ones out unless in private mode", async () => {

@@ -107,7 +107,7 @@ describe.skipIf(SKIP_REASON !== null)(`views ⇄ ora serve${SKIP_REASON ? ` (ski
 		expect(view.contentEl.querySelector(".ora-related-title")?.textContent).toBe("Related to Caffeine after 2 pm reduces deep sleep");
 		rows[0]?.click();
 		const card = opened[0];
-		expect(card && fileLines(card.path, card.lineStart, card.lineEnd)).toContain(card?.snippet[0]?.text.slice(0, 20).replace(/…/g, ""));
+		expect(card && fileLines(card.path, card.lineStart ?? 0, card.lineEnd ?? 0)).toContain(card?.snippet[0]?.text.slice(0, 20).replace(/…/g, ""));
 		await view.onClose();
 	});
 
@@ -129,13 +129,13 @@ describe.skipIf(SKIP_REASON !== null)(`views ⇄ ora serve${SKIP_REASON ? ` (ski
 		const { card, action } = chosen[0] ?? {};
 		expect(action).toBe("open");
 		expect(card?.path).toBe(SPACED);
-		const cited = card ? fileLines(card.path, card.lineStart, card.lineEnd) : "";
+		const cited = card ? fileLines(card.path, card.lineStart ?? 0, card.lineEnd ?? 0) : "";
 		expect(cited.toLowerCase()).toContain("spaced");
 	});
 
 	it("asks through a loopback OpenAI-compatible model and renders clickable citations", async () => {
 		const { leaf } = aLeaf();
-		const opened: [string, number, number][] = [];
+		const opened: [string, number | null, number | null][] = [];
 		const view = new AskView(leaf, {
 			client: () => live.client,
 			open: async (path, start, end) => void opened.push([path, start, end]),
@@ -156,7 +156,7 @@ describe.skipIf(SKIP_REASON !== null)(`views ⇄ ora serve${SKIP_REASON ? ` (ski
 		expect(path).toBe(SPACED);
 		// The link opens exactly the lines of the passage the model was given as [1].
 		const sent = (model.bodies.at(-1)?.messages ?? []).map((m) => m.content).join("\n");
-		const lines = fileLines(path, start, end).split("\n").map((l) => l.trim()).filter((l) => l !== "" && !l.startsWith("#"));
+		const lines = fileLines(path, start ?? 0, end ?? 0).split("\n").map((l) => l.trim()).filter((l) => l !== "" && !l.startsWith("#"));
 		expect(lines.length).toBeGreaterThan(0);
 		for (const line of lines) expect(sent).toContain(line);
 		await view.onClose();

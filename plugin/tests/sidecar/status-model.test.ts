@@ -84,4 +84,12 @@ describe("StatusModel", () => {
 		expect(hung.view.detail).toContain("Click to restart the sidecar.");
 		expect(hung.connected().fromStatus(aStatus()).view.phase).toBe("ready");
 	});
+
+	it("lists the documents the sidecar could not read in the details", () => {
+		const unreadable = Array.from({ length: 7 }, (_, n) => ({ path: `scan ${n}.pdf`, message: "not indexed: Image-only: no text layer" }));
+		const view = StatusModel.initial().connected().fromStatus(aStatus({ unreadable_documents: unreadable })).view;
+		expect(view.detail).toContain("Unreadable documents (7):\n- scan 0.pdf: not indexed: Image-only: no text layer");
+		expect(view.detail).toContain("… and 2 more");
+		expect(StatusModel.initial().connected().fromStatus(aStatus()).view.detail).not.toContain("Unreadable");
+	});
 });

@@ -30,7 +30,7 @@ function setup(transport: ScriptedTransport) {
 		k: 8,
 		delayMs: 100,
 		privateMode: () => false,
-		choose: async (card: ResultCard, action) => void chosen.push({ path: card.path, line: card.lineStart, action }),
+		choose: async (card: ResultCard, action) => void chosen.push({ path: card.path, line: card.lineStart ?? 0, action }),
 		toPanel: async (query) => void panel.push(query),
 	});
 	modal.open();

@@ -1,0 +1,87 @@
+"""`ora ingest VAULT FILE [--apply] [--undo] [--json] [--data DIR]`: a document as resource notes.
+
+Without a flag it is a dry run: it prints the notes the document would become (one per page
+with text, under the folder typed `resource`) and whether they are already written, and changes
+no byte. `--apply` writes them and records the document as processed, so the index finds the
+notes instead of the document; `--undo` undoes the latest ingest. See docs/documents.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from sidecar.cli.common import add_vault_args, config_from_args, emit, log
+from sidecar.documents.ingest import apply_ingest, plan_ingest, undo_ingest
+from sidecar.errors import BadRequest, IndexLocked
+from sidecar.index import open_index
+from sidecar.settings import Config
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "ingest", help="process a document (PDF, EPUB, …) into resource notes",
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add_vault_args(parser)
+    parser.add_argument("file", metavar="FILE", nargs="?",
+                        help="the document, vault-relative or a path inside the vault")
+    action = parser.add_mutually_exclusive_group()
+    action.add_argument("--apply", action="store_true", help="write the notes")
+    action.add_argument("--undo", action="store_true", help="undo the latest ingest")
+    parser.set_defaults(func=run)
+
+
+def _relative(vault: Path, given: str) -> str:
+    path = Path(given).expanduser()
+    if path.is_absolute() or path.exists():
+        try:
+            return path.resolve().relative_to(vault.resolve()).as_posix()
+        except ValueError:
+            raise BadRequest(f"{given} is not inside the vault {vault}") from None
+    return given
+
+
+def _reindex(config: Config, paths: list[str]) -> None:
+    """Bring the index in line with what was written (the notes, and the document they now
+    stand for); a running sidecar's watcher does it for the notes when it holds the index."""
+    try:
+        with open_index(config) as index:
+            index.apply_paths(paths)
+    except IndexLocked:
+        log("the running sidecar indexes the notes; it stops finding the document itself at "
+            "its next reconcile (or restart)")
+
+
+def run(args: argparse.Namespace) -> int:
+    config = config_from_args(args)
+    vault = config.vault
+    if args.undo:
+        done = undo_ingest(vault)
+        _reindex(config, [str(done["document"]), *done["undone"]])
+        emit(args, done, lambda d: "\n".join(
+            [f"undone {p}" for p in d["undone"]]
+            + [f"refused {r['path']}: {r['reason']}" for r in d["refused"]]))
+        return 1 if done["refused"] else 0
+    if not args.file:
+        raise BadRequest("name the document to process: ora ingest VAULT FILE")
+    plan = plan_ingest(vault, _relative(vault, args.file))
+    if not args.apply:
+        emit(args, plan.to_json(), _plan_text)
+        log("dry run: nothing written; run again with --apply to write the notes")
+        return 0
+    written = apply_ingest(vault, plan)
+    if written or plan.stale:
+        _reindex(config, [plan.document, *written, *plan.stale])
+    emit(args, {"written": written}, lambda d: "\n".join(f"wrote {p}" for p in d["written"])
+         or "nothing to write: the notes are up to date")
+    return 0
+
+
+def _plan_text(doc: dict[str, Any]) -> str:
+    state = "already written, unchanged" if doc["unchanged"] else "to write"
+    lines = [f"{doc['document']}: {len(doc['notes'])} note(s) {state}"]
+    lines += [f"  {n['path']}" + (f" (page {n['page_start']})" if n["page_start"] else "")
+              for n in doc["notes"]]
+    return "\n".join(lines)

@@ -1,0 +1,122 @@
+"""Which files of a vault are documents, of what format, and what one may cost
+(`schema/documents.json`)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from sidecar.schema import load_json
+
+
+@dataclass(frozen=True)
+class DocumentLimits:
+    max_bytes: int
+    max_pages: int
+    max_text_bytes: int
+    max_chunks: int
+    seconds: float
+    memory_mb: int
+
+
+@dataclass(frozen=True)
+class Formats:
+    by_suffix: dict[str, str]
+    paged: frozenset[str]
+    needs_converter: frozenset[str]
+    converter_module: str
+    converter_extra: str
+    limits: DocumentLimits
+    note_suffix: str
+
+
+@cache
+def formats() -> Formats:
+    data = load_json("documents.json")
+    worker = data["worker"]
+    return Formats(
+        by_suffix={str(k).lower(): str(v) for k, v in data["formats"].items()},
+        paged=frozenset(data["paged"]),
+        needs_converter=frozenset(data["needs_converter"]),
+        converter_module=str(data["converter"]["module"]),
+        converter_extra=str(data["converter"]["extra"]),
+        limits=DocumentLimits(
+            max_bytes=int(data["max_bytes"]), max_pages=int(data["max_pages"]),
+            max_text_bytes=int(data["max_text_bytes"]), max_chunks=int(data["max_chunks"]),
+            seconds=float(worker["seconds"]), memory_mb=int(worker["memory_mb"]),
+        ),
+        note_suffix=str(data["ingest"]["note_suffix"]),
+    )
+
+
+def document_format(rel: str) -> str | None:
+    """The format of a vault path that is a document (`pdf`, `docx`…), else None: not a known
+    ending, a dot-file, under a dot-folder, or a name that is not UTF-8."""
+    parts = PurePosixPath(rel).parts
+    if not parts or any(part.startswith(".") for part in parts):
+        return None
+    try:
+        rel.encode("utf-8")
+    except UnicodeEncodeError:
+        return None
+    return formats().by_suffix.get(PurePosixPath(rel).suffix.lower())
+
+
+def is_document(rel: str) -> bool:
+    return document_format(rel) is not None
+
+
+def is_paged(fmt: str) -> bool:
+    """Whether a format has pages a link can open (`file.pdf#page=N`)."""
+    return fmt in formats().paged
+
+
+def iter_document_paths(vault: str | Path) -> Iterator[str]:
+    """Every document of the vault as a vault-relative `/` path, sorted; links not followed."""
+    root = Path(vault)
+    found = []
+    for folder, dirs, files in os.walk(root, followlinks=False):
+        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        base = Path(folder)
+        for name in files:
+            full = base / name
+            rel = full.relative_to(root).as_posix()
+            if is_document(rel) and not full.is_symlink():
+                found.append(rel)
+    yield from sorted(found)
+
+
+def page_link(path: str, page: int | None) -> str:
+    """What Obsidian opens at a page: `path#page=N` (the path itself when there is no page)."""
+    return path if page is None else f"{path}#page={page}"
+
+
+def cited_where(c: Mapping[str, Any]) -> str:
+    """Where a result or citation is, as one token: `path:3-9`, or `path#page=7` for a
+    document's page."""
+    if c.get("page") is not None or c.get("line_start") is None:
+        return page_link(str(c["path"]), c.get("page"))
+    return f"{c['path']}:{c['line_start']}-{c['line_end']}"
+
+
+def cited_span(c: Mapping[str, Any]) -> str:
+    """`line 3`, `lines 3-9`, or `page 7` (a document's page), for prose."""
+    if c.get("page") is not None:
+        return f"page {c['page']}"
+    if c.get("line_start") is None:
+        return "the whole document"
+    if c["line_start"] == c["line_end"]:
+        return f"line {c['line_start']}"
+    return f"lines {c['line_start']}-{c['line_end']}"
+
+
+def unreadable_documents(errors: list[dict[str, str]],
+                         private: Callable[[str], bool]) -> list[dict[str, str]]:
+    """The documents among the index's `errors` that are not indexed (for the plugin's status
+    details), less those `private` says are private: their names are their own."""
+    return [e for e in errors if is_document(e["path"]) and not private(e["path"])
+            and e["message"].startswith("not indexed")]

@@ -1,0 +1,282 @@
+"""`ora ingest`: a document as `type: resource` notes, one per page with text, on request.
+
+The notes go to a folder named after the document under the folder the vault's settings type
+as `resource` (`Resources/` by default): `Resources/Tidal pumping/Tidal pumping - page 03.md`.
+Each carries every `source_*` property (`source_file`, `source_format`, `source_path`,
+`processed_date`, `chunk_index`, `total_chunks`, `source_document` linking the page it
+cites, `[[Tidal pumping.pdf#page=3]]`); the document itself stays where it is.
+
+Once written, the notes replace the document in the index: `.ora-journal/ingested.json`
+records the document's hash, and the index keeps a document whose notes match it without
+chunks of its own (`manifest.py`), so the same text is not found twice. Running it again on an
+unchanged document writes nothing; on a changed one it rewrites the notes in place, each only
+while it still holds what ingest wrote (compare-and-swap: a note edited since is refused), and
+moves the pages that are gone to the trash. Every apply is journalled first
+(`vault/journal.py`, kind `ingest`), so `--undo` puts the vault back as it was.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from sidecar.documents.extract import DocumentError
+from sidecar.documents.formats import document_format, formats, page_link
+from sidecar.documents.manifest import file_hash, read_manifest, write_manifest
+from sidecar.documents.worker import extract_in_worker
+from sidecar.errors import BadRequest, Conflict, NotFound, OraError
+from sidecar.vault.journal import (
+    JOURNAL_VERSION,
+    create_journal,
+    drop_journal,
+    latest_journal,
+    update_journal,
+)
+from sidecar.vault.scan import normalise_rel, vault_path
+from sidecar.vault.vault_settings import folder_for_type, is_private_path, load_vault_settings
+from sidecar.vault.write import (
+    atomic_write,
+    content_hash,
+    create_note,
+    move_to_trash,
+    restore_bytes,
+    restore_from_trash,
+)
+
+KIND = "ingest"
+
+RESOURCE = "resource"
+# The notes of a document that is private by where it lies (`ora.yaml` `private`) lie elsewhere
+# (the resource folder), so they carry the tag that keeps them private.
+PRIVATE_TAG = "private"
+# Characters Obsidian refuses in a note's name or that break a link to it.
+_UNSAFE = re.compile(r'[#^\[\]|\\:*?"<>/]+')
+
+
+@dataclass(frozen=True)
+class PlannedNote:
+    path: str
+    page: int | None
+    text: str
+
+    @property
+    def sha256(self) -> str:
+        return content_hash(self.text.encode("utf-8"))
+
+
+@dataclass
+class IngestPlan:
+    """What `ora ingest` would write for one document."""
+
+    document: str
+    sha256: str
+    notes: list[PlannedNote]
+    unchanged: bool
+    stale: list[str] = field(default_factory=list)  # notes of an earlier ingest now gone
+
+    def to_json(self) -> dict[str, Any]:
+        return {"document": self.document,
+                "notes": [{"path": n.path, "page_start": n.page, "page_end": n.page}
+                          for n in self.notes],
+                "unchanged": self.unchanged}
+
+
+def _safe_name(stem: str) -> str:
+    return " ".join(_UNSAFE.sub(" ", stem).split()) or "document"
+
+
+def _folder(vault: Path, rel: str) -> str:
+    base = folder_for_type(load_vault_settings(vault), RESOURCE) or "Resources"
+    return f"{base}/{_safe_name(PurePosixPath(rel).stem)}"
+
+
+def is_private_document(vault: Path, rel: str) -> bool:
+    """Whether a document is private: `ora.yaml`'s `private` covers where it lies."""
+    return is_private_path(load_vault_settings(vault), rel)
+
+
+def _quoted(value: str) -> str:
+    return json.dumps(value, ensure_ascii=False)  # a JSON string is a YAML string
+
+
+def _note_text(rel: str, fmt: str, title: str, page: int | None, text: str, index: int,
+               total: int, day: str, private: bool) -> str:
+    link = page_link(rel, page)
+    lines = [
+        "---", f"type: {RESOURCE}", "nexus: []", f"tags: [{PRIVATE_TAG if private else ''}]",
+        f"date created: {day}",
+        f"date modified: {day}", f"source_file: {_quoted(PurePosixPath(rel).name)}",
+        f"source_format: {fmt}", f"source_path: {_quoted(rel)}", f"processed_date: {day}",
+        f"chunk_index: {index}", f"total_chunks: {total}", "source_document:",
+        f"  - {_quoted(f'[[{link}]]')}", "---",
+        f"# {title}" + ("" if page is None else f", page {page}"), "",
+        text.strip(), "", f"Source: [[{link}]]", "",
+    ]  # fmt: skip
+    return "\n".join(lines)
+
+
+def plan_ingest(vault: str | Path, rel: str, today: dt.date | None = None) -> IngestPlan:
+    """The notes `rel` (a document of the vault) becomes; BadRequest when it is not a
+    document or cannot be read (the reason `ora index` gives too)."""
+    root = Path(vault)
+    rel = normalise_rel(rel)
+    fmt = document_format(rel)
+    if fmt is None:
+        known = ", ".join(sorted(formats().by_suffix))
+        raise BadRequest(f"{rel} is not a document Ora reads ({known})")
+    try:
+        path = vault_path(root, rel)
+        found = path.is_file()
+    except (OSError, ValueError):  # a name no file system holds (too long, a NUL)
+        found = False
+    if not found:
+        raise NotFound(f"{rel} is not in the vault")
+    digest = file_hash(path)
+    entry = read_manifest(root).get(rel) or {}
+    try:
+        text = extract_in_worker(path, fmt)
+    except DocumentError as exc:
+        raise BadRequest(f"{rel} cannot be processed: {exc}") from None
+    title = text.meta.get("title") or PurePosixPath(rel).stem
+    pages = [(n if text.paged else None, t) for n, t in enumerate(text.pages, 1) if t.strip()]
+    width = len(str(len(text.pages)))
+    folder, stem = _folder(root, rel), _safe_name(PurePosixPath(rel).stem)
+    private = is_private_document(root, rel)
+    suffix = formats().note_suffix
+    day = (today or dt.date.today()).isoformat()
+    kept = dict(entry.get("notes") or {})
+    notes = []
+    for index, (page, body) in enumerate(pages):
+        name = stem + (suffix.format(page=page, width=width) if page is not None else "")
+        note_rel = f"{folder}/{name}.md"
+        planned = PlannedNote(note_rel, page, _note_text(rel, fmt, title, page, body, index,
+                                                         len(pages), day, private))
+        if entry.get("sha256") == digest and note_rel in kept:
+            # Unchanged document: the note as written then (its processed_date kept).
+            planned = _as_written(root, planned, kept[note_rel])
+        notes.append(planned)
+    unchanged = entry.get("sha256") == digest and set(kept) == {n.path for n in notes} and all(
+        _hash_on_disk(root, n.path) == kept[n.path] for n in notes)
+    stale = sorted(set(kept) - {n.path for n in notes})
+    return IngestPlan(rel, digest, notes, unchanged, stale)
+
+
+def _hash_on_disk(root: Path, rel: str) -> str | None:
+    try:
+        return content_hash(vault_path(root, rel).read_bytes())
+    except (OSError, OraError):
+        return None
+
+
+def _as_written(root: Path, planned: PlannedNote, written_hash: str) -> PlannedNote:
+    try:
+        data = vault_path(root, planned.path).read_bytes()
+    except (OSError, OraError):
+        return planned
+    if content_hash(data) != written_hash:
+        return planned
+    return PlannedNote(planned.path, planned.page, data.decode("utf-8", "replace"))
+
+
+# ---- apply and undo ----------------------------------------------------------------------------
+
+
+def apply_ingest(vault: str | Path, plan: IngestPlan) -> list[str]:
+    """Write the plan's notes (only those that differ), trash the stale ones, record the
+    document in the manifest; the paths written. Conflict when a note was edited since ingest
+    wrote it, or a note of that name exists that ingest did not write."""
+    root = Path(vault)
+    if plan.unchanged:
+        return []
+    manifest = read_manifest(root)
+    before = manifest.get(plan.document)
+    kept: dict[str, str] = dict((before or {}).get("notes") or {})
+    files: list[dict[str, Any]] = []
+    for note in plan.notes:
+        on_disk = _hash_on_disk(root, note.path)
+        if on_disk == note.sha256:
+            continue
+        if on_disk is not None and kept.get(note.path) != on_disk:
+            raise Conflict(f"{note.path} was edited since ingest wrote it, or is a note of "
+                           "your own; move it away to process the document again")
+        before_text = (vault_path(root, note.path).read_text(encoding="utf-8")
+                       if on_disk is not None else None)
+        files.append({"path": note.path, "action": "create" if on_disk is None else "update",
+                      "before": before_text, "before_sha256": on_disk,
+                      "after_sha256": note.sha256})
+    for rel in plan.stale:
+        if _hash_on_disk(root, rel) == kept.get(rel):
+            files.append({"path": rel, "action": "trash", "before_sha256": kept[rel]})
+    doc = {"version": JOURNAL_VERSION, "kind": KIND, "document": plan.document,
+           "manifest_before": before, "created": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"), "files": files}
+    # before any note, so an apply that dies half-way can be undone
+    journal, digest = create_journal(root, KIND, doc)
+    texts = {n.path: n.text for n in plan.notes}
+    written = []
+    for entry in files:
+        rel = entry["path"]
+        if entry["action"] == "create":
+            create_note(root, rel, texts[rel])
+        elif entry["action"] == "update":
+            atomic_write(vault_path(root, rel), texts[rel].encode("utf-8"),
+                         entry["before_sha256"], rel)
+        else:
+            entry["trashed"] = move_to_trash(root, rel, entry["before_sha256"])
+            continue
+        written.append(rel)
+    update_journal(journal, doc, digest)
+    manifest = dict(read_manifest(root))
+    manifest[plan.document] = {"sha256": plan.sha256,
+                               "notes": {n.path: n.sha256 for n in plan.notes}}
+    write_manifest(root, manifest)
+    return written
+
+
+def latest_ingest(vault: str | Path) -> str:
+    """The document of the ingest `--undo` would undo (NotFound when there is none)."""
+    return str(latest_journal(vault, KIND, "ingest")[1]["document"])
+
+
+def undo_ingest(vault: str | Path) -> dict[str, Any]:
+    """Undo the latest ingest: its new notes to the trash, updated ones back to what they
+    were, trashed ones back, the manifest entry as before; each only while the note still holds
+    what ingest wrote (refused otherwise, and kept in the journal)."""
+    root = Path(vault)
+    journal, doc, digest = latest_journal(root, KIND, "ingest")
+    undone: list[str] = []
+    refused: list[dict[str, str]] = []
+    pending = []
+    for entry in doc["files"]:
+        rel = entry["path"]
+        try:
+            if entry["action"] == "create":
+                move_to_trash(root, rel, entry["after_sha256"])
+            elif entry["action"] == "update":
+                restore_bytes(root, rel, str(entry["before"]).encode("utf-8"),
+                              entry["after_sha256"])
+            elif "trashed" in entry:
+                restore_from_trash(root, entry["trashed"], rel, entry["before_sha256"])
+            undone.append(rel)
+        except (OraError, OSError) as exc:
+            refused.append({"path": rel, "reason": getattr(exc, "message", str(exc))})
+            pending.append(entry)
+    manifest = dict(read_manifest(root))
+    if doc.get("manifest_before") is None:
+        manifest.pop(str(doc["document"]), None)
+    else:
+        manifest[str(doc["document"])] = doc["manifest_before"]
+    write_manifest(root, manifest)
+    for folder in {PurePosixPath(rel).parent for rel in undone}:  # the notes' folder, if empty
+        with contextlib.suppress(OSError):
+            vault_path(root, folder.as_posix()).rmdir()
+    if pending:
+        doc["files"] = pending
+        update_journal(journal, doc, digest)
+    else:
+        drop_journal(journal)
+    return {"document": doc["document"], "undone": undone, "refused": refused}

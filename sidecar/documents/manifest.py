@@ -1,0 +1,79 @@
+"""Which documents `ora ingest` has turned into notes: `VAULT/.ora-journal/ingested.json`.
+
+It maps a document's vault path to the sha256 of the bytes its notes were made from, and the
+notes' paths and hashes. The index reads it: a document whose notes match its bytes is not
+indexed itself (its notes are, so the same text is not found twice). It lives in the vault
+beside the journals, not in the index folder, because it is a fact about the vault: deleting
+the index and indexing again must give the same answers.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+from sidecar.vault.journal import journal_folder
+from sidecar.vault.write import atomic_write, content_hash
+
+MANIFEST = "ingested.json"
+_READ = 1 << 20
+
+_cache: dict[Path, tuple[tuple[int, int], dict[str, Any]]] = {}
+
+
+def file_hash(path: Path) -> str:
+    """sha256 hex of a document's bytes (as `content_hash`), read a megabyte at a time: what the
+    manifest and the index key a document by."""
+    digest = hashlib.sha256()
+    with path.open("rb") as f:
+        while block := f.read(_READ):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def manifest_path(vault: str | Path) -> Path:
+    return journal_folder(vault) / MANIFEST
+
+
+def read_manifest(vault: str | Path) -> dict[str, Any]:
+    """{document path: {"sha256", "notes": {note path: note sha256}}}; {} when none (or
+    unreadable: the documents are then indexed themselves, which loses nothing)."""
+    path = manifest_path(vault)
+    try:
+        st = path.stat()
+    except OSError:
+        return {}
+    stamp = (st.st_mtime_ns, st.st_size)
+    cached = _cache.get(path)
+    if cached is not None and cached[0] == stamp:
+        return cached[1]
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        doc = {}
+    found = doc.get("documents") if isinstance(doc, dict) else None
+    documents = found if isinstance(found, dict) else {}
+    _cache[path] = (stamp, documents)
+    return documents
+
+
+def ingested_hash_of(vault: str | Path, rel: str) -> str | None:
+    """The sha256 of the document at `rel` when its notes were written, else None."""
+    entry = read_manifest(vault).get(rel)
+    digest = entry.get("sha256") if isinstance(entry, dict) else None
+    return digest if isinstance(digest, str) else None
+
+
+def write_manifest(vault: str | Path, documents: dict[str, Any]) -> None:
+    """Replace the manifest (through the compare-and-swap writer when it exists)."""
+    path = manifest_path(vault)
+    data = (json.dumps({"version": 1, "documents": documents}, ensure_ascii=False, indent=1,
+                       sort_keys=True) + "\n").encode("utf-8")
+    if path.exists():
+        atomic_write(path, data, content_hash(path.read_bytes()))
+    else:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "xb") as handle:
+            handle.write(data)

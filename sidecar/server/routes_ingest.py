@@ -1,0 +1,67 @@
+"""`POST /v1/ingest`, `POST /v1/ingest/undo`: `ora ingest` for the plugin's "Process document
+into notes" (docs/documents.md).
+
+The same library as the CLI: without `apply` the answer is the dry run, with it the notes are
+written and the document and its notes are re-indexed through the write lane, so search finds
+the notes instead of the document at once. A private document (`ora.yaml` `private`) is
+processed, and its ingest undone, only in private mode: its notes' names are its own.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable
+from typing import Any
+
+from aiohttp import web
+
+from sidecar.documents.ingest import (
+    apply_ingest,
+    is_private_document,
+    latest_ingest,
+    plan_ingest,
+    undo_ingest,
+)
+from sidecar.errors import BadRequest
+from sidecar.server.openapi import read_json
+from sidecar.server.paths import request_path
+from sidecar.server.resources import LANE
+from sidecar.server.state import CONFIG
+
+routes = web.RouteTableDef()
+
+
+def _refuse_private(private: bool, request: web.Request, rel: str) -> None:
+    if not private and is_private_document(request.app[CONFIG].vault, rel):
+        raise BadRequest("a private document: process it in private mode")
+
+
+async def _reindex(request: web.Request, paths: Iterable[str]) -> None:
+    events = [{"kind": "modified", "path": p} for p in dict.fromkeys(paths)]
+    if events:
+        await request.app[LANE].apply(events)
+
+
+@routes.post("/v1/ingest")
+async def ingest(request: web.Request) -> web.Response:
+    body = await read_json(request, "IngestRequest")
+    vault, rel = request.app[CONFIG].vault, request_path(body["path"])
+    _refuse_private(bool(body.get("private", False)), request, rel)
+    plan = await asyncio.to_thread(plan_ingest, vault, rel)
+    if not body.get("apply", False):
+        return web.json_response(plan.to_json())
+    written = await asyncio.to_thread(apply_ingest, vault, plan)
+    if written or plan.stale:
+        await _reindex(request, [plan.document, *written, *plan.stale])
+    return web.json_response({"written": written})
+
+
+@routes.post("/v1/ingest/undo")
+async def ingest_undo(request: web.Request) -> web.Response:
+    body = await read_json(request, "PrivateModeRequest")
+    vault = request.app[CONFIG].vault
+    document = await asyncio.to_thread(latest_ingest, vault)
+    _refuse_private(bool(body.get("private", False)), request, document)
+    done: dict[str, Any] = await asyncio.to_thread(undo_ingest, vault)
+    await _reindex(request, [str(done["document"]), *done["undone"]])
+    return web.json_response(done)
