@@ -213,7 +213,8 @@ def apply_ingest(vault: str | Path, plan: IngestPlan) -> list[str]:
         if _hash_on_disk(root, rel) == kept.get(rel):
             files.append({"path": rel, "action": "trash", "before_sha256": kept[rel]})
     doc = {"version": JOURNAL_VERSION, "kind": KIND, "document": plan.document,
-           "manifest_before": before, "created": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"), "files": files}
+           "manifest_before": before, "files": files,
+           "created": dt.datetime.now(dt.UTC).isoformat(timespec="seconds")}
     # before any note, so an apply that dies half-way can be undone
     journal, digest = create_journal(root, KIND, doc)
     texts = {n.path: n.text for n in plan.notes}
