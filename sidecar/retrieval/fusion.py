@@ -2,14 +2,16 @@
 
 Each method takes ranked lists (best first) keyed by retriever name, a weight per retriever, the
 RRF constant `k` and the `depth` every list was asked for (a shorter list is complete: nothing else
-matched), and returns `{chunk_id: fused}`. Methods live in `FUSION_METHODS` so a
+matched), and returns `{chunk_id: fused}`. `FusionSettings.fuse` is fair to a retriever that could
+not score some chunks at all (dense, for notes not yet embedded: `unscored`): see
+`fair_to_unscored`. Methods live in `FUSION_METHODS` so a
 caller picks one by name and an unknown name gets the list of choices. `ceiling` gives the largest
 fused score a method can produce, used to turn a fused score into a 0..1 similarity.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence, Set
 from dataclasses import dataclass, field
 from functools import cache
 
@@ -145,12 +147,41 @@ class FusionSettings:
     weights: dict[str, float] = field(default_factory=lambda: {"dense": 1.0, "bm25": 1.0})
     pool: int = 100
 
-    def fuse(self, lists: Mapping[str, Ranked], depth: int) -> dict[str, float]:
-        """Fused scores of lists that were each asked for `depth` results."""
-        return get_fusion(self.method).fuse(lists, self.weights, self.k, depth)
+    def fuse(
+        self, lists: Mapping[str, Ranked], depth: int,
+        unscored: Mapping[str, Set[str]] | None = None,
+    ) -> dict[str, float]:
+        """Fused scores of lists that were each asked for `depth` results; `unscored` names, per
+        retriever, the chunks it could not score (see `fair_to_unscored`)."""
+        fused = get_fusion(self.method).fuse(lists, self.weights, self.k, depth)
+        return fair_to_unscored(fused, lists, depth, unscored or {}, self)
 
     def ceiling(self, names: Sequence[str]) -> float:
         return get_fusion(self.method).ceiling(names, self.weights, self.k)
+
+
+def fair_to_unscored(
+    fused: dict[str, float], lists: Mapping[str, Ranked], depth: int,
+    unscored: Mapping[str, Set[str]], settings: FusionSettings,
+) -> dict[str, float]:
+    """`fused`, with each chunk a retriever could not score (not "scored low": absent from its
+    index, as a note not yet embedded is from the dense one) fused from the other lists alone,
+    scaled to the whole fusion's range (`ceiling(all) / ceiling(others)`). That is, the missing
+    retriever is taken to agree with the others: an unembedded chunk ranked r-th by BM25 fuses
+    as a chunk both retrievers ranked r-th would under RRF, and as its weighted average of the
+    others under a convex combination. Without it, during the embedding pass every unembedded
+    note would rank below every embedded one of the same words."""
+    out = dict(fused)
+    for name, ids in unscored.items():
+        others = {n: ranked for n, ranked in lists.items() if n != name}
+        missing = [doc for doc in ids if doc in fused]
+        if not missing or not others:
+            continue
+        alone = get_fusion(settings.method).fuse(others, settings.weights, settings.k, depth)
+        scale = settings.ceiling(list(lists)) / (settings.ceiling(list(others)) or 1.0)
+        for doc in missing:
+            out[doc] = alone.get(doc, 0.0) * scale
+    return out
 
 
 @cache

@@ -269,7 +269,8 @@ def test_readers_see_indexing_progress_while_a_reconcile_runs(
     monkeypatch.setattr(sync_module, "BATCH_FILES", 1)
     seen: list[dict[str, Any] | None] = []
     index.reconcile(progress=lambda p: seen.append(index.indexing()))
-    assert {"done": 3, "total": 6, "percent": 50} in seen
+    assert {"done": 2, "total": 6, "percent": 33, "phase": "words"} in seen  # 2 files a batch
+    assert any(s is not None and s["phase"] == "meaning" for s in seen)  # then the embedding
     assert index.indexing() is None  # finished
     assert not (index.config.data / "indexing.json").exists()
 
@@ -279,7 +280,7 @@ def test_a_reader_in_another_process_sees_the_writers_progress(tmp_path: Path) -
     data.mkdir()
     progress = IndexingProgress(data)
     (data / "indexing.json").write_text(json.dumps({"pid": os.getppid(), "done": 1, "total": 4}))
-    assert progress.current() == {"done": 1, "total": 4, "percent": 25}
+    assert progress.current() == {"done": 1, "total": 4, "percent": 25, "phase": "words"}
     (data / "indexing.json").write_text(json.dumps({"pid": 2**22 + 12345, "done": 1, "total": 4}))
     assert progress.current() is None  # the writer is gone
 
