@@ -5,7 +5,9 @@ from __future__ import annotations
 import asyncio
 import json
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -23,6 +25,25 @@ TYPES = ["engram", "resource", "chat", "transcript", "web", "framework", "book"]
 # How a note is private: not, a frontmatter tag, an inline tag, a nested inline tag.
 PRIVATE_FORMS = ["", "frontmatter", "inline", "nested"]
 
+class _NoVectors(Exception):
+    pass
+
+
+class _Unembedding:
+    """The real model for queries; the embedding pass of notes fails (issue 29: the privacy
+    property holds while notes are findable by their words only)."""
+
+    def __init__(self, inner: Embedder) -> None:
+        self.inner = inner
+        self.model_id, self.tokenizer, self.dim = inner.model_id, inner.tokenizer, inner.dim
+
+    def embed(self, texts: Sequence[str]) -> Any:
+        raise _NoVectors
+
+    def embed_queries(self, queries: Sequence[str]) -> Any:
+        return self.inner.embed_queries(queries)
+
+
 note_strategy = st.tuples(
     st.sampled_from(TYPES),
     st.lists(st.sampled_from(WORDS), min_size=1, max_size=12),
@@ -37,6 +58,7 @@ note_strategy = st.tuples(
     query_words=st.lists(st.sampled_from(WORDS), min_size=1, max_size=4),
     ask_secret=st.booleans(),
     include_archived=st.booleans(),
+    words_only=st.booleans(),
 )
 def test_no_private_text_in_a_non_private_response(
     embedder: Embedder,
@@ -44,6 +66,7 @@ def test_no_private_text_in_a_non_private_response(
     query_words: list[str],
     ask_secret: bool,
     include_archived: bool,
+    words_only: bool,
 ) -> None:
     specs = []
     secrets = []
@@ -62,8 +85,12 @@ def test_no_private_text_in_a_non_private_response(
         vault = Path(folder) / "vault"
         vault.mkdir()
         write_vault(vault, specs)
-        with open_index(make_config(vault), writer=True, embedder=embedder) as index:
-            index.reconcile()
+        writing = _Unembedding(embedder) if words_only else embedder
+        with open_index(make_config(vault), writer=True, embedder=writing) as index:
+            try:
+                index.reconcile()
+            except _NoVectors:  # every note indexed by its words only, waiting for its vectors
+                assert words_only
             options = SearchOptions(k=10, include_archived=include_archived)
             document = asyncio.run(search(index, embedder, None, query, options))
     dumped = json.dumps(document["results"])
