@@ -38,15 +38,16 @@ def test_a_cold_index_holds_at_most_two_batches_of_chunks(
     tmp_path: Path, open_idx: OpenIndex, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(sync, "BATCH_CHUNKS", 10)
+    monkeypatch.setattr(sync, "LEXICAL_BATCH_CHUNKS", 20)
     monkeypatch.setattr(sync, "LEDGER_WINDOW", 7)  # several windows of ledger rows, too
     root = tmp_path / "v"
     _vault(root, 40)
     index = open_idx(root)
     result = index.reconcile()
     # The embedding pass holds two batches, each closed once it reaches BATCH_CHUNKS (so up to
-    # one note over); the lexical pass one batch LEXICAL_SCALE times as large.
+    # one note over); the lexical pass one batch, of at most LEXICAL_BATCH_CHUNKS.
     bound = 2 * (sync.BATCH_CHUNKS - 1 + SECTIONS)
-    assert bound >= sync.BATCH_CHUNKS * sync.LEXICAL_SCALE - 1 + SECTIONS
+    assert bound >= sync.LEXICAL_BATCH_CHUNKS - 1 + SECTIONS
     assert result["chunks"] > 3 * bound and result["errors"] == []
     syncer = index._need_writer()
     assert 0 < syncer.held_peak <= bound

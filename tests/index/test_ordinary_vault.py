@@ -266,10 +266,10 @@ def test_readers_see_indexing_progress_while_a_reconcile_runs(
     notes = {f"n{i:02}.md": f"Note number {i}.\n" for i in range(6)}
     vault = _vault(tmp_path, notes)
     index = open_idx(vault)
-    monkeypatch.setattr(sync_module, "BATCH_FILES", 1)
+    monkeypatch.setattr(sync_module, "LEXICAL_BATCH_FILES", 1)
     seen: list[dict[str, Any] | None] = []
     index.reconcile(progress=lambda p: seen.append(index.indexing()))
-    assert {"done": 2, "total": 6, "percent": 33, "phase": "words"} in seen  # 2 files a batch
+    assert {"done": 3, "total": 6, "percent": 50, "phase": "words"} in seen
     assert any(s is not None and s["phase"] == "meaning" for s in seen)  # then the embedding
     assert index.indexing() is None  # finished
     assert not (index.config.data / "indexing.json").exists()
