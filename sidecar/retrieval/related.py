@@ -114,7 +114,7 @@ class _Source:
         if private and not options.private:
             raise PrivateNote(f"{path} is private: ask in private mode to see notes related to it")
         settings = related_settings()
-        if row is not None and row.chunk_ids:
+        if row is not None and row.chunk_ids and row.embedded:  # else its vectors wait
             ids = [row.chunk_ids[i] for i in _spread(list(range(len(row.chunk_ids))),
                                                      settings.source_chunks)]
             self.vectors = index.chunk_vectors(ids, private_store=row.private, namespace=self.ns)

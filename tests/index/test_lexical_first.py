@@ -17,6 +17,7 @@ import pytest
 
 from sidecar.index import Index
 from sidecar.models.embedder import Embedder
+from sidecar.retrieval.related import RelatedOptions, related
 from sidecar.retrieval.search import SearchOptions, search
 
 from .conftest import OpenIndex, note, write
@@ -30,9 +31,11 @@ class Gated:
         self.inner, self.gate = inner, threading.Event()
         self.model_id, self.tokenizer, self.dim = inner.model_id, inner.tokenizer, inner.dim
         self.embedded: list[str] = []
+        self.patience = 60.0
 
     def embed(self, texts: Sequence[str]) -> Any:
-        assert self.gate.wait(60), "the test never opened the gate"
+        if not self.gate.wait(self.patience):
+            raise RuntimeError("the test never opened the gate")
         self.embedded += texts
         return self.inner.embed(texts)
 
@@ -111,3 +114,24 @@ def test_a_private_note_waiting_for_its_vectors_is_found_in_private_mode_only(
     # Asked for by id, a waiting private chunk is not handed to a public reader either.
     row = index.ledger.rows("default", ["Notes/Secret.md"])["Notes/Secret.md"]
     assert index.get_chunks(list(row.chunk_ids), private=False) == {}
+
+
+def test_notes_related_to_a_note_waiting_for_its_vectors_come_from_its_text(
+    tmp_path: Path, open_idx: OpenIndex, embedder: Embedder
+) -> None:
+    root = tmp_path / "v"
+    write(root, "Notes/Kettle.md", note("engram", "Vinegar dissolves limescale in a kettle."))
+    write(root, "Notes/Descale.md", note("engram", "Descale the kettle with citric acid."))
+    write(root, "Notes/Tides.md", note("engram", "The moon pulls the tides twice a day."))
+    index = open_idx(root)
+    index.reconcile()
+    write(root, "Notes/New.md", note("engram", "Limescale builds up inside an old kettle."))
+    gated = Gated(embedder)
+    gated.patience = 0.1
+    index.close()
+    waiting = open_idx(root, data=tmp_path / "data", emb=gated)
+    with pytest.raises(RuntimeError, match="never opened"):
+        waiting.apply_paths(["Notes/New.md"])  # findable by its words; its embedding fails
+    assert _waiting(waiting, "Notes/New.md")
+    found = asyncio.run(related(waiting, embedder, "Notes/New.md", RelatedOptions(k=2)))
+    assert found["results"][0]["path"] in {"Notes/Kettle.md", "Notes/Descale.md"}
