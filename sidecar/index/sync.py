@@ -629,11 +629,11 @@ class Syncer:
         return report
 
     def _waiting(self, order: list[str]) -> Iterator[tuple[dict[str, FileRow], list[PendingChunk]]]:
-        """The waiting rows and chunks of `order`, in batches of about BATCH_CHUNKS chunks
-        (starting at FIRST_BATCH and doubling, so the newest notes gain meaning first)."""
+        """The waiting rows and chunks of `order`, in batches of about BATCH_CHUNKS chunks (full
+        from the first: every note is findable by its words already, and small batches embed
+        less per CPU-second)."""
         rows: dict[str, FileRow] = {}
         chunks: list[PendingChunk] = []
-        limit = FIRST_BATCH
         for start in range(0, len(order), LEDGER_WINDOW):
             window = order[start : start + LEDGER_WINDOW]
             found = self.ledger.rows(self.ns, window)
@@ -646,9 +646,9 @@ class Syncer:
                     continue
                 rows[path] = row
                 chunks += by_path.get(path, [])
-                if len(chunks) >= min(limit, BATCH_CHUNKS) or len(rows) >= BATCH_FILES:
+                if len(chunks) >= BATCH_CHUNKS or len(rows) >= BATCH_FILES:
                     yield rows, chunks
-                    rows, chunks, limit = {}, [], limit * 2
+                    rows, chunks = {}, []
         if rows:
             yield rows, chunks
 
