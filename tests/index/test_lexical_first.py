@@ -8,6 +8,7 @@ its privacy in force; then, once the gate opens, its vectors, with nothing embed
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -135,3 +136,19 @@ def test_notes_related_to_a_note_waiting_for_its_vectors_come_from_its_text(
     assert _waiting(waiting, "Notes/New.md")
     found = asyncio.run(related(waiting, embedder, "Notes/New.md", RelatedOptions(k=2)))
     assert found["results"][0]["path"] in {"Notes/Kettle.md", "Notes/Descale.md"}
+
+
+def test_a_ledger_of_an_older_sidecar_gains_the_embedded_column_its_rows_embedded(
+    tmp_path: Path, open_idx: OpenIndex
+) -> None:
+    root = tmp_path / "v"
+    write(root, "Notes/Kettle.md", note("engram", "Vinegar dissolves limescale."))
+    index = open_idx(root)
+    index.reconcile()
+    index.close()
+    with sqlite3.connect(tmp_path / "data" / "ledger.sqlite") as conn:  # as a sidecar before #29
+        conn.execute("ALTER TABLE files DROP COLUMN embedded")
+        conn.execute("PRAGMA user_version = 1")
+    again = open_idx(root, data=tmp_path / "data")
+    assert [r.embedded for r in again.ledger.rows("default").values()] == [True]
+    assert again.reconcile()["embedded"] == 0  # nothing waits, nothing is embedded again
