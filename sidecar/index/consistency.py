@@ -35,10 +35,11 @@ def repair(namespace: str, ledger: Ledger, bm25: Bm25Store, chroma: ChromaStore)
                     and bm25.count(namespace, private) == listed):
                 continue  # each holds only listed chunks, as many as listed: all of them
             for window in owners.windows(private, WINDOW):
-                ids = [cid for cid, _ in window]
+                ids = [cid for cid, _, _ in window]
                 in_chroma = chroma.present(namespace, private, ids)
                 in_bm25 = bm25.present(namespace, private, ids)
-                dirty.update(p for cid, p in window if cid not in in_chroma or cid not in in_bm25)
+                dirty.update(p for cid, p, embedded in window
+                             if (embedded and cid not in in_chroma) or cid not in in_bm25)
     if dirty:
         ledger.mark_dirty(namespace, sorted(dirty))
     return {"orphans": orphans, "dirty": len(dirty)}

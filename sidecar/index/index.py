@@ -182,19 +182,21 @@ class Index:
 
         Returns {"files", "chunks", "embedded", "removed", "seconds", "errors"}; `embedded` and
         `removed` count chunks this run embedded and deleted. An exception raised by `progress`
-        stops the run between batches; the next reconcile finishes the work. Recently modified
-        notes go first (the likeliest to be searched while a cold index runs); readers meanwhile
-        see `indexing()`.
+        stops the run between batches; the next reconcile finishes the work. Two passes: every
+        changed note is first written by its words (BM25 and the ledger, findable at once), then
+        embedded (`Syncer.embed_pending`); recently modified notes go first in each (the likeliest
+        to be searched while a cold index runs); readers meanwhile see `indexing()`.
         """
         syncer = self._need_writer()
         started = time.monotonic()
 
         def tell(p: Progress) -> None:
             if p.phase != "done":
-                self.progress.update(p.done, p.total)
+                self.progress.update(p.done, p.total, "meaning" if meaning else "words")
             if progress is not None:
                 progress(p)
 
+        meaning = False
         with self._write_guard:
             try:
                 self._refresh_settings(syncer)
@@ -202,7 +204,12 @@ class Index:
                 paths = set(iter_note_paths(self.config.vault))
                 paths.update(iter_document_paths(self.config.vault))
                 paths.update(self.ledger.paths(self.namespace))
-                report = syncer.sync(paths, quick=True, progress=tell, recent_first=True)
+                # First every note by its words (BM25, the ledger), then their meaning.
+                report = syncer.sync(paths, quick=True, progress=tell, recent_first=True,
+                                     lexical=True)
+                meaning = True
+                embedded = syncer.embed_pending(tell)
+                report.embedded += embedded.embedded
                 # Always, not only after a change: a run stopped before this step (a crash, a
                 # shutdown) has already written its notes, so no later change would trigger it.
                 self._recluster(report, force=True)
@@ -217,8 +224,8 @@ class Index:
         return summary
 
     def indexing(self) -> dict[str, Any] | None:
-        """{"done", "total", "percent"} while a reconcile runs (this writer or another
-        process's), else None."""
+        """{"done", "total", "percent", "phase"} while a reconcile runs (this writer or another
+        process's), else None; `phase` "meaning" once every note is findable by its words."""
         return self.progress.current()
 
     def expedite(self, rel_paths: Iterable[str]) -> None:
@@ -242,7 +249,12 @@ class Index:
     def _apply(self, rel_paths: Iterable[str]) -> SyncReport:
         syncer = self._need_writer()
         with self._write_guard:
-            report = syncer.sync({*rel_paths, *self._take_urgent()}, quick=False)
+            # Findable by their words at once (a search meanwhile finds them), then embedded.
+            paths = {*rel_paths, *self._take_urgent()}
+            report = syncer.sync(paths, quick=False, lexical=True)
+            embedded = syncer.embed_pending(paths=paths)
+            report.embedded += embedded.embedded
+            report.decay_changed = report.decay_changed or embedded.decay_changed
             self._recluster(report)
         return report
 
@@ -369,6 +381,8 @@ class Index:
         found: dict[str, tuple[str, Mapping[str, Any]]] = {}
         for store_private in (False, True) if private else (False,):
             found.update(self.chroma.get(ns, store_private, list(ids)))
+        # Chunks not yet embedded: as the ledger holds them (Chroma may hold an older version).
+        found.update(self.ledger.pending_records(ns, ids, private=private))
         found = {cid: (text, meta) for cid, (text, meta) in found.items()
                  # excluded since it was indexed; the next reconcile removes it
                  if not is_excluded(self.vault_settings, str(meta.get("path", "")))}
@@ -430,6 +444,10 @@ class Index:
             return counts.get((cluster, date), 0)
 
         return count
+
+    def unembedded(self, ids: Sequence[str], *, namespace: str | None = None) -> set[str]:
+        """Those chunk ids that wait to be embedded: no dense score can find them yet."""
+        return self.ledger.unembedded(self._ns(namespace), ids)
 
     def chunk_vectors(
         self, ids: Sequence[str], *, private_store: bool, namespace: str | None = None

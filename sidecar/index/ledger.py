@@ -17,6 +17,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -35,7 +36,7 @@ CREATE TABLE IF NOT EXISTS files (
     type TEXT, tags TEXT NOT NULL, title TEXT NOT NULL,
     private INTEGER NOT NULL, chunk_ids TEXT NOT NULL, n_chunks INTEGER NOT NULL,
     declared_cluster TEXT, cluster TEXT, decays INTEGER NOT NULL, decay_date TEXT NOT NULL,
-    centroid BLOB, error TEXT, conversation TEXT,
+    centroid BLOB, error TEXT, conversation TEXT, embedded INTEGER NOT NULL DEFAULT 1,
     PRIMARY KEY (namespace, path));
 CREATE INDEX IF NOT EXISTS files_cluster ON files (namespace, cluster, decay_date);
 -- Covers a type filter's whole query: the rows themselves are wide (the centroid).
@@ -47,15 +48,23 @@ CREATE TABLE IF NOT EXISTS note_tags (
     namespace TEXT NOT NULL, tag TEXT NOT NULL, path TEXT NOT NULL,
     PRIMARY KEY (namespace, tag, path)) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS note_tags_path ON note_tags (namespace, path);
+-- The chunks of a note written to BM25 but not yet embedded (its row says embedded = 0): what
+-- the embedding pass embeds and writes to Chroma, and what search shows of them meanwhile.
+CREATE TABLE IF NOT EXISTS pending_chunks (
+    namespace TEXT NOT NULL, id TEXT NOT NULL, private INTEGER NOT NULL, path TEXT NOT NULL,
+    hash TEXT NOT NULL, n_tokens INTEGER NOT NULL, text TEXT NOT NULL, embed_text TEXT NOT NULL,
+    meta TEXT NOT NULL, PRIMARY KEY (namespace, id));
+CREATE INDEX IF NOT EXISTS pending_chunks_path ON pending_chunks (namespace, path);
 """
 # PRAGMA user_version: 1 once `note_tags` lists every row's folded tags (older ledgers are
 # back-filled on opening); 2 once `files` has its `conversation` column (added empty: the
-# chunker version that came with it re-plans every file, which fills it).
+# chunker version that came with it re-plans every file, which fills it) and its `embedded`
+# column (older rows: embedded).
 _VERSION = 2
 
 _COLUMNS = (
     "path, hash, mtime_ns, size, model, type, tags, title, private, chunk_ids, n_chunks, "
-    "declared_cluster, cluster, decays, decay_date, centroid, error, conversation"
+    "declared_cluster, cluster, decays, decay_date, centroid, error, conversation, embedded"
 )
 
 
@@ -80,6 +89,9 @@ class FileRow:
     centroid: FloatArray | None
     error: str | None
     conversation: str | None = None
+    # False while its chunks are in BM25 only (findable by their words), waiting in
+    # `pending_chunks` for the embedding pass (sync.py).
+    embedded: bool = True
 
     def _values(self, namespace: str) -> tuple[object, ...]:
         blob = None if self.centroid is None else self.centroid.astype(np.float32).tobytes()
@@ -88,7 +100,22 @@ class FileRow:
             json.dumps(list(self.tags)), self.title, int(self.private),
             json.dumps(list(self.chunk_ids)), len(self.chunk_ids), self.declared_cluster,
             self.cluster, int(self.decays), self.decay_date, blob, self.error, self.conversation,
+            int(self.embedded),
         )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class PendingChunk:
+    """A chunk in BM25 waiting to be embedded: what Chroma gets once it is."""
+
+    id: str
+    private: bool
+    path: str
+    hash: str
+    n_tokens: int
+    text: str
+    embed_text: str
+    meta: dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -111,7 +138,8 @@ def _blob(value: object) -> bytes:
 
 def _row(values: tuple[object, ...]) -> FileRow:
     (path, hash_, mtime_ns, size, model, type_, tags, title, private, chunk_ids, _n,
-     declared, cluster, decays, decay_date, centroid, error, conversation) = values  # fmt: skip
+     declared, cluster, decays, decay_date, centroid, error, conversation,
+     embedded) = values  # fmt: skip
     return FileRow(
         path=str(path),
         hash=str(hash_),
@@ -130,6 +158,7 @@ def _row(values: tuple[object, ...]) -> FileRow:
         centroid=None if centroid is None else np.frombuffer(_blob(centroid), dtype=np.float32),
         error=None if error is None else str(error),
         conversation=None if conversation is None else str(conversation),
+        embedded=bool(embedded),
     )
 
 
@@ -142,8 +171,12 @@ def _create(conn: sqlite3.Connection) -> None:
         version = conn.execute("PRAGMA user_version").fetchone()[0]
         if version < 1:
             _fill_tags(conn)
-        if "conversation" not in {r[1] for r in conn.execute("PRAGMA table_info(files)")}:
+        # Each column by its presence: a ledger may have one of them from a build between.
+        columns = {str(c[1]) for c in conn.execute("PRAGMA table_info(files)")}
+        if "conversation" not in columns:
             conn.execute("ALTER TABLE files ADD COLUMN conversation TEXT")
+        if "embedded" not in columns:
+            conn.execute("ALTER TABLE files ADD COLUMN embedded INTEGER NOT NULL DEFAULT 1")
         if version < _VERSION:
             conn.execute(f"PRAGMA user_version = {_VERSION}")
     except BaseException:
@@ -219,7 +252,11 @@ class Ledger:
         with self._db.transaction() as conn:
             _fill_tags(conn)
 
-    def put(self, namespace: str, rows: Iterable[FileRow]) -> None:
+    def put(
+        self, namespace: str, rows: Iterable[FileRow], pending: Sequence[PendingChunk] = ()
+    ) -> None:
+        """Write rows, in one transaction with the chunks still to embed of those not embedded
+        (`pending`); a row's earlier pending chunks go."""
         marks = ",".join("?" * (_COLUMNS.count(",") + 2))  # the namespace, then _COLUMNS
         rows = list(rows)
         with self._db.transaction() as conn:
@@ -228,11 +265,58 @@ class Ledger:
                 (row._values(namespace) for row in rows),
             )
             _put_tags(conn, namespace, rows)
+            conn.executemany("DELETE FROM pending_chunks WHERE namespace = ? AND path = ?",
+                             ((namespace, row.path) for row in rows))
+            conn.executemany(
+                "INSERT OR REPLACE INTO pending_chunks VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                ((namespace, c.id, int(c.private), c.path, c.hash, c.n_tokens, c.text,
+                  c.embed_text, json.dumps(c.meta)) for c in pending))
+
+    def pending_paths(self, namespace: str) -> list[str]:
+        """The paths whose chunks wait to be embedded, newest modification first."""
+        found = self._db.get().execute(
+            "SELECT path FROM files WHERE namespace = ? AND embedded = 0 "
+            "ORDER BY mtime_ns DESC, path", (namespace,))
+        return [str(p) for (p,) in found]
+
+    def pending_chunks(self, namespace: str, paths: Iterable[str]) -> list[PendingChunk]:
+        """The chunks waiting to be embedded of these paths."""
+        found = self._db.get().execute(
+            "SELECT id, private, path, hash, n_tokens, text, embed_text, meta FROM "
+            "pending_chunks WHERE namespace = ? AND path IN (SELECT value FROM json_each(?)) "
+            "ORDER BY path, id", (namespace, json.dumps(list(paths))))
+        return [PendingChunk(str(i), bool(p), str(path), str(h), int(n), str(t), str(e),
+                             json.loads(m)) for i, p, path, h, n, t, e, m in found]
+
+    def pending_records(
+        self, namespace: str, ids: Sequence[str], *, private: bool
+    ) -> dict[str, tuple[str, dict[str, Any]]]:
+        """(text, metadata) of those of `ids` not yet embedded (public ones only unless
+        `private`): what Chroma will hold of them once they are."""
+        found = self._db.get().execute(
+            "SELECT id, text, meta FROM pending_chunks WHERE namespace = ? AND (? OR private = 0) "
+            "AND id IN (SELECT value FROM json_each(?))",
+            (namespace, int(private), json.dumps(list(ids))))
+        return {str(i): (str(t), json.loads(m)) for i, t, m in found}
+
+    def unembedded(self, namespace: str, ids: Sequence[str]) -> set[str]:
+        """Those of `ids` that wait to be embedded (they have no dense score yet)."""
+        found = self._db.get().execute(
+            "SELECT id FROM pending_chunks WHERE namespace = ? "
+            "AND id IN (SELECT value FROM json_each(?))", (namespace, json.dumps(list(ids))))
+        return {str(i) for (i,) in found}
+
+    def embedding_counts(self, namespace: str) -> tuple[int, int]:
+        """(chunks embedded, chunks in all) of a namespace."""
+        done, total = self._db.get().execute(
+            "SELECT COALESCE(SUM(n_chunks * embedded), 0), COALESCE(SUM(n_chunks), 0) "
+            "FROM files WHERE namespace = ?", (namespace,)).fetchone()
+        return int(done), int(total)
 
     def delete(self, namespace: str, paths: Iterable[str]) -> None:
         paths = list(paths)
         with self._db.transaction() as conn:
-            for table in ("files", "note_tags"):
+            for table in ("files", "note_tags", "pending_chunks"):
                 conn.executemany(
                     f"DELETE FROM {table} WHERE namespace = ? AND path = ?",
                     ((namespace, p) for p in paths),
@@ -268,6 +352,7 @@ class Ledger:
         with self._db.transaction() as conn:
             conn.execute("DELETE FROM files WHERE namespace = ?", (namespace,))
             conn.execute("DELETE FROM note_tags WHERE namespace = ?", (namespace,))
+            conn.execute("DELETE FROM pending_chunks WHERE namespace = ?", (namespace,))
 
     def newer_in_clusters(
         self, namespace: str, keys: Iterable[tuple[str, str]], *, private: bool = True
@@ -415,10 +500,12 @@ class Ledger:
         conn = self._db.get()
         conn.execute("DROP TABLE IF EXISTS temp.chunk_owners")
         conn.execute("CREATE TEMP TABLE chunk_owners (private INTEGER NOT NULL, id TEXT NOT NULL, "
-                     "path TEXT NOT NULL, PRIMARY KEY (private, id)) WITHOUT ROWID")
+                     "path TEXT NOT NULL, embedded INTEGER NOT NULL, PRIMARY KEY (private, id)) "
+                     "WITHOUT ROWID")
         try:
             conn.execute(
-                "INSERT OR IGNORE INTO temp.chunk_owners SELECT f.private, j.value, f.path "
+                "INSERT OR IGNORE INTO temp.chunk_owners SELECT f.private, j.value, f.path, "
+                "f.embedded "
                 "FROM files f, json_each(f.chunk_ids) j WHERE f.namespace = ?", (namespace,))
             yield ChunkOwners(conn)
         finally:
@@ -451,12 +538,13 @@ class ChunkOwners:
             "SELECT count(*) FROM temp.chunk_owners WHERE private = ?", (int(private),))
         return int(found.fetchone()[0])
 
-    def windows(self, private: bool, size: int) -> Iterator[list[tuple[str, str]]]:
-        """(chunk id, path) of one store's chunks, `size` at a time, in id order."""
+    def windows(self, private: bool, size: int) -> Iterator[list[tuple[str, str, bool]]]:
+        """(chunk id, path, note embedded) of one store's chunks, `size` at a time, in id
+        order."""
         after = ""
         while True:
-            window = [(str(i), str(p)) for i, p in self._conn.execute(
-                "SELECT id, path FROM temp.chunk_owners WHERE private = ? AND id > ? "
+            window = [(str(i), str(p), bool(e)) for i, p, e in self._conn.execute(
+                "SELECT id, path, embedded FROM temp.chunk_owners WHERE private = ? AND id > ? "
                 "ORDER BY id LIMIT ?", (int(private), after, size))]
             if not window:
                 return

@@ -19,6 +19,16 @@ ahead: the file still looks changed and is redone, and `consistency.repair` remo
 ledger does not own. Deleted files are handled after all writes, so a renamed file's vectors are
 still there to be reused.
 
+Two passes (`lexical`, a reconcile's and a watcher batch's way): every changed file is first
+read, chunked and written to BM25 and the ledger with its metadata and privacy, so it is
+findable by its words at once; its ledger row says `embedded = 0` and its chunks wait in the
+ledger's `pending_chunks` (with what Chroma will need of them). A file whose every chunk text
+already has a vector (a move, a metadata edit, a private flip) is written whole at once, as
+before. Then `embed_pending` embeds the waiting chunks, newest notes first, writes them to
+Chroma and the rows as embedded (Chroma first, ledger last, as everywhere). A crash in either
+pass leaves the ledger behind the stores: a restart finds the same rows waiting and resumes;
+vectors Chroma already holds are found by their text's hash, never embedded twice.
+
 Memory is bounded by the batch, not the vault: files are planned one at a time and written
 once a batch holds BATCH_CHUNKS chunks (or BATCH_FILES files), so at most two batches' chunks,
 texts and vectors (one being embedded, one being planned) plus one note's (capped by
@@ -29,7 +39,7 @@ paths at a time, not for the whole vault.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field, replace
@@ -48,7 +58,7 @@ from sidecar.index.bm25 import Bm25Store, SparseRow
 from sidecar.index.chroma import ChromaStore, Metadata
 from sidecar.index.clusters import centroid
 from sidecar.index.documents import document_info, plan_document
-from sidecar.index.ledger import FileRow, Ledger
+from sidecar.index.ledger import FileRow, Ledger, PendingChunk
 from sidecar.index.names import chunk_id, text_hash
 from sidecar.index.records import (
     HEADING_SEPARATOR,
@@ -74,6 +84,11 @@ LEDGER_WINDOW = 512
 # The first batch of a sync is this small and each next one twice as big, up to the sizes above:
 # on a cold index the newest notes (taken first) are searchable within seconds, not after 256.
 FIRST_BATCH = 8
+# The lexical pass embeds nothing and holds one batch (text and metadata, no vectors): batches
+# this large make few BM25 commits (each commit costs ~0.1 s of tantivy's time: at 256 chunks a
+# batch they were a third of a 4,000-note pass, bench/bench_findable.py).
+LEXICAL_BATCH_CHUNKS = 2048
+LEXICAL_BATCH_FILES = 1024
 # Embedding runs in slices of this many texts (each slice's tokens are the embedder's input).
 EMBED_SLICE = 32
 # While a batch is being embedded, the syncing thread looks this often (seconds) for paths asked
@@ -93,7 +108,9 @@ IN_PART = "indexed in part"
 class Progress:
     """One progress report: files done of total, chunks written and embedded so far."""
 
-    phase: str  # "scan" | "embed" | "done"
+    # "scan": files done of files (a lexical pass reports every batch so); "embed": files, or in
+    # the embedding pass (`embed_pending`) chunks with vectors of all chunks; "done".
+    phase: str
     done: int
     total: int
     chunks: int
@@ -150,6 +167,7 @@ class _Batch:
     embedding: Future[dict[str, FloatArray]] | None
     since: int
     chunks: int = 0  # planned chunks, counted by `held_peak` until written
+    lexical: frozenset[str] = frozenset()  # paths written to BM25 now, embedded later
 
 
 class Syncer:
@@ -177,6 +195,7 @@ class Syncer:
         self._handled: list[str] = []
         self._refreshed = 0  # how many of `_handled` the top-level sync's `known` has re-read
         self._embedding: ThreadPoolExecutor | None = None  # during a top-level sync
+        self._lexical = False  # during a top-level sync's lexical pass
         self._stop = threading.Event()  # set when that sync fails: its embedding is dropped
         self.vault = vault
         self.ns = namespace
@@ -347,13 +366,15 @@ class Syncer:
         quick: bool,
         progress: ProgressFn | None = None,
         recent_first: bool = False,
+        lexical: bool = False,
     ) -> SyncReport:
         """Bring `rels` (vault-relative paths, present or not) in line with the vault.
 
         `quick` trusts an unchanged (mtime, size) without reading the file. `progress` is called
         only between batches, so an exception it raises stops the sync with every write either
         committed or not begun (the next sync resumes). `recent_first` takes files in order of
-        modification, newest first (else by path).
+        modification, newest first (else by path). `lexical` writes files needing new vectors
+        to BM25 and the ledger only, for `embed_pending` to finish.
         """
         wanted = sorted({normalise_rel(r) for r in rels})
         if recent_first:
@@ -362,6 +383,7 @@ class Syncer:
             return self._sync(wanted, quick, progress)
         self._handled, self._refreshed = [], 0
         self._stop = threading.Event()
+        self._lexical = lexical
         with ThreadPoolExecutor(1, thread_name_prefix="ora-embed") as self._embedding:
             try:
                 return self._sync(wanted, quick, progress)
@@ -370,6 +392,7 @@ class Syncer:
                 raise
             finally:
                 self._embedding = None
+                self._lexical = False
 
     def _sync(self, wanted: list[str], quick: bool, progress: ProgressFn | None) -> SyncReport:
         known: dict[str, FileRow] = {}  # the ledger's rows of the current window and batches
@@ -412,11 +435,13 @@ class Syncer:
                 batch_chunks += len(plan.chunks)
                 held = batch_chunks + (pending.chunks if pending is not None else 0)
                 self.held_peak = max(self.held_peak, held)
-                full = min(limit, BATCH_CHUNKS), min(limit, BATCH_FILES)
+                most = ((LEXICAL_BATCH_CHUNKS, LEXICAL_BATCH_FILES) if self._lexical
+                        else (BATCH_CHUNKS, BATCH_FILES))
+                full = min(limit, most[0]), min(limit, most[1])
                 if batch_chunks >= full[0] or len(batch) >= full[1]:
                     pending = self._advance(pending, self._start(batch, since), known, report)
                     batch, batch_chunks, limit = [], 0, limit * 2
-                    tell("embed", done)
+                    tell("scan" if self._lexical else "embed", done)
             if done % 500 == 0:
                 tell("scan", done)
         if batch:
@@ -435,7 +460,8 @@ class Syncer:
         """Apply now the paths asked for meanwhile that embed nothing (a private flip, a
         metadata edit, a deletion), ahead of the rest of this write; the others are left to
         their callers' own apply. Their plans already in a batch are stale; `_finish` drops
-        them (see `_handled`)."""
+        them (see `_handled`). In a lexical write nothing is embedded here: every path asked
+        for is applied (by its words), its embedding left to `embed_pending`."""
         if self._nested or self._urgent is None:
             return
         asked = self._urgent()
@@ -443,7 +469,7 @@ class Syncer:
         # written meanwhile, one that needs embedding (made private and edited) is left to its
         # caller's apply, and neither may be written from the old plan (say, still public).
         overtaken = sorted(asked)
-        paths = {p for p in asked if not self._needs_embedding(p)}
+        paths = asked if self._lexical else {p for p in asked if not self._needs_embedding(p)}
         if not paths:
             self._handled.extend(overtaken)
             return
@@ -469,8 +495,9 @@ class Syncer:
 
     @property
     def _pipelined(self) -> bool:
-        """Embedding runs on its own thread (a top-level sync; an urgent one writes at once)."""
-        return self._embedding is not None and not self._nested
+        """Embedding runs on its own thread (a top-level sync; an urgent one, or a lexical one,
+        which embeds nothing, writes at once)."""
+        return self._embedding is not None and not self._nested and not self._lexical
 
     def _advance(
         self, pending: _Batch | None, batch: _Batch, known: dict[str, FileRow], report: SyncReport
@@ -489,6 +516,10 @@ class Syncer:
         chunks = [c for p in plans for c in p.chunks]
         hashes = [c.hash for c in chunks]
         found = self.chroma.vectors_by_hash(self.ns, hashes, self.model) if hashes else {}
+        if self._lexical:
+            lexical = frozenset(p.row.path for p in plans
+                                if any(c.hash not in found for c in p.chunks))
+            return _Batch(plans, found, None, since, len(chunks), lexical)
         todo: dict[str, str] = {}
         # Shortest first, so each slice's texts are of a length and pad little: in file order,
         # slices of mixed lengths took ~7 % more model time (bench_index_speed's 1,106 texts).
@@ -543,7 +574,9 @@ class Syncer:
             known.update(self.ledger.rows(self.ns, fresh))
         deletes: dict[bool, list[str]] = {False: [], True: []}
         upserts: dict[bool, list[_PlannedChunk]] = {False: [], True: []}
+        lexical: dict[bool, list[_PlannedChunk]] = {False: [], True: []}
         rows: list[FileRow] = []
+        pending: list[PendingChunk] = []
         for plan in plans:
             row = plan.row
             old = known.get(row.path)
@@ -552,6 +585,13 @@ class Syncer:
                 stale = [i for i in old.chunk_ids if old.private != row.private or i not in new_ids]
                 deletes[old.private].extend(stale)
                 report.removed += len(stale)
+            if row.path in batch.lexical:
+                # Findable by its words now; Chroma keeps what it holds of the note's kept chunk
+                # ids (their vectors are reused by hash) until the embedding pass rewrites them.
+                lexical[row.private].extend(plan.chunks)
+                pending.extend(_pending(c, row) for c in plan.chunks)
+                rows.append(replace(row, embedded=False))
+                continue
             upserts[row.private].extend(plan.chunks)
             if row.decays and plan.chunks:
                 row = _with_centroid(row, np.stack([vectors[c.hash] for c in plan.chunks]))
@@ -571,9 +611,10 @@ class Syncer:
         self.bm25.replace(
             self.ns,
             deletes={p: ids for p, ids in deletes.items() if ids},
-            inserts={p: [_sparse(c) for c in cs] for p, cs in upserts.items() if cs},
+            inserts={p: [_sparse(c) for c in [*cs, *lexical[p]]]
+                     for p, cs in upserts.items() if cs or lexical[p]},
         )
-        self.ledger.put(self.ns, rows)
+        self.ledger.put(self.ns, rows, pending)
         report.written += sum(len(p.chunks) for p in plans)
         for row in rows:
             known[row.path] = row
@@ -590,6 +631,161 @@ class Syncer:
         self.bm25.replace(self.ns, deletes={p: i for p, i in by_store.items() if i}, inserts={})
         self.ledger.delete(self.ns, [r.path for r in rows])
         report.removed += sum(len(ids) for ids in by_store.values())
+
+
+    # ---- the embedding pass ----------------------------------------------------------------
+
+    def embed_pending(
+        self, progress: ProgressFn | None = None, paths: Iterable[str] | None = None
+    ) -> SyncReport:
+        """Embed the chunks the lexical pass left waiting (of `paths` only, when given), newest
+        notes first, into Chroma, and mark their rows embedded. Pipelined as `sync` is: one
+        batch embeds while the next is read. Paths asked for meanwhile (`Index.expedite`) are
+        applied by their words at once and embedded after. `progress` reports chunks embedded
+        of all chunks, between batches (an exception it raises stops the pass; the next
+        resumes)."""
+        report = SyncReport()
+        only = None if paths is None else {normalise_rel(p) for p in paths}
+        self._handled, self._refreshed = [], 0
+        self._stop = threading.Event()
+        self._lexical = True
+        embedded, total = self.ledger.embedding_counts(self.ns)
+
+        def tell(phase: str) -> None:
+            if progress is not None:
+                done = min(embedded + report.written, total)
+                progress(Progress(phase, done, total, report.written, report.embedded))
+
+        with ThreadPoolExecutor(1, thread_name_prefix="ora-embed") as self._embedding:
+            try:
+                while order := [p for p in self.ledger.pending_paths(self.ns)
+                                if only is None or p in only]:
+                    running: _Waiting | None = None
+                    for group in self._waiting(order):
+                        started = self._start_waiting(group)
+                        held = len(started.chunks) + (len(running.chunks) if running else 0)
+                        self.held_peak = max(self.held_peak, held)
+                        if running is not None:
+                            self._finish_waiting(running, report)
+                            tell("embed")
+                        running = started
+                    if running is not None:
+                        self._finish_waiting(running, report)
+                        tell("embed")
+                    if only is not None:
+                        only -= set(order)  # asked for meanwhile: in the next round
+                        only |= set(self._handled)
+                        self._handled = []
+                    if only is not None and not only:
+                        break
+            except BaseException:
+                self._stop.set()
+                raise
+            finally:
+                self._embedding = None
+                self._lexical = False
+        tell("done")
+        return report
+
+    def _waiting(self, order: list[str]) -> Iterator[tuple[dict[str, FileRow], list[PendingChunk]]]:
+        """The waiting rows and chunks of `order`, in batches of about BATCH_CHUNKS chunks (full
+        from the first: every note is findable by its words already, and small batches embed
+        less per CPU-second)."""
+        rows: dict[str, FileRow] = {}
+        chunks: list[PendingChunk] = []
+        for start in range(0, len(order), LEDGER_WINDOW):
+            window = order[start : start + LEDGER_WINDOW]
+            found = self.ledger.rows(self.ns, window)
+            by_path: dict[str, list[PendingChunk]] = {}
+            for c in self.ledger.pending_chunks(self.ns, window):
+                by_path.setdefault(c.path, []).append(c)
+            for path in window:
+                row = found.get(path)
+                if row is None or row.embedded:
+                    continue
+                rows[path] = row
+                chunks += by_path.get(path, [])
+                if len(chunks) >= BATCH_CHUNKS or len(rows) >= BATCH_FILES:
+                    yield rows, chunks
+                    rows, chunks = {}, []
+        if rows:
+            yield rows, chunks
+
+    def _start_waiting(
+        self, group: tuple[dict[str, FileRow], list[PendingChunk]]
+    ) -> _Waiting:
+        rows, chunks = group
+        hashes = sorted({c.hash for c in chunks})
+        found = self.chroma.vectors_by_hash(self.ns, hashes, self.model) if hashes else {}
+        todo: dict[str, str] = {}
+        for c in sorted(chunks, key=lambda c: c.n_tokens):  # alike lengths pad little
+            if c.hash not in found:
+                todo.setdefault(c.hash, c.embed_text)
+        pool = self._embedding
+        assert pool is not None
+        future = pool.submit(self._embed, todo, self._stop) if todo else None
+        return _Waiting(rows, chunks, found, future)
+
+    def _finish_waiting(self, waiting: _Waiting, report: SyncReport) -> None:
+        """Wait for the vectors (applying urgent paths meanwhile), then write the rows that are
+        still as they were read: Chroma, then the ledger."""
+        vectors = waiting.vectors
+        self._expedite(report)
+        if waiting.embedding is not None:
+            while True:
+                try:
+                    embedded = waiting.embedding.result(timeout=URGENT_POLL)
+                    break
+                except FutureTimeout:
+                    self._expedite(report)
+            vectors.update(embedded)
+            report.embedded += len(embedded)
+        now = self.ledger.rows(self.ns, list(waiting.rows))
+        # A row rewritten meanwhile (an urgent path, applied by its words) waits anew; one only
+        # re-clustered is written as it is now.
+        kept = {p for p, row in waiting.rows.items() if _same_chunks(now.get(p), row)}
+        fresh = self.ledger.pending_chunks(self.ns, sorted(kept))  # their metadata as it is now
+        kept -= {c.path for c in fresh if c.hash not in vectors}
+        chunks = [c for c in fresh if c.path in kept]
+        for private in (False, True):
+            mine = [c for c in chunks if c.private == private]
+            if mine:
+                self.chroma.upsert(self.ns, private, [c.id for c in mine],
+                                   np.stack([vectors[c.hash] for c in mine]),
+                                   [c.text for c in mine], [c.meta for c in mine])
+        rows = []
+        for path in sorted(kept):
+            row = replace(now[path], embedded=True)
+            of_note = [vectors[c.hash] for c in chunks if c.path == path]
+            if row.decays and of_note:
+                row = _with_centroid(row, np.stack(of_note))
+                report.decay_changed = True
+            rows.append(row)
+        self.ledger.put(self.ns, rows)
+        report.written += len(chunks)
+        release_free_heap()
+
+
+@dataclass
+class _Waiting:
+    """A batch of the embedding pass: the rows as read, their chunks, the vectors found, and
+    the embedding of the others."""
+
+    rows: dict[str, FileRow]
+    chunks: list[PendingChunk]
+    vectors: dict[str, FloatArray]
+    embedding: Future[dict[str, FloatArray]] | None
+
+
+def _same_chunks(now: FileRow | None, then: FileRow) -> bool:
+    """`now` is still waiting with the chunks it had `then`."""
+    return (now is not None and not now.embedded and now.hash == then.hash
+            and now.private == then.private and now.chunk_ids == then.chunk_ids)
+
+
+def _pending(c: _PlannedChunk, row: FileRow) -> PendingChunk:
+    return PendingChunk(c.id, row.private, row.path, c.hash, c.n_tokens, c.text, c.embed_text,
+                        dict(c.meta))
 
 
 def _sparse(c: _PlannedChunk) -> SparseRow:

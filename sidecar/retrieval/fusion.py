@@ -2,14 +2,16 @@
 
 Each method takes ranked lists (best first) keyed by retriever name, a weight per retriever, the
 RRF constant `k` and the `depth` every list was asked for (a shorter list is complete: nothing else
-matched), and returns `{chunk_id: fused}`. Methods live in `FUSION_METHODS` so a
+matched), and returns `{chunk_id: fused}`. `FusionSettings.fuse` is fair to a retriever that could
+not score some chunks at all (dense, for notes not yet embedded: `unscored`): see
+`impute_unscored`. Methods live in `FUSION_METHODS` so a
 caller picks one by name and an unknown name gets the list of choices. `ceiling` gives the largest
 fused score a method can produce, used to turn a fused score into a 0..1 similarity.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence, Set
 from dataclasses import dataclass, field
 from functools import cache
 
@@ -145,12 +147,52 @@ class FusionSettings:
     weights: dict[str, float] = field(default_factory=lambda: {"dense": 1.0, "bm25": 1.0})
     pool: int = 100
 
-    def fuse(self, lists: Mapping[str, Ranked], depth: int) -> dict[str, float]:
-        """Fused scores of lists that were each asked for `depth` results."""
-        return get_fusion(self.method).fuse(lists, self.weights, self.k, depth)
+    def fuse(
+        self, lists: Mapping[str, Ranked], depth: int,
+        unscored: Mapping[str, Set[str]] | None = None,
+    ) -> dict[str, float]:
+        """Fused scores of lists that were each asked for `depth` results; `unscored` names, per
+        retriever, the chunks it could not score (see `impute_unscored`)."""
+        method = get_fusion(self.method)
+        if unscored:
+            lists = impute_unscored(
+                lists, unscored, lambda some: method.fuse(some, self.weights, self.k, depth))
+        return method.fuse(lists, self.weights, self.k, depth)
 
     def ceiling(self, names: Sequence[str]) -> float:
         return get_fusion(self.method).ceiling(names, self.weights, self.k)
+
+
+def impute_unscored(
+    lists: Mapping[str, Ranked], unscored: Mapping[str, Set[str]],
+    fuse: Callable[[Mapping[str, Ranked]], dict[str, float]],
+) -> dict[str, Ranked]:
+    """`lists`, with each chunk a retriever could not score (absent from its index, as a note
+    not yet embedded is from the dense one: not "scored low") put into that retriever's list
+    where the other retrievers place it: after the listed chunks they fuse above it, level with
+    the last of those. That is, the retriever is taken to agree with the others about it: when
+    they do agree, the fused order is the one every chunk scored would give (counted in
+    tests/retrieval/test_fusion.py). Without it, during the embedding pass every unembedded
+    note would rank below every embedded one of the same words."""
+    out = dict(lists)
+    for name, ids in unscored.items():
+        ranked = list(lists.get(name, ()))
+        others = {n: r for n, r in lists.items() if n != name}
+        listed = {doc for doc, _ in ranked}
+        missing = [doc for doc in ids if doc not in listed]
+        if not missing or not others:
+            continue
+        by_others = fuse(others)
+        missing = [doc for doc in missing if doc in by_others]
+        placed: list[tuple[str, float]] = []
+        for doc in missing:
+            # Level with the lowest-listed chunk the others fuse above it (or with the first).
+            above = [n for n, (listed_doc, _) in enumerate(ranked)
+                     if by_others.get(listed_doc, 0.0) > by_others[doc]]
+            placed.append((doc, ranked[max(above)][1] if above else
+                           ranked[0][1] if ranked else 1.0))
+        out[name] = sorted([*ranked, *placed], key=lambda item: -item[1])
+    return out
 
 
 @cache

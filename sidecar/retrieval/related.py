@@ -109,7 +109,7 @@ class _Source:
             raise NotFound(f"no note {path} in the vault (a private note is found only in "
                            "private mode): check the path (relative to the vault)")
         settings = related_settings()
-        if row is not None and row.chunk_ids:
+        if row is not None and row.chunk_ids and row.embedded:  # else its vectors wait
             ids = [row.chunk_ids[i] for i in _spread(list(range(len(row.chunk_ids))),
                                                      settings.source_chunks)]
             self.vectors = index.chunk_vectors(ids, private_store=row.private, namespace=self.ns)

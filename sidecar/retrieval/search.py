@@ -70,6 +70,8 @@ class SearchIndex(Protocol):
         self, ids: Sequence[str], *, private: bool, namespace: str | None = None
     ) -> Mapping[str, ChunkFacts]: ...
 
+    def unembedded(self, ids: Sequence[str], *, namespace: str | None = None) -> set[str]: ...
+
 
 class QueryEmbedder(Protocol):
     def embed_queries(self, queries: Sequence[str]) -> FloatArray: ...
@@ -101,10 +103,12 @@ async def first_stage(
 
 
 def fuse_pool(
-    lists: Mapping[str, Ranked], depth: int, fusion: FusionSettings, size: int | None = None
+    lists: Mapping[str, Ranked], depth: int, fusion: FusionSettings, size: int | None = None,
+    unembedded: set[str] | None = None,
 ) -> list[tuple[str, float]]:
-    """The candidate pool: the `size` (default `depth`) best chunks of lists `depth` deep."""
-    return top(fusion.fuse(lists, depth), size or depth)
+    """The candidate pool: the `size` (default `depth`) best chunks of lists `depth` deep;
+    `unembedded` chunks (no vector yet) are not held back for lacking a dense rank."""
+    return top(fusion.fuse(lists, depth, {"dense": unembedded or set()}), size or depth)
 
 
 def _check(query: str, options: SearchOptions) -> None:
@@ -160,7 +164,11 @@ async def candidates(
     """
     depth = max(fusion.pool, options.k)
     lists = await first_stage(index, embedder, query, depth, options)
-    pool = fuse_pool(lists, depth, fusion)
+    dense = {chunk_id for chunk_id, _ in lists["dense"]}
+    unembedded = await asyncio.to_thread(
+        index.unembedded, [i for i, _ in lists["bm25"] if i not in dense],
+        namespace=options.namespace)
+    pool = fuse_pool(lists, depth, fusion, unembedded=unembedded)
     facts = await _facts(index, [chunk_id for chunk_id, _ in pool], options)
     return lists, _admitted(pool, facts, options)
 

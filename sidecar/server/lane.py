@@ -115,12 +115,18 @@ class IndexLane:
     async def _reconcile(self) -> None:
         loop = asyncio.get_running_loop()
 
+        counted = False
+
         def progress(p: Progress) -> None:  # runs in the reconcile thread
+            nonlocal counted
             if p.phase not in _STOPPABLE:
                 self._total = p.total  # "done" is told by _finish, after the counts
                 return
             if self._stop.is_set():
                 raise ReconcileStopped
+            if p.phase == "embed" and not counted:  # every note is findable by its words now
+                counted, stats = True, self.index.stats()
+                loop.call_soon_threadsafe(self.state.set_counts, stats["files"], stats["chunks"])
             loop.call_soon_threadsafe(self.state.set_progress, p.phase, p.done, p.total)
 
         task = self.state.tasks["reconcile"]

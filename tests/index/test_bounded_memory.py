@@ -34,17 +34,21 @@ def _vault(root: Path, notes: int) -> None:
         write(root, f"Engrams/Note {i:03d}.md", text)
 
 
-def test_a_cold_index_holds_at_most_two_batches_and_one_note_of_chunks(
+def test_a_cold_index_holds_at_most_two_batches_of_chunks(
     tmp_path: Path, open_idx: OpenIndex, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(sync, "BATCH_CHUNKS", 10)
+    monkeypatch.setattr(sync, "LEXICAL_BATCH_CHUNKS", 20)
     monkeypatch.setattr(sync, "LEDGER_WINDOW", 7)  # several windows of ledger rows, too
     root = tmp_path / "v"
     _vault(root, 40)
     index = open_idx(root)
     result = index.reconcile()
-    bound = 2 * (sync.BATCH_CHUNKS - 1) + SECTIONS
-    assert result["chunks"] > 4 * bound and result["errors"] == []
+    # The embedding pass holds two batches, each closed once it reaches BATCH_CHUNKS (so up to
+    # one note over); the lexical pass one batch, of at most LEXICAL_BATCH_CHUNKS.
+    bound = 2 * (sync.BATCH_CHUNKS - 1 + SECTIONS)
+    assert bound >= sync.LEXICAL_BATCH_CHUNKS - 1 + SECTIONS
+    assert result["chunks"] > 3 * bound and result["errors"] == []
     syncer = index._need_writer()
     assert 0 < syncer.held_peak <= bound
     # A restart plans nothing; deleting files across several windows removes all of theirs.
@@ -103,9 +107,10 @@ def test_every_written_batch_hands_the_free_heap_back(
     index = open_idx(root)
     batches: list[int] = []
     trims: list[int] = []
-    write_batch = index._need_writer()._finish
-    monkeypatch.setattr(index._need_writer(), "_finish",
-                        lambda *a: (batches.append(1), write_batch(*a))[1])
+    syncer = index._need_writer()
+    for name in ("_finish", "_finish_waiting"):  # the lexical pass's batches, the embedding's
+        write_batch = getattr(syncer, name)
+        monkeypatch.setattr(syncer, name, lambda *a, w=write_batch: (batches.append(1), w(*a))[1])
     monkeypatch.setattr(sync, "release_free_heap", lambda: trims.append(1) or True)
     index.reconcile()
     assert len(batches) >= 3 and len(trims) == len(batches)

@@ -1,5 +1,8 @@
 """`kill -9` at any moment of `ora index` loses nothing: the next run converges to a clean index.
 
+A run writes every note by its words, then embeds them (issue 29): kills land in either pass
+(by a timer, or right after a store's write), and the finished run has every note embedded.
+
 Several `ora index` processes are killed at random points while the vault also changes between
 runs; then one run finishes, and its stores must equal those of a fresh build in another folder:
 the same chunk ids in the same stores with the same metadata, no orphans, no duplicates.
@@ -102,7 +105,7 @@ def _state(root: Path, data: Path) -> dict[str, Any]:
     with open_index(make_config(root, data), writer=False) as index:
         ns = index.namespace
         out: dict[str, Any] = {"ledger": {
-            p: (r.hash, r.chunk_ids, r.private, r.cluster, r.error)
+            p: (r.hash, r.chunk_ids, r.private, r.cluster, r.error, r.embedded)
             for p, r in index.ledger.rows(ns).items()
         }}  # fmt: skip
         for private in (False, True):

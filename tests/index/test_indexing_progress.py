@@ -21,7 +21,8 @@ def test_another_running_writers_progress_is_shown(tmp_path: Path) -> None:
     writer = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
     try:
         _write(tmp_path, writer.pid)
-        assert IndexingProgress(tmp_path).current() == {"done": 3, "total": 10, "percent": 30}
+        assert IndexingProgress(tmp_path).current() == {"done": 3, "total": 10, "percent": 30,
+                                                        "phase": "words"}
     finally:
         writer.kill()
         writer.wait()

@@ -266,10 +266,11 @@ def test_readers_see_indexing_progress_while_a_reconcile_runs(
     notes = {f"n{i:02}.md": f"Note number {i}.\n" for i in range(6)}
     vault = _vault(tmp_path, notes)
     index = open_idx(vault)
-    monkeypatch.setattr(sync_module, "BATCH_FILES", 1)
+    monkeypatch.setattr(sync_module, "LEXICAL_BATCH_FILES", 1)
     seen: list[dict[str, Any] | None] = []
     index.reconcile(progress=lambda p: seen.append(index.indexing()))
-    assert {"done": 3, "total": 6, "percent": 50} in seen
+    assert {"done": 3, "total": 6, "percent": 50, "phase": "words"} in seen
+    assert any(s is not None and s["phase"] == "meaning" for s in seen)  # then the embedding
     assert index.indexing() is None  # finished
     assert not (index.config.data / "indexing.json").exists()
 
@@ -279,7 +280,7 @@ def test_a_reader_in_another_process_sees_the_writers_progress(tmp_path: Path) -
     data.mkdir()
     progress = IndexingProgress(data)
     (data / "indexing.json").write_text(json.dumps({"pid": os.getppid(), "done": 1, "total": 4}))
-    assert progress.current() == {"done": 1, "total": 4, "percent": 25}
+    assert progress.current() == {"done": 1, "total": 4, "percent": 25, "phase": "words"}
     (data / "indexing.json").write_text(json.dumps({"pid": 2**22 + 12345, "done": 1, "total": 4}))
     assert progress.current() is None  # the writer is gone
 

@@ -1,6 +1,10 @@
 """A sync embeds one batch on a background thread while it plans the next and writes the one
 before (issue 15: overlap tokenising, embedding and store writes), without giving up what the
-batches promise: in-order writes, nothing half-written when a batch fails or is cancelled."""
+batches promise: in-order writes, nothing half-written when a batch fails or is cancelled.
+
+Since issue 29 a reconcile writes every note by its words first and embeds after
+(`Syncer.embed_pending`): the embedding pass is the one pipelined, and a failure or a stop in it
+leaves every note findable by its words, waiting for the next run, which embeds nothing twice."""
 
 from __future__ import annotations
 
@@ -42,10 +46,10 @@ class Hooked:
 def test_the_next_batch_is_read_and_chunked_while_one_is_being_embedded(
     tmp_path: Path, open_idx: OpenIndex, embedder: Embedder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(sync, "BATCH_FILES", 1)  # one note per batch
+    monkeypatch.setattr(sync, "BATCH_CHUNKS", 1)  # one note per batch
     root = tmp_path / "v"
     _vault(root)
-    planned: list[str] = []
+    planned: list[Any] = []
     second_planned = threading.Event()
     overlapped: list[bool] = []
 
@@ -56,15 +60,15 @@ def test_the_next_batch_is_read_and_chunked_while_one_is_being_embedded(
     hooked = Hooked(embedder, hook)
     index = open_idx(root, emb=hooked)
     syncer = index._need_writer()
-    plan = syncer._plan
+    plan = syncer._start_waiting
 
-    def spy(rel: str, old: Any, quick: bool) -> Any:
-        planned.append(rel)
+    def spy(group: Any) -> Any:
+        planned.append(group)
         if len(planned) == 2:
             second_planned.set()
-        return plan(rel, old, quick)
+        return plan(group)
 
-    monkeypatch.setattr(syncer, "_plan", spy)
+    monkeypatch.setattr(syncer, "_start_waiting", spy)
     result = index.reconcile()
     assert overlapped == [True]
     assert threading.current_thread().name not in hooked.threads  # the model ran elsewhere
@@ -72,10 +76,14 @@ def test_the_next_batch_is_read_and_chunked_while_one_is_being_embedded(
     assert sorted(index.ledger.rows("default")) == sorted(NOTES)
 
 
+def _embedded(index: Any) -> dict[str, bool]:
+    return {p: r.embedded for p, r in index.ledger.rows("default").items()}
+
+
 def test_a_failed_embedding_writes_nothing_of_its_batch_and_the_next_sync_redoes_it(
     tmp_path: Path, open_idx: OpenIndex, embedder: Embedder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(sync, "BATCH_FILES", 1)
+    monkeypatch.setattr(sync, "BATCH_CHUNKS", 1)  # one note per batch of the embedding pass
     root = tmp_path / "v"
     _vault(root)
 
@@ -86,39 +94,40 @@ def test_a_failed_embedding_writes_nothing_of_its_batch_and_the_next_sync_redoes
     index = open_idx(root, emb=Hooked(embedder, hook))
     with pytest.raises(RuntimeError, match="went away"):
         index.reconcile()
-    written = index.ledger.rows("default")
-    assert 0 < len(written) < len(NOTES)  # the batches before the failure, in order
-    assert all(row.chunk_ids for row in written.values())
-    stored = index.bm25_search("tide table harbour", 10, private=False)
-    assert len(stored) == sum(len(row.chunk_ids) for row in written.values())
+    embedded = _embedded(index)
+    assert sorted(embedded) == sorted(NOTES)  # every note is findable by its words
+    assert 0 < sum(embedded.values()) < len(NOTES)  # the batches before the failure
+    assert len(index.bm25_search("tide table harbour", 10, private=False)) == len(NOTES)
+    assert index.chroma.count("default", False) == sum(embedded.values())
     assert not any(t.name.startswith("ora-embed") for t in threading.enumerate())
     index.close()
 
     again = open_idx(root, data=tmp_path / "data")
-    assert again.reconcile()["files"] == len(NOTES)
-    assert sorted(again.ledger.rows("default")) == sorted(NOTES)
+    result = again.reconcile()
+    assert result["files"] == len(NOTES)
+    assert result["embedded"] == len(NOTES) - sum(embedded.values())  # nothing embedded twice
+    assert all(_embedded(again).values())
 
 
 def test_a_sync_stopped_by_its_progress_callback_leaves_the_pending_batch_unwritten(
     tmp_path: Path, open_idx: OpenIndex, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(sync, "BATCH_FILES", 1)
+    monkeypatch.setattr(sync, "BATCH_CHUNKS", 1)
     root = tmp_path / "v"
     _vault(root)
     index = open_idx(root)
-    embedded: list[int] = []
 
     def stop(progress: sync.Progress) -> None:
-        embedded.append(progress.embedded)
         if progress.phase == "embed" and progress.done == 2:
             raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
         index.reconcile(progress=stop)
-    # Note 1 was written when note 2's batch started; note 2's was being embedded: dropped.
-    assert len(index.ledger.rows("default")) == 1
+    # Notes 1 and 2 were written when note 3's batch started; note 3's was being embedded.
+    assert sum(_embedded(index).values()) == 2 and len(_embedded(index)) == len(NOTES)
     assert not any(t.name.startswith("ora-embed") for t in threading.enumerate())
-    assert index.reconcile()["files"] == len(NOTES)
+    result = index.reconcile()
+    assert result["files"] == len(NOTES) and result["embedded"] == len(NOTES) - 2
 
 
 def test_an_interrupted_sync_stops_embedding_its_pending_batch_at_the_next_slice(
@@ -138,14 +147,20 @@ def test_an_interrupted_sync_stops_embedding_its_pending_batch_at_the_next_slice
     index = open_idx(root, emb=hooked)
     box.append(index._need_writer())
 
-    def interrupt(progress: sync.Progress) -> None:
-        if progress.phase == "embed":
+    monkeypatch.setattr(sync, "URGENT_POLL", 0.01)
+    # Ctrl-C lands in the writing thread while it waits for the batch's vectors.
+    polls = box[0]._expedite
+
+    def poll(report: Any) -> None:
+        polls(report)
+        if box[0]._embedding is not None and hooked.calls == 1:
             raise KeyboardInterrupt
 
+    monkeypatch.setattr(box[0], "_expedite", poll)
     with pytest.raises(KeyboardInterrupt):
-        index.reconcile(progress=interrupt)
+        index.reconcile()
     assert hooked.calls == 1  # not the batch's other three slices
-    assert index.ledger.rows("default") == {}
+    assert not any(_embedded(index).values()) and len(_embedded(index)) == len(NOTES)
 
 
 def test_a_batch_is_embedded_shortest_first_so_each_slice_pads_little(

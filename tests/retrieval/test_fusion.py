@@ -90,3 +90,49 @@ def test_equal_scores_share_a_rank_and_fuse_equally() -> None:
     fused = rrf({"dense": tied}, {}, 60)
     assert fused["b"] == fused["c"] == pytest.approx(1 / 62)
     assert top({"z": 1.0, "y": 1.0, "x": 2.0}, 2) == [("x", 2.0), ("y", 1.0)]
+
+
+@pytest.mark.parametrize("method", sorted(FUSION_METHODS))
+def test_a_chunk_not_yet_embedded_fuses_as_if_dense_agreed_with_bm25(method: str) -> None:
+    """Issue 29, counted: two retrievers that agree on every ranking, the dense one blind to a
+    random half of the chunks (not embedded yet). Fused fairly, the blind half keeps its
+    places: no inversion against the full fusion, and its share of the top 10 stays its share
+    of the corpus. Fused as before, it sinks below every embedded chunk."""
+    import random
+
+    settings = FusionSettings(method=method, k=60.0, weights={"dense": 1.0, "bm25": 1.0})
+    rng = random.Random(29)
+    unfair_inversions = fair_inversions = 0
+    blind_in_top = blind_in_corpus = 0
+    for _ in range(200):
+        docs = [f"d{i}" for i in range(40)]
+        rng.shuffle(docs)  # the agreed ranking, best first
+        blind = {d for d in docs if rng.random() < 0.5}
+        bm25 = [(d, 40.0 - n) for n, d in enumerate(docs)]
+        dense_all = [(d, 1.0 - n / 40) for n, d in enumerate(docs)]
+        dense = [(d, s) for d, s in dense_all if d not in blind]
+        truth = [d for d, _ in top(settings.fuse({"dense": dense_all, "bm25": bm25}, 100), 40)]
+        lists = {"dense": dense, "bm25": bm25}
+        unfair = [d for d, _ in top(settings.fuse(lists, 100), 40)]
+        fair = [d for d, _ in top(settings.fuse(lists, 100, {"dense": blind}), 40)]
+        unfair_inversions += sum(a != b for a, b in zip(unfair, truth, strict=True))
+        fair_inversions += sum(a != b for a, b in zip(fair, truth, strict=True))
+        blind_in_top += sum(d in blind for d in fair[:10])
+        blind_in_corpus += len(blind)
+    assert fair_inversions == 0
+    assert unfair_inversions > 200 * 10  # the old fusion reorders most of every list
+    assert blind_in_top / (200 * 10) == pytest.approx(blind_in_corpus / (200 * 40), abs=0.05)
+
+
+def test_an_unembedded_chunk_takes_the_dense_place_bm25_gives_it() -> None:
+    settings = FusionSettings()  # RRF, k = 60
+    lists = {"dense": DENSE, "bm25": BM25}
+    # "d" has no dense score because it is not embedded: BM25 ranks it right after "b", so it
+    # is placed level with "b" in the dense list (rank 2), ahead of "c" (now 4th).
+    fair = settings.fuse(lists, 3, {"dense": {"d"}})
+    assert fair["d"] == pytest.approx(1 / 62 + 1 / 62)
+    assert fair["c"] == pytest.approx(1 / 64)
+    assert [doc for doc, _ in top(fair, 4)] == ["b", "d", "a", "c"]
+    assert [doc for doc, _ in top(settings.fuse(lists, 3), 4)] == ["b", "a", "d", "c"]
+    # A chunk the dense list holds is never moved, even if named.
+    assert settings.fuse(lists, 3, {"dense": {"a"}}) == settings.fuse(lists, 3)

@@ -7,7 +7,9 @@ from __future__ import annotations
 import asyncio
 import json
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -26,6 +28,25 @@ TYPES = ["engram", "resource", "chat", "transcript", "web", "framework", "book"]
 # How a note is private: not, a frontmatter tag, an inline tag, a nested inline tag.
 PRIVATE_FORMS = ["", "frontmatter", "inline", "nested"]
 
+class _NoVectors(Exception):
+    pass
+
+
+class _Unembedding:
+    """The real model for queries; the embedding pass of notes fails (issue 29: the privacy
+    property holds while notes are findable by their words only)."""
+
+    def __init__(self, inner: Embedder) -> None:
+        self.inner = inner
+        self.model_id, self.tokenizer, self.dim = inner.model_id, inner.tokenizer, inner.dim
+
+    def embed(self, texts: Sequence[str]) -> Any:
+        raise _NoVectors
+
+    def embed_queries(self, queries: Sequence[str]) -> Any:
+        return self.inner.embed_queries(queries)
+
+
 note_strategy = st.tuples(
     st.sampled_from(TYPES),
     st.lists(st.sampled_from(WORDS), min_size=1, max_size=12),
@@ -42,6 +63,7 @@ note_strategy = st.tuples(
     include_archived=st.booleans(),
     documents=st.lists(st.tuples(st.lists(st.sampled_from(WORDS), min_size=1, max_size=8),
                                  st.booleans()), max_size=2),
+    words_only=st.booleans(),
 )
 def test_no_private_text_in_a_non_private_response(
     embedder: Embedder,
@@ -50,6 +72,7 @@ def test_no_private_text_in_a_non_private_response(
     ask_secret: bool,
     include_archived: bool,
     documents: list[tuple[list[str], bool]],
+    words_only: bool,
 ) -> None:
     specs = []
     secrets = []
@@ -78,8 +101,12 @@ def test_no_private_text_in_a_non_private_response(
             meta = {"title": f"Title {secret}", "author": secret, "subject": secret} if private \
                 else {}
             (where / f"d{i}.pdf").write_bytes(one_page_pdf(text, **meta))
-        with open_index(make_config(vault), writer=True, embedder=embedder) as index:
-            index.reconcile()
+        writing = _Unembedding(embedder) if words_only else embedder
+        with open_index(make_config(vault), writer=True, embedder=writing) as index:
+            try:
+                index.reconcile()
+            except _NoVectors:  # every note indexed by its words only, waiting for its vectors
+                assert words_only
             options = SearchOptions(k=10, include_archived=include_archived)
             document = asyncio.run(search(index, embedder, None, query, options))
     dumped = json.dumps(document["results"])

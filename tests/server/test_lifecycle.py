@@ -85,12 +85,15 @@ async def test_sigterm_during_a_reconcile_leaves_an_index_the_next_start_complet
     config = configure(_big_vault(tmp_path / "big", notes), tmp_path / "data")
     served = serve(config)
     async with connect(served) as api:
-        await _wait_mid_reconcile(api)
+        midway = await _wait_mid_reconcile(api)
+    assert midway["files"] == notes  # the counts of the words pass, while the embedding runs
     assert served.stop(signal.SIGTERM) == 0
     assert "Traceback" not in served.log.read_text()
     with open_index(config, writer=False) as index:
-        interrupted = index.stats()
-    assert 0 < interrupted["files"] < notes
+        # Stopped in the embedding pass: every note written by its words, not all embedded.
+        embedded, chunks = index.ledger.embedding_counts(index.namespace)
+        assert index.stats()["files"] == notes
+    assert 0 < embedded < chunks
 
     again = serve(config)
     async with connect(again) as api:

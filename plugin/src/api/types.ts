@@ -203,6 +203,8 @@ export interface IndexingProgress {
 	done: number;
 	total: number;
 	percent: number;
+	/** "words": notes being read into the word index; "meaning": every note is findable by its words, embedding follows. */
+	phase?: "words" | "meaning";
 }
 
 export interface SearchDocument {

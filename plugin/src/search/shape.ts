@@ -49,9 +49,12 @@ export function withoutPrivate(list: ResultList): ResultList {
 	return { ...list, cards, groups: groupByNote(cards) };
 }
 
-/** "Indexing 42 %: results come from the notes indexed so far" while the index is being built. */
+/** "Indexing 42 %: results come from the notes indexed so far" while notes are read; once every
+ * note is findable by its words and embedding follows, "Searching by words; meaning-based search
+ * 42 % ready". */
 export function indexingNote(doc: SearchDocument): string | null {
 	if (!doc.indexing) return null;
+	if (doc.indexing.phase === "meaning") return `Searching by words; meaning-based search ${doc.indexing.percent} % ready`;
 	return `Indexing ${doc.indexing.percent} %: results come from the notes indexed so far`;
 }
 

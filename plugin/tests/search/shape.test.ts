@@ -44,6 +44,14 @@ describe("shapeResults", () => {
 		expect(shapeResults(aSearchDocument([aResult()])).indexingNote).toBeNull();
 	});
 
+	it("says search is by words while meaning-based search is being built", () => {
+		const words = aSearchDocument([aResult()], { indexing: { done: 3, total: 8, percent: 37, phase: "words" } });
+		expect(shapeResults(words).indexingNote).toBe("Indexing 37 %: results come from the notes indexed so far");
+		const meaning = aSearchDocument([aResult()], { indexing: { done: 420, total: 1000, percent: 42, phase: "meaning" } });
+		expect(shapeResults(meaning).indexingNote).toBe("Searching by words; meaning-based search 42 % ready");
+		expect(shapeResults({ ...meaning, results: [] }).indexingNote).toBe("Searching by words; meaning-based search 42 % ready");
+	});
+
 	it("says which re-ranker ran, or why none did", () => {
 		expect(shapeResults(aSearchDocument([], { rerank: "onnx:ms-marco" })).rerankNote).toBe("Re-ranked by onnx:ms-marco");
 		expect(shapeResults(aSearchDocument([], { rerank: "none", rerank_reason: "no model found" })).rerankNote).toBe(
