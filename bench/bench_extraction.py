@@ -27,7 +27,7 @@ from typing import Any
 
 from report import ROOT, cpu_name, write_section
 
-from sidecar.extraction import IndexEngrams, Plan, load_conversation, plan_extraction
+from sidecar.extraction import IndexEngrams, Plan, load_source, plan_extraction
 from sidecar.extraction.gate import overlap
 from sidecar.extraction.proposals import normalise
 from sidecar.index import open_index
@@ -106,7 +106,7 @@ async def _plans(config: Config, data: dict[str, Any]) -> dict[str, Plan]:
         index.reconcile()
         lookup = IndexEngrams(index, embedder, private=False)
         return {conv["id"]: await plan_extraction(
-            config, load_conversation(config, conversation=conv["id"]), lookup)
+            config, load_source(config, conversation=conv["id"]), lookup)
             for conv in data["conversations"]}
 
 

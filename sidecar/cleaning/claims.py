@@ -126,6 +126,13 @@ def _line_at(starts: list[tuple[int, int]], position: int) -> int:
     return line
 
 
+def paragraphs(body: str, first_line: int = 1) -> list[tuple[int, int, str]]:
+    """The prose paragraphs of a note body as (first file line, last file line, text): a
+    paragraph's lines are consecutive lines of the file, so its text splits back onto them."""
+    return [(p[0][0], p[-1][0], "\n".join(text for _, text in p))
+            for p in _paragraphs(body, first_line)]
+
+
 def split_claims(body: str, first_line: int = 1, min_words: int = 1) -> list[Claim]:
     """The claims of a note body whose first line is file line `first_line`."""
     claims = [c for p in _paragraphs(body, first_line) for c in _sentences(p)]

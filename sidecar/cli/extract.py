@@ -1,5 +1,6 @@
 """`ora extract VAULT (--conversation ID | --note PATH) [--private] [--accept all|ID,…] [--json]`,
 `ora extract VAULT --undo`: a conversation's claims as proposed engrams, kept only on accept.
+`--note` may also name a document's resource note (`ora ingest`): its paragraphs' claims.
 
 Without `--accept` it is a dry run: the proposals (id, title, text, ai_derived, subtype, nexus,
 source lines, contradicts) and what the quality gate dropped and why (pushback, duplicate,
@@ -25,7 +26,7 @@ from sidecar.extraction import (
     IndexEngrams,
     accept,
     chosen,
-    load_conversation,
+    load_source,
     plan_extraction,
     undo_extraction,
 )
@@ -40,7 +41,8 @@ def register(subparsers: Any) -> None:
     add_vault_args(parser)
     which = parser.add_mutually_exclusive_group()
     which.add_argument("--conversation", metavar="ID", help="the conversation's id")
-    which.add_argument("--note", metavar="PATH", help="the chat note's vault path")
+    which.add_argument("--note", metavar="PATH",
+                       help="a chat note's or a document's resource note's vault path")
     parser.add_argument("--private", action="store_true",
                         help="private mode: needed for a private conversation")
     action = parser.add_mutually_exclusive_group()
@@ -55,8 +57,8 @@ def run(args: argparse.Namespace) -> int:
         return _undo(args, config)
     if args.conversation is None and args.note is None:
         raise BadRequest("name the conversation: --conversation ID or --note PATH")
-    conversation = load_conversation(config, conversation=args.conversation, note=args.note,
-                                     private=args.private)
+    source = load_source(config, conversation=args.conversation, note=args.note,
+                         private=args.private)
     embedder = load_embedder(config)
     writing = args.accept is not None
     try:
@@ -65,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
         raise IndexLocked(f"{err.message}; with `ora serve` running, accept through its "
                           "POST /v1/extract/accept") from err
     try:
-        plan = asyncio.run(plan_extraction(config, conversation,
+        plan = asyncio.run(plan_extraction(config, source,
                                            IndexEngrams(index, embedder, private=args.private)))
         if not writing:
             emit(args, plan.as_json(), _plan_text)

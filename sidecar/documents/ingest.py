@@ -100,6 +100,12 @@ def is_private_document(vault: Path, rel: str) -> bool:
     return is_private_path(load_vault_settings(vault), rel)
 
 
+def source_line(link: str) -> str:
+    """The line a note ends with, linking the page it was made from (`[[paper.pdf#page=3]]`):
+    a pointer, not the document's text (extraction leaves it out)."""
+    return f"Source: {link}"
+
+
 def _quoted(value: str) -> str:
     return json.dumps(value, ensure_ascii=False)  # a JSON string is a YAML string
 
@@ -115,7 +121,7 @@ def _note_text(rel: str, fmt: str, title: str, page: int | None, text: str, inde
         f"chunk_index: {index}", f"total_chunks: {total}", "source_document:",
         f"  - {_quoted(f'[[{link}]]')}", "---",
         f"# {title}" + ("" if page is None else f", page {page}"), "",
-        text.strip(), "", f"Source: [[{link}]]", "",
+        text.strip(), "", source_line(f"[[{link}]]"), "",
     ]  # fmt: skip
     return "\n".join(lines)
 

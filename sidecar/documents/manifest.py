@@ -66,6 +66,23 @@ def ingested_hash_of(vault: str | Path, rel: str) -> str | None:
     return digest if isinstance(digest, str) else None
 
 
+def note_rewritten(vault: str | Path, rel: str, before: str, after: str) -> None:
+    """Ora itself changed a note ingest wrote, from the bytes hashed `before` to `after` (the
+    `extracted` record an extraction adds, or its undo): the manifest follows, so ingest still
+    counts the note as its own and an unchanged document stays unchanged. Nothing for any other
+    note."""
+    documents = read_manifest(vault)
+    found = [doc for doc, entry in documents.items()
+             if isinstance(entry, dict) and isinstance(entry.get("notes"), dict)
+             and entry["notes"].get(rel) == before]
+    if not found:
+        return
+    updated = dict(documents)  # the cached copy stays as read
+    for doc in found:
+        updated[doc] = {**documents[doc], "notes": {**documents[doc]["notes"], rel: after}}
+    write_manifest(vault, updated)
+
+
 def write_manifest(vault: str | Path, documents: dict[str, Any]) -> None:
     """Replace the manifest (through the compare-and-swap writer when it exists)."""
     path = manifest_path(vault)

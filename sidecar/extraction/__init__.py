@@ -1,22 +1,23 @@
-"""Extraction: conversations become proposed engrams through a quality gate (docs/extraction.md)."""
+"""Extraction: conversations and documents' resource notes become proposed engrams through a
+quality gate (docs/extraction.md)."""
 
 from sidecar.extraction.accept import Accepted, Undone, accept, undo_extraction
 from sidecar.extraction.engrams import IndexEngrams
-from sidecar.extraction.extract import chosen, edited, load_conversation, plan_extraction
-from sidecar.extraction.proposals import Conversation, Dropped, Plan, Proposal
+from sidecar.extraction.extract import chosen, edited, load_source, plan_extraction
+from sidecar.extraction.proposals import Dropped, Plan, Proposal, Source
 
 __all__ = [
     "Accepted",
-    "Conversation",
     "Dropped",
     "IndexEngrams",
     "Plan",
     "Proposal",
+    "Source",
     "Undone",
     "accept",
     "chosen",
     "edited",
-    "load_conversation",
+    "load_source",
     "plan_extraction",
     "undo_extraction",
 ]

@@ -1,18 +1,20 @@
-"""Keeping proposals: engram notes, the chat note's record, the triage queue, and undo.
+"""Keeping proposals: engram notes, the source note's record, the triage queue, and undo.
 
 Accepting writes, for each kept proposal, a new `type: engram` note (named for its title, in the
 folder the vault settings type as `engram`; `ai-derived` when it came from the assistant's side,
-`private` when its turn was), and adds the proposals' ids to the chat note's `extracted`
-property by a round-trip edit, compare-and-swap against the bytes the plan read (Conflict if the
-note changed since: plan again). A kept proposal that contradicts an engram puts the pair in the
-cleaning queue at once, as a scan would have.
+`private` when its turn was), and adds the proposals' ids to the source note's `extracted`
+property (a chat note's, or a document's resource note's) by a round-trip edit, compare-and-swap
+against the bytes the plan read (Conflict if the note changed since: plan again). A kept
+proposal that contradicts an engram puts the pair in the cleaning queue at once, as a scan would
+have.
 
 A journal (`VAULT/.ora-journal/extract-*.json`, as adoption's) is written before any note: the
 chat note's frontmatter before and after, and each engram's hash. The chat note is written last,
 so its record never names an engram that is not there. `undo_extraction` moves the
 engrams of the latest extraction to the trash and restores the chat note byte for byte, each
 only while it still holds exactly what was written; a file edited since is refused and stays in
-the journal.
+the journal. A document's resource note keeps its place in the ingest manifest through both
+(`documents/manifest.py note_rewritten`), so extracting never makes ingest see an edit.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from ruamel.yaml.scalarstring import DoubleQuotedScalarString
 
 from sidecar.cleaning.store import Pair, Queue, Side, pair_id
 from sidecar.cleaning.vocab import get_thresholds
+from sidecar.documents.manifest import note_rewritten
 from sidecar.errors import Conflict, OraError
 from sidecar.extraction.proposals import Plan, Proposal, extraction_data
 from sidecar.vault.edit import plan_edit, write_planned
@@ -142,7 +145,7 @@ def accept(vault: Path, max_bytes: int, plan: Plan, chosen: list[Proposal],
     out = Accepted()
     if not chosen:
         return out
-    conv = plan.conversation
+    conv = plan.source
     edit = plan_edit(vault, conv.path, _record([p.id for p in chosen]), expected_hash=conv.hash)
     head_before, head_after = split_heads(edit.before.decode("utf-8"),
                                           edit.after.decode("utf-8"))
@@ -175,6 +178,9 @@ def accept(vault: Path, max_bytes: int, plan: Plan, chosen: list[Proposal],
         _take_back(vault, doc["engrams"])
         journal.unlink(missing_ok=True)
         raise
+    # kept: failing, ingest would only see the note as edited by hand and leave it be
+    with contextlib.suppress(OraError, OSError):
+        note_rewritten(vault, conv.path, edit.before_hash, edit.after_hash)
     out.changed = [*out.written, conv.path]
     if pairs and queue is not None:
         out.queued = queue.offer(pairs)
@@ -221,6 +227,7 @@ def _undo_chat(vault: Path, entry: dict[str, Any], out: Undone) -> bool:
                             "`extracted` ids by hand (the journal keeps its old frontmatter)"})
     elif state == "restored":
         out.restored.append(rel)
+        note_rewritten(vault, rel, str(entry["after_sha256"]), str(entry["before_sha256"]))
     return state in ("restored", "unchanged")
 
 

@@ -1,10 +1,12 @@
-"""The library entry of extraction: find the conversation, plan, accept, undo (docs/extraction.md).
+"""The library entry of extraction: find the source, plan, accept, undo (docs/extraction.md).
 
-`load_conversation` reads a chat note, named by its conversation id (looked up among the notes
-of the chats folder) or by its path. A private conversation (its note tagged private) is found
-only in private mode: otherwise the answer is NotFound, word for word the one a conversation
-that does not exist gets. Outside private mode, the private turns of a public note are left out.
-The proposals' nexus is the chat note's, else its `cluster` when that names a matrix note.
+`load_source` reads a chat note, named by its conversation id (looked up among the notes of the
+chats folder) or by its path, or, by its path, a document's resource note (`type: resource` with
+`source_file`, as `ora ingest` writes one), each of its prose paragraphs a turn of role
+`document`. A private source (its note tagged private) is found only in private mode: otherwise
+the answer is NotFound, word for word the one a note that does not exist gets. Outside private
+mode, the private turns of a public chat note are left out. The proposals' nexus is the note's,
+else its `cluster` when that names a matrix note.
 
 `plan_extraction` runs the LLM extractor when a model is configured and the rule extractor
 otherwise, or when the model's answer cannot be used (reported as `fallback`), then the gate.
@@ -19,14 +21,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import PurePosixPath
 
+from sidecar.cleaning.claims import paragraphs
+from sidecar.documents.ingest import source_line
 from sidecar.errors import BadRequest, Conflict, NotFound, OraError
 from sidecar.extraction.gate import EngramLookup, gate
 from sidecar.extraction.llm import ExtractionRefused, llm_candidates
 from sidecar.extraction.proposals import (
     Candidate,
-    Conversation,
     Plan,
     Proposal,
+    Source,
     Turn,
     extraction_data,
 )
@@ -41,6 +45,7 @@ from sidecar.vault.vault_settings import load_vault_settings
 from sidecar.vault.write import content_hash
 
 ROLES = ("user", "assistant")
+DOCUMENT = "document"  # a resource note's paragraphs: the role of its turns, the source's kind
 
 
 def _read(config: Config, rel: str) -> tuple[str, Note, ChatNote | None] | None:
@@ -78,21 +83,39 @@ def _nexus(config: Config, note: Note) -> list[str]:
     return [f"[[{PurePosixPath(str(rel)).stem}]]"]
 
 
-def load_conversation(config: Config, *, conversation: str | None = None,
-                      note: str | None = None, private: bool = False) -> Conversation:
-    """The conversation to extract (see the module docstring)."""
+def _document_turns(note: Note) -> list[Turn] | None:
+    """A document's resource note as turns, one per prose paragraph (but the line linking the
+    page it was made from); None for any other note."""
+    if note.type != "resource" or "source_file" not in note.frontmatter:
+        return None
+    pointers = {source_line(link) for link in string_list(note.frontmatter.get("source_document"))}
+    found = [(first, last, text) for first, last, text in paragraphs(note.body, note.body_line)
+             if text.strip() not in pointers]
+    return [Turn(n, DOCUMENT, text, note.is_private, first, last)
+            for n, (first, last, text) in enumerate(found, 1)]
+
+
+def load_source(config: Config, *, conversation: str | None = None,
+                note: str | None = None, private: bool = False) -> Source:
+    """The chat note or resource note to extract (see the module docstring)."""
     if (conversation is None) == (note is None):
-        raise BadRequest("name the conversation by its id or by its chat note's path")
+        raise BadRequest("name the conversation by its id, or a note by its path")
     if note is not None:
         rel = normalise_rel(note)
-        missing = NotFound(f"no note {rel!r}: give the path of a chat note inside the vault")
+        missing = NotFound(f"no note {rel!r}: give the path of a chat note or of a document's "
+                           "resource note inside the vault")
         read = _read(config, rel)
         if read is None or (read[1].is_private and not private):
             raise missing
         note_hash, parsed, chat = read
         if chat is None:
-            raise BadRequest(f"{rel} is not one of Ora's chat notes (type: chat, with a "
-                             "conversation id)")
+            turns = _document_turns(parsed)
+            if turns is None:
+                raise BadRequest(
+                    f"{rel} cannot be extracted: engrams are extracted from Ora's chat notes "
+                    "(type: chat, with a conversation id) and from a document's resource notes "
+                    "(type: resource, with source_file, as `ora ingest` writes them)")
+            return _source(config, rel, rel, note_hash, parsed, turns, DOCUMENT)
     else:
         assert conversation is not None
         folder = load_vault_settings(config.vault).chats_folder.strip("/") or "the vault"
@@ -104,26 +127,30 @@ def load_conversation(config: Config, *, conversation: str | None = None,
         rel, note_hash, parsed, chat = hit
     turns = [Turn.of(n, t) for n, t in enumerate(chat.turns, 1)
              if t.role in ROLES and (private or not t.private)]
+    return _source(config, chat.conversation, rel, note_hash, parsed, turns, "conversation")
+
+
+def _source(config: Config, id_: str, rel: str, note_hash: str, note: Note, turns: list[Turn],
+            kind: str) -> Source:
     key = str(extraction_data()["engram"]["extracted_property"])
-    return Conversation(chat.conversation, rel, note_hash, turns, _nexus(config, parsed),
-                        parsed.is_private, frozenset(string_list(parsed.frontmatter.get(key))))
+    return Source(id_, rel, note_hash, turns, _nexus(config, note), note.is_private,
+                  frozenset(string_list(note.frontmatter.get(key))), kind)
 
 
-async def plan_extraction(config: Config, conversation: Conversation,
-                          engrams: EngramLookup) -> Plan:
-    """Proposals and drops for `conversation` (see the module docstring)."""
+async def plan_extraction(config: Config, source: Source, engrams: EngramLookup) -> Plan:
+    """Proposals and drops for `source` (see the module docstring)."""
     model, fallback = generator_name(config), None
     candidates: list[Candidate] | None = None
     if model is not None:
         try:
-            candidates = await llm_candidates(config, conversation)
+            candidates = await llm_candidates(config, source)
         except ExtractionRefused as err:
             fallback = str(err)
     extractor = model if candidates is not None and model is not None else "rules"
     if candidates is None:
-        candidates = rule_candidates(conversation)
-    proposals, dropped = await asyncio.to_thread(gate, conversation, candidates, engrams)
-    return Plan(conversation, extractor, proposals, dropped, fallback)
+        candidates = rule_candidates(source)
+    proposals, dropped = await asyncio.to_thread(gate, source, candidates, engrams)
+    return Plan(source, extractor, proposals, dropped, fallback)
 
 
 def chosen(plan: Plan, ids: str | Sequence[str]) -> list[Proposal]:
@@ -135,8 +162,8 @@ def chosen(plan: Plan, ids: str | Sequence[str]) -> list[Proposal]:
     unknown = [i for i in wanted if i not in by_id]
     if unknown:
         raise Conflict(f"{', '.join(unknown)}: not among the proposals of "
-                       f"{PurePosixPath(plan.conversation.path).name} now (extracted already, "
-                       "or the conversation changed); extract again to see them")
+                       f"{PurePosixPath(plan.source.path).name} now (extracted already, "
+                       "or the note changed); extract again to see them")
     return [by_id[i] for i in dict.fromkeys(wanted)]
 
 

@@ -4,14 +4,14 @@ In order:
 
 1. **Not a claim**: questions, greetings, chatter, aims, fragments, and sentences that lean on
    another (`rules.standalone`, `rules.not_a_claim`). Reason `not-a-claim`.
-2. **Already extracted**: the chat note's `extracted` property holds the proposal's id (it was
+2. **Already extracted**: the source note's `extracted` property holds the proposal's id (it was
    kept before): left out, neither proposed nor dropped.
 3. **Pushback**: an assistant claim the user rejected later in the same conversation. A user turn
    with a pushback cue ("no, that's wrong", `schema/extraction.json` `pushback`) rejects the
    assistant turn before it: the claims that a sentence of that user turn contradicts (the
    contradiction survey's rules detector, `cleaning/rules.py`), or, when none does, all of that
    turn's claims. A later user sentence that contradicts an assistant claim rejects it whatever
-   words it uses. Reason `pushback`.
+   words it uses. Reason `pushback`. (A document has neither side: nothing to push back.)
 4. **Duplicate**: an existing engram's claim says the same (cosine ≥ `duplicate_similarity`,
    or the same words: normalised equality or a Dice overlap of content stems ≥
    `duplicate_overlap`), and the detector does not call the two a contradiction. Reason
@@ -36,10 +36,10 @@ from sidecar.cleaning.rules import detect
 from sidecar.cleaning.vocab import get_cues, get_thresholds, stem
 from sidecar.extraction.proposals import (
     Candidate,
-    Conversation,
     Dropped,
     Match,
     Proposal,
+    Source,
     extraction_data,
     normalise,
     proposal_id,
@@ -71,10 +71,10 @@ def _same(a: str, b: str, limit: float) -> bool:
     return normalise(a) == normalise(b) or overlap(a, b) >= limit
 
 
-def _pushed_back(conversation: Conversation, claims: list[Proposal]) -> set[int]:
+def _pushed_back(source: Source, claims: list[Proposal]) -> set[int]:
     """Indexes (in `claims`) of the assistant claims the user rejected later."""
     rejected: set[int] = set()
-    turns = conversation.turns
+    turns = source.turns
     for j, user in enumerate(turns):
         if user.role != "user":
             continue
@@ -91,7 +91,7 @@ def _pushed_back(conversation: Conversation, claims: list[Proposal]) -> set[int]
     return rejected
 
 
-def gate(conversation: Conversation, candidates: list[Candidate],
+def gate(source: Source, candidates: list[Candidate],
          engrams: EngramLookup) -> tuple[list[Proposal], list[Dropped]]:
     """The proposals that pass, and what was dropped and why (see the module docstring)."""
     limits = extraction_data()["gate"]
@@ -103,8 +103,8 @@ def gate(conversation: Conversation, candidates: list[Candidate],
         if text is None or not_a_claim(text):
             dropped.append(Dropped(c.text, "not-a-claim"))
             continue
-        pid = proposal_id(conversation.id, text)
-        if pid in conversation.extracted or pid in seen:
+        pid = proposal_id(source.id, text)
+        if pid in source.extracted or pid in seen:
             continue
         if any(_same(text, p.text, float(limits["duplicate_overlap"]))
                and not detect(text, p.text).contradiction for p in claims):
@@ -113,8 +113,8 @@ def gate(conversation: Conversation, candidates: list[Candidate],
         seen.add(pid)
         claims.append(Proposal(
             pid, c.title or title_of(text), text, c.subtype or subtype_of(text), c.turn,
-            conversation.link(c.turn), list(conversation.nexus)))
-    rejected = _pushed_back(conversation, claims)
+            source.link(c.turn), list(source.nexus)))
+    rejected = _pushed_back(source, claims)
     dropped += [Dropped(p.text, "pushback") for i, p in enumerate(claims) if i in rejected]
     kept = [p for i, p in enumerate(claims) if i not in rejected]
     proposals = []

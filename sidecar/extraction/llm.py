@@ -25,7 +25,7 @@ import jsonschema
 
 from sidecar.errors import LlmFailed
 from sidecar.extraction.gate import content_stems
-from sidecar.extraction.proposals import Candidate, Conversation, Turn, extraction_data
+from sidecar.extraction.proposals import Candidate, Source, Turn, extraction_data
 from sidecar.models.chat import complete
 from sidecar.schema import get_schema
 from sidecar.settings import Config
@@ -53,11 +53,11 @@ def _answer_schema(spec: dict[str, Any]) -> dict[str, Any]:
                 }}}}}
 
 
-def messages(conversation: Conversation) -> list[dict[str, str]]:
+def messages(source: Source) -> list[dict[str, str]]:
     spec = extraction_data()["llm"]
     turns = "\n\n".join(
         spec["turn_label"].format(n=t.n, role=spec["roles"][t.role]) + "\n" + t.content
-        for t in conversation.turns)
+        for t in source.turns)
     return [{"role": "system", "content": spec["system"]}, {"role": "user", "content": turns}]
 
 
@@ -66,7 +66,7 @@ def _grounded(text: str, turn: Turn, least: float) -> bool:
     return not said or len(said & content_stems(turn.content)) / len(said) >= least
 
 
-def parse_answer(answer: str, conversation: Conversation) -> list[Candidate]:
+def parse_answer(answer: str, source: Source) -> list[Candidate]:
     """The candidates of a model's answer (ExtractionRefused naming what is wrong with it)."""
     spec = extraction_data()["llm"]
     if len(answer) > int(spec["max_answer_chars"]):
@@ -83,13 +83,13 @@ def parse_answer(answer: str, conversation: Conversation) -> list[Candidate]:
         where = "/".join(str(p) for p in exc.absolute_path) or "answer"
         raise ExtractionRefused(f"the answer has the wrong shape at {where}: "
                                 f"{exc.message[:200]}") from exc
-    by_n = {t.n: t for t in conversation.turns}
+    by_n = {t.n: t for t in source.turns}
     found = []
     for item in doc["proposals"]:
         turn = by_n.get(item["turn"])
         if turn is None:
             raise ExtractionRefused(f"the answer names turn {item['turn']}, which the "
-                                    "conversation does not have")
+                                    "source does not have")
         if not _grounded(item["text"], turn, float(spec["min_grounding"])):
             raise ExtractionRefused(f"the answer proposes text that turn {turn.n} does not hold")
         found.append(Candidate(" ".join(item["text"].split()), turn,
@@ -98,13 +98,13 @@ def parse_answer(answer: str, conversation: Conversation) -> list[Candidate]:
     return found
 
 
-async def llm_candidates(config: Config, conversation: Conversation) -> list[Candidate]:
-    """The model's proposals for `conversation` (ExtractionRefused when it cannot be used)."""
-    private = conversation.private or any(t.private for t in conversation.turns)
+async def llm_candidates(config: Config, source: Source) -> list[Candidate]:
+    """The model's proposals for `source` (ExtractionRefused when it cannot be used)."""
+    private = source.private or any(t.private for t in source.turns)
     spec = extraction_data()["llm"]
     try:  # a private conversation to a model the egress rule refuses: PrivateWithheld
-        answer = await complete(config, messages(conversation), private=private,
+        answer = await complete(config, messages(source), private=private,
                                 max_tokens=int(spec["max_tokens"]))
     except LlmFailed as err:
         raise ExtractionRefused(err.message) from err
-    return parse_answer(answer, conversation)
+    return parse_answer(answer, source)

@@ -1,8 +1,11 @@
 """What extraction proposes and drops, and the data both extractors and the gate share.
 
-A proposal's id is a digest of its conversation and its normalised text, so the same claim of the
-same conversation has the same id on every run, whichever extractor found it: the chat note
-records the ids it was extracted into (`extracted`), and a later run proposes only new ones.
+A source is a conversation (its chat note, one turn per message) or a document's resource note
+(`ora ingest`'s, one "turn" per paragraph, role `document`: the user's own material, so never
+AI-derived, and no one to push back). A proposal's id is a digest of its source and its
+normalised text, so the same claim of the same source has the same id on every run, whichever
+extractor found it: the note records the ids it was extracted into (`extracted`), and a later
+run proposes only new ones.
 """
 
 from __future__ import annotations
@@ -33,18 +36,18 @@ def normalise(text: str) -> str:
     return _EDGES.sub("", _SPACES.sub(" ", text.casefold())).strip()
 
 
-def proposal_id(conversation: str, text: str) -> str:
-    digest = hashlib.sha256(json.dumps([conversation, normalise(text)],
+def proposal_id(source: str, text: str) -> str:
+    digest = hashlib.sha256(json.dumps([source, normalise(text)],
                                        ensure_ascii=False).encode("utf-8")).hexdigest()
     return digest[:16]
 
 
 @dataclass(frozen=True)
 class Turn:
-    """One turn of the conversation as extraction reads it: its position among the turns."""
+    """One turn of the source as extraction reads it: its position among the turns."""
 
     n: int  # 1-based, in the order of the note
-    role: str  # "user" | "assistant"
+    role: str  # "user" | "assistant" | "document"
     content: str
     private: bool
     line_start: int
@@ -56,19 +59,24 @@ class Turn:
 
 
 @dataclass(frozen=True)
-class Conversation:
-    """A chat note as extraction sees it."""
+class Source:
+    """What extraction reads: a chat note, or a document's resource note (`kind`)."""
 
-    id: str
+    id: str  # the conversation id; a resource note's path
     path: str
     hash: str  # of the note's bytes when read: accepting writes onto exactly these
     turns: list[Turn]
     nexus: list[str]
     private: bool  # the whole note is private
     extracted: frozenset[str]  # ids recorded in the note's `extracted` property
+    kind: str = "conversation"  # | "document"
+
+    @property
+    def conversation(self) -> str | None:
+        return self.id if self.kind == "conversation" else None
 
     def link(self, turn: Turn) -> str:
-        """A wikilink to the chat note naming the turn's lines (`source_document`)."""
+        """A wikilink to the note naming the turn's lines (`source_document`)."""
         target = self.path.removesuffix(".md")
         span = (f"line {turn.line_start}" if turn.line_start == turn.line_end
                 else f"lines {turn.line_start}-{turn.line_end}")
@@ -145,7 +153,7 @@ class Dropped:
 class Plan:
     """One extraction: what was proposed, what was dropped, and which extractor ran."""
 
-    conversation: Conversation
+    source: Source
     extractor: str
     proposals: list[Proposal]
     dropped: list[Dropped]
@@ -154,9 +162,9 @@ class Plan:
     def as_json(self) -> dict[str, Any]:
         doc: dict[str, Any] = {
             "extractor": self.extractor,
-            "conversation": self.conversation.id,
-            "note": self.conversation.path,
-            "proposals": [p.as_json(self.conversation.path) for p in self.proposals],
+            "conversation": self.source.conversation,
+            "note": self.source.path,
+            "proposals": [p.as_json(self.source.path) for p in self.proposals],
             "dropped": [d.as_json() for d in self.dropped],
         }
         if self.fallback is not None:

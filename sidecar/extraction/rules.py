@@ -24,7 +24,7 @@ from functools import cache
 
 from sidecar.cleaning.claims import split_claims
 from sidecar.cleaning.vocab import get_cues
-from sidecar.extraction.proposals import Candidate, Conversation, extraction_data
+from sidecar.extraction.proposals import Candidate, Source, extraction_data
 
 _WORD = re.compile(r"\w+(?:['’]\w+)*")
 _END = re.compile(r"[\s.;:,!]+$")
@@ -156,11 +156,11 @@ def sentences(content: str, line_start: int) -> Iterator[tuple[str, str | None]]
         previous = claim.text
 
 
-def rule_candidates(conversation: Conversation) -> list[Candidate]:
+def rule_candidates(source: Source) -> list[Candidate]:
     """Every sentence of every turn, stated to stand alone where it can be; a sentence that
     cannot is kept as written, for the gate to drop."""
     found = []
-    for turn in conversation.turns:
+    for turn in source.turns:
         for text, previous in sentences(turn.content, turn.line_start):
             found.append(Candidate(standalone(text, previous) or text, turn))
     return found

@@ -22,7 +22,7 @@ from sidecar.extraction import (
     accept,
     chosen,
     edited,
-    load_conversation,
+    load_source,
     plan_extraction,
     undo_extraction,
 )
@@ -37,11 +37,11 @@ routes = web.RouteTableDef()
 
 async def _plan(request: web.Request, body: dict[str, Any]) -> Plan:
     config, private = request.app[CONFIG], bool(body.get("private", False))
-    conversation = await asyncio.to_thread(
-        load_conversation, config, conversation=body.get("conversation"),
+    source = await asyncio.to_thread(
+        load_source, config, conversation=body.get("conversation"),
         note=body.get("note"), private=private)
     engrams = IndexEngrams(request.app[INDEX], request.app[MODELS].embedder, private=private)
-    return await plan_extraction(config, conversation, engrams)
+    return await plan_extraction(config, source, engrams)
 
 
 async def _written(request: web.Request, created: list[str], modified: list[str],

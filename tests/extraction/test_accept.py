@@ -9,7 +9,7 @@ import pytest
 
 from sidecar.cleaning import Queue
 from sidecar.errors import Conflict
-from sidecar.extraction import IndexEngrams, accept, load_conversation, plan_extraction
+from sidecar.extraction import IndexEngrams, accept, load_source, plan_extraction
 from sidecar.extraction.accept import undo_extraction
 from sidecar.index import open_index
 from sidecar.models.embedder import Embedder
@@ -28,7 +28,7 @@ async def test_a_chat_note_changed_since_the_plan_keeps_nothing(
     config = settings(vault)
     with open_index(config, embedder=embedder) as index:
         index.reconcile()
-        plan = await plan_extraction(config, load_conversation(config, note=NOTE),
+        plan = await plan_extraction(config, load_source(config, note=NOTE),
                                      IndexEngrams(index, embedder, private=False))
     assert len(plan.proposals) == 1
     path = vault / NOTE
@@ -43,7 +43,7 @@ async def test_a_chat_note_changed_since_the_plan_keeps_nothing(
 
         # Planned again, it is kept; the undo restores the note as it was before the accept.
         with open_index(config, embedder=embedder) as index:
-            plan = await plan_extraction(config, load_conversation(config, note=NOTE),
+            plan = await plan_extraction(config, load_source(config, note=NOTE),
                                          IndexEngrams(index, embedder, private=False))
         done = accept(vault, int(config.max_file_bytes), plan, plan.proposals, queue)
         assert done.changed == [*done.written, NOTE] and len(done.written) == 1

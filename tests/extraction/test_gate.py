@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from sidecar.extraction import load_conversation
+from sidecar.extraction import load_source
 from sidecar.extraction.gate import gate
-from sidecar.extraction.proposals import Conversation, Match, Turn
+from sidecar.extraction.proposals import Match, Source, Turn
 from sidecar.extraction.rules import rule_candidates
 
 from .conftest import chat_text, settings, write_vault
@@ -21,8 +21,8 @@ class NoEngrams:
         return [[] for _ in texts]
 
 
-def _conversation(*turns: tuple[str, str]) -> Conversation:
-    return Conversation("c", "Chats/Ora/c.md", "h", [
+def _conversation(*turns: tuple[str, str]) -> Source:
+    return Source("c", "Chats/Ora/c.md", "h", [
         Turn(n, role, text, False, 10 * n, 10 * n) for n, (role, text) in enumerate(turns, 1)],
         [], False, frozenset())
 
@@ -98,6 +98,6 @@ def test_the_nexus_is_the_chat_notes_else_its_cluster_when_that_is_a_matrix(
     (chats / "c.md").write_text(chat_text("c", turns).replace(
         "tags: []", "tags: []\ncluster: Sourdough"), "utf-8")
     config = settings(vault)
-    assert load_conversation(config, conversation="a").nexus == ["[[Garden]]"]
-    assert load_conversation(config, conversation="b").nexus == ["[[Bakery]]"]
-    assert load_conversation(config, conversation="c").nexus == []
+    assert load_source(config, conversation="a").nexus == ["[[Garden]]"]
+    assert load_source(config, conversation="b").nexus == ["[[Bakery]]"]
+    assert load_source(config, conversation="c").nexus == []

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from sidecar.extraction import IndexEngrams, load_conversation, plan_extraction
+from sidecar.extraction import IndexEngrams, load_source, plan_extraction
 from sidecar.extraction.proposals import Plan, extraction_data
 from sidecar.index import Index, open_index
 from sidecar.models.embedder import Embedder
@@ -51,7 +51,7 @@ def indexed(tmp_path: Path, embedder: Embedder) -> Iterator[tuple[Path, Index]]:
     index.close()
 
 async def _plan(config: Config, index: Index, embedder: Embedder, private: bool = False) -> Plan:
-    conversation = load_conversation(config, conversation="kitchen", private=private)
+    conversation = load_source(config, conversation="kitchen", private=private)
     return await plan_extraction(config, conversation,
                                  IndexEngrams(index, embedder, private=private))
 
