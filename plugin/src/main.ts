@@ -19,7 +19,7 @@ import { EventStream } from "./api/event-stream";
 import type { AskDocument, ExtractSelector, StreamEvent, VaultEvent } from "./api/types";
 import { answerForNote } from "./ask/model";
 import { carriedConversation, chatNoteMoves, type CarriedConversation } from "./ask/relink";
-import { chatNoteSelector } from "./extract/model";
+import { extractableNote } from "./extract/model";
 import { frontmatterLinter, LintedEditors } from "./lint/extension";
 import { datesFix } from "./lint/fixes";
 import { addLintIgnore, lintIgnoreEntry } from "./lint/ignore";
@@ -489,23 +489,23 @@ export default class OraVaultPlugin extends Plugin {
 		});
 	}
 
-	/** The conversation "Extract engrams" works on: the Ask panel's when it is focused, else the chat note open. */
+	/** What "Extract engrams" works on: the Ask panel's conversation when it is focused, else the chat note or document's resource note open. */
 	private extractTarget(): { selector: ExtractSelector; privateMode: boolean } | null {
 		const ask = this.app.workspace.getActiveViewOfType(AskView)?.extractable;
 		if (ask) return { selector: { conversation: ask.conversation }, privateMode: ask.privateMode };
 		const file = this.app.workspace.getActiveFile();
-		const selector = file ? this.chatNote(file) : null;
+		const selector = file ? this.extractableNote(file) : null;
 		return selector ? { selector, privateMode: false } : null;
 	}
 
-	private chatNote(file: TFile): ExtractSelector | null {
-		return chatNoteSelector(file.path, this.app.metadataCache.getFileCache(file)?.frontmatter);
+	private extractableNote(file: TFile): ExtractSelector | null {
+		return extractableNote(file.path, this.app.metadataCache.getFileCache(file)?.frontmatter);
 	}
 
-	/** "Extract engrams" in a chat note's header and in its file menu. */
+	/** "Extract engrams" in the header and the file menu of a chat note or a document's resource note. */
 	private addChatNoteButtons(): void {
 		const buttons = new ChatNoteButtons(
-			(file) => this.chatNote(file) !== null,
+			(file) => this.extractableNote(file) !== null,
 			(file) => this.openExtract({ note: file.path }),
 		);
 		const sync = () =>
@@ -522,7 +522,7 @@ export default class OraVaultPlugin extends Plugin {
 		this.register(() => buttons.clear());
 		this.registerEvent(
 			this.app.workspace.on("file-menu", (menu, file) => {
-				const selector = file instanceof TFile ? this.chatNote(file) : null;
+				const selector = file instanceof TFile ? this.extractableNote(file) : null;
 				if (!selector) return;
 				menu.addItem((item) => item.setTitle("Extract engrams").setIcon("sparkles").onClick(() => this.openExtract(selector)));
 			}),

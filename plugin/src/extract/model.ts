@@ -42,11 +42,14 @@ const REASONS: Record<string, string> = {
 };
 
 /**
- * The extraction a chat note asks for: a note carrying a conversation in its frontmatter (Ora's
- * chat note, the test the sidecar and the Ask panel's relinking use), named by its path.
+ * The extraction a note asks for, named by its path: a note carrying a conversation in its
+ * frontmatter (Ora's chat note, the test the sidecar and the Ask panel's relinking use), or a
+ * document's resource note (`type: resource` with `source_file`, as "Process document into notes"
+ * writes one), the two the sidecar extracts from.
  */
-export function chatNoteSelector(path: string, frontmatter: Readonly<Record<string, unknown>> | null | undefined): ExtractSelector | null {
-	return carriedConversation(path, frontmatter) ? { note: path } : null;
+export function extractableNote(path: string, frontmatter: Readonly<Record<string, unknown>> | null | undefined): ExtractSelector | null {
+	const documentNote = frontmatter?.type === "resource" && typeof frontmatter.source_file === "string";
+	return documentNote || carriedConversation(path, frontmatter) ? { note: path } : null;
 }
 
 /** Which extractor proposed, in words; `fallback` says why the model's answer was not used. */
@@ -87,7 +90,7 @@ export class ExtractReview {
 		const n = this.proposals.length;
 		const d = this.plan.dropped.length;
 		const dropped = d ? ` The quality gate dropped ${d} (see below).` : "";
-		if (n === 0) return `Nothing new to keep from this conversation.${dropped}`;
+		if (n === 0) return `Nothing new to keep from this note.${dropped}`;
 		return `${n} proposed ${n === 1 ? "engram" : "engrams"}: accept the ones to keep, edit or reject the others.${dropped}`;
 	}
 

@@ -1,17 +1,21 @@
 import { describe, expect, it } from "vitest";
 
-import { chatNoteSelector, droppedRow, extractorLabel, ExtractReview, keptText, reviewKey, undoneText } from "../../src/extract/model";
+import { extractableNote, droppedRow, extractorLabel, ExtractReview, keptText, reviewKey, undoneText } from "../../src/extract/model";
 import { anExtractPlan, anExtractProposal } from "../builders";
 
 const two = () => anExtractPlan([anExtractProposal(), anExtractProposal({ id: "x2", title: "I sleep better without screens", text: "I sleep better when I put screens away an hour before bed.", ai_derived: false, subtype: null, nexus: null })]);
 
-describe("chatNoteSelector", () => {
-	it("names a chat note carrying a conversation by its path, and nothing else", () => {
+describe("extractableNote", () => {
+	it("names a chat note carrying a conversation, or a document's resource note, by its path, and nothing else", () => {
 		const chat = { type: "chat", conversation: "ask-1", namespace: "default" };
-		expect(chatNoteSelector("Chats/Ora/ask-1.md", chat)).toEqual({ note: "Chats/Ora/ask-1.md" });
-		expect(chatNoteSelector("Engrams/A.md", { type: "engram" })).toBeNull();
-		expect(chatNoteSelector("Chats/Mine.md", { type: "chat" })).toBeNull();
-		expect(chatNoteSelector("Chats/Bare.md", undefined)).toBeNull();
+		expect(extractableNote("Chats/Ora/ask-1.md", chat)).toEqual({ note: "Chats/Ora/ask-1.md" });
+		expect(extractableNote("Engrams/A.md", { type: "engram" })).toBeNull();
+		expect(extractableNote("Chats/Mine.md", { type: "chat" })).toBeNull();
+		expect(extractableNote("Chats/Bare.md", undefined)).toBeNull();
+		const page = { type: "resource", source_file: "Tidal pumping.pdf", source_format: "pdf" };
+		expect(extractableNote("Resources/Tidal pumping/Tidal pumping - page 06.md", page)).toEqual({ note: "Resources/Tidal pumping/Tidal pumping - page 06.md" });
+		expect(extractableNote("Resources/Bread.md", { type: "resource" })).toBeNull();
+		expect(extractableNote("Engrams/B.md", { type: "engram", source_file: "a.pdf" })).toBeNull();
 	});
 });
 
@@ -99,7 +103,7 @@ describe("ExtractReview", () => {
 		expect(review.cards.map((c) => c.id)).toEqual(["x2"]);
 		expect(review.headline).toContain("1 proposed engram:");
 		expect(review.finished).toBe(true);
-		expect(new ExtractReview(anExtractPlan([])).headline).toBe("Nothing new to keep from this conversation. The quality gate dropped 2 (see below).");
+		expect(new ExtractReview(anExtractPlan([])).headline).toBe("Nothing new to keep from this note. The quality gate dropped 2 (see below).");
 	});
 });
 
