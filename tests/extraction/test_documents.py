@@ -5,18 +5,22 @@ the user's own (never AI-derived), citing the page note's lines, recorded in its
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from sidecar.extraction import IndexEngrams, load_source, plan_extraction
+from sidecar.index import open_index
+from sidecar.models.embedder import Embedder
 from sidecar.settings import Config
 from sidecar.vault.note import read_note
 
 from ..conftest import AppClient
 from ..documents.make_pdfs import PAGES, write_paper
-from .conftest import NOTES, settings
+from .conftest import NOTES, settings, write_vault
 
 DOC = "Tidal pumping.pdf"
 PAGE = "Resources/Tidal pumping/Tidal pumping - page 06.md"
@@ -123,3 +127,27 @@ async def test_http_extract_of_a_page_note_is_the_cli_plan(
     assert await api.call("POST", "/v1/extract", {"note": PAGE}) == (200, plan)
     status, refused = await api.call("POST", "/v1/extract", {"note": "Resources/Bread.md"})
     assert status == 400 and "resource notes" in refused["error"]["message"], refused
+
+
+async def test_the_language_model_reads_a_page_note_as_document_turns(
+    tmp_path: Path, embedder: Embedder, llm: Any,
+) -> None:
+    rel = "Resources/Field notes/Field notes - page 2.md"
+    said = "Rye flour ferments faster than wheat flour."
+    vault = write_vault(tmp_path / "vault", {**NOTES, rel: (
+        "---\ntype: resource\nnexus: []\ntags: []\nsource_file: \"Field notes.pdf\"\n"
+        "source_document:\n  - \"[[Field notes.pdf#page=2]]\"\n---\n# Field notes, page 2\n\n"
+        f"Bakers keep a starter warm.\n\n{said}\n\nSource: [[Field notes.pdf#page=2]]\n")})
+    llm.reply = lambda body: json.dumps({"proposals": [{"turn": 2, "text": said}]})
+    config = settings(vault, llm_url=llm.url)
+    with open_index(config, embedder=embedder) as index:
+        index.reconcile()
+        source = load_source(config, note=rel)
+        assert [(t.role, t.line_start) for t in source.turns] == [("document", 11),
+                                                                  ("document", 13)]
+        plan = await plan_extraction(config, source, IndexEngrams(index, embedder, private=False))
+    assert plan.extractor == "llm:test-model"
+    [proposal] = plan.as_json()["proposals"]
+    assert proposal["ai_derived"] is False and proposal["text"] == said
+    assert proposal["source"] == {"path": rel, "line_start": 13, "line_end": 13}
+    assert f"[turn 2] document:\n{said}" in llm.requests[0]["messages"][1]["content"]
