@@ -71,11 +71,12 @@ def test_a_sidecar_whose_parent_is_killed_exits_cleanly(config: Any, tmp_path: P
 
 
 def _ledger_files(data: Path) -> int:
-    """The notes the ledger holds (0 before it exists)."""
+    """The notes the ledger holds embedded (0 before it exists): the words pass writes every
+    note first, then the embedding pass marks each embedded."""
     try:
         with contextlib.closing(sqlite3.connect(f"file:{data / 'ledger.sqlite'}?mode=ro",
                                                 uri=True)) as db:
-            return int(db.execute("SELECT count(*) FROM files").fetchone()[0])
+            return int(db.execute("SELECT count(*) FROM files WHERE embedded = 1").fetchone()[0])
     except sqlite3.Error:
         return 0
 

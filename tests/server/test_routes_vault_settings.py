@@ -89,7 +89,8 @@ async def test_search_says_how_far_indexing_is_while_a_writer_indexes(
     marker.write_text(json.dumps({"pid": os.getppid(), "done": 2, "total": 8}))
     try:
         answer = await api.post("/v1/search", query)
-        assert answer.json["indexing"] == {"done": 2, "total": 8, "percent": 25}
+        assert answer.json["indexing"] == {"done": 2, "total": 8, "percent": 25,
+                                           "phase": "words"}
         assert answer.json["results"][0]["path"] == "Resources/Sourdough.md"
     finally:
         marker.unlink()
@@ -138,3 +139,4 @@ async def test_lint_ignore_route_will_not_edit_through_a_yaml_alias(
     assert answer.status == 422
     assert "anchors or aliases" in answer.json["error"]["message"]
     assert (config.vault / "ora.yaml").read_text(encoding="utf-8") == text
+    await api.wait_reconciled()  # the watcher re-plans for the new ora.yaml: let it finish
