@@ -9,9 +9,11 @@ the next writer to open rebuilds that store's engine from its table, as it does 
 that is missing, damaged, of another version, or holds another number of chunks (`create`).
 
 Archived chunks are left out after ranking (over-fetch; a slower exact query when they crowd the
-top), so a query still returns up to k rows. Any user text is a valid query: its word tokens
-minus the query stopwords of `schema/ranking.json`, analysed as the index analyses text, OR-ed
-(the classic bag-of-words BM25 query).
+top), so a query still returns up to k rows. Any user text is a valid query: its word tokens,
+analysed as the index analyses text in every language of `schema/languages.json` (English
+without the query stopwords of `schema/ranking.json`), OR-ed (the classic bag-of-words BM25
+query). Each row records its note's language (`lang`: set in ora.yaml, else detected from the
+text of the note's rows written together), so a rebuilt engine analyses it as before.
 """
 
 from __future__ import annotations
@@ -25,7 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sidecar.errors import IndexDamaged
-from sidecar.index.bm25_engine import VERSION, Bm25Engine, Doc, analyze, remove
+from sidecar.index import languages
+from sidecar.index.bm25_engine import VERSION, Bm25Engine, Doc, Terms, analyze, remove
 from sidecar.index.names import store_name
 from sidecar.index.scope import overfetch
 from sidecar.index.sqlite import ThreadConnections
@@ -54,14 +57,16 @@ class SparseRow:
     title: str
     heading: str
     about: str = ""
+    language: str = ""  # set by ora.yaml; else detected from the note's text (`languages.py`)
 
 
-def query_terms(query: str) -> list[str]:
-    """The index terms of arbitrary text: its words but stopwords, analysed ([] if none)."""
-    words = list(dict.fromkeys(t.lower() for t in _WORD.findall(query)))
+def query_terms(query: str) -> Terms:
+    """The index terms of arbitrary text in every language: its words but stopwords, analysed
+    (empty if none)."""
+    words = list(dict.fromkeys(t.lower() for t in _WORD.findall(query)))[:MAX_QUERY_TERMS]
     stop = get_schema().bm25_stopwords
     # A query of nothing but stopwords ("to be or not to be") still searches for them.
-    return analyze(([w for w in words if w not in stop] or words)[:MAX_QUERY_TERMS])
+    return analyze([w for w in words if w not in stop] or words, words)
 
 
 def _schema_sql(name: str) -> str:
@@ -73,7 +78,7 @@ def _schema_sql(name: str) -> str:
     CREATE TABLE IF NOT EXISTS "{name}" (
         rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, path TEXT NOT NULL,
         archived INTEGER NOT NULL, text TEXT NOT NULL, title TEXT NOT NULL, heading TEXT NOT NULL,
-        about TEXT NOT NULL DEFAULT '');
+        about TEXT NOT NULL DEFAULT '', lang TEXT NOT NULL DEFAULT '');
     CREATE INDEX IF NOT EXISTS "{name}_path" ON "{name}"(path);
     -- Covers a search filter's lookup of its chunk ids' rowids (the rows hold the text).
     CREATE INDEX IF NOT EXISTS "{name}_live" ON "{name}"(id, archived);
@@ -88,9 +93,35 @@ def _body(text: str, title: str, heading: str, about: str) -> str:
     return "\n".join(part for part in (title, heading, about, text) if part)
 
 
-def _docs(rows: Sequence[tuple[int, int, str, str, str, str]]) -> list[Doc]:
-    return [(rowid, bool(archived), _body(text, title, heading, about))
-            for rowid, archived, text, title, heading, about in rows]
+def _docs(rows: Sequence[tuple[int, int, str, str, str, str, str, str]]) -> list[Doc]:
+    """The engine's documents of table rows (rowid, archived, text, title, heading, about, path,
+    lang); rows of the layout before languages (no lang) are given their note's, detected from
+    the note's rows among `rows`."""
+    texts: dict[str, list[str]] = {}
+    for _, _, text, _, _, _, path, lang in rows:
+        if not lang:
+            texts.setdefault(path, []).append(text)
+    detected = {path: languages.language_of(parts) for path, parts in texts.items()}
+    return [(rowid, bool(archived), _body(text, title, heading, about), lang or detected[path])
+            for rowid, archived, text, title, heading, about, path, lang in rows]
+
+
+def _languages(rows: Sequence[SparseRow]) -> list[str]:
+    """Each row's analysis language: its own setting, else its note's, detected from the text of
+    the note's rows (a note's chunks are written together)."""
+    texts: dict[str, list[str]] = {}
+    for r in rows:
+        texts.setdefault(r.path, []).append(r.text)
+    detected: dict[str, str] = {}
+    out = []
+    for r in rows:
+        if r.language not in languages.spec().languages:
+            if r.path not in detected:
+                detected[r.path] = languages.language_of(texts[r.path])
+            out.append(detected[r.path])
+        else:
+            out.append(r.language)
+    return out
 
 
 class Bm25Store:
@@ -138,6 +169,7 @@ class Bm25Store:
             # whatever their number.
             downgraded = self._exists(conn, f"{name}_fts")
             conn.executescript(_schema_sql(name))
+            _add_lang_column(conn, name)
             if downgraded or not self._in_step(conn, name):
                 self._rebuild(name)
 
@@ -163,7 +195,7 @@ class Bm25Store:
         engine = self._engine(name, create=True)
         assert engine is not None
         cursor = self._db.get().execute(
-            f'SELECT rowid, archived, text, title, heading, about FROM "{name}"')
+            f'SELECT rowid, archived, text, title, heading, about, path, lang FROM "{name}"')
         while batch := cursor.fetchmany(_REBUILD_BATCH):
             engine.add(_docs(batch))
         engine.commit()
@@ -369,13 +401,22 @@ def _insert(
     the engine's documents for them."""
     last = int(conn.execute(f'SELECT coalesce(max(rowid), 0) FROM "{name}"').fetchone()[0])
     first = max(last, above) + 1
+    langs = _languages(rows)
     conn.executemany(
-        f'INSERT INTO "{name}" (rowid, id, path, archived, text, title, heading, about) '
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-        ((first + i, r.id, r.path, int(r.archived), r.text, r.title, r.heading, r.about)
-         for i, r in enumerate(rows)))
-    return [(first + i, r.archived, _body(r.text, r.title, r.heading, r.about))
-            for i, r in enumerate(rows)]
+        f'INSERT INTO "{name}" (rowid, id, path, archived, text, title, heading, about, lang) '
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        ((first + i, r.id, r.path, int(r.archived), r.text, r.title, r.heading, r.about, lang)
+         for i, (r, lang) in enumerate(zip(rows, langs, strict=True))))
+    return [(first + i, r.archived, _body(r.text, r.title, r.heading, r.about), lang)
+            for i, (r, lang) in enumerate(zip(rows, langs, strict=True))]
+
+
+def _add_lang_column(conn: sqlite3.Connection, name: str) -> None:
+    """The analysis language of each row, added to a table of the layout before it (its rows
+    are given their detected language when the engine is rebuilt)."""
+    columns = {row[1] for row in conn.execute(f'PRAGMA table_info("{name}")')}
+    if "lang" not in columns:
+        conn.execute(f"ALTER TABLE \"{name}\" ADD COLUMN lang TEXT NOT NULL DEFAULT ''")
 
 
 def _chunks(conn: sqlite3.Connection, name: str,
@@ -387,7 +428,7 @@ def _chunks(conn: sqlite3.Connection, name: str,
 
 
 def _top(
-    conn: sqlite3.Connection, name: str, engine: Bm25Engine, terms: Sequence[str], k: int,
+    conn: sqlite3.Connection, name: str, engine: Bm25Engine, terms: Terms, k: int,
     include_archived: bool,
 ) -> list[tuple[str, float]]:
     """Top-k (chunk id, score) of one store.
@@ -417,7 +458,7 @@ def _kept(
 
 
 def _top_among(
-    conn: sqlite3.Connection, name: str, engine: Bm25Engine, terms: Sequence[str], k: int,
+    conn: sqlite3.Connection, name: str, engine: Bm25Engine, terms: Terms, k: int,
     include_archived: bool, ids: Sequence[str],
 ) -> list[tuple[str, float]]:
     """Top-k (chunk id, score) of one store among the chunk ids `ids` (looked up as one JSON

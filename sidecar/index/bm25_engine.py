@@ -5,9 +5,12 @@ the best (~45 CPU-ms a query at 100k chunks); tantivy keeps per-block score boun
 blocks that cannot reach the current top k (block-max WAND), ~1 CPU-ms at 100k. A chunk is one
 field, its note's names, heading path and description before its text, scored by BM25 (k1 1.2,
 b 0.75): on SciFact's train queries this ranked better, alone and fused, than per-field BM25
-with the names at half weight (docs/benchmarks.md). Only what ranking needs is indexed (term
-frequencies, no positions, no stored text): the chunk table in `bm25.sqlite` stays the record,
-and the rowid maps a hit back to it.
+with the names at half weight (docs/benchmarks.md). That field is its note's language's
+(`languages.py`): each language has its own stemmer and stopwords, and a query is analysed in
+every language, so a note matches the query as its own language reads it; the notes of compound
+languages also index the character n-grams of their long words, for a part to find the whole.
+Only what ranking needs is indexed (term frequencies, no positions, no stored text): the chunk
+table in `bm25.sqlite` stays the record, and the rowid maps a hit back to it.
 
 One writer thread with a small fixed memory budget; segments are memory-mapped by readers. Every
 search first reloads, so it sees the last commit, this process's or another's.
@@ -15,36 +18,32 @@ search first reloads, so it sees the last commit, this process's or another's.
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import threading
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from importlib.metadata import version
 from pathlib import Path
 
 import tantivy
 
 from sidecar.data_folder import private_folder, private_tree
+from sidecar.index import languages
+from sidecar.schema import load_json
 
 # What is indexed and how, recorded (with the engine's version) so a change rebuilds the index.
 LAYOUT = ("body: title heading about text; cjk_bigrams simple remove_long(40) lowercase ascii_fold "
-          "stemmer(en)")
-VERSION = f"{version('tantivy')}; {LAYOUT}"
+          "stemmer(en); body_LANG per languages.json: stopword(LANG) stemmer(LANG) ascii_fold; "
+          "grams: n-grams of long words of compound languages")
+VERSION = "; ".join([version("tantivy"), LAYOUT, json.dumps(
+    {k: v for k, v in load_json("languages.json").items() if k != "description"}, sort_keys=True)])
 # The writer's indexing memory (one thread): flushed to a segment when full (issue 17).
 WRITER_HEAP = 16_000_000
-_TOKENIZER = "ora"
+_GRAMS = "grams"
+_GRAMS_TOKENIZER = "ora_grams"
 
-
-def _analyzer() -> tantivy.TextAnalyzer:
-    return (tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
-            .filter(tantivy.Filter.remove_long(40))
-            .filter(tantivy.Filter.lowercase())
-            .filter(tantivy.Filter.ascii_fold())
-            .filter(tantivy.Filter.stemmer("english"))
-            .build())
-
-
-_QUERY_ANALYZER = _analyzer()
 # Chinese and Japanese write words without spaces (Korean attaches particles to them): a run of
 # their characters is one token to the tokenizer, so a word inside it never matched. Runs are
 # indexed and queried as their overlapping character pairs, as Lucene's CJK bigram filter does
@@ -63,22 +62,48 @@ def segment(text: str) -> str:
     return _CJK.sub(_pairs, text)
 
 
-def analyze(words: Iterable[str]) -> list[str]:
-    """The index terms of query words, in order, without repeats."""
-    return list(dict.fromkeys(t for w in words for t in _QUERY_ANALYZER.analyze(segment(w))))
+def _tokenizer(code: str) -> str:
+    return f"ora_{code}"
+
+
+@dataclass(frozen=True)
+class Terms:
+    """A query's index terms: (field, term) pairs of the word fields, and the character n-grams
+    its long words match in compound languages' notes (at the lower weight of languages.json)."""
+
+    words: tuple[tuple[str, str], ...] = ()
+    grams: tuple[str, ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.words or self.grams)
+
+
+def analyze(english: Sequence[str], words: Sequence[str]) -> Terms:
+    """The index terms of query words in every language (`english`: the words English keeps, its
+    query stopwords dropped), without repeats. A note is scored by the terms of its own language
+    only, since its text is in that language's field alone."""
+    pairs: dict[tuple[str, str], None] = {}
+    for code, lang in languages.spec().languages.items():
+        for word in english if code == "en" else words:
+            for term in languages.analyze(code, segment(word)):
+                pairs[(lang.field, term)] = None
+    grams = dict.fromkeys(g for w in words for g in languages.grams(w))
+    return Terms(tuple(pairs), tuple(grams))
 
 
 def _schema() -> tantivy.Schema:
     builder = tantivy.SchemaBuilder()
     builder.add_unsigned_field("rowid", indexed=True, fast=True)
     builder.add_unsigned_field("archived", indexed=True)
-    builder.add_text_field("body", tokenizer_name=_TOKENIZER, index_option="freq")
+    for code, lang in languages.spec().languages.items():
+        builder.add_text_field(lang.field, tokenizer_name=_tokenizer(code), index_option="freq")
+    builder.add_text_field(_GRAMS, tokenizer_name=_GRAMS_TOKENIZER, index_option="freq")
     return builder.build()
 
 
 _SCHEMA = _schema()
-Doc = tuple[int, bool, str]
-"""(rowid, archived, body)."""
+Doc = tuple[int, bool, str, str]
+"""(rowid, archived, body, language code)."""
 
 
 class Bm25Engine:
@@ -88,7 +113,10 @@ class Bm25Engine:
         private_folder(folder.parent)
         self.folder = private_folder(folder)
         self._index = tantivy.Index(_SCHEMA, str(folder), reuse=True)
-        self._index.register_tokenizer(_TOKENIZER, _analyzer())
+        for code, lang in languages.spec().languages.items():
+            self._index.register_tokenizer(_tokenizer(code), languages.analyzer(lang))
+        self._index.register_tokenizer(
+            _GRAMS_TOKENIZER, tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.whitespace()).build())
         # No watcher thread: `top` reloads (~50 µs when nothing changed).
         self._index.config_reader(reload_policy="manual")
         self._writer: tantivy.IndexWriter | None = None
@@ -116,11 +144,15 @@ class Bm25Engine:
 
     def add(self, docs: Iterable[Doc]) -> None:
         writer = self._write()
-        for rowid, archived, body in docs:
+        spec = languages.spec()
+        for rowid, archived, body, code in docs:
+            lang = spec.languages.get(code) or spec.languages[spec.default]
             doc = tantivy.Document()
             doc.add_unsigned("rowid", rowid)
             doc.add_unsigned("archived", int(archived))
-            doc.add_text("body", segment(body))
+            doc.add_text(lang.field, segment(body))
+            if lang.compounds:
+                doc.add_text(_GRAMS, " ".join(languages.grams(body)))
             writer.add_document(doc)
 
     def commit(self) -> None:
@@ -139,7 +171,7 @@ class Bm25Engine:
         return int(self._index.searcher().num_docs)
 
     def top(
-        self, terms: Sequence[str], k: int, *, live_only: bool = False,
+        self, terms: Terms, k: int, *, live_only: bool = False,
         among: Sequence[int] | None = None,
     ) -> list[tuple[int, float]]:
         """Top-k (rowid, BM25 score) for the OR of `terms` (index terms, see `analyze`).
@@ -147,10 +179,7 @@ class Bm25Engine:
         skipping (every match is then scored), so the plain query is the fast path."""
         if not terms or k <= 0:
             return []
-        query = tantivy.Query.boolean_query([
-            (tantivy.Occur.Should,
-             tantivy.Query.term_query(_SCHEMA, "body", term, index_option="freq"))
-            for term in terms])
+        query = _query(terms)
         if live_only or among is not None:
             parts = [(tantivy.Occur.Must, query)]
             if live_only:
@@ -174,6 +203,21 @@ class Bm25Engine:
         if writer is not None:
             writer.wait_merging_threads()
         private_tree(self.folder)  # merged segments, lock files
+
+
+def _query(terms: Terms) -> tantivy.Query:
+    """The OR of the terms' word queries, and of their n-grams at the n-grams' weight."""
+    parts = [(tantivy.Occur.Should,
+              tantivy.Query.term_query(_SCHEMA, field, term, index_option="freq"))
+             for field, term in terms.words]
+    if terms.grams:
+        grams = tantivy.Query.boolean_query([
+            (tantivy.Occur.Should,
+             tantivy.Query.term_query(_SCHEMA, _GRAMS, gram, index_option="freq"))
+            for gram in terms.grams])
+        parts.append((tantivy.Occur.Should, tantivy.Query.boost_query(
+            grams, languages.spec().gram_weight)))
+    return tantivy.Query.boolean_query(parts)
 
 
 def remove(folder: Path) -> None:

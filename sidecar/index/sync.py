@@ -58,7 +58,12 @@ from sidecar.models.embedder import Embedder
 from sidecar.vault.edit import content_hash
 from sidecar.vault.note import Note, decode_note, indexed_view, parse_note
 from sidecar.vault.scan import is_ignored, normalise_rel, symlink_in
-from sidecar.vault.vault_settings import VaultSettings, default_vault_settings, is_excluded
+from sidecar.vault.vault_settings import (
+    VaultSettings,
+    default_vault_settings,
+    is_excluded,
+    note_language,
+)
 
 FloatArray = npt.NDArray[np.float32]
 
@@ -512,7 +517,7 @@ class Syncer:
         self.bm25.replace(
             self.ns,
             deletes={p: ids for p, ids in deletes.items() if ids},
-            inserts={p: [_sparse(c) for c in cs] for p, cs in upserts.items() if cs},
+            inserts={p: [_sparse(c, self.settings) for c in cs] for p, cs in upserts.items() if cs},
         )
         self.ledger.put(self.ns, rows)
         report.written += sum(len(p.chunks) for p in plans)
@@ -533,7 +538,7 @@ class Syncer:
         report.removed += sum(len(ids) for ids in by_store.values())
 
 
-def _sparse(c: _PlannedChunk) -> SparseRow:
+def _sparse(c: _PlannedChunk, settings: VaultSettings) -> SparseRow:
     meta = c.meta
     return SparseRow(
         id=c.id,
@@ -543,6 +548,7 @@ def _sparse(c: _PlannedChunk) -> SparseRow:
         title=" ".join([str(meta["title"]), *(meta.get("aliases") or ())]),
         heading=str(meta["heading_path"]).replace(HEADING_SEPARATOR, " "),
         about=str(meta.get("description") or ""),
+        language=note_language(settings, str(meta["path"])) or "",
     )
 
 
