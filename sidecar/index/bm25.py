@@ -12,17 +12,19 @@ Archived chunks are left out after ranking (over-fetch; a slower exact query whe
 top), so a query still returns up to k rows. Any user text is a valid query: its word tokens,
 analysed as the index analyses text in every language of `schema/languages.json` (English
 without the query stopwords of `schema/ranking.json`), OR-ed (the classic bag-of-words BM25
-query). Each row records its note's language (`lang`: set in ora.yaml, else detected from the
-text of the note's rows written together), so a rebuilt engine analyses it as before.
+query). Each row records the language ora.yaml sets for its note (`lang`, '' when none); a
+note without one is analysed in the language detected from the text of its rows (written
+together, and read together when an engine is rebuilt).
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 import sqlite3
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -93,17 +95,28 @@ def _body(text: str, title: str, heading: str, about: str) -> str:
     return "\n".join(part for part in (title, heading, about, text) if part)
 
 
-def _docs(rows: Sequence[tuple[int, int, str, str, str, str, str, str]]) -> list[Doc]:
-    """The engine's documents of table rows (rowid, archived, text, title, heading, about, path,
-    lang); rows of the layout before languages (no lang) are given their note's, detected from
-    the note's rows among `rows`."""
-    texts: dict[str, list[str]] = {}
-    for _, _, text, _, _, _, path, lang in rows:
-        if not lang:
-            texts.setdefault(path, []).append(text)
-    detected = {path: languages.language_of(parts) for path, parts in texts.items()}
-    return [(rowid, bool(archived), _body(text, title, heading, about), lang or detected[path])
-            for rowid, archived, text, title, heading, about, path, lang in rows]
+_TableRow = tuple[int, int, str, str, str, str, str, str]
+
+
+def _table_docs(cursor: sqlite3.Cursor) -> Iterator[list[Doc]]:
+    """The engine's documents of the table rows (rowid, archived, text, title, heading, about,
+    path, lang) read by `cursor` in path order, in batches of whole notes: a row without a
+    language set is given its note's, detected again (detection may have changed with the
+    layout)."""
+    note: list[_TableRow] = []
+    batch: list[Doc] = []
+    for row in itertools.chain(cursor, [None]):
+        if note and (row is None or row[6] != note[0][6]):
+            langs = _languages([SparseRow(str(r[0]), r[6], False, r[2], "", "", language=r[7])
+                                for r in note])
+            batch.extend((r[0], bool(r[1]), _body(*r[2:6]), lang)
+                         for r, lang in zip(note, langs, strict=True))
+            note = []
+            if len(batch) >= _REBUILD_BATCH or row is None:
+                yield batch
+                batch = []
+        if row is not None:
+            note.append(row)
 
 
 def _languages(rows: Sequence[SparseRow]) -> list[str]:
@@ -195,9 +208,10 @@ class Bm25Store:
         engine = self._engine(name, create=True)
         assert engine is not None
         cursor = self._db.get().execute(
-            f'SELECT rowid, archived, text, title, heading, about, path, lang FROM "{name}"')
-        while batch := cursor.fetchmany(_REBUILD_BATCH):
-            engine.add(_docs(batch))
+            f'SELECT rowid, archived, text, title, heading, about, path, lang FROM "{name}" '
+            "ORDER BY path")
+        for batch in _table_docs(cursor):
+            engine.add(batch)
         engine.commit()
         self._settled([name])
         self._behind.discard(name)
@@ -405,15 +419,15 @@ def _insert(
     conn.executemany(
         f'INSERT INTO "{name}" (rowid, id, path, archived, text, title, heading, about, lang) '
         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        ((first + i, r.id, r.path, int(r.archived), r.text, r.title, r.heading, r.about, lang)
-         for i, (r, lang) in enumerate(zip(rows, langs, strict=True))))
+        ((first + i, r.id, r.path, int(r.archived), r.text, r.title, r.heading, r.about,
+          r.language) for i, r in enumerate(rows)))
     return [(first + i, r.archived, _body(r.text, r.title, r.heading, r.about), lang)
             for i, (r, lang) in enumerate(zip(rows, langs, strict=True))]
 
 
 def _add_lang_column(conn: sqlite3.Connection, name: str) -> None:
-    """The analysis language of each row, added to a table of the layout before it (its rows
-    are given their detected language when the engine is rebuilt)."""
+    """The language ora.yaml sets for each row ('' when detected), added to a table of the
+    layout before it."""
     columns = {row[1] for row in conn.execute(f'PRAGMA table_info("{name}")')}
     if "lang" not in columns:
         conn.execute(f"ALTER TABLE \"{name}\" ADD COLUMN lang TEXT NOT NULL DEFAULT ''")

@@ -19,7 +19,6 @@ search first reloads, so it sees the last commit, this process's or another's.
 from __future__ import annotations
 
 import json
-import re
 import shutil
 import threading
 from collections.abc import Iterable, Sequence
@@ -31,6 +30,7 @@ import tantivy
 
 from sidecar.data_folder import private_folder, private_tree
 from sidecar.index import languages
+from sidecar.index.languages import segment
 from sidecar.schema import load_json
 
 # What is indexed and how, recorded (with the engine's version) so a change rebuilds the index.
@@ -43,24 +43,6 @@ VERSION = "; ".join([version("tantivy"), LAYOUT, json.dumps(
 WRITER_HEAP = 16_000_000
 _GRAMS = "grams"
 _GRAMS_TOKENIZER = "ora_grams"
-
-# Chinese and Japanese write words without spaces (Korean attaches particles to them): a run of
-# their characters is one token to the tokenizer, so a word inside it never matched. Runs are
-# indexed and queried as their overlapping character pairs, as Lucene's CJK bigram filter does
-# (a run of one character stays itself); other text is left as it is.
-_CJK = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
-                  "\uff66-\uff9f\U00020000-\U0003134f]+")
-
-
-def _pairs(run: re.Match[str]) -> str:
-    text = run.group()
-    return " " + " ".join(text[i : i + 2] for i in range(max(1, len(text) - 1))) + " "
-
-
-def segment(text: str) -> str:
-    """`text` with every CJK run written as its overlapping character pairs."""
-    return _CJK.sub(_pairs, text)
-
 
 def _tokenizer(code: str) -> str:
     return f"ora_{code}"

@@ -11,6 +11,7 @@ name) is given the default.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache
@@ -19,6 +20,24 @@ from typing import Any
 import tantivy
 
 from sidecar.schema import load_json
+
+# Chinese and Japanese write words without spaces (Korean attaches particles to them): a run of
+# their characters is one token to the tokenizer, so a word inside it never matched. Runs are
+# indexed and queried as their overlapping character pairs, as Lucene's CJK bigram filter does
+# (a run of one character stays itself); other text is left as it is.
+_CJK = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
+                  "\uff66-\uff9f\U00020000-\U0003134f]+")
+
+
+def _pairs(run: re.Match[str]) -> str:
+    text = run.group()
+    return " " + " ".join(text[i : i + 2] for i in range(max(1, len(text) - 1))) + " "
+
+
+def segment(text: str) -> str:
+    """`text` with every CJK run written as its overlapping character pairs."""
+    return _CJK.sub(_pairs, text)
+
 
 # Longer tokens are not words (hashes, base64, URLs run together).
 MAX_TOKEN = 40
@@ -44,6 +63,7 @@ class Spec:
     languages: Mapping[str, Language]
     max_chars: int
     min_stopwords: int
+    min_share: float
     gram_n: int
     gram_min_length: int
     gram_weight: float
@@ -57,9 +77,10 @@ def spec() -> Spec:
                        bool(entry.get("index_stopwords", True)), bool(entry.get("compounds")))
         for code, entry in doc["languages"].items()}
     grams = doc["grams"]
-    return Spec(str(doc["default"]), languages, int(doc["detect"]["max_chars"]),
-                int(doc["detect"]["min_stopwords"]), int(grams["n"]), int(grams["min_length"]),
-                float(grams["weight"]))
+    detect = doc["detect"]
+    return Spec(str(doc["default"]), languages, int(detect["max_chars"]),
+                int(detect["min_stopwords"]), float(detect["min_share"]), int(grams["n"]),
+                int(grams["min_length"]), float(grams["weight"]))
 
 
 def codes() -> tuple[str, ...]:
@@ -112,16 +133,18 @@ def _stopword_filters() -> dict[str, tantivy.TextAnalyzer]:
 
 
 def detect(text: str) -> str | None:
-    """The language whose stopwords are most of `text`'s words; None when too few are."""
+    """The language whose stopwords are most of `text`'s words; None when too few are (a CJK
+    run counts as its character pairs: Latin words in Chinese text do not make it Portuguese)."""
     s = spec()
-    sample = text[: s.max_chars]
+    sample = segment(text[: s.max_chars])
     words = len(_plain().analyze(sample))
     if not words:
         return None
     counts = {code: words - len(stop.analyze(sample))
               for code, stop in _stopword_filters().items()}
     best = max(counts, key=lambda code: (counts[code], code == s.default))
-    return best if counts[best] >= s.min_stopwords else None
+    enough = counts[best] >= max(s.min_stopwords, s.min_share * words)
+    return best if enough else None
 
 
 def language_of(texts: Iterable[str], setting: str | None = None) -> str:

@@ -103,14 +103,35 @@ def test_a_chinese_vault_is_searchable_by_words(tmp_path: Path) -> None:
 
 
 def test_a_notes_chunks_share_the_language_detected_from_the_whole_note(tmp_path: Path) -> None:
-    # The second chunk alone has no stopwords to tell; the note is German.
-    bm25 = _store(tmp_path, [_row(1, GERMAN, path="a.md"),
-                             _row(2, "Wörterbücher, Zeichenketten", path="a.md"),
-                             _row(3, ENGLISH, path="b.md")])
-    langs = dict(sqlite3.connect(tmp_path / "bm25.sqlite").execute(
-        'SELECT id, lang FROM "ns__vault"').fetchall())
-    assert langs == {"id1": "de", "id2": "de", "id3": "en"}
+    # The second chunk alone has no stopwords to tell; the note is German, so its compound is
+    # found by a part (n-grams are indexed for German, not for English).
+    rows = [_row(1, GERMAN, path="a.md"), _row(2, "Wörterbücher, Zeichenketten", path="a.md"),
+            _row(3, ENGLISH, path="b.md")]
+    bm25 = _store(tmp_path, rows)
+    assert _ids(bm25, "Ketten") == ["id2"]
     bm25.close()
+
+
+def test_a_rebuilt_engine_keeps_the_set_language_and_detects_the_others_again(
+    tmp_path: Path,
+) -> None:
+    bm25 = _store(tmp_path, [_row(1, "Wörterbücher, Zeichenketten", path="a.md", language="de"),
+                             _row(2, GERMAN, path="b.md"), _row(3, "Hinweisblöcke", path="b.md")])
+    bm25.close()
+    with sqlite3.connect(tmp_path / "bm25.sqlite") as conn:
+        assert dict(conn.execute('SELECT id, lang FROM "ns__vault"').fetchall()) == {
+            "id1": "de", "id2": "", "id3": ""}
+        conn.execute("UPDATE bm25_state SET engine = 'another layout'")
+    bm25 = Bm25Store(tmp_path / "bm25.sqlite")
+    bm25.create("ns")
+    assert (_ids(bm25, "Ketten"), _ids(bm25, "Hinweise")) == (["id1"], ["id3"])
+    bm25.close()
+
+
+def test_chinese_text_with_a_few_latin_words_is_not_taken_for_a_european_language() -> None:
+    # Before CJK runs counted as their pairs, help-vault notes like this were Portuguese.
+    assert detect("在 Obsidian 中，使用模板插件可以把预先写好的文本插入到笔记中，例如 a data e o "
+                  "title 变量。关系图谱展示了笔记之间的链接和它们的关系，可以在设置中打开。") is None
 
 
 def test_a_private_german_note_stays_out_of_a_public_search(tmp_path: Path) -> None:
