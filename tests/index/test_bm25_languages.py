@@ -130,8 +130,9 @@ def test_a_rebuilt_engine_keeps_the_set_language_and_detects_the_others_again(
 
 def test_chinese_text_with_a_few_latin_words_is_not_taken_for_a_european_language() -> None:
     # Before CJK runs counted as their pairs, help-vault notes like this were Portuguese.
-    assert detect("在 Obsidian 中，使用模板插件可以把预先写好的文本插入到笔记中，例如 a data e o "
-                  "title 变量。关系图谱展示了笔记之间的链接和它们的关系，可以在设置中打开。") is None
+    assert detect("在 Obsidian 中，使用模板插件可以把预先写好的文本插入到笔记中，"
+                  "例如 a data e o title 变量。"
+                  "关系图谱展示了笔记之间的链接和它们的关系，可以在设置中打开。") is None
 
 
 def test_a_private_german_note_stays_out_of_a_public_search(tmp_path: Path) -> None:
