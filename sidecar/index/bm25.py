@@ -301,6 +301,17 @@ class Bm25Store:
             f'SELECT id FROM "{name}" WHERE id IN (SELECT value FROM json_each(?))',
             (json.dumps(list(ids)),))}
 
+    def note_texts(self, namespace: str, notes: int) -> list[tuple[str, str]]:
+        """(text, language setting) of up to `notes` public notes, each note's chunks joined."""
+        conn = self._db.get()
+        name = store_name(namespace, False)
+        if not self._exists(conn, name):
+            return []
+        return [(str(text), str(lang)) for text, lang in conn.execute(
+            f'SELECT group_concat(text, char(10)), max(lang) FROM "{name}" WHERE path IN '
+            f'(SELECT DISTINCT path FROM "{name}" ORDER BY path LIMIT ?) GROUP BY path',
+            (notes,))]
+
     def count(self, namespace: str, private: bool) -> int:
         conn = self._db.get()
         name = store_name(namespace, private)

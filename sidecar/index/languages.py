@@ -169,3 +169,31 @@ def grams(text: str) -> list[str]:
         if len(word) >= s.gram_min_length:
             out.extend(word[i : i + s.gram_n] for i in range(len(word) - s.gram_n + 1))
     return out
+
+
+def shares(notes: Iterable[tuple[str, str]]) -> dict[str, float]:
+    """The share of notes in each language, of (text, setting) pairs, largest first."""
+    counts: dict[str, int] = {}
+    for text, setting in notes:
+        code = language_of([text], setting or None)
+        counts[code] = counts.get(code, 0) + 1
+    total = sum(counts.values())
+    return {code: round(n / total, 3)
+            for code, n in sorted(counts.items(), key=lambda c: (-c[1], c[0]))}
+
+
+def suggestion(found: Mapping[str, float], model_id: str) -> dict[str, Any] | None:
+    """The multilingual embedder to suggest for a vault of these language shares searched with
+    `model_id`, or None (mostly English, or the embedder is not English-only)."""
+    rule = load_json("languages.json")["suggest"]
+    foreign = 1.0 - found.get("en", 0.0) if found else 0.0
+    if foreign < float(rule["share"]) or not any(
+            model_id.startswith(prefix) for prefix in rule["english_only"]):
+        return None
+    model = str(rule["model"])
+    about = load_json("models.json")["models"][model]["about"]
+    return {"model": model, "about": about, "share_not_english": round(foreign, 3),
+            "message": (f"{foreign:.0%} of the notes are not in English, and the embedder "
+                        f"({model_id.split(':')[0]}) knows English only: `ora models pull "
+                        f"{model}` then ORA_EMBED_MODEL={model} ({about}); the next `ora index` "
+                        "re-embeds and first says how long that takes.")}
