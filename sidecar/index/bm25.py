@@ -24,7 +24,7 @@ import json
 import re
 import sqlite3
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -45,6 +45,9 @@ _REBUILD_BATCH = 1000
 
 _WORD = re.compile(r"\w+")
 _STATE = "bm25_state"
+# The languages of each store's notes: a query is analysed in those only (each costs its
+# analysis and a term query per word).
+_LANGUAGES = "bm25_languages"
 
 
 @dataclass(frozen=True)
@@ -62,19 +65,21 @@ class SparseRow:
     language: str = ""  # set by ora.yaml; else detected from the note's text (`languages.py`)
 
 
-def query_terms(query: str) -> Terms:
-    """The index terms of arbitrary text in every language: its words but stopwords, analysed
-    (empty if none)."""
+def query_terms(query: str, codes: Collection[str] | None = None) -> Terms:
+    """The index terms of arbitrary text in every language, or in `codes`: its words but
+    stopwords, analysed (empty if none)."""
     words = list(dict.fromkeys(t.lower() for t in _WORD.findall(query)))[:MAX_QUERY_TERMS]
     stop = get_schema().bm25_stopwords
     # A query of nothing but stopwords ("to be or not to be") still searches for them.
-    return analyze([w for w in words if w not in stop] or words, words)
+    return analyze([w for w in words if w not in stop] or words, words, codes)
 
 
 def _schema_sql(name: str) -> str:
     # The FTS5 table and its triggers of the store's first layout are dropped (the engine
     # replaces them; their chunk table is kept as it is).
     return f"""
+    CREATE TABLE IF NOT EXISTS "{_LANGUAGES}" (
+        store TEXT NOT NULL, lang TEXT NOT NULL, PRIMARY KEY (store, lang));
     CREATE TABLE IF NOT EXISTS "{_STATE}" (
         store TEXT PRIMARY KEY, engine TEXT NOT NULL, pending INTEGER NOT NULL);
     CREATE TABLE IF NOT EXISTS "{name}" (
@@ -205,13 +210,18 @@ class Bm25Store:
         remove(self._folder / name)
         with self._db.transaction() as conn:
             conn.execute(f'INSERT OR REPLACE INTO "{_STATE}" VALUES (?, ?, 1)', (name, VERSION))
+            conn.execute(f'DELETE FROM "{_LANGUAGES}" WHERE store = ?', (name,))
         engine = self._engine(name, create=True)
         assert engine is not None
         cursor = self._db.get().execute(
             f'SELECT rowid, archived, text, title, heading, about, path, lang FROM "{name}" '
             "ORDER BY path")
+        codes: set[str] = set()
         for batch in _table_docs(cursor):
             engine.add(batch)
+            codes.update(doc[3] for doc in batch)
+        with self._db.transaction() as conn:
+            _record_languages(conn, name, codes)
         engine.commit()
         self._settled([name])
         self._behind.discard(name)
@@ -230,6 +240,8 @@ class Bm25Store:
                 conn.execute(f'DROP TABLE IF EXISTS "{name}"')
                 if self._exists(conn, _STATE):
                     conn.execute(f'DELETE FROM "{_STATE}" WHERE store = ?', (name,))
+                if self._exists(conn, _LANGUAGES):
+                    conn.execute(f'DELETE FROM "{_LANGUAGES}" WHERE store = ?', (name,))
         for name in names:
             self._forget(name)
             remove(self._folder / name)
@@ -251,7 +263,9 @@ class Bm25Store:
                 name = store_name(namespace, private)
                 gone, docs = changes.setdefault(name, ([], []))
                 gone.extend(_delete(conn, name, [r.id for r in rows]))
-                docs.extend(_insert(conn, name, rows, above=max(gone, default=0)))
+                added = _insert(conn, name, rows, above=max(gone, default=0))
+                _record_languages(conn, name, {doc[3] for doc in added})
+                docs.extend(added)
             changes = {name: change for name, change in changes.items() if any(change)}
             conn.executemany(f'INSERT OR REPLACE INTO "{_STATE}" VALUES (?, ?, 1)',
                              ((name, VERSION) for name in changes))
@@ -358,10 +372,11 @@ class Bm25Store:
         """Top-k (chunk id, BM25 score) from the public store, plus the private one when
         `private`; larger is better. `only` restricts each store to those chunk ids (a search
         filter), inside the query, so k come back when k match."""
-        terms = query_terms(query)
+        conn = self._db.get()
+        stores = [store_name(namespace, p) for p in ((False, True) if private else (False,))]
+        terms = query_terms(query, _languages_of(conn, stores))
         if not terms or k <= 0:
             return []
-        conn = self._db.get()
         hits: list[tuple[str, float]] = []
         for store_private in (False, True) if private else (False,):
             name = store_name(namespace, store_private)
@@ -434,6 +449,22 @@ def _insert(
           r.language) for i, r in enumerate(rows)))
     return [(first + i, r.archived, _body(r.text, r.title, r.heading, r.about), lang)
             for i, (r, lang) in enumerate(zip(rows, langs, strict=True))]
+
+
+def _record_languages(conn: sqlite3.Connection, name: str, codes: set[str]) -> None:
+    conn.executemany(f'INSERT OR IGNORE INTO "{_LANGUAGES}" VALUES (?, ?)',
+                     ((name, code) for code in sorted(codes)))
+
+
+def _languages_of(conn: sqlite3.Connection, stores: Sequence[str]) -> set[str] | None:
+    """The languages of the stores' notes; None (every language) before any were recorded."""
+    try:
+        codes = {str(code) for (code,) in conn.execute(
+            f'SELECT lang FROM "{_LANGUAGES}" WHERE store IN (SELECT value FROM json_each(?))',
+            (json.dumps(list(stores)),))}
+    except sqlite3.OperationalError:  # a database of the layout before languages
+        return None
+    return codes or None
 
 
 def _add_lang_column(conn: sqlite3.Connection, name: str) -> None:
