@@ -9,23 +9,28 @@ the next writer to open rebuilds that store's engine from its table, as it does 
 that is missing, damaged, of another version, or holds another number of chunks (`create`).
 
 Archived chunks are left out after ranking (over-fetch; a slower exact query when they crowd the
-top), so a query still returns up to k rows. Any user text is a valid query: its word tokens
-minus the query stopwords of `schema/ranking.json`, analysed as the index analyses text, OR-ed
-(the classic bag-of-words BM25 query).
+top), so a query still returns up to k rows. Any user text is a valid query: its word tokens,
+analysed as the index analyses text in every language of `schema/languages.json` (English
+without the query stopwords of `schema/ranking.json`), OR-ed (the classic bag-of-words BM25
+query). Each row records the language ora.yaml sets for its note (`lang`, '' when none); a
+note without one is analysed in the language detected from the text of its rows (written
+together, and read together when an engine is rebuilt).
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 import sqlite3
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from sidecar.errors import IndexDamaged
-from sidecar.index.bm25_engine import VERSION, Bm25Engine, Doc, analyze, remove
+from sidecar.index import languages
+from sidecar.index.bm25_engine import VERSION, Bm25Engine, Doc, Terms, analyze, remove
 from sidecar.index.names import store_name
 from sidecar.index.scope import overfetch
 from sidecar.index.sqlite import ThreadConnections
@@ -40,6 +45,9 @@ _REBUILD_BATCH = 1000
 
 _WORD = re.compile(r"\w+")
 _STATE = "bm25_state"
+# The languages of each store's notes: a query is analysed in those only (each costs its
+# analysis and a term query per word).
+_LANGUAGES = "bm25_languages"
 
 
 @dataclass(frozen=True)
@@ -54,26 +62,30 @@ class SparseRow:
     title: str
     heading: str
     about: str = ""
+    language: str = ""  # set by ora.yaml; else detected from the note's text (`languages.py`)
 
 
-def query_terms(query: str) -> list[str]:
-    """The index terms of arbitrary text: its words but stopwords, analysed ([] if none)."""
-    words = list(dict.fromkeys(t.lower() for t in _WORD.findall(query)))
+def query_terms(query: str, codes: Collection[str] | None = None) -> Terms:
+    """The index terms of arbitrary text in every language, or in `codes`: its words but
+    stopwords, analysed (empty if none)."""
+    words = list(dict.fromkeys(t.lower() for t in _WORD.findall(query)))[:MAX_QUERY_TERMS]
     stop = get_schema().bm25_stopwords
     # A query of nothing but stopwords ("to be or not to be") still searches for them.
-    return analyze(([w for w in words if w not in stop] or words)[:MAX_QUERY_TERMS])
+    return analyze([w for w in words if w not in stop] or words, words, codes)
 
 
 def _schema_sql(name: str) -> str:
     # The FTS5 table and its triggers of the store's first layout are dropped (the engine
     # replaces them; their chunk table is kept as it is).
     return f"""
+    CREATE TABLE IF NOT EXISTS "{_LANGUAGES}" (
+        store TEXT NOT NULL, lang TEXT NOT NULL, PRIMARY KEY (store, lang));
     CREATE TABLE IF NOT EXISTS "{_STATE}" (
         store TEXT PRIMARY KEY, engine TEXT NOT NULL, pending INTEGER NOT NULL);
     CREATE TABLE IF NOT EXISTS "{name}" (
         rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, path TEXT NOT NULL,
         archived INTEGER NOT NULL, text TEXT NOT NULL, title TEXT NOT NULL, heading TEXT NOT NULL,
-        about TEXT NOT NULL DEFAULT '');
+        about TEXT NOT NULL DEFAULT '', lang TEXT NOT NULL DEFAULT '');
     CREATE INDEX IF NOT EXISTS "{name}_path" ON "{name}"(path);
     -- Covers a search filter's lookup of its chunk ids' rowids (the rows hold the text).
     CREATE INDEX IF NOT EXISTS "{name}_live" ON "{name}"(id, archived);
@@ -88,9 +100,46 @@ def _body(text: str, title: str, heading: str, about: str) -> str:
     return "\n".join(part for part in (title, heading, about, text) if part)
 
 
-def _docs(rows: Sequence[tuple[int, int, str, str, str, str]]) -> list[Doc]:
-    return [(rowid, bool(archived), _body(text, title, heading, about))
-            for rowid, archived, text, title, heading, about in rows]
+_TableRow = tuple[int, int, str, str, str, str, str, str]
+
+
+def _table_docs(cursor: sqlite3.Cursor) -> Iterator[list[Doc]]:
+    """The engine's documents of the table rows (rowid, archived, text, title, heading, about,
+    path, lang) read by `cursor` in path order, in batches of whole notes: a row without a
+    language set is given its note's, detected again (detection may have changed with the
+    layout)."""
+    note: list[_TableRow] = []
+    batch: list[Doc] = []
+    for row in itertools.chain(cursor, [None]):
+        if note and (row is None or row[6] != note[0][6]):
+            langs = _languages([SparseRow(str(r[0]), r[6], False, r[2], "", "", language=r[7])
+                                for r in note])
+            batch.extend((r[0], bool(r[1]), _body(*r[2:6]), lang)
+                         for r, lang in zip(note, langs, strict=True))
+            note = []
+            if len(batch) >= _REBUILD_BATCH or row is None:
+                yield batch
+                batch = []
+        if row is not None:
+            note.append(row)
+
+
+def _languages(rows: Sequence[SparseRow]) -> list[str]:
+    """Each row's analysis language: its own setting, else its note's, detected from the text of
+    the note's rows (a note's chunks are written together)."""
+    texts: dict[str, list[str]] = {}
+    for r in rows:
+        texts.setdefault(r.path, []).append(r.text)
+    detected: dict[str, str] = {}
+    out = []
+    for r in rows:
+        if r.language not in languages.spec().languages:
+            if r.path not in detected:
+                detected[r.path] = languages.language_of(texts[r.path])
+            out.append(detected[r.path])
+        else:
+            out.append(r.language)
+    return out
 
 
 class Bm25Store:
@@ -138,6 +187,7 @@ class Bm25Store:
             # whatever their number.
             downgraded = self._exists(conn, f"{name}_fts")
             conn.executescript(_schema_sql(name))
+            _add_lang_column(conn, name)
             if downgraded or not self._in_step(conn, name):
                 self._rebuild(name)
 
@@ -160,12 +210,18 @@ class Bm25Store:
         remove(self._folder / name)
         with self._db.transaction() as conn:
             conn.execute(f'INSERT OR REPLACE INTO "{_STATE}" VALUES (?, ?, 1)', (name, VERSION))
+            conn.execute(f'DELETE FROM "{_LANGUAGES}" WHERE store = ?', (name,))
         engine = self._engine(name, create=True)
         assert engine is not None
         cursor = self._db.get().execute(
-            f'SELECT rowid, archived, text, title, heading, about FROM "{name}"')
-        while batch := cursor.fetchmany(_REBUILD_BATCH):
-            engine.add(_docs(batch))
+            f'SELECT rowid, archived, text, title, heading, about, path, lang FROM "{name}" '
+            "ORDER BY path")
+        codes: set[str] = set()
+        for batch in _table_docs(cursor):
+            engine.add(batch)
+            codes.update(doc[3] for doc in batch)
+        with self._db.transaction() as conn:
+            _record_languages(conn, name, codes)
         engine.commit()
         self._settled([name])
         self._behind.discard(name)
@@ -184,6 +240,8 @@ class Bm25Store:
                 conn.execute(f'DROP TABLE IF EXISTS "{name}"')
                 if self._exists(conn, _STATE):
                     conn.execute(f'DELETE FROM "{_STATE}" WHERE store = ?', (name,))
+                if self._exists(conn, _LANGUAGES):
+                    conn.execute(f'DELETE FROM "{_LANGUAGES}" WHERE store = ?', (name,))
         for name in names:
             self._forget(name)
             remove(self._folder / name)
@@ -205,7 +263,9 @@ class Bm25Store:
                 name = store_name(namespace, private)
                 gone, docs = changes.setdefault(name, ([], []))
                 gone.extend(_delete(conn, name, [r.id for r in rows]))
-                docs.extend(_insert(conn, name, rows, above=max(gone, default=0)))
+                added = _insert(conn, name, rows, above=max(gone, default=0))
+                _record_languages(conn, name, {doc[3] for doc in added})
+                docs.extend(added)
             changes = {name: change for name, change in changes.items() if any(change)}
             conn.executemany(f'INSERT OR REPLACE INTO "{_STATE}" VALUES (?, ?, 1)',
                              ((name, VERSION) for name in changes))
@@ -255,6 +315,17 @@ class Bm25Store:
             f'SELECT id FROM "{name}" WHERE id IN (SELECT value FROM json_each(?))',
             (json.dumps(list(ids)),))}
 
+    def note_texts(self, namespace: str, notes: int) -> list[tuple[str, str]]:
+        """(text, language setting) of up to `notes` public notes, each note's chunks joined."""
+        conn = self._db.get()
+        name = store_name(namespace, False)
+        if not self._exists(conn, name):
+            return []
+        return [(str(text), str(lang)) for text, lang in conn.execute(
+            f'SELECT group_concat(text, char(10)), max(lang) FROM "{name}" WHERE path IN '
+            f'(SELECT DISTINCT path FROM "{name}" ORDER BY path LIMIT ?) GROUP BY path',
+            (notes,))]
+
     def count(self, namespace: str, private: bool) -> int:
         conn = self._db.get()
         name = store_name(namespace, private)
@@ -301,10 +372,11 @@ class Bm25Store:
         """Top-k (chunk id, BM25 score) from the public store, plus the private one when
         `private`; larger is better. `only` restricts each store to those chunk ids (a search
         filter), inside the query, so k come back when k match."""
-        terms = query_terms(query)
+        conn = self._db.get()
+        stores = [store_name(namespace, p) for p in ((False, True) if private else (False,))]
+        terms = query_terms(query, _languages_of(conn, stores))
         if not terms or k <= 0:
             return []
-        conn = self._db.get()
         hits: list[tuple[str, float]] = []
         for store_private in (False, True) if private else (False,):
             name = store_name(namespace, store_private)
@@ -369,13 +441,38 @@ def _insert(
     the engine's documents for them."""
     last = int(conn.execute(f'SELECT coalesce(max(rowid), 0) FROM "{name}"').fetchone()[0])
     first = max(last, above) + 1
+    langs = _languages(rows)
     conn.executemany(
-        f'INSERT INTO "{name}" (rowid, id, path, archived, text, title, heading, about) '
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-        ((first + i, r.id, r.path, int(r.archived), r.text, r.title, r.heading, r.about)
-         for i, r in enumerate(rows)))
-    return [(first + i, r.archived, _body(r.text, r.title, r.heading, r.about))
-            for i, r in enumerate(rows)]
+        f'INSERT INTO "{name}" (rowid, id, path, archived, text, title, heading, about, lang) '
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        ((first + i, r.id, r.path, int(r.archived), r.text, r.title, r.heading, r.about,
+          r.language) for i, r in enumerate(rows)))
+    return [(first + i, r.archived, _body(r.text, r.title, r.heading, r.about), lang)
+            for i, (r, lang) in enumerate(zip(rows, langs, strict=True))]
+
+
+def _record_languages(conn: sqlite3.Connection, name: str, codes: set[str]) -> None:
+    conn.executemany(f'INSERT OR IGNORE INTO "{_LANGUAGES}" VALUES (?, ?)',
+                     ((name, code) for code in sorted(codes)))
+
+
+def _languages_of(conn: sqlite3.Connection, stores: Sequence[str]) -> set[str] | None:
+    """The languages of the stores' notes; None (every language) before any were recorded."""
+    try:
+        codes = {str(code) for (code,) in conn.execute(
+            f'SELECT lang FROM "{_LANGUAGES}" WHERE store IN (SELECT value FROM json_each(?))',
+            (json.dumps(list(stores)),))}
+    except sqlite3.OperationalError:  # a database of the layout before languages
+        return None
+    return codes or None
+
+
+def _add_lang_column(conn: sqlite3.Connection, name: str) -> None:
+    """The language ora.yaml sets for each row ('' when detected), added to a table of the
+    layout before it."""
+    columns = {row[1] for row in conn.execute(f'PRAGMA table_info("{name}")')}
+    if "lang" not in columns:
+        conn.execute(f"ALTER TABLE \"{name}\" ADD COLUMN lang TEXT NOT NULL DEFAULT ''")
 
 
 def _chunks(conn: sqlite3.Connection, name: str,
@@ -387,7 +484,7 @@ def _chunks(conn: sqlite3.Connection, name: str,
 
 
 def _top(
-    conn: sqlite3.Connection, name: str, engine: Bm25Engine, terms: Sequence[str], k: int,
+    conn: sqlite3.Connection, name: str, engine: Bm25Engine, terms: Terms, k: int,
     include_archived: bool,
 ) -> list[tuple[str, float]]:
     """Top-k (chunk id, score) of one store.
@@ -417,7 +514,7 @@ def _kept(
 
 
 def _top_among(
-    conn: sqlite3.Connection, name: str, engine: Bm25Engine, terms: Sequence[str], k: int,
+    conn: sqlite3.Connection, name: str, engine: Bm25Engine, terms: Terms, k: int,
     include_archived: bool, ids: Sequence[str],
 ) -> list[tuple[str, float]]:
     """Top-k (chunk id, score) of one store among the chunk ids `ids` (looked up as one JSON

@@ -5,80 +5,92 @@ the best (~45 CPU-ms a query at 100k chunks); tantivy keeps per-block score boun
 blocks that cannot reach the current top k (block-max WAND), ~1 CPU-ms at 100k. A chunk is one
 field, its note's names, heading path and description before its text, scored by BM25 (k1 1.2,
 b 0.75): on SciFact's train queries this ranked better, alone and fused, than per-field BM25
-with the names at half weight (docs/benchmarks.md). Only what ranking needs is indexed (term
-frequencies, no positions, no stored text): the chunk table in `bm25.sqlite` stays the record,
-and the rowid maps a hit back to it.
+with the names at half weight (docs/benchmarks.md). That field is its note's language's
+(`languages.py`): each language has its own stemmer and stopwords, and a query is analysed in
+every language, so a note matches the query as its own language reads it; the notes of compound
+languages also index the character n-grams of their long words, for a part to find the whole.
+Only what ranking needs is indexed (term frequencies, no positions, no stored text): the chunk
+table in `bm25.sqlite` stays the record, and the rowid maps a hit back to it.
 
 One writer thread with a small fixed memory budget; segments are memory-mapped by readers. Every
-search first reloads, so it sees the last commit, this process's or another's.
+search first reloads when the index's `meta.json` changed (every commit replaces it), so it sees
+the last commit, this process's or another's.
 """
 
 from __future__ import annotations
 
-import re
+import json
 import shutil
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
+from dataclasses import dataclass
 from importlib.metadata import version
 from pathlib import Path
 
 import tantivy
 
 from sidecar.data_folder import private_folder, private_tree
+from sidecar.index import languages
+from sidecar.index.languages import segment
+from sidecar.schema import load_json
 
 # What is indexed and how, recorded (with the engine's version) so a change rebuilds the index.
 LAYOUT = ("body: title heading about text; cjk_bigrams simple remove_long(40) lowercase ascii_fold "
-          "stemmer(en)")
-VERSION = f"{version('tantivy')}; {LAYOUT}"
+          "stemmer(en); body_LANG per languages.json: stopword(LANG) stemmer(LANG) ascii_fold; "
+          "grams: n-grams of long words of compound languages")
+VERSION = "; ".join([version("tantivy"), LAYOUT, json.dumps(
+    {k: v for k, v in load_json("languages.json").items() if k != "description"}, sort_keys=True)])
 # The writer's indexing memory (one thread): flushed to a segment when full (issue 17).
 WRITER_HEAP = 16_000_000
-_TOKENIZER = "ora"
+_GRAMS = "grams"
+_GRAMS_TOKENIZER = "ora_grams"
+
+def _tokenizer(code: str) -> str:
+    return f"ora_{code}"
 
 
-def _analyzer() -> tantivy.TextAnalyzer:
-    return (tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
-            .filter(tantivy.Filter.remove_long(40))
-            .filter(tantivy.Filter.lowercase())
-            .filter(tantivy.Filter.ascii_fold())
-            .filter(tantivy.Filter.stemmer("english"))
-            .build())
+@dataclass(frozen=True)
+class Terms:
+    """A query's index terms: (field, term) pairs of the word fields, and the character n-grams
+    its long words match in compound languages' notes (at the lower weight of languages.json)."""
+
+    words: tuple[tuple[str, str], ...] = ()
+    grams: tuple[str, ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.words or self.grams)
 
 
-_QUERY_ANALYZER = _analyzer()
-# Chinese and Japanese write words without spaces (Korean attaches particles to them): a run of
-# their characters is one token to the tokenizer, so a word inside it never matched. Runs are
-# indexed and queried as their overlapping character pairs, as Lucene's CJK bigram filter does
-# (a run of one character stays itself); other text is left as it is.
-_CJK = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
-                  "\uff66-\uff9f\U00020000-\U0003134f]+")
-
-
-def _pairs(run: re.Match[str]) -> str:
-    text = run.group()
-    return " " + " ".join(text[i : i + 2] for i in range(max(1, len(text) - 1))) + " "
-
-
-def segment(text: str) -> str:
-    """`text` with every CJK run written as its overlapping character pairs."""
-    return _CJK.sub(_pairs, text)
-
-
-def analyze(words: Iterable[str]) -> list[str]:
-    """The index terms of query words, in order, without repeats."""
-    return list(dict.fromkeys(t for w in words for t in _QUERY_ANALYZER.analyze(segment(w))))
+def analyze(english: Sequence[str], words: Sequence[str],
+            codes: Collection[str] | None = None) -> Terms:
+    """The index terms of query words in every language, or in `codes` (`english`: the words
+    English keeps, its query stopwords dropped), without repeats. A note is scored by the terms
+    of its own language only, since its text is in that language's field alone."""
+    pairs: dict[tuple[str, str], None] = {}
+    for code, lang in languages.spec().languages.items():
+        if codes is not None and code not in codes:
+            continue
+        for word in english if code == "en" else words:
+            for term in languages.analyze(code, segment(word)):
+                pairs[(lang.field, term)] = None
+    compound = codes is None or any(languages.compounds(code) for code in codes)
+    grams = dict.fromkeys(g for w in words for g in languages.grams(w)) if compound else {}
+    return Terms(tuple(pairs), tuple(grams))
 
 
 def _schema() -> tantivy.Schema:
     builder = tantivy.SchemaBuilder()
     builder.add_unsigned_field("rowid", indexed=True, fast=True)
     builder.add_unsigned_field("archived", indexed=True)
-    builder.add_text_field("body", tokenizer_name=_TOKENIZER, index_option="freq")
+    for code, lang in languages.spec().languages.items():
+        builder.add_text_field(lang.field, tokenizer_name=_tokenizer(code), index_option="freq")
+    builder.add_text_field(_GRAMS, tokenizer_name=_GRAMS_TOKENIZER, index_option="freq")
     return builder.build()
 
 
 _SCHEMA = _schema()
-Doc = tuple[int, bool, str]
-"""(rowid, archived, body)."""
+Doc = tuple[int, bool, str, str]
+"""(rowid, archived, body, language code)."""
 
 
 class Bm25Engine:
@@ -88,9 +100,14 @@ class Bm25Engine:
         private_folder(folder.parent)
         self.folder = private_folder(folder)
         self._index = tantivy.Index(_SCHEMA, str(folder), reuse=True)
-        self._index.register_tokenizer(_TOKENIZER, _analyzer())
-        # No watcher thread: `top` reloads (~50 µs when nothing changed).
+        for code, lang in languages.spec().languages.items():
+            self._index.register_tokenizer(_tokenizer(code), languages.analyzer(lang))
+        self._index.register_tokenizer(
+            _GRAMS_TOKENIZER, tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.whitespace()).build())
+        # No watcher thread: `top` reloads when a commit replaced meta.json. A reload costs with
+        # the number of fields (~0.7 ms with a field per language), a stat ~5 µs.
         self._index.config_reader(reload_policy="manual")
+        self._seen: tuple[int, int, int] | None = None
         self._writer: tantivy.IndexWriter | None = None
         self._guard = threading.Lock()
 
@@ -116,18 +133,22 @@ class Bm25Engine:
 
     def add(self, docs: Iterable[Doc]) -> None:
         writer = self._write()
-        for rowid, archived, body in docs:
+        spec = languages.spec()
+        for rowid, archived, body, code in docs:
+            lang = spec.languages.get(code) or spec.languages[spec.default]
             doc = tantivy.Document()
             doc.add_unsigned("rowid", rowid)
             doc.add_unsigned("archived", int(archived))
-            doc.add_text("body", segment(body))
+            doc.add_text(lang.field, segment(body))
+            if lang.compounds:
+                doc.add_text(_GRAMS, " ".join(languages.grams(body)))
             writer.add_document(doc)
 
     def commit(self) -> None:
         """Persist what was added and deleted; this object's searches see it at once."""
         if self._writer is not None:
             self._writer.commit()
-            self._index.reload()
+            self._reload(force=True)
             private_tree(self.folder)  # tantivy creates its files with the process's umask
 
     def rollback(self) -> None:
@@ -135,11 +156,21 @@ class Bm25Engine:
         if self._writer is not None:
             self._writer.rollback()
 
+    def _reload(self, *, force: bool = False) -> None:
+        try:
+            st = (self.folder / "meta.json").stat()
+            stamp: tuple[int, int, int] | None = (st.st_ino, st.st_mtime_ns, st.st_size)
+        except OSError:
+            stamp = None
+        if force or stamp is None or stamp != self._seen:
+            self._index.reload()
+            self._seen = stamp
+
     def count(self) -> int:
         return int(self._index.searcher().num_docs)
 
     def top(
-        self, terms: Sequence[str], k: int, *, live_only: bool = False,
+        self, terms: Terms, k: int, *, live_only: bool = False,
         among: Sequence[int] | None = None,
     ) -> list[tuple[int, float]]:
         """Top-k (rowid, BM25 score) for the OR of `terms` (index terms, see `analyze`).
@@ -147,10 +178,7 @@ class Bm25Engine:
         skipping (every match is then scored), so the plain query is the fast path."""
         if not terms or k <= 0:
             return []
-        query = tantivy.Query.boolean_query([
-            (tantivy.Occur.Should,
-             tantivy.Query.term_query(_SCHEMA, "body", term, index_option="freq"))
-            for term in terms])
+        query = _query(terms)
         if live_only or among is not None:
             parts = [(tantivy.Occur.Must, query)]
             if live_only:
@@ -160,7 +188,7 @@ class Bm25Engine:
                 parts.append((tantivy.Occur.Must, tantivy.Query.const_score_query(
                     tantivy.Query.term_set_query(_SCHEMA, "rowid", list(among)), 0.0)))
             query = tantivy.Query.boolean_query(parts)
-        self._index.reload()  # another process's commits, too
+        self._reload()  # another process's commits, too
         searcher = self._index.searcher()
         hits = searcher.search(query, k, count=False).hits
         rowids = searcher.fast_field_values("rowid", [address for _, address in hits])
@@ -174,6 +202,21 @@ class Bm25Engine:
         if writer is not None:
             writer.wait_merging_threads()
         private_tree(self.folder)  # merged segments, lock files
+
+
+def _query(terms: Terms) -> tantivy.Query:
+    """The OR of the terms' word queries, and of their n-grams at the n-grams' weight."""
+    parts = [(tantivy.Occur.Should,
+              tantivy.Query.term_query(_SCHEMA, field, term, index_option="freq"))
+             for field, term in terms.words]
+    if terms.grams:
+        grams = tantivy.Query.boolean_query([
+            (tantivy.Occur.Should,
+             tantivy.Query.term_query(_SCHEMA, _GRAMS, gram, index_option="freq"))
+            for gram in terms.grams])
+        parts.append((tantivy.Occur.Should, tantivy.Query.boost_query(
+            grams, languages.spec().gram_weight)))
+    return tantivy.Query.boolean_query(parts)
 
 
 def remove(folder: Path) -> None:

@@ -25,6 +25,7 @@ from sidecar.index.clusters import ClusterMember, assign_in_order
 from sidecar.index.consistency import repair
 from sidecar.index.damage import open_stores
 from sidecar.index.indexing import IndexingProgress
+from sidecar.index.languages import shares as language_shares
 from sidecar.index.lock import WriterLock
 from sidecar.index.names import check_namespace
 from sidecar.index.params import load_params, save_namespace_params, stale_parts
@@ -34,7 +35,7 @@ from sidecar.index.scope import NoteFilter, Scope
 from sidecar.index.sync import Progress, ProgressFn, Syncer, SyncReport
 from sidecar.models.embedder import Embedder, load_embedder
 from sidecar.privacy.egress import may_send_private, withheld
-from sidecar.schema import get_schema
+from sidecar.schema import get_schema, load_json
 from sidecar.settings import Config
 from sidecar.vault.scan import iter_note_paths, normalise_rel, undecodable_names
 from sidecar.vault.vault_settings import is_excluded, load_vault_settings
@@ -455,6 +456,11 @@ class Index:
         """The stored vectors of chunk ids of one store (public, or private when
         `private_store`), in the order given."""
         return self.chroma.embeddings(self._ns(namespace), private_store, ids)
+
+    def languages(self) -> dict[str, float]:
+        """The share of the vault's notes in each language (a sample, `languages.json`)."""
+        notes = int(load_json("languages.json")["suggest"]["notes"])
+        return language_shares(self.bm25.note_texts(self.namespace, notes))
 
     def stats(self) -> dict[str, int]:
         """{"files": files tracked, "chunks": chunks in the stores}."""

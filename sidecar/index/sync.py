@@ -70,7 +70,12 @@ from sidecar.index.records import (
 from sidecar.models.embedder import Embedder
 from sidecar.vault.note import Note, decode_note, indexed_view, parse_note
 from sidecar.vault.scan import is_ignored, normalise_rel, read_regular, symlink_in
-from sidecar.vault.vault_settings import VaultSettings, default_vault_settings, is_excluded
+from sidecar.vault.vault_settings import (
+    VaultSettings,
+    default_vault_settings,
+    is_excluded,
+    note_language,
+)
 from sidecar.vault.write import content_hash
 
 FloatArray = npt.NDArray[np.float32]
@@ -611,7 +616,7 @@ class Syncer:
         self.bm25.replace(
             self.ns,
             deletes={p: ids for p, ids in deletes.items() if ids},
-            inserts={p: [_sparse(c) for c in [*cs, *lexical[p]]]
+            inserts={p: [_sparse(c, self.settings) for c in [*cs, *lexical[p]]]
                      for p, cs in upserts.items() if cs or lexical[p]},
         )
         self.ledger.put(self.ns, rows, pending)
@@ -788,7 +793,7 @@ def _pending(c: _PlannedChunk, row: FileRow) -> PendingChunk:
                         dict(c.meta))
 
 
-def _sparse(c: _PlannedChunk) -> SparseRow:
+def _sparse(c: _PlannedChunk, settings: VaultSettings) -> SparseRow:
     meta = c.meta
     return SparseRow(
         id=c.id,
@@ -798,6 +803,7 @@ def _sparse(c: _PlannedChunk) -> SparseRow:
         title=" ".join([str(meta["title"]), *(meta.get("aliases") or ())]),
         heading=str(meta["heading_path"]).replace(HEADING_SEPARATOR, " "),
         about=str(meta.get("description") or ""),
+        language=note_language(settings, str(meta["path"])) or "",
     )
 
 

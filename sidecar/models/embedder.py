@@ -160,6 +160,7 @@ class Embedder:
     model_id: str
     tokenizer: Tokenizer
     query_prefix = ""
+    passage_prefix = ""  # E5 marks both roles ("query: ", "passage: ")
 
     def embed(self, texts: Sequence[str]) -> FloatArray:
         raise NotImplementedError
@@ -190,6 +191,7 @@ class OnnxEmbedder(Embedder):
         tokenizer_file: Path | None = None,
         pooling: str = "mean",
         query_prefix: str = "",
+        passage_prefix: str = "",
     ) -> None:
         self.variant = variant
         self.model_file = model_file
@@ -199,6 +201,7 @@ class OnnxEmbedder(Embedder):
         self.max_tokens = max_tokens
         self.pooling = pooling
         self.query_prefix = query_prefix
+        self.passage_prefix = passage_prefix
         tokens = tokenizer_file or minilm_tokenizer_file()
         self.tokenizer = read_tokenizer(tokens)
         self._truncating = read_tokenizer(tokens, max_tokens)
@@ -232,7 +235,15 @@ class OnnxEmbedder(Embedder):
         return self._session.release(idle_s)
 
     def embed(self, texts: Sequence[str]) -> FloatArray:
-        """(n, 384) float32 unit vectors, in the order of `texts`."""
+        """(n, 384) float32 unit vectors of passages, in the order of `texts`."""
+        if self.passage_prefix:
+            texts = [self.passage_prefix + t for t in texts]
+        return self._pool(texts)
+
+    def embed_queries(self, queries: Sequence[str]) -> FloatArray:
+        return self._pool([self.query_prefix + q for q in queries])
+
+    def _pool(self, texts: Sequence[str]) -> FloatArray:
         result = np.zeros((len(texts), self.dim), dtype=np.float32)
         for positions, hidden, mask in self._hidden_states(texts):
             if self.pooling == "cls":
@@ -274,7 +285,8 @@ def open_embedder(variant: str, models_path: Path, threads: int | None = None) -
     spec = pulled.embedder or {}
     return OnnxEmbedder(path, variant, threads=threads, tokenizer_file=path.with_name(
         "tokenizer.json"), max_tokens=int(spec.get("max_tokens", MAX_TOKENS)),
-        pooling=str(spec.get("pooling", "mean")), query_prefix=str(spec.get("query_prefix", "")))
+        pooling=str(spec.get("pooling", "mean")), query_prefix=str(spec.get("query_prefix", "")),
+        passage_prefix=str(spec.get("passage_prefix", "")))
 
 
 def load_embedder(config: Config) -> Embedder:

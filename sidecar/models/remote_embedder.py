@@ -8,6 +8,12 @@ vector, so switching server or model re-embeds the index. Chunks are still sized
 MiniLM tokenizer (the server's own tokenizer is not reachable through this API). A server that is
 not on this machine is used only when its host is trusted with private text (`private_remote_ok`,
 `sidecar/privacy/egress.py`): it receives every note's text.
+
+Every request names its role, `input_type: query|passage` (the convention several embedding
+APIs share; a server that does not know it ignores it). A model the catalogue knows by name
+(`multilingual-e5-small` in `jeffh/intfloat-multilingual-e5-small:f16`) gets the catalogue's
+query and passage prefixes, unless the server applies the roles itself: one word embedded as a
+query and as a passage tells (the same vector: it ignores them, so Ora adds the prefixes).
 """
 
 from __future__ import annotations
@@ -44,15 +50,33 @@ class RemoteSettings:
     backoff: float
 
 
+def catalogue_prefixes(model: str) -> tuple[str, str]:
+    """(query, passage) prefixes of the catalogue embedder a server's model name names."""
+    folded = model.casefold()
+    for name, entry in load_json("models.json")["models"].items():
+        spec = entry.get("embedder")
+        if spec and (name.casefold() in folded
+                     or str(entry["repo"]).rsplit("/", 1)[-1].casefold() in folded):
+            return str(spec.get("query_prefix", "")), str(spec.get("passage_prefix", ""))
+    return "", ""
+
+
 class RemoteEmbedder(Embedder):
-    """Embeds by POSTing `{"model", "input": [...]}`; vectors come back L2-normalised."""
+    """Embeds by POSTing `{"model", "input": [...], "input_type"}`; vectors come back
+    L2-normalised."""
 
     def __init__(self, settings: RemoteSettings) -> None:
         self.settings = settings
         self.tokenizer = load_tokenizer()
-        probe = self._request(["dimension probe"])
+        probe = self._request(["dimension probe"], "passage")
         self.dim = int(probe.shape[1])
         self.model_id = f"remote:{settings.model}@{urlsplit(settings.url).netloc}:{self.dim}"
+        query_prefix, passage_prefix = catalogue_prefixes(settings.model)
+        # Whether the server applies the roles itself, found only when the model needs them.
+        self.server_roles = bool(query_prefix or passage_prefix) and not np.allclose(
+            self._request(["role probe"], "query"), self._request(["role probe"], "passage"))
+        if not self.server_roles:
+            self.query_prefix, self.passage_prefix = query_prefix, passage_prefix
 
     @classmethod
     def from_config(cls, config: Config) -> RemoteEmbedder:
@@ -75,19 +99,26 @@ class RemoteEmbedder(Embedder):
                                   float(raw["backoff_seconds"])))
 
     def embed(self, texts: Sequence[str]) -> FloatArray:
+        return self._embed([self.passage_prefix + t for t in texts], "passage")
+
+    def embed_queries(self, queries: Sequence[str]) -> FloatArray:
+        return self._embed([self.query_prefix + q for q in queries], "query")
+
+    def _embed(self, texts: Sequence[str], role: str) -> FloatArray:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         size = self.settings.batch
-        parts = [self._request(list(texts[i: i + size])) for i in range(0, len(texts), size)]
+        parts = [self._request(list(texts[i: i + size]), role)
+                 for i in range(0, len(texts), size)]
         out = np.concatenate(parts)
         if out.shape[1] != self.dim:
             raise ModelUnavailable(f"{self.settings.url} changed its vector size from {self.dim} "
                                    f"to {out.shape[1]}")
         return out
 
-    def _request(self, texts: list[str]) -> FloatArray:
+    def _request(self, texts: list[str], role: str) -> FloatArray:
         s = self.settings
-        body = json.dumps({"model": s.model, "input": texts}).encode()
+        body = json.dumps({"model": s.model, "input": texts, "input_type": role}).encode()
         headers = {"Content-Type": "application/json"}
         if s.api_key:
             headers["Authorization"] = f"Bearer {s.api_key}"

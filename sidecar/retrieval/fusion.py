@@ -196,13 +196,23 @@ def impute_unscored(
 
 
 @cache
-def fusion_settings() -> FusionSettings:
-    """The tuned values of `schema/ranking.json`; `fusion.method` defaults to RRF."""
+def fusion_settings(model_id: str = "") -> FusionSettings:
+    """The tuned values of `schema/ranking.json`, or the calibration the catalogue gives the
+    embedder `model_id` names (`models.json` `embedder.fusion`: a pulled `NAME:onnx:…` or a
+    server's `remote:…NAME…`); `fusion.method` defaults to RRF."""
     schema = get_schema()
-    method = str(load_json("ranking.json")["fusion"].get("method", "rrf"))
+    tuned = load_json("ranking.json")["fusion"]
+    folded = model_id.casefold()
+    for name, entry in load_json("models.json")["models"].items():
+        calibrated = (entry.get("embedder") or {}).get("fusion")
+        if calibrated and folded and name.casefold() in folded:
+            tuned = calibrated
+            break
+    method = str(tuned.get("method", "rrf"))
     get_fusion(method)  # an unknown name fails here, naming the choices
-    weights = dict(schema.fusion_weights)
-    return FusionSettings(method, schema.fusion_k, weights, schema.candidate_pool)
+    weights = {str(k): float(v) for k, v in tuned.get("weights", schema.fusion_weights).items()}
+    return FusionSettings(method, float(tuned.get("k", schema.fusion_k)), weights,
+                          schema.candidate_pool)
 
 
 def ranks(ranked: Ranked) -> dict[str, int]:

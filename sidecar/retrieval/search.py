@@ -325,7 +325,7 @@ async def search(
     options = options or SearchOptions()
     _check(query, options)
     schema = get_schema()
-    fusion = fusion or fusion_settings()
+    fusion = fusion or fusion_settings(str(getattr(embedder, "model_id", "")))
     lists, admitted = await candidates(index, embedder, query, options, fusion)
     reranking = reranker is not None and options.rerank
     records: dict[str, ChunkRecord] = {}

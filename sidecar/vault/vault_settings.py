@@ -48,6 +48,7 @@ __all__ = [
     "is_excluded",
     "is_lint_ignored",
     "load_vault_settings",
+    "note_language",
     "opted_out",
     "settings_files",
     "settings_path",
@@ -92,6 +93,8 @@ class VaultSettings:
     problems: tuple[str, ...] = ()
     file_exists: bool = False
     obsidian_templates: tuple[str, ...] = ()  # template folders ("X/") and notes ("X.md")
+    # `language:` (BM25 analysis): (folder prefix, code), longest first; "" is the whole vault.
+    languages: tuple[tuple[str, str], ...] = ()
     plugin_tags: tuple[str, ...] = ()  # plugins' marker tags, without "#" (lint only)
     private: tuple[str, ...] = ()  # paths whose notes and documents are private
 
@@ -102,6 +105,8 @@ class VaultSettings:
             parts.append(self.obsidian_templates)
         if self.private:
             parts.append({"private": self.private})
+        if self.languages:  # likewise
+            parts.append(self.languages)
         return json.dumps(parts, ensure_ascii=False)
 
     def to_json(self) -> dict[str, Any]:
@@ -117,6 +122,7 @@ class VaultSettings:
             "obsidian_plugin_tags": list(self.plugin_tags),
             "lint": {"untyped": self.lint_untyped, "ignore": list(self.lint_ignore)},
             "chats_folder": self.chats_folder,
+            "language": {prefix or "/": code for prefix, code in self.languages} or "auto",
             "problems": list(self.problems),
         }
 
@@ -136,6 +142,14 @@ def effective_type(
         if folded.startswith(prefix.casefold()):
             return type_name, True
     return settings.untyped_type, True
+
+
+def note_language(settings: VaultSettings, rel: str) -> str | None:
+    """The language `language:` sets for the note at `rel` (the longest matching folder, else
+    the vault's); None: detected from its text."""
+    folded = rel.casefold()
+    return next((code for prefix, code in settings.languages
+                 if folded.startswith(prefix.casefold())), None)
 
 
 def _glob_regex(pattern: str) -> Matcher:
@@ -294,6 +308,25 @@ class _Reader:
         kept = [(p, t) for p, t in rules.items() if t is not None and p != "/"]
         return tuple(sorted(kept, key=lambda r: (-len(r[0]), r[0])))
 
+    def languages(self, value: Any) -> tuple[tuple[str, str], ...]:
+        """`language: de` (the vault), or folders to codes (`/` the vault); `auto`: detected."""
+        known = load_json("languages.json")["languages"]
+        if value is None or value == "auto":
+            return ()
+        if isinstance(value, str):
+            value = {"/": value}
+        if not isinstance(value, Mapping):
+            self.note("language must be a language code (e.g. 'de') or map folders to codes")
+            return ()
+        rules = []
+        for folder, code in value.items():
+            if code != "auto" and code not in known:
+                self.note(f"language: {code!r} is not one of auto, {', '.join(known)}")
+                continue
+            prefix = str(folder).strip().strip("/")
+            rules.append((prefix + "/" if prefix else "", str(code)))
+        return tuple(sorted(rules, key=lambda r: (-len(r[0]), r[0])))
+
     def lint(self, value: Any) -> tuple[str, tuple[str, ...]]:
         defaults = _defaults()["lint"]
         if value is None:
@@ -324,7 +357,7 @@ class _Reader:
         return default
 
 
-_KNOWN_KEYS = ("folders", "untyped_type", "exclude", "private", "lint", "chats_folder")
+_KNOWN_KEYS = ("folders", "untyped_type", "exclude", "private", "lint", "chats_folder", "language")
 
 
 def _read_mapping(path: Path, reader: _Reader) -> dict[str, Any] | None:
@@ -436,6 +469,7 @@ def load_vault_settings(vault: str | Path) -> VaultSettings:
         lint_ignore=lint_ignore,
         chats_folder=reader.folder(raw.get("chats_folder", defaults["chats_folder"]),
                                    "chats_folder", defaults["chats_folder"]),
+        languages=reader.languages(raw.get("language", defaults["language"])),
         problems=tuple(reader.problems),
         file_exists=path.is_file(),
     )

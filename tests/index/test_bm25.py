@@ -52,7 +52,7 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Bm25Store:
     ],
 )
 def test_query_terms_are_analysed_words_but_stopwords(query: str, expected: list[str]) -> None:
-    assert query_terms(query) == expected
+    assert [term for field, term in query_terms(query).words if field == "body"] == expected
 
 
 @pytest.mark.parametrize(

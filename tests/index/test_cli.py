@@ -43,7 +43,7 @@ def test_index_json_then_incremental_then_rebuild(
     data = str(tmp_path / "data")
     first = _index(capsys, str(vault), "--data", data)
     assert set(first) == {"files", "chunks", "documents", "embedded", "removed", "seconds",
-                          "errors"}
+                          "errors", "languages", "suggestion"}
     assert first["embedded"] == first["chunks"]
     assert _index(capsys, str(vault), "--data", data)["embedded"] == 0
     rebuilt = _index(capsys, str(vault), "--data", data, "--rebuild")
@@ -144,3 +144,28 @@ def test_ora_index_and_search_find_a_broken_frontmatter_note_in_private_mode_onl
     hit, = found("--private")
     assert hit["private"] is True and hit["text"] == "Tram 28 climbs to Alfama."
     assert hit["line_start"] == 4
+
+
+def test_index_suggests_the_multilingual_model_for_a_vault_mostly_not_in_english(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    vault = tmp_path / "german"
+    write(vault, "Notizen.md", "Die Anzahl der Wörter zeigt, wie lang eine Notiz ist und wie "
+          "viele Zeichen sie hat.\n")
+    write(vault, "Vorlagen.md", "Mit einer Vorlage fügst du Text ein, den du immer wieder "
+          "brauchst, in die aktuelle Notiz.\n")
+    write(vault, "Garden.md", "The tomatoes need sun and water every day in the summer.\n")
+    data = str(tmp_path / "data")
+    assert main(["index", str(vault), "--data", data, "--json"]) == 0
+    told = capsys.readouterr()
+    result = json.loads(told.out)
+    assert result["languages"] == {"de": 0.667, "en": 0.333}
+    assert result["suggestion"]["model"] == "multilingual-e5-small"
+    assert "67% of the notes are not in English" in told.err
+    assert "ora models pull multilingual-e5-small" in told.err
+    write(vault, "More.md", "This note is in English, as are most of the notes now, and it is "
+          "about the garden.\n")
+    write(vault, "Even more.md", "And this one is in English too, about the kettle.\n")
+    assert main(["index", str(vault), "--data", data, "--json"]) == 0
+    told = capsys.readouterr()
+    assert json.loads(told.out)["suggestion"] is None and "not in English" not in told.err

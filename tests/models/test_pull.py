@@ -81,7 +81,7 @@ def test_pulled_reranker_and_nli_are_found_without_settings_and_reported(
     assert report["reranker"]["available"] and report["nli"]["available"]
     installed = {row["name"]: row["installed"] for row in report["catalogue"]}
     assert installed == {"ms-marco-minilm-l6": True, "nli-deberta-v3-xsmall": True,
-                         "bge-small-en-v1.5": False}
+                         "bge-small-en-v1.5": False, "multilingual-e5-small": False}
 
 
 def test_progress_is_reported_up_to_each_files_size(endpoint: str, tmp_path: Path) -> None:
@@ -256,6 +256,28 @@ def test_a_pulled_embedder_is_chosen_by_name_and_the_index_re_embeds_with_it(
         index.reconcile()
         assert stored_models(index) == {pulled.model_id}
     assert load_params(config.data)["namespaces"]["default"]["dim"] == 32
+
+
+def test_pulled_multilingual_e5_marks_queries_and_passages_with_their_prefixes(
+    endpoint: str, hub: LoopbackHub, tmp_path: Path, write_tiny: Any,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Its repository keeps the tokenizer and config beside the ONNX export, under onnx/.
+    hub.repos["intfloat/multilingual-e5-small"] = {
+        f"onnx/{name}": data for name, data in
+        ((path.rsplit("/", 1)[-1], data)
+         for path, data in repo_files(write_tiny(tmp_path / "tiny-e5", seed=7)).items())}
+    _pull(_config(tmp_path), "multilingual-e5-small")
+    monkeypatch.setenv("ORA_EMBED_MODEL", "multilingual-e5-small")
+    pulled = load_embedder(make_config(tmp_path / "vault"))
+    assert isinstance(pulled, OnnxEmbedder)
+    plain = OnnxEmbedder(pulled.model_file, pulled.variant,
+                         tokenizer_file=pulled.model_file.with_name("tokenizer.json"))
+    text, query = "Mit Hinweisblöcken hebst du Inhalte hervor.", "farbige Hinweise"
+    np.testing.assert_allclose(pulled.embed([text]), plain.embed(["passage: " + text]),
+                               rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(pulled.embed_queries([query]), plain.embed(["query: " + query]),
+                               rtol=1e-5, atol=1e-6)
 
 
 def test_cls_pooling_takes_the_first_tokens_state(

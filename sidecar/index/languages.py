@@ -1,0 +1,199 @@
+"""The languages of BM25 analysis (`schema/languages.json`): one analyzer each, a note's language
+detected from its stopwords, and the character n-grams that let compounds match their parts.
+
+Detection counts, for each language with a stopword list, how many of a text's words are its
+stopwords, and takes the language with the most (English on a tie): on Obsidian's help vault in
+six languages it named every note's language, and 98 % of 300-character excerpts, as py3langid
+did, at a third of its cost (~0.2 ms an excerpt, ~2 ms a note) and without a dependency
+(docs/benchmarks.md, "Multilingual"). A text with too few stopwords to tell (a list, code, a
+name) is given the default.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+import tantivy
+
+from sidecar.schema import load_json
+
+# Chinese and Japanese write words without spaces (Korean attaches particles to them): a run of
+# their characters is one token to the tokenizer, so a word inside it never matched. Runs are
+# indexed and queried as their overlapping character pairs, as Lucene's CJK bigram filter does
+# (a run of one character stays itself); other text is left as it is.
+_CJK = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
+                  "\uff66-\uff9f\U00020000-\U0003134f]+")
+
+
+def _pairs(run: re.Match[str]) -> str:
+    text = run.group()
+    return " " + " ".join(text[i : i + 2] for i in range(max(1, len(text) - 1))) + " "
+
+
+def segment(text: str) -> str:
+    """`text` with every CJK run written as its overlapping character pairs."""
+    return _CJK.sub(_pairs, text)
+
+
+# Longer tokens are not words (hashes, base64, URLs run together).
+MAX_TOKEN = 40
+
+
+@dataclass(frozen=True)
+class Language:
+    code: str
+    stemmer: str
+    stopwords: str | None  # tantivy's built-in list, if it has one for the language
+    index_stopwords: bool  # dropped from the index as well as from queries
+    compounds: bool
+
+    @property
+    def field(self) -> str:
+        """Its index field: English keeps the field of the first layout."""
+        return "body" if self.code == "en" else f"body_{self.code}"
+
+
+@dataclass(frozen=True)
+class Spec:
+    default: str
+    languages: Mapping[str, Language]
+    max_chars: int
+    min_stopwords: int
+    min_share: float
+    gram_n: int
+    gram_min_length: int
+    gram_weight: float
+
+
+@cache
+def spec() -> Spec:
+    doc: dict[str, Any] = load_json("languages.json")
+    languages = {
+        code: Language(code, str(entry["stemmer"]), entry.get("stopwords"),
+                       bool(entry.get("index_stopwords", True)), bool(entry.get("compounds")))
+        for code, entry in doc["languages"].items()}
+    grams = doc["grams"]
+    detect = doc["detect"]
+    return Spec(str(doc["default"]), languages, int(detect["max_chars"]),
+                int(detect["min_stopwords"]), float(detect["min_share"]), int(grams["n"]),
+                int(grams["min_length"]), float(grams["weight"]))
+
+
+def codes() -> tuple[str, ...]:
+    return tuple(spec().languages)
+
+
+def _builder() -> tantivy.TextAnalyzerBuilder:
+    return (tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
+            .filter(tantivy.Filter.remove_long(MAX_TOKEN))
+            .filter(tantivy.Filter.lowercase()))
+
+
+def analyzer(language: Language) -> tantivy.TextAnalyzer:
+    """The analyzer of a language's field. English folds before stemming, as SciFact was tuned
+    on; the others stem first (snowball stemmers read ä, é, ø) and drop their stopwords before
+    (the lists are spelled with accents)."""
+    if language.code == "en":
+        return (_builder().filter(tantivy.Filter.ascii_fold())
+                .filter(tantivy.Filter.stemmer(language.stemmer)).build())
+    builder = _builder()
+    if language.stopwords and language.index_stopwords:
+        builder = builder.filter(tantivy.Filter.stopword(language.stopwords))
+    return (builder.filter(tantivy.Filter.stemmer(language.stemmer))
+            .filter(tantivy.Filter.ascii_fold()).build())
+
+
+@cache
+def _analyzers() -> dict[str, tantivy.TextAnalyzer]:
+    return {code: analyzer(lang) for code, lang in spec().languages.items()}
+
+
+def analyze(code: str, text: str) -> list[str]:
+    return list(_analyzers()[code].analyze(text))
+
+
+@cache
+def _plain() -> tantivy.TextAnalyzer:
+    return _builder().build()
+
+
+@cache
+def _folded() -> tantivy.TextAnalyzer:
+    return _builder().filter(tantivy.Filter.ascii_fold()).build()
+
+
+@cache
+def _stopword_filters() -> dict[str, tantivy.TextAnalyzer]:
+    return {code: _builder().filter(tantivy.Filter.stopword(lang.stopwords)).build()
+            for code, lang in spec().languages.items() if lang.stopwords}
+
+
+def detect(text: str) -> str | None:
+    """The language whose stopwords are most of `text`'s words; None when too few are (a CJK
+    run counts as its character pairs: Latin words in Chinese text do not make it Portuguese)."""
+    s = spec()
+    sample = segment(text[: s.max_chars])
+    words = len(_plain().analyze(sample))
+    if not words:
+        return None
+    counts = {code: words - len(stop.analyze(sample))
+              for code, stop in _stopword_filters().items()}
+    best = max(counts, key=lambda code: (counts[code], code == s.default))
+    enough = counts[best] >= max(s.min_stopwords, s.min_share * words)
+    return best if enough else None
+
+
+def language_of(texts: Iterable[str], setting: str | None = None) -> str:
+    """A note's analysis language: `setting` (ora.yaml) when it names one, else detected from
+    the note's text, else the default."""
+    s = spec()
+    if setting is not None and setting in s.languages:
+        return setting
+    return detect("\n".join(texts)) or s.default
+
+
+def compounds(code: str) -> bool:
+    lang = spec().languages.get(code)
+    return lang is not None and lang.compounds
+
+
+def grams(text: str) -> list[str]:
+    """The character n-grams of `text`'s long words (lowercased, accents folded), in order."""
+    s = spec()
+    out: list[str] = []
+    for word in _folded().analyze(text):
+        if len(word) >= s.gram_min_length:
+            out.extend(word[i : i + s.gram_n] for i in range(len(word) - s.gram_n + 1))
+    return out
+
+
+def shares(notes: Iterable[tuple[str, str]]) -> dict[str, float]:
+    """The share of notes in each language, of (text, setting) pairs, largest first."""
+    counts: dict[str, int] = {}
+    for text, setting in notes:
+        code = language_of([text], setting or None)
+        counts[code] = counts.get(code, 0) + 1
+    total = sum(counts.values())
+    return {code: round(n / total, 3)
+            for code, n in sorted(counts.items(), key=lambda c: (-c[1], c[0]))}
+
+
+def suggestion(found: Mapping[str, float], model_id: str) -> dict[str, Any] | None:
+    """The multilingual embedder to suggest for a vault of these language shares searched with
+    `model_id`, or None (mostly English, or the embedder is not English-only)."""
+    rule = load_json("languages.json")["suggest"]
+    foreign = 1.0 - found.get("en", 0.0) if found else 0.0
+    if foreign < float(rule["share"]) or not any(
+            model_id.startswith(prefix) for prefix in rule["english_only"]):
+        return None
+    model = str(rule["model"])
+    about = load_json("models.json")["models"][model]["about"]
+    return {"model": model, "about": about, "share_not_english": round(foreign, 3),
+            "message": (f"{foreign:.0%} of the notes are not in English, and the embedder "
+                        f"({model_id.split(':')[0]}) knows English only: `ora models pull "
+                        f"{model}` then ORA_EMBED_MODEL={model} ({about}); the next `ora index` "
+                        "re-embeds and first says how long that takes.")}

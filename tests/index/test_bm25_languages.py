@@ -1,0 +1,204 @@
+"""Language-aware BM25: each note analysed in its language (detected, or set in ora.yaml), German
+compounds found by their parts, CJK words found, and a layout change rebuilding only BM25."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from sidecar.index import bm25 as bm25_module
+from sidecar.index import bm25_engine
+from sidecar.index.bm25 import Bm25Store, SparseRow
+from sidecar.index.languages import detect, grams, language_of
+from sidecar.models.embedder import Embedder
+from sidecar.vault.vault_settings import load_vault_settings, note_language
+
+from .conftest import OpenIndex, write
+
+GERMAN = "Die Anzahl der Wörter zeigt, wie lang eine Notiz ist und wie viele Zeichen sie hat."
+FRENCH = "Le nombre de mots de la note est affiché dans la barre d'état, avec les caractères."
+ENGLISH = "The word count shows how long a note is and how many characters it has."
+DUTCH = "Het aantal woorden van de notitie staat in de statusbalk, met het aantal tekens."
+SPANISH = "El número de palabras de la nota aparece en la barra de estado, con los caracteres."
+
+
+@pytest.mark.parametrize(("text", "code"), [
+    (GERMAN, "de"), (FRENCH, "fr"), (ENGLISH, "en"), (DUTCH, "nl"), (SPANISH, "es")])
+def test_a_notes_language_is_detected_from_its_stopwords(text: str, code: str) -> None:
+    assert detect(text) == code
+
+
+@pytest.mark.parametrize(
+    "text", ["", "Kubernetes, Grafana, Prometheus", "東京都と京都府", "x = f(y)"])
+def test_text_with_too_few_stopwords_gets_the_default(text: str) -> None:
+    assert detect(text) is None
+    assert language_of([text]) == "en"
+
+
+def test_a_setting_wins_over_detection() -> None:
+    assert language_of([ENGLISH], "de") == "de"
+    assert language_of([ENGLISH], "xx") == "en"  # not a language of languages.json
+
+
+def _row(i: int, text: str, *, path: str | None = None, language: str = "") -> SparseRow:
+    return SparseRow(f"id{i}", path or f"n{i}.md", False, text, "", "", language=language)
+
+
+def _store(tmp_path: Path, rows: list[SparseRow], private: list[SparseRow] | None = None
+           ) -> Bm25Store:
+    bm25 = Bm25Store(tmp_path / "bm25.sqlite")
+    bm25.create("ns")
+    bm25.replace("ns", deletes={}, inserts={False: rows, True: private or []})
+    return bm25
+
+
+def _ids(bm25: Bm25Store, query: str, *, private: bool = False) -> list[str]:
+    return [cid for cid, _ in bm25.search("ns", query, 5, private=private,
+                                          include_archived=False)]
+
+
+def test_german_is_stemmed_as_german_and_its_stopwords_do_not_match(tmp_path: Path) -> None:
+    # Before: English stemming and stopwords made "wie viele", "ich" and "mein" the match.
+    bm25 = _store(tmp_path, [
+        _row(1, "Die Anzahl der Wörter eines Textes steht unten in der Statusleiste der Notiz."),
+        _row(2, "Ich weiß nicht, wie viele Tage mein Urlaub hat und wie ich ihn plane, mein "
+                "Freund. Wie viele Wochen sind es noch, frage ich mich."),
+    ])
+    assert _ids(bm25, "wo sehe ich, wie viele Wörter mein Text hat")[0] == "id1"
+    bm25.close()
+
+
+def test_a_german_compound_is_found_by_its_part(tmp_path: Path) -> None:
+    bm25 = _store(tmp_path, [
+        _row(1, "Mit Hinweisblöcken hebst du Inhalte hervor, ohne den Textfluss zu stören. "
+                "Die Blöcke lassen sich falten und haben eigene Farben für die Notiz."),
+        _row(2, "Tags ordnen deine Notizen. Du kannst sie in der Seitenleiste sehen und in "
+                "der Suche nach ihnen filtern, wenn du sie brauchst."),
+    ])
+    assert _ids(bm25, "Hinweise") == ["id1"]
+    bm25.close()
+
+
+def test_english_notes_get_no_character_grams(tmp_path: Path) -> None:
+    # n-grams are for compound languages: an English note is found by its words only.
+    bm25 = _store(tmp_path, [_row(1, ENGLISH + " Callouts highlight content in the note.")])
+    assert _ids(bm25, "callout") == ["id1"]
+    assert _ids(bm25, "allou") == []
+    assert grams("Hinweisblöcke")[:2] == ["hinw", "inwe"]
+    bm25.close()
+
+
+def test_a_chinese_vault_is_searchable_by_words(tmp_path: Path) -> None:
+    bm25 = _store(tmp_path, [
+        _row(1, "在设置中打开字数统计插件，状态栏会显示当前笔记的字数和字符数。"),
+        _row(2, "使用模板插件可以把预先写好的文本插入到笔记中。"),
+        _row(3, "关系图谱展示了笔记之间的链接。"),
+    ])
+    assert _ids(bm25, "字数")[0] == "id1"
+    assert _ids(bm25, "模板")[0] == "id2"
+    assert _ids(bm25, "图谱") == ["id3"]
+    bm25.close()
+
+
+def test_a_notes_chunks_share_the_language_detected_from_the_whole_note(tmp_path: Path) -> None:
+    # The second chunk alone has no stopwords to tell; the note is German, so its compound is
+    # found by a part (n-grams are indexed for German, not for English).
+    rows = [_row(1, GERMAN, path="a.md"), _row(2, "Wörterbücher, Zeichenketten", path="a.md"),
+            _row(3, ENGLISH, path="b.md")]
+    bm25 = _store(tmp_path, rows)
+    assert _ids(bm25, "Ketten") == ["id2"]
+    bm25.close()
+
+
+def test_a_rebuilt_engine_keeps_the_set_language_and_detects_the_others_again(
+    tmp_path: Path,
+) -> None:
+    bm25 = _store(tmp_path, [_row(1, "Wörterbücher, Zeichenketten", path="a.md", language="de"),
+                             _row(2, GERMAN, path="b.md"), _row(3, "Hinweisblöcke", path="b.md")])
+    bm25.close()
+    with sqlite3.connect(tmp_path / "bm25.sqlite") as conn:
+        assert dict(conn.execute('SELECT id, lang FROM "ns__vault"').fetchall()) == {
+            "id1": "de", "id2": "", "id3": ""}
+        conn.execute("UPDATE bm25_state SET engine = 'another layout'")
+    bm25 = Bm25Store(tmp_path / "bm25.sqlite")
+    bm25.create("ns")
+    assert (_ids(bm25, "Ketten"), _ids(bm25, "Hinweise")) == (["id1"], ["id3"])
+    bm25.close()
+
+
+def test_chinese_text_with_a_few_latin_words_is_not_taken_for_a_european_language() -> None:
+    # Before CJK runs counted as their pairs, help-vault notes like this were Portuguese.
+    assert detect("在 Obsidian 中，使用模板插件可以把预先写好的文本插入到笔记中，"
+                  "例如 a data e o title 变量。"
+                  "关系图谱展示了笔记之间的链接和它们的关系，可以在设置中打开。") is None
+
+
+def test_a_private_german_note_stays_out_of_a_public_search(tmp_path: Path) -> None:
+    bm25 = _store(tmp_path, [_row(1, ENGLISH)], private=[_row(2, GERMAN)])
+    assert _ids(bm25, "Wörter Anzahl") == []
+    assert _ids(bm25, "Wörter Anzahl", private=True) == ["id2"]
+    bm25.close()
+
+
+def test_a_store_of_the_layout_before_languages_is_rebuilt_with_detected_languages(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    path = tmp_path / "bm25.sqlite"
+    # The layout before: no lang column, every note in the one English field.
+    with sqlite3.connect(path) as conn:
+        conn.executescript("""
+        CREATE TABLE bm25_state (store TEXT PRIMARY KEY, engine TEXT NOT NULL,
+                                 pending INTEGER NOT NULL);
+        CREATE TABLE "ns__vault" (rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE,
+            path TEXT NOT NULL, archived INTEGER NOT NULL, text TEXT NOT NULL,
+            title TEXT NOT NULL, heading TEXT NOT NULL, about TEXT NOT NULL DEFAULT '');
+        INSERT INTO bm25_state VALUES ('ns__vault', 'tantivy 0.27.0; body: ...', 0);
+        """)
+        conn.execute(
+            """INSERT INTO "ns__vault" VALUES (1, 'id1', 'a.md', 0, ?, '', '', '')""",
+            ("Mit Hinweisblöcken hebst du Inhalte hervor, ohne den Text zu stören.",))
+    bm25 = Bm25Store(path)
+    bm25.create("ns")
+    assert _ids(bm25, "Hinweise") == ["id1"]  # German, with its n-grams
+    bm25.close()
+
+
+def test_ora_yaml_sets_the_language_per_vault_or_folder(tmp_path: Path) -> None:
+    write(tmp_path, "ora.yaml", "language:\n  /: de\n  English/: en\n  Other/: auto\n")
+    settings = load_vault_settings(tmp_path)
+    assert settings.problems == ()
+    assert [note_language(settings, p) for p in ("a.md", "English/b.md", "Other/c.md")] == [
+        "de", "en", "auto"]
+    write(tmp_path, "ora.yaml", "language: fr\n")
+    assert note_language(load_vault_settings(tmp_path), "x/y.md") == "fr"
+    write(tmp_path, "ora.yaml", "language: klingon\n")
+    bad = load_vault_settings(tmp_path)
+    assert note_language(bad, "a.md") is None and "klingon" in bad.problems[0]
+
+
+def test_the_language_setting_reaches_the_index_and_a_layout_change_only_rebuilds_bm25(
+    tmp_path: Path, open_idx: OpenIndex, embedder: Embedder, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    vault = tmp_path / "vault"
+    # Too few stopwords to detect: English, unless ora.yaml says German.
+    write(vault, "Begriffe.md", "# Begriffe\n\nHinweisblöcke, Wörterbücher, Zeichenketten.\n")
+    write(vault, "Other.md", "# Garden\n\nTomatoes need sun and water every day.\n")
+    index = open_idx(vault)
+    index.reconcile()
+    assert index.bm25_search("Hinweise", 5, private=False) == []
+    write(vault, "ora.yaml", "language: de\n")
+    again = index.reconcile()
+    assert again["embedded"] == 0
+    assert len(index.bm25_search("Hinweise", 5, private=False)) == 1
+    index.close()
+    # Another BM25 layout: the engine is rebuilt from its table, nothing is re-embedded.
+    monkeypatch.setattr(bm25_module, "VERSION", bm25_engine.VERSION + "; next")
+    monkeypatch.setattr(bm25_module, "TOKENIZE", bm25_module.TOKENIZE + "; next")
+    index = open_idx(vault)
+    assert index.reconcile()["embedded"] == 0
+    assert len(index.bm25_search("Hinweise", 5, private=False)) == 1
+    state = sqlite3.connect(tmp_path / "data" / "bm25.sqlite").execute(
+        "SELECT DISTINCT engine FROM bm25_state").fetchall()
+    assert state == [(bm25_engine.VERSION + "; next",)]
