@@ -41,6 +41,7 @@ from sidecar.vault.journal import (
     create_journal,
     drop_journal,
     latest_journal,
+    outcome_view,
     restore_head,
     split_heads,
     update_journal,
@@ -198,14 +199,8 @@ class Undone:
 
     def as_json(self, *, private: bool) -> dict[str, Any]:
         """What was undone; without `private`, private notes are only counted."""
-        def shown(paths: list[str]) -> list[str]:
-            return [p for p in paths if private or p not in self.private]
-
-        refused = [r for r in self.refused if private or r["path"] not in self.private]
-        hidden = (len(self.removed) + len(self.restored) + len(self.refused)
-                  - len(shown(self.removed)) - len(shown(self.restored)) - len(refused))
-        return {"removed": shown(self.removed), "restored": shown(self.restored),
-                "refused": refused, "journal": self.journal, "private_hidden": hidden}
+        return outcome_view({"removed": self.removed, "restored": self.restored},
+                            self.refused, self.private, self.journal, private=private)
 
     @property
     def changed(self) -> list[str]:

@@ -28,6 +28,7 @@ from sidecar.vault.journal import (
     create_journal,
     drop_journal,
     latest_journal,
+    outcome_view,
     restore_head,
     split_heads,
     update_journal,
@@ -53,14 +54,8 @@ class Outcome:
 
     def to_json(self, done_name: str, *, private: bool = True) -> dict[str, Any]:
         """What was done; without `private`, private notes are only counted."""
-        def shown(paths: list[str]) -> list[str]:
-            return [p for p in paths if private or p not in self.private]
-
-        refused = [r for r in self.refused if private or r["path"] not in self.private]
-        hidden = len(self.done) + len(self.unchanged) + len(self.refused)
-        hidden -= len(shown(self.done)) + len(shown(self.unchanged)) + len(refused)
-        return {done_name: shown(self.done), "unchanged": shown(self.unchanged),
-                "refused": refused, "journal": self.journal, "private_hidden": hidden}
+        return outcome_view({done_name: self.done, "unchanged": self.unchanged}, self.refused,
+                            self.private, self.journal, private=private)
 
 
 def _entry(vault: str | Path, p: Proposal) -> dict[str, Any]:

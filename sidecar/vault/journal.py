@@ -150,3 +150,18 @@ def restore_head(vault: str | Path, entry: dict[str, Any]) -> Restored:
         return "edited"
     atomic_write(path, restored, digest)
     return "restored"
+
+
+def outcome_view(lists: dict[str, list[str]], refused: list[dict[str, str]],
+                 private_paths: set[str], journal: str | None, *,
+                 private: bool) -> dict[str, Any]:
+    """What an apply or an undo did, as answered: each list of paths, the refused ones, the
+    journal; without `private`, private notes are only counted (`private_hidden`)."""
+    def shown(paths: list[str]) -> list[str]:
+        return [p for p in paths if private or p not in private_paths]
+
+    out: dict[str, Any] = {name: shown(paths) for name, paths in lists.items()}
+    kept = [r for r in refused if private or r["path"] not in private_paths]
+    hidden = (sum(map(len, lists.values())) + len(refused)
+              - sum(len(v) for v in out.values()) - len(kept))
+    return {**out, "refused": kept, "journal": journal, "private_hidden": hidden}
