@@ -555,19 +555,26 @@ class Syncer:
             out.update(zip(part, self.embedder.embed([todo[k] for k in part]), strict=True))
         return out
 
-    def _finish(self, batch: _Batch, known: dict[str, FileRow], report: SyncReport) -> None:
-        """Wait for the batch's vectors, applying urgent paths meanwhile, and write it."""
+    def _vectors(self, vectors: dict[str, FloatArray],
+                 embedding: Future[dict[str, FloatArray]] | None,
+                 report: SyncReport) -> dict[str, FloatArray]:
+        """`vectors` with the batch's embedding's added once it is done, applying urgent paths
+        while it runs."""
         self._expedite(report)
-        vectors = batch.vectors
-        if batch.embedding is not None:
+        if embedding is not None:
             while True:
                 try:
-                    embedded = batch.embedding.result(timeout=URGENT_POLL)
+                    embedded = embedding.result(timeout=URGENT_POLL)
                     break
                 except FutureTimeout:
                     self._expedite(report)
             vectors.update(embedded)
             report.embedded += len(embedded)
+        return vectors
+
+    def _finish(self, batch: _Batch, known: dict[str, FileRow], report: SyncReport) -> None:
+        """Wait for the batch's vectors, applying urgent paths meanwhile, and write it."""
+        vectors = self._vectors(batch.vectors, batch.embedding, report)
         plans = batch.plans
         if not self._nested:
             overtaken = set(self._handled[batch.since :])  # asked for urgently meanwhile
@@ -734,17 +741,7 @@ class Syncer:
     def _finish_waiting(self, waiting: _Waiting, report: SyncReport) -> None:
         """Wait for the vectors (applying urgent paths meanwhile), then write the rows that are
         still as they were read: Chroma, then the ledger."""
-        vectors = waiting.vectors
-        self._expedite(report)
-        if waiting.embedding is not None:
-            while True:
-                try:
-                    embedded = waiting.embedding.result(timeout=URGENT_POLL)
-                    break
-                except FutureTimeout:
-                    self._expedite(report)
-            vectors.update(embedded)
-            report.embedded += len(embedded)
+        vectors = self._vectors(waiting.vectors, waiting.embedding, report)
         now = self.ledger.rows(self.ns, list(waiting.rows))
         # A row rewritten meanwhile (an urgent path, applied by its words) waits anew; one only
         # re-clustered is written as it is now.
