@@ -7,8 +7,7 @@ from typing import Any
 
 from sidecar.cli.common import add_vault_args, config_from_args, emit, log
 from sidecar.index import open_index
-from sidecar.index.languages import suggestion
-from sidecar.index.params import load_params
+from sidecar.index.language_offer import language_offer
 from sidecar.index.progress import StderrProgress
 from sidecar.index.reembed import describe
 from sidecar.models.build import ensure_embedders
@@ -36,9 +35,7 @@ def run(args: argparse.Namespace) -> int:
             log(describe(index.reembedding))
         progress = StderrProgress()
         result = index.rebuild(progress) if args.rebuild else index.reconcile(progress)
-        result["languages"] = index.languages()
-        model = load_params(config.data)["namespaces"].get(index.namespace, {}).get("model", "")
-        result["suggestion"] = suggestion(result["languages"], str(model))
+        result.update(language_offer(index))
     if result["suggestion"]:
         log(result["suggestion"]["message"])
     emit(args, result, _human)

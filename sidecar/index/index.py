@@ -30,7 +30,7 @@ from sidecar.index.lock import WriterLock
 from sidecar.index.names import check_namespace
 from sidecar.index.params import load_params, save_namespace_params, stale_parts
 from sidecar.index.records import ChunkFacts, ChunkRecord, record_from_store
-from sidecar.index.reembed import reembed_estimate
+from sidecar.index.reembed import reembed_estimate, seconds_per_chunk
 from sidecar.index.scope import NoteFilter, Scope
 from sidecar.index.sync import Progress, ProgressFn, Syncer, SyncReport
 from sidecar.models.embedder import Embedder, load_embedder
@@ -146,6 +146,16 @@ class Index:
             return {"from": saved.get("model"), "to": embedder.model_id, "chunks": chunks,
                     "estimate_s": 0.0, "reembeds": False}
         return {**estimate, "reembeds": True}
+
+    def scaled_estimate(self, cost: float) -> dict[str, Any]:
+        """{"chunks", "estimate_s"}: re-embedding this index with a model `cost` times as slow a
+        chunk as the embedder in use (timed on a few of the index's chunks): what a model not yet
+        downloaded would take (`language_offer.py`); 0 s when nothing is indexed."""
+        chunks = int(self.ledger.stats(self.namespace)["chunks"])
+        if chunks == 0:
+            return {"chunks": 0, "estimate_s": 0.0}
+        per_chunk = seconds_per_chunk(self._need_writer().embedder, self._sample_texts())
+        return {"chunks": chunks, "estimate_s": round(per_chunk * cost * chunks, 1)}
 
     def _sample_texts(self, n: int = 8) -> list[str]:
         """A few chunk texts of the index as it is (to time a new embedder on)."""

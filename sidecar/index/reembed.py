@@ -23,17 +23,25 @@ def reembed_estimate(old_model: str | None, embedder: _Embeds, chunks: int,
     `old_model` is re-embedded by `embedder`; None when nothing was embedded before."""
     if not old_model or old_model == embedder.model_id or chunks == 0:
         return None
+    return {"from": old_model, "to": embedder.model_id, "chunks": chunks,
+            "estimate_s": round(seconds_per_chunk(embedder, sample) * chunks, 1)}
+
+
+def seconds_per_chunk(embedder: _Embeds, sample: Sequence[str]) -> float:
+    """Wall seconds `embedder` takes a chunk, timed on (a few of) `sample`."""
     texts = list(sample[:_SAMPLE]) or ["a short note"]
     started = time.perf_counter()
     embedder.embed(texts)
-    per_chunk = (time.perf_counter() - started) / len(texts)
-    return {"from": old_model, "to": embedder.model_id, "chunks": chunks,
-            "estimate_s": round(per_chunk * chunks, 1)}
+    return (time.perf_counter() - started) / len(texts)
+
+
+def span(seconds: float) -> str:
+    """"about 4 min", "about 20 s"."""
+    minutes = seconds / 60
+    return f"about {minutes:.0f} min" if minutes >= 1 else f"about {seconds:.0f} s"
 
 
 def describe(estimate: dict[str, Any]) -> str:
-    minutes = estimate["estimate_s"] / 60
-    span = f"about {minutes:.0f} min" if minutes >= 1 else f"about {estimate['estimate_s']:.0f} s"
     n = estimate["chunks"]
     return (f"the embedding model changed ({estimate['from']} → {estimate['to']}): re-embedding "
-            f"{n} chunk{'' if n == 1 else 's'}, {span} on this machine")
+            f"{n} chunk{'' if n == 1 else 's'}, {span(estimate['estimate_s'])} on this machine")

@@ -53,12 +53,14 @@ class CatalogueEntry:
     files: dict[str, str]  # hub path -> local file name
     about: str
     embedder: dict[str, Any] | None
+    download_mb: int | None = None  # about what a pull downloads (the hub's listing)
 
 
 def catalogue() -> dict[str, CatalogueEntry]:
     entries = load_json("models.json")["models"]
     return {name: CatalogueEntry(name, e["kind"], e["repo"], e["revision"], e["install"],
-                                 dict(e["files"]), e["about"], e.get("embedder"))
+                                 dict(e["files"]), e["about"], e.get("embedder"),
+                                 e.get("download_mb"))
             for name, e in entries.items()}
 
 
@@ -98,13 +100,15 @@ def _installed_bytes(manifest: dict[str, Any] | None) -> int | None:
 
 def catalogue_report(config: Config) -> list[dict[str, Any]]:
     """Each catalogue entry, where it installs, whether it is installed and its size on disk
-    (None until pulled: the hub tells the size only when asked, and nothing asks unprompted)."""
+    (None until pulled: the hub tells the size only when asked, and nothing asks unprompted),
+    and about how many MB a pull downloads (the catalogue's figure, to quote before asking)."""
     rows = []
     for item in catalogue().values():
         manifest = installed(config, item)
         rows.append({"name": item.name, "kind": item.kind, "repo": item.repo,
                      "about": item.about, "folder": str(install_folder(config, item)),
-                     "installed": manifest is not None, "size": _installed_bytes(manifest)})
+                     "installed": manifest is not None, "size": _installed_bytes(manifest),
+                     "download_mb": item.download_mb})
     return rows
 
 

@@ -7,7 +7,9 @@ show a progress bar; closing the stream cancels the pull (its partial files stay
 resumes). One pull at a time; a running sidecar loads the new model when restarted.
 `POST /v1/models/switch-estimate` says what choosing another embedder would cost (every chunk
 re-embedded, timed on a few of them) before the user switches; the switch itself is the
-`embed_model` setting, read when the sidecar starts.
+`embed_model` setting, read when the sidecar starts. `GET /v1/models/suggestion` is what
+`ora index` says of the vault's languages: the multilingual embedder to offer when its notes are
+mostly not in English, with its download size and re-embedding time (`language_offer.py`).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from typing import Any
 from aiohttp import web
 
 from sidecar.errors import Conflict, OraError, error_body
+from sidecar.index.language_offer import language_offer
 from sidecar.models.catalogue import entry, pull
 from sidecar.models.embedder import load_embedder
 from sidecar.models.report import models_report
@@ -89,6 +92,11 @@ async def _forward_progress(response: web.StreamResponse,
             await response.write(format_event("progress", getter.result()))
         else:
             getter.cancel()
+
+
+@routes.get("/v1/models/suggestion")
+async def models_suggestion(request: web.Request) -> web.Response:
+    return web.json_response(await asyncio.to_thread(language_offer, request.app[INDEX]))
 
 
 @routes.post("/v1/models/switch-estimate")

@@ -163,6 +163,12 @@ def test_index_suggests_the_multilingual_model_for_a_vault_mostly_not_in_english
     assert result["suggestion"]["model"] == "multilingual-e5-small"
     assert "67% of the notes are not in English" in told.err
     assert "ora models pull multilingual-e5-small" in told.err
+    # with what it costs: the download, and the re-embedding timed on this index
+    offer = result["suggestion"]
+    assert offer["download_mb"] == 487 and offer["installed"] is False
+    assert offer["chunks"] == result["chunks"] and offer["estimate_s"] > 0
+    assert (f"a download of about 487 MB; re-embedding the index's {result['chunks']} chunks "
+            "takes about") in told.err
     write(vault, "More.md", "This note is in English, as are most of the notes now, and it is "
           "about the garden.\n")
     write(vault, "Even more.md", "And this one is in English too, about the kettle.\n")
