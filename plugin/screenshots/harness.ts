@@ -9,7 +9,7 @@ import { aFile, aLeaf } from "../tests/stand-in";
 
 import { SidecarClient } from "../src/api/client";
 import type { HttpRequest, HttpResponse, HttpTransport } from "../src/api/transport";
-import type { AskDocument, Diagnostic, ExtractPlan, ModelsReport, Pair, PulledModel, PullProgress, RelatedDocument, SearchDocument } from "../src/api/types";
+import type { AskDocument, Diagnostic, ExtractPlan, ModelsReport, ModelsSuggestion, Pair, PulledModel, PullProgress, RelatedDocument, SearchDocument } from "../src/api/types";
 import { frontmatterLinter } from "../src/lint/extension";
 import { ModelsController } from "../src/models/controller";
 import { mergeSettings } from "../src/settings";
@@ -333,9 +333,10 @@ const MODELS: ModelsReport = {
 	models_dir: "/home/me/.local/share/ora-vault/models",
 	embedder: { setting: "auto", chosen: "fp32", available: ["fp32", "int8"] },
 	catalogue: [
-		{ name: "ms-marco-minilm-l6", kind: "reranker", repo: "cross-encoder/ms-marco-MiniLM-L-6-v2", about: "MS MARCO cross-encoder (MiniLM-L6, 22M parameters): re-ranks search results.", folder: "", installed: true, size: 91_614_234, active: true },
-		{ name: "nli-deberta-v3-xsmall", kind: "nli", repo: "cross-encoder/nli-deberta-v3-xsmall", about: "NLI cross-encoder (DeBERTa-v3 xsmall): the contradiction judge.", folder: "", installed: false, size: null, active: false },
-		{ name: "bge-small-en-v1.5", kind: "embedder", repo: "BAAI/bge-small-en-v1.5", about: "BGE small English v1.5 (33M parameters, 384 dimensions): a stronger embedder.", folder: "", installed: false, size: null, active: false },
+		{ name: "ms-marco-minilm-l6", kind: "reranker", repo: "cross-encoder/ms-marco-MiniLM-L-6-v2", about: "MS MARCO cross-encoder (MiniLM-L6, 22M parameters): re-ranks search results.", folder: "", installed: true, size: 91_614_234, download_mb: 91, active: true },
+		{ name: "nli-deberta-v3-xsmall", kind: "nli", repo: "cross-encoder/nli-deberta-v3-xsmall", about: "NLI cross-encoder (DeBERTa-v3 xsmall): the contradiction judge.", folder: "", installed: false, size: null, download_mb: null, active: false },
+		{ name: "bge-small-en-v1.5", kind: "embedder", repo: "BAAI/bge-small-en-v1.5", about: "BGE small English v1.5 (33M parameters, 384 dimensions): a stronger embedder.", folder: "", installed: false, size: null, download_mb: 134, active: false },
+		{ name: "multilingual-e5-small", kind: "embedder", repo: "intfloat/multilingual-e5-small", about: "Multilingual E5 small (118M parameters, 384 dimensions, ~100 languages): for vaults not in English.", folder: "", installed: false, size: null, download_mb: 487, active: false },
 	],
 };
 
@@ -343,6 +344,7 @@ async function modelsScene(root: HTMLElement): Promise<void> {
 	let progress: (p: PullProgress) => void = () => undefined;
 	const models = new ModelsController({
 		models: async () => MODELS,
+		suggestion: async () => ({ languages: { en: 1 }, suggestion: null }),
 		switchEstimate: async (name) => ({ name, from: "a", to: "b", chunks: 1562, estimate_s: 95, reembeds: true }),
 		pull: (_name, onProgress) => {
 			progress = onProgress;
@@ -377,13 +379,23 @@ async function extractScene(root: HTMLElement): Promise<void> {
 	modal.contentEl.querySelector("details")?.setAttr("open", true);
 }
 
-/** The first-run guide: `page` 0 mid-install (step, download progress, log), 2 the re-ranker downloading. */
-async function onboardingScene(root: HTMLElement, page: number): Promise<void> {
+/** A mostly Spanish vault as GET /v1/models/suggestion reads it: the help vault in Spanish (1,923 chunks), 20 ms a chunk × embed_cost 3.3. */
+const SPANISH: ModelsSuggestion = {
+	languages: { es: 0.94, en: 0.06 },
+	suggestion: { model: "multilingual-e5-small", about: "", share_not_english: 0.94, download_mb: 487, installed: false, chunks: 1923, estimate_s: 128 },
+};
+
+/**
+ * The first-run guide: `page` 0 mid-install (step, download progress, log), 2 the re-ranker
+ * downloading; `language` shows page 2 on a Spanish vault, the re-ranker installed, the multilingual offer.
+ */
+async function onboardingScene(root: HTMLElement, page: number, language = false): Promise<void> {
 	const D = "/home/me/.local/share/ora-vault";
 	root.addClass("harness-modal-scene");
 	let progress: (p: PullProgress) => void = () => undefined;
 	const models = new ModelsController({
-		models: async () => ({ ...MODELS, catalogue: MODELS.catalogue.map((m) => ({ ...m, installed: false, active: false })) }),
+		models: async () => ({ ...MODELS, catalogue: MODELS.catalogue.map((m) => ({ ...m, installed: language && m.kind === "reranker", active: language && m.kind === "reranker" })) }),
+		suggestion: async () => (language ? SPANISH : { languages: { en: 1 }, suggestion: null }),
 		switchEstimate: async (name) => ({ name, from: "a", to: "b", chunks: 0, estimate_s: 0, reembeds: false }),
 		pull: (_name, onProgress) => {
 			progress = onProgress;
@@ -421,7 +433,6 @@ async function onboardingScene(root: HTMLElement, page: number): Promise<void> {
 		installed: async () => undefined,
 		watchStatus: (listener) => (listener({ phase: "error", text: "Ora: error", detail: "No ora command was found.", openPairs: 0, action: "settings" }), () => undefined),
 		models,
-		sampleNotes: async () => Array.from({ length: 30 }, () => "Les notes de la réunion sont dans le dossier du projet que nous utilisons pour la planification."),
 		llm: () => ({ url: "", model: "", key: "" }),
 		saveLlm: async () => undefined,
 		checkLlm: async () => ({ ok: true, message: "Connected." }),
@@ -437,6 +448,8 @@ async function onboardingScene(root: HTMLElement, page: number): Promise<void> {
 	}
 	for (let i = 0; i < page; i++) click("Next");
 	await models.refresh();
+	await models.refreshOffer();
+	if (language) return;
 	click("Download");
 	progress({ file: "model.onnx", done: 38_200_000, total: 90_868_376 });
 	await new Promise((ok) => setTimeout(ok, 50));
@@ -445,6 +458,7 @@ async function onboardingScene(root: HTMLElement, page: number): Promise<void> {
 const scenes: Record<string, (root: HTMLElement) => Promise<void>> = {
 	onboarding: (root) => onboardingScene(root, 0),
 	"onboarding-models": (root) => onboardingScene(root, 2),
+	"onboarding-language": (root) => onboardingScene(root, 2, true),
 	search: searchScene,
 	lint: lintScene,
 	triage: triageScene,

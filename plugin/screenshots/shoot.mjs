@@ -1,6 +1,6 @@
 // `npm run screenshots`: bundles plugin/screenshots/harness.ts (the plugin's real views against
 // the test stand-in for `obsidian`), opens each scene in headless Chromium and writes
-// docs/screenshots/{search,lint,triage,related,quick,ask,lintfix,models,extract,onboarding,onboarding-models,ask-stream,triage-pages}.png.
+// docs/screenshots/{search,lint,triage,related,quick,ask,lintfix,models,extract,onboarding,onboarding-models,onboarding-language,ask-stream,triage-pages}.png.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -51,6 +51,7 @@ const scenes = [
 	{ name: "extract", size: { width: 1000, height: 1000 } },
 	{ name: "onboarding", size: { width: 900, height: 760 } },
 	{ name: "onboarding-models", size: { width: 900, height: 620 } },
+	{ name: "onboarding-language", size: { width: 900, height: 760 } },
 	{ name: "ask-stream", size: { width: 900, height: 860 } },
 	{ name: "triage-pages", size: { width: 1100, height: 900 } },
 ].filter((scene) => only === null || only.has(scene.name));

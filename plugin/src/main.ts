@@ -361,6 +361,7 @@ export default class OraVaultPlugin extends Plugin {
 	private modelsController(): ModelsController {
 		return new ModelsController({
 			models: () => this.client.models(),
+			suggestion: () => this.client.modelsSuggestion(),
 			switchEstimate: (name) => this.client.switchEstimate(name),
 			pull: (name, onProgress, signal) =>
 				pullModel({ baseUrl: this.client.baseUrl, token: this.tokenValue, signal, timeoutMs: this.client.timeout("pull-stream") }, name, onProgress),
@@ -605,7 +606,6 @@ export default class OraVaultPlugin extends Plugin {
 				return () => this.statusListeners.delete(listener);
 			},
 			models: this.models,
-			sampleNotes: () => Promise.all(this.app.vault.getMarkdownFiles().slice(0, 30).map((f) => this.app.vault.cachedRead(f))),
 			llm: () => ({ url: this.settings.llmUrl, model: this.settings.llmModel, key: this.settings.llmApiKey }),
 			saveLlm: async (llm) => {
 				const s = this.settings;

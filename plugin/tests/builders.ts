@@ -129,6 +129,7 @@ export function aCatalogueModel(change: Partial<CatalogueModel> = {}): Catalogue
 		folder: "/m/embedders/bge-small-en-v1.5",
 		installed: false,
 		size: null,
+		download_mb: null,
 		active: false,
 		...change,
 	};

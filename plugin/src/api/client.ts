@@ -21,6 +21,7 @@ import type {
 	LintAnswer,
 	LintFixAnswer,
 	ModelsReport,
+	ModelsSuggestion,
 	Pair,
 	PairStatus,
 	ReindexAnswer,
@@ -231,6 +232,11 @@ export class SidecarClient {
 	/** What models are installed and chosen, and the catalogue `ora models pull` downloads from. */
 	models(): Promise<ModelsReport> {
 		return this.call<ModelsReport>("interactive", "GET", "/v1/models");
+	}
+
+	/** The vault's languages, and the multilingual embedder to offer when they are mostly not English. */
+	modelsSuggestion(): Promise<ModelsSuggestion> {
+		return this.call<ModelsSuggestion>("interactive", "GET", "/v1/models/suggestion");
 	}
 
 	/** What switching to embedder `name` would re-embed and how long it would take; changes nothing. */

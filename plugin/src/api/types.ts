@@ -370,6 +370,8 @@ export interface CatalogueModel {
 	installed: boolean;
 	/** Bytes on disk once pulled; null before (the hub is asked only by a pull). */
 	size: number | null;
+	/** About how many MB a pull downloads (the catalogue's figure), to quote before it starts. */
+	download_mb: number | null;
 	/** The sidecar's settings use it. */
 	active: boolean;
 }
@@ -415,6 +417,25 @@ export interface SwitchEstimate {
 	estimate_s: number;
 	/** False when `name` is the model in use or nothing is indexed. */
 	reembeds: boolean;
+}
+
+/** The multilingual embedder to offer a vault mostly not in English (GET /v1/models/suggestion). */
+export interface EmbedderSuggestion {
+	/** The catalogue name: pulled, then chosen as the embedder. */
+	model: string;
+	about: string;
+	share_not_english: number;
+	download_mb: number | null;
+	installed: boolean;
+	/** The index's chunks, all re-embedded by the switch, in about `estimate_s` seconds. */
+	chunks: number;
+	estimate_s: number;
+}
+
+/** GET /v1/models/suggestion: the vault's languages (code → share of notes) and what to offer. */
+export interface ModelsSuggestion {
+	languages: Record<string, number>;
+	suggestion: EmbedderSuggestion | null;
 }
 
 /** Which conversation to extract engrams from: by its id, or by its chat note (vault-relative). */

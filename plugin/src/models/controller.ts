@@ -1,9 +1,11 @@
-import type { ModelsReport, PulledModel, PullProgress, SwitchEstimate } from "../api/types";
+import type { ModelsReport, ModelsSuggestion, PulledModel, PullProgress, SwitchEstimate } from "../api/types";
 import { advancePull, isInUse, modelsErrorMessage, PULL_STARTING, switchMessage, type PullState } from "./model";
 
 /** What the Models section needs from the plugin; Obsidian stays behind these functions. */
 export interface ModelsDeps {
 	models(): Promise<ModelsReport>;
+	/** The vault's languages and the multilingual embedder to offer (GET /v1/models/suggestion). */
+	suggestion(): Promise<ModelsSuggestion>;
 	switchEstimate(name: string): Promise<SwitchEstimate>;
 	pull(name: string, onProgress: (progress: PullProgress) => void, signal: AbortSignal): Promise<PulledModel>;
 	/** Asks the user; resolves true only when they confirm. */
@@ -23,6 +25,8 @@ export interface ModelsState {
 	switching: string | null;
 	/** What became of the last switch, when there is something to say. */
 	notice: string | null;
+	/** The vault's languages and what to offer for them; null until asked, or when the sidecar cannot say. */
+	offer: ModelsSuggestion | null;
 }
 
 /**
@@ -31,7 +35,7 @@ export interface ModelsState {
  * It outlives the settings tab, so a download keeps its progress when the tab is reopened.
  */
 export class ModelsController {
-	private current: ModelsState = { report: null, error: null, pulls: new Map(), switching: null, notice: null };
+	private current: ModelsState = { report: null, error: null, pulls: new Map(), switching: null, notice: null, offer: null };
 	private readonly listeners = new Set<(state: ModelsState) => void>();
 	private readonly aborts = new Map<string, AbortController>();
 	/** Set from the first click on Use until that switch is over (or declined). */
@@ -76,6 +80,30 @@ export class ModelsController {
 			this.aborts.delete(name);
 		}
 		await this.refresh();
+	}
+
+	/** Asks the sidecar what to offer for the vault's languages (it times the embedder, so not on every refresh). */
+	async refreshOffer(): Promise<void> {
+		try {
+			this.set({ offer: await this.deps.suggestion() });
+		} catch {
+			this.set({ offer: null }); // a sidecar that is down or older says nothing: nothing is offered
+		}
+	}
+
+	/**
+	 * The language offer's one button: downloads embedder `name` (unless it is there already), then
+	 * switches to it the usual way — its real re-embedding time shown and confirmed first.
+	 */
+	async downloadAndUse(name: string, label: string): Promise<boolean> {
+		const there = this.current.report?.catalogue.find((m) => m.name === name)?.installed ?? false;
+		if (!there) {
+			await this.download(name);
+			if (this.current.pulls.get(name)?.phase !== "installed") return false;
+		}
+		const used = await this.switchTo(name, label);
+		if (used) await this.refreshOffer();
+		return used;
 	}
 
 	/** Stops a download; its partial files stay with the sidecar, so downloading again resumes. */

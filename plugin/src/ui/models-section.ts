@@ -12,6 +12,7 @@ import {
 	pullText,
 	type ModelRow,
 } from "../models/model";
+import { drawLanguageOffer } from "./language-offer";
 
 /**
  * Draws the Models section into `el` from the controller's state, again on every change, until
@@ -22,6 +23,7 @@ export function showModels(el: HTMLElement, controller: ModelsController): () =>
 	const stop = controller.subscribe(draw);
 	draw(controller.state);
 	void controller.refresh();
+	void controller.refreshOffer();
 	return stop;
 }
 
@@ -51,6 +53,7 @@ function drawModels(el: HTMLElement, state: ModelsState, controller: ModelsContr
 		});
 	}
 	if (state.notice !== null) el.createDiv({ cls: "ora-models-note", text: state.notice });
+	drawLanguageOffer(el.createDiv(), state, controller);
 	for (const row of modelRows(report)) drawRow(el, row, state, controller);
 }
 

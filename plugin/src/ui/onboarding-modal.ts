@@ -1,10 +1,10 @@
 import { Modal, Setting, type App } from "obsidian";
 
-import type { ModelsState } from "../models/controller";
+import type { ModelsController, ModelsState } from "../models/controller";
 import { formatBytes, pullFraction, pullText } from "../models/model";
 import type { LlmCheck } from "../onboarding/llm-check";
-import { vaultLanguage } from "../onboarding/language";
 import type { StatusView } from "../sidecar/status-model";
+import { drawLanguageOffer } from "./language-offer";
 import { describeSetup, SetupProgressView, type SetupInstaller } from "./setup-modal";
 
 /** The local re-ranker onboarding offers (schema/models.json). */
@@ -24,14 +24,7 @@ export interface OnboardingHost {
 	installed(): Promise<void>;
 	/** The sidecar's status now and on each change, until the returned function is called. */
 	watchStatus(listener: (view: StatusView) => void): () => void;
-	models: {
-		readonly state: ModelsState;
-		subscribe(listener: (state: ModelsState) => void): () => void;
-		refresh(): Promise<void>;
-		download(name: string): Promise<void>;
-	};
-	/** A few notes' text, for the vault's language. */
-	sampleNotes(): Promise<string[]>;
+	models: Pick<ModelsController, "state" | "subscribe" | "refresh" | "refreshOffer" | "download" | "downloadAndUse" | "cancel" | "downloading">;
 	llm(): LlmSettings;
 	saveLlm(llm: LlmSettings): Promise<void>;
 	checkLlm(llm: LlmSettings): Promise<LlmCheck>;
@@ -170,7 +163,7 @@ export class OnboardingModal extends Modal {
 				setting.setDesc("Loading the model list…");
 				return;
 			}
-			const size = entry.size !== null ? formatBytes(entry.size) : "about 90 MB, its exact size is shown as it downloads";
+			const size = entry.size !== null ? formatBytes(entry.size) : entry.download_mb !== null ? `about ${formatBytes(entry.download_mb * 1_000_000)}, its exact size is shown as it downloads` : "its size is shown as it downloads";
 			const pull = state.pulls.get(RERANKER);
 			if (entry.installed || pull?.phase === "installed") {
 				setting.setDesc("Installed: search uses it.");
@@ -187,21 +180,23 @@ export class OnboardingModal extends Modal {
 				return;
 			}
 			setting.setDesc(`${entry.about} Download from the Hugging Face hub: ${size}.${pull?.phase === "failed" ? ` Last try: ${pull.message}` : ""}`);
-			setting.addButton((b) => b.setButtonText("Download").onClick(() => void this.host.models.download(RERANKER)));
+			setting.addButton((b) => {
+				b.setButtonText("Download").onClick(() => void this.host.models.download(RERANKER));
+				if (this.host.models.downloading) b.setDisabled(true); // one download at a time
+			});
 		};
-		this.stopPage = this.host.models.subscribe(draw);
-		draw(this.host.models.state);
+		// The vault's languages, as the sidecar read them: a mostly non-English vault is offered the multilingual model.
+		const languageEl = this.bodyEl.createDiv({ cls: "ora-onboarding-language" });
+		const noticeEl = this.bodyEl.createDiv({ cls: "ora-models-note" });
+		const drawAll = (state: ModelsState): void => {
+			draw(state);
+			drawLanguageOffer(languageEl, state, this.host.models);
+			noticeEl.setText(state.notice ?? "");
+		};
+		this.stopPage = this.host.models.subscribe(drawAll);
+		drawAll(this.host.models.state);
 		void this.host.models.refresh();
-		const language = this.bodyEl.createEl("p", { cls: "ora-onboarding-language" });
-		void this.host.sampleNotes().then((texts) => {
-			if (vaultLanguage(texts) !== "other") return;
-			const multilingual = this.host.models.state.report?.catalogue.some((m) => m.kind === "embedder" && /multilingual|m3|e5/i.test(`${m.name} ${m.about}`));
-			language.setText(
-				multilingual
-					? "This vault is not in English: a multilingual embedder from the list in Settings → Ora → Models finds notes across languages."
-					: "This vault is not in English. Ora's model list has no multilingual embedder yet, so this step is skipped: search works with the English embedder, best on words the notes share with the query.",
-			);
-		});
+		void this.host.models.refreshOffer();
 	}
 
 	private llmPage(): void {

@@ -42,6 +42,8 @@ const READS: Record<string, string[]> = {
 	ExtractDropped: ["text", "reason", "of"],
 	ExtractAccepted: ["written", "queued_contradictions"],
 	ExtractUndone: ["removed", "restored", "refused"],
+	ModelsSuggestion: ["languages", "suggestion"],
+	EmbedderSuggestion: ["model", "about", "share_not_english", "download_mb", "installed", "chunks", "estimate_s"],
 };
 
 /** Fields the plugin sends, per request schema. */

@@ -59,6 +59,7 @@ describe.skipIf(SKIP_REASON !== null)(`models: download and switch${SKIP_REASON 
 		const asked: string[] = [];
 		const controller = new ModelsController({
 			models: () => live.client.models(),
+			suggestion: () => live.client.modelsSuggestion(),
 			switchEstimate: (name) => live.client.switchEstimate(name),
 			pull: (name, onProgress, signal) =>
 				pullModel({ baseUrl: live.client.baseUrl, token: token(), signal }, name, (p) => {

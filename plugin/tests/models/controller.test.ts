@@ -13,6 +13,7 @@ function setup(change: Partial<ModelsDeps> = {}) {
 	let report: ModelsReport = aModelsReport();
 	const deps: ModelsDeps = {
 		models: async () => report,
+		suggestion: async () => ({ languages: { en: 1 }, suggestion: null }),
 		switchEstimate: async () => ESTIMATE,
 		pull: async () => ({ name: "x", folder: "/m/x", restart: true }),
 		confirm: async (_t, text) => {
@@ -126,5 +127,45 @@ describe("ModelsController", () => {
 		await controller.refresh();
 		expect(controller.state.error).toMatch(/^The sidecar is not running/);
 		expect(controller.state.report).toBeNull();
+	});
+
+	it("downloads the offered model and then switches to it; a failed download switches nothing", async () => {
+		const { controller, calls, setReport } = setup({
+			pull: async (name) => {
+				calls.push(`pull: ${name}`);
+				setReport(aModelsReport([aCatalogueModel({ installed: true })]));
+				return { name, folder: "/m/e", restart: true };
+			},
+		});
+		await controller.refresh();
+		expect(await controller.downloadAndUse("bge-small-en-v1.5", "bge-small-en-v1.5")).toBe(true);
+		expect(calls.map((c) => c.split(" ").slice(0, 2).join(" "))).toEqual(["pull: bge-small-en-v1.5", "confirm: Switching", "switch: bge-small-en-v1.5"]);
+
+		const failing = setup({ pull: async () => Promise.reject(new SidecarError(0, "hub_unreachable", "offline")) });
+		await failing.controller.refresh();
+		expect(await failing.controller.downloadAndUse("bge-small-en-v1.5", "bge-small-en-v1.5")).toBe(false);
+		expect(failing.calls).toEqual([]);
+		const pull = failing.controller.state.pulls.get("bge-small-en-v1.5");
+		expect(pull?.phase === "failed" && pull.message).toMatch(/^Cannot reach the model hub/);
+	});
+
+	it("switches to an offered model that is downloaded already without pulling it again", async () => {
+		let pulled = false;
+		const { controller, calls, setReport } = setup({ pull: async () => ((pulled = true), { name: "x", folder: "/m/x", restart: true }) });
+		setReport(aModelsReport([aCatalogueModel({ installed: true })]));
+		await controller.refresh();
+		expect(await controller.downloadAndUse("bge-small-en-v1.5", "bge-small-en-v1.5")).toBe(true);
+		expect(pulled).toBe(false);
+		expect(calls[1]).toBe("switch: bge-small-en-v1.5");
+	});
+
+	it("keeps the sidecar's language offer, and none when the sidecar cannot say", async () => {
+		const offer = { languages: { es: 1 }, suggestion: { model: "multilingual-e5-small", about: "", share_not_english: 1, download_mb: 487, installed: false, chunks: 4, estimate_s: 1 } };
+		const { controller } = setup({ suggestion: async () => offer });
+		await controller.refreshOffer();
+		expect(controller.state.offer).toEqual(offer);
+		const down = setup({ suggestion: async () => Promise.reject(new SidecarError(0, "unreachable", "refused")) });
+		await down.controller.refreshOffer();
+		expect(down.controller.state.offer).toBeNull();
 	});
 });

@@ -1,31 +1,62 @@
 import { App } from "obsidian";
 import { describe, expect, it } from "vitest";
 
-import type { ModelsState } from "../../src/models/controller";
+import type { ModelsReport, ModelsSuggestion, PulledModel, PullProgress } from "../../src/api/types";
+import { ModelsController } from "../../src/models/controller";
 import type { InstallState, SetupListener, SetupOutcome } from "../../src/setup/installer";
 import { managedPaths } from "../../src/setup/paths";
 import type { StatusView } from "../../src/sidecar/status-model";
 import { OnboardingModal, RERANKER, type LlmSettings, type OnboardingHost } from "../../src/ui/onboarding-modal";
+import { aCatalogueModel } from "../builders";
 
 const settle = () => new Promise((r) => setTimeout(r, 0));
 
-const catalogue = (installed: boolean, size: number | null) => ({
+const E5 = "multilingual-e5-small";
+
+const catalogue = (installed: boolean, size: number | null, e5 = false): ModelsReport => ({
 	models_dir: "/m",
-	embedder: { setting: "auto", chosen: "q8", available: ["q8"] },
-	catalogue: [{ name: RERANKER, kind: "reranker", repo: "cross-encoder/ms-marco-MiniLM-L-6-v2", about: "MS MARCO cross-encoder.", folder: "reranker", installed, size, active: installed }],
+	embedder: { setting: e5 ? E5 : "auto", chosen: e5 ? E5 : "q8", available: ["q8"] },
+	catalogue: [
+		aCatalogueModel({ name: RERANKER, kind: "reranker", repo: "cross-encoder/ms-marco-MiniLM-L-6-v2", about: "MS MARCO cross-encoder.", folder: "reranker", installed, size, download_mb: 91, active: installed }),
+		aCatalogueModel({ name: E5, repo: "intfloat/multilingual-e5-small", about: "Multilingual E5 small.", installed: e5, active: e5, download_mb: 487 }),
+	],
 });
 
-/** A host recording what the guide asks of the plugin; installer and models replay scripted runs. */
-function host(options: { state?: InstallState; outcome?: SetupOutcome; notes?: string[]; size?: number | null } = {}) {
+/** GET /v1/models/suggestion on a Spanish vault of 1,923 chunks, and on an English one. */
+const SPANISH: ModelsSuggestion = {
+	languages: { es: 0.94, en: 0.06 },
+	suggestion: { model: E5, about: "", share_not_english: 0.94, download_mb: 487, installed: false, chunks: 1923, estimate_s: 128 },
+};
+const ENGLISH: ModelsSuggestion = { languages: { en: 1 }, suggestion: null };
+
+/**
+ * A host recording what the guide asks of the plugin. The installer replays a scripted run; the
+ * models are the plugin's own controller over a scripted sidecar, whose pull runs until `finishPull`.
+ */
+function host(options: { state?: InstallState; outcome?: SetupOutcome; offer?: ModelsSuggestion; size?: number | null } = {}) {
 	const calls: string[] = [];
 	let state: InstallState = options.state ?? "absent";
 	const statusListeners = new Set<(v: StatusView) => void>();
-	const modelListeners = new Set<(s: ModelsState) => void>();
-	let models: ModelsState = { report: catalogue(false, options.size ?? null), error: null, pulls: new Map(), switching: null, notice: null };
-	const setModels = (next: ModelsState) => {
-		models = next;
-		for (const l of modelListeners) l(models);
-	};
+	let switched = false;
+	let progress: (p: PullProgress) => void = () => undefined;
+	let finishPull: () => void = () => undefined;
+	const models = new ModelsController({
+		models: async () => catalogue(false, options.size ?? null, switched),
+		// Once switched, the embedder is multilingual: the sidecar offers nothing more.
+		suggestion: async () => (switched ? ENGLISH : (options.offer ?? ENGLISH)),
+		switchEstimate: async (name) => ({ name, from: "all-MiniLM-L6-v2:q8:abc", to: `${name}:onnx:def`, chunks: 1923, estimate_s: 140, reembeds: true }),
+		pull: (name, onProgress) => {
+			calls.push(`download ${name}`);
+			progress = onProgress;
+			return new Promise<PulledModel>((ok) => (finishPull = () => ok({ name, folder: `/m/${name}`, restart: true })));
+		},
+		confirm: async (_title, text) => (calls.push(`confirm: ${text}`), true),
+		switchEmbedder: async (name) => {
+			calls.push(`switch ${name}`);
+			switched = true;
+		},
+		sleep: async () => undefined,
+	});
 	let llm: LlmSettings = { url: "", model: "", key: "" };
 	const h: OnboardingHost = {
 		installer: {
@@ -52,18 +83,7 @@ function host(options: { state?: InstallState; outcome?: SetupOutcome; notes?: s
 			listener({ phase: "starting", text: "Ora: starting", detail: "Starting the sidecar…", openPairs: 0, action: "log" });
 			return () => statusListeners.delete(listener);
 		},
-		models: {
-			get state() {
-				return models;
-			},
-			subscribe: (l) => (modelListeners.add(l), () => modelListeners.delete(l)),
-			refresh: async () => void calls.push("refresh models"),
-			download: async (name) => {
-				calls.push(`download ${name}`);
-				setModels({ ...models, pulls: new Map([[name, { phase: "downloading", file: "model.onnx", done: 45, total: 90, finished: [] }]]) });
-			},
-		},
-		sampleNotes: async () => options.notes ?? [],
+		models,
 		llm: () => llm,
 		saveLlm: async (next) => {
 			calls.push(`save llm ${next.url} ${next.model}`);
@@ -79,7 +99,7 @@ function host(options: { state?: InstallState; outcome?: SetupOutcome; notes?: s
 	const status = (view: Partial<StatusView>) => {
 		for (const l of statusListeners) l({ phase: "ready", text: "Ora: ready", detail: "", openPairs: 0, action: "details", ...view });
 	};
-	return { modal, el, calls, button, status };
+	return { modal, el, calls, button, status, progress: (p: PullProgress) => progress(p), finishPull: () => finishPull() };
 }
 
 describe("OnboardingModal", () => {
@@ -114,30 +134,59 @@ describe("OnboardingModal", () => {
 		modal.close();
 	});
 
-	it("offers the re-ranker with its size, downloads it with progress, and says a multilingual model is not there yet", async () => {
-		const french = Array.from({ length: 30 }, () => "Les notes de la réunion sont dans le dossier du projet que nous utilisons.");
-		const { el, button, calls, modal } = host({ state: "installed", notes: french, size: 90_868_376 });
-		button("Next")!.click();
-		button("Next")!.click();
+	/** The guide on its third page, "Better results", once the sidecar has answered. */
+	async function onModelsPage(options: Parameters<typeof host>[0]) {
+		const guide = host({ state: "installed", ...options });
+		guide.button("Next")!.click();
+		guide.button("Next")!.click();
 		await settle();
-		expect(el.textContent).toContain("3 of 4: Better results");
-		expect(el.textContent).toContain("Download from the Hugging Face hub: 90.9 MB.");
-		expect(el.textContent).toContain("Ora's model list has no multilingual embedder yet, so this step is skipped");
+		expect(guide.el.textContent).toContain("3 of 4: Better results");
+		return guide;
+	}
+
+	it("offers the re-ranker with its download size and downloads it with progress", async () => {
+		const { el, button, calls, modal, progress } = await onModelsPage({ offer: SPANISH });
+		expect(el.textContent).toContain("Download from the Hugging Face hub: about 91.0 MB, its exact size is shown as it downloads.");
 		button("Download")!.click();
 		await settle();
-		expect(calls).toContain(`download ${RERANKER}`);
-		expect((el.querySelector(".ora-model progress, .setting-item progress") as HTMLProgressElement).value).toBe(0.5);
+		expect(calls).toEqual([`download ${RERANKER}`]);
+		expect(button("Download and switch")!.disabled).toBe(true); // one download at a time
+		progress({ file: "model.onnx", done: 45, total: 90 });
+		expect((el.querySelector(".setting-item progress") as HTMLProgressElement).value).toBe(0.5);
 		modal.close();
 	});
 
-	it("says nothing of languages for an English vault", async () => {
-		const english = Array.from({ length: 30 }, () => "The notes of the meeting are in the folder that we use for the project.");
-		const { el, button, modal } = host({ state: "installed", notes: english });
-		button("Next")!.click();
-		button("Next")!.click();
-		await settle();
+	it("offers no multilingual model on an English vault", async () => {
+		const { el, modal } = await onModelsPage({ offer: ENGLISH });
 		expect(el.querySelector(".ora-onboarding-language")!.textContent).toBe("");
-		expect(el.textContent).toContain("its exact size is shown as it downloads");
+		expect(el.querySelector(".ora-language-offer")).toBeNull();
+		expect(el.textContent).not.toContain("multilingual");
+		modal.close();
+	});
+
+	it("offers a Spanish vault the multilingual model with its size and re-embedding time, downloads it with progress, then switches once confirmed", async () => {
+		const { el, button, calls, modal, progress, finishPull } = await onModelsPage({ offer: SPANISH });
+		const offer = el.querySelector(".ora-language-offer")!;
+		expect(offer.querySelector(".setting-item-name")!.textContent).toBe("Download the multilingual model (487 MB, re-embedding takes about 2 min)");
+		expect(offer.textContent).toContain("Most notes of this vault are not in English (Spanish 94%, English 6%)");
+		expect(offer.textContent).toContain("re-embeds the index's 1,923 chunks once");
+		button("Download and switch")!.click();
+		await settle();
+		expect(calls).toEqual([`download ${E5}`]);
+		progress({ file: "model.onnx", done: 235_500_000, total: 471_000_000 });
+		const bar = el.querySelector(".ora-language-offer progress") as HTMLProgressElement;
+		expect(bar.value).toBe(0.5);
+		expect(el.querySelector(".ora-language-offer")!.textContent).toContain("Downloading model.onnx: 236 MB of 471 MB (50%)");
+		expect(button("Download")!.disabled).toBe(true); // one download at a time
+		finishPull();
+		for (let i = 0; i < 5; i++) await settle();
+		// The switch says the model's own timing (switch-estimate) before restarting the sidecar.
+		expect(calls.slice(1)).toEqual([
+			`confirm: Switching to ${E5} re-embeds every chunk of the index (1,923 chunks), about 2 min on this computer. The sidecar restarts to switch; until the re-embedding finishes, search finds only the notes done so far.`,
+			`switch ${E5}`,
+		]);
+		expect(el.querySelector(".ora-language-offer")).toBeNull();
+		expect(el.textContent).toContain(`Switched to ${E5}. The index is re-embedding; the status bar shows its progress.`);
 		modal.close();
 	});
 

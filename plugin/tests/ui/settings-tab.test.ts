@@ -132,6 +132,7 @@ describe("OraSettingTab: Models", () => {
 		const confirmed: string[] = [];
 		const controller = new ModelsController({
 			models: async () => report,
+			suggestion: async () => ({ languages: { en: 1 }, suggestion: null }),
 			switchEstimate: async (name) => ({ name, from: "a", to: "b", chunks: 40, estimate_s: 130, reembeds: true }),
 			pull: (_name, onProgress) => {
 				progress = onProgress;
