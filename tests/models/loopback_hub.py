@@ -163,6 +163,8 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
         files = repo_files(write_tiny_bert(Path(tmp) / "tiny", seed=5))
+        # multilingual-e5-small's repository keeps its tokenizer and config under onnx/ too
+        files |= {f"onnx/{name}": data for name, data in files.items() if "/" not in name}
         hub = LoopbackHub({repo: files for repo in args.repos}, throttle=args.throttle)
         with RunningApp(hub.app()) as url:
             print(url, flush=True)

@@ -33,10 +33,10 @@ export interface LiveSidecar {
 	stop: () => Promise<void>;
 }
 
-/** A temporary copy of ./vault. */
-export function copyVault(): string {
+/** A temporary copy of ./vault (or of another folder beside it, e.g. ./vault-es in Spanish). */
+export function copyVault(folder = "vault"): string {
 	const vault = mkdtempSync(join(tmpdir(), "ora-plugin-e2e-"));
-	cpSync(resolve(__dirname, "vault"), vault, { recursive: true });
+	cpSync(resolve(__dirname, folder), vault, { recursive: true });
 	return vault;
 }
 
@@ -72,9 +72,9 @@ export function realSupervisor(
 	});
 }
 
-/** `env`: extra environment for `ora serve` (e.g. `ORA_LLM_URL`, as the plugin passes its settings). */
-export async function startSidecar(options: { env?: Record<string, string> } = {}): Promise<LiveSidecar> {
-	const vault = copyVault();
+/** `env`: extra environment for `ora serve` (e.g. `ORA_LLM_URL`, as the plugin passes its settings); `vault`: the folder copied. */
+export async function startSidecar(options: { env?: Record<string, string>; vault?: string } = {}): Promise<LiveSidecar> {
+	const vault = copyVault(options.vault);
 	let token: string | null = null;
 	const client = new SidecarClient(new NodeHttpTransport(60_000), { baseUrl: "http://127.0.0.1:9", token: () => token, timeouts: E2E_TIMEOUTS });
 	const stderr: string[] = [];
