@@ -30,8 +30,9 @@ def language_offer(index: Index) -> dict[str, Any]:
     item = entry(str(found["model"]))
     estimate = index.scaled_estimate(float((item.embedder or {}).get("embed_cost", 1.0)))
     size = f"a download of about {item.download_mb} MB; " if item.download_mb else ""
-    told = (f" It costs {size}re-embedding the index's {estimate['chunks']} chunks takes "
-            f"{span(estimate['estimate_s'])} on this machine." if estimate["chunks"] else "")
+    n = estimate["chunks"]
+    told = (f" It costs {size}re-embedding the index's {n} chunk{'' if n == 1 else 's'} takes "
+            f"{span(estimate['estimate_s'])} on this machine.")
     return {"languages": languages, "suggestion": {
         **found, "message": f"{found['message']}{told}", "download_mb": item.download_mb,
         "installed": installed(index.config, item) is not None, **estimate}}

@@ -36,9 +36,11 @@ def seconds_per_chunk(embedder: _Embeds, sample: Sequence[str]) -> float:
 
 
 def span(seconds: float) -> str:
-    """"about 4 min", "about 20 s"."""
+    """"about 4 min", "about 20 s", "under a second"."""
     minutes = seconds / 60
-    return f"about {minutes:.0f} min" if minutes >= 1 else f"about {seconds:.0f} s"
+    if minutes >= 1:
+        return f"about {minutes:.0f} min"
+    return f"about {seconds:.0f} s" if seconds >= 1 else "under a second"
 
 
 def describe(estimate: dict[str, Any]) -> str:

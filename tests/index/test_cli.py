@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -167,8 +168,8 @@ def test_index_suggests_the_multilingual_model_for_a_vault_mostly_not_in_english
     offer = result["suggestion"]
     assert offer["download_mb"] == 487 and offer["installed"] is False
     assert offer["chunks"] == result["chunks"] and offer["estimate_s"] > 0
-    assert (f"a download of about 487 MB; re-embedding the index's {result['chunks']} chunks "
-            "takes about") in told.err
+    assert re.search(rf"a download of about 487 MB; re-embedding the index's {result['chunks']} "
+                     r"chunks takes (about \d+ (s|min)|under a second) on this machine", told.err)
     write(vault, "More.md", "This note is in English, as are most of the notes now, and it is "
           "about the garden.\n")
     write(vault, "Even more.md", "And this one is in English too, about the kettle.\n")
