@@ -136,7 +136,8 @@ def render(report: dict[str, Any]) -> str:
     lines.append("llm judge: " + (f"{judge['url']} ({judge['model'] or 'default model'})"
                                   if judge["configured"] else "not configured (set ORA_LLM_URL)"))
     for row in report["catalogue"]:
-        state = "installed" if row["installed"] else f"ora models pull {row['name']}"
+        size = f" (about {row['download_mb']} MB)" if row["download_mb"] else ""
+        state = "installed" if row["installed"] else f"ora models pull {row['name']}{size}"
         lines.append(f"pullable {row['kind']} {row['name']} ({row['repo']}): {state}")
     for row in report.get("judges", []):
         mark = "*" if row["selected"] else ("+" if row["available"] else "-")

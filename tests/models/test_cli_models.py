@@ -55,7 +55,11 @@ def test_human_report_mentions_build_command(
     models_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert main(["models"]) == 0
-    assert "ora models build" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "ora models build" in out
+    # a model not pulled yet says about how much its pull downloads
+    assert ("pullable embedder multilingual-e5-small (intfloat/multilingual-e5-small): "
+            "ora models pull multilingual-e5-small (about 487 MB)") in out
 
 
 def test_build_makes_fp32_and_q8_then_auto_chooses_q8_and_rebuild_is_skipped(
