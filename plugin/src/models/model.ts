@@ -87,7 +87,7 @@ const KINDS: Readonly<Record<string, string>> = Object.freeze({
 export interface ModelRow {
 	name: string;
 	kind: string;
-	/** "Embedder · 133 MB · installed, in use" */
+	/** "Embedder · 133 MB · installed, in use", "Embedder · about 487 MB to download · not installed" */
 	summary: string;
 	about: string;
 	installed: boolean;
@@ -100,6 +100,7 @@ export function modelRows(report: ModelsReport): ModelRow[] {
 	return report.catalogue.map((m: CatalogueModel) => {
 		const parts = [KINDS[m.kind] ?? m.kind];
 		if (m.size !== null) parts.push(formatBytes(m.size));
+		else if (m.download_mb !== null) parts.push(`about ${formatBytes(m.download_mb * 1_000_000)} to download`);
 		parts.push(m.installed ? (m.active ? "installed, in use" : "installed") : "not installed");
 		return {
 			name: m.name,

@@ -70,14 +70,16 @@ describe("modelRows", () => {
 			aCatalogueModel({ installed: true, size: 133_093_490 }),
 			aCatalogueModel({ name: "ms-marco-minilm-l6", kind: "reranker", installed: true, active: true, size: 90_900_000 }),
 			aCatalogueModel({ name: "nli-deberta-v3-xsmall", kind: "nli" }),
+			aCatalogueModel({ name: "multilingual-e5-small", download_mb: 487 }),
 		]);
 		const rows = modelRows(report);
 		expect(rows.map((r) => r.summary)).toEqual([
 			"Embedder · 133 MB · installed",
 			"Cross-encoder (re-ranks search results) · 90.9 MB · installed, in use",
 			"NLI cross-encoder (judges contradictions) · not installed",
+			"Embedder · about 487 MB to download · not installed",
 		]);
-		expect(rows.map((r) => r.switchable)).toEqual([true, false, false]);
+		expect(rows.map((r) => r.switchable)).toEqual([true, false, false, false]);
 	});
 });
 
