@@ -193,7 +193,17 @@ export class OnboardingModal extends Modal {
 			drawLanguageOffer(languageEl, state, this.host.models);
 			noticeEl.setText(state.notice ?? "");
 		};
-		this.stopPage = this.host.models.subscribe(drawAll);
+		const stopModels = this.host.models.subscribe(drawAll);
+		// The first index may still be running: its languages are read again once it is done.
+		let phase: string | null = null;
+		const stopStatus = this.host.watchStatus((view) => {
+			if (view.phase === "ready" && phase !== null && phase !== "ready") void this.host.models.refreshOffer();
+			phase = view.phase;
+		});
+		this.stopPage = () => {
+			stopModels();
+			stopStatus();
+		};
 		drawAll(this.host.models.state);
 		void this.host.models.refresh();
 		void this.host.models.refreshOffer();

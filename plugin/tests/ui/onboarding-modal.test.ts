@@ -43,7 +43,7 @@ function host(options: { state?: InstallState; outcome?: SetupOutcome; offer?: M
 	const models = new ModelsController({
 		models: async () => catalogue(false, options.size ?? null, switched),
 		// Once switched, the embedder is multilingual: the sidecar offers nothing more.
-		suggestion: async () => (switched ? ENGLISH : (options.offer ?? ENGLISH)),
+		suggestion: async () => (calls.push("suggestion"), switched ? ENGLISH : (options.offer ?? ENGLISH)),
 		switchEstimate: async (name) => ({ name, from: "all-MiniLM-L6-v2:q8:abc", to: `${name}:onnx:def`, chunks: 1923, estimate_s: 140, reembeds: true }),
 		pull: (name, onProgress) => {
 			calls.push(`download ${name}`);
@@ -149,7 +149,7 @@ describe("OnboardingModal", () => {
 		expect(el.textContent).toContain("Download from the Hugging Face hub: about 91.0 MB, its exact size is shown as it downloads.");
 		button("Download")!.click();
 		await settle();
-		expect(calls).toEqual([`download ${RERANKER}`]);
+		expect(calls.filter((c) => c !== "suggestion")).toEqual([`download ${RERANKER}`]);
 		expect(button("Download and switch")!.disabled).toBe(true); // one download at a time
 		progress({ file: "model.onnx", done: 45, total: 90 });
 		expect((el.querySelector(".setting-item progress") as HTMLProgressElement).value).toBe(0.5);
@@ -164,6 +164,20 @@ describe("OnboardingModal", () => {
 		modal.close();
 	});
 
+	it("reads the vault's languages again once the first index is done", async () => {
+		const { calls, modal, status } = await onModelsPage({ offer: SPANISH });
+		expect(calls).toEqual(["suggestion"]);
+		status({ phase: "indexing", text: "Ora: indexing", detail: "Embedding 12 of 40 notes." });
+		status({ phase: "ready" });
+		status({ phase: "ready" }); // a later status while ready asks nothing more
+		await settle();
+		expect(calls).toEqual(["suggestion", "suggestion"]);
+		modal.close();
+		status({ phase: "indexing" });
+		status({ phase: "ready" });
+		expect(calls).toEqual(["suggestion", "suggestion", "finished"]); // the page closed with the guide
+	});
+
 	it("offers a Spanish vault the multilingual model with its size and re-embedding time, downloads it with progress, then switches once confirmed", async () => {
 		const { el, button, calls, modal, progress, finishPull } = await onModelsPage({ offer: SPANISH });
 		const offer = el.querySelector(".ora-language-offer")!;
@@ -172,7 +186,7 @@ describe("OnboardingModal", () => {
 		expect(offer.textContent).toContain("re-embeds the index's 1,923 chunks once");
 		button("Download and switch")!.click();
 		await settle();
-		expect(calls).toEqual([`download ${E5}`]);
+		expect(calls.filter((c) => c !== "suggestion")).toEqual([`download ${E5}`]);
 		progress({ file: "model.onnx", done: 235_500_000, total: 471_000_000 });
 		const bar = el.querySelector(".ora-language-offer progress") as HTMLProgressElement;
 		expect(bar.value).toBe(0.5);
@@ -181,7 +195,7 @@ describe("OnboardingModal", () => {
 		finishPull();
 		for (let i = 0; i < 5; i++) await settle();
 		// The switch says the model's own timing (switch-estimate) before restarting the sidecar.
-		expect(calls.slice(1)).toEqual([
+		expect(calls.filter((c) => c !== "suggestion").slice(1)).toEqual([
 			`confirm: Switching to ${E5} re-embeds every chunk of the index (1,923 chunks), about 2 min on this computer. The sidecar restarts to switch; until the re-embedding finishes, search finds only the notes done so far.`,
 			`switch ${E5}`,
 		]);
