@@ -56,6 +56,7 @@ import { noticeNotResponding, renderStatus } from "./ui/status-bar";
 import { honourTrashSetting, trashOption } from "./ui/trash";
 import { TriageModal } from "./ui/triage-modal";
 import { EventBatcher } from "./vault/event-batcher";
+import { ExcludedFoldersController } from "./vault/excluded-folders";
 
 /** Wires the plain modules to Obsidian: no logic of its own beyond choosing what runs when. */
 export default class OraVaultPlugin extends Plugin {
@@ -159,6 +160,12 @@ export default class OraVaultPlugin extends Plugin {
 				lintDelayChanged: () => this.applyLintDelay(),
 				openSetup: () => this.setup.open(null),
 				models,
+				excludedFolders: new ExcludedFoldersController({
+					vaultSettings: () => this.client.vaultSettings(),
+					setExcluded: (path, excluded) => this.client.setExcluded(path, excluded),
+					folders: () => this.app.vault.getAllFolders(false).map((folder) => folder.path),
+					notify: (text) => new Notice(text, 10_000),
+				}),
 				apiKey: this.apiKey,
 			}),
 		);
