@@ -53,7 +53,7 @@ import type { StatusView } from "./sidecar/status-model";
 import { addDocumentMenu, processDocument } from "./ui/process-document";
 import { OraSettingTab } from "./ui/settings-tab";
 import { noticeNotResponding, renderStatus } from "./ui/status-bar";
-import { honourTrashSetting, trashOption } from "./ui/trash";
+import { obsidianTrash, trashNote } from "./ui/trash";
 import { TriageModal } from "./ui/triage-modal";
 import { EventBatcher } from "./vault/event-batcher";
 import { ExcludedFoldersController } from "./vault/excluded-folders";
@@ -551,7 +551,7 @@ export default class OraVaultPlugin extends Plugin {
 			client: this.client,
 			open: (path, start, end) => openAtLines(this.app, path, start, end),
 			onOpenCount: (open) => this.link?.note({ type: "contradictions", open }),
-			deleted: (trashPath) => honourTrashSetting(trashOption(this.app), this.app.vault.adapter, trashPath),
+			trash: (path, hash) => trashNote(obsidianTrash(this.app), path, hash),
 		}).open();
 	}
 

@@ -167,6 +167,18 @@ export class Vault extends Events {
 		return this.files.find((f) => f.path === path) ?? null;
 	}
 
+	getFileByPath(path: string): TFile | null {
+		return this.getAbstractFileByPath(path);
+	}
+
+	/** The files' text, by path (a test sets it; a file without any reads as empty). */
+	readonly contents = new Map<string, string>();
+
+	async readBinary(file: TFile): Promise<ArrayBuffer> {
+		const bytes = new TextEncoder().encode(this.contents.get(file.path) ?? "");
+		return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
+	}
+
 	/** Folders as Obsidian lists them: a test sets them, else those holding the files. */
 	folders: string[] | null = null;
 
