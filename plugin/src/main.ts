@@ -21,7 +21,6 @@ import { answerForNote } from "./ask/model";
 import { carriedConversation, chatNoteMoves, type CarriedConversation } from "./ask/relink";
 import { extractableNote } from "./extract/model";
 import { frontmatterLinter, LintedEditors } from "./lint/extension";
-import { datesFix } from "./lint/fixes";
 import { addLintIgnore, lintIgnoreEntry } from "./lint/ignore";
 import { ModelsController } from "./models/controller";
 import type { QuickAction } from "./quick/suggest";
@@ -39,7 +38,7 @@ import { ASK_VIEW_TYPE, AskView } from "./ui/ask-view";
 import { ChatNoteButtons } from "./ui/chat-note-buttons";
 import { confirmWrite } from "./ui/confirm-modal";
 import { ExtractModal, undoExtraction } from "./ui/extract-modal";
-import { fileDates } from "./ui/file-dates";
+import { fileDates, fixDatesInEditor } from "./ui/file-dates";
 import { QuickSearchModal } from "./ui/quick-search-modal";
 import { RELATED_VIEW_TYPE, RelatedView } from "./ui/related-view";
 import { debounce } from "./util/debounce";
@@ -473,18 +472,9 @@ export default class OraVaultPlugin extends Plugin {
 		return file ? this.app.fileManager.generateMarkdownLink(file, sourcePath) : null;
 	}
 
-	/** Fills the absent dates in the editor (one undo reverts it), not on disk behind Obsidian's back. */
 	private fixDates(view: MarkdownView): void {
 		const file = view.file;
-		if (!file) return;
-		const editor = view.editor;
-		const change = datesFix(editor.getValue(), fileDates(this.app, file.path));
-		if (!change) {
-			new Notice(`Dates in ${file.basename} were already set.`);
-			return;
-		}
-		editor.replaceRange(change.insert, editor.offsetToPos(change.from), editor.offsetToPos(change.to));
-		new Notice(`Dates fixed in ${file.basename}.`);
+		if (file) new Notice(fixDatesInEditor(view.editor, fileDates(this.app, file.path), file.basename));
 	}
 
 	/** Adds `entry` to `lint.ignore` in the vault's ora.yaml (the file the CLI reads too). */

@@ -48,6 +48,7 @@ interface Group {
 /** Every service outside this computer that the plugin or its sidecar may contact, and when. */
 export const NETWORK_SERVICES =
 	"The plugin talks to its sidecar on 127.0.0.1 only. Beyond this computer: the Python package index (PyPI), when you set up or upgrade the sidecar; " +
+	"GitHub, where set-up's uv downloads the sidecar's private Python (python-build-standalone), when you set it up; " +
 	"the Hugging Face model hub, only when you download a model (Models, or ora models pull); the language model endpoint, when you ask; " +
 	"Cohere, only when a Cohere key is set (ORA_COHERE_API_KEY), to re-rank search results; the SearXNG instance, when set, when you ask or search with web results; " +
 	"an embeddings server, only when embed_url is set. Each is contacted at the address you gave, which may be on this computer.";
