@@ -21,7 +21,6 @@ import { answerForNote } from "./ask/model";
 import { carriedConversation, chatNoteMoves, type CarriedConversation } from "./ask/relink";
 import { extractableNote } from "./extract/model";
 import { frontmatterLinter, LintedEditors } from "./lint/extension";
-import { datesFix } from "./lint/fixes";
 import { addLintIgnore, lintIgnoreEntry } from "./lint/ignore";
 import { ModelsController } from "./models/controller";
 import type { QuickAction } from "./quick/suggest";
@@ -39,7 +38,7 @@ import { ASK_VIEW_TYPE, AskView } from "./ui/ask-view";
 import { ChatNoteButtons } from "./ui/chat-note-buttons";
 import { confirmWrite } from "./ui/confirm-modal";
 import { ExtractModal, undoExtraction } from "./ui/extract-modal";
-import { fileDates } from "./ui/file-dates";
+import { fileDates, fixDatesInEditor } from "./ui/file-dates";
 import { QuickSearchModal } from "./ui/quick-search-modal";
 import { RELATED_VIEW_TYPE, RelatedView } from "./ui/related-view";
 import { debounce } from "./util/debounce";
@@ -53,9 +52,10 @@ import type { StatusView } from "./sidecar/status-model";
 import { addDocumentMenu, processDocument } from "./ui/process-document";
 import { OraSettingTab } from "./ui/settings-tab";
 import { noticeNotResponding, renderStatus } from "./ui/status-bar";
-import { honourTrashSetting, trashOption } from "./ui/trash";
+import { obsidianTrash, trashNote } from "./ui/trash";
 import { TriageModal } from "./ui/triage-modal";
 import { EventBatcher } from "./vault/event-batcher";
+import { ExcludedFoldersController } from "./vault/excluded-folders";
 
 /** Wires the plain modules to Obsidian: no logic of its own beyond choosing what runs when. */
 export default class OraVaultPlugin extends Plugin {
@@ -159,6 +159,12 @@ export default class OraVaultPlugin extends Plugin {
 				lintDelayChanged: () => this.applyLintDelay(),
 				openSetup: () => this.setup.open(null),
 				models,
+				excludedFolders: new ExcludedFoldersController({
+					vaultSettings: () => this.client.vaultSettings(),
+					setExcluded: (path, excluded) => this.client.setExcluded(path, excluded),
+					folders: () => this.app.vault.getAllFolders(false).map((folder) => folder.path),
+					notify: (text) => new Notice(text, 10_000),
+				}),
 				apiKey: this.apiKey,
 			}),
 		);
@@ -467,18 +473,9 @@ export default class OraVaultPlugin extends Plugin {
 		return file ? this.app.fileManager.generateMarkdownLink(file, sourcePath) : null;
 	}
 
-	/** Fills the absent dates in the editor (one undo reverts it), not on disk behind Obsidian's back. */
 	private fixDates(view: MarkdownView): void {
 		const file = view.file;
-		if (!file) return;
-		const editor = view.editor;
-		const change = datesFix(editor.getValue(), fileDates(this.app, file.path));
-		if (!change) {
-			new Notice(`Dates in ${file.basename} were already set.`);
-			return;
-		}
-		editor.replaceRange(change.insert, editor.offsetToPos(change.from), editor.offsetToPos(change.to));
-		new Notice(`Dates fixed in ${file.basename}.`);
+		if (file) new Notice(fixDatesInEditor(view.editor, fileDates(this.app, file.path), file.basename));
 	}
 
 	/** Adds `entry` to `lint.ignore` in the vault's ora.yaml (the file the CLI reads too). */
@@ -545,7 +542,7 @@ export default class OraVaultPlugin extends Plugin {
 			client: this.client,
 			open: (path, start, end) => openAtLines(this.app, path, start, end),
 			onOpenCount: (open) => this.link?.note({ type: "contradictions", open }),
-			deleted: (trashPath) => honourTrashSetting(trashOption(this.app), this.app.vault.adapter, trashPath),
+			trash: (path, hash) => trashNote(obsidianTrash(this.app), path, hash),
 		}).open();
 	}
 

@@ -175,3 +175,39 @@ describe("the plugin disabled and enabled again", () => {
 	});
 });
 
+
+describe("the plugin disabled during set-up", () => {
+	it.skipIf(process.platform === "win32")("kills uv when it unloads in the middle of a set-up, leaving a state Install finishes", { timeout: SLOW_MS }, async () => {
+		const vault = aVault();
+		const data = join(vault, ".data-home");
+		const pidFile = join(data, "uv.pid");
+		const uv = join(data, "ora-vault", "bin", "uv");
+		mkdirSync(join(data, "ora-vault", "bin"), { recursive: true });
+		const version = (JSON.parse(readFileSync(join(__dirname, "../../schema/installer.json"), "utf8")) as { uv: { version: string } }).uv.version;
+		// uv as set-up finds it from an earlier run: it answers --version, then installs Python "slowly".
+		writeFileSync(uv, `#!/bin/sh\nif [ "$1" = "--version" ]; then echo "uv ${version}"; exit 0; fi\necho $$ > ${JSON.stringify(pidFile)}\nexec sleep 60\n`, { mode: 0o755 });
+		const saved = process.env.XDG_DATA_HOME;
+		process.env.XDG_DATA_HOME = data; // the machine's data folder, read when the plugin loads
+		cleanups.push(() => (saved === undefined ? delete process.env.XDG_DATA_HOME : (process.env.XDG_DATA_HOME = saved)));
+		const r = rig(vault, { autoStart: false });
+		await r.load();
+		const setUp = r.host.commands.find((c) => c.id === "setup-sidecar") as unknown as { callback: () => void };
+		setUp.callback();
+		const install = [...document.querySelectorAll("button")].find((b) => b.textContent === "Install");
+		install?.click();
+		await until(() => existsSync(pidFile) && readFileSync(pidFile, "utf8").trim() !== "");
+		const pid = Number(readFileSync(pidFile, "utf8"));
+		expect(() => process.kill(pid, 0)).not.toThrow(); // uv is running
+		r.host.unload(); // Obsidian quits, or the plugin is disabled
+		await until(() => {
+			try {
+				process.kill(pid, 0);
+				return false;
+			} catch {
+				return true;
+			}
+		});
+		expect(existsSync(join(data, "ora-vault", "install.json"))).toBe(false); // not marked installed: Install finishes it
+		document.body.empty();
+	});
+});

@@ -3,7 +3,10 @@
 * changed-mind — the newer note gets `relationships.supersedes: ["[[older]]"]`, the older the
   `archived` tag (it leaves default retrieval and stays as a record);
 * flag — hypocrisy / motivated reasoning: nothing is edited, the pair is kept as `flagged`;
-* wrong — the chosen note is tagged `archived`, or moved to `VAULT/.trash/` with `delete`;
+* wrong — the chosen note is tagged `archived`, or moved to `VAULT/.trash/` with `delete`; with
+  `client_trash` too the note is left for the client to delete (the plugin, through Obsidian's
+  `FileManager.trashFile`, so the user's "Deleted files" setting holds): its hash is checked and
+  its bytes journalled here, so an undo recreates it wherever the client's trash put it;
 * dismiss — not a contradiction; the same two claims are never queued again.
 
 Every file a resolution touches must still hash as it did when the pair was judged: otherwise
@@ -112,9 +115,13 @@ def _changed_mind(config: Config, queue: Queue, pair: Pair, newer: str | None,
 
 
 def _wrong(config: Config, queue: Queue, pair: Pair, note: str | None,
-           delete: bool, journal: Journal) -> dict[str, Any]:
+           delete: bool, journal: Journal, client_trash: bool = False) -> dict[str, Any]:
     wrong, _ = _side_of(pair, note, "--note")
     _check_unchanged(config, wrong)
+    if delete and client_trash:  # the client trashes it after this answer, if still `hash`
+        journal.touched(wrong.path, _before(config, wrong), None)
+        return {"action": "wrong", "note": wrong.path, "deleted": True, "client_trash": True,
+                "hash": wrong.hash, "changed": [wrong.path]}
     if delete:
         before = _before(config, wrong)
         moved = move_to_trash(config.vault, wrong.path, wrong.hash)
@@ -127,7 +134,7 @@ def _wrong(config: Config, queue: Queue, pair: Pair, note: str | None,
 
 def resolve(config: Config, queue: Queue, pid: str, action: str, *, newer: str | None = None,
             note: str | None = None, delete: bool = False, private: bool = False,
-            journal: Journal | None = None) -> Resolution:
+            journal: Journal | None = None, client_trash: bool = False) -> Resolution:
     """Apply one resolution to pair `pid` and record it in the queue (a private pair only in
     private mode: otherwise it is not found). It is journalled for an undo: in `journal` when
     given (a batch), else in an entry of its own."""
@@ -145,7 +152,7 @@ def resolve(config: Config, queue: Queue, pid: str, action: str, *, newer: str |
         if action == "changed-mind":
             record = _changed_mind(config, queue, pair, newer, mine)
         elif action == "wrong":
-            record = _wrong(config, queue, pair, note, delete, mine)
+            record = _wrong(config, queue, pair, note, delete, mine, client_trash)
         else:
             record = {"action": action, "changed": []}
         status = {"flag": "flagged", "dismiss": "dismissed"}.get(action, "resolved")

@@ -1,12 +1,15 @@
 """Undo of the last triage resolution: the files back byte for byte, the pairs as they were.
 
 Every resolution (or news batch approval) writes one journal entry: the pairs as they were, and
-for each file it touched the bytes before and the hash after (or where `.trash/` holds it). A
-file edited twice by one batch keeps its first bytes and its last hash. `undo_last` checks every
-file first — each must still hash as the resolution left it (a trashed note must still be in the
-trash, and its old place free) — and refuses with Conflict, writing nothing, if any changed
-since; otherwise it writes them back through `sidecar.vault.write` and drops the entry, so a
-second undo undoes the resolution before (the newest `UNDO_DEPTH` are kept).
+for each file it touched the bytes before and the hash after (or where `.trash/` holds it; or,
+neither, a note the client deletes itself through Obsidian's trash). A file edited twice by one
+batch keeps its first bytes and its last hash. `undo_last` checks every file first — each must
+still hash as the resolution left it (a trashed note must still be in the trash, and its old place
+free; a note the client deleted must be gone, or still as it was when the client did not get to
+it) — and refuses with Conflict, writing nothing, if any changed since; otherwise it writes them
+back through `sidecar.vault.write` (a client-deleted note recreated from the journalled bytes,
+never over a file) and drops the entry, so a second undo undoes the resolution before (the
+newest `UNDO_DEPTH` are kept).
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from sidecar.cleaning.store import Pair, Queue, UndoEntry, UndoFile
 from sidecar.errors import Conflict, NotFound
 from sidecar.settings import Config
 from sidecar.vault.scan import vault_path
-from sidecar.vault.write import content_hash, restore_bytes, restore_from_trash
+from sidecar.vault.write import content_hash, create_file, restore_bytes, restore_from_trash
 
 
 @dataclass
@@ -59,7 +62,16 @@ def _hash_at(config: Config, rel: str) -> str | None:
         return None
 
 
+def _client_deleted(f: UndoFile) -> bool:
+    """A note the client was left to delete (`resolve(..., client_trash=True)`)."""
+    return f.trash is None and f.after_hash is None
+
+
 def _check(config: Config, f: UndoFile) -> None:
+    if _client_deleted(f):
+        if _hash_at(config, f.path) not in (None, content_hash(f.before)):
+            raise Conflict(f"{f.path} exists again since that resolution; nothing was undone")
+        return
     if f.trash is None:
         if _hash_at(config, f.path) != f.after_hash:
             raise Conflict(f"{f.path} changed since that resolution; nothing was undone")
@@ -85,7 +97,10 @@ def put_back(config: Config, queue: Queue, files: list[UndoFile]) -> None:
     """Write each file back as it was before a resolution (newest change first), each only
     while it still holds what the resolution left (Conflict otherwise)."""
     for f in reversed(files):
-        if f.trash is None:
+        if _client_deleted(f):
+            if _hash_at(config, f.path) is None:  # else the client never got to delete it
+                create_file(vault_path(config.vault, f.path), f.before, f.path)
+        elif f.trash is None:
             assert f.after_hash is not None
             restore_bytes(config.vault, f.path, f.before, f.after_hash)
             queue.rehash(f.path, f.after_hash, content_hash(f.before))

@@ -48,6 +48,7 @@ class IndexLane:
         self._listeners: list[Callable[[], None]] = []
         self._backoff = Backoff()  # a failed reconcile is tried again (supervise.py)
         self._retry: asyncio.TimerHandle | None = None
+        self._again = False  # the settings changed after the running reconcile read them
 
     def on_write(self, listener: Callable[[], None]) -> None:
         """Call `listener` after every write and at the end of every reconcile."""
@@ -93,7 +94,8 @@ class IndexLane:
         """The vault's ora.yaml or Obsidian's Excluded files changed: lint follows at once, and a
         reconcile re-plans the notes whose type or exclusion changed."""
         await self.lint.reload_settings()
-        self.start_reconcile()
+        if not self.start_reconcile():
+            self._again = True  # the running one read the old settings: one more after it
 
     def start_reconcile(self) -> bool:
         """Start a reconcile in the background; False if one is already running."""
@@ -104,6 +106,7 @@ class IndexLane:
             self._retry = None
         self.state.tasks["reconcile"].retry_in = None
         self.state.set_progress("scan", 0, 0)
+        self._again = False
         self._task = asyncio.create_task(self._reconcile(), name="ora-reconcile")
         return True
 
@@ -153,6 +156,8 @@ class IndexLane:
         await self._flush()
         self._finish(phase)
         self._written()
+        if self._again:  # once this task is done (start_reconcile refuses while it runs)
+            loop.call_soon(self._try_again)
 
     def _finish(self, phase: str) -> None:
         r = self.state.reconcile

@@ -179,6 +179,7 @@ async def resolve_pair(request: web.Request) -> web.Response:
             resolve, request.app[CONFIG], claims.queue, request.match_info["id"],
             body["action"], newer=body.get("newer"), note=body.get("note"),
             delete=bool(body.get("delete", False)), private=body.get("private", False),
+            client_trash=bool(body.get("client_trash", False)),
         )
     await _after(request, done.changed)
     return web.json_response(done.as_json())

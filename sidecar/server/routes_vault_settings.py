@@ -1,5 +1,6 @@
-"""`GET /v1/vault-settings` and `POST /v1/vault-settings/lint-ignore`: the vault's ora.yaml, read
-and edited by the same library the CLI uses, so the plugin never keeps a second copy."""
+"""`GET /v1/vault-settings`, `POST /v1/vault-settings/lint-ignore` and
+`POST /v1/vault-settings/exclude`: the vault's ora.yaml, read and edited by the same library the
+CLI uses, so the plugin never keeps a second copy."""
 
 from __future__ import annotations
 
@@ -9,9 +10,9 @@ from aiohttp import web
 
 from sidecar.server.openapi import read_json
 from sidecar.server.paths import request_path
-from sidecar.server.resources import LINT
+from sidecar.server.resources import LANE, LINT
 from sidecar.server.state import CONFIG
-from sidecar.vault.vault_settings import add_lint_ignore, load_vault_settings
+from sidecar.vault.vault_settings import add_lint_ignore, load_vault_settings, set_excluded
 
 routes = web.RouteTableDef()
 
@@ -29,4 +30,17 @@ async def lint_ignore(request: web.Request) -> web.Response:
     path = request_path(raw) + ("/" if raw.rstrip().endswith("/") else "")
     settings = await asyncio.to_thread(add_lint_ignore, request.app[CONFIG].vault, path)
     await request.app[LINT].reload_settings()
+    return web.json_response(settings.to_json())
+
+
+@routes.post("/v1/vault-settings/exclude")
+async def exclude(request: web.Request) -> web.Response:
+    """The plugin's excluded-folders picker. The index follows at once, as after an edit of
+    ora.yaml by hand (the watcher's `settings_changed`), and without a watcher too."""
+    body = await read_json(request, "ExcludeRequest")
+    raw = str(body["path"])
+    path = request_path(raw) + ("/" if raw.rstrip().endswith("/") else "")
+    settings = await asyncio.to_thread(set_excluded, request.app[CONFIG].vault, path,
+                                       bool(body["excluded"]))
+    await request.app[LANE].settings_changed()
     return web.json_response(settings.to_json())

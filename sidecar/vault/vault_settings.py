@@ -21,7 +21,7 @@ import io
 import json
 import logging
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -50,6 +50,7 @@ __all__ = [
     "load_vault_settings",
     "note_language",
     "opted_out",
+    "set_excluded",
     "settings_files",
     "settings_path",
 ]
@@ -539,43 +540,99 @@ def _settings_doc(file: Path, y: YAML, data: bytes) -> CommentedMap:
     return doc
 
 
-def add_lint_ignore(vault: str | Path, path: str) -> VaultSettings:
-    """Add `path` (a note, a folder ending in `/`, or a glob) to `lint.ignore` in ora.yaml,
-    creating the file if needed; every other byte's meaning, comments and order are kept.
+def _edit_list(vault: str | Path, keys: tuple[str, ...],
+               edit: Callable[[list[Any]], bool]) -> VaultSettings:
+    """Apply `edit` to the list at `keys` in ora.yaml (`("lint", "ignore")`), creating the file,
+    the mappings and the list as needed (an absent list starts from its default); `edit` changes
+    the list in place and says whether it did. Every other byte's meaning, comments and order are
+    kept; nothing is written when nothing changed.
 
     Written through the one compare-and-swap writer (`vault/write.py`) with the refusals note
     edits have: Conflict when the file is empty or changes between the read and the swap (an
     editor saving it), or appeared meanwhile; InvalidSettings when it cannot be edited safely.
     """
-    entry = _ignore_entry(path)
+    name = ".".join(keys)
     file = settings_path(vault)
     if file.is_symlink():  # the atomic write would replace the link with a plain file
         raise InvalidSettings(f"{file.name} is a symbolic link, which Ora will not replace with "
-                              f"a file; add {entry!r} to `lint.ignore` in the file it points to")
+                              f"a file; edit `{name}` in the file it points to")
+    default: Any = _defaults()
+    for key in keys:
+        default = default[key]
     y = _round_trip()
     try:
         data = read_regular(file)
     except FileNotFoundError:
-        create_file(file, _dump(y, CommentedMap(lint=CommentedMap(ignore=[entry])), False))
+        entries = list(default)
+        if edit(entries):
+            doc: Any = CommentedSeq(entries)
+            for key in reversed(keys):
+                doc = CommentedMap({key: doc})
+            create_file(file, _dump(y, doc, False))
         return load_vault_settings(vault)
     except NotRegularFile as exc:
         raise InvalidSettings(f"{file.name} is not a regular file (a pipe, socket or device); "
                               "Ora will not write it") from exc
-    doc = _settings_doc(file, y, data)
-    lint = doc.get("lint")
-    if lint is None:
-        lint = doc["lint"] = CommentedMap()
-    if not isinstance(lint, CommentedMap):
-        raise InvalidSettings(f"`lint` in {file.name} is not a mapping; fix it by hand first")
-    ignore = lint.get("ignore")
-    if ignore is None:
-        ignore = lint["ignore"] = CommentedSeq()
-    elif isinstance(ignore, str):
-        ignore = lint["ignore"] = CommentedSeq([ignore])
-    if not isinstance(ignore, list):
-        raise InvalidSettings(f"`lint.ignore` in {file.name} is not a list; fix it by hand first")
-    if entry not in ignore:
-        ignore.append(entry)
+    parent = root = _settings_doc(file, y, data)
+    for depth, key in enumerate(keys[:-1]):
+        child = parent.get(key)
+        if child is None:
+            child = parent[key] = CommentedMap()
+        if not isinstance(child, CommentedMap):
+            where = ".".join(keys[:depth + 1])
+            raise InvalidSettings(f"`{where}` in {file.name} is not a mapping; "
+                                  "fix it by hand first")
+        parent = child
+    entries = parent.get(keys[-1])
+    if entries is None:
+        entries = CommentedSeq(default)
+    elif isinstance(entries, str):
+        entries = CommentedSeq([entries])
+    if not isinstance(entries, list):
+        raise InvalidSettings(f"`{name}` in {file.name} is not a list; fix it by hand first")
+    if edit(entries):
+        parent[keys[-1]] = entries
         crlf = b"\r\n" in data  # written on Windows: the lines ruamel writes get "\r\n" too
-        atomic_write(file, _dump(y, doc, crlf), content_hash(data), file.name)
+        atomic_write(file, _dump(y, root, crlf), content_hash(data), file.name)
     return load_vault_settings(vault)
+
+
+def add_lint_ignore(vault: str | Path, path: str) -> VaultSettings:
+    """Add `path` (a note, a folder ending in `/`, or a glob) to `lint.ignore` in ora.yaml
+    (`_edit_list`: round-trip, compare-and-swap, the file created if needed)."""
+    entry = _ignore_entry(path)
+
+    def add(entries: list[Any]) -> bool:
+        if entry in entries:
+            return False
+        entries.append(entry)
+        return True
+
+    return _edit_list(vault, ("lint", "ignore"), add)
+
+
+def _folder_key(entry: Any) -> str:
+    """An `exclude` entry as it matches: `/Scratch/`, `Scratch/` and `Scratch` are one folder."""
+    return str(entry).strip().strip("/")
+
+
+def set_excluded(vault: str | Path, path: str, excluded: bool) -> VaultSettings:
+    """Add `path` (a folder, ending in `/`, a note or a glob) to `exclude` in ora.yaml, or remove
+    every entry that names it (`Scratch`, `Scratch/` and `/Scratch/` alike); `_edit_list` writes.
+    Removing an entry names only that entry: a glob or Obsidian's Excluded files may still cover
+    the folder. The index follows the file as it follows an edit by hand (the server re-plans)."""
+    entry = _ignore_entry(path)
+    key = _folder_key(entry)
+
+    def change(entries: list[Any]) -> bool:
+        if excluded:
+            if any(_folder_key(e) == key for e in entries):
+                return False
+            entries.append(entry)
+            return True
+        gone = [i for i, e in enumerate(entries) if _folder_key(e) == key]
+        for i in reversed(gone):  # one by one: CommentedSeq moves the items' comments along
+            del entries[i]
+        return bool(gone)
+
+    return _edit_list(vault, ("exclude",), change)

@@ -88,6 +88,43 @@ def test_undo_refuses_when_a_deleted_note_was_recreated(
     assert (vault / ".trash/Vitamin C and colds.md").read_bytes() == ORIGINAL[OLD]
 
 
+def test_a_note_the_client_trashes_comes_back_on_undo_wherever_its_trash_put_it(
+    run_scan: Scan, queue: Queue, config: Config, vault: Path
+) -> None:
+    """`client_trash`: the plugin deletes the note through Obsidian's trash (the system trash,
+    or for good, as the user's Deleted files setting says), so the sidecar checks it and keeps
+    its bytes; the undo recreates it from them."""
+    pair = the_pair(run_scan, queue)
+    done = resolve(config, queue, pair.id, "wrong", note=OLD, delete=True, client_trash=True)
+    assert (vault / OLD).read_bytes() == ORIGINAL[OLD]  # left for the client, as judged
+    assert done.pair.resolution == {"action": "wrong", "note": OLD, "deleted": True,
+                                    "client_trash": True,
+                                    "hash": next(s.hash for s in (pair.a, pair.b) if s.path == OLD)}
+    (vault / OLD).unlink()  # what trashFile does with "Deleted files: system trash"
+    undo_last(config, queue)
+    assert files(vault) == ORIGINAL and queue.get(pair.id) == pair
+
+
+def test_undo_of_a_client_trash_the_client_never_did_writes_nothing(
+    run_scan: Scan, queue: Queue, config: Config, vault: Path
+) -> None:
+    pair = the_pair(run_scan, queue)
+    resolve(config, queue, pair.id, "wrong", note=OLD, delete=True, client_trash=True)
+    assert undo_last(config, queue).pairs[0].status == "open"
+    assert files(vault) == ORIGINAL
+
+
+def test_undo_of_a_client_trash_refuses_a_note_made_in_its_place(
+    run_scan: Scan, queue: Queue, config: Config, vault: Path
+) -> None:
+    pair = the_pair(run_scan, queue)
+    resolve(config, queue, pair.id, "wrong", note=OLD, delete=True, client_trash=True)
+    (vault / OLD).write_text("a new note in its place\n")
+    with pytest.raises(Conflict, match="exists again"):
+        undo_last(config, queue)
+    assert (vault / OLD).read_text() == "a new note in its place\n"
+
+
 def test_a_news_batch_is_undone_as_one(run_scan: Scan, queue: Queue, config: Config,
                                         vault: Path) -> None:
     run_scan()
@@ -160,3 +197,23 @@ async def test_undo_over_http(vault: Path, tmp_path: Path,
     assert state["contradictions_open"] == 3
     status, err = await api.call("POST", "/v1/contradictions/undo", {})
     assert status == 404 and "nothing to undo" in err["error"]["message"]
+
+
+async def test_a_client_trash_over_http_leaves_the_note_for_the_plugin(
+    vault: Path, tmp_path: Path, app_client: Callable[[Config], Awaitable[AppClient]]
+) -> None:
+    models = tmp_path / "models"
+    api = await app_client(make_config(vault, tmp_path / "data", embed_model="int8",
+                                       models_dir=str(models), cohere_api_key="",
+                                       reranker_dir=str(models / "none"), scan_delay=-1.0))
+    _, doc = await api.call("POST", "/v1/contradictions/scan", {})
+    (pair,) = [p for p in doc["pairs"] if p["kind"] == "engram"]
+    status, done = await api.call("POST", f"/v1/contradictions/{pair['id']}/resolve",
+                                  {"action": "wrong", "note": OLD, "delete": True,
+                                   "client_trash": True})
+    assert status == 200 and (vault / OLD).read_bytes() == ORIGINAL[OLD]
+    resolution = done["pair"]["resolution"]
+    assert resolution["client_trash"] is True and "trash" not in resolution
+    (vault / OLD).unlink()  # the plugin's trashFile
+    status, _ = await api.call("POST", "/v1/contradictions/undo", {})
+    assert status == 200 and files(vault) == ORIGINAL

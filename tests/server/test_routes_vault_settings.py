@@ -140,3 +140,67 @@ async def test_lint_ignore_route_will_not_edit_through_a_yaml_alias(
     assert "anchors or aliases" in answer.json["error"]["message"]
     assert (config.vault / "ora.yaml").read_text(encoding="utf-8") == text
     await api.wait_reconciled()  # the watcher re-plans for the new ora.yaml: let it finish
+
+
+# ---- round two: the plugin's excluded-folders picker ---------------------------------------------
+
+
+async def _until(api: Any, done: Any, what: str) -> dict[str, Any]:
+    """The status once `done(status, paths found for the sourdough query)` holds and no reconcile
+    runs (the route re-plans; the watcher may start one more for the same file)."""
+    for _ in range(600):
+        status = (await api.get("/v1/status")).json
+        found = await api.post("/v1/search", {"query": "wild yeast dough", "k": 5, "rerank": False})
+        paths = [r["path"] for r in found.json["results"]]
+        if not status["reconcile"]["running"] and done(status, paths):
+            return dict(status)
+        await asyncio.sleep(0.1)
+    raise AssertionError(f"{what}: {status}")
+
+
+async def test_exclude_route_takes_a_folder_out_of_the_index_and_brings_it_back(
+    api: Any, config: Config
+) -> None:
+    await api.wait_reconciled()
+    answer = await api.post("/v1/vault-settings/exclude", {"path": "Resources/", "excluded": True})
+    assert answer.status == 200 and answer.json["exclude"] == ["Resources/"]
+    assert load_vault_settings(config.vault).exclude == ("Resources/",)
+    await _until(api, lambda s, paths: s["files"] == 3 and "Resources/Sourdough.md" not in paths,
+                 "the excluded folder stayed in the index")
+    answer = await api.post("/v1/vault-settings/exclude",
+                            {"path": "Resources/", "excluded": False})
+    assert answer.status == 200 and answer.json["exclude"] == []
+    await _until(api, lambda s, paths: s["files"] == 4 and "Resources/Sourdough.md" in paths,
+                 "the re-included folder did not come back")
+
+
+async def test_exclude_saved_while_the_first_index_runs_still_reaches_the_index(
+    api: Any, config: Config
+) -> None:
+    """The start-up reconcile had read ora.yaml already: a folder excluded meanwhile stayed in
+    the index until the next start (the lane refused a second reconcile and forgot the change)."""
+    answer = await api.post("/v1/vault-settings/exclude", {"path": "Resources/", "excluded": True})
+    assert answer.status == 200
+    await _until(api, lambda s, paths: s["files"] == 3 and "Resources/Sourdough.md" not in paths,
+                 "the exclusion saved during the first index was lost")
+
+
+async def test_exclude_route_refuses_a_broken_or_saving_ora_yaml_and_writes_nothing(
+    api: Any, config: Config
+) -> None:
+    file = config.vault / "ora.yaml"
+    for text, status, code in (("exclude: [broken\n", 422, "invalid_settings"),
+                               ("", 409, "conflict")):
+        file.write_text(text, encoding="utf-8")
+        answer = await api.post("/v1/vault-settings/exclude",
+                                {"path": "Resources/", "excluded": True})
+        assert answer.status == status and answer.json["error"]["code"] == code
+        assert "ora.yaml" in answer.json["error"]["message"]
+        assert file.read_text(encoding="utf-8") == text
+    await api.wait_reconciled()
+
+
+async def test_exclude_route_refuses_paths_outside_the_vault(api: Any) -> None:
+    answer = await api.post("/v1/vault-settings/exclude",
+                            {"path": "../elsewhere/", "excluded": True})
+    assert answer.status == 400

@@ -1,5 +1,6 @@
 """The vault's own settings file (ora.yaml): defaults, folder rules, exclusions, a bad file, the
-round-trip lint-ignore writer."""
+round-trip writers of lint-ignore entries and of `exclude` (the plugin's excluded-folders
+picker)."""
 
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ from sidecar.vault.vault_settings import (
     is_lint_ignored,
     load_vault_settings,
     opted_out,
+    set_excluded,
     settings_files,
 )
 
@@ -287,10 +289,20 @@ def test_add_lint_ignore_refuses_an_empty_ora_yaml_and_writes_nothing(tmp_path: 
     assert (vault / "ora.yaml").read_bytes() == b""
 
 
-def test_add_lint_ignore_racing_an_editors_saves_never_loses_a_setting(tmp_path: Path) -> None:
-    """An editor saving ora.yaml in a loop (truncate, write) while entries are added: after
-    each of its saves the file still holds every setting (Ora's additions may come on top, or
-    Ora's call is a Conflict); before, an addition landing mid-save left only the entry."""
+_EDITS: dict[str, Callable[[Path, int], object]] = {
+    "lint-ignore": lambda vault, n: add_lint_ignore(vault, f"Inbox {n}/"),
+    "exclude": lambda vault, n: set_excluded(vault, f"Inbox {n // 2}/", n % 2 == 0),
+}
+
+
+@pytest.mark.parametrize("edit", _EDITS.values(), ids=_EDITS.keys())
+def test_editing_ora_yaml_racing_an_editors_saves_never_loses_a_setting(
+    tmp_path: Path, edit: Callable[[Path, int], object]
+) -> None:
+    """An editor saving ora.yaml in a loop (truncate, write) while entries are added (and, for
+    `exclude`, removed): after each of its saves the file still holds every setting (Ora's
+    edits may come on top, or Ora's call is a Conflict); before, an addition landing mid-save
+    left only the entry."""
     vault = _vault(tmp_path, _MINE)
     file = vault / "ora.yaml"
     stop = threading.Event()
@@ -311,7 +323,7 @@ def test_add_lint_ignore_racing_an_editors_saves_never_loses_a_setting(tmp_path:
     try:
         for n in range(150):
             try:
-                add_lint_ignore(vault, f"Inbox {n}/")
+                edit(vault, n)
                 written += 1
             except Conflict:
                 refused += 1
@@ -363,3 +375,45 @@ def test_ora_index_with_a_catastrophic_obsidian_pattern_finishes(tmp_path: Path)
         [str(Path(sys.executable).with_name("ora")), "index", str(vault), "--data",
          str(tmp_path / "data")], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
+
+
+# ---- round two: the plugin's excluded-folders picker edits `exclude` -----------------------------
+
+
+def test_set_excluded_creates_the_file_and_takes_a_folder_out(tmp_path: Path) -> None:
+    vault = _vault(tmp_path)
+    settings = set_excluded(vault, "Archive/", True)
+    assert settings.exclude == ("Archive/",)
+    _assert_matches(is_excluded, settings, hits=("Archive/2019/old.md",), misses=("Notes/x.md",))
+    assert set_excluded(vault, "Archive", True).exclude == ("Archive/",)  # the same folder
+
+
+def test_set_excluded_removes_every_spelling_and_keeps_every_other_byte(tmp_path: Path) -> None:
+    text = ("# my settings\nexclude:   # never indexed\n  - Scratch/  # drafts\n"
+            "  - /Archive/\n  - \"**/*.tmp.md\"\n  - Archive\nlint:\n  untyped: off\n")
+    vault = _vault(tmp_path, text)
+    settings = set_excluded(vault, "Archive/", False)
+    assert settings.exclude == ("Scratch/", "**/*.tmp.md")
+    after = (vault / "ora.yaml").read_text(encoding="utf-8")
+    assert after == text.replace("  - /Archive/\n", "").replace("  - Archive\n", "")
+    set_excluded(vault, "Archive/", False)  # nothing left to remove: nothing written
+    assert (vault / "ora.yaml").read_text(encoding="utf-8") == after
+    set_excluded(vault, "Daily/", True)
+    assert (vault / "ora.yaml").read_text(encoding="utf-8") == after.replace(
+        '  - "**/*.tmp.md"\n', '  - "**/*.tmp.md"\n  - Daily/\n')
+
+
+def test_set_excluded_turns_a_single_pattern_into_a_list(tmp_path: Path) -> None:
+    vault = _vault(tmp_path, "exclude: Scratch/\n")
+    assert set_excluded(vault, "Daily/", True).exclude == ("Scratch/", "Daily/")
+
+
+@pytest.mark.parametrize("text", ["exclude: [broken\n", "exclude: {a: b}\n",
+                                  "exclude: &ex [A/]\nprivate: *ex\n"])
+def test_set_excluded_refuses_a_file_it_cannot_edit_and_leaves_it(
+    tmp_path: Path, text: str
+) -> None:
+    vault = _vault(tmp_path, text)
+    with pytest.raises(InvalidSettings):
+        set_excluded(vault, "Daily/", True)
+    assert (vault / "ora.yaml").read_text(encoding="utf-8") == text

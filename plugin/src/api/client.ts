@@ -188,6 +188,11 @@ export class SidecarClient {
 		return this.call<VaultSettings>("write", "POST", "/v1/vault-settings/lint-ignore", { path });
 	}
 
+	/** Adds a folder (ending in `/`), note or glob to `exclude` in ora.yaml, or removes every entry naming it; the index follows. */
+	setExcluded(path: string, excluded: boolean): Promise<VaultSettings> {
+		return this.call<VaultSettings>("write", "POST", "/v1/vault-settings/exclude", { path, excluded });
+	}
+
 	/** The `ora adopt` dry run; writes nothing. */
 	adoptPlan(): Promise<AdoptPlan> {
 		return this.call<AdoptPlan>("long", "GET", "/v1/adopt");

@@ -334,7 +334,7 @@ export type Suggested =
 export type Resolution =
 	| { action: "changed-mind"; newer: string }
 	| { action: "flag" }
-	| { action: "wrong"; note: string; delete?: boolean }
+	| { action: "wrong"; note: string; delete?: boolean; client_trash?: boolean }
 	| { action: "dismiss" };
 
 export interface ResolveAnswer {

@@ -95,15 +95,19 @@ function claimCard(side: "a" | "b", claim: Claim, origin: Provenance | undefined
 	};
 }
 
-/** The request body for an action; `chosen` is the note the user picked (newer, or the wrong one). */
-export function resolution(action: TriageAction, chosen: string | null, deleteNote = false): Resolution {
+/**
+ * The request body for an action; `chosen` is the note the user picked (newer, or the wrong one);
+ * `clientTrash`: a deleted note is left for the plugin to trash (Obsidian's Deleted files setting).
+ */
+export function resolution(action: TriageAction, chosen: string | null, deleteNote = false, clientTrash = false): Resolution {
 	switch (action) {
 		case "changed-mind":
 			if (!chosen) throw new Error("Choose which note supersedes the other");
 			return { action, newer: chosen };
 		case "wrong":
 			if (!chosen) throw new Error("Choose which note is wrong");
-			return deleteNote ? { action, note: chosen, delete: true } : { action, note: chosen };
+			if (!deleteNote) return { action, note: chosen };
+			return clientTrash ? { action, note: chosen, delete: true, client_trash: true } : { action, note: chosen, delete: true };
 		case "flag":
 		case "dismiss":
 			return { action };

@@ -4,6 +4,8 @@ import type { ModelsController } from "../models/controller";
 import type { ApiKey } from "../secrets";
 import { DEFAULT_SETTINGS, isPortSetting, type OraSettings } from "../settings";
 import { debounce } from "../util/debounce";
+import type { ExcludedFoldersController } from "../vault/excluded-folders";
+import { showExcludedFolders } from "./excluded-folders-section";
 import { showModels } from "./models-section";
 
 /** What the settings tab needs from the plugin. */
@@ -22,6 +24,8 @@ export interface SettingsHost {
 	openSetup?: () => void;
 	/** The Models section (downloads, the embedder); absent in hosts without one. */
 	models?: ModelsController;
+	/** The excluded-folders picker (`exclude` in ora.yaml); absent in hosts without one. */
+	excludedFolders?: ExcludedFoldersController;
 	/** The language model key, in SecretStorage where Obsidian has it; absent: kept in settings. */
 	apiKey?: ApiKey;
 	/** How long after the last edit of a sidecar setting the sidecar restarts with it (ms). */
@@ -44,6 +48,7 @@ interface Group {
 /** Every service outside this computer that the plugin or its sidecar may contact, and when. */
 export const NETWORK_SERVICES =
 	"The plugin talks to its sidecar on 127.0.0.1 only. Beyond this computer: the Python package index (PyPI), when you set up or upgrade the sidecar; " +
+	"GitHub, where set-up's uv downloads the sidecar's private Python (python-build-standalone), when you set it up; " +
 	"the Hugging Face model hub, only when you download a model (Models, or ora models pull); the language model endpoint, when you ask; " +
 	"Cohere, only when a Cohere key is set (ORA_COHERE_API_KEY), to re-rank search results; the SearXNG instance, when set, when you ask or search with web results; " +
 	"an embeddings server, only when embed_url is set. Each is contacted at the address you gave, which may be on this computer.";
@@ -53,8 +58,8 @@ export const NETWORK_SERVICES =
  * on Obsidian before 1.13, and as setting definitions (searchable in settings) from 1.13 on.
  */
 export class OraSettingTab extends PluginSettingTab {
-	/** Stops redrawing the Models section; set while it is shown. */
-	private stopModels: (() => void) | null = null;
+	/** Stop redrawing the live sections (Models, Excluded folders), by row; set while shown. */
+	private readonly stops = new Map<string, () => void>();
 
 	constructor(
 		app: App,
@@ -84,8 +89,8 @@ export class OraSettingTab extends PluginSettingTab {
 
 	override hide(): void {
 		this.restartSoon.flush();
-		this.stopModels?.();
-		this.stopModels = null;
+		for (const stop of this.stops.values()) stop();
+		this.stops.clear();
 		super.hide();
 	}
 
@@ -106,7 +111,7 @@ export class OraSettingTab extends PluginSettingTab {
 			});
 		return [
 			{ heading: "Sidecar", rows: pick("Ora command", "Start the sidecar automatically", "Sidecar", "Sidecar installation", "Re-index now") },
-			{ heading: "Search", rows: pick("Results per search", "Search delay") },
+			{ heading: "Search", rows: pick("Results per search", "Search delay", "Excluded folders") },
 			{ heading: "Ask", rows: pick("Language model URL", "Language model name", "Language model key", "Language model timeout", "Answer length", "Conversation window", "Web search") },
 			{ heading: "Lint", rows: pick("Lint in the editor", "Lint delay") },
 			{ heading: "Models", rows: pick("Models") },
@@ -170,6 +175,16 @@ export class OraSettingTab extends PluginSettingTab {
 				name: "Search delay",
 				desc: "Milliseconds of quiet typing before the panel searches.",
 				render: (st) => this.numberText(st, s.searchDelayMs, (v) => save({ searchDelayMs: v })),
+			},
+			{
+				name: "Excluded folders",
+				desc: "Folders left out of the index, lint and search: exclude in the vault's ora.yaml, which the ora command reads too. The index follows at once.",
+				render: (st) => {
+					const excluded = this.host.excludedFolders;
+					if (!excluded) return;
+					st.settingEl.addClass("ora-models-setting");
+					this.live("Excluded folders", () => showExcludedFolders(this.app, st.settingEl.createDiv({ cls: "ora-excluded-folders" }), excluded));
+				},
 			},
 			{
 				name: "Lint in the editor",
@@ -296,8 +311,7 @@ export class OraSettingTab extends PluginSettingTab {
 					const models = this.host.models;
 					if (!models) return;
 					st.settingEl.addClass("ora-models-setting");
-					this.stopModels?.();
-					this.stopModels = showModels(st.settingEl.createDiv({ cls: "ora-models" }), models);
+					this.live("Models", () => showModels(st.settingEl.createDiv({ cls: "ora-models" }), models));
 				},
 			},
 			{
@@ -308,6 +322,12 @@ export class OraSettingTab extends PluginSettingTab {
 				},
 			},
 		];
+	}
+
+	/** Shows a section that redraws itself, stopping the one drawn for the same row before. */
+	private live(row: string, show: () => () => void): void {
+		this.stops.get(row)?.();
+		this.stops.set(row, show());
 	}
 
 	private numberText(setting: Setting, value: number, onChange: (v: number) => Promise<void>): void {

@@ -13,10 +13,12 @@ export interface TriageDeps {
 	/** Told the number of pairs still open after each load or resolution. */
 	onOpenCount: (count: number) => void;
 	/**
-	 * A note the sidecar deleted (moved to VAULT/.trash/) goes where the user's "Deleted files"
-	 * setting says; returns where it is now, in words for the notice.
+	 * Deletes a note the user chose to delete, through Obsidian's trash (the user's "Deleted files"
+	 * setting), once the sidecar has recorded the decision, checked the note against `hash` and
+	 * kept its bytes for an undo; returns where it is now, in words for the notice. Without it the
+	 * sidecar moves the note to VAULT/.trash/ itself.
 	 */
-	deleted?: (trashPath: string) => Promise<string>;
+	trash?: (path: string, hash: string) => Promise<string>;
 	/** Asks the user before a write; replaced in tests and screenshots. */
 	confirm?: (title: string, text: string, confirmLabel: string) => Promise<boolean>;
 }
@@ -346,7 +348,7 @@ export class TriageModal extends Modal {
 		deleteNote = false,
 	): void {
 		const button = parent.createEl("button", { text: label, cls: deleteNote ? "mod-warning" : "" });
-		button.addEventListener("click", () => void this.resolve(pair, resolution(action, chosen, deleteNote), label));
+		button.addEventListener("click", () => void this.resolve(pair, resolution(action, chosen, deleteNote, this.deps.trash !== undefined), label));
 	}
 
 	private async resolve(pair: Pair, res: Resolution, label: string): Promise<void> {
@@ -354,8 +356,8 @@ export class TriageModal extends Modal {
 		if (changesNotes(res.action) && !(await this.confirmer()(label, confirmText(res, pair), label))) return;
 		try {
 			const answer = await this.deps.client.resolve(pair.id, res, this.privateMode);
-			const trash = answer.pair.resolution?.trash;
-			const where = res.action === "wrong" && res.delete && typeof trash === "string" && this.deps.deleted ? await this.deps.deleted(trash) : "You can undo this.";
+			const done = answer.pair.resolution;
+			const where = done?.client_trash === true && typeof done.note === "string" && typeof done.hash === "string" && this.deps.trash ? await this.deps.trash(done.note, done.hash) : "You can undo this.";
 			new Notice(`${statusLabel(answer.pair)}. ${changedText(answer.changed)} ${where}`);
 		} catch (err) {
 			new Notice(`Could not resolve: ${staleText(err)}`);

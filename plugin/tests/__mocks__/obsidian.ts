@@ -91,6 +91,18 @@ export class TFile {
 	}
 }
 
+export class TFolder {
+	path = "";
+	name = "";
+
+	static at(path: string): TFolder {
+		const folder = new TFolder();
+		folder.path = path;
+		folder.name = path.split("/").pop() ?? path;
+		return folder;
+	}
+}
+
 export class FileSystemAdapter {
 	constructor(private readonly basePath = "") {}
 
@@ -153,6 +165,39 @@ export class Vault extends Events {
 
 	getAbstractFileByPath(path: string): TFile | null {
 		return this.files.find((f) => f.path === path) ?? null;
+	}
+
+	getFileByPath(path: string): TFile | null {
+		return this.getAbstractFileByPath(path);
+	}
+
+	/** The files' text, by path (a test sets it; a file without any reads as empty). */
+	readonly contents = new Map<string, string>();
+
+	async readBinary(file: TFile): Promise<ArrayBuffer> {
+		const bytes = new TextEncoder().encode(this.contents.get(file.path) ?? "");
+		return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
+	}
+
+	/** Folders as Obsidian lists them: a test sets them, else those holding the files. */
+	folders: string[] | null = null;
+
+	getAllFolders(includeRoot = false): TFolder[] {
+		const above = (path: string): string[] => path.split("/").slice(0, -1).map((_, i, parts) => parts.slice(0, i + 1).join("/"));
+		const paths = this.folders ?? [...new Set(this.files.flatMap((f) => above(f.path)))];
+		return [...(includeRoot ? ["/"] : []), ...paths].map((path) => TFolder.at(path));
+	}
+}
+
+/** Obsidian's FileManager: `trashFile` removes the file from the vault's list and is recorded. */
+export class FileManager {
+	readonly trashed: string[] = [];
+
+	constructor(private readonly vault: Vault) {}
+
+	async trashFile(file: TFile): Promise<void> {
+		this.trashed.push(file.path);
+		this.vault.files = this.vault.files.filter((f) => f !== file);
 	}
 }
 
@@ -218,6 +263,7 @@ export class App {
 	workspace = new Workspace();
 	vault = new Vault();
 	metadataCache = new MetadataCache();
+	fileManager = new FileManager(this.vault);
 }
 
 export class WorkspaceLeaf {
@@ -451,6 +497,41 @@ export abstract class SuggestModal<T> extends Modal {
 		} else if (evt.key === "Enter") {
 			this.selectActiveSuggestion(evt);
 		}
+	}
+}
+
+export interface FuzzyMatch<T> {
+	item: T;
+	match: { score: number; matches: [number, number][] };
+}
+
+/**
+ * Obsidian's fuzzy finder: the items whose text holds the query's characters in order (a
+ * simpler score than Obsidian's, the same choice for the tests), `onChooseItem` on a choice.
+ */
+export abstract class FuzzySuggestModal<T> extends SuggestModal<FuzzyMatch<T>> {
+	abstract getItems(): T[];
+	abstract getItemText(item: T): string;
+	abstract onChooseItem(item: T, evt: MouseEvent | KeyboardEvent): void;
+
+	getSuggestions(query: string): FuzzyMatch<T>[] {
+		const wanted = query.toLowerCase();
+		const fits = (text: string): boolean => {
+			let at = 0;
+			for (const ch of text.toLowerCase()) if (ch === wanted[at]) at++;
+			return at === wanted.length;
+		};
+		return this.getItems()
+			.filter((item) => fits(this.getItemText(item)))
+			.map((item) => ({ item, match: { score: 0, matches: [] } }));
+	}
+
+	renderSuggestion(value: FuzzyMatch<T>, el: HTMLElement): void {
+		el.setText(this.getItemText(value.item));
+	}
+
+	onChooseSuggestion(value: FuzzyMatch<T>, evt: MouseEvent | KeyboardEvent): void {
+		this.onChooseItem(value.item, evt);
 	}
 }
 

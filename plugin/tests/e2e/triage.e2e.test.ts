@@ -1,14 +1,16 @@
 // End-to-end: the triage modal, with the plugin's real client, resolves a contradiction that a real
 // `ora serve` found by itself (no scan call: its background cleaning), the resolution changes the
 // notes on disk, and the modal's undo puts both back byte for byte.
-import { existsSync, readFileSync, renameSync } from "fs";
+import { existsSync, readFileSync, renameSync, unlinkSync } from "fs";
 import { join } from "path";
 
 import { App } from "obsidian";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import type { Pair } from "../../src/api/types";
+import { trashNote, type TrashDeps } from "../../src/ui/trash";
 import { TriageModal } from "../../src/ui/triage-modal";
+import { aFile } from "../stand-in";
 import { eventually, E2E_TIMEOUT_MS, SKIP_REASON, startSidecar, waitForStatus, type LiveSidecar } from "./harness";
 
 const NEWER = "Engrams/Caffeine after 2 pm reduces deep sleep.md";
@@ -75,26 +77,32 @@ describe.skipIf(SKIP_REASON !== null)(`triage ⇄ ora serve${SKIP_REASON ? ` (sk
 		modal.close();
 	});
 
-	it("hands a note deleted from triage over in the vault's .trash, for the Deleted files setting to take on, and Undo brings it back", async () => {
+	it("deletes a note from triage through Obsidian's trash after the sidecar checked it, and Undo brings it back from the sidecar's record", async () => {
 		const before = readFileSync(join(live.vault, OLDER));
 		const pair = await eventually(async () => (await live.client.contradictions("open")).find(isCaffeinePair) ?? null, 120_000);
-		const handed: string[] = [];
+		const trashed: string[] = [];
+		// Obsidian's side over the real vault; trashFile as with "Move to system trash": out of the vault.
+		const obsidian: TrashDeps = {
+			file: (path) => (existsSync(join(live.vault, path)) ? aFile(path) : null),
+			readBinary: async (file) => new Uint8Array(readFileSync(join(live.vault, file.path))).buffer,
+			trashFile: async (file) => (trashed.push(file.path), unlinkSync(join(live.vault, file.path))),
+			option: () => "system",
+		};
 		const modal = new TriageModal(new App(), {
 			client: live.client,
 			open: async () => undefined,
 			onOpenCount: () => undefined,
 			confirm: async () => true,
-			// As with the "Move to Obsidian trash" setting: left where the sidecar put it.
-			deleted: async (trash) => (handed.push(trash), "kept"),
+			trash: (path, hash) => trashNote(obsidian, path, hash),
 		});
 		modal.open();
 		const card = await eventually(async () => [...modal.contentEl.querySelectorAll<HTMLElement>(".ora-pair")].find((c) => c.textContent?.includes(OLDER)) ?? null);
 		const label = pair.a.path === OLDER ? "Delete A" : "Delete B";
 		[...card.querySelectorAll("button")].find((b) => b.textContent === label)?.click();
-		const trash = await eventually(async () => handed[0] ?? null);
-		expect(trash).toMatch(/^\.trash\//);
+		await eventually(async () => (trashed.length > 0 ? true : null));
+		expect(trashed).toEqual([OLDER]);
 		expect(existsSync(join(live.vault, OLDER))).toBe(false);
-		expect(readFileSync(join(live.vault, trash)).equals(before)).toBe(true);
+		expect(existsSync(join(live.vault, ".trash"))).toBe(false); // the sidecar moved nothing itself
 		[...modal.contentEl.querySelectorAll("button")].find((b) => b.textContent === "Undo last resolution")?.click();
 		await eventually(async () => (existsSync(join(live.vault, OLDER)) ? true : null));
 		expect(readFileSync(join(live.vault, OLDER)).equals(before)).toBe(true);

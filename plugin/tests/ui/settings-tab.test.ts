@@ -48,7 +48,7 @@ describe("OraSettingTab", () => {
 	it("names every network service the plugin or its sidecar may contact, and when", () => {
 		const { t } = tab();
 		const text = t.containerEl.textContent ?? "";
-		for (const service of ["127.0.0.1", "Python package index", "Hugging Face model hub", "language model endpoint", "Cohere", "SearXNG", "embeddings server"]) {
+		for (const service of ["127.0.0.1", "Python package index", "GitHub", "python-build-standalone", "Hugging Face model hub", "language model endpoint", "Cohere", "SearXNG", "embeddings server"]) {
 			expect(text).toContain(service);
 		}
 	});

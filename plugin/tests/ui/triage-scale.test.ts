@@ -149,27 +149,30 @@ describe("TriageModal at scale", () => {
 		expect(button(modal, "Dismiss selected (20)").disabled).toBe(false);
 	});
 
-	it("sends a note deleted from triage where the user's Deleted files setting says, and says where it went", async () => {
+	it("deletes a note through Obsidian's trash once the sidecar has recorded the decision, and says where it went", async () => {
 		const pair = aPair();
+		const resolved = { action: "wrong", note: pair.a.path, deleted: true, client_trash: true, hash: "h1" };
 		const transport = new ScriptedTransport([
 			json(200, { pairs: [pair] }),
-			json(200, { pair: { ...pair, status: "resolved", resolution: { action: "wrong", note: pair.a.path, deleted: true, trash: ".trash/Coffee is healthy.md" } }, changed: [pair.a.path] }),
+			json(200, { pair: { ...pair, status: "resolved", resolution: resolved }, changed: [pair.a.path] }),
 			json(200, { pairs: [] }),
 		]);
-		const moved: string[] = [];
+		const trashed: [string, string][] = [];
 		const client = new SidecarClient(transport, { baseUrl: "http://127.0.0.1:1", token: () => "t" });
 		const modal = new TriageModal(new App(), {
 			client,
 			open: async () => undefined,
 			onOpenCount: () => undefined,
 			confirm: async () => true,
-			deleted: async (trash) => (moved.push(trash), "It is in the system trash, as your Deleted files setting says."),
+			trash: async (path, hash) => (trashed.push([path, hash]), "It is in the system trash, as your Deleted files setting says."),
 		});
 		modal.open();
 		await settle();
 		button(modal, "Delete A").click();
 		for (let i = 0; i < 4; i++) await settle();
-		expect(moved).toEqual([".trash/Coffee is healthy.md"]);
+		// The sidecar is asked to leave the note for the plugin's trash, and the plugin trashes the note it checked.
+		expect(JSON.parse(transport.requests[1]?.body ?? "{}")).toEqual({ action: "wrong", note: pair.a.path, delete: true, client_trash: true });
+		expect(trashed).toEqual([[pair.a.path, "h1"]]);
 		expect(shownNotices.at(-1)).toContain("It is in the system trash, as your Deleted files setting says.");
 	});
 });

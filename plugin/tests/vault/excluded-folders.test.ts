@@ -1,0 +1,147 @@
+import { App, type Plugin } from "obsidian";
+import { describe, expect, it } from "vitest";
+
+import { SidecarError } from "../../src/api/client";
+import type { VaultSettings } from "../../src/api/types";
+import { mergeSettings } from "../../src/settings";
+import { OraSettingTab } from "../../src/ui/settings-tab";
+import { candidateFolders, ExcludedFoldersController } from "../../src/vault/excluded-folders";
+
+/** Enough of the sidecar's settings document for the picker (it reads `exclude`). */
+function settingsWith(exclude: string[]): VaultSettings {
+	return { exclude } as VaultSettings;
+}
+
+/** A picker over an ora.yaml held here, edited as the sidecar edits it; `fail` makes the next edit fail. */
+function aPicker(exclude: string[] = [], folders = ["Archive", "Archive/2019", "Daily", "Resources", ".config", "Daily/.hidden"]) {
+	const file = { exclude: [...exclude] };
+	const calls: [string, boolean][] = [];
+	const notices: string[] = [];
+	let fail: Error | null = null;
+	const controller = new ExcludedFoldersController({
+		vaultSettings: async () => settingsWith([...file.exclude]),
+		setExcluded: async (path, excluded) => {
+			calls.push([path, excluded]);
+			if (fail !== null) throw fail;
+			const key = path.replace(/^\/+|\/+$/g, "");
+			if (excluded && !file.exclude.some((e) => e.replace(/\/+$/, "") === key)) file.exclude.push(path);
+			if (!excluded) file.exclude = file.exclude.filter((e) => e.replace(/\/+$/, "") !== key);
+			return settingsWith([...file.exclude]);
+		},
+		folders: () => folders,
+		notify: (text) => void notices.push(text),
+	});
+	return { controller, file, calls, notices, failNext: (err: Error) => (fail = err) };
+}
+
+function drawnTab(picker: ReturnType<typeof aPicker>) {
+	const app = new App();
+	const host = { settings: mergeSettings(null), saveSettings: async () => undefined, token: () => null, tokenPath: () => "", reindex: async () => undefined, restartSidecar: async () => undefined, excludedFolders: picker.controller };
+	const tab = new OraSettingTab(app, {} as Plugin, host);
+	document.body.appendChild(tab.containerEl);
+	tab.display();
+	return tab;
+}
+
+const tick = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+function listed(tab: OraSettingTab): string[] {
+	return [...tab.containerEl.querySelectorAll(".ora-excluded-folders .setting-item-name")].map((n) => n.textContent ?? "").filter(Boolean);
+}
+
+describe("candidateFolders", () => {
+	it("offers visible folders not already excluded, sorted, leaving out those beneath an excluded one", () => {
+		expect(candidateFolders(["Zettel", "Archive", "Archive/2019", ".trash", "Daily/.hidden", "Daily", "/"], ["Archive/"])).toEqual(["Daily", "Zettel"]);
+	});
+
+	it("reads every spelling of an entry as the same folder", () => {
+		expect(candidateFolders(["Archive", "Archived", "Daily"], ["Archive"])).toEqual(["Archived", "Daily"]);
+		expect(candidateFolders(["Archive", "Daily"], ["/Daily/"])).toEqual(["Archive"]);
+	});
+});
+
+describe("ExcludedFoldersController", () => {
+	it("lists ora.yaml's exclude entries and adds a chosen folder as a folder entry", async () => {
+		const picker = aPicker(["Scratch/"]);
+		await picker.controller.refresh();
+		expect(picker.controller.state.entries).toEqual(["Scratch/"]);
+		await picker.controller.add("Archive");
+		expect(picker.calls).toEqual([["Archive/", true]]);
+		expect(picker.controller.state.entries).toEqual(["Scratch/", "Archive/"]);
+		expect(picker.controller.candidates()).toEqual(["Daily", "Resources"]);
+	});
+
+	it("removes an entry as listed, and the folder is offered again", async () => {
+		const picker = aPicker(["Archive/", "**/*.tmp.md"]);
+		await picker.controller.refresh();
+		await picker.controller.remove("Archive/");
+		expect(picker.calls).toEqual([["Archive/", false]]);
+		expect(picker.controller.state.entries).toEqual(["**/*.tmp.md"]);
+		expect(picker.controller.candidates()).toContain("Archive");
+	});
+
+	it("tells the user why ora.yaml was not changed and keeps the list as it was", async () => {
+		const picker = aPicker(["Scratch/"]);
+		await picker.controller.refresh();
+		picker.failNext(new SidecarError(422, "invalid_settings", "ora.yaml is not valid YAML; fix it by hand first"));
+		await picker.controller.add("Daily");
+		expect(picker.notices).toEqual(["Could not exclude Daily/: ora.yaml was not changed: ora.yaml is not valid YAML; fix it by hand first"]);
+		expect(picker.controller.state).toMatchObject({ entries: ["Scratch/"], busy: false });
+		picker.failNext(new SidecarError(409, "conflict", "ora.yaml changed since it was read; nothing was written"));
+		await picker.controller.remove("Scratch/");
+		expect(picker.notices[1]).toMatch(/^Could not include Scratch\/: ora.yaml changed while Ora was editing it .* try again/);
+	});
+
+	it("says the sidecar is not running when the list cannot be read", async () => {
+		const picker = aPicker();
+		(picker.controller as unknown as { deps: { vaultSettings: () => Promise<VaultSettings> } }).deps.vaultSettings = async () => {
+			throw new SidecarError(0, "unreachable", "connect ECONNREFUSED");
+		};
+		await picker.controller.refresh();
+		expect(picker.controller.state).toMatchObject({ entries: null, error: "The sidecar is not running. Start it and try again." });
+	});
+});
+
+describe("Excluded folders in the settings", () => {
+	it("lists the excluded folders under Search, each with a remove button that includes it again", async () => {
+		const picker = aPicker(["Archive/", "Scratch/"]);
+		const tab = drawnTab(picker);
+		await tick();
+		expect(listed(tab)).toEqual(["Archive/", "Scratch/"]);
+		const remove = tab.containerEl.querySelector<HTMLElement>('.ora-excluded-folders [aria-label="Include Archive/ again"]');
+		remove?.click();
+		await tick();
+		expect(picker.file.exclude).toEqual(["Scratch/"]);
+		expect(listed(tab)).toEqual(["Scratch/"]);
+	});
+
+	it("adds a folder picked in the folder suggester, which offers only folders not yet excluded", async () => {
+		const picker = aPicker(["Archive/"]);
+		const tab = drawnTab(picker);
+		await tick();
+		const add = [...tab.containerEl.querySelectorAll<HTMLButtonElement>(".ora-excluded-folders button")].find((b) => b.textContent === "Add folder");
+		add?.click();
+		const input = document.querySelector<HTMLInputElement>(".prompt-input");
+		if (!input) throw new Error("no folder suggester opened");
+		await tick();
+		expect([...document.querySelectorAll(".suggestion-item")].map((el) => el.textContent)).toEqual(["Daily", "Resources"]);
+		input.value = "res";
+		input.dispatchEvent(new Event("input"));
+		await tick();
+		input.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter" }));
+		await tick();
+		expect(picker.calls).toEqual([["Resources/", true]]);
+		expect(listed(tab)).toEqual(["Archive/", "Resources/"]);
+		expect(document.querySelector(".prompt-input")).toBeNull(); // the suggester closed
+	});
+
+	it("says so when no folder is excluded, and stops redrawing once the tab is hidden", async () => {
+		const picker = aPicker();
+		const tab = drawnTab(picker);
+		await tick();
+		expect(tab.containerEl.querySelector(".ora-excluded-folders")?.textContent).toContain("No folder is excluded.");
+		tab.hide();
+		await picker.controller.add("Daily");
+		expect(listed(tab)).toEqual([]);
+	});
+});
