@@ -62,7 +62,7 @@ _WORD = re.compile(r"\w+")
 # Between rounds of searches: the searches share the two cores with the indexing they time.
 POLL_PAUSE_S = 0.5
 HEADER = (
-    "| notes | sampled | API up | median found | every sampled note found | words pass done "
+    "| notes (MB) | sampled | API up | median found | every sampled note found | words pass done "
     "| server CPU then | full index | server CPU | chunks | peak RSS (MiB) "
     "| MiniSearch read + index | its CPU | its peak RSS (MiB) | its found | load |\n"
     "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
@@ -142,7 +142,7 @@ def run(root: Path, notes: int, sample: int, full: bool, omnisearch: bool) -> di
     paths = generate(vault, notes, seed=1, realistic=True)
     words, planted = choose(vault, paths, sample)
     out: dict[str, Any] = {"notes": notes, "sample": len(words), "planted": planted,
-                           "full": full}
+                           "full": full, "mb": sum((vault / p).stat().st_size for p in paths) / 1e6}
     if omnisearch:
         out["minisearch"] = minisearch(vault, words, root)
     log = root / f"serve-{notes}.log"
@@ -207,7 +207,8 @@ def _row(s: dict[str, Any]) -> str:
     theirs = (f"| {m['wall_s']:.1f} s | {m['cpu_s']:.1f} s | {m['peak_rss_mib']} "
               f"| {m['found']} of {m['sampled']} " if m else "| – | – | – | – ")
     return (
-        f"| {s['notes']} | {s['sample']} ({s['planted']} planted) | {s['listening_s']:.1f} s "
+        f"| {s['notes']} ({s['mb']:.0f} MB) | {s['sample']} ({s['planted']} planted) "
+        f"| {s['listening_s']:.1f} s "
         f"| {s['median_found_s']:.1f} s | {s['findable_s']:.1f} s | **{s['words_s']:.1f} s** "
         f"| {s['words_cpu_s']:.0f} s | {secs('full_s')} | {secs('full_cpu_s')} "
         f"| {s['chunks']} | {s['hwm_mib']} {theirs}"
@@ -239,17 +240,17 @@ def markdown(r: dict[str, Any]) -> str:
     return f"""## Findable at once
 
 `python bench/bench_findable.py --sizes N --write` (issue 29), {dates}, {machine}, two cores.
-A cold `ora serve` over a generated realistic vault (`gen_vault.py --realistic`, seed 1: most
-notes short, a tail of long ones, about 4 chunks a note); a sample of retrievable notes spread
-over the vault, each searched for (`POST /v1/search`, k 10, no re-ranking) by a word no other
-note holds, again and again until found. Times are from the launch of `ora serve`; CPU is the
-server's own (user + system), its start-up and the benchmark's searches included. The index is
-built in two passes: every note by its words first (BM25 and the ledger), then its meaning (the
-embedding); **words pass done** is when every note of the vault is findable by its words (`GET
-/v1/status`: the reconcile's phase leaves `scan`), "server CPU then" the server's CPU up to that
-moment. Full index: every note embedded too. Load: the 1-minute load average at start and end;
-above 2 the machine was shared with other work, and wall times are then longer than on a quiet
-two-core machine (the CPU seconds are not).
+A cold `ora serve` over a generated realistic vault (`gen_vault.py --realistic`, seed 1: most notes
+short, a tail of long ones, about 4 chunks and 5 KB a note: "notes (MB)" gives the vault's size); a
+sample of retrievable notes spread over the vault, each searched for (`POST /v1/search`, k 10, no
+re-ranking) by a word no other note holds, again and again until found. Times are from the launch of
+`ora serve`; CPU is the server's own (user + system), its start-up and the benchmark's searches
+included. The index is built in two passes: every note by its words first (BM25 and the ledger),
+then its meaning (the embedding); **words pass done** is when every note of the vault is findable by
+its words (`GET /v1/status`: the reconcile's phase leaves `scan`), "server CPU then" the server's
+CPU up to that moment. Full index: every note embedded too. Load: the 1-minute load average at start
+and end; above 2 the machine was shared with other work, and wall times are then longer than on a
+quiet two-core machine (the CPU seconds are not).
 
 Omnisearch's engine on the same vault, before `ora serve` starts: MiniSearch
 (`bench/minisearch_index.mjs`, Node {r.get('node', '')}) reads every note from disk and indexes it
