@@ -109,7 +109,10 @@ def minisearch(vault: Path, words: dict[str, str], root: Path) -> dict[str, Any]
     asked = root / "words.json"
     asked.write_text(json.dumps(words), encoding="utf-8")
     done = subprocess.run(["node", str(MINISEARCH), str(vault), "--words", str(asked)],
-                          cwd=ROOT, capture_output=True, text=True, timeout=3600, check=True)
+                          cwd=ROOT, capture_output=True, text=True, timeout=3600)
+    if done.returncode != 0:  # most often MiniSearch not installed yet
+        raise SystemExit(f"{MINISEARCH.name} failed (`npm install` puts MiniSearch in "
+                         f"node_modules; --no-omnisearch skips it):\n{done.stderr}")
     return {"load": os.getloadavg()[0], **json.loads(done.stdout.strip().splitlines()[-1])}
 
 
