@@ -10,7 +10,7 @@ export default defineConfig([
 		languageOptions: {
 			parserOptions: {
 				projectService: {
-					allowDefaultProject: ["eslint.config.mjs", "esbuild.config.mjs", "plugin/screenshots/*.mjs"],
+					allowDefaultProject: ["eslint.config.mjs", "esbuild.config.mjs", "plugin/screenshots/*.mjs", "bench/*.mjs"],
 				},
 				tsconfigRootDir: import.meta.dirname,
 			},
@@ -22,7 +22,7 @@ export default defineConfig([
 	{
 		// Tests, the obsidian stand-in, the screenshot tool and benchmarks run in Node/happy-dom, not
 		// in the app: popout-window helpers (window timers, createEl on a window) do not apply there.
-		files: ["plugin/tests/**", "plugin/screenshots/**", "plugin/bench/**"],
+		files: ["plugin/tests/**", "plugin/screenshots/**", "plugin/bench/**", "bench/*.mjs"],
 		rules: {
 			"obsidianmd/prefer-create-el": "off",
 			"obsidianmd/prefer-window-timers": "off",
@@ -31,7 +31,7 @@ export default defineConfig([
 		},
 	},
 	{
-		files: ["plugin/screenshots/*.mjs", "plugin/bench/**"],
+		files: ["plugin/screenshots/*.mjs", "plugin/bench/**", "bench/*.mjs"],
 		rules: { "obsidianmd/rule-custom-message": "off", "no-console": "off" },
 	},
 ]);

@@ -19,6 +19,9 @@ export interface QuickSearchOptions {
 	privateMode: () => boolean;
 	/** Called when a search fails, so the modal can say why instead of showing nothing. */
 	onError: (message: string) => void;
+	/** Called with each answer's indexing note ("Searching by words; meaning-based search 42 %
+	 * ready"), or null once the index is complete, so partial results are said to be partial. */
+	onIndexing: (note: string | null) => void;
 }
 
 /**
@@ -50,7 +53,9 @@ export class QuickSearch {
 				...(filters ? { filters } : {}),
 			});
 			if (mine !== this.sequence) return this.shown;
-			this.shown = groupByNote(shapeResults(doc, parsed.text).cards);
+			const list = shapeResults(doc, parsed.text);
+			this.options.onIndexing(list.indexingNote);
+			this.shown = groupByNote(list.cards);
 		} catch (err) {
 			if (mine !== this.sequence) return this.shown;
 			this.shown = [];

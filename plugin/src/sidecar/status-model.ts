@@ -152,6 +152,16 @@ export class StatusModel {
 		const s = this.state;
 		const counts = `${s.files} files, ${s.chunks} chunks indexed.`;
 		const error = (s.lastError ? `\nLast error: ${s.lastError}` : "") + unreadableText(s.unreadable);
+		if (s.reconcile.running && s.reconcile.phase === "embed") {
+			// The second pass: every note is findable by its words already (done of total: chunks).
+			const { done, total } = s.reconcile;
+			const ready = `meaning-based search ${percent(done, total)} % ready`;
+			return {
+				phase: "indexing",
+				text: `Ora: searching by words; ${ready}`,
+				detail: `Every note is findable by its words; ${ready}: ${done} of ${total} chunks embedded.${error}`,
+			};
+		}
 		if (s.reconcile.running) {
 			const { done, total } = s.reconcile;
 			return { phase: "indexing", text: `Ora: indexing ${percent(done, total)}%`, detail: `Indexing the vault: ${done} of ${total}.${error}` };

@@ -22,6 +22,8 @@ const FLAG_TEXT: Record<string, string> = { incubating: "Incubating", private: "
 /** Keyboard-first search as you type: one row per note with its type, flags and cited lines. */
 export class QuickSearchModal extends SuggestModal<NoteGroup> {
 	private readonly quick: QuickSearch;
+	/** Above the suggestions while the sidecar indexes: how far, and what search covers so far. */
+	private indexingEl: HTMLElement | null = null;
 
 	constructor(
 		app: App,
@@ -34,6 +36,7 @@ export class QuickSearchModal extends SuggestModal<NoteGroup> {
 			delayMs: deps.delayMs,
 			privateMode: deps.privateMode,
 			onError: (message) => (this.emptyStateText = `${message} Edit the query to try again.`),
+			onIndexing: (note) => this.showIndexing(note),
 		});
 		this.limit = deps.k;
 		this.emptyStateText = "No results.";
@@ -61,6 +64,14 @@ export class QuickSearchModal extends SuggestModal<NoteGroup> {
 	getSuggestions(query: string): Promise<NoteGroup[]> {
 		this.emptyStateText = query.trim() === "" ? "Type to search your vault." : "No results.";
 		return this.quick.suggestions(query);
+	}
+
+	private showIndexing(note: string | null): void {
+		this.indexingEl?.remove();
+		this.indexingEl = null;
+		if (note === null) return;
+		this.indexingEl = this.modalEl.createDiv({ cls: "ora-indexing-note ora-quick-indexing", text: note });
+		this.resultContainerEl.before(this.indexingEl);
 	}
 
 	renderSuggestion(group: NoteGroup, el: HTMLElement): void {

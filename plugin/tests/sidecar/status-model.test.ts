@@ -34,13 +34,25 @@ describe("StatusModel", () => {
 	});
 
 	it("shows indexing percentage from progress events, then ready", () => {
-		let m = StatusModel.initial().connected().onEvent({ type: "progress", phase: "embed", done: 1, total: 3 });
+		let m = StatusModel.initial().connected().onEvent({ type: "progress", phase: "scan", done: 1, total: 3 });
 		expect(m.view).toMatchObject({ phase: "indexing", text: "Ora: indexing 33%" });
 		m = m.onEvent({ type: "index", files: 3, chunks: 9 });
 		expect(m.view.phase).toBe("indexing");
 		m = m.onEvent({ type: "progress", phase: "done", done: 3, total: 3 });
 		expect(m.view).toMatchObject({ phase: "ready", text: "Ora: ready" });
 		expect(m.view.detail).toContain("3 files, 9 chunks indexed");
+	});
+
+	it("says search is by words while the embedding pass builds meaning-based search", () => {
+		let m = StatusModel.initial().connected().onEvent({ type: "progress", phase: "scan", done: 4000, total: 4000 });
+		expect(m.view.text).toBe("Ora: indexing 100%");
+		m = m.onEvent({ type: "progress", phase: "embed", done: 420, total: 1000 });
+		expect(m.view).toMatchObject({ phase: "indexing", text: "Ora: searching by words; meaning-based search 42 % ready" });
+		expect(m.view.detail).toContain("Every note is findable by its words; meaning-based search 42 % ready: 420 of 1000 chunks embedded.");
+		const polled = StatusModel.initial().connected().fromStatus(aStatus({ reconcile: { running: true, phase: "embed", done: 5, total: 10 } }));
+		expect(polled.view.text).toBe("Ora: searching by words; meaning-based search 50 % ready");
+		m = m.onEvent({ type: "progress", phase: "done", done: 1000, total: 1000 });
+		expect(m.view).toMatchObject({ phase: "ready", text: "Ora: ready" });
 	});
 
 	it("shows scanning while the background contradiction scan runs", () => {

@@ -68,6 +68,18 @@ describe("QuickSearchModal", () => {
 		expect(rows[0]?.querySelector(".ora-result-more")?.textContent).toBe(" · +1 more");
 	});
 
+	it("says search is by words above the suggestions while meaning-based search is built, and nothing once indexed", async () => {
+		const indexing = { ...doc, indexing: { done: 420, total: 1000, percent: 42, phase: "meaning" as const } };
+		const { modal } = setup(new ScriptedTransport([json(200, indexing), json(200, doc)]));
+		await type(modal, "sleep");
+		const note = modal.modalEl.querySelector(".ora-indexing-note");
+		expect(note?.textContent).toBe("Searching by words; meaning-based search 42 % ready");
+		expect(note?.nextElementSibling).toBe(modal.resultContainerEl);
+		expect(modal.resultContainerEl.querySelectorAll(".suggestion-item")).toHaveLength(2);
+		await type(modal, "sleep deep");
+		expect(modal.modalEl.querySelectorAll(".ora-indexing-note")).toHaveLength(0);
+	});
+
 	it("waits for typing to pause and never lets an older answer replace a newer one", async () => {
 		const transport = new ScriptedTransport([json(200, doc)]);
 		const { modal } = setup(transport);
