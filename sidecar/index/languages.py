@@ -56,6 +56,7 @@ class Language:
     index_stopwords: bool  # dropped from the index as well as from queries
     compounds: bool
     script: str | None = None  # a CJK language's script ("han", "kana", "hangul")
+    feedback: bool = True  # its queries are expanded by pseudo-relevance feedback
 
     @property
     def field(self) -> str:
@@ -74,6 +75,9 @@ class Spec:
     gram_n: int
     gram_min_length: int
     gram_weight: float
+    feedback_docs: int
+    feedback_terms: int
+    feedback_weight: float
 
 
 @cache
@@ -82,14 +86,16 @@ def spec() -> Spec:
     languages = {
         code: Language(code, str(entry["stemmer"]), entry.get("stopwords"),
                        bool(entry.get("index_stopwords", True)), bool(entry.get("compounds")),
-                       entry.get("script"))
+                       entry.get("script"), bool(entry.get("feedback", True)))
         for code, entry in doc["languages"].items()}
     grams = doc["grams"]
     detect = doc["detect"]
+    feedback = doc["feedback"]
     return Spec(str(doc["default"]), languages, int(detect["max_chars"]),
                 int(detect["min_stopwords"]), float(detect["min_share"]),
                 float(detect["kana_share"]), int(grams["n"]),
-                int(grams["min_length"]), float(grams["weight"]))
+                int(grams["min_length"]), float(grams["weight"]), int(feedback["docs"]),
+                int(feedback["terms"]), float(feedback["weight"]))
 
 
 def codes() -> tuple[str, ...]:

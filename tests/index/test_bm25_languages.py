@@ -222,3 +222,35 @@ def test_the_language_setting_reaches_the_index_and_a_layout_change_only_rebuild
     state = sqlite3.connect(tmp_path / "data" / "bm25.sqlite").execute(
         "SELECT DISTINCT engine FROM bm25_state").fetchall()
     assert state == [(bm25_engine.VERSION + "; next",)]
+
+
+# Feedback: the first chunk for "sauvegarde" lends its terms (coffre, synchronisation) to the
+# query, which then finds the note that shares them but not the query's word.
+_BACKUP = ("Une sauvegarde de vos fichiers est importante : nous la conseillons pour le coffre, "
+           "avec la synchronisation du coffre.")
+_RELATED = ("Le coffre et la synchronisation : vos fichiers restent les mêmes dans le coffre sur "
+            "chaque appareil.")
+
+
+def test_feedback_finds_a_note_that_shares_the_first_hits_words_not_the_querys(
+    tmp_path: Path,
+) -> None:
+    bm25 = _store(tmp_path, [_row(1, _BACKUP), _row(2, _RELATED), _row(3, FRENCH)])
+    assert _ids(bm25, "sauvegarde")[:2] == ["id1", "id2"]
+    bm25.close()
+
+
+def test_english_queries_are_not_expanded(tmp_path: Path) -> None:
+    bm25 = _store(tmp_path, [
+        _row(1, "A backup copy of your files matters: keep one of the vault, and sync the vault."),
+        _row(2, "The vault and sync: your files in the vault stay the same on every device."),
+        _row(3, ENGLISH)])
+    assert _ids(bm25, "backup") == ["id1"]
+    bm25.close()
+
+
+def test_a_private_note_never_expands_a_public_search(tmp_path: Path) -> None:
+    bm25 = _store(tmp_path, [_row(2, _RELATED), _row(3, FRENCH)], private=[_row(1, _BACKUP)])
+    assert _ids(bm25, "sauvegarde") == []
+    assert _ids(bm25, "sauvegarde", private=True) == ["id1"]
+    bm25.close()
