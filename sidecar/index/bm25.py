@@ -496,15 +496,19 @@ def _with_feedback(
     conn: sqlite3.Connection, name: str, engine: Bm25Engine, terms: Terms,
 ) -> Terms:
     """`terms` expanded by the text of the store's first live chunks for them (languages.json
-    `feedback`; a store's own chunks only, so a private note never shapes a public search)."""
+    `feedback`; a store's own chunks only, so a private note never shapes a public search). Each
+    chunk is read in its note's language as ora.yaml sets it, else in the one detected from its
+    own text (an English chunk of a mixed vault lends an English query nothing)."""
     if not takes_feedback(terms):
         return terms
     docs = languages.spec().feedback_docs
     ranked = engine.top(terms, 2 * docs)
-    texts = dict(conn.execute(
-        f'SELECT rowid, text FROM "{name}" WHERE archived = 0 AND rowid IN '
-        "(SELECT value FROM json_each(?))", (json.dumps([r for r, _ in ranked]),)).fetchall())
-    return engine.feedback(terms, [texts[r] for r, _ in ranked if r in texts][:docs])
+    rows = {rowid: (text, lang) for rowid, text, lang in conn.execute(
+        f'SELECT rowid, text, lang FROM "{name}" WHERE archived = 0 AND rowid IN '
+        "(SELECT value FROM json_each(?))", (json.dumps([r for r, _ in ranked]),))}
+    first = [rows[r] for r, _ in ranked if r in rows][:docs]
+    return engine.feedback(terms, [(text, languages.language_of([text], lang or None))
+                                   for text, lang in first])
 
 
 def _top(

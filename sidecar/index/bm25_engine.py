@@ -87,15 +87,11 @@ def analyze(english: Sequence[str], words: Sequence[str],
     return Terms(tuple(pairs), tuple(grams))
 
 
-def _feedback_languages(terms: Terms) -> list[languages.Language]:
-    fields = {field for field, _ in terms.words}
-    return [lang for lang in languages.spec().languages.values()
-            if lang.feedback and lang.field in fields]
-
-
 def takes_feedback(terms: Terms) -> bool:
     """Whether `terms` reach a language whose queries are expanded by feedback."""
-    return bool(_feedback_languages(terms))
+    fields = {field for field, _ in terms.words}
+    return any(lang.feedback and lang.field in fields
+               for lang in languages.spec().languages.values())
 
 
 def _schema() -> tantivy.Schema:
@@ -215,31 +211,34 @@ class Bm25Engine:
         return [(int(rowid), float(score))
                 for (score, _), rowid in zip(hits, rowids, strict=True) if rowid is not None]
 
-    def feedback(self, terms: Terms, texts: Sequence[str]) -> Terms:
-        """`terms` with the best terms of `texts` (the query's first chunks) in each language of
-        its words that takes feedback: a term's weight is its share of a text's words times its
-        IDF, summed over the texts (RM3's relevance model, the query's own terms left out)."""
-        langs = _feedback_languages(terms)
-        if not langs or not texts:
+    def feedback(self, terms: Terms, texts: Sequence[tuple[str, str]]) -> Terms:
+        """`terms` with the best terms of `texts` ((text, language code): the query's first
+        chunks), each analysed in its own language when that language takes feedback: a term's
+        weight is its share of a text's words times its IDF, summed over the texts (RM3's
+        relevance model, the query's own terms left out)."""
+        spec = languages.spec()
+        if not texts or not takes_feedback(terms):
             return terms
         self._reload()
         searcher = self._index.searcher()
         docs = searcher.num_docs
         have = set(terms.words)
         weights: dict[tuple[str, str], float] = {}
-        for text in texts:
-            for lang in langs:
-                words = languages.analyze(lang.code, segment(text))
-                for term, n in Counter(words).items():
-                    pair = (lang.field, term)
-                    if pair in have or len(term) < _FEEDBACK_MIN_LENGTH:
-                        continue
-                    found = searcher.doc_freq(lang.field, term)
-                    if found:
-                        weights[pair] = (weights.get(pair, 0.0)
-                                         + n / len(words) * math.log(1 + docs / found))
+        for text, code in texts:
+            lang = spec.languages.get(code)
+            if lang is None or not lang.feedback:
+                continue
+            words = languages.analyze(code, segment(text))
+            for term, n in Counter(words).items():
+                pair = (lang.field, term)
+                if pair in have or len(term) < _FEEDBACK_MIN_LENGTH:
+                    continue
+                found = searcher.doc_freq(lang.field, term)
+                if found:
+                    weights[pair] = (weights.get(pair, 0.0)
+                                     + n / len(words) * math.log(1 + docs / found))
         best = sorted(weights.items(), key=lambda item: item[1], reverse=True)[
-            : languages.spec().feedback_terms]
+            : spec.feedback_terms]
         return replace(terms, feedback=tuple(pair for pair, _ in best))
 
     def close(self) -> None:

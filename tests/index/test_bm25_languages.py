@@ -254,3 +254,15 @@ def test_a_private_note_never_expands_a_public_search(tmp_path: Path) -> None:
     assert _ids(bm25, "sauvegarde") == []
     assert _ids(bm25, "sauvegarde", private=True) == ["id1"]
     bm25.close()
+
+
+def test_an_english_chunk_lends_nothing_to_a_query_in_a_mixed_vault(tmp_path: Path) -> None:
+    # The first chunk for "backup" is English: read as German it lent "vault" and "sync" to the
+    # query's German field, which found the German note that shares neither its words nor its
+    # meaning.
+    bm25 = _store(tmp_path, [
+        _row(1, "A backup copy of your files matters: keep one of the vault, and sync the vault."),
+        _row(2, "Der Vault und die Sync-Funktion: so bleiben die Dateien auf jedem Gerät gleich."),
+        _row(3, ENGLISH)])
+    assert _ids(bm25, "backup") == ["id1"]
+    bm25.close()
