@@ -12,10 +12,13 @@ distinct notes (a note ranks where its first chunk does), for:
 - `dense`: the dense half alone.
 
 Italian, Dutch and French are the tuning sets; Spanish and German are the final check, never tuned
-on. The embedder is loaded once, outside every timing.
+on. English (`en.json`) is their reference: the Spanish and German questions translated one by
+one (each question's `from`), expecting the English note of the same permalink, reported whole
+and per source (`en<es`, `en<de`), so a language is compared with English on the same questions.
+The embedder is loaded once, outside every timing.
 
     git clone --depth 1 https://github.com/obsidianmd/obsidian-help /tmp/obsidian-help
-    python bench/bench_multilingual.py /tmp/obsidian-help [--languages it,nl,fr,es,de,zh]
+    python bench/bench_multilingual.py /tmp/obsidian-help [--languages it,nl,fr,es,de,zh,en]
         [--keep DIR] [--write]
 """
 
@@ -41,7 +44,7 @@ from sidecar.settings import make_config
 
 QUESTIONS = ROOT / "bench" / "data" / "multilingual"
 HEADING = "## Multilingual: Obsidian's help vault per language"
-LANGUAGES = ("it", "nl", "fr", "es", "de", "zh")
+LANGUAGES = ("it", "nl", "fr", "es", "de", "zh", "en")
 MODES = ("default", "bm25", "dense")
 DEPTH = 30
 
@@ -68,16 +71,25 @@ def _ranker(index: Index, embedder: Embedder, mode: str) -> Callable[[str], list
 
 
 def _score(rank: Callable[[str], list[str]], questions: list[dict[str, Any]]) -> dict[str, Any]:
-    hits, reciprocal, misses = 0, 0.0, []
+    """hit@5, MRR@10 and the misses of `questions`, and of each source's share of them (`from`:
+    the set an English question was translated from)."""
+    ranks: list[int | None] = []
     for q in questions:
         notes = rank(q["q"])
-        at = next((i + 1 for i, p in enumerate(notes[:10]) if p in q["expected"]), None)
-        hits += at is not None and at <= 5
-        reciprocal += 1 / at if at else 0.0
-        if at is None or at > 5:
-            misses.append(q["q"])
-    return {"hit@5": hits / len(questions), "mrr@10": reciprocal / len(questions),
-            "misses": misses}
+        ranks.append(next((i + 1 for i, p in enumerate(notes[:10]) if p in q["expected"]), None))
+    out = _measures(questions, ranks)
+    for source in dict.fromkeys(str(q["from"]) for q in questions if "from" in q):
+        picked = [(q, r) for q, r in zip(questions, ranks, strict=True) if q.get("from") == source]
+        out[f"<{source}"] = _measures([q for q, _ in picked], [r for _, r in picked])
+    return out
+
+
+def _measures(questions: list[dict[str, Any]], ranks: list[int | None]) -> dict[str, Any]:
+    return {"questions": len(questions),
+            "hit@5": sum(r is not None and r <= 5 for r in ranks) / len(questions),
+            "mrr@10": sum(1 / r for r in ranks if r) / len(questions),
+            "misses": [q["q"] for q, r in zip(questions, ranks, strict=True)
+                       if r is None or r > 5]}
 
 
 def run_language(help_root: Path, lang: str, embedder: Embedder, work: Path) -> dict[str, Any]:
@@ -92,12 +104,19 @@ def run_language(help_root: Path, lang: str, embedder: Embedder, work: Path) -> 
         summary = index.reconcile()
         wall = time.monotonic() - started
     out: dict[str, Any] = {"notes": sum(1 for _ in vault.rglob("*.md")), "wall": wall,
-                           "chunks": summary.get("chunks", 0),
-                           "questions": len(questions)}
+                           "chunks": summary.get("chunks", 0)}
     with open_index(config, writer=False) as index:
         for mode in MODES:
             out[mode] = _score(_ranker(index, embedder, mode), questions)
     return out
+
+
+def _row(name: str, result: dict[str, Any], part: str | None = None) -> str:
+    """A table row of one language's result, or of its questions from one source (`part`)."""
+    scores = {m: result[m] if part is None else result[m][part] for m in MODES}
+    return (f"| {name} | {result['notes']} | {scores['default']['questions']} | "
+            + " | ".join(f"{scores[m]['hit@5']:.3f} / {scores[m]['mrr@10']:.3f}" for m in MODES)
+            + f" | {result['wall']:.0f} s |")
 
 
 def run(help_root: Path, languages: list[str], keep: Path | None) -> str:
@@ -106,9 +125,9 @@ def run(help_root: Path, languages: list[str], keep: Path | None) -> str:
         work = keep or Path(tmp)
         embedder = load_embedder(make_config(Path(tmp), Path(tmp) / "probe"))
         results = {lang: run_language(help_root, lang, embedder, work) for lang in languages}
-    rows = [f"| {lang} | {r['notes']} | {r['questions']} | "
-            + " | ".join(f"{r[m]['hit@5']:.3f} / {r[m]['mrr@10']:.3f}" for m in MODES)
-            + f" | {r['wall']:.0f} s |" for lang, r in results.items()]
+    rows = [_row(lang, r) for lang, r in results.items()]
+    rows += [_row(f"{lang}{part}", r, part)
+             for lang, r in results.items() for part in r["default"] if part.startswith("<")]
     misses = [f"- {lang} ({m}): " + "; ".join(r[m]["misses"])
               for lang, r in results.items() for m in ("default",) if r[m]["misses"]]
     return "\n".join([

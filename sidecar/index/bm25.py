@@ -30,7 +30,15 @@ from pathlib import Path
 
 from sidecar.errors import IndexDamaged
 from sidecar.index import languages
-from sidecar.index.bm25_engine import VERSION, Bm25Engine, Doc, Terms, analyze, remove
+from sidecar.index.bm25_engine import (
+    VERSION,
+    Bm25Engine,
+    Doc,
+    Terms,
+    analyze,
+    remove,
+    takes_feedback,
+)
 from sidecar.index.names import store_name
 from sidecar.index.scope import overfetch
 from sidecar.index.sqlite import ThreadConnections
@@ -386,11 +394,12 @@ class Bm25Store:
             if engine is None:
                 continue
             try:
+                expanded = _with_feedback(conn, name, engine, terms)
                 if only is None:
-                    hits.extend(_top(conn, name, engine, terms, k, include_archived))
+                    hits.extend(_top(conn, name, engine, expanded, k, include_archived))
                 else:
                     hits.extend(_top_among(
-                        conn, name, engine, terms, k, include_archived, only[store_private]))
+                        conn, name, engine, expanded, k, include_archived, only[store_private]))
             except (ValueError, OSError) as exc:  # damaged or removed since it was opened
                 # (kept open: its next reload reads the engine a writer rebuilt, and this
                 # process's writer, if any, may be using it)
@@ -481,6 +490,25 @@ def _chunks(conn: sqlite3.Connection, name: str,
     return {rowid: (cid, bool(archived)) for rowid, cid, archived in conn.execute(
         f'SELECT rowid, id, archived FROM "{name}" WHERE rowid IN '
         "(SELECT value FROM json_each(?))", (json.dumps([r for r, _ in ranked]),))}
+
+
+def _with_feedback(
+    conn: sqlite3.Connection, name: str, engine: Bm25Engine, terms: Terms,
+) -> Terms:
+    """`terms` expanded by the text of the store's first live chunks for them (languages.json
+    `feedback`; a store's own chunks only, so a private note never shapes a public search). Each
+    chunk is read in its note's language as ora.yaml sets it, else in the one detected from its
+    own text (an English chunk of a mixed vault lends an English query nothing)."""
+    if not takes_feedback(terms):
+        return terms
+    docs = languages.spec().feedback_docs
+    ranked = engine.top(terms, 2 * docs)
+    rows = {rowid: (text, lang) for rowid, text, lang in conn.execute(
+        f'SELECT rowid, text, lang FROM "{name}" WHERE archived = 0 AND rowid IN '
+        "(SELECT value FROM json_each(?))", (json.dumps([r for r, _ in ranked]),))}
+    first = [rows[r] for r, _ in ranked if r in rows][:docs]
+    return engine.feedback(terms, [(text, languages.language_of([text], lang or None))
+                                   for text, lang in first])
 
 
 def _top(

@@ -9,6 +9,9 @@ with the names at half weight (docs/benchmarks.md). That field is its note's lan
 (`languages.py`): each language has its own stemmer and stopwords, and a query is analysed in
 every language, so a note matches the query as its own language reads it; the notes of compound
 languages also index the character n-grams of their long words, for a part to find the whole.
+In languages other than English a query is expanded by pseudo-relevance feedback: the best terms
+of its first chunks are added at a lower weight (`feedback`), which on the help vaults in
+Italian, Dutch and French found 4–5 more of 76 notes in the top 5 of the default search.
 Only what ranking needs is indexed (term frequencies, no positions, no stored text): the chunk
 table in `bm25.sqlite` stays the record, and the rowid maps a hit back to it.
 
@@ -20,10 +23,12 @@ the last commit, this process's or another's.
 from __future__ import annotations
 
 import json
+import math
 import shutil
 import threading
+from collections import Counter
 from collections.abc import Collection, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib.metadata import version
 from pathlib import Path
 
@@ -44,6 +49,8 @@ VERSION = "; ".join([version("tantivy"), LAYOUT, json.dumps(
 WRITER_HEAP = 16_000_000
 _GRAMS = "grams"
 _GRAMS_TOKENIZER = "ora_grams"
+# Shorter feedback terms are mostly noise (elided articles and pronouns, stems of two letters).
+_FEEDBACK_MIN_LENGTH = 3
 
 def _tokenizer(code: str) -> str:
     return f"ora_{code}"
@@ -51,11 +58,13 @@ def _tokenizer(code: str) -> str:
 
 @dataclass(frozen=True)
 class Terms:
-    """A query's index terms: (field, term) pairs of the word fields, and the character n-grams
-    its long words match in compound languages' notes (at the lower weight of languages.json)."""
+    """A query's index terms: (field, term) pairs of the word fields, the character n-grams its
+    long words match in compound languages' notes, and the (field, term) pairs feedback added
+    (both at their lower weights of languages.json)."""
 
     words: tuple[tuple[str, str], ...] = ()
     grams: tuple[str, ...] = ()
+    feedback: tuple[tuple[str, str], ...] = ()
 
     def __bool__(self) -> bool:
         return bool(self.words or self.grams)
@@ -76,6 +85,13 @@ def analyze(english: Sequence[str], words: Sequence[str],
     compound = codes is None or any(languages.compounds(code) for code in codes)
     grams = dict.fromkeys(g for w in words for g in languages.grams(w)) if compound else {}
     return Terms(tuple(pairs), tuple(grams))
+
+
+def takes_feedback(terms: Terms) -> bool:
+    """Whether `terms` reach a language whose queries are expanded by feedback."""
+    fields = {field for field, _ in terms.words}
+    return any(lang.feedback and lang.field in fields
+               for lang in languages.spec().languages.values())
 
 
 def _schema() -> tantivy.Schema:
@@ -195,6 +211,36 @@ class Bm25Engine:
         return [(int(rowid), float(score))
                 for (score, _), rowid in zip(hits, rowids, strict=True) if rowid is not None]
 
+    def feedback(self, terms: Terms, texts: Sequence[tuple[str, str]]) -> Terms:
+        """`terms` with the best terms of `texts` ((text, language code): the query's first
+        chunks), each analysed in its own language when that language takes feedback: a term's
+        weight is its share of a text's words times its IDF, summed over the texts (RM3's
+        relevance model, the query's own terms left out)."""
+        spec = languages.spec()
+        if not texts or not takes_feedback(terms):
+            return terms
+        self._reload()
+        searcher = self._index.searcher()
+        docs = searcher.num_docs
+        have = set(terms.words)
+        weights: dict[tuple[str, str], float] = {}
+        for text, code in texts:
+            lang = spec.languages.get(code)
+            if lang is None or not lang.feedback:
+                continue
+            words = languages.analyze(code, segment(text))
+            for term, n in Counter(words).items():
+                pair = (lang.field, term)
+                if pair in have or len(term) < _FEEDBACK_MIN_LENGTH:
+                    continue
+                found = searcher.doc_freq(lang.field, term)
+                if found:
+                    weights[pair] = (weights.get(pair, 0.0)
+                                     + n / len(words) * math.log(1 + docs / found))
+        best = sorted(weights.items(), key=lambda item: item[1], reverse=True)[
+            : spec.feedback_terms]
+        return replace(terms, feedback=tuple(pair for pair, _ in best))
+
     def close(self) -> None:
         """Wait for background merges and release the writer's lock."""
         with self._guard:
@@ -205,18 +251,21 @@ class Bm25Engine:
 
 
 def _query(terms: Terms) -> tantivy.Query:
-    """The OR of the terms' word queries, and of their n-grams at the n-grams' weight."""
-    parts = [(tantivy.Occur.Should,
-              tantivy.Query.term_query(_SCHEMA, field, term, index_option="freq"))
-             for field, term in terms.words]
-    if terms.grams:
-        grams = tantivy.Query.boolean_query([
-            (tantivy.Occur.Should,
-             tantivy.Query.term_query(_SCHEMA, _GRAMS, gram, index_option="freq"))
-            for gram in terms.grams])
-        parts.append((tantivy.Occur.Should, tantivy.Query.boost_query(
-            grams, languages.spec().gram_weight)))
+    """The OR of the terms' word queries, and of their n-grams and feedback terms at their
+    weights."""
+    spec = languages.spec()
+    parts = [(tantivy.Occur.Should, _term(field, term)) for field, term in terms.words]
+    for weighted, weight in (([(_GRAMS, gram) for gram in terms.grams], spec.gram_weight),
+                             (list(terms.feedback), spec.feedback_weight)):
+        if weighted:
+            parts.append((tantivy.Occur.Should, tantivy.Query.boost_query(
+                tantivy.Query.boolean_query([(tantivy.Occur.Should, _term(field, term))
+                                             for field, term in weighted]), weight)))
     return tantivy.Query.boolean_query(parts)
+
+
+def _term(field: str, term: str) -> tantivy.Query:
+    return tantivy.Query.term_query(_SCHEMA, field, term, index_option="freq")
 
 
 def remove(folder: Path) -> None:

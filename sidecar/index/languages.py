@@ -1,12 +1,14 @@
 """The languages of BM25 analysis (`schema/languages.json`): one analyzer each, a note's language
-detected from its stopwords, and the character n-grams that let compounds match their parts.
+detected from its stopwords or its script, and the character n-grams that let compounds match
+their parts.
 
 Detection counts, for each language with a stopword list, how many of a text's words are its
 stopwords, and takes the language with the most (English on a tie): on Obsidian's help vault in
 six languages it named every note's language, and 98 % of 300-character excerpts, as py3langid
 did, at a third of its cost (~0.2 ms an excerpt, ~2 ms a note) and without a dependency
-(docs/benchmarks.md, "Multilingual"). A text with too few stopwords to tell (a list, code, a
-name) is given the default.
+(docs/benchmarks.md, "Multilingual"). Chinese, Japanese and Korean have no stopwords to count: a
+text mostly of their characters is told by its script. A text with too few stopwords to tell (a
+list, code, a name) is given the default.
 """
 
 from __future__ import annotations
@@ -20,6 +22,9 @@ from typing import Any
 import tantivy
 
 from sidecar.schema import load_json
+
+_KANA = re.compile("[\u3040-\u30ff\uff66-\uff9f]")
+_HANGUL = re.compile("[\uac00-\ud7af]")
 
 # Chinese and Japanese write words without spaces (Korean attaches particles to them): a run of
 # their characters is one token to the tokenizer, so a word inside it never matched. Runs are
@@ -50,6 +55,8 @@ class Language:
     stopwords: str | None  # tantivy's built-in list, if it has one for the language
     index_stopwords: bool  # dropped from the index as well as from queries
     compounds: bool
+    script: str | None = None  # a CJK language's script ("han", "kana", "hangul")
+    feedback: bool = True  # its queries are expanded by pseudo-relevance feedback
 
     @property
     def field(self) -> str:
@@ -64,9 +71,13 @@ class Spec:
     max_chars: int
     min_stopwords: int
     min_share: float
+    kana_share: float
     gram_n: int
     gram_min_length: int
     gram_weight: float
+    feedback_docs: int
+    feedback_terms: int
+    feedback_weight: float
 
 
 @cache
@@ -74,13 +85,17 @@ def spec() -> Spec:
     doc: dict[str, Any] = load_json("languages.json")
     languages = {
         code: Language(code, str(entry["stemmer"]), entry.get("stopwords"),
-                       bool(entry.get("index_stopwords", True)), bool(entry.get("compounds")))
+                       bool(entry.get("index_stopwords", True)), bool(entry.get("compounds")),
+                       entry.get("script"), bool(entry.get("feedback", True)))
         for code, entry in doc["languages"].items()}
     grams = doc["grams"]
     detect = doc["detect"]
+    feedback = doc["feedback"]
     return Spec(str(doc["default"]), languages, int(detect["max_chars"]),
-                int(detect["min_stopwords"]), float(detect["min_share"]), int(grams["n"]),
-                int(grams["min_length"]), float(grams["weight"]))
+                int(detect["min_stopwords"]), float(detect["min_share"]),
+                float(detect["kana_share"]), int(grams["n"]),
+                int(grams["min_length"]), float(grams["weight"]), int(feedback["docs"]),
+                int(feedback["terms"]), float(feedback["weight"]))
 
 
 def codes() -> tuple[str, ...]:
@@ -133,18 +148,35 @@ def _stopword_filters() -> dict[str, tantivy.TextAnalyzer]:
 
 
 def detect(text: str) -> str | None:
-    """The language whose stopwords are most of `text`'s words; None when too few are (a CJK
-    run counts as its character pairs: Latin words in Chinese text do not make it Portuguese)."""
+    """The language whose stopwords are most of `text`'s words, or the CJK language of a text
+    whose CJK character pairs outnumber them; None when too few words tell (a CJK run counts as
+    its pairs: Latin words in Chinese text do not make it Portuguese, nor a Chinese note of
+    names and links English)."""
     s = spec()
     sample = segment(text[: s.max_chars])
-    words = len(_plain().analyze(sample))
+    tokens = _plain().analyze(sample)
+    words = len(tokens)
     if not words:
         return None
     counts = {code: words - len(stop.analyze(sample))
               for code, stop in _stopword_filters().items()}
     best = max(counts, key=lambda code: (counts[code], code == s.default))
+    pairs = sum(1 for token in tokens if _CJK.match(token))
+    if pairs > counts[best] and pairs >= s.min_stopwords:
+        return _cjk_language(sample)
     enough = counts[best] >= max(s.min_stopwords, s.min_share * words)
     return best if enough else None
+
+
+def _cjk_language(text: str) -> str | None:
+    """Korean when most CJK characters are Hangul, Japanese when enough are kana, else Chinese
+    (the language of `languages.json` of that script)."""
+    s = spec()
+    chars = sum(len(run) for run in _CJK.findall(text))
+    hangul, kana = len(_HANGUL.findall(text)), len(_KANA.findall(text))
+    script = ("hangul" if 2 * hangul > chars else "kana" if kana >= s.kana_share * chars
+              else "han")
+    return next((code for code, lang in s.languages.items() if lang.script == script), None)
 
 
 def language_of(texts: Iterable[str], setting: str | None = None) -> str:

@@ -31,7 +31,7 @@ def test_a_notes_language_is_detected_from_its_stopwords(text: str, code: str) -
 
 
 @pytest.mark.parametrize(
-    "text", ["", "Kubernetes, Grafana, Prometheus", "東京都と京都府", "x = f(y)"])
+    "text", ["", "Kubernetes, Grafana, Prometheus", "東京", "x = f(y)"])
 def test_text_with_too_few_stopwords_gets_the_default(text: str) -> None:
     assert detect(text) is None
     assert language_of([text]) == "en"
@@ -132,7 +132,27 @@ def test_chinese_text_with_a_few_latin_words_is_not_taken_for_a_european_languag
     # Before CJK runs counted as their pairs, help-vault notes like this were Portuguese.
     assert detect("在 Obsidian 中，使用模板插件可以把预先写好的文本插入到笔记中，"
                   "例如 a data e o title 变量。"
-                  "关系图谱展示了笔记之间的链接和它们的关系，可以在设置中打开。") is None
+                  "关系图谱展示了笔记之间的链接和它们的关系，可以在设置中打开。") == "zh"
+
+
+@pytest.mark.parametrize(("text", "code"), [
+    ("东京都和京都府都是城市", "zh"), ("東京都と京都府はどちらも都市です", "ja"),
+    ("한국어 텍스트는 띄어쓰기를 합니다", "ko"),
+    # Names and links, the note's words in Chinese: Chinese, not the English of the names.
+    ("核心团队构建和维护软件\n- kepano (Steph Ango) of the team\n- Licat (Shida Li) and the app",
+     "zh"),
+    # An English note quoting a few Chinese characters stays English.
+    (ENGLISH + " The word for note is 笔记 in Chinese.", "en")])
+def test_cjk_text_is_told_by_its_script(text: str, code: str) -> None:
+    assert detect(text) == code
+
+
+def test_a_chinese_notes_english_words_are_stemmed_as_english(tmp_path: Path) -> None:
+    bm25 = _store(tmp_path, [_row(1, "使用 templates 插件可以把预先写好的文本插入到笔记中。"),
+                             _row(2, ENGLISH)])
+    assert _ids(bm25, "template") == ["id1"]
+    assert _ids(bm25, "模板插件")[0] == "id1"
+    bm25.close()
 
 
 def test_a_private_german_note_stays_out_of_a_public_search(tmp_path: Path) -> None:
@@ -202,3 +222,47 @@ def test_the_language_setting_reaches_the_index_and_a_layout_change_only_rebuild
     state = sqlite3.connect(tmp_path / "data" / "bm25.sqlite").execute(
         "SELECT DISTINCT engine FROM bm25_state").fetchall()
     assert state == [(bm25_engine.VERSION + "; next",)]
+
+
+# Feedback: the first chunk for "sauvegarde" lends its terms (coffre, synchronisation) to the
+# query, which then finds the note that shares them but not the query's word.
+_BACKUP = ("Une sauvegarde de vos fichiers est importante : nous la conseillons pour le coffre, "
+           "avec la synchronisation du coffre.")
+_RELATED = ("Le coffre et la synchronisation : vos fichiers restent les mêmes dans le coffre sur "
+            "chaque appareil.")
+
+
+def test_feedback_finds_a_note_that_shares_the_first_hits_words_not_the_querys(
+    tmp_path: Path,
+) -> None:
+    bm25 = _store(tmp_path, [_row(1, _BACKUP), _row(2, _RELATED), _row(3, FRENCH)])
+    assert _ids(bm25, "sauvegarde")[:2] == ["id1", "id2"]
+    bm25.close()
+
+
+def test_english_queries_are_not_expanded(tmp_path: Path) -> None:
+    bm25 = _store(tmp_path, [
+        _row(1, "A backup copy of your files matters: keep one of the vault, and sync the vault."),
+        _row(2, "The vault and sync: your files in the vault stay the same on every device."),
+        _row(3, ENGLISH)])
+    assert _ids(bm25, "backup") == ["id1"]
+    bm25.close()
+
+
+def test_a_private_note_never_expands_a_public_search(tmp_path: Path) -> None:
+    bm25 = _store(tmp_path, [_row(2, _RELATED), _row(3, FRENCH)], private=[_row(1, _BACKUP)])
+    assert _ids(bm25, "sauvegarde") == []
+    assert _ids(bm25, "sauvegarde", private=True) == ["id1"]
+    bm25.close()
+
+
+def test_an_english_chunk_lends_nothing_to_a_query_in_a_mixed_vault(tmp_path: Path) -> None:
+    # The first chunk for "backup" is English: read as German it lent "vault" and "sync" to the
+    # query's German field, which found the German note that shares neither its words nor its
+    # meaning.
+    bm25 = _store(tmp_path, [
+        _row(1, "A backup copy of your files matters: keep one of the vault, and sync the vault."),
+        _row(2, "Der Vault und die Sync-Funktion: so bleiben die Dateien auf jedem Gerät gleich."),
+        _row(3, ENGLISH)])
+    assert _ids(bm25, "backup") == ["id1"]
+    bm25.close()

@@ -147,6 +147,24 @@ def test_ora_index_and_search_find_a_broken_frontmatter_note_in_private_mode_onl
     assert hit["line_start"] == 4
 
 
+def test_index_names_a_chinese_note_chinese_in_a_mixed_vault(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    # A Chinese note has no stopwords to count: it was given the default, English, so a
+    # Chinese vault looked English and was never offered the multilingual model.
+    vault = tmp_path / "mixed"
+    write(vault, "Notizen.md", "Die Anzahl der Wörter zeigt, wie lang eine Notiz ist und wie "
+          "viele Zeichen sie hat.\n")
+    write(vault, "字数统计.md", "在设置中打开字数统计插件，状态栏会显示当前笔记的字数和字符数。"
+          "你也可以在 [[Obsidian]] 的 [[Settings]] 中关闭它。\n")
+    write(vault, "Garden.md", "The tomatoes need sun and water every day in the summer.\n")
+    data = str(tmp_path / "data")
+    assert main(["index", str(vault), "--data", data, "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["languages"] == {"de": 0.333, "en": 0.333, "zh": 0.333}
+    assert result["suggestion"]["model"] == "multilingual-e5-small"
+
+
 def test_index_suggests_the_multilingual_model_for_a_vault_mostly_not_in_english(
     tmp_path: Path, capsys: pytest.CaptureFixture[str],
 ) -> None:
