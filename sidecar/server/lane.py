@@ -116,6 +116,10 @@ class IndexLane:
         loop = asyncio.get_running_loop()
 
         counted = False
+        lint: list[asyncio.Task[None]] = []  # the lint context read after the words pass
+
+        def read_lint() -> None:
+            lint.append(asyncio.ensure_future(self.lint.load()))
 
         def progress(p: Progress) -> None:  # runs in the reconcile thread
             nonlocal counted
@@ -127,6 +131,7 @@ class IndexLane:
             if p.phase == "embed" and not counted:  # every note is findable by its words now
                 counted, stats = True, self.index.stats()
                 loop.call_soon_threadsafe(self.state.set_counts, stats["files"], stats["chunks"])
+                loop.call_soon_threadsafe(read_lint)  # the notes' links, as the files are now
             loop.call_soon_threadsafe(self.state.set_progress, p.phase, p.done, p.total)
 
         task = self.state.tasks["reconcile"]
@@ -148,7 +153,7 @@ class IndexLane:
             task.running = False
             self._backoff.reset()
             self.state.set_counts(int(summary["files"]), int(summary["chunks"]))
-            await self.lint.load()
+            await (lint[0] if lint else self.lint.load())
             phase = "done"
         await self._flush()
         self._finish(phase)

@@ -81,11 +81,10 @@ async def idle_ctx(app: web.Application) -> AsyncIterator[None]:
 
 
 async def lint_ctx(app: web.Application) -> AsyncIterator[None]:
-    """The lint context of `POST /v1/lint`, read once and then refreshed from file events."""
+    """The lint context of `POST /v1/lint`, read once the reconcile's words pass is done (or a
+    lint request asks first: `LintCache.ready`), then refreshed from file events."""
     config = app[CONFIG]
-    cache = LintCache(config.vault, int(config.max_file_bytes))
-    await cache.load()
-    app[LINT] = cache
+    app[LINT] = LintCache(config.vault, int(config.max_file_bytes))
     yield
 
 
