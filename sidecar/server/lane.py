@@ -37,10 +37,12 @@ class ReconcileStopped(Exception):
 class IndexLane:
     """Reconciles and file events, one write at a time, with the server's state kept in step."""
 
-    def __init__(self, index: Index, state: ServerState, lint: LintCache) -> None:
+    def __init__(self, index: Index, state: ServerState, lint: LintCache,
+                 warm: Callable[[], None] | None = None) -> None:
         self.index = index
         self.state = state
         self.lint = lint
+        self._warm = warm  # loads the embedding model once a reconcile is done (if not yet)
         self._pending: list[FileEvent] = []
         self._stop = threading.Event()
         self._task: asyncio.Task[None] | None = None
@@ -154,6 +156,8 @@ class IndexLane:
             self._backoff.reset()
             self.state.set_counts(int(summary["files"]), int(summary["chunks"]))
             await (lint[0] if lint else self.lint.load())
+            if self._warm is not None:
+                await asyncio.to_thread(self._warm)
             phase = "done"
         await self._flush()
         self._finish(phase)

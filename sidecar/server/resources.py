@@ -9,6 +9,7 @@ the index closes and releases its writer lock.
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import AsyncIterator, Awaitable
 from dataclasses import dataclass
 
@@ -39,9 +40,12 @@ LANE = web.AppKey("lane", IndexLane)
 
 
 async def models_ctx(app: web.Application) -> AsyncIterator[None]:
-    """The embedder and re-ranker; ONNX sessions are released with the objects."""
+    """The embedder and re-ranker; ONNX sessions are released with the objects. The embedding
+    model itself is loaded at its first use (the reconcile's embedding pass, a search once every
+    note is findable by its words) or when the start-up reconcile is done (`IndexLane`), not
+    before the API answers: the words pass needs only its tokenizer."""
     config = app[CONFIG]
-    embedder = await asyncio.to_thread(load_embedder, config)
+    embedder = await asyncio.to_thread(functools.partial(load_embedder, config, defer=True))
     reranker, reason = await asyncio.to_thread(build_reranker, config)
     app[MODELS] = Models(embedder, reranker, reason)
     state = app[STATE]
@@ -90,7 +94,7 @@ async def lint_ctx(app: web.Application) -> AsyncIterator[None]:
 
 async def lane_ctx(app: web.Application) -> AsyncIterator[None]:
     """The write lane (`lane.py`): reconciles and file events, with counts and lint in step."""
-    app[LANE] = IndexLane(app[INDEX], app[STATE], app[LINT])
+    app[LANE] = IndexLane(app[INDEX], app[STATE], app[LINT], warm=app[MODELS].embedder.warm)
     yield
 
 
