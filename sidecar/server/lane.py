@@ -157,7 +157,10 @@ class IndexLane:
             self.state.set_counts(int(summary["files"]), int(summary["chunks"]))
             await (lint[0] if lint else self.lint.load())
             if self._warm is not None:
-                await asyncio.to_thread(self._warm)
+                try:
+                    await asyncio.to_thread(self._warm)
+                except Exception as err:  # a search will say so too; the index is done
+                    self.state.fail("loading the embedding model", err)
             phase = "done"
         await self._flush()
         self._finish(phase)
