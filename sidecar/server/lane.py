@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 from sidecar.index import Index, Progress
@@ -38,11 +38,13 @@ class IndexLane:
     """Reconciles and file events, one write at a time, with the server's state kept in step."""
 
     def __init__(self, index: Index, state: ServerState, lint: LintCache,
-                 warm: Callable[[], None] | None = None) -> None:
+                 load_models: Callable[[], Awaitable[None]] | None = None) -> None:
         self.index = index
         self.state = state
         self.lint = lint
-        self._warm = warm  # loads the embedding model once a reconcile is done (if not yet)
+        # The models, loaded once: after the first reconcile's words pass, or at its end.
+        self._load_models = load_models
+        self._models: asyncio.Future[None] | None = None
         self._pending: list[FileEvent] = []
         self._stop = threading.Event()
         self._task: asyncio.Task[None] | None = None
@@ -122,6 +124,7 @@ class IndexLane:
 
         def read_lint() -> None:
             lint.append(asyncio.ensure_future(self.lint.load()))
+            self._start_loading_models()
 
         def progress(p: Progress) -> None:  # runs in the reconcile thread
             nonlocal counted
@@ -156,15 +159,23 @@ class IndexLane:
             self._backoff.reset()
             self.state.set_counts(int(summary["files"]), int(summary["chunks"]))
             await (lint[0] if lint else self.lint.load())
-            if self._warm is not None:
-                try:
-                    await asyncio.to_thread(self._warm)
-                except Exception as err:  # a search will say so too; the index is done
-                    self.state.fail("loading the embedding model", err)
+            await self._models_loaded()
             phase = "done"
         await self._flush()
         self._finish(phase)
         self._written()
+
+    def _start_loading_models(self) -> None:
+        if self._models is None and self._load_models is not None:
+            self._models = asyncio.ensure_future(self._load_models())
+
+    async def _models_loaded(self) -> None:
+        self._start_loading_models()
+        if self._models is not None:
+            try:
+                await asyncio.shield(self._models)
+            except Exception as err:  # searches say so too; the index is done
+                self.state.fail("loading the models", err)
 
     def _finish(self, phase: str) -> None:
         r = self.state.reconcile

@@ -13,6 +13,8 @@ async def test_the_model_is_loaded_once_the_reconcile_is_done(api: Any) -> None:
     status = await api.wait_reconciled()
     assert status["model_loaded"] is True
     assert api.app[MODELS].embedder.loaded
+    assert api.app[MODELS].built  # the re-ranker was built (none installed here: it says why)
+    assert "cross-encoder" in status["reranker"]["reason"]
 
 
 async def test_a_search_in_the_words_pass_does_not_wait_for_the_model(api: Any) -> None:
