@@ -28,7 +28,7 @@ class LintCache:
     def __init__(self, vault: Path, max_bytes: int) -> None:
         self.vault = vault
         self.max_bytes = max_bytes
-        self._loading: asyncio.Task[None] | None = None  # the first load, once asked for
+        self._loading: asyncio.Task[None] | None = None  # the latest load (None: never asked)
         self._paths: set[str] = set()
         self._aliases: dict[str, tuple[str, ...]] = {}
         self._types: dict[str, str | None] = {}
