@@ -35,6 +35,7 @@ from dataclasses import dataclass, replace
 
 from tokenizers import Tokenizer
 
+from sidecar.chunking.counting import TokenCounter, token_counter
 from sidecar.chunking.markdown import Block, Readable, blocks, readable, sections
 from sidecar.errors import BadRequest
 from sidecar.vault.note import Note
@@ -97,14 +98,14 @@ class _Piece:
 class _Counter:
     """Token counts of the embedded form (breadcrumb + text), special tokens included."""
 
-    def __init__(self, tokenizer: Tokenizer, max_tokens: int, context: str) -> None:
-        self.tokenizer = tokenizer
+    def __init__(self, tokens: TokenCounter, max_tokens: int, context: str) -> None:
+        self.tokens = tokens
         self.max_tokens = max_tokens
         self.context = context
 
     def count(self, text: str) -> int:
         full = f"{self.context}\n{text}" if self.context else text
-        return len(self.tokenizer.encode(full).ids)
+        return self.tokens.count(full, special=True)
 
     def fits(self, text: str) -> bool:
         return self.count(text) <= self.max_tokens
@@ -112,9 +113,7 @@ class _Counter:
     def windows(self, seen: Readable, li: int) -> Iterator[tuple[int, int]]:
         """Consecutive (start, end) parts of line `li` whose readable form fits, cut after a
         sentence, else between words."""
-        line = seen.raw[li]
-        enc = self.tokenizer.encode(line, add_special_tokens=False)
-        offsets, words, tokens = enc.offsets, enc.word_ids, enc.tokens
+        offsets, words, tokens = self.tokens.pieces(seen.raw[li])
         room = max(1, self.max_tokens - self.count(""))
         i, n = 0, len(offsets)
         while i < n:
@@ -149,12 +148,12 @@ def _counting(tokenizer: Tokenizer) -> Tokenizer:
     return copy
 
 
-def _context(tokenizer: Tokenizer, title: str, path: tuple[str, ...], limit: int) -> str:
+def _context(tokens: TokenCounter, title: str, path: tuple[str, ...], limit: int) -> str:
     """The breadcrumb, shortened (or dropped) to stay within a quarter of the budget."""
     full = BREADCRUMB.join(part for part in (title, *path) if part)
     candidates = [full, path[-1] if path else title, ""]
     for text in candidates:
-        if len(tokenizer.encode(text, add_special_tokens=False).ids) <= limit:
+        if tokens.count(text) <= limit:
             return text
     return ""
 
@@ -162,8 +161,8 @@ def _context(tokenizer: Tokenizer, title: str, path: tuple[str, ...], limit: int
 class _Layout:
     """One note's lines, their readable form, and a counter per breadcrumb.
 
-    Whether lines fit is decided from per-line token counts (one batch encode of the note, then
-    prefix sums) rather than by encoding every candidate chunk again: that re-encoding made a note
+    Whether lines fit is decided from per-line token counts (`counting.py`, then prefix sums)
+    rather than by encoding every candidate chunk again: that re-encoding made a note
     of many short lines quadratic in the lines per chunk (100k lines took minutes). The sum is
     exact for MiniLM's BERT tokenizer, which splits at whitespace before WordPiece, so no token
     spans a newline. `n_tokens` comes from the same sums (tests check it equals a count of the
@@ -171,7 +170,7 @@ class _Layout:
     """
 
     def __init__(self, tokenizer: Tokenizer, max_tokens: int, lines: list[str], title: str) -> None:
-        self.tokenizer = tokenizer
+        self.counting = token_counter(tokenizer)
         self.max_tokens = max_tokens
         self.lines = lines
         self.seen: Readable = readable(lines)
@@ -184,19 +183,18 @@ class _Layout:
         """Tokens of readable lines first..last (no special tokens), from prefix sums built on
         first use (after chunk_note has blanked the markup lines)."""
         if self._prefix is None:
-            counts = [len(e.ids) for e in self.tokenizer.encode_batch(
-                self.seen.lines, add_special_tokens=False)]
+            counts = self.counting.counts(self.seen.lines)
             self._prefix = [0]
             for n in counts:
                 self._prefix.append(self._prefix[-1] + n)
         return self._prefix[last + 1] - self._prefix[first]
 
     def context(self, path: tuple[str, ...]) -> str:
-        return _context(self.tokenizer, self.title, path, self.max_tokens // 4)
+        return _context(self.counting, self.title, path, self.max_tokens // 4)
 
     def counter(self, context: str) -> _Counter:
         if context not in self._counters:
-            self._counters[context] = _Counter(self.tokenizer, self.max_tokens, context)
+            self._counters[context] = _Counter(self.counting, self.max_tokens, context)
         return self._counters[context]
 
     def readable(self, first: int, last: int) -> str:

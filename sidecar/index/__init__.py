@@ -7,7 +7,7 @@ from sidecar.errors import IndexLocked
 from sidecar.index.index import EVENT_KINDS, Index, open_index
 from sidecar.index.records import ChunkRecord
 from sidecar.index.scope import NoteFilter, Scope
-from sidecar.index.sync import Progress, ProgressFn
+from sidecar.index.sync_report import Progress, ProgressFn
 
 __all__ = [
     "EVENT_KINDS",

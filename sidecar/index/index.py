@@ -32,7 +32,8 @@ from sidecar.index.params import load_params, save_namespace_params, stale_parts
 from sidecar.index.records import ChunkFacts, ChunkRecord, record_from_store
 from sidecar.index.reembed import reembed_estimate, seconds_per_chunk
 from sidecar.index.scope import NoteFilter, Scope
-from sidecar.index.sync import Progress, ProgressFn, Syncer, SyncReport
+from sidecar.index.sync import Syncer
+from sidecar.index.sync_report import Progress, ProgressFn, SyncReport
 from sidecar.models.embedder import Embedder, load_embedder
 from sidecar.privacy.egress import may_send_private, withheld
 from sidecar.schema import get_schema, load_json

@@ -10,7 +10,7 @@ import sys
 import time
 from typing import TextIO
 
-from sidecar.index.sync import Progress
+from sidecar.index.sync_report import Progress
 
 
 class StderrProgress:

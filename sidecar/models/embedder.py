@@ -177,6 +177,14 @@ class Embedder:
         was released (a server's model holds nothing here)."""
         return False
 
+    @property
+    def loaded(self) -> bool:
+        """Whether the model is in memory (a server's model always counts as loaded)."""
+        return True
+
+    def warm(self) -> None:
+        """Load the model now if it is not (an embedder opened with `defer`)."""
+
 
 class OnnxEmbedder(Embedder):
     """One InferenceSession of a BERT-style encoder and the tokenizer that feeds it."""
@@ -192,7 +200,10 @@ class OnnxEmbedder(Embedder):
         pooling: str = "mean",
         query_prefix: str = "",
         passage_prefix: str = "",
+        dim: int | None = None,
     ) -> None:
+        """With `dim` (the width the catalogue states) the model file is loaded at its first
+        use, not here, and checked to give vectors of that width."""
         self.variant = variant
         self.model_file = model_file
         self.sha256 = file_sha256(model_file)
@@ -210,17 +221,40 @@ class OnnxEmbedder(Embedder):
         # the weights are held once. The workers share the token budget, so the batches in
         # flight hold TOKEN_BUDGET padded tokens together (docs/benchmarks.md, "## Index speed").
         self.workers = threads or os.cpu_count() or 1
-        self._session = LazySession(model_file, 1)
-        self._inputs = input_names(self._session)
+        self._session = LazySession(model_file, 1, open_now=dim is None)
+        self._inputs: list[str] = []
+        self.dim = self._width() if dim is None else dim
+        if dim is None:
+            self._input_names()  # a graph that is not a BERT-style export fails here
+
+    def _width(self) -> int:
         width = self._session.get_outputs()[0].shape[-1]
-        self.dim = width if isinstance(width, int) else DIM
+        return width if isinstance(width, int) else DIM
+
+    @property
+    def loaded(self) -> bool:
+        return self._session.loaded
+
+    def warm(self) -> None:
+        self._input_names()
+
+    def _input_names(self) -> list[str]:
+        """The graph's inputs, read (and the model loaded) at the first use."""
+        if not self._inputs:
+            names = input_names(self._session)
+            if self._width() != self.dim:
+                raise ModelUnavailable(f"{self.model_file} gives vectors of {self._width()} "
+                                       f"dimensions, not the {self.dim} its catalogue entry says")
+            self._inputs = names
+        return self._inputs
 
     def _hidden_states(
         self, texts: Sequence[str]
     ) -> list[tuple[list[int], FloatArray, npt.NDArray[np.int64]]]:
         """Per batch: original positions, last_hidden_state, attention mask."""
         encodings = self._truncating.encode_batch(list(texts))
-        parts = list(batches(encodings, self._inputs, token_budget=TOKEN_BUDGET // self.workers))
+        parts = list(batches(encodings, self._input_names(),
+                             token_budget=TOKEN_BUDGET // self.workers))
 
         def run(batch: Batch) -> tuple[list[int], FloatArray, npt.NDArray[np.int64]]:
             (hidden,) = self._session.run(["last_hidden_state"], batch.feed)
@@ -274,26 +308,31 @@ def _normalise(x: FloatArray) -> FloatArray:
     return unit
 
 
-def open_embedder(variant: str, models_path: Path, threads: int | None = None) -> OnnxEmbedder:
+def open_embedder(variant: str, models_path: Path, threads: int | None = None, *,
+                  defer: bool = False) -> OnnxEmbedder:
     """An Embedder of one named variant (`q8`, `fp32`, `int8` or a pulled catalogue embedder),
-    or `auto` (`choose_variant`, without an index to keep the variant of)."""
+    or `auto` (`choose_variant`, without an index to keep the variant of). With `defer` the model
+    is loaded at its first use (or `warm()`) where its width is known without it."""
     variant = choose_variant(variant, models_path)
     path = variant_file(variant, models_path)
     pulled = _pulled(variant)
     if pulled is None:
-        return OnnxEmbedder(path, variant, threads=threads)
+        return OnnxEmbedder(path, variant, threads=threads, dim=DIM if defer else None)
     spec = pulled.embedder or {}
+    dim = spec.get("dim") if defer else None
     return OnnxEmbedder(path, variant, threads=threads, tokenizer_file=path.with_name(
         "tokenizer.json"), max_tokens=int(spec.get("max_tokens", MAX_TOKENS)),
         pooling=str(spec.get("pooling", "mean")), query_prefix=str(spec.get("query_prefix", "")),
-        passage_prefix=str(spec.get("passage_prefix", "")))
+        passage_prefix=str(spec.get("passage_prefix", "")),
+        dim=int(dim) if isinstance(dim, int) else None)
 
 
-def load_embedder(config: Config) -> Embedder:
+def load_embedder(config: Config, *, defer: bool = False) -> Embedder:
     """The Embedder the settings ask for: a server's model when `embed_url` is set, else the
-    `embed_model` variant (auto = the index's own variant, else the best available)."""
+    `embed_model` variant (auto = the index's own variant, else the best available); `defer`:
+    loaded at its first use (`open_embedder`)."""
     if config.embed_url:
         from sidecar.models.remote_embedder import RemoteEmbedder
 
         return RemoteEmbedder.from_config(config)
-    return open_embedder(embed_variant(config), config.models_path)
+    return open_embedder(embed_variant(config), config.models_path, defer=defer)

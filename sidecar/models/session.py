@@ -100,31 +100,41 @@ class Node:
 class LazySession:
     """An InferenceSession that `release` drops once idle and `run` opens again when needed.
 
-    Opened at construction (callers read the graph's inputs and outputs, which are kept). A run
-    in progress holds the session: `release` then does nothing, so a request arriving while
-    releasing either finds the session or reopens it. The file is checked (size and mtime) at
-    every reopen, so a model replaced on disk is never mixed into an index's vectors silently.
+    Opened at construction (callers read the graph's inputs and outputs, which are kept), or
+    with `open_now=False` at its first use (`ora serve` loads no model before every note is
+    findable by its words). A run in progress holds the session: `release` then does nothing,
+    so a request arriving while releasing either finds the session or reopens it. The file is
+    checked (size and mtime) at every reopen, so a model replaced on disk is never mixed into an
+    index's vectors silently.
     """
 
-    def __init__(self, path: Path, threads: int | None = None) -> None:
+    def __init__(self, path: Path, threads: int | None = None, *, open_now: bool = True) -> None:
         self.path, self.threads = path, threads
         self._leases = Leases()
         self._lock = self._leases.lock
-        self._session: ort.InferenceSession | None = open_session(path, threads)
+        self._session: ort.InferenceSession | None = None
         self._stamp = _stamp(path)
-        # Copies: onnxruntime's NodeArg objects keep their session's weights alive.
-        self._inputs = [Node(i.name, list(i.shape)) for i in self._session.get_inputs()]
-        self._outputs = [Node(o.name, list(o.shape)) for o in self._session.get_outputs()]
-        self.opens = 1  # how many times the file was loaded (1 + reloads after a release)
+        self._inputs: list[Node] = []
+        self._outputs: list[Node] = []
+        self.opens = 0  # how many times the file was loaded (the first, then reloads)
+        if open_now:
+            with self.use():
+                pass
 
     @property
     def loaded(self) -> bool:
         return self._session is not None
 
     def get_inputs(self) -> list[Node]:
+        if not self.opens:
+            with self.use():
+                pass
         return list(self._inputs)
 
     def get_outputs(self) -> list[Node]:
+        if not self.opens:
+            with self.use():
+                pass
         return list(self._outputs)
 
     @contextmanager
@@ -146,6 +156,10 @@ class LazySession:
                 raise ModelUnavailable(
                     f"{self.path} changed on disk since it was loaded: restart to use it")
             self._session = open_session(self.path, self.threads)
+            if not self.opens:
+                # Copies: onnxruntime's NodeArg objects keep their session's weights alive.
+                self._inputs = [Node(i.name, list(i.shape)) for i in self._session.get_inputs()]
+                self._outputs = [Node(o.name, list(o.shape)) for o in self._session.get_outputs()]
             self.opens += 1
         return self._session
 

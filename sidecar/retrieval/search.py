@@ -45,6 +45,9 @@ class SearchOptions:
     namespace: str = "default"
     filters: NoteFilter = field(default_factory=NoteFilter)
     collapse: bool = True  # copies of one text are one result (`copies.py`)
+    # False: by the words alone (BM25), the query not embedded; a server's search while a cold
+    # index's words pass runs and the embedding model is not loaded yet
+    dense: bool = True
 
 
 class SearchIndex(Protocol):
@@ -93,6 +96,8 @@ async def first_stage(
     }
 
     async def dense() -> Ranked:
+        if not options.dense:
+            return []
         vectors = await asyncio.to_thread(embedder.embed_queries, [query])
         return await asyncio.to_thread(index.dense_search, vectors[0], depth, **scope)
 

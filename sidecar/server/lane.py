@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 from sidecar.index import Index, Progress
@@ -37,10 +37,14 @@ class ReconcileStopped(Exception):
 class IndexLane:
     """Reconciles and file events, one write at a time, with the server's state kept in step."""
 
-    def __init__(self, index: Index, state: ServerState, lint: LintCache) -> None:
+    def __init__(self, index: Index, state: ServerState, lint: LintCache,
+                 load_models: Callable[[], Awaitable[None]] | None = None) -> None:
         self.index = index
         self.state = state
         self.lint = lint
+        # The models, loaded once: after the first reconcile's words pass, or at its end.
+        self._load_models = load_models
+        self._models: asyncio.Future[None] | None = None
         self._pending: list[FileEvent] = []
         self._stop = threading.Event()
         self._task: asyncio.Task[None] | None = None
@@ -119,6 +123,11 @@ class IndexLane:
         loop = asyncio.get_running_loop()
 
         counted = False
+        lint: list[asyncio.Task[None]] = []  # the lint context read after the words pass
+
+        def read_lint() -> None:
+            lint.append(asyncio.ensure_future(self.lint.load()))
+            self._start_loading_models()
 
         def progress(p: Progress) -> None:  # runs in the reconcile thread
             nonlocal counted
@@ -130,6 +139,7 @@ class IndexLane:
             if p.phase == "embed" and not counted:  # every note is findable by its words now
                 counted, stats = True, self.index.stats()
                 loop.call_soon_threadsafe(self.state.set_counts, stats["files"], stats["chunks"])
+                loop.call_soon_threadsafe(read_lint)  # the notes' links, as the files are now
             loop.call_soon_threadsafe(self.state.set_progress, p.phase, p.done, p.total)
 
         task = self.state.tasks["reconcile"]
@@ -151,13 +161,26 @@ class IndexLane:
             task.running = False
             self._backoff.reset()
             self.state.set_counts(int(summary["files"]), int(summary["chunks"]))
-            await self.lint.load()
+            await (lint[0] if lint else self.lint.load())
+            await self._models_loaded()
             phase = "done"
         await self._flush()
         self._finish(phase)
         self._written()
         if self._again:  # once this task is done (start_reconcile refuses while it runs)
             loop.call_soon(self._try_again)
+
+    def _start_loading_models(self) -> None:
+        if self._models is None and self._load_models is not None:
+            self._models = asyncio.ensure_future(self._load_models())
+
+    async def _models_loaded(self) -> None:
+        self._start_loading_models()
+        if self._models is not None:
+            try:
+                await asyncio.shield(self._models)
+            except Exception as err:  # searches say so too; the index is done
+                self.state.fail("loading the models", err)
 
     def _finish(self, phase: str) -> None:
         r = self.state.reconcile

@@ -28,6 +28,7 @@ class LintCache:
     def __init__(self, vault: Path, max_bytes: int) -> None:
         self.vault = vault
         self.max_bytes = max_bytes
+        self._loading: asyncio.Task[None] | None = None  # the latest load (None: never asked)
         self._paths: set[str] = set()
         self._aliases: dict[str, tuple[str, ...]] = {}
         self._types: dict[str, str | None] = {}
@@ -45,7 +46,20 @@ class LintCache:
         """Links resolve against non-private notes only (a request outside private mode)."""
         return self._public
 
+    async def ready(self) -> None:
+        """Return once the context has been read from the vault (reading it now if nothing
+        asked for it yet). The server reads it after the index's words pass, not before the API
+        answers: it reads every note, and the words pass is what makes them findable."""
+        if self._loading is None:
+            self._loading = asyncio.ensure_future(self._load())
+        await asyncio.shield(self._loading)
+
     async def load(self) -> None:
+        """Read the context from the vault (again)."""
+        self._loading = asyncio.ensure_future(self._load())
+        await asyncio.shield(self._loading)
+
+    async def _load(self) -> None:
         self._paths = await asyncio.to_thread(lambda: set(iter_note_paths(self.vault)))
         self._aliases, self._types, self._private = await asyncio.to_thread(
             vault_link_facts, self.vault, sorted(self._paths), self.max_bytes)
@@ -63,6 +77,8 @@ class LintCache:
 
     async def reload_settings(self) -> None:
         """The vault's ora.yaml changed (lint strictness, ignored notes): rebuild."""
+        if self._loading is None:
+            return  # the first load reads it
         await self._rebuild()
 
     def _schema_note(self) -> str | None:
@@ -71,7 +87,10 @@ class LintCache:
 
     async def refresh(self, paths: Iterable[str]) -> None:
         """Note that these paths changed (created, modified, deleted, either side of a rename);
-        rebuild when the set of notes or the schema note changed."""
+        rebuild when the set of notes or the schema note changed. Before the first load there is
+        nothing to refresh: that load reads them."""
+        if self._loading is None:
+            return
         before, aliases_before, types_before = (set(self._paths), dict(self._aliases),
                                                 dict(self._types))
         private_before = set(self._private)

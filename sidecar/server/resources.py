@@ -9,6 +9,7 @@ the index closes and releases its writer lock.
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import AsyncIterator, Awaitable
 from dataclasses import dataclass
 
@@ -24,12 +25,18 @@ from sidecar.server.lint_cache import LintCache
 from sidecar.server.state import CONFIG, STATE
 from sidecar.server.supervise import supervise
 
+# Why searches are not re-ranked before `load_models` has built the re-ranker.
+RERANKER_LATER = "the re-ranker is loaded once every note is findable by its words"
 
-@dataclass(frozen=True)
+
+@dataclass
 class Models:
+    """The server's models; the re-ranker is built by `load_models`, after the words pass."""
+
     embedder: Embedder
-    reranker: Reranker | None
-    reranker_reason: str
+    reranker: Reranker | None = None
+    reranker_reason: str = RERANKER_LATER
+    built: bool = False  # the re-ranker
 
 
 MODELS = web.AppKey("models", Models)
@@ -39,16 +46,30 @@ LANE = web.AppKey("lane", IndexLane)
 
 
 async def models_ctx(app: web.Application) -> AsyncIterator[None]:
-    """The embedder and re-ranker; ONNX sessions are released with the objects."""
+    """The embedder and re-ranker; ONNX sessions are released with the objects. Neither model
+    is loaded before the API answers (the words pass needs only the embedder's tokenizer): the
+    embedding model at its first use (the reconcile's embedding pass, a search once every note
+    is findable by its words), the re-ranker by `load_models` once the start-up reconcile's
+    words pass is done (`IndexLane`); searches before then are not re-ranked and say why."""
     config = app[CONFIG]
-    embedder = await asyncio.to_thread(load_embedder, config)
-    reranker, reason = await asyncio.to_thread(build_reranker, config)
-    app[MODELS] = Models(embedder, reranker, reason)
+    embedder = await asyncio.to_thread(functools.partial(load_embedder, config, defer=True))
+    app[MODELS] = Models(embedder)
     state = app[STATE]
     state.model = embedder.model_id
-    state.reranker = reranker.name if reranker is not None else "none"
-    state.reranker_reason = reason or None
+    state.reranker, state.reranker_reason = "none", RERANKER_LATER
     yield
+
+
+async def load_models(app: web.Application) -> None:
+    """Build the re-ranker (loading a local one's model) if not yet, and load the embedding
+    model if it is not in memory."""
+    models, state = app[MODELS], app[STATE]
+    if not models.built:
+        reranker, reason = await asyncio.to_thread(build_reranker, app[CONFIG])
+        models.reranker, models.reranker_reason, models.built = reranker, reason, True
+        state.reranker = reranker.name if reranker is not None else "none"
+        state.reranker_reason = reason or None
+    await asyncio.to_thread(models.embedder.warm)
 
 
 async def index_ctx(app: web.Application) -> AsyncIterator[None]:
@@ -70,7 +91,11 @@ async def idle_ctx(app: web.Application) -> AsyncIterator[None]:
     seconds, give their memory back (`index/idle.py`)."""
     stop = asyncio.Event()
     models = app[MODELS]
-    held = releasers(models.embedder, models.reranker, app[INDEX].chroma)
+
+    def release_reranker(idle_s: float) -> bool:  # built after start-up (`load_models`)
+        return any(release(idle_s) for release in releasers(models.reranker))
+
+    held = [*releasers(models.embedder, app[INDEX].chroma), release_reranker]
     task = asyncio.create_task(release_when_idle(
         held, float(app[CONFIG].idle_release_s), stop), name="ora-idle")
     try:
@@ -81,17 +106,16 @@ async def idle_ctx(app: web.Application) -> AsyncIterator[None]:
 
 
 async def lint_ctx(app: web.Application) -> AsyncIterator[None]:
-    """The lint context of `POST /v1/lint`, read once and then refreshed from file events."""
+    """The lint context of `POST /v1/lint`, read once the reconcile's words pass is done (or a
+    lint request asks first: `LintCache.ready`), then refreshed from file events."""
     config = app[CONFIG]
-    cache = LintCache(config.vault, int(config.max_file_bytes))
-    await cache.load()
-    app[LINT] = cache
+    app[LINT] = LintCache(config.vault, int(config.max_file_bytes))
     yield
 
 
 async def lane_ctx(app: web.Application) -> AsyncIterator[None]:
     """The write lane (`lane.py`): reconciles and file events, with counts and lint in step."""
-    app[LANE] = IndexLane(app[INDEX], app[STATE], app[LINT])
+    app[LANE] = IndexLane(app[INDEX], app[STATE], app[LINT], load_models=lambda: load_models(app))
     yield
 
 

@@ -13,7 +13,7 @@ from sidecar.documents.formats import unreadable_documents
 from sidecar.index import Index
 from sidecar.privacy.egress import endpoints_report
 from sidecar.server.openapi import openapi_document
-from sidecar.server.resources import INDEX
+from sidecar.server.resources import INDEX, MODELS
 from sidecar.server.state import HUB, STATE
 from sidecar.vault.vault_settings import is_private_path
 
@@ -39,6 +39,7 @@ async def status(request: web.Request) -> web.Response:
             "tasks": {name: task.as_json() for name, task in state.tasks.items()},
             "reconcile": state.reconcile.as_json(),
             "model": state.model,
+            "model_loaded": request.app[MODELS].embedder.loaded,
             "reranker": {"name": state.reranker, "reason": state.reranker_reason},
             "contradictions_open": state.contradictions_open,
             "last_error": state.last_error,

@@ -59,10 +59,14 @@ def _scope(request: web.Request, body: dict[str, Any]) -> dict[str, Any]:
 @routes.post("/v1/search")
 async def search_route(request: web.Request) -> web.Response:
     body = await read_json(request, "SearchRequest")
-    options = SearchOptions(**_scope(request, body), rerank=body.get("rerank", True),
-                            collapse=body.get("collapse", True))
     models = request.app[MODELS]
     index = request.app[INDEX]
+    indexing = index.indexing()  # answered from what is indexed so far
+    # While the words pass runs, the model may not be loaded: answer by the words, not wait.
+    words_only = (not models.embedder.loaded and indexing is not None
+                  and indexing["phase"] == "words")
+    options = SearchOptions(**_scope(request, body), rerank=body.get("rerank", True),
+                            collapse=body.get("collapse", True), dense=not words_only)
     document = await search_related(
         index, models.embedder, models.reranker, body["query"], options,
         reranker_reason=models.reranker_reason, expand=body.get("expand", False),
@@ -71,7 +75,6 @@ async def search_route(request: web.Request) -> web.Response:
         config = request.app[CONFIG]
         document.update(await web_tier(config, models.embedder, body["query"],
                                        int(config.web_results), private=options.private))
-    indexing = index.indexing()  # answered from what is indexed so far
     if indexing is not None:
         document["indexing"] = indexing
     return web.json_response(document)

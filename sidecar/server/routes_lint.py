@@ -19,10 +19,11 @@ from sidecar.vault.scan import vault_path
 routes = web.RouteTableDef()
 
 
-def _context(request: web.Request, body: dict[str, Any]) -> LintContext:
+async def _context(request: web.Request, body: dict[str, Any]) -> LintContext:
     """Links resolve against every note in private mode, else against non-private notes only,
     so a link to a private note is reported as a link to nothing (no existence oracle)."""
     cache = request.app[LINT]
+    await cache.ready()
     return cache.context if body.get("private", False) else cache.public_context
 
 
@@ -30,7 +31,7 @@ def _context(request: web.Request, body: dict[str, Any]) -> LintContext:
 async def lint(request: web.Request) -> web.Response:
     body = await read_json(request, "LintRequest")
     rel = note_path(body["path"])
-    ctx = _context(request, body)
+    ctx = await _context(request, body)
     diagnostics = await asyncio.to_thread(lint_text, body["text"], rel, ctx)
     return web.json_response({"diagnostics": [d.to_json() for d in diagnostics]})
 
@@ -49,7 +50,7 @@ async def lint_fix(request: web.Request) -> web.Response:
         raise NotFound(f"no note at {rel}")
     max_bytes = int(config.max_file_bytes)
     changed = await asyncio.to_thread(fix_dates, config.vault, rel, max_bytes)
-    ctx = _context(request, body)
+    ctx = await _context(request, body)
     diagnostics = await asyncio.to_thread(lint_file, config.vault, rel, ctx, max_bytes)
     return web.json_response(
         {"changed": changed, "diagnostics": [d.to_json() for d in diagnostics]}

@@ -71,19 +71,26 @@ def frontmatter_tags(frontmatter: Mapping[str, Any]) -> tuple[str, ...]:
     return tuple(t for t in found if t)
 
 
-def _prose_lines(body: str) -> Iterator[tuple[int, str]]:
-    """(0-based line, text) of the body's prose lines (`prose.py`: no code, math, comments or
-    HTML blocks), with wikilinks, link targets and URLs blanked too."""
+# Each pattern with what a line must hold for it to match (most lines hold none: no work).
+_UNREAD = ((_WIKILINK, "[["), (_LINK_TARGET, "]("), (_URL, "://"))
+
+
+def _tagged_lines(body: str) -> Iterator[tuple[int, str]]:
+    """(0-based line, text) of the body's prose lines that hold a `#` (`prose.py`: no code,
+    math, comments or HTML blocks), with wikilinks, link targets and URLs blanked too."""
     for n, text in prose_lines(body):
-        for pattern in (_WIKILINK, _LINK_TARGET, _URL):
-            text = pattern.sub(" ", text)
+        if "#" not in text:
+            continue
+        for pattern, mark in _UNREAD:
+            if mark in text:
+                text = pattern.sub(" ", text)
         yield n, text
 
 
 def inline_tags_with_lines(body: str) -> list[tuple[str, int]]:
     """(tag, 0-based body line) of every inline tag, in order."""
     found = []
-    for n, text in _prose_lines(body):
+    for n, text in _tagged_lines(body):
         at = 0
         while (match := _INLINE.search(text, at)) is not None:
             emphasis = text[match.start() - 1: match.start()] == "_"

@@ -27,11 +27,17 @@ def _headings_note(n: int) -> str:
 
 
 class CountingTokenizer:
-    """The real tokenizer, counting every token it is asked to produce."""
+    """The real tokenizer, counting every token it is asked to produce. Without its normalizer
+    it is not read word by word (`counting.py`): every count is asked of it."""
+
+    normalizer = None
 
     def __init__(self, inner: Tokenizer) -> None:
         self.inner, self.tokens = inner, 0
         self.truncation, self.padding = inner.truncation, inner.padding
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
 
     def encode(self, text: str, **kw: Any) -> Any:
         found = self.inner.encode(text, **kw)

@@ -15,7 +15,7 @@ from typing import TypeVar
 import pytest
 
 from sidecar.heap import release_free_heap
-from sidecar.index import Index, sync
+from sidecar.index import Index, embed_pass, sync
 from sidecar.index import index as index_module
 from sidecar.index.ledger import ClusterRow
 from sidecar.index.watcher import note_paths
@@ -37,16 +37,16 @@ def _vault(root: Path, notes: int) -> None:
 def test_a_cold_index_holds_at_most_two_batches_of_chunks(
     tmp_path: Path, open_idx: OpenIndex, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(sync, "BATCH_CHUNKS", 10)
+    monkeypatch.setattr(embed_pass, "BATCH_CHUNKS", 10)
     monkeypatch.setattr(sync, "LEXICAL_BATCH_CHUNKS", 20)
-    monkeypatch.setattr(sync, "LEDGER_WINDOW", 7)  # several windows of ledger rows, too
+    monkeypatch.setattr(embed_pass, "LEDGER_WINDOW", 7)  # several windows of ledger rows, too
     root = tmp_path / "v"
     _vault(root, 40)
     index = open_idx(root)
     result = index.reconcile()
     # The embedding pass holds two batches, each closed once it reaches BATCH_CHUNKS (so up to
     # one note over); the lexical pass one batch, of at most LEXICAL_BATCH_CHUNKS.
-    bound = 2 * (sync.BATCH_CHUNKS - 1 + SECTIONS)
+    bound = 2 * (embed_pass.BATCH_CHUNKS - 1 + SECTIONS)
     assert bound >= sync.LEXICAL_BATCH_CHUNKS - 1 + SECTIONS
     assert result["chunks"] > 3 * bound and result["errors"] == []
     syncer = index._need_writer()
@@ -101,7 +101,7 @@ def test_clustering_streams_the_notes_and_keeps_no_vector_of_theirs(
 def test_every_written_batch_hands_the_free_heap_back(
     tmp_path: Path, open_idx: OpenIndex, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(sync, "BATCH_CHUNKS", 10)
+    monkeypatch.setattr(embed_pass, "BATCH_CHUNKS", 10)
     root = tmp_path / "v"
     _vault(root, 12)
     index = open_idx(root)
@@ -111,7 +111,8 @@ def test_every_written_batch_hands_the_free_heap_back(
     for name in ("_finish", "_finish_waiting"):  # the lexical pass's batches, the embedding's
         write_batch = getattr(syncer, name)
         monkeypatch.setattr(syncer, name, lambda *a, w=write_batch: (batches.append(1), w(*a))[1])
-    monkeypatch.setattr(sync, "release_free_heap", lambda: trims.append(1) or True)
+    for module in (sync, embed_pass):  # the lexical pass's batches, the embedding's
+        monkeypatch.setattr(module, "release_free_heap", lambda: trims.append(1) or True)
     index.reconcile()
     assert len(batches) >= 3 and len(trims) == len(batches)
 

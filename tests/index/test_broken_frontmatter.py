@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from sidecar.index import Index
+from sidecar.index.plan import BROKEN_FRONTMATTER
 from sidecar.index.scope import NoteFilter
-from sidecar.index.sync import BROKEN_FRONTMATTER
 from sidecar.models.embedder import Embedder
 from sidecar.retrieval.search import SearchOptions, search
 

@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from sidecar.index.sync import EMBED_SLICE
+from sidecar.index.embed_pass import EMBED_SLICE
 from sidecar.models.embedder import Embedder
 
 from .conftest import OpenIndex, note, write

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 import sidecar.index.sync as sync_module
-from sidecar.index import Index, open_index
+from sidecar.index import Index, embed_pass, open_index
 from sidecar.index.indexing import IndexingProgress
 from sidecar.index.scope import NoteFilter
 from sidecar.models.embedder import Embedder
@@ -255,7 +255,7 @@ def test_a_cold_index_takes_recently_modified_notes_first(
         write_batch(batch, known, report)
 
     monkeypatch.setattr(syncer, "_finish", spy)
-    monkeypatch.setattr(sync_module, "BATCH_FILES", 1)  # one file per batch: order is visible
+    monkeypatch.setattr(embed_pass, "BATCH_FILES", 1)  # one file per batch: order is visible
     index.reconcile()
     assert order == sorted(notes)
 

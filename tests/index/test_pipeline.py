@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from sidecar.index import sync
+from sidecar.index import embed_pass, sync
 from sidecar.models.embedder import Embedder
 
 from .conftest import OpenIndex, note, write
@@ -46,7 +46,7 @@ class Hooked:
 def test_the_next_batch_is_read_and_chunked_while_one_is_being_embedded(
     tmp_path: Path, open_idx: OpenIndex, embedder: Embedder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(sync, "BATCH_CHUNKS", 1)  # one note per batch
+    monkeypatch.setattr(embed_pass, "BATCH_CHUNKS", 1)  # one note per batch
     root = tmp_path / "v"
     _vault(root)
     planned: list[Any] = []
@@ -83,7 +83,7 @@ def _embedded(index: Any) -> dict[str, bool]:
 def test_a_failed_embedding_writes_nothing_of_its_batch_and_the_next_sync_redoes_it(
     tmp_path: Path, open_idx: OpenIndex, embedder: Embedder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(sync, "BATCH_CHUNKS", 1)  # one note per batch of the embedding pass
+    monkeypatch.setattr(embed_pass, "BATCH_CHUNKS", 1)  # one note per batch of the embedding pass
     root = tmp_path / "v"
     _vault(root)
 
@@ -112,7 +112,7 @@ def test_a_failed_embedding_writes_nothing_of_its_batch_and_the_next_sync_redoes
 def test_a_sync_stopped_by_its_progress_callback_leaves_the_pending_batch_unwritten(
     tmp_path: Path, open_idx: OpenIndex, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(sync, "BATCH_CHUNKS", 1)
+    monkeypatch.setattr(embed_pass, "BATCH_CHUNKS", 1)
     root = tmp_path / "v"
     _vault(root)
     index = open_idx(root)
@@ -133,7 +133,7 @@ def test_a_sync_stopped_by_its_progress_callback_leaves_the_pending_batch_unwrit
 def test_an_interrupted_sync_stops_embedding_its_pending_batch_at_the_next_slice(
     tmp_path: Path, open_idx: OpenIndex, embedder: Embedder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(sync, "EMBED_SLICE", 1)  # one text per embed call: 4 calls for the batch
+    monkeypatch.setattr(embed_pass, "EMBED_SLICE", 1)  # one text per embed call: 4 for the batch
     monkeypatch.setattr(sync, "FIRST_BATCH", len(NOTES))  # every note in the first batch
     root = tmp_path / "v"
     _vault(root)
@@ -147,7 +147,7 @@ def test_an_interrupted_sync_stops_embedding_its_pending_batch_at_the_next_slice
     index = open_idx(root, emb=hooked)
     box.append(index._need_writer())
 
-    monkeypatch.setattr(sync, "URGENT_POLL", 0.01)
+    monkeypatch.setattr(embed_pass, "URGENT_POLL", 0.01)
     # Ctrl-C lands in the writing thread while it waits for the batch's vectors.
     polls = box[0]._expedite
 
@@ -166,7 +166,7 @@ def test_an_interrupted_sync_stops_embedding_its_pending_batch_at_the_next_slice
 def test_a_batch_is_embedded_shortest_first_so_each_slice_pads_little(
     tmp_path: Path, open_idx: OpenIndex, embedder: Embedder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(sync, "EMBED_SLICE", 2)
+    monkeypatch.setattr(embed_pass, "EMBED_SLICE", 2)
     root = tmp_path / "v"
     lengths = [20, 3, 15, 1, 9, 5]  # sentences per note, in file order: one chunk each
     for n, sentences in enumerate(lengths):

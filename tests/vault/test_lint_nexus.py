@@ -62,3 +62,19 @@ def test_the_servers_lint_context_follows_a_target_becoming_a_matrix(
     write("Engrams/Good.md", good)
     asyncio.run(cache.refresh(["Engrams/Good.md"]))
     assert lint_text(text, "n.md", cache.context) == []
+
+
+def test_the_servers_lint_context_is_read_when_first_asked_for(vault: Path, write: Write) -> None:
+    """The server no longer reads every note for lint before its API answers (issue 29): the
+    reconcile reads them after its words pass. A lint request that comes first waits for the
+    read, never linting against an empty vault (every link reported broken)."""
+    cache = LintCache(vault, 1_000_000)
+    text = engram('["[[Good]]"]')
+    asyncio.run(cache.refresh(["Engrams/Good.md"]))  # before any read: the read takes it
+    assert cache.context.names is None
+
+    async def first_request() -> list[str]:
+        await cache.ready()
+        return [d.code for d in lint_text(text, "n.md", cache.context)]
+
+    assert asyncio.run(first_request()) == ["nexus-not-matrix"]

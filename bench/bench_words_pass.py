@@ -1,0 +1,91 @@
+"""The words pass of a cold `ora serve` (issue 29): wall and the server's CPU until the API answers
+and until every note is findable by its words, with no searches to share the cores with.
+
+A vault with a real vault's length mix is generated (`gen_vault.py --realistic`, seed 1), then a
+cold `ora serve` is started over it (no background contradiction scan) and `GET /v1/status` is
+read every 0.2 s until the reconcile leaves its words phase (`scan`; the first `embed` progress
+comes after the embedding pass's first batch, which is counted too). With `--compare OLD_TREE`
+(e.g. `git archive main | tar -x -C /tmp/old`) the other tree is run too, interleaved, `--rounds`
+times each. CPU is the server's own (user + system, /proc), load the 1-minute average.
+
+    python bench/bench_words_pass.py [--notes 4000] [--compare DIR] [--rounds 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+from bench_findable import ORA, _cpu_s
+from gen_vault import generate
+from report import ROOT
+
+
+def _status(port: int, token: str) -> dict[str, Any]:
+    request = urllib.request.Request(f"http://127.0.0.1:{port}/v1/status",
+                                     headers={"Authorization": f"Bearer {token}"})
+    with urllib.request.urlopen(request, timeout=120) as response:
+        result: dict[str, Any] = json.loads(response.read())
+        return result
+
+
+def run(vault: Path, data: Path, tree: Path) -> dict[str, Any]:
+    shutil.rmtree(data, ignore_errors=True)
+    log = data.with_suffix(".log")
+    env = {**os.environ, "PYTHONPATH": str(tree), "ORA_SCAN_DELAY": "-1"}
+    load = os.getloadavg()[0]
+    started = time.monotonic()
+    with log.open("wb") as err:
+        proc = subprocess.Popen([ORA, "serve", str(vault), "--data", str(data), "--port", "0"],
+                                env=env, stdout=subprocess.DEVNULL, stderr=err)
+    try:
+        while not (ports := re.findall(r"listening on http://[^ ]*:(\d+)", log.read_text())):
+            if proc.poll() is not None:
+                raise SystemExit(f"ora serve did not start:\n{log.read_text()}")
+            time.sleep(0.05)
+        out: dict[str, Any] = {"listening_s": round(time.monotonic() - started, 2),
+                               "listening_cpu_s": _cpu_s(proc.pid)}
+        port, token = int(ports[0]), (data / "token").read_text().strip()
+        while _status(port, token)["reconcile"]["phase"] in ("pending", "scan"):
+            time.sleep(0.2)
+        out["words_s"] = round(time.monotonic() - started, 2)
+        out["words_cpu_s"] = _cpu_s(proc.pid)
+        out["load"] = [round(load, 1), round(os.getloadavg()[0], 1)]
+        return out
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=120)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--notes", type=int, default=4000)
+    parser.add_argument("--compare", type=Path, help="another checkout to run too")
+    parser.add_argument("--rounds", type=int, default=2)
+    args = parser.parse_args()
+    trees = {"this": ROOT, **({"other": args.compare.resolve()} if args.compare else {})}
+    results: dict[str, list[dict[str, Any]]] = {label: [] for label in trees}
+    with tempfile.TemporaryDirectory(prefix="ora-words-") as tmp:
+        vault = Path(tmp) / "vault"
+        generate(vault, args.notes, seed=1, realistic=True)
+        for r in range(args.rounds):
+            for label, tree in trees.items():
+                found = run(vault, Path(tmp) / f"data-{label}", tree)
+                print(f"{label} round {r}: {found}", file=sys.stderr)
+                results[label].append(found)
+    print(json.dumps(results, indent=2))
+
+
+if __name__ == "__main__":
+    main()
