@@ -14,6 +14,7 @@ in `embed_model`; its pooling, token limit and query prefix come from schema/mod
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -319,12 +320,22 @@ def open_embedder(variant: str, models_path: Path, threads: int | None = None, *
     if pulled is None:
         return OnnxEmbedder(path, variant, threads=threads, dim=DIM if defer else None)
     spec = pulled.embedder or {}
-    dim = spec.get("dim") if defer else None
+    dim = _stated_width(path.with_name("config.json"), spec) if defer else None
     return OnnxEmbedder(path, variant, threads=threads, tokenizer_file=path.with_name(
         "tokenizer.json"), max_tokens=int(spec.get("max_tokens", MAX_TOKENS)),
         pooling=str(spec.get("pooling", "mean")), query_prefix=str(spec.get("query_prefix", "")),
         passage_prefix=str(spec.get("passage_prefix", "")),
         dim=int(dim) if isinstance(dim, int) else None)
+
+
+def _stated_width(config_file: Path, spec: dict[str, object]) -> object:
+    """The width a pulled model's own `config.json` states (`hidden_size`), else its catalogue
+    entry's: known without loading the model, and checked against it at its first use."""
+    try:
+        width = json.loads(config_file.read_text(encoding="utf-8")).get("hidden_size")
+    except (OSError, ValueError, AttributeError):
+        width = None
+    return width if isinstance(width, int) else spec.get("dim")
 
 
 def load_embedder(config: Config, *, defer: bool = False) -> Embedder:

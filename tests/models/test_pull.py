@@ -238,6 +238,11 @@ def test_a_pulled_embedder_is_chosen_by_name_and_the_index_re_embeds_with_it(
     pulled = load_embedder(config)
     assert isinstance(pulled, OnnxEmbedder)
     assert pulled.model_id.startswith("bge-small-en-v1.5:onnx:") and pulled.dim == 32
+    # As the server opens it (loaded at first use): its width read from its own config.json,
+    # not the catalogue's 384, so the first embedding does not refuse the model.
+    deferred = load_embedder(config, defer=True)
+    assert not deferred.loaded and deferred.dim == 32
+    assert deferred.embed(["kettle"]).shape == (1, 32)
     report = models_report(config)  # what GET /v1/models answers once the switch took effect
     assert (report["embedder"]["chosen"], report["embedder"]["model_id"]) == (
         "bge-small-en-v1.5", pulled.model_id)
