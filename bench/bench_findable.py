@@ -34,6 +34,7 @@ Options: [--sample 40] [--full-up-to 10000] [--no-omnisearch] [--root DIR]
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime as dt
 import json
 import os
@@ -46,6 +47,7 @@ import textwrap
 import time
 import urllib.request
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -133,6 +135,31 @@ def _call(port: int, token: str, method: str, route: str, body: Any = None) -> A
         return json.loads(response.read())
 
 
+@contextlib.contextmanager
+def serving(vault: Path, data: Path, log: Path,
+            tree: Path = ROOT) -> Iterator[tuple[subprocess.Popen[bytes], int, str, float]]:
+    """A cold `ora serve` of `tree`'s code over `vault` (no background contradiction scan), once
+    its API answers: the process, its port, its token and when it was launched (monotonic)."""
+    env = {**os.environ, "PYTHONPATH": str(tree), "ORA_SCAN_DELAY": "-1"}
+    started = time.monotonic()
+    with log.open("wb") as err:
+        proc = subprocess.Popen([ORA, "serve", str(vault), "--data", str(data), "--port", "0"],
+                                env=env, stdout=subprocess.DEVNULL, stderr=err)
+    try:
+        while not (ports := re.findall(r"listening on http://[^ ]*:(\d+)", log.read_text())):
+            if proc.poll() is not None:
+                raise SystemExit(f"ora serve did not start:\n{log.read_text()}")
+            time.sleep(0.05)
+        yield proc, int(ports[0]), (data / "token").read_text().strip(), started
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(timeout=120)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
 def _words_done(status: dict[str, Any]) -> bool:
     """The words pass is over: the reconcile embeds, or has finished."""
     if status["reconcile"]["phase"] == "failed":
@@ -148,20 +175,9 @@ def run(root: Path, notes: int, sample: int, full: bool, omnisearch: bool) -> di
                            "full": full, "mb": sum((vault / p).stat().st_size for p in paths) / 1e6}
     if omnisearch:
         out["minisearch"] = minisearch(vault, words, root)
-    log = root / f"serve-{notes}.log"
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "ORA_SCAN_DELAY": "-1"}
     out["load_start"] = os.getloadavg()[0]
-    started = time.monotonic()
-    with log.open("wb") as err:
-        proc = subprocess.Popen([ORA, "serve", str(vault), "--data", str(data), "--port", "0"],
-                                env=env, stdout=subprocess.DEVNULL, stderr=err)
-    try:
-        while not (ports := re.findall(r"listening on http://[^ ]*:(\d+)", log.read_text())):
-            if proc.poll() is not None:
-                raise SystemExit(f"ora serve did not start:\n{log.read_text()}")
-            time.sleep(0.1)
+    with serving(vault, data, root / f"serve-{notes}.log") as (proc, port, token, started):
         out["listening_s"] = time.monotonic() - started
-        port, token = int(ports[0]), (data / "token").read_text().strip()
         waiting = dict(words)
         found_at: list[float] = []
         while waiting or "words_s" not in out:
@@ -191,13 +207,6 @@ def run(root: Path, notes: int, sample: int, full: bool, omnisearch: bool) -> di
         out["files"], out["chunks"] = status["files"], status["chunks"]
         out["hwm_mib"] = proc_status(proc.pid).get("VmHWM", 0)
         out["load_end"] = os.getloadavg()[0]
-    finally:
-        proc.send_signal(signal.SIGINT)
-        try:
-            proc.wait(timeout=120)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
     print(f"{notes} notes: {out}", file=sys.stderr)
     return out
 

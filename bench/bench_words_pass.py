@@ -16,56 +16,30 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import shutil
-import signal
-import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 from typing import Any
 
-from bench_findable import ORA, _cpu_s
+from bench_findable import _call, _cpu_s, serving
 from gen_vault import generate
 from report import ROOT
 
 
-def _status(port: int, token: str) -> dict[str, Any]:
-    request = urllib.request.Request(f"http://127.0.0.1:{port}/v1/status",
-                                     headers={"Authorization": f"Bearer {token}"})
-    with urllib.request.urlopen(request, timeout=120) as response:
-        result: dict[str, Any] = json.loads(response.read())
-        return result
-
-
 def run(vault: Path, data: Path, tree: Path) -> dict[str, Any]:
     shutil.rmtree(data, ignore_errors=True)
-    log = data.with_suffix(".log")
-    env = {**os.environ, "PYTHONPATH": str(tree), "ORA_SCAN_DELAY": "-1"}
     load = os.getloadavg()[0]
-    started = time.monotonic()
-    with log.open("wb") as err:
-        proc = subprocess.Popen([ORA, "serve", str(vault), "--data", str(data), "--port", "0"],
-                                env=env, stdout=subprocess.DEVNULL, stderr=err)
-    try:
-        while not (ports := re.findall(r"listening on http://[^ ]*:(\d+)", log.read_text())):
-            if proc.poll() is not None:
-                raise SystemExit(f"ora serve did not start:\n{log.read_text()}")
-            time.sleep(0.05)
+    with serving(vault, data, data.with_suffix(".log"), tree) as (proc, port, token, started):
         out: dict[str, Any] = {"listening_s": round(time.monotonic() - started, 2),
                                "listening_cpu_s": _cpu_s(proc.pid)}
-        port, token = int(ports[0]), (data / "token").read_text().strip()
-        while _status(port, token)["reconcile"]["phase"] in ("pending", "scan"):
+        while _call(port, token, "GET", "/v1/status")["reconcile"]["phase"] in ("pending", "scan"):
             time.sleep(0.2)
         out["words_s"] = round(time.monotonic() - started, 2)
         out["words_cpu_s"] = _cpu_s(proc.pid)
         out["load"] = [round(load, 1), round(os.getloadavg()[0], 1)]
         return out
-    finally:
-        proc.send_signal(signal.SIGINT)
-        proc.wait(timeout=120)
 
 
 def main() -> None:

@@ -1,0 +1,85 @@
+// What the models e2e tests share: a loopback model hub, and the Models section's controller wired
+// to a real sidecar the way the plugin wires it (the setting becomes ORA_EMBED_MODEL, the sidecar
+// restarts).
+import { spawn, type ChildProcess } from "child_process";
+import { mkdtempSync, readFileSync, rmSync } from "fs";
+import { tmpdir } from "os";
+import { join, resolve } from "path";
+
+import { pullModel } from "../../src/api/model-pull";
+import type { PullProgress } from "../../src/api/types";
+import { ModelsController } from "../../src/models/controller";
+import { serveEnv } from "../../src/settings";
+import type { SidecarSupervisor } from "../../src/sidecar/supervisor";
+import { realSupervisor, startSidecar, type LiveSidecar } from "./harness";
+
+const ROOT = resolve(__dirname, "../../..");
+const PYTHON = join(ROOT, ".venv/bin/python");
+
+/** A sidecar on the packaged int8 embedder whose model hub is a loopback server serving `repo`. */
+export class ModelsBench {
+	live!: LiveSidecar;
+	restarted: SidecarSupervisor | null = null;
+	readonly progress: PullProgress[] = [];
+	/** What the controller asked the user to confirm. */
+	readonly asked: string[] = [];
+	private hub: ChildProcess | null = null;
+	private models = "";
+	private env: Record<string, string> = {};
+
+	constructor(private readonly repo: string, private readonly vault?: string) {}
+
+	async start(): Promise<void> {
+		this.models = mkdtempSync(join(tmpdir(), "ora-plugin-models-"));
+		// int8: the packaged embedder, as on a fresh install, so the start does not build fp32.
+		this.env = { ORA_HF_ENDPOINT: await this.startHub(), ORA_MODELS_DIR: this.models, ORA_EMBED_MODEL: "int8" };
+		this.live = await startSidecar({ env: this.env, ...(this.vault ? { vault: this.vault } : {}) });
+	}
+
+	async stop(): Promise<void> {
+		this.restarted?.stop();
+		await this.live?.stop();
+		this.hub?.stdin?.end();
+		this.hub?.kill();
+		rmSync(this.models, { recursive: true, force: true });
+	}
+
+	/** The controller as the plugin builds it, every user confirmation answered yes. */
+	controller(): ModelsController {
+		const live = this.live;
+		const token = (): string => readFileSync(join(live.vault, ".ora", "token"), "utf8").trim();
+		return new ModelsController({
+			models: () => live.client.models(),
+			suggestion: () => live.client.modelsSuggestion(),
+			switchEstimate: (name) => live.client.switchEstimate(name),
+			pull: (name, onProgress, signal) =>
+				pullModel({ baseUrl: live.client.baseUrl, token: token(), signal }, name, (p) => {
+					this.progress.push(p);
+					onProgress(p);
+				}),
+			confirm: async (_title, text) => (this.asked.push(text), true),
+			switchEmbedder: async (name) => {
+				live.supervisor.stop();
+				await live.supervisor.stopped();
+				this.restarted = realSupervisor(live.vault, live.client, () => undefined, [], serveEnv({ llmTimeoutSeconds: 0, answerMaxTokens: 0, memoryWindowTokens: 0, embedModel: name }, this.env) as Record<string, string>);
+				const outcome = await this.restarted.ensureRunning();
+				if (!outcome.ok) throw new Error(outcome.reason);
+			},
+			sleep: (ms) => new Promise((ok) => setTimeout(ok, ms)),
+		});
+	}
+
+	/** Starts the loopback hub (throttled, so a download takes a moment); resolves with its URL. */
+	private startHub(): Promise<string> {
+		const hub = spawn(PYTHON, ["-m", "tests.models.loopback_hub", this.repo, "--throttle", "0.002"], {
+			cwd: ROOT,
+			env: { ...process.env, PYTHONPATH: process.env.PYTHONPATH ?? ROOT },
+			stdio: ["pipe", "pipe", "inherit"],
+		});
+		this.hub = hub;
+		return new Promise((ok, fail) => {
+			hub.stdout?.once("data", (chunk: Buffer) => ok(chunk.toString().trim()));
+			hub.once("exit", (code) => fail(new Error(`the loopback hub exited (${code})`)));
+		});
+	}
+}
