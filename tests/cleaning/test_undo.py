@@ -179,12 +179,18 @@ def test_undo_from_the_command_line(run_scan: Scan, queue: Queue, config: Config
     assert "undo goes with `last`" in capsys.readouterr().err
 
 
+async def _serve(vault: Path, tmp_path: Path,
+                 app_client: Callable[[Config], Awaitable[AppClient]]) -> AppClient:
+    """The sidecar over `vault`: the int8 embedder, no re-ranker, no background scan."""
+    models = tmp_path / "models"
+    return await app_client(make_config(vault, tmp_path / "data", embed_model="int8",
+                                        models_dir=str(models), cohere_api_key="",
+                                        reranker_dir=str(models / "none"), scan_delay=-1.0))
+
+
 async def test_undo_over_http(vault: Path, tmp_path: Path,
                               app_client: Callable[[Config], Awaitable[AppClient]]) -> None:
-    models = tmp_path / "models"
-    api = await app_client(make_config(vault, tmp_path / "data", embed_model="int8",
-                                       models_dir=str(models), cohere_api_key="",
-                                       reranker_dir=str(models / "none"), scan_delay=-1.0))
+    api = await _serve(vault, tmp_path, app_client)
     _, doc = await api.call("POST", "/v1/contradictions/scan", {})
     (pair,) = [p for p in doc["pairs"] if p["kind"] == "engram"]
     status, _ = await api.call("POST", f"/v1/contradictions/{pair['id']}/resolve",
@@ -202,10 +208,7 @@ async def test_undo_over_http(vault: Path, tmp_path: Path,
 async def test_a_client_trash_over_http_leaves_the_note_for_the_plugin(
     vault: Path, tmp_path: Path, app_client: Callable[[Config], Awaitable[AppClient]]
 ) -> None:
-    models = tmp_path / "models"
-    api = await app_client(make_config(vault, tmp_path / "data", embed_model="int8",
-                                       models_dir=str(models), cohere_api_key="",
-                                       reranker_dir=str(models / "none"), scan_delay=-1.0))
+    api = await _serve(vault, tmp_path, app_client)
     _, doc = await api.call("POST", "/v1/contradictions/scan", {})
     (pair,) = [p for p in doc["pairs"] if p["kind"] == "engram"]
     status, done = await api.call("POST", f"/v1/contradictions/{pair['id']}/resolve",
