@@ -14,11 +14,15 @@ import asyncio
 from typing import Any
 
 from sidecar.answers import answer, default_k
-from sidecar.cli.common import add_retrieval_args, add_vault_args, emit, retrieval_from_args
+from sidecar.cli.common import (
+    add_retrieval_args,
+    add_vault_args,
+    emit,
+    open_index_or_route,
+    retrieval_from_args,
+)
 from sidecar.cli.search import render_web
 from sidecar.documents.formats import cited_where
-from sidecar.errors import IndexLocked
-from sidecar.index import open_index
 from sidecar.memory import ChatNotes, ConversationMemory, Episodic, open_store, restore_recall
 from sidecar.models.embedder import load_embedder
 
@@ -39,11 +43,8 @@ def run(args: argparse.Namespace) -> int:
     config, options, reranker, reason = retrieval_from_args(args, args.k or default_k())
     embedder = load_embedder(config)
     remembering = args.conversation is not None
-    try:
-        index = open_index(config, writer=remembering, embedder=embedder)
-    except IndexLocked as err:
-        raise IndexLocked(f"{err.message}; with `ora serve` running, ask through its "
-                          "POST /v1/ask") from err
+    index = open_index_or_route(config, writer=remembering, embedder=embedder,
+                                instead="ask through its POST /v1/ask")
     store = open_store(config.data) if remembering else None
     try:
         memory = None

@@ -9,8 +9,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from sidecar.errors import BadRequest
+from sidecar.errors import BadRequest, IndexLocked
+from sidecar.index import Index, open_index
 from sidecar.index.scope import NoteFilter
+from sidecar.models.embedder import Embedder
 from sidecar.models.reranker import Reranker, build_reranker
 from sidecar.retrieval.search import SearchOptions
 from sidecar.server.openapi import field_range
@@ -108,6 +110,16 @@ def config_from_args(args: argparse.Namespace, **overrides: Any) -> Config:
         raise BadRequest(f"{vault} is not a vault folder ({why}); give the folder that holds "
                          "your notes")
     return make_config(vault, getattr(args, "data", None), **overrides)
+
+
+def open_index_or_route(config: Config, *, writer: bool, embedder: Embedder,
+                        instead: str) -> Index:
+    """`open_index`; when `ora serve` holds the index, the error says what to do `instead`
+    (e.g. "ask through its POST /v1/ask")."""
+    try:
+        return open_index(config, writer=writer, embedder=embedder)
+    except IndexLocked as err:
+        raise IndexLocked(f"{err.message}; with `ora serve` running, {instead}") from err
 
 
 def emit(args: argparse.Namespace, payload: Any, human: Callable[[Any], str]) -> None:

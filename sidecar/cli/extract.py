@@ -20,7 +20,7 @@ import asyncio
 from typing import Any
 
 from sidecar.cleaning import Queue
-from sidecar.cli.common import add_vault_args, config_from_args, emit, log
+from sidecar.cli.common import add_vault_args, config_from_args, emit, log, open_index_or_route
 from sidecar.errors import BadRequest, IndexLocked
 from sidecar.extraction import (
     IndexEngrams,
@@ -61,11 +61,8 @@ def run(args: argparse.Namespace) -> int:
                          private=args.private)
     embedder = load_embedder(config)
     writing = args.accept is not None
-    try:
-        index = open_index(config, writer=writing, embedder=embedder)
-    except IndexLocked as err:
-        raise IndexLocked(f"{err.message}; with `ora serve` running, accept through its "
-                          "POST /v1/extract/accept") from err
+    index = open_index_or_route(config, writer=writing, embedder=embedder,
+                                instead="accept through its POST /v1/extract/accept")
     try:
         plan = asyncio.run(plan_extraction(config, source,
                                            IndexEngrams(index, embedder, private=args.private)))
