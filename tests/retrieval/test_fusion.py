@@ -147,4 +147,4 @@ def test_fusion_is_calibrated_per_embedder_and_minilm_keeps_its_tuned_setting() 
     for model_id in ("multilingual-e5-small:onnx:0123456789ab",
                      "remote:jeffh/intfloat-multilingual-e5-small:f16@127.0.0.1:11434:384"):
         chosen = fusion_settings(model_id)
-        assert (chosen.method, chosen.weights) == (e5["method"], e5["weights"])
+        assert (chosen.method, chosen.k, chosen.weights) == (e5["method"], e5["k"], e5["weights"])
