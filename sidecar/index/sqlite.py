@@ -23,7 +23,7 @@ class ThreadConnections:
         self.path = path
         self._setup = setup
         self._local = threading.local()
-        self._all: list[sqlite3.Connection] = []
+        self._by_thread: dict[threading.Thread, sqlite3.Connection] = {}
         self._guard = threading.Lock()
         self._setup_done = False
 
@@ -31,16 +31,18 @@ class ThreadConnections:
         conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
         if conn is None:
             private_file(self.path)  # it holds private notes' text: 0600, before SQLite opens it
-            # check_same_thread=False only so close_all() may close it from another thread.
+            # check_same_thread=False only so another thread may close it (close_all, or once
+            # its own thread has ended).
             conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=NORMAL")
             conn.execute("PRAGMA busy_timeout=10000")
             with self._guard:
+                self._close_ended()
                 if not self._setup_done:
                     self._setup(conn)
                     self._setup_done = True
-                self._all.append(conn)
+                self._by_thread[threading.current_thread()] = conn
             self._local.conn = conn
         return conn
 
@@ -56,9 +58,16 @@ class ThreadConnections:
             raise
         conn.execute("COMMIT")
 
+    def _close_ended(self) -> None:
+        """Close the connections of threads that have ended: a caller that starts a thread pool
+        per call (`search_sync` runs a new event loop each time) would otherwise leak one open
+        file per thread until the process runs out."""
+        for thread in [t for t in self._by_thread if not t.is_alive()]:
+            self._by_thread.pop(thread).close()
+
     def close_all(self) -> None:
         with self._guard:
-            for conn in self._all:
+            for conn in self._by_thread.values():
                 conn.close()
-            self._all.clear()
+            self._by_thread.clear()
         self._local = threading.local()
