@@ -12,7 +12,8 @@ from sidecar.server.openapi import read_json
 from sidecar.server.paths import request_path
 from sidecar.server.resources import LANE, LINT
 from sidecar.server.state import CONFIG
-from sidecar.vault.vault_settings import add_lint_ignore, load_vault_settings, set_excluded
+from sidecar.vault.settings_edit import add_lint_ignore, set_excluded
+from sidecar.vault.vault_settings import load_vault_settings
 
 routes = web.RouteTableDef()
 

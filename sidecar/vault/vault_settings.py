@@ -17,32 +17,25 @@ too: lint knows them as it knows the vault's domain tags.
 
 from __future__ import annotations
 
-import io
 import json
 import logging
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 import yaml
-from ruamel.yaml import YAML
-from ruamel.yaml.comments import CommentedMap, CommentedSeq
-from ruamel.yaml.error import YAMLError
 
-from sidecar.errors import BadRequest, InvalidSettings
+from sidecar.errors import BadRequest
 from sidecar.schema import get_schema, load_json
-from sidecar.vault.frontmatter_edit import has_anchors
 from sidecar.vault.patterns import Matcher, UnsupportedPattern, compile_pattern
-from sidecar.vault.scan import NotRegularFile, normalise_rel, read_regular
+from sidecar.vault.scan import normalise_rel, read_regular
 from sidecar.vault.tags import note_tags
-from sidecar.vault.write import atomic_write, check_not_empty, content_hash, create_file
 
 __all__ = [
     "VaultSettings",
-    "add_lint_ignore",
     "default_vault_settings",
     "effective_type",
     "is_excluded",
@@ -50,7 +43,7 @@ __all__ = [
     "load_vault_settings",
     "note_language",
     "opted_out",
-    "set_excluded",
+    "settings_defaults",
     "settings_files",
     "settings_path",
 ]
@@ -63,21 +56,22 @@ _GLOB_CHARS = re.compile(r"[*?]")  # `[` is a name's own: `Daily [old]/` is a fo
 
 
 @cache
-def _defaults() -> dict[str, Any]:
+def settings_defaults() -> dict[str, Any]:
+    """`schema/vault_defaults.json`: the defaults of every key of ora.yaml."""
     return dict(load_json("vault_defaults.json"))
 
 
 def settings_files() -> tuple[str, ...]:
     """The vault-relative files the settings are read from (ora.yaml, Obsidian's app config,
     the configs naming its templates and the plugin configs naming marker tags)."""
-    return (str(_defaults()["file"]), str(_defaults()["obsidian_app_config"]),
-            *(str(source["file"]) for source in _defaults()["obsidian_templates"]),
-            *(str(source["file"]) for source in _defaults()["obsidian_plugin_tags"]))
+    return (str(settings_defaults()["file"]), str(settings_defaults()["obsidian_app_config"]),
+            *(str(source["file"]) for source in settings_defaults()["obsidian_templates"]),
+            *(str(source["file"]) for source in settings_defaults()["obsidian_plugin_tags"]))
 
 
 def settings_path(vault: str | Path) -> Path:
     """Where a vault's settings file lives (`VAULT/ora.yaml`)."""
-    return Path(vault) / str(_defaults()["file"])
+    return Path(vault) / str(settings_defaults()["file"])
 
 
 @dataclass(frozen=True)
@@ -112,7 +106,7 @@ class VaultSettings:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "file": str(_defaults()["file"]),
+            "file": str(settings_defaults()["file"]),
             "exists": self.file_exists,
             "folders": dict(self.folders),
             "untyped_type": self.untyped_type,
@@ -206,7 +200,7 @@ def _obsidian_matcher(entry: str) -> Matcher | None:
 
 def _unsupported_filters(entries: tuple[str, ...]) -> list[str]:
     """A problem for each Excluded files regular expression RE2 cannot run (not applied)."""
-    app = _defaults()["obsidian_app_config"]
+    app = settings_defaults()["obsidian_app_config"]
     problems = []
     for entry in entries:
         if _is_regex(entry):
@@ -257,7 +251,7 @@ def is_lint_ignored(settings: VaultSettings, rel: str) -> bool:
 
 def opted_out(frontmatter: Mapping[str, Any]) -> bool:
     """True when a note's own frontmatter opts it out of lint (`ora-lint: ignore`)."""
-    rule = _defaults()["note_opt_out"]
+    rule = settings_defaults()["note_opt_out"]
     value = frontmatter.get(str(rule["property"]), None)
     if value is None:
         return False
@@ -275,7 +269,7 @@ class _Reader:
         self.problems: list[str] = []
 
     def note(self, message: str) -> None:
-        self.problems.append(f"{_defaults()['file']}: {message}; using the default")
+        self.problems.append(f"{settings_defaults()['file']}: {message}; using the default")
 
     def type_name(self, value: Any, where: str, default: str) -> str:
         types = get_schema().types
@@ -293,7 +287,7 @@ class _Reader:
         return tuple(v.strip().lstrip("/") for v in value)
 
     def folders(self, value: Any) -> tuple[tuple[str, str], ...]:
-        rules: dict[str, str | None] = dict(_defaults()["folders"])
+        rules: dict[str, str | None] = dict(settings_defaults()["folders"])
         if value is not None:
             if not isinstance(value, Mapping):
                 self.note("folders must map a folder to a type, e.g. 'Notes/: engram'")
@@ -329,7 +323,7 @@ class _Reader:
         return tuple(sorted(rules, key=lambda r: (-len(r[0]), r[0])))
 
     def lint(self, value: Any) -> tuple[str, tuple[str, ...]]:
-        defaults = _defaults()["lint"]
+        defaults = settings_defaults()["lint"]
         if value is None:
             value = {}
         if not isinstance(value, Mapping):
@@ -338,8 +332,9 @@ class _Reader:
         mode = value.get("untyped", defaults["untyped"])
         if mode is False:  # YAML reads a bare `off` as false
             mode = "off"
-        if mode not in _defaults()["lint_modes"]:
-            self.note(f"lint.untyped {mode!r} is not one of {', '.join(_defaults()['lint_modes'])}")
+        modes = settings_defaults()["lint_modes"]
+        if mode not in modes:
+            self.note(f"lint.untyped {mode!r} is not one of {', '.join(modes)}")
             mode = defaults["untyped"]
         ignore = self.patterns(value.get("ignore", defaults["ignore"]), "lint.ignore",
                                defaults["ignore"])
@@ -399,8 +394,8 @@ def _config_value(vault: Path, file: str, key: str) -> Any:
 
 def _obsidian_filters(vault: Path) -> tuple[str, ...]:
     """Obsidian's Excluded files; nothing when the app config is absent or unreadable."""
-    entries = _config_value(vault, str(_defaults()["obsidian_app_config"]),
-                            str(_defaults()["obsidian_ignore_key"]))
+    entries = _config_value(vault, str(settings_defaults()["obsidian_app_config"]),
+                            str(settings_defaults()["obsidian_ignore_key"]))
     if not isinstance(entries, list):
         return ()
     return tuple(e for e in entries if isinstance(e, str) and e)
@@ -410,7 +405,7 @@ def _obsidian_templates(vault: Path) -> tuple[str, ...]:
     """The template folders (`X/`) and notes (`X.md`) Obsidian's configs name; a config that is
     absent, unreadable or names nothing adds nothing."""
     found: list[str] = []
-    for source in _defaults()["obsidian_templates"]:
+    for source in settings_defaults()["obsidian_templates"]:
         value = _config_value(vault, str(source["file"]), str(source["key"]))
         if not isinstance(value, str):
             continue
@@ -429,7 +424,7 @@ def _plugin_tags(vault: Path) -> tuple[str, ...]:
     single tag (the Tasks plugin's global filter `#task`). A value that is no tag (Tasks takes any
     string, `TODO` too), or empty (Tasks' default: every checkbox is a task), adds nothing."""
     found: list[str] = []
-    for source in _defaults()["obsidian_plugin_tags"]:
+    for source in settings_defaults()["obsidian_plugin_tags"]:
         value = _config_value(vault, str(source["file"]), str(source["key"]))
         if not isinstance(value, str):
             continue
@@ -445,7 +440,7 @@ def load_vault_settings(vault: str | Path) -> VaultSettings:
     for a bad file: its problems are in `problems` and logged."""
     root = Path(vault)
     path = settings_path(root)
-    defaults = _defaults()
+    defaults = settings_defaults()
     reader = _Reader()
     data = _read_mapping(path, reader)
     raw: dict[str, Any] = data or {}
@@ -483,7 +478,7 @@ def load_vault_settings(vault: str | Path) -> VaultSettings:
 def default_vault_settings() -> VaultSettings:
     """The settings of a vault without ora.yaml or Obsidian exclusions (pure defaults)."""
     reader = _Reader()
-    defaults = _defaults()
+    defaults = settings_defaults()
     return VaultSettings(
         folders=reader.folders(None),
         untyped_type=str(defaults["untyped_type"]),
@@ -493,146 +488,3 @@ def default_vault_settings() -> VaultSettings:
         lint_ignore=tuple(defaults["lint"]["ignore"]),
         chats_folder=str(defaults["chats_folder"]),
     )
-
-
-# ---- writing ----------------------------------------------------------------------------------
-
-
-def _round_trip() -> YAML:
-    y = YAML()  # round-trip: comments, order and quoting survive
-    y.preserve_quotes = True
-    y.indent(mapping=2, sequence=4, offset=2)
-    return y
-
-
-def _ignore_entry(path: str) -> str:
-    """A lint-ignore entry for a note or folder path (a trailing `/` keeps meaning a folder)."""
-    entry = normalise_rel(path.strip())
-    return entry + "/" if path.strip().endswith("/") else entry
-
-
-def _dump(y: YAML, doc: CommentedMap, crlf: bool) -> bytes:
-    out = io.StringIO()
-    y.dump(doc, out)
-    return (out.getvalue().replace("\n", "\r\n") if crlf else out.getvalue()).encode("utf-8")
-
-
-def _settings_doc(file: Path, y: YAML, data: bytes) -> CommentedMap:
-    """ora.yaml's bytes as a round-trip mapping, refused (nothing written) when an edit could not
-    keep every other setting: empty (most often an editor between its truncate and its write),
-    not YAML, not a mapping, or using anchors and aliases (`*ex` would carry an edit of one
-    list into another)."""
-    check_not_empty(data, file.name)
-    try:
-        text = data.decode("utf-8").replace("\r\n", "\n")
-        doc = y.load(text)
-    except (YAMLError, UnicodeDecodeError) as exc:
-        raise InvalidSettings(f"{file.name} is not valid YAML; fix it by hand first ({exc})"
-                              .splitlines()[0]) from exc
-    if doc is None:
-        doc = CommentedMap()  # comments only
-    if not isinstance(doc, CommentedMap):
-        raise InvalidSettings(f"{file.name} is not a mapping of settings; fix it by hand first")
-    if has_anchors(y, text):
-        raise InvalidSettings(
-            f"{file.name} uses YAML anchors or aliases (&name, *name): an edit through them "
-            "would change other settings too, so Ora leaves it alone; edit it by hand")
-    return doc
-
-
-def _edit_list(vault: str | Path, keys: tuple[str, ...],
-               edit: Callable[[list[Any]], bool]) -> VaultSettings:
-    """Apply `edit` to the list at `keys` in ora.yaml (`("lint", "ignore")`), creating the file,
-    the mappings and the list as needed (an absent list starts from its default); `edit` changes
-    the list in place and says whether it did. Every other byte's meaning, comments and order are
-    kept; nothing is written when nothing changed.
-
-    Written through the one compare-and-swap writer (`vault/write.py`) with the refusals note
-    edits have: Conflict when the file is empty or changes between the read and the swap (an
-    editor saving it), or appeared meanwhile; InvalidSettings when it cannot be edited safely.
-    """
-    name = ".".join(keys)
-    file = settings_path(vault)
-    if file.is_symlink():  # the atomic write would replace the link with a plain file
-        raise InvalidSettings(f"{file.name} is a symbolic link, which Ora will not replace with "
-                              f"a file; edit `{name}` in the file it points to")
-    default: Any = _defaults()
-    for key in keys:
-        default = default[key]
-    y = _round_trip()
-    try:
-        data = read_regular(file)
-    except FileNotFoundError:
-        entries = list(default)
-        if edit(entries):
-            doc: Any = CommentedSeq(entries)
-            for key in reversed(keys):
-                doc = CommentedMap({key: doc})
-            create_file(file, _dump(y, doc, False))
-        return load_vault_settings(vault)
-    except NotRegularFile as exc:
-        raise InvalidSettings(f"{file.name} is not a regular file (a pipe, socket or device); "
-                              "Ora will not write it") from exc
-    parent = root = _settings_doc(file, y, data)
-    for depth, key in enumerate(keys[:-1]):
-        child = parent.get(key)
-        if child is None:
-            child = parent[key] = CommentedMap()
-        if not isinstance(child, CommentedMap):
-            where = ".".join(keys[:depth + 1])
-            raise InvalidSettings(f"`{where}` in {file.name} is not a mapping; "
-                                  "fix it by hand first")
-        parent = child
-    entries = parent.get(keys[-1])
-    if entries is None:
-        entries = CommentedSeq(default)
-    elif isinstance(entries, str):
-        entries = CommentedSeq([entries])
-    if not isinstance(entries, list):
-        raise InvalidSettings(f"`{name}` in {file.name} is not a list; fix it by hand first")
-    if edit(entries):
-        parent[keys[-1]] = entries
-        crlf = b"\r\n" in data  # written on Windows: the lines ruamel writes get "\r\n" too
-        atomic_write(file, _dump(y, root, crlf), content_hash(data), file.name)
-    return load_vault_settings(vault)
-
-
-def add_lint_ignore(vault: str | Path, path: str) -> VaultSettings:
-    """Add `path` (a note, a folder ending in `/`, or a glob) to `lint.ignore` in ora.yaml
-    (`_edit_list`: round-trip, compare-and-swap, the file created if needed)."""
-    entry = _ignore_entry(path)
-
-    def add(entries: list[Any]) -> bool:
-        if entry in entries:
-            return False
-        entries.append(entry)
-        return True
-
-    return _edit_list(vault, ("lint", "ignore"), add)
-
-
-def _folder_key(entry: Any) -> str:
-    """An `exclude` entry as it matches: `/Scratch/`, `Scratch/` and `Scratch` are one folder."""
-    return str(entry).strip().strip("/")
-
-
-def set_excluded(vault: str | Path, path: str, excluded: bool) -> VaultSettings:
-    """Add `path` (a folder, ending in `/`, a note or a glob) to `exclude` in ora.yaml, or remove
-    every entry that names it (`Scratch`, `Scratch/` and `/Scratch/` alike); `_edit_list` writes.
-    Removing an entry names only that entry: a glob or Obsidian's Excluded files may still cover
-    the folder. The index follows the file as it follows an edit by hand (the server re-plans)."""
-    entry = _ignore_entry(path)
-    key = _folder_key(entry)
-
-    def change(entries: list[Any]) -> bool:
-        if excluded:
-            if any(_folder_key(e) == key for e in entries):
-                return False
-            entries.append(entry)
-            return True
-        gone = [i for i, e in enumerate(entries) if _folder_key(e) == key]
-        for i in reversed(gone):  # one by one: CommentedSeq moves the items' comments along
-            del entries[i]
-        return bool(gone)
-
-    return _edit_list(vault, ("exclude",), change)

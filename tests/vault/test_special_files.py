@@ -17,7 +17,8 @@ import pytest
 
 from sidecar.errors import InvalidSettings
 from sidecar.vault.scan import NotRegularFile, iter_note_paths, read_regular
-from sidecar.vault.vault_settings import add_lint_ignore, load_vault_settings
+from sidecar.vault.settings_edit import add_lint_ignore
+from sidecar.vault.vault_settings import load_vault_settings
 
 ORA = str(Path(sys.executable).with_name("ora"))
 NOTES = {

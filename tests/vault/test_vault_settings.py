@@ -16,16 +16,15 @@ import pytest
 
 from sidecar.errors import Conflict, InvalidSettings
 from sidecar.schema import load_json
+from sidecar.vault.settings_edit import add_lint_ignore, set_excluded
 from sidecar.vault.vault_settings import (
     VaultSettings,
-    add_lint_ignore,
     default_vault_settings,
     effective_type,
     is_excluded,
     is_lint_ignored,
     load_vault_settings,
     opted_out,
-    set_excluded,
     settings_files,
 )
 
