@@ -78,6 +78,8 @@ class Spec:
     feedback_docs: int
     feedback_terms: int
     feedback_weight: float
+    anchor_window: int
+    anchor_most: int
 
 
 @cache
@@ -95,7 +97,8 @@ def spec() -> Spec:
                 int(detect["min_stopwords"]), float(detect["min_share"]),
                 float(detect["kana_share"]), int(grams["n"]),
                 int(grams["min_length"]), float(grams["weight"]), int(feedback["docs"]),
-                int(feedback["terms"]), float(feedback["weight"]))
+                int(feedback["terms"]), float(feedback["weight"]), int(doc["anchors"]["window"]),
+                int(doc["anchors"]["most"]))
 
 
 def codes() -> tuple[str, ...]:
