@@ -16,7 +16,8 @@ query). Each row records the language ora.yaml sets for its note (`lang`, '' whe
 note without one is analysed in the language detected from the text of its rows (written
 together, and read together when an engine is rebuilt). The public store's chunks' wikilinks
 are kept in its anchors table (`anchors.py`); a write that changes what links say of a note
-indexes that note's chunks again, in either store.
+indexes that note's chunks again, in either store. Beside each store's engine, an engine of
+whole notes (`note_level.py`) is written and rebuilt with it.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sidecar.errors import IndexDamaged
-from sidecar.index import anchors, languages
+from sidecar.index import anchors, languages, note_level
 from sidecar.index.bm25_engine import (
     VERSION,
     Bm25Engine,
@@ -114,24 +115,28 @@ def _body(text: str, title: str, heading: str, about: str, linked: str = "") -> 
 _TableRow = tuple[int, int, str, str, str, str, str, str]
 
 
-def _table_docs(cursor: sqlite3.Cursor, linked: Callable[[str], str]) -> Iterator[list[Doc]]:
-    """The engine's documents of the table rows (rowid, archived, text, title, heading, about,
-    path, lang) read by `cursor` in path order, in batches of whole notes, each with the
-    incoming-link text `linked` gives its note: a row without a language set is given its
-    note's, detected again (detection may have changed with the layout)."""
+def _table_docs(
+    cursor: sqlite3.Cursor, linked: Callable[[str], str],
+) -> Iterator[tuple[list[Doc], list[Doc]]]:
+    """The engines' documents of the table rows (rowid, archived, text, title, heading, about,
+    path, lang) read by `cursor` in path order, in batches of whole notes: the chunks', each
+    with the incoming-link text `linked` gives its note, and the notes' (`note_level.py`). A row
+    without a language set is given its note's, detected again (detection may have changed with
+    the layout)."""
     note: list[_TableRow] = []
-    batch: list[Doc] = []
+    batch: tuple[list[Doc], list[Doc]] = ([], [])
     for row in itertools.chain(cursor, [None]):
         if note and (row is None or row[6] != note[0][6]):
             langs = _languages([SparseRow(str(r[0]), r[6], False, r[2], "", "", language=r[7])
                                 for r in note])
             text = linked(note[0][6])
-            batch.extend((r[0], bool(r[1]), _body(*r[2:6], text), lang)
-                         for r, lang in zip(note, langs, strict=True))
+            batch[0].extend((r[0], bool(r[1]), _body(*r[2:6], text), lang)
+                            for r, lang in zip(note, langs, strict=True))
+            batch[1].append(note_level.document(note, langs[0]))
             note = []
-            if len(batch) >= _REBUILD_BATCH or row is None:
+            if len(batch[0]) >= _REBUILD_BATCH or row is None:
                 yield batch
-                batch = []
+                batch = ([], [])
         if row is not None:
             note.append(row)
 
@@ -212,8 +217,11 @@ class Bm25Store:
             return False
         try:
             engine = self._engine(name)
-            rows = int(conn.execute(f'SELECT count(*) FROM "{name}"').fetchone()[0])
-            return engine is not None and engine.count() == rows
+            notes = self._engine(note_level.engine(name))
+            rows, paths = conn.execute(
+                f'SELECT count(*), count(DISTINCT path) FROM "{name}"').fetchone()
+            return (engine is not None and engine.count() == int(rows)
+                    and notes is not None and notes.count() == int(paths))
         except (ValueError, OSError):  # a damaged engine: rebuilt from the table
             return False
 
@@ -221,26 +229,30 @@ class Bm25Store:
         """A new engine for the store, filled from its table, with the anchors of the
         namespace's `public` store (extracted again when the store is that one)."""
         self._behind.add(name)
-        self._forget(name)
-        remove(self._folder / name)
+        for folder in (name, note_level.engine(name)):
+            self._forget(folder)
+            remove(self._folder / folder)
         with self._db.transaction() as conn:
             conn.execute(f'INSERT OR REPLACE INTO "{_STATE}" VALUES (?, ?, 1)', (name, VERSION))
             conn.execute(f'DELETE FROM "{_LANGUAGES}" WHERE store = ?', (name,))
             if name == public:
                 anchors.refill(conn, public)
         engine = self._engine(name, create=True)
-        assert engine is not None
+        notes = self._engine(note_level.engine(name), create=True)
+        assert engine is not None and notes is not None
         conn = self._db.get()
         cursor = conn.execute(
             f'SELECT rowid, archived, text, title, heading, about, path, lang FROM "{name}" '
             "ORDER BY path")
         codes: set[str] = set()
-        for batch in _table_docs(cursor, lambda path: anchors.text_for(conn, public, path)):
-            engine.add(batch)
-            codes.update(doc[3] for doc in batch)
+        for chunks, docs in _table_docs(cursor, lambda path: anchors.text_for(conn, public, path)):
+            engine.add(chunks)
+            notes.add(docs)
+            codes.update(doc[3] for doc in chunks)
         with self._db.transaction() as conn:
             _record_languages(conn, name, codes)
         engine.commit()
+        notes.commit()
         self._settled([name])
         self._behind.discard(name)
 
@@ -261,7 +273,7 @@ class Bm25Store:
                     conn.execute(f'DELETE FROM "{_STATE}" WHERE store = ?', (name,))
                 if self._exists(conn, _LANGUAGES):
                     conn.execute(f'DELETE FROM "{_LANGUAGES}" WHERE store = ?', (name,))
-        for name in names:
+        for name in [*names, *map(note_level.engine, names)]:
             self._forget(name)
             remove(self._folder / name)
 
@@ -274,23 +286,26 @@ class Bm25Store:
         """Delete chunk ids, then insert (or overwrite) rows, per store: in one transaction of
         the tables and of the public store's anchors, then one commit of each engine written
         to. The notes whose incoming-link text this write changed are indexed again, in
-        either store, from their tables."""
+        either store, from their tables; so are the note-level documents of the notes written."""
         public = store_name(namespace, False)
         changes: dict[str, tuple[list[int], list[Doc]]] = {}
+        touched: dict[str, set[str]] = {}  # by store, the notes written
         dropped: list[anchors.Anchor] = []  # of the public chunks removed, and added
         fresh: list[anchors.Anchor] = []
         added: dict[str, tuple[int, Sequence[SparseRow]]] = {}
         with self._db.transaction() as conn:
             for private, ids in deletes.items():
                 name = store_name(namespace, private)
-                gone = _delete(conn, name, ids)
+                gone = _delete(conn, name, ids, touched.setdefault(name, set()))
                 changes.setdefault(name, ([], []))[0].extend(gone)
                 if not private:
                     dropped += anchors.drop(conn, public, gone)
             for private, rows in inserts.items():
                 name = store_name(namespace, private)
                 gone = changes.setdefault(name, ([], []))[0]
-                replaced = _delete(conn, name, [r.id for r in rows])
+                replaced = _delete(conn, name, [r.id for r in rows],
+                                   touched.setdefault(name, set()))
+                touched[name].update(r.path for r in rows)
                 gone.extend(replaced)
                 first = _insert(conn, name, rows, above=max(gone, default=0))
                 added[name] = (first, rows)
@@ -313,19 +328,23 @@ class Bm25Store:
                 self._rebuild(name, public)  # from the table, which now holds this write too
                 continue
             engine = self._engine(name, create=True)
-            assert engine is not None
+            notes = self._engine(note_level.engine(name), create=True)
+            assert engine is not None and notes is not None
             gone, docs = changes.get(name, ([], []))
             try:
                 engine.delete(gone)
                 engine.add(docs)
                 self._relink(engine, name, public, relinked.get(name, []))
+                self._renote(notes, name, gone, touched.get(name, set()))
                 engine.commit()
+                notes.commit()
             except BaseException:
                 # The store stays pending (a next writer rebuilds it) and behind (so does this
                 # one's next write): the engine lacks this write, and the chunk count alone
                 # cannot tell when it rewrote as many chunks as it removed.
                 self._behind.add(name)
                 engine.rollback()
+                notes.rollback()
                 raise
         if written:
             self._settled(written)
@@ -346,6 +365,21 @@ class Bm25Store:
                     out[name] = paths
         return out
 
+    def _renote(self, notes: Bm25Engine, name: str, gone: Sequence[int],
+                paths: set[str]) -> None:
+        """The note-level documents of the notes `paths` of store `name` written again (a note
+        document is keyed by its first chunk's rowid: those of `gone`, the rows deleted, go)."""
+        notes.delete(gone)
+        if not paths:
+            return
+        cursor = self._db.get().execute(
+            f'SELECT rowid, archived, text, title, heading, about, path, lang FROM "{name}" '
+            "WHERE path IN (SELECT value FROM json_each(?)) ORDER BY path",
+            (json.dumps(sorted(paths)),))
+        for chunks, docs in _table_docs(cursor, lambda _: ""):
+            notes.delete([doc[0] for doc in chunks])
+            notes.add(docs)
+
     def _relink(self, engine: Bm25Engine, name: str, public: str, paths: Sequence[str]) -> None:
         """Index the chunks of the notes `paths` of store `name` again, with their anchors."""
         if not paths:
@@ -354,7 +388,7 @@ class Bm25Store:
         cursor = conn.execute(
             f'SELECT rowid, archived, text, title, heading, about, path, lang FROM "{name}" '
             "WHERE path IN (SELECT value FROM json_each(?)) ORDER BY path", (json.dumps(paths),))
-        for batch in _table_docs(cursor, lambda path: anchors.text_for(conn, public, path)):
+        for batch, _ in _table_docs(cursor, lambda path: anchors.text_for(conn, public, path)):
             engine.delete([doc[0] for doc in batch])
             engine.add(batch)
 
@@ -468,6 +502,34 @@ class Bm25Store:
         hits.sort(key=lambda h: (-h[1], h[0]))
         return hits[:k]
 
+    def note_scores(
+        self, namespace: str, query: str, k: int, *, private: bool, include_archived: bool,
+    ) -> dict[str, float]:
+        """The note-level scores of the best `k` notes (`note_level.py`), by note path, as
+        shares of the best one's, from the public store plus the private one when `private`;
+        none unless the query takes feedback (its store holds notes in such a language)."""
+        conn = self._db.get()
+        stores = [store_name(namespace, p) for p in ((False, True) if private else (False,))]
+        terms = query_terms(query, _languages_of(conn, stores))
+        if not terms or k <= 0 or not takes_feedback(terms):
+            return {}
+        found: list[tuple[str, float]] = []
+        for name in stores:
+            engine = self._searchable(conn, name) if self._exists(conn, name) else None
+            notes = self._engine(note_level.engine(name))
+            if engine is None or notes is None:  # none yet: a writer builds it on opening
+                continue
+            try:
+                ranked = notes.top(_with_feedback(conn, name, engine, terms), k,
+                                   live_only=not include_archived)
+            except (ValueError, OSError) as exc:  # damaged or removed since it was opened
+                raise _damaged(note_level.engine(name), str(exc).splitlines()[0]) from exc
+            paths = dict(conn.execute(
+                f'SELECT rowid, path FROM "{name}" WHERE rowid IN '
+                "(SELECT value FROM json_each(?))", (json.dumps([r for r, _ in ranked]),)))
+            found += [(str(paths[rowid]), score) for rowid, score in ranked if rowid in paths]
+        return note_level.normalised(found)
+
     def _searchable(self, conn: sqlite3.Connection, name: str) -> Bm25Engine | None:
         """The store's engine; None for an empty store without one; IndexDamaged when chunks
         have no engine to rank them (a reader of an index a writer has not opened since the
@@ -493,13 +555,15 @@ def _damaged(name: str, reason: str) -> IndexDamaged:
                         "run `ora index` on the vault to rebuild it")
 
 
-def _delete(conn: sqlite3.Connection, name: str, ids: Sequence[str]) -> list[int]:
-    """Delete the rows of `ids`; returns their rowids."""
+def _delete(conn: sqlite3.Connection, name: str, ids: Sequence[str], paths: set[str]) -> list[int]:
+    """Delete the rows of `ids`; returns their rowids and adds their notes to `paths`."""
     if not ids:
         return []
-    return [int(r) for (r,) in conn.execute(
-        f'DELETE FROM "{name}" WHERE id IN (SELECT value FROM json_each(?)) RETURNING rowid',
-        (json.dumps(list(ids)),)).fetchall()]
+    rows = conn.execute(
+        f'DELETE FROM "{name}" WHERE id IN (SELECT value FROM json_each(?)) RETURNING rowid, path',
+        (json.dumps(list(ids)),)).fetchall()
+    paths.update(str(path) for _, path in rows)
+    return [int(rowid) for rowid, _ in rows]
 
 
 def _insert(

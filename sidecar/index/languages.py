@@ -80,6 +80,7 @@ class Spec:
     feedback_weight: float
     anchor_window: int
     anchor_most: int
+    note_weight: float
 
 
 @cache
@@ -98,7 +99,7 @@ def spec() -> Spec:
                 float(detect["kana_share"]), int(grams["n"]),
                 int(grams["min_length"]), float(grams["weight"]), int(feedback["docs"]),
                 int(feedback["terms"]), float(feedback["weight"]), int(doc["anchors"]["window"]),
-                int(doc["anchors"]["most"]))
+                int(doc["anchors"]["most"]), float(doc["notes"]["weight"]))
 
 
 def codes() -> tuple[str, ...]:
