@@ -6,10 +6,10 @@ between notes in [[Graph view]]"): web search has used link anchor text since it
 information", SIGIR 2001). Each wikilink of a public, live chunk gives an anchor: the link as
 Obsidian shows it with up to `window` words either side on its line (`schema/languages.json`
 `anchors`). Every chunk of the note a link names is indexed with the note's anchors, each once,
-at most `most` of them (a note half the vault links to would otherwise multiply its chunks'
-length), after its own text. On the Italian, Dutch and French help vaults this put 1 more of 76
-notes in the top 5 of the default search and 4 more with BM25 alone, and raised MRR@10 by 0.07
-and 0.09 (docs/benchmarks.md).
+at most `most` of them, the first linking notes' by path (a note half the vault links to would
+otherwise multiply its chunks' length), after its own text. On the Italian, Dutch and French
+help vaults this put 2 more of 76 notes in the top 5 of the default search and 6 more with BM25
+alone, and raised MRR@10 by 0.07 and 0.09 (docs/benchmarks.md).
 
 A link names a note by its file name or its vault path (without `.md`, case-folded, as
 `vault/links.py` resolves it); a name shared by several notes gives its anchors to each, and a
@@ -113,9 +113,11 @@ def refill(conn: sqlite3.Connection, store: str) -> None:
 
 
 def text_for(conn: sqlite3.Connection, store: str, path: str) -> str:
-    """The anchors other notes of the public `store` give the note at `path`, each once."""
+    """The anchors other notes of the public `store` give the note at `path`, each once, the
+    first `most` in the order of the linking notes' paths (whatever order they were written in)."""
     found = conn.execute(
-        f'SELECT text FROM "{table(store)}" WHERE key IN (?, ?) AND path != ? ORDER BY source',
+        f'SELECT text FROM "{table(store)}" WHERE key IN (?, ?) AND path != ? '
+        "ORDER BY path, source",
         (*keys(path), path))
     return "\n".join(list(dict.fromkeys(str(text) for (text,) in found))[
         : languages.spec().anchor_most])

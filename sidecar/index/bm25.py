@@ -116,23 +116,26 @@ _TableRow = tuple[int, int, str, str, str, str, str, str]
 
 
 def _table_docs(
-    cursor: sqlite3.Cursor, linked: Callable[[str], str],
+    cursor: sqlite3.Cursor, linked: Callable[[str], str], known: Mapping[str, str] | None = None,
 ) -> Iterator[tuple[list[Doc], list[Doc]]]:
     """The engines' documents of the table rows (rowid, archived, text, title, heading, about,
     path, lang) read by `cursor` in path order, in batches of whole notes: the chunks', each
     with the incoming-link text `linked` gives its note, and the notes' (`note_level.py`). A row
     without a language set is given its note's, detected again (detection may have changed with
-    the layout)."""
+    the layout), unless `known` gives its note's, just found. A note is given a note document
+    only in a language whose search lifts by it."""
     note: list[_TableRow] = []
     batch: tuple[list[Doc], list[Doc]] = ([], [])
     for row in itertools.chain(cursor, [None]):
         if note and (row is None or row[6] != note[0][6]):
-            langs = _languages([SparseRow(str(r[0]), r[6], False, r[2], "", "", language=r[7])
-                                for r in note])
+            langs = ([known[note[0][6]]] * len(note) if known and note[0][6] in known else
+                     _languages([SparseRow(str(r[0]), r[6], False, r[2], "", "", language=r[7])
+                                 for r in note]))
             text = linked(note[0][6])
             batch[0].extend((r[0], bool(r[1]), _body(*r[2:6], text), lang)
                             for r, lang in zip(note, langs, strict=True))
-            batch[1].append(note_level.document(note, langs[0]))
+            if note_level.lifts(langs[0]):
+                batch[1].append(note_level.document(note, langs[0]))
             note = []
             if len(batch[0]) >= _REBUILD_BATCH or row is None:
                 yield batch
@@ -218,10 +221,8 @@ class Bm25Store:
         try:
             engine = self._engine(name)
             notes = self._engine(note_level.engine(name))
-            rows, paths = conn.execute(
-                f'SELECT count(*), count(DISTINCT path) FROM "{name}"').fetchone()
-            return (engine is not None and engine.count() == int(rows)
-                    and notes is not None and notes.count() == int(paths))
+            rows = int(conn.execute(f'SELECT count(*) FROM "{name}"').fetchone()[0])
+            return engine is not None and engine.count() == rows and notes is not None
         except (ValueError, OSError):  # a damaged engine: rebuilt from the table
             return False
 
@@ -290,6 +291,7 @@ class Bm25Store:
         public = store_name(namespace, False)
         changes: dict[str, tuple[list[int], list[Doc]]] = {}
         touched: dict[str, set[str]] = {}  # by store, the notes written
+        known: dict[str, str] = {}  # the language of each note written
         dropped: list[anchors.Anchor] = []  # of the public chunks removed, and added
         fresh: list[anchors.Anchor] = []
         added: dict[str, tuple[int, Sequence[SparseRow]]] = {}
@@ -316,6 +318,7 @@ class Bm25Store:
                                                           if not r.archived])
             for name, (first, rows) in added.items():  # every anchor of this write is in
                 docs = _docs(conn, public, first, rows)
+                known.update((r.path, doc[3]) for r, doc in zip(rows, docs, strict=True))
                 _record_languages(conn, name, {doc[3] for doc in docs})
                 changes[name][1].extend(docs)
             relinked = self._relinked(conn, namespace, anchors.changed(dropped, fresh), added)
@@ -335,7 +338,7 @@ class Bm25Store:
                 engine.delete(gone)
                 engine.add(docs)
                 self._relink(engine, name, public, relinked.get(name, []))
-                self._renote(notes, name, gone, touched.get(name, set()))
+                self._renote(notes, name, gone, touched.get(name, set()), known)
                 engine.commit()
                 notes.commit()
             except BaseException:
@@ -366,19 +369,25 @@ class Bm25Store:
         return out
 
     def _renote(self, notes: Bm25Engine, name: str, gone: Sequence[int],
-                paths: set[str]) -> None:
+                paths: set[str], known: Mapping[str, str]) -> None:
         """The note-level documents of the notes `paths` of store `name` written again (a note
-        document is keyed by its first chunk's rowid: those of `gone`, the rows deleted, go)."""
-        notes.delete(gone)
+        document is keyed by its first chunk's rowid: those of `gone`, the rows deleted, go).
+        An engine with nothing to write is not opened for writing (an English store's stays
+        empty)."""
+        held = notes.count() > 0
+        if held:
+            notes.delete(gone)
         if not paths:
             return
         cursor = self._db.get().execute(
             f'SELECT rowid, archived, text, title, heading, about, path, lang FROM "{name}" '
             "WHERE path IN (SELECT value FROM json_each(?)) ORDER BY path",
             (json.dumps(sorted(paths)),))
-        for chunks, docs in _table_docs(cursor, lambda _: ""):
-            notes.delete([doc[0] for doc in chunks])
-            notes.add(docs)
+        for chunks, docs in _table_docs(cursor, lambda _: "", known):
+            if held:
+                notes.delete([doc[0] for doc in chunks])
+            if docs:
+                notes.add(docs)
 
     def _relink(self, engine: Bm25Engine, name: str, public: str, paths: Sequence[str]) -> None:
         """Index the chunks of the notes `paths` of store `name` again, with their anchors."""

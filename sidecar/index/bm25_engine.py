@@ -41,9 +41,10 @@ from sidecar.index.languages import segment
 from sidecar.schema import load_json
 
 # What is indexed and how, recorded (with the engine's version) so a change rebuilds the index.
-LAYOUT = ("body: title heading about text anchors; cjk_bigrams simple remove_long(40) lowercase "
-          "ascii_fold stemmer(en); body_LANG per languages.json: stopword(LANG) stemmer(LANG) "
-          "ascii_fold; grams: n-grams of long words of compound languages")
+LAYOUT = ("body: title heading about text anchors(by path); cjk_bigrams simple remove_long(40) "
+          "lowercase ascii_fold stemmer(en); body_LANG per languages.json: stopword(LANG) "
+          "stemmer(LANG) ascii_fold; grams: n-grams of long words of compound languages; notes: "
+          "whole notes of the languages taking feedback")
 VERSION = "; ".join([version("tantivy"), LAYOUT, json.dumps(
     {k: v for k, v in load_json("languages.json").items() if k != "description"}, sort_keys=True)])
 # The writer's indexing memory (one thread): flushed to a segment when full (issue 17).

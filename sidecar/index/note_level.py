@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from sidecar.index import languages
 from sidecar.index.bm25_engine import Doc
 
 _SUFFIX = ".notes"
@@ -22,6 +23,13 @@ _SUFFIX = ".notes"
 def engine(store: str) -> str:
     """The folder of the note engine of `store`, beside the store's own."""
     return f"{store}{_SUFFIX}"
+
+
+def lifts(code: str) -> bool:
+    """Whether a note in the language `code` is given a note document: in the languages whose
+    queries take feedback (the only ones whose search reads them)."""
+    lang = languages.spec().languages.get(code)
+    return lang is not None and lang.feedback
 
 
 def document(rows: Sequence[tuple[int, int, str, str, str, str, str, str]], lang: str) -> Doc:

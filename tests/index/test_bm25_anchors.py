@@ -143,13 +143,13 @@ def test_the_index_keeps_incoming_link_text_in_step_with_the_vault(
     index.close()
 
 
-def test_a_note_takes_at_most_the_first_anchors_of_its_links(tmp_path: Path) -> None:
+def test_a_note_takes_the_anchors_of_the_first_linking_notes_by_path(tmp_path: Path) -> None:
     most = languages.spec().anchor_most
     bm25 = _store(tmp_path)
     _put(bm25, _row("g1", "Graph view.md", GRAPH))
     words = [f"zz{chr(97 + i // 26)}{chr(97 + i % 26)}" for i in range(most + 1)]
-    for i, word in enumerate(words):
-        _put(bm25, _row(f"m{i}", f"Link {i}.md", f"[[Graph view]] {word}"))
+    for i, word in reversed(list(enumerate(words))):  # written last first: paths decide
+        _put(bm25, _row(f"m{i}", f"Link {i:03}.md", f"[[Graph view]] {word}"))
     assert _ids(bm25, words[0]) == ["g1", "m0"]
     assert _ids(bm25, words[-1]) == [f"m{most}"]
     bm25.close()
