@@ -525,10 +525,10 @@ class Bm25Store:
         found: list[tuple[str, float]] = []
         for name in stores:
             engine = self._searchable(conn, name) if self._exists(conn, name) else None
-            notes = self._engine(note_level.engine(name))
-            if engine is None or notes is None:  # none yet: a writer builds it on opening
-                continue
             try:
+                notes = self._engine(note_level.engine(name))
+                if engine is None or notes is None:  # none yet: a writer builds it on opening
+                    continue
                 ranked = notes.top(_with_feedback(conn, name, engine, terms), k,
                                    live_only=not include_archived)
             except (ValueError, OSError) as exc:  # damaged or removed since it was opened

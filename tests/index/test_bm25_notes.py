@@ -7,6 +7,9 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import pytest
+
+from sidecar.errors import IndexDamaged
 from sidecar.index import note_level
 from sidecar.index.bm25 import Bm25Store, SparseRow
 
@@ -81,6 +84,20 @@ def test_a_missing_note_engine_is_rebuilt_by_the_next_writer(tmp_path: Path) -> 
     bm25.close()
     shutil.rmtree(tmp_path / "bm25" / note_level.engine("ns__vault"))
     assert _scores(Bm25Store(tmp_path / "bm25.sqlite")) == {}  # a reader: no lift, no error
+    bm25 = Bm25Store(tmp_path / "bm25.sqlite")
+    bm25.create("ns")
+    assert _scores(bm25)["A.md"] == 1.0
+    bm25.close()
+
+
+def test_a_damaged_note_engine_is_reported_then_rebuilt_by_the_next_writer(
+    tmp_path: Path,
+) -> None:
+    bm25 = _store(tmp_path)
+    bm25.close()
+    (tmp_path / "bm25" / note_level.engine("ns__vault") / "meta.json").write_text("{")
+    with pytest.raises(IndexDamaged, match="ora index"):
+        _scores(Bm25Store(tmp_path / "bm25.sqlite"))
     bm25 = Bm25Store(tmp_path / "bm25.sqlite")
     bm25.create("ns")
     assert _scores(bm25)["A.md"] == 1.0
