@@ -38,7 +38,7 @@ _TABLE_DELIMITER = re.compile(r"^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$")
 _MATH = "$$"
 COMMENT = "%%"
 _BLOCK_ID = re.compile(r"(?:^|[ \t])\^([A-Za-z0-9-]+)[ \t]*$")
-_LINK = re.compile(r"(!?)\[\[([^\[\]|#]*)(#[^\[\]|]*)?(?:\|([^\[\]]*))?\]\]")
+LINK = re.compile(r"(!?)\[\[([^\[\]|#]*)(#[^\[\]|]*)?(?:\|([^\[\]]*))?\]\]")
 _SIZE = re.compile(r"^\d+(?:x\d+)?$")  # `![[image.png|300]]` sets a width, not a caption
 _BACKTICKS = re.compile(r"`+")
 
@@ -83,7 +83,7 @@ class Readable:
         ids = (found.group(1),) if found else ()
         if found:
             text = text[: found.start()]
-        return _LINK.sub(_link_text, text), ids
+        return LINK.sub(link_text, text), ids
 
 
 def heading(line: str) -> tuple[int, str] | None:
@@ -167,7 +167,7 @@ def _opens_math(line: str) -> bool:
 # ---- readable lines ----------------------------------------------------------------------------
 
 
-def _link_text(match: re.Match[str]) -> str:
+def link_text(match: re.Match[str]) -> str:
     """A wikilink or embed as Obsidian shows it: its alias, else "Note > Heading"."""
     embed, target, part, alias = match.groups()
     target, part = target.strip(), part or ""

@@ -14,7 +14,10 @@ analysed as the index analyses text in every language of `schema/languages.json`
 without the query stopwords of `schema/ranking.json`), OR-ed (the classic bag-of-words BM25
 query). Each row records the language ora.yaml sets for its note (`lang`, '' when none); a
 note without one is analysed in the language detected from the text of its rows (written
-together, and read together when an engine is rebuilt).
+together, and read together when an engine is rebuilt). The public store's chunks' wikilinks
+are kept in its anchors table (`anchors.py`); a write that changes what links say of a note
+indexes that note's chunks again, in either store. Beside each store's engine, an engine of
+whole notes (`note_level.py`) is written and rebuilt with it.
 """
 
 from __future__ import annotations
@@ -24,12 +27,12 @@ import json
 import re
 import sqlite3
 import threading
-from collections.abc import Collection, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from sidecar.errors import IndexDamaged
-from sidecar.index import languages
+from sidecar.index import anchors, languages, note_level
 from sidecar.index.bm25_engine import (
     VERSION,
     Bm25Engine,
@@ -103,31 +106,40 @@ def _schema_sql(name: str) -> str:
     """
 
 
-def _body(text: str, title: str, heading: str, about: str) -> str:
-    """The one field the engine ranks: names, heading path and description, then the text."""
-    return "\n".join(part for part in (title, heading, about, text) if part)
+def _body(text: str, title: str, heading: str, about: str, linked: str = "") -> str:
+    """The one field the engine ranks: names, heading path and description, then the text, then
+    what other notes' links to the note say (`anchors.py`)."""
+    return "\n".join(part for part in (title, heading, about, text, linked) if part)
 
 
 _TableRow = tuple[int, int, str, str, str, str, str, str]
 
 
-def _table_docs(cursor: sqlite3.Cursor) -> Iterator[list[Doc]]:
-    """The engine's documents of the table rows (rowid, archived, text, title, heading, about,
-    path, lang) read by `cursor` in path order, in batches of whole notes: a row without a
-    language set is given its note's, detected again (detection may have changed with the
-    layout)."""
+def _table_docs(
+    cursor: sqlite3.Cursor, linked: Callable[[str], str], known: Mapping[str, str] | None = None,
+) -> Iterator[tuple[list[Doc], list[Doc]]]:
+    """The engines' documents of the table rows (rowid, archived, text, title, heading, about,
+    path, lang) read by `cursor` in path order, in batches of whole notes: the chunks', each
+    with the incoming-link text `linked` gives its note, and the notes' (`note_level.py`). A row
+    without a language set is given its note's, detected again (detection may have changed with
+    the layout), unless `known` gives its note's, just found. A note is given a note document
+    only in a language whose search lifts by it."""
     note: list[_TableRow] = []
-    batch: list[Doc] = []
+    batch: tuple[list[Doc], list[Doc]] = ([], [])
     for row in itertools.chain(cursor, [None]):
         if note and (row is None or row[6] != note[0][6]):
-            langs = _languages([SparseRow(str(r[0]), r[6], False, r[2], "", "", language=r[7])
-                                for r in note])
-            batch.extend((r[0], bool(r[1]), _body(*r[2:6]), lang)
-                         for r, lang in zip(note, langs, strict=True))
+            langs = ([known[note[0][6]]] * len(note) if known and note[0][6] in known else
+                     _languages([SparseRow(str(r[0]), r[6], False, r[2], "", "", language=r[7])
+                                 for r in note]))
+            text = linked(note[0][6])
+            batch[0].extend((r[0], bool(r[1]), _body(*r[2:6], text), lang)
+                            for r, lang in zip(note, langs, strict=True))
+            if note_level.lifts(langs[0]):
+                batch[1].append(note_level.document(note, langs[0]))
             note = []
-            if len(batch) >= _REBUILD_BATCH or row is None:
+            if len(batch[0]) >= _REBUILD_BATCH or row is None:
                 yield batch
-                batch = []
+                batch = ([], [])
         if row is not None:
             note.append(row)
 
@@ -188,6 +200,7 @@ class Bm25Store:
         """Create both stores of a namespace, and rebuild an engine that is not in step with its
         table (writer only)."""
         conn = self._db.get()
+        public = store_name(namespace, False)
         for private in (False, True):
             name = store_name(namespace, private)
             # The first layout's FTS5 table is back when a sidecar of that layout (a downgrade)
@@ -195,9 +208,10 @@ class Bm25Store:
             # whatever their number.
             downgraded = self._exists(conn, f"{name}_fts")
             conn.executescript(_schema_sql(name))
+            conn.executescript(anchors.create_sql(public))
             _add_lang_column(conn, name)
             if downgraded or not self._in_step(conn, name):
-                self._rebuild(name)
+                self._rebuild(name, public)
 
     def _in_step(self, conn: sqlite3.Connection, name: str) -> bool:
         state = conn.execute(
@@ -206,31 +220,40 @@ class Bm25Store:
             return False
         try:
             engine = self._engine(name)
+            notes = self._engine(note_level.engine(name))
             rows = int(conn.execute(f'SELECT count(*) FROM "{name}"').fetchone()[0])
-            return engine is not None and engine.count() == rows
+            return engine is not None and engine.count() == rows and notes is not None
         except (ValueError, OSError):  # a damaged engine: rebuilt from the table
             return False
 
-    def _rebuild(self, name: str) -> None:
-        """A new engine for the store, filled from its table."""
+    def _rebuild(self, name: str, public: str) -> None:
+        """A new engine for the store, filled from its table, with the anchors of the
+        namespace's `public` store (extracted again when the store is that one)."""
         self._behind.add(name)
-        self._forget(name)
-        remove(self._folder / name)
+        for folder in (name, note_level.engine(name)):
+            self._forget(folder)
+            remove(self._folder / folder)
         with self._db.transaction() as conn:
             conn.execute(f'INSERT OR REPLACE INTO "{_STATE}" VALUES (?, ?, 1)', (name, VERSION))
             conn.execute(f'DELETE FROM "{_LANGUAGES}" WHERE store = ?', (name,))
+            if name == public:
+                anchors.refill(conn, public)
         engine = self._engine(name, create=True)
-        assert engine is not None
-        cursor = self._db.get().execute(
+        notes = self._engine(note_level.engine(name), create=True)
+        assert engine is not None and notes is not None
+        conn = self._db.get()
+        cursor = conn.execute(
             f'SELECT rowid, archived, text, title, heading, about, path, lang FROM "{name}" '
             "ORDER BY path")
         codes: set[str] = set()
-        for batch in _table_docs(cursor):
-            engine.add(batch)
-            codes.update(doc[3] for doc in batch)
+        for chunks, docs in _table_docs(cursor, lambda path: anchors.text_for(conn, public, path)):
+            engine.add(chunks)
+            notes.add(docs)
+            codes.update(doc[3] for doc in chunks)
         with self._db.transaction() as conn:
             _record_languages(conn, name, codes)
         engine.commit()
+        notes.commit()
         self._settled([name])
         self._behind.discard(name)
 
@@ -243,6 +266,7 @@ class Bm25Store:
         """Remove both stores of a namespace."""
         names = [store_name(namespace, private) for private in (False, True)]
         with self._db.transaction() as conn:
+            conn.execute(f'DROP TABLE IF EXISTS "{anchors.table(names[0])}"')
             for name in names:
                 conn.execute(f'DROP TABLE IF EXISTS "{name}_fts"')
                 conn.execute(f'DROP TABLE IF EXISTS "{name}"')
@@ -250,7 +274,7 @@ class Bm25Store:
                     conn.execute(f'DELETE FROM "{_STATE}" WHERE store = ?', (name,))
                 if self._exists(conn, _LANGUAGES):
                     conn.execute(f'DELETE FROM "{_LANGUAGES}" WHERE store = ?', (name,))
-        for name in names:
+        for name in [*names, *map(note_level.engine, names)]:
             self._forget(name)
             remove(self._folder / name)
 
@@ -261,41 +285,121 @@ class Bm25Store:
         inserts: dict[bool, Sequence[SparseRow]],
     ) -> None:
         """Delete chunk ids, then insert (or overwrite) rows, per store: in one transaction of
-        the tables, then one commit of each engine written to."""
+        the tables and of the public store's anchors, then one commit of each engine written
+        to. The notes whose incoming-link text this write changed are indexed again, in
+        either store, from their tables; so are the note-level documents of the notes written."""
+        public = store_name(namespace, False)
         changes: dict[str, tuple[list[int], list[Doc]]] = {}
+        touched: dict[str, set[str]] = {}  # by store, the notes written
+        known: dict[str, str] = {}  # the language of each note written
+        dropped: list[anchors.Anchor] = []  # of the public chunks removed, and added
+        fresh: list[anchors.Anchor] = []
+        added: dict[str, tuple[int, Sequence[SparseRow]]] = {}
         with self._db.transaction() as conn:
             for private, ids in deletes.items():
                 name = store_name(namespace, private)
-                changes.setdefault(name, ([], []))[0].extend(_delete(conn, name, ids))
+                gone = _delete(conn, name, ids, touched.setdefault(name, set()))
+                changes.setdefault(name, ([], []))[0].extend(gone)
+                if not private:
+                    dropped += anchors.drop(conn, public, gone)
             for private, rows in inserts.items():
                 name = store_name(namespace, private)
-                gone, docs = changes.setdefault(name, ([], []))
-                gone.extend(_delete(conn, name, [r.id for r in rows]))
-                added = _insert(conn, name, rows, above=max(gone, default=0))
-                _record_languages(conn, name, {doc[3] for doc in added})
-                docs.extend(added)
+                gone = changes.setdefault(name, ([], []))[0]
+                replaced = _delete(conn, name, [r.id for r in rows],
+                                   touched.setdefault(name, set()))
+                touched[name].update(r.path for r in rows)
+                gone.extend(replaced)
+                first = _insert(conn, name, rows, above=max(gone, default=0))
+                added[name] = (first, rows)
+                if not private:
+                    dropped += anchors.drop(conn, public, replaced)
+                    fresh += anchors.write(conn, public, [(first + i, r.path, r.text)
+                                                          for i, r in enumerate(rows)
+                                                          if not r.archived])
+            for name, (first, rows) in added.items():  # every anchor of this write is in
+                docs = _docs(conn, public, first, rows)
+                known.update((r.path, doc[3]) for r, doc in zip(rows, docs, strict=True))
+                _record_languages(conn, name, {doc[3] for doc in docs})
+                changes[name][1].extend(docs)
+            relinked = self._relinked(conn, namespace, anchors.changed(dropped, fresh), added)
             changes = {name: change for name, change in changes.items() if any(change)}
+            written = list(dict.fromkeys([*changes, *relinked]))
             conn.executemany(f'INSERT OR REPLACE INTO "{_STATE}" VALUES (?, ?, 1)',
-                             ((name, VERSION) for name in changes))
-        for name, (gone, docs) in changes.items():
+                             ((name, VERSION) for name in written))
+        for name in written:
             if name in self._behind:
-                self._rebuild(name)  # from the table, which now holds this write too
+                self._rebuild(name, public)  # from the table, which now holds this write too
                 continue
             engine = self._engine(name, create=True)
-            assert engine is not None
+            notes = self._engine(note_level.engine(name), create=True)
+            assert engine is not None and notes is not None
+            gone, docs = changes.get(name, ([], []))
             try:
                 engine.delete(gone)
                 engine.add(docs)
+                self._relink(engine, name, public, relinked.get(name, []))
+                self._renote(notes, name, gone, touched.get(name, set()), known)
                 engine.commit()
+                notes.commit()
             except BaseException:
                 # The store stays pending (a next writer rebuilds it) and behind (so does this
                 # one's next write): the engine lacks this write, and the chunk count alone
                 # cannot tell when it rewrote as many chunks as it removed.
                 self._behind.add(name)
                 engine.rollback()
+                notes.rollback()
                 raise
-        if changes:
-            self._settled(list(changes))
+        if written:
+            self._settled(written)
+
+    def _relinked(
+        self, conn: sqlite3.Connection, namespace: str, named: set[str],
+        added: Mapping[str, tuple[int, Sequence[SparseRow]]],
+    ) -> dict[str, list[str]]:
+        """By store, the notes the anchor keys `named` name, but those just written (their
+        documents already have the anchors of this write)."""
+        out = {}
+        for private in (False, True):
+            name = store_name(namespace, private)
+            fresh = {r.path for r in added.get(name, (0, ()))[1]}
+            if named and self._exists(conn, name):
+                paths = [p for p in anchors.named(conn, name, named) if p not in fresh]
+                if paths:
+                    out[name] = paths
+        return out
+
+    def _renote(self, notes: Bm25Engine, name: str, gone: Sequence[int],
+                paths: set[str], known: Mapping[str, str]) -> None:
+        """The note-level documents of the notes `paths` of store `name` written again (a note
+        document is keyed by its first chunk's rowid: those of `gone`, the rows deleted, go).
+        An engine with nothing to write is not opened for writing (an English store's stays
+        empty)."""
+        held = notes.count() > 0
+        if held:
+            notes.delete(gone)
+        if not paths:
+            return
+        cursor = self._db.get().execute(
+            f'SELECT rowid, archived, text, title, heading, about, path, lang FROM "{name}" '
+            "WHERE path IN (SELECT value FROM json_each(?)) ORDER BY path",
+            (json.dumps(sorted(paths)),))
+        for chunks, docs in _table_docs(cursor, lambda _: "", known):
+            if held:
+                notes.delete([doc[0] for doc in chunks])
+            if docs:
+                notes.add(docs)
+
+    def _relink(self, engine: Bm25Engine, name: str, public: str, paths: Sequence[str]) -> None:
+        """Index the chunks of the notes `paths` of store `name` again, with their anchors."""
+        if not paths:
+            return
+        conn = self._db.get()
+        cursor = conn.execute(
+            f'SELECT rowid, archived, text, title, heading, about, path, lang FROM "{name}" '
+            "WHERE path IN (SELECT value FROM json_each(?)) ORDER BY path", (json.dumps(paths),))
+        for batch, _ in _table_docs(cursor, lambda path: anchors.text_for(conn, public, path)):
+            engine.delete([doc[0] for doc in batch])
+            engine.add(batch)
 
     def ids(self, namespace: str, private: bool) -> set[str]:
         conn = self._db.get()
@@ -407,6 +511,34 @@ class Bm25Store:
         hits.sort(key=lambda h: (-h[1], h[0]))
         return hits[:k]
 
+    def note_scores(
+        self, namespace: str, query: str, k: int, *, private: bool, include_archived: bool,
+    ) -> dict[str, float]:
+        """The note-level scores of the best `k` notes (`note_level.py`), by note path, as
+        shares of the best one's, from the public store plus the private one when `private`;
+        none unless the query takes feedback (its store holds notes in such a language)."""
+        conn = self._db.get()
+        stores = [store_name(namespace, p) for p in ((False, True) if private else (False,))]
+        terms = query_terms(query, _languages_of(conn, stores))
+        if not terms or k <= 0 or not takes_feedback(terms):
+            return {}
+        found: list[tuple[str, float]] = []
+        for name in stores:
+            engine = self._searchable(conn, name) if self._exists(conn, name) else None
+            try:
+                notes = self._engine(note_level.engine(name))
+                if engine is None or notes is None:  # none yet: a writer builds it on opening
+                    continue
+                ranked = notes.top(_with_feedback(conn, name, engine, terms), k,
+                                   live_only=not include_archived)
+            except (ValueError, OSError) as exc:  # damaged or removed since it was opened
+                raise _damaged(note_level.engine(name), str(exc).splitlines()[0]) from exc
+            paths = dict(conn.execute(
+                f'SELECT rowid, path FROM "{name}" WHERE rowid IN '
+                "(SELECT value FROM json_each(?))", (json.dumps([r for r, _ in ranked]),)))
+            found += [(str(paths[rowid]), score) for rowid, score in ranked if rowid in paths]
+        return note_level.normalised(found)
+
     def _searchable(self, conn: sqlite3.Connection, name: str) -> Bm25Engine | None:
         """The store's engine; None for an empty store without one; IndexDamaged when chunks
         have no engine to rank them (a reader of an index a writer has not opened since the
@@ -432,32 +564,41 @@ def _damaged(name: str, reason: str) -> IndexDamaged:
                         "run `ora index` on the vault to rebuild it")
 
 
-def _delete(conn: sqlite3.Connection, name: str, ids: Sequence[str]) -> list[int]:
-    """Delete the rows of `ids`; returns their rowids."""
+def _delete(conn: sqlite3.Connection, name: str, ids: Sequence[str], paths: set[str]) -> list[int]:
+    """Delete the rows of `ids`; returns their rowids and adds their notes to `paths`."""
     if not ids:
         return []
-    return [int(r) for (r,) in conn.execute(
-        f'DELETE FROM "{name}" WHERE id IN (SELECT value FROM json_each(?)) RETURNING rowid',
-        (json.dumps(list(ids)),)).fetchall()]
+    rows = conn.execute(
+        f'DELETE FROM "{name}" WHERE id IN (SELECT value FROM json_each(?)) RETURNING rowid, path',
+        (json.dumps(list(ids)),)).fetchall()
+    paths.update(str(path) for _, path in rows)
+    return [int(rowid) for rowid, _ in rows]
 
 
 def _insert(
     conn: sqlite3.Connection, name: str, rows: Sequence[SparseRow], *, above: int
-) -> list[Doc]:
+) -> int:
     """Insert `rows` under new rowids, above every rowid in the table and `above` (the rowids this
     transaction deleted: until the engine's commit, a reader's engine still ranks their old text,
     which must not map to another chunk, say a public one for a note just made private); returns
-    the engine's documents for them."""
+    the first (the others follow it)."""
     last = int(conn.execute(f'SELECT coalesce(max(rowid), 0) FROM "{name}"').fetchone()[0])
     first = max(last, above) + 1
-    langs = _languages(rows)
     conn.executemany(
         f'INSERT INTO "{name}" (rowid, id, path, archived, text, title, heading, about, lang) '
         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
         ((first + i, r.id, r.path, int(r.archived), r.text, r.title, r.heading, r.about,
           r.language) for i, r in enumerate(rows)))
-    return [(first + i, r.archived, _body(r.text, r.title, r.heading, r.about), lang)
-            for i, (r, lang) in enumerate(zip(rows, langs, strict=True))]
+    return first
+
+
+def _docs(conn: sqlite3.Connection, public: str, first: int,
+          rows: Sequence[SparseRow]) -> list[Doc]:
+    """The engine's documents of `rows`, inserted from rowid `first` on, each with the anchors
+    of the namespace's `public` store that name its note."""
+    linked = {path: anchors.text_for(conn, public, path) for path in {r.path for r in rows}}
+    return [(first + i, r.archived, _body(r.text, r.title, r.heading, r.about, linked[r.path]),
+             lang) for i, (r, lang) in enumerate(zip(rows, _languages(rows), strict=True))]
 
 
 def _record_languages(conn: sqlite3.Connection, name: str, codes: set[str]) -> None:

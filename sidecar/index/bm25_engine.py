@@ -3,9 +3,10 @@
 FTS5's `bm25()` scores every chunk that contains any query term before `ORDER BY … LIMIT` keeps
 the best (~45 CPU-ms a query at 100k chunks); tantivy keeps per-block score bounds and skips the
 blocks that cannot reach the current top k (block-max WAND), ~1 CPU-ms at 100k. A chunk is one
-field, its note's names, heading path and description before its text, scored by BM25 (k1 1.2,
-b 0.75): on SciFact's train queries this ranked better, alone and fused, than per-field BM25
-with the names at half weight (docs/benchmarks.md). That field is its note's language's
+field, its note's names, heading path and description before its text and its note's
+incoming-link text after it (`anchors.py`), scored by BM25 (k1 1.2, b 0.75): on SciFact's
+train queries this ranked better, alone and fused, than per-field BM25 with the names at half
+weight (docs/benchmarks.md). That field is its note's language's
 (`languages.py`): each language has its own stemmer and stopwords, and a query is analysed in
 every language, so a note matches the query as its own language reads it; the notes of compound
 languages also index the character n-grams of their long words, for a part to find the whole.
@@ -40,9 +41,10 @@ from sidecar.index.languages import segment
 from sidecar.schema import load_json
 
 # What is indexed and how, recorded (with the engine's version) so a change rebuilds the index.
-LAYOUT = ("body: title heading about text; cjk_bigrams simple remove_long(40) lowercase ascii_fold "
-          "stemmer(en); body_LANG per languages.json: stopword(LANG) stemmer(LANG) ascii_fold; "
-          "grams: n-grams of long words of compound languages")
+LAYOUT = ("body: title heading about text anchors(by path); cjk_bigrams simple remove_long(40) "
+          "lowercase ascii_fold stemmer(en); body_LANG per languages.json: stopword(LANG) "
+          "stemmer(LANG) ascii_fold; grams: n-grams of long words of compound languages; notes: "
+          "whole notes of the languages taking feedback")
 VERSION = "; ".join([version("tantivy"), LAYOUT, json.dumps(
     {k: v for k, v in load_json("languages.json").items() if k != "description"}, sort_keys=True)])
 # The writer's indexing memory (one thread): flushed to a segment when full (issue 17).

@@ -373,6 +373,15 @@ class Index:
             only=only,
         )
 
+    def bm25_notes(
+        self, query: str, k: int, *, private: bool, namespace: str | None = None,
+        include_archived: bool = False,
+    ) -> dict[str, float]:
+        """The note-level BM25 scores of the best `k` notes, by path, as shares of the best
+        (`note_level.py`); empty for a query in a store that takes no feedback (English)."""
+        return self.bm25.note_scores(
+            self._ns(namespace), query, k, private=private, include_archived=include_archived)
+
     def scope(
         self, note_filter: NoteFilter, *, private: bool, namespace: str | None = None
     ) -> Scope | None:

@@ -13,10 +13,11 @@ list, code, a name) is given the default.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 import tantivy
@@ -78,6 +79,9 @@ class Spec:
     feedback_docs: int
     feedback_terms: int
     feedback_weight: float
+    anchor_window: int
+    anchor_most: int
+    note_weight: float
 
 
 @cache
@@ -95,7 +99,8 @@ def spec() -> Spec:
                 int(detect["min_stopwords"]), float(detect["min_share"]),
                 float(detect["kana_share"]), int(grams["n"]),
                 int(grams["min_length"]), float(grams["weight"]), int(feedback["docs"]),
-                int(feedback["terms"]), float(feedback["weight"]))
+                int(feedback["terms"]), float(feedback["weight"]), int(doc["anchors"]["window"]),
+                int(doc["anchors"]["most"]), float(doc["notes"]["weight"]))
 
 
 def codes() -> tuple[str, ...]:
@@ -151,9 +156,26 @@ def detect(text: str) -> str | None:
     """The language whose stopwords are most of `text`'s words, or the CJK language of a text
     whose CJK character pairs outnumber them; None when too few words tell (a CJK run counts as
     its pairs: Latin words in Chinese text do not make it Portuguese, nor a Chinese note of
-    names and links English)."""
+    names and links English). Remembered for the last `_DETECTED_MOST` texts, by digest: a note
+    is read again whenever what other notes' links say of it changes (`anchors.py`)."""
+    head = text[: spec().max_chars]
+    key = hashlib.blake2b(head.encode(), digest_size=16).digest()
+    if key in _detected:
+        return _detected[key]
+    found = _detect(head)
+    if len(_detected) >= _DETECTED_MOST:
+        del _detected[next(iter(_detected))]  # the oldest
+    _detected[key] = found
+    return found
+
+
+_DETECTED_MOST = 16_384
+_detected: dict[bytes, str | None] = {}
+
+
+def _detect(head: str) -> str | None:
     s = spec()
-    sample = segment(text[: s.max_chars])
+    sample = segment(head)
     tokens = _plain().analyze(sample)
     words = len(tokens)
     if not words:
@@ -195,12 +217,19 @@ def compounds(code: str) -> bool:
 
 def grams(text: str) -> list[str]:
     """The character n-grams of `text`'s long words (lowercased, accents folded), in order."""
-    s = spec()
     out: list[str] = []
     for word in _folded().analyze(text):
-        if len(word) >= s.gram_min_length:
-            out.extend(word[i : i + s.gram_n] for i in range(len(word) - s.gram_n + 1))
+        out.extend(_word_grams(word))
     return out
+
+
+@lru_cache(maxsize=1 << 16)
+def _word_grams(word: str) -> tuple[str, ...]:
+    # A vault's words repeat: their n-grams are cut once (a note and its chunks are both indexed).
+    s = spec()
+    if len(word) < s.gram_min_length:
+        return ()
+    return tuple(word[i : i + s.gram_n] for i in range(len(word) - s.gram_n + 1))
 
 
 def shares(notes: Iterable[tuple[str, str]]) -> dict[str, float]:

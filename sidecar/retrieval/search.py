@@ -18,6 +18,7 @@ import numpy.typing as npt
 
 from sidecar.documents.formats import is_document, page_link
 from sidecar.errors import BadRequest
+from sidecar.index.languages import spec as language_spec
 from sidecar.index.records import ChunkFacts, ChunkRecord
 from sidecar.index.scope import NoteFilter, Scope
 from sidecar.models.reranker import Reranker, rerank_limits
@@ -60,6 +61,11 @@ class SearchIndex(Protocol):
         self, query: str, k: int, *, private: bool, namespace: str | None = None,
         include_archived: bool = False, only: Scope | None = None,
     ) -> list[tuple[str, float]]: ...
+
+    def bm25_notes(
+        self, query: str, k: int, *, private: bool, namespace: str | None = None,
+        include_archived: bool = False,
+    ) -> dict[str, float]: ...
 
     def scope(
         self, note_filter: NoteFilter, *, private: bool, namespace: str | None = None
@@ -168,14 +174,32 @@ async def candidates(
     records of the results shown).
     """
     depth = max(fusion.pool, options.k)
-    lists = await first_stage(index, embedder, query, depth, options)
+    lists, notes = await asyncio.gather(
+        first_stage(index, embedder, query, depth, options),
+        asyncio.to_thread(index.bm25_notes, query, depth, private=options.private,
+                          namespace=options.namespace, include_archived=options.include_archived))
     dense = {chunk_id for chunk_id, _ in lists["dense"]}
     unembedded = await asyncio.to_thread(
         index.unembedded, [i for i, _ in lists["bm25"] if i not in dense],
         namespace=options.namespace)
     pool = fuse_pool(lists, depth, fusion, unembedded=unembedded)
     facts = await _facts(index, [chunk_id for chunk_id, _ in pool], options)
-    return lists, _admitted(pool, facts, options)
+    return lists, _lifted(_admitted(pool, facts, options), notes, fusion)
+
+
+def _lifted(
+    admitted: Sequence[tuple[Chunk, float]], notes: Mapping[str, float], fusion: FusionSettings,
+) -> list[tuple[Chunk, float]]:
+    """`admitted`, best first, each fused score lifted by its note's note-level BM25 score
+    (`index/note_level.py`; `notes`: by path, as shares of the best note's): that share of
+    `notes.weight` of the fused scale, the sum scaled back within it."""
+    if not notes:
+        return list(admitted)
+    weight = language_spec().note_weight
+    top_score = fusion.ceiling(RETRIEVERS)
+    lifted = [(chunk, (fused + weight * top_score * notes.get(chunk.path, 0.0)) / (1 + weight))
+              for chunk, fused in admitted]
+    return sorted(lifted, key=lambda item: -item[1])
 
 
 async def _records(

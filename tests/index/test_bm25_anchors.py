@@ -1,0 +1,155 @@
+"""Incoming-link text: a note is found by the words other notes' links to it are written in,
+kept in step as those notes change, and never by a private note's words outside private mode."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from sidecar.index import anchors, bm25_engine, languages
+from sidecar.index import bm25 as bm25_module
+from sidecar.index.bm25 import Bm25Store, SparseRow
+from sidecar.models.embedder import Embedder
+
+from .conftest import OpenIndex, note, write
+
+GRAPH = "Circles are the notes and lines are the links between them, drawn as you zoom in."
+MENTION = "See how your ideas connect as a network in the [[Tools/Graph view|graph]] of notes."
+
+
+def _row(cid: str, path: str, text: str, *, archived: bool = False) -> SparseRow:
+    return SparseRow(cid, path, archived, text, "", "")
+
+
+def _store(tmp_path: Path) -> Bm25Store:
+    bm25 = Bm25Store(tmp_path / "bm25.sqlite")
+    bm25.create("ns")
+    return bm25
+
+
+def _put(bm25: Bm25Store, *rows: SparseRow, private: bool = False) -> None:
+    bm25.replace("ns", deletes={}, inserts={private: list(rows)})
+
+
+def _ids(bm25: Bm25Store, query: str, *, private: bool = False) -> list[str]:
+    return sorted(cid for cid, _ in bm25.search("ns", query, 5, private=private,
+                                                include_archived=False))
+
+
+def test_anchors_are_the_link_and_the_words_around_it_on_its_line() -> None:
+    text = ("one two three four five six seven eight nine ten eleven twelve [[Graph view]] a b\n"
+            "![[Graph view]] embedded, [[#Part]] here, [[Folder/Other.md#H|shown]] there")
+    assert list(anchors.anchors(text)) == [
+        ("graph view", "three four five six seven eight nine ten eleven twelve Graph view a b"),
+        ("folder/other", "Graph view embedded, Part here, shown there")]
+    assert anchors.keys("Tools/Graph view.md") == ("tools/graph view", "graph view")
+
+
+def test_a_note_is_found_by_the_words_of_the_links_to_it(tmp_path: Path) -> None:
+    # Before: only the linking note said "network"; the note it points at was never found.
+    bm25 = _store(tmp_path)
+    _put(bm25, _row("g1", "Tools/Graph view.md", GRAPH), _row("g2", "Tools/Graph view.md", "Zoom."))
+    _put(bm25, _row("m", "Intro.md", MENTION))
+    assert _ids(bm25, "network") == ["g1", "g2", "m"]
+    bm25.close()
+
+
+def test_a_link_written_before_its_note_exists_counts_once_the_note_comes(
+    tmp_path: Path,
+) -> None:
+    bm25 = _store(tmp_path)
+    _put(bm25, _row("m", "Intro.md", "Your ideas as a network: [[graph view]]."))
+    assert _ids(bm25, "network") == ["m"]
+    _put(bm25, _row("g1", "Tools/Graph view.md", GRAPH))  # named by its file name
+    _put(bm25, _row("o", "Other/Graph.md", GRAPH))
+    assert _ids(bm25, "network") == ["g1", "m"]
+    bm25.close()
+
+
+def test_the_linked_note_follows_the_linking_note_as_it_changes(tmp_path: Path) -> None:
+    bm25 = _store(tmp_path)
+    _put(bm25, _row("g1", "Tools/Graph view.md", GRAPH))
+    _put(bm25, _row("m", "Intro.md", MENTION))
+    assert _ids(bm25, "network") == ["g1", "m"]
+    _put(bm25, _row("m", "Intro.md", "The graph shows your notes as a network."))  # link gone
+    assert _ids(bm25, "network") == ["m"]
+    _put(bm25, _row("m", "Intro.md", MENTION))
+    bm25.replace("ns", deletes={False: ["m"]}, inserts={})
+    assert _ids(bm25, "network") == []
+    _put(bm25, _row("m", "Intro.md", MENTION, archived=True))
+    assert _ids(bm25, "network") == []
+    bm25.close()
+
+
+def test_a_private_notes_links_never_lend_their_words_to_a_public_note(tmp_path: Path) -> None:
+    bm25 = _store(tmp_path)
+    _put(bm25, _row("g1", "Tools/Graph view.md", GRAPH))
+    _put(bm25, _row("m", "Intro.md", MENTION), private=True)
+    assert _ids(bm25, "network") == []
+    assert _ids(bm25, "network", private=True) == ["m"]
+    # The linking note made public, then private again (deleted from one store, put in the
+    # other, in one write).
+    bm25.replace("ns", deletes={True: ["m"]}, inserts={False: [_row("m", "Intro.md", MENTION)]})
+    assert _ids(bm25, "network") == ["g1", "m"]
+    bm25.replace("ns", deletes={False: ["m"]}, inserts={True: [_row("m", "Intro.md", MENTION)]})
+    assert _ids(bm25, "network") == []
+    bm25.close()
+
+
+def test_a_private_note_is_found_in_private_mode_by_a_public_notes_link(tmp_path: Path) -> None:
+    bm25 = _store(tmp_path)
+    _put(bm25, _row("g1", "Tools/Graph view.md", GRAPH), private=True)
+    _put(bm25, _row("m", "Intro.md", MENTION))
+    assert _ids(bm25, "network") == ["m"]
+    assert _ids(bm25, "network", private=True) == ["g1", "m"]
+    bm25.close()
+
+
+def test_a_rebuilt_engine_extracts_the_anchors_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    bm25 = _store(tmp_path)
+    _put(bm25, _row("g1", "Tools/Graph view.md", GRAPH))
+    _put(bm25, _row("m", "Intro.md", MENTION))
+    bm25.close()
+    with sqlite3.connect(tmp_path / "bm25.sqlite") as conn:
+        conn.execute(f'DELETE FROM "{anchors.table("ns__vault")}"')
+    monkeypatch.setattr(bm25_module, "VERSION", bm25_engine.VERSION + "; next")
+    bm25 = _store(tmp_path)
+    assert _ids(bm25, "network") == ["g1", "m"]
+    bm25.close()
+
+
+def test_the_index_keeps_incoming_link_text_in_step_with_the_vault(
+    tmp_path: Path, open_idx: OpenIndex, embedder: Embedder,
+) -> None:
+    vault = tmp_path / "vault"
+    write(vault, "Tools/Graph view.md", note("resource", f"# Graph view\n\n{GRAPH}"))
+    write(vault, "Intro.md", note("resource", f"# Intro\n\n{MENTION}", tags=["private"]))
+    index = open_idx(vault)
+    index.reconcile()
+
+    def found(private: bool = False) -> set[str]:
+        hits = index.bm25_search("network", 5, private=private)
+        return {c.path for c in index.get_chunks([i for i, _ in hits], private=True).values()}
+
+    assert found() == set()
+    assert found(private=True) == {"Intro.md"}
+    write(vault, "Intro.md", note("resource", f"# Intro\n\n{MENTION}"))  # made public
+    assert index.reconcile()["embedded"] == 0
+    assert found() == {"Intro.md", "Tools/Graph view.md"}
+    index.close()
+
+
+def test_a_note_takes_the_anchors_of_the_first_linking_notes_by_path(tmp_path: Path) -> None:
+    most = languages.spec().anchor_most
+    bm25 = _store(tmp_path)
+    _put(bm25, _row("g1", "Graph view.md", GRAPH))
+    words = [f"zz{chr(97 + i // 26)}{chr(97 + i % 26)}" for i in range(most + 1)]
+    for i, word in reversed(list(enumerate(words))):  # written last first: paths decide
+        _put(bm25, _row(f"m{i}", f"Link {i:03}.md", f"[[Graph view]] {word}"))
+    assert _ids(bm25, words[0]) == ["g1", "m0"]
+    assert _ids(bm25, words[-1]) == [f"m{most}"]
+    bm25.close()
