@@ -8,7 +8,7 @@ comes after the embedding pass's first batch, which is counted too). With `--com
 (e.g. `git archive main | tar -x -C /tmp/old`) the other tree is run too, interleaved, `--rounds`
 times each. CPU is the server's own (user + system, /proc), load the 1-minute average.
 
-    python bench/bench_words_pass.py [--notes 4000] [--compare DIR] [--rounds 2]
+    python bench/bench_words_pass.py [--notes 4000] [--compare DIR] [--rounds 2] [--links N]
 """
 
 from __future__ import annotations
@@ -47,12 +47,14 @@ def main() -> None:
     parser.add_argument("--notes", type=int, default=4000)
     parser.add_argument("--compare", type=Path, help="another checkout to run too")
     parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--links", type=int, default=0,
+                        help="wikilinks at the end of each note (gen_vault.py --links)")
     args = parser.parse_args()
     trees = {"this": ROOT, **({"other": args.compare.resolve()} if args.compare else {})}
     results: dict[str, list[dict[str, Any]]] = {label: [] for label in trees}
     with tempfile.TemporaryDirectory(prefix="ora-words-") as tmp:
         vault = Path(tmp) / "vault"
-        generate(vault, args.notes, seed=1, realistic=True)
+        generate(vault, args.notes, seed=1, realistic=True, links=args.links)
         for r in range(args.rounds):
             for label, tree in trees.items():
                 found = run(vault, Path(tmp) / f"data-{label}", tree)

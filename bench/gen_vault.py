@@ -136,9 +136,12 @@ def _note(
     return f"{folder}/{title}.md", "\n".join(lines) + body
 
 
-def generate(out: Path, notes: int, seed: int = 1, realistic: bool = False) -> list[str]:
+def generate(
+    out: Path, notes: int, seed: int = 1, realistic: bool = False, links: int = 0,
+) -> list[str]:
     """Write `notes` notes under `out`; returns their vault-relative paths. With `realistic`,
-    note lengths follow SECTION_MIX."""
+    note lengths follow SECTION_MIX; with `links`, each note ends with that many wikilinks to
+    others (`_link_lines`)."""
     rng = random.Random(seed)
     start = dt.date(2024, 1, 1)
     paths = []
@@ -148,7 +151,22 @@ def generate(out: Path, notes: int, seed: int = 1, realistic: bool = False) -> l
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(text, encoding="utf-8")
         paths.append(rel)
+    if links:
+        _link_lines(out, paths, links, random.Random(seed + 1))
     return paths
+
+
+def _link_lines(out: Path, paths: list[str], links: int, rng: random.Random) -> None:
+    """End each note with a sentence of `links` wikilinks, by name, to other notes: half chosen
+    evenly, half by a Zipf law over a shuffled order, so a few notes are linked from much of the
+    vault, as a real vault's hubs are (a separate generator: the notes' own text is unchanged)."""
+    hubs = rng.sample(paths, len(paths))
+    weights = [1 / (rank + 1) for rank in range(len(hubs))]
+    for rel in paths:
+        named = rng.sample(paths, links - links // 2) + rng.choices(hubs, weights, k=links // 2)
+        line = ", ".join(f"[[{Path(p).stem}]]" for p in named if p != rel)
+        with (out / rel).open("a", encoding="utf-8") as f:
+            f.write(f"\nSee also {line} for how this connects.\n")
 
 
 def main() -> None:
@@ -158,8 +176,9 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--realistic", action="store_true",
                         help="a real vault's length mix (many short notes, some very long)")
+    parser.add_argument("--links", type=int, default=0, help="wikilinks at the end of each note")
     args = parser.parse_args()
-    paths = generate(args.out, args.notes, args.seed, args.realistic)
+    paths = generate(args.out, args.notes, args.seed, args.realistic, args.links)
     print(f"wrote {len(paths)} notes to {args.out}")
 
 

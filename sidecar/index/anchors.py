@@ -119,13 +119,57 @@ def text_for(conn: sqlite3.Connection, store: str, path: str) -> str:
         f'SELECT text FROM "{table(store)}" WHERE key IN (?, ?) AND path != ? '
         "ORDER BY path, source",
         (*keys(path), path))
-    return "\n".join(list(dict.fromkeys(str(text) for (text,) in found))[
-        : languages.spec().anchor_most])
+    most = languages.spec().anchor_most
+    kept: dict[str, None] = {}
+    for (text,) in found:  # read only as far as needed: a hub may have thousands
+        if len(kept) >= most:
+            break
+        kept.setdefault(str(text), None)
+    return "\n".join(kept)
+
+
+def names_table(store: str) -> str:
+    """The table of the keys a link may name each note of `store` by (`keys`), so the notes a
+    changed anchor names are found by an index lookup, not a scan of the store's paths."""
+    return f"{store}_names"
+
+
+def names_sql(store: str) -> str:
+    name = names_table(store)
+    return f"""
+    CREATE TABLE IF NOT EXISTS "{name}" (
+        key TEXT NOT NULL, path TEXT NOT NULL, PRIMARY KEY (key, path)) WITHOUT ROWID;
+    CREATE INDEX IF NOT EXISTS "{name}_path" ON "{name}"(path);
+    """
+
+
+def add_names(conn: sqlite3.Connection, store: str, paths: Iterable[str]) -> None:
+    """Record the keys of the notes at `paths`, just written to `store`."""
+    conn.executemany(f'INSERT OR IGNORE INTO "{names_table(store)}" VALUES (?, ?)',
+                     ((key, path) for path in set(paths) for key in keys(path)))
+
+
+def drop_names(conn: sqlite3.Connection, store: str, paths: Iterable[str]) -> None:
+    """Forget the keys of those of `paths` that no longer have a chunk in `store`."""
+    table = names_table(store)
+    conn.execute(
+        f'DELETE FROM "{table}" WHERE path IN (SELECT value FROM json_each(?)) '
+        f'AND NOT EXISTS (SELECT 1 FROM "{store}" WHERE "{store}".path = "{table}".path)',
+        (json.dumps(sorted(set(paths))),))
+
+
+def refill_names(conn: sqlite3.Connection, store: str) -> None:
+    """Record the keys of every note of `store` again."""
+    conn.execute(f'DELETE FROM "{names_table(store)}"')
+    add_names(conn, store, (str(path) for (path,) in
+                            conn.execute(f'SELECT DISTINCT path FROM "{store}"')))
 
 
 def named(conn: sqlite3.Connection, store: str, found: set[str]) -> list[str]:
     """The note paths of `store` that the anchor keys `found` name."""
     if not found:
         return []
-    return [str(path) for (path,) in conn.execute(f'SELECT DISTINCT path FROM "{store}"')
-            if not found.isdisjoint(keys(path))]
+    return [str(path) for (path,) in conn.execute(
+        f'SELECT DISTINCT path FROM "{names_table(store)}" '
+        "WHERE key IN (SELECT value FROM json_each(?)) ORDER BY path",
+        (json.dumps(sorted(found)),))]

@@ -207,9 +207,14 @@ class Bm25Store:
             # wrote the table since its engine was built: its rows are no longer the engine's,
             # whatever their number.
             downgraded = self._exists(conn, f"{name}_fts")
+            named = self._exists(conn, anchors.names_table(name))
             conn.executescript(_schema_sql(name))
             conn.executescript(anchors.create_sql(public))
+            conn.executescript(anchors.names_sql(name))
             _add_lang_column(conn, name)
+            if not named:  # a store written before the names table: its notes' keys
+                with self._db.transaction() as tx:
+                    anchors.refill_names(tx, name)
             if downgraded or not self._in_step(conn, name):
                 self._rebuild(name, public)
 
@@ -236,6 +241,7 @@ class Bm25Store:
         with self._db.transaction() as conn:
             conn.execute(f'INSERT OR REPLACE INTO "{_STATE}" VALUES (?, ?, 1)', (name, VERSION))
             conn.execute(f'DELETE FROM "{_LANGUAGES}" WHERE store = ?', (name,))
+            anchors.refill_names(conn, name)
             if name == public:
                 anchors.refill(conn, public)
         engine = self._engine(name, create=True)
@@ -268,6 +274,7 @@ class Bm25Store:
         with self._db.transaction() as conn:
             conn.execute(f'DROP TABLE IF EXISTS "{anchors.table(names[0])}"')
             for name in names:
+                conn.execute(f'DROP TABLE IF EXISTS "{anchors.names_table(name)}"')
                 conn.execute(f'DROP TABLE IF EXISTS "{name}_fts"')
                 conn.execute(f'DROP TABLE IF EXISTS "{name}"')
                 if self._exists(conn, _STATE):
@@ -321,6 +328,10 @@ class Bm25Store:
                 known.update((r.path, doc[3]) for r, doc in zip(rows, docs, strict=True))
                 _record_languages(conn, name, {doc[3] for doc in docs})
                 changes[name][1].extend(docs)
+            for name, paths in touched.items():
+                anchors.drop_names(conn, name, paths)
+            for name, (_, rows) in added.items():
+                anchors.add_names(conn, name, (r.path for r in rows))
             relinked = self._relinked(conn, namespace, anchors.changed(dropped, fresh), added)
             changes = {name: change for name, change in changes.items() if any(change)}
             written = list(dict.fromkeys([*changes, *relinked]))

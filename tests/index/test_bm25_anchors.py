@@ -153,3 +153,31 @@ def test_a_note_takes_the_anchors_of_the_first_linking_notes_by_path(tmp_path: P
     assert _ids(bm25, words[0]) == ["g1", "m0"]
     assert _ids(bm25, words[-1]) == [f"m{most}"]
     bm25.close()
+
+
+def test_a_store_written_before_the_names_table_finds_its_linked_notes(tmp_path: Path) -> None:
+    # The notes a changed link names are looked up in a table of their keys; a store from before
+    # that table gets it filled on opening, or a link added later would reach no existing note.
+    bm25 = _store(tmp_path)
+    _put(bm25, _row("g1", "Tools/Graph view.md", GRAPH))
+    bm25.close()
+    with sqlite3.connect(tmp_path / "bm25.sqlite") as conn:
+        conn.execute(f'DROP TABLE "{anchors.names_table(bm25_module.store_name("ns", False))}"')
+    bm25 = _store(tmp_path)
+    _put(bm25, _row("m", "Intro.md", MENTION))
+    assert _ids(bm25, "network") == ["g1", "m"]
+    bm25.close()
+
+
+def test_a_deleted_note_is_no_longer_named_and_a_new_one_of_its_name_is(tmp_path: Path) -> None:
+    bm25 = _store(tmp_path)
+    _put(bm25, _row("g1", "Tools/Graph view.md", GRAPH))
+    bm25.replace("ns", deletes={False: ["g1"]}, inserts={})
+    conn = sqlite3.connect(tmp_path / "bm25.sqlite")
+    table = anchors.names_table(bm25_module.store_name("ns", False))
+    assert conn.execute(f'SELECT count(*) FROM "{table}"').fetchone() == (0,)
+    _put(bm25, _row("g2", "Tools/Graph view.md", GRAPH))
+    _put(bm25, _row("m", "Intro.md", MENTION))
+    assert _ids(bm25, "network") == ["g2", "m"]
+    conn.close()
+    bm25.close()
