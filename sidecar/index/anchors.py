@@ -96,12 +96,29 @@ def drop(conn: sqlite3.Connection, store: str, rowids: Sequence[int]) -> list[An
         "RETURNING key, path, text", (json.dumps(list(rowids)),))]
 
 
-def changed(dropped: Iterable[Anchor], added: Iterable[Anchor]) -> set[str]:
-    """The keys whose notes' documents change when `dropped` anchors give way to `added`: a
+def changed(dropped: Iterable[Anchor], added: Iterable[Anchor]) -> dict[str, str]:
+    """The keys whose notes' documents may change when `dropped` anchors give way to `added`,
+    each with the first path (in `text_for`'s order) of a linking note whose anchors changed: a
     note rewritten with the same links in the same words changes none."""
     count = Counter(dropped)
     count.subtract(added)
-    return {key for (key, _, _), n in count.items() if n}
+    first: dict[str, str] = {}
+    for (key, path, _), n in count.items():
+        if n and (key not in first or path < first[key]):
+            first[key] = path
+    return first
+
+
+def beyond_cap(conn: sqlite3.Connection, store: str, path: str, since: str) -> bool:
+    """Whether the note at `path` already takes its `most` anchors from linking notes before
+    `since` (its anchors from `since` on, changed or not, are then not in its document): a hub
+    most of the vault links to is not indexed again each time one of its later linkers is."""
+    most = languages.spec().anchor_most
+    (before,) = conn.execute(
+        f'SELECT count(*) FROM (SELECT DISTINCT text FROM "{table(store)}" '
+        "WHERE key IN (?, ?) AND path != ? AND path < ? LIMIT ?)",
+        (*keys(path), path, since, most)).fetchone()
+    return int(before) >= most
 
 
 def refill(conn: sqlite3.Connection, store: str) -> None:

@@ -364,17 +364,21 @@ class Bm25Store:
             self._settled(written)
 
     def _relinked(
-        self, conn: sqlite3.Connection, namespace: str, named: set[str],
+        self, conn: sqlite3.Connection, namespace: str, named: Mapping[str, str],
         added: Mapping[str, tuple[int, Sequence[SparseRow]]],
     ) -> dict[str, list[str]]:
-        """By store, the notes the anchor keys `named` name, but those just written (their
-        documents already have the anchors of this write)."""
+        """By store, the notes the changed anchor keys `named` name (each with the first linking
+        path whose anchors changed, `anchors.changed`), but those just written (their documents
+        already have the anchors of this write) and those whose capped anchors end before it."""
         out = {}
+        public = store_name(namespace, False)
         for private in (False, True):
             name = store_name(namespace, private)
             fresh = {r.path for r in added.get(name, (0, ()))[1]}
             if named and self._exists(conn, name):
-                paths = [p for p in anchors.named(conn, name, named) if p not in fresh]
+                paths = [p for p in anchors.named(conn, name, set(named)) if p not in fresh
+                         and not anchors.beyond_cap(conn, public, p, min(
+                             named[key] for key in anchors.keys(p) if key in named))]
                 if paths:
                     out[name] = paths
         return out

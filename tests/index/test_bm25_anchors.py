@@ -3,6 +3,7 @@ kept in step as those notes change, and never by a private note's words outside 
 
 from __future__ import annotations
 
+import dataclasses
 import sqlite3
 from pathlib import Path
 
@@ -180,4 +181,30 @@ def test_a_deleted_note_is_no_longer_named_and_a_new_one_of_its_name_is(tmp_path
     _put(bm25, _row("m", "Intro.md", MENTION))
     assert _ids(bm25, "network") == ["g2", "m"]
     conn.close()
+    bm25.close()
+
+
+def test_a_hub_is_not_indexed_again_for_a_linker_beyond_its_cap(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A note much of the vault links to takes the anchors of its first linkers by path only; a
+    # later linker's edit cannot change its document, so it is not indexed again (a journal
+    # whose every day links one hub would otherwise re-index the hub at each save).
+    capped = dataclasses.replace(languages.spec(), anchor_most=2)
+    monkeypatch.setattr(languages, "spec", lambda: capped)
+    relinked: list[list[str]] = []
+    real_relink = Bm25Store._relink
+    monkeypatch.setattr(Bm25Store, "_relink", lambda self, engine, name, public, paths: (
+        relinked.append(list(paths)), real_relink(self, engine, name, public, paths))[1])
+    bm25 = _store(tmp_path)
+    _put(bm25, _row("h", "Hub.md", "The hub."))
+    for name, words in (("A", "apple"), ("B", "banana"), ("C", "cherry")):
+        _put(bm25, _row(name, f"{name}.md", f"{words} [[Hub]]"))
+    assert _ids(bm25, "banana") == ["B", "h"] and _ids(bm25, "cherry") == ["C"]
+    relinked.clear()
+    _put(bm25, _row("C", "C.md", "cranberry [[Hub]]"))  # third by path: beyond the cap of 2
+    assert relinked in ([], [[]]) and _ids(bm25, "cranberry") == ["C"]
+    _put(bm25, _row("A", "A.md", "apricot [[Hub]]"))  # first by path: the hub's text changes
+    assert ["Hub.md"] in relinked
+    assert _ids(bm25, "apricot") == ["A", "h"] and _ids(bm25, "apple") == []
     bm25.close()
