@@ -39,7 +39,6 @@ import datetime as dt
 import json
 import os
 import re
-import signal
 import subprocess
 import sys
 import tempfile
@@ -51,7 +50,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from bench_rss import proc_status
+from bench_rss import proc_status, stop
 from gen_vault import generate
 from report import ROOT, cpu_name, write_section
 
@@ -152,12 +151,7 @@ def serving(vault: Path, data: Path, log: Path,
             time.sleep(0.05)
         yield proc, int(ports[0]), (data / "token").read_text().strip(), started
     finally:
-        proc.send_signal(signal.SIGINT)
-        try:
-            proc.wait(timeout=120)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop(proc, 120)
 
 
 def _words_done(status: dict[str, Any]) -> bool:

@@ -118,6 +118,16 @@ def cold_index(vault: Path, data: Path, tree: Path = ROOT, chroma_url: str = "")
     }  # fmt: skip
 
 
+def stop(proc: subprocess.Popen[bytes], timeout: float) -> None:
+    """Stop an `ora` process as Ctrl-C would, killed if it has not ended within `timeout` s."""
+    proc.send_signal(signal.SIGINT)
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
 def search_ms(port: int, token: str, query: str) -> float:
     """Wall milliseconds of one `POST /v1/search` (k 10, no re-ranking)."""
     request = urllib.request.Request(
@@ -173,12 +183,7 @@ def idle_rss(args: list[str], ready: str, log: Path, release_s: float = 0.0,
             out["after_search_mib"] = proc_status(proc.pid).get("VmRSS", 0)
         return out
     finally:
-        proc.send_signal(signal.SIGINT)
-        try:
-            proc.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop(proc, 60)
 
 
 def measure_cold(root: Path, notes: int) -> dict[str, Any]:
