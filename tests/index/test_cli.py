@@ -147,17 +147,24 @@ def test_ora_index_and_search_find_a_broken_frontmatter_note_in_private_mode_onl
     assert hit["line_start"] == 4
 
 
+def _vault_beside_a_german_and_an_english_note(vault: Path, notes: dict[str, str]) -> Path:
+    """`vault` holding `notes` (name: text), a German note and an English one."""
+    write(vault, "Notizen.md", "Die Anzahl der Wörter zeigt, wie lang eine Notiz ist und wie "
+          "viele Zeichen sie hat.\n")
+    for name, text in notes.items():
+        write(vault, name, text)
+    write(vault, "Garden.md", "The tomatoes need sun and water every day in the summer.\n")
+    return vault
+
+
 def test_index_names_a_chinese_note_chinese_in_a_mixed_vault(
     tmp_path: Path, capsys: pytest.CaptureFixture[str],
 ) -> None:
     # A Chinese note has no stopwords to count: it was given the default, English, so a
     # Chinese vault looked English and was never offered the multilingual model.
-    vault = tmp_path / "mixed"
-    write(vault, "Notizen.md", "Die Anzahl der Wörter zeigt, wie lang eine Notiz ist und wie "
-          "viele Zeichen sie hat.\n")
-    write(vault, "字数统计.md", "在设置中打开字数统计插件，状态栏会显示当前笔记的字数和字符数。"
-          "你也可以在 [[Obsidian]] 的 [[Settings]] 中关闭它。\n")
-    write(vault, "Garden.md", "The tomatoes need sun and water every day in the summer.\n")
+    vault = _vault_beside_a_german_and_an_english_note(tmp_path / "mixed", {
+        "字数统计.md": "在设置中打开字数统计插件，状态栏会显示当前笔记的字数和字符数。"
+                       "你也可以在 [[Obsidian]] 的 [[Settings]] 中关闭它。\n"})
     data = str(tmp_path / "data")
     assert main(["index", str(vault), "--data", data, "--json"]) == 0
     result = json.loads(capsys.readouterr().out)
@@ -168,12 +175,9 @@ def test_index_names_a_chinese_note_chinese_in_a_mixed_vault(
 def test_index_suggests_the_multilingual_model_for_a_vault_mostly_not_in_english(
     tmp_path: Path, capsys: pytest.CaptureFixture[str],
 ) -> None:
-    vault = tmp_path / "german"
-    write(vault, "Notizen.md", "Die Anzahl der Wörter zeigt, wie lang eine Notiz ist und wie "
-          "viele Zeichen sie hat.\n")
-    write(vault, "Vorlagen.md", "Mit einer Vorlage fügst du Text ein, den du immer wieder "
-          "brauchst, in die aktuelle Notiz.\n")
-    write(vault, "Garden.md", "The tomatoes need sun and water every day in the summer.\n")
+    vault = _vault_beside_a_german_and_an_english_note(tmp_path / "german", {
+        "Vorlagen.md": "Mit einer Vorlage fügst du Text ein, den du immer wieder brauchst, in die "
+                       "aktuelle Notiz.\n"})
     data = str(tmp_path / "data")
     assert main(["index", str(vault), "--data", data, "--json"]) == 0
     told = capsys.readouterr()
