@@ -70,6 +70,7 @@ class Schema:
     candidate_pool: int
     cluster_threshold: float
     bm25_stopwords: frozenset[str]
+    bm25_max_deleted: float
     web_tiers: dict[str, float]
     web_registry_note: str
     corroboration_min_domains: int
@@ -122,6 +123,7 @@ def get_schema() -> Schema:
         candidate_pool=int(ranking["candidate_pool"]),
         cluster_threshold=float(ranking["cluster"]["assign_threshold"]),
         bm25_stopwords=frozenset(ranking["bm25"]["stopwords"]),
+        bm25_max_deleted=float(ranking["bm25"]["max_deleted_share"]),
         web_tiers={k: float(v) for k, v in web["tiers"].items()},
         web_registry_note=web["registry_note"],
         corroboration_min_domains=int(web["corroboration_min_domains"]),

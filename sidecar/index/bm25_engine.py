@@ -187,6 +187,13 @@ class Bm25Engine:
     def count(self) -> int:
         return int(self._index.searcher().num_docs)
 
+    def deleted_share(self) -> float:
+        """The share of the documents this engine holds that are deleted: tantivy still counts
+        them in its statistics (document frequencies, lengths) until it merges their segment."""
+        searcher = self._index.searcher()
+        held = sum(int(searcher.doc_freq("archived", flag)) for flag in (0, 1))
+        return 1 - int(searcher.num_docs) / held if held else 0.0
+
     def top(
         self, terms: Terms, k: int, *, live_only: bool = False,
         among: Sequence[int] | None = None,
