@@ -16,8 +16,9 @@ query). Each row records the language ora.yaml sets for its note (`lang`, '' whe
 note without one is analysed in the language detected from the text of its rows (written
 together, and read together when an engine is rebuilt). The public store's chunks' wikilinks
 are kept in its anchors table (`anchors.py`); a write that changes what links say of a note
-indexes that note's chunks again, in either store. Beside each store's engine, an engine of
-whole notes (`note_level.py`) is written and rebuilt with it.
+indexes that note's chunks again, in either store: at once, or, for a write that defers it (a
+pass over many files), once at the end of the pass (`relinks.py`). Beside each store's engine,
+an engine of whole notes (`note_level.py`) is written and rebuilt with it.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sidecar.errors import IndexDamaged
-from sidecar.index import anchors, languages, note_level
+from sidecar.index import anchors, languages, note_level, relinks
 from sidecar.index.bm25_engine import (
     VERSION,
     Bm25Engine,
@@ -211,12 +212,14 @@ class Bm25Store:
             conn.executescript(_schema_sql(name))
             conn.executescript(anchors.create_sql(public))
             conn.executescript(anchors.names_sql(name))
+            conn.executescript(relinks.SQL)
             _add_lang_column(conn, name)
             if not named:  # a store written before the names table: its notes' keys
                 with self._db.transaction() as tx:
                     anchors.refill_names(tx, name)
             if downgraded or not self._in_step(conn, name):
                 self._rebuild(name, public)
+        self.relink_owed(namespace)  # what a pass killed before its end left owing
 
     def _in_step(self, conn: sqlite3.Connection, name: str) -> bool:
         state = conn.execute(
@@ -242,6 +245,7 @@ class Bm25Store:
             conn.execute(f'INSERT OR REPLACE INTO "{_STATE}" VALUES (?, ?, 1)', (name, VERSION))
             conn.execute(f'DELETE FROM "{_LANGUAGES}" WHERE store = ?', (name,))
             anchors.refill_names(conn, name)
+            relinks.settle(conn, name)  # every note is indexed with its anchors below
             if name == public:
                 anchors.refill(conn, public)
         engine = self._engine(name, create=True)
@@ -281,6 +285,8 @@ class Bm25Store:
                     conn.execute(f'DELETE FROM "{_STATE}" WHERE store = ?', (name,))
                 if self._exists(conn, _LANGUAGES):
                     conn.execute(f'DELETE FROM "{_LANGUAGES}" WHERE store = ?', (name,))
+                if self._exists(conn, relinks.TABLE):
+                    relinks.settle(conn, name)
         for name in [*names, *map(note_level.engine, names)]:
             self._forget(name)
             remove(self._folder / name)
@@ -290,11 +296,15 @@ class Bm25Store:
         namespace: str,
         deletes: dict[bool, Sequence[str]],
         inserts: dict[bool, Sequence[SparseRow]],
+        *,
+        defer: bool = False,
     ) -> None:
         """Delete chunk ids, then insert (or overwrite) rows, per store: in one transaction of
         the tables and of the public store's anchors, then one commit of each engine written
         to. The notes whose incoming-link text this write changed are indexed again, in
-        either store, from their tables; so are the note-level documents of the notes written."""
+        either store, from their tables (with `defer`, recorded as owing it instead, for
+        `relink_owed` to index each once at the end of a pass); so are the note-level documents
+        of the notes written."""
         public = store_name(namespace, False)
         changes: dict[str, tuple[list[int], list[Doc]]] = {}
         touched: dict[str, set[str]] = {}  # by store, the notes written
@@ -333,6 +343,12 @@ class Bm25Store:
             for name, (_, rows) in added.items():
                 anchors.add_names(conn, name, (r.path for r in rows))
             relinked = self._relinked(conn, namespace, anchors.changed(dropped, fresh), added)
+            for name, (_, rows) in added.items():  # their documents have every anchor now
+                relinks.settle(conn, name, (r.path for r in rows))
+            for name, named in relinked.items():
+                (relinks.owe if defer else relinks.settle)(conn, name, named)
+            if defer:
+                relinked = {}
             changes = {name: change for name, change in changes.items() if any(change)}
             written = list(dict.fromkeys([*changes, *relinked]))
             conn.executemany(f'INSERT OR REPLACE INTO "{_STATE}" VALUES (?, ?, 1)',
@@ -362,6 +378,35 @@ class Bm25Store:
                 raise
         if written:
             self._settled(written)
+
+    def relink_owed(self, namespace: str) -> int:
+        """Index again, once each, the notes of the namespace's stores that deferred writes left
+        owing their incoming-link text (`relinks.py`); returns how many. Their rows are cleared
+        after the engine's commit: a crash before it leaves them for the next call."""
+        public = store_name(namespace, False)
+        conn = self._db.get()
+        done = 0
+        for private in (False, True):
+            name = store_name(namespace, private)
+            paths = relinks.owed(conn, name)
+            if not paths:
+                continue
+            done += len(paths)
+            if name in self._behind:
+                self._rebuild(name, public)  # which indexes every note with its anchors
+                continue
+            engine = self._engine(name, create=True)
+            assert engine is not None
+            try:
+                self._relink(engine, name, public, paths)
+                engine.commit()
+            except BaseException:
+                self._behind.add(name)
+                engine.rollback()
+                raise
+            with self._db.transaction() as tx:
+                relinks.settle(tx, name, paths)
+        return done
 
     def _relinked(
         self, conn: sqlite3.Connection, namespace: str, named: Mapping[str, str],
