@@ -86,6 +86,39 @@ def query_terms(query: str, codes: Collection[str] | None = None) -> Terms:
     return analyze([w for w in words if w not in stop] or words, words, codes)
 
 
+class Bm25Query:
+    """One query's terms and each store's feedback expansion (`_with_feedback`), worked out once
+    and shared by the searches of one query: the chunk search and the note-level search each
+    expanded it before, reading the store's first chunks twice (`search.candidates`). Safe to
+    share between threads (the second to ask waits for the first's expansion)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._guard = threading.Lock()
+        self._terms: dict[tuple[str, ...], Terms] = {}
+        self._expanded: dict[tuple[tuple[str, ...], str], Terms] = {}
+
+    def terms(self, conn: sqlite3.Connection, stores: Sequence[str]) -> Terms:
+        """The query's terms in the languages of `stores`' notes (`query_terms`)."""
+        with self._guard:
+            return self._base(conn, tuple(stores))
+
+    def _base(self, conn: sqlite3.Connection, stores: tuple[str, ...]) -> Terms:
+        if stores not in self._terms:
+            self._terms[stores] = query_terms(self.text, _languages_of(conn, stores))
+        return self._terms[stores]
+
+    def expanded(self, conn: sqlite3.Connection, stores: Sequence[str], name: str,
+                 engine: Bm25Engine) -> Terms:
+        """The terms, with feedback from the first chunks of the store `name` (one of `stores`)."""
+        key = (tuple(stores), name)
+        with self._guard:
+            if key not in self._expanded:
+                self._expanded[key] = _with_feedback(conn, name, engine,
+                                                     self._base(conn, key[0]))
+            return self._expanded[key]
+
+
 def _schema_sql(name: str) -> str:
     # The FTS5 table and its triggers of the store's first layout are dropped (the engine
     # replaces them; their chunk table is kept as it is).
@@ -539,14 +572,16 @@ class Bm25Store:
 
     def search(
         self, namespace: str, query: str, k: int, *, private: bool, include_archived: bool,
-        only: Mapping[bool, Sequence[str]] | None = None,
+        only: Mapping[bool, Sequence[str]] | None = None, prepared: Bm25Query | None = None,
     ) -> list[tuple[str, float]]:
         """Top-k (chunk id, BM25 score) from the public store, plus the private one when
         `private`; larger is better. `only` restricts each store to those chunk ids (a search
-        filter), inside the query, so k come back when k match."""
+        filter), inside the query, so k come back when k match. `prepared` (of `query`) shares
+        its terms and feedback with the query's other searches."""
         conn = self._db.get()
         stores = [store_name(namespace, p) for p in ((False, True) if private else (False,))]
-        terms = query_terms(query, _languages_of(conn, stores))
+        shared = prepared or Bm25Query(query)
+        terms = shared.terms(conn, stores)
         if not terms or k <= 0:
             return []
         hits: list[tuple[str, float]] = []
@@ -558,7 +593,7 @@ class Bm25Store:
             if engine is None:
                 continue
             try:
-                expanded = _with_feedback(conn, name, engine, terms)
+                expanded = shared.expanded(conn, stores, name, engine)
                 if only is None:
                     hits.extend(_top(conn, name, engine, expanded, k, include_archived))
                 else:
@@ -573,13 +608,16 @@ class Bm25Store:
 
     def note_scores(
         self, namespace: str, query: str, k: int, *, private: bool, include_archived: bool,
+        prepared: Bm25Query | None = None,
     ) -> dict[str, float]:
         """The note-level scores of the best `k` notes (`note_level.py`), by note path, as
         shares of the best one's, from the public store plus the private one when `private`;
-        none unless the query takes feedback (its store holds notes in such a language)."""
+        none unless the query takes feedback (its store holds notes in such a language).
+        `prepared` (of `query`) shares its terms and feedback with the chunk search."""
         conn = self._db.get()
         stores = [store_name(namespace, p) for p in ((False, True) if private else (False,))]
-        terms = query_terms(query, _languages_of(conn, stores))
+        shared = prepared or Bm25Query(query)
+        terms = shared.terms(conn, stores)
         if not terms or k <= 0 or not takes_feedback(terms):
             return {}
         found: list[tuple[str, float]] = []
@@ -589,7 +627,7 @@ class Bm25Store:
                 notes = self._engine(note_level.engine(name))
                 if engine is None or notes is None:  # none yet: a writer builds it on opening
                     continue
-                ranked = notes.top(_with_feedback(conn, name, engine, terms), k,
+                ranked = notes.top(shared.expanded(conn, stores, name, engine), k,
                                    live_only=not include_archived)
             except (ValueError, OSError) as exc:  # damaged or removed since it was opened
                 raise _damaged(note_level.engine(name), str(exc).splitlines()[0]) from exc
