@@ -17,9 +17,12 @@ from sidecar.index import Index, bm25_engine
 from sidecar.index import bm25 as bm25_module
 from sidecar.index.bm25 import Bm25Store
 from sidecar.index.bm25_engine import Bm25Engine
+from sidecar.index.embed_pass import EMBED_SLICE
 from sidecar.index.names import store_name
+from sidecar.models.embedder import Embedder
 
 from .conftest import OpenIndex, note, write
+from .test_expedite import Hooked
 
 LINKERS = 34  # under the anchor cap (40): every linker's words reach the hub
 TARGETS = 4
@@ -187,3 +190,31 @@ def test_a_pass_killed_before_its_relinks_converges_on_the_next_open(
     monkeypatch.setattr(bm25_module, "VERSION", bm25_engine.VERSION + "; next")
     rebuilt = open_idx(vault, data=data)  # both engines rebuilt from their tables
     assert got == {word: _found(rebuilt, word, private=True) for word in words}
+
+
+def test_a_note_saved_during_a_long_write_changes_the_notes_it_links_to_at_once(
+    tmp_path: Path, open_idx: OpenIndex, embedder: Embedder,
+) -> None:
+    # A save applied in the middle of another write's pass (`Index.expedite`) indexes the notes
+    # its links name at once, not at the end of that pass.
+    vault = tmp_path / "vault"
+    write(vault, "Hub.md", note("resource", "# Hub\n\nThe note everything links to."))
+    write(vault, "Link.md", note("resource", "# Link\n\nThe zzbefore side of [[Hub]]."))
+    seen: list[set[str]] = []  # what the new words find as each embedding slice starts
+    box: list[Index] = []
+
+    def hook(call: int) -> None:
+        if call == 2:
+            write(vault, "Link.md", note("resource", "# Link\n\nThe zzurgent side of [[Hub]]."))
+            box[0].expedite(["Link.md"])
+        if call >= 2:
+            seen.append(_found(box[0], "zzurgent"))
+
+    index = open_idx(vault, emb=Hooked(embedder, hook))
+    box.append(index)
+    index.reconcile()
+    paste = [f"Pasted/Note {n:03d}.md" for n in range(4 * EMBED_SLICE)]
+    for n, rel in enumerate(paste):
+        write(vault, rel, note("resource", f"# Pasted {n}\n\nPasted note {n} about orbit {n}."))
+    index.apply_paths(paste)
+    assert seen[0] == set() and {"Link.md", "Hub.md"} in seen[1:-1]
