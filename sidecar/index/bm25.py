@@ -16,12 +16,14 @@ query). Each row records the language ora.yaml sets for its note (`lang`, '' whe
 note without one is analysed in the language detected from the text of its rows (written
 together, and read together when an engine is rebuilt). The public store's chunks' wikilinks
 are kept in its anchors table (`anchors.py`); a write that changes what links say of a note
-indexes that note's chunks again, in either store. Beside each store's engine, an engine of
-whole notes (`note_level.py`) is written and rebuilt with it. tantivy counts a deleted document
-in its statistics until it merges the segment, so an engine left holding more than
-`ranking.json` `bm25.max_deleted_share` of deleted documents by a write is rebuilt from its
-table after it (on the Italian, Dutch and French help vaults a cold index, whose link text
-rewrites the notes linked to, had ranked 2 of 76 questions lower than a rebuilt one).
+indexes that note's chunks again, in either store: at once, or, for a write that defers it (a
+pass over many files), once at the end of the pass (`relinks.py`). Beside each store's engine,
+an engine of whole notes (`note_level.py`) is written and rebuilt with it. tantivy counts a
+deleted document in its statistics until it merges the segment, so an engine holding more than
+`ranking.json` `bm25.max_deleted_share` of deleted documents after a write (or, for a deferring
+pass, at its end) is rebuilt from its table (on the Italian, Dutch and French help vaults a cold
+index, whose link text rewrites the notes linked to, had ranked 2 of 76 questions lower than a
+rebuilt one).
 """
 
 from __future__ import annotations
@@ -31,12 +33,12 @@ import json
 import re
 import sqlite3
 import threading
-from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from sidecar.errors import IndexDamaged
-from sidecar.index import anchors, languages, note_level
+from sidecar.index import anchors, languages, note_level, relinks
 from sidecar.index.bm25_engine import (
     VERSION,
     Bm25Engine,
@@ -87,6 +89,39 @@ def query_terms(query: str, codes: Collection[str] | None = None) -> Terms:
     stop = get_schema().bm25_stopwords
     # A query of nothing but stopwords ("to be or not to be") still searches for them.
     return analyze([w for w in words if w not in stop] or words, words, codes)
+
+
+class Bm25Query:
+    """One query's terms and each store's feedback expansion (`_with_feedback`), worked out once
+    and shared by the searches of one query: the chunk search and the note-level search each
+    expanded it before, reading the store's first chunks twice (`search.candidates`). Safe to
+    share between threads (the second to ask waits for the first's expansion)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._guard = threading.Lock()
+        self._terms: dict[tuple[str, ...], Terms] = {}
+        self._expanded: dict[tuple[tuple[str, ...], str], Terms] = {}
+
+    def terms(self, conn: sqlite3.Connection, stores: Sequence[str]) -> Terms:
+        """The query's terms in the languages of `stores`' notes (`query_terms`)."""
+        with self._guard:
+            return self._base(conn, tuple(stores))
+
+    def _base(self, conn: sqlite3.Connection, stores: tuple[str, ...]) -> Terms:
+        if stores not in self._terms:
+            self._terms[stores] = query_terms(self.text, _languages_of(conn, stores))
+        return self._terms[stores]
+
+    def expanded(self, conn: sqlite3.Connection, stores: Sequence[str], name: str,
+                 engine: Bm25Engine) -> Terms:
+        """The terms, with feedback from the first chunks of the store `name` (one of `stores`)."""
+        key = (tuple(stores), name)
+        with self._guard:
+            if key not in self._expanded:
+                self._expanded[key] = _with_feedback(conn, name, engine,
+                                                     self._base(conn, key[0]))
+            return self._expanded[key]
 
 
 def _schema_sql(name: str) -> str:
@@ -215,12 +250,14 @@ class Bm25Store:
             conn.executescript(_schema_sql(name))
             conn.executescript(anchors.create_sql(public))
             conn.executescript(anchors.names_sql(name))
+            conn.executescript(relinks.SQL)
             _add_lang_column(conn, name)
             if not named:  # a store written before the names table: its notes' keys
                 with self._db.transaction() as tx:
                     anchors.refill_names(tx, name)
             if downgraded or not self._in_step(conn, name):
                 self._rebuild(name, public)
+        self.relink_owed(namespace)  # what a pass killed before its end left owing
 
     def _in_step(self, conn: sqlite3.Connection, name: str) -> bool:
         state = conn.execute(
@@ -246,6 +283,7 @@ class Bm25Store:
             conn.execute(f'INSERT OR REPLACE INTO "{_STATE}" VALUES (?, ?, 1)', (name, VERSION))
             conn.execute(f'DELETE FROM "{_LANGUAGES}" WHERE store = ?', (name,))
             anchors.refill_names(conn, name)
+            relinks.settle(conn, name)  # every note is indexed with its anchors below
             if name == public:
                 anchors.refill(conn, public)
         engine = self._engine(name, create=True)
@@ -285,6 +323,8 @@ class Bm25Store:
                     conn.execute(f'DELETE FROM "{_STATE}" WHERE store = ?', (name,))
                 if self._exists(conn, _LANGUAGES):
                     conn.execute(f'DELETE FROM "{_LANGUAGES}" WHERE store = ?', (name,))
+                if self._exists(conn, relinks.TABLE):
+                    relinks.settle(conn, name)
         for name in [*names, *map(note_level.engine, names)]:
             self._forget(name)
             remove(self._folder / name)
@@ -294,11 +334,15 @@ class Bm25Store:
         namespace: str,
         deletes: dict[bool, Sequence[str]],
         inserts: dict[bool, Sequence[SparseRow]],
+        *,
+        defer: bool = False,
     ) -> None:
         """Delete chunk ids, then insert (or overwrite) rows, per store: in one transaction of
         the tables and of the public store's anchors, then one commit of each engine written
         to. The notes whose incoming-link text this write changed are indexed again, in
-        either store, from their tables; so are the note-level documents of the notes written."""
+        either store, from their tables (with `defer`, recorded as owing it instead, for
+        `relink_owed` to index each once at the end of a pass); so are the note-level documents
+        of the notes written."""
         public = store_name(namespace, False)
         changes: dict[str, tuple[list[int], list[Doc]]] = {}
         touched: dict[str, set[str]] = {}  # by store, the notes written
@@ -337,6 +381,12 @@ class Bm25Store:
             for name, (_, rows) in added.items():
                 anchors.add_names(conn, name, (r.path for r in rows))
             relinked = self._relinked(conn, namespace, anchors.changed(dropped, fresh), added)
+            for name, (_, rows) in added.items():  # their documents have every anchor now
+                relinks.settle(conn, name, (r.path for r in rows))
+            for name, named in relinked.items():
+                (relinks.owe if defer else relinks.settle)(conn, name, named)
+            if defer:
+                relinked = {}
             changes = {name: change for name, change in changes.items() if any(change)}
             written = list(dict.fromkeys([*changes, *relinked]))
             conn.executemany(f'INSERT OR REPLACE INTO "{_STATE}" VALUES (?, ?, 1)',
@@ -366,16 +416,49 @@ class Bm25Store:
                 raise
         if written:
             self._settled(written)
-        for name in written:
-            if self._stale(name):
+        if not defer:  # a deferring pass compacts at its end (`relink_owed`)
+            self._compact(written, public)
+
+    def _compact(self, names: Iterable[str], public: str) -> None:
+        """Rebuild from its table each of the stores `names` whose engines hold more deleted
+        documents than ranking.json allows (`bm25.max_deleted_share`): they would rank by
+        statistics of text no longer there."""
+        limit = get_schema().bm25_max_deleted
+        for name in names:
+            if any(engine is not None and engine.deleted_share() > limit
+                   for engine in (self._engine(name), self._engine(note_level.engine(name)))):
                 self._rebuild(name, public)
 
-    def _stale(self, name: str) -> bool:
-        """Whether the store's engines hold more deleted documents than ranking.json allows
-        (`bm25.max_deleted_share`): they would rank by statistics of text no longer there."""
-        limit = get_schema().bm25_max_deleted
-        return any(engine is not None and engine.deleted_share() > limit
-                   for engine in (self._engine(name), self._engine(note_level.engine(name))))
+    def relink_owed(self, namespace: str) -> int:
+        """Index again, once each, the notes of the namespace's stores that deferred writes left
+        owing their incoming-link text (`relinks.py`); returns how many. Their rows are cleared
+        after the engine's commit: a crash before it leaves them for the next call. Then the
+        stores are compacted, as a write that does not defer is (`_compact`)."""
+        public = store_name(namespace, False)
+        conn = self._db.get()
+        done = 0
+        for private in (False, True):
+            name = store_name(namespace, private)
+            paths = relinks.owed(conn, name)
+            if not paths:
+                continue
+            done += len(paths)
+            if name in self._behind:
+                self._rebuild(name, public)  # which indexes every note with its anchors
+                continue
+            engine = self._engine(name, create=True)
+            assert engine is not None
+            try:
+                self._relink(engine, name, public, paths)
+                engine.commit()
+            except BaseException:
+                self._behind.add(name)
+                engine.rollback()
+                raise
+            with self._db.transaction() as tx:
+                relinks.settle(tx, name, paths)
+        self._compact([store_name(namespace, private) for private in (False, True)], public)
+        return done
 
     def _relinked(
         self, conn: sqlite3.Connection, namespace: str, named: Mapping[str, str],
@@ -508,14 +591,16 @@ class Bm25Store:
 
     def search(
         self, namespace: str, query: str, k: int, *, private: bool, include_archived: bool,
-        only: Mapping[bool, Sequence[str]] | None = None,
+        only: Mapping[bool, Sequence[str]] | None = None, prepared: Bm25Query | None = None,
     ) -> list[tuple[str, float]]:
         """Top-k (chunk id, BM25 score) from the public store, plus the private one when
         `private`; larger is better. `only` restricts each store to those chunk ids (a search
-        filter), inside the query, so k come back when k match."""
+        filter), inside the query, so k come back when k match. `prepared` (of `query`) shares
+        its terms and feedback with the query's other searches."""
         conn = self._db.get()
         stores = [store_name(namespace, p) for p in ((False, True) if private else (False,))]
-        terms = query_terms(query, _languages_of(conn, stores))
+        shared = prepared or Bm25Query(query)
+        terms = shared.terms(conn, stores)
         if not terms or k <= 0:
             return []
         hits: list[tuple[str, float]] = []
@@ -527,7 +612,7 @@ class Bm25Store:
             if engine is None:
                 continue
             try:
-                expanded = _with_feedback(conn, name, engine, terms)
+                expanded = shared.expanded(conn, stores, name, engine)
                 if only is None:
                     hits.extend(_top(conn, name, engine, expanded, k, include_archived))
                 else:
@@ -542,13 +627,16 @@ class Bm25Store:
 
     def note_scores(
         self, namespace: str, query: str, k: int, *, private: bool, include_archived: bool,
+        prepared: Bm25Query | None = None,
     ) -> dict[str, float]:
         """The note-level scores of the best `k` notes (`note_level.py`), by note path, as
         shares of the best one's, from the public store plus the private one when `private`;
-        none unless the query takes feedback (its store holds notes in such a language)."""
+        none unless the query takes feedback (its store holds notes in such a language).
+        `prepared` (of `query`) shares its terms and feedback with the chunk search."""
         conn = self._db.get()
         stores = [store_name(namespace, p) for p in ((False, True) if private else (False,))]
-        terms = query_terms(query, _languages_of(conn, stores))
+        shared = prepared or Bm25Query(query)
+        terms = shared.terms(conn, stores)
         if not terms or k <= 0 or not takes_feedback(terms):
             return {}
         found: list[tuple[str, float]] = []
@@ -558,7 +646,7 @@ class Bm25Store:
                 notes = self._engine(note_level.engine(name))
                 if engine is None or notes is None:  # none yet: a writer builds it on opening
                     continue
-                ranked = notes.top(_with_feedback(conn, name, engine, terms), k,
+                ranked = notes.top(shared.expanded(conn, stores, name, engine), k,
                                    live_only=not include_archived)
             except (ValueError, OSError) as exc:  # damaged or removed since it was opened
                 raise _damaged(note_level.engine(name), str(exc).splitlines()[0]) from exc

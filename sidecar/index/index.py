@@ -19,7 +19,7 @@ from sidecar.chunking.chunker import CHUNKER_VERSION
 from sidecar.data_folder import private_folder, private_tree
 from sidecar.documents.formats import is_document, iter_document_paths
 from sidecar.errors import BadRequest, OraError
-from sidecar.index.bm25 import TOKENIZE
+from sidecar.index.bm25 import TOKENIZE, Bm25Query
 from sidecar.index.chroma import Metadata
 from sidecar.index.clusters import ClusterMember, assign_in_order
 from sidecar.index.consistency import repair
@@ -365,22 +365,25 @@ class Index:
         namespace: str | None = None,
         include_archived: bool = False,
         only: Scope | None = None,
+        prepared: Bm25Query | None = None,
     ) -> list[tuple[str, float]]:
         """Top-k (chunk id, BM25 score, larger is better); private stores only when `private`;
-        among the chunk ids of `only` (see `scope`) when given."""
+        among the chunk ids of `only` (see `scope`) when given; `prepared` (a `Bm25Query` of
+        `query`) shares its feedback with `bm25_notes`."""
         return self.bm25.search(
             self._ns(namespace), query, k, private=private, include_archived=include_archived,
-            only=only,
+            only=only, prepared=prepared,
         )
 
     def bm25_notes(
         self, query: str, k: int, *, private: bool, namespace: str | None = None,
-        include_archived: bool = False,
+        include_archived: bool = False, prepared: Bm25Query | None = None,
     ) -> dict[str, float]:
         """The note-level BM25 scores of the best `k` notes, by path, as shares of the best
         (`note_level.py`); empty for a query in a store that takes no feedback (English)."""
         return self.bm25.note_scores(
-            self._ns(namespace), query, k, private=private, include_archived=include_archived)
+            self._ns(namespace), query, k, private=private, include_archived=include_archived,
+            prepared=prepared)
 
     def scope(
         self, note_filter: NoteFilter, *, private: bool, namespace: str | None = None

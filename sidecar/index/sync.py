@@ -29,6 +29,10 @@ A crash in either pass leaves the ledger behind the stores: a restart finds the 
 waiting and resumes; vectors Chroma already holds are found by their text's hash, never
 embedded twice.
 
+A note named by links that a batch changes is indexed again with its incoming-link text once, at
+the end of the sync (`Bm25Store.relink_owed`), not at each batch: the notes owing it are recorded
+in `bm25.sqlite` with the batch's write, so a crash mid-pass leaves them for the next writer.
+
 Memory is bounded by the batch, not the vault: files are planned one at a time and written
 once a batch holds BATCH_CHUNKS chunks (or BATCH_FILES files), so at most two batches' chunks,
 texts and vectors (one being embedded, one being planned) plus one note's (capped by
@@ -246,6 +250,8 @@ class Syncer(EmbeddingPass):
         for start in range(0, len(gone), step):  # an urgent sync may have removed some
             found = self.ledger.rows(self.ns, gone[start : start + step])
             self._remove(list(found.values()), report)
+        if self._defer:  # the notes whose incoming-link text changed, each once
+            self.bm25.relink_owed(self.ns)
         tell("done", len(wanted))
         return report
 
@@ -285,6 +291,13 @@ class Syncer(EmbeddingPass):
             return False
         hashes = sorted({c.hash for c in plan.chunks})
         return len(self.chroma.vectors_by_hash(self.ns, hashes, self.model)) < len(hashes)
+
+    @property
+    def _defer(self) -> bool:
+        """A top-level sync indexes the notes whose incoming-link text its batches change once,
+        at its end, not at each batch (a hub linked from every batch of a cold pass was indexed
+        again at each); an urgent one, applied in the middle of another's pass, does so at once."""
+        return not self._nested
 
     @property
     def _pipelined(self) -> bool:
@@ -382,6 +395,7 @@ class Syncer(EmbeddingPass):
             deletes={p: ids for p, ids in deletes.items() if ids},
             inserts={p: [sparse_row(c, self.settings) for c in [*cs, *lexical[p]]]
                      for p, cs in upserts.items() if cs or lexical[p]},
+            defer=self._defer,
         )
         self.ledger.put(self.ns, rows, pending)
         report.written += sum(len(p.chunks) for p in plans)
@@ -397,6 +411,7 @@ class Syncer(EmbeddingPass):
         for private, ids in by_store.items():
             if ids:
                 self.chroma.delete(self.ns, private, ids)
-        self.bm25.replace(self.ns, deletes={p: i for p, i in by_store.items() if i}, inserts={})
+        self.bm25.replace(self.ns, deletes={p: i for p, i in by_store.items() if i}, inserts={},
+                          defer=self._defer)
         self.ledger.delete(self.ns, [r.path for r in rows])
         report.removed += sum(len(ids) for ids in by_store.values())

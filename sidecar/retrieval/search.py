@@ -18,6 +18,7 @@ import numpy.typing as npt
 
 from sidecar.documents.formats import is_document, page_link
 from sidecar.errors import BadRequest
+from sidecar.index.bm25 import Bm25Query
 from sidecar.index.languages import spec as language_spec
 from sidecar.index.records import ChunkFacts, ChunkRecord
 from sidecar.index.scope import NoteFilter, Scope
@@ -60,11 +61,12 @@ class SearchIndex(Protocol):
     def bm25_search(
         self, query: str, k: int, *, private: bool, namespace: str | None = None,
         include_archived: bool = False, only: Scope | None = None,
+        prepared: Bm25Query | None = None,
     ) -> list[tuple[str, float]]: ...
 
     def bm25_notes(
         self, query: str, k: int, *, private: bool, namespace: str | None = None,
-        include_archived: bool = False,
+        include_archived: bool = False, prepared: Bm25Query | None = None,
     ) -> dict[str, float]: ...
 
     def scope(
@@ -87,10 +89,12 @@ class QueryEmbedder(Protocol):
 
 
 async def first_stage(
-    index: SearchIndex, embedder: QueryEmbedder, query: str, depth: int, options: SearchOptions
+    index: SearchIndex, embedder: QueryEmbedder, query: str, depth: int, options: SearchOptions,
+    prepared: Bm25Query | None = None,
 ) -> dict[str, Ranked]:
     """The dense and BM25 lists, `depth` long, fetched concurrently (ADR-0005 decision 1), each
-    restricted inside its store to the notes `options.filters` admits."""
+    restricted inside its store to the notes `options.filters` admits; `prepared` shares the
+    query's BM25 feedback with the note-level search."""
     only = await asyncio.to_thread(
         index.scope, options.filters, private=options.private, namespace=options.namespace
     ) if options.filters.active else None  # no thread hand-off for the common unfiltered case
@@ -108,7 +112,7 @@ async def first_stage(
         return await asyncio.to_thread(index.dense_search, vectors[0], depth, **scope)
 
     dense_list, bm25_list = await asyncio.gather(
-        dense(), asyncio.to_thread(index.bm25_search, query, depth, **scope)
+        dense(), asyncio.to_thread(index.bm25_search, query, depth, **scope, prepared=prepared)
     )
     return {"dense": dense_list, "bm25": bm25_list}
 
@@ -174,10 +178,12 @@ async def candidates(
     records of the results shown).
     """
     depth = max(fusion.pool, options.k)
+    prepared = Bm25Query(query)  # its feedback worked out once, for both BM25 searches
     lists, notes = await asyncio.gather(
-        first_stage(index, embedder, query, depth, options),
+        first_stage(index, embedder, query, depth, options, prepared),
         asyncio.to_thread(index.bm25_notes, query, depth, private=options.private,
-                          namespace=options.namespace, include_archived=options.include_archived))
+                          namespace=options.namespace, include_archived=options.include_archived,
+                          prepared=prepared))
     dense = {chunk_id for chunk_id, _ in lists["dense"]}
     unembedded = await asyncio.to_thread(
         index.unembedded, [i for i, _ in lists["bm25"] if i not in dense],
