@@ -272,9 +272,10 @@ class Bm25Store:
         except (ValueError, OSError):  # a damaged engine: rebuilt from the table
             return False
 
-    def _rebuild(self, name: str, public: str) -> None:
+    def _rebuild(self, name: str, public: str, *, tables: bool = True) -> None:
         """A new engine for the store, filled from its table, with the anchors of the
-        namespace's `public` store (extracted again when the store is that one)."""
+        namespace's `public` store (with `tables`, its names and, when the store is the public
+        one, its anchors extracted again from its rows)."""
         self._behind.add(name)
         for folder in (name, note_level.engine(name)):
             self._forget(folder)
@@ -282,10 +283,11 @@ class Bm25Store:
         with self._db.transaction() as conn:
             conn.execute(f'INSERT OR REPLACE INTO "{_STATE}" VALUES (?, ?, 1)', (name, VERSION))
             conn.execute(f'DELETE FROM "{_LANGUAGES}" WHERE store = ?', (name,))
-            anchors.refill_names(conn, name)
             relinks.settle(conn, name)  # every note is indexed with its anchors below
-            if name == public:
-                anchors.refill(conn, public)
+            if tables:
+                anchors.refill_names(conn, name)
+                if name == public:
+                    anchors.refill(conn, public)
         engine = self._engine(name, create=True)
         notes = self._engine(note_level.engine(name), create=True)
         assert engine is not None and notes is not None
@@ -420,14 +422,23 @@ class Bm25Store:
             self._compact(written, public)
 
     def _compact(self, names: Iterable[str], public: str) -> None:
-        """Rebuild from its table each of the stores `names` whose engines hold more deleted
-        documents than ranking.json allows (`bm25.max_deleted_share`): they would rank by
-        statistics of text no longer there."""
-        limit = get_schema().bm25_max_deleted
+        """Rebuild from its table each of the stores `names` that is stale (`_stale`)."""
         for name in names:
-            if any(engine is not None and engine.deleted_share() > limit
-                   for engine in (self._engine(name), self._engine(note_level.engine(name)))):
-                self._rebuild(name, public)
+            if self._stale(name):
+                self._rebuild(name, public, tables=False)
+
+    def _stale(self, name: str, rewriting: int = 0) -> bool:
+        """Whether the store's engines hold, or would once `rewriting` of its chunk documents
+        are written again, more deleted documents than ranking.json allows
+        (`bm25.max_deleted_share`): they would rank by statistics of text no longer there."""
+        limit = get_schema().bm25_max_deleted
+        for engine, more in ((self._engine(name), rewriting),
+                             (self._engine(note_level.engine(name)), 0)):
+            if engine is not None:
+                deleted, held = engine.deleted()
+                if held and (deleted + more) / (held + more) > limit:
+                    return True
+        return False
 
     def relink_owed(self, namespace: str) -> int:
         """Index again, once each, the notes of the namespace's stores that deferred writes left
@@ -445,6 +456,9 @@ class Bm25Store:
             done += len(paths)
             if name in self._behind:
                 self._rebuild(name, public)  # which indexes every note with its anchors
+                continue
+            if self._stale(name, _chunks_of(conn, name, paths)):
+                self._rebuild(name, public, tables=False)  # compacted, every note relinked
                 continue
             engine = self._engine(name, create=True)
             assert engine is not None
@@ -690,6 +704,13 @@ def _delete(conn: sqlite3.Connection, name: str, ids: Sequence[str], paths: set[
         (json.dumps(list(ids)),)).fetchall()
     paths.update(str(path) for _, path in rows)
     return [int(rowid) for rowid, _ in rows]
+
+
+def _chunks_of(conn: sqlite3.Connection, name: str, paths: Sequence[str]) -> int:
+    """How many chunks the notes at `paths` have in store `name`."""
+    return int(conn.execute(
+        f'SELECT count(*) FROM "{name}" WHERE path IN (SELECT value FROM json_each(?))',
+        (json.dumps(list(paths)),)).fetchone()[0])
 
 
 def _insert(

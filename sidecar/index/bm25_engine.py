@@ -187,12 +187,13 @@ class Bm25Engine:
     def count(self) -> int:
         return int(self._index.searcher().num_docs)
 
-    def deleted_share(self) -> float:
-        """The share of the documents this engine holds that are deleted: tantivy still counts
-        them in its statistics (document frequencies, lengths) until it merges their segment."""
+    def deleted(self) -> tuple[int, int]:
+        """(deleted, held): how many of the documents this engine holds are deleted, and how
+        many it holds. tantivy still counts the deleted in its statistics (document
+        frequencies, lengths) until it merges their segment."""
         searcher = self._index.searcher()
         held = sum(int(searcher.doc_freq("archived", flag)) for flag in (0, 1))
-        return 1 - int(searcher.num_docs) / held if held else 0.0
+        return held - int(searcher.num_docs), held
 
     def top(
         self, terms: Terms, k: int, *, live_only: bool = False,

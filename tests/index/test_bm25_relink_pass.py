@@ -4,6 +4,7 @@ a process killed before that end (`sidecar/index/relinks.py`)."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import random
 import subprocess
@@ -20,6 +21,7 @@ from sidecar.index.bm25_engine import Bm25Engine
 from sidecar.index.embed_pass import EMBED_SLICE
 from sidecar.index.names import store_name
 from sidecar.models.embedder import Embedder
+from sidecar.schema import get_schema
 
 from .conftest import OpenIndex, note, write
 from .test_expedite import Hooked
@@ -62,6 +64,11 @@ def _found(index: Index, word: str, *, private: bool = False) -> set[str]:
 
 
 def _spy_relinks(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The notes `Bm25Store._relink` indexes again, with the store never compacted instead
+    (tests/index/test_bm25_compaction.py): this small vault's relinks would rewrite most of it."""
+    schema = get_schema()
+    monkeypatch.setattr(bm25_module, "get_schema",
+                        lambda: dataclasses.replace(schema, bm25_max_deleted=1.0))
     relinked: list[str] = []
     real = Bm25Store._relink
     monkeypatch.setattr(Bm25Store, "_relink", lambda self, engine, name, public, paths: (
