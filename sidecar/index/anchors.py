@@ -26,8 +26,8 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import PurePosixPath
 
-from sidecar.chunking.markdown import LINK, link_text
 from sidecar.index import languages
+from sidecar.vault import links
 
 # Rows read at once when a store's anchors are extracted again (bounded memory).
 _BATCH = 1000
@@ -43,20 +43,41 @@ def keys(path: str) -> tuple[str, str]:
     return _key(path), _key(PurePosixPath(path).name)
 
 
-def anchors(text: str) -> Iterator[tuple[str, str]]:
-    """(key of the note linked to, the link and the words around it) of each wikilink of
-    `text`; embeds and links to a heading of the same note (`[[#part]]`) give none."""
+def note_keys(conn: sqlite3.Connection, public: str, path: str) -> list[str]:
+    """The keys a link may name the note at `path` by: `keys`, and the aliases the `public`
+    store's names table holds for it (none for a private note: `add_names`)."""
+    return list(dict.fromkeys([*keys(path), *(str(key) for (key,) in conn.execute(
+        f'SELECT key FROM "{names_table(public)}" WHERE path = ?', (path,)))]))
+
+
+def anchors(text: str, source: str = "") -> Iterator[tuple[str, str]]:
+    """(key of a note linked to, the link and the words around it) of each wikilink and
+    Markdown link to a note in `text`, of the note at `source` (a relative Markdown link is
+    read from its folder, and may name a note by either of two keys: `links.markdown_targets`);
+    embeds, web addresses and links to a part of the same note (`[[#part]]`) give none."""
     window = languages.spec().anchor_window
     for line in text.splitlines():
-        if "[[" not in line:
+        if "[[" not in line and "](" not in line:
             continue
-        for match in LINK.finditer(line):
-            key = _key(match.group(2))
-            if match.group(1) or not key:
+        found = list(links.links(line, source))
+        for at, link in enumerate(found):
+            if link.embed or not link.targets:
                 continue
-            before = LINK.sub(link_text, line[: match.start()]).split()[-window:]
-            after = LINK.sub(link_text, line[match.end() :]).split()[:window]
-            yield key, " ".join([*before, link_text(match), *after])
+            before = _words(line, found[:at], 0, link.start).split()[-window:]
+            after = _words(line, found[at + 1 :], link.end, len(line)).split()[:window]
+            words = " ".join([*before, link.shown, *after])
+            for key in dict.fromkeys(_key(t) for t in link.targets):
+                if key:
+                    yield key, words
+
+
+def _words(line: str, found: Sequence[links.Link], start: int, end: int) -> str:
+    """Line `start`..`end` as shown, the links `found` in it read as their text."""
+    out, at = [], start
+    for link in found:
+        out += [line[at : link.start], link.shown]
+        at = link.end
+    return "".join([*out, line[at:end]])
 
 
 def table(store: str) -> str:
@@ -82,7 +103,7 @@ def write(conn: sqlite3.Connection, store: str,
           rows: Iterable[tuple[int, str, str]]) -> list[Anchor]:
     """Record the anchors of chunks (rowid, note path, text) of the public `store`."""
     found = [(rowid, path, key, words) for rowid, path, text in rows
-             for key, words in anchors(text)]
+             for key, words in anchors(text, path)]
     conn.executemany(f'INSERT INTO "{table(store)}" VALUES (?, ?, ?, ?)', found)
     return [(key, path, words) for _, path, key, words in found]
 
@@ -116,8 +137,8 @@ def beyond_cap(conn: sqlite3.Connection, store: str, path: str, since: str) -> b
     most = languages.spec().anchor_most
     (before,) = conn.execute(
         f'SELECT count(*) FROM (SELECT DISTINCT text FROM "{table(store)}" '
-        "WHERE key IN (?, ?) AND path != ? AND path < ? LIMIT ?)",
-        (*keys(path), path, since, most)).fetchone()
+        "WHERE key IN (SELECT value FROM json_each(?)) AND path != ? AND path < ? LIMIT ?)",
+        (json.dumps(note_keys(conn, store, path)), path, since, most)).fetchone()
     return int(before) >= most
 
 
@@ -133,9 +154,9 @@ def text_for(conn: sqlite3.Connection, store: str, path: str) -> str:
     """The anchors other notes of the public `store` give the note at `path`, each once, the
     first `most` in the order of the linking notes' paths (whatever order they were written in)."""
     found = conn.execute(
-        f'SELECT text FROM "{table(store)}" WHERE key IN (?, ?) AND path != ? '
-        "ORDER BY path, source",
-        (*keys(path), path))
+        f'SELECT text FROM "{table(store)}" WHERE key IN (SELECT value FROM json_each(?)) '
+        "AND path != ? ORDER BY path, source",
+        (json.dumps(note_keys(conn, store, path)), path))
     most = languages.spec().anchor_most
     kept: dict[str, None] = {}
     for (text,) in found:  # read only as far as needed: a hub may have thousands
@@ -146,8 +167,9 @@ def text_for(conn: sqlite3.Connection, store: str, path: str) -> str:
 
 
 def names_table(store: str) -> str:
-    """The table of the keys a link may name each note of `store` by (`keys`), so the notes a
-    changed anchor names are found by an index lookup, not a scan of the store's paths."""
+    """The table of the keys a link may name each note of `store` by (`keys`, and the aliases
+    of a public note), so the notes a changed anchor names are found by an index lookup, not a
+    scan of the store's paths."""
     return f"{store}_names"
 
 
@@ -160,10 +182,18 @@ def names_sql(store: str) -> str:
     """
 
 
-def add_names(conn: sqlite3.Connection, store: str, paths: Iterable[str]) -> None:
-    """Record the keys of the notes at `paths`, just written to `store`."""
-    conn.executemany(f'INSERT OR IGNORE INTO "{names_table(store)}" VALUES (?, ?)',
-                     ((key, path) for path in set(paths) for key in keys(path)))
+def add_names(conn: sqlite3.Connection, store: str,
+              notes: Iterable[tuple[str, Iterable[str]]]) -> None:
+    """Record the keys of the notes (path, aliases) just written whole to `store`, in place of
+    those they had: aliases only for the public store's, so a private note's aliases never
+    name it, nor tell a public note's document that it exists."""
+    found = dict(notes)  # each row of a note carries the note's aliases
+    table = names_table(store)
+    conn.execute(f'DELETE FROM "{table}" WHERE path IN (SELECT value FROM json_each(?))',
+                 (json.dumps(sorted(found)),))
+    conn.executemany(f'INSERT OR IGNORE INTO "{table}" VALUES (?, ?)', (
+        (key, path) for path, aliases in found.items()
+        for key in (*keys(path), *map(_key, aliases)) if key))
 
 
 def drop_names(conn: sqlite3.Connection, store: str, paths: Iterable[str]) -> None:
@@ -175,11 +205,13 @@ def drop_names(conn: sqlite3.Connection, store: str, paths: Iterable[str]) -> No
         (json.dumps(sorted(set(paths))),))
 
 
-def refill_names(conn: sqlite3.Connection, store: str) -> None:
-    """Record the keys of every note of `store` again."""
+def refill_names(conn: sqlite3.Connection, store: str, *, aliases: bool) -> None:
+    """Record the keys of every note of `store` again, with their aliases when `aliases` (the
+    public store)."""
     conn.execute(f'DELETE FROM "{names_table(store)}"')
-    add_names(conn, store, (str(path) for (path,) in
-                            conn.execute(f'SELECT DISTINCT path FROM "{store}"')))
+    add_names(conn, store, ((str(path), json.loads(found) if aliases else ())
+                            for path, found in conn.execute(
+                                f'SELECT path, aliases FROM "{store}" GROUP BY path')))
 
 
 def named(conn: sqlite3.Connection, store: str, found: set[str]) -> list[str]:
