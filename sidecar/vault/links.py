@@ -174,3 +174,11 @@ class NameIndex:
         """Resolve a wikilink or bare name straight to a vault path."""
         target = link_target(value)
         return self.resolve(target) if target else None
+
+    def linked(self, text: str, source: str = "") -> Iterator[str | None]:
+        """The vault path each link and embed of `text` (of the note at `source`) names, None
+        for one that names no note; a web address or a part of the same note is no link here."""
+        for line in text.splitlines():
+            if "[[" in line or "](" in line:
+                yield from (self.resolve_first(link.targets)
+                            for link in links(line, source) if link.targets)

@@ -58,3 +58,12 @@ def test_a_markdown_link_resolves_to_the_note_obsidian_opens() -> None:
                                ("Graph%20view.md", "Daily/Today.md", "Graph view.md"),
                                ("../Sub/Note", "Daily/Today.md", "Sub/Note.md")]:
         assert names.resolve_first(markdown_targets(dest, source)) == path
+
+
+def test_the_notes_a_text_links_to_whatever_the_link_syntax() -> None:
+    names = NameIndex(["Tools/Graph view.md", "Daily/Today.md"], {"Tools/Graph view.md": ["Map"]})
+    text = ("[[Graph view]] and [the map](Map) and ![[Missing]]\n"
+            "[web](https://obsidian.md) [today](./Today.md) [up](../Tools/Graph%20view.md)")
+    assert list(names.linked(text, "Daily/Note.md")) == [
+        "Tools/Graph view.md", "Tools/Graph view.md", None, "Daily/Today.md",
+        "Tools/Graph view.md"]
