@@ -3,7 +3,7 @@
 How other notes refer to a note is vocabulary the note itself may lack ("see the connections
 between notes in [[Graph view]]"): web search has used link anchor text since its beginnings
 (Brin & Page 1998; Craswell, Hawking & Robertson, "Effective site finding using link anchor
-information", SIGIR 2001). Each wikilink of a public, live chunk gives an anchor: the link as
+information", SIGIR 2001). Each link of a public, live chunk gives an anchor: the link as
 Obsidian shows it with up to `window` words either side on its line (`schema/languages.json`
 `anchors`). Every chunk of the note a link names is indexed with the note's anchors, each once,
 at most `most` of them, the first linking notes' by path (a note half the vault links to would
@@ -11,11 +11,20 @@ otherwise multiply its chunks' length), after its own text. On the Italian, Dutc
 help vaults this put 2 more of 76 notes in the top 5 of the default search and 6 more with BM25
 alone, and raised MRR@10 by 0.07 and 0.09 (docs/benchmarks.md).
 
-A link names a note by its file name or its vault path (without `.md`, case-folded, as
-`vault/links.py` resolves it); a name shared by several notes gives its anchors to each, and a
-link by alias, a Markdown link or an embed gives none. A note's links to itself are left out.
-Only the public store's chunks give anchors: a private note's words never reach a note found
-outside private mode; a private note may be found by a public note's words about it.
+A link is a wikilink or a Markdown link, read by `vault/links.py` (the one reader of link
+syntax): `[text](Graph%20view.md)`, `[text](<Folder/My note.md>)`, `[text](../Other/Note.md#H)`.
+It names a note by a key: its file name or its vault path (without `.md`, case-folded), or one
+of its `aliases`. A Markdown link not written `./`- or `../`-relative nor vault-absolute gives
+two keys, its path from the linking note's folder and the path as written (Obsidian tries both),
+each anchoring the note it names. A key shared by several notes (a name, an alias) gives its
+anchors to each; an embed, an image or a web address gives none. A note's links to itself are
+left out. The keys of each store's notes are in its names table (`names_table`), so the notes a
+changed anchor names are found by an index lookup: the public store's notes' aliases are keys
+too, changed whenever the note is written (every row of a note carries its aliases,
+`SparseRow.aliases`, kept in the store's table for a rebuild). Only the public store's chunks
+give anchors: a private note's words never reach a note found outside private mode; a private
+note may be found by a public note's words about it by name or path, never by its aliases (they
+are no keys: a private note's aliases neither name it nor tell that it exists).
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ analysed as the index analyses text in every language of `schema/languages.json`
 without the query stopwords of `schema/ranking.json`), OR-ed (the classic bag-of-words BM25
 query). Each row records the language ora.yaml sets for its note (`lang`, '' when none); a
 note without one is analysed in the language detected from the text of its rows (written
-together, and read together when an engine is rebuilt). The public store's chunks' wikilinks
+together, and read together when an engine is rebuilt). The public store's chunks' links
 are kept in its anchors table (`anchors.py`); a write that changes what links say of a note
 indexes that note's chunks again, in either store. Beside each store's engine, an engine of
 whole notes (`note_level.py`) is written and rebuilt with it.
