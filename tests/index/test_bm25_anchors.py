@@ -297,3 +297,29 @@ def test_a_private_notes_aliases_name_nothing_and_lend_no_words(tmp_path: Path) 
     assert "clinic" not in {k for (k,) in conn.execute(f'SELECT key FROM "{table}"')}
     conn.close()
     bm25.close()
+
+
+def test_the_index_reads_markdown_links_and_aliases_from_the_vaults_notes(
+    tmp_path: Path, open_idx: OpenIndex,
+) -> None:
+    vault = tmp_path / "vault"
+    write(vault, "Tools/Graph view.md", note("resource", f"# Graph view\n\n{GRAPH}",
+                                             aliases=["Link map"]))
+    write(vault, "Daily/Intro.md", note(
+        "resource", "# Intro\n\nYour ideas as a network in the [graph](../Tools/Graph%20view.md)."))
+    write(vault, "Plans.md", note("resource", "# Plans\n\nClusters of thought: [[Link map]]."))
+    index = open_idx(vault)
+    index.reconcile()
+
+    def found(query: str) -> set[str]:
+        hits = index.bm25_search(query, 5, private=False)
+        return {c.path for c in index.get_chunks([i for i, _ in hits], private=False).values()}
+
+    assert found("network") == {"Daily/Intro.md", "Tools/Graph view.md"}
+    assert found("clusters") == {"Plans.md", "Tools/Graph view.md"}
+    write(vault, "Tools/Graph view.md", note("resource", f"# Graph view\n\n{GRAPH}",
+                                             aliases=["Net of notes"]))
+    index.reconcile()
+    assert found("clusters") == {"Plans.md"}
+    assert found("network") == {"Daily/Intro.md", "Tools/Graph view.md"}
+    index.close()
