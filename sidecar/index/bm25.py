@@ -46,6 +46,7 @@ from sidecar.index.names import store_name
 from sidecar.index.scope import overfetch
 from sidecar.index.sqlite import ThreadConnections
 from sidecar.schema import get_schema
+from sidecar.vault.links import searchable
 
 # Recorded in DATA/index.json (the store itself rebuilds an engine of another version).
 TOKENIZE = f"tantivy {VERSION}"
@@ -110,8 +111,9 @@ def _schema_sql(name: str) -> str:
 
 def _body(text: str, title: str, heading: str, about: str, linked: str = "") -> str:
     """The one field the engine ranks: names, heading path and description, then the text, then
-    what other notes' links to the note say (`anchors.py`)."""
-    return "\n".join(part for part in (title, heading, about, text, linked) if part)
+    what other notes' links to the note say (`anchors.py`). A Markdown link to a note is read
+    URL-decoded (`links.searchable`)."""
+    return "\n".join(part for part in (title, heading, about, searchable(text), linked) if part)
 
 
 _TableRow = tuple[int, int, str, str, str, str, str, str]

@@ -128,6 +128,20 @@ def shown(text: str) -> str:
     return "".join([*out, text[at:]])
 
 
+def searchable(text: str) -> str:
+    """`text` with each Markdown link to a note as its text and its target URL-decoded
+    (`[the view](Graph%20view.md)` reads "the view (Graph view.md)"): its words are then words,
+    as a wikilink's are, not `20view`. Other links are left as written."""
+    if "](" not in text:
+        return text
+    out, at = [], 0
+    for link in links(text):
+        if link.markdown and link.targets:
+            out += [text[at : link.start], f"{link.shown} ({link.targets[-1]})"]
+            at = link.end
+    return "".join([*out, text[at:]])
+
+
 def _strip_md(name: str) -> str:
     return name[:-3] if name.lower().endswith(".md") else name
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from sidecar.vault.links import NameIndex, links, markdown_targets, shown
+from sidecar.vault.links import NameIndex, links, markdown_targets, searchable, shown
 
 
 @pytest.mark.parametrize(
@@ -67,3 +67,8 @@ def test_the_notes_a_text_links_to_whatever_the_link_syntax() -> None:
     assert list(names.linked(text, "Daily/Note.md")) == [
         "Tools/Graph view.md", "Tools/Graph view.md", None, "Daily/Today.md",
         "Tools/Graph view.md"]
+
+
+def test_a_markdown_link_to_a_note_is_searched_url_decoded_and_other_text_as_written() -> None:
+    text = "[see this](Graph%20view.md#Zoom%20in) [web](https://a.b/c%20d) [[W%20x]]"
+    assert searchable(text) == "see this (Graph view.md) [web](https://a.b/c%20d) [[W%20x]]"
