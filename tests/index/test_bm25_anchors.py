@@ -266,6 +266,20 @@ def test_links_follow_a_notes_aliases_as_they_change(tmp_path: Path) -> None:
     bm25.close()
 
 
+def test_a_note_follows_the_links_by_its_alias_as_the_linking_notes_change(
+    tmp_path: Path,
+) -> None:
+    bm25 = _store(tmp_path)
+    _put(bm25, _aliased("g1", "Tools/Graph view.md", GRAPH, "Link map"))
+    _put(bm25, _row("m", "Intro.md", "See your ideas as a network in the [[Link map]]."))
+    assert _ids(bm25, "network") == ["g1", "m"]
+    _put(bm25, _row("m", "Intro.md", "See your ideas as a network in the [[Atlas]]."))
+    assert _ids(bm25, "network") == ["m"]
+    _put(bm25, _row("m", "Intro.md", "See your ideas as a web in the [map](Link%20map)."))
+    assert _ids(bm25, "web") == ["g1", "m"] and _ids(bm25, "network") == []
+    bm25.close()
+
+
 def test_a_rebuilt_engine_keeps_the_anchors_of_links_by_alias(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
