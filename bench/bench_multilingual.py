@@ -17,9 +17,14 @@ one (each question's `from`), expecting the English note of the same permalink, 
 and per source (`en<es`, `en<de`), so a language is compared with English on the same questions.
 The embedder is loaded once, outside every timing.
 
+With `--markdown-links` each vault's wikilinks are first written as Markdown links, as Obsidian
+writes them with "Use [[Wikilinks]]" turned off and the shortest path (`[[Graph view#Filters|the
+graph]]` becomes `[the graph](Graph%20view.md#Filters)`): the same vault, linked as such users
+link theirs. Frontmatter is left as it is (a property's link is a wikilink in either setting).
+
     git clone --depth 1 https://github.com/obsidianmd/obsidian-help /tmp/obsidian-help
     python bench/bench_multilingual.py /tmp/obsidian-help [--languages it,nl,fr,es,de,zh,en]
-        [--keep DIR] [--write]
+        [--keep DIR] [--markdown-links] [--write]
 """
 
 from __future__ import annotations
@@ -27,11 +32,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import tempfile
 import time
 from collections.abc import Callable
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from report import ROOT, cpu_name, report_main
@@ -41,12 +47,15 @@ from sidecar.index.index import Index
 from sidecar.models.embedder import Embedder, load_embedder
 from sidecar.retrieval.search import SearchOptions, search_sync
 from sidecar.settings import make_config
+from sidecar.vault.scan import iter_note_paths
 
 QUESTIONS = ROOT / "bench" / "data" / "multilingual"
 HEADING = "## Multilingual: Obsidian's help vault per language"
 LANGUAGES = ("it", "nl", "fr", "es", "de", "zh", "en")
 MODES = ("default", "bm25", "dense")
 DEPTH = 30
+# A wikilink to rewrite (this bench writes links; Ora reads them through vault/links.py).
+_WIKILINK = re.compile(r"(!?)\[\[([^\[\]|#]*)(#[^\[\]|]*)?(?:\|([^\[\]]*))?\]\]")
 
 
 def _distinct(paths: list[str]) -> list[str]:
@@ -92,12 +101,37 @@ def _measures(questions: list[dict[str, Any]], ranks: list[int | None]) -> dict[
                        if r is None or r > 5]}
 
 
-def run_language(help_root: Path, lang: str, embedder: Embedder, work: Path) -> dict[str, Any]:
+def _markdown_links(vault: Path) -> None:
+    """Every note body's wikilinks and embeds written as Markdown links, as Obsidian writes them
+    with wikilinks off: the target's name (`.md` added for a note), URL-encoded spaces."""
+    notes = {PurePosixPath(p).stem.casefold() for p in iter_note_paths(vault)}
+    notes |= {p.removesuffix(".md").casefold() for p in iter_note_paths(vault)}
+
+    def markdown(m: re.Match[str]) -> str:
+        embed, target, part, alias = m.group(1), m.group(2).strip(), m.group(3) or "", m.group(4)
+        note = target.casefold() in notes
+        shown = alias or " > ".join(x for x in [target, *part.strip("#").split("#")]
+                                    if x and not x.startswith("^"))
+        dest = (target + (".md" if note else "") + part).replace(" ", "%20")
+        return f"{embed}[{'' if embed and not note else shown}]({dest})"
+
+    for rel in iter_note_paths(vault):
+        path = vault / rel
+        text = path.read_text(encoding="utf-8")
+        end = text.find("\n---", 4) if text.startswith("---\n") else -1
+        split = text.find("\n", end + 1) + 1 if end >= 0 else 0
+        path.write_text(text[:split] + _WIKILINK.sub(markdown, text[split:]), encoding="utf-8")
+
+
+def run_language(help_root: Path, lang: str, embedder: Embedder, work: Path,
+                 markdown_links: bool = False) -> dict[str, Any]:
     questions = json.loads((QUESTIONS / f"{lang}.json").read_text(encoding="utf-8"))["questions"]
     vault = work / lang / "vault"
     if not vault.exists():
         shutil.copytree(help_root / lang, vault, ignore=shutil.ignore_patterns(
             "*.png", "*.jpg", "*.jpeg", "*.gif", "*.mp4", "*.webm", "*.svg", "*.pdf"))
+        if markdown_links:
+            _markdown_links(vault)
     config = make_config(vault, work / lang / "data")
     with open_index(config, embedder=embedder) as index:
         started = time.monotonic()
@@ -119,12 +153,14 @@ def _row(name: str, result: dict[str, Any], part: str | None = None) -> str:
             + f" | {result['wall']:.0f} s |")
 
 
-def run(help_root: Path, languages: list[str], keep: Path | None) -> str:
+def run(help_root: Path, languages: list[str], keep: Path | None,
+        markdown_links: bool = False) -> str:
     load = os.getloadavg()
     with tempfile.TemporaryDirectory(prefix="ora-ml-") as tmp:
         work = keep or Path(tmp)
         embedder = load_embedder(make_config(Path(tmp), Path(tmp) / "probe"))
-        results = {lang: run_language(help_root, lang, embedder, work) for lang in languages}
+        results = {lang: run_language(help_root, lang, embedder, work, markdown_links)
+                   for lang in languages}
     rows = [_row(lang, r) for lang, r in results.items()]
     rows += [_row(f"{lang}{part}", r, part)
              for lang, r in results.items() for part in r["default"] if part.startswith("<")]
@@ -132,7 +168,8 @@ def run(help_root: Path, languages: list[str], keep: Path | None) -> str:
               for lang, r in results.items() for m in ("default",) if r[m]["misses"]]
     return "\n".join([
         HEADING, "",
-        f"`python bench/bench_multilingual.py PATH --languages {','.join(languages)}` on "
+        f"`python bench/bench_multilingual.py PATH --languages {','.join(languages)}"
+        f"{' --markdown-links' if markdown_links else ''}` on "
         f"{time.strftime('%Y-%m-%d', time.gmtime())}, {cpu_name()}, load average "
         f"{load[0]:.2f} / {load[1]:.2f} / {load[2]:.2f}; embedder `{embedder.model_id}`, no "
         "re-ranker. hit@5 / MRR@10 over distinct notes.", "",
@@ -149,8 +186,11 @@ def main() -> int:
     parser.add_argument("--languages", default=",".join(LANGUAGES))
     parser.add_argument("--keep", type=Path, help="keep the vaults and indexes in this folder, "
                         "and reuse them (a BM25 change then rebuilds the BM25 side only)")
+    parser.add_argument("--markdown-links", action="store_true",
+                        help="write each vault's wikilinks as Markdown links first")
     return report_main(parser, HEADING, lambda args: run(
-        args.help_vault, [lang for lang in args.languages.split(",") if lang], args.keep))
+        args.help_vault, [lang for lang in args.languages.split(",") if lang], args.keep,
+        args.markdown_links))
 
 
 if __name__ == "__main__":

@@ -61,7 +61,9 @@ BREADCRUMB = " > "
 # 20: a callout's text after such a query block carries the callout's title in its breadcrumb
 # 21: a chat note's chunks carry its conversation id (metadata and ledger), so search can filter
 #     by it: every file is planned again (its vectors reused) and the ledger's new column filled
-CHUNKER_VERSION = 21
+# 22: a Markdown link reads as its text (the embedded text changes; other vectors are reused),
+#     and each note's BM25 rows carry its aliases (incoming links by alias)
+CHUNKER_VERSION = 22
 _SENTENCE_END = re.compile(r"[.!?。]$")
 
 

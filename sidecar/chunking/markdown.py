@@ -10,7 +10,8 @@ H1 or H2; after a blank line, `---` is a thematic break (front matter never reac
 Each line also has a readable form (`Readable`): what a reader of the rendered note sees, which
 is what gets embedded. `%%comments%%` (inline or spanning lines; not in code) and block ids
 (`^id` at a line's end) are left out, a link or embed `[[Note#Part|alias]]` reads as its alias
-or "Note > Part", as Obsidian shows it. An unclosed `%%` stays literal text: one stray `%%`
+or "Note > Part", and a Markdown link `[text](url)` as its text (`vault/links.shown`), as Obsidian
+shows them. An unclosed `%%` stays literal text: one stray `%%`
 must not hide the rest of a note from search. Structure is read from the readable lines, so a
 heading inside a comment is not a heading. A query block (```` ```dataview ````, `dataviewjs`,
 `tasks`, `query`, `base`: `schema/plugin_formats.json`) reads as nothing: the reading view shows
@@ -27,6 +28,7 @@ from dataclasses import dataclass, field, replace
 from functools import cache
 
 from sidecar.schema import load_json
+from sidecar.vault.links import shown
 
 _HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
@@ -38,8 +40,6 @@ _TABLE_DELIMITER = re.compile(r"^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$")
 _MATH = "$$"
 COMMENT = "%%"
 _BLOCK_ID = re.compile(r"(?:^|[ \t])\^([A-Za-z0-9-]+)[ \t]*$")
-LINK = re.compile(r"(!?)\[\[([^\[\]|#]*)(#[^\[\]|]*)?(?:\|([^\[\]]*))?\]\]")
-_SIZE = re.compile(r"^\d+(?:x\d+)?$")  # `![[image.png|300]]` sets a width, not a caption
 _BACKTICKS = re.compile(r"`+")
 
 
@@ -83,7 +83,7 @@ class Readable:
         ids = (found.group(1),) if found else ()
         if found:
             text = text[: found.start()]
-        return LINK.sub(link_text, text), ids
+        return shown(text), ids
 
 
 def heading(line: str) -> tuple[int, str] | None:
@@ -165,17 +165,6 @@ def _opens_math(line: str) -> bool:
 
 
 # ---- readable lines ----------------------------------------------------------------------------
-
-
-def link_text(match: re.Match[str]) -> str:
-    """A wikilink or embed as Obsidian shows it: its alias, else "Note > Heading"."""
-    embed, target, part, alias = match.groups()
-    target, part = target.strip(), part or ""
-    if alias and not (embed and _SIZE.match(alias.strip())):
-        return alias.strip()
-    name = target.rsplit("/", 1)[-1].removesuffix(".md")
-    parts = [p.strip() for p in part.split("#") if p.strip() and not p.startswith("^")]
-    return " > ".join([name, *parts]) if name else " > ".join(parts)
 
 
 def _code_spans(line: str) -> list[tuple[int, int]]:

@@ -3,7 +3,7 @@
 How other notes refer to a note is vocabulary the note itself may lack ("see the connections
 between notes in [[Graph view]]"): web search has used link anchor text since its beginnings
 (Brin & Page 1998; Craswell, Hawking & Robertson, "Effective site finding using link anchor
-information", SIGIR 2001). Each wikilink of a public, live chunk gives an anchor: the link as
+information", SIGIR 2001). Each link of a public, live chunk gives an anchor: the link as
 Obsidian shows it with up to `window` words either side on its line (`schema/languages.json`
 `anchors`). Every chunk of the note a link names is indexed with the note's anchors, each once,
 at most `most` of them, the first linking notes' by path (a note half the vault links to would
@@ -11,11 +11,20 @@ otherwise multiply its chunks' length), after its own text. On the Italian, Dutc
 help vaults this put 2 more of 76 notes in the top 5 of the default search and 6 more with BM25
 alone, and raised MRR@10 by 0.07 and 0.09 (docs/benchmarks.md).
 
-A link names a note by its file name or its vault path (without `.md`, case-folded, as
-`vault/links.py` resolves it); a name shared by several notes gives its anchors to each, and a
-link by alias, a Markdown link or an embed gives none. A note's links to itself are left out.
-Only the public store's chunks give anchors: a private note's words never reach a note found
-outside private mode; a private note may be found by a public note's words about it.
+A link is a wikilink or a Markdown link, read by `vault/links.py` (the one reader of link
+syntax): `[text](Graph%20view.md)`, `[text](<Folder/My note.md>)`, `[text](../Other/Note.md#H)`.
+It names a note by a key: its file name or its vault path (without `.md`, case-folded), or one
+of its `aliases`. A Markdown link not written `./`- or `../`-relative nor vault-absolute gives
+two keys, its path from the linking note's folder and the path as written (Obsidian tries both),
+each anchoring the note it names. A key shared by several notes (a name, an alias) gives its
+anchors to each; an embed, an image or a web address gives none. A note's links to itself are
+left out. The keys of each store's notes are in its names table (`names_table`), so the notes a
+changed anchor names are found by an index lookup: the public store's notes' aliases are keys
+too, changed whenever the note is written (every row of a note carries its aliases,
+`SparseRow.aliases`, kept in the store's table for a rebuild). Only the public store's chunks
+give anchors: a private note's words never reach a note found outside private mode; a private
+note may be found by a public note's words about it by name or path, never by its aliases (they
+are no keys: a private note's aliases neither name it nor tell that it exists).
 """
 
 from __future__ import annotations
@@ -26,8 +35,8 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import PurePosixPath
 
-from sidecar.chunking.markdown import LINK, link_text
 from sidecar.index import languages
+from sidecar.vault import links
 
 # Rows read at once when a store's anchors are extracted again (bounded memory).
 _BATCH = 1000
@@ -43,20 +52,41 @@ def keys(path: str) -> tuple[str, str]:
     return _key(path), _key(PurePosixPath(path).name)
 
 
-def anchors(text: str) -> Iterator[tuple[str, str]]:
-    """(key of the note linked to, the link and the words around it) of each wikilink of
-    `text`; embeds and links to a heading of the same note (`[[#part]]`) give none."""
+def note_keys(conn: sqlite3.Connection, public: str, path: str) -> list[str]:
+    """The keys a link may name the note at `path` by: `keys`, and the aliases the `public`
+    store's names table holds for it (none for a private note: `add_names`)."""
+    return list(dict.fromkeys([*keys(path), *(str(key) for (key,) in conn.execute(
+        f'SELECT key FROM "{names_table(public)}" WHERE path = ?', (path,)))]))
+
+
+def anchors(text: str, source: str = "") -> Iterator[tuple[str, str]]:
+    """(key of a note linked to, the link and the words around it) of each wikilink and
+    Markdown link to a note in `text`, of the note at `source` (a relative Markdown link is
+    read from its folder, and may name a note by either of two keys: `links.markdown_targets`);
+    embeds, web addresses and links to a part of the same note (`[[#part]]`) give none."""
     window = languages.spec().anchor_window
     for line in text.splitlines():
-        if "[[" not in line:
+        if "[[" not in line and "](" not in line:
             continue
-        for match in LINK.finditer(line):
-            key = _key(match.group(2))
-            if match.group(1) or not key:
+        found = list(links.links(line, source))
+        for at, link in enumerate(found):
+            if link.embed or not link.targets:
                 continue
-            before = LINK.sub(link_text, line[: match.start()]).split()[-window:]
-            after = LINK.sub(link_text, line[match.end() :]).split()[:window]
-            yield key, " ".join([*before, link_text(match), *after])
+            before = _words(line, found[:at], 0, link.start).split()[-window:]
+            after = _words(line, found[at + 1 :], link.end, len(line)).split()[:window]
+            words = " ".join([*before, link.shown, *after])
+            for key in dict.fromkeys(_key(t) for t in link.targets):
+                if key:
+                    yield key, words
+
+
+def _words(line: str, found: Sequence[links.Link], start: int, end: int) -> str:
+    """Line `start`..`end` as shown, the links `found` in it read as their text."""
+    out, at = [], start
+    for link in found:
+        out += [line[at : link.start], link.shown]
+        at = link.end
+    return "".join([*out, line[at:end]])
 
 
 def table(store: str) -> str:
@@ -82,7 +112,7 @@ def write(conn: sqlite3.Connection, store: str,
           rows: Iterable[tuple[int, str, str]]) -> list[Anchor]:
     """Record the anchors of chunks (rowid, note path, text) of the public `store`."""
     found = [(rowid, path, key, words) for rowid, path, text in rows
-             for key, words in anchors(text)]
+             for key, words in anchors(text, path)]
     conn.executemany(f'INSERT INTO "{table(store)}" VALUES (?, ?, ?, ?)', found)
     return [(key, path, words) for _, path, key, words in found]
 
@@ -116,8 +146,8 @@ def beyond_cap(conn: sqlite3.Connection, store: str, path: str, since: str) -> b
     most = languages.spec().anchor_most
     (before,) = conn.execute(
         f'SELECT count(*) FROM (SELECT DISTINCT text FROM "{table(store)}" '
-        "WHERE key IN (?, ?) AND path != ? AND path < ? LIMIT ?)",
-        (*keys(path), path, since, most)).fetchone()
+        "WHERE key IN (SELECT value FROM json_each(?)) AND path != ? AND path < ? LIMIT ?)",
+        (json.dumps(note_keys(conn, store, path)), path, since, most)).fetchone()
     return int(before) >= most
 
 
@@ -133,9 +163,9 @@ def text_for(conn: sqlite3.Connection, store: str, path: str) -> str:
     """The anchors other notes of the public `store` give the note at `path`, each once, the
     first `most` in the order of the linking notes' paths (whatever order they were written in)."""
     found = conn.execute(
-        f'SELECT text FROM "{table(store)}" WHERE key IN (?, ?) AND path != ? '
-        "ORDER BY path, source",
-        (*keys(path), path))
+        f'SELECT text FROM "{table(store)}" WHERE key IN (SELECT value FROM json_each(?)) '
+        "AND path != ? ORDER BY path, source",
+        (json.dumps(note_keys(conn, store, path)), path))
     most = languages.spec().anchor_most
     kept: dict[str, None] = {}
     for (text,) in found:  # read only as far as needed: a hub may have thousands
@@ -146,8 +176,9 @@ def text_for(conn: sqlite3.Connection, store: str, path: str) -> str:
 
 
 def names_table(store: str) -> str:
-    """The table of the keys a link may name each note of `store` by (`keys`), so the notes a
-    changed anchor names are found by an index lookup, not a scan of the store's paths."""
+    """The table of the keys a link may name each note of `store` by (`keys`, and the aliases
+    of a public note), so the notes a changed anchor names are found by an index lookup, not a
+    scan of the store's paths."""
     return f"{store}_names"
 
 
@@ -160,10 +191,18 @@ def names_sql(store: str) -> str:
     """
 
 
-def add_names(conn: sqlite3.Connection, store: str, paths: Iterable[str]) -> None:
-    """Record the keys of the notes at `paths`, just written to `store`."""
-    conn.executemany(f'INSERT OR IGNORE INTO "{names_table(store)}" VALUES (?, ?)',
-                     ((key, path) for path in set(paths) for key in keys(path)))
+def add_names(conn: sqlite3.Connection, store: str,
+              notes: Iterable[tuple[str, Iterable[str]]]) -> None:
+    """Record the keys of the notes (path, aliases) just written whole to `store`, in place of
+    those they had: aliases only for the public store's, so a private note's aliases never
+    name it, nor tell a public note's document that it exists."""
+    found = dict(notes)  # each row of a note carries the note's aliases
+    table = names_table(store)
+    conn.execute(f'DELETE FROM "{table}" WHERE path IN (SELECT value FROM json_each(?))',
+                 (json.dumps(sorted(found)),))
+    conn.executemany(f'INSERT OR IGNORE INTO "{table}" VALUES (?, ?)', (
+        (key, path) for path, aliases in found.items()
+        for key in (*keys(path), *map(_key, aliases)) if key))
 
 
 def drop_names(conn: sqlite3.Connection, store: str, paths: Iterable[str]) -> None:
@@ -175,11 +214,13 @@ def drop_names(conn: sqlite3.Connection, store: str, paths: Iterable[str]) -> No
         (json.dumps(sorted(set(paths))),))
 
 
-def refill_names(conn: sqlite3.Connection, store: str) -> None:
-    """Record the keys of every note of `store` again."""
+def refill_names(conn: sqlite3.Connection, store: str, *, aliases: bool) -> None:
+    """Record the keys of every note of `store` again, with their aliases when `aliases` (the
+    public store)."""
     conn.execute(f'DELETE FROM "{names_table(store)}"')
-    add_names(conn, store, (str(path) for (path,) in
-                            conn.execute(f'SELECT DISTINCT path FROM "{store}"')))
+    add_names(conn, store, ((str(path), json.loads(found) if aliases else ())
+                            for path, found in conn.execute(
+                                f'SELECT path, aliases FROM "{store}" GROUP BY path')))
 
 
 def named(conn: sqlite3.Connection, store: str, found: set[str]) -> list[str]:

@@ -14,7 +14,7 @@ analysed as the index analyses text in every language of `schema/languages.json`
 without the query stopwords of `schema/ranking.json`), OR-ed (the classic bag-of-words BM25
 query). Each row records the language ora.yaml sets for its note (`lang`, '' when none); a
 note without one is analysed in the language detected from the text of its rows (written
-together, and read together when an engine is rebuilt). The public store's chunks' wikilinks
+together, and read together when an engine is rebuilt). The public store's chunks' links
 are kept in its anchors table (`anchors.py`); a write that changes what links say of a note
 indexes that note's chunks again, in either store: at once, or, for a write that defers it (a
 pass over many files), once at the end of the pass (`relinks.py`). Beside each store's engine,
@@ -52,6 +52,7 @@ from sidecar.index.names import store_name
 from sidecar.index.scope import overfetch
 from sidecar.index.sqlite import ThreadConnections
 from sidecar.schema import get_schema
+from sidecar.vault.links import searchable
 
 # Recorded in DATA/index.json (the store itself rebuilds an engine of another version).
 TOKENIZE = f"tantivy {VERSION}"
@@ -80,6 +81,7 @@ class SparseRow:
     heading: str
     about: str = ""
     language: str = ""  # set by ora.yaml; else detected from the note's text (`languages.py`)
+    aliases: tuple[str, ...] = ()  # more keys a link may name a public note by (`anchors.py`)
 
 
 def query_terms(query: str, codes: Collection[str] | None = None) -> Terms:
@@ -135,7 +137,8 @@ def _schema_sql(name: str) -> str:
     CREATE TABLE IF NOT EXISTS "{name}" (
         rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, path TEXT NOT NULL,
         archived INTEGER NOT NULL, text TEXT NOT NULL, title TEXT NOT NULL, heading TEXT NOT NULL,
-        about TEXT NOT NULL DEFAULT '', lang TEXT NOT NULL DEFAULT '');
+        about TEXT NOT NULL DEFAULT '', lang TEXT NOT NULL DEFAULT '',
+        aliases TEXT NOT NULL DEFAULT '[]');
     CREATE INDEX IF NOT EXISTS "{name}_path" ON "{name}"(path);
     -- Covers a search filter's lookup of its chunk ids' rowids (the rows hold the text).
     CREATE INDEX IF NOT EXISTS "{name}_live" ON "{name}"(id, archived);
@@ -147,8 +150,9 @@ def _schema_sql(name: str) -> str:
 
 def _body(text: str, title: str, heading: str, about: str, linked: str = "") -> str:
     """The one field the engine ranks: names, heading path and description, then the text, then
-    what other notes' links to the note say (`anchors.py`)."""
-    return "\n".join(part for part in (title, heading, about, text, linked) if part)
+    what other notes' links to the note say (`anchors.py`). A Markdown link to a note is read
+    URL-decoded (`links.searchable`)."""
+    return "\n".join(part for part in (title, heading, about, searchable(text), linked) if part)
 
 
 _TableRow = tuple[int, int, str, str, str, str, str, str]
@@ -251,10 +255,10 @@ class Bm25Store:
             conn.executescript(anchors.create_sql(public))
             conn.executescript(anchors.names_sql(name))
             conn.executescript(relinks.SQL)
-            _add_lang_column(conn, name)
+            _add_columns(conn, name)
             if not named:  # a store written before the names table: its notes' keys
                 with self._db.transaction() as tx:
-                    anchors.refill_names(tx, name)
+                    anchors.refill_names(tx, name, aliases=not private)
             if downgraded or not self._in_step(conn, name):
                 self._rebuild(name, public)
         self.relink_owed(namespace)  # what a pass killed before its end left owing
@@ -285,7 +289,7 @@ class Bm25Store:
             conn.execute(f'DELETE FROM "{_LANGUAGES}" WHERE store = ?', (name,))
             relinks.settle(conn, name)  # every note is indexed with its anchors below
             if tables:
-                anchors.refill_names(conn, name)
+                anchors.refill_names(conn, name, aliases=name == public)
                 if name == public:
                     anchors.refill(conn, public)
         engine = self._engine(name, create=True)
@@ -373,15 +377,16 @@ class Bm25Store:
                     fresh += anchors.write(conn, public, [(first + i, r.path, r.text)
                                                           for i, r in enumerate(rows)
                                                           if not r.archived])
+            for name, paths in touched.items():
+                anchors.drop_names(conn, name, paths)
+            for name, (_, rows) in added.items():  # before the documents: their aliases' keys
+                anchors.add_names(conn, name, ((r.path, r.aliases if name == public else ())
+                                               for r in rows))
             for name, (first, rows) in added.items():  # every anchor of this write is in
                 docs = _docs(conn, public, first, rows)
                 known.update((r.path, doc[3]) for r, doc in zip(rows, docs, strict=True))
                 _record_languages(conn, name, {doc[3] for doc in docs})
                 changes[name][1].extend(docs)
-            for name, paths in touched.items():
-                anchors.drop_names(conn, name, paths)
-            for name, (_, rows) in added.items():
-                anchors.add_names(conn, name, (r.path for r in rows))
             relinked = self._relinked(conn, namespace, anchors.changed(dropped, fresh), added)
             for name, (_, rows) in added.items():  # their documents have every anchor now
                 relinks.settle(conn, name, (r.path for r in rows))
@@ -489,7 +494,8 @@ class Bm25Store:
             if named and self._exists(conn, name):
                 paths = [p for p in anchors.named(conn, name, set(named)) if p not in fresh
                          and not anchors.beyond_cap(conn, public, p, min(
-                             named[key] for key in anchors.keys(p) if key in named))]
+                             named[key] for key in anchors.note_keys(conn, public, p)
+                             if key in named))]
                 if paths:
                     out[name] = paths
         return out
@@ -723,10 +729,10 @@ def _insert(
     last = int(conn.execute(f'SELECT coalesce(max(rowid), 0) FROM "{name}"').fetchone()[0])
     first = max(last, above) + 1
     conn.executemany(
-        f'INSERT INTO "{name}" (rowid, id, path, archived, text, title, heading, about, lang) '
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        f'INSERT INTO "{name}" (rowid, id, path, archived, text, title, heading, about, lang, '
+        "aliases) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         ((first + i, r.id, r.path, int(r.archived), r.text, r.title, r.heading, r.about,
-          r.language) for i, r in enumerate(rows)))
+          r.language, json.dumps(list(r.aliases))) for i, r in enumerate(rows)))
     return first
 
 
@@ -755,12 +761,15 @@ def _languages_of(conn: sqlite3.Connection, stores: Sequence[str]) -> set[str] |
     return codes or None
 
 
-def _add_lang_column(conn: sqlite3.Connection, name: str) -> None:
-    """The language ora.yaml sets for each row ('' when detected), added to a table of the
-    layout before it."""
+def _add_columns(conn: sqlite3.Connection, name: str) -> None:
+    """The columns of later layouts, added to a table of a layout before them: the language
+    ora.yaml sets for each row ('' when detected), the note's aliases (JSON; none until the
+    note is written again, which a new CHUNKER_VERSION makes every note be)."""
     columns = {row[1] for row in conn.execute(f'PRAGMA table_info("{name}")')}
     if "lang" not in columns:
         conn.execute(f"ALTER TABLE \"{name}\" ADD COLUMN lang TEXT NOT NULL DEFAULT ''")
+    if "aliases" not in columns:
+        conn.execute(f"ALTER TABLE \"{name}\" ADD COLUMN aliases TEXT NOT NULL DEFAULT '[]'")
 
 
 def _chunks(conn: sqlite3.Connection, name: str,

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 
 from sidecar.index import languages
 from sidecar.index.bm25_engine import Doc
+from sidecar.vault.links import searchable
 
 _SUFFIX = ".notes"
 
@@ -34,9 +35,9 @@ def lifts(code: str) -> bool:
 
 def document(rows: Sequence[tuple[int, int, str, str, str, str, str, str]], lang: str) -> Doc:
     """The note document of a note's table rows (rowid, archived, text, title, heading, about,
-    path, lang), in the language `lang`."""
+    path, lang), in the language `lang` (Markdown links to notes URL-decoded, as in `_body`)."""
     first = min(rows, key=lambda r: r[0])
-    parts = [first[3], first[5], *(part for r in rows for part in (r[4], r[2]))]
+    parts = [first[3], first[5], *(part for r in rows for part in (r[4], searchable(r[2])))]
     return first[0], bool(first[1]), "\n".join(part for part in parts if part), lang
 
 

@@ -236,4 +236,5 @@ def sparse_row(c: PlannedChunk, settings: VaultSettings) -> SparseRow:
         heading=str(meta["heading_path"]).replace(HEADING_SEPARATOR, " "),
         about=str(meta.get("description") or ""),
         language=note_language(settings, str(meta["path"])) or "",
+        aliases=tuple(str(a) for a in meta.get("aliases") or ()),
     )

@@ -54,7 +54,6 @@ from sidecar.vault.tags import frontmatter_tags, property_values, tag_properties
 from sidecar.vault.vault_settings import VaultSettings, is_excluded
 from sidecar.vault.write import content_hash
 
-_WIKILINK = re.compile(r"!?\[\[([^\[\]]+)\]\]")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _HEADING = re.compile(r"^ {0,3}#{1,6}(\s|$)")
 _URL = re.compile(r"^https?://\S+$", re.IGNORECASE)
@@ -196,7 +195,7 @@ def _links(note: Note, names: NameIndex) -> tuple[frozenset[str], int]:
     targets: set[str] = set()
     lines = linked = 0
     for line in _body_lines(note.body):
-        found = [names.resolve_link(f"[[{m}]]") for m in _WIKILINK.findall(line)]
+        found = list(names.linked(line, note.path))
         targets.update(t for t in found if t and t != note.path)
         if not _HEADING.match(line):
             lines += 1

@@ -3,15 +3,15 @@
 The note's own chunk vectors (stored, or embedded now for a note the index keeps no chunks of,
 such as a `working` draft) each query the dense store, restricted to the notes the filters admit
 and never the note itself. A candidate note's similarity is its best chunk's cosine similarity to
-any source chunk; notes the source links to (body wikilinks, `relationships`) or that link back
-get `link_bonus`. The score is then the search formula, `similarity × type_weight × decay`, with
-the same admission rules (retrievable types, archived, private) and the same result shape.
+any source chunk; notes the source links to (body wikilinks and Markdown links, `relationships`)
+or that link back get `link_bonus`. The score is then the search formula, `similarity ×
+type_weight × decay`, with the same admission rules (retrievable types, archived, private) and the
+same result shape.
 """
 
 from __future__ import annotations
 
 import asyncio
-import re
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
@@ -34,9 +34,6 @@ from sidecar.vault.note import Note, read_note
 from sidecar.vault.scan import normalise_rel
 
 FloatArray = npt.NDArray[np.float32]
-
-# `[[Target#heading|alias]]` anywhere in a body, embeds included.
-_BODY_LINK = re.compile(r"!?\[\[([^\[\]|#^]+)[^\[\]]*\]\]")
 
 
 @dataclass(frozen=True)
@@ -75,16 +72,13 @@ def _spread(items: list[int], n: int) -> list[int]:
     return [items[round(i * step)] for i in range(n)]
 
 
-def _outgoing(note: Note) -> list[str]:
-    """Link targets of a note: body wikilinks, then every relationship's links."""
-    targets = [m.group(1).strip() for m in _BODY_LINK.finditer(note.body)]
-    for links in note.relationships.values():
-        targets.extend(links)
-    return targets
-
-
-def _links_to(text: str, names: NameIndex, path: str) -> bool:
-    return any(names.resolve(m.group(1).strip()) == path for m in _BODY_LINK.finditer(text))
+def _outgoing(note: Note, names: NameIndex) -> set[str]:
+    """The notes a note links to: its body's wikilinks and Markdown links (embeds included),
+    then every relationship's links."""
+    out = {path for path in names.linked(note.body, note.path) if path}
+    out.update(p for links in note.relationships.values() for link in links
+               if (p := names.resolve_link(link)))
+    return out
 
 
 class _Source:
@@ -132,12 +126,12 @@ class _Source:
         the note's name, then checked)."""
         out: set[str] = set()
         if self.note is not None:
-            out.update(p for t in _outgoing(self.note) if (p := names.resolve_link(t)))
+            out.update(_outgoing(self.note, names))
         stem = self.path.rsplit("/", 1)[-1].removesuffix(".md")
         hits = self.index.bm25_search(stem, 50, private=self.options.private, namespace=self.ns)
         chunks = self.index.get_chunks([cid for cid, _ in hits], private=self.options.private,
                                        namespace=self.ns)
-        out.update(c.path for c in chunks.values() if _links_to(c.text, names, self.path))
+        out.update(c.path for c in chunks.values() if self.path in names.linked(c.text, c.path))
         out.discard(self.path)
         return out
 

@@ -87,6 +87,11 @@ def test_a_callout_without_a_title_is_named_by_its_kind(tokenizer: Tokenizer) ->
          "Ask Priya about the decision."),
         ("Width [[Note|300]] is an alias on a link.", "Width 300 is an alias on a link."),
         ("[[Projects/Home server#Backups]]", "Home server > Backups"),
+        # Markdown links read as their text, whatever they point at (no URL in the embedding).
+        ("Open the [graph](Graph%20view.md#Filters) view.", "Open the graph view."),
+        ("See [the docs](https://help.obsidian.md/Plugins \"Help\") and [](<Other note.md>).",
+         "See the docs and Other note."),
+        ("![A cat|300](cat%20photo.png) sleeps.", "A cat sleeps."),
     ],
 )
 def test_links_and_embeds_are_embedded_by_name_and_cited_verbatim(

@@ -420,3 +420,17 @@ def test_words_inside_cjk_text_are_found(tmp_path: Path, text: str, query: str) 
     hits = bm25.search("default", query, 5, private=False, include_archived=False)
     assert [cid for cid, _ in hits] == ["id1"]
     bm25.close()
+
+
+def test_a_markdown_links_target_is_searched_by_its_words_not_its_url_encoding(
+    tmp_path: Path,
+) -> None:
+    # `[see this](Graph%20view.md)` was indexed as the tokens "graph", "20view" and "md".
+    bm25 = Bm25Store(tmp_path / "bm25.sqlite")
+    bm25.create("ns")
+    bm25.replace("ns", deletes={}, inserts={False: [
+        SparseRow("m", "Intro.md", False, "Ideas: [see this](Tools/Graph%20view.md#Zoom%20in).",
+                  "", "")]})
+    assert [cid for cid, _ in bm25.search("ns", "view", 5, private=False,
+                                          include_archived=False)] == ["m"]
+    bm25.close()

@@ -208,3 +208,132 @@ def test_a_hub_is_not_indexed_again_for_a_linker_beyond_its_cap(
     assert ["Hub.md"] in relinked
     assert _ids(bm25, "apricot") == ["A", "h"] and _ids(bm25, "apple") == []
     bm25.close()
+
+
+# ---- Markdown links and links by alias ------------------------------------------------------
+
+
+def test_markdown_links_to_notes_give_anchors_and_web_links_and_images_none() -> None:
+    text = ("Circles as a [network](../Tools/Graph%20view.md#Filters) of notes\n"
+            "[web](https://example.com/Graph.md) ![drawn](<Graph view.md>) [part](#Filters)\n"
+            "a [plan](Sub/Plan.md) here")
+    assert list(anchors.anchors(text, "Daily/Today.md")) == [
+        ("tools/graph view", "Circles as a network of notes"),
+        ("daily/sub/plan", "a plan here"),  # relative to the linking note's folder first
+        ("sub/plan", "a plan here"),  # then as written
+    ]
+
+
+@pytest.mark.parametrize("link", [
+    "[graph](Graph%20view.md)",  # a bare name, URL-encoded: matched anywhere
+    "[graph](<Tools/Graph view.md>)",  # vault-absolute
+    "[graph](../Tools/Graph%20view.md#Filters)",  # relative to Daily/
+    "[graph](Graph%20view)",  # no extension
+])
+def test_a_note_is_found_by_the_words_of_markdown_links_to_it(tmp_path: Path, link: str) -> None:
+    # Before: a vault of Markdown links gave no incoming-link text at all.
+    bm25 = _store(tmp_path)
+    _put(bm25, _row("g1", "Tools/Graph view.md", GRAPH))
+    _put(bm25, _row("m", "Daily/Intro.md", f"See your ideas as a network in the {link} view."))
+    assert _ids(bm25, "network") == ["g1", "m"]
+    bm25.close()
+
+
+def _aliased(cid: str, path: str, text: str, *aliases: str) -> SparseRow:
+    return dataclasses.replace(_row(cid, path, text), aliases=aliases)
+
+
+def test_a_note_is_found_by_the_words_of_links_to_one_of_its_aliases(tmp_path: Path) -> None:
+    bm25 = _store(tmp_path)
+    _put(bm25, _row("m", "Intro.md", "See your ideas as a network in the [[Link map]]."))
+    _put(bm25, _aliased("g1", "Tools/Graph view.md", GRAPH, "Link map", "Net"))
+    assert _ids(bm25, "network") == ["g1", "m"]  # the link came first, the note later
+    _put(bm25, _row("n", "Notes.md", "Clusters of thought in the [Net](Net.md)."))
+    assert _ids(bm25, "clusters") == ["g1", "n"]  # a Markdown link by alias, added later
+    bm25.close()
+
+
+def test_links_follow_a_notes_aliases_as_they_change(tmp_path: Path) -> None:
+    bm25 = _store(tmp_path)
+    _put(bm25, _row("m", "Intro.md", "See your ideas as a network in the [[Link map]]."))
+    _put(bm25, _row("n", "Notes.md", "Clusters of thought in the [[Web of notes]]."))
+    _put(bm25, _aliased("g1", "Tools/Graph view.md", GRAPH, "Link map"))
+    assert _ids(bm25, "network") == ["g1", "m"] and _ids(bm25, "clusters") == ["n"]
+    _put(bm25, _aliased("g1", "Tools/Graph view.md", GRAPH, "Web of notes"))  # alias renamed
+    assert _ids(bm25, "network") == ["m"] and _ids(bm25, "clusters") == ["g1", "n"]
+    _put(bm25, _row("g1", "Tools/Graph view.md", GRAPH))  # no aliases left
+    assert _ids(bm25, "network") == ["m"] and _ids(bm25, "clusters") == ["n"]
+    bm25.close()
+
+
+def test_a_note_follows_the_links_by_its_alias_as_the_linking_notes_change(
+    tmp_path: Path,
+) -> None:
+    bm25 = _store(tmp_path)
+    _put(bm25, _aliased("g1", "Tools/Graph view.md", GRAPH, "Link map"))
+    _put(bm25, _row("m", "Intro.md", "See your ideas as a network in the [[Link map]]."))
+    assert _ids(bm25, "network") == ["g1", "m"]
+    _put(bm25, _row("m", "Intro.md", "See your ideas as a network in the [[Atlas]]."))
+    assert _ids(bm25, "network") == ["m"]
+    _put(bm25, _row("m", "Intro.md", "See your ideas as a web in the [map](Link%20map)."))
+    assert _ids(bm25, "web") == ["g1", "m"] and _ids(bm25, "network") == []
+    bm25.close()
+
+
+def test_a_rebuilt_engine_keeps_the_anchors_of_links_by_alias(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    bm25 = _store(tmp_path)
+    _put(bm25, _aliased("g1", "Tools/Graph view.md", GRAPH, "Link map"))
+    _put(bm25, _row("m", "Intro.md", "See your ideas as a network in the [[Link map]]."))
+    bm25.close()
+    monkeypatch.setattr(bm25_module, "VERSION", bm25_engine.VERSION + "; next")
+    bm25 = _store(tmp_path)  # the names table filled again from the store's rows
+    assert _ids(bm25, "network") == ["g1", "m"]
+    bm25.close()
+
+
+def test_a_private_notes_aliases_name_nothing_and_lend_no_words(tmp_path: Path) -> None:
+    # A private note's aliases are not keys: a public note's link by one of them does not make
+    # the private note findable by the public note's words, even in private mode...
+    bm25 = _store(tmp_path)
+    _put(bm25, _aliased("p", "Diary/Health.md", "Appointments.", "Clinic"), private=True)
+    _put(bm25, _row("m", "Intro.md", "Booked the orthopaedist at the [[Clinic]]."))
+    assert _ids(bm25, "orthopaedist", private=True) == ["m"]
+    # ...and a private note's link by a public note's alias lends that note none of its words.
+    _put(bm25, _aliased("g1", "Tools/Graph view.md", GRAPH, "Link map"))
+    _put(bm25, _row("q", "Diary/Secret.md", "My diagnosis is in the [[Link map]]."),
+         private=True)
+    assert _ids(bm25, "diagnosis") == []
+    assert _ids(bm25, "diagnosis", private=True) == ["q"]
+    conn = sqlite3.connect(tmp_path / "bm25.sqlite")
+    table = anchors.names_table(bm25_module.store_name("ns", True))
+    assert "clinic" not in {k for (k,) in conn.execute(f'SELECT key FROM "{table}"')}
+    conn.close()
+    bm25.close()
+
+
+def test_the_index_reads_markdown_links_and_aliases_from_the_vaults_notes(
+    tmp_path: Path, open_idx: OpenIndex,
+) -> None:
+    vault = tmp_path / "vault"
+    write(vault, "Tools/Graph view.md", note("resource", f"# Graph view\n\n{GRAPH}",
+                                             aliases=["Link map"]))
+    write(vault, "Daily/Intro.md", note(
+        "resource", "# Intro\n\nYour ideas as a network in the [graph](../Tools/Graph%20view.md)."))
+    write(vault, "Plans.md", note("resource", "# Plans\n\nClusters of thought: [[Link map]]."))
+    index = open_idx(vault)
+    index.reconcile()
+
+    def found(query: str) -> set[str]:
+        hits = index.bm25_search(query, 5, private=False)
+        return {c.path for c in index.get_chunks([i for i, _ in hits], private=False).values()}
+
+    assert found("network") == {"Daily/Intro.md", "Tools/Graph view.md"}
+    assert found("clusters") == {"Plans.md", "Tools/Graph view.md"}
+    write(vault, "Tools/Graph view.md", note("resource", f"# Graph view\n\n{GRAPH}",
+                                             aliases=["Net of notes"]))
+    index.reconcile()
+    assert found("clusters") == {"Plans.md"}
+    assert found("network") == {"Daily/Intro.md", "Tools/Graph view.md"}
+    index.close()

@@ -74,6 +74,22 @@ async def test_a_linked_note_gets_the_link_bonus(
     assert back["Engrams/Sleep.md"]["why"]["linked"] is True
 
 
+@pytest.mark.parametrize("link", ["[the return](Taxes.md)", "[the return](<../Engrams/Taxes.md>)",
+                                  "[the return](Engrams/Taxes.md#Deadline)"])
+async def test_a_markdown_link_gets_the_link_bonus_both_ways(
+    index_vault: IndexVault, link: str,
+) -> None:
+    # A vault with "Use [[Wikilinks]]" off links notes with Markdown links: they count as links.
+    vault = index_vault([NoteSpec("Resources/Sleep.md", "engram", f"{SLEEP}\n\nSee {link}."),
+                         NoteSpec("Engrams/Taxes.md", "engram", TAXES),
+                         NoteSpec("Engrams/Bread.md", "engram", BREAD)])
+    results = {r["path"]: r for r in (await _related(vault, "Resources/Sleep.md"))["results"]}
+    assert results["Engrams/Taxes.md"]["why"]["linked"] is True
+    assert results["Engrams/Bread.md"]["why"]["linked"] is False
+    back = {r["path"]: r for r in (await _related(vault, "Engrams/Taxes.md"))["results"]}
+    assert back["Resources/Sleep.md"]["why"]["linked"] is True
+
+
 async def test_private_notes_stay_out_of_non_private_related_lists(
     index_vault: IndexVault, notes: list[NoteSpec]
 ) -> None:

@@ -186,6 +186,21 @@ def test_nexus_is_the_folder_note_else_the_hubs_linking_here(tmp_path: Path) -> 
     assert text == "Linked from home only.\n"  # planning wrote nothing
 
 
+def test_a_hub_of_markdown_links_is_a_nexus_too(tmp_path: Path) -> None:
+    # A vault with "Use [[Wikilinks]]" off: its hubs link by Markdown links.
+    vault = _write(tmp_path, {
+        "Home.md": "- [Loose](Loose.md)\n- [Other](<Notes/Other note.md>)\n"
+                   "- [Third](Notes/Third%20note.md#Part)\n- [Fourth](/Fourth.md)\n",
+        "Loose.md": "Linked from home only.\n",
+        "Fourth.md": "The fourth.\n",
+        "Notes/Other note.md": "Linked from home too.\n",
+        "Notes/Third note.md": "And this one.\n",
+    })
+    plan = _by_path(plan_adoption(vault))
+    assert plan["Loose.md"]["nexus"] == ["[[Home]]"]
+    assert plan["Notes/Third note.md"]["nexus"] == ["[[Home]]"]
+
+
 def test_an_empty_tags_list_says_the_notes_inline_tags_still_count(tmp_path: Path) -> None:
     """A daily note tagged inline was told its tags were "none yet", as if adopting lost them."""
     vault = _write(tmp_path, {"Daily.md": "Call the plumber #kitchen/sink, buy descaler #errands\n",
