@@ -5,20 +5,26 @@ opened read-only, with the embedder the settings give (`ORA_EMBED_URL`, `ORA_EMB
 the indexes were built with). Each question is asked through the default search path
 (`search()`, no re-ranker) under every fusion of the grid, with BM25's pseudo-relevance feedback
 as languages.json has it and with it off for every language; each query is embedded once, so
-every variant ranks the same vectors. Prints hit@5 / MRR@10 over distinct notes per language and
-their mean, the best first, then the CPU seconds and load average. Spanish and German are the
-final check of issue 30 and English their reference: they are refused, never tuned on.
+every variant ranks the same vectors. `--fusions entry` tries the embedder's own fusion (its
+catalogue entry) only; `--lifts W,...` tries each weight of the whole-note lift
+(`languages.json` `notes.weight`, `sidecar/index/note_level.py`) under every fusion. Prints
+hit@5 / MRR@10 over distinct notes per language and their mean, the best first, then the CPU
+seconds and load average. Spanish and German are the final check of issue 30 and English their
+reference: they are refused, never tuned on.
 
     ORA_EMBED_URL=http://127.0.0.1:8765 ORA_EMBED_MODEL=multilingual-e5-small \\
         .venv/bin/python bench/sweep_multilingual_fusion.py DIR [--languages it,nl,fr]
+        [--fusions grid|entry] [--lifts 0,0.05,0.1,0.2]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import json
 import os
+import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -33,7 +39,7 @@ from bench_multilingual import DEPTH, QUESTIONS, _distinct, _ranker, _score
 from sidecar.index import languages, open_index
 from sidecar.index.index import Index
 from sidecar.models.embedder import Embedder, FloatArray, load_embedder
-from sidecar.retrieval.fusion import FusionSettings
+from sidecar.retrieval.fusion import FusionSettings, fusion_settings
 from sidecar.retrieval.search import SearchOptions, search
 from sidecar.settings import make_config
 
@@ -52,6 +58,12 @@ def grid() -> list[Variant]:
     out += [(m, k, w, pool) for m, k, w in (("convex_minmax", 60, 0.6), ("rrf", 45, 0.65))
             for pool in (30, 50, 200)]
     return out
+
+
+def entry(model_id: str) -> Variant:
+    """The fusion the catalogue gives the embedder `model_id` names, as a variant."""
+    own = fusion_settings(model_id)
+    return own.method, own.k, own.weights.get("dense", 1.0), own.pool
 
 
 def settings(variant: Variant) -> FusionSettings:
@@ -105,10 +117,27 @@ def feedback(on: bool) -> Iterator[None]:
         yield
 
 
-def sweep(keep: Path, langs: Sequence[str]) -> list[tuple[str, list[tuple[float, float]]]]:
-    """(row label, [(hit@5, MRR@10) per language]) for every variant, feedback on and off."""
+@contextmanager
+def lifted(weight: float | None) -> Iterator[None]:
+    """The whole-note lift at `weight` of the fused scale (None: languages.json's)."""
+    if weight is None:
+        yield
+        return
+    changed = replace(languages.spec(), note_weight=weight)
+    # The module by its name: the package's `search` is the function.
+    with mock.patch.object(sys.modules["sidecar.retrieval.search"], "language_spec",
+                           lambda: changed):
+        yield
+
+
+def sweep(
+    keep: Path, langs: Sequence[str], own: bool = False, lifts: Sequence[float | None] = (None,),
+) -> list[tuple[str, list[tuple[float, float]]]]:
+    """(row label, [(hit@5, MRR@10) per language]) for every variant (`own`: the embedder's
+    catalogue fusion only) at every lift weight, feedback on and off."""
     first = make_config(keep / langs[0] / "vault", keep / langs[0] / "data")
     embedder = cast(Embedder, Remembering(load_embedder(first)))
+    variants = [entry(embedder.model_id)] if own else grid()
     rows: dict[str, list[tuple[float, float]]] = {}
 
     def add(name: str, rank: Callable[[str], list[str]], questions: list[dict[str, Any]]) -> None:
@@ -124,9 +153,11 @@ def sweep(keep: Path, langs: Sequence[str]) -> list[tuple[str, list[tuple[float,
                 with feedback(on):
                     mark = "on" if on else "off"
                     add(f"BM25 alone | {mark}", _ranker(index, embedder, "bm25"), questions)
-                    for variant in grid():
-                        add(f"{label(variant)} | {mark}",
-                            fused(index, embedder, settings(variant), runner), questions)
+                    for lift, variant in itertools.product(lifts, variants):
+                        with lifted(lift):
+                            shown = "" if lift is None else f", lift {lift:g}"
+                            add(f"{label(variant)}{shown} | {mark}",
+                                fused(index, embedder, settings(variant), runner), questions)
     return list(rows.items())
 
 
@@ -147,13 +178,18 @@ def main() -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("keep", type=Path, help="the --keep folder of bench_multilingual.py")
     parser.add_argument("--languages", default=",".join(TUNING))
+    parser.add_argument("--fusions", choices=("grid", "entry"), default="grid",
+                        help="the grid, or the embedder's catalogue fusion only")
+    parser.add_argument("--lifts", default="", help="whole-note lift weights to try, "
+                        "comma-separated (default: languages.json's notes.weight)")
     args = parser.parse_args()
     langs = [lang for lang in args.languages.split(",") if lang]
     if not langs or set(langs) - set(TUNING):
         parser.error(f"tuning sets only: {', '.join(TUNING)} (Spanish and German are the "
                      "final check, English their reference)")
     started, cpu = time.monotonic(), time.process_time()
-    print(table(sweep(args.keep, langs), langs))
+    lifts: list[float | None] = [float(w) for w in args.lifts.split(",") if w] or [None]
+    print(table(sweep(args.keep, langs, args.fusions == "entry", lifts), langs))
     load = os.getloadavg()
     print(f"\n{time.monotonic() - started:.0f} s wall, {time.process_time() - cpu:.0f} s CPU "
           f"(this process; the embeddings server's not counted), load average "
