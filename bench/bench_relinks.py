@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from gen_vault import generate
-from report import ROOT
+from report import ROOT, interleaved
 
 CHILD = """
 import json, sys, tempfile, time
@@ -72,15 +72,11 @@ def main() -> None:
                         help="other checkouts to run too (e.g. git archive REV | tar -x -C DIR)")
     args = parser.parse_args()
     trees = {"this": ROOT, **{str(tree): tree.resolve() for tree in args.compare}}
-    results: dict[str, list[dict[str, Any]]] = {label: [] for label in trees}
     with tempfile.TemporaryDirectory(prefix="ora-relinks-") as tmp:
         vault = Path(tmp) / "vault"
         generate(vault, args.notes, seed=1, realistic=True, links=args.links)
-        for r in range(args.rounds):
-            for label, tree in trees.items():
-                found = run(tree, vault, Path(tmp) / "models")
-                print(f"{label} round {r}: {found}", file=sys.stderr)
-                results[label].append(found)
+        results = interleaved(trees, args.rounds,
+                              lambda label, tree: run(tree, vault, Path(tmp) / "models"))
     summary = {label: {"relinked": runs[0]["relinked"],
                        "cpu_s_median": statistics.median(x["cpu_s"] for x in runs),
                        "runs": runs} for label, runs in results.items()}

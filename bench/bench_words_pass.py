@@ -17,7 +17,6 @@ import argparse
 import json
 import os
 import shutil
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -25,7 +24,7 @@ from typing import Any
 
 from bench_findable import _call, _cpu_s, serving
 from gen_vault import generate
-from report import ROOT
+from report import ROOT, interleaved
 
 
 def run(vault: Path, data: Path, tree: Path) -> dict[str, Any]:
@@ -51,15 +50,11 @@ def main() -> None:
                         help="wikilinks at the end of each note (gen_vault.py --links)")
     args = parser.parse_args()
     trees = {"this": ROOT, **({"other": args.compare.resolve()} if args.compare else {})}
-    results: dict[str, list[dict[str, Any]]] = {label: [] for label in trees}
     with tempfile.TemporaryDirectory(prefix="ora-words-") as tmp:
         vault = Path(tmp) / "vault"
         generate(vault, args.notes, seed=1, realistic=True, links=args.links)
-        for r in range(args.rounds):
-            for label, tree in trees.items():
-                found = run(vault, Path(tmp) / f"data-{label}", tree)
-                print(f"{label} round {r}: {found}", file=sys.stderr)
-                results[label].append(found)
+        results = interleaved(trees, args.rounds,
+                              lambda label, tree: run(vault, Path(tmp) / f"data-{label}", tree))
     print(json.dumps(results, indent=2))
 
 

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import argparse
 import platform
-from collections.abc import Callable, Sequence
+import sys
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +34,19 @@ def percentile(values: Sequence[float], q: float) -> float:
     """The sample nearest to quantile `q` (0..1) of `values`; no interpolation."""
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def interleaved(trees: Mapping[str, Path], rounds: int,
+                run: Callable[[str, Path], dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    """`run(label, tree)` for each tree, `rounds` times, the trees taking turns so the
+    machine's drift falls on each alike; each run is printed to stderr as it ends."""
+    results: dict[str, list[dict[str, Any]]] = {label: [] for label in trees}
+    for r in range(rounds):
+        for label, tree in trees.items():
+            found = run(label, tree)
+            print(f"{label} round {r}: {found}", file=sys.stderr)
+            results[label].append(found)
+    return results
 
 
 def write_section(heading: str, text: str) -> None:
