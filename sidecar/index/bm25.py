@@ -63,6 +63,8 @@ _REBUILD_BATCH = 1000
 
 _WORD = re.compile(r"\w+")
 _STATE = "bm25_state"
+# Beside an engine: the one being built to replace it, and the one it replaced.
+_BUILDING, _STALE = ".building", ".stale"
 # The languages of each store's notes: a query is analysed in those only (each costs its
 # analysis and a term query per word).
 _LANGUAGES = "bm25_languages"
@@ -279,22 +281,21 @@ class Bm25Store:
     def _rebuild(self, name: str, public: str, *, tables: bool = True) -> None:
         """A new engine for the store, filled from its table, with the anchors of the
         namespace's `public` store (with `tables`, its names and, when the store is the public
-        one, its anchors extracted again from its rows)."""
+        one, its anchors extracted again from its rows). It is built beside the one in use and
+        put in its place once whole (`_swap`): a search meanwhile reads the one before."""
         self._behind.add(name)
-        for folder in (name, note_level.engine(name)):
-            self._forget(folder)
-            remove(self._folder / folder)
         with self._db.transaction() as conn:
             conn.execute(f'INSERT OR REPLACE INTO "{_STATE}" VALUES (?, ?, 1)', (name, VERSION))
-            conn.execute(f'DELETE FROM "{_LANGUAGES}" WHERE store = ?', (name,))
             relinks.settle(conn, name)  # every note is indexed with its anchors below
             if tables:
                 anchors.refill_names(conn, name, aliases=name == public)
                 if name == public:
                     anchors.refill(conn, public)
-        engine = self._engine(name, create=True)
-        notes = self._engine(note_level.engine(name), create=True)
-        assert engine is not None and notes is not None
+        built = {folder: self._folder / f"{folder}{_BUILDING}"
+                 for folder in (name, note_level.engine(name))}
+        for folder in built.values():
+            remove(folder)
+        engine, notes = (Bm25Engine(folder) for folder in built.values())
         conn = self._db.get()
         cursor = conn.execute(
             f'SELECT rowid, archived, text, title, heading, about, path, lang FROM "{name}" '
@@ -304,12 +305,30 @@ class Bm25Store:
             engine.add(chunks)
             notes.add(docs)
             codes.update(doc[3] for doc in chunks)
+        for built_engine in (engine, notes):
+            built_engine.commit()
+            built_engine.close()
         with self._db.transaction() as conn:
+            conn.execute(f'DELETE FROM "{_LANGUAGES}" WHERE store = ?', (name,))
             _record_languages(conn, name, codes)
-        engine.commit()
-        notes.commit()
+        for store, folder in built.items():
+            self._swap(store, folder)
         self._settled([name])
         self._behind.discard(name)
+
+    def _swap(self, store: str, built: Path) -> None:
+        """Put the engine built in `built` in place of the engine `store`: this process's next
+        search opens it; one already reading the engine before keeps the files it has open."""
+        final, stale = self._folder / store, self._folder / f"{store}{_STALE}"
+        remove(stale)
+        with self._guard:
+            before = self._engines.pop(store, None)
+            if final.exists():
+                final.rename(stale)
+            built.rename(final)
+        if before is not None:
+            before.close()
+        remove(stale)
 
     def _settled(self, names: Sequence[str]) -> None:
         with self._db.transaction() as conn:
@@ -333,7 +352,8 @@ class Bm25Store:
                     relinks.settle(conn, name)
         for name in [*names, *map(note_level.engine, names)]:
             self._forget(name)
-            remove(self._folder / name)
+            for suffix in ("", _BUILDING, _STALE):  # and what a rebuild cut short left
+                remove(self._folder / f"{name}{suffix}")
 
     def replace(
         self,

@@ -5,6 +5,7 @@ holding more of them than ranking.json allows is rebuilt from its table after th
 from __future__ import annotations
 
 import dataclasses
+import threading
 from pathlib import Path
 
 import pytest
@@ -86,3 +87,32 @@ def test_an_engine_tells_the_share_of_its_documents_that_are_deleted(tmp_path: P
     engine.commit()
     assert engine.deleted() == (3, 10)
     engine.close()
+
+
+def test_a_search_while_the_store_is_rebuilt_reads_the_engine_before(tmp_path: Path) -> None:
+    # Before: the engine was removed, then filled again, under a running search: a search
+    # meanwhile failed as if the index were damaged, or found nothing.
+    bm25 = _store(tmp_path / "store")
+    bm25.replace("ns", deletes={}, inserts={False: _rows(0)})
+    found: list[bool] = []
+    errors: list[Exception] = []
+    done = threading.Event()
+
+    def search() -> None:
+        while not done.is_set():
+            try:
+                found.append("n3" in _scores(bm25, "orchard"))
+            except Exception as exc:  # any failure is the finding
+                errors.append(exc)
+
+    reader = threading.Thread(target=search)
+    reader.start()
+    try:
+        for version in range(1, 25):  # each write leaves 3 of 11 deleted: a rebuild each
+            bm25.replace("ns", deletes={}, inserts={False: _rows(version)[:3]})
+    finally:
+        done.set()
+        reader.join()
+    assert errors == []
+    assert found and all(found)
+    bm25.close()
