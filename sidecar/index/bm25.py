@@ -28,8 +28,10 @@ rebuilt one).
 
 from __future__ import annotations
 
+import gc
 import itertools
 import json
+import os
 import re
 import sqlite3
 import threading
@@ -65,6 +67,10 @@ _WORD = re.compile(r"\w+")
 _STATE = "bm25_state"
 # Beside an engine: the one being built to replace it, and the one it replaced.
 _BUILDING, _STALE = ".building", ".stale"
+# Whether an engine in use can be swapped for a new one (`_swap`): Windows refuses to rename a
+# folder whose files are open, so there a store is never compacted (`_compact`), only ranked by
+# statistics that count its deleted documents, as before compaction.
+_SWAPS = os.name != "nt"
 # The languages of each store's notes: a query is analysed in those only (each costs its
 # analysis and a term query per word).
 _LANGUAGES = "bm25_languages"
@@ -318,12 +324,21 @@ class Bm25Store:
 
     def _swap(self, store: str, built: Path) -> None:
         """Put the engine built in `built` in place of the engine `store`: this process's next
-        search opens it; one already reading the engine before keeps the files it has open."""
+        search opens it; one already reading the engine before keeps the files it has open
+        (where the system allows renaming them: on Windows, at opening, the engine before is
+        let go first)."""
         final, stale = self._folder / store, self._folder / f"{store}{_STALE}"
         remove(stale)
         with self._guard:
             before = self._engines.pop(store, None)
-            if final.exists():
+            try:
+                if final.exists():
+                    final.rename(stale)
+            except OSError:  # its files are open (Windows): release this process's hold
+                if before is not None:
+                    before.close()
+                before = None
+                gc.collect()
                 final.rename(stale)
             built.rename(final)
         if before is not None:
@@ -448,6 +463,8 @@ class Bm25Store:
 
     def _compact(self, names: Iterable[str], public: str) -> None:
         """Rebuild from its table each of the stores `names` that is stale (`_stale`)."""
+        if not _SWAPS:
+            return
         for name in names:
             if self._stale(name):
                 self._rebuild(name, public, tables=False)
