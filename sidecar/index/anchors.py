@@ -68,25 +68,15 @@ def anchors(text: str, source: str = "") -> Iterator[tuple[str, str]]:
     for line in text.splitlines():
         if "[[" not in line and "](" not in line:
             continue
-        found = list(links.links(line, source))
-        for at, link in enumerate(found):
+        for link in links.links(line, source):
             if link.embed or not link.targets:
                 continue
-            before = _words(line, found[:at], 0, link.start).split()[-window:]
-            after = _words(line, found[at + 1 :], link.end, len(line)).split()[:window]
+            before = links.shown(line[: link.start]).split()[-window:]
+            after = links.shown(line[link.end :]).split()[:window]
             words = " ".join([*before, link.shown, *after])
             for key in dict.fromkeys(_key(t) for t in link.targets):
                 if key:
                     yield key, words
-
-
-def _words(line: str, found: Sequence[links.Link], start: int, end: int) -> str:
-    """Line `start`..`end` as shown, the links `found` in it read as their text."""
-    out, at = [], start
-    for link in found:
-        out += [line[at : link.start], link.shown]
-        at = link.end
-    return "".join([*out, line[at:end]])
 
 
 def table(store: str) -> str:
