@@ -32,9 +32,11 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("chroma_url", "", "ORA_CHROMA_URL",
             "URL of a Chroma server (`chroma run`); empty means the embedded PersistentClient."),
     Setting("embed_model", "auto", "ORA_EMBED_MODEL",
-            "Embedding model: auto (the variant the index was built with, else q8 if built, "
-            "else fp32, else int8), q8, fp32, int8, an embedder pulled by `ora models pull` "
-            "(e.g. bge-small-en-v1.5), or with embed_url the server's model."),
+            "Embedding model: auto (the variant the index was built with; for a new index of "
+            "a vault mostly not in English use-multilingual-v3 if built; else q8 if built, else "
+            "fp32, else int8), q8, fp32, int8, use-multilingual-v3 (the packaged multilingual "
+            "embedder), an embedder pulled by `ora models pull` (e.g. bge-small-en-v1.5), or "
+            "with embed_url the server's model."),
     Setting("embed_url", "", "ORA_EMBED_URL",
             "Base URL of an OpenAI-compatible /v1/embeddings server (Ollama, llama.cpp, "
             "LM Studio); "

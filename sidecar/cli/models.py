@@ -1,5 +1,5 @@
 """`ora models`: which models are installed and chosen; `ora models build` builds the fp32
-embedder and its int8 quantisation; `ora models pull NAME` downloads a catalogue model from the
+embedder, its int8 quantisation and the multilingual embedder; `ora models pull NAME` downloads a catalogue model from the
 Hugging Face hub."""
 
 from __future__ import annotations
@@ -27,8 +27,8 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(func=run_report)
     actions = parser.add_subparsers(dest="action", metavar="ACTION")
     build = actions.add_parser(
-        "build", help="build the fp32 embedder from the packaged safetensors (no torch), and its "
-                 "int8 quantisation (q8)"
+        "build", help="build the fp32 embedder from the packaged safetensors (no torch), its "
+                 "int8 quantisation (q8) and the multilingual embedder (use-multilingual-v3)"
     )
     build.add_argument("--force", action="store_true", help="rebuild even if up to date")
     # SUPPRESS keeps `ora models --json build` working: the sub-parser's default would reset it.
@@ -60,7 +60,7 @@ def run_report(args: argparse.Namespace) -> int:
 
 def run_build(args: argparse.Namespace) -> int:
     config = _config()
-    log(f"building the fp32 and q8 embedders into {config.models_path} …")
+    log(f"building the fp32, q8 and multilingual embedders into {config.models_path} …")
     emit(args, build_embedders(config.models_path, force=args.force), _render_build)
     return 0
 
@@ -109,7 +109,8 @@ def _render_build(result: dict[str, Any]) -> str:
         verb = "built" if built["built"] else "up to date (same source), kept"
         return f"{name} embedder {verb}: {built['path']}"
 
-    return line("fp32", result) + "\n" + line("q8", result["q8"])
+    return "\n".join([line("fp32", result), line("q8", result["q8"]),
+                      line("multilingual", result["multilingual"])])
 
 
 def _status(entry: dict[str, Any]) -> str:

@@ -18,11 +18,15 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache, lru_cache
+from pathlib import Path
 from typing import Any
 
 import tantivy
 
 from sidecar.schema import load_json
+from sidecar.vault.note import split_frontmatter
+from sidecar.vault.scan import iter_note_paths, read_regular
+from sidecar.vault.vault_settings import is_excluded, load_vault_settings, note_language
 
 _KANA = re.compile("[\u3040-\u30ff\uff66-\uff9f]")
 _HANGUL = re.compile("[\uac00-\ud7af]")
@@ -243,12 +247,43 @@ def shares(notes: Iterable[tuple[str, str]]) -> dict[str, float]:
             for code, n in sorted(counts.items(), key=lambda c: (-c[1], c[0]))}
 
 
+def not_english(found: Mapping[str, float]) -> float:
+    """The share of notes not in English, of language shares (`shares`)."""
+    return 1.0 - found.get("en", 0.0) if found else 0.0
+
+
+def mostly_not_english(found: Mapping[str, float]) -> bool:
+    """Whether a vault of these language shares is mostly not in English (`suggest.share`)."""
+    return not_english(found) >= float(load_json("languages.json")["suggest"]["share"])
+
+
+def vault_shares(vault: Path) -> dict[str, float]:
+    """The language shares of a sample of the vault's notes (`suggest.notes` of them, spread
+    over its paths), read from the files: what `embed_model = auto` decides by before any note
+    is indexed. Excluded notes are left out, and ora.yaml's `language:` settings apply."""
+    settings = load_vault_settings(vault)
+    paths = [rel for rel in iter_note_paths(vault)
+             if rel.endswith(".md") and not is_excluded(settings, rel)]
+    wanted = int(load_json("languages.json")["suggest"]["notes"])
+    step = max(1, len(paths) // wanted)
+    limit = spec().max_chars * 2
+    notes = []
+    for rel in paths[::step][:wanted]:
+        try:
+            text = read_regular(vault / rel, limit).decode("utf-8", "replace")
+        except OSError:
+            continue  # gone, unreadable, or not a regular file: the sample is a sample
+        block = split_frontmatter(text)
+        notes.append((text if block is None else block.body, note_language(settings, rel) or ""))
+    return shares(notes)
+
+
 def suggestion(found: Mapping[str, float], model_id: str) -> dict[str, Any] | None:
     """The multilingual embedder to suggest for a vault of these language shares searched with
     `model_id`, or None (mostly English, or the embedder is not English-only)."""
     rule = load_json("languages.json")["suggest"]
-    foreign = 1.0 - found.get("en", 0.0) if found else 0.0
-    if foreign < float(rule["share"]) or not any(
+    foreign = not_english(found)
+    if not mostly_not_english(found) or not any(
             model_id.startswith(prefix) for prefix in rule["english_only"]):
         return None
     model = str(rule["model"])

@@ -363,8 +363,11 @@ QUANTIZER = "dynamic int8, per channel, weight MatMuls"
 
 
 def build_embedders(models_path: Path, *, force: bool = False) -> dict[str, Any]:
-    """`ora models build`: the fp32 embedder (its fields at the top, as before) and, under
-    "q8", its int8 quantisation, redone only when the fp32 file or the quantiser changed."""
+    """`ora models build`: the fp32 embedder (its fields at the top, as before), under "q8" its
+    int8 quantisation, redone only when the fp32 file or the quantiser changed, and under
+    "multilingual" the packaged multilingual embedder (multilingual.py)."""
+    from sidecar.models.multilingual import build_multilingual
+
     fp32 = build_fp32_embedder(models_path, force=force)
     out_file = q8_model_file(models_path)
     stamp = {"fp32_sha256": file_sha256(Path(fp32["path"])), "quantizer": QUANTIZER}
@@ -372,7 +375,8 @@ def build_embedders(models_path: Path, *, force: bool = False) -> dict[str, Any]
     if built:
         quantize(Path(fp32["path"]), out_file)
         out_file.with_name("build.json").write_text(json.dumps(stamp) + "\n", encoding="utf-8")
-    return {**fp32, "q8": {"built": built, "path": str(out_file), **stamp}}
+    return {**fp32, "q8": {"built": built, "path": str(out_file), **stamp},
+            "multilingual": build_multilingual(models_path, force=force)}
 
 
 def ensure_embedders(config: Config, log: Callable[[str], None]) -> bool:
@@ -383,17 +387,19 @@ def ensure_embedders(config: Config, log: Callable[[str], None]) -> bool:
     With `auto`, a failed build (a read-only models folder, say) is reported and the best
     embedder available is used; with `fp32` or `q8` the failure is the command's error.
     """
+    from sidecar.models import multilingual
+
     setting = str(config.embed_model)
-    if setting not in ("auto", "fp32", "q8"):
+    if setting not in ("auto", "fp32", "q8", multilingual.NAME):
         return False
     fp32_only = setting == "fp32"  # q8 is made from the fp32 file, so it needs both
     files = [fp32_model_file(config.models_path)]
     if not fp32_only:
-        files.append(q8_model_file(config.models_path))
+        files += [q8_model_file(config.models_path), multilingual.model_file(config.models_path)]
     if all(path.is_file() for path in files):
         return False
-    log(f"building the {'fp32' if fp32_only else 'fp32 and int8 (q8)'} embedder from "
-        f"the packaged weights into {config.models_path} (once, a few seconds) …")
+    log(f"building the {'fp32' if fp32_only else 'fp32, int8 (q8) and multilingual'} embedders "
+        f"from the packaged weights into {config.models_path} (once, a few seconds) …")
     started = time.monotonic()
     try:
         (build_fp32_embedder if fp32_only else build_embedders)(config.models_path)

@@ -6,8 +6,11 @@ and `q8` (the fp32 graph quantised to int8 by `ora models build`, the fastest on
 vectors are the sentence-transformers recipe: mean of the last hidden state over the attention
 mask, then L2 normalisation, reading at most 256 tokens (the model's `max_seq_length`).
 
-An embedder pulled from the catalogue (`ora models pull bge-small-en-v1.5`) is chosen by naming it
-in `embed_model`; its pooling, token limit and query prefix come from schema/models.json. With
+The packaged multilingual embedder, `use-multilingual-v3` (`sidecar/models/multilingual.py`), is
+built by `ora models build` beside MiniLM's variants; `auto` takes it for a vault whose notes are
+mostly not in English. An embedder pulled from the catalogue (`ora models pull bge-small-en-v1.5`)
+is chosen by naming it in `embed_model`; its pooling, token limit and query prefix come from
+schema/models.json. With
 `embed_url` set, `embed_model` names a model on an OpenAI-compatible server
 (`sidecar/models/remote_embedder.py`).
 """
@@ -16,15 +19,17 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 from tokenizers import Tokenizer
 
 from sidecar.errors import BadRequest, ModelUnavailable
+from sidecar.models import multilingual
 from sidecar.models.catalogue import CatalogueEntry, catalogue
 from sidecar.models.files import (
     EMBED_NAME,
@@ -66,6 +71,16 @@ def _pulled(setting: str) -> CatalogueEntry | None:
     return item if item is not None and item.kind == "embedder" else None
 
 
+def _spec(variant: str) -> dict[str, Any] | None:
+    """The embedder fields (pooling, token limit, prefixes) of a pulled or packaged embedder
+    that is not MiniLM, or None."""
+    if variant == multilingual.NAME:
+        spec: dict[str, Any] = multilingual.spec()["embedder"]
+        return spec
+    pulled = _pulled(variant)
+    return None if pulled is None else (pulled.embedder or {})
+
+
 def model_id(variant: str, sha256: str) -> str:
     """`all-MiniLM-L6-v2:<variant>:<sha256 prefix>`: another model file gives another id, so an
     index can tell that its stored vectors are stale."""
@@ -85,11 +100,13 @@ def variant_file(variant: str, models_path: Path) -> Path:
         return fp32_model_file(models_path)
     if variant == "q8":
         return q8_model_file(models_path)
+    if variant == multilingual.NAME:
+        return multilingual.model_file(models_path)
     pulled = _pulled(variant)
     if pulled is not None:
         return models_path / pulled.install / "model.onnx"
-    raise BadRequest(f"unknown embed_model {variant!r}: choose from auto, {', '.join(VARIANTS)} "
-                     "or an embedder of `ora models pull`")
+    raise BadRequest(f"unknown embed_model {variant!r}: choose from auto, {', '.join(VARIANTS)}, "
+                     f"{multilingual.NAME} or an embedder of `ora models pull`")
 
 
 def available_variants(models_path: Path) -> list[str]:
@@ -104,15 +121,18 @@ def available_variants(models_path: Path) -> list[str]:
     return found
 
 
-def choose_variant(setting: str, models_path: Path, indexed: Sequence[str] = ()) -> str:
+def choose_variant(setting: str, models_path: Path, indexed: Sequence[str] = (),
+                   not_english: Callable[[], bool] | None = None) -> str:
     """The variant `embed_model` names. `auto` is the variant the index was embedded with
-    (`indexed`) if it is still available, else the first available in AUTO_ORDER: a faster
-    variant becoming available (an upgrade, `ora models build`) does not re-embed a vault
-    indexed before it, and search always embeds queries with the model of the stored vectors."""
+    (`indexed`) if it is still available, else the multilingual embedder when the vault is
+    mostly not in English (`not_english`, asked only then) and it is built, else the first
+    available in AUTO_ORDER: a faster variant becoming available (an upgrade, `ora models
+    build`) does not re-embed a vault indexed before it, and search always embeds queries with
+    the model of the stored vectors."""
     if setting != "auto":
         path = variant_file(setting, models_path)
         if not path.is_file():
-            hint = ("run `ora models build`" if setting in ("fp32", "q8") else
+            hint = ("run `ora models build`" if setting in ("fp32", "q8", multilingual.NAME) else
                     f"run `ora models pull {setting}`" if _pulled(setting) else
                     "reinstall (make setup)")
             raise ModelUnavailable(f"embedder {setting} not found at {path}: {hint}")
@@ -126,20 +146,31 @@ def choose_variant(setting: str, models_path: Path, indexed: Sequence[str] = ())
             why = f"; the packaged int8 one is unavailable: {err.message}"
         raise ModelUnavailable("no embedding model available: run `ora models build` to build "
                                f"one from the packaged weights{why}")
-    kept = [variant for variant in indexed if variant in found]
-    return kept[0] if kept else found[0]
+    multilingual_built = multilingual.model_file(models_path).is_file()
+    kept = [variant for variant in indexed if variant in found
+            or (variant == multilingual.NAME and multilingual_built)]
+    if kept:
+        return kept[0]
+    if multilingual_built and not indexed and not_english is not None and not_english():
+        return multilingual.NAME
+    return found[0]
 
 
 def embed_variant(config: Config) -> str:
     """The variant `embed_model` resolves to for the index in `config.data`: what the index
     embeds with, and what `ora models` reports."""
+    # Imported here: the index package imports this module.
+    from sidecar.index.languages import mostly_not_english, vault_shares
+
     return choose_variant(str(config.embed_model), config.models_path,
-                          indexed_variants(config.data))
+                          indexed_variants(config.data),
+                          lambda: mostly_not_english(vault_shares(config.vault)))
 
 
 def indexed_variants(data: Path) -> list[str]:
     """The packaged variants whose vectors the index in `data` holds (from its saved model ids,
-    `all-MiniLM-L6-v2:<variant>:<sha>`), in its namespaces' order."""
+    `all-MiniLM-L6-v2:<variant>:<sha>` or `use-multilingual-v3:onnx:<sha>`), in its
+    namespaces' order."""
     # Imported here: the index package imports this module.
     from sidecar.index.params import load_params
 
@@ -149,6 +180,8 @@ def indexed_variants(data: Path) -> list[str]:
         variant = rest.partition(":")[0]
         if name == EMBED_NAME and variant in VARIANTS and variant not in out:
             out.append(variant)
+        elif name == multilingual.NAME and name not in out:
+            out.append(name)
     return out
 
 
@@ -250,15 +283,16 @@ class OnnxEmbedder(Embedder):
         return self._inputs
 
     def _hidden_states(
-        self, texts: Sequence[str]
+        self, texts: Sequence[str], output: str = "last_hidden_state"
     ) -> list[tuple[list[int], FloatArray, npt.NDArray[np.int64]]]:
-        """Per batch: original positions, last_hidden_state, attention mask."""
+        """Per batch: original positions, the graph's `output` (last_hidden_state, or the
+        sentence vectors of a graph that pools itself), attention mask."""
         encodings = self._truncating.encode_batch(list(texts))
         parts = list(batches(encodings, self._input_names(),
                              token_budget=TOKEN_BUDGET // self.workers))
 
         def run(batch: Batch) -> tuple[list[int], FloatArray, npt.NDArray[np.int64]]:
-            (hidden,) = self._session.run(["last_hidden_state"], batch.feed)
+            (hidden,) = self._session.run([output], batch.feed)
             return batch.positions, np.asarray(hidden, dtype=np.float32), batch.mask
 
         if self.workers == 1 or len(parts) <= 1:
@@ -280,6 +314,10 @@ class OnnxEmbedder(Embedder):
 
     def _pool(self, texts: Sequence[str]) -> FloatArray:
         result = np.zeros((len(texts), self.dim), dtype=np.float32)
+        if self.pooling == "sentence":
+            for positions, vectors, _ in self._hidden_states(texts, "sentence_embedding"):
+                result[positions] = _normalise(vectors)
+            return result
         for positions, hidden, mask in self._hidden_states(texts):
             if self.pooling == "cls":
                 result[positions] = _normalise(hidden[:, 0])
@@ -295,6 +333,9 @@ class OnnxEmbedder(Embedder):
 
         For a late-interaction (MaxSim) second stage: score = Σ_q max_d q·d.
         """
+        if self.pooling == "sentence":
+            raise ModelUnavailable(f"{self.model_id} gives sentence vectors only, no per-token "
+                                   "vectors")
         result: list[FloatArray] = [np.zeros((0, self.dim), dtype=np.float32)] * len(texts)
         for positions, hidden, mask in self._hidden_states(texts):
             for row, i in enumerate(positions):
@@ -316,10 +357,9 @@ def open_embedder(variant: str, models_path: Path, threads: int | None = None, *
     is loaded at its first use (or `warm()`) where its width is known without it."""
     variant = choose_variant(variant, models_path)
     path = variant_file(variant, models_path)
-    pulled = _pulled(variant)
-    if pulled is None:
+    spec = _spec(variant)
+    if spec is None:
         return OnnxEmbedder(path, variant, threads=threads, dim=DIM if defer else None)
-    spec = pulled.embedder or {}
     dim = _stated_width(path.with_name("config.json"), spec) if defer else None
     return OnnxEmbedder(path, variant, threads=threads, tokenizer_file=path.with_name(
         "tokenizer.json"), max_tokens=int(spec.get("max_tokens", MAX_TOKENS)),

@@ -198,12 +198,15 @@ def impute_unscored(
 @cache
 def fusion_settings(model_id: str = "") -> FusionSettings:
     """The tuned values of `schema/ranking.json`, or the calibration the catalogue gives the
-    embedder `model_id` names (`models.json` `embedder.fusion`: a pulled `NAME:onnx:…` or a
-    server's `remote:…NAME…`); `fusion.method` defaults to RRF."""
+    embedder `model_id` names (`models.json` `embedder.fusion`: a pulled or packaged
+    `NAME:onnx:…` or a server's `remote:…NAME…`); `fusion.method` defaults to RRF."""
     schema = get_schema()
     tuned = load_json("ranking.json")["fusion"]
     folded = model_id.casefold()
-    for name, entry in load_json("models.json")["models"].items():
+    models = load_json("models.json")
+    for name, entry in {**models["models"], **models["packaged"]["embedders"]}.items():
+        if name.startswith("$"):
+            continue
         calibrated = (entry.get("embedder") or {}).get("fusion")
         if calibrated and folded and name.casefold() in folded:
             tuned = calibrated

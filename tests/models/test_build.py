@@ -112,7 +112,8 @@ def test_ensure_builds_the_embedders_once_with_a_progress_line(tmp_path: Path) -
     config = make_config(tmp_path, models_dir=str(tmp_path / "models"), embed_model="auto")
     lines: list[str] = []
     assert ensure_embedders(config, lines.append) is True
-    assert lines[0].startswith("building the fp32 and int8 (q8) embedder from the packaged")
+    assert lines[0].startswith("building the fp32, int8 (q8) and multilingual embedders from the "
+                               "packaged")
     assert lines[-1].startswith("embedder built in")
     assert choose_variant("auto", config.models_path) == "q8"
     lines.clear()
