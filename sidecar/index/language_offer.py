@@ -1,8 +1,9 @@
 """What to offer a vault whose notes are mostly not in English: the multilingual embedder that
-`languages.suggestion` names, with what taking it costs — about how much the pull downloads (the
-catalogue's `download_mb`) and how long re-embedding the index would take on this machine.
+`languages.suggestion` names (the packaged one, or a catalogue model), with what taking it costs —
+about how much a pull would download (the catalogue's `download_mb`; nothing for the packaged one)
+and how long re-embedding the index would take on this machine.
 
-The model is not downloaded yet, so it cannot be timed: the embedder in use is timed on a few of
+The model may not be there yet, so it is not timed: the embedder in use is timed on a few of
 the index's chunks and scaled by the entry's `embed_cost` (schema/models.json, measured by
 bench/bench_embed_cost.py). Once pulled, switching to it asks `POST /v1/models/switch-estimate`,
 which times the model itself. `ora index` and `GET /v1/models/suggestion` both answer this.
@@ -16,6 +17,7 @@ from sidecar.index.index import Index
 from sidecar.index.languages import suggestion
 from sidecar.index.params import load_params
 from sidecar.index.reembed import span
+from sidecar.models import multilingual
 from sidecar.models.catalogue import entry, installed
 
 
@@ -27,12 +29,19 @@ def language_offer(index: Index) -> dict[str, Any]:
     found = suggestion(languages, str(saved.get("model", "")))
     if found is None:
         return {"languages": languages, "suggestion": None}
-    item = entry(str(found["model"]))
-    estimate = index.scaled_estimate(float((item.embedder or {}).get("embed_cost", 1.0)))
-    size = f"a download of about {item.download_mb} MB; " if item.download_mb else ""
+    name = str(found["model"])
+    if found["packaged"]:
+        spec, download_mb = multilingual.spec()["embedder"], None
+        there = multilingual.model_file(index.config.models_path).is_file()
+    else:
+        item = entry(name)
+        spec, download_mb = item.embedder or {}, item.download_mb
+        there = installed(index.config, item) is not None
+    estimate = index.scaled_estimate(float(spec.get("embed_cost", 1.0)))
+    size = f"a download of about {download_mb} MB; " if download_mb else ""
     n = estimate["chunks"]
     told = (f" It costs {size}re-embedding the index's {n} chunk{'' if n == 1 else 's'} takes "
             f"{span(estimate['estimate_s'])} on this machine.")
     return {"languages": languages, "suggestion": {
-        **found, "message": f"{found['message']}{told}", "download_mb": item.download_mb,
-        "installed": installed(index.config, item) is not None, **estimate}}
+        **found, "message": f"{found['message']}{told}", "download_mb": download_mb,
+        "installed": there, **estimate}}

@@ -287,9 +287,14 @@ def suggestion(found: Mapping[str, float], model_id: str) -> dict[str, Any] | No
             model_id.startswith(prefix) for prefix in rule["english_only"]):
         return None
     model = str(rule["model"])
-    about = load_json("models.json")["models"][model]["about"]
-    return {"model": model, "about": about, "share_not_english": round(foreign, 3),
+    models = load_json("models.json")
+    packaged = model in models["packaged"]["embedders"]
+    about = (models["packaged"]["embedders"] if packaged else models["models"])[model]["about"]
+    get = ("it comes with Ora (`ora models build` builds it)" if packaged else
+           f"after `ora models pull {model}`")
+    return {"model": model, "about": about, "packaged": packaged,
+            "share_not_english": round(foreign, 3),
             "message": (f"{foreign:.0%} of the notes are not in English, and the embedder "
-                        f"({model_id.split(':')[0]}) knows English only: `ora models pull "
-                        f"{model}` then ORA_EMBED_MODEL={model} ({about}); the next `ora index` "
-                        "re-embeds and first says how long that takes.")}
+                        f"({model_id.split(':')[0]}) knows English only: set ORA_EMBED_MODEL="
+                        f"{model} ({about}); {get}. The next `ora index` re-embeds and first "
+                        "says how long that takes.")}
