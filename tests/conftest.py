@@ -29,6 +29,7 @@ from tokenizers import Tokenizer
 from sidecar.models.build import BertShape, bert_graph, random_weights
 from sidecar.models.embedder import Embedder, load_tokenizer, open_embedder
 from sidecar.models.files import minilm_source_dir
+from sidecar.models.multilingual import build_multilingual
 from sidecar.server.app import init_app
 from sidecar.settings import Config
 
@@ -37,6 +38,14 @@ from sidecar.settings import Config
 def tokenizer() -> Tokenizer:
     """all-MiniLM-L6-v2's tokenizer, counting every token (no truncation, no padding)."""
     return load_tokenizer()
+
+
+@pytest.fixture(scope="session")
+def multilingual_models(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A models folder holding the packaged multilingual embedder, built once (a few seconds)."""
+    models: Path = tmp_path_factory.mktemp("models-multilingual")
+    build_multilingual(models)
+    return models
 
 
 @pytest.fixture(scope="session")

@@ -38,10 +38,11 @@ def language_offer(index: Index) -> dict[str, Any]:
         spec, download_mb = item.embedder or {}, item.download_mb
         there = installed(index.config, item) is not None
     estimate = index.scaled_estimate(float(spec.get("embed_cost", 1.0)))
-    size = f"a download of about {download_mb} MB; " if download_mb else ""
     n = estimate["chunks"]
-    told = (f" It costs {size}re-embedding the index's {n} chunk{'' if n == 1 else 's'} takes "
-            f"{span(estimate['estimate_s'])} on this machine.")
+    reembed = (f"re-embedding the index's {n} chunk{'' if n == 1 else 's'} takes "
+               f"{span(estimate['estimate_s'])} on this machine.")
+    told = (f" It costs a download of about {download_mb} MB; {reembed}" if download_mb else
+            f" {reembed[0].upper()}{reembed[1:]}")
     return {"languages": languages, "suggestion": {
         **found, "message": f"{found['message']}{told}", "download_mb": download_mb,
         "installed": there, **estimate}}

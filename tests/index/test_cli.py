@@ -58,9 +58,31 @@ def test_first_index_with_auto_builds_the_embedders_and_uses_q8(
     monkeypatch.setenv("ORA_EMBED_MODEL", "auto")  # as on a fresh install: nothing built yet
     data = tmp_path / "data"
     assert main(["index", str(vault), "--data", str(data), "--json"]) == 0
-    assert "building the fp32 and int8 (q8) embedder" in capsys.readouterr().err
+    assert "building the fp32, int8 (q8) and multilingual embedders" in capsys.readouterr().err
     saved = load_params(data)["namespaces"]["default"]
     assert ":q8:" in json.dumps(saved)  # the index's model id names the variant
+
+
+def test_first_index_of_a_spanish_vault_with_auto_uses_the_multilingual_embedder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("ORA_EMBED_MODEL", "auto")  # as on a fresh install: nothing built yet
+    vault = tmp_path / "Bóveda"
+    write(vault, "Incrustar archivos.md", "Puedes incrustar el contenido de una nota dentro de "
+          "otra: escribe un signo de exclamación delante del enlace y la nota aparece entera.\n")
+    write(vault, "Etiquetas.md", "Las etiquetas son palabras clave que te ayudan a encontrar las "
+          "notas del mismo tema. Se escriben con una almohadilla.\n")
+    write(vault, "Kettle.md", KETTLE)
+    data = tmp_path / "data"
+    result = _index(capsys, str(vault), "--data", str(data))
+    saved = load_params(data)["namespaces"]["default"]
+    assert str(saved["model"]).startswith("use-multilingual-v3:onnx:")
+    assert result["suggestion"] is None  # nothing to offer: the embedder knows Spanish
+    # and it stays the index's embedder when the vault turns mostly English
+    for n in range(4):
+        write(vault, f"Garden {n}.md", "The tomatoes need sun and water every day.\n")
+    _index(capsys, str(vault), "--data", str(data))
+    assert load_params(data)["namespaces"]["default"]["model"] == saved["model"]
 
 
 def test_index_refuses_while_another_writer_holds_the_lock(
@@ -169,7 +191,7 @@ def test_index_names_a_chinese_note_chinese_in_a_mixed_vault(
     assert main(["index", str(vault), "--data", data, "--json"]) == 0
     result = json.loads(capsys.readouterr().out)
     assert result["languages"] == {"de": 0.333, "en": 0.333, "zh": 0.333}
-    assert result["suggestion"]["model"] == "multilingual-e5-small"
+    assert result["suggestion"]["model"] == "use-multilingual-v3"
 
 
 def test_index_suggests_the_multilingual_model_for_a_vault_mostly_not_in_english(
@@ -183,15 +205,18 @@ def test_index_suggests_the_multilingual_model_for_a_vault_mostly_not_in_english
     told = capsys.readouterr()
     result = json.loads(told.out)
     assert result["languages"] == {"de": 0.667, "en": 0.333}
-    assert result["suggestion"]["model"] == "multilingual-e5-small"
+    assert result["suggestion"]["model"] == "use-multilingual-v3"
     assert "67% of the notes are not in English" in told.err
-    assert "ora models pull multilingual-e5-small" in told.err
-    # with what it costs: the download, and the re-embedding timed on this index
+    assert "set ORA_EMBED_MODEL=use-multilingual-v3" in told.err
+    assert "it comes with Ora (`ora models build` builds it)" in told.err
+    # with what it costs: nothing to download, and the re-embedding timed on this index
     offer = result["suggestion"]
-    assert offer["download_mb"] == 487 and offer["installed"] is False
-    assert offer["chunks"] == result["chunks"] and offer["estimate_s"] > 0
-    assert re.search(rf"a download of about 487 MB; re-embedding the index's {result['chunks']} "
-                     r"chunks takes (about \d+ (s|min)|under a second) on this machine", told.err)
+    assert offer["packaged"] is True and offer["download_mb"] is None
+    assert offer["installed"] is False  # this test's models folder has none built
+    assert offer["chunks"] == result["chunks"] and offer["estimate_s"] >= 0
+    assert "a download of" not in told.err
+    assert re.search(rf"Re-embedding the index's {result['chunks']} chunks takes "
+                     r"(about \d+ (s|min)|under a second) on this machine", told.err)
     write(vault, "More.md", "This note is in English, as are most of the notes now, and it is "
           "about the garden.\n")
     write(vault, "Even more.md", "And this one is in English too, about the kettle.\n")

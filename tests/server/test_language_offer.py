@@ -1,5 +1,6 @@
-"""`GET /v1/models/suggestion` on the real app: a vault mostly in Spanish is offered the
-multilingual embedder with its download size and re-embedding time; an English one is not."""
+"""`GET /v1/models/suggestion` on the real app: a vault mostly in Spanish indexed by the
+English-only embedder is offered the packaged multilingual one with its re-embedding time; an
+English one is not."""
 
 from __future__ import annotations
 
@@ -38,7 +39,7 @@ async def _offer(tmp_path: Path, app_client: AppFactory,
     return api, offer
 
 
-async def test_a_spanish_vault_is_offered_the_multilingual_embedder_with_its_size_and_time(
+async def test_a_spanish_vault_is_offered_the_multilingual_embedder_with_its_time(
     tmp_path: Path, app_client: AppFactory
 ) -> None:
     api, offer = await _offer(tmp_path, app_client, {**SPANISH, "Kettle.md": KETTLE})
@@ -46,11 +47,12 @@ async def test_a_spanish_vault_is_offered_the_multilingual_embedder_with_its_siz
     suggestion = offer["suggestion"]
     assert isinstance(suggestion, dict)
     _, status = await api.call("GET", "/v1/status")
-    assert suggestion["model"] == "multilingual-e5-small" and suggestion["installed"] is False
-    assert suggestion["download_mb"] == 487 and suggestion["share_not_english"] == 0.75
-    assert suggestion["chunks"] == status["chunks"] >= 4 and suggestion["estimate_s"] > 0
-    assert "a download of about 487 MB" in suggestion["message"]
-    told = (rf"re-embedding the index's {status['chunks']} chunks takes "
+    assert suggestion["model"] == "use-multilingual-v3" and suggestion["packaged"] is True
+    assert suggestion["installed"] is False  # this app's models folder has none built
+    assert suggestion["download_mb"] is None and suggestion["share_not_english"] == 0.75
+    assert suggestion["chunks"] == status["chunks"] >= 4 and suggestion["estimate_s"] >= 0
+    assert "a download of" not in suggestion["message"]
+    told = (rf"Re-embedding the index's {status['chunks']} chunks takes "
             r"(about \d+ (s|min)|under a second) on this machine\.$")
     assert re.search(told, suggestion["message"])
     _, report = await api.call("GET", "/v1/models")
