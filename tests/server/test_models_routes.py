@@ -8,6 +8,8 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+from sidecar.models import multilingual
+from sidecar.models.multilingual import build_multilingual
 from sidecar.settings import Config, make_config
 
 from ..answers.test_ask_stream import _events
@@ -160,3 +162,30 @@ async def test_closing_the_stream_cancels_the_pull_and_the_next_one_resumes(
     assert len(ranges) == 2 and ranges[0] is None  # the second GET resumed the cancelled one
     kept = int((ranges[1] or "bytes=0-").removeprefix("bytes=").rstrip("-"))
     assert 0 < kept < size
+
+
+async def test_switch_estimate_times_the_packaged_multilingual_embedder_once_it_is_built(
+    tmp_path: Path, app_client: AppFactory
+) -> None:
+    # The language offer names it: it is not a catalogue model, and the plugin's switch asks
+    # this route about it before restarting the sidecar with it.
+    vault = tmp_path / "vault"
+    write(vault, "Engrams/Kettle.md", KETTLE)
+    write(vault, "Resources/Sourdough.md", FERMENT)
+    models = tmp_path / "models"
+    api = await app_client(make_config(vault, tmp_path / "data", embed_model="int8",
+                                       models_dir=str(models)))
+    await api.reconciled()
+    status, missing = await api.call("POST", "/v1/models/switch-estimate",
+                                     {"name": multilingual.NAME})
+    assert status == 503 and "ora models build" in missing["error"]["message"]
+    build_multilingual(models)
+    _, before = await api.call("GET", "/v1/status")
+    status, estimate = await api.call("POST", "/v1/models/switch-estimate",
+                                      {"name": multilingual.NAME})
+    assert status == 200 and estimate["reembeds"] is True
+    assert estimate["from"] == before["model"]
+    assert estimate["to"].startswith(f"{multilingual.NAME}:onnx:")
+    assert estimate["chunks"] == before["chunks"] >= 2 and estimate["estimate_s"] >= 0
+    _, after = await api.call("GET", "/v1/status")
+    assert after["model"] == before["model"]  # asking switches nothing

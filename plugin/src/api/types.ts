@@ -421,11 +421,19 @@ export interface SwitchEstimate {
 
 /** The multilingual embedder to offer a vault mostly not in English (GET /v1/models/suggestion). */
 export interface EmbedderSuggestion {
-	/** The catalogue name: pulled, then chosen as the embedder. */
+	/** The embedder to choose: a catalogue name (pulled first), or the packaged one. */
 	model: string;
+	/** The model's description (schema/models.json). */
 	about: string;
+	/**
+	 * True: the model comes with the sidecar (built by `ora models build` or at start, never pulled;
+	 * `download_mb` is null and `installed` means built). False: a catalogue model from the hub.
+	 */
+	packaged: boolean;
 	share_not_english: number;
+	/** About how many MB the pull downloads; null for a packaged model. */
 	download_mb: number | null;
+	/** There to use: pulled (a catalogue model) or built (a packaged one). */
 	installed: boolean;
 	/** The index's chunks, all re-embedded by the switch, in about `estimate_s` seconds. */
 	chunks: number;

@@ -93,10 +93,18 @@ export class ModelsController {
 
 	/**
 	 * The language offer's one button: downloads embedder `name` (unless it is there already), then
-	 * switches to it the usual way — its real re-embedding time shown and confirmed first.
+	 * switches to it the usual way — its real re-embedding time shown and confirmed first. The offer
+	 * says whether it is there: a packaged model is never pulled (the sidecar builds it), and a
+	 * catalogue model is not pulled again once the catalogue shows it installed.
 	 */
 	async downloadAndUse(name: string, label: string): Promise<boolean> {
-		const there = this.current.report?.catalogue.find((m) => m.name === name)?.installed ?? false;
+		const offered = this.current.offer?.suggestion;
+		const offer = offered?.model === name ? offered : null;
+		if (offer?.packaged && !offer.installed) {
+			this.set({ notice: `${label} comes with Ora but is not built yet: restart the sidecar, which builds it, or run \`ora models build\`.` });
+			return false;
+		}
+		const there = offer?.installed || (this.current.report?.catalogue.some((m) => m.name === name && m.installed) ?? false);
 		if (!there) {
 			await this.download(name);
 			if (this.current.pulls.get(name)?.phase !== "installed") return false;

@@ -9,7 +9,8 @@ export type OfferActions = Pick<ModelsController, "downloading" | "downloadAndUs
 
 /**
  * Draws the multilingual model offer into `el` (emptied first) for a vault mostly not in English:
- * its size and re-embedding time, one button that downloads with progress and then switches.
+ * what it costs, one button that downloads a catalogue model with progress (a packaged one is
+ * there already) and then switches.
  * Draws nothing for an English vault, or while the sidecar has not said.
  */
 export function drawLanguageOffer(el: HTMLElement, state: ModelsState, actions: OfferActions): void {
@@ -37,7 +38,7 @@ export function drawLanguageOffer(el: HTMLElement, state: ModelsState, actions: 
 		return;
 	}
 	setting.addButton((b) => {
-		b.setButtonText(offer.installed ? "Use it" : "Download and switch")
+		b.setButtonText(offer.button)
 			.setCta()
 			.onClick(() => void actions.downloadAndUse(offer.model, offer.model));
 		if (actions.downloading || state.switching !== null) b.setDisabled(true);

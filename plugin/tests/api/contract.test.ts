@@ -43,7 +43,7 @@ const READS: Record<string, string[]> = {
 	ExtractAccepted: ["written", "queued_contradictions"],
 	ExtractUndone: ["removed", "restored", "refused"],
 	ModelsSuggestion: ["languages", "suggestion"],
-	EmbedderSuggestion: ["model", "about", "share_not_english", "download_mb", "installed", "chunks", "estimate_s"],
+	EmbedderSuggestion: ["model", "about", "packaged", "share_not_english", "download_mb", "installed", "chunks", "estimate_s"],
 };
 
 /** Fields the plugin sends, per request schema. */

@@ -1,17 +1,18 @@
 // What the models e2e tests share: a loopback model hub, and the Models section's controller wired
 // to a real sidecar the way the plugin wires it (the setting becomes ORA_EMBED_MODEL, the sidecar
 // restarts).
-import { spawn, type ChildProcess } from "child_process";
+import { execFile, spawn, type ChildProcess } from "child_process";
 import { mkdtempSync, readFileSync, rmSync } from "fs";
 import { tmpdir } from "os";
 import { join, resolve } from "path";
+import { promisify } from "util";
 
 import { pullModel } from "../../src/api/model-pull";
 import type { PullProgress } from "../../src/api/types";
 import { ModelsController } from "../../src/models/controller";
 import { serveEnv } from "../../src/settings";
 import type { SidecarSupervisor } from "../../src/sidecar/supervisor";
-import { realSupervisor, startSidecar, type LiveSidecar } from "./harness";
+import { ORA, realSupervisor, startSidecar, type LiveSidecar } from "./harness";
 
 const ROOT = resolve(__dirname, "../../..");
 const PYTHON = join(ROOT, ".venv/bin/python");
@@ -42,6 +43,11 @@ export class ModelsBench {
 		this.hub?.stdin?.end();
 		this.hub?.kill();
 		rmSync(this.models, { recursive: true, force: true });
+	}
+
+	/** `ora models build` into the bench's models folder, as a user told to build the packaged models runs it. */
+	async build(): Promise<void> {
+		await promisify(execFile)(ORA, ["models", "build"], { env: { ...process.env, ...this.env } });
 	}
 
 	/** The controller as the plugin builds it, every user confirmation answered yes. */

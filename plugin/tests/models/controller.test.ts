@@ -1,9 +1,18 @@
 import { describe, expect, it } from "vitest";
 
 import { SidecarError } from "../../src/api/client";
-import type { ModelsReport, PulledModel, PullProgress, SwitchEstimate } from "../../src/api/types";
+import type { EmbedderSuggestion, ModelsReport, ModelsSuggestion, PulledModel, PullProgress, SwitchEstimate } from "../../src/api/types";
 import { ModelsController, type ModelsDeps } from "../../src/models/controller";
 import { aCatalogueModel, aModelsReport } from "../builders";
+
+const E5 = "multilingual-e5-small";
+const USE = "use-multilingual-v3";
+
+/** GET /v1/models/suggestion on a Spanish vault: a catalogue model not pulled, unless `change` says otherwise. */
+const offerOf = (change: Partial<EmbedderSuggestion>): ModelsSuggestion => ({
+	languages: { es: 1 },
+	suggestion: { model: E5, about: "", packaged: false, share_not_english: 1, download_mb: 487, installed: false, chunks: 4, estimate_s: 1, ...change },
+});
 
 const ESTIMATE: SwitchEstimate = { name: "bge-small-en-v1.5", from: "all-MiniLM-L6-v2:int8:abc", to: "bge-small-en-v1.5:onnx:def", chunks: 12, estimate_s: 3, reembeds: true };
 
@@ -159,8 +168,65 @@ describe("ModelsController", () => {
 		expect(calls[1]).toBe("switch: bge-small-en-v1.5");
 	});
 
+	it("switches to an offered packaged model without pulling it: it is not in the catalogue", async () => {
+		const pulled: string[] = [];
+		const { controller, calls } = setup({
+			suggestion: async () => offerOf({ model: USE, packaged: true, download_mb: null, installed: true }),
+			pull: async (name) => (pulled.push(name), { name, folder: "/m/x", restart: true }),
+		});
+		await controller.refresh();
+		await controller.refreshOffer();
+		expect(await controller.downloadAndUse(USE, USE)).toBe(true);
+		expect(pulled).toEqual([]);
+		expect(calls.map((c) => c.split(" ").slice(0, 2).join(" "))).toEqual(["confirm: Switching", `switch: ${USE}`]);
+		expect(controller.state.notice).toBe(`Switched to ${USE}. The index is re-embedding; the status bar shows its progress.`);
+	});
+
+	it("never pulls an offered packaged model that is not built, and says how to build it", async () => {
+		const pulled: string[] = [];
+		const { controller, calls } = setup({
+			suggestion: async () => offerOf({ model: USE, packaged: true, download_mb: null, installed: false }),
+			pull: async (name) => (pulled.push(name), { name, folder: "/m/x", restart: true }),
+		});
+		await controller.refresh();
+		await controller.refreshOffer();
+		expect(await controller.downloadAndUse(USE, USE)).toBe(false);
+		expect(pulled).toEqual([]);
+		expect(calls).toEqual([]); // nothing asked, nothing switched
+		expect(controller.state.pulls.has(USE)).toBe(false);
+		expect(controller.state.notice).toBe(`${USE} comes with Ora but is not built yet: restart the sidecar, which builds it, or run \`ora models build\`.`);
+	});
+
+	it("downloads an offered catalogue model that is not pulled, then switches to it", async () => {
+		const { controller, calls, setReport } = setup({
+			suggestion: async () => offerOf({ model: E5 }),
+			pull: async (name) => {
+				calls.push(`pull: ${name}`);
+				setReport(aModelsReport([aCatalogueModel({ name: E5, installed: true })]));
+				return { name, folder: "/m/e", restart: true };
+			},
+		});
+		setReport(aModelsReport([aCatalogueModel({ name: E5, installed: false })]));
+		await controller.refresh();
+		await controller.refreshOffer();
+		expect(await controller.downloadAndUse(E5, E5)).toBe(true);
+		expect(calls.map((c) => c.split(" ").slice(0, 2).join(" "))).toEqual([`pull: ${E5}`, "confirm: Switching", `switch: ${E5}`]);
+	});
+
+	it("does not pull again an offered catalogue model the offer says is pulled", async () => {
+		const pulled: string[] = [];
+		const { controller, calls } = setup({
+			suggestion: async () => offerOf({ model: E5, installed: true }),
+			pull: async (name) => (pulled.push(name), { name, folder: "/m/x", restart: true }),
+		});
+		await controller.refreshOffer(); // no catalogue loaded: the offer alone says it is there
+		expect(await controller.downloadAndUse(E5, E5)).toBe(true);
+		expect(pulled).toEqual([]);
+		expect(calls[1]).toBe(`switch: ${E5}`);
+	});
+
 	it("keeps the sidecar's language offer, and none when the sidecar cannot say", async () => {
-		const offer = { languages: { es: 1 }, suggestion: { model: "multilingual-e5-small", about: "", share_not_english: 1, download_mb: 487, installed: false, chunks: 4, estimate_s: 1 } };
+		const offer = offerOf({ model: E5 });
 		const { controller } = setup({ suggestion: async () => offer });
 		await controller.refreshOffer();
 		expect(controller.state.offer).toEqual(offer);

@@ -12,21 +12,28 @@ import { aCatalogueModel } from "../builders";
 const settle = () => new Promise((r) => setTimeout(r, 0));
 
 const E5 = "multilingual-e5-small";
+const USE = "use-multilingual-v3";
 
-const catalogue = (installed: boolean, size: number | null, e5 = false): ModelsReport => ({
+/** GET /v1/models; `chosen`: the embedder the sidecar was switched to, if any. */
+const catalogue = (installed: boolean, size: number | null, chosen: string | null = null): ModelsReport => ({
 	models_dir: "/m",
-	embedder: { setting: e5 ? E5 : "auto", chosen: e5 ? E5 : "q8", available: ["q8"] },
+	embedder: { setting: chosen ?? "auto", chosen: chosen ?? "q8", available: ["q8"] },
 	catalogue: [
 		aCatalogueModel({ name: RERANKER, kind: "reranker", repo: "cross-encoder/ms-marco-MiniLM-L-6-v2", about: "MS MARCO cross-encoder.", folder: "reranker", installed, size, download_mb: 91, active: installed }),
-		aCatalogueModel({ name: E5, repo: "intfloat/multilingual-e5-small", about: "Multilingual E5 small.", installed: e5, active: e5, download_mb: 487 }),
+		aCatalogueModel({ name: E5, repo: "intfloat/multilingual-e5-small", about: "Multilingual E5 small.", installed: chosen === E5, active: chosen === E5, download_mb: 487 }),
 	],
 });
 
 /** GET /v1/models/suggestion on a Spanish vault of 1,923 chunks, and on an English one. */
 const SPANISH: ModelsSuggestion = {
 	languages: { es: 0.94, en: 0.06 },
-	suggestion: { model: E5, about: "", share_not_english: 0.94, download_mb: 487, installed: false, chunks: 1923, estimate_s: 128 },
+	suggestion: { model: E5, about: "", packaged: false, share_not_english: 0.94, download_mb: 487, installed: false, chunks: 1923, estimate_s: 128 },
 };
+/** The same vault offered the multilingual model that comes with Ora (built, or not yet). */
+const packaged = (installed: boolean): ModelsSuggestion => ({
+	languages: SPANISH.languages,
+	suggestion: { model: USE, about: "Universal Sentence Encoder multilingual v3 (16 languages).", packaged: true, share_not_english: 0.94, download_mb: null, installed, chunks: 1923, estimate_s: 40 },
+});
 const ENGLISH: ModelsSuggestion = { languages: { en: 1 }, suggestion: null };
 
 /**
@@ -37,13 +44,13 @@ function host(options: { state?: InstallState; outcome?: SetupOutcome; offer?: M
 	const calls: string[] = [];
 	let state: InstallState = options.state ?? "absent";
 	const statusListeners = new Set<(v: StatusView) => void>();
-	let switched = false;
+	let switched: string | null = null;
 	let progress: (p: PullProgress) => void = () => undefined;
 	let finishPull: () => void = () => undefined;
 	const models = new ModelsController({
 		models: async () => catalogue(false, options.size ?? null, switched),
 		// Once switched, the embedder is multilingual: the sidecar offers nothing more.
-		suggestion: async () => (calls.push("suggestion"), switched ? ENGLISH : (options.offer ?? ENGLISH)),
+		suggestion: async () => (calls.push("suggestion"), switched !== null ? ENGLISH : (options.offer ?? ENGLISH)),
 		switchEstimate: async (name) => ({ name, from: "all-MiniLM-L6-v2:q8:abc", to: `${name}:onnx:def`, chunks: 1923, estimate_s: 140, reembeds: true }),
 		pull: (name, onProgress) => {
 			calls.push(`download ${name}`);
@@ -53,7 +60,7 @@ function host(options: { state?: InstallState; outcome?: SetupOutcome; offer?: M
 		confirm: async (_title, text) => (calls.push(`confirm: ${text}`), true),
 		switchEmbedder: async (name) => {
 			calls.push(`switch ${name}`);
-			switched = true;
+			switched = name;
 		},
 		sleep: async () => undefined,
 	});
@@ -201,6 +208,35 @@ describe("OnboardingModal", () => {
 		]);
 		expect(el.querySelector(".ora-language-offer")).toBeNull();
 		expect(el.textContent).toContain(`Switched to ${E5}. The index is re-embedding; the status bar shows its progress.`);
+		modal.close();
+	});
+
+	it("offers a Spanish vault the packaged multilingual model with no download, and switches to it without pulling", async () => {
+		const { el, button, calls, modal } = await onModelsPage({ offer: packaged(true) });
+		const offer = el.querySelector(".ora-language-offer")!;
+		expect(offer.querySelector(".setting-item-name")!.textContent).toBe("Use the multilingual model (re-embedding takes about 40 s)");
+		expect(offer.textContent).toContain(`Ora suggests ${USE}: Universal Sentence Encoder multilingual v3 (16 languages).`);
+		expect(offer.textContent).toContain("It comes with Ora: nothing is downloaded.");
+		expect(button("Download and switch")).toBeUndefined();
+		button("Use it")!.click();
+		for (let i = 0; i < 5; i++) await settle();
+		expect(calls.filter((c) => c !== "suggestion")).toEqual([
+			`confirm: Switching to ${USE} re-embeds every chunk of the index (1,923 chunks), about 2 min on this computer. The sidecar restarts to switch; until the re-embedding finishes, search finds only the notes done so far.`,
+			`switch ${USE}`,
+		]);
+		expect(el.querySelector(".ora-language-offer")).toBeNull();
+		expect(el.textContent).toContain(`Switched to ${USE}. The index is re-embedding; the status bar shows its progress.`);
+		modal.close();
+	});
+
+	it("says how to build the packaged multilingual model when it is not built, and pulls nothing", async () => {
+		const { el, button, calls, modal } = await onModelsPage({ offer: packaged(false) });
+		expect(el.querySelector(".ora-language-offer")!.textContent).toContain("it is not built yet: restart the sidecar, which builds it, or run `ora models build`.");
+		button("Use it")!.click();
+		for (let i = 0; i < 5; i++) await settle();
+		expect(calls.filter((c) => c !== "suggestion")).toEqual([]);
+		expect(el.querySelector(".ora-language-offer progress")).toBeNull();
+		expect(el.textContent).toContain(`${USE} comes with Ora but is not built yet: restart the sidecar, which builds it, or run \`ora models build\`.`);
 		modal.close();
 	});
 
