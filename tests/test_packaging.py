@@ -100,7 +100,8 @@ def test_wheel_alone_indexes_and_searches_the_example_vault(
 
     first = run(str(bin_dir / "ora"), "index", str(vault), "--json")
     assert first.returncode == 0, first.stderr[-3000:]
-    assert "building the fp32 and int8 (q8) embedder from the packaged weights" in first.stderr
+    assert ("building the fp32, int8 (q8) and multilingual embedders from the packaged weights"
+            in first.stderr)
     assert "embedder built in" in first.stderr
     summary = json.loads(first.stdout)
     assert summary["chunks"] > 0 and summary["embedded"] == summary["chunks"]
@@ -113,4 +114,5 @@ def test_wheel_alone_indexes_and_searches_the_example_vault(
     assert results[0]["path"] == SPACED
     assert (vault / ".ora").is_dir()
     assert (models / "all-MiniLM-L6-v2-fp32" / "model.onnx").is_file()
+    assert (models / "use-multilingual-v3" / "tokenizer.json").is_file()
     assert (models / "all-MiniLM-L6-v2-q8" / "model.onnx").is_file()

@@ -1,6 +1,6 @@
 """`ora models`: which models are installed and chosen; `ora models build` builds the fp32
-embedder, its int8 quantisation and the multilingual embedder; `ora models pull NAME` downloads a catalogue model from the
-Hugging Face hub."""
+embedder, its int8 quantisation and the multilingual embedder; `ora models pull NAME` downloads
+a catalogue model from the Hugging Face hub."""
 
 from __future__ import annotations
 

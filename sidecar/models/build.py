@@ -381,28 +381,36 @@ def build_embedders(models_path: Path, *, force: bool = False) -> dict[str, Any]
 
 def ensure_embedders(config: Config, log: Callable[[str], None]) -> bool:
     """Build the embedders once, before a command that writes the index, when `embed_model`
-    wants a built one (auto, fp32 or q8) that is missing: a fresh install then indexes with the
-    model `make setup` would have built, without a separate step. Returns whether it built.
+    wants a built one (auto, fp32, q8 or use-multilingual-v3) that is missing: a fresh install
+    then indexes with the model `make setup` would have built, without a separate step. Returns
+    whether it built.
 
     With `auto`, a failed build (a read-only models folder, say) is reported and the best
-    embedder available is used; with `fp32` or `q8` the failure is the command's error.
+    embedder available is used; with a named one the failure is the command's error.
     """
     from sidecar.models import multilingual
 
-    setting = str(config.embed_model)
-    if setting not in ("auto", "fp32", "q8", multilingual.NAME):
+    setting, models = str(config.embed_model), config.models_path
+    # What each setting needs built, what builds it, and how the log line names it (q8 is
+    # made from the fp32 file, so it needs both).
+    needs: dict[str, tuple[list[Path], Callable[[Path], object], str]] = {
+        "fp32": ([fp32_model_file(models)], build_fp32_embedder, "the fp32 embedder"),
+        "q8": ([fp32_model_file(models), q8_model_file(models)], build_embedders,
+               "the fp32, int8 (q8) and multilingual embedders"),
+        multilingual.NAME: ([multilingual.model_file(models)], multilingual.build_multilingual,
+                            "the multilingual embedder"),
+    }
+    needs["auto"] = ([*needs["q8"][0], multilingual.model_file(models)], build_embedders,
+                     needs["q8"][2])
+    if setting not in needs:
         return False
-    fp32_only = setting == "fp32"  # q8 is made from the fp32 file, so it needs both
-    files = [fp32_model_file(config.models_path)]
-    if not fp32_only:
-        files += [q8_model_file(config.models_path), multilingual.model_file(config.models_path)]
+    files, build, named = needs[setting]
     if all(path.is_file() for path in files):
         return False
-    log(f"building the {'fp32' if fp32_only else 'fp32, int8 (q8) and multilingual'} embedders "
-        f"from the packaged weights into {config.models_path} (once, a few seconds) …")
+    log(f"building {named} from the packaged weights into {models} (once, a few seconds) …")
     started = time.monotonic()
     try:
-        (build_fp32_embedder if fp32_only else build_embedders)(config.models_path)
+        build(models)
     except (OSError, ModelUnavailable) as exc:
         if setting != "auto":
             raise ModelUnavailable(f"cannot build the {setting} embedder: {exc}") from exc

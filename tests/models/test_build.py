@@ -120,6 +120,17 @@ def test_ensure_builds_the_embedders_once_with_a_progress_line(tmp_path: Path) -
     assert ensure_embedders(config, lines.append) is False and lines == []
 
 
+def test_ensure_builds_only_the_multilingual_embedder_when_it_is_named(tmp_path: Path) -> None:
+    config = make_config(tmp_path, models_dir=str(tmp_path / "models"),
+                         embed_model="use-multilingual-v3")
+    lines: list[str] = []
+    assert ensure_embedders(config, lines.append) is True
+    assert lines[0].startswith("building the multilingual embedder from the packaged weights")
+    assert choose_variant("use-multilingual-v3", config.models_path) == "use-multilingual-v3"
+    assert available_variants(config.models_path) == ["int8"]  # no fp32 or q8 built for it
+    assert ensure_embedders(config, lines.append) is False
+
+
 def test_ensure_builds_the_missing_q8_beside_an_older_fp32_build(fp32_models: Path,
                                                                  tmp_path: Path) -> None:
     models = tmp_path / "models"
