@@ -79,7 +79,7 @@ class BertShape:
         }
 
 
-class _Graph:
+class Graph:
     """Collects nodes and initializers under unique names."""
 
     def __init__(self) -> None:
@@ -90,6 +90,16 @@ class _Graph:
     def const(self, name: str, value: npt.ArrayLike, dtype: Any = np.float32) -> str:
         self.inits.append(numpy_helper.from_array(np.asarray(value, dtype=dtype), name))
         return name
+
+    def model(self, name: str, inputs: list[onnx.ValueInfoProto],
+              outputs: list[onnx.ValueInfoProto]) -> onnx.ModelProto:
+        """The graph as a checked model of OPSET at IR_VERSION."""
+        graph = helper.make_graph(self.nodes, name, inputs, outputs, self.inits)
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)],
+                                  producer_name="ora-vault")
+        model.ir_version = IR_VERSION
+        onnx.checker.check_model(model)
+        return model
 
     def op(self, op_type: str, *inputs: str, **attrs: Any) -> str:
         self._n += 1
@@ -109,7 +119,7 @@ class _Graph:
         return self.op("LayerNormalization", x, scale, bias, axis=-1, epsilon=eps)
 
 
-def _embeddings(g: _Graph, w: Weights, shape: BertShape) -> str:
+def _embeddings(g: Graph, w: Weights, shape: BertShape) -> str:
     words = g.op("Gather", g.const("word_embeddings", w["embeddings.word_embeddings.weight"]),
                  "input_ids")
     types = g.op("Gather", g.const("token_type_embeddings",
@@ -123,7 +133,7 @@ def _embeddings(g: _Graph, w: Weights, shape: BertShape) -> str:
     return g.layer_norm(summed, w, "embeddings.LayerNorm", shape.layer_norm_eps)
 
 
-def _mask_bias(g: _Graph) -> str:
+def _mask_bias(g: Graph) -> str:
     """(batch, 1, 1, seq): 0 where attended, float32 min where padded (as transformers does).
 
     In the node order of a transformers export (Unsqueeze, Unsqueeze, Cast, Sub, Mul), which is
@@ -134,7 +144,7 @@ def _mask_bias(g: _Graph) -> str:
     return g.op("Mul", inverted, g.const("neg_big", np.finfo(np.float32).min))
 
 
-def _attention(g: _Graph, x: str, bias: str, w: Weights, p: str, shape: BertShape) -> str:
+def _attention(g: Graph, x: str, bias: str, w: Weights, p: str, shape: BertShape) -> str:
     head_dim = shape.hidden_size // shape.num_heads
     split = g.const(f"{p}.split_shape", [0, 0, shape.num_heads, head_dim], np.int64)
 
@@ -155,7 +165,7 @@ def _attention(g: _Graph, x: str, bias: str, w: Weights, p: str, shape: BertShap
     return g.layer_norm(g.op("Add", out, x), w, f"{p}.output.LayerNorm", shape.layer_norm_eps)
 
 
-def _feed_forward(g: _Graph, x: str, w: Weights, p: str, shape: BertShape) -> str:
+def _feed_forward(g: Graph, x: str, w: Weights, p: str, shape: BertShape) -> str:
     h = g.linear(x, w, f"{p}.intermediate.dense")
     # Exact GELU: 0.5 · h · (1 + erf(h / √2)), as BERT's "gelu" activation.
     erf = g.op("Erf", g.op("Div", h, g.const(f"{p}.sqrt2", math.sqrt(2.0))))
@@ -165,7 +175,7 @@ def _feed_forward(g: _Graph, x: str, w: Weights, p: str, shape: BertShape) -> st
     return g.layer_norm(g.op("Add", out, x), w, f"{p}.output.LayerNorm", shape.layer_norm_eps)
 
 
-def _classifier(g: _Graph, hidden: str, w: Weights) -> str:
+def _classifier(g: Graph, hidden: str, w: Weights) -> str:
     """[CLS] → (tanh pooler when present) → classifier → (batch, num_labels) logits."""
     cls = g.op("Gather", hidden, g.const("cls_index", 0, np.int64), axis=1)
     if "pooler.dense.weight" in w:
@@ -186,7 +196,7 @@ def normalise_names(weights: dict[str, Any]) -> Weights:
 def bert_graph(weights: dict[str, Any], shape: BertShape) -> onnx.ModelProto:
     """The ONNX model of BERT with these weights; `logits` if a classifier is present."""
     w = normalise_names(weights)
-    g = _Graph()
+    g = Graph()
     x = _embeddings(g, w, shape)
     bias = _mask_bias(g)
     for i in range(shape.num_layers):
@@ -204,12 +214,7 @@ def bert_graph(weights: dict[str, Any], shape: BertShape) -> onnx.ModelProto:
         g.nodes.append(helper.make_node("Identity", [x], ["last_hidden_state"]))
         outputs = [helper.make_tensor_value_info(
             "last_hidden_state", TensorProto.FLOAT, [*dims, shape.hidden_size])]
-    graph = helper.make_graph(g.nodes, "bert", inputs, outputs, g.inits)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)],
-                              producer_name="ora-vault")
-    model.ir_version = IR_VERSION
-    onnx.checker.check_model(model)
-    return model
+    return g.model("bert", inputs, outputs)
 
 
 def fused(model: onnx.ModelProto, shape: BertShape) -> onnx.ModelProto:
@@ -285,6 +290,11 @@ def build_bert_onnx(source_dir: Path, out_file: Path, *, fuse: bool = False) -> 
     model = bert_graph(weights, shape)
     if fuse:
         model = fused(model, shape)
+    save_model(model, out_file)
+
+
+def save_model(model: onnx.ModelProto, out_file: Path) -> None:
+    """Write `out_file` through a temporary file beside it, so a reader never loads half."""
     out_file.parent.mkdir(parents=True, exist_ok=True)
     tmp = out_file.with_suffix(".onnx.tmp")
     onnx.save(model, str(tmp))

@@ -37,7 +37,7 @@ import onnx
 from onnx import TensorProto, helper
 
 from sidecar.errors import ModelUnavailable
-from sidecar.models.build import IR_VERSION, OPSET, _Graph
+from sidecar.models.build import Graph, save_model
 
 Arrays = Mapping[str, npt.NDArray[Any]]
 BRANCHES = ((2, 0), (3, 1), (5, 2))  # (n-gram order, tokens seen to the left) per CNN branch
@@ -56,7 +56,7 @@ def _embedding_table(w: Arrays) -> npt.NDArray[np.uint8]:
     return table
 
 
-def _embeddings(g: _Graph, w: Arrays) -> str:
+def _embeddings(g: Graph, w: Arrays) -> str:
     """(batch, tokens, 512): each id's table row times its chunk's scale, plus its offset."""
     rows = g.op("Cast", g.op("Gather", g.const("table", _embedding_table(w), np.uint8),
                              "input_ids"), to=TensorProto.FLOAT)
@@ -66,7 +66,7 @@ def _embeddings(g: _Graph, w: Arrays) -> str:
     return g.op("Add", scaled, g.op("Gather", g.const("lo", w["lo"]), chunk))
 
 
-def _window_layer(g: _Graph, x: str, mask: str, order: int, left: int, w: Arrays,
+def _window_layer(g: Graph, x: str, mask: str, order: int, left: int, w: Arrays,
                   layer: int) -> str:
     """relu(window(x) @ W + b) + x, where token t's window is x at t-left .. t+order-1-left
     (concatenated in that order) and positions outside the sentence read zeros: padding is
@@ -86,7 +86,7 @@ def _window_layer(g: _Graph, x: str, mask: str, order: int, left: int, w: Arrays
     return g.op("Add", g.op("Relu", h), x)
 
 
-def _branches(g: _Graph, emb: str, mask: str, w: Arrays) -> list[str]:
+def _branches(g: Graph, emb: str, mask: str, w: Arrays) -> list[str]:
     """The three CNN branches' outputs, each (batch, tokens, 256)."""
     orders = [order for order, _ in BRANCHES]
 
@@ -107,7 +107,7 @@ def _branches(g: _Graph, emb: str, mask: str, w: Arrays) -> list[str]:
     return outs
 
 
-def _sentence(g: _Graph, feats: str, mask: str, w: Arrays) -> str:
+def _sentence(g: Graph, feats: str, mask: str, w: Arrays) -> str:
     """(batch, 512): the sentence's LayerNormed token features summed, then projected by
     `cnn_W`, plus `len * cnn_b`, over sqrt(len) (the projection commutes with the sum)."""
     normed = g.op("LayerNormalization", feats, g.const("ln_g", w["ln_g"]),
@@ -119,7 +119,7 @@ def _sentence(g: _Graph, feats: str, mask: str, w: Arrays) -> str:
     return g.op("Div", projected, g.op("Sqrt", length))
 
 
-def _head(g: _Graph, mean: str, w: Arrays) -> str:
+def _head(g: Graph, mean: str, w: Arrays) -> str:
     """The dense head, tanh, then unit length (the squared norm floored at eps)."""
     def dense(x: str, name: str) -> str:
         return g.op("MatMul", x, g.const(name, w[name]))
@@ -136,7 +136,7 @@ def _head(g: _Graph, mean: str, w: Arrays) -> str:
 def use_graph(weights: Arrays) -> onnx.ModelProto:
     """The ONNX model of USE-m3 with these weights (the arrays of `weights.npz`)."""
     w = dict(weights)
-    g = _Graph()
+    g = Graph()
     g.const(AXIS_1, [1], np.int64)
     g.const(AXIS_2, [2], np.int64)
     # (batch, tokens, 1) float: 1 for a token, 0 for padding
@@ -150,12 +150,7 @@ def use_graph(weights: Arrays) -> onnx.ModelProto:
               for n in ("input_ids", "attention_mask")]
     outputs = [helper.make_tensor_value_info("sentence_embedding", TensorProto.FLOAT,
                                              ["batch", EMBED_DIM])]
-    graph = helper.make_graph(g.nodes, "use_m3", inputs, outputs, g.inits)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)],
-                              producer_name="ora-vault")
-    model.ir_version = IR_VERSION
-    onnx.checker.check_model(model)
-    return model
+    return g.model("use_m3", inputs, outputs)
 
 
 def build_use_onnx(weights_file: Path, out_file: Path) -> None:
@@ -165,7 +160,4 @@ def build_use_onnx(weights_file: Path, out_file: Path) -> None:
             model = use_graph({name: z[name] for name in z.files})
     except (OSError, ValueError, KeyError) as exc:
         raise ModelUnavailable(f"cannot read USE-m3 weights in {weights_file}: {exc}") from exc
-    out_file.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out_file.with_suffix(".onnx.tmp")
-    onnx.save(model, str(tmp))
-    tmp.replace(out_file)
+    save_model(model, out_file)
