@@ -29,6 +29,7 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 from sidecar.errors import ModelUnavailable
+from sidecar.models import multilingual
 from sidecar.models.files import file_sha256, fp32_model_file, minilm_source_dir, q8_model_file
 from sidecar.settings import Config
 
@@ -376,8 +377,6 @@ def build_embedders(models_path: Path, *, force: bool = False) -> dict[str, Any]
     """`ora models build`: the fp32 embedder (its fields at the top, as before), under "q8" its
     int8 quantisation, redone only when the fp32 file or the quantiser changed, and under
     "multilingual" the packaged multilingual embedder (multilingual.py)."""
-    from sidecar.models.multilingual import build_multilingual
-
     fp32 = build_fp32_embedder(models_path, force=force)
     out_file = q8_model_file(models_path)
     stamp = {"fp32_sha256": file_sha256(Path(fp32["path"])), "quantizer": QUANTIZER}
@@ -386,7 +385,7 @@ def build_embedders(models_path: Path, *, force: bool = False) -> dict[str, Any]
         quantize(Path(fp32["path"]), out_file)
         out_file.with_name("build.json").write_text(json.dumps(stamp) + "\n", encoding="utf-8")
     return {**fp32, "q8": {"built": built, "path": str(out_file), **stamp},
-            "multilingual": build_multilingual(models_path, force=force)}
+            "multilingual": multilingual.build_multilingual(models_path, force=force)}
 
 
 def ensure_embedders(config: Config, log: Callable[[str], None]) -> bool:
@@ -398,8 +397,6 @@ def ensure_embedders(config: Config, log: Callable[[str], None]) -> bool:
     With `auto`, a failed build (a read-only models folder, say) is reported and the best
     embedder available is used; with a named one the failure is the command's error.
     """
-    from sidecar.models import multilingual
-
     setting, models = str(config.embed_model), config.models_path
     # What each setting needs built, what builds it, and how the log line names it (q8 is
     # made from the fp32 file, so it needs both).
