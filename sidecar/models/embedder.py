@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from tokenizers import Tokenizer
+from tokenizers import Encoding, Tokenizer
 
 from sidecar.errors import BadRequest, ModelUnavailable
 from sidecar.models import multilingual
@@ -249,7 +249,6 @@ class OnnxEmbedder(Embedder):
         self.passage_prefix = passage_prefix
         tokens = tokenizer_file or minilm_tokenizer_file()
         self.tokenizer = read_tokenizer(tokens)
-        self._truncating = read_tokenizer(tokens, max_tokens)
         # One single-threaded session run by `workers` threads, a batch each (ORT releases the
         # GIL): on this CPU that embeds more per CPU-second than one run split across cores, and
         # the weights are held once. The workers share the token budget, so the batches in
@@ -287,8 +286,7 @@ class OnnxEmbedder(Embedder):
     ) -> list[tuple[list[int], FloatArray, npt.NDArray[np.int64]]]:
         """Per batch: original positions, the graph's `output` (last_hidden_state, or the
         sentence vectors of a graph that pools itself), attention mask."""
-        encodings = self._truncating.encode_batch(list(texts))
-        parts = list(batches(encodings, self._input_names(),
+        parts = list(batches(self._truncated(texts), self._input_names(),
                              token_budget=TOKEN_BUDGET // self.workers))
 
         def run(batch: Batch) -> tuple[list[int], FloatArray, npt.NDArray[np.int64]]:
@@ -299,6 +297,19 @@ class OnnxEmbedder(Embedder):
             return [run(batch) for batch in parts]
         with ThreadPoolExecutor(min(self.workers, len(parts))) as pool:
             return list(pool.map(run, parts))
+
+    def _truncated(self, texts: Sequence[str]) -> list[Encoding]:
+        """Each text's tokens cut to `max_tokens`, the special tokens kept: what a truncating
+        copy of the tokenizer gives (tests/models/test_embedder.py), without holding that copy
+        (a SentencePiece vocabulary of 128,000 pieces takes ~130 MB as a `tokenizers` Unigram)."""
+        processor = self.tokenizer.post_processor
+        room = self.max_tokens - (processor.num_special_tokens_to_add(False) if processor else 0)
+        out = []
+        for encoding in self.tokenizer.encode_batch(list(texts), add_special_tokens=False):
+            if len(encoding) > room:
+                encoding.truncate(room)
+            out.append(processor.process(encoding) if processor else encoding)
+        return out
 
     def release(self, idle_s: float) -> bool:
         return self._session.release(idle_s)

@@ -9,11 +9,14 @@ from tokenizers import Tokenizer
 from sidecar.errors import BadRequest, ModelUnavailable
 from sidecar.models.embedder import (
     Embedder,
+    OnnxEmbedder,
     available_variants,
     choose_variant,
     load_embedder,
     open_embedder,
 )
+from sidecar.models.files import minilm_tokenizer_file
+from sidecar.models.session import read_tokenizer
 from sidecar.settings import make_config
 
 
@@ -102,3 +105,25 @@ def test_an_idle_embedder_releases_its_session_and_embeds_the_same_after(
     assert not embedder.release(60.0)  # just used
     assert embedder.release(0.0)
     assert np.array_equal(embedder.embed(texts), before)
+
+
+@pytest.mark.parametrize("max_tokens", [256, 7])
+def test_texts_are_cut_as_a_truncating_tokenizer_cuts_them(
+    embedder: Embedder, multilingual_models: Path, max_tokens: int,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The embedder holds one tokenizer, not a second, truncating copy (~130 MB for the
+    multilingual one's 128,000 pieces): its cut keeps the special tokens at both ends."""
+    texts = ["", "a", "[CLS] typed [SEP] and <s> typed </s>",
+             "memory consolidation during sleep " * 90, "La consolidación de la memoria. " * 60,
+             "记忆在睡眠中巩固。" * 80]
+    multilingual = open_embedder("use-multilingual-v3", multilingual_models)
+    for model, file in ((embedder, minilm_tokenizer_file()),
+                        (multilingual, multilingual.model_file.with_name("tokenizer.json"))):
+        assert isinstance(model, OnnxEmbedder)
+        monkeypatch.setattr(model, "max_tokens", max_tokens)
+        expected = read_tokenizer(file, max_tokens).encode_batch(texts)
+        got = model._truncated(texts)
+        assert [e.ids for e in got] == [e.ids for e in expected]
+        assert [e.attention_mask for e in got] == [e.attention_mask for e in expected]
+        assert max(len(e.ids) for e in got) == max_tokens
