@@ -331,7 +331,12 @@ async function lintFixScene(root: HTMLElement): Promise<void> {
 
 const MODELS: ModelsReport = {
 	models_dir: "/home/me/.local/share/ora-vault/models",
-	embedder: { setting: "auto", chosen: "fp32", available: ["fp32", "int8"] },
+	embedder: {
+		setting: "auto",
+		chosen: "fp32",
+		available: ["fp32", "int8"],
+		multilingual: { name: "use-multilingual-v3", available: false, about: "Universal Sentence Encoder multilingual v3 by Google: 16 languages, 512 dimensions, 69M parameters", file: null, model_id: null },
+	},
 	catalogue: [
 		{ name: "ms-marco-minilm-l6", kind: "reranker", repo: "cross-encoder/ms-marco-MiniLM-L-6-v2", about: "MS MARCO cross-encoder (MiniLM-L6, 22M parameters): re-ranks search results.", folder: "", installed: true, size: 91_614_234, download_mb: 91, active: true },
 		{ name: "nli-deberta-v3-xsmall", kind: "nli", repo: "cross-encoder/nli-deberta-v3-xsmall", about: "NLI cross-encoder (DeBERTa-v3 xsmall): the contradiction judge.", folder: "", installed: false, size: null, download_mb: null, active: false },

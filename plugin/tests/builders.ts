@@ -1,6 +1,6 @@
 // Small builders for test data, shaped like the documented HTTP answers (docs/http-api.md).
 import type { HttpRequest, HttpResponse, HttpTransport } from "../src/api/transport";
-import type { AdoptPlan, AdoptProposal, CatalogueModel, Diagnostic, ExtractPlan, ExtractProposal, ModelsReport, Pair, SearchDocument, SearchResult } from "../src/api/types";
+import type { AdoptPlan, AdoptProposal, CatalogueModel, Diagnostic, ExtractPlan, ExtractProposal, ModelsReport, PackagedEmbedder, Pair, SearchDocument, SearchResult } from "../src/api/types";
 
 export function aResult(change: Partial<SearchResult> = {}): SearchResult {
 	return {
@@ -135,11 +135,22 @@ export function aCatalogueModel(change: Partial<CatalogueModel> = {}): Catalogue
 	};
 }
 
+/** The packaged multilingual embedder as GET /v1/models reports it: not built, unless `built`. */
+export function aPackagedMultilingual(built = false): PackagedEmbedder {
+	return {
+		name: "use-multilingual-v3",
+		available: built,
+		about: "Universal Sentence Encoder multilingual v3 by Google: 16 languages, 512 dimensions, 69M parameters",
+		file: built ? "/m/use-multilingual-v3/model.onnx" : null,
+		model_id: built ? "use-multilingual-v3:onnx:0123456789ab" : null,
+	};
+}
+
 /** GET /v1/models with the packaged int8 embedder in use and `catalogue` (default: bge and the re-ranker, not pulled). */
 export function aModelsReport(catalogue?: CatalogueModel[], chosen: string | null = "int8"): ModelsReport {
 	return {
 		models_dir: "/m",
-		embedder: { setting: "auto", chosen, available: ["int8"] },
+		embedder: { setting: "auto", chosen, available: ["int8"], multilingual: aPackagedMultilingual() },
 		catalogue: catalogue ?? [
 			aCatalogueModel(),
 			aCatalogueModel({ name: "ms-marco-minilm-l6", kind: "reranker", repo: "cross-encoder/ms-marco-MiniLM-L-6-v2", about: "MS MARCO cross-encoder.", folder: "/m/reranker" }),

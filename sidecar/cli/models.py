@@ -119,6 +119,18 @@ def _status(entry: dict[str, Any]) -> str:
     return f"not installed: {entry['reason']}\n    {entry['instructions']}"
 
 
+def _multilingual_line(emb: dict[str, Any]) -> str:
+    """Whether the packaged multilingual embedder is built, and how to use it."""
+    name = emb["multilingual"]["name"]
+    if emb["chosen"] == name:
+        state = "built, in use"
+    elif emb["multilingual"]["available"]:
+        state = f"built; use it with ORA_EMBED_MODEL={name} (the index re-embeds)"
+    else:
+        state = f"not built; build it with `ora models build`, then set ORA_EMBED_MODEL={name}"
+    return f"multilingual embedder {name}: {state}"
+
+
 def render(report: dict[str, Any]) -> str:
     emb = report["embedder"]
     lines = [f"models dir: {report['models_dir']}",
@@ -129,6 +141,7 @@ def render(report: dict[str, Any]) -> str:
         lines.append(f"  none usable: {emb['reason']}")
     if "q8" not in emb["available"]:
         lines.append("  build the fp32 and q8 variants with: ora models build")
+    lines.append(_multilingual_line(emb))
     rr = report["reranker"]
     cohere = f"Cohere {rr['cohere_model']}, then " if rr["cohere"] else ""
     lines.append(f"reranker: {cohere}local {_status(rr)}")

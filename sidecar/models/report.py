@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from sidecar.errors import ModelUnavailable
+from sidecar.models import multilingual
 from sidecar.models.catalogue import catalogue_report
 from sidecar.models.embedder import (
     AUTO_ORDER,
@@ -43,6 +44,16 @@ def nli_instructions(config: Config) -> str:
                           folder=config.models_path / "nli", env="ORA_NLI_DIR")
 
 
+def _multilingual(config: Config) -> dict[str, Any]:
+    """The packaged multilingual embedder: whether `ora models build` (or the first `ora serve`)
+    built it, and then its file and the model id its vectors carry."""
+    path = multilingual.model_file(config.models_path)
+    built = path.is_file()
+    return {"name": multilingual.NAME, "available": built, "about": multilingual.spec()["about"],
+            "file": str(path) if built else None,
+            "model_id": pulled_model_id(multilingual.NAME, file_sha256(path)) if built else None}
+
+
 def _embedder(config: Config) -> dict[str, Any]:
     variants: dict[str, Any] = {}
     for variant in AUTO_ORDER:
@@ -56,18 +67,24 @@ def _embedder(config: Config) -> dict[str, Any]:
             entry["sha256"] = file_sha256(path)
             entry["model_id"] = model_id(variant, entry["sha256"])
         variants[variant] = entry
+    packaged = _multilingual(config)
     out: dict[str, Any] = {"setting": config.embed_model, "auto_order": list(AUTO_ORDER),
                            "available": available_variants(config.models_path),
-                           "variants": variants}
+                           "variants": variants, "multilingual": packaged}
     try:
         chosen = embed_variant(config)
     except ModelUnavailable as err:
         return {**out, "chosen": None, "reason": err.message}
-    if chosen not in variants:  # a pulled catalogue embedder, named by the setting
+    # choose_variant returns only a model whose file is there: the packaged multilingual one is
+    # built, a pulled catalogue embedder (named by the setting) is pulled.
+    if chosen in variants:
+        found = variants[chosen]
+    elif chosen == multilingual.NAME:
+        found = packaged
+    else:
         path = variant_file(chosen, config.models_path)
-        return {**out, "chosen": chosen, "file": str(path),
-                "model_id": pulled_model_id(chosen, file_sha256(path))}
-    return {**out, "chosen": chosen, **{k: variants[chosen][k] for k in ("file", "model_id")}}
+        found = {"file": str(path), "model_id": pulled_model_id(chosen, file_sha256(path))}
+    return {**out, "chosen": chosen, "file": found["file"], "model_id": found["model_id"]}
 
 
 def _local(loader: type[OnnxCrossEncoder] | type[OnnxNLI], folder: Any) -> dict[str, Any]:

@@ -7,6 +7,8 @@ from typing import Any
 import pytest
 
 from sidecar.cli import main
+from sidecar.models import multilingual
+from sidecar.models.embedder import open_embedder
 
 
 def _run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> Any:
@@ -80,3 +82,42 @@ def test_requesting_unbuilt_fp32_is_reported(
     monkeypatch.setenv("ORA_EMBED_MODEL", "fp32")
     emb = _run_json(capsys, "models", "--json")["embedder"]
     assert emb["chosen"] is None and "ora models build" in emb["reason"]
+
+
+def test_report_says_the_multilingual_embedder_is_not_built_and_how_to_build_it(
+    models_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    emb = _run_json(capsys, "models", "--json")["embedder"]
+    assert emb["multilingual"] == {
+        "name": multilingual.NAME, "available": False, "about": multilingual.spec()["about"],
+        "file": None, "model_id": None}
+    assert main(["models"]) == 0
+    assert (f"multilingual embedder {multilingual.NAME}: not built; build it with "
+            f"`ora models build`, then set ORA_EMBED_MODEL={multilingual.NAME}"
+            ) in capsys.readouterr().out
+
+
+def test_report_names_the_built_multilingual_embedder_and_its_vectors_id_once_chosen(
+    models_dir: Path, multilingual_models: Path, tmp_path: Path,
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("ORA_MODELS_DIR", str(multilingual_models))
+    monkeypatch.chdir(tmp_path)  # the vault `ora models` samples: empty, so not "not English"
+    emb = _run_json(capsys, "models", "--json")["embedder"]
+    built = emb["multilingual"]
+    # The id the embedder itself stores with its vectors, so the plugin can tell it is in use.
+    used = open_embedder(multilingual.NAME, multilingual_models, defer=True).model_id
+    assert built["available"] is True and built["model_id"] == used
+    assert built["model_id"].startswith(f"{multilingual.NAME}:onnx:")
+    assert built["file"] == str(multilingual.model_file(multilingual_models))
+    assert emb["chosen"] == "int8"  # built, but `auto` keeps English for a vault not mostly foreign
+    assert main(["models"]) == 0
+    assert (f"multilingual embedder {multilingual.NAME}: built; use it with "
+            f"ORA_EMBED_MODEL={multilingual.NAME} (the index re-embeds)") in capsys.readouterr().out
+
+    monkeypatch.setenv("ORA_EMBED_MODEL", multilingual.NAME)
+    chosen = _run_json(capsys, "models", "--json")["embedder"]
+    assert chosen["chosen"] == multilingual.NAME
+    assert (chosen["model_id"], chosen["file"]) == (used, built["file"])
+    assert main(["models"]) == 0
+    assert f"multilingual embedder {multilingual.NAME}: built, in use" in capsys.readouterr().out

@@ -189,3 +189,25 @@ async def test_switch_estimate_times_the_packaged_multilingual_embedder_once_it_
     assert estimate["chunks"] == before["chunks"] >= 2 and estimate["estimate_s"] >= 0
     _, after = await api.call("GET", "/v1/status")
     assert after["model"] == before["model"]  # asking switches nothing
+
+
+async def test_models_report_names_the_packaged_multilingual_embedder_in_use_by_its_vectors_id(
+    tmp_path: Path, multilingual_models: Path, app_client: AppFactory
+) -> None:
+    # The plugin's Models section tells the multilingual embedder from MiniLM by this report.
+    vault = tmp_path / "vault"
+    write(vault, "Engrams/Kettle.md", KETTLE)
+    api = await app_client(make_config(vault, tmp_path / "data", embed_model=multilingual.NAME,
+                                       models_dir=str(multilingual_models)))
+    await api.reconciled()
+    _, status = await api.call("GET", "/v1/status")
+    code, report = await api.call("GET", "/v1/models")
+    emb = report["embedder"]
+    assert code == 200 and emb["chosen"] == multilingual.NAME
+    assert emb["model_id"] == status["model"] and status["model"].startswith(
+        f"{multilingual.NAME}:onnx:")
+    assert emb["multilingual"] == {
+        "name": multilingual.NAME, "available": True, "about": multilingual.spec()["about"],
+        "file": str(multilingual.model_file(multilingual_models)), "model_id": status["model"]}
+    assert emb["file"] == emb["multilingual"]["file"]
+    assert emb["available"] == ["int8"]  # MiniLM's variants built here: the way back to English

@@ -377,16 +377,30 @@ export interface CatalogueModel {
 }
 
 /** GET /v1/models: the part of `ora models --json` the settings show. */
+/** The packaged multilingual embedder in GET /v1/models: built by `ora models build` or the first `ora serve`. */
+export interface PackagedEmbedder {
+	/** Its `embed_model` value: use-multilingual-v3. */
+	name: string;
+	/** Built. */
+	available: boolean;
+	about: string;
+	file: string | null;
+	/** The id its vectors carry, once built. */
+	model_id: string | null;
+}
+
 export interface ModelsReport {
 	models_dir: string;
 	embedder: {
-		/** The `embed_model` setting (auto, q8, fp32, int8 or a pulled embedder's name). */
+		/** The `embed_model` setting (auto, q8, fp32, int8, use-multilingual-v3 or a pulled embedder's name). */
 		setting: string;
 		/** The variant that setting resolves to; null when none is installed. */
 		chosen: string | null;
 		/** The packaged variants whose model file is present. */
 		available: string[];
 		model_id?: string;
+		/** The multilingual embedder that comes with Ora (not a catalogue row, never pulled). */
+		multilingual: PackagedEmbedder;
 	};
 	catalogue: CatalogueModel[];
 }

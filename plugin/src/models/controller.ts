@@ -109,9 +109,7 @@ export class ModelsController {
 			await this.download(name);
 			if (this.current.pulls.get(name)?.phase !== "installed") return false;
 		}
-		const used = await this.switchTo(name, label);
-		if (used) await this.refreshOffer();
-		return used;
+		return this.switchTo(name, label);
 	}
 
 	/** Stops a download; its partial files stay with the sidecar, so downloading again resumes. */
@@ -126,7 +124,9 @@ export class ModelsController {
 
 	/**
 	 * Says what switching to embedder `name` costs, and on confirmation restarts the sidecar with
-	 * it; resolves true when the restarted sidecar reports the new embedder.
+	 * it; resolves true when the restarted sidecar reports the new embedder. The language offer is
+	 * asked again then: it depends on the embedder in use (back on English, a Spanish vault is
+	 * offered the multilingual one again).
 	 */
 	async switchTo(name: string, label: string): Promise<boolean> {
 		if (this.switchAsked) return false; // a second click while the first is asked or running
@@ -135,11 +135,14 @@ export class ModelsController {
 			return false;
 		}
 		this.switchAsked = true;
+		let used: boolean;
 		try {
-			return await this.askAndSwitch(name, label);
+			used = await this.askAndSwitch(name, label);
 		} finally {
 			this.switchAsked = false;
 		}
+		if (used) await this.refreshOffer();
+		return used;
 	}
 
 	private async askAndSwitch(name: string, label: string): Promise<boolean> {

@@ -1,9 +1,9 @@
 // What the settings' Models section shows, as plain values: the catalogue rows, a download's
 // progress, the human message for a failed call, and what switching the embedder costs.
 import { SidecarError } from "../api/client";
-import type { CatalogueModel, ModelsReport, PullProgress, SwitchEstimate } from "../api/types";
+import type { CatalogueModel, ModelsReport, ModelsSuggestion, PullProgress, SwitchEstimate } from "../api/types";
 
-/** The `embed_model` value that goes back to the packaged embedder (all-MiniLM-L6-v2). */
+/** The `embed_model` value that goes back to the packaged embedder (all-MiniLM-L6-v2) from a pulled one. */
 export const PACKAGED_EMBEDDER = "auto";
 
 /** The packaged embedder's fastest variant: its int8 quantisation, which a new index uses. An index
@@ -114,12 +114,40 @@ export function modelRows(report: ModelsReport): ModelRow[] {
 	});
 }
 
+/** An `embed_model` value in words: a pulled model by its name, a packaged one by what it is. */
+export function embedderLabel(report: ModelsReport, name: string): string {
+	if (name === report.embedder.multilingual.name) return `the packaged multilingual embedder (${name})`;
+	const pulled = report.catalogue.some((m) => m.kind === "embedder" && m.name === name);
+	return pulled ? name : `the packaged all-MiniLM-L6-v2 (${name})`;
+}
+
 /** The embedder the sidecar uses, in words. */
 export function embedderInUse(report: ModelsReport): string {
 	const chosen = report.embedder.chosen;
 	if (chosen === null) return "No embedder is installed.";
-	const pulled = report.catalogue.some((m) => m.kind === "embedder" && m.name === chosen);
-	return pulled ? `Embedder in use: ${chosen}.` : `Embedder in use: the packaged all-MiniLM-L6-v2 (${chosen}).`;
+	return `Embedder in use: ${embedderLabel(report, chosen)}.`;
+}
+
+/**
+ * The English embedder to go back to from the packaged multilingual one: the best all-MiniLM-L6-v2
+ * variant built (`available` is in the sidecar's preference order, q8 first), named outright because
+ * `auto` keeps the embedder the index was made with. Null when the multilingual one is not in use.
+ */
+export function englishEmbedderToUse(report: ModelsReport): string | null {
+	const { chosen, available, multilingual } = report.embedder;
+	if (chosen === null || chosen !== multilingual.name) return null;
+	return available[0] ?? null;
+}
+
+/**
+ * The packaged multilingual embedder to offer an index on an English one (a mixed vault's user may
+ * want it), or null: not built, already in use, no embedder, or the language offer (`offer`, the
+ * prominent version for a vault mostly not in English) already shows this switch.
+ */
+export function multilingualToOffer(report: ModelsReport, offer: ModelsSuggestion | null): string | null {
+	const { chosen, multilingual } = report.embedder;
+	if (!multilingual.available || chosen === null || chosen === multilingual.name) return null;
+	return offer?.suggestion?.model === multilingual.name ? null : multilingual.name;
 }
 
 /** Whether the packaged embedder can be switched back to (a pulled one is in use). */

@@ -1,12 +1,16 @@
 import { Setting } from "obsidian";
 
 import type { ModelsController, ModelsState } from "../models/controller";
+import type { ModelsReport } from "../api/types";
 import {
 	canSwitchToFastest,
 	canSwitchToPackaged,
 	embedderInUse,
+	embedderLabel,
+	englishEmbedderToUse,
 	FASTEST_PACKAGED,
 	modelRows,
+	multilingualToOffer,
 	PACKAGED_EMBEDDER,
 	pullFraction,
 	pullText,
@@ -40,21 +44,42 @@ function drawModels(el: HTMLElement, state: ModelsState, controller: ModelsContr
 	}
 	const inUse = new Setting(el).setName(embedderInUse(report));
 	if (state.switching !== null) inUse.setDesc(`Restarting the sidecar with ${state.switching}…`);
-	else if (canSwitchToPackaged(report)) {
-		inUse.addButton((b) => {
-			b.setButtonText("Use the packaged embedder").onClick(() => void controller.switchTo(PACKAGED_EMBEDDER, "the packaged all-MiniLM-L6-v2"));
-			if (controller.downloading) b.setDisabled(true);
-		});
-	} else if (canSwitchToFastest(report)) {
-		inUse.setDesc("Its int8 variant (q8) indexes about 1.5 times as fast with the same search quality. Switching re-embeds the index once.");
-		inUse.addButton((b) => {
-			b.setButtonText("Use the faster variant").onClick(() => void controller.switchTo(FASTEST_PACKAGED, "the packaged all-MiniLM-L6-v2 (q8)"));
-			if (controller.downloading) b.setDisabled(true);
-		});
-	}
+	else drawSwitches(inUse, report, state, controller);
 	if (state.notice !== null) el.createDiv({ cls: "ora-models-note", text: state.notice });
 	drawLanguageOffer(el.createDiv(), state, controller);
 	for (const row of modelRows(report)) drawRow(el, row, state, controller);
+}
+
+/**
+ * The in-use row's switches: back to the packaged embedder from a pulled one, its faster variant,
+ * back to English from the packaged multilingual embedder, or to it once built (unless the language
+ * offer below shows that switch). Each is the usual confirmed switch.
+ */
+function drawSwitches(inUse: Setting, report: ModelsReport, state: ModelsState, controller: ModelsController): void {
+	const notes: string[] = [];
+	const offer = (text: string, name: string, label: string): void => {
+		inUse.addButton((b) => {
+			b.setButtonText(text).onClick(() => void controller.switchTo(name, label));
+			if (controller.downloading) b.setDisabled(true);
+		});
+	};
+	if (canSwitchToPackaged(report)) offer("Use the packaged embedder", PACKAGED_EMBEDDER, "the packaged all-MiniLM-L6-v2");
+	else if (canSwitchToFastest(report)) {
+		notes.push("Its int8 variant (q8) indexes about 1.5 times as fast with the same search quality.");
+		offer("Use the faster variant", FASTEST_PACKAGED, embedderLabel(report, FASTEST_PACKAGED));
+	}
+	const english = englishEmbedderToUse(report);
+	if (english !== null) {
+		notes.push("For a vault written in English, the packaged English embedder (all-MiniLM-L6-v2) is the default.");
+		offer("Use the English embedder", english, embedderLabel(report, english));
+	}
+	const multilingual = multilingualToOffer(report, state.offer);
+	if (multilingual !== null) {
+		const about = report.embedder.multilingual.about.trim().replace(/\.$/, "");
+		notes.push(`For notes in several languages, the multilingual embedder that comes with Ora is built (${about}).`);
+		offer("Use the multilingual embedder", multilingual, embedderLabel(report, multilingual));
+	}
+	if (notes.length) inUse.setDesc(`${notes.join(" ")} Switching re-embeds the index once.`);
 }
 
 function drawRow(el: HTMLElement, row: ModelRow, state: ModelsState, controller: ModelsController): void {

@@ -65,8 +65,9 @@ export class ModelsBench {
 				}),
 			confirm: async (_title, text) => (this.asked.push(text), true),
 			switchEmbedder: async (name) => {
-				live.supervisor.stop();
-				await live.supervisor.stopped();
+				const running = this.restarted ?? live.supervisor; // the sidecar of the last switch, if any
+				running.stop();
+				await running.stopped();
 				this.restarted = realSupervisor(live.vault, live.client, () => undefined, [], serveEnv({ llmTimeoutSeconds: 0, answerMaxTokens: 0, memoryWindowTokens: 0, embedModel: name }, this.env) as Record<string, string>);
 				const outcome = await this.restarted.ensureRunning();
 				if (!outcome.ok) throw new Error(outcome.reason);

@@ -2,10 +2,13 @@
 // loopback server (tests/models/loopback_hub.py) serving a generated tiny model.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
+import type { ModelsReport } from "../../src/api/types";
+import { embedderInUse, embedderLabel, englishEmbedderToUse, multilingualToOffer } from "../../src/models/model";
 import { E2E_TIMEOUT_MS, SKIP_REASON, waitForStatus } from "./harness";
 import { ModelsBench } from "./models-harness";
 
 const BGE = "bge-small-en-v1.5";
+const USE = "use-multilingual-v3";
 const bench = new ModelsBench("BAAI/bge-small-en-v1.5");
 
 describe.skipIf(SKIP_REASON !== null)(`models: download and switch${SKIP_REASON ? ` (skipped: ${SKIP_REASON})` : ""}`, { timeout: E2E_TIMEOUT_MS }, () => {
@@ -35,6 +38,33 @@ describe.skipIf(SKIP_REASON !== null)(`models: download and switch${SKIP_REASON 
 		expect(controller.state.report?.embedder.chosen).toBe(BGE);
 		const status = await waitForStatus(bench.live.client, (s) => !s.reconcile.running && s.queue === 0 && s.chunks > 0);
 		expect(status.model.startsWith(`${BGE}:onnx:`)).toBe(true);
+	});
+
+	it("once `ora models build` made the multilingual embedder, switches an English vault to it and back to English", async () => {
+		const controller = bench.controller();
+		const report = (): ModelsReport => {
+			if (controller.state.report === null) throw new Error(`no models report: ${controller.state.error}`);
+			return controller.state.report;
+		};
+		await bench.build();
+		await controller.refresh();
+		await controller.refreshOffer();
+		expect(report().embedder.multilingual).toMatchObject({ name: USE, available: true });
+		expect(controller.state.offer?.suggestion).toBeNull(); // an English vault: no language offer
+		expect(multilingualToOffer(report(), controller.state.offer)).toBe(USE);
+
+		expect(await controller.switchTo(USE, embedderLabel(report(), USE))).toBe(true);
+		expect(embedderInUse(report())).toBe(`Embedder in use: the packaged multilingual embedder (${USE}).`);
+		const used = await waitForStatus(bench.live.client, (s) => !s.reconcile.running && s.queue === 0 && s.model.startsWith(`${USE}:onnx:`));
+		expect(report().embedder.model_id).toBe(used.model);
+
+		const english = englishEmbedderToUse(report());
+		expect(english).toBe("q8");
+		expect(await controller.switchTo("q8", embedderLabel(report(), "q8"))).toBe(true);
+		expect(controller.state.notice).toMatch(/^Switched to the packaged all-MiniLM-L6-v2 \(q8\)\./);
+		expect(report().embedder.chosen).toBe("q8");
+		const back = await waitForStatus(bench.live.client, (s) => !s.reconcile.running && s.queue === 0 && s.model.startsWith("all-MiniLM-L6-v2:q8:"));
+		expect(back.chunks).toBe(used.chunks);
 	});
 });
 

@@ -182,6 +182,20 @@ describe("ModelsController", () => {
 		expect(controller.state.notice).toBe(`Switched to ${USE}. The index is re-embedding; the status bar shows its progress.`);
 	});
 
+	it("asks for the language offer again after any switch: back on English, a Spanish vault is offered the multilingual model again", async () => {
+		let embedder = USE;
+		const { controller } = setup({
+			suggestion: async () => (embedder === USE ? { languages: { es: 1 }, suggestion: null } : offerOf({ model: USE, packaged: true, download_mb: null, installed: true })),
+			switchEmbedder: async (name) => void (embedder = name),
+			models: async () => aModelsReport(undefined, embedder),
+		});
+		await controller.refresh();
+		await controller.refreshOffer();
+		expect(controller.state.offer?.suggestion).toBeNull();
+		expect(await controller.switchTo("q8", "the packaged all-MiniLM-L6-v2 (q8)")).toBe(true);
+		expect(controller.state.offer?.suggestion?.model).toBe(USE);
+	});
+
 	it("never pulls an offered packaged model that is not built, and says how to build it", async () => {
 		const pulled: string[] = [];
 		const { controller, calls } = setup({

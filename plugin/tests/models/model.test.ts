@@ -6,18 +6,22 @@ import {
 	canSwitchToFastest,
 	canSwitchToPackaged,
 	embedderInUse,
+	embedderLabel,
+	englishEmbedderToUse,
 	FASTEST_PACKAGED,
 	formatBytes,
 	formatDuration,
 	isInUse,
 	modelRows,
 	modelsErrorMessage,
+	multilingualToOffer,
 	PULL_STARTING,
 	pullFraction,
 	pullText,
 	switchMessage,
 } from "../../src/models/model";
-import { aCatalogueModel, aModelsReport } from "../builders";
+import type { CatalogueModel, ModelsReport, ModelsSuggestion } from "../../src/api/types";
+import { aCatalogueModel, aModelsReport, aPackagedMultilingual } from "../builders";
 
 describe("download progress", () => {
 	it("follows each file's bytes and counts the files finished", () => {
@@ -100,7 +104,10 @@ describe("the embedder in use", () => {
 });
 
 describe("the faster packaged variant", () => {
-	const built = (chosen: string | null, available = ["q8", "fp32", "int8"]) => ({ ...aModelsReport(undefined, chosen), embedder: { setting: "auto", chosen, available } });
+	const built = (chosen: string | null, available = ["q8", "fp32", "int8"]) => {
+		const report = aModelsReport(undefined, chosen);
+		return { ...report, embedder: { ...report.embedder, available } };
+	};
 
 	it("is offered to an index on fp32 or int8 once q8 is built", () => {
 		expect(canSwitchToFastest(built("fp32"))).toBe(true);
@@ -113,6 +120,56 @@ describe("the faster packaged variant", () => {
 		expect(canSwitchToFastest(built("fp32", ["fp32", "int8"]))).toBe(false);
 		expect(canSwitchToFastest(built("bge-small-en-v1.5"))).toBe(false);
 		expect(canSwitchToFastest(built(null))).toBe(false);
+	});
+});
+
+describe("the packaged multilingual embedder", () => {
+	const USE = "use-multilingual-v3";
+	/** GET /v1/models with `chosen` in use, MiniLM's variants `available` built, and the multilingual embedder built or not. */
+	const report = (chosen: string | null, available = ["q8", "fp32", "int8"], built = true, catalogue?: CatalogueModel[]): ModelsReport => {
+		const base = aModelsReport(catalogue, chosen);
+		return { ...base, embedder: { ...base.embedder, available, multilingual: aPackagedMultilingual(built) } };
+	};
+	const offering = (model: string): ModelsSuggestion => ({
+		languages: { es: 0.9, en: 0.1 },
+		suggestion: { model, about: "", packaged: true, share_not_english: 0.9, download_mb: null, installed: true, chunks: 40, estimate_s: 10 },
+	});
+
+	it("is named as the multilingual embedder when in use, not as all-MiniLM-L6-v2", () => {
+		expect(embedderInUse(report(USE))).toBe("Embedder in use: the packaged multilingual embedder (use-multilingual-v3).");
+		expect(embedderLabel(report(USE), "q8")).toBe("the packaged all-MiniLM-L6-v2 (q8)");
+		expect(isInUse(report(USE), USE)).toBe(true);
+	});
+
+	it("in use, offers the way back to English: the best MiniLM variant built, named outright since auto would keep it", () => {
+		expect(englishEmbedderToUse(report(USE))).toBe("q8");
+		expect(englishEmbedderToUse(report(USE, ["fp32", "int8"]))).toBe("fp32");
+		expect(englishEmbedderToUse(report(USE, []))).toBeNull();
+		expect(canSwitchToPackaged(report(USE))).toBe(false);
+		expect(canSwitchToFastest(report(USE))).toBe(false);
+		expect(isInUse(report("q8"), "q8")).toBe(true);
+	});
+
+	it("offers no way back to English when the multilingual embedder is not in use", () => {
+		expect(englishEmbedderToUse(report("q8"))).toBeNull();
+		expect(englishEmbedderToUse(report("bge-small-en-v1.5", undefined, true, [aCatalogueModel({ installed: true, active: true })]))).toBeNull();
+		expect(englishEmbedderToUse(report(null))).toBeNull();
+	});
+
+	it("once built, is offered to an index on MiniLM or a pulled embedder, even on a mostly English vault", () => {
+		const english = { languages: { en: 0.7, de: 0.3 }, suggestion: null };
+		expect(multilingualToOffer(report("q8"), english)).toBe(USE);
+		expect(multilingualToOffer(report("int8"), null)).toBe(USE);
+		const pulled = report("bge-small-en-v1.5", undefined, true, [aCatalogueModel({ installed: true, active: true })]);
+		expect(multilingualToOffer(pulled, english)).toBe(USE);
+		expect(multilingualToOffer(report("q8"), offering("multilingual-e5-small"))).toBe(USE); // the language offer names another model
+	});
+
+	it("is not offered when not built, in use, with no embedder, or while the language offer shows the same switch", () => {
+		expect(multilingualToOffer(report("q8", undefined, false), null)).toBeNull();
+		expect(multilingualToOffer(report(USE), null)).toBeNull();
+		expect(multilingualToOffer(report(null), null)).toBeNull();
+		expect(multilingualToOffer(report("q8"), offering(USE))).toBeNull();
 	});
 });
 

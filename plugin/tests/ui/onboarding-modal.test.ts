@@ -7,7 +7,7 @@ import type { InstallState, SetupListener, SetupOutcome } from "../../src/setup/
 import { managedPaths } from "../../src/setup/paths";
 import type { StatusView } from "../../src/sidecar/status-model";
 import { OnboardingModal, RERANKER, type LlmSettings, type OnboardingHost } from "../../src/ui/onboarding-modal";
-import { aCatalogueModel } from "../builders";
+import { aCatalogueModel, aPackagedMultilingual } from "../builders";
 
 const settle = () => new Promise((r) => setTimeout(r, 0));
 
@@ -17,7 +17,7 @@ const USE = "use-multilingual-v3";
 /** GET /v1/models; `chosen`: the embedder the sidecar was switched to, if any. */
 const catalogue = (installed: boolean, size: number | null, chosen: string | null = null): ModelsReport => ({
 	models_dir: "/m",
-	embedder: { setting: chosen ?? "auto", chosen: chosen ?? "q8", available: ["q8"] },
+	embedder: { setting: chosen ?? "auto", chosen: chosen ?? "q8", available: ["q8"], multilingual: aPackagedMultilingual(chosen === USE) },
 	catalogue: [
 		aCatalogueModel({ name: RERANKER, kind: "reranker", repo: "cross-encoder/ms-marco-MiniLM-L-6-v2", about: "MS MARCO cross-encoder.", folder: "reranker", installed, size, download_mb: 91, active: installed }),
 		aCatalogueModel({ name: E5, repo: "intfloat/multilingual-e5-small", about: "Multilingual E5 small.", installed: chosen === E5, active: chosen === E5, download_mb: 487 }),

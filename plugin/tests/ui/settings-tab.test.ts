@@ -1,11 +1,11 @@
 import { App, type Plugin } from "obsidian";
 import { describe, expect, it } from "vitest";
 
-import type { PullProgress } from "../../src/api/types";
+import type { ModelsReport, ModelsSuggestion, PullProgress } from "../../src/api/types";
 import { ModelsController } from "../../src/models/controller";
 import { DEFAULT_SETTINGS, mergeSettings } from "../../src/settings";
 import { OraSettingTab, type SettingsHost } from "../../src/ui/settings-tab";
-import { aCatalogueModel, aModelsReport } from "../builders";
+import { aCatalogueModel, aModelsReport, aPackagedMultilingual } from "../builders";
 
 function tab() {
 	const saved: string[] = [];
@@ -124,15 +124,21 @@ describe("OraSettingTab", () => {
 });
 
 describe("OraSettingTab: Models", () => {
-	/** A tab whose Models section runs over a scripted sidecar; `progress`/`finish` drive a download. */
-	function modelsTab(initial = aModelsReport()) {
+	/**
+	 * A tab whose Models section runs over a scripted sidecar; `progress`/`finish` drive a download.
+	 * `switched`: the sidecar's report once restarted with an embedder (default: a pulled one active).
+	 */
+	function modelsTab(
+		initial = aModelsReport(),
+		{ offer = { languages: { en: 1 }, suggestion: null }, switched }: { offer?: ModelsSuggestion; switched?: (name: string) => ModelsReport } = {},
+	) {
 		let report = initial;
 		let progress: (p: PullProgress) => void = () => undefined;
 		let finish: () => void = () => undefined;
 		const confirmed: string[] = [];
 		const controller = new ModelsController({
 			models: async () => report,
-			suggestion: async () => ({ languages: { en: 1 }, suggestion: null }),
+			suggestion: async () => offer,
 			switchEstimate: async (name) => ({ name, from: "a", to: "b", chunks: 40, estimate_s: 130, reembeds: true }),
 			pull: (_name, onProgress) => {
 				progress = onProgress;
@@ -143,7 +149,7 @@ describe("OraSettingTab: Models", () => {
 				return true;
 			},
 			switchEmbedder: async (name) => {
-				report = aModelsReport([aCatalogueModel({ installed: true, active: true, size: 4_000_000 })], name);
+				report = switched?.(name) ?? aModelsReport([aCatalogueModel({ installed: true, active: true, size: 4_000_000 })], name);
 			},
 			sleep: async () => undefined,
 		});
@@ -228,7 +234,8 @@ describe("OraSettingTab: Models", () => {
 	});
 
 	it("offers an index on fp32 the faster q8 variant, saying it re-embeds once", async () => {
-		const onFp32 = { ...aModelsReport(undefined, "fp32"), embedder: { setting: "auto", chosen: "fp32", available: ["q8", "fp32", "int8"] } };
+		const fp32 = aModelsReport(undefined, "fp32");
+		const onFp32 = { ...fp32, embedder: { ...fp32.embedder, available: ["q8", "fp32", "int8"] } };
 		const { button, confirmed, section } = modelsTab(onFp32);
 		await settle();
 		expect(section().textContent).toContain("Its int8 variant (q8) indexes about 1.5 times as fast");
@@ -237,6 +244,62 @@ describe("OraSettingTab: Models", () => {
 		expect(confirmed[0]).toContain("Switching to the packaged all-MiniLM-L6-v2 (q8) re-embeds every chunk of the index");
 		expect(section().textContent).toContain("Switched to the packaged all-MiniLM-L6-v2 (q8).");
 		expect(button(section(), "Use the faster variant")).toBeUndefined();
+	});
+
+	describe("the packaged multilingual embedder", () => {
+		const USE = "use-multilingual-v3";
+		/** The sidecar's report with `chosen` in use, MiniLM's three variants and the multilingual embedder built. */
+		const built = (chosen: string): ModelsReport => {
+			const report = aModelsReport(undefined, chosen);
+			return { ...report, embedder: { ...report.embedder, available: ["q8", "fp32", "int8"], multilingual: aPackagedMultilingual(true) } };
+		};
+
+		it("names it in use and switches back to the English embedder's q8 variant, not to auto, which would keep it", async () => {
+			const { button, confirmed, section } = modelsTab(built(USE), { switched: built });
+			await settle();
+			expect(section().textContent).toContain("Embedder in use: the packaged multilingual embedder (use-multilingual-v3).");
+			expect(section().textContent).not.toContain("all-MiniLM-L6-v2 (use-multilingual-v3)");
+			expect(section().textContent).toContain("the packaged English embedder (all-MiniLM-L6-v2) is the default. Switching re-embeds the index once.");
+			expect(button(section(), "Use the packaged embedder")).toBeUndefined();
+			button(section(), "Use the English embedder")?.click();
+			for (let i = 0; i < 5; i++) await settle();
+			expect(confirmed[0]).toContain("Switching to the packaged all-MiniLM-L6-v2 (q8) re-embeds every chunk of the index");
+			expect(section().textContent).toContain("Switched to the packaged all-MiniLM-L6-v2 (q8).");
+			expect(section().textContent).toContain("Embedder in use: the packaged all-MiniLM-L6-v2 (q8).");
+			expect(button(section(), "Use the English embedder")).toBeUndefined();
+			expect(button(section(), "Use the multilingual embedder")).toBeDefined(); // and back again
+		});
+
+		it("once built, is offered to an English vault on MiniLM, with what it is, and switched to after the confirmation", async () => {
+			const { button, confirmed, section } = modelsTab(built("q8"), { switched: built });
+			await settle();
+			expect(section().textContent).toContain(
+				"For notes in several languages, the multilingual embedder that comes with Ora is built (Universal Sentence Encoder multilingual v3 by Google: 16 languages, 512 dimensions, 69M parameters). Switching re-embeds the index once.",
+			);
+			button(section(), "Use the multilingual embedder")?.click();
+			for (let i = 0; i < 5; i++) await settle();
+			expect(confirmed[0]).toContain("Switching to the packaged multilingual embedder (use-multilingual-v3) re-embeds every chunk of the index");
+			expect(section().textContent).toContain("Embedder in use: the packaged multilingual embedder (use-multilingual-v3).");
+			expect(button(section(), "Use the multilingual embedder")).toBeUndefined();
+			expect(button(section(), "Use the English embedder")).toBeDefined();
+		});
+
+		it("is not offered twice: a vault mostly not in English sees only the language offer's button", async () => {
+			const spanish: ModelsSuggestion = {
+				languages: { es: 0.9, en: 0.1 },
+				suggestion: { model: USE, about: "Universal Sentence Encoder multilingual v3.", packaged: true, share_not_english: 0.9, download_mb: null, installed: true, chunks: 40, estimate_s: 10 },
+			};
+			const { button, section } = modelsTab(built("q8"), { offer: spanish });
+			await settle();
+			expect(button(section(), "Use it")).toBeDefined();
+			expect(button(section(), "Use the multilingual embedder")).toBeUndefined();
+		});
+
+		it("is not offered before it is built", async () => {
+			const { button, section } = modelsTab(aModelsReport(undefined, "q8"));
+			await settle();
+			expect(button(section(), "Use the multilingual embedder")).toBeUndefined();
+		});
 	});
 
 	it("stops redrawing once the tab is hidden", async () => {
