@@ -25,7 +25,7 @@ describe.skipIf(SKIP_REASON !== null)(`a Spanish vault: the packaged multilingua
 		expect(found?.languages).toEqual({ es: 0.8, en: 0.2 });
 		const status = await bench.live.client.status();
 		expect(found?.suggestion).toMatchObject({ model: USE, packaged: true, download_mb: null, installed: false, chunks: status.chunks });
-		expect(found?.suggestion?.estimate_s).toBeGreaterThan(0);
+		expect(found?.suggestion?.estimate_s).toBeGreaterThanOrEqual(0); // a few tiny chunks at embed_cost 0.26 round to 0.0 s
 		expect(controller.state.report?.catalogue.some((m) => m.name === USE)).toBe(false); // not a catalogue model
 		const offer = languageOffer(found);
 		expect(offer?.title).toMatch(/^Use the multilingual model \(re-embedding takes (under a second|about \d+ (s|min))\)$/);
