@@ -10,6 +10,8 @@ from sidecar.index import open_index
 from sidecar.index.language_offer import language_offer
 from sidecar.index.progress import StderrProgress
 from sidecar.index.reembed import describe
+from sidecar.index.params import load_params
+from sidecar.models import multilingual
 from sidecar.models.build import ensure_embedders
 
 
@@ -30,9 +32,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def run(args: argparse.Namespace) -> int:
     config = config_from_args(args, chroma_url=args.chroma_url, namespace=args.namespace)
     ensure_embedders(config, log)
+    new = config.namespace not in load_params(config.data)["namespaces"]
     with open_index(config) as index:
         if index.reembedding:
             log(describe(index.reembedding))
+        elif new and str(load_params(config.data)["namespaces"].get(config.namespace, {}).get(
+                "model", "")).startswith(f"{multilingual.NAME}:"):
+            log(f"most notes are not in English: embedding them with {multilingual.NAME} "
+                f"({multilingual.spec()['about']})")
         progress = StderrProgress()
         result = index.rebuild(progress) if args.rebuild else index.reconcile(progress)
         result.update(language_offer(index))

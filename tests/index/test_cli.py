@@ -74,14 +74,18 @@ def test_first_index_of_a_spanish_vault_with_auto_uses_the_multilingual_embedder
           "notas del mismo tema. Se escriben con una almohadilla.\n")
     write(vault, "Kettle.md", KETTLE)
     data = tmp_path / "data"
-    result = _index(capsys, str(vault), "--data", str(data))
+    assert main(["index", str(vault), "--data", str(data), "--json"]) == 0
+    told = capsys.readouterr()
+    result = json.loads(told.out)
+    assert "most notes are not in English: embedding them with use-multilingual-v3" in told.err
     saved = load_params(data)["namespaces"]["default"]
     assert str(saved["model"]).startswith("use-multilingual-v3:onnx:")
     assert result["suggestion"] is None  # nothing to offer: the embedder knows Spanish
     # and it stays the index's embedder when the vault turns mostly English
     for n in range(4):
         write(vault, f"Garden {n}.md", "The tomatoes need sun and water every day.\n")
-    _index(capsys, str(vault), "--data", str(data))
+    assert main(["index", str(vault), "--data", str(data), "--json"]) == 0
+    assert "not in English" not in capsys.readouterr().err  # said once, for the new index
     assert load_params(data)["namespaces"]["default"]["model"] == saved["model"]
 
 
