@@ -376,7 +376,6 @@ export interface CatalogueModel {
 	active: boolean;
 }
 
-/** GET /v1/models: the part of `ora models --json` the settings show. */
 /** The packaged multilingual embedder in GET /v1/models: built by `ora models build` or the first `ora serve`. */
 export interface PackagedEmbedder {
 	/** Its `embed_model` value: use-multilingual-v3. */
@@ -389,6 +388,7 @@ export interface PackagedEmbedder {
 	model_id: string | null;
 }
 
+/** GET /v1/models: the part of `ora models --json` the settings show. */
 export interface ModelsReport {
 	models_dir: string;
 	embedder: {
