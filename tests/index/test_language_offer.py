@@ -26,7 +26,8 @@ def test_a_spanish_vault_is_told_the_re_embedding_once_indexed(
     vault = tmp_path / "vault"
     write(vault, "Etiquetas.md", "Las etiquetas son palabras clave que te ayudan a encontrar las "
           "notas que tratan del mismo tema, y se escriben con una almohadilla.\n")
-    with open_index(make_config(vault, tmp_path / "data"), embedder=embedder) as index:
+    config = make_config(vault, tmp_path / "data", models_dir=str(tmp_path / "models"))
+    with open_index(config, embedder=embedder) as index:
         assert language_offer(index) == {"languages": {}, "suggestion": None}  # nothing read yet
         index.reconcile()
         offer = language_offer(index)
