@@ -6,6 +6,7 @@ English questions)."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -42,7 +43,11 @@ QUESTIONS = {
 @pytest.fixture
 def spanish_index(tmp_path: Path, multilingual_models: Path,
                   monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
-    monkeypatch.setenv("ORA_MODELS_DIR", str(multilingual_models))
+    # A copy: `ora index` with auto builds MiniLM's variants into its models folder too, and the
+    # session's folder must stay as other tests expect it.
+    models = tmp_path / "models"
+    shutil.copytree(multilingual_models, models)
+    monkeypatch.setenv("ORA_MODELS_DIR", str(models))
     monkeypatch.setenv("ORA_EMBED_MODEL", "auto")
     vault, data = tmp_path / "Notas", tmp_path / "data"
     vault.mkdir()
