@@ -278,13 +278,18 @@ def vault_shares(vault: Path) -> dict[str, float]:
     return shares(notes)
 
 
+def english_only(model_id: str) -> bool:
+    """Whether the embedder of `model_id` knows English only (`suggest.english_only`)."""
+    prefixes = load_json("languages.json")["suggest"]["english_only"]
+    return any(model_id.startswith(prefix) for prefix in prefixes)
+
+
 def suggestion(found: Mapping[str, float], model_id: str) -> dict[str, Any] | None:
     """The multilingual embedder to suggest for a vault of these language shares searched with
     `model_id`, or None (mostly English, or the embedder is not English-only)."""
     rule = load_json("languages.json")["suggest"]
     foreign = not_english(found)
-    if not mostly_not_english(found) or not any(
-            model_id.startswith(prefix) for prefix in rule["english_only"]):
+    if not mostly_not_english(found) or not english_only(model_id):
         return None
     model = str(rule["model"])
     models = load_json("models.json")

@@ -55,6 +55,9 @@ def _multilingual(config: Config) -> dict[str, Any]:
 
 
 def _embedder(config: Config) -> dict[str, Any]:
+    # Imported here: the index package imports this package.
+    from sidecar.index.languages import english_only
+
     variants: dict[str, Any] = {}
     for variant in AUTO_ORDER:
         try:
@@ -84,7 +87,8 @@ def _embedder(config: Config) -> dict[str, Any]:
     else:
         path = variant_file(chosen, config.models_path)
         found = {"file": str(path), "model_id": pulled_model_id(chosen, file_sha256(path))}
-    return {**out, "chosen": chosen, "file": found["file"], "model_id": found["model_id"]}
+    return {**out, "chosen": chosen, "file": found["file"], "model_id": found["model_id"],
+            "english_only": english_only(str(found["model_id"]))}
 
 
 def _local(loader: type[OnnxCrossEncoder] | type[OnnxNLI], folder: Any) -> dict[str, Any]:

@@ -111,13 +111,14 @@ def test_report_names_the_built_multilingual_embedder_and_its_vectors_id_once_ch
     assert built["model_id"].startswith(f"{multilingual.NAME}:onnx:")
     assert built["file"] == str(multilingual.model_file(multilingual_models))
     assert emb["chosen"] == "int8"  # built, but `auto` keeps English for a vault not mostly foreign
+    assert emb["english_only"] is True  # so the settings offer the multilingual embedder
     assert main(["models"]) == 0
     assert (f"multilingual embedder {multilingual.NAME}: built; use it with "
             f"ORA_EMBED_MODEL={multilingual.NAME} (the index re-embeds)") in capsys.readouterr().out
 
     monkeypatch.setenv("ORA_EMBED_MODEL", multilingual.NAME)
     chosen = _run_json(capsys, "models", "--json")["embedder"]
-    assert chosen["chosen"] == multilingual.NAME
+    assert chosen["chosen"] == multilingual.NAME and chosen["english_only"] is False
     assert (chosen["model_id"], chosen["file"]) == (used, built["file"])
     assert main(["models"]) == 0
     assert f"multilingual embedder {multilingual.NAME}: built, in use" in capsys.readouterr().out

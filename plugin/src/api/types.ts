@@ -399,6 +399,8 @@ export interface ModelsReport {
 		/** The packaged variants whose model file is present. */
 		available: string[];
 		model_id?: string;
+		/** Whether the chosen embedder knows English only; absent when none is chosen. */
+		english_only?: boolean;
 		/** The multilingual embedder that comes with Ora (not a catalogue row, never pulled). */
 		multilingual: PackagedEmbedder;
 	};

@@ -140,13 +140,14 @@ export function englishEmbedderToUse(report: ModelsReport): string | null {
 }
 
 /**
- * The packaged multilingual embedder to offer an index on an English one (a mixed vault's user may
- * want it), or null: not built, already in use, no embedder, or the language offer (`offer`, the
- * prominent version for a vault mostly not in English) already shows this switch.
+ * The packaged multilingual embedder to offer an index on an English-only one (a mixed vault's user
+ * may want it), or null: not built, already in use, no embedder, the embedder in use knows other
+ * languages (a pulled multilingual model), or the language offer (`offer`, the prominent version
+ * for a vault mostly not in English) already shows this switch.
  */
 export function multilingualToOffer(report: ModelsReport, offer: ModelsSuggestion | null): string | null {
-	const { chosen, multilingual } = report.embedder;
-	if (!multilingual.available || chosen === null || chosen === multilingual.name) return null;
+	const { chosen, multilingual, english_only } = report.embedder;
+	if (!multilingual.available || chosen === null || chosen === multilingual.name || english_only === false) return null;
 	return offer?.suggestion?.model === multilingual.name ? null : multilingual.name;
 }
 

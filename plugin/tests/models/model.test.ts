@@ -171,6 +171,12 @@ describe("the packaged multilingual embedder", () => {
 		expect(multilingualToOffer(report(null), null)).toBeNull();
 		expect(multilingualToOffer(report("q8"), offering(USE))).toBeNull();
 	});
+
+	it("is not offered while a pulled multilingual embedder is in use", () => {
+		const e5 = report("multilingual-e5-small", undefined, true, [aCatalogueModel({ name: "multilingual-e5-small", installed: true, active: true })]);
+		expect(multilingualToOffer({ ...e5, embedder: { ...e5.embedder, english_only: false } }, null)).toBeNull();
+		expect(multilingualToOffer({ ...e5, embedder: { ...e5.embedder, english_only: true } }, null)).toBe(USE);
+	});
 });
 
 describe("switchMessage", () => {
