@@ -54,7 +54,7 @@ def _config() -> Config:
 
 def run_report(args: argparse.Namespace) -> int:
     config = _config()
-    emit(args, {**models_report(config), "judges": judge_status(config)}, render)
+    emit(args, {**models_report(config, vault=False), "judges": judge_status(config)}, render)
     return 0
 
 

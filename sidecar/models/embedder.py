@@ -156,15 +156,17 @@ def choose_variant(setting: str, models_path: Path, indexed: Sequence[str] = (),
     return found[0]
 
 
-def embed_variant(config: Config) -> str:
+def embed_variant(config: Config, *, vault: bool = True) -> str:
     """The variant `embed_model` resolves to for the index in `config.data`: what the index
-    embeds with, and what `ora models` reports."""
+    embeds with, and what `ora models` reports. `vault=False`: `config.vault` is no vault (`ora
+    models` runs anywhere), so it is not sampled for its language."""
     # Imported here: the index package imports this module.
     from sidecar.index.languages import mostly_not_english, vault_shares
 
     return choose_variant(str(config.embed_model), config.models_path,
                           indexed_variants(config.data),
-                          lambda: mostly_not_english(vault_shares(config.vault)))
+                          (lambda: mostly_not_english(vault_shares(config.vault))) if vault
+                          else None)
 
 
 def indexed_variants(data: Path) -> list[str]:

@@ -54,7 +54,7 @@ def _multilingual(config: Config) -> dict[str, Any]:
             "model_id": pulled_model_id(multilingual.NAME, file_sha256(path)) if built else None}
 
 
-def _embedder(config: Config) -> dict[str, Any]:
+def _embedder(config: Config, vault: bool) -> dict[str, Any]:
     # Imported here: the index package imports this package.
     from sidecar.index.languages import english_only
 
@@ -75,7 +75,7 @@ def _embedder(config: Config) -> dict[str, Any]:
                            "available": available_variants(config.models_path),
                            "variants": variants, "multilingual": packaged}
     try:
-        chosen = embed_variant(config)
+        chosen = embed_variant(config, vault=vault)
     except ModelUnavailable as err:
         return {**out, "chosen": None, "reason": err.message}
     # choose_variant returns only a model whose file is there: the packaged multilingual one is
@@ -110,16 +110,18 @@ def _with_active(rows: list[dict[str, Any]], config: Config, embedder: dict[str,
     return [{**row, "active": active(row)} for row in rows]
 
 
-def models_report(config: Config) -> dict[str, Any]:
+def models_report(config: Config, *, vault: bool = True) -> dict[str, Any]:
     """Embedder variants and choice, local re-ranker and NLI status, Cohere and LLM judge, and
-    every endpoint contacted with whether private text may go to it."""
+    every endpoint contacted with whether private text may go to it. `vault=False` (`ora
+    models`, run from any folder): `config.vault` is not a vault, and is not walked to choose the
+    embedder of a new index by its language."""
     reranker = _local(OnnxCrossEncoder, reranker_folder(config))
     if not reranker["available"]:
         reranker["instructions"] = reranker_instructions(config)
     nli = _local(OnnxNLI, nli_folder(config))
     if not nli["available"]:
         nli["instructions"] = nli_instructions(config)
-    embedder = _embedder(config)
+    embedder = _embedder(config, vault)
     return {
         "models_dir": str(config.models_path),
         "embedder": embedder,
