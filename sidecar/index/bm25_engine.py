@@ -82,6 +82,8 @@ def analyze(english: Sequence[str], words: Sequence[str],
         if codes is not None and code not in codes:
             continue
         for word in english if code == "en" else words:
+            if code != "en" and languages.query_stopword(code, word):
+                continue
             for term in languages.analyze(code, segment(word)):
                 pairs[(lang.field, term)] = None
     compound = codes is None or any(languages.compounds(code) for code in codes)

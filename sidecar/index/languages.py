@@ -156,6 +156,18 @@ def _stopword_filters() -> dict[str, tantivy.TextAnalyzer]:
             for code, lang in spec().languages.items() if lang.stopwords}
 
 
+def query_stopword(code: str, word: str) -> bool:
+    """Whether a query word is one of the language's stopwords but for its accents ("cómo",
+    "dónde" for the list's "como", "donde"; "où" for "ou"). The analyzer drops the list's own
+    spelling only; another spelling would stay a query term whose stem (es "com", "dond") matches
+    other words. Queries only: a note's text keeps its analysis, so no index is rebuilt."""
+    lang = spec().languages.get(code)
+    if lang is None or not lang.stopwords or not lang.index_stopwords:
+        return False
+    folded = list(_folded().analyze(word))
+    return len(folded) == 1 and not list(_stopword_filters()[code].analyze(folded[0]))
+
+
 def detect(text: str) -> str | None:
     """The language whose stopwords are most of `text`'s words, or the CJK language of a text
     whose CJK character pairs outnumber them; None when too few words tell (a CJK run counts as

@@ -70,6 +70,23 @@ def test_german_is_stemmed_as_german_and_its_stopwords_do_not_match(tmp_path: Pa
     bm25.close()
 
 
+def test_a_stopword_spelled_with_its_accent_is_no_query_term(tmp_path: Path) -> None:
+    # Before: "cómo" and "dónde" (the list spells "como", "donde") stayed query terms, stemmed
+    # to "com" and "dond", which ranked a note of "cómo", "comer" and "dónde" first.
+    bm25 = _store(tmp_path, [
+        _row(1, "Las notas se guardan en archivos de texto dentro de la carpeta de la bóveda, "
+                "y puedes abrirlas con cualquier editor."),
+        _row(2, "Cómo comer: dónde y cómo comemos. Dónde come la gente y cómo, dónde cenar y "
+                "cómo pagar las notas."),
+        _row(3, "Un diario de viaje con fotos."),
+        _row(4, "Lista de la compra para la semana."),
+    ])
+    assert _ids(bm25, "cómo y dónde se guardan las notas")[0] == "id1"
+    es_terms = {t for f, t in bm25_engine.analyze([], ["cómo", "dónde", "notas"], {"es"}).words}
+    assert es_terms == {"not"}
+    bm25.close()
+
+
 def test_a_german_compound_is_found_by_its_part(tmp_path: Path) -> None:
     bm25 = _store(tmp_path, [
         _row(1, "Mit Hinweisblöcken hebst du Inhalte hervor, ohne den Textfluss zu stören. "
