@@ -12,7 +12,9 @@ chunks of its own (`manifest.py`), so the same text is not found twice. Running 
 unchanged document writes nothing; on a changed one it rewrites the notes in place, each only
 while it still holds what ingest wrote (compare-and-swap: a note edited since is refused), and
 moves the pages that are gone to the trash. Every apply is journalled first
-(`vault/journal.py`, kind `ingest`), so `--undo` puts the vault back as it was.
+(`vault/journal.py`, kind `ingest`), so `--undo` puts the vault back as it was. A page's text
+and the document's title are outside text, written inert (`vault/inert.py`): a Templater
+command or a query in a document never runs in its notes.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from sidecar.documents.formats import document_format, formats, page_link
 from sidecar.documents.manifest import file_hash, read_manifest, write_manifest
 from sidecar.documents.worker import extract_in_worker
 from sidecar.errors import BadRequest, Conflict, NotFound, OraError
+from sidecar.vault.inert import inert
 from sidecar.vault.journal import (
     JOURNAL_VERSION,
     create_journal,
@@ -120,8 +123,8 @@ def _note_text(rel: str, fmt: str, title: str, page: int | None, text: str, inde
         f"source_format: {fmt}", f"source_path: {_quoted(rel)}", f"processed_date: {day}",
         f"chunk_index: {index}", f"total_chunks: {total}", "source_document:",
         f"  - {_quoted(f'[[{link}]]')}", "---",
-        f"# {title}" + ("" if page is None else f", page {page}"), "",
-        text.strip(), "", source_line(f"[[{link}]]"), "",
+        inert(f"# {' '.join(title.split())}" + ("" if page is None else f", page {page}")),
+        "", inert(text.strip()), "", source_line(f"[[{link}]]"), "",
     ]  # fmt: skip
     return "\n".join(lines)
 

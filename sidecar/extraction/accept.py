@@ -8,6 +8,10 @@ against the bytes the plan read (Conflict if the note changed since: plan again)
 proposal that contradicts an engram puts the pair in the cleaning queue at once, as a scan would
 have.
 
+A proposal's title and text are outside text, a model's or a conversation's (an assistant turn, a
+document's page): they are written inert (`vault/inert.py`), so a Templater command or a query
+in them never runs in the new note ("trigger on new file creation" would run it at once).
+
 A journal (`VAULT/.ora-journal/extract-*.json`, as adoption's) is written before any note: the
 chat note's frontmatter before and after, and each engram's hash. The chat note is written last,
 so its record never names an engram that is not there. `undo_extraction` moves the
@@ -22,7 +26,7 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +40,7 @@ from sidecar.errors import Conflict, OraError
 from sidecar.extraction.proposals import Plan, Proposal, extraction_data
 from sidecar.vault.edit import plan_edit, write_planned
 from sidecar.vault.frontmatter_edit import Mutation, set_value
+from sidecar.vault.inert import inert
 from sidecar.vault.journal import (
     JOURNAL_VERSION,
     create_journal,
@@ -164,9 +169,10 @@ def accept(vault: Path, max_bytes: int, plan: Plan, chosen: list[Proposal],
     day = dt.datetime.now(dt.UTC).date().isoformat()
     pairs: list[Pair] = []
     try:
-        for p in chosen:
+        for chosen_p in chosen:
+            p = replace(chosen_p, title=inert(chosen_p.title), text=inert(chosen_p.text))
             text = engram_text(p, day)
-            name = safe_name(p.title, fallback=p.id)
+            name = safe_name(chosen_p.title, fallback=p.id)
             rel, new_hash = create_named(vault, folder, name, text, taken)
             taken.add(rel)
             doc["engrams"].append({"path": rel, "sha256": new_hash, "private": p.private})

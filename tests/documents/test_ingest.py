@@ -15,7 +15,7 @@ from sidecar.cli import main
 from sidecar.schema import get_schema
 from sidecar.vault.note import read_note
 
-from .make_pdfs import PAGES, paper_bytes, write_paper
+from .make_pdfs import PAGES, one_page_pdf, paper_bytes, write_paper
 
 DOC = "Tidal pumping.pdf"
 FOLDER = "Resources/Tidal pumping"
@@ -133,3 +133,23 @@ def test_a_name_no_file_system_holds_is_not_found(tmp_path: Path) -> None:
     for name in ("x" * 300 + ".pdf", "a\x00.pdf"):
         with pytest.raises(NotFound):
             plan_ingest(tmp_path, name)
+
+
+def test_a_documents_templater_command_and_query_are_written_inert(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    # Before: the page's `<%* … %>` went live into the new note, which Templater runs on a new
+    # file ("trigger on new file creation"); a title with a line break split the heading.
+    from sidecar.vault.inert import inert_mark
+
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    body = "Invoice total 120 EUR.\n<%* app.vault.delete() %>\n```dataviewjs\ndv.pages()\n```"
+    (vault / "invoice.pdf").write_bytes(one_page_pdf(body, title="Invoice\n<% tp.file.title %>"))
+    (written,) = _cli(capsys, "ingest", str(vault), "invoice.pdf", "--apply")["written"]
+    text = (vault / written).read_text(encoding="utf-8")
+    assert "<%" not in text and "```dataviewjs" not in text
+    shown = text.replace(inert_mark(), "")
+    assert "# Invoice <% tp.file.title %>, page 1\n" in shown
+    assert "<%* app.vault.delete() %>" in shown
+    assert "```text dataviewjs" in text

@@ -132,6 +132,32 @@ async def test_a_private_conversation_goes_to_no_model_off_this_machine(
         local = await _plan(settings(vault, llm_url=llm.url), index, embedder, private=True)
         assert local.extractor == "llm:test-model" and len(llm.requests) == 1
 
+async def test_a_models_templater_command_or_query_is_written_inert(
+    indexed: tuple[Path, Index], embedder: Embedder, llm: Any,
+) -> None:
+    # Before: the engram note held the model's `<%* … %>` live, which Templater runs on a new
+    # file ("trigger on new file creation").
+    from sidecar.cleaning import Queue
+    from sidecar.extraction import accept
+    from sidecar.vault.inert import inert_mark
+
+    vault, index = indexed
+    command = "<%* app.vault.delete() %> Rye flour ferments faster than wheat flour."
+    llm.reply = lambda body: _answer([{"turn": 2, "text": command,
+                                       "title": "Rye <% tp.system.prompt() %> `$= dv.pages()`"}])
+    config = settings(vault, llm_url=llm.url)
+    plan = await _plan(config, index, embedder)
+    queue = Queue(config.data, vault)
+    try:
+        done = accept(vault, int(config.max_file_bytes), plan, plan.proposals, queue)
+    finally:
+        queue.close()
+    (engram,) = done.written
+    text = (vault / engram).read_text(encoding="utf-8")
+    assert "<%" not in text and "`$=" not in text
+    assert command in text.replace(inert_mark(), "")
+    assert "# Rye <% tp.system.prompt() %> `$= dv.pages()`" in text.replace(inert_mark(), "")
+
 def test_the_rules_resolve_a_leading_pronoun_from_the_sentence_before(
     indexed: tuple[Path, Index],
 ) -> None:
