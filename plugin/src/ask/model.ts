@@ -1,4 +1,5 @@
 import type { AskDocument, AskRequest, Citation, ConversationDocument } from "../api/types";
+import { inert } from "./outside-text";
 
 /** A run of answer text, or a `[n]` reference to one of the passages the answer was given. */
 export type AnswerSegment = { text: string } | { n: number; citation: Citation };
@@ -292,13 +293,15 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
 
 /**
  * An answer as Markdown for a note: its text, then its sources as links (`link` gives one in the
- * user's link style), so that `[n]` still leads somewhere once pasted.
+ * user's link style), so that `[n]` still leads somewhere once pasted; the text inert, as the
+ * sidecar writes it into a chat note (`outside-text.ts`).
  */
 export function answerForNote(doc: Pick<AskDocument, "answer" | "citations">, link: (path: string) => string): string {
+	const answer = inert(doc.answer.trim()); // a model's text, bound for a note: nothing in it runs
 	const cited = doc.citations.filter((c) => c.cited);
-	if (cited.length === 0) return doc.answer.trim();
+	if (cited.length === 0) return answer;
 	const sources = cited.map((c) => `- [${c.n}] ${link(c.path)}, lines ${c.line_start}–${c.line_end}`);
-	return `${doc.answer.trim()}\n\nSources:\n${sources.join("\n")}`;
+	return `${answer}\n\nSources:\n${sources.join("\n")}`;
 }
 
 function message(err: unknown): string {

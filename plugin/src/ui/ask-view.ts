@@ -15,6 +15,7 @@ import {
 } from "../ask/model";
 import { placeLabel } from "../search/place";
 import { titleFromPath } from "../search/shape";
+import { renderable } from "../ask/outside-text";
 import { StreamingAnswer } from "./streaming-answer";
 
 export const ASK_VIEW_TYPE = "ora-vault-ask";
@@ -309,9 +310,10 @@ export class AskView extends ItemView {
 		drawn.stream.update(text);
 	}
 
-	/** Renders Markdown with Obsidian's renderer; `then` runs once it is drawn. */
+	/** Renders a model's Markdown with Obsidian's renderer, as outside text (`renderable`): nothing
+	 * in it runs or is fetched; `then` runs once it is drawn. */
 	private renderInto(el: HTMLElement, markdown: string, then?: () => void): void {
-		void MarkdownRenderer.render(this.app, markdown, el, "", this).then(then);
+		void MarkdownRenderer.render(this.app, renderable(markdown), el, "", this).then(then);
 	}
 
 	private drawAnswer(el: HTMLElement, doc: AskDocument): void {

