@@ -12,7 +12,7 @@ from typing import Any
 
 from sidecar.cleaning import judge_status
 from sidecar.cli.common import add_json_arg, emit, log
-from sidecar.models.build import build_embedders
+from sidecar.models.build import build_embedders, build_lock
 from sidecar.models.catalogue import catalogue, pull
 from sidecar.models.report import models_report
 from sidecar.settings import Config, make_config
@@ -60,8 +60,10 @@ def run_report(args: argparse.Namespace) -> int:
 
 def run_build(args: argparse.Namespace) -> int:
     config = _config()
-    log(f"building the fp32, q8 and multilingual embedders into {config.models_path} …")
-    emit(args, build_embedders(config.models_path, force=args.force), _render_build)
+    with build_lock(config.models_path, log):
+        log(f"building the fp32, q8 and multilingual embedders into {config.models_path} …")
+        built = build_embedders(config.models_path, force=args.force)
+    emit(args, built, _render_build)
     return 0
 
 

@@ -13,10 +13,12 @@ random-weight models (embedders, cross-encoders, NLI heads) that run through the
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import io
 import json
 import logging
 import math
+import os
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -388,6 +390,26 @@ def build_embedders(models_path: Path, *, force: bool = False) -> dict[str, Any]
             "multilingual": multilingual.build_multilingual(models_path, force=force)}
 
 
+@contextlib.contextmanager
+def build_lock(models_path: Path, log: Callable[[str], None]) -> Iterator[None]:
+    """One builder at a time in a models folder (a lock on `.build.lock`, released by the kernel
+    if the process dies). Two processes building at once (a sidecar started while `ora index`
+    builds, two vaults' sidecars on a fresh install) wrote the same temporary files: one failed
+    with a traceback, and the other could load a file the first was still writing. The second
+    now waits, then finds the build done."""
+    models_path.mkdir(parents=True, exist_ok=True)
+    fd = os.open(models_path / ".build.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            log(f"waiting for another process building the embedders in {models_path} …")
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock
+
+
 def ensure_embedders(config: Config, log: Callable[[str], None]) -> bool:
     """Build the embedders once, before a command that writes the index, when `embed_model`
     wants a built one (auto, fp32, q8 or use-multilingual-v3) that is missing: a fresh install
@@ -414,10 +436,14 @@ def ensure_embedders(config: Config, log: Callable[[str], None]) -> bool:
     files, build, named = needs[setting]
     if all(path.is_file() for path in files):
         return False
-    log(f"building {named} from the packaged weights into {models} (once, a few seconds) …")
-    started = time.monotonic()
     try:
-        build(models)
+        with build_lock(models, log):
+            if all(path.is_file() for path in files):
+                return False  # built by another process while this one waited
+            log(f"building {named} from the packaged weights into {models} (once, a few "
+                "seconds) …")
+            started = time.monotonic()
+            build(models)
     except (OSError, ModelUnavailable) as exc:
         if setting != "auto":
             raise ModelUnavailable(f"cannot build the {setting} embedder: {exc}") from exc

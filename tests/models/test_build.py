@@ -2,6 +2,8 @@ from __future__ import annotations
 
 import json
 import shutil
+import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -15,6 +17,7 @@ from sidecar.models.build import (
     bert_graph,
     build_bert_onnx,
     build_fp32_embedder,
+    build_lock,
     ensure_embedders,
     fused,
     random_weights,
@@ -129,6 +132,28 @@ def test_ensure_builds_only_the_multilingual_embedder_when_it_is_named(tmp_path:
     assert choose_variant("use-multilingual-v3", config.models_path) == "use-multilingual-v3"
     assert available_variants(config.models_path) == ["int8"]  # no fp32 or q8 built for it
     assert ensure_embedders(config, lines.append) is False
+
+
+def test_a_second_builder_waits_for_the_first_and_does_not_build_again(
+    multilingual_models: Path, tmp_path: Path,
+) -> None:
+    # Before: both built at once into the same temporary files, and one failed with a traceback.
+    models = tmp_path / "models"
+    config = make_config(tmp_path, models_dir=str(models), embed_model="use-multilingual-v3")
+    lines: list[str] = []
+    result: list[bool] = []
+    with build_lock(models, print):  # another process building
+        worker = threading.Thread(
+            target=lambda: result.append(ensure_embedders(config, lines.append)))
+        worker.start()
+        deadline = time.monotonic() + 60
+        while not lines and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert lines == [f"waiting for another process building the embedders in {models} …"]
+        shutil.copytree(multilingual_models / "use-multilingual-v3",
+                        models / "use-multilingual-v3")  # its build, done
+    worker.join(60)
+    assert result == [False] and len(lines) == 1  # found built: nothing built again
 
 
 def test_ensure_builds_the_missing_q8_beside_an_older_fp32_build(fp32_models: Path,
