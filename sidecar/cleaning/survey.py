@@ -42,6 +42,7 @@ from sidecar.vault.vault_settings import (
     VaultSettings,
     effective_type,
     is_excluded,
+    known_privacy,
     load_vault_settings,
 )
 from sidecar.vault.write import content_hash
@@ -233,7 +234,7 @@ def survey(config: Config, queue: Queue, embedder: Embedder,
 def _survey(config: Config, queue: Queue, embedder: Embedder, stop: StopCheck,
             scan: str, leftovers: list[str]) -> Survey:
     limits = get_thresholds()
-    settings = load_vault_settings(config.vault)
+    settings = known_privacy(load_vault_settings(config.vault, config.data))
     key = survey_key(embedder.model_id, settings)
     known = queue.note_states(light=True)
     old = known if queue.get_meta(_KEY_META) == key else {}

@@ -43,6 +43,9 @@ def run(args: argparse.Namespace) -> int:
         progress = StderrProgress()
         result = index.rebuild(progress) if args.rebuild else index.reconcile(progress)
         result.update(language_offer(index))
+        problems = index.vault_settings.problems
+    for problem in problems:  # what of ora.yaml could not be used, and what was used instead
+        log(problem)
     if result["suggestion"]:
         log(result["suggestion"]["message"])
     emit(args, result, _human)

@@ -41,7 +41,12 @@ from sidecar.vault.journal import (
     update_journal,
 )
 from sidecar.vault.scan import normalise_rel, vault_path
-from sidecar.vault.vault_settings import folder_for_type, is_private_path, load_vault_settings
+from sidecar.vault.vault_settings import (
+    folder_for_type,
+    is_private_path,
+    known_privacy,
+    load_vault_settings,
+)
 from sidecar.vault.write import (
     atomic_write,
     content_hash,
@@ -100,7 +105,7 @@ def _folder(vault: Path, rel: str) -> str:
 
 def is_private_document(vault: Path, rel: str) -> bool:
     """Whether a document is private: `ora.yaml`'s `private` covers where it lies."""
-    return is_private_path(load_vault_settings(vault), rel)
+    return is_private_path(known_privacy(load_vault_settings(vault)), rel)
 
 
 def source_line(link: str) -> str:

@@ -39,7 +39,7 @@ from sidecar.privacy.egress import may_send_private, withheld
 from sidecar.schema import get_schema, load_json
 from sidecar.settings import Config
 from sidecar.vault.scan import iter_note_paths, normalise_rel, undecodable_names
-from sidecar.vault.vault_settings import is_excluded, load_vault_settings
+from sidecar.vault.vault_settings import is_excluded, known_privacy, load_vault_settings
 
 FloatArray = npt.NDArray[np.float32]
 
@@ -75,8 +75,11 @@ class Index:
         self.reembedding: dict[str, Any] | None = None
         self._urgent: set[str] = set()  # see expedite()
         self._urgent_lock = threading.Lock()
-        # The vault's ora.yaml (effective types, exclusions); refreshed by every reconcile.
-        self.vault_settings = load_vault_settings(config.vault)
+        # The vault's ora.yaml (effective types, exclusions); refreshed by every reconcile. A
+        # writer never plans notes by settings that cannot say which notes are private.
+        self.vault_settings = load_vault_settings(config.vault, config.data)
+        if writer:
+            known_privacy(self.vault_settings)
         self.progress = IndexingProgress(config.data)
         try:
             _check_chroma_url(config)
@@ -129,7 +132,7 @@ class Index:
     def _refresh_settings(self, syncer: Syncer) -> None:
         """Re-read ora.yaml (and Obsidian's exclusions); when what the index depends on changed,
         every note is re-planned (vectors are reused wherever the embedded text is the same)."""
-        settings = load_vault_settings(self.config.vault)
+        settings = known_privacy(load_vault_settings(self.config.vault, self.config.data))
         self.vault_settings = syncer.settings = settings
         saved = load_params(self.config.data)["namespaces"].get(self.namespace) or {}
         if saved.get(_SETTINGS_KEY) != settings.index_key():

@@ -21,15 +21,16 @@ import json
 import logging
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from sidecar.errors import BadRequest
+from sidecar.errors import BadRequest, InvalidSettings
 from sidecar.schema import get_schema, load_json
+from sidecar.vault import settings_memory
 from sidecar.vault.patterns import Matcher, UnsupportedPattern, compile_pattern
 from sidecar.vault.scan import normalise_rel, read_regular
 from sidecar.vault.tags import note_tags
@@ -40,6 +41,7 @@ __all__ = [
     "effective_type",
     "is_excluded",
     "is_lint_ignored",
+    "known_privacy",
     "load_vault_settings",
     "note_language",
     "opted_out",
@@ -92,6 +94,9 @@ class VaultSettings:
     languages: tuple[tuple[str, str], ...] = ()
     plugin_tags: tuple[str, ...] = ()  # plugins' marker tags, without "#" (lint only)
     private: tuple[str, ...] = ()  # paths whose notes and documents are private
+    # Which notes are private or excluded is unknown: the file cannot be used and this process
+    # has no text it last had (settings_memory.py); `known_privacy` refuses such settings.
+    unsafe: bool = False
 
     def index_key(self) -> str:
         """What the index depends on, as one string: a change re-plans every note."""
@@ -267,9 +272,10 @@ class _Reader:
 
     def __init__(self) -> None:
         self.problems: list[str] = []
+        self.unsafe = False  # `private` or `exclude` could not be read
 
     def note(self, message: str) -> None:
-        self.problems.append(f"{settings_defaults()['file']}: {message}; using the default")
+        self.problems.append(f"{settings_defaults()['file']}: {message}{_DEFAULTED}")
 
     def type_name(self, value: Any, where: str, default: str) -> str:
         types = get_schema().types
@@ -283,6 +289,7 @@ class _Reader:
             value = [value]
         if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
             self.note(f"{where} must be a list of paths or globs")
+            self.unsafe = self.unsafe or where in _PRIVACY_KEYS
             return tuple(default)
         return tuple(v.strip().lstrip("/") for v in value)
 
@@ -354,21 +361,28 @@ class _Reader:
 
 
 _KNOWN_KEYS = ("folders", "untyped_type", "exclude", "private", "lint", "chats_folder", "language")
+# The settings whose default, taken for a value that cannot be read, could make a note public.
+_PRIVACY_KEYS = ("private", "exclude")
+_DEFAULTED = "; using the default"
 
 
-def _read_mapping(path: Path, reader: _Reader) -> dict[str, Any] | None:
-    """The parsed file, {} when absent, None (with a problem) when unusable."""
+def _read_text(path: Path, reader: _Reader) -> str | None:
+    """The file's text, "" when absent, None (with a problem) when it cannot be read."""
     try:
         data = read_regular(path, _MAX_BYTES)
         if len(data) > _MAX_BYTES:
             reader.note(f"the file is larger than {_MAX_BYTES} bytes")
             return None
-        text = data.decode("utf-8")
+        return data.decode("utf-8")
     except FileNotFoundError:
-        return {}
+        return ""
     except (OSError, UnicodeDecodeError) as exc:
         reader.note(f"cannot read the file ({exc})")
         return None
+
+
+def _parse(text: str, reader: _Reader) -> dict[str, Any] | None:
+    """The settings mapping of a file's text ({} for none), None (with a problem) when unusable."""
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
@@ -435,15 +449,58 @@ def _plugin_tags(vault: Path) -> tuple[str, ...]:
     return tuple(found)
 
 
-def load_vault_settings(vault: str | Path) -> VaultSettings:
+def load_vault_settings(vault: str | Path, data: Path | None = None) -> VaultSettings:
     """The settings of `vault` (defaults where ora.yaml is absent or says nothing); never raises
-    for a bad file: its problems are in `problems` and logged."""
+    for a bad file: its problems are in `problems` and logged.
+
+    A file that cannot be used, or that is empty where it had settings before (an editor writing
+    it), gives the settings of the text it last had when it could be used (settings_memory.py:
+    this process's, else the one kept in the index's `data` folder), with the problem noted;
+    with no such text the settings are `unsafe`. A usable file's text is kept as the last."""
     root = Path(vault)
-    path = settings_path(root)
-    defaults = settings_defaults()
     reader = _Reader()
-    data = _read_mapping(path, reader)
-    raw: dict[str, Any] = data or {}
+    path = settings_path(root)
+    text = _read_text(path, reader)
+    raw = None if text is None else _parse(text, reader)
+    settings = _settings(root, raw or {}, reader)  # notes `private` or `exclude` unusable
+    last = settings_memory.recall(root, data)
+    emptied = (text is not None and not text.strip() and path.is_file()
+               and bool(last and last.strip()))
+    if raw is None or settings.unsafe or emptied:
+        if emptied:
+            reader.note("the file is empty where it had settings (an editor saving it?); write "
+                        "`{}` in it or delete it to use the defaults")
+        if last is not None:
+            kept = _Reader()
+            problems = [p.removesuffix(_DEFAULTED) for p in reader.problems]
+            problems.append(f"{settings_defaults()['file']}: its settings are those it last had "
+                            "until it can be used")
+            return _log(replace(_settings(root, _parse(last, kept) or {}, kept),
+                                problems=tuple(problems), file_exists=True))
+        return _log(replace(settings, problems=tuple(reader.problems), unsafe=raw is None
+                            or settings.unsafe))
+    settings_memory.remember(root, text or "", data)
+    return _log(settings)
+
+
+def known_privacy(settings: VaultSettings) -> VaultSettings:
+    """`settings`, if they say which notes are private and excluded; else InvalidSettings."""
+    if settings.unsafe:
+        raise InvalidSettings(
+            f"{'; '.join(settings.problems)}. Ora cannot tell which notes are private or "
+            "excluded, so it indexes nothing until the file is fixed")
+    return settings
+
+
+def _log(settings: VaultSettings) -> VaultSettings:
+    for problem in settings.problems:
+        log.warning("%s", problem)
+    return settings
+
+
+def _settings(root: Path, raw: dict[str, Any], reader: _Reader) -> VaultSettings:
+    """The settings of a parsed file (a mapping, {} for none), its problems noted by `reader`."""
+    defaults = settings_defaults()
     unknown = sorted(set(map(str, raw)) - set(_KNOWN_KEYS))
     if unknown:
         reader.note(f"unknown setting(s) {', '.join(unknown)} (known: {', '.join(_KNOWN_KEYS)})")
@@ -451,7 +508,7 @@ def load_vault_settings(vault: str | Path) -> VaultSettings:
     lint_mode, lint_ignore = reader.lint(raw.get("lint"))
     excluded = _obsidian_filters(root)
     reader.problems.extend(_unsupported_filters(excluded))
-    settings = VaultSettings(
+    return VaultSettings(
         folders=reader.folders(raw.get("folders")),
         untyped_type=reader.type_name(untyped, "untyped_type", defaults["untyped_type"]),
         exclude=reader.patterns(raw.get("exclude", defaults["exclude"]), "exclude",
@@ -467,11 +524,9 @@ def load_vault_settings(vault: str | Path) -> VaultSettings:
                                    "chats_folder", defaults["chats_folder"]),
         languages=reader.languages(raw.get("language", defaults["language"])),
         problems=tuple(reader.problems),
-        file_exists=path.is_file(),
+        file_exists=settings_path(root).is_file(),
+        unsafe=reader.unsafe,
     )
-    for problem in settings.problems:
-        log.warning("%s", problem)
-    return settings
 
 
 @cache

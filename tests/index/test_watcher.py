@@ -88,7 +88,7 @@ async def test_a_settings_change_excludes_and_retypes_notes_while_watching(
     try:
         write(vault, "ora.yaml", "exclude: [Engrams/Kettle.md]\n")
         await until(lambda: _paths(index, "vinegar") == set())
-        write(vault, "ora.yaml", "")
+        write(vault, "ora.yaml", "{}\n")  # an emptied file is taken for one being saved
         await until(lambda: _paths(index, "vinegar") == {"Engrams/Kettle.md"})
         write(vault, ".obsidian/app.json", '{"userIgnoreFilters": ["Engrams/"]}')
         await until(lambda: _paths(index, "vinegar") == set())

@@ -1,0 +1,119 @@
+"""An ora.yaml that cannot be used never makes a private note public: its settings are those of the
+text it last had (this process's, or the index's data folder's), and with none Ora refuses to
+plan notes rather than take the defaults."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sidecar.cli import main
+from sidecar.errors import InvalidSettings
+from sidecar.vault import settings_memory
+from sidecar.vault.vault_settings import known_privacy, load_vault_settings
+
+GOOD = "private:\n  - Diario/\nexclude: [Archivo/]\n"
+BROKEN = {
+    "invalid YAML": GOOD + "lint: [hint\n",
+    "a private value that is no list": "private: 5\n",
+    "an exclude value that is no list": "private: [Diario/]\nexclude: {Archivo: yes}\n",
+    "not a mapping": "- Diario/\n",
+}
+
+
+@pytest.fixture(autouse=True)
+def _int8(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("ORA_EMBED_MODEL", "int8")
+    monkeypatch.setenv("ORA_MODELS_DIR", str(tmp_path / "models"))
+    monkeypatch.setenv("ORA_RERANKER_DIR", str(tmp_path / "models" / "none"))
+
+
+def _fresh_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """As another process: no settings remembered in memory."""
+    monkeypatch.setattr(settings_memory, "_memory", {})
+
+
+def _vault(tmp_path: Path, settings: str) -> Path:
+    vault = tmp_path / "vault"
+    for folder, text in (("Diario", "Mi secreto: la clave del banco es zafiro azul."),
+                         ("Notas", "Notas sobre pan, zafiro y masa madre."),
+                         ("Archivo", "Un zafiro viejo del archivo.")):
+        (vault / folder).mkdir(parents=True)
+        (vault / folder / "nota.md").write_text(text + "\n", encoding="utf-8")
+    (vault / "ora.yaml").write_text(settings, encoding="utf-8")
+    return vault
+
+
+@pytest.mark.parametrize("text", list(BROKEN.values()), ids=list(BROKEN))
+def test_a_file_broken_after_a_good_one_keeps_its_last_settings(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str,
+) -> None:
+    # Before: the defaults, with no private folder and nothing excluded.
+    vault, data = _vault(tmp_path, GOOD), tmp_path / "data"
+    data.mkdir()
+    assert load_vault_settings(vault, data).private == ("Diario/",)
+    (vault / "ora.yaml").write_text(text, encoding="utf-8")
+    for fresh in (False, True):  # this process's memory, then the data folder's copy
+        if fresh:
+            _fresh_process(monkeypatch)
+        settings = known_privacy(load_vault_settings(vault, data))
+        assert settings.private == ("Diario/",) and settings.exclude == ("Archivo/",)
+        assert "its settings are those it last had" in settings.problems[-1]
+
+
+def test_with_no_last_settings_a_broken_file_is_refused_not_defaulted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    _fresh_process(monkeypatch)
+    settings = load_vault_settings(_vault(tmp_path, BROKEN["invalid YAML"]), tmp_path / "none")
+    assert settings.unsafe
+    with pytest.raises(InvalidSettings, match="cannot tell which notes are private"):
+        known_privacy(settings)
+
+
+def test_an_emptied_file_is_taken_for_one_being_saved_a_deleted_one_for_the_defaults(
+    tmp_path: Path,
+) -> None:
+    vault = _vault(tmp_path, GOOD)
+    assert load_vault_settings(vault).private == ("Diario/",)
+    (vault / "ora.yaml").write_text("", encoding="utf-8")  # an editor mid-save
+    emptied = load_vault_settings(vault)
+    assert emptied.private == ("Diario/",) and "the file is empty" in emptied.problems[0]
+    (vault / "ora.yaml").write_text("{}\n", encoding="utf-8")
+    assert load_vault_settings(vault).private == ()
+    (vault / "ora.yaml").write_text(GOOD, encoding="utf-8")
+    assert load_vault_settings(vault).private == ("Diario/",)
+    (vault / "ora.yaml").unlink()
+    assert load_vault_settings(vault).private == ()
+
+
+def _search(capsys: pytest.CaptureFixture[str], vault: Path, data: Path) -> set[str]:
+    assert main(["search", str(vault), "zafiro", "--data", str(data), "--json"]) == 0
+    doc: dict[str, Any] = json.loads(capsys.readouterr().out)
+    return {r["path"] for r in doc["results"]}
+
+
+def test_a_typo_in_ora_yaml_never_makes_a_private_note_searchable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:
+    # Before: `ora index` after the typo indexed Diario/ as public and Archivo/ at all, and a
+    # search outside private mode found the secret.
+    vault, data = _vault(tmp_path, GOOD), tmp_path / "data"
+    assert main(["index", str(vault), "--data", str(data)]) == 0
+    capsys.readouterr()
+    assert _search(capsys, vault, data) == {"Notas/nota.md"}
+    (vault / "ora.yaml").write_text(BROKEN["invalid YAML"], encoding="utf-8")
+    _fresh_process(monkeypatch)  # the next command is another process
+    assert main(["index", str(vault), "--data", str(data)]) == 0
+    capsys.readouterr()
+    assert _search(capsys, vault, data) == {"Notas/nota.md"}
+
+    # A vault never indexed, its file broken: nothing is indexed, and the error says why.
+    _fresh_process(monkeypatch)
+    other = _vault(tmp_path / "other", BROKEN["a private value that is no list"])
+    capsys.readouterr()
+    assert main(["index", str(other), "--data", str(tmp_path / "other-data")]) != 0
+    assert "cannot tell which notes are private" in capsys.readouterr().err
