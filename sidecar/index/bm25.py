@@ -224,7 +224,8 @@ class Bm25Store:
     def __init__(self, path: Path) -> None:
         self._db = ThreadConnections(path, lambda conn: None)
         self._folder = path.with_suffix("")
-        self._engines: dict[str, Bm25Engine] = {}
+        # By engine (a store's chunk engine, or its note engine): its generation, and it.
+        self._engines: dict[str, tuple[int, Bm25Engine]] = {}
         self._guard = threading.Lock()
         # Stores whose engine missed a write of its table (its commit failed in this process):
         # the next write rebuilds it rather than adding to it and clearing the pending mark.
@@ -259,25 +260,30 @@ class Bm25Store:
                 create: bool = False) -> Bm25Engine | None:
         """The store's chunk engine, or note engine, of the generation the table names (opened
         once); None when it has none and `create` is false. One opened of a generation before
-        is let go: a writer, of this process or another, put a new one in its place."""
-        folder = self._folder_of(name, self._generation(self._db.get(), name), notes=notes)
+        is let go (kept usable by a search still reading it): a writer, of this process or
+        another, put a new one in its place. One of a later generation than this thread read
+        is kept: another thread read the table after it."""
+        generation = self._generation(self._db.get(), name)
         key = note_level.engine(name) if notes else name
         with self._guard:
-            engine = self._engines.get(key)
-            if engine is not None and engine.folder != folder:
-                del self._engines[key]  # kept usable by a search still reading it
-                engine = None
-            if engine is None and (create or Bm25Engine.exists(folder)):
-                engine = self._engines[key] = Bm25Engine(folder, create=create)
-            return engine
+            opened, engine = self._engines.get(key, (generation, None))
+            if engine is not None and opened >= generation:
+                return engine
+            folder = self._folder_of(name, generation, notes=notes)
+            self._engines.pop(key, None)
+            if create or Bm25Engine.exists(folder):
+                engine = Bm25Engine(folder, create=create)
+                self._engines[key] = (generation, engine)
+                return engine
+            return None
 
     def _let_go(self, name: str) -> None:
         """Close this process's engines of the store."""
         with self._guard:
             engines = [self._engines.pop(key, None) for key in (name, note_level.engine(name))]
-        for engine in engines:
-            if engine is not None:
-                engine.close()
+        for held in engines:
+            if held is not None:
+                held[1].close()
 
     def _on_disk(self, name: str) -> dict[Path, int]:
         """The folders of the store's engines, each with its generation (-1 for what a rebuild
@@ -408,9 +414,10 @@ class Bm25Store:
                 conn.execute(f'DROP TABLE IF EXISTS "{name}"')
                 if self._exists(conn, _STATE):
                     conn.execute(f'DELETE FROM "{_STATE}" WHERE store = ?', (name,))
-                for table in (_LANGUAGES, _ENGINES):
-                    if self._exists(conn, table):
-                        conn.execute(f'DELETE FROM "{table}" WHERE store = ?', (name,))
+                # (Its engines' generation is kept: the next rebuild's must be later than one a
+                # reader in another process still holds.)
+                if self._exists(conn, _LANGUAGES):
+                    conn.execute(f'DELETE FROM "{_LANGUAGES}" WHERE store = ?', (name,))
                 if self._exists(conn, relinks.TABLE):
                     relinks.settle(conn, name)
         for name in names:
@@ -786,7 +793,7 @@ class Bm25Store:
 
     def close(self) -> None:
         with self._guard:
-            engines, self._engines = list(self._engines.values()), {}
+            engines, self._engines = [engine for _, engine in self._engines.values()], {}
         for engine in engines:
             engine.close()
         self._db.close_all()

@@ -206,7 +206,7 @@ def test_where_folders_in_use_cannot_be_renamed_or_removed_a_store_is_still_rebu
                                                  include_archived=False))
 
     assert found(kept) == ["n0", "n1", "n3"]
-    left = _held_open(lambda: {e.folder for e in kept._engines.values()}, monkeypatch)
+    left = _held_open(lambda: {e.folder for _, e in kept._engines.values()}, monkeypatch)
     for version in range(1, 4):
         writer.replace("ns", deletes={}, inserts={False: _rows(version)[:1]})
         fresh = Bm25Store(path)
@@ -296,3 +296,25 @@ def test_a_reader_opening_an_engine_never_creates_one(tmp_path: Path) -> None:
         reader.search("ns", "orchard", 5, private=False, include_archived=False)
     reader.close()
     assert not folder.exists()
+
+
+def test_a_reader_follows_a_store_dropped_and_made_again(
+    tmp_path: Path, rebuilt_each_write: None,
+) -> None:
+    # `ora index --rebuild` drops the stores and creates them again: a reader that had the
+    # engines before open reads the new ones, never the old ones' removed folder.
+    path = tmp_path / "bm25.sqlite"
+    writer = Bm25Store(path)
+    writer.create("ns")
+    writer.replace("ns", deletes={}, inserts={False: _rows(0)})
+    writer.replace("ns", deletes={}, inserts={False: _rows(1)[:1]})  # a second generation
+    reader = Bm25Store(path)
+    assert [c for c, _ in reader.search("ns", "orchard", 5, private=False,
+                                        include_archived=False)] == ["n3"]
+    writer.drop("ns")
+    writer.create("ns")
+    writer.replace("ns", deletes={}, inserts={False: _rows(0)})
+    assert [c for c, _ in reader.search("ns", "orchard", 5, private=False,
+                                        include_archived=False)] == ["n3"]
+    reader.close()
+    writer.close()
