@@ -22,9 +22,10 @@ def _tighten(path: Path, mode: int) -> None:
             path.chmod(mode)
 
 
-def private_folder(path: Path) -> Path:
-    """Create `path` (and its parents) as needed; `path` itself ends up 0700."""
-    path.mkdir(mode=FOLDER_MODE, parents=True, exist_ok=True)
+def private_folder(path: Path, *, create: bool = True) -> Path:
+    """Create `path` (and its parents) as needed (with `create`); `path` itself ends up 0700."""
+    if create:
+        path.mkdir(mode=FOLDER_MODE, parents=True, exist_ok=True)
     _tighten(path, FOLDER_MODE)
     return path
 

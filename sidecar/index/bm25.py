@@ -2,11 +2,15 @@
 
 Each store (`NS__vault`, `NS__private`) is a plain table of chunks in `bm25.sqlite`, the record: a
 chunk is found and deleted by id through a unique index, and its note path feeds
-`Index.chunk_facts`. Beside it, the engine in `bm25/<store>/` ranks the chunks by rowid. A write
-goes to the table first (one transaction, which also marks the store pending), then to the
-engine (one commit), then clears the mark. A crash between the two commits leaves the mark, and
-the next writer to open rebuilds that store's engine from its table, as it does for an engine
-that is missing, damaged, of another version, or holds another number of chunks (`create`).
+`Index.chunk_facts`. Beside it, the engine in `bm25/<store>.<generation>/` ranks the chunks by
+rowid, the generation the one the `bm25_engines` table names (0, `bm25/<store>/`, for an index
+of the layout before generations). A write goes to the table first (one transaction, which also
+marks the store pending), then to the engine (one commit), then clears the mark. A crash between
+the two commits leaves the mark, and the next writer to open rebuilds that store's engine from
+its table, as it does for an engine that is missing, damaged, of another version, or holds
+another number of chunks (`create`). A rebuild writes a new generation and then names it in the
+table, so a reader in any process finds a whole engine at every instant (`_rebuild`,
+`_reading`).
 
 Archived chunks are left out after ranking (over-fetch; a slower exact query when they crowd the
 top), so a query still returns up to k rows. Any user text is a valid query: its word tokens,
@@ -28,16 +32,16 @@ rebuilt one).
 
 from __future__ import annotations
 
-import gc
+import functools
 import itertools
 import json
-import os
 import re
 import sqlite3
 import threading
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 from sidecar.errors import IndexDamaged
 from sidecar.index import anchors, languages, note_level, relinks
@@ -65,15 +69,13 @@ _REBUILD_BATCH = 1000
 
 _WORD = re.compile(r"\w+")
 _STATE = "bm25_state"
-# Beside an engine: the one being built to replace it, and the one it replaced.
-_BUILDING, _STALE = ".building", ".stale"
-# Whether an engine in use can be swapped for a new one (`_swap`): Windows refuses to rename a
-# folder whose files are open, so there a store is never compacted (`_compact`), only ranked by
-# statistics that count its deleted documents, as before compaction.
-_SWAPS = os.name != "nt"
+# Each store's engine generation: its engines are in `bm25/<engine>.<generation>`, generation 0
+# being the layout before generations (`bm25/<engine>`, no row here).
+_ENGINES = "bm25_engines"
 # The languages of each store's notes: a query is analysed in those only (each costs its
 # analysis and a term query per word).
 _LANGUAGES = "bm25_languages"
+_T = TypeVar("_T")
 
 
 @dataclass(frozen=True)
@@ -142,6 +144,8 @@ def _schema_sql(name: str) -> str:
         store TEXT NOT NULL, lang TEXT NOT NULL, PRIMARY KEY (store, lang));
     CREATE TABLE IF NOT EXISTS "{_STATE}" (
         store TEXT PRIMARY KEY, engine TEXT NOT NULL, pending INTEGER NOT NULL);
+    CREATE TABLE IF NOT EXISTS "{_ENGINES}" (
+        store TEXT PRIMARY KEY, generation INTEGER NOT NULL);
     CREATE TABLE IF NOT EXISTS "{name}" (
         rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, path TEXT NOT NULL,
         archived INTEGER NOT NULL, text TEXT NOT NULL, title TEXT NOT NULL, heading TEXT NOT NULL,
@@ -220,7 +224,8 @@ class Bm25Store:
     def __init__(self, path: Path) -> None:
         self._db = ThreadConnections(path, lambda conn: None)
         self._folder = path.with_suffix("")
-        self._engines: dict[str, Bm25Engine] = {}
+        # By engine (a store's chunk engine, or its note engine): its generation, and it.
+        self._engines: dict[str, tuple[int, Bm25Engine]] = {}
         self._guard = threading.Lock()
         # Stores whose engine missed a write of its table (its commit failed in this process):
         # the next write rebuilds it rather than adding to it and clearing the pending mark.
@@ -232,20 +237,76 @@ class Bm25Store:
         ).fetchone()
         return row is not None
 
-    def _engine(self, name: str, *, create: bool = False) -> Bm25Engine | None:
-        """The store's engine (opened once); None when it has none and `create` is false."""
-        with self._guard:
-            engine = self._engines.get(name)
-            folder = self._folder / name
-            if engine is None and (create or Bm25Engine.exists(folder)):
-                engine = self._engines[name] = Bm25Engine(folder)
-            return engine
+    def _generation(self, conn: sqlite3.Connection, name: str) -> int:
+        """The generation of the store's engines the table names (`_rebuild`)."""
+        try:
+            rows = conn.execute(f'SELECT generation FROM "{_ENGINES}" WHERE store = ?',
+                                (name,)).fetchall()
+        except sqlite3.OperationalError:  # a database of the layout before generations
+            return 0
+        return int(rows[0][0]) if rows else 0
 
-    def _forget(self, name: str) -> None:
+    def _folder_of(self, name: str, generation: int, *, notes: bool = False) -> Path:
+        """The folder of the store's chunk engine, or note engine, of `generation`."""
+        base = note_level.engine(name) if notes else name
+        return self._folder / (f"{base}.{generation}" if generation else base)
+
+    def engine_folder(self, namespace: str, private: bool, *, notes: bool = False) -> Path:
+        """The folder of the store's engine in use (its chunk engine, or its note engine)."""
+        name = store_name(namespace, private)
+        return self._folder_of(name, self._generation(self._db.get(), name), notes=notes)
+
+    def _engine(self, name: str, *, notes: bool = False,
+                create: bool = False) -> Bm25Engine | None:
+        """The store's chunk engine, or note engine, of the generation the table names (opened
+        once); None when it has none and `create` is false. One opened of a generation before
+        is let go (kept usable by a search still reading it): a writer, of this process or
+        another, put a new one in its place. One of a later generation than this thread read
+        is kept: another thread read the table after it."""
+        generation = self._generation(self._db.get(), name)
+        key = note_level.engine(name) if notes else name
         with self._guard:
-            engine = self._engines.pop(name, None)
-        if engine is not None:
-            engine.close()
+            opened, engine = self._engines.get(key, (generation, None))
+            if engine is not None and opened >= generation:
+                return engine
+            folder = self._folder_of(name, generation, notes=notes)
+            self._engines.pop(key, None)
+            if create or Bm25Engine.exists(folder):
+                engine = Bm25Engine(folder, create=create)
+                self._engines[key] = (generation, engine)
+                return engine
+            return None
+
+    def _let_go(self, name: str) -> None:
+        """Close this process's engines of the store."""
+        with self._guard:
+            engines = [self._engines.pop(key, None) for key in (name, note_level.engine(name))]
+        for held in engines:
+            if held is not None:
+                held[1].close()
+
+    def _on_disk(self, name: str) -> dict[Path, int]:
+        """The folders of the store's engines, each with its generation (-1 for what a rebuild
+        of the layout before generations left: `.building`, `.stale`)."""
+        found: dict[Path, int] = {}
+        if not self._folder.is_dir():
+            return found
+        for base in (name, note_level.engine(name)):
+            pattern = re.compile(rf"{re.escape(base)}(?:\.(\d+|building|stale))?")
+            for folder in self._folder.iterdir():
+                match = pattern.fullmatch(folder.name)
+                if match:
+                    tail = match.group(1) or "0"
+                    found[folder] = int(tail) if tail.isdigit() else -1
+        return found
+
+    def _sweep(self, name: str, keep: int | None) -> None:
+        """Remove the store's engine folders but those of generation `keep`. Where the system
+        will not remove a folder whose files a process has open (Windows), it is left for the
+        next sweep: every rebuild, and every writer's opening."""
+        for folder, generation in self._on_disk(name).items():
+            if generation != keep:
+                remove(folder)
 
     def create(self, namespace: str) -> None:
         """Create both stores of a namespace, and rebuild an engine that is not in step with its
@@ -257,7 +318,7 @@ class Bm25Store:
             # The first layout's FTS5 table is back when a sidecar of that layout (a downgrade)
             # wrote the table since its engine was built: its rows are no longer the engine's,
             # whatever their number.
-            downgraded = self._exists(conn, f"{name}_fts")
+            downgraded = self._exists(conn, f"{name}_fts") or self._written_before(conn, name)
             named = self._exists(conn, anchors.names_table(name))
             conn.executescript(_schema_sql(name))
             conn.executescript(anchors.create_sql(public))
@@ -269,7 +330,16 @@ class Bm25Store:
                     anchors.refill_names(tx, name, aliases=not private)
             if downgraded or not self._in_step(conn, name):
                 self._rebuild(name, public)
+            else:
+                self._sweep(name, self._generation(conn, name))
         self.relink_owed(namespace)  # what a pass killed before its end left owing
+
+    def _written_before(self, conn: sqlite3.Connection, name: str) -> bool:
+        """Whether a sidecar of the layout before generations (a downgrade) wrote the store's
+        engine since it moved to a generation: it writes `bm25/<store>`, which a generation's
+        rebuild removed."""
+        return (self._generation(conn, name) > 0
+                and self._folder_of(name, 0) in self._on_disk(name))
 
     def _in_step(self, conn: sqlite3.Connection, name: str) -> bool:
         state = conn.execute(
@@ -278,31 +348,36 @@ class Bm25Store:
             return False
         try:
             engine = self._engine(name)
-            notes = self._engine(note_level.engine(name))
+            notes = self._engine(name, notes=True)
             rows = int(conn.execute(f'SELECT count(*) FROM "{name}"').fetchone()[0])
             return engine is not None and engine.count() == rows and notes is not None
         except (ValueError, OSError):  # a damaged engine: rebuilt from the table
             return False
 
     def _rebuild(self, name: str, public: str, *, tables: bool = True) -> None:
-        """A new engine for the store, filled from its table, with the anchors of the
+        """New engines for the store, filled from its table, with the anchors of the
         namespace's `public` store (with `tables`, its names and, when the store is the public
-        one, its anchors extracted again from its rows). It is built beside the one in use and
-        put in its place once whole (`_swap`): a search meanwhile reads the one before."""
+        one, its anchors extracted again from its rows). They are built in folders of a new
+        generation beside those in use, and the table names it once they are whole: a reader,
+        of this process or another, reads the engines before until it next opens the store's
+        engine, then the new ones (nothing is renamed: no instant without an engine in place,
+        and nothing Windows refuses while another process has the engines open). Those before
+        are removed once let go (`_sweep`)."""
         self._behind.add(name)
         with self._db.transaction() as conn:
-            conn.execute(f'INSERT OR REPLACE INTO "{_STATE}" VALUES (?, ?, 1)', (name, VERSION))
+            _mark_pending(conn, [name])
             relinks.settle(conn, name)  # every note is indexed with its anchors below
             if tables:
                 anchors.refill_names(conn, name, aliases=name == public)
                 if name == public:
                     anchors.refill(conn, public)
-        built = {folder: self._folder / f"{folder}{_BUILDING}"
-                 for folder in (name, note_level.engine(name))}
-        for folder in built.values():
-            remove(folder)
-        engine, notes = (Bm25Engine(folder) for folder in built.values())
         conn = self._db.get()
+        # Above every generation on disk too: one a process still holds is never reused.
+        generation = 1 + max([self._generation(conn, name), *self._on_disk(name).values()])
+        built = [self._folder_of(name, generation, notes=notes) for notes in (False, True)]
+        for folder in built:
+            remove(folder)
+        engine, notes = (Bm25Engine(folder) for folder in built)
         cursor = conn.execute(
             f'SELECT rowid, archived, text, title, heading, about, path, lang FROM "{name}" '
             "ORDER BY path")
@@ -317,33 +392,11 @@ class Bm25Store:
         with self._db.transaction() as conn:
             conn.execute(f'DELETE FROM "{_LANGUAGES}" WHERE store = ?', (name,))
             _record_languages(conn, name, codes)
-        for store, folder in built.items():
-            self._swap(store, folder)
+            conn.execute(f'INSERT OR REPLACE INTO "{_ENGINES}" VALUES (?, ?)', (name, generation))
+        self._let_go(name)
+        self._sweep(name, generation)
         self._settled([name])
         self._behind.discard(name)
-
-    def _swap(self, store: str, built: Path) -> None:
-        """Put the engine built in `built` in place of the engine `store`: this process's next
-        search opens it; one already reading the engine before keeps the files it has open
-        (where the system allows renaming them: on Windows, at opening, the engine before is
-        let go first)."""
-        final, stale = self._folder / store, self._folder / f"{store}{_STALE}"
-        remove(stale)
-        with self._guard:
-            before = self._engines.pop(store, None)
-            try:
-                if final.exists():
-                    final.rename(stale)
-            except OSError:  # its files are open (Windows): release this process's hold
-                if before is not None:
-                    before.close()
-                before = None
-                gc.collect()
-                final.rename(stale)
-            built.rename(final)
-        if before is not None:
-            before.close()
-        remove(stale)
 
     def _settled(self, names: Sequence[str]) -> None:
         with self._db.transaction() as conn:
@@ -361,14 +414,15 @@ class Bm25Store:
                 conn.execute(f'DROP TABLE IF EXISTS "{name}"')
                 if self._exists(conn, _STATE):
                     conn.execute(f'DELETE FROM "{_STATE}" WHERE store = ?', (name,))
+                # (Its engines' generation is kept: the next rebuild's must be later than one a
+                # reader in another process still holds.)
                 if self._exists(conn, _LANGUAGES):
                     conn.execute(f'DELETE FROM "{_LANGUAGES}" WHERE store = ?', (name,))
                 if self._exists(conn, relinks.TABLE):
                     relinks.settle(conn, name)
-        for name in [*names, *map(note_level.engine, names)]:
-            self._forget(name)
-            for suffix in ("", _BUILDING, _STALE):  # and what a rebuild cut short left
-                remove(self._folder / f"{name}{suffix}")
+        for name in names:
+            self._let_go(name)
+            self._sweep(name, None)  # every generation, and what a rebuild cut short left
 
     def replace(
         self,
@@ -431,14 +485,13 @@ class Bm25Store:
                 relinked = {}
             changes = {name: change for name, change in changes.items() if any(change)}
             written = list(dict.fromkeys([*changes, *relinked]))
-            conn.executemany(f'INSERT OR REPLACE INTO "{_STATE}" VALUES (?, ?, 1)',
-                             ((name, VERSION) for name in written))
+            _mark_pending(conn, written)
         for name in written:
             if name in self._behind:
                 self._rebuild(name, public)  # from the table, which now holds this write too
                 continue
             engine = self._engine(name, create=True)
-            notes = self._engine(note_level.engine(name), create=True)
+            notes = self._engine(name, notes=True, create=True)
             assert engine is not None and notes is not None
             gone, docs = changes.get(name, ([], []))
             try:
@@ -463,8 +516,6 @@ class Bm25Store:
 
     def _compact(self, names: Iterable[str], public: str) -> None:
         """Rebuild from its table each of the stores `names` that is stale (`_stale`)."""
-        if not _SWAPS:
-            return
         for name in names:
             if self._stale(name):
                 self._rebuild(name, public, tables=False)
@@ -475,7 +526,7 @@ class Bm25Store:
         (`bm25.max_deleted_share`): they would rank by statistics of text no longer there."""
         limit = get_schema().bm25_max_deleted
         for engine, more in ((self._engine(name), rewriting),
-                             (self._engine(note_level.engine(name)), 0)):
+                             (self._engine(name, notes=True), 0)):
             if engine is not None:
                 deleted, held = engine.deleted()
                 if held and (deleted + more) / (held + more) > limit:
@@ -665,20 +716,9 @@ class Bm25Store:
             name = store_name(namespace, store_private)
             if not self._exists(conn, name) or (only is not None and not only.get(store_private)):
                 continue
-            engine = self._searchable(conn, name)
-            if engine is None:
-                continue
-            try:
-                expanded = shared.expanded(conn, stores, name, engine)
-                if only is None:
-                    hits.extend(_top(conn, name, engine, expanded, k, include_archived))
-                else:
-                    hits.extend(_top_among(
-                        conn, name, engine, expanded, k, include_archived, only[store_private]))
-            except (ValueError, OSError) as exc:  # damaged or removed since it was opened
-                # (kept open: its next reload reads the engine a writer rebuilt, and this
-                # process's writer, if any, may be using it)
-                raise _damaged(name, str(exc).splitlines()[0]) from exc
+            ids = None if only is None else only[store_private]
+            hits += self._reading(conn, name, functools.partial(
+                _hits, conn, name, shared, stores, k, include_archived, ids))
         hits.sort(key=lambda h: (-h[1], h[0]))
         return hits[:k]
 
@@ -698,20 +738,46 @@ class Bm25Store:
             return {}
         found: list[tuple[str, float]] = []
         for name in stores:
-            engine = self._searchable(conn, name) if self._exists(conn, name) else None
-            try:
-                notes = self._engine(note_level.engine(name))
-                if engine is None or notes is None:  # none yet: a writer builds it on opening
-                    continue
-                ranked = notes.top(shared.expanded(conn, stores, name, engine), k,
-                                   live_only=not include_archived)
-            except (ValueError, OSError) as exc:  # damaged or removed since it was opened
-                raise _damaged(note_level.engine(name), str(exc).splitlines()[0]) from exc
+            if not self._exists(conn, name):
+                continue
+            ranked = self._reading(conn, name, functools.partial(
+                self._note_hits, conn, name, shared, stores, k, include_archived))
             paths = dict(conn.execute(
                 f'SELECT rowid, path FROM "{name}" WHERE rowid IN '
                 "(SELECT value FROM json_each(?))", (json.dumps([r for r, _ in ranked]),)))
             found += [(str(paths[rowid]), score) for rowid, score in ranked if rowid in paths]
         return note_level.normalised(found)
+
+    def _note_hits(
+        self, conn: sqlite3.Connection, name: str, shared: Bm25Query, stores: Sequence[str],
+        k: int, include_archived: bool, engine: Bm25Engine,
+    ) -> list[tuple[int, float]]:
+        """Top-k (first chunk's rowid, score) of the store's note engine (`engine`, the store's
+        chunk engine, expands the query)."""
+        try:
+            notes = self._engine(name, notes=True)
+            if notes is None:  # none yet: a writer builds it on opening
+                return []
+            return notes.top(shared.expanded(conn, stores, name, engine), k,
+                             live_only=not include_archived)
+        except (ValueError, OSError) as exc:  # damaged or removed since it was opened
+            raise _damaged(note_level.engine(name), str(exc).splitlines()[0]) from exc
+
+    def _reading(self, conn: sqlite3.Connection, name: str,
+                 read: Callable[[Bm25Engine], list[_T]]) -> list[_T]:
+        """`read(engine)` with the store's engine (nothing for an empty store without one). When
+        it finds the store's engines damaged or missing while the table came to name another
+        generation of them, a writer (of this process or another) put new ones in their place
+        meanwhile, and it reads those: the table's change is the signal, there is no waiting.
+        IndexDamaged when the generation stayed the same."""
+        while True:
+            generation = self._generation(conn, name)
+            try:
+                engine = self._searchable(conn, name)
+                return [] if engine is None else read(engine)
+            except IndexDamaged:
+                if self._generation(conn, name) == generation:
+                    raise
 
     def _searchable(self, conn: sqlite3.Connection, name: str) -> Bm25Engine | None:
         """The store's engine; None for an empty store without one; IndexDamaged when chunks
@@ -727,7 +793,7 @@ class Bm25Store:
 
     def close(self) -> None:
         with self._guard:
-            engines, self._engines = list(self._engines.values()), {}
+            engines, self._engines = [engine for _, engine in self._engines.values()], {}
         for engine in engines:
             engine.close()
         self._db.close_all()
@@ -736,6 +802,12 @@ class Bm25Store:
 def _damaged(name: str, reason: str) -> IndexDamaged:
     return IndexDamaged(f"the index's BM25 store (bm25/{name}) is damaged or missing ({reason}); "
                         "run `ora index` on the vault to rebuild it")
+
+
+def _mark_pending(conn: sqlite3.Connection, names: Iterable[str]) -> None:
+    """Mark the stores `names` as written to their tables, not yet to their engines."""
+    conn.executemany(f'INSERT OR REPLACE INTO "{_STATE}" VALUES (?, ?, 1)',
+                     ((name, VERSION) for name in names))
 
 
 def _delete(conn: sqlite3.Connection, name: str, ids: Sequence[str], paths: set[str]) -> list[int]:
@@ -834,6 +906,21 @@ def _with_feedback(
     first = [rows[r] for r, _ in ranked if r in rows][:docs]
     return engine.feedback(terms, [(text, languages.language_of([text], lang or None))
                                    for text, lang in first])
+
+
+def _hits(
+    conn: sqlite3.Connection, name: str, shared: Bm25Query, stores: Sequence[str], k: int,
+    include_archived: bool, ids: Sequence[str] | None, engine: Bm25Engine,
+) -> list[tuple[str, float]]:
+    """Top-k (chunk id, score) of one store by its `engine`, among the chunk ids `ids` when
+    given."""
+    try:
+        expanded = shared.expanded(conn, stores, name, engine)
+        if ids is None:
+            return _top(conn, name, engine, expanded, k, include_archived)
+        return _top_among(conn, name, engine, expanded, k, include_archived, ids)
+    except (ValueError, OSError) as exc:  # damaged or removed since it was opened
+        raise _damaged(name, str(exc).splitlines()[0]) from exc
 
 
 def _top(

@@ -114,12 +114,17 @@ Doc = tuple[int, bool, str, str]
 
 
 class Bm25Engine:
-    """The tantivy index in `folder` (created if absent); its writer opens on the first write."""
+    """The tantivy index in `folder` (with `create`, created if absent; else ValueError); its
+    writer opens on the first write."""
 
-    def __init__(self, folder: Path) -> None:
-        private_folder(folder.parent)
-        self.folder = private_folder(folder)
-        self._index = tantivy.Index(_SCHEMA, str(folder), reuse=True)
+    def __init__(self, folder: Path, *, create: bool = True) -> None:
+        # Without `create`, a folder removed meanwhile is not made again, empty.
+        private_folder(folder.parent, create=create)
+        self.folder = private_folder(folder, create=create)
+        self._index = (tantivy.Index(_SCHEMA, str(folder), reuse=True) if create
+                       else tantivy.Index.open(str(folder)))
+        if self._index.schema != _SCHEMA:  # as `reuse` refuses it
+            raise ValueError("An index exists but the schema does not match.")
         for code, lang in languages.spec().languages.items():
             self._index.register_tokenizer(_tokenizer(code), languages.analyzer(lang))
         self._index.register_tokenizer(

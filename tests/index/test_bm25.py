@@ -205,19 +205,24 @@ def _filled(path: Path) -> Bm25Store:
 
 def test_an_engine_of_another_version_is_rebuilt_from_the_table(tmp_path: Path) -> None:
     path = tmp_path / "bm25.sqlite"
-    _filled(path).close()
+    filled = _filled(path)
+    before = filled.engine_folder("ns", False)
+    filled.close()
     with sqlite3.connect(path) as conn:
         conn.execute("UPDATE bm25_state SET engine = 'tantivy 0.1; another analyzer'")
-    segments = {p.name for p in (tmp_path / "bm25" / "ns__vault").iterdir()}
     bm25 = Bm25Store(path)
     bm25.create("ns")
-    assert {p.name for p in (tmp_path / "bm25" / "ns__vault").iterdir()} != segments
+    assert bm25.engine_folder("ns", False) != before and not before.exists()
     assert _found(bm25, "kiwi") == ["id1"]
     bm25.close()
 
 
 def _garble_meta(folder: Path) -> None:
-    (folder / "ns__vault" / "meta.json").write_text("{not json")
+    """Garble the meta.json of the engine in use in the BM25 engines' `folder`."""
+    store = Bm25Store(folder.with_suffix(".sqlite"))
+    engine = store.engine_folder("ns", False)
+    store.close()
+    (engine / "meta.json").write_text("{not json")
 
 
 @pytest.mark.parametrize(("harm", "message"), [

@@ -70,49 +70,12 @@ def test_a_write_leaving_too_many_deleted_documents_rebuilds_the_store(tmp_path:
     bm25 = _store(tmp_path / "store")
     bm25.replace("ns", deletes={}, inserts={False: _rows(0)})
     bm25.replace("ns", deletes={}, inserts={False: _rows(1)[:3]})  # 3 deleted of 11 held
+    folder = bm25.engine_folder("ns", False)
     bm25.close()
-    engine = Bm25Engine(tmp_path / "store" / "bm25" / "ns__vault")
+    engine = Bm25Engine(folder)
     deleted, held = engine.deleted()
     assert deleted / held <= get_schema().bm25_max_deleted
     assert engine.count() == len(WORDS)
-    engine.close()
-
-
-def test_where_an_engine_in_use_cannot_be_swapped_no_store_is_compacted(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    monkeypatch.setattr(bm25_module, "_SWAPS", False)  # as on Windows
-    bm25 = _store(tmp_path / "store")
-    bm25.replace("ns", deletes={}, inserts={False: _rows(0)})
-    bm25.replace("ns", deletes={}, inserts={False: _rows(1)[:3]})
-    assert _scores(bm25, "orchard")  # still searchable, by the engine as written
-    bm25.close()
-    engine = Bm25Engine(tmp_path / "store" / "bm25" / "ns__vault")
-    assert engine.deleted() == (3, 11)
-    engine.close()
-
-
-def test_an_engine_folder_the_system_will_not_rename_while_open_is_swapped_once_let_go(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    # Windows refuses to rename a folder whose files a process has open.
-    refused: list[Path] = []
-    rename = Path.rename
-
-    def refusing(self: Path, target: Path) -> Path:
-        if self.name == "ns__vault" and not refused:
-            refused.append(self)
-            raise PermissionError("the process cannot access the file")
-        return rename(self, target)
-
-    monkeypatch.setattr(Path, "rename", refusing)
-    bm25 = _store(tmp_path / "store")
-    bm25.replace("ns", deletes={}, inserts={False: _rows(0)})
-    bm25.replace("ns", deletes={}, inserts={False: _rows(1)[:3]})
-    assert refused and _scores(bm25, "orchard")
-    bm25.close()
-    engine = Bm25Engine(tmp_path / "store" / "bm25" / "ns__vault")
-    assert engine.deleted() == (0, len(WORDS))
     engine.close()
 
 

@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 
 from sidecar.errors import IndexDamaged
-from sidecar.index import note_level
 from sidecar.index.bm25 import Bm25Store, SparseRow
 
 # Dutch: the question's two words are in two chunks of one note, each alone in another note.
@@ -81,8 +80,9 @@ def test_the_note_documents_follow_their_notes(tmp_path: Path) -> None:
 
 def test_a_missing_note_engine_is_rebuilt_by_the_next_writer(tmp_path: Path) -> None:
     bm25 = _store(tmp_path)
+    folder = bm25.engine_folder("ns", False, notes=True)
     bm25.close()
-    shutil.rmtree(tmp_path / "bm25" / note_level.engine("ns__vault"))
+    shutil.rmtree(folder)
     assert _scores(Bm25Store(tmp_path / "bm25.sqlite")) == {}  # a reader: no lift, no error
     bm25 = Bm25Store(tmp_path / "bm25.sqlite")
     bm25.create("ns")
@@ -94,8 +94,9 @@ def test_a_damaged_note_engine_is_reported_then_rebuilt_by_the_next_writer(
     tmp_path: Path,
 ) -> None:
     bm25 = _store(tmp_path)
+    folder = bm25.engine_folder("ns", False, notes=True)
     bm25.close()
-    (tmp_path / "bm25" / note_level.engine("ns__vault") / "meta.json").write_text("{")
+    (folder / "meta.json").write_text("{")
     with pytest.raises(IndexDamaged, match="ora index"):
         _scores(Bm25Store(tmp_path / "bm25.sqlite"))
     bm25 = Bm25Store(tmp_path / "bm25.sqlite")
