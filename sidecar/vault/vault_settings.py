@@ -487,8 +487,9 @@ def known_privacy(settings: VaultSettings) -> VaultSettings:
     """`settings`, if they say which notes are private and excluded; else InvalidSettings."""
     if settings.unsafe:
         raise InvalidSettings(
-            f"{'; '.join(settings.problems)}. Ora cannot tell which notes are private or "
-            "excluded, so it indexes nothing until the file is fixed")
+            f"{'; '.join(p.removesuffix(_DEFAULTED) for p in settings.problems)}. Ora cannot "
+            "tell which notes are private or excluded, so it indexes nothing until the file "
+            "is fixed")
     return settings
 
 
