@@ -406,13 +406,29 @@ def _config_value(vault: Path, file: str, key: str) -> Any:
     return config.get(key) if isinstance(config, dict) else None
 
 
+# Obsidian's Excluded files as this process last read them, per vault (`_obsidian_filters`).
+_last_filters: dict[Path, tuple[str, ...]] = {}
+
+
 def _obsidian_filters(vault: Path) -> tuple[str, ...]:
-    """Obsidian's Excluded files; nothing when the app config is absent or unreadable."""
-    entries = _config_value(vault, str(settings_defaults()["obsidian_app_config"]),
-                            str(settings_defaults()["obsidian_ignore_key"]))
-    if not isinstance(entries, list):
-        return ()
-    return tuple(e for e in entries if isinstance(e, str) and e)
+    """Obsidian's Excluded files; nothing when the app config is absent or names none. A config
+    that cannot be read as JSON keeps the entries this process last read from it: Obsidian
+    rewrites the file in place on every settings change, so a read can catch it half written,
+    and taking that for "no exclusions" would index every excluded note, then drop them again.
+    Unreadable at a process's first read, it excludes nothing."""
+    defaults = settings_defaults()
+    key = vault.resolve()
+    try:
+        config = json.loads(read_regular(vault / str(defaults["obsidian_app_config"])))
+    except FileNotFoundError:
+        config = {}
+    except (OSError, ValueError):
+        return _last_filters.get(key, ())
+    entries = config.get(str(defaults["obsidian_ignore_key"])) if isinstance(config, dict) else None
+    found = tuple(e for e in entries if isinstance(e, str) and e) if isinstance(
+        entries, list) else ()
+    _last_filters[key] = found
+    return found
 
 
 def _obsidian_templates(vault: Path) -> tuple[str, ...]:

@@ -171,6 +171,21 @@ def test_a_broken_obsidian_app_json_excludes_nothing(tmp_path: Path) -> None:
     assert load_vault_settings(vault).obsidian_excluded == ()
 
 
+def test_an_app_json_caught_half_written_keeps_the_exclusions_last_read(tmp_path: Path) -> None:
+    # Before: Obsidian rewrites app.json in place, and a read mid-write excluded nothing: every
+    # excluded note was indexed, then dropped again at the next read.
+    vault = _vault(tmp_path, app={"userIgnoreFilters": ["Archive/"]})
+    assert load_vault_settings(vault).obsidian_excluded == ("Archive/",)
+    app = vault / ".obsidian" / "app.json"
+    for half in ("", '{"userIgnoreFilters": ["Arch'):
+        app.write_text(half, encoding="utf-8")
+        assert load_vault_settings(vault).obsidian_excluded == ("Archive/",)
+    app.write_text('{"userIgnoreFilters": []}', encoding="utf-8")
+    assert load_vault_settings(vault).obsidian_excluded == ()
+    app.unlink()
+    assert load_vault_settings(vault).obsidian_excluded == ()
+
+
 @pytest.mark.parametrize(("text", "problem"), [
     ("folders: [unclosed\n", "invalid YAML"),
     ("- a list\n", "must be a mapping"),
