@@ -17,7 +17,8 @@ note without one is analysed in the language detected from the text of its rows 
 together, and read together when an engine is rebuilt). The public store's chunks' links
 are kept in its anchors table (`anchors.py`); a write that changes what links say of a note
 indexes that note's chunks again, in either store: at once, or, for a write that defers it (a
-pass over many files), once at the end of the pass (`relinks.py`). Beside each store's engine,
+pass over many files), once at the end of the pass (`relinks.py`); a cold pass gathers the whole
+vault's link text before it writes a note (`gather_anchors`). Beside each store's engine,
 an engine of whole notes (`note_level.py`) is written and rebuilt with it. tantivy counts a
 deleted document in its statistics until it merges the segment, so an engine holding more than
 `ranking.json` `bm25.max_deleted_share` of deleted documents after a write (or, for a deferring
