@@ -25,6 +25,14 @@ too, changed whenever the note is written (every row of a note carries its alias
 give anchors: a private note's words never reach a note found outside private mode; a private
 note may be found by a public note's words about it by name or path, never by its aliases (they
 are no keys: a private note's aliases neither name it nor tell that it exists).
+
+A cold pass (an empty store filled with the vault) gathers first the anchors of every public
+note from its file (`gather`: the note's body, read by `anchors` as its chunks are, a note's
+privacy read as its chunks' is), so a note written before the notes linking to it is written with
+their anchors already: a newest-first pass wrote half the linked notes of a linked vault before
+their linkers, and built the store once more at its end (docs/benchmarks.md). As each note is
+written its chunks' anchors take the place of those gathered for it, and any difference (a note
+cut at the size limit, changed since) indexes the notes it names again, as any write does.
 """
 
 from __future__ import annotations
@@ -68,12 +76,20 @@ def anchors(text: str, source: str = "") -> Iterator[tuple[str, str]]:
     for line in text.splitlines():
         if "[[" not in line and "](" not in line:
             continue
-        for link in links.links(line, source):
+        found = list(links.links(line, source))
+        # The line as Obsidian shows it, cut at its links, read once: a link's words around it
+        # are those of the shown text before and after it (a Markdown link's shown as read
+        # from the vault's root, as `links.shown` reads it).
+        plain = found if "](" not in line else list(links.links(line))
+        shown = [(line[prev.end if prev else 0 : link.start], link.shown)
+                 for prev, link in zip([None, *plain], plain, strict=False)]
+        rest = line[plain[-1].end :] if plain else line
+        for at, link in enumerate(found):
             if link.embed or not link.targets:
                 continue
-            before = links.shown(line[: link.start]).split()[-window:]
-            after = links.shown(line[link.end :]).split()[:window]
-            words = " ".join([*before, link.shown, *after])
+            before = "".join(part for pair in shown[:at] for part in pair) + shown[at][0]
+            after = "".join(part for pair in shown[at + 1 :] for part in pair) + rest
+            words = " ".join([*before.split()[-window:], link.shown, *after.split()[:window]])
             for key in dict.fromkeys(_key(t) for t in link.targets):
                 if key:
                     yield key, words
@@ -94,6 +110,10 @@ def create_sql(store: str) -> str:
     """
 
 
+# The `source` of an anchor gathered from a note's file ahead of a cold pass, before the note
+# has chunks (`gather`); a chunk's rowid is never 0.
+AHEAD = 0
+
 Anchor = tuple[str, str, str]
 """(key, path of the linking note, text): what a note's document holds of one anchor."""
 
@@ -105,6 +125,24 @@ def write(conn: sqlite3.Connection, store: str,
              for key, words in anchors(text, path)]
     conn.executemany(f'INSERT INTO "{table(store)}" VALUES (?, ?, ?, ?)', found)
     return [(key, path, words) for _, path, key, words in found]
+
+
+def gather(conn: sqlite3.Connection, store: str, notes: Iterable[tuple[str, str]]) -> None:
+    """Record ahead of a cold pass the anchors the public notes (path, body) about to be written
+    to the empty public `store` will give (`AHEAD`), so each note's document is written once
+    with its final anchors, wherever the pass takes it."""
+    conn.executemany(f'INSERT INTO "{table(store)}" VALUES ({AHEAD}, ?, ?, ?)', (
+        (path, key, words) for path, body in notes for key, words in anchors(body, path)))
+
+
+def drop_ahead(conn: sqlite3.Connection, store: str,
+               paths: Iterable[str] | None = None) -> list[Anchor]:
+    """Forget the anchors gathered ahead for the notes at `paths` (every note when None): they
+    are written now, or were never written."""
+    where = "" if paths is None else "AND path IN (SELECT value FROM json_each(?))"
+    return [(str(key), str(path), str(text)) for key, path, text in conn.execute(
+        f'DELETE FROM "{table(store)}" WHERE source = {AHEAD} {where} RETURNING key, path, text',
+        () if paths is None else (json.dumps(sorted(set(paths))),))]
 
 
 def drop(conn: sqlite3.Connection, store: str, rowids: Sequence[int]) -> list[Anchor]:
@@ -151,10 +189,11 @@ def refill(conn: sqlite3.Connection, store: str) -> None:
 
 def text_for(conn: sqlite3.Connection, store: str, path: str) -> str:
     """The anchors other notes of the public `store` give the note at `path`, each once, the
-    first `most` in the order of the linking notes' paths (whatever order they were written in)."""
+    first `most` in the order of the linking notes' paths (whatever order they were written in),
+    then of their lines (a note's anchors gathered `AHEAD` come in the order its chunks give)."""
     found = conn.execute(
         f'SELECT text FROM "{table(store)}" WHERE key IN (SELECT value FROM json_each(?)) '
-        "AND path != ? ORDER BY path, source",
+        "AND path != ? ORDER BY path, source, rowid",
         (json.dumps(note_keys(conn, store, path)), path))
     most = languages.spec().anchor_most
     kept: dict[str, None] = {}

@@ -21,7 +21,8 @@ note without one is analysed in the language detected from the text of its rows 
 together, and read together when an engine is rebuilt). The public store's chunks' links
 are kept in its anchors table (`anchors.py`); a write that changes what links say of a note
 indexes that note's chunks again, in either store: at once, or, for a write that defers it (a
-pass over many files), once at the end of the pass (`relinks.py`). Beside each store's engine,
+pass over many files), once at the end of the pass (`relinks.py`); a cold pass gathers the whole
+vault's link text before it writes a note (`gather_anchors`). Beside each store's engine,
 an engine of whole notes (`note_level.py`) is written and rebuilt with it. tantivy counts a
 deleted document in its statistics until it merges the segment, so an engine holding more than
 `ranking.json` `bm25.max_deleted_share` of deleted documents after a write (or, for a deferring
@@ -466,6 +467,8 @@ class Bm25Store:
                     fresh += anchors.write(conn, public, [(first + i, r.path, r.text)
                                                           for i, r in enumerate(rows)
                                                           if not r.archived])
+            # The anchors gathered ahead for the notes written give way to their chunks'.
+            dropped += anchors.drop_ahead(conn, public, set().union(*touched.values()))
             for name, paths in touched.items():
                 anchors.drop_names(conn, name, paths)
             for name, (_, rows) in added.items():  # before the documents: their aliases' keys
@@ -533,12 +536,35 @@ class Bm25Store:
                     return True
         return False
 
+    def gather_anchors(self, namespace: str, notes: Iterable[tuple[str, str]]) -> bool:
+        """Before a cold pass (both stores of the namespace empty), record the anchors the public
+        notes (path, body) it is about to write will give (`anchors.gather`): each note's
+        document is then written once, with its final anchors, and the pass owes no note its
+        incoming-link text at its end. A note's chunks give way to what was gathered for it as
+        it is written (any difference relinks the notes it names); `relink_owed` forgets what
+        the pass never wrote. Returns whether the stores were empty (nothing gathered if not)."""
+        public = store_name(namespace, False)
+        with self._db.transaction() as conn:
+            if any(self._exists(conn, name) and conn.execute(
+                    f'SELECT 1 FROM "{name}" LIMIT 1').fetchone()
+                   for name in (public, store_name(namespace, True))):
+                return False
+            anchors.gather(conn, public, notes)
+        return True
+
     def relink_owed(self, namespace: str) -> int:
         """Index again, once each, the notes of the namespace's stores that deferred writes left
-        owing their incoming-link text (`relinks.py`); returns how many. Their rows are cleared
+        owing their incoming-link text (`relinks.py`), and those named by anchors gathered
+        ahead of a pass for notes it did not write (`gather_anchors`: a note gone, unreadable,
+        or a pass killed before its end); returns how many. Their rows are cleared
         after the engine's commit: a crash before it leaves them for the next call. Then the
         stores are compacted, as a write that does not defer is (`_compact`)."""
         public = store_name(namespace, False)
+        with self._db.transaction() as conn:  # what the pass gathered ahead and never wrote
+            unwritten = anchors.drop_ahead(conn, public)
+            for name, named in self._relinked(
+                    conn, namespace, anchors.changed(unwritten, []), {}).items():
+                relinks.owe(conn, name, named)
         conn = self._db.get()
         done = 0
         for private in (False, True):

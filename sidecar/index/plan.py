@@ -27,6 +27,7 @@ from sidecar.index.records import (
     HEADING_SEPARATOR,
     NoteInfo,
     chunk_metadata,
+    gives_anchors,
     mtime_date,
     note_info,
 )
@@ -136,6 +137,30 @@ class Planner:
             centroid=None, error=error, conversation=info.conversation,
         )  # fmt: skip
         return Planned(row, chunks)
+
+    def linking_body(self, rel: str) -> str | None:
+        """The body of the note at `rel` when `plan` would write it as chunks that give
+        incoming-link text (`records.gives_anchors`) and it holds a link; else None (a document,
+        a file over the size limit or unreadable, a private or archived note...). Read ahead of
+        a cold pass (`Bm25Store.gather_anchors`): a note planned otherwise later is put right."""
+        path = self.vault / rel
+        if document_format(rel) is not None or symlink_in(self.vault, rel) is not None:
+            return None
+        try:
+            if not path.is_file() or path.stat().st_size > self.max_file_bytes:
+                return None
+            data = read_regular(path)
+        except OSError:
+            return None
+        if b"[[" not in data and b"](" not in data:
+            return None
+        try:
+            note = parse_note(decode_note(data, rel, self.max_file_bytes), rel)
+        except UnreadableNote:
+            return None
+        if note.yaml_error is not None or not gives_anchors(note, self.settings):
+            return None  # (a note whose frontmatter does not parse is private)
+        return note.body
 
     def _plan_document(
         self, rel: str, fmt: str, old: FileRow | None, quick: bool, same_model: bool,

@@ -147,6 +147,19 @@ def _scalar(value: Any) -> str | int | float | bool:
     return json.dumps(value, ensure_ascii=False, sort_keys=True)
 
 
+def note_private(note: Note, settings: VaultSettings) -> bool:
+    """Whether the note is private: by its own words (`Note.is_private`) or by ora.yaml."""
+    return note.is_private or is_private_path(settings, note.path)
+
+
+def gives_anchors(note: Note, settings: VaultSettings) -> bool:
+    """Whether the chunks `note_info` files the note under give incoming-link text
+    (`anchors.py`): a public note, not archived, of a retrievable type (read without its date,
+    title and every inline tag: `Note.has_tag`)."""
+    return (effective_type(settings, note.path, note.type)[0] in get_schema().retrievable_types
+            and not note_private(note, settings) and not note.is_archived)
+
+
 def note_info(note: Note, mtime_ns: int, settings: VaultSettings | None = None) -> NoteInfo:
     """What the index files a note under; its type is the effective type (vault_settings.py)."""
     fm = note.frontmatter
@@ -168,7 +181,7 @@ def note_info(note: Note, mtime_ns: int, settings: VaultSettings | None = None) 
         subtype=subtype if isinstance(subtype, str) else None,
         declared_cluster=note.cluster,
         date=decay_date(fm, mtime_ns, note.path),
-        private=note.is_private or is_private_path(settings, note.path),
+        private=note_private(note, settings),
         archived=note.is_archived,
         source=source,
         type_inferred=inferred,

@@ -5,8 +5,10 @@ of a hub once per batch holding one of its linking notes: indexing it again at e
 re-indexed more notes than the vault holds in a cold pass of a heavily linked one (4,678 for
 4,000 notes, 28,984 for 20,000; docs/benchmarks.md). Such a write records the
 notes it names here instead, in the transaction that changes their anchors, and the pass indexes
-each once at its end (`Bm25Store.relink_owed`). A note written meanwhile, or indexed again by a
-write that does not defer, owes nothing any more (its document has every anchor of that moment).
+each once at its end (`Bm25Store.relink_owed`); a cold pass owes almost none, its anchors
+gathered before it writes a note (`Bm25Store.gather_anchors`). A note written meanwhile, or
+indexed again by a write that does not defer, owes nothing any more (its document has every
+anchor of that moment).
 The rows are cleared only once the engine holding the new documents has committed, so a process
 killed mid-pass leaves them for the next writer to open (`Bm25Store.create`) or to end a pass.
 """

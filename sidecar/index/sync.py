@@ -31,7 +31,9 @@ embedded twice.
 
 A note named by links that a batch changes is indexed again with its incoming-link text once, at
 the end of the sync (`Bm25Store.relink_owed`), not at each batch: the notes owing it are recorded
-in `bm25.sqlite` with the batch's write, so a crash mid-pass leaves them for the next writer.
+in `bm25.sqlite` with the batch's write, so a crash mid-pass leaves them for the next writer. A
+cold sync (empty stores) first gathers the incoming-link text of the whole vault from its public
+notes' files (`Planner.linking_body`, `Bm25Store.gather_anchors`), so it owes none at its end.
 
 Memory is bounded by the batch, not the vault: files are planned one at a time and written
 once a batch holds BATCH_CHUNKS chunks (or BATCH_FILES files), so at most two batches' chunks,
@@ -176,6 +178,12 @@ class Syncer(EmbeddingPass):
             wanted.sort(key=self._age)
         if self._nested:  # an urgent sync: small, and inside a top-level one's embedding wait
             return self._sync(wanted, quick, progress)
+        # A cold pass: the whole vault's incoming-link text first, so no note's document is
+        # written again for it at the end (a newest-first pass writes half the linked notes
+        # before the notes linking to them).
+        self.bm25.gather_anchors(self.ns, (
+            (rel, body) for rel in wanted
+            if not self._skipped(rel) and (body := self.planner.linking_body(rel)) is not None))
         self._handled, self._refreshed = [], 0
         self._stop = threading.Event()
         self._lexical = lexical
@@ -212,9 +220,7 @@ class Syncer(EmbeddingPass):
                 window = wanted[done - 1 : done - 1 + embed_pass.LEDGER_WINDOW]
                 known.update(self.ledger.rows(self.ns, window))
             old = known.get(rel)
-            skip = (is_ignored(rel) and document_format(rel) is None) or is_excluded(
-                self.settings, rel)
-            plan = None if skip else self.planner.plan(rel, old, quick)
+            plan = None if self._skipped(rel) else self.planner.plan(rel, old, quick)
             if plan is None:
                 if old is not None:
                     gone.append(rel)
@@ -254,6 +260,11 @@ class Syncer(EmbeddingPass):
             self.bm25.relink_owed(self.ns)
         tell("done", len(wanted))
         return report
+
+    def _skipped(self, rel: str) -> bool:
+        """Whether the file at `rel` is not the index's (ignored, or excluded by ora.yaml)."""
+        return (is_ignored(rel) and document_format(rel) is None) or is_excluded(
+            self.settings, rel)
 
     def _expedite(self, report: SyncReport) -> None:
         """Apply now the paths asked for meanwhile that embed nothing (a private flip, a

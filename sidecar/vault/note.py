@@ -24,7 +24,14 @@ from frontmatter.default_handlers import SafeLoader as _HandlerLoader
 
 from sidecar.errors import UnreadableNote
 from sidecar.vault.scan import read_regular, vault_path
-from sidecar.vault.tags import mentions_private, note_tags, property_values, with_ancestors
+from sidecar.vault.tags import (
+    frontmatter_tags,
+    may_have_inline,
+    mentions_private,
+    note_tags,
+    property_values,
+    with_ancestors,
+)
 
 FENCE = "---"
 # Aliases can make a few lines of YAML expand into billions of values ("billion laughs");
@@ -104,8 +111,13 @@ class Note:
         return value if isinstance(value, str) and value else None
 
     def has_tag(self, tag: str) -> bool:
-        """True when the note has `tag` or a tag nested under it (`private/health`)."""
-        return tag.casefold() in with_ancestors(self.tags)
+        """True when the note has `tag` or a tag nested under it (`private/health`). The body's
+        inline tags are read only when it holds `#tag` (any case): a note's privacy and whether
+        it is archived are then known without reading every inline tag of every note."""
+        wanted = tag.casefold()
+        if "tags" not in self.__dict__ and not may_have_inline(self.body, wanted):
+            return wanted in with_ancestors(frontmatter_tags(self.frontmatter))
+        return wanted in with_ancestors(self.tags)
 
     @property
     def is_private(self) -> bool:

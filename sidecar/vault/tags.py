@@ -32,6 +32,7 @@ _URL = re.compile(r"\b[a-z][a-z0-9+.-]*://\S+", re.IGNORECASE)
 # (`#work#private`), and ending its word (an `_` that closes emphasis too: `_#private_`)
 _PRIVATE_ANYWHERE = re.compile(
     r"(?<![^\W_])(?<!#)(?:#[\w/-]+)*#private(?!-|[^\W_]|_[^\W_])", re.IGNORECASE)
+_PRIVATE_AT = re.compile("#private", re.IGNORECASE)  # what every match of it holds
 
 
 @cache
@@ -109,7 +110,20 @@ def mentions_private(body: str) -> bool:
     """True when `#private` (or `#private/…`) appears anywhere in the body, in code, math and
     comments too. Obsidian does not read tags there, but a user who wrote it may mean it: a
     note counts as private on it (fail safe), while its tags and filters follow Obsidian."""
-    return _PRIVATE_ANYWHERE.search(body) is not None
+    # Most bodies hold no `#private` at all: found at once, where the full pattern tries its
+    # look-behinds at every character.
+    return _PRIVATE_AT.search(body) is not None and _PRIVATE_ANYWHERE.search(body) is not None
+
+
+def may_have_inline(body: str, tag: str) -> bool:
+    """Whether the body may hold the inline tag `tag` (casefolded) or one nested under it: it
+    holds `#tag` casefolded, after the `/`s a tag may start with (`#/tag` reads as `tag`)."""
+    return _inline_mark(tag).search(body.casefold()) is not None
+
+
+@cache
+def _inline_mark(tag: str) -> re.Pattern[str]:
+    return re.compile(f"#/*{re.escape(tag)}")
 
 
 def note_tags(frontmatter: Mapping[str, Any], body: str) -> tuple[str, ...]:

@@ -11,6 +11,7 @@ import re
 import subprocess
 import sys
 import textwrap
+from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
@@ -82,8 +83,10 @@ def test_a_hub_linked_from_every_batch_of_a_pass_is_indexed_again_once(
 ) -> None:
     # Before: the hub, written in the pass's first batch, was indexed again at each later batch
     # holding one of its linkers (twice here; on a heavily linked vault, 12-26 % more CPU).
+    # (A pass over a store already holding a note: a cold one gathers its anchors first.)
     relinked = _spy_relinks(monkeypatch)
     index = open_idx(_vault(tmp_path / "vault"))
+    index.apply_paths(["Hub.md"])
     index.reconcile()
     assert relinked.count("Hub.md") == 1
     assert relinked.count("Target 0.md") == 1 and relinked.count("Target 3.md") == 1
@@ -118,11 +121,15 @@ def _edit(vault: Path) -> None:
     write(vault, "Links/Link 05.md", _linker(6, "zzpublic"))
 
 
-def test_after_passes_and_edits_every_document_equals_a_rebuilds(
-    tmp_path: Path, open_idx: OpenIndex, monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    # What each chunk engine holds, by rowid, as the writes give it (the real engines write too).
-    held: dict[str, dict[int, tuple[bool, str, str]]] = {}
+Held = dict[str, dict[int, tuple[bool, str, str]]]
+
+
+def _hold(monkeypatch: pytest.MonkeyPatch) -> tuple[Held, list[str]]:
+    """What each chunk engine holds, by rowid, as the writes give it (the real engines write
+    too), and the engines each document was added to, in order (a rebuilt one's folder named
+    `*.building`)."""
+    held: Held = {}
+    added: list[str] = []
     real_add, real_delete = Bm25Engine.add, Bm25Engine.delete
 
     def store(engine: Bm25Engine) -> str:  # each generation of the store's engine counts as it
@@ -131,6 +138,7 @@ def test_after_passes_and_edits_every_document_equals_a_rebuilds(
     def add(self: Bm25Engine, docs: list[bm25_engine.Doc]) -> None:
         docs = list(docs)
         held.setdefault(store(self), {}).update((r, (a, body, lang)) for r, a, body, lang in docs)
+        added.extend(self.folder.name for _ in docs)
         real_add(self, docs)
 
     def delete(self: Bm25Engine, rowids: list[int]) -> None:
@@ -140,6 +148,79 @@ def test_after_passes_and_edits_every_document_equals_a_rebuilds(
 
     monkeypatch.setattr(Bm25Engine, "add", add)
     monkeypatch.setattr(Bm25Engine, "delete", delete)
+    return held, added
+
+
+def _chunk_docs(index: Index, held: Held) -> Held:
+    """What each chunk engine of the index holds."""
+    return {name: dict(held[name])
+            for name in (store_name(index.namespace, private) for private in (False, True))}
+
+
+def _rebuilt(open_idx: OpenIndex, index: Index, monkeypatch: pytest.MonkeyPatch,
+             held: Held) -> Held:
+    """What each chunk engine holds after both are rebuilt from their tables."""
+    index.close()
+    held.clear()
+    monkeypatch.setattr(bm25_module, "VERSION", bm25_engine.VERSION + "; next")
+    return _chunk_docs(open_idx(index.config.vault), held)
+
+
+def test_a_cold_pass_writes_each_document_once_with_the_anchors_gathered_first(
+    tmp_path: Path, open_idx: OpenIndex, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Before: half the linked notes of a newest-first cold pass were written before the notes
+    # linking to them, and the store was built once more at its end (docs/benchmarks.md).
+    held, added = _hold(monkeypatch)
+    gathered: list[str] = []
+    real = Bm25Store.gather_anchors
+
+    def gather(self: Bm25Store, namespace: str, notes: Iterable[tuple[str, str]]) -> bool:
+        return real(self, namespace, ((gathered.append(path), (path, body))[1]
+                                      for path, body in notes))
+
+    monkeypatch.setattr(Bm25Store, "gather_anchors", gather)
+    index = open_idx(_vault(tmp_path / "vault"))
+    added.clear()
+    index.reconcile()
+    chunks = _chunk_docs(index, held)
+    stores = set(chunks)  # each added once, to no engine built again
+    assert len([name for name in added if name in stores]) == sum(map(len, chunks.values()))
+    # Only public notes' words are gathered (the private linker's, and a private target's, never).
+    assert "Links/Link 05.md" not in gathered and "Target 3.md" not in gathered
+    assert {f"Links/Link {i:02}.md" for i in range(LINKERS) if i != 5} <= set(gathered)
+    assert all(_found(index, _word(i)) == {f"Links/Link {i:02}.md", "Hub.md",
+                                           f"Target {i % TARGETS}.md"} - {"Target 3.md"}
+               for i in range(LINKERS) if i != 5)
+    assert _found(index, _word(5)) == set()
+    assert _rebuilt(open_idx, index, monkeypatch, held) == chunks
+
+
+def test_anchors_gathered_for_a_note_the_pass_does_not_write_are_forgotten_at_its_end(
+    tmp_path: Path, open_idx: OpenIndex, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    held, _ = _hold(monkeypatch)
+    vault = _vault(tmp_path / "vault")
+    real = Bm25Store.gather_anchors
+
+    def gather(self: Bm25Store, namespace: str, notes: Iterable[tuple[str, str]]) -> bool:
+        cold = real(self, namespace, notes)
+        (vault / "Links/Link 07.md").unlink()  # gone before the pass reaches it
+        return cold
+
+    monkeypatch.setattr(Bm25Store, "gather_anchors", gather)
+    index = open_idx(vault)
+    index.reconcile()
+    assert _found(index, _word(7), private=True) == set()
+    assert _found(index, _word(8)) == {"Links/Link 08.md", "Hub.md", "Target 0.md"}
+    chunks = _chunk_docs(index, held)
+    assert _rebuilt(open_idx, index, monkeypatch, held) == chunks
+
+
+def test_after_passes_and_edits_every_document_equals_a_rebuilds(
+    tmp_path: Path, open_idx: OpenIndex, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    held, _ = _hold(monkeypatch)
     vault = _vault(tmp_path / "vault")
     index = open_idx(vault)
     index.reconcile()
@@ -150,11 +231,7 @@ def test_after_passes_and_edits_every_document_equals_a_rebuilds(
     stores = [store_name(index.namespace, private) for private in (False, True)]
     incremental = {name: dict(held[name]) for name in stores}
     assert any("zzsaved" in body for _, body, _ in incremental[stores[0]].values())
-    index.close()
-    held.clear()
-    monkeypatch.setattr(bm25_module, "VERSION", bm25_engine.VERSION + "; next")
-    open_idx(vault)  # rebuilds both engines from their tables
-    assert {name: held[name] for name in stores} == incremental
+    assert _rebuilt(open_idx, index, monkeypatch, held) == incremental
 
 
 KILLED = textwrap.dedent("""
@@ -178,6 +255,7 @@ KILLED = textwrap.dedent("""
     vault, data, models = map(Path, sys.argv[1:])
     index = open_index(make_config(vault, data), writer=True,
                        embedder=open_embedder("int8", models, defer=True))
+    index.apply_paths(["Hub.md"])  # the pass is not a cold one (that owes nothing)
     index.reconcile()
 """)
 
@@ -196,6 +274,57 @@ def test_a_pass_killed_before_its_relinks_converges_on_the_next_open(
     assert got[_word(0)] == {"Links/Link 00.md", "Hub.md", "Target 0.md"}
     index.reconcile()  # nothing left to write
     assert got == {word: _found(index, word, private=True) for word in words}
+    index.close()
+    monkeypatch.setattr(bm25_module, "VERSION", bm25_engine.VERSION + "; next")
+    rebuilt = open_idx(vault, data=data)  # both engines rebuilt from their tables
+    assert got == {word: _found(rebuilt, word, private=True) for word in words}
+
+
+KILLED_COLD = textwrap.dedent("""
+    import os, sys
+    from pathlib import Path
+    from sidecar.index import open_index
+    from sidecar.index.bm25 import Bm25Store
+    from sidecar.models.embedder import open_embedder
+    from sidecar.settings import make_config
+
+    real = Bm25Store.replace
+    writes = []
+
+    def killed(self, *args, **kwargs):  # the process dies once a cold pass's first batch is in
+        if writes:
+            os._exit(9)
+        writes.append(1)
+        return real(self, *args, **kwargs)
+
+    Bm25Store.replace = killed
+    vault, data, models = map(Path, sys.argv[1:])
+    index = open_index(make_config(vault, data), writer=True,
+                       embedder=open_embedder("int8", models, defer=True))
+    index.reconcile()
+""")
+
+
+def test_a_cold_pass_killed_midway_converges_on_the_next_open(
+    tmp_path: Path, open_idx: OpenIndex, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The notes of its first batch were written with the anchors gathered for the whole vault:
+    # those of the notes it never wrote are forgotten on the next open, as a rebuild has none.
+    vault = _vault(tmp_path / "vault")
+    data = tmp_path / "data"
+    run = subprocess.run([sys.executable, "-c", KILLED_COLD, str(vault), str(data),
+                          str(tmp_path / "models")], timeout=300, capture_output=True)
+    assert run.returncode == 9, run.stderr.decode()[-2000:]
+    index = open_idx(vault, data=data)
+    words = [_word(i) for i in range(LINKERS)]
+    written = {word for word in words if _found(index, word, private=True) - {
+        "Hub.md", *(f"Target {k}.md" for k in range(TARGETS))}}
+    assert 0 < len(written) < LINKERS
+    assert all(_found(index, word, private=True) == set() for word in words
+               if word not in written)  # the hub's document lost the words never written
+    index.reconcile()
+    got = {word: _found(index, word, private=True) for word in words}
+    assert got[_word(0)] == {"Links/Link 00.md", "Hub.md", "Target 0.md"}
     index.close()
     monkeypatch.setattr(bm25_module, "VERSION", bm25_engine.VERSION + "; next")
     rebuilt = open_idx(vault, data=data)  # both engines rebuilt from their tables

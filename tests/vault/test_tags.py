@@ -297,3 +297,21 @@ def test_lint_checks_every_tag_of_a_typed_note_against_the_vocabulary(
 def test_nested_and_legacy_known_tags_pass_lint(tags: str) -> None:
     text = TYPED.format(fm=tags, body="see #memory/recall and #private\n")
     assert lint_text(text, "n.md", LintContext()) == []
+
+
+@pytest.mark.parametrize("body", [
+    "Plain text, no tag at all.", "A #private tag.", "Chained #work#Private/health.",
+    "A tag after slashes #/private reads as private.", "Emphasis _#archived_ here.",
+    "#ARCHIVED/2024 at a line's start", "In code `#private` only.", "%%#archived%% hidden",
+    "A longer #privateer is another tag.", "Straße: #Straße", "#archivedx #x/archived",
+])
+@pytest.mark.parametrize("tag", ["private", "archived", "straße", "x", "kept"])
+def test_has_tag_reads_the_inline_tags_only_when_the_body_may_hold_the_tag(
+    body: str, tag: str,
+) -> None:
+    # A note's privacy and whether it is archived are read without every inline tag when the
+    # body cannot hold the tag (a cold index reads them of every note ahead of its pass).
+    note = parse_note(f"---\ntags: [kept]\n---\n{body}\n", "n.md")
+    assert note.has_tag(tag) == (tag.casefold() in with_ancestors(note_tags(
+        note.frontmatter, note.body)))
+    assert "tags" not in note.__dict__ or "#" in body
