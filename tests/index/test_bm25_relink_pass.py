@@ -126,8 +126,8 @@ Held = dict[str, dict[int, tuple[bool, str, str]]]
 
 def _hold(monkeypatch: pytest.MonkeyPatch) -> tuple[Held, list[str]]:
     """What each chunk engine holds, by rowid, as the writes give it (the real engines write
-    too), and the engines each document was added to, in order (a rebuilt one's folder named
-    `*.building`)."""
+    too), and the stores each document was added to, in order, whatever the generation of their
+    engine (a rebuilt one is a folder of a new generation, `<store>.<n>`)."""
     held: Held = {}
     added: list[str] = []
     real_add, real_delete = Bm25Engine.add, Bm25Engine.delete
@@ -138,7 +138,7 @@ def _hold(monkeypatch: pytest.MonkeyPatch) -> tuple[Held, list[str]]:
     def add(self: Bm25Engine, docs: list[bm25_engine.Doc]) -> None:
         docs = list(docs)
         held.setdefault(store(self), {}).update((r, (a, body, lang)) for r, a, body, lang in docs)
-        added.extend(self.folder.name for _ in docs)
+        added.extend(store(self) for _ in docs)
         real_add(self, docs)
 
     def delete(self: Bm25Engine, rowids: list[int]) -> None:
@@ -184,7 +184,7 @@ def test_a_cold_pass_writes_each_document_once_with_the_anchors_gathered_first(
     added.clear()
     index.reconcile()
     chunks = _chunk_docs(index, held)
-    stores = set(chunks)  # each added once, to no engine built again
+    stores = set(chunks)  # each added once: no engine built again (of any generation)
     assert len([name for name in added if name in stores]) == sum(map(len, chunks.values()))
     # Only public notes' words are gathered (the private linker's, and a private target's, never).
     assert "Links/Link 05.md" not in gathered and "Target 3.md" not in gathered
