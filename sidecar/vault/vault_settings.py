@@ -3,8 +3,11 @@
 They live in the vault, not in `VAULT/.ora/`, so deleting the index loses none of them, and the
 CLI, the server and the plugin read the same file. Defaults are data (`schema/vault_defaults.json`);
 a value in `ora.yaml` replaces its default, folder rules merge over the default rules. A bad file
-never stops anything: each unusable value falls back to its default and is reported in
-`problems` (an unreadable file gives all the defaults).
+never stops search or lint: each unusable value falls back to its default and is reported in
+`problems`, except where a default could make a note public. A file that cannot be used at all,
+or whose `private` or `exclude` cannot be read, gives the settings of the text it last had
+(`settings_memory.py`), and with none it is `unsafe`: what plans notes refuses it
+(`known_privacy`).
 
 Obsidian's own "Excluded files" (`userIgnoreFilters` in `.obsidian/app.json`) are honoured too:
 an entry `/…/` is a regular expression searched in the path, any other entry a path prefix, as
