@@ -25,10 +25,11 @@ from sidecar import schema as schema_module
 from sidecar.errors import IndexDamaged
 from sidecar.index import bm25 as bm25_module
 from sidecar.index import bm25_engine
-from sidecar.index.bm25 import Bm25Store, SparseRow
+from sidecar.index.bm25 import Bm25Store
 from sidecar.index.bm25_engine import Bm25Engine
 
-WORDS = ["harbour", "lantern", "meadow", "orchard", "quarry", "saddle", "thimble", "violet"]
+from .test_bm25_compaction import WORDS, _rows
+
 ORIGINAL = schema_module.get_schema
 
 # The reader process: for each line read, one search by a store opened afresh and one by the
@@ -50,15 +51,6 @@ for _ in sys.stdin:
     print(json.dumps([found(fresh), found(kept)]), flush=True)
     fresh.close()
 """
-
-
-def _rows(version: int) -> list[SparseRow]:
-    """One note per word; the first note's text changes with `version`, its words staying."""
-    rows = [SparseRow(f"n{i}", f"{word}.md", False, f"The {word} note, about the {word}.", "", "")
-            for i, word in enumerate(WORDS)]
-    rows[0] = SparseRow("n0", "harbour.md", False,
-                        f"Harbour lantern meadow, written {version} times over.", "", "")
-    return rows
 
 
 class _Reader:
