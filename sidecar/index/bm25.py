@@ -45,7 +45,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from sidecar.errors import IndexDamaged
-from sidecar.index import anchors, languages, note_level, relinks
+from sidecar.index import anchors, bm25_generations, languages, note_level, relinks
 from sidecar.index.bm25_engine import (
     VERSION,
     Bm25Engine,
@@ -55,6 +55,7 @@ from sidecar.index.bm25_engine import (
     remove,
     takes_feedback,
 )
+from sidecar.index.bm25_generations import Engines, name_generation
 from sidecar.index.names import store_name
 from sidecar.index.scope import overfetch
 from sidecar.index.sqlite import ThreadConnections
@@ -70,9 +71,6 @@ _REBUILD_BATCH = 1000
 
 _WORD = re.compile(r"\w+")
 _STATE = "bm25_state"
-# Each store's engine generation: its engines are in `bm25/<engine>.<generation>`, generation 0
-# being the layout before generations (`bm25/<engine>`, no row here).
-_ENGINES = "bm25_engines"
 # The languages of each store's notes: a query is analysed in those only (each costs its
 # analysis and a term query per word).
 _LANGUAGES = "bm25_languages"
@@ -145,8 +143,7 @@ def _schema_sql(name: str) -> str:
         store TEXT NOT NULL, lang TEXT NOT NULL, PRIMARY KEY (store, lang));
     CREATE TABLE IF NOT EXISTS "{_STATE}" (
         store TEXT PRIMARY KEY, engine TEXT NOT NULL, pending INTEGER NOT NULL);
-    CREATE TABLE IF NOT EXISTS "{_ENGINES}" (
-        store TEXT PRIMARY KEY, generation INTEGER NOT NULL);
+    {bm25_generations.CREATE_SQL}
     CREATE TABLE IF NOT EXISTS "{name}" (
         rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, path TEXT NOT NULL,
         archived INTEGER NOT NULL, text TEXT NOT NULL, title TEXT NOT NULL, heading TEXT NOT NULL,
@@ -224,10 +221,7 @@ class Bm25Store:
 
     def __init__(self, path: Path) -> None:
         self._db = ThreadConnections(path, lambda conn: None)
-        self._folder = path.with_suffix("")
-        # By engine (a store's chunk engine, or its note engine): its generation, and it.
-        self._engines: dict[str, tuple[int, Bm25Engine]] = {}
-        self._guard = threading.Lock()
+        self._engines = Engines(path.with_suffix(""))
         # Stores whose engine missed a write of its table (its commit failed in this process):
         # the next write rebuilds it rather than adding to it and clearing the pending mark.
         self._behind: set[str] = set()
@@ -238,76 +232,20 @@ class Bm25Store:
         ).fetchone()
         return row is not None
 
-    def _generation(self, conn: sqlite3.Connection, name: str) -> int:
-        """The generation of the store's engines the table names (`_rebuild`)."""
-        try:
-            rows = conn.execute(f'SELECT generation FROM "{_ENGINES}" WHERE store = ?',
-                                (name,)).fetchall()
-        except sqlite3.OperationalError:  # a database of the layout before generations
-            return 0
-        return int(rows[0][0]) if rows else 0
-
-    def _folder_of(self, name: str, generation: int, *, notes: bool = False) -> Path:
-        """The folder of the store's chunk engine, or note engine, of `generation`."""
-        base = note_level.engine(name) if notes else name
-        return self._folder / (f"{base}.{generation}" if generation else base)
-
     def engine_folder(self, namespace: str, private: bool, *, notes: bool = False) -> Path:
         """The folder of the store's engine in use (its chunk engine, or its note engine)."""
         name = store_name(namespace, private)
-        return self._folder_of(name, self._generation(self._db.get(), name), notes=notes)
+        return self._engines.folder_of(name, self._engines.generation(self._db.get(), name),
+                                       notes=notes)
+
+    def held_folders(self) -> set[Path]:
+        """The folders of the engines this process has open."""
+        return self._engines.held_folders()
 
     def _engine(self, name: str, *, notes: bool = False,
                 create: bool = False) -> Bm25Engine | None:
-        """The store's chunk engine, or note engine, of the generation the table names (opened
-        once); None when it has none and `create` is false. One opened of a generation before
-        is let go (kept usable by a search still reading it): a writer, of this process or
-        another, put a new one in its place. One of a later generation than this thread read
-        is kept: another thread read the table after it."""
-        generation = self._generation(self._db.get(), name)
-        key = note_level.engine(name) if notes else name
-        with self._guard:
-            opened, engine = self._engines.get(key, (generation, None))
-            if engine is not None and opened >= generation:
-                return engine
-            folder = self._folder_of(name, generation, notes=notes)
-            self._engines.pop(key, None)
-            if create or Bm25Engine.exists(folder):
-                engine = Bm25Engine(folder, create=create)
-                self._engines[key] = (generation, engine)
-                return engine
-            return None
-
-    def _let_go(self, name: str) -> None:
-        """Close this process's engines of the store."""
-        with self._guard:
-            engines = [self._engines.pop(key, None) for key in (name, note_level.engine(name))]
-        for held in engines:
-            if held is not None:
-                held[1].close()
-
-    def _on_disk(self, name: str) -> dict[Path, int]:
-        """The folders of the store's engines, each with its generation (-1 for what a rebuild
-        of the layout before generations left: `.building`, `.stale`)."""
-        found: dict[Path, int] = {}
-        if not self._folder.is_dir():
-            return found
-        for base in (name, note_level.engine(name)):
-            pattern = re.compile(rf"{re.escape(base)}(?:\.(\d+|building|stale))?")
-            for folder in self._folder.iterdir():
-                match = pattern.fullmatch(folder.name)
-                if match:
-                    tail = match.group(1) or "0"
-                    found[folder] = int(tail) if tail.isdigit() else -1
-        return found
-
-    def _sweep(self, name: str, keep: int | None) -> None:
-        """Remove the store's engine folders but those of generation `keep`. Where the system
-        will not remove a folder whose files a process has open (Windows), it is left for the
-        next sweep: every rebuild, and every writer's opening."""
-        for folder, generation in self._on_disk(name).items():
-            if generation != keep:
-                remove(folder)
+        """The store's chunk engine, or note engine, in use (`Engines.get`)."""
+        return self._engines.get(self._db.get(), name, notes=notes, create=create)
 
     def create(self, namespace: str) -> None:
         """Create both stores of a namespace, and rebuild an engine that is not in step with its
@@ -319,7 +257,8 @@ class Bm25Store:
             # The first layout's FTS5 table is back when a sidecar of that layout (a downgrade)
             # wrote the table since its engine was built: its rows are no longer the engine's,
             # whatever their number.
-            downgraded = self._exists(conn, f"{name}_fts") or self._written_before(conn, name)
+            downgraded = (self._exists(conn, f"{name}_fts")
+                          or self._engines.written_before(conn, name))
             named = self._exists(conn, anchors.names_table(name))
             conn.executescript(_schema_sql(name))
             conn.executescript(anchors.create_sql(public))
@@ -332,15 +271,8 @@ class Bm25Store:
             if downgraded or not self._in_step(conn, name):
                 self._rebuild(name, public)
             else:
-                self._sweep(name, self._generation(conn, name))
+                self._engines.sweep(name, self._engines.generation(conn, name))
         self.relink_owed(namespace)  # what a pass killed before its end left owing
-
-    def _written_before(self, conn: sqlite3.Connection, name: str) -> bool:
-        """Whether a sidecar of the layout before generations (a downgrade) wrote the store's
-        engine since it moved to a generation: it writes `bm25/<store>`, which a generation's
-        rebuild removed."""
-        return (self._generation(conn, name) > 0
-                and self._folder_of(name, 0) in self._on_disk(name))
 
     def _in_step(self, conn: sqlite3.Connection, name: str) -> bool:
         state = conn.execute(
@@ -363,7 +295,7 @@ class Bm25Store:
         of this process or another, reads the engines before until it next opens the store's
         engine, then the new ones (nothing is renamed: no instant without an engine in place,
         and nothing Windows refuses while another process has the engines open). Those before
-        are removed once let go (`_sweep`)."""
+        are removed once let go (`Engines.sweep`)."""
         self._behind.add(name)
         with self._db.transaction() as conn:
             _mark_pending(conn, [name])
@@ -373,9 +305,8 @@ class Bm25Store:
                 if name == public:
                     anchors.refill(conn, public)
         conn = self._db.get()
-        # Above every generation on disk too: one a process still holds is never reused.
-        generation = 1 + max([self._generation(conn, name), *self._on_disk(name).values()])
-        built = [self._folder_of(name, generation, notes=notes) for notes in (False, True)]
+        generation = self._engines.next_generation(conn, name)
+        built = [self._engines.folder_of(name, generation, notes=notes) for notes in (False, True)]
         for folder in built:
             remove(folder)
         engine, notes = (Bm25Engine(folder) for folder in built)
@@ -393,9 +324,9 @@ class Bm25Store:
         with self._db.transaction() as conn:
             conn.execute(f'DELETE FROM "{_LANGUAGES}" WHERE store = ?', (name,))
             _record_languages(conn, name, codes)
-            conn.execute(f'INSERT OR REPLACE INTO "{_ENGINES}" VALUES (?, ?)', (name, generation))
-        self._let_go(name)
-        self._sweep(name, generation)
+            name_generation(conn, name, generation)
+        self._engines.let_go(name)
+        self._engines.sweep(name, generation)
         self._settled([name])
         self._behind.discard(name)
 
@@ -422,8 +353,8 @@ class Bm25Store:
                 if self._exists(conn, relinks.TABLE):
                     relinks.settle(conn, name)
         for name in names:
-            self._let_go(name)
-            self._sweep(name, None)  # every generation, and what a rebuild cut short left
+            self._engines.let_go(name)
+            self._engines.sweep(name, None)  # every generation, and what a rebuild cut short left
 
     def replace(
         self,
@@ -797,12 +728,12 @@ class Bm25Store:
         meanwhile, and it reads those: the table's change is the signal, there is no waiting.
         IndexDamaged when the generation stayed the same."""
         while True:
-            generation = self._generation(conn, name)
+            generation = self._engines.generation(conn, name)
             try:
                 engine = self._searchable(conn, name)
                 return [] if engine is None else read(engine)
             except IndexDamaged:
-                if self._generation(conn, name) == generation:
+                if self._engines.generation(conn, name) == generation:
                     raise
 
     def _searchable(self, conn: sqlite3.Connection, name: str) -> Bm25Engine | None:
@@ -818,10 +749,7 @@ class Bm25Store:
         return engine
 
     def close(self) -> None:
-        with self._guard:
-            engines, self._engines = [engine for _, engine in self._engines.values()], {}
-        for engine in engines:
-            engine.close()
+        self._engines.close()
         self._db.close_all()
 
 

@@ -198,7 +198,7 @@ def test_where_folders_in_use_cannot_be_renamed_or_removed_a_store_is_still_rebu
                                                  include_archived=False))
 
     assert found(kept) == ["n0", "n1", "n3"]
-    left = _held_open(lambda: {e.folder for _, e in kept._engines.values()}, monkeypatch)
+    left = _held_open(kept.held_folders, monkeypatch)
     for version in range(1, 4):
         writer.replace("ns", deletes={}, inserts={False: _rows(version)[:1]})
         fresh = Bm25Store(path)
