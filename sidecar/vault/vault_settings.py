@@ -409,29 +409,40 @@ def _config_value(vault: Path, file: str, key: str) -> Any:
     return config.get(key) if isinstance(config, dict) else None
 
 
-# Obsidian's Excluded files as this process last read them, per vault (`_obsidian_filters`).
-_last_filters: dict[Path, tuple[str, ...]] = {}
-
-
 def _obsidian_filters(vault: Path) -> tuple[str, ...]:
     """Obsidian's Excluded files; nothing when the app config is absent or names none. A config
-    that cannot be read as JSON keeps the entries this process last read from it: Obsidian
-    rewrites the file in place on every settings change, so a read can catch it half written,
-    and taking that for "no exclusions" would index every excluded note, then drop them again.
-    Unreadable at a process's first read, it excludes nothing."""
+    that cannot be read as JSON gives the entries of the text it last had (settings_memory.py):
+    Obsidian rewrites the file in place on every settings change, so a read can catch it half
+    written, and taking that for "no exclusions" would index every excluded note, then drop them
+    again. Unreadable at a process's first read, it excludes nothing."""
     defaults = settings_defaults()
-    key = vault.resolve()
+    path = vault / str(defaults["obsidian_app_config"])
     try:
-        config = json.loads(read_regular(vault / str(defaults["obsidian_app_config"])))
+        text: str | None = read_regular(path).decode("utf-8")
     except FileNotFoundError:
-        config = {}
-    except (OSError, ValueError):
-        return _last_filters.get(key, ())
-    entries = config.get(str(defaults["obsidian_ignore_key"])) if isinstance(config, dict) else None
-    found = tuple(e for e in entries if isinstance(e, str) and e) if isinstance(
-        entries, list) else ()
-    _last_filters[key] = found
-    return found
+        text = "{}"
+    except (OSError, UnicodeDecodeError):
+        text = None
+    config = _json(text)
+    if config is None:
+        config = _json(settings_memory.recall(path, None)) or {}
+    else:
+        settings_memory.remember(path, str(text), None)
+    entries = config.get(str(defaults["obsidian_ignore_key"]))
+    if not isinstance(entries, list):
+        return ()
+    return tuple(e for e in entries if isinstance(e, str) and e)
+
+
+def _json(text: str | None) -> dict[str, Any] | None:
+    """A JSON config's object ({} for other JSON); None when `text` is none or no JSON."""
+    if text is None:
+        return None
+    try:
+        config = json.loads(text)
+    except ValueError:
+        return None
+    return config if isinstance(config, dict) else {}
 
 
 def _obsidian_templates(vault: Path) -> tuple[str, ...]:
@@ -482,7 +493,7 @@ def load_vault_settings(vault: str | Path, data: Path | None = None) -> VaultSet
     text = _read_text(path, reader)
     raw = None if text is None else _parse(text, reader)
     settings = _settings(root, raw or {}, reader)  # notes `private` or `exclude` unusable
-    last = settings_memory.recall(root, data)
+    last = settings_memory.recall(path, data)
     emptied = (text is not None and not text.strip() and path.is_file()
                and bool(last and last.strip()))
     if raw is None or settings.unsafe or emptied:
@@ -498,7 +509,7 @@ def load_vault_settings(vault: str | Path, data: Path | None = None) -> VaultSet
                                 problems=tuple(problems), file_exists=True))
         return _log(replace(settings, problems=tuple(reader.problems), unsafe=raw is None
                             or settings.unsafe))
-    settings_memory.remember(root, text or "", data)
+    settings_memory.remember(path, text or "", data)
     return _log(settings)
 
 
