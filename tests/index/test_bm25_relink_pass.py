@@ -234,6 +234,13 @@ def test_after_passes_and_edits_every_document_equals_a_rebuilds(
     assert _rebuilt(open_idx, index, monkeypatch, held) == incremental
 
 
+def _killed(script: str, vault: Path, data: Path, models: Path) -> None:
+    """Run `script` on the vault in a process of its own, which it kills midway (status 9)."""
+    run = subprocess.run([sys.executable, "-c", script, str(vault), str(data), str(models)],
+                         timeout=300, capture_output=True)
+    assert run.returncode == 9, run.stderr.decode()[-2000:]
+
+
 KILLED = textwrap.dedent("""
     import os, sys
     from pathlib import Path
@@ -265,9 +272,7 @@ def test_a_pass_killed_before_its_relinks_converges_on_the_next_open(
 ) -> None:
     vault = _vault(tmp_path / "vault")
     data = tmp_path / "data"
-    run = subprocess.run([sys.executable, "-c", KILLED, str(vault), str(data),
-                          str(tmp_path / "models")], timeout=300, capture_output=True)
-    assert run.returncode == 9, run.stderr.decode()[-2000:]
+    _killed(KILLED, vault, data, tmp_path / "models")
     index = open_idx(vault, data=data)  # every note was written: the open owes the hubs
     words = [_word(i) for i in range(LINKERS)]
     got = {word: _found(index, word, private=True) for word in words}
@@ -312,9 +317,7 @@ def test_a_cold_pass_killed_midway_converges_on_the_next_open(
     # those of the notes it never wrote are forgotten on the next open, as a rebuild has none.
     vault = _vault(tmp_path / "vault")
     data = tmp_path / "data"
-    run = subprocess.run([sys.executable, "-c", KILLED_COLD, str(vault), str(data),
-                          str(tmp_path / "models")], timeout=300, capture_output=True)
-    assert run.returncode == 9, run.stderr.decode()[-2000:]
+    _killed(KILLED_COLD, vault, data, tmp_path / "models")
     index = open_idx(vault, data=data)
     words = [_word(i) for i in range(LINKERS)]
     written = {word for word in words if _found(index, word, private=True) - {

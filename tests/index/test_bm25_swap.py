@@ -84,11 +84,17 @@ def rebuilt_each_write(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(bm25_module, "get_schema", schema_module.get_schema)
 
 
-@pytest.fixture
-def reader(tmp_path: Path) -> Iterator[_Reader]:
-    writer = Bm25Store(tmp_path / "bm25.sqlite")
+def _filled(path: Path) -> Bm25Store:
+    """A writer of the store `ns` at `path`, holding `_rows(0)`."""
+    writer = Bm25Store(path)
     writer.create("ns")
     writer.replace("ns", deletes={}, inserts={False: _rows(0)})
+    return writer
+
+
+@pytest.fixture
+def reader(tmp_path: Path) -> Iterator[_Reader]:
+    writer = _filled(tmp_path / "bm25.sqlite")
     writer.close()
     process = _Reader(tmp_path / "bm25.sqlite")
     process.search("before")  # its kept store has the engine open
@@ -188,9 +194,7 @@ def test_where_folders_in_use_cannot_be_renamed_or_removed_a_store_is_still_rebu
     # Windows refuses to rename or remove a folder whose files another process has open: the
     # new engine goes to a folder of its own, and the one before is removed once let go.
     path = tmp_path / "bm25.sqlite"
-    writer = Bm25Store(path)
-    writer.create("ns")
-    writer.replace("ns", deletes={}, inserts={False: _rows(0)})
+    writer = _filled(path)
     kept = Bm25Store(path)  # another process's reader: its engines' folders are held open
 
     def found(store: Bm25Store) -> list[str]:
@@ -224,9 +228,7 @@ def test_an_index_of_the_layout_before_generations_opens_and_moves_on(
     # The layout before: each engine in `bm25/<store>` (and `bm25/<store>.notes`), no table
     # naming a generation.
     path = tmp_path / "bm25.sqlite"
-    writer = Bm25Store(path)
-    writer.create("ns")
-    writer.replace("ns", deletes={}, inserts={False: _rows(0)})
+    writer = _filled(path)
     for private in (False, True):
         for notes in (False, True):
             folder = writer.engine_folder("ns", private, notes=notes)
@@ -258,9 +260,7 @@ def test_a_store_written_by_a_sidecar_before_generations_since_is_rebuilt(
     # A downgraded sidecar writes its engine to `bm25/<store>`: the generation the table names
     # no longer holds the table's chunks, whatever their number.
     path = tmp_path / "bm25.sqlite"
-    writer = Bm25Store(path)
-    writer.create("ns")
-    writer.replace("ns", deletes={}, inserts={False: _rows(0)})
+    writer = _filled(path)
     before = writer.engine_folder("ns", False)
     writer.close()
     shutil.copytree(before, before.with_suffix(""))  # as the sidecar before wrote it
@@ -277,9 +277,7 @@ def test_a_store_written_by_a_sidecar_before_generations_since_is_rebuilt(
 
 def test_a_reader_opening_an_engine_never_creates_one(tmp_path: Path) -> None:
     path = tmp_path / "bm25.sqlite"
-    writer = Bm25Store(path)
-    writer.create("ns")
-    writer.replace("ns", deletes={}, inserts={False: _rows(0)})
+    writer = _filled(path)
     folder = writer.engine_folder("ns", False)
     writer.close()
     shutil.rmtree(folder)
@@ -296,9 +294,7 @@ def test_a_reader_follows_a_store_dropped_and_made_again(
     # `ora index --rebuild` drops the stores and creates them again: a reader that had the
     # engines before open reads the new ones, never the old ones' removed folder.
     path = tmp_path / "bm25.sqlite"
-    writer = Bm25Store(path)
-    writer.create("ns")
-    writer.replace("ns", deletes={}, inserts={False: _rows(0)})
+    writer = _filled(path)
     writer.replace("ns", deletes={}, inserts={False: _rows(1)[:1]})  # a second generation
     reader = Bm25Store(path)
     assert [c for c, _ in reader.search("ns", "orchard", 5, private=False,

@@ -36,6 +36,16 @@ const packaged = (installed: boolean): ModelsSuggestion => ({
 });
 const ENGLISH: ModelsSuggestion = { languages: { en: 1 }, suggestion: null };
 
+/** The switch to `model` was confirmed with the model's own timing, made, and said. */
+function expectSwitched(calls: string[], el: HTMLElement, model: string): void {
+	expect(calls).toEqual([
+		`confirm: Switching to ${model} re-embeds every chunk of the index (1,923 chunks), about 2 min on this computer. The sidecar restarts to switch; until the re-embedding finishes, search finds only the notes done so far.`,
+		`switch ${model}`,
+	]);
+	expect(el.querySelector(".ora-language-offer")).toBeNull();
+	expect(el.textContent).toContain(`Switched to ${model}. The index is re-embedding; the status bar shows its progress.`);
+}
+
 /**
  * A host recording what the guide asks of the plugin. The installer replays a scripted run; the
  * models are the plugin's own controller over a scripted sidecar, whose pull runs until `finishPull`.
@@ -202,12 +212,7 @@ describe("OnboardingModal", () => {
 		finishPull();
 		for (let i = 0; i < 5; i++) await settle();
 		// The switch says the model's own timing (switch-estimate) before restarting the sidecar.
-		expect(calls.filter((c) => c !== "suggestion").slice(1)).toEqual([
-			`confirm: Switching to ${E5} re-embeds every chunk of the index (1,923 chunks), about 2 min on this computer. The sidecar restarts to switch; until the re-embedding finishes, search finds only the notes done so far.`,
-			`switch ${E5}`,
-		]);
-		expect(el.querySelector(".ora-language-offer")).toBeNull();
-		expect(el.textContent).toContain(`Switched to ${E5}. The index is re-embedding; the status bar shows its progress.`);
+		expectSwitched(calls.filter((c) => c !== "suggestion").slice(1), el, E5);
 		modal.close();
 	});
 
@@ -220,12 +225,7 @@ describe("OnboardingModal", () => {
 		expect(button("Download and switch")).toBeUndefined();
 		button("Use it")!.click();
 		for (let i = 0; i < 5; i++) await settle();
-		expect(calls.filter((c) => c !== "suggestion")).toEqual([
-			`confirm: Switching to ${USE} re-embeds every chunk of the index (1,923 chunks), about 2 min on this computer. The sidecar restarts to switch; until the re-embedding finishes, search finds only the notes done so far.`,
-			`switch ${USE}`,
-		]);
-		expect(el.querySelector(".ora-language-offer")).toBeNull();
-		expect(el.textContent).toContain(`Switched to ${USE}. The index is re-embedding; the status bar shows its progress.`);
+		expectSwitched(calls.filter((c) => c !== "suggestion"), el, USE);
 		modal.close();
 	});
 
