@@ -36,7 +36,6 @@ from __future__ import annotations
 import functools
 import itertools
 import json
-import re
 import sqlite3
 import threading
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
@@ -69,7 +68,6 @@ MAX_QUERY_TERMS = 64
 # Rows read at once when an engine is rebuilt from its table (bounded memory).
 _REBUILD_BATCH = 1000
 
-_WORD = re.compile(r"\w+")
 _STATE = "bm25_state"
 # The languages of each store's notes: a query is analysed in those only (each costs its
 # analysis and a term query per word).
@@ -96,7 +94,7 @@ class SparseRow:
 def query_terms(query: str, codes: Collection[str] | None = None) -> Terms:
     """The index terms of arbitrary text in every language, or in `codes`: its words but
     stopwords, analysed (empty if none)."""
-    words = list(dict.fromkeys(t.lower() for t in _WORD.findall(query)))[:MAX_QUERY_TERMS]
+    words = list(dict.fromkeys(languages.words(query)))[:MAX_QUERY_TERMS]
     stop = get_schema().bm25_stopwords
     # A query of nothing but stopwords ("to be or not to be") still searches for them.
     return analyze([w for w in words if w not in stop] or words, words, codes)

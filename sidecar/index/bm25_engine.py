@@ -41,7 +41,8 @@ from sidecar.index.languages import segment
 from sidecar.schema import load_json
 
 # What is indexed and how, recorded (with the engine's version) so a change rebuilds the index.
-LAYOUT = ("body: title heading about text anchors(by path); cjk_bigrams simple remove_long(40) "
+LAYOUT = ("body: title heading about text anchors(by path); splitting marks dropped, unspaced "
+          "bigrams (CJK, Thai, Lao, Khmer, Myanmar) simple remove_long(40) "
           "lowercase ascii_fold stemmer(en); body_LANG per languages.json: stopword(LANG) "
           "stemmer(LANG) ascii_fold; grams: n-grams of long words of compound languages; notes: "
           "whole notes of the languages taking feedback")
@@ -67,6 +68,9 @@ class Terms:
     words: tuple[tuple[str, str], ...] = ()
     grams: tuple[str, ...] = ()
     feedback: tuple[tuple[str, str], ...] = ()
+    # Per pair of `words`, the query token it reads in its language (the same token read in
+    # other languages shares the number): its rarity is counted over all their fields.
+    tokens: tuple[int, ...] = ()
 
     def __bool__(self) -> bool:
         return bool(self.words or self.grams)
@@ -77,18 +81,20 @@ def analyze(english: Sequence[str], words: Sequence[str],
     """The index terms of query words in every language, or in `codes` (`english`: the words
     English keeps, its query stopwords dropped), without repeats. A note is scored by the terms
     of its own language only, since its text is in that language's field alone."""
-    pairs: dict[tuple[str, str], None] = {}
+    pairs: dict[tuple[str, str], int] = {}
+    token_ids: dict[tuple[str, int], int] = {}
     for code, lang in languages.spec().languages.items():
         if codes is not None and code not in codes:
             continue
         for word in english if code == "en" else words:
             if code != "en" and languages.query_stopword(code, word):
                 continue
-            for term in languages.analyze(code, segment(word)):
-                pairs[(lang.field, term)] = None
+            for i, term in enumerate(languages.analyze(code, segment(word))):
+                token = token_ids.setdefault((word, i), len(token_ids))
+                pairs.setdefault((lang.field, term), token)
     compound = codes is None or any(languages.compounds(code) for code in codes)
     grams = dict.fromkeys(g for w in words for g in languages.grams(w)) if compound else {}
-    return Terms(tuple(pairs), tuple(grams))
+    return Terms(tuple(pairs), tuple(grams), tokens=tuple(pairs.values()))
 
 
 def takes_feedback(terms: Terms) -> bool:
@@ -211,7 +217,9 @@ class Bm25Engine:
         skipping (every match is then scored), so the plain query is the fast path."""
         if not terms or k <= 0:
             return []
-        query = _query(terms)
+        self._reload()  # another process's commits, too
+        searcher = self._index.searcher()
+        query = _query(terms, searcher)
         if live_only or among is not None:
             parts = [(tantivy.Occur.Must, query)]
             if live_only:
@@ -221,8 +229,6 @@ class Bm25Engine:
                 parts.append((tantivy.Occur.Must, tantivy.Query.const_score_query(
                     tantivy.Query.term_set_query(_SCHEMA, "rowid", list(among)), 0.0)))
             query = tantivy.Query.boolean_query(parts)
-        self._reload()  # another process's commits, too
-        searcher = self._index.searcher()
         hits = searcher.search(query, k, count=False).hits
         rowids = searcher.fast_field_values("rowid", [address for _, address in hits])
         return [(int(rowid), float(score))
@@ -267,11 +273,14 @@ class Bm25Engine:
         private_tree(self.folder)  # merged segments, lock files
 
 
-def _query(terms: Terms) -> tantivy.Query:
+def _query(terms: Terms, searcher: tantivy.Searcher) -> tantivy.Query:
     """The OR of the terms' word queries, and of their n-grams and feedback terms at their
     weights."""
     spec = languages.spec()
-    parts = [(tantivy.Occur.Should, _term(field, term)) for field, term in terms.words]
+    weights = _shared_rarity(terms, searcher)
+    parts = [(tantivy.Occur.Should, _term(field, term) if weight == 1.0 else
+              tantivy.Query.boost_query(_term(field, term), weight))
+             for (field, term), weight in zip(terms.words, weights, strict=True)]
     for weighted, weight in (([(_GRAMS, gram) for gram in terms.grams], spec.gram_weight),
                              (list(terms.feedback), spec.feedback_weight)):
         if weighted:
@@ -279,6 +288,29 @@ def _query(terms: Terms) -> tantivy.Query:
                 tantivy.Query.boolean_query([(tantivy.Occur.Should, _term(field, term))
                                              for field, term in weighted]), weight)))
     return tantivy.Query.boolean_query(parts)
+
+
+def _shared_rarity(terms: Terms, searcher: tantivy.Searcher) -> list[float]:
+    """Per pair of `terms.words`, the weight that scores it by the rarity of its query token in
+    every language's field together, not in its own alone. tantivy counts a term's documents in
+    its field but all documents of the index, so a word common in the vault's main language
+    looked rare in the field of the few notes of another (a Khmer vault's notes read as English
+    for their many English words): those few notes took the top of every search. In a store of
+    one language every weight is 1."""
+    if not terms.tokens or len({field for field, _ in terms.words}) < 2:
+        return [1.0] * len(terms.words)
+    docs = int(searcher.num_docs)
+    found = [int(searcher.doc_freq(field, term)) for field, term in terms.words]
+    shared: dict[int, int] = {}
+    for token, n in zip(terms.tokens, found, strict=True):
+        shared[token] = shared.get(token, 0) + n
+    return [_idf(shared[token], docs) / _idf(n, docs) if 0 < n < shared[token] else 1.0
+            for token, n in zip(terms.tokens, found, strict=True)]
+
+
+def _idf(found: int, docs: int) -> float:
+    """tantivy's BM25 IDF (Lucene's)."""
+    return math.log(1 + (docs - found + 0.5) / (found + 0.5))
 
 
 def _term(field: str, term: str) -> tantivy.Query:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache, lru_cache
@@ -34,9 +35,11 @@ _HANGUL = re.compile("[\uac00-\ud7af]")
 # Chinese and Japanese write words without spaces (Korean attaches particles to them): a run of
 # their characters is one token to the tokenizer, so a word inside it never matched. Runs are
 # indexed and queried as their overlapping character pairs, as Lucene's CJK bigram filter does
-# (a run of one character stays itself); other text is left as it is.
-_CJK = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
-                  "\uff66-\uff9f\U00020000-\U0003134f]+")
+# (a run of one character stays itself); other text is left as it is. The other scripts written
+# without spaces (Thai, Khmer: languages.json `scripts`) are paired the same way.
+_CJK_RANGES = ("\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f"
+               "\U00020000-\U0003134f")
+_CJK = re.compile(f"[{_CJK_RANGES}]+")
 
 
 def _pairs(run: re.Match[str]) -> str:
@@ -44,9 +47,35 @@ def _pairs(run: re.Match[str]) -> str:
     return " " + " ".join(text[i : i + 2] for i in range(max(1, len(text) - 1))) + " "
 
 
+@cache
+def _splitting_marks() -> dict[int, None]:
+    """The combining marks and joiners the tokenizer would cut a word at, to be dropped: it
+    keeps letters, digits and the marks Unicode calls alphabetic, so a Bengali or Hindi word
+    broke at its virama or nukta into one-letter tokens that match everything, a Thai word at
+    its tone mark, and a Persian word at its zero-width non-joiner. Asked of the tokenizer
+    itself, so the two never disagree."""
+    plain = _plain()
+    marks = [cp for cp in range(0x300, 0xE01F0)
+             if unicodedata.category(chr(cp)) in ("Mn", "Mc", "Me")]
+    return {cp: None for cp in [*marks, 0x200C, 0x200D]
+            if len(plain.analyze(f"a{chr(cp)}a")) != 1}
+
+
+def words(text: str) -> list[str]:
+    """`text`'s words as the index cuts them (lowercased, marks kept within their word), a run of
+    a script written without spaces whole: Python's `\\w` stops at every combining mark, so a
+    query's Hindi or Thai word reached the index as pieces no note held."""
+    if not text.isascii():
+        text = text.translate(_splitting_marks())
+    return list(_lowered().analyze(text))
+
+
 def segment(text: str) -> str:
-    """`text` with every CJK run written as its overlapping character pairs."""
-    return _CJK.sub(_pairs, text)
+    """`text` with the marks the tokenizer would cut a word at dropped, and every run of a
+    script written without spaces as its overlapping character pairs."""
+    if not text.isascii():
+        text = text.translate(_splitting_marks())
+    return _unspaced().sub(_pairs, text)
 
 
 # Longer tokens are not words (hashes, base64, URLs run together).
@@ -60,7 +89,7 @@ class Language:
     stopwords: str | None  # tantivy's built-in list, if it has one for the language
     index_stopwords: bool  # dropped from the index as well as from queries
     compounds: bool
-    script: str | None = None  # a CJK language's script ("han", "kana", "hangul")
+    script: str = "latin"  # its letters' (languages.json `scripts`), or CJK's "han", "kana", "hangul"
     feedback: bool = True  # its queries are expanded by pseudo-relevance feedback
 
     @property
@@ -73,6 +102,8 @@ class Language:
 class Spec:
     default: str
     languages: Mapping[str, Language]
+    scripts: Mapping[str, str]  # name: its ranges as a regular expression's character class
+    unspaced: tuple[str, ...]  # the scripts written without spaces between words
     max_chars: int
     min_stopwords: int
     min_share: float
@@ -94,17 +125,53 @@ def spec() -> Spec:
     languages = {
         code: Language(code, str(entry["stemmer"]), entry.get("stopwords"),
                        bool(entry.get("index_stopwords", True)), bool(entry.get("compounds")),
-                       entry.get("script"), bool(entry.get("feedback", True)))
+                       str(entry.get("script", "latin")), bool(entry.get("feedback", True)))
         for code, entry in doc["languages"].items()}
+    scripts = {name: "".join(_range(r) for r in entry["ranges"])
+               for name, entry in doc["scripts"].items() if not name.startswith("$")}
     grams = doc["grams"]
     detect = doc["detect"]
     feedback = doc["feedback"]
-    return Spec(str(doc["default"]), languages, int(detect["max_chars"]),
+    unspaced = tuple(name for name, entry in doc["scripts"].items()
+                     if not name.startswith("$") and not entry.get("spaced", True))
+    return Spec(str(doc["default"]), languages, scripts, unspaced, int(detect["max_chars"]),
                 int(detect["min_stopwords"]), float(detect["min_share"]),
                 float(detect["kana_share"]), int(grams["n"]),
                 int(grams["min_length"]), float(grams["weight"]), int(feedback["docs"]),
                 int(feedback["terms"]), float(feedback["weight"]), int(doc["anchors"]["window"]),
                 int(doc["anchors"]["most"]), float(doc["notes"]["weight"]))
+
+
+def _range(hex_range: str) -> str:
+    first, _, last = hex_range.partition("-")
+    return f"{chr(int(first, 16))}-{chr(int(last or first, 16))}"
+
+
+@cache
+def _unspaced() -> re.Pattern[str]:
+    s = spec()
+    return re.compile(f"[{_CJK_RANGES}{''.join(s.scripts[name] for name in s.unspaced)}]+")
+
+
+@cache
+def _script_patterns() -> dict[str, re.Pattern[str]]:
+    return {name: re.compile(f"[{ranges}]") for name, ranges in spec().scripts.items()}
+
+
+def _script(text: str) -> str:
+    """The script of most of `text`'s letters, of languages.json's; else Latin."""
+    if text.isascii():
+        return "latin"
+    letters = sum(1 for c in text if c.isalpha())
+    return next((name for name, pattern in _script_patterns().items()
+                 if 2 * len(pattern.findall(text)) > letters), "latin")
+
+
+def _script_language(script: str) -> str | None:
+    """The language of a script that has no stopwords to tell it, when the script has one."""
+    found = [code for code, lang in spec().languages.items()
+             if lang.script == script and not lang.stopwords]
+    return found[0] if len(found) == 1 else None
 
 
 def codes() -> tuple[str, ...]:
@@ -143,6 +210,12 @@ def analyze(code: str, text: str) -> list[str]:
 @cache
 def _plain() -> tantivy.TextAnalyzer:
     return _builder().build()
+
+
+@cache
+def _lowered() -> tantivy.TextAnalyzer:
+    return (tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
+            .filter(tantivy.Filter.lowercase()).build())
 
 
 @cache
@@ -196,14 +269,18 @@ def _detect(head: str) -> str | None:
     words = len(tokens)
     if not words:
         return None
+    script = _script(head)
     counts = {code: words - len(stop.analyze(sample))
-              for code, stop in _stopword_filters().items()}
-    best = max(counts, key=lambda code: (counts[code], code == s.default))
+              for code, stop in _stopword_filters().items()
+              if s.languages[code].script == script}
+    best = max(counts, key=lambda code: (counts[code], code == s.default), default=None)
+    found = counts.get(best, 0) if best else 0
     pairs = sum(1 for token in tokens if _CJK.match(token))
-    if pairs > counts[best] and pairs >= s.min_stopwords:
+    if pairs > found and pairs >= s.min_stopwords:
         return _cjk_language(sample)
-    enough = counts[best] >= max(s.min_stopwords, s.min_share * words)
-    return best if enough else None
+    if best and found >= max(s.min_stopwords, s.min_share * words):
+        return best
+    return _script_language(script)
 
 
 def _cjk_language(text: str) -> str | None:
