@@ -89,8 +89,9 @@ class Language:
     stopwords: str | None  # tantivy's built-in list, if it has one for the language
     index_stopwords: bool  # dropped from the index as well as from queries
     compounds: bool
-    script: str = "latin"  # its letters' (languages.json `scripts`), or CJK's "han", "kana", "hangul"
+    script: str = "latin"  # languages.json `scripts`, or a CJK one: "han", "kana", "hangul"
     feedback: bool = True  # its queries are expanded by pseudo-relevance feedback
+    letters: str = ""  # letters of its script that tell it from the script's other languages
 
     @property
     def field(self) -> str:
@@ -125,7 +126,8 @@ def spec() -> Spec:
     languages = {
         code: Language(code, str(entry["stemmer"]), entry.get("stopwords"),
                        bool(entry.get("index_stopwords", True)), bool(entry.get("compounds")),
-                       str(entry.get("script", "latin")), bool(entry.get("feedback", True)))
+                       str(entry.get("script", "latin")), bool(entry.get("feedback", True)),
+                       str(entry.get("letters", "")))
         for code, entry in doc["languages"].items()}
     scripts = {name: "".join(_range(r) for r in entry["ranges"])
                for name, entry in doc["scripts"].items() if not name.startswith("$")}
@@ -167,11 +169,19 @@ def _script(text: str) -> str:
                  if 2 * len(pattern.findall(text)) > letters), "latin")
 
 
+def _marked_language(text: str, script: str) -> str | None:
+    """The language of `script` whose own letters `text` holds most (Ukrainian's і, ї, є, ґ;
+    Russian's ы, э, ъ, ё; Persian's پ, چ, ژ, گ), if it holds any."""
+    found = {code: sum(map(text.count, lang.letters)) for code, lang in spec().languages.items()
+             if lang.script == script and lang.letters}
+    best = max(found, key=found.__getitem__, default=None)
+    return best if best and found[best] else None
+
+
 def _script_language(script: str) -> str | None:
-    """The language of a script that has no stopwords to tell it, when the script has one."""
-    found = [code for code, lang in spec().languages.items()
-             if lang.script == script and not lang.stopwords]
-    return found[0] if len(found) == 1 else None
+    """The first language of a script other than Latin with no stopwords to tell it."""
+    return next((code for code, lang in spec().languages.items()
+                 if lang.script == script != "latin" and not lang.stopwords), None)
 
 
 def codes() -> tuple[str, ...]:
@@ -270,6 +280,9 @@ def _detect(head: str) -> str | None:
     if not words:
         return None
     script = _script(head)
+    marked = _marked_language(head, script)
+    if marked:
+        return marked
     counts = {code: words - len(stop.analyze(sample))
               for code, stop in _stopword_filters().items()
               if s.languages[code].script == script}

@@ -1,0 +1,111 @@
+"""BM25 in every script: words kept whole across their combining marks, scripts written without
+spaces found by their words, a note's language told by its script, and a word's rarity counted
+over every language's field of a mixed store."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from sidecar.index.bm25 import Bm25Store, SparseRow
+from sidecar.index.languages import detect, mostly_not_english, shares, words
+
+
+def _row(i: int, text: str) -> SparseRow:
+    return SparseRow(f"id{i}", f"n{i}.md", False, text, "", "")
+
+
+def _store(tmp_path: Path, texts: list[str]) -> Bm25Store:
+    bm25 = Bm25Store(tmp_path / "bm25.sqlite")
+    bm25.create("ns")
+    bm25.replace("ns", deletes={}, inserts={
+        False: [_row(i, text) for i, text in enumerate(texts, start=1)], True: []})
+    return bm25
+
+
+def _ids(bm25: Bm25Store, query: str) -> list[str]:
+    return [cid for cid, _ in bm25.search("ns", query, 5, private=False,
+                                          include_archived=False)]
+
+
+HINDI = ["मुझे हिन्दी में नोट्स लिखना पसंद है और मैं रोज़ लिखता हूँ",
+         "यह पाठ अंग्रेज़ी के बारे में है और किताबों के बारे में भी"]
+
+
+def test_a_word_with_a_virama_is_one_word_in_the_query_and_the_note(tmp_path: Path) -> None:
+    # Before: the query "हिन्दी" was cut at every mark ("ह", "न", "द") and the note's word at its
+    # virama ("हिन", "दी"): nothing matched.
+    assert words("हिन्दी नोट्स") == ["हिनदी", "नोटस"]
+    bm25 = _store(tmp_path, HINDI)
+    assert _ids(bm25, "हिन्दी")[:1] == ["id1"]
+    assert _ids(bm25, "नोट्स")[:1] == ["id1"]
+    bm25.close()
+
+
+def test_a_persian_word_is_found_with_or_without_its_zero_width_non_joiner(
+        tmp_path: Path) -> None:
+    # "کتاب‌ها" (books) is also written "کتابها": before, the note's word was two ("کتاب", "ها").
+    bm25 = _store(tmp_path, ["من کتاب‌ها را در کتابخانه می‌خوانم", "امروز هوا خوب است"])
+    assert _ids(bm25, "کتابها")[:1] == ["id1"]
+    bm25.close()
+
+
+@pytest.mark.parametrize(("texts", "query"), [
+    (["ภาษาไทยเขียนติดกันโดยไม่เว้นวรรคระหว่างคำ", "วันนี้อากาศดีมากและฉันไปตลาด"], "เว้นวรรค"),
+    (["ភាសាខ្មែរសរសេរជាប់គ្នាដោយគ្មានដកឃ្លា", "ថ្ងៃនេះអាកាសធាតុល្អណាស់"], "ដកឃ្លា"),
+])
+def test_a_word_inside_a_run_of_a_script_without_spaces_is_found(
+        tmp_path: Path, texts: list[str], query: str) -> None:
+    # Before: a Thai or Khmer run was one token (and one of over 40 characters none at all).
+    bm25 = _store(tmp_path, texts)
+    assert _ids(bm25, query)[:1] == ["id1"]
+    bm25.close()
+
+
+@pytest.mark.parametrize(("text", "code"), [
+    ("Τα ελληνικά γράφονται με το ελληνικό αλφάβητο και έχουν πολλές σημειώσεις.", "el"),
+    ("Привіт, як справи? Це моя нотатка про подорож до Львова і Києва.", "uk"),
+    ("Привет, как дела? Это моя заметка, и я её пишу каждый день.", "ru"),
+    ("זו הערה בעברית על הטיול שלי לירושלים ועל האוכל שם.", "he"),
+    ("मुझे हिन्दी में नोट्स लिखना पसंद है और मैं रोज़ लिखता हूँ", "hi"),
+    ("ภาษาไทยเขียนติดกันโดยไม่เว้นวรรคระหว่างคำ", "th"),
+    ("ភាសាខ្មែរសរសេរជាប់គ្នាដោយគ្មានដកឃ្លា", "km"),
+    ("هذه ملاحظة باللغة العربية عن رحلتي إلى القاهرة.", "ar"),
+    # An English note quoting a Greek word stays English.
+    ("The word count shows how long a note is; the Greek for note is σημείωση.", "en"),
+])
+def test_a_notes_language_is_told_by_its_script_when_no_stopwords_tell_it(
+        text: str, code: str) -> None:
+    assert detect(text) == code
+
+
+def test_a_vault_in_a_script_of_its_own_is_mostly_not_english() -> None:
+    # Before: a Greek, Hebrew or Thai vault counted as English, so `embed_model = auto` gave it
+    # the English-only embedder and `ora index` suggested nothing.
+    found = shares([("Τα ελληνικά γράφονται με το ελληνικό αλφάβητο.", ""),
+                    ("ภาษาไทยเขียนติดกันโดยไม่เว้นวรรค", ""),
+                    ("The word count shows how long a note is and how many it has.", "")])
+    assert found == {"el": 0.333, "en": 0.333, "th": 0.333}
+    assert mostly_not_english(found)
+
+
+# A Thai vault's greeting: in most of its notes, so no rarity of its own.
+THAI_NOTES = ["สวัสดีตอนเช้า สวัสดีครับ"] + ["สวัสดี" + text for text in [
+    "ตอนเช้า สวัสดีทุกคน", "ตลาดนัดวันเสาร์มีผลไม้และขนมไทย", "การเดินทางไปเชียงใหม่ใช้เวลาหนึ่งวัน",
+    "ปีใหม่และขอให้มีความสุข", "ร้านกาแฟเปิดตอนเจ็ดโมงเช้าทุกวัน", "หนังสือเล่มนี้สนุกมากและอ่านง่าย",
+    "ฝนตกหนักเมื่อคืนนี้", "แมวนอนอยู่บนโซฟา", "พรุ่งนี้มีประชุมตอนบ่าย"]]
+
+
+def test_a_few_notes_of_another_language_do_not_take_the_top_of_every_search(
+        tmp_path: Path) -> None:
+    # The English note holds the Thai word once. Its field (English) holds the word in one
+    # document of eleven, and tantivy, counting all documents, took the word for rare there:
+    # the English note ranked first, above every Thai note that says it.
+    english = ("Greetings in Thai: the word สวัสดี is what you say to everyone, and it is the "
+               "first word a visitor learns in the country.")
+    bm25 = _store(tmp_path, [*THAI_NOTES, english])
+    assert detect(english) == "en" and detect(THAI_NOTES[0]) == "th"
+    found = _ids(bm25, "สวัสดี")
+    assert found and found[0] != "id11"
+    bm25.close()
