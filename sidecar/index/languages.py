@@ -170,8 +170,9 @@ def _script(text: str) -> str:
 
 
 def _marked_language(text: str, script: str) -> str | None:
-    """The language of `script` whose own letters `text` holds most (Ukrainian's і, ї, є, ґ;
-    Russian's ы, э, ъ, ё; Persian's پ, چ, ژ, گ), if it holds any."""
+    """The language of `script` whose own letters `text` holds most (Ukrainian's і, ї, є, ґ,
+    Persian's پ, چ, ژ, گ), if it holds any: the stopwords of Russian, or of none (Arabic), would
+    otherwise name it."""
     found = {code: sum(map(text.count, lang.letters)) for code, lang in spec().languages.items()
              if lang.script == script and lang.letters}
     best = max(found, key=found.__getitem__, default=None)
@@ -179,9 +180,10 @@ def _marked_language(text: str, script: str) -> str | None:
 
 
 def _script_language(script: str) -> str | None:
-    """The first language of a script other than Latin with no stopwords to tell it."""
-    return next((code for code, lang in spec().languages.items()
-                 if lang.script == script != "latin" and not lang.stopwords), None)
+    """The first language of a script none of whose languages has stopwords to tell it."""
+    found = [lang for lang in spec().languages.values() if lang.script == script]
+    return (found[0].code if script != "latin" and not any(lang.stopwords for lang in found)
+            else None)
 
 
 def codes() -> tuple[str, ...]:
@@ -285,7 +287,7 @@ def _detect(head: str) -> str | None:
         return marked
     counts = {code: words - len(stop.analyze(sample))
               for code, stop in _stopword_filters().items()
-              if s.languages[code].script == script}
+              if s.languages[code].script == script or code == s.default}
     best = max(counts, key=lambda code: (counts[code], code == s.default), default=None)
     found = counts.get(best, 0) if best else 0
     pairs = sum(1 for token in tokens if _CJK.match(token))

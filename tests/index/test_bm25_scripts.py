@@ -72,7 +72,7 @@ def test_a_word_inside_a_run_of_a_script_without_spaces_is_found(
     ("ภาษาไทยเขียนติดกันโดยไม่เว้นวรรคระหว่างคำ", "th"),
     ("ភាសាខ្មែរសរសេរជាប់គ្នាដោយគ្មានដកឃ្លា", "km"),
     ("هذه ملاحظة باللغة العربية عن رحلتي إلى القاهرة.", "ar"),
-    # An English note quoting a Greek word stays English.
+    # Russian by its stopwords; an English note quoting a Greek word stays English.
     ("The word count shows how long a note is; the Greek for note is σημείωση.", "en"),
 ])
 def test_a_notes_language_is_told_by_its_script_when_no_stopwords_tell_it(
