@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 
+import languages from "../../../schema/languages.json";
 import { highlight, queryTerms, snippet } from "../../src/search/highlight";
 
 describe("queryTerms", () => {
@@ -71,5 +72,84 @@ describe("highlight in scripts without spaces", () => {
 	it("highlights a Korean term with its particle attached, and still only word starts in other scripts", () => {
 		expect(highlight("서울에서 빵을", queryTerms("서울")).filter((s) => s.hit).map((s) => s.text)).toEqual(["서울"]);
 		expect(highlight("prepare a repetition of 酵母", queryTerms("rep 酵母")).filter((s) => s.hit).map((s) => s.text)).toEqual(["rep", "酵母"]);
+	});
+});
+
+/** The hit runs of `text` for `query`'s terms. */
+function lit(text: string, query: string): string[] {
+	return highlight(text, queryTerms(query))
+		.filter((s) => s.hit)
+		.map((s) => s.text);
+}
+
+describe("highlight keeps a word's combining marks and joiners", () => {
+	it("highlights a Hindi or Bengali word with its virama and vowel signs whole", () => {
+		expect(queryTerms("हिन्दी है")).toEqual(["हिन्दी"]); // "है" is one letter with its sign: dropped, as "a" is
+		expect(lit("मुझे हिन्दी भाषा पसंद है", "हिन्दी")).toEqual(["हिन्दी"]);
+		expect(lit("এটি স্বয়ংক্রিয় অনুবাদ", "স্বয়ংক্রিয়")).toEqual(["স্বয়ংক্রিয়"]);
+	});
+
+	it("finds no word start after a combining mark, and ends a hit after its marks", () => {
+		expect(highlight("हिन्दी", ["न्दी"])).toEqual([{ text: "हिन्दी", hit: false }]);
+		expect(highlight("cafe\u0301 ouvert", ["cafe"])).toEqual([
+			{ text: "cafe\u0301", hit: true },
+			{ text: " ouvert", hit: false },
+		]);
+	});
+
+	it("highlights a Persian word with its zero-width non-joiner whole, typed with the joiner or without", () => {
+		expect(lit("من می\u200Cخواهم بروم", "می\u200Cخواهم")).toEqual(["می\u200Cخواهم"]);
+		expect(lit("من می\u200Cخواهم بروم", "میخواهم")).toEqual(["می\u200Cخواهم"]);
+	});
+});
+
+describe("highlight in Thai, Lao, Khmer and Myanmar, written without spaces between words", () => {
+	it("highlights a Thai word inside a run of text", () => {
+		expect(lit("ฉันชอบกินข้าวผัดมาก", "ข้าวผัด")).toEqual(["ข้าวผัด"]);
+	});
+
+	it("highlights a Khmer word inside a run of text", () => {
+		expect(lit("ខ្ញុំចូលចិត្តភាសាខ្មែរណាស់", "ភាសាខ្មែរ")).toEqual(["ភាសាខ្មែរ"]);
+	});
+
+	// One word inside a run per script schema/languages.json leaves unspaced: a script added there
+	// without a case here fails, so the sidecar's list and the plugin's cannot drift apart unseen.
+	const samples: Record<string, [run: string, word: string]> = {
+		thai: ["ฉันชอบกินข้าวผัดมาก", "ข้าวผัด"],
+		lao: ["ຂ້ອຍມັກພາສາລາວຫຼາຍ", "ພາສາລາວ"],
+		khmer: ["ខ្ញុំចូលចិត្តភាសាខ្មែរណាស់", "ភាសាខ្មែរ"],
+		myanmar: ["ကျွန်တော်မြန်မာစာကြိုက်တယ်", "မြန်မာစာ"],
+	};
+
+	it("covers exactly the scripts languages.json marks unspaced, each matched inside a run", () => {
+		const unspaced = Object.entries(languages.scripts)
+			.filter(([, script]) => typeof script === "object" && "spaced" in script && !script.spaced)
+			.map(([name]) => name);
+		expect(Object.keys(samples).sort()).toEqual(unspaced.sort());
+		for (const [run, word] of Object.values(samples)) expect(lit(run, word)).toEqual([word]);
+	});
+});
+
+describe("snippet of text without spaces between words", () => {
+	const filler = "กินข้าว".repeat(60);
+
+	it("keeps the match in the window when the nearest space lies past it", () => {
+		const text = `${filler}ผัดไทย${filler} ${filler}`;
+		const s = snippet(text, queryTerms("ผัดไทย"), 240);
+		expect(s).toContain("ผัดไทย");
+		expect(s.length).toBeLessThanOrEqual(242);
+	});
+
+	it("cuts between graphemes, never between a letter and its mark", () => {
+		const text = `${filler}ผัดไทย${filler}`;
+		// 80 characters before the match (a third of the window) falls on the tone mark of ข้
+		const s = snippet(text, ["ผัดไทย"], 240);
+		const body = s.replace(/^…|…$/g, "");
+		expect(s).toContain("ผัดไทย");
+		expect(s.startsWith("…") && s.endsWith("…")).toBe(true);
+		const at = text.indexOf(body);
+		expect(at).toBeGreaterThan(0);
+		expect(body).not.toMatch(/^\p{M}/u);
+		expect(text.slice(at + body.length)).not.toMatch(/^\p{M}/u);
 	});
 });
