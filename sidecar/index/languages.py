@@ -85,8 +85,8 @@ MAX_TOKEN = 40
 @dataclass(frozen=True)
 class Language:
     code: str
-    stemmer: str
-    stopwords: str | None  # tantivy's built-in list, if it has one for the language
+    stemmer: str | None  # a snowball stemmer of tantivy's; None: words are not stemmed
+    stopwords: str | tuple[str, ...] | None  # tantivy's built-in list by name, or the words
     index_stopwords: bool  # dropped from the index as well as from queries
     compounds: bool
     script: str = "latin"  # languages.json `scripts`, or a CJK one: "han", "kana", "hangul"
@@ -124,7 +124,7 @@ class Spec:
 def spec() -> Spec:
     doc: dict[str, Any] = load_json("languages.json")
     languages = {
-        code: Language(code, str(entry["stemmer"]), entry.get("stopwords"),
+        code: Language(code, entry["stemmer"], _stopwords(entry.get("stopwords")),
                        bool(entry.get("index_stopwords", True)), bool(entry.get("compounds")),
                        str(entry.get("script", "latin")), bool(entry.get("feedback", True)),
                        str(entry.get("letters", "")))
@@ -142,6 +142,16 @@ def spec() -> Spec:
                 int(grams["min_length"]), float(grams["weight"]), int(feedback["docs"]),
                 int(feedback["terms"]), float(feedback["weight"]), int(doc["anchors"]["window"]),
                 int(doc["anchors"]["most"]), float(doc["notes"]["weight"]))
+
+
+def _stopwords(listed: str | list[str] | None) -> str | tuple[str, ...] | None:
+    return tuple(listed) if isinstance(listed, list) else listed
+
+
+def _stopword_filter(stopwords: str | tuple[str, ...]) -> tantivy.Filter:
+    if isinstance(stopwords, str):
+        return tantivy.Filter.stopword(stopwords)
+    return tantivy.Filter.custom_stopword(list(stopwords))
 
 
 def _range(hex_range: str) -> str:
@@ -202,12 +212,13 @@ def analyzer(language: Language) -> tantivy.TextAnalyzer:
     (the lists are spelled with accents)."""
     if language.code == "en":
         return (_builder().filter(tantivy.Filter.ascii_fold())
-                .filter(tantivy.Filter.stemmer(language.stemmer)).build())
+                .filter(tantivy.Filter.stemmer(language.stemmer or "english")).build())
     builder = _builder()
     if language.stopwords and language.index_stopwords:
-        builder = builder.filter(tantivy.Filter.stopword(language.stopwords))
-    return (builder.filter(tantivy.Filter.stemmer(language.stemmer))
-            .filter(tantivy.Filter.ascii_fold()).build())
+        builder = builder.filter(_stopword_filter(language.stopwords))
+    if language.stemmer:
+        builder = builder.filter(tantivy.Filter.stemmer(language.stemmer))
+    return builder.filter(tantivy.Filter.ascii_fold()).build()
 
 
 @cache
@@ -237,7 +248,7 @@ def _folded() -> tantivy.TextAnalyzer:
 
 @cache
 def _stopword_filters() -> dict[str, tantivy.TextAnalyzer]:
-    return {code: _builder().filter(tantivy.Filter.stopword(lang.stopwords)).build()
+    return {code: _builder().filter(_stopword_filter(lang.stopwords)).build()
             for code, lang in spec().languages.items() if lang.stopwords}
 
 
@@ -356,9 +367,25 @@ def not_english(found: Mapping[str, float]) -> float:
     return 1.0 - found.get("en", 0.0) if found else 0.0
 
 
-def mostly_not_english(found: Mapping[str, float]) -> bool:
-    """Whether a vault of these language shares is mostly not in English (`suggest.share`)."""
-    return not_english(found) >= float(load_json("languages.json")["suggest"]["share"])
+def wants_multilingual(found: Mapping[str, float]) -> bool:
+    """Whether a vault of these language shares is searched better by the multilingual embedder
+    (`suggest.model`) than by an English-only one: when at least `suggest.share` of its notes are
+    in a language that embedder was trained on (its catalogue entry's `languages`), or in a
+    script other than Latin, which an English vocabulary cannot read. A Czech vault, in neither,
+    keeps the English-only one, which ranked its help vault better (docs/benchmarks.md)."""
+    rule = load_json("languages.json")["suggest"]
+    trained = set(_catalogue_entry(str(rule["model"])).get("languages", ()))
+    s = spec()
+    share = sum(n for code, n in found.items() if code != "en" and (
+        code in trained or s.languages[code].script != "latin"))
+    return share >= float(rule["share"])
+
+
+def _catalogue_entry(model: str) -> dict[str, Any]:
+    models = load_json("models.json")
+    packaged = models["packaged"]["embedders"]
+    entry: dict[str, Any] = packaged[model] if model in packaged else models["models"][model]
+    return entry
 
 
 def vault_shares(vault: Path) -> dict[str, float]:
@@ -393,12 +420,11 @@ def suggestion(found: Mapping[str, float], model_id: str) -> dict[str, Any] | No
     `model_id`, or None (mostly English, or the embedder is not English-only)."""
     rule = load_json("languages.json")["suggest"]
     foreign = not_english(found)
-    if not mostly_not_english(found) or not english_only(model_id):
+    if not wants_multilingual(found) or not english_only(model_id):
         return None
     model = str(rule["model"])
-    models = load_json("models.json")
-    packaged = model in models["packaged"]["embedders"]
-    about = (models["packaged"]["embedders"] if packaged else models["models"])[model]["about"]
+    packaged = model in load_json("models.json")["packaged"]["embedders"]
+    about = _catalogue_entry(model)["about"]
     get = ("it comes with Ora (`ora models build` builds it)" if packaged else
            f"after `ora models pull {model}`")
     return {"model": model, "about": about, "packaged": packaged,

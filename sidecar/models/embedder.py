@@ -8,7 +8,7 @@ mask, then L2 normalisation, reading at most 256 tokens (the model's `max_seq_le
 
 The packaged multilingual embedder, `use-multilingual-v3` (`sidecar/models/multilingual.py`), is
 built by `ora models build` beside MiniLM's variants; `auto` takes it for a vault whose notes are
-mostly not in English. An embedder pulled from the catalogue (`ora models pull bge-small-en-v1.5`)
+mostly in languages it reads better than MiniLM (`languages.wants_multilingual`). An embedder pulled from the catalogue (`ora models pull bge-small-en-v1.5`)
 is chosen by naming it in `embed_model`; its pooling, token limit and query prefix come from
 schema/models.json. With
 `embed_url` set, `embed_model` names a model on an OpenAI-compatible server
@@ -125,7 +125,7 @@ def choose_variant(setting: str, models_path: Path, indexed: Sequence[str] = (),
                    not_english: Callable[[], bool] | None = None) -> str:
     """The variant `embed_model` names. `auto` is the variant the index was embedded with
     (`indexed`) if it is still available, else the multilingual embedder when the vault is
-    mostly not in English (`not_english`, asked only then) and it is built, else the first
+    mostly in languages it reads better (`not_english`, asked only then) and it is built, else the first
     available in AUTO_ORDER: a faster variant becoming available (an upgrade, `ora models
     build`) does not re-embed a vault indexed before it, and search always embeds queries with
     the model of the stored vectors."""
@@ -161,11 +161,11 @@ def embed_variant(config: Config, *, vault: bool = True) -> str:
     embeds with, and what `ora models` reports. `vault=False`: `config.vault` is no vault (`ora
     models` runs anywhere), so it is not sampled for its language."""
     # Imported here: the index package imports this module.
-    from sidecar.index.languages import mostly_not_english, vault_shares
+    from sidecar.index.languages import vault_shares, wants_multilingual
 
     return choose_variant(str(config.embed_model), config.models_path,
                           indexed_variants(config.data),
-                          (lambda: mostly_not_english(vault_shares(config.vault))) if vault
+                          (lambda: wants_multilingual(vault_shares(config.vault))) if vault
                           else None)
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from sidecar.index.bm25 import Bm25Store, SparseRow
-from sidecar.index.languages import detect, mostly_not_english, shares, words
+from sidecar.index.languages import detect, wants_multilingual, shares, words
 
 
 def _row(i: int, text: str) -> SparseRow:
@@ -80,14 +80,24 @@ def test_a_notes_language_is_told_by_its_script_when_no_stopwords_tell_it(
     assert detect(text) == code
 
 
-def test_a_vault_in_a_script_of_its_own_is_mostly_not_english() -> None:
+def test_a_vault_in_a_script_of_its_own_is_given_the_multilingual_embedder() -> None:
     # Before: a Greek, Hebrew or Thai vault counted as English, so `embed_model = auto` gave it
     # the English-only embedder and `ora index` suggested nothing.
     found = shares([("Τα ελληνικά γράφονται με το ελληνικό αλφάβητο.", ""),
                     ("ภาษาไทยเขียนติดกันโดยไม่เว้นวรรค", ""),
                     ("The word count shows how long a note is and how many it has.", "")])
     assert found == {"el": 0.333, "en": 0.333, "th": 0.333}
-    assert mostly_not_english(found)
+    assert wants_multilingual(found)
+
+
+@pytest.mark.parametrize(("found", "wanted"), [
+    ({"pl": 0.9, "en": 0.1}, True),  # trained on Polish: it ranked the Polish help vault better
+    ({"cs": 0.9, "en": 0.1}, False),  # not on Czech, in Latin letters: MiniLM ranked it better
+    ({"uk": 0.6, "en": 0.4}, True),  # Cyrillic: MiniLM's English vocabulary cannot read it
+    ({"en": 0.7, "de": 0.3}, False)])
+def test_the_multilingual_embedder_is_wanted_for_languages_it_reads_better(
+        found: dict[str, float], wanted: bool) -> None:
+    assert wants_multilingual(found) is wanted
 
 
 # A Thai vault's greeting: in most of its notes, so no rarity of its own.
