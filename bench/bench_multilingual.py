@@ -64,7 +64,7 @@ def _distinct(paths: list[str]) -> list[str]:
     return list(dict.fromkeys(paths))
 
 
-def _ranker(index: Index, embedder: Embedder, mode: str) -> Callable[[str], list[str]]:
+def ranker(index: Index, embedder: Embedder, mode: str) -> Callable[[str], list[str]]:
     """The ranked distinct note paths of one question, by `mode`."""
     def paths(hits: list[tuple[str, float]]) -> list[str]:
         chunks = index.get_chunks([cid for cid, _ in hits], private=False)
@@ -88,14 +88,14 @@ def _score(rank: Callable[[str], list[str]], questions: list[dict[str, Any]]) ->
     for q in questions:
         notes = rank(q["q"])
         ranks.append(next((i + 1 for i, p in enumerate(notes[:10]) if p in q["expected"]), None))
-    out = _measures(questions, ranks)
+    out = measures(questions, ranks)
     for source in dict.fromkeys(str(q["from"]) for q in questions if "from" in q):
         picked = [(q, r) for q, r in zip(questions, ranks, strict=True) if q.get("from") == source]
-        out[f"<{source}"] = _measures([q for q, _ in picked], [r for _, r in picked])
+        out[f"<{source}"] = measures([q for q, _ in picked], [r for _, r in picked])
     return out
 
 
-def _measures(questions: list[dict[str, Any]], ranks: list[int | None]) -> dict[str, Any]:
+def measures(questions: list[dict[str, Any]], ranks: list[int | None]) -> dict[str, Any]:
     return {"questions": len(questions),
             "hit@5": sum(r is not None and r <= 5 for r in ranks) / len(questions),
             "mrr@10": sum(1 / r for r in ranks if r) / len(questions),
@@ -144,7 +144,7 @@ def run_language(help_root: Path, lang: str, work: Path,
                            "chunks": summary.get("chunks", 0), "embedder": embedder.model_id}
     with open_index(config, writer=False) as index:
         for mode in MODES:
-            out[mode] = _score(_ranker(index, embedder, mode), questions)
+            out[mode] = _score(ranker(index, embedder, mode), questions)
     return out
 
 

@@ -1,0 +1,112 @@
+"""Every language searchable by its words: known items on Obsidian's help vault in 33 languages.
+
+Each language folder of `obsidianmd/obsidian-help` is copied to a temporary vault, indexed cold
+with the settings' defaults (`embed_model = auto`: the embedder its detected languages call for),
+and asked, for each of its notes, three consecutive words of that note's longest line of prose
+as ICU's word segmenter splits them (`bench/known_items.mjs` wrote them, to
+`bench/data/multilingual/known_items.json`: an independent splitter, so Thai, Khmer and Chinese
+words are a reader's words, not Ora's). Written without spaces, as their readers write them, in
+the scripts that put none between words. Reported per language: the embedder, the share of notes
+detected in the folder's own language (Chinese for `zh-TW`), and hit@5 / MRR@10 over distinct
+notes of the default search, BM25 alone and dense alone. A phrase remembered is not a question:
+this measures whether a note's own words find it, in every script; the question sets of
+`bench_multilingual.py` measure ranking.
+
+    python bench/bench_known_items.py /tmp/obsidian-help [--languages th,km,...] [--keep DIR]
+        [--write]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from bench_multilingual import MODES, measures, ranker
+from report import ROOT, cpu_name, report_main
+
+from sidecar.index import open_index
+from sidecar.index.languages import language_of
+from sidecar.models.embedder import load_embedder
+from sidecar.settings import make_config
+from sidecar.vault.note import split_frontmatter
+
+ITEMS = ROOT / "bench" / "data" / "multilingual" / "known_items.json"
+HEADING = "## Multilingual: every language searchable by its words"
+# Scripts written without spaces between words: their readers type a phrase without them.
+_UNSPACED = {"zh", "zh-TW", "ja", "th", "km"}
+_SPACE_BETWEEN_NON_LATIN = re.compile(r"(?<=[^\x00-\x7f]) (?=[^\x00-\x7f])")
+
+
+def _typed(words: str, lang: str) -> str:
+    return _SPACE_BETWEEN_NON_LATIN.sub("", words) if lang in _UNSPACED else words
+
+
+def _own_language_share(vault: Path, lang: str) -> float:
+    """The share of the vault's notes detected in its folder's language."""
+    code = "zh" if lang == "zh-TW" else lang
+    found = [language_of([block.body if (block := split_frontmatter(text)) else text]) == code
+             for path in vault.rglob("*.md") for text in [path.read_text(encoding="utf-8")]]
+    return sum(found) / len(found)
+
+
+def run_language(help_root: Path, lang: str, items: list[list[str]], work: Path) -> dict[str, Any]:
+    vault = work / lang / "vault"
+    if not vault.exists():
+        shutil.copytree(help_root / lang, vault, ignore=shutil.ignore_patterns(
+            "*.png", "*.jpg", "*.jpeg", "*.gif", "*.mp4", "*.webm", "*.svg", "*.pdf"))
+    config = make_config(vault, work / lang / "data")
+    embedder = load_embedder(config)
+    with open_index(config, embedder=embedder) as index:
+        index.reconcile()
+    questions = [{"q": _typed(q, lang), "expected": [path]} for q, path in items]
+    out: dict[str, Any] = {"embedder": embedder.model_id.split(":")[0],
+                           "own": _own_language_share(vault, lang)}
+    with open_index(config, writer=False) as index:
+        for mode in MODES:
+            rank = ranker(index, embedder, mode)
+            ranks = [next((i + 1 for i, p in enumerate(rank(q["q"])[:10]) if p in q["expected"]),
+                          None) for q in questions]
+            out[mode] = measures(questions, ranks)
+    return out
+
+
+def run(help_root: Path, languages: list[str], keep: Path | None) -> str:
+    items = json.loads(ITEMS.read_text(encoding="utf-8"))
+    load = os.getloadavg()
+    with tempfile.TemporaryDirectory(prefix="ora-known-") as tmp:
+        work = keep or Path(tmp)
+        results = {lang: run_language(help_root, lang, items[lang], work) for lang in languages}
+    rows = [f"| {lang} | {r['embedder']} | {r['default']['questions']} | {r['own']:.0%} | "
+            + " | ".join(f"{r[m]['hit@5']:.3f} / {r[m]['mrr@10']:.3f}" for m in MODES) + " |"
+            for lang, r in results.items()]
+    return "\n".join([
+        HEADING, "",
+        f"`python bench/bench_known_items.py PATH` on {time.strftime('%Y-%m-%d', time.gmtime())}, "
+        f"{cpu_name()}, load average {load[0]:.2f} / {load[1]:.2f} / {load[2]:.2f}; each vault's "
+        "embedder is the one `embed_model = auto` gives it, no re-ranker. hit@5 / MRR@10 over "
+        "distinct notes; \"own language\": the notes detected in the folder's language.", "",
+        "| language | embedder | phrases | own language | default | BM25 alone | dense alone |",
+        "|---|---|---|---|---|---|---|", *rows, ""])
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("help_vault", type=Path,
+                        help="a checkout or export of obsidianmd/obsidian-help")
+    parser.add_argument("--languages", default=",".join(
+        json.loads(ITEMS.read_text(encoding="utf-8"))))
+    parser.add_argument("--keep", type=Path, help="keep the vaults and indexes in this folder")
+    return report_main(parser, HEADING, lambda args: run(
+        args.help_vault, [lang for lang in args.languages.split(",") if lang], args.keep))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
