@@ -10,7 +10,8 @@ returned to the asker is unchanged: only what enters the vault is cut.
 
 A run is `web_quote_words` words (`schema/memory.json` `answers`), compared case-insensitively
 word by word; a result's whole text counts as a run when it is shorter, down to
-`web_quote_min_words`.
+`web_quote_min_words`. In a result mostly in a script written without spaces (Chinese, Japanese,
+Thai) a character is a word, and a run twice as many of them.
 """
 
 from __future__ import annotations
@@ -20,16 +21,22 @@ from collections.abc import Sequence
 from typing import Any
 from urllib.parse import quote
 
+from sidecar.index.languages import unspaced_share, word_spans
 from sidecar.schema import load_json
 from sidecar.vault.inert import inert
 
-_WORD = re.compile(r"\w+")
 _WEB_REF = re.compile(r"\[W(\d+)\]")
 _TITLE_CHARS = 120
 
 
 def _words(text: str) -> list[re.Match[str]]:
-    return list(_WORD.finditer(text))
+    return word_spans(text)
+
+
+def _scale(text: str) -> int:
+    """Words a run counts in `text`'s script: a character of Chinese, Japanese or Thai is a word
+    here, and about two make a word of a spaced language."""
+    return 2 if unspaced_share(text) > 0.5 else 1
 
 
 def _runs(text: str, size: int) -> set[tuple[str, ...]]:
@@ -46,8 +53,10 @@ def without_web_text(answer: str, web: Sequence[dict[str, Any]]) -> tuple[str, s
     keys = [m.group().casefold() for m in words]
     owner: list[int | None] = [None] * len(words)
     for n, result in enumerate(web, start=1):
-        size = min(run, len(_words(result.get("text", ""))))
-        if size < least:
+        text = result.get("text", "")
+        scale = _scale(text)
+        size = min(run * scale, len(_words(text)))
+        if size < least * scale:
             continue
         runs = _runs(result["text"], size)
         for i in range(len(keys) - size + 1):

@@ -55,10 +55,15 @@ def _splitting_marks() -> dict[int, None]:
     its tone mark, and a Persian word at its zero-width non-joiner. Asked of the tokenizer
     itself, so the two never disagree."""
     plain = _plain()
-    marks = [cp for cp in range(0x300, 0xE01F0)
-             if unicodedata.category(chr(cp)) in ("Mn", "Mc", "Me")]
-    return {cp: None for cp in [*marks, 0x200C, 0x200D]
-            if len(plain.analyze(f"a{chr(cp)}a")) != 1}
+    return {cp: None for cp in _marks() if len(plain.analyze(f"a{chr(cp)}a")) != 1}
+
+
+@cache
+def _marks() -> tuple[int, ...]:
+    """Every combining mark (none lies above U+1FFFF but the variation selectors), and the
+    zero-width joiners."""
+    return (*(cp for cp in [*range(0x300, 0x20000), *range(0xE0100, 0xE01F0)]
+              if unicodedata.category(chr(cp))[0] == "M"), 0x200C, 0x200D)
 
 
 def words(text: str) -> list[str]:
@@ -68,6 +73,35 @@ def words(text: str) -> list[str]:
     if not text.isascii():
         text = text.translate(_splitting_marks())
     return list(_lowered().analyze(text))
+
+
+@cache
+def _word_pattern() -> re.Pattern[str]:
+    s = spec()
+    unspaced = _CJK_RANGES + "".join(s.scripts[name] for name in s.unspaced)
+    # Python's \w holds no combining mark: a Hindi word's vowel signs would end it.
+    runs: list[list[int]] = []
+    for cp in _marks():
+        if runs and runs[-1][1] == cp - 1:
+            runs[-1][1] = cp
+        else:
+            runs.append([cp, cp])
+    marks = "".join(f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in runs)
+    return re.compile(f"[{unspaced}][{marks}]*|(?:[^\\W{unspaced}]|[{marks}])+")
+
+
+def word_spans(text: str) -> list[re.Match[str]]:
+    """`text`'s words where they stand, for comparing texts word by word: a word keeps its
+    marks, and each character of a script written without spaces is a word of its own (a
+    Chinese sentence is not one word)."""
+    return list(_word_pattern().finditer(text))
+
+
+def unspaced_share(text: str) -> float:
+    """The share of `text`'s letters in scripts written without spaces between words."""
+    letters = sum(1 for c in text if c.isalpha())
+    inside = sum(1 for run in _unspaced().findall(text) for c in run if c.isalpha())
+    return inside / letters if letters else 0.0
 
 
 def segment(text: str) -> str:
