@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from sidecar.index.bm25 import Bm25Store, SparseRow
-from sidecar.index.languages import detect, wants_multilingual, shares, words
+from sidecar.index.languages import detect, shares, wants_multilingual, words
 
 
 def _row(i: int, text: str) -> SparseRow:
