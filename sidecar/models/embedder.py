@@ -8,9 +8,9 @@ mask, then L2 normalisation, reading at most 256 tokens (the model's `max_seq_le
 
 The packaged multilingual embedder, `use-multilingual-v3` (`sidecar/models/multilingual.py`), is
 built by `ora models build` beside MiniLM's variants; `auto` takes it for a vault whose notes are
-mostly in languages it reads better than MiniLM (`languages.wants_multilingual`). An embedder pulled from the catalogue (`ora models pull bge-small-en-v1.5`)
-is chosen by naming it in `embed_model`; its pooling, token limit and query prefix come from
-schema/models.json. With
+mostly in languages it reads better than MiniLM (`languages.wants_multilingual`). An embedder
+pulled from the catalogue (`ora models pull bge-small-en-v1.5`) is chosen by naming it in
+`embed_model`; its pooling, token limit and query prefix come from schema/models.json. With
 `embed_url` set, `embed_model` names a model on an OpenAI-compatible server
 (`sidecar/models/remote_embedder.py`).
 """
@@ -122,11 +122,11 @@ def available_variants(models_path: Path) -> list[str]:
 
 
 def choose_variant(setting: str, models_path: Path, indexed: Sequence[str] = (),
-                   not_english: Callable[[], bool] | None = None) -> str:
+                   wanted: Callable[[], bool] | None = None) -> str:
     """The variant `embed_model` names. `auto` is the variant the index was embedded with
     (`indexed`) if it is still available, else the multilingual embedder when the vault is
-    mostly in languages it reads better (`not_english`, asked only then) and it is built, else the first
-    available in AUTO_ORDER: a faster variant becoming available (an upgrade, `ora models
+    mostly in languages it reads better (`wanted`, asked only then) and it is built, else
+    the first available in AUTO_ORDER: a faster variant becoming available (an upgrade, `ora models
     build`) does not re-embed a vault indexed before it, and search always embeds queries with
     the model of the stored vectors."""
     if setting != "auto":
@@ -151,7 +151,7 @@ def choose_variant(setting: str, models_path: Path, indexed: Sequence[str] = (),
             or (variant == multilingual.NAME and multilingual_built)]
     if kept:
         return kept[0]
-    if multilingual_built and not indexed and not_english is not None and not_english():
+    if multilingual_built and not indexed and wanted is not None and wanted():
         return multilingual.NAME
     return found[0]
 
