@@ -63,7 +63,8 @@ BREADCRUMB = " > "
 #     by it: every file is planned again (its vectors reused) and the ledger's new column filled
 # 22: a Markdown link reads as its text (the embedded text changes; other vectors are reused),
 #     and each note's BM25 rows carry its aliases (incoming links by alias)
-CHUNKER_VERSION = 22
+# 23: a tag keeps its letters' combining marks (`#เที่ยว` was `เท`; `#เที่ยว#private` is private)
+CHUNKER_VERSION = 23
 _SENTENCE_END = re.compile(r"[.!?。]$")
 
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache, lru_cache
@@ -25,6 +24,7 @@ from typing import Any
 import tantivy
 
 from sidecar.schema import load_json
+from sidecar.vault import marks
 from sidecar.vault.note import split_frontmatter
 from sidecar.vault.scan import iter_note_paths, read_regular
 from sidecar.vault.vault_settings import is_excluded, load_vault_settings, note_language
@@ -55,15 +55,7 @@ def _splitting_marks() -> dict[int, None]:
     its tone mark, and a Persian word at its zero-width non-joiner. Asked of the tokenizer
     itself, so the two never disagree."""
     plain = _plain()
-    return {cp: None for cp in _marks() if len(plain.analyze(f"a{chr(cp)}a")) != 1}
-
-
-@cache
-def _marks() -> tuple[int, ...]:
-    """Every combining mark (none lies above U+1FFFF but the variation selectors), and the
-    zero-width joiners."""
-    return (*(cp for cp in [*range(0x300, 0x20000), *range(0xE0100, 0xE01F0)]
-              if unicodedata.category(chr(cp))[0] == "M"), 0x200C, 0x200D)
+    return {cp: None for cp in marks.CODEPOINTS if len(plain.analyze(f"a{chr(cp)}a")) != 1}
 
 
 def words(text: str) -> list[str]:
@@ -79,15 +71,7 @@ def words(text: str) -> list[str]:
 def _word_pattern() -> re.Pattern[str]:
     s = spec()
     unspaced = _CJK_RANGES + "".join(s.scripts[name] for name in s.unspaced)
-    # Python's \w holds no combining mark: a Hindi word's vowel signs would end it.
-    runs: list[list[int]] = []
-    for cp in _marks():
-        if runs and runs[-1][1] == cp - 1:
-            runs[-1][1] = cp
-        else:
-            runs.append([cp, cp])
-    marks = "".join(f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in runs)
-    return re.compile(f"[{unspaced}][{marks}]*|(?:[^\\W{unspaced}]|[{marks}])+")
+    return re.compile(f"[{unspaced}][{marks.MARKS}]*|(?:[^\\W{unspaced}]|[{marks.MARKS}])+")
 
 
 def word_spans(text: str) -> list[re.Match[str]]:

@@ -4,7 +4,8 @@ as `a`.
 
 Frontmatter values may be a list or one string, comma- or space-separated, with or without `#`.
 Inline tags follow Obsidian's syntax: `#` at the start of a line, after whitespace or right after
-another tag (`#a#b`, `#a/#b`), then letters, digits, `_`, `-` and `/`, not all digits, read only
+another tag (`#a#b`, `#a/#b`), then letters (with their combining marks: `#पढ़ाई`, `#เที่ยว`),
+digits, `_`, `-` and `/`, not all digits, read only
 in the body's prose (`prose.py`: not in code, math, comments or HTML blocks, block-quoted ones
 included) and never in wikilinks, link targets or URLs; a heading's `# ` is not a tag. Privacy is
 stricter than Obsidian's tags: `mentions_private` finds `#private` anywhere in the body, those
@@ -19,19 +20,22 @@ from functools import cache
 from typing import Any
 
 from sidecar.schema import load_json
+from sidecar.vault.marks import MARKS
 from sidecar.vault.prose import prose_lines
 
 _SEPARATORS = re.compile(r"[,\s]+")
 # after whitespace, a line's start or `_` (Obsidian reads `snake_case_#tag` and `_#tag_` as `tag`)
-_INLINE = re.compile(r"(?:(?<!\S)|(?<=_))#([\w/-]+)")
-_CHAINED = re.compile(r"#([\w/-]+)")  # a `#` right after a tag starts another (`#a#b`, `#a/#b`)
+_INLINE = re.compile(rf"(?:(?<!\S)|(?<=_))#([\w{MARKS}/-]+)")
+# a `#` right after a tag starts another (`#a#b`, `#a/#b`)
+_CHAINED = re.compile(rf"#([\w{MARKS}/-]+)")
 _WIKILINK = re.compile(r"!?\[\[[^\]]*\]\]")
 _LINK_TARGET = re.compile(r"\]\([^)]*\)")
 _URL = re.compile(r"\b[a-z][a-z0-9+.-]*://\S+", re.IGNORECASE)
 # `#private` after no letter, digit or `#` (`_` too), or chained to a tag-like run
 # (`#work#private`), and ending its word (an `_` that closes emphasis too: `_#private_`)
 _PRIVATE_ANYWHERE = re.compile(
-    r"(?<![^\W_])(?<!#)(?:#[\w/-]+)*#private(?!-|[^\W_]|_[^\W_])", re.IGNORECASE)
+    rf"(?<![^\W_])(?<![{MARKS}])(?<!#)(?:#[\w{MARKS}/-]+)*#private(?!-|[^\W_]|[{MARKS}]|_[^\W_])",
+    re.IGNORECASE)
 _PRIVATE_AT = re.compile("#private", re.IGNORECASE)  # what every match of it holds
 
 

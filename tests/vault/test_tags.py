@@ -271,6 +271,25 @@ def test_only_the_private_tag_itself_makes_a_note_private(body: str) -> None:
     assert not parse_note(body, "n.md").is_private
 
 
+@pytest.mark.parametrize(("body", "tags"), [
+    ("สรุป #เที่ยว และ #การเงิน\n", ["เที่ยว", "การเงิน"]),
+    ("आज #पढ़ाई की\n", ["पढ़ाई"]),
+    ("امروز #کتاب‌ها\n", ["کتاب‌ها"]),
+    ("#cafe\u0301 ok\n", ["cafe\u0301"]),
+])
+def test_a_tag_keeps_the_combining_marks_of_its_letters(body: str, tags: list[str]) -> None:
+    """Python's `\\w` holds no combining mark: `#पढ़ाई` was the tag `पढ`, `#เที่ยว` was `เท`,
+    so a filter on the tag Obsidian shows found nothing."""
+    assert [t for t, _ in inline_tags_with_lines(body)] == tags
+
+
+def test_a_private_tag_chained_to_a_thai_tag_makes_the_note_private() -> None:
+    # The chain `#เที่ยว#private` stopped at the tone mark, and the `#private` after a letter
+    # was no tag: the note was public.
+    assert parse_note("ทริป #เที่ยว#private\n", "n.md").is_private
+    assert not parse_note("ทริป #privateเที่ยว\n", "n.md").is_private
+
+
 TYPED = ("---\nnexus: []\ntype: engram\n{fm}date created: 2024-01-01\n"
          "date modified: 2024-01-01\n---\n{body}")
 
