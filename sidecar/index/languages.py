@@ -1,14 +1,18 @@
 """The languages of BM25 analysis (`schema/languages.json`): one analyzer each, a note's language
-detected from its stopwords or its script, and the character n-grams that let compounds match
-their parts.
+detected from its script, letters and stopwords, and the character n-grams that let compounds
+match their parts.
 
-Detection counts, for each language with a stopword list, how many of a text's words are its
-stopwords, and takes the language with the most (English on a tie): on Obsidian's help vault in
-six languages it named every note's language, and 98 % of 300-character excerpts, as py3langid
-did, at a third of its cost (~0.2 ms an excerpt, ~2 ms a note) and without a dependency
-(docs/benchmarks.md, "Multilingual"). Chinese, Japanese and Korean have no stopwords to count: a
-text mostly of their characters is told by its script. A text with too few stopwords to tell (a
-list, code, a name) is given the default.
+Detection takes the script most of a text's letters are in; a language of that script whose own
+letters the text holds (Ukrainian, Persian) is the text's; else it counts, for each language of
+that script (and English) with a stopword list, how many of the text's words are its stopwords,
+and takes the language with the most (English on a tie): on Obsidian's help vault in six
+languages it named every note's language, and 98 % of 300-character excerpts, as py3langid did,
+at a third of its cost (~0.2 ms an excerpt, ~2 ms a note) and without a dependency; in 33
+languages it names 164–173 of each vault's 173 notes (docs/benchmarks.md, "Multilingual").
+Chinese, Japanese and Korean have no stopwords to count: a text mostly of their characters is
+told by them; a script none of whose languages has stopwords (Greek, Hebrew, Thai) tells its
+first language. A text with too few stopwords to tell (a list, code, a name) is given the
+default.
 """
 
 from __future__ import annotations
@@ -58,19 +62,27 @@ def _splitting_marks() -> dict[int, None]:
     return {cp: None for cp in marks.CODEPOINTS if len(plain.analyze(f"a{chr(cp)}a")) != 1}
 
 
+def _joined(text: str) -> str:
+    return text if text.isascii() else text.translate(_splitting_marks())
+
+
 def words(text: str) -> list[str]:
     """`text`'s words as the index cuts them (lowercased, marks kept within their word), a run of
     a script written without spaces whole: Python's `\\w` stops at every combining mark, so a
     query's Hindi or Thai word reached the index as pieces no note held."""
-    if not text.isascii():
-        text = text.translate(_splitting_marks())
-    return list(_lowered().analyze(text))
+    return list(_lowered().analyze(_joined(text)))
+
+
+@cache
+def _unspaced_class() -> str:
+    """The character class body of the scripts written without spaces between words."""
+    s = spec()
+    return _CJK_RANGES + "".join(s.scripts[name] for name in s.unspaced)
 
 
 @cache
 def _word_pattern() -> re.Pattern[str]:
-    s = spec()
-    unspaced = _CJK_RANGES + "".join(s.scripts[name] for name in s.unspaced)
+    unspaced = _unspaced_class()
     return re.compile(f"[{unspaced}][{marks.MARKS}]*|(?:[^\\W{unspaced}]|[{marks.MARKS}])+")
 
 
@@ -91,9 +103,7 @@ def unspaced_share(text: str) -> float:
 def segment(text: str) -> str:
     """`text` with the marks the tokenizer would cut a word at dropped, and every run of a
     script written without spaces as its overlapping character pairs."""
-    if not text.isascii():
-        text = text.translate(_splitting_marks())
-    return _unspaced().sub(_pairs, text)
+    return _unspaced().sub(_pairs, _joined(text))
 
 
 # Longer tokens are not words (hashes, base64, URLs run together).
@@ -179,8 +189,7 @@ def _range(hex_range: str) -> str:
 
 @cache
 def _unspaced() -> re.Pattern[str]:
-    s = spec()
-    return re.compile(f"[{_CJK_RANGES}{''.join(s.scripts[name] for name in s.unspaced)}]+")
+    return re.compile(f"[{_unspaced_class()}]+")
 
 
 @cache
@@ -283,10 +292,11 @@ def query_stopword(code: str, word: str) -> bool:
 
 
 def detect(text: str) -> str | None:
-    """The language whose stopwords are most of `text`'s words, or the CJK language of a text
-    whose CJK character pairs outnumber them; None when too few words tell (a CJK run counts as
-    its pairs: Latin words in Chinese text do not make it Portuguese, nor a Chinese note of
-    names and links English). Remembered for the last `_DETECTED_MOST` texts, by digest: a note
+    """The language of `text`'s script that its letters name, or whose stopwords are most of its
+    words, or the CJK language of a text whose CJK character pairs outnumber them, or its
+    script's when none of the script's languages has stopwords; None when too few words tell (a
+    CJK run counts as its pairs: Latin words in Chinese text do not make it Portuguese, nor a
+    Chinese note of names and links English). Remembered for the last `_DETECTED_MOST` texts, by digest: a note
     is read again whenever what other notes' links say of it changes (`anchors.py`)."""
     head = text[: spec().max_chars]
     key = hashlib.blake2b(head.encode(), digest_size=16).digest()
@@ -317,12 +327,12 @@ def _detect(head: str) -> str | None:
     counts = {code: words - len(stop.analyze(sample))
               for code, stop in _stopword_filters().items()
               if s.languages[code].script == script or code == s.default}
-    best = max(counts, key=lambda code: (counts[code], code == s.default), default=None)
-    found = counts.get(best, 0) if best else 0
+    best = max(counts, key=lambda code: (counts[code], code == s.default))
+    found = counts[best]
     pairs = sum(1 for token in tokens if _CJK.match(token))
     if pairs > found and pairs >= s.min_stopwords:
         return _cjk_language(sample)
-    if best and found >= max(s.min_stopwords, s.min_share * words):
+    if found >= max(s.min_stopwords, s.min_share * words):
         return best
     return _script_language(script)
 
