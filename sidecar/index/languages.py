@@ -296,8 +296,9 @@ def detect(text: str) -> str | None:
     words, or the CJK language of a text whose CJK character pairs outnumber them, or its
     script's when none of the script's languages has stopwords; None when too few words tell (a
     CJK run counts as its pairs: Latin words in Chinese text do not make it Portuguese, nor a
-    Chinese note of names and links English). Remembered for the last `_DETECTED_MOST` texts, by digest: a note
-    is read again whenever what other notes' links say of it changes (`anchors.py`)."""
+    Chinese note of names and links English). Remembered for the last `_DETECTED_MOST` texts,
+    by digest: a note is read again whenever what other notes' links say of it changes
+    (`anchors.py`)."""
     head = text[: spec().max_chars]
     key = hashlib.blake2b(head.encode(), digest_size=16).digest()
     if key in _detected:
