@@ -34,7 +34,7 @@ from typing import Any, cast
 from unittest import mock
 
 import numpy as np
-from bench_multilingual import DEPTH, QUESTIONS, _distinct, _ranker, _score
+from bench_multilingual import DEPTH, QUESTIONS, _distinct, _score, ranker
 
 from sidecar.index import languages, open_index
 from sidecar.index.index import Index
@@ -148,11 +148,11 @@ def sweep(
         questions = json.loads((QUESTIONS / f"{lang}.json").read_text("utf-8"))["questions"]
         with open_index(make_config(keep / lang / "vault", keep / lang / "data"),
                         writer=False) as index, asyncio.Runner() as runner:
-            add("dense alone | ", _ranker(index, embedder, "dense"), questions)
+            add("dense alone | ", ranker(index, embedder, "dense"), questions)
             for on in (True, False):
                 with feedback(on):
                     mark = "on" if on else "off"
-                    add(f"BM25 alone | {mark}", _ranker(index, embedder, "bm25"), questions)
+                    add(f"BM25 alone | {mark}", ranker(index, embedder, "bm25"), questions)
                     for lift, variant in itertools.product(lifts, variants):
                         with lifted(lift):
                             shown = "" if lift is None else f", lift {lift:g}"
