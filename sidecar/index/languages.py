@@ -399,14 +399,13 @@ def not_english(found: Mapping[str, float]) -> float:
 def wants_multilingual(found: Mapping[str, float]) -> bool:
     """Whether a vault of these language shares is searched better by the multilingual embedder
     (`suggest.model`) than by an English-only one: when at least `suggest.share` of its notes are
-    in a language that embedder was trained on (its catalogue entry's `languages`), or in a
-    script other than Latin, which an English vocabulary cannot read. A Czech vault, in neither,
-    keeps the English-only one, which ranked its help vault better (docs/benchmarks.md)."""
+    in a language that embedder was trained on (its catalogue entry's `languages`) or that it
+    ranked better when measured (`suggest.also`). A Czech vault keeps MiniLM, which ranked its
+    help vault better, and so do Greek, Hebrew or Bengali ones: there the multilingual vectors
+    are noise that its fusion weighs above BM25 (docs/benchmarks.md)."""
     rule = load_json("languages.json")["suggest"]
-    trained = set(_catalogue_entry(str(rule["model"])).get("languages", ()))
-    s = spec()
-    share = sum(n for code, n in found.items() if code != "en" and (
-        code in trained or s.languages[code].script != "latin"))
+    wanted = {*_catalogue_entry(str(rule["model"])).get("languages", ()), *rule["also"]}
+    share = sum(n for code, n in found.items() if code != "en" and code in wanted)
     return share >= float(rule["share"])
 
 
