@@ -11,9 +11,9 @@ distinct notes (a note ranks where its first chunk does), for:
 - `bm25`: the BM25 half alone;
 - `dense`: the dense half alone.
 
-Italian, Dutch and French are the tuning sets; Spanish and German are the final check, never tuned
-on. English (`en.json`) is their reference: the Spanish and German questions translated one by
-one (each question's `from`), expecting the English note of the same permalink, reported whole
+Italian, Dutch, French, Polish, Czech, Russian and Ukrainian are the tuning sets; Spanish and
+German are the final check, never tuned on. English (`en.json`) is their reference: the Spanish
+and German questions translated one by one (each question's `from`), expecting the English note of the same permalink, reported whole
 and per source (`en<es`, `en<de`), so a language is compared with English on the same questions.
 Each vault is indexed with the embedder the settings give it (`embed_model = auto` takes the
 packaged multilingual one for a vault mostly not in English; `ORA_EMBED_URL` / `ORA_EMBED_MODEL`
@@ -53,7 +53,7 @@ from sidecar.vault.scan import iter_note_paths
 
 QUESTIONS = ROOT / "bench" / "data" / "multilingual"
 HEADING = "## Multilingual: Obsidian's help vault per language"
-LANGUAGES = ("it", "nl", "fr", "es", "de", "zh", "en")
+LANGUAGES = ("it", "nl", "fr", "pl", "cs", "ru", "uk", "es", "de", "zh", "en")
 MODES = ("default", "bm25", "dense")
 DEPTH = 30
 # A wikilink to rewrite (this bench writes links; Ora reads them through vault/links.py).
