@@ -13,8 +13,9 @@ distinct notes (a note ranks where its first chunk does), for:
 
 Italian, Dutch, French, Polish, Czech, Russian and Ukrainian are the tuning sets; Spanish and
 German are the final check, never tuned on. English (`en.json`) is their reference: the Spanish
-and German questions translated one by one (each question's `from`), expecting the English note of the same permalink, reported whole
-and per source (`en<es`, `en<de`), so a language is compared with English on the same questions.
+and German questions translated one by one (each question's `from`), expecting the English note
+of the same permalink, reported whole and per source (`en<es`, `en<de`), so a language is
+compared with English on the same questions.
 Each vault is indexed with the embedder the settings give it (`embed_model = auto` takes the
 packaged multilingual one for a vault mostly not in English; `ORA_EMBED_URL` / `ORA_EMBED_MODEL`
 name another), loaded before its index is timed.
