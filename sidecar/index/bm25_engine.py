@@ -292,11 +292,14 @@ def _query(terms: Terms, searcher: tantivy.Searcher) -> tantivy.Query:
 
 def _shared_rarity(terms: Terms, searcher: tantivy.Searcher) -> list[float]:
     """Per pair of `terms.words`, the weight that scores it by the rarity of its query token in
-    every language's field together, not in its own alone. tantivy counts a term's documents in
-    its field but all documents of the index, so a word common in the vault's main language
-    looked rare in the field of the few notes of another (a Khmer vault's notes read as English
-    for their many English words): those few notes took the top of every search. In a store of
-    one language every weight is 1."""
+    every language's field together, not in its own alone, where more than four in five of the
+    token's documents are in other fields. tantivy counts a term's documents in its field but
+    all documents of the index, so a word common in the vault's main language looked rare in the
+    field of the few notes of another (a Khmer vault's notes read as English for their many
+    English words): those few notes took the top of every search. A word shared more evenly (an
+    Italian and English vault's "file", "plugin") keeps its field's rarity: corrected too, the
+    Italian questions of such a vault ranked worse. In a store of one language every weight is
+    1."""
     if not terms.tokens or len({field for field, _ in terms.words}) < 2:
         return [1.0] * len(terms.words)
     docs = int(searcher.num_docs)
@@ -304,7 +307,7 @@ def _shared_rarity(terms: Terms, searcher: tantivy.Searcher) -> list[float]:
     shared: dict[int, int] = {}
     for token, n in zip(terms.tokens, found, strict=True):
         shared[token] = shared.get(token, 0) + n
-    return [_idf(shared[token], docs) / _idf(n, docs) if 0 < n < shared[token] else 1.0
+    return [_idf(shared[token], docs) / _idf(n, docs) if 0 < 4 * n < shared[token] else 1.0
             for token, n in zip(terms.tokens, found, strict=True)]
 
 
