@@ -29,10 +29,6 @@ _WEB_REF = re.compile(r"\[W(\d+)\]")
 _TITLE_CHARS = 120
 
 
-def _words(text: str) -> list[re.Match[str]]:
-    return word_spans(text)
-
-
 def _scale(text: str) -> int:
     """Words a run counts in `text`'s script: a character of Chinese, Japanese or Thai is a word
     here, and about two make a word of a spaced language."""
@@ -40,7 +36,7 @@ def _scale(text: str) -> int:
 
 
 def _runs(text: str, size: int) -> set[tuple[str, ...]]:
-    words = [m.group().casefold() for m in _words(text)]
+    words = [m.group().casefold() for m in word_spans(text)]
     return {tuple(words[i:i + size]) for i in range(len(words) - size + 1)}
 
 
@@ -49,13 +45,13 @@ def without_web_text(answer: str, web: Sequence[dict[str, Any]]) -> tuple[str, s
     pointer to that result, and the numbers (from 1) of the results it quoted."""
     spec = load_json("memory.json")["answers"]
     run, least = int(spec["web_quote_words"]), int(spec["web_quote_min_words"])
-    words = _words(answer)
+    words = word_spans(answer)
     keys = [m.group().casefold() for m in words]
     owner: list[int | None] = [None] * len(words)
     for n, result in enumerate(web, start=1):
         text = result.get("text", "")
         scale = _scale(text)
-        size = min(run * scale, len(_words(text)))
+        size = min(run * scale, len(word_spans(text)))
         if size < least * scale:
             continue
         runs = _runs(result["text"], size)

@@ -59,7 +59,7 @@ def _splitting_marks() -> dict[int, None]:
     its tone mark, and a Persian word at its zero-width non-joiner. Asked of the tokenizer
     itself, so the two never disagree."""
     plain = _plain()
-    return {cp: None for cp in marks.CODEPOINTS if len(plain.analyze(f"a{chr(cp)}a")) != 1}
+    return {cp: None for cp in marks.codepoints() if len(plain.analyze(f"a{chr(cp)}a")) != 1}
 
 
 def _joined(text: str) -> str:
@@ -83,7 +83,7 @@ def _unspaced_class() -> str:
 @cache
 def _word_pattern() -> re.Pattern[str]:
     unspaced = _unspaced_class()
-    return re.compile(f"[{unspaced}][{marks.MARKS}]*|(?:[^\\W{unspaced}]|[{marks.MARKS}])+")
+    return re.compile(f"[{unspaced}][{marks.marks()}]*|(?:[^\\W{unspaced}]|[{marks.marks()}])+")
 
 
 def word_spans(text: str) -> list[re.Match[str]]:

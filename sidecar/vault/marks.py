@@ -3,29 +3,32 @@
 Python's `\\w` holds letters and digits but no combining mark, so a pattern of `\\w` cut a Hindi
 or Bengali word at its vowel signs and virama, a Thai word at its vowels and tone marks, and a
 Persian word at its zero-width non-joiner: `#पढ़ाई` was the tag `पढ`. Patterns that read words
-add `MARKS` to their class.
+add `marks()` to their class. Both are worked out at their first use (~25 ms), not at start-up.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
-
-# Every combining mark (none lies above U+1FFFF but the variation selectors), and ZWNJ and ZWJ.
-CODEPOINTS: tuple[int, ...] = (
-    *(cp for cp in [*range(0x300, 0x20000), *range(0xE0100, 0xE01F0)]
-      if unicodedata.category(chr(cp))[0] == "M"), 0x200C, 0x200D)
+from functools import cache
 
 
-def _ranges(codepoints: tuple[int, ...]) -> str:
+@cache
+def codepoints() -> tuple[int, ...]:
+    """Every combining mark (none lies above U+1FFFF but the variation selectors), and ZWNJ and
+    ZWJ."""
+    return (*(cp for cp in [*range(0x300, 0x20000), *range(0xE0100, 0xE01F0)]
+              if unicodedata.category(chr(cp))[0] == "M"), 0x200C, 0x200D)
+
+
+@cache
+def marks() -> str:
+    """The body of a regular expression's character class: `[\\w{marks()}]` is a word's
+    character."""
     runs: list[list[int]] = []
-    for cp in sorted(codepoints):
+    for cp in sorted(codepoints()):
         if runs and runs[-1][1] == cp - 1:
             runs[-1][1] = cp
         else:
             runs.append([cp, cp])
     return "".join(f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in runs)
-
-
-MARKS = _ranges(CODEPOINTS)
-"""The body of a regular expression's character class: `[\\w{MARKS}]` is a word's character."""

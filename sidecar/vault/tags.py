@@ -20,23 +20,36 @@ from functools import cache
 from typing import Any
 
 from sidecar.schema import load_json
-from sidecar.vault.marks import MARKS
+from sidecar.vault.marks import marks
 from sidecar.vault.prose import prose_lines
 
 _SEPARATORS = re.compile(r"[,\s]+")
-# after whitespace, a line's start or `_` (Obsidian reads `snake_case_#tag` and `_#tag_` as `tag`)
-_INLINE = re.compile(rf"(?:(?<!\S)|(?<=_))#([\w{MARKS}/-]+)")
-# a `#` right after a tag starts another (`#a#b`, `#a/#b`)
-_CHAINED = re.compile(rf"#([\w{MARKS}/-]+)")
 _WIKILINK = re.compile(r"!?\[\[[^\]]*\]\]")
 _LINK_TARGET = re.compile(r"\]\([^)]*\)")
 _URL = re.compile(r"\b[a-z][a-z0-9+.-]*://\S+", re.IGNORECASE)
-# `#private` after no letter, digit or `#` (`_` too), or chained to a tag-like run
-# (`#work#private`), and ending its word (an `_` that closes emphasis too: `_#private_`)
-_PRIVATE_ANYWHERE = re.compile(
-    rf"(?<![^\W_])(?<![{MARKS}])(?<!#)(?:#[\w{MARKS}/-]+)*#private(?!-|[^\W_]|[{MARKS}]|_[^\W_])",
-    re.IGNORECASE)
 _PRIVATE_AT = re.compile("#private", re.IGNORECASE)  # what every match of it holds
+
+
+@cache
+def _inline() -> re.Pattern[str]:
+    # after whitespace, a line's start or `_` (Obsidian reads `snake_case_#tag` and `_#tag_` as
+    # `tag`)
+    return re.compile(rf"(?:(?<!\S)|(?<=_))#([\w{marks()}/-]+)")
+
+
+@cache
+def _chained() -> re.Pattern[str]:
+    # a `#` right after a tag starts another (`#a#b`, `#a/#b`)
+    return re.compile(rf"#([\w{marks()}/-]+)")
+
+
+@cache
+def _private_anywhere() -> re.Pattern[str]:
+    # `#private` after no letter, digit or `#` (`_` too), or chained to a tag-like run
+    # (`#work#private`), and ending its word (an `_` that closes emphasis too: `_#private_`)
+    m = marks()
+    return re.compile(rf"(?<![^\W_])(?<![{m}])(?<!#)(?:#[\w{m}/-]+)*#private"
+                      rf"(?!-|[^\W_]|[{m}]|_[^\W_])", re.IGNORECASE)
 
 
 @cache
@@ -97,7 +110,7 @@ def inline_tags_with_lines(body: str) -> list[tuple[str, int]]:
     found = []
     for n, text in _tagged_lines(body):
         at = 0
-        while (match := _INLINE.search(text, at)) is not None:
+        while (match := _inline().search(text, at)) is not None:
             emphasis = text[match.start() - 1: match.start()] == "_"
             while match is not None:
                 at = match.end()
@@ -106,7 +119,7 @@ def inline_tags_with_lines(body: str) -> list[tuple[str, int]]:
                 if not tag or tag.replace("/", "").isdigit():
                     break
                 found.append((tag, n))
-                match = _CHAINED.match(text, at)
+                match = _chained().match(text, at)
     return found
 
 
@@ -116,7 +129,7 @@ def mentions_private(body: str) -> bool:
     note counts as private on it (fail safe), while its tags and filters follow Obsidian."""
     # Most bodies hold no `#private` at all: found at once, where the full pattern tries its
     # look-behinds at every character.
-    return _PRIVATE_AT.search(body) is not None and _PRIVATE_ANYWHERE.search(body) is not None
+    return _PRIVATE_AT.search(body) is not None and _private_anywhere().search(body) is not None
 
 
 def may_have_inline(body: str, tag: str) -> bool:
