@@ -30,6 +30,19 @@ def test_a_notes_language_is_detected_from_its_stopwords(text: str, code: str) -
     assert detect(text) == code
 
 
+# Snowball's Danish list lacks the function words Danish shares with Norwegian ("kan",
+# "hvordan"), which its Norwegian list has: Danish help text was read as Norwegian.
+@pytest.mark.parametrize(("text", "code"), [
+    ("Du kan se, hvordan noten er forbundet med nogle af de andre noter, og du kan åbne den i et "
+     "nyt vindue.",
+     "da"),
+    ("Du kan se hvordan notatet er koblet til noen av de andre notatene, og du kan åpne det i et "
+     "nytt vindu.",
+     "no")])
+def test_danish_and_norwegian_are_told_apart(text: str, code: str) -> None:
+    assert detect(text) == code
+
+
 @pytest.mark.parametrize(
     "text", ["", "Kubernetes, Grafana, Prometheus", "東京", "x = f(y)"])
 def test_text_with_too_few_stopwords_gets_the_default(text: str) -> None:
