@@ -26,6 +26,7 @@ from sidecar.models.reranker import Reranker, rerank_limits
 from sidecar.retrieval.copies import collapse, copy_key
 from sidecar.retrieval.filters import is_admissible, result_flags
 from sidecar.retrieval.fusion import FusionSettings, Ranked, fusion_settings, ranks, top
+from sidecar.retrieval.phrases import holds, phrase, phrase_settings
 from sidecar.retrieval.rerank import rerank_pool
 from sidecar.retrieval.scoring import final_score, recency_factor
 from sidecar.schema import Schema, get_schema
@@ -190,7 +191,7 @@ async def candidates(
         namespace=options.namespace)
     pool = fuse_pool(lists, depth, fusion, unembedded=unembedded)
     facts = await _facts(index, [chunk_id for chunk_id, _ in pool], options)
-    return lists, _lifted(_admitted(pool, facts, options), notes, fusion)
+    return lists, _phrased(_lifted(_admitted(pool, facts, options), notes, fusion), query, fusion)
 
 
 def _lifted(
@@ -205,6 +206,25 @@ def _lifted(
     top_score = fusion.ceiling(RETRIEVERS)
     lifted = [(chunk, (fused + weight * top_score * notes.get(chunk.path, 0.0)) / (1 + weight))
               for chunk, fused in admitted]
+    return sorted(lifted, key=lambda item: -item[1])
+
+
+def _phrased(
+    admitted: Sequence[tuple[Chunk, float]], query: str, fusion: FusionSettings,
+) -> list[tuple[Chunk, float]]:
+    """`admitted`, best first, each chunk that holds the whole query word for word lifted by
+    `phrase.weight` of the fused scale, the sums scaled back within it (`phrases.py`); as it
+    was when none holds it, as a question's candidates mostly are."""
+    settings = phrase_settings()
+    pattern = phrase(query, settings.min_words) if settings.weight else None
+    if pattern is None:
+        return list(admitted)
+    held = [holds(chunk.path, chunk.text, pattern) for chunk, _ in admitted]
+    if not any(held):
+        return list(admitted)
+    lift = settings.weight * fusion.ceiling(RETRIEVERS)
+    lifted = [(chunk, (fused + lift * found) / (1 + settings.weight))
+              for (chunk, fused), found in zip(admitted, held, strict=True)]
     return sorted(lifted, key=lambda item: -item[1])
 
 

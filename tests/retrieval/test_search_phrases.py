@@ -1,0 +1,72 @@
+"""A query found word for word in a note lifts the note above those that only share its words or
+its meaning: the phrase a user remembers finds where it was written, in any script."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+from sidecar.retrieval.phrases import PhraseSettings, holds, phrase
+
+from .conftest import IndexVault, NoteSpec
+
+# The harbour notes share the query's words and its meaning; the diary holds the phrase itself.
+NOTES = [
+    NoteSpec("Harbour.md", "resource", "# Harbour\n\nThe harbour is calm at sunrise, before the "
+             "boats go out and the fish market opens on the quay."),
+    NoteSpec("Diary 2024-05-02.md", "resource", "# Diary\n\nBought bread, called my sister, "
+             "fixed the bike chain and read two chapters. Wrote a poem about the quiet harbour "
+             "at dawn for the reading group, then cooked soup and went to bed early."),
+]
+QUERY = "the quiet harbour at dawn"
+
+
+@pytest.mark.parametrize(("weight", "first"), [(0.0, False), (None, True)])
+async def test_a_note_holding_the_query_word_for_word_ranks_first(
+    index_vault: IndexVault, monkeypatch: pytest.MonkeyPatch, weight: float | None, first: bool,
+) -> None:
+    if weight is not None:  # the lift turned off, to see that it is what turns the order
+        monkeypatch.setattr(sys.modules["sidecar.retrieval.search"], "phrase_settings",
+                            lambda: PhraseSettings(weight, 2))
+    vault = index_vault(NOTES)
+    document = await vault.search(QUERY, rerank=False)
+    paths = [r["path"] for r in document["results"]]
+    assert (paths[0] == "Diary 2024-05-02.md") is first
+    assert all(0 < r["why"]["fused"] <= 1 for r in document["results"])
+
+
+def test_the_words_must_stand_in_order_side_by_side() -> None:
+    words = phrase("Quiet Harbour at dawn", 2)
+    assert words is not None
+    assert holds("Diary.md", "a poem about the quiet harbour at dawn.", words)
+    assert holds("Diary.md", "the quiet harbour,\nat dawn", words)
+    assert not holds("Diary.md", "at dawn the quiet harbour", words)
+    assert not holds("Diary.md", "the quiet harbour, and at dawn", words)
+    assert not holds("Diary.md", "the quiet harbourside at dawn", words)
+    assert not holds("Diary.md", "the unquiet harbour at dawn", words)
+
+
+def test_a_single_word_is_no_phrase() -> None:
+    assert phrase("harbour", 2) is None
+
+
+def test_a_query_naming_the_note_is_held_by_its_chunks() -> None:
+    words = phrase("graph view", 2)
+    assert words is not None and holds("Plugins/Graph view.md", "Shows notes as a network.", words)
+
+
+@pytest.mark.parametrize(("text", "query"), [
+    ("本周的字数统计功能已经完成。", "字数统计"),  # no spaces: each character a word
+    ("मेरी हिन्दी की किताबें यहाँ हैं", "हिन्दी की किताबें"),  # marks stay inside their word
+    ("Die Anzahl der Wörter steht unten.", "anzahl der WÖRTER"),
+])
+def test_a_phrase_is_found_in_any_script(text: str, query: str) -> None:
+    words = phrase(query, 2)
+    assert words is not None and holds("Note.md", text, words)
+
+
+def test_a_word_is_not_found_inside_another_at_its_marks() -> None:
+    # "न्दी" ends "हिन्दी", after the vowel sign of "हि": a mark belongs to its word.
+    words = phrase("न्दी की", 2)
+    assert words is not None and not holds("Note.md", "मेरी हिन्दी की किताबें", words)
