@@ -11,14 +11,13 @@ distinct notes (a note ranks where its first chunk does), for:
 - `bm25`: the BM25 half alone;
 - `dense`: the dense half alone.
 
-Italian, Dutch, French, Polish, Czech, Russian and Ukrainian are the tuning sets; Spanish and
-German are the final check, never tuned on. English (`en.json`) is their reference: the Spanish
-and German questions translated one by one (each question's `from`), expecting the English note
-of the same permalink, reported whole and per source (`en<es`, `en<de`), so a language is
-compared with English on the same questions.
-Each vault is indexed with the embedder the settings give it (`embed_model = auto` takes the
-packaged multilingual one for a vault mostly not in English; `ORA_EMBED_URL` / `ORA_EMBED_MODEL`
-name another), loaded before its index is timed.
+Italian, Dutch, French, Polish, Czech, Russian, Ukrainian, Greek and Hebrew are the tuning sets;
+Spanish and German are the final check, never tuned on. English (`en.json`) is their reference: the
+Spanish and German questions translated one by one (each question's `from`), expecting the English
+note of the same permalink, reported whole and per source (`en<es`, `en<de`), so a language is
+compared with English on the same questions. Each vault is indexed with the embedder the settings
+give it (`embed_model = auto` takes the packaged multilingual one for a vault mostly not in
+English; `ORA_EMBED_URL` / `ORA_EMBED_MODEL` name another), loaded before its index is timed.
 
 With `--markdown-links` each vault's wikilinks are first written as Markdown links, as Obsidian
 writes them with "Use [[Wikilinks]]" turned off and the shortest path (`[[Graph view#Filters|the
@@ -54,7 +53,7 @@ from sidecar.vault.scan import iter_note_paths
 
 QUESTIONS = ROOT / "bench" / "data" / "multilingual"
 HEADING = "## Multilingual: Obsidian's help vault per language"
-LANGUAGES = ("it", "nl", "fr", "pl", "cs", "ru", "uk", "es", "de", "zh", "en")
+LANGUAGES = ("it", "nl", "fr", "pl", "cs", "ru", "uk", "el", "he", "es", "de", "zh", "en")
 MODES = ("default", "bm25", "dense")
 DEPTH = 30
 # A wikilink to rewrite (this bench writes links; Ora reads them through vault/links.py).

@@ -1,5 +1,5 @@
 """An embedder's fusion swept on the multilingual tuning sets only: Italian, Dutch, French,
-Polish, Czech, Russian and Ukrainian.
+Polish, Czech, Russian, Ukrainian, Greek and Hebrew.
 
 Runs on the indexes `bench_multilingual.py --keep DIR` leaves (DIR/LANG/vault, DIR/LANG/data),
 opened read-only, with the embedder the settings give (`ORA_EMBED_URL`, `ORA_EMBED_MODEL`: the one
@@ -44,7 +44,7 @@ from sidecar.retrieval.fusion import FusionSettings, fusion_settings
 from sidecar.retrieval.search import SearchOptions, search
 from sidecar.settings import make_config
 
-TUNING = ("it", "nl", "fr", "pl", "cs", "ru", "uk")
+TUNING = ("it", "nl", "fr", "pl", "cs", "ru", "uk", "el", "he")
 Variant = tuple[str, float, float, int]  # method, k, dense weight (bm25: 1 − it), pool
 
 

@@ -35,29 +35,52 @@ def phrase_settings() -> PhraseSettings:
     return PhraseSettings(float(raw["weight"]), int(raw["min_words"]))
 
 
-def phrase(query: str, min_words: int) -> re.Pattern[str] | None:
-    """What a text holding `query` word for word matches (casefolded), or None for a query of
-    fewer than `min_words` words. A pattern, not the text's words compared one by one: a pool
-    of 100 chunks is searched in well under a millisecond, where splitting each into words
-    took ~13 ms."""
-    words = [m.group().casefold() for m in word_spans(query)]
+@dataclass(frozen=True)
+class Phrase:
+    """A query's words, and a pattern that finds every place they may stand in order: Python's
+    `\\W` holds the combining marks, so the pattern lets a gap run over one, and each place
+    found is checked word by word (`Phrase.found`). Compiling each query's gaps as "neither a
+    letter nor a mark" cost 5 ms for eight words and 85 ms for forty (the class of marks is
+    compiled anew at each use)."""
+
+    words: tuple[str, ...]
+    pattern: re.Pattern[str]
+    spaced: tuple[bool, bool]  # whether the first and the last word need a word boundary
+
+    def found(self, text: str) -> bool:
+        """Whether casefolded `text` holds the words in order, only gaps between them."""
+        start = 0
+        while match := self.pattern.search(text, start):
+            start = match.start() + 1  # a place rejected may overlap the one that holds them
+            before = text[match.start() - 1 : match.start()]
+            after = text[match.end() : match.end() + 1]
+            if ((self.spaced[0] and _letter().match(before))
+                    or (self.spaced[1] and _letter().match(after))):
+                continue
+            if tuple(m.group() for m in word_spans(match.group())) == self.words:
+                return True
+        return False
+
+
+@cache
+def _letter() -> re.Pattern[str]:
+    return re.compile(f"[\\w{marks()}]")
+
+
+def phrase(query: str, min_words: int) -> Phrase | None:
+    """`query` as a phrase to find (casefolded), or None for a query of fewer than `min_words`
+    words."""
+    words = tuple(m.group().casefold() for m in word_spans(query))
     if len(words) < min_words:
         return None
-    letter, gap = f"[\\w{marks()}]", f"[^\\w{marks()}]"
     spaced = [not unspaced_share(word) for word in words]
-    parts = []
-    for i, word in enumerate(words):
-        if i:  # a gap between spaced words; none needed around a character written unspaced
-            parts.append(f"{gap}+" if spaced[i - 1] and spaced[i] else f"{gap}*")
-        parts.append(re.escape(word))
-        if not i and spaced[0]:  # no letter before it: looked at once the word is found, so
-            # the search can scan for the word itself instead of testing every position
-            parts.append(f"(?<!{letter}[\\s\\S]{{{len(word)}}})")
-    parts.append(f"(?!{letter})" if spaced[-1] else "")
-    return re.compile("".join(parts))
+    parts = [re.escape(words[0])]
+    for i in range(1, len(words)):  # a gap between spaced words; maybe none beside one unspaced
+        parts += ["\\W+" if spaced[i - 1] and spaced[i] else "\\W*", re.escape(words[i])]
+    return Phrase(words, re.compile("".join(parts)), (spaced[0], spaced[-1]))
 
 
-def holds(path: str, text: str, pattern: re.Pattern[str]) -> bool:
+def holds(path: str, text: str, found: Phrase) -> bool:
     """Whether the chunk `text` of the note at `path` holds the phrase, in its text or in its
     note's name (a query naming a note is a phrase of it)."""
-    return bool(pattern.search(f"{PurePosixPath(path).stem}\n{text}".casefold()))
+    return found.found(f"{PurePosixPath(path).stem}\n{text}".casefold())

@@ -66,6 +66,11 @@ def test_a_phrase_is_found_in_any_script(text: str, query: str) -> None:
     assert words is not None and holds("Note.md", text, words)
 
 
+def test_a_place_rejected_does_not_hide_the_next_one() -> None:
+    words = phrase("a a", 2)
+    assert words is not None and holds("Note.md", "ba a a", words)
+
+
 def test_a_word_is_not_found_inside_another_at_its_marks() -> None:
     # "न्दी" ends "हिन्दी", after the vowel sign of "हि": a mark belongs to its word.
     words = phrase("न्दी की", 2)
