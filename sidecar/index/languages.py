@@ -83,13 +83,16 @@ def _unspaced_class() -> str:
 @cache
 def _word_pattern() -> re.Pattern[str]:
     unspaced = _unspaced_class()
-    return re.compile(f"[{unspaced}][{marks.marks()}]*|(?:[^\\W{unspaced}]|[{marks.marks()}])+")
+    # (?=\w): the blocks of those scripts hold their punctuation too (Khmer's "។", the katakana
+    # middle dot "・"), which is no word
+    return re.compile(f"(?=\\w)[{unspaced}][{marks.marks()}]*"
+                      f"|(?:[^\\W{unspaced}]|[{marks.marks()}])+")
 
 
 def word_spans(text: str) -> list[re.Match[str]]:
     """`text`'s words where they stand, for comparing texts word by word: a word keeps its
-    marks, and each character of a script written without spaces is a word of its own (a
-    Chinese sentence is not one word)."""
+    marks, and each letter of a script written without spaces is a word of its own (a Chinese
+    sentence is not one word)."""
     return list(_word_pattern().finditer(text))
 
 

@@ -60,6 +60,8 @@ def test_a_query_naming_the_note_is_held_by_its_chunks() -> None:
     ("本周的字数统计功能已经完成。", "字数统计"),  # no spaces: each character a word
     ("मेरी हिन्दी की किताबें यहाँ हैं", "हिन्दी की किताबें"),  # marks stay inside their word
     ("Die Anzahl der Wörter steht unten.", "anzahl der WÖRTER"),
+    ("អានអំពី[[បណ្ដាញសង្គម]]។ អ្នកអាចចែករំលែក", "បណ្ដាញសង្គមអ្នក"),  # Khmer's full stop, a gap
+    ("アイザック・ニュートンの法則", "アイザックニュートン"),  # the katakana middle dot, a gap
 ])
 def test_a_phrase_is_found_in_any_script(text: str, query: str) -> None:
     words = phrase(query, 2)
