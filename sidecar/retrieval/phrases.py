@@ -6,7 +6,7 @@ not a phrase typed from memory: the note that holds the phrase ranks where the t
 on it, and the dense half rarely ranks it first. A chunk holding the whole query, its words in
 order, in its text or its note's name, is lifted by `phrase.weight` of the fused scale
 (`schema/ranking.json`). Words are read as `languages.word_spans` reads them (casefolded, marks
-inside their word, each character of a script written without spaces a word of its own), and
+inside their word, each letter of a script written without spaces a word of its own), and
 anything else between them is a gap: "quiet harbour, at dawn" holds "quiet harbour at dawn". A
 question is rarely held word for word by a note, so it keeps its ranking.
 """
@@ -37,18 +37,21 @@ def phrase_settings() -> PhraseSettings:
 
 @dataclass(frozen=True)
 class Phrase:
-    """A query's words, and a pattern that finds every place they may stand in order: Python's
-    `\\W` holds the combining marks, so the pattern lets a gap run over one, and each place
-    found is checked word by word (`Phrase.found`). Compiling each query's gaps as "neither a
-    letter nor a mark" cost 5 ms for eight words and 85 ms for forty (the class of marks is
-    compiled anew at each use)."""
+    """A query's words, and a pattern that finds every place they may stand in order. Python's
+    `\\W` holds the combining marks, so the pattern lets a gap run over one and each place found
+    is checked word by word: gaps of "neither a letter nor a mark" took 5 ms to compile for
+    eight words, 85 ms for forty."""
 
     words: tuple[str, ...]
     pattern: re.Pattern[str]
     spaced: tuple[bool, bool]  # whether the first and the last word need a word boundary
 
-    def found(self, text: str) -> bool:
-        """Whether casefolded `text` holds the words in order, only gaps between them."""
+    def held_by(self, path: str, text: str) -> bool:
+        """Whether the chunk `text` of the note at `path` holds the phrase, in its text or in
+        its note's name (a query naming a note is a phrase of it)."""
+        return self._found(f"{PurePosixPath(path).stem}\n{text}".casefold())
+
+    def _found(self, text: str) -> bool:
         start = 0
         while match := self.pattern.search(text, start):
             start = match.start() + 1  # a place rejected may overlap the one that holds them
@@ -79,8 +82,3 @@ def phrase(query: str, min_words: int) -> Phrase | None:
         parts += ["\\W+" if spaced[i - 1] and spaced[i] else "\\W*", re.escape(words[i])]
     return Phrase(words, re.compile("".join(parts)), (spaced[0], spaced[-1]))
 
-
-def holds(path: str, text: str, found: Phrase) -> bool:
-    """Whether the chunk `text` of the note at `path` holds the phrase, in its text or in its
-    note's name (a query naming a note is a phrase of it)."""
-    return found.found(f"{PurePosixPath(path).stem}\n{text}".casefold())

@@ -26,7 +26,7 @@ from sidecar.models.reranker import Reranker, rerank_limits
 from sidecar.retrieval.copies import collapse, copy_key
 from sidecar.retrieval.filters import is_admissible, result_flags
 from sidecar.retrieval.fusion import FusionSettings, Ranked, fusion_settings, ranks, top
-from sidecar.retrieval.phrases import holds, phrase, phrase_settings
+from sidecar.retrieval.phrases import phrase, phrase_settings
 from sidecar.retrieval.rerank import rerank_pool
 from sidecar.retrieval.scoring import final_score, recency_factor
 from sidecar.schema import Schema, get_schema
@@ -216,10 +216,10 @@ def _phrased(
     `phrase.weight` of the fused scale, the sums scaled back within it (`phrases.py`); as it
     was when none holds it, as a question's candidates mostly are."""
     settings = phrase_settings()
-    pattern = phrase(query, settings.min_words) if settings.weight else None
-    if pattern is None:
+    sought = phrase(query, settings.min_words) if settings.weight else None
+    if sought is None:
         return list(admitted)
-    held = [holds(chunk.path, chunk.text, pattern) for chunk, _ in admitted]
+    held = [sought.held_by(chunk.path, chunk.text) for chunk, _ in admitted]
     if not any(held):
         return list(admitted)
     lift = settings.weight * fusion.ceiling(RETRIEVERS)

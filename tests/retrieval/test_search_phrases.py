@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from sidecar.retrieval.phrases import PhraseSettings, holds, phrase
+from sidecar.retrieval.phrases import PhraseSettings, phrase
 
 from .conftest import IndexVault, NoteSpec
 
@@ -37,14 +37,14 @@ async def test_a_note_holding_the_query_word_for_word_ranks_first(
 
 
 def test_the_words_must_stand_in_order_side_by_side() -> None:
-    words = phrase("Quiet Harbour at dawn", 2)
-    assert words is not None
-    assert holds("Diary.md", "a poem about the quiet harbour at dawn.", words)
-    assert holds("Diary.md", "the quiet harbour,\nat dawn", words)
-    assert not holds("Diary.md", "at dawn the quiet harbour", words)
-    assert not holds("Diary.md", "the quiet harbour, and at dawn", words)
-    assert not holds("Diary.md", "the quiet harbourside at dawn", words)
-    assert not holds("Diary.md", "the unquiet harbour at dawn", words)
+    sought = phrase("Quiet Harbour at dawn", 2)
+    assert sought is not None
+    assert sought.held_by("Diary.md", "a poem about the quiet harbour at dawn.")
+    assert sought.held_by("Diary.md", "the quiet harbour,\nat dawn")
+    assert not sought.held_by("Diary.md", "at dawn the quiet harbour")
+    assert not sought.held_by("Diary.md", "the quiet harbour, and at dawn")
+    assert not sought.held_by("Diary.md", "the quiet harbourside at dawn")
+    assert not sought.held_by("Diary.md", "the unquiet harbour at dawn")
 
 
 def test_a_single_word_is_no_phrase() -> None:
@@ -52,8 +52,9 @@ def test_a_single_word_is_no_phrase() -> None:
 
 
 def test_a_query_naming_the_note_is_held_by_its_chunks() -> None:
-    words = phrase("graph view", 2)
-    assert words is not None and holds("Plugins/Graph view.md", "Shows notes as a network.", words)
+    sought = phrase("graph view", 2)
+    assert sought is not None
+    assert sought.held_by("Plugins/Graph view.md", "Shows notes as a network.")
 
 
 @pytest.mark.parametrize(("text", "query"), [
@@ -64,16 +65,16 @@ def test_a_query_naming_the_note_is_held_by_its_chunks() -> None:
     ("アイザック・ニュートンの法則", "アイザックニュートン"),  # the katakana middle dot, a gap
 ])
 def test_a_phrase_is_found_in_any_script(text: str, query: str) -> None:
-    words = phrase(query, 2)
-    assert words is not None and holds("Note.md", text, words)
+    sought = phrase(query, 2)
+    assert sought is not None and sought.held_by("Note.md", text)
 
 
 def test_a_place_rejected_does_not_hide_the_next_one() -> None:
-    words = phrase("a a", 2)
-    assert words is not None and holds("Note.md", "ba a a", words)
+    sought = phrase("a a", 2)
+    assert sought is not None and sought.held_by("Note.md", "ba a a")
 
 
 def test_a_word_is_not_found_inside_another_at_its_marks() -> None:
     # "न्दी" ends "हिन्दी", after the vowel sign of "हि": a mark belongs to its word.
-    words = phrase("न्दी की", 2)
-    assert words is not None and not holds("Note.md", "मेरी हिन्दी की किताबें", words)
+    sought = phrase("न्दी की", 2)
+    assert sought is not None and not sought.held_by("Note.md", "मेरी हिन्दी की किताबें")
