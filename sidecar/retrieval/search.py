@@ -26,7 +26,7 @@ from sidecar.models.reranker import Reranker, rerank_limits
 from sidecar.retrieval.copies import collapse, copy_key
 from sidecar.retrieval.filters import is_admissible, result_flags
 from sidecar.retrieval.fusion import FusionSettings, Ranked, fusion_settings, ranks, top
-from sidecar.retrieval.phrases import phrase, phrase_settings
+from sidecar.retrieval.phrases import Phrase, phrase, phrase_settings
 from sidecar.retrieval.rerank import rerank_pool
 from sidecar.retrieval.scoring import final_score, recency_factor
 from sidecar.schema import Schema, get_schema
@@ -169,7 +169,7 @@ async def _facts(
 
 async def candidates(
     index: SearchIndex, embedder: QueryEmbedder, query: str, options: SearchOptions,
-    fusion: FusionSettings,
+    fusion: FusionSettings, sought: Phrase | None = None,
 ) -> tuple[dict[str, Ranked], list[tuple[Chunk, float]]]:
     """First stage, fusion into the pool, then the filters (before any top-k cut).
 
@@ -191,7 +191,7 @@ async def candidates(
         namespace=options.namespace)
     pool = fuse_pool(lists, depth, fusion, unembedded=unembedded)
     facts = await _facts(index, [chunk_id for chunk_id, _ in pool], options)
-    return lists, _phrased(_lifted(_admitted(pool, facts, options), notes, fusion), query, fusion)
+    return lists, _phrased(_lifted(_admitted(pool, facts, options), notes, fusion), sought, fusion)
 
 
 def _lifted(
@@ -209,21 +209,26 @@ def _lifted(
     return sorted(lifted, key=lambda item: -item[1])
 
 
-def _phrased(
-    admitted: Sequence[tuple[Chunk, float]], query: str, fusion: FusionSettings,
-) -> list[tuple[Chunk, float]]:
-    """`admitted`, best first, each chunk that holds the whole query word for word lifted by
-    `phrase.weight` of the fused scale, the sums scaled back within it (`phrases.py`); as it
-    was when none holds it, as a question's candidates mostly are."""
+def sought_phrase(query: str) -> Phrase | None:
+    """The phrase `query` is, for the phrase lift; None when it is too short or the lift is off."""
     settings = phrase_settings()
-    sought = phrase(query, settings.min_words) if settings.weight else None
+    return phrase(query, settings.min_words) if settings.weight else None
+
+
+def _phrased(
+    admitted: Sequence[tuple[Chunk, float]], sought: Phrase | None, fusion: FusionSettings,
+) -> list[tuple[Chunk, float]]:
+    """`admitted`, best first, each chunk that holds the phrase `sought` (the whole query, word
+    for word) lifted by `phrase.weight` of the fused scale, the sums scaled back within it
+    (`phrases.py`); as it was when none holds it, as a question's candidates mostly are."""
     if sought is None:
         return list(admitted)
     held = [sought.held_by(chunk.path, chunk.text) for chunk, _ in admitted]
     if not any(held):
         return list(admitted)
-    lift = settings.weight * fusion.ceiling(RETRIEVERS)
-    lifted = [(chunk, (fused + lift * found) / (1 + settings.weight))
+    weight = phrase_settings().weight
+    lift = weight * fusion.ceiling(RETRIEVERS)
+    lifted = [(chunk, (fused + lift * found) / (1 + weight))
               for (chunk, fused), found in zip(admitted, held, strict=True)]
     return sorted(lifted, key=lambda item: -item[1])
 
@@ -320,10 +325,25 @@ async def _shown(
 def result_document(
     chunk: ChunkRecord, fused: float, similarity: float, rerank: float | None,
     rank_of: Mapping[str, Mapping[str, int]], schema: Schema, duplicates: Sequence[str] = (),
+    *, phrase: bool | None = None,
 ) -> dict[str, Any]:
     """One result of the search document: the chunk, its score and why it scored so;
-    `duplicates` names the other notes holding a copy of its text (`copies.py`)."""
+    `duplicates` names the other notes holding a copy of its text (`copies.py`); `phrase`,
+    whether it holds the query word for word (a search's results only)."""
     weight, decay = _weight_and_decay(chunk, schema)
+    why: dict[str, Any] = {
+        "dense_rank": rank_of["dense"].get(chunk.id),
+        "bm25_rank": rank_of["bm25"].get(chunk.id),
+        "fused": round(fused, 6),
+        "rerank": None if rerank is None else round(rerank, 6),
+        "similarity": round(similarity, 6),
+        "type_weight": weight,
+        "decay": round(decay, 6),
+        "cluster": chunk.cluster,
+        "newer_in_cluster": chunk.newer_in_cluster,
+    }
+    if phrase is not None:
+        why["phrase"] = phrase
     doc = {
         "path": chunk.path,
         "title": chunk.title,
@@ -338,17 +358,7 @@ def result_document(
         "line_end": chunk.line_end,
         "block_ids": list(chunk.block_ids),
         "duplicates": list(duplicates),
-        "why": {
-            "dense_rank": rank_of["dense"].get(chunk.id),
-            "bm25_rank": rank_of["bm25"].get(chunk.id),
-            "fused": round(fused, 6),
-            "rerank": None if rerank is None else round(rerank, 6),
-            "similarity": round(similarity, 6),
-            "type_weight": weight,
-            "decay": round(decay, 6),
-            "cluster": chunk.cluster,
-            "newer_in_cluster": chunk.newer_in_cluster,
-        },
+        "why": why,
     }
     return cite_page(doc, chunk)
 
@@ -381,7 +391,8 @@ async def search(
     _check(query, options)
     schema = get_schema()
     fusion = fusion or fusion_settings(str(getattr(embedder, "model_id", "")))
-    lists, admitted = await candidates(index, embedder, query, options, fusion)
+    sought = sought_phrase(query)
+    lists, admitted = await candidates(index, embedder, query, options, fusion, sought)
     reranking = reranker is not None and options.rerank
     records: dict[str, ChunkRecord] = {}
     if reranking:
@@ -409,7 +420,8 @@ async def search(
     shown, copies = await _shown(index, scored, options, records, schema)
     results = [
         result_document(records[s.chunk.id], s.fused, s.similarity, s.rerank, rank_of, schema,
-                        copies.get(s.chunk.id, ()))
+                        copies.get(s.chunk.id, ()),
+                        phrase=sought is not None and sought.held_by(s.chunk.path, s.chunk.text))
         for s in shown
     ]
     results.sort(key=lambda r: (-r["score"], -r["why"]["fused"], r["path"], r.get("page") or 0,

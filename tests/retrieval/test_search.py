@@ -131,7 +131,8 @@ async def test_result_document_has_the_documented_shape(index_vault: IndexVault)
     assert result["duplicates"] == []
     assert result["type_inferred"] is False
     assert set(result["why"]) == {"dense_rank", "bm25_rank", "fused", "rerank", "similarity",
-                                  "type_weight", "decay", "cluster", "newer_in_cluster"}
+                                  "type_weight", "decay", "cluster", "newer_in_cluster", "phrase"}
+    assert result["why"]["phrase"] is False
     assert result["why"]["dense_rank"] == 1 and result["why"]["bm25_rank"] == 1
     # First in both lists: the top fused score any method gives, so similarity 1.
     assert result["why"]["rerank"] is None and result["why"]["similarity"] == 1.0

@@ -34,6 +34,9 @@ async def test_a_note_holding_the_query_word_for_word_ranks_first(
     paths = [r["path"] for r in document["results"]]
     assert (paths[0] == "Diary 2024-05-02.md") is first
     assert all(0 < r["why"]["fused"] <= 1 for r in document["results"])
+    # Said of each result, whether it was lifted or not (the plugin's tooltip shows it).
+    assert {r["path"]: r["why"]["phrase"] for r in document["results"]} == {
+        "Diary 2024-05-02.md": weight is None, "Harbour.md": False}
 
 
 def test_the_words_must_stand_in_order_side_by_side() -> None:

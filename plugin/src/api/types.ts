@@ -172,6 +172,8 @@ export interface Why {
 	newer_in_cluster: number;
 	/** Related notes only: the two notes are linked. */
 	linked?: boolean;
+	/** Search results only: the passage holds the whole query word for word, which lifts it. */
+	phrase?: boolean;
 }
 
 export interface SearchResult {

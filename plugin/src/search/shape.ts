@@ -96,6 +96,7 @@ export function whyLines(why: Partial<Why>): string[] {
 	];
 	if (why.cluster) lines.push(`Cluster: ${why.cluster}`);
 	if (why.linked) lines.push("Linked with this note");
+	if (why.phrase) lines.push("Holds your words as you wrote them");
 	return lines;
 }
 

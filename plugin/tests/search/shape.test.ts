@@ -61,6 +61,13 @@ describe("shapeResults", () => {
 });
 
 describe("whyLines", () => {
+	it("says when a passage holds the query word for word", () => {
+		const held = whyLines({ dense_rank: 4, bm25_rank: 1, fused: 0.7, rerank: null, similarity: 0.7, type_weight: 1, decay: 1, cluster: null, newer_in_cluster: 0, phrase: true });
+		expect(held.at(-1)).toBe("Holds your words as you wrote them");
+		const near = whyLines({ dense_rank: 1, bm25_rank: 2, fused: 0.6, rerank: null, similarity: 0.6, type_weight: 1, decay: 1, cluster: null, newer_in_cluster: 0, phrase: false });
+		expect(near).not.toContain("Holds your words as you wrote them");
+	});
+
 	it("explains ranks, weights and decay", () => {
 		const lines = whyLines({ dense_rank: 2, bm25_rank: null, fused: 0.03, rerank: null, similarity: 0.5, type_weight: 0.8, decay: 0.7, cluster: "sleep", newer_in_cluster: 2 });
 		expect(lines).toEqual([
