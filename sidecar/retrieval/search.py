@@ -215,6 +215,13 @@ def sought_phrase(query: str) -> Phrase | None:
     return phrase(query, settings.min_words) if settings.weight else None
 
 
+def _holds(sought: Phrase | None, chunk: Chunk) -> bool:
+    """Whether `chunk` holds the phrase `sought`. A chat note's chunk never does: it holds the
+    questions asked, so asking one again would cite the chat before what answers it."""
+    return (sought is not None and chunk.conversation is None
+            and sought.held_by(chunk.path, chunk.text))
+
+
 def _phrased(
     admitted: Sequence[tuple[Chunk, float]], sought: Phrase | None, fusion: FusionSettings,
 ) -> list[tuple[Chunk, float]]:
@@ -223,7 +230,7 @@ def _phrased(
     (`phrases.py`); as it was when none holds it, as a question's candidates mostly are."""
     if sought is None:
         return list(admitted)
-    held = [sought.held_by(chunk.path, chunk.text) for chunk, _ in admitted]
+    held = [_holds(sought, chunk) for chunk, _ in admitted]
     if not any(held):
         return list(admitted)
     weight = phrase_settings().weight
@@ -421,7 +428,7 @@ async def search(
     results = [
         result_document(records[s.chunk.id], s.fused, s.similarity, s.rerank, rank_of, schema,
                         copies.get(s.chunk.id, ()),
-                        phrase=sought is not None and sought.held_by(s.chunk.path, s.chunk.text))
+                        phrase=_holds(sought, s.chunk))
         for s in shown
     ]
     results.sort(key=lambda r: (-r["score"], -r["why"]["fused"], r["path"], r.get("page") or 0,

@@ -81,3 +81,21 @@ def test_a_word_is_not_found_inside_another_at_its_marks() -> None:
     # "न्दी" ends "हिन्दी", after the vowel sign of "हि": a mark belongs to its word.
     sought = phrase("न्दी की", 2)
     assert sought is not None and not sought.held_by("Note.md", "मेरी हिन्दी की किताबें")
+
+
+async def test_a_chat_note_holding_the_question_asked_is_not_lifted(
+    index_vault: IndexVault,
+) -> None:
+    # A chat note holds every question asked in it: asking one again must find what answers it.
+    vault = index_vault([
+        NoteSpec("Chats/Ora/2026-12-02 Memory.md", "resource",
+                 "## How does spaced repetition help memory?\n\nIt helps, as your notes say.",
+                 extra={"conversation": "c-1"}),
+        NoteSpec("Spacing.md", "engram", "# Spacing\n\nReviewing at growing intervals, spaced "
+                 "repetition, strengthens memory: each review at the edge of forgetting makes "
+                 "the next forgetting slower."),
+    ])
+    document = await vault.search("How does spaced repetition help memory?", rerank=False)
+    # Not lifted, and said so (the plugin's end-to-end Ask test sees the order it keeps).
+    assert {r["path"]: r["why"]["phrase"] for r in document["results"]} == {
+        "Spacing.md": False, "Chats/Ora/2026-12-02 Memory.md": False}
