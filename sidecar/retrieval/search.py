@@ -26,7 +26,7 @@ from sidecar.models.reranker import Reranker, rerank_limits
 from sidecar.retrieval.copies import collapse, copy_key
 from sidecar.retrieval.filters import is_admissible, result_flags
 from sidecar.retrieval.fusion import FusionSettings, Ranked, fusion_settings, ranks, top
-from sidecar.retrieval.phrases import Phrase, phrase, phrase_settings
+from sidecar.retrieval.phrases import phrase, phrase_settings
 from sidecar.retrieval.rerank import rerank_pool
 from sidecar.retrieval.scoring import final_score, recency_factor
 from sidecar.schema import Schema, get_schema
@@ -169,9 +169,10 @@ async def _facts(
 
 async def candidates(
     index: SearchIndex, embedder: QueryEmbedder, query: str, options: SearchOptions,
-    fusion: FusionSettings, sought: Phrase | None = None,
-) -> tuple[dict[str, Ranked], list[tuple[Chunk, float]]]:
-    """First stage, fusion into the pool, then the filters (before any top-k cut).
+    fusion: FusionSettings,
+) -> tuple[dict[str, Ranked], list[tuple[Chunk, float]], set[str]]:
+    """First stage, fusion into the pool, then the filters (before any top-k cut), then the
+    lifts; with the ids of the candidates that hold the query word for word (`_phrased`).
 
     The stores already leave out archived and private chunks, hold only retrievable types and
     apply the search filters, so `depth = max(pool, k)` candidates per retriever leave at least
@@ -191,7 +192,9 @@ async def candidates(
         namespace=options.namespace)
     pool = fuse_pool(lists, depth, fusion, unembedded=unembedded)
     facts = await _facts(index, [chunk_id for chunk_id, _ in pool], options)
-    return lists, _phrased(_lifted(_admitted(pool, facts, options), notes, fusion), sought, fusion)
+    ranked, phrased = _phrased(_lifted(_admitted(pool, facts, options), notes, fusion), query,
+                               fusion)
+    return lists, ranked, phrased
 
 
 def _lifted(
@@ -209,35 +212,25 @@ def _lifted(
     return sorted(lifted, key=lambda item: -item[1])
 
 
-def sought_phrase(query: str) -> Phrase | None:
-    """The phrase `query` is, for the phrase lift; None when it is too short or the lift is off."""
-    settings = phrase_settings()
-    return phrase(query, settings.min_words) if settings.weight else None
-
-
-def _holds(sought: Phrase | None, chunk: Chunk) -> bool:
-    """Whether `chunk` holds the phrase `sought`. A chat note's chunk never does: it holds the
-    questions asked, so asking one again would cite the chat before what answers it."""
-    return (sought is not None and chunk.conversation is None
-            and sought.held_by(chunk.path, chunk.text))
-
-
 def _phrased(
-    admitted: Sequence[tuple[Chunk, float]], sought: Phrase | None, fusion: FusionSettings,
-) -> list[tuple[Chunk, float]]:
-    """`admitted`, best first, each chunk that holds the phrase `sought` (the whole query, word
-    for word) lifted by `phrase.weight` of the fused scale, the sums scaled back within it
-    (`phrases.py`); as it was when none holds it, as a question's candidates mostly are."""
-    if sought is None:
-        return list(admitted)
-    held = [_holds(sought, chunk) for chunk, _ in admitted]
-    if not any(held):
-        return list(admitted)
-    weight = phrase_settings().weight
-    lift = weight * fusion.ceiling(RETRIEVERS)
-    lifted = [(chunk, (fused + lift * found) / (1 + weight))
-              for (chunk, fused), found in zip(admitted, held, strict=True)]
-    return sorted(lifted, key=lambda item: -item[1])
+    admitted: Sequence[tuple[Chunk, float]], query: str, fusion: FusionSettings,
+) -> tuple[list[tuple[Chunk, float]], set[str]]:
+    """`admitted`, best first, each chunk that holds the whole query word for word lifted by
+    `phrase.weight` of the fused scale, the sums scaled back within it (`phrases.py`), and the
+    ids of those chunks; as it was when none holds it, as a question's candidates mostly are.
+    A chat note's chunk is never lifted: it holds the questions asked, so asking one again
+    would cite the chat before what answers it."""
+    settings = phrase_settings()
+    sought = phrase(query, settings.min_words) if settings.weight else None
+    held = {chunk.id for chunk, _ in admitted
+            if sought is not None and chunk.conversation is None
+            and sought.held_by(chunk.path, chunk.text)}
+    if not held:
+        return list(admitted), held
+    lift = settings.weight * fusion.ceiling(RETRIEVERS)
+    lifted = [(chunk, (fused + lift * (chunk.id in held)) / (1 + settings.weight))
+              for chunk, fused in admitted]
+    return sorted(lifted, key=lambda item: -item[1]), held
 
 
 async def _records(
@@ -398,8 +391,7 @@ async def search(
     _check(query, options)
     schema = get_schema()
     fusion = fusion or fusion_settings(str(getattr(embedder, "model_id", "")))
-    sought = sought_phrase(query)
-    lists, admitted = await candidates(index, embedder, query, options, fusion, sought)
+    lists, admitted, phrased = await candidates(index, embedder, query, options, fusion)
     reranking = reranker is not None and options.rerank
     records: dict[str, ChunkRecord] = {}
     if reranking:
@@ -427,8 +419,7 @@ async def search(
     shown, copies = await _shown(index, scored, options, records, schema)
     results = [
         result_document(records[s.chunk.id], s.fused, s.similarity, s.rerank, rank_of, schema,
-                        copies.get(s.chunk.id, ()),
-                        phrase=_holds(sought, s.chunk))
+                        copies.get(s.chunk.id, ()), phrase=s.chunk.id in phrased)
         for s in shown
     ]
     results.sort(key=lambda r: (-r["score"], -r["why"]["fused"], r["path"], r.get("page") or 0,
