@@ -12,8 +12,12 @@ notes of the default search, BM25 alone and dense alone. A phrase remembered is 
 this measures whether a note's own words find it, in every script; the question sets of
 `bench_multilingual.py` measure ranking.
 
+With `--unaccented` each phrase is typed without its accents, as on a keyboard without them: each
+Latin or Greek letter without its combining marks, and ł ø đ ı ħ as l o d i h (other scripts as
+written); only the languages where some phrase changes are reported, with how many changed.
+
     python bench/bench_known_items.py /tmp/obsidian-help [--languages th,km,...] [--keep DIR]
-        [--write]
+        [--unaccented] [--write]
 """
 
 from __future__ import annotations
@@ -23,8 +27,11 @@ import json
 import os
 import re
 import shutil
+import sys
 import tempfile
 import time
+import unicodedata
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -39,13 +46,29 @@ from sidecar.vault.note import split_frontmatter
 
 ITEMS = ROOT / "bench" / "data" / "multilingual" / "known_items.json"
 HEADING = "## Multilingual: every language searchable by its words"
+HEADING_UNACCENTED = "## Multilingual: a phrase typed without its accents"
 # Scripts written without spaces between words: their readers type a phrase without them.
 _UNSPACED = {"zh", "zh-TW", "ja", "th", "km"}
 _SPACE_BETWEEN_NON_LATIN = re.compile(r"(?<=[^\x00-\x7f]) (?=[^\x00-\x7f])")
 
 
+# Letters with no combining mark to drop, as typed on a keyboard without them.
+_PLAIN = str.maketrans("łŁøØđĐıħĦ", "lLoOdDihH")
+
+
 def _typed(words: str, lang: str) -> str:
     return _SPACE_BETWEEN_NON_LATIN.sub("", words) if lang in _UNSPACED else words
+
+
+def _unaccented(words: str) -> str:
+    """`words` without the accents of their Latin and Greek letters (the first 0x370 code
+    points, Greek and Coptic, and Latin and Greek Extended)."""
+    def plain(letter: str) -> str:
+        if ord(letter) < 0x400 or 0x1E00 <= ord(letter) < 0x2000:
+            return "".join(c for c in unicodedata.normalize("NFD", letter)
+                           if not unicodedata.combining(c))
+        return letter
+    return "".join(plain(letter) for letter in words).translate(_PLAIN)
 
 
 def _own_language_share(vault: Path, lang: str) -> float:
@@ -56,7 +79,8 @@ def _own_language_share(vault: Path, lang: str) -> float:
     return sum(found) / len(found)
 
 
-def run_language(help_root: Path, lang: str, items: list[list[str]], work: Path) -> dict[str, Any]:
+def run_language(help_root: Path, lang: str, items: list[list[str]], work: Path,
+                 typed: Callable[[str], str] = str) -> dict[str, Any]:
     vault = work / lang / "vault"
     if not vault.exists():
         shutil.copytree(help_root / lang, vault, ignore=shutil.ignore_patterns(
@@ -65,9 +89,11 @@ def run_language(help_root: Path, lang: str, items: list[list[str]], work: Path)
     embedder = load_embedder(config)
     with open_index(config, embedder=embedder) as index:
         index.reconcile()
-    questions = [{"q": _typed(q, lang), "expected": [path]} for q, path in items]
+    questions: list[dict[str, Any]] = [
+        {"q": typed(_typed(q, lang)), "expected": [path]} for q, path in items]
     out: dict[str, Any] = {"embedder": embedder.model_id.split(":")[0],
-                           "own": _own_language_share(vault, lang)}
+                           "own": _own_language_share(vault, lang),
+                           "changed": sum(typed(q) != q for q, _ in items)}
     with open_index(config, writer=False) as index:
         for mode in MODES:
             rank = ranker(index, embedder, mode)
@@ -87,13 +113,34 @@ def run(help_root: Path, languages: list[str], keep: Path | None) -> str:
             + " | ".join(f"{r[m]['hit@5']:.3f} / {r[m]['mrr@10']:.3f}" for m in MODES) + " |"
             for lang, r in results.items()]
     return "\n".join([
-        HEADING, "",
-        f"`python bench/bench_known_items.py PATH` on {time.strftime('%Y-%m-%d', time.gmtime())}, "
-        f"{cpu_name()}, load average {load[0]:.2f} / {load[1]:.2f} / {load[2]:.2f}; each vault's "
-        "embedder is the one `embed_model = auto` gives it, no re-ranker. hit@5 / MRR@10 over "
-        "distinct notes; \"own language\": the notes detected in the folder's language.", "",
+        HEADING, "", _measured("", load), "",
         "| language | embedder | phrases | own language | default | BM25 alone | dense alone |",
         "|---|---|---|---|---|---|---|", *rows, ""])
+
+
+def run_unaccented(help_root: Path, languages: list[str], keep: Path | None) -> str:
+    items = json.loads(ITEMS.read_text(encoding="utf-8"))
+    load = os.getloadavg()
+    changing = [lang for lang in languages if any(_unaccented(q) != q for q, _ in items[lang])]
+    with tempfile.TemporaryDirectory(prefix="ora-known-") as tmp:
+        work = keep or Path(tmp)
+        results = {lang: run_language(help_root, lang, items[lang], work, _unaccented)
+                   for lang in changing}
+    rows = [f"| {lang} | {r['embedder']} | {r['changed']} of {r['default']['questions']} | "
+            + " | ".join(f"{r[m]['hit@5']:.3f} / {r[m]['mrr@10']:.3f}" for m in MODES) + " |"
+            for lang, r in results.items()]
+    return "\n".join([
+        HEADING_UNACCENTED, "", _measured(" --unaccented", load), "",
+        "| language | embedder | phrases changed | default | BM25 alone | dense alone |",
+        "|---|---|---|---|---|---|", *rows, ""])
+
+
+def _measured(flags: str, load: tuple[float, float, float]) -> str:
+    return (f"`python bench/bench_known_items.py PATH{flags}` on "
+            f"{time.strftime('%Y-%m-%d', time.gmtime())}, {cpu_name()}, load average "
+            f"{load[0]:.2f} / {load[1]:.2f} / {load[2]:.2f}; each vault's embedder is the one "
+            "`embed_model = auto` gives it, no re-ranker. hit@5 / MRR@10 over distinct notes; "
+            "\"own language\": the notes detected in the folder's language.")
 
 
 def main() -> int:
@@ -104,7 +151,11 @@ def main() -> int:
     parser.add_argument("--languages", default=",".join(
         json.loads(ITEMS.read_text(encoding="utf-8"))))
     parser.add_argument("--keep", type=Path, help="keep the vaults and indexes in this folder")
-    return report_main(parser, HEADING, lambda args: run(
+    parser.add_argument("--unaccented", action="store_true",
+                        help="type each phrase without its accents")
+    unaccented = "--unaccented" in sys.argv  # the section written depends on it
+    return report_main(parser, HEADING_UNACCENTED if unaccented else HEADING, lambda args: (
+        run_unaccented if args.unaccented else run)(
         args.help_vault, [lang for lang in args.languages.split(",") if lang], args.keep))
 
 

@@ -72,6 +72,46 @@ def test_a_phrase_is_found_in_any_script(text: str, query: str) -> None:
     assert sought is not None and sought.held_by("Note.md", text)
 
 
+@pytest.mark.parametrize(("text", "query"), [
+    ("¿Cómo hago que el contenido aparezca?", "como hago que el contenido"),  # typed plain
+    ("como hago que el contenido", "Cómo hago"),  # or the note written plain
+    ("Żółw pływa w stawie.", "zolw plywa"),  # ł has no mark to drop: it reads as l
+    ("Πώς να συγχρονίσετε", "πως να συγχρονισετε"),  # Greek tonos
+    ("Bạn có thể đồng bộ hóa", "ban co the dong bo hoa"),  # Vietnamese: two marks, and đ
+    ("Cafe\u0301 au lait", "café au"),  # a file saved decomposed: e and its accent apart
+])
+def test_a_phrase_is_found_whatever_its_accents(text: str, query: str) -> None:
+    sought = phrase(query, 2)
+    assert sought is not None and sought.held_by("Note.md", text)
+
+
+@pytest.mark.parametrize(("text", "query"), [
+    ("мой дом", "мои дом"),  # й is a letter of its own, not и with an accent
+    ("हिन्दी की किताबें", "हिन्दी क किताबें"),  # a vowel sign is no accent
+    ("el año nuevo", "el ano viejo"),  # folded words still all stand, in order
+])
+def test_only_latin_and_greek_accents_are_dropped(text: str, query: str) -> None:
+    sought = phrase(query, 2)
+    assert sought is not None and not sought.held_by("Note.md", text)
+
+
+async def test_a_phrase_typed_without_its_accents_lifts_its_note(
+    index_vault: IndexVault,
+) -> None:
+    vault = index_vault([
+        NoteSpec("Puerto.md", "resource", "# Puerto\n\nEl puerto está tranquilo al amanecer, "
+                 "antes de que salgan los barcos y abra el mercado del muelle."),
+        NoteSpec("Diario.md", "resource", "# Diario\n\nCompré pan, llamé a mi hermana y "
+                 "escribí un poema sobre el puerto tranquilo del alba para el grupo de lectura."),
+    ])
+    document = await vault.search("el puerto tranquilo del alba", rerank=False)
+    assert {r["path"]: r["why"]["phrase"] for r in document["results"]} == {
+        "Diario.md": True, "Puerto.md": False}
+    document = await vault.search("escribi un poema sobre el puerto", rerank=False)
+    assert document["results"][0]["path"] == "Diario.md"
+    assert document["results"][0]["why"]["phrase"]
+
+
 def test_a_place_rejected_does_not_hide_the_next_one() -> None:
     sought = phrase("a a", 2)
     assert sought is not None and sought.held_by("Note.md", "ba a a")

@@ -1,4 +1,5 @@
 import languages from "../../../schema/languages.json";
+import { fold, foldWord } from "./accents";
 
 /** A run of snippet text; `hit` runs match a query term and are drawn highlighted. */
 export interface Segment {
@@ -69,10 +70,12 @@ interface Hit {
  * but not "prepare" — close to what BM25's tokens matched; a combining mark or joiner is inside a
  * word, no start. A term of a script without spaces between words matches anywhere (there is no
  * word boundary to find). A joiner may stand between any two of a term's letters, and a match takes
- * the marks that follow it, so it never ends between a letter and its mark.
+ * the marks that follow it, so it never ends between a letter and its mark. Terms and text are
+ * compared without their Latin and Greek accents, as BM25 compares them (`accents.ts`).
  */
-function* hits(text: string, terms: string[]): Generator<Hit, undefined> {
-	const pattern = (term: string) => `${Array.from(term, escapeRegExp).join(`[${JOINERS}]?`)}\\p{M}*`;
+function* hits(original: string, terms: string[]): Generator<Hit, undefined> {
+	const { text, at } = fold(original);
+	const pattern = (term: string) => `${Array.from(foldWord(term), escapeRegExp).join(`[${JOINERS}]?`)}\\p{M}*`;
 	const spaced = terms.filter((t) => !IS_RUN.test(t)).map(pattern);
 	const unspaced = terms.filter((t) => IS_RUN.test(t)).map(pattern);
 	// The leading group stands in for a lookbehind (unsupported on older iOS WebKit).
@@ -80,7 +83,7 @@ function* hits(text: string, terms: string[]): Generator<Hit, undefined> {
 	for (const match of text.matchAll(new RegExp(parts.filter(Boolean).join("|"), "giu"))) {
 		const word = (spaced.length ? match[2] : undefined) ?? match[spaced.length ? 3 : 1] ?? "";
 		const start = match.index + (spaced.length ? (match[1] ?? "").length : 0);
-		yield { start, end: start + word.length };
+		yield { start: at[start] ?? original.length, end: at[start + word.length] ?? original.length };
 	}
 }
 

@@ -34,6 +34,15 @@ describe("highlight", () => {
 		expect(highlight("a a.c", ["a.c"]).filter((s) => s.hit)).toEqual([{ text: "a.c", hit: true }]);
 	});
 
+	it("marks a term typed without its accents, or with them, as BM25 matched it", () => {
+		expect(highlight("¿Cómo hago una nota?", ["como"]).filter((s) => s.hit)).toEqual([{ text: "Cómo", hit: true }]);
+		expect(highlight("como hago", ["cómo"]).filter((s) => s.hit)).toEqual([{ text: "como", hit: true }]);
+		// An accent written apart from its letter is inside the hit, and the text stays intact.
+		const segments = highlight("un cafe\u0301 solo", ["cafe"]);
+		expect(segments.filter((s) => s.hit)).toEqual([{ text: "cafe\u0301", hit: true }]);
+		expect(segments.map((s) => s.text).join("")).toBe("un cafe\u0301 solo");
+	});
+
 	it("returns the whole text unmarked without terms", () => {
 		expect(highlight("plain", [])).toEqual([{ text: "plain", hit: false }]);
 		expect(highlight("", ["x"])).toEqual([]);

@@ -1,0 +1,58 @@
+import languages from "../../../schema/languages.json";
+
+/**
+ * Latin and Greek letters read without their accents, as the sidecar reads them (BM25 folds
+ * accents; a phrase is compared without them: sidecar/index/accents.py, schema/languages.json
+ * `fold`), so "como" lights up "Cómo". Other scripts keep their marks: a Thai or Hindi vowel sign
+ * is no accent.
+ */
+
+/** The Combining Diacritical Marks block: the accents of Latin, Greek and Cyrillic letters. */
+const ACCENT = /[\u0300-\u036f]/gu;
+const RANGES: [number, number][] = languages.fold.ranges.map((range) => {
+	const [first = "0", last = first] = range.split("-");
+	return [parseInt(first, 16), parseInt(last, 16)];
+});
+const LETTERS: Record<string, string> = languages.fold.letters;
+
+function foldable(code: number): boolean {
+	return RANGES.some(([first, last]) => code >= first && code <= last);
+}
+
+/** One character without its accents: empty for an accent itself. */
+function foldChar(char: string): string {
+	const code = char.codePointAt(0) ?? 0;
+	if (code >= 0x300 && code <= 0x36f) return "";
+	const letter = LETTERS[char.toLowerCase()];
+	if (letter !== undefined) return letter;
+	if (!foldable(code)) return char;
+	const base = char.normalize("NFD").replace(ACCENT, "");
+	return base.length === 1 ? base : char;
+}
+
+/** A text without its accents, and where each of its characters stands in the text. */
+export interface Folded {
+	text: string;
+	/** `at[i]`: the index in the original of the folded text's character `i`; one more entry, its length. */
+	at: number[];
+}
+
+export function fold(text: string): Folded {
+	let out = "";
+	const at: number[] = [];
+	for (let i = 0; i < text.length; ) {
+		const code = text.codePointAt(i) ?? 0;
+		const char = String.fromCodePoint(code);
+		const plain = foldChar(char);
+		for (let j = 0; j < plain.length; j++) at.push(i);
+		out += plain;
+		i += char.length;
+	}
+	at.push(text.length);
+	return { text: out, at };
+}
+
+/** A word without its accents. */
+export function foldWord(word: string): string {
+	return /[^ -~]/.test(word) ? fold(word).text : word;
+}

@@ -1,0 +1,29 @@
+import { describe, expect, it } from "vitest";
+
+import { fold, foldWord } from "../../src/search/accents";
+
+describe("fold", () => {
+	it("drops the accents of Latin and Greek letters, keeping their case", () => {
+		expect(fold("Cómo está Żółw").text).toBe("Como esta Zolw");
+		expect(fold("Πώς να").text).toBe("Πως να");
+		expect(fold("Bạn có thể đồng bộ").text).toBe("Ban co the dong bo");
+	});
+
+	it("keeps the marks of other scripts and letters of their own", () => {
+		expect(fold("हिन्दी की").text).toBe("हिन्दी की");
+		expect(fold("мой ёж").text).toBe("мой ёж");
+	});
+
+	it("says where each folded character stands in the text, accents written apart included", () => {
+		const { text, at } = fold("cafe\u0301 au");
+		expect(text).toBe("cafe au");
+		expect(at).toEqual([0, 1, 2, 3, 5, 6, 7, 8]);
+	});
+});
+
+describe("foldWord", () => {
+	it("leaves a plain word as it is", () => {
+		expect(foldWord("harbour")).toBe("harbour");
+		expect(foldWord("cómo")).toBe("como");
+	});
+});
