@@ -4,9 +4,11 @@
 // yet, its one button says how to build it and pulls nothing; once `ora models build` made it, the
 // button asks with the model's own timing, restarts the sidecar with it, and the offer is gone. The
 // bench's hub is a loopback server, so a pull, were one tried, could never reach the internet.
+// First, a phrase typed without its accents finds its note, lifted, its accented words lit up.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import { languageOffer } from "../../src/models/offer";
+import { shapeResults } from "../../src/search/shape";
 import { E2E_TIMEOUT_MS, SKIP_REASON, waitForStatus } from "./harness";
 import { ModelsBench } from "./models-harness";
 
@@ -16,6 +18,15 @@ const bench = new ModelsBench("intfloat/multilingual-e5-small", "vault-es");
 describe.skipIf(SKIP_REASON !== null)(`a Spanish vault: the packaged multilingual model offered and used${SKIP_REASON ? ` (skipped: ${SKIP_REASON})` : ""}`, { timeout: E2E_TIMEOUT_MS }, () => {
 	beforeAll(() => bench.start());
 	afterAll(() => bench.stop());
+
+	it("finds a phrase typed without its accents, lifts its note and highlights its accented words", async () => {
+		const doc = await bench.live.client.search({ query: "un signo de exclamacion delante del enlace", k: 5 });
+		const { cards } = shapeResults(doc);
+		expect(cards[0]?.path).toBe("Notas/Incrustar archivos.md");
+		expect(cards[0]?.why).toContain("Holds your words as you wrote them");
+		expect(cards.slice(1).some((c) => c.why.includes("Holds your words as you wrote them"))).toBe(false);
+		expect(cards[0]?.snippet.some((s) => s.hit && s.text === "exclamación")).toBe(true);
+	});
 
 	it("offers the multilingual model that comes with Ora with its re-embedding time, asks for its build, and switches once built, never pulling", async () => {
 		const controller = bench.controller();
