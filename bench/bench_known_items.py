@@ -103,44 +103,32 @@ def run_language(help_root: Path, lang: str, items: list[list[str]], work: Path,
     return out
 
 
-def run(help_root: Path, languages: list[str], keep: Path | None) -> str:
+def run(help_root: Path, languages: list[str], keep: Path | None, unaccented: bool) -> str:
     items = json.loads(ITEMS.read_text(encoding="utf-8"))
     load = os.getloadavg()
+    typed = _unaccented if unaccented else str
+    if unaccented:  # only the languages where some phrase changes
+        languages = [lang for lang in languages if any(typed(q) != q for q, _ in items[lang])]
     with tempfile.TemporaryDirectory(prefix="ora-known-") as tmp:
         work = keep or Path(tmp)
-        results = {lang: run_language(help_root, lang, items[lang], work) for lang in languages}
-    rows = [f"| {lang} | {r['embedder']} | {r['default']['questions']} | {r['own']:.0%} | "
+        results = {lang: run_language(help_root, lang, items[lang], work, typed)
+                   for lang in languages}
+    rows = [f"| {lang} | {r['embedder']} | "
+            + (f"{r['changed']} of {r['default']['questions']}" if unaccented
+               else f"{r['default']['questions']} | {r['own']:.0%}") + " | "
             + " | ".join(f"{r[m]['hit@5']:.3f} / {r[m]['mrr@10']:.3f}" for m in MODES) + " |"
             for lang, r in results.items()]
+    columns = ["phrases changed"] if unaccented else ["phrases", "own language"]
     return "\n".join([
-        HEADING, "", _measured("", load), "",
-        "| language | embedder | phrases | own language | default | BM25 alone | dense alone |",
-        "|---|---|---|---|---|---|---|", *rows, ""])
-
-
-def run_unaccented(help_root: Path, languages: list[str], keep: Path | None) -> str:
-    items = json.loads(ITEMS.read_text(encoding="utf-8"))
-    load = os.getloadavg()
-    changing = [lang for lang in languages if any(_unaccented(q) != q for q, _ in items[lang])]
-    with tempfile.TemporaryDirectory(prefix="ora-known-") as tmp:
-        work = keep or Path(tmp)
-        results = {lang: run_language(help_root, lang, items[lang], work, _unaccented)
-                   for lang in changing}
-    rows = [f"| {lang} | {r['embedder']} | {r['changed']} of {r['default']['questions']} | "
-            + " | ".join(f"{r[m]['hit@5']:.3f} / {r[m]['mrr@10']:.3f}" for m in MODES) + " |"
-            for lang, r in results.items()]
-    return "\n".join([
-        HEADING_UNACCENTED, "", _measured(" --unaccented", load), "",
-        "| language | embedder | phrases changed | default | BM25 alone | dense alone |",
-        "|---|---|---|---|---|---|", *rows, ""])
-
-
-def _measured(flags: str, load: tuple[float, float, float]) -> str:
-    return (f"`python bench/bench_known_items.py PATH{flags}` on "
-            f"{time.strftime('%Y-%m-%d', time.gmtime())}, {cpu_name()}, load average "
-            f"{load[0]:.2f} / {load[1]:.2f} / {load[2]:.2f}; each vault's embedder is the one "
-            "`embed_model = auto` gives it, no re-ranker. hit@5 / MRR@10 over distinct notes; "
-            "\"own language\": the notes detected in the folder's language.")
+        HEADING_UNACCENTED if unaccented else HEADING, "",
+        f"`python bench/bench_known_items.py PATH{' --unaccented' if unaccented else ''}` on "
+        f"{time.strftime('%Y-%m-%d', time.gmtime())}, {cpu_name()}, load average "
+        f"{load[0]:.2f} / {load[1]:.2f} / {load[2]:.2f}; each vault's embedder is the one "
+        "`embed_model = auto` gives it, no re-ranker. hit@5 / MRR@10 over distinct notes; "
+        "\"own language\": the notes detected in the folder's language.", "",
+        "| " + " | ".join(["language", "embedder", *columns, "default", "BM25 alone",
+                           "dense alone"]) + " |",
+        "|---" * (len(columns) + 5) + "|", *rows, ""])
 
 
 def main() -> int:
@@ -154,9 +142,9 @@ def main() -> int:
     parser.add_argument("--unaccented", action="store_true",
                         help="type each phrase without its accents")
     unaccented = "--unaccented" in sys.argv  # the section written depends on it
-    return report_main(parser, HEADING_UNACCENTED if unaccented else HEADING, lambda args: (
-        run_unaccented if args.unaccented else run)(
-        args.help_vault, [lang for lang in args.languages.split(",") if lang], args.keep))
+    return report_main(parser, HEADING_UNACCENTED if unaccented else HEADING, lambda args: run(
+        args.help_vault, [lang for lang in args.languages.split(",") if lang], args.keep,
+        args.unaccented))
 
 
 if __name__ == "__main__":
