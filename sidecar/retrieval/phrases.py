@@ -55,8 +55,10 @@ class Phrase:
         """Whether the chunk `text` of the note at `path` holds the phrase, in its text or in
         its note's name (a query naming a note is a phrase of it)."""
         text = f"{PurePosixPath(path).stem}\n{text}".casefold()
-        return self._found(text) or (self.accentable and not text.isascii()
-                                     and self._found(fold(text)))
+        if self._found(text):
+            return True
+        plain = fold(text) if self.accentable else text  # an em dash or a quote is no accent
+        return plain != text and self._found(plain)
 
     def _found(self, text: str) -> bool:
         start = 0
