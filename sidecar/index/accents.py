@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from functools import cache, lru_cache
+from functools import cache
 
 from sidecar.schema import load_json
 
@@ -65,10 +65,8 @@ def _bases() -> frozenset[str]:
     return frozenset(_folds().values())
 
 
-@lru_cache(maxsize=2048)
 def fold(text: str) -> str:
-    """`text`, casefolded, without its accents. The texts of the last chunks sought are kept
-    folded: a search as the user types seeks the same chunks at each key."""
+    """`text`, casefolded, without its accents."""
     if text.isascii():
         return text
     table = _table()

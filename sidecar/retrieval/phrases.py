@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import PurePosixPath
 
 from sidecar.index.accents import fold, may_be_accented
@@ -57,7 +57,7 @@ class Phrase:
         text = f"{PurePosixPath(path).stem}\n{text}".casefold()
         if self._found(text):
             return True
-        plain = fold(text) if self.accentable else text  # an em dash or a quote is no accent
+        plain = _folded(text) if self.accentable else text  # an em dash or a quote is no accent
         return plain != text and self._found(plain)
 
     def _found(self, text: str) -> bool:
@@ -72,6 +72,13 @@ class Phrase:
             if tuple(fold(m.group()) for m in word_spans(match.group())) == self.words:
                 return True
         return False
+
+
+@lru_cache(maxsize=2048)
+def _folded(text: str) -> str:
+    """`fold(text)`, kept for the last texts sought: a search as the user types seeks the same
+    chunks at each key."""
+    return fold(text)
 
 
 @cache
