@@ -111,7 +111,7 @@ def cross_encoder_proxy(folder: Path) -> OnnxCrossEncoder:
     return OnnxCrossEncoder(folder)
 
 
-STAGES = ("embed", "dense", "bm25", "scope", "fusion", "facts", "records")
+STAGES = ("embed", "dense", "bm25", "notes", "scope", "unembedded", "fusion", "facts", "records")
 
 
 class StageClock:
@@ -135,15 +135,21 @@ class StageClock:
 
 
 class TimedIndex:
-    """The index with its search calls timed."""
+    """The index with its search calls timed; any other call `search()` makes goes to the index
+    untimed (counted in "rest"), so a call added to the search path cannot break the bench."""
 
     def __init__(self, index: Any, clock: StageClock) -> None:
+        self._index = index
         self.dense_search = clock.timed("dense", index.dense_search)
         self.bm25_search = clock.timed("bm25", index.bm25_search)
         self.scope = clock.timed("scope", index.scope)
         self.get_chunks = clock.timed("records", index.get_chunks)
-        if hasattr(index, "chunk_facts"):  # what ranking reads from SQLite (absent before)
-            self.chunk_facts = clock.timed("facts", index.chunk_facts)
+        self.chunk_facts = clock.timed("facts", index.chunk_facts)
+        self.bm25_notes = clock.timed("notes", index.bm25_notes)
+        self.unembedded = clock.timed("unembedded", index.unembedded)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._index, name)
 
 
 class TimedEmbedder:
@@ -187,9 +193,10 @@ class Measure:
         stage = {s: self.clock.wall.get(s, 0.0) for s in STAGES}
         for name, ms in stage.items():
             self.stages[name].append(ms)
-        # Embedding then dense runs beside BM25; what is left of the wall time is in the loop.
-        path = (stage["scope"] + max(stage["embed"] + stage["dense"], stage["bm25"])
-                + stage["fusion"] + stage["facts"] + stage["records"])
+        # Embedding then dense runs beside BM25 and the whole-note BM25; what is left of the
+        # wall time is in the loop.
+        path = (stage["scope"] + max(stage["embed"] + stage["dense"], stage["bm25"], stage["notes"])
+                + stage["unembedded"] + stage["fusion"] + stage["facts"] + stage["records"])
         self.stages["rest"].append(max(0.0, wall - path))
 
     def report(self) -> dict[str, Any]:
