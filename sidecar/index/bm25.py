@@ -122,6 +122,12 @@ class Bm25Query:
             self._terms[stores] = query_terms(self.text, _languages_of(conn, stores))
         return self._terms[stores]
 
+    def takes_feedback(self) -> bool:
+        """Whether the terms worked out so far reach a language whose queries take feedback:
+        whether a store searched holds notes in a language other than English."""
+        with self._guard:
+            return any(takes_feedback(terms) for terms in self._terms.values())
+
     def expanded(self, conn: sqlite3.Connection, stores: Sequence[str], name: str,
                  engine: Bm25Engine) -> Terms:
         """The terms, with feedback from the first chunks of the store `name` (one of `stores`)."""

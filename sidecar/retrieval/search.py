@@ -18,6 +18,7 @@ import numpy.typing as npt
 
 from sidecar.documents.formats import is_document, page_link
 from sidecar.errors import BadRequest
+from sidecar.index.accents import may_be_accented, restore, restore_from
 from sidecar.index.bm25 import Bm25Query
 from sidecar.index.languages import spec as language_spec
 from sidecar.index.records import ChunkFacts, ChunkRecord
@@ -115,7 +116,27 @@ async def first_stage(
     dense_list, bm25_list = await asyncio.gather(
         dense(), asyncio.to_thread(index.bm25_search, query, depth, **scope, prepared=prepared)
     )
+    if (options.dense and prepared is not None and prepared.takes_feedback()
+            and (written := await _accented(index, query, bm25_list, options)) != query):
+        vectors = await asyncio.to_thread(embedder.embed_queries, [written])
+        dense_list = await asyncio.to_thread(index.dense_search, vectors[0], depth, **scope)
     return {"dense": dense_list, "bm25": bm25_list}
+
+
+async def _accented(
+    index: SearchIndex, query: str, bm25_list: Ranked, options: SearchOptions,
+) -> str:
+    """`query` with the words typed without their accents written as the chunks keyword search
+    found for it write them (`accents.restore`), for the embedder: keyword search folds accents,
+    an embedder reads "creer" and "créer" as two words. The query itself when it has no such
+    word, or those chunks none accented. Not asked of a vault all in English (whose queries
+    take no feedback), which it would cost a look at those chunks for nothing."""
+    if not may_be_accented(query) or not bm25_list:
+        return query
+    ids = [chunk_id for chunk_id, _ in bm25_list[:restore_from()]]
+    facts = await asyncio.to_thread(
+        index.chunk_facts, ids, private=options.private, namespace=options.namespace)
+    return restore(query, [facts[chunk_id].text for chunk_id in ids if chunk_id in facts])
 
 
 def fuse_pool(

@@ -1,0 +1,33 @@
+"""A query word typed without its accents is written as the vault writes it, for the embedder;
+and words compare without their Latin and Greek accents."""
+
+from __future__ import annotations
+
+import pytest
+
+from sidecar.index.accents import fold, restore
+
+NOTES = ["Pour créer un encadré, écrivez un avertissement.", "Créer une note chaque jour.",
+         "Choisissez le thème ou la couleur, où que vous soyez: ou bien l'un, ou bien l'autre."]
+
+
+@pytest.mark.parametrize(("query", "written"), [
+    ("creer un encadre", "créer un encadré"),  # each word as the notes write it
+    ("Creer un encadre colore", "Créer un encadré colore"),  # its case kept; no "coloré" to go by
+    ("créer un encadre", "créer un encadré"),  # a word typed with its accents stays as typed
+    ("ou est le theme", "ou est le thème"),  # "ou" written plain more often than "où": kept
+    ("quiet harbour at dawn", "quiet harbour at dawn"),  # nothing accented to go by
+])
+def test_a_word_typed_plain_is_written_as_the_notes_write_it(query: str, written: str) -> None:
+    assert restore(query, NOTES) == written
+
+
+def test_notes_without_accents_leave_the_query_as_it_is() -> None:
+    assert restore("creer un encadre", ["An English note — with “curly” quotes."]) == (
+        "creer un encadre")
+
+
+def test_folding_keeps_letters_of_their_own_and_other_scripts_marks() -> None:
+    assert fold("żółw πώς hành động") == "zolw πως hanh dong"
+    assert fold("мой ёж") == "мой ёж"
+    assert fold("हिन्दी") == "हिन्दी"
