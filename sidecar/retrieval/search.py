@@ -130,12 +130,14 @@ async def _accented(
     found for it write them (`accents.restore`), for the embedder: keyword search folds accents,
     an embedder reads "creer" and "créer" as two words. The query itself when it has no such
     word, or those chunks none accented. Not asked of a vault all in English (whose queries
-    take no feedback), which it would cost a look at those chunks for nothing."""
+    take no feedback), which it would cost a look at those chunks for nothing. Public chunks
+    only, even in private mode: what is embedded may go to an embeddings server, and a private
+    note's spelling of a word is of the note."""
     if not may_be_accented(query) or not bm25_list:
         return query
     ids = [chunk_id for chunk_id, _ in bm25_list[:restore_from()]]
     facts = await asyncio.to_thread(
-        index.chunk_facts, ids, private=options.private, namespace=options.namespace)
+        index.chunk_facts, ids, private=False, namespace=options.namespace)
     return restore(query, [facts[chunk_id].text for chunk_id in ids if chunk_id in facts])
 
 
@@ -180,7 +182,7 @@ async def _facts(
     """What ranking reads of each id: the SQLite facts, and the Chroma record of any id they
     lack (a note being re-indexed), so a sync in progress leaves nothing out."""
     facts: dict[str, Chunk] = dict(await asyncio.to_thread(
-        index.chunk_facts, ids, private=options.private, namespace=options.namespace))
+        index.chunk_facts, ids, private=False, namespace=options.namespace))
     missing = [chunk_id for chunk_id in ids if chunk_id not in facts]
     if missing:
         facts.update(await asyncio.to_thread(

@@ -55,3 +55,20 @@ async def test_a_query_typed_with_its_accents_or_in_english_is_embedded_once(
         recorder = Recorder(embedder)
         await search(vault.index, recorder, None, query, SearchOptions(rerank=False))
         assert recorder.queries == [query]
+
+
+async def test_a_private_note_never_spells_the_query_sent_to_the_embedder(
+    index_vault: IndexVault, embedder: Embedder,
+) -> None:
+    # Only the private note writes "encadré"; what is embedded may go to an embeddings server.
+    vault = index_vault([
+        NoteSpec("Journal.md", "resource", "# Journal\n\nJ'ai voulu créer un encadré coloré "
+                 "pour mes rêves, un avertissement à moi-même.", tags=["private"]),
+        NoteSpec("Notes.md", "resource", "# Notes\n\nUne note sur les couleurs de la maison, "
+                 "le jardin et la cuisine, écrite un dimanche."),
+    ])
+    recorder = Recorder(embedder)
+    document = await search(vault.index, recorder, None, "creer un encadre colore",
+                            SearchOptions(rerank=False, private=True))
+    assert document["results"][0]["path"] == "Journal.md"  # found, in private mode
+    assert recorder.queries == ["creer un encadre colore"]
