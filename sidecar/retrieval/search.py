@@ -182,7 +182,7 @@ async def _facts(
     """What ranking reads of each id: the SQLite facts, and the Chroma record of any id they
     lack (a note being re-indexed), so a sync in progress leaves nothing out."""
     facts: dict[str, Chunk] = dict(await asyncio.to_thread(
-        index.chunk_facts, ids, private=False, namespace=options.namespace))
+        index.chunk_facts, ids, private=options.private, namespace=options.namespace))
     missing = [chunk_id for chunk_id in ids if chunk_id not in facts]
     if missing:
         facts.update(await asyncio.to_thread(
