@@ -4,9 +4,9 @@ is "cómo hago" written.
 People type a remembered phrase without its accents as often as with them, and BM25 already
 reads both alike (its ASCII folding). Each Latin or Greek letter of `languages.json` `fold` folds
 to what is left of it without its combining marks ("é" to "e", "ώ" to "ω"), and its `letters`
-(ł, ø, đ, ı) as BM25 folds them; a combining mark of the Latin and Greek block is dropped, so a
-file name saved decomposed ("e" + U+0301) reads as the same word. Other scripts keep their marks:
-a Thai or Hindi vowel sign is no accent.
+(ł, ø, đ, ı) as BM25 folds them; a text is composed first, so a file name saved decomposed
+("e" + U+0301) reads as the same word. Other scripts keep their letters and marks: Cyrillic
+"й" is no "и" with an accent, a Thai or Hindi vowel sign is no accent.
 """
 
 from __future__ import annotations
@@ -70,11 +70,15 @@ def _bases() -> frozenset[str]:
 
 
 def fold(text: str) -> str:
-    """`text`, casefolded, without its accents."""
+    """`text`, casefolded, without its accents. Composed first (NFC), so a letter saved
+    decomposed is folded as the letter it is: "e" + U+0301 as "é", "и" + U+0306 as "й", which
+    keeps its breve (only a mark no letter composes with is dropped as it stands, as the stress
+    mark of a Russian dictionary)."""
     if text.isascii():
         return text
     table = _table()
-    return _accented().sub(lambda run: run.group().translate(table), text)
+    return _accented().sub(lambda run: run.group().translate(table),
+                           unicodedata.normalize("NFC", text))
 
 
 def may_be_accented(text: str) -> bool:

@@ -31,3 +31,9 @@ def test_folding_keeps_letters_of_their_own_and_other_scripts_marks() -> None:
     assert fold("żółw πώς hành động") == "zolw πως hanh dong"
     assert fold("мой ёж") == "мой ёж"
     assert fold("हिन्दी") == "हिन्दी"
+
+
+def test_a_letter_saved_decomposed_folds_as_the_letter_it_is() -> None:
+    assert fold("cafe\u0301") == "cafe"
+    assert fold("мои\u0306") == "мой"  # и + breve is й, a letter of its own
+    assert fold("моло\u0301ко") == "молоко"  # a dictionary's stress mark is an accent
