@@ -87,14 +87,9 @@ def may_be_accented(text: str) -> bool:
     return not _bases().isdisjoint(text)
 
 
-@cache
-def _letters() -> re.Pattern[str]:
-    return re.compile(f"[\\w{marks.marks()}]*")
-
-
 def _past_letters(text: str, at: int) -> int:
     """Where the run of a word's letters from `at` ends."""
-    found = _letters().match(text, at)
+    found = marks.letters().match(text, at)
     return found.end() if found else at
 
 
@@ -119,7 +114,8 @@ def restore(query: str, texts: Sequence[str]) -> str:
     un encadre" beside notes that say "créer" and "encadré" is "créer un encadré", and "ou"
     stays "ou" beside notes that say it more often than "où". An embedder reads "creer" as
     another word than "créer" (keyword search folds both alike)."""
-    plain = {word for m in word_spans(query)
+    spans = word_spans(query)
+    plain = {word for m in spans
              if (word := m.group().casefold()) == fold(word) and may_be_accented(word)}
     if not plain or all(text.isascii() for text in texts):
         return query
@@ -133,7 +129,7 @@ def restore(query: str, texts: Sequence[str]) -> str:
     if not chosen:
         return query
     out, last = [], 0
-    for m in word_spans(query):
+    for m in spans:
         written = chosen.get(m.group().casefold())
         if written is not None:
             out += [query[last:m.start()],
@@ -144,18 +140,13 @@ def restore(query: str, texts: Sequence[str]) -> str:
 
 def _occurrences(word: str, text: str) -> int:
     """How often `word` stands whole in `text`."""
-    letter = _letter().match
+    letter = marks.letters().fullmatch
     count, at = 0, text.find(word)
     while at >= 0:
         end = at + len(word)
         count += not ((at and letter(text[at - 1])) or (end < len(text) and letter(text[end])))
         at = text.find(word, at + 1)
     return count
-
-
-@cache
-def _letter() -> re.Pattern[str]:
-    return re.compile(f"[\\w{marks.marks()}]")
 
 
 @cache

@@ -22,7 +22,7 @@ from pathlib import PurePosixPath
 from sidecar.index.accents import fold, may_be_accented
 from sidecar.index.languages import unspaced_share, word_spans
 from sidecar.schema import load_json
-from sidecar.vault.marks import marks
+from sidecar.vault.marks import letters
 
 
 @dataclass(frozen=True)
@@ -66,8 +66,8 @@ class Phrase:
             start = match.start() + 1  # a place rejected may overlap the one that holds them
             before = text[match.start() - 1 : match.start()]
             after = text[match.end() : match.end() + 1]
-            if ((self.spaced[0] and _letter().match(before))
-                    or (self.spaced[1] and _letter().match(after))):
+            if ((self.spaced[0] and before and letters().fullmatch(before))
+                    or (self.spaced[1] and after and letters().fullmatch(after))):
                 continue
             if tuple(fold(m.group()) for m in word_spans(match.group())) == self.words:
                 return True
@@ -79,11 +79,6 @@ def _folded(text: str) -> str:
     """`fold(text)`, kept for the last texts sought: a search as the user types seeks the same
     chunks at each key."""
     return fold(text)
-
-
-@cache
-def _letter() -> re.Pattern[str]:
-    return re.compile(f"[\\w{marks()}]")
 
 
 def phrase(query: str, min_words: int) -> Phrase | None:

@@ -32,3 +32,11 @@ def marks() -> str:
         else:
             runs.append([cp, cp])
     return "".join(f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in runs)
+
+
+@cache
+def letters() -> re.Pattern[str]:
+    """A run of a word's characters (`[\\w{marks()}]*`, maybe empty): `letters().match(text,
+    at)` ends where the word standing at `at` ends; a one-character `fullmatch` tells a word's
+    character."""
+    return re.compile(f"[\\w{marks()}]*")
