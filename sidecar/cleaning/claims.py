@@ -17,14 +17,13 @@ from dataclasses import dataclass
 from functools import cache
 
 from sidecar.schema import load_json
+from sidecar.vault import links
 
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _SKIP_LINE = re.compile(r"^\s*(#{1,6}\s|\||-{3,}\s*$|\*{3,}\s*$|_{3,}\s*$|<!--|%%|\[\^[^\]]+\]:)")
 _ITEM = re.compile(r"^\s*(?:>\s*)*(?:[-*+]\s+(?:\[.\]\s+)?|\d+[.)]\s+)")
 _QUOTE = re.compile(r"^\s*(?:>\s*)+")
 _TASK = re.compile(r"^\s*(?:>\s*)*(?:[-*+]|\d+[.)])\s+\[.\](?:\s|$)")
-_WIKILINK = re.compile(r"!?\[\[([^\]|#]*)(?:#[^\]|]*)?(?:\|([^\]]*))?\]\]")
-_MDLINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 _FOOTNOTE = re.compile(r"\[\^[^\]]+\]")
 _EMPHASIS = re.compile(r"(\*\*|__|\*|_|~~|==|`)(?=\S)(.+?)(?<=\S)\1")
 _SPACES = re.compile(r"\s+")
@@ -62,8 +61,7 @@ class Claim:
 
 def plain(text: str) -> str:
     """Markdown inline syntax reduced to its readable text."""
-    text = _WIKILINK.sub(lambda m: m.group(2) or m.group(1), text)
-    text = _MDLINK.sub(r"\1", text)
+    text = links.shown(text)  # each link as Obsidian shows it
     text = _FOOTNOTE.sub("", text)
     for _ in range(2):  # nested emphasis such as ***bold italic***
         text = _EMPHASIS.sub(r"\2", text)

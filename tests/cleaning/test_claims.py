@@ -39,6 +39,13 @@ def test_plain_reduces_links_and_emphasis() -> None:
         "A alias, Other and site really do.")
 
 
+def test_plain_reads_links_as_obsidian_shows_them() -> None:
+    # A claim reads as the note does: a link to a heading as "Note > Heading", a link to a
+    # folder's note by its name, a Markdown link to a note by its text, an image's size dropped.
+    assert plain("See [[Trips/Lisbon#Food]] and [[Trips/Porto]], [the plan](Plan%20B.md), "
+                 "![[map.png|300]].") == "See Lisbon > Food and Porto, the plan, map.png."
+
+
 def test_dataview_inline_fields_are_properties_not_claims() -> None:
     body = (
         "# 2024-04-23\n\nMood:: 3\nSleep:: 8 hours\n**Energy**:: high\n- Weight:: 80 kg\n\n"
