@@ -12,6 +12,7 @@ distinct notes (a note ranks where its first chunk does), for:
 - `dense`: the dense half alone.
 
 Italian, Dutch, French, Polish, Czech, Russian, Ukrainian, Greek and Hebrew are the tuning sets;
+Persian a check written for a choice made on Greek and Hebrew;
 Spanish and German are the final check, never tuned on. English (`en.json`) is their reference: the
 Spanish and German questions translated one by one (each question's `from`), expecting the English
 note of the same permalink, reported whole and per source (`en<es`, `en<de`), so a language is
@@ -53,7 +54,7 @@ from sidecar.vault.scan import iter_note_paths
 
 QUESTIONS = ROOT / "bench" / "data" / "multilingual"
 HEADING = "## Multilingual: Obsidian's help vault per language"
-LANGUAGES = ("it", "nl", "fr", "pl", "cs", "ru", "uk", "el", "he", "es", "de", "zh", "en")
+LANGUAGES = ("it", "nl", "fr", "pl", "cs", "ru", "uk", "el", "he", "fa", "es", "de", "zh", "en")
 MODES = ("default", "bm25", "dense")
 DEPTH = 30
 # A wikilink to rewrite (this bench writes links; Ora reads them through vault/links.py).
