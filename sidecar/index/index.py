@@ -19,7 +19,8 @@ from sidecar.chunking.chunker import CHUNKER_VERSION
 from sidecar.data_folder import private_folder, private_tree
 from sidecar.documents.formats import is_document, iter_document_paths
 from sidecar.errors import BadRequest, OraError
-from sidecar.index.bm25 import TOKENIZE, Bm25Query
+from sidecar.index.bm25 import TOKENIZE
+from sidecar.index.bm25_query import Bm25Query
 from sidecar.index.chroma import Metadata
 from sidecar.index.clusters import ClusterMember, assign_in_order
 from sidecar.index.consistency import repair

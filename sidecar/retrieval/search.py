@@ -19,7 +19,7 @@ import numpy.typing as npt
 from sidecar.documents.formats import is_document, page_link
 from sidecar.errors import BadRequest
 from sidecar.index.accents import may_be_accented, restore, restore_from
-from sidecar.index.bm25 import Bm25Query
+from sidecar.index.bm25_query import Bm25Query
 from sidecar.index.languages import spec as language_spec
 from sidecar.index.records import ChunkFacts, ChunkRecord
 from sidecar.index.scope import NoteFilter, Scope

@@ -17,7 +17,8 @@ from hypothesis import strategies as st
 
 from sidecar.errors import IndexDamaged
 from sidecar.index import bm25_engine
-from sidecar.index.bm25 import Bm25Store, SparseRow, query_terms
+from sidecar.index.bm25 import Bm25Store, SparseRow
+from sidecar.index.bm25_query import query_terms
 
 
 def _row(i: int, text: str, *, archived: bool = False) -> SparseRow:
@@ -365,7 +366,7 @@ def _exactly_among(
 ) -> list[tuple[str, float]]:
     """The ranking among `only` the exact way (tantivy restricted to their rowids)."""
     with monkeypatch.context() as patched:
-        patched.setattr("sidecar.index.bm25.overfetch", lambda *_: None)
+        patched.setattr("sidecar.index.bm25_query.overfetch", lambda *_: None)
         return bm25.search("ns", "apple", k, private=False, include_archived=archived,
                            only={False: only})
 

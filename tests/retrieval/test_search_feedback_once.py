@@ -1,5 +1,5 @@
 """A query not in English is expanded by feedback once per search and store, shared by the chunk
-search and the note-level search (`bm25.Bm25Query`); the ranking is the one each search gave
+search and the note-level search (`bm25_query.Bm25Query`); the ranking is the one each search gave
 when it expanded the query on its own."""
 
 from __future__ import annotations
