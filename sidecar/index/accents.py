@@ -5,8 +5,10 @@ People type a remembered phrase without its accents as often as with them, and B
 reads both alike (its ASCII folding). Each Latin or Greek letter of `languages.json` `fold` folds
 to what is left of it without its combining marks ("é" to "e", "ώ" to "ω"), and its `letters`
 (ł, ø, đ, ı) as BM25 folds them; a text is composed first, so a file name saved decomposed
-("e" + U+0301) reads as the same word. Other scripts keep their letters and marks: Cyrillic
-"й" is no "и" with an accent, a Thai or Hindi vowel sign is no accent.
+("e" + U+0301) reads as the same word. Arabic and Hebrew words are read as keyword search reads
+them, without their vowel points and with the letters typed for one another unified
+(`languages.unified`). Other scripts keep their letters and marks: Cyrillic "й" is no "и" with
+an accent, a Thai or Hindi vowel sign is no accent.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from functools import cache
 
-from sidecar.index.languages import word_spans
+from sidecar.index.languages import marked, unified, word_spans
 from sidecar.schema import load_json
 from sidecar.vault import marks
 
@@ -39,13 +41,14 @@ def _folds() -> dict[str, str]:
             if len(letter) == 1 and len(base) == 1 and base != letter:
                 out[letter] = base
     out.update({str(k): str(v) for k, v in doc["letters"].items()})
+    out.update({chr(k): v for k, v in unified().items() if v is not None})
     return out
 
 
 @cache
 def _table() -> dict[int, str | None]:
     return {**{ord(k): v for k, v in _folds().items()},
-            **dict.fromkeys(range(_ACCENTS[0], _ACCENTS[1] + 1))}
+            **dict.fromkeys(range(_ACCENTS[0], _ACCENTS[1] + 1)), **unified()}
 
 
 @cache
@@ -83,8 +86,9 @@ def fold(text: str) -> str:
 
 def may_be_accented(text: str) -> bool:
     """Whether a text holding `text` folded could hold it written otherwise: whether any of
-    its letters is one an accented letter folds to."""
-    return not _bases().isdisjoint(text)
+    its letters is one an accented letter folds to, or of a script written with or without
+    its vowel points."""
+    return not _bases().isdisjoint(text) or marked().search(text) is not None
 
 
 def _past_letters(text: str, at: int) -> int:

@@ -62,8 +62,38 @@ def _splitting_marks() -> dict[int, None]:
     return {cp: None for cp in marks.codepoints() if len(plain.analyze(f"a{chr(cp)}a")) != 1}
 
 
+@cache
+def unified() -> dict[int, str | None]:
+    """The scripts' `marks`, to be dropped, and their `same` letters, each to the letter it
+    stands for (languages.json `scripts`): a vowelled Arabic or Hebrew word, or one typed on
+    the other Arabic-script keyboard, reads as the same word."""
+    table: dict[int, str | None] = {}
+    for name, entry in load_json("languages.json")["scripts"].items():
+        if name.startswith("$"):
+            continue
+        for hex_range in entry.get("marks", ()):
+            first, _, last = hex_range.partition("-")
+            table.update(dict.fromkeys(range(int(first, 16), int(last or first, 16) + 1)))
+        table.update({ord(letter): str(same) for letter, same in entry.get("same", {}).items()})
+    return table
+
+
+@cache
+def marked() -> re.Pattern[str]:
+    """A letter of a script that has `marks`: a word of it may be written with them or not."""
+    doc = load_json("languages.json")["scripts"]
+    return re.compile("[" + "".join(_range(r) for name, entry in doc.items()
+                                    if not name.startswith("$") and entry.get("marks")
+                                    for r in entry["ranges"]) + "]")
+
+
+@cache
+def _joining() -> dict[int, str | None]:
+    return {**_splitting_marks(), **unified()}
+
+
 def _joined(text: str) -> str:
-    return text if text.isascii() else text.translate(_splitting_marks())
+    return text if text.isascii() else text.translate(_joining())
 
 
 def words(text: str) -> list[str]:
@@ -104,8 +134,9 @@ def unspaced_share(text: str) -> float:
 
 
 def segment(text: str) -> str:
-    """`text` with the marks the tokenizer would cut a word at dropped, and every run of a
-    script written without spaces as its overlapping character pairs."""
+    """`text` with the marks the tokenizer would cut a word at dropped, the scripts' letters
+    unified (`unified`), and every run of a script written without spaces as its overlapping
+    character pairs."""
     return _unspaced().sub(_pairs, _joined(text))
 
 

@@ -1,5 +1,6 @@
 """A query word typed without its accents is written as the vault writes it, for the embedder;
-and words compare without their Latin and Greek accents."""
+and words compare without their Latin and Greek accents, Arabic and Hebrew vowel points, and
+the Arabic-script letters typed for one another."""
 
 from __future__ import annotations
 
@@ -37,3 +38,16 @@ def test_a_letter_saved_decomposed_folds_as_the_letter_it_is() -> None:
     assert fold("cafe\u0301") == "cafe"
     assert fold("мои\u0306") == "мой"  # и + breve is й, a letter of its own
     assert fold("моло\u0301ко") == "молоко"  # a dictionary's stress mark is an accent
+
+
+def test_arabic_script_and_hebrew_words_fold_as_keyword_search_reads_them() -> None:
+    assert fold("غذای محلی") == fold("غذاي محلي")  # Persian and Arabic yeh
+    assert fold("کتاب") == fold("كتاب")  # keheh and kaf
+    assert fold("ذَهَبَ إِلَى المَدْرَسَةِ") == fold("ذهب الى المدرسه")
+    assert fold("كـتـاب") == fold("كتاب")  # the tatweel draws a word out
+    assert fold("שָׁלוֹם") == "שלום"
+
+
+def test_a_persian_query_typed_on_an_arabic_keyboard_is_written_as_the_notes_write_it() -> None:
+    notes = ["امروز غذای محلی خوردیم و غذای محلی خوب بود"]
+    assert restore("غذاي محلي", notes) == "غذای محلی"

@@ -52,6 +52,28 @@ def test_a_persian_word_is_found_with_or_without_its_zero_width_non_joiner(
 
 
 @pytest.mark.parametrize(("texts", "query"), [
+    # Persian typed on an Arabic keyboard: Arabic yeh and kaf for Persian ی and ک.
+    (["امروز غذای محلی خوردیم و کباب خیلی خوب بود", "هوا امروز سرد است"], "غذاي محلي كباب"),
+    # The other way: an Arabic note, a query with Persian letters.
+    (["ذهبت إلى المكتبة لأقرأ كتابا عن التاريخ", "كتبت عن الطقس"], "کتابا عن التاریخ"),
+    # A vowelled Arabic note, a plain query: a hamza left off, teh marbuta typed as heh.
+    (["ذَهَبَ الوَلَدُ إِلَى المَدْرَسَةِ صَبَاحًا", "ذهب الولد الى البيت"], "الى المدرسه صباحا"),
+    # Letters drawn out by the tatweel.
+    (["كـتـاب جـديـد عن الفلك", "كتب عن الطقس"], "كتاب جديد عن"),
+    # A Hebrew note with its vowel points (niqqud), a plain query.
+    (["שָׁלוֹם לְכֻלָּם, הַיּוֹם נִלְמַד עַל הַיָּם", "מזג האוויר נאה היום"], "שלום לכולם"),
+])
+def test_a_word_is_found_however_its_script_lets_it_be_typed(
+        tmp_path: Path, texts: list[str], query: str) -> None:
+    # Before, the Persian and the Hebrew queries shared no word with their note (a mark or
+    # another letter inside the word); an Arabic note was already read so by its stemmer, a
+    # Persian one is now read alike, with no stemmer of its own.
+    bm25 = _store(tmp_path, texts)
+    assert _ids(bm25, query)[:1] == ["id1"]
+    bm25.close()
+
+
+@pytest.mark.parametrize(("texts", "query"), [
     (["ภาษาไทยเขียนติดกันโดยไม่เว้นวรรคระหว่างคำ", "วันนี้อากาศดีมากและฉันไปตลาด"], "เว้นวรรค"),
     (["ភាសាខ្មែរសរសេរជាប់គ្នាដោយគ្មានដកឃ្លា", "ថ្ងៃនេះអាកាសធាតុល្អណាស់"], "ដកឃ្លា"),
 ])

@@ -79,6 +79,9 @@ def test_a_phrase_is_found_in_any_script(text: str, query: str) -> None:
     ("Πώς να συγχρονίσετε", "πως να συγχρονισετε"),  # Greek tonos
     ("Bạn có thể đồng bộ hóa", "ban co the dong bo hoa"),  # Vietnamese: two marks, and đ
     ("Cafe\u0301 au lait", "café au"),  # a file saved decomposed: e and its accent apart
+    ("امروز غذای محلی خوردیم", "غذاي محلي"),  # Persian typed on an Arabic keyboard
+    ("ذَهَبَ إِلَى المَدْرَسَةِ", "الى المدرسه"),  # Arabic vowelled; hamza and teh marbuta
+    ("שָׁלוֹם לְכֻלָּם", "שלום לכלם"),  # Hebrew with its vowel points
 ])
 def test_a_phrase_is_found_whatever_its_accents(text: str, query: str) -> None:
     sought = phrase(query, 2)

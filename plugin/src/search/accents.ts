@@ -3,8 +3,9 @@ import languages from "../../../schema/languages.json";
 /**
  * Latin and Greek letters read without their accents, as the sidecar reads them (BM25 folds
  * accents; a phrase is compared without them: sidecar/index/accents.py, schema/languages.json
- * `fold`), so "como" lights up "Cómo". Other scripts keep their marks: a Thai or Hindi vowel sign
- * is no accent.
+ * `fold`), so "como" lights up "Cómo"; Arabic and Hebrew words without their vowel points, and
+ * the Arabic-script letters typed for one another as one (`scripts` `marks` and `same`), so "غذاي"
+ * lights up "غذای". Other scripts keep their marks: a Thai or Hindi vowel sign is no accent.
  */
 
 /** The Combining Diacritical Marks block: the accents of Latin, Greek and Cyrillic letters. */
@@ -13,16 +14,31 @@ const RANGES: [number, number][] = languages.fold.ranges.map((range) => {
 	const [first = "0", last = first] = range.split("-");
 	return [parseInt(first, 16), parseInt(last, 16)];
 });
-const LETTERS: Record<string, string> = languages.fold.letters;
+const SCRIPTS = Object.values(languages.scripts).flatMap((entry) =>
+	typeof entry === "object" ? [entry as { marks?: string[]; same?: Record<string, string> }] : [],
+);
+const LETTERS: Record<string, string> = {
+	...languages.fold.letters,
+	...Object.fromEntries(SCRIPTS.flatMap((s) => Object.entries(s.same ?? {}))),
+};
+/** The scripts' marks read as if not written (vowel points, the tatweel). */
+const MARKS: [number, number][] = SCRIPTS.flatMap((s) => s.marks ?? []).map((range) => {
+	const [first = "0", last = first] = range.split("-");
+	return [parseInt(first, 16), parseInt(last, 16)];
+});
+
+function within(ranges: [number, number][], code: number): boolean {
+	return ranges.some(([first, last]) => code >= first && code <= last);
+}
 
 function foldable(code: number): boolean {
-	return RANGES.some(([first, last]) => code >= first && code <= last);
+	return within(RANGES, code);
 }
 
 /** One character without its accents: empty for an accent itself. */
 function foldChar(char: string): string {
 	const code = char.codePointAt(0) ?? 0;
-	if (code >= 0x300 && code <= 0x36f) return "";
+	if ((code >= 0x300 && code <= 0x36f) || within(MARKS, code)) return "";
 	const letter = LETTERS[char.toLowerCase()];
 	if (letter !== undefined) return letter;
 	if (!foldable(code)) return char;

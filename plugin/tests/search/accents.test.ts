@@ -14,6 +14,12 @@ describe("fold", () => {
 		expect(fold("мой ёж").text).toBe("мой ёж");
 	});
 
+	it("drops Arabic and Hebrew vowel points and reads Arabic-script letters typed for one another as one", () => {
+		expect(fold("غذای محلی").text).toBe(fold("غذاي محلي").text);
+		expect(fold("ذَهَبَ إِلَى المَدْرَسَةِ").text).toBe(fold("ذهب الى المدرسه").text);
+		expect(fold("שָׁלוֹם").text).toBe("שלום");
+	});
+
 	it("says where each folded character stands in the text, accents written apart included", () => {
 		const { text, at } = fold("cafe\u0301 au");
 		expect(text).toBe("cafe au");

@@ -106,6 +106,12 @@ describe("highlight keeps a word's combining marks and joiners", () => {
 		]);
 	});
 
+	it("highlights an Arabic-script or Hebrew word written with vowel points, or typed on the other keyboard", () => {
+		expect(lit("امروز غذای محلی خوردیم", "غذاي")).toEqual(["غذای"]);
+		expect(lit("ذَهَبَ إِلَى المَدْرَسَةِ صباحا", "المدرسه")).toEqual(["المَدْرَسَةِ"]);
+		expect(lit("שָׁלוֹם לְכֻלָּם", "שלום")).toEqual(["שָׁלוֹם"]);
+	});
+
 	it("highlights a Persian word with its zero-width non-joiner whole, typed with the joiner or without", () => {
 		expect(lit("من می\u200Cخواهم بروم", "می\u200Cخواهم")).toEqual(["می\u200Cخواهم"]);
 		expect(lit("من می\u200Cخواهم بروم", "میخواهم")).toEqual(["می\u200Cخواهم"]);
