@@ -60,6 +60,8 @@ def test_a_persian_word_is_found_with_or_without_its_zero_width_non_joiner(
     (["ذَهَبَ الوَلَدُ إِلَى المَدْرَسَةِ صَبَاحًا", "ذهب الولد الى البيت"], "الى المدرسه صباحا"),
     # Letters drawn out by the tatweel.
     (["كـتـاب جـديـد عن الفلك", "كتب عن الطقس"], "كتاب جديد عن"),
+    # Persian digits in the query, the note's year in ASCII digits.
+    (["سفر اصفهان در سال 1402 بود", "سفر شیراز در سال 1399 بود"], "۱۴۰۲"),
     # A Hebrew note with its vowel points (niqqud), a plain query.
     (["שָׁלוֹם לְכֻלָּם, הַיּוֹם נִלְמַד עַל הַיָּם", "מזג האוויר נאה היום"], "שלום לכולם"),
 ])
