@@ -65,10 +65,13 @@ def _splitting_marks() -> dict[int, None]:
 @cache
 def unified() -> dict[int, str | None]:
     """The scripts' `marks`, to be dropped, and their `same` letters, each to the letter it
-    stands for (languages.json `scripts`): a vowelled Arabic or Hebrew word, or one typed on
-    the other Arabic-script keyboard, reads as the same word."""
-    table: dict[int, str | None] = {}
-    for name, entry in load_json("languages.json")["scripts"].items():
+    stands for (languages.json `scripts`), and the capitals of `lowercase` as their letter: a
+    vowelled Arabic or Hebrew word, or one typed on the other Arabic-script keyboard, reads as
+    the same word, and a Turkish "İstanbul" as "istanbul"."""
+    doc = load_json("languages.json")
+    table: dict[int, str | None] = {ord(capital): str(letter) for capital, letter
+                                    in doc["lowercase"].items() if not capital.startswith("$")}
+    for name, entry in doc["scripts"].items():
         if name.startswith("$"):
             continue
         for hex_range in entry.get("marks", ()):

@@ -62,6 +62,10 @@ def test_a_persian_word_is_found_with_or_without_its_zero_width_non_joiner(
     (["كـتـاب جـديـد عن الفلك", "كتب عن الطقس"], "كتاب جديد عن"),
     # Persian digits in the query, the note's year in ASCII digits.
     (["سفر اصفهان در سال 1402 بود", "سفر شیراز در سال 1399 بود"], "۱۴۰۲"),
+    # Turkish İ: lowercased, it kept a dot above that no typed word holds.
+    (["İstanbul'da bir hafta geçirdik, İzmir'e de gittik", "Ankara bu kış çok soğuktu"],
+     "istanbul izmir"),
+    (["İyi bir gün geçirdik", "Kötü bir gün"], "İyi"),
     # A Hebrew note with its vowel points (niqqud), a plain query.
     (["שָׁלוֹם לְכֻלָּם, הַיּוֹם נִלְמַד עַל הַיָּם", "מזג האוויר נאה היום"], "שלום לכולם"),
 ])
