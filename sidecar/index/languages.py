@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache, lru_cache
@@ -96,7 +97,13 @@ def _joining() -> dict[int, str | None]:
 
 
 def _joined(text: str) -> str:
-    return text if text.isascii() else text.translate(_joining())
+    if text.isascii():
+        return text
+    # Composed first: a name macOS saved decomposed (Japanese ペ as ヘ and a sound mark, Korean
+    # syllables as their jamo) is the word typed.
+    if not unicodedata.is_normalized("NFC", text):
+        text = unicodedata.normalize("NFC", text)
+    return text.translate(_joining())
 
 
 def words(text: str) -> list[str]:
@@ -137,9 +144,9 @@ def unspaced_share(text: str) -> float:
 
 
 def segment(text: str) -> str:
-    """`text` with the marks the tokenizer would cut a word at dropped, the scripts' letters
-    unified (`unified`), and every run of a script written without spaces as its overlapping
-    character pairs."""
+    """`text` composed (NFC), with the marks the tokenizer would cut a word at dropped, the
+    scripts' letters unified (`unified`), and every run of a script written without spaces as
+    its overlapping character pairs."""
     return _unspaced().sub(_pairs, _joined(text))
 
 

@@ -4,6 +4,7 @@ over every language's field of a mixed store."""
 
 from __future__ import annotations
 
+import unicodedata
 from pathlib import Path
 
 import pytest
@@ -66,6 +67,10 @@ def test_a_persian_word_is_found_with_or_without_its_zero_width_non_joiner(
     (["İstanbul'da bir hafta geçirdik, İzmir'e de gittik", "Ankara bu kış çok soğuktu"],
      "istanbul izmir"),
     (["İyi bir gün geçirdik", "Kötü bir gün"], "İyi"),
+    # Names and text macOS saved decomposed: Japanese ペ as ヘ and its sound mark, Korean
+    # syllables as their jamo; the query typed composed, as every keyboard types it.
+    ([unicodedata.normalize("NFD", "ペンギンの観察ノート"), "ヘンな音の記録"], "ペンギン"),
+    ([unicodedata.normalize("NFD", "주간 회의록 정리"), "회의 일정 안내"], "회의록"),
     # A Hebrew note with its vowel points (niqqud), a plain query.
     (["שָׁלוֹם לְכֻלָּם, הַיּוֹם נִלְמַד עַל הַיָּם", "מזג האוויר נאה היום"], "שלום לכולם"),
 ])
