@@ -128,6 +128,21 @@ describe.skipIf(SKIP_REASON !== null)(`plugin ⇄ ora serve${SKIP_REASON ? ` (sk
 		expect(readFileSync(join(live.vault, rel), "utf8")).toBe(original);
 	});
 
+	it("finds a Persian note by words typed on an Arabic keyboard and lights up the note's own spelling", async () => {
+		const rel = "Resources/سفر اصفهان.md";
+		writeFileSync(join(live.vault, rel), "# سفر اصفهان\n\nامروز غذای محلی خوردیم و از میدان نقش جهان دیدن کردیم. #سفر\n");
+		const batcher = new EventBatcher(async (events) => void (await live.client.sendEvents(events)), 10);
+		batcher.push({ kind: "created", path: rel });
+		await batcher.flush();
+		// ي and ك, as an Arabic keyboard types Persian ی and ک.
+		const card = await eventually(async () => {
+			const { cards } = shapeResults(await live.client.search({ query: "غذاي محلي", k: 3 }));
+			return cards[0]?.path === rel ? cards[0] : null;
+		});
+		expect(card.why).toContain("Holds your words as you wrote them");
+		expect(card.snippet.filter((s) => s.hit).map((s) => s.text)).toEqual(["غذای", "محلی"]);
+	});
+
 	it("refuses a request without the token", async () => {
 		const anonymous = new SidecarClient(new NodeHttpTransport(), { baseUrl: live.client.baseUrl, token: () => null });
 		const err = await anonymous.status().catch((e: unknown) => e);
