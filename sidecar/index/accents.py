@@ -19,7 +19,7 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from functools import cache
 
-from sidecar.index.languages import marked, unified, word_spans
+from sidecar.index.languages import composed, marked, unified, width_forms, word_spans
 from sidecar.schema import load_json
 from sidecar.vault import marks
 
@@ -80,15 +80,15 @@ def fold(text: str) -> str:
     if text.isascii():
         return text
     table = _table()
-    return _accented().sub(lambda run: run.group().translate(table),
-                           unicodedata.normalize("NFC", text))
+    return _accented().sub(lambda run: run.group().translate(table), composed(text))
 
 
 def may_be_accented(text: str) -> bool:
     """Whether a text holding `text` folded could hold it written otherwise: whether any of
     its letters is one an accented letter folds to, or of a script written with or without
-    its vowel points."""
-    return not _bases().isdisjoint(text) or marked().search(text) is not None
+    its vowel points, or one a half-width or full-width form stands for."""
+    return (not _bases().isdisjoint(text) or marked().search(text) is not None
+            or not width_forms().isdisjoint(text))
 
 
 def _past_letters(text: str, at: int) -> int:

@@ -96,14 +96,28 @@ def _joining() -> dict[int, str | None]:
     return {**_splitting_marks(), **unified()}
 
 
-def _joined(text: str) -> str:
-    if text.isascii():
-        return text
-    # Composed first: a name macOS saved decomposed (Japanese ペ as ヘ and a sound mark, Korean
-    # syllables as their jamo) is the word typed.
+# Half-width katakana and full-width letters, digits and punctuation (ｱﾌﾟﾘ, ＡＰＩ１２).
+_WIDTHS = re.compile("[\uff00-\uffef]+")
+
+
+@cache
+def width_forms() -> frozenset[str]:
+    """The letters a half-width or full-width form stands for (ア for ｱ, A for Ａ)."""
+    return frozenset(c for cp in range(0xFF00, 0xFFF0)
+                     if len(c := unicodedata.normalize("NFKC", chr(cp))) == 1 and c != chr(cp))
+
+
+def composed(text: str) -> str:
+    """`text` composed (NFC), its half-width and full-width forms as their usual width (NFKC):
+    a name macOS saved decomposed (Japanese ペ as ヘ and a sound mark, Korean syllables as their
+    jamo) is the word typed, and a half-width ｱﾌﾟﾘ is アプリ."""
     if not unicodedata.is_normalized("NFC", text):
         text = unicodedata.normalize("NFC", text)
-    return text.translate(_joining())
+    return _WIDTHS.sub(lambda run: unicodedata.normalize("NFKC", run.group()), text)
+
+
+def _joined(text: str) -> str:
+    return text if text.isascii() else composed(text).translate(_joining())
 
 
 def words(text: str) -> list[str]:

@@ -71,6 +71,9 @@ def test_a_persian_word_is_found_with_or_without_its_zero_width_non_joiner(
     # syllables as their jamo; the query typed composed, as every keyboard types it.
     ([unicodedata.normalize("NFD", "ペンギンの観察ノート"), "ヘンな音の記録"], "ペンギン"),
     ([unicodedata.normalize("NFD", "주간 회의록 정리"), "회의 일정 안내"], "회의록"),
+    # Half-width katakana, as older Japanese text and some input methods write it.
+    (["ｱﾌﾟﾘｹｰｼｮﾝの設定を変更する", "アップデートの記録"], "アプリケーション"),
+    (["アプリケーションの設定を変更する", "アップデートの記録"], "ｱﾌﾟﾘ"),
     # A Hebrew note with its vowel points (niqqud), a plain query.
     (["שָׁלוֹם לְכֻלָּם, הַיּוֹם נִלְמַד עַל הַיָּם", "מזג האוויר נאה היום"], "שלום לכולם"),
 ])

@@ -82,6 +82,7 @@ def test_a_phrase_is_found_in_any_script(text: str, query: str) -> None:
     ("امروز غذای محلی خوردیم", "غذاي محلي"),  # Persian typed on an Arabic keyboard
     ("ذَهَبَ إِلَى المَدْرَسَةِ", "الى المدرسه"),  # Arabic vowelled; hamza and teh marbuta
     ("שָׁלוֹם לְכֻלָּם", "שלום לכלם"),  # Hebrew with its vowel points
+    ("ｱﾌﾟﾘｹｰｼｮﾝの設定", "アプリケーションの設定"),  # half-width katakana
 ])
 def test_a_phrase_is_found_whatever_its_accents(text: str, query: str) -> None:
     sought = phrase(query, 2)
