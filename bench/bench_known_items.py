@@ -14,10 +14,12 @@ this measures whether a note's own words find it, in every script; the question 
 
 With `--unaccented` each phrase is typed without its accents, as on a keyboard without them: each
 Latin or Greek letter without its combining marks, and ł ø đ ı ħ as l o d i h (other scripts as
-written); only the languages where some phrase changes are reported, with how many changed.
+written); with `--other-script` each Chinese phrase in the other script (Simplified Chinese's in
+Traditional characters, Traditional's in Simplified, by OpenCC's own conversion: the bench extra
+`opencc`). Only the languages where some phrase changes are reported, with how many changed.
 
     python bench/bench_known_items.py /tmp/obsidian-help [--languages th,km,...] [--keep DIR]
-        [--unaccented] [--write]
+        [--unaccented | --other-script] [--write]
 """
 
 from __future__ import annotations
@@ -47,6 +49,12 @@ from sidecar.vault.note import split_frontmatter
 ITEMS = ROOT / "bench" / "data" / "multilingual" / "known_items.json"
 HEADING = "## Multilingual: every language searchable by its words"
 HEADING_UNACCENTED = "## Multilingual: a phrase typed without its accents"
+HEADING_OTHER_SCRIPT = "## Multilingual: Chinese typed in the other script"
+# How a phrase is typed otherwise (`--unaccented`, `--other-script`): the section each writes.
+HEADINGS = {"unaccented": HEADING_UNACCENTED, "other-script": HEADING_OTHER_SCRIPT}
+# Each Chinese vault's phrases in the other script, by OpenCC's conversion of whole phrases
+# (the bench extra `opencc`, not Ora's table of characters).
+_OTHER_SCRIPT = {"zh": "s2t", "zh-TW": "t2s"}
 # Scripts written without spaces between words: their readers type a phrase without them.
 _UNSPACED = {"zh", "zh-TW", "ja", "th", "km"}
 _SPACE_BETWEEN_NON_LATIN = re.compile(r"(?<=[^\x00-\x7f]) (?=[^\x00-\x7f])")
@@ -69,6 +77,17 @@ def _unaccented(words: str) -> str:
                            if not unicodedata.combining(c))
         return letter
     return "".join(plain(letter) for letter in words).translate(_PLAIN)
+
+
+def _typed_otherwise(how: str | None, lang: str) -> Callable[[str], str]:
+    """How `lang`'s phrases are typed: as written, without accents, or in the other script."""
+    if how == "unaccented":
+        return _unaccented
+    if how == "other-script" and lang in _OTHER_SCRIPT:
+        import opencc  # bench extra
+
+        return opencc.OpenCC(_OTHER_SCRIPT[lang]).convert  # type: ignore[no-any-return]
+    return str
 
 
 def _own_language_share(vault: Path, lang: str) -> float:
@@ -103,25 +122,26 @@ def run_language(help_root: Path, lang: str, items: list[list[str]], work: Path,
     return out
 
 
-def run(help_root: Path, languages: list[str], keep: Path | None, unaccented: bool) -> str:
+def run(help_root: Path, languages: list[str], keep: Path | None, how: str | None) -> str:
+    """The report of `languages`, each phrase typed as written or `how` (`HEADINGS`)."""
     items = json.loads(ITEMS.read_text(encoding="utf-8"))
     load = os.getloadavg()
-    typed = _unaccented if unaccented else str
-    if unaccented:  # only the languages where some phrase changes
-        languages = [lang for lang in languages if any(typed(q) != q for q, _ in items[lang])]
+    if how:  # only the languages where some phrase changes
+        languages = [lang for lang in languages
+                     if any(_typed_otherwise(how, lang)(q) != q for q, _ in items[lang])]
     with tempfile.TemporaryDirectory(prefix="ora-known-") as tmp:
         work = keep or Path(tmp)
-        results = {lang: run_language(help_root, lang, items[lang], work, typed)
-                   for lang in languages}
+        results = {lang: run_language(help_root, lang, items[lang], work,
+                                      _typed_otherwise(how, lang)) for lang in languages}
     rows = [f"| {lang} | {r['embedder']} | "
-            + (f"{r['changed']} of {r['default']['questions']}" if unaccented
+            + (f"{r['changed']} of {r['default']['questions']}" if how
                else f"{r['default']['questions']} | {r['own']:.0%}") + " | "
             + " | ".join(f"{r[m]['hit@5']:.3f} / {r[m]['mrr@10']:.3f}" for m in MODES) + " |"
             for lang, r in results.items()]
-    columns = ["phrases changed"] if unaccented else ["phrases", "own language"]
+    columns = ["phrases changed"] if how else ["phrases", "own language"]
     return "\n".join([
-        HEADING_UNACCENTED if unaccented else HEADING, "",
-        f"`python bench/bench_known_items.py PATH{' --unaccented' if unaccented else ''}` on "
+        HEADINGS[how] if how else HEADING, "",
+        f"`python bench/bench_known_items.py PATH{f' --{how}' if how else ''}` on "
         f"{time.strftime('%Y-%m-%d', time.gmtime())}, {cpu_name()}, load average "
         f"{load[0]:.2f} / {load[1]:.2f} / {load[2]:.2f}; each vault's embedder is the one "
         "`embed_model = auto` gives it, no re-ranker. hit@5 / MRR@10 over distinct notes; "
@@ -139,12 +159,15 @@ def main() -> int:
     parser.add_argument("--languages", default=",".join(
         json.loads(ITEMS.read_text(encoding="utf-8"))))
     parser.add_argument("--keep", type=Path, help="keep the vaults and indexes in this folder")
-    parser.add_argument("--unaccented", action="store_true",
-                        help="type each phrase without its accents")
-    unaccented = "--unaccented" in sys.argv  # the section written depends on it
-    return report_main(parser, HEADING_UNACCENTED if unaccented else HEADING, lambda args: run(
+    typed = parser.add_mutually_exclusive_group()
+    typed.add_argument("--unaccented", action="store_const", const="unaccented", dest="how",
+                       help="type each phrase without its accents")
+    typed.add_argument("--other-script", action="store_const", const="other-script", dest="how",
+                       help="type each Chinese phrase in the other script (bench extra opencc)")
+    how = next((h for h in HEADINGS if f"--{h}" in sys.argv), None)  # the section written
+    return report_main(parser, HEADINGS[how] if how else HEADING, lambda args: run(
         args.help_vault, [lang for lang in args.languages.split(",") if lang], args.keep,
-        args.unaccented))
+        args.how))
 
 
 if __name__ == "__main__":

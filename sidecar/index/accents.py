@@ -19,7 +19,15 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from functools import cache
 
-from sidecar.index.languages import composed, marked, unified, width_forms, word_spans
+from sidecar.index.languages import (
+    HAN,
+    composed,
+    han,
+    marked,
+    script_letters,
+    width_forms,
+    word_spans,
+)
 from sidecar.schema import load_json
 from sidecar.vault import marks
 
@@ -41,14 +49,14 @@ def _folds() -> dict[str, str]:
             if len(letter) == 1 and len(base) == 1 and base != letter:
                 out[letter] = base
     out.update({str(k): str(v) for k, v in doc["letters"].items()})
-    out.update({chr(k): v for k, v in unified().items() if v is not None})
+    out.update({chr(k): v for k, v in script_letters().items() if v is not None})
     return out
 
 
 @cache
 def _table() -> dict[int, str | None]:
     return {**{ord(k): v for k, v in _folds().items()},
-            **dict.fromkeys(range(_ACCENTS[0], _ACCENTS[1] + 1)), **unified()}
+            **dict.fromkeys(range(_ACCENTS[0], _ACCENTS[1] + 1)), **script_letters()}
 
 
 @cache
@@ -80,7 +88,10 @@ def fold(text: str) -> str:
     if text.isascii():
         return text
     table = _table()
-    return _accented().sub(lambda run: run.group().translate(table), composed(text))
+    text = composed(text)
+    if HAN.search(text):  # apart from the runs: a class of every Traditional character is slow
+        text = text.translate(han())
+    return _accented().sub(lambda run: run.group().translate(table), text)
 
 
 def may_be_accented(text: str) -> bool:
@@ -88,7 +99,7 @@ def may_be_accented(text: str) -> bool:
     its letters is one an accented letter folds to, or of a script written with or without
     its vowel points, or one a half-width or full-width form stands for."""
     return (not _bases().isdisjoint(text) or marked().search(text) is not None
-            or not width_forms().isdisjoint(text))
+            or not width_forms().isdisjoint(text) or HAN.search(text) is not None)
 
 
 def _past_letters(text: str, at: int) -> int:

@@ -41,15 +41,17 @@ from sidecar.index.languages import segment
 from sidecar.schema import load_json
 
 # What is indexed and how, recorded (with the engine's version) so a change rebuilds the index.
-LAYOUT = ("body: title heading about text anchors(by path); splitting marks dropped, unspaced "
-          "bigrams (CJK, Thai, Lao, Khmer, Myanmar) simple remove_long(40) "
+LAYOUT = ("body: title heading about text anchors(by path); composed (NFC, widths NFKC), "
+          "splitting marks dropped, letters unified (scripts' marks and same, lowercase, Han "
+          "Traditional as Simplified), unspaced bigrams (CJK, Thai, Lao, Khmer, Myanmar) "
+          "simple remove_long(40) "
           "lowercase ascii_fold stemmer(en); body_LANG per languages.json: stopword(LANG) "
           "stemmer(LANG) ascii_fold; grams: n-grams of long words of compound languages; notes: "
           "whole notes of the languages taking feedback")
 # `fold` is read by the phrase lift at query time only (index/accents.py): no rebuild for it.
 VERSION = "; ".join([version("tantivy"), LAYOUT, json.dumps(
     {k: v for k, v in load_json("languages.json").items() if k not in ("description", "fold")},
-    sort_keys=True)])
+    sort_keys=True), load_json("han_variants.json")["source"]["member_sha256"]])
 # The writer's indexing memory (one thread): flushed to a segment when full (issue 17).
 WRITER_HEAP = 16_000_000
 _GRAMS = "grams"

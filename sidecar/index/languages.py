@@ -64,7 +64,7 @@ def _splitting_marks() -> dict[int, None]:
 
 
 @cache
-def unified() -> dict[int, str | None]:
+def script_letters() -> dict[int, str | None]:
     """The scripts' `marks`, to be dropped, and their `same` letters, each to the letter it
     stands for (languages.json `scripts`), and the capitals of `lowercase` as their letter: a
     vowelled Arabic or Hebrew word, or one typed on the other Arabic-script keyboard, reads as
@@ -80,6 +80,24 @@ def unified() -> dict[int, str | None]:
             table.update(dict.fromkeys(range(int(first, 16), int(last or first, 16) + 1)))
         table.update({ord(letter): str(same) for letter, same in entry.get("same", {}).items()})
     return table
+
+
+@cache
+def han() -> dict[int, str]:
+    """Each Traditional Chinese character to its Simplified form (`han_variants.json`): "後來"
+    reads as "后来"."""
+    return {ord(traditional): str(simplified) for traditional, simplified
+            in load_json("han_variants.json")["traditional"].items()}
+
+
+# The CJK ideographs, where a Traditional character may stand.
+HAN = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f]")
+
+
+@cache
+def unified() -> dict[int, str | None]:
+    """Every letter read as another by keyword search: `script_letters` and `han`."""
+    return {**script_letters(), **han()}
 
 
 @cache

@@ -51,3 +51,7 @@ def test_arabic_script_and_hebrew_words_fold_as_keyword_search_reads_them() -> N
 def test_a_persian_query_typed_on_an_arabic_keyboard_is_written_as_the_notes_write_it() -> None:
     notes = ["امروز غذای محلی خوردیم و غذای محلی خوب بود"]
     assert restore("غذاي محلي", notes) == "غذای محلی"
+
+
+def test_traditional_and_simplified_chinese_fold_alike() -> None:
+    assert fold("後來我們發現頭髮") == fold("后来我们发现头发") == "后来我们发现头发"

@@ -74,6 +74,9 @@ def test_a_persian_word_is_found_with_or_without_its_zero_width_non_joiner(
     # Half-width katakana, as older Japanese text and some input methods write it.
     (["ｱﾌﾟﾘｹｰｼｮﾝの設定を変更する", "アップデートの記録"], "アプリケーション"),
     (["アプリケーションの設定を変更する", "アップデートの記録"], "ｱﾌﾟﾘ"),
+    # Chinese in either script: a Traditional note, a Simplified query, and the other way.
+    (["後來我們發現這個設定檔的問題", "我們今天開會討論"], "设定档"),
+    (["后来我们发现这个设置的问题", "我们今天开会讨论"], "發現這個"),
     # A Hebrew note with its vowel points (niqqud), a plain query.
     (["שָׁלוֹם לְכֻלָּם, הַיּוֹם נִלְמַד עַל הַיָּם", "מזג האוויר נאה היום"], "שלום לכולם"),
 ])

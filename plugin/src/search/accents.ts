@@ -1,3 +1,4 @@
+import han from "../../../schema/han_variants.json";
 import languages from "../../../schema/languages.json";
 
 /**
@@ -5,7 +6,8 @@ import languages from "../../../schema/languages.json";
  * accents; a phrase is compared without them: sidecar/index/accents.py, schema/languages.json
  * `fold`), so "como" lights up "Cómo"; Arabic and Hebrew words without their vowel points, and
  * the Arabic-script letters typed for one another as one (`scripts` `marks` and `same`), so "غذاي"
- * lights up "غذای". Other scripts keep their marks: a Thai or Hindi vowel sign is no accent.
+ * lights up "غذای"; a Traditional Chinese character as its Simplified form (`han_variants.json`),
+ * so "发现" lights up "發現". Other scripts keep their marks: a Thai or Hindi vowel sign is no accent.
  */
 
 /** The Combining Diacritical Marks block: the accents of Latin, Greek and Cyrillic letters. */
@@ -20,6 +22,7 @@ const SCRIPTS = Object.values(languages.scripts).flatMap((entry) =>
 const LETTERS: Record<string, string> = {
 	...languages.fold.letters,
 	...Object.fromEntries(SCRIPTS.flatMap((s) => Object.entries(s.same ?? {}))),
+	...(han.traditional as Record<string, string>),
 };
 /** The scripts' marks read as if not written (vowel points, the tatweel). */
 const MARKS: [number, number][] = SCRIPTS.flatMap((s) => s.marks ?? []).map((range) => {

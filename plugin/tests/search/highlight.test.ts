@@ -112,6 +112,11 @@ describe("highlight keeps a word's combining marks and joiners", () => {
 		expect(lit("שָׁלוֹם לְכֻלָּם", "שלום")).toEqual(["שָׁלוֹם"]);
 	});
 
+	it("highlights Chinese written in one script for a query typed in the other", () => {
+		expect(lit("後來我們發現了問題", "发现")).toEqual(["發現"]);
+		expect(lit("后来我们发现了问题", "發現")).toEqual(["发现"]);
+	});
+
 	it("highlights a Persian word with its zero-width non-joiner whole, typed with the joiner or without", () => {
 		expect(lit("من می\u200Cخواهم بروم", "می\u200Cخواهم")).toEqual(["می\u200Cخواهم"]);
 		expect(lit("من می\u200Cخواهم بروم", "میخواهم")).toEqual(["می\u200Cخواهم"]);
