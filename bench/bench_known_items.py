@@ -13,10 +13,11 @@ this measures whether a note's own words find it, in every script; the question 
 `bench_multilingual.py` measure ranking.
 
 With `--unaccented` each phrase is typed without its accents, as on a keyboard without them: each
-Latin or Greek letter without its combining marks, and ł ø đ ı ħ as l o d i h (other scripts as
-written); with `--other-script` each Chinese phrase in the other script (Simplified Chinese's in
-Traditional characters, Traditional's in Simplified, by OpenCC's own conversion: the bench extra
-`opencc`). Only the languages where some phrase changes are reported, with how many changed.
+Latin or Greek letter without its combining marks, ł ø đ ı ħ as l o d i h, and Cyrillic ё as е
+(other scripts as written); with `--other-script` each Chinese phrase in the other script
+(Simplified Chinese's in Traditional characters, Traditional's in Simplified, by OpenCC's own
+conversion: the bench extra `opencc`). Only the languages where some phrase changes are reported,
+with how many changed.
 
     python bench/bench_known_items.py /tmp/obsidian-help [--languages th,km,...] [--keep DIR]
         [--unaccented | --other-script] [--write]
@@ -60,8 +61,9 @@ _UNSPACED = {"zh", "zh-TW", "ja", "th", "km"}
 _SPACE_BETWEEN_NON_LATIN = re.compile(r"(?<=[^\x00-\x7f]) (?=[^\x00-\x7f])")
 
 
-# Letters with no combining mark to drop, as typed on a keyboard without them.
-_PLAIN = str.maketrans("łŁøØđĐıħĦ", "lLoOdDihH")
+# Letters with no combining mark to drop, as typed on a keyboard without them; Russian ё as the е
+# most writers type for it.
+_PLAIN = str.maketrans("łŁøØđĐıħĦёЁ", "lLoOdDihHеЕ")
 
 
 def _typed(words: str, lang: str) -> str:

@@ -30,7 +30,7 @@ def test_notes_without_accents_leave_the_query_as_it_is() -> None:
 
 def test_folding_keeps_letters_of_their_own_and_other_scripts_marks() -> None:
     assert fold("żółw πώς hành động") == "zolw πως hanh dong"
-    assert fold("мой ёж") == "мой ёж"
+    assert fold("мой дом") == "мой дом"  # й keeps its breve
     assert fold("हिन्दी") == "हिन्दी"
 
 
@@ -55,3 +55,9 @@ def test_a_persian_query_typed_on_an_arabic_keyboard_is_written_as_the_notes_wri
 
 def test_traditional_and_simplified_chinese_fold_alike() -> None:
     assert fold("後來我們發現頭髮") == fold("后来我们发现头发") == "后来我们发现头发"
+
+
+def test_a_russian_word_typed_with_e_for_yo_is_written_as_the_notes_write_it() -> None:
+    notes = ["Включите тёмную тему: тёмная тема бережёт глаза."]
+    assert restore("темная тема", notes) == "тёмная тема"
+    assert fold("мой ёж") == "мой еж"

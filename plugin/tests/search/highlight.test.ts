@@ -112,6 +112,10 @@ describe("highlight keeps a word's combining marks and joiners", () => {
 		expect(lit("שָׁלוֹם לְכֻלָּם", "שלום")).toEqual(["שָׁלוֹם"]);
 	});
 
+	it("highlights a Russian word written with ё for a query typed with е", () => {
+		expect(lit("Включите тёмную тему", "темную")).toEqual(["тёмную"]);
+	});
+
 	it("highlights Chinese written in one script for a query typed in the other", () => {
 		expect(lit("後來我們發現了問題", "发现")).toEqual(["發現"]);
 		expect(lit("后来我们发现了问题", "發現")).toEqual(["发现"]);
