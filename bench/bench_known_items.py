@@ -13,11 +13,11 @@ this measures whether a note's own words find it, in every script; the question 
 `bench_multilingual.py` measure ranking.
 
 With `--unaccented` each phrase is typed without its accents, as on a keyboard without them: each
-Latin or Greek letter without its combining marks, ł ø đ ı ħ as l o d i h, and Cyrillic ё as е
-(other scripts as written); with `--other-script` each Chinese phrase in the other script
-(Simplified Chinese's in Traditional characters, Traditional's in Simplified, by OpenCC's own
-conversion: the bench extra `opencc`). Only the languages where some phrase changes are reported,
-with how many changed.
+Latin or Greek letter without its combining marks, ł ø đ ı ħ as l o d i h, œ æ ß as oe ae ss, and
+Cyrillic ё as е (other scripts as written); with `--other-script` each Chinese phrase in the other
+script (Simplified Chinese's in Traditional characters, Traditional's in Simplified, by OpenCC's
+own conversion: the bench extra `opencc`). Only the languages where some phrase changes are
+reported, with how many changed.
 
     python bench/bench_known_items.py /tmp/obsidian-help [--languages th,km,...] [--keep DIR]
         [--unaccented | --other-script] [--write]
@@ -61,9 +61,10 @@ _UNSPACED = {"zh", "zh-TW", "ja", "th", "km"}
 _SPACE_BETWEEN_NON_LATIN = re.compile(r"(?<=[^\x00-\x7f]) (?=[^\x00-\x7f])")
 
 
-# Letters with no combining mark to drop, as typed on a keyboard without them; Russian ё as the е
-# most writers type for it.
-_PLAIN = str.maketrans("łŁøØđĐıħĦёЁ", "lLoOdDihHеЕ")
+# Letters with no combining mark to drop, as typed on a keyboard without them (œ as oe, ß as ss);
+# Russian ё as the е most writers type for it.
+_PLAIN = str.maketrans({**dict(zip("łŁøØđĐıħĦёЁ", "lLoOdDihHеЕ", strict=True)),
+                        "œ": "oe", "Œ": "Oe", "æ": "ae", "Æ": "Ae", "ß": "ss"})
 
 
 def _typed(words: str, lang: str) -> str:

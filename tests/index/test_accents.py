@@ -61,3 +61,9 @@ def test_a_russian_word_typed_with_e_for_yo_is_written_as_the_notes_write_it() -
     notes = ["Включите тёмную тему: тёмная тема бережёт глаза."]
     assert restore("темная тема", notes) == "тёмная тема"
     assert fold("мой ёж") == "мой еж"
+
+
+def test_a_ligature_typed_as_its_two_letters_is_written_as_the_notes_write_it() -> None:
+    assert fold("cœur ægir straße") == "coeur aegir strasse"
+    assert restore("le coeur de la ville", ["Au cœur de la ville, le cœur bat."]) == (
+        "le cœur de la ville")

@@ -85,6 +85,8 @@ def test_a_phrase_is_found_in_any_script(text: str, query: str) -> None:
     ("ｱﾌﾟﾘｹｰｼｮﾝの設定", "アプリケーションの設定"),  # half-width katakana
     ("後來我們發現了問題", "后来我们发现"),  # Traditional Chinese, typed Simplified
     ("Включите тёмную тему интерфейса", "темную тему"),  # Russian ё, typed as е
+    ("Au cœur de la ville", "coeur de la"),  # a ligature typed as its two letters
+    ("Die Straße am Hafen", "strasse am hafen"),  # ß typed as ss
 ])
 def test_a_phrase_is_found_whatever_its_accents(text: str, query: str) -> None:
     sought = phrase(query, 2)

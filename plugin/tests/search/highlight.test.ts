@@ -116,6 +116,11 @@ describe("highlight keeps a word's combining marks and joiners", () => {
 		expect(lit("Включите тёмную тему", "темную")).toEqual(["тёмную"]);
 	});
 
+	it("highlights a ligature or ß for a query typed with their letters", () => {
+		expect(lit("Au cœur de la ville", "coeur")).toEqual(["cœur"]);
+		expect(lit("Die Straße am Hafen", "strasse")).toEqual(["Straße"]);
+	});
+
 	it("highlights Chinese written in one script for a query typed in the other", () => {
 		expect(lit("後來我們發現了問題", "发现")).toEqual(["發現"]);
 		expect(lit("后来我们发现了问题", "發現")).toEqual(["发现"]);
