@@ -7,7 +7,7 @@ to what is left of it without its combining marks ("é" to "e", "ώ" to "ω"), a
 (ł, ø, đ, ı) as BM25 folds them; a text is composed first, so a file name saved decomposed
 ("e" + U+0301) reads as the same word. Arabic and Hebrew words are read as keyword search reads
 them, without their vowel points and with the letters typed for one another unified
-(`languages.unified`), and Russian "ё" as the "е" most writers type for it. Other scripts keep
+(`letters.py`), and Russian "ё" as the "е" most writers type for it. Other scripts keep
 their letters and marks: Cyrillic "й" is no "и" with an accent, a Thai or Hindi vowel sign is no
 accent.
 """
@@ -20,15 +20,8 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from functools import cache
 
-from sidecar.index.languages import (
-    HAN,
-    composed,
-    han,
-    marked,
-    script_letters,
-    width_forms,
-    word_spans,
-)
+from sidecar.index.languages import word_spans
+from sidecar.index.letters import HAN, composed, han, marked, script_letters, width_forms
 from sidecar.schema import load_json
 from sidecar.vault import marks
 

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache, lru_cache
@@ -28,6 +27,7 @@ from typing import Any
 
 import tantivy
 
+from sidecar.index.letters import composed, hex_range, unified
 from sidecar.schema import load_json
 from sidecar.vault import marks
 from sidecar.vault.note import split_frontmatter
@@ -64,74 +64,8 @@ def _splitting_marks() -> dict[int, None]:
 
 
 @cache
-def script_letters() -> dict[int, str | None]:
-    """The scripts' `marks`, to be dropped, and their `same` letters, each to the letter it
-    stands for (languages.json `scripts`), and the capitals of `lowercase` as their letter: a
-    vowelled Arabic or Hebrew word, or one typed on the other Arabic-script keyboard, reads as
-    the same word, and a Turkish "İstanbul" as "istanbul"."""
-    doc = load_json("languages.json")
-    table: dict[int, str | None] = {ord(capital): str(letter) for capital, letter
-                                    in doc["lowercase"].items() if not capital.startswith("$")}
-    for name, entry in doc["scripts"].items():
-        if name.startswith("$"):
-            continue
-        for hex_range in entry.get("marks", ()):
-            first, _, last = hex_range.partition("-")
-            table.update(dict.fromkeys(range(int(first, 16), int(last or first, 16) + 1)))
-        table.update({ord(letter): str(same) for letter, same in entry.get("same", {}).items()})
-    return table
-
-
-@cache
-def han() -> dict[int, str]:
-    """Each Traditional Chinese character to its Simplified form (`han_variants.json`): "後來"
-    reads as "后来"."""
-    return {ord(traditional): str(simplified) for traditional, simplified
-            in load_json("han_variants.json")["traditional"].items()}
-
-
-# The CJK ideographs, where a Traditional character may stand.
-HAN = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f]")
-
-
-@cache
-def unified() -> dict[int, str | None]:
-    """Every letter read as another by keyword search: `script_letters` and `han`."""
-    return {**script_letters(), **han()}
-
-
-@cache
-def marked() -> re.Pattern[str]:
-    """A letter of a script that has `marks`: a word of it may be written with them or not."""
-    doc = load_json("languages.json")["scripts"]
-    return re.compile("[" + "".join(_range(r) for name, entry in doc.items()
-                                    if not name.startswith("$") and entry.get("marks")
-                                    for r in entry["ranges"]) + "]")
-
-
-@cache
 def _joining() -> dict[int, str | None]:
     return {**_splitting_marks(), **unified()}
-
-
-# Half-width katakana and full-width letters, digits and punctuation (ｱﾌﾟﾘ, ＡＰＩ１２).
-_WIDTHS = re.compile("[\uff00-\uffef]+")
-
-
-@cache
-def width_forms() -> frozenset[str]:
-    """The letters a half-width or full-width form stands for (ア for ｱ, A for Ａ)."""
-    return frozenset(c for cp in range(0xFF00, 0xFFF0)
-                     if len(c := unicodedata.normalize("NFKC", chr(cp))) == 1 and c != chr(cp))
-
-
-def composed(text: str) -> str:
-    """`text` composed (NFC), its half-width and full-width forms as their usual width (NFKC):
-    a name macOS saved decomposed (Japanese ペ as ヘ and a sound mark, Korean syllables as their
-    jamo) is the word typed, and a half-width ｱﾌﾟﾘ is アプリ."""
-    if not unicodedata.is_normalized("NFC", text):
-        text = unicodedata.normalize("NFC", text)
-    return _WIDTHS.sub(lambda run: unicodedata.normalize("NFKC", run.group()), text)
 
 
 def _joined(text: str) -> str:
@@ -233,7 +167,7 @@ def spec() -> Spec:
                        str(entry.get("script", "latin")), bool(entry.get("feedback", True)),
                        str(entry.get("letters", "")))
         for code, entry in doc["languages"].items()}
-    scripts = {name: "".join(_range(r) for r in entry["ranges"])
+    scripts = {name: "".join(hex_range(r) for r in entry["ranges"])
                for name, entry in doc["scripts"].items() if not name.startswith("$")}
     grams = doc["grams"]
     detect = doc["detect"]
@@ -256,11 +190,6 @@ def _stopword_filter(stopwords: str | tuple[str, ...]) -> tantivy.Filter:
     if isinstance(stopwords, str):
         return tantivy.Filter.stopword(stopwords)
     return tantivy.Filter.custom_stopword(list(stopwords))
-
-
-def _range(hex_range: str) -> str:
-    first, _, last = hex_range.partition("-")
-    return f"{chr(int(first, 16))}-{chr(int(last or first, 16))}"
 
 
 @cache
