@@ -219,6 +219,16 @@ class Bm25Store:
                 self._engines.sweep(name, self._engines.generation(conn, name))
         self.relink_owed(namespace)  # what a pass killed before its end left owing
 
+    def of_another_version(self, namespace: str) -> bool:
+        """Whether a store of the namespace was last written by engines of another version (an
+        older Ora's analysis of words). A write in progress elsewhere is no such store."""
+        conn = self._db.get()
+        if not self._exists(conn, _STATE):
+            return False
+        return any(version != VERSION for (version,) in conn.execute(
+            f'SELECT engine FROM "{_STATE}" WHERE store IN (?, ?)',
+            tuple(store_name(namespace, p) for p in (False, True))))
+
     def _in_step(self, conn: sqlite3.Connection, name: str) -> bool:
         state = conn.execute(
             f'SELECT engine, pending FROM "{_STATE}" WHERE store = ?', (name,)).fetchone()

@@ -7,6 +7,7 @@ the writer reconciles in another thread. Writes are serialised by a lock inside 
 from __future__ import annotations
 
 import functools
+import logging
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -18,7 +19,7 @@ import numpy.typing as npt
 from sidecar.chunking.chunker import CHUNKER_VERSION
 from sidecar.data_folder import private_folder, private_tree
 from sidecar.documents.formats import is_document, iter_document_paths
-from sidecar.errors import BadRequest, OraError
+from sidecar.errors import BadRequest, IndexLocked, OraError
 from sidecar.index.bm25 import TOKENIZE
 from sidecar.index.bm25_query import Bm25Query
 from sidecar.index.chroma import Metadata
@@ -42,6 +43,7 @@ from sidecar.settings import Config
 from sidecar.vault.scan import iter_note_paths, normalise_rel, undecodable_names
 from sidecar.vault.vault_settings import is_excluded, known_privacy, load_vault_settings
 
+log = logging.getLogger(__name__)
 FloatArray = npt.NDArray[np.float32]
 
 EVENT_KINDS = ("created", "modified", "deleted", "renamed")
@@ -89,6 +91,8 @@ class Index:
                 config.data, config.vault, self.namespace, str(config.chroma_url), writer=writer)
             if writer:
                 self._open_writer(embedder or load_embedder(config))
+            elif self.bm25.of_another_version(self.namespace):
+                self._catch_up_bm25()
         except BaseException:
             self.close()
             raise
@@ -169,6 +173,25 @@ class Index:
             return [c.text for c in self.get_chunks(ids, private=True).values()]
         except OraError:  # a damaged store: the estimate times a placeholder instead
             return []
+
+    def _catch_up_bm25(self) -> None:
+        """A reader of engines an older Ora built rebuilds them from their tables when no
+        writer holds the index: a query is analysed by this version's rules, and an engine of
+        other rules misses its words (after an upgrade, `ora search` before any `ora index`).
+        Seconds for most vaults, once. With a writer holding the index (an older sidecar still
+        running), the reader says why results may miss notes."""
+        try:
+            lock = WriterLock(self.config.data)
+        except IndexLocked:
+            log.warning("the keyword index in %s is out of step with this version of Ora and "
+                        "is held by another process: keyword results may miss notes until that "
+                        "process is restarted", self.config.data)
+            return
+        try:
+            log.info("bringing the keyword index up to date (once, after an upgrade)")
+            self.bm25.create(self.namespace)
+        finally:
+            lock.release()
 
     def _create_stores(self) -> None:
         self.bm25.create(self.namespace)
