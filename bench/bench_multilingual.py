@@ -20,6 +20,9 @@ compared with English on the same questions. Each vault is indexed with the embe
 give it (`embed_model = auto` takes the packaged multilingual one for a vault mostly not in
 English; `ORA_EMBED_URL` / `ORA_EMBED_MODEL` name another), loaded before its index is timed.
 
+With `--arabic-keyboard` each question's Persian ی and ک are typed as ي and ك, as an Arabic
+keyboard types them (the Persian set is written with Persian letters, as its vault is).
+
 With `--markdown-links` each vault's wikilinks are first written as Markdown links, as Obsidian
 writes them with "Use [[Wikilinks]]" turned off and the shortest path (`[[Graph view#Filters|the
 graph]]` becomes `[the graph](Graph%20view.md#Filters)`): the same vault, linked as such users
@@ -27,7 +30,7 @@ link theirs. Frontmatter is left as it is (a property's link is a wikilink in ei
 
     git clone --depth 1 https://github.com/obsidianmd/obsidian-help /tmp/obsidian-help
     python bench/bench_multilingual.py /tmp/obsidian-help [--languages it,nl,fr,es,de,zh,en]
-        [--keep DIR] [--markdown-links] [--write]
+        [--keep DIR] [--markdown-links] [--arabic-keyboard] [--write]
 """
 
 from __future__ import annotations
@@ -57,6 +60,8 @@ HEADING = "## Multilingual: Obsidian's help vault per language"
 LANGUAGES = ("it", "nl", "fr", "pl", "cs", "ru", "uk", "el", "he", "fa", "es", "de", "zh", "en")
 MODES = ("default", "bm25", "dense")
 DEPTH = 30
+# Persian yeh and keheh as an Arabic keyboard types them (`--arabic-keyboard`).
+ARABIC_KEYBOARD = str.maketrans("یک", "يك")
 # A wikilink to rewrite (this bench writes links; Ora reads them through vault/links.py).
 _WIKILINK = re.compile(r"(!?)\[\[([^\[\]|#]*)(#[^\[\]|]*)?(?:\|([^\[\]]*))?\]\]")
 
@@ -126,9 +131,11 @@ def _markdown_links(vault: Path) -> None:
         path.write_text(text[:split] + _WIKILINK.sub(markdown, text[split:]), encoding="utf-8")
 
 
-def run_language(help_root: Path, lang: str, work: Path,
-                 markdown_links: bool = False) -> dict[str, Any]:
+def run_language(help_root: Path, lang: str, work: Path, markdown_links: bool = False,
+                 arabic_keyboard: bool = False) -> dict[str, Any]:
     questions = json.loads((QUESTIONS / f"{lang}.json").read_text(encoding="utf-8"))["questions"]
+    if arabic_keyboard:
+        questions = [{**q, "q": q["q"].translate(ARABIC_KEYBOARD)} for q in questions]
     vault = work / lang / "vault"
     if not vault.exists():
         shutil.copytree(help_root / lang, vault, ignore=shutil.ignore_patterns(
@@ -159,11 +166,11 @@ def _row(name: str, result: dict[str, Any], part: str | None = None) -> str:
 
 
 def run(help_root: Path, languages: list[str], keep: Path | None,
-        markdown_links: bool = False) -> str:
+        markdown_links: bool = False, arabic_keyboard: bool = False) -> str:
     load = os.getloadavg()
     with tempfile.TemporaryDirectory(prefix="ora-ml-") as tmp:
         work = keep or Path(tmp)
-        results = {lang: run_language(help_root, lang, work, markdown_links)
+        results = {lang: run_language(help_root, lang, work, markdown_links, arabic_keyboard)
                    for lang in languages}
     rows = [_row(lang, r) for lang, r in results.items()]
     rows += [_row(f"{lang}{part}", r, part)
@@ -173,7 +180,8 @@ def run(help_root: Path, languages: list[str], keep: Path | None,
     return "\n".join([
         HEADING, "",
         f"`python bench/bench_multilingual.py PATH --languages {','.join(languages)}"
-        f"{' --markdown-links' if markdown_links else ''}` on "
+        f"{' --markdown-links' if markdown_links else ''}"
+        f"{' --arabic-keyboard' if arabic_keyboard else ''}` on "
         f"{time.strftime('%Y-%m-%d', time.gmtime())}, {cpu_name()}, load average "
         f"{load[0]:.2f} / {load[1]:.2f} / {load[2]:.2f}; each vault's embedder is the one the "
         "settings give it (`embed_model = auto`: by the vault's language), no re-ranker. "
@@ -194,9 +202,11 @@ def main() -> int:
                         "and reuse them (a BM25 change then rebuilds the BM25 side only)")
     parser.add_argument("--markdown-links", action="store_true",
                         help="write each vault's wikilinks as Markdown links first")
+    parser.add_argument("--arabic-keyboard", action="store_true",
+                        help="type the questions' Persian ی and ک as an Arabic keyboard does")
     return report_main(parser, HEADING, lambda args: run(
         args.help_vault, [lang for lang in args.languages.split(",") if lang], args.keep,
-        args.markdown_links))
+        args.markdown_links, args.arabic_keyboard))
 
 
 if __name__ == "__main__":
