@@ -187,6 +187,11 @@ class Index:
                         "is held by another process: keyword results may miss notes until that "
                         "process is restarted", self.config.data)
             return
+        except OSError as exc:  # a data folder this user may read but not write
+            log.warning("the keyword index in %s is out of step with this version of Ora and "
+                        "cannot be rebuilt here (%s): keyword results may miss notes until "
+                        "`ora index` runs", self.config.data, exc)
+            return
         try:
             log.info("bringing the keyword index up to date (once, after an upgrade)")
             self.bm25.create(self.namespace)

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from sidecar.index import bm25 as bm25_module
+from sidecar.index import index as index_module
 from sidecar.index import languages, open_index
 from sidecar.index.lock import WriterLock
 from sidecar.models.embedder import Embedder
@@ -65,3 +66,18 @@ def test_with_a_writer_holding_the_index_the_reader_says_why_it_may_miss_notes(
     finally:
         lock.release()
     assert "out of step with this version of Ora" in caplog.text
+
+
+def test_a_reader_that_cannot_write_the_data_folder_still_searches_and_says_why(
+    tmp_path: Path, embedder: Embedder, monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    vault = _built_by_an_older_ora(tmp_path, embedder, monkeypatch)
+
+    def refused(data: Path) -> None:
+        raise PermissionError(13, "Permission denied", str(data / "lock"))
+
+    monkeypatch.setattr(index_module, "WriterLock", refused)
+    with caplog.at_level(logging.WARNING):
+        _bm25_paths(vault, tmp_path / "data", embedder, "غذای محلی")  # no error
+    assert "cannot be rebuilt here" in caplog.text
