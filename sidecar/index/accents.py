@@ -21,7 +21,15 @@ from collections.abc import Iterator, Sequence
 from functools import cache
 
 from sidecar.index.languages import word_spans
-from sidecar.index.letters import HAN, composed, han, marked, script_letters, width_forms
+from sidecar.index.letters import (
+    HAN,
+    code_points,
+    composed,
+    han,
+    marked,
+    script_letters,
+    width_forms,
+)
 from sidecar.schema import load_json
 from sidecar.vault import marks
 
@@ -35,8 +43,7 @@ def _folds() -> dict[str, str]:
     doc = load_json("languages.json")["fold"]
     out: dict[str, str] = {}
     for hex_range in doc["ranges"]:
-        first, _, last = hex_range.partition("-")
-        for cp in range(int(first, 16), int(last or first, 16) + 1):
+        for cp in code_points(hex_range):
             letter = chr(cp).casefold()
             base = "".join(c for c in unicodedata.normalize("NFD", letter)
                            if not unicodedata.combining(c))

@@ -18,11 +18,16 @@ from functools import cache
 from sidecar.schema import load_json
 
 
-def hex_range(text: str) -> str:
-    """A range of code points written in hex ("0600-06FF", or one: "0670") as a character class's
-    body."""
+def code_points(text: str) -> range:
+    """A range of code points written in hex: "0600-06FF", or one, "0670"."""
     first, _, last = text.partition("-")
-    return f"{chr(int(first, 16))}-{chr(int(last or first, 16))}"
+    return range(int(first, 16), int(last or first, 16) + 1)
+
+
+def hex_range(text: str) -> str:
+    """A range of code points written in hex (`code_points`) as a character class's body."""
+    points = code_points(text)
+    return f"{chr(points[0])}-{chr(points[-1])}"
 
 
 @cache
@@ -38,8 +43,7 @@ def script_letters() -> dict[int, str | None]:
         if name.startswith("$"):
             continue
         for marks in entry.get("marks", ()):
-            first, _, last = marks.partition("-")
-            table.update(dict.fromkeys(range(int(first, 16), int(last or first, 16) + 1)))
+            table.update(dict.fromkeys(code_points(marks)))
         table.update({ord(letter): str(same) for letter, same in entry.get("same", {}).items()})
     return table
 

@@ -12,10 +12,13 @@ import languages from "../../../schema/languages.json";
 
 /** The Combining Diacritical Marks block: the accents of Latin, Greek and Cyrillic letters. */
 const ACCENT = /[\u0300-\u036f]/gu;
-const RANGES: [number, number][] = languages.fold.ranges.map((range) => {
+/** A range of code points written in hex: "0600-06FF", or one, "0670". */
+function codePoints(range: string): [number, number] {
 	const [first = "0", last = first] = range.split("-");
 	return [parseInt(first, 16), parseInt(last, 16)];
-});
+}
+
+const RANGES = languages.fold.ranges.map(codePoints);
 const SCRIPTS = Object.values(languages.scripts).flatMap((entry) =>
 	typeof entry === "object" ? [entry as { marks?: string[]; same?: Record<string, string> }] : [],
 );
@@ -25,10 +28,7 @@ const LETTERS: Record<string, string> = {
 	...(han.traditional as Record<string, string>),
 };
 /** The scripts' marks read as if not written (vowel points, the tatweel). */
-const MARKS: [number, number][] = SCRIPTS.flatMap((s) => s.marks ?? []).map((range) => {
-	const [first = "0", last = first] = range.split("-");
-	return [parseInt(first, 16), parseInt(last, 16)];
-});
+const MARKS = SCRIPTS.flatMap((s) => s.marks ?? []).map(codePoints);
 
 function within(ranges: [number, number][], code: number): boolean {
 	return ranges.some(([first, last]) => code >= first && code <= last);
