@@ -7,7 +7,8 @@ import languages from "../../../schema/languages.json";
  * `fold`), so "como" lights up "Cómo"; Arabic and Hebrew words without their vowel points, and
  * the Arabic-script letters typed for one another as one (`scripts` `marks` and `same`), so "غذاي"
  * lights up "غذای"; a Traditional Chinese character as its Simplified form (`han_variants.json`),
- * so "发现" lights up "發現". Other scripts keep their marks: a Thai or Hindi vowel sign is no accent.
+ * so "发现" lights up "發現"; text saved decomposed or in half-width forms composed first (`composed`).
+ * Other scripts keep their marks: a Thai or Hindi vowel sign is no accent.
  */
 
 /** The Combining Diacritical Marks block: the accents of Latin, Greek and Cyrillic letters. */
@@ -56,16 +57,43 @@ export interface Folded {
 	at: number[];
 }
 
+/** Half-width and full-width forms (ｱ, Ａ), read at their usual width as the sidecar reads them. */
+const WIDTH_FORMS = /[\uff00-\uffef]/u;
+const GRAPHEMES = new Intl.Segmenter(undefined, { granularity: "grapheme" });
+
+/**
+ * `text` composed as the sidecar composes it before cutting words (sidecar/index/letters.py
+ * `composed`): NFC, and width forms by NFKC, so a name macOS saved decomposed (ペ as ヘ and a
+ * sound mark, a Korean syllable as its jamo) or a half-width ｱﾌﾟﾘ reads as the word typed.
+ */
+export function composed(text: string): string {
+	return WIDTH_FORMS.test(text) ? text.normalize("NFC").normalize("NFKC") : text.normalize("NFC");
+}
+
+/** Each unit to fold, with where it starts: characters, or graphemes composed if `text` is not. */
+function* units(text: string): Generator<[string, number], undefined> {
+	if (text.normalize("NFC") === text && !WIDTH_FORMS.test(text)) {
+		for (let i = 0; i < text.length; ) {
+			const char = String.fromCodePoint(text.codePointAt(i) ?? 0);
+			yield [char, i];
+			i += char.length;
+		}
+		return;
+	}
+	// A grapheme holds a letter and its marks (ヘ + ゚, Hangul jamo, ﾌ + ﾟ): composed whole, and a
+	// match never ends inside it.
+	for (const { segment, index } of GRAPHEMES.segment(text)) {
+		for (const char of composed(segment)) yield [char, index];
+	}
+}
+
 export function fold(text: string): Folded {
 	let out = "";
 	const at: number[] = [];
-	for (let i = 0; i < text.length; ) {
-		const code = text.codePointAt(i) ?? 0;
-		const char = String.fromCodePoint(code);
+	for (const [char, i] of units(text)) {
 		const plain = foldChar(char);
 		for (let j = 0; j < plain.length; j++) at.push(i);
 		out += plain;
-		i += char.length;
 	}
 	at.push(text.length);
 	return { text: out, at };

@@ -1,5 +1,5 @@
 import languages from "../../../schema/languages.json";
-import { fold, foldWord } from "./accents";
+import { composed, fold, foldWord } from "./accents";
 
 /** A run of snippet text; `hit` runs match a query term and are drawn highlighted. */
 export interface Segment {
@@ -52,9 +52,12 @@ const WORD = new RegExp(
 const LETTER = /[\p{L}\p{N}]/gu;
 const JOINER = new RegExp(`[${JOINERS}]`, "gu");
 
-/** The query's distinct words, lower-cased, longest first so overlapping matches prefer the longer. */
+/**
+ * The query's distinct words, composed and lower-cased, longest first so overlapping matches prefer
+ * the longer (a half-width ﾌﾟ is one katakana letter, not a letter and a stray mark).
+ */
 export function queryTerms(query: string): string[] {
-	const words = (query.toLowerCase().match(WORD) ?? []).map((word) => word.replace(JOINER, ""));
+	const words = (composed(query).toLowerCase().match(WORD) ?? []).map((word) => word.replace(JOINER, ""));
 	const kept = words.filter((w) => (w.match(LETTER)?.length ?? 0) >= MIN_TERM_LENGTH || /^\p{Script=Han}$/u.test(w));
 	return [...new Set(kept)].sort((a, b) => b.length - a.length);
 }

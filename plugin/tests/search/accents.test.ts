@@ -28,6 +28,20 @@ describe("fold", () => {
 	});
 });
 
+describe("fold of a text saved decomposed or in half-width forms", () => {
+	it("reads a name macOS saved decomposed as the word typed, and half-width katakana at full width", () => {
+		expect(fold("\u30d8\u309a\u30fc\u30b7\u3099").text).toBe("ページ");
+		expect(fold("\u1112\u1161\u11ab\u1100\u116e\u11a8").text).toBe("한국");
+		expect(fold("ｱﾌﾟﾘ").text).toBe("アプリ");
+	});
+
+	it("places each composed character at the start of what it was composed from", () => {
+		const { text, at } = fold("xﾌﾟy");
+		expect(text).toBe("xプy");
+		expect(at).toEqual([0, 1, 3, 4]);
+	});
+});
+
 describe("foldWord", () => {
 	it("leaves a plain word as it is", () => {
 		expect(foldWord("harbour")).toBe("harbour");

@@ -11,9 +11,24 @@ describe("queryTerms", () => {
 	it("keeps accented letters and digits", () => {
 		expect(queryTerms("Café 2024")).toEqual(["café", "2024"]);
 	});
+
+	it("composes a query typed decomposed or in half-width forms", () => {
+		expect(queryTerms("ｱﾌﾟﾘ")).toEqual(["アプリ"]);
+		expect(queryTerms("\u1112\u1161\u11ab\u1100\u116e\u11a8")).toEqual(["한국"]);
+	});
 });
 
 describe("highlight", () => {
+	it("lights up a word the note saved decomposed or in half-width forms, whole", () => {
+		const decomposed = "この\u30d8\u309a\u30fc\u30b7\u3099を開く";
+		expect(highlight(decomposed, ["ページ"]).filter((s) => s.hit)).toEqual([{ text: "\u30d8\u309a\u30fc\u30b7\u3099", hit: true }]);
+		expect(highlight("新しいｱﾌﾟﾘです", queryTerms("アプリ")).filter((s) => s.hit)).toEqual([{ text: "ｱﾌﾟﾘ", hit: true }]);
+		expect(highlight("\u1112\u1161\u11ab\u1100\u116e\u11a8 여행", ["한국"])).toEqual([
+			{ text: "\u1112\u1161\u11ab\u1100\u116e\u11a8", hit: true },
+			{ text: " 여행", hit: false },
+		]);
+	});
+
 	it("marks terms at word starts, case-insensitively", () => {
 		expect(highlight("Spaced repetition works; prepare well.", ["rep", "spaced"])).toEqual([
 			{ text: "Spaced", hit: true },
