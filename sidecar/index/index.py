@@ -30,6 +30,7 @@ from sidecar.index.indexing import IndexingProgress
 from sidecar.index.languages import shares as language_shares
 from sidecar.index.lock import WriterLock
 from sidecar.index.names import check_namespace
+from sidecar.index.note_vectors import mean_vectors
 from sidecar.index.params import load_params, save_namespace_params, stale_parts
 from sidecar.index.records import ChunkFacts, ChunkRecord, record_from_store
 from sidecar.index.reembed import reembed_estimate, seconds_per_chunk
@@ -511,6 +512,14 @@ class Index:
         """The stored vectors of chunk ids of one store (public, or private when
         `private_store`), in the order given."""
         return self.chroma.embeddings(self._ns(namespace), private_store, ids)
+
+    def note_vectors(
+        self, paths: Iterable[str], *, private: bool, namespace: str | None = None
+    ) -> dict[str, FloatArray]:
+        """The unit mean vector of each of `paths` (`note_vectors.mean_vectors`), private
+        notes' only when `private`."""
+        return mean_vectors(self.chroma, self.ledger, self._ns(namespace), paths,
+                            private=private)
 
     def languages(self) -> dict[str, float]:
         """The share of the vault's notes in each language (a sample, `languages.json`)."""

@@ -146,6 +146,9 @@ class FusionSettings:
     k: float = 60.0
     weights: dict[str, float] = field(default_factory=lambda: {"dense": 1.0, "bm25": 1.0})
     pool: int = 100
+    # The lift of a note whose mean vector is near the query, a share of the fused scale
+    # (`index/note_vectors.py`); 0: none.
+    notes: float = 0.0
 
     def fuse(
         self, lists: Mapping[str, Ranked], depth: int,
@@ -199,7 +202,8 @@ def impute_unscored(
 def fusion_settings(model_id: str = "") -> FusionSettings:
     """The tuned values of `schema/ranking.json`, or the calibration the catalogue gives the
     embedder `model_id` names (`models.json` `embedder.fusion`: a pulled or packaged
-    `NAME:onnx:…` or a server's `remote:…NAME…`); `fusion.method` defaults to RRF."""
+    `NAME:onnx:…` or a server's `remote:…NAME…`); `fusion.method` defaults to RRF, and
+    `fusion.notes` (the note-vector lift) to none."""
     schema = get_schema()
     tuned = load_json("ranking.json")["fusion"]
     folded = model_id.casefold()
@@ -215,7 +219,7 @@ def fusion_settings(model_id: str = "") -> FusionSettings:
     get_fusion(method)  # an unknown name fails here, naming the choices
     weights = {str(k): float(v) for k, v in tuned.get("weights", schema.fusion_weights).items()}
     return FusionSettings(method, float(tuned.get("k", schema.fusion_k)), weights,
-                          schema.candidate_pool)
+                          schema.candidate_pool, float(tuned.get("notes", 0.0)))
 
 
 def ranks(ranked: Ranked) -> dict[str, int]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
@@ -21,6 +21,7 @@ from sidecar.errors import BadRequest
 from sidecar.index.accents import may_be_accented, restore, restore_from
 from sidecar.index.bm25_query import Bm25Query
 from sidecar.index.languages import spec as language_spec
+from sidecar.index.note_vectors import shares as note_shares
 from sidecar.index.records import ChunkFacts, ChunkRecord
 from sidecar.index.scope import NoteFilter, Scope
 from sidecar.models.reranker import Reranker, rerank_limits
@@ -85,6 +86,10 @@ class SearchIndex(Protocol):
 
     def unembedded(self, ids: Sequence[str], *, namespace: str | None = None) -> set[str]: ...
 
+    def note_vectors(
+        self, paths: Iterable[str], *, private: bool, namespace: str | None = None
+    ) -> Mapping[str, FloatArray]: ...
+
 
 class QueryEmbedder(Protocol):
     def embed_queries(self, queries: Sequence[str]) -> FloatArray: ...
@@ -93,10 +98,11 @@ class QueryEmbedder(Protocol):
 async def first_stage(
     index: SearchIndex, embedder: QueryEmbedder, query: str, depth: int, options: SearchOptions,
     prepared: Bm25Query | None = None,
-) -> dict[str, Ranked]:
+) -> tuple[dict[str, Ranked], FloatArray | None]:
     """The dense and BM25 lists, `depth` long, fetched concurrently (ADR-0005 decision 1), each
     restricted inside its store to the notes `options.filters` admits; `prepared` shares the
-    query's BM25 feedback with the note-level search."""
+    query's BM25 feedback with the note-level search. With them, the query's vector as the dense
+    list was searched by (None when the query was not embedded)."""
     only = await asyncio.to_thread(
         index.scope, options.filters, private=options.private, namespace=options.namespace
     ) if options.filters.active else None  # no thread hand-off for the common unfiltered case
@@ -107,20 +113,19 @@ async def first_stage(
         "only": only,
     }
 
-    async def dense() -> Ranked:
+    async def dense(text: str) -> tuple[Ranked, FloatArray | None]:
         if not options.dense:
-            return []
-        vectors = await asyncio.to_thread(embedder.embed_queries, [query])
-        return await asyncio.to_thread(index.dense_search, vectors[0], depth, **scope)
+            return [], None
+        vectors = await asyncio.to_thread(embedder.embed_queries, [text])
+        return await asyncio.to_thread(index.dense_search, vectors[0], depth, **scope), vectors[0]
 
-    dense_list, bm25_list = await asyncio.gather(
-        dense(), asyncio.to_thread(index.bm25_search, query, depth, **scope, prepared=prepared)
-    )
+    (dense_list, vector), bm25_list = await asyncio.gather(
+        dense(query),
+        asyncio.to_thread(index.bm25_search, query, depth, **scope, prepared=prepared))
     if (options.dense and prepared is not None and prepared.takes_feedback()
             and (written := await _accented(index, query, bm25_list, options)) != query):
-        vectors = await asyncio.to_thread(embedder.embed_queries, [written])
-        dense_list = await asyncio.to_thread(index.dense_search, vectors[0], depth, **scope)
-    return {"dense": dense_list, "bm25": bm25_list}
+        dense_list, vector = await dense(written)
+    return {"dense": dense_list, "bm25": bm25_list}, vector
 
 
 async def _accented(
@@ -204,7 +209,7 @@ async def candidates(
     """
     depth = max(fusion.pool, options.k)
     prepared = Bm25Query(query)  # its feedback worked out once, for both BM25 searches
-    lists, notes = await asyncio.gather(
+    (lists, vector), notes = await asyncio.gather(
         first_stage(index, embedder, query, depth, options, prepared),
         asyncio.to_thread(index.bm25_notes, query, depth, private=options.private,
                           namespace=options.namespace, include_archived=options.include_archived,
@@ -215,22 +220,43 @@ async def candidates(
         namespace=options.namespace)
     pool = fuse_pool(lists, depth, fusion, unembedded=unembedded)
     facts = await _facts(index, [chunk_id for chunk_id, _ in pool], options)
-    ranked, phrased = _phrased(_lifted(_admitted(pool, facts, options), notes, fusion), query,
-                               fusion)
+    admitted = _admitted(pool, facts, options)
+    near = await _near_notes(index, vector, admitted, options, fusion)
+    ranked, phrased = _phrased(_lifted(admitted, notes, near, fusion), query, fusion)
     return lists, ranked, phrased
 
 
+async def _near_notes(
+    index: SearchIndex, vector: FloatArray | None, admitted: Sequence[tuple[Chunk, float]],
+    options: SearchOptions, fusion: FusionSettings,
+) -> dict[str, float]:
+    """How near each candidate note's mean vector is to the query, as shares of the candidates'
+    range (`index/note_vectors.py`); none when the embedder's calibration gives the lift no
+    weight or the query was not embedded."""
+    if not fusion.notes or vector is None or not admitted:
+        return {}
+    paths = dict.fromkeys(chunk.path for chunk, _ in admitted)
+    vectors = await asyncio.to_thread(
+        index.note_vectors, paths, private=options.private, namespace=options.namespace)
+    return note_shares(vector, vectors)
+
+
 def _lifted(
-    admitted: Sequence[tuple[Chunk, float]], notes: Mapping[str, float], fusion: FusionSettings,
+    admitted: Sequence[tuple[Chunk, float]], notes: Mapping[str, float],
+    near: Mapping[str, float], fusion: FusionSettings,
 ) -> list[tuple[Chunk, float]]:
     """`admitted`, best first, each fused score lifted by its note's note-level BM25 score
-    (`index/note_level.py`; `notes`: by path, as shares of the best note's): that share of
-    `notes.weight` of the fused scale, the sum scaled back within it."""
-    if not notes:
+    (`index/note_level.py`; `notes`: by path, as shares of the best note's), that share of
+    `notes.weight` of the fused scale, and by how near its note's mean vector is to the query
+    (`near`), that share of the embedder's `fusion.notes`; the sum scaled back within it."""
+    if not notes and not near:
         return list(admitted)
-    weight = language_spec().note_weight
+    words = language_spec().note_weight if notes else 0.0
+    meaning = fusion.notes if near else 0.0
     top_score = fusion.ceiling(RETRIEVERS)
-    lifted = [(chunk, (fused + weight * top_score * notes.get(chunk.path, 0.0)) / (1 + weight))
+    lifted = [(chunk, (fused + top_score * (words * notes.get(chunk.path, 0.0)
+                                            + meaning * near.get(chunk.path, 0.0)))
+               / (1 + words + meaning))
               for chunk, fused in admitted]
     return sorted(lifted, key=lambda item: -item[1])
 
