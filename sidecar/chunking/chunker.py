@@ -64,7 +64,9 @@ BREADCRUMB = " > "
 # 22: a Markdown link reads as its text (the embedded text changes; other vectors are reused),
 #     and each note's BM25 rows carry its aliases (incoming links by alias)
 # 23: a tag keeps its letters' combining marks (`#เที่ยว` was `เท`; `#เที่ยว#private` is private)
-CHUNKER_VERSION = 23
+# 24: every note's mean vector is kept in the ledger, not only a decaying note's (search lifts a
+#     note near the query as a whole): every file is planned again, its vectors reused
+CHUNKER_VERSION = 24
 _SENTENCE_END = re.compile(r"[.!?。]$")
 
 

@@ -314,28 +314,18 @@ class ChromaStore:
                 out[cid] = (doc or "", meta or {})
         return out
 
+    @_in_use
     def embeddings(self, namespace: str, private: bool, ids: Sequence[str]) -> FloatArray:
         """The stored vectors of these chunk ids, in the order given (missing ids left out)."""
-        by_id = self.vectors(namespace, private, ids)
-        if not by_id:
-            return np.zeros((0, 0), dtype=np.float32)
-        return np.stack([by_id[i] for i in ids if i in by_id])
-
-    @_in_use
-    def vectors(self, namespace: str, private: bool, ids: Sequence[str]) -> dict[str, FloatArray]:
-        """The stored vector of each of these chunk ids present in one collection."""
         col = self.collection(namespace, private, create=False)
         if col is None or not ids:
-            return {}
-        ids = list(dict.fromkeys(ids))  # Chroma refuses repeated ids
-        out: dict[str, FloatArray] = {}
-        for s in range(0, len(ids), _BATCH):
-            got = col.get(ids=ids[s : s + _BATCH], include=["embeddings"])
-            found = got["embeddings"]
-            if found is not None:
-                out.update((cid, np.asarray(v, dtype=np.float32))
-                           for cid, v in zip(got["ids"], found, strict=True))
-        return out
+            return np.zeros((0, 0), dtype=np.float32)
+        got = col.get(ids=list(dict.fromkeys(ids)), include=["embeddings"])
+        found = got["embeddings"]
+        if found is None or len(found) == 0:
+            return np.zeros((0, 0), dtype=np.float32)
+        by_id = dict(zip(got["ids"], found, strict=True))
+        return np.stack([np.asarray(by_id[i], dtype=np.float32) for i in ids if i in by_id])
 
     @_in_use
     def vectors_by_hash(

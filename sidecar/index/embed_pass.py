@@ -206,9 +206,9 @@ class EmbeddingPass:
         for path in sorted(kept):
             row = replace(now[path], embedded=True)
             of_note = [vectors[c.hash] for c in chunks if c.path == path]
-            if row.decays and of_note:
+            if of_note:  # every note's: clusters read a decaying note's, search any's
                 row = with_centroid(row, np.stack(of_note))
-                report.decay_changed = True
+                report.decay_changed |= row.decays
             rows.append(row)
         self.ledger.put(self.ns, rows)
         report.written += len(chunks)

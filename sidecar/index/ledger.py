@@ -386,6 +386,20 @@ class Ledger:
                             tuple(json.loads(ids)), None if talk is None else str(talk))
                 for path, type_, tags, private, cluster, date, ids, talk in found}
 
+    def centroids(
+        self, namespace: str, paths: Iterable[str], *, private: bool
+    ) -> dict[str, FloatArray | None]:
+        """The unit mean of the chunk vectors (None while they wait for the embedding pass) of
+        each of `paths` the ledger holds with chunks, a private note's only when `private`."""
+        found = self._db.get().execute(
+            "SELECT path, centroid, embedded FROM files WHERE namespace = ? AND n_chunks > 0 "
+            "AND (private = 0 OR ?) AND path IN (SELECT value FROM json_each(?))",
+            (namespace, int(private), json.dumps(list(paths))),
+        )
+        return {str(path): np.frombuffer(_blob(vector), dtype=np.float32)
+                if vector is not None and embedded else None
+                for path, vector, embedded in found}
+
     def hashes(self, namespace: str) -> dict[str, str]:
         """Every tracked path with the content hash it was indexed at (a cheap change check)."""
         found = self._db.get().execute("SELECT path, hash FROM files WHERE namespace = ?",

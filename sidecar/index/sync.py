@@ -386,7 +386,7 @@ class Syncer(EmbeddingPass):
                 rows.append(replace(row, embedded=False))
                 continue
             upserts[row.private].extend(plan.chunks)
-            if row.decays and plan.chunks:
+            if plan.chunks:  # every note's: clusters read a decaying note's, search any's
                 row = with_centroid(row, np.stack([vectors[c.hash] for c in plan.chunks]))
             if row.decays or (old is not None and old.decays):
                 report.decay_changed = True

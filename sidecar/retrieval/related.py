@@ -22,7 +22,6 @@ import numpy.typing as npt
 from sidecar.chunking.limits import chunk_bounded
 from sidecar.errors import BadRequest, NotFound, UnreadableNote
 from sidecar.index.index import Index
-from sidecar.index.note_vectors import spread
 from sidecar.index.records import ChunkRecord
 from sidecar.index.scope import NoteFilter, Scope
 from sidecar.models.embedder import Embedder
@@ -65,6 +64,14 @@ class RelatedOptions:
     filters: NoteFilter = field(default_factory=NoteFilter)
 
 
+def _spread(items: list[int], n: int) -> list[int]:
+    """At most n items spread evenly over the list (first and last included)."""
+    if len(items) <= n:
+        return items
+    step = (len(items) - 1) / (n - 1) if n > 1 else 0
+    return [items[round(i * step)] for i in range(n)]
+
+
 def _outgoing(note: Note, names: NameIndex) -> set[str]:
     """The notes a note links to: its body's wikilinks and Markdown links (embeds included),
     then every relationship's links."""
@@ -97,7 +104,8 @@ class _Source:
                            "private mode): check the path (relative to the vault)")
         settings = related_settings()
         if row is not None and row.chunk_ids and row.embedded:  # else its vectors wait
-            ids = spread(row.chunk_ids, settings.source_chunks)
+            ids = [row.chunk_ids[i] for i in _spread(list(range(len(row.chunk_ids))),
+                                                     settings.source_chunks)]
             self.vectors = index.chunk_vectors(ids, private_store=row.private, namespace=self.ns)
             self.own_ids = set(row.chunk_ids)
         else:
@@ -110,7 +118,7 @@ class _Source:
             return np.zeros((0, 0), dtype=np.float32)
         chunks = chunk_bounded(self.note, embedder.tokenizer,
                                int(self.index.config.chunk_tokens)).chunks
-        picked = [chunk.embed_text for chunk in spread(chunks, limit)]
+        picked = [chunks[i].embed_text for i in _spread(list(range(len(chunks))), limit)]
         return embedder.embed(picked) if picked else np.zeros((0, 0), dtype=np.float32)
 
     def linked(self, names: NameIndex) -> set[str]:

@@ -152,3 +152,24 @@ def test_a_ledger_of_an_older_sidecar_gains_the_embedded_column_its_rows_embedde
     again = open_idx(root, data=tmp_path / "data")
     assert [r.embedded for r in again.ledger.rows("default").values()] == [True]
     assert again.reconcile()["embedded"] == 0  # nothing waits, nothing is embedded again
+
+
+def test_no_note_is_lifted_by_its_mean_vector_while_one_waits_for_its_vectors(
+    tmp_path: Path, open_idx: OpenIndex, embedder: Embedder
+) -> None:
+    root = tmp_path / "v"
+    write(root, "Notes/Kettle.md", note("resource", "Vinegar dissolves limescale in a kettle."))
+    write(root, "Notes/Tides.md", note("resource", "The moon pulls the tides twice a day."))
+    index = open_idx(root)
+    index.reconcile()
+    means = index.note_vectors(["Notes/Kettle.md", "Notes/Tides.md"], private=False)
+    assert means is not None and set(means) == {"Notes/Kettle.md", "Notes/Tides.md"}
+    write(root, "Notes/Kettle.md", note("resource", "Citric acid descales a kettle too."))
+    gated = Gated(embedder)
+    gated.patience = 0.1
+    index.close()
+    waiting = open_idx(root, data=tmp_path / "data", emb=gated)
+    with pytest.raises(RuntimeError, match="never opened"):
+        waiting.apply_paths(["Notes/Kettle.md"])  # findable by its words; its embedding fails
+    # Its old mean would rank it by text it no longer has; no note is lifted instead.
+    assert waiting.note_vectors(["Notes/Kettle.md", "Notes/Tides.md"], private=False) is None

@@ -9,7 +9,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from sidecar.index.note_vectors import shares, spread
+from sidecar.index.note_vectors import shares
 from sidecar.retrieval.fusion import fusion_settings
 
 from .conftest import IndexVault, NoteSpec
@@ -41,10 +41,10 @@ async def test_a_private_notes_mean_is_read_in_private_mode_only(index_vault: In
     secret = NoteSpec("Secret.md", "resource", "# Secret\n\nWater the tomatoes at dusk.",
                       extra={"private": True})
     vault = index_vault([WHOLE, secret])
-    assert set(vault.index.note_vectors(["Watering.md", "Secret.md"], private=False)) == {
+    assert set(vault.index.note_vectors(["Watering.md", "Secret.md"], private=False) or ()) == {
         "Watering.md"}
     means = vault.index.note_vectors(["Watering.md", "Secret.md"], private=True)
-    assert set(means) == {"Watering.md", "Secret.md"}
+    assert means is not None and set(means) == {"Watering.md", "Secret.md"}
     assert all(abs(float(np.linalg.norm(v)) - 1) < 1e-5 for v in means.values())
 
 
@@ -55,8 +55,3 @@ def test_shares_run_from_the_farthest_mean_to_the_nearest() -> None:
         {"a": 1.0, "b": 0.0, "c": 0.6})
     assert shares(np.array([1.0, 0.0], np.float32), {"a": means["a"]}) == {}
 
-
-def test_a_long_notes_mean_reads_chunks_spread_over_it() -> None:
-    ids = [f"c{i}" for i in range(100)]
-    assert spread(ids, 4) == ["c0", "c33", "c66", "c99"]
-    assert spread(ids[:3], 4) == ["c0", "c1", "c2"]
