@@ -515,9 +515,9 @@ class Index:
 
     def note_vectors(
         self, paths: Iterable[str], *, private: bool, namespace: str | None = None
-    ) -> dict[str, FloatArray] | None:
-        """The unit mean vector of each of `paths` with chunks, private notes' only when
-        `private`; None while one of them has none (`note_vectors.means`)."""
+    ) -> dict[str, FloatArray]:
+        """The unit mean vector of each of `paths` that has one, private notes' only when
+        `private` (`note_vectors.means`)."""
         return means(self.ledger, self._ns(namespace), paths, private=private)
 
     def languages(self) -> dict[str, float]:

@@ -388,17 +388,17 @@ class Ledger:
 
     def centroids(
         self, namespace: str, paths: Iterable[str], *, private: bool
-    ) -> dict[str, FloatArray | None]:
-        """The unit mean of the chunk vectors (None while they wait for the embedding pass) of
-        each of `paths` the ledger holds with chunks, a private note's only when `private`."""
+    ) -> dict[str, FloatArray]:
+        """The unit mean of the chunk vectors of each of `paths` that has one (a note edited
+        keeps its last until its new vectors are written; a new note has none until then), a
+        private note's only when `private`."""
         found = self._db.get().execute(
-            "SELECT path, centroid, embedded FROM files WHERE namespace = ? AND n_chunks > 0 "
+            "SELECT path, centroid FROM files WHERE namespace = ? AND centroid IS NOT NULL "
             "AND (private = 0 OR ?) AND path IN (SELECT value FROM json_each(?))",
             (namespace, int(private), json.dumps(list(paths))),
         )
         return {str(path): np.frombuffer(_blob(vector), dtype=np.float32)
-                if vector is not None and embedded else None
-                for path, vector, embedded in found}
+                for path, vector in found}
 
     def hashes(self, namespace: str) -> dict[str, str]:
         """Every tracked path with the content hash it was indexed at (a cheap change check)."""

@@ -24,25 +24,27 @@ FloatArray = npt.NDArray[np.float32]
 
 def means(
     ledger: Ledger, namespace: str, paths: Iterable[str], *, private: bool,
-) -> dict[str, FloatArray] | None:
-    """The unit mean vector of each of `paths` the ledger holds with chunks, a private note's
-    only when `private`; None when one of them has none yet (its chunks wait for the embedding
-    pass, or an older sidecar kept means of decaying notes only): its place among the others
-    would be a guess, so no note is lifted."""
-    found = ledger.centroids(namespace, paths, private=private)
-    if any(vector is None for vector in found.values()):
-        return None
-    return {path: vector for path, vector in found.items() if vector is not None}
+) -> dict[str, FloatArray]:
+    """The unit mean vector of each of `paths` that has one (`Ledger.centroids`: a note being
+    edited keeps its last until its new vectors are written), a private note's only when
+    `private`."""
+    return ledger.centroids(namespace, paths, private=private)
 
 
-def shares(query: FloatArray, vectors: Mapping[str, FloatArray]) -> dict[str, float]:
-    """Each note's nearness to `query` as a share of the candidates' range: 1 for the nearest
-    mean, 0 for the farthest; none when fewer than two differ (no order to give)."""
-    if len(vectors) < 2:
+def shares(
+    query: FloatArray, vectors: Mapping[str, FloatArray], paths: Iterable[str],
+) -> dict[str, float]:
+    """How near each of `paths` is to `query` as a share of their range: 1 for the nearest
+    mean, 0 for the farthest. A note without a mean yet (new, its chunks waiting for the
+    embedding pass) takes the median of the others' shares: neither lifted over them nor left
+    under them. None when fewer than two means differ (no order to give)."""
+    known = [p for p in dict.fromkeys(paths) if p in vectors]
+    if len(known) < 2:
         return {}
-    paths = list(vectors)
-    near = np.stack([vectors[p] for p in paths]) @ np.asarray(query, dtype=np.float32)
+    near = np.stack([vectors[p] for p in known]) @ np.asarray(query, dtype=np.float32)
     low, high = float(near.min()), float(near.max())
     if high - low <= 1e-9:
         return {}
-    return {p: (float(s) - low) / (high - low) for p, s in zip(paths, near, strict=True)}
+    out = {p: (float(s) - low) / (high - low) for p, s in zip(known, near, strict=True)}
+    middle = float(np.median(list(out.values())))
+    return {p: out.get(p, middle) for p in dict.fromkeys(paths)}

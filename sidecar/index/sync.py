@@ -383,7 +383,9 @@ class Syncer(EmbeddingPass):
                 # ids (their vectors are reused by hash) until the embedding pass rewrites them.
                 lexical[row.private].extend(plan.chunks)
                 pending.extend(pending_chunk(c, row) for c in plan.chunks)
-                rows.append(replace(row, embedded=False))
+                # Its mean vector too, for search and clusters: an edit seldom moves it far.
+                rows.append(replace(row, embedded=False,
+                                    centroid=None if old is None else old.centroid))
                 continue
             upserts[row.private].extend(plan.chunks)
             if plan.chunks:  # every note's: clusters read a decaying note's, search any's

@@ -88,7 +88,7 @@ class SearchIndex(Protocol):
 
     def note_vectors(
         self, paths: Iterable[str], *, private: bool, namespace: str | None = None
-    ) -> Mapping[str, FloatArray] | None: ...
+    ) -> Mapping[str, FloatArray]: ...
 
 
 class QueryEmbedder(Protocol):
@@ -232,13 +232,13 @@ async def _near_notes(
 ) -> dict[str, float]:
     """How near each candidate note's mean vector is to the query, as shares of the candidates'
     range (`index/note_vectors.py`); none when the embedder's calibration gives the lift no
-    weight, the query was not embedded, or a candidate note has no mean yet."""
+    weight or the query was not embedded."""
     if not fusion.notes or vector is None or not admitted:
         return {}
     paths = dict.fromkeys(chunk.path for chunk, _ in admitted)
     vectors = await asyncio.to_thread(
         index.note_vectors, paths, private=options.private, namespace=options.namespace)
-    return {} if vectors is None else note_shares(vector, vectors)
+    return note_shares(vector, vectors, paths)
 
 
 def _lifted(

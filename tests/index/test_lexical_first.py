@@ -154,7 +154,7 @@ def test_a_ledger_of_an_older_sidecar_gains_the_embedded_column_its_rows_embedde
     assert again.reconcile()["embedded"] == 0  # nothing waits, nothing is embedded again
 
 
-def test_no_note_is_lifted_by_its_mean_vector_while_one_waits_for_its_vectors(
+def test_a_note_waiting_for_its_new_vectors_keeps_its_last_mean_and_a_new_one_has_none(
     tmp_path: Path, open_idx: OpenIndex, embedder: Embedder
 ) -> None:
     root = tmp_path / "v"
@@ -162,14 +162,18 @@ def test_no_note_is_lifted_by_its_mean_vector_while_one_waits_for_its_vectors(
     write(root, "Notes/Tides.md", note("resource", "The moon pulls the tides twice a day."))
     index = open_idx(root)
     index.reconcile()
-    means = index.note_vectors(["Notes/Kettle.md", "Notes/Tides.md"], private=False)
-    assert means is not None and set(means) == {"Notes/Kettle.md", "Notes/Tides.md"}
+    before = index.note_vectors(["Notes/Kettle.md", "Notes/Tides.md"], private=False)
+    assert set(before) == {"Notes/Kettle.md", "Notes/Tides.md"}
     write(root, "Notes/Kettle.md", note("resource", "Citric acid descales a kettle too."))
+    write(root, "Notes/New.md", note("resource", "Limescale builds up inside an old kettle."))
     gated = Gated(embedder)
     gated.patience = 0.1
     index.close()
     waiting = open_idx(root, data=tmp_path / "data", emb=gated)
     with pytest.raises(RuntimeError, match="never opened"):
-        waiting.apply_paths(["Notes/Kettle.md"])  # findable by its words; its embedding fails
-    # Its old mean would rank it by text it no longer has; no note is lifted instead.
-    assert waiting.note_vectors(["Notes/Kettle.md", "Notes/Tides.md"], private=False) is None
+        waiting.apply_paths(["Notes/Kettle.md", "Notes/New.md"])  # by their words only
+    assert _waiting(waiting, "Notes/Kettle.md") and _waiting(waiting, "Notes/New.md")
+    # Search and clusters read the edited note's last mean until its new one is written.
+    now = waiting.note_vectors(["Notes/Kettle.md", "Notes/New.md"], private=False)
+    assert set(now) == {"Notes/Kettle.md"}
+    assert (now["Notes/Kettle.md"] == before["Notes/Kettle.md"]).all()

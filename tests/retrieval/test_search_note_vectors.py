@@ -41,17 +41,23 @@ async def test_a_private_notes_mean_is_read_in_private_mode_only(index_vault: In
     secret = NoteSpec("Secret.md", "resource", "# Secret\n\nWater the tomatoes at dusk.",
                       extra={"private": True})
     vault = index_vault([WHOLE, secret])
-    assert set(vault.index.note_vectors(["Watering.md", "Secret.md"], private=False) or ()) == {
+    assert set(vault.index.note_vectors(["Watering.md", "Secret.md"], private=False)) == {
         "Watering.md"}
     means = vault.index.note_vectors(["Watering.md", "Secret.md"], private=True)
-    assert means is not None and set(means) == {"Watering.md", "Secret.md"}
+    assert set(means) == {"Watering.md", "Secret.md"}
     assert all(abs(float(np.linalg.norm(v)) - 1) < 1e-5 for v in means.values())
 
 
 def test_shares_run_from_the_farthest_mean_to_the_nearest() -> None:
     means = {"a": np.array([1.0, 0.0], np.float32), "b": np.array([0.0, 1.0], np.float32),
              "c": np.array([0.6, 0.8], np.float32)}
-    assert shares(np.array([1.0, 0.0], np.float32), means) == pytest.approx(
-        {"a": 1.0, "b": 0.0, "c": 0.6})
-    assert shares(np.array([1.0, 0.0], np.float32), {"a": means["a"]}) == {}
+    query = np.array([1.0, 0.0], np.float32)
+    assert shares(query, means, ["a", "b", "c"]) == pytest.approx({"a": 1.0, "b": 0.0, "c": 0.6})
+    assert shares(query, means, ["a", "new"]) == {}
 
+
+def test_a_note_without_a_mean_yet_takes_the_middle_share() -> None:
+    means = {"a": np.array([1.0, 0.0], np.float32), "b": np.array([0.0, 1.0], np.float32),
+             "c": np.array([0.8, 0.6], np.float32)}
+    found = shares(np.array([1.0, 0.0], np.float32), means, ["a", "new", "b", "c"])
+    assert found == pytest.approx({"a": 1.0, "new": 0.8, "b": 0.0, "c": 0.8})
