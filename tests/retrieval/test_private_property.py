@@ -8,6 +8,7 @@ import asyncio
 import json
 import tempfile
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,7 @@ from hypothesis import strategies as st
 
 from sidecar.index import open_index
 from sidecar.models.embedder import Embedder
+from sidecar.retrieval.fusion import fusion_settings
 from sidecar.retrieval.search import SearchOptions, search
 from sidecar.settings import make_config
 
@@ -64,6 +66,7 @@ note_strategy = st.tuples(
     documents=st.lists(st.tuples(st.lists(st.sampled_from(WORDS), min_size=1, max_size=8),
                                  st.booleans()), max_size=2),
     words_only=st.booleans(),
+    note_vectors=st.sampled_from([0.0, 0.5]),  # the note-vector lift off, and on
 )
 def test_no_private_text_in_a_non_private_response(
     embedder: Embedder,
@@ -73,6 +76,7 @@ def test_no_private_text_in_a_non_private_response(
     include_archived: bool,
     documents: list[tuple[list[str], bool]],
     words_only: bool,
+    note_vectors: float,
 ) -> None:
     specs = []
     secrets = []
@@ -108,7 +112,8 @@ def test_no_private_text_in_a_non_private_response(
             except _NoVectors:  # every note indexed by its words only, waiting for its vectors
                 assert words_only
             options = SearchOptions(k=10, include_archived=include_archived)
-            document = asyncio.run(search(index, embedder, None, query, options))
+            fusion = replace(fusion_settings(embedder.model_id), notes=note_vectors)
+            document = asyncio.run(search(index, embedder, None, query, options, fusion=fusion))
     dumped = json.dumps(document["results"])
     assert all(secret not in dumped for secret in secrets)
     assert all(result["private"] is False for result in document["results"])
