@@ -30,7 +30,6 @@ from sidecar.index.indexing import IndexingProgress
 from sidecar.index.languages import shares as language_shares
 from sidecar.index.lock import WriterLock
 from sidecar.index.names import check_namespace
-from sidecar.index.note_vectors import means
 from sidecar.index.params import load_params, save_namespace_params, stale_parts
 from sidecar.index.records import ChunkFacts, ChunkRecord, record_from_store
 from sidecar.index.reembed import reembed_estimate, seconds_per_chunk
@@ -517,8 +516,8 @@ class Index:
         self, paths: Iterable[str], *, private: bool, namespace: str | None = None
     ) -> dict[str, FloatArray]:
         """The unit mean vector of each of `paths` that has one, private notes' only when
-        `private` (`note_vectors.means`)."""
-        return means(self.ledger, self._ns(namespace), paths, private=private)
+        `private` (`Ledger.centroids`; what `note_vectors.shares` reads)."""
+        return self.ledger.centroids(self._ns(namespace), paths, private=private)
 
     def languages(self) -> dict[str, float]:
         """The share of the vault's notes in each language (a sample, `languages.json`)."""

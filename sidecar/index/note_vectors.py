@@ -6,8 +6,9 @@ of their chunk vectors, ranked their answers better than their best chunks did (
 "Multilingual: a note's meaning as a whole"). A search's candidate notes are lifted by how near
 that mean is to the query (`sidecar/retrieval/search.py`), by a share each embedder's calibration
 gives (`models.json` `fusion.notes`): an embedder that cannot read a vault's language would lift
-noise. The mean is the ledger's `centroid`, written with the note's vectors (`embed_pass.py`,
-`sync.py`), so a search reads one row per candidate note and nothing else is kept in lockstep.
+noise. The mean is the ledger's `centroid` (`Index.note_vectors`, `Ledger.centroids`), written
+with the note's vectors (`embed_pass.py`, `sync.py`) and kept while an edited note's new ones
+wait, so a search reads one row per candidate note and nothing else is kept in lockstep.
 """
 
 from __future__ import annotations
@@ -17,18 +18,7 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 import numpy.typing as npt
 
-from sidecar.index.ledger import Ledger
-
 FloatArray = npt.NDArray[np.float32]
-
-
-def means(
-    ledger: Ledger, namespace: str, paths: Iterable[str], *, private: bool,
-) -> dict[str, FloatArray]:
-    """The unit mean vector of each of `paths` that has one (`Ledger.centroids`: a note being
-    edited keeps its last until its new vectors are written), a private note's only when
-    `private`."""
-    return ledger.centroids(namespace, paths, private=private)
 
 
 def shares(
@@ -37,7 +27,7 @@ def shares(
     """How near each of `paths` is to `query` as a share of their range: 1 for the nearest
     mean, 0 for the farthest. A note without a mean yet (new, its chunks waiting for the
     embedding pass) takes the median of the others' shares: neither lifted over them nor left
-    under them. None when fewer than two means differ (no order to give)."""
+    under them. Empty when fewer than two means differ (no order to give)."""
     known = [p for p in dict.fromkeys(paths) if p in vectors]
     if len(known) < 2:
         return {}
