@@ -49,6 +49,20 @@ def _waiting(index: Index, rel: str) -> bool:
     return row is not None and not row.embedded
 
 
+def _by_words_only(
+    open_idx: OpenIndex, root: Path, data: Path, embedder: Embedder, rels: list[str]
+) -> Index:
+    """The index opened again with an embedder that fails on notes, `rels` applied: findable by
+    their words, their chunks waiting for the embedding pass."""
+    gated = Gated(embedder)
+    gated.patience = 0.1
+    waiting = open_idx(root, data=data, emb=gated)
+    with pytest.raises(RuntimeError, match="never opened"):
+        waiting.apply_paths(rels)
+    assert all(_waiting(waiting, rel) for rel in rels)
+    return waiting
+
+
 async def _found(index: Index, query: str, want: set[str], private: bool = True) -> None:
     for _ in range(400):
         if _paths(index, query, private) == want:
@@ -127,13 +141,8 @@ def test_notes_related_to_a_note_waiting_for_its_vectors_come_from_its_text(
     index = open_idx(root)
     index.reconcile()
     write(root, "Notes/New.md", note("engram", "Limescale builds up inside an old kettle."))
-    gated = Gated(embedder)
-    gated.patience = 0.1
     index.close()
-    waiting = open_idx(root, data=tmp_path / "data", emb=gated)
-    with pytest.raises(RuntimeError, match="never opened"):
-        waiting.apply_paths(["Notes/New.md"])  # findable by its words; its embedding fails
-    assert _waiting(waiting, "Notes/New.md")
+    waiting = _by_words_only(open_idx, root, tmp_path / "data", embedder, ["Notes/New.md"])
     found = asyncio.run(related(waiting, embedder, "Notes/New.md", RelatedOptions(k=2)))
     assert found["results"][0]["path"] in {"Notes/Kettle.md", "Notes/Descale.md"}
 
@@ -166,13 +175,9 @@ def test_a_note_waiting_for_its_new_vectors_keeps_its_last_mean_and_a_new_one_ha
     assert set(before) == {"Notes/Kettle.md", "Notes/Tides.md"}
     write(root, "Notes/Kettle.md", note("resource", "Citric acid descales a kettle too."))
     write(root, "Notes/New.md", note("resource", "Limescale builds up inside an old kettle."))
-    gated = Gated(embedder)
-    gated.patience = 0.1
     index.close()
-    waiting = open_idx(root, data=tmp_path / "data", emb=gated)
-    with pytest.raises(RuntimeError, match="never opened"):
-        waiting.apply_paths(["Notes/Kettle.md", "Notes/New.md"])  # by their words only
-    assert _waiting(waiting, "Notes/Kettle.md") and _waiting(waiting, "Notes/New.md")
+    waiting = _by_words_only(open_idx, root, tmp_path / "data", embedder,
+                             ["Notes/Kettle.md", "Notes/New.md"])
     # Search and clusters read the edited note's last mean until its new one is written.
     now = waiting.note_vectors(["Notes/Kettle.md", "Notes/New.md"], private=False)
     assert set(now) == {"Notes/Kettle.md"}
