@@ -35,6 +35,11 @@ export class QuickSearch {
 
 	constructor(private readonly options: QuickSearchOptions) {}
 
+	/** The list shown now: the answer while an input method composes, whose reading is no query. */
+	get current(): NoteGroup[] {
+		return this.shown;
+	}
+
 	async suggestions(input: string): Promise<NoteGroup[]> {
 		const mine = ++this.sequence;
 		const parsed = parseQuery(input);

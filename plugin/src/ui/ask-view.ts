@@ -17,6 +17,7 @@ import { placeLabel } from "../search/place";
 import { titleFromPath } from "../search/shape";
 import { inert } from "../ask/outside-text";
 import { StreamingAnswer } from "./streaming-answer";
+import { composing } from "../util/ime";
 
 export const ASK_VIEW_TYPE = "ora-vault-ask";
 
@@ -163,9 +164,7 @@ export class AskView extends ItemView {
 		this.registerDomEvent(this.stopButton, "click", () => controller.stop());
 		this.registerDomEvent(this.input, "keydown", (evt) => {
 			// Enter while an input method composes (Chinese, Japanese) picks a candidate: it does not send.
-			// Safari marks the Enter that ends a composition only by the legacy keyCode 229.
-			const legacy: { keyCode?: number } = evt;
-			if (evt.isComposing || legacy.keyCode === 229) return;
+			if (composing(evt)) return;
 			if (evt.key === "Enter" && !evt.shiftKey) {
 				evt.preventDefault();
 				void this.send();

@@ -5,6 +5,7 @@ import { quickAction, QuickSearch, type QuickAction } from "../quick/suggest";
 import type { NoteGroup } from "../search/group";
 import { placeLabel } from "../search/place";
 import type { ResultCard } from "../search/shape";
+import { watchComposition } from "../util/ime";
 
 export interface QuickSearchDeps {
 	client: () => SidecarClient;
@@ -24,6 +25,8 @@ export class QuickSearchModal extends SuggestModal<NoteGroup> {
 	private readonly quick: QuickSearch;
 	/** Above the suggestions while the sidecar indexes: how far, and what search covers so far. */
 	private indexingEl: HTMLElement | null = null;
+	/** An input method's composition under way: its reading ("nihon") is not searched. */
+	private readonly ime: { readonly active: boolean };
 
 	constructor(
 		app: App,
@@ -39,6 +42,11 @@ export class QuickSearchModal extends SuggestModal<NoteGroup> {
 			onIndexing: (note) => this.showIndexing(note),
 		});
 		this.limit = deps.k;
+		// The picked word is searched as if typed: the modal updates on input events.
+		this.ime = watchComposition(
+			(type, handler) => this.inputEl.addEventListener(type, handler),
+			() => this.inputEl.dispatchEvent(new Event("input")),
+		);
 		this.emptyStateText = "No results.";
 		this.setPlaceholder("Search your vault by meaning… (type: path: tag: filter)");
 		this.setInstructions([
@@ -62,6 +70,7 @@ export class QuickSearchModal extends SuggestModal<NoteGroup> {
 	}
 
 	getSuggestions(query: string): Promise<NoteGroup[]> {
+		if (this.ime.active) return Promise.resolve(this.quick.current);
 		this.emptyStateText = query.trim() === "" ? "Type to search your vault." : "No results.";
 		return this.quick.suggestions(query);
 	}

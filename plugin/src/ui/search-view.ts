@@ -2,6 +2,7 @@ import { ItemView, Keymap, ToggleComponent, setIcon, type PaneType, type ViewSta
 
 import type { SidecarClient } from "../api/client";
 import type { Live } from "../util/debounce";
+import { composing } from "../util/ime";
 import { moveSelection, SearchController, type SearchPanelState, type SearchState } from "../search/controller";
 import { chipLabels, NO_CHIPS, parseQuery, type FilterChips } from "../search/query";
 import type { ResultCard } from "../search/shape";
@@ -79,11 +80,16 @@ export class SearchView extends ItemView {
 		});
 		this.controller = controller;
 		const input = this.input;
-		this.registerDomEvent(input, "input", () => {
+		const edited = () => {
 			controller.setQuery(input.value);
 			this.drawChips();
 			this.app.workspace.requestSaveLayout();
+		};
+		// An input method's reading ("nihon") is searched only once it becomes the word picked.
+		this.registerDomEvent(input, "input", (evt) => {
+			if (!composing(evt)) edited();
 		});
+		this.registerDomEvent(input, "compositionend", edited);
 		this.registerDomEvent(input, "keydown", (evt) => this.onKey(evt));
 		this.registerDomEvent(this.resultsEl, "keydown", (evt) => this.onKey(evt));
 		this.drawChips();
@@ -205,6 +211,7 @@ export class SearchView extends ItemView {
 	}
 
 	private onKey(evt: KeyboardEvent): void {
+		if (composing(evt)) return;
 		if (evt.key === "ArrowDown" || evt.key === "ArrowUp") {
 			evt.preventDefault();
 			this.select(moveSelection(this.selected, evt.key === "ArrowDown" ? 1 : -1, this.items.length));

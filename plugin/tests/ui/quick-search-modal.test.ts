@@ -91,6 +91,25 @@ describe("QuickSearchModal", () => {
 		expect((JSON.parse(transport.requests[0]?.body ?? "") as { query: string }).query).toBe("deep");
 	});
 
+	it("keeps the list shown while an input method composes, and searches the word it picks", async () => {
+		const picked = aSearchDocument([aResult({ path: "日本.md", title: "日本" })]);
+		const transport = new ScriptedTransport([json(200, doc), json(200, picked)]);
+		const { modal } = setup(transport);
+		await type(modal, "sleep");
+		modal.inputEl.dispatchEvent(new CompositionEvent("compositionstart"));
+		for (const reading of ["sleep n", "sleep に", "sleep にほn"]) await type(modal, reading);
+		expect(transport.requests).toHaveLength(1);
+		expect(modal.resultContainerEl.querySelectorAll(".ora-quick-item")).toHaveLength(2);
+
+		modal.inputEl.value = "sleep 日本";
+		modal.inputEl.dispatchEvent(new CompositionEvent("compositionend"));
+		await vi.advanceTimersByTimeAsync(100);
+		await (modal as unknown as { updated: Promise<void> }).updated;
+		expect(transport.requests).toHaveLength(2);
+		expect((JSON.parse(transport.requests[1]?.body ?? "") as { query: string }).query).toBe("sleep 日本");
+		expect(modal.resultContainerEl.textContent).toContain("日本");
+	});
+
 	it.each([
 		[{}, "open"],
 		[{ ctrlKey: true }, "open-new-tab"],

@@ -88,6 +88,35 @@ describe("SearchView", () => {
 		await view.onClose();
 	});
 
+	it("searches the word an input method picks, not the reading typed while it composes, and leaves it its Enter and arrows", async () => {
+		const transport = new ScriptedTransport([
+			json(200, aSearchDocument([aResult({ path: "a.md" }), aResult({ path: "b.md" })])),
+			json(200, aSearchDocument([aResult({ path: "日本.md" })])),
+		]);
+		const opened: Opened[] = [];
+		const { view, input } = await openView(transport, opened);
+		await type(input, "notes");
+		input.dispatchEvent(new CompositionEvent("compositionstart"));
+		for (const reading of ["notes n", "notes に", "notes にほ", "notes にほn"]) {
+			input.value = reading;
+			input.dispatchEvent(new InputEvent("input", { isComposing: true }));
+		}
+		await vi.advanceTimersByTimeAsync(500);
+		expect(transport.requests).toHaveLength(1);
+		key(input, "ArrowDown", { isComposing: true });
+		key(input, "Enter", { isComposing: true });
+		key(input, "Enter", { keyCode: 229 });
+		expect(view.contentEl.querySelectorAll(".ora-result[aria-selected='true']")).toHaveLength(0);
+		expect(opened).toEqual([]);
+
+		input.value = "notes 日本";
+		input.dispatchEvent(new CompositionEvent("compositionend"));
+		await vi.advanceTimersByTimeAsync(100);
+		expect(transport.requests).toHaveLength(2);
+		expect(body(transport, 1)).toMatchObject({ query: "notes 日本" });
+		expect(view.contentEl.querySelector(".ora-result")?.textContent).toContain("日本");
+	});
+
 	it("is reachable by Tab: the result list takes focus and answers the arrows and Enter", async () => {
 		const transport = new ScriptedTransport([json(200, aSearchDocument([aResult({ path: "a.md" }), aResult({ path: "b.md" })]))]);
 		const opened: Opened[] = [];
