@@ -66,7 +66,9 @@ BREADCRUMB = " > "
 # 23: a tag keeps its letters' combining marks (`#เที่ยว` was `เท`; `#เที่ยว#private` is private)
 # 24: every note's mean vector is kept in the ledger, not only a decaying note's (search lifts a
 #     note near the query as a whole): every file is planned again, its vectors reused
-CHUNKER_VERSION = 24
+# 25: a token the tokenizer cannot read counts as its characters (a Thai or Khmer run was one
+#     MiniLM [UNK], its chunk unbounded), and a cut line keeps the marks after its last token
+CHUNKER_VERSION = 25
 _SENTENCE_END = re.compile(r"[.!?。]$")
 
 
@@ -118,17 +120,29 @@ class _Counter:
     def windows(self, seen: Readable, li: int) -> Iterator[tuple[int, int]]:
         """Consecutive (start, end) parts of line `li` whose readable form fits, cut after a
         sentence, else between words."""
-        offsets, words, tokens = self.tokens.pieces(seen.raw[li])
+        raw = seen.raw[li]
+        offsets, words, tokens = self.tokens.pieces(raw)
         room = max(1, self.max_tokens - self.count(""))
         i, n = 0, len(offsets)
         while i < n:
             j = min(n, i + room)
             if j < n:
                 j = _cut_point(i, j, words, tokens)
-            while j > i + 1 and not self.fits(seen.part(li, offsets[i][0], offsets[j - 1][1])[0]):
+            while j > i + 1 and not self.fits(
+                    seen.part(li, offsets[i][0], _part_end(raw, offsets, j))[0]):
                 j -= 1
-            yield offsets[i][0], offsets[j - 1][1]
+            yield offsets[i][0], _part_end(raw, offsets, j)
             i = j
+
+
+def _part_end(raw: str, offsets: list[tuple[int, int]], j: int) -> int:
+    """The end of the part whose last token is `j - 1`: past the characters the tokenizer read
+    as nothing after it (a combining mark it strips with the accents), up to the next space or
+    token, so a cut line loses none of them."""
+    end, limit = offsets[j - 1][1], offsets[j][0] if j < len(offsets) else len(raw)
+    while end < limit and not raw[end].isspace():
+        end += 1
+    return end
 
 
 def _cut_point(i: int, j: int, words: list[int | None], tokens: list[str]) -> int:

@@ -9,16 +9,23 @@ it: a text's count is the sum of its words' counts, and each word's count is ask
 tokenizer once and remembered. Any other text (beyond ASCII, control characters, an added token
 such as `[MASK]` written out) and any other tokenizer is counted by the tokenizer itself. Both
 ways give the same counts (tests/chunking/test_counting.py compares them).
+
+A token the tokenizer cannot read (`[UNK]`, `<unk>`) counts as the characters it stands for: MiniLM
+reads a Thai, Khmer or Amharic word, or a whole unspaced Thai sentence, as one `[UNK]`, so a chunk
+sized in its tokens could hold thousands of characters, cited as one passage and, sent to an
+embeddings server whose own tokenizer reads those scripts, cut or refused there. Counted by its
+characters, such text is sized by a character budget, safe for a model that reads it.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import threading
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from tokenizers import Tokenizer, models, normalizers, pre_tokenizers
+from tokenizers import Encoding, Tokenizer, models, normalizers, pre_tokenizers
 
 # Text counted word by word: printable ASCII, tabs and line breaks (BertNormalizer drops other
 # control characters and reads the rest beyond ASCII by Unicode categories).
@@ -56,13 +63,22 @@ class TokenCounter:
         self._known: dict[str, int] = {}
         self._split: dict[str, tuple[tuple[str, int, int], ...]] = {}  # word: (token, start, end)
         self._lock = threading.Lock()
+        self._unknown = _unknown_id(tokenizer)
 
     def count(self, text: str, *, special: bool = False) -> int:
         """Tokens of `text`, with the special tokens ([CLS], [SEP]) when `special`."""
         fast = self._fast(text)
         if fast is None:
-            return len(self.tokenizer.encode(text, add_special_tokens=special))
+            return self._length(self.tokenizer.encode(text, add_special_tokens=special))
         return fast + (self._specials if special else 0)
+
+    def _length(self, encoding: Encoding) -> int:
+        """The tokens of `encoding`, an unknown one as the characters it stands for."""
+        if self._unknown is None or self._unknown not in encoding.ids:
+            return len(encoding)
+        return len(encoding) + sum(end - start - 1 for token, (start, end)
+                                   in zip(encoding.ids, encoding.offsets, strict=True)
+                                   if token == self._unknown and end - start > 1)
 
     def counts(self, texts: Sequence[str]) -> list[int]:
         """Tokens of each text, no special tokens; the slow ones in one batch."""
@@ -72,15 +88,15 @@ class TokenCounter:
             encoded = self.tokenizer.encode_batch([texts[n] for n in slow],
                                                   add_special_tokens=False)
             for n, encoding in zip(slow, encoded, strict=True):
-                out[n] = len(encoding)
+                out[n] = self._length(encoding)
         return [n or 0 for n in out]
 
     def pieces(self, text: str) -> Pieces:
-        """The tokens of `text` (no special tokens) with their spans and words."""
+        """The tokens of `text` (no special tokens) with their spans and words; an unknown
+        token as one piece per character it stands for, as it is counted."""
         split = self._splittable(text)
         if split is None or self._words_of is None:
-            encoding = self.tokenizer.encode(text, add_special_tokens=False)
-            return Pieces(encoding.offsets, encoding.word_ids, encoding.tokens)
+            return self._pieces(text, self.tokenizer.encode(text, add_special_tokens=False))
         out = Pieces([], [], [])
         for n, match in enumerate(self._words_of.finditer(split)):
             start = match.start()
@@ -90,11 +106,23 @@ class TokenCounter:
                 out.tokens.append(token)
         return out
 
+    def _pieces(self, text: str, encoding: Encoding) -> Pieces:
+        out = Pieces([], [], [])
+        for token, (start, end), word, piece in zip(
+                encoding.ids, encoding.offsets, encoding.word_ids, encoding.tokens, strict=True):
+            spans = ([(at, at + 1) for at in range(start, end)]
+                     if token == self._unknown and end - start > 1 else [(start, end)])
+            for span in spans:
+                out.offsets.append(span)
+                out.words.append(word)
+                out.tokens.append(piece if len(spans) == 1 else text[span[0]:span[1]])
+        return out
+
     def _split_word(self, word: str) -> tuple[tuple[str, int, int], ...]:
         split = self._split.get(word)
         if split is None:
-            encoding = self.tokenizer.encode(word, add_special_tokens=False)
-            split = tuple((t, a, b) for t, (a, b) in zip(encoding.tokens, encoding.offsets,
+            pieces = self._pieces(word, self.tokenizer.encode(word, add_special_tokens=False))
+            split = tuple((t, a, b) for t, (a, b) in zip(pieces.tokens, pieces.offsets,
                                                           strict=True))
             with self._lock:
                 if len(self._split) >= WORD_CACHE:
@@ -132,12 +160,23 @@ class TokenCounter:
         new = sorted(set(words) - out.keys())
         for word, encoding in zip(new, self.tokenizer.encode_batch(
                 new, add_special_tokens=False), strict=True):
-            out[word] = len(encoding)
+            out[word] = self._length(encoding)
         with self._lock:
             if len(self._known) + len(new) > WORD_CACHE:
                 self._known = {}
             self._known.update((w, out[w]) for w in new)
         return out
+
+
+def _unknown_id(tokenizer: Tokenizer) -> int | None:
+    """The id of the token standing for text the tokenizer cannot read, if it has one."""
+    named = getattr(tokenizer.model, "unk_token", None)  # WordPiece, BPE
+    if named is not None:
+        return tokenizer.token_to_id(str(named))
+    if isinstance(tokenizer.model, models.Unigram):  # SentencePiece: only its saved form says
+        found = json.loads(tokenizer.to_str())["model"].get("unk_id")
+        return None if found is None else int(found)
+    return None
 
 
 def _lowercases(tokenizer: Tokenizer) -> bool | None:

@@ -5,7 +5,8 @@ Selected by `embed_url`; `embed_model` names the server's model. Texts go in bat
 with doubling back-off on a refused connection, a timeout, 429 or 5xx; any other failure is an
 error, never a made-up vector. Its model id (`remote:<model>@<host>:<dim>`) is stored with every
 vector, so switching server or model re-embeds the index. Chunks are still sized with the packaged
-MiniLM tokenizer (the server's own tokenizer is not reachable through this API). A server that is
+MiniLM tokenizer (the server's own tokenizer is not reachable through this API), text it cannot
+read (Thai, Khmer: `[UNK]`) by its characters (`chunking/counting.py`). A server that is
 not on this machine is used only when its host is trusted with private text (`private_remote_ok`,
 `sidecar/privacy/egress.py`): it receives every note's text.
 

@@ -122,6 +122,19 @@ def test_oversize_line_is_cut_into_ordered_parts_of_that_line(tokenizer: Tokeniz
     assert all(p.text.endswith(".") for p in parts[:-1])  # cut after sentences
 
 
+def test_text_the_tokenizer_cannot_read_is_chunked_by_its_characters(tokenizer: Tokenizer) -> None:
+    """MiniLM reads an unspaced Thai paragraph as one [UNK]: it is cut into chunks of at most the
+    budget's characters, each citing its line, not kept whole as one chunk of one token."""
+    line = "ประเทศไทยตั้งอยู่ในเอเชียตะวันออกเฉียงใต้" * 20
+    chunks = _chunks(f"# Thai\n\n{line}\n", tokenizer, 64)
+    assert len(chunks) >= len(line) // 64
+    assert "".join(c.text for c in chunks) == line
+    for chunk in chunks:
+        assert chunk.line_start == chunk.line_end == 3
+        assert len(chunk.text) <= 64
+        assert chunk.n_tokens <= 64
+
+
 def test_oversize_paragraph_splits_by_lines(tokenizer: Tokenizer) -> None:
     para = "\n".join(f"Item {i}: spaced repetition fact number {i}." for i in range(40))
     chunks = _chunks(para, tokenizer, 64)
