@@ -74,11 +74,11 @@ class TokenCounter:
 
     def _length(self, encoding: Encoding) -> int:
         """The tokens of `encoding`, an unknown one as the characters it stands for."""
-        if self._unknown is None or self._unknown not in encoding.ids:
-            return len(encoding)
-        return len(encoding) + sum(end - start - 1 for token, (start, end)
-                                   in zip(encoding.ids, encoding.offsets, strict=True)
-                                   if token == self._unknown and end - start > 1)
+        ids = encoding.ids
+        if self._unknown is None or self._unknown not in ids:
+            return len(ids)
+        return sum(end - start if token == self._unknown and end - start > 1 else 1
+                   for token, (start, end) in zip(ids, encoding.offsets, strict=True))
 
     def counts(self, texts: Sequence[str]) -> list[int]:
         """Tokens of each text, no special tokens; the slow ones in one batch."""
@@ -107,9 +107,13 @@ class TokenCounter:
         return out
 
     def _pieces(self, text: str, encoding: Encoding) -> Pieces:
+        """`encoding` as pieces, an unknown token split into its characters."""
+        ids = encoding.ids
+        if self._unknown is None or self._unknown not in ids:
+            return Pieces(encoding.offsets, encoding.word_ids, encoding.tokens)
         out = Pieces([], [], [])
         for token, (start, end), word, piece in zip(
-                encoding.ids, encoding.offsets, encoding.word_ids, encoding.tokens, strict=True):
+                ids, encoding.offsets, encoding.word_ids, encoding.tokens, strict=True):
             spans = ([(at, at + 1) for at in range(start, end)]
                      if token == self._unknown and end - start > 1 else [(start, end)])
             for span in spans:
