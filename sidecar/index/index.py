@@ -20,12 +20,14 @@ from sidecar.chunking.chunker import CHUNKER_VERSION
 from sidecar.data_folder import private_folder, private_tree
 from sidecar.documents.formats import is_document, iter_document_paths
 from sidecar.errors import BadRequest, IndexLocked, OraError
+from sidecar.index import leads
 from sidecar.index.bm25 import TOKENIZE
 from sidecar.index.bm25_query import Bm25Query
 from sidecar.index.chroma import Metadata
 from sidecar.index.clusters import ClusterMember, assign_in_order
 from sidecar.index.consistency import repair
 from sidecar.index.damage import open_stores
+from sidecar.index.embed_pass import LEDGER_WINDOW
 from sidecar.index.indexing import IndexingProgress
 from sidecar.index.languages import shares as language_shares
 from sidecar.index.lock import WriterLock
@@ -257,6 +259,7 @@ class Index:
                 # Always, not only after a change: a run stopped before this step (a crash, a
                 # shutdown) has already written its notes, so no later change would trigger it.
                 self._recluster(report, force=True)
+                self._refresh_leads(syncer, self.ledger.paths(self.namespace))
             finally:
                 self.progress.finish()
         summary = self._summary(report, started)
@@ -300,7 +303,34 @@ class Index:
             report.embedded += embedded.embedded
             report.decay_changed = report.decay_changed or embedded.decay_changed
             self._recluster(report)
+            self._refresh_leads(syncer, paths)
         return report
+
+    def _refresh_leads(self, syncer: Syncer, paths: Iterable[str]) -> None:
+        """Embed and store the lead sentences of these notes that changed (`leads.py`), when the
+        embedder's calibration lifts by them. Read from each note's first chunk as indexed; a
+        note gone has none (`Ledger.delete` dropped it)."""
+        model = syncer.embedder.model_id
+        if not leads.wanted(model):
+            return
+        ordered = sorted(set(paths))
+        for start in range(0, len(ordered), LEDGER_WINDOW):
+            rows = self.ledger.rows(self.namespace, ordered[start : start + LEDGER_WINDOW])
+            firsts = {path: row.chunk_ids[0] for path, row in rows.items() if row.chunk_ids}
+            facts = self.chunk_facts(list(firsts.values()), private=True)
+            sentences = {path: leads.lead(facts[first].text) if first in facts else None
+                         for path, first in firsts.items()}
+            sentences.update({path: None for path in rows if path not in firsts})
+            stored = self.ledger.lead_keys(self.namespace, list(sentences))
+            todo = [(path, sentence) for path, sentence in sentences.items()
+                    if stored.get(path) != leads.key(model, sentence)]
+            for at in range(0, len(todo), leads.BATCH):
+                batch = todo[at : at + leads.BATCH]
+                said = [sentence for _, sentence in batch if sentence]
+                vectors: Iterator[FloatArray] = iter(syncer.embedder.embed(said) if said else [])
+                self.ledger.put_leads(self.namespace, [
+                    (path, leads.key(model, sentence), next(vectors) if sentence else None)
+                    for path, sentence in batch])
 
     def apply_events(self, events: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         """Apply editor events {"kind", "path", "old_path"?}; an event whose file already has the
@@ -511,6 +541,13 @@ class Index:
         """The stored vectors of chunk ids of one store (public, or private when
         `private_store`), in the order given."""
         return self.chroma.embeddings(self._ns(namespace), private_store, ids)
+
+    def note_leads(
+        self, paths: Iterable[str], *, private: bool, namespace: str | None = None
+    ) -> dict[str, FloatArray]:
+        """The lead sentence vector of each of these notes that has one (`leads.py`), a private
+        note's only when `private`."""
+        return self.ledger.leads(self._ns(namespace), paths, private=private)
 
     def note_vectors(
         self, paths: Iterable[str], *, private: bool, namespace: str | None = None

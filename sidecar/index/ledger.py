@@ -55,6 +55,11 @@ CREATE TABLE IF NOT EXISTS pending_chunks (
     hash TEXT NOT NULL, n_tokens INTEGER NOT NULL, text TEXT NOT NULL, embed_text TEXT NOT NULL,
     meta TEXT NOT NULL, PRIMARY KEY (namespace, id));
 CREATE INDEX IF NOT EXISTS pending_chunks_path ON pending_chunks (namespace, path);
+-- Each note's lead sentence vector (index/leads.py), under the key of the sentence and embedder
+-- it was made from; a note without prose keeps its key and no vector.
+CREATE TABLE IF NOT EXISTS note_leads (
+    namespace TEXT NOT NULL, path TEXT NOT NULL, key TEXT NOT NULL, vector BLOB,
+    PRIMARY KEY (namespace, path)) WITHOUT ROWID;
 """
 # PRAGMA user_version: 1 once `note_tags` lists every row's folded tags (older ledgers are
 # back-filled on opening); 2 once `files` has its `conversation` column (added empty: the
@@ -316,7 +321,7 @@ class Ledger:
     def delete(self, namespace: str, paths: Iterable[str]) -> None:
         paths = list(paths)
         with self._db.transaction() as conn:
-            for table in ("files", "note_tags", "pending_chunks"):
+            for table in ("files", "note_tags", "pending_chunks", "note_leads"):
                 conn.executemany(
                     f"DELETE FROM {table} WHERE namespace = ? AND path = ?",
                     ((namespace, p) for p in paths),
@@ -353,6 +358,7 @@ class Ledger:
             conn.execute("DELETE FROM files WHERE namespace = ?", (namespace,))
             conn.execute("DELETE FROM note_tags WHERE namespace = ?", (namespace,))
             conn.execute("DELETE FROM pending_chunks WHERE namespace = ?", (namespace,))
+            conn.execute("DELETE FROM note_leads WHERE namespace = ?", (namespace,))
 
     def newer_in_clusters(
         self, namespace: str, keys: Iterable[tuple[str, str]], *, private: bool = True
@@ -399,6 +405,41 @@ class Ledger:
         )
         return {str(path): np.frombuffer(_blob(vector), dtype=np.float32)
                 for path, vector in found}
+
+    def leads(
+        self, namespace: str, paths: Iterable[str], *, private: bool
+    ) -> dict[str, FloatArray]:
+        """The lead sentence vector of each of `paths` that has one (`index/leads.py`), a
+        private note's only when `private`."""
+        found = self._db.get().execute(
+            "SELECT l.path, l.vector FROM note_leads l JOIN files f "
+            "ON f.namespace = l.namespace AND f.path = l.path WHERE l.namespace = ? "
+            "AND l.vector IS NOT NULL AND (f.private = 0 OR ?) "
+            "AND l.path IN (SELECT value FROM json_each(?))",
+            (namespace, int(private), json.dumps(list(paths))),
+        )
+        return {str(path): np.frombuffer(_blob(vector), dtype=np.float32)
+                for path, vector in found}
+
+    def lead_keys(self, namespace: str, paths: Sequence[str]) -> dict[str, str]:
+        """The key each of `paths` has its lead stored under (`leads.key`)."""
+        found = self._db.get().execute(
+            "SELECT path, key FROM note_leads WHERE namespace = ? "
+            "AND path IN (SELECT value FROM json_each(?))", (namespace, json.dumps(list(paths))))
+        return {str(path): str(k) for path, k in found}
+
+    def put_leads(
+        self, namespace: str, leads: Iterable[tuple[str, str, FloatArray | None]]
+    ) -> None:
+        """Store (path, key, vector or None) leads of notes the ledger holds (a note deleted
+        meanwhile gets none: `delete` would not remove it)."""
+        with self._db.transaction() as conn:
+            conn.executemany(
+                "INSERT OR REPLACE INTO note_leads (namespace, path, key, vector) "
+                "SELECT ?, ?, ?, ? WHERE EXISTS "
+                "(SELECT 1 FROM files WHERE namespace = ? AND path = ?)",
+                ((namespace, path, k, None if v is None else v.astype(np.float32).tobytes(),
+                  namespace, path) for path, k, v in leads))
 
     def hashes(self, namespace: str) -> dict[str, str]:
         """Every tracked path with the content hash it was indexed at (a cheap change check)."""

@@ -64,6 +64,21 @@ def catalogue() -> dict[str, CatalogueEntry]:
             for name, e in entries.items()}
 
 
+def calibration(model_id: str) -> dict[str, Any] | None:
+    """The fusion calibration (`embedder.fusion`) of the catalogued or packaged model that the
+    embedder id `model_id` names (a pulled or packaged `NAME:onnx:…`, a server's
+    `remote:…NAME…`), or None."""
+    folded = model_id.casefold()
+    models = load_json("models.json")
+    for name, item in {**models["models"], **models["packaged"]["embedders"]}.items():
+        if name.startswith("$") or not folded or name.casefold() not in folded:
+            continue
+        calibrated = (item.get("embedder") or {}).get("fusion")
+        if calibrated:
+            return dict(calibrated)
+    return None
+
+
 def entry(name: str) -> CatalogueEntry:
     found = catalogue()
     if name not in found:

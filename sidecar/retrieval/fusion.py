@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from functools import cache
 
 from sidecar.errors import BadRequest
+from sidecar.models.catalogue import calibration
 from sidecar.schema import get_schema, load_json
 
 Ranked = Sequence[tuple[str, float]]
@@ -149,6 +150,8 @@ class FusionSettings:
     # The lift of a note whose mean vector is near the query, a share of the fused scale
     # (`index/note_vectors.py`); 0: none.
     notes: float = 0.0
+    # The lift of a note whose lead sentence is near the query, likewise (`index/leads.py`).
+    leads: float = 0.0
 
     def fuse(
         self, lists: Mapping[str, Ranked], depth: int,
@@ -201,25 +204,17 @@ def impute_unscored(
 @cache
 def fusion_settings(model_id: str = "") -> FusionSettings:
     """The tuned values of `schema/ranking.json`, or the calibration the catalogue gives the
-    embedder `model_id` names (`models.json` `embedder.fusion`: a pulled or packaged
-    `NAME:onnx:…` or a server's `remote:…NAME…`); `fusion.method` defaults to RRF, and
-    `fusion.notes` (the note-vector lift) to none."""
+    embedder `model_id` names (`models.json` `embedder.fusion`, `catalogue.calibration`);
+    `fusion.method` defaults to RRF, and the note-vector and lead lifts (`notes`, `leads`) to
+    none."""
     schema = get_schema()
-    tuned = load_json("ranking.json")["fusion"]
-    folded = model_id.casefold()
-    models = load_json("models.json")
-    for name, entry in {**models["models"], **models["packaged"]["embedders"]}.items():
-        if name.startswith("$"):
-            continue
-        calibrated = (entry.get("embedder") or {}).get("fusion")
-        if calibrated and folded and name.casefold() in folded:
-            tuned = calibrated
-            break
+    tuned = calibration(model_id) or load_json("ranking.json")["fusion"]
     method = str(tuned.get("method", "rrf"))
     get_fusion(method)  # an unknown name fails here, naming the choices
     weights = {str(k): float(v) for k, v in tuned.get("weights", schema.fusion_weights).items()}
     return FusionSettings(method, float(tuned.get("k", schema.fusion_k)), weights,
-                          schema.candidate_pool, float(tuned.get("notes", 0.0)))
+                          schema.candidate_pool, float(tuned.get("notes", 0.0)),
+                          float(tuned.get("leads", 0.0)))
 
 
 def ranks(ranked: Ranked) -> dict[str, int]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
@@ -87,6 +87,10 @@ class SearchIndex(Protocol):
     def unembedded(self, ids: Sequence[str], *, namespace: str | None = None) -> set[str]: ...
 
     def note_vectors(
+        self, paths: Iterable[str], *, private: bool, namespace: str | None = None
+    ) -> Mapping[str, FloatArray]: ...
+
+    def note_leads(
         self, paths: Iterable[str], *, private: bool, namespace: str | None = None
     ) -> Mapping[str, FloatArray]: ...
 
@@ -221,42 +225,48 @@ async def candidates(
     pool = fuse_pool(lists, depth, fusion, unembedded=unembedded)
     facts = await _facts(index, [chunk_id for chunk_id, _ in pool], options)
     admitted = _admitted(pool, facts, options)
-    near = await _near_notes(index, vector, admitted, options, fusion)
-    ranked, phrased = _phrased(_lifted(admitted, notes, near, fusion), query, fusion)
+    near, lead = await asyncio.gather(
+        _near_notes(index.note_vectors, vector, admitted, options, fusion.notes),
+        _near_notes(index.note_leads, vector, admitted, options, fusion.leads))
+    ranked, phrased = _phrased(_lifted(admitted, notes, near, lead, fusion), query, fusion)
     return lists, ranked, phrased
 
 
 async def _near_notes(
-    index: SearchIndex, vector: FloatArray | None, admitted: Sequence[tuple[Chunk, float]],
-    options: SearchOptions, fusion: FusionSettings,
+    read: Callable[..., Mapping[str, FloatArray]], vector: FloatArray | None,
+    admitted: Sequence[tuple[Chunk, float]], options: SearchOptions, weight: float,
 ) -> dict[str, float]:
-    """How near each candidate note's mean vector is to the query, as shares of the candidates'
-    range (`index/note_vectors.py`); none when the embedder's calibration gives the lift no
-    weight or the query was not embedded."""
-    if not fusion.notes or vector is None or not admitted:
+    """How near each candidate note's vector `read` gives (its mean, `Index.note_vectors`; its
+    lead sentence's, `Index.note_leads`) is to the query, as shares of the candidates' range
+    (`index/note_vectors.py`); none when the embedder's calibration gives that lift no
+    `weight` or the query was not embedded."""
+    if not weight or vector is None or not admitted:
         return {}
     paths = dict.fromkeys(chunk.path for chunk, _ in admitted)
     vectors = await asyncio.to_thread(
-        index.note_vectors, paths, private=options.private, namespace=options.namespace)
+        read, paths, private=options.private, namespace=options.namespace)
     return note_shares(vector, vectors, paths)
 
 
 def _lifted(
     admitted: Sequence[tuple[Chunk, float]], notes: Mapping[str, float],
-    near: Mapping[str, float], fusion: FusionSettings,
+    near: Mapping[str, float], lead: Mapping[str, float], fusion: FusionSettings,
 ) -> list[tuple[Chunk, float]]:
     """`admitted`, best first, each fused score lifted by its note's note-level BM25 score
     (`index/note_level.py`; `notes`: by path, as shares of the best note's), that share of
-    `notes.weight` of the fused scale, and by how near its note's mean vector is to the query
-    (`near`), that share of the embedder's `fusion.notes`; the sum scaled back within it."""
-    if not notes and not near:
+    `notes.weight` of the fused scale, by how near its note's mean vector is to the query
+    (`near`), that share of the embedder's `fusion.notes`, and by how near its note's lead
+    sentence is (`lead`), that share of `fusion.leads`; the sum scaled back within it."""
+    if not notes and not near and not lead:
         return list(admitted)
     words = language_spec().note_weight if notes else 0.0
     meaning = fusion.notes if near else 0.0
+    leading = fusion.leads if lead else 0.0
     top_score = fusion.ceiling(RETRIEVERS)
     lifted = [(chunk, (fused + top_score * (words * notes.get(chunk.path, 0.0)
-                                            + meaning * near.get(chunk.path, 0.0)))
-               / (1 + words + meaning))
+                                            + meaning * near.get(chunk.path, 0.0)
+                                            + leading * lead.get(chunk.path, 0.0)))
+               / (1 + words + meaning + leading))
               for chunk, fused in admitted]
     return sorted(lifted, key=lambda item: -item[1])
 
