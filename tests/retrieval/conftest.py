@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +13,7 @@ import pytest
 from sidecar.index import Index, open_index
 from sidecar.models.embedder import Embedder
 from sidecar.models.reranker import Reranker
-from sidecar.retrieval.fusion import FusionSettings
+from sidecar.retrieval.fusion import FusionSettings, fusion_settings
 from sidecar.retrieval.search import SearchOptions, search
 from sidecar.settings import Config, make_config
 
@@ -61,6 +61,15 @@ class SearchVault:
 
 
 IndexVault = Callable[[Sequence[NoteSpec]], SearchVault]
+
+
+async def ranked_first(vault: SearchVault, query: str, **calibration: float) -> str:
+    """The path of the first result of `query` with the embedder's fusion calibration changed
+    as given (a lift's weight), checking every fused score stays within 0..1."""
+    fusion = replace(fusion_settings(vault.embedder.model_id), **calibration)
+    document = await vault.search(query, rerank=False, fusion=fusion)
+    assert all(0 <= r["why"]["fused"] <= 1 for r in document["results"])
+    return str(document["results"][0]["path"])
 
 
 @pytest.fixture

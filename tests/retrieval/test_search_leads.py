@@ -11,7 +11,7 @@ import pytest
 from sidecar.index import leads
 from sidecar.retrieval.fusion import fusion_settings
 
-from .conftest import IndexVault, NoteSpec
+from .conftest import IndexVault, NoteSpec, ranked_first
 
 ABOUT = NoteSpec("Tomatoes.md", "resource", (
     "# Tomatoes\n\nTomato plants need watering every morning in summer.\n\n"
@@ -35,11 +35,7 @@ def lifted(monkeypatch: pytest.MonkeyPatch) -> None:
 async def test_a_note_whose_lead_says_it_is_about_the_question_is_lifted(
     index_vault: IndexVault, weight: float, first: str,
 ) -> None:
-    vault = index_vault([ABOUT, PASSING, OTHER])
-    fusion = replace(fusion_settings(vault.embedder.model_id), leads=weight)
-    document = await vault.search(QUERY, rerank=False, fusion=fusion)
-    assert document["results"][0]["path"] == first
-    assert all(0 <= r["why"]["fused"] <= 1 for r in document["results"])
+    assert await ranked_first(index_vault([ABOUT, PASSING, OTHER]), QUERY, leads=weight) == first
 
 
 async def test_a_private_notes_lead_lifts_in_private_mode_only(index_vault: IndexVault) -> None:

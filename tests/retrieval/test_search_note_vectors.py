@@ -4,15 +4,12 @@ the question climbs over a note with one passage close to it and the rest about 
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import numpy as np
 import pytest
 
 from sidecar.index.note_vectors import shares
-from sidecar.retrieval.fusion import fusion_settings
 
-from .conftest import IndexVault, NoteSpec
+from .conftest import IndexVault, NoteSpec, ranked_first
 
 WHOLE = NoteSpec("Watering.md", "resource", (
     "# Watering\n\n## Morning\n\nWater tomato plants early, before the sun is high.\n\n"
@@ -30,11 +27,7 @@ QUERY = "how often to water tomatoes"
 async def test_a_note_about_the_question_throughout_is_lifted_by_its_mean_vector(
     index_vault: IndexVault, weight: float, first: str,
 ) -> None:
-    vault = index_vault([WHOLE, ONE, OTHER])
-    fusion = replace(fusion_settings(vault.embedder.model_id), notes=weight)
-    document = await vault.search(QUERY, rerank=False, fusion=fusion)
-    assert document["results"][0]["path"] == first
-    assert all(0 <= r["why"]["fused"] <= 1 for r in document["results"])
+    assert await ranked_first(index_vault([WHOLE, ONE, OTHER]), QUERY, notes=weight) == first
 
 
 async def test_a_private_notes_mean_is_read_in_private_mode_only(index_vault: IndexVault) -> None:
