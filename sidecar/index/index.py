@@ -317,8 +317,10 @@ class Index:
         for start in range(0, len(ordered), LEDGER_WINDOW):
             rows = self.ledger.rows(self.namespace, ordered[start : start + LEDGER_WINDOW])
             firsts = {path: row.chunk_ids[0] for path, row in rows.items() if row.chunk_ids}
-            facts = self.chunk_facts(list(firsts.values()), private=True)
-            sentences = {path: leads.lead(facts[first].text) if first in facts else None
+            texts = {}  # each first chunk's (path, text), from whichever store holds it
+            for private in (False, True):
+                texts.update(self.bm25.paths_of(self.namespace, private, list(firsts.values())))
+            sentences = {path: leads.lead(texts[first][1]) if first in texts else None
                          for path, first in firsts.items()}
             sentences.update({path: None for path in rows if path not in firsts})
             stored = self.ledger.lead_keys(self.namespace, list(sentences))
