@@ -25,6 +25,7 @@ _NOT_PROSE = ("#", "---", "!", "|", ">", "```", "~~~")
 # A full stop of the scripts written without spaces ends a sentence with none after it.
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*")
 _PARAGRAPH = re.compile(r"\n\s*\n")
+_LEADING_HEADINGS = re.compile(r"\A(?:#[^\n]*(?:\n|\Z))+")
 # A paragraph with no sentence end (an unpunctuated line, a script without full stops) is cut
 # here: a lead is a sentence, not a section.
 MAX_CHARS = 400
@@ -40,7 +41,8 @@ def lead(text: str) -> str | None:
     """The first sentence of the first paragraph of prose of a note's first chunk `text`, its
     links as Obsidian shows them and without bold markers; None when the chunk has no prose."""
     for paragraph in _PARAGRAPH.split(text):
-        paragraph = paragraph.strip()
+        # A heading (or a line of tags) written right above its prose, with no blank line.
+        paragraph = _LEADING_HEADINGS.sub("", paragraph.strip()).strip()
         if not paragraph or paragraph.startswith(_NOT_PROSE):
             continue
         sentence = _SENTENCE_END.split(paragraph, maxsplit=1)[0]

@@ -17,6 +17,9 @@ from sidecar.settings import make_config
 @pytest.mark.parametrize(("text", "expected"), [
     ("Graph view lets you see your notes. It has filters.", "Graph view lets you see your notes."),
     ("# Graph view\n\nGraph view shows links. More here.", "Graph view shows links."),
+    ("# Recipes\nMy favourite is a potato omelette. It takes eggs.",
+     "My favourite is a potato omelette."),
+    ("## Graph\n#tools #visual\nGraph view shows links.", "Graph view shows links."),
     ("> [!note] Tip\n> A callout first.\n\n| a | b |\n\n![[pic.png]]\n\n```\ncode\n```\n\n"
      "Then the prose.", "Then the prose."),
     ("A [[Core plugins|core plugin]] that shows **every** [[Backlinks]].",
