@@ -328,10 +328,11 @@ class Index:
                     if stored.get(path) != leads.key(model, sentence)]
             for at in range(0, len(todo), leads.BATCH):
                 batch = todo[at : at + leads.BATCH]
-                said = [sentence for _, sentence in batch if sentence]
-                vectors: Iterator[FloatArray] = iter(syncer.embedder.embed(said) if said else [])
+                said = {path: sentence for path, sentence in batch if sentence}
+                vectors: dict[str, FloatArray] = dict(zip(
+                    said, syncer.embedder.embed(list(said.values())), strict=True)) if said else {}
                 self.ledger.put_leads(self.namespace, [
-                    (path, leads.key(model, sentence), next(vectors) if sentence else None)
+                    (path, leads.key(model, sentence), vectors.get(path))
                     for path, sentence in batch])
 
     def apply_events(self, events: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
