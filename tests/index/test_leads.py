@@ -40,7 +40,7 @@ def test_a_lead_without_a_sentence_end_is_cut() -> None:
 def test_only_an_embedder_calibrated_for_leads_gets_them() -> None:
     assert leads.wanted("use-multilingual-v3:onnx:5216e25df660")
     assert not leads.wanted("all-MiniLM-L6-v2:q8:75798cf9ba04")
-    assert not leads.wanted("remote:multilingual-e5-small@127.0.0.1:8765:384")
+    assert leads.wanted("remote:multilingual-e5-small@127.0.0.1:8765:384")
 
 
 @pytest.fixture
