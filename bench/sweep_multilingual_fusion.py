@@ -10,7 +10,9 @@ every variant ranks the same vectors. `--fusions entry` tries the embedder's own
 catalogue entry) only; `--lifts W,...` tries each weight of the whole-note lift
 (`languages.json` `notes.weight`, `sidecar/index/note_level.py`) under every fusion, and
 `--note-vectors W,...` each weight of the note-vector lift (`models.json` `fusion.notes`,
-`sidecar/index/note_vectors.py`). Prints
+`sidecar/index/note_vectors.py`) and `--leads W,...` each weight of the lead-sentence lift
+(`fusion.leads`, `sidecar/index/leads.py`); unless given, every fusion takes the embedder's own
+lifts. Prints
 hit@5 / MRR@10 over distinct notes per language and their mean, the best first, then the CPU
 seconds and load average. Spanish and German are the final check of issue 30 and English their
 reference: they are refused, never tuned on.
@@ -18,6 +20,7 @@ reference: they are refused, never tuned on.
     ORA_EMBED_URL=http://127.0.0.1:8765 ORA_EMBED_MODEL=multilingual-e5-small \\
         .venv/bin/python bench/sweep_multilingual_fusion.py DIR [--languages it,nl,fr]
         [--fusions grid|entry] [--lifts 0,0.05,0.1,0.2] [--note-vectors 0,0.3,0.5]
+        [--leads 0.2,0.4]
 """
 
 from __future__ import annotations
@@ -47,19 +50,20 @@ from sidecar.retrieval.search import SearchOptions, search
 from sidecar.settings import make_config
 
 TUNING = ("it", "nl", "fr", "pl", "cs", "ru", "uk", "el", "he")
-# method, k, dense weight (bm25: 1 − it), pool, note-vector lift
-Variant = tuple[str, float, float, int, float]
+# method, k, dense weight (bm25: 1 − it), pool, note-vector lift, lead-sentence lift
+Variant = tuple[str, float, float, int, float, float]
 
 
 def grid() -> list[Variant]:
     """Every fusion tried: convex combinations by weight, weighted RRF by k × weight, and the
     candidate depth of each half (`pool`) around the current and the chosen E5 settings."""
-    out: list[Variant] = [("convex_minmax", 60, w, 100, 0.0)
+    out: list[Variant] = [("convex_minmax", 60, w, 100, 0.0, 0.0)
                           for w in (0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.9)]
-    out += [("convex_max", 60, w, 100, 0.0) for w in (0.6, 0.7, 0.8, 0.9)]
-    out += [("rrf", k, w, 100, 0.0) for k in (10, 20, 30, 45, 60, 80, 100)
-            for w in (0.5, 0.6, 0.65, 0.7, 0.75, 0.8)]
-    out += [(m, k, w, pool, 0.0) for m, k, w in (("convex_minmax", 60, 0.6), ("rrf", 45, 0.65))
+    out += [("convex_max", 60, w, 100, 0.0, 0.0) for w in (0.6, 0.7, 0.8, 0.9)]
+    out += [("rrf", k, w, 100, 0.0, 0.0) for k in (10, 20, 30, 45, 60, 80, 100)
+            for w in (0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8)]
+    out += [(m, k, w, pool, 0.0, 0.0)
+            for m, k, w in (("convex_minmax", 60, 0.6), ("rrf", 45, 0.5), ("rrf", 45, 0.65))
             for pool in (30, 50, 200)]
     return out
 
@@ -67,19 +71,21 @@ def grid() -> list[Variant]:
 def entry(model_id: str) -> Variant:
     """The fusion the catalogue gives the embedder `model_id` names, as a variant."""
     own = fusion_settings(model_id)
-    return own.method, own.k, own.weights.get("dense", 1.0), own.pool, own.notes
+    return own.method, own.k, own.weights.get("dense", 1.0), own.pool, own.notes, own.leads
 
 
 def settings(variant: Variant) -> FusionSettings:
-    method, k, dense, pool, notes = variant
-    return FusionSettings(method, k, {"dense": dense, "bm25": round(1 - dense, 4)}, pool, notes)
+    method, k, dense, pool, notes, leads = variant
+    return FusionSettings(method, k, {"dense": dense, "bm25": round(1 - dense, 4)}, pool, notes,
+                          leads)
 
 
 def label(variant: Variant) -> str:
-    method, k, dense, pool, notes = variant
+    method, k, dense, pool, notes, leads = variant
     return (f"`{method}`" + (f" k {k:g}" if method == "rrf" else "")
             + f" {dense:g} / {1 - dense:.2g}" + (f", pool {pool}" if pool != 100 else "")
-            + (f", note vectors {notes:g}" if notes else ""))
+            + (f", note vectors {notes:g}" if notes else "")
+            + (f", leads {leads:g}" if leads else ""))
 
 
 class Remembering:
@@ -137,15 +143,16 @@ def lifted(weight: float | None) -> Iterator[None]:
 
 def sweep(
     keep: Path, langs: Sequence[str], own: bool = False, lifts: Sequence[float | None] = (None,),
-    near: Sequence[float | None] = (None,),
+    near: Sequence[float | None] = (None,), leads: Sequence[float | None] = (None,),
 ) -> list[tuple[str, list[tuple[float, float]]]]:
     """(row label, [(hit@5, MRR@10) per language]) for every variant (`own`: the embedder's
-    catalogue fusion only) at every lift weight and note-vector weight (`near`; None: the
-    variant's own), feedback on and off."""
+    catalogue fusion only) at every lift weight, note-vector weight (`near`) and lead weight
+    (`leads`; None: the embedder's own), feedback on and off."""
     first = make_config(keep / langs[0] / "vault", keep / langs[0] / "data")
     embedder = cast(Embedder, Remembering(load_embedder(first)))
-    variants = [v if w is None else (*v[:4], w)
-                for v in ([entry(embedder.model_id)] if own else grid()) for w in near]
+    mine = entry(embedder.model_id)
+    variants = [(*v[:4], mine[4] if n is None else n, mine[5] if lead is None else lead)
+                for v in ([mine] if own else grid()) for n in near for lead in leads]
     rows: dict[str, list[tuple[float, float]]] = {}
 
     def add(name: str, rank: Callable[[str], list[str]], questions: list[dict[str, Any]]) -> None:
@@ -191,7 +198,9 @@ def main() -> int:
     parser.add_argument("--lifts", default="", help="whole-note lift weights to try, "
                         "comma-separated (default: languages.json's notes.weight)")
     parser.add_argument("--note-vectors", default="", help="note-vector lift weights to try, "
-                        "comma-separated (default: each fusion's own)")
+                        "comma-separated (default: the embedder's own)")
+    parser.add_argument("--leads", default="", help="lead-sentence lift weights to try, "
+                        "comma-separated (default: the embedder's own)")
     args = parser.parse_args()
     langs = [lang for lang in args.languages.split(",") if lang]
     if not langs or set(langs) - set(TUNING):
@@ -200,7 +209,8 @@ def main() -> int:
     started, cpu = time.monotonic(), time.process_time()
     lifts: list[float | None] = [float(w) for w in args.lifts.split(",") if w] or [None]
     near: list[float | None] = [float(w) for w in args.note_vectors.split(",") if w] or [None]
-    print(table(sweep(args.keep, langs, args.fusions == "entry", lifts, near), langs))
+    leads: list[float | None] = [float(w) for w in args.leads.split(",") if w] or [None]
+    print(table(sweep(args.keep, langs, args.fusions == "entry", lifts, near, leads), langs))
     load = os.getloadavg()
     print(f"\n{time.monotonic() - started:.0f} s wall, {time.process_time() - cpu:.0f} s CPU "
           f"(this process; the embeddings server's not counted), load average "
