@@ -573,6 +573,11 @@ class Index:
             store = getattr(self, name, None)
             if store is not None:
                 store.close()
+        chroma = getattr(self, "chroma", None)
+        if chroma is not None:
+            # Chroma keeps a path's system, HNSW graphs and all, until its last client closes: a
+            # process that opens many indexes (tests, benches, a model switch) would hold them all.
+            chroma.release(0)
         if self._lock is not None:
             if not str(self.config.chroma_url):  # segments Chroma created since it opened
                 private_tree(self.config.data / "chroma")

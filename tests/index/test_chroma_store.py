@@ -1,4 +1,5 @@
-"""The Chroma store leaves archived chunks out without losing the k results that exist."""
+"""The Chroma store leaves archived chunks out without losing the k results that exist, and a
+closed index leaves none of its Chroma memory behind."""
 
 from __future__ import annotations
 
@@ -8,10 +9,13 @@ from typing import Any
 
 import numpy as np
 import pytest
+from chromadb.api.shared_system_client import SharedSystemClient
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sidecar.index.chroma import ChromaStore
+
+from .conftest import OpenIndex
 
 
 def _crowded_store(tmp_path: Path) -> tuple[ChromaStore, np.ndarray[Any, Any]]:
@@ -85,6 +89,18 @@ def test_an_idle_client_is_closed_and_reopened_with_the_same_answers(tmp_path: P
     store.upsert("default", False, ["late"], target.reshape(1, -1), ["text"], [{"archived": False}])
     assert store.release(0.0)
     assert store.query("default", False, target, 1, include_archived=False)[0][0] == "late"
+
+
+def test_a_closed_index_leaves_no_chroma_system_in_the_process(
+    vault: Path, open_idx: OpenIndex
+) -> None:
+    index = open_idx(vault)
+    index.reconcile()
+    folder = str(index.config.data / "chroma")
+    assert folder in SharedSystemClient._identifier_to_system
+    index.close()
+    assert folder not in SharedSystemClient._identifier_to_system
+    index.close()  # the fixture closes it again at teardown
 
 
 def test_a_client_in_use_is_not_released(tmp_path: Path) -> None:
