@@ -29,6 +29,9 @@ class LintCache:
         self.vault = vault
         self.max_bytes = max_bytes
         self._loading: asyncio.Task[None] | None = None  # the latest load (None: never asked)
+        # One change at a time: a refresh sets a note's facts aside while it reads them again, and
+        # a rebuild running meanwhile would take a private note for a public one, and keep it.
+        self._changing = asyncio.Lock()
         self._paths: set[str] = set()
         self._aliases: dict[str, tuple[str, ...]] = {}
         self._types: dict[str, str | None] = {}
@@ -60,10 +63,11 @@ class LintCache:
         await asyncio.shield(self._loading)
 
     async def _load(self) -> None:
-        self._paths = await asyncio.to_thread(lambda: set(iter_note_paths(self.vault)))
-        self._aliases, self._types, self._private = await asyncio.to_thread(
-            vault_link_facts, self.vault, sorted(self._paths), self.max_bytes)
-        await self._rebuild()
+        async with self._changing:
+            self._paths = await asyncio.to_thread(lambda: set(iter_note_paths(self.vault)))
+            self._aliases, self._types, self._private = await asyncio.to_thread(
+                vault_link_facts, self.vault, sorted(self._paths), self.max_bytes)
+            await self._rebuild()
 
     async def _rebuild(self) -> None:
         paths = sorted(self._paths)
@@ -79,7 +83,8 @@ class LintCache:
         """The vault's ora.yaml changed (lint strictness, ignored notes): rebuild."""
         if self._loading is None:
             return  # the first load reads it
-        await self._rebuild()
+        async with self._changing:
+            await self._rebuild()
 
     def _schema_note(self) -> str | None:
         names = self._context.names
@@ -91,10 +96,13 @@ class LintCache:
         nothing to refresh: that load reads them."""
         if self._loading is None:
             return
+        async with self._changing:
+            await self._refresh(set(paths))
+
+    async def _refresh(self, touched: set[str]) -> None:
         before, aliases_before, types_before = (set(self._paths), dict(self._aliases),
                                                 dict(self._types))
         private_before = set(self._private)
-        touched = set(paths)
         for path in touched:
             self._aliases.pop(path, None)
             self._types.pop(path, None)

@@ -4,11 +4,17 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from sidecar.lint.diagnostics import CODES, LintContext, lint_text, lint_vault
+from sidecar.server import lint_cache
 from sidecar.server.lint_cache import LintCache
+from sidecar.vault.properties import vault_link_facts
 
 Write = Callable[[str, str | bytes], str]
 DATES = "date created: 2024-01-02\ndate modified: 2024-01-02\n"
@@ -78,3 +84,38 @@ def test_the_servers_lint_context_is_read_when_first_asked_for(vault: Path, writ
         return [d.code for d in lint_text(text, "n.md", cache.context)]
 
     assert asyncio.run(first_request()) == ["nexus-not-matrix"]
+
+
+def test_a_private_note_stays_unresolved_outside_private_mode_while_changes_overlap(
+    vault: Path, write: Write, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A refresh of a private note that comes while another change is read and rebuilt never
+    makes the note resolvable outside private mode (an existence oracle)."""
+    write("Engrams/Diary.md", "---\nnexus: []\ntype: engram\ntags: [private]\n---\nx\n")
+    cache = LintCache(vault, 1_000_000)
+    read, build = vault_link_facts, LintContext.for_vault
+
+    def slow_read(*args: Any) -> Any:
+        time.sleep(0.4)  # a large vault: each step still runs when the next change comes
+        return read(*args)
+
+    def slow_build(*args: Any) -> LintContext:
+        time.sleep(0.3)
+        return build(*args)
+
+    async def overlapping() -> None:
+        await cache.load()
+        assert cache.public_context.names is not None
+        assert cache.public_context.names.resolve("Diary") is None
+        monkeypatch.setattr(lint_cache, "vault_link_facts", slow_read)
+        monkeypatch.setattr(LintContext, "for_vault", slow_build)
+        write("Engrams/New.md", engram("[]"))
+        first = asyncio.create_task(cache.refresh(["Engrams/New.md"]))  # read, then rebuild
+        await asyncio.sleep(0.5)  # the first is rebuilding
+        write("Engrams/Diary.md", "---\nnexus: []\ntype: engram\ntags: [private]\n---\ny\n")
+        await asyncio.gather(first, cache.refresh(["Engrams/Diary.md"]))
+
+    asyncio.run(overlapping())
+    assert cache.public_context.names is not None
+    assert cache.public_context.names.resolve("Diary") is None
+    assert cache.context.names is not None and cache.context.names.resolve("Diary")
