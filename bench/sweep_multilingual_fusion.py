@@ -56,7 +56,8 @@ Variant = tuple[str, float, float, int, float, float]
 
 def grid() -> list[Variant]:
     """Every fusion tried: convex combinations by weight, weighted RRF by k × weight, and the
-    candidate depth of each half (`pool`) around the current and the chosen E5 settings."""
+    candidate depth of each half (`pool`) around the current and the chosen E5 settings. Their
+    lifts (0 here) are set by `sweep`: the embedder's own, or the weights asked for."""
     out: list[Variant] = [("convex_minmax", 60, w, 100, 0.0, 0.0)
                           for w in (0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.9)]
     out += [("convex_max", 60, w, 100, 0.0, 0.0) for w in (0.6, 0.7, 0.8, 0.9)]

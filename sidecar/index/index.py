@@ -576,7 +576,7 @@ class Index:
         chroma = getattr(self, "chroma", None)
         if chroma is not None:
             # Chroma keeps a path's system, HNSW graphs and all, until its last client closes: a
-            # process that opens many indexes (tests, benches, a model switch) would hold them all.
+            # process that opens index after index (the tests, the benches) would hold them all.
             chroma.release(0)
         if self._lock is not None:
             if not str(self.config.chroma_url):  # segments Chroma created since it opened
