@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from aiohttp import web
 
 from sidecar.index import Index, open_index
-from sidecar.index.idle import release_when_idle, releasers
+from sidecar.index.idle import release_idle, release_when_idle, releasers
 from sidecar.index.watcher import watch
 from sidecar.models.embedder import Embedder, load_embedder
 from sidecar.models.reranker import Reranker, build_reranker
@@ -53,11 +53,16 @@ async def models_ctx(app: web.Application) -> AsyncIterator[None]:
     words pass is done (`IndexLane`); searches before then are not re-ranked and say why."""
     config = app[CONFIG]
     embedder = await asyncio.to_thread(functools.partial(load_embedder, config, defer=True))
-    app[MODELS] = Models(embedder)
+    app[MODELS] = models = Models(embedder)
     state = app[STATE]
     state.model = embedder.model_id
     state.reranker, state.reranker_reason = "none", RERANKER_LATER
-    yield
+    try:
+        yield
+    finally:
+        # aiohttp's middleware cache keeps the app, and so these objects, after cleanup; their
+        # sessions are dropped here (nothing runs any more) so a stopped app holds no model.
+        release_idle(releasers(models.embedder, models.reranker), 0)
 
 
 async def load_models(app: web.Application) -> None:

@@ -39,7 +39,7 @@ from sidecar.cleaning.store import STATUSES
 from sidecar.cleaning.survey import ScanStopped, StopCheck
 from sidecar.cleaning.verdict import Judge
 from sidecar.errors import BadRequest, ModelUnavailable
-from sidecar.index.idle import release_when_idle, releasers
+from sidecar.index.idle import release_idle, release_when_idle, releasers
 from sidecar.server.cleaner import Cleaner
 from sidecar.server.openapi import query_flag, read_json
 from sidecar.server.resources import LANE, MODELS
@@ -87,6 +87,7 @@ async def context(app: web.Application) -> AsyncIterator[None]:
         if cleaner is not None:
             await cleaner.close()
         queue.close()
+        release_idle(releasers(judge), 0)  # the app outlives its cleanup (see models_ctx)
 
 
 def _start_cleaner(app: web.Application) -> Cleaner | None:

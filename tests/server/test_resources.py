@@ -1,5 +1,6 @@
 """What an idle server gives back (`sidecar/server/resources.py`, `routes_claims.py`): the
-embedder, the Chroma client and a local judge's model, reloaded by the next use."""
+embedder, the Chroma client and a local judge's model, reloaded by the next use; and what a
+stopped one does."""
 
 from __future__ import annotations
 
@@ -10,15 +11,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from aiohttp.test_utils import TestClient, TestServer
 
 from sidecar.cleaning.judges import NliJudge
 from sidecar.index import idle
 from sidecar.models.embedder import OnnxEmbedder
 from sidecar.models.session import LazySession
+from sidecar.server.app import init_app
 from sidecar.server.resources import INDEX, MODELS
 from sidecar.server.routes_claims import CLAIMS
 
-from .conftest import Api
+from .conftest import Api, _token
 
 
 async def _found(api: Api) -> list[tuple[str, float]]:
@@ -85,3 +88,27 @@ async def test_an_idle_server_releases_its_nli_judge(
     while session.loaded:
         assert time.monotonic() < deadline, "the judge's model stayed loaded"
         await asyncio.sleep(0.05)
+
+
+async def test_a_stopped_server_holds_no_model_session(
+    vault: Path, tmp_path: Path, configure: Callable[..., Any], tiny_nli_dir: Path,
+) -> None:
+    """aiohttp's middleware cache keeps an app after its cleanup, and with it every object the
+    app holds: a process that runs app after app (the tests did, 100 MiB each) must not keep
+    their models loaded."""
+    config = configure(vault, tmp_path / "data", nli_dir=str(tiny_nli_dir), llm_url="")
+    app = init_app(config)
+    async with TestClient(TestServer(app)) as client:
+        assert client.port is not None
+        api = Api(client.session.request, str(client.make_url("")).rstrip("/"), _token(config),
+                  client.port)
+        api.app = app
+        embedder = await _embedder_session(api)
+        await _found(api)
+        judge = app[CLAIMS].judge
+        assert isinstance(judge, NliJudge)
+        with judge._model._model.session.use():
+            pass
+        assert embedder.loaded and judge._model._model.session.loaded
+    assert not embedder.loaded
+    assert not judge._model._model.session.loaded
