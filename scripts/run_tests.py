@@ -4,7 +4,7 @@ Both runners write JUnit XML; the counts come from those files so the final line
 suites exactly. Exit status is non-zero when a suite fails or cannot run.
 
 pytest runs a worker per logical CPU (pytest-xdist): much of its time is spent waiting on
-servers, subprocesses and pip, so two workers on two cores take 12 minutes where one took 20.
+servers, subprocesses and pip, so two workers on two cores take 8 minutes where one took 20.
 Work-stealing gives each worker a contiguous share of the tests and lets an idle one take over the
 tail of a busy one's. Extra arguments go to pytest after these, so `-n 0` runs it in one process.
 """

@@ -46,7 +46,8 @@ LANE = web.AppKey("lane", IndexLane)
 
 
 async def models_ctx(app: web.Application) -> AsyncIterator[None]:
-    """The embedder and re-ranker; ONNX sessions are released with the objects. Neither model
+    """The embedder and re-ranker; their ONNX sessions are dropped when the app stops (aiohttp's
+    middleware cache keeps a stopped app, and so these objects, alive). Neither model
     is loaded before the API answers (the words pass needs only the embedder's tokenizer): the
     embedding model at its first use (the reconcile's embedding pass, a search once every note
     is findable by its words), the re-ranker by `load_models` once the start-up reconcile's
@@ -60,8 +61,6 @@ async def models_ctx(app: web.Application) -> AsyncIterator[None]:
     try:
         yield
     finally:
-        # aiohttp's middleware cache keeps the app, and so these objects, after cleanup; their
-        # sessions are dropped here (nothing runs any more) so a stopped app holds no model.
         release_idle(releasers(models.embedder, models.reranker), 0)
 
 
