@@ -28,7 +28,8 @@ import dataclasses, json, subprocess, sys, tempfile, time
 from pathlib import Path
 from sidecar import schema as schema_module
 from sidecar.index import bm25 as bm25_module
-from sidecar.index.bm25 import Bm25Store, SparseRow
+from sidecar.index.bm25 import Bm25Store
+from sidecar.index.bm25_table import SparseRow
 
 READER = '''
 import json, sys

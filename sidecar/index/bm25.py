@@ -1,9 +1,9 @@
 """Sparse retrieval: BM25 over each store's chunks, ranked by tantivy (`bm25_engine.py`).
 
-Each store (`NS__vault`, `NS__private`) is a plain table of chunks in `bm25.sqlite`, the record: a
-chunk is found and deleted by id through a unique index, and its note path feeds
-`Index.chunk_facts`. Beside it, the engine in `bm25/<store>.<generation>/` ranks the chunks by
-rowid, the generation the one the `bm25_engines` table names (0, `bm25/<store>/`, for an index
+Each store (`NS__vault`, `NS__private`) is a plain table of chunks in `bm25.sqlite`, the record
+(`bm25_table.py`): a chunk is found and deleted by id through a unique index, and its note path
+feeds `Index.chunk_facts`. Beside it, the engine in `bm25/<store>.<generation>/` ranks the chunks
+by rowid, the generation the one the `bm25_engines` table names (0, `bm25/<store>/`, for an index
 of the layout before generations). A write goes to the table first (one transaction, which also
 marks the store pending), then to the engine (one commit), then clears the mark. A crash between
 the two commits leaves the mark, and the next writer to open rebuilds that store's engine from
@@ -31,16 +31,14 @@ text rewrites the notes linked to, had ranked 2 of 76 questions lower than a reb
 from __future__ import annotations
 
 import functools
-import itertools
 import json
 import sqlite3
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TypeVar
 
 from sidecar.errors import IndexDamaged
-from sidecar.index import anchors, bm25_generations, bm25_query, languages, note_level, relinks
+from sidecar.index import anchors, bm25_generations, bm25_query, bm25_table, note_level, relinks
 from sidecar.index.bm25_engine import (
     VERSION,
     Bm25Engine,
@@ -50,34 +48,16 @@ from sidecar.index.bm25_engine import (
 )
 from sidecar.index.bm25_generations import Engines, name_generation
 from sidecar.index.bm25_query import LANGUAGES, Bm25Query, damaged
+from sidecar.index.bm25_table import SparseRow
 from sidecar.index.names import store_name
 from sidecar.index.sqlite import ThreadConnections
 from sidecar.schema import get_schema
-from sidecar.vault.links import searchable
 
 # Recorded in DATA/index.json (the store itself rebuilds an engine of another version).
 TOKENIZE = f"tantivy {VERSION}"
-# Rows read at once when an engine is rebuilt from its table (bounded memory).
-_REBUILD_BATCH = 1000
 
 _STATE = "bm25_state"
 _T = TypeVar("_T")
-
-
-@dataclass(frozen=True)
-class SparseRow:
-    """What the BM25 store keeps for one chunk: `title` holds the note's names (title and
-    aliases), `about` its description."""
-
-    id: str
-    path: str
-    archived: bool
-    text: str
-    title: str
-    heading: str
-    about: str = ""
-    language: str = ""  # set by ora.yaml; else detected from the note's text (`languages.py`)
-    aliases: tuple[str, ...] = ()  # more keys a link may name a public note by (`anchors.py`)
 
 
 def _schema_sql(name: str) -> str:
@@ -101,63 +81,6 @@ def _schema_sql(name: str) -> str:
     DROP TRIGGER IF EXISTS "{name}_ad";
     DROP TABLE IF EXISTS "{name}_fts";
     """
-
-
-def _body(text: str, title: str, heading: str, about: str, linked: str = "") -> str:
-    """The one field the engine ranks: names, heading path and description, then the text, then
-    what other notes' links to the note say (`anchors.py`). A Markdown link to a note is read
-    URL-decoded (`links.searchable`)."""
-    return "\n".join(part for part in (title, heading, about, searchable(text), linked) if part)
-
-
-_TableRow = tuple[int, int, str, str, str, str, str, str]
-
-
-def _table_docs(
-    cursor: sqlite3.Cursor, linked: Callable[[str], str], known: Mapping[str, str] | None = None,
-) -> Iterator[tuple[list[Doc], list[Doc]]]:
-    """The engines' documents of the table rows (rowid, archived, text, title, heading, about,
-    path, lang) read by `cursor` in path order, in batches of whole notes: the chunks', each
-    with the incoming-link text `linked` gives its note, and the notes' (`note_level.py`). A row
-    without a language set is given its note's, detected again (detection may have changed with
-    the layout), unless `known` gives its note's, just found. A note is given a note document
-    only in a language whose search lifts by it."""
-    note: list[_TableRow] = []
-    batch: tuple[list[Doc], list[Doc]] = ([], [])
-    for row in itertools.chain(cursor, [None]):
-        if note and (row is None or row[6] != note[0][6]):
-            langs = ([known[note[0][6]]] * len(note) if known and note[0][6] in known else
-                     _languages([SparseRow(str(r[0]), r[6], False, r[2], "", "", language=r[7])
-                                 for r in note]))
-            text = linked(note[0][6])
-            batch[0].extend((r[0], bool(r[1]), _body(*r[2:6], text), lang)
-                            for r, lang in zip(note, langs, strict=True))
-            if note_level.lifts(langs[0]):
-                batch[1].append(note_level.document(note, langs[0]))
-            note = []
-            if len(batch[0]) >= _REBUILD_BATCH or row is None:
-                yield batch
-                batch = ([], [])
-        if row is not None:
-            note.append(row)
-
-
-def _languages(rows: Sequence[SparseRow]) -> list[str]:
-    """Each row's analysis language: its own setting, else its note's, detected from the text of
-    the note's rows (a note's chunks are written together)."""
-    texts: dict[str, list[str]] = {}
-    for r in rows:
-        texts.setdefault(r.path, []).append(r.text)
-    detected: dict[str, str] = {}
-    out = []
-    for r in rows:
-        if r.language not in languages.spec().languages:
-            if r.path not in detected:
-                detected[r.path] = languages.language_of(texts[r.path])
-            out.append(detected[r.path])
-        else:
-            out.append(r.language)
-    return out
 
 
 class Bm25Store:
@@ -209,7 +132,7 @@ class Bm25Store:
             conn.executescript(anchors.create_sql(public))
             conn.executescript(anchors.names_sql(name))
             conn.executescript(relinks.SQL)
-            _add_columns(conn, name)
+            bm25_table.add_columns(conn, name)
             if not named:  # a store written before the names table: its notes' keys
                 with self._db.transaction() as tx:
                     anchors.refill_names(tx, name, aliases=not private)
@@ -269,7 +192,8 @@ class Bm25Store:
             f'SELECT rowid, archived, text, title, heading, about, path, lang FROM "{name}" '
             "ORDER BY path")
         codes: set[str] = set()
-        for chunks, docs in _table_docs(cursor, lambda path: anchors.text_for(conn, public, path)):
+        for chunks, docs in bm25_table.table_docs(
+                cursor, lambda path: anchors.text_for(conn, public, path)):
             engine.add(chunks)
             notes.add(docs)
             codes.update(doc[3] for doc in chunks)
@@ -278,7 +202,7 @@ class Bm25Store:
             built_engine.close()
         with self._db.transaction() as conn:
             conn.execute(f'DELETE FROM "{LANGUAGES}" WHERE store = ?', (name,))
-            _record_languages(conn, name, codes)
+            bm25_table.record_languages(conn, name, codes)
             name_generation(conn, name, generation)
         self._engines.let_go(name)
         self._engines.sweep(name, generation)
@@ -335,18 +259,18 @@ class Bm25Store:
         with self._db.transaction() as conn:
             for private, ids in deletes.items():
                 name = store_name(namespace, private)
-                gone = _delete(conn, name, ids, touched.setdefault(name, set()))
+                gone = bm25_table.delete(conn, name, ids, touched.setdefault(name, set()))
                 changes.setdefault(name, ([], []))[0].extend(gone)
                 if not private:
                     dropped += anchors.drop(conn, public, gone)
             for private, rows in inserts.items():
                 name = store_name(namespace, private)
                 gone = changes.setdefault(name, ([], []))[0]
-                replaced = _delete(conn, name, [r.id for r in rows],
+                replaced = bm25_table.delete(conn, name, [r.id for r in rows],
                                    touched.setdefault(name, set()))
                 touched[name].update(r.path for r in rows)
                 gone.extend(replaced)
-                first = _insert(conn, name, rows, above=max(gone, default=0))
+                first = bm25_table.insert(conn, name, rows, above=max(gone, default=0))
                 added[name] = (first, rows)
                 if not private:
                     dropped += anchors.drop(conn, public, replaced)
@@ -361,9 +285,9 @@ class Bm25Store:
                 anchors.add_names(conn, name, ((r.path, r.aliases if name == public else ())
                                                for r in rows))
             for name, (first, rows) in added.items():  # every anchor of this write is in
-                docs = _docs(conn, public, first, rows)
+                docs = bm25_table.engine_docs(conn, public, first, rows)
                 known.update((r.path, doc[3]) for r, doc in zip(rows, docs, strict=True))
-                _record_languages(conn, name, {doc[3] for doc in docs})
+                bm25_table.record_languages(conn, name, {doc[3] for doc in docs})
                 changes[name][1].extend(docs)
             relinked = self._relinked(conn, namespace, anchors.changed(dropped, fresh), added)
             for name, (_, rows) in added.items():  # their documents have every anchor now
@@ -462,7 +386,7 @@ class Bm25Store:
             if name in self._behind:
                 self._rebuild(name, public)  # which indexes every note with its anchors
                 continue
-            if self._stale(name, _chunks_of(conn, name, paths)):
+            if self._stale(name, bm25_table.chunks_of(conn, name, paths)):
                 self._rebuild(name, public, tables=False)  # compacted, every note relinked
                 continue
             engine = self._engine(name, create=True)
@@ -515,7 +439,7 @@ class Bm25Store:
             f'SELECT rowid, archived, text, title, heading, about, path, lang FROM "{name}" '
             "WHERE path IN (SELECT value FROM json_each(?)) ORDER BY path",
             (json.dumps(sorted(paths)),))
-        for chunks, docs in _table_docs(cursor, lambda _: "", known):
+        for chunks, docs in bm25_table.table_docs(cursor, lambda _: "", known):
             if held:
                 notes.delete([doc[0] for doc in chunks])
             if docs:
@@ -529,7 +453,8 @@ class Bm25Store:
         cursor = conn.execute(
             f'SELECT rowid, archived, text, title, heading, about, path, lang FROM "{name}" '
             "WHERE path IN (SELECT value FROM json_each(?)) ORDER BY path", (json.dumps(paths),))
-        for batch, _ in _table_docs(cursor, lambda path: anchors.text_for(conn, public, path)):
+        for batch, _ in bm25_table.table_docs(
+                cursor, lambda path: anchors.text_for(conn, public, path)):
             engine.delete([doc[0] for doc in batch])
             engine.add(batch)
 
@@ -712,63 +637,3 @@ def _mark_pending(conn: sqlite3.Connection, names: Iterable[str]) -> None:
     """Mark the stores `names` as written to their tables, not yet to their engines."""
     conn.executemany(f'INSERT OR REPLACE INTO "{_STATE}" VALUES (?, ?, 1)',
                      ((name, VERSION) for name in names))
-
-
-def _delete(conn: sqlite3.Connection, name: str, ids: Sequence[str], paths: set[str]) -> list[int]:
-    """Delete the rows of `ids`; returns their rowids and adds their notes to `paths`."""
-    if not ids:
-        return []
-    rows = conn.execute(
-        f'DELETE FROM "{name}" WHERE id IN (SELECT value FROM json_each(?)) RETURNING rowid, path',
-        (json.dumps(list(ids)),)).fetchall()
-    paths.update(str(path) for _, path in rows)
-    return [int(rowid) for rowid, _ in rows]
-
-
-def _chunks_of(conn: sqlite3.Connection, name: str, paths: Sequence[str]) -> int:
-    """How many chunks the notes at `paths` have in store `name`."""
-    return int(conn.execute(
-        f'SELECT count(*) FROM "{name}" WHERE path IN (SELECT value FROM json_each(?))',
-        (json.dumps(list(paths)),)).fetchone()[0])
-
-
-def _insert(
-    conn: sqlite3.Connection, name: str, rows: Sequence[SparseRow], *, above: int
-) -> int:
-    """Insert `rows` under new rowids, above every rowid in the table and `above` (the rowids this
-    transaction deleted: until the engine's commit, a reader's engine still ranks their old text,
-    which must not map to another chunk, say a public one for a note just made private); returns
-    the first (the others follow it)."""
-    last = int(conn.execute(f'SELECT coalesce(max(rowid), 0) FROM "{name}"').fetchone()[0])
-    first = max(last, above) + 1
-    conn.executemany(
-        f'INSERT INTO "{name}" (rowid, id, path, archived, text, title, heading, about, lang, '
-        "aliases) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        ((first + i, r.id, r.path, int(r.archived), r.text, r.title, r.heading, r.about,
-          r.language, json.dumps(list(r.aliases))) for i, r in enumerate(rows)))
-    return first
-
-
-def _docs(conn: sqlite3.Connection, public: str, first: int,
-          rows: Sequence[SparseRow]) -> list[Doc]:
-    """The engine's documents of `rows`, inserted from rowid `first` on, each with the anchors
-    of the namespace's `public` store that name its note."""
-    linked = {path: anchors.text_for(conn, public, path) for path in {r.path for r in rows}}
-    return [(first + i, r.archived, _body(r.text, r.title, r.heading, r.about, linked[r.path]),
-             lang) for i, (r, lang) in enumerate(zip(rows, _languages(rows), strict=True))]
-
-
-def _record_languages(conn: sqlite3.Connection, name: str, codes: set[str]) -> None:
-    conn.executemany(f'INSERT OR IGNORE INTO "{LANGUAGES}" VALUES (?, ?)',
-                     ((name, code) for code in sorted(codes)))
-
-
-def _add_columns(conn: sqlite3.Connection, name: str) -> None:
-    """The columns of later layouts, added to a table of a layout before them: the language
-    ora.yaml sets for each row ('' when detected), the note's aliases (JSON; none until the
-    note is written again, which a new CHUNKER_VERSION makes every note be)."""
-    columns = {row[1] for row in conn.execute(f'PRAGMA table_info("{name}")')}
-    if "lang" not in columns:
-        conn.execute(f"ALTER TABLE \"{name}\" ADD COLUMN lang TEXT NOT NULL DEFAULT ''")
-    if "aliases" not in columns:
-        conn.execute(f"ALTER TABLE \"{name}\" ADD COLUMN aliases TEXT NOT NULL DEFAULT '[]'")

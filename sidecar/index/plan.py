@@ -18,7 +18,7 @@ from sidecar.chunking.limits import chunk_bounded
 from sidecar.documents.formats import document_format, formats
 from sidecar.documents.manifest import file_hash, ingested_hash_of
 from sidecar.errors import UnreadableNote
-from sidecar.index.bm25 import SparseRow
+from sidecar.index.bm25_table import SparseRow
 from sidecar.index.chroma import Metadata
 from sidecar.index.documents import document_info, plan_document
 from sidecar.index.ledger import FileRow, PendingChunk

@@ -26,7 +26,8 @@ import numpy as np
 from tqdm import tqdm
 
 from sidecar.errors import BadRequest
-from sidecar.index.bm25 import Bm25Store, SparseRow
+from sidecar.index.bm25 import Bm25Store
+from sidecar.index.bm25_table import SparseRow
 from sidecar.index.chroma import ChromaStore
 from sidecar.models.embedder import Embedder
 from sidecar.models.reranker import Reranker

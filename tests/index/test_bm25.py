@@ -17,8 +17,9 @@ from hypothesis import strategies as st
 
 from sidecar.errors import IndexDamaged
 from sidecar.index import bm25_engine
-from sidecar.index.bm25 import Bm25Store, SparseRow
+from sidecar.index.bm25 import Bm25Store
 from sidecar.index.bm25_query import query_terms
+from sidecar.index.bm25_table import SparseRow
 
 
 def _row(i: int, text: str, *, archived: bool = False) -> SparseRow:
@@ -133,7 +134,8 @@ _CRASH = """
 import os, signal, sys
 from pathlib import Path
 from sidecar.index import bm25_engine
-from sidecar.index.bm25 import Bm25Store, SparseRow
+from sidecar.index.bm25 import Bm25Store
+from sidecar.index.bm25_table import SparseRow
 store = Bm25Store(Path(sys.argv[1]))
 store.create("ns")
 store.replace("ns", {}, {False: [SparseRow("a", "a.md", False, "%s", "A", "")]})

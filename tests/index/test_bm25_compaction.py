@@ -12,8 +12,9 @@ import pytest
 
 from sidecar import schema as schema_module
 from sidecar.index import bm25 as bm25_module
-from sidecar.index.bm25 import Bm25Store, SparseRow
+from sidecar.index.bm25 import Bm25Store
 from sidecar.index.bm25_engine import Bm25Engine
+from sidecar.index.bm25_table import SparseRow
 from sidecar.schema import get_schema
 
 ORIGINAL = schema_module.get_schema

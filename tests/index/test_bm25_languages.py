@@ -10,7 +10,8 @@ import pytest
 
 from sidecar.index import bm25 as bm25_module
 from sidecar.index import bm25_engine
-from sidecar.index.bm25 import Bm25Store, SparseRow
+from sidecar.index.bm25 import Bm25Store
+from sidecar.index.bm25_table import SparseRow
 from sidecar.index.languages import detect, grams, language_of
 from sidecar.models.embedder import Embedder
 from sidecar.vault.vault_settings import load_vault_settings, note_language

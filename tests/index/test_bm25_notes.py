@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from sidecar.errors import IndexDamaged
-from sidecar.index.bm25 import Bm25Store, SparseRow
+from sidecar.index.bm25 import Bm25Store
+from sidecar.index.bm25_table import SparseRow
 
 # Dutch: the question's two words are in two chunks of one note, each alone in another note.
 SPREAD = [("a1", "Elke versie van de notitie wordt bewaard, en je kunt ze in de lijst zien."),

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from sidecar.index.bm25 import Bm25Store, SparseRow
+from sidecar.index.bm25 import Bm25Store
+from sidecar.index.bm25_table import SparseRow
 from sidecar.index.languages import detect, shares, wants_multilingual, words
 
 

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from sidecar.index import consistency
-from sidecar.index.bm25 import SparseRow
+from sidecar.index.bm25_table import SparseRow
 
 from .conftest import OpenIndex, note, write
 
