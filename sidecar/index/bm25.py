@@ -61,25 +61,13 @@ _T = TypeVar("_T")
 
 
 def _schema_sql(name: str) -> str:
-    # The FTS5 table and its triggers of the store's first layout are dropped (the engine
-    # replaces them; their chunk table is kept as it is).
     return f"""
     CREATE TABLE IF NOT EXISTS "{LANGUAGES}" (
         store TEXT NOT NULL, lang TEXT NOT NULL, PRIMARY KEY (store, lang));
     CREATE TABLE IF NOT EXISTS "{_STATE}" (
         store TEXT PRIMARY KEY, engine TEXT NOT NULL, pending INTEGER NOT NULL);
     {bm25_generations.CREATE_SQL}
-    CREATE TABLE IF NOT EXISTS "{name}" (
-        rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, path TEXT NOT NULL,
-        archived INTEGER NOT NULL, text TEXT NOT NULL, title TEXT NOT NULL, heading TEXT NOT NULL,
-        about TEXT NOT NULL DEFAULT '', lang TEXT NOT NULL DEFAULT '',
-        aliases TEXT NOT NULL DEFAULT '[]');
-    CREATE INDEX IF NOT EXISTS "{name}_path" ON "{name}"(path);
-    -- Covers a search filter's lookup of its chunk ids' rowids (the rows hold the text).
-    CREATE INDEX IF NOT EXISTS "{name}_live" ON "{name}"(id, archived);
-    DROP TRIGGER IF EXISTS "{name}_ai";
-    DROP TRIGGER IF EXISTS "{name}_ad";
-    DROP TABLE IF EXISTS "{name}_fts";
+    {bm25_table.table_sql(name)}
     """
 
 
@@ -188,9 +176,7 @@ class Bm25Store:
         for folder in built:
             remove(folder)
         engine, notes = (Bm25Engine(folder) for folder in built)
-        cursor = conn.execute(
-            f'SELECT rowid, archived, text, title, heading, about, path, lang FROM "{name}" '
-            "ORDER BY path")
+        cursor = bm25_table.note_rows(conn, name)
         codes: set[str] = set()
         for chunks, docs in bm25_table.table_docs(
                 cursor, lambda path: anchors.text_for(conn, public, path)):
@@ -435,10 +421,7 @@ class Bm25Store:
             notes.delete(gone)
         if not paths:
             return
-        cursor = self._db.get().execute(
-            f'SELECT rowid, archived, text, title, heading, about, path, lang FROM "{name}" '
-            "WHERE path IN (SELECT value FROM json_each(?)) ORDER BY path",
-            (json.dumps(sorted(paths)),))
+        cursor = bm25_table.note_rows(self._db.get(), name, sorted(paths))
         for chunks, docs in bm25_table.table_docs(cursor, lambda _: "", known):
             if held:
                 notes.delete([doc[0] for doc in chunks])
@@ -450,9 +433,7 @@ class Bm25Store:
         if not paths:
             return
         conn = self._db.get()
-        cursor = conn.execute(
-            f'SELECT rowid, archived, text, title, heading, about, path, lang FROM "{name}" '
-            "WHERE path IN (SELECT value FROM json_each(?)) ORDER BY path", (json.dumps(paths),))
+        cursor = bm25_table.note_rows(conn, name, paths)
         for batch, _ in bm25_table.table_docs(
                 cursor, lambda path: anchors.text_for(conn, public, path)):
             engine.delete([doc[0] for doc in batch])

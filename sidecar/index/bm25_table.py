@@ -4,7 +4,7 @@ id through a unique index), and the engine documents made of its rows.
 `bm25.py` writes a store's table before its engine and rebuilds the engine from the table; this
 module holds what both steps read and write of a row: what a chunk keeps (`SparseRow`), the one
 field the engine ranks (`body`), each row's analysis language (set by ora.yaml, else detected
-from its note's text), and the table's inserts, deletes and later columns.
+from its note's text), and the table's layout, reads, inserts, deletes and later columns.
 """
 
 from __future__ import annotations
@@ -40,6 +40,24 @@ class SparseRow:
     aliases: tuple[str, ...] = ()  # more keys a link may name a public note by (`anchors.py`)
 
 
+def table_sql(name: str) -> str:
+    """The chunk table `name` and its indexes. The FTS5 table and triggers of the store's first
+    layout are dropped (the engine replaces them; their chunk table is kept as it is)."""
+    return f"""
+    CREATE TABLE IF NOT EXISTS "{name}" (
+        rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, path TEXT NOT NULL,
+        archived INTEGER NOT NULL, text TEXT NOT NULL, title TEXT NOT NULL, heading TEXT NOT NULL,
+        about TEXT NOT NULL DEFAULT '', lang TEXT NOT NULL DEFAULT '',
+        aliases TEXT NOT NULL DEFAULT '[]');
+    CREATE INDEX IF NOT EXISTS "{name}_path" ON "{name}"(path);
+    -- Covers a search filter's lookup of its chunk ids' rowids (the rows hold the text).
+    CREATE INDEX IF NOT EXISTS "{name}_live" ON "{name}"(id, archived);
+    DROP TRIGGER IF EXISTS "{name}_ai";
+    DROP TRIGGER IF EXISTS "{name}_ad";
+    DROP TABLE IF EXISTS "{name}_fts";
+    """
+
+
 def body(text: str, title: str, heading: str, about: str, linked: str = "") -> str:
     """The one field the engine ranks: names, heading path and description, then the text, then
     what other notes' links to the note say (`anchors.py`). A Markdown link to a note is read
@@ -48,6 +66,17 @@ def body(text: str, title: str, heading: str, about: str, linked: str = "") -> s
 
 
 TableRow = tuple[int, int, str, str, str, str, str, str]
+
+
+def note_rows(conn: sqlite3.Connection, name: str,
+              paths: Sequence[str] | None = None) -> sqlite3.Cursor:
+    """The rows of table `name` as `table_docs` reads them, in path order: of the notes `paths`,
+    or of every note."""
+    columns = f'SELECT rowid, archived, text, title, heading, about, path, lang FROM "{name}" '
+    if paths is None:
+        return conn.execute(columns + "ORDER BY path")
+    return conn.execute(columns + "WHERE path IN (SELECT value FROM json_each(?)) ORDER BY path",
+                        (json.dumps(list(paths)),))
 
 
 def table_docs(
