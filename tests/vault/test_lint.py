@@ -23,8 +23,12 @@ from .conftest import GOOD_NOTE
 
 Write = Callable[[str, str | bytes], str]
 DATES = "date created: 2024-01-02\ndate modified: 2024-01-02\n"
-TODAY = dt.date.today().isoformat()
 CORE = "nexus: []\ntype: engram\ntags: [atomic]\n"
+
+
+def _today() -> str:
+    """Read when asserting, not at import: a run may cross midnight between the two."""
+    return dt.date.today().isoformat()
 
 
 def fm(*lines: str, core: str = CORE, dates: str = DATES) -> str:
@@ -174,7 +178,7 @@ def test_fix_dates_fills_only_the_absent_dates(vault: Path, write: Write) -> Non
     new = (vault / rel).read_text(encoding="utf-8")
     created = new.split("date created: ")[1].split("\n")[0]
     # written today: the fix itself modifies the file, so today is its mtime day after it
-    assert new == text.replace("date modified: soon", f"date modified: {TODAY}").replace(
+    assert new == text.replace("date modified: soon", f"date modified: {_today()}").replace(
         "---\nb\n", f"date created: {created}\n---\nb\n")
     assert lint_file(vault, rel) == []
     assert fix_dates(vault, rel) is False
@@ -195,17 +199,17 @@ def test_fix_dates_takes_the_creation_date_a_note_states(
     os.utime(vault / rel, (1_700_000_000, 1_700_000_000))  # 2023-11-14
     assert fix_dates(vault, rel) is True
     new = (vault / rel).read_text(encoding="utf-8")
-    assert f"date created: {created}\n" in new and f"date modified: {TODAY}\n" in new
+    assert f"date created: {created}\n" in new and f"date modified: {_today()}\n" in new
 
 
 @pytest.mark.parametrize(("dates", "modified"), [
-    ("date created: 2024-05-06\n", TODAY),  # the day of the fix, later than both
+    ("date created: 2024-05-06\n", None),  # the day of the fix, later than both
     ("Date Created: 2099-01-01T09:00\n", "2099-01-01"),  # set ahead by a template
-    ("date created: 2020-01-01\n", TODAY),
+    ("date created: 2020-01-01\n", None),
     ("created: 2099-02-03\n", "2099-02-03"),  # a stated creation date, no `date created`
 ])
 def test_fix_dates_never_fills_modified_before_created(
-    vault: Path, write: Write, dates: str, modified: str
+    vault: Path, write: Write, dates: str, modified: str | None
 ) -> None:
     """`--fix` filled a missing `date modified` with the file's mtime even when that was
     before the note's own `date created`."""
@@ -213,6 +217,7 @@ def test_fix_dates_never_fills_modified_before_created(
     os.utime(vault / rel, (1_700_000_000, 1_700_000_000))  # 2023-11-14
     assert fix_dates(vault, rel) is True
     new = (vault / rel).read_text(encoding="utf-8")
+    modified = modified or _today()
     assert new.count("date modified: ") == 1 and f"date modified: {modified}\n" in new
     assert lint_file(vault, rel) == []
 

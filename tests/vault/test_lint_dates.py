@@ -14,7 +14,6 @@ from sidecar.cli import main
 from sidecar.lint.diagnostics import CODES, fix_dates, lint_file, lint_text
 
 Write = Callable[[str, str | bytes], str]
-TODAY = dt.date.today().isoformat()
 NOTE = ("---\nnexus: []   # general\ntype: engram\ntags: [atomic]\n"
         "date created: 2023-01-02\ndate modified: 2023-06-07\nsubtype: fact\n---\nbody\n")
 
@@ -22,6 +21,11 @@ NOTE = ("---\nnexus: []   # general\ntype: engram\ntags: [atomic]\n"
 def _set_mtime(path: Path, day: str) -> None:
     noon = dt.datetime.fromisoformat(f"{day}T12:00").timestamp()
     os.utime(path, (noon, noon))
+
+
+def _today() -> str:
+    """Read when asserting, not at import: a run may cross midnight between the two."""
+    return dt.date.today().isoformat()
 
 
 def _mtime_day(path: Path) -> str:
@@ -67,8 +71,8 @@ def test_fix_updates_a_stale_date_to_the_mtime_day_after_the_write(
     after = (vault / rel).read_bytes()
     # only the value changed (comment, key order, the key after it kept); it is the file's
     # mtime day after the write, so lint finds it current and a second fix writes nothing
-    assert after == NOTE.replace("2023-06-07", TODAY).encode()
-    assert _mtime_day(vault / rel) == TODAY
+    assert after == NOTE.replace("2023-06-07", _today()).encode()
+    assert _mtime_day(vault / rel) == _today()
     assert lint_file(vault, rel) == []
     assert fix_dates(vault, rel) is False
     assert (vault / rel).read_bytes() == after
@@ -89,7 +93,7 @@ def test_fix_keeps_the_notes_spelling_of_the_key(vault: Path, write: Write) -> N
     [d] = lint_file(vault, rel)
     assert (d.code, d.line) == ("date-modified-stale", 6)
     assert fix_dates(vault, rel) is True
-    assert (vault / rel).read_text() == text.replace("2023-06-07", TODAY)
+    assert (vault / rel).read_text() == text.replace("2023-06-07", _today())
 
 
 def test_cli_fix_updates_stale_dates(
@@ -102,4 +106,4 @@ def test_cli_fix_updates_stale_dates(
     assert main(["lint", str(vault), "--fix", "--json"]) == 0
     out = capsys.readouterr()
     assert "date-modified-stale" not in out.out and f"filled dates in {rel}" in out.err
-    assert f"date modified: {TODAY}\n" in (vault / rel).read_text()
+    assert f"date modified: {_today()}\n" in (vault / rel).read_text()
