@@ -42,7 +42,7 @@ from bench_multilingual import MODES, measures, ranker
 from report import ROOT, cpu_name, report_main
 
 from sidecar.index import open_index
-from sidecar.index.languages import language_of
+from sidecar.language.languages import language_of
 from sidecar.models.embedder import load_embedder
 from sidecar.settings import make_config
 from sidecar.vault.note import split_frontmatter

@@ -42,8 +42,9 @@ from unittest import mock
 import numpy as np
 from bench_multilingual import DEPTH, QUESTIONS, _distinct, _score, ranker
 
-from sidecar.index import languages, open_index
+from sidecar.index import open_index
 from sidecar.index.index import Index
+from sidecar.language import languages
 from sidecar.models.embedder import Embedder, FloatArray, load_embedder
 from sidecar.retrieval.fusion import FusionSettings, fusion_settings
 from sidecar.retrieval.search import SearchOptions, search

@@ -45,7 +45,7 @@ def main(wheel: Path) -> None:
     doc = {
         "$comment": ("Each Traditional Chinese character to its Simplified form, so that keyword "
                      "search, phrases and the plugin's highlight read a word written in either "
-                     "script as one (sidecar/index/letters.py `han`). OpenCC's "
+                     "script as one (sidecar/language/letters.py `han`). OpenCC's "
                      "TSCharacters.txt (https://github.com/BYVoid/OpenCC, Apache-2.0), the first "
                      "of a character's forms, from the wheel `source` names; written by "
                      "scripts/han_variants.py, not by hand."),

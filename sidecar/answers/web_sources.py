@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from typing import Any
 from urllib.parse import quote
 
-from sidecar.index.languages import unspaced_share, word_spans
+from sidecar.language.languages import unspaced_share, word_spans
 from sidecar.schema import load_json
 from sidecar.vault.inert import inert
 

@@ -8,9 +8,9 @@ from typing import Any
 from sidecar.cli.common import add_vault_args, config_from_args, emit, log
 from sidecar.index import open_index
 from sidecar.index.language_offer import language_offer
-from sidecar.index.params import load_params
 from sidecar.index.progress import StderrProgress
 from sidecar.index.reembed import describe
+from sidecar.index_params import load_params
 from sidecar.models import multilingual
 from sidecar.models.build import ensure_embedders
 

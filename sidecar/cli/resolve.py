@@ -25,7 +25,7 @@ from sidecar.cleaning import ACTIONS, Queue, approve_batch, resolve, undo_last
 from sidecar.cli.common import add_vault_args, config_from_args, emit, log
 from sidecar.errors import BadRequest, IndexLocked
 from sidecar.index import open_index
-from sidecar.index.params import params_path
+from sidecar.index_params import params_path
 from sidecar.settings import Config
 
 APPROVE_ALL = "approve-all"

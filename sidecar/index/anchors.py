@@ -43,7 +43,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import PurePosixPath
 
-from sidecar.index import languages
+from sidecar.language import languages
 from sidecar.vault import links
 
 # Rows read at once when a store's anchors are extracted again (bounded memory).

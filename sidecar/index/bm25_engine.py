@@ -32,12 +32,13 @@ from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, replace
 from importlib.metadata import version
 from pathlib import Path
+from typing import Any
 
 import tantivy
 
 from sidecar.data_folder import private_folder, private_tree
-from sidecar.index import languages
-from sidecar.index.languages import segment
+from sidecar.language import languages
+from sidecar.language.languages import segment
 from sidecar.schema import load_json
 
 # What is indexed and how, recorded (with the engine's version) so a change rebuilds the index.
@@ -48,10 +49,27 @@ LAYOUT = ("body: title heading about text anchors(by path); composed (NFC, width
           "lowercase ascii_fold stemmer(en); body_LANG per languages.json: stopword(LANG) "
           "stemmer(LANG) ascii_fold; grams: n-grams of long words of compound languages; notes: "
           "whole notes of the languages taking feedback")
-# `fold` is read by the phrase lift at query time only (index/accents.py): no rebuild for it.
-VERSION = "; ".join([version("tantivy"), LAYOUT, json.dumps(
-    {k: v for k, v in load_json("languages.json").items() if k not in ("description", "fold")},
-    sort_keys=True), load_json("han_variants.json")["source"]["member_sha256"]])
+
+
+def analysis(doc: dict[str, Any]) -> dict[str, Any]:
+    """languages.json as BM25 analysis reads it: without its comments, so rewording one rebuilds
+    nothing, nor `fold` (read by the phrase lift at query time, language/accents.py) or `suggest`
+    (the embedder offered for a vault, language/suggest.py)."""
+    return {k: _uncommented(v) for k, v in doc.items()
+            if k not in ("description", "fold", "suggest")}
+
+
+def _uncommented(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _uncommented(v) for k, v in value.items() if k != "$comment"}
+    if isinstance(value, list):
+        return [_uncommented(v) for v in value]
+    return value
+
+
+VERSION = "; ".join([version("tantivy"), LAYOUT,
+                     json.dumps(analysis(load_json("languages.json")), sort_keys=True),
+                     load_json("han_variants.json")["source"]["member_sha256"]])
 # The writer's indexing memory (one thread): flushed to a segment when full (issue 17).
 WRITER_HEAP = 16_000_000
 _GRAMS = "grams"

@@ -16,9 +16,9 @@ import threading
 from collections.abc import Collection, Sequence
 
 from sidecar.errors import IndexDamaged
-from sidecar.index import languages
 from sidecar.index.bm25_engine import Bm25Engine, Terms, analyze, takes_feedback
 from sidecar.index.scope import overfetch
+from sidecar.language import languages
 from sidecar.schema import get_schema
 
 # Longer queries add little and cost a posting list per term.

@@ -15,9 +15,10 @@ import sqlite3
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
-from sidecar.index import anchors, languages, note_level
+from sidecar.index import anchors, note_level
 from sidecar.index.bm25_engine import Doc
 from sidecar.index.bm25_query import LANGUAGES
+from sidecar.language import languages
 from sidecar.vault.links import searchable
 
 # Rows read at once when an engine is rebuilt from its table (bounded memory).

@@ -29,15 +29,15 @@ from sidecar.index.consistency import repair
 from sidecar.index.damage import open_stores
 from sidecar.index.embed_pass import LEDGER_WINDOW
 from sidecar.index.indexing import IndexingProgress
-from sidecar.index.languages import shares as language_shares
 from sidecar.index.lock import WriterLock
 from sidecar.index.names import check_namespace
-from sidecar.index.params import load_params, save_namespace_params, stale_parts
 from sidecar.index.records import ChunkFacts, ChunkRecord, record_from_store
 from sidecar.index.reembed import reembed_estimate, seconds_per_chunk
 from sidecar.index.scope import NoteFilter, Scope
 from sidecar.index.sync import Syncer
 from sidecar.index.sync_report import Progress, ProgressFn, SyncReport
+from sidecar.index_params import load_params, save_namespace_params, stale_parts
+from sidecar.language.languages import shares as language_shares
 from sidecar.models.embedder import Embedder, load_embedder
 from sidecar.privacy.egress import may_send_private, withheld
 from sidecar.schema import get_schema, load_json

@@ -1,7 +1,7 @@
 """What to offer a vault whose notes are mostly not in English: the multilingual embedder that
-`languages.suggestion` names (the packaged one, or a catalogue model), with what taking it costs —
-about how much a pull would download (the catalogue's `download_mb`; nothing for the packaged one)
-and how long re-embedding the index would take on this machine.
+`language/suggest.suggestion` names (the packaged one, or a catalogue model), with what taking it
+costs — about how much a pull would download (the catalogue's `download_mb`; nothing for the
+packaged one) and how long re-embedding the index would take on this machine.
 
 The model may not be there yet, so it is not timed: the embedder in use is timed on a few of
 the index's chunks and scaled by the entry's `embed_cost` (schema/models.json, measured by
@@ -14,15 +14,15 @@ from __future__ import annotations
 from typing import Any
 
 from sidecar.index.index import Index
-from sidecar.index.languages import suggestion
-from sidecar.index.params import load_params
 from sidecar.index.reembed import span
+from sidecar.index_params import load_params
+from sidecar.language.suggest import suggestion
 from sidecar.models import multilingual
 from sidecar.models.catalogue import entry, installed
 
 
 def language_offer(index: Index) -> dict[str, Any]:
-    """{"languages": {code: share}, "suggestion": None, or languages.suggestion's fields with
+    """{"languages": {code: share}, "suggestion": None, or `suggest.suggestion`'s fields with
     "download_mb", "installed", "chunks" and "estimate_s", and its message saying them}."""
     languages = index.languages()
     saved = load_params(index.config.data)["namespaces"].get(index.namespace) or {}

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sidecar.index import languages
 from sidecar.index.bm25_engine import Doc
+from sidecar.language import languages
 from sidecar.vault.links import searchable
 
 _SUFFIX = ".notes"

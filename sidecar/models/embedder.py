@@ -8,7 +8,7 @@ mask, then L2 normalisation, reading at most 256 tokens (the model's `max_seq_le
 
 The packaged multilingual embedder, `use-multilingual-v3` (`sidecar/models/multilingual.py`), is
 built by `ora models build` beside MiniLM's variants; `auto` takes it for a vault whose notes are
-mostly in languages it reads better than MiniLM (`languages.wants_multilingual`). An embedder
+mostly in languages it reads better than MiniLM (`language/suggest.wants_multilingual`). An embedder
 pulled from the catalogue (`ora models pull bge-small-en-v1.5`) is chosen by naming it in
 `embed_model`; its pooling, token limit and query prefix come from schema/models.json. With
 `embed_url` set, `embed_model` names a model on an OpenAI-compatible server
@@ -29,6 +29,8 @@ import numpy.typing as npt
 from tokenizers import Encoding, Tokenizer
 
 from sidecar.errors import BadRequest, ModelUnavailable
+from sidecar.index_params import load_params
+from sidecar.language.suggest import vault_shares, wants_multilingual
 from sidecar.models import multilingual
 from sidecar.models.catalogue import CatalogueEntry, catalogue
 from sidecar.models.files import (
@@ -160,9 +162,6 @@ def embed_variant(config: Config, *, vault: bool = True) -> str:
     """The variant `embed_model` resolves to for the index in `config.data`: what the index
     embeds with, and what `ora models` reports. `vault=False`: `config.vault` is no vault (`ora
     models` runs anywhere), so it is not sampled for its language."""
-    # Imported here: the index package imports this module.
-    from sidecar.index.languages import vault_shares, wants_multilingual
-
     return choose_variant(str(config.embed_model), config.models_path,
                           indexed_variants(config.data),
                           (lambda: wants_multilingual(vault_shares(config.vault))) if vault
@@ -173,9 +172,6 @@ def indexed_variants(data: Path) -> list[str]:
     """The packaged variants whose vectors the index in `data` holds (from its saved model ids,
     `all-MiniLM-L6-v2:<variant>:<sha>` or `use-multilingual-v3:onnx:<sha>`), in its
     namespaces' order."""
-    # Imported here: the index package imports this module.
-    from sidecar.index.params import load_params
-
     out = []
     for values in load_params(data)["namespaces"].values():
         name, _, rest = str(values.get("model", "")).partition(":")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from sidecar.errors import ModelUnavailable
+from sidecar.language.suggest import english_only
 from sidecar.models import multilingual
 from sidecar.models.catalogue import catalogue_report
 from sidecar.models.embedder import (
@@ -55,9 +56,6 @@ def _multilingual(config: Config) -> dict[str, Any]:
 
 
 def _embedder(config: Config, vault: bool) -> dict[str, Any]:
-    # Imported here: the index package imports this package.
-    from sidecar.index.languages import english_only
-
     variants: dict[str, Any] = {}
     for variant in AUTO_ORDER:
         try:

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 from pathlib import PurePosixPath
 
-from sidecar.index.accents import fold, may_be_accented
-from sidecar.index.languages import unspaced_share, word_spans
+from sidecar.language.accents import fold, may_be_accented
+from sidecar.language.languages import unspaced_share, word_spans
 from sidecar.schema import load_json
 from sidecar.vault.marks import letters
 

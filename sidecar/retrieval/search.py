@@ -18,12 +18,12 @@ import numpy.typing as npt
 
 from sidecar.documents.formats import is_document, page_link
 from sidecar.errors import BadRequest
-from sidecar.index.accents import may_be_accented, restore, restore_from
 from sidecar.index.bm25_query import Bm25Query
-from sidecar.index.languages import spec as language_spec
 from sidecar.index.note_vectors import shares as note_shares
 from sidecar.index.records import ChunkFacts, ChunkRecord
 from sidecar.index.scope import NoteFilter, Scope
+from sidecar.language.accents import may_be_accented, restore, restore_from
+from sidecar.language.languages import spec as language_spec
 from sidecar.models.reranker import Reranker, rerank_limits
 from sidecar.retrieval.copies import collapse, copy_key
 from sidecar.retrieval.filters import is_admissible, result_flags

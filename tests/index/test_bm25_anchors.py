@@ -9,10 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from sidecar.index import anchors, bm25_engine, languages
+from sidecar.index import anchors, bm25_engine
 from sidecar.index import bm25 as bm25_module
 from sidecar.index.bm25 import Bm25Store
 from sidecar.index.bm25_table import SparseRow
+from sidecar.language import languages
 from sidecar.models.embedder import Embedder
 
 from .conftest import OpenIndex, note, write

@@ -3,6 +3,7 @@ compounds found by their parts, CJK words found, and a layout change rebuilding 
 
 from __future__ import annotations
 
+import copy
 import sqlite3
 from pathlib import Path
 
@@ -12,8 +13,9 @@ from sidecar.index import bm25 as bm25_module
 from sidecar.index import bm25_engine
 from sidecar.index.bm25 import Bm25Store
 from sidecar.index.bm25_table import SparseRow
-from sidecar.index.languages import detect, grams, language_of
+from sidecar.language.languages import detect, grams, language_of
 from sidecar.models.embedder import Embedder
+from sidecar.schema import load_json
 from sidecar.vault.vault_settings import load_vault_settings, note_language
 
 from .conftest import OpenIndex, write
@@ -254,6 +256,26 @@ def test_the_language_setting_reaches_the_index_and_a_layout_change_only_rebuild
         "SELECT DISTINCT engine FROM bm25_state").fetchall()
     assert state == [(bm25_engine.VERSION + "; next",)]
 
+
+
+def test_rewording_languages_json_or_its_embedder_rule_rebuilds_no_engine() -> None:
+    doc = load_json("languages.json")
+    reworded = copy.deepcopy(doc)
+
+    def reword(value: object) -> None:
+        if isinstance(value, dict):
+            for key in value:
+                if key == "$comment":
+                    value[key] = "said otherwise"
+                else:
+                    reword(value[key])
+
+    reword(reworded)
+    reworded["description"] = "said otherwise"
+    reworded["suggest"]["share"] = 0.9
+    assert bm25_engine.analysis(reworded) == bm25_engine.analysis(doc)
+    reworded["languages"]["de"]["stemmer"] = "english"
+    assert bm25_engine.analysis(reworded) != bm25_engine.analysis(doc)
 
 # Feedback: the first chunk for "sauvegarde" lends its terms (coffre, synchronisation) to the
 # query, which then finds the note that shares them but not the query's word.

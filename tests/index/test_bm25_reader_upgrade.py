@@ -11,8 +11,9 @@ import pytest
 
 from sidecar.index import bm25 as bm25_module
 from sidecar.index import index as index_module
-from sidecar.index import languages, open_index
+from sidecar.index import open_index
 from sidecar.index.lock import WriterLock
+from sidecar.language import languages
 from sidecar.models.embedder import Embedder
 from sidecar.settings import make_config
 

@@ -11,7 +11,8 @@ import pytest
 
 from sidecar.index.bm25 import Bm25Store
 from sidecar.index.bm25_table import SparseRow
-from sidecar.index.languages import detect, shares, wants_multilingual, words
+from sidecar.language.languages import detect, shares, words
+from sidecar.language.suggest import wants_multilingual
 
 
 def _row(i: int, text: str) -> SparseRow:

@@ -18,7 +18,7 @@ from sidecar.cli import main
 from sidecar.cli import watch as watch_cli
 from sidecar.index import open_index
 from sidecar.index.lock import WriterLock
-from sidecar.index.params import load_params
+from sidecar.index_params import load_params
 from sidecar.models.embedder import Embedder
 from sidecar.settings import make_config
 

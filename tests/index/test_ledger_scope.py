@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 from sidecar.chunking.chunker import CHUNKER_VERSION
 from sidecar.index.ledger import FileRow, Ledger
-from sidecar.index.params import params_path
 from sidecar.index.scope import NoteFilter
+from sidecar.index_params import params_path
 
 from .conftest import OpenIndex, note, write
 

@@ -9,7 +9,7 @@ import os
 from pathlib import Path
 
 from sidecar.chunking.chunker import CHUNKER_VERSION, chunk_note
-from sidecar.index.params import params_path
+from sidecar.index_params import params_path
 from sidecar.models.embedder import Embedder
 from sidecar.retrieval.search import SearchOptions, search_sync
 from sidecar.vault.note import parse_note

@@ -10,7 +10,7 @@ import pytest
 import sentencepiece
 
 from sidecar.errors import ModelUnavailable
-from sidecar.index.languages import vault_shares
+from sidecar.language.suggest import vault_shares
 from sidecar.models import multilingual
 from sidecar.models.embedder import choose_variant, embed_variant
 from sidecar.models.files import packaged_file

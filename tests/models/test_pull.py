@@ -14,8 +14,8 @@ import pytest
 from sidecar.cli import main
 from sidecar.errors import Conflict, ModelUnavailable
 from sidecar.index import open_index
-from sidecar.index.params import load_params
 from sidecar.index.reembed import describe
+from sidecar.index_params import load_params
 from sidecar.models.catalogue import catalogue, pull
 from sidecar.models.embedder import Embedder, OnnxEmbedder, load_embedder
 from sidecar.models.hub import Offline, UnsafeRedirect

@@ -10,7 +10,7 @@ import numpy as np
 import onnx
 
 from sidecar.index import open_index
-from sidecar.index.params import save_namespace_params
+from sidecar.index_params import save_namespace_params
 from sidecar.models.build import build_embedders, quantize
 from sidecar.models.embedder import (
     available_variants,

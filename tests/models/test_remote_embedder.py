@@ -17,7 +17,7 @@ from aiohttp import web
 from sidecar.cli import main
 from sidecar.errors import ModelUnavailable
 from sidecar.index import open_index
-from sidecar.index.params import load_params
+from sidecar.index_params import load_params
 from sidecar.models.embedder import load_embedder
 from sidecar.models.remote_embedder import RemoteEmbedder
 from sidecar.retrieval.search import search_sync

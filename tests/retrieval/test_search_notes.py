@@ -9,7 +9,7 @@ from dataclasses import replace
 
 import pytest
 
-from sidecar.index import languages
+from sidecar.language import languages
 
 from .conftest import IndexVault, NoteSpec
 

@@ -3,7 +3,7 @@ import languages from "../../../schema/languages.json";
 
 /**
  * Latin and Greek letters read without their accents, as the sidecar reads them (BM25 folds
- * accents; a phrase is compared without them: sidecar/index/accents.py, schema/languages.json
+ * accents; a phrase is compared without them: sidecar/language/accents.py, schema/languages.json
  * `fold`), so "como" lights up "Cómo"; Arabic and Hebrew words without their vowel points, and
  * the Arabic-script letters typed for one another as one (`scripts` `marks` and `same`), so "غذاي"
  * lights up "غذای"; a Traditional Chinese character as its Simplified form (`han_variants.json`),
@@ -62,7 +62,7 @@ const WIDTH_FORMS = /[\uff00-\uffef]/u;
 const GRAPHEMES = new Intl.Segmenter(undefined, { granularity: "grapheme" });
 
 /**
- * `text` composed as the sidecar composes it before cutting words (sidecar/index/letters.py
+ * `text` composed as the sidecar composes it before cutting words (sidecar/language/letters.py
  * `composed`): NFC, and width forms by NFKC, so a name macOS saved decomposed (ペ as ヘ and a
  * sound mark, a Korean syllable as its jamo) or a half-width ｱﾌﾟﾘ reads as the word typed.
  */

@@ -16,7 +16,7 @@ const CJK = "\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}\\p{Script=H
 /**
  * The other scripts written without spaces between words (Thai, Lao, Khmer, Myanmar), as character
  * ranges: the sidecar's BM25 pairs their runs' characters as it does CJK's, from the same data
- * (schema/languages.json `scripts` not `spaced`, sidecar/index/languages.py `segment`).
+ * (schema/languages.json `scripts` not `spaced`, sidecar/language/languages.py `segment`).
  */
 const UNSPACED = Object.values(languages.scripts)
 	.filter((script): script is { ranges: string[]; spaced: boolean } => typeof script === "object" && "spaced" in script && !script.spaced)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from sidecar.index.accents import fold, restore
+from sidecar.language.accents import fold, restore
 
 NOTES = ["Pour créer un encadré, écrivez un avertissement.", "Créer une note chaque jour.",
          "Choisissez le thème ou la couleur, où que vous soyez: ou bien l'un, ou bien l'autre."]

@@ -6,6 +6,9 @@ current ones: a different model means every vector is stale (the namespace is re
 different chunker means every file is re-chunked, reusing its vectors where the text is
 unchanged. The BM25 settings invalidate no chunk: a store whose engine is of another version
 rebuilds it from its own chunk table (`Bm25Store.create`), and the weights apply at query time.
+
+The embedder choice reads it too (`models/embedder.indexed_variants`: `auto` keeps the variant
+an index holds), so it sits beside the packages, not inside the index's.
 """
 
 from __future__ import annotations

@@ -1,11 +1,11 @@
-"""Letters read as others before text is cut into words (`index/letters.py`): each rule read from
+"""Letters read as others before text is cut into words (`language/letters.py`): each rule read from
 its data, and text that needs none left as it is."""
 
 from __future__ import annotations
 
 import unicodedata
 
-from sidecar.index.letters import composed, han, marked, unified, width_forms
+from sidecar.language.letters import composed, han, marked, unified, width_forms
 
 
 def test_text_is_composed_and_its_widths_made_usual() -> None:

@@ -20,8 +20,8 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from functools import cache
 
-from sidecar.index.languages import word_spans
-from sidecar.index.letters import (
+from sidecar.language.languages import word_spans
+from sidecar.language.letters import (
     HAN,
     code_points,
     composed,
