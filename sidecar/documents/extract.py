@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sidecar.documents.formats import DocumentLimits, formats, is_paged
+from sidecar.documents.html import html_text
 
 IMAGE_ONLY = "Image-only: no text layer (scanned pages need OCR, which Ora does not do)"
 ENCRYPTED = "Encrypted: it needs a password, and Ora never guesses one"
@@ -135,8 +136,6 @@ def _text(path: Path, limits: DocumentLimits) -> Extracted:
 
 
 def _html(path: Path, limits: DocumentLimits) -> Extracted:
-    from sidecar.web.save import html_text
-
     raw = _text(path, limits)
     title, text = html_text(raw.pages[0])
     return Extracted(pages=[text], meta={"title": title} if title else {}, paged=False,

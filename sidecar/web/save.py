@@ -20,57 +20,17 @@ import codecs
 import json
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from html.parser import HTMLParser
 from urllib.parse import urlsplit
 
 import aiohttp
 
+from sidecar.documents.html import html_text
 from sidecar.errors import BadRequest
 from sidecar.settings import Config
 from sidecar.vault.inert import encodable, inert
 from sidecar.vault.new_notes import create_named, public_names, safe_name, type_folder
 from sidecar.vault.vault_settings import load_vault_settings
 from sidecar.web.searxng import WebSearchFailed, read_at_most
-
-_BREAK = "\x00"  # a block boundary (NUL never survives into a note)
-_SKIP = {"script", "style", "noscript", "template", "svg", "head"}
-_BLOCKS = {"p", "div", "br", "li", "h1", "h2", "h3", "h4", "h5", "h6", "tr", "section",
-           "article", "blockquote", "pre"}
-
-
-class _Text(HTMLParser):
-    """The title and readable text of an HTML page (no scripts, styles or markup)."""
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.title, self.parts, self._skip, self._in_title = "", list[str](), 0, False
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag == "title":
-            self._in_title = True
-        elif tag in _SKIP:
-            self._skip += 1
-        elif tag in _BLOCKS:
-            self.parts.append(_BREAK)
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag == "title":
-            self._in_title = False
-        elif tag in _SKIP and self._skip:
-            self._skip -= 1
-        elif tag in _BLOCKS:
-            self.parts.append(_BREAK)
-
-    def handle_data(self, data: str) -> None:
-        if self._in_title:
-            self.title += data
-        elif not self._skip:
-            self.parts.append(data)
-
-    def text(self) -> str:
-        # Line breaks inside a block are HTML whitespace; blocks become paragraphs.
-        blocks = (" ".join(block.split()) for block in "".join(self.parts).split(_BREAK))
-        return "\n\n".join(block for block in blocks if block)
 
 
 @dataclass(frozen=True)
@@ -107,17 +67,10 @@ async def fetch_page(config: Config, url: str) -> Page:
         raise WebSearchFailed(f"cannot fetch {url}: {exc or type(exc).__name__}") from exc
     if body is None:
         raise WebSearchFailed(f"{url} is larger than {limit} bytes (ORA_MAX_FILE_BYTES)")
-    raw = body.decode(charset, errors="replace").replace(_BREAK, "")
+    raw = body.decode(charset, errors="replace").replace("\x00", "")  # never into a note
     if not html:
         return Page(url, "", raw.strip())
     return Page(url, *html_text(raw))
-
-
-def html_text(raw: str) -> tuple[str, str]:
-    """The title and readable text (blocks as paragraphs) of an HTML page."""
-    parser = _Text()
-    parser.feed(raw.replace(_BREAK, ""))
-    return " ".join(parser.title.split()), parser.text()
 
 
 def _known(charset: str | None) -> str:

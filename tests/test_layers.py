@@ -1,0 +1,79 @@
+"""The sidecar's packages follow the data's path: no package imports one that imports it back,
+directly or through others, counting imports inside functions too (they hide a cycle, not end it).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+SIDECAR = Path(__file__).resolve().parent.parent / "sidecar"
+
+
+def _part(module: str) -> str:
+    """The package (or top-level module) of `sidecar.<part>...`."""
+    return module.split(".")[1]
+
+
+def _imports(path: Path) -> Iterator[str]:
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            if node.module.startswith("sidecar."):
+                yield _part(node.module)
+            elif node.module == "sidecar":
+                yield from (alias.name for alias in node.names)
+        elif isinstance(node, ast.Import):
+            yield from (_part(a.name) for a in node.names if a.name.startswith("sidecar."))
+
+
+def package_graph() -> dict[str, set[str]]:
+    graph: dict[str, set[str]] = {}
+    for path in SIDECAR.rglob("*.py"):
+        rel = path.relative_to(SIDECAR)
+        own = rel.parts[0] if len(rel.parts) > 1 else rel.stem
+        graph.setdefault(own, set()).update(p for p in _imports(path) if p != own)
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[set[str]]:
+    """The strongly connected components of more than one node (Tarjan)."""
+    order: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[set[str]] = []
+
+    def visit(node: str) -> None:
+        order[node] = low[node] = len(order)
+        stack.append(node)
+        for other in graph.get(node, ()):
+            if other not in order:
+                visit(other)
+                low[node] = min(low[node], low[other])
+            elif other in stack:
+                low[node] = min(low[node], order[other])
+        if low[node] == order[node]:
+            component = set()
+            while True:
+                top = stack.pop()
+                component.add(top)
+                if top == node:
+                    break
+            if len(component) > 1:
+                found.append(component)
+
+    for node in sorted(graph):
+        if node not in order:
+            visit(node)
+    return found
+
+
+def test_no_package_of_the_sidecar_imports_one_that_imports_it_back() -> None:
+    graph = package_graph()
+    assert {"index", "models", "language", "documents", "web"} <= graph.keys()
+    assert cycles(graph) == []
+
+
+def test_a_cycle_through_several_packages_is_found() -> None:
+    graph = {"index": {"documents"}, "documents": {"web"}, "web": {"index"}, "vault": set()}
+    assert cycles(graph) == [{"index", "documents", "web"}]
