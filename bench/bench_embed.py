@@ -117,7 +117,7 @@ Decision: `embed_model = auto` takes the first available of {', '.join(AUTO_ORDE
 # Written after reading the numbers above; kept here so a rerun of --write keeps the reasoning.
 DECISION = """\
 q8 first, for a new index. It is the fp32 graph with its weight MatMuls quantised to int8 per
-output channel by `ora models build` (`sidecar.models.build.quantize`): onnxruntime's int8
+output channel by `ora models build` (`sidecar.models.bert_onnx.quantize`): onnxruntime's int8
 kernels (VNNI) run it at about 1.5× the chunks per CPU-second of fp32 here (1.58× on the
 index-speed notes), and its dense nDCG@10 equals fp32's within noise (+0.002 here; +0.0005 on
 the full SciFact test set, hybrid 0.7328 against 0.7337, Recall@100 0.958 against 0.955). The

@@ -27,7 +27,8 @@ from pathlib import Path
 import onnx
 
 from sidecar.models import multilingual
-from sidecar.models.build import BertShape, bert_graph, build_embedders, random_weights
+from sidecar.models.bert_onnx import BertShape, bert_graph, random_weights
+from sidecar.models.build import build_embedders
 from sidecar.models.embedder import Embedder, OnnxEmbedder, open_embedder
 from sidecar.models.files import minilm_source_dir
 from sidecar.schema import load_json

@@ -9,7 +9,7 @@ N realistic long notes of bench/gen_vault.py) are processed in alternating round
     session options: each note's body tokenised (read up to 256 tokens), length-sorted batches
     of 32, mean pooling and normalisation; its CPU seconds (process time, every onnxruntime
     thread included). The loop runs on the fp32 graph `ora models build` writes, on the same
-    graph with onnxruntime's transformer fusions (`sidecar.models.build.fused`), to measure
+    graph with onnxruntime's transformer fusions (`sidecar.models.bert_onnx.fused`), to measure
     what they would buy, and on its int8 quantisation (`q8`, the graph a new index loads);
     and, to tell the pipeline's overhead from the work the index chooses to do, over the texts
     the index itself embeds (every chunk whole, with its breadcrumb) instead of each note cut
@@ -45,7 +45,7 @@ from report import ROOT, SCIFACT, cpu_name, report_main
 
 from sidecar.chunking.limits import chunk_bounded
 from sidecar.index.records import note_info
-from sidecar.models.build import build_bert_onnx
+from sidecar.models.bert_onnx import build_bert_onnx
 from sidecar.models.embedder import MAX_TOKENS
 from sidecar.models.files import fp32_model_file, minilm_source_dir, q8_model_file
 from sidecar.models.session import batches, input_names, read_tokenizer

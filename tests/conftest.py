@@ -26,7 +26,7 @@ import pytest
 from aiohttp.test_utils import TestClient
 from tokenizers import Tokenizer
 
-from sidecar.models.build import BertShape, bert_graph, random_weights
+from sidecar.models.bert_onnx import BertShape, bert_graph, random_weights
 from sidecar.models.embedder import Embedder, load_tokenizer, open_embedder
 from sidecar.models.files import minilm_source_dir
 from sidecar.models.multilingual import build_multilingual
@@ -56,7 +56,7 @@ def embedder(tmp_path_factory: pytest.TempPathFactory) -> Embedder:
 
 
 # Tiny random-weight BERT models (2 layers, hidden 32) with the real MiniLM tokenizer, built by
-# sidecar.models.build: they exercise the re-ranker and NLI loaders without any downloaded model.
+# sidecar.models.bert_onnx: they exercise the re-ranker and NLI loaders without a downloaded model.
 TINY_SHAPE = BertShape(
     vocab_size=30522, hidden_size=32, num_layers=2, num_heads=4, intermediate_size=64
 )

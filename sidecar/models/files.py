@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import json
+from collections.abc import Iterable
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -119,3 +121,13 @@ def file_sha256(path: Path) -> str:
     """sha256 of a file, remembered per (path, size, mtime) so repeated loads do not re-read it."""
     st = path.stat()
     return _sha256_cached(str(path.resolve()), st.st_size, st.st_mtime_ns)
+
+
+def built_from(stamp_file: Path, stamp: dict[str, Any], files: Iterable[Path]) -> bool:
+    """Whether a build's `files` are all there and its `stamp_file` (`build.json`) says `stamp`:
+    the same sources by the same builder. An unreadable stamp means build again."""
+    try:
+        return (json.loads(stamp_file.read_text(encoding="utf-8")) == stamp
+                and all(path.is_file() for path in files))
+    except (OSError, ValueError):
+        return False

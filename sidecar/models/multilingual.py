@@ -29,7 +29,7 @@ from typing import Any
 from tokenizers import AddedToken, Regex, Tokenizer, models, normalizers, pre_tokenizers, processors
 
 from sidecar.errors import ModelUnavailable
-from sidecar.models.files import file_sha256, packaged_file
+from sidecar.models.files import built_from, file_sha256, packaged_file
 from sidecar.schema import load_json
 
 NAME = "use-multilingual-v3"
@@ -83,26 +83,19 @@ def spm_tokenizer(sp_model: Path) -> Tokenizer:
     return tokenizer
 
 
-def _up_to_date(folder: Path, stamp: dict[str, Any]) -> bool:
-    try:
-        return bool(json.loads((folder / "build.json").read_text(encoding="utf-8")) == stamp
-                    and (folder / "model.onnx").is_file()
-                    and (folder / "tokenizer.json").is_file())
-    except (OSError, ValueError):
-        return False
-
-
 def build_multilingual(models_path: Path, *, force: bool = False) -> dict[str, Any]:
     """Write model.onnx and tokenizer.json from the pinned package files, unless a build of the
     same files by the same builder is there. The folder is written beside its place and renamed
     into it whole, so a reader never loads half a build."""
+    # Imported here: onnx takes about half a second to load, and only a build needs it.
     from sidecar.models.use_build import build_use_onnx
 
     weights, sp_model = packaged_file("use/weights.npz"), packaged_file("use/sp.model")
     folder = model_file(models_path).parent
     stamp = {"weights_sha256": file_sha256(weights), "sp_model_sha256": file_sha256(sp_model),
              "builder_version": BUILDER_VERSION}
-    if not force and _up_to_date(folder, stamp):
+    if not force and built_from(folder / "build.json", stamp,
+                                (folder / "model.onnx", folder / "tokenizer.json")):
         return {"built": False, "path": str(folder / "model.onnx"), **stamp}
     staging, old = folder.with_name(f".build-{NAME}"), folder.with_name(f".old-{NAME}")
     for leftover in (staging, old):  # of a build cut short

@@ -37,7 +37,7 @@ import onnx
 from onnx import TensorProto, helper
 
 from sidecar.errors import ModelUnavailable
-from sidecar.models.build import Graph, save_model
+from sidecar.models.bert_onnx import Graph, save_model
 
 Arrays = Mapping[str, npt.NDArray[Any]]
 BRANCHES = ((2, 0), (3, 1), (5, 2))  # (n-gram order, tokens seen to the left) per CNN branch

@@ -12,16 +12,8 @@ import onnxruntime as ort
 import pytest
 
 from sidecar.errors import ModelUnavailable
-from sidecar.models.build import (
-    BertShape,
-    bert_graph,
-    build_bert_onnx,
-    build_fp32_embedder,
-    build_lock,
-    ensure_embedders,
-    fused,
-    random_weights,
-)
+from sidecar.models.bert_onnx import BertShape, bert_graph, build_bert_onnx, fused, random_weights
+from sidecar.models.build import build_fp32_embedder, build_lock, ensure_embedders
 from sidecar.models.embedder import (
     Embedder,
     OnnxEmbedder,

@@ -11,7 +11,8 @@ import onnx
 
 from sidecar.index import open_index
 from sidecar.index_params import save_namespace_params
-from sidecar.models.build import build_embedders, quantize
+from sidecar.models.bert_onnx import quantize
+from sidecar.models.build import build_embedders
 from sidecar.models.embedder import (
     available_variants,
     choose_variant,
