@@ -13,7 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from sidecar.cleaning.store import FloatArray, NoteState
+from sidecar.cleaning.store import NoteState
+from sidecar.models.embedder import FloatArray
 
 
 @dataclass(frozen=True)

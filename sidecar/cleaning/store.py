@@ -30,7 +30,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 
 from sidecar.cleaning.decisions import DecisionLog
 from sidecar.cleaning.live_privacy import LivePrivacy, Seen
@@ -39,6 +38,7 @@ from sidecar.data_folder import private_folder
 from sidecar.errors import BadRequest, NotFound
 from sidecar.index.sqlite import ThreadConnections
 from sidecar.lint.diagnostics import DEFAULT_MAX_BYTES
+from sidecar.models.embedder import FloatArray
 
 QUEUE_FILE = "contradictions.sqlite"
 STATUSES = ("open", "resolved", "flagged", "dismissed")
@@ -80,7 +80,6 @@ CREATE TABLE IF NOT EXISTS undo_files (
 """
 UNDO_DEPTH = 20  # resolutions that can be undone, newest first
 
-FloatArray = npt.NDArray[np.float32]
 
 
 @dataclass(frozen=True)

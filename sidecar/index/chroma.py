@@ -21,7 +21,6 @@ from urllib.parse import urlsplit
 
 import chromadb
 import numpy as np
-import numpy.typing as npt
 from chromadb.api import ClientAPI
 from chromadb.api.client import Client
 from chromadb.api.models.Collection import Collection
@@ -33,9 +32,9 @@ from sidecar.errors import BadRequest, OraError
 from sidecar.index.names import store_name
 from sidecar.index.scope import overfetch
 from sidecar.leases import Leases
+from sidecar.models.embedder import FloatArray
 
 Metadata = dict[str, Any]
-FloatArray = npt.NDArray[np.float32]
 
 # Chroma refuses batches over its max_batch_size; stay well below it.
 _BATCH = 1000

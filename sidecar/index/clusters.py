@@ -30,9 +30,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
-import numpy.typing as npt
 
-FloatArray = npt.NDArray[np.float32]
+from sidecar.models.embedder import FloatArray
 
 AUTO_PREFIX = "auto:"
 

@@ -18,17 +18,14 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, replace
 
 import numpy as np
-import numpy.typing as npt
 
 from sidecar.heap import release_free_heap
 from sidecar.index.chroma import ChromaStore
 from sidecar.index.clusters import centroid
 from sidecar.index.ledger import FileRow, Ledger, PendingChunk
 from sidecar.index.sync_report import Progress, ProgressFn, SyncReport
-from sidecar.models.embedder import Embedder
+from sidecar.models.embedder import Embedder, FloatArray
 from sidecar.vault.scan import normalise_rel
-
-FloatArray = npt.NDArray[np.float32]
 
 # Files are written in batches: big enough for efficient embedding and store calls, small enough
 # that progress is saved often (a crash loses at most one batch of work).

@@ -13,9 +13,6 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
-import numpy as np
-import numpy.typing as npt
-
 from sidecar.chunking.chunker import CHUNKER_VERSION
 from sidecar.data_folder import private_folder, private_tree
 from sidecar.documents.formats import is_document, iter_document_paths
@@ -38,7 +35,7 @@ from sidecar.index.sync import Syncer
 from sidecar.index.sync_report import Progress, ProgressFn, SyncReport
 from sidecar.index_params import load_params, save_namespace_params, stale_parts
 from sidecar.language.languages import shares as language_shares
-from sidecar.models.embedder import Embedder, load_embedder
+from sidecar.models.embedder import Embedder, FloatArray, load_embedder
 from sidecar.privacy.egress import may_send_private, withheld
 from sidecar.schema import get_schema, load_json
 from sidecar.settings import Config
@@ -46,7 +43,6 @@ from sidecar.vault.scan import iter_note_paths, normalise_rel, undecodable_names
 from sidecar.vault.vault_settings import is_excluded, known_privacy, load_vault_settings
 
 log = logging.getLogger(__name__)
-FloatArray = npt.NDArray[np.float32]
 
 EVENT_KINDS = ("created", "modified", "deleted", "renamed")
 # Notes whose cluster moved are rewritten this many at a time (their chunk ids and metadata).

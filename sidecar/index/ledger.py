@@ -20,12 +20,11 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 
 from sidecar.index.scope import NoteFilter, fold_name, fold_path, fold_tag
 from sidecar.index.sqlite import ThreadConnections
+from sidecar.models.embedder import FloatArray
 
-FloatArray = npt.NDArray[np.float32]
 # (type, tags, private, cluster, decay date, chunk ids, conversation): `Ledger.note_facts`
 NoteFacts = tuple[str | None, tuple[str, ...], bool, str | None, str, tuple[str, ...], str | None]
 

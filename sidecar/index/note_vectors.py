@@ -16,9 +16,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 import numpy as np
-import numpy.typing as npt
 
-FloatArray = npt.NDArray[np.float32]
+from sidecar.models.embedder import FloatArray
 
 
 def shares(

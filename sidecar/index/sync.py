@@ -57,7 +57,7 @@ from sidecar.heap import release_free_heap
 from sidecar.index import embed_pass
 from sidecar.index.bm25 import Bm25Store
 from sidecar.index.chroma import ChromaStore
-from sidecar.index.embed_pass import EmbeddingPass, FloatArray, with_centroid
+from sidecar.index.embed_pass import EmbeddingPass, with_centroid
 from sidecar.index.ledger import FileRow, Ledger, PendingChunk
 from sidecar.index.plan import (
     Planned,
@@ -68,7 +68,7 @@ from sidecar.index.plan import (
     sparse_row,
 )
 from sidecar.index.sync_report import Progress, ProgressFn, SyncReport
-from sidecar.models.embedder import Embedder
+from sidecar.models.embedder import Embedder, FloatArray
 from sidecar.vault.scan import is_ignored, normalise_rel
 from sidecar.vault.vault_settings import VaultSettings, default_vault_settings, is_excluded
 

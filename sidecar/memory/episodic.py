@@ -15,14 +15,12 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 from chromadb.api.models.Collection import Collection
 
 from sidecar.index.chroma import ChromaStore
 from sidecar.index.names import check_namespace
 from sidecar.memory.store import Turn
-
-FloatArray = npt.NDArray[np.float32]
+from sidecar.models.embedder import FloatArray
 
 
 def memory_collection(namespace: str, private: bool) -> str:

@@ -17,14 +17,13 @@ from functools import cache
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 
 from sidecar.chunking.limits import chunk_bounded
 from sidecar.errors import BadRequest, NotFound, UnreadableNote
 from sidecar.index.index import Index
 from sidecar.index.records import ChunkRecord
 from sidecar.index.scope import NoteFilter, Scope
-from sidecar.models.embedder import Embedder
+from sidecar.models.embedder import Embedder, FloatArray
 from sidecar.retrieval.copies import collapse, copy_key
 from sidecar.retrieval.filters import is_admissible
 from sidecar.retrieval.search import result_document
@@ -32,8 +31,6 @@ from sidecar.schema import get_schema, load_json
 from sidecar.vault.links import NameIndex
 from sidecar.vault.note import Note, read_note
 from sidecar.vault.scan import normalise_rel
-
-FloatArray = npt.NDArray[np.float32]
 
 
 @dataclass(frozen=True)

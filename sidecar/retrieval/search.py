@@ -13,9 +13,6 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
-import numpy as np
-import numpy.typing as npt
-
 from sidecar.documents.formats import is_document, page_link
 from sidecar.errors import BadRequest
 from sidecar.index.bm25_query import Bm25Query
@@ -24,6 +21,7 @@ from sidecar.index.records import ChunkFacts, ChunkRecord
 from sidecar.index.scope import NoteFilter, Scope
 from sidecar.language.accents import may_be_accented, restore, restore_from
 from sidecar.language.languages import spec as language_spec
+from sidecar.models.embedder import FloatArray
 from sidecar.models.reranker import Reranker, rerank_limits
 from sidecar.retrieval.copies import collapse, copy_key
 from sidecar.retrieval.filters import is_admissible, result_flags
@@ -33,7 +31,6 @@ from sidecar.retrieval.rerank import rerank_pool
 from sidecar.retrieval.scoring import final_score, recency_factor
 from sidecar.schema import Schema, get_schema
 
-FloatArray = npt.NDArray[np.float32]
 # What ranking and the filters read: SQLite facts, or a full record when one is at hand.
 Chunk = ChunkFacts | ChunkRecord
 RETRIEVERS = ("dense", "bm25")

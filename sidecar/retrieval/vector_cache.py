@@ -14,9 +14,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
-import numpy.typing as npt
 
-FloatArray = npt.NDArray[np.float32]
+from sidecar.models.embedder import FloatArray
+
 BLOCK = 256
 
 
