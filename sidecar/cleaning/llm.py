@@ -28,11 +28,11 @@ from sidecar.cleaning.verdict import Origins, Verdict
 from sidecar.cleaning.vocab import get_thresholds
 from sidecar.errors import LlmFailed, SchemaDataError
 from sidecar.models.chat import chat_url, complete
+from sidecar.models.nli import LABELS
 from sidecar.privacy.egress import may_send_private, withheld
 from sidecar.schema import load_json
 from sidecar.settings import Config
 
-LABELS = ("contradiction", "entailment", "neutral")
 _CONCURRENCY = 4
 _GIVE_UP = 3  # failures in one judge() call after which the rest go straight to the rules
 _JSON = re.compile(r"\{.*\}", re.S)

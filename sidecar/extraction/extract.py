@@ -36,6 +36,7 @@ from sidecar.extraction.proposals import (
 )
 from sidecar.extraction.rules import rule_candidates, title_of
 from sidecar.memory.chat_note import ChatNote, parse_chat
+from sidecar.memory.store import ROLES
 from sidecar.models.chat import generator_name
 from sidecar.settings import Config
 from sidecar.vault.links import NameIndex
@@ -44,7 +45,6 @@ from sidecar.vault.scan import iter_note_paths, normalise_rel, vault_path
 from sidecar.vault.vault_settings import load_vault_settings
 from sidecar.vault.write import content_hash
 
-ROLES = ("user", "assistant")
 DOCUMENT = "document"  # a resource note's paragraphs: the role of its turns, the source's kind
 
 

@@ -15,6 +15,7 @@ from sidecar.errors import ModelUnavailable
 from sidecar.models.pairs import PairModel
 from sidecar.settings import Config
 
+# What a judge says of a pair: the NLI model's labels, which the LLM judge answers in too.
 LABELS = ("contradiction", "entailment", "neutral")
 
 
