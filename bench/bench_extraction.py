@@ -32,7 +32,7 @@ from sidecar.extraction.gate import overlap
 from sidecar.extraction.proposals import normalise
 from sidecar.index import open_index
 from sidecar.memory.chat_note import new_note, turn_section
-from sidecar.models.embedder import load_embedder
+from sidecar.models.choice import load_embedder
 from sidecar.settings import Config, make_config
 
 DATA = ROOT / "bench" / "data" / "extraction" / "conversations.json"

@@ -36,7 +36,7 @@ from report import cpu_name, percentile, write_section
 from sidecar.chunking.chunker import chunk_note
 from sidecar.index.embed_pass import BATCH_CHUNKS
 from sidecar.index.names import store_name
-from sidecar.models.embedder import load_embedder
+from sidecar.models.choice import load_embedder
 from sidecar.schema import get_schema
 from sidecar.settings import make_config
 from sidecar.vault.note import read_note

@@ -45,7 +45,8 @@ from sidecar.cleaning.scan import scan
 from sidecar.cleaning.store import NoteState, Queue
 from sidecar.cleaning.verdict import Judge
 from sidecar.cleaning.vocab import get_thresholds
-from sidecar.models.embedder import Embedder, load_embedder
+from sidecar.models.choice import load_embedder
+from sidecar.models.embedder import Embedder
 from sidecar.settings import Config, make_config
 
 PAIRS = ROOT / "bench" / "data" / "claim_pairs.jsonl"

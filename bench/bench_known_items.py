@@ -43,7 +43,7 @@ from report import ROOT, cpu_name, report_main
 
 from sidecar.index import open_index
 from sidecar.language.languages import language_of
-from sidecar.models.embedder import load_embedder
+from sidecar.models.choice import load_embedder
 from sidecar.settings import make_config
 from sidecar.vault.note import split_frontmatter
 

@@ -22,7 +22,7 @@ from report import percentile
 
 from sidecar.index import open_index
 from sidecar.memory import ConversationMemory, Episodic, open_store
-from sidecar.models.embedder import load_embedder
+from sidecar.models.choice import load_embedder
 from sidecar.settings import make_config
 
 WORDS = (

@@ -50,7 +50,8 @@ from report import ROOT, cpu_name, report_main
 
 from sidecar.index import open_index
 from sidecar.index.index import Index
-from sidecar.models.embedder import Embedder, load_embedder
+from sidecar.models.choice import load_embedder
+from sidecar.models.embedder import Embedder
 from sidecar.retrieval.search import SearchOptions, search_sync
 from sidecar.settings import make_config
 from sidecar.vault.scan import iter_note_paths

@@ -35,7 +35,8 @@ from report import ROOT, cpu_name, report_main
 from sidecar.index import open_index
 from sidecar.lint.adopt import plan_adoption
 from sidecar.lint.adopt_journal import apply_adoption
-from sidecar.models.embedder import Embedder, load_embedder
+from sidecar.models.choice import load_embedder
+from sidecar.models.embedder import Embedder
 from sidecar.models.reranker import Reranker, build_reranker
 from sidecar.retrieval.search import SearchOptions, search_sync
 from sidecar.settings import Config, make_config

@@ -48,7 +48,8 @@ from report import SCIFACT, cpu_name, percentile
 from sidecar.index import open_index
 from sidecar.index.scope import NoteFilter
 from sidecar.models.bert_onnx import BertShape, bert_graph, random_weights
-from sidecar.models.embedder import Embedder, OnnxEmbedder, load_embedder
+from sidecar.models.choice import load_embedder
+from sidecar.models.embedder import Embedder, OnnxEmbedder
 from sidecar.models.files import int8_model_file, minilm_source_dir
 from sidecar.models.reranker import OnnxCrossEncoder, Reranker, build_reranker
 from sidecar.retrieval.beir import load_corpus, load_queries

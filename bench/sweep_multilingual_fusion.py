@@ -45,7 +45,8 @@ from bench_multilingual import DEPTH, QUESTIONS, _distinct, _score, ranker
 from sidecar.index import open_index
 from sidecar.index.index import Index
 from sidecar.language import languages
-from sidecar.models.embedder import Embedder, FloatArray, load_embedder
+from sidecar.models.choice import load_embedder
+from sidecar.models.embedder import Embedder, FloatArray
 from sidecar.retrieval.fusion import FusionSettings, fusion_settings
 from sidecar.retrieval.search import SearchOptions, search
 from sidecar.settings import make_config

@@ -7,7 +7,7 @@ different chunker means every file is re-chunked, reusing its vectors where the 
 unchanged. The BM25 settings invalidate no chunk: a store whose engine is of another version
 rebuilds it from its own chunk table (`Bm25Store.create`), and the weights apply at query time.
 
-The embedder choice reads it too (`models/embedder.indexed_variants`: `auto` keeps the variant
+The embedder choice reads it too (`models/choice.indexed_variants`: `auto` keeps the variant
 an index holds), so it sits beside the packages, not inside the index's.
 """
 

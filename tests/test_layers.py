@@ -1,5 +1,6 @@
 """The sidecar's packages follow the data's path: no package imports one that imports it back,
-directly or through others, counting imports inside functions too (they hide a cycle, not end it).
+directly or through others, and no module either, counting imports inside functions too (they
+hide a cycle, not end it).
 """
 
 from __future__ import annotations
@@ -25,6 +26,33 @@ def _imports(path: Path) -> Iterator[str]:
                 yield from (alias.name for alias in node.names)
         elif isinstance(node, ast.Import):
             yield from (_part(a.name) for a in node.names if a.name.startswith("sidecar."))
+
+
+def _modules() -> dict[str, Path]:
+    out = {}
+    for path in SIDECAR.rglob("*.py"):
+        parts = path.relative_to(SIDECAR.parent).with_suffix("").parts
+        out[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    return out
+
+
+def module_graph() -> dict[str, set[str]]:
+    """Each module's imports of other modules; `from sidecar.index import ledger` imports the
+    module `ledger`, and the package's `__init__` only for names that are not modules."""
+    modules = _modules()
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        found = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                inner = {f"{node.module}.{a.name}" for a in node.names} & modules.keys()
+                found |= inner
+                if len(inner) < len(node.names) and node.module in modules:
+                    found.add(node.module)
+            elif isinstance(node, ast.Import):
+                found |= {a.name for a in node.names} & modules.keys()
+        graph[name] = found - {name}
+    return graph
 
 
 def package_graph() -> dict[str, set[str]]:
@@ -71,6 +99,12 @@ def cycles(graph: dict[str, set[str]]) -> list[set[str]]:
 def test_no_package_of_the_sidecar_imports_one_that_imports_it_back() -> None:
     graph = package_graph()
     assert {"index", "models", "language", "documents", "web"} <= graph.keys()
+    assert cycles(graph) == []
+
+
+def test_no_module_of_the_sidecar_imports_one_that_imports_it_back() -> None:
+    graph = module_graph()
+    assert {"sidecar.models.embedder", "sidecar.models.choice", "sidecar.index"} <= graph.keys()
     assert cycles(graph) == []
 
 

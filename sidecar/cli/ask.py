@@ -24,7 +24,7 @@ from sidecar.cli.common import (
 from sidecar.cli.search import render_web
 from sidecar.documents.formats import cited_where
 from sidecar.memory import ChatNotes, ConversationMemory, Episodic, open_store, restore_recall
-from sidecar.models.embedder import load_embedder
+from sidecar.models.choice import load_embedder
 
 
 def register(subparsers: Any) -> None:

@@ -16,7 +16,7 @@ from sidecar.cleaning import Queue, build_judge, scan
 from sidecar.cleaning.store import STATUSES
 from sidecar.cleaning.survey import scanned
 from sidecar.cli.common import add_vault_args, config_from_args, emit, log
-from sidecar.models.embedder import load_embedder
+from sidecar.models.choice import load_embedder
 
 
 def register(subparsers: Any) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from sidecar.cli.common import add_json_arg, emit, log
-from sidecar.models.embedder import load_embedder
+from sidecar.models.choice import load_embedder
 from sidecar.models.reranker import build_reranker
 from sidecar.retrieval.beir import load_corpus, load_qrels, load_queries
 from sidecar.retrieval.evaluate import MODES, evaluate

@@ -31,7 +31,7 @@ from sidecar.extraction import (
     undo_extraction,
 )
 from sidecar.index import open_index
-from sidecar.models.embedder import load_embedder
+from sidecar.models.choice import load_embedder
 
 
 def register(subparsers: Any) -> None:

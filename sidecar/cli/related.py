@@ -19,7 +19,7 @@ from sidecar.cli.common import (
 )
 from sidecar.cli.search import render_result
 from sidecar.index import open_index
-from sidecar.models.embedder import load_embedder
+from sidecar.models.choice import load_embedder
 from sidecar.retrieval.related import RelatedOptions, related
 
 

@@ -17,7 +17,7 @@ from sidecar.cli.common import (
 )
 from sidecar.documents.formats import cited_where
 from sidecar.index import open_index
-from sidecar.models.embedder import load_embedder
+from sidecar.models.choice import load_embedder
 from sidecar.retrieval.relations import search_related
 from sidecar.web.searxng import web_tier
 

@@ -14,7 +14,8 @@ from sidecar.index.idle import release_when_idle, releasers
 from sidecar.index.progress import StderrProgress
 from sidecar.index.watcher import watch
 from sidecar.models.build import ensure_embedders
-from sidecar.models.embedder import Embedder, load_embedder
+from sidecar.models.choice import load_embedder
+from sidecar.models.embedder import Embedder
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

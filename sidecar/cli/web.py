@@ -18,7 +18,7 @@ from typing import Any
 
 from sidecar.cli.common import add_json_arg, config_from_args, emit
 from sidecar.errors import BadRequest
-from sidecar.models.embedder import load_embedder
+from sidecar.models.choice import load_embedder
 from sidecar.settings import make_config
 from sidecar.web import Registry, classify, load_registry
 from sidecar.web.save import Page, fetch_page, save_page

@@ -35,7 +35,8 @@ from sidecar.index.sync import Syncer
 from sidecar.index.sync_report import Progress, ProgressFn, SyncReport
 from sidecar.index_params import load_params, save_namespace_params, stale_parts
 from sidecar.language.languages import shares as language_shares
-from sidecar.models.embedder import Embedder, FloatArray, load_embedder
+from sidecar.models.choice import load_embedder
+from sidecar.models.embedder import Embedder, FloatArray
 from sidecar.privacy.egress import may_send_private, withheld
 from sidecar.schema import get_schema, load_json
 from sidecar.settings import Config

@@ -8,8 +8,8 @@ mask, then L2 normalisation, reading at most 256 tokens (the model's `max_seq_le
 
 The packaged multilingual embedder, `use-multilingual-v3` (`sidecar/models/multilingual.py`), is
 built by `ora models build` beside MiniLM's variants; `auto` takes it for a vault whose notes are
-mostly in languages it reads better than MiniLM (`language/suggest.wants_multilingual`). An embedder
-pulled from the catalogue (`ora models pull bge-small-en-v1.5`) is chosen by naming it in
+mostly in languages it reads better than MiniLM (`choice.py`, where `load_embedder` is). An
+embedder pulled from the catalogue (`ora models pull bge-small-en-v1.5`) is chosen by naming it in
 `embed_model`; its pooling, token limit and query prefix come from schema/models.json. With
 `embed_url` set, `embed_model` names a model on an OpenAI-compatible server
 (`sidecar/models/remote_embedder.py`).
@@ -29,8 +29,6 @@ import numpy.typing as npt
 from tokenizers import Encoding, Tokenizer
 
 from sidecar.errors import BadRequest, ModelUnavailable
-from sidecar.index_params import load_params
-from sidecar.language.suggest import vault_shares, wants_multilingual
 from sidecar.models import multilingual
 from sidecar.models.catalogue import CatalogueEntry, catalogue
 from sidecar.models.files import (
@@ -49,7 +47,6 @@ from sidecar.models.session import (
     input_names,
     read_tokenizer,
 )
-from sidecar.settings import Config
 
 DIM = 384
 MAX_TOKENS = 256
@@ -156,31 +153,6 @@ def choose_variant(setting: str, models_path: Path, indexed: Sequence[str] = (),
     if multilingual_built and not indexed and wanted is not None and wanted():
         return multilingual.NAME
     return found[0]
-
-
-def embed_variant(config: Config, *, vault: bool = True) -> str:
-    """The variant `embed_model` resolves to for the index in `config.data`: what the index
-    embeds with, and what `ora models` reports. `vault=False`: `config.vault` is no vault (`ora
-    models` runs anywhere), so it is not sampled for its language."""
-    return choose_variant(str(config.embed_model), config.models_path,
-                          indexed_variants(config.data),
-                          (lambda: wants_multilingual(vault_shares(config.vault))) if vault
-                          else None)
-
-
-def indexed_variants(data: Path) -> list[str]:
-    """The packaged variants whose vectors the index in `data` holds (from its saved model ids,
-    `all-MiniLM-L6-v2:<variant>:<sha>` or `use-multilingual-v3:onnx:<sha>`), in its
-    namespaces' order."""
-    out = []
-    for values in load_params(data)["namespaces"].values():
-        name, _, rest = str(values.get("model", "")).partition(":")
-        variant = rest.partition(":")[0]
-        if name == EMBED_NAME and variant in VARIANTS and variant not in out:
-            out.append(variant)
-        elif name == multilingual.NAME and name not in out:
-            out.append(name)
-    return out
 
 
 class Embedder:
@@ -385,14 +357,3 @@ def _stated_width(config_file: Path, spec: dict[str, object]) -> object:
     except (OSError, ValueError, AttributeError):
         width = None
     return width if isinstance(width, int) else spec.get("dim")
-
-
-def load_embedder(config: Config, *, defer: bool = False) -> Embedder:
-    """The Embedder the settings ask for: a server's model when `embed_url` is set, else the
-    `embed_model` variant (auto = the index's own variant, else the best available); `defer`:
-    loaded at its first use (`open_embedder`)."""
-    if config.embed_url:
-        from sidecar.models.remote_embedder import RemoteEmbedder
-
-        return RemoteEmbedder.from_config(config)
-    return open_embedder(embed_variant(config), config.models_path, defer=defer)

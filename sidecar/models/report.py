@@ -8,10 +8,10 @@ from sidecar.errors import ModelUnavailable
 from sidecar.language.suggest import english_only
 from sidecar.models import multilingual
 from sidecar.models.catalogue import catalogue_report
+from sidecar.models.choice import embed_variant
 from sidecar.models.embedder import (
     AUTO_ORDER,
     available_variants,
-    embed_variant,
     model_id,
     pulled_model_id,
     variant_file,

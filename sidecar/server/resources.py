@@ -18,7 +18,8 @@ from aiohttp import web
 from sidecar.index import Index, open_index
 from sidecar.index.idle import release_idle, release_when_idle, releasers
 from sidecar.index.watcher import watch
-from sidecar.models.embedder import Embedder, load_embedder
+from sidecar.models.choice import load_embedder
+from sidecar.models.embedder import Embedder
 from sidecar.models.reranker import Reranker, build_reranker
 from sidecar.server.lane import IndexLane
 from sidecar.server.lint_cache import LintCache

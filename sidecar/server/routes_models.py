@@ -24,7 +24,7 @@ from aiohttp import web
 from sidecar.errors import Conflict, OraError, error_body
 from sidecar.index.language_offer import language_offer
 from sidecar.models.catalogue import entry, pull
-from sidecar.models.embedder import load_embedder
+from sidecar.models.choice import load_embedder
 from sidecar.models.report import models_report
 from sidecar.server.events import format_event
 from sidecar.server.openapi import read_json

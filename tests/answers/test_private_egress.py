@@ -25,7 +25,8 @@ from sidecar.cleaning import Queue, judge_status, scan
 from sidecar.cleaning.llm import LlmJudge
 from sidecar.errors import BadRequest, ModelUnavailable, OraError
 from sidecar.index import Index, open_index
-from sidecar.models.embedder import Embedder, load_embedder
+from sidecar.models.choice import load_embedder
+from sidecar.models.embedder import Embedder
 from sidecar.models.remote_embedder import RemoteEmbedder
 from sidecar.models.reranker import build_reranker
 from sidecar.privacy import egress

@@ -130,12 +130,12 @@ def test_report_walks_no_folder_to_choose_an_embedder(
 ) -> None:
     # `ora models` runs from any folder: from / it sampled the whole file system as a vault's
     # notes for their language (10.9 s against 1.8 s).
-    import sidecar.models.embedder as embedder
+    import sidecar.models.choice as choice
 
     def walked(vault: Path) -> dict[str, float]:
         raise AssertionError(f"{vault} was sampled")
 
-    monkeypatch.setattr(embedder, "vault_shares", walked)
+    monkeypatch.setattr(choice, "vault_shares", walked)
     monkeypatch.setenv("ORA_MODELS_DIR", str(multilingual_models))
     for n in range(3):
         (tmp_path / f"{n}.md").write_text("La nota de hoy habla de la masa madre y del horno.\n",

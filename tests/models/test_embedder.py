@@ -7,12 +7,12 @@ import pytest
 from tokenizers import Tokenizer
 
 from sidecar.errors import BadRequest, ModelUnavailable
+from sidecar.models.choice import load_embedder
 from sidecar.models.embedder import (
     Embedder,
     OnnxEmbedder,
     available_variants,
     choose_variant,
-    load_embedder,
     open_embedder,
 )
 from sidecar.models.files import minilm_tokenizer_file

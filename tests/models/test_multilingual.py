@@ -12,7 +12,8 @@ import sentencepiece
 from sidecar.errors import ModelUnavailable
 from sidecar.language.suggest import vault_shares
 from sidecar.models import multilingual
-from sidecar.models.embedder import choose_variant, embed_variant
+from sidecar.models.choice import embed_variant
+from sidecar.models.embedder import choose_variant
 from sidecar.models.files import packaged_file
 from sidecar.settings import make_config
 

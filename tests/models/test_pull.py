@@ -17,7 +17,8 @@ from sidecar.index import open_index
 from sidecar.index.reembed import describe
 from sidecar.index_params import load_params
 from sidecar.models.catalogue import catalogue, pull
-from sidecar.models.embedder import Embedder, OnnxEmbedder, load_embedder
+from sidecar.models.choice import load_embedder
+from sidecar.models.embedder import Embedder, OnnxEmbedder
 from sidecar.models.hub import Offline, UnsafeRedirect
 from sidecar.models.nli import load_nli
 from sidecar.models.report import models_report

@@ -13,13 +13,8 @@ from sidecar.index import open_index
 from sidecar.index_params import save_namespace_params
 from sidecar.models.bert_onnx import quantize
 from sidecar.models.build import build_embedders
-from sidecar.models.embedder import (
-    available_variants,
-    choose_variant,
-    indexed_variants,
-    load_embedder,
-    open_embedder,
-)
+from sidecar.models.choice import indexed_variants, load_embedder
+from sidecar.models.embedder import available_variants, choose_variant, open_embedder
 from sidecar.models.files import file_sha256, fp32_model_file, q8_model_file
 from sidecar.models.report import models_report
 from sidecar.settings import make_config

@@ -18,7 +18,7 @@ from sidecar.cli import main
 from sidecar.errors import ModelUnavailable
 from sidecar.index import open_index
 from sidecar.index_params import load_params
-from sidecar.models.embedder import load_embedder
+from sidecar.models.choice import load_embedder
 from sidecar.models.remote_embedder import RemoteEmbedder
 from sidecar.retrieval.search import search_sync
 from sidecar.schema import load_json
