@@ -1,7 +1,7 @@
 import type { SearchDocument, SearchRequest } from "../api/types";
 import { groupByNote, type NoteGroup } from "../search/group";
 import { parseQuery, toFilters } from "../search/query";
-import { shapeResults } from "../search/shape";
+import { type ResultCard, shapeResults } from "../search/shape";
 
 /** What a chosen suggestion does, from the keys held (Obsidian's quick-switcher conventions). */
 export type QuickAction = "open" | "open-new-tab" | "insert-link";
@@ -31,16 +31,16 @@ export interface QuickSearchOptions {
  */
 export class QuickSearch {
 	private sequence = 0;
-	private shown: NoteGroup[] = [];
+	private shown: NoteGroup<ResultCard>[] = [];
 
 	constructor(private readonly options: QuickSearchOptions) {}
 
 	/** The list shown now: the answer while an input method composes, whose reading is no query. */
-	get current(): NoteGroup[] {
+	get current(): NoteGroup<ResultCard>[] {
 		return this.shown;
 	}
 
-	async suggestions(input: string): Promise<NoteGroup[]> {
+	async suggestions(input: string): Promise<NoteGroup<ResultCard>[]> {
 		const mine = ++this.sequence;
 		const parsed = parseQuery(input);
 		if (parsed.text === "") {

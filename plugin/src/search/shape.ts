@@ -28,7 +28,7 @@ export interface ResultCard {
 export interface ResultList {
 	cards: ResultCard[];
 	/** The cards by note, one row each, best note first. */
-	groups: NoteGroup[];
+	groups: NoteGroup<ResultCard>[];
 	/** e.g. "Re-ranked by onnx:ms-marco-MiniLM-L-6-v2" or "Not re-ranked: no model". */
 	rerankNote: string;
 	/** "Indexing 42 %…" while the vault is still being indexed, else null. */

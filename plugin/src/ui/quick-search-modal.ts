@@ -21,7 +21,7 @@ export interface QuickSearchDeps {
 const FLAG_TEXT: Record<string, string> = { incubating: "Incubating", private: "Private", archived: "Archived" };
 
 /** Keyboard-first search as you type: one row per note with its type, flags and cited lines. */
-export class QuickSearchModal extends SuggestModal<NoteGroup> {
+export class QuickSearchModal extends SuggestModal<NoteGroup<ResultCard>> {
 	private readonly quick: QuickSearch;
 	/** Above the suggestions while the sidecar indexes: how far, and what search covers so far. */
 	private indexingEl: HTMLElement | null = null;
@@ -69,7 +69,7 @@ export class QuickSearchModal extends SuggestModal<NoteGroup> {
 		});
 	}
 
-	getSuggestions(query: string): Promise<NoteGroup[]> {
+	getSuggestions(query: string): Promise<NoteGroup<ResultCard>[]> {
 		if (this.ime.active) return Promise.resolve(this.quick.current);
 		this.emptyStateText = query.trim() === "" ? "Type to search your vault." : "No results.";
 		return this.quick.suggestions(query);
@@ -83,7 +83,7 @@ export class QuickSearchModal extends SuggestModal<NoteGroup> {
 		this.resultContainerEl.before(this.indexingEl);
 	}
 
-	renderSuggestion(group: NoteGroup, el: HTMLElement): void {
+	renderSuggestion(group: NoteGroup<ResultCard>, el: HTMLElement): void {
 		const card = group.best;
 		el.addClass("ora-quick-item");
 		const head = el.createDiv({ cls: "ora-result-head" });
@@ -101,7 +101,7 @@ export class QuickSearchModal extends SuggestModal<NoteGroup> {
 		}
 	}
 
-	onChooseSuggestion(group: NoteGroup, evt: MouseEvent | KeyboardEvent): void {
+	onChooseSuggestion(group: NoteGroup<ResultCard>, evt: MouseEvent | KeyboardEvent): void {
 		void this.deps.choose(group.best, quickAction(evt));
 	}
 }

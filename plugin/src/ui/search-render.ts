@@ -62,7 +62,7 @@ export function renderSearchState(
 }
 
 /** A listbox of note rows; the list itself takes Tab focus and the rows are its options. */
-export function renderGroups(el: HTMLElement, groups: NoteGroup[], handlers: ResultHandlers): HTMLElement[] {
+export function renderGroups(el: HTMLElement, groups: NoteGroup<ResultCard>[], handlers: ResultHandlers): HTMLElement[] {
 	const list = el.createDiv({ cls: "ora-results", attr: { role: "listbox", tabindex: "0", "aria-label": "Results" } });
 	return groups.map((group, i) => renderGroup(list, group, handlers, i));
 }
@@ -81,7 +81,7 @@ export function retryButton(box: HTMLElement, retry: () => void): HTMLButtonElem
 	return button;
 }
 
-function renderGroup(parent: HTMLElement, group: NoteGroup, handlers: ResultHandlers, index: number): HTMLElement {
+function renderGroup(parent: HTMLElement, group: NoteGroup<ResultCard>, handlers: ResultHandlers, index: number): HTMLElement {
 	const item = renderCard(parent, group.best, handlers);
 	item.id = `ora-result-${index}`;
 	if (group.others.length === 0) return item;
