@@ -13,49 +13,13 @@ from sidecar.index import bm25 as bm25_module
 from sidecar.index import bm25_engine
 from sidecar.index.bm25 import Bm25Store
 from sidecar.index.bm25_table import SparseRow
-from sidecar.language.languages import detect, grams, language_of
+from sidecar.language.languages import grams
 from sidecar.models.embedder import Embedder
 from sidecar.schema import load_json
 from sidecar.vault.vault_settings import load_vault_settings, note_language
 
+from ..language.sentences import ENGLISH, FRENCH, GERMAN
 from .conftest import OpenIndex, write
-
-GERMAN = "Die Anzahl der Wörter zeigt, wie lang eine Notiz ist und wie viele Zeichen sie hat."
-FRENCH = "Le nombre de mots de la note est affiché dans la barre d'état, avec les caractères."
-ENGLISH = "The word count shows how long a note is and how many characters it has."
-DUTCH = "Het aantal woorden van de notitie staat in de statusbalk, met het aantal tekens."
-SPANISH = "El número de palabras de la nota aparece en la barra de estado, con los caracteres."
-
-
-@pytest.mark.parametrize(("text", "code"), [
-    (GERMAN, "de"), (FRENCH, "fr"), (ENGLISH, "en"), (DUTCH, "nl"), (SPANISH, "es")])
-def test_a_notes_language_is_detected_from_its_stopwords(text: str, code: str) -> None:
-    assert detect(text) == code
-
-
-# Snowball's Danish list lacks the function words Danish shares with Norwegian ("kan",
-# "hvordan"), which its Norwegian list has: Danish help text was read as Norwegian.
-@pytest.mark.parametrize(("text", "code"), [
-    ("Du kan se, hvordan noten er forbundet med nogle af de andre noter, og du kan åbne den i et "
-     "nyt vindue.",
-     "da"),
-    ("Du kan se hvordan notatet er koblet til noen av de andre notatene, og du kan åpne det i et "
-     "nytt vindu.",
-     "no")])
-def test_danish_and_norwegian_are_told_apart(text: str, code: str) -> None:
-    assert detect(text) == code
-
-
-@pytest.mark.parametrize(
-    "text", ["", "Kubernetes, Grafana, Prometheus", "東京", "x = f(y)"])
-def test_text_with_too_few_stopwords_gets_the_default(text: str) -> None:
-    assert detect(text) is None
-    assert language_of([text]) == "en"
-
-
-def test_a_setting_wins_over_detection() -> None:
-    assert language_of([ENGLISH], "de") == "de"
-    assert language_of([ENGLISH], "xx") == "en"  # not a language of languages.json
 
 
 def _row(i: int, text: str, *, path: str | None = None, language: str = "") -> SparseRow:
@@ -161,25 +125,6 @@ def test_a_rebuilt_engine_keeps_the_set_language_and_detects_the_others_again(
     bm25.close()
 
 
-def test_chinese_text_with_a_few_latin_words_is_not_taken_for_a_european_language() -> None:
-    # Before CJK runs counted as their pairs, help-vault notes like this were Portuguese.
-    assert detect("在 Obsidian 中，使用模板插件可以把预先写好的文本插入到笔记中，"
-                  "例如 a data e o title 变量。"
-                  "关系图谱展示了笔记之间的链接和它们的关系，可以在设置中打开。") == "zh"
-
-
-@pytest.mark.parametrize(("text", "code"), [
-    ("东京都和京都府都是城市", "zh"), ("東京都と京都府はどちらも都市です", "ja"),
-    ("한국어 텍스트는 띄어쓰기를 합니다", "ko"),
-    # Names and links, the note's words in Chinese: Chinese, not the English of the names.
-    ("核心团队构建和维护软件\n- kepano (Steph Ango) of the team\n- Licat (Shida Li) and the app",
-     "zh"),
-    # An English note quoting a few Chinese characters stays English.
-    (ENGLISH + " The word for note is 笔记 in Chinese.", "en")])
-def test_cjk_text_is_told_by_its_script(text: str, code: str) -> None:
-    assert detect(text) == code
-
-
 def test_a_chinese_notes_english_words_are_stemmed_as_english(tmp_path: Path) -> None:
     bm25 = _store(tmp_path, [_row(1, "使用 templates 插件可以把预先写好的文本插入到笔记中。"),
                              _row(2, ENGLISH)])
@@ -255,7 +200,6 @@ def test_the_language_setting_reaches_the_index_and_a_layout_change_only_rebuild
     state = sqlite3.connect(tmp_path / "data" / "bm25.sqlite").execute(
         "SELECT DISTINCT engine FROM bm25_state").fetchall()
     assert state == [(bm25_engine.VERSION + "; next",)]
-
 
 
 def test_rewording_languages_json_or_its_embedder_rule_rebuilds_no_engine() -> None:

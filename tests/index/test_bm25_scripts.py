@@ -11,8 +11,7 @@ import pytest
 
 from sidecar.index.bm25 import Bm25Store
 from sidecar.index.bm25_table import SparseRow
-from sidecar.language.languages import detect, shares, words
-from sidecar.language.suggest import wants_multilingual
+from sidecar.language.languages import detect, words
 
 
 def _row(i: int, text: str) -> SparseRow:
@@ -102,44 +101,6 @@ def test_a_word_inside_a_run_of_a_script_without_spaces_is_found(
     bm25 = _store(tmp_path, texts)
     assert _ids(bm25, query)[:1] == ["id1"]
     bm25.close()
-
-
-@pytest.mark.parametrize(("text", "code"), [
-    ("Τα ελληνικά γράφονται με το ελληνικό αλφάβητο και έχουν πολλές σημειώσεις.", "el"),
-    ("Привіт, як справи? Це моя нотатка про подорож до Львова і Києва.", "uk"),
-    ("Привет, как дела? Это моя заметка, и я её пишу каждый день.", "ru"),
-    ("זו הערה בעברית על הטיול שלי לירושלים ועל האוכל שם.", "he"),
-    ("मुझे हिन्दी में नोट्स लिखना पसंद है और मैं रोज़ लिखता हूँ", "hi"),
-    ("ภาษาไทยเขียนติดกันโดยไม่เว้นวรรคระหว่างคำ", "th"),
-    ("ភាសាខ្មែរសរសេរជាប់គ្នាដោយគ្មានដកឃ្លា", "km"),
-    ("هذه ملاحظة باللغة العربية عن رحلتي إلى القاهرة.", "ar"),
-    # Russian by its stopwords; an English note quoting a Greek word stays English.
-    ("The word count shows how long a note is; the Greek for note is σημείωση.", "en"),
-])
-def test_a_notes_language_is_told_by_its_script_when_no_stopwords_tell_it(
-        text: str, code: str) -> None:
-    assert detect(text) == code
-
-
-def test_a_vault_in_a_script_of_its_own_counts_as_not_english() -> None:
-    # Before: a Greek or Thai note counted as English, so a Thai vault was given the
-    # English-only embedder and `ora index` suggested nothing.
-    found = shares([("Τα ελληνικά γράφονται με το ελληνικό αλφάβητο.", ""),
-                    ("ภาษาไทยเขียนติดกันโดยไม่เว้นวรรค", ""),
-                    ("The word count shows how long a note is and how many it has.", "")])
-    assert found == {"el": 0.333, "en": 0.333, "th": 0.333}
-    assert wants_multilingual({"th": 0.9, "en": 0.1})
-
-
-@pytest.mark.parametrize(("found", "wanted"), [
-    ({"pl": 0.9, "en": 0.1}, True),  # trained on Polish: it ranked the Polish help vault better
-    ({"uk": 0.6, "en": 0.4}, True),  # not trained on Ukrainian, but measured better there
-    ({"cs": 0.9, "en": 0.1}, False),  # MiniLM ranked the Czech help vault better
-    ({"el": 0.9, "en": 0.1}, False),  # its vectors of Greek are noise its fusion trusts
-    ({"en": 0.7, "de": 0.3}, False)])
-def test_the_multilingual_embedder_is_wanted_for_languages_it_reads_better(
-        found: dict[str, float], wanted: bool) -> None:
-    assert wants_multilingual(found) is wanted
 
 
 # A Thai vault's greeting: in most of its notes, so no rarity of its own.
