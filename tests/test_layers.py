@@ -6,26 +6,9 @@ hide a cycle, not end it).
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
 from pathlib import Path
 
 SIDECAR = Path(__file__).resolve().parent.parent / "sidecar"
-
-
-def _part(module: str) -> str:
-    """The package (or top-level module) of `sidecar.<part>...`."""
-    return module.split(".")[1]
-
-
-def _imports(path: Path) -> Iterator[str]:
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            if node.module.startswith("sidecar."):
-                yield _part(node.module)
-            elif node.module == "sidecar":
-                yield from (alias.name for alias in node.names)
-        elif isinstance(node, ast.Import):
-            yield from (_part(a.name) for a in node.names if a.name.startswith("sidecar."))
 
 
 def _modules() -> dict[str, Path]:
@@ -56,11 +39,16 @@ def module_graph() -> dict[str, set[str]]:
 
 
 def package_graph() -> dict[str, set[str]]:
+    """The module graph read by package (or top-level module): `sidecar.index.ledger` is
+    `index`; the root package, which holds only the version, is left out."""
     graph: dict[str, set[str]] = {}
-    for path in SIDECAR.rglob("*.py"):
-        rel = path.relative_to(SIDECAR)
-        own = rel.parts[0] if len(rel.parts) > 1 else rel.stem
-        graph.setdefault(own, set()).update(p for p in _imports(path) if p != own)
+    for name, imports in module_graph().items():
+        if name == "sidecar":
+            continue
+        own = name.split(".")[1]
+        graph.setdefault(own, set()).update(
+            other.split(".")[1] for other in imports if other != "sidecar")
+        graph[own].discard(own)
     return graph
 
 
