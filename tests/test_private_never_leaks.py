@@ -38,6 +38,7 @@ from sidecar.index import open_index
 from sidecar.models.embedder import Embedder
 from sidecar.server.app import init_app
 from sidecar.settings import Config, make_config
+from tests.notes import write_notes
 
 from .conftest import AppClient
 from .documents.make_pdfs import one_page_pdf
@@ -198,13 +199,7 @@ def _config(root: Path) -> Config:
 
 def _prepare(config: Config, notes: dict[str, str | bytes], embedder: Embedder) -> None:
     """Index the vault and run the contradiction scan, as `ora index` and `--scan` do."""
-    for rel, text in notes.items():
-        path = config.vault / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(text, bytes):
-            path.write_bytes(text)
-        else:
-            path.write_text(text, encoding="utf-8")
+    write_notes(config.vault, notes)
     with open_index(config, embedder=embedder) as index:
         index.reconcile()
     queue = Queue(config.data)

@@ -13,6 +13,7 @@ import pytest
 from sidecar.index import Index, open_index
 from sidecar.models.embedder import Embedder
 from sidecar.settings import Config, make_config
+from tests.notes import write_notes
 
 _FAKE = Path(__file__).resolve().parents[1] / "memory" / "fake_llm.py"
 _spec = importlib.util.spec_from_file_location("answers_fake_llm", _FAKE)
@@ -45,14 +46,6 @@ NOTES: dict[str, str] = {
 PRIVATE_PATH = "Engrams/Kitchen diary.md"
 
 
-def write_vault(root: Path) -> Path:
-    for rel, text in NOTES.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    return root
-
-
 def settings(tmp_path: Path, **extra: Any) -> Config:
     """Deterministic settings: the int8 embedder, no re-ranker, no Cohere, no LLM unless given."""
     models = tmp_path / "models"
@@ -63,7 +56,7 @@ def settings(tmp_path: Path, **extra: Any) -> Config:
 
 @pytest.fixture
 def vault(tmp_path: Path) -> Path:
-    return write_vault(tmp_path / "vault")
+    return write_notes(tmp_path / "vault", NOTES)
 
 
 @pytest.fixture

@@ -13,6 +13,7 @@ from sidecar.cleaning.scan import ScanReport, scan
 from sidecar.cleaning.store import Queue
 from sidecar.models.embedder import Embedder
 from sidecar.settings import Config, make_config
+from tests.notes import write_notes
 
 NOTES: dict[str, str] = {
     "Engrams/Vitamin C and colds.md": (
@@ -97,12 +98,7 @@ NOTES: dict[str, str] = {
 
 @pytest.fixture
 def vault(tmp_path: Path) -> Path:
-    root = tmp_path / "vault"
-    for rel, text in NOTES.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(text.encode("utf-8"))
-    return root
+    return write_notes(tmp_path / "vault", NOTES)
 
 
 @pytest.fixture

@@ -15,6 +15,7 @@ from sidecar.cleaning.store import Queue
 from sidecar.models.embedder import Embedder
 from sidecar.settings import make_config
 from tests.drawings import excalidraw
+from tests.notes import write_notes
 
 PLAIN = {
     "Health/Vitamin C.md": "# Vitamin C\n\nTaking vitamin C every day prevents the common cold.\n",
@@ -27,12 +28,7 @@ PLAIN = {
 
 
 def _vault(tmp_path: Path, extra: dict[str, str] | None = None) -> Path:
-    root = tmp_path / "vault"
-    for rel, text in (PLAIN | (extra or {})).items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    return root
+    return write_notes(tmp_path / "vault", PLAIN | (extra or {}))
 
 
 def _scan(vault: Path, tmp_path: Path, queue: Queue, embedder: Embedder) -> ScanReport:

@@ -15,6 +15,7 @@ import pytest
 from sidecar.cli import main
 from sidecar.memory.chat_note import new_note, turn_section
 from sidecar.settings import SETTINGS, Config, make_config
+from tests.notes import write_notes
 
 _FAKE = Path(__file__).resolve().parents[1] / "memory" / "fake_llm.py"
 _spec = importlib.util.spec_from_file_location("extraction_fake_llm", _FAKE)
@@ -58,17 +59,9 @@ def chat_text(conversation: str, turns: list[tuple[str, str]], *, private: bool 
     return "\n".join([text, *sections])
 
 
-def write_vault(root: Path, notes: dict[str, str] = NOTES) -> Path:
-    for rel, text in notes.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    return root
-
-
 @pytest.fixture
 def vault(tmp_path: Path) -> Path:
-    return write_vault(tmp_path / "vault")
+    return write_notes(tmp_path / "vault", NOTES)
 
 
 def settings(vault: Path, **extra: Any) -> Config:

@@ -14,8 +14,9 @@ from sidecar.extraction.accept import undo_extraction
 from sidecar.index import open_index
 from sidecar.models.embedder import Embedder
 from sidecar.vault.journal import journal_folder
+from tests.notes import write_notes
 
-from .conftest import chat_text, settings, write_vault
+from .conftest import chat_text, settings
 
 NOTE = "Chats/Ora/crust.md"
 TURNS = [("assistant", "Steam in the first minutes of baking gives bread a glossy crust.")]
@@ -24,7 +25,7 @@ TURNS = [("assistant", "Steam in the first minutes of baking gives bread a gloss
 async def test_a_chat_note_changed_since_the_plan_keeps_nothing(
     tmp_path: Path, embedder: Embedder,
 ) -> None:
-    vault = write_vault(tmp_path / "vault", {NOTE: chat_text("crust", TURNS)})
+    vault = write_notes(tmp_path / "vault", {NOTE: chat_text("crust", TURNS)})
     config = settings(vault)
     with open_index(config, embedder=embedder) as index:
         index.reconcile()

@@ -17,10 +17,11 @@ from sidecar.index import open_index
 from sidecar.models.embedder import Embedder
 from sidecar.settings import Config
 from sidecar.vault.note import read_note
+from tests.notes import write_notes
 
 from ..conftest import AppClient
 from ..documents.make_pdfs import PAGES, write_paper
-from .conftest import NOTES, settings, write_vault
+from .conftest import NOTES, settings
 
 DOC = "Tidal pumping.pdf"
 PAGE = "Resources/Tidal pumping/Tidal pumping - page 06.md"
@@ -134,7 +135,7 @@ async def test_the_language_model_reads_a_page_note_as_document_turns(
 ) -> None:
     rel = "Resources/Field notes/Field notes - page 2.md"
     said = "Rye flour ferments faster than wheat flour."
-    vault = write_vault(tmp_path / "vault", {**NOTES, rel: (
+    vault = write_notes(tmp_path / "vault", {**NOTES, rel: (
         "---\ntype: resource\nnexus: []\ntags: []\nsource_file: \"Field notes.pdf\"\n"
         "source_document:\n  - \"[[Field notes.pdf#page=2]]\"\n---\n# Field notes, page 2\n\n"
         f"Bakers keep a starter warm.\n\n{said}\n\nSource: [[Field notes.pdf#page=2]]\n")})

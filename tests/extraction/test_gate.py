@@ -10,8 +10,9 @@ from sidecar.extraction import load_source
 from sidecar.extraction.gate import gate
 from sidecar.extraction.proposals import Match, Source, Turn
 from sidecar.extraction.rules import rule_candidates
+from tests.notes import write_notes
 
-from .conftest import chat_text, settings, write_vault
+from .conftest import chat_text, settings
 
 
 class NoEngrams:
@@ -85,7 +86,7 @@ def test_subtypes_follow_the_claims_wording() -> None:
 def test_the_nexus_is_the_chat_notes_else_its_cluster_when_that_is_a_matrix(
     tmp_path: Path,
 ) -> None:
-    vault = write_vault(tmp_path / "vault", {
+    vault = write_notes(tmp_path / "vault", {
         "Projects/Bakery.md": "---\ntype: matrix\nnexus: []\ntags: []\n---\n# Bakery\n",
         "Resources/Sourdough.md": "---\ntype: resource\nnexus: []\ntags: []\n---\n# Sourdough\n"})
     turns = [("user", "I bake my bread in a cast iron pot.")]

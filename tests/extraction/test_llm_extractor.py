@@ -16,8 +16,9 @@ from sidecar.extraction.proposals import Plan, extraction_data
 from sidecar.index import Index, open_index
 from sidecar.models.embedder import Embedder
 from sidecar.settings import Config
+from tests.notes import write_notes
 
-from .conftest import chat_text, settings, write_vault
+from .conftest import NOTES, chat_text, settings
 
 TURNS = [
     ("user", "Which flour ferments fastest?"),
@@ -42,7 +43,7 @@ GOOD = [
 
 @pytest.fixture
 def indexed(tmp_path: Path, embedder: Embedder) -> Iterator[tuple[Path, Index]]:
-    vault = write_vault(tmp_path / "vault")
+    vault = write_notes(tmp_path / "vault", NOTES)
     (vault / NOTE).parent.mkdir(parents=True)
     (vault / NOTE).write_text(chat_text("kitchen", TURNS), encoding="utf-8")
     index = open_index(settings(vault), embedder=embedder)
@@ -120,7 +121,7 @@ async def test_a_failing_model_falls_back_to_the_rules(
 async def test_a_private_conversation_goes_to_no_model_off_this_machine(
     tmp_path: Path, embedder: Embedder, llm: Any,
 ) -> None:
-    vault = write_vault(tmp_path / "vault")
+    vault = write_notes(tmp_path / "vault", NOTES)
     (vault / NOTE).parent.mkdir(parents=True)
     (vault / NOTE).write_text(chat_text("kitchen", TURNS, private=True), encoding="utf-8")
     llm.reply = lambda body: _answer(GOOD)

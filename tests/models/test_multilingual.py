@@ -16,6 +16,7 @@ from sidecar.models.choice import embed_variant
 from sidecar.models.embedder import choose_variant
 from sidecar.models.files import packaged_file
 from sidecar.settings import make_config
+from tests.notes import write_notes
 
 SENTENCES = [
     "¿Cómo hago que el contenido de una nota aparezca dentro de otra?",
@@ -64,13 +65,6 @@ def test_counting_without_specials_gives_the_pieces_alone(tokenizers_pair: tuple
     assert len(ours.encode(text, add_special_tokens=False).ids) == len(reference.encode(text))
 
 
-def _vault(root: Path, notes: dict[str, str]) -> Path:
-    for rel, text in notes.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text, encoding="utf-8")
-    return root
-
-
 SPANISH = ("La nota de hoy: quiero que el contenido de una nota aparezca dentro de otra, y que "
            "los enlaces se vean en el grafo de mi bóveda.")
 ENGLISH = ("Today's note: I want the content of one note to show inside another, and the "
@@ -79,7 +73,7 @@ ENGLISH = ("Today's note: I want the content of one note to show inside another,
 
 def test_the_vault_sample_reads_bodies_skips_excluded_notes_and_follows_ora_yaml(
         tmp_path: Path) -> None:
-    vault = _vault(tmp_path / "v", {
+    vault = write_notes(tmp_path / "v", {
         **{f"Diario/{n}.md": f"---\ntags: [diario]\ntitle: nota {n}\n---\n{SPANISH}"
            for n in range(3)},
         "Archive/old.md": ENGLISH, "Work/plan.md": ENGLISH,
@@ -102,8 +96,10 @@ def _built(models: Path, *variants: str) -> Path:
 def test_auto_takes_the_multilingual_embedder_for_a_vault_mostly_not_in_english(
         tmp_path: Path) -> None:
     models = _built(tmp_path / "models", "q8", multilingual.NAME)
-    spanish = _vault(tmp_path / "es", {f"{n}.md": SPANISH for n in range(4)} | {"e.md": ENGLISH})
-    english = _vault(tmp_path / "en", {f"{n}.md": ENGLISH for n in range(4)} | {"s.md": SPANISH})
+    spanish = write_notes(tmp_path / "es",
+                          {f"{n}.md": SPANISH for n in range(4)} | {"e.md": ENGLISH})
+    english = write_notes(tmp_path / "en",
+                          {f"{n}.md": ENGLISH for n in range(4)} | {"s.md": SPANISH})
     assert embed_variant(make_config(spanish, tmp_path / "d1", models_dir=str(models))) == (
         multilingual.NAME)
     assert embed_variant(make_config(english, tmp_path / "d2", models_dir=str(models))) == "q8"

@@ -14,6 +14,7 @@ from sidecar.index import Index, open_index
 from sidecar.models.embedder import Embedder
 from sidecar.retrieval.related import RelatedOptions, related
 from sidecar.settings import make_config
+from tests.notes import write_notes
 
 from .conftest import SearchVault
 
@@ -46,12 +47,6 @@ The kitchen tap drips constantly. Plumber visit booked. [due:: 2024-05-01]
 QUERY = "what did the plumber say about the tap"
 
 
-def _write(vault: Path, notes: dict[str, str]) -> None:
-    for rel, text in notes.items():
-        (vault / rel).parent.mkdir(parents=True, exist_ok=True)
-        (vault / rel).write_text(text, encoding="utf-8")
-
-
 def _daily_notes() -> dict[str, str]:
     return {f"Daily/{day}.md": DAILY.format(day=day, mood=n % 5 + 1, sleep=6 + n % 3,
                                             log=LOGS.get(day, ""))
@@ -61,7 +56,7 @@ def _daily_notes() -> dict[str, str]:
 @pytest.fixture
 def plain_vault(tmp_path: Path, embedder: Embedder) -> Iterator[tuple[Path, Index]]:
     vault = tmp_path / "vault"
-    _write(vault, {**_daily_notes(), "Projects/Kitchen tap.md": KITCHEN_TAP})
+    write_notes(vault, {**_daily_notes(), "Projects/Kitchen tap.md": KITCHEN_TAP})
     index = open_index(make_config(vault), writer=True, embedder=embedder)
     index.reconcile()
     yield vault, index
@@ -109,7 +104,7 @@ async def test_a_private_copy_is_named_only_in_private_mode(
 ) -> None:
     vault = tmp_path / "vault"
     boilerplate = "## Footer\nReviewed with the household budget spreadsheet, shared folder."
-    _write(vault, {
+    write_notes(vault, {
         "Projects/Budget.md": f"# Budget\n\nRent, food and travel.\n\n{boilerplate}\n",
         "Journal/Secret.md": f"---\ntags: [private]\n---\n# Secret\n\nA gift.\n\n{boilerplate}\n",
         "Journal/Diary.md": f"# Diary\n#private\n\n{boilerplate}\n",

@@ -29,6 +29,7 @@ from aiohttp.test_utils import TestClient, TestServer
 
 from sidecar.server.app import init_app
 from sidecar.settings import SETTINGS, Config, make_config
+from tests.notes import write_notes
 
 _spec = importlib.util.spec_from_file_location(
     "server_contract", Path(__file__).with_name("contract.py")
@@ -66,17 +67,9 @@ NOTES: dict[str, str] = {
 }
 
 
-def write_vault(root: Path, notes: dict[str, str]) -> Path:
-    for rel, text in notes.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    return root
-
-
 @pytest.fixture
 def vault(tmp_path: Path) -> Path:
-    return write_vault(tmp_path / "vault", NOTES)
+    return write_notes(tmp_path / "vault", NOTES)
 
 
 def server_config(vault: Path, data: Path, **overrides: Any) -> Config:
@@ -200,7 +193,7 @@ async def api(config: Config, api_for: Callable[..., Awaitable[Api]]) -> Api:
 async def shared_api(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Api]:
     """One app per module, for tests that only read (mark the module with loop_scope="module")."""
     root = tmp_path_factory.mktemp("shared")
-    config = server_config(write_vault(root / "vault", NOTES), root / "data")
+    config = server_config(write_notes(root / "vault", NOTES), root / "data")
     app = init_app(config)
     async with TestClient(TestServer(app)) as client:
         assert client.port is not None
@@ -301,7 +294,7 @@ def connect() -> Callable[[Served], contextlib.AbstractAsyncContextManager[Api]]
 async def shared_live_api(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Api]:
     """One live `ora serve` per module (mark the module with loop_scope="module")."""
     root = tmp_path_factory.mktemp("live")
-    config = server_config(write_vault(root / "vault", NOTES), root / "data")
+    config = server_config(write_notes(root / "vault", NOTES), root / "data")
     with _serving(root) as start:
         async with _connected(start(config)) as api:
             yield api

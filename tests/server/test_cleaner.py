@@ -12,8 +12,7 @@ import pytest
 
 from sidecar.cleaning.survey import ScanStopped, StopCheck
 from sidecar.server.cleaner import Cleaner
-
-from .conftest import write_vault
+from tests.notes import write_notes
 
 OLD, NEW = "Engrams/Vitamin C and colds.md", "Engrams/Vitamin C revisited.md"
 OLD_TEXT = ("---\ntype: engram\nnexus: []\ntags: [health]\ndate created: 2021-03-04\n---\n"
@@ -122,7 +121,7 @@ async def _event(api: Any, stream: Any, wanted: Any, seen: list[tuple[str, Any]]
 async def test_a_contradiction_written_into_a_served_vault_fills_the_queue_by_itself(
     tmp_path: Path, serve: Any, connect: Any, configure: Any
 ) -> None:
-    vault = write_vault(tmp_path / "vault", {OLD: OLD_TEXT})
+    vault = write_notes(tmp_path / "vault", {OLD: OLD_TEXT})
     served = serve(configure(vault, tmp_path / "data", scan_delay=0.2))
     async with connect(served) as api:
         await api.wait_reconciled()

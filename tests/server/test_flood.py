@@ -19,7 +19,9 @@ from typing import Any
 import aiohttp
 import pytest
 
-from .conftest import NOTES, write_vault
+from tests.notes import write_notes
+
+from .conftest import NOTES
 
 LIMIT, FLOOD = 256, 400
 NEW = "Engrams/Zebra.md"
@@ -58,7 +60,7 @@ async def _searchable(api: Any, word: str, path: str, timeout: float = 120.0) ->
 async def test_half_sent_connections_beyond_the_descriptor_limit_are_survived(
     tmp_path: Path, serve: Any, connect: Any, configure: Any
 ) -> None:
-    config = configure(write_vault(tmp_path / "vault", NOTES), tmp_path / "data",
+    config = configure(write_notes(tmp_path / "vault", NOTES), tmp_path / "data",
                        header_timeout=2.0)
     served = serve(config, nofile=LIMIT)
     async with connect(served) as api:
@@ -142,7 +144,7 @@ async def test_idle_keep_alive_connections_do_not_lock_the_plugin_out(
 ) -> None:
     """Without the token (a public GET /v1/health): at most the anonymous budget stays open.
     With it (a client that leaks keep-alive connections): the longest-idle ones give way."""
-    config = configure(write_vault(tmp_path / "vault", NOTES), tmp_path / "data",
+    config = configure(write_notes(tmp_path / "vault", NOTES), tmp_path / "data",
                        keepalive_timeout=120.0)  # the flood stays idle for the whole test
     served = serve(config, nofile=DEFAULT_NOFILE)
     async with connect(served) as api:
@@ -168,7 +170,7 @@ async def test_idle_keep_alive_connections_do_not_lock_the_plugin_out(
 async def test_event_streams_beyond_their_budget_end_the_oldest_and_the_plugin_gets_through(
     tmp_path: Path, serve: Any, connect: Any, configure: Any
 ) -> None:
-    config = configure(write_vault(tmp_path / "vault", NOTES), tmp_path / "data")
+    config = configure(write_notes(tmp_path / "vault", NOTES), tmp_path / "data")
     served = serve(config, nofile=DEFAULT_NOFILE)
     async with connect(served) as api:
         await api.wait_reconciled()

@@ -17,7 +17,9 @@ from typing import Any
 
 import pytest
 
-from .conftest import NOTES, write_vault
+from tests.notes import write_notes
+
+from .conftest import NOTES
 
 SECRET = "zqxflip"
 FLIP = "Engrams/Flip.md"
@@ -46,7 +48,7 @@ async def _public_hits(api: Any) -> int:
 async def test_a_note_tagged_private_during_a_large_paste_leaves_public_search_at_once(
     tmp_path: Path, serve: Any, connect: Any, configure: Any
 ) -> None:
-    vault = write_vault(tmp_path / "vault", {**NOTES, FLIP: PUBLIC})
+    vault = write_notes(tmp_path / "vault", {**NOTES, FLIP: PUBLIC})
     config = configure(vault, tmp_path / "data")
     served = serve(config)
     rng = random.Random(5)

@@ -8,8 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from sidecar.settings import Config
-
-from .conftest import write_vault
+from tests.notes import write_notes
 
 NOTES = {
     "Daily/2026-11-02.md": "Rained all day. Rewrote the rate limiter proposal.\n",
@@ -21,7 +20,7 @@ NOTES = {
 
 async def _api(tmp_path: Path, configure: Callable[..., Config],
                api_for: Callable[..., Awaitable[Any]]) -> tuple[Any, Path]:
-    vault = write_vault(tmp_path / "vault", NOTES)
+    vault = write_notes(tmp_path / "vault", NOTES)
     api = await api_for(configure(vault, tmp_path / "data"))
     await api.wait_reconciled()
     return api, vault

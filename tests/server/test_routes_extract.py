@@ -9,8 +9,10 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+from tests.notes import write_notes
+
 from ..extraction.conftest import CAFFEINE, NOTES, chat_text
-from .conftest import Api, write_vault
+from .conftest import Api
 
 TURNS = [
     ("user", "Which flour ferments fastest?"),
@@ -24,7 +26,7 @@ SECRET = "Chats/Ora/secret.md"
 
 async def _app(tmp_path: Path, configure: Callable[..., Any],
                api_for: Callable[..., Awaitable[Api]]) -> tuple[Api, Path]:
-    vault = write_vault(tmp_path / "vault", {
+    vault = write_notes(tmp_path / "vault", {
         **NOTES, KITCHEN: chat_text("kitchen", TURNS),
         SECRET: chat_text("secret", [("user", "My zqx recipe uses honey in the starter.")],
                           private=True)})

@@ -21,6 +21,7 @@ from sidecar.lint.adopt_journal import apply_adoption, undo_adoption
 from sidecar.lint.diagnostics import lint_vault
 from sidecar.vault import journal as journals
 from sidecar.vault.journal import journal_folder
+from tests.notes import write_notes
 
 from ..full_disk import fill_disk
 
@@ -40,14 +41,6 @@ def _tree(root: Path) -> dict[str, str]:
 def plain(tmp_path: Path) -> Path:
     vault = tmp_path / "plain-vault"
     shutil.copytree(PLAIN, vault)
-    return vault
-
-
-def _write(vault: Path, notes: dict[str, str | bytes]) -> Path:
-    for rel, text in notes.items():
-        path = vault / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(text if isinstance(text, bytes) else text.encode("utf-8"))
     return vault
 
 
@@ -151,7 +144,7 @@ def test_a_journal_written_before_a_crash_still_undoes(plain: Path) -> None:
 def test_types_come_from_folder_rules_then_content_cues_then_the_default(tmp_path: Path) -> None:
     stamps = "\n".join(f"[00:{i:02d}] Speaker: line {i}" for i in range(6))
     turns = "\n\n".join(f"**User:** question {i}\n\n**Assistant:** answer {i}" for i in range(3))
-    vault = _write(tmp_path, {
+    vault = write_notes(tmp_path, {
         "ora.yaml": "folders:\n  Zettel/: engram\n",
         "Zettel/Idea.md": "An idea.\n",
         "Clips/Article.md": "---\nsource: https://example.org/a\n---\nText.\n",
@@ -168,7 +161,7 @@ def test_types_come_from_folder_rules_then_content_cues_then_the_default(tmp_pat
 
 
 def test_nexus_is_the_folder_note_else_the_hubs_linking_here(tmp_path: Path) -> None:
-    vault = _write(tmp_path, {
+    vault = write_notes(tmp_path, {
         "Projects/Garden/Garden.md": "# Garden\nThe plot.\n",
         "Projects/Garden/Compost.md": "Browns and greens.\n",
         "Projects/Kitchen.md": "# Kitchen\n",
@@ -188,7 +181,7 @@ def test_nexus_is_the_folder_note_else_the_hubs_linking_here(tmp_path: Path) -> 
 
 def test_a_hub_of_markdown_links_is_a_nexus_too(tmp_path: Path) -> None:
     # A vault with "Use [[Wikilinks]]" off: its hubs link by Markdown links.
-    vault = _write(tmp_path, {
+    vault = write_notes(tmp_path, {
         "Home.md": "- [Loose](Loose.md)\n- [Other](<Notes/Other note.md>)\n"
                    "- [Third](Notes/Third%20note.md#Part)\n- [Fourth](/Fourth.md)\n",
         "Loose.md": "Linked from home only.\n",
@@ -203,8 +196,9 @@ def test_a_hub_of_markdown_links_is_a_nexus_too(tmp_path: Path) -> None:
 
 def test_an_empty_tags_list_says_the_notes_inline_tags_still_count(tmp_path: Path) -> None:
     """A daily note tagged inline was told its tags were "none yet", as if adopting lost them."""
-    vault = _write(tmp_path, {"Daily.md": "Call the plumber #kitchen/sink, buy descaler #errands\n",
-                              "Bare.md": "No tags at all.\n"})
+    vault = write_notes(tmp_path, {
+        "Daily.md": "Call the plumber #kitchen/sink, buy descaler #errands\n",
+        "Bare.md": "No tags at all.\n"})
     by_path = {p.path: p for p in plan_adoption(vault).proposals}
     assert by_path["Daily.md"].values["tags"] == []
     assert by_path["Daily.md"].why["tags"] == (
@@ -213,7 +207,7 @@ def test_an_empty_tags_list_says_the_notes_inline_tags_still_count(tmp_path: Pat
 
 
 def test_tags_are_kept_as_one_list_in_the_vocabulary_spelling(tmp_path: Path) -> None:
-    vault = _write(tmp_path, {
+    vault = write_notes(tmp_path, {
         "A.md": "---\ntags: \"#Health, sleep/naps\"\n---\nText.\n",
         "B.md": "---\ntag: Productivity\n---\nText.\n",
         "C.md": "---\ntags: [Garden]\n---\n#inline stays inline.\n",
@@ -239,7 +233,7 @@ def test_tags_are_kept_as_one_list_in_the_vocabulary_spelling(tmp_path: Path) ->
 def test_dates_come_from_a_created_property_or_the_file_name_else_the_file(
     tmp_path: Path,
 ) -> None:
-    vault = _write(tmp_path, {
+    vault = write_notes(tmp_path, {
         "Daily/2026-10-26.md": "Monday.\n",
         "Clip.md": "---\ncreated: 2026-08-03T10:00\n---\nClipped.\n",
         "Plain.md": "Text.\n",
@@ -259,7 +253,7 @@ def test_dates_come_from_a_created_property_or_the_file_name_else_the_file(
 
 def test_a_filled_date_modified_is_never_before_the_notes_date_created(tmp_path: Path) -> None:
     """Adopt proposed the file's older mtime as `date modified` beside a later `date created`."""
-    vault = _write(tmp_path, {"Synced.md": "---\ndate created: 2099-05-06\n---\nSynced.\n"})
+    vault = write_notes(tmp_path, {"Synced.md": "---\ndate created: 2099-05-06\n---\nSynced.\n"})
     os.utime(vault / "Synced.md", (1_700_000_000, 1_700_000_000))  # 2023-11-14
     (proposal,) = plan_adoption(vault).proposals
     assert proposal.values["date modified"] == "2099-05-06"  # set ahead, after the write day
@@ -267,14 +261,14 @@ def test_a_filled_date_modified_is_never_before_the_notes_date_created(tmp_path:
 
 
 def test_each_date_says_where_it_came_from(tmp_path: Path) -> None:
-    vault = _write(tmp_path, {"Daily/2026-10-26.md": "Monday, edited since.\n"})
+    vault = write_notes(tmp_path, {"Daily/2026-10-26.md": "Monday, edited since.\n"})
     (proposal,) = plan_adoption(vault).proposals
     assert proposal.why["date created"] == "the date in its file name"
     assert proposal.why["date modified"] == "the day it is written"
 
 
 def test_notes_adopt_leaves_alone_are_skipped_with_a_reason(tmp_path: Path) -> None:
-    vault = _write(tmp_path, {
+    vault = write_notes(tmp_path, {
         "Own type.md": "---\ntype: book\n---\nMine.\n",
         "Broken.md": "---\ntags: [a\n---\nBad YAML.\n",
         "Adopted.md": "---\ntype: engram\nnexus: []\ntags: []\n---\nDone.\n",
@@ -296,7 +290,7 @@ def test_notes_adopt_leaves_alone_are_skipped_with_a_reason(tmp_path: Path) -> N
 
 def test_a_note_without_frontmatter_gets_a_block_and_keeps_every_byte(tmp_path: Path) -> None:
     body = "\ufeff# Title\r\n\r\nCRLF body, kept exactly.\r\n"
-    vault = _write(tmp_path, {"Note.md": body})
+    vault = write_notes(tmp_path, {"Note.md": body})
     plan = plan_adoption(vault)
     (proposal,) = plan.proposals
     assert proposal.new_block
@@ -308,7 +302,7 @@ def test_a_note_without_frontmatter_gets_a_block_and_keeps_every_byte(tmp_path: 
 
 
 def test_private_notes_are_only_counted_outside_private_mode(tmp_path: Path) -> None:
-    vault = _write(tmp_path, {
+    vault = write_notes(tmp_path, {
         "Public.md": "Text.\n",
         "Secret zqx.md": "---\ntags: [private]\n---\nSecret zqx text.\n",
     })
@@ -322,7 +316,7 @@ def test_a_public_notes_nexus_never_names_a_private_hub_or_folder_note(tmp_path:
     """A public note's proposal is shown outside private mode and, applied, written into a
     public note: a private hub or folder note (its name is private too) is never its nexus, and
     a note whose privacy cannot be read (binary, too large) is skipped as private."""
-    vault = _write(tmp_path, {
+    vault = write_notes(tmp_path, {
         "Hubs/Zqx divorce.md": "---\ntags: [private]\n---\n- [[Lawyer]]\n- [[Flat]]\n"
                                "- [[Kids]]\n- [[Money]]\n",
         "Hubs/Home.md": "- [[Kids]]\n- [[Garden]]\n- [[Money]]\n- [[Flat]]\n",
@@ -347,7 +341,7 @@ def test_a_public_notes_nexus_never_names_a_private_hub_or_folder_note(tmp_path:
 def test_a_linked_journal_folder_is_refused_and_nothing_written(tmp_path: Path) -> None:
     """The journal keeps notes' old frontmatter (private notes' too): a journal folder linked
     elsewhere would carry them out of the vault, so adoption refuses before writing."""
-    vault = _write(tmp_path / "vault", {"Fine.md": "Text.\n"})
+    vault = write_notes(tmp_path / "vault", {"Fine.md": "Text.\n"})
     outside = tmp_path / "outside"
     outside.mkdir()
     journal_folder(vault).symlink_to(outside)

@@ -12,6 +12,7 @@ import pytest
 from sidecar.cli import main
 from sidecar.lint.diagnostics import LintContext, lint_text, lint_vault
 from sidecar.schema import load_json
+from tests.notes import write_notes
 
 Write = Callable[[str, str | bytes], str]
 
@@ -41,10 +42,7 @@ def _errors(diagnostics: Sequence[object]) -> list[object]:
 def test_an_untyped_vault_lints_with_zero_errors_and_one_hint_per_note(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    vault = tmp_path / "plain"
-    for rel, text in ORDINARY.items():
-        (vault / rel).parent.mkdir(parents=True, exist_ok=True)
-        (vault / rel).write_text(text, encoding="utf-8")
+    vault = write_notes(tmp_path / "plain", ORDINARY)
     found = lint_vault(vault)
     assert _errors(found) == []
     assert sorted(d.path for d in found) == sorted(ORDINARY)  # exactly one each

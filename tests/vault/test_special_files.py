@@ -19,6 +19,7 @@ from sidecar.errors import InvalidSettings
 from sidecar.vault.scan import NotRegularFile, iter_note_paths, read_regular
 from sidecar.vault.settings_edit import add_lint_ignore
 from sidecar.vault.vault_settings import load_vault_settings
+from tests.notes import write_notes
 
 ORA = str(Path(sys.executable).with_name("ora"))
 NOTES = {
@@ -30,9 +31,7 @@ NOTES = {
 
 def vault_with_fifos(root: Path) -> Path:
     """A small vault holding FIFOs where a note and Obsidian's settings would be."""
-    for rel, text in NOTES.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text, encoding="utf-8")
+    write_notes(root, NOTES)
     os.mkfifo(root / "pipe.md")
     os.mkfifo(root / "Inbox" / "pipe.md")
     (root / ".obsidian").mkdir()

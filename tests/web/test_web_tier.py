@@ -23,6 +23,7 @@ from sidecar.settings import SETTINGS, Config, make_config
 from sidecar.vault.note import parse_note
 from sidecar.web.save import Page, save_page
 from sidecar.web.searxng import web_tier
+from tests.notes import write_notes
 
 _spec = importlib.util.spec_from_file_location("web_fake_searxng",
                                                Path(__file__).with_name("fake_searxng.py"))
@@ -58,10 +59,7 @@ async def searx() -> AsyncIterator[Any]:
 
 
 def _config(tmp_path: Path, url: str, **extra: Any) -> Config:
-    vault = tmp_path / "vault"
-    for rel, text in NOTES.items():
-        (vault / rel).parent.mkdir(parents=True, exist_ok=True)
-        (vault / rel).write_text(text, encoding="utf-8")
+    vault = write_notes(tmp_path / "vault", NOTES)
     models = tmp_path / "models"
     return make_config(vault, tmp_path / "data", embed_model="int8", models_dir=str(models),
                        cohere_api_key="", reranker_dir=str(models / "absent"), searxng_url=url,
