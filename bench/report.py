@@ -49,10 +49,14 @@ def interleaved(trees: Mapping[str, Path], rounds: int,
     return results
 
 
-def write_section(heading: str, text: str) -> None:
-    """Put `text` (starting with the line `heading`) in place of that section of
-    docs/benchmarks.md, or append it; every other section stays as it is."""
-    old = DOC.read_text(encoding="utf-8") if DOC.exists() else "# Benchmarks\n"
+# A section's notes written by hand go below this line: `--write` replaces only what is above it.
+KEEP = "<!-- kept on rewrite: notes written by hand -->"
+
+
+def write_section(heading: str, text: str, doc: Path = DOC) -> None:
+    """Put `text` (starting with the line `heading`) in place of that section of `doc`, or
+    append it; every other section, and the section's lines from `KEEP` on, stay as they are."""
+    old = doc.read_text(encoding="utf-8") if doc.exists() else "# Benchmarks\n"
     lines = old.splitlines(keepends=True)
     section = text.strip("\n") + "\n"
     start = next((i for i, line in enumerate(lines) if line.rstrip() == heading), None)
@@ -61,9 +65,13 @@ def write_section(heading: str, text: str) -> None:
     else:
         end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")),
                    len(lines))
+        keep = next((i for i in range(start + 1, end) if lines[i].rstrip() == KEEP), end)
+        notes = "".join(lines[keep:end]).rstrip("\n")
+        if notes:
+            section += "\n" + notes + "\n"
         tail = "".join(lines[end:])
         new = "".join(lines[:start]) + section + ("\n" + tail if tail else "")
-    DOC.write_text(new, encoding="utf-8")
+    doc.write_text(new, encoding="utf-8")
 
 
 def section_main(
