@@ -386,6 +386,8 @@ def plan_adoption(vault: str | Path, max_bytes: int = DEFAULT_MAX_BYTES,
                                         note.is_private))
         elif adopted(note):
             plan.already_adopted += 1
+        elif not note.text.strip():  # a new note not yet written, or one mid-save: apply refuses
+            plan.skipped.append(Skipped(rel, "empty: adopted once it has text", note.is_private))
         elif (drawing := drawing_format(note)) is not None:
             plan.skipped.append(Skipped(
                 rel, f"a drawing (`{drawing.key}`): searched by its text as it is; add `type` "

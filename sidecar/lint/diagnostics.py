@@ -239,10 +239,10 @@ def lint_note(note: Note, ctx: LintContext | None = None) -> list[Diagnostic]:
         return []
     check_templater(note, emit)  # about the text, not the schema: adopted or not
     if not adopted(note):
-        # A drawing or a plugin's own note (a Kanban board) is searched as it is: nothing for
-        # its owner to add or fix.
-        if (ctx.settings.lint_untyped == "hint" and drawing_format(note) is None
-                and plugin_note(note.frontmatter) is None):
+        # A drawing or a plugin's own note (a Kanban board) is searched as it is, and an empty
+        # note is one not written yet (`ora adopt` skips it): nothing for its owner to add or fix.
+        if (ctx.settings.lint_untyped == "hint" and note.text.strip()
+                and drawing_format(note) is None and plugin_note(note.frontmatter) is None):
             _hint_untyped(note, ctx.settings, emit)
         return sorted(found, key=lambda d: (d.line, d.code, d.message))
     check_schema(note, emit)

@@ -276,16 +276,21 @@ def test_notes_adopt_leaves_alone_are_skipped_with_a_reason(tmp_path: Path) -> N
         # YAML the reader takes but the round-trip editor refuses (a tab after the colon):
         # it used to stop the whole plan with an error that named no note.
         "Tabbed.md": "---\ntitle:\tTabbed\n---\nText.\n",
+        # A new note never written: its dry run proposed a block that apply then refused.
+        "Untitled.md": "",
+        "Blank.md": "\n  \n",
         "Fine.md": "Text.\n",
     })
     plan = plan_adoption(vault)
     assert [p.path for p in plan.proposals] == ["Fine.md"] and plan.already_adopted == 1
+    assert apply_adoption(vault, plan.proposals).refused == []
     reasons = {s.path: s.reason for s in plan.skipped}
     assert "would overwrite" in reasons["Own type.md"]
     assert "fix it first" in reasons["Broken.md"]
     assert "binary" in reasons["Binary.md"]
     assert "fix it first" in reasons["Tabbed.md"] and "line 2" in reasons["Tabbed.md"]
     assert "\n" not in reasons["Tabbed.md"]
+    assert reasons["Untitled.md"] == reasons["Blank.md"] == "empty: adopted once it has text"
 
 
 def test_a_note_without_frontmatter_gets_a_block_and_keeps_every_byte(tmp_path: Path) -> None:

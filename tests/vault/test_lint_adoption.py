@@ -53,6 +53,13 @@ def test_an_untyped_vault_lints_with_zero_errors_and_one_hint_per_note(
     assert codes["Books/Deep Work.md"] == "untyped-note"
 
 
+def test_an_empty_note_gets_no_hint() -> None:
+    """A note made and not written yet (Obsidian's "Untitled"): `ora adopt` has nothing to give
+    it, so lint has nothing to say."""
+    assert lint_text("", "Untitled.md") == []
+    assert lint_text("\n \n", "Untitled 1.md") == []
+
+
 def test_the_hint_names_the_inferred_type_and_a_foreign_type_value() -> None:
     [hint] = lint_text(ORDINARY["Meetings/Kickoff.md"], "Meetings/Kickoff.md")
     assert hint.code == "untyped-note" and hint.line == 2
