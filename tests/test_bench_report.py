@@ -81,3 +81,14 @@ def test_the_benchmarks_page_has_at_most_one_kept_line_per_section() -> None:
     sections = re.split(r"^## ", (ROOT / "docs" / "benchmarks.md").read_text("utf-8"), flags=re.M)
     for section in sections:
         assert section.count(report.KEEP) <= 1, section.splitlines()[0]
+
+
+def test_every_section_a_bench_script_writes_is_on_the_page() -> None:
+    """A heading missing from the page (renamed by hand) makes `--write` append a second copy."""
+    headings = [line for line in (ROOT / "docs" / "benchmarks.md").read_text("utf-8").splitlines()
+                if line.startswith("## ")]
+    written = {m.group(1).rstrip() for script in (ROOT / "bench").glob("*.py")
+               for m in re.finditer(r'"{1,3}(## [^"\n{]+)', script.read_text("utf-8"))}
+    assert len(written) > 15
+    # a heading split over string literals is matched by its first part
+    assert sorted(h for h in written if not any(line.startswith(h) for line in headings)) == []
