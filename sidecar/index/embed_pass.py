@@ -110,7 +110,8 @@ class EmbeddingPass:
         def tell(phase: str) -> None:
             if progress is not None:
                 done = min(embedded + report.written, total)
-                progress(Progress(phase, done, total, report.written, report.embedded))
+                progress(Progress(phase, done, total, report.written, report.embedded,
+                                  unit="chunks"))
 
         with ThreadPoolExecutor(1, thread_name_prefix="ora-embed") as self._embedding:
             try:

@@ -32,8 +32,10 @@ class StderrProgress:
         elapsed = max(now - self.started, 1e-6)
         rate = p.embedded / elapsed
         eta = elapsed / p.done * (p.total - p.done) if p.done and not final else 0.0
+        # In chunks (the embedding pass) the count of chunks written would say it twice.
+        written = f"  chunks {p.chunks} " if p.unit == "files" else " "
         line = (
-            f"{p.phase:5} files {p.done}/{p.total}  chunks {p.chunks} "
+            f"{p.phase:5} {p.unit} {p.done}/{p.total}{written}"
             f"(embedded {p.embedded}, {rate:.0f}/s)  ETA {_clock(eta)}"
         )
         if self.tty:

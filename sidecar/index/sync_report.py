@@ -8,15 +8,17 @@ from dataclasses import dataclass, field
 
 @dataclass(frozen=True)
 class Progress:
-    """One progress report: files done of total, chunks written and embedded so far."""
+    """One progress report: `unit`s done of total, chunks written and embedded so far."""
 
     # "scan": files done of files (a lexical pass reports every batch so); "embed": files, or in
-    # the embedding pass (`embed_pending`) chunks with vectors of all chunks; "done".
+    # the embedding pass (`embed_pending`, unit "chunks") chunks with vectors of all chunks;
+    # "done".
     phase: str
     done: int
     total: int
     chunks: int
     embedded: int
+    unit: str = "files"
 
 
 ProgressFn = Callable[[Progress], None]

@@ -51,6 +51,21 @@ def test_index_json_then_incremental_then_rebuild(
     assert rebuilt["embedded"] == rebuilt["chunks"] == first["chunks"]
 
 
+def test_the_progress_lines_count_files_then_chunks(
+    vault: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The embedding pass counts chunks: it said "files 12/12" of a vault of 5 files.
+    write(vault, "Resources/Long.md", "\n\n".join(
+        f"## Part {n}\n\n" + f"Section {n} of the long note. " * 60 for n in range(4)))
+    assert main(["index", str(vault), "--data", str(tmp_path / "data"), "--json"]) == 0
+    out, err = capsys.readouterr()
+    result, lines = json.loads(out), err.splitlines()
+    files = [m.groups() for line in lines if (m := re.search(r" files (\d+)/(\d+) ", line))]
+    chunks = [m.groups() for line in lines if (m := re.search(r" chunks (\d+)/(\d+) ", line))]
+    assert files and {total for _, total in files} == {"5"}
+    assert chunks and {total for _, total in chunks} == {str(result["chunks"])} != {"5"}
+
+
 def test_first_index_with_auto_builds_the_embedders_and_uses_q8(
     vault: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
