@@ -28,7 +28,7 @@ from sidecar.vault.vault_settings import (
     VaultSettings,
     default_vault_settings,
     effective_type,
-    is_private_path,
+    note_private,
 )
 
 # Chroma stores a heading path as one string; this joins and splits it.
@@ -145,11 +145,6 @@ def _scalar(value: Any) -> str | int | float | bool:
     if isinstance(value, str | int | float | bool):
         return value
     return json.dumps(value, ensure_ascii=False, sort_keys=True)
-
-
-def note_private(note: Note, settings: VaultSettings) -> bool:
-    """Whether the note is private: by its own words (`Note.is_private`) or by ora.yaml."""
-    return note.is_private or is_private_path(settings, note.path)
 
 
 def gives_anchors(note: Note, settings: VaultSettings) -> bool:

@@ -34,6 +34,7 @@ import yaml
 from sidecar.errors import BadRequest, InvalidSettings
 from sidecar.schema import get_schema, load_json
 from sidecar.vault import settings_memory
+from sidecar.vault.note import Note
 from sidecar.vault.patterns import Matcher, UnsupportedPattern, compile_pattern
 from sidecar.vault.scan import normalise_rel, read_regular
 from sidecar.vault.tags import note_tags
@@ -250,6 +251,13 @@ def is_private_path(settings: VaultSettings, rel: str) -> bool:
     """True when ora.yaml's `private` makes what lies at `rel` private, a note or a document
     (which has no tags of its own to say so)."""
     return _matches_any(settings.private, rel)
+
+
+def note_private(note: Note, settings: VaultSettings) -> bool:
+    """Whether a note is private: by its own words (`Note.is_private`) or by where it lies
+    (ora.yaml `private`). Everything that shows a note's text, name or claims outside private
+    mode asks this, not `Note.is_private` alone."""
+    return note.is_private or is_private_path(settings, note.path)
 
 
 def is_lint_ignored(settings: VaultSettings, rel: str) -> bool:
