@@ -71,12 +71,19 @@ def run(args: argparse.Namespace) -> int:
         emit(args, plan.to_json(), _plan_text)
         log("dry run: nothing written; run again with --apply to write the notes")
         return 0
-    written = apply_ingest(vault, plan)
-    if written or plan.stale:
-        _reindex(config, [plan.document, *written, *plan.stale])
-    emit(args, {"written": written}, lambda d: "\n".join(f"wrote {p}" for p in d["written"])
-         or "nothing to write: the notes are up to date")
+    if plan.cut:
+        log(f"{plan.document}: only part of it is read: {plan.cut}")
+    done = apply_ingest(vault, plan)
+    if done["written"] or done["trashed"]:
+        _reindex(config, [plan.document, *done["written"], *done["trashed"]])
+    emit(args, done, _applied_text)
     return 0
+
+
+def _applied_text(done: dict[str, Any]) -> str:
+    lines = [f"wrote {p}" for p in done["written"]]
+    lines += [f"moved to the trash {p} (no such page now)" for p in done["trashed"]]
+    return "\n".join(lines) or "nothing to write: the notes are up to date"
 
 
 def _plan_text(doc: dict[str, Any]) -> str:
@@ -84,4 +91,14 @@ def _plan_text(doc: dict[str, Any]) -> str:
     lines = [f"{doc['document']}: {len(doc['notes'])} note(s) {state}"]
     lines += [f"  {n['path']}" + (f" (page {n['page_start']})" if n["page_start"] else "")
               for n in doc["notes"]]
+    if doc["stale"]:
+        lines.append(f"{len(doc['stale'])} note(s) of pages no longer in it, to the trash "
+                     "(kept where edited since):")
+        lines += [f"  {p}" for p in doc["stale"]]
+    if doc["conflicts"]:
+        lines.append("an apply is refused until these are moved away (edited since ingest "
+                     "wrote them, or notes of your own):")
+        lines += [f"  {p}" for p in doc["conflicts"]]
+    if doc["cut"]:
+        lines.append(f"only part of the document is read: {doc['cut']}")
     return "\n".join(lines)

@@ -31,15 +31,17 @@ from sidecar.documents.extract import DocumentError
 from sidecar.documents.formats import document_format, formats, page_link
 from sidecar.documents.manifest import file_hash, read_manifest, write_manifest
 from sidecar.documents.worker import extract_in_worker
-from sidecar.errors import BadRequest, Conflict, NotFound, OraError
+from sidecar.errors import BadRequest, Conflict, NoteNotWritable, NotFound, OraError
 from sidecar.vault.inert import inert
 from sidecar.vault.journal import (
     JOURNAL_VERSION,
     create_journal,
     drop_journal,
+    journal_lock,
     latest_journal,
     update_journal,
 )
+from sidecar.vault.new_notes import safe_name
 from sidecar.vault.scan import normalise_rel, vault_path
 from sidecar.vault.vault_settings import (
     folder_for_type,
@@ -62,8 +64,8 @@ RESOURCE = "resource"
 # The notes of a document that is private by where it lies (`ora.yaml` `private`) lie elsewhere
 # (the resource folder), so they carry the tag that keeps them private.
 PRIVATE_TAG = "private"
-# Characters Obsidian refuses in a note's name or that break a link to it.
-_UNSAFE = re.compile(r'[#^\[\]|\\:*?"<>/]+')
+# The page number of a note's name, as `note_suffix` writes it: its digits tell the width.
+_PAGE_DIGITS = re.compile(r"(\d+)\.md$")
 
 
 @dataclass(frozen=True)
@@ -86,21 +88,43 @@ class IngestPlan:
     notes: list[PlannedNote]
     unchanged: bool
     stale: list[str] = field(default_factory=list)  # notes of an earlier ingest now gone
+    # Notes an apply refuses: edited since ingest wrote them, or notes of the user's own.
+    conflicts: list[str] = field(default_factory=list)
+    cut: str | None = None  # why part of the document was not read (a page or size limit)
+    width: int = 1  # digits of a page number in the notes' names
 
     def to_json(self) -> dict[str, Any]:
         return {"document": self.document,
                 "notes": [{"path": n.path, "page_start": n.page, "page_end": n.page}
                           for n in self.notes],
-                "unchanged": self.unchanged}
+                "unchanged": self.unchanged, "stale": self.stale, "conflicts": self.conflicts,
+                "cut": self.cut}
 
 
-def _safe_name(stem: str) -> str:
-    return " ".join(_UNSAFE.sub(" ", stem).split()) or "document"
-
-
-def _folder(vault: Path, rel: str) -> str:
+def _folder(vault: Path, rel: str, entry: dict[str, Any], manifest: dict[str, Any]) -> str:
+    """The notes' folder: the one an earlier ingest of the document wrote to, else one named
+    after it under the resource folder that no other document's notes hold (`x.pdf` and
+    `Other/x.pdf`, or `x.pdf` and `x.html`, get `x` and `x 2`)."""
+    earlier = sorted(entry.get("notes") or {})
+    if earlier:
+        return PurePosixPath(earlier[0]).parent.as_posix()
     base = folder_for_type(load_vault_settings(vault), RESOURCE) or "Resources"
-    return f"{base}/{_safe_name(PurePosixPath(rel).stem)}"
+    # room for the page suffix a note's name adds to the folder's name
+    name = safe_name(PurePosixPath(rel).stem, fallback="document", reserve=len(" - page 0000"))
+    taken = {PurePosixPath(note).parent.as_posix() for doc, other in manifest.items()
+             if doc != rel and isinstance(other, dict) for note in other.get("notes") or {}}
+    return next(folder for n in range(1, 1000)
+                if (folder := f"{base}/{name}" + (f" {n}" if n > 1 else "")) not in taken)
+
+
+def _width(entry: dict[str, Any], pages: int) -> int:
+    """Digits of a page number in the notes' names: an earlier ingest's, so that a document
+    grown from 9 pages to 10 keeps its notes' names (and the links to them); else as many as
+    the last page has."""
+    if isinstance(entry.get("width"), int):
+        return int(entry["width"])
+    digits = [len(m[1]) for note in entry.get("notes") or {} if (m := _PAGE_DIGITS.search(note))]
+    return min(digits) if digits else len(str(pages))
 
 
 def is_private_document(vault: Path, rel: str) -> bool:
@@ -151,15 +175,17 @@ def plan_ingest(vault: str | Path, rel: str, today: dt.date | None = None) -> In
     if not found:
         raise NotFound(f"{rel} is not in the vault")
     digest = file_hash(path)
-    entry = read_manifest(root).get(rel) or {}
+    manifest = read_manifest(root)
+    entry = manifest.get(rel) or {}
     try:
         text = extract_in_worker(path, fmt)
     except DocumentError as exc:
         raise BadRequest(f"{rel} cannot be processed: {exc}") from None
     title = text.meta.get("title") or PurePosixPath(rel).stem
     pages = [(n if text.paged else None, t) for n, t in enumerate(text.pages, 1) if t.strip()]
-    width = len(str(len(text.pages)))
-    folder, stem = _folder(root, rel), _safe_name(PurePosixPath(rel).stem)
+    width = _width(entry, len(text.pages))
+    folder = _folder(root, rel, entry, manifest)
+    stem = PurePosixPath(folder).name
     private = is_private_document(root, rel)
     suffix = formats().note_suffix
     day = (today or dt.date.today()).isoformat()
@@ -177,7 +203,9 @@ def plan_ingest(vault: str | Path, rel: str, today: dt.date | None = None) -> In
     unchanged = entry.get("sha256") == digest and set(kept) == {n.path for n in notes} and all(
         _hash_on_disk(root, n.path) == kept[n.path] for n in notes)
     stale = sorted(set(kept) - {n.path for n in notes})
-    return IngestPlan(rel, digest, notes, unchanged, stale)
+    conflicts = [n.path for n in notes
+                 if _hash_on_disk(root, n.path) not in (None, n.sha256, kept.get(n.path))]
+    return IngestPlan(rel, digest, notes, unchanged, stale, conflicts, text.cut, width)
 
 
 def _hash_on_disk(root: Path, rel: str) -> str | None:
@@ -200,13 +228,20 @@ def _as_written(root: Path, planned: PlannedNote, written_hash: str) -> PlannedN
 # ---- apply and undo ----------------------------------------------------------------------------
 
 
-def apply_ingest(vault: str | Path, plan: IngestPlan) -> list[str]:
+def apply_ingest(vault: str | Path, plan: IngestPlan) -> dict[str, list[str]]:
     """Write the plan's notes (only those that differ), trash the stale ones, record the
-    document in the manifest; the paths written. Conflict when a note was edited since ingest
-    wrote it, or a note of that name exists that ingest did not write."""
+    document in the manifest; {"written": paths, "trashed": paths}. Conflict when a note was
+    edited since ingest wrote it, or a note of that name exists that ingest did not write.
+    One apply or undo at a time in a vault (`journal_lock`): what it checks stays true while
+    it writes."""
     root = Path(vault)
     if plan.unchanged:
-        return []
+        return {"written": [], "trashed": []}
+    with journal_lock(root):
+        return _apply(root, plan)
+
+
+def _apply(root: Path, plan: IngestPlan) -> dict[str, list[str]]:
     manifest = read_manifest(root)
     before = manifest.get(plan.document)
     kept: dict[str, str] = dict((before or {}).get("notes") or {})
@@ -226,30 +261,51 @@ def apply_ingest(vault: str | Path, plan: IngestPlan) -> list[str]:
     for rel in plan.stale:
         if _hash_on_disk(root, rel) == kept.get(rel):
             files.append({"path": rel, "action": "trash", "before_sha256": kept[rel]})
+    written: list[str] = []
+    trashed: list[str] = []
+    if files:
+        _write(root, plan, before, files, written, trashed)
+    manifest = dict(read_manifest(root))
+    manifest[plan.document] = {"sha256": plan.sha256, "width": plan.width,
+                               "notes": {n.path: n.sha256 for n in plan.notes}}
+    write_manifest(root, manifest)
+    return {"written": written, "trashed": trashed}
+
+
+def _write(root: Path, plan: IngestPlan, before: dict[str, Any] | None,
+           files: list[dict[str, Any]], written: list[str], trashed: list[str]) -> None:
+    """Journal, then make each change of `files`, filling `written` and `trashed`."""
     doc = {"version": JOURNAL_VERSION, "kind": KIND, "document": plan.document,
            "manifest_before": before, "files": files,
            "created": dt.datetime.now(dt.UTC).isoformat(timespec="seconds")}
     # before any note, so an apply that dies half-way can be undone
     journal, digest = create_journal(root, KIND, doc)
     texts = {n.path: n.text for n in plan.notes}
-    written = []
-    for entry in files:
-        rel = entry["path"]
-        if entry["action"] == "create":
-            create_note(root, rel, texts[rel])
-        elif entry["action"] == "update":
-            atomic_write(vault_path(root, rel), texts[rel].encode("utf-8"),
-                         entry["before_sha256"], rel)
+    done: list[dict[str, Any]] = []
+    try:
+        for entry in files:
+            rel = entry["path"]
+            try:
+                if entry["action"] == "create":
+                    create_note(root, rel, texts[rel])
+                elif entry["action"] == "update":
+                    atomic_write(vault_path(root, rel), texts[rel].encode("utf-8"),
+                                 entry["before_sha256"], rel)
+                else:
+                    entry["trashed"] = move_to_trash(root, rel, entry["before_sha256"])
+            except OSError as exc:  # a name too long for the file system, a full disk
+                raise NoteNotWritable(f"{rel} cannot be written ({exc.strerror}); the notes "
+                                      "written before it are undone by `--undo`") from exc
+            done.append(entry)
+            (trashed if entry["action"] == "trash" else written).append(rel)
+    finally:
+        # The journal names what was done, not what was planned: an undo then touches only
+        # notes this apply wrote.
+        if done:
+            doc["files"] = done
+            update_journal(journal, doc, digest)
         else:
-            entry["trashed"] = move_to_trash(root, rel, entry["before_sha256"])
-            continue
-        written.append(rel)
-    update_journal(journal, doc, digest)
-    manifest = dict(read_manifest(root))
-    manifest[plan.document] = {"sha256": plan.sha256,
-                               "notes": {n.path: n.sha256 for n in plan.notes}}
-    write_manifest(root, manifest)
-    return written
+            drop_journal(journal)
 
 
 def latest_ingest(vault: str | Path) -> str:
@@ -262,6 +318,11 @@ def undo_ingest(vault: str | Path) -> dict[str, Any]:
     were, trashed ones back, the manifest entry as before; each only while the note still holds
     what ingest wrote (refused otherwise, and kept in the journal)."""
     root = Path(vault)
+    with journal_lock(root):
+        return _undo(root)
+
+
+def _undo(root: Path) -> dict[str, Any]:
     journal, doc, digest = latest_journal(root, KIND, "ingest")
     undone: list[str] = []
     refused: list[dict[str, str]] = []
@@ -270,7 +331,8 @@ def undo_ingest(vault: str | Path) -> dict[str, Any]:
         rel = entry["path"]
         try:
             if entry["action"] == "create":
-                move_to_trash(root, rel, entry["after_sha256"])
+                with contextlib.suppress(NotFound):  # deleted since: nothing left to undo
+                    move_to_trash(root, rel, entry["after_sha256"])
             elif entry["action"] == "update":
                 restore_bytes(root, rel, str(entry["before"]).encode("utf-8"),
                               entry["after_sha256"])

@@ -60,10 +60,15 @@ def read_manifest(vault: str | Path) -> dict[str, Any]:
 
 
 def ingested_hash_of(vault: str | Path, rel: str) -> str | None:
-    """The sha256 of the document at `rel` when its notes were written, else None."""
+    """The sha256 of the document at `rel` when its notes were written and some of them are
+    still in the vault, else None. A document whose notes were all deleted is searched by
+    itself again, not lost from search."""
     entry = read_manifest(vault).get(rel)
     digest = entry.get("sha256") if isinstance(entry, dict) else None
-    return digest if isinstance(digest, str) else None
+    notes = entry.get("notes") if isinstance(entry, dict) else None
+    if not isinstance(digest, str) or not isinstance(notes, dict):
+        return None
+    return digest if any((Path(vault) / note).is_file() for note in notes) else None
 
 
 def note_rewritten(vault: str | Path, rel: str, before: str, after: str) -> None:

@@ -50,10 +50,10 @@ async def ingest(request: web.Request) -> web.Response:
     plan = await asyncio.to_thread(plan_ingest, vault, rel)
     if not body.get("apply", False):
         return web.json_response(plan.to_json())
-    written = await asyncio.to_thread(apply_ingest, vault, plan)
-    if written or plan.stale:
-        await _reindex(request, [plan.document, *written, *plan.stale])
-    return web.json_response({"written": written})
+    done = await asyncio.to_thread(apply_ingest, vault, plan)
+    if done["written"] or done["trashed"]:
+        await _reindex(request, [plan.document, *done["written"], *done["trashed"]])
+    return web.json_response(done)
 
 
 @routes.post("/v1/ingest/undo")

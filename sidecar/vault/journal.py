@@ -19,8 +19,11 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import fcntl
 import json
+import os
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal
 
@@ -69,6 +72,20 @@ def _journals(folder: Path, kind: str) -> list[Path]:
 
     found = folder.glob(f"{kind}-*.json") if folder.is_dir() else []
     return sorted((p for p in found if name.fullmatch(p.name)), key=order)
+
+
+@contextlib.contextmanager
+def journal_lock(vault: str | Path) -> Iterator[None]:
+    """One journalled change at a time in a vault, waiting for another to end: two ingests of
+    one document at once each journalled the notes the other wrote, and an undo then trashed
+    them. The lock is on the vault folder itself (no file to leave behind), and the kernel
+    releases it if the process dies."""
+    fd = os.open(vault, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock
 
 
 def create_journal(vault: str | Path, kind: str, doc: dict[str, Any]) -> tuple[Path, str]:

@@ -26,11 +26,11 @@ _NOTE = ".md"
 _SUFFIX_ROOM = len(" 999")  # the numbered names create_named tries
 
 
-def safe_name(*candidates: str, fallback: str) -> str:
+def safe_name(*candidates: str, fallback: str, reserve: int = 0) -> str:
     """The first candidate that makes a file name (no character a path or a wikilink cannot
     hold, no leading dot, short enough in UTF-8 bytes for the numbered names create_named
-    tries), else `fallback`."""
-    room = _NAME_MAX - _WRITER_ROOM - len(_NOTE) - _SUFFIX_ROOM
+    tries, and `reserve` bytes more the caller adds), else `fallback`."""
+    room = _NAME_MAX - _WRITER_ROOM - len(_NOTE) - _SUFFIX_ROOM - reserve
 
     def safe(candidate: str) -> str:
         name = _UNSAFE.sub(" ", " ".join(encodable(candidate).split())).strip(" .")

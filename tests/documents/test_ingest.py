@@ -67,7 +67,8 @@ def test_ingest_writes_clean_resource_notes_once_and_search_cites_them(
     assert PAGES[5].figure in note.body
     assert _cli(capsys, "lint", str(vault))["diagnostics"] == []
 
-    assert _cli(capsys, "ingest", str(vault), DOC, "--apply", "--data", data) == {"written": []}
+    nothing = {"written": [], "trashed": []}
+    assert _cli(capsys, "ingest", str(vault), DOC, "--apply", "--data", data) == nothing
     assert _cli(capsys, "ingest", str(vault), DOC, "--data", data)["unchanged"] is True
 
     _cli(capsys, "index", str(vault), "--data", data)

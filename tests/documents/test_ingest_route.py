@@ -53,7 +53,7 @@ async def test_process_a_document_over_http_then_undo(
     page6 = "Resources/Tidal pumping/Tidal pumping - page 06.md"
     assert await _top(api, "salinity wedge chloride contours", want=page6) == page6
     status, again = await api.call("POST", "/v1/ingest", {"path": DOC, "apply": True})
-    assert (status, again) == (200, {"written": []})
+    assert (status, again) == (200, {"written": [], "trashed": []})
 
     status, undone = await api.call("POST", "/v1/ingest/undo", {})
     assert status == 200 and len(undone["undone"]) == 14 and undone["document"] == DOC

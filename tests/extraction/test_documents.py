@@ -76,7 +76,7 @@ def test_a_page_note_proposes_its_claims_as_the_users_own_once(
     assert status == 0 and again["proposals"] == []
     # The record is Ora's own edit: the unchanged document is still unchanged to ingest.
     assert ora("ingest", str(vault), DOC)[1]["unchanged"] is True
-    assert ora("ingest", str(vault), DOC, "--apply")[1] == {"written": []}
+    assert ora("ingest", str(vault), DOC, "--apply")[1] == {"written": [], "trashed": []}
 
     status, undone = ora("extract", str(vault), "--undo")
     assert status == 0 and undone["restored"] == [PAGE]

@@ -18,6 +18,7 @@ import type {
 	ExtractUndone,
 	Health,
 	IngestPlan,
+	IngestWritten,
 	LintAnswer,
 	LintFixAnswer,
 	ModelsReport,
@@ -210,8 +211,8 @@ export class SidecarClient {
 	}
 
 	/** Writes a document's notes (only what changed); search then finds them instead of it. */
-	ingestApply(path: string, privateMode = false): Promise<{ written: string[] }> {
-		return this.call<{ written: string[] }>("long", "POST", "/v1/ingest", { path, apply: true, private: privateMode });
+	ingestApply(path: string, privateMode = false): Promise<IngestWritten> {
+		return this.call<IngestWritten>("long", "POST", "/v1/ingest", { path, apply: true, private: privateMode });
 	}
 
 	/** Restores the notes of the latest adoption byte for byte. */

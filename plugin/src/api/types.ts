@@ -39,6 +39,18 @@ export interface IngestPlan {
 	notes: { path: string; page_start: number | null; page_end: number | null }[];
 	/** The notes are written and match the document: applying writes nothing. */
 	unchanged: boolean;
+	/** Notes of pages the document no longer has: applying moves them to the trash (unless edited). */
+	stale: string[];
+	/** Notes applying refuses to write over (edited since, or the user's own): it fails until they are moved. */
+	conflicts: string[];
+	/** Why part of the document is not read (a page or size limit), or null. */
+	cut: string | null;
+}
+
+/** `POST /v1/ingest` with `apply`: the notes written, and those of pages gone, moved to the trash. */
+export interface IngestWritten {
+	written: string[];
+	trashed: string[];
 }
 
 /** The contradiction scan, run by the sidecar in the background after changes. */

@@ -1,6 +1,7 @@
 import { Notice, TFile, type App, type Menu, type TAbstractFile } from "obsidian";
 
 import type { SidecarClient } from "../api/client";
+import type { IngestPlan } from "../api/types";
 import { PROCESSABLE } from "../search/place";
 import { errorText } from "./adopt-modal";
 import { confirmWrite } from "./confirm-modal";
@@ -27,18 +28,31 @@ export async function processDocument(app: App, client: SidecarClient, path: str
 			new Notice(`The notes of ${path} are up to date.`);
 			return;
 		}
+		if (plan.conflicts.length > 0) {
+			// Writing would be refused: say which notes stand in the way before asking anything.
+			new Notice(
+				`Cannot process ${path}: ${plan.conflicts.length} of its notes were edited since they were written, or are notes of your own (${plan.conflicts[0]}). Move them away, then process it again.`,
+			);
+			return;
+		}
 		const first = plan.notes[0]?.path ?? "";
 		const folder = first.slice(0, first.lastIndexOf("/"));
-		const ok = await confirmWrite(
-			app,
-			"Process document into notes",
-			`Write ${plan.notes.length} resource notes, one per page, into ${folder}? The document stays where it is; search then finds the notes instead of it.`,
-			"Write notes",
-		);
+		const ok = await confirmWrite(app, "Process document into notes", confirmText(plan, folder), "Write notes");
 		if (!ok) return;
 		const done = await client.ingestApply(path);
-		new Notice(`Wrote ${done.written.length} notes into ${folder}.`);
+		const trashed = done.trashed.length > 0 ? `; moved ${done.trashed.length} notes of pages no longer in it to the trash` : "";
+		new Notice(`Wrote ${done.written.length} notes into ${folder}${trashed}.`);
 	} catch (err) {
 		new Notice(`Could not process ${path}: ${errorText(err)}`);
 	}
+}
+
+/** What the confirmation says an apply of `plan` does: the notes, the trash, what is not read. */
+export function confirmText(plan: IngestPlan, folder: string): string {
+	const parts = [
+		`Write ${plan.notes.length} resource notes, one per page, into ${folder}? The document stays where it is; search then finds the notes instead of it.`,
+	];
+	if (plan.stale.length > 0) parts.push(`${plan.stale.length} notes of pages no longer in it go to the trash (those you edited stay).`);
+	if (plan.cut) parts.push(`Only part of the document is read: ${plan.cut}.`);
+	return parts.join(" ");
 }

@@ -43,6 +43,9 @@ const PLAN = {
 	document: "Tidal pumping.pdf",
 	notes: [1, 2].map((n) => ({ path: `Resources/Tidal pumping/Tidal pumping - page ${n}.md`, page_start: n, page_end: n })),
 	unchanged: false,
+	stale: [] as string[],
+	conflicts: [] as string[],
+	cut: null as string | null,
 };
 
 describe("Process document into notes", () => {
@@ -59,7 +62,7 @@ describe("Process document into notes", () => {
 	});
 
 	it("shows what it would write and writes it only once confirmed", async () => {
-		const transport = new ScriptedTransport([json(200, PLAN), json(200, { written: PLAN.notes.map((n) => n.path) })]);
+		const transport = new ScriptedTransport([json(200, PLAN), json(200, { written: PLAN.notes.map((n) => n.path), trashed: [] })]);
 		const client = new SidecarClient(transport, { baseUrl: "http://127.0.0.1:1", token: () => "t" });
 		const done = processDocument(new App(), client, "Tidal pumping.pdf");
 		await settle();
@@ -72,6 +75,29 @@ describe("Process document into notes", () => {
 			{ path: "Tidal pumping.pdf", apply: true, private: false },
 		]);
 		expect(shownNotices.at(-1)).toBe("Wrote 2 notes into Resources/Tidal pumping.");
+	});
+
+	it("says which notes of pages gone go to the trash, and what is not read", async () => {
+		const plan = { ...PLAN, stale: ["Resources/Tidal pumping/Tidal pumping - page 3.md"], cut: "it has 2005 pages, over the 2000-page limit" };
+		const transport = new ScriptedTransport([json(200, plan), json(200, { written: [], trashed: plan.stale })]);
+		const client = new SidecarClient(transport, { baseUrl: "http://127.0.0.1:1", token: () => "t" });
+		const done = processDocument(new App(), client, "Tidal pumping.pdf");
+		await settle();
+		expect(document.body.textContent).toContain("1 notes of pages no longer in it go to the trash");
+		expect(document.body.textContent).toContain("Only part of the document is read: it has 2005 pages");
+		[...document.body.querySelectorAll("button")].find((b) => b.textContent === "Write notes")?.click();
+		await done;
+		expect(shownNotices.at(-1)).toBe("Wrote 0 notes into Resources/Tidal pumping; moved 1 notes of pages no longer in it to the trash.");
+	});
+
+	it("asks nothing when an apply would be refused, and names a note in the way", async () => {
+		const plan = { ...PLAN, conflicts: ["Resources/Tidal pumping/Tidal pumping - page 1.md"] };
+		const transport = new ScriptedTransport([json(200, plan)]);
+		const client = new SidecarClient(transport, { baseUrl: "http://127.0.0.1:1", token: () => "t" });
+		await processDocument(new App(), client, "Tidal pumping.pdf");
+		expect(shownNotices.at(-1)).toContain("1 of its notes were edited since they were written");
+		expect(shownNotices.at(-1)).toContain("Tidal pumping - page 1.md");
+		expect(transport.requests).toHaveLength(1);
 	});
 
 	it("writes nothing when the notes are up to date, and says why it cannot process a file", async () => {
