@@ -35,6 +35,8 @@ def register(subparsers: Any) -> None:
 
 def _relative(vault: Path, given: str) -> str:
     path = Path(given).expanduser()
+    if not path.is_absolute() and (vault / path).exists():
+        return given  # the vault's file, even when the current folder has one of that name
     if path.is_absolute() or path.exists():
         try:
             return path.resolve().relative_to(vault.resolve()).as_posix()
@@ -50,8 +52,8 @@ def _reindex(config: Config, paths: list[str]) -> None:
         with open_index(config) as index:
             index.apply_paths(paths)
     except IndexLocked:
-        log("the running sidecar indexes the notes; it stops finding the document itself at "
-            "its next reconcile (or restart)")
+        log("another process is writing the index (a running sidecar, or another ora command): "
+            "a sidecar's watcher indexes the notes; otherwise run `ora index` once it is done")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -61,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
         done = undo_ingest(vault)
         _reindex(config, [str(done["document"]), *done["undone"]])
         emit(args, done, lambda d: "\n".join(
-            [f"undone {p}" for p in d["undone"]]
+            [f"undid the ingest of {d['document']}"] + [f"undone {p}" for p in d["undone"]]
             + [f"refused {r['path']}: {r['reason']}" for r in d["refused"]]))
         return 1 if done["refused"] else 0
     if not args.file:

@@ -172,3 +172,15 @@ def test_the_dry_run_names_the_notes_an_apply_trashes_or_refuses(
     assert main(["ingest", str(vault), "Survey.pdf"]) == 0
     out = capsys.readouterr().out
     assert "to the trash" in out and "refused until these are moved away" in out
+
+
+def test_a_file_of_the_vault_is_found_even_when_the_current_folder_has_its_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:
+    # Before: "full.pdf is not inside the vault", since ./full.pdf was tried first.
+    vault = tmp_path / "vault"
+    _pdf(vault / "full.pdf", _pages(1))
+    _pdf(tmp_path / "elsewhere" / "full.pdf", _pages(1))
+    monkeypatch.chdir(tmp_path / "elsewhere")
+    assert main(["ingest", str(vault), "full.pdf", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["document"] == "full.pdf"
