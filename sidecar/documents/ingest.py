@@ -29,7 +29,7 @@ from typing import Any
 
 from sidecar.documents.extract import DocumentError
 from sidecar.documents.formats import document_format, formats, page_link
-from sidecar.documents.manifest import file_hash, read_manifest, write_manifest
+from sidecar.documents.manifest import file_hash, moved_entry, read_manifest, write_manifest
 from sidecar.documents.worker import extract_in_worker
 from sidecar.errors import BadRequest, Conflict, NoteNotWritable, NotFound, OraError
 from sidecar.vault.inert import inert
@@ -92,6 +92,7 @@ class IngestPlan:
     conflicts: list[str] = field(default_factory=list)
     cut: str | None = None  # why part of the document was not read (a page or size limit)
     width: int = 1  # digits of a page number in the notes' names
+    moved_from: str | None = None  # the path the document's notes were made from, if moved
 
     def to_json(self) -> dict[str, Any]:
         return {"document": self.document,
@@ -177,6 +178,9 @@ def plan_ingest(vault: str | Path, rel: str, today: dt.date | None = None) -> In
     digest = file_hash(path)
     manifest = read_manifest(root)
     entry = manifest.get(rel) or {}
+    moved = None if entry else moved_entry(root, rel, digest)
+    if moved is not None:  # its notes follow it: same folder and names, the new path written
+        entry = moved[1]
     try:
         text = extract_in_worker(path, fmt)
     except DocumentError as exc:
@@ -196,7 +200,7 @@ def plan_ingest(vault: str | Path, rel: str, today: dt.date | None = None) -> In
         note_rel = f"{folder}/{name}.md"
         planned = PlannedNote(note_rel, page, _note_text(rel, fmt, title, page, body, index,
                                                          len(pages), day, private))
-        if entry.get("sha256") == digest and note_rel in kept:
+        if entry.get("sha256") == digest and note_rel in kept and moved is None:
             # Unchanged document: the note as written then (its processed_date kept).
             planned = _as_written(root, planned, kept[note_rel])
         notes.append(planned)
@@ -205,7 +209,8 @@ def plan_ingest(vault: str | Path, rel: str, today: dt.date | None = None) -> In
     stale = sorted(set(kept) - {n.path for n in notes})
     conflicts = [n.path for n in notes
                  if _hash_on_disk(root, n.path) not in (None, n.sha256, kept.get(n.path))]
-    return IngestPlan(rel, digest, notes, unchanged, stale, conflicts, text.cut, width)
+    return IngestPlan(rel, digest, notes, unchanged and moved is None, stale, conflicts,
+                      text.cut, width, moved[0] if moved else None)
 
 
 def _hash_on_disk(root: Path, rel: str) -> str | None:
@@ -244,7 +249,8 @@ def apply_ingest(vault: str | Path, plan: IngestPlan) -> dict[str, list[str]]:
 def _apply(root: Path, plan: IngestPlan) -> dict[str, list[str]]:
     manifest = read_manifest(root)
     before = manifest.get(plan.document)
-    kept: dict[str, str] = dict((before or {}).get("notes") or {})
+    kept: dict[str, str] = dict((manifest.get(plan.moved_from or plan.document) or {}).get(
+        "notes") or {})
     files: list[dict[str, Any]] = []
     for note in plan.notes:
         on_disk = _hash_on_disk(root, note.path)
@@ -264,8 +270,11 @@ def _apply(root: Path, plan: IngestPlan) -> dict[str, list[str]]:
     written: list[str] = []
     trashed: list[str] = []
     if files:
-        _write(root, plan, before, files, written, trashed)
+        _write(root, plan, before, files, written, trashed,
+               manifest.get(plan.moved_from) if plan.moved_from else None)
     manifest = dict(read_manifest(root))
+    if plan.moved_from is not None:
+        manifest.pop(plan.moved_from, None)
     manifest[plan.document] = {"sha256": plan.sha256, "width": plan.width,
                                "notes": {n.path: n.sha256 for n in plan.notes}}
     write_manifest(root, manifest)
@@ -273,11 +282,14 @@ def _apply(root: Path, plan: IngestPlan) -> dict[str, list[str]]:
 
 
 def _write(root: Path, plan: IngestPlan, before: dict[str, Any] | None,
-           files: list[dict[str, Any]], written: list[str], trashed: list[str]) -> None:
+           files: list[dict[str, Any]], written: list[str], trashed: list[str],
+           moved_before: dict[str, Any] | None) -> None:
     """Journal, then make each change of `files`, filling `written` and `trashed`."""
     doc = {"version": JOURNAL_VERSION, "kind": KIND, "document": plan.document,
            "manifest_before": before, "files": files,
            "created": dt.datetime.now(dt.UTC).isoformat(timespec="seconds")}
+    if plan.moved_from is not None:  # the entry of its old path, which the apply replaces
+        doc |= {"moved_from": plan.moved_from, "moved_before": moved_before}
     # before any note, so an apply that dies half-way can be undone
     journal, digest = create_journal(root, KIND, doc)
     texts = {n.path: n.text for n in plan.notes}
@@ -347,6 +359,8 @@ def _undo(root: Path) -> dict[str, Any]:
         manifest.pop(str(doc["document"]), None)
     else:
         manifest[str(doc["document"])] = doc["manifest_before"]
+    if doc.get("moved_from") and isinstance(doc.get("moved_before"), dict):
+        manifest[str(doc["moved_from"])] = doc["moved_before"]
     write_manifest(root, manifest)
     for folder in {PurePosixPath(rel).parent for rel in undone}:  # the notes' folder, if empty
         with contextlib.suppress(OSError):

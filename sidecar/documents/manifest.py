@@ -71,6 +71,21 @@ def ingested_hash_of(vault: str | Path, rel: str) -> str | None:
     return digest if any((Path(vault) / note).is_file() for note in notes) else None
 
 
+def moved_entry(vault: str | Path, rel: str, digest: str) -> tuple[str, dict[str, Any]] | None:
+    """The ingest of a document that now lies at `rel` under another name: an entry of the
+    same bytes (`digest`) whose document is no longer at its path and some of whose notes are
+    still there; (its old path, the entry). A document moved or renamed keeps its notes."""
+    root = Path(vault)
+    for old, entry in read_manifest(vault).items():
+        if old == rel or not isinstance(entry, dict) or entry.get("sha256") != digest:
+            continue
+        notes = entry.get("notes")
+        if (not (root / old).exists() and isinstance(notes, dict)
+                and any((root / note).is_file() for note in notes)):
+            return old, entry
+    return None
+
+
 def note_rewritten(vault: str | Path, rel: str, before: str, after: str) -> None:
     """Ora itself changed a note ingest wrote, from the bytes hashed `before` to `after` (the
     `extracted` record an extraction adds, or its undo): the manifest follows, so ingest still

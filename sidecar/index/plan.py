@@ -16,7 +16,7 @@ from pathlib import Path
 from sidecar.chunking.chunker import Chunk
 from sidecar.chunking.limits import chunk_bounded
 from sidecar.documents.formats import document_format, formats
-from sidecar.documents.manifest import file_hash, ingested_hash_of
+from sidecar.documents.manifest import file_hash, ingested_hash_of, moved_entry
 from sidecar.errors import UnreadableNote
 from sidecar.index.bm25_table import SparseRow
 from sidecar.index.chroma import Metadata
@@ -185,7 +185,7 @@ class Planner:
             digest = file_hash(self.vault / rel)
         except OSError:
             return None
-        ingested = ingested_hash == digest
+        ingested = ingested_hash == digest or moved_entry(self.vault, rel, digest) is not None
         if same_model and old is not None and old.hash == digest \
                 and bare == (ingested or not info.retrievable):
             return Unchanged(stamp)

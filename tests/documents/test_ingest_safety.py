@@ -184,3 +184,29 @@ def test_a_file_of_the_vault_is_found_even_when_the_current_folder_has_its_name(
     monkeypatch.chdir(tmp_path / "elsewhere")
     assert main(["ingest", str(vault), "full.pdf", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["document"] == "full.pdf"
+
+
+def test_a_moved_document_keeps_its_notes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    # Before: the moved document was searched again beside its notes (every hit twice), and
+    # ingesting it at its new path was refused as "edited since ingest wrote it".
+    vault, data = tmp_path / "vault", str(tmp_path / "data")
+    (vault / "Papers").mkdir(parents=True)
+    (vault / "Papers/Manual.pdf").write_bytes(one_page_pdf("Grease the winch every spring."))
+    assert main(["ingest", str(vault), "Papers/Manual.pdf", "--apply", "--data", data]) == 0
+    [note] = _notes(vault)
+    before = (vault / note).read_text("utf-8")
+    (vault / "Archive").mkdir()
+    (vault / "Papers/Manual.pdf").rename(vault / "Archive/Manual.pdf")
+    assert main(["index", str(vault), "--data", data]) == 0
+    capsys.readouterr()
+    assert main(["search", str(vault), "grease the winch", "--data", data, "--json"]) == 0
+    found = [r["path"] for r in json.loads(capsys.readouterr().out)["results"]]
+    assert found == [note]
+    done = apply_ingest(vault, plan_ingest(vault, "Archive/Manual.pdf"))
+    assert done == {"written": [note], "trashed": []} and _notes(vault) == [note]
+    assert "[[Archive/Manual.pdf#page=1]]" in (vault / note).read_text("utf-8")
+    assert plan_ingest(vault, "Archive/Manual.pdf").unchanged
+    assert undo_ingest(vault)["refused"] == []
+    assert (vault / note).read_text("utf-8") == before
