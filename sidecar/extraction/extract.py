@@ -3,10 +3,10 @@
 `load_source` reads a chat note, named by its conversation id (looked up among the notes of the
 chats folder) or by its path, or, by its path, a document's resource note (`type: resource` with
 `source_file`, as `ora ingest` writes one), each of its prose paragraphs a turn of role
-`document`. A private source (its note tagged private) is found only in private mode: otherwise
-the answer is NotFound, word for word the one a note that does not exist gets. Outside private
-mode, the private turns of a public chat note are left out. The proposals' nexus is the note's,
-else its `cluster` when that names a matrix note.
+`document`. A private source (its note tagged private, or in a folder ora.yaml makes private)
+is found only in private mode: otherwise the answer is NotFound, word for word the one a note
+that does not exist gets. Outside private mode, the private turns of a public chat note are
+left out. The proposals' nexus is the note's, else its `cluster` when that names a matrix note.
 
 `plan_extraction` runs the LLM extractor when a model is configured and the rule extractor
 otherwise, or when the model's answer cannot be used (reported as `fallback`), then the gate.
@@ -42,28 +42,30 @@ from sidecar.settings import Config
 from sidecar.vault.links import NameIndex
 from sidecar.vault.note import Note, decode_note, parse_note, string_list
 from sidecar.vault.scan import iter_note_paths, normalise_rel, vault_path
-from sidecar.vault.vault_settings import load_vault_settings
+from sidecar.vault.vault_settings import VaultSettings, load_vault_settings, note_private
 from sidecar.vault.write import content_hash
 
 DOCUMENT = "document"  # a resource note's paragraphs: the role of its turns, the source's kind
 
 
-def _read(config: Config, rel: str) -> tuple[str, Note, ChatNote | None] | None:
+def _read(config: Config, rel: str,
+          settings: VaultSettings) -> tuple[str, Note, ChatNote | None] | None:
     try:
         data = vault_path(config.vault, rel).read_bytes()
         note = parse_note(decode_note(data, rel, int(config.max_file_bytes)), rel)
     except (OSError, ValueError, OraError):  # ValueError: a NUL in the path
         return None
-    return content_hash(data), note, parse_chat(note)
+    return content_hash(data), note, parse_chat(note, settings)
 
 
-def _find(config: Config, conversation: str) -> tuple[str, str, Note, ChatNote] | None:
-    folder = load_vault_settings(config.vault).chats_folder.strip("/")
+def _find(config: Config, conversation: str,
+          settings: VaultSettings) -> tuple[str, str, Note, ChatNote] | None:
+    folder = settings.chats_folder.strip("/")
     root = vault_path(config.vault, folder) if folder else config.vault
     found = []
     for rel in iter_note_paths(root) if root.is_dir() else []:
         rel = f"{folder}/{rel}" if folder else rel
-        read = _read(config, rel)
+        read = _read(config, rel, settings)
         if read is not None and read[2] is not None and read[2].conversation == conversation:
             found.append((rel, read[0], read[1], read[2]))
     # a conversation of this namespace first, then any (notes sorted: the first copy counts)
@@ -71,19 +73,19 @@ def _find(config: Config, conversation: str) -> tuple[str, str, Note, ChatNote] 
     return found[0] if found else None
 
 
-def _nexus(config: Config, note: Note) -> list[str]:
+def _nexus(config: Config, note: Note, settings: VaultSettings) -> list[str]:
     """The conversation's nexus: the chat note's own, else its cluster when that names a matrix
     note (a project or passion the conversation was about)."""
     if note.nexus or not note.cluster:
         return list(note.nexus)
     rel = NameIndex(iter_note_paths(config.vault)).resolve(note.cluster)
-    read = _read(config, rel) if rel is not None else None
+    read = _read(config, rel, settings) if rel is not None else None
     if read is None or read[1].type != "matrix":
         return []
     return [f"[[{PurePosixPath(str(rel)).stem}]]"]
 
 
-def _document_turns(note: Note) -> list[Turn] | None:
+def _document_turns(note: Note, private: bool) -> list[Turn] | None:
     """A document's resource note as turns, one per prose paragraph (but the line linking the
     page it was made from); None for any other note."""
     if note.type != "resource" or "source_file" not in note.frontmatter:
@@ -91,7 +93,7 @@ def _document_turns(note: Note) -> list[Turn] | None:
     pointers = {source_line(link) for link in string_list(note.frontmatter.get("source_document"))}
     found = [(first, last, text) for first, last, text in paragraphs(note.body, note.body_line)
              if text.strip() not in pointers]
-    return [Turn(n, DOCUMENT, text, note.is_private, first, last)
+    return [Turn(n, DOCUMENT, text, private, first, last)
             for n, (first, last, text) in enumerate(found, 1)]
 
 
@@ -100,40 +102,43 @@ def load_source(config: Config, *, conversation: str | None = None,
     """The chat note or resource note to extract (see the module docstring)."""
     if (conversation is None) == (note is None):
         raise BadRequest("name the conversation by its id, or a note by its path")
+    settings = load_vault_settings(config.vault, config.data)
     if note is not None:
         rel = normalise_rel(note)
         missing = NotFound(f"no note {rel!r}: give the path of a chat note or of a document's "
                            "resource note inside the vault")
-        read = _read(config, rel)
-        if read is None or (read[1].is_private and not private):
+        read = _read(config, rel, settings)
+        if read is None or (note_private(read[1], settings) and not private):
             raise missing
         note_hash, parsed, chat = read
         if chat is None:
-            turns = _document_turns(parsed)
+            turns = _document_turns(parsed, note_private(parsed, settings))
             if turns is None:
                 raise BadRequest(
                     f"{rel} cannot be extracted: engrams are extracted from Ora's chat notes "
                     "(type: chat, with a conversation id) and from a document's resource notes "
                     "(type: resource, with source_file, as `ora ingest` writes them)")
-            return _source(config, rel, rel, note_hash, parsed, turns, DOCUMENT)
+            return _source(config, rel, rel, note_hash, parsed, turns, DOCUMENT, settings)
     else:
         assert conversation is not None
-        folder = load_vault_settings(config.vault).chats_folder.strip("/") or "the vault"
+        folder = settings.chats_folder.strip("/") or "the vault"
         missing = NotFound(f"no conversation {conversation!r} among the chat notes of "
                            f"{folder}: name its chat note by its path instead")
-        hit = _find(config, conversation)
-        if hit is None or (hit[2].is_private and not private):
+        hit = _find(config, conversation, settings)
+        if hit is None or (hit[3].private and not private):
             raise missing
         rel, note_hash, parsed, chat = hit
     turns = [Turn.of(n, t) for n, t in enumerate(chat.turns, 1)
              if t.role in ROLES and (private or not t.private)]
-    return _source(config, chat.conversation, rel, note_hash, parsed, turns, "conversation")
+    return _source(config, chat.conversation, rel, note_hash, parsed, turns, "conversation",
+                   settings)
 
 
 def _source(config: Config, id_: str, rel: str, note_hash: str, note: Note, turns: list[Turn],
-            kind: str) -> Source:
+            kind: str, settings: VaultSettings) -> Source:
     key = str(extraction_data()["engram"]["extracted_property"])
-    return Source(id_, rel, note_hash, turns, _nexus(config, note), note.is_private,
+    return Source(id_, rel, note_hash, turns, _nexus(config, note, settings),
+                  note_private(note, settings),
                   frozenset(string_list(note.frontmatter.get(key))), kind)
 
 

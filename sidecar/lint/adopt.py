@@ -51,7 +51,7 @@ from sidecar.vault.note import Note, decode_note, parse_note, split_frontmatter
 from sidecar.vault.properties import plugin_note, property_key
 from sidecar.vault.scan import iter_note_paths, read_regular, vault_path
 from sidecar.vault.tags import frontmatter_tags, property_values, tag_properties
-from sidecar.vault.vault_settings import VaultSettings, is_excluded
+from sidecar.vault.vault_settings import VaultSettings, is_excluded, note_private
 from sidecar.vault.write import content_hash
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
@@ -171,6 +171,7 @@ class _Read:
     note: Note
     links: frozenset[str]
     hub_links: int  # distinct links when the note reads as a hub (matrix cue), else 0
+    private: bool  # by its words or its folder (ora.yaml `private`): `note_private`
 
 
 def _body_lines(body: str) -> Iterator[str]:
@@ -220,7 +221,7 @@ def _read_all(vault: Path, names: NameIndex, settings: VaultSettings, max_bytes:
             plan.skipped.append(Skipped(rel, f"cannot read it ({err.strerror})", private=True))
             continue
         links, hub = _links(note, names)
-        out[rel] = _Read(rel, content_hash(data), note, links, hub)
+        out[rel] = _Read(rel, content_hash(data), note, links, hub, note_private(note, settings))
     return out
 
 
@@ -261,8 +262,7 @@ def _nexus(read: _Read, reads: dict[str, _Read], names: NameIndex) -> tuple[list
     proposal is shown outside private mode, and the link would be written into the note)."""
     path = PurePosixPath(read.rel)
     folder = path.parent
-    private = read.note.is_private
-    usable = {rel: r for rel, r in reads.items() if private or not r.note.is_private}
+    usable = {rel: r for rel, r in reads.items() if read.private or not r.private}
     if folder.name:
         for candidate in (folder / f"{folder.name}.md", folder.parent / f"{folder.name}.md"):
             rel = candidate.as_posix().removeprefix("./")
@@ -348,11 +348,11 @@ def _propose(read: _Read, reads: dict[str, _Read], vault: Path, ctx: LintContext
     why.update(dates_why)
     removed = _other_tag_keys(note.frontmatter)
     proposal = Proposal(read.rel, read.hash, "", values, why, removed,
-                        split_frontmatter(note.text) is None, note.is_private, "")
+                        split_frontmatter(note.text) is None, read.private, "")
     after = rewrite_frontmatter(note.text, proposal.mutation())
     return Proposal(
         read.rel, read.hash, content_hash(after.encode("utf-8")), values, why, removed,
-        proposal.new_block, note.is_private, _diff(read.rel, note.text, after),
+        proposal.new_block, read.private, _diff(read.rel, note.text, after),
     )  # fmt: skip
 
 
@@ -383,28 +383,28 @@ def plan_adoption(vault: str | Path, max_bytes: int = DEFAULT_MAX_BYTES,
         if note.yaml_error is not None:
             message, line = note.yaml_error
             plan.skipped.append(Skipped(rel, f"line {line}: {message}; fix it first",
-                                        note.is_private))
+                                        read.private))
         elif adopted(note):
             plan.already_adopted += 1
         elif not note.text.strip():  # a new note not yet written, or one mid-save: apply refuses
-            plan.skipped.append(Skipped(rel, "empty: adopted once it has text", note.is_private))
+            plan.skipped.append(Skipped(rel, "empty: adopted once it has text", read.private))
         elif (drawing := drawing_format(note)) is not None:
             plan.skipped.append(Skipped(
                 rel, f"a drawing (`{drawing.key}`): searched by its text as it is; add `type` "
-                "and `nexus` by hand to give it an Ora type", note.is_private))
+                "and `nexus` by hand to give it an Ora type", read.private))
         elif (owned := plugin_note(note.frontmatter)) is not None:
             plan.skipped.append(Skipped(
                 rel, f"{owned}: its plugin writes this note; searched as it is; add `type` and "
-                "`nexus` by hand to give it an Ora type", note.is_private))
+                "`nexus` by hand to give it an Ora type", read.private))
         elif note.type is not None or "type" in note.frontmatter:
             plan.skipped.append(Skipped(
                 rel, f"has its own `type: {note.frontmatter['type']}`, which adopting would "
                 "overwrite; set Ora's type by hand or give its folder a rule in ora.yaml",
-                note.is_private))
+                read.private))
         else:
             try:
                 plan.proposals.append(_propose(read, reads, root, ctx, names))
             except InvalidFrontmatter as err:  # YAML Ora's editor cannot keep byte for byte
-                plan.skipped.append(Skipped(rel, err.message, note.is_private))
+                plan.skipped.append(Skipped(rel, err.message, read.private))
     plan.skipped.sort(key=lambda s: s.path)
     return plan

@@ -17,9 +17,10 @@ frontmatter, then one section per turn:
 
 A turn asked in private mode says so in its heading (`· private`); so does the whole note, when
 it carries the private tag (Ora adds it with the first private turn; its owner may add it by
-hand): every turn of a private note is private, as the index keeps the note itself out of
-non-private search, and the summary of non-private turns is not read from it. An answer that
-could not be generated is written as `## Ora · … · no answer` with the reason, and is not a turn.
+hand) or lies in a folder ora.yaml makes private: every turn of a private note is private, as
+the index keeps the note itself out of non-private search, and the summary of non-private turns
+is not read from it. An answer that could not be generated is written as `## Ora · … · no
+answer` with the reason, and is not a turn.
 The role labels and markers are `schema/memory.json` `chat_notes`. Parsing reads back exactly
 the turns the memory log holds, so the log can be rebuilt from the notes; the running summaries
 live in the frontmatter (`summary` / `summary covers`, and `private summary` /
@@ -48,6 +49,7 @@ from sidecar.documents.formats import cited_span
 from sidecar.schema import load_json
 from sidecar.vault.inert import inert, inert_mark
 from sidecar.vault.note import Note
+from sidecar.vault.vault_settings import VaultSettings, note_private
 
 _STAMP = "%Y-%m-%d %H:%M:%S"
 SUMMARY_KEYS = {False: ("summary", "summary covers"),
@@ -102,7 +104,7 @@ class ChatNote:
     namespace: str
     turns: list[NoteTurn]
     summaries: dict[bool, tuple[str, int]]  # scope private? → (text, turns of the scope covered)
-    private: bool = False  # the note carries the private tag: every turn is private
+    private: bool = False  # the note is private (its tag, or its folder): every turn is private
 
 
 def note_rel(folder: str, namespace: str, conversation: str, default_namespace: str) -> str:
@@ -194,8 +196,10 @@ def _summaries(frontmatter: dict[str, Any], private_note: bool) -> dict[bool, tu
     return found
 
 
-def parse_chat(note: Note) -> ChatNote | None:
-    """The conversation a chat note holds, or None when the note is not one of Ora's."""
+def parse_chat(note: Note, settings: VaultSettings) -> ChatNote | None:
+    """The conversation a chat note holds, or None when the note is not one of Ora's. A note
+    private by its folder (ora.yaml `private`) is private as one tagged so: `note_private`."""
+    private = note_private(note, settings)
     conversation, namespace = note.frontmatter.get("conversation"), note.frontmatter.get(
         "namespace")
     if note.type != "chat" or not isinstance(conversation, str) or not isinstance(namespace, str):
@@ -217,7 +221,7 @@ def parse_chat(note: Note) -> ChatNote | None:
         content = _unescape(content, fmt)
         first = note.body_line + note.body.count("\n", 0, m.end() + len(raw) - len(raw.lstrip()))
         turns.append(NoteTurn(role, content, _iso(m["stamp"]),
-                              note.is_private or fmt.private_marker in marks,
+                              private or fmt.private_marker in marks,
                               first, first + content.count("\n")))
-    return ChatNote(conversation, namespace, turns, _summaries(note.frontmatter, note.is_private),
-                    note.is_private)
+    return ChatNote(conversation, namespace, turns, _summaries(note.frontmatter, private),
+                    private)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ruamel.yaml.comments import CommentedMap
@@ -41,7 +41,7 @@ from sidecar.vault.edit import append_to_note, edit_frontmatter
 from sidecar.vault.frontmatter_edit import add_tag, set_value
 from sidecar.vault.note import decode_note, parse_note
 from sidecar.vault.scan import is_ignored, iter_note_paths, vault_path
-from sidecar.vault.vault_settings import load_vault_settings
+from sidecar.vault.vault_settings import VaultSettings, is_private_path, load_vault_settings
 from sidecar.vault.write import content_hash, create_note
 
 log = logging.getLogger("sidecar.memory")
@@ -249,10 +249,20 @@ class ChatNotes:
 
     # ---- reading back ------------------------------------------------------------------------
 
-    def _read(self, rel: str) -> Read:
+    def _settings(self) -> VaultSettings:
+        """The vault's settings: which folders ora.yaml makes private."""
+        return load_vault_settings(self.config.vault, self.config.data)
+
+    def _read(self, rel: str, settings: VaultSettings | None = None) -> Read:
         data = vault_path(self.config.vault, rel).read_bytes()
         text = decode_note(data, rel, int(self.config.max_file_bytes))
-        return content_hash(data), parse_chat(parse_note(text, rel))
+        return content_hash(data), parse_chat(parse_note(text, rel), settings or self._settings())
+
+    def _newly_private(self, settings: VaultSettings, link: NoteLink) -> bool:
+        """The note lies in a private folder (ora.yaml changed, or it was moved there) while the
+        log holds public turns of it: its bytes did not change, but its privacy did."""
+        return is_private_path(settings, link.path) and bool(
+            self.store.turns(link.namespace, link.conversation, private=False, limit=1))
 
     def _unchanged(self, rel: str, note_hash: str) -> bool:
         try:
@@ -293,7 +303,8 @@ class ChatNotes:
         one hash per note)."""
         with self._lock:
             links = {(k.namespace, k.conversation): k for k in self.store.note_links()}
-            folder = chats_folder(self.config).strip("/")
+            settings = self._settings()
+            folder = settings.chats_folder.strip("/")
             root = vault_path(self.config.vault, folder)  # only the chats folder is walked
             paths = ({f"{folder}/{rel}" for rel in iter_note_paths(root)} if root.is_dir()
                      else set())
@@ -306,12 +317,14 @@ class ChatNotes:
             pending: list[tuple[NoteLink, tuple[str, ChatNote | None]]] = []
             for rel in sorted(paths):
                 known_key = by_path.get(rel)
+                if known_key is not None and self._newly_private(settings, links[known_key]):
+                    links[known_key] = replace(links[known_key], hash="")  # rebuild it
                 if known_key is not None and known_key not in seen and self._unchanged(
                         rel, links[known_key].hash):
                     seen.add(known_key)  # the log already matches this note: no parse
                     continue
                 try:
-                    note_hash, chat = self._read(rel)
+                    note_hash, chat = self._read(rel, settings)
                 except (OSError, OraError):
                     unreadable.add(rel)  # not a reason to forget its conversation, but a
                     if known_key is not None:  # reason to keep it from non-private requests

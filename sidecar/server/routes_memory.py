@@ -40,6 +40,7 @@ from sidecar.server.resources import INDEX, LANE, MODELS
 from sidecar.server.state import CONFIG
 from sidecar.settings import Config
 from sidecar.vault.note import read_note
+from sidecar.vault.vault_settings import VaultSettings, is_private_path, load_vault_settings
 
 routes = web.RouteTableDef()
 log = logging.getLogger("sidecar.server")
@@ -165,18 +166,21 @@ async def conversation_notes(request: web.Request) -> web.Response:
     if not private:
         hidden = await asyncio.to_thread(store.private_conversations)
         config = request.app[CONFIG]
+        settings = await asyncio.to_thread(load_vault_settings, config.vault, config.data)
         links = [k for k in links if (k.namespace, k.conversation) not in hidden
-                 and not await asyncio.to_thread(_private_now, config, k.path)]
+                 and not await asyncio.to_thread(_private_now, config, settings, k.path)]
     return web.json_response({"conversations": [
         {"conversation": k.conversation, "namespace": k.namespace, "note": k.path}
         for k in links]})
 
 
-def _private_now(config: Config, rel: str) -> bool:
+def _private_now(config: Config, settings: VaultSettings, rel: str) -> bool:
     """Whether the chat note at `rel` is private as it stands on disk: a user may tag it private
-    by hand before memory reads it again, and its path names it. A note that is no longer
-    there (moved, which is what the list is for) shows as memory last saw it; one that cannot
-    be read counts as private."""
+    by hand (or make its folder private in ora.yaml) before memory reads it again, and its path
+    names it. A note that is no longer there (moved, which is what the list is for) shows as
+    memory last saw it; one that cannot be read counts as private."""
+    if is_private_path(settings, rel):
+        return True
     try:
         return read_note(config.vault, rel, int(config.max_file_bytes)).is_private
     except FileNotFoundError:
@@ -196,10 +200,14 @@ async def conversation_turns(request: web.Request) -> web.Response:
         raise NotFound(f"no conversation {conversation!r} in namespace {namespace!r}")
     turns = await asyncio.to_thread(store.turns, namespace, conversation, private=private)
     summary = await asyncio.to_thread(store.summary, namespace, conversation, private=private)
+    note = request.app[MEMORY].notes.path_of(namespace, conversation)
+    if not private and (namespace, conversation) in await asyncio.to_thread(
+            store.private_conversations):
+        note = None  # a private note's path names it
     doc: dict[str, Any] = {
         "conversation": conversation, "namespace": namespace,
         "turns": [t.as_json() for t in turns],
         "summary": {"text": summary.text, "covered": summary.covered},
-        "note": request.app[MEMORY].notes.path_of(namespace, conversation),
+        "note": note,
     }
     return web.json_response(doc)

@@ -128,16 +128,31 @@ async def test_conversation_notes_are_listed_where_memory_last_saw_them_even_onc
     assert status == 200 and conv["note"] == "Archive/Bread chat.md" and len(conv["turns"]) == 2
 
 
-async def test_a_chat_note_tagged_private_by_hand_is_not_listed_outside_private_mode(
+@pytest.mark.parametrize("how", ["tag", "folder"])
+async def test_a_chat_note_made_private_by_hand_is_not_listed_outside_private_mode(
     tmp_path: Path, vault: Path, llm: Any, app_client: Callable[[Config], Awaitable[AppClient]],
+    how: str,
 ) -> None:
     """The list reads no note into memory (that would forget a moved one), so it showed a note
-    the user had just tagged private, by its path, to a non-private request."""
+    the user had just tagged private (or whose folder ora.yaml made private), by its path, to a
+    non-private request. Nor do its turns or path reach a non-private answer, or the model."""
     api = await _answering(tmp_path, llm, app_client)
     _, doc = await api.call("POST", "/v1/ask", {"question": QUESTION, "conversation": "p-1"})
     note = vault / doc["conversation_note"]
-    note.write_text(note.read_text("utf-8") + "\n#private\n", "utf-8")
+    if how == "tag":
+        note.write_text(note.read_text("utf-8") + "\n#private\n", "utf-8")
+    else:
+        (vault / "ora.yaml").write_text("private: [Chats/]\n", "utf-8")
     _, listed = await api.call("GET", "/v1/conversations")
     assert listed["conversations"] == []
     _, listed = await api.call("GET", "/v1/conversations?private=true")
     assert [c["note"] for c in listed["conversations"]] == [doc["conversation_note"]]
+    status, conv = await api.call("GET", "/v1/conversations/p-1")
+    assert status == 200 and conv["turns"] == [] and conv["note"] is None
+    status, conv = await api.call("GET", "/v1/conversations/p-1?private=true")
+    assert len(conv["turns"]) == 2 and conv["note"] == doc["conversation_note"]
+    status, _ = await api.call("POST", "/v1/extract", {"conversation": "p-1"})
+    assert status == 404
+    # A non-private question in it gets none of its earlier turns as context.
+    await api.call("POST", "/v1/ask", {"question": "And rye?", "conversation": "p-1"})
+    assert {"role": "user", "content": QUESTION} not in llm.requests[-1]["messages"]

@@ -97,3 +97,33 @@ def test_a_private_conversation_needs_private_mode(
     assert "  - private\n" in text and "ai-derived" not in text
     status, found = ora("search", str(chat), "zqx starter fridge door", "--no-rerank")
     assert all("zqx" not in r["text"] for r in found["results"])
+
+
+def test_a_chat_note_in_a_private_folder_needs_private_mode(
+    vault: Path, use_settings: Callable[..., Any], ora: Callable[..., tuple[int, Any]],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """ora.yaml `private: [Health/]` makes an untagged chat note private as its tag would: absent
+    without `--private`, and its claims kept as private engrams."""
+    doctor = "Health/Doctor chat.md"
+    (vault / "Health").mkdir()
+    (vault / doctor).write_text(
+        chat_text("doctor", [("user", "My zqx dose goes up to forty milligrams in May.")]),
+        encoding="utf-8")
+    (vault / "ora.yaml").write_text("private: [Health/]\n", encoding="utf-8")
+    use_settings(vault)
+    assert ora("index", str(vault))[0] == 0
+    capsys.readouterr()
+    assert main(["extract", str(vault), "--note", doctor]) == 2
+    hidden = capsys.readouterr().err
+    assert main(["extract", str(vault), "--note", "Health/None.md"]) == 2
+    assert hidden == capsys.readouterr().err.replace("None.md", "Doctor chat.md")
+    assert "zqx" not in hidden
+    status, plan = ora("extract", str(vault), "--note", doctor, "--private")
+    assert status == 0 and [p["text"] for p in plan["proposals"]] == [
+        "My zqx dose goes up to forty milligrams in May."]
+    status, kept = ora("extract", str(vault), "--note", doctor, "--private", "--accept", "all")
+    assert "  - private\n" in (vault / kept["written"][0]).read_text(encoding="utf-8")
+    assert ora("index", str(vault))[0] == 0
+    status, found = ora("search", str(vault), "zqx dose forty milligrams", "--no-rerank")
+    assert all("zqx" not in r["text"] for r in found["results"])

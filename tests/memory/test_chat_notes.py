@@ -206,20 +206,25 @@ def test_the_vault_settings_choose_the_chats_folder(open_memory: Callable[..., A
     assert (opened.config.vault / "Talks/With Ora/c1.md").is_file()
 
 
-async def test_a_chat_note_tagged_private_by_hand_is_private_in_every_tier(
-    open_memory: Callable[..., Any], llm: Any,
+@pytest.mark.parametrize("how", ["tag", "folder"])
+async def test_a_chat_note_made_private_by_hand_is_private_in_every_tier(
+    open_memory: Callable[..., Any], llm: Any, how: str,
 ) -> None:
     """The note is the truth: once its owner tags it `private` (a frontmatter tag or an inline
-    #private), none of its turns is listed, recalled or summarised outside private mode, as
-    the index keeps the note itself out of non-private search."""
+    #private), or makes its folder private in ora.yaml (the note's bytes unchanged), none of its
+    turns is listed, recalled or summarised outside private mode, as the index keeps the note
+    itself out of non-private search."""
     llm.reply = lambda body: "they talked about bread and bikes"
     opened = open_memory(llm_url=llm.url)
     memory = opened.memory()
     _say(memory, CHAT[:6])
     await memory.context("anything")  # a public summary is written into the note
     path = opened.config.vault / NOTE
-    path.write_text(path.read_text(encoding="utf-8").replace("tags: []", "tags: [private]"),
-                    encoding="utf-8")
+    if how == "tag":
+        path.write_text(path.read_text(encoding="utf-8").replace("tags: []", "tags: [private]"),
+                        encoding="utf-8")
+    else:
+        (opened.config.vault / "ora.yaml").write_text("private: [Chats/]\n", encoding="utf-8")
     _notes(opened).sync()
     assert opened.memory().turns() == []
     assert opened.store.summary("default", "c1", private=False).text == ""

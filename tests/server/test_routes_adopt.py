@@ -65,6 +65,29 @@ async def test_a_note_edited_after_the_plan_is_refused_by_the_api(
     assert (vault / "Recipes/Dal.md").read_bytes() == edited
 
 
+async def test_a_private_folders_notes_are_hidden_and_not_applied_outside_private_mode(
+    tmp_path: Path, configure: Callable[..., Config], api_for: Callable[..., Awaitable[Any]]
+) -> None:
+    """ora.yaml `private: [Health/]` hides a note as its #private tag would: the dry run only
+    counts it, and an apply outside private mode refuses it without naming it."""
+    vault = write_notes(tmp_path / "vault", {
+        **NOTES, "ora.yaml": "private: [Health/]\n",
+        "Health/Therapy.md": "Talked about the zqx nightmares.\n"})
+    api = await api_for(configure(vault, tmp_path / "data"))
+    await api.wait_reconciled()
+    plan = (await api.get("/v1/adopt")).json
+    assert "zqx" not in str(plan).casefold() and "Therapy" not in str(plan)
+    assert plan["summary"]["private_hidden"] == 2
+    therapy = next(p for p in (await api.get("/v1/adopt?private=true")).json["proposals"]
+                   if p["path"] == "Health/Therapy.md")
+    assert therapy["private"]
+    wanted = {"notes": [{"path": therapy["path"], "digest": therapy["digest"]}]}
+    refused = (await api.post("/v1/adopt/apply", wanted)).json
+    assert refused["applied"] == [] and refused["private_hidden"] == 1
+    assert "Therapy" not in str(refused)
+    assert (vault / "Health/Therapy.md").read_text(encoding="utf-8").startswith("Talked")
+
+
 async def test_private_notes_are_adopted_only_in_private_mode(
     tmp_path: Path, configure: Callable[..., Config], api_for: Callable[..., Awaitable[Any]]
 ) -> None:

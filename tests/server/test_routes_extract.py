@@ -9,6 +9,8 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.notes import write_notes
 
 from ..extraction.conftest import CAFFEINE, NOTES, chat_text
@@ -25,11 +27,13 @@ SECRET = "Chats/Ora/secret.md"
 
 
 async def _app(tmp_path: Path, configure: Callable[..., Any],
-               api_for: Callable[..., Awaitable[Api]]) -> tuple[Api, Path]:
+               api_for: Callable[..., Awaitable[Api]], how: str = "tag") -> tuple[Api, Path]:
+    """`how` the secret conversation is private: its tag, or its folder (ora.yaml)."""
+    folder = {"ora.yaml": "private: [Chats/]\n"} if how == "folder" else {}
     vault = write_notes(tmp_path / "vault", {
-        **NOTES, KITCHEN: chat_text("kitchen", TURNS),
+        **NOTES, **folder, KITCHEN: chat_text("kitchen", TURNS),
         SECRET: chat_text("secret", [("user", "My zqx recipe uses honey in the starter.")],
-                          private=True)})
+                          private=how == "tag")})
     api = await api_for(configure(vault, tmp_path / "data", llm_url=""))
     await api.wait_reconciled()
     return api, vault
@@ -72,10 +76,12 @@ async def test_extract_plans_keeps_indexes_queues_and_undoes(
     assert (await api.post("/v1/extract/undo", {})).status == 404
 
 
+@pytest.mark.parametrize("how", ["tag", "folder"])
 async def test_a_private_conversation_is_not_found_outside_private_mode(
     tmp_path: Path, configure: Callable[..., Any], api_for: Callable[..., Awaitable[Api]],
+    how: str,
 ) -> None:
-    api, _ = await _app(tmp_path, configure, api_for)
+    api, _ = await _app(tmp_path, configure, api_for, how)
     hidden = await api.post("/v1/extract", {"conversation": "secret"})
     missing = await api.post("/v1/extract", {"conversation": "nothing"})
     assert hidden.status == missing.status == 404

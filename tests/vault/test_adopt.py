@@ -306,11 +306,14 @@ def test_a_note_without_frontmatter_gets_a_block_and_keeps_every_byte(tmp_path: 
     assert (vault / "Note.md").read_bytes() == body.encode("utf-8")
 
 
-def test_private_notes_are_only_counted_outside_private_mode(tmp_path: Path) -> None:
-    vault = write_notes(tmp_path, {
-        "Public.md": "Text.\n",
-        "Secret zqx.md": "---\ntags: [private]\n---\nSecret zqx text.\n",
-    })
+@pytest.mark.parametrize("secret", [
+    {"Secret zqx.md": "---\ntags: [private]\n---\nSecret zqx text.\n"},
+    {"ora.yaml": "private: [Health/]\n", "Health/Secret zqx.md": "Secret zqx text.\n"},
+], ids=["tag", "folder"])
+def test_private_notes_are_only_counted_outside_private_mode(
+    tmp_path: Path, secret: dict[str, str]
+) -> None:
+    vault = write_notes(tmp_path, {"Public.md": "Text.\n", **secret})
     doc = plan_adoption(vault).to_json(private=False)
     assert "zqx" not in json.dumps(doc)
     assert doc["summary"]["private_hidden"] == 1 and doc["summary"]["proposed"] == 1
@@ -341,6 +344,25 @@ def test_a_public_notes_nexus_never_names_a_private_hub_or_folder_note(tmp_path:
     apply_adoption(vault, [p for p in plan.proposals if not p.private])
     assert not any("Zqx" in (vault / p).read_text(encoding="utf-8")
                    for p in ("Lawyer.md", "Kids.md", "Case/Hearing.md"))
+
+
+def test_a_folder_made_private_by_ora_yaml_hides_its_notes_and_hubs(tmp_path: Path) -> None:
+    """ora.yaml `private: [Health/]` makes its notes private as a #private tag does: hidden
+    from the plan outside private mode, never a public note's nexus, and not applied there."""
+    vault = write_notes(tmp_path, {
+        "ora.yaml": "private: [Health/]\n",
+        "Health/Zqx therapy.md": "Session notes about zqx.\n",
+        "Health/Zqx hub.md": "- [[Lawyer]]\n- [[Flat]]\n- [[Kids]]\n- [[Money]]\n",
+        "Lawyer.md": "Call on Monday.\n", "Flat.md": "Two rooms.\n", "Kids.md": "School.\n",
+        "Money.md": "Budget.\n",
+    })
+    plan = plan_adoption(vault)
+    assert _by_path(plan)["Lawyer.md"]["nexus"] == []
+    assert {p.path for p in plan.proposals if p.private} == {
+        "Health/Zqx therapy.md", "Health/Zqx hub.md"}
+    doc = plan.to_json(private=False)
+    assert "zqx" not in json.dumps(doc).casefold(), json.dumps(doc)
+    assert doc["summary"]["private_hidden"] == 2
 
 
 def test_a_linked_journal_folder_is_refused_and_nothing_written(tmp_path: Path) -> None:
