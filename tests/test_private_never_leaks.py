@@ -1,9 +1,10 @@
 """Private content never appears in a response to a non-private request (a property).
 
 Random small vaults mix public and private notes of every retrievable-by-default kind, private by
-a frontmatter tag, an inline `#private`, a nested `#private/…`, a `private: true` property, or
-frontmatter that does not parse (an unclosed `[`, `key: a: b`, a tab, a repeated key, a `---`
-never closed: such a note is indexed by its body, as private);
+a frontmatter tag, an inline `#private`, a nested `#private/…`, a `private: true` property, where
+it lies (`ora.yaml`'s `private: [Health/]`, no tag), or frontmatter that does not parse (an
+unclosed `[`, `key: a: b`, a tab, a repeated key, a `---` never closed: such a note is indexed by
+its body, as private);
 every private note carries a secret word (`zqx` + hex) in its title, so in its path, and in its
 body, and some private notes contradict public ones so that the contradiction scan pairs them.
 Each vault also holds a PDF made private by `ora.yaml`'s `private` folder rule (a document has
@@ -12,8 +13,9 @@ PDF.
 After a real index and scan, two public things turn private while the server runs, each
 carrying its own secret (`qzf` + hex): a public note the scan paired with another public one is
 tagged private, and a conversation asked in public mode has its chat note tagged private by
-hand. In private mode, a claim naming a secret is said in a private conversation and kept as a
-private engram through extraction. Then every content-bearing route is asked, with generated
+hand (or both are named in `ora.yaml`'s `private`, as the watcher reports a change of it). In
+private mode, a claim naming a secret is said in a private conversation and kept as a private
+engram through extraction. Then every content-bearing route is asked, with generated
 options (filters, archived, re-ranking, one-hop expansion, k), in non-private mode (no body may
 hold `zqx` or `qzf`) and in private mode (the secrets must be there, so the property can fail).
 """
@@ -28,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
@@ -37,6 +40,7 @@ from sidecar.cleaning.rules import RulesJudge
 from sidecar.index import open_index
 from sidecar.models.embedder import Embedder
 from sidecar.server.app import init_app
+from sidecar.server.resources import LANE
 from sidecar.settings import Config, make_config
 from tests.notes import write_notes
 
@@ -45,7 +49,8 @@ from .documents.make_pdfs import one_page_pdf
 
 MARK = "zqx"
 FLIP = "qzf"  # the secrets of what turns private while the server runs
-PRIVATE_FORMS = ("frontmatter", "inline", "nested", "property")
+PRIVATE_FORMS = ("frontmatter", "inline", "nested", "property", "folder")
+PRIVATE_FOLDER = "Health/"  # ora.yaml `private`: a "folder" note lies here, with no tag
 # Frontmatter that does not parse, made from a valid note's (`tags: [`, `nexus: []` on line 3):
 # the note is private until it parses (whatever the block says), and indexed by its body.
 BROKEN_FORMS: dict[str, Callable[[str], str]] = {
@@ -115,7 +120,8 @@ def _notes(specs: list[Spec], secrets: list[str]) -> dict[str, str | bytes]:
                 f"date created: 2024-01-0{n % 9 + 1}\n---\n{body}")
         if spec.private and spec.form in BROKEN_FORMS:
             text = BROKEN_FORMS[spec.form](text)
-        notes[f"{FOLDERS[spec.type]}/{title}.md"] = text
+        folder = PRIVATE_FOLDER if spec.private and spec.form == "folder" else ""
+        notes[f"{folder}{FOLDERS[spec.type]}/{title}.md"] = text
     return notes
 
 
@@ -153,8 +159,10 @@ def vaults(draw: st.DrawFn) -> Case:
     """The first notes always are a public engram and a private engram contradicting it, then
     a private chat and a newer public chat on the same subject (one decay cluster, which the
     private chat founded), then two public engrams contradicting each other on another subject,
-    the second of which turns private after the scan, and a note private by its broken
-    frontmatter (the scan takes no claims from it: its type is unknown)."""
+    the second of which turns private after the scan, a note private by its broken
+    frontmatter (the scan takes no claims from it: its type is unknown), and an engram private
+    only by its folder that contradicts the first, which the first `supports` and which
+    `supersedes` the first (so a public result could name it by a relationship)."""
     subject = draw(st.integers(0, len(SUBJECTS) - 1))
     other = (subject + 1) % len(SUBJECTS)
     form = draw(st.sampled_from(PRIVATE_FORMS))
@@ -166,7 +174,8 @@ def vaults(draw: st.DrawFn) -> Case:
             Spec("engram", False, other, False, ("orbit",)),
             Spec("engram", False, other, True, ("quartz",)),  # turns private
             Spec(draw(st.sampled_from(sorted(FOLDERS))), True, other, False, ("meadow",),
-                 draw(st.sampled_from(sorted(BROKEN_FORMS))))]
+                 draw(st.sampled_from(sorted(BROKEN_FORMS)))),
+            Spec("engram", True, subject, True, ("harbor",), "folder")]
     rest = draw(st.lists(specs, max_size=4))
     all_specs = pair + rest
     hexes = draw(st.lists(st.integers(0, 16**6 - 1), min_size=len(all_specs) + 1,
@@ -175,11 +184,17 @@ def vaults(draw: st.DrawFn) -> Case:
     secrets[5] = f"{FLIP}{hexes[5]:06x}"
     doc_secret = secrets.pop()
     notes = _notes(all_specs, secrets)
+    first, folder_note = "Engrams/Public note 0.md", f"{secrets[7]} note 7"
+    notes[first] = str(notes[first]).replace(
+        "\nnexus: []\n", f'\nnexus: []\nrelationships:\n  supports: ["[[{folder_note}]]"]\n', 1)
+    at = f"{PRIVATE_FOLDER}Engrams/{folder_note}.md"
+    notes[at] = str(notes[at]).replace(
+        "\nnexus: []\n", '\nnexus: []\nrelationships:\n  supersedes: ["[[Public note 0]]"]\n', 1)
     private = [s for spec, s in zip(all_specs, secrets, strict=True) if spec.private]
     queries = draw(st.lists(st.sampled_from(WORDS), min_size=1, max_size=3))
     # A private document: private by its folder (ora.yaml), its secret in its text and metadata.
     words = " ".join(queries)
-    notes["ora.yaml"] = "private:\n  - Health/\n"
+    notes["ora.yaml"] = f"private:\n  - {PRIVATE_FOLDER}\n"
     notes[f"Health/{doc_secret} results.pdf"] = one_page_pdf(
         f"The lab results on {words} say {doc_secret}.", title=f"Results {doc_secret}",
         author=f"Dr {doc_secret}", subject=f"{doc_secret} {words}")
@@ -270,7 +285,9 @@ async def _answers(api: AppClient, case: Case, private: bool) -> list[Any]:
 
 def _made_private(text: str, form: str) -> str:
     """`text` (a note with `tags: [health]` or `tags: []`) tagged private as its owner would,
-    or its frontmatter broken."""
+    or its frontmatter broken (a "folder" note is left as it is: ora.yaml names it)."""
+    if form == "folder":
+        return text
     if form in BROKEN_FORMS:
         return BROKEN_FORMS[form](text)
     if form == "frontmatter":
@@ -280,9 +297,11 @@ def _made_private(text: str, form: str) -> str:
     return text + ("\n#private\n" if form == "inline" else "\nSee #private/later.\n")
 
 
-async def _turn_private(api: AppClient, config: Config, case: Case) -> None:
+async def _turn_private(api: AppClient, app: web.Application, config: Config,
+                        case: Case) -> None:
     """While the server runs: a conversation asked in public mode, then its note and a note the
-    scan paired publicly both tagged private by their owner (and reported, as the plugin does)."""
+    scan paired publicly both tagged private by their owner (and reported, as the plugin does),
+    or both named in ora.yaml's `private` (and reported, as the watcher does)."""
     status, doc = await api.call("POST", "/v1/ask",
                                  {"question": f"Remember {case.flip}", "conversation": "c2"})
     assert status == 200
@@ -294,15 +313,21 @@ async def _turn_private(api: AppClient, config: Config, case: Case) -> None:
     status, _ = await api.call("POST", "/v1/events", {
         "events": [{"kind": "modified", "path": rel} for rel in changed]})
     assert status == 200
+    if case.flip_form == "folder":
+        with (config.vault / "ora.yaml").open("a", encoding="utf-8") as settings_file:
+            settings_file.writelines(f"  - {json.dumps(rel)}\n" for rel in changed)
+        await app[LANE].settings_changed()
+        await api.reconciled()  # every note re-planned by the new settings
 
 
 async def _check(config: Config, case: Case) -> None:
-    client = TestClient(TestServer(init_app(config)))
+    app = init_app(config)
+    client = TestClient(TestServer(app))
     await client.start_server()
     try:
         api = AppClient(client, (config.data / "token").read_text(encoding="utf-8").strip())
         await api.reconciled()
-        await _turn_private(api, config, case)
+        await _turn_private(api, app, config, case)
         # Private turns first, so the non-private conversation could leak them if it were wrong.
         private_text = json.dumps(await _answers(api, case, True), ensure_ascii=False)
         public_text = json.dumps(await _answers(api, case, False), ensure_ascii=False)

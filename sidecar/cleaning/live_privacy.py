@@ -7,6 +7,11 @@ mode, each note the last scan saw as public is checked against its file. A file 
 mtime are those the scan saw is what the scan read; any other is read again (once per version)
 and counts as private when it carries the tag, or when it cannot be read or parsed (privacy fails
 closed, as `Note.is_private` does). A note that is gone keeps the pair's flag.
+
+Where a note lies counts too: ora.yaml's `private` folders are read again whenever the file
+changed, and a note they cover now is private now, moved or not, as the next scan will find it
+(`note_private`). Settings that cannot say which notes are private (`unsafe`) make every note
+private here: privacy fails closed.
 """
 
 from __future__ import annotations
@@ -19,8 +24,15 @@ from pathlib import Path
 from sidecar.errors import OraError
 from sidecar.vault.note import read_note
 from sidecar.vault.scan import vault_path
+from sidecar.vault.vault_settings import (
+    VaultSettings,
+    is_private_path,
+    load_vault_settings,
+    settings_path,
+)
 
 Seen = tuple[int, int]  # (size, mtime_ns) of a file as the scan read it
+_FileId = tuple[int, int, int] | None  # ora.yaml's (size, mtime_ns, inode); None: no file
 
 
 class LivePrivacy:
@@ -29,12 +41,34 @@ class LivePrivacy:
     def __init__(self, vault: Path, max_bytes: int) -> None:
         self.vault, self.max_bytes = vault, max_bytes
         self._read: dict[str, tuple[Seen, bool]] = {}  # a version read here, and its privacy
+        self._settings: tuple[_FileId, VaultSettings] | None = None  # read at that version
         self._guard = threading.Lock()
 
     def turned_private(self, seen: Mapping[str, Seen]) -> set[str]:
         """Of these notes (each with the version the last scan read as public), those that
         are private now."""
-        return {path for path, version in seen.items() if self._private_now(path, version)}
+        settings = self._vault_settings()
+        if settings.unsafe:  # which folders are private is unknown: fail closed
+            return set(seen)
+        return {path for path, version in seen.items()
+                if is_private_path(settings, path) or self._private_now(path, version)}
+
+    def _vault_settings(self) -> VaultSettings:
+        """The vault's settings now, read again only when ora.yaml changed (a list of pairs
+        asks for them on every request)."""
+        try:
+            st = os.stat(settings_path(self.vault))
+            file: _FileId = (st.st_size, st.st_mtime_ns, st.st_ino)
+        except OSError:
+            file = None
+        with self._guard:
+            known = self._settings
+        if known is not None and known[0] == file:
+            return known[1]
+        settings = load_vault_settings(self.vault)
+        with self._guard:
+            self._settings = (file, settings)
+        return settings
 
     def _private_now(self, path: str, scanned: Seen) -> bool:
         try:

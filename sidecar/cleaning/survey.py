@@ -44,6 +44,7 @@ from sidecar.vault.vault_settings import (
     is_excluded,
     known_privacy,
     load_vault_settings,
+    note_private,
 )
 from sidecar.vault.write import content_hash
 
@@ -152,7 +153,9 @@ def _state(note: Note, data: bytes, stat: os.stat_result, names: NameIndex,
         claims=[(c.text, c.line_start, c.line_end)
                 for c in claims[: limits.max_claims_per_note]],
         ai_derived=note.has_tag(limits.provenance_tag),
-        private=note.is_private,  # as the index decides it
+        # Its own words or where it lies (ora.yaml `private`), as search decides it: a folder
+        # rule is no tag, and a pair of a note under one was listed outside private mode.
+        private=note_private(note, settings),
     )
 
 

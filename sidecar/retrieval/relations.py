@@ -35,6 +35,7 @@ from sidecar.retrieval.search import QueryEmbedder, SearchOptions, result_docume
 from sidecar.schema import get_schema, load_json
 from sidecar.vault.links import NameIndex
 from sidecar.vault.note import read_note
+from sidecar.vault.vault_settings import VaultSettings, default_vault_settings, is_private_path
 
 SUPERSEDED = "superseded"
 
@@ -55,7 +56,7 @@ def relation_settings() -> RelationSettings:
 class _Entry:
     hash: str  # the content hash the index last saw
     links: dict[str, tuple[str, ...]]  # kind → raw link strings
-    private: bool
+    private: bool  # by the note's own words; where it lies is asked at each search
     archived: bool
 
 
@@ -91,6 +92,8 @@ class RelationGraph:
         self._entries: dict[str, _Entry] | None = None
         self._names = NameIndex(())
         self._superseders: dict[str, list[str]] = {}  # note → live notes superseding it
+        # The settings the index plans by (`refresh`): ora.yaml's `private` folders.
+        self._settings: VaultSettings = default_vault_settings()
         self._guard = threading.Lock()
 
     def close(self) -> None:
@@ -110,9 +113,12 @@ class RelationGraph:
             return _Entry(note_hash, {}, True, False)  # unreadable: links nothing, names nothing
         return _Entry(note_hash, note.relationships, note.is_private, note.is_archived)
 
-    def refresh(self, hashes: Mapping[str, str]) -> None:
-        """Follow the ledger: `hashes` is every indexed path with its content hash."""
+    def refresh(self, hashes: Mapping[str, str], settings: VaultSettings | None = None) -> None:
+        """Follow the ledger: `hashes` is every indexed path with its content hash, `settings`
+        the vault's settings the index follows (which folders are private)."""
         with self._guard:
+            if settings is not None:
+                self._settings = settings
             entries = self._entries if self._entries is not None else self._load()
             changed = {p: self._read(p, h) for p, h in hashes.items()
                        if (e := entries.get(p)) is None or e.hash != h}
@@ -148,8 +154,12 @@ class RelationGraph:
         return None if self._entries is None else self._entries.get(path)
 
     def _visible(self, path: str, private: bool) -> bool:
+        """Whether this mode may name the note. Privacy by folder is not kept with the entry: a
+        change of ora.yaml's `private` leaves the note's hash, so its entry, as it was.
+        Settings that cannot say which notes are private name none (fail closed)."""
         entry = self._entry(path)
-        return entry is not None and (private or not entry.private)
+        return entry is not None and (private or not (
+            entry.private or self._settings.unsafe or is_private_path(self._settings, path)))
 
     def outgoing(self, path: str, *, private: bool) -> dict[str, list[str]]:
         """Relationship kind → the notes it links to (those this mode may name)."""
@@ -184,7 +194,7 @@ def graph_for(index: Index, namespace: str) -> RelationGraph:
             _GRAPHS[key] = RelationGraph(config.data, config.vault, namespace,
                                          int(config.max_file_bytes))
         graph = _GRAPHS[key]
-    graph.refresh(index.ledger.hashes(namespace))
+    graph.refresh(index.ledger.hashes(namespace), index.vault_settings)
     return graph
 
 

@@ -7,7 +7,7 @@ resolution), the schema note (domain tags), or the vault's ora.yaml (`reload_set
 contexts: `context` resolves links against every note (private mode), `public_context` against
 non-private notes only, so that outside private mode a link to a private note is reported
 exactly as a link to nothing (a note that cannot be read counts as private: its tag cannot be
-seen).
+seen). Private means by the note's own words or by ora.yaml's `private` folders.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from sidecar.schema import get_schema
 from sidecar.vault.links import NameIndex
 from sidecar.vault.properties import vault_link_facts
 from sidecar.vault.scan import is_ignored, iter_note_paths, symlink_in
+from sidecar.vault.vault_settings import is_private_path
 
 
 class LintCache:
@@ -74,13 +75,19 @@ class LintCache:
         self._context = await asyncio.to_thread(
             LintContext.for_vault, self.vault, paths, self.max_bytes, dict(self._aliases),
             dict(self._types))
-        public = [p for p in paths if p not in self._private]
-        names = NameIndex(public, {p: a for p, a in self._aliases.items()
-                                   if p not in self._private})
+        # Private by its own words (`_private`, kept per note) or by where it lies: ora.yaml's
+        # `private` folders, asked here, at every rebuild, so that a change of them
+        # (`reload_settings`) is followed. Settings that cannot tell make every note private.
+        settings = self._context.settings
+        private = set(paths) if settings.unsafe else self._private | {
+            p for p in paths if is_private_path(settings, p)}
+        public = [p for p in paths if p not in private]
+        names = NameIndex(public, {p: a for p, a in self._aliases.items() if p not in private})
         self._public = replace(self._context, names=names, public_only=True)
 
     async def reload_settings(self) -> None:
-        """The vault's ora.yaml changed (lint strictness, ignored notes): rebuild."""
+        """The vault's ora.yaml changed (lint strictness, ignored notes, private folders):
+        rebuild."""
         if self._loading is None:
             return  # the first load reads it
         async with self._changing:

@@ -1,5 +1,6 @@
 """`POST /v1/lint` (the editor's unsaved text) and `POST /v1/lint/fix` (linter-managed dates);
-links resolve against private notes only with `"private": true` (`lint_cache.py`)."""
+links resolve against private notes only with `"private": true` (`lint_cache.py`), and only then
+does `lint/fix` find (and write) a private note."""
 
 from __future__ import annotations
 
@@ -8,13 +9,16 @@ from typing import Any
 
 from aiohttp import web
 
-from sidecar.errors import BadRequest, NotFound
+from sidecar.errors import BadRequest, NotFound, OraError
 from sidecar.lint.diagnostics import LintContext, fix_dates, lint_file, lint_text
 from sidecar.server.openapi import read_json
 from sidecar.server.paths import note_path
 from sidecar.server.resources import LINT
 from sidecar.server.state import CONFIG
+from sidecar.settings import Config
+from sidecar.vault.note import read_note
 from sidecar.vault.scan import vault_path
+from sidecar.vault.vault_settings import load_vault_settings, note_private
 
 routes = web.RouteTableDef()
 
@@ -36,6 +40,19 @@ async def lint(request: web.Request) -> web.Response:
     return web.json_response({"diagnostics": [d.to_json() for d in diagnostics]})
 
 
+def _public(config: Config, rel: str, max_bytes: int) -> bool:
+    """Whether the note at `rel` is not private: by its own words or by where it lies. A note
+    that cannot be read, or settings that cannot say which folders are private, count as
+    private (fail closed, as everywhere)."""
+    settings = load_vault_settings(config.vault, config.data)
+    if settings.unsafe:
+        return False
+    try:
+        return not note_private(read_note(config.vault, rel, max_bytes), settings)
+    except (OSError, OraError):
+        return False
+
+
 @routes.post("/v1/lint/fix")
 async def lint_fix(request: web.Request) -> web.Response:
     body = await read_json(request, "LintFixRequest")
@@ -46,9 +63,12 @@ async def lint_fix(request: web.Request) -> web.Response:
         present = file.is_file()
     except OSError as exc:  # e.g. a folder in the path is a file, or is unreadable
         raise BadRequest(f"cannot use {rel}: {exc.strerror}") from exc
-    if not present:
-        raise NotFound(f"no note at {rel}")
     max_bytes = int(config.max_file_bytes)
+    if not present or not (body.get("private", False)
+                           or await asyncio.to_thread(_public, config, rel, max_bytes)):
+        # Outside private mode a private note is answered as a missing one, and not written:
+        # its diagnostics quote it, and a different answer would say it exists.
+        raise NotFound(f"no note at {rel}")
     changed = await asyncio.to_thread(fix_dates, config.vault, rel, max_bytes)
     ctx = await _context(request, body)
     diagnostics = await asyncio.to_thread(lint_file, config.vault, rel, ctx, max_bytes)

@@ -80,9 +80,11 @@ def vault_link_facts(
     vault: str | Path, paths: Iterable[str], max_bytes: int
 ) -> tuple[dict[str, tuple[str, ...]], dict[str, str | None], set[str]]:
     """What links resolve to, read in one pass: the aliases of each note that has some, the
-    declared `type` (None without one) of every readable note, and which notes are private or
-    cannot be read (their private tag, if any, cannot be seen: fail closed; lint reports
-    them)."""
+    declared `type` (None without one) of every readable note, and which notes are private by
+    their own words or cannot be read (their private tag, if any, cannot be seen: fail closed;
+    lint reports them). Not those private by where they lie (ora.yaml `private`): that is the
+    caller's to ask (`is_private_path`), with the settings it holds, since the settings change
+    without the notes (see `server/lint_cache.py`)."""
     aliases: dict[str, tuple[str, ...]] = {}
     types: dict[str, str | None] = {}
     private: set[str] = set()
