@@ -10,9 +10,10 @@ next one for notes whose text is the same. `undo` and `undo_files` keep the last
 journals (`sidecar/cleaning/undo.py`): the pairs as they were and each touched file's earlier
 bytes.
 
-A pair is `private` when either note carries the private tag: it is listed, counted and found by
-id only in private mode, like the index's private store. With the vault known, a pair is also
-kept out of non-private answers as soon as one of its notes is tagged private, before the next
+A pair is `private` when either note is private (its tag, or an ora.yaml `private` folder): it
+is listed, counted and found by id only in private mode, like the index's private store. With the
+vault known, a pair is also kept out of non-private answers as soon as one of its notes is tagged
+private (or its folder made private), before the next
 scan re-flags it (`live_privacy.py`). A queue file from before that column
 existed is migrated on open: its scan state is forgotten (the next scan reads every note again
 and learns its privacy) and its pairs count as private until that scan re-flags them.
@@ -159,7 +160,7 @@ class NoteState:
     claims: list[tuple[str, int, int]] = field(default_factory=list)
     vectors: FloatArray | None = None  # one row per claim, then the note vector last
     ai_derived: bool = False  # the provenance marker, shown as evidence for triage
-    private: bool = False  # the private tag: its pairs are private too
+    private: bool = False  # by its tag or its folder (`note_private`): its pairs are private too
     light: bool = False  # claims left out, vectors only the note vector (Queue.note_states)
 
 

@@ -75,12 +75,14 @@ def _find(config: Config, conversation: str,
 
 def _nexus(config: Config, note: Note, settings: VaultSettings) -> list[str]:
     """The conversation's nexus: the chat note's own, else its cluster when that names a matrix
-    note (a project or passion the conversation was about)."""
+    note (a project or passion the conversation was about), and one a public note may name: a
+    private matrix's name in a public engram would tell that it exists."""
     if note.nexus or not note.cluster:
         return list(note.nexus)
     rel = NameIndex(iter_note_paths(config.vault)).resolve(note.cluster)
     read = _read(config, rel, settings) if rel is not None else None
-    if read is None or read[1].type != "matrix":
+    if read is None or read[1].type != "matrix" or (
+            note_private(read[1], settings) and not note_private(note, settings)):
         return []
     return [f"[[{PurePosixPath(str(rel)).stem}]]"]
 

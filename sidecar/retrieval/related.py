@@ -31,6 +31,7 @@ from sidecar.schema import get_schema, load_json
 from sidecar.vault.links import NameIndex
 from sidecar.vault.note import Note, read_note
 from sidecar.vault.scan import normalise_rel
+from sidecar.vault.vault_settings import note_private
 
 
 @dataclass(frozen=True)
@@ -92,8 +93,8 @@ class _Source:
                 index.config.vault, path, int(index.config.max_file_bytes))
         except (OSError, UnreadableNote):
             self.note = None
-        private = (row is not None and row.private) or (self.note is not None and
-                                                        self.note.is_private)
+        private = (row is not None and row.private) or (
+            self.note is not None and note_private(self.note, index.vault_settings))
         # Outside private mode a private note is answered exactly as a missing one: a different
         # answer would tell that a private note of that name exists.
         if (row is None and self.note is None) or (private and not options.private):

@@ -15,7 +15,12 @@ from sidecar.errors import BadRequest, Conflict, OraError
 from sidecar.vault.inert import encodable
 from sidecar.vault.note import read_note
 from sidecar.vault.scan import is_ignored, iter_note_paths
-from sidecar.vault.vault_settings import VaultSettings, folder_for_type
+from sidecar.vault.vault_settings import (
+    VaultSettings,
+    folder_for_type,
+    load_vault_settings,
+    note_private,
+)
 from sidecar.vault.write import create_note
 
 _UNSAFE = re.compile(r'[\\/:*?"<>|#^\[\]\x00-\x1f]+')
@@ -58,6 +63,7 @@ class public_names(Container[str]):
 
     def __init__(self, vault: str | Path, max_bytes: int) -> None:
         self.vault, self.max_bytes = vault, max_bytes
+        self._settings: VaultSettings | None = None  # read once a name is asked about
         self.by_stem: dict[str, list[str]] = {}
         for rel in iter_note_paths(vault):
             self.by_stem.setdefault(PurePosixPath(rel).stem.casefold(), []).append(rel)
@@ -71,8 +77,10 @@ class public_names(Container[str]):
         self.by_stem.setdefault(PurePosixPath(rel).stem.casefold(), []).insert(0, rel)
 
     def _public(self, rel: str) -> bool:
+        if self._settings is None:
+            self._settings = load_vault_settings(self.vault)
         try:
-            return not read_note(self.vault, rel, self.max_bytes).is_private
+            return not note_private(read_note(self.vault, rel, self.max_bytes), self._settings)
         except (OSError, OraError):
             return False
 

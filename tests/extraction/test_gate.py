@@ -102,3 +102,16 @@ def test_the_nexus_is_the_chat_notes_else_its_cluster_when_that_is_a_matrix(
     assert load_source(config, conversation="a").nexus == ["[[Garden]]"]
     assert load_source(config, conversation="b").nexus == ["[[Bakery]]"]
     assert load_source(config, conversation="c").nexus == []
+
+
+def test_a_public_engrams_nexus_never_names_a_private_matrix(tmp_path: Path) -> None:
+    # Before: a public chat note's cluster naming a matrix note in a private folder put that
+    # note's name into the public engrams' nexus.
+    vault = write_notes(tmp_path / "vault", {
+        "ora.yaml": "private:\n  - Health/\n",
+        "Health/Clinic.md": "---\ntype: matrix\nnexus: []\ntags: []\n---\n# Clinic\n"})
+    chats = vault / "Chats" / "Ora"
+    chats.mkdir(parents=True)
+    (chats / "a.md").write_text(chat_text("a", [("user", "Sleep comes in cycles.")]).replace(
+        "tags: []", "tags: []\ncluster: Clinic"), "utf-8")
+    assert load_source(settings(vault), conversation="a").nexus == []

@@ -110,6 +110,22 @@ async def test_private_notes_stay_out_of_non_private_related_lists(
         await _related(vault, "Engrams/Dream diary.md", private=True))
 
 
+async def test_a_note_in_a_private_folder_not_indexed_yet_is_not_found_outside_private_mode(
+    index_vault: IndexVault, notes: list[NoteSpec]
+) -> None:
+    # Before: a note the index had not seen yet was judged by its tag alone, so one in an
+    # ora.yaml private folder was answered (and its existence told) outside private mode.
+    vault = index_vault(notes)
+    (vault.config.vault / "ora.yaml").write_text("private:\n  - Health/\n", encoding="utf-8")
+    vault.index.reconcile()  # the settings now say Health/ is private
+    (vault.config.vault / "Health").mkdir()
+    (vault.config.vault / "Health/Sleep clinic.md").write_text(SLEEP2, encoding="utf-8")
+    with pytest.raises(NotFound):
+        await _related(vault, "Health/Sleep clinic.md")
+    assert "Engrams/Replay.md" in _paths(
+        await _related(vault, "Health/Sleep clinic.md", private=True))
+
+
 async def test_filters_apply_and_k_notes_come_back(
     index_vault: IndexVault, notes: list[NoteSpec]
 ) -> None:
