@@ -66,6 +66,7 @@ RESOURCE = "resource"
 PRIVATE_TAG = "private"
 # The page number of a note's name, as `note_suffix` writes it: its digits tell the width.
 _PAGE_DIGITS = re.compile(r"(\d+)\.md$")
+_CREATED = re.compile(r"^date created: (\d{4}-\d{2}-\d{2})$", re.M)
 
 
 @dataclass(frozen=True)
@@ -144,11 +145,11 @@ def _quoted(value: str) -> str:
 
 
 def _note_text(rel: str, fmt: str, title: str, page: int | None, text: str, index: int,
-               total: int, day: str, private: bool) -> str:
+               total: int, day: str, private: bool, created: str | None = None) -> str:
     link = page_link(rel, page)
     lines = [
         "---", f"type: {RESOURCE}", "nexus: []", f"tags: [{PRIVATE_TAG if private else ''}]",
-        f"date created: {day}",
+        f"date created: {created or day}",
         f"date modified: {day}", f"source_file: {_quoted(PurePosixPath(rel).name)}",
         f"source_format: {fmt}", f"source_path: {_quoted(rel)}", f"processed_date: {day}",
         f"chunk_index: {index}", f"total_chunks: {total}", "source_document:",
@@ -198,8 +199,9 @@ def plan_ingest(vault: str | Path, rel: str, today: dt.date | None = None) -> In
     for index, (page, body) in enumerate(pages):
         name = stem + (suffix.format(page=page, width=width) if page is not None else "")
         note_rel = f"{folder}/{name}.md"
-        planned = PlannedNote(note_rel, page, _note_text(rel, fmt, title, page, body, index,
-                                                         len(pages), day, private))
+        planned = PlannedNote(note_rel, page, _note_text(
+            rel, fmt, title, page, body, index, len(pages), day, private,
+            _created(root, note_rel) if note_rel in kept else None))
         if entry.get("sha256") == digest and note_rel in kept and moved is None:
             # Unchanged document: the note as written then (its processed_date kept).
             planned = _as_written(root, planned, kept[note_rel])
@@ -211,6 +213,16 @@ def plan_ingest(vault: str | Path, rel: str, today: dt.date | None = None) -> In
                  if _hash_on_disk(root, n.path) not in (None, n.sha256, kept.get(n.path))]
     return IngestPlan(rel, digest, notes, unchanged and moved is None, stale, conflicts,
                       text.cut, width, moved[0] if moved else None)
+
+
+def _created(root: Path, rel: str) -> str | None:
+    """The `date created` of a note an earlier ingest wrote: a note rewritten for a changed
+    document was still made that day."""
+    try:
+        found = _CREATED.search(vault_path(root, rel).read_text(encoding="utf-8"))
+    except (OSError, OraError, UnicodeDecodeError):
+        return None
+    return found[1] if found else None
 
 
 def _hash_on_disk(root: Path, rel: str) -> str | None:

@@ -210,3 +210,16 @@ def test_a_moved_document_keeps_its_notes(
     assert plan_ingest(vault, "Archive/Manual.pdf").unchanged
     assert undo_ingest(vault)["refused"] == []
     assert (vault / note).read_text("utf-8") == before
+
+
+def test_a_changed_document_keeps_its_notes_date_created(tmp_path: Path) -> None:
+    import datetime as dt
+
+    vault = tmp_path / "vault"
+    _pdf(vault / "Survey.pdf", _pages(2))
+    plan = plan_ingest(vault, "Survey.pdf", today=dt.date(2026, 1, 5))
+    apply_ingest(vault, plan)
+    _pdf(vault / "Survey.pdf", ["Page 1 revised.", *_pages(2)[1:]])
+    again = plan_ingest(vault, "Survey.pdf", today=dt.date(2026, 3, 9))
+    assert all("date created: 2026-01-05" in n.text for n in again.notes)
+    assert all("date modified: 2026-03-09" in n.text for n in again.notes)
