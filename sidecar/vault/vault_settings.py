@@ -392,12 +392,91 @@ def _read_text(path: Path, reader: _Reader) -> str | None:
         return None
 
 
-def _parse(text: str, reader: _Reader) -> dict[str, Any] | None:
-    """The settings mapping of a file's text ({} for none), None (with a problem) when unusable."""
+class _DuplicateKey(ValueError):
+    """A key given twice in one mapping of ora.yaml: invalid YAML, though PyYAML reads it."""
+
+
+def _check_unique_keys(loader: yaml.SafeLoader, node: yaml.Node) -> None:
+    """_DuplicateKey when a mapping anywhere in `node` gives a key twice. YAML forbids it, and
+    PyYAML would silently keep the last: a second `private:` made the first one's folders public.
+    Checked on the composed nodes, before merge keys (`<<`) are flattened into their mapping, so
+    a key overriding a merged one is no duplicate."""
+    seen: set[int] = set()  # an alias reaches a node again (even itself, recursively)
+    stack: list[tuple[yaml.Node, str]] = [(node, "")]
+    while stack:
+        current, where = stack.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        if isinstance(current, yaml.SequenceNode):
+            stack.extend((item, f"{where}[{i}]") for i, item in enumerate(current.value))
+        elif isinstance(current, yaml.MappingNode):
+            lines: dict[Any, int] = {}
+            for key_node, value_node in current.value:
+                if key_node.tag == "tag:yaml.org,2002:merge":
+                    continue
+                key = loader.construct_object(key_node, deep=True)
+                name = f"{where}.{key}" if where else str(key)
+                line = key_node.start_mark.line + 1
+                try:
+                    first = lines.get(key)
+                except TypeError:  # an unhashable key: construction reports it
+                    continue
+                if first is not None:
+                    lines_of = f"lines {first} and {line}" if first != line else f"line {line}"
+                    raise _DuplicateKey(f"the key '{name}' is given twice ({lines_of}); a key "
+                                        "may appear only once")
+                lines[key] = line
+                stack.append((value_node, name))
+
+
+_TOO_DEEP = "it nests too deeply"
+
+
+def yaml_problem(text: str) -> str | None:
+    """Why ora.yaml's `text` is not valid YAML (a key given twice included), as one sentence
+    naming the line; None when it is. The settings editor words its refusal with it."""
     try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        reader.note(f"invalid YAML: {str(exc).splitlines()[0]}")
+        _load(text)
+    except (yaml.YAMLError, _DuplicateKey) as exc:
+        return _yaml_message(exc)
+    except RecursionError:
+        return _TOO_DEEP
+    return None
+
+
+def _load(text: str) -> Any:
+    """`yaml.safe_load(text)`, but a key given twice in any mapping is an error (_DuplicateKey)."""
+    loader = yaml.SafeLoader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        _check_unique_keys(loader, node)
+        return loader.construct_document(node)
+    finally:
+        loader.dispose()
+
+
+def _yaml_message(exc: Exception) -> str:
+    """A YAML error as one line: what is wrong and where (PyYAML's text spans several lines)."""
+    if isinstance(exc, yaml.MarkedYAMLError):
+        mark = exc.problem_mark or exc.context_mark
+        what = exc.problem or exc.context or "unreadable"
+        return f"{what} (line {mark.line + 1})" if mark is not None else what
+    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+
+
+def _parse(text: str, reader: _Reader) -> dict[str, Any] | None:
+    """The settings mapping of a file's text ({} for none), None (with a problem) when unusable:
+    not YAML, or a key given twice (`_check_unique_keys`)."""
+    try:
+        data = _load(text)
+    except (yaml.YAMLError, _DuplicateKey) as exc:
+        reader.note(f"invalid YAML: {_yaml_message(exc)}")
+        return None
+    except RecursionError:  # a nesting or alias chain past Python's stack
+        reader.note(f"invalid YAML: {_TOO_DEEP}")
         return None
     if data is None:
         return {}
@@ -508,12 +587,15 @@ def load_vault_settings(vault: str | Path, data: Path | None = None) -> VaultSet
         if emptied:
             reader.note("the file is empty where it had settings (an editor saving it?); write "
                         "`{}` in it or delete it to use the defaults")
-        if last is not None:
-            kept = _Reader()
+        kept = _Reader()
+        # A text kept by an older Ora may not parse now (it let a key be given twice): then
+        # nothing is known, and the settings are unsafe rather than the defaults.
+        before = None if last is None else _parse(last, kept)
+        if before is not None:
             problems = [p.removesuffix(_DEFAULTED) for p in reader.problems]
             problems.append(f"{settings_defaults()['file']}: its settings are those it last had "
                             "until it can be used")
-            return _log(replace(_settings(root, _parse(last, kept) or {}, kept),
+            return _log(replace(_settings(root, before, kept),
                                 problems=tuple(problems), file_exists=True))
         return _log(replace(settings, problems=tuple(reader.problems), unsafe=raw is None
                             or settings.unsafe))

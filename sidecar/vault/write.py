@@ -1,8 +1,9 @@
 """The one writer of files in the vault: every write a compare-and-swap against the bytes it was
 planned from.
 
-A file is replaced atomically (temp file in the same folder, fsync, os.replace, mode and extended
-attributes kept) and never when it changed since it was read; a file with other hard links is
+A file is replaced atomically (temp file in the same folder, fsync, exchanged with the old file,
+mode and extended attributes kept) and never when it changed since it was read, nor over another
+writer's save landing meanwhile, in place or by rename (`_swap`); a file with other hard links is
 written in place instead (a rename would detach it from them), its old bytes kept in a hidden copy
 beside it until the new ones are on disk. New notes are linked into place, never over a file;
 moves to the trash and undos are checked the same way. What goes into a note's frontmatter is
@@ -12,11 +13,15 @@ moves to the trash and undos are checked the same way. What goes into a note's f
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import errno
 import hashlib
 import itertools
 import os
 import secrets
 import stat
+import sys
+from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 
 from sidecar.errors import Conflict, NoteNotWritable, NotFound
@@ -79,15 +84,94 @@ def _hash_of(path: Path) -> str | None:
         return None
 
 
-def _swap(path: Path, tmp: Path, read_hash: str) -> None:
-    """os.replace(tmp, path) only if `path` holds the bytes hashed `read_hash` (compare-and-swap).
+def _libc_exchange() -> Callable[[bytes, bytes], int] | None:
+    """The system's atomic exchange of two names, as f(a, b) -> 0 or -1 (errno set): Linux's
+    renameat2(RENAME_EXCHANGE), macOS's renamex_np(RENAME_SWAP); None elsewhere."""
+    if not sys.platform.startswith(("linux", "darwin")):
+        return None
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+    except OSError:
+        return None
+    if sys.platform.startswith("linux") and hasattr(libc, "renameat2"):
+        renameat2 = libc.renameat2
+        renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p,
+                              ctypes.c_uint]
+        at_fdcwd, rename_exchange = -100, 2
+        return lambda a, b: int(renameat2(at_fdcwd, a, at_fdcwd, b, rename_exchange))
+    if sys.platform == "darwin" and hasattr(libc, "renamex_np"):
+        renamex_np = libc.renamex_np
+        renamex_np.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_uint]
+        rename_swap = 2
+        return lambda a, b: int(renamex_np(a, b, rename_swap))
+    return None
 
-    POSIX has no atomic compare-and-rename, and an editor that saves in place (truncate, then
-    write) may already hold the old file open. So the old file keeps a second, hidden name
-    while it is replaced; it is checked before the swap and again after it. If it changed in
-    between, the editor's save went into it: it is put back (unless the note changed again
-    since) and the edit is a Conflict. Without hard links the check before the swap remains.
+
+_EXCHANGE = _libc_exchange()
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Swap what the names `a` and `b` point to, atomically; False where the system or the
+    filesystem cannot (an old kernel, NFS, FAT, a sandbox refusing the call): nothing moved."""
+    if _EXCHANGE is None:
+        return False
+    if _EXCHANGE(os.fsencode(a), os.fsencode(b)) == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EPERM,
+               errno.EXDEV):
+        return False  # EPERM: a sandbox, or an immutable file that os.replace reports itself
+    raise OSError(err, os.strerror(err), str(b))
+
+
+def _swap(path: Path, tmp: Path, read_hash: str) -> None:
+    """Put `tmp` in place of `path` only if `path` holds the bytes hashed `read_hash`
+    (compare-and-swap); Conflict, and the other writer's file left in place, if it does not.
+
+    POSIX has no compare-and-rename, and another writer may act at any moment: an editor saving
+    by rename (its own temp file renamed over the note) or in place (truncate, then write; it
+    may already hold the old file open). So the names are exchanged atomically: the file that
+    was at `path` is then at `tmp`'s name, and checked there. If it is not the bytes the write
+    was planned from (an editor's rename landed, or an in-place save reached it), it is
+    exchanged back and the write is a Conflict. (A check, then os.replace, could not tell: a
+    rename landing between the two was overwritten, and the write answered success.) Where
+    names cannot be exchanged, `_replace_checked` narrows that window.
     """
+    before = _hash_of(path)
+    if before is None:
+        raise Conflict(f"{path.name} was removed while it was being edited")
+    if before != read_hash:  # changed already: nothing is moved
+        raise Conflict(f"{path.name} changed while it was being edited; try again")
+    ours = os.lstat(tmp)
+    try:
+        swapped = _exchange(tmp, path)
+    except FileNotFoundError as exc:
+        raise Conflict(f"{path.name} was removed while it was being edited") from exc
+    if not swapped:
+        _replace_checked(path, tmp, read_hash)
+        return
+    try:
+        if _hash_of(tmp) == read_hash:  # the old file, untouched: the write stands
+            return
+    except OSError:  # not a file that can be read (a FIFO renamed in): not the checked one
+        pass
+    # Another writer got there first: its file goes back. If yet another save replaced ours
+    # meantime, that one is the newest and stays (it would have replaced the first one too).
+    if not _exchange(tmp, path):
+        os.replace(tmp, path)
+    elif not os.path.samestat(os.lstat(tmp), ours):
+        _exchange(tmp, path)
+    raise Conflict(f"{path.name} changed while it was being edited; try again")
+
+
+def _replace_checked(path: Path, tmp: Path, read_hash: str) -> None:
+    """os.replace(tmp, path) only if `path` holds the bytes hashed `read_hash`, without an atomic
+    exchange. The old file keeps a second, hidden name while it is replaced; it is checked
+    before the swap and again after it. If it changed in between, an in-place save went into
+    it: it is put back (unless the note changed again since) and the edit is a Conflict. Just
+    before the replace, `path` must still name that file: a rename landing in the moment
+    between that check and the replace is the one save this cannot see. Without hard links
+    only the check before the swap remains."""
     held = tmp.with_suffix(".ora-old")
     try:
         os.link(path, held)
@@ -102,6 +186,13 @@ def _swap(path: Path, tmp: Path, read_hash: str) -> None:
         if _hash_of(held) != read_hash:
             raise Conflict(f"{path.name} changed while it was being edited; try again")
         written = content_hash(tmp.read_bytes())
+        checked = os.lstat(held)
+        try:  # as late as can be: a rename between this and the replace is not seen
+            still = os.path.samestat(os.lstat(path), checked)
+        except FileNotFoundError:
+            still = False
+        if not still:  # an editor's rename landed since the link: its file stays
+            raise Conflict(f"{path.name} changed while it was being edited; try again")
         os.replace(tmp, path)
         if _hash_of(held) != read_hash:  # an in-place save reached the old file meanwhile
             if _hash_of(path) == written:
@@ -252,7 +343,7 @@ def _link_into_trash(src: Path, trash: Path, name: PurePosixPath, planned: str) 
         if _hash_of(dst) != planned:
             dst.unlink()
             raise Conflict(f"{name} changed while it was being moved; try again")
-        os.unlink(src)
+        _drop_name(src, dst, name)
         if _hash_of(dst) != planned:  # an in-place save reached it during the move
             with contextlib.suppress(FileExistsError):
                 os.link(dst, src)
@@ -261,6 +352,25 @@ def _link_into_trash(src: Path, trash: Path, name: PurePosixPath, planned: str) 
         _fsync_dir(src.parent)
         return candidate
     raise AssertionError("unreachable")
+
+
+def _drop_name(src: Path, dst: Path, name: PurePosixPath) -> None:
+    """Remove the name `src` if it still names the file just linked to `dst`. An unlink would
+    take whatever `src` names by then, an editor's save renamed over it too; a rename to a
+    hidden name moves exactly that file, which can then be told from ours and put back."""
+    aside = src.with_name(f".{src.name}.{secrets.token_hex(4)}.ora-old")
+    try:
+        os.rename(src, aside)
+    except FileNotFoundError:  # removed meanwhile: the trash holds the checked file anyway
+        return
+    try:
+        if not os.path.samestat(os.lstat(aside), os.lstat(dst)):  # another writer's save
+            with contextlib.suppress(FileExistsError):  # a newer save stands instead
+                os.link(aside, src)
+            dst.unlink()
+            raise Conflict(f"{name} changed while it was being moved; try again")
+    finally:
+        aside.unlink()
 
 
 def move_to_trash(vault: str | Path, rel: str, expected_hash: str | None) -> str:

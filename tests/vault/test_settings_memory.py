@@ -21,7 +21,11 @@ BROKEN = {
     "a private value that is no list": "private: 5\n",
     "an exclude value that is no list": "private: [Diario/]\nexclude: {Archivo: yes}\n",
     "not a mapping": "- Diario/\n",
+    # PyYAML kept the last `private`: Diario/ became public (fails on the code before).
+    "a key given twice": GOOD + "private:\n  - Otro/\n",
 }
+# The brief's file: two `private:` keys, the first one's folder must stay private.
+TWICE = "exclude:\n  - Archivo/\nprivate:\n  - Diario/\nprivate:\n  - Otro/\n"
 
 
 @pytest.fixture(autouse=True)
@@ -117,3 +121,35 @@ def test_a_typo_in_ora_yaml_never_makes_a_private_note_searchable(
     capsys.readouterr()
     assert main(["index", str(other), "--data", str(tmp_path / "other-data")]) != 0
     assert "cannot tell which notes are private" in capsys.readouterr().err
+
+
+def test_a_key_given_twice_never_makes_a_private_folder_public(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:
+    # Before: the second `private:` silently replaced the first, `problems` was empty, and
+    # `ora index` put Diario/ in the public store: a search outside private mode found it.
+    _fresh_process(monkeypatch)
+    never = load_vault_settings(_vault(tmp_path / "never", TWICE), tmp_path / "none")
+    assert never.unsafe  # no last settings: refused, never the defaults or the last key
+    assert "the key 'private' is given twice (lines 3 and 5)" in never.problems[0]
+    with pytest.raises(InvalidSettings, match="cannot tell which notes are private"):
+        known_privacy(never)
+
+    vault, data = _vault(tmp_path, GOOD), tmp_path / "data"
+    assert main(["index", str(vault), "--data", str(data)]) == 0
+    capsys.readouterr()
+    (vault / "ora.yaml").write_text(TWICE, encoding="utf-8")
+    for fresh in (False, True):  # this process's memory, then the data folder's copy
+        if fresh:
+            _fresh_process(monkeypatch)
+        settings = known_privacy(load_vault_settings(vault, data))
+        assert settings.private == ("Diario/",), settings
+        assert "given twice" in settings.problems[0]
+    assert main(["index", str(vault), "--data", str(data)]) == 0
+    capsys.readouterr()
+    assert _search(capsys, vault, data) == {"Notas/nota.md"}
+
+    # A last text kept by an Ora that let a key be given twice: unknown, so refused.
+    _fresh_process(monkeypatch)
+    (data / "ora.yaml.last-good").write_text(TWICE, encoding="utf-8")
+    assert load_vault_settings(vault, data).unsafe

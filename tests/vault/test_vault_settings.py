@@ -195,6 +195,13 @@ def test_an_app_json_caught_half_written_keeps_the_exclusions_last_read(tmp_path
     ("folders:\n  Notes/: novel\n", "unknown type 'novel'"),
     ("colour: blue\n", "unknown setting(s) colour"),
     ("chats_folder: ../outside\n", "chats_folder must be a folder inside the vault"),
+    # YAML allows a key once; PyYAML kept the last, silently (fail on the code before).
+    ("private: [A/]\nexclude: []\nprivate: [B/]\n",
+     "invalid YAML: the key 'private' is given twice (lines 1 and 3)"),
+    ("lint:\n  ignore: [a]\n  untyped: off\n  ignore: [b]\n",
+     "invalid YAML: the key 'lint.ignore' is given twice (lines 2 and 4)"),
+    ("folders: {A/: engram, A/: resource}\n",
+     "invalid YAML: the key 'folders.A/' is given twice (line 1)"),
 ])
 def test_a_bad_file_gives_a_clear_problem_and_the_defaults(
     tmp_path: Path, text: str, problem: str
@@ -431,3 +438,28 @@ def test_set_excluded_refuses_a_file_it_cannot_edit_and_leaves_it(
     with pytest.raises(InvalidSettings):
         set_excluded(vault, "Daily/", True)
     assert (vault / "ora.yaml").read_text(encoding="utf-8") == text
+
+
+def test_a_merge_key_overridden_in_its_mapping_is_no_duplicate(tmp_path: Path) -> None:
+    settings = load_vault_settings(_vault(
+        tmp_path, "x-base: &base {A/: engram, B/: resource}\nfolders:\n  <<: *base\n"
+        "  A/: resource\n"))
+    assert not any("given twice" in p for p in settings.problems)
+    assert ("A/", "resource") in settings.folders
+
+
+def test_the_editor_refuses_a_key_given_twice_in_one_whole_sentence(tmp_path: Path) -> None:
+    # Before: "ora.yaml is not valid YAML; fix it by hand first (while constructing a mapping",
+    # cut mid-parenthesis; the reader's problem and the editor's refusal now say the same.
+    text = "exclude:\n  - Scratch/\nprivate:\n  - Health/\nprivate:\n  - Journal2/\n"
+    vault = _vault(tmp_path, text)
+    with pytest.raises(InvalidSettings) as refused:
+        set_excluded(vault, "Daily/", True)
+    assert str(refused.value) == (
+        "ora.yaml is not valid YAML: the key 'private' is given twice (lines 3 and 5); a key "
+        "may appear only once. Fix it by hand first; Ora has not changed it")
+    assert (vault / "ora.yaml").read_text(encoding="utf-8") == text
+    (vault / "ora.yaml").write_text("exclude: [broken\n", encoding="utf-8")
+    with pytest.raises(InvalidSettings, match=r"^ora\.yaml is not valid YAML: [^\n]* \(line 2\)\."
+                       r" Fix it by hand first; Ora has not changed it$"):
+        set_excluded(vault, "Daily/", True)
