@@ -249,8 +249,10 @@ def folder_for_type(settings: VaultSettings, type_name: str) -> str | None:
 
 def is_private_path(settings: VaultSettings, rel: str) -> bool:
     """True when ora.yaml's `private` makes what lies at `rel` private, a note or a document
-    (which has no tags of its own to say so)."""
-    return _matches_any(settings.private, rel)
+    (which has no tags of its own to say so). Settings that cannot say which folders are
+    private (`unsafe`: a broken ora.yaml and no last good one) make everything private: privacy
+    fails closed."""
+    return settings.unsafe or _matches_any(settings.private, rel)
 
 
 def note_private(note: Note, settings: VaultSettings) -> bool:

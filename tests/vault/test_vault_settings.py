@@ -463,3 +463,20 @@ def test_the_editor_refuses_a_key_given_twice_in_one_whole_sentence(tmp_path: Pa
     with pytest.raises(InvalidSettings, match=r"^ora\.yaml is not valid YAML: [^\n]* \(line 2\)\."
                        r" Fix it by hand first; Ora has not changed it$"):
         set_excluded(vault, "Daily/", True)
+
+
+def test_settings_that_cannot_say_which_folders_are_private_make_every_note_private(
+    tmp_path: Path,
+) -> None:
+    # Before: with a broken ora.yaml and no last good one, adopt, extraction and memory (which,
+    # unlike the index, do not refuse such settings) read every folder as public.
+    from sidecar.lint.adopt import plan_adoption
+
+    vault = tmp_path / "vault"
+    (vault / "Health").mkdir(parents=True)
+    (vault / "Health/Therapy.md").write_text("Session notes.\n", encoding="utf-8")
+    (vault / "ora.yaml").write_text("private: [Health/\n", encoding="utf-8")  # never good
+    assert load_vault_settings(vault).unsafe
+    [proposal] = plan_adoption(vault).proposals
+    assert proposal.private is True
+    assert plan_adoption(vault).to_json(private=False)["proposals"] == []
