@@ -20,6 +20,7 @@ too: lint knows them as it knows the vault's domain tags.
 
 from __future__ import annotations
 
+import difflib
 import json
 import logging
 import re
@@ -252,7 +253,14 @@ def is_private_path(settings: VaultSettings, rel: str) -> bool:
     (which has no tags of its own to say so). Settings that cannot say which folders are
     private (`unsafe`: a broken ora.yaml and no last good one) make everything private: privacy
     fails closed."""
-    return settings.unsafe or _matches_any(settings.private, rel)
+    return settings.unsafe or _matches_any(_folded(settings.private), rel.casefold())
+
+
+@cache
+def _folded(patterns: tuple[str, ...]) -> tuple[str, ...]:
+    # `private: [health]` covers Health/: a folder's case is easily mistyped, and a private
+    # pattern that matches more keeps more private (as `folders` compares without case).
+    return tuple(p.casefold() for p in patterns)
 
 
 def note_private(note: Note, settings: VaultSettings) -> bool:
@@ -304,7 +312,7 @@ class _Reader:
             self.note(f"{where} must be a list of paths or globs")
             self.unsafe = self.unsafe or where in _PRIVACY_KEYS
             return tuple(default)
-        return tuple(v.strip().lstrip("/") for v in value)
+        return tuple(v.strip().removeprefix("./").lstrip("/") for v in value)
 
     def folders(self, value: Any) -> tuple[tuple[str, str], ...]:
         rules: dict[str, str | None] = dict(settings_defaults()["folders"])
@@ -627,6 +635,11 @@ def _settings(root: Path, raw: dict[str, Any], reader: _Reader) -> VaultSettings
     unknown = sorted(set(map(str, raw)) - set(_KNOWN_KEYS))
     if unknown:
         reader.note(f"unknown setting(s) {', '.join(unknown)} (known: {', '.join(_KNOWN_KEYS)})")
+    for key in unknown:  # `privte:` or `Private:`: meant to make notes private, read as nothing
+        meant = difflib.get_close_matches(key.casefold(), _PRIVACY_KEYS, n=1, cutoff=0.7)
+        if meant:
+            reader.note(f"{key!r} looks like {meant[0]!r} misspelt: name it {meant[0]!r}")
+            reader.unsafe = True
     untyped = raw.get("untyped_type", defaults["untyped_type"])
     lint_mode, lint_ignore = reader.lint(raw.get("lint"))
     excluded = _obsidian_filters(root)

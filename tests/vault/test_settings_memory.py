@@ -23,6 +23,10 @@ BROKEN = {
     "not a mapping": "- Diario/\n",
     # PyYAML kept the last `private`: Diario/ became public (fails on the code before).
     "a key given twice": GOOD + "private:\n  - Otro/\n",
+    # Read as an unknown setting: Diario/ became public (fail on the code before).
+    "private misspelt": "privte:\n  - Diario/\nexclude: [Archivo/]\n",
+    "private capitalised": "Private:\n  - Diario/\nexclude: [Archivo/]\n",
+    "exclude misspelt": "private:\n  - Diario/\nexcluded: [Archivo/]\n",
 }
 # The brief's file: two `private:` keys, the first one's folder must stay private.
 TWICE = "exclude:\n  - Archivo/\nprivate:\n  - Diario/\nprivate:\n  - Otro/\n"

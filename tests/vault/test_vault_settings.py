@@ -23,6 +23,7 @@ from sidecar.vault.vault_settings import (
     effective_type,
     is_excluded,
     is_lint_ignored,
+    is_private_path,
     load_vault_settings,
     opted_out,
     settings_files,
@@ -480,3 +481,16 @@ def test_settings_that_cannot_say_which_folders_are_private_make_every_note_priv
     [proposal] = plan_adoption(vault).proposals
     assert proposal.private is True
     assert plan_adoption(vault).to_json(private=False)["proposals"] == []
+
+
+@pytest.mark.parametrize("entry", ["health", "HEALTH/", "./Health/", "/Health"])
+def test_a_private_folder_is_matched_however_its_case_or_leading_dot_is_written(
+    tmp_path: Path, entry: str,
+) -> None:
+    # Before: `private: [health]` or `[./Health/]` matched nothing and Health/ stayed public,
+    # with no problem reported.
+    (tmp_path / "ora.yaml").write_text(f"private:\n  - {entry}\n", encoding="utf-8")
+    settings = load_vault_settings(tmp_path)
+    assert is_private_path(settings, "Health/Therapy.md")
+    assert not is_private_path(settings, "Healthy eating.md")
+
