@@ -26,6 +26,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
+from urllib.parse import quote
 
 from sidecar.documents.extract import DocumentError
 from sidecar.documents.formats import document_format, formats, page_link
@@ -66,6 +67,8 @@ RESOURCE = "resource"
 PRIVATE_TAG = "private"
 # The page number of a note's name, as `note_suffix` writes it: its digits tell the width.
 _PAGE_DIGITS = re.compile(r"(\d+)\.md$")
+# What a wikilink's target cannot hold: `#` and `^` start a heading or block, `|` the shown text.
+_WIKILINK_UNSAFE = re.compile(r"[#^\[\]|]")
 _CREATED = re.compile(r"^date created: (\d{4}-\d{2}-\d{2})$", re.M)
 
 
@@ -144,18 +147,38 @@ def _quoted(value: str) -> str:
     return json.dumps(value, ensure_ascii=False)  # a JSON string is a YAML string
 
 
+def document_link(rel: str, page: int | None) -> str:
+    """A link that opens the document at the page: a wikilink, or where the document's name
+    holds a character a wikilink cannot (`Invoice #12 [draft].pdf`: `#` starts a heading) a
+    Markdown link, its path URL-encoded as Obsidian reads it."""
+    if not _WIKILINK_UNSAFE.search(rel):
+        return f"[[{page_link(rel, page)}]]"
+    shown = re.sub(r"[\[\]\n]", "", PurePosixPath(rel).name)  # brackets would end the text
+    where = "" if page is None else f"#page={page}"
+    return f"[{shown}{'' if page is None else f', page {page}'}]({quote(rel)}{where})"
+
+
+def is_source_line(text: str, rel: str) -> bool:
+    """Whether `text` is the line a note of the document at `rel` ends with (`source_line`)."""
+    page = r"(?:#page=\d+)?"
+    link = (rf"\[\[{re.escape(rel)}{page}\]\]|\[[^\]\n]*\]\({re.escape(quote(rel))}{page}\)")
+    return re.fullmatch(rf"Source: (?:{link})", text.strip()) is not None
+
+
 def _note_text(rel: str, fmt: str, title: str, page: int | None, text: str, index: int,
                total: int, day: str, private: bool, created: str | None = None) -> str:
-    link = page_link(rel, page)
+    link = document_link(rel, page)
+    # The property holds wikilinks only (the schema); a Markdown link stays in the body.
+    source_document = ["source_document:", f"  - {_quoted(link)}"] if link.startswith(
+        "[[") else ["source_document: []"]
     lines = [
         "---", f"type: {RESOURCE}", "nexus: []", f"tags: [{PRIVATE_TAG if private else ''}]",
         f"date created: {created or day}",
         f"date modified: {day}", f"source_file: {_quoted(PurePosixPath(rel).name)}",
         f"source_format: {fmt}", f"source_path: {_quoted(rel)}", f"processed_date: {day}",
-        f"chunk_index: {index}", f"total_chunks: {total}", "source_document:",
-        f"  - {_quoted(f'[[{link}]]')}", "---",
+        f"chunk_index: {index}", f"total_chunks: {total}", *source_document, "---",
         inert(f"# {' '.join(title.split())}" + ("" if page is None else f", page {page}")),
-        "", inert(text.strip()), "", source_line(f"[[{link}]]"), "",
+        "", inert(text.strip()), "", source_line(link), "",
     ]  # fmt: skip
     return "\n".join(lines)
 

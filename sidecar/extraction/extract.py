@@ -22,7 +22,7 @@ from dataclasses import replace
 from pathlib import PurePosixPath
 
 from sidecar.cleaning.claims import paragraphs
-from sidecar.documents.ingest import source_line
+from sidecar.documents.ingest import is_source_line, source_line
 from sidecar.errors import BadRequest, Conflict, NotFound, OraError
 from sidecar.extraction.gate import EngramLookup, gate
 from sidecar.extraction.llm import ExtractionRefused, llm_candidates
@@ -93,8 +93,9 @@ def _document_turns(note: Note, private: bool) -> list[Turn] | None:
     if note.type != "resource" or "source_file" not in note.frontmatter:
         return None
     pointers = {source_line(link) for link in string_list(note.frontmatter.get("source_document"))}
+    rel = str(note.frontmatter.get("source_path") or "")
     found = [(first, last, text) for first, last, text in paragraphs(note.body, note.body_line)
-             if text.strip() not in pointers]
+             if text.strip() not in pointers and not is_source_line(text, rel)]
     return [Turn(n, DOCUMENT, text, private, first, last)
             for n, (first, last, text) in enumerate(found, 1)]
 

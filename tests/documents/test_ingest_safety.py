@@ -223,3 +223,24 @@ def test_a_changed_document_keeps_its_notes_date_created(tmp_path: Path) -> None
     again = plan_ingest(vault, "Survey.pdf", today=dt.date(2026, 3, 9))
     assert all("date created: 2026-01-05" in n.text for n in again.notes)
     assert all("date modified: 2026-03-09" in n.text for n in again.notes)
+
+
+def test_a_document_whose_name_a_wikilink_cannot_hold_is_linked_by_a_markdown_link(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    # Before: `[[Docs/Invoice #12 [draft].pdf#page=1]]`, which Obsidian reads as a heading of
+    # "Docs/Invoice ", and lint flagged as malformed.
+    from sidecar.extraction.extract import load_source
+    from sidecar.settings import make_config
+
+    vault = tmp_path / "vault"
+    _pdf(vault / "Docs/Invoice #12 [draft].pdf", ["The plumber charged for two new taps."])
+    [note] = apply_ingest(vault, plan_ingest(vault, "Docs/Invoice #12 [draft].pdf"))["written"]
+    text = (vault / note).read_text("utf-8")
+    assert "source_document: []" in text
+    assert ("Source: [Invoice #12 draft.pdf, page 1]"
+            "(Docs/Invoice%20%2312%20%5Bdraft%5D.pdf#page=1)") in text
+    assert main(["lint", str(vault), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["diagnostics"] == []
+    turns = load_source(make_config(vault), note=note).turns
+    assert [t.content for t in turns] == ["The plumber charged for two new taps."]
