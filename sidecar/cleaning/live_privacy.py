@@ -47,9 +47,7 @@ class LivePrivacy:
     def turned_private(self, seen: Mapping[str, Seen]) -> set[str]:
         """Of these notes (each with the version the last scan read as public), those that
         are private now."""
-        settings = self._vault_settings()
-        if settings.unsafe:  # which folders are private is unknown: fail closed
-            return set(seen)
+        settings = self._vault_settings()  # unsafe ones hold every path private
         return {path for path, version in seen.items()
                 if is_private_path(settings, path) or self._private_now(path, version)}
 

@@ -115,7 +115,8 @@ def _folder(vault: Path, rel: str, entry: dict[str, Any], manifest: dict[str, An
         return PurePosixPath(earlier[0]).parent.as_posix()
     base = folder_for_type(load_vault_settings(vault), RESOURCE) or "Resources"
     # room for the page suffix a note's name adds to the folder's name
-    name = safe_name(PurePosixPath(rel).stem, fallback="document", reserve=len(" - page 0000"))
+    suffix = formats().note_suffix.format(page=0, width=len(str(formats().limits.max_pages)))
+    name = safe_name(PurePosixPath(rel).stem, fallback="document", reserve=len(suffix))
     taken = {PurePosixPath(note).parent.as_posix() for doc, other in manifest.items()
              if doc != rel and isinstance(other, dict) for note in other.get("notes") or {}}
     return next(folder for n in range(1, 1000)
@@ -154,8 +155,7 @@ def document_link(rel: str, page: int | None) -> str:
     if not _WIKILINK_UNSAFE.search(rel):
         return f"[[{page_link(rel, page)}]]"
     shown = re.sub(r"[\[\]\n]", "", PurePosixPath(rel).name)  # brackets would end the text
-    where = "" if page is None else f"#page={page}"
-    return f"[{shown}{'' if page is None else f', page {page}'}]({quote(rel)}{where})"
+    return f"[{shown}{'' if page is None else f', page {page}'}]({page_link(quote(rel), page)})"
 
 
 def is_source_line(text: str, rel: str) -> bool:

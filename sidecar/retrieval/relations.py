@@ -156,10 +156,10 @@ class RelationGraph:
     def _visible(self, path: str, private: bool) -> bool:
         """Whether this mode may name the note. Privacy by folder is not kept with the entry: a
         change of ora.yaml's `private` leaves the note's hash, so its entry, as it was.
-        Settings that cannot say which notes are private name none (fail closed)."""
+        (`is_private_path` fails closed on settings that cannot say.)"""
         entry = self._entry(path)
         return entry is not None and (private or not (
-            entry.private or self._settings.unsafe or is_private_path(self._settings, path)))
+            entry.private or is_private_path(self._settings, path)))
 
     def outgoing(self, path: str, *, private: bool) -> dict[str, list[str]]:
         """Relationship kind → the notes it links to (those this mode may name)."""

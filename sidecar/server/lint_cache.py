@@ -77,10 +77,9 @@ class LintCache:
             dict(self._types))
         # Private by its own words (`_private`, kept per note) or by where it lies: ora.yaml's
         # `private` folders, asked here, at every rebuild, so that a change of them
-        # (`reload_settings`) is followed. Settings that cannot tell make every note private.
+        # (`reload_settings`) is followed (settings that cannot tell hold every note private).
         settings = self._context.settings
-        private = set(paths) if settings.unsafe else self._private | {
-            p for p in paths if is_private_path(settings, p)}
+        private = self._private | {p for p in paths if is_private_path(settings, p)}
         public = [p for p in paths if p not in private]
         names = NameIndex(public, {p: a for p, a in self._aliases.items() if p not in private})
         self._public = replace(self._context, names=names, public_only=True)

@@ -45,8 +45,6 @@ def _public(config: Config, rel: str, max_bytes: int) -> bool:
     that cannot be read, or settings that cannot say which folders are private, count as
     private (fail closed, as everywhere)."""
     settings = load_vault_settings(config.vault, config.data)
-    if settings.unsafe:
-        return False
     try:
         return not note_private(read_note(config.vault, rel, max_bytes), settings)
     except (OSError, OraError):

@@ -13,7 +13,7 @@ from typing import Any
 
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
-from ruamel.yaml.error import MarkedYAMLError, YAMLError
+from ruamel.yaml.error import YAMLError
 
 from sidecar.errors import InvalidSettings
 from sidecar.vault.frontmatter_edit import has_anchors
@@ -23,6 +23,7 @@ from sidecar.vault.vault_settings import (
     load_vault_settings,
     settings_defaults,
     settings_path,
+    yaml_error_line,
     yaml_problem,
 )
 from sidecar.vault.write import atomic_write, check_not_empty, content_hash, create_file
@@ -49,15 +50,6 @@ def _dump(y: YAML, doc: CommentedMap, crlf: bool) -> bytes:
     return (out.getvalue().replace("\n", "\r\n") if crlf else out.getvalue()).encode("utf-8")
 
 
-def _ruamel_problem(exc: YAMLError) -> str:
-    """A ruamel error as one line, for the rare text PyYAML reads and ruamel does not."""
-    if isinstance(exc, MarkedYAMLError):
-        mark = exc.problem_mark or exc.context_mark
-        what = exc.problem or exc.context or "unreadable"
-        return f"{what} (line {mark.line + 1})" if mark is not None else what
-    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-
-
 def _settings_doc(file: Path, y: YAML, data: bytes) -> CommentedMap:
     """ora.yaml's bytes as a round-trip mapping, refused (nothing written) when an edit could not
     keep every other setting: empty (most often an editor between its truncate and its write),
@@ -73,7 +65,7 @@ def _settings_doc(file: Path, y: YAML, data: bytes) -> CommentedMap:
     except YAMLError as exc:
         # ruamel's own text spans several lines (the first alone was cut mid-parenthesis); the
         # reader's wording names the key given twice and its lines, as `problems` does.
-        problem = yaml_problem(text) or _ruamel_problem(exc)
+        problem = yaml_problem(text) or yaml_error_line(exc)
         raise InvalidSettings(f"{file.name} is not valid YAML: {problem}. Fix it by hand "
                               "first; Ora has not changed it") from exc
     if doc is None:

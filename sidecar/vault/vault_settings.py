@@ -449,7 +449,7 @@ def yaml_problem(text: str) -> str | None:
     try:
         _load(text)
     except (yaml.YAMLError, _DuplicateKey) as exc:
-        return _yaml_message(exc)
+        return yaml_error_line(exc)
     except RecursionError:
         return _TOO_DEEP
     return None
@@ -468,11 +468,12 @@ def _load(text: str) -> Any:
         loader.dispose()
 
 
-def _yaml_message(exc: Exception) -> str:
-    """A YAML error as one line: what is wrong and where (PyYAML's text spans several lines)."""
-    if isinstance(exc, yaml.MarkedYAMLError):
-        mark = exc.problem_mark or exc.context_mark
-        what = exc.problem or exc.context or "unreadable"
+def yaml_error_line(exc: Exception) -> str:
+    """A YAML error as one line: what is wrong and where (the readers' text spans several
+    lines). PyYAML's and ruamel's marked errors carry the same attributes."""
+    if hasattr(exc, "problem_mark"):
+        mark = exc.problem_mark or getattr(exc, "context_mark", None)
+        what = getattr(exc, "problem", None) or getattr(exc, "context", None) or "unreadable"
         return f"{what} (line {mark.line + 1})" if mark is not None else what
     return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
 
@@ -483,7 +484,7 @@ def _parse(text: str, reader: _Reader) -> dict[str, Any] | None:
     try:
         data = _load(text)
     except (yaml.YAMLError, _DuplicateKey) as exc:
-        reader.note(f"invalid YAML: {_yaml_message(exc)}")
+        reader.note(f"invalid YAML: {yaml_error_line(exc)}")
         return None
     except RecursionError:  # a nesting or alias chain past Python's stack
         reader.note(f"invalid YAML: {_TOO_DEEP}")
