@@ -325,6 +325,12 @@ def _write(root: Path, plan: IngestPlan, before: dict[str, Any] | None,
            "created": dt.datetime.now(dt.UTC).isoformat(timespec="seconds")}
     if plan.moved_from is not None:  # the entry of its old path, which the apply replaces
         doc |= {"moved_from": plan.moved_from, "moved_before": moved_before}
+    # folders this apply makes (`Resources/`, the document's own), deepest first: undo removes
+    # them when empty, and never a folder that was there before
+    doc["made_folders"] = sorted(
+        {parent.as_posix() for entry in files if entry["action"] == "create"
+         for parent in PurePosixPath(entry["path"]).parents
+         if parent.parts and not (root / parent).exists()}, key=lambda f: (-f.count("/"), f))
     # before any note, so an apply that dies half-way can be undone
     journal, digest = create_journal(root, KIND, doc)
     texts = {n.path: n.text for n in plan.notes}
@@ -397,9 +403,13 @@ def _undo(root: Path) -> dict[str, Any]:
     if doc.get("moved_from") and isinstance(doc.get("moved_before"), dict):
         manifest[str(doc["moved_from"])] = doc["moved_before"]
     write_manifest(root, manifest)
-    for folder in {PurePosixPath(rel).parent for rel in undone}:  # the notes' folder, if empty
-        with contextlib.suppress(OSError):
-            vault_path(root, folder.as_posix()).rmdir()
+    # the folders the apply made, if empty (a journal from before made_folders: the notes' own)
+    made = doc.get("made_folders")
+    folders = made if isinstance(made, list) else sorted(
+        {PurePosixPath(rel).parent.as_posix() for rel in undone})
+    for folder in folders:
+        with contextlib.suppress(OSError, OraError):
+            vault_path(root, str(folder)).rmdir()
     if pending:
         doc["files"] = pending
         update_journal(journal, doc, digest)

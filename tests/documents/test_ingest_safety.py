@@ -94,6 +94,19 @@ def test_undo_counts_a_note_deleted_since_as_undone(tmp_path: Path) -> None:
     assert _notes(vault) == [] and not list(journal_folder(vault).glob("ingest-*.json"))
 
 
+def test_undo_removes_the_folders_the_apply_made_and_no_other(tmp_path: Path) -> None:
+    # Before: undoing a vault's first ingest left an empty Resources/ behind.
+    vault = tmp_path / "vault"
+    _pdf(vault / "Survey.pdf", _pages(2))
+    apply_ingest(vault, plan_ingest(vault, "Survey.pdf"))
+    undo_ingest(vault)
+    assert not (vault / "Resources").exists()
+    (vault / "Resources").mkdir()  # a folder of the user's, empty, is left as it was
+    apply_ingest(vault, plan_ingest(vault, "Survey.pdf"))
+    undo_ingest(vault)
+    assert (vault / "Resources").is_dir() and not any((vault / "Resources").iterdir())
+
+
 def test_a_document_name_too_long_for_a_note_is_shortened(tmp_path: Path) -> None:
     # Before: the dry run passed and --apply died with "File name too long", leaving a journal
     # whose undo was refused.
