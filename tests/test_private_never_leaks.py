@@ -60,6 +60,9 @@ BROKEN_FORMS: dict[str, Callable[[str], str]] = {
     "duplicate": lambda text: text.replace("\nnexus: []", "\nnexus: []\nnexus: []", 1),
     "unclosed": lambda text: text.replace("\n---\n", "\n", 1),  # the closing fence
 }
+# A chat note without the tag whose turn was asked in private mode (`· private`): the turn is
+# private, and so the note wherever its text is shown (its owner took the tag off by hand).
+TURN = "turn"
 ALL_FORMS = (*PRIVATE_FORMS, *BROKEN_FORMS)
 FOLDERS = {"engram": "Engrams", "resource": "Resources", "chat": "Chats"}
 # Subjects stated both ways, which the rules judge calls a contradiction (negation cue).
@@ -109,7 +112,12 @@ def _notes(specs: list[Spec], secrets: list[str]) -> dict[str, str | bytes]:
         title = f"{secret} note {n}" if spec.private or secret.startswith(FLIP) else (
             f"Public note {n}")
         body = f"# {title}\n\n{_claim(spec)}\nIt mentions {words}.\n"
-        if spec.private or secret.startswith(FLIP):
+        if spec.private and spec.form == TURN:  # a public chat note, one turn of it private
+            title = f"Public chat {n}"
+            body = (f"# {title}\n\n## You · 2024-01-02 09:00:00 UTC\n\n{_claim(spec)}\n"
+                    f"It mentions {words}.\n\n## Ora · 2024-01-02 09:00:05 UTC · private\n\n"
+                    f"{_claim(spec)} The secret word here is {secret}.\n")
+        elif spec.private or secret.startswith(FLIP):
             body += f"The secret word here is {secret}.\n"
         if spec.private and spec.form in ("inline", "nested"):
             body += "#private\n" if spec.form == "inline" else "Filed under #private/health.\n"
@@ -162,7 +170,9 @@ def vaults(draw: st.DrawFn) -> Case:
     the second of which turns private after the scan, a note private by its broken
     frontmatter (the scan takes no claims from it: its type is unknown), and an engram private
     only by its folder that contradicts the first, which the first `supports` and which
-    `supersedes` the first (so a public result could name it by a relationship)."""
+    `supersedes` the first (so a public result could name it by a relationship), and a
+    public chat note whose second turn was asked in private mode and contradicts the engrams of
+    the other subject."""
     subject = draw(st.integers(0, len(SUBJECTS) - 1))
     other = (subject + 1) % len(SUBJECTS)
     form = draw(st.sampled_from(PRIVATE_FORMS))
@@ -175,7 +185,8 @@ def vaults(draw: st.DrawFn) -> Case:
             Spec("engram", False, other, True, ("quartz",)),  # turns private
             Spec(draw(st.sampled_from(sorted(FOLDERS))), True, other, False, ("meadow",),
                  draw(st.sampled_from(sorted(BROKEN_FORMS)))),
-            Spec("engram", True, subject, True, ("harbor",), "folder")]
+            Spec("engram", True, subject, True, ("harbor",), "folder"),
+            Spec("chat", True, other, True, ("violin",), TURN)]
     rest = draw(st.lists(specs, max_size=4))
     all_specs = pair + rest
     hexes = draw(st.lists(st.integers(0, 16**6 - 1), min_size=len(all_specs) + 1,

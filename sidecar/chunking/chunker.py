@@ -68,7 +68,9 @@ BREADCRUMB = " > "
 #     note near the query as a whole): every file is planned again, its vectors reused
 # 25: a token the tokenizer cannot read counts as its characters (a Thai or Khmer run was one
 #     MiniLM [UNK], its chunk unbounded), and a cut line keeps the marks after its last token
-CHUNKER_VERSION = 25
+# 26: a chat note holding a turn asked in private mode is private, tag or not (its turns were
+#     found outside private mode once its owner took the tag off): every file is planned again
+CHUNKER_VERSION = 26
 _SENTENCE_END = re.compile(r"[.!?。]$")
 
 

@@ -22,6 +22,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from sidecar.errors import OraError
+from sidecar.vault.chat_format import has_private_turn
 from sidecar.vault.note import read_note
 from sidecar.vault.scan import vault_path
 from sidecar.vault.vault_settings import (
@@ -83,7 +84,8 @@ class LivePrivacy:
         if known is not None and known[0] == version:
             return known[1]
         try:
-            private = read_note(self.vault, path, self.max_bytes).is_private
+            note = read_note(self.vault, path, self.max_bytes)
+            private = note.is_private or has_private_turn(note)  # the folder: turned_private
         except (OSError, OraError):
             private = True
         with self._guard:

@@ -41,10 +41,10 @@ from sidecar.vault.tags import with_ancestors
 from sidecar.vault.vault_settings import (
     VaultSettings,
     effective_type,
+    holds_private_text,
     is_excluded,
     known_privacy,
     load_vault_settings,
-    note_private,
 )
 from sidecar.vault.write import content_hash
 
@@ -155,7 +155,7 @@ def _state(note: Note, data: bytes, stat: os.stat_result, names: NameIndex,
         ai_derived=note.has_tag(limits.provenance_tag),
         # Its own words or where it lies (ora.yaml `private`), as search decides it: a folder
         # rule is no tag, and a pair of a note under one was listed outside private mode.
-        private=note_private(note, settings),
+        private=holds_private_text(note, settings),
     )
 
 

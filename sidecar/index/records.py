@@ -28,7 +28,7 @@ from sidecar.vault.vault_settings import (
     VaultSettings,
     default_vault_settings,
     effective_type,
-    note_private,
+    holds_private_text,
 )
 
 # Chroma stores a heading path as one string; this joins and splits it.
@@ -152,7 +152,7 @@ def gives_anchors(note: Note, settings: VaultSettings) -> bool:
     (`anchors.py`): a public note, not archived, of a retrievable type (read without its date,
     title and every inline tag: `Note.has_tag`)."""
     return (effective_type(settings, note.path, note.type)[0] in get_schema().retrievable_types
-            and not note_private(note, settings) and not note.is_archived)
+            and not holds_private_text(note, settings) and not note.is_archived)
 
 
 def note_info(note: Note, mtime_ns: int, settings: VaultSettings | None = None) -> NoteInfo:
@@ -176,7 +176,7 @@ def note_info(note: Note, mtime_ns: int, settings: VaultSettings | None = None) 
         subtype=subtype if isinstance(subtype, str) else None,
         declared_cluster=note.cluster,
         date=decay_date(fm, mtime_ns, note.path),
-        private=note_private(note, settings),
+        private=holds_private_text(note, settings),
         archived=note.is_archived,
         source=source,
         type_inferred=inferred,

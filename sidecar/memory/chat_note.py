@@ -19,7 +19,8 @@ A turn asked in private mode says so in its heading (`· private`); so does the 
 it carries the private tag (Ora adds it with the first private turn; its owner may add it by
 hand) or lies in a folder ora.yaml makes private: every turn of a private note is private, as
 the index keeps the note itself out of non-private search, and the summary of non-private turns
-is not read from it. An answer that could not be generated is written as `## Ora · … · no
+is not read from it. A note holding a private turn stays out of non-private search with its tag
+taken off (`vault/chat_format.py`), where a conversation still reads its other turns as public. An answer that could not be generated is written as `## Ora · … · no
 answer` with the reason, and is not a turn.
 The role labels and markers are `schema/memory.json` `chat_notes`. Parsing reads back exactly
 the turns the memory log holds, so the log can be rebuilt from the notes; the running summaries
@@ -42,11 +43,10 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
-from functools import cache
 from typing import Any
 
 from sidecar.documents.formats import cited_span
-from sidecar.schema import load_json
+from sidecar.vault.chat_format import ChatFormat, chat_format
 from sidecar.vault.inert import inert, inert_mark
 from sidecar.vault.note import Note
 from sidecar.vault.vault_settings import VaultSettings, note_private
@@ -54,36 +54,6 @@ from sidecar.vault.vault_settings import VaultSettings, note_private
 _STAMP = "%Y-%m-%d %H:%M:%S"
 SUMMARY_KEYS = {False: ("summary", "summary covers"),
                 True: ("private summary", "private summary covers")}
-
-
-@dataclass(frozen=True)
-class ChatFormat:
-    """`schema/memory.json` `chat_notes`."""
-
-    labels: dict[str, str]  # role → heading label
-    private_marker: str
-    no_answer_marker: str
-    sources_heading: str
-
-    @property
-    def heading(self) -> re.Pattern[str]:
-        labels = "|".join(re.escape(label) for label in self.labels.values())
-        return re.compile(rf"^## (?P<label>{labels}) · (?P<stamp>\d{{4}}-\d\d-\d\d "
-                          rf"\d\d:\d\d:\d\d) UTC(?P<marks>(?: · [^\n·]+)*)[ \t]*\r?$", re.M)
-
-    @property
-    def escaped(self) -> re.Pattern[str]:
-        """A line of a turn's text that starts like a turn heading, after any backslashes."""
-        labels = "|".join(re.escape(label) for label in self.labels.values())
-        return re.compile(rf"^(\\*## (?:{labels}) ·)", re.M)
-
-
-@cache
-def chat_format() -> ChatFormat:
-    c = load_json("memory.json")["chat_notes"]
-    return ChatFormat({str(k): str(v) for k, v in c["roles"].items()},
-                      str(c["private_marker"]), str(c["no_answer_marker"]),
-                      str(c["sources_heading"]))
 
 
 @dataclass(frozen=True)
@@ -210,7 +180,7 @@ def parse_chat(note: Note, settings: VaultSettings) -> ChatNote | None:
     turns: list[NoteTurn] = []
     for i, m in enumerate(heads):
         end = heads[i + 1].start() if i + 1 < len(heads) else len(note.body)
-        marks = {mark.strip() for mark in m["marks"].split(" · ") if mark.strip()}
+        marks = fmt.marks(m)
         raw = note.body[m.end():end]
         content = raw.strip().replace("\r\n", "\n")
         if fmt.no_answer_marker in marks or not content:

@@ -31,7 +31,7 @@ from sidecar.schema import get_schema, load_json
 from sidecar.vault.links import NameIndex
 from sidecar.vault.note import Note, read_note
 from sidecar.vault.scan import normalise_rel
-from sidecar.vault.vault_settings import note_private
+from sidecar.vault.vault_settings import holds_private_text
 
 
 @dataclass(frozen=True)
@@ -94,7 +94,7 @@ class _Source:
         except (OSError, UnreadableNote):
             self.note = None
         private = (row is not None and row.private) or (
-            self.note is not None and note_private(self.note, index.vault_settings))
+            self.note is not None and holds_private_text(self.note, index.vault_settings))
         # Outside private mode a private note is answered exactly as a missing one: a different
         # answer would tell that a private note of that name exists.
         if (row is None and self.note is None) or (private and not options.private):

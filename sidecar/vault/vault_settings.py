@@ -35,6 +35,7 @@ import yaml
 from sidecar.errors import BadRequest, InvalidSettings
 from sidecar.schema import get_schema, load_json
 from sidecar.vault import settings_memory
+from sidecar.vault.chat_format import has_private_turn
 from sidecar.vault.note import Note
 from sidecar.vault.patterns import Matcher, UnsupportedPattern, compile_pattern
 from sidecar.vault.scan import normalise_rel, read_regular
@@ -268,6 +269,14 @@ def note_private(note: Note, settings: VaultSettings) -> bool:
     (ora.yaml `private`). Everything that shows a note's text, name or claims outside private
     mode asks this, not `Note.is_private` alone."""
     return note.is_private or is_private_path(settings, note.path)
+
+
+def holds_private_text(note: Note, settings: VaultSettings) -> bool:
+    """Whether any of a note's text is private: the note (`note_private`), or a chat note's turn
+    asked in private mode, which stays private in a note that is not (`has_private_turn`). What
+    shows or pairs a note's text outside private mode (search, ask, contradictions) asks this;
+    a conversation, read turn by turn, asks each turn."""
+    return note_private(note, settings) or has_private_turn(note)
 
 
 def is_lint_ignored(settings: VaultSettings, rel: str) -> bool:
