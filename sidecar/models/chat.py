@@ -114,6 +114,8 @@ async def complete(
     if not isinstance(content, str):
         raise LlmFailed(f"the language model at {url} gave a non-text reply")
     content = encodable(content).strip()
+    if not content:  # a blank reply answers nothing: callers fall back as for any failure
+        raise LlmFailed(f"the language model at {url} gave an empty reply")
     if on_delta is not None:
         with contextlib.suppress(DeltaRefused):  # the reply is whole: the caller still keeps it
             await on_delta(content)

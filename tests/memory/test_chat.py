@@ -69,6 +69,19 @@ async def test_a_reply_without_choices_is_llm_failed(tmp_path: Path, llm: Any) -
         await complete(_config(tmp_path, llm.url), HELLO, private=False, max_tokens=5)
 
 
+@pytest.mark.parametrize("streams", [False, True])
+async def test_a_blank_reply_is_llm_failed(tmp_path: Path, llm: Any, streams: bool) -> None:
+    # Before: a reply of spaces was an answer "", remembered as an empty assistant turn.
+    llm.reply, llm.streams = (lambda body: "  \n "), streams
+
+    async def ignore(piece: str) -> None:
+        pass
+
+    with pytest.raises(LlmFailed, match=r"empty reply|no content"):
+        await complete(_config(tmp_path, llm.url), HELLO, private=False, max_tokens=5,
+                       on_delta=ignore if streams else None)
+
+
 async def test_an_unreachable_endpoint_is_llm_failed(tmp_path: Path) -> None:
     with socket.socket() as sock:  # a port that was free a moment ago: nothing listens there
         sock.bind(("127.0.0.1", 0))
