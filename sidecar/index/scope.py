@@ -22,6 +22,7 @@ conversation id (its `conversation` property), matched exactly.
 from __future__ import annotations
 
 import datetime as dt
+import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -93,7 +94,10 @@ def fold_tag(tag: str) -> str:
 
 def fold_path(path: str) -> str:
     """A note's path as folder filters compare it: lower-cased, as Obsidian's `path:` search
-    does (`projects` finds `Projects/`, `ärzte` finds `Ärzte/`; `strasse` is not `Straße`)."""
+    does (`projects` finds `Projects/`, `ärzte` finds `Ärzte/`; `strasse` is not `Straße`), and
+    composed (NFC): a folder macOS saved decomposed is found by its name as typed."""
+    if not unicodedata.is_normalized("NFC", path):
+        path = unicodedata.normalize("NFC", path)
     return path.lower()
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import unicodedata
 from pathlib import Path
 
 from hypothesis import HealthCheck, example, given, settings
@@ -101,11 +102,15 @@ def test_a_folder_filter_ignores_case_as_obsidians_path_search_does(tmp_path: Pa
             _row(2, "Projects/Ora", "engram", [], DATES[0], False),
             _row(3, "Projects2", "engram", [], DATES[0], False),
             _row(4, "Ärzte", "engram", [], DATES[0], False),
-            _row(5, "Straße", "engram", [], DATES[0], False)]
+            _row(5, "Straße", "engram", [], DATES[0], False),
+            # saved decomposed, as macOS saves names: found by the name as typed (composed)
+            _row(6, unicodedata.normalize("NFD", "Café notes"), "engram", [], DATES[0], False)]
     ledger.put("ns", rows)
     for typed, expected in (("projects", {"c1-0", "c2-0"}), ("PROJECTS/ora", {"c2-0"}),
                             ("Projects", {"c1-0", "c2-0"}), ("ÄRZTE", {"c4-0"}),
-                            ("straße", {"c5-0"}), ("STRASSE", set())):  # Obsidian lower-cases
+                            ("straße", {"c5-0"}), ("STRASSE", set()),  # Obsidian lower-cases
+                            ("Café notes", {"c6-0"}),
+                            (unicodedata.normalize("NFD", "CAFÉ NOTES"), {"c6-0"})):
         note_filter = NoteFilter.make(folders=[typed])
         found = {cid for _, cid in ledger.scope_ids("ns", note_filter, private=False)}
         assert found == expected, typed
