@@ -33,8 +33,11 @@ def query_terms(query: str, codes: Collection[str] | None = None) -> Terms:
     stopwords, analysed (empty if none)."""
     words = list(dict.fromkeys(languages.words(query)))[:MAX_QUERY_TERMS]
     stop = get_schema().bm25_stopwords
-    # A query of nothing but stopwords ("to be or not to be") still searches for them.
-    return analyze([w for w in words if w not in stop] or words, words, codes)
+    # The English field folds accents, so "à" would match every English "a": a word that is a
+    # stopword once folded is one. A query of nothing but stopwords ("to be or not to be")
+    # still searches for them.
+    english = [w for w in words if w not in stop and languages.ascii_folded(w) not in stop]
+    return analyze(english or words, words, codes)
 
 
 class Bm25Query:

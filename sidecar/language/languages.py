@@ -280,6 +280,11 @@ def _stopword_filters() -> dict[str, tantivy.TextAnalyzer]:
             for code, lang in spec().languages.items() if lang.stopwords}
 
 
+def ascii_folded(word: str) -> str:
+    """`word` as the English field reads it: its accents folded away (`à` is `a`)."""
+    return "".join(_folded().analyze(word))
+
+
 def query_stopword(code: str, word: str) -> bool:
     """Whether a query word is one of the language's stopwords but for its accents ("cómo",
     "dónde" for the list's "como", "donde"; "où" for "ou"). The analyzer drops the list's own

@@ -20,8 +20,9 @@ it carries the private tag (Ora adds it with the first private turn; its owner m
 hand) or lies in a folder ora.yaml makes private: every turn of a private note is private, as
 the index keeps the note itself out of non-private search, and the summary of non-private turns
 is not read from it. A note holding a private turn stays out of non-private search with its tag
-taken off (`vault/chat_format.py`), where a conversation still reads its other turns as public. An answer that could not be generated is written as `## Ora · … · no
-answer` with the reason, and is not a turn.
+taken off (`vault/chat_format.py`), where a conversation still reads its other turns as public.
+An answer that could not be generated is written as `## Ora · … · no answer` with the reason,
+and is not a turn.
 The role labels and markers are `schema/memory.json` `chat_notes`. Parsing reads back exactly
 the turns the memory log holds, so the log can be rebuilt from the notes; the running summaries
 live in the frontmatter (`summary` / `summary covers`, and `private summary` /

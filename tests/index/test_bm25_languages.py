@@ -67,6 +67,22 @@ def test_a_stopword_spelled_with_its_accent_is_no_query_term(tmp_path: Path) -> 
     bm25.close()
 
 
+def test_an_accented_word_that_folds_to_an_english_stopword_is_no_english_term(
+    tmp_path: Path,
+) -> None:
+    # Before: "à" read in the English field (which folds accents) was the term "a", a stopword
+    # the query drops when typed as "a": the notes holding "a" (here few, so it scored as
+    # high as "Hugon") ranked above the only note holding "Hugon".
+    short = [_row(i, f"Idea {i}: a plant-watering reminder with a sensor.") for i in (2, 3, 4)]
+    english = [_row(i, f"This note is about the day in the garden, number {i}, with the list "
+                       "and the plan for the week and what we did there.") for i in range(5, 40)]
+    bm25 = _store(tmp_path, [_row(1, "Nous avons mangé des quenelles au bouchon Chez Hugon. Le "
+                                     "vieux Lyon est magnifique sous la pluie."),
+                             *short, *english])
+    assert _ids(bm25, "Hugon à Lyon") == ["id1"]
+    bm25.close()
+
+
 def test_a_german_compound_is_found_by_its_part(tmp_path: Path) -> None:
     bm25 = _store(tmp_path, [
         _row(1, "Mit Hinweisblöcken hebst du Inhalte hervor, ohne den Textfluss zu stören. "
