@@ -69,7 +69,9 @@ BREADCRUMB = " > "
 # 25: a token the tokenizer cannot read counts as its characters (a Thai or Khmer run was one
 #     MiniLM [UNK], its chunk unbounded), and a cut line keeps the marks after its last token
 # 26: a chat note holding a turn asked in private mode is private, tag or not (its turns were
-#     found outside private mode once its owner took the tag off): every file is planned again
+#     found outside private mode once its owner took the tag off), and a note's tags are BM25
+#     words with its description (`tags: [vegan]` was found by no word): every file is planned
+#     again, its vectors reused
 CHUNKER_VERSION = 26
 _SENTENCE_END = re.compile(r"[.!?。]$")
 

@@ -28,7 +28,7 @@ REBUILD_BATCH = 1000
 @dataclass(frozen=True)
 class SparseRow:
     """What the BM25 store keeps for one chunk: `title` holds the note's names (title and
-    aliases), `about` its description."""
+    aliases), `about` its description and tags."""
 
     id: str
     path: str

@@ -259,7 +259,9 @@ def sparse_row(c: PlannedChunk, settings: VaultSettings) -> SparseRow:
         text=c.text,
         title=" ".join([str(meta["title"]), *(meta.get("aliases") or ())]),
         heading=str(meta["heading_path"]).replace(HEADING_SEPARATOR, " "),
-        about=str(meta.get("description") or ""),
+        # its tags as words too: one set in the frontmatter is in no text (`#vegan` inline is)
+        about=" ".join([str(meta.get("description") or ""),
+                        *(str(t).replace("/", " ") for t in meta.get("tags") or ())]).strip(),
         language=note_language(settings, str(meta["path"])) or "",
         aliases=tuple(str(a) for a in meta.get("aliases") or ()),
     )

@@ -98,6 +98,20 @@ def test_aliases_and_description_are_searchable_by_bm25(
         assert {r.path for r in records.values()} == {"Books/Deep Work.md"}, query
 
 
+def test_a_frontmatter_tag_is_searchable_by_its_words_as_an_inline_one_is(
+    tmp_path: Path, open_idx: OpenIndex, embedder: Embedder
+) -> None:
+    # Before: "#garden" inline was found by "garden", `tags: [food/vegan]` by no word.
+    notes = {**PLAIN, "Recipes/Lentil soup.md": (
+        "---\ntags: [food/vegan, weeknight]\n---\n# Lentil soup\n\nSimmer the lentils.\n")}
+    index = open_idx(_vault(tmp_path, notes))
+    index.reconcile()
+    for query in ("vegan", "weeknight", "food"):
+        hits = index.bm25_search(query, 5, private=False)
+        records = index.get_chunks([cid for cid, _ in hits], private=False)
+        assert {r.path for r in records.values()} == {"Recipes/Lentil soup.md"}, query
+
+
 def test_a_note_flips_private_by_an_inline_tag_edit(
     tmp_path: Path, open_idx: OpenIndex, embedder: Embedder
 ) -> None:
