@@ -39,6 +39,7 @@ from sidecar.chunking.counting import TokenCounter, token_counter
 from sidecar.chunking.markdown import Block, Readable, blocks, readable, sections
 from sidecar.errors import BadRequest
 from sidecar.vault.note import Note
+from sidecar.vault.tags import only_tags
 
 BREADCRUMB = " > "
 # Saved with the index: a different version re-chunks every note (vectors reused where the
@@ -70,8 +71,9 @@ BREADCRUMB = " > "
 #     MiniLM [UNK], its chunk unbounded), and a cut line keeps the marks after its last token
 # 26: a chat note holding a turn asked in private mode is private, tag or not (its turns were
 #     found outside private mode once its owner took the tag off), and a note's tags are BM25
-#     words with its description (`tags: [vegan]` was found by no word): every file is planned
-#     again, its vectors reused
+#     words with its description (`tags: [vegan]` was found by no word), and a line of tags
+#     above the first heading joins the chunk after it (it was a result of its own): every file
+#     is planned again, its vectors reused where the embedded text is unchanged
 CHUNKER_VERSION = 26
 _SENTENCE_END = re.compile(r"[.!?。]$")
 
@@ -321,13 +323,18 @@ def chunk_note(
     layout.title = "" if any(b.level == 1 for b in all_blocks) else (
         note.title if title is None else title)
     chunks: list[Chunk] = []
-    carried: list[Block] = []  # a heading with nothing under it joins the next section's chunk
+    carried: list[Block] = []
     all_sections = sections(all_blocks)
     for n, section in enumerate(all_sections):
         if max_chunks is not None and len(chunks) >= max_chunks:
             break
         body = carried + section.blocks
-        if len(section.blocks) == 1 and section.blocks[0].level and n + 1 < len(all_sections):
+        # a heading with nothing under it, or a line of tags above the first heading, is no
+        # passage of its own: it joins the next section's chunk
+        lone = len(section.blocks) == 1 and section.blocks[0].level
+        tags_only = not section.path and all(
+            only_tags(layout.readable(b.first, b.last)) for b in section.blocks)
+        if (lone or tags_only) and n + 1 < len(all_sections):
             carried = body
             continue
         carried = []

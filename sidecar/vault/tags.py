@@ -69,6 +69,11 @@ def tag_words(text: str) -> list[str]:
     return [part for part in _SEPARATORS.split(text) if clean_tag(part)]
 
 
+def only_tags(text: str) -> bool:
+    """Whether `text` holds inline tags and nothing else (`#recipe #breakfast`)."""
+    return bool(_inline().search(text)) and not _inline().sub("", text).strip(" \t\r\n,")
+
+
 def property_values(frontmatter: Mapping[str, Any], names: Iterable[str]) -> list[Any]:
     """The values of the properties called one of `names`, in `names` order. Obsidian matches
     these names case-insensitively (`Tags:` holds tags, so `Tags: [private]` is private)."""

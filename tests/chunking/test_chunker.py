@@ -90,6 +90,16 @@ def test_heading_with_nothing_under_it_joins_the_next_section(tokenizer: Tokeniz
     assert deep.text == "## Empty heading\n### Deep\nDeep text."
 
 
+def test_a_line_of_tags_above_the_first_heading_joins_its_chunk(tokenizer: Tokenizer) -> None:
+    # Before: "#recipe #breakfast" was a passage of its own, a result for unrelated queries.
+    text = "#recipe #breakfast\n# Shakshuka\n\nEggs poached in a spiced tomato sauce.\n"
+    (only,) = _chunks(text, tokenizer)
+    assert (only.line_start, only.heading_path) == (1, ("Shakshuka",))
+    assert only.text.startswith("#recipe #breakfast\n# Shakshuka")
+    alone = _chunks("#recipe #breakfast\n", tokenizer)  # all the note holds: still found
+    assert [c.text for c in alone] == ["#recipe #breakfast"]
+
+
 def test_embed_text_prefixes_the_breadcrumb_with_the_h1_as_title(tokenizer: Tokenizer) -> None:
     code = next(c for c in _chunks(NOTE, tokenizer) if c.heading_path == ("Memory", "Code"))
     assert code.context == "Memory > Code"
