@@ -24,6 +24,7 @@ import difflib
 import json
 import logging
 import re
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from functools import cache
@@ -143,9 +144,9 @@ def effective_type(
     the vault's type for untyped notes. A `type` outside Ora's twelve counts as undeclared."""
     if declared_type in get_schema().types:
         return str(declared_type), False
-    folded = rel.casefold()
+    folded = _composed(rel).casefold()
     for prefix, type_name in settings.folders:
-        if folded.startswith(prefix.casefold()):
+        if folded.startswith(_composed(prefix).casefold()):
             return type_name, True
     return settings.untyped_type, True
 
@@ -153,9 +154,9 @@ def effective_type(
 def note_language(settings: VaultSettings, rel: str) -> str | None:
     """The language `language:` sets for the note at `rel` (the longest matching folder, else
     the vault's); None: detected from its text."""
-    folded = rel.casefold()
+    folded = _composed(rel).casefold()
     return next((code for prefix, code in settings.languages
-                 if folded.startswith(prefix.casefold())), None)
+                 if folded.startswith(_composed(prefix).casefold())), None)
 
 
 def _glob_regex(pattern: str) -> Matcher:
@@ -180,16 +181,23 @@ def _glob_regex(pattern: str) -> Matcher:
     return compile_pattern("".join(out) + r"(?:/.*)?\z")
 
 
+def _composed(text: str) -> str:
+    # A name saved decomposed (NFD, as macOS saves it) is the name typed composed: Obsidian
+    # shows one name, so `private: [Santé/]` covers the folder whichever way either was saved.
+    return text if unicodedata.is_normalized("NFC", text) else unicodedata.normalize("NFC", text)
+
+
 @cache
 def _pattern_matcher(pattern: str) -> Matcher:
     # A folder (with or without its slash) covers what is beneath it; a file name only itself.
-    folder = pattern.rstrip("/")
+    folder = _composed(pattern).rstrip("/")
     if _GLOB_CHARS.search(folder):
         return _glob_regex(folder)
     return compile_pattern(re.escape(folder) + r"(?:/.*)?\z")
 
 
 def _matches_any(patterns: tuple[str, ...], rel: str) -> bool:
+    rel = _composed(rel)
     return any(_pattern_matcher(p).match(rel) for p in patterns)
 
 
@@ -224,12 +232,13 @@ def _unsupported_filters(entries: tuple[str, ...]) -> list[str]:
 
 
 def _obsidian_excludes(entries: tuple[str, ...], rel: str) -> bool:
+    rel = _composed(rel)
     for entry in entries:
         if _is_regex(entry):
-            regex = _obsidian_matcher(entry)
+            regex = _obsidian_matcher(_composed(entry))
             if regex is not None and regex.search(rel):
                 return True
-        elif rel.startswith(entry):
+        elif rel.startswith(_composed(entry)):
             return True
     return False
 

@@ -9,8 +9,10 @@ import subprocess
 import sys
 import threading
 import time
+import unicodedata
 from collections.abc import Callable
 from pathlib import Path
+from typing import Literal
 
 import pytest
 
@@ -25,6 +27,7 @@ from sidecar.vault.vault_settings import (
     is_lint_ignored,
     is_private_path,
     load_vault_settings,
+    note_language,
     opted_out,
     settings_files,
 )
@@ -494,3 +497,22 @@ def test_a_private_folder_is_matched_however_its_case_or_leading_dot_is_written(
     assert is_private_path(settings, "Health/Therapy.md")
     assert not is_private_path(settings, "Healthy eating.md")
 
+
+
+@pytest.mark.parametrize(("typed", "saved"), [("NFC", "NFD"), ("NFD", "NFC")])
+def test_folder_settings_match_a_name_however_its_accents_were_saved(
+    tmp_path: Path, typed: Literal["NFC", "NFD"], saved: Literal["NFC", "NFD"],
+) -> None:
+    # Before: `private: [Santé/]` typed composed left a folder macOS saved decomposed public
+    # (and the reverse), `exclude` and the type and language rules likewise.
+    def form(text: str, how: Literal["NFC", "NFD"]) -> str:
+        return unicodedata.normalize(how, text)
+
+    (tmp_path / "ora.yaml").write_text(form(
+        "private: [Santé/]\nexclude: [Brouillés/]\nfolders:\n  Réunions/: transcript\n"
+        "language:\n  Été/: fr\n", typed), encoding="utf-8")
+    settings = load_vault_settings(tmp_path)
+    assert is_private_path(settings, form("Santé/Bilan.md", saved))
+    assert is_excluded(settings, form("Brouillés/Draft.md", saved))
+    assert effective_type(settings, form("Réunions/Lundi.md", saved), None) == ("transcript", True)
+    assert note_language(settings, form("Été/Plage.md", saved)) == "fr"
