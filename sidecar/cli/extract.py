@@ -93,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
 def _undo(args: argparse.Namespace, config: Any) -> int:
     queue = Queue(config.data, config.vault, max_bytes=int(config.max_file_bytes))
     try:
-        undone = undo_extraction(config.vault, queue)
+        undone = undo_extraction(config.vault, queue, private=args.private)
     finally:
         queue.close()
     if undone.changed:

@@ -17,8 +17,12 @@ chat note's frontmatter before and after, and each engram's hash. The chat note 
 so its record never names an engram that is not there. `undo_extraction` moves the
 engrams of the latest extraction to the trash and restores the chat note byte for byte, each
 only while it still holds exactly what was written; a file edited since is refused and stays in
-the journal. A document's resource note keeps its place in the ingest manifest through both
-(`documents/manifest.py note_rewritten`), so extracting never makes ingest see an edit.
+the journal. Outside private mode an extraction that involves a private note (one it wrote or
+edited private then, or private now) is passed over as if it were not there: a non-private undo
+takes the latest other one, or answers that there is nothing to undo, and so never changes a
+private note nor tells that one exists. A document's resource note keeps its place in the
+ingest manifest through both (`documents/manifest.py note_rewritten`), so extracting never makes
+ingest see an edit.
 """
 
 from __future__ import annotations
@@ -36,7 +40,7 @@ from ruamel.yaml.scalarstring import DoubleQuotedScalarString
 from sidecar.cleaning.store import Pair, Queue, Side, pair_id
 from sidecar.cleaning.vocab import get_thresholds
 from sidecar.documents.manifest import note_rewritten
-from sidecar.errors import Conflict, OraError
+from sidecar.errors import Conflict, NotFound, OraError
 from sidecar.extraction.proposals import Plan, Proposal, extraction_data
 from sidecar.vault.edit import plan_edit, write_planned
 from sidecar.vault.frontmatter_edit import Mutation, set_value
@@ -45,16 +49,17 @@ from sidecar.vault.journal import (
     JOURNAL_VERSION,
     create_journal,
     drop_journal,
-    latest_journal,
+    journal_folder,
+    journals,
     outcome_view,
     restore_head,
     split_heads,
     update_journal,
 )
 from sidecar.vault.new_notes import create_named, public_names, safe_name, type_folder
-from sidecar.vault.note import read_note
-from sidecar.vault.scan import vault_path
-from sidecar.vault.vault_settings import load_vault_settings
+from sidecar.vault.note import parse_note, read_note
+from sidecar.vault.scan import read_regular, vault_path
+from sidecar.vault.vault_settings import load_vault_settings, note_private
 from sidecar.vault.write import content_hash, move_to_trash
 
 KIND = "extract"
@@ -232,9 +237,50 @@ def _undo_chat(vault: Path, entry: dict[str, Any], out: Undone) -> bool:
     return state in ("restored", "unchanged")
 
 
-def undo_extraction(vault: Path, queue: Queue | None) -> Undone:
-    """Undo the latest extraction (see the module docstring); NotFound when there is none."""
-    journal, doc, digest = latest_journal(vault, KIND, "extraction")
+def _involves_private(vault: Path, doc: dict[str, Any]) -> bool:
+    """Whether an extraction wrote or edited a note that was private then (its journal says so;
+    an old journal that does not is taken as private) or is private now (tagged, or its folder
+    made private, since)."""
+    entries = [doc["chat"], *doc["engrams"]]
+    if any(entry.get("private", True) for entry in entries):
+        return True
+    settings = load_vault_settings(vault)
+    for entry in entries:
+        rel = str(entry["path"])
+        try:
+            data = read_regular(vault_path(vault, rel))
+        except FileNotFoundError:
+            continue  # gone: it holds nothing to hide
+        except (OSError, ValueError):
+            return True  # cannot be read: cannot be told public
+        if note_private(parse_note(data.decode("utf-8", "replace"), rel), settings):
+            return True
+    return False
+
+
+def _latest(vault: Path, private: bool) -> tuple[Path, dict[str, Any], str]:
+    """The newest readable extraction journal the request may undo (as `latest_journal`, in
+    the journal's own order), passing over private ones outside private mode; NotFound, word
+    for word the answer when there is none at all."""
+    folder = journal_folder(vault)
+    for path in reversed(journals(folder, KIND)):
+        try:
+            data = read_regular(path)
+            doc = json.loads(data.decode("utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(doc, dict) and doc.get("kind") == KIND and (
+                private or not _involves_private(vault, doc)):
+            return path, doc, content_hash(data)
+    raise NotFound(f"no extraction to undo in {folder.name}/")
+
+
+def undo_extraction(vault: Path, queue: Queue | None, *, private: bool) -> Undone:
+    """Undo the latest extraction (see the module docstring); NotFound when there is none.
+    Outside private mode (`private` false) an extraction involving a private note is passed
+    over, as if it were not there. Callers pass the request's mode (the default keeps callers
+    that do not yet say it working as before)."""
+    journal, doc, digest = _latest(vault, private)
     out = Undone(journal=journal.relative_to(vault).as_posix())
     pending = []
     for entry in doc["engrams"]:

@@ -191,5 +191,7 @@ def edited(proposals: list[Proposal], edits: Mapping[str, Mapping[str, str]]) ->
                                     else title_of(text)).split())
         if not text or not title:
             raise BadRequest(f"{p.id}: an edited text and title cannot be empty")
-        out.append(replace(p, text=text, title=title))
+        # the user's own wording of a model's rewording of their claim is theirs again
+        out.append(replace(p, text=text, title=title,
+                           reworded=p.reworded and "text" not in change))
     return out

@@ -8,18 +8,26 @@ In order:
    kept before): left out, neither proposed nor dropped.
 3. **Pushback**: an assistant claim the user rejected later in the same conversation. A user turn
    with a pushback cue ("no, that's wrong", `schema/extraction.json` `pushback`) rejects the
-   assistant turn before it: the claims that a sentence of that user turn contradicts (the
-   contradiction survey's rules detector, `cleaning/rules.py`), or, when none does, all of that
-   turn's claims. A later user sentence that contradicts an assistant claim rejects it whatever
-   words it uses. Reason `pushback`. (A document has neither side: nothing to push back.)
+   assistant turn before it: the claims of that turn that a sentence of the user turn
+   contradicts (the contradiction survey's rules detector, `cleaning/rules.py`), or, when it
+   contradicts none of them, all of that turn's claims (a sentence contradicting an older turn
+   tells nothing about this one). A later user sentence that contradicts an assistant claim
+   rejects it whatever words it uses. A claim the user says again is the user's, never
+   rejected. Reason `pushback`. (A document has neither side: nothing to push back.)
 4. **Duplicate**: an existing engram's claim says the same (cosine ≥ `duplicate_similarity`,
-   or the same words: normalised equality or a Dice overlap of content stems ≥
-   `duplicate_overlap`), and the detector does not call the two a contradiction. Reason
-   `duplicate`, `of` the engram. A claim repeated within the conversation is proposed once (a
-   correction that negates an earlier claim is not a repetition, however many words it shares).
+   or the same words: normalised equality, or a Dice overlap of content stems ≥
+   `duplicate_overlap` where one side's stems are all the other's: a word replaced, another
+   subject or another number, makes another claim), and the detector does not call the two a
+   contradiction. Reason `duplicate`, `of` the engram. A claim repeated within the conversation
+   is proposed once (a correction that negates an earlier claim is not a repetition, however
+   many words it shares); when the user repeats the assistant's very words, the claim is the
+   user's (its turn, not AI-derived).
 5. **Contradicts**: an existing engram's claim close enough to be about the same thing (the
    survey's `claim_similarity`) that the detector calls a contradiction. Still proposed, with
    `contradicts`: the vault accepts content quickly and the cleaning queue surfaces the pair.
+
+The detector reads numbers as digits; the gate gives it numbers written as words in digits
+(`numerals`: "six hours" against "two hours" is a contradiction, not a repetition).
 
 Existing engrams are looked up through `EngramLookup` (`engrams.py`): private engrams only for a
 private extraction, so a public answer never names one.
@@ -29,10 +37,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import cache
 from typing import Protocol
 
 from sidecar.cleaning.claims import split_claims
 from sidecar.cleaning.rules import detect
+from sidecar.cleaning.verdict import Verdict
 from sidecar.cleaning.vocab import get_cues, get_thresholds, stem
 from sidecar.extraction.proposals import (
     Candidate,
@@ -47,8 +57,6 @@ from sidecar.extraction.proposals import (
 from sidecar.extraction.rules import not_a_claim, pushes_back, standalone, subtype_of, title_of
 
 _TOKEN = re.compile(r"[a-z0-9]+")
-
-
 class EngramLookup(Protocol):
     """The existing engrams' claims nearest to each text, best first."""
 
@@ -67,8 +75,41 @@ def overlap(a: str, b: str) -> float:
     return 2 * len(x & y) / (len(x) + len(y)) if x or y else 0.0
 
 
+@cache
+def _numbers() -> tuple[dict[str, int], re.Pattern[str]]:
+    """`schema/extraction.json` `number_words`, every language's, and their pattern."""
+    data = extraction_data()["number_words"]
+    values = {word: int(n) for lang, words in data.items() if lang != "description"
+              for word, n in words.items()}
+    tens = "|".join(w for w, n in values.items() if n >= 20 and n % 10 == 0)
+    units = "|".join(w for w, n in values.items() if 0 < n < 10)
+    return values, re.compile(rf"\b(?:(?P<tens>{tens})[- ](?P<unit>{units})|"
+                              rf"(?P<word>{'|'.join(values)}))\b", re.I)
+
+
+def numerals(text: str) -> str:
+    """`text` with its numbers written as words in digits ("twenty-five hours" → "25 hours")."""
+    values, pattern = _numbers()
+
+    def digits(m: re.Match[str]) -> str:
+        if m["tens"]:
+            return str(values[m["tens"].lower()] + values[m["unit"].lower()])
+        return str(values[m["word"].lower()])
+    return pattern.sub(digits, text)
+
+
+def judged(a: str, b: str) -> Verdict:
+    """The survey's rules detector on two claims, their numbers in digits."""
+    return detect(numerals(a), numerals(b))
+
+
 def _same(a: str, b: str, limit: float) -> bool:
-    return normalise(a) == normalise(b) or overlap(a, b) >= limit
+    """The same words: equal once normalised, or nearly the same content stems with one side's
+    all among the other's (a replaced word, another subject or number, is another claim)."""
+    if normalise(a) == normalise(b):
+        return True
+    x, y = content_stems(a), content_stems(b)
+    return (x <= y or y <= x) and overlap(a, b) >= limit
 
 
 def _pushed_back(source: Source, claims: list[Proposal]) -> set[int]:
@@ -81,46 +122,64 @@ def _pushed_back(source: Source, claims: list[Proposal]) -> set[int]:
         said = [s for c in split_claims(user.content, user.line_start)
                 if (s := standalone(c.text)) is not None]
         before = [i for i, c in enumerate(claims)
-                  if c.ai_derived and c.turn.n < user.n]
-        negated = {i for i in before if any(detect(claims[i].text, s).contradiction for s in said)}
+                  if c.turn.role == "assistant" and c.turn.n < user.n]
+        negated = {i for i in before if any(judged(claims[i].text, s).contradiction
+                                            for s in said)}
         rejected |= negated
-        if pushes_back(user.content) and not negated:
-            previous = next((t for t in reversed(turns[:j]) if t.role == "assistant"), None)
-            if previous is not None:
-                rejected |= {i for i in before if claims[i].turn.n == previous.n}
+        previous = next((t for t in reversed(turns[:j]) if t.role == "assistant"), None)
+        if previous is not None and pushes_back(user.content):
+            answered = {i for i in before if claims[i].turn.n == previous.n}
+            if not answered & negated:  # a sentence negating an older turn picks none here
+                rejected |= answered
     return rejected
+
+
+def _repeats(text: str, pid: str, claims: list[Proposal], limit: float) -> int | None:
+    """The index of the claim in `claims` that `text` says again, if any."""
+    found = next((k for k, p in enumerate(claims) if p.id == pid), None)
+    if found is None:
+        found = next((k for k, p in enumerate(claims) if _same(text, p.text, limit)
+                      and not judged(text, p.text).contradiction), None)
+    return found
 
 
 def gate(source: Source, candidates: list[Candidate],
          engrams: EngramLookup) -> tuple[list[Proposal], list[Dropped]]:
     """The proposals that pass, and what was dropped and why (see the module docstring)."""
     limits = extraction_data()["gate"]
+    same_words = float(limits["duplicate_overlap"])
     dropped: list[Dropped] = []
     claims: list[Proposal] = []
-    seen: set[str] = set()
+    restated: set[int] = set()  # assistant claims the user said again in other words
     for c in candidates:
         text = standalone(c.text)
         if text is None or not_a_claim(text):
             dropped.append(Dropped(c.text, "not-a-claim"))
             continue
         pid = proposal_id(source.id, text)
-        if pid in source.extracted or pid in seen:
+        if pid in source.extracted:
             continue
-        if any(_same(text, p.text, float(limits["duplicate_overlap"]))
-               and not detect(text, p.text).contradiction for p in claims):
+        p = Proposal(pid, c.title or title_of(text), text, c.subtype or subtype_of(text), c.turn,
+                     source.link(c.turn), list(source.nexus), reworded=c.reworded)
+        k = _repeats(text, pid, claims, same_words)
+        if k is None:
+            claims.append(p)
+            continue
+        # said again: proposed once; the user's own words make the assistant's claim theirs
+        users = (c.turn.role == "user" and not c.reworded
+                 and claims[k].turn.role == "assistant")
+        if claims[k].id != pid:
             dropped.append(Dropped(text, "duplicate"))
-            continue
-        seen.add(pid)
-        claims.append(Proposal(
-            pid, c.title or title_of(text), text, c.subtype or subtype_of(text), c.turn,
-            source.link(c.turn), list(source.nexus)))
-    rejected = _pushed_back(source, claims)
+            if users:
+                restated.add(k)
+        elif users:
+            claims[k] = p
+    rejected = _pushed_back(source, claims) - restated
     dropped += [Dropped(p.text, "pushback") for i, p in enumerate(claims) if i in rejected]
     kept = [p for i, p in enumerate(claims) if i not in rejected]
     proposals = []
     for p, matches in zip(kept, engrams.neighbours([p.text for p in kept]), strict=True):
-        duplicate = _check(p, matches, float(limits["duplicate_similarity"]),
-                           float(limits["duplicate_overlap"]))
+        duplicate = _check(p, matches, float(limits["duplicate_similarity"]), same_words)
         if duplicate is not None:
             dropped.append(Dropped(p.text, "duplicate", duplicate))
         else:
@@ -132,7 +191,7 @@ def _check(p: Proposal, matches: list[Match], similar: float, same_words: float)
     """The engram `p` duplicates, if any; else records what it contradicts on `p`."""
     near = get_thresholds().claim_similarity
     for m in matches:
-        verdict = detect(p.text, m.text)
+        verdict = judged(p.text, m.text)
         if verdict.contradiction:
             if m.similarity >= near:
                 p.contradicts.append(Match(m.path, m.text, m.line_start, m.line_end,

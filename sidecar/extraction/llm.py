@@ -4,12 +4,16 @@ The prompt is `schema/extraction.json` `llm`: the instructions as the system mes
 numbered and labelled by role, as the user message. The answer must be exactly one JSON object
 `{"proposals": [{"turn", "text", "title"?, "subtype"?}]}` (a single ``` fence around it is
 tolerated), no larger than `max_answer_chars`, each text short enough to be one claim, each turn
-one of the conversation's, and each text grounded in its turn: at least `min_grounding` of its
-content stems appear in that turn, so a model cannot slip in text the conversation never held.
-Whether a claim is AI-derived, where it comes from and which file it goes to are never the
-model's to say: they follow from the turn. Any other answer (not JSON, another shape, extra keys
-such as a path to write, a claim about text not in the conversation, a failure to answer) is
-refused whole: `ExtractionRefused`, and the caller falls back to the rule extractor.
+one of the conversation's, and each text and title grounded in its turn: at least
+`min_grounding` of its content stems appear in that turn, and it holds no link the turn does not
+hold, so a model cannot slip in text the conversation never held. Both are then read as the rule
+extractor reads a turn, as plain text (links and emphasis reduced to their text): a link a model
+writes is never live in an engram. Whether a claim is AI-derived, where it comes from and which
+file it goes to are never the model's to say: they follow from the turn, and from whether the
+text is the turn's own words (a user's or a document's claim the model reworded is the model's
+text: AI-derived). Any other answer (not JSON, another shape, extra keys such as a path to
+write, a claim or title about text not in the conversation, a failure to answer) is refused
+whole: `ExtractionRefused`, and the caller falls back to the rule extractor.
 
 A private conversation goes only to a model the egress rule allows (`privacy/egress.py`:
 this machine, or a host the user trusts with private text); `complete` refuses otherwise.
@@ -23,12 +27,15 @@ from typing import Any
 
 import jsonschema
 
+from sidecar.cleaning.claims import plain
 from sidecar.errors import LlmFailed
 from sidecar.extraction.gate import content_stems
 from sidecar.extraction.proposals import Candidate, Source, Turn, extraction_data
+from sidecar.extraction.rules import sentences, standalone, words
 from sidecar.models.chat import complete
 from sidecar.schema import get_schema
 from sidecar.settings import Config
+from sidecar.vault.links import links
 
 _FENCE = re.compile(r"^```(?:json)?\s*\n(?P<body>.*)\n```$", re.S)
 
@@ -66,6 +73,31 @@ def _grounded(text: str, turn: Turn, least: float) -> bool:
     return not said or len(said & content_stems(turn.content)) / len(said) >= least
 
 
+def _held(value: str, turn: Turn, least: float, what: str) -> str:
+    """A proposed text or title as plain text; ExtractionRefused when it adds a link the turn
+    does not hold (an embed of a private note, say) or words the turn does not hold."""
+    if any(value[link.start:link.end] not in turn.content for link in links(value)):
+        raise ExtractionRefused(f"the answer's {what} for turn {turn.n} holds a link the turn "
+                                "does not")
+    text = plain(value)
+    if not _grounded(text, turn, least):
+        raise ExtractionRefused(f"the answer proposes {what} that turn {turn.n} does not hold")
+    return text
+
+
+def _folded(text: str) -> str:
+    return " " + " ".join(w.casefold() for w in words(text)) + " "
+
+
+def _own_words(text: str, turn: Turn) -> bool:
+    """Whether `text` is the turn's own words: a run of them, or one of its sentences as the
+    rule extractor states it to stand alone; else the model reworded it."""
+    said = _folded(standalone(text) or text)
+    held = [plain(turn.content), *(standalone(t, before) or t
+                                   for t, before in sentences(turn.content, turn.line_start))]
+    return any(said in _folded(h) for h in held)
+
+
 def parse_answer(answer: str, source: Source) -> list[Candidate]:
     """The candidates of a model's answer (ExtractionRefused naming what is wrong with it)."""
     spec = extraction_data()["llm"]
@@ -90,11 +122,11 @@ def parse_answer(answer: str, source: Source) -> list[Candidate]:
         if turn is None:
             raise ExtractionRefused(f"the answer names turn {item['turn']}, which the "
                                     "source does not have")
-        if not _grounded(item["text"], turn, float(spec["min_grounding"])):
-            raise ExtractionRefused(f"the answer proposes text that turn {turn.n} does not hold")
-        found.append(Candidate(" ".join(item["text"].split()), turn,
-                               " ".join(item.get("title", "").split()),
-                               item.get("subtype", "")))
+        least = float(spec["min_grounding"])
+        text = _held(item["text"], turn, least, "text")
+        title = _held(item["title"], turn, least, "a title") if item.get("title") else ""
+        found.append(Candidate(text, turn, title, item.get("subtype", ""),
+                               turn.role != "assistant" and not _own_words(text, turn)))
     return found
 
 

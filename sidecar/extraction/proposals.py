@@ -1,11 +1,11 @@
 """What extraction proposes and drops, and the data both extractors and the gate share.
 
 A source is a conversation (its chat note, one turn per message) or a document's resource note
-(`ora ingest`'s, one "turn" per paragraph, role `document`: the user's own material, so never
-AI-derived, and no one to push back). A proposal's id is a digest of its source and its
-normalised text, so the same claim of the same source has the same id on every run, whichever
-extractor found it: the note records the ids it was extracted into (`extracted`), and a later
-run proposes only new ones.
+(`ora ingest`'s, one "turn" per paragraph, role `document`: the user's own material, so not
+AI-derived unless a model reworded it, and no one to push back). A proposal's id is a digest of
+its source and its normalised text, so the same claim of the same source has the same id on
+every run, whichever extractor found it: the note records the ids it was extracted into
+(`extracted`), and a later run proposes only new ones.
 """
 
 from __future__ import annotations
@@ -92,6 +92,7 @@ class Candidate:
     turn: Turn
     title: str = ""
     subtype: str = ""
+    reworded: bool = False  # a model's wording, not the turn's own words (llm.py)
 
 
 @dataclass(frozen=True)
@@ -118,11 +119,13 @@ class Proposal:
     source_document: str
     nexus: list[str]
     contradicts: list[Match] = field(default_factory=list)
+    reworded: bool = False
 
     @property
     def ai_derived(self) -> bool:
-        """The substance came from the assistant's side."""
-        return self.turn.role == "assistant"
+        """It originated AI-side: the assistant said it, or a model wrote its words (the user's
+        or a document's claim reworded is the model's text, not theirs)."""
+        return self.turn.role == "assistant" or self.reworded
 
     @property
     def private(self) -> bool:

@@ -6,13 +6,19 @@ and every sentence is a candidate. The gate then keeps the declarative claims: a
 greeting, thanks, talk about the conversation itself, a statement of aims, a sentence too short
 to say anything or too long to be one idea is not a claim (`not_a_claim`).
 
+A sentence made of chatter and fragments ("Great question, let me explain.", "Sure, I can
+help.": a clause that is chatter, the others too short to be a claim) is not a claim either, nor
+is a request in another language's imperative ("Parle-moi de…", "Erzähl mir…").
+
 A claim must stand alone (`standalone`): an answer's citation markers (`[1]`) are removed, a
-leading discourse word ("Actually,", "No,") and a
-back-reference ("as I said,") are removed; a leading "it"/"they" is replaced by the subject of
-the sentence before it in the same turn when that subject is short and plain; a sentence that
-still leans on another ("This means…", "That is why…") is not proposed. The subtype is the first
-of `schema/extraction.json` `subtypes` whose pattern matches ("X is a Y" a definition, "because"
-causal, "should/always" a process principle, "better/worse" evaluative), else a fact.
+leading discourse word ("Actually,", "No,") and a back-reference ("as I said,") are removed; a
+leading pushback cue ("No, that's wrong,", also after an interjection: "Hmm, I don't think
+so,") is removed, and what goes on from the cue without a pause ("I don't think so about the
+banneton") is what is rejected, not a claim; a leading "it"/"they" is replaced by the subject
+of the sentence before it in the same turn when that subject is short and plain; a sentence
+that still leans on another ("This means…", "That is why…") is not proposed. The subtype is the
+first of `schema/extraction.json` `subtypes` whose pattern matches ("X is a Y" a definition,
+"because" causal, "should/always" a process principle, "better/worse" evaluative), else a fact.
 """
 
 from __future__ import annotations
@@ -28,6 +34,7 @@ from sidecar.extraction.proposals import Candidate, Source, extraction_data
 
 _WORD = re.compile(r"\w+(?:['’]\w+)*")
 _END = re.compile(r"[\s.;:,!]+$")
+_CLAUSE = re.compile(r"\s*[,;:—–]\s+|\s+-\s+")
 
 
 def _alternation(phrases: list[str]) -> str:
@@ -44,7 +51,9 @@ class _Rules:
     dangling: re.Pattern[str]
     subject: re.Pattern[str]
     not_claim: tuple[re.Pattern[str], ...]
+    requests: tuple[re.Pattern[str], ...]
     pushback: re.Pattern[str]
+    reaction: re.Pattern[str]
     subtypes: tuple[tuple[str, re.Pattern[str]], ...]
     default_subtype: str
     min_words: int
@@ -58,6 +67,7 @@ def text_rules() -> _Rules:
     c = data["claims"]
     cues = [p for key, phrases in data["pushback"].items() if key != "description"
             for p in phrases]
+    about = _alternation(data["pushback_about"]["words"])
     return _Rules(
         citation=re.compile(c["citation_marker"]),
         lead=re.compile(rf"^(?:{_alternation(c['lead_words'] + ['no'])})\s*[,!:]\s*", re.I),
@@ -70,7 +80,12 @@ def text_rules() -> _Rules:
         subject=re.compile(rf"^(?:(?P<subject>.+?)\s+(?:{_alternation(c['subject_verbs'])})\b"
                            r"|(?P<short>(?:\w*[^\Ws\d] ){0,3}\w*[^\Ws\d])\s+[a-z]+[^\Ws]s\b)"),
         not_claim=tuple(re.compile(p, re.I) for p in data["not_a_claim"]),
+        requests=tuple(re.compile(p, re.I) for p in data["requests"]["patterns"]),
         pushback=re.compile(rf"(?<!\w)(?:{_alternation(cues)})(?!\w)", re.I),
+        # a cue opening a sentence, after at most two interjections set off by a comma ("Hmm,
+        # I don't think so"); `topic` when it goes on, unpaused, into what it is about
+        reaction=re.compile(rf"^(?:[^\W\d_]+\s*[,!]+\s*){{0,2}}(?:{_alternation(cues)})(?!\w)"
+                            rf"(?P<topic>\s+(?:{about})\b)?", re.I),
         subtypes=tuple((s["subtype"], re.compile(s["pattern"], re.I)) for s in data["subtypes"]),
         default_subtype=str(data["default_subtype"]),
         min_words=int(c["min_words"]),
@@ -106,7 +121,11 @@ def standalone(text: str, previous: str | None = None) -> str | None:
     rules = text_rules()
     text = rules.citation.sub("", text)
     text = rules.references.sub(" ", text).strip()
-    text = rules.pushback.sub("", text, count=1).strip() if rules.pushback.match(text) else text
+    reaction = rules.reaction.match(text)
+    if reaction is not None:
+        if reaction["topic"]:
+            return None
+        text = text[reaction.end():].strip()
     text = re.sub(r"^[\s,;:.!-]+", "", text)
     while (m := rules.lead.match(text)) is not None:
         text = text[m.end():]
@@ -130,7 +149,13 @@ def not_a_claim(text: str) -> bool:
         return True
     if get_cues().non_assertive.search(stripped):
         return True
-    return any(p.search(stripped) for p in rules.not_claim)
+    if any(p.search(stripped) for p in rules.not_claim):
+        return True
+    clauses = [c for c in _CLAUSE.split(stripped) if c.strip()]
+    chatter = [any(p.search(c) for p in (*rules.requests, *rules.not_claim))
+               for c in clauses]
+    return any(chatter) and all(said or len(words(c)) < rules.min_words
+                                for c, said in zip(clauses, chatter, strict=True))
 
 
 def subtype_of(text: str) -> str:

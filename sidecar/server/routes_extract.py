@@ -80,7 +80,9 @@ async def extract_accept(request: web.Request) -> web.Response:
 async def extract_undo(request: web.Request) -> web.Response:
     body = await read_json(request, "PrivateModeRequest")
     config, claims = request.app[CONFIG], request.app[CLAIMS]
+    private = bool(body.get("private", False))
     async with claims.lock:
-        undone = await asyncio.to_thread(undo_extraction, config.vault, claims.queue)
+        undone = await asyncio.to_thread(undo_extraction, config.vault, claims.queue,
+                                         private=private)
     await _written(request, [], undone.restored, undone.removed)
-    return web.json_response(undone.as_json(private=bool(body.get("private", False))))
+    return web.json_response(undone.as_json(private=private))

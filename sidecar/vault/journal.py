@@ -59,7 +59,7 @@ def _name(kind: str) -> re.Pattern[str]:
                       + r"-(?:(?P<seq>\d+)-)?(?P<stamp>\d{8}T\d{6}Z)(?:-(?P<n>\d+))?\.json")
 
 
-def _journals(folder: Path, kind: str) -> list[Path]:
+def journals(folder: Path, kind: str) -> list[Path]:
     """The journals of `kind` in `folder`, newest last: by sequence number, then (for names
     from before there was one, `KIND-<time>[-n].json`) by time and number within that second."""
     name = _name(kind)
@@ -98,7 +98,7 @@ def create_journal(vault: str | Path, kind: str, doc: dict[str, Any]) -> tuple[P
                               "journal through it (nothing was changed)")
     existed = folder.is_dir()
     stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%SZ")
-    last = _journals(folder, kind)
+    last = journals(folder, kind)
     seq = 1
     if last:
         found = _name(kind).fullmatch(last[-1].name)
@@ -130,7 +130,7 @@ def latest_journal(vault: str | Path, kind: str,
     """The newest readable journal of `kind`: its path, what it holds and its hash (NotFound:
     no `what` to undo)."""
     folder = journal_folder(vault)
-    for path in reversed(_journals(folder, kind)):
+    for path in reversed(journals(folder, kind)):
         try:
             data = read_regular(path)
             doc = json.loads(data.decode("utf-8"))

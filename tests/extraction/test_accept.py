@@ -1,18 +1,21 @@
 """Keeping proposals is all or nothing for the chat note's record: a chat note that changed
-since the plan keeps nothing, and an undo after a kept extraction puts every byte back."""
+since the plan keeps nothing, and an undo after a kept extraction puts every byte back; outside
+private mode an undo passes over an extraction that involves a private note."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from sidecar.cleaning import Queue
-from sidecar.errors import Conflict
+from sidecar.errors import Conflict, NotFound
 from sidecar.extraction import IndexEngrams, accept, load_source, plan_extraction
 from sidecar.extraction.accept import undo_extraction
 from sidecar.index import open_index
 from sidecar.models.embedder import Embedder
+from sidecar.settings import Config
 from sidecar.vault.journal import journal_folder
 from tests.notes import write_notes
 
@@ -48,9 +51,74 @@ async def test_a_chat_note_changed_since_the_plan_keeps_nothing(
                                          IndexEngrams(index, embedder, private=False))
         done = accept(vault, int(config.max_file_bytes), plan, plan.proposals, queue)
         assert done.changed == [*done.written, NOTE] and len(done.written) == 1
-        undone = undo_extraction(vault, queue)
+        undone = undo_extraction(vault, queue, private=False)
     finally:
         queue.close()
     assert undone.removed == done.written and undone.restored == [NOTE]
     assert path.read_bytes() == edited and not journal_folder(vault).exists()
     assert (vault / ".trash" / Path(done.written[0]).name).is_file()
+
+
+async def _keep(config: Config, embedder: Embedder, queue: Queue, note: str,
+                private: bool) -> list[str]:
+    """Extract the chat note at `note` and keep every proposal; the engrams written."""
+    with open_index(config, embedder=embedder) as index:
+        index.reconcile()
+        plan = await plan_extraction(config, load_source(config, note=note, private=private),
+                                     IndexEngrams(index, embedder, private=private))
+    return accept(config.vault, int(config.max_file_bytes), plan, plan.proposals, queue).written
+
+
+async def test_a_non_private_undo_passes_over_a_private_extraction(
+    tmp_path: Path, embedder: Embedder,
+) -> None:
+    # Before: a non-private undo trashed the engrams of the latest extraction, a private one,
+    # and rewrote the private chat note, answering its journal and `private_hidden: 3`.
+    secret = "Chats/Ora/diary.md"
+    vault = write_notes(tmp_path / "vault", {
+        NOTE: chat_text("crust", TURNS),
+        secret: chat_text("diary", [("user", "My zqx starter lives in the fridge door.")],
+                          private=True)})
+    empty = write_notes(tmp_path / "empty", {NOTE: chat_text("crust", TURNS)})
+    config = settings(vault)
+    queue = Queue(config.data, vault)
+    try:
+        public = await _keep(config, embedder, queue, NOTE, private=False)
+        hidden = await _keep(config, embedder, queue, secret, private=True)
+        kept = {rel: (vault / rel).read_bytes() for rel in [secret, *hidden]}
+        # As if the private extraction were not there: the public one before it is undone.
+        undone = undo_extraction(vault, queue, private=False)
+        assert undone.removed == public and undone.restored == [NOTE]
+        answer = undone.as_json(private=False)
+        assert answer["private_hidden"] == 0 and "000002" not in json.dumps(answer)
+        assert {rel: (vault / rel).read_bytes() for rel in kept} == kept
+        # Then nothing is left to undo outside private mode, word for word as in a vault
+        # that never had an extraction.
+        with pytest.raises(NotFound) as passed_over:
+            undo_extraction(vault, queue, private=False)
+        with pytest.raises(NotFound) as nothing:
+            undo_extraction(empty, queue, private=False)
+        assert passed_over.value.message == nothing.value.message
+        # In private mode it is undone.
+        undone = undo_extraction(vault, queue, private=True)
+        assert undone.removed == hidden and undone.restored == [secret]
+    finally:
+        queue.close()
+    assert not journal_folder(vault).exists()
+
+
+async def test_a_non_private_undo_passes_over_an_extraction_whose_note_turned_private(
+    tmp_path: Path, embedder: Embedder,
+) -> None:
+    vault = write_notes(tmp_path / "vault", {NOTE: chat_text("crust", TURNS)})
+    config = settings(vault)
+    queue = Queue(config.data, vault)
+    try:
+        (written,) = await _keep(config, embedder, queue, NOTE, private=False)
+        (vault / "ora.yaml").write_text("private:\n  - Engrams/\n", encoding="utf-8")
+        with pytest.raises(NotFound):
+            undo_extraction(vault, queue, private=False)
+        assert (vault / written).is_file()
+        assert undo_extraction(vault, queue, private=True).removed == [written]
+    finally:
+        queue.close()

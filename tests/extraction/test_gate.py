@@ -115,3 +115,79 @@ def test_a_public_engrams_nexus_never_names_a_private_matrix(tmp_path: Path) -> 
     (chats / "a.md").write_text(chat_text("a", [("user", "Sleep comes in cycles.")]).replace(
         "tags: []", "tags: []\ncluster: Clinic"), "utf-8")
     assert load_source(settings(vault), conversation="a").nexus == []
+
+
+def test_a_claim_about_another_subject_or_number_said_in_the_conversation_is_no_repetition(
+) -> None:
+    # Before: the second of each pair was dropped as a `duplicate` of the first.
+    proposed, dropped = _run(
+        ("user", "Tomatoes need six hours of direct sun each day."),
+        ("assistant", "Peppers need six hours of direct sun each day. Basil needs twenty-five "
+                      "minutes of watering each week."),
+        ("user", "Basil needs 40 minutes of watering each week."))
+    assert proposed == ["Tomatoes need six hours of direct sun each day.",
+                        "Peppers need six hours of direct sun each day.",
+                        "Basil needs 40 minutes of watering each week."]
+    # and a number in words is a number: the user's other number rejects the assistant's
+    assert dropped == {"Basil needs twenty-five minutes of watering each week.": "pushback"}
+
+
+def test_the_users_own_restatement_of_a_claim_is_proposed_as_theirs() -> None:
+    # Before: the user's copy was left out as a repetition and the assistant's dropped as
+    # pushback: the claim the user made was in neither the proposals nor the drops.
+    conversation = _conversation(
+        ("user", "Tell me about baking steam and dough."),
+        ("assistant", "Autolyse improves gluten development in dough. Steam helps the crust "
+                      "expand in the oven."),
+        ("user", "I don't think so about the steam. Autolyse improves gluten development in "
+                 "dough."))
+    proposals, dropped = gate(conversation, rule_candidates(conversation), NoEngrams())
+    assert [(p.text, p.ai_derived, p.turn.n) for p in proposals] == [
+        ("Autolyse improves gluten development in dough.", False, 3)]
+    assert {d.text: d.reason for d in dropped}["Steam helps the crust expand in the oven."] == (
+        "pushback")
+    # in other words, too, the restated claim is not rejected by the cue
+    proposed, _ = _run(
+        ("assistant", "Autolyse improves gluten development in dough. Steam helps the crust "
+                      "expand in the oven."),
+        ("user", "I don't think so about the steam. So autolyse improves gluten development "
+                 "in dough!"))
+    assert proposed == ["Autolyse improves gluten development in dough."]
+
+
+def test_a_pushback_cue_rejects_the_turn_before_while_the_user_corrects_an_older_one() -> None:
+    # Before: the correction of the older turn stopped the cue from rejecting the turn before.
+    proposed, dropped = _run(
+        ("user", "Tell me about cold proofing dough."),
+        ("assistant", "Cold proofing overnight develops a less sour flavour in bread."),
+        ("user", "Tell me about yeast temperature."),
+        ("assistant", "Yeast dies at sixty degrees Celsius in dough."),
+        ("user", "That's wrong. Cold proofing overnight develops a more sour flavour in "
+                 "loaves."))
+    assert proposed == ["Cold proofing overnight develops a more sour flavour in loaves."]
+    assert dropped["Yeast dies at sixty degrees Celsius in dough."] == "pushback"
+    assert dropped["Cold proofing overnight develops a less sour flavour in bread."] == (
+        "pushback")
+
+
+def test_a_rejection_chatter_and_a_request_in_any_language_are_not_claims() -> None:
+    # Before: each of the first five was proposed (the cue after "Hmm," was not seen as one,
+    # the chatter was a `fact`, requests were known in English only).
+    proposed, dropped = _run(
+        ("user", "Parle-moi de la levure du pain. Erzähl mir etwas über Hefe im Brot."),
+        ("assistant", "Great question, let me explain further. Sure, I can help. A banneton "
+                      "should be dusted with rice flour."),
+        ("user", "Hmm, I don't think so about the banneton. Well, that's not right about the "
+                 "proofing basket. In summer, dough rises much faster."),
+        ("assistant", "Honey kills wild yeast."),
+        ("user", "Oh, that's wrong, honey does not kill wild yeast. Believe me, rye flour "
+                 "ferments faster than wheat."))
+    assert proposed == ["In summer, dough rises much faster.", "Honey does not kill wild yeast.",
+                        "Believe me, rye flour ferments faster than wheat."]
+    for text in ("Parle-moi de la levure du pain.", "Erzähl mir etwas über Hefe im Brot.",
+                 "Great question, let me explain further.", "Sure, I can help.",
+                 "Hmm, I don't think so about the banneton.",
+                 "Well, that's not right about the proofing basket."):
+        assert dropped[text] == "not-a-claim", text
+    assert dropped["A banneton should be dusted with rice flour."] == "pushback"
+    assert dropped["Honey kills wild yeast."] == "pushback"

@@ -5,14 +5,16 @@ is written); a private conversation goes to no model off this machine."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from sidecar.extraction import IndexEngrams, load_source, plan_extraction
-from sidecar.extraction.proposals import Plan, extraction_data
+from sidecar.extraction import IndexEngrams, edited, load_source, plan_extraction
+from sidecar.extraction.gate import gate
+from sidecar.extraction.llm import parse_answer
+from sidecar.extraction.proposals import Match, Plan, Source, Turn, extraction_data
 from sidecar.index import Index, open_index
 from sidecar.models.embedder import Embedder
 from sidecar.settings import Config
@@ -144,8 +146,9 @@ async def test_a_models_templater_command_or_query_is_written_inert(
 
     vault, index = indexed
     command = "<%* app.vault.delete() %> Rye flour ferments faster than wheat flour."
-    llm.reply = lambda body: _answer([{"turn": 2, "text": command,
-                                       "title": "Rye <% tp.system.prompt() %> `$= dv.pages()`"}])
+    # (the title grounded in the turn: a title of other words is refused like such a text)
+    title = "Rye flour holds water and ferments faster than wheat <% tp.prompt() %> `$= dv.x()`"
+    llm.reply = lambda body: _answer([{"turn": 2, "text": command, "title": title}])
     config = settings(vault, llm_url=llm.url)
     plan = await _plan(config, index, embedder)
     queue = Queue(config.data, vault)
@@ -157,7 +160,60 @@ async def test_a_models_templater_command_or_query_is_written_inert(
     text = (vault / engram).read_text(encoding="utf-8")
     assert "<%" not in text and "`$=" not in text
     assert command in text.replace(inert_mark(), "")
-    assert "# Rye <% tp.system.prompt() %> `$= dv.pages()`" in text.replace(inert_mark(), "")
+    # read as plain text, as the rules read a turn: the code span is its text, no query
+    assert "# Rye flour holds water and ferments faster than wheat <% tp.prompt() %> $= dv.x()" in (
+        text.replace(inert_mark(), ""))
+
+UNHELD: dict[str, tuple[dict[str, Any], str]] = {
+    "a title of other words": ({**GOOD[0], "title": "Buy cheap pills at evil.example now"},
+                               "a title that turn 2 does not hold"),
+    "a title of links": ({**GOOD[0], "title": "[[Secret]] link ![[Health/Blood pressure]]"},
+                         "holds a link"),
+    "a reserved file name": ({**GOOD[0], "title": "CON"}, "a title that turn 2 does not hold"),
+    "an embed among held words": (
+        {"turn": 2, "text": "Rye flour ferments faster than wheat flour ![[Health/Blood "
+                            "pressure]] rye flour."}, "holds a link"),
+}
+
+@pytest.mark.parametrize("case", sorted(UNHELD))
+async def test_a_title_or_link_the_turn_never_held_is_refused(
+    case: str, indexed: tuple[Path, Index], embedder: Embedder, llm: Any,
+) -> None:
+    # Before: the title was never grounded and a link rode in on a grounded text: both became
+    # the engram's file name, heading and body, a private note's embed live in a public engram.
+    vault, index = indexed
+    proposal, why = UNHELD[case]
+    llm.reply = lambda body: _answer([proposal])
+    plan = await _plan(settings(vault, llm_url=llm.url), index, embedder)
+    assert plan.extractor == "rules" and why in (plan.fallback or "")
+    assert not any("[[" in p.title + p.text or p.title == "CON" for p in plan.proposals)
+
+def _kitchen(*turns: tuple[str, str]) -> Source:
+    return Source("kitchen", NOTE, "h", [Turn(n, role, text, False, n, n)
+                                         for n, (role, text) in enumerate(turns, 1)],
+                  [], False, frozenset())
+
+class _NoEngrams:
+    def neighbours(self, texts: Sequence[str]) -> list[list[Match]]:
+        return [[] for _ in texts]
+
+def test_a_users_claim_the_model_reworded_is_ai_derived() -> None:
+    # Before: whatever the model wrote for a user's turn was `ai_derived: false`, the user's.
+    source = _kitchen(("user", "Honestly I bake my bread in a cast iron pot every week."),
+                      ("user", "[[Rye bread]] keeps fresh longer than wheat bread."))
+    candidates = parse_answer(_answer([
+        {"turn": 1, "text": "I bake my bread in a cast iron pot every week."},
+        {"turn": 1, "text": "The user bakes bread weekly in a cast iron pot."},
+        {"turn": 2, "text": "[[Rye bread]] keeps fresh longer than wheat bread."}]), source)
+    proposals, _ = gate(source, candidates, _NoEngrams())
+    assert {p.text: p.ai_derived for p in proposals} == {
+        "I bake my bread in a cast iron pot every week.": False,  # the user's own words
+        "The user bakes bread weekly in a cast iron pot.": True,  # the model's
+        "Rye bread keeps fresh longer than wheat bread.": False}  # a held link, as plain text
+    # the user's own wording of the model's is the user's again
+    (reworded,) = [p for p in proposals if p.ai_derived]
+    (mine,) = edited([reworded], {reworded.id: {"text": "I bake bread weekly in cast iron."}})
+    assert not mine.ai_derived
 
 def test_the_rules_resolve_a_leading_pronoun_from_the_sentence_before(
     indexed: tuple[Path, Index],

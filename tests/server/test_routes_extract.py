@@ -104,8 +104,14 @@ async def test_a_private_conversation_is_not_found_outside_private_mode(
     assert "  - private\n" in (tmp_path / "vault" / written).read_text(encoding="utf-8")
     public = (await api.post("/v1/search", {"query": "zqx recipe honey starter"})).json
     assert "zqx" not in json.dumps(public["results"])
-    undone = (await api.post("/v1/extract/undo", {})).json
-    assert undone["removed"] == [] and undone["private_hidden"] == 2
+    # Outside private mode the private extraction is not there: nothing to undo, word for word,
+    # and the engram and the chat note stay; in private mode it is undone.
+    hidden_undo = await api.post("/v1/extract/undo", {})
+    assert hidden_undo.status == 404 and hidden_undo.json["error"]["message"] == (
+        "no extraction to undo in .ora-journal/")
+    assert (tmp_path / "vault" / written).is_file()
+    undone = (await api.post("/v1/extract/undo", {"private": True})).json
+    assert undone["removed"] == [written] and undone["private_hidden"] == 0
 
 
 async def test_extract_bodies_name_exactly_one_conversation(
