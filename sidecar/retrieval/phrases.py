@@ -9,12 +9,14 @@ order, in its text or its note's name, is lifted by `phrase.weight` of the fused
 inside their word, each letter of a script written without spaces a word of its own) and
 compared without their accents (`accents.py`: "como hago" is held by "Cómo hago"), and anything
 else between them is a gap: "quiet harbour, at dawn" holds "quiet harbour at dawn". A question
-is rarely held word for word by a note, so it keeps its ranking.
+is rarely held word for word by a note, so it keeps its ranking. A query that is a note's file
+name or one of its aliases, whole (one word too: "TFAS"), names that note (`Phrase.names`).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from pathlib import PurePosixPath
@@ -50,11 +52,20 @@ class Phrase:
     pattern: re.Pattern[str]
     spaced: tuple[bool, bool]  # whether the first and the last word need a word boundary
     accentable: bool  # whether a text may hold the words otherwise accented
+    short: bool = False  # fewer words than a phrase: it may only name a note
 
-    def held_by(self, path: str, text: str) -> bool:
+    def names(self, path: str, aliases: Sequence[str] = ()) -> bool:
+        """Whether the words are the file name of the note at `path` or one of its `aliases`,
+        whole, as a user types a note's name to find it."""
+        return any(_words(name) == self.words for name in (PurePosixPath(path).stem, *aliases))
+
+    def held_by(self, path: str, text: str, aliases: Sequence[str] = ()) -> bool:
         """Whether the chunk `text` of the note at `path` holds the phrase, in its text or in
-        its note's name (a query naming a note is a phrase of it)."""
-        text = f"{PurePosixPath(path).stem}\n{text}".casefold()
+        its note's file name or `aliases` (a query naming a note is a phrase of it); never a
+        `short` one."""
+        if self.short:
+            return False
+        text = "\n".join((PurePosixPath(path).stem, *aliases, text)).casefold()
         if self._found(text):
             return True
         plain = _folded(text) if self.accentable else text  # an em dash or a quote is no accent
@@ -81,16 +92,23 @@ def _folded(text: str) -> str:
     return fold(text)
 
 
+@lru_cache(maxsize=4096)
+def _words(text: str) -> tuple[str, ...]:
+    """The words of `text` as a phrase holds them (casefolded, without accents); kept for the
+    names sought again at each search."""
+    return tuple(word for m in word_spans(text) if (word := fold(m.group().casefold())))
+
+
 def phrase(query: str, min_words: int) -> Phrase | None:
-    """`query` as a phrase to find (casefolded, without accents), or None for a query of fewer
-    than `min_words` words."""
-    words = tuple(word for m in word_spans(query) if (word := fold(m.group().casefold())))
-    if len(words) < min_words:
+    """`query` as a phrase to find (casefolded, without accents), `short` with fewer than
+    `min_words` words; None for a query without words."""
+    words = _words(query)
+    if not words:
         return None
     spaced = [not unspaced_share(word) for word in words]
     parts = [re.escape(words[0])]
     for i in range(1, len(words)):  # a gap between spaced words; maybe none beside one unspaced
         parts += ["\\W+" if spaced[i - 1] and spaced[i] else "\\W*", re.escape(words[i])]
     return Phrase(words, re.compile("".join(parts)), (spaced[0], spaced[-1]),
-                  may_be_accented("".join(words)))
+                  may_be_accented("".join(words)), len(words) < min_words)
 

@@ -3,10 +3,12 @@
 The note's own chunk vectors (stored, or embedded now for a note the index keeps no chunks of,
 such as a `working` draft) each query the dense store, restricted to the notes the filters admit
 and never the note itself. A candidate note's similarity is its best chunk's cosine similarity to
-any source chunk; notes the source links to (body wikilinks and Markdown links, `relationships`)
-or that link back get `link_bonus`. The score is then the search formula, `similarity ×
-type_weight × decay`, with the same admission rules (retrievable types, archived, private) and the
-same result shape.
+any source chunk, a text copied into several notes counting for the closest of them only (the
+others are ranked by their own chunks; `_notes`); the store is searched deeper until k notes
+are found or none is left. Notes the source links to (body wikilinks and Markdown links,
+`relationships`) or that link back get `link_bonus`. The score is then the search formula,
+`similarity × type_weight × decay`, with the same admission rules (retrievable types, archived,
+private) and the same result shape.
 """
 
 from __future__ import annotations
@@ -149,18 +151,43 @@ def _linked_scope(
 
 def _nearest(
     index: Index, vectors: FloatArray, depth: int, options: RelatedOptions, only: Scope | None
-) -> dict[str, float]:
-    """Best cosine similarity of each chunk found near any source vector."""
+) -> tuple[dict[str, float], bool]:
+    """Best cosine similarity of each chunk found near any source vector, and whether a
+    vector's hits were cut at `depth` (more lie beyond)."""
     best: dict[str, float] = {}
+    cut = False
     for vector in vectors:
         hits = index.dense_search(
             vector, depth, private=options.private, namespace=options.namespace,
             include_archived=options.include_archived, only=only,
         )
+        cut = cut or len(hits) >= depth
         for cid, sim in hits:
             if sim > best.get(cid, -1.0):
                 best[cid] = sim
-    return best
+    return best, cut
+
+
+Near = tuple[ChunkRecord, float, list[str]]
+"""A related note's closest chunk, its similarity, the other notes holding a copy of it."""
+
+
+def _notes(index: Index, best: dict[str, float], source: _Source) -> list[Near]:
+    """One entry per candidate note, best first. A text copied into several notes (a daily
+    template's task list) stands for one of them, the closest, which names the others; each
+    other note is ranked by its own closest chunk that is no such copy, so a template's text
+    never hides the notes that share it."""
+    options = source.options
+    chunks = index.get_chunks([cid for cid in best if cid not in source.own_ids],
+                              private=options.private, namespace=options.namespace)
+    ranked = sorted(((chunk, best[cid]) for cid, chunk in chunks.items()
+                     if chunk.path != source.path and _admitted(chunk, options)),
+                    key=lambda pair: (-pair[1], pair[0].id))
+    kept, others = collapse(ranked, lambda pair: copy_key(pair[0].text), lambda pair: pair[0].path)
+    per_note: dict[str, Near] = {}
+    for n, (chunk, sim) in enumerate(kept):
+        per_note.setdefault(chunk.path, (chunk, sim, others.get(n, [])))
+    return list(per_note.values())
 
 
 def _find(index: Index, embedder: Embedder, path: str, options: RelatedOptions) -> dict[str, Any]:
@@ -170,39 +197,34 @@ def _find(index: Index, embedder: Embedder, path: str, options: RelatedOptions) 
     results: list[dict[str, Any]] = []
     if source.vectors.size:
         scope = index.scope(options.filters, private=options.private, namespace=options.namespace)
-        depth = options.k + settings.per_source + len(source.own_ids)
-        best = _nearest(index, source.vectors, depth, options, scope)
         linked = source.linked(NameIndex(index.ledger.paths(options.namespace)))
         only = _linked_scope(index, linked, scope, options)
         count = sum(len(ids) for ids in only.values())
-        if count:
-            for cid, sim in _nearest(index, source.vectors, count, options, only).items():
+        near_linked = _nearest(index, source.vectors, count, options, only)[0] if count else {}
+        depth = options.k + settings.per_source + len(source.own_ids)
+        while True:  # copies count once: deeper until k notes, or no more chunks
+            best, cut = _nearest(index, source.vectors, depth, options, scope)
+            for cid, sim in near_linked.items():
                 best[cid] = max(sim, best.get(cid, -1.0))
-        for cid in source.own_ids:
-            best.pop(cid, None)
-        chunks = index.get_chunks(list(best), private=options.private,
-                                  namespace=options.namespace)
-        per_note: dict[str, tuple[ChunkRecord, float]] = {}
-        for cid, sim in best.items():
-            chunk = chunks.get(cid)
-            if chunk is None or chunk.path == path or not _admitted(chunk, options):
-                continue
-            if chunk.path not in per_note or sim > per_note[chunk.path][1]:
-                per_note[chunk.path] = (chunk, sim)
-        # Notes whose closest chunk is a copy of one text (a daily template's task list) are
-        # one result, naming the others, as in search (`copies.py`).
-        order, others = collapse(sorted(per_note.values(), key=lambda pair: -pair[1]),
-                                 lambda pair: copy_key(pair[0].text), lambda pair: pair[0].path)
-        dense_rank = {chunk.id: n for n, (chunk, _) in enumerate(order, start=1)}
-        for n, (chunk, sim) in enumerate(order):
+            notes = _notes(index, best, source)
+            if len(notes) >= options.k or not cut:
+                break
+            depth *= 2
+        dense_rank = {chunk.id: n for n, (chunk, _, _) in enumerate(notes, start=1)}
+        for chunk, sim, copies in notes:
             is_linked = chunk.path in linked
             similarity = min(1.0, max(0.0, sim) + (settings.link_bonus if is_linked else 0.0))
             result = result_document(chunk, sim, similarity, None,
-                                     {"dense": dense_rank, "bm25": {}}, schema, others.get(n, []))
+                                     {"dense": dense_rank, "bm25": {}}, schema, copies)
             result["why"]["linked"] = is_linked
             results.append(result)
         results.sort(key=lambda r: (-r["score"], r["path"]))
-    return {"path": path, "namespace": options.namespace, "results": results[: options.k]}
+        results = results[: options.k]
+        # Each note is listed once: a result is not named again among another's copies.
+        shown = {r["path"] for r in results}
+        for result in results:
+            result["duplicates"] = [p for p in result["duplicates"] if p not in shown]
+    return {"path": path, "namespace": options.namespace, "results": results}
 
 
 def _admitted(chunk: ChunkRecord, options: RelatedOptions) -> bool:

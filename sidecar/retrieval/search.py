@@ -198,7 +198,7 @@ async def _facts(
 
 async def candidates(
     index: SearchIndex, embedder: QueryEmbedder, query: str, options: SearchOptions,
-    fusion: FusionSettings,
+    fusion: FusionSettings, depth: int | None = None,
 ) -> tuple[dict[str, Ranked], list[tuple[Chunk, float]], set[str]]:
     """First stage, fusion into the pool, then the filters (before any top-k cut), then the
     lifts; with the ids of the candidates that hold the query word for word (`_phrased`).
@@ -206,9 +206,10 @@ async def candidates(
     The stores already leave out archived and private chunks, hold only retrievable types and
     apply the search filters, so `depth = max(pool, k)` candidates per retriever leave at least
     k whenever k exist; the filters here are the second line of defence (and run again on the
-    records of the results shown).
+    records of the results shown). Copies of one text count once, so `search` asks again
+    deeper when they leave fewer than k.
     """
-    depth = max(fusion.pool, options.k)
+    depth = depth or max(fusion.pool, options.k)
     prepared = Bm25Query(query)  # its feedback worked out once, for both BM25 searches
     (lists, vector), notes = await asyncio.gather(
         first_stage(index, embedder, query, depth, options, prepared),
@@ -272,21 +273,36 @@ def _phrased(
     admitted: Sequence[tuple[Chunk, float]], query: str, fusion: FusionSettings,
 ) -> tuple[list[tuple[Chunk, float]], set[str]]:
     """`admitted`, best first, each chunk that holds the whole query word for word lifted by
-    `phrase.weight` of the fused scale, the sums scaled back within it (`phrases.py`), and the
-    ids of those chunks; as it was when none holds it, as a question's candidates mostly are.
-    A chat note's chunk is never lifted: it holds the questions asked, so asking one again
-    would cite the chat before what answers it."""
+    `phrase.weight` of the fused scale, and each chunk of a note the query names (its file name
+    or an alias, whole) by the whole scale besides, which puts that note first; the sums
+    scaled back within it (`phrases.py`). With the ids of those chunks; as it was when none
+    holds it, as a question's candidates mostly are. A chat note's chunk is never lifted: it
+    holds the questions asked, so asking one again would cite the chat before what answers
+    it."""
     settings = phrase_settings()
     sought = phrase(query, settings.min_words) if settings.weight else None
-    held = {chunk.id for chunk, _ in admitted
-            if sought is not None and chunk.conversation is None
-            and sought.held_by(chunk.path, chunk.text)}
-    if not held:
+    if sought is None:
+        return list(admitted), set()
+    held: set[str] = set()
+    named: set[str] = set()
+    for chunk, _ in admitted:
+        # a note's aliases name it as its file name does, where the facts carry them
+        aliases = getattr(chunk, "aliases", ())
+        if chunk.conversation is None and sought.names(chunk.path, aliases):
+            named.add(chunk.id)
+        if chunk.conversation is None and sought.held_by(chunk.path, chunk.text, aliases):
+            held.add(chunk.id)
+    if not held and not named:
         return list(admitted), held
-    lift = settings.weight * fusion.ceiling(RETRIEVERS)
-    lifted = [(chunk, (fused + lift * (chunk.id in held)) / (1 + settings.weight))
+    scale = fusion.ceiling(RETRIEVERS)
+    # A named chunk's sum is at least 1 (+ weight, as its name holds a query of two words or
+    # more): no other chunk's is more.
+    whole = 1.0 if named else 0.0
+    lifted = [(chunk, (fused + scale * (settings.weight * (chunk.id in held)
+                                        + whole * (chunk.id in named)))
+               / (1 + settings.weight + whole))
               for chunk, fused in admitted]
-    return sorted(lifted, key=lambda item: -item[1]), held
+    return sorted(lifted, key=lambda item: -item[1]), held | named
 
 
 async def _records(
@@ -434,25 +450,61 @@ def passage(chunk: ChunkRecord) -> str:
     return chunk.text
 
 
-async def search(
-    index: SearchIndex, embedder: QueryEmbedder, reranker: Reranker | None, query: str,
-    options: SearchOptions | None = None, *, reranker_reason: str = "",
-    fusion: FusionSettings | None = None,
-) -> dict[str, Any]:
-    """The search document of docs/http-api.md for `query`, best `options.k` results first.
+class _Remembered:
+    """A query embedder that embeds each text once: a search asked again deeper (copies left
+    fewer than k) does not embed its query again."""
 
-    `reranker_reason` says why `reranker` is None; `fusion` overrides `schema/ranking.json`.
-    """
-    options = options or SearchOptions()
-    _check(query, options)
+    def __init__(self, embedder: QueryEmbedder) -> None:
+        self.embedder = embedder
+        self.vectors: dict[tuple[str, ...], FloatArray] = {}
+
+    def embed_queries(self, queries: Sequence[str]) -> FloatArray:
+        key = tuple(queries)
+        if key not in self.vectors:
+            self.vectors[key] = self.embedder.embed_queries(queries)
+        return self.vectors[key]
+
+
+def _texts_head(
+    admitted: Sequence[tuple[Chunk, float]], n: int, options: SearchOptions
+) -> list[tuple[Chunk, float]]:
+    """The first of `admitted` that hold `n` distinct texts (all copies of them included), so
+    the copies of a template do not take the re-ranker's places of other texts."""
+    if not options.collapse:
+        return list(admitted[:n])
+    seen: set[str] = set()
+    for end, (chunk, _) in enumerate(admitted):
+        seen.add(copy_key(chunk.text))
+        if len(seen) > n:
+            return list(admitted[:end])
+    return list(admitted)
+
+
+@dataclass(frozen=True)
+class _Ranking:
+    """One pass of a search over candidate lists `depth` deep."""
+
+    lists: dict[str, Ranked]
+    phrased: set[str]
+    name: str
+    reason: str
+    shown: list[Scored]
+    copies: Copies
+    records: dict[str, ChunkRecord]
+    deeper: bool  # whether a retriever's list was cut at `depth`: more candidates exist
+
+
+async def _rank(
+    index: SearchIndex, embedder: QueryEmbedder, reranker: Reranker | None, query: str,
+    options: SearchOptions, reranker_reason: str, fusion: FusionSettings, depth: int,
+) -> _Ranking:
     schema = get_schema()
-    fusion = fusion or fusion_settings(str(getattr(embedder, "model_id", "")))
-    lists, admitted, phrased = await candidates(index, embedder, query, options, fusion)
+    lists, admitted, phrased = await candidates(index, embedder, query, options, fusion, depth)
     reranking = reranker is not None and options.rerank
     records: dict[str, ChunkRecord] = {}
     if reranking:
         # A cross-encoder's cost grows with the pool: re-rank the best of the fused list only.
-        admitted = admitted[: max(rerank_limits().pool, options.k)]
+        admitted = _texts_head(admitted, max(rerank_limits().pool, options.k), options)
         records = await _records(index, [chunk for chunk, _ in admitted], options)
         admitted = [(records[c.id], fused) for c, fused in admitted if c.id in records]
     outcome = await rerank_pool(
@@ -464,7 +516,6 @@ async def search(
         reason="re-ranking turned off for this query" if not options.rerank else reranker_reason,
         private=options.private or any(chunk.private for chunk, _ in admitted),
     )
-    rank_of = {name: ranks(ranked) for name, ranked in lists.items()}
     scored = [
         Scored(chunk, fused, similarity, rerank, _score(chunk, similarity, schema))
         for (chunk, fused), similarity, rerank in zip(
@@ -473,20 +524,49 @@ async def search(
     ]
     scored.sort(key=_order)
     shown, copies = await _shown(index, scored, options, records, schema)
+    return _Ranking(lists, phrased, outcome.name, outcome.reason, shown, copies, records,
+                    any(len(found) >= depth for found in lists.values()))
+
+
+async def search(
+    index: SearchIndex, embedder: QueryEmbedder, reranker: Reranker | None, query: str,
+    options: SearchOptions | None = None, *, reranker_reason: str = "",
+    fusion: FusionSettings | None = None,
+) -> dict[str, Any]:
+    """The search document of docs/http-api.md for `query`, best `options.k` results first.
+
+    `reranker_reason` says why `reranker` is None; `fusion` overrides `schema/ranking.json`.
+    When copies of one text leave fewer than k results and the retrievers hold more, the
+    search is asked again twice as deep, so the next distinct texts fill their places.
+    """
+    options = options or SearchOptions()
+    _check(query, options)
+    schema = get_schema()
+    fusion = fusion or fusion_settings(str(getattr(embedder, "model_id", "")))
+    remembered = _Remembered(embedder)
+    depth = max(fusion.pool, options.k)
+    while True:
+        ranking = await _rank(index, remembered, reranker, query, options, reranker_reason,
+                              fusion, depth)
+        if len(ranking.shown) >= options.k or not ranking.deeper:
+            break
+        depth *= 2
+    rank_of = {name: ranks(ranked) for name, ranked in ranking.lists.items()}
     results = [
-        result_document(records[s.chunk.id], s.fused, s.similarity, s.rerank, rank_of, schema,
-                        copies.get(s.chunk.id, ()), phrase=s.chunk.id in phrased)
-        for s in shown
+        result_document(ranking.records[s.chunk.id], s.fused, s.similarity, s.rerank, rank_of,
+                        schema, ranking.copies.get(s.chunk.id, ()),
+                        phrase=s.chunk.id in ranking.phrased)
+        for s in ranking.shown
     ]
     results.sort(key=lambda r: (-r["score"], -r["why"]["fused"], r["path"], r.get("page") or 0,
                                 r["line_start"] or 0))
     document: dict[str, Any] = {
         "query": query,
         "namespace": options.namespace,
-        "rerank": outcome.name,
+        "rerank": ranking.name,
     }
-    if outcome.reason:
-        document["rerank_reason"] = outcome.reason
+    if ranking.reason:
+        document["rerank_reason"] = ranking.reason
     document["results"] = results[: options.k]
     return document
 

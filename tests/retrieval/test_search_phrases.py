@@ -50,8 +50,26 @@ def test_the_words_must_stand_in_order_side_by_side() -> None:
     assert not sought.held_by("Diary.md", "the unquiet harbour at dawn")
 
 
-def test_a_single_word_is_no_phrase() -> None:
-    assert phrase("harbour", 2) is None
+def test_a_single_word_is_no_phrase_but_may_name_a_note() -> None:
+    sought = phrase("harbour", 2)
+    assert sought is not None
+    assert not sought.held_by("Diary.md", "the harbour at dawn")
+    assert not sought.held_by("Places/Harbour.md", "the harbour at dawn")
+    assert sought.names("Places/Harbour.md") and not sought.names("Harbour walks.md")
+    assert phrase(" ,. ", 2) is None
+
+
+def test_a_query_that_is_a_notes_alias_names_it() -> None:
+    aliases = ("TFAS", "Kahneman book")
+    for query in ("TFAS", "tfas", "kahneman BOOK"):
+        sought = phrase(query, 2)
+        assert sought is not None
+        assert sought.names("Reading/Thinking Fast and Slow.md", aliases)
+        assert not sought.names("Notes/Links.md", ("Bookmarks",))
+    two = phrase("Kahneman book", 2)
+    assert two is not None and two.held_by("Reading/Thinking Fast and Slow.md", "", aliases)
+    part = phrase("TF", 2)
+    assert part is not None and not part.names("Reading/Thinking.md", aliases)
 
 
 def test_a_query_naming_the_note_is_held_by_its_chunks() -> None:
@@ -147,3 +165,35 @@ async def test_a_chat_note_holding_the_question_asked_is_not_lifted(
     # Not lifted, and said so (the plugin's end-to-end Ask test sees the order it keeps).
     assert {r["path"]: r["why"]["phrase"] for r in document["results"]} == {
         "Spacing.md": False, "Chats/Ora/2026-12-02 Memory.md": False}
+
+
+RETRO = """# Sprint 14 retrospective
+
+| Went well | To improve |
+|---|---|
+| Shipped the onboarding flow | Too many meetings |
+| Zero sev-1 incidents | Code review latency |
+
+Action: timebox review requests to 24 hours."""
+BOOK = """# Thinking, Fast and Slow
+
+System 1 is fast, intuitive and emotional; System 2 is slower, deliberative and logical.
+
+The availability heuristic: we judge frequency by how easily examples come to mind."""
+
+
+async def test_a_query_that_is_a_notes_file_name_whole_ranks_it_first(
+    index_vault: IndexVault,
+) -> None:
+    vault = index_vault([
+        NoteSpec("Meetings/2024-03-19 Retro.md", "resource", RETRO),
+        NoteSpec("Reading/TFAS.md", "resource", BOOK),
+        NoteSpec("Notes/Reading list.md", "resource",
+                 "# Reading list\n\nTFAS, then Deep Work; TFAS first, it is short."),
+    ])
+    # another note holds the word on both lists, and the book has no other hold on it
+    for query in ("tfas", "TFAS"):
+        document = await vault.search(query, rerank=False)
+        assert document["results"][0]["path"] == "Reading/TFAS.md"
+        assert document["results"][0]["why"]["phrase"] is True
+        assert all(0 < r["why"]["fused"] <= 1 for r in document["results"])
