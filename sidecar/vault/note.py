@@ -283,7 +283,8 @@ def parse_note(text: str, path: str) -> Note:
         error = None
         if opens_frontmatter(text):
             error = (UNCLOSED, 1)
-        return Note(path, text, {}, {}, reading_text(text), 1, error)
+        # a byte order mark is no text: `\ufeff# Title` is a heading
+        return Note(path, text, {}, {}, reading_text(text).removeprefix("\ufeff"), 1, error)
     frontmatter, key_lines, error = _parse_block(block)
     return Note(path, text, frontmatter, key_lines, block.body, block.body_line, error)
 

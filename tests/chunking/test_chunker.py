@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from tokenizers import Tokenizer
 
@@ -193,6 +193,7 @@ _LINE = st.one_of(
     max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(lines=st.lists(_LINE, max_size=40), max_tokens=st.sampled_from([16, 40, 256]))
+@example(lines=["?", "=", "::::", ":::::"], max_tokens=16)  # a setext title over two lines
 def test_any_body_chunks_in_order_within_budget_covering_every_line(
     tokenizer: Tokenizer, lines: list[str], max_tokens: int
 ) -> None:
@@ -210,7 +211,9 @@ def test_any_body_chunks_in_order_within_budget_covering_every_line(
     shown = readable(lines)  # comments and block ids show nothing, so need no chunk
     nonblank = {i + 1 for i, line in enumerate(shown.lines) if line.strip() or shown.ids[i]}
     markup = {i + 1 for i, line in enumerate(lines) if set(line.strip()) <= set("=-|:")}
-    titles = {b.first + 1: b.title for b in blocks(lines, shown) if b.level}
+    # every line of a heading (a setext title may run over several) names it
+    titles = {n + 1: b.title for b in blocks(lines, shown) if b.level
+              for n in range(b.first, b.last + 1)}
     for line in sorted(nonblank - markup - covered):  # only a heading the next chunk names
         after = next(c for c in chunks if c.line_start > line)
         assert titles[line] in after.context.split(BREADCRUMB)
@@ -241,3 +244,12 @@ def test_heading_alone_is_kept_when_no_breadcrumb_names_it(tokenizer: Tokenizer)
 def test_heading_with_the_text_under_it_stays_in_the_chunk(tokenizer: Tokenizer) -> None:
     chunks = _chunks("# Sleep\n\nSlow-wave sleep consolidates memories.\n", tokenizer)
     assert [c.text for c in chunks] == ["# Sleep\n\nSlow-wave sleep consolidates memories."]
+
+
+def test_a_byte_order_mark_before_a_heading_leaves_it_a_heading(tokenizer: Tokenizer) -> None:
+    # Before: a note saved with a BOM and no frontmatter lost its H1 (heading_path []) and its
+    # first result began with "\ufeff".
+    text = "\ufeff# Harbour log\n\nThe tide turned at dawn.\n"
+    (only,) = _chunks(text, tokenizer)
+    assert only.heading_path == ("Harbour log",) and only.text.startswith("# Harbour log")
+    assert only.line_start == 1
