@@ -71,9 +71,10 @@ BREADCRUMB = " > "
 #     MiniLM [UNK], its chunk unbounded), and a cut line keeps the marks after its last token
 # 26: a chat note holding a turn asked in private mode is private, tag or not (its turns were
 #     found outside private mode once its owner took the tag off), and a note's tags are BM25
-#     words with its description (`tags: [vegan]` was found by no word), and a line of tags
-#     above the first heading joins the chunk after it (it was a result of its own): every file
-#     is planned again, its vectors reused where the embedded text is unchanged
+#     words with its description (`tags: [vegan]` was found by no word), a line of tags above
+#     the first heading joins the chunk after it (it was a result of its own), and a byte order
+#     mark before a note's first heading leaves it one: every file is planned again, its
+#     vectors reused where the embedded text is unchanged
 CHUNKER_VERSION = 26
 _SENTENCE_END = re.compile(r"[.!?。]$")
 
