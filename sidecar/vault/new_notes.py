@@ -24,6 +24,8 @@ from sidecar.vault.vault_settings import (
 from sidecar.vault.write import create_note
 
 _UNSAFE = re.compile(r'[\\/:*?"<>|#^\[\]\x00-\x1f]+')
+# Names Windows keeps for devices, with any extension (`CON.md`): a vault synced there breaks.
+_DEVICE = re.compile(r"(?:CON|PRN|AUX|NUL|COM[0-9¹²³]|LPT[0-9¹²³])(?:\..*)?", re.I)
 _NAME_MAX = 255  # bytes of one file name (ext4, APFS, and most others)
 _WRITER_ROOM = len("..01234567.ora-tmp")  # the writer's temporary copy: `.NAME.xxxxxxxx.ora-tmp`
 _NAME_CHARS = 100  # a title cut for a file name: enough to tell notes apart
@@ -39,7 +41,8 @@ def safe_name(*candidates: str, fallback: str, reserve: int = 0) -> str:
 
     def safe(candidate: str) -> str:
         name = _UNSAFE.sub(" ", " ".join(encodable(candidate).split())).strip(" .")
-        return name[:_NAME_CHARS].encode("utf-8")[:room].decode("utf-8", "ignore").strip(" .")
+        name = name[:_NAME_CHARS].encode("utf-8")[:room].decode("utf-8", "ignore").strip(" .")
+        return f"{name} note" if _DEVICE.fullmatch(name) else name
 
     return next((name for name in map(safe, candidates) if name), fallback)
 

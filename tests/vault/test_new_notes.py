@@ -1,10 +1,11 @@
-"""New notes' names: only the names of notes a non-private request may see count as taken."""
+"""New notes' names: only the names of notes a non-private request may see count as taken, and
+no name is one Windows keeps for a device."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from sidecar.vault.new_notes import public_names
+from sidecar.vault.new_notes import public_names, safe_name
 from tests.notes import write_notes
 
 
@@ -20,3 +21,11 @@ def test_only_public_notes_hold_names(tmp_path: Path) -> None:
     names = public_names(vault, 1 << 20)
     assert "idea" in names
     assert "plan" not in names and "secret" not in names
+
+
+def test_a_name_windows_keeps_for_a_device_is_not_given_to_a_note() -> None:
+    # Before: a title "CON" made Engrams/CON.md, which breaks a vault synced to Windows.
+    assert [safe_name(n, fallback="x") for n in ("CON", "nul", "Com1", "LPT9.txt")] == [
+        "CON note", "nul note", "Com1 note", "LPT9.txt note"]
+    assert [safe_name(n, fallback="x") for n in ("Console", "Nul point")] == [
+        "Console", "Nul point"]
