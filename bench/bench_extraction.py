@@ -170,11 +170,14 @@ proposed (a proposal of a sentence labelled as a drop is a false proposal); *pus
 the right engram); *contradicts*: proposals marked as contradicting the engram the label names.
 Precision = correct / produced, recall = correct / labelled. The first run found one defect in the
 gate, fixed since (a user's correction that negates the assistant's claim was dropped as a
-repetition of it: docs/reliability.md); nothing else was tuned to this set, so the misses below
-are the rule extractor's known limits: a pronoun after a verb it does not know ("Teenagers
-need…"), chatter phrased as a statement ("Sure, I can help."), a paraphrase the embedder scores
-under `duplicate_similarity`, numbers written as words (the detector reads digits), pushback
-without a cue or a contradiction ("That sounds too little."), and a claim that needs "that" to be
+repetition of it: docs/reliability.md). A user test on 2026-12-04 led to rules for chatter in
+clauses and for numbers written as words (digits for the detector); the example "Sure, I can
+help." of this set was among the cases they were written against, so that line is no longer
+blind. Nothing else was tuned to this set, so the misses below are the rule extractor's known
+limits: a pronoun after a verb it does not know ("Teenagers need…"), a paraphrase the embedder
+scores under `duplicate_similarity`, pushback without a cue or a contradiction ("That sounds
+too little.": "four to five hours" is now proposed as contradicting the sleep engram's "seven
+to nine", right, but the set labels it pushback), and a claim that needs "that" to be
 resolved. The LLM extractor, measured when `llm_url` is set, is there for these."""
 
 
