@@ -32,7 +32,7 @@ from sidecar.retrieval.search import result_document
 from sidecar.schema import get_schema, load_json
 from sidecar.vault.links import NameIndex
 from sidecar.vault.note import Note, read_note
-from sidecar.vault.scan import normalise_rel
+from sidecar.vault.scan import as_saved, normalise_rel
 from sidecar.vault.vault_settings import holds_private_text
 
 
@@ -246,4 +246,6 @@ async def related(
     options = options or RelatedOptions()
     if options.k < 1:
         raise BadRequest(f"k must be at least 1, got {options.k}")
-    return await asyncio.to_thread(_find, index, embedder, normalise_rel(path), options)
+    # the name as typed (composed) finds a note macOS saved decomposed
+    rel = as_saved(index.config.vault, normalise_rel(path))
+    return await asyncio.to_thread(_find, index, embedder, rel, options)

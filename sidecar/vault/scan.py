@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import stat
+import unicodedata
 from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 
@@ -104,6 +105,26 @@ def normalise_rel(rel: str) -> str:
     if posix.is_absolute() or not posix.parts or ".." in posix.parts:
         raise BadRequest(f"not a path inside the vault: {rel!r}")
     return posix.as_posix()
+
+
+def as_saved(vault: str | Path, rel: str) -> str:
+    """`rel` as the vault saved it, where a name was typed composed and saved decomposed (NFD,
+    as macOS saves names) or the reverse; `rel` itself when it is there, or no such note is."""
+    current = Path(vault)
+    if (current / rel).exists():
+        return rel
+    found = []
+    for part in PurePosixPath(rel).parts:
+        if not (current / part).exists():
+            typed = unicodedata.normalize("NFC", part)
+            try:
+                part = next(e.name for e in os.scandir(current)
+                            if unicodedata.normalize("NFC", e.name) == typed)
+            except (OSError, StopIteration):
+                return rel
+        found.append(part)
+        current = current / part
+    return "/".join(found)
 
 
 def symlink_in(vault: str | Path, rel: str) -> str | None:

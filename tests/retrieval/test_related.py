@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import unicodedata
 from typing import Any
 
 import pytest
@@ -59,6 +60,18 @@ async def test_similar_notes_come_first_and_the_note_is_never_related_to_itself(
     twin = index_vault([NoteSpec("A/One.md", "engram", SLEEP), NoteSpec("B/One.md", "engram",
                                                                         SLEEP)])
     assert _paths(await _related(twin, "A/One.md")) == ["B/One.md"]
+
+
+async def test_a_note_saved_decomposed_is_found_by_its_name_as_typed(
+    index_vault: IndexVault, notes: list[NoteSpec]
+) -> None:
+    # Before: "Café notes/Crème brûlée.md" typed composed was "no such note" where macOS had
+    # saved the name decomposed (NFD).
+    saved = unicodedata.normalize("NFD", "Café notes/Crème brûlée.md")
+    vault = index_vault([*notes, NoteSpec(saved, "engram", SLEEP3 + " With a custard.")])
+    document = await _related(vault, "Café notes/Crème brûlée.md", k=3)
+    assert document["path"] == saved and saved not in _paths(document)
+    assert "Resources/Naps.md" in _paths(document)
 
 
 async def test_a_linked_note_gets_the_link_bonus(
