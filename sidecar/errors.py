@@ -8,6 +8,10 @@ Every failure a user can cause or fix is an `OraError` subclass carrying a stabl
 from __future__ import annotations
 
 import errno
+import os
+import shutil
+import sqlite3
+from pathlib import Path
 from typing import Any
 
 
@@ -140,28 +144,82 @@ _FULL = ("no space left on device", "os error 28", "database or disk is full",
 _READ_ONLY = ("read-only file system", "os error 30", "readonly database")
 _FULL_ERRNOS = {errno.ENOSPC, errno.EDQUOT}
 _READ_ONLY_ERRNOS = {errno.EROFS}
+# Some stores say only that they failed: SQLite's "disk I/O error" (it could not size its
+# shared-memory file) or "unable to open database file" (nor create it), Chroma's "Error in
+# compaction". Such an error is a full disk when the folder it wrote in has less room left than
+# this, and an unwritable one when its file system is mounted read-only (`disk_state`).
+NEARLY_FULL = 1 << 20
 
 
-def storage_error(exc: BaseException) -> StorageUnavailable | None:
+def _full() -> StorageUnavailable:
+    return StorageUnavailable(
+        "the disk holding Ora's data folder is full: free some space, then try again. "
+        "Nothing was lost: notes are written whole or not at all, and the index resumes "
+        "where it stopped")
+
+
+def _read_only() -> StorageUnavailable:
+    return StorageUnavailable(
+        "Ora's data folder is on a read-only disk or cannot be written: give it a "
+        "writable place (`--data DIR`), then try again", status=503)
+
+
+def _causes(exc: BaseException) -> list[BaseException]:
+    """`exc` and the errors it was raised from (bounded)."""
+    chain: list[BaseException] = []
+    seen: BaseException | None = exc
+    while seen is not None and len(chain) < 8:
+        chain.append(seen)
+        seen = seen.__cause__ or seen.__context__
+    return chain
+
+
+def disk_state(folder: Path) -> str | None:
+    """"full" when the disk under `folder` (or its nearest existing parent) has less than
+    NEARLY_FULL bytes free, "read-only" when it is mounted read-only or cannot be written, else
+    None."""
+    where = folder
+    while not where.exists() and where.parent != where:
+        where = where.parent
+    statvfs = getattr(os, "statvfs", None)  # not on Windows
+    try:
+        if statvfs is not None and statvfs(where).f_flag & os.ST_RDONLY:
+            return "read-only"
+        if not os.access(where, os.W_OK):
+            return "read-only"
+        if shutil.disk_usage(where).free < NEARLY_FULL:
+            return "full"
+    except OSError:
+        return None
+    return None
+
+
+def _a_store_s(exc: BaseException) -> bool:
+    """An error a store raised about its files: SQLite's, the OS's, Chroma's (never a bug of
+    ours such as a KeyError, whatever the disk's state)."""
+    return isinstance(exc, sqlite3.Error | OSError) or type(exc).__module__.startswith("chromadb")
+
+
+def storage_error(exc: BaseException, folder: Path | None = None) -> StorageUnavailable | None:
     """The StorageUnavailable that `exc` (or an error it was raised from) amounts to, or None.
 
-    The message names the cause only, never the file: it may be a private note's."""
-    seen: BaseException | None = exc
-    for _ in range(8):  # the chain of causes, bounded
-        if seen is None:
-            return None
+    With `folder` (where the failing store keeps its files), a store's error that names no cause
+    is judged by that disk's state (`disk_state`). The message names the cause only, never the
+    file: it may be a private note's."""
+    chain = _causes(exc)
+    for seen in chain:
         text = str(seen).lower()
         number = seen.errno if isinstance(seen, OSError) else None
         if number in _FULL_ERRNOS or any(marker in text for marker in _FULL):
-            return StorageUnavailable(
-                "the disk holding Ora's data folder is full: free some space, then try again. "
-                "Nothing was lost: notes are written whole or not at all, and the index resumes "
-                "where it stopped")
+            return _full()
         if number in _READ_ONLY_ERRNOS or any(marker in text for marker in _READ_ONLY):
-            return StorageUnavailable(
-                "Ora's data folder is on a read-only disk or cannot be written: give it a "
-                "writable place (`--data DIR`), then try again", status=503)
-        seen = seen.__cause__ or seen.__context__
+            return _read_only()
+    if folder is not None and any(map(_a_store_s, chain)):
+        state = disk_state(folder)
+        if state == "full":
+            return _full()
+        if state == "read-only":
+            return _read_only()
     return None
 
 

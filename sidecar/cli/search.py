@@ -16,9 +16,11 @@ from sidecar.cli.common import (
     retrieval_from_args,
 )
 from sidecar.documents.formats import cited_where
-from sidecar.index import open_index
+from sidecar.index import Index, open_index
 from sidecar.models.choice import load_embedder
 from sidecar.retrieval.relations import search_related
+from sidecar.vault.scan import iter_note_paths
+from sidecar.vault.vault_settings import is_excluded
 from sidecar.web.searxng import web_tier
 
 _SNIPPET = 240
@@ -55,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
     index = open_index(config, writer=False, embedder=embedder)
     try:
         if not index.stats().get("chunks"):
-            log(f"the index in {config.data} is empty: run `ora index {args.vault}` first")
+            log(_nothing_to_search(index, args.vault))
         document = asyncio.run(search_related(
             index, embedder, reranker, args.query, options, reranker_reason=reason,
             expand=args.expand))
@@ -70,6 +72,22 @@ def run(args: argparse.Namespace) -> int:
         index.close()
     emit(args, document, render)
     return 0
+
+
+def _nothing_to_search(index: Index, vault: str) -> str:
+    """Why an index holds no passage, as far as can be told: every note excluded, notes indexed
+    without passages (types search never returns, files that could not be read), or none
+    indexed yet."""
+    notes = list(iter_note_paths(index.config.vault))
+    if notes and all(is_excluded(index.vault_settings, rel) for rel in notes):
+        return (f"nothing to search: the vault's exclusions (`exclude` in ora.yaml, Obsidian's "
+                f"Excluded files and templates folder) leave out all {len(notes)} of its notes")
+    files = index.stats().get("files", 0)
+    if files:
+        return (f"nothing to search: none of the {files} notes indexed has a passage search "
+                f"returns (a type search never returns, or a file that could not be read: "
+                f"`ora index {vault}` names those)")
+    return f"the index in {index.config.data} is empty: run `ora index {vault}` first"
 
 
 def _snippet(text: str) -> str:

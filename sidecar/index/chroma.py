@@ -28,7 +28,7 @@ from chromadb.config import Settings
 from chromadb.errors import InternalError, NotFoundError
 
 from sidecar.data_folder import private_folder, private_tree
-from sidecar.errors import BadRequest, OraError
+from sidecar.errors import BadRequest, OraError, storage_error
 from sidecar.index.names import store_name
 from sidecar.index.scope import overfetch
 from sidecar.leases import Leases
@@ -44,7 +44,8 @@ def _client(data: Path, url: str) -> ClientAPI:
     settings = Settings(anonymized_telemetry=False)
     if not url:
         folder = private_folder(data / "chroma")  # its SQLite file and segments hold notes' text
-        client = chromadb.PersistentClient(path=str(folder), settings=settings)
+        with _storage_errors(data, url):  # it writes its SQLite file as it starts
+            client = chromadb.PersistentClient(path=str(folder), settings=settings)
         private_tree(folder)  # Chroma creates its files with the umask's mode
         return client
     parts = urlsplit(url)
@@ -64,6 +65,23 @@ def _client(data: Path, url: str) -> ClientAPI:
         ) from exc
 
 
+@contextlib.contextmanager
+def _storage_errors(data: Path, url: str) -> Iterator[None]:
+    """An embedded store's error on a full or read-only disk as StorageUnavailable. Chroma often
+    names no cause ("Error in compaction: Failed to apply logs to the metadata segment", "disk
+    I/O error"): `storage_error` then judges by the disk under the data folder, so an error on a
+    disk with room is still raised as it is."""
+    try:
+        yield
+    except OraError:
+        raise
+    except Exception as exc:
+        storage = None if url else storage_error(exc, data / "chroma")
+        if storage is None:
+            raise
+        raise storage from exc
+
+
 P = ParamSpec("P")
 R = TypeVar("R")
 
@@ -71,9 +89,10 @@ R = TypeVar("R")
 def _in_use(
     method: Callable[Concatenate[ChromaStore, P], R]
 ) -> Callable[Concatenate[ChromaStore, P], R]:
-    """Run a store operation inside `use()`: the client is not released under it."""
+    """Run a store operation inside `use()`: the client is not released under it. A full or
+    read-only disk fails it with StorageUnavailable (`_storage_errors`)."""
     def run(self: ChromaStore, /, *args: P.args, **kwargs: P.kwargs) -> R:
-        with self.use():
+        with _storage_errors(self._data, self._url), self.use():
             return method(self, *args, **kwargs)
     functools.update_wrapper(run, method)
     return run

@@ -157,18 +157,23 @@ def open_stores(data: Path, vault: Path, namespace: str, chroma_url: str, *,
 
 def _check_complete(ledger: Ledger, bm25: Bm25Store, chroma: ChromaStore, namespace: str,
                     vault: Path) -> None:
-    """A reader refuses stores that are missing or empty while the ledger lists their chunks."""
+    """A reader refuses stores that are missing or empty while the ledger lists their chunks.
+
+    Chroma is judged by the chunks the ledger says are embedded only: while an index is being
+    built (a cold `ora index`, `--rebuild`, a new model) every note is written by its words
+    first and embedded after, so an empty collection with only pending chunks listed is a store
+    being filled, not a damaged one (docs/index.md, "A cold index, and answers while it runs")."""
     try:
-        for private, chunks in ledger.chunk_counts(namespace).items():
+        for private, (chunks, embedded) in ledger.chunk_counts(namespace).items():
             store = "private" if private else "public"
             if chunks and not bm25.count(namespace, private):
                 raise damaged("BM25 store (bm25.sqlite)", vault,
                               f"its {store} table is missing or empty, the ledger lists {chunks}"
                               " chunks")
-            if chunks and not chroma.count(namespace, private):
+            if embedded and not chroma.count(namespace, private):
                 raise damaged("vector store (chroma/)", vault,
                               f"its {store} collection is missing or empty, the ledger lists "
-                              f"{chunks} chunks")
+                              f"{embedded} embedded chunks")
     except BaseException:
         ledger.close()
         bm25.close()

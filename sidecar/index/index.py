@@ -203,9 +203,12 @@ class Index:
             self.chroma.collection(self.namespace, private, create=True)
 
     def _wipe(self) -> None:
-        self.chroma.drop(self.namespace)
-        self.bm25.drop(self.namespace)
+        # The ledger first: it is then never ahead of the stores (a crash meanwhile leaves only
+        # orphans, which the next reconcile removes), and a reader in another process never
+        # finds it listing chunks a store has already dropped (damage.py would call that damage).
         self.ledger.drop(self.namespace)
+        self.bm25.drop(self.namespace)
+        self.chroma.drop(self.namespace)
 
     def _need_writer(self) -> Syncer:
         if self._syncer is None:
@@ -285,23 +288,34 @@ class Index:
             taken, self._urgent = self._urgent, set()
         return taken
 
-    def apply_paths(self, rel_paths: Iterable[str]) -> dict[str, Any]:
-        """Bring these vault-relative paths (present, changed or deleted) in line."""
+    def apply_paths(self, rel_paths: Iterable[str], folders: Iterable[str] = ()) -> dict[str, Any]:
+        """Bring these vault-relative paths (present, changed or deleted) in line, and the notes
+        the ledger lists under `folders` (moved away, deleted, replaced by a link), read once
+        this write holds the write lock: a write running when the folder's event came (a
+        watcher batch, a reconcile) may have written notes under it since. The summary's
+        "paths" are the paths applied, the folders' notes included."""
         started = time.monotonic()
-        return self._summary(self._apply(rel_paths), started)
+        report, applied = self._apply(rel_paths, folders)
+        return {**self._summary(report, started), "paths": sorted(applied)}
 
-    def _apply(self, rel_paths: Iterable[str]) -> SyncReport:
+    def _apply(
+        self, rel_paths: Iterable[str], folders: Iterable[str] = ()
+    ) -> tuple[SyncReport, set[str]]:
+        """Apply `rel_paths` and the notes under `folders`; the report, and those paths."""
         syncer = self._need_writer()
         with self._write_guard:
+            asked = {normalise_rel(p) for p in rel_paths}
+            for folder in folders:
+                asked.update(self.ledger.paths_under(self.namespace, normalise_rel(folder)))
             # Findable by their words at once (a search meanwhile finds them), then embedded.
-            paths = {*rel_paths, *self._take_urgent()}
+            paths = {*asked, *self._take_urgent()}
             report = syncer.sync(paths, quick=False, lexical=True)
             embedded = syncer.embed_pending(paths=paths)
             report.embedded += embedded.embedded
             report.decay_changed = report.decay_changed or embedded.decay_changed
             self._recluster(report)
             self._refresh_leads(syncer, paths)
-        return report
+        return report, asked
 
     def _refresh_leads(self, syncer: Syncer, paths: Iterable[str]) -> None:
         """Embed and store the lead sentences of these notes that changed (`leads.py`), when the
@@ -346,7 +360,7 @@ class Index:
             group = [path, old] if kind == "renamed" and isinstance(old, str) else [path]
             paths.append([normalise_rel(p) for p in group])
         started = time.monotonic()
-        report = self._apply(p for group in paths for p in group)
+        report, _ = self._apply(p for group in paths for p in group)
         deduplicated = sum(1 for group in paths if all(p in report.unchanged for p in group))
         return {
             "accepted": len(events) - deduplicated,

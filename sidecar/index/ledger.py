@@ -531,13 +531,16 @@ class Ledger:
         )
         return {"files": int(files), "chunks": int(chunks)}
 
-    def chunk_counts(self, namespace: str) -> dict[bool, int]:
-        """Chunks the ledger lists per store: {private: count} (stores with none left out)."""
+    def chunk_counts(self, namespace: str) -> dict[bool, tuple[int, int]]:
+        """Chunks the ledger lists per store, and of those the ones already embedded (in Chroma):
+        {private: (listed, embedded)} (stores with none listed left out). The rest wait in
+        `pending_chunks`, written to BM25 only (a cold index's words pass)."""
         found = self._db.get().execute(
-            "SELECT private, SUM(n_chunks) FROM files WHERE namespace = ? GROUP BY private",
+            "SELECT private, SUM(n_chunks), SUM(n_chunks * embedded) FROM files "
+            "WHERE namespace = ? GROUP BY private",
             (namespace,),
         )
-        return {bool(p): int(n) for p, n in found if n}
+        return {bool(p): (int(n), int(e or 0)) for p, n, e in found if n}
 
     def errors(self, namespace: str) -> list[dict[str, str]]:
         found = self._db.get().execute(

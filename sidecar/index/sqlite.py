@@ -3,6 +3,12 @@
 Each thread gets its own connection (a connection must not be shared across threads while in
 use); WAL mode lets readers see the last committed state while the writer works. Connections
 run in autocommit mode and writes are grouped explicitly with `transaction()`.
+
+A database on a disk that is full or read-only can still be read (`ora search` answers from the
+index it holds): SQLite cannot make the shared-memory file WAL mode reads through there, so the
+file is opened as it stands (read-only, `immutable`), which is exact while its write-ahead log
+is empty, as a writer that closed leaves it. A connection opened so refuses `transaction()` with
+the disk's StorageUnavailable; with committed writes still in the log, the open fails with it.
 """
 
 from __future__ import annotations
@@ -14,6 +20,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from sidecar.data_folder import private_file
+from sidecar.errors import StorageUnavailable, storage_error
 
 
 class ThreadConnections:
@@ -30,13 +37,15 @@ class ThreadConnections:
     def get(self) -> sqlite3.Connection:
         conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
         if conn is None:
-            private_file(self.path)  # it holds private notes' text: 0600, before SQLite opens it
-            # check_same_thread=False only so another thread may close it (close_all, or once
-            # its own thread has ended).
-            conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=NORMAL")
-            conn.execute("PRAGMA busy_timeout=10000")
+            try:
+                conn = self._connect()
+                self._local.unwritable = None
+            except sqlite3.OperationalError as exc:
+                unwritable = storage_error(exc, self.path.parent)
+                if unwritable is None:
+                    raise
+                conn = self._connect_unwritable(unwritable, exc)
+                self._local.unwritable = unwritable
             with self._guard:
                 self._close_ended()
                 if not self._setup_done:
@@ -46,10 +55,45 @@ class ThreadConnections:
             self._local.conn = conn
         return conn
 
+    def _connect(self) -> sqlite3.Connection:
+        private_file(self.path)  # it holds private notes' text: 0600, before SQLite opens it
+        # check_same_thread=False only so another thread may close it (close_all, or once its
+        # own thread has ended).
+        conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        try:
+            # Set once, by whoever creates the file: a reader changes nothing (it may have no
+            # room to write the change).
+            if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+                conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            conn.execute("PRAGMA busy_timeout=10000")
+        except BaseException:
+            conn.close()  # an open connection keeps its locks on the file
+            raise
+        return conn
+
+    def _connect_unwritable(self, unwritable: StorageUnavailable,
+                            exc: sqlite3.OperationalError) -> sqlite3.Connection:
+        """The file as it stands, read-only, on a disk that cannot be written (module doc)."""
+        log = self.path.with_name(self.path.name + "-wal")
+        if log.exists() and log.stat().st_size:
+            raise unwritable from exc  # committed writes may wait there: only SQLite can tell
+        uri = f"{self.path.resolve().as_uri()}?mode=ro&immutable=1"
+        conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
+        try:
+            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        except sqlite3.Error:
+            conn.close()
+            raise unwritable from exc
+        return conn
+
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
         """BEGIN IMMEDIATE … COMMIT, rolled back if the block raises."""
         conn = self.get()
+        unwritable: StorageUnavailable | None = self._local.unwritable
+        if unwritable is not None:
+            raise unwritable
         conn.execute("BEGIN IMMEDIATE")
         try:
             yield conn

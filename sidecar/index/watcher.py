@@ -7,12 +7,28 @@ notes inside it, since moving a folder reports only the folder. A change to the 
 (`ora.yaml`, Obsidian's `.obsidian/app.json` with its Excluded files) can retype or exclude any
 note, so it calls `on_settings` (by default: a whole reconcile). Applying runs in a worker thread,
 so the event loop (the HTTP server's) keeps answering meanwhile.
+
+Paths are taken as named in the vault, never through a final symbolic link: a note or folder
+replaced by a link names the link, so it leaves the index as a reconcile leaves it (linked notes
+and folders are not indexed), where resolving it named the link's target outside the vault and
+dropped the event.
+
+A folder moved away or deleted stands for the notes the ledger lists under it when the batch is
+applied (`Index.apply_paths(folders=…)`, under the index's write lock), not when its event
+arrives: a batch running then may not have written them yet (a folder renamed, then its subfolder
+moved on 0.3 s later, left the subfolder's notes indexed at their passing path).
+
+`watch` follows the data folder too (`follow_data`): deleted under it (`rm -rf .ora`), it stops
+with `data_folder_deleted`, as `ora serve` does (`until_deleted`, shared with
+`sidecar/server/instance.py`), instead of failing a batch's write with a traceback.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
+import stat
 from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -20,17 +36,54 @@ from typing import Any
 from watchfiles import Change, awatch
 
 from sidecar.documents.formats import is_document, iter_document_paths
+from sidecar.errors import OraError
 from sidecar.index.index import Index
 from sidecar.vault.scan import is_ignored, iter_note_paths, symlink_in
 from sidecar.vault.vault_settings import settings_files
 
 OnChange = Callable[[dict[str, Any]], Awaitable[None] | None]
 OnSettings = Callable[[], Awaitable[Any] | Any]
+# How often (seconds) a running writer looks whether its data folder is still there.
+DATA_POLL_SECONDS = 1.0
+
+
+async def until_deleted(gone: Callable[[], bool], stop: asyncio.Event,
+                        poll: float = DATA_POLL_SECONDS) -> bool:
+    """True once `gone()` (asked every `poll` seconds), False if `stop` is set first: how a
+    running writer (`ora serve`, `ora watch`) notices its data folder deleted under it."""
+    while not stop.is_set():
+        if gone():
+            return True
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stop.wait(), poll)
+    return False
+
+
+def data_folder_deleted(data: Path, doing: str, command: str) -> OraError:
+    """The error a writer stops with once its data folder was deleted under it."""
+    return OraError(f"the data folder {data} was deleted while {doing}; start `{command}` "
+                    "again to rebuild the index from the vault", code="data_folder_deleted")
+
+
+def _folder_identity(folder: Path) -> tuple[int, int] | None:
+    """(device, inode) of a folder, None if there is none: a folder deleted and made again
+    (by anyone) is not the one a writer opened."""
+    try:
+        st = folder.stat()
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino) if stat.S_ISDIR(st.st_mode) else None
+
+
+def _named(path: str) -> Path:
+    """`path` with its folders resolved but not its last part: a link is named as itself."""
+    given = Path(path)
+    return given.parent.resolve() / given.name
 
 
 def _relative(vault: Path, path: str) -> str | None:
     try:
-        rel = Path(path).resolve().relative_to(vault).as_posix()
+        rel = _named(path).relative_to(vault).as_posix()
     except ValueError:
         return None
     parts = PurePosixPath(rel).parts
@@ -53,17 +106,23 @@ def _accept(vault: Path) -> Callable[[Change, str], bool]:
     settings = _settings_paths(vault)
 
     def accept(_change: Change, path: str) -> bool:
-        return _relative(vault, path) is not None or Path(path).resolve() in settings
+        return _relative(vault, path) is not None or _named(path) in settings
 
     return accept
 
 
+def _is_file(rel: str) -> bool:
+    """A note or a document by its name (anything else may be a folder)."""
+    return not is_ignored(rel) or is_document(rel)
+
+
 def note_paths(index: Index, vault: Path, rels: Iterable[str]) -> list[str]:
     """The note paths an event batch touches: notes themselves, and notes in or formerly in a
-    changed folder (found on disk, and in the ledger for a folder moved away)."""
+    changed folder (found on disk, and in the ledger for a folder moved away: as far as it is
+    written yet; `changed_folders` are read from it again when the batch is applied)."""
     out: set[str] = set()
     for rel in rels:
-        if not is_ignored(rel) or is_document(rel):
+        if _is_file(rel):
             out.add(rel)
             continue
         folder = vault / rel
@@ -74,26 +133,50 @@ def note_paths(index: Index, vault: Path, rels: Iterable[str]) -> list[str]:
     return sorted(out)
 
 
+def changed_folders(vault: Path, rels: Iterable[str]) -> list[str]:
+    """Those of an event batch's paths that may be folders whose notes the ledger lists: gone
+    (moved away, deleted), a folder, or a link (one replacing a folder)."""
+    out = []
+    for rel in rels:
+        if _is_file(rel):
+            continue
+        path = vault / rel
+        if path.is_symlink() or path.is_dir() or not path.exists():
+            out.append(rel)
+    return sorted(out)
+
+
 async def watch(
     index: Index, stop_event: asyncio.Event, on_change: OnChange | None = None,
     on_settings: OnSettings | None = None, on_queue: Callable[[int], None] | None = None,
+    *, follow_data: bool = True,
 ) -> None:
     """Apply vault changes to `index` until `stop_event` is set; a failed apply is raised.
 
     Events keep being read while a batch is applied: they are handed to `index.expedite` (so a
     private flip reaches the index while the running write waits for its embedding, not after it)
-    and then applied as the next batch. `on_change` receives apply_paths' summary plus "paths"
-    after every applied batch; `on_settings` is called when a settings file changed (None:
-    reconcile here); `on_queue` the number of paths waiting or being applied, whenever it
-    changes. On stop, a batch being applied is finished; waiting paths are left to the next
-    start's reconcile.
+    and then applied as the next batch. `on_change` receives apply_paths' summary ("paths": every
+    path applied, a changed folder's notes included) after every batch that applied any path;
+    `on_settings` is called when a settings file changed (None: reconcile here); `on_queue` the
+    number of paths waiting or being applied, whenever it changes. On stop, a batch being applied
+    is finished; waiting paths are left to the next start's reconcile.
+
+    With `follow_data` (`ora watch`), the data folder deleted under the watcher ends it with
+    `data_folder_deleted` (within `DATA_POLL_SECONDS`, or at the first batch that fails for it);
+    the server follows its data folder itself (`instance.watch_record`) and passes False.
     """
     vault = index.config.vault.resolve()
+    data = index.config.data
     settings = _settings_paths(vault)
     pending: set[str] = set()
+    folders: set[str] = set()  # read from the ledger again when their batch is applied
     ready = asyncio.Event()
     applying = 0
     closing = False
+    opened = _folder_identity(data)
+
+    def data_gone() -> bool:
+        return follow_data and _folder_identity(data) != opened
 
     def tell() -> None:
         if on_queue is not None:
@@ -103,7 +186,7 @@ async def watch(
         async for changes in awatch(vault, watch_filter=_accept(vault),
                                     debounce=int(index.config.debounce_ms),
                                     stop_event=stop_event):
-            if any(Path(path).resolve() in settings for _change, path in changes):
+            if any(_named(path) in settings for _change, path in changes):
                 result = (on_settings() if on_settings is not None
                           else await asyncio.to_thread(index.reconcile))
                 if inspect.isawaitable(result):
@@ -113,6 +196,8 @@ async def watch(
             if paths:
                 index.expedite(paths)
                 pending.update(paths)
+            folders.update(changed_folders(vault, rels))
+            if paths or folders:
                 ready.set()
                 tell()
 
@@ -123,31 +208,46 @@ async def watch(
             ready.clear()
             if closing or stop_event.is_set():
                 return
-            paths = sorted(pending)
+            paths, gone = sorted(pending), sorted(folders)
             pending.clear()
+            folders.clear()
             applying = len(paths)
             tell()
             try:
-                summary = await asyncio.to_thread(index.apply_paths, paths)
+                summary = await asyncio.to_thread(index.apply_paths, paths, gone)
+            except Exception as err:
+                if data_gone():  # its stores went with it: the cause, not the failed write
+                    raise data_folder_deleted(data, "watching", "ora watch") from err
+                raise
             finally:
                 applying = 0
                 tell()
-            summary["paths"] = paths
-            if on_change is not None:
+            if on_change is not None and summary["paths"]:
                 result = on_change(summary)
                 if inspect.isawaitable(result):
                     await result
 
+    async def follow() -> None:
+        if await until_deleted(data_gone, stop_event):
+            raise data_folder_deleted(data, "watching", "ora watch")
+
     reader = asyncio.create_task(read_events(), name="ora-watcher-read")
     applier = asyncio.create_task(apply_batches(), name="ora-watcher-apply")
+    tasks = {reader, applier}
+    if follow_data:
+        tasks.add(asyncio.create_task(follow(), name="ora-watcher-data"))
     try:
-        await asyncio.wait({reader, applier}, return_when=asyncio.FIRST_COMPLETED)
+        await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
     finally:
         closing = True
         ready.set()  # an idle applier wakes and returns; a busy one finishes its batch first
-        if not reader.done():
-            reader.cancel()
-        results = await asyncio.gather(reader, applier, return_exceptions=True)
-    for result in results:
-        if isinstance(result, Exception):
-            raise result
+        for task in tasks - {applier}:
+            if not task.done():
+                task.cancel()
+        results = await asyncio.gather(*tasks, return_exceptions=True)
+    failures = [r for r in results if isinstance(r, Exception)]
+    for failure in failures:  # the data folder deleted is the cause of any other failure
+        if isinstance(failure, OraError) and failure.code == "data_folder_deleted":
+            raise failure
+    if failures:
+        raise failures[0]

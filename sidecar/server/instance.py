@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from sidecar import __version__
+from sidecar.index.watcher import until_deleted
 from sidecar.processes import process_alive
 from sidecar.settings import Config
 
@@ -91,13 +92,11 @@ async def watch_record(data: Path, stop: asyncio.Event, poll: float = RECORD_POL
     The record goes when the data folder is deleted under the running server (to rebuild the
     index, which the README allows): every store then fails on every request, and writes
     report a read-only disk. A new start rebuilds the index from the vault, and the plugin
-    starts a new sidecar when its own exits."""
-    while not stop.is_set():
-        if not record_path(data).is_file():
-            log.error("the data folder %s (its server.json) was deleted; stopping", data)
-            on_deleted()
-            stop.set()
-            return True
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(stop.wait(), poll)
-    return False
+    starts a new sidecar when its own exits. `ora watch` follows its data folder the same way
+    (`until_deleted`, in `sidecar/index/watcher.py`)."""
+    if not await until_deleted(lambda: not record_path(data).is_file(), stop, poll):
+        return False
+    log.error("the data folder %s (its server.json) was deleted; stopping", data)
+    on_deleted()
+    stop.set()
+    return True

@@ -131,8 +131,9 @@ async def watcher_ctx(app: web.Application) -> AsyncIterator[None]:
     state, lane = app[STATE], app[LANE]
 
     def run() -> Awaitable[None]:
+        # The server follows its data folder itself (`instance.watch_record`): it stops whole.
         return watch(app[INDEX], stop, lane.after_paths, lane.settings_changed,
-                     lambda n: state.set_queue("watcher", n))
+                     lambda n: state.set_queue("watcher", n), follow_data=False)
 
     task = asyncio.create_task(supervise(
         state.tasks["watcher"], run, stop, lambda err: state.fail("watching the vault", err),

@@ -242,3 +242,19 @@ def test_index_suggests_the_multilingual_model_for_a_vault_mostly_not_in_english
     assert main(["index", str(vault), "--data", data, "--json"]) == 0
     told = capsys.readouterr()
     assert json.loads(told.out)["suggestion"] is None and "not in English" not in told.err
+
+
+def test_search_says_the_vault_s_exclusions_leave_out_every_note_not_that_the_index_is_empty(
+    vault: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = str(tmp_path / "data")
+    search = ["search", str(vault), "vinegar", "--data", data, "--no-rerank", "--json"]
+    assert main(search) == 0  # never indexed: that is what to do
+    assert f"is empty: run `ora index {vault}` first" in capsys.readouterr().err
+    write(vault, "ora.yaml", 'exclude:\n  - "**/*.md"\n')
+    assert main(["index", str(vault), "--data", data]) == 0
+    capsys.readouterr()
+    assert main(search) == 0
+    told = capsys.readouterr()
+    assert json.loads(told.out)["results"] == []
+    assert "leave out all 4 of its notes" in told.err and "run `ora index" not in told.err

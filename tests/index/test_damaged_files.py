@@ -13,13 +13,16 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
 from sidecar.cli import main
+from sidecar.index import open_index
+from sidecar.models.embedder import Embedder
+from sidecar.settings import make_config
 
 from .conftest import write
 
@@ -66,9 +69,10 @@ def good(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     return vault, root / "data"
 
 
-def _search(capsys: pytest.CaptureFixture[str], vault: Path, data: Path) -> tuple[int, Any]:
+def _search(capsys: pytest.CaptureFixture[str], vault: Path, data: Path,
+            *more: str) -> tuple[int, Any]:
     code = main(["search", str(vault), "kettle limescale", "--data", str(data), "--json",
-                 "--no-rerank"])
+                 "--no-rerank", *more])
     captured = capsys.readouterr()
     assert "Traceback" not in captured.err
     return code, (json.loads(captured.out) if code == 0 else captured.err)
@@ -97,3 +101,53 @@ def test_damaged_index_files_are_reported_to_readers_and_rebuilt_by_writers(
 
     code, doc = _search(capsys, vault, data)
     assert code == 0 and len(doc["results"]) == 10
+
+
+class _WordsOnly:
+    """The real embedder, except that embedding notes fails: an index run stops after its words
+    pass (every note in BM25 and the ledger, its chunks waiting to be embedded), which is what a
+    search in another process finds while a cold `ora index` or `--rebuild` is still embedding."""
+
+    def __init__(self, inner: Embedder) -> None:
+        self.inner = inner
+        self.model_id, self.tokenizer, self.dim = inner.model_id, inner.tokenizer, inner.dim
+
+    def embed(self, texts: Sequence[str]) -> Any:
+        raise RuntimeError("still embedding")
+
+    def embed_queries(self, queries: Sequence[str]) -> Any:
+        return self.inner.embed_queries(queries)
+
+
+@pytest.mark.parametrize("run", ["cold", "rebuild"])
+def test_a_search_while_the_index_is_still_being_embedded_answers_from_its_words(
+    run: str, good: tuple[Path, Path], tmp_path: Path, embedder: Embedder,
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("ORA_EMBED_MODEL", "int8")
+    monkeypatch.setenv("ORA_MODELS_DIR", str(tmp_path / "models"))
+    vault, clean = good
+    data = tmp_path / "data"
+    if run == "rebuild":
+        shutil.copytree(clean, data)
+    index = open_index(make_config(vault, data), writer=True,
+                       embedder=cast(Embedder, _WordsOnly(embedder)))
+    try:
+        with pytest.raises(RuntimeError, match="still embedding"):
+            index.rebuild() if run == "rebuild" else index.reconcile()
+        assert index.ledger.embedding_counts(index.namespace) == (0, 13)  # words only, so far
+    finally:
+        index.close()
+
+    code, doc = _search(capsys, vault, data)  # the store being filled is not damaged
+    assert code == 0, doc
+    assert len(doc["results"]) == 10 and all("Kettle" in r["path"] for r in doc["results"])
+    code, doc = _search(capsys, vault, data, "--private")
+    assert code == 0 and "Engrams/Secret.md" in {r["path"] for r in doc["results"]}
+
+    shutil.rmtree(data / "chroma")  # with vectors in the ledger, an empty store is damage again
+    assert main(["index", str(vault), "--data", str(data), "--json"]) == 0
+    capsys.readouterr()
+    shutil.rmtree(data / "chroma")
+    code, err = _search(capsys, vault, data)
+    assert code != 0 and "vector store" in err and f"run `ora index {vault}`" in err
