@@ -505,15 +505,17 @@ class Bm25Store:
 
     def paths_of(
         self, namespace: str, private: bool, ids: Sequence[str]
-    ) -> dict[str, tuple[str, str]]:
-        """(note path, text) by chunk id, for those of `ids` stored here (one indexed lookup)."""
+    ) -> dict[str, tuple[str, str, tuple[str, ...]]]:
+        """(note path, text, its note's aliases) by chunk id, for those of `ids` stored here (one
+        indexed lookup)."""
         conn = self._db.get()
         name = store_name(namespace, private)
         if not ids or not self._exists(conn, name):
             return {}
-        return {cid: (path, text) for cid, path, text in conn.execute(
-            f'SELECT id, path, text FROM "{name}" WHERE id IN (SELECT value FROM json_each(?))',
-            (json.dumps(list(ids)),))}
+        return {cid: (path, text, tuple(json.loads(aliases or "[]")))
+                for cid, path, text, aliases in conn.execute(
+                    f'SELECT id, path, text, aliases FROM "{name}" '
+                    "WHERE id IN (SELECT value FROM json_each(?))", (json.dumps(list(ids)),))}
 
     def search(
         self, namespace: str, query: str, k: int, *, private: bool, include_archived: bool,

@@ -509,14 +509,14 @@ class Index:
         left out; `get_chunks` has it.
         """
         ns = self._ns(namespace)
-        paths: dict[str, tuple[str, str]] = {}
+        paths: dict[str, tuple[str, str, tuple[str, ...]]] = {}
         for store_private in (False, True) if private else (False,):
             paths.update(self.bm25.paths_of(ns, store_private, ids))
-        notes = self.ledger.note_facts(ns, {path for path, _ in paths.values()})
+        notes = self.ledger.note_facts(ns, {path for path, _, _ in paths.values()})
         newer = self._newer_counter(
             ns, [(n[3], n[0] or "", n[4]) for n in notes.values()], private=private)
         out: dict[str, ChunkFacts] = {}
-        for cid, (path, text) in paths.items():
+        for cid, (path, text, aliases) in paths.items():
             note = notes.get(path)
             if note is None or cid not in note[5] or is_excluded(self.vault_settings, path):
                 continue
@@ -524,7 +524,7 @@ class Index:
             out[cid] = ChunkFacts(
                 id=cid, path=path, type=type_name or "", tags=tags, private=is_private,
                 cluster=cluster, date=date, newer_in_cluster=newer(cluster, type_name or "", date),
-                text=text, conversation=conversation,
+                text=text, conversation=conversation, aliases=aliases,
             )
         return out
 

@@ -87,6 +87,7 @@ class ChunkRecord:
     block_ids: tuple[str, ...] = ()  # Obsidian block ids in the cited lines (`Note#^id`)
     conversation: str | None = None
     page: int | None = None  # a document's page (1-based): the chunk cites it, not lines
+    aliases: tuple[str, ...] = ()  # its note's
 
 
 @dataclass(frozen=True)
@@ -105,6 +106,7 @@ class ChunkFacts:
     newer_in_cluster: int
     text: str
     conversation: str | None = None
+    aliases: tuple[str, ...] = ()  # its note's: a query that is one names the note
 
 
 def _iso(value: Any) -> str | None:
@@ -272,4 +274,5 @@ def record_from_store(
         block_ids=tuple(str(b) for b in meta.get("block_ids") or ()),
         conversation=str(conversation) if conversation else None,
         page=int(page) if isinstance(page, int | float) and not isinstance(page, bool) else None,
+        aliases=tuple(str(a) for a in meta.get("aliases") or ()),
     )

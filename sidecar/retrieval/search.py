@@ -286,8 +286,7 @@ def _phrased(
     held: set[str] = set()
     named: set[str] = set()
     for chunk, _ in admitted:
-        # a note's aliases name it as its file name does, where the facts carry them
-        aliases = getattr(chunk, "aliases", ())
+        aliases = chunk.aliases  # a note's aliases name it as its file name does
         if chunk.conversation is None and sought.names(chunk.path, aliases):
             named.add(chunk.id)
         if chunk.conversation is None and sought.held_by(chunk.path, chunk.text, aliases):
