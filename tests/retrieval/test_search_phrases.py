@@ -197,3 +197,19 @@ async def test_a_query_that_is_a_notes_file_name_whole_ranks_it_first(
         assert document["results"][0]["path"] == "Reading/TFAS.md"
         assert document["results"][0]["why"]["phrase"] is True
         assert all(0 < r["why"]["fused"] <= 1 for r in document["results"])
+
+
+async def test_a_query_that_is_one_of_a_notes_aliases_ranks_it_first(
+    index_vault: IndexVault,
+) -> None:
+    # Before: "TFAS", an alias of the book note, ranked the retro that says "TFAS" first.
+    vault = index_vault([
+        NoteSpec("Meetings/2024-03-19 Retro.md", "resource", RETRO),
+        NoteSpec("Reading/Thinking Fast and Slow.md", "resource", BOOK,
+                 extra={"aliases": ["TFAS", "Kahneman book"]}),
+        NoteSpec("Notes/Reading list.md", "resource",
+                 "# Reading list\n\nTFAS, then Deep Work; TFAS first, it is short."),
+    ])
+    for query in ("TFAS", "kahneman book"):
+        document = await vault.search(query, rerank=False)
+        assert document["results"][0]["path"] == "Reading/Thinking Fast and Slow.md", query
