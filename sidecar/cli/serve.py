@@ -18,6 +18,7 @@ from aiohttp import web
 
 from sidecar.cli.common import config_from_args, log
 from sidecar.errors import BadRequest, OraError
+from sidecar.index.watcher import data_folder_deleted
 from sidecar.models.build import ensure_embedders
 from sidecar.server.app import init_app
 from sidecar.server.connections import ConnectionGuard
@@ -113,6 +114,4 @@ async def serve(config: Config, *, allow_remote: bool = False,
         if parent is not None:
             await parent
     if record is not None and await record:
-        raise OraError(f"the data folder {config.data} was deleted while serving; start "
-                       "`ora serve` again to rebuild the index from the vault",
-                       code="data_folder_deleted")
+        raise data_folder_deleted(config.data, "serving", "ora serve")
