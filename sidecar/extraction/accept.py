@@ -40,7 +40,7 @@ from ruamel.yaml.scalarstring import DoubleQuotedScalarString
 from sidecar.cleaning.store import Pair, Queue, Side, pair_id
 from sidecar.cleaning.vocab import get_thresholds
 from sidecar.documents.manifest import note_rewritten
-from sidecar.errors import Conflict, NotFound, OraError
+from sidecar.errors import Conflict, OraError
 from sidecar.extraction.proposals import Plan, Proposal, extraction_data
 from sidecar.vault.edit import plan_edit, write_planned
 from sidecar.vault.frontmatter_edit import Mutation, set_value
@@ -49,8 +49,7 @@ from sidecar.vault.journal import (
     JOURNAL_VERSION,
     create_journal,
     drop_journal,
-    journal_folder,
-    journals,
+    latest_journal,
     outcome_view,
     restore_head,
     split_heads,
@@ -259,27 +258,16 @@ def _involves_private(vault: Path, doc: dict[str, Any]) -> bool:
 
 
 def _latest(vault: Path, private: bool) -> tuple[Path, dict[str, Any], str]:
-    """The newest readable extraction journal the request may undo (as `latest_journal`, in
-    the journal's own order), passing over private ones outside private mode; NotFound, word
-    for word the answer when there is none at all."""
-    folder = journal_folder(vault)
-    for path in reversed(journals(folder, KIND)):
-        try:
-            data = read_regular(path)
-            doc = json.loads(data.decode("utf-8"))
-        except (OSError, ValueError):
-            continue
-        if isinstance(doc, dict) and doc.get("kind") == KIND and (
-                private or not _involves_private(vault, doc)):
-            return path, doc, content_hash(data)
-    raise NotFound(f"no extraction to undo in {folder.name}/")
+    """The newest readable extraction journal the request may undo, passing over private ones
+    outside private mode; NotFound, word for word the answer when there is none at all."""
+    return latest_journal(vault, KIND, "extraction",
+                          None if private else lambda doc: not _involves_private(vault, doc))
 
 
 def undo_extraction(vault: Path, queue: Queue | None, *, private: bool) -> Undone:
     """Undo the latest extraction (see the module docstring); NotFound when there is none.
     Outside private mode (`private` false) an extraction involving a private note is passed
-    over, as if it were not there. Callers pass the request's mode (the default keeps callers
-    that do not yet say it working as before)."""
+    over, as if it were not there."""
     journal, doc, digest = _latest(vault, private)
     out = Undone(journal=journal.relative_to(vault).as_posix())
     pending = []

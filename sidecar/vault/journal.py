@@ -23,7 +23,7 @@ import fcntl
 import json
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, Literal
 
@@ -59,7 +59,7 @@ def _name(kind: str) -> re.Pattern[str]:
                       + r"-(?:(?P<seq>\d+)-)?(?P<stamp>\d{8}T\d{6}Z)(?:-(?P<n>\d+))?\.json")
 
 
-def journals(folder: Path, kind: str) -> list[Path]:
+def _journals(folder: Path, kind: str) -> list[Path]:
     """The journals of `kind` in `folder`, newest last: by sequence number, then (for names
     from before there was one, `KIND-<time>[-n].json`) by time and number within that second."""
     name = _name(kind)
@@ -98,7 +98,7 @@ def create_journal(vault: str | Path, kind: str, doc: dict[str, Any]) -> tuple[P
                               "journal through it (nothing was changed)")
     existed = folder.is_dir()
     stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%SZ")
-    last = journals(folder, kind)
+    last = _journals(folder, kind)
     seq = 1
     if last:
         found = _name(kind).fullmatch(last[-1].name)
@@ -125,18 +125,19 @@ def update_journal(path: Path, doc: dict[str, Any], digest: str) -> str:
     return content_hash(data)
 
 
-def latest_journal(vault: str | Path, kind: str,
-                   what: str) -> tuple[Path, dict[str, Any], str]:
-    """The newest readable journal of `kind`: its path, what it holds and its hash (NotFound:
-    no `what` to undo)."""
+def latest_journal(vault: str | Path, kind: str, what: str,
+                   wanted: Callable[[dict[str, Any]], bool] | None = None,
+                   ) -> tuple[Path, dict[str, Any], str]:
+    """The newest readable journal of `kind` (and that `wanted` accepts): its path, what it
+    holds and its hash (NotFound: no `what` to undo)."""
     folder = journal_folder(vault)
-    for path in reversed(journals(folder, kind)):
+    for path in reversed(_journals(folder, kind)):
         try:
             data = read_regular(path)
             doc = json.loads(data.decode("utf-8"))
         except (OSError, ValueError):
             continue
-        if isinstance(doc, dict) and doc.get("kind") == kind:
+        if isinstance(doc, dict) and doc.get("kind") == kind and (wanted is None or wanted(doc)):
             return path, doc, content_hash(data)
     raise NotFound(f"no {what} to undo in {folder.name}/")
 

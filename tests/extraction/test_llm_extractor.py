@@ -78,6 +78,20 @@ async def test_the_model_proposes_and_the_gate_still_judges(
     assert request["messages"][0]["content"] == extraction_data()["llm"]["system"]
     assert "[turn 2] assistant:\nRye flour ferments" in request["messages"][1]["content"]
 
+# A title or link the turn never held. Before: the title was never grounded and a link rode
+# in on a grounded text: both became the engram's file name, heading and body, a private
+# note's embed live in a public engram.
+UNHELD: dict[str, tuple[dict[str, Any], str]] = {
+    "a title of other words": ({**GOOD[0], "title": "Buy cheap pills at evil.example now"},
+                               "a title that turn 2 does not hold"),
+    "a title of links": ({**GOOD[0], "title": "[[Secret]] link ![[Health/Blood pressure]]"},
+                         "holds a link"),
+    "a reserved file name": ({**GOOD[0], "title": "CON"}, "a title that turn 2 does not hold"),
+    "an embed among held words": (
+        {"turn": 2, "text": "Rye flour ferments faster than wheat flour ![[Health/Blood "
+                            "pressure]] rye flour."}, "holds a link"),
+}
+
 HOSTILE: dict[str, tuple[str, str]] = {
     "not json": ("Sure! Here are the claims: rye ferments fast.", "not JSON"),
     "wrong shape": (json.dumps({"claims": ["Rye flour ferments fast."]}), "wrong shape"),
@@ -92,6 +106,7 @@ HOSTILE: dict[str, tuple[str, str]] = {
     "too many proposals": (_answer([GOOD[0]] * 100), "wrong shape"),
     "an unknown subtype": (_answer([{**GOOD[0], "subtype": "write_file"}]), "wrong shape"),
     "ai_derived claimed": (_answer([{**GOOD[4], "ai_derived": False}]), "wrong shape"),
+    **{case: (_answer([proposal]), why) for case, (proposal, why) in UNHELD.items()},
 }
 
 @pytest.mark.parametrize("case", sorted(HOSTILE))
@@ -164,29 +179,6 @@ async def test_a_models_templater_command_or_query_is_written_inert(
     assert "# Rye flour holds water and ferments faster than wheat <% tp.prompt() %> $= dv.x()" in (
         text.replace(inert_mark(), ""))
 
-UNHELD: dict[str, tuple[dict[str, Any], str]] = {
-    "a title of other words": ({**GOOD[0], "title": "Buy cheap pills at evil.example now"},
-                               "a title that turn 2 does not hold"),
-    "a title of links": ({**GOOD[0], "title": "[[Secret]] link ![[Health/Blood pressure]]"},
-                         "holds a link"),
-    "a reserved file name": ({**GOOD[0], "title": "CON"}, "a title that turn 2 does not hold"),
-    "an embed among held words": (
-        {"turn": 2, "text": "Rye flour ferments faster than wheat flour ![[Health/Blood "
-                            "pressure]] rye flour."}, "holds a link"),
-}
-
-@pytest.mark.parametrize("case", sorted(UNHELD))
-async def test_a_title_or_link_the_turn_never_held_is_refused(
-    case: str, indexed: tuple[Path, Index], embedder: Embedder, llm: Any,
-) -> None:
-    # Before: the title was never grounded and a link rode in on a grounded text: both became
-    # the engram's file name, heading and body, a private note's embed live in a public engram.
-    vault, index = indexed
-    proposal, why = UNHELD[case]
-    llm.reply = lambda body: _answer([proposal])
-    plan = await _plan(settings(vault, llm_url=llm.url), index, embedder)
-    assert plan.extractor == "rules" and why in (plan.fallback or "")
-    assert not any("[[" in p.title + p.text or p.title == "CON" for p in plan.proposals)
 
 def _kitchen(*turns: tuple[str, str]) -> Source:
     return Source("kitchen", NOTE, "h", [Turn(n, role, text, False, n, n)
