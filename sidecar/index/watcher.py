@@ -245,6 +245,12 @@ async def watch(
             if not task.done():
                 task.cancel()
         results = await asyncio.gather(*tasks, return_exceptions=True)
+        # What waits now is the next start's to catch up (its reconcile): a watcher that failed
+        # or stopped counts nothing in the queue any more.
+        pending.clear()
+        folders.clear()
+        applying = 0
+        tell()
     failures = [r for r in results if isinstance(r, Exception)]
     for failure in failures:  # the data folder deleted is the cause of any other failure
         if isinstance(failure, OraError) and failure.code == "data_folder_deleted":

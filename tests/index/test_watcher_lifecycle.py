@@ -248,3 +248,39 @@ def test_ora_watch_exits_with_a_clear_error_when_its_data_folder_is_deleted(
     assert (f"ora watch: the data folder {data} was deleted while watching; start `ora watch` "
             "again to rebuild the index from the vault") in told
     assert "Traceback" not in told
+
+
+async def test_a_watcher_whose_batch_failed_counts_nothing_in_the_queue(
+    tmp_path: Path, open_idx: OpenIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Before: a note saved while the failing batch ran stayed counted (1): the server's status
+    # said a change waited, through the watcher's restart and after, until another event came.
+    vault = tmp_path / "vault"
+    write(vault, "Kept.md", "# Kept\n\nKept text.\n")
+    index = open_idx(vault, debounce_ms=100)
+    index.reconcile()
+    read = threading.Event()
+    expedite = index.expedite
+
+    def seen(paths: Any) -> None:
+        expedite(paths)
+        if "Second.md" in paths:
+            read.set()
+
+    def fail(paths: Any, folders: Any = ()) -> dict[str, Any]:
+        write(vault, "Second.md", "# Second\n\nSaved while the batch ran.\n")
+        assert read.wait(WAIT)  # the watcher holds it, waiting for the next batch
+        raise RuntimeError("the store failed")
+
+    monkeypatch.setattr(index, "expedite", seen)
+    monkeypatch.setattr(index, "apply_paths", fail)
+    counts: list[int] = []
+    task = asyncio.create_task(watch(index, asyncio.Event(), None, None, counts.append))
+    n = 0
+    while not task.done():  # until the watcher has read an event and its batch failed
+        write(vault, f"New {n}.md", "# New\n\nA new note.\n")
+        n += 1
+        await asyncio.wait({task}, timeout=0.2)
+    with pytest.raises(RuntimeError, match="the store failed"):
+        await task
+    assert 1 in counts and counts[-1] == 0
