@@ -40,7 +40,7 @@ from sidecar.models.embedder import Embedder, FloatArray
 from sidecar.privacy.egress import may_send_private, withheld
 from sidecar.schema import get_schema, load_json
 from sidecar.settings import Config
-from sidecar.vault.scan import iter_note_paths, normalise_rel, undecodable_names
+from sidecar.vault.scan import NAME_PROBLEMS, iter_note_paths, normalise_rel, unusable_names
 from sidecar.vault.vault_settings import is_excluded, known_privacy, load_vault_settings
 
 log = logging.getLogger(__name__)
@@ -266,8 +266,8 @@ class Index:
         # Counted here only (ora index): a walk over the ledger's paths, not for every event.
         summary["documents"] = sum(map(is_document, self.ledger.paths(self.namespace)))
         summary["errors"] += [  # skipped, never stored: their names cannot be
-            {"path": shown, "message": "the name is not valid UTF-8; rename it to index it"}
-            for shown in undecodable_names(self.config.vault)]
+            {"path": shown, "message": f"{NAME_PROBLEMS[problem]}; rename it to index it"}
+            for shown, problem in unusable_names(self.config.vault)]
         return summary
 
     def indexing(self) -> dict[str, Any] | None:

@@ -50,7 +50,7 @@ from sidecar.vault.properties import (
     stated_created,
     vault_link_facts,
 )
-from sidecar.vault.scan import iter_note_paths, undecodable_names, vault_path
+from sidecar.vault.scan import NAME_PROBLEMS, iter_note_paths, unusable_names, vault_path
 from sidecar.vault.vault_settings import (
     VaultSettings,
     default_vault_settings,
@@ -277,11 +277,10 @@ def lint_file(vault: str | Path, rel: str, ctx: LintContext | None = None,
 
 
 def name_diagnostics(vault: str | Path) -> list[Diagnostic]:
-    """One diagnostic per note skipped because its name is not UTF-8 (named as shown)."""
-    code = "file-name-undecodable"
+    """One diagnostic per note skipped because its name cannot be used (named as shown)."""
     return [Diagnostic(shown, 1, CODES[code].severity, code,
-                       "the name is not valid UTF-8, so Ora skips this note; rename it")
-            for shown in undecodable_names(vault)]
+                       f"{NAME_PROBLEMS[code]}, so Ora skips this note; rename it")
+            for shown, code in unusable_names(vault)]
 
 
 def lint_vault(vault: str | Path, max_bytes: int = DEFAULT_MAX_BYTES) -> list[Diagnostic]:

@@ -46,6 +46,8 @@ CODES: dict[str, Code] = {
     "file-unreadable": Code("error", "The file could not be read (permissions, vanished)."),
     "file-name-undecodable": Code("error", "The file's name (or a folder's) is not valid "
                                            "UTF-8; the note is skipped."),
+    "file-name-backslash": Code("error", "The file's name (or a folder's) holds a backslash, "
+                                         "which no note's name may hold; the note is skipped."),
     "note-too-long": Code("warning", "The note is over the per-note caps of schema/limits.json; "
                                      "only its beginning is indexed."),
     "frontmatter-missing": Code("info", "The note has no frontmatter; it is indexed with an "

@@ -37,11 +37,26 @@ def shown_name(rel: str) -> str:
     return os.fsencode(rel).decode("utf-8", "backslashreplace")
 
 
+# Why a note's name cannot be used (a lint code and what it says): the note is skipped and named.
+NAME_PROBLEMS = {
+    "file-name-undecodable": "the name is not valid UTF-8",
+    # a path of the vault is read with `\` as `/` (normalise_rel): it would name another note
+    "file-name-backslash": "the name holds a backslash (\\), which no note's name may hold in "
+                           "Obsidian",
+}
+
+
+def _name_problem(rel: str) -> str | None:
+    if not _is_text(rel):
+        return "file-name-undecodable"
+    return "file-name-backslash" if "\\" in rel else None
+
+
 def is_ignored(rel: str) -> bool:
     """True when a vault-relative path is not a note: not `.md`, under a dot-folder, or with a
-    name that is not UTF-8 (see `undecodable_names`)."""
+    name Ora cannot use (see `unusable_names`)."""
     parts = PurePosixPath(rel).parts
-    if not parts or not rel.lower().endswith(NOTE_SUFFIX) or not _is_text(rel):
+    if not parts or not rel.lower().endswith(NOTE_SUFFIX) or _name_problem(rel) is not None:
         return True
     return any(part.startswith(".") for part in parts)
 
@@ -93,10 +108,12 @@ def iter_note_paths(vault: str | Path) -> Iterator[str]:
     yield from sorted(rel for rel in _note_files(Path(vault)) if not is_ignored(rel))
 
 
-def undecodable_names(vault: str | Path) -> list[str]:
-    """Notes skipped because their name (or a folder's) is not UTF-8, as `shown_name`s: each
-    run reports them by name instead of failing on them."""
-    return sorted(shown_name(rel) for rel in _note_files(Path(vault)) if not _is_text(rel))
+def unusable_names(vault: str | Path) -> list[tuple[str, str]]:
+    """Notes skipped because their name (or a folder's) cannot be used (`NAME_PROBLEMS`), as
+    (`shown_name`, problem): each run reports them by name instead of failing on them or
+    reading another note in their place."""
+    return sorted((shown_name(rel), problem) for rel in _note_files(Path(vault))
+                  if (problem := _name_problem(rel)) is not None)
 
 
 def normalise_rel(rel: str) -> str:

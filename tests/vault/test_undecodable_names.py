@@ -1,7 +1,7 @@
 """One bad file never stops a run, and every error names its file: a note whose name is not
-UTF-8 is skipped by `ora index`, `ora lint` and `ora contradictions --scan` (and reported by
-name, as valid UTF-8), and `ora lint --fix` carries on past a note whose YAML the editor
-refuses. Each command runs as a real process."""
+UTF-8, or holds a backslash, is skipped by `ora index`, `ora lint` and `ora contradictions
+--scan` (and reported by name, as valid UTF-8), and `ora lint --fix` carries on past a note
+whose YAML the editor refuses. Each command runs as a real process."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from sidecar.vault.scan import iter_note_paths, undecodable_names
+from sidecar.vault.scan import iter_note_paths, unusable_names
 
 ORA = str(Path(sys.executable).with_name("ora"))
 NOTE = "---\ntype: engram\nnexus: []\ntags: [memory]\n---\n# {0}\n\nKettles need descaling {0}.\n"
@@ -48,7 +48,7 @@ SHOWN = ["Caf\\xe9/Inside.md", "Engrams/bad\\xff name.md"]
 
 def test_the_scan_skips_them_and_names_them(vault: Path) -> None:
     assert list(iter_note_paths(vault)) == ["Engrams/Good.md", "Engrams/Zed.md"]
-    assert undecodable_names(vault) == SHOWN
+    assert [shown for shown, _ in unusable_names(vault)] == SHOWN
 
 
 def test_ora_index_runs_past_them_and_names_them(vault: Path, tmp_path: Path) -> None:
@@ -82,3 +82,20 @@ def test_ora_lint_fix_carries_on_past_yaml_the_editor_refuses(vault: Path) -> No
     assert refused.read_text(encoding="utf-8") == text
     assert "date created:" in (vault / "Engrams" / "Zed.md").read_text(encoding="utf-8")
     assert done.returncode == 1
+
+
+def test_a_name_holding_a_backslash_is_skipped_and_named_not_read_as_another_note(
+    vault: Path, tmp_path: Path,
+) -> None:
+    # Before: "Engrams\\Good.md" was read as the path Engrams/Good.md, another note: it was never
+    # indexed and nothing said so.
+    (vault / "Engrams\\Good.md").write_text(NOTE.format("slashed"), encoding="utf-8")
+    data = tmp_path / "data"
+    done = _ora("index", str(vault), "--data", str(data), "--json", data=data)
+    report = json.loads(done.stdout.decode("utf-8"))
+    assert (report["files"], report["chunks"]) == (2, 2)
+    assert {e["path"]: e["message"] for e in report["errors"]}["Engrams\\Good.md"].startswith(
+        "the name holds a backslash")
+    lint = json.loads(_ora("lint", str(vault), "--json").stdout.decode("utf-8"))
+    assert [d["path"] for d in lint["diagnostics"] if d["code"] == "file-name-backslash"] == [
+        "Engrams\\Good.md"]
