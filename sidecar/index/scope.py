@@ -22,7 +22,6 @@ conversation id (its `conversation` property), matched exactly.
 from __future__ import annotations
 
 import datetime as dt
-import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -30,6 +29,7 @@ from typing import Any
 
 from sidecar.errors import BadRequest
 from sidecar.schema import get_schema, load_json
+from sidecar.vault.scan import composed_name
 
 # Chunk ids a filter admits, by store (False: the public store, True: the private one).
 Scope = dict[bool, list[str]]
@@ -96,9 +96,7 @@ def fold_path(path: str) -> str:
     """A note's path as folder filters compare it: lower-cased, as Obsidian's `path:` search
     does (`projects` finds `Projects/`, `ärzte` finds `Ärzte/`; `strasse` is not `Straße`), and
     composed (NFC): a folder macOS saved decomposed is found by its name as typed."""
-    if not unicodedata.is_normalized("NFC", path):
-        path = unicodedata.normalize("NFC", path)
-    return path.lower()
+    return composed_name(path).lower()
 
 
 def fold_name(name: str | None) -> str | None:

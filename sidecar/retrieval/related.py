@@ -191,6 +191,8 @@ def _notes(index: Index, best: dict[str, float], source: _Source) -> list[Near]:
 
 
 def _find(index: Index, embedder: Embedder, path: str, options: RelatedOptions) -> dict[str, Any]:
+    # the name as typed (composed) finds a note macOS saved decomposed
+    path = as_saved(index.config.vault, path)
     source = _Source(index, embedder, path, options)
     schema = get_schema()
     settings = related_settings()
@@ -246,6 +248,4 @@ async def related(
     options = options or RelatedOptions()
     if options.k < 1:
         raise BadRequest(f"k must be at least 1, got {options.k}")
-    # the name as typed (composed) finds a note macOS saved decomposed
-    rel = as_saved(index.config.vault, normalise_rel(path))
-    return await asyncio.to_thread(_find, index, embedder, rel, options)
+    return await asyncio.to_thread(_find, index, embedder, normalise_rel(path), options)

@@ -124,6 +124,11 @@ def normalise_rel(rel: str) -> str:
     return posix.as_posix()
 
 
+def composed_name(name: str) -> str:
+    """`name` composed (NFC): a name macOS saved decomposed (NFD) is the name as typed."""
+    return name if unicodedata.is_normalized("NFC", name) else unicodedata.normalize("NFC", name)
+
+
 def as_saved(vault: str | Path, rel: str) -> str:
     """`rel` as the vault saved it, where a name was typed composed and saved decomposed (NFD,
     as macOS saves names) or the reverse; `rel` itself when it is there, or no such note is."""
@@ -133,10 +138,10 @@ def as_saved(vault: str | Path, rel: str) -> str:
     found = []
     for part in PurePosixPath(rel).parts:
         if not (current / part).exists():
-            typed = unicodedata.normalize("NFC", part)
+            typed = composed_name(part)
             try:
                 part = next(e.name for e in os.scandir(current)
-                            if unicodedata.normalize("NFC", e.name) == typed)
+                            if composed_name(e.name) == typed)
             except (OSError, StopIteration):
                 return rel
         found.append(part)

@@ -24,7 +24,6 @@ import difflib
 import json
 import logging
 import re
-import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from functools import cache
@@ -39,7 +38,7 @@ from sidecar.vault import settings_memory
 from sidecar.vault.chat_format import has_private_turn
 from sidecar.vault.note import Note
 from sidecar.vault.patterns import Matcher, UnsupportedPattern, compile_pattern
-from sidecar.vault.scan import normalise_rel, read_regular
+from sidecar.vault.scan import composed_name, normalise_rel, read_regular
 from sidecar.vault.tags import note_tags
 
 __all__ = [
@@ -144,9 +143,9 @@ def effective_type(
     the vault's type for untyped notes. A `type` outside Ora's twelve counts as undeclared."""
     if declared_type in get_schema().types:
         return str(declared_type), False
-    folded = _composed(rel).casefold()
+    folded = composed_name(rel).casefold()
     for prefix, type_name in settings.folders:
-        if folded.startswith(_composed(prefix).casefold()):
+        if folded.startswith(composed_name(prefix).casefold()):
             return type_name, True
     return settings.untyped_type, True
 
@@ -154,9 +153,9 @@ def effective_type(
 def note_language(settings: VaultSettings, rel: str) -> str | None:
     """The language `language:` sets for the note at `rel` (the longest matching folder, else
     the vault's); None: detected from its text."""
-    folded = _composed(rel).casefold()
+    folded = composed_name(rel).casefold()
     return next((code for prefix, code in settings.languages
-                 if folded.startswith(_composed(prefix).casefold())), None)
+                 if folded.startswith(composed_name(prefix).casefold())), None)
 
 
 def _glob_regex(pattern: str) -> Matcher:
@@ -181,23 +180,19 @@ def _glob_regex(pattern: str) -> Matcher:
     return compile_pattern("".join(out) + r"(?:/.*)?\z")
 
 
-def _composed(text: str) -> str:
-    # A name saved decomposed (NFD, as macOS saves it) is the name typed composed: Obsidian
-    # shows one name, so `private: [Santé/]` covers the folder whichever way either was saved.
-    return text if unicodedata.is_normalized("NFC", text) else unicodedata.normalize("NFC", text)
-
-
 @cache
 def _pattern_matcher(pattern: str) -> Matcher:
     # A folder (with or without its slash) covers what is beneath it; a file name only itself.
-    folder = _composed(pattern).rstrip("/")
+    folder = composed_name(pattern).rstrip("/")
     if _GLOB_CHARS.search(folder):
         return _glob_regex(folder)
     return compile_pattern(re.escape(folder) + r"(?:/.*)?\z")
 
 
 def _matches_any(patterns: tuple[str, ...], rel: str) -> bool:
-    rel = _composed(rel)
+    # Obsidian shows one name however it was saved (NFC or NFD): `private: [Santé/]` covers the
+    # folder whichever way either was written.
+    rel = composed_name(rel)
     return any(_pattern_matcher(p).match(rel) for p in patterns)
 
 
@@ -232,13 +227,13 @@ def _unsupported_filters(entries: tuple[str, ...]) -> list[str]:
 
 
 def _obsidian_excludes(entries: tuple[str, ...], rel: str) -> bool:
-    rel = _composed(rel)
+    rel = composed_name(rel)
     for entry in entries:
         if _is_regex(entry):
-            regex = _obsidian_matcher(_composed(entry))
+            regex = _obsidian_matcher(composed_name(entry))
             if regex is not None and regex.search(rel):
                 return True
-        elif rel.startswith(_composed(entry)):
+        elif rel.startswith(composed_name(entry)):
             return True
     return False
 
