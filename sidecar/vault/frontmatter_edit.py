@@ -40,6 +40,7 @@ from sidecar.vault.tags import clean_tag, tag_properties, tag_words
 Mutation = Callable[[CommentedMap], None]
 _DASH = re.compile(r"^( *)- ")
 _KEY_LINE = re.compile(r"^( *)[^#\s-][^#]*:\s*(#.*)?$")
+_EOL_COMMENT = re.compile(r"(?<=\S)( +)(#)")
 
 
 # ---- small mutations other modules compose ------------------------------------------------
@@ -244,6 +245,35 @@ def _drop_gap_comments(rendered: str, own: list[str], gap: list[str]) -> str:
     return "".join(kept)
 
 
+def _keep_comment_gaps(y: YAML, rendered: str, own: list[str]) -> str:
+    """`rendered` with each end-of-line comment the value has outgrown set off by the spaces
+    the user put before it (ruamel keeps a comment's column while the value ends before it,
+    else leaves one space: `[a]  # kept` became `[a, b] # kept`). Kept only when the key
+    still reads as ruamel wrote it, so a `#` inside a quoted value is never touched."""
+    gaps: dict[str, str] = {}
+    for line in own:
+        if not _is_gap(line):
+            text = line.rstrip("\r\n")
+            for found in _EOL_COMMENT.finditer(text):
+                gaps.setdefault(text[found.start(2):], found.group(1))
+    lines = rendered.splitlines(keepends=True)
+    for i, line in enumerate(lines):
+        text = line.rstrip("\n")
+        for found in _EOL_COMMENT.finditer(text):
+            comment = text[found.start(2):]
+            if found.group(1) == " " and len(gaps.get(comment, " ")) > 1:
+                lines[i] = f"{text[: found.start()]}{gaps[comment]}{line[found.start(2):]}"
+                break
+    kept = "".join(lines)
+    if kept == rendered:
+        return rendered
+    try:
+        same = _plain(y.load(kept)) == _plain(y.load(rendered))
+    except (YAMLError, ValueError, RecursionError):
+        same = False
+    return kept if same else rendered
+
+
 def has_anchors(y: YAML, yaml_text: str) -> bool:
     """True when the YAML defines an anchor or uses an alias anywhere."""
     return any(isinstance(event, AliasEvent) or getattr(event, "anchor", None)
@@ -292,8 +322,9 @@ def rewrite_frontmatter(text: str, mutate: Mutation) -> str:
         out = _render(y, cm, key)
         if spans is not None and key in spans:
             span = spans[key]
-            out = _drop_gap_comments(out, lines[span.start : span.end],
-                                     lines[span.end : span.gap_end])
+            own = lines[span.start : span.end]
+            out = _drop_gap_comments(out, own, lines[span.end : span.gap_end])
+            out = _keep_comment_gaps(y, out, own)
         return out.replace("\n", nl)
 
     if spans is None:  # a top-level flow mapping: no per-key bytes to keep

@@ -108,6 +108,28 @@ def test_a_note_without_frontmatter_gets_one_and_keeps_its_text() -> None:
     assert out == "\ufeff---\ntype: engram\n---\n# Title\nbody\n"
 
 
+@pytest.mark.parametrize(("line", "mutate", "after"), [
+    # The value outgrows its comment's column: the comment keeps the user's two spaces.
+    ("extracted: [a]  # kept", lambda cm: cm["extracted"].append("b"),
+     "extracted: [a, b]  # kept"),
+    ("title: x   # the title", lambda cm: set_value(cm, "title", "a longer title"),
+     "title: a longer title   # the title"),
+    # A `#` inside a quoted value is the value's, never a comment to space.
+    ('q: "v  # not"  # real', lambda cm: set_value(cm, "q", "v  # not and more"),
+     'q: "v  # not and more"  # real'),
+    ('q: "v"  # real', lambda cm: set_value(cm, "q", "v # real"), 'q: "v # real"  # real'),
+    # While the value still ends before the comment, the comment stays in its column.
+    ("title: a long title     # aligned", lambda cm: set_value(cm, "title", "short"),
+     "title: short            # aligned"),
+])
+def test_an_end_of_line_comment_keeps_the_space_before_it(
+        line: str, mutate: Callable[[CommentedMap], None], after: str) -> None:
+    text = f"---\nother: 1  # untouched\n{line}\n---\nbody\n"
+    assert rewrite_frontmatter(text, mutate) == text.replace(line, after)
+    crlf = text.replace("\n", "\r\n")
+    assert rewrite_frontmatter(crlf, mutate) == crlf.replace(line, after)
+
+
 def test_a_mutation_that_changes_nothing_returns_the_text_unchanged() -> None:
     assert rewrite_frontmatter("# just body\n", lambda cm: None) == "# just body\n"
     assert rewrite_frontmatter(STYLED, lambda cm: None) == STYLED
