@@ -172,4 +172,9 @@ def make_config(vault: str | Path, data: str | Path | None = None, **overrides: 
     """A Config for VAULT; the index lives in VAULT/.ora unless `data` is given."""
     vault_path = Path(vault).expanduser().resolve()
     data_path = Path(data).expanduser().resolve() if data else vault_path / ".ora"
+    if data_path == vault_path:
+        # The index's files would sit among the notes, and its lock on the folder would be the
+        # one journalled edits take on the vault.
+        raise BadRequest(f"the data folder cannot be the vault itself ({vault_path}): use "
+                         "the default VAULT/.ora or a folder of its own")
     return Config(vault=vault_path, data=data_path).with_values(**overrides)

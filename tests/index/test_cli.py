@@ -117,6 +117,15 @@ def test_index_refuses_while_another_writer_holds_the_lock(
     assert f"being written by process {os.getpid()}" in captured.err
 
 
+def test_the_vault_itself_is_refused_as_the_data_folder(
+    vault: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    before = sorted(p.name for p in vault.iterdir())
+    assert main(["index", str(vault), "--data", str(vault)]) == 2
+    assert "data folder cannot be the vault itself" in capsys.readouterr().err
+    assert sorted(p.name for p in vault.iterdir()) == before  # no index file among the notes
+
+
 def test_watch_indexes_then_follows_until_interrupted(vault: Path, tmp_path: Path) -> None:
     ora = str(Path(sys.executable).parent / "ora")
     proc = subprocess.Popen(

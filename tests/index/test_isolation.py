@@ -55,6 +55,19 @@ def test_lock_is_held_across_processes_and_freed_when_the_holder_dies(
     open_index(make_config(vault, data), embedder=embedder).close()
 
 
+def test_deleting_the_lock_file_by_hand_lets_no_second_writer_in(
+    vault: Path, tmp_path: Path, embedder: Embedder
+) -> None:
+    """A user who thinks `.ora/lock` stale and deletes it: the first writer still holds the
+    index, and the refusal still names it."""
+    config = make_config(vault, tmp_path / "data")
+    with open_index(config, embedder=embedder):
+        (tmp_path / "data" / "lock").unlink()
+        with pytest.raises(IndexLocked, match="being written by another process"):
+            open_index(config, embedder=embedder)
+    open_index(config, embedder=embedder).close()
+
+
 def test_namespaces_do_not_see_each_other(
     vault: Path, open_idx: OpenIndex, embedder: Embedder
 ) -> None:
