@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import signal
+from collections.abc import Callable
 from typing import Any
 
 from sidecar.cli.common import add_vault_args, config_from_args, log
@@ -12,7 +13,7 @@ from sidecar.cli.index import add_store_args
 from sidecar.index import Index, open_index
 from sidecar.index.idle import release_when_idle, releasers
 from sidecar.index.progress import StderrProgress
-from sidecar.index.watcher import watch
+from sidecar.index.watcher import data_folder_deleted, deletion_check, watch
 from sidecar.models.build import ensure_embedders
 from sidecar.models.choice import load_embedder
 from sidecar.models.embedder import Embedder
@@ -47,9 +48,10 @@ async def _follow(index: Index, embedder: Embedder) -> None:
         loop.add_signal_handler(signum, stop.set)
     idle = asyncio.create_task(release_when_idle(
         releasers(embedder, index.chroma), float(index.config.idle_release_s), stop))
+    deleted = deletion_check(index.config.data)
     watching = asyncio.create_task(watch(index, stop, _report), name="ora-watch")
     try:
-        await _catch_up(index, stop)
+        await _catch_up(index, stop, deleted)
         if not stop.is_set():
             log(f"ora watch: watching {index.config.vault} (Ctrl-C stops)")
         await watching
@@ -60,11 +62,12 @@ async def _follow(index: Index, embedder: Embedder) -> None:
     log("ora watch: stopped")
 
 
-async def _catch_up(index: Index, stop: asyncio.Event) -> None:
+async def _catch_up(index: Index, stop: asyncio.Event, deleted: Callable[[], bool]) -> None:
     """Apply what changed during the start-up reconcile, before anything watched (a note made
     private after that reconcile read it would otherwise stay public until its next change):
     a second reconcile once the watcher runs, quick (it reads only files whose size or time
-    changed), stopped at a batch boundary by Ctrl-C."""
+    changed), stopped at a batch boundary by Ctrl-C. A data folder deleted under it ends it
+    with the watcher's error, not the failed write's."""
     for _ in range(3):  # the watcher's task opens its OS watch in its first steps
         await asyncio.sleep(0)
 
@@ -76,6 +79,10 @@ async def _catch_up(index: Index, stop: asyncio.Event) -> None:
         result = await asyncio.to_thread(index.reconcile, progress)
     except _Stopped:
         return
+    except Exception as err:
+        if deleted():
+            raise data_folder_deleted(index.config.data, "watching", "ora watch") from err
+        raise
     if result["embedded"] or result["removed"]:
         log(f"ora watch: caught up on changes made while indexing: embedded "
             f"{result['embedded']}, removed {result['removed']}")

@@ -65,6 +65,13 @@ def data_folder_deleted(data: Path, doing: str, command: str) -> OraError:
                     "again to rebuild the index from the vault", code="data_folder_deleted")
 
 
+def deletion_check(data: Path) -> Callable[[], bool]:
+    """A check that is True once `data` is deleted (or deleted and made again) after this
+    call: the data folder a writer opened is gone."""
+    opened = _folder_identity(data)
+    return lambda: _folder_identity(data) != opened
+
+
 def _folder_identity(folder: Path) -> tuple[int, int] | None:
     """(device, inode) of a folder, None if there is none: a folder deleted and made again
     (by anyone) is not the one a writer opened."""
@@ -173,10 +180,10 @@ async def watch(
     ready = asyncio.Event()
     applying = 0
     closing = False
-    opened = _folder_identity(data)
+    deleted = deletion_check(data)
 
     def data_gone() -> bool:
-        return follow_data and _folder_identity(data) != opened
+        return follow_data and deleted()
 
     def tell() -> None:
         if on_queue is not None:

@@ -7,6 +7,7 @@ import asyncio
 import os
 import shutil
 import signal
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -17,10 +18,11 @@ from typing import Any
 
 import pytest
 
+from sidecar.cli import watch as watch_cli
 from sidecar.errors import OraError
 from sidecar.index import Index
 from sidecar.index.ledger import FileRow
-from sidecar.index.watcher import watch
+from sidecar.index.watcher import deletion_check, watch
 
 from .conftest import OpenIndex, note, write
 
@@ -248,6 +250,30 @@ def test_ora_watch_exits_with_a_clear_error_when_its_data_folder_is_deleted(
     assert (f"ora watch: the data folder {data} was deleted while watching; start `ora watch` "
             "again to rebuild the index from the vault") in told
     assert "Traceback" not in told
+
+
+async def test_the_data_folder_deleted_during_ora_watch_s_catch_up_is_the_clear_error(
+    tmp_path: Path, open_idx: OpenIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`rm -rf .ora` while `ora watch` runs its second start-up pass: the pass's failed write
+    ("unable to open database file") was raised as it was, a traceback."""
+    vault = tmp_path / "vault"
+    write(vault, "Note.md", "# Note\n\nSome text.\n")
+    index = open_idx(vault, data=tmp_path / "data")
+    index.reconcile()
+    deleted = deletion_check(index.config.data)
+
+    def failing(*_: object) -> None:
+        shutil.rmtree(tmp_path / "data", ignore_errors=True)
+        raise sqlite3.OperationalError("unable to open database file")
+
+    monkeypatch.setattr(index, "reconcile", failing)
+    with pytest.raises(OraError) as raised:
+        await watch_cli._catch_up(index, asyncio.Event(), deleted)
+    assert raised.value.code == "data_folder_deleted"
+    # A failure with the folder in place is a bug to see, not a deleted folder.
+    with pytest.raises(sqlite3.OperationalError):
+        await watch_cli._catch_up(index, asyncio.Event(), lambda: False)
 
 
 async def test_a_watcher_whose_batch_failed_counts_nothing_in_the_queue(
