@@ -381,6 +381,12 @@ export default class OraVaultPlugin extends Plugin {
 	}
 
 	private async restartSidecar(): Promise<void> {
+		// Another window's or a terminal's sidecar is never stopped from here: say where to restart it.
+		const elsewhere = (await this.link?.startedElsewhere()) ?? null;
+		if (elsewhere !== null) {
+			new Notice(elsewhere, 15_000);
+			return;
+		}
 		// The new sidecar opens the index as its one writer: the old one must be gone first.
 		await this.link?.shutdown();
 		const old = this.client;

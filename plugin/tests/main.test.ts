@@ -148,6 +148,34 @@ describe("the plugin with chat notes moved while Obsidian was closed", () => {
 	});
 });
 
+describe("the plugin with a sidecar it did not start", () => {
+	it.each([
+		["ora serve in a terminal", [], "was started outside Obsidian (ora serve in a terminal, perhaps), so Ora did not restart it. New settings apply when you restart it there."],
+		["another Obsidian window", ["--parent-pid", String(process.ppid)], "was started by another Obsidian window, so Ora did not restart it. New settings apply when it is restarted there, or once that window is closed."],
+	])("leaves the one started by %s running on Restart sidecar, and says where to restart it", { timeout: SLOW_MS }, async (_who, extra, said) => {
+		const vault = aVault();
+		const bin = join(vault, ".bin-elsewhere");
+		mkdirSync(bin);
+		const outside = spawn(fakeOra(bin), ["serve", vault, "--port", "0", ...extra], { stdio: ["ignore", "ignore", "pipe"] });
+		cleanups.push(() => {
+			if (outside.exitCode === null && outside.signalCode === null) outside.kill("SIGKILL");
+		});
+		await until(() => existsSync(join(vault, ".ora", "server.json")));
+		const r = rig(vault);
+		await r.load();
+		await until(() => r.status().text === "Ora: ready");
+		standIn.shownNotices.length = 0;
+		const restart = r.host.commands.find((c) => c.id === "restart-sidecar") as unknown as { callback: () => void };
+		restart.callback();
+		await until(() => standIn.shownNotices.some((n) => n.includes("so Ora did not restart it")));
+		expect(standIn.shownNotices.at(-1)).toBe(`The sidecar of this vault (pid ${outside.pid}) ${said}`);
+		await new Promise((resolve) => setTimeout(resolve, 200));
+		expect([outside.exitCode, outside.signalCode]).toEqual([null, null]);
+		expect(r.spawned()).toBe(0);
+		expect(r.status().text).toBe("Ora: ready");
+	});
+});
+
 describe("the plugin disabled and enabled again", () => {
 	it("disabled and enabled again at once, waits for its old sidecar to exit and starts its own, never attaching to the one going", { timeout: SLOW_MS }, async () => {
 		const vault = aVault();

@@ -57,19 +57,35 @@ export class SidecarError extends Error {
 	}
 
 	get timedOut(): boolean {
-		return this.code === TIMEOUT_CODE;
+		return this.code === TIMEOUT_CODE || this.code === WRITE_TIMEOUT_CODE;
+	}
+
+	/**
+	 * A write that got no answer in time: the sidecar took it and may still apply it (a paused
+	 * sidecar writes once it runs again), so it is neither done nor refused. Say so, and how to
+	 * check or undo it, rather than "could not".
+	 */
+	get unsure(): boolean {
+		return this.code === WRITE_TIMEOUT_CODE;
 	}
 }
 
 const TIMEOUT_CODE = "timeout";
+const WRITE_TIMEOUT_CODE = "write_timeout";
 
 /** The status of the error a call ends with when it was cancelled (nginx's "client closed"). */
 export const CANCELLED_STATUS = 499;
 
-/** A call that got no answer (or, for a stream, no event) within `ms`. */
-export function timeoutError(ms: number, stream = false): SidecarError {
+/** A call that got no answer (or, for a stream, no event) within `ms`; `write`: one that changes the vault or the index. */
+export function timeoutError(ms: number, stream = false, write = false): SidecarError {
+	if (write) return new SidecarError(0, WRITE_TIMEOUT_CODE, `The sidecar did not answer in ${seconds(ms)}, and may still apply the change.`);
 	const text = stream ? `The sidecar sent nothing for ${seconds(ms)}.` : `The sidecar did not answer in ${seconds(ms)}.`;
 	return new SidecarError(0, TIMEOUT_CODE, text);
+}
+
+/** Whether `err` is a write that timed out and may still be applied (`SidecarError.unsure`). */
+export function mayStillApply(err: unknown): boolean {
+	return err instanceof SidecarError && err.unsure;
 }
 
 export function cancelledError(): SidecarError {
@@ -291,7 +307,9 @@ export class SidecarClient {
 			payload = JSON.stringify(body);
 		}
 		const url = this.url;
-		const response = await this.within(this.limits[kind], async (signal) => {
+		// A write that times out may still be applied (`SidecarError.unsure`); ingest writes run long.
+		const writes = kind === "write" || (kind === "long" && isRecord(body) && body.apply === true);
+		const response = await this.within(this.limits[kind], writes, async (signal) => {
 			try {
 				return await this.transport.request({ method, url: url + path, headers, body: payload, signal });
 			} catch (err) {
@@ -312,9 +330,10 @@ export class SidecarClient {
 	/**
 	 * Settles with `work`, or fails with a timeout after `ms`; an answer arriving after that is
 	 * dropped (the caller has moved on, perhaps to a newer call), and the request is aborted where
-	 * the transport can abort (requestUrl cannot).
+	 * the transport can abort (requestUrl cannot). A `write` that times out fails as `unsure`: the
+	 * sidecar may have it already, and aborting the request does not take it back.
 	 */
-	private within<R>(ms: number, work: (signal: AbortSignal) => Promise<R>): Promise<R> {
+	private within<R>(ms: number, write: boolean, work: (signal: AbortSignal) => Promise<R>): Promise<R> {
 		// `work` is an async function: it rejects rather than throws.
 		return new Promise<R>((resolve, reject) => {
 			const abort = new AbortController();
@@ -324,7 +343,7 @@ export class SidecarClient {
 				timer: window.setTimeout(() => {
 					this.waiting.delete(call);
 					abort.abort();
-					const error = timeoutError(ms);
+					const error = timeoutError(ms, false, write);
 					reject(error);
 					this.options.onTimeout?.(error);
 				}, ms),

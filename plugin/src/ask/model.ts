@@ -100,6 +100,9 @@ export interface AskState {
 	busy: boolean;
 }
 
+/** How an ask ended (`AskController.ask`). */
+export type AskOutcome = "answered" | "stopped" | "failed";
+
 export interface AskControllerOptions {
 	/**
 	 * Asks; `onDelta` receives the answer's pieces as they are written (when the sidecar streams);
@@ -203,10 +206,14 @@ export class AskController {
 		}
 	}
 
-	/** Asks `question` in the open conversation; false when it got no answer (an error, shown in the log). */
-	async ask(question: string): Promise<boolean> {
+	/**
+	 * Asks `question` in the open conversation: "answered"; "stopped" when Stop, New, another
+	 * conversation or leaving private mode let go of it; "failed" when it got no answer (an error,
+	 * shown in the log). Also "failed" for an empty question or while another is being answered.
+	 */
+	async ask(question: string): Promise<AskOutcome> {
 		const text = question.trim();
-		if (text === "" || this.state.busy) return false;
+		if (text === "" || this.state.busy) return "failed";
 		const now = this.options.now?.() ?? new Date();
 		const conversation = this.state.conversation ?? newConversationId(now);
 		const mine = this.shown;
@@ -246,7 +253,7 @@ export class AskController {
 			this.asking.delete(abort);
 		}
 		if (mine === this.shown) this.set({ conversation, exchanges: replace(done), busy: false });
-		return done.answer !== null;
+		return done.answer !== null ? "answered" : done.stopped ? "stopped" : "failed";
 	}
 
 	/** The sidecar answers now (started, reconnected): a conversation that could not be loaded is loaded. */

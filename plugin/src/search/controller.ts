@@ -46,6 +46,8 @@ export class SearchController {
 	private options: SearchOptions = { private: false, includeArchived: false };
 	private chips: FilterChips = { ...NO_CHIPS };
 	private sequence = 0;
+	/** The box holds words typed in private mode: never saved, even once private mode is off, until it is emptied. */
+	private typedInPrivate = false;
 	private shown: SearchState = { kind: "idle" };
 	private readonly scheduled: Debounced<[]>;
 
@@ -55,7 +57,9 @@ export class SearchController {
 
 	setQuery(query: string): void {
 		this.query = query;
+		if (this.options.private) this.typedInPrivate = true;
 		if (query.trim() === "") {
+			this.typedInPrivate = false;
 			this.scheduled.cancel();
 			this.sequence++;
 			this.emit({ kind: "idle" });
@@ -86,14 +90,19 @@ export class SearchController {
 		if (this.query.trim() !== "") this.scheduled();
 	}
 
-	/** The panel to save; a query typed in private mode is not saved (like private conversations' titles). */
+	/**
+	 * The panel to save. A query typed in private mode is not saved (like private conversations'
+	 * titles), nor, once private mode is off, is it or an edit of it until the box is emptied.
+	 */
 	snapshot(): SearchPanelState {
-		return { query: this.options.private ? "" : this.query, includeArchived: this.options.includeArchived, chips: this.chips };
+		const unsaved = this.options.private || this.typedInPrivate;
+		return { query: unsaved ? "" : this.query, includeArchived: this.options.includeArchived, chips: this.chips };
 	}
 
 	/** Restores a saved panel without searching; the caller decides when to run. Private mode stays as it is. */
 	restore(state: SearchPanelState): void {
 		this.query = state.query;
+		this.typedInPrivate = false;
 		this.options = { ...this.options, includeArchived: state.includeArchived };
 		this.chips = state.chips;
 	}

@@ -11,7 +11,7 @@ export interface FilterChips {
 	conversations: string[];
 }
 
-type ChipKind = keyof FilterChips;
+export type ChipKind = keyof FilterChips;
 
 /** Each chip kind's prefix in the query box, and how a typed value is written down. */
 const PREFIXES: readonly { kind: ChipKind; prefix: string; clean: (value: string) => string }[] = [
@@ -32,8 +32,30 @@ export interface ParsedQuery {
 	chips: FilterChips;
 }
 
-// A value runs to the next space unless quoted: `cluster:auto:sleep` keeps its colon.
-const PREFIX = new RegExp(`(^|\\s)(${PREFIXES.map((p) => p.prefix).join("|")}):("([^"]*)"|(\\S*))`, "gi");
+/**
+ * Quotes a value may be put in, opening and closing: ASCII, and those a Chinese or Japanese input
+ * method types (full-width, curly, corner brackets).
+ */
+const QUOTES: readonly (readonly [string, string])[] = [
+	['"', '"'],
+	["\uFF02", "\uFF02"], // ＂…＂
+	["\u201C", "\u201D"], // “…”
+	["\u300C", "\u300D"], // 「…」
+	["\u300E", "\u300F"], // 『…』
+];
+const QUOTED = QUOTES.map(([open, close]) => `${open}[^${close}]*${close}`).join("|");
+
+// A value runs to the next space unless quoted: `cluster:auto:sleep` keeps its colon. The colon
+// after the prefix may be an input method's full-width one (`tag：日記`).
+const PREFIX = new RegExp(`(^|\\s)(${PREFIXES.map((p) => p.prefix).join("|")})[:\uFF1A](${QUOTED}|\\S*)`, "gi");
+
+/** A value without the quotes around it, if it is quoted. */
+function unquoted(value: string): string {
+	for (const [open, close] of QUOTES) {
+		if (value.length >= 2 && value.startsWith(open) && value.endsWith(close)) return value.slice(open.length, -close.length);
+	}
+	return value;
+}
 
 /** Fresh empty chips (each list its own array). */
 function noChips(): FilterChips {
@@ -42,13 +64,14 @@ function noChips(): FilterChips {
 
 /**
  * Splits the query box into words and filter prefixes: `type:engram`, `path:"Some folder"`,
- * `tag:#project/ora` (the `#` is optional), `cluster:auto:sleep`, `conversation:cli:2026-12-01`.
+ * `tag:#project/ora` (the `#` is optional), `cluster:auto:sleep`, `conversation:cli:2026-12-01`;
+ * as an input method types them too: `tag：日記`, `path：“日記 2024”`, `path:「日記」`.
  * A prefix with no value is left out, not an error.
  */
 export function parseQuery(input: string): ParsedQuery {
 	const chips = noChips();
-	const text = input.replace(PREFIX, (_match, lead: string, key: string, _v, quoted?: string, bare?: string) => {
-		const value = (quoted ?? bare ?? "").trim();
+	const text = input.replace(PREFIX, (_match, lead: string, key: string, raw: string) => {
+		const value = unquoted(raw).trim();
 		const spec = PREFIXES.find((p) => p.prefix === key.toLowerCase());
 		if (value !== "" && spec) chips[spec.kind].push(spec.clean(value));
 		return lead;
@@ -70,13 +93,32 @@ export function toFilters(chips: FilterChips): SearchFilters | undefined {
 	return Object.keys(filters).length ? filters : undefined;
 }
 
+/** A chip as the panel shows it: its label, its kind and value, and the chips left without it. */
+export interface ChipLabel {
+	label: string;
+	kind: ChipKind;
+	value: string;
+	without: FilterChips;
+}
+
 /** Chips as the labels the panel shows, each with how to remove it. */
-export function chipLabels(chips: FilterChips): { label: string; without: FilterChips }[] {
-	const out: { label: string; without: FilterChips }[] = [];
+export function chipLabels(chips: FilterChips): ChipLabel[] {
+	const out: ChipLabel[] = [];
 	for (const { kind, prefix } of PREFIXES) {
 		for (const value of chips[kind]) {
-			out.push({ label: `${prefix}:${value}`, without: { ...chips, [kind]: chips[kind].filter((v) => v !== value) } });
+			out.push({ label: `${prefix}:${value}`, kind, value, without: { ...chips, [kind]: chips[kind].filter((v) => v !== value) } });
 		}
 	}
 	return out;
+}
+
+/** The query box without the prefixes typed for one chip (`kind`, `value` as `parseQuery` gives it). */
+export function withoutTyped(input: string, kind: ChipKind, value: string): string {
+	return input
+		.replace(PREFIX, (match: string, _lead: string, key: string, raw: string) => {
+			const spec = PREFIXES.find((p) => p.prefix === key.toLowerCase());
+			// The space before it goes; the one after stays between the words either side.
+			return spec?.kind === kind && spec.clean(unquoted(raw).trim()) === value ? "" : match;
+		})
+		.trim();
 }

@@ -116,9 +116,29 @@ export class SidecarLink {
 		await this.options.supervisor.stopped(hung ? this.policy.hungStopWaitMs : undefined);
 	}
 
-	async restart(): Promise<void> {
+	/**
+	 * Stops the sidecar and starts this vault's again (with the settings as they are now). A
+	 * sidecar that answers but was started elsewhere (another Obsidian window, a terminal) is left
+	 * running, and the reason, in words, is returned instead (see `startedElsewhere`).
+	 */
+	async restart(): Promise<string | null> {
+		const elsewhere = await this.startedElsewhere();
+		if (elsewhere !== null) return elsewhere;
 		await this.shutdown();
 		await this.start();
+		return null;
+	}
+
+	/**
+	 * Why a restart would leave the sidecar alone: it answers, and this plugin did not start it
+	 * (another Obsidian window of this vault, or `ora serve` in a terminal); it is never stopped
+	 * from here, so new settings reach it only when it is restarted where it was started. Null
+	 * when a restart goes ahead: the sidecar is this plugin's, none is attached, or it does not
+	 * answer (a verified `ora serve` that is not responding is ended on restart, as before).
+	 */
+	async startedElsewhere(): Promise<string | null> {
+		if (!this.running || !this.attached || this.model.view.phase === "not-responding") return null;
+		return this.options.supervisor.startedElsewhere();
 	}
 
 	/**
@@ -217,8 +237,13 @@ export class SidecarLink {
 		}
 		const answers = probe.state === "ok";
 		if (answers && !this.refused && this.attached) {
-			await this.up();
-			return;
+			// Only if it is still this vault's: another vault's sidecar may have the port of ours now.
+			const again = await this.options.supervisor.recheck();
+			if (!this.running) return;
+			if (again.ok) {
+				await this.up();
+				return;
+			}
 		}
 		if (this.failures >= this.policy.maxFailures) {
 			const tail = this.options.supervisor.logTail.slice(-3).join("\n");

@@ -160,14 +160,89 @@ export class SidecarSupervisor {
 		}
 		const failed = this.start();
 		if (failed) return failed;
-		const version = await this.waitHealthy();
+		const deadline = Date.now() + this.timeout();
+		const version = await this.waitHealthy(deadline);
 		if (version === null) {
 			const reason = this.exitReason() ?? `ora serve did not answer within ${this.timeout() / 1000} s.`;
 			const problem = this.spawnError?.includes("ENOENT") ? "missing-command" : "failed";
+			const holder = this.lostIndexTo();
 			this.stop();
-			return { ok: false, problem, reason };
+			// Started at the same moment as another (a second window of this vault): attach to that one.
+			const other = holder === undefined ? null : await this.holderOfIndex(holder, deadline);
+			return other ?? { ok: false, problem, reason };
 		}
 		return this.attach(version, null, true);
+	}
+
+	/**
+	 * Checks again that the sidecar at the client's address is this vault's, as when it was first
+	 * attached (its token accepted, its status naming this vault): after the event stream dropped,
+	 * the port may be another vault's sidecar's now (ours was killed and the port given again).
+	 */
+	async recheck(): Promise<Outcome> {
+		const probe = await this.probe();
+		if (probe.state === "hung") return { ok: false, problem: "hung", reason: `The sidecar at ${this.options.client.baseUrl} is running but does not answer.` };
+		if (probe.state === "down") return { ok: false, problem: "failed", reason: `No sidecar answers at ${this.options.client.baseUrl}.` };
+		return this.attach(probe.version, null, false);
+	}
+
+	/**
+	 * When the sidecar at the client's address answers but this plugin did not start it (another
+	 * Obsidian window of this vault did, or someone ran `ora serve` in a terminal): why a restart
+	 * leaves it running, in words, naming its pid. Null when it is ours, or nothing answers.
+	 */
+	async startedElsewhere(): Promise<string | null> {
+		if (this.owned) return null;
+		let pid: number;
+		try {
+			pid = (await this.options.client.status()).pid;
+		} catch {
+			return null; // nothing to leave alone: a restart starts this vault's sidecar
+		}
+		const record = await this.readRecord();
+		const recorded = record !== null && record.pid === pid && this.same(record.vault) ? record : null;
+		const left = `The sidecar of this vault (pid ${pid})`;
+		if (recorded === null) return `${left} was started elsewhere, so Ora did not restart it. New settings apply when it is restarted where it was started.`;
+		// The record names the process that started it with --parent-pid: an Obsidian window's plugin.
+		if (recorded.parent_pid !== null) {
+			return `${left} was started by another Obsidian window, so Ora did not restart it. New settings apply when it is restarted there, or once that window is closed.`;
+		}
+		return `${left} was started outside Obsidian (ora serve in a terminal, perhaps), so Ora did not restart it. New settings apply when you restart it there.`;
+	}
+
+	/**
+	 * The pid of the process holding the index when the child stopped because another process
+	 * writes it (its last words say so): null when they do not name it; undefined when the child
+	 * did not stop for that.
+	 */
+	private lostIndexTo(): number | null | undefined {
+		if (this.child?.exit === null || this.child?.exit === undefined) return undefined;
+		const said = /is being written by (?:process (\d+)|another process)/.exec(this.stderr.join("\n"));
+		if (said === null) return undefined;
+		return said[1] === undefined ? null : Number(said[1]);
+	}
+
+	/**
+	 * Our sidecar could not take the index: another process of this vault writes it. A sidecar
+	 * started at the same moment (another Obsidian window's, or `ora serve` in a terminal) records
+	 * itself once it listens: then it is attached to like any recorded one. Null when none answers
+	 * before `deadline`, when `holder` is gone, or when it is no server (`ora watch`, `ora index`:
+	 * their writer lock is the error to show).
+	 */
+	private async holderOfIndex(holder: number | null, deadline: number): Promise<Outcome | null> {
+		const alive = this.options.alive ?? isAlive;
+		if (holder !== null) {
+			const info = await this.processes().info(holder);
+			const serves = info === null || (info.argv !== null ? info.argv.includes("serve") : /\sserve(\s|$)/.test(info.command));
+			if (!serves) return null;
+		}
+		for (;;) {
+			const found = await this.recorded();
+			// A recorded sidecar that did not report its status yet is asked again.
+			if (found !== null && (found.ok || found.problem !== "failed")) return found;
+			if ((holder !== null && !alive(holder)) || Date.now() >= deadline) return null;
+			await new Promise((resolve) => window.setTimeout(resolve, this.options.pollMs ?? 250));
+		}
 	}
 
 	/** The version the sidecar at the client's address reports, or null when nothing answers. */
@@ -445,8 +520,7 @@ export class SidecarSupervisor {
 		}
 	}
 
-	private async waitHealthy(): Promise<string | null> {
-		const deadline = Date.now() + this.timeout();
+	private async waitHealthy(deadline: number): Promise<string | null> {
 		const poll = this.options.pollMs ?? 250;
 		while (Date.now() < deadline) {
 			if (this.exitReason() !== null) return null;

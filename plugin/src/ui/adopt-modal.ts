@@ -1,7 +1,7 @@
 import { Modal, Notice, Setting, setIcon, type App } from "obsidian";
 
 import { outcomeText, planHeadline, proposalRow } from "../adopt/model";
-import type { SidecarClient } from "../api/client";
+import { mayStillApply, type SidecarClient } from "../api/client";
 import type { AdoptPlan } from "../api/types";
 
 export interface AdoptDeps {
@@ -77,7 +77,9 @@ export class AdoptModal extends Modal {
 			new Notice(outcomeText(outcome, "Adopted"), 10_000);
 			this.deps.onApplied?.(outcome.applied?.length ?? 0);
 		} catch (err) {
-			new Notice(`Could not adopt: ${errorText(err)}`);
+			// Timed out: the sidecar may write the notes all the same, once it answers again.
+			if (mayStillApply(err)) new Notice(`Not sure the notes were adopted: ${errorText(err)} Check them in a moment, or run "Undo the last Ora adoption".`, 15_000);
+			else new Notice(`Could not adopt: ${errorText(err)}`);
 		}
 		this.close();
 	}

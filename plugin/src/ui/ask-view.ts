@@ -203,14 +203,15 @@ export class AskView extends ItemView {
 		if (question.trim() === "" || this.controller.current.busy) return;
 		this.input.value = "";
 		const asPrivate = this.controller.isPrivate;
-		const answered = await this.controller.ask(question);
+		const outcome = await this.controller.ask(question);
 		// Not answered (the sidecar stopped, say): the question goes back in the box, to send again.
-		// One the user stopped was answered as far as they wanted.
-		const stopped = this.controller?.current.exchanges.at(-1)?.stopped === true;
-		if (!answered && !stopped && this.input.value === "") {
-			this.input.value = question;
-			this.privateUnanswered = asPrivate && this.controller?.isPrivate ? question : null;
-		}
+		// One the user stopped was answered as far as they wanted. A private question never comes
+		// back once private mode is off: it went with its conversation, and one Enter would send
+		// it outside private mode.
+		if (outcome !== "failed" || !this.controller || this.input.value !== "") return;
+		if (asPrivate && !this.controller.isPrivate) return;
+		this.input.value = question;
+		this.privateUnanswered = asPrivate ? question : null;
 	}
 
 	private async remember(entry: ConversationEntry): Promise<void> {

@@ -1,6 +1,6 @@
 import { Modal, Notice, ToggleComponent, setIcon, setTooltip, type App } from "obsidian";
 
-import { SidecarError, type SidecarClient } from "../api/client";
+import { mayStillApply, SidecarError, type SidecarClient } from "../api/client";
 import type { ExtractAccepted, ExtractSelector } from "../api/types";
 import { extractorLabel, ExtractReview, keptText, REVIEW_KEYS, reviewKey, undoneText, type NoteLink, type ProposalCard } from "../extract/model";
 
@@ -316,7 +316,9 @@ export class ExtractModal extends Modal {
 			answer = await this.deps.client.extractAccept(this.deps.selector, request, privateMode);
 		} catch (err) {
 			this.writing = false;
-			this.writeError = `Could not keep the engrams: ${errorText(err)}`;
+			this.writeError = mayStillApply(err)
+				? `Not sure the engrams were kept: ${errorText(err)} Check them in a moment, or run "Undo the last engram extraction".`
+				: `Could not keep the engrams: ${errorText(err)}`;
 			this.staleWrite = status(err) === 404 || status(err) === 409;
 			if (this.shown && this.review === review) this.render();
 			return;

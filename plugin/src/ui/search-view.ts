@@ -4,7 +4,7 @@ import type { SidecarClient } from "../api/client";
 import type { Live } from "../util/debounce";
 import { composing } from "../util/ime";
 import { moveSelection, SearchController, type SearchPanelState, type SearchState } from "../search/controller";
-import { chipLabels, NO_CHIPS, parseQuery, type FilterChips } from "../search/query";
+import { chipLabels, NO_CHIPS, parseQuery, withoutTyped, type ChipLabel, type FilterChips } from "../search/query";
 import type { ResultCard } from "../search/shape";
 import { RETRIEVABLE_TYPES } from "../search/vocabulary";
 import { markSelected, renderSearchState } from "./search-render";
@@ -176,26 +176,18 @@ export class SearchView extends ItemView {
 			});
 		}
 		const typed = parseQuery(this.input?.value ?? "").chips;
-		for (const { label } of chipLabels({ ...typed, types: typed.types.filter((t) => !this.chips.types.includes(t)) })) {
-			const chip = el.createSpan({ cls: "ora-chip is-active is-typed", text: label });
-			const remove = chip.createSpan({ cls: "ora-chip-remove", attr: { role: "button", "aria-label": `Remove ${label}` } });
+		for (const label of chipLabels({ ...typed, types: typed.types.filter((t) => !this.chips.types.includes(t)) })) {
+			const chip = el.createSpan({ cls: "ora-chip is-active is-typed", text: label.label });
+			const remove = chip.createSpan({ cls: "ora-chip-remove", attr: { role: "button", "aria-label": `Remove ${label.label}` } });
 			setIcon(remove, "x");
 			remove.addEventListener("click", () => this.removeTyped(label));
 		}
 	}
 
-	/** Removes a `type:` / `path:` / `tag:` prefix from the query box. */
-	private removeTyped(label: string): void {
+	/** Removes a typed prefix (`type:`, `path:`, `tag:`…) from the query box. */
+	private removeTyped(chip: ChipLabel): void {
 		if (!this.input) return;
-		const [key, ...rest] = label.split(":");
-		const value = rest.join(":");
-		const words = this.input.value.match(/\S+:"[^"]*"|\S+/g) ?? [];
-		const kept = words.filter((w) => {
-			const [k, ...v] = w.split(":");
-			const raw = v.join(":").replace(/^"|"$/g, "").replace(/^#/, "");
-			return !(k?.toLowerCase() === key && raw.replace(/^\/+|\/+$/g, "").toLowerCase() === value.toLowerCase());
-		});
-		this.input.value = kept.join(" ");
+		this.input.value = withoutTyped(this.input.value, chip.kind, chip.value);
 		this.input.dispatchEvent(new Event("input"));
 	}
 

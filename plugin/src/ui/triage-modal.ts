@@ -1,6 +1,6 @@
 import { Modal, Notice, setIcon, type App } from "obsidian";
 
-import { SidecarError, type SidecarClient } from "../api/client";
+import { mayStillApply, SidecarError, type SidecarClient } from "../api/client";
 import type { Pair, PairStatus, Resolution } from "../api/types";
 import { statusLabel } from "../triage/labels";
 import { confirmText, pairCard, resolution, type ClaimCard, type TriageAction } from "../triage/model";
@@ -225,18 +225,19 @@ export class TriageModal extends Modal {
 	/** Dismisses every ticked pair (no note changes: no confirmation), then loads the list once. */
 	private async dismissSelected(): Promise<void> {
 		const ids = [...this.selected];
+		const asked = this.privateMode;
 		let done = 0;
-		const failed: string[] = [];
+		const failed: unknown[] = [];
 		for (const id of ids) {
 			try {
-				await this.deps.client.resolve(id, { action: "dismiss" }, this.privateMode);
+				await this.deps.client.resolve(id, { action: "dismiss" }, asked);
 				done++;
 			} catch (err) {
-				failed.push(errorText(err));
+				failed.push(err);
 			}
 		}
 		this.selected.clear();
-		const why = failed.length ? ` ${failed.length} could not be dismissed: ${failed[0] ?? ""}` : "";
+		const why = failed.length ? ` ${failed.length} could not be dismissed: ${this.named(asked) ? errorText(failed[0]) : HIDDEN}` : "";
 		new Notice(`Dismissed ${done} ${done === 1 ? "pair" : "pairs"}. No note changed.${why}`);
 		await this.load();
 	}
@@ -354,28 +355,41 @@ export class TriageModal extends Modal {
 	private async resolve(pair: Pair, res: Resolution, label: string): Promise<void> {
 		// Only a write to a note is confirmed: dismissing or flagging changes none (and can be undone).
 		if (changesNotes(res.action) && !(await this.confirmer()(label, confirmText(res, pair), label))) return;
+		const asked = this.privateMode;
 		try {
-			const answer = await this.deps.client.resolve(pair.id, res, this.privateMode);
+			const answer = await this.deps.client.resolve(pair.id, res, asked);
 			const done = answer.pair.resolution;
 			const where = done?.client_trash === true && typeof done.note === "string" && typeof done.hash === "string" && this.deps.trash ? await this.deps.trash(done.note, done.hash) : "You can undo this.";
-			new Notice(`${statusLabel(answer.pair)}. ${changedText(answer.changed)} ${where}`);
+			const named = this.named(asked); // private mode as it is now, when the notice shows
+			// A trash error may quote the note's path.
+			const said = named || typeof done?.note !== "string" ? where : where.split(done.note).join("the note");
+			new Notice(`${statusLabel(answer.pair)}. ${changedText(answer.changed, named)} ${said}`);
 		} catch (err) {
-			new Notice(`Could not resolve: ${staleText(err)}`);
-			if (!isStale(err)) return;
+			new Notice(mayStillApply(err) ? `Not sure the pair was resolved: ${errorText(err)} ${CHECK}` : `Could not resolve: ${this.named(asked) ? staleText(err) : HIDDEN}`);
+			if (!reloads(err)) return;
 		}
 		await this.load();
+	}
+
+	/**
+	 * Whether a notice about a call made with `asked` as private mode may name notes: not once
+	 * "Include private notes" is unticked (someone may be looking), as the extract dialog does.
+	 */
+	private named(asked: boolean): boolean {
+		return !asked || this.privateMode;
 	}
 
 	private async approveBatch(batch: string, count: number): Promise<void> {
 		const confirm = this.confirmer();
 		const text = `Each newer article of this story will supersede the one before it, and the older ones will be tagged archived (${count} ${count === 1 ? "proposal" : "proposals"}).`;
 		if (!(await confirm("Approve the whole story", text, "Approve all"))) return;
+		const asked = this.privateMode;
 		try {
-			const answer = await this.deps.client.approveBatch(batch, this.privateMode);
-			new Notice(`Approved ${answer.pairs.length} in this story. ${changedText(answer.changed)} You can undo this.`);
+			const answer = await this.deps.client.approveBatch(batch, asked);
+			new Notice(`Approved ${answer.pairs.length} in this story. ${changedText(answer.changed, this.named(asked))} You can undo this.`);
 		} catch (err) {
-			new Notice(`Could not approve the story: ${staleText(err)}`);
-			if (!isStale(err)) return;
+			new Notice(mayStillApply(err) ? `Not sure the story was approved: ${errorText(err)} ${CHECK}` : `Could not approve the story: ${this.named(asked) ? staleText(err) : HIDDEN}`);
+			if (!reloads(err)) return;
 		}
 		await this.load();
 	}
@@ -384,13 +398,14 @@ export class TriageModal extends Modal {
 		const confirm = this.confirmer();
 		const text = "The notes the last resolution changed get back their earlier content, byte for byte, and its pairs are open again. Nothing is written if either note changed since.";
 		if (!(await confirm("Undo last resolution", text, "Undo"))) return;
+		const asked = this.privateMode;
 		try {
-			const answer = await this.deps.client.undoResolution(this.privateMode);
+			const answer = await this.deps.client.undoResolution(asked);
 			const what = answer.pairs.map((p) => statusLabel(p)).join(", ");
-			new Notice(`Undone: ${answer.pairs.length === 1 ? "the pair is" : "the pairs are"} ${what.toLowerCase()} again. ${answer.changed.length ? `Restored: ${answer.changed.join(", ")}.` : "No files changed."}`);
+			new Notice(`Undone: ${answer.pairs.length === 1 ? "the pair is" : "the pairs are"} ${what.toLowerCase()} again. ${restoredText(answer.changed, this.named(asked))}`);
 		} catch (err) {
-			new Notice(`Could not undo: ${errorText(err)}`);
-			return;
+			new Notice(mayStillApply(err) ? `Not sure the resolution was undone: ${errorText(err)} Check the list in a moment.` : `Could not undo: ${this.named(asked) ? errorText(err) : HIDDEN}`);
+			if (!mayStillApply(err)) return;
 		}
 		await this.load();
 	}
@@ -420,6 +435,14 @@ function isStale(err: unknown): boolean {
 	return err instanceof SidecarError && (err.status === 404 || err.status === 409);
 }
 
+/** After a failed write the list is loaded again when it may have changed: stale, or a write that may still be applied. */
+function reloads(err: unknown): boolean {
+	return isStale(err) || mayStillApply(err);
+}
+
+/** What to do about a write that timed out and may still be applied. */
+const CHECK = 'Check the list in a moment; if it was, "Undo last resolution" reverts it.';
+
 function staleText(err: unknown): string {
 	if (err instanceof SidecarError && err.status === 404) {
 		return "this pair changed since the list was shown (a note of it was renamed, edited or deleted). The list is up to date now.";
@@ -427,8 +450,22 @@ function staleText(err: unknown): string {
 	return isStale(err) ? `${errorText(err)} The list is up to date now.` : errorText(err);
 }
 
-function changedText(changed: string[]): string {
-	return changed.length ? `Changed: ${changed.join(", ")}.` : "No files changed.";
+/** What a notice says in place of an error's details once private notes are no longer included. */
+const HIDDEN = "its details are not shown now that private notes are not included.";
+
+/** The notes a resolution changed: named, or (private mode left meanwhile) only counted. */
+function changedText(changed: string[], named: boolean): string {
+	if (!changed.length) return "No files changed.";
+	return named ? `Changed: ${changed.join(", ")}.` : `Changed ${notes(changed.length)}.`;
+}
+
+function restoredText(changed: string[], named: boolean): string {
+	if (!changed.length) return "No files changed.";
+	return named ? `Restored: ${changed.join(", ")}.` : `Restored ${notes(changed.length)}.`;
+}
+
+function notes(count: number): string {
+	return `${count} ${count === 1 ? "note" : "notes"}`;
 }
 
 function errorText(err: unknown): string {

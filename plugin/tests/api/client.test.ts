@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 
-import { SidecarClient, SidecarError } from "../../src/api/client";
+import { mayStillApply, SidecarClient, SidecarError } from "../../src/api/client";
 import { CALL_TIMEOUTS } from "../../src/api/timeouts";
 import { aPair, aSearchDocument, HANG, json, ScriptedTransport } from "../builders";
 
@@ -102,6 +102,26 @@ describe("SidecarClient", () => {
 			const err = await outcome;
 			expect(err).toBeInstanceOf(SidecarError);
 			expect(err).toMatchObject({ status: 0, code: "timeout", timedOut: true, message: "The sidecar did not answer in 15 s." });
+		});
+
+		it("fails a write that times out as unsure: still a timeout, but one the sidecar may yet apply", async () => {
+			vi.useFakeTimers();
+			const c = client(new ScriptedTransport([HANG, HANG, HANG]));
+			const adopt = c.adoptApply([]).catch((e: unknown) => e);
+			const ingest = c.ingestApply("Inbox/Paper.pdf").catch((e: unknown) => e);
+			const plan = c.ingestPlan("Inbox/Paper.pdf").catch((e: unknown) => e);
+			await vi.advanceTimersByTimeAsync(CALL_TIMEOUTS.write);
+			expect(await adopt).toMatchObject({
+				status: 0,
+				code: "write_timeout",
+				timedOut: true,
+				unsure: true,
+				message: "The sidecar did not answer in 1 min, and may still apply the change.",
+			});
+			expect(mayStillApply(await adopt)).toBe(true);
+			await vi.advanceTimersByTimeAsync(CALL_TIMEOUTS.long - CALL_TIMEOUTS.write);
+			expect(await ingest).toMatchObject({ code: "write_timeout", unsure: true }); // an ingest that writes runs long
+			expect(await plan).toMatchObject({ code: "timeout", unsure: false, message: "The sidecar did not answer in 5 min." }); // a dry run writes nothing
 		});
 
 		it("gives each kind of call its own limit: health checks short, answers long", async () => {

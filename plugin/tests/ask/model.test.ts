@@ -127,7 +127,7 @@ describe("ask controller", () => {
 		const asking = c.ask("What is spaced repetition?");
 		asks[0]!.onDelta("Spaced repetition is ");
 		c.stop();
-		expect(await asking).toBe(false);
+		expect(await asking).toBe("stopped");
 		expect(c.current.busy).toBe(false);
 		expect(c.current.exchanges).toEqual([{ question: "What is spaced repetition?", answer: null, partial: "Spaced repetition is ", stopped: true }]);
 		asks[0]!.reply.resolve(answer("too late")); // ignored

@@ -55,6 +55,22 @@ describe("SearchController", () => {
 		expect(calls[1]?.request.private).toBe(false);
 	});
 
+	it("never snapshots a query typed in private mode, even once private mode is off, until the box is emptied", async () => {
+		const { c } = await searchingInPrivate();
+		expect(c.snapshot().query).toBe("");
+		c.setOptions({ private: false });
+		expect(c.snapshot().query).toBe("");
+		c.setQuery("plan b"); // an edit of it outside private mode
+		expect(c.snapshot().query).toBe("");
+		c.setQuery("");
+		c.setQuery("sourdough");
+		expect(c.snapshot().query).toBe("sourdough");
+		c.setOptions({ private: true }); // a query typed before private mode was turned on
+		c.setOptions({ private: false });
+		expect(c.snapshot().query).toBe("sourdough");
+		c.dispose();
+	});
+
 	it("waits for typing to pause, then searches once with the options", async () => {
 		const { calls, search } = manualSearch();
 		const states: SearchState[] = [];

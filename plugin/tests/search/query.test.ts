@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 
-import { chipLabels, mergeChips, NO_CHIPS, parseQuery, toFilters, type FilterChips } from "../../src/search/query";
+import { chipLabels, mergeChips, NO_CHIPS, parseQuery, toFilters, withoutTyped, type FilterChips } from "../../src/search/query";
 
 const chips = (set: Partial<FilterChips>): FilterChips => ({ ...NO_CHIPS, ...set });
 
@@ -26,6 +26,23 @@ describe("parseQuery", () => {
 		]);
 	});
 
+	it.each([
+		["tag：日記 睡眠", chips({ tags: ["日記"] })], // the full-width colon a Chinese or Japanese input method types
+		["path：“日記 2024” 睡眠", chips({ folders: ["日記 2024"] })],
+		["path:「日記 2024」 睡眠", chips({ folders: ["日記 2024"] })],
+		["path：『日記 2024』 睡眠", chips({ folders: ["日記 2024"] })],
+		["path：＂日記 2024＂ 睡眠", chips({ folders: ["日記 2024"] })],
+		["Type：Engram　睡眠", chips({ types: ["engram"] })], // an ideographic space ends the value
+		["cluster：auto:sleep 睡眠", chips({ clusters: ["auto:sleep"] })],
+	])("takes prefixes typed through an input method: %s", (input, want) => {
+		expect(parseQuery(input)).toEqual({ text: "睡眠", chips: want });
+	});
+
+	it("keeps an unclosed quote as part of a bare value, as with ASCII quotes", () => {
+		expect(parseQuery("path：“日記 睡眠").chips.folders).toEqual(["“日記"]);
+		expect(parseQuery('path:"Daily notes').chips.folders).toEqual(['"Daily']);
+	});
+
 	it("ignores empty prefixes and leaves words that only contain a colon", () => {
 		expect(parseQuery("type: cluster: ratio 3:1 note:x")).toEqual({ text: "ratio 3:1 note:x", chips: chips({}) });
 	});
@@ -42,6 +59,15 @@ describe("parseQuery", () => {
 		expect(labels.map((l) => l.label)).toEqual(["type:engram", "path:Inbox", "conversation:c1"]);
 		expect(labels[0]?.without).toEqual(chips({ folders: ["Inbox"], conversations: ["c1"] }));
 		expect(labels[2]?.without).toEqual(chips({ types: ["engram"], folders: ["Inbox"] }));
+	});
+
+	it("removes a chip's typed prefixes from the box, however they were typed", () => {
+		const box = 'sleep path:"Daily notes/" tag：#日記 TYPE:Chat more path：「Daily notes」';
+		expect(withoutTyped(box, "folders", "Daily notes")).toBe("sleep tag：#日記 TYPE:Chat more");
+		expect(withoutTyped(box, "tags", "日記")).toBe('sleep path:"Daily notes/" TYPE:Chat more path：「Daily notes」');
+		expect(withoutTyped(box, "types", "chat")).toBe('sleep path:"Daily notes/" tag：#日記 more path：「Daily notes」');
+		expect(withoutTyped("type:chat sleep", "types", "chat")).toBe("sleep");
+		expect(withoutTyped("sleep type:chat", "types", "engram")).toBe("sleep type:chat");
 	});
 
 	it("never changes the shared empty chips", () => {

@@ -45,6 +45,8 @@ interface Rig {
 	/** The status bar's detail at each change. */
 	details: string[];
 	spawned: ChildProcess[];
+	/** The client's address each time the link said the sidecar was ready (onReady). */
+	readies: string[];
 }
 
 interface RigChange {
@@ -61,6 +63,8 @@ interface RigChange {
 	processes?: Processes;
 	/** What an earlier session of the plugin is still stopping. */
 	handover?: () => Promise<void>;
+	/** The plugin's process id (another Obsidian window has its own). */
+	ownPid?: number;
 }
 
 function rig(vault: string, data: string, change: RigChange = {}): Rig {
@@ -72,10 +76,10 @@ function rig(vault: string, data: string, change: RigChange = {}): Rig {
 		autoStart: true,
 		port: change.port ?? 0,
 		vault,
-		ownPid: process.pid,
+		ownPid: change.ownPid ?? process.pid,
 		spawn: () => {
 			const args = ["-e", change.script ?? FAKE_SIDECAR, vault, data, ...(change.servedVault ? [change.servedVault] : [])];
-			const child = spawn(process.execPath, args, { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, PARENT_PID: String(process.pid) } });
+			const child = spawn(process.execPath, args, { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, PARENT_PID: String(change.ownPid ?? process.pid) } });
 			children.push(child);
 			spawned.push(child);
 			return child;
@@ -93,6 +97,7 @@ function rig(vault: string, data: string, change: RigChange = {}): Rig {
 	});
 	const phases: Phase[] = [];
 	const details: string[] = [];
+	const readies: string[] = [];
 	const link = new SidecarLink({
 		supervisor,
 		client,
@@ -102,10 +107,11 @@ function rig(vault: string, data: string, change: RigChange = {}): Rig {
 			details.push(model.view.detail);
 			if (phases[phases.length - 1] !== model.view.phase) phases.push(model.view.phase);
 		},
+		onReady: () => readies.push(client.baseUrl),
 		restart: { minDelayMs: 20, maxDelayMs: 100, maxFailures: 3, stableMs: 60_000, hungPollMs: change.hungPollMs ?? 5_000, hungStopWaitMs: change.hungStopWaitMs ?? 5_000 },
 	});
 	links.push(link);
-	return { link, supervisor, client, phases, details, spawned };
+	return { link, supervisor, client, phases, details, spawned, readies };
 }
 
 /** The n-th spawned child (the test fails if there is none). */
@@ -460,6 +466,83 @@ ${FAKE_SIDECAR}`;
 		expect(after.spawned).toHaveLength(1);
 		expect(after.link.status.view.phase).toBe("ready");
 		expect((await after.client.status()).pid).toBe(nth(after.spawned, 0).pid);
+	});
+
+	it("two windows starting at once: the one whose sidecar loses the index attaches to the other's", async () => {
+		const { vault, data } = aVault();
+		// Like ora serve: one writer per index (the loser exits naming the holder); the winner takes a
+		// moment to listen and record itself, after the loser has given up.
+		const locking = `
+const lockFs = require("fs"), lock = require("path").join(process.argv[2], "lock");
+lockFs.mkdirSync(process.argv[2], { recursive: true });
+try {
+  const fd = lockFs.openSync(lock, "wx"); lockFs.writeSync(fd, String(process.pid)); lockFs.closeSync(fd);
+} catch {
+  let who = ""; try { who = lockFs.readFileSync(lock, "utf8"); } catch {}
+  console.error("ora serve: error: the index in " + process.argv[2] + " is being written by " + (who ? "process " + who : "another process") + "; stop it");
+  process.exit(1);
+}
+process.on("SIGTERM", () => { lockFs.rmSync(lock, { force: true }); process.exit(0); });
+setTimeout(() => {
+${FAKE_SIDECAR}
+}, 400);`;
+		const unseen: Processes = { listener: async () => null, info: async () => null };
+		const a = rig(vault, data, { script: locking, processes: unseen });
+		const b = rig(vault, data, { script: locking, processes: unseen, ownPid: process.pid + 100_000 });
+		await Promise.all([a.link.start(), b.link.start()]);
+		expect([a.spawned.length, b.spawned.length]).toEqual([1, 1]); // both started one
+		expect([a.link.status.view.phase, b.link.status.view.phase]).toEqual(["ready", "ready"]);
+		expect(a.client.baseUrl).toBe(b.client.baseUrl);
+		const serving = (await a.client.status()).pid;
+		expect([nth(a.spawned, 0).pid, nth(b.spawned, 0).pid]).toContain(serving);
+		expect([a.supervisor.owned, b.supervisor.owned].sort()).toEqual([false, true]); // the winner's window owns it
+	});
+
+	it("never reconnects to another vault's sidecar answering on its port when the stream drops: it checks the token and vault first", async () => {
+		const { vault, data } = aVault();
+		// Once DATA/impostor names this process, it behaves as another vault's sidecar on the same
+		// port: health answers, this vault's token is refused, the open stream is dropped.
+		const swapping = FAKE_SIDECAR.replace(
+			'if (req.url === "/v1/health")',
+			'if (fs.existsSync(path.join(data, "impostor")) && fs.readFileSync(path.join(data, "impostor"), "utf8") === String(process.pid)) { if (req.url === "/v1/health") return res.end(JSON.stringify({ status: "ok", version: "0.1.0" })); res.statusCode = 401; return res.end("{}"); }\n  if (req.url === "/v1/health")',
+		).replace('res.write("event: contradictions', 'streams.push(res); fs.writeFileSync(path.join(data, "streamed"), ""); res.write("event: contradictions');
+		const script = `const streams = [];\nsetInterval(() => { const f = require("path").join(process.argv[2], "impostor"); if (require("fs").existsSync(f) && require("fs").readFileSync(f, "utf8") === String(process.pid)) for (const s of streams.splice(0)) s.destroy(); }, 20);\n${swapping}`;
+		const r = rig(vault, data, { script });
+		await r.link.start();
+		expect(r.link.status.view.phase).toBe("ready");
+		const first = nth(r.spawned, 0);
+		const firstUrl = r.client.baseUrl;
+		const readyBefore = r.readies.length;
+		await until(() => existsSync(join(data, "streamed")));
+		await new Promise((resolve) => setTimeout(resolve, 100)); // the stream is open: its drop is not a refusal
+		writeFileSync(join(data, "impostor"), String(first.pid));
+		await until(() => r.spawned.length === 2 && r.link.status.view.phase === "ready");
+		expect(r.readies.slice(readyBefore)).not.toContain(firstUrl); // never "ready" on the impostor
+		expect(r.client.baseUrl).not.toBe(firstUrl);
+		expect((await r.client.status()).pid).toBe(nth(r.spawned, 1).pid);
+	});
+
+	it("leaves a sidecar another window or a terminal started running on restart, and says so", async () => {
+		const { vault, data } = aVault();
+		const outside = spawn(fakeOra(vault), ["serve", vault, "--port", "0"], { stdio: ["ignore", "ignore", "pipe"] });
+		children.push(outside);
+		await until(() => existsSync(join(data, "server.json")));
+		const r = rig(vault, data);
+		await r.link.start();
+		expect(r.link.status.view.phase).toBe("ready");
+		expect(await r.link.restart()).toBe(
+			`The sidecar of this vault (pid ${outside.pid}) was started outside Obsidian (ora serve in a terminal, perhaps), so Ora did not restart it. New settings apply when you restart it there.`,
+		);
+		expect(outside.exitCode).toBeNull();
+		expect(outside.signalCode).toBeNull();
+		expect(r.spawned).toHaveLength(0);
+		expect(r.link.status.view.phase).toBe("ready");
+		// Its own sidecar it restarts as before.
+		const own = aVault();
+		const mine = rig(own.vault, own.data);
+		await mine.link.start();
+		expect(await mine.link.restart()).toBeNull();
+		expect(mine.spawned).toHaveLength(2);
 	});
 
 	it("on Windows, a restart ends the sidecar's process tree, says stopped meanwhile rather than ready, and runs a new one", async () => {

@@ -239,6 +239,93 @@ describe("SidecarSupervisor", () => {
 	});
 });
 
+/** An in-process sidecar of vault "/v" (pid 1 in its status) that accepts the token "tok" and no other; its port. */
+async function aSidecar(): Promise<number> {
+	const server = http.createServer((req, res) => {
+		if (req.url === "/v1/health") return res.end('{"status": "ok", "version": "0.1.0"}');
+		if (req.headers.authorization !== "Bearer tok") {
+			res.statusCode = 401;
+			return res.end('{"error": {"code": "unauthorized", "message": "bad token"}}');
+		}
+		res.end(STATUS);
+	});
+	servers.push(server);
+	await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+	return (server.address() as AddressInfo).port;
+}
+
+/** A child that exits at once the way `ora serve` does when another process holds the index's writer lock. */
+function losesTheIndex(holder: string): ChildProcess {
+	const script = `console.error("ora serve: error: the index in /v/.ora is being written by ${holder}; stop it (or wait for it to finish)"); process.exit(1)`;
+	return spawn(process.execPath, ["-e", script], { stdio: ["ignore", "ignore", "pipe"] });
+}
+
+describe("SidecarSupervisor, another window of the vault", () => {
+	it("attaches to the sidecar started at the same moment when its own child loses the index to it, even before that one has recorded itself", async () => {
+		const port = await aSidecar();
+		let token: string | null = null;
+		const client = new SidecarClient(new NodeHttpTransport(2000), { baseUrl: "http://127.0.0.1:9", token: () => token });
+		let child: ChildProcess | null = null;
+		const { sup } = supervisor(0, {
+			client,
+			onToken: (t) => (token = t),
+			spawn: () => (child = losesTheIndex(`process ${process.pid}`)),
+			// The other window's sidecar records itself only once it listens: after ours has given up.
+			readRecord: async () => (child?.exitCode !== null && child?.exitCode !== undefined ? { pid: 1, port, vault: "/v", parent_pid: process.pid + 100_000 } : null),
+			processes: { listener: async () => null, info: async () => null }, // the holder cannot be seen (Windows)
+		});
+		expect(await sup.ensureRunning()).toEqual({ ok: true, spawned: false, owned: false, version: "0.1.0", port });
+		expect(client.baseUrl).toBe(`http://127.0.0.1:${port}`);
+		expect(sup.owned).toBe(false);
+	});
+
+	it("says at once that the index is being written when its holder is no sidecar (ora watch in a terminal)", async () => {
+		const { sup } = supervisor(0, {
+			spawn: () => losesTheIndex(`process ${process.pid}`),
+			processes: { listener: async () => null, info: async (pid) => ({ pid, argv: ["/usr/bin/python3", "/home/me/.local/bin/ora", "watch", "/v"], command: "ora watch /v", state: "running", startedAt: "1" }) },
+		});
+		const began = Date.now();
+		const outcome = await sup.ensureRunning();
+		expect(outcome).toMatchObject({ ok: false, problem: "failed" });
+		expect(!outcome.ok && outcome.reason).toContain(`is being written by process ${process.pid}`);
+		expect(Date.now() - began).toBeLessThan(5_000); // not the 10 s start limit
+	});
+
+	it("gives up waiting for the index's holder once that process is gone", async () => {
+		const { sup } = supervisor(0, { spawn: () => losesTheIndex("process 4242"), alive: () => false, processes: { listener: async () => null, info: async () => null } });
+		const began = Date.now();
+		expect(await sup.ensureRunning()).toMatchObject({ ok: false, problem: "failed" });
+		expect(Date.now() - began).toBeLessThan(5_000);
+	});
+
+	it("checks again, after the stream dropped, that the sidecar on its port is still this vault's", async () => {
+		const port = await aSidecar();
+		let token: string | null = null;
+		const client = new SidecarClient(new NodeHttpTransport(2000), { baseUrl: `http://127.0.0.1:${port}`, token: () => token });
+		const ours = supervisor(port, { client, onToken: (t) => (token = t) }).sup;
+		expect(await ours.recheck()).toMatchObject({ ok: true });
+		// Another vault's sidecar on the port now: this vault's token is refused.
+		const theirs = supervisor(port, { client, onToken: (t) => (token = t), readToken: async () => "other\n" }).sup;
+		const outcome = await theirs.recheck();
+		expect(outcome).toMatchObject({ ok: false, problem: "other-vault" });
+		expect(!outcome.ok && outcome.reason).toContain("belongs to another vault");
+	});
+
+	it.each([
+		[4242, "was started by another Obsidian window, so Ora did not restart it. New settings apply when it is restarted there, or once that window is closed."],
+		[null, "was started outside Obsidian (ora serve in a terminal, perhaps), so Ora did not restart it. New settings apply when you restart it there."],
+	])("says who started a sidecar it did not start, from its record (parent %s)", async (parent, said) => {
+		const port = await aSidecar();
+		const client = new SidecarClient(new NodeHttpTransport(2000), { baseUrl: `http://127.0.0.1:${port}`, token: () => "tok" });
+		const { sup } = supervisor(port, { client, readRecord: async () => ({ pid: 1, port, vault: "/v", parent_pid: parent }) });
+		expect(await sup.startedElsewhere()).toBe(`The sidecar of this vault (pid 1) ${said}`);
+		const unrecorded = supervisor(port, { client }).sup;
+		expect(await unrecorded.startedElsewhere()).toBe("The sidecar of this vault (pid 1) was started elsewhere, so Ora did not restart it. New settings apply when it is restarted where it was started.");
+		const nothing = supervisor(await freePort(), {}).sup;
+		expect(await nothing.startedElsewhere()).toBeNull();
+	});
+});
+
 /** A real child seen through Node's rules on Windows: kill() throws for a signal Windows lacks (SIGCONT, SIGSTOP). */
 function windowsHandle(child: ChildProcess): ChildHandle {
 	return {

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { SidecarClient } from "../../src/api/client";
 import { AdoptModal, undoAdoption } from "../../src/ui/adopt-modal";
 import { shownNotices } from "../__mocks__/obsidian";
-import { anAdoptPlan, aProposal, json, ScriptedTransport } from "../builders";
+import { anAdoptPlan, aProposal, HANG, json, ScriptedTransport } from "../builders";
 
 const settle = () => new Promise((r) => setTimeout(r, 0));
 
@@ -75,6 +75,19 @@ describe("AdoptModal", () => {
 			new ScriptedTransport([json(500, { error: { code: "internal", message: "boom" } })]),
 		);
 		expect(failed.modal.contentEl.querySelector(".ora-error")?.textContent).toContain("boom");
+	});
+
+	it("says a timed-out adopt may still be applied, and how to check or undo it, not that it failed", async () => {
+		const transport = new ScriptedTransport([json(200, anAdoptPlan([aProposal()])), HANG]);
+		const client = new SidecarClient(transport, { baseUrl: "http://127.0.0.1:1", token: () => "t", timeouts: { write: 200 } });
+		const modal = new AdoptModal(new App(), { client });
+		modal.open();
+		await settle();
+		button(modal, "Adopt 1 note").click();
+		await new Promise((r) => setTimeout(r, 250));
+		expect(shownNotices).toEqual([
+			'Not sure the notes were adopted: The sidecar did not answer in 0.2 s, and may still apply the change. Check them in a moment, or run "Undo the last Ora adoption".',
+		]);
 	});
 
 	it("undo restores and says how many notes came back", async () => {

@@ -330,6 +330,35 @@ describe("AskView", () => {
 		expect(view.contentEl.textContent).not.toContain("31-12-07");
 	});
 
+	it("never puts a private question back in the box when private mode is switched off while it is answered", async () => {
+		const asked: { question: string; private: boolean | undefined }[] = [];
+		const saved: ConversationEntry[][] = [];
+		const view = streamingView(
+			(request) => {
+				asked.push({ question: request.question, private: request.private });
+				return new Promise<AskDocument>(() => undefined); // the answer is still being written
+			},
+			async (list) => void saved.push(list),
+		);
+		await view.onOpen();
+		const toggle = view.contentEl.querySelector(".checkbox-container") as HTMLElement;
+		const input = view.contentEl.querySelector("textarea") as HTMLTextAreaElement;
+		const settle = () => new Promise((ok) => setTimeout(ok, 0));
+		toggle.click(); // private on
+		input.value = "What did my journal say about the divorce?";
+		input.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter" }));
+		await settle();
+		expect(input.value).toBe("");
+		toggle.click(); // private off, mid-answer
+		await settle();
+		expect(input.value).toBe("");
+		input.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter" })); // sends nothing
+		await settle();
+		expect(asked).toEqual([{ question: "What did my journal say about the divorce?", private: true }]);
+		expect(saved).toEqual([]);
+		expect(view.contentEl.textContent).not.toContain("divorce");
+	});
+
 	it("follows its conversation's note when it is moved, and starts a new conversation, saying so, when the note is deleted", async () => {
 		const note = "Chats/Ora/c1.md";
 		const transport = new ScriptedTransport([json(200, { ...ANSWER, conversation_note: note }), json(200, ANSWER)]);

@@ -6,7 +6,7 @@ import type { HttpRequest, HttpResponse, HttpTransport } from "../../src/api/tra
 import type { ExtractSelector } from "../../src/api/types";
 import { ExtractModal, undoExtraction, type ExtractDeps } from "../../src/ui/extract-modal";
 import { noticeEls, shownNotices } from "../__mocks__/obsidian";
-import { anExtractPlan, anExtractProposal, json, ScriptedTransport } from "../builders";
+import { anExtractPlan, anExtractProposal, HANG, json, ScriptedTransport } from "../builders";
 
 const settle = () => new Promise((r) => setTimeout(r, 0));
 const NOTE: ExtractSelector = { note: "Chats/Ora/ask-1.md" };
@@ -232,6 +232,19 @@ describe("ExtractModal", () => {
 		await settle();
 		expect(transport.requests[2]?.url).toBe("http://127.0.0.1:1/v1/extract");
 		expect([...modal.contentEl.querySelectorAll(".ora-proposal")].map((c) => c.getAttribute("data-id"))).toEqual(["x3"]);
+	});
+
+	it("says a timed-out keep may still write the engrams, and how to check or undo it", async () => {
+		const client = new SidecarClient(new ScriptedTransport([json(200, plan()), HANG]), { baseUrl: "http://127.0.0.1:1", token: () => "t", timeouts: { write: 200 } });
+		const modal = new ExtractModal(new App(), { client, selector: NOTE, open: async () => undefined });
+		modal.open();
+		await settle();
+		button(card(modal, "x1"), "Accept").click();
+		button(modal.contentEl, "Keep 1 accepted").click();
+		await new Promise((r) => setTimeout(r, 250));
+		expect(modal.contentEl.querySelector(".ora-extract-write-error")?.textContent).toBe(
+			'Not sure the engrams were kept: The sidecar did not answer in 0.2 s, and may still apply the change. Check them in a moment, or run "Undo the last engram extraction".',
+		);
 	});
 
 	it("says when nothing is new, still showing what was dropped", async () => {

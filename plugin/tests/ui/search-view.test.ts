@@ -184,14 +184,15 @@ describe("SearchView", () => {
 
 	it("saves the query, archived toggle and chips and restores them after a restart, with private mode off", async () => {
 		const { leaf, workspace } = aLeaf();
-		const transport = new ScriptedTransport([json(200, aSearchDocument([aResult()]))]);
+		const transport = new ScriptedTransport(Array.from({ length: 3 }, () => json(200, aSearchDocument([aResult()]))));
 		const { view, input } = await openView(transport, [], leaf);
 		const [privateToggle, archivedToggle] = toggles(view);
-		privateToggle?.click();
 		archivedToggle?.click();
 		[...view.contentEl.querySelectorAll<HTMLElement>(".ora-chip")].find((c) => c.textContent === "engram")?.click();
 		await type(input, "sleep");
-		expect(body(transport, 0)).toMatchObject({ query: "sleep", private: true });
+		privateToggle?.click(); // a query typed before private mode is saved once it is off
+		await vi.advanceTimersByTimeAsync(100);
+		expect(body(transport, 1)).toMatchObject({ query: "sleep", private: true });
 		privateToggle?.click();
 		expect(workspace.saves).toBeGreaterThan(0);
 		const saved = view.getState();
@@ -212,15 +213,21 @@ describe("SearchView", () => {
 		expect(restored.view.getState()).not.toHaveProperty("private");
 	});
 
-	it("does not save a query typed in private mode", async () => {
-		const transport = new ScriptedTransport([json(200, aSearchDocument([aResult()])), json(200, aSearchDocument([aResult()]))]);
+	it("never saves a query typed in private mode, nor an edit of it once private mode is off", async () => {
+		const transport = new ScriptedTransport(Array.from({ length: 4 }, () => json(200, aSearchDocument([aResult()]))));
 		const { view, input } = await openView(transport);
 		toggles(view)[0]?.click();
 		await type(input, "locker code");
 		expect(view.getState()).toEqual({ query: "", includeArchived: false, chips: { types: [], folders: [], tags: [], clusters: [], conversations: [] } });
-		toggles(view)[0]?.click();
+		toggles(view)[0]?.click(); // private mode off: Obsidian saves the layout at its next change
 		await vi.advanceTimersByTimeAsync(100);
-		expect(view.getState()).toMatchObject({ query: "locker code" });
+		expect(view.getState()).toMatchObject({ query: "" });
+		await type(input, "locker code 31");
+		expect(view.getState()).toMatchObject({ query: "" });
+		// Emptied, then typed outside private mode: saved as usual.
+		await type(input, "");
+		await type(input, "sourdough");
+		expect(view.getState()).toMatchObject({ query: "sourdough" });
 	});
 
 	it("keeps private mode on while the panel lives when Obsidian sets its state again", async () => {

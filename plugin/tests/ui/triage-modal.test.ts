@@ -186,6 +186,71 @@ describe("TriageModal", () => {
 		expect(counts).toEqual([0]); // private listings do not change the public count
 	});
 
+	it("names no note in a notice once private notes are unticked while the resolution, story or undo was answered", async () => {
+		const secret = aPair({ id: "s1", private: true, kind: "news", batch: "news-s" });
+		const transport = new HeldTransport();
+		const client = new SidecarClient(transport, { baseUrl: "http://127.0.0.1:1", token: () => "t" });
+		const modal = new TriageModal(new App(), { client, open: async () => undefined, onOpenCount: () => undefined, confirm: async () => true });
+		/** Answers the last request whose URL holds `part`, and lets the modal draw. */
+		const answer = async (part: string, response: HttpResponse) => {
+			const held = transport.held.filter((h) => h.req.url.includes(part)).at(-1);
+			if (!held) throw new Error(`no request to ${part}`);
+			held.answer(response);
+			await settle();
+			await settle();
+		};
+		const include = async (on: boolean) => {
+			if (on) {
+				// The lists loaded meanwhile, outside private mode: no private pair in them.
+				for (const held of transport.held) if (held.req.url.includes("/contradictions?")) held.answer(json(200, { pairs: [] }));
+				await settle();
+			}
+			const box = modal.contentEl.querySelector<HTMLInputElement>(".ora-triage-private input");
+			if (!box) throw new Error("no private toggle");
+			box.checked = on;
+			box.dispatchEvent(new Event("change"));
+			if (on) await answer("private=true", json(200, { pairs: [secret] }));
+		};
+		const paths = [secret.a.path, secret.b.path];
+		modal.open();
+		await answer("/contradictions?status=open", json(200, { pairs: [] }));
+
+		await include(true);
+		button(modal, "B supersedes A").click();
+		await settle();
+		await include(false); // unticked while the sidecar writes
+		await answer("/resolve", json(200, { pair: { ...secret, status: "resolved", resolution: { action: "changed-mind" } }, changed: paths }));
+		expect(shownNotices.at(-1)).toBe("Resolved: you changed your mind. Changed 2 notes. You can undo this.");
+
+		await include(true);
+		button(modal, "Approve the story").click();
+		await settle();
+		await include(false);
+		await answer("/approve", json(200, { pairs: [{ ...secret, status: "resolved" }], changed: paths }));
+		expect(shownNotices.at(-1)).toBe("Approved 1 in this story. Changed 2 notes. You can undo this.");
+
+		await include(true);
+		button(modal, "Undo last resolution").click();
+		await settle();
+		await include(false);
+		await answer("/undo", json(200, { pairs: [secret], changed: paths }));
+		expect(shownNotices.at(-1)).toBe("Undone: the pair is open again. Restored 2 notes.");
+
+		await include(true);
+		button(modal, "Dismiss").click();
+		await settle();
+		await include(false);
+		await answer("/resolve", json(409, { error: { code: "conflict", message: `${secret.b.path} changed since it was judged` } }));
+		expect(shownNotices.at(-1)).toBe("Could not resolve: its details are not shown now that private notes are not included.");
+
+		expect(shownNotices.filter((n) => paths.some((p) => n.includes(p)))).toEqual([]);
+		// Still ticked when the answer comes: named as before.
+		await include(true);
+		button(modal, "Flag for reflection").click();
+		await answer("/resolve", json(200, { pair: { ...secret, status: "flagged" }, changed: [secret.a.path] }));
+		expect(shownNotices.at(-1)).toBe(`Flagged for reflection. Changed: ${secret.a.path}. You can undo this.`);
+	});
+
 	it("approves a news story as a batch", async () => {
 		const news = (id: string) => aPair({ id, kind: "news", batch: "news-abc", judge: "news-sweep", evidence: { proposal: "b supersedes a", similarity: 0.9 } });
 		const transport = new ScriptedTransport([
@@ -252,6 +317,21 @@ describe("TriageModal", () => {
 		expect(shownNotices.at(-1)).not.toContain("ora contradictions");
 		expect(modal.contentEl.querySelector(".ora-claim-path")?.textContent).toBe("Engrams/Coffee is fine.md");
 		expect(counts).toEqual([1, 1]);
+	});
+
+	it("says a timed-out resolution may still be applied, and loads the list again", async () => {
+		const pair = aPair();
+		const transport = new ScriptedTransport([json(200, { pairs: [pair] }), HANG, json(200, { pairs: [] })]);
+		const client = new SidecarClient(transport, { baseUrl: "http://127.0.0.1:1", token: () => "t", timeouts: { write: 200 } });
+		const modal = new TriageModal(new App(), { client, open: async () => undefined, onOpenCount: () => undefined, confirm: async () => true });
+		modal.open();
+		await settle();
+		button(modal, "A supersedes B").click();
+		await new Promise((r) => setTimeout(r, 250));
+		expect(shownNotices).toEqual([
+			'Not sure the pair was resolved: The sidecar did not answer in 0.2 s, and may still apply the change. Check the list in a moment; if it was, "Undo last resolution" reverts it.',
+		]);
+		expect(transport.requests.map((r) => r.method)).toEqual(["GET", "POST", "GET"]);
 	});
 
 	it("leaves its loading state when the sidecar does not answer, with Try again", async () => {

@@ -104,7 +104,7 @@ describe("EventBatcher", () => {
 		const b = new EventBatcher((events) => client.sendEvents(events), 500, (err) => errors.push(String(err)));
 		b.push({ kind: "modified", path: "a.md" });
 		await vi.advanceTimersByTimeAsync(500 + CALL_TIMEOUTS.write);
-		expect(errors).toEqual(["SidecarError: The sidecar did not answer in 1 min."]);
+		expect(errors).toEqual(["SidecarError: The sidecar did not answer in 1 min, and may still apply the change."]);
 		b.push({ kind: "created", path: "b.md" });
 		await vi.advanceTimersByTimeAsync(500);
 		expect(transport.requests).toHaveLength(2);
