@@ -6,17 +6,21 @@ the conversation's memory; without one, or when the model fails, the answer is e
 says why and quotes the passages — and `generator` is `none` with `generator_reason`. In a
 conversation the question and a generated answer (with its cited sources) are appended to the
 conversation's chat note; an extractive answer is noted there but never remembered as the
-assistant's turn, and the conversation's own note is never one of its passages. A chat note holds
-no web result's text, only its title and URL (`web_sources.py`). An answer longer than
-`answer_max_tokens` × `chars_per_token` characters (`schema/memory.json`) is cut, with a marker
-saying so. When the asker of a streamed answer hangs up while the answer is being generated, the
-model call is abandoned and the chat note records the question with a `no answer` line saying it
-was cancelled; once generated, the answer is written whether or not the asker is still there.
+assistant's turn, and the conversation's own note (by its conversation id, under any path) is
+never one of its passages; nor is a passage of a note the index no longer holds as it is on disk
+(gone, renamed or edited since `ora index`): it would quote text the note no longer holds and
+cite a path that does not open. A chat note holds no web result's text, only its title and URL
+(`web_sources.py`). An answer longer than `answer_max_tokens` × `chars_per_token` characters
+(`schema/memory.json`) is cut, with a marker saying so. When the asker of a streamed answer
+hangs up while the answer is being generated, the model call is abandoned and the chat note
+records the question with a `no answer` line saying it was cancelled; once generated, the answer
+is written whether or not the asker is still there.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -37,8 +41,9 @@ from sidecar.memory.conversation import ConversationMemory
 from sidecar.models.chat import DeltaRefused, OnDelta, complete, generator_name
 from sidecar.models.embedder import Embedder
 from sidecar.models.reranker import Reranker
+from sidecar.retrieval.on_disk import OnDisk
 from sidecar.retrieval.relations import search_related
-from sidecar.retrieval.search import SearchOptions
+from sidecar.retrieval.search import Chunk, SearchOptions
 from sidecar.schema import load_json
 from sidecar.settings import Config
 from sidecar.web.searxng import web_tier
@@ -92,6 +97,25 @@ async def _generate(
                           on_delta=on_delta)
 
 
+def _left_out(index: Index, memory: ConversationMemory | None) -> Callable[[Chunk], bool]:
+    """What an answer's search leaves out before its top-k cut (deeper passes fill the places):
+    the conversation's own chat note, known by its conversation id whatever its path (a renamed
+    note's old chunks too: the conversation already has its turns, and a long one's note would
+    fill the top k), and passages of notes the index does not hold as they are on disk (gone,
+    renamed or changed since they were indexed: `retrieval/on_disk.py`)."""
+    conversation = memory.conversation if memory is not None else None
+    own_note = memory.note_path if memory is not None else None
+    on_disk = OnDisk(index.config, index.ledger, index.namespace)
+
+    def left_out(chunk: Chunk) -> bool:
+        if conversation is not None and (chunk.conversation == conversation
+                                         or chunk.path == own_note):
+            return True
+        return not on_disk.holds(chunk.path)
+
+    return left_out
+
+
 async def answer(
     config: Config, index: Index, embedder: Embedder, reranker: Reranker | None,
     question: str, options: SearchOptions, *, reranker_reason: str = "",
@@ -107,15 +131,11 @@ async def answer(
         raise ValueError("the conversation memory and the search must share private mode")
     if memory is not None:
         await asyncio.to_thread(memory.check_writable)
-    own_note = memory.note_path if memory is not None else None
-    # Its chunks may fill several places of the top k: ask for twice as many, keep k.
-    wider = replace(options, k=options.k * 2) if own_note else options
-    found = await search_related(index, embedder, reranker, question, wider,
+    found = await search_related(index, embedder, reranker, question,
+                                 replace(options, leave_out=_left_out(index, memory)),
                                  reranker_reason=reranker_reason)
     # search() already filters; checked again so a non-private answer can never quote one.
-    # A conversation never cites its own chat note: it already has its turns.
-    results = [r for r in found["results"]
-               if (options.private or not r["private"]) and r["path"] != own_note][: options.k]
+    results = [r for r in found["results"] if options.private or not r["private"]][: options.k]
     citations = [citation(n, r) for n, r in enumerate(results, start=1)]
     history = await memory.context(question) if memory is not None else []
     external = (await web_tier(config, embedder, question, int(config.web_results),

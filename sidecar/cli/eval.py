@@ -39,7 +39,7 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory(prefix="ora-eval-config-") as scratch:
         # No vault here: the config only carries the model and re-ranker settings.
-        config = make_config(scratch, data=scratch)
+        config = make_config(scratch, data=Path(scratch) / "data")
         modes = list(MODES) if args.mode == "all" else [args.mode]
         reranker, reason = (None, "") if args.no_rerank else build_reranker(config)
         if "default" in modes:

@@ -14,14 +14,15 @@ In order:
    tells nothing about this one). A later user sentence that contradicts an assistant claim
    rejects it whatever words it uses. A claim the user says again is the user's, never
    rejected. Reason `pushback`. (A document has neither side: nothing to push back.)
-4. **Duplicate**: an existing engram's claim says the same (cosine ≥ `duplicate_similarity`,
-   or the same words: normalised equality, or a Dice overlap of content stems ≥
-   `duplicate_overlap` where one side's stems are all the other's: a word replaced, another
-   subject or another number, makes another claim), and the detector does not call the two a
-   contradiction. Reason `duplicate`, `of` the engram. A claim repeated within the conversation
-   is proposed once (a correction that negates an earlier claim is not a repetition, however
-   many words it shares); when the user repeats the assistant's very words, the claim is the
-   user's (its turn, not AI-derived).
+4. **Duplicate**: an existing engram's claim says the same (the same words: normalised
+   equality, or a Dice overlap of content stems ≥ `duplicate_overlap`; or a cosine ≥
+   `duplicate_similarity`), one side's content stems all among the other's whichever path found
+   it (a word replaced, another subject, day or number, makes another claim, however near the
+   two are in meaning: "every Monday morning" is not "every Sunday morning"), and the detector
+   does not call the two a contradiction. Reason `duplicate`, `of` the engram. A claim repeated
+   within the conversation is proposed once (a correction that negates an earlier claim is not
+   a repetition, however many words it shares); when the user repeats the assistant's very
+   words, the claim is the user's (its turn, not AI-derived).
 5. **Contradicts**: an existing engram's claim close enough to be about the same thing (the
    survey's `claim_similarity`) that the detector calls a contradiction. Still proposed, with
    `contradicts`: the vault accepts content quickly and the cleaning queue surfaces the pair.
@@ -103,13 +104,19 @@ def judged(a: str, b: str) -> Verdict:
     return detect(numerals(a), numerals(b))
 
 
+def _contained(a: str, b: str) -> bool:
+    """One side's content stems all among the other's: a replaced word ("Monday" for "Sunday"),
+    another subject or another number makes another claim, however near in meaning."""
+    x, y = content_stems(a), content_stems(b)
+    return x <= y or y <= x
+
+
 def _same(a: str, b: str, limit: float) -> bool:
     """The same words: equal once normalised, or nearly the same content stems with one side's
-    all among the other's (a replaced word, another subject or number, is another claim)."""
+    all among the other's (`_contained`)."""
     if normalise(a) == normalise(b):
         return True
-    x, y = content_stems(a), content_stems(b)
-    return (x <= y or y <= x) and overlap(a, b) >= limit
+    return _contained(a, b) and overlap(a, b) >= limit
 
 
 def _pushed_back(source: Source, claims: list[Proposal]) -> set[int]:
@@ -197,6 +204,7 @@ def _check(p: Proposal, matches: list[Match], similar: float, same_words: float)
                 p.contradicts.append(Match(m.path, m.text, m.line_start, m.line_end,
                                            m.similarity, m.private, verdict.score,
                                            {"cue": verdict.cue, **verdict.detail}))
-        elif m.similarity >= similar or _same(p.text, m.text, same_words):
+        elif _same(p.text, m.text, same_words) or (m.similarity >= similar
+                                                     and _contained(p.text, m.text)):
             return m.path
     return None

@@ -9,7 +9,9 @@ train queries this ranked better, alone and fused, than per-field BM25 with the 
 weight (docs/benchmarks.md). That field is its note's language's
 (`languages.py`): each language has its own stemmer and stopwords, and a query is analysed in
 every language, so a note matches the query as its own language reads it; the notes of compound
-languages also index the character n-grams of their long words, for a part to find the whole.
+languages also index the character n-grams of their long words, for a part to find the whole,
+and the letters of Chinese, Japanese and Korean runs are indexed one by one beside their pairs,
+for a word of one character ("茶") to be found.
 In languages other than English a query is expanded by pseudo-relevance feedback: the best terms
 of its first chunks are added at a lower weight (`feedback`), which on the help vaults in
 Italian, Dutch and French found 4–5 more of 76 notes in the top 5 of the default search.
@@ -47,8 +49,8 @@ LAYOUT = ("body: title heading about text anchors(by path); composed (NFC, width
           "Traditional as Simplified), unspaced bigrams (CJK, Thai, Lao, Khmer, Myanmar) "
           "simple remove_long(40) "
           "lowercase ascii_fold stemmer(en); body_LANG per languages.json: stopword(LANG) "
-          "stemmer(LANG) ascii_fold; grams: n-grams of long words of compound languages; notes: "
-          "whole notes of the languages taking feedback")
+          "stemmer(LANG) ascii_fold; grams: n-grams of long words of compound languages; chars: "
+          "letters of CJK runs one by one; notes: whole notes of the languages taking feedback")
 
 
 def analysis(doc: dict[str, Any]) -> dict[str, Any]:
@@ -74,6 +76,9 @@ VERSION = "; ".join([version("tantivy"), LAYOUT,
 WRITER_HEAP = 16_000_000
 _GRAMS = "grams"
 _GRAMS_TOKENIZER = "ora_grams"
+# The letters of Chinese, Japanese and Korean runs one by one (`languages.indexed`): a query's
+# word of one character is no pair of the language fields.
+_CHARS = "chars"
 # Shorter feedback terms are mostly noise (elided articles and pronouns, stems of two letters).
 _FEEDBACK_MIN_LENGTH = 3
 
@@ -93,9 +98,11 @@ class Terms:
     # Per pair of `words`, the query token it reads in its language (the same token read in
     # other languages shares the number): its rarity is counted over all their fields.
     tokens: tuple[int, ...] = ()
+    # Its Chinese, Japanese and Korean words of one character, looked up in `chars`.
+    chars: tuple[str, ...] = ()
 
     def __bool__(self) -> bool:
-        return bool(self.words or self.grams)
+        return bool(self.words or self.grams or self.chars)
 
 
 def analyze(english: Sequence[str], words: Sequence[str],
@@ -116,7 +123,8 @@ def analyze(english: Sequence[str], words: Sequence[str],
                 pairs.setdefault((lang.field, term), token)
     compound = codes is None or any(languages.compounds(code) for code in codes)
     grams = dict.fromkeys(g for w in words for g in languages.grams(w)) if compound else {}
-    return Terms(tuple(pairs), tuple(grams), tokens=tuple(pairs.values()))
+    chars = dict.fromkeys(c for w in words for c in languages.lone_characters(w))
+    return Terms(tuple(pairs), tuple(grams), tokens=tuple(pairs.values()), chars=tuple(chars))
 
 
 def takes_feedback(terms: Terms) -> bool:
@@ -133,6 +141,8 @@ def _schema() -> tantivy.Schema:
     for code, lang in languages.spec().languages.items():
         builder.add_text_field(lang.field, tokenizer_name=_tokenizer(code), index_option="freq")
     builder.add_text_field(_GRAMS, tokenizer_name=_GRAMS_TOKENIZER, index_option="freq")
+    # as the n-grams: words already cut, separated by spaces
+    builder.add_text_field(_CHARS, tokenizer_name=_GRAMS_TOKENIZER, index_option="freq")
     return builder.build()
 
 
@@ -192,9 +202,12 @@ class Bm25Engine:
             doc = tantivy.Document()
             doc.add_unsigned("rowid", rowid)
             doc.add_unsigned("archived", int(archived))
-            doc.add_text(lang.field, segment(body))
+            words, chars = languages.indexed(body)
+            doc.add_text(lang.field, words)
             if lang.compounds:
                 doc.add_text(_GRAMS, " ".join(languages.grams(body)))
+            if chars:
+                doc.add_text(_CHARS, chars)
             writer.add_document(doc)
 
     def commit(self) -> None:
@@ -296,13 +309,14 @@ class Bm25Engine:
 
 
 def _query(terms: Terms, searcher: tantivy.Searcher) -> tantivy.Query:
-    """The OR of the terms' word queries, and of their n-grams and feedback terms at their
-    weights."""
+    """The OR of the terms' word queries and their one-character words' (`chars`), and of their
+    n-grams and feedback terms at their weights."""
     spec = languages.spec()
     weights = _shared_rarity(terms, searcher)
     parts = [(tantivy.Occur.Should, _term(field, term) if weight == 1.0 else
               tantivy.Query.boost_query(_term(field, term), weight))
              for (field, term), weight in zip(terms.words, weights, strict=True)]
+    parts += [(tantivy.Occur.Should, _term(_CHARS, char)) for char in terms.chars]
     for weighted, weight in (([(_GRAMS, gram) for gram in terms.grams], spec.gram_weight),
                              (list(terms.feedback), spec.feedback_weight)):
         if weighted:

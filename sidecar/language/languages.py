@@ -36,7 +36,8 @@ _HANGUL = re.compile("[\uac00-\ud7af]")
 # Chinese and Japanese write words without spaces (Korean attaches particles to them): a run of
 # their characters is one token to the tokenizer, so a word inside it never matched. Runs are
 # indexed and queried as their overlapping character pairs, as Lucene's CJK bigram filter does
-# (a run of one character stays itself); other text is left as it is. The other scripts written
+# (a run of one character stays itself; their characters are indexed one by one as well, for a
+# word of one character: `indexed`); other text is left as it is. The other scripts written
 # without spaces (Thai, Khmer: languages.json `scripts`) are paired the same way.
 _CJK_RANGES = ("\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f"
                "\U00020000-\U0003134f")
@@ -46,6 +47,24 @@ _CJK = re.compile(f"[{_CJK_RANGES}]+")
 def _pairs(run: re.Match[str]) -> str:
     text = run.group()
     return " " + " ".join(text[i : i + 2] for i in range(max(1, len(text) - 1))) + " "
+
+
+# A word of one character ("茶" tea, "猫" cat, "책" book) is no pair: the characters of Chinese,
+# Japanese and Korean runs are also indexed one by one, in a field of their own (`indexed`),
+# and a query's run of one character is looked up there (`lone_characters`). The pairs' fields
+# keep their statistics: a query of longer runs ranks as it did.
+
+
+def _letters(joined: str) -> str:
+    """The letters of the Chinese, Japanese and Korean runs of `joined` (`_joined`'s), one by
+    one, separated by spaces."""
+    return " ".join(c for run in _CJK.findall(joined) for c in run if c.isalnum())
+
+
+def lone_characters(text: str) -> list[str]:
+    """`text`'s Chinese, Japanese and Korean runs of one letter (a query's one-character word),
+    as `indexed` writes them."""
+    return [run for run in _CJK.findall(_joined(text)) if len(run) == 1 and run.isalnum()]
 
 
 @cache
@@ -110,6 +129,13 @@ def segment(text: str) -> str:
     scripts' letters unified (`unified`), and every run of a script written without spaces as
     its overlapping character pairs."""
     return _unspaced().sub(_pairs, _joined(text))
+
+
+def indexed(text: str) -> tuple[str, str]:
+    """What BM25 indexes of `text`: `segment(text)`, and the letters of its Chinese, Japanese
+    and Korean runs one by one, separated by spaces (composed and unified once for both)."""
+    joined = _joined(text)
+    return _unspaced().sub(_pairs, joined), _letters(joined)
 
 
 # Longer tokens are not words (hashes, base64, URLs run together).

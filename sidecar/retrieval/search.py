@@ -50,6 +50,10 @@ class SearchOptions:
     # False: by the words alone (BM25), the query not embedded; a server's search while a cold
     # index's words pass runs and the embedding model is not loaded yet
     dense: bool = True
+    # A library caller's own exclusions, applied with the filters before any top-k cut (deeper
+    # passes fill the places of what it leaves out): an answer leaves out its conversation's own
+    # chat note and notes changed on disk since they were indexed (`answers/pipeline.py`)
+    leave_out: Callable[[Chunk], bool] | None = None
 
 
 class SearchIndex(Protocol):
@@ -164,6 +168,8 @@ def _check(query: str, options: SearchOptions) -> None:
 
 
 def _admits(chunk: Chunk, options: SearchOptions) -> bool:
+    if options.leave_out is not None and options.leave_out(chunk):
+        return False
     return is_admissible(
         chunk.type, chunk.tags, chunk.private,
         private_mode=options.private, include_archived=options.include_archived,
@@ -206,8 +212,9 @@ async def candidates(
     The stores already leave out archived and private chunks, hold only retrievable types and
     apply the search filters, so `depth = max(pool, k)` candidates per retriever leave at least
     k whenever k exist; the filters here are the second line of defence (and run again on the
-    records of the results shown). Copies of one text count once, so `search` asks again
-    deeper when they leave fewer than k.
+    records of the results shown). Copies of one text count once, and what a caller's
+    `leave_out` leaves out not at all, so `search` asks again deeper when they leave fewer than
+    k.
     """
     depth = depth or max(fusion.pool, options.k)
     prepared = Bm25Query(query)  # its feedback worked out once, for both BM25 searches
@@ -222,7 +229,8 @@ async def candidates(
         namespace=options.namespace)
     pool = fuse_pool(lists, depth, fusion, unembedded=unembedded)
     facts = await _facts(index, [chunk_id for chunk_id, _ in pool], options)
-    admitted = _admitted(pool, facts, options)
+    admitted = (await asyncio.to_thread(_admitted, pool, facts, options)  # it may read files
+                if options.leave_out is not None else _admitted(pool, facts, options))
     near, lead = await asyncio.gather(
         _near_notes(index.note_vectors, vector, admitted, options, fusion.notes),
         _near_notes(index.note_leads, vector, admitted, options, fusion.leads))
@@ -535,8 +543,9 @@ async def search(
     """The search document of docs/http-api.md for `query`, best `options.k` results first.
 
     `reranker_reason` says why `reranker` is None; `fusion` overrides `schema/ranking.json`.
-    When copies of one text leave fewer than k results and the retrievers hold more, the
-    search is asked again twice as deep, so the next distinct texts fill their places.
+    When copies of one text (or what `options.leave_out` leaves out) leave fewer than k results
+    and the retrievers hold more, the search is asked again twice as deep, so the next distinct
+    texts fill their places.
     """
     options = options or SearchOptions()
     _check(query, options)

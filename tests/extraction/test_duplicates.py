@@ -64,3 +64,23 @@ async def test_a_claim_about_another_subject_or_number_is_not_a_duplicate(
         "Tomatoes need two hours of direct sun each day.": [TOMATO]}
     assert {d.text: (d.reason, d.of) for d in plan.dropped} == {
         "So tomatoes need six hours of direct sun each day!": ("duplicate", TOMATO)}
+
+
+async def test_a_claim_with_a_replaced_word_is_proposed_however_near_its_meaning(
+    tmp_path: Path, embedder: Embedder,
+) -> None:
+    # Before: both were dropped as `duplicate` of the engram by their cosine alone (over
+    # duplicate_similarity), though each says another day or another time of day.
+    sunday = "Engrams/Feeding day.md"
+    vault = write_notes(tmp_path / "vault", {
+        sunday: _engram("I feed my starter every Sunday morning."),
+        "Chats/Ora/c.md": chat_text("c", [
+            ("user", "I feed my starter every Monday morning. I feed my starter every Sunday "
+                     "evening. I feed my starter every Sunday morning!")])})
+    with open_index(settings(vault), embedder=embedder) as index:
+        index.reconcile()
+        plan = await _plan(vault, index, embedder)
+    assert [p.text for p in plan.proposals] == ["I feed my starter every Monday morning.",
+                                                "I feed my starter every Sunday evening."]
+    assert {d.text: (d.reason, d.of) for d in plan.dropped} == {
+        "I feed my starter every Sunday morning!": ("duplicate", sunday)}

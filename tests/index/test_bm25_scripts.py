@@ -1,6 +1,6 @@
 """BM25 in every script: words kept whole across their combining marks, scripts written without
-spaces found by their words, a note's language told by its script, and a word's rarity counted
-over every language's field of a mixed store."""
+spaces found by their words (of one character too), a note's language told by its script, and a
+word's rarity counted over every language's field of a mixed store."""
 
 from __future__ import annotations
 
@@ -9,8 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from sidecar.index import bm25 as bm25_module
 from sidecar.index.bm25 import Bm25Store
 from sidecar.index.bm25_table import SparseRow
+from sidecar.language import languages
 from sidecar.language.languages import detect, words
 
 
@@ -100,6 +102,40 @@ def test_a_word_inside_a_run_of_a_script_without_spaces_is_found(
     # Before: a Thai or Khmer run was one token (and one of over 40 characters none at all).
     bm25 = _store(tmp_path, texts)
     assert _ids(bm25, query)[:1] == ["id1"]
+    bm25.close()
+
+
+@pytest.mark.parametrize(("texts", "query"), [
+    # 茶 (tea) last in its run: its one pair, 绿茶, holds it with the letter before.
+    (["我每天早上喝一杯绿茶。", "我喜欢喝咖啡，特别是拿铁。", "夏天喝冰镇的果汁最舒服。"], "茶"),
+    (["会后大家喝茶休息。", "我喜欢喝咖啡，特别是拿铁。"], "茶"),
+    (["東京駅で友達に会った。", "新しいカメラで写真を撮った。"], "駅"),
+    (["어제 도서관에서 책을 읽었다", "오늘은 날씨가 좋아서 공원에 갔다"], "책"),
+    # Traditional in the note, Simplified typed: unified as the pairs are.
+    (["週末買了一本書。", "週末去公園散步。"], "书"),
+])
+def test_a_word_of_one_character_is_found_in_chinese_japanese_and_korean(
+        tmp_path: Path, texts: list[str], query: str) -> None:
+    # Before: the notes were indexed as character pairs only, and the query's one character
+    # equals no pair: keyword search found nothing, or only a note holding the character alone.
+    bm25 = _store(tmp_path, texts)
+    assert _ids(bm25, query) == ["id1"]
+    bm25.close()
+
+
+def test_a_store_indexed_before_one_character_words_is_rebuilt_and_finds_them(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # An engine of the layout before: no letters one by one, and its version recorded.
+    with monkeypatch.context() as before:
+        before.setattr(languages, "indexed", lambda text: (languages.segment(text), ""))
+        before.setattr(bm25_module, "VERSION", "tantivy 0.27.0; body: pairs only")
+        bm25 = _store(tmp_path, ["我每天早上喝一杯绿茶。", "我喜欢喝咖啡。"])
+        assert _ids(bm25, "茶") == []
+        bm25.close()
+    assert Bm25Store(tmp_path / "bm25.sqlite").of_another_version("ns")
+    bm25 = Bm25Store(tmp_path / "bm25.sqlite")
+    bm25.create("ns")  # as the index's writer opens it: the engines are rebuilt from the table
+    assert _ids(bm25, "茶") == ["id1"]
     bm25.close()
 
 

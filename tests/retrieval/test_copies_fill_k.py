@@ -94,3 +94,19 @@ async def test_search_fills_k_with_distinct_texts_when_copies_collapse(
                                 k=k, rerank=False, fusion=fusion))["results"]
         assert len(results) == k, k
         assert len({copy_key(str(r["text"])) for r in results}) == k
+
+
+async def test_what_a_caller_leaves_out_is_left_out_before_the_top_k_and_k_is_still_filled(
+    template_vault: tuple[Path, Index], embedder: Embedder
+) -> None:
+    vault, index = template_vault
+    # The days fill a pool of 10; leaving them out, the deeper passes find the other notes.
+    fusion = replace(fusion_settings(embedder.model_id), pool=10)
+    search = SearchVault(make_config(vault), index, embedder).search
+    results = (await search("daily tasks water plants check inbox nothing notable", k=3,
+                            rerank=False, fusion=fusion,
+                            leave_out=lambda chunk: chunk.path.startswith("Daily/")))["results"]
+    paths = {r["path"] for r in results}  # Dup A and Dup B are one text: one of them
+    assert len(results) == 3 and paths - {"Notes/Dup A.md", "Notes/Dup B.md"} == {
+        "Recipes/Shakshuka.md", "Projects/Garden.md"}
+    assert not [p for r in results for p in r["duplicates"] if p.startswith("Daily/")]
