@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass
 from functools import cache
 
+from sidecar.language.languages import word_count
 from sidecar.schema import load_json
 from sidecar.vault import links
 
@@ -27,11 +28,13 @@ _TASK = re.compile(r"^\s*(?:>\s*)*(?:[-*+]|\d+[.)])\s+\[.\](?:\s|$)")
 _FOOTNOTE = re.compile(r"\[\^[^\]]+\]")
 _EMPHASIS = re.compile(r"(\*\*|__|\*|_|~~|==|`)(?=\S)(.+?)(?<=\S)\1")
 _SPACES = re.compile(r"\s+")
-# A sentence ends at . ! ? (and closing quotes or brackets) before a space and a capital or digit,
-# except after the abbreviations below.
-_BOUNDARY = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])")
+# A sentence ends at . ! ? (and closing quotes or brackets) before a space and a capital of any
+# script or a digit, except after the abbreviations below; at Chinese and Japanese 。！？,
+# written without a space after them, unless a closing quote follows (「本当？」と聞いた goes on).
+_BOUNDARY = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?(?P<next>\w))"
+                       r"|(?<=[。！？])(?![」』）”’\"'])\s*(?=\S)")
 _ABBREV = re.compile(r"\b(?:e\.g|i\.e|et al|vs|Dr|Mr|Mrs|Ms|Prof|Fig|No|approx|ca|cf|St)\.$")
-_WORD = re.compile(r"[A-Za-z0-9]+")
+_WORD = re.compile(r"[^\W_]+")
 
 
 @cache
@@ -104,7 +107,9 @@ def _sentences(paragraph: list[tuple[int, str]]) -> list[Claim]:
         text += line + " "
     claims: list[Claim] = []
     begin = 0
-    cuts = [m for m in _BOUNDARY.finditer(text) if not _ABBREV.search(text[: m.start()])]
+    cuts = [m for m in _BOUNDARY.finditer(text)
+            if (m["next"] is None or m["next"].isupper() or m["next"].isdigit())
+            and not _ABBREV.search(text[: m.start()])]
     for end in [m.start() for m in cuts] + [len(text)]:
         raw = text[begin:end]
         if raw.strip():
@@ -134,4 +139,4 @@ def paragraphs(body: str, first_line: int = 1) -> list[tuple[int, int, str]]:
 def split_claims(body: str, first_line: int = 1, min_words: int = 1) -> list[Claim]:
     """The claims of a note body whose first line is file line `first_line`."""
     claims = [c for p in _paragraphs(body, first_line) for c in _sentences(p)]
-    return [c for c in claims if len(_WORD.findall(c.text)) >= min_words]
+    return [c for c in claims if word_count(_WORD.findall(c.text)) >= min_words]

@@ -56,8 +56,9 @@ from sidecar.extraction.proposals import (
     proposal_id,
 )
 from sidecar.extraction.rules import not_a_claim, pushes_back, standalone, subtype_of, title_of
+from sidecar.language.languages import segment
 
-_TOKEN = re.compile(r"[a-z0-9]+")
+_TOKEN = re.compile(r"[^\W_]+")
 class EngramLookup(Protocol):
     """The existing engrams' claims nearest to each text, best first."""
 
@@ -66,7 +67,9 @@ class EngramLookup(Protocol):
 
 def content_stems(text: str) -> frozenset[str]:
     cues = get_cues()
-    return frozenset(stem(w, cues.suffixes) for w in _TOKEN.findall(text.lower())
+    # Any script's words, a run written without spaces as its character pairs (a Russian or
+    # Chinese claim has words too: with none, any two claims were "contained" in each other).
+    return frozenset(stem(w, cues.suffixes) for w in _TOKEN.findall(segment(text).lower())
                      if w not in cues.stopwords)
 
 

@@ -31,6 +31,7 @@ from functools import cache
 from sidecar.cleaning.claims import split_claims
 from sidecar.cleaning.vocab import get_cues
 from sidecar.extraction.proposals import Candidate, Source, extraction_data
+from sidecar.language.languages import word_count as count_words
 
 _WORD = re.compile(r"\w+(?:['’]\w+)*")
 _END = re.compile(r"[\s.;:,!]+$")
@@ -98,6 +99,12 @@ def words(text: str) -> list[str]:
     return _WORD.findall(text)
 
 
+def word_count(text: str) -> int:
+    """How many words `text` holds, a run of Chinese or Japanese counted by its letters
+    (`languages.word_count`): as one word, every such sentence was too short to be a claim."""
+    return count_words(words(text))
+
+
 def pushes_back(text: str) -> bool:
     """The user rejects what was said before ("no, that's wrong", "I don't think so", …)."""
     return text_rules().pushback.search(text) is not None
@@ -110,7 +117,7 @@ def _subject(sentence: str) -> str | None:
     if m is None:
         return None
     subject = (m["subject"] or m["short"]).strip()
-    n = len(words(subject))
+    n = word_count(subject)
     if not 1 <= n <= 6 or "," in subject or text_rules().resolvable.match(subject + " "):
         return None
     return subject
@@ -144,7 +151,7 @@ def not_a_claim(text: str) -> bool:
     """A question, a greeting, chatter, an aim, or not one idea's worth of words."""
     rules = text_rules()
     stripped = text.strip()
-    n = len(words(stripped))
+    n = word_count(stripped)
     if stripped.endswith("?") or not rules.min_words <= n <= rules.max_words:
         return True
     if get_cues().non_assertive.search(stripped):
@@ -154,7 +161,7 @@ def not_a_claim(text: str) -> bool:
     clauses = [c for c in _CLAUSE.split(stripped) if c.strip()]
     chatter = [any(p.search(c) for p in (*rules.requests, *rules.not_claim))
                for c in clauses]
-    return any(chatter) and all(said or len(words(c)) < rules.min_words
+    return any(chatter) and all(said or word_count(c) < rules.min_words
                                 for c, said in zip(clauses, chatter, strict=True))
 
 

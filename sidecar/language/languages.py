@@ -61,6 +61,18 @@ def _letters(joined: str) -> str:
     return " ".join(c for run in _CJK.findall(joined) for c in run if c.isalnum())
 
 
+def word_count(tokens: Iterable[str]) -> int:
+    """How many words a text's tokens (split at spaces and punctuation) are: a run of a script
+    written without spaces between words (Chinese, Japanese, Thai…) is a word per two of its
+    letters, about their words' length, not one word however long the sentence."""
+    spaced = letters = 0
+    for token in tokens:
+        unspaced = sum(len(run) for run in _unspaced().findall(token))
+        letters += unspaced
+        spaced += not unspaced
+    return spaced + (letters + 1) // 2
+
+
 def lone_characters(text: str) -> list[str]:
     """`text`'s Chinese, Japanese and Korean runs of one letter (a query's one-character word),
     as `indexed` writes them."""

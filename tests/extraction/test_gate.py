@@ -6,9 +6,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+import pytest
+
 from sidecar.extraction import load_source
 from sidecar.extraction.gate import gate
-from sidecar.extraction.proposals import Match, Source, Turn
+from sidecar.extraction.proposals import Candidate, Match, Source, Turn
 from sidecar.extraction.rules import rule_candidates
 from tests.notes import write_notes
 
@@ -191,3 +193,38 @@ def test_a_rejection_chatter_and_a_request_in_any_language_are_not_claims() -> N
         assert dropped[text] == "not-a-claim", text
     assert dropped["A banneton should be dusted with rice flour."] == "pushback"
     assert dropped["Honey kills wild yeast."] == "pushback"
+
+
+class NearEngram:
+    """A vault whose one engram is very near every claim (a cosine over duplicate_similarity)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def neighbours(self, texts: Sequence[str]) -> list[list[Match]]:
+        return [[Match("Engrams/E.md", self.text, 5, 5, 0.97, False)] for _ in texts]
+
+
+@pytest.mark.parametrize(("engram", "claim"), [
+    ("Я кормлю закваску каждое воскресенье утром.", "Я кормлю закваску каждый понедельник утром."),
+    ("我每天早上喝绿茶。", "我每天晚上喝红茶。"),
+    ("Το προζύμι μου τρώει κάθε Κυριακή πρωί.", "Το προζύμι μου τρώει κάθε Δευτέρα πρωί."),
+])
+def test_a_claim_in_any_script_with_a_replaced_word_is_not_a_duplicate(
+        engram: str, claim: str) -> None:
+    # Before: the words compared were ASCII only, so such a claim had none, was "contained" in
+    # any other, and its cosine alone dropped it as a duplicate of another day's claim.
+    conversation = _conversation(("user", claim))
+    candidates = [Candidate(claim, conversation.turns[0])]
+    proposals, dropped = gate(conversation, candidates, NearEngram(engram))
+    assert ([p.text for p in proposals], dropped) == ([claim], [])
+    proposals, dropped = gate(conversation, candidates, NearEngram(claim))
+    assert [(d.reason, d.of) for d in dropped] == [("duplicate", "Engrams/E.md")]
+
+
+def test_a_chinese_or_japanese_sentence_is_a_claim_by_its_letters() -> None:
+    # Before: a run without spaces was one word, so every such sentence was too short to be a
+    # claim and a Chinese or Japanese conversation proposed nothing.
+    proposed, dropped = _run(("user", "我每天晚上喝红茶。東京は日本の首都です。猫很可爱。"))
+    assert proposed == ["我每天晚上喝红茶。", "東京は日本の首都です。"]
+    assert dropped == {"猫很可爱。": "not-a-claim"}  # as short as "Cats are cute."
