@@ -73,9 +73,11 @@ def test_tasks_and_kanban_cards_are_plans_not_claims() -> None:
 @pytest.mark.parametrize(("body", "sentences"), [
     ("Я кормлю закваску утром. Она растёт быстро.",
      ["Я кормлю закваску утром.", "Она растёт быстро."]),
-    ("Το προζύμι τρώει αλεύρι. Η ζύμη φουσκώνει.", ["Το προζύμι τρώει αλεύρι.", "Η ζύμη φουσκώνει."]),
+    ("Το προζύμι τρώει αλεύρι. Η ζύμη φουσκώνει.",
+     ["Το προζύμι τρώει αλεύρι.", "Η ζύμη φουσκώνει."]),
     ("我每天晚上喝红茶。东京是日本的首都！", ["我每天晚上喝红茶。", "东京是日本的首都！"]),
-    ("東京は日本の首都です。「本当？」と彼は聞いた。", ["東京は日本の首都です。", "「本当？」と彼は聞いた。"]),
+    ("東京は日本の首都です。「本当？」と彼は聞いた。",
+     ["東京は日本の首都です。", "「本当？」と彼は聞いた。"]),
 ])
 def test_sentences_end_in_every_script(body: str, sentences: list[str]) -> None:
     # Before: only a Latin capital began a sentence, and 。！？ ended none, so a Russian, Greek,
@@ -86,6 +88,7 @@ def test_sentences_end_in_every_script(body: str, sentences: list[str]) -> None:
 def test_a_chinese_claim_has_words_to_count() -> None:
     # Before: only Latin letters counted as words, so the scan's word minimum left out every
     # claim written in another script.
-    assert [c.text for c in split_claims("我每天晚上喝红茶。", min_words=4)] == ["我每天晚上喝红茶。"]
+    tea = "我每天晚上喝红茶。"
+    assert [c.text for c in split_claims(tea, min_words=4)] == [tea]
     assert [c.text for c in split_claims("Я кормлю закваску утром.", min_words=4)] == [
         "Я кормлю закваску утром."]
