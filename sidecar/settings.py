@@ -71,7 +71,9 @@ SETTINGS: tuple[Setting, ...] = (
             "Hosts not on this machine that may receive private text (private notes' passages "
             "and claims, private-mode questions, private conversation turns), comma-separated, "
             "e.g. `gpu-box.lan,api.cohere.com`. Any other endpoint that is not loopback "
-            "(127.0.0.0/8, ::1, localhost) never receives it; see docs/privacy.md."),
+            "(127.0.0.0/8, ::1, localhost) never receives it; the web search (`searxng_url`), "
+            "which passes every query on to public search engines, receives private-mode "
+            "queries only when its host is named here, loopback too; see docs/privacy.md."),
     Setting("host", "127.0.0.1", "ORA_HOST",
             "Address `ora serve` binds (loopback only by default)."),
     Setting("port", 47113, "ORA_PORT", "Port `ora serve` listens on."),
@@ -111,7 +113,8 @@ SETTINGS: tuple[Setting, ...] = (
             "Longest running summary of turns evicted from the window, in the model's tokens."),
     Setting("searxng_url", "", "ORA_SEARXNG_URL",
             "Base URL of a SearXNG instance (its JSON format enabled) for the web tier of "
-            "`--web` searches and answers; empty means no web search."),
+            "`--web` searches and answers; empty means no web search. Private-mode queries are "
+            "not sent to it, wherever it runs, unless `private_remote_ok` names its host."),
     Setting("web_timeout", 10.0, "ORA_WEB_TIMEOUT",
             "Seconds before a web search is abandoned (the vault results are returned alone)."),
     Setting("web_results", 8, "ORA_WEB_RESULTS", "Web results fetched and classified per query."),

@@ -9,7 +9,8 @@ every private note carries a secret word (`zqx` + hex) in its title, so in its p
 body, and some private notes contradict public ones so that the contradiction scan pairs them.
 Each vault also holds a PDF made private by `ora.yaml`'s `private` folder rule (a document has
 no tags), its secret in its name, its text and its own title, author and subject, beside a public
-PDF.
+PDF, and its page note as `ora ingest` wrote it before the folder was private (in `Resources/`,
+untagged: private by the document its `source_path` names).
 After a real index and scan, two public things turn private while the server runs, each
 carrying its own secret (`qzf` + hex): a public note the scan paired with another public one is
 tagged private, and a conversation asked in public mode has its chat note tagged private by
@@ -18,6 +19,8 @@ private mode, a claim naming a secret is said in a private conversation and kept
 engram through extraction. Then every content-bearing route is asked, with generated
 options (filters, archived, re-ranking, one-hop expansion, k), in non-private mode (no body may
 hold `zqx` or `qzf`) and in private mode (the secrets must be there, so the property can fail).
+Searches and questions ask for web results too, from a SearXNG on this machine: no private-mode
+query may reach it (it passes every query on to public search engines), public ones do.
 """
 
 from __future__ import annotations
@@ -46,6 +49,7 @@ from tests.notes import write_notes
 
 from .conftest import AppClient
 from .documents.make_pdfs import one_page_pdf
+from .web.fake_searxng import FakeSearxng
 
 MARK = "zqx"
 FLIP = "qzf"  # the secrets of what turns private while the server runs
@@ -210,6 +214,12 @@ def vaults(draw: st.DrawFn) -> Case:
         f"The lab results on {words} say {doc_secret}.", title=f"Results {doc_secret}",
         author=f"Dr {doc_secret}", subject=f"{doc_secret} {words}")
     notes["Papers/Leaflet.pdf"] = one_page_pdf(f"A public leaflet about {words}.")
+    # Its page note as `ora ingest` wrote it before Health/ was private: outside the private
+    # folder, untagged, private by the document it names (`source_path`).
+    notes[f"Resources/{doc_secret}/{doc_secret} - page 1.md"] = (
+        f"---\ntype: resource\nnexus: []\ntags: []\nsource_file: \"{doc_secret} results.pdf\"\n"
+        f"source_format: pdf\nsource_path: \"Health/{doc_secret} results.pdf\"\n---\n"
+        f"# Results {doc_secret}, page 1\n\nThe lab results on {words} say {doc_secret}.\n")
     private.append(doc_secret)
     return Case(notes, private, queries, secrets[5], f"Engrams/{secrets[5]} note 5.md",
                 draw(st.sampled_from(ALL_FORMS)),
@@ -242,6 +252,7 @@ async def _answers(api: AppClient, case: Case, private: bool) -> list[Any]:
     turn naming a secret (asked first) and, in non-private mode, a turn of random words; `c2`
     is the conversation whose note was tagged private by hand."""
     flag = {"private": True} if private else {}
+    web = {"web": True}  # the SearXNG on this machine must hear no private-mode query
     query = "true" if private else "false"
     words = " ".join(case.words)
     in_c1 = case.secrets[0] if private else words
@@ -251,10 +262,11 @@ async def _answers(api: AppClient, case: Case, private: bool) -> list[Any]:
         ("GET", f"/v1/contradictions?status=all&private={query}", None),
         ("GET", f"/v1/contradictions?status=open&private={query}", None),
         ("POST", "/v1/contradictions/scan", flag),
-        *[("POST", "/v1/search", {"query": q, **flag}) for q in asked],
+        *[("POST", "/v1/search", {"query": q, **web, **flag}) for q in asked],
         *[("POST", "/v1/search", {"query": q, **options, **flag})
           for options in case.searches for q in (case.secrets[0], case.flip, words)],
-        *[("POST", "/v1/ask", {"question": q, **flag}) for q in [*case.secrets, case.flip]],
+        *[("POST", "/v1/ask", {"question": q, **web, **flag})
+          for q in [*case.secrets, case.flip]],
         *[("POST", "/v1/related", {"path": p, "k": 20, **flag})
           for p in ("Engrams/Public note 0.md", "Engrams/Public note 4.md")],
         ("GET", f"/v1/adopt?private={query}", None),
@@ -332,6 +344,8 @@ async def _turn_private(api: AppClient, app: web.Application, config: Config,
 
 
 async def _check(config: Config, case: Case) -> None:
+    searx = await FakeSearxng().start()
+    config = config.with_values(searxng_url=searx.url)
     app = init_app(config)
     client = TestClient(TestServer(app))
     await client.start_server()
@@ -341,7 +355,9 @@ async def _check(config: Config, case: Case) -> None:
         await _turn_private(api, app, config, case)
         # Private turns first, so the non-private conversation could leak them if it were wrong.
         private_text = json.dumps(await _answers(api, case, True), ensure_ascii=False)
+        assert searx.queries == []  # no private-mode query went to the web
         public_text = json.dumps(await _answers(api, case, False), ensure_ascii=False)
+        assert searx.queries  # public ones did
         # The broken note is indexed by its body: private search finds its text.
         path, secret = case.broken
         status, found = await api.call("POST", "/v1/search", {"query": secret, "private": True})
@@ -349,6 +365,7 @@ async def _check(config: Config, case: Case) -> None:
                                      for r in found["results"]), found
     finally:
         await client.close()
+        await searx.stop()
     for mark in (MARK, FLIP):
         leak = public_text.find(mark)
         assert leak < 0, public_text[max(0, leak - 400): leak + 100]

@@ -5,8 +5,10 @@ it as `type: web`." An answer asked with `web` was written from the vault's pass
 results (`[W1]`, `[W2]`, … in the prompt); its chat note is a vault note, searched like any
 other. So the note records the answer with every run of words it repeats verbatim from a web
 result's text left out (`[W2: quoted web text left out]`), and cites each web result the answer
-refers to or quoted as `- [W2] [Title](<https://…>)` under its sources. The answer document
-returned to the asker is unchanged: only what enters the vault is cut.
+refers to or quoted as `- [W2] [Title](<https://…>)` under its sources, its title inert like
+the answer (`vault/inert.py`: a title holding `#private` does not make the chat note private, one
+holding `![[Private/Diary]]` embeds nothing). The answer document returned to the asker is
+unchanged: only what enters the vault is cut.
 
 A run is `web_quote_words` words (`schema/memory.json` `answers`), compared case-insensitively
 word by word; a result's whole text counts as a run when it is shorter, down to
@@ -19,11 +21,11 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from typing import Any
-from urllib.parse import quote
 
 from sidecar.language.languages import unspaced_share, word_spans
 from sidecar.schema import load_json
 from sidecar.vault.inert import inert
+from sidecar.web.urls import link_safe
 
 _WEB_REF = re.compile(r"\[W(\d+)\]")
 _TITLE_CHARS = 120
@@ -81,9 +83,8 @@ def web_refs(answer: str, count: int) -> set[int]:
 
 
 def web_source_line(n: int, result: dict[str, Any]) -> str:
-    """`- [Wn] [Title](<url>)`: the title on one line, short, inert, without brackets; the URL
-    with nothing that could end the link."""
+    """`- [Wn] [Title](<url>)`: the title on one line, short, inert (no tag of it is read),
+    without brackets; the URL with nothing that could end the link."""
     title = re.sub(r"[\[\]\\]", "", " ".join(str(result.get("title", "")).split()))
     title = title[:_TITLE_CHARS] or result.get("domain", "") or "web page"
-    url = re.sub(r"[\s<>]", lambda m: quote(m.group()), result["url"])
-    return inert(f"- [W{n}] [{title}](<{url}>)")
+    return inert(f"- [W{n}] [{title}](<{link_safe(result['url'])}>)")

@@ -10,8 +10,9 @@ closed, as `Note.is_private` does). A note that is gone keeps the pair's flag.
 
 Where a note lies counts too: ora.yaml's `private` folders are read again whenever the file
 changed, and a note they cover now is private now, moved or not, as the next scan will find it
-(`note_private`). Settings that cannot say which notes are private (`unsafe`) make every note
-private here: privacy fails closed.
+(`note_private`); so is a note `ora ingest` made from a document they cover now (the ingest
+manifest names its document). Settings that cannot say which notes are private (`unsafe`) make
+every note private here: privacy fails closed.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import threading
 from collections.abc import Mapping
 from pathlib import Path
 
+from sidecar.documents.manifest import note_documents
 from sidecar.errors import OraError
 from sidecar.vault.chat_format import has_private_turn
 from sidecar.vault.note import read_note
@@ -30,6 +32,7 @@ from sidecar.vault.vault_settings import (
     is_private_path,
     load_vault_settings,
     settings_path,
+    source_document,
 )
 
 Seen = tuple[int, int]  # (size, mtime_ns) of a file as the scan read it
@@ -41,7 +44,8 @@ class LivePrivacy:
 
     def __init__(self, vault: Path, max_bytes: int) -> None:
         self.vault, self.max_bytes = vault, max_bytes
-        self._read: dict[str, tuple[Seen, bool]] = {}  # a version read here, and its privacy
+        # a version read here: its own privacy, and the document it was made from
+        self._read: dict[str, tuple[Seen, bool, str | None]] = {}
         self._settings: tuple[_FileId, VaultSettings] | None = None  # read at that version
         self._guard = threading.Lock()
 
@@ -49,8 +53,11 @@ class LivePrivacy:
         """Of these notes (each with the version the last scan read as public), those that
         are private now."""
         settings = self._vault_settings()  # unsafe ones hold every path private
+        made_from = note_documents(self.vault)
         return {path for path, version in seen.items()
-                if is_private_path(settings, path) or self._private_now(path, version)}
+                if is_private_path(settings, path)
+                or is_private_path(settings, made_from.get(path, path))
+                or self._private_now(path, version, settings)}
 
     def _vault_settings(self) -> VaultSettings:
         """The vault's settings now, read again only when ora.yaml changed (a list of pairs
@@ -69,7 +76,7 @@ class LivePrivacy:
             self._settings = (file, settings)
         return settings
 
-    def _private_now(self, path: str, scanned: Seen) -> bool:
+    def _private_now(self, path: str, scanned: Seen, settings: VaultSettings) -> bool:
         try:
             st = os.stat(vault_path(self.vault, path))
         except FileNotFoundError:
@@ -81,13 +88,15 @@ class LivePrivacy:
             return False
         with self._guard:
             known = self._read.get(path)
-        if known is not None and known[0] == version:
-            return known[1]
-        try:
-            note = read_note(self.vault, path, self.max_bytes)
-            private = note.is_private or has_private_turn(note)  # the folder: turned_private
-        except (OSError, OraError):
-            private = True
-        with self._guard:
-            self._read[path] = (version, private)
-        return private
+        if known is None or known[0] != version:
+            try:
+                note = read_note(self.vault, path, self.max_bytes)
+                # the folder is turned_private's; the document's is asked with the settings now
+                known = (version, note.is_private or has_private_turn(note),
+                         source_document(note))
+            except (OSError, OraError):
+                known = (version, True, None)
+            with self._guard:
+                self._read[path] = known
+        source = known[2]
+        return known[1] or (source is not None and is_private_path(settings, source))

@@ -28,6 +28,7 @@ from sidecar.chunking.drawings import body_parts
 from sidecar.cleaning.claims import Claim, split_claims
 from sidecar.cleaning.store import NoteState, Queue
 from sidecar.cleaning.vocab import Thresholds, get_thresholds
+from sidecar.documents.ingest import is_ingest_line, is_page_note
 from sidecar.errors import OraError
 from sidecar.models.embedder import Embedder
 from sidecar.processes import process_alive
@@ -75,10 +76,11 @@ class Survey:
 
 
 # Bump when what a note's state is made of changes, so that saved states are made again.
-SURVEY_VERSION = 6  # 3: the rules judge reads number labels (pairs it now rejects go)
+SURVEY_VERSION = 7  # 3: the rules judge reads number labels (pairs it now rejects go)
 # 4: a drawing's claims are its text elements (not the plugin's banner), its title its name
 # 5: Dataview inline fields (`Mood:: 3`, `[due:: …]`) are no claims
 # 6: nor are tasks (`- [ ] Run 5 km`, Kanban cards)
+# 7: nor the lines `ora ingest` writes around a page (`Source: [[x.pdf#page=2]]`, its title)
 _KEY_META = "survey_key"
 
 
@@ -126,6 +128,15 @@ def _title_claim(title: str, note: Note, min_words: int) -> list[Claim]:
     return [Claim(title, note.body_line, note.body_line)]
 
 
+def _without_ingest_lines(body: str, fm: dict[str, Any]) -> str:
+    """`body` with the lines `ora ingest` wrote around a page's text blanked (its `Source:`
+    line: every page note of a document has one, differing by the page number only), so that
+    the line numbers of the claims stay the file's."""
+    if not is_page_note(fm):
+        return body
+    return "\n".join("" if is_ingest_line(line, fm) else line for line in body.split("\n"))
+
+
 def _state(note: Note, data: bytes, stat: os.stat_result, names: NameIndex,
            limits: Thresholds, settings: VaultSettings) -> NoteState:
     fm = note.frontmatter if note.yaml_error is None else {}
@@ -139,8 +150,10 @@ def _state(note: Note, data: bytes, stat: os.stat_result, names: NameIndex,
         links, list) else []
     title = note_title(note)
     claims = [c for part in body_parts(note) for c in split_claims(
-        part.note.body, part.note.body_line, limits.min_claim_words)] if kind else []
-    if kind in limits.titled_kinds:
+        _without_ingest_lines(part.note.body, fm), part.note.body_line,
+        limits.min_claim_words)] if kind else []
+    # A page note's title is ingest's ("Report, page 2"), not a claim of the page.
+    if kind in limits.titled_kinds and not is_page_note(fm):
         claims = _title_claim(title, note, limits.min_claim_words) + claims
     cluster = fm.get("cluster")
     return NoteState(

@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from sidecar.cli.common import add_vault_args, config_from_args, emit, log
-from sidecar.documents.ingest import apply_ingest, plan_ingest, undo_ingest
+from sidecar.documents.ingest import apply_ingest, plan_ingest
+from sidecar.documents.ingest_undo import undo_ingest
 from sidecar.errors import BadRequest, IndexLocked
 from sidecar.index import open_index
 from sidecar.settings import Config
@@ -47,13 +48,15 @@ def _relative(vault: Path, given: str) -> str:
 
 def _reindex(config: Config, paths: list[str]) -> None:
     """Bring the index in line with what was written (the notes, and the document they now
-    stand for); a running sidecar's watcher does it for the notes when it holds the index."""
+    stand for); a running writer's watcher does it when it holds the index (it follows the
+    notes and the ingest manifest)."""
     try:
         with open_index(config) as index:
             index.apply_paths(paths)
     except IndexLocked:
-        log("another process is writing the index (a running sidecar, or another ora command): "
-            "a sidecar's watcher indexes the notes; otherwise run `ora index` once it is done")
+        log("another process is writing the index (a running sidecar or `ora watch`, or another "
+            "ora command): a watcher indexes the notes and drops the document; otherwise run "
+            "`ora index` once it is done")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -62,9 +65,7 @@ def run(args: argparse.Namespace) -> int:
     if args.undo:
         done = undo_ingest(vault)
         _reindex(config, [str(done["document"]), *done["undone"]])
-        emit(args, done, lambda d: "\n".join(
-            [f"undid the ingest of {d['document']}"] + [f"undone {p}" for p in d["undone"]]
-            + [f"refused {r['path']}: {r['reason']}" for r in d["refused"]]))
+        emit(args, done, _undone_text)
         return 1 if done["refused"] else 0
     if not args.file:
         raise BadRequest("name the document to process: ora ingest VAULT FILE")
@@ -84,8 +85,28 @@ def run(args: argparse.Namespace) -> int:
 
 def _applied_text(done: dict[str, Any]) -> str:
     lines = [f"wrote {p}" for p in done["written"]]
-    lines += [f"moved to the trash {p} (no such page now)" for p in done["trashed"]]
-    return "\n".join(lines) or "nothing to write: the notes are up to date"
+    lines += [f"moved to the trash {p} (no such page now, or its notes moved)"
+              for p in done["trashed"]]
+    written = "\n".join(lines) or "nothing to write: the notes are up to date"
+    return "\n".join([written, *[f"kept {p} (edited since ingest wrote it; its page is no "
+                                  "longer in the document)" for p in done.get("kept", [])]])
+
+
+def _undone_text(done: dict[str, Any]) -> str:
+    document, undone, refused = done["document"], done["undone"], done["refused"]
+    if not refused:
+        head = f"undid the ingest of {document}"
+    elif undone:
+        head = f"undid the ingest of {document} in part: {len(refused)} note(s) kept"
+    else:
+        head = (f"undid the ingest of {document} but for its notes: each was changed since, "
+                "and is kept")
+    lines = [head, *[f"undone {p}" for p in undone],
+             *[f"kept {r['path']}: {r['reason']}" for r in refused]]
+    if refused:
+        lines.append("nothing more of this ingest can be undone; the next --undo undoes the "
+                     "ingest before it")
+    return "\n".join(lines)
 
 
 def _plan_text(doc: dict[str, Any]) -> str:
@@ -94,13 +115,17 @@ def _plan_text(doc: dict[str, Any]) -> str:
     lines += [f"  {n['path']}" + (f" (page {n['page_start']})" if n["page_start"] else "")
               for n in doc["notes"]]
     if doc["stale"]:
-        lines.append(f"{len(doc['stale'])} note(s) of pages no longer in it, to the trash "
-                     "(kept where edited since):")
+        lines.append(f"{len(doc['stale'])} note(s) of pages no longer in it, or of the folder "
+                     "its notes move away from, to the trash:")
         lines += [f"  {p}" for p in doc["stale"]]
     if doc["conflicts"]:
         lines.append("an apply is refused until these are moved away (edited since ingest "
                      "wrote them, or notes of your own):")
         lines += [f"  {p}" for p in doc["conflicts"]]
+    if doc["kept"]:
+        lines.append("kept where they are (edited since ingest wrote them; their pages are no "
+                     "longer in the document):")
+        lines += [f"  {p}" for p in doc["kept"]]
     if doc["cut"]:
         lines.append(f"only part of the document is read: {doc['cut']}")
     return "\n".join(lines)

@@ -4,13 +4,21 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path, PurePosixPath
 from typing import Any
+from urllib.parse import quote
 
 from sidecar.schema import load_json
+
+# What a link's target cannot hold as it is: `#` and `^` start a heading or block, `|` the shown
+# text, `[` `]` end a wikilink, a line break ends the line (and Obsidian's `openLinkText` splits
+# a link at its first `#`).
+_LINK_UNSAFE = re.compile(r"[#^\[\]|\r\n]")
+_SHOWN_UNSAFE = re.compile(r"[\[\]\r\n]")
 
 
 @dataclass(frozen=True)
@@ -90,16 +98,35 @@ def iter_document_paths(vault: str | Path) -> Iterator[str]:
     yield from sorted(found)
 
 
-def page_link(path: str, page: int | None) -> str:
-    """What Obsidian opens at a page: `path#page=N` (the path itself when there is no page)."""
+def _at_page(path: str, page: int | None) -> str:
     return path if page is None else f"{path}#page={page}"
+
+
+def page_link(path: str, page: int | None) -> str:
+    """What Obsidian opens at a page: `path#page=N` (the path itself when there is no page).
+    A path holding a character a link's target cannot (`Invoice #12 [draft].pdf`) is
+    URL-encoded, as Obsidian reads a Markdown link's target: `Invoice%20%2312%20%5Bdraft%5D.pdf`
+    (its `#page=N` stays the one `#`)."""
+    return _at_page(quote(path) if _LINK_UNSAFE.search(path) else path, page)
+
+
+def document_link(path: str, page: int | None, shown: str | None = None) -> str:
+    """A link that opens the document at `path` at the page, showing `shown` (default: its
+    name and page): a wikilink, or where the path holds a character a wikilink cannot, a
+    Markdown link to its URL-encoded path (`page_link`)."""
+    if not _LINK_UNSAFE.search(path):
+        return f"[[{page_link(path, page)}{'' if shown is None else f'|{shown}'}]]"
+    if shown is None:
+        shown = PurePosixPath(path).name + ("" if page is None else f", page {page}")
+    text = _SHOWN_UNSAFE.sub("", shown)  # a bracket would end the shown text, a break the line
+    return f"[{text}]({page_link(path, page)})"
 
 
 def cited_where(c: Mapping[str, Any]) -> str:
     """Where a result or citation is, as one token: `path:3-9`, or `path#page=7` for a
     document's page."""
     if c.get("page") is not None or c.get("line_start") is None:
-        return page_link(str(c["path"]), c.get("page"))
+        return _at_page(str(c["path"]), c.get("page"))
     return f"{c['path']}:{c['line_start']}-{c['line_end']}"
 
 

@@ -2,6 +2,12 @@
 
 The notes go to a folder named after the document under the folder the vault's settings type
 as `resource` (`Resources/` by default): `Resources/Tidal pumping/Tidal pumping - page 03.md`.
+A private document's (`ora.yaml` `private` covers it) go beside it instead, where the same rule
+covers them: `Health/bloodwork.pdf` gives `Health/bloodwork/bloodwork - page 1.md` (a rule
+naming the document alone covers no such folder: they go to the resource folder, tagged
+`private`, and private by the document they name wherever they lie, `note_private`). Notes that
+would never be indexed (a dot-folder, `exclude`) are refused before anything is written: the
+notes replace the document in the index, so its text would vanish from search.
 Each carries every `source_*` property (`source_file`, `source_format`, `source_path`,
 `processed_date`, `chunk_index`, `total_chunks`, `source_document` linking the page it
 cites, `[[Tidal pumping.pdf#page=3]]`); the document itself stays where it is.
@@ -10,11 +16,13 @@ Once written, the notes replace the document in the index: `.ora-journal/ingeste
 records the document's hash, and the index keeps a document whose notes match it without
 chunks of its own (`manifest.py`), so the same text is not found twice. Running it again on an
 unchanged document writes nothing; on a changed one it rewrites the notes in place, each only
-while it still holds what ingest wrote (compare-and-swap: a note edited since is refused), and
-moves the pages that are gone to the trash. Every apply is journalled first
-(`vault/journal.py`, kind `ingest`), so `--undo` puts the vault back as it was. A page's text
-and the document's title are outside text, written inert (`vault/inert.py`): a Templater
-command or a query in a document never runs in its notes.
+while it still holds what ingest wrote (compare-and-swap: a note edited since is refused),
+moves the pages that are gone to the trash (an edited one is kept, and stays in the manifest),
+and moves the notes of a document whose privacy changed to where it now puts them. Every
+apply is journalled first (`vault/journal.py`, kind `ingest`), so `--undo`
+(`ingest_undo.py`) puts the vault back as it was. A page's text and the document's title are
+outside text, written inert (`vault/inert.py`): a Templater command or a query in a document
+never runs in its notes.
 """
 
 from __future__ import annotations
@@ -23,13 +31,13 @@ import contextlib
 import datetime as dt
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
-from urllib.parse import quote
 
 from sidecar.documents.extract import DocumentError
-from sidecar.documents.formats import document_format, formats, page_link
+from sidecar.documents.formats import document_format, document_link, formats, page_link
 from sidecar.documents.manifest import file_hash, moved_entry, read_manifest, write_manifest
 from sidecar.documents.worker import extract_in_worker
 from sidecar.errors import BadRequest, Conflict, NoteNotWritable, NotFound, OraError
@@ -39,13 +47,13 @@ from sidecar.vault.journal import (
     create_journal,
     drop_journal,
     journal_lock,
-    latest_journal,
     update_journal,
 )
-from sidecar.vault.new_notes import safe_name
-from sidecar.vault.scan import normalise_rel, vault_path
+from sidecar.vault.new_notes import safe_name, type_folder
+from sidecar.vault.scan import as_saved, composed_name, is_ignored, normalise_rel, vault_path
 from sidecar.vault.vault_settings import (
-    folder_for_type,
+    VaultSettings,
+    is_excluded,
     is_private_path,
     known_privacy,
     load_vault_settings,
@@ -53,23 +61,21 @@ from sidecar.vault.vault_settings import (
 from sidecar.vault.write import (
     atomic_write,
     content_hash,
+    create_file,
     create_note,
     move_to_trash,
-    restore_bytes,
-    restore_from_trash,
 )
 
 KIND = "ingest"
 
 RESOURCE = "resource"
-# The notes of a document that is private by where it lies (`ora.yaml` `private`) lie elsewhere
-# (the resource folder), so they carry the tag that keeps them private.
+# The notes of a private document lie where its private rule covers them, and carry the tag
+# too: moved out of that folder by hand, a note still says it is private.
 PRIVATE_TAG = "private"
 # The page number of a note's name, as `note_suffix` writes it: its digits tell the width.
 _PAGE_DIGITS = re.compile(r"(\d+)\.md$")
-# What a wikilink's target cannot hold: `#` and `^` start a heading or block, `|` the shown text.
-_WIKILINK_UNSAFE = re.compile(r"[#^\[\]|]")
 _CREATED = re.compile(r"^date created: (\d{4}-\d{2}-\d{2})$", re.M)
+_HEADING = re.compile(r"#\s")  # the page heading ingest writes is the note's one `# ` line
 
 
 @dataclass(frozen=True)
@@ -91,36 +97,78 @@ class IngestPlan:
     sha256: str
     notes: list[PlannedNote]
     unchanged: bool
-    stale: list[str] = field(default_factory=list)  # notes of an earlier ingest now gone
+    stale: list[str] = field(default_factory=list)  # notes of an earlier ingest to trash
     # Notes an apply refuses: edited since ingest wrote them, or notes of the user's own.
     conflicts: list[str] = field(default_factory=list)
     cut: str | None = None  # why part of the document was not read (a page or size limit)
     width: int = 1  # digits of a page number in the notes' names
     moved_from: str | None = None  # the path the document's notes were made from, if moved
+    # Notes of pages the document no longer has, edited since ingest wrote them: kept where
+    # they are (never trashed), and still the document's in the manifest.
+    kept: list[str] = field(default_factory=list)
+    kept_hashes: dict[str, str] = field(default_factory=dict)  # their hashes as ingest wrote
+    folder: str = ""  # where the notes go
 
     def to_json(self) -> dict[str, Any]:
         return {"document": self.document,
                 "notes": [{"path": n.path, "page_start": n.page, "page_end": n.page}
                           for n in self.notes],
                 "unchanged": self.unchanged, "stale": self.stale, "conflicts": self.conflicts,
-                "cut": self.cut}
+                "kept": self.kept, "cut": self.cut}
 
 
-def _folder(vault: Path, rel: str, entry: dict[str, Any], manifest: dict[str, Any]) -> str:
-    """The notes' folder: the one an earlier ingest of the document wrote to, else one named
-    after it under the resource folder that no other document's notes hold (`x.pdf` and
-    `Other/x.pdf`, or `x.pdf` and `x.html`, get `x` and `x 2`)."""
+def _covered(settings: VaultSettings, folder: str, private: bool) -> bool:
+    """Whether notes in `folder` are private by where they lie exactly when the document is."""
+    return is_private_path(settings, f"{folder}/note.md") == private
+
+
+def _folder(rel: str, entry: dict[str, Any], manifest: dict[str, Any],
+            settings: VaultSettings, private: bool) -> str:
+    """The notes' folder: the one an earlier ingest of the document wrote to, while it is as
+    private as the document; else one named after it that no other document's notes hold
+    (`x.pdf` and `Other/x.pdf`, or `x.pdf` and `x.html`, get `x` and `x 2`), under the resource
+    folder, or beside the document when it is private and its private rule covers a folder
+    there (else under the resource folder too)."""
     earlier = sorted(entry.get("notes") or {})
     if earlier:
-        return PurePosixPath(earlier[0]).parent.as_posix()
-    base = folder_for_type(load_vault_settings(vault), RESOURCE) or "Resources"
+        folder = PurePosixPath(earlier[0]).parent.as_posix()
+        if _covered(settings, folder, private):
+            return folder
+    if private:
+        parent = PurePosixPath(rel).parent.as_posix()
+        base = "" if parent == "." else parent
+    else:
+        base = type_folder(settings, RESOURCE, "Resources")  # never a dot-folder
     # room for the page suffix a note's name adds to the folder's name
     suffix = formats().note_suffix.format(page=0, width=len(str(formats().limits.max_pages)))
-    name = safe_name(PurePosixPath(rel).stem, fallback="document", reserve=len(suffix))
+    # named as typed (composed), even for a document macOS saved decomposed
+    name = safe_name(composed_name(PurePosixPath(rel).stem), fallback="document",
+                     reserve=len(suffix))
     taken = {PurePosixPath(note).parent.as_posix() for doc, other in manifest.items()
              if doc != rel and isinstance(other, dict) for note in other.get("notes") or {}}
-    return next(folder for n in range(1, 1000)
-                if (folder := f"{base}/{name}" + (f" {n}" if n > 1 else "")) not in taken)
+    folder = next(folder for n in range(1, 1000)
+                  if (folder := "/".join(filter(None, [base, name + (f" {n}" if n > 1 else "")])))
+                  not in taken)
+    if private and not _covered(settings, folder, private):
+        # A rule naming the document itself (`private: [labs.pdf]`) covers no folder beside
+        # it: its notes go where a public one's go, private by their tag and by the document
+        # they name (`note_private`).
+        return _folder(rel, {}, manifest, settings, False)
+    return folder
+
+
+def _check_indexed(settings: VaultSettings, rel: str, notes: list[PlannedNote]) -> None:
+    """BadRequest when a note would lie where the index never reads it (a dot-folder, ora.yaml
+    `exclude`, Obsidian's Excluded files): the notes replace the document in search, so its
+    text would vanish from it."""
+    for note in notes:
+        if is_ignored(note.path) or is_excluded(settings, note.path):
+            folder = PurePosixPath(note.path).parent.as_posix()
+            raise BadRequest(
+                f"the notes of {rel} would go to {folder}/, which Ora never indexes (a hidden "
+                "folder, ora.yaml's `exclude` or Obsidian's Excluded files): they would replace "
+                "the document in search and never be found. Change the `resource` folder rule "
+                "or the exclusion; nothing was written")
 
 
 def _width(entry: dict[str, Any], pages: int) -> int:
@@ -138,31 +186,43 @@ def is_private_document(vault: Path, rel: str) -> bool:
     return is_private_path(known_privacy(load_vault_settings(vault)), rel)
 
 
+# ---- the note's text, and the lines ingest wrote around the page's ---------------------------
+
+
 def source_line(link: str) -> str:
     """The line a note ends with, linking the page it was made from (`[[paper.pdf#page=3]]`):
     a pointer, not the document's text (extraction leaves it out)."""
     return f"Source: {link}"
 
 
-def _quoted(value: str) -> str:
-    return json.dumps(value, ensure_ascii=False)  # a JSON string is a YAML string
-
-
-def document_link(rel: str, page: int | None) -> str:
-    """A link that opens the document at the page: a wikilink, or where the document's name
-    holds a character a wikilink cannot (`Invoice #12 [draft].pdf`: `#` starts a heading) a
-    Markdown link, its path URL-encoded as Obsidian reads it."""
-    if not _WIKILINK_UNSAFE.search(rel):
-        return f"[[{page_link(rel, page)}]]"
-    shown = re.sub(r"[\[\]\n]", "", PurePosixPath(rel).name)  # brackets would end the text
-    return f"[{shown}{'' if page is None else f', page {page}'}]({page_link(quote(rel), page)})"
-
-
 def is_source_line(text: str, rel: str) -> bool:
     """Whether `text` is the line a note of the document at `rel` ends with (`source_line`)."""
     page = r"(?:#page=\d+)?"
-    link = (rf"\[\[{re.escape(rel)}{page}\]\]|\[[^\]\n]*\]\({re.escape(quote(rel))}{page}\)")
+    link = (rf"\[\[{re.escape(rel)}{page}\]\]"
+            rf"|\[[^\]\n]*\]\({re.escape(page_link(rel, None))}{page}\)")
     return re.fullmatch(rf"Source: (?:{link})", text.strip()) is not None
+
+
+def is_page_note(frontmatter: Mapping[str, Any]) -> bool:
+    """Whether a note's frontmatter is one `ora ingest` wrote: a `type: resource` page note
+    naming its document (`source_file`, `source_path`). Its title (the document's title and
+    page, or its file name) is ingest's, no claim of it."""
+    return (frontmatter.get("type") == RESOURCE and "source_file" in frontmatter
+            and isinstance(frontmatter.get("source_path"), str))
+
+
+def is_ingest_line(text: str, frontmatter: Mapping[str, Any]) -> bool:
+    """Whether a line of a note is one `ora ingest` wrote around the page's text: its
+    `Source:` line or its heading (`# Title, page 3`). A pointer, neither text nor claim of
+    the page (every page note of a document has them, differing only by the page number)."""
+    if not is_page_note(frontmatter):
+        return False
+    line = text.strip()
+    return _HEADING.match(line) is not None or is_source_line(line, frontmatter["source_path"])
+
+
+def _quoted(value: str) -> str:
+    return json.dumps(value, ensure_ascii=False)  # a JSON string is a YAML string
 
 
 def _note_text(rel: str, fmt: str, title: str, page: int | None, text: str, index: int,
@@ -183,28 +243,43 @@ def _note_text(rel: str, fmt: str, title: str, page: int | None, text: str, inde
     return "\n".join(lines)
 
 
+# ---- the plan ----------------------------------------------------------------------------------
+
+
+def _found(root: Path, rel: str) -> str:
+    """`rel` as the vault saved it (a name typed composed, saved decomposed); NotFound when no
+    such file is there."""
+    try:
+        rel = as_saved(root, rel)
+        found = vault_path(root, rel).is_file()
+    except (OSError, ValueError):  # a name no file system holds (too long, a NUL)
+        found = False
+    if not found:
+        raise NotFound(f"{rel} is not in the vault")
+    return rel
+
+
 def plan_ingest(vault: str | Path, rel: str, today: dt.date | None = None) -> IngestPlan:
     """The notes `rel` (a document of the vault) becomes; BadRequest when it is not a
-    document or cannot be read (the reason `ora index` gives too)."""
+    document or cannot be read (the reason `ora index` gives too), or when its notes would lie
+    where they are never indexed."""
     root = Path(vault)
     rel = normalise_rel(rel)
     fmt = document_format(rel)
     if fmt is None:
         known = ", ".join(sorted(formats().by_suffix))
         raise BadRequest(f"{rel} is not a document Ora reads ({known})")
-    try:
-        path = vault_path(root, rel)
-        found = path.is_file()
-    except (OSError, ValueError):  # a name no file system holds (too long, a NUL)
-        found = False
-    if not found:
-        raise NotFound(f"{rel} is not in the vault")
+    rel = _found(root, rel)
+    path = vault_path(root, rel)
     digest = file_hash(path)
     manifest = read_manifest(root)
     entry = manifest.get(rel) or {}
     moved = None if entry else moved_entry(root, rel, digest)
     if moved is not None:  # its notes follow it: same folder and names, the new path written
         entry = moved[1]
+    settings = known_privacy(load_vault_settings(root))
+    private = is_private_path(settings, rel)
+    folder = _folder(rel, entry, manifest, settings, private)
     try:
         text = extract_in_worker(path, fmt)
     except DocumentError as exc:
@@ -212,9 +287,7 @@ def plan_ingest(vault: str | Path, rel: str, today: dt.date | None = None) -> In
     title = text.meta.get("title") or PurePosixPath(rel).stem
     pages = [(n if text.paged else None, t) for n, t in enumerate(text.pages, 1) if t.strip()]
     width = _width(entry, len(text.pages))
-    folder = _folder(root, rel, entry, manifest)
     stem = PurePosixPath(folder).name
-    private = is_private_document(root, rel)
     suffix = formats().note_suffix
     day = (today or dt.date.today()).isoformat()
     kept = dict(entry.get("notes") or {})
@@ -227,15 +300,30 @@ def plan_ingest(vault: str | Path, rel: str, today: dt.date | None = None) -> In
             _created(root, note_rel) if note_rel in kept else None))
         if entry.get("sha256") == digest and note_rel in kept and moved is None:
             # Unchanged document: the note as written then (its processed_date kept).
-            planned = _as_written(root, planned, kept[note_rel])
+            planned = _as_written(root, planned, kept[note_rel], private)
         notes.append(planned)
-    unchanged = entry.get("sha256") == digest and set(kept) == {n.path for n in notes} and all(
-        _hash_on_disk(root, n.path) == kept[n.path] for n in notes)
-    stale = sorted(set(kept) - {n.path for n in notes})
+    _check_indexed(settings, rel, notes)
+    planned_paths = {n.path for n in notes}
+    # to the folder its privacy now gives it (`_folder`)
+    moving = bool(kept) and folder not in {PurePosixPath(n).parent.as_posix() for n in kept}
+    stale, edited = [], []
+    for note in sorted(set(kept) - planned_paths):
+        on_disk = _hash_on_disk(root, note)
+        if on_disk == kept[note]:
+            stale.append(note)
+        elif on_disk is not None:  # edited since: never trashed
+            edited.append(note)
     conflicts = [n.path for n in notes
                  if _hash_on_disk(root, n.path) not in (None, n.sha256, kept.get(n.path))]
-    return IngestPlan(rel, digest, notes, unchanged and moved is None, stale, conflicts,
-                      text.cut, width, moved[0] if moved else None)
+    # An edited note of a page still there, its twin written elsewhere, would be two copies:
+    # a move is refused until it is moved away. One of a page that is gone is kept.
+    conflicts += edited if moving else []
+    unchanged = (entry.get("sha256") == digest and moved is None and not stale
+                 and set(kept) == planned_paths | set(edited)
+                 and all(_hash_on_disk(root, n.path) == kept[n.path] == n.sha256 for n in notes))
+    left = [] if moving else edited
+    return IngestPlan(rel, digest, notes, unchanged, stale, conflicts, text.cut, width,
+                      moved[0] if moved else None, left, {n: kept[n] for n in left}, folder)
 
 
 def _created(root: Path, rel: str) -> str | None:
@@ -255,28 +343,40 @@ def _hash_on_disk(root: Path, rel: str) -> str | None:
         return None
 
 
-def _as_written(root: Path, planned: PlannedNote, written_hash: str) -> PlannedNote:
+def _as_written(root: Path, planned: PlannedNote, written_hash: str,
+                private: bool) -> PlannedNote:
+    """The note on disk, while it holds what ingest wrote and is tagged as private as the
+    document is now (a document made private, or public, since gets its notes rewritten)."""
     try:
         data = vault_path(root, planned.path).read_bytes()
     except (OSError, OraError):
         return planned
-    if content_hash(data) != written_hash:
+    tagged = f"\ntags: [{PRIVATE_TAG}]\n".encode() in data
+    if content_hash(data) != written_hash or tagged != private:
         return planned
     return PlannedNote(planned.path, planned.page, data.decode("utf-8", "replace"))
 
 
-# ---- apply and undo ----------------------------------------------------------------------------
+# ---- apply -------------------------------------------------------------------------------------
+
+
+def before_file(rel: str, after_sha256: str) -> str:
+    """Where an apply keeps the earlier text of a private note it rewrites, for its undo: a
+    hidden file beside the note (`.Name - page 1.md.<hash>.ora-before`), so that the text stays
+    where the private rule covers it (a journal is outside every folder)."""
+    note = PurePosixPath(rel)
+    return (note.parent / f".{note.name}.{after_sha256[:12]}.ora-before").as_posix()
 
 
 def apply_ingest(vault: str | Path, plan: IngestPlan) -> dict[str, list[str]]:
     """Write the plan's notes (only those that differ), trash the stale ones, record the
-    document in the manifest; {"written": paths, "trashed": paths}. Conflict when a note was
-    edited since ingest wrote it, or a note of that name exists that ingest did not write.
-    One apply or undo at a time in a vault (`journal_lock`): what it checks stays true while
-    it writes."""
+    document in the manifest; {"written": paths, "trashed": paths}, and "kept": paths when an
+    edited note of a page that is gone was left where it is. Conflict when a note was edited since
+    ingest wrote it, or a note of that name exists that ingest did not write. One apply or undo
+    at a time in a vault (`journal_lock`): what it checks stays true while it writes."""
     root = Path(vault)
     if plan.unchanged:
-        return {"written": [], "trashed": []}
+        return _done([], [], plan.kept)
     with journal_lock(root):
         return _apply(root, plan)
 
@@ -286,6 +386,14 @@ def _apply(root: Path, plan: IngestPlan) -> dict[str, list[str]]:
     before = manifest.get(plan.document)
     kept: dict[str, str] = dict((manifest.get(plan.moved_from or plan.document) or {}).get(
         "notes") or {})
+    texts = {n.path for n in plan.notes}
+    for rel in plan.conflicts:  # an edited note of the folder the notes move away from
+        if rel not in texts and _hash_on_disk(root, rel) not in (None, kept.get(rel)):
+            raise Conflict(f"{rel} was edited since ingest wrote it, and the document's notes "
+                           f"now go to {plan.folder}/ (it is "
+                           "private, or no longer): move it there, or away, to process the "
+                           "document again")
+    settings = known_privacy(load_vault_settings(root))
     files: list[dict[str, Any]] = []
     for note in plan.notes:
         on_disk = _hash_on_disk(root, note.path)
@@ -296,9 +404,14 @@ def _apply(root: Path, plan: IngestPlan) -> dict[str, list[str]]:
                            "your own; move it away to process the document again")
         before_text = (vault_path(root, note.path).read_text(encoding="utf-8")
                        if on_disk is not None else None)
-        files.append({"path": note.path, "action": "create" if on_disk is None else "update",
-                      "before": before_text, "before_sha256": on_disk,
-                      "after_sha256": note.sha256})
+        entry = {"path": note.path, "action": "create" if on_disk is None else "update",
+                 "before": before_text, "before_sha256": on_disk, "after_sha256": note.sha256}
+        if before_text is not None and is_private_path(settings, note.path):
+            # a private note's text stays where its private rule covers it, not in the journal
+            entry |= {"before": None, "before_file": before_file(note.path, note.sha256)}
+            files.append(entry | {"before_text": before_text})
+        else:
+            files.append(entry)
     for rel in plan.stale:
         if _hash_on_disk(root, rel) == kept.get(rel):
             files.append({"path": rel, "action": "trash", "before_sha256": kept[rel]})
@@ -310,10 +423,17 @@ def _apply(root: Path, plan: IngestPlan) -> dict[str, list[str]]:
     manifest = dict(read_manifest(root))
     if plan.moved_from is not None:
         manifest.pop(plan.moved_from, None)
+    left = {rel: digest for rel, digest in plan.kept_hashes.items()
+            if _hash_on_disk(root, rel) is not None}
     manifest[plan.document] = {"sha256": plan.sha256, "width": plan.width,
-                               "notes": {n.path: n.sha256 for n in plan.notes}}
+                               "notes": {**left, **{n.path: n.sha256 for n in plan.notes}}}
     write_manifest(root, manifest)
-    return {"written": written, "trashed": trashed}
+    return _done(written, trashed, sorted(left))
+
+
+def _done(written: list[str], trashed: list[str], kept: list[str]) -> dict[str, list[str]]:
+    """What an apply answers: `kept` only when it kept a note (the answer's shape before)."""
+    return {"written": written, "trashed": trashed} | ({"kept": list(kept)} if kept else {})
 
 
 def _write(root: Path, plan: IngestPlan, before: dict[str, Any] | None,
@@ -331,6 +451,8 @@ def _write(root: Path, plan: IngestPlan, before: dict[str, Any] | None,
         {parent.as_posix() for entry in files if entry["action"] == "create"
          for parent in PurePosixPath(entry["path"]).parents
          if parent.parts and not (root / parent).exists()}, key=lambda f: (-f.count("/"), f))
+    backups = {entry["before_file"]: entry.pop("before_text") for entry in files
+               if "before_file" in entry}
     # before any note, so an apply that dies half-way can be undone
     journal, digest = create_journal(root, KIND, doc)
     texts = {n.path: n.text for n in plan.notes}
@@ -339,6 +461,9 @@ def _write(root: Path, plan: IngestPlan, before: dict[str, Any] | None,
         for entry in files:
             rel = entry["path"]
             try:
+                if "before_file" in entry:
+                    create_file(vault_path(root, entry["before_file"]),
+                                backups[entry["before_file"]].encode("utf-8"))
                 if entry["action"] == "create":
                     create_note(root, rel, texts[rel])
                 elif entry["action"] == "update":
@@ -352,6 +477,10 @@ def _write(root: Path, plan: IngestPlan, before: dict[str, Any] | None,
             done.append(entry)
             (trashed if entry["action"] == "trash" else written).append(rel)
     finally:
+        for entry in files:  # the earlier text of a note not written: nothing to undo
+            if "before_file" in entry and entry not in done:
+                with contextlib.suppress(OSError, OraError):
+                    vault_path(root, entry["before_file"]).unlink()
         # The journal names what was done, not what was planned: an undo then touches only
         # notes this apply wrote.
         if done:
@@ -360,59 +489,3 @@ def _write(root: Path, plan: IngestPlan, before: dict[str, Any] | None,
         else:
             drop_journal(journal)
 
-
-def latest_ingest(vault: str | Path) -> str:
-    """The document of the ingest `--undo` would undo (NotFound when there is none)."""
-    return str(latest_journal(vault, KIND, "ingest")[1]["document"])
-
-
-def undo_ingest(vault: str | Path) -> dict[str, Any]:
-    """Undo the latest ingest: its new notes to the trash, updated ones back to what they
-    were, trashed ones back, the manifest entry as before; each only while the note still holds
-    what ingest wrote (refused otherwise, and kept in the journal)."""
-    root = Path(vault)
-    with journal_lock(root):
-        return _undo(root)
-
-
-def _undo(root: Path) -> dict[str, Any]:
-    journal, doc, digest = latest_journal(root, KIND, "ingest")
-    undone: list[str] = []
-    refused: list[dict[str, str]] = []
-    pending = []
-    for entry in doc["files"]:
-        rel = entry["path"]
-        try:
-            if entry["action"] == "create":
-                with contextlib.suppress(NotFound):  # deleted since: nothing left to undo
-                    move_to_trash(root, rel, entry["after_sha256"])
-            elif entry["action"] == "update":
-                restore_bytes(root, rel, str(entry["before"]).encode("utf-8"),
-                              entry["after_sha256"])
-            elif "trashed" in entry:
-                restore_from_trash(root, entry["trashed"], rel, entry["before_sha256"])
-            undone.append(rel)
-        except (OraError, OSError) as exc:
-            refused.append({"path": rel, "reason": getattr(exc, "message", str(exc))})
-            pending.append(entry)
-    manifest = dict(read_manifest(root))
-    if doc.get("manifest_before") is None:
-        manifest.pop(str(doc["document"]), None)
-    else:
-        manifest[str(doc["document"])] = doc["manifest_before"]
-    if doc.get("moved_from") and isinstance(doc.get("moved_before"), dict):
-        manifest[str(doc["moved_from"])] = doc["moved_before"]
-    write_manifest(root, manifest)
-    # the folders the apply made, if empty (a journal from before made_folders: the notes' own)
-    made = doc.get("made_folders")
-    folders = made if isinstance(made, list) else sorted(
-        {PurePosixPath(rel).parent.as_posix() for rel in undone})
-    for folder in folders:
-        with contextlib.suppress(OSError, OraError):
-            vault_path(root, str(folder)).rmdir()
-    if pending:
-        doc["files"] = pending
-        update_journal(journal, doc, digest)
-    else:
-        drop_journal(journal)
-    return {"document": doc["document"], "undone": undone, "refused": refused}

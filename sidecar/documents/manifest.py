@@ -71,6 +71,12 @@ def ingested_hash_of(vault: str | Path, rel: str) -> str | None:
     return digest if any((Path(vault) / note).is_file() for note in notes) else None
 
 
+def note_documents(vault: str | Path) -> dict[str, str]:
+    """Every note the manifest lists, with the document it was made from."""
+    return {note: doc for doc, entry in read_manifest(vault).items() if isinstance(entry, dict)
+            and isinstance(entry.get("notes"), dict) for note in entry["notes"]}
+
+
 def moved_entry(vault: str | Path, rel: str, digest: str) -> tuple[str, dict[str, Any]] | None:
     """The ingest of a document that now lies at `rel` under another name: an entry of the
     same bytes (`digest`) whose document is no longer at its path and some of whose notes are
@@ -101,6 +107,31 @@ def note_rewritten(vault: str | Path, rel: str, before: str, after: str) -> None
     for doc in found:
         updated[doc] = {**documents[doc], "notes": {**documents[doc]["notes"], rel: after}}
     write_manifest(vault, updated)
+
+
+class ManifestWatch:
+    """Which documents' entries changed since the last look, for a writer that watches the
+    vault (`index/watcher.py`): it re-plans them, so a document `ora ingest` run elsewhere
+    replaced by its notes leaves search at once, and one whose ingest was undone comes back.
+    `paths` are what to watch: the manifest and its folder (a file written into a folder just
+    made can land before a watch on that folder exists)."""
+
+    def __init__(self, vault: str | Path) -> None:
+        self.vault = vault
+        self.paths = self.watched(vault)
+        self._seen = dict(read_manifest(vault))
+
+    @staticmethod
+    def watched(vault: str | Path) -> frozenset[Path]:
+        file = manifest_path(vault)
+        return frozenset({file, file.parent})
+
+    def changed(self) -> set[str]:
+        now = dict(read_manifest(self.vault))
+        found = {doc for doc in self._seen.keys() | now.keys()
+                 if self._seen.get(doc) != now.get(doc)}
+        self._seen = now
+        return found
 
 
 def write_manifest(vault: str | Path, documents: dict[str, Any]) -> None:

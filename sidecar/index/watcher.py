@@ -5,8 +5,10 @@ ends it sooner). Dot-folders (`.obsidian/`, `.ora/`, `.trash/`, `.git/`) and fil
 notes are ignored, except that an event on a folder (created, moved or deleted) is expanded to the
 notes inside it, since moving a folder reports only the folder. A change to the vault's settings
 (`ora.yaml`, Obsidian's `.obsidian/app.json` with its Excluded files) can retype or exclude any
-note, so it calls `on_settings` (by default: a whole reconcile). Applying runs in a worker thread,
-so the event loop (the HTTP server's) keeps answering meanwhile.
+note, so it calls `on_settings` (by default: a whole reconcile). The ingest manifest
+(`.ora-journal/ingested.json`) is followed too: a document whose entry changed (`ora ingest`
+run by another process) is applied again, so its notes replace it in search at once. Applying
+runs in a worker thread, so the event loop (the HTTP server's) keeps answering meanwhile.
 
 Paths are taken as named in the vault, never through a final symbolic link: a note or folder
 replaced by a link names the link, so it leaves the index as a reconcile leaves it (linked notes
@@ -36,6 +38,7 @@ from typing import Any
 from watchfiles import Change, awatch
 
 from sidecar.documents.formats import is_document, iter_document_paths
+from sidecar.documents.manifest import ManifestWatch
 from sidecar.errors import OraError
 from sidecar.index.index import Index
 from sidecar.vault.scan import is_ignored, iter_note_paths, symlink_in
@@ -109,8 +112,8 @@ def _settings_paths(vault: Path) -> frozenset[Path]:
 
 def _accept(vault: Path) -> Callable[[Change, str], bool]:
     """watchfiles filter: anything outside dot-folders (folders matter; see module docstring),
-    and the settings files."""
-    settings = _settings_paths(vault)
+    the settings files and the ingest manifest."""
+    settings = _settings_paths(vault) | ManifestWatch.watched(vault)
 
     def accept(_change: Change, path: str) -> bool:
         return _relative(vault, path) is not None or _named(path) in settings
@@ -175,6 +178,7 @@ async def watch(
     vault = index.config.vault.resolve()
     data = index.config.data
     settings = _settings_paths(vault)
+    ingested = ManifestWatch(vault)  # `ora ingest` elsewhere: its documents are re-planned
     pending: set[str] = set()
     folders: set[str] = set()  # read from the ledger again when their batch is applied
     ready = asyncio.Event()
@@ -199,6 +203,8 @@ async def watch(
                 if inspect.isawaitable(result):
                     await result
             rels = {rel for _change, path in changes if (rel := _relative(vault, path))}
+            if any(_named(path) in ingested.paths for _change, path in changes):
+                rels |= ingested.changed()
             paths = note_paths(index, vault, rels)
             if paths:
                 index.expedite(paths)

@@ -46,7 +46,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any
 
-from sidecar.documents.formats import cited_span
+from sidecar.documents.formats import cited_span, document_link
 from sidecar.vault.chat_format import ChatFormat, chat_format
 from sidecar.vault.inert import inert, inert_mark
 from sidecar.vault.note import Note
@@ -111,9 +111,11 @@ def new_note(conversation: str, namespace: str, created: str, newline: str = "\n
 
 
 def source_line(c: dict[str, Any], flag_text: str) -> str:
-    target = c.get("link") or c["path"].removesuffix(".md")  # a document opens at its page
     title = c.get("title") or c["path"].removesuffix(".md").rsplit("/", 1)[-1]
-    return f"- [{c['n']}] [[{target}|{title}]], {cited_span(c)}{flag_text}"
+    # a document opens at its page (a Markdown link where its name holds a `#`, `[`…)
+    link = (document_link(c["path"], c.get("page"), title) if c.get("link")
+            else f"[[{c['path'].removesuffix('.md')}|{title}]]")
+    return f"- [{c['n']}] {link}, {cited_span(c)}{flag_text}"
 
 
 def turn_section(

@@ -6,7 +6,9 @@ a private conversation's turns — goes only to endpoints on this machine: a loo
 only when the user names its host in `private_remote_ok` (ORA_PRIVATE_REMOTE_OK): the trust is
 given to a host, so pointing a setting at another host never carries it over. A host name is
 never looked up: what it resolves to can change between this check and the request, so only
-the literal loopback forms count as this machine.
+the literal loopback forms count as this machine. A service that passes what it receives on to
+others (`relays`: SearXNG sends every query to public search engines) is no safer on this
+machine: it receives private text only when its host is named in `private_remote_ok`.
 
 Every path that sends text off the process asks `may_send_private` before it sends private text
 (`models/chat.complete` for answers, summaries, the contradiction judge and any future caller
@@ -37,6 +39,7 @@ class Service:
     setting: str
     enabled_by: str  # the setting that must be non-empty for it to be contacted at all
     receives: str
+    relays: bool = False  # it passes what it receives on elsewhere: trusted only by name
 
 
 SERVICES: tuple[Service, ...] = (
@@ -52,7 +55,8 @@ SERVICES: tuple[Service, ...] = (
     Service("chroma", "chroma_url", "chroma_url",
             "the text and vector of every chunk indexed (it is the vector index)"),
     Service("web", "searxng_url", "searxng_url",
-            "the query of a search or question asked with web results (never a passage)"),
+            "the query of a search or question asked with web results (never a passage), "
+            "which it passes on to public search engines", relays=True),
     Service("hub", "hf_endpoint", "",
             "nothing from the vault: only `ora models pull` downloads from it"),
 )
@@ -96,18 +100,23 @@ def trusted_hosts(config: Config) -> frozenset[str]:
     return frozenset(hosts)
 
 
-def may_send_private(config: Config, url: str) -> bool:
-    """Whether the endpoint at `url` may receive private text: it is on this machine, or its
-    host is named in `private_remote_ok`. Every sender of private text asks this first."""
-    if _on_this_machine(url):
+def may_send_private(config: Config, url: str, *, relays: bool = False) -> bool:
+    """Whether the endpoint at `url` may receive private text: it is on this machine (unless it
+    `relays` what it receives to others), or its host is named in `private_remote_ok`. Every
+    sender of private text asks this first."""
+    if _on_this_machine(url) and not relays:
         return True
     host = endpoint_host(url)
     return bool(host) and host.rstrip(".") in trusted_hosts(config)
 
 
-def withheld(what: str, url: str) -> str:
+def withheld(what: str, url: str, *, relays: bool = False) -> str:
     """Why private text was not sent to `what` at `url`, and how to allow it."""
     host = endpoint_host(url) or url
+    if relays:
+        return (f"private text is not sent to {what} at {host}: wherever it runs, it passes "
+                f"every query on to public search engines, and {host} is not named in "
+                f"private_remote_ok ({ENV})")
     return (f"private text is not sent to {what} at {host}: it is not on this machine and "
             f"{host} is not named in private_remote_ok ({ENV})")
 
@@ -123,9 +132,9 @@ def endpoints_report(config: Config) -> list[dict[str, Any]]:
         local = _on_this_machine(url)
         if service.name == "hub":
             private = "never sent"
-        elif local:
+        elif local and not service.relays:
             private = "on this machine"
-        elif may_send_private(config, url):
+        elif may_send_private(config, url, relays=service.relays):
             private = "allowed by private_remote_ok"
         else:
             private = "withheld"

@@ -15,13 +15,8 @@ from typing import Any
 
 from aiohttp import web
 
-from sidecar.documents.ingest import (
-    apply_ingest,
-    is_private_document,
-    latest_ingest,
-    plan_ingest,
-    undo_ingest,
-)
+from sidecar.documents.ingest import apply_ingest, is_private_document, plan_ingest
+from sidecar.documents.ingest_undo import latest_ingest, undo_ingest
 from sidecar.errors import BadRequest
 from sidecar.server.openapi import read_json
 from sidecar.server.paths import request_path

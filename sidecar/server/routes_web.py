@@ -1,11 +1,14 @@
 """Routes of the web tier at retrieval: saving a page as a `type: web` note.
 
 `POST /v1/web/save` fetches the page (unless `title` and `text` are given) and writes it as a new
-note through the vault's writer; the write lane indexes it at once. Searching the web is a flag
-of `POST /v1/search` and `POST /v1/ask` (`web`).
+note through the vault's writer; the write lane indexes it at once. Reducing the page, making it
+inert and writing it run on a worker thread: a large page never holds up the server's other
+requests. Searching the web is a flag of `POST /v1/search` and `POST /v1/ask` (`web`).
 """
 
 from __future__ import annotations
+
+import asyncio
 
 from aiohttp import web
 
@@ -26,6 +29,6 @@ async def save(request: web.Request) -> web.Response:
     else:
         fetched = await fetch_page(config, body["url"])
         page = Page(fetched.url, body.get("title") or fetched.title, fetched.text)
-    path = save_page(config, page)
+    path = await asyncio.to_thread(save_page, config, page)
     await request.app[LANE].apply([{"kind": "created", "path": path}])
     return web.json_response({"path": path, "url": page.url, "title": page.title})

@@ -269,10 +269,26 @@ def _folded(patterns: tuple[str, ...]) -> tuple[str, ...]:
 
 
 def note_private(note: Note, settings: VaultSettings) -> bool:
-    """Whether a note is private: by its own words (`Note.is_private`) or by where it lies
-    (ora.yaml `private`). Everything that shows a note's text, name or claims outside private
-    mode asks this, not `Note.is_private` alone."""
-    return note.is_private or is_private_path(settings, note.path)
+    """Whether a note is private: by its own words (`Note.is_private`), by where it lies
+    (ora.yaml `private`), or by where the document it was made from lies (its `source_path`,
+    as `ora ingest` writes it: a document made private after its notes were written keeps
+    them private at once, wherever they lie). Everything that shows a note's text, name or
+    claims outside private mode asks this, not `Note.is_private` alone."""
+    source = source_document(note)
+    return (note.is_private or is_private_path(settings, note.path)
+            or (source is not None and is_private_path(settings, source)))
+
+
+def source_document(note: Note) -> str | None:
+    """The vault path of the document a note was made from (its `source_path` property), or
+    None when it names none (or no path inside the vault)."""
+    value = note.frontmatter.get("source_path") if note.yaml_error is None else None
+    if not isinstance(value, str) or not value.strip():
+        return None
+    try:
+        return normalise_rel(value.strip().removeprefix("./"))
+    except BadRequest:
+        return None
 
 
 def holds_private_text(note: Note, settings: VaultSettings) -> bool:

@@ -49,7 +49,10 @@ def _overrides(fm: dict[str, Any], where: str) -> dict[str, str]:
                 and item.get("tier") in tiers):
             raise BadRequest(f"{where}: each override needs `url` and `tier` "
                              f"(one of {', '.join(tiers)}); got {item!r}")
-        found[normalise_url(item["url"])] = item["tier"]
+        try:
+            found[normalise_url(item["url"])] = item["tier"]
+        except BadRequest as err:
+            raise BadRequest(f"{where}: override {err.message}") from err
     return found
 
 

@@ -9,7 +9,11 @@ supplement, never ranked among the user's notes. Nothing is written to the vault
 saves a page (`save.py`). A web search that fails is reported (`web_reason`), never fatal: the
 vault's results are always answered. An answer larger than `search_max_bytes`
 (`schema/web_tiers.json`) is not read further; a result whose URL is not http(s) (`magnet:`,
-`javascript:`) is skipped.
+`javascript:`) or one a browser would refuse (`http://[::1`) is skipped. A private-mode query
+is not sent at all, wherever the instance runs: SearXNG passes every query on to public search
+engines, so only naming its host in `private_remote_ok` lets private text go to it
+(docs/privacy.md). A failure says why in words (`fetch_failure`: timed out, too many
+redirects, …).
 """
 
 from __future__ import annotations
@@ -17,7 +21,6 @@ from __future__ import annotations
 import asyncio
 import json
 from typing import Any
-from urllib.parse import urlsplit
 
 import aiohttp
 
@@ -57,6 +60,18 @@ async def read_at_most(resp: aiohttp.ClientResponse, most: int) -> bytes | None:
     return bytes(body)
 
 
+def fetch_failure(exc: BaseException, timeout: float) -> str:
+    """Why a request to the web failed, in words: aiohttp says "" for a timeout and
+    "0, message=''" for a redirect loop."""
+    if isinstance(exc, TimeoutError):  # aiohttp's own timeouts are TimeoutErrors too
+        return f"timed out after {timeout:g} s (web_timeout)"
+    if isinstance(exc, aiohttp.TooManyRedirects):
+        return f"too many redirects ({len(exc.history)} followed)"
+    if isinstance(exc, aiohttp.ClientResponseError):
+        return f"HTTP {exc.status} {exc.message}".rstrip()
+    return str(exc) or type(exc).__name__
+
+
 def _web_url(url: str) -> bool:
     try:
         host_of(url)
@@ -70,11 +85,11 @@ async def fetch_results(config: Config, query: str, limit: int) -> list[dict[str
     whose URL is not http(s) skipped."""
     most = int(load_json("web_tiers.json")["search_max_bytes"])
     base = str(config.searxng_url)
-    parts = urlsplit(base)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
+    if not _web_url(base):
         raise WebSearchFailed(f"searxng_url {base!r} is not an http(s) URL")
     url = search_url(base)
-    timeout = aiohttp.ClientTimeout(total=float(config.web_timeout))
+    seconds = float(config.web_timeout)
+    timeout = aiohttp.ClientTimeout(total=seconds)
     try:
         async with (
             aiohttp.ClientSession(timeout=timeout) as session,
@@ -90,8 +105,8 @@ async def fetch_results(config: Config, query: str, limit: int) -> list[dict[str
                                   "(search_max_bytes): not read")
         doc = json.loads(body)
     except (aiohttp.ClientError, TimeoutError, ValueError) as exc:
-        raise WebSearchFailed(f"the web search at {url} failed: {exc or type(exc).__name__}"
-                              ) from exc
+        raise WebSearchFailed(f"the web search at {url} failed: "
+                              f"{fetch_failure(exc, seconds)}") from exc
     raw = doc.get("results") if isinstance(doc, dict) else None
     if not isinstance(raw, list):
         raise WebSearchFailed(f"the web search at {url} answered without a `results` list")
@@ -112,11 +127,13 @@ async def web_tier(config: Config, embedder: Embedder, query: str, limit: int, *
     """`{"web": [{url, title, text, tier, weight, domain, reason}], "web_excluded": n}` (best
     weight first, the engine's order within a weight), or `{"web": [], "web_reason"}` when no
     instance is configured, it failed, or the query is `private` (asked in private mode) and the
-    instance is not trusted with private text (docs/privacy.md)."""
+    instance's host is not named in `private_remote_ok`: on this machine or not, SearXNG passes
+    the query on to public search engines (docs/privacy.md)."""
     if not str(config.searxng_url):
         return {"web": [], "web_reason": "no web search is configured (set searxng_url)"}
-    if private and not may_send_private(config, str(config.searxng_url)):
-        return {"web": [], "web_reason": withheld("the web search", str(config.searxng_url))}
+    if private and not may_send_private(config, str(config.searxng_url), relays=True):
+        return {"web": [], "web_reason": withheld("the web search", str(config.searxng_url),
+                                                  relays=True)}
     try:
         fetched = await fetch_results(config, query, limit)
         registry = await asyncio.to_thread(load_registry, config.vault,

@@ -19,6 +19,7 @@ from aiohttp import web
 
 from sidecar.schema import load_json
 from sidecar.server.app import init_app
+from sidecar.vault.note import parse_note
 from tests.web.fake_searxng import FakeSearxng, searx_result
 
 from .conftest import settings
@@ -265,6 +266,31 @@ async def test_a_web_results_text_never_enters_the_chat_note_only_its_title_and_
     # Memory holds the same as the note.
     turns = await _reread(api, vault, "w")
     assert "Glimmerwick" not in turns[1][1] and "[W1: quoted web text left out]" in turns[1][1]
+
+
+async def test_tags_and_embeds_in_an_answer_or_a_web_title_leave_the_chat_note_as_it_was(
+    tmp_path: Path, vault: Path, llm: Any, searx: Any, app_client: Any,
+) -> None:
+    # Before: a web result titled "… #private" under the sources made the whole conversation
+    # private (gone from the list outside private mode); an answer holding `#archived` archived
+    # its note, and `![[Engrams/Kitchen diary]]` showed a private note inside it.
+    searx.results = [searx_result("https://tags.example/a", "Starter guide #private",
+                                  "Feed the starter daily with flour and water.")]
+    answer = "Feed it daily [1] [W1]. Filed under #archived, see ![[Engrams/Kitchen diary]]."
+    llm.reply = lambda body: answer
+    api = await app_client(settings(tmp_path, llm_url=llm.url, searxng_url=searx.url))
+    await api.reconciled()
+    status, doc = await api.call("POST", "/v1/ask", {"question": QUESTION, "conversation": "t",
+                                                     "web": True, "rerank": False})
+    assert status == 200 and doc["answer"] == answer
+    status, listed = await api.call("GET", "/v1/conversations")
+    assert status == 200 and "t" in [c["conversation"] for c in listed["conversations"]]
+    status, turns = await api.call("GET", "/v1/conversations/t")
+    assert status == 200 and len(turns["turns"]) == 2
+    text = (vault / NOTE.format("t")).read_text(encoding="utf-8")
+    note = parse_note(text, NOTE.format("t"))
+    assert not note.is_private and not note.is_archived and "![[" not in text
+    assert "Starter guide #\u2060private" in text  # it reads the same
 
 
 async def test_a_chats_folder_in_a_dot_folder_is_refused_before_the_model_is_asked(

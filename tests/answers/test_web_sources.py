@@ -1,9 +1,11 @@
 """A chat note never holds a web result's text, in any script: the runs an answer repeats from a
-web result are left out, Chinese and Thai sentences included."""
+web result are left out, Chinese and Thai sentences included; a web result's title and URL under
+its sources neither change the note's status nor embed anything."""
 
 from __future__ import annotations
 
-from sidecar.answers.web_sources import without_web_text
+from sidecar.answers.web_sources import web_source_line, without_web_text
+from sidecar.vault.note import parse_note
 
 ZH_WEB = "东京是日本的首都，也是世界上人口最多的城市之一，每年吸引大量游客。"
 TH_WEB = "กรุงเทพมหานครเป็นเมืองหลวงของประเทศไทยและมีประชากรมากที่สุดในประเทศ"
@@ -37,3 +39,13 @@ def test_an_english_run_is_still_six_words() -> None:
     text, _ = without_web_text("Mine: starters need feeding every day at room temperature.",
                                [{"text": web}])
     assert "room temperature" not in text
+
+
+def test_a_web_results_title_makes_no_tag_and_embeds_nothing() -> None:
+    # Before: a result titled "Starter guide #private" listed under an ask --web answer's
+    # sources made the whole conversation's note private.
+    line = web_source_line(1, {"title": "Starter guide #private #archived ![[Private/Diary]]",
+                               "url": "https://tags.example/a b#private"})
+    note = parse_note(f"---\ntype: chat\n---\n{line}\n", "Chats/c.md")
+    assert not note.is_private and not note.is_archived and note.tags == ()
+    assert "![[" not in line and "(<https://tags.example/a%20b#\u2060private>)" in line

@@ -167,6 +167,20 @@ def one_page_pdf(text: str, font: str = "Helvetica", title: str = "", author: st
     return bytes(pdf.output())
 
 
+def pages_pdf(pages: list[str], title: str = "") -> bytes:
+    """A PDF of one page per text (an empty text gives a page without text)."""
+    pdf = FPDF()
+    pdf.set_creation_date(_DATE)
+    if title:
+        pdf.set_title(title)
+    for text in pages:
+        pdf.add_page()
+        pdf.set_font("Helvetica", "", 12)
+        if text:
+            pdf.multi_cell(0, 6, text, new_x="LMARGIN", new_y="NEXT")
+    return bytes(pdf.output())
+
+
 def _image_only() -> bytes:
     from PIL import Image, ImageDraw
 

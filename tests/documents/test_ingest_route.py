@@ -80,9 +80,9 @@ async def test_a_private_document_is_processed_into_private_notes_in_private_mod
     assert status == 400 and "private mode" in refused["error"]["message"]
     status, done = await api.call("POST", "/v1/ingest",
                                   {"path": "Health/labs.pdf", "apply": True, "private": True})
-    assert done["written"] == ["Resources/labs/labs - page 1.md"]
+    assert done["written"] == ["Health/labs/labs - page 1.md"]  # where `private` covers them
     note = (vault / done["written"][0]).read_text(encoding="utf-8")
-    assert "\ntags: [private]\n" in note  # its notes lie outside the private folder
+    assert "\ntags: [private]\n" in note  # and say so, were they moved out
     assert await _top(api, "ferritin low March", private=True,
                       want=done["written"][0]) == done["written"][0]
     status, found = await api.call("POST", "/v1/search", {"query": "ferritin low March"})

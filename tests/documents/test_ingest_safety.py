@@ -14,7 +14,8 @@ import pytest
 
 from sidecar.cli import main
 from sidecar.documents import ingest
-from sidecar.documents.ingest import apply_ingest, plan_ingest, undo_ingest
+from sidecar.documents.ingest import apply_ingest, plan_ingest
+from sidecar.documents.ingest_undo import undo_ingest
 from sidecar.vault.journal import journal_folder
 
 from .make_pdfs import one_page_pdf

@@ -1,6 +1,7 @@
 """Property: no private note's or document's text ever reaches a response that is not in
 private mode (a document is private by `ora.yaml`'s `private` folder rule; its own title, author
-and subject carry its secret too)."""
+and subject carry its secret too, and so does its page note, when one was ingested before the
+folder was private: outside it and untagged, private by the document it names)."""
 
 from __future__ import annotations
 
@@ -63,8 +64,9 @@ note_strategy = st.tuples(
     query_words=st.lists(st.sampled_from(WORDS), min_size=1, max_size=4),
     ask_secret=st.booleans(),
     include_archived=st.booleans(),
+    # (words, private, ingested: its page note written to Resources/ before it was private)
     documents=st.lists(st.tuples(st.lists(st.sampled_from(WORDS), min_size=1, max_size=8),
-                                 st.booleans()), max_size=2),
+                                 st.booleans(), st.booleans()), max_size=2),
     words_only=st.booleans(),
     note_vectors=st.sampled_from([0.0, 0.5]),  # the note-vector lift off, and on
 )
@@ -74,7 +76,7 @@ def test_no_private_text_in_a_non_private_response(
     query_words: list[str],
     ask_secret: bool,
     include_archived: bool,
-    documents: list[tuple[list[str], bool]],
+    documents: list[tuple[list[str], bool, bool]],
     words_only: bool,
     note_vectors: float,
 ) -> None:
@@ -90,14 +92,14 @@ def test_no_private_text_in_a_non_private_response(
         specs.append(NoteSpec(f"Notes/n{i}.md", type_name, body, tags=tags))
         if private:
             secrets.append(secret)
-    secrets += [f"zqx{i}docsecret" for i, (_, private) in enumerate(documents) if private]
+    secrets += [f"zqx{i}docsecret" for i, (_, private, _) in enumerate(documents) if private]
     query = " ".join(query_words + (secrets[:1] if ask_secret else []))
     with tempfile.TemporaryDirectory() as folder:
         vault = Path(folder) / "vault"
         vault.mkdir()
         write_vault(vault, specs)
         (vault / "ora.yaml").write_text("private:\n  - Private/\n", encoding="utf-8")
-        for i, (words, private) in enumerate(documents):
+        for i, (words, private, ingested) in enumerate(documents):
             secret = f"zqx{i}docsecret"
             where = vault / ("Private" if private else "Papers")
             where.mkdir(exist_ok=True)
@@ -105,6 +107,13 @@ def test_no_private_text_in_a_non_private_response(
             meta = {"title": f"Title {secret}", "author": secret, "subject": secret} if private \
                 else {}
             (where / f"d{i}.pdf").write_bytes(one_page_pdf(text, **meta))
+            if ingested:  # untagged, outside Private/: private by its `source_path`
+                page = vault / "Resources" / f"d{i}" / f"d{i} - page 1.md"
+                page.parent.mkdir(parents=True)
+                page.write_text(
+                    f"---\ntype: resource\nnexus: []\ntags: []\nsource_file: d{i}.pdf\n"
+                    f"source_path: {where.name}/d{i}.pdf\n---\n# {meta.get('title', 'd')}, "
+                    f"page 1\n\n{text}\n", encoding="utf-8")
         writing = _Unembedding(embedder) if words_only else embedder
         with open_index(make_config(vault), writer=True, embedder=writing) as index:
             try:

@@ -2,12 +2,15 @@
 and serving one HTML page, for the web tier at retrieval.
 
 Tests set `results` (what the engine finds) and `mode` ("ok", "error", "html" — an instance that
-has not enabled the json format answers HTML; "huge" — an answer of `huge_bytes` bytes), add
-pages to `pages` (name → (body, Content-Type), served at `/pages/NAME`), and read `queries`.
+has not enabled the json format answers HTML; "huge" — an answer of `huge_bytes` bytes; "slow" —
+no answer for a minute), add pages to `pages` (name → (body, Content-Type), served at
+`/pages/NAME`), and read `queries`. `/slow` answers nothing for a minute, `/loop` redirects to
+itself.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
@@ -41,6 +44,8 @@ class FakeSearxng(LoopbackServer):
 
     async def _search(self, request: web.Request) -> web.Response:
         self.queries.append(dict(request.query))
+        if self.mode == "slow":
+            return await self._slow(request)
         if self.mode == "error":
             return web.Response(status=500, text="engine failure")
         if self.mode == "html" or request.query.get("format") != "json":
@@ -62,7 +67,16 @@ class FakeSearxng(LoopbackServer):
         body, content_type = self.pages[request.match_info["name"]]
         return web.Response(body=body, headers={"Content-Type": content_type})
 
+    async def _slow(self, request: web.Request) -> web.Response:
+        await asyncio.sleep(60)  # the client gives up long before (its web_timeout)
+        return web.Response(text="late")
+
+    async def _loop(self, request: web.Request) -> web.Response:
+        raise web.HTTPFound("/loop")
+
     def routes(self, app: web.Application) -> None:
+        app.router.add_get("/slow", self._slow)
+        app.router.add_get("/loop", self._loop)
         app.router.add_get("/search", self._search)
         app.router.add_get("/page", self._page)
         app.router.add_get("/pages/{name}", self._pages)

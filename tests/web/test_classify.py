@@ -107,9 +107,23 @@ def test_whitelist_wins_over_override_as_the_cascade_orders(embedder: Embedder) 
     assert tiers(doc) == {"https://nature.com/a": ("whitelisted", 0.8)}
 
 
+def test_a_result_is_tiered_by_the_host_the_browser_opens(embedder: Embedder) -> None:
+    # Before: `evil.example\\@nature.com` was classified as nature.com, whitelisted, and
+    # `contentfarm。example` (an ideographic full stop) slipped past `*.contentfarm.example`.
+    doc = classify([result("https://www.contentfarm.example\\@nature.com/x", BREAD),
+                    result("https://www.contentfarm\u3002example/a", WEBB),
+                    result("https://SPAM\uff0eexample/b", WEBB_AGAIN)], REGISTRY, embedder)
+    assert [r["url"] for r in doc["excluded"]] == ["https://www.contentfarm.example\\@nature.com/x",
+                                                  "https://www.contentfarm\u3002example/a",
+                                                  "https://SPAM\uff0eexample/b"]
+    assert doc["results"] == []
+
+
 @pytest.mark.parametrize("bad", [
     [{"title": "no url"}],
     [{"url": "ftp://example.org/file"}],
+    [{"url": "http://[::1"}],  # Before: urlsplit's ValueError, a 500
+    [{"url": "https://a.example:99999/"}],
     [{"url": "https://example.org", "text": 3}],
     "not a list",
 ])

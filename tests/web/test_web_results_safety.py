@@ -17,7 +17,8 @@ BAD = [fake.searx_result("https://x.example/y", "Torrent", "Sourdough starter ki
        | {"url": "magnet:?xt=urn:btih:0123456789abcdef"},
        fake.searx_result("https://x.example/y", "Click", "Wild yeast leavens bread.")
        | {"url": "javascript:alert(document.cookie)"},
-       fake.searx_result("https://x.example/y", "Host-less", "Yeast.") | {"url": "https:///p"}]
+       # `https:///p` is no host-less URL: a browser skips any run of slashes and opens `p`
+       fake.searx_result("https://x.example/y", "Host-less", "Yeast.") | {"url": "https:///"}]
 
 
 @pytest.fixture
@@ -67,3 +68,27 @@ async def test_an_answer_over_the_cap_is_refused_unread_and_the_vault_part_stand
     status, doc = await api.call("POST", "/v1/search", {"query": QUERY, "web": True,
                                                         "rerank": False})
     assert status == 200 and len(doc["web"]) == 2
+
+
+async def test_a_url_a_browser_would_refuse_is_skipped_in_results_and_refused_elsewhere(
+    tmp_path: Path, searx: Any, app_client: Any,
+) -> None:
+    # Before: `http://[::1` made urlsplit raise ValueError: /v1/search and /v1/ask with web
+    # answered 500 (the vault's results lost), /v1/web/classify and /v1/web/save 500 too.
+    broken = fake.searx_result("https://x.example/y", "Broken", "Yeast.") | {"url": "http://[::1"}
+    searx.results = [broken, *RESULTS]
+    api = await app_client(_config(tmp_path, searx.url))
+    await api.reconciled()
+    status, doc = await api.call("POST", "/v1/search", {"query": QUERY, "web": True,
+                                                        "rerank": False})
+    assert status == 200 and doc["results"][0]["path"] == "Resources/Sourdough.md", doc
+    assert len(doc["web"]) == 2
+    status, doc = await api.call("POST", "/v1/ask", {"question": QUERY, "web": True,
+                                                     "rerank": False})
+    assert status == 200 and len(doc["web"]) == 2, doc
+    for path, body in (("/v1/web/classify", {"results": [{"url": "http://[::1", "title": "a",
+                                                          "text": "b"}]}),
+                       ("/v1/web/save", {"url": "http://[::1", "title": "t", "text": "x"})):
+        status, err = await api.call("POST", path, body)
+        assert status == 400 and err["error"]["code"] == "bad_request", (path, err)
+        assert "not an http(s) URL" in err["error"]["message"]

@@ -1,0 +1,108 @@
+"""`ora ingest --undo`: the latest ingest undone, as far as the notes allow.
+
+Each note of the journal is put back only while it holds what ingest wrote: a new note goes to
+the trash (one deleted since counts as undone), an updated one gets its earlier text back, a
+trashed one comes back from the trash, and the document's manifest entry is as before. A note
+edited since is kept as it is and named with the reason; the journal then records that its
+undo was done as far as it could be (`undo_kept`), so the next `--undo` goes on to the ingest
+before it instead of replaying this one (`latest_journal`'s filter, as extraction passes over
+the journals it may not undo).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from sidecar.documents.ingest import KIND
+from sidecar.documents.manifest import read_manifest, write_manifest
+from sidecar.errors import Conflict, NotFound, OraError
+from sidecar.vault.journal import drop_journal, journal_lock, latest_journal, update_journal
+from sidecar.vault.scan import vault_path
+from sidecar.vault.write import move_to_trash, restore_bytes, restore_from_trash
+
+# What the user is told of a note an undo keeps because it changed since ingest wrote it.
+_KEPT = {
+    "create": "edited since ingest wrote it, so kept as it is; delete it by hand if you no "
+              "longer want it",
+    "update": "edited since ingest rewrote it, so kept as it is (its text before that ingest "
+              "is in the journal, or for a private note in the hidden file beside it)",
+    "trash": "a note is at its path again, so the one ingest moved to the trash stays there",
+}
+UNDO_KEPT = "undo_kept"  # a journal's record of an undo that kept notes: it is not undone again
+
+
+def _undoable(doc: dict[str, Any]) -> bool:
+    return UNDO_KEPT not in doc
+
+
+def latest_ingest(vault: str | Path) -> str:
+    """The document of the ingest `--undo` would undo (NotFound when there is none)."""
+    return str(latest_journal(vault, KIND, "ingest", _undoable)[1]["document"])
+
+
+def undo_ingest(vault: str | Path) -> dict[str, Any]:
+    """Undo the latest ingest not undone yet: {"document", "undone": paths, "refused":
+    [{"path", "reason"}] (the notes kept as they are, and why)}; NotFound when there is none."""
+    root = Path(vault)
+    with journal_lock(root):
+        return _undo(root)
+
+
+def _undo_note(root: Path, entry: dict[str, Any]) -> None:
+    rel = entry["path"]
+    if entry["action"] == "create":
+        with contextlib.suppress(NotFound):  # deleted since: nothing left to undo
+            move_to_trash(root, rel, entry["after_sha256"])
+    elif entry["action"] == "update":
+        backup = entry.get("before_file")
+        before = (vault_path(root, str(backup)).read_bytes() if backup
+                  else str(entry["before"]).encode("utf-8"))
+        restore_bytes(root, rel, before, entry["after_sha256"])
+        if backup:
+            with contextlib.suppress(OSError, OraError):
+                vault_path(root, str(backup)).unlink()
+    elif "trashed" in entry:
+        restore_from_trash(root, entry["trashed"], rel, entry["before_sha256"])
+
+
+def _undo(root: Path) -> dict[str, Any]:
+    journal, doc, digest = latest_journal(root, KIND, "ingest", _undoable)
+    undone: list[str] = []
+    refused: list[dict[str, str]] = []
+    pending = []
+    for entry in doc["files"]:
+        rel = entry["path"]
+        try:
+            _undo_note(root, entry)
+            undone.append(rel)
+        except (OraError, OSError) as exc:
+            reason = (_KEPT.get(str(entry["action"]), "") if isinstance(exc, Conflict)
+                      else getattr(exc, "message", str(exc)))
+            refused.append({"path": rel, "reason": reason or str(exc)})
+            pending.append(entry)
+    manifest = dict(read_manifest(root))
+    if doc.get("manifest_before") is None:
+        manifest.pop(str(doc["document"]), None)
+    else:
+        manifest[str(doc["document"])] = doc["manifest_before"]
+    if doc.get("moved_from") and isinstance(doc.get("moved_before"), dict):
+        manifest[str(doc["moved_from"])] = doc["moved_before"]
+    write_manifest(root, manifest)
+    # the folders the apply made, if empty (a journal from before made_folders: the notes' own)
+    made = doc.get("made_folders")
+    folders = made if isinstance(made, list) else sorted(
+        {PurePosixPath(rel).parent.as_posix() for rel in undone})
+    for folder in folders:
+        with contextlib.suppress(OSError, OraError):
+            vault_path(root, str(folder)).rmdir()
+    if pending:  # kept for the record; done as far as it goes, so never replayed
+        doc["files"] = pending
+        doc[UNDO_KEPT] = {"date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+                          "refused": refused}
+        update_journal(journal, doc, digest)
+    else:
+        drop_journal(journal)
+    return {"document": doc["document"], "undone": undone, "refused": refused}

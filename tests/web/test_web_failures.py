@@ -1,0 +1,43 @@
+"""A page or a web search that cannot be had says why in words: timed out after how long, too
+many redirects. Before, a timeout read `cannot fetch URL: ` (an empty message) and a redirect loop
+`0, message='', url=…`."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sidecar.models.embedder import Embedder
+from sidecar.web.save import fetch_page
+from sidecar.web.searxng import WebSearchFailed, web_tier
+from tests.web.test_web_tier import QUERY, _config, fake
+
+
+@pytest.fixture
+async def searx() -> AsyncIterator[Any]:
+    server = await fake.FakeSearxng().start()
+    yield server
+    await server.stop()
+
+
+async def test_a_page_that_times_out_or_redirects_forever_says_why(
+    tmp_path: Path, searx: Any,
+) -> None:
+    config = _config(tmp_path, searx.url, web_timeout=0.5)
+    with pytest.raises(WebSearchFailed, match=r"/slow: timed out after 0\.5 s \(web_timeout\)"):
+        await fetch_page(config, f"{searx.url}/slow")
+    with pytest.raises(WebSearchFailed, match=r"/loop: too many redirects"):
+        await fetch_page(config, f"{searx.url}/loop")
+
+
+async def test_a_web_search_that_times_out_says_so_and_the_vault_part_stands(
+    tmp_path: Path, searx: Any, embedder: Embedder,
+) -> None:
+    searx.mode = "slow"
+    doc = await web_tier(_config(tmp_path, searx.url, web_timeout=0.5), embedder, QUERY, 5,
+                         private=False)
+    assert doc["web"] == [] and doc["web_reason"].endswith(
+        "failed: timed out after 0.5 s (web_timeout)")
