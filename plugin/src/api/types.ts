@@ -43,6 +43,8 @@ export interface IngestPlan {
 	stale: string[];
 	/** Notes applying refuses to write over (edited since, or the user's own): it fails until they are moved. */
 	conflicts: string[];
+	/** Notes of pages the document no longer has, edited since: applying keeps them where they are. */
+	kept: string[];
 	/** Why part of the document is not read (a page or size limit), or null. */
 	cut: string | null;
 }
@@ -51,6 +53,8 @@ export interface IngestPlan {
 export interface IngestWritten {
 	written: string[];
 	trashed: string[];
+	/** Only when there are some: notes of pages the document no longer has, edited since, kept. */
+	kept?: string[];
 }
 
 /** The contradiction scan, run by the sidecar in the background after changes. */

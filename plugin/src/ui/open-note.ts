@@ -13,7 +13,9 @@ export function vaultFile(app: App, path: string): TFile | null {
  * start of the first, the lines scrolled into view, nothing selected (a selection would be
  * replaced by the first key pressed); in a new tab (or split, window) when `newLeaf` says so, as
  * `Keymap.isModEvent` answers for a click.
- * A document kept in the vault (a PDF) opens through its `link` (`paper.pdf#page=7`), at its page.
+ * A document kept in the vault (a PDF) opens at the place its `link` names (`paper.pdf#page=7`):
+ * the file is the one already found, and only the part after the link's last `#` is handed on, so a
+ * name holding `#` itself (`Invoice #12.pdf`, which `openLinkText` would cut there) opens too.
  */
 export async function openAtLines(
 	app: App,
@@ -28,12 +30,14 @@ export async function openAtLines(
 		new Notice(`“${path}” is not in the vault any more. Re-index to refresh results.`);
 		return;
 	}
+	const leaf = app.workspace.getLeaf(newLeaf);
 	if (link !== null || file.extension !== "md" || lineStart === null) {
-		await app.workspace.openLinkText(link ?? file.path, "", newLeaf);
+		const at = link?.lastIndexOf("#") ?? -1;
+		const subpath = at >= 0 ? (link ?? "").slice(at) : "";
+		await leaf.openFile(file, { active: true, ...(subpath ? { eState: { subpath } } : {}) });
 		return;
 	}
 	lineEnd ??= lineStart;
-	const leaf = app.workspace.getLeaf(newLeaf);
 	// The ephemeral line scrolls in both modes: the cursor below only shows in the editor, and a
 	// note opening in reading view (a user's default) would otherwise stay at its top.
 	await leaf.openFile(file, { active: true, eState: { line: Math.max(0, lineStart - 1) } });

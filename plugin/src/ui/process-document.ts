@@ -41,7 +41,8 @@ export async function processDocument(app: App, client: SidecarClient, path: str
 		if (!ok) return;
 		const done = await client.ingestApply(path);
 		const trashed = done.trashed.length > 0 ? `; moved ${done.trashed.length} notes of pages no longer in it to the trash` : "";
-		new Notice(`Wrote ${done.written.length} notes into ${folder}${trashed}.`);
+		const kept = done.kept?.length ? `; kept ${done.kept.length} you edited of pages no longer in it (${done.kept[0]})` : "";
+		new Notice(`Wrote ${done.written.length} notes into ${folder}${trashed}${kept}.`);
 	} catch (err) {
 		new Notice(`Could not process ${path}: ${errorText(err)}`);
 	}
@@ -52,7 +53,8 @@ export function confirmText(plan: IngestPlan, folder: string): string {
 	const parts = [
 		`Write ${plan.notes.length} resource notes, one per page, into ${folder}? The document stays where it is; search then finds the notes instead of it.`,
 	];
-	if (plan.stale.length > 0) parts.push(`${plan.stale.length} notes of pages no longer in it go to the trash (those you edited stay).`);
+	if (plan.stale.length > 0) parts.push(`${plan.stale.length} notes of pages no longer in it go to the trash.`);
+	if (plan.kept.length > 0) parts.push(`${plan.kept.length} notes of pages no longer in it stay, as you edited them (${plan.kept[0]}).`);
 	if (plan.cut) parts.push(`Only part of the document is read: ${plan.cut}.`);
 	return parts.join(" ");
 }

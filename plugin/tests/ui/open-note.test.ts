@@ -25,7 +25,10 @@ function anApp(lines: string[], mode: "source" | "preview") {
 		openFile: async (file: TFile, state?: OpenViewState) => void opened.push({ file, state }),
 	};
 	const app = {
-		vault: { getFileByPath: (path: string) => (path === "Notes/Café.md" ? aFile(path) : null) },
+		vault: {
+			getFileByPath: (path: string) =>
+				["Notes/Café.md", "Docs/Invoice #12 [draft].pdf", "Papers/Tidal pumping.pdf"].includes(path) ? aFile(path) : null,
+		},
 		workspace: { getLeaf: () => leaf },
 	} as unknown as App;
 	return { app, opened, selections, cursors, scrolled };
@@ -53,5 +56,19 @@ describe("openAtLines", () => {
 		const { app, opened } = anApp(["a", "b"], "source");
 		await openAtLines(app, "Notes/Cafe\u0301.md", 1, 1);
 		expect(opened.map((o) => o.file.path)).toEqual(["Notes/Café.md"]);
+	});
+
+	it("opens a document at the page its link names, even when its name holds a #", async () => {
+		// Before: the link went to openLinkText, which cuts at the first `#`: "Docs/Invoice " was
+		// looked for, and no such note exists.
+		const { app, opened } = anApp([], "preview");
+		await openAtLines(app, "Docs/Invoice #12 [draft].pdf", null, null, false, "Docs/Invoice%20%2312%20%5Bdraft%5D.pdf#page=3");
+		await openAtLines(app, "Papers/Tidal pumping.pdf", null, null, false, "Papers/Tidal pumping.pdf#page=7");
+		await openAtLines(app, "Papers/Tidal pumping.pdf", null, null, false, "Papers/Tidal pumping.pdf");
+		expect(opened.map((o) => [o.file.path, o.state])).toEqual([
+			["Docs/Invoice #12 [draft].pdf", { active: true, eState: { subpath: "#page=3" } }],
+			["Papers/Tidal pumping.pdf", { active: true, eState: { subpath: "#page=7" } }],
+			["Papers/Tidal pumping.pdf", { active: true }],
+		]);
 	});
 });

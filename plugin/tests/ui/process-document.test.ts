@@ -45,6 +45,7 @@ const PLAN = {
 	unchanged: false,
 	stale: [] as string[],
 	conflicts: [] as string[],
+	kept: [] as string[],
 	cut: null as string | null,
 };
 
@@ -88,6 +89,19 @@ describe("Process document into notes", () => {
 		[...document.body.querySelectorAll("button")].find((b) => b.textContent === "Write notes")?.click();
 		await done;
 		expect(shownNotices.at(-1)).toBe("Wrote 0 notes into Resources/Tidal pumping; moved 1 notes of pages no longer in it to the trash.");
+	});
+
+	it("says which notes of pages gone stay because you edited them", async () => {
+		const page3 = "Resources/Tidal pumping/Tidal pumping - page 3.md";
+		const plan = { ...PLAN, kept: [page3] };
+		const transport = new ScriptedTransport([json(200, plan), json(200, { written: [], trashed: [], kept: [page3] })]);
+		const client = new SidecarClient(transport, { baseUrl: "http://127.0.0.1:1", token: () => "t" });
+		const done = processDocument(new App(), client, "Tidal pumping.pdf");
+		await settle();
+		expect(document.body.textContent).toContain(`1 notes of pages no longer in it stay, as you edited them (${page3}).`);
+		[...document.body.querySelectorAll("button")].find((b) => b.textContent === "Write notes")?.click();
+		await done;
+		expect(shownNotices.at(-1)).toBe(`Wrote 0 notes into Resources/Tidal pumping; kept 1 you edited of pages no longer in it (${page3}).`);
 	});
 
 	it("asks nothing when an apply would be refused, and names a note in the way", async () => {
