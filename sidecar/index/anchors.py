@@ -11,20 +11,21 @@ otherwise multiply its chunks' length), after its own text. On the Italian, Dutc
 help vaults this put 2 more of 76 notes in the top 5 of the default search and 6 more with BM25
 alone, and raised MRR@10 by 0.07 and 0.09 (docs/benchmarks.md).
 
-A link is a wikilink or a Markdown link, read by `vault/links.py` (the one reader of link
-syntax): `[text](Graph%20view.md)`, `[text](<Folder/My note.md>)`, `[text](../Other/Note.md#H)`.
-It names a note by a key: its file name or its vault path (without `.md`, case-folded), or one
-of its `aliases`. A Markdown link not written `./`- or `../`-relative nor vault-absolute gives
-two keys, its path from the linking note's folder and the path as written (Obsidian tries both),
-each anchoring the note it names. A key shared by several notes (a name, an alias) gives its
-anchors to each; an embed, an image or a web address gives none. A note's links to itself are
-left out. The keys of each store's notes are in its names table (`names_table`), so the notes a
-changed anchor names are found by an index lookup: the public store's notes' aliases are keys
-too, changed whenever the note is written (every row of a note carries its aliases,
-`SparseRow.aliases`, kept in the store's table for a rebuild). Only the public store's chunks
-give anchors: a private note's words never reach a note found outside private mode; a private
-note may be found by a public note's words about it by name or path, never by its aliases (they
-are no keys: a private note's aliases neither name it nor tell that it exists).
+A link is a wikilink or a Markdown link, read by `vault/links.py` (the one reader of link syntax):
+`[text](Graph%20view.md)`, `[text](<Folder/My note.md>)`, `[text](../Other/Note.md#H)`. It names a
+note by a key: its file name or its vault path (without `.md`, composed (NFC) and case-folded as
+`links.folded` does, so a name macOS saved decomposed is named by a link typed composed), or one of
+its `aliases`. A Markdown link not written `./`- or `../`-relative nor vault-absolute gives two
+keys, its path from the linking note's folder and the path as written (Obsidian tries both), each
+anchoring the note it names. A key shared by several notes (a name, an alias) gives its anchors to
+each; an embed, an image or a web address gives none. A note's links to itself are left out. The
+keys of each store's notes are in its names table (`names_table`), so the notes a changed anchor
+names are found by an index lookup: the public store's notes' aliases are keys too, changed whenever
+the note is written (every row of a note carries its aliases, `SparseRow.aliases`, kept in the
+store's table for a rebuild). Only the public store's chunks give anchors: a private note's words
+never reach a note found outside private mode; a private note may be found by a public note's words
+about it by name or path, never by its aliases (they are no keys: a private note's aliases neither
+name it nor tell that it exists).
 
 A cold pass (an empty store filled with the vault) gathers first the anchors of every public
 note from its file (`gather`: the note's body, read by `anchors` as its chunks are, a note's
@@ -39,6 +40,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import PurePosixPath
@@ -52,7 +54,7 @@ _BATCH = 1000
 
 def _key(target: str) -> str:
     target = target.strip().lstrip("/")
-    return (target[:-3] if target.casefold().endswith(".md") else target).casefold()
+    return links.folded(target[:-3] if target.casefold().endswith(".md") else target)
 
 
 def keys(path: str) -> tuple[str, str]:
@@ -260,3 +262,32 @@ def named(conn: sqlite3.Connection, store: str, found: set[str]) -> list[str]:
         f'SELECT DISTINCT path FROM "{names_table(store)}" '
         "WHERE key IN (SELECT value FROM json_each(?)) ORDER BY path",
         (json.dumps(sorted(found)),))]
+
+
+def _decomposed(conn: sqlite3.Connection, table: str) -> list[tuple[str, str]]:
+    """The (key, path) rows of `table` whose key is not composed (NFC): written before keys were
+    (`_key`). Only keys beyond ASCII are read."""
+    return [(str(key), str(path)) for key, path in conn.execute(
+        f'SELECT key, path FROM "{table}" WHERE key GLOB ?', ("*[^\x01-\x7f]*",))
+        if not unicodedata.is_normalized("NFC", str(key))]
+
+
+def recompose(conn: sqlite3.Connection, public: str, private: str) -> dict[str, list[str]]:
+    """Put right keys written before they were composed (NFC): a note whose file name macOS
+    saved decomposed had keys no link typed composed matched, so it lacked their anchors. When a
+    names table or the public anchors hold such a key, they are written again, and the notes
+    whose keys or anchors change are returned by store, to be indexed again with their anchors
+    (`relinks.owe`). Nothing is done (an index lookup) once every key is composed."""
+    stale = {store: _decomposed(conn, names_table(store)) for store in (public, private)}
+    linked = _decomposed(conn, table(public))
+    if not linked and not any(stale.values()):
+        return {}
+    for store, rows in stale.items():
+        if rows:
+            refill_names(conn, store, aliases=store == public)
+    if linked:
+        refill(conn, public)
+    keys = {_key(key) for key, _ in linked}
+    owed = {store: sorted({path for _, path in stale[store]} | set(named(conn, store, keys)))
+            for store in (public, private)}
+    return {store: paths for store, paths in owed.items() if paths}

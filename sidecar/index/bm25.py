@@ -128,6 +128,9 @@ class Bm25Store:
                 self._rebuild(name, public)
             else:
                 self._engines.sweep(name, self._engines.generation(conn, name))
+        with self._db.transaction() as tx:  # keys of an index written before they were NFC
+            for name, paths in anchors.recompose(tx, public, store_name(namespace, True)).items():
+                relinks.owe(tx, name, paths)
         self.relink_owed(namespace)  # what a pass killed before its end left owing
 
     def of_another_version(self, namespace: str) -> bool:

@@ -11,7 +11,9 @@ that is neither `./`- nor `../`-relative nor vault-absolute is tried relative to
 note's folder first, then as written (a vault path, or a bare file name matched anywhere).
 
 A target is a file name without `.md` (matched case-insensitively anywhere in the vault) or a
-vault path (`Folder/Note`, with or without `.md`); failing both, one of a note's `aliases`. When
+vault path (`Folder/Note`, with or without `.md`); failing both, one of a note's `aliases`. Names
+are compared composed (NFC, `scan.composed_name`), as Obsidian does: a file name macOS saved
+decomposed (`o` + U+0308 for `ö`) is named by a link typed composed, and the reverse. When
 several notes share a name Obsidian picks one; we pick the shortest path, then the first in sort
 order, so the choice is stable. A file name always wins over another note's alias.
 """
@@ -24,6 +26,8 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 from urllib.parse import unquote
+
+from sidecar.vault.scan import composed_name
 
 WIKILINK = re.compile(r"^\s*!?\[\[([^\[\]]*)\]\]\s*$")
 # A wikilink or embed anywhere in text: embed mark, target, `#part`, `|alias`.
@@ -146,6 +150,17 @@ def _strip_md(name: str) -> str:
     return name[:-3] if name.lower().endswith(".md") else name
 
 
+def folded(name: str) -> str:
+    """`name` composed (NFC) and case-folded: how names are compared, so `Hinweisblöcke` typed
+    composed names a file saved decomposed, and `Ä` names `ä`."""
+    return composed_name(composed_name(name).casefold())
+
+
+def name_key(name: str) -> str:
+    """The key a link target or note path is compared by: `folded`, without `.md`."""
+    return folded(_strip_md(name))
+
+
 class NameIndex:
     """Resolves link targets against a fixed set of note paths and their aliases."""
 
@@ -160,20 +175,20 @@ class NameIndex:
         self._by_name: dict[str, str] = {}
         self._by_alias: dict[str, str] = {}
         for path in sorted({*self.paths, *files}, key=lambda p: (p.count("/"), len(p), p)):
-            self._by_path.setdefault(_strip_md(path).casefold(), path)
-            self._by_name.setdefault(_strip_md(PurePosixPath(path).name).casefold(), path)
+            self._by_path.setdefault(name_key(path), path)
+            self._by_name.setdefault(name_key(PurePosixPath(path).name), path)
             for alias in (aliases or {}).get(path, ()):
-                self._by_alias.setdefault(alias.strip().casefold(), path)
+                self._by_alias.setdefault(folded(alias.strip()), path)
 
     def __contains__(self, path: object) -> bool:
-        return isinstance(path, str) and _strip_md(path).casefold() in self._by_path
+        return isinstance(path, str) and name_key(path) in self._by_path
 
     def __len__(self) -> int:
         return len(self._by_path)
 
     def resolve(self, target: str) -> str | None:
         """The vault path a link target points at, or None when no note matches."""
-        key = _strip_md(target.strip().lstrip("/")).casefold()
+        key = name_key(target.strip().lstrip("/"))
         if not key:
             return None
         if "/" in key:

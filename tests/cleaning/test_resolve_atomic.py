@@ -30,7 +30,7 @@ def _files(vault: Path) -> dict[str, bytes]:
     "broken",
     [
         NOTES[OLD].replace("tags:\n  - health\n", "tags: {health: 1}\n"),  # not a list
-        NOTES[OLD].replace("type: engram\n", "type: engram\t# a tab before a comment\n"),
+        NOTES[OLD].replace("type: engram\n", "type: engram\ntitle: Tab\t\tbed\n"),  # tabs in value
     ],
 )
 def test_changed_mind_on_an_uneditable_older_note_writes_neither_note(

@@ -273,9 +273,9 @@ def test_notes_adopt_leaves_alone_are_skipped_with_a_reason(tmp_path: Path) -> N
         "Broken.md": "---\ntags: [a\n---\nBad YAML.\n",
         "Adopted.md": "---\ntype: engram\nnexus: []\ntags: []\n---\nDone.\n",
         "Binary.md": b"\x00\x01",
-        # YAML the reader takes but the round-trip editor refuses (a tab after the colon):
+        # YAML the reader takes but the round-trip editor refuses (tabs inside a plain value):
         # it used to stop the whole plan with an error that named no note.
-        "Tabbed.md": "---\ntitle:\tTabbed\n---\nText.\n",
+        "Tabbed.md": "---\ntitle: Tab\t\tbed\n---\nText.\n",
         # A new note never written: its dry run proposed a block that apply then refused.
         "Untitled.md": "",
         "Blank.md": "\n  \n",
@@ -288,7 +288,7 @@ def test_notes_adopt_leaves_alone_are_skipped_with_a_reason(tmp_path: Path) -> N
     assert "would overwrite" in reasons["Own type.md"]
     assert "fix it first" in reasons["Broken.md"]
     assert "binary" in reasons["Binary.md"]
-    assert "fix it first" in reasons["Tabbed.md"] and "line 2" in reasons["Tabbed.md"]
+    assert "replace it by a space" in reasons["Tabbed.md"] and "line 2" in reasons["Tabbed.md"]
     assert "\n" not in reasons["Tabbed.md"]
     assert reasons["Untitled.md"] == reasons["Blank.md"] == "empty: adopted once it has text"
 

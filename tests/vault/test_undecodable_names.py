@@ -73,11 +73,11 @@ def test_ora_lint_json_is_valid_utf8_and_names_them(vault: Path) -> None:
 
 def test_ora_lint_fix_carries_on_past_yaml_the_editor_refuses(vault: Path) -> None:
     refused = vault / "Engrams" / "Good.md"
-    text = NOTE.format("good").replace("type: engram\n", "type: engram\t# a tab, then a note\n")
+    text = NOTE.format("good").replace("type: engram\n", "type: engram\ntitle: Tab\t\tbed\n")
     refused.write_text(text, encoding="utf-8")
     done = _ora("lint", str(vault), "--fix")
     err = done.stderr.decode("utf-8")
-    assert "cannot fix Engrams/Good.md: Engrams/Good.md: frontmatter is not valid YAML" in err
+    assert "cannot fix Engrams/Good.md: Engrams/Good.md: a tab on line" in err
     assert "filled dates in Engrams/Zed.md" in err
     assert refused.read_text(encoding="utf-8") == text
     assert "date created:" in (vault / "Engrams" / "Zed.md").read_text(encoding="utf-8")
