@@ -5,9 +5,9 @@ caller mutate the mapping, then splices: every top-level key whose rendering did
 its original bytes, and only changed or new keys are rendered by ruamel (in the file's own list
 indentation). The body, fences, comments between keys, quoting, key order and line endings are
 left byte for byte. A frontmatter that is one flow mapping (`{a: 1, b: 2}`) is spliced the same
-way, entry by entry inside its braces (`_flow_splice`). A tab the reader takes as a space
-(`title:<TAB>x`) is read as one for ruamel, whose scanner stops at it, and kept as written
-(`_tabs_as_spaces`). YAML it cannot edit that way (anchors and aliases, mixed line ends, keys
+way, entry by entry inside its braces, and a tab the reader takes as a space (`title:<TAB>x`) is
+read as one for ruamel, whose scanner stops at it, and kept as written: those two forms are
+`frontmatter_forms.py`'s. YAML it cannot edit that way (anchors and aliases, mixed line ends, keys
 not on lines of their own, a tab inside a value, forms that would not read back) is refused
 with InvalidFrontmatter. The mutations other modules compose (`set_value`, `add_tag`,
 `add_relationship`) live here too.
@@ -26,17 +26,11 @@ from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq, TaggedScalar
 from ruamel.yaml.constructor import RoundTripConstructor
 from ruamel.yaml.error import YAMLError
-from ruamel.yaml.events import (
-    AliasEvent,
-    MappingEndEvent,
-    MappingStartEvent,
-    ScalarEvent,
-    SequenceEndEvent,
-    SequenceStartEvent,
-)
+from ruamel.yaml.events import AliasEvent
 from ruamel.yaml.scalarstring import DoubleQuotedScalarString
 
 from sidecar.errors import InvalidFrontmatter
+from sidecar.vault.frontmatter_forms import flow_splice, is_flow, render_flow, tabs_as_spaces
 from sidecar.vault.links import link_target
 from sidecar.vault.note import (
     FENCE,
@@ -211,48 +205,6 @@ def line_ending(text: str) -> str:
     return "\r\n" if end > 0 and text[end - 1] == "\r" else "\n"
 
 
-def _tabs_as_spaces(y: YAML, yaml_text: str) -> str:
-    """`yaml_text` with each tab that separates tokens read as a space (`title:<TAB>My title`, a
-    tab after `-` or `,`, before a comment, at a line's end): YAML 1.2 allows them and the
-    reader (libyaml) reads them so, but ruamel's scanner stops at them. For reading only: the
-    splice keeps every unchanged line as written, tabs and all. A tab that indents a line is
-    left (YAML forbids it; both refuse it), and InvalidFrontmatter is raised when the reader
-    would read the text with spaces otherwise than as written (a tab inside a plain value)."""
-    if "\t" not in yaml_text:
-        return yaml_text
-    text = yaml_text
-    for _ in range(yaml_text.count("\t")):
-        try:
-            for _ in y.scan(text):
-                pass
-        except YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            at = -1 if mark is None else mark.index
-            line_start = text.rfind("\n", 0, max(at, 0)) + 1
-            if at < 0 or text[at : at + 1] != "\t" or not text[line_start:at].strip():
-                break  # not a separating tab: `_load` reports the error
-            text = f"{text[:at]} {text[at + 1:]}"
-            continue
-        break
-    if text == yaml_text:
-        return text
-    as_written = _as_read(yaml_text)
-    if as_written[1] is not None:  # the reader refuses it too (`-<TAB>x`): not valid YAML
-        return yaml_text
-    if _as_read(text) != as_written:
-        line = next(i for i, (a, b) in enumerate(zip(text, yaml_text, strict=True)) if a != b)
-        raise InvalidFrontmatter(
-            f"a tab on line {yaml_text.count(chr(10), 0, line) + 2} of the frontmatter is part "
-            "of a value, which Ora's editor cannot keep; replace it by a space")
-    return text
-
-
-def _as_read(yaml_text: str) -> Any:
-    """The properties the reader (`note.parse_note`) reads from a frontmatter block."""
-    note = parse_note(f"{FENCE}\n{yaml_text}{FENCE}\n", "")
-    return note.frontmatter, note.yaml_error
-
-
 def _load(y: YAML, yaml_text: str) -> CommentedMap:
     try:
         data = y.load(yaml_text)
@@ -366,12 +318,12 @@ def rewrite_frontmatter(text: str, mutate: Mutation) -> str:
     lines = _lines(block.yaml_text)
     clean = [line.rstrip("\r\n") + "\n" for line in lines]
     y = _yaml(clean)
-    parsed = _tabs_as_spaces(y, "".join(clean))  # what ruamel reads; `lines` are kept as written
+    parsed = tabs_as_spaces(y, "".join(clean))  # what ruamel reads; `lines` are kept as written
     cm = _load(y, parsed)
     spans = None if _odd_breaks(block.yaml_text) else _spans(cm, lines)
     before = {k: _render(y, cm, k) for k in cm}
-    flow = _is_flow(y, parsed)
-    flow_before = {k: _render_flow(y, cm, k) for k in cm} if flow else {}
+    flow = is_flow(y, parsed)
+    flow_before = {k: render_flow(y, cm, k) for k in cm} if flow else {}
     mutate(cm)
 
     def fresh(key: Any) -> str:
@@ -384,7 +336,7 @@ def rewrite_frontmatter(text: str, mutate: Mutation) -> str:
         return out.replace("\n", nl)
 
     if flow:  # `{a: 1, b: 2}`: each entry spliced inside the braces
-        new_yaml = _flow_splice(y, cm, flow_before, block.yaml_text, parsed, lines, nl)
+        new_yaml = flow_splice(y, cm, flow_before, block.yaml_text, parsed, lines, nl)
     elif spans is None:  # keys not on lines of their own: no per-key bytes to keep
         raise InvalidFrontmatter(
             "the frontmatter's keys do not each start a line of their own (or it holds line "
@@ -416,90 +368,6 @@ def rewrite_frontmatter(text: str, mutate: Mutation) -> str:
     return result
 
 
-def _is_flow(y: YAML, yaml_text: str) -> bool:
-    """True when the frontmatter is one flow mapping (`{a: 1, b: 2}`, `{}`)."""
-    for event in y.parse(yaml_text):
-        if isinstance(event, MappingStartEvent):
-            return bool(event.flow_style)
-    return False
-
-
-def _render_flow(y: YAML, cm: CommentedMap, key: Any) -> str:
-    """One entry of a flow mapping as ruamel writes it there (`key: value`, in flow style)."""
-    one = CommentedMap()
-    one[key] = cm[key]
-    one.fa.set_flow_style()
-    buf = io.StringIO()
-    y.dump(one, buf)
-    return buf.getvalue().strip()[1:-1].strip()  # without the braces around it
-
-
-def _flow_entries(y: YAML, yaml_text: str, lines: list[str]) -> tuple[int, list[tuple[int, int]]]:
-    """Where the entries of the top-level flow mapping of `yaml_text` are: the offset just past
-    its `{`, and each entry's [start of its key, end of its value), as offsets into the text as
-    written (`lines`, its line ends kept; the parser reads `yaml_text`, with LF ends)."""
-    starts = list(itertools.accumulate((len(line) for line in lines), initial=0))
-
-    def at(mark: Any) -> int:
-        return int(starts[mark.line] + mark.column)
-
-    opened, depth, key_start = 0, 0, None
-    entries: list[tuple[int, int]] = []
-    for event in y.parse(yaml_text):
-        if isinstance(event, MappingStartEvent | SequenceStartEvent):
-            depth += 1
-            if depth == 1:
-                opened = at(event.end_mark)
-            elif depth == 2 and key_start is None:  # `{[a, b]: 1}`: a key that is a list
-                raise InvalidFrontmatter("a property's name in this one-line frontmatter ({…}) "
-                                         "is a list or mapping; edit it by hand")
-        elif isinstance(event, MappingEndEvent | SequenceEndEvent):
-            depth -= 1
-            if depth == 1 and key_start is not None:  # a value that is a list or mapping
-                entries.append((key_start, at(event.end_mark)))
-                key_start = None
-        elif isinstance(event, ScalarEvent | AliasEvent) and depth == 1:
-            if key_start is None:
-                key_start = at(event.start_mark)
-            else:
-                entries.append((key_start, at(event.end_mark)))
-                key_start = None
-    return opened, entries
-
-
-def _flow_splice(y: YAML, cm: CommentedMap, before: dict[Any, str], yaml_text: str,
-                 parsed: str, lines: list[str], nl: str) -> str:
-    """`yaml_text`, a top-level flow mapping (`{a: 1, b: 2}`), with only the entries whose
-    rendering changed written again, in flow style where they stand; a removed entry goes with
-    the separator after it (before it, when last), a new one is added before the `}`. Every
-    other byte, the unchanged entries' spelling and the separators included, is kept.
-    `parsed` is the text as ruamel reads it (LF line ends, `_tabs_as_spaces`)."""
-    opened, spans = _flow_entries(y, parsed, lines)
-    if len(spans) != len(before):
-        raise InvalidFrontmatter("Ora cannot find each property of this one-line frontmatter "
-                                 "({…}) where it is written; edit it by hand")
-    items: list[list[str | None]] = []  # [entry, separator after it]
-    for i, (key, (start, end)) in enumerate(zip(before, spans, strict=True)):
-        sep = yaml_text[end : spans[i + 1][0]] if i + 1 < len(spans) else None
-        if key not in cm:
-            if sep is None and items:
-                items[-1][1] = None
-            continue
-        now = _render_flow(y, cm, key)
-        items.append([yaml_text[start:end] if now == before[key] else now.replace("\n", nl),
-                      sep])
-    for key in cm:
-        if key not in before:
-            if items and items[-1][1] is None:
-                items[-1][1] = ", "
-            items.append([_render_flow(y, cm, key).replace("\n", nl), None])
-    head = yaml_text[: spans[0][0]] if spans else yaml_text[:opened]
-    tail = yaml_text[spans[-1][1] :] if spans else yaml_text[opened:]
-    if not spans and items:  # `{}` filled: `{a: 1}`, whatever spacing it had inside
-        head, tail = head.rstrip(" "), tail.lstrip(" ")
-    return head + "".join(f"{entry}{sep or ''}" for entry, sep in items) + tail
-
-
 def _plain(value: Any) -> Any:
     """A YAML value as comparable data: a custom-tagged scalar (`!foo bar`) has no equality of
     its own, so it compares as its tag and text."""
@@ -518,7 +386,7 @@ def _check_reads_back(y: YAML, new_yaml: str, meant: CommentedMap, before: str,
     (the splice keeps the file's own lines, and a few YAML forms, such as a `...` document end
     inside the block, would change meaning or stop parsing around a new key)."""
     try:
-        again = y.load(_tabs_as_spaces(
+        again = y.load(tabs_as_spaces(
             y, "".join(line.rstrip("\r\n") + "\n" for line in _lines(new_yaml))))
     except (YAMLError, ValueError, RecursionError, InvalidFrontmatter):
         again = None

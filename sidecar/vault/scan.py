@@ -11,6 +11,7 @@ files are notes, and only regular files are ever read (`read_regular`): opening 
 
 from __future__ import annotations
 
+import hashlib
 import os
 import stat
 import unicodedata
@@ -86,6 +87,11 @@ class NotRegularFile(OSError):
 
 
 _READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+
+
+def content_hash(data: bytes) -> str:
+    """sha256 hex of a file's bytes: the version token edits are checked against."""
+    return hashlib.sha256(data).hexdigest()
 
 
 def read_regular(path: Path, limit: int | None = None) -> bytes:

@@ -4,11 +4,11 @@ planned from.
 A file is replaced atomically (temp file in the same folder, fsync, exchanged with the old file,
 mode and extended attributes kept) and never when it changed since it was read, nor over another
 writer's save landing meanwhile, in place or by rename, nor while a program holds the old file open
-for writing, where leases tell (`_swap`, `_let_go`); a file with other hard links is
-written in place instead (a rename would detach it from them), its old bytes kept in a hidden copy
-beside it until the new ones are on disk. New notes are linked into place, never over a file;
-moves to the trash and undos are checked the same way. What goes into a note's frontmatter is
-`frontmatter_edit.py`'s; `edit.py` puts the two together.
+for writing, where leases tell (`_swap`; the leases are `held_open.py`'s); a file with other hard
+links is written in place instead (a rename would detach it from them), its old bytes kept in a
+hidden copy beside it until the new ones are on disk. New notes are linked into place, never over
+a file; moves to the trash and undos are checked the same way. What goes into a note's frontmatter
+is `frontmatter_edit.py`'s; `edit.py` puts the two together.
 """
 
 from __future__ import annotations
@@ -16,30 +16,30 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import errno
-import hashlib
 import itertools
 import os
 import secrets
-import signal
 import stat
 import sys
 from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 
 from sidecar.errors import Conflict, NoteNotWritable, NotFound
+from sidecar.vault.held_open import (
+    READ_FLAGS,
+    fd_hash,
+    held_for_writing,
+    keep,
+    lease_kept,
+    leases_tell,
+    let_go,
+    read_lease,
+    untouched,
+)
+from sidecar.vault.scan import content_hash as content_hash  # the writer's token, named here
 from sidecar.vault.scan import normalise_rel, read_regular, vault_path
 
-try:
-    import fcntl
-except ImportError:  # not a POSIX system: no leases
-    fcntl = None  # type: ignore[assignment]
-
 TRASH_FOLDER = ".trash"
-
-
-def content_hash(data: bytes) -> str:
-    """sha256 hex of a file's bytes: the version token edits are checked against."""
-    return hashlib.sha256(data).hexdigest()
 
 
 def read_bytes(path: Path, rel: str) -> bytes:
@@ -91,112 +91,6 @@ def _hash_of(path: Path) -> str | None:
         return None
 
 
-# A lease break would signal SIGIO, whose default action ends the process; SIGURG's is to ignore.
-_LEASE_SIGNAL = getattr(signal, "SIGURG", 0)
-_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
-
-
-def _read_lease(fd: int) -> bool | None:
-    """Take a read lease on the file open (read-only) at `fd`: True when taken, which the kernel
-    grants only while no program (this one included) holds the file open for writing; False
-    when one does; None where there are no leases (not Linux, a filesystem without them, a file
-    owned by another account). Closing `fd` drops the lease."""
-    if fcntl is None or not hasattr(fcntl, "F_SETLEASE"):
-        return None
-    try:
-        fcntl.fcntl(fd, fcntl.F_SETSIG, _LEASE_SIGNAL)
-        fcntl.fcntl(fd, fcntl.F_SETLEASE, fcntl.F_RDLCK)
-    except OSError as exc:
-        return False if exc.errno == errno.EAGAIN else None
-    return True
-
-
-def _leases_tell(ours: Path) -> bool:
-    """True where a read lease tells whether a file is held open for writing: one is granted on
-    `ours`, Ora's own new file, which no program holds open. (A network share may refuse every
-    lease as if the file were held: there the leases are not asked.)"""
-    fd = os.open(ours, _READ_FLAGS)
-    try:
-        return bool(_read_lease(fd))
-    finally:
-        os.close(fd)
-
-
-def _let_go(old: Path, expected: str, leases: bool) -> bool:
-    """True when the file named `old`, just taken out of the note, may be dropped: it holds the
-    bytes hashed `expected`, and (with `leases`) no save can still go into it.
-
-    An editor that saves in place (truncate, then write) may have opened the file before it
-    was taken out and write after any check of the bytes: its save would go into a file no
-    longer in the vault, and be lost. So the file is let go only if a read lease on it is
-    granted (none is while a program holds it open for writing), the bytes are the expected
-    ones, and the lease still holds after reading them (an open for writing meanwhile breaks
-    it). Without leases only the bytes are checked."""
-    fd = os.open(old, _READ_FLAGS)
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):  # a FIFO renamed in: not the checked file
-            return False
-        leased = _read_lease(fd) if leases else None
-        if leased is False:  # a program holds it open for writing: its save may come yet
-            return False
-        if _fd_hash(fd) != expected:
-            return False
-        return not leased or _lease_kept(fd)
-    finally:
-        os.close(fd)
-
-
-def _lease_kept(fd: int) -> bool:
-    """False once a program began opening the leased file at `fd` for writing (the kernel is
-    breaking the lease; that open waits until the lease is dropped)."""
-    assert fcntl is not None
-    return bool(fcntl.fcntl(fd, fcntl.F_GETLEASE) == fcntl.F_RDLCK)
-
-
-def _fd_hash(fd: int) -> str:
-    """content_hash of the whole file open at `fd`."""
-    with os.fdopen(fd, "rb", closefd=False) as handle:
-        handle.seek(0)
-        return content_hash(handle.read())
-
-
-def _held_for_writing(path: Path) -> bool:
-    """True when leases tell that a program holds the file at `path` open for writing."""
-    try:
-        fd = os.open(path, _READ_FLAGS)
-    except OSError:
-        return False
-    try:
-        return stat.S_ISREG(os.fstat(fd).st_mode) and _read_lease(fd) is False
-    finally:
-        os.close(fd)
-
-
-def _keep(detached: Path, trash: Path, name: str) -> str:
-    """Move `detached` (a file a program may still be saving into) into `trash` under `name`,
-    never over a file there (`name 1`, `name 2`, … as the trash does); where it went. If the
-    trash cannot take it, it stays beside the note under a hidden `.ora-kept` name."""
-    stem, dot, suffix = name.rpartition(".")
-    stem, suffix = (stem, dot + suffix) if dot and stem else (name, "")
-    try:
-        trash.mkdir(exist_ok=True)
-        if trash.is_symlink():
-            raise NotADirectoryError(str(trash))
-        for n in itertools.count():
-            candidate = trash / (name if n == 0 else f"{stem} {n}{suffix}")
-            try:
-                os.link(detached, candidate)
-            except FileExistsError:
-                continue
-            os.unlink(detached)
-            return f"{trash.name}/{candidate.name}"
-    except OSError:
-        pass
-    kept = detached.with_suffix(".ora-kept")
-    os.rename(detached, kept)
-    return kept.name
-
-
 def _libc_exchange() -> Callable[[bytes, bytes], int] | None:
     """The system's atomic exchange of two names, as f(a, b) -> 0 or -1 (errno set): Linux's
     renameat2(RENAME_EXCHANGE), macOS's renamex_np(RENAME_SWAP); None elsewhere."""
@@ -245,7 +139,7 @@ def _swap(path: Path, tmp: Path, read_hash: str, written: str, trash: Path) -> N
     POSIX has no compare-and-rename, and another writer may act at any moment: an editor saving
     by rename (its own temp file renamed over the note) or in place (truncate, then write; it
     may already hold the old file open, and write into it after any check). So the old file is
-    opened and, where leases tell (`_read_lease`), leased: none is granted while a program
+    opened and, where leases tell (`held_open.read_lease`), leased: none is granted while a program
     holds it open for writing (then nothing is moved), and while it is held no program can
     open it for writing (its open waits, and breaks the lease). Its bytes are checked, then the
     names are exchanged atomically: the file that was at `path` is then at `tmp`'s name. If it
@@ -255,24 +149,24 @@ def _swap(path: Path, tmp: Path, read_hash: str, written: str, trash: Path) -> N
     editor's save lands in the note. (A check, then os.replace, could not tell: a rename
     landing between the two was overwritten, and the write answered success.) A file taken
     out of the note that a program may still save into is moved to `trash` rather than
-    deleted (`_keep`), and the Conflict says where. Where names cannot be exchanged,
+    deleted (`held_open.keep`), and the Conflict says where. Where names cannot be exchanged,
     `_replace_checked` narrows the window.
     """
     removed = f"{path.name} was removed while it was being edited"
     changed = f"{path.name} changed while it was being edited; try again"
-    leases = _leases_tell(tmp)
+    leases = leases_tell(tmp)
     try:
-        fd = os.open(path, _READ_FLAGS)
+        fd = os.open(path, READ_FLAGS)
     except FileNotFoundError as exc:
         raise Conflict(removed) from exc
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):  # a FIFO renamed in: not the note read
             raise Conflict(changed)
-        leased = _read_lease(fd) if leases else None
+        leased = read_lease(fd) if leases else None
         if leased is False:  # nothing moved: the save it is open for lands in the note
             raise Conflict(f"{path.name} is open for writing in another program (perhaps being "
                            "saved); try again")
-        if _fd_hash(fd) != read_hash or (leased and not _lease_kept(fd)):
+        if fd_hash(fd) != read_hash or (leased and not lease_kept(fd)):
             raise Conflict(changed)  # changed already, or a save on its way: nothing is moved
         ours = os.lstat(tmp)
         try:
@@ -282,22 +176,11 @@ def _swap(path: Path, tmp: Path, read_hash: str, written: str, trash: Path) -> N
         if not swapped:
             _replace_checked(path, tmp, read_hash, leases)
             return
-        if _stands(fd, tmp, read_hash, bool(leased)):  # the old file, untouched: the write stands
+        if untouched(fd, tmp, read_hash, bool(leased)):  # the old file: the write stands
             return
         _put_back(path, tmp, ours, written, leases, trash)
     finally:
         os.close(fd)  # the lease goes with it
-
-
-def _stands(fd: int, old: Path, read_hash: str, leased: bool) -> bool:
-    """True when the file swapped out to `old` is the one open at `fd`, holds the bytes hashed
-    `read_hash`, and (`leased`) no program began opening it for writing meanwhile."""
-    try:
-        if not os.path.samestat(os.fstat(fd), os.lstat(old)) or _fd_hash(fd) != read_hash:
-            return False
-    except OSError:
-        return False
-    return not leased or _lease_kept(fd)
 
 
 def _put_back(path: Path, tmp: Path, ours: os.stat_result, written: str, leases: bool,
@@ -313,11 +196,11 @@ def _put_back(path: Path, tmp: Path, ours: os.stat_result, written: str, leases:
         raise Conflict(changed)
     if not os.path.samestat(os.lstat(tmp), ours):
         _exchange(tmp, path)  # the newest save back in the note; the one it replaced at `tmp`
-        dropped = not (leases and _held_for_writing(tmp))
+        dropped = not (leases and held_for_writing(tmp))
     else:  # Ora's copy, unless a program opened the note while it was in place
-        dropped = _let_go(tmp, written, leases)
+        dropped = let_go(tmp, written, leases)
     if not dropped:
-        kept = _keep(tmp, trash, path.name)
+        kept = keep(tmp, trash, path.name)
         raise Conflict(f"{changed} (a program was still saving into a copy taken out of the "
                        f"note: it is kept in {kept})")
     raise Conflict(changed)
@@ -326,7 +209,7 @@ def _put_back(path: Path, tmp: Path, ours: os.stat_result, written: str, leases:
 def _replace_checked(path: Path, tmp: Path, read_hash: str, leases: bool) -> None:
     """os.replace(tmp, path) only if `path` holds the bytes hashed `read_hash`, without an atomic
     exchange. The old file keeps a second, hidden name while it is replaced; it is checked
-    before the swap and again after it (`_let_go`). If it changed in between, or a program
+    before the swap and again after it (`held_open.let_go`). If it changed in between, or a program
     still holds it open for writing, an in-place save went (or may go) into it: it is put back
     (unless the note changed again since) and the edit is a Conflict. Just
     before the replace, `path` must still name that file: a rename landing in the moment
@@ -354,7 +237,7 @@ def _replace_checked(path: Path, tmp: Path, read_hash: str, leases: bool) -> Non
         if not still:  # an editor's rename landed since the link: its file stays
             raise Conflict(f"{path.name} changed while it was being edited; try again")
         os.replace(tmp, path)
-        if not _let_go(held, read_hash, leases):  # an in-place save reached it (or may yet)
+        if not let_go(held, read_hash, leases):  # an in-place save reached it (or may yet)
             if _hash_of(path) == written:
                 os.replace(held, path)
             raise Conflict(f"{path.name} changed while it was being edited; try again")
@@ -448,8 +331,8 @@ def atomic_write(path: Path, data: bytes, read_hash: str, rel: str | None = None
 
     Conflict when it does not: the write is checked against the exact bytes it was planned
     from, never against a later read; Conflict too when a program holds the file open for
-    writing (its save is to come, `_let_go`). NoteNotWritable (naming `rel`) when the file is
-    read-only, immutable or in a folder that cannot be written.
+    writing (its save is to come, `held_open.let_go`). NoteNotWritable (naming `rel`) when the
+    file is read-only, immutable or in a folder that cannot be written.
     """
     name = rel or path.name
     check_writable(path, name)

@@ -72,7 +72,7 @@ def test_an_editor_opening_the_old_file_while_ora_checks_it_is_seen(
     # An editor that found the note before the swap and opens it just after: its open breaks
     # Ora's lease (and waits for it); the lease's signal does not end this process.
     opened: list[int] = []
-    real_lease, old = write._read_lease, note.stat().st_ino
+    real_lease, old = write.read_lease, note.stat().st_ino
 
     def lease_then_editor_opens(fd: int) -> bool | None:
         taken = real_lease(fd)
@@ -85,7 +85,7 @@ def test_an_editor_opening_the_old_file_while_ora_checks_it_is_seen(
                 time.sleep(0.001)
         return taken
 
-    monkeypatch.setattr(write, "_read_lease", lease_then_editor_opens)
+    monkeypatch.setattr(write, "read_lease", lease_then_editor_opens)
     with pytest.raises(Conflict):
         atomic_write(note, ORAS, content_hash(ORIGINAL), "Note.md")
     deadline = time.monotonic() + 5
