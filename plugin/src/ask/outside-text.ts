@@ -1,15 +1,29 @@
 import formats from "../../../schema/plugin_formats.json";
+import tags from "../../../schema/tags.json";
 
 /**
  * A model's answer as the plugin draws it or puts it into a note: text from outside (a model,
  * perhaps led by a web page or a note it read), made inert by the rules the sidecar writes a chat
- * note by (`sidecar/vault/inert.py`, the same data: `schema/plugin_formats.json`). Drawing Markdown
- * runs things in the app: other plugins' processors run a ```` ```dataviewjs ```` block or a
- * `` `$= …` `` inline query, Templater reads `<% … %>`, and an image (`![](https://…)`,
- * `<img src=…>`) is fetched as soon as it is drawn, its address able to carry what the model read
- * (private notes, in private mode) to any server. An invisible word joiner breaks each of those
- * syntaxes; the text reads the same, an image shows as a link and a tag as its text. Code is shown,
- * not drawn, so only the query syntaxes are broken inside it.
+ * note by (`sidecar/vault/inert.py`, the same data: `schema/plugin_formats.json`, `schema/tags.json`),
+ * with the same output for the same input (`tests/vault/data/inert_cases.json`, read by both test
+ * suites). Drawing Markdown runs things in the app: other plugins' processors run a
+ * ```` ```dataviewjs ```` block or a `` `$= …` `` inline query, Templater reads `<% … %>`, an image
+ * (`![](https://…)`, `<img src=…>`) is fetched as soon as it is drawn, its address able to carry
+ * what the model read (private notes, in private mode) to any server, and an embed (`![[…]]`)
+ * shows another note of the vault. An invisible word joiner breaks each of those syntaxes; the text
+ * reads the same, an image or an embed shows as a link and an HTML tag as its text. A tag's `#` is
+ * broken too, so no tag of the answer becomes the note's: outside code, and for a status tag
+ * (`#private`, `#archived`, `#incubating`: `tags.json` `filters`) in code as well. Code is shown,
+ * not drawn, so otherwise only the query syntaxes are broken inside it.
+ *
+ * Code is read as CommonMark reads it (fenced blocks; code spans: a run of backticks to the next
+ * run of as many, never past a blank line, not opened by an escaped backtick nor inside an
+ * autolink), in one pass: each run of backticks is looked at once, and no pattern backtracks
+ * over the text, so a page of unclosed backtick runs cannot hold up the app.
+ *
+ * The patterns mean what the sidecar's Python patterns mean: its `\s` (`PY_SPACE`, not
+ * JavaScript's), its Unicode `\d` (`\p{Nd}`) and `\w`, and its case-insensitive `i`, which also
+ * matches `İ` and `ı`.
  */
 
 const spec = {
@@ -18,30 +32,79 @@ const spec = {
 	languages: new Set(formats.query_languages.map((name) => name.toLowerCase())),
 	templateOpen: formats.template_commands.open,
 	prefixes: [...formats.inline_query_prefixes].sort((a, b) => b.length - a.length),
+	statuses: Object.keys(tags.filters),
 };
 
 const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
-// A fence opener anywhere (in a quote, a callout, a list item): its marker and first word.
-const LEAD = String.raw`(?:[ \t>]|[-+*][ \t]|\d{1,9}[.)][ \t])*`;
-const FENCE = new RegExp(String.raw`^(${LEAD}(?:\`{3,}|~{3,})[ \t]*)([^\s\`]+)`, "gm");
-const FENCE_LINE = new RegExp(String.raw`^${LEAD}(\`{3,}|~{3,})`);
-const INLINE_QUERY = new RegExp(`(\`+[ \\t]*)(?=${spec.prefixes.map(escape).join("|")})`, "g");
-// A code span (its run of backticks, closed by the same run), or a lone run that opens none.
-const CODE_SPAN = /(`+)[\s\S]*?[^`]\1(?!`)|`+/g;
-// What is drawn by fetching: an image (not an embed, `![[…]]`) and an HTML tag (a name then a
-// space, `/` or `>`; not an autolink `<https://…>` nor a link's `](<a file.md>)`).
-const DRAWN = /!(?=\[(?!\[))|(?<!\]\()<(?=\/?[A-Za-z][A-Za-z0-9-]*(?:[\s/>]|$)|[!?])/g;
+// Python's `\s` (str.isspace()), which the sidecar's patterns use: JavaScript's `\s` also holds
+// U+FEFF and lacks U+001C–U+001F and U+0085.
+const PY_SPACE = String.raw`\t\n\v\f\r\x1C-\x1F \x85\xA0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000`;
+// What JavaScript's `trim()` removes, as Dataview trims an inline query's text: WhiteSpace and
+// LineTerminator (ECMA-262, String.prototype.trim).
+const JS_TRIMMED = String.raw`\t\n\v\f\r \xA0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000\uFEFF`;
+// A line's start: the text's, or after `\n` (a RegExp's `m` flag also starts one after U+2028).
+const LINE_START = "(?<![^\\n])";
 
-/** As `inert()` in sidecar/vault/inert.py: nothing in `text` runs or is fetched when it is drawn. */
+// A fence opener anywhere (in a quote, a callout, a list item): its marker and first word.
+const LEAD = String.raw`(?:[ \t>]|[-+*][ \t]|\p{Nd}{1,9}[.)][ \t])*`;
+const FENCE = new RegExp(`${LINE_START}(${LEAD}(?:\`{3,}|~{3,})[ \\t]*)([^${PY_SPACE}\`]+)`, "gu");
+// A backtick fence's info string holds no backtick (CommonMark): "```a`b" is text, not a fence.
+const FENCE_LINE = new RegExp(`^${LEAD}(\`{3,}(?=[^\`]*$)|~{3,})`, "u");
+const BLANK = /^[ \t]*$/;
+// A code span opening (after what JavaScript's trim() removes) with an inline query's prefix,
+// tried from a run's first backtick only; giving back a backtick or a space never lets a prefix
+// follow, so a run and its spaces are read once (as the sidecar's possessive `++`, `*+`).
+const INLINE_QUERY = new RegExp(`(?<!\`)(\`+[${JS_TRIMMED}]*)(?=${spec.prefixes.map(escape).join("|")})`, "g");
+// What may hold a backtick that opens no code span: an escape, or an autolink (URL or e-mail
+// address, CommonMark's forms); else a run of backticks, which may open one.
+const OPENERS = new RegExp(
+	[
+		String.raw`\\[!-/:-@[-\x60{-~]`,
+		String.raw`<[A-Za-z][A-Za-z0-9+.-]{1,31}:[^\x00-\x20<>]*>`,
+		String.raw`<[A-Za-z0-9.!#$%&'*+/=?^_\x60{|}~-]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?` +
+			String.raw`(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*>`,
+		"`+",
+	].join("|"),
+	"g",
+);
+const TICKS = /`+/g;
+// What Obsidian draws by fetching or showing: an image or an embed, and an HTML tag (a name then
+// a space, `/` or `>`; not an autolink `<https://…>` nor a link's `](<a file.md>)`).
+const DRAWN = new RegExp(String.raw`!(?=\[)|(?<!\]\()<(?=\/?[A-Za-z][A-Za-z0-9-]*(?:[${PY_SPACE}/>]|$)|[!?])`, "g");
+// A tag as Ora and Obsidian read one: `#` after a line's start, a space or `_` (after a quote's
+// `>` and a table's `|` too), then a tag's characters (a letter, a combining mark or a joiner),
+// not digits alone (`#1` is no tag).
+const TAG = new RegExp(
+	String.raw`(?:(?<![^${PY_SPACE}>|])|(?<=_))#(?=[\p{Nd}/]*(?:[\p{L}\p{Nl}\p{No}_]|[\p{M}\u200C-]|\u200D))`,
+	"gu",
+);
+// A tag that changes what retrieval does with a note, in any case (Python's: `i` is also `İ`, `ı`).
+const STATUS_TAG = new RegExp(
+	`#(?=(?:${spec.statuses.map((tag) => Array.from(tag, (c) => (c.toLowerCase() === "i" ? "[iIİı]" : escape(c))).join("")).join("|")}))`,
+	"giu",
+);
+// A lone UTF-16 surrogate, which no UTF-8 file can hold.
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/**
+ * As `inert()` in sidecar/vault/inert.py: `text` with lone surrogates replaced (U+FFFD) and `\n`
+ * line ends (Obsidian ends a line at a lone `\r` too), in which no Templater command, query block
+ * or inline query runs, nothing outside code is fetched or embedded when it is drawn, and no tag
+ * is read. Linear in the text's length.
+ */
 export function inert(text: string): string {
+	let out = text.replace(LONE_SURROGATE, "\uFFFD").replace(/\r\n?/g, "\n");
 	const opener = spec.templateOpen;
-	let out = text.split(opener).join(opener.slice(0, 1) + spec.mark + opener.slice(1));
+	out = out.split(opener).join(opener.slice(0, 1) + spec.mark + opener.slice(1));
 	out = out.replace(FENCE, (whole: string, lead: string, word: string) =>
 		spec.languages.has(word.replace(/^[{.]+/, "").toLowerCase()) ? `${lead}${spec.fenceLanguage} ${word}` : whole,
 	);
 	out = out.replace(INLINE_QUERY, (_whole: string, opening: string) => opening + spec.mark);
-	return outsideCode(out, (prose) => prose.replace(DRAWN, (found) => found + spec.mark));
+	out = outsideCode(out, (prose) =>
+		prose.replace(DRAWN, (found) => found + spec.mark).replace(TAG, "#" + spec.mark),
+	);
+	return out.replace(STATUS_TAG, "#" + spec.mark);
 }
 
 /** `text` with `change` applied to all but its fenced blocks and code spans. */
@@ -56,7 +119,12 @@ function outsideCode(text: string, change: (prose: string) => string): string {
 	for (const line of text.split("\n")) {
 		const marker = FENCE_LINE.exec(line)?.[1];
 		if (fence === null && marker === undefined) {
-			prose.push(line);
+			if (BLANK.test(line)) {
+				flush(); // a paragraph ends: no code span goes on past it
+				out.push(line);
+			} else {
+				prose.push(line);
+			}
 			continue;
 		}
 		if (fence === null && marker !== undefined) {
@@ -74,10 +142,45 @@ function outsideCode(text: string, change: (prose: string) => string): string {
 function outsideSpans(prose: string, change: (prose: string) => string): string {
 	let out = "";
 	let last = 0;
-	for (const span of prose.matchAll(CODE_SPAN)) {
-		if (span[1] === undefined) continue; // a lone run of backticks is text
-		out += change(prose.slice(last, span.index)) + span[0];
-		last = span.index + span[0].length;
+	for (const [start, end] of codeSpans(prose)) {
+		out += change(prose.slice(last, start)) + prose.slice(start, end);
+		last = end;
 	}
 	return out + change(prose.slice(last));
+}
+
+/**
+ * [start, end) of each code span of one paragraph, CommonMark's way: a run of backticks opens
+ * one, closed by the next run of exactly as many; a run no such run follows is text. Each run is
+ * read once: the runs of each length wait in a queue, and those passed are dropped from its front.
+ */
+function codeSpans(text: string): Array<[number, number]> {
+	const runs: Array<[number, number]> = [];
+	const runAt = new Map<number, number>(); // an opener ends where its run does
+	const later = new Map<number, { runs: number[]; head: number }>();
+	for (const match of text.matchAll(TICKS)) {
+		const start = match.index ?? 0;
+		const end = start + match[0].length;
+		runAt.set(end, runs.length);
+		const queue = later.get(end - start) ?? { runs: [], head: 0 };
+		queue.runs.push(runs.length);
+		later.set(end - start, queue);
+		runs.push([start, end]);
+	}
+	const spans: Array<[number, number]> = [];
+	const openers = new RegExp(OPENERS.source, OPENERS.flags);
+	let token: RegExpExecArray | null;
+	while ((token = openers.exec(text)) !== null) {
+		const at = openers.lastIndex;
+		if (!token[0].startsWith("`")) continue; // an escape or an autolink: no span opens in it
+		const n = runAt.get(at) ?? -1;
+		const queue = later.get(at - token.index);
+		if (queue === undefined) continue;
+		while (queue.head < queue.runs.length && (queue.runs[queue.head] ?? 0) <= n) queue.head++;
+		const closer = runs[queue.runs[queue.head] ?? -1];
+		if (closer === undefined) continue;
+		openers.lastIndex = closer[1];
+		spans.push([token.index, closer[1]]);
+	}
+	return spans;
 }
