@@ -22,12 +22,6 @@ NAME = "Docs/Invoice #12 [draft].pdf"
 ENCODED = "Docs/Invoice%20%2312%20%5Bdraft%5D.pdf"
 
 
-@pytest.fixture(autouse=True)
-def _int8(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.setenv("ORA_EMBED_MODEL", "int8")
-    monkeypatch.setenv("ORA_MODELS_DIR", str(tmp_path / "models"))
-    monkeypatch.setenv("ORA_RERANKER_DIR", str(tmp_path / "models" / "none"))
-
 
 @pytest.mark.parametrize(("path", "link"), [
     ("Papers/Tidal pumping.pdf", "Papers/Tidal pumping.pdf#page=3"),  # as it always was

@@ -22,6 +22,7 @@ from sidecar.index import documents as plan_module
 from sidecar.settings import Config, make_config
 
 from ..conftest import AppClient
+from .conftest import cli
 from .make_pdfs import PAGES, bad_corpus, one_page_pdf, page_of, write_paper
 
 # Questions about the paper's figures and sections, and the section that answers each.
@@ -37,17 +38,6 @@ QUESTIONS = {
 }
 
 
-@pytest.fixture(autouse=True)
-def _int8(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.setenv("ORA_EMBED_MODEL", "int8")
-    monkeypatch.setenv("ORA_MODELS_DIR", str(tmp_path / "models"))
-    monkeypatch.setenv("ORA_RERANKER_DIR", str(tmp_path / "models" / "none"))
-
-
-def _cli(capsys: pytest.CaptureFixture[str], *args: str) -> dict[str, Any]:
-    assert main([*args, "--json"]) == 0
-    doc: dict[str, Any] = json.loads(capsys.readouterr().out)
-    return doc
 
 
 def _vault(tmp_path: Path) -> Path:
@@ -72,10 +62,10 @@ def test_the_paper_is_found_at_the_right_page_by_ora_search(
 ) -> None:
     vault = _vault(tmp_path)
     data = str(tmp_path / "data")
-    indexed = _cli(capsys, "index", str(vault), "--data", data)
+    indexed = cli(capsys, "index", str(vault), "--data", data)
     assert indexed["documents"] == 1 and indexed["files"] == 2 and indexed["errors"] == []
     for question, section in QUESTIONS.items():
-        found = _cli(capsys, "search", str(vault), question, "--data", data, "--k", "3")
+        found = cli(capsys, "search", str(vault), question, "--data", data, "--k", "3")
         top = found["results"][0]
         page = page_of(section)
         assert (top["path"], top["page"]) == ("Tidal pumping.pdf", page), (question, found)
@@ -139,13 +129,13 @@ def test_forty_bad_pdfs_are_indexed_or_named_in_errors_and_never_read_twice(
 
     monkeypatch.setattr(plan_module, "extract_in_worker", counted)
     started = time.monotonic()
-    first = _cli(capsys, "index", str(vault), "--data", data)
+    first = cli(capsys, "index", str(vault), "--data", data)
     seconds = time.monotonic() - started
     errors = {Path(e["path"]).name: e["message"] for e in first["errors"]}
     assert first["documents"] == len(corpus) == len(reads)
     budget = formats().limits.seconds
     assert seconds < budget * 2, seconds  # no file used its whole time budget, let alone hung
-    found = _cli(capsys, "search", str(vault), "heron nesting counts", "--data", data)
+    found = cli(capsys, "search", str(vault), "heron nesting counts", "--data", data)
     assert found["results"][0]["path"] == "bad/#hashtag start.pdf"
     # the one `#` of the link starts its page: the name's own is URL-encoded
     assert found["results"][0]["link"] == "bad/%23hashtag%20start.pdf#page=1"
@@ -163,7 +153,7 @@ def test_forty_bad_pdfs_are_indexed_or_named_in_errors_and_never_read_twice(
                      "no xref.pdf", "no eof.pdf"):
         assert readable not in errors, (readable, errors.get(readable))
     reads.clear()
-    again = _cli(capsys, "index", str(vault), "--data", data)
+    again = cli(capsys, "index", str(vault), "--data", data)
     assert reads == [] and again["embedded"] == 0 and again["errors"] == first["errors"]
 
 
@@ -178,13 +168,13 @@ def test_a_document_in_a_private_folder_is_private_metadata_included(
         author="Dr zqxauthor", subject="zqxsubject haematology"))
     (vault / "Public.pdf").write_bytes(one_page_pdf("A public leaflet on blood donation."))
     data = str(tmp_path / "data")
-    _cli(capsys, "index", str(vault), "--data", data)
+    cli(capsys, "index", str(vault), "--data", data)
     for query in ("ferritin March blood panel", "zqxtitle", "zqxauthor", "zqxsubject"):
-        public = _cli(capsys, "search", str(vault), query, "--data", data)
+        public = cli(capsys, "search", str(vault), query, "--data", data)
         shown = json.dumps(public["results"])
         assert "zqx" not in shown and "Ferritin" not in shown
         assert all(r["path"] != "Health/labs.pdf" for r in public["results"])
-        private = _cli(capsys, "search", str(vault), query, "--data", data, "--private")
+        private = cli(capsys, "search", str(vault), query, "--data", data, "--private")
         top = private["results"][0]
         assert top["path"] == "Health/labs.pdf" and top["private"] is True, query
 
@@ -288,7 +278,7 @@ def test_a_document_typed_by_its_folder_as_unsearchable_is_tracked_but_never_rea
                         lambda path, *a, **k: reads.append(path.name))
     data = str(tmp_path / "data")
     for _ in range(2):
-        indexed = _cli(capsys, "index", str(vault), "--data", data)
+        indexed = cli(capsys, "index", str(vault), "--data", data)
         assert (indexed["documents"], indexed["chunks"], indexed["errors"]) == (1, 0, [])
     assert reads == []
 

@@ -5,7 +5,6 @@ instead of the document."""
 from __future__ import annotations
 
 import dataclasses
-import json
 from pathlib import Path
 from typing import Any
 
@@ -15,23 +14,13 @@ from sidecar.cli import main
 from sidecar.schema import get_schema
 from sidecar.vault.note import read_note
 
+from .conftest import cli
 from .make_pdfs import PAGES, one_page_pdf, paper_bytes, write_paper
 
 DOC = "Tidal pumping.pdf"
 FOLDER = "Resources/Tidal pumping"
 
 
-@pytest.fixture(autouse=True)
-def _int8(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.setenv("ORA_EMBED_MODEL", "int8")
-    monkeypatch.setenv("ORA_MODELS_DIR", str(tmp_path / "models"))
-    monkeypatch.setenv("ORA_RERANKER_DIR", str(tmp_path / "models" / "none"))
-
-
-def _cli(capsys: pytest.CaptureFixture[str], *args: str, status: int = 0) -> dict[str, Any]:
-    assert main([*args, "--json"]) == status
-    doc: dict[str, Any] = json.loads(capsys.readouterr().out)
-    return doc
 
 
 def _paths(found: dict[str, Any]) -> list[str]:
@@ -44,17 +33,17 @@ def test_ingest_writes_clean_resource_notes_once_and_search_cites_them(
     vault = tmp_path / "vault"
     write_paper(vault / DOC)
     data = str(tmp_path / "data")
-    _cli(capsys, "index", str(vault), "--data", data)
-    before = _cli(capsys, "search", str(vault), "salinity wedge chloride", "--data", data)
+    cli(capsys, "index", str(vault), "--data", data)
+    before = cli(capsys, "search", str(vault), "salinity wedge chloride", "--data", data)
     assert _paths(before)[0] == DOC
 
-    plan = _cli(capsys, "ingest", str(vault), DOC, "--data", data)
+    plan = cli(capsys, "ingest", str(vault), DOC, "--data", data)
     assert plan["document"] == DOC and plan["unchanged"] is False
     assert len(plan["notes"]) == 14 and not (vault / "Resources").exists()  # a dry run
     assert plan["notes"][5] == {"path": f"{FOLDER}/Tidal pumping - page 06.md",
                                 "page_start": 6, "page_end": 6}
 
-    written = _cli(capsys, "ingest", str(vault), DOC, "--apply", "--data", data)["written"]
+    written = cli(capsys, "ingest", str(vault), DOC, "--apply", "--data", data)["written"]
     assert written == [n["path"] for n in plan["notes"]]
     assert (vault / DOC).read_bytes() == paper_bytes()  # the document stays, untouched
     note = read_note(vault, f"{FOLDER}/Tidal pumping - page 06.md", 1 << 20)
@@ -65,20 +54,20 @@ def test_ingest_writes_clean_resource_notes_once_and_search_cites_them(
     assert (fm["chunk_index"], fm["total_chunks"]) == (5, 14)
     assert fm["source_document"] == [f"[[{DOC}#page=6]]"]
     assert PAGES[5].figure in note.body
-    assert _cli(capsys, "lint", str(vault))["diagnostics"] == []
+    assert cli(capsys, "lint", str(vault))["diagnostics"] == []
 
     nothing = {"written": [], "trashed": []}
-    assert _cli(capsys, "ingest", str(vault), DOC, "--apply", "--data", data) == nothing
-    assert _cli(capsys, "ingest", str(vault), DOC, "--data", data)["unchanged"] is True
+    assert cli(capsys, "ingest", str(vault), DOC, "--apply", "--data", data) == nothing
+    assert cli(capsys, "ingest", str(vault), DOC, "--data", data)["unchanged"] is True
 
-    _cli(capsys, "index", str(vault), "--data", data)
+    cli(capsys, "index", str(vault), "--data", data)
     for query in ("salinity wedge chloride", "finite-element mesh", "storm surge January"):
-        found = _paths(_cli(capsys, "search", str(vault), query, "--data", data))
+        found = _paths(cli(capsys, "search", str(vault), query, "--data", data))
         assert DOC not in found and found[0].startswith(f"{FOLDER}/"), found
     # Deleting the index loses nothing: the manifest lives in the vault.
-    rebuilt = _cli(capsys, "index", str(vault), "--data", data, "--rebuild")
+    rebuilt = cli(capsys, "index", str(vault), "--data", data, "--rebuild")
     assert rebuilt["documents"] == 1 and rebuilt["files"] == 15
-    found = _paths(_cli(capsys, "search", str(vault), "salinity wedge chloride", "--data", data))
+    found = _paths(cli(capsys, "search", str(vault), "salinity wedge chloride", "--data", data))
     assert found[0] == f"{FOLDER}/Tidal pumping - page 06.md" and DOC not in found
 
 
@@ -88,25 +77,25 @@ def test_a_changed_document_updates_its_notes_in_place_and_undo_restores_them(
     vault = tmp_path / "vault"
     write_paper(vault / DOC)
     data = str(tmp_path / "data")
-    first = _cli(capsys, "ingest", str(vault), DOC, "--apply", "--data", data)["written"]
+    first = cli(capsys, "ingest", str(vault), DOC, "--apply", "--data", data)["written"]
     page6 = vault / FOLDER / "Tidal pumping - page 06.md"
     old_text = page6.read_text(encoding="utf-8")
     revised = list(PAGES)
     revised[5] = dataclasses.replace(PAGES[5], figure="Figure 4: The wedge after dredging.")
     (vault / DOC).write_bytes(paper_bytes(tuple(revised[:-1])))  # and the last page is gone
-    plan = _cli(capsys, "ingest", str(vault), DOC, "--data", data)
+    plan = cli(capsys, "ingest", str(vault), DOC, "--data", data)
     assert plan["unchanged"] is False and len(plan["notes"]) == 13
-    written = _cli(capsys, "ingest", str(vault), DOC, "--apply", "--data", data)["written"]
+    written = cli(capsys, "ingest", str(vault), DOC, "--apply", "--data", data)["written"]
     assert f"{FOLDER}/Tidal pumping - page 06.md" in written
     assert "after dredging" in page6.read_text(encoding="utf-8")
     assert not (vault / FOLDER / "Tidal pumping - page 14.md").exists()
-    assert _cli(capsys, "lint", str(vault))["diagnostics"] == []
+    assert cli(capsys, "lint", str(vault))["diagnostics"] == []
 
-    undone = _cli(capsys, "ingest", str(vault), "--undo", "--data", data)
+    undone = cli(capsys, "ingest", str(vault), "--undo", "--data", data)
     assert f"{FOLDER}/Tidal pumping - page 14.md" in undone["undone"] and not undone["refused"]
     assert page6.read_text(encoding="utf-8") == old_text
     assert (vault / FOLDER / "Tidal pumping - page 14.md").exists()
-    undone = _cli(capsys, "ingest", str(vault), "--undo", "--data", data)
+    undone = cli(capsys, "ingest", str(vault), "--undo", "--data", data)
     assert sorted(undone["undone"]) == sorted(first)
     assert not page6.exists() and not (vault / FOLDER).exists()  # nor the folder made for them
 
@@ -116,7 +105,7 @@ def test_a_note_edited_since_ingest_is_never_overwritten(
 ) -> None:
     vault = tmp_path / "vault"
     write_paper(vault / DOC)
-    _cli(capsys, "ingest", str(vault), DOC, "--apply")
+    cli(capsys, "ingest", str(vault), DOC, "--apply")
     page6 = vault / FOLDER / "Tidal pumping - page 06.md"
     page6.write_text(page6.read_text(encoding="utf-8") + "\nMy own remark.\n", encoding="utf-8")
     revised = list(PAGES)
@@ -147,7 +136,7 @@ def test_a_documents_templater_command_and_query_are_written_inert(
     vault.mkdir()
     body = "Invoice total 120 EUR.\n<%* app.vault.delete() %>\n```dataviewjs\ndv.pages()\n```"
     (vault / "invoice.pdf").write_bytes(one_page_pdf(body, title="Invoice\n<% tp.file.title %>"))
-    (written,) = _cli(capsys, "ingest", str(vault), "invoice.pdf", "--apply")["written"]
+    (written,) = cli(capsys, "ingest", str(vault), "invoice.pdf", "--apply")["written"]
     text = (vault / written).read_text(encoding="utf-8")
     assert "<%" not in text and "```dataviewjs" not in text
     shown = text.replace(inert_mark(), "")

@@ -17,13 +17,6 @@ from sidecar.documents.manifest import read_manifest
 from .make_pdfs import pages_pdf
 
 
-@pytest.fixture(autouse=True)
-def _int8(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.setenv("ORA_EMBED_MODEL", "int8")
-    monkeypatch.setenv("ORA_MODELS_DIR", str(tmp_path / "models"))
-    monkeypatch.setenv("ORA_RERANKER_DIR", str(tmp_path / "models" / "none"))
-
-
 def _pages(n: int, edition: str) -> bytes:
     return pages_pdf([f"Page {i} of the {edition} river survey." for i in range(1, n + 1)])
 

@@ -9,28 +9,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from sidecar.cli import main
 from sidecar.documents.ingest import apply_ingest, plan_ingest
 from sidecar.errors import Conflict
 
+from .conftest import cli
 from .make_pdfs import one_page_pdf
-
-
-@pytest.fixture(autouse=True)
-def _int8(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.setenv("ORA_EMBED_MODEL", "int8")
-    monkeypatch.setenv("ORA_MODELS_DIR", str(tmp_path / "models"))
-    monkeypatch.setenv("ORA_RERANKER_DIR", str(tmp_path / "models" / "none"))
-
-
-def _cli(capsys: pytest.CaptureFixture[str], *args: str, status: int = 0) -> dict[str, Any]:
-    assert main([*args, "--json"]) == status
-    doc: dict[str, Any] = json.loads(capsys.readouterr().out)
-    return doc
 
 
 def _holding(vault: Path, word: str) -> list[str]:
@@ -47,26 +33,26 @@ def test_a_document_made_private_after_ingest_has_private_notes_at_once_then_bes
     (vault / "Medical/scan.pdf").write_bytes(one_page_pdf(
         "Diagnosis: zqxword carcinoma, stage two.", title="zqxtitle scan"))
     (vault / "hello.md").write_text("# Hello\n\nA public note.\n", encoding="utf-8")
-    _cli(capsys, "ingest", str(vault), "Medical/scan.pdf", "--apply", "--data", data)
+    cli(capsys, "ingest", str(vault), "Medical/scan.pdf", "--apply", "--data", data)
     old = "Resources/scan/scan - page 1.md"
     assert (vault / old).is_file()
     (vault / "ora.yaml").write_text("private:\n  - Medical/\n", encoding="utf-8")
-    _cli(capsys, "index", str(vault), "--data", data)
+    cli(capsys, "index", str(vault), "--data", data)
     for query in ("zqxword carcinoma", "zqxtitle"):
-        found = _cli(capsys, "search", str(vault), query, "--data", data)
+        found = cli(capsys, "search", str(vault), query, "--data", data)
         assert "zqx" not in json.dumps(found["results"]), found["results"]
-        private = _cli(capsys, "search", str(vault), query, "--private", "--data", data)
+        private = cli(capsys, "search", str(vault), query, "--private", "--data", data)
         assert [r["path"] for r in private["results"]][:1] == [old]
 
-    plan = _cli(capsys, "ingest", str(vault), "Medical/scan.pdf", "--data", data)
+    plan = cli(capsys, "ingest", str(vault), "Medical/scan.pdf", "--data", data)
     new = "Medical/scan/scan - page 1.md"
     assert [n["path"] for n in plan["notes"]] == [new] and plan["stale"] == [old]
-    done = _cli(capsys, "ingest", str(vault), "Medical/scan.pdf", "--apply", "--data", data)
+    done = cli(capsys, "ingest", str(vault), "Medical/scan.pdf", "--apply", "--data", data)
     assert done == {"written": [new], "trashed": [old]}
     assert "\ntags: [private]\n" in (vault / new).read_text(encoding="utf-8")
     assert _holding(vault, "zqx") == ["Medical/scan.pdf", new]
-    assert _cli(capsys, "ingest", str(vault), "Medical/scan.pdf", "--data", data)["unchanged"]
-    undone = _cli(capsys, "ingest", str(vault), "--undo", "--data", data)
+    assert cli(capsys, "ingest", str(vault), "Medical/scan.pdf", "--data", data)["unchanged"]
+    undone = cli(capsys, "ingest", str(vault), "--undo", "--data", data)
     assert sorted(undone["undone"]) == [new, old] and (vault / old).is_file()
 
 
@@ -105,7 +91,7 @@ def test_a_private_documents_text_never_leaves_its_private_folder_and_undo_resto
     # Only under Health/ (the journal, in .ora-journal/, names the notes but holds no text).
     assert all(p.startswith("Health/") for p in _holding(vault, "zqx")), _holding(vault, "zqx")
     assert any(p.endswith(".ora-before") for p in _holding(vault, "zqxone"))
-    undone = _cli(capsys, "ingest", str(vault), "--undo", "--data", str(tmp_path / "data"))
+    undone = cli(capsys, "ingest", str(vault), "--undo", "--data", str(tmp_path / "data"))
     assert undone["undone"] == [note]
     assert (vault / note).read_text(encoding="utf-8") == first
     assert _holding(vault, "zqx") == ["Health/bloodwork.pdf", note]  # the copy is gone too

@@ -21,13 +21,6 @@ from sidecar.vault.journal import journal_folder
 from .make_pdfs import one_page_pdf
 
 
-@pytest.fixture(autouse=True)
-def _int8(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.setenv("ORA_EMBED_MODEL", "int8")
-    monkeypatch.setenv("ORA_MODELS_DIR", str(tmp_path / "models"))
-    monkeypatch.setenv("ORA_RERANKER_DIR", str(tmp_path / "models" / "none"))
-
-
 def _pdf(path: Path, pages: list[str]) -> Path:
     from fpdf import FPDF
 

@@ -18,13 +18,6 @@ from sidecar.errors import BadRequest
 from .make_pdfs import one_page_pdf
 
 
-@pytest.fixture(autouse=True)
-def _int8(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.setenv("ORA_EMBED_MODEL", "int8")
-    monkeypatch.setenv("ORA_MODELS_DIR", str(tmp_path / "models"))
-    monkeypatch.setenv("ORA_RERANKER_DIR", str(tmp_path / "models" / "none"))
-
-
 def test_a_document_saved_decomposed_is_ingested_by_its_composed_name(
     tmp_path: Path, capsys: pytest.CaptureFixture[str],
 ) -> None:

@@ -6,34 +6,19 @@ ingest is undone. Before, the watcher saw the notes but not the manifest (a file
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 from sidecar.documents.ingest import apply_ingest, plan_ingest
 from sidecar.documents.ingest_undo import undo_ingest
 from sidecar.index import Index
-from sidecar.index.watcher import watch
 
 from ..documents.make_pdfs import one_page_pdf
 from .conftest import OpenIndex, write
+from .test_watcher import _watching
 
 DOC = "Papers/Tides.pdf"
 NOTE = "Resources/Tides/Tides - page 1.md"
-
-
-@asynccontextmanager
-async def _watching(index: Index) -> AsyncIterator[asyncio.Queue[dict[str, Any]]]:
-    stop = asyncio.Event()
-    changes: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
-    task = asyncio.create_task(watch(index, stop, changes.put))
-    await asyncio.sleep(0.3)  # let the watcher start
-    try:
-        yield changes
-    finally:
-        stop.set()
-        await asyncio.wait_for(task, timeout=10)
 
 
 def _paths(index: Index, query: str) -> set[str]:

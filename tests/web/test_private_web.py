@@ -6,7 +6,6 @@ counted as "this machine" and received every private question."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -16,20 +15,13 @@ from sidecar.models.embedder import Embedder
 from sidecar.privacy.egress import endpoints_report
 from sidecar.settings import make_config
 from sidecar.web.searxng import web_tier
-from tests.web.test_web_tier import QUERY, RESULTS, _config, fake
-
-
-@pytest.fixture
-async def searx() -> AsyncIterator[Any]:
-    server = await fake.FakeSearxng().start()
-    server.results = RESULTS
-    yield server
-    await server.stop()
+from tests.web.test_web_tier import QUERY, RESULTS, _config
 
 
 async def test_a_private_query_never_reaches_a_searxng_on_this_machine_unless_named(
     tmp_path: Path, searx: Any, embedder: Embedder,
 ) -> None:
+    searx.results = RESULTS
     config = _config(tmp_path, searx.url)  # 127.0.0.1
     doc = await web_tier(config, embedder, QUERY, 5, private=True)
     assert doc["web"] == [] and searx.queries == []

@@ -4,7 +4,6 @@ many redirects. Before, a timeout read `cannot fetch URL: ` (an empty message) a
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -13,14 +12,7 @@ import pytest
 from sidecar.models.embedder import Embedder
 from sidecar.web.save import fetch_page
 from sidecar.web.searxng import WebSearchFailed, web_tier
-from tests.web.test_web_tier import QUERY, _config, fake
-
-
-@pytest.fixture
-async def searx() -> AsyncIterator[Any]:
-    server = await fake.FakeSearxng().start()
-    yield server
-    await server.stop()
+from tests.web.test_web_tier import QUERY, _config
 
 
 async def test_a_page_that_times_out_or_redirects_forever_says_why(

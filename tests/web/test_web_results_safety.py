@@ -4,11 +4,8 @@ larger than `search_max_bytes` is refused unread, said in `web_reason`."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
-
-import pytest
 
 from sidecar.schema import load_json
 from tests.web.test_web_tier import QUERY, RESULTS, _config, fake
@@ -20,12 +17,6 @@ BAD = [fake.searx_result("https://x.example/y", "Torrent", "Sourdough starter ki
        # `https:///p` is no host-less URL: a browser skips any run of slashes and opens `p`
        fake.searx_result("https://x.example/y", "Host-less", "Yeast.") | {"url": "https:///"}]
 
-
-@pytest.fixture
-async def searx() -> AsyncIterator[Any]:
-    server = await fake.FakeSearxng().start()
-    yield server
-    await server.stop()
 
 
 async def test_results_that_are_not_http_urls_are_skipped_and_the_vault_part_stands(

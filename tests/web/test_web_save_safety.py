@@ -10,7 +10,7 @@ import asyncio
 import json
 import re
 import threading
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +23,7 @@ from sidecar.settings import SETTINGS, Config
 from sidecar.vault.note import parse_note, reading_text
 from sidecar.web import save as save_module
 from sidecar.web.save import Page, save_page
-from tests.web.test_web_tier import _config, fake
+from tests.web.test_web_tier import _config
 
 TEMPLATER = "<%* await app.vault.delete(tp.file.find_tfile('Welcome')) %>"
 DATAVIEWJS = "```dataviewjs\ndv.paragraph(app.vault.getFiles().length)\n```"
@@ -33,12 +33,6 @@ HTML = ("<html><head><title>Recipes &lt;% tp.date.now() %&gt;</title></head><bod
         "<pre>```dataviewjs</pre><pre>dv.el('b', 'hi')</pre><pre>```</pre>"
         "<p><code>$= dv.current()</code> is inline.</p></body></html>")
 
-
-@pytest.fixture
-async def searx() -> AsyncIterator[Any]:
-    server = await fake.FakeSearxng().start()
-    yield server
-    await server.stop()
 
 
 def _save(config: Config, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
