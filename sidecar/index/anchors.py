@@ -272,12 +272,21 @@ def _decomposed(conn: sqlite3.Connection, table: str) -> list[tuple[str, str]]:
         if not unicodedata.is_normalized("NFC", str(key))]
 
 
+# The public stores whose keys were put right once (`recompose`): only an index written before
+# keys were composed can hold others, so the tables are read once, not at every open.
+COMPOSED_SQL = 'CREATE TABLE IF NOT EXISTS "bm25_keys_composed" (store TEXT PRIMARY KEY)'
+
+
 def recompose(conn: sqlite3.Connection, public: str, private: str) -> dict[str, list[str]]:
     """Put right keys written before they were composed (NFC): a note whose file name macOS
     saved decomposed had keys no link typed composed matched, so it lacked their anchors. When a
     names table or the public anchors hold such a key, they are written again, and the notes
     whose keys or anchors change are returned by store, to be indexed again with their anchors
-    (`relinks.owe`). Nothing is done (an index lookup) once every key is composed."""
+    (`relinks.owe`). Done once per namespace (`COMPOSED_SQL`)."""
+    conn.execute(COMPOSED_SQL)
+    if conn.execute('INSERT OR IGNORE INTO "bm25_keys_composed" VALUES (?)',
+                    (public,)).rowcount == 0:
+        return {}
     stale = {store: _decomposed(conn, names_table(store)) for store in (public, private)}
     linked = _decomposed(conn, table(public))
     if not linked and not any(stale.values()):

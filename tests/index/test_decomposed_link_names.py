@@ -64,6 +64,8 @@ def test_an_index_written_with_decomposed_keys_is_put_right_when_opened(
         _write(bm25)
         assert _found(bm25, "tastenkürzeln") == ["t"]
         bm25.close()
+    with sqlite3.connect(tmp_path / "bm25.sqlite") as conn:  # as an older version left it
+        conn.execute('DROP TABLE "bm25_keys_composed"')
     bm25 = _store(tmp_path)  # opened by this version: the keys composed, the note relinked
     assert _found(bm25, "tastenkürzeln") == ["h", "t"]
     with sqlite3.connect(tmp_path / "bm25.sqlite") as conn:
