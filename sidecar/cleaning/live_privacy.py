@@ -56,7 +56,7 @@ class LivePrivacy:
         made_from = note_documents(self.vault)
         return {path for path, version in seen.items()
                 if is_private_path(settings, path)
-                or is_private_path(settings, made_from.get(path, path))
+                or ((doc := made_from.get(path)) is not None and is_private_path(settings, doc))
                 or self._private_now(path, version, settings)}
 
     def _vault_settings(self) -> VaultSettings:

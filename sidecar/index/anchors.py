@@ -14,7 +14,7 @@ alone, and raised MRR@10 by 0.07 and 0.09 (docs/benchmarks.md).
 A link is a wikilink or a Markdown link, read by `vault/links.py` (the one reader of link syntax):
 `[text](Graph%20view.md)`, `[text](<Folder/My note.md>)`, `[text](../Other/Note.md#H)`. It names a
 note by a key: its file name or its vault path (without `.md`, composed (NFC) and case-folded as
-`links.folded` does, so a name macOS saved decomposed is named by a link typed composed), or one of
+`scan.folded` does, so a name macOS saved decomposed is named by a link typed composed), or one of
 its `aliases`. A Markdown link not written `./`- or `../`-relative nor vault-absolute gives two
 keys, its path from the linking note's folder and the path as written (Obsidian tries both), each
 anchoring the note it names. A key shared by several notes (a name, an alias) gives its anchors to
@@ -47,6 +47,7 @@ from pathlib import PurePosixPath
 
 from sidecar.language import languages
 from sidecar.vault import links
+from sidecar.vault.scan import folded
 
 # Rows read at once when a store's anchors are extracted again (bounded memory).
 _BATCH = 1000
@@ -54,7 +55,7 @@ _BATCH = 1000
 
 def _key(target: str) -> str:
     target = target.strip().lstrip("/")
-    return links.folded(target[:-3] if target.casefold().endswith(".md") else target)
+    return folded(target[:-3] if target.casefold().endswith(".md") else target)
 
 
 def keys(path: str) -> tuple[str, str]:

@@ -18,7 +18,7 @@ import signal
 import stat
 from pathlib import Path
 
-from sidecar.vault.scan import content_hash
+from sidecar.vault.scan import READ_FLAGS, content_hash
 
 try:
     import fcntl
@@ -27,7 +27,6 @@ except ImportError:  # not a POSIX system: no leases
 
 # A lease break would signal SIGIO, whose default action ends the process; SIGURG's is to ignore.
 _LEASE_SIGNAL = getattr(signal, "SIGURG", 0)
-READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
 
 
 def read_lease(fd: int) -> bool | None:

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from urllib.parse import unquote
 
-from sidecar.vault.scan import composed_name
+from sidecar.vault.scan import folded
 
 WIKILINK = re.compile(r"^\s*!?\[\[([^\[\]]*)\]\]\s*$")
 # A wikilink or embed anywhere in text: embed mark, target, `#part`, `|alias`.
@@ -148,12 +148,6 @@ def searchable(text: str) -> str:
 
 def _strip_md(name: str) -> str:
     return name[:-3] if name.lower().endswith(".md") else name
-
-
-def folded(name: str) -> str:
-    """`name` composed (NFC) and case-folded: how names are compared, so `Hinweisblöcke` typed
-    composed names a file saved decomposed, and `Ä` names `ä`."""
-    return composed_name(composed_name(name).casefold())
 
 
 def name_key(name: str) -> str:

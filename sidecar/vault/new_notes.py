@@ -5,7 +5,7 @@ link by the note's name wherever it is, so a second note of a name would make th
 to the first ambiguous: the name gets a number (`Name 2`) while any note of the vault has it.
 Names are compared as Obsidian and the file systems of macOS and Windows compare them: case
 aside, and composed (NFC), so a title typed decomposed (`Cafe` + U+0301) is not a second `Café`
-next to the first (`name_key`). A name is written composed.
+next to the first (`folded`). A name is written composed.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from pathlib import Path, PurePosixPath
 from sidecar.errors import BadRequest, Conflict, OraError
 from sidecar.vault.inert import encodable
 from sidecar.vault.note import read_note
-from sidecar.vault.scan import as_saved, composed_name, is_ignored, iter_note_paths
+from sidecar.vault.scan import as_saved, composed_name, folded, is_ignored, iter_note_paths
 from sidecar.vault.vault_settings import (
     VaultSettings,
     folder_for_type,
@@ -50,12 +50,6 @@ def safe_name(*candidates: str, fallback: str, reserve: int = 0) -> str:
     return next((name for name in map(safe, candidates) if name), fallback)
 
 
-def name_key(name: str) -> str:
-    """What two names that are one name to Obsidian and to macOS and Windows share: the name
-    composed (NFC) and case-folded (composed again: folding can decompose, `ǰ`)."""
-    return composed_name(composed_name(name).casefold())
-
-
 def type_folder(settings: VaultSettings, type_name: str, default: str) -> str:
     """The folder the vault settings type as `type_name` (the shortest such rule), else
     `default`; BadRequest when it is a hidden folder (Ora never writes into a dot-folder)."""
@@ -68,7 +62,7 @@ def type_folder(settings: VaultSettings, type_name: str, default: str) -> str:
 
 
 class public_names(Container[str]):
-    """The names (`name_key`s) that non-private notes of the vault hold. The name a new note
+    """The names (`folded`s) that non-private notes of the vault hold. The name a new note
     gets must not depend on private notes, or it would tell a non-private request that a
     private note of that name exists; a note that cannot be read counts as private (its tag
     cannot be seen). Notes are read only for the names asked about."""
@@ -78,15 +72,15 @@ class public_names(Container[str]):
         self._settings: VaultSettings | None = None  # read once a name is asked about
         self.by_stem: dict[str, list[str]] = {}
         for rel in iter_note_paths(vault):
-            self.by_stem.setdefault(name_key(PurePosixPath(rel).stem), []).append(rel)
+            self.by_stem.setdefault(folded(PurePosixPath(rel).stem), []).append(rel)
 
     def __contains__(self, stem: object) -> bool:
         return isinstance(stem, str) and any(
-            self._public(rel) for rel in self.by_stem.get(name_key(stem), []))
+            self._public(rel) for rel in self.by_stem.get(folded(stem), []))
 
     def add(self, rel: str) -> None:
         """Count a note just written as holding its name."""
-        self.by_stem.setdefault(name_key(PurePosixPath(rel).stem), []).insert(0, rel)
+        self.by_stem.setdefault(folded(PurePosixPath(rel).stem), []).insert(0, rel)
 
     def _public(self, rel: str) -> bool:
         if self._settings is None:
@@ -103,7 +97,7 @@ def create_named(vault: str | Path, folder: str, name: str, text: str,
     file exists, composed or decomposed); its vault path and hash."""
     for n in range(1, 1000):
         stem = name if n == 1 else f"{name} {n}"
-        if stem in taken:  # a Container of names compares them by `name_key`
+        if stem in taken:  # a Container of names compares them by `folded`
             continue
         rel = f"{folder}/{stem}.md" if folder else f"{stem}.md"
         if as_saved(vault, rel) != rel:  # saved decomposed (NFD), or the reverse

@@ -86,7 +86,7 @@ class NotRegularFile(OSError):
     """A path that is not a regular file (a FIFO, socket or device) where a file is read."""
 
 
-_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
 
 
 def content_hash(data: bytes) -> str:
@@ -99,7 +99,7 @@ def read_regular(path: Path, limit: int | None = None) -> bytes:
     caller can tell it is over); NotRegularFile for anything else. The file is opened without
     blocking (O_NONBLOCK) and checked on the open descriptor, so a FIFO put in its place
     between a check and the open can never hang the reader."""
-    fd = os.open(path, _READ_FLAGS)
+    fd = os.open(path, READ_FLAGS)
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise NotRegularFile(f"{path.name} is not a regular file (a pipe, socket or device)")
@@ -133,6 +133,13 @@ def normalise_rel(rel: str) -> str:
 def composed_name(name: str) -> str:
     """`name` composed (NFC): a name macOS saved decomposed (NFD) is the name as typed."""
     return name if unicodedata.is_normalized("NFC", name) else unicodedata.normalize("NFC", name)
+
+
+def folded(name: str) -> str:
+    """`name` composed (NFC) and case-folded (composed again: folding can decompose, `ǰ`): how
+    names are compared, so `Hinweisblöcke` typed composed names a file saved decomposed, and `Ä`
+    names `ä`, as Obsidian, macOS and Windows take them."""
+    return composed_name(composed_name(name).casefold())
 
 
 def as_saved(vault: str | Path, rel: str) -> str:

@@ -26,7 +26,6 @@ from pathlib import Path, PurePosixPath
 
 from sidecar.errors import Conflict, NoteNotWritable, NotFound
 from sidecar.vault.held_open import (
-    READ_FLAGS,
     fd_hash,
     held_for_writing,
     keep,
@@ -36,8 +35,8 @@ from sidecar.vault.held_open import (
     read_lease,
     untouched,
 )
+from sidecar.vault.scan import READ_FLAGS, normalise_rel, read_regular, vault_path
 from sidecar.vault.scan import content_hash as content_hash  # the writer's token, named here
-from sidecar.vault.scan import normalise_rel, read_regular, vault_path
 
 TRASH_FOLDER = ".trash"
 

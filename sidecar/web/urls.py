@@ -29,7 +29,7 @@ import contextlib
 import ipaddress
 import re
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from urllib.parse import quote, unquote_to_bytes
 
 import idna
@@ -67,6 +67,7 @@ def _psl() -> PublicSuffixList:
     return PublicSuffixList()
 
 
+@lru_cache(maxsize=4096)  # a search's results meet every registry pattern: parse each once
 def parse_url(url: str) -> WebUrl:
     """`url` read as a browser reads an http(s) URL (WHATWG URL Standard, "basic URL parser");
     BadRequest for anything else or anything a browser would refuse."""
@@ -233,6 +234,7 @@ def link_safe(url: str) -> str:
     return _LINK_UNSAFE.sub(lambda m: quote(m.group(), safe=""), url)
 
 
+@lru_cache(maxsize=1024)
 def _glob(pattern: str) -> re.Pattern[str]:
     return re.compile("".join(".*" if c == "*" else re.escape(c) for c in pattern) + r"\Z")
 
@@ -247,6 +249,7 @@ def _host_matches(pattern: str, host: str, subdomains: bool) -> bool:
     return any(glob.match(".".join(labels[i:])) for i in range(len(labels)))
 
 
+@lru_cache(maxsize=1024)
 def _pattern_host(pattern: str) -> str:
     """A pattern's host read as a URL's (`Bücher.example` is `xn--bcher-kva.example`), its `*`
     kept; as written, lower case, when it is no host (`*` alone)."""
