@@ -168,13 +168,13 @@ def _check(query: str, options: SearchOptions) -> None:
 
 
 def _admits(chunk: Chunk, options: SearchOptions) -> bool:
-    if options.leave_out is not None and options.leave_out(chunk):
-        return False
+    # the caller's leave_out last: it may read the file (an answer's OnDisk), the rest is cheap
     return is_admissible(
         chunk.type, chunk.tags, chunk.private,
         private_mode=options.private, include_archived=options.include_archived,
     ) and options.filters.admits(chunk.path, chunk.type, chunk.tags, chunk.date, chunk.cluster,
-                                 chunk.conversation)
+                                 chunk.conversation) and (
+        options.leave_out is None or not options.leave_out(chunk))
 
 
 def _admitted(

@@ -233,7 +233,7 @@ export class SidecarSupervisor {
 		const alive = this.options.alive ?? isAlive;
 		if (holder !== null) {
 			const info = await this.processes().info(holder);
-			const serves = info === null || (info.argv !== null ? info.argv.includes("serve") : /\sserve(\s|$)/.test(info.command));
+			const serves = info === null || runsOraServe(info);
 			if (!serves) return null;
 		}
 		for (;;) {
