@@ -3,6 +3,7 @@ slice when they embed nothing (a private flip), ahead of the rest of the write (
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,13 @@ from sidecar.models.embedder import Embedder
 from .conftest import OpenIndex, note, write
 
 FLIP = "Engrams/Flip.md"
+
+
+def wait_for(done: Callable[[], bool], seconds: float = 10.0) -> None:
+    """Until `done()`, or `seconds` have passed."""
+    end = time.monotonic() + seconds
+    while not done() and time.monotonic() < end:
+        time.sleep(0.01)
 
 
 class Hooked:
@@ -42,6 +50,9 @@ def test_a_private_flip_is_applied_between_the_slices_of_a_long_write(
             write(root, FLIP, note("engram", "# Flip\n\nThe flipped note's own words.",
                                    tags=["private"]))
             index.expedite([FLIP])
+        if call > 2:  # the writer's thread polls while this slice waits: a loaded machine's may
+            # not have run yet, and the slices of a fast model can all end within one poll
+            wait_for(lambda: index.ledger.rows(index.namespace, [FLIP])[FLIP].private)
         if call >= 2:
             seen.append(index.ledger.rows(index.namespace, [FLIP])[FLIP].private)
 
