@@ -14,7 +14,7 @@ import {
 
 import { askStream } from "./api/ask-stream";
 import { pullModel } from "./api/model-pull";
-import { SidecarClient } from "./api/client";
+import { CANCELLED_STATUS, SidecarClient, SidecarError } from "./api/client";
 import { EventStream } from "./api/event-stream";
 import type { AskDocument, ExtractSelector, StreamEvent, VaultEvent } from "./api/types";
 import { answerForNote } from "./ask/model";
@@ -356,6 +356,8 @@ export default class OraVaultPlugin extends Plugin {
 			const moves = chatNoteMoves(await this.client.conversationNotes(), (path) => vault.getAbstractFileByPath(path) instanceof TFile, notes);
 			if (moves.length > 0) await this.client.sendEvents(moves);
 		} catch (err) {
+			// Unloading cancels the call: nothing to relink then, and nothing to report.
+			if (err instanceof SidecarError && err.status === CANCELLED_STATUS) return;
 			console.warn("Ora: could not relink moved chat notes", err);
 		}
 	}
