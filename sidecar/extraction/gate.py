@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from functools import cache
+from functools import cache, lru_cache
 from typing import Protocol
 
 from sidecar.cleaning.claims import split_claims
@@ -65,6 +65,7 @@ class EngramLookup(Protocol):
     def neighbours(self, texts: Sequence[str]) -> list[list[Match]]: ...
 
 
+@lru_cache(maxsize=1024)  # each pair of claims asks for both sides' stems up to three times
 def content_stems(text: str) -> frozenset[str]:
     cues = get_cues()
     # Any script's words, a run written without spaces as its character pairs (a Russian or
