@@ -16,7 +16,8 @@ import itertools
 import os
 import signal
 import stat
-from pathlib import Path
+from collections.abc import Iterator
+from pathlib import Path, PurePosixPath
 
 from sidecar.vault.scan import READ_FLAGS, content_hash
 
@@ -116,18 +117,24 @@ def held_for_writing(path: Path) -> bool:
         os.close(fd)
 
 
+def trash_names(name: str) -> Iterator[str]:
+    """The names a file called `name` may take in the trash, first free first: `name`, then
+    `name 1`, `name 2`, … before its extension, as Obsidian's trash does."""
+    path = PurePosixPath(name)
+    yield name
+    for n in itertools.count(1):
+        yield f"{path.stem} {n}{path.suffix}"
+
+
 def keep(detached: Path, trash: Path, name: str) -> str:
     """Move `detached` (a file a program may still be saving into) into `trash` under `name`,
     never over a file there (`name 1`, `name 2`, … as the trash does); where it went. If the
     trash cannot take it, it stays beside the note under a hidden `.ora-kept` name."""
-    stem, dot, suffix = name.rpartition(".")
-    stem, suffix = (stem, dot + suffix) if dot and stem else (name, "")
     try:
         trash.mkdir(exist_ok=True)
         if trash.is_symlink():
             raise NotADirectoryError(str(trash))
-        for n in itertools.count():
-            candidate = trash / (name if n == 0 else f"{stem} {n}{suffix}")
+        for candidate in map(trash.joinpath, trash_names(name)):
             try:
                 os.link(detached, candidate)
             except FileExistsError:

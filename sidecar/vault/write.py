@@ -16,7 +16,6 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import errno
-import itertools
 import os
 import secrets
 import stat
@@ -33,6 +32,7 @@ from sidecar.vault.held_open import (
     leases_tell,
     let_go,
     read_lease,
+    trash_names,
     untouched,
 )
 from sidecar.vault.scan import READ_FLAGS, normalise_rel, read_regular, vault_path
@@ -377,8 +377,7 @@ def _link_into_trash(src: Path, trash: Path, name: PurePosixPath, planned: str) 
     As with edits, the move is checked against the planned bytes before the old name goes
     and after: a save that reached the file meanwhile puts it back and is a Conflict.
     """
-    for n in itertools.count():
-        candidate = name.name if n == 0 else f"{name.stem} {n}{name.suffix}"
+    for candidate in trash_names(name.name):
         dst = trash / candidate
         try:
             os.link(src, dst)  # fails if dst exists: no overwrite, no race
