@@ -236,9 +236,9 @@ export class SidecarLink {
 			return;
 		}
 		const answers = probe.state === "ok";
-		if (answers && !this.refused && this.attached) {
+		if (probe.state === "ok" && !this.refused && this.attached) {
 			// Only if it is still this vault's: another vault's sidecar may have the port of ours now.
-			const again = await this.options.supervisor.recheck();
+			const again = await this.options.supervisor.recheck(probe.version);
 			if (!this.running) return;
 			if (again.ok) {
 				await this.up();

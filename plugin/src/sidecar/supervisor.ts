@@ -178,8 +178,10 @@ export class SidecarSupervisor {
 	 * Checks again that the sidecar at the client's address is this vault's, as when it was first
 	 * attached (its token accepted, its status naming this vault): after the event stream dropped,
 	 * the port may be another vault's sidecar's now (ours was killed and the port given again).
+	 * `version`: what a health probe just answered, so it is not asked again.
 	 */
-	async recheck(): Promise<Outcome> {
+	async recheck(version?: string): Promise<Outcome> {
+		if (version !== undefined) return this.attach(version, null, false);
 		const probe = await this.probe();
 		if (probe.state === "hung") return { ok: false, problem: "hung", reason: `The sidecar at ${this.options.client.baseUrl} is running but does not answer.` };
 		if (probe.state === "down") return { ok: false, problem: "failed", reason: `No sidecar answers at ${this.options.client.baseUrl}.` };
