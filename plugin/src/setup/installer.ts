@@ -3,7 +3,7 @@ import * as path from "path";
 
 import installer from "../../../schema/installer.json";
 import { parseVersion, sidecarRequirement, versionRefusal, SIDECAR_PACKAGE } from "./compat";
-import { downloadVerified, indexWheel } from "./download";
+import { describeUrl, DownloadError, downloadVerified, indexWheel, redactUrl } from "./download";
 import { anythingInstalled, managedEnv, readInstall, SIDECAR_ENTRY, type ManagedPaths } from "./paths";
 import type { RunResult, Runner } from "./process";
 import { readZipMember } from "./zip";
@@ -38,6 +38,8 @@ export interface InstallerOptions {
 	python?: string;
 	/** A python-build-standalone mirror's metadata (uv's --python-downloads-json-url), or uv's own. */
 	pythonDownloads?: string;
+	/** A download fails when no byte arrives for this long (download.ts DOWNLOAD_IDLE_MS by default). */
+	downloadIdleMs?: number;
 }
 
 export type SetupListener = (event: SetupEvent) => void;
@@ -45,6 +47,21 @@ export type SetupListener = (event: SetupEvent) => void;
 const UV_TIMEOUT_MS = 30 * 60_000;
 
 class StepFailed extends Error {}
+
+const BUSY = "Another set-up step is still running.";
+
+const HELD_LOCKS = Symbol.for("ora-vault.setup-locks");
+
+/**
+ * The lock files this process's set-up operations hold, kept on `process` so that every installer
+ * and every copy of this module in the process (a reloaded plugin whose operation still winds
+ * down) sees the same set. A lock file that names this process's pid is live while its path is
+ * here, and stale (left by an earlier run) otherwise.
+ */
+function heldLocks(): Set<string> {
+	const store = process as unknown as Record<symbol, Set<string> | undefined>;
+	return (store[HELD_LOCKS] ??= new Set<string>());
+}
 
 /**
  * Installs, repairs, upgrades and removes the machine's one sidecar, with no Python needed first:
@@ -57,6 +74,8 @@ export class SidecarInstaller {
 	private log: string[] = [];
 	private step = 0;
 	private total = 0;
+	/** The running step's title, for a failure's message. */
+	private title = "";
 	private listener: SetupListener = () => undefined;
 	private busy = false;
 	private abort: AbortController | null = null;
@@ -145,12 +164,14 @@ export class SidecarInstaller {
 			}
 		}
 		const tag = this.wheelTag();
-		const file = await indexWheel(this.index(), "uv", version, tag, this.signal());
-		this.line(`${file.url} (${file.size} bytes, sha256 ${file.sha256})`);
+		const file = await indexWheel(this.index(), "uv", version, tag, { signal: this.signal(), idleMs: this.options.downloadIdleMs });
+		this.line(`${redactUrl(file.url)} (${file.size} bytes, sha256 ${file.sha256})`);
 		await fs.mkdir(this.paths.downloads, { recursive: true });
 		const wheel = path.join(this.paths.downloads, file.filename);
 		await downloadVerified(file.url, wheel, file.sha256, {
 			signal: this.signal(),
+			idleMs: this.options.downloadIdleMs,
+			what: `uv ${version} (${describeUrl(file.url)})`,
 			onProgress: (received, total) => this.listener({ kind: "progress", received, total: total || file.size }),
 		});
 		this.line(`sha256 checked: ${file.sha256}`);
@@ -237,44 +258,72 @@ export class SidecarInstaller {
 	}
 
 	private async operation(total: number, listener: SetupListener | undefined, body: () => Promise<SetupOutcome>): Promise<SetupOutcome> {
-		if (this.busy) return { ok: false, message: "Another set-up step is still running." };
-		const holder = await this.lock();
-		if (holder !== null) return { ok: false, message: `Obsidian (process ${holder}) is setting up the sidecar of this computer for another vault: wait for it to finish, then try again.` };
+		// Checked and claimed before the first await: a second call, from this installer or another
+		// of this process on the same folder, finds it taken whatever the timing.
+		const lockFile = this.lockFile();
+		if (this.busy || heldLocks().has(lockFile)) return { ok: false, message: BUSY };
 		this.busy = true;
+		heldLocks().add(lockFile);
 		this.abort = new AbortController();
+		try {
+			let holder: number | null;
+			try {
+				holder = await this.lock();
+			} catch (err) {
+				const why = err instanceof Error ? err.message : String(err);
+				return { ok: false, message: `The set-up could not start: ${this.paths.root} could not be written (${why}). Check the folder's permissions and free disk space, then try again.` };
+			}
+			if (holder !== null) return { ok: false, message: `Obsidian (process ${holder}) is setting up the sidecar of this computer for another vault: wait for it to finish, then try again.` };
+			const outcome = await this.locked(total, listener, body);
+			// Removed while the lock is still ours in this process: no one can have taken it over.
+			await fs.rm(lockFile, { force: true });
+			return outcome;
+		} finally {
+			heldLocks().delete(lockFile);
+			this.abort = null;
+			this.busy = false;
+		}
+	}
+
+	/** An operation's body, the lock held: its outcome and its log. */
+	private async locked(total: number, listener: SetupListener | undefined, body: () => Promise<SetupOutcome>): Promise<SetupOutcome> {
+		const signal = this.signal();
 		this.listener = listener ?? (() => undefined);
 		this.log = [];
 		this.step = 0;
+		this.title = "";
 		this.total = total;
 		let outcome: SetupOutcome;
 		try {
 			outcome = await body();
 			this.line(outcome.ok && outcome.version ? `Done: ora ${outcome.version} in ${this.paths.root}` : "Done.");
 		} catch (err) {
-			if (this.abort.signal.aborted) {
+			if (signal.aborted) {
 				await this.removePartials();
 				outcome = { ok: false, cancelled: true, message: `Cancelled. What was finished is kept; Install, Repair or Remove go on from here.` };
+			} else if (err instanceof StepFailed || err instanceof DownloadError) {
+				outcome = { ok: false, message: err.message };
 			} else {
-				const message = err instanceof Error ? err.message : String(err);
-				outcome = { ok: false, message };
+				// A bare error (a file that cannot be written, a damaged archive): said with its step.
+				const why = (err instanceof Error ? err.message : String(err)).replace(/\.$/, "");
+				const where = this.title ? `${this.title} failed` : "The set-up failed";
+				outcome = { ok: false, message: `${where}: ${why}. Try again; if it fails the same way, the full log is in ${this.paths.log}.` };
 			}
 			this.line(`Failed: ${outcome.message}`);
 		}
 		await this.saveLog();
-		await fs.rm(this.lockFile(), { force: true });
-		this.abort = null;
-		this.busy = false;
 		return outcome;
 	}
 
 	private lockFile(): string {
-		return path.join(this.paths.root, "setup.lock");
+		return path.resolve(this.paths.root, "setup.lock");
 	}
 
 	/**
 	 * Takes the install's lock: every vault's plugin shares it, and two set-ups at once would
 	 * write the same files. Null when taken, else the live process that holds it. A lock left by
-	 * a process that is gone (Obsidian quit mid-install) is taken over.
+	 * a process that is gone (Obsidian quit mid-install) is taken over, and so is one that names
+	 * this process: operation() has just checked that no operation of this process holds it.
 	 */
 	private async lock(): Promise<number | null> {
 		await fs.mkdir(this.paths.root, { recursive: true });
@@ -302,6 +351,7 @@ export class SidecarInstaller {
 	private begin(title: string): void {
 		if (this.signal().aborted) throw new StepFailed("cancelled");
 		this.step += 1;
+		this.title = title;
 		this.log.push(`== ${this.step}/${this.total} ${title}`);
 		this.listener({ kind: "step", index: this.step, total: this.total, title });
 	}
@@ -313,7 +363,7 @@ export class SidecarInstaller {
 
 	/** Runs a step's program; a non-zero exit fails the step with the last lines of its output. */
 	private async must(command: string, args: string[], timeoutMs = UV_TIMEOUT_MS): Promise<RunResult> {
-		this.line(`$ ${[command, ...args].join(" ")}`);
+		this.line(`$ ${[command, ...args.map((arg) => (/^[a-z][a-z0-9+.-]*:\/\//i.test(arg) ? redactUrl(arg) : arg))].join(" ")}`);
 		const result = await this.options.run(command, args, {
 			env: this.env(),
 			cwd: this.paths.root,

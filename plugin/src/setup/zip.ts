@@ -9,6 +9,7 @@ import { inflateRawSync } from "zlib";
 export async function readZipMember(zipPath: string, member: string): Promise<Buffer> {
 	const data = await fs.readFile(zipPath);
 	const end = findEndOfCentralDirectory(data);
+	if (end < 0) throw new Error(`${zipPath} is not a zip file`);
 	const count = data.readUInt16LE(end + 10);
 	let at = data.readUInt32LE(end + 16);
 	for (let i = 0; i < count; i++) {
@@ -34,10 +35,11 @@ export async function readZipMember(zipPath: string, member: string): Promise<Bu
 	throw new Error(`${zipPath} has no ${member}`);
 }
 
+/** Where the end of the central directory is, or -1. */
 function findEndOfCentralDirectory(data: Buffer): number {
 	// The record is 22 bytes plus a comment of at most 65,535.
 	for (let i = data.length - 22; i >= Math.max(0, data.length - 22 - 65_535); i--) {
 		if (data.readUInt32LE(i) === 0x06054b50) return i;
 	}
-	throw new Error("not a zip file");
+	return -1;
 }
