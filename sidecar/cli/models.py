@@ -7,8 +7,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from sidecar.cleaning import judge_status
 from sidecar.cli.common import add_json_arg, emit, log
@@ -16,6 +18,12 @@ from sidecar.models.build import build_embedders, build_lock
 from sidecar.models.catalogue import catalogue, pull
 from sidecar.models.report import models_report
 from sidecar.settings import Config, make_config
+
+# How often the bar of the file in transfer is redrawn, and after how long without bytes it says
+# the transfer is stalled (the hub client waits up to schema/models.json hub.read_timeout, 60 s,
+# before it asks again).
+_REDRAW_S = 1.0
+_STALLED_S = 5.0
 
 
 def register(subparsers: Any) -> None:
@@ -68,10 +76,18 @@ def run_build(args: argparse.Namespace) -> int:
 
 
 class _Bars:
-    """One progress bar per file on stderr."""
+    """One progress bar per file on stderr. tqdm draws an update at most every 0.1 s, so the
+    bytes that arrived just before a hub went silent were never drawn (a half-received file
+    stayed at 0%): `tick`, every _REDRAW_S while pulling, redraws the file in transfer, and
+    says it is stalled once nothing arrived for _STALLED_S."""
 
-    def __init__(self) -> None:
+    def __init__(self, file: TextIO | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self._bars: dict[str, Any] = {}
+        self._file = file if file is not None else sys.stderr
+        self._clock = clock
+        self._current: str | None = None  # the file that got bytes last
+        self._since = 0.0  # when it did
 
     def __call__(self, name: str, done: int, total: int | None) -> None:
         from tqdm import tqdm
@@ -79,12 +95,36 @@ class _Bars:
         bar = self._bars.get(name)
         if bar is None:
             bar = self._bars[name] = tqdm(total=total, desc=name, unit="B", unit_scale=True,
-                                          unit_divisor=1024, file=sys.stderr, leave=False)
+                                          unit_divisor=1024, file=self._file, leave=False)
+        self._current, self._since = name, self._clock()
+        bar.set_postfix_str("", refresh=False)
         bar.update(done - bar.n)
+
+    def tick(self) -> None:
+        bar = self._bars.get(self._current) if self._current else None
+        if bar is None or (bar.total is not None and bar.n >= bar.total):
+            return
+        quiet = self._clock() - self._since
+        bar.set_postfix_str(f"stalled: nothing received for {int(quiet)} s"
+                            if quiet >= _STALLED_S else "", refresh=False)
+        bar.refresh()
+
+    async def ticking(self) -> None:
+        while True:
+            await asyncio.sleep(_REDRAW_S)
+            self.tick()
 
     def close(self) -> None:
         for bar in self._bars.values():
             bar.close()
+
+
+async def _pull_drawn(config: Config, name: str, bars: _Bars) -> dict[str, Any]:
+    ticker = asyncio.create_task(bars.ticking())
+    try:
+        return await pull(config, name, bars)
+    finally:
+        ticker.cancel()
 
 
 def run_pull(args: argparse.Namespace) -> int:
@@ -92,7 +132,7 @@ def run_pull(args: argparse.Namespace) -> int:
     log(f"pulling {args.name} from {config.hf_endpoint} into {config.models_path} …")
     bars = _Bars()
     try:
-        result = asyncio.run(pull(config, args.name, bars))
+        result = asyncio.run(_pull_drawn(config, args.name, bars))
     finally:
         bars.close()
     emit(args, result, _render_pull)

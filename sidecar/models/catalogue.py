@@ -6,6 +6,10 @@ published digest, writes `source.json` (repo, revision, commit, digests), and on
 the complete folder to where the loaders look (`reranker/`, `nli/`, `embedders/<name>/`): a
 reader never sees a half-installed model. The hub is contacted only by an explicit pull.
 
+Before a pulled model is loaded, `check_pulled` checks each of its files against the digest and
+size that `source.json` records, so a file replaced after the pull (by another program, a bad
+copy, a failing disk) is refused, not loaded.
+
 The models folder is shared by every vault's sidecar and the CLI, so a pull holds an exclusive
 lock on its staging folder: a second pull of the same model meanwhile, from any process, is
 refused rather than writing into the same partial files.
@@ -26,11 +30,13 @@ from typing import Any
 import aiohttp
 
 from sidecar.errors import BadRequest, Conflict, ModelUnavailable
+from sidecar.models.files import TamperedModel, file_sha256
 from sidecar.models.hub import (
     HubSettings,
     Offline,
     Progress,
     RemoteFile,
+    digest_of,
     download,
     head,
     offline_message,
@@ -107,6 +113,44 @@ def installed(config: Config, item: CatalogueEntry) -> dict[str, Any] | None:
     return manifest if manifest.get("name") == item.name else None
 
 
+def check_pulled(folder: Path) -> None:
+    """Refuse the model in `folder` if it was pulled (it has a `source.json`) and a file differs
+    from the size and digest its pull verified: TamperedModel naming the file and the repair,
+    ModelUnavailable when a file or the manifest itself is gone or unreadable. A folder without
+    a manifest holds a model put there by hand (an optimum export): nothing recorded to check.
+    A sha256 is computed once per process and file (`file_sha256`), as the model id needs it."""
+    path = folder / MANIFEST
+    if not path.exists():
+        return
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+        name = str(manifest["name"])
+        files = {str(local): dict(recorded) for local, recorded in manifest["files"].items()}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise ModelUnavailable(f"cannot read {path} ({exc}), so {folder} cannot be checked: pull "
+                               "the model again (`ora models pull NAME`, `ora models` lists the "
+                               "names)") from exc
+    repair = f"Ora refuses to load it. Repair: run `ora models pull {name}` again"
+    for local, recorded in files.items():
+        _check_file(folder / local, recorded, repair)
+
+
+def _check_file(file: Path, recorded: dict[str, Any], repair: str) -> None:
+    try:
+        size = file.stat().st_size
+    except OSError as exc:
+        raise ModelUnavailable(f"{file} is gone since it was pulled ({exc.strerror}). "
+                               f"{repair}") from exc
+    if recorded.get("size") is not None and size != recorded["size"]:
+        raise TamperedModel(f"{file} changed since it was pulled: it has {size} bytes, the pull "
+                            f"verified {recorded['size']} ({MANIFEST}). {repair}")
+    algorithm = "sha256" if "sha256" in recorded else "git-sha1"
+    actual = file_sha256(file) if algorithm == "sha256" else digest_of(file, algorithm)
+    if actual != recorded.get(algorithm):
+        raise TamperedModel(f"{file} changed since it was pulled: its {algorithm} is {actual}, "
+                            f"the pull verified {recorded.get(algorithm)} ({MANIFEST}). {repair}")
+
+
 def _installed_bytes(manifest: dict[str, Any] | None) -> int | None:
     if manifest is None:
         return None
@@ -135,10 +179,12 @@ async def _fetch_all(config: Config, item: CatalogueEntry, staging: Path,
         async with open_session(settings) as session:
             for hub_path in item.files:
                 url = resolve_url(settings.endpoint, item.repo, item.revision, hub_path)
-                remotes[hub_path] = await head(session, url)
+                remotes[hub_path] = await head(session, url, settings.attempts)
             for hub_path, local in item.files.items():
                 await download(session, remotes[hub_path], staging / local, progress, settings)
-    except (aiohttp.ClientConnectorError, aiohttp.ClientOSError, TimeoutError) as exc:
+    except (aiohttp.ClientError, TimeoutError) as exc:
+        # head and download retry a broken transfer themselves: what reaches here is a hub
+        # that cannot be connected to at all (and aiohttp's OSErrors must not pass for a disk's)
         raise Offline(offline_message(settings.endpoint, exc)) from exc
     return remotes
 

@@ -30,7 +30,7 @@ from tokenizers import Encoding, Tokenizer
 
 from sidecar.errors import BadRequest, ModelUnavailable
 from sidecar.models import multilingual
-from sidecar.models.catalogue import CatalogueEntry, catalogue
+from sidecar.models.catalogue import CatalogueEntry, catalogue, check_pulled
 from sidecar.models.files import (
     EMBED_NAME,
     file_sha256,
@@ -338,6 +338,8 @@ def open_embedder(variant: str, models_path: Path, threads: int | None = None, *
     is loaded at its first use (or `warm()`) where its width is known without it."""
     variant = choose_variant(variant, models_path)
     path = variant_file(variant, models_path)
+    if _pulled(variant) is not None:
+        check_pulled(path.parent)  # before its config, tokenizer or model file is read
     spec = _spec(variant)
     if spec is None:
         return OnnxEmbedder(path, variant, threads=threads, dim=DIM if defer else None)

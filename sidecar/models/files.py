@@ -28,7 +28,8 @@ _REINSTALL = ("reinstall the sidecar (pip install --force-reinstall ora-vault-si
 
 
 class TamperedModel(ModelUnavailable):
-    """A packaged model file differs from its pinned sha256 (schema/models.json `packaged`)."""
+    """A model file differs from its pinned sha256 (schema/models.json `packaged`), or a pulled
+    one from the digest its pull verified (`source.json`, `catalogue.check_pulled`)."""
 
     code = "model_tampered"
 

@@ -5,7 +5,10 @@ the file's identity: for LFS files `X-Linked-Etag` is the sha256 of the content 
 `X-Linked-Size` its size (the 302 points at a CDN); small files kept in git answer 200 with
 `ETag` = the git blob sha1. The GET follows redirects and asks for `Range: bytes=N-` when a
 `.part` file already holds N bytes, so an interrupted transfer continues where it stopped.
-Nothing is kept whose digest differs from the published one.
+A HEAD or GET whose connection breaks, stalls or answers garbage is tried again (`attempts` in
+schema/models.json), then refused with one message; a connection that cannot be made at all is
+not retried (the caller says the machine looks offline). Nothing is kept whose digest differs
+from the published one.
 
 A mirror is not trusted further than that: only http(s) URLs are followed (a redirect to
 `file://` or another scheme is refused), and no more bytes are read than the file's announced
@@ -94,12 +97,28 @@ def _int(raw: str | None) -> int | None:
     return int(raw) if raw and raw.isdigit() else None
 
 
-async def head(session: aiohttp.ClientSession, url: str) -> RemoteFile:
-    """The published identity of `url`; follows only redirects that carry no identity
-    (a renamed repository), since an LFS redirect's target is a CDN without the hub's headers."""
+async def head(session: aiohttp.ClientSession, url: str, attempts: int = 1) -> RemoteFile:
+    """The published identity of `url`, asked up to `attempts` times when the connection breaks
+    or stalls (as `download` retries its GET); ModelUnavailable once every attempt failed."""
     if urlsplit(url).scheme.lower() not in _SCHEMES:
         raise UnsafeRedirect(f"{url} is not an http or https URL: set ORA_HF_ENDPOINT to the "
                              "hub's or a mirror's http(s) address")
+    failures: list[str] = []
+    for _attempt in range(max(attempts, 1)):
+        try:
+            return await _head(session, url)
+        except aiohttp.ClientConnectorError:
+            raise  # no connection at all: the caller says the machine looks offline
+        except (aiohttp.ClientError, TimeoutError) as exc:
+            failures.append(_failure(exc))
+    raise ModelUnavailable(f"{url}: asking for the file kept failing ({failures[-1]}, "
+                           f"{len(failures)} attempts); run the same command again later, or set "
+                           "ORA_HF_ENDPOINT to another mirror")
+
+
+async def _head(session: aiohttp.ClientSession, url: str) -> RemoteFile:
+    """One HEAD of `url`; follows only redirects that carry no identity (a renamed
+    repository), since an LFS redirect's target is a CDN without the hub's headers."""
     for _hop in range(_MAX_HOPS):
         async with session.head(url, allow_redirects=False) as resp:
             headers, status = resp.headers, resp.status
@@ -202,8 +221,10 @@ async def download(session: aiohttp.ClientSession, remote: RemoteFile, dest: Pat
     for _attempt in range(settings.attempts):
         try:
             await _transfer(session, remote, part, dest.name, progress, settings)
-        except (aiohttp.ClientPayloadError, aiohttp.ServerDisconnectedError, TimeoutError) as exc:
-            failures.append(f"{type(exc).__name__}: {exc}")
+        except aiohttp.ClientConnectorError:
+            raise  # no connection at all: the caller says the machine looks offline
+        except (aiohttp.ClientError, TimeoutError) as exc:
+            failures.append(_failure(exc))
             continue  # the bytes received so far stay in the part; the next GET resumes
         break
     else:
@@ -220,6 +241,10 @@ async def download(session: aiohttp.ClientSession, remote: RemoteFile, dest: Pat
         raise ChecksumMismatch(f"{remote.url}: {remote.algorithm} {actual} differs from the "
                                f"published {remote.digest}; the file was refused")
     part.replace(dest)
+
+
+def _failure(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
 
 
 def open_session(settings: HubSettings) -> aiohttp.ClientSession:

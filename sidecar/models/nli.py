@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from sidecar.errors import ModelUnavailable
+from sidecar.models.files import TamperedModel
 from sidecar.models.pairs import PairModel
 from sidecar.settings import Config
 
@@ -55,5 +56,7 @@ def load_nli(config: Config) -> OnnxNLI:
     folder = nli_folder(config)
     try:
         return OnnxNLI(folder)
+    except TamperedModel:
+        raise  # its message says how to repair it: pulling the model again
     except ModelUnavailable as err:
         raise ModelUnavailable(f"{err.message}; `ora models` explains how to add one") from err

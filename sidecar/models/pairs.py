@@ -16,6 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 from sidecar.errors import ModelUnavailable
+from sidecar.models.catalogue import check_pulled
 from sidecar.models.files import file_sha256
 from sidecar.models.session import (
     TOKEN_BUDGET,
@@ -42,6 +43,7 @@ class PairModel:
         absent = missing_files(folder)
         if absent:
             raise ModelUnavailable(f"{folder} lacks {', '.join(absent)}")
+        check_pulled(folder)  # before any of its files is read
         self.folder = folder
         self.config = _read_config(folder / "config.json")
         self.token_budget = token_budget

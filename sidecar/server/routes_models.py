@@ -3,8 +3,9 @@
 `GET /v1/models` is `ora models --json`. `POST /v1/models/pull` is `ora models pull NAME` as
 server-sent events — `progress` {"file", "done", "total"} while files arrive, then `installed`
 (the model's manifest) or `error` {"error": {"code", "message"}} — so the plugin's settings can
-show a progress bar; closing the stream cancels the pull (its partial files stay, so the next pull
-resumes). One pull at a time; a running sidecar loads the new model when restarted.
+show a progress bar; closing the stream cancels the pull within `_CLIENT_CHECK_S`, even while the
+hub sends nothing (its partial files stay, so the next pull resumes; a cancelled pull installs
+nothing). One pull at a time; a running sidecar loads the new model when restarted.
 `POST /v1/models/switch-estimate` says what choosing another embedder would cost (every chunk
 re-embedded, timed on a few of them) before the user switches; the switch itself is the
 `embed_model` setting, read when the sidecar starts. `GET /v1/models/suggestion` is what
@@ -34,6 +35,10 @@ from sidecar.server.state import CONFIG
 log = logging.getLogger(__name__)
 routes = web.RouteTableDef()
 PULLING = web.AppKey("models_pulling", asyncio.Lock)
+# How often a pull checks that its client is still there: aiohttp (without handler cancellation)
+# tells a handler of a closed connection only when it writes, and a stalled hub gives nothing to
+# write for its whole read timeout, which held the pull (and the 409 for the next one) that long.
+_CLIENT_CHECK_S = 0.25
 
 
 async def context(app: web.Application) -> AsyncIterator[None]:
@@ -61,7 +66,7 @@ async def models_pull(request: web.Request) -> web.StreamResponse:
         task = asyncio.create_task(pull(request.app[CONFIG], item.name, lambda f, d, t:
                                         events.put_nowait({"file": f, "done": d, "total": t})))
         try:
-            await _forward_progress(response, events, task)
+            await _forward_progress(request, response, events, task)
         except ConnectionResetError:  # the client closed the stream: that cancels the pull
             log.info("POST /v1/models/pull %s cancelled by the client", item.name)
             return response
@@ -82,16 +87,27 @@ async def models_pull(request: web.Request) -> web.StreamResponse:
         return response
 
 
-async def _forward_progress(response: web.StreamResponse,
+async def _forward_progress(request: web.Request, response: web.StreamResponse,
                             events: asyncio.Queue[dict[str, object]],
                             task: asyncio.Task[dict[str, Any]]) -> None:
+    """Write each progress event until the pull ends; ConnectionResetError once the client has
+    gone, found by writing or by looking every _CLIENT_CHECK_S."""
     while not task.done() or not events.empty():
         getter = asyncio.ensure_future(events.get())
-        await asyncio.wait({getter, task}, return_when=asyncio.FIRST_COMPLETED)
+        await asyncio.wait({getter, task}, timeout=_CLIENT_CHECK_S,
+                           return_when=asyncio.FIRST_COMPLETED)
         if getter.done():
             await response.write(format_event("progress", getter.result()))
         else:
             getter.cancel()
+        if _gone(request):
+            raise ConnectionResetError("the client closed the stream")
+
+
+def _gone(request: web.Request) -> bool:
+    """Whether the request's connection is closed (or closing)."""
+    transport = request.transport
+    return transport is None or transport.is_closing()
 
 
 @routes.get("/v1/models/suggestion")

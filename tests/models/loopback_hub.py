@@ -5,7 +5,10 @@
 sha1 as `ETag`. `/cdn/` honours `Range`. `renamed` repos answer 307 to their new name (a redirect
 without identity). Faults: `truncate` (serve half, then drop the connection, N times) and
 `corrupt` (serve different bytes than the published digest); `throttle` sends LFS files in 64 kB
-pieces that many seconds apart, so a client sees a download in progress. Hostile mirrors:
+pieces that many seconds apart, so a client sees a download in progress; `drop_head` closes
+the connection without an answer to that many HEAD requests; `stall` sends half of an LFS file,
+then nothing until `unstall` is set, or the client hangs up (then `hung_up` is set). Hostile
+mirrors:
 `oversize` sends that many bytes more than the announced size (chunked, with no Content-Length,
 or with a Content-Length telling the real length when `oversize_declared`), and `redirect` /
 `cdn_redirect` answer a hub path (at `resolve/`, or at `/cdn/`) with a redirect to any URL.
@@ -41,6 +44,10 @@ class LoopbackHub:
     oversize_declared: bool = False  # send Content-Length for the oversized body
     redirect: dict[str, str] = field(default_factory=dict)  # hub path -> Location at resolve/
     cdn_redirect: dict[str, str] = field(default_factory=dict)  # hub path -> Location at /cdn/
+    drop_head: int = 0  # HEAD requests answered by closing the connection
+    stall: dict[str, int] = field(default_factory=dict)  # hub path -> times to stall halfway
+    unstall: threading.Event = field(default_factory=threading.Event)
+    hung_up: threading.Event = field(default_factory=threading.Event)
     requests: list[tuple[str, str, str | None]] = field(default_factory=list)
     commit: str = "0123456789abcdef0123456789abcdef01234567"
     _blobs: dict[str, tuple[str, bytes]] = field(default_factory=dict)  # sha256 -> (path, data)
@@ -54,6 +61,11 @@ class LoopbackHub:
             raise web.HTTPTemporaryRedirect(new)
         if path in self.redirect:
             raise web.HTTPFound(self.redirect[path])
+        if request.method == "HEAD" and self.drop_head > 0:
+            self.drop_head -= 1
+            assert request.transport is not None
+            request.transport.close()  # the client sees the server disconnect, with no answer
+            return web.Response()
         data = self.repos.get(repo, {}).get(path)
         if data is None:
             raise web.HTTPNotFound()
@@ -84,6 +96,9 @@ class LoopbackHub:
         if start:
             resp.headers["Content-Range"] = f"bytes {start}-{len(data) - 1}/{len(data)}"
         await resp.prepare(request)
+        if self.stall.get(path, 0) > 0:
+            self.stall[path] -= 1
+            return await self._stalled(request, resp, body)
         if self.truncate.get(path, 0) > 0:
             self.truncate[path] -= 1
             await resp.write(body[: len(body) // 2])
@@ -95,6 +110,20 @@ class LoopbackHub:
             await resp.write(body[start:start + piece])
             if self.throttle:
                 await asyncio.sleep(self.throttle)
+        await resp.write_eof()
+        return resp
+
+    async def _stalled(self, request: web.Request, resp: web.StreamResponse,
+                       body: bytes) -> web.StreamResponse:
+        """Half of `body`, then the rest once `unstall` is set (from the test's thread); a
+        client that hangs up meanwhile sets `hung_up`."""
+        await resp.write(body[: len(body) // 2])
+        while not self.unstall.is_set():
+            if request.transport is None or request.transport.is_closing():
+                self.hung_up.set()
+                return resp
+            await asyncio.sleep(0.01)
+        await resp.write(body[len(body) // 2:])
         await resp.write_eof()
         return resp
 
