@@ -15,9 +15,14 @@ in them never runs in the new note ("trigger on new file creation" would run it 
 A journal (`VAULT/.ora-journal/extract-*.json`, as adoption's) is written before any note: the
 chat note's frontmatter before and after, and each engram's hash. The chat note is written last,
 so its record never names an engram that is not there. `undo_extraction` moves the
-engrams of the latest extraction to the trash and restores the chat note byte for byte, each
-only while it still holds exactly what was written; a file edited since is refused and stays in
-the journal. Outside private mode an extraction that involves a private note (one it wrote or
+engrams of the latest extraction to the trash (each only while it holds exactly what was
+written) and takes the extraction's record back out of the chat note: byte for byte when the
+note is as written, its frontmatter alone put back when only what follows it changed (the
+conversation went on), else exactly its ids removed from `extracted` with the user's other edits
+kept; so its claims are proposed again. What it cannot take back (an engram edited since, a note
+gone or whose frontmatter no longer reads) is refused with what to do by hand, and the journal
+is marked done as far as it went (`undo_kept`): the next undo goes on to the extraction before
+it. Outside private mode an extraction that involves a private note (one it wrote or
 edited private then, or private now) is passed over as if it were not there: a non-private undo
 takes the latest other one, or answers that there is nothing to undo, and so never changes a
 private note nor tells that one exists. A document's resource note keeps its place in the
@@ -40,15 +45,17 @@ from ruamel.yaml.scalarstring import DoubleQuotedScalarString
 from sidecar.cleaning.store import Pair, Queue, Side, pair_id
 from sidecar.cleaning.vocab import get_thresholds
 from sidecar.documents.manifest import note_rewritten
-from sidecar.errors import Conflict, OraError
+from sidecar.errors import Conflict, NoteNotWritable, NotFound, OraError
 from sidecar.extraction.proposals import Plan, Proposal, extraction_data
-from sidecar.vault.edit import plan_edit, write_planned
+from sidecar.vault.edit import edit_frontmatter, plan_edit, write_planned
 from sidecar.vault.frontmatter_edit import Mutation, set_value
 from sidecar.vault.inert import inert
 from sidecar.vault.journal import (
     JOURNAL_VERSION,
+    changed_keys,
     create_journal,
     drop_journal,
+    head_values,
     latest_journal,
     outcome_view,
     restore_head,
@@ -56,7 +63,7 @@ from sidecar.vault.journal import (
     update_journal,
 )
 from sidecar.vault.new_notes import create_named, public_names, safe_name, type_folder
-from sidecar.vault.note import parse_note, read_note
+from sidecar.vault.note import parse_note, read_note, string_list
 from sidecar.vault.scan import read_regular, vault_path
 from sidecar.vault.vault_settings import load_vault_settings, note_private
 from sidecar.vault.write import content_hash, move_to_trash
@@ -217,23 +224,91 @@ class Undone:
         return self.removed + self.restored
 
 
+UNDO_KEPT = "undo_kept"  # an undo done as far as the notes allowed: not replayed
+
+
 def _undo_chat(vault: Path, entry: dict[str, Any], out: Undone) -> bool:
-    """Restore the chat note's frontmatter; whether it is settled (restored or already back)."""
+    """Take the extraction's record back out of the chat note (see the module docstring);
+    whether that is settled: False only when the note changed while being written or is
+    read-only (the next undo tries again). What cannot be taken back is refused, saying what to
+    do by hand."""
     rel = str(entry["path"])
+    why: str | None = None
     try:
-        state = restore_head(vault, entry)
-    except Conflict as err:
-        out.refused.append({"path": rel, "reason": err.message})
+        state: str = restore_head(vault, entry, keep_edits=[_key()])
+        if state == "edited":
+            state, why = _take_ids_out(vault, entry)
+    except (Conflict, NoteNotWritable) as err:
+        out.refused.append({"path": rel, "reason": f"{err.message}; then undo again"})
         return False
     if state == "gone":
-        out.refused.append({"path": rel, "reason": "the note is gone"})
-    elif state == "edited":
-        out.refused.append({"path": rel, "reason": "edited since the extraction; remove its "
-                            "`extracted` ids by hand (the journal keeps its old frontmatter)"})
-    elif state == "restored":
+        why = (f"the note is gone (if it was moved, remove {_ids_text(entry, '')} from its "
+               f"`{_key()}` property by hand for those claims to be proposed again)")
+    if why is not None:
+        out.refused.append({"path": rel, "reason": why})
+    elif state in ("restored", "merged"):
         out.restored.append(rel)
+    if state == "restored":  # byte for byte as before: so is ingest's record of it
         note_rewritten(vault, rel, str(entry["after_sha256"]), str(entry["before_sha256"]))
-    return state in ("restored", "unchanged")
+    return True
+
+
+def _key() -> str:
+    return str(_spec()["extracted_property"])
+
+
+def _added_ids(entry: dict[str, Any], text: str) -> tuple[list[str], bool] | None:
+    """The ids the extraction added to the note's `extracted` (read from its journal entry), and
+    whether the note held no `extracted` before; None when the entry cannot tell."""
+    values = head_values(entry, text)
+    if values is None or changed_keys(*values) - {_key()}:  # not the record alone: misread
+        return None
+    before, after = (list(string_list(v.get(_key()))) for v in values)
+    return [i for i in after if i not in before], _key() not in values[0]
+
+
+def _ids_text(entry: dict[str, Any], text: str) -> str:
+    added = _added_ids(entry, text)
+    return ", ".join(added[0]) if added and added[0] else "this extraction's ids (see its journal)"
+
+
+def _take_ids_out(vault: Path, entry: dict[str, Any]) -> tuple[str, str | None]:
+    """A chat note whose frontmatter was edited since the extraction: exactly the ids it added
+    removed from `extracted` (and the property, when it added it and nothing else is left), by
+    a round-trip edit compare-and-swap against the bytes read, every other edit kept. (`merged`,
+    `unchanged` when none is left, `gone`, or `edited` with why it was refused.)"""
+    rel, key = str(entry["path"]), _key()
+    try:
+        data = vault_path(vault, rel).read_bytes()
+    except FileNotFoundError:
+        return "gone", None
+    text = data.decode("utf-8", "replace")
+    added = _added_ids(entry, text)
+    by_hand = (f"remove {_ids_text(entry, text)} from its `{key}` property by hand for those "
+               "claims to be proposed again")
+    if added is None:
+        return "edited", f"edited so that Ora cannot tell its record; {by_hand}"
+    ours, new_key = added
+
+    def mutate(cm: CommentedMap) -> None:
+        held = cm.get(key)
+        if isinstance(held, list):
+            for item in [v for v in held if str(v) in ours]:
+                held.remove(item)
+            if new_key and not held:
+                del cm[key]
+        elif isinstance(held, str) and held in ours and new_key:
+            del cm[key]
+
+    try:
+        new_hash = edit_frontmatter(vault, rel, mutate, expected_hash=content_hash(data))
+    except (Conflict, NoteNotWritable):
+        raise  # for the next undo to try again
+    except NotFound:
+        return "gone", None
+    except OraError as err:
+        return "edited", f"{err.message}; {by_hand}"
+    return ("unchanged" if new_hash == content_hash(data) else "merged"), None
 
 
 def _involves_private(vault: Path, doc: dict[str, Any]) -> bool:
@@ -258,10 +333,11 @@ def _involves_private(vault: Path, doc: dict[str, Any]) -> bool:
 
 
 def _latest(vault: Path, private: bool) -> tuple[Path, dict[str, Any], str]:
-    """The newest readable extraction journal the request may undo, passing over private ones
-    outside private mode; NotFound, word for word the answer when there is none at all."""
-    return latest_journal(vault, KIND, "extraction",
-                          None if private else lambda doc: not _involves_private(vault, doc))
+    """The newest readable extraction journal the request may undo, passing over one undone as
+    far as it could be (`undo_kept`) and, outside private mode, private ones; NotFound, word
+    for word the answer when there is none at all."""
+    return latest_journal(vault, KIND, "extraction", lambda doc: UNDO_KEPT not in doc and (
+        private or not _involves_private(vault, doc)))
 
 
 def undo_extraction(vault: Path, queue: Queue | None, *, private: bool) -> Undone:
@@ -296,8 +372,12 @@ def undo_extraction(vault: Path, queue: Queue | None, *, private: bool) -> Undon
     chat_done = _undo_chat(vault, chat, out)
     if queue is not None and out.removed:
         queue.clear_open(out.removed)
-    if pending or not chat_done:
-        doc["engrams"] = pending
+    doc["engrams"] = pending
+    if not chat_done:  # changed while being written, or read-only: the next undo tries again
+        update_journal(journal, doc, digest)
+    elif out.refused:  # kept for the record, done as far as it goes: never replayed
+        doc[UNDO_KEPT] = {"date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+                          "refused": out.refused}
         update_journal(journal, doc, digest)
     else:
         drop_journal(journal)

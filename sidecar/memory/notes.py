@@ -6,7 +6,10 @@ keeping every existing byte) before it enters the log (`memory.sqlite`) and epis
 chat note whose hash differs (the user edited it, or `.ora/` was deleted) and rebuilds that
 conversation — turns, summaries, vectors — from the note, and forgets conversations whose note is
 gone. An append to a note that changed since the log matched it re-imports the note the same way,
-so a user's edit is never overwritten by the cache. A note that cannot be read (not UTF-8, over
+so a user's edit is never overwritten by the cache. A note gone from its path when a turn is
+appended is looked for in the chats folder by its conversation id first (renamed while an answer
+was being generated, before any sync or rename event): the turn goes there, and only a note
+found nowhere starts the conversation afresh. A note that cannot be read (not UTF-8, over
 `max_file_bytes`) may carry a private tag no one can see: its conversation is sealed — every turn
 private, the public summary and public vectors gone — until the note reads again (`_seal`).
 """
@@ -210,8 +213,11 @@ class ChatNotes:
         the note before this write, and the note's new link."""
         link = self.store.note_link(namespace, conversation)
         if link is not None and not vault_path(self.config.vault, link.path).is_file():
-            self._forget(link)  # the user deleted the note: the conversation starts afresh
-            link = None
+            gone, link = link, self._renamed(link)
+            if link is None:
+                self._forget(gone)  # the user deleted the note: the conversation starts afresh
+            else:
+                self.store.link_note(link)
         if link is None:
             return self._create(namespace, conversation, section, private=private,
                                 created=created)
@@ -225,6 +231,26 @@ class ChatNotes:
 
         read_hash, new_hash = append_to_note(self.config.vault, link.path, section, mutate)
         return read_hash == link.hash, NoteLink(namespace, conversation, link.path, new_hash)
+
+    def _renamed(self, link: NoteLink) -> NoteLink | None:
+        """Where the note of `link`, gone from its path, is now in the chats folder: a chat note
+        of the same conversation (the one still holding the bytes the log matched, if any: a
+        plain rename), linked with the log's hash so the append compares with it as before; None
+        when there is none (the note was deleted, or moved out of the folder unannounced)."""
+        settings = self._settings()
+        folder = settings.chats_folder.strip("/")
+        root = vault_path(self.config.vault, folder)
+        found: list[tuple[bool, str]] = []
+        for name in sorted(iter_note_paths(root)) if root.is_dir() else []:
+            rel = f"{folder}/{name}"
+            try:
+                note_hash, chat = self._read(rel, settings)
+            except (OSError, OraError):
+                continue
+            if chat is not None and (chat.namespace, chat.conversation) == (
+                    link.namespace, link.conversation):
+                found.append((note_hash != link.hash, rel))
+        return replace(link, path=min(found)[1]) if found else None
 
     def _create(self, namespace: str, conversation: str, section: str, *, private: bool,
                 created: str) -> tuple[bool, NoteLink]:

@@ -10,9 +10,13 @@ neither a note to Obsidian nor to Ora. Every journal write goes through the comp
 writer: created whole or not at all, never over another change's, updated only over the bytes
 it was read as.
 
-A note's entry keeps the part of its text that an edit changed (`split_heads`: the frontmatter;
-what follows is the same on both sides) with the hashes before and after, so it stays small and
-readable, and `restore_head` puts it back only while the note holds exactly what Ora wrote.
+A note's entry keeps the part of its text that an edit changed (`split_heads`: the frontmatter
+lines up to the last one it changed; what follows is the same on both sides) with the hashes
+before and after, so it stays small and readable. `restore_head` puts it back while the note holds
+exactly what Ora wrote; asked to keep edits, also while it still begins with what Ora wrote and
+only lines after that changed (a chat note whose conversation went on): the head alone is put
+back, and every other byte kept. `head_values` reads what an entry's heads hold, for an undo that
+has to take Ora's own values back out of a frontmatter edited since.
 """
 
 from __future__ import annotations
@@ -23,17 +27,21 @@ import fcntl
 import json
 import os
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from pathlib import Path
 from typing import Any, Literal
 
 from sidecar.errors import Conflict, NoteNotWritable, NotFound
 from sidecar.schema import load_json
+from sidecar.vault.note import FENCE, opens_frontmatter, parse_note, split_frontmatter
 from sidecar.vault.scan import read_regular, vault_path
 from sidecar.vault.write import atomic_write, content_hash, create_file
 
 JOURNAL_VERSION = 1
-Restored = Literal["restored", "unchanged", "gone", "edited"]
+# `merged`: the head put back into a note edited since after it (`restore_head`, keep_edits)
+Restored = Literal["restored", "merged", "unchanged", "gone", "edited"]
+_ABSENT = object()  # a key a frontmatter does not hold
+Values = dict[str, Any]  # a frontmatter as read (`Note.frontmatter`)
 
 
 def journal_folder(vault: str | Path) -> Path:
@@ -46,12 +54,28 @@ def journal_bytes(doc: dict[str, Any]) -> bytes:
 
 
 def split_heads(before: str, after: str) -> tuple[str, str]:
-    """The heads of `before` and `after` that differ (what follows them is the same)."""
+    """The heads of `before` and `after` that differ (what follows them is the same), each
+    ending at a line end: what follows starts a line on both sides, so a head is whole lines
+    (`restore_head` can put it back before lines edited since, `head_values` can read it)."""
     common = 0
     limit = min(len(before), len(after))
     while common < limit and before[-1 - common] == after[-1 - common]:
         common += 1
-    return before[: len(before) - common], after[: len(after) - common]
+    heads = before[: len(before) - common], after[: len(after) - common]
+    if not all(_whole_lines(head) for head in heads):  # a line's end both share: in both
+        rest = _line_rest(before[len(heads[0]):])
+        return heads[0] + rest, heads[1] + rest
+    return heads
+
+
+def _whole_lines(head: str) -> bool:
+    return not head or head.endswith("\n")
+
+
+def _line_rest(text: str) -> str:
+    """`text` up to and with its first line end (all of it when it has none)."""
+    end = text.find("\n")
+    return text if end < 0 else text[: end + 1]
 
 
 def _name(kind: str) -> re.Pattern[str]:
@@ -149,11 +173,15 @@ def drop_journal(path: Path) -> None:
         path.parent.rmdir()
 
 
-def restore_head(vault: str | Path, entry: dict[str, Any]) -> Restored:
+def restore_head(vault: str | Path, entry: dict[str, Any], *,
+                 keep_edits: Collection[str] = ()) -> Restored:
     """Put back the note of a journal `entry` (`path`, `before_head`, `after_head`,
     `before_sha256`, `after_sha256`): `restored`, `unchanged` (already as before), `gone`, or
-    `edited` (it holds something else than Ora wrote: left alone). Conflict when it changes
-    while being written."""
+    `edited` (it holds something else than Ora wrote: left alone). With `keep_edits`, the
+    frontmatter keys Ora's edit set, a note that still begins with Ora's head and changed only
+    after it (a conversation that went on, a property added at the end) gets its head back with
+    every other byte kept: `merged`, when its frontmatter then reads as it did before Ora's edit
+    but for the changes since (see `_spliced`). Conflict when it changes while being written."""
     path = vault_path(vault, str(entry["path"]))
     try:
         current = path.read_bytes()
@@ -162,12 +190,101 @@ def restore_head(vault: str | Path, entry: dict[str, Any]) -> Restored:
     digest = content_hash(current)
     if digest == entry["before_sha256"]:
         return "unchanged"
-    restored = (entry["before_head"] + current.decode("utf-8", "replace")[
-        len(entry["after_head"]):]).encode("utf-8")
-    if digest != entry["after_sha256"] or content_hash(restored) != entry["before_sha256"]:
+    if digest == entry["after_sha256"]:
+        restored = (entry["before_head"] + current.decode("utf-8", "replace")[
+            len(entry["after_head"]):]).encode("utf-8")
+        if content_hash(restored) != entry["before_sha256"]:
+            return "edited"
+        atomic_write(path, restored, digest)
+        return "restored"
+    merged = _spliced(entry, current, keep_edits) if keep_edits else None
+    if merged is None:
         return "edited"
-    atomic_write(path, restored, digest)
-    return "restored"
+    atomic_write(path, merged, digest)
+    return "merged"
+
+
+def _spliced(entry: dict[str, Any], current: bytes, keys: Collection[str]) -> bytes | None:
+    """`current` with Ora's head put back, when it still begins with it and the rest is what
+    changed: the head lies inside the frontmatter (the body is kept whole), the heads differ in
+    `keys` alone (an old journal's head, completed from `current`, differing elsewhere was
+    completed from a line edited since), and the frontmatter then holds each value Ora's edit
+    changed as it was before that edit and every other value as `current` holds it. None
+    otherwise (the head was edited: nothing safe to splice)."""
+    try:
+        text = current.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    before_head, after_head = str(entry["before_head"]), str(entry["after_head"])
+    block = split_frontmatter(text)
+    if (not text.startswith(after_head) or block is None
+            or len(after_head) > len(text) - len(block.body)):
+        return None
+    spliced = before_head + text[len(after_head):]
+    values = head_values(entry, text)
+    now, then = _frontmatter(text), _frontmatter(spliced)
+    if values is None or now is None or then is None:
+        return None
+    before, after = values
+    changed = changed_keys(before, after)
+    if not changed <= set(keys):
+        return None
+    for key in changed | now.keys() | then.keys():
+        wanted = before.get(key, _ABSENT) if key in changed else now.get(key, _ABSENT)
+        if then.get(key, _ABSENT) != wanted:
+            return None
+    return spliced.encode("utf-8")
+
+
+def changed_keys(before: Values, after: Values) -> set[str]:
+    """The keys whose values differ between two frontmatters (one holding a key, one not)."""
+    return {k for k in before.keys() | after.keys()
+            if before.get(k, _ABSENT) != after.get(k, _ABSENT)}
+
+
+def _frontmatter(text: str) -> Values | None:
+    """The frontmatter of `text` ({} when it has none); None when it does not read."""
+    note = parse_note(text, "head")
+    return None if note.yaml_error is not None else note.frontmatter
+
+
+def head_values(entry: dict[str, Any], current: str) -> tuple[Values, Values] | None:
+    """The frontmatter values a journal entry's heads hold, before and after Ora's edit: every
+    value the edit changed is among them (a value that runs on past the heads is cut short on
+    both sides alike). A head of a journal from before heads ended at a line end is completed
+    from `current`, the note as it is now, where that line still stands. None when they cannot
+    be read."""
+    before_head, after_head = str(entry["before_head"]), str(entry["after_head"])
+    rest = "" if _whole_lines(before_head) and _whole_lines(after_head) else _completion(
+        after_head, current)
+    if rest is None:
+        return None
+    values: list[Values] = []
+    for head in (before_head + rest, after_head + rest):
+        if not opens_frontmatter(head):
+            values.append({})  # the note had no frontmatter
+            continue
+        closed = head if split_frontmatter(head) is not None else f"{head}{FENCE}\n"
+        read = _frontmatter(closed)
+        if read is None:
+            return None
+        values.append(read)
+    return values[0], values[1]
+
+
+def _completion(after_head: str, current: str) -> str | None:
+    """What completes the last line of `after_head` (it ends inside a line; so does the before
+    head, the same way): read from `current`, which begins with it or holds that line once in
+    its frontmatter; None when it cannot be told."""
+    if current.startswith(after_head):
+        return _line_rest(current[len(after_head):])
+    partial = after_head[after_head.rfind("\n") + 1:]
+    block = split_frontmatter(current)
+    if not partial or block is None:
+        return None
+    rests = {line[len(partial):] for line in block.yaml_text.splitlines(keepends=True)
+             if line.startswith(partial)}
+    return rests.pop() if len(rests) == 1 else None
 
 
 def outcome_view(lists: dict[str, list[str]], refused: list[dict[str, str]],

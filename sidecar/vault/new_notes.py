@@ -43,7 +43,8 @@ def safe_name(*candidates: str, fallback: str, reserve: int = 0) -> str:
     room = _NAME_MAX - _WRITER_ROOM - len(_NOTE) - _SUFFIX_ROOM - reserve
 
     def safe(candidate: str) -> str:
-        name = _UNSAFE.sub(" ", " ".join(composed_name(encodable(candidate)).split())).strip(" .")
+        # one space for each run of unsafe characters and spaces (`a: b` is `a b`, not `a  b`)
+        name = " ".join(_UNSAFE.sub(" ", composed_name(encodable(candidate))).split()).strip(" .")
         name = name[:_NAME_CHARS].encode("utf-8")[:room].decode("utf-8", "ignore").strip(" .")
         return f"{name} note" if _DEVICE.fullmatch(name) else name
 
