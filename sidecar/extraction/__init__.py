@@ -3,7 +3,14 @@ quality gate (docs/extraction.md)."""
 
 from sidecar.extraction.accept import Accepted, Undone, accept, undo_extraction
 from sidecar.extraction.engrams import IndexEngrams
-from sidecar.extraction.extract import chosen, edited, load_source, plan_extraction
+from sidecar.extraction.extract import (
+    Reviews,
+    chosen,
+    edited,
+    load_source,
+    plan_extraction,
+    regated,
+)
 from sidecar.extraction.proposals import Dropped, Plan, Proposal, Source
 
 __all__ = [
@@ -12,6 +19,7 @@ __all__ = [
     "IndexEngrams",
     "Plan",
     "Proposal",
+    "Reviews",
     "Source",
     "Undone",
     "accept",
@@ -19,5 +27,6 @@ __all__ = [
     "edited",
     "load_source",
     "plan_extraction",
+    "regated",
     "undo_extraction",
 ]

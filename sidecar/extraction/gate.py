@@ -2,8 +2,10 @@
 
 In order:
 
-1. **Not a claim**: questions, greetings, chatter, aims, fragments, and sentences that lean on
-   another (`rules.standalone`, `rules.not_a_claim`). Reason `not-a-claim`.
+1. **Not a claim**: questions, greetings, chatter, aims, guesses, sentences that name nothing
+   in particular, fragments, and sentences that lean on another (`rules.standalone`,
+   `rules.not_a_claim`); a model's claim that its turn only asks or denies (`llm.py`). Reason
+   `not-a-claim`.
 2. **Already extracted**: the source note's `extracted` property holds the proposal's id (it was
    kept before): left out, neither proposed nor dropped.
 3. **Pushback**: an assistant claim the user rejected later in the same conversation. A user turn
@@ -164,7 +166,7 @@ def gate(source: Source, candidates: list[Candidate],
     restated: set[int] = set()  # assistant claims the user said again in other words
     for c in candidates:
         text = standalone(c.text)
-        if text is None or not_a_claim(text):
+        if text is None or not c.stated or not_a_claim(text):
             dropped.append(Dropped(c.text, "not-a-claim"))
             continue
         pid = proposal_id(source.id, text)

@@ -11,7 +11,11 @@ extractor reads a turn, as plain text (links and emphasis reduced to their text)
 writes is never live in an engram. Whether a claim is AI-derived, where it comes from and which
 file it goes to are never the model's to say: they follow from the turn, and from whether the
 text is the turn's own words (a user's or a document's claim the model reworded is the model's
-text: AI-derived). Any other answer (not JSON, another shape, extra keys such as a path to
+text: AI-derived). What a turn only asks ("Is it true that X?") or denies ("I never said that
+X") it does not state: a claim grounded only there is no claim of the turn, and the gate drops it
+(not a claim), nor is a run of words inside such a sentence the turn's own words. The answer's
+strings are decoded encodable (a `\\ud83d` escape becomes U+FFFD: `models/chat.py`
+`json_reply`). Any other answer (not JSON, another shape, extra keys such as a path to
 write, a claim or title about text not in the conversation, a failure to answer) is refused
 whole: `ExtractionRefused`, and the caller falls back to the rule extractor.
 
@@ -21,7 +25,6 @@ this machine, or a host the user trusts with private text); `complete` refuses o
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
@@ -29,10 +32,10 @@ import jsonschema
 
 from sidecar.cleaning.claims import plain
 from sidecar.errors import LlmFailed
-from sidecar.extraction.gate import content_stems
+from sidecar.extraction.gate import content_stems, judged
 from sidecar.extraction.proposals import Candidate, Source, Turn, extraction_data
-from sidecar.extraction.rules import sentences, standalone, words
-from sidecar.models.chat import complete
+from sidecar.extraction.rules import is_question, sentences, standalone, words
+from sidecar.models.chat import complete, json_reply
 from sidecar.schema import get_schema
 from sidecar.settings import Config
 from sidecar.vault.links import links
@@ -68,9 +71,9 @@ def messages(source: Source) -> list[dict[str, str]]:
     return [{"role": "system", "content": spec["system"]}, {"role": "user", "content": turns}]
 
 
-def _grounded(text: str, turn: Turn, least: float) -> bool:
+def _grounded(text: str, held: str, least: float) -> bool:
     said = content_stems(text)
-    return not said or len(said & content_stems(turn.content)) / len(said) >= least
+    return not said or len(said & content_stems(held)) / len(said) >= least
 
 
 def _held(value: str, turn: Turn, least: float, what: str) -> str:
@@ -80,7 +83,7 @@ def _held(value: str, turn: Turn, least: float, what: str) -> str:
         raise ExtractionRefused(f"the answer's {what} for turn {turn.n} holds a link the turn "
                                 "does not")
     text = plain(value)
-    if not _grounded(text, turn, least):
+    if not _grounded(text, turn.content, least):
         raise ExtractionRefused(f"the answer proposes {what} that turn {turn.n} does not hold")
     return text
 
@@ -89,13 +92,32 @@ def _folded(text: str) -> str:
     return " " + " ".join(w.casefold() for w in words(text)) + " "
 
 
-def _own_words(text: str, turn: Turn) -> bool:
-    """Whether `text` is the turn's own words: a run of them, or one of its sentences as the
-    rule extractor states it to stand alone; else the model reworded it."""
-    said = _folded(standalone(text) or text)
-    held = [plain(turn.content), *(standalone(t, before) or t
-                                   for t, before in sentences(turn.content, turn.line_start))]
-    return any(said in _folded(h) for h in held)
+class _Stated:
+    """What a turn states of a claim a model found in it: the turn, but its questions and the
+    sentences that deny the claim ("Is it true that X?", "I never said that X": the
+    contradiction detector calls X and the sentence a contradiction); a claim is the turn's only
+    where the rest holds it."""
+
+    def __init__(self, text: str, turn: Turn) -> None:
+        pairs = list(sentences(turn.content, turn.line_start))
+        denied = {t for t, _ in pairs if is_question(t) or judged(text, t).contradiction}
+        rest = _folded(plain(turn.content))
+        for t in sorted(denied, key=len, reverse=True):
+            rest = rest.replace(_folded(t), " \n ")  # no run of words goes across it
+        self.rest = rest
+        self.sentences = [(t, before) for t, before in pairs if t not in denied]
+
+    def holds(self, text: str, least: float) -> bool:
+        """Whether what the turn states grounds `text` (as `_held` asks of the whole turn)."""
+        return _grounded(text, self.rest, least)
+
+    def own_words(self, text: str) -> bool:
+        """Whether `text` is the turn's own words: a run of what it states, or one of its
+        sentences as the rule extractor states it to stand alone; else the model reworded it (a
+        run inside a question or a denial is not the turn's claim)."""
+        said = _folded(standalone(text) or text)
+        return said in self.rest or any(said in _folded(standalone(t, before) or t)
+                                        for t, before in self.sentences)
 
 
 def parse_answer(answer: str, source: Source) -> list[Candidate]:
@@ -105,8 +127,8 @@ def parse_answer(answer: str, source: Source) -> list[Candidate]:
         raise ExtractionRefused(f"the answer is longer than {spec['max_answer_chars']} characters")
     text = answer.strip()
     fenced = _FENCE.match(text)
-    try:
-        doc = json.loads(fenced["body"] if fenced else text)
+    try:  # a `\ud83d` escape decodes to a lone surrogate: its strings are made encodable
+        doc = json_reply(fenced["body"] if fenced else text)
     except ValueError as exc:
         raise ExtractionRefused(f"the answer is not JSON ({exc})") from exc
     try:
@@ -125,8 +147,10 @@ def parse_answer(answer: str, source: Source) -> list[Candidate]:
         least = float(spec["min_grounding"])
         text = _held(item["text"], turn, least, "text")
         title = _held(item["title"], turn, least, "a title") if item.get("title") else ""
+        stated = _Stated(text, turn)
         found.append(Candidate(text, turn, title, item.get("subtype", ""),
-                               turn.role != "assistant" and not _own_words(text, turn)))
+                               turn.role != "assistant" and not stated.own_words(text),
+                               stated.holds(text, least)))
     return found
 
 

@@ -93,6 +93,7 @@ class Candidate:
     title: str = ""
     subtype: str = ""
     reworded: bool = False  # a model's wording, not the turn's own words (llm.py)
+    stated: bool = True  # False: its turn only asks it or denies it (llm.py), no claim of it
 
 
 @dataclass(frozen=True)
@@ -161,6 +162,9 @@ class Plan:
     proposals: list[Proposal]
     dropped: list[Dropped]
     fallback: str | None = None  # why the LLM extractor's answer was not used
+    # what the extractor found, before the gate: a review's plan is gated again from these
+    # when it is accepted (extract.py `regated`), never extracted again
+    candidates: list[Candidate] = field(default_factory=list)
 
     def as_json(self) -> dict[str, Any]:
         doc: dict[str, Any] = {

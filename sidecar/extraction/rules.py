@@ -8,7 +8,10 @@ to say anything or too long to be one idea is not a claim (`not_a_claim`).
 
 A sentence made of chatter and fragments ("Great question, let me explain.", "Sure, I can
 help.": a clause that is chatter, the others too short to be a claim) is not a claim either, nor
-is a request in another language's imperative ("Parle-moi de…", "Erzähl mir…").
+is a request in another language's imperative ("Parle-moi de…", "Erzähl mir…"), a question
+marked in any script ("…？", "¿…"), a guess ("Probably…", "Vielleicht…", "Quizás…, but I am
+guessing": `schema/extraction.json` `hedges`), or a sentence whose every word is a stopword or
+names nothing in particular ("There are many things to consider here.": `vague`).
 
 A claim must stand alone (`standalone`): an answer's citation markers (`[1]`) are removed, a
 leading discourse word ("Actually,", "No,") and a back-reference ("as I said,") are removed; a
@@ -29,8 +32,9 @@ from dataclasses import dataclass
 from functools import cache
 
 from sidecar.cleaning.claims import split_claims
-from sidecar.cleaning.vocab import get_cues
+from sidecar.cleaning.vocab import get_cues, stem
 from sidecar.extraction.proposals import Candidate, Source, extraction_data
+from sidecar.language.languages import unspaced_share
 from sidecar.language.languages import word_count as count_words
 
 _WORD = re.compile(r"\w+(?:['’]\w+)*")
@@ -41,6 +45,25 @@ _CLAUSE = re.compile(r"\s*[,;:—–]\s+|\s+-\s+")
 def _alternation(phrases: list[str]) -> str:
     ordered = sorted((p.casefold() for p in phrases), key=len, reverse=True)
     return "|".join(re.escape(p).replace("'", "['’]") for p in ordered)
+
+
+def _bounded(edge: str) -> bool:
+    """Whether a phrase's first or last letter `edge` has a word boundary to match at: a letter
+    of a script written with spaces (Chinese and Japanese have none: `你说的不对`)."""
+    return re.match(r"\w", edge) is not None and not unspaced_share(edge)
+
+
+def _cue_words(phrases: list[str]) -> re.Pattern[str]:
+    """Any of `phrases` as whole words, at the edges where words have boundaries."""
+    ordered = sorted({p.casefold() for p in phrases}, key=len, reverse=True)
+    return re.compile("|".join(
+        (r"(?<!\w)" if _bounded(p[0]) else "") + re.escape(p).replace("'", "['’]")
+        + (r"(?!\w)" if _bounded(p[-1]) else "") for p in ordered), re.I)
+
+
+def _by_language(section: dict[str, list[str]]) -> dict[str, list[str]]:
+    """A section of phrases by language code, without its description."""
+    return {lang: list(phrases) for lang, phrases in section.items() if lang != "description"}
 
 
 @dataclass(frozen=True)
@@ -55,6 +78,11 @@ class _Rules:
     requests: tuple[re.Pattern[str], ...]
     pushback: re.Pattern[str]
     reaction: re.Pattern[str]
+    hedges: re.Pattern[str]
+    vague: tuple[frozenset[str], ...]  # per language, stemmed
+    question_end: tuple[str, ...]
+    question_start: tuple[str, ...]
+    question_breaks: re.Pattern[str]  # the space after a question or before its opening mark
     subtypes: tuple[tuple[str, re.Pattern[str]], ...]
     default_subtype: str
     min_words: int
@@ -66,9 +94,9 @@ class _Rules:
 def text_rules() -> _Rules:
     data = extraction_data()
     c = data["claims"]
-    cues = [p for key, phrases in data["pushback"].items() if key != "description"
-            for p in phrases]
+    cues = [p for phrases in _by_language(data["pushback"]).values() for p in phrases]
     about = _alternation(data["pushback_about"]["words"])
+    suffixes = get_cues().suffixes
     return _Rules(
         citation=re.compile(c["citation_marker"]),
         lead=re.compile(rf"^(?:{_alternation(c['lead_words'] + ['no'])})\s*[,!:]\s*", re.I),
@@ -82,11 +110,21 @@ def text_rules() -> _Rules:
                            r"|(?P<short>(?:\w*[^\Ws\d] ){0,3}\w*[^\Ws\d])\s+[a-z]+[^\Ws]s\b)"),
         not_claim=tuple(re.compile(p, re.I) for p in data["not_a_claim"]),
         requests=tuple(re.compile(p, re.I) for p in data["requests"]["patterns"]),
-        pushback=re.compile(rf"(?<!\w)(?:{_alternation(cues)})(?!\w)", re.I),
+        pushback=_cue_words(cues),
         # a cue opening a sentence, after at most two interjections set off by a comma ("Hmm,
         # I don't think so"); `topic` when it goes on, unpaused, into what it is about
         reaction=re.compile(rf"^(?:[^\W\d_]+\s*[,!]+\s*){{0,2}}(?:{_alternation(cues)})(?!\w)"
                             rf"(?P<topic>\s+(?:{about})\b)?", re.I),
+        hedges=_cue_words([p for phrases in _by_language(data["hedges"]).values()
+                           for p in phrases]),
+        vague=tuple(frozenset(stem(w.casefold(), suffixes) for w in phrases)
+                    for phrases in _by_language(data["vague"]).values()),
+        question_end=tuple(data["questions"]["end"]),
+        question_start=tuple(data["questions"]["start"]),
+        question_breaks=re.compile(
+            "(?:" + "|".join(f"(?<={re.escape(m)})" for m in data["questions"]["end"])
+            + r")[*_\"'”’)\]]*\s+(?=[\"'“‘(\[¿¡]?(?P<next>\w))|(?<=[.!?…])\s+(?="
+            + "|".join(re.escape(m) for m in data["questions"]["start"]) + ")"),
         subtypes=tuple((s["subtype"], re.compile(s["pattern"], re.I)) for s in data["subtypes"]),
         default_subtype=str(data["default_subtype"]),
         min_words=int(c["min_words"]),
@@ -133,7 +171,7 @@ def standalone(text: str, previous: str | None = None) -> str | None:
         if reaction["topic"]:
             return None
         text = text[reaction.end():].strip()
-    text = re.sub(r"^[\s,;:.!-]+", "", text)
+    text = re.sub(r"^[\s,;:.!\-，、；：。！]+", "", text)
     while (m := rules.lead.match(text)) is not None:
         text = text[m.end():]
     m = rules.resolvable.match(text)
@@ -147,14 +185,44 @@ def standalone(text: str, previous: str | None = None) -> str | None:
     return text[0].upper() + text[1:]
 
 
+_CLOSING = "\"'”’」』）)]»"
+
+
+def is_question(text: str) -> bool:
+    """A sentence marked as a question in any script (`schema/extraction.json` `questions`):
+    "…?", "…？", "¿…", closing quotes aside."""
+    rules = text_rules()
+    stripped = text.strip()
+    return (stripped.rstrip(_CLOSING).endswith(rules.question_end)
+            or stripped.lstrip("\"'“‘「『（([«").startswith(rules.question_start))
+
+
+def hedged(text: str) -> bool:
+    """The speaker says it is a guess ("Probably…", "Maybe…", "…, but I am guessing")."""
+    return text_rules().hedges.search(text) is not None
+
+
+def vague(text: str) -> bool:
+    """Every word of `text` is a stopword or a word that names nothing in particular, all of one
+    language's (`schema/extraction.json` `vague`): "There are many things to consider here."."""
+    cues = get_cues()
+    said = {stem(w, cues.suffixes) for w in map(str.casefold, words(text))
+            if w not in cues.stopwords}
+    return any(said <= generic for generic in text_rules().vague)
+
+
 def not_a_claim(text: str) -> bool:
-    """A question, a greeting, chatter, an aim, or not one idea's worth of words."""
+    """A question, a greeting, chatter, an aim, a guess, a sentence that names nothing in
+    particular, a rejection ("No, eso es falso."), or not one idea's worth of words."""
     rules = text_rules()
     stripped = text.strip()
     n = word_count(stripped)
-    if stripped.endswith("?") or not rules.min_words <= n <= rules.max_words:
+    if is_question(stripped) or not rules.min_words <= n <= rules.max_words:
         return True
-    if get_cues().non_assertive.search(stripped):
+    if get_cues().non_assertive.search(stripped) or hedged(stripped) or vague(stripped):
+        return True
+    rest = rules.pushback.sub(" ", stripped)  # a rejection with nothing else in it
+    if rest != stripped and word_count(rest) < rules.min_words:
         return True
     if any(p.search(stripped) for p in rules.not_claim):
         return True
@@ -181,11 +249,26 @@ def title_of(text: str) -> str:
 
 
 def sentences(content: str, line_start: int) -> Iterator[tuple[str, str | None]]:
-    """Each sentence of a turn with the one before it (for resolving a leading pronoun)."""
+    """Each sentence of a turn with the one before it (for resolving a leading pronoun). A
+    question is a sentence of its own, though the splitter leaves it with what follows when
+    that does not open with a letter ("**Why?** Because…", "¿Puedo usarla? ¿Y tú?")."""
     previous = None
     for claim in split_claims(content, line_start):
-        yield claim.text, previous
-        previous = claim.text
+        for text in _questions_apart(claim.text):
+            yield text, previous
+            previous = text
+
+
+def _questions_apart(sentence: str) -> list[str]:
+    """`sentence` cut after each question mark that a capital or a digit follows, and before
+    each opening question mark ("¿") after a sentence's end."""
+    begin, parts = 0, []
+    for m in text_rules().question_breaks.finditer(sentence):
+        if m["next"] is not None and not (m["next"].isupper() or m["next"].isdigit()):
+            continue
+        parts.append(sentence[begin:m.start()])
+        begin = m.end()
+    return [*parts, sentence[begin:]]
 
 
 def rule_candidates(source: Source) -> list[Candidate]:

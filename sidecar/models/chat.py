@@ -7,8 +7,10 @@ a refused connection, a timeout, a non-200 status, a reply without `choices[0].m
 A reply is text from outside: a JSON `\\ud83d` escape may leave a lone UTF-16 surrogate, which
 no file or UTF-8 response can hold. Surrogate pairs split across streamed chunks are joined (a
 trailing high surrogate is held back until the next piece), and what stays alone becomes U+FFFD:
-the real answer is always kept. When the receiver of streamed pieces is gone (the asker hung
-up), `DeltaRefused` ends the call: that is not the model failing.
+the real answer is always kept. A reply that is itself JSON (an extractor's answer) makes new
+ones when it is decoded: `json_reply` decodes it with every string cleaned the same way. When
+the receiver of streamed pieces is gone (the asker hung up), `DeltaRefused` ends the call: that
+is not the model failing.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import json
 from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any
 
 import aiohttp
 
@@ -120,6 +123,23 @@ async def complete(
         with contextlib.suppress(DeltaRefused):  # the reply is whole: the caller still keeps it
             await on_delta(content)
     return content
+
+
+def json_reply(reply: str) -> Any:
+    """A reply that is a JSON document, decoded, every string in it (keys too) encodable: the
+    reply's own escapes (`"\\ud83d"`) decode to lone surrogates only here, after `complete`
+    cleaned its text. ValueError when it is not JSON."""
+    return _encodable_strings(json.loads(reply))
+
+
+def _encodable_strings(value: Any) -> Any:
+    if isinstance(value, str):
+        return encodable(value)
+    if isinstance(value, list):
+        return [_encodable_strings(v) for v in value]
+    if isinstance(value, dict):
+        return {encodable(k): _encodable_strings(v) for k, v in value.items()}
+    return value
 
 
 def _high_surrogate(text: str) -> bool:

@@ -1,29 +1,36 @@
 """`POST /v1/extract`, `POST /v1/extract/accept`, `POST /v1/extract/undo`: `ora extract` for the
 plugin's review view (docs/extraction.md).
 
-A plan is made by the same library as the CLI, over the server's index and embedder. An accept
-names the conversation and the proposals it keeps (`"all"` or ids), with the user's own wording
-for any the review edited (`edits`); the server plans again and
-writes only proposals the fresh plan still holds (an id it does not is a 409 and nothing is
-written). The new engrams and the chat note reach the index through the write lane at once, and
-the contradictions they raise are queued in the cleaning queue, whose open count follows. A
-private conversation is found only in private mode, exactly as a missing one is not.
+A plan is made by the same library as the CLI, over the server's index and embedder, and held
+for the review (`Reviews`: the latest of each note and mode). An accept names the conversation
+and the proposals it keeps (`"all"` or ids), with the user's own wording for any the review
+edited (`edits`); the server does not extract again (a model asked twice may word a claim
+otherwise, or fail, and what is written would not be what was reviewed): the held plan's
+candidates go through the gate again on the note as it is now (`regated`), and only proposals
+that still hold are written (an id that does not is a 409 and nothing is written). Without a
+held plan (the server restarted since the review) the accept plans afresh. The new engrams and
+the chat note reach the index through the write lane at once, and the contradictions they raise
+are queued in the cleaning queue, whose open count follows. A private conversation is found
+only in private mode, exactly as a missing one is not.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
 from typing import Any
 
 from aiohttp import web
 
 from sidecar.extraction import (
-    Plan,
+    Reviews,
+    Source,
     accept,
     chosen,
     edited,
     load_source,
     plan_extraction,
+    regated,
     undo_extraction,
 )
 from sidecar.extraction.engrams import IndexEngrams
@@ -33,15 +40,24 @@ from sidecar.server.routes_claims import CLAIMS
 from sidecar.server.state import CONFIG, STATE
 
 routes = web.RouteTableDef()
+REVIEWS = web.AppKey("extract_reviews", Reviews)
 
 
-async def _plan(request: web.Request, body: dict[str, Any]) -> Plan:
+async def context(app: web.Application) -> AsyncIterator[None]:
+    """The plans held for review, for as long as the server runs."""
+    app[REVIEWS] = Reviews()
+    yield
+
+
+async def _source(request: web.Request,
+                  body: dict[str, Any]) -> tuple[Source, IndexEngrams, bool]:
+    """The note the body names, read now, the engrams it is compared with, and the mode."""
     config, private = request.app[CONFIG], bool(body.get("private", False))
     source = await asyncio.to_thread(
         load_source, config, conversation=body.get("conversation"),
         note=body.get("note"), private=private)
     engrams = IndexEngrams(request.app[INDEX], request.app[MODELS].embedder, private=private)
-    return await plan_extraction(config, source, engrams)
+    return source, engrams, private
 
 
 async def _written(request: web.Request, created: list[str], modified: list[str],
@@ -59,14 +75,20 @@ async def _written(request: web.Request, created: list[str], modified: list[str]
 @routes.post("/v1/extract")
 async def extract_plan(request: web.Request) -> web.Response:
     body = await read_json(request, "ExtractRequest")
-    return web.json_response((await _plan(request, body)).as_json())
+    source, engrams, private = await _source(request, body)
+    plan = await plan_extraction(request.app[CONFIG], source, engrams)
+    request.app[REVIEWS].keep(plan, private=private)
+    return web.json_response(plan.as_json())
 
 
 @routes.post("/v1/extract/accept")
 async def extract_accept(request: web.Request) -> web.Response:
     body = await read_json(request, "ExtractAcceptRequest")
     config, claims = request.app[CONFIG], request.app[CLAIMS]
-    plan = await _plan(request, body)
+    source, engrams, private = await _source(request, body)
+    held = request.app[REVIEWS].held(source, private=private)
+    plan = await (regated(held, source, engrams) if held is not None
+                  else plan_extraction(config, source, engrams))
     picked = edited(chosen(plan, body["accept"]), body.get("edits", {}))
     async with claims.lock:  # the queue is written by one scan or resolution at a time
         done = await asyncio.to_thread(accept, config.vault, int(config.max_file_bytes), plan,
