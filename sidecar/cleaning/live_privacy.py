@@ -12,7 +12,8 @@ Where a note lies counts too: ora.yaml's `private` folders are read again whenev
 changed, and a note they cover now is private now, moved or not, as the next scan will find it
 (`note_private`); so is a note `ora ingest` made from a document they cover now (the ingest
 manifest names its document). Settings that cannot say which notes are private (`unsafe`) make
-every note private here: privacy fails closed.
+every note private here: privacy fails closed. That part is search's own check, shared
+(`retrieval/private_now.py`): a folder made private leaves search and this list alike.
 """
 
 from __future__ import annotations
@@ -22,21 +23,14 @@ import threading
 from collections.abc import Mapping
 from pathlib import Path
 
-from sidecar.documents.manifest import note_documents
 from sidecar.errors import OraError
+from sidecar.retrieval.private_now import settings_now
 from sidecar.vault.chat_format import has_private_turn
 from sidecar.vault.note import read_note
 from sidecar.vault.scan import vault_path
-from sidecar.vault.vault_settings import (
-    VaultSettings,
-    is_private_path,
-    load_vault_settings,
-    settings_path,
-    source_document,
-)
+from sidecar.vault.vault_settings import VaultSettings, is_private_path, source_document
 
 Seen = tuple[int, int]  # (size, mtime_ns) of a file as the scan read it
-_FileId = tuple[int, int, int] | None  # ora.yaml's (size, mtime_ns, inode); None: no file
 
 
 class LivePrivacy:
@@ -46,35 +40,18 @@ class LivePrivacy:
         self.vault, self.max_bytes = vault, max_bytes
         # a version read here: its own privacy, and the document it was made from
         self._read: dict[str, tuple[Seen, bool, str | None]] = {}
-        self._settings: tuple[_FileId, VaultSettings] | None = None  # read at that version
+        # the vault's settings, read again only when ora.yaml changed (a list of pairs asks for
+        # them on every request)
+        self._settings = settings_now(vault)
         self._guard = threading.Lock()
 
     def turned_private(self, seen: Mapping[str, Seen]) -> set[str]:
         """Of these notes (each with the version the last scan read as public), those that
         are private now."""
-        settings = self._vault_settings()  # unsafe ones hold every path private
-        made_from = note_documents(self.vault)
+        by_place = self._settings.private_paths()  # unsafe settings hold every path private
+        settings = self._settings.settings()
         return {path for path, version in seen.items()
-                if is_private_path(settings, path)
-                or ((doc := made_from.get(path)) is not None and is_private_path(settings, doc))
-                or self._private_now(path, version, settings)}
-
-    def _vault_settings(self) -> VaultSettings:
-        """The vault's settings now, read again only when ora.yaml changed (a list of pairs
-        asks for them on every request)."""
-        try:
-            st = os.stat(settings_path(self.vault))
-            file: _FileId = (st.st_size, st.st_mtime_ns, st.st_ino)
-        except OSError:
-            file = None
-        with self._guard:
-            known = self._settings
-        if known is not None and known[0] == file:
-            return known[1]
-        settings = load_vault_settings(self.vault)
-        with self._guard:
-            self._settings = (file, settings)
-        return settings
+                if by_place(path) or self._private_now(path, version, settings)}
 
     def _private_now(self, path: str, scanned: Seen, settings: VaultSettings) -> bool:
         try:

@@ -24,7 +24,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -513,15 +513,19 @@ class Queue:
             conn.execute("DELETE FROM undo_files WHERE seq NOT IN (SELECT seq FROM undo)")
 
     def last_undo(self) -> UndoEntry | None:
+        return next(self.undo_entries(), None)
+
+    def undo_entries(self) -> Iterator[UndoEntry]:
+        """The journalled resolutions, newest first, each read only when asked for."""
         rows = self._rows("SELECT * FROM undo ORDER BY seq DESC LIMIT 1")
-        if not rows:
-            return None
-        seq = rows[0]["seq"]
-        pairs = [_snapshot_pair(doc) for doc in json.loads(rows[0]["pairs"])]
-        files = [UndoFile(r["path"], bytes(r["before"]), r["after_hash"], r["trash"])
-                 for r in self._rows("SELECT * FROM undo_files WHERE seq = ? ORDER BY path",
-                                     (seq,))]
-        return UndoEntry(seq, rows[0]["created"], pairs, files)
+        while rows:
+            seq = rows[0]["seq"]
+            pairs = [_snapshot_pair(doc) for doc in json.loads(rows[0]["pairs"])]
+            files = [UndoFile(r["path"], bytes(r["before"]), r["after_hash"], r["trash"])
+                     for r in self._rows("SELECT * FROM undo_files WHERE seq = ? ORDER BY path",
+                                         (seq,))]
+            yield UndoEntry(seq, rows[0]["created"], pairs, files)
+            rows = self._rows("SELECT * FROM undo WHERE seq < ? ORDER BY seq DESC LIMIT 1", (seq,))
 
     def drop_undo(self, seq: int) -> None:
         with self._db.transaction() as conn:

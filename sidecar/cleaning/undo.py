@@ -10,6 +10,12 @@ it) — and refuses with Conflict, writing nothing, if any changed since; otherw
 back through `sidecar.vault.write` (a client-deleted note recreated from the journalled bytes,
 never over a file) and drops the entry, so a second undo undoes the resolution before (the
 newest `UNDO_DEPTH` are kept).
+
+Outside private mode a resolution that involves a private note (private then, or now: tagged,
+or its folder made private, since) is passed over as if it were not there, as an extraction's
+undo passes over one: the undo takes the latest other resolution, or answers that nothing is
+recorded, word for word the answer when there is none at all. So it never changes a private
+note, nor tells that one exists (docs/privacy.md).
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ from typing import Any
 
 from sidecar.cleaning.store import Pair, Queue, UndoEntry, UndoFile
 from sidecar.errors import Conflict, NotFound
+from sidecar.retrieval.private_now import settings_now
 from sidecar.settings import Config
 from sidecar.vault.scan import vault_path
 from sidecar.vault.write import content_hash, create_file, restore_bytes, restore_from_trash
@@ -82,15 +89,23 @@ def _check(config: Config, f: UndoFile) -> None:
         raise Conflict(f"{f.path} is no longer in {f.trash} as it was; nothing was undone")
 
 
-def _last(queue: Queue, private: bool) -> UndoEntry:
-    entry = queue.last_undo()
-    if entry is None:
-        raise NotFound("nothing to undo: no resolution is recorded")
-    # Private then, or now: a note may have been tagged private since the resolution.
-    if not private and (any(p.private for p in entry.pairs)
-                        or queue.hides(p.id for p in entry.pairs)):
-        raise NotFound("the last resolution involves a private note: undo it in private mode")
-    return entry
+def _involves_private(config: Config, queue: Queue, entry: UndoEntry) -> bool:
+    """Whether a resolution involves a note private then or now: a pair flagged private, one
+    the queue hides now (a note tagged private since), or a note or file of it that the
+    vault's settings make private now (its folder made private since)."""
+    by_place = settings_now(config.vault, config.data).private_paths()
+    paths = {f.path for f in entry.files} | {s.path for p in entry.pairs for s in (p.a, p.b)}
+    return (any(p.private for p in entry.pairs) or queue.hides(p.id for p in entry.pairs)
+            or any(by_place(path) for path in paths))
+
+
+def _last(config: Config, queue: Queue, private: bool) -> UndoEntry:
+    """The newest resolution this mode may undo: outside private mode, the newest that
+    involves no private note (see the module docstring)."""
+    for entry in queue.undo_entries():
+        if private or not _involves_private(config, queue, entry):
+            return entry
+    raise NotFound("nothing to undo: no resolution is recorded")
 
 
 def put_back(config: Config, queue: Queue, files: list[UndoFile]) -> None:
@@ -109,9 +124,9 @@ def put_back(config: Config, queue: Queue, files: list[UndoFile]) -> None:
 
 
 def undo_last(config: Config, queue: Queue, *, private: bool = False) -> Undone:
-    """Undo the newest journalled resolution (one involving a private note only in private
-    mode): NotFound when there is none, Conflict when a file changed since."""
-    entry = _last(queue, private)
+    """Undo the newest journalled resolution (outside private mode, the newest involving no
+    private note): NotFound when there is none, Conflict when a file changed since."""
+    entry = _last(config, queue, private)
     for f in entry.files:
         _check(config, f)
     put_back(config, queue, entry.files)

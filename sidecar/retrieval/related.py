@@ -8,13 +8,15 @@ others are ranked by their own chunks; `_notes`); the store is searched deeper u
 are found or none is left. Notes the source links to (body wikilinks and Markdown links,
 `relationships`) or that link back get `link_bonus`. The score is then the search formula,
 `similarity × type_weight × decay`, with the same admission rules (retrievable types, archived,
-private) and the same result shape.
+private) and the same result shape. Outside private mode a note the vault's settings make
+private now is neither answered nor a result, filed as private by the index yet or not
+(`private_now.py`).
 """
 
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from typing import Any
 
@@ -28,6 +30,7 @@ from sidecar.index.scope import NoteFilter, Scope
 from sidecar.models.embedder import Embedder, FloatArray
 from sidecar.retrieval.copies import collapse, copy_key
 from sidecar.retrieval.filters import is_admissible
+from sidecar.retrieval.private_now import PrivatePaths, settings_now
 from sidecar.retrieval.search import result_document
 from sidecar.schema import get_schema, load_json
 from sidecar.vault.links import NameIndex
@@ -62,6 +65,8 @@ class RelatedOptions:
     include_archived: bool = False
     namespace: str = "default"
     filters: NoteFilter = field(default_factory=NoteFilter)
+    # Outside private mode, paths private by the vault's settings now; `related` sets it.
+    private_now: PrivatePaths | None = None
 
 
 def _spread(items: list[int], n: int) -> list[int]:
@@ -96,7 +101,9 @@ class _Source:
         except (OSError, UnreadableNote):
             self.note = None
         private = (row is not None and row.private) or (
-            self.note is not None and holds_private_text(self.note, index.vault_settings))
+            options.private_now is not None and options.private_now(path)) or (
+            self.note is not None and holds_private_text(
+                self.note, settings_now(index.config.vault, index.config.data).settings()))
         # Outside private mode a private note is answered exactly as a missing one: a different
         # answer would tell that a private note of that name exists.
         if (row is None and self.note is None) or (private and not options.private):
@@ -234,7 +241,8 @@ def _admitted(chunk: ChunkRecord, options: RelatedOptions) -> bool:
         chunk.type, chunk.tags, chunk.private,
         private_mode=options.private, include_archived=options.include_archived,
     ) and options.filters.admits(chunk.path, chunk.type, chunk.tags, chunk.date, chunk.cluster,
-                                 chunk.conversation)
+                                 chunk.conversation) and (
+        options.private or options.private_now is None or not options.private_now(chunk.path))
 
 
 async def related(
@@ -248,4 +256,8 @@ async def related(
     options = options or RelatedOptions()
     if options.k < 1:
         raise BadRequest(f"k must be at least 1, got {options.k}")
+    if not options.private and options.private_now is None:
+        config = index.config
+        options = replace(options,
+                          private_now=settings_now(config.vault, config.data).private_paths())
     return await asyncio.to_thread(_find, index, embedder, normalise_rel(path), options)

@@ -20,7 +20,7 @@ import json
 import sqlite3
 import threading
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -31,11 +31,11 @@ from sidecar.index.index import Index
 from sidecar.index.sqlite import ThreadConnections
 from sidecar.models.reranker import Reranker
 from sidecar.retrieval.filters import is_admissible
+from sidecar.retrieval.private_now import PrivatePaths, settings_now
 from sidecar.retrieval.search import QueryEmbedder, SearchOptions, result_document, search
 from sidecar.schema import get_schema, load_json
 from sidecar.vault.links import NameIndex
 from sidecar.vault.note import read_note
-from sidecar.vault.vault_settings import VaultSettings, default_vault_settings, is_private_path
 
 SUPERSEDED = "superseded"
 
@@ -92,8 +92,8 @@ class RelationGraph:
         self._entries: dict[str, _Entry] | None = None
         self._names = NameIndex(())
         self._superseders: dict[str, list[str]] = {}  # note → live notes superseding it
-        # The settings the index plans by (`refresh`): ora.yaml's `private` folders.
-        self._settings: VaultSettings = default_vault_settings()
+        # Which notes ora.yaml makes private now (`refresh`): its `private` folders.
+        self._private_now: PrivatePaths = lambda path: False
         self._guard = threading.Lock()
 
     def close(self) -> None:
@@ -113,12 +113,12 @@ class RelationGraph:
             return _Entry(note_hash, {}, True, False)  # unreadable: links nothing, names nothing
         return _Entry(note_hash, note.relationships, note.is_private, note.is_archived)
 
-    def refresh(self, hashes: Mapping[str, str], settings: VaultSettings | None = None) -> None:
-        """Follow the ledger: `hashes` is every indexed path with its content hash, `settings`
-        the vault's settings the index follows (which folders are private)."""
+    def refresh(self, hashes: Mapping[str, str], private_now: PrivatePaths | None = None) -> None:
+        """Follow the ledger: `hashes` is every indexed path with its content hash,
+        `private_now` which paths the vault's settings make private now (`private_now.py`)."""
         with self._guard:
-            if settings is not None:
-                self._settings = settings
+            if private_now is not None:
+                self._private_now = private_now
             entries = self._entries if self._entries is not None else self._load()
             changed = {p: self._read(p, h) for p, h in hashes.items()
                        if (e := entries.get(p)) is None or e.hash != h}
@@ -156,10 +156,9 @@ class RelationGraph:
     def _visible(self, path: str, private: bool) -> bool:
         """Whether this mode may name the note. Privacy by folder is not kept with the entry: a
         change of ora.yaml's `private` leaves the note's hash, so its entry, as it was.
-        (`is_private_path` fails closed on settings that cannot say.)"""
+        (`private_now` fails closed on settings that cannot say.)"""
         entry = self._entry(path)
-        return entry is not None and (private or not (
-            entry.private or is_private_path(self._settings, path)))
+        return entry is not None and (private or not (entry.private or self._private_now(path)))
 
     def outgoing(self, path: str, *, private: bool) -> dict[str, list[str]]:
         """Relationship kind → the notes it links to (those this mode may name)."""
@@ -194,7 +193,8 @@ def graph_for(index: Index, namespace: str) -> RelationGraph:
             _GRAPHS[key] = RelationGraph(config.data, config.vault, namespace,
                                          int(config.max_file_bytes))
         graph = _GRAPHS[key]
-    graph.refresh(index.ledger.hashes(namespace), index.vault_settings)
+    graph.refresh(index.ledger.hashes(namespace),
+                  settings_now(config.vault, config.data).private_paths())
     return graph
 
 
@@ -257,7 +257,9 @@ async def _expanded(
         chunk = chunks.get(cid)
         if chunk is None or chunk.path in best or not is_admissible(
                 chunk.type, chunk.tags, chunk.private, private_mode=options.private,
-                include_archived=options.include_archived):
+                include_archived=options.include_archived) or (
+                not options.private and options.private_now is not None
+                and options.private_now(chunk.path)):
             continue
         doc = result_document(chunk, sim, max(sim, 0.0), None, {"dense": {}, "bm25": {}},
                               schema)
@@ -272,7 +274,13 @@ async def search_related(
     options: SearchOptions, *, reranker_reason: str = "", expand: bool = False,
 ) -> dict[str, Any]:
     """`search()`, then relationships: listed, supersession applied, one hop expanded when
-    `expand` (the expanded results follow the direct ones, in `results`)."""
+    `expand` (the expanded results follow the direct ones, in `results`). Outside private
+    mode, notes the vault's settings make private now are left out, filed as private by the
+    index yet or not (`private_now.py`)."""
+    if not options.private and options.private_now is None:
+        config = index.config
+        options = replace(options,
+                          private_now=settings_now(config.vault, config.data).private_paths())
     document = await search(index, embedder, reranker, query, options,
                             reranker_reason=reranker_reason)
     graph = await asyncio.to_thread(graph_for, index, options.namespace)

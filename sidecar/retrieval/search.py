@@ -54,6 +54,10 @@ class SearchOptions:
     # passes fill the places of what it leaves out): an answer leaves out its conversation's own
     # chat note and notes changed on disk since they were indexed (`answers/pipeline.py`)
     leave_out: Callable[[Chunk], bool] | None = None
+    # Outside private mode, paths private by the vault's settings now (`private_now.py`), left
+    # out with the filters: a folder made private leaves search at once, not when the index has
+    # filed its notes as private. `search_related` sets it from the index's vault.
+    private_now: Callable[[str], bool] | None = None
 
 
 class SearchIndex(Protocol):
@@ -174,7 +178,8 @@ def _admits(chunk: Chunk, options: SearchOptions) -> bool:
         private_mode=options.private, include_archived=options.include_archived,
     ) and options.filters.admits(chunk.path, chunk.type, chunk.tags, chunk.date, chunk.cluster,
                                  chunk.conversation) and (
-        options.leave_out is None or not options.leave_out(chunk))
+        options.private or options.private_now is None or not options.private_now(chunk.path)
+    ) and (options.leave_out is None or not options.leave_out(chunk))
 
 
 def _admitted(

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import functools
 import os
 
 from aiohttp import web
@@ -12,10 +11,10 @@ from sidecar import __version__
 from sidecar.documents.formats import unreadable_documents
 from sidecar.index import Index
 from sidecar.privacy.egress import endpoints_report
+from sidecar.retrieval.private_now import settings_now
 from sidecar.server.openapi import openapi_document
 from sidecar.server.resources import INDEX, MODELS
 from sidecar.server.state import HUB, STATE
-from sidecar.vault.vault_settings import is_private_path
 
 routes = web.RouteTableDef()
 
@@ -51,8 +50,10 @@ async def status(request: web.Request) -> web.Response:
 
 
 def _unreadable(index: Index) -> list[dict[str, str]]:
+    # private by the settings now, not by those of the index's last reconcile: a folder made
+    # private names none of its documents here meanwhile
     return unreadable_documents(index.ledger.errors(index.namespace),
-                                functools.partial(is_private_path, index.vault_settings))
+                                settings_now(index.config.vault, index.config.data).private_paths())
 
 
 @routes.get("/v1/events/stream")
