@@ -28,6 +28,7 @@ from sidecar.extraction.proposals import Match, extraction_data
 from sidecar.index import Index
 from sidecar.index.scope import NoteFilter
 from sidecar.models.embedder import Embedder, FloatArray
+from sidecar.retrieval.private_now import settings_now
 from sidecar.vault.note import read_note
 from sidecar.vault.scan import iter_note_paths, vault_path
 from sidecar.vault.vault_settings import effective_type, holds_private_text, is_excluded
@@ -40,6 +41,8 @@ class IndexEngrams:
 
     def __init__(self, index: Index, embedder: Embedder, *, private: bool) -> None:
         self.index, self.embedder, self.private = index, embedder, private
+        # the settings as they are now: a folder made private since indexing is private at once
+        self.now = settings_now(index.config.vault, index.config.data)
 
     def neighbours(self, texts: Sequence[str]) -> list[list[Match]]:
         if not texts:
@@ -58,9 +61,11 @@ class IndexEngrams:
         k = int(extraction_data()["gate"]["neighbours"])
         hits = [self.index.dense_search(v, k, private=self.private, only=scope)
                 for v in vectors]
+        private_now = None if self.private else self.now.private_paths()
         chunks = {cid: c for cid, c in self.index.get_chunks(
             sorted({cid for h in hits for cid, _ in h}), private=self.private).items()
-            if c.path not in behind}  # read from disk instead
+            if c.path not in behind  # read from disk instead
+            and not (private_now is not None and private_now(c.path))}
         claims = {cid: split_claims(c.text, c.line_start) for cid, c in chunks.items()}
         flat = sorted({c.text for found in claims.values() for c in found})
         claim_vectors = dict(zip(flat, self.embedder.embed(flat), strict=True)) if flat else {}
@@ -94,7 +99,7 @@ class IndexEngrams:
                  behind: set[str]) -> list[list[Match]]:
         """The engrams among `behind`, compared as they are on disk (the nearest `neighbours`
         claims of each text that share a content word with it)."""
-        config, settings = self.index.config, self.index.vault_settings
+        config, settings = self.index.config, self.now.settings()
         claims: list[tuple[str, Claim, bool, frozenset[str]]] = []
         for rel in sorted(behind):
             try:
