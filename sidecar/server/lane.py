@@ -24,6 +24,7 @@ from sidecar.index import Index, Progress
 from sidecar.server.lint_cache import LintCache
 from sidecar.server.state import ServerState
 from sidecar.server.supervise import Backoff
+from sidecar.vault.vault_settings import missing_settings_recheck
 
 FileEvent = Mapping[str, Any]
 # Progress phases at which stopping is safe: between batches, before the final bookkeeping.
@@ -53,6 +54,9 @@ class IndexLane:
         self._backoff = Backoff()  # a failed reconcile is tried again (supervise.py)
         self._retry: asyncio.TimerHandle | None = None
         self._again = False  # the settings changed after the running reconcile read them
+        # ora.yaml read missing: read again once it counts as deleted (`_recheck_settings`)
+        self._recheck: asyncio.TimerHandle | None = None
+        self._rechecking: asyncio.Task[None] | None = None
 
     def on_write(self, listener: Callable[[], None]) -> None:
         """Call `listener` after every write and at the end of every reconcile."""
@@ -166,6 +170,7 @@ class IndexLane:
             phase = "done"
         await self._flush()
         self._finish(phase)
+        self._recheck_settings()
         self._written()
         if self._again:  # once this task is done (start_reconcile refuses while it runs)
             loop.call_soon(self._try_again)
@@ -201,6 +206,27 @@ class IndexLane:
             await self._after_write(pending, result)
         self.state.set_queue("events", 0)
 
+    def _recheck_settings(self) -> None:
+        """A missing ora.yaml keeps the settings it last had until a read finds it missing long
+        enough after the first (vault_settings.py `MISSING_GRACE_S`); no file event comes then,
+        so the settings are read again at that time, as after a change (a deleted file's
+        defaults apply, a file back meanwhile has been followed already)."""
+        config = self.index.config
+        delay = missing_settings_recheck(config.vault, config.data)
+        if self._recheck is not None:
+            self._recheck.cancel()
+            self._recheck = None
+        if delay is None or self._stop.is_set():
+            return
+
+        def recheck() -> None:
+            self._recheck = None
+            if not self._stop.is_set():
+                self._rechecking = asyncio.ensure_future(self.settings_changed())
+
+        # A little after: the read must find the grace over, not a moment before its end.
+        self._recheck = asyncio.get_running_loop().call_later(delay + 0.2, recheck)
+
     def request_stop(self) -> None:
         """Ask a running reconcile to stop at its next batch boundary (shutdown has begun)."""
         self._stop.set()
@@ -210,5 +236,10 @@ class IndexLane:
         self.request_stop()
         if self._retry is not None:
             self._retry.cancel()
+        if self._recheck is not None:
+            self._recheck.cancel()
+        if self._rechecking is not None:
+            self._rechecking.cancel()
+            await asyncio.gather(self._rechecking, return_exceptions=True)
         if self._task is not None:
             await asyncio.gather(self._task, return_exceptions=True)

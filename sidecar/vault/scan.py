@@ -83,7 +83,7 @@ def _is_regular(path: Path) -> bool:
 
 
 class NotRegularFile(OSError):
-    """A path that is not a regular file (a FIFO, socket or device) where a file is read."""
+    """A path that is not a regular file (a folder, FIFO, socket or device) where a file is read."""
 
 
 READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
@@ -101,7 +101,10 @@ def read_regular(path: Path, limit: int | None = None) -> bytes:
     between a check and the open can never hang the reader."""
     fd = os.open(path, READ_FLAGS)
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise NotRegularFile(f"{path.name} is a folder, not a file")
+        if not stat.S_ISREG(mode):
             raise NotRegularFile(f"{path.name} is not a regular file (a pipe, socket or device)")
         with os.fdopen(fd, "rb", closefd=False) as handle:
             return handle.read() if limit is None else handle.read(limit + 1)

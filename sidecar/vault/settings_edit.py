@@ -1,64 +1,128 @@
 """Editing a vault's `ora.yaml` on the user's explicit action: an entry added to `lint.ignore`
 (lint's "ignore this folder"), a folder added to or removed from `exclude` (the excluded-folders
-picker). Round-trip YAML keeps every other byte's meaning, comments and order; the one
-compare-and-swap writer (`vault/write.py`) refuses a file an editor is saving.
+picker). Round-trip YAML keeps every other byte's meaning, comments and order, and the file's
+layout (`settings_text.py`); the one compare-and-swap writer (`vault/write.py`) refuses a file an
+editor is saving. Nothing is written that the reader would not read as meant: a file it would
+not use is refused, an entry YAML would misread is quoted, and the new text is read back first.
 """
 
 from __future__ import annotations
 
+import copy
 import io
+import math
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import yaml
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.error import YAMLError
+from ruamel.yaml.resolver import VersionedResolver
+from ruamel.yaml.scalarstring import DoubleQuotedScalarString, SingleQuotedScalarString
 
-from sidecar.errors import InvalidSettings
+from sidecar.errors import Conflict, InvalidSettings
 from sidecar.vault.frontmatter_edit import has_anchors
 from sidecar.vault.scan import NotRegularFile, normalise_rel, read_regular
-from sidecar.vault.vault_settings import (
-    VaultSettings,
-    load_vault_settings,
-    settings_defaults,
-    settings_path,
+from sidecar.vault.settings_text import Layout, indents, split_layout
+from sidecar.vault.settings_yaml import (
+    BOOL_FIRST,
+    BOOL_WORDS,
     yaml_error_line,
     yaml_problem,
+)
+from sidecar.vault.vault_settings import (
+    MAX_SETTINGS_BYTES,
+    VaultSettings,
+    load_vault_settings,
+    missing_settings_recheck,
+    read_settings_text,
+    settings_defaults,
+    settings_path,
 )
 from sidecar.vault.write import atomic_write, check_not_empty, content_hash, create_file
 
 __all__ = ["add_lint_ignore", "set_excluded"]
 
+_BOOL = "tag:yaml.org,2002:bool"
+
+
+class _Resolver(VersionedResolver):
+    """ruamel's resolver, but `yes`, `no`, `on`, `off` are words under `%YAML 1.1` too, as the
+    reader reads them (settings_yaml.py): `language: no` stays `no`, not `false`."""
+
+    def add_version_implicit_resolver(self, version: Any, tag: Any, regexp: Any,
+                                      first: Any) -> None:
+        if tag == _BOOL:
+            regexp, first = BOOL_WORDS, BOOL_FIRST
+        super().add_version_implicit_resolver(version, tag, regexp, first)
+
 
 def _round_trip() -> YAML:
     y = YAML()  # round-trip: comments, order and quoting survive
+    y.Resolver = _Resolver
     y.preserve_quotes = True
+    y.width = 1_000_000  # no line the user wrote long is wrapped
     y.indent(mapping=2, sequence=4, offset=2)
     return y
 
 
 def _ignore_entry(path: str) -> str:
-    """A lint-ignore entry for a note or folder path (a trailing `/` keeps meaning a folder)."""
+    """A lint-ignore entry for a note or folder path (a trailing `/` keeps meaning a folder),
+    quoted in the file when it must be (`_scalar`)."""
     entry = normalise_rel(path.strip())
-    return entry + "/" if path.strip().endswith("/") else entry
+    return _scalar(entry + "/" if path.strip().endswith("/") else entry)
 
 
-def _dump(y: YAML, doc: CommentedMap, crlf: bool) -> bytes:
+def _scalar(entry: str) -> str:
+    """`entry` as it is written into ora.yaml: plain when it reads back as itself in a list of
+    either style, under YAML 1.1 too (`No`, `yes`, `~`, `? q/`, `: x/`, `#tag/` do not); else
+    single-quoted, or double-quoted when only escapes can write it (a tab, a line separator)."""
+    for text in (f"[{entry}]", f"- {entry}"):
+        try:
+            if yaml.safe_load(text) != [entry]:
+                break
+        except yaml.YAMLError:
+            break
+    else:
+        return entry
+    quoted: str = (SingleQuotedScalarString(entry) if entry.isprintable()
+                   else DoubleQuotedScalarString(entry))
+    return quoted
+
+
+def _dump(y: YAML, doc: CommentedMap, layout: Layout) -> bytes:
     out = io.StringIO()
+    y.explicit_start = bool(layout.head)  # `Layout.join` puts the file's own head back
     y.dump(doc, out)
-    return (out.getvalue().replace("\n", "\r\n") if crlf else out.getvalue()).encode("utf-8")
+    return layout.join(out.getvalue())
 
 
-def _settings_doc(file: Path, y: YAML, data: bytes) -> CommentedMap:
-    """ora.yaml's bytes as a round-trip mapping, refused (nothing written) when an edit could not
-    keep every other setting: empty (most often an editor between its truncate and its write),
-    not YAML, not a mapping, or using anchors and aliases (`*ex` would carry an edit of one
-    list into another)."""
+def _read(file: Path) -> bytes:
+    """ora.yaml's bytes, refused (InvalidSettings) where the reader would not read them."""
+    try:
+        data = read_regular(file, MAX_SETTINGS_BYTES)
+    except NotRegularFile as exc:
+        raise InvalidSettings(f"{exc}; Ora will not write it") from exc
+    if len(data) > MAX_SETTINGS_BYTES:
+        raise InvalidSettings(
+            f"{file.name} is larger than {MAX_SETTINGS_BYTES} bytes, so Ora does not read it as "
+            "settings (it keeps those the file last had) and will not edit it; make it smaller "
+            "by hand first")
+    return data
+
+
+def _settings_doc(file: Path, y: YAML, data: bytes) -> tuple[CommentedMap, Layout, str]:
+    """ora.yaml's bytes as a round-trip mapping, its layout and its text, refused (nothing
+    written) when an edit could not keep every other setting: empty (most often an editor
+    between its truncate and its write), not YAML, not a mapping, or using anchors and aliases
+    (`*ex` would carry an edit of one list into another)."""
     check_not_empty(data, file.name)
     try:
-        text = data.decode("utf-8").replace("\r\n", "\n")
-        doc = y.load(text)
+        text = data.decode("utf-8")
+        layout, parsed = split_layout(text)
+        doc = y.load(parsed)
     except UnicodeDecodeError as exc:
         raise InvalidSettings(f"{file.name} is not UTF-8 text ({exc.reason} at byte "
                               f"{exc.start}); fix it by hand first") from exc
@@ -72,11 +136,73 @@ def _settings_doc(file: Path, y: YAML, data: bytes) -> CommentedMap:
         doc = CommentedMap()  # comments only
     if not isinstance(doc, CommentedMap):
         raise InvalidSettings(f"{file.name} is not a mapping of settings; fix it by hand first")
-    if has_anchors(y, text):
+    if has_anchors(y, parsed):
         raise InvalidSettings(
             f"{file.name} uses YAML anchors or aliases (&name, *name): an edit through them "
             "would change other settings too, so Ora leaves it alone; edit it by hand")
-    return doc
+    mapping, sequence, offset = indents(doc, parsed)
+    y.indent(mapping=mapping, sequence=sequence, offset=offset)
+    return doc, layout, text
+
+
+def _as_read(vault: str | Path, file: Path, text: str) -> dict[str, Any]:
+    """The mapping the reader reads from `text`; InvalidSettings when the reader cannot use it
+    (an edit of it would not be applied: the reader keeps the settings it last had)."""
+    raw, settings = read_settings_text(vault, text)
+    if raw is None or settings.unsafe:
+        problem = yaml_problem(text)
+        if problem is not None:
+            raise InvalidSettings(f"{file.name} is not valid YAML: {problem}. Fix it by hand "
+                                  "first; Ora has not changed it")
+        why = "; ".join(p.removeprefix(f"{file.name}: ") for p in settings.problems)
+        raise InvalidSettings(f"{file.name} cannot be used as it is ({why}), so an edit would "
+                              "not apply; fix it by hand first")
+    return raw
+
+
+def _intended(before: dict[str, Any], keys: tuple[str, ...], default: list[Any],
+              edit: Callable[[list[Any]], bool]) -> dict[str, Any]:
+    """The mapping the reader should read after the edit: `before` with `edit` applied to the
+    list at `keys` as the editor applies it to its own copy."""
+    after = copy.deepcopy(before)
+    parent: Any = after
+    for key in keys[:-1]:
+        if parent.get(key) is None:
+            parent[key] = {}
+        parent = parent[key]
+        if not isinstance(parent, dict):  # read otherwise by the reader: it cannot match
+            return {}
+    entries = parent.get(keys[-1])
+    entries = (list(default) if entries is None else [entries] if isinstance(entries, str)
+               else list(entries) if isinstance(entries, list) else entries)
+    if isinstance(entries, list):
+        edit(entries)
+    parent[keys[-1]] = entries
+    return after
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Whether two values as the reader reads them are the same (NaN the same as NaN)."""
+    if isinstance(a, str) or isinstance(b, str):  # the editor's quoted scalars are str too
+        return isinstance(a, str) and isinstance(b, str) and str(a) == str(b)
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
+        return True
+    return type(a) is type(b) and bool(a == b)
+
+
+def _checked(vault: str | Path, file: Path, new: bytes, intended: dict[str, Any],
+             name: str) -> bytes:
+    """`new` if the reader reads it as `intended`; else InvalidSettings, nothing written."""
+    raw, settings = read_settings_text(vault, new.decode("utf-8"))
+    if raw is None or settings.unsafe or not _same(raw, intended):
+        raise InvalidSettings(
+            f"Ora's edit of `{name}` would not read back from {file.name} as intended, so "
+            "nothing was written; edit the file by hand")
+    return new
 
 
 def _edit_list(vault: str | Path, keys: tuple[str, ...],
@@ -84,11 +210,15 @@ def _edit_list(vault: str | Path, keys: tuple[str, ...],
     """Apply `edit` to the list at `keys` in ora.yaml (`("lint", "ignore")`), creating the file,
     the mappings and the list as needed (an absent list starts from its default); `edit` changes
     the list in place and says whether it did. Every other byte's meaning, comments and order are
-    kept; nothing is written when nothing changed.
+    kept, and the file's layout (`settings_text.py`); nothing is written when nothing changed.
+    What is written is read back by the reader first, and refused unless it reads as the edit
+    meant (every other setting as it was).
 
     Written through the one compare-and-swap writer (`vault/write.py`) with the refusals note
     edits have: Conflict when the file is empty or changes between the read and the swap (an
-    editor saving it), or appeared meanwhile; InvalidSettings when it cannot be edited safely.
+    editor saving it), or appeared meanwhile, or is missing where it had settings a moment ago
+    (a sync tool saving it); InvalidSettings when it cannot be edited safely: one the reader
+    would not read (too large, not YAML, its `private` or `exclude` unusable) included.
     """
     name = ".".join(keys)
     file = settings_path(vault)
@@ -100,19 +230,12 @@ def _edit_list(vault: str | Path, keys: tuple[str, ...],
         default = default[key]
     y = _round_trip()
     try:
-        data = read_regular(file)
+        data = _read(file)
     except FileNotFoundError:
-        entries = list(default)
-        if edit(entries):
-            doc: Any = CommentedSeq(entries)
-            for key in reversed(keys):
-                doc = CommentedMap({key: doc})
-            create_file(file, _dump(y, doc, False))
-        return load_vault_settings(vault)
-    except NotRegularFile as exc:
-        raise InvalidSettings(f"{file.name} is not a regular file (a pipe, socket or device); "
-                              "Ora will not write it") from exc
-    parent = root = _settings_doc(file, y, data)
+        return _create(vault, file, keys, list(default), edit)
+    root, layout, text = _settings_doc(file, y, data)
+    before = _as_read(vault, file, text)
+    parent = root
     for depth, key in enumerate(keys[:-1]):
         child = parent.get(key)
         if child is None:
@@ -131,8 +254,32 @@ def _edit_list(vault: str | Path, keys: tuple[str, ...],
         raise InvalidSettings(f"`{name}` in {file.name} is not a list; fix it by hand first")
     if edit(entries):
         parent[keys[-1]] = entries
-        crlf = b"\r\n" in data  # written on Windows: the lines ruamel writes get "\r\n" too
-        atomic_write(file, _dump(y, root, crlf), content_hash(data), file.name)
+        new = _checked(vault, file, _dump(y, root, layout),
+                       _intended(before, keys, default, edit), name)
+        atomic_write(file, new, content_hash(data), file.name)
+    return load_vault_settings(vault)
+
+
+def _create(vault: str | Path, file: Path, keys: tuple[str, ...], entries: list[Any],
+            edit: Callable[[list[Any]], bool]) -> VaultSettings:
+    """The edit of a vault without ora.yaml: a new file with the one list. Refused (Conflict)
+    while the file is missing where it had settings a moment ago: a sync tool or editor is
+    saving it (delete, then create), and a file of this list alone would make the rest of its
+    settings, private folders included, the defaults."""
+    load_vault_settings(vault)  # notes the file missing, or takes it for deleted
+    if missing_settings_recheck(vault) is not None:
+        raise Conflict(f"{file.name} is missing where it had settings a moment ago (perhaps it "
+                       "is being saved); nothing was written: try again")
+    if edit(entries):
+        doc: Any = CommentedSeq(entries)
+        for key in reversed(keys):
+            doc = CommentedMap({key: doc})
+        intended: dict[str, Any] = {}
+        for key in reversed(keys):
+            intended = {key: intended} if intended else {key: list(entries)}
+        new = _checked(vault, file, _dump(_round_trip(), doc, Layout()), intended,
+                       ".".join(keys))
+        create_file(file, new)
     return load_vault_settings(vault)
 
 

@@ -8,6 +8,11 @@ remote models. So the settings read from such a file are those of the text it la
 in memory per vault and, where an index's data folder is known, in `DATA/ora.yaml.last-good` for
 the next process (vault_settings.py `load_vault_settings`). Obsidian's `.obsidian/app.json`
 (its Excluded files) is kept in memory the same way: Obsidian rewrites it in place.
+
+A missing ora.yaml is kept as the text it last had too, until it has been missing long enough to
+have been deleted on purpose: the time a read first found it missing is kept beside the text
+(`DATA/ora.yaml.missing-since`), so a file deleted and written again (a sync tool's save) never
+lets the defaults apply in between, in this process or the next.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from pathlib import Path
 from sidecar.data_folder import FILE_MODE, private_file
 
 _memory: dict[Path, str] = {}
+_missing: dict[Path, float] = {}  # when a read first found the file missing (time.time())
 
 
 def remember(file: Path, text: str, data: Path | None) -> None:
@@ -34,10 +40,43 @@ def remember(file: Path, text: str, data: Path | None) -> None:
         if _stored(kept) == text:
             private_file(kept)  # tightened, as every file of the data folder
             return
-        tmp = kept.with_name(f"{kept.name}.tmp")
-        tmp.write_text(text, encoding="utf-8")
-        tmp.chmod(FILE_MODE)
-        os.replace(tmp, kept)
+        _write(kept, text)
+
+
+def _write(kept: Path, text: str) -> None:
+    tmp = kept.with_name(f"{kept.name}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.chmod(FILE_MODE)
+    os.replace(tmp, kept)
+
+
+def missing_since(file: Path, data: Path | None, now: float | None) -> float | None:
+    """When a read first found `file` missing (seconds since the epoch: the earlier of this
+    process's memory and the data folder's), None when neither knows; with `now` (a read that
+    found it missing), that time is kept in both when they did not have it."""
+    key = file.resolve()
+    kept = None if data is None else data / f"{file.name}.missing-since"
+    stored = None
+    if kept is not None:
+        with contextlib.suppress(ValueError):  # none kept, or not a time
+            stored = float(_stored(kept) or "")
+    known = [t for t in (_missing.get(key), stored) if t is not None]
+    if now is None:
+        return min(known) if known else None
+    found = min(known) if known else now
+    _missing[key] = found
+    if kept is not None and stored != found:
+        with contextlib.suppress(OSError):  # a read-only data folder keeps only the memory
+            _write(kept, repr(found))
+    return found
+
+
+def clear_missing(file: Path, data: Path | None) -> None:
+    """`file` is there (or taken for deleted): forget when it was first found missing."""
+    _missing.pop(file.resolve(), None)
+    if data is not None:
+        with contextlib.suppress(OSError):
+            (data / f"{file.name}.missing-since").unlink(missing_ok=True)
 
 
 def recall(file: Path, data: Path | None) -> str | None:

@@ -7,7 +7,9 @@ never stops search or lint: each unusable value falls back to its default and is
 `problems`, except where a default could make a note public. A file that cannot be used at all,
 or whose `private` or `exclude` cannot be read, gives the settings of the text it last had
 (`settings_memory.py`), and with none it is `unsafe`: what plans notes refuses it
-(`known_privacy`).
+(`known_privacy`). So does a file that is missing, until it has been deleted on purpose (a sync
+tool saving it by delete-and-create must not make the defaults apply in between). The YAML is
+read by `settings_yaml.py`, the path patterns by `settings_patterns.py`.
 
 Obsidian's own "Excluded files" (`userIgnoreFilters` in `.obsidian/app.json`) are honoured too:
 an entry `/…/` is a regular expression searched in the path, any other entry a path prefix, as
@@ -23,7 +25,7 @@ from __future__ import annotations
 import difflib
 import json
 import logging
-import re
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from functools import cache
@@ -39,6 +41,13 @@ from sidecar.vault.chat_format import has_private_turn
 from sidecar.vault.note import Note
 from sidecar.vault.patterns import Matcher, UnsupportedPattern, compile_pattern
 from sidecar.vault.scan import composed_name, normalise_rel, read_regular
+from sidecar.vault.settings_patterns import matches_any, read_pattern
+from sidecar.vault.settings_yaml import (
+    TOO_DEEP,
+    DuplicateKey,
+    load_settings_yaml,
+    yaml_error_line,
+)
 from sidecar.vault.tags import note_tags
 
 __all__ = [
@@ -49,8 +58,10 @@ __all__ = [
     "is_lint_ignored",
     "known_privacy",
     "load_vault_settings",
+    "missing_settings_recheck",
     "note_language",
     "opted_out",
+    "read_settings_text",
     "settings_defaults",
     "settings_files",
     "settings_path",
@@ -58,9 +69,12 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-# A settings file is a few lines; anything this large is a mistake, not settings.
-_MAX_BYTES = 1_000_000
-_GLOB_CHARS = re.compile(r"[*?]")  # `[` is a name's own: `Daily [old]/` is a folder
+# A settings file is a few lines; anything this large is a mistake, not settings (the editor
+# refuses it too).
+MAX_SETTINGS_BYTES = 1_000_000
+# A missing ora.yaml keeps the settings it last had until reads this far apart have found it
+# missing: a sync tool or editor saving it by delete-and-create leaves no gap of defaults.
+MISSING_GRACE_S = 30.0
 
 
 @cache
@@ -158,44 +172,6 @@ def note_language(settings: VaultSettings, rel: str) -> str | None:
                  if folded.startswith(composed_name(prefix).casefold())), None)
 
 
-def _glob_regex(pattern: str) -> Matcher:
-    """A glob over whole vault paths: `**/` any folders (or none), `*` and `?` within a name."""
-    out, i = [], 0
-    while i < len(pattern):
-        if pattern.startswith("**/", i):
-            out.append("(?:[^/]*/)*")
-            i += 3
-        elif pattern.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif pattern[i] == "*":
-            out.append("[^/]*")
-            i += 1
-        elif pattern[i] == "?":
-            out.append("[^/]")
-            i += 1
-        else:
-            out.append(re.escape(pattern[i]))
-            i += 1
-    return compile_pattern("".join(out) + r"(?:/.*)?\z")
-
-
-@cache
-def _pattern_matcher(pattern: str) -> Matcher:
-    # A folder (with or without its slash) covers what is beneath it; a file name only itself.
-    folder = composed_name(pattern).rstrip("/")
-    if _GLOB_CHARS.search(folder):
-        return _glob_regex(folder)
-    return compile_pattern(re.escape(folder) + r"(?:/.*)?\z")
-
-
-def _matches_any(patterns: tuple[str, ...], rel: str) -> bool:
-    # Obsidian shows one name however it was saved (NFC or NFD): `private: [Santé/]` covers the
-    # folder whichever way either was written.
-    rel = composed_name(rel)
-    return any(_pattern_matcher(p).match(rel) for p in patterns)
-
-
 def _is_regex(entry: str) -> bool:
     return len(entry) > 2 and entry.startswith("/") and entry.endswith("/")
 
@@ -241,9 +217,9 @@ def _obsidian_excludes(entries: tuple[str, ...], rel: str) -> bool:
 def is_excluded(settings: VaultSettings, rel: str) -> bool:
     """True when a note is left out of the index, lint and search: Ora's `exclude` patterns,
     Obsidian's Excluded files or its templates."""
-    return (_matches_any(settings.exclude, rel)
+    return (matches_any(settings.exclude, rel)
             or _obsidian_excludes(settings.obsidian_excluded, rel)
-            or _matches_any(settings.obsidian_templates, rel))
+            or matches_any(settings.obsidian_templates, rel))
 
 
 def folder_for_type(settings: VaultSettings, type_name: str) -> str | None:
@@ -258,7 +234,7 @@ def is_private_path(settings: VaultSettings, rel: str) -> bool:
     (which has no tags of its own to say so). Settings that cannot say which folders are
     private (`unsafe`: a broken ora.yaml and no last good one) make everything private: privacy
     fails closed."""
-    return settings.unsafe or _matches_any(_folded(settings.private), rel.casefold())
+    return settings.unsafe or matches_any(_folded(settings.private), rel.casefold())
 
 
 @cache
@@ -301,7 +277,7 @@ def holds_private_text(note: Note, settings: VaultSettings) -> bool:
 
 def is_lint_ignored(settings: VaultSettings, rel: str) -> bool:
     """True when lint stays silent about a note (ora.yaml `lint.ignore`)."""
-    return _matches_any(settings.lint_ignore, rel)
+    return matches_any(settings.lint_ignore, rel)
 
 
 def opted_out(frontmatter: Mapping[str, Any]) -> bool:
@@ -324,8 +300,9 @@ class _Reader:
         self.problems: list[str] = []
         self.unsafe = False  # `private` or `exclude` could not be read
 
-    def note(self, message: str) -> None:
-        self.problems.append(f"{settings_defaults()['file']}: {message}{_DEFAULTED}")
+    def note(self, message: str, defaulted: bool = True) -> None:
+        suffix = _DEFAULTED if defaulted else ""
+        self.problems.append(f"{settings_defaults()['file']}: {message}{suffix}")
 
     def type_name(self, value: Any, where: str, default: str) -> str:
         types = get_schema().types
@@ -341,7 +318,11 @@ class _Reader:
             self.note(f"{where} must be a list of paths or globs")
             self.unsafe = self.unsafe or where in _PRIVACY_KEYS
             return tuple(default)
-        return tuple(v.strip().removeprefix("./").lstrip("/") for v in value)
+        read = [read_pattern(v) for v in value]  # settings_patterns.py: `/` the whole vault
+        if None in read:
+            self.note(f"{where}: an entry of nothing but spaces names no path and is left out",
+                      defaulted=False)
+        return tuple(p for p in read if p is not None)
 
     def folders(self, value: Any) -> tuple[tuple[str, str], ...]:
         rules: dict[str, str | None] = dict(settings_defaults()["folders"])
@@ -387,7 +368,9 @@ class _Reader:
             self.note("lint must be a mapping with `untyped` and `ignore`")
             value = {}
         mode = value.get("untyped", defaults["untyped"])
-        if mode is False:  # YAML reads a bare `off` as false
+        # `false`, or a word YAML 1.1 read as false (`Off`, `no`): ora.yaml is read with YAML
+        # 1.2's booleans now (settings_yaml.py), and files written before mean `off` by them.
+        if mode is False or (isinstance(mode, str) and mode.casefold() in ("off", "no")):
             mode = "off"
         modes = settings_defaults()["lint_modes"]
         if mode not in modes:
@@ -417,106 +400,31 @@ _DEFAULTED = "; using the default"
 
 
 def _read_text(path: Path, reader: _Reader) -> str | None:
-    """The file's text, "" when absent, None (with a problem) when it cannot be read."""
+    """The file's text, None (with a problem) when it cannot be read; FileNotFoundError when
+    it is absent."""
     try:
-        data = read_regular(path, _MAX_BYTES)
-        if len(data) > _MAX_BYTES:
-            reader.note(f"the file is larger than {_MAX_BYTES} bytes")
+        data = read_regular(path, MAX_SETTINGS_BYTES)
+        if len(data) > MAX_SETTINGS_BYTES:
+            reader.note(f"the file is larger than {MAX_SETTINGS_BYTES} bytes")
             return None
         return data.decode("utf-8")
     except FileNotFoundError:
-        return ""
+        raise  # the caller's to judge: a missing file is not an unreadable one
     except (OSError, UnicodeDecodeError) as exc:
         reader.note(f"cannot read the file ({exc})")
         return None
 
 
-class _DuplicateKey(ValueError):
-    """A key given twice in one mapping of ora.yaml: invalid YAML, though PyYAML reads it."""
-
-
-def _check_unique_keys(loader: yaml.SafeLoader, node: yaml.Node) -> None:
-    """_DuplicateKey when a mapping anywhere in `node` gives a key twice. YAML forbids it, and
-    PyYAML would silently keep the last: a second `private:` made the first one's folders public.
-    Checked on the composed nodes, before merge keys (`<<`) are flattened into their mapping, so
-    a key overriding a merged one is no duplicate."""
-    seen: set[int] = set()  # an alias reaches a node again (even itself, recursively)
-    stack: list[tuple[yaml.Node, str]] = [(node, "")]
-    while stack:
-        current, where = stack.pop()
-        if id(current) in seen:
-            continue
-        seen.add(id(current))
-        if isinstance(current, yaml.SequenceNode):
-            stack.extend((item, f"{where}[{i}]") for i, item in enumerate(current.value))
-        elif isinstance(current, yaml.MappingNode):
-            lines: dict[Any, int] = {}
-            for key_node, value_node in current.value:
-                if key_node.tag == "tag:yaml.org,2002:merge":
-                    continue
-                key = loader.construct_object(key_node, deep=True)
-                name = f"{where}.{key}" if where else str(key)
-                line = key_node.start_mark.line + 1
-                try:
-                    first = lines.get(key)
-                except TypeError:  # an unhashable key: construction reports it
-                    continue
-                if first is not None:
-                    lines_of = f"lines {first} and {line}" if first != line else f"line {line}"
-                    raise _DuplicateKey(f"the key '{name}' is given twice ({lines_of}); a key "
-                                        "may appear only once")
-                lines[key] = line
-                stack.append((value_node, name))
-
-
-_TOO_DEEP = "it nests too deeply"
-
-
-def yaml_problem(text: str) -> str | None:
-    """Why ora.yaml's `text` is not valid YAML (a key given twice included), as one sentence
-    naming the line; None when it is. The settings editor words its refusal with it."""
-    try:
-        _load(text)
-    except (yaml.YAMLError, _DuplicateKey) as exc:
-        return yaml_error_line(exc)
-    except RecursionError:
-        return _TOO_DEEP
-    return None
-
-
-def _load(text: str) -> Any:
-    """`yaml.safe_load(text)`, but a key given twice in any mapping is an error (_DuplicateKey)."""
-    loader = yaml.SafeLoader(text)
-    try:
-        node = loader.get_single_node()
-        if node is None:
-            return None
-        _check_unique_keys(loader, node)
-        return loader.construct_document(node)
-    finally:
-        loader.dispose()
-
-
-def yaml_error_line(exc: Exception) -> str:
-    """A YAML error as one line: what is wrong and where (the readers' text spans several
-    lines). PyYAML's and ruamel's marked errors carry the same attributes."""
-    if hasattr(exc, "problem_mark"):
-        mark = exc.problem_mark or getattr(exc, "context_mark", None)
-        what = getattr(exc, "problem", None) or getattr(exc, "context", None) or "unreadable"
-        return f"{what} (line {mark.line + 1})" if mark is not None else what
-    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-
-
 def _parse(text: str, reader: _Reader) -> dict[str, Any] | None:
     """The settings mapping of a file's text ({} for none), None (with a problem) when unusable:
-    not YAML, or a key given twice (`_check_unique_keys`)."""
+    not YAML, or a key given twice (settings_yaml.py)."""
     try:
-        data = _load(text)
-    except (yaml.YAMLError, _DuplicateKey) as exc:
+        data = load_settings_yaml(text)
+    except (yaml.YAMLError, DuplicateKey) as exc:
         reader.note(f"invalid YAML: {yaml_error_line(exc)}")
         return None
     except RecursionError:  # a nesting or alias chain past Python's stack
-        reader.note(f"invalid YAML: {_TOO_DEEP}")
+        reader.note(f"invalid YAML: {TOO_DEEP}")
         return None
     if data is None:
         return {}
@@ -610,23 +518,38 @@ def load_vault_settings(vault: str | Path, data: Path | None = None) -> VaultSet
     """The settings of `vault` (defaults where ora.yaml is absent or says nothing); never raises
     for a bad file: its problems are in `problems` and logged.
 
-    A file that cannot be used, or that is empty where it had settings before (an editor writing
-    it), gives the settings of the text it last had when it could be used (settings_memory.py:
+    A file that cannot be used, that is empty where it had settings before (an editor writing
+    it), or that is missing where it had settings (a sync tool or editor deleting it to write it
+    again) gives the settings of the text it last had when it could be used (settings_memory.py:
     this process's, else the one kept in the index's `data` folder), with the problem noted;
-    with no such text the settings are `unsafe`. A usable file's text is kept as the last."""
+    with no such text the settings are `unsafe`. A usable file's text is kept as the last. A
+    missing file is taken for deleted on purpose, and the defaults apply, once reads at least
+    MISSING_GRACE_S apart have found it missing (`_deleted_on_purpose`)."""
     root = Path(vault)
     reader = _Reader()
     path = settings_path(root)
-    text = _read_text(path, reader)
+    last = settings_memory.recall(path, data)
+    had_settings = bool(last and last.strip())
+    present = missing = False
+    try:
+        text = _read_text(path, reader)
+        present = True
+    except FileNotFoundError:
+        text = ""
+        missing = had_settings and not _deleted_on_purpose(path, data)
+        if missing:
+            reader.note(f"the file is missing (a sync tool or editor saving it?); it is taken "
+                        f"for deleted once missing for {MISSING_GRACE_S:g} s: to use the "
+                        "defaults at once, write `{}` in it instead")
+    if not missing:
+        settings_memory.clear_missing(path, data)
     raw = None if text is None else _parse(text, reader)
     settings = _settings(root, raw or {}, reader)  # notes `private` or `exclude` unusable
-    last = settings_memory.recall(path, data)
-    emptied = (text is not None and not text.strip() and path.is_file()
-               and bool(last and last.strip()))
-    if raw is None or settings.unsafe or emptied:
+    emptied = present and text is not None and not text.strip() and had_settings
+    if raw is None or settings.unsafe or emptied or missing:
         if emptied:
             reader.note("the file is empty where it had settings (an editor saving it?); write "
-                        "`{}` in it or delete it to use the defaults")
+                        "`{}` in it to use the defaults")
         kept = _Reader()
         # A text kept by an older Ora may not parse now (it let a key be given twice): then
         # nothing is known, and the settings are unsafe rather than the defaults.
@@ -636,11 +559,40 @@ def load_vault_settings(vault: str | Path, data: Path | None = None) -> VaultSet
             problems.append(f"{settings_defaults()['file']}: its settings are those it last had "
                             "until it can be used")
             return _log(replace(_settings(root, before, kept),
-                                problems=tuple(problems), file_exists=True))
-        return _log(replace(settings, problems=tuple(reader.problems), unsafe=raw is None
-                            or settings.unsafe))
+                                problems=tuple(problems), file_exists=present))
+        return _log(replace(settings, problems=tuple(reader.problems),
+                            unsafe=raw is None or settings.unsafe or missing))
     settings_memory.remember(path, text or "", data)
     return _log(settings)
+
+
+def _deleted_on_purpose(path: Path, data: Path | None) -> bool:
+    """Whether a missing ora.yaml that had settings counts as deleted: reads at least
+    MISSING_GRACE_S apart found it missing (the first read's time is kept with the last good
+    text, so two processes sharing the data folder count as one). A file deleted and created
+    again meanwhile, as sync tools and some editors save, never lets the defaults apply."""
+    since = settings_memory.missing_since(path, data, time.time())
+    return since is not None and time.time() - since >= MISSING_GRACE_S
+
+
+def missing_settings_recheck(vault: str | Path, data: Path | None = None) -> float | None:
+    """Seconds until a read would take the vault's missing ora.yaml for deleted (0 when one
+    would now), so a server can read it again then; None when no read is waiting on it (it is
+    there, or no read has found it missing where it had settings)."""
+    since = settings_memory.missing_since(settings_path(vault), data, None)
+    return None if since is None else max(0.0, since + MISSING_GRACE_S - time.time())
+
+
+def read_settings_text(vault: str | Path, text: str) -> tuple[dict[str, Any] | None,
+                                                            VaultSettings]:
+    """What the reader makes of `text` as the vault's ora.yaml, keeping nothing: its mapping
+    (None when the text cannot be used at all) and its settings, `unsafe` when they cannot say
+    which notes are private or excluded. The editor checks a file with it before and after an
+    edit (settings_edit.py)."""
+    reader = _Reader()
+    raw = _parse(text, reader)
+    settings = _settings(Path(vault), raw or {}, reader)
+    return raw, replace(settings, unsafe=raw is None or settings.unsafe)
 
 
 def known_privacy(settings: VaultSettings) -> VaultSettings:

@@ -82,9 +82,10 @@ def test_with_no_last_settings_a_broken_file_is_refused_not_defaulted(
         known_privacy(settings)
 
 
-def test_an_emptied_file_is_taken_for_one_being_saved_a_deleted_one_for_the_defaults(
+def test_an_emptied_file_is_taken_for_one_being_saved_and_braces_for_the_defaults(
     tmp_path: Path,
 ) -> None:
+    # A deleted file is no longer the defaults at once: test_settings_missing_file.py.
     vault = _vault(tmp_path, GOOD)
     assert load_vault_settings(vault).private == ("Diario/",)
     (vault / "ora.yaml").write_text("", encoding="utf-8")  # an editor mid-save
@@ -94,8 +95,6 @@ def test_an_emptied_file_is_taken_for_one_being_saved_a_deleted_one_for_the_defa
     assert load_vault_settings(vault).private == ()
     (vault / "ora.yaml").write_text(GOOD, encoding="utf-8")
     assert load_vault_settings(vault).private == ("Diario/",)
-    (vault / "ora.yaml").unlink()
-    assert load_vault_settings(vault).private == ()
 
 
 def _search(capsys: pytest.CaptureFixture[str], vault: Path, data: Path) -> set[str]:
