@@ -228,7 +228,7 @@ export class SidecarClient {
 
 	/** Writes a document's notes (only what changed); search then finds them instead of it. */
 	ingestApply(path: string, privateMode = false): Promise<IngestWritten> {
-		return this.call<IngestWritten>("long", "POST", "/v1/ingest", { path, apply: true, private: privateMode });
+		return this.call<IngestWritten>("long", "POST", "/v1/ingest", { path, apply: true, private: privateMode }, true); // a write that runs long
 	}
 
 	/** Restores the notes of the latest adoption byte for byte. */
@@ -297,7 +297,8 @@ export class SidecarClient {
 		return this.call<BatchAnswer>("write", "POST", "/v1/contradictions/undo", privateMode ? { private: true } : {});
 	}
 
-	private async call<T>(kind: CallKind, method: HttpMethod, path: string, body?: unknown): Promise<T> {
+	/** `writes`: the call changes the vault or the index, so a timeout leaves it unsure (`SidecarError.unsure`). */
+	private async call<T>(kind: CallKind, method: HttpMethod, path: string, body?: unknown, writes = kind === "write"): Promise<T> {
 		const headers: Record<string, string> = { Accept: "application/json" };
 		const token = this.options.token();
 		if (token) headers.Authorization = `Bearer ${token}`;
@@ -307,8 +308,6 @@ export class SidecarClient {
 			payload = JSON.stringify(body);
 		}
 		const url = this.url;
-		// A write that times out may still be applied (`SidecarError.unsure`); ingest writes run long.
-		const writes = kind === "write" || (kind === "long" && isRecord(body) && body.apply === true);
 		const response = await this.within(this.limits[kind], writes, async (signal) => {
 			try {
 				return await this.transport.request({ method, url: url + path, headers, body: payload, signal });
