@@ -164,6 +164,14 @@ def _read_only() -> StorageUnavailable:
         "writable place (`--data DIR`), then try again", status=503)
 
 
+def _maybe_full(folder: Path) -> StorageUnavailable:
+    return StorageUnavailable(
+        f"Ora could not write its search index in {folder}: the disk holding Ora's data folder "
+        "may be full, or the folder cannot be written. Free some space (or give Ora a writable "
+        "place, `--data DIR`), then try again. Nothing was lost: the index resumes where it "
+        "stopped")
+
+
 def _causes(exc: BaseException) -> list[BaseException]:
     """`exc` and the errors it was raised from (bounded)."""
     chain: list[BaseException] = []
@@ -221,6 +229,30 @@ def storage_error(exc: BaseException, folder: Path | None = None) -> StorageUnav
         if state == "read-only":
             return _read_only()
     return None
+
+
+# tantivy's errors about its own files. A killed writer (its worker thread failed, an io::Error
+# most likely) says no more, and tantivy removes what it was writing, so the disk may show room
+# again by the time `disk_state` looks: a full tmpfs was seen with 11 MB free afterwards.
+_ENGINE_IO = ("index writer was killed", "an io error occurred", "failed to open file for write")
+
+
+def engine_storage_error(exc: BaseException, folder: Path) -> StorageUnavailable | None:
+    """The StorageUnavailable that a failed write of the tantivy index in `folder` amounts to:
+    `storage_error`'s when the error names the cause; for another I/O failure of tantivy's, the
+    disk's state (`disk_state`) or, when it shows room, one saying the disk may be full or the
+    folder unwritable, naming the folder (Ora's, never a note's). None for any other error."""
+    found = storage_error(exc, folder)
+    if found is not None:
+        return found
+    if not any(marker in str(seen).lower() for seen in _causes(exc) for marker in _ENGINE_IO):
+        return None
+    state = disk_state(folder)
+    if state == "full":
+        return _full()
+    if state == "read-only":
+        return _read_only()
+    return _maybe_full(folder)
 
 
 def error_body(err: OraError) -> dict[str, Any]:

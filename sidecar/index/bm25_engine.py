@@ -25,12 +25,13 @@ the last commit, this process's or another's.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import shutil
 import threading
 from collections import Counter
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from importlib.metadata import version
 from pathlib import Path
@@ -39,6 +40,7 @@ from typing import Any
 import tantivy
 
 from sidecar.data_folder import private_folder, private_tree
+from sidecar.errors import engine_storage_error
 from sidecar.language import languages
 from sidecar.language.languages import segment
 from sidecar.schema import load_json
@@ -184,17 +186,35 @@ class Bm25Engine:
                 self._writer = self._index.writer(heap_size=WRITER_HEAP, num_threads=1)
             return self._writer
 
+    @contextlib.contextmanager
+    def _storing(self) -> Iterator[None]:
+        """tantivy's failure to write its files (a full or unwritable disk) as
+        StorageUnavailable: its own error is a bare ValueError, a traceback in `ora index`."""
+        try:
+            yield
+        except ValueError as exc:
+            storage = engine_storage_error(exc, self.folder)
+            if storage is None:
+                raise
+            raise storage from exc
+
     def delete(self, rowids: Sequence[int]) -> None:
         # By query: `delete_documents_by_term` makes an i64 term of a Python int, which never
         # matches this u64 field.
         if rowids:
-            self._write().delete_documents_by_query(
-                tantivy.Query.term_set_query(_SCHEMA, "rowid", list(rowids)))
+            with self._storing():
+                self._write().delete_documents_by_query(
+                    tantivy.Query.term_set_query(_SCHEMA, "rowid", list(rowids)))
 
     def delete_all(self) -> None:
-        self._write().delete_all_documents()
+        with self._storing():
+            self._write().delete_all_documents()
 
     def add(self, docs: Iterable[Doc]) -> None:
+        with self._storing():
+            self._add(docs)
+
+    def _add(self, docs: Iterable[Doc]) -> None:
         writer = self._write()
         spec = languages.spec()
         for rowid, archived, body, code in docs:
@@ -213,7 +233,8 @@ class Bm25Engine:
     def commit(self) -> None:
         """Persist what was added and deleted; this object's searches see it at once."""
         if self._writer is not None:
-            self._writer.commit()
+            with self._storing():
+                self._writer.commit()
             self._reload(force=True)
             private_tree(self.folder)  # tantivy creates its files with the process's umask
 

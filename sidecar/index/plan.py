@@ -4,12 +4,13 @@
 A file whose content the ledger already has is `Unchanged` (same mtime and size when `quick`, or
 the same content hash); a changed one is `Planned`: its row and its chunks, each with the text BM25
 indexes, the text the model embeds and Chroma's metadata. A note that cannot be read as one (too
-big, not text) or a document that cannot be extracted is planned as an error row without chunks,
-so `ora index` can say why.
+big, not text, or its permissions refuse it to the sidecar) or a document that cannot be extracted
+is planned as an error row without chunks, so `ora index` can say why.
 """
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -41,6 +42,8 @@ from sidecar.vault.write import content_hash
 NOT_INDEXED = "not indexed"
 BROKEN_FRONTMATTER = "indexed as private, by its body only, until its frontmatter is valid"
 IN_PART = "indexed in part"
+# How the ledger's `hash` of a file the sidecar may not read starts (no content was hashed).
+DENIED = "denied:"
 
 
 @dataclass(frozen=True)
@@ -94,8 +97,13 @@ class Planner:
             return None
         if not path.is_file():
             return None
-        same_model = old is not None and old.model == self.model and old.hash != ""
+        # A row planned while the file could not be read says nothing of its content: chmod
+        # changes neither its mtime nor its size, so a quick pass must not trust it once readable.
+        same_model = (old is not None and old.model == self.model and old.hash != ""
+                      and not old.hash.startswith(DENIED))
         stamp = (st.st_mtime_ns, st.st_size)
+        if not os.access(path, os.R_OK):  # checked without opening: a quick pass reads nothing
+            return self._denied(rel, stamp, old, quick)
         fmt = document_format(rel)
         if fmt is not None:
             return self._plan_document(rel, fmt, old, quick, same_model, stamp)
@@ -106,6 +114,8 @@ class Planner:
             return self._error(rel, stamp, f"size:{st.st_size}:{st.st_mtime_ns}", message)
         try:
             data = read_regular(path)
+        except PermissionError:
+            return self._denied(rel, stamp, old, quick)
         except OSError:
             return None
         digest = content_hash(data)
@@ -183,6 +193,8 @@ class Planner:
             return self._error(rel, stamp, f"size:{stamp[1]}:{stamp[0]}", message)
         try:
             digest = file_hash(self.vault / rel)
+        except PermissionError:
+            return self._denied(rel, stamp, old, quick)
         except OSError:
             return None
         ingested = ingested_hash == digest or moved_entry(self.vault, rel, digest) is not None
@@ -222,6 +234,19 @@ class Planner:
             error=f"{NOT_INDEXED}: {message}",
         )  # fmt: skip
         return Planned(row, [])
+
+    def _denied(self, rel: str, stamp: tuple[int, int], old: FileRow | None,
+                quick: bool) -> Planned | Unchanged:
+        """A file the sidecar may not read (mode 000, say): an error, not a file gone, and
+        whatever was indexed of it before is dropped (as for a note that became binary): its
+        text is no longer known to be current, and a note made unreadable is often one its owner
+        wants hidden."""
+        if (quick and old is not None and old.hash.startswith(DENIED)
+                and old.model == self.model and (old.mtime_ns, old.size) == stamp):
+            return Unchanged(stamp)
+        message = (f"{rel} cannot be read: permission denied (let Ora read it, or exclude it "
+                   "in ora.yaml)")
+        return self._error(rel, stamp, f"{DENIED}{stamp[1]}:{stamp[0]}", message)
 
     def _chunk_note(self, note: Note, info: NoteInfo) -> list[Chunk]:
         """The chunks of a retrievable note; other types are tracked but never chunked."""
