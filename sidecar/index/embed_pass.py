@@ -147,9 +147,15 @@ class EmbeddingPass:
     def _waiting(self, order: list[str]) -> Iterator[tuple[dict[str, FileRow], list[PendingChunk]]]:
         """The waiting rows and chunks of `order`, in batches of about BATCH_CHUNKS chunks (full
         from the first: every note is findable by its words already, and small batches embed
-        less per CPU-second)."""
-        rows: dict[str, FileRow] = {}
-        chunks: list[PendingChunk] = []
+        less per CPU-second), each of private notes only or of public notes only.
+
+        The embedder's vectors depend a little on the other texts of its call (the int8
+        models quantise their activations per call), so a private note's text in a public
+        note's call would shift the public note's vector, a side channel in public scores. The
+        public batches are therefore formed as if no private note existed: the same public
+        notes, in the same order, cut at the same places."""
+        rows: dict[bool, dict[str, FileRow]] = {False: {}, True: {}}
+        chunks: dict[bool, list[PendingChunk]] = {False: [], True: []}
         for start in range(0, len(order), LEDGER_WINDOW):
             window = order[start : start + LEDGER_WINDOW]
             found = self.ledger.rows(self.ns, window)
@@ -160,13 +166,15 @@ class EmbeddingPass:
                 row = found.get(path)
                 if row is None or row.embedded:
                     continue
-                rows[path] = row
-                chunks += by_path.get(path, [])
-                if len(chunks) >= BATCH_CHUNKS or len(rows) >= BATCH_FILES:
-                    yield rows, chunks
-                    rows, chunks = {}, []
-        if rows:
-            yield rows, chunks
+                side = row.private
+                rows[side][path] = row
+                chunks[side] += by_path.get(path, [])
+                if len(chunks[side]) >= BATCH_CHUNKS or len(rows[side]) >= BATCH_FILES:
+                    yield rows[side], chunks[side]
+                    rows[side], chunks[side] = {}, []
+        for side in (False, True):
+            if rows[side]:
+                yield rows[side], chunks[side]
 
     def _start_waiting(
         self, group: tuple[dict[str, FileRow], list[PendingChunk]]
@@ -175,6 +183,7 @@ class EmbeddingPass:
         hashes = sorted({c.hash for c in chunks})
         found = self.chroma.vectors_by_hash(self.ns, hashes, self.model) if hashes else {}
         todo: dict[str, str] = {}
+        # A batch is of one side (`_waiting`): a private text never shares a call with a public.
         for c in sorted(chunks, key=lambda c: c.n_tokens):  # alike lengths pad little
             if c.hash not in found:
                 todo.setdefault(c.hash, c.embed_text)
