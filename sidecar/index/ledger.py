@@ -63,8 +63,8 @@ CREATE TABLE IF NOT EXISTS note_leads (
 # PRAGMA user_version: 1 once `note_tags` lists every row's folded tags (older ledgers are
 # back-filled on opening); 2 once `files` has its `conversation` column (added empty: the
 # chunker version that came with it re-plans every file, which fills it) and its `embedded`
-# column (older rows: embedded).
-_VERSION = 2
+# column (older rows: embedded); 3 once its folded tags are composed (NFC) too (filled again).
+_VERSION = 3
 
 _COLUMNS = (
     "path, hash, mtime_ns, size, model, type, tags, title, private, chunk_ids, n_chunks, "
@@ -173,7 +173,7 @@ def _create(conn: sqlite3.Connection) -> None:
     conn.execute("BEGIN IMMEDIATE")  # another process may be upgrading the same file
     try:
         version = conn.execute("PRAGMA user_version").fetchone()[0]
-        if version < 1:
+        if version < 3:
             _fill_tags(conn)
         # Each column by its presence: a ledger may have one of them from a build between.
         columns = {str(c[1]) for c in conn.execute("PRAGMA table_info(files)")}

@@ -29,7 +29,7 @@ from typing import Any
 
 from sidecar.errors import BadRequest
 from sidecar.schema import get_schema, load_json
-from sidecar.vault.scan import composed_name
+from sidecar.vault.scan import composed_name, folded
 
 # Chunk ids a filter admits, by store (False: the public store, True: the private one).
 Scope = dict[bool, list[str]]
@@ -88,8 +88,9 @@ def _folder(value: str) -> str:
 
 
 def fold_tag(tag: str) -> str:
-    """A note's tag as filters compare it: case-folded, without its '#'."""
-    return tag.casefold().lstrip("#")
+    """A note's tag as filters compare it: composed (NFC) and case-folded (`folded`: a tag
+    typed decomposed, pasted from a macOS file name, is the same tag), without its '#'."""
+    return folded(tag).lstrip("#")
 
 
 def fold_path(path: str) -> str:
@@ -112,7 +113,7 @@ def _named(value: str, what: str) -> str:
 
 
 def _tag(value: str) -> str:
-    tag = value.strip().lstrip("#").strip("/").casefold()
+    tag = folded(value.strip().lstrip("#").strip("/"))
     if not tag:
         raise BadRequest(f"tag {value!r} is empty")
     return tag

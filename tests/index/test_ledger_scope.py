@@ -246,3 +246,39 @@ def test_an_index_from_before_conversations_learns_them_on_open(
     found = list(index.ledger.scope_ids("default", NoteFilter.make(conversations=["cli:c1"]),
                                         private=False))
     assert len(found) == 1
+
+
+def test_a_tag_filter_matches_whichever_unicode_form_the_tag_was_typed_in(tmp_path: Path) -> None:
+    # Before: `café` typed decomposed (pasted from a macOS file name) matched no `#café` typed
+    # composed, and the reverse, though the folder filter composes both sides.
+    composed, decomposed = "café", unicodedata.normalize("NFD", "café")
+    ledger = Ledger(tmp_path / "ledger.sqlite")
+    rows = [_row(1, "A", "engram", [composed], DATES[0], False),
+            _row(2, "A", "engram", [f"{decomposed}/paris"], DATES[0], False)]
+    ledger.put("ns", rows)
+    for typed in (composed, decomposed, "CAFÉ", unicodedata.normalize("NFD", "CAFÉ")):
+        note_filter = NoteFilter.make(tags=[typed])
+        found = {cid for _, cid in ledger.scope_ids("ns", note_filter, private=False)}
+        assert found == {"c1-0", "c2-0"}, ascii(typed)
+        assert {cid for _, cid in _admitted(rows, note_filter, False)} == found, ascii(typed)
+    ledger.close()
+
+
+def test_a_ledger_whose_tags_were_folded_without_composing_is_refilled_on_opening(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "ledger.sqlite"
+    ledger = Ledger(path)
+    ledger.put("ns", [_row(1, "A", "engram", [unicodedata.normalize("NFD", "café")], DATES[0],
+                           False)])
+    ledger.close()
+    # What the previous version left: the tag stored decomposed, user_version 2.
+    conn = sqlite3.connect(path)
+    with conn:
+        conn.execute("UPDATE note_tags SET tag = ?", (unicodedata.normalize("NFD", "café"),))
+        conn.execute("PRAGMA user_version = 2")
+    conn.close()
+    reopened = Ledger(path)
+    assert list(reopened.scope_ids("ns", NoteFilter.make(tags=["café"]), private=False)) == [
+        (False, "c1-0")]
+    reopened.close()
