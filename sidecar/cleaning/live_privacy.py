@@ -36,13 +36,14 @@ Seen = tuple[int, int]  # (size, mtime_ns) of a file as the scan read it
 class LivePrivacy:
     """The current privacy of a vault's notes, read from the files when they changed."""
 
-    def __init__(self, vault: Path, max_bytes: int) -> None:
+    def __init__(self, vault: Path, data: Path, max_bytes: int) -> None:
         self.vault, self.max_bytes = vault, max_bytes
         # a version read here: its own privacy, and the document it was made from
         self._read: dict[str, tuple[Seen, bool, str | None]] = {}
         # the vault's settings, read again only when ora.yaml changed (a list of pairs asks for
-        # them on every request)
-        self._settings = settings_now(vault)
+        # them on every request), the one reader search uses: with the data folder, which
+        # keeps the settings of a missing ora.yaml
+        self._settings = settings_now(vault, data)
         self._guard = threading.Lock()
 
     def turned_private(self, seen: Mapping[str, Seen]) -> set[str]:

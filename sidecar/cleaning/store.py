@@ -246,7 +246,7 @@ class Queue:
         self._db = ThreadConnections(self.path, _setup)
         self.decisions = DecisionLog(vault) if vault is not None else None
         self._live = None if vault is None else LivePrivacy(
-            vault, DEFAULT_MAX_BYTES if max_bytes is None else max_bytes)
+            vault, data, DEFAULT_MAX_BYTES if max_bytes is None else max_bytes)
 
     def close(self) -> None:
         self._db.close_all()

@@ -25,7 +25,7 @@ from typing import Any
 
 from sidecar.cleaning.store import Pair, Queue, UndoEntry, UndoFile
 from sidecar.errors import Conflict, NotFound
-from sidecar.retrieval.private_now import settings_now
+from sidecar.retrieval.private_now import settings_now_of
 from sidecar.settings import Config
 from sidecar.vault.scan import vault_path
 from sidecar.vault.write import content_hash, create_file, restore_bytes, restore_from_trash
@@ -93,7 +93,7 @@ def _involves_private(config: Config, queue: Queue, entry: UndoEntry) -> bool:
     """Whether a resolution involves a note private then or now: a pair flagged private, one
     the queue hides now (a note tagged private since), or a note or file of it that the
     vault's settings make private now (its folder made private since)."""
-    by_place = settings_now(config.vault, config.data).private_paths()
+    by_place = settings_now_of(config).private_paths()
     paths = {f.path for f in entry.files} | {s.path for p in entry.pairs for s in (p.a, p.b)}
     return (any(p.private for p in entry.pairs) or queue.hides(p.id for p in entry.pairs)
             or any(by_place(path) for path in paths))

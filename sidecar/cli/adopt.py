@@ -60,7 +60,8 @@ def run(args: argparse.Namespace) -> int:
     vault = Path(args.vault).expanduser().resolve()
     if not vault.is_dir():
         raise BadRequest(f"{vault} is not a vault folder")
-    max_bytes = int(make_config(vault).max_file_bytes)
+    config = make_config(vault)
+    max_bytes = int(config.max_file_bytes)
     if args.undo:
         outcome = undo_adoption(vault)
         doc = outcome.to_json("restored")
@@ -68,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
         log(f"restored {len(outcome.done)} note(s), refused {len(outcome.refused)} "
             f"({outcome.journal})")
         return 1 if outcome.refused else 0
-    plan = plan_adoption(vault, max_bytes)
+    plan = plan_adoption(vault, max_bytes, data=config.data)
     doc = plan.to_json()
     if not args.apply:
         emit(args, doc, _plan_text)

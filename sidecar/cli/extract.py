@@ -77,7 +77,8 @@ def run(args: argparse.Namespace) -> int:
         picked = chosen(plan, ids)
         queue = Queue(config.data, config.vault, max_bytes=int(config.max_file_bytes))
         try:
-            done = accept(config.vault, int(config.max_file_bytes), plan, picked, queue)
+            done = accept(config.vault, int(config.max_file_bytes), plan, picked, queue,
+                          data=config.data)
         finally:
             queue.close()
         if done.changed:
@@ -93,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
 def _undo(args: argparse.Namespace, config: Any) -> int:
     queue = Queue(config.data, config.vault, max_bytes=int(config.max_file_bytes))
     try:
-        undone = undo_extraction(config.vault, queue, private=args.private)
+        undone = undo_extraction(config.vault, queue, private=args.private, data=config.data)
     finally:
         queue.close()
     if undone.changed:

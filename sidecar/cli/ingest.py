@@ -69,14 +69,14 @@ def run(args: argparse.Namespace) -> int:
         return 1 if done["refused"] else 0
     if not args.file:
         raise BadRequest("name the document to process: ora ingest VAULT FILE")
-    plan = plan_ingest(vault, _relative(vault, args.file))
+    plan = plan_ingest(vault, _relative(vault, args.file), data=config.data)
     if not args.apply:
         emit(args, plan.to_json(), _plan_text)
         log("dry run: nothing written; run again with --apply to write the notes")
         return 0
     if plan.cut:
         log(f"{plan.document}: only part of it is read: {plan.cut}")
-    done = apply_ingest(vault, plan)
+    done = apply_ingest(vault, plan, data=config.data)
     if done["written"] or done["trashed"]:
         _reindex(config, [plan.document, *done["written"], *done["trashed"]])
     emit(args, done, _applied_text)

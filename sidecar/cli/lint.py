@@ -16,7 +16,7 @@ from typing import Any
 from sidecar.cli.common import add_json_arg, emit, log
 from sidecar.errors import BadRequest, OraError
 from sidecar.lint.diagnostics import Diagnostic, LintContext, fix_dates, lint_file, lint_vault
-from sidecar.settings import make_config
+from sidecar.settings import Config, make_config
 from sidecar.vault.scan import is_ignored
 from sidecar.vault.vault_settings import settings_path
 
@@ -55,10 +55,11 @@ def _vault_of(target: Path) -> tuple[Path, list[str] | None]:
     return root, [rel]
 
 
-def _lint(vault: Path, only: list[str] | None, max_bytes: int) -> list[Diagnostic]:
+def _lint(config: Config, only: list[str] | None) -> list[Diagnostic]:
+    vault, max_bytes = config.vault, int(config.max_file_bytes)
     if only is None:
-        return lint_vault(vault, max_bytes)
-    ctx = LintContext.for_vault(vault, None, max_bytes)
+        return lint_vault(vault, max_bytes, data=config.data)
+    ctx = LintContext.for_vault(vault, None, max_bytes, data=config.data)
     return [d for rel in only for d in lint_file(vault, rel, ctx, max_bytes)]
 
 
@@ -90,14 +91,15 @@ def _fix(vault: Path, paths: list[str], max_bytes: int) -> tuple[list[str], list
 def run(args: argparse.Namespace) -> int:
     # absolute but not resolved: a note reached through a linked folder stays outside the vault
     vault, only = _vault_of(Path(os.path.abspath(Path(args.target).expanduser())))
-    max_bytes = int(make_config(vault).max_file_bytes)
-    found = _lint(vault, only, max_bytes)
+    config = make_config(vault)
+    max_bytes = int(config.max_file_bytes)
+    found = _lint(config, only)
     refused: list[str] = []
     if args.fix:
         fixed, refused = _fix(vault, sorted({d.path for d in found if d.code in _FIXABLE}),
                               max_bytes)
         if fixed:
-            found = _lint(vault, only, max_bytes)
+            found = _lint(config, only)
     errors = sum(d.severity == "error" for d in found)
     hints = sum(d.severity == "info" for d in found)
     emit(args, {"diagnostics": [d.to_json() for d in found]}, _human)

@@ -181,9 +181,10 @@ def _width(entry: dict[str, Any], pages: int) -> int:
     return min(digits) if digits else len(str(pages))
 
 
-def is_private_document(vault: Path, rel: str) -> bool:
-    """Whether a document is private: `ora.yaml`'s `private` covers where it lies."""
-    return is_private_path(known_privacy(load_vault_settings(vault)), rel)
+def is_private_document(vault: Path, rel: str, *, data: Path | None) -> bool:
+    """Whether a document is private: `ora.yaml`'s `private` covers where it lies (`data`, the
+    index's data folder, keeps what a missing ora.yaml said: `load_vault_settings`)."""
+    return is_private_path(known_privacy(load_vault_settings(vault, data)), rel)
 
 
 # ---- the note's text, and the lines ingest wrote around the page's ---------------------------
@@ -259,7 +260,8 @@ def _found(root: Path, rel: str) -> str:
     return rel
 
 
-def plan_ingest(vault: str | Path, rel: str, today: dt.date | None = None) -> IngestPlan:
+def plan_ingest(vault: str | Path, rel: str, today: dt.date | None = None, *,
+                data: Path | None) -> IngestPlan:
     """The notes `rel` (a document of the vault) becomes; BadRequest when it is not a
     document or cannot be read (the reason `ora index` gives too), or when its notes would lie
     where they are never indexed."""
@@ -277,7 +279,7 @@ def plan_ingest(vault: str | Path, rel: str, today: dt.date | None = None) -> In
     moved = None if entry else moved_entry(root, rel, digest)
     if moved is not None:  # its notes follow it: same folder and names, the new path written
         entry = moved[1]
-    settings = known_privacy(load_vault_settings(root))
+    settings = known_privacy(load_vault_settings(root, data))
     private = is_private_path(settings, rel)
     folder = _folder(rel, entry, manifest, settings, private)
     try:
@@ -368,7 +370,8 @@ def before_file(rel: str, after_sha256: str) -> str:
     return (note.parent / f".{note.name}.{after_sha256[:12]}.ora-before").as_posix()
 
 
-def apply_ingest(vault: str | Path, plan: IngestPlan) -> dict[str, list[str]]:
+def apply_ingest(vault: str | Path, plan: IngestPlan, *,
+                 data: Path | None) -> dict[str, list[str]]:
     """Write the plan's notes (only those that differ), trash the stale ones, record the
     document in the manifest; {"written": paths, "trashed": paths}, and "kept": paths when an
     edited note of a page that is gone was left where it is. Conflict when a note was edited since
@@ -378,10 +381,10 @@ def apply_ingest(vault: str | Path, plan: IngestPlan) -> dict[str, list[str]]:
     if plan.unchanged:
         return _done([], [], plan.kept)
     with journal_lock(root):
-        return _apply(root, plan)
+        return _apply(root, plan, data)
 
 
-def _apply(root: Path, plan: IngestPlan) -> dict[str, list[str]]:
+def _apply(root: Path, plan: IngestPlan, data: Path | None) -> dict[str, list[str]]:
     manifest = read_manifest(root)
     before = manifest.get(plan.document)
     kept: dict[str, str] = dict((manifest.get(plan.moved_from or plan.document) or {}).get(
@@ -393,7 +396,7 @@ def _apply(root: Path, plan: IngestPlan) -> dict[str, list[str]]:
                            f"now go to {plan.folder}/ (it is "
                            "private, or no longer): move it there, or away, to process the "
                            "document again")
-    settings = known_privacy(load_vault_settings(root))
+    settings = known_privacy(load_vault_settings(root, data))
     files: list[dict[str, Any]] = []
     for note in plan.notes:
         on_disk = _hash_on_disk(root, note.path)

@@ -153,7 +153,7 @@ def _take_back(vault: Path, written: list[dict[str, Any]]) -> None:
 
 
 def accept(vault: Path, max_bytes: int, plan: Plan, chosen: list[Proposal],
-           queue: Queue | None) -> Accepted:
+           queue: Queue | None, *, data: Path | None) -> Accepted:
     """Write `chosen` (proposals of `plan`) as engrams; see the module docstring.
 
     The chat note is checked first and written last: its `extracted` record never names an
@@ -175,8 +175,9 @@ def accept(vault: Path, max_bytes: int, plan: Plan, chosen: list[Proposal],
         "engrams": []}
     # before any note, so a crash mid-way can still be undone
     journal, digest = create_journal(vault, KIND, doc)
-    folder = type_folder(load_vault_settings(vault), "engram", str(_spec()["default_folder"]))
-    taken = public_names(vault, max_bytes)
+    folder = type_folder(load_vault_settings(vault, data), "engram",
+                         str(_spec()["default_folder"]))
+    taken = public_names(vault, max_bytes, data=data)
     day = dt.datetime.now(dt.UTC).date().isoformat()
     pairs: list[Pair] = []
     try:
@@ -311,14 +312,14 @@ def _take_ids_out(vault: Path, entry: dict[str, Any]) -> tuple[str, str | None]:
     return ("unchanged" if new_hash == content_hash(data) else "merged"), None
 
 
-def _involves_private(vault: Path, doc: dict[str, Any]) -> bool:
+def _involves_private(vault: Path, doc: dict[str, Any], data_folder: Path | None) -> bool:
     """Whether an extraction wrote or edited a note that was private then (its journal says so;
     an old journal that does not is taken as private) or is private now (tagged, or its folder
     made private, since)."""
     entries = [doc["chat"], *doc["engrams"]]
     if any(entry.get("private", True) for entry in entries):
         return True
-    settings = load_vault_settings(vault)
+    settings = load_vault_settings(vault, data_folder)
     for entry in entries:
         rel = str(entry["path"])
         try:
@@ -332,19 +333,20 @@ def _involves_private(vault: Path, doc: dict[str, Any]) -> bool:
     return False
 
 
-def _latest(vault: Path, private: bool) -> tuple[Path, dict[str, Any], str]:
+def _latest(vault: Path, private: bool, data: Path | None) -> tuple[Path, dict[str, Any], str]:
     """The newest readable extraction journal the request may undo, passing over one undone as
     far as it could be (`undo_kept`) and, outside private mode, private ones; NotFound, word
     for word the answer when there is none at all."""
     return latest_journal(vault, KIND, "extraction", lambda doc: UNDO_KEPT not in doc and (
-        private or not _involves_private(vault, doc)))
+        private or not _involves_private(vault, doc, data)))
 
 
-def undo_extraction(vault: Path, queue: Queue | None, *, private: bool) -> Undone:
+def undo_extraction(vault: Path, queue: Queue | None, *, private: bool,
+                    data: Path | None) -> Undone:
     """Undo the latest extraction (see the module docstring); NotFound when there is none.
     Outside private mode (`private` false) an extraction involving a private note is passed
     over, as if it were not there."""
-    journal, doc, digest = _latest(vault, private)
+    journal, doc, digest = _latest(vault, private, data)
     out = Undone(journal=journal.relative_to(vault).as_posix())
     pending = []
     for entry in doc["engrams"]:

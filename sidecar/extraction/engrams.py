@@ -28,7 +28,7 @@ from sidecar.extraction.proposals import Match, extraction_data
 from sidecar.index import Index
 from sidecar.index.scope import NoteFilter
 from sidecar.models.embedder import Embedder, FloatArray
-from sidecar.retrieval.private_now import settings_now
+from sidecar.retrieval.private_now import hidden_now, settings_now_of
 from sidecar.vault.note import read_note
 from sidecar.vault.scan import iter_note_paths, vault_path
 from sidecar.vault.vault_settings import effective_type, holds_private_text, is_excluded
@@ -42,7 +42,7 @@ class IndexEngrams:
     def __init__(self, index: Index, embedder: Embedder, *, private: bool) -> None:
         self.index, self.embedder, self.private = index, embedder, private
         # the settings as they are now: a folder made private since indexing is private at once
-        self.now = settings_now(index.config.vault, index.config.data)
+        self.now = settings_now_of(index.config)
 
     def neighbours(self, texts: Sequence[str]) -> list[list[Match]]:
         if not texts:
@@ -61,11 +61,11 @@ class IndexEngrams:
         k = int(extraction_data()["gate"]["neighbours"])
         hits = [self.index.dense_search(v, k, private=self.private, only=scope)
                 for v in vectors]
-        private_now = None if self.private else self.now.private_paths()
+        private_now = self.now.private_paths()
         chunks = {cid: c for cid, c in self.index.get_chunks(
             sorted({cid for h in hits for cid, _ in h}), private=self.private).items()
             if c.path not in behind  # read from disk instead
-            and not (private_now is not None and private_now(c.path))}
+            and not hidden_now(private_now, self.private, c.path)}
         claims = {cid: split_claims(c.text, c.line_start) for cid, c in chunks.items()}
         flat = sorted({c.text for found in claims.values() for c in found})
         claim_vectors = dict(zip(flat, self.embedder.embed(flat), strict=True)) if flat else {}
@@ -77,8 +77,8 @@ class IndexEngrams:
     def _behind(self) -> set[str]:
         """The notes the index does not hold as they are on disk."""
         index, vault = self.index, self.index.config.vault
-        on_disk = [rel for rel in iter_note_paths(vault)
-                   if not is_excluded(index.vault_settings, rel)]
+        settings = self.now.settings()  # as the rest of the lookup reads them: now
+        on_disk = [rel for rel in iter_note_paths(vault) if not is_excluded(settings, rel)]
         behind = {rel for rel in set(index.ledger.paths(index.namespace)) - set(on_disk)
                   if not vault_path(vault, rel).exists()}  # gone (not a document, say)
         for start in range(0, len(on_disk), _WINDOW):

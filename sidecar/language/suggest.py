@@ -41,11 +41,11 @@ def _catalogue_entry(model: str) -> dict[str, Any]:
     return entry
 
 
-def vault_shares(vault: Path) -> dict[str, float]:
+def vault_shares(vault: Path, *, data: Path | None) -> dict[str, float]:
     """The language shares of a sample of the vault's notes (`suggest.notes` of them, spread
     over its paths), read from the files: what `embed_model = auto` decides by before any note
     is indexed. Excluded notes are left out, and ora.yaml's `language:` settings apply."""
-    settings = load_vault_settings(vault)
+    settings = load_vault_settings(vault, data)
     paths = [rel for rel in iter_note_paths(vault)
              if rel.endswith(".md") and not is_excluded(settings, rel)]
     wanted = int(load_json("languages.json")["suggest"]["notes"])

@@ -366,13 +366,13 @@ def _diff(rel: str, before: str, after: str) -> str:
 
 
 def plan_adoption(vault: str | Path, max_bytes: int = DEFAULT_MAX_BYTES,
-                  only: Collection[str] | None = None) -> Plan:
+                  only: Collection[str] | None = None, *, data: Path | None) -> Plan:
     """Proposals for every note of `vault` that has not adopted the schema; writes nothing.
 
     `only` limits the proposals (the costly part: each renders its new frontmatter) to those
     paths; every note is still read, since folder notes and hubs decide `nexus`."""
     root = Path(vault)
-    ctx = LintContext.for_vault(root, None, max_bytes)
+    ctx = LintContext.for_vault(root, None, max_bytes, data=data)
     names = ctx.names or NameIndex(iter_note_paths(root))
     plan = Plan()
     reads = _read_all(root, names, ctx.settings, max_bytes, plan)

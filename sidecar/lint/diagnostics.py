@@ -159,11 +159,12 @@ class LintContext:
     def for_vault(cls, vault: str | Path, paths: Iterable[str] | None = None,
                   max_bytes: int = DEFAULT_MAX_BYTES,
                   aliases: Mapping[str, Iterable[str]] | None = None,
-                  types: Mapping[str, str | None] | None = None) -> LintContext:
+                  types: Mapping[str, str | None] | None = None, *,
+                  data: Path | None) -> LintContext:
         """A context read from disk: every note path, the schema note's domain tags, the
         vault's settings (ora.yaml) and its notes' aliases and types (read here unless
-        given)."""
-        settings = load_vault_settings(vault)
+        given); `data`, the index's data folder, keeps what a missing ora.yaml said."""
+        settings = load_vault_settings(vault, data)
         names = NameIndex(iter_note_paths(vault) if paths is None else paths)
         if aliases is None or types is None:
             aliases, types, _ = vault_link_facts(vault, names.paths, max_bytes)
@@ -283,10 +284,11 @@ def name_diagnostics(vault: str | Path) -> list[Diagnostic]:
             for shown, code in unusable_names(vault)]
 
 
-def lint_vault(vault: str | Path, max_bytes: int = DEFAULT_MAX_BYTES) -> list[Diagnostic]:
+def lint_vault(vault: str | Path, max_bytes: int = DEFAULT_MAX_BYTES, *,
+               data: Path | None) -> list[Diagnostic]:
     """Diagnostics of every note in the vault, sorted by path and line."""
     paths = list(iter_note_paths(vault))
-    ctx = LintContext.for_vault(vault, paths, max_bytes)
+    ctx = LintContext.for_vault(vault, paths, max_bytes, data=data)
     notes = [d for rel in paths if not is_excluded(ctx.settings, rel)
              for d in lint_file(vault, rel, ctx, max_bytes)]
     return settings_diagnostics(ctx.settings) + sorted([*notes, *name_diagnostics(vault)])

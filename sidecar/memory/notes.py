@@ -54,7 +54,7 @@ Read = tuple[str, ChatNote | None]  # a chat note's hash and what it holds
 def chats_folder(config: Config) -> str:
     """The vault folder chat notes go to: `chats_folder` of the vault's own settings
     (`VAULT/ora.yaml`, default `schema/vault_defaults.json`)."""
-    return load_vault_settings(config.vault).chats_folder
+    return load_vault_settings(config.vault, config.data).chats_folder
 
 
 @dataclass(frozen=True)

@@ -24,8 +24,9 @@ def embed_variant(config: Config, *, vault: bool = True) -> str:
     models` runs anywhere), so it is not sampled for its language."""
     return choose_variant(str(config.embed_model), config.models_path,
                           indexed_variants(config.data),
-                          (lambda: wants_multilingual(vault_shares(config.vault))) if vault
-                          else None)
+                          (lambda: wants_multilingual(vault_shares(config.vault,
+                                                                   data=config.data)))
+                          if vault else None)
 
 
 def indexed_variants(data: Path) -> list[str]:

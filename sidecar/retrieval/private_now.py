@@ -13,10 +13,14 @@ plans the note again. The contradiction list asks the same (`cleaning/live_priva
 This costs two stats for each request, of ora.yaml and of the ingest manifest: each is read
 again only when its size, times or inode changed (an editor's save by rename is a new inode),
 and what they say of each path is kept until then, per vault, for every request of the process.
-A missing ora.yaml is read again at most once a `MISSING_RECHECK_S`: what its settings are
-changes with time alone (those it last had, until it has been missing long enough to count as
-deleted: `load_vault_settings`). A note's own tag is not read here: a note's own change is
-indexed at once, where a settings change re-plans a whole folder.
+As git does with its index, a read of a file changed less than `RACY_S` before it is not
+trusted: a filesystem with coarse times would show a same-size edit just after it unchanged.
+A missing ora.yaml is read again once a `MISSING_RECHECK_S` while it keeps the settings it last
+had (until it has been missing long enough to count as deleted: `load_vault_settings`), and
+not at all otherwise (a vault without one, the most common) until it appears. A note's own tag
+is not read here: a note's own change is indexed at once, where a settings change re-plans a
+whole folder. In private mode nothing is left out, but what this check makes private is still
+flagged private (`search.py`).
 """
 
 from __future__ import annotations
@@ -25,19 +29,24 @@ import os
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
+from typing import Any, Protocol, TypeVar, cast
 
 from sidecar.documents.manifest import manifest_path, note_documents
+from sidecar.settings import Config
 from sidecar.vault.vault_settings import (
     VaultSettings,
     is_private_path,
     load_vault_settings,
+    missing_settings_recheck,
     settings_path,
 )
 
 PrivatePaths = Callable[[str], bool]
 _FileId = tuple[int, int, int, int] | None  # (size, mtime_ns, ctime_ns, inode); None: no file
 MISSING_RECHECK_S = 1.0
+RACY_S = 2.0  # the coarsest file times in use (FAT's) and then some
 
 
 def _file_id(path: Path) -> _FileId:
@@ -51,24 +60,33 @@ def _file_id(path: Path) -> _FileId:
 class SettingsNow:
     """One vault's settings as ora.yaml holds them now, read again only when it changed."""
 
-    def __init__(self, vault: Path, data: Path | None = None) -> None:
+    def __init__(self, vault: Path, data: Path | None) -> None:
         self.vault, self.data = vault, data  # `data`: where a last good ora.yaml is kept
         self._file, self._manifest = settings_path(vault), manifest_path(vault)
-        self._known: tuple[_FileId, float, VaultSettings] | None = None  # and when read
+        # the settings read, the file as it was then, and until when (time.time()) they hold
+        # without a read: None, until the file changes
+        self._known: tuple[_FileId, float | None, VaultSettings] | None = None
         # the answers given with those settings and that manifest
         self._asked: tuple[VaultSettings, _FileId, PrivatePaths] | None = None
         self._guard = threading.Lock()
 
     def settings(self) -> VaultSettings:
-        file, now = _file_id(self._file), time.monotonic()
+        file, now = _file_id(self._file), time.time()
         with self._guard:
             known = self._known
-        if known is not None and known[0] == file and (
-                file is not None or now - known[1] < MISSING_RECHECK_S):
+        if known is not None and known[0] == file and (known[1] is None or now < known[1]):
             return known[2]
         settings = load_vault_settings(self.vault, self.data)
+        until: float | None = None
+        if file is None:
+            # what a missing file's settings are changes with time only while it keeps those it
+            # last had (a grace is running)
+            if missing_settings_recheck(self.vault, self.data) is not None:
+                until = now + MISSING_RECHECK_S
+        elif now - file[1] / 1e9 < RACY_S:
+            until = now  # changed just before this read: a same-size edit may not show
         with self._guard:
-            self._known = (file, now, settings)
+            self._known = (file, until, settings)
         return settings
 
     def private_paths(self) -> PrivatePaths:
@@ -77,7 +95,8 @@ class SettingsNow:
         settings, manifest = self.settings(), _file_id(self._manifest)
         with self._guard:
             asked = self._asked
-        if asked is not None and asked[0] is settings and asked[1] == manifest:
+        # equal, not the same: settings read again unchanged keep the answers worked out
+        if asked is not None and asked[0] == settings and asked[1] == manifest:
             return asked[2]
         private = _remembered(_by_place(self.vault, settings))
         with self._guard:
@@ -113,8 +132,37 @@ _READERS: dict[tuple[Path, Path | None], SettingsNow] = {}
 _READERS_GUARD = threading.Lock()
 
 
-def settings_now(vault: Path, data: Path | None = None) -> SettingsNow:
-    """The process's one reader of a vault's settings (with its index's `data` folder, which
-    keeps the text ora.yaml last had when it could be used)."""
+def settings_now(vault: Path, data: Path | None) -> SettingsNow:
+    """The process's one reader of a vault's settings, with its index's `data` folder (which
+    keeps the text ora.yaml last had when it could be used: without it, a process that just
+    started reads a missing file as the defaults)."""
     with _READERS_GUARD:
         return _READERS.setdefault((vault, data), SettingsNow(vault, data))
+
+
+def settings_now_of(config: Config) -> SettingsNow:
+    """`settings_now` of an index's vault and data folder: what every request asks."""
+    return settings_now(config.vault, config.data)
+
+
+def hidden_now(private_now: PrivatePaths | None, private_mode: bool, path: str) -> bool:
+    """Whether a request leaves `path` out as private by the settings now: outside private
+    mode only (in it, such a result is flagged private instead)."""
+    return not private_mode and private_now is not None and private_now(path)
+
+
+class _Checked(Protocol):
+    @property
+    def private_now(self) -> PrivatePaths | None: ...
+
+
+_Options = TypeVar("_Options", bound=_Checked)
+
+
+def with_private_now(options: _Options, config: Config) -> _Options:
+    """A request's `options` (a dataclass) with `private_now` from the settings now, unless the
+    caller gave one; a worker thread's to call (it may read ora.yaml)."""
+    if options.private_now is not None:
+        return options
+    return cast(_Options, replace(cast(Any, options),
+                                  private_now=settings_now_of(config).private_paths()))

@@ -16,7 +16,7 @@ private now is neither answered nor a result, filed as private by the index yet 
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
@@ -30,7 +30,12 @@ from sidecar.index.scope import NoteFilter, Scope
 from sidecar.models.embedder import Embedder, FloatArray
 from sidecar.retrieval.copies import collapse, copy_key
 from sidecar.retrieval.filters import is_admissible
-from sidecar.retrieval.private_now import PrivatePaths, settings_now
+from sidecar.retrieval.private_now import (
+    PrivatePaths,
+    hidden_now,
+    settings_now_of,
+    with_private_now,
+)
 from sidecar.retrieval.search import result_document
 from sidecar.schema import get_schema, load_json
 from sidecar.vault.links import NameIndex
@@ -65,7 +70,8 @@ class RelatedOptions:
     include_archived: bool = False
     namespace: str = "default"
     filters: NoteFilter = field(default_factory=NoteFilter)
-    # Outside private mode, paths private by the vault's settings now; `related` sets it.
+    # Paths private by the vault's settings now (outside private mode left out, in it flagged
+    # private); `related` sets it unless the caller did.
     private_now: PrivatePaths | None = None
 
 
@@ -103,7 +109,7 @@ class _Source:
         private = (row is not None and row.private) or (
             options.private_now is not None and options.private_now(path)) or (
             self.note is not None and holds_private_text(
-                self.note, settings_now(index.config.vault, index.config.data).settings()))
+                self.note, settings_now_of(index.config).settings()))
         # Outside private mode a private note is answered exactly as a missing one: a different
         # answer would tell that a private note of that name exists.
         if (row is None and self.note is None) or (private and not options.private):
@@ -200,6 +206,7 @@ def _notes(index: Index, best: dict[str, float], source: _Source) -> list[Near]:
 def _find(index: Index, embedder: Embedder, path: str, options: RelatedOptions) -> dict[str, Any]:
     # the name as typed (composed) finds a note macOS saved decomposed
     path = as_saved(index.config.vault, path)
+    options = with_private_now(options, index.config)
     source = _Source(index, embedder, path, options)
     schema = get_schema()
     settings = related_settings()
@@ -224,7 +231,8 @@ def _find(index: Index, embedder: Embedder, path: str, options: RelatedOptions) 
             is_linked = chunk.path in linked
             similarity = min(1.0, max(0.0, sim) + (settings.link_bonus if is_linked else 0.0))
             result = result_document(chunk, sim, similarity, None,
-                                     {"dense": dense_rank, "bm25": {}}, schema, copies)
+                                     {"dense": dense_rank, "bm25": {}}, schema, copies,
+                                     private_now=options.private_now)
             result["why"]["linked"] = is_linked
             results.append(result)
         results.sort(key=lambda r: (-r["score"], r["path"]))
@@ -242,7 +250,7 @@ def _admitted(chunk: ChunkRecord, options: RelatedOptions) -> bool:
         private_mode=options.private, include_archived=options.include_archived,
     ) and options.filters.admits(chunk.path, chunk.type, chunk.tags, chunk.date, chunk.cluster,
                                  chunk.conversation) and (
-        options.private or options.private_now is None or not options.private_now(chunk.path))
+        not hidden_now(options.private_now, options.private, chunk.path))
 
 
 async def related(
@@ -256,8 +264,4 @@ async def related(
     options = options or RelatedOptions()
     if options.k < 1:
         raise BadRequest(f"k must be at least 1, got {options.k}")
-    if not options.private and options.private_now is None:
-        config = index.config
-        options = replace(options,
-                          private_now=settings_now(config.vault, config.data).private_paths())
     return await asyncio.to_thread(_find, index, embedder, normalise_rel(path), options)

@@ -10,7 +10,11 @@ notes are never named outside private mode; expanded notes pass the same admissi
 search results.
 
 The graph comes from the notes' frontmatter, kept in `DATA/relations.sqlite` and re-read only
-for notes whose content hash in the index's ledger changed.
+for notes whose content hash in the index's ledger changed. A link names a note as
+`vault/links.py` resolves it: by file name, then path, then one of a note's `aliases` (kept with
+its links, so an edit of a note's aliases, which changes its hash, is followed). Outside private
+mode a private note's aliases name nothing (as in lint and the anchors' names): they neither name
+it nor, by taking a name from a public note, tell that it exists.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ import json
 import sqlite3
 import threading
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -31,11 +35,17 @@ from sidecar.index.index import Index
 from sidecar.index.sqlite import ThreadConnections
 from sidecar.models.reranker import Reranker
 from sidecar.retrieval.filters import is_admissible
-from sidecar.retrieval.private_now import PrivatePaths, settings_now
+from sidecar.retrieval.private_now import (
+    PrivatePaths,
+    hidden_now,
+    settings_now_of,
+    with_private_now,
+)
 from sidecar.retrieval.search import QueryEmbedder, SearchOptions, result_document, search
 from sidecar.schema import get_schema, load_json
 from sidecar.vault.links import NameIndex
 from sidecar.vault.note import read_note
+from sidecar.vault.properties import note_aliases
 
 SUPERSEDED = "superseded"
 
@@ -58,18 +68,23 @@ class _Entry:
     links: dict[str, tuple[str, ...]]  # kind → raw link strings
     private: bool  # by the note's own words; where it lies is asked at each search
     archived: bool
+    aliases: tuple[str, ...] = ()  # the note's other names (`properties.note_aliases`)
 
 
 RELATIONS_FILE = "relations.sqlite"
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS notes (
   namespace TEXT NOT NULL, path TEXT NOT NULL, hash TEXT NOT NULL, links TEXT NOT NULL,
-  private INTEGER NOT NULL, archived INTEGER NOT NULL, PRIMARY KEY (namespace, path));
+  private INTEGER NOT NULL, archived INTEGER NOT NULL, aliases TEXT,
+  PRIMARY KEY (namespace, path));
 """
 
 
 def _setup(conn: sqlite3.Connection) -> None:
     conn.executescript(_SCHEMA)
+    if "aliases" not in {str(row[1]) for row in conn.execute("PRAGMA table_info(notes)")}:
+        # A file written before aliases were kept: its rows (aliases NULL) are read again once.
+        conn.execute("ALTER TABLE notes ADD COLUMN aliases TEXT")
 
 
 def _links(text: str) -> dict[str, tuple[str, ...]]:
@@ -90,8 +105,10 @@ class RelationGraph:
         self._db = ThreadConnections(path, _setup)
         self.vault, self.namespace, self.max_bytes = vault, namespace, max_bytes
         self._entries: dict[str, _Entry] | None = None
-        self._names = NameIndex(())
-        self._superseders: dict[str, list[str]] = {}  # note → live notes superseding it
+        # By mode (private or not): names of notes, with the aliases that mode may resolve.
+        self._names: dict[bool, NameIndex] = {False: NameIndex(()), True: NameIndex(())}
+        # By mode: note → live notes superseding it.
+        self._superseders: dict[bool, dict[str, list[str]]] = {False: {}, True: {}}
         # Which notes ora.yaml makes private now (`refresh`): its `private` folders.
         self._private_now: PrivatePaths = lambda path: False
         self._guard = threading.Lock()
@@ -101,17 +118,20 @@ class RelationGraph:
 
     def _load(self) -> dict[str, _Entry]:
         rows = self._db.get().execute(
-            "SELECT path, hash, links, private, archived FROM notes WHERE namespace = ?",
+            "SELECT path, hash, links, private, archived, aliases FROM notes WHERE namespace = ?",
             (self.namespace,))
-        return {str(p): _Entry(str(h), _links(links), bool(priv), bool(arch))
-                for p, h, links, priv, arch in rows}
+        # A row without aliases (NULL: written before they were kept) is read again.
+        return {str(p): _Entry(str(h) if names is not None else "", _links(links), bool(priv),
+                               bool(arch), tuple(json.loads(names)) if names else ())
+                for p, h, links, priv, arch, names in rows}
 
     def _read(self, rel: str, note_hash: str) -> _Entry:
         try:
             note = read_note(self.vault, rel, self.max_bytes)
         except (OSError, OraError):
             return _Entry(note_hash, {}, True, False)  # unreadable: links nothing, names nothing
-        return _Entry(note_hash, note.relationships, note.is_private, note.is_archived)
+        return _Entry(note_hash, note.relationships, note.is_private, note.is_archived,
+                      note_aliases(note.frontmatter))
 
     def refresh(self, hashes: Mapping[str, str], private_now: PrivatePaths | None = None) -> None:
         """Follow the ledger: `hashes` is every indexed path with its content hash,
@@ -123,29 +143,39 @@ class RelationGraph:
             changed = {p: self._read(p, h) for p, h in hashes.items()
                        if (e := entries.get(p)) is None or e.hash != h}
             gone = [p for p in entries if p not in hashes]
+            before = entries
             if changed or gone:
                 with self._db.transaction() as conn:
                     conn.executemany("DELETE FROM notes WHERE namespace = ? AND path = ?",
                                      [(self.namespace, p) for p in gone])
                     conn.executemany(
-                        "INSERT OR REPLACE INTO notes VALUES (?, ?, ?, ?, ?, ?)",
+                        "INSERT OR REPLACE INTO notes VALUES (?, ?, ?, ?, ?, ?, ?)",
                         [(self.namespace, p, e.hash, json.dumps(e.links), int(e.private),
-                          int(e.archived)) for p, e in changed.items()])
+                          int(e.archived), json.dumps(e.aliases)) for p, e in changed.items()])
                 entries = {p: e for p, e in entries.items() if p in hashes} | changed
-            renamed = self._entries is None or set(entries) != set(self._entries)
+            # Names change with the set of paths or a note's aliases (or its privacy, which
+            # decides whether its aliases name it outside private mode): rarely, so the name
+            # indexes are built again only then.
+            renamed = self._entries is None or set(entries) != set(self._entries) or any(
+                (old := before.get(p)) is None or old.aliases != e.aliases
+                or old.private != e.private for p, e in changed.items())
             if renamed:
-                self._names = NameIndex(entries)
+                self._names = {mode: NameIndex(entries, {
+                    p: e.aliases for p, e in entries.items() if e.aliases and (
+                        mode or not e.private)}) for mode in (False, True)}
             if renamed or changed:
-                self._superseders = self._reverse(entries)
+                self._superseders = {mode: self._reverse(entries, self._names[mode])
+                                     for mode in (False, True)}
             self._entries = entries
 
-    def _reverse(self, entries: Mapping[str, _Entry]) -> dict[str, list[str]]:
+    @staticmethod
+    def _reverse(entries: Mapping[str, _Entry], names: NameIndex) -> dict[str, list[str]]:
         """Each superseded note → the live (not archived) notes whose `supersedes` name it."""
         kind = relation_settings().supersedes
         found: dict[str, list[str]] = {}
         for source, entry in sorted(entries.items()):
             for link in () if entry.archived else entry.links.get(kind, ()):
-                target = self._names.resolve_link(link)
+                target = names.resolve_link(link)
                 if target is not None and target != source:
                     found.setdefault(target, []).append(source)
         return found
@@ -167,7 +197,8 @@ class RelationGraph:
             return {}
         out: dict[str, list[str]] = {}
         for kind, links in entry.links.items():
-            targets = [t for link in links if (t := self._names.resolve_link(link)) is not None
+            targets = [t for link in links
+                       if (t := self._names[private].resolve_link(link)) is not None
                        and t != path and self._visible(t, private)]
             if targets:
                 out[kind] = sorted(set(targets))
@@ -175,7 +206,8 @@ class RelationGraph:
 
     def superseded_by(self, path: str, *, private: bool) -> list[str]:
         """The live notes (not archived) whose `supersedes` names `path`."""
-        return [s for s in self._superseders.get(path, ()) if self._visible(s, private)]
+        return [s for s in self._superseders[private].get(path, ())
+                if self._visible(s, private)]
 
 
 _GRAPHS: dict[tuple[Path, str], RelationGraph] = {}
@@ -193,8 +225,7 @@ def graph_for(index: Index, namespace: str) -> RelationGraph:
             _GRAPHS[key] = RelationGraph(config.data, config.vault, namespace,
                                          int(config.max_file_bytes))
         graph = _GRAPHS[key]
-    graph.refresh(index.ledger.hashes(namespace),
-                  settings_now(config.vault, config.data).private_paths())
+    graph.refresh(index.ledger.hashes(namespace), settings_now_of(config).private_paths())
     return graph
 
 
@@ -257,12 +288,11 @@ async def _expanded(
         chunk = chunks.get(cid)
         if chunk is None or chunk.path in best or not is_admissible(
                 chunk.type, chunk.tags, chunk.private, private_mode=options.private,
-                include_archived=options.include_archived) or (
-                not options.private and options.private_now is not None
-                and options.private_now(chunk.path)):
+                include_archived=options.include_archived) or hidden_now(
+                options.private_now, options.private, chunk.path):
             continue
         doc = result_document(chunk, sim, max(sim, 0.0), None, {"dense": {}, "bm25": {}},
-                              schema)
+                              schema, private_now=options.private_now)
         doc["expanded_from"] = via[chunk.path]
         doc["relationships"] = graph.outgoing(chunk.path, private=options.private)
         best[chunk.path] = doc
@@ -277,10 +307,8 @@ async def search_related(
     `expand` (the expanded results follow the direct ones, in `results`). Outside private
     mode, notes the vault's settings make private now are left out, filed as private by the
     index yet or not (`private_now.py`)."""
-    if not options.private and options.private_now is None:
-        config = index.config
-        options = replace(options,
-                          private_now=settings_now(config.vault, config.data).private_paths())
+    # set here, not left to `search`: the expanded notes are checked with it too
+    options = await asyncio.to_thread(with_private_now, options, index.config)
     document = await search(index, embedder, reranker, query, options,
                             reranker_reason=reranker_reason)
     graph = await asyncio.to_thread(graph_for, index, options.namespace)

@@ -27,9 +27,11 @@ from sidecar.retrieval.copies import collapse, copy_key
 from sidecar.retrieval.filters import is_admissible, result_flags
 from sidecar.retrieval.fusion import FusionSettings, Ranked, fusion_settings, ranks, top
 from sidecar.retrieval.phrases import phrase, phrase_settings
+from sidecar.retrieval.private_now import PrivatePaths, hidden_now, with_private_now
 from sidecar.retrieval.rerank import rerank_pool
 from sidecar.retrieval.scoring import final_score, recency_factor
 from sidecar.schema import Schema, get_schema
+from sidecar.settings import Config
 
 # What ranking and the filters read: SQLite facts, or a full record when one is at hand.
 Chunk = ChunkFacts | ChunkRecord
@@ -54,13 +56,16 @@ class SearchOptions:
     # passes fill the places of what it leaves out): an answer leaves out its conversation's own
     # chat note and notes changed on disk since they were indexed (`answers/pipeline.py`)
     leave_out: Callable[[Chunk], bool] | None = None
-    # Outside private mode, paths private by the vault's settings now (`private_now.py`), left
-    # out with the filters: a folder made private leaves search at once, not when the index has
-    # filed its notes as private. `search_related` sets it from the index's vault.
-    private_now: Callable[[str], bool] | None = None
+    # Paths private by the vault's settings now (`private_now.py`): outside private mode left
+    # out with the filters, a folder made private leaving search at once, not when the index
+    # has filed its notes as private; in private mode flagged private. `search` sets it from
+    # the index's vault unless the caller did.
+    private_now: PrivatePaths | None = None
 
 
 class SearchIndex(Protocol):
+    config: Config  # the vault whose settings say what is private now
+
     def dense_search(
         self, vector: FloatArray, k: int, *, private: bool, namespace: str | None = None,
         include_archived: bool = False, only: Scope | None = None,
@@ -146,13 +151,15 @@ async def _accented(
     word, or those chunks none accented. Not asked of a vault all in English (whose queries
     take no feedback), which it would cost a look at those chunks for nothing. Public chunks
     only, even in private mode: what is embedded may go to an embeddings server, and a private
-    note's spelling of a word is of the note."""
+    note's spelling of a word is of the note; public as the settings read now say too (a folder
+    just made private still has chunks filed as public)."""
     if not may_be_accented(query) or not bm25_list:
         return query
     ids = [chunk_id for chunk_id, _ in bm25_list[:restore_from()]]
     facts = await asyncio.to_thread(
         index.chunk_facts, ids, private=False, namespace=options.namespace)
-    return restore(query, [facts[chunk_id].text for chunk_id in ids if chunk_id in facts])
+    return restore(query, [facts[chunk_id].text for chunk_id in ids if chunk_id in facts
+                           and not hidden_now(options.private_now, False, facts[chunk_id].path)])
 
 
 def fuse_pool(
@@ -178,7 +185,7 @@ def _admits(chunk: Chunk, options: SearchOptions) -> bool:
         private_mode=options.private, include_archived=options.include_archived,
     ) and options.filters.admits(chunk.path, chunk.type, chunk.tags, chunk.date, chunk.cluster,
                                  chunk.conversation) and (
-        options.private or options.private_now is None or not options.private_now(chunk.path)
+        not hidden_now(options.private_now, options.private, chunk.path)
     ) and (options.leave_out is None or not options.leave_out(chunk))
 
 
@@ -409,11 +416,12 @@ async def _shown(
 def result_document(
     chunk: ChunkRecord, fused: float, similarity: float, rerank: float | None,
     rank_of: Mapping[str, Mapping[str, int]], schema: Schema, duplicates: Sequence[str] = (),
-    *, phrase: bool | None = None,
+    *, phrase: bool | None = None, private_now: PrivatePaths | None = None,
 ) -> dict[str, Any]:
     """One result of the search document: the chunk, its score and why it scored so;
     `duplicates` names the other notes holding a copy of its text (`copies.py`); `phrase`,
-    whether it holds the query word for word (a search's results only)."""
+    whether it holds the query word for word (a search's results only). Flagged private when
+    the index files it so or `private_now` (the settings now) says it is."""
     weight, decay = _weight_and_decay(chunk, schema)
     why: dict[str, Any] = {
         "dense_rank": rank_of["dense"].get(chunk.id),
@@ -435,7 +443,7 @@ def result_document(
         "type_inferred": chunk.type_inferred,
         "score": _score(chunk, similarity, schema),
         "flags": result_flags(chunk.tags),
-        "private": bool(chunk.private),
+        "private": bool(chunk.private) or (private_now is not None and private_now(chunk.path)),
         "text": chunk.text,
         "heading_path": list(chunk.heading_path),
         "line_start": chunk.line_start,
@@ -554,6 +562,8 @@ async def search(
     """
     options = options or SearchOptions()
     _check(query, options)
+    # off the event loop: it may read ora.yaml
+    options = await asyncio.to_thread(with_private_now, options, index.config)
     schema = get_schema()
     fusion = fusion or fusion_settings(str(getattr(embedder, "model_id", "")))
     remembered = _Remembered(embedder)
@@ -568,7 +578,7 @@ async def search(
     results = [
         result_document(ranking.records[s.chunk.id], s.fused, s.similarity, s.rerank, rank_of,
                         schema, ranking.copies.get(s.chunk.id, ()),
-                        phrase=s.chunk.id in ranking.phrased)
+                        phrase=s.chunk.id in ranking.phrased, private_now=options.private_now)
         for s in ranking.shown
     ]
     results.sort(key=lambda r: (-r["score"], -r["why"]["fused"], r["path"], r.get("page") or 0,

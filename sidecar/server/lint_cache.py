@@ -26,8 +26,8 @@ from sidecar.vault.vault_settings import is_private_path
 
 
 class LintCache:
-    def __init__(self, vault: Path, max_bytes: int) -> None:
-        self.vault = vault
+    def __init__(self, vault: Path, max_bytes: int, *, data: Path | None) -> None:
+        self.vault, self.data = vault, data  # `data`: the index's (`load_vault_settings`)
         self.max_bytes = max_bytes
         self._loading: asyncio.Task[None] | None = None  # the latest load (None: never asked)
         # One change at a time: a refresh sets a note's facts aside while it reads them again, and
@@ -74,7 +74,7 @@ class LintCache:
         paths = sorted(self._paths)
         self._context = await asyncio.to_thread(
             LintContext.for_vault, self.vault, paths, self.max_bytes, dict(self._aliases),
-            dict(self._types))
+            dict(self._types), data=self.data)
         # Private by its own words (`_private`, kept per note) or by where it lies: ora.yaml's
         # `private` folders, asked here, at every rebuild, so that a change of them
         # (`reload_settings`) is followed (settings that cannot tell hold every note private).

@@ -114,7 +114,7 @@ async def lint_ctx(app: web.Application) -> AsyncIterator[None]:
     """The lint context of `POST /v1/lint`, read once the reconcile's words pass is done (or a
     lint request asks first: `LintCache.ready`), then refreshed from file events."""
     config = app[CONFIG]
-    app[LINT] = LintCache(config.vault, int(config.max_file_bytes))
+    app[LINT] = LintCache(config.vault, int(config.max_file_bytes), data=config.data)
     yield
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterable
-from pathlib import Path
 
 from aiohttp import web
 
@@ -19,6 +18,7 @@ from sidecar.lint.adopt_journal import Outcome, apply_adoption, undo_adoption
 from sidecar.server.openapi import query_flag, read_json
 from sidecar.server.resources import LANE
 from sidecar.server.state import CONFIG
+from sidecar.settings import Config
 
 routes = web.RouteTableDef()
 
@@ -26,13 +26,15 @@ routes = web.RouteTableDef()
 @routes.get("/v1/adopt")
 async def adopt_plan(request: web.Request) -> web.Response:
     config = request.app[CONFIG]
-    plan = await asyncio.to_thread(plan_adoption, config.vault, int(config.max_file_bytes))
+    plan = await asyncio.to_thread(plan_adoption, config.vault, int(config.max_file_bytes),
+                                   data=config.data)
     return web.json_response(plan.to_json(private=query_flag(request, "private")))
 
 
-def _apply(vault: Path, max_bytes: int, wanted: dict[str, str], private: bool) -> Outcome:
+def _apply(config: Config, wanted: dict[str, str], private: bool) -> Outcome:
     """Apply the confirmed proposals that a fresh plan still holds with the same digest."""
-    plan = plan_adoption(vault, max_bytes, only=set(wanted))
+    vault = config.vault
+    plan = plan_adoption(vault, int(config.max_file_bytes), only=set(wanted), data=config.data)
     current = {p.path: p for p in plan.proposals}
     chosen, out = [], Outcome()
     for path, digest in wanted.items():
@@ -61,8 +63,7 @@ async def adopt_apply(request: web.Request) -> web.Response:
     body = await read_json(request, "AdoptApplyRequest")
     config, private = request.app[CONFIG], bool(body.get("private", False))
     wanted = {str(n["path"]): str(n["digest"]) for n in body["notes"]}
-    outcome = await asyncio.to_thread(_apply, config.vault, int(config.max_file_bytes), wanted,
-                                      private)
+    outcome = await asyncio.to_thread(_apply, config, wanted, private)
     await _reindex(request, outcome.done)
     return web.json_response(outcome.to_json("applied", private=private))
 

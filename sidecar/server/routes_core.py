@@ -11,7 +11,7 @@ from sidecar import __version__
 from sidecar.documents.formats import unreadable_documents
 from sidecar.index import Index
 from sidecar.privacy.egress import endpoints_report
-from sidecar.retrieval.private_now import settings_now
+from sidecar.retrieval.private_now import settings_now_of
 from sidecar.server.openapi import openapi_document
 from sidecar.server.resources import INDEX, MODELS
 from sidecar.server.state import HUB, STATE
@@ -53,7 +53,7 @@ def _unreadable(index: Index) -> list[dict[str, str]]:
     # private by the settings now, not by those of the index's last reconcile: a folder made
     # private names none of its documents here meanwhile
     return unreadable_documents(index.ledger.errors(index.namespace),
-                                settings_now(index.config.vault, index.config.data).private_paths())
+                                settings_now_of(index.config).private_paths())
 
 
 @routes.get("/v1/events/stream")

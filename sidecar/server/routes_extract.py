@@ -92,7 +92,7 @@ async def extract_accept(request: web.Request) -> web.Response:
     picked = edited(chosen(plan, body["accept"]), body.get("edits", {}))
     async with claims.lock:  # the queue is written by one scan or resolution at a time
         done = await asyncio.to_thread(accept, config.vault, int(config.max_file_bytes), plan,
-                                       picked, claims.queue)
+                                       picked, claims.queue, data=config.data)
     await _written(request, done.written,
                    [p for p in done.changed if p not in done.written], [])
     return web.json_response(done.as_json())
@@ -105,6 +105,6 @@ async def extract_undo(request: web.Request) -> web.Response:
     private = bool(body.get("private", False))
     async with claims.lock:
         undone = await asyncio.to_thread(undo_extraction, config.vault, claims.queue,
-                                         private=private)
+                                         private=private, data=config.data)
     await _written(request, [], undone.restored, undone.removed)
     return web.json_response(undone.as_json(private=private))

@@ -27,7 +27,8 @@ routes = web.RouteTableDef()
 
 
 def _refuse_private(private: bool, request: web.Request, rel: str) -> None:
-    if not private and is_private_document(request.app[CONFIG].vault, rel):
+    config = request.app[CONFIG]
+    if not private and is_private_document(config.vault, rel, data=config.data):
         raise BadRequest("a private document: process it in private mode")
 
 
@@ -40,12 +41,13 @@ async def _reindex(request: web.Request, paths: Iterable[str]) -> None:
 @routes.post("/v1/ingest")
 async def ingest(request: web.Request) -> web.Response:
     body = await read_json(request, "IngestRequest")
-    vault, rel = request.app[CONFIG].vault, request_path(body["path"])
+    config = request.app[CONFIG]
+    vault, rel = config.vault, request_path(body["path"])
     _refuse_private(bool(body.get("private", False)), request, rel)
-    plan = await asyncio.to_thread(plan_ingest, vault, rel)
+    plan = await asyncio.to_thread(plan_ingest, vault, rel, data=config.data)
     if not body.get("apply", False):
         return web.json_response(plan.to_json())
-    done = await asyncio.to_thread(apply_ingest, vault, plan)
+    done = await asyncio.to_thread(apply_ingest, vault, plan, data=config.data)
     if done["written"] or done["trashed"]:
         await _reindex(request, [plan.document, *done["written"], *done["trashed"]])
     return web.json_response(done)

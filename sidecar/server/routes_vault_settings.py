@@ -20,7 +20,8 @@ routes = web.RouteTableDef()
 
 @routes.get("/v1/vault-settings")
 async def vault_settings(request: web.Request) -> web.Response:
-    settings = await asyncio.to_thread(load_vault_settings, request.app[CONFIG].vault)
+    config = request.app[CONFIG]
+    settings = await asyncio.to_thread(load_vault_settings, config.vault, config.data)
     return web.json_response(settings.to_json())
 
 
@@ -29,7 +30,8 @@ async def lint_ignore(request: web.Request) -> web.Response:
     body = await read_json(request, "LintIgnoreRequest")
     raw = str(body["path"])
     path = request_path(raw) + ("/" if raw.rstrip().endswith("/") else "")
-    settings = await asyncio.to_thread(add_lint_ignore, request.app[CONFIG].vault, path)
+    config = request.app[CONFIG]
+    settings = await asyncio.to_thread(add_lint_ignore, config.vault, path, config.data)
     await request.app[LINT].reload_settings()
     return web.json_response(settings.to_json())
 
@@ -41,7 +43,8 @@ async def exclude(request: web.Request) -> web.Response:
     body = await read_json(request, "ExcludeRequest")
     raw = str(body["path"])
     path = request_path(raw) + ("/" if raw.rstrip().endswith("/") else "")
-    settings = await asyncio.to_thread(set_excluded, request.app[CONFIG].vault, path,
-                                       bool(body["excluded"]))
+    config = request.app[CONFIG]
+    settings = await asyncio.to_thread(set_excluded, config.vault, path,
+                                       bool(body["excluded"]), config.data)
     await request.app[LANE].settings_changed()
     return web.json_response(settings.to_json())

@@ -68,8 +68,8 @@ class public_names(Container[str]):
     private note of that name exists; a note that cannot be read counts as private (its tag
     cannot be seen). Notes are read only for the names asked about."""
 
-    def __init__(self, vault: str | Path, max_bytes: int) -> None:
-        self.vault, self.max_bytes = vault, max_bytes
+    def __init__(self, vault: str | Path, max_bytes: int, *, data: Path | None) -> None:
+        self.vault, self.max_bytes, self.data = vault, max_bytes, data
         self._settings: VaultSettings | None = None  # read once a name is asked about
         self.by_stem: dict[str, list[str]] = {}
         for rel in iter_note_paths(vault):
@@ -85,7 +85,7 @@ class public_names(Container[str]):
 
     def _public(self, rel: str) -> bool:
         if self._settings is None:
-            self._settings = load_vault_settings(self.vault)
+            self._settings = load_vault_settings(self.vault, self.data)
         try:
             return not note_private(read_note(self.vault, rel, self.max_bytes), self._settings)
         except (OSError, OraError):

@@ -205,14 +205,15 @@ def _checked(vault: str | Path, file: Path, new: bytes, intended: dict[str, Any]
     return new
 
 
-def _edit_list(vault: str | Path, keys: tuple[str, ...],
+def _edit_list(vault: str | Path, data_folder: Path | None, keys: tuple[str, ...],
                edit: Callable[[list[Any]], bool]) -> VaultSettings:
     """Apply `edit` to the list at `keys` in ora.yaml (`("lint", "ignore")`), creating the file,
     the mappings and the list as needed (an absent list starts from its default); `edit` changes
     the list in place and says whether it did. Every other byte's meaning, comments and order are
     kept, and the file's layout (`settings_text.py`); nothing is written when nothing changed.
     What is written is read back by the reader first, and refused unless it reads as the edit
-    meant (every other setting as it was).
+    meant (every other setting as it was). `data_folder` is the index's, which keeps the text
+    a missing file last had (`load_vault_settings`).
 
     Written through the one compare-and-swap writer (`vault/write.py`) with the refusals note
     edits have: Conflict when the file is empty or changes between the read and the swap (an
@@ -232,7 +233,7 @@ def _edit_list(vault: str | Path, keys: tuple[str, ...],
     try:
         data = _read(file)
     except FileNotFoundError:
-        return _create(vault, file, keys, list(default), edit)
+        return _create(vault, data_folder, keys, list(default), edit)
     root, layout, text = _settings_doc(file, y, data)
     before = _as_read(vault, file, text)
     parent = root
@@ -257,17 +258,18 @@ def _edit_list(vault: str | Path, keys: tuple[str, ...],
         new = _checked(vault, file, _dump(y, root, layout),
                        _intended(before, keys, default, edit), name)
         atomic_write(file, new, content_hash(data), file.name)
-    return load_vault_settings(vault)
+    return load_vault_settings(vault, data_folder)
 
 
-def _create(vault: str | Path, file: Path, keys: tuple[str, ...], entries: list[Any],
-            edit: Callable[[list[Any]], bool]) -> VaultSettings:
+def _create(vault: str | Path, data_folder: Path | None, keys: tuple[str, ...],
+            entries: list[Any], edit: Callable[[list[Any]], bool]) -> VaultSettings:
     """The edit of a vault without ora.yaml: a new file with the one list. Refused (Conflict)
     while the file is missing where it had settings a moment ago: a sync tool or editor is
     saving it (delete, then create), and a file of this list alone would make the rest of its
     settings, private folders included, the defaults."""
-    load_vault_settings(vault)  # notes the file missing, or takes it for deleted
-    if missing_settings_recheck(vault) is not None:
+    file = settings_path(vault)
+    load_vault_settings(vault, data_folder)  # notes the file missing, or takes it for deleted
+    if missing_settings_recheck(vault, data_folder) is not None:
         raise Conflict(f"{file.name} is missing where it had settings a moment ago (perhaps it "
                        "is being saved); nothing was written: try again")
     if edit(entries):
@@ -280,10 +282,10 @@ def _create(vault: str | Path, file: Path, keys: tuple[str, ...], entries: list[
         new = _checked(vault, file, _dump(_round_trip(), doc, Layout()), intended,
                        ".".join(keys))
         create_file(file, new)
-    return load_vault_settings(vault)
+    return load_vault_settings(vault, data_folder)
 
 
-def add_lint_ignore(vault: str | Path, path: str) -> VaultSettings:
+def add_lint_ignore(vault: str | Path, path: str, data_folder: Path | None) -> VaultSettings:
     """Add `path` (a note, a folder ending in `/`, or a glob) to `lint.ignore` in ora.yaml
     (`_edit_list`: round-trip, compare-and-swap, the file created if needed)."""
     entry = _ignore_entry(path)
@@ -294,7 +296,7 @@ def add_lint_ignore(vault: str | Path, path: str) -> VaultSettings:
         entries.append(entry)
         return True
 
-    return _edit_list(vault, ("lint", "ignore"), add)
+    return _edit_list(vault, data_folder, ("lint", "ignore"), add)
 
 
 def _folder_key(entry: Any) -> str:
@@ -302,7 +304,8 @@ def _folder_key(entry: Any) -> str:
     return str(entry).strip().strip("/")
 
 
-def set_excluded(vault: str | Path, path: str, excluded: bool) -> VaultSettings:
+def set_excluded(vault: str | Path, path: str, excluded: bool,
+                 data_folder: Path | None) -> VaultSettings:
     """Add `path` (a folder, ending in `/`, a note or a glob) to `exclude` in ora.yaml, or remove
     every entry that names it (`Scratch`, `Scratch/` and `/Scratch/` alike); `_edit_list` writes.
     Removing an entry names only that entry: a glob or Obsidian's Excluded files may still cover
@@ -321,4 +324,4 @@ def set_excluded(vault: str | Path, path: str, excluded: bool) -> VaultSettings:
             del entries[i]
         return bool(gone)
 
-    return _edit_list(vault, ("exclude",), change)
+    return _edit_list(vault, data_folder, ("exclude",), change)

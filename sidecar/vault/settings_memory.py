@@ -19,12 +19,21 @@ from __future__ import annotations
 
 import contextlib
 import os
+import tempfile
 from pathlib import Path
 
 from sidecar.data_folder import FILE_MODE, private_file
 
 _memory: dict[Path, str] = {}
 _missing: dict[Path, float] = {}  # when a read first found the file missing (time.time())
+# The data folders a read named for the file: a read without one still clears what they keep.
+_folders: dict[Path, set[Path]] = {}
+
+
+def _kept_in(key: Path, data: Path | None) -> set[Path]:
+    if data is not None:
+        _folders.setdefault(key, set()).add(data)
+    return set(_folders.get(key, ()))
 
 
 def remember(file: Path, text: str, data: Path | None) -> None:
@@ -44,10 +53,17 @@ def remember(file: Path, text: str, data: Path | None) -> None:
 
 
 def _write(kept: Path, text: str) -> None:
-    tmp = kept.with_name(f"{kept.name}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.chmod(FILE_MODE)
-    os.replace(tmp, kept)
+    # a temporary name of its own: threads and processes sharing the data folder write at once
+    fd, name = tempfile.mkstemp(dir=kept.parent, prefix=f"{kept.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(text)
+        os.chmod(name, FILE_MODE)
+        os.replace(name, kept)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(name)
+        raise
 
 
 def missing_since(file: Path, data: Path | None, now: float | None) -> float | None:
@@ -55,6 +71,7 @@ def missing_since(file: Path, data: Path | None, now: float | None) -> float | N
     process's memory and the data folder's), None when neither knows; with `now` (a read that
     found it missing), that time is kept in both when they did not have it."""
     key = file.resolve()
+    _kept_in(key, data)
     kept = None if data is None else data / f"{file.name}.missing-since"
     stored = None
     if kept is not None:
@@ -72,19 +89,26 @@ def missing_since(file: Path, data: Path | None, now: float | None) -> float | N
 
 
 def clear_missing(file: Path, data: Path | None) -> None:
-    """`file` is there (or taken for deleted): forget when it was first found missing."""
-    _missing.pop(file.resolve(), None)
-    if data is not None:
+    """`file` is there (or taken for deleted): forget when it was first found missing, in
+    memory and in every data folder a read of this process named (`data` among them)."""
+    key = file.resolve()
+    _missing.pop(key, None)
+    for folder in _kept_in(key, data):
         with contextlib.suppress(OSError):
-            (data / f"{file.name}.missing-since").unlink(missing_ok=True)
+            (folder / f"{file.name}.missing-since").unlink(missing_ok=True)
 
 
 def recall(file: Path, data: Path | None) -> str | None:
     """`file`'s last good text, from this process's memory or the data folder; None when
-    neither has one."""
-    found = _memory.get(file.resolve())
+    neither has one. What the data folder holds is kept in memory too, so a later read of the
+    process without the data folder keeps the same settings."""
+    key = file.resolve()
+    _kept_in(key, data)
+    found = _memory.get(key)
     if found is None and data is not None:
         found = _stored(data / f"{file.name}.last-good")
+        if found is not None:
+            _memory[key] = found
     return found
 
 

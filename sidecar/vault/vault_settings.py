@@ -75,6 +75,8 @@ MAX_SETTINGS_BYTES = 1_000_000
 # A missing ora.yaml keeps the settings it last had until reads this far apart have found it
 # missing: a sync tool or editor saving it by delete-and-create leaves no gap of defaults.
 MISSING_GRACE_S = 30.0
+# A missing time kept this long ago is an earlier absence's, not this one's.
+STALE_MISSING_S = 10 * MISSING_GRACE_S
 
 
 @cache
@@ -514,7 +516,7 @@ def _plugin_tags(vault: Path) -> tuple[str, ...]:
     return tuple(found)
 
 
-def load_vault_settings(vault: str | Path, data: Path | None = None) -> VaultSettings:
+def load_vault_settings(vault: str | Path, data: Path | None) -> VaultSettings:
     """The settings of `vault` (defaults where ora.yaml is absent or says nothing); never raises
     for a bad file: its problems are in `problems` and logged.
 
@@ -524,7 +526,10 @@ def load_vault_settings(vault: str | Path, data: Path | None = None) -> VaultSet
     this process's, else the one kept in the index's `data` folder), with the problem noted;
     with no such text the settings are `unsafe`. A usable file's text is kept as the last. A
     missing file is taken for deleted on purpose, and the defaults apply, once reads at least
-    MISSING_GRACE_S apart have found it missing (`_deleted_on_purpose`)."""
+    MISSING_GRACE_S apart have found it missing (`_deleted_on_purpose`).
+
+    `data` has no default: a caller that has the index's data folder must pass it, or a process
+    that just started would read a missing file as the defaults (None only without an index)."""
     root = Path(vault)
     reader = _Reader()
     path = settings_path(root)
@@ -571,11 +576,17 @@ def _deleted_on_purpose(path: Path, data: Path | None) -> bool:
     MISSING_GRACE_S apart found it missing (the first read's time is kept with the last good
     text, so two processes sharing the data folder count as one). A file deleted and created
     again meanwhile, as sync tools and some editors save, never lets the defaults apply."""
-    since = settings_memory.missing_since(path, data, time.time())
-    return since is not None and time.time() - since >= MISSING_GRACE_S
+    now = time.time()
+    since = settings_memory.missing_since(path, data, now)
+    if since is not None and now - since > STALE_MISSING_S:
+        # kept from another absence (two runs a day apart that each caught a sync tool's brief
+        # delete), not one long one: this one starts now
+        settings_memory.clear_missing(path, data)
+        since = settings_memory.missing_since(path, data, now)
+    return since is not None and now - since >= MISSING_GRACE_S
 
 
-def missing_settings_recheck(vault: str | Path, data: Path | None = None) -> float | None:
+def missing_settings_recheck(vault: str | Path, data: Path | None) -> float | None:
     """Seconds until a read would take the vault's missing ora.yaml for deleted (0 when one
     would now), so a server can read it again then; None when no read is waiting on it (it is
     there, or no read has found it missing where it had settings)."""

@@ -103,7 +103,7 @@ def _known(charset: str | None) -> str:
 def web_folder(config: Config) -> str:
     """The folder the vault settings type as `web` (the shortest such rule); BadRequest when
     it is a hidden folder."""
-    return type_folder(load_vault_settings(config.vault), "web", "Web")
+    return type_folder(load_vault_settings(config.vault, config.data), "web", "Web")
 
 
 def note_text(page: Page, saved: str) -> str:
@@ -128,4 +128,4 @@ def save_page(config: Config, page: Page) -> str:
     folder = web_folder(config)
     saved = datetime.now(UTC).date().isoformat()
     return create_named(config.vault, folder, name, note_text(page, saved),
-                        public_names(config.vault, int(config.max_file_bytes)))[0]
+                        public_names(config.vault, int(config.max_file_bytes), data=config.data))[0]

@@ -31,7 +31,7 @@ def test_page_notes_are_not_paired_by_their_source_lines_or_page_titles(
     (vault / "Papers/report.pdf").write_bytes(pages_pdf(PAGES, title="Annual field report"))
     (vault / "Papers/Invoice #12.pdf").write_bytes(pages_pdf(PAGES[:2]))  # a Markdown link
     for document in ("Papers/report.pdf", "Papers/Invoice #12.pdf"):
-        assert apply_ingest(vault, plan_ingest(vault, document))["written"]
+        assert apply_ingest(vault, plan_ingest(vault, document, data=None), data=None)["written"]
     config = make_config(vault, tmp_path / "data")
     queue = Queue(config.data)
     try:

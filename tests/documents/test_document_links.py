@@ -50,5 +50,5 @@ def test_search_and_chat_notes_link_such_a_document_as_its_ingested_notes_do(
     cited = {**result, "n": 1}
     assert result["title"] == "Invoice #12 [draft]"  # brackets would end the shown text
     assert source_line(cited, "") == f"- [1] [Invoice #12 draft]({ENCODED}#page=1), page 1"
-    [note] = apply_ingest(vault, plan_ingest(vault, NAME))["written"]
+    [note] = apply_ingest(vault, plan_ingest(vault, NAME, data=None), data=None)["written"]
     assert f"]({result['link']})\n" in (vault / note).read_text(encoding="utf-8")

@@ -122,7 +122,7 @@ def test_a_name_no_file_system_holds_is_not_found(tmp_path: Path) -> None:
 
     for name in ("x" * 300 + ".pdf", "a\x00.pdf"):
         with pytest.raises(NotFound):
-            plan_ingest(tmp_path, name)
+            plan_ingest(tmp_path, name, data=None)
 
 
 def test_a_documents_templater_command_and_query_are_written_inert(

@@ -32,7 +32,7 @@ def test_an_edited_note_of_a_vanished_page_is_kept_named_and_remembered(
     vault = tmp_path / "vault"
     vault.mkdir()
     (vault / "p.pdf").write_bytes(_pages(3, "first"))
-    apply_ingest(vault, plan_ingest(vault, "p.pdf"))
+    apply_ingest(vault, plan_ingest(vault, "p.pdf", data=None), data=None)
     page3 = "Resources/p/p - page 3.md"
     _edit(vault / page3)
     (vault / "p.pdf").write_bytes(_pages(2, "second"))
@@ -43,14 +43,14 @@ def test_an_edited_note_of_a_vanished_page_is_kept_named_and_remembered(
     assert f"kept {page3} (edited since ingest wrote it" in capsys.readouterr().out
     assert "My precious annotation" in (vault / page3).read_text(encoding="utf-8")
     assert page3 in read_manifest(vault)["p.pdf"]["notes"]  # still the document's
-    again = plan_ingest(vault, "p.pdf")
+    again = plan_ingest(vault, "p.pdf", data=None)
     assert again.unchanged and again.kept == [page3]
-    assert apply_ingest(vault, again)["kept"] == [page3]
+    assert apply_ingest(vault, again, data=None)["kept"] == [page3]
     (vault / "p.pdf").write_bytes(_pages(3, "third"))  # the page is back: its note was edited
-    assert plan_ingest(vault, "p.pdf").conflicts == [page3]
+    assert plan_ingest(vault, "p.pdf", data=None).conflicts == [page3]
     (vault / page3).unlink()
     (vault / "p.pdf").write_bytes(_pages(2, "second"))
-    apply_ingest(vault, plan_ingest(vault, "p.pdf"))
+    apply_ingest(vault, plan_ingest(vault, "p.pdf", data=None), data=None)
     assert page3 not in read_manifest(vault)["p.pdf"]["notes"]  # deleted: forgotten
 
 
@@ -61,8 +61,8 @@ def test_an_undo_that_keeps_an_edited_note_says_so_once_and_moves_on(
     vault.mkdir()
     (vault / "a.pdf").write_bytes(_pages(2, "alpha"))
     (vault / "b.pdf").write_bytes(_pages(1, "beta"))
-    a_notes = apply_ingest(vault, plan_ingest(vault, "a.pdf"))["written"]
-    [b_note] = apply_ingest(vault, plan_ingest(vault, "b.pdf"))["written"]
+    a_notes = apply_ingest(vault, plan_ingest(vault, "a.pdf", data=None), data=None)["written"]
+    [b_note] = apply_ingest(vault, plan_ingest(vault, "b.pdf", data=None), data=None)["written"]
     _edit(vault / b_note)
 
     assert main(["ingest", str(vault), "--undo"]) == 1

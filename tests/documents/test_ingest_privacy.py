@@ -62,14 +62,15 @@ def test_a_note_edited_in_the_folder_its_notes_leave_is_refused_not_left_behind(
     vault = tmp_path / "vault"
     (vault / "Medical").mkdir(parents=True)
     (vault / "Medical/scan.pdf").write_bytes(one_page_pdf("Ferritin was low in March."))
-    [old] = apply_ingest(vault, plan_ingest(vault, "Medical/scan.pdf"))["written"]
+    [old] = apply_ingest(vault, plan_ingest(vault, "Medical/scan.pdf", data=None),
+                         data=None)["written"]
     with (vault / old).open("a", encoding="utf-8") as note:
         note.write("\nMy own remark.\n")
     (vault / "ora.yaml").write_text("private:\n  - Medical/\n", encoding="utf-8")
-    plan = plan_ingest(vault, "Medical/scan.pdf")
+    plan = plan_ingest(vault, "Medical/scan.pdf", data=None)
     assert plan.conflicts == [old] and plan.stale == []
     with pytest.raises(Conflict, match="move it there, or away"):
-        apply_ingest(vault, plan)
+        apply_ingest(vault, plan, data=None)
     assert not (vault / "Medical/scan").exists() and "My own remark" in (vault / old).read_text(
         encoding="utf-8")
 
@@ -83,11 +84,13 @@ def test_a_private_documents_text_never_leaves_its_private_folder_and_undo_resto
     pdf = vault / "Health/bloodwork.pdf"
     pdf.write_bytes(one_page_pdf("Ferritin zqxone was low.", title="zqxtitle labs"))
     note = "Health/bloodwork/bloodwork - page 1.md"
-    assert apply_ingest(vault, plan_ingest(vault, "Health/bloodwork.pdf"))["written"] == [note]
+    assert apply_ingest(vault, plan_ingest(vault, "Health/bloodwork.pdf", data=None),
+                        data=None)["written"] == [note]
     first = (vault / note).read_text(encoding="utf-8")
     assert "\ntags: [private]\n" in first
     pdf.write_bytes(one_page_pdf("Ferritin zqxtwo is normal again.", title="zqxtitle labs"))
-    assert apply_ingest(vault, plan_ingest(vault, "Health/bloodwork.pdf"))["written"] == [note]
+    assert apply_ingest(vault, plan_ingest(vault, "Health/bloodwork.pdf", data=None),
+                        data=None)["written"] == [note]
     # Only under Health/ (the journal, in .ora-journal/, names the notes but holds no text).
     assert all(p.startswith("Health/") for p in _holding(vault, "zqx")), _holding(vault, "zqx")
     assert any(p.endswith(".ora-before") for p in _holding(vault, "zqxone"))
@@ -109,9 +112,29 @@ def test_a_document_private_by_its_own_name_has_private_notes_in_the_resource_fo
     vault.mkdir()
     (vault / "ora.yaml").write_text("private:\n  - labs.pdf\n", encoding="utf-8")
     (vault / "labs.pdf").write_bytes(one_page_pdf("Ferritin was low."))
-    [note] = apply_ingest(vault, plan_ingest(vault, "labs.pdf"))["written"]
+    [note] = apply_ingest(vault, plan_ingest(vault, "labs.pdf", data=None), data=None)["written"]
     assert note == "Resources/labs/labs - page 1.md"
     path = vault / note
     assert "\ntags: [private]\n" in path.read_text(encoding="utf-8")
     path.write_text(path.read_text(encoding="utf-8").replace("[private]", "[]"), encoding="utf-8")
-    assert note_private(read_note(vault, note, 1 << 20), load_vault_settings(vault))
+    assert note_private(read_note(vault, note, 1 << 20), load_vault_settings(vault, data=None))
+
+
+def test_a_document_of_a_private_folder_stays_private_while_ora_yaml_is_missing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A server started while a sync tool saves ora.yaml: the index read its last settings from
+    # the data folder; before, ingest read without it and took the document for public.
+    from sidecar.documents.ingest import is_private_document
+    from sidecar.vault import settings_memory
+    from sidecar.vault.vault_settings import load_vault_settings
+
+    monkeypatch.setattr(settings_memory, "_memory", {})
+    vault, data = tmp_path / "vault", tmp_path / "data"
+    vault.mkdir()
+    data.mkdir()
+    (data / "ora.yaml.last-good").write_text("private: [Health]\n", encoding="utf-8")
+    load_vault_settings(vault, data)
+    assert is_private_document(vault, "Health/scan.pdf", data=data)
+    monkeypatch.setattr(settings_memory, "_memory", {})  # a process that just started
+    assert is_private_document(vault, "Health/scan.pdf", data=data)

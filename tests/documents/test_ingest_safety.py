@@ -50,13 +50,14 @@ def test_two_applies_at_once_journal_only_what_each_wrote(
     # (it stopped at a note the first had written), and the first undo trashed the first's notes.
     vault = tmp_path / "vault"
     _pdf(vault / "Survey.pdf", _pages(3))
-    first, second = plan_ingest(vault, "Survey.pdf"), plan_ingest(vault, "Survey.pdf")
+    first = plan_ingest(vault, "Survey.pdf", data=None)
+    second = plan_ingest(vault, "Survey.pdf", data=None)
     original = ingest.create_note
     outcome: dict[str, Any] = {}
 
     def run_second() -> None:
         try:
-            outcome["second"] = apply_ingest(vault, second)
+            outcome["second"] = apply_ingest(vault, second, data=None)
         except Exception as exc:  # kept to assert on
             outcome["second"] = exc
 
@@ -69,7 +70,7 @@ def test_two_applies_at_once_journal_only_what_each_wrote(
         return original(root, rel, text)
 
     monkeypatch.setattr(ingest, "create_note", create_note)
-    assert len(apply_ingest(vault, first)["written"]) == 3
+    assert len(apply_ingest(vault, first, data=None)["written"]) == 3
     other.join()
     assert outcome["second"] == {"written": [], "trashed": []}  # it waited, then found them
     monkeypatch.setattr(ingest, "create_note", original)
@@ -81,7 +82,7 @@ def test_two_applies_at_once_journal_only_what_each_wrote(
 def test_undo_counts_a_note_deleted_since_as_undone(tmp_path: Path) -> None:
     vault = tmp_path / "vault"
     _pdf(vault / "Survey.pdf", _pages(2))
-    written = apply_ingest(vault, plan_ingest(vault, "Survey.pdf"))["written"]
+    written = apply_ingest(vault, plan_ingest(vault, "Survey.pdf", data=None), data=None)["written"]
     (vault / written[0]).unlink()  # the user deleted one page's note
     done = undo_ingest(vault)
     assert done["refused"] == [] and sorted(done["undone"]) == sorted(written)
@@ -92,11 +93,11 @@ def test_undo_removes_the_folders_the_apply_made_and_no_other(tmp_path: Path) ->
     # Before: undoing a vault's first ingest left an empty Resources/ behind.
     vault = tmp_path / "vault"
     _pdf(vault / "Survey.pdf", _pages(2))
-    apply_ingest(vault, plan_ingest(vault, "Survey.pdf"))
+    apply_ingest(vault, plan_ingest(vault, "Survey.pdf", data=None), data=None)
     undo_ingest(vault)
     assert not (vault / "Resources").exists()
     (vault / "Resources").mkdir()  # a folder of the user's, empty, is left as it was
-    apply_ingest(vault, plan_ingest(vault, "Survey.pdf"))
+    apply_ingest(vault, plan_ingest(vault, "Survey.pdf", data=None), data=None)
     undo_ingest(vault)
     assert (vault / "Resources").is_dir() and not any((vault / "Resources").iterdir())
 
@@ -107,7 +108,7 @@ def test_a_document_name_too_long_for_a_note_is_shortened(tmp_path: Path) -> Non
     vault = tmp_path / "vault"
     name = "Ä" * 120 + ".pdf"  # 240 bytes: a legal file name
     _pdf(vault / name, _pages(2))
-    written = apply_ingest(vault, plan_ingest(vault, name))["written"]
+    written = apply_ingest(vault, plan_ingest(vault, name, data=None), data=None)["written"]
     assert len(written) == 2
     for rel in written:
         assert len(Path(rel).name.encode()) + len("..01234567.ora-tmp") <= 255
@@ -121,12 +122,12 @@ def test_a_document_grown_past_nine_pages_keeps_its_notes_names(
     # one stayed beside its new twin, and links to the old names broke.
     vault = tmp_path / "vault"
     _pdf(vault / "Survey.pdf", _pages(9))
-    first = apply_ingest(vault, plan_ingest(vault, "Survey.pdf"))["written"]
+    first = apply_ingest(vault, plan_ingest(vault, "Survey.pdf", data=None), data=None)["written"]
     _pdf(vault / "Survey.pdf", _pages(10))
-    plan = plan_ingest(vault, "Survey.pdf")
+    plan = plan_ingest(vault, "Survey.pdf", data=None)
     assert [n.path for n in plan.notes][:9] == first and plan.stale == []
     assert plan.notes[9].path.endswith("Survey - page 10.md")
-    done = apply_ingest(vault, plan)  # each note says it is one of 10 now: all rewritten
+    done = apply_ingest(vault, plan, data=None)  # each note says it is one of 10 now: all rewritten
     assert done == {"written": [n.path for n in plan.notes], "trashed": []}
 
 
@@ -135,13 +136,15 @@ def test_two_documents_of_one_name_get_folders_of_their_own(tmp_path: Path) -> N
     vault = tmp_path / "vault"
     _pdf(vault / "Papers/Survey.pdf", ["The 2019 survey of the north channel."])
     _pdf(vault / "Archive/Survey.pdf", ["The 1998 survey of the south channel."])
-    one = apply_ingest(vault, plan_ingest(vault, "Papers/Survey.pdf"))["written"]
-    two = apply_ingest(vault, plan_ingest(vault, "Archive/Survey.pdf"))["written"]
+    one = apply_ingest(vault, plan_ingest(vault, "Papers/Survey.pdf", data=None),
+                       data=None)["written"]
+    two = apply_ingest(vault, plan_ingest(vault, "Archive/Survey.pdf", data=None),
+                       data=None)["written"]
     assert one == ["Resources/Survey/Survey - page 1.md"]
     assert two == ["Resources/Survey 2/Survey 2 - page 1.md"]
     assert "north channel" in (vault / one[0]).read_text("utf-8")
     assert "south channel" in (vault / two[0]).read_text("utf-8")
-    again = plan_ingest(vault, "Archive/Survey.pdf")  # each keeps its folder
+    again = plan_ingest(vault, "Archive/Survey.pdf", data=None)  # each keeps its folder
     assert again.unchanged and [n.path for n in again.notes] == two
 
 
@@ -167,7 +170,7 @@ def test_the_dry_run_names_the_notes_an_apply_trashes_or_refuses(
 ) -> None:
     vault = tmp_path / "vault"
     _pdf(vault / "Survey.pdf", _pages(3))
-    written = apply_ingest(vault, plan_ingest(vault, "Survey.pdf"))["written"]
+    written = apply_ingest(vault, plan_ingest(vault, "Survey.pdf", data=None), data=None)["written"]
     with (vault / written[0]).open("a", encoding="utf-8") as note:
         note.write("\nMy own remark.\n")
     _pdf(vault / "Survey.pdf", [*_pages(2)[:1], "Page 2 revised: the buoy moved."])
@@ -211,10 +214,10 @@ def test_a_moved_document_keeps_its_notes(
     assert main(["search", str(vault), "grease the winch", "--data", data, "--json"]) == 0
     found = [r["path"] for r in json.loads(capsys.readouterr().out)["results"]]
     assert found == [note]
-    done = apply_ingest(vault, plan_ingest(vault, "Archive/Manual.pdf"))
+    done = apply_ingest(vault, plan_ingest(vault, "Archive/Manual.pdf", data=None), data=None)
     assert done == {"written": [note], "trashed": []} and _notes(vault) == [note]
     assert "[[Archive/Manual.pdf#page=1]]" in (vault / note).read_text("utf-8")
-    assert plan_ingest(vault, "Archive/Manual.pdf").unchanged
+    assert plan_ingest(vault, "Archive/Manual.pdf", data=None).unchanged
     assert undo_ingest(vault)["refused"] == []
     assert (vault / note).read_text("utf-8") == before
 
@@ -224,10 +227,10 @@ def test_a_changed_document_keeps_its_notes_date_created(tmp_path: Path) -> None
 
     vault = tmp_path / "vault"
     _pdf(vault / "Survey.pdf", _pages(2))
-    plan = plan_ingest(vault, "Survey.pdf", today=dt.date(2026, 1, 5))
-    apply_ingest(vault, plan)
+    plan = plan_ingest(vault, "Survey.pdf", today=dt.date(2026, 1, 5), data=None)
+    apply_ingest(vault, plan, data=None)
     _pdf(vault / "Survey.pdf", ["Page 1 revised.", *_pages(2)[1:]])
-    again = plan_ingest(vault, "Survey.pdf", today=dt.date(2026, 3, 9))
+    again = plan_ingest(vault, "Survey.pdf", today=dt.date(2026, 3, 9), data=None)
     assert all("date created: 2026-01-05" in n.text for n in again.notes)
     assert all("date modified: 2026-03-09" in n.text for n in again.notes)
 
@@ -242,7 +245,8 @@ def test_a_document_whose_name_a_wikilink_cannot_hold_is_linked_by_a_markdown_li
 
     vault = tmp_path / "vault"
     _pdf(vault / "Docs/Invoice #12 [draft].pdf", ["The plumber charged for two new taps."])
-    [note] = apply_ingest(vault, plan_ingest(vault, "Docs/Invoice #12 [draft].pdf"))["written"]
+    [note] = apply_ingest(vault, plan_ingest(vault, "Docs/Invoice #12 [draft].pdf", data=None),
+                          data=None)["written"]
     text = (vault / note).read_text("utf-8")
     assert "source_document: []" in text
     assert ("Source: [Invoice #12 draft.pdf, page 1]"

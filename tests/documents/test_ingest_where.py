@@ -34,7 +34,7 @@ def test_a_document_saved_decomposed_is_ingested_by_its_composed_name(
     # its notes are named as typed
     assert plan["notes"][0]["path"] == unicodedata.normalize(
         "NFC", "Resources/Übersicht café/Übersicht café - page 1.md")
-    apply_ingest(vault, plan_ingest(vault, typed))
+    apply_ingest(vault, plan_ingest(vault, typed, data=None), data=None)
     assert list(read_manifest(vault)) == [saved]
 
 
@@ -52,7 +52,7 @@ def test_a_resource_folder_the_index_never_reads_is_refused_before_anything_is_w
     (vault / "Papers/t.pdf").write_bytes(one_page_pdf("Tidal pumping drives intrusion."))
     (vault / "ora.yaml").write_text(settings, encoding="utf-8")
     with pytest.raises(BadRequest, match=why):
-        plan_ingest(vault, "Papers/t.pdf")
+        plan_ingest(vault, "Papers/t.pdf", data=None)
     assert sorted(p.relative_to(vault).as_posix() for p in vault.rglob("*")) == [
         "Papers", "Papers/t.pdf", "ora.yaml"]
 
@@ -64,7 +64,7 @@ def test_obsidians_excluded_files_are_refused_too(tmp_path: Path) -> None:
                                               encoding="utf-8")
     (vault / "t.pdf").write_bytes(one_page_pdf("Tidal pumping drives intrusion."))
     with pytest.raises(BadRequest, match="Excluded files"):
-        plan_ingest(vault, "t.pdf")
+        plan_ingest(vault, "t.pdf", data=None)
 
 
 def test_a_document_name_with_a_line_break_is_linked_on_one_line(tmp_path: Path) -> None:
@@ -72,7 +72,7 @@ def test_a_document_name_with_a_line_break_is_linked_on_one_line(tmp_path: Path)
     vault = tmp_path / "vault"
     vault.mkdir()
     (vault / "a\nb.pdf").write_bytes(one_page_pdf("The weir was rebuilt in 1920."))
-    [note] = apply_ingest(vault, plan_ingest(vault, "a\nb.pdf"))["written"]
+    [note] = apply_ingest(vault, plan_ingest(vault, "a\nb.pdf", data=None), data=None)["written"]
     text = (vault / note).read_text(encoding="utf-8")
     assert text.endswith("\nSource: [ab.pdf, page 1](a%0Ab.pdf#page=1)\n")
     assert "source_document: []" in text

@@ -64,6 +64,14 @@ def vault(tmp_path: Path) -> Path:
     return write_notes(tmp_path / "vault", NOTES)
 
 
+def chat_vault(root: Path, note: str, chat: str) -> Path:
+    """The test vault's notes with the chat note `note` (its text `chat`) beside them."""
+    vault = write_notes(root, NOTES)
+    (vault / note).parent.mkdir(parents=True)
+    (vault / note).write_text(chat, encoding="utf-8")
+    return vault
+
+
 def settings(vault: Path, **extra: Any) -> Config:
     """Deterministic settings: the int8 embedder, no re-ranker, no Cohere, no LLM unless given."""
     models = vault.parent / "models"

@@ -41,7 +41,7 @@ async def test_a_chat_note_changed_since_the_plan_keeps_nothing(
     queue = Queue(config.data, vault)
     try:
         with pytest.raises(Conflict):
-            accept(vault, int(config.max_file_bytes), plan, plan.proposals, queue)
+            accept(vault, int(config.max_file_bytes), plan, plan.proposals, queue, data=None)
         assert not (vault / "Engrams").exists() and not journal_folder(vault).exists()
         assert path.read_bytes() == edited
 
@@ -49,9 +49,9 @@ async def test_a_chat_note_changed_since_the_plan_keeps_nothing(
         with open_index(config, embedder=embedder) as index:
             plan = await plan_extraction(config, load_source(config, note=NOTE),
                                          IndexEngrams(index, embedder, private=False))
-        done = accept(vault, int(config.max_file_bytes), plan, plan.proposals, queue)
+        done = accept(vault, int(config.max_file_bytes), plan, plan.proposals, queue, data=None)
         assert done.changed == [*done.written, NOTE] and len(done.written) == 1
-        undone = undo_extraction(vault, queue, private=False)
+        undone = undo_extraction(vault, queue, private=False, data=None)
     finally:
         queue.close()
     assert undone.removed == done.written and undone.restored == [NOTE]
@@ -66,7 +66,8 @@ async def _keep(config: Config, embedder: Embedder, queue: Queue, note: str,
         index.reconcile()
         plan = await plan_extraction(config, load_source(config, note=note, private=private),
                                      IndexEngrams(index, embedder, private=private))
-    return accept(config.vault, int(config.max_file_bytes), plan, plan.proposals, queue).written
+    return accept(config.vault, int(config.max_file_bytes), plan, plan.proposals, queue,
+                  data=None).written
 
 
 async def test_a_non_private_undo_passes_over_a_private_extraction(
@@ -87,7 +88,7 @@ async def test_a_non_private_undo_passes_over_a_private_extraction(
         hidden = await _keep(config, embedder, queue, secret, private=True)
         kept = {rel: (vault / rel).read_bytes() for rel in [secret, *hidden]}
         # As if the private extraction were not there: the public one before it is undone.
-        undone = undo_extraction(vault, queue, private=False)
+        undone = undo_extraction(vault, queue, private=False, data=None)
         assert undone.removed == public and undone.restored == [NOTE]
         answer = undone.as_json(private=False)
         assert answer["private_hidden"] == 0 and "000002" not in json.dumps(answer)
@@ -95,12 +96,12 @@ async def test_a_non_private_undo_passes_over_a_private_extraction(
         # Then nothing is left to undo outside private mode, word for word as in a vault
         # that never had an extraction.
         with pytest.raises(NotFound) as passed_over:
-            undo_extraction(vault, queue, private=False)
+            undo_extraction(vault, queue, private=False, data=None)
         with pytest.raises(NotFound) as nothing:
-            undo_extraction(empty, queue, private=False)
+            undo_extraction(empty, queue, private=False, data=None)
         assert passed_over.value.message == nothing.value.message
         # In private mode it is undone.
-        undone = undo_extraction(vault, queue, private=True)
+        undone = undo_extraction(vault, queue, private=True, data=None)
         assert undone.removed == hidden and undone.restored == [secret]
     finally:
         queue.close()
@@ -117,8 +118,8 @@ async def test_a_non_private_undo_passes_over_an_extraction_whose_note_turned_pr
         (written,) = await _keep(config, embedder, queue, NOTE, private=False)
         (vault / "ora.yaml").write_text("private:\n  - Engrams/\n", encoding="utf-8")
         with pytest.raises(NotFound):
-            undo_extraction(vault, queue, private=False)
+            undo_extraction(vault, queue, private=False, data=None)
         assert (vault / written).is_file()
-        assert undo_extraction(vault, queue, private=True).removed == [written]
+        assert undo_extraction(vault, queue, private=True, data=None).removed == [written]
     finally:
         queue.close()

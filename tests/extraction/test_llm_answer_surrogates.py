@@ -16,9 +16,8 @@ from sidecar.extraction.llm import parse_answer
 from sidecar.extraction.proposals import Source, Turn
 from sidecar.index import Index, open_index
 from sidecar.models.embedder import Embedder
-from tests.notes import write_notes
 
-from .conftest import NOTES, chat_text, settings
+from .conftest import chat_text, chat_vault, settings
 
 CLAIM = "Rye flour ferments faster than white flour because it holds more enzymes"
 NOTE = "Chats/Ora/rye.md"
@@ -29,10 +28,8 @@ ANSWER = ('{"proposals": [{"turn": 2, "text": "' + CLAIM + ' \\ud83d.", '
 
 @pytest.fixture
 def indexed(tmp_path: Path, embedder: Embedder) -> Iterator[tuple[Path, Index]]:
-    vault = write_notes(tmp_path / "vault", NOTES)
-    (vault / NOTE).parent.mkdir(parents=True)
-    (vault / NOTE).write_text(chat_text("rye", [("user", "Why does rye ferment fast?"),
-                                                ("assistant", CLAIM + ".")]), encoding="utf-8")
+    vault = chat_vault(tmp_path / "vault", NOTE, chat_text("rye", [
+        ("user", "Why does rye ferment fast?"), ("assistant", CLAIM + ".")]))
     index = open_index(settings(vault), embedder=embedder)
     index.reconcile()
     yield vault, index

@@ -17,9 +17,8 @@ from sidecar.extraction.llm import parse_answer
 from sidecar.extraction.proposals import Match, Source, Turn
 from sidecar.index import Index, open_index
 from sidecar.models.embedder import Embedder
-from tests.notes import write_notes
 
-from .conftest import NOTES, chat_text, settings
+from .conftest import chat_text, chat_vault, settings
 
 ASKED = "Is it true that rye flour ferments faster than white flour?"
 DENIED = "I never said that whole wheat bread is healthier than white bread."
@@ -46,9 +45,7 @@ def _source(*turns: tuple[str, str]) -> Source:
 
 @pytest.fixture
 def indexed(tmp_path: Path, embedder: Embedder) -> Iterator[tuple[Path, Index]]:
-    vault = write_notes(tmp_path / "vault", NOTES)
-    (vault / NOTE).parent.mkdir(parents=True)
-    (vault / NOTE).write_text(chat_text("neg", TURNS), encoding="utf-8")
+    vault = chat_vault(tmp_path / "vault", NOTE, chat_text("neg", TURNS))
     index = open_index(settings(vault), embedder=embedder)
     index.reconcile()
     yield vault, index

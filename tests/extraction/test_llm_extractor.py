@@ -18,9 +18,8 @@ from sidecar.extraction.proposals import Match, Plan, Source, Turn, extraction_d
 from sidecar.index import Index, open_index
 from sidecar.models.embedder import Embedder
 from sidecar.settings import Config
-from tests.notes import write_notes
 
-from .conftest import NOTES, chat_text, settings
+from .conftest import chat_text, chat_vault, settings
 
 TURNS = [
     ("user", "Which flour ferments fastest?"),
@@ -45,9 +44,7 @@ GOOD = [
 
 @pytest.fixture
 def indexed(tmp_path: Path, embedder: Embedder) -> Iterator[tuple[Path, Index]]:
-    vault = write_notes(tmp_path / "vault", NOTES)
-    (vault / NOTE).parent.mkdir(parents=True)
-    (vault / NOTE).write_text(chat_text("kitchen", TURNS), encoding="utf-8")
+    vault = chat_vault(tmp_path / "vault", NOTE, chat_text("kitchen", TURNS))
     index = open_index(settings(vault), embedder=embedder)
     index.reconcile()
     yield vault, index
@@ -138,9 +135,7 @@ async def test_a_failing_model_falls_back_to_the_rules(
 async def test_a_private_conversation_goes_to_no_model_off_this_machine(
     tmp_path: Path, embedder: Embedder, llm: Any,
 ) -> None:
-    vault = write_notes(tmp_path / "vault", NOTES)
-    (vault / NOTE).parent.mkdir(parents=True)
-    (vault / NOTE).write_text(chat_text("kitchen", TURNS, private=True), encoding="utf-8")
+    vault = chat_vault(tmp_path / "vault", NOTE, chat_text("kitchen", TURNS, private=True))
     llm.reply = lambda body: _answer(GOOD)
     with open_index(settings(vault), embedder=embedder) as index:
         index.reconcile()
@@ -168,7 +163,7 @@ async def test_a_models_templater_command_or_query_is_written_inert(
     plan = await _plan(config, index, embedder)
     queue = Queue(config.data, vault)
     try:
-        done = accept(vault, int(config.max_file_bytes), plan, plan.proposals, queue)
+        done = accept(vault, int(config.max_file_bytes), plan, plan.proposals, queue, data=None)
     finally:
         queue.close()
     (engram,) = done.written

@@ -62,14 +62,14 @@ class Kept:
         plan = await self.plan()
         assert [p.text for p in plan.proposals] == CLAIMS
         first = accept(self.config.vault, int(self.config.max_file_bytes), await self.plan(),
-                       plan.proposals[:1], self.queue).written
+                       plan.proposals[:1], self.queue, data=None).written
         plan = await self.plan()
         rest = accept(self.config.vault, int(self.config.max_file_bytes), plan,
-                      plan.proposals, self.queue).written
+                      plan.proposals, self.queue, data=None).written
         return first, rest
 
     def undo(self) -> Undone:
-        return undo_extraction(self.config.vault, self.queue, private=False)
+        return undo_extraction(self.config.vault, self.queue, private=False, data=None)
 
     def go_on(self) -> None:
         """The conversation goes on: Ora appends a question and its answer to the chat note."""

@@ -181,14 +181,14 @@ def test_a_store_of_the_layout_before_languages_is_rebuilt_with_detected_languag
 
 def test_ora_yaml_sets_the_language_per_vault_or_folder(tmp_path: Path) -> None:
     write(tmp_path, "ora.yaml", "language:\n  /: de\n  English/: en\n  Other/: auto\n")
-    settings = load_vault_settings(tmp_path)
+    settings = load_vault_settings(tmp_path, data=None)
     assert settings.problems == ()
     assert [note_language(settings, p) for p in ("a.md", "English/b.md", "Other/c.md")] == [
         "de", "en", "auto"]
     write(tmp_path, "ora.yaml", "language: fr\n")
-    assert note_language(load_vault_settings(tmp_path), "x/y.md") == "fr"
+    assert note_language(load_vault_settings(tmp_path, data=None), "x/y.md") == "fr"
     write(tmp_path, "ora.yaml", "language: klingon\n")
-    bad = load_vault_settings(tmp_path)
+    bad = load_vault_settings(tmp_path, data=None)
     assert note_language(bad, "a.md") is None and "klingon" in bad.problems[0]
 
 

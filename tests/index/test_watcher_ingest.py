@@ -39,7 +39,8 @@ async def test_the_watcher_drops_a_document_ingested_elsewhere_and_takes_it_back
     index.reconcile()
     assert _paths(index, "tidal pumping intrusion") == {DOC}
     async with _watching(index) as changes:
-        await asyncio.to_thread(lambda: apply_ingest(vault, plan_ingest(vault, DOC)))
+        await asyncio.to_thread(
+            lambda: apply_ingest(vault, plan_ingest(vault, DOC, data=None), data=None))
         await _until(index, changes, {NOTE})
         await asyncio.to_thread(undo_ingest, vault)
         await _until(index, changes, {DOC})

@@ -79,7 +79,7 @@ def test_the_vault_sample_reads_bodies_skips_excluded_notes_and_follows_ora_yaml
         "Archive/old.md": ENGLISH, "Work/plan.md": ENGLISH,
         "ora.yaml": "exclude: [Archive]\nlanguage: {Work: es}\n",
     })
-    assert vault_shares(vault) == {"es": 1.0}
+    assert vault_shares(vault, data=None) == {"es": 1.0}
 
 
 def _built(models: Path, *variants: str) -> Path:

@@ -86,7 +86,7 @@ def indexed(tmp_path_factory: pytest.TempPathFactory, embedder: Embedder) -> Ite
     (vault / DOCUMENT).write_bytes(one_page_pdf(f"tomatoes budget {secret(DOCUMENT)}",
                                                 title=f"Report {secret(DOCUMENT)}"))
     (vault / "ora.yaml").write_text("private: []\n", encoding="utf-8")
-    apply_ingest(vault, plan_ingest(vault, DOCUMENT))
+    apply_ingest(vault, plan_ingest(vault, DOCUMENT, data=None), data=None)
     config = make_config(vault, root / "data", llm_url="", cohere_api_key="",
                          reranker_dir=str(root / "none"))
     with open_index(config, writer=True, embedder=embedder) as index:

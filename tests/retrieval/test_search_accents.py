@@ -72,3 +72,16 @@ async def test_a_private_note_never_spells_the_query_sent_to_the_embedder(
                             SearchOptions(rerank=False, private=True))
     assert document["results"][0]["path"] == "Journal.md"  # found, in private mode
     assert recorder.queries == ["creer un encadre colore"]
+
+
+async def test_a_folder_just_made_private_lends_no_accents_to_the_embedded_query(
+    index_vault: IndexVault, embedder: Embedder,
+) -> None:
+    # Its chunks are still filed as public until the index plans them again; their spelling of
+    # a word is the note's, and the query rewritten with it may go to an embeddings server.
+    vault = index_vault(NOTES)
+    (vault.config.vault / "ora.yaml").write_text("private: [Encadrés.md]\n", encoding="utf-8")
+    recorder = Recorder(embedder)
+    await search(vault.index, recorder, None, "creer un encadre colore",
+                 SearchOptions(rerank=False))
+    assert recorder.queries == ["creer un encadre colore"]

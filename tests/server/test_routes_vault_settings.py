@@ -40,7 +40,7 @@ async def test_lint_ignore_route_writes_ora_yaml_and_silences_lint(
     answer = await api.post("/v1/vault-settings/lint-ignore", {"path": "Inbox/"})
     assert answer.status == 200
     assert answer.json["lint"]["ignore"] == ["Inbox/"]
-    assert load_vault_settings(config.vault).lint_ignore == ("Inbox/",)
+    assert load_vault_settings(config.vault, data=None).lint_ignore == ("Inbox/",)
     after = await api.post("/v1/lint", {"path": "Inbox/Draft.md", "text": text})
     assert after.json["diagnostics"] == []
 
@@ -164,7 +164,7 @@ async def test_exclude_route_takes_a_folder_out_of_the_index_and_brings_it_back(
     await api.wait_reconciled()
     answer = await api.post("/v1/vault-settings/exclude", {"path": "Resources/", "excluded": True})
     assert answer.status == 200 and answer.json["exclude"] == ["Resources/"]
-    assert load_vault_settings(config.vault).exclude == ("Resources/",)
+    assert load_vault_settings(config.vault, data=None).exclude == ("Resources/",)
     await _until(api, lambda s, paths: s["files"] == 3 and "Resources/Sourdough.md" not in paths,
                  "the excluded folder stayed in the index")
     answer = await api.post("/v1/vault-settings/exclude",

@@ -27,7 +27,7 @@ async def test_excluding_folders_named_like_yaml_keeps_the_file_readable(
     answer = await api.post("/v1/vault-settings/lint-ignore", {"path": "Drafts/"})
     assert answer.status == 200
     monkeypatch.setattr(settings_memory, "_memory", {})  # another machine's reader
-    settings = load_vault_settings(config.vault)
+    settings = load_vault_settings(config.vault, data=None)
     assert settings.problems == () and not settings.unsafe
     assert settings.private == ("Health/",)
     assert settings.exclude == ("Old/", "? q/", ": x/", "No/")

@@ -59,21 +59,21 @@ def test_a_dry_run_changes_no_byte(plain: Path) -> None:
 
 def test_apply_then_undo_gives_the_tree_back_byte_for_byte(plain: Path) -> None:
     before = _tree(plain)
-    assert not [d for d in lint_vault(plain) if d.severity == "error"]
-    plan = plan_adoption(plain)
+    assert not [d for d in lint_vault(plain, data=None) if d.severity == "error"]
+    plan = plan_adoption(plain, data=None)
     assert len(plan.proposals) >= 40
     applied = apply_adoption(plain, plan.proposals)
     assert applied.refused == [] and len(applied.done) == len(plan.proposals)
     assert _tree(plain) != before
-    assert not [d for d in lint_vault(plain) if d.severity == "error"]
-    assert plan_adoption(plain).proposals == []  # nothing left to adopt
+    assert not [d for d in lint_vault(plain, data=None) if d.severity == "error"]
+    assert plan_adoption(plain, data=None).proposals == []  # nothing left to adopt
     undone = undo_adoption(plain)
     assert sorted(undone.done) == sorted(applied.done) and undone.refused == []
     assert _tree(plain) == before
 
 
 def test_apply_writes_exactly_the_planned_diff_and_nothing_else(plain: Path) -> None:
-    plan = plan_adoption(plain)
+    plan = plan_adoption(plain, data=None)
     rel = "Projects/Allotment/Allotment.md"
     proposal = next(p for p in plan.proposals if p.path == rel)
     old = (plain / rel).read_text(encoding="utf-8")
@@ -87,15 +87,15 @@ def test_apply_writes_exactly_the_planned_diff_and_nothing_else(plain: Path) -> 
 
 
 def test_a_plan_limited_to_some_notes_proposes_the_same_for_them(plain: Path) -> None:
-    full = {p.path: p for p in plan_adoption(plain).proposals}
+    full = {p.path: p for p in plan_adoption(plain, data=None).proposals}
     some = ["Recipes/Weeknight dal.md", "Projects/Allotment/Compost notes.md"]
-    limited = plan_adoption(plain, only=some)
+    limited = plan_adoption(plain, only=some, data=None)
     assert [p.path for p in limited.proposals] == sorted(some)
     assert all(p == full[p.path] for p in limited.proposals)  # nexus still sees every hub
 
 
 def test_a_note_edited_between_plan_and_apply_is_refused_and_left_untouched(plain: Path) -> None:
-    plan = plan_adoption(plain)
+    plan = plan_adoption(plain, data=None)
     edited = plain / "Recipes/Weeknight dal.md"
     edited.write_text(edited.read_text(encoding="utf-8") + "\nAdd a bay leaf.\n", "utf-8")
     mine = edited.read_bytes()
@@ -108,7 +108,7 @@ def test_a_note_edited_between_plan_and_apply_is_refused_and_left_untouched(plai
 
 def test_undo_refuses_a_note_edited_since_and_restores_the_rest(plain: Path) -> None:
     before = _tree(plain)
-    apply_adoption(plain, plan_adoption(plain).proposals)
+    apply_adoption(plain, plan_adoption(plain, data=None).proposals)
     note = plain / "Health/Knee physio.md"
     adopted_bytes = note.read_bytes()
     note.write_bytes(adopted_bytes + b"\n- 15 Dec: discharged.\n")
@@ -126,7 +126,7 @@ def test_undo_refuses_a_note_edited_since_and_restores_the_rest(plain: Path) -> 
 def test_a_journal_written_before_a_crash_still_undoes(plain: Path) -> None:
     """The journal is written before any note: an apply that died after some notes is undone."""
     before = _tree(plain)
-    plan = plan_adoption(plain)
+    plan = plan_adoption(plain, data=None)
     apply_adoption(plain, plan.proposals[:5])
     journal = next(journal_folder(plain).glob("adopt-*.json"))
     doc = json.loads(journal.read_text(encoding="utf-8"))
@@ -153,7 +153,7 @@ def test_types_come_from_folder_rules_then_content_cues_then_the_default(tmp_pat
         "Index.md": "# Index\n\n- [[Idea]]\n- [[Article]]\n- [[Call]]\n- [[Chat]]\n",
         "Plain.md": "Just text.\n",
     })
-    plan = _by_path(plan_adoption(vault))
+    plan = _by_path(plan_adoption(vault, data=None))
     assert {rel: v["type"] for rel, v in plan.items()} == {
         "Zettel/Idea.md": "engram", "Clips/Article.md": "web", "Calls/Call.md": "transcript",
         "Talk/Chat.md": "chat", "Index.md": "matrix", "Plain.md": "resource",
@@ -170,7 +170,7 @@ def test_nexus_is_the_folder_note_else_the_hubs_linking_here(tmp_path: Path) -> 
         "Loose.md": "Linked from home only.\n",
         "Alone.md": "Nobody links here.\n",
     })
-    plan = _by_path(plan_adoption(vault))
+    plan = _by_path(plan_adoption(vault, data=None))
     assert plan["Projects/Garden/Compost.md"]["nexus"] == ["[[Garden]]"]
     assert plan["Projects/Kitchen/Tiles.md"]["nexus"] == ["[[Kitchen]]"]
     assert plan["Loose.md"]["nexus"] == ["[[Home]]"]
@@ -189,7 +189,7 @@ def test_a_hub_of_markdown_links_is_a_nexus_too(tmp_path: Path) -> None:
         "Notes/Other note.md": "Linked from home too.\n",
         "Notes/Third note.md": "And this one.\n",
     })
-    plan = _by_path(plan_adoption(vault))
+    plan = _by_path(plan_adoption(vault, data=None))
     assert plan["Loose.md"]["nexus"] == ["[[Home]]"]
     assert plan["Notes/Third note.md"]["nexus"] == ["[[Home]]"]
 
@@ -199,7 +199,7 @@ def test_an_empty_tags_list_says_the_notes_inline_tags_still_count(tmp_path: Pat
     vault = write_notes(tmp_path, {
         "Daily.md": "Call the plumber #kitchen/sink, buy descaler #errands\n",
         "Bare.md": "No tags at all.\n"})
-    by_path = {p.path: p for p in plan_adoption(vault).proposals}
+    by_path = {p.path: p for p in plan_adoption(vault, data=None).proposals}
     assert by_path["Daily.md"].values["tags"] == []
     assert by_path["Daily.md"].why["tags"] == (
         "none in the frontmatter; its inline tags still count (#kitchen/sink, #errands)")
@@ -215,7 +215,7 @@ def test_tags_are_kept_as_one_list_in_the_vocabulary_spelling(tmp_path: Path) ->
         "E.md": "---\ntags: [memory, {odd: 1}]\n---\nNot only strings: left alone.\n",
         "F.md": "---\nTags: [Private, sleep]\n---\nObsidian reads that as tags.\n",
     })
-    plan = plan_adoption(vault)
+    plan = plan_adoption(vault, data=None)
     values = _by_path(plan)
     assert values["A.md"]["tags"] == ["health", "sleep/naps"]
     assert values["B.md"]["tags"] == ["productivity"]
@@ -241,7 +241,7 @@ def test_dates_come_from_a_created_property_or_the_file_name_else_the_file(
         "Capital.md": "---\nDate Created: 2020-01-01\nDATE MODIFIED: 2020-01-02\n---\nSame.\n",
     })
     os.utime(vault / "Plain.md", (1_700_000_000, 1_700_000_000))
-    plan = _by_path(plan_adoption(vault))
+    plan = _by_path(plan_adoption(vault, data=None))
     assert plan["Daily/2026-10-26.md"]["date created"] == "2026-10-26"
     assert plan["Clip.md"]["date created"] == "2026-08-03"
     # the adoption writes the note: its day is the file's mtime day after it (lint-current)
@@ -255,14 +255,14 @@ def test_a_filled_date_modified_is_never_before_the_notes_date_created(tmp_path:
     """Adopt proposed the file's older mtime as `date modified` beside a later `date created`."""
     vault = write_notes(tmp_path, {"Synced.md": "---\ndate created: 2099-05-06\n---\nSynced.\n"})
     os.utime(vault / "Synced.md", (1_700_000_000, 1_700_000_000))  # 2023-11-14
-    (proposal,) = plan_adoption(vault).proposals
+    (proposal,) = plan_adoption(vault, data=None).proposals
     assert proposal.values["date modified"] == "2099-05-06"  # set ahead, after the write day
     assert proposal.why["date modified"] == "the note's `date created`"
 
 
 def test_each_date_says_where_it_came_from(tmp_path: Path) -> None:
     vault = write_notes(tmp_path, {"Daily/2026-10-26.md": "Monday, edited since.\n"})
-    (proposal,) = plan_adoption(vault).proposals
+    (proposal,) = plan_adoption(vault, data=None).proposals
     assert proposal.why["date created"] == "the date in its file name"
     assert proposal.why["date modified"] == "the day it is written"
 
@@ -281,7 +281,7 @@ def test_notes_adopt_leaves_alone_are_skipped_with_a_reason(tmp_path: Path) -> N
         "Blank.md": "\n  \n",
         "Fine.md": "Text.\n",
     })
-    plan = plan_adoption(vault)
+    plan = plan_adoption(vault, data=None)
     assert [p.path for p in plan.proposals] == ["Fine.md"] and plan.already_adopted == 1
     assert apply_adoption(vault, plan.proposals).refused == []
     reasons = {s.path: s.reason for s in plan.skipped}
@@ -296,7 +296,7 @@ def test_notes_adopt_leaves_alone_are_skipped_with_a_reason(tmp_path: Path) -> N
 def test_a_note_without_frontmatter_gets_a_block_and_keeps_every_byte(tmp_path: Path) -> None:
     body = "\ufeff# Title\r\n\r\nCRLF body, kept exactly.\r\n"
     vault = write_notes(tmp_path, {"Note.md": body})
-    plan = plan_adoption(vault)
+    plan = plan_adoption(vault, data=None)
     (proposal,) = plan.proposals
     assert proposal.new_block
     apply_adoption(vault, plan.proposals)
@@ -314,10 +314,10 @@ def test_private_notes_are_only_counted_outside_private_mode(
     tmp_path: Path, secret: dict[str, str]
 ) -> None:
     vault = write_notes(tmp_path, {"Public.md": "Text.\n", **secret})
-    doc = plan_adoption(vault).to_json(private=False)
+    doc = plan_adoption(vault, data=None).to_json(private=False)
     assert "zqx" not in json.dumps(doc)
     assert doc["summary"]["private_hidden"] == 1 and doc["summary"]["proposed"] == 1
-    assert "zqx" in json.dumps(plan_adoption(vault).to_json(private=True))
+    assert "zqx" in json.dumps(plan_adoption(vault, data=None).to_json(private=True))
 
 
 def test_a_public_notes_nexus_never_names_a_private_hub_or_folder_note(tmp_path: Path) -> None:
@@ -334,7 +334,7 @@ def test_a_public_notes_nexus_never_names_a_private_hub_or_folder_note(tmp_path:
         "Case/Hearing.md": "On the 4th.\n",
         "Zqx blob.md": b"\x00\x01 #private",
     })
-    plan = plan_adoption(vault)
+    plan = plan_adoption(vault, data=None)
     values = _by_path(plan)
     assert values["Lawyer.md"]["nexus"] == [] and values["Kids.md"]["nexus"] == ["[[Home]]"]
     assert values["Case/Hearing.md"]["nexus"] == []
@@ -356,7 +356,7 @@ def test_a_folder_made_private_by_ora_yaml_hides_its_notes_and_hubs(tmp_path: Pa
         "Lawyer.md": "Call on Monday.\n", "Flat.md": "Two rooms.\n", "Kids.md": "School.\n",
         "Money.md": "Budget.\n",
     })
-    plan = plan_adoption(vault)
+    plan = plan_adoption(vault, data=None)
     assert _by_path(plan)["Lawyer.md"]["nexus"] == []
     assert {p.path for p in plan.proposals if p.private} == {
         "Health/Zqx therapy.md", "Health/Zqx hub.md"}
@@ -372,7 +372,7 @@ def test_a_linked_journal_folder_is_refused_and_nothing_written(tmp_path: Path) 
     outside = tmp_path / "outside"
     outside.mkdir()
     journal_folder(vault).symlink_to(outside)
-    out = apply_adoption(vault, plan_adoption(vault).proposals)
+    out = apply_adoption(vault, plan_adoption(vault, data=None).proposals)
     assert out.done == [] and "symbolic link" in out.refused[0]["reason"]
     assert list(outside.iterdir()) == []
     assert (vault / "Fine.md").read_text(encoding="utf-8") == "Text.\n"
@@ -397,7 +397,7 @@ def test_cli_dry_run_apply_and_undo(plain: Path, capsys: pytest.CaptureFixture[s
 
 
 def test_a_note_that_cannot_be_written_is_refused_and_the_rest_applied(plain: Path) -> None:
-    plan = plan_adoption(plain)
+    plan = plan_adoption(plain, data=None)
     locked = plain / "Notes/Ideas.md"
     before = locked.read_bytes()
     locked.chmod(0o444)
@@ -433,7 +433,7 @@ def test_two_applies_in_one_second_are_undone_newest_first(
     """`adopt-<time>.json` and `adopt-<time>-2.json`: `.` sorts after `-`, so --undo took the
     older apply first."""
     _clock(monkeypatch, NOON)
-    proposals = plan_adoption(plain).proposals
+    proposals = plan_adoption(plain, data=None).proposals
     first = apply_adoption(plain, proposals[:3])
     second = apply_adoption(plain, proposals[3:6])
     assert first.journal != second.journal
@@ -444,7 +444,7 @@ def test_two_applies_in_one_second_are_undone_newest_first(
 def test_undo_takes_the_latest_apply_even_when_the_clock_went_back(
     plain: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    proposals = plan_adoption(plain).proposals
+    proposals = plan_adoption(plain, data=None).proposals
     _clock(monkeypatch, NOON)
     first = apply_adoption(plain, proposals[:3])
     _clock(monkeypatch, NOON - dt.timedelta(hours=1))  # a clock set back between the two
@@ -454,7 +454,7 @@ def test_undo_takes_the_latest_apply_even_when_the_clock_went_back(
 
 
 def test_journals_named_before_the_sequence_still_undo_newest_first(plain: Path) -> None:
-    proposals = plan_adoption(plain).proposals
+    proposals = plan_adoption(plain, data=None).proposals
     first = apply_adoption(plain, proposals[:3])
     second = apply_adoption(plain, proposals[3:6])
     assert first.journal is not None and second.journal is not None
@@ -470,7 +470,7 @@ def test_a_full_disk_leaves_no_empty_journal_behind(
     """The journal is written before any note; on a full disk that write failed after the file
     was created, and a 0-byte journal was left in the vault."""
     before = _tree(plain)
-    proposals = plan_adoption(plain).proposals
+    proposals = plan_adoption(plain, data=None).proposals
     fill_disk(monkeypatch, journal_folder(plain))
     with pytest.raises(OSError) as raised:
         apply_adoption(plain, proposals)

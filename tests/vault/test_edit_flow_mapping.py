@@ -67,7 +67,7 @@ def test_adopt_adds_its_properties_inside_a_one_line_mapping_and_undoes_them(
 ) -> None:
     before = "---\n{title: Kettles, tags: [Home]}\n---\nDescale monthly.\n"
     vault = write_notes(tmp_path, {"Kettles.md": before})
-    plan = plan_adoption(vault)
+    plan = plan_adoption(vault, data=None)
     assert [p.path for p in plan.proposals] == ["Kettles.md"]
     assert apply_adoption(vault, plan.proposals).refused == []
     text = (vault / "Kettles.md").read_text(encoding="utf-8")

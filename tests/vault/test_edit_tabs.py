@@ -42,8 +42,8 @@ def test_tabs_the_reader_takes_as_spaces_are_edited_keeping_their_bytes(yaml: st
 
 def test_adopt_takes_a_note_lint_finds_valid_with_a_tab_after_a_colon(tmp_path: Path) -> None:
     vault = write_notes(tmp_path, {"n.md": "---\ntitle:\tMy title\ntags: [a]\n---\nbody\n"})
-    assert [d.code for d in lint_vault(vault) if d.code == "yaml-invalid"] == []
-    plan = plan_adoption(vault)
+    assert [d.code for d in lint_vault(vault, data=None) if d.code == "yaml-invalid"] == []
+    plan = plan_adoption(vault, data=None)
     assert [p.path for p in plan.proposals] == ["n.md"] and plan.skipped == []
     assert apply_adoption(vault, plan.proposals).refused == []
     assert (vault / "n.md").read_text(encoding="utf-8").startswith(

@@ -150,7 +150,7 @@ def test_domain_tags_come_from_the_schema_note(vault: Path, write: Write) -> Non
     write("Engrams/Tomatoes.md",
           "---\nnexus: []\ntype: engram\ntags: [gardening/tomatoes, beekeeping]\n" + DATES
           + "---\n")
-    found = [d for d in lint_vault(vault) if d.path == "Engrams/Tomatoes.md"]
+    found = [d for d in lint_vault(vault, data=None) if d.path == "Engrams/Tomatoes.md"]
     assert [(d.code, d.message.split("'")[1]) for d in found] == [("tag-unknown", "beekeeping")]
 
 
@@ -158,7 +158,7 @@ def test_lint_vault_covers_every_note_in_order(vault: Path, write: Write) -> Non
     write("B.md", "# no frontmatter\n")
     write("A.md", "---\nbroken: [\n---\n")
     write(".obsidian/ignored.md", "# not a note\n")
-    found = lint_vault(vault)
+    found = lint_vault(vault, data=None)
     assert [(d.path, d.code) for d in found] == [("A.md", "yaml-invalid"),
                                                  ("B.md", "frontmatter-missing")]
 

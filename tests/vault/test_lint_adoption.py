@@ -43,7 +43,7 @@ def test_an_untyped_vault_lints_with_zero_errors_and_one_hint_per_note(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     vault = write_notes(tmp_path / "plain", ORDINARY)
-    found = lint_vault(vault)
+    found = lint_vault(vault, data=None)
     assert _errors(found) == []
     assert sorted(d.path for d in found) == sorted(ORDINARY)  # exactly one each
     assert {d.severity for d in found} == {"info"}
@@ -72,12 +72,12 @@ def test_the_hint_names_the_inferred_type_and_a_foreign_type_value() -> None:
 def test_lint_untyped_off_silences_the_hints(vault: Path, write: Write) -> None:
     _write_all(write, ORDINARY)
     write("ora.yaml", "lint:\n  untyped: off\n")
-    assert [d.path for d in lint_vault(vault)] == []
+    assert [d.path for d in lint_vault(vault, data=None)] == []
 
 
 def test_a_typed_note_is_still_checked_strictly(write: Write, vault: Path) -> None:
     write("Engrams/Half.md", "---\ntype: engram\ntags: [memroy]\n---\nbody\n")
-    codes = sorted(d.code for d in lint_vault(vault) if d.path == "Engrams/Half.md")
+    codes = sorted(d.code for d in lint_vault(vault, data=None) if d.path == "Engrams/Half.md")
     assert codes == ["date-missing", "date-missing", "nexus-missing", "tag-unknown"]
 
 
@@ -107,7 +107,7 @@ def test_lint_ignore_folders_and_the_note_opt_out(vault: Path, write: Write) -> 
     write("Notes/D.md", broken)
     write("Drafts/Binary.md", b"\x00\x01")  # silenced too, unreadable or not
     write("ora.yaml", "lint:\n  ignore: [Drafts/]\n")
-    assert sorted({d.path for d in lint_vault(vault)}) == ["Notes/D.md"]
+    assert sorted({d.path for d in lint_vault(vault, data=None)}) == ["Notes/D.md"]
 
 
 def test_excluded_notes_are_not_linted(vault: Path, write: Write) -> None:
@@ -117,8 +117,8 @@ def test_excluded_notes_are_not_linted(vault: Path, write: Write) -> None:
     write("Kept.md", broken)
     write("ora.yaml", "exclude: [Templates/]\n")
     write(".obsidian/app.json", json.dumps({"userIgnoreFilters": ["Archive/"]}))
-    assert {d.path for d in lint_vault(vault)} == {"Kept.md"}
-    ctx = LintContext.for_vault(vault)
+    assert {d.path for d in lint_vault(vault, data=None)} == {"Kept.md"}
+    ctx = LintContext.for_vault(vault, data=None)
     assert lint_text(broken, "Templates/T.md", ctx) == []  # the editor's lint too
 
 
@@ -126,7 +126,7 @@ def test_a_bad_ora_yaml_is_one_settings_invalid_error(
     vault: Path, write: Write, capsys: pytest.CaptureFixture[str]
 ) -> None:
     write("ora.yaml", "untyped_type: blog\n")
-    found = [d for d in lint_vault(vault) if d.path == "ora.yaml"]
+    found = [d for d in lint_vault(vault, data=None) if d.path == "ora.yaml"]
     assert [(d.code, d.severity, d.line) for d in found] == [("settings-invalid", "error", 1)]
     assert "blog" in found[0].message
     assert main(["lint", str(vault)]) == 1

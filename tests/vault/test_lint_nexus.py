@@ -26,7 +26,7 @@ def engram(nexus: str) -> str:
 
 def test_a_nexus_naming_an_engram_is_reported_on_the_nexus_line(vault: Path, write: Write) -> None:
     write("Engrams/Serves.md", engram('["[[Good]]", "[[Hub]]"]'))
-    found = [d for d in lint_vault(vault) if d.path == "Engrams/Serves.md"]
+    found = [d for d in lint_vault(vault, data=None) if d.path == "Engrams/Serves.md"]
     assert [(d.code, d.line, d.severity) for d in found] == [
         ("nexus-not-matrix", 2, CODES["nexus-not-matrix"].severity)]
     assert "nexus[0]" in found[0].message and "engram" in found[0].message
@@ -34,7 +34,7 @@ def test_a_nexus_naming_an_engram_is_reported_on_the_nexus_line(vault: Path, wri
 
 def test_a_missing_target_is_a_broken_link_not_a_non_matrix(vault: Path, write: Write) -> None:
     write("Engrams/Lost.md", engram('["[[Nowhere]]"]'))
-    found = [d for d in lint_vault(vault) if d.path == "Engrams/Lost.md"]
+    found = [d for d in lint_vault(vault, data=None) if d.path == "Engrams/Lost.md"]
     assert [d.code for d in found] == ["link-broken"]
 
 
@@ -43,13 +43,13 @@ def test_a_folder_typed_as_matrix_counts(vault: Path, write: Write) -> None:
     (vault / "ora.yaml").write_text("folders:\n  Hubs: matrix\n", encoding="utf-8")
     write("Hubs/Sleep.md", "# Sleep\n\nA hub without frontmatter.\n")
     write("Engrams/Rest.md", engram('["Sleep"]'))
-    assert [d for d in lint_vault(vault) if d.path == "Engrams/Rest.md"] == []
+    assert [d for d in lint_vault(vault, data=None) if d.path == "Engrams/Rest.md"] == []
 
 
 def test_relationships_may_name_any_note(vault: Path, write: Write) -> None:
     text = engram("[]").replace("tags: []", "tags: []\nrelationships:\n  supports: ['[[Good]]']")
     write("Engrams/Backs.md", text)
-    assert [d for d in lint_vault(vault) if d.path == "Engrams/Backs.md"] == []
+    assert [d for d in lint_vault(vault, data=None) if d.path == "Engrams/Backs.md"] == []
 
 
 def test_without_known_types_the_nexus_is_not_judged() -> None:
@@ -60,7 +60,7 @@ def test_without_known_types_the_nexus_is_not_judged() -> None:
 def test_the_servers_lint_context_follows_a_target_becoming_a_matrix(
     vault: Path, write: Write
 ) -> None:
-    cache = LintCache(vault, 1_000_000)
+    cache = LintCache(vault, 1_000_000, data=None)
     asyncio.run(cache.load())
     text = engram('["[[Good]]"]')
     assert [d.code for d in lint_text(text, "n.md", cache.context)] == ["nexus-not-matrix"]
@@ -74,7 +74,7 @@ def test_the_servers_lint_context_is_read_when_first_asked_for(vault: Path, writ
     """The server no longer reads every note for lint before its API answers (issue 29): the
     reconcile reads them after its words pass. A lint request that comes first waits for the
     read, never linting against an empty vault (every link reported broken)."""
-    cache = LintCache(vault, 1_000_000)
+    cache = LintCache(vault, 1_000_000, data=None)
     text = engram('["[[Good]]"]')
     asyncio.run(cache.refresh(["Engrams/Good.md"]))  # before any read: the read takes it
     assert cache.context.names is None
@@ -92,16 +92,16 @@ def test_a_private_note_stays_unresolved_outside_private_mode_while_changes_over
     """A refresh of a private note that comes while another change is read and rebuilt never
     makes the note resolvable outside private mode (an existence oracle)."""
     write("Engrams/Diary.md", "---\nnexus: []\ntype: engram\ntags: [private]\n---\nx\n")
-    cache = LintCache(vault, 1_000_000)
+    cache = LintCache(vault, 1_000_000, data=None)
     read, build = vault_link_facts, LintContext.for_vault
 
     def slow_read(*args: Any) -> Any:
         time.sleep(0.4)  # a large vault: each step still runs when the next change comes
         return read(*args)
 
-    def slow_build(*args: Any) -> LintContext:
+    def slow_build(*args: Any, **kwargs: Any) -> LintContext:
         time.sleep(0.3)
-        return build(*args)
+        return build(*args, **kwargs)
 
     async def overlapping() -> None:
         await cache.load()

@@ -31,7 +31,8 @@ def _config(vault: Path, rel: str, config: object) -> None:
 
 
 def _found(vault: Path, rel: str) -> list[tuple[str, int, str]]:
-    return [(d.code, d.line, d.message.split("'")[1]) for d in lint_vault(vault) if d.path == rel]
+    return [(d.code, d.line, d.message.split("'")[1]) for d in lint_vault(vault, data=None)
+            if d.path == rel]
 
 
 # ---- the Tasks plugin's global filter ------------------------------------------------------
@@ -66,7 +67,7 @@ def test_a_global_filter_that_is_no_tag_adds_none(vault: Path, write: Write,
 def test_the_context_carries_the_plugin_tags(vault: Path) -> None:
     """The server's `POST /v1/lint` and `ora lint FILE` check against this context."""
     _config(vault, TASKS_CONFIG, {"globalFilter": " #Task "})
-    ctx = LintContext.for_vault(vault)
+    ctx = LintContext.for_vault(vault, data=None)
     assert "task" in ctx.known_tags
     assert lint_text(DAILY.replace("#home", ""), "Daily/x.md", ctx) == []
 
@@ -133,7 +134,7 @@ def test_templates_are_not_linted_but_notes_made_from_them_are(vault: Path, writ
     _config(vault, TEMPLATER_CONFIG, {"templates_folder": "Templates"})
     write("Templates/Daily.md", "# <% tp.date.now() %>\n")
     write("Daily/2024-04-22.md", HEAD + "# <% tp.date.now() %>\n")
-    found = [(d.path, d.code, d.line) for d in lint_vault(vault)]
+    found = [(d.path, d.code, d.line) for d in lint_vault(vault, data=None)]
     assert found == [("Daily/2024-04-22.md", "templater-unrun", 8)]
 
 
@@ -168,7 +169,7 @@ def test_a_kanban_board_gets_no_untyped_hint_and_adopt_leaves_it_to_its_plugin(
     assert lint_text(KANBAN, "Boards/Shed.md") == []
     write("Boards/Shed.md", KANBAN)
     write("Notes/Plain.md", "Buy timber for the shed.\n")
-    plan = plan_adoption(vault)
+    plan = plan_adoption(vault, data=None)
     assert [p.path for p in plan.proposals] == ["Notes/Plain.md"]
     assert [(s.path, s.reason.split(":")[0]) for s in plan.skipped] == [
         ("Boards/Shed.md", "a Kanban board (`kanban-plugin`)")]

@@ -19,7 +19,7 @@ def test_only_public_notes_hold_names(tmp_path: Path) -> None:
         "Diary/Secret.md": "#private thoughts.\n",
         "Engrams/Idea.md": "A public idea.\n",
     })
-    names = public_names(vault, 1 << 20)
+    names = public_names(vault, 1 << 20, data=None)
     assert "idea" in names
     assert "plan" not in names and "secret" not in names
 
@@ -37,12 +37,13 @@ def test_a_name_typed_decomposed_is_the_name_of_the_composed_note(tmp_path: Path
     # to an existing NFC "Web/Café.md" was saved as a second, identical-looking "Web/Café.md".
     nfc, nfd = "Caf\u00e9", "Cafe\u0301"
     vault = write_notes(tmp_path, {f"Web/{nfc}.md": "Mine.\n"})
-    assert nfd in public_names(vault, 1 << 20) and nfd.upper() in public_names(vault, 1 << 20)
+    names = public_names(vault, 1 << 20, data=None)
+    assert nfd in names and nfd.upper() in public_names(vault, 1 << 20, data=None)
     assert safe_name(nfd, fallback="x") == nfc  # written composed
-    rel, _ = create_named(vault, "Web", nfd, "New.\n", public_names(vault, 1 << 20))
+    rel, _ = create_named(vault, "Web", nfd, "New.\n", public_names(vault, 1 << 20, data=None))
     assert unicodedata.normalize("NFC", rel) == f"Web/{nfc} 2.md"
     # A private note's name is not taken, but its file is not written over in either form.
     private = write_notes(tmp_path / "p", {f"Web/{nfd}.md": "#private\n"})
-    rel, _ = create_named(private, "Web", nfc, "New.\n", public_names(private, 1 << 20))
+    rel, _ = create_named(private, "Web", nfc, "New.\n", public_names(private, 1 << 20, data=None))
     assert rel == f"Web/{nfc} 2.md"
     assert sorted(p.name for p in (private / "Web").iterdir()) == [f"{nfd}.md", f"{nfc} 2.md"]

@@ -28,6 +28,6 @@ def test_a_run_of_unsafe_characters_and_spaces_is_one_space(title: str, name: st
 def test_the_note_of_such_a_title_is_named_with_single_spaces(tmp_path: Path) -> None:
     vault = write_notes(tmp_path, {"Engrams/Other.md": "Mine.\n"})
     rel, _ = create_named(vault, "Engrams", safe_name("Why: proof | rest", fallback="x"),
-                          "New.\n", public_names(vault, 1 << 20))
+                          "New.\n", public_names(vault, 1 << 20, data=None))
     assert rel == "Engrams/Why proof rest.md"
     assert (vault / rel).read_text(encoding="utf-8") == "New.\n"

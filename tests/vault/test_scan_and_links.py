@@ -88,7 +88,8 @@ def test_lint_resolves_links_to_aliases_read_from_the_vault(tmp_path: Path) -> N
     (tmp_path / "Books").mkdir()
     (tmp_path / "Books" / "Deep Work.md").write_text(
         "---\ntype: matrix\naliases: Newport 2016, DW\n---\nbody\n", encoding="utf-8")
-    ctx = LintContext.for_vault(tmp_path)  # a matrix: a nexus names one (nexus-not-matrix)
+    # a matrix: a nexus names one (nexus-not-matrix)
+    ctx = LintContext.for_vault(tmp_path, data=None)
     text = ("---\nnexus: ['[[Newport 2016]]', DW]\ntype: engram\ntags: []\n"
             "date created: 2024-01-01\ndate modified: 2024-01-01\n---\nbody\n")
     assert lint_text(text, "n.md", ctx) == []

@@ -68,7 +68,7 @@ def test_every_constant_is_documented_with_its_value() -> None:
 
 def test_there_is_a_clean_example_for_every_type() -> None:
     blocks = re.findall(r"```yaml\n(---\n.*?---\n)```", README, flags=re.DOTALL)
-    ctx = LintContext.for_vault(EXAMPLE_VAULT, list(iter_note_paths(EXAMPLE_VAULT)))
+    ctx = LintContext.for_vault(EXAMPLE_VAULT, list(iter_note_paths(EXAMPLE_VAULT)), data=None)
     types = set()
     for block in blocks:
         note = parse_note(block, "example.md")

@@ -45,8 +45,8 @@ def test_an_edit_keeps_the_files_layout(tmp_path: Path, before: bytes, after: by
     vault = tmp_path / "vault"
     vault.mkdir()
     (vault / "ora.yaml").write_bytes(before)
-    was = load_vault_settings(vault)
-    settings = add_lint_ignore(vault, "New folder/")
+    was = load_vault_settings(vault, data=None)
+    settings = add_lint_ignore(vault, "New folder/", data_folder=None)
     assert (vault / "ora.yaml").read_bytes() == after
     assert settings.lint_ignore[-1] == "New folder/" and settings.problems == ()
     assert (settings.private, settings.languages) == (was.private, was.languages)

@@ -41,10 +41,10 @@ def test_an_entry_yaml_would_misread_is_written_so_it_reads_back_as_itself(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, style: str, entry: str,
 ) -> None:
     vault = _vault(tmp_path, START[style])
-    set_excluded(vault, entry, True)
-    add_lint_ignore(vault, entry)
-    set_excluded(vault, "Next/", True)  # a second round trip over the entry as written
-    add_lint_ignore(vault, "Next/")
+    set_excluded(vault, entry, True, data_folder=None)
+    add_lint_ignore(vault, entry, data_folder=None)
+    set_excluded(vault, "Next/", True, None)  # a second round trip over the entry as written
+    add_lint_ignore(vault, "Next/", data_folder=None)
     text = (vault / "ora.yaml").read_text(encoding="utf-8")
     raw = load_settings_yaml(text)
     assert raw["exclude"] == ["Old/", entry, "Next/"], text
@@ -53,16 +53,16 @@ def test_an_entry_yaml_would_misread_is_written_so_it_reads_back_as_itself(
     # a YAML 1.1 reader too (PyYAML's own), so no other tool reads `No` as false
     assert yaml.safe_load(text)["exclude"] == ["Old/", entry, "Next/"]
     monkeypatch.setattr(settings_memory, "_memory", {})  # another process: no last settings
-    settings = load_vault_settings(vault)
+    settings = load_vault_settings(vault, data=None)
     assert settings.problems == () and not settings.unsafe
     assert settings.private == ("Health/",) and len(settings.exclude) == 3
-    assert set_excluded(vault, entry, False).exclude == ("Old/", "Next/")  # found to remove
+    assert set_excluded(vault, entry, False, None).exclude == ("Old/", "Next/")  # found to remove
 
 
 def test_plain_entries_stay_plain(tmp_path: Path) -> None:
     vault = _vault(tmp_path, START["block"])
-    set_excluded(vault, "Daily notes/", True)
-    set_excluded(vault, "Santé/", True)
+    set_excluded(vault, "Daily notes/", True, data_folder=None)
+    set_excluded(vault, "Santé/", True, data_folder=None)
     assert (vault / "ora.yaml").read_text(encoding="utf-8") == START["block"].replace(
         "  - Old/\nlint", "  - Old/\n  - Daily notes/\n  - Santé/\nlint")
 
@@ -81,7 +81,7 @@ def test_a_write_that_would_not_read_back_as_meant_is_refused(
     monkeypatch.setattr(settings_edit, "_dump", losing)
     vault = _vault(tmp_path, START["block"])
     with pytest.raises(InvalidSettings, match=r"would not read back from ora\.yaml as intended"):
-        set_excluded(vault, "Drafts/", True)
+        set_excluded(vault, "Drafts/", True, data_folder=None)
     assert (vault / "ora.yaml").read_text(encoding="utf-8") == START["block"]
 
 
@@ -92,5 +92,5 @@ def test_a_file_the_reader_would_not_use_is_not_edited(tmp_path: Path, text: str
     # the file last had, so the edit never applied.
     vault = _vault(tmp_path, text)
     with pytest.raises(InvalidSettings, match=r"cannot be used as it is .*an edit would not apply"):
-        set_excluded(vault, "Drafts/", True)
+        set_excluded(vault, "Drafts/", True, data_folder=None)
     assert (vault / "ora.yaml").read_text(encoding="utf-8") == text

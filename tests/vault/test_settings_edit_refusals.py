@@ -22,8 +22,8 @@ def _huge(size: int) -> str:
 
 
 EDITS: dict[str, Callable[[Path], object]] = {
-    "lint-ignore": lambda vault: add_lint_ignore(vault, "Drafts/"),
-    "exclude": lambda vault: set_excluded(vault, "Drafts/", True),
+    "lint-ignore": lambda vault: add_lint_ignore(vault, "Drafts/", data_folder=None),
+    "exclude": lambda vault: set_excluded(vault, "Drafts/", True, data_folder=None),
 }
 
 
@@ -37,7 +37,7 @@ def test_the_editor_refuses_a_file_over_the_readers_size_cap(
     vault.mkdir()
     text = _huge(MAX_SETTINGS_BYTES + 1)
     (vault / "ora.yaml").write_text(text, encoding="utf-8")
-    assert "larger than" in load_vault_settings(vault).problems[0]
+    assert "larger than" in load_vault_settings(vault, data=None).problems[0]
     with pytest.raises(InvalidSettings, match=rf"larger than {MAX_SETTINGS_BYTES} bytes"):
         edit(vault)
     assert (vault / "ora.yaml").read_text(encoding="utf-8") == text
@@ -48,16 +48,16 @@ def test_a_file_just_under_the_cap_is_still_edited(tmp_path: Path) -> None:
     vault.mkdir()
     text = _huge(MAX_SETTINGS_BYTES - 2000)
     (vault / "ora.yaml").write_text(text, encoding="utf-8")
-    assert add_lint_ignore(vault, "Drafts/").lint_ignore == ("Old/", "Drafts/")
+    assert add_lint_ignore(vault, "Drafts/", data_folder=None).lint_ignore == ("Old/", "Drafts/")
 
 
 def test_a_folder_named_ora_yaml_is_called_a_folder(tmp_path: Path) -> None:
     # Before: "not a regular file (a pipe, socket or device)".
     vault = tmp_path / "vault"
     (vault / "ora.yaml").mkdir(parents=True)
-    settings = load_vault_settings(vault)
+    settings = load_vault_settings(vault, data=None)
     assert "ora.yaml is a folder, not a file" in settings.problems[0]
     with pytest.raises(InvalidSettings, match=r"^ora\.yaml is a folder, not a file; Ora will not "
                                               r"write it$"):
-        add_lint_ignore(vault, "Drafts/")
+        add_lint_ignore(vault, "Drafts/", data_folder=None)
     assert (vault / "ora.yaml").is_dir()

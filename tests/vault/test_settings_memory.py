@@ -5,6 +5,7 @@ plan notes rather than take the defaults."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -87,14 +88,14 @@ def test_an_emptied_file_is_taken_for_one_being_saved_and_braces_for_the_default
 ) -> None:
     # A deleted file is no longer the defaults at once: test_settings_missing_file.py.
     vault = _vault(tmp_path, GOOD)
-    assert load_vault_settings(vault).private == ("Diario/",)
+    assert load_vault_settings(vault, data=None).private == ("Diario/",)
     (vault / "ora.yaml").write_text("", encoding="utf-8")  # an editor mid-save
-    emptied = load_vault_settings(vault)
+    emptied = load_vault_settings(vault, data=None)
     assert emptied.private == ("Diario/",) and "the file is empty" in emptied.problems[0]
     (vault / "ora.yaml").write_text("{}\n", encoding="utf-8")
-    assert load_vault_settings(vault).private == ()
+    assert load_vault_settings(vault, data=None).private == ()
     (vault / "ora.yaml").write_text(GOOD, encoding="utf-8")
-    assert load_vault_settings(vault).private == ("Diario/",)
+    assert load_vault_settings(vault, data=None).private == ("Diario/",)
 
 
 def _search(capsys: pytest.CaptureFixture[str], vault: Path, data: Path) -> set[str]:
@@ -156,3 +157,24 @@ def test_a_key_given_twice_never_makes_a_private_folder_public(
     _fresh_process(monkeypatch)
     (data / "ora.yaml.last-good").write_text(TWICE, encoding="utf-8")
     assert load_vault_settings(vault, data).unsafe
+
+
+def test_writers_of_one_kept_file_at_once_each_write_a_temporary_file_of_their_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Before: one fixed `.tmp` name; a second writer (a thread, another process) finishing
+    # between the first one's write and rename took its file away, or had it renamed.
+    kept = tmp_path / "ora.yaml.last-good"
+    real = os.replace
+    calls: list[str] = []
+
+    def interleaved(src: Any, dst: Any) -> None:
+        calls.append(str(src))
+        if len(calls) == 1:  # the second writer, all of it, before the first one renames
+            settings_memory._write(kept, "second\n")
+        real(src, dst)
+
+    monkeypatch.setattr(settings_memory.os, "replace", interleaved)
+    settings_memory._write(kept, "first\n")
+    assert kept.read_text(encoding="utf-8") == "first\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == [kept.name]

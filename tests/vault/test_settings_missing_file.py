@@ -12,7 +12,7 @@ import pytest
 
 from sidecar.errors import Conflict
 from sidecar.vault import settings_memory, vault_settings
-from sidecar.vault.settings_edit import set_excluded
+from sidecar.vault.settings_edit import add_lint_ignore, set_excluded
 from sidecar.vault.vault_settings import (
     is_private_path,
     known_privacy,
@@ -45,6 +45,7 @@ def _fresh_process(monkeypatch: pytest.MonkeyPatch) -> None:
     """As another process: nothing remembered in memory."""
     monkeypatch.setattr(settings_memory, "_memory", {})
     monkeypatch.setattr(settings_memory, "_missing", {})
+    monkeypatch.setattr(settings_memory, "_folders", {})
 
 
 def _vault(tmp_path: Path, text: str = GOOD) -> Path:
@@ -68,33 +69,33 @@ def test_a_missing_file_keeps_its_last_settings_until_deleted_on_purpose(
 ) -> None:
     # Before: the first read without the file gave the defaults, and Health/ was public.
     vault = _vault(tmp_path)
-    assert load_vault_settings(vault).private == ("Health/",)
+    assert load_vault_settings(vault, data=None).private == ("Health/",)
     (vault / "ora.yaml").unlink()
     for _ in range(3):  # however often it is read meanwhile
         _assert_kept(vault)
         clock.now += GRACE / 3 - 1
     clock.now += 3  # reads GRACE apart have found it missing: deleted on purpose
-    deleted = load_vault_settings(vault)
+    deleted = load_vault_settings(vault, data=None)
     assert deleted.private == () and deleted.exclude == () and deleted.problems == ()
     clock.now += 1
-    assert load_vault_settings(vault).problems == ()  # the defaults are now its last settings
+    assert load_vault_settings(vault, None).problems == ()  # the defaults are now its last settings
     (vault / "ora.yaml").write_text("exclude: [Drafts/]\n", encoding="utf-8")
-    assert load_vault_settings(vault).exclude == ("Drafts/",)
+    assert load_vault_settings(vault, data=None).exclude == ("Drafts/",)
 
 
 def test_a_file_deleted_and_written_again_never_lets_the_defaults_apply(
     tmp_path: Path, clock: _Clock,
 ) -> None:
     vault = _vault(tmp_path)
-    assert load_vault_settings(vault).private == ("Health/",)
+    assert load_vault_settings(vault, data=None).private == ("Health/",)
     for _ in range(3):  # a sync tool saving it again and again, reads far apart
         (vault / "ora.yaml").unlink()
         _assert_kept(vault)
         (vault / "ora.yaml").write_text(GOOD, encoding="utf-8")
         clock.now += GRACE * 2
-        back = load_vault_settings(vault)
+        back = load_vault_settings(vault, data=None)
         assert back.private == ("Health/",) and back.problems == ()
-        assert missing_settings_recheck(vault) is None
+        assert missing_settings_recheck(vault, data=None) is None
     (vault / "ora.yaml").unlink()
     _assert_kept(vault)  # missing again: the time starts again, not from the first absence
 
@@ -149,17 +150,17 @@ def test_a_server_is_told_when_to_read_a_missing_file_again(
     tmp_path: Path, clock: _Clock,
 ) -> None:
     vault = _vault(tmp_path)
-    load_vault_settings(vault)
-    assert missing_settings_recheck(vault) is None  # the file is there
+    load_vault_settings(vault, data=None)
+    assert missing_settings_recheck(vault, data=None) is None  # the file is there
     (vault / "ora.yaml").unlink()
-    assert missing_settings_recheck(vault) is None  # no read has found it missing yet
-    load_vault_settings(vault)
+    assert missing_settings_recheck(vault, data=None) is None  # no read has found it missing yet
+    load_vault_settings(vault, data=None)
     clock.now += 10
-    assert missing_settings_recheck(vault) == pytest.approx(GRACE - 10)
+    assert missing_settings_recheck(vault, data=None) == pytest.approx(GRACE - 10)
     clock.now += GRACE
-    assert missing_settings_recheck(vault) == 0.0
-    load_vault_settings(vault)  # deleted on purpose: nothing left to wait for
-    assert missing_settings_recheck(vault) is None
+    assert missing_settings_recheck(vault, data=None) == 0.0
+    load_vault_settings(vault, data=None)  # deleted on purpose: nothing left to wait for
+    assert missing_settings_recheck(vault, data=None) is None
 
 
 def test_the_editor_will_not_create_the_file_while_it_is_missing_with_settings(
@@ -168,12 +169,70 @@ def test_the_editor_will_not_create_the_file_while_it_is_missing_with_settings(
     # A file of the one `exclude` entry, written while a sync tool saved ora.yaml, would have
     # made every other setting the defaults: Health/ public.
     vault = _vault(tmp_path)
-    load_vault_settings(vault)
+    load_vault_settings(vault, data=None)
     (vault / "ora.yaml").unlink()
-    load_vault_settings(vault)
+    load_vault_settings(vault, data=None)
     with pytest.raises(Conflict, match="missing where it had settings"):
-        set_excluded(vault, "Drafts/", True)
+        set_excluded(vault, "Drafts/", True, data_folder=None)
     assert not (vault / "ora.yaml").exists()
     clock.now += GRACE
-    assert set_excluded(vault, "Drafts/", True).exclude == ("Drafts/",)
+    assert set_excluded(vault, "Drafts/", True, data_folder=None).exclude == ("Drafts/",)
     assert (vault / "ora.yaml").read_text(encoding="utf-8") == "exclude:\n  - Drafts/\n"
+
+
+def test_the_editor_of_a_process_just_started_keeps_a_missing_file_the_data_folder_recalls(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, clock: _Clock,
+) -> None:
+    # Before: the editor read without the data folder, found no last text, and wrote a file of
+    # `lint.ignore` alone over the missing one: Health/ public, and the user's settings lost.
+    vault, data = _vault(tmp_path), tmp_path / "data"
+    data.mkdir()
+    load_vault_settings(vault, data)  # a previous run kept the text
+    (vault / "ora.yaml").unlink()
+    _fresh_process(monkeypatch)  # a server starting while a sync tool saves the file
+    _assert_kept(vault, data)
+    with pytest.raises(Conflict, match="missing where it had settings"):
+        add_lint_ignore(vault, "Drafts/", data)
+    assert not (vault / "ora.yaml").exists()
+    _assert_kept(vault, data)
+
+
+def test_a_read_without_the_data_folder_keeps_what_a_read_with_it_recalled(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, clock: _Clock,
+) -> None:
+    vault, data = _vault(tmp_path), tmp_path / "data"
+    data.mkdir()
+    load_vault_settings(vault, data)
+    (vault / "ora.yaml").unlink()
+    _fresh_process(monkeypatch)
+    _assert_kept(vault, data)  # the index, as the server starts
+    _assert_kept(vault)  # a caller of the same process that has no data folder
+
+
+def test_a_read_without_the_data_folder_that_finds_the_file_clears_the_kept_missing_time(
+    tmp_path: Path, clock: _Clock,
+) -> None:
+    vault, data = _vault(tmp_path), tmp_path / "data"
+    data.mkdir()
+    load_vault_settings(vault, data)
+    (vault / "ora.yaml").unlink()
+    _assert_kept(vault, data)
+    assert (data / "ora.yaml.missing-since").exists()
+    (vault / "ora.yaml").write_text(GOOD, encoding="utf-8")
+    assert load_vault_settings(vault, data=None).problems == ()
+    assert not (data / "ora.yaml.missing-since").exists()
+
+
+def test_an_absence_kept_from_long_ago_is_not_counted_with_this_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, clock: _Clock,
+) -> None:
+    # Two runs a day apart, each catching a sync tool's brief delete, are not "missing 30 s".
+    vault, data = _vault(tmp_path), tmp_path / "data"
+    data.mkdir()
+    load_vault_settings(vault, data)
+    (vault / "ora.yaml").unlink()
+    _assert_kept(vault, data)
+    clock.now += 24 * 3600
+    _fresh_process(monkeypatch)  # the file is missing again, caught by the next day's run
+    _assert_kept(vault, data)
+    assert missing_settings_recheck(vault, data) == pytest.approx(GRACE)

@@ -28,7 +28,7 @@ def _settings(tmp_path: Path, key: str, entry: str) -> VaultSettings:
     vault = tmp_path / "vault"
     vault.mkdir()
     (vault / "ora.yaml").write_text(KEYS[key][0].format(entry=entry), encoding="utf-8")
-    return load_vault_settings(vault)
+    return load_vault_settings(vault, data=None)
 
 
 def _covered(settings: VaultSettings, key: str) -> list[str]:

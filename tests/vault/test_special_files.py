@@ -86,7 +86,7 @@ def test_a_fifo_for_ora_yaml_is_reported_and_never_written(tmp_path: Path) -> No
     vault = tmp_path / "vault"
     vault.mkdir()
     os.mkfifo(vault / "ora.yaml")
-    settings = load_vault_settings(vault)
+    settings = load_vault_settings(vault, data=None)
     assert any("not a regular file" in p for p in settings.problems)
     with pytest.raises(InvalidSettings, match="not a regular file"):
-        add_lint_ignore(vault, "Daily/")
+        add_lint_ignore(vault, "Daily/", data_folder=None)

@@ -53,7 +53,7 @@ def _assert_matches(matches: Callable[[VaultSettings, str], bool], settings: Vau
 
 
 def test_a_vault_without_ora_yaml_gets_the_defaults_from_schema_data(tmp_path: Path) -> None:
-    settings = load_vault_settings(_vault(tmp_path))
+    settings = load_vault_settings(_vault(tmp_path), data=None)
     defaults = load_json("vault_defaults.json")
     assert dict(settings.folders) == defaults["folders"]
     assert settings.untyped_type == defaults["untyped_type"] == "resource"
@@ -74,13 +74,13 @@ def test_a_vault_without_ora_yaml_gets_the_defaults_from_schema_data(tmp_path: P
 def test_effective_type_by_declared_type_folder_rule_and_default(
     tmp_path: Path, rel: str, declared: str | None, expected: tuple[str, bool]
 ) -> None:
-    assert effective_type(load_vault_settings(_vault(tmp_path)), rel, declared) == expected
+    assert effective_type(load_vault_settings(_vault(tmp_path), None), rel, declared) == expected
 
 
 def test_folder_rules_merge_over_defaults_and_the_longest_prefix_wins(tmp_path: Path) -> None:
     vault = _vault(tmp_path, "folders:\n  Notes/: engram\n  Notes/Clippings: web\n"
                              "  Web/: null\nuntyped_type: chat\n")
-    settings = load_vault_settings(vault)
+    settings = load_vault_settings(vault, data=None)
     assert effective_type(settings, "Notes/Clippings/a.md", None) == ("web", True)
     assert effective_type(settings, "Notes/b.md", None) == ("engram", True)
     assert effective_type(settings, "Web/c.md", None) == ("chat", True)  # default rule removed
@@ -91,7 +91,7 @@ def test_folder_rules_merge_over_defaults_and_the_longest_prefix_wins(tmp_path: 
 def test_exclusions_take_paths_folders_and_globs(tmp_path: Path) -> None:
     vault = _vault(tmp_path, "exclude:\n  - Templates\n  - '**/*.excalidraw.md'\n"
                              "  - Inbox/draft?.md\n")
-    settings = load_vault_settings(vault)
+    settings = load_vault_settings(vault, data=None)
     _assert_matches(is_excluded, settings,
                     hits=("Templates/Daily.md", "Templates/Sub/x.md", "Drawing.excalidraw.md",
                           "A/B/Drawing.excalidraw.md", "Inbox/draft1.md"),
@@ -103,7 +103,7 @@ def test_folders_with_brackets_and_folder_globs_cover_what_is_beneath(tmp_path: 
     nothing: a `[` made the entry a glob, and a glob ending in `/` wanted a second `/`."""
     vault = _vault(tmp_path, "exclude:\n  - '**/attachments/'\n  - Projects/*/drafts\n"
                              "lint:\n  ignore:\n    - Daily [old]/\n    - '[Meta].md'\n")
-    settings = load_vault_settings(vault)
+    settings = load_vault_settings(vault, data=None)
     _assert_matches(is_lint_ignored, settings,
                     hits=("Daily [old]/2020-01-01.md", "Daily [old]/Sub/x.md", "[Meta].md"),
                     misses=("Daily o/x.md", "M.md"))
@@ -115,7 +115,7 @@ def test_folders_with_brackets_and_folder_globs_cover_what_is_beneath(tmp_path: 
 
 def test_obsidian_excluded_files_are_honoured_with_obsidians_matching(tmp_path: Path) -> None:
     vault = _vault(tmp_path, app={"userIgnoreFilters": ["Archive/", "/\\.draft\\.md$/", 3]})
-    settings = load_vault_settings(vault)
+    settings = load_vault_settings(vault, data=None)
     assert settings.obsidian_excluded == ("Archive/", "/\\.draft\\.md$/")
     _assert_matches(is_excluded, settings, hits=("Archive/Old.md", "Ideas/x.draft.md"),
                     # Obsidian's prefixes are case-sensitive
@@ -132,7 +132,7 @@ def test_obsidians_templates_are_left_out(tmp_path: Path) -> None:
     for rel, config in configs.items():
         (vault / rel).parent.mkdir(parents=True, exist_ok=True)
         (vault / rel).write_text(json.dumps(config), encoding="utf-8")
-    settings = load_vault_settings(vault)
+    settings = load_vault_settings(vault, data=None)
     assert settings.obsidian_templates == ("Templates/", "Meta/Tp/", "Meta/Daily plan.md")
     assert settings.to_json()["obsidian_templates"] == list(settings.obsidian_templates)
     _assert_matches(is_excluded, settings,
@@ -152,12 +152,12 @@ def test_a_plugins_marker_tag_is_read_from_its_config(tmp_path: Path) -> None:
     (vault / rel).parent.mkdir(parents=True)
     (vault / rel).write_text(json.dumps({"globalFilter": "#task", "globalQuery": ""}),
                              encoding="utf-8")
-    settings = load_vault_settings(vault)
+    settings = load_vault_settings(vault, data=None)
     assert settings.plugin_tags == ("task",)
     assert settings.to_json()["obsidian_plugin_tags"] == ["task"]
     assert settings.index_key() == default_vault_settings().index_key()
     (vault / rel).write_text("{not json", encoding="utf-8")
-    assert load_vault_settings(vault).plugin_tags == ()
+    assert load_vault_settings(vault, data=None).plugin_tags == ()
 
 
 def _settings_key_without_templates(vault: Path) -> str:
@@ -165,29 +165,29 @@ def _settings_key_without_templates(vault: Path) -> str:
     keeps the key it had before templates were read: its index is not re-planned)."""
     for name in ("templates.json", "daily-notes.json", "plugins/templater-obsidian/data.json"):
         (vault / ".obsidian" / name).write_text("{}", encoding="utf-8")
-    return load_vault_settings(vault).index_key()
+    return load_vault_settings(vault, data=None).index_key()
 
 
 def test_a_broken_obsidian_app_json_excludes_nothing(tmp_path: Path) -> None:
     vault = _vault(tmp_path)
     (vault / ".obsidian").mkdir()
     (vault / ".obsidian" / "app.json").write_text("{not json", encoding="utf-8")
-    assert load_vault_settings(vault).obsidian_excluded == ()
+    assert load_vault_settings(vault, data=None).obsidian_excluded == ()
 
 
 def test_an_app_json_caught_half_written_keeps_the_exclusions_last_read(tmp_path: Path) -> None:
     # Before: Obsidian rewrites app.json in place, and a read mid-write excluded nothing: every
     # excluded note was indexed, then dropped again at the next read.
     vault = _vault(tmp_path, app={"userIgnoreFilters": ["Archive/"]})
-    assert load_vault_settings(vault).obsidian_excluded == ("Archive/",)
+    assert load_vault_settings(vault, data=None).obsidian_excluded == ("Archive/",)
     app = vault / ".obsidian" / "app.json"
     for half in ("", '{"userIgnoreFilters": ["Arch'):
         app.write_text(half, encoding="utf-8")
-        assert load_vault_settings(vault).obsidian_excluded == ("Archive/",)
+        assert load_vault_settings(vault, data=None).obsidian_excluded == ("Archive/",)
     app.write_text('{"userIgnoreFilters": []}', encoding="utf-8")
-    assert load_vault_settings(vault).obsidian_excluded == ()
+    assert load_vault_settings(vault, data=None).obsidian_excluded == ()
     app.unlink()
-    assert load_vault_settings(vault).obsidian_excluded == ()
+    assert load_vault_settings(vault, data=None).obsidian_excluded == ()
 
 
 @pytest.mark.parametrize(("text", "problem"), [
@@ -210,7 +210,7 @@ def test_an_app_json_caught_half_written_keeps_the_exclusions_last_read(tmp_path
 def test_a_bad_file_gives_a_clear_problem_and_the_defaults(
     tmp_path: Path, text: str, problem: str
 ) -> None:
-    settings = load_vault_settings(_vault(tmp_path, text))
+    settings = load_vault_settings(_vault(tmp_path, text), data=None)
     assert len(settings.problems) == 1
     assert problem in settings.problems[0] and "ora.yaml" in settings.problems[0]
     defaults = default_vault_settings()
@@ -221,7 +221,7 @@ def test_a_bad_file_gives_a_clear_problem_and_the_defaults(
 
 
 def test_lint_off_may_be_written_as_a_bare_yaml_off(tmp_path: Path) -> None:
-    settings = load_vault_settings(_vault(tmp_path, "lint:\n  untyped: off\n"))
+    settings = load_vault_settings(_vault(tmp_path, "lint:\n  untyped: off\n"), data=None)
     assert settings.lint_untyped == "off" and settings.problems == ()
 
 
@@ -237,11 +237,11 @@ def test_a_note_opts_out_of_lint_by_its_ora_lint_property(
 
 def test_add_lint_ignore_creates_the_file_when_absent(tmp_path: Path) -> None:
     vault = _vault(tmp_path)
-    settings = add_lint_ignore(vault, "Daily/")
+    settings = add_lint_ignore(vault, "Daily/", data_folder=None)
     assert settings.lint_ignore == ("Daily/",)
     _assert_matches(is_lint_ignored, settings, hits=("Daily/2024-01-01.md",),
                     misses=("Notes/x.md",))
-    assert load_vault_settings(vault).lint_ignore == ("Daily/",)
+    assert load_vault_settings(vault, data=None).lint_ignore == ("Daily/",)
 
 
 def test_add_lint_ignore_keeps_comments_order_and_other_keys(tmp_path: Path) -> None:
@@ -249,8 +249,8 @@ def test_add_lint_ignore_keeps_comments_order_and_other_keys(tmp_path: Path) -> 
             "lint:\n  untyped: hint\n  ignore:\n    - Templates/\n"
             "chats_folder: 'Chats/Ora'\n")
     vault = _vault(tmp_path, text)
-    add_lint_ignore(vault, "Inbox/Scratch.md")
-    add_lint_ignore(vault, "Inbox/Scratch.md")  # a second time changes nothing
+    add_lint_ignore(vault, "Inbox/Scratch.md", data_folder=None)
+    add_lint_ignore(vault, "Inbox/Scratch.md", data_folder=None)  # a second time changes nothing
     after = (vault / "ora.yaml").read_text(encoding="utf-8")
     assert after == text.replace("    - Templates/\n", "    - Templates/\n    - Inbox/Scratch.md\n")
     assert not list(vault.glob(".ora.yaml.*"))  # no temp file left behind
@@ -261,7 +261,7 @@ def test_add_lint_ignore_keeps_windows_line_endings(tmp_path: Path) -> None:
             "lint:\r\n  untyped: hint\r\n  ignore:\r\n    - Daily/\r\n")
     vault = _vault(tmp_path, text)
     (vault / "ora.yaml").write_bytes(text.encode("utf-8"))  # as written on Windows
-    add_lint_ignore(vault, "Inbox/")
+    add_lint_ignore(vault, "Inbox/", data_folder=None)
     after = (vault / "ora.yaml").read_bytes().decode("utf-8")
     assert after == text.replace("    - Daily/\r\n", "    - Daily/\r\n    - Inbox/\r\n")
 
@@ -269,7 +269,7 @@ def test_add_lint_ignore_keeps_windows_line_endings(tmp_path: Path) -> None:
 def test_add_lint_ignore_refuses_a_file_it_cannot_edit_and_leaves_it(tmp_path: Path) -> None:
     vault = _vault(tmp_path, "lint: [broken\n")
     with pytest.raises(InvalidSettings):
-        add_lint_ignore(vault, "Daily/")
+        add_lint_ignore(vault, "Daily/", data_folder=None)
     assert (vault / "ora.yaml").read_text(encoding="utf-8") == "lint: [broken\n"
 
 
@@ -282,21 +282,21 @@ def test_add_lint_ignore_leaves_a_linked_settings_file_a_link(tmp_path: Path) ->
     vault = _vault(tmp_path)
     (vault / "ora.yaml").symlink_to(elsewhere)
     with pytest.raises(InvalidSettings, match="symbolic link"):
-        add_lint_ignore(vault, "Inbox/")
+        add_lint_ignore(vault, "Inbox/", data_folder=None)
     assert (vault / "ora.yaml").is_symlink()
     assert elsewhere.read_text(encoding="utf-8") == "lint:\n  ignore: [Daily/]\n"
-    assert load_vault_settings(vault).lint_ignore == ("Daily/",)
+    assert load_vault_settings(vault, data=None).lint_ignore == ("Daily/",)
 
 
 def test_deleting_the_index_folder_loses_no_setting(tmp_path: Path) -> None:
     vault = _vault(tmp_path, "untyped_type: engram\n")
     (vault / ".ora").mkdir()
-    add_lint_ignore(vault, "Daily/")
-    before = load_vault_settings(vault)
+    add_lint_ignore(vault, "Daily/", data_folder=None)
+    before = load_vault_settings(vault, data=None)
     for child in (vault / ".ora").iterdir():
         child.unlink()
     (vault / ".ora").rmdir()
-    assert load_vault_settings(vault) == before
+    assert load_vault_settings(vault, data=None) == before
 
 
 # ---- round two: ora.yaml goes through the one compare-and-swap writer ----------------------------
@@ -310,13 +310,13 @@ def test_add_lint_ignore_refuses_an_empty_ora_yaml_and_writes_nothing(tmp_path: 
     replaced every setting the user had (and the editor's save then went into a deleted file)."""
     vault = _vault(tmp_path, "")
     with pytest.raises(Conflict, match="empty"):
-        add_lint_ignore(vault, "Daily/")
+        add_lint_ignore(vault, "Daily/", data_folder=None)
     assert (vault / "ora.yaml").read_bytes() == b""
 
 
 _EDITS: dict[str, Callable[[Path, int], object]] = {
-    "lint-ignore": lambda vault, n: add_lint_ignore(vault, f"Inbox {n}/"),
-    "exclude": lambda vault, n: set_excluded(vault, f"Inbox {n // 2}/", n % 2 == 0),
+    "lint-ignore": lambda vault, n: add_lint_ignore(vault, f"Inbox {n}/", data_folder=None),
+    "exclude": lambda vault, n: set_excluded(vault, f"Inbox {n // 2}/", n % 2 == 0, None),
 }
 
 
@@ -357,7 +357,7 @@ def test_editing_ora_yaml_racing_an_editors_saves_never_loses_a_setting(
         saving.join()
     assert lost == [], f"{len(lost)} saves lost the settings, e.g. {lost[0]!r}"
     assert refused > 0  # the race was run: some additions met the file mid-save
-    assert load_vault_settings(vault).untyped_type == "engram"
+    assert load_vault_settings(vault, data=None).untyped_type == "engram"
 
 
 def test_add_lint_ignore_refuses_ora_yaml_with_anchors_and_aliases(tmp_path: Path) -> None:
@@ -366,9 +366,9 @@ def test_add_lint_ignore_refuses_ora_yaml_with_anchors_and_aliases(tmp_path: Pat
     text = "exclude: &ex\n  - Archive/\nlint:\n  ignore: *ex\n"
     vault = _vault(tmp_path, text)
     with pytest.raises(InvalidSettings, match="anchors or aliases"):
-        add_lint_ignore(vault, "Daily/")
+        add_lint_ignore(vault, "Daily/", data_folder=None)
     assert (vault / "ora.yaml").read_text(encoding="utf-8") == text
-    assert load_vault_settings(vault).exclude == ("Archive/",)
+    assert load_vault_settings(vault, data=None).exclude == ("Archive/",)
 
 
 def test_an_obsidian_pattern_with_catastrophic_backtracking_runs_in_linear_time(
@@ -377,7 +377,7 @@ def test_an_obsidian_pattern_with_catastrophic_backtracking_runs_in_linear_time(
     """`/^(a|a)+$/` against a long name: Python's backtracking engine took time exponential in
     the name's length (`ora index` never finished). RE2 answers at once."""
     vault = _vault(tmp_path, app={"userIgnoreFilters": ["/^(a|a)+$/", "/^Daily\\/\\d{4}-/"]})
-    settings = load_vault_settings(vault)
+    settings = load_vault_settings(vault, data=None)
     assert settings.problems == ()
     started = time.monotonic()
     assert not is_excluded(settings, "a" * 5000 + ".md")
@@ -387,7 +387,7 @@ def test_an_obsidian_pattern_with_catastrophic_backtracking_runs_in_linear_time(
 
 def test_an_obsidian_pattern_re2_cannot_run_is_reported_and_not_applied(tmp_path: Path) -> None:
     vault = _vault(tmp_path, app={"userIgnoreFilters": ["/(?=Secret)/", "/(x)\\1/"]})
-    settings = load_vault_settings(vault)
+    settings = load_vault_settings(vault, data=None)
     assert len(settings.problems) == 2
     assert all(".obsidian/app.json" in p and "not supported" in p for p in settings.problems)
     assert not is_excluded(settings, "Secret.md")
@@ -407,30 +407,30 @@ def test_ora_index_with_a_catastrophic_obsidian_pattern_finishes(tmp_path: Path)
 
 def test_set_excluded_creates_the_file_and_takes_a_folder_out(tmp_path: Path) -> None:
     vault = _vault(tmp_path)
-    settings = set_excluded(vault, "Archive/", True)
+    settings = set_excluded(vault, "Archive/", True, data_folder=None)
     assert settings.exclude == ("Archive/",)
     _assert_matches(is_excluded, settings, hits=("Archive/2019/old.md",), misses=("Notes/x.md",))
-    assert set_excluded(vault, "Archive", True).exclude == ("Archive/",)  # the same folder
+    assert set_excluded(vault, "Archive", True, None).exclude == ("Archive/",)  # the same folder
 
 
 def test_set_excluded_removes_every_spelling_and_keeps_every_other_byte(tmp_path: Path) -> None:
     text = ("# my settings\nexclude:   # never indexed\n  - Scratch/  # drafts\n"
             "  - /Archive/\n  - \"**/*.tmp.md\"\n  - Archive\nlint:\n  untyped: off\n")
     vault = _vault(tmp_path, text)
-    settings = set_excluded(vault, "Archive/", False)
+    settings = set_excluded(vault, "Archive/", False, data_folder=None)
     assert settings.exclude == ("Scratch/", "**/*.tmp.md")
     after = (vault / "ora.yaml").read_text(encoding="utf-8")
     assert after == text.replace("  - /Archive/\n", "").replace("  - Archive\n", "")
-    set_excluded(vault, "Archive/", False)  # nothing left to remove: nothing written
+    set_excluded(vault, "Archive/", False, None)  # nothing left to remove: nothing written
     assert (vault / "ora.yaml").read_text(encoding="utf-8") == after
-    set_excluded(vault, "Daily/", True)
+    set_excluded(vault, "Daily/", True, data_folder=None)
     assert (vault / "ora.yaml").read_text(encoding="utf-8") == after.replace(
         '  - "**/*.tmp.md"\n', '  - "**/*.tmp.md"\n  - Daily/\n')
 
 
 def test_set_excluded_turns_a_single_pattern_into_a_list(tmp_path: Path) -> None:
     vault = _vault(tmp_path, "exclude: Scratch/\n")
-    assert set_excluded(vault, "Daily/", True).exclude == ("Scratch/", "Daily/")
+    assert set_excluded(vault, "Daily/", True, data_folder=None).exclude == ("Scratch/", "Daily/")
 
 
 @pytest.mark.parametrize("text", ["exclude: [broken\n", "exclude: {a: b}\n",
@@ -440,14 +440,14 @@ def test_set_excluded_refuses_a_file_it_cannot_edit_and_leaves_it(
 ) -> None:
     vault = _vault(tmp_path, text)
     with pytest.raises(InvalidSettings):
-        set_excluded(vault, "Daily/", True)
+        set_excluded(vault, "Daily/", True, data_folder=None)
     assert (vault / "ora.yaml").read_text(encoding="utf-8") == text
 
 
 def test_a_merge_key_overridden_in_its_mapping_is_no_duplicate(tmp_path: Path) -> None:
     settings = load_vault_settings(_vault(
         tmp_path, "x-base: &base {A/: engram, B/: resource}\nfolders:\n  <<: *base\n"
-        "  A/: resource\n"))
+        "  A/: resource\n"), data=None)
     assert not any("given twice" in p for p in settings.problems)
     assert ("A/", "resource") in settings.folders
 
@@ -458,7 +458,7 @@ def test_the_editor_refuses_a_key_given_twice_in_one_whole_sentence(tmp_path: Pa
     text = "exclude:\n  - Scratch/\nprivate:\n  - Health/\nprivate:\n  - Journal2/\n"
     vault = _vault(tmp_path, text)
     with pytest.raises(InvalidSettings) as refused:
-        set_excluded(vault, "Daily/", True)
+        set_excluded(vault, "Daily/", True, data_folder=None)
     assert str(refused.value) == (
         "ora.yaml is not valid YAML: the key 'private' is given twice (lines 3 and 5); a key "
         "may appear only once. Fix it by hand first; Ora has not changed it")
@@ -466,7 +466,7 @@ def test_the_editor_refuses_a_key_given_twice_in_one_whole_sentence(tmp_path: Pa
     (vault / "ora.yaml").write_text("exclude: [broken\n", encoding="utf-8")
     with pytest.raises(InvalidSettings, match=r"^ora\.yaml is not valid YAML: [^\n]* \(line 2\)\."
                        r" Fix it by hand first; Ora has not changed it$"):
-        set_excluded(vault, "Daily/", True)
+        set_excluded(vault, "Daily/", True, data_folder=None)
 
 
 def test_settings_that_cannot_say_which_folders_are_private_make_every_note_private(
@@ -480,10 +480,10 @@ def test_settings_that_cannot_say_which_folders_are_private_make_every_note_priv
     (vault / "Health").mkdir(parents=True)
     (vault / "Health/Therapy.md").write_text("Session notes.\n", encoding="utf-8")
     (vault / "ora.yaml").write_text("private: [Health/\n", encoding="utf-8")  # never good
-    assert load_vault_settings(vault).unsafe
-    [proposal] = plan_adoption(vault).proposals
+    assert load_vault_settings(vault, data=None).unsafe
+    [proposal] = plan_adoption(vault, data=None).proposals
     assert proposal.private is True
-    assert plan_adoption(vault).to_json(private=False)["proposals"] == []
+    assert plan_adoption(vault, data=None).to_json(private=False)["proposals"] == []
 
 
 @pytest.mark.parametrize("entry", ["health", "HEALTH/", "./Health/", "/Health"])
@@ -493,7 +493,7 @@ def test_a_private_folder_is_matched_however_its_case_or_leading_dot_is_written(
     # Before: `private: [health]` or `[./Health/]` matched nothing and Health/ stayed public,
     # with no problem reported.
     (tmp_path / "ora.yaml").write_text(f"private:\n  - {entry}\n", encoding="utf-8")
-    settings = load_vault_settings(tmp_path)
+    settings = load_vault_settings(tmp_path, data=None)
     assert is_private_path(settings, "Health/Therapy.md")
     assert not is_private_path(settings, "Healthy eating.md")
 
@@ -511,7 +511,7 @@ def test_folder_settings_match_a_name_however_its_accents_were_saved(
     (tmp_path / "ora.yaml").write_text(form(
         "private: [Santé/]\nexclude: [Brouillés/]\nfolders:\n  Réunions/: transcript\n"
         "language:\n  Été/: fr\n", typed), encoding="utf-8")
-    settings = load_vault_settings(tmp_path)
+    settings = load_vault_settings(tmp_path, data=None)
     assert is_private_path(settings, form("Santé/Bilan.md", saved))
     assert is_excluded(settings, form("Brouillés/Draft.md", saved))
     assert effective_type(settings, form("Réunions/Lundi.md", saved), None) == ("transcript", True)

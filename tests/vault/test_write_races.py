@@ -107,7 +107,7 @@ def test_a_hand_edit_of_ora_yaml_saved_by_rename_during_an_exclude_is_never_lost
     original = b"exclude:\n  - Scratch/\nprivate:\n  - Health/\n"
     hand_edit = b"exclude:\n  - Scratch/\nprivate:\n  - Health/\n  - Journal/\n"
     lost = _race(monkeypatch, path, original, hand_edit,
-                 lambda: set_excluded(vault, "Archive/", True))
+                 lambda: set_excluded(vault, "Archive/", True, data_folder=None))
     assert lost == []
 
 
