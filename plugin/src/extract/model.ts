@@ -76,8 +76,22 @@ export class ExtractReview {
 	private readonly decisions = new Map<string, Decision>();
 	private readonly edits = new Map<string, ProposalEdit>();
 
-	constructor(readonly plan: ExtractPlan) {
+	/**
+	 * `earlier`: the review this one replaces (the same conversation extracted again); the
+	 * decisions and edits of the proposals still proposed, known by their id, carry over.
+	 */
+	constructor(
+		readonly plan: ExtractPlan,
+		earlier?: ExtractReview | null,
+	) {
 		this.proposals = [...plan.proposals];
+		if (!earlier) return;
+		for (const p of this.proposals) {
+			const decision = earlier.decisions.get(p.id);
+			if (decision !== undefined) this.decisions.set(p.id, decision);
+			const edit = earlier.edits.get(p.id);
+			if (edit !== undefined) this.edits.set(p.id, edit);
+		}
 	}
 
 	/** The proposals not written yet, in the sidecar's order. */
@@ -193,6 +207,24 @@ export function keptText(answer: ExtractAccepted): string {
 	const q = answer.queued_contradictions;
 	if (q > 0) parts.push(`${q} ${q === 1 ? "contradiction" : "contradictions"} queued for triage.`);
 	return parts.join(" ");
+}
+
+/**
+ * The cards a refused write names: the sidecar's message carries the id of a proposal it no
+ * longer has (e.g. "476e…: not among the proposals of c.md now").
+ */
+export function namedCards(message: string, cards: readonly ProposalCard[]): ProposalCard[] {
+	return cards.filter((c) => c.id !== "" && message.includes(c.id));
+}
+
+/** The message for a write refused because the conversation changed since the review (a 409). */
+export function staleText(named: readonly ProposalCard[]): string {
+	const again = "Extract again to see what it proposes now; your decisions and edits are kept for the proposals that did not change.";
+	if (!named.length) return `Could not keep the engrams: the conversation changed since the review. Nothing was written. ${again}`;
+	const titles = named.map((c) => `"${c.title}"`);
+	const list = titles.length === 1 ? titles[0] : `${titles.slice(0, -1).join(", ")} and ${titles[titles.length - 1]}`;
+	const verb = named.length === 1 ? "is" : "are";
+	return `Could not keep the engrams: the conversation changed since the review, and ${list} ${verb} no longer proposed as shown. Nothing was written. ${again}`;
 }
 
 /** The notice after an undo. */

@@ -1,3 +1,4 @@
+import { SidecarError } from "../api/client";
 import type { ModelsReport, ModelsSuggestion, PulledModel, PullProgress, SwitchEstimate } from "../api/types";
 import { advancePull, isInUse, modelsErrorMessage, PULL_STARTING, switchMessage, type PullState } from "./model";
 
@@ -14,6 +15,13 @@ export interface ModelsDeps {
 	switchEmbedder(name: string): Promise<void>;
 	/** Waits between checks that a restarted sidecar uses the new embedder. */
 	sleep?: (ms: number) => Promise<void>;
+}
+
+/** The waits before asking again when a download right after a cancel is refused as a conflict (about 2 s in all). */
+const CANCEL_RETRY_MS = [200, 400, 600, 800];
+
+function isConflict(err: unknown): boolean {
+	return err instanceof SidecarError && err.code === "conflict";
 }
 
 /** The section's state: the last report (or why there is none), each download, the switch outcome. */
@@ -40,6 +48,8 @@ export class ModelsController {
 	private readonly aborts = new Map<string, AbortController>();
 	/** Set from the first click on Use until that switch is over (or declined). */
 	private switchAsked = false;
+	/** The last download ended by a cancel: the next one may be refused while the sidecar lets go of it. */
+	private cancelledLast = false;
 
 	constructor(private readonly deps: ModelsDeps) {}
 
@@ -70,16 +80,49 @@ export class ModelsController {
 		const abort = new AbortController();
 		this.aborts.set(name, abort);
 		this.setPull(name, PULL_STARTING);
+		// Right after a cancel the sidecar may still be letting go of that pull (its lock), and refuses a new one.
+		const afterCancel = this.cancelledLast;
+		this.cancelledLast = false;
 		try {
-			await this.deps.pull(name, (progress) => this.setPull(name, advancePull(this.pull(name), progress)), abort.signal);
+			await this.pullRetrying(name, abort.signal, afterCancel);
 			const kind = this.current.report?.catalogue.find((m) => m.name === name)?.kind ?? "";
 			this.setPull(name, { phase: "installed", kind });
 		} catch (err) {
+			this.cancelledLast = abort.signal.aborted;
 			this.setPull(name, abort.signal.aborted ? { phase: "cancelled" } : { phase: "failed", message: modelsErrorMessage(err) });
 		} finally {
 			this.aborts.delete(name);
 		}
 		await this.refresh();
+	}
+
+	/**
+	 * Pulls `name`; after a cancel, a refusal as "another download is running" before any progress
+	 * is the cancelled pull still winding down in the sidecar: asked again a few times (about 2 s in
+	 * all) before it is shown.
+	 */
+	private async pullRetrying(name: string, signal: AbortSignal, afterCancel: boolean): Promise<void> {
+		const sleep = this.deps.sleep ?? ((ms: number) => new Promise<void>((ok) => window.setTimeout(ok, ms)));
+		const waits = afterCancel ? [...CANCEL_RETRY_MS] : [];
+		for (;;) {
+			let progressed = false;
+			try {
+				await this.deps.pull(
+					name,
+					(progress) => {
+						progressed = true;
+						this.setPull(name, advancePull(this.pull(name), progress));
+					},
+					signal,
+				);
+				return;
+			} catch (err) {
+				const wait = waits.shift();
+				if (wait === undefined || progressed || signal.aborted || !isConflict(err)) throw err;
+				await sleep(wait);
+				if (signal.aborted) throw err;
+			}
+		}
 	}
 
 	/** Asks the sidecar what to offer for the vault's languages (it times the embedder, so not on every refresh). */

@@ -80,6 +80,14 @@ export class RelatedController {
 		if (path === this.path) this.onEdit();
 	}
 
+	/**
+	 * The vault's settings changed (ora.yaml): a folder may have become private or excluded, so the
+	 * list is asked again after the edit delay (a burst of saves asks once), the list kept meanwhile.
+	 */
+	settingsChanged(): void {
+		if (this.path !== null) this.onEdit();
+	}
+
 	setPrivate(on: boolean): void {
 		const leavingPrivate = this.privateMode && !on;
 		this.privateMode = on;

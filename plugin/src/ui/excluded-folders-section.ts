@@ -49,9 +49,23 @@ function drawList(app: App, el: HTMLElement, state: ExcludedFoldersState, contro
 		el.createDiv({ cls: "ora-models-note", text: "Loading the excluded folders…" });
 		return;
 	}
+	if (state.problems.length) {
+		const box = el.createDiv({ cls: "ora-models-error ora-excluded-problems" });
+		box.createDiv({ text: "Problems with ora.yaml:" });
+		const list = box.createEl("ul");
+		for (const problem of state.problems) list.createEl("li", { text: problem });
+	}
+	if (state.locked !== null) {
+		el.createDiv({ cls: "ora-models-note ora-excluded-locked", text: state.locked });
+		// Once the file is fixed or saved, the picker reads it again on request.
+		new Setting(el).addButton((b) => b.setButtonText("Check ora.yaml again").onClick(() => void controller.refresh()));
+	}
 	if (state.entries.length === 0) el.createDiv({ cls: "ora-models-note", text: "No folder is excluded." });
 	for (const entry of state.entries) {
-		new Setting(el).setName(entry).addExtraButton((b) =>
+		const row = new Setting(el).setName(entry);
+		// An edit the sidecar must refuse is not offered while ora.yaml cannot be used.
+		if (state.locked !== null) continue;
+		row.addExtraButton((b) =>
 			b
 				.setIcon("x")
 				.setTooltip(`Include ${entry} again`)
@@ -60,6 +74,6 @@ function drawList(app: App, el: HTMLElement, state: ExcludedFoldersState, contro
 	}
 	new Setting(el).addButton((b) => {
 		b.setButtonText("Add folder").onClick(() => new FolderSuggestModal(app, controller.candidates(), (folder) => void controller.add(folder)).open());
-		if (state.busy) b.setDisabled(true);
+		if (state.busy || state.locked !== null) b.setDisabled(true);
 	});
 }

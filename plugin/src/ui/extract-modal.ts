@@ -2,7 +2,7 @@ import { Modal, Notice, ToggleComponent, setIcon, setTooltip, type App } from "o
 
 import { mayStillApply, SidecarError, type SidecarClient } from "../api/client";
 import type { ExtractAccepted, ExtractSelector } from "../api/types";
-import { extractorLabel, ExtractReview, keptText, REVIEW_KEYS, reviewKey, undoneText, type NoteLink, type ProposalCard } from "../extract/model";
+import { extractorLabel, ExtractReview, keptText, namedCards, staleText, REVIEW_KEYS, reviewKey, undoneText, type NoteLink, type ProposalCard } from "../extract/model";
 
 export interface ExtractDeps {
 	client: SidecarClient;
@@ -34,6 +34,10 @@ export class ExtractModal extends Modal {
 	private writeError: string | null = null;
 	/** The write was refused because the conversation or its proposals changed since the extraction. */
 	private staleWrite = false;
+	/** The proposals a refused write named (a 409): marked until the conversation is extracted again. */
+	private conflicted = new Set<string>();
+	/** The review "Extract again" replaces: its decisions and edits carry over by proposal id. */
+	private carried: ExtractReview | null = null;
 	private writing = false;
 	private shown = false;
 	private listEl: HTMLElement | null = null;
@@ -66,11 +70,13 @@ export class ExtractModal extends Modal {
 		this.editing = null;
 		this.writeError = null;
 		this.staleWrite = false;
+		this.conflicted = new Set();
 		message(this.frame().createDiv({ cls: "ora-message ora-loading" }), "loader", "Extracting engrams from the conversation…");
 		try {
 			const plan = await this.deps.client.extract(this.deps.selector, this.privateMode);
 			if (mine !== this.loads) return;
-			this.review = new ExtractReview(plan);
+			this.review = new ExtractReview(plan, this.carried);
+			this.carried = null;
 			// The first proposal takes the focus, so its keys work at once.
 			this.render(plan.proposals[0]?.id ?? null);
 		} catch (err) {
@@ -97,6 +103,7 @@ export class ExtractModal extends Modal {
 		setTooltip(toggle.toggleEl, "Private mode: private turns are read too, and what they give becomes private engrams");
 		toggle.onChange((on) => {
 			this.privateMode = on;
+			this.carried = null; // the other mode's proposals are another review
 			void this.load();
 		});
 		return el;
@@ -125,8 +132,9 @@ export class ExtractModal extends Modal {
 	}
 
 	private renderCard(list: HTMLElement, card: ProposalCard): void {
+		const conflict = this.conflicted.has(card.id);
 		const box = list.createDiv({
-			cls: `ora-proposal is-${card.decision}`,
+			cls: `ora-proposal is-${card.decision}${conflict ? " is-conflict" : ""}`,
 			attr: { role: "listitem", tabindex: "0", "data-id": card.id, "aria-label": `${card.title} (${decisionWord(card)})` },
 		});
 		const head = box.createDiv({ cls: "ora-proposal-head" });
@@ -135,6 +143,7 @@ export class ExtractModal extends Modal {
 		if (card.private) head.createSpan({ cls: "ora-badge ora-flag-private", text: "Private" });
 		if (card.edited) head.createSpan({ cls: "ora-badge", text: "Edited" });
 		if (card.decision !== "undecided") head.createSpan({ cls: `ora-badge ora-decision`, text: decisionWord(card) });
+		if (conflict) setTooltip(head.createSpan({ cls: "ora-badge ora-badge-conflict", text: "Changed" }), "The conversation changed here since the review: extract again to see it now");
 
 		if (this.editing === card.id) this.renderEditor(box, card);
 		else box.createDiv({ cls: "ora-proposal-text", text: card.text });
@@ -194,15 +203,20 @@ export class ExtractModal extends Modal {
 		if (this.writeError) {
 			footer.createDiv({ cls: "ora-error ora-extract-write-error", text: this.writeError });
 			// Refused because the conversation changed (or the plan with it): what is there now is proposed afresh.
-			if (this.staleWrite) footer.createEl("button", { text: "Extract again" }).addEventListener("click", () => void this.load());
+			if (this.staleWrite)
+				footer.createEl("button", { text: "Extract again" }).addEventListener("click", () => {
+					this.carried = this.review;
+					void this.load();
+				});
 		}
 		const accepted = review.accepted;
 		const all = review.notRejected;
 		const keep = footer.createEl("button", { text: `Keep ${accepted.length} accepted`, cls: "mod-cta" });
-		keep.disabled = this.writing || accepted.length === 0;
+		// Refused as stale: keeping again would fail the same way until the conversation is extracted again.
+		keep.disabled = this.writing || this.staleWrite || accepted.length === 0;
 		keep.addEventListener("click", () => void this.keep(review.accepted));
 		const everything = footer.createEl("button", { text: all.length === review.cards.length ? "Accept all" : `Accept all ${all.length} not rejected` });
-		everything.disabled = this.writing || all.length === 0;
+		everything.disabled = this.writing || this.staleWrite || all.length === 0;
 		everything.addEventListener("click", () => void this.keep(review.notRejected));
 		if (this.writing) footer.createSpan({ cls: "ora-extract-writing", text: "Writing…" });
 	}
@@ -320,6 +334,11 @@ export class ExtractModal extends Modal {
 				? `Not sure the engrams were kept: ${errorText(err)} Check them in a moment, or run "Undo the last engram extraction".`
 				: `Could not keep the engrams: ${errorText(err)}`;
 			this.staleWrite = status(err) === 404 || status(err) === 409;
+			if (status(err) === 409) {
+				const named = namedCards(errorText(err), review.cards);
+				this.conflicted = new Set(named.map((c) => c.id));
+				this.writeError = staleText(named);
+			}
 			if (this.shown && this.review === review) this.render();
 			return;
 		}

@@ -92,10 +92,18 @@ export class RelatedView extends ItemView {
 		);
 		this.registerEvent(
 			this.app.vault.on("modify", (file: TAbstractFile) => {
+				if (isVaultSettings(file)) controller.settingsChanged();
 				const path = notePath(file);
 				if (path) controller.edited(path);
 			}),
 		);
+		// ora.yaml written (by hand, or by the excluded-folders picker through the sidecar), created or removed:
+		// a note listed may have become private or excluded.
+		const settingsFile = (file: TAbstractFile) => {
+			if (isVaultSettings(file)) controller.settingsChanged();
+		};
+		this.registerEvent(this.app.vault.on("create", settingsFile));
+		this.registerEvent(this.app.vault.on("delete", settingsFile));
 		this.registerEvent(
 			this.app.vault.on("rename", (file: TAbstractFile, oldPath: string) => controller.renamed(oldPath, notePath(file))),
 		);
@@ -192,6 +200,13 @@ export class RelatedView extends ItemView {
 		this.selected = index;
 		markSelected(this.listEl, this.items, index);
 	}
+}
+
+/** The vault's settings file, ora.yaml at the vault root (docs/vault-settings.md). */
+export const VAULT_SETTINGS_PATH = "ora.yaml";
+
+function isVaultSettings(file: TAbstractFile): boolean {
+	return file instanceof TFile && file.path === VAULT_SETTINGS_PATH;
 }
 
 function notePath(file: TAbstractFile | null): string | null {

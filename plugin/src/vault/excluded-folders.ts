@@ -20,6 +20,36 @@ export interface ExcludedFoldersState {
 	entries: string[] | null;
 	error: string | null;
 	busy: boolean;
+	/** What the sidecar found wrong with ora.yaml (its `problems`), as it says them. */
+	problems: string[];
+	/**
+	 * Why ora.yaml cannot be edited from here now (the sidecar would refuse: it cannot use the file
+	 * as it is, and `entries` are the settings it last had); null when it can.
+	 */
+	locked: string | null;
+}
+
+/**
+ * The sidecar's `problems` that mean ora.yaml cannot be used as it is (docs/vault-settings.md):
+ * it keeps the settings the file last had (or none), and refuses an edit until the file is fixed
+ * by hand or saved again. Other problems (a value left at its default) leave it editable.
+ */
+const UNUSABLE = [
+	"its settings are those it last had until it can be used",
+	"the file is larger than",
+	"cannot read the file",
+	"invalid YAML",
+	"the file must be a mapping",
+	"the file is missing",
+	"the file is empty where it had settings",
+	"exclude must be a list",
+	"private must be a list",
+];
+
+/** Why the picker cannot edit ora.yaml with these problems; null when it can. */
+export function lockedBy(problems: readonly string[]): string | null {
+	if (!problems.some((p) => UNUSABLE.some((marker) => p.includes(marker)))) return null;
+	return "Ora cannot use ora.yaml as it is, so the excluded folders cannot be changed here until it can: fix the file by hand (its problems are listed with the excluded folders), or wait for a save in progress to finish. The list shows the settings Ora uses meanwhile.";
 }
 
 /** An entry as ora.yaml matches it: `Scratch`, `Scratch/` and `/Scratch/` name one folder. */
@@ -50,14 +80,20 @@ export function candidateFolders(folders: readonly string[], entries: readonly s
 export function excludedFoldersError(err: unknown): string {
 	if (err instanceof SidecarError) {
 		if (err.unreachable) return "The sidecar is not running. Start it and try again.";
-		if (err.code === "conflict") return `ora.yaml changed while Ora was editing it (perhaps it is being saved). Nothing was written; try again. ${err.message}`;
+		// The sidecar says what happened and what to do (e.g. "ora.yaml is missing where it had settings a moment ago…: try again").
+		if (err.code === "conflict") return err.message.trim() || "ora.yaml changed while Ora was editing it (perhaps it is being saved), so nothing was written. Try again in a moment.";
 		return `ora.yaml was not changed: ${err.message}`;
 	}
 	return `Unexpected error: ${err instanceof Error ? err.message : String(err)}`;
 }
 
+function read(settings: VaultSettings): Pick<ExcludedFoldersState, "entries" | "problems" | "locked"> {
+	const problems = settings.problems ?? [];
+	return { entries: settings.exclude, problems, locked: lockedBy(problems) };
+}
+
 export class ExcludedFoldersController {
-	private current: ExcludedFoldersState = { entries: null, error: null, busy: false };
+	private current: ExcludedFoldersState = { entries: null, error: null, busy: false, problems: [], locked: null };
 	private readonly listeners = new Set<(state: ExcludedFoldersState) => void>();
 
 	constructor(private readonly deps: ExcludedFoldersDeps) {}
@@ -74,9 +110,9 @@ export class ExcludedFoldersController {
 
 	async refresh(): Promise<void> {
 		try {
-			this.set({ entries: (await this.deps.vaultSettings()).exclude, error: null });
+			this.set({ ...read(await this.deps.vaultSettings()), error: null });
 		} catch (err) {
-			this.set({ entries: null, error: excludedFoldersError(err) });
+			this.set({ entries: null, error: excludedFoldersError(err), problems: [], locked: null });
 		}
 	}
 
@@ -97,9 +133,17 @@ export class ExcludedFoldersController {
 
 	private async edit(path: string, excluded: boolean): Promise<void> {
 		if (this.current.busy) return;
+		// The lock may be stale (the file fixed or saved since): read again before refusing.
+		if (this.current.locked !== null) await this.refresh();
+		const locked = this.current.locked;
+		if (locked !== null) {
+			this.deps.notify(`Could not ${excluded ? "exclude" : "include"} ${path}: ${locked}`);
+			return;
+		}
+		if (this.current.busy) return;
 		this.set({ busy: true });
 		try {
-			this.set({ entries: (await this.deps.setExcluded(path, excluded)).exclude, error: null, busy: false });
+			this.set({ ...read(await this.deps.setExcluded(path, excluded)), error: null, busy: false });
 		} catch (err) {
 			this.set({ busy: false });
 			this.deps.notify(`Could not ${excluded ? "exclude" : "include"} ${path}: ${excludedFoldersError(err)}`);

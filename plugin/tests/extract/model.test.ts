@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 
-import { extractableNote, droppedRow, extractorLabel, ExtractReview, keptText, reviewKey, undoneText } from "../../src/extract/model";
+import { extractableNote, droppedRow, extractorLabel, ExtractReview, keptText, namedCards, reviewKey, staleText, undoneText } from "../../src/extract/model";
 import { anExtractPlan, anExtractProposal } from "../builders";
 
 const two = () => anExtractPlan([anExtractProposal(), anExtractProposal({ id: "x2", title: "I sleep better without screens", text: "I sleep better when I put screens away an hour before bed.", ai_derived: false, subtype: null, nexus: null })]);
@@ -104,6 +104,34 @@ describe("ExtractReview", () => {
 		expect(review.headline).toContain("1 proposed engram:");
 		expect(review.finished).toBe(true);
 		expect(new ExtractReview(anExtractPlan([])).headline).toBe("Nothing new to keep from this note. The quality gate dropped 2 (see below).");
+	});
+
+	it("takes over an earlier review's decisions and edits for the proposals still proposed, by id", () => {
+		const earlier = new ExtractReview(two());
+		earlier.decide("x1", "accepted");
+		earlier.edit("x1", { title: "Caffeine lasts", text: "Caffeine lasts into the night (my wording)." });
+		earlier.decide("x2", "rejected");
+		// Extracted again: x2's turn changed (a new id), x1 is still proposed.
+		const again = new ExtractReview(anExtractPlan([anExtractProposal(), anExtractProposal({ id: "x9", title: "Screens keep me up" })]), earlier);
+		expect(again.cards.map((c) => [c.id, c.decision, c.title, c.edited])).toEqual([
+			["x1", "accepted", "Caffeine lasts", true],
+			["x9", "undecided", "Screens keep me up", false],
+		]);
+		expect(again.request(again.accepted)).toEqual({ accept: ["x1"], edits: { x1: { title: "Caffeine lasts", text: "Caffeine lasts into the night (my wording)." } } });
+	});
+});
+
+describe("staleText", () => {
+	it("names the refused proposals by title, never by id, or says the conversation changed", () => {
+		const cards = new ExtractReview(two()).cards;
+		const named = namedCards("x2: not among the proposals of ask-1.md now (extracted already, or the note changed); extract again to see them", cards);
+		expect(named.map((c) => c.id)).toEqual(["x2"]);
+		const text = staleText(named);
+		expect(text).toContain(`"${cards[1]?.title ?? ""}" is no longer proposed as shown`);
+		expect(text).not.toContain("x2:");
+		expect(staleText(namedCards("the chat note changed since the extraction", cards))).toBe(
+			"Could not keep the engrams: the conversation changed since the review. Nothing was written. Extract again to see what it proposes now; your decisions and edits are kept for the proposals that did not change.",
+		);
 	});
 });
 

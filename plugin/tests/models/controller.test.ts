@@ -83,6 +83,50 @@ describe("ModelsController", () => {
 		expect(controller.state.pulls.get("ms-marco-minilm-l6")).toEqual({ phase: "cancelled" });
 	});
 
+	it("downloads again right after a cancel while the sidecar still lets go of the cancelled pull", async () => {
+		const busy = () => new SidecarError(409, "conflict", "another pull of bge-small-en-v1.5 is running");
+		let refusals = 2;
+		let pulls = 0;
+		const waited: number[] = [];
+		const { controller } = setup({
+			pull: (_name, _onProgress, signal) => {
+				if (pulls++ === 0) return new Promise((_ok, fail) => signal.addEventListener("abort", () => fail(new SidecarError(499, "cancelled", "Cancelled."))));
+				if (refusals-- > 0) return Promise.reject(busy());
+				return Promise.resolve({ name: "bge-small-en-v1.5", folder: "/m/e", restart: true });
+			},
+			sleep: async (ms) => void waited.push(ms),
+		});
+		const first = controller.download("bge-small-en-v1.5");
+		controller.cancel("bge-small-en-v1.5");
+		await first;
+		await controller.download("bge-small-en-v1.5");
+		expect(controller.state.pulls.get("bge-small-en-v1.5")).toMatchObject({ phase: "installed" });
+		expect(waited).toHaveLength(2);
+		expect(waited.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(2000);
+	});
+
+	it("still says another download is running when the sidecar keeps refusing, or when nothing was cancelled", async () => {
+		let pulls = 0;
+		const waited: number[] = [];
+		const { controller } = setup({
+			pull: (_name, _onProgress, signal) =>
+				pulls++ === 0
+					? new Promise((_ok, fail) => signal.addEventListener("abort", () => fail(new SidecarError(499, "cancelled", "Cancelled."))))
+					: Promise.reject(new SidecarError(409, "conflict", "busy")),
+			sleep: async (ms) => void waited.push(ms),
+		});
+		const first = controller.download("bge-small-en-v1.5");
+		controller.cancel("bge-small-en-v1.5");
+		await first;
+		await controller.download("bge-small-en-v1.5");
+		const state = controller.state.pulls.get("bge-small-en-v1.5");
+		expect(state?.phase === "failed" && state.message).toMatch(/^Another download is running/);
+		expect(waited.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(2000);
+		const tries = pulls;
+		await controller.download("bge-small-en-v1.5"); // no cancel before this one: shown at once
+		expect(pulls).toBe(tries + 1);
+	});
+
 	it("turns a failed download into the message for its cause", async () => {
 		const { controller } = setup({ pull: async () => Promise.reject(new SidecarError(500, "checksum_mismatch", "differs")) });
 		await controller.download("bge-small-en-v1.5");

@@ -225,13 +225,64 @@ describe("ExtractModal", () => {
 		button(card(modal, "x1"), "Accept").click();
 		button(modal.contentEl, "Keep 1 accepted").click();
 		await settle();
-		expect(modal.contentEl.querySelector(".ora-extract-write-error")?.textContent).toBe("Could not keep the engrams: the chat note changed since the extraction");
+		expect(modal.contentEl.querySelector(".ora-extract-write-error")?.textContent).toContain("Could not keep the engrams: the conversation changed since the review.");
 		expect(card(modal, "x1").classList.contains("is-accepted")).toBe(true);
-		expect(button(modal.contentEl, "Keep 1 accepted").disabled).toBe(false);
+		// It would fail the same way: keeping waits for "Extract again".
+		expect(button(modal.contentEl, "Keep 1 accepted").disabled).toBe(true);
+		expect(button(modal.contentEl, "Accept all").disabled).toBe(true);
 		button(modal.contentEl, "Extract again").click();
 		await settle();
 		expect(transport.requests[2]?.url).toBe("http://127.0.0.1:1/v1/extract");
 		expect([...modal.contentEl.querySelectorAll(".ora-proposal")].map((c) => c.getAttribute("data-id"))).toEqual(["x3"]);
+	});
+
+	it("names the refused proposal by title, marks its card, and blocks keeping until extracted again", async () => {
+		const transport = new ScriptedTransport([
+			json(200, plan()),
+			json(409, { error: { code: "conflict", message: "x2: not among the proposals of ask-1.md now (extracted already, or the note changed); extract again to see them" } }),
+			json(200, plan()),
+		]);
+		const { modal } = await openModal(transport);
+		button(modal.contentEl, "Accept all").click();
+		await settle();
+		const error = modal.contentEl.querySelector(".ora-extract-write-error")?.textContent ?? "";
+		expect(error).toContain('"I sleep better without screens" is no longer proposed as shown');
+		expect(error).not.toContain("x2:");
+		expect(card(modal, "x2").classList.contains("is-conflict")).toBe(true);
+		expect(card(modal, "x2").querySelector(".ora-badge-conflict")?.textContent).toBe("Changed");
+		expect(card(modal, "x1").classList.contains("is-conflict")).toBe(false);
+		expect(button(modal.contentEl, "Accept all").disabled).toBe(true);
+		button(modal.contentEl, "Extract again").click();
+		await settle();
+		expect(modal.contentEl.querySelector(".is-conflict")).toBeNull();
+		expect(button(modal.contentEl, "Accept all").disabled).toBe(false);
+	});
+
+	it("keeps the user's decisions and edits across extract again for the proposals still proposed", async () => {
+		const transport = new ScriptedTransport([
+			json(200, plan()),
+			json(409, { error: { code: "conflict", message: "x2: not among the proposals of ask-1.md now (extracted already, or the note changed); extract again to see them" } }),
+			json(200, anExtractPlan([anExtractProposal(), anExtractProposal({ id: "x3", title: "I sleep better without a phone" })])),
+			json(200, { written: ["Engrams/Caffeine lasts.md"], queued_contradictions: 0 }),
+		]);
+		const { modal } = await openModal(transport);
+		button(card(modal, "x1"), "Edit").click();
+		const editor = card(modal, "x1");
+		editor.querySelector("input")!.value = "Caffeine lasts";
+		editor.querySelector("textarea")!.value = "Caffeine lasts into the night (my wording).";
+		button(editor, "Save").click();
+		button(card(modal, "x1"), "Accept").click();
+		button(card(modal, "x2"), "Accept").click();
+		button(modal.contentEl, "Keep 2 accepted").click();
+		await settle();
+		button(modal.contentEl, "Extract again").click();
+		await settle();
+		expect(card(modal, "x1").classList.contains("is-accepted")).toBe(true);
+		expect(card(modal, "x1").textContent).toContain("my wording");
+		expect(card(modal, "x3").classList.contains("is-undecided")).toBe(true);
+		button(modal.contentEl, "Keep 1 accepted").click();
+		await settle();
+		expect(body(transport, 3)).toMatchObject({ accept: ["x1"], edits: { x1: { title: "Caffeine lasts", text: "Caffeine lasts into the night (my wording)." } } });
 	});
 
 	it("says a timed-out keep may still write the engrams, and how to check or undo it", async () => {

@@ -71,6 +71,35 @@ describe("RelatedView", () => {
 		expect(view.contentEl.textContent).toContain("No related notes found.");
 	});
 
+	it("asks again when the vault settings (ora.yaml) change, so a note made private leaves the list", async () => {
+		const transport = new ScriptedTransport([
+			json(200, related("A.md", [aResult({ path: "Private/Diary.md" }), aResult({ path: "Ideas/Zucchini.md" })])),
+			json(200, related("A.md", [aResult({ path: "Ideas/Zucchini.md" })])),
+			json(200, related("A.md", [aResult({ path: "Ideas/Zucchini.md" })])),
+		]);
+		const { view, workspace, vault } = await openView(transport);
+		workspace.trigger("file-open", aFile("A.md"));
+		await vi.advanceTimersByTimeAsync(50);
+		expect(view.contentEl.textContent).toContain("Private/Diary.md");
+		vault.trigger("modify", aFile("Notes/ora.yaml")); // not the vault's settings
+		vault.trigger("modify", aFile("ora.yaml"));
+		vault.trigger("modify", aFile("ora.yaml")); // one save in two writes asks once
+		await vi.advanceTimersByTimeAsync(500);
+		expect(transport.requests).toHaveLength(2);
+		expect(view.contentEl.textContent).not.toContain("Private/Diary.md");
+		vault.trigger("create", aFile("ora.yaml"));
+		await vi.advanceTimersByTimeAsync(500);
+		expect(transport.requests).toHaveLength(3);
+	});
+
+	it("leaves the vault settings alone while no note is followed", async () => {
+		const transport = new ScriptedTransport([]);
+		const { vault } = await openView(transport);
+		vault.trigger("modify", aFile("ora.yaml"));
+		await vi.advanceTimersByTimeAsync(5000);
+		expect(transport.requests).toHaveLength(0);
+	});
+
 	it("says why a private note has no list, and ignores files that are not notes", async () => {
 		const transport = new ScriptedTransport([
 			json(404, { error: { code: "not_found", message: "no note Diary.md in the vault" } }),

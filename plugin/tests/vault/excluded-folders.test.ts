@@ -5,7 +5,7 @@ import { SidecarError } from "../../src/api/client";
 import type { VaultSettings } from "../../src/api/types";
 import { mergeSettings } from "../../src/settings";
 import { OraSettingTab } from "../../src/ui/settings-tab";
-import { candidateFolders, ExcludedFoldersController } from "../../src/vault/excluded-folders";
+import { candidateFolders, ExcludedFoldersController, lockedBy } from "../../src/vault/excluded-folders";
 
 /** Enough of the sidecar's settings document for the picker (it reads `exclude`). */
 function settingsWith(exclude: string[]): VaultSettings {
@@ -89,7 +89,51 @@ describe("ExcludedFoldersController", () => {
 		expect(picker.controller.state).toMatchObject({ entries: ["Scratch/"], busy: false });
 		picker.failNext(new SidecarError(409, "conflict", "ora.yaml changed since it was read; nothing was written"));
 		await picker.controller.remove("Scratch/");
-		expect(picker.notices[1]).toMatch(/^Could not include Scratch\/: ora.yaml changed while Ora was editing it .* try again/);
+		expect(picker.notices[1]).toBe("Could not include Scratch/: ora.yaml changed since it was read; nothing was written");
+	});
+
+	it("says the sidecar's own conflict message once while ora.yaml is missing, asking to try again once", async () => {
+		const picker = aPicker(["Scratch/"]);
+		await picker.controller.refresh();
+		picker.failNext(new SidecarError(409, "conflict", "ora.yaml is missing where it had settings a moment ago (perhaps it is being saved); nothing was written: try again"));
+		await picker.controller.add("Daily");
+		expect(picker.notices).toEqual(["Could not exclude Daily/: ora.yaml is missing where it had settings a moment ago (perhaps it is being saved); nothing was written: try again"]);
+		expect(picker.notices[0]?.match(/try again/gi)).toHaveLength(1);
+		picker.failNext(new SidecarError(409, "conflict", ""));
+		await picker.controller.add("Daily");
+		expect(picker.notices[1]).toBe("Could not exclude Daily/: ora.yaml changed while Ora was editing it (perhaps it is being saved), so nothing was written. Try again in a moment.");
+	});
+
+	it("shows ora.yaml's problems and offers no edit while the sidecar cannot use the file", async () => {
+		const problems = ["ora.yaml: the file is larger than 1000000 bytes", "ora.yaml: its settings are those it last had until it can be used"];
+		const picker = aPicker(["Ideas/"]);
+		(picker.controller as unknown as { deps: { vaultSettings: () => Promise<VaultSettings> } }).deps.vaultSettings = async () => ({ exclude: ["Ideas/"], problems }) as VaultSettings;
+		await picker.controller.refresh();
+		expect(picker.controller.state).toMatchObject({ entries: ["Ideas/"], problems });
+		expect(picker.controller.state.locked).toContain("fix the file by hand");
+		await picker.controller.add("Daily");
+		await picker.controller.remove("Ideas/");
+		expect(picker.calls).toEqual([]);
+		expect(picker.notices[0]).toMatch(/^Could not exclude Daily\/: Ora cannot use ora.yaml as it is/);
+	});
+
+	it("reads ora.yaml again before refusing an edit, so a file fixed since is edited", async () => {
+		const picker = aPicker(["Ideas/"]);
+		let problems = ["ora.yaml: the file is missing (a sync tool or editor saving it?)", "ora.yaml: its settings are those it last had until it can be used"];
+		(picker.controller as unknown as { deps: { vaultSettings: () => Promise<VaultSettings> } }).deps.vaultSettings = async () => ({ exclude: [...picker.file.exclude], problems }) as VaultSettings;
+		await picker.controller.refresh();
+		expect(picker.controller.state.locked).not.toBeNull();
+		problems = [];
+		await picker.controller.add("Daily");
+		expect(picker.calls).toEqual([["Daily/", true]]);
+		expect(picker.controller.state).toMatchObject({ entries: ["Ideas/", "Daily/"], locked: null });
+		expect(picker.notices).toEqual([]);
+	});
+
+	it("stays editable when a problem only sets a value back to its default", async () => {
+		expect(lockedBy(["ora.yaml: lint.untyped 'loud' is not one of hint, off; using the default"])).toBeNull();
+		expect(lockedBy(["ora.yaml: invalid YAML: line 3: mapping values are not allowed here"])).not.toBeNull();
+		expect(lockedBy([])).toBeNull();
 	});
 
 	it("says the sidecar is not running when the list cannot be read", async () => {
@@ -133,6 +177,23 @@ describe("Excluded folders in the settings", () => {
 		expect(picker.calls).toEqual([["Resources/", true]]);
 		expect(listed(tab)).toEqual(["Archive/", "Resources/"]);
 		expect(document.querySelector(".prompt-input")).toBeNull(); // the suggester closed
+	});
+
+	it("lists ora.yaml's problems above the last-good entries, with no remove button and Add folder disabled", async () => {
+		const problems = ["ora.yaml: the file is larger than 1000000 bytes", "ora.yaml: its settings are those it last had until it can be used"];
+		const picker = aPicker(["Ideas/"]);
+		(picker.controller as unknown as { deps: { vaultSettings: () => Promise<VaultSettings> } }).deps.vaultSettings = async () => ({ exclude: ["Ideas/"], problems }) as VaultSettings;
+		const tab = drawnTab(picker);
+		await tick();
+		const section = tab.containerEl.querySelector(".ora-excluded-folders");
+		expect([...(section?.querySelectorAll(".ora-excluded-problems li") ?? [])].map((li) => li.textContent)).toEqual(problems);
+		expect(section?.querySelector(".ora-excluded-locked")?.textContent).toContain("cannot be changed here");
+		expect(listed(tab)).toEqual(["Ideas/"]);
+		expect(section?.querySelector('[aria-label="Include Ideas/ again"]')).toBeNull();
+		const add = [...(section?.querySelectorAll<HTMLButtonElement>("button") ?? [])].find((b) => b.textContent === "Add folder");
+		expect(add?.disabled).toBe(true);
+		const again = [...(section?.querySelectorAll<HTMLButtonElement>("button") ?? [])].find((b) => b.textContent === "Check ora.yaml again");
+		expect(again).toBeDefined();
 	});
 
 	it("says so when no folder is excluded, and stops redrawing once the tab is hidden", async () => {
