@@ -347,13 +347,15 @@ class ChromaStore:
 
     @_in_use
     def vectors_by_hash(
-        self, namespace: str, hashes: Sequence[str], model: str
+        self, namespace: str, hashes: Sequence[str], model: str, *, private: bool
     ) -> dict[str, FloatArray]:
-        """Stored vectors of chunks whose text hash is in `hashes`, embedded by `model`."""
+        """Stored vectors of chunks whose text hash is in `hashes`, embedded by `model`, for a
+        `private` chunk or a public one: a public chunk's only from the public store (it never
+        takes a vector computed in a call of private texts), a private chunk's from either."""
         out: dict[str, FloatArray] = {}
         wanted = sorted(set(hashes))
-        for private in (False, True):
-            col = self.collection(namespace, private, create=False)
+        for side in (False, True) if private else (False,):
+            col = self.collection(namespace, side, create=False)
             if col is None or not wanted:
                 continue
             for s in range(0, len(wanted), _BATCH):

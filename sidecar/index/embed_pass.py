@@ -181,7 +181,9 @@ class EmbeddingPass:
     ) -> _Waiting:
         rows, chunks = group
         hashes = sorted({c.hash for c in chunks})
-        found = self.chroma.vectors_by_hash(self.ns, hashes, self.model) if hashes else {}
+        private = any(row.private for row in rows.values())  # the batch's side
+        found = self.chroma.vectors_by_hash(
+            self.ns, hashes, self.model, private=private) if hashes else {}
         todo: dict[str, str] = {}
         # A batch is of one side (`_waiting`): a private text never shares a call with a public.
         for c in sorted(chunks, key=lambda c: c.n_tokens):  # alike lengths pad little

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from sidecar.index.scope import NoteFilter, fold_name, fold_path, fold_tag
-from sidecar.index.sqlite import ThreadConnections
+from sidecar.index.sqlite import ThreadConnections, unwritable_conn
 from sidecar.models.embedder import FloatArray
 
 # (type, tags, private, cluster, decay date, chunk ids, conversation): `Ledger.note_facts`
@@ -168,8 +168,8 @@ def _row(values: tuple[object, ...]) -> FileRow:
 
 def _create(conn: sqlite3.Connection) -> None:
     conn.executescript(_SCHEMA)
-    if conn.execute("PRAGMA user_version").fetchone()[0] >= _VERSION:
-        return
+    if conn.execute("PRAGMA user_version").fetchone()[0] >= _VERSION or unwritable_conn(conn):
+        return  # read-only (a full disk): the next writable open upgrades the file
     conn.execute("BEGIN IMMEDIATE")  # another process may be upgrading the same file
     try:
         version = conn.execute("PRAGMA user_version").fetchone()[0]

@@ -11,6 +11,7 @@ is planned as an error row without chunks, so `ora index` can say why.
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -95,7 +96,7 @@ class Planner:
             st = path.stat()
         except OSError:
             return None
-        if not path.is_file():
+        if not stat.S_ISREG(st.st_mode):  # the stat taken: no second one per note
             return None
         # A row planned while the file could not be read says nothing of its content: chmod
         # changes neither its mtime nor its size, so a quick pass must not trust it once readable.

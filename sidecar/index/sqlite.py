@@ -9,6 +9,8 @@ index it holds): SQLite cannot make the shared-memory file WAL mode reads throug
 file is opened as it stands (read-only, `immutable`), which is exact while its write-ahead log
 is empty, as a writer that closed leaves it. A connection opened so refuses `transaction()` with
 the disk's StorageUnavailable; with committed writes still in the log, the open fails with it.
+Its setup creates nothing and migrates nothing (`unwritable_conn`): a ledger an older version
+wrote is read as it stands until a writable open upgrades it.
 """
 
 from __future__ import annotations
@@ -21,6 +23,12 @@ from pathlib import Path
 
 from sidecar.data_folder import private_file
 from sidecar.errors import StorageUnavailable, storage_error
+
+
+def unwritable_conn(conn: sqlite3.Connection) -> bool:
+    """Whether `conn` was opened read-only (a full or read-only disk): a setup then skips its
+    migrations, which the next writable connection makes."""
+    return bool(conn.execute("PRAGMA query_only").fetchone()[0])
 
 
 class ThreadConnections:
@@ -49,8 +57,13 @@ class ThreadConnections:
             with self._guard:
                 self._close_ended()
                 if not self._setup_done:
-                    self._setup(conn)
-                    self._setup_done = True
+                    try:
+                        self._setup(conn)
+                    except BaseException:
+                        conn.close()  # not kept: the next call opens another
+                        raise
+                    # a read-only connection's setup leaves migrations to a writable one
+                    self._setup_done = unwritable_conn(conn) is False
                 self._by_thread[threading.current_thread()] = conn
             self._local.conn = conn
         return conn
@@ -81,6 +94,7 @@ class ThreadConnections:
         uri = f"{self.path.resolve().as_uri()}?mode=ro&immutable=1"
         conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
         try:
+            conn.execute("PRAGMA query_only = ON")  # what `unwritable_conn` tells a setup
             conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
         except sqlite3.Error:
             conn.close()

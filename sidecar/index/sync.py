@@ -2,8 +2,9 @@
 
 For each file: unchanged (same mtime and size, or same content hash) → nothing; changed → read,
 parse, chunk, and write its chunks. Vectors are reused whenever a stored chunk has the same
-embedded text (hash) and model, so a metadata-only edit, a move between folders or a move into or
-out of `private` embeds nothing; only new text is embedded.
+embedded text (hash) and model, so a metadata-only edit, a move between folders or a move into
+`private` embeds nothing; only new text is embedded. A public chunk takes vectors from the public
+store only, and is embedded in no call with a private text (`chroma.vectors_by_hash`, `_sided`).
 
 Batches start small and double (`FIRST_BATCH` up to `BATCH_CHUNKS`/`BATCH_FILES`), so on a cold
 index the first notes taken (the newest, in a reconcile) are searchable within seconds.
@@ -82,6 +83,11 @@ LEXICAL_BATCH_CHUNKS = 2048
 LEXICAL_BATCH_FILES = 1024
 
 UrgentFn = Callable[[], set[str]]  # drains the paths to apply now
+
+
+def _sided(private: bool, chunk_hash: str) -> str:
+    """A vector's key in a batch: its text's hash on its side (one text, one vector per side)."""
+    return f"{int(private)}:{chunk_hash}"
 
 
 @dataclass
@@ -301,7 +307,8 @@ class Syncer(EmbeddingPass):
         if not isinstance(plan, Planned) or not plan.chunks:
             return False
         hashes = sorted({c.hash for c in plan.chunks})
-        return len(self.chroma.vectors_by_hash(self.ns, hashes, self.model)) < len(hashes)
+        found = self.chroma.vectors_by_hash(self.ns, hashes, self.model, private=plan.row.private)
+        return len(found) < len(hashes)
 
     @property
     def _defer(self) -> bool:
@@ -330,28 +337,40 @@ class Syncer(EmbeddingPass):
 
     def _start(self, plans: list[Planned], since: int) -> _Batch:
         """Find the batch's vectors in the stores and start embedding the rest."""
-        chunks = [c for p in plans for c in p.chunks]
-        hashes = [c.hash for c in chunks]
-        found = self.chroma.vectors_by_hash(self.ns, hashes, self.model) if hashes else {}
+        chunks = [(p.row.private, c) for p in plans for c in p.chunks]
+        # Vectors by side and hash (`_sided`): a public chunk takes none found in the private
+        # store, and is embedded in no call with a private text.
+        found: dict[str, FloatArray] = {}
+        for side in (False, True):
+            hashes = sorted({c.hash for private, c in chunks if private == side})
+            if hashes:
+                found |= {_sided(side, h): v for h, v in self.chroma.vectors_by_hash(
+                    self.ns, hashes, self.model, private=side).items()}
         if self._lexical:
-            lexical = frozenset(p.row.path for p in plans
-                                if any(c.hash not in found for c in p.chunks))
+            lexical = frozenset(p.row.path for p in plans if any(
+                _sided(p.row.private, c.hash) not in found for c in p.chunks))
             return _Batch(plans, found, None, since, len(chunks), lexical)
-        todo: dict[str, str] = {}
+        todo: dict[bool, dict[str, str]] = {False: {}, True: {}}
         # Shortest first, so each slice's texts are of a length and pad little: in file order,
         # slices of mixed lengths took ~7 % more model time (bench_index_speed's 1,106 texts).
-        for c in sorted(chunks, key=lambda c: c.n_tokens):
-            if c.hash not in found:
-                todo.setdefault(c.hash, c.embed_text)
-        if not todo:
+        for private, c in sorted(chunks, key=lambda pc: pc[1].n_tokens):
+            if _sided(private, c.hash) not in found:
+                todo[private].setdefault(_sided(private, c.hash), c.embed_text)
+        if not todo[False] and not todo[True]:
             return _Batch(plans, found, None, since, len(chunks))
         pool = self._embedding if self._pipelined else None
         if pool is None:
             done: Future[dict[str, FloatArray]] = Future()
-            done.set_result(self._embed(todo))
+            done.set_result(self._embed_sides(todo))
             return _Batch(plans, found, done, since, len(chunks))
-        return _Batch(plans, found, pool.submit(self._embed, todo, self._stop), since,
+        return _Batch(plans, found, pool.submit(self._embed_sides, todo, self._stop), since,
                       len(chunks))
+
+    def _embed_sides(self, todo: dict[bool, dict[str, str]],
+                     stop: threading.Event | None = None) -> dict[str, FloatArray]:
+        """`_embed` of each side's texts apart: a call never mixes public and private texts."""
+        return {k: v for side in (False, True) if todo[side]
+                for k, v in self._embed(todo[side], stop).items()}
 
     def _finish(self, batch: _Batch, known: dict[str, FileRow], report: SyncReport) -> None:
         """Wait for the batch's vectors, applying urgent paths meanwhile, and write it."""
@@ -389,7 +408,8 @@ class Syncer(EmbeddingPass):
                 continue
             upserts[row.private].extend(plan.chunks)
             if plan.chunks:  # every note's: clusters read a decaying note's, search any's
-                row = with_centroid(row, np.stack([vectors[c.hash] for c in plan.chunks]))
+                row = with_centroid(row, np.stack(
+                    [vectors[_sided(row.private, c.hash)] for c in plan.chunks]))
             if row.decays or (old is not None and old.decays):
                 report.decay_changed = True
             rows.append(row)
@@ -397,7 +417,7 @@ class Syncer(EmbeddingPass):
             if chunks:
                 self.chroma.upsert(
                     self.ns, private, [c.id for c in chunks],
-                    np.stack([vectors[c.hash] for c in chunks]),
+                    np.stack([vectors[_sided(private, c.hash)] for c in chunks]),
                     [c.text for c in chunks], [c.meta for c in chunks],
                 )  # fmt: skip
         for private, ids in deletes.items():

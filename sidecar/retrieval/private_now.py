@@ -83,8 +83,10 @@ class SettingsNow:
             # last had (a grace is running)
             if missing_settings_recheck(self.vault, self.data) is not None:
                 until = now + MISSING_RECHECK_S
-        elif now - file[1] / 1e9 < RACY_S:
-            until = now  # changed just before this read: a same-size edit may not show
+        elif 0 <= now - file[1] / 1e9 < RACY_S:
+            # changed just before this read: a same-size edit may not show. (A time ahead of
+            # the clock, from another machine's, is not racy: the next edit changes it.)
+            until = now
         with self._guard:
             self._known = (file, until, settings)
         return settings

@@ -32,7 +32,7 @@ from typing import Any
 from sidecar.data_folder import private_file, private_folder
 from sidecar.errors import OraError
 from sidecar.index.index import Index
-from sidecar.index.sqlite import ThreadConnections
+from sidecar.index.sqlite import ThreadConnections, unwritable_conn
 from sidecar.models.reranker import Reranker
 from sidecar.retrieval.filters import is_admissible
 from sidecar.retrieval.private_now import (
@@ -80,17 +80,35 @@ CREATE TABLE IF NOT EXISTS notes (
 """
 
 
+def _has_aliases(conn: sqlite3.Connection) -> bool:
+    return "aliases" in {str(row[1]) for row in conn.execute("PRAGMA table_info(notes)")}
+
+
 def _setup(conn: sqlite3.Connection) -> None:
     conn.executescript(_SCHEMA)
-    if "aliases" not in {str(row[1]) for row in conn.execute("PRAGMA table_info(notes)")}:
-        # A file written before aliases were kept: its rows (aliases NULL) are read again once.
-        conn.execute("ALTER TABLE notes ADD COLUMN aliases TEXT")
+    if _has_aliases(conn) or unwritable_conn(conn):
+        return  # read-only (a full disk): read as it stands, `_load`
+    # A file written before aliases were kept: its rows (aliases NULL) are read again once.
+    conn.execute("BEGIN IMMEDIATE")  # another process may be adding the column
+    try:
+        if not _has_aliases(conn):
+            conn.execute("ALTER TABLE notes ADD COLUMN aliases TEXT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
 
 
 def _links(text: str) -> dict[str, tuple[str, ...]]:
     if text == "{}":  # most notes: skip the parse
         return {}
     return {str(k): tuple(v) for k, v in json.loads(text).items()}
+
+
+def _names(entries: Mapping[str, _Entry]) -> NameIndex:
+    """The names (paths and aliases) of `entries`: outside private mode only those of notes it
+    may name, so a private note never takes a name from a public one (nor shows it exists)."""
+    return NameIndex(entries, {p: e.aliases for p, e in entries.items() if e.aliases})
 
 
 class RelationGraph:
@@ -117,9 +135,11 @@ class RelationGraph:
         self._db.close_all()
 
     def _load(self) -> dict[str, _Entry]:
-        rows = self._db.get().execute(
-            "SELECT path, hash, links, private, archived, aliases FROM notes WHERE namespace = ?",
-            (self.namespace,))
+        conn = self._db.get()
+        aliases = "aliases" if _has_aliases(conn) else "NULL"  # read-only, not yet upgraded
+        rows = conn.execute(
+            f"SELECT path, hash, links, private, archived, {aliases} FROM notes"
+            " WHERE namespace = ?", (self.namespace,))
         # A row without aliases (NULL: written before they were kept) is read again.
         return {str(p): _Entry(str(h) if names is not None else "", _links(links), bool(priv),
                                bool(arch), tuple(json.loads(names)) if names else ())
@@ -137,6 +157,9 @@ class RelationGraph:
         """Follow the ledger: `hashes` is every indexed path with its content hash,
         `private_now` which paths the vault's settings make private now (`private_now.py`)."""
         with self._guard:
+            # a new `private_now` (SettingsNow keeps one until ora.yaml or the manifest
+            # changes) may hide other notes: the public names are built again
+            moved = private_now is not None and private_now is not self._private_now
             if private_now is not None:
                 self._private_now = private_now
             entries = self._entries if self._entries is not None else self._load()
@@ -156,13 +179,13 @@ class RelationGraph:
             # Names change with the set of paths or a note's aliases (or its privacy, which
             # decides whether its aliases name it outside private mode): rarely, so the name
             # indexes are built again only then.
-            renamed = self._entries is None or set(entries) != set(self._entries) or any(
+            renamed = moved or self._entries is None or set(entries) != set(self._entries) or any(
                 (old := before.get(p)) is None or old.aliases != e.aliases
                 or old.private != e.private for p, e in changed.items())
             if renamed:
-                self._names = {mode: NameIndex(entries, {
-                    p: e.aliases for p, e in entries.items() if e.aliases and (
-                        mode or not e.private)}) for mode in (False, True)}
+                self._names = {True: _names(entries), False: _names(
+                    {p: e for p, e in entries.items()
+                     if not (e.private or self._private_now(p))})}
             if renamed or changed:
                 self._superseders = {mode: self._reverse(entries, self._names[mode])
                                      for mode in (False, True)}

@@ -24,7 +24,8 @@ from ruamel.yaml.scalarstring import DoubleQuotedScalarString, SingleQuotedScala
 
 from sidecar.errors import Conflict, InvalidSettings
 from sidecar.vault.frontmatter_edit import has_anchors
-from sidecar.vault.scan import NotRegularFile, normalise_rel, read_regular
+from sidecar.vault.scan import NotRegularFile, composed_name, normalise_rel, read_regular
+from sidecar.vault.settings_patterns import read_pattern
 from sidecar.vault.settings_text import Layout, indents, split_layout
 from sidecar.vault.settings_yaml import (
     BOOL_FIRST,
@@ -300,8 +301,10 @@ def add_lint_ignore(vault: str | Path, path: str, data_folder: Path | None) -> V
 
 
 def _folder_key(entry: Any) -> str:
-    """An `exclude` entry as it matches: `/Scratch/`, `Scratch/` and `Scratch` are one folder."""
-    return str(entry).strip().strip("/")
+    """An `exclude` entry as the reader matches it (`read_pattern`, composed): `/Scratch/`,
+    `./Scratch/`, `Scratch\\` and `Scratch` are one folder."""
+    pattern = read_pattern(str(entry))
+    return "" if pattern is None else composed_name(pattern).rstrip("/") or pattern
 
 
 def set_excluded(vault: str | Path, path: str, excluded: bool,

@@ -25,7 +25,9 @@ from pathlib import Path
 from sidecar.data_folder import FILE_MODE, private_file
 
 _memory: dict[Path, str] = {}
-_missing: dict[Path, float] = {}  # when a read first found the file missing (time.time())
+# when a read first found the file missing (time.time()), per (file, data folder): kept only
+# without a data folder, or while it cannot be written (missing_since)
+_missing: dict[tuple[Path, Path | None], float] = {}
 # The data folders a read named for the file: a read without one still clears what they keep.
 _folders: dict[Path, set[Path]] = {}
 
@@ -67,24 +69,34 @@ def _write(kept: Path, text: str) -> None:
 
 
 def missing_since(file: Path, data: Path | None, now: float | None) -> float | None:
-    """When a read first found `file` missing (seconds since the epoch: the earlier of this
-    process's memory and the data folder's), None when neither knows; with `now` (a read that
-    found it missing), that time is kept in both when they did not have it."""
+    """When a read first found `file` missing (seconds since the epoch), None when nothing
+    knows; with `now` (a read that found it missing), that time is kept when it was not.
+
+    With `data`, only the data folder's record counts: another process that finds the file
+    there clears that record, which this process's memory would not see, and two brief
+    absences would then count as one long one. Memory keeps the time only without `data`, or
+    while the data folder cannot keep it (read-only)."""
     key = file.resolve()
     _kept_in(key, data)
+    slot = (key, data)
     kept = None if data is None else data / f"{file.name}.missing-since"
     stored = None
     if kept is not None:
         with contextlib.suppress(ValueError):  # none kept, or not a time
             stored = float(_stored(kept) or "")
-    known = [t for t in (_missing.get(key), stored) if t is not None]
-    if now is None:
-        return min(known) if known else None
-    found = min(known) if known else now
-    _missing[key] = found
-    if kept is not None and stored != found:
-        with contextlib.suppress(OSError):  # a read-only data folder keeps only the memory
-            _write(kept, repr(found))
+    found = stored if stored is not None else _missing.get(slot)
+    if now is None or (found is not None and (stored is not None or kept is None)):
+        return found  # asked only, or kept already where it counts
+    found = now if found is None else found
+    if kept is None:
+        _missing[slot] = found
+        return found
+    try:
+        _write(kept, repr(found))
+    except OSError:  # a read-only data folder: only this process's memory keeps it
+        _missing[slot] = found
+    else:
+        _missing.pop(slot, None)
     return found
 
 
@@ -92,7 +104,8 @@ def clear_missing(file: Path, data: Path | None) -> None:
     """`file` is there (or taken for deleted): forget when it was first found missing, in
     memory and in every data folder a read of this process named (`data` among them)."""
     key = file.resolve()
-    _missing.pop(key, None)
+    for slot in [slot for slot in _missing if slot[0] == key]:
+        del _missing[slot]
     for folder in _kept_in(key, data):
         with contextlib.suppress(OSError):
             (folder / f"{file.name}.missing-since").unlink(missing_ok=True)

@@ -116,7 +116,7 @@ async def test_breaking_a_notes_frontmatter_makes_it_private_and_fixing_it_publi
 
         write(vault, "Engrams/Kettle.md", KETTLE.replace("tags: []", "tags: [home]"))
         summary = await _until(changes, "Engrams/Kettle.md")
-        assert summary["embedded"] == 0
+        assert summary["embedded"] == 1  # public again: in a public call (private_vector_reuse)
         assert _paths(index, "limescale", private=False) == {"Engrams/Kettle.md"}
 
 

@@ -144,3 +144,27 @@ def test_a_same_size_edit_just_after_a_read_is_seen_on_coarse_file_times(
         edit.write("private: [Bb]\n")
     os.utime(file, (stamp, stamp))
     assert reader.private_paths()("Bb/x.md")
+
+
+def test_ora_yaml_dated_ahead_of_the_clock_is_read_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Before: a time in the future (another machine's clock, synced) counted as just changed,
+    # and every request read and parsed the file again.
+    reads: list[Path] = []
+
+    def counted(vault: Path, data: Path | None = None) -> VaultSettings:
+        reads.append(vault)
+        return load_vault_settings(vault, data)
+
+    clock = Clock(time.time())
+    monkeypatch.setattr(private_now, "load_vault_settings", counted)
+    monkeypatch.setattr(private_now, "time", clock)
+    save_settings(tmp_path, ["Health/"])
+    ahead = clock.now + 3600
+    os.utime(tmp_path / "ora.yaml", (ahead, ahead))
+    now = private_now.SettingsNow(tmp_path, None)
+    for _ in range(3):
+        assert now.settings().private == ("Health/",)
+        clock.now += 1
+    assert len(reads) == 1

@@ -6,9 +6,13 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from pathlib import Path
 from typing import Any
 
+import pytest
+
 from sidecar.data_folder import private_folder
+from sidecar.retrieval import relations
 from sidecar.retrieval.relations import RELATIONS_FILE, search_related
 from sidecar.retrieval.search import SearchOptions
 
@@ -94,3 +98,33 @@ async def test_a_relations_file_written_before_aliases_were_kept_reads_the_notes
             (NEW, hashes[NEW], json.dumps({"supersedes": ["[[Apteryx]]"]}))])
     conn.close()
     _assert_superseded_by_alias(await _results(v))
+
+
+def test_two_processes_adding_the_aliases_column_at_once_both_open(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Before: the column was checked, then added, with no lock between: the process that lost
+    # the race raised "duplicate column name" and kept its connection open.
+    path = tmp_path / "relations.sqlite"
+    with sqlite3.connect(path, isolation_level=None) as conn:  # written before aliases were kept
+        conn.execute("CREATE TABLE notes (namespace TEXT NOT NULL, path TEXT NOT NULL, hash TEXT"
+                     " NOT NULL, links TEXT NOT NULL, private INTEGER NOT NULL, archived INTEGER"
+                     " NOT NULL, PRIMARY KEY (namespace, path))")
+    conn.close()
+    checks = iter([False])  # this process's first look, before the other added the column
+
+    def looked(conn: sqlite3.Connection) -> bool:
+        stale = next(checks, None)
+        if stale is not None:
+            other = sqlite3.connect(path, isolation_level=None)  # the other process
+            relations._setup(other)
+            other.close()
+            return stale
+        return has_aliases(conn)
+
+    has_aliases = relations._has_aliases
+    monkeypatch.setattr(relations, "_has_aliases", looked)
+    conn = sqlite3.connect(path, isolation_level=None)
+    relations._setup(conn)
+    assert "aliases" in {str(row[1]) for row in conn.execute("PRAGMA table_info(notes)")}
+    conn.close()

@@ -11,7 +11,8 @@ import pytest
 
 from sidecar.index import Index, open_index
 from sidecar.models.embedder import Embedder
-from sidecar.retrieval.relations import search_related
+from sidecar.retrieval.private_now import PrivatePaths
+from sidecar.retrieval.relations import RelationGraph, search_related
 from sidecar.retrieval.search import SearchOptions
 from sidecar.settings import make_config
 
@@ -71,3 +72,46 @@ async def test_relationships_follow_the_private_folders(index: Index, embedder: 
     index.reconcile()
     public = await _garden(index, embedder, False)
     assert public["relationships"] == {} and "superseded_by" not in public
+
+
+PUBLIC_PLAN = "Zed/long-public-name.md"
+LINKS_PLAN = "a.md"
+
+
+def _plan_graph(tmp_path: Path, private_note: str, text: str) -> RelationGraph:
+    vault, data = tmp_path / "vault", tmp_path / "data"
+    for rel, body in [(private_note, text), (LINKS_PLAN, (
+            '---\nrelationships:\n  supports: ["[[Plan]]"]\n---\nlinks\n')),
+            (PUBLIC_PLAN, "---\naliases: [Plan]\n---\npublic plan\n")]:
+        (vault / rel).parent.mkdir(parents=True, exist_ok=True)
+        (vault / rel).write_text(body, encoding="utf-8")
+    data.mkdir()
+    return RelationGraph(data, vault, "default", 10**6)
+
+
+@pytest.mark.parametrize(("private_note", "text"), [
+    ("Health/x.md", "---\naliases: [Plan]\n---\nsecret\n"),  # private by folder, by alias
+    ("Plan.md", "#private secret\n"),  # private by tag, by its file name
+], ids=["folder-private-alias", "tag-private-file-name"])
+def test_a_private_note_takes_no_name_from_a_public_one(
+    tmp_path: Path, private_note: str, text: str,
+) -> None:
+    # Before: outside private mode "Plan" still resolved to the private note, and the public
+    # relationship vanished only while that note existed.
+    graph = _plan_graph(tmp_path, private_note, text)
+    health: PrivatePaths = lambda path: path.startswith("Health/")  # noqa: E731
+    hashes = {p: "h" + p for p in (private_note, PUBLIC_PLAN, LINKS_PLAN)}
+    graph.refresh(hashes, health)
+    assert graph.outgoing(LINKS_PLAN, private=False) == {"supports": [PUBLIC_PLAN]}
+    assert graph.outgoing(LINKS_PLAN, private=True) == {"supports": [private_note]}
+    graph.close()
+
+
+def test_the_public_names_follow_a_new_private_folder(tmp_path: Path) -> None:
+    graph = _plan_graph(tmp_path, "Health/x.md", "---\naliases: [Plan]\n---\nsecret\n")
+    hashes = {p: "h" + p for p in ("Health/x.md", PUBLIC_PLAN, LINKS_PLAN)}
+    graph.refresh(hashes, lambda path: False)  # Health/ not private yet
+    assert graph.outgoing(LINKS_PLAN, private=False) == {"supports": ["Health/x.md"]}
+    graph.refresh(hashes, lambda path: path.startswith("Health/"))  # ora.yaml changed
+    assert graph.outgoing(LINKS_PLAN, private=False) == {"supports": [PUBLIC_PLAN]}
+    graph.close()

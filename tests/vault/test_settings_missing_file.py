@@ -236,3 +236,32 @@ def test_an_absence_kept_from_long_ago_is_not_counted_with_this_one(
     _fresh_process(monkeypatch)  # the file is missing again, caught by the next day's run
     _assert_kept(vault, data)
     assert missing_settings_recheck(vault, data) == pytest.approx(GRACE)
+
+
+def _as_process(monkeypatch: pytest.MonkeyPatch, state: dict[str, object]) -> None:
+    """Run as the process whose memory is `state` (empty: one just started), until the next."""
+    for name in ("_memory", "_missing", "_folders"):
+        monkeypatch.setattr(settings_memory, name, state.setdefault(name, {}))
+
+
+def test_two_brief_absences_another_process_saw_between_are_not_one_deletion(
+    tmp_path: Path, clock: _Clock, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Before: A's memory kept the first absence's time after B, finding the file there, cleared
+    # the data folder's record; A's next brief absence then counted as deleted on purpose.
+    vault, data = _vault(tmp_path), tmp_path / "data"
+    data.mkdir()
+    a: dict[str, object] = {}
+    b: dict[str, object] = {}
+    _as_process(monkeypatch, a)
+    assert load_vault_settings(vault, data).private == ("Health/",)
+    (vault / "ora.yaml").unlink()  # a sync tool's save, seen by A
+    _assert_kept(vault, data)
+    (vault / "ora.yaml").write_text(GOOD, encoding="utf-8")
+    _as_process(monkeypatch, b)  # another process finds it there
+    assert load_vault_settings(vault, data).private == ("Health/",)
+    _as_process(monkeypatch, a)
+    clock.now += GRACE + 1
+    (vault / "ora.yaml").unlink()  # the next save, seen by A only
+    _assert_kept(vault, data)
+    assert (data / "ora.yaml.last-good").read_text(encoding="utf-8") == GOOD

@@ -413,6 +413,26 @@ def test_set_excluded_creates_the_file_and_takes_a_folder_out(tmp_path: Path) ->
     assert set_excluded(vault, "Archive", True, None).exclude == ("Archive/",)  # the same folder
 
 
+@pytest.mark.parametrize("spelling", [
+    "./Journal/", "'Journal\\'", "' /Journal'", "'Journal/ '",
+    "'.\\Journal'",
+], ids=["dot-slash", "backslash", "leading-space", "trailing-space", "dot-backslash"])
+def test_set_excluded_removes_every_spelling_the_reader_matches(
+    tmp_path: Path, spelling: str,
+) -> None:
+    # Before: `./Journal/` or `Journal\` stayed in the file, still excluding the folder.
+    vault = _vault(tmp_path, f"exclude:\n  - {spelling}\n")
+    assert is_excluded(load_vault_settings(vault, None), "Journal/a.md")
+    settings = set_excluded(vault, "Journal/", False, data_folder=None)
+    assert settings.exclude == () and not is_excluded(settings, "Journal/a.md")
+
+
+def test_set_excluded_removes_a_folder_saved_decomposed(tmp_path: Path) -> None:
+    vault = _vault(tmp_path, "exclude:\n  - Sante\u0301/\n")  # as macOS may save it
+    assert is_excluded(load_vault_settings(vault, None), "Sant\u00e9/a.md")
+    assert set_excluded(vault, "Sant\u00e9/", False, data_folder=None).exclude == ()
+
+
 def test_set_excluded_removes_every_spelling_and_keeps_every_other_byte(tmp_path: Path) -> None:
     text = ("# my settings\nexclude:   # never indexed\n  - Scratch/  # drafts\n"
             "  - /Archive/\n  - \"**/*.tmp.md\"\n  - Archive\nlint:\n  untyped: off\n")
