@@ -12,7 +12,7 @@ from sidecar.server.openapi import read_json
 from sidecar.server.paths import request_path
 from sidecar.server.resources import LANE, LINT
 from sidecar.server.state import CONFIG
-from sidecar.vault.settings_edit import add_lint_ignore, set_excluded
+from sidecar.vault.settings_edit import add_lint_ignore, exclude_refusal, set_excluded
 from sidecar.vault.vault_settings import load_vault_settings
 
 routes = web.RouteTableDef()
@@ -22,7 +22,8 @@ routes = web.RouteTableDef()
 async def vault_settings(request: web.Request) -> web.Response:
     config = request.app[CONFIG]
     settings = await asyncio.to_thread(load_vault_settings, config.vault, config.data)
-    return web.json_response(settings.to_json())
+    refused = await asyncio.to_thread(exclude_refusal, config.vault, config.data)
+    return web.json_response({**settings.to_json(), "exclude_refused": refused})
 
 
 @routes.post("/v1/vault-settings/lint-ignore")

@@ -286,6 +286,17 @@ def _create(vault: str | Path, data_folder: Path | None, keys: tuple[str, ...],
     return load_vault_settings(vault, data_folder)
 
 
+def exclude_refusal(vault: str | Path, data_folder: Path | None) -> str | None:
+    """Why an edit of `exclude` would be refused now (the file unusable, too large, a symbolic
+    link, missing while a save may be under way), or None: the editor's own checks, run without
+    writing, so the plugin's picker offers no edit that must fail."""
+    try:
+        _edit_list(vault, data_folder, ("exclude",), lambda entries: False)
+    except (Conflict, InvalidSettings) as err:
+        return err.message
+    return None
+
+
 def add_lint_ignore(vault: str | Path, path: str, data_folder: Path | None) -> VaultSettings:
     """Add `path` (a note, a folder ending in `/`, or a glob) to `lint.ignore` in ora.yaml
     (`_edit_list`: round-trip, compare-and-swap, the file created if needed)."""

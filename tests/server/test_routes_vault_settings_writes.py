@@ -58,3 +58,23 @@ async def test_an_edit_of_a_file_whose_private_cannot_be_read_is_refused(
     assert answer.status == 422
     assert "private must be a list" in answer.json["error"]["message"]
     assert (config.vault / "ora.yaml").read_text(encoding="utf-8") == text
+
+
+async def test_the_settings_say_when_an_edit_of_exclude_would_be_refused(
+    api: Any, config: Config,
+) -> None:
+    # Before: the plugin guessed it from the problems' English wording, and offered edits of a
+    # file the editor refuses (too large, not YAML) that then failed one by one.
+    file = config.vault / "ora.yaml"
+    file.write_text(MINE, encoding="utf-8")
+    answer = await api.get("/v1/vault-settings")
+    assert answer.status == 200 and answer.json["exclude_refused"] is None
+    file.write_text(MINE + "#" * (MAX_SETTINGS_BYTES + 10) + "\n", encoding="utf-8")
+    answer = await api.get("/v1/vault-settings")
+    assert answer.json["exclude"] == ["Old/"]  # the settings it last had
+    refused = answer.json["exclude_refused"]
+    assert isinstance(refused, str) and "ora.yaml" in refused
+    tried = await api.post("/v1/vault-settings/exclude", {"path": "Ideas/", "excluded": True})
+    assert tried.status == 422 and tried.json["error"]["message"] == refused
+    file.write_text("exclude: [Old/\n", encoding="utf-8")  # not YAML
+    assert "not valid YAML" in (await api.get("/v1/vault-settings")).json["exclude_refused"]

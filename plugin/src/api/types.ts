@@ -262,6 +262,8 @@ export interface VaultSettings {
 	lint: { untyped: "hint" | "off"; ignore: string[] };
 	chats_folder: string;
 	problems: string[];
+	/** Why an edit of `exclude` would be refused now (GET only; null when it would not be). */
+	exclude_refused?: string | null;
 }
 
 /** One note's proposed Ora frontmatter (`GET /v1/adopt`, docs/adopt.md). */

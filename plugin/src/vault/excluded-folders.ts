@@ -89,7 +89,9 @@ export function excludedFoldersError(err: unknown): string {
 
 function read(settings: VaultSettings): Pick<ExcludedFoldersState, "entries" | "problems" | "locked"> {
 	const problems = settings.problems ?? [];
-	return { entries: settings.exclude, problems, locked: lockedBy(problems) };
+	// The sidecar's own editor says whether it would refuse; older sidecars leave only the problems.
+	const refused = settings.exclude_refused;
+	return { entries: settings.exclude, problems, locked: refused === undefined ? lockedBy(problems) : refused === null ? null : `${refused} (the list shows the settings Ora uses meanwhile).` };
 }
 
 export class ExcludedFoldersController {

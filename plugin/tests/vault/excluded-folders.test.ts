@@ -130,6 +130,19 @@ describe("ExcludedFoldersController", () => {
 		expect(picker.notices).toEqual([]);
 	});
 
+	it("takes the sidecar's word on whether an edit would be refused, over the problems' wording", async () => {
+		const picker = aPicker(["Ideas/"]);
+		let answer: Partial<VaultSettings> = { exclude_refused: "ora.yaml is a symbolic link, which Ora will not replace with a file; edit `exclude` in the file it points to", problems: [] };
+		(picker.controller as unknown as { deps: { vaultSettings: () => Promise<VaultSettings> } }).deps.vaultSettings = async () => ({ exclude: [...picker.file.exclude], ...answer }) as VaultSettings;
+		await picker.controller.refresh();
+		expect(picker.controller.state.locked).toMatch(/^ora.yaml is a symbolic link/);
+		await picker.controller.add("Daily");
+		expect(picker.calls).toEqual([]);
+		answer = { exclude_refused: null, problems: ["ora.yaml: invalid YAML: line 3"] };
+		await picker.controller.add("Daily");
+		expect(picker.calls).toEqual([["Daily/", true]]);
+	});
+
 	it("stays editable when a problem only sets a value back to its default", async () => {
 		expect(lockedBy(["ora.yaml: lint.untyped 'loud' is not one of hint, off; using the default"])).toBeNull();
 		expect(lockedBy(["ora.yaml: invalid YAML: line 3: mapping values are not allowed here"])).not.toBeNull();
