@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
+import pytest
+
 
 def write_notes(root: Path, notes: Mapping[str, str | bytes]) -> Path:
     """Write each note at `root / path`, making its folders; text is written as UTF-8."""
@@ -13,3 +15,13 @@ def write_notes(root: Path, notes: Mapping[str, str | bytes]) -> Path:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(text if isinstance(text, bytes) else text.encode("utf-8"))
     return root
+
+
+def tide_vault(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
+    """A vault of six small notes and its data folder, with the packaged int8 embedder (the
+    disk-error tests run `ora index` on it in a child process with a file-size limit)."""
+    monkeypatch.setenv("ORA_EMBED_MODEL", "int8")
+    monkeypatch.setenv("ORA_MODELS_DIR", str(tmp_path / "models"))
+    vault = write_notes(tmp_path / "vault", {
+        f"Notes/Tide {n}.md": f"# Tide {n}\n\nThe tides of harbour {n}.\n" for n in range(6)})
+    return vault, tmp_path / "data"

@@ -19,6 +19,7 @@ from chromadb.errors import InternalError
 from sidecar.cli import main
 from sidecar.errors import StorageUnavailable, storage_error
 from sidecar.index import sync
+from tests.notes import tide_vault
 
 SECRET = "Private/Salary review.md"
 
@@ -134,12 +135,7 @@ def _on_a_full_disk(snippet: str, *args: str,
 
 
 def _indexed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
-    monkeypatch.setenv("ORA_EMBED_MODEL", "int8")
-    monkeypatch.setenv("ORA_MODELS_DIR", str(tmp_path / "models"))
-    vault, data = tmp_path / "vault", tmp_path / "data"
-    (vault / "Notes").mkdir(parents=True)
-    for n in range(6):
-        (vault / f"Notes/Tide {n}.md").write_text(f"# Tide {n}\n\nThe tides of harbour {n}.\n")
+    vault, data = tide_vault(tmp_path, monkeypatch)
     assert main(["index", str(vault), "--data", str(data)]) == 0
     return vault, data
 

@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.notes import tide_vault
+
 _FULL = """
 import resource, signal, sys
 from pathlib import Path
@@ -129,12 +131,7 @@ sys.exit(main(sys.argv[3:]))
 def test_ora_index_whose_bm25_pass_fills_the_disk_says_so_in_one_line(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setenv("ORA_EMBED_MODEL", "int8")
-    monkeypatch.setenv("ORA_MODELS_DIR", str(tmp_path / "models"))
-    vault, data = tmp_path / "vault", tmp_path / "data"
-    (vault / "Notes").mkdir(parents=True)
-    for n in range(6):
-        (vault / f"Notes/Tide {n}.md").write_text(f"# Tide {n}\n\nThe tides of harbour {n}.\n")
+    vault, data = tide_vault(tmp_path, monkeypatch)
     done = _run(_INDEX, "full", "index", str(vault), "--data", str(data))
     assert done.returncode == 2, done.stderr
     assert done.stderr.startswith("ora index: Ora could not write its search index in ")
