@@ -506,6 +506,16 @@ class Bm25Store:
             f'SELECT id FROM "{name}" WHERE archived = 0 AND id IN '
             "(SELECT value FROM json_each(?))", (json.dumps(list(ids)),))}
 
+    def chunk_paths(self, namespace: str, private: bool, ids: Sequence[str]) -> dict[str, str]:
+        """The note path of each of `ids` stored here (one indexed lookup)."""
+        conn = self._db.get()
+        name = store_name(namespace, private)
+        if not ids or not self._exists(conn, name):
+            return {}
+        return dict(conn.execute(f'SELECT id, path FROM "{name}" '
+                                 "WHERE id IN (SELECT value FROM json_each(?))",
+                                 (json.dumps(list(ids)),)))
+
     def paths_of(
         self, namespace: str, private: bool, ids: Sequence[str]
     ) -> dict[str, tuple[str, str, tuple[str, ...]]]:

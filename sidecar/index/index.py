@@ -497,6 +497,10 @@ class Index:
         return {cid: record_from_store(cid, text, meta, newer(*place(meta)))
                 for cid, (text, meta) in found.items()}
 
+    def public_paths(self, ids: Sequence[str], *, namespace: str | None = None) -> dict[str, str]:
+        """The note path of each of `ids` filed in the public store."""
+        return self.bm25.chunk_paths(self._ns(namespace), False, ids)
+
     def chunk_facts(
         self, ids: Sequence[str], *, private: bool, namespace: str | None = None
     ) -> dict[str, ChunkFacts]:

@@ -11,7 +11,7 @@ import asyncio
 import itertools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from sidecar.documents.formats import is_document, page_link
 from sidecar.errors import BadRequest
@@ -93,6 +93,10 @@ class SearchIndex(Protocol):
     def chunk_facts(
         self, ids: Sequence[str], *, private: bool, namespace: str | None = None
     ) -> Mapping[str, ChunkFacts]: ...
+
+    def public_paths(
+        self, ids: Sequence[str], *, namespace: str | None = None
+    ) -> Mapping[str, str]: ...
 
     def unembedded(self, ids: Sequence[str], *, namespace: str | None = None) -> set[str]: ...
 
@@ -214,12 +218,19 @@ async def _facts(
     return facts
 
 
+class _Candidates(NamedTuple):
+    lists: dict[str, Ranked]  # the first stage's, without what the settings now hide
+    ranked: list[tuple[Chunk, float]]
+    phrased: set[str]  # the ids of those that hold the query word for word
+    cut: bool  # whether a retriever's list was cut at `depth`: more candidates exist
+
+
 async def candidates(
     index: SearchIndex, embedder: QueryEmbedder, query: str, options: SearchOptions,
     fusion: FusionSettings, depth: int | None = None,
-) -> tuple[dict[str, Ranked], list[tuple[Chunk, float]], set[str]]:
-    """First stage, fusion into the pool, then the filters (before any top-k cut), then the
-    lifts; with the ids of the candidates that hold the query word for word (`_phrased`).
+) -> _Candidates:
+    """First stage (without what the settings now hide: `_unhidden`), fusion into the pool,
+    then the filters (before any top-k cut), then the lifts.
 
     The stores already leave out archived and private chunks, hold only retrievable types and
     apply the search filters, so `depth = max(pool, k)` candidates per retriever leave at least
@@ -235,6 +246,8 @@ async def candidates(
         asyncio.to_thread(index.bm25_notes, query, depth, private=options.private,
                           namespace=options.namespace, include_archived=options.include_archived,
                           prepared=prepared))
+    cut = any(len(found) >= depth for found in lists.values())
+    lists, notes = await _unhidden(index, lists, notes, options)
     dense = {chunk_id for chunk_id, _ in lists["dense"]}
     unembedded = await asyncio.to_thread(
         index.unembedded, [i for i, _ in lists["bm25"] if i not in dense],
@@ -247,7 +260,29 @@ async def candidates(
         _near_notes(index.note_vectors, vector, admitted, options, fusion.notes),
         _near_notes(index.note_leads, vector, admitted, options, fusion.leads))
     ranked, phrased = _phrased(_lifted(admitted, notes, near, lead, fusion), query, fusion)
-    return lists, ranked, phrased
+    return _Candidates(lists, ranked, phrased, cut)
+
+
+async def _unhidden(
+    index: SearchIndex, lists: dict[str, Ranked], notes: dict[str, float], options: SearchOptions,
+) -> tuple[dict[str, Ranked], dict[str, float]]:
+    """The first stage's lists and note-level shares without what the settings now make private
+    (outside private mode; still filed as public until the index plans it again), before
+    fusion: left out only after it, it would still take places in the ranks (`why.dense_rank`)
+    and a share of the scores of what is shown, a hint that it exists."""
+    private_now = options.private_now
+    if options.private or private_now is None:
+        return lists, notes
+    ids = list({chunk_id for ranked in lists.values() for chunk_id, _ in ranked})
+    paths = await asyncio.to_thread(index.public_paths, ids, namespace=options.namespace)
+    hidden = {chunk_id for chunk_id, path in paths.items() if private_now(path)}
+    shown_notes = {path: share for path, share in notes.items() if not private_now(path)}
+    if not hidden and len(shown_notes) == len(notes):
+        return lists, notes
+    best = max(shown_notes.values(), default=0.0)
+    return ({name: [(i, score) for i, score in ranked if i not in hidden]
+             for name, ranked in lists.items()},
+            {path: share / best for path, share in shown_notes.items()} if best > 0 else {})
 
 
 async def _near_notes(
@@ -519,7 +554,8 @@ async def _rank(
     options: SearchOptions, reranker_reason: str, fusion: FusionSettings, depth: int,
 ) -> _Ranking:
     schema = get_schema()
-    lists, admitted, phrased = await candidates(index, embedder, query, options, fusion, depth)
+    lists, admitted, phrased, cut = await candidates(index, embedder, query, options, fusion,
+                                                     depth)
     reranking = reranker is not None and options.rerank
     records: dict[str, ChunkRecord] = {}
     if reranking:
@@ -544,8 +580,7 @@ async def _rank(
     ]
     scored.sort(key=_order)
     shown, copies = await _shown(index, scored, options, records, schema)
-    return _Ranking(lists, phrased, outcome.name, outcome.reason, shown, copies, records,
-                    any(len(found) >= depth for found in lists.values()))
+    return _Ranking(lists, phrased, outcome.name, outcome.reason, shown, copies, records, cut)
 
 
 async def search(

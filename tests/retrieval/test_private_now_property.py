@@ -7,7 +7,8 @@ The vault is indexed once with nothing private; then, example after example, ora
 related-notes list may then hold the path or the text of a note the new patterns cover, nor a
 note ingested from a document they cover; a private-now note's related list is a 404, word for
 word the one of a note that does not exist. What the patterns leave public is still found, as
-many results as the search asked for (what is left out is left out before the top-k cut).
+many results as the search asked for (what is left out is left out before the top-k cut), and
+what is left out leaves no gap in the ranks of what is shown (it is left out before fusion).
 """
 
 from __future__ import annotations
@@ -154,6 +155,12 @@ def test_no_non_private_response_holds_a_note_the_settings_made_private_since_it
     direct = [r for r in found["results"] if "expanded_from" not in r]
     assert len(direct) == min(k, len(public)), (patterns, paths_of(found))
     assert len(near["results"]) == min(k, len(public - {GARDEN}))
+    if k == 20:  # every public chunk is shown: their ranks in each list leave no gap (ties
+        # share the first of their places)
+        for retriever in ("dense_rank", "bm25_rank"):
+            ranks = sorted(r["why"][retriever] for r in direct if r["why"][retriever])
+            assert all(rank in (place, ranks[place - 2] if place > 1 else 1)
+                       for place, rank in enumerate(ranks, 1)), (patterns, retriever, ranks)
     for gone in sorted(private - {DOCUMENT})[:2]:
         with pytest.raises(NotFound) as err:
             asyncio.run(related(indexed, embedder, gone, RelatedOptions(k=k)))
