@@ -10,8 +10,9 @@ A sentence made of chatter and fragments ("Great question, let me explain.", "Su
 help.": a clause that is chatter, the others too short to be a claim) is not a claim either, nor
 is a request in another language's imperative ("Parle-moi de…", "Erzähl mir…"), a question
 marked in any script ("…？", "¿…"), a guess ("Probably…", "Vielleicht…", "Quizás…, but I am
-guessing": `schema/extraction.json` `hedges`), or a sentence whose every word is a stopword or
-names nothing in particular ("There are many things to consider here.": `vague`).
+guessing": `schema/extraction.json` `hedges`), a report of who said what in the conversation
+("I never said that…", "You said…": `reported_speech`), or a sentence whose every word is a
+stopword or names nothing in particular ("There are many things to consider here.": `vague`).
 
 A claim must stand alone (`standalone`): an answer's citation markers (`[1]`) are removed, a
 leading discourse word ("Actually,", "No,") and a back-reference ("as I said,") are removed; a
@@ -61,6 +62,15 @@ def _cue_words(phrases: list[str]) -> re.Pattern[str]:
         + (r"(?!\w)" if _bounded(p[-1]) else "") for p in ordered), re.I)
 
 
+def _opening(phrases: list[str]) -> re.Pattern[str]:
+    """Any of `phrases` opening a sentence, after at most two interjections set off by a comma
+    ("Hmm, I never said…"), ending where a word does (when its script has word boundaries)."""
+    ordered = sorted({p.casefold() for p in phrases}, key=len, reverse=True)
+    return re.compile(r"^(?:[^\W\d_]+\s*[,!]+\s*){0,2}(?:" + "|".join(
+        re.escape(p).replace("'", "['’]") + (r"(?!\w)" if _bounded(p[-1]) else "")
+        for p in ordered) + ")", re.I)
+
+
 def _by_language(section: dict[str, list[str]]) -> dict[str, list[str]]:
     """A section of phrases by language code, without its description."""
     return {lang: list(phrases) for lang, phrases in section.items() if lang != "description"}
@@ -79,6 +89,7 @@ class _Rules:
     pushback: re.Pattern[str]
     reaction: re.Pattern[str]
     hedges: re.Pattern[str]
+    reported: re.Pattern[str]  # "I never said…", "You said…": talk about the conversation
     vague: tuple[frozenset[str], ...]  # per language, stemmed
     question_end: tuple[str, ...]
     question_start: tuple[str, ...]
@@ -116,6 +127,8 @@ def text_rules() -> _Rules:
         reaction=re.compile(rf"^(?:[^\W\d_]+\s*[,!]+\s*){{0,2}}(?:{_alternation(cues)})(?!\w)"
                             rf"(?P<topic>\s+(?:{about})\b)?", re.I),
         hedges=_cue_words([p for phrases in _by_language(data["hedges"]).values()
+                           for p in phrases]),
+        reported=_opening([p for phrases in _by_language(data["reported_speech"]).values()
                            for p in phrases]),
         vague=tuple(frozenset(stem(w.casefold(), suffixes) for w in phrases)
                     for phrases in _by_language(data["vague"]).values()),
@@ -213,13 +226,16 @@ def vague(text: str) -> bool:
 
 def not_a_claim(text: str) -> bool:
     """A question, a greeting, chatter, an aim, a guess, a sentence that names nothing in
-    particular, a rejection ("No, eso es falso."), or not one idea's worth of words."""
+    particular, a rejection ("No, eso es falso."), a report of who said what ("I never said
+    that…", "You said…"), or not one idea's worth of words."""
     rules = text_rules()
     stripped = text.strip()
     n = word_count(stripped)
     if is_question(stripped) or not rules.min_words <= n <= rules.max_words:
         return True
     if get_cues().non_assertive.search(stripped) or hedged(stripped) or vague(stripped):
+        return True
+    if rules.reported.match(stripped):
         return True
     rest = rules.pushback.sub(" ", stripped)  # a rejection with nothing else in it
     if rest != stripped and word_count(rest) < rules.min_words:

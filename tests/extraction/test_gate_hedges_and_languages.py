@@ -53,6 +53,31 @@ VAGUE = [
 ]
 
 
+# Before: each was proposed as the user's claim, the denial's words and all.
+REPORTED = [
+    "I never said that whole wheat bread is healthier than white bread.",
+    "No, I didn't say that rye bread needs a hot oven.",
+    "Hmm, you said that the oven should be at 250 degrees.",
+    "Je n'ai jamais dit que le pain complet est plus sain que le pain blanc.",
+    "Ich habe nie gesagt, dass Roggenbrot gesünder als Weißbrot ist.",
+    "Nunca dije que el pan integral sea más sano que el pan blanco.",
+    "Non ho mai detto che il pane integrale è più sano del pane bianco.",
+    "我从来没说过全麦面包比白面包更健康。",
+]
+
+
+@pytest.mark.parametrize("sentence", REPORTED)
+def test_a_report_of_who_said_what_in_the_conversation_is_not_a_claim(sentence: str) -> None:
+    proposed, dropped = _run(("user", sentence))
+    assert proposed == [] and set(dropped.values()) == {"not-a-claim"}
+
+
+def test_a_claim_beside_a_report_of_who_said_what_is_still_proposed() -> None:
+    proposed, _ = _run(("user", "I never said that rye bread is sour. Whole wheat bread keeps "
+                                "longer than white bread in a cool pantry."))
+    assert proposed == ["Whole wheat bread keeps longer than white bread in a cool pantry."]
+
+
 @pytest.mark.parametrize("sentence", GUESSES + VAGUE)
 def test_a_guess_or_a_sentence_naming_nothing_in_particular_is_not_a_claim(
         sentence: str) -> None:
