@@ -42,7 +42,7 @@ from sidecar.documents.manifest import ManifestWatch
 from sidecar.errors import OraError
 from sidecar.index.index import Index
 from sidecar.vault.scan import is_ignored, iter_note_paths, symlink_in
-from sidecar.vault.vault_settings import settings_files
+from sidecar.vault.vault_settings import missing_settings_recheck, settings_files
 
 OnChange = Callable[[dict[str, Any]], Awaitable[None] | None]
 OnSettings = Callable[[], Awaitable[Any] | Any]
@@ -167,7 +167,8 @@ async def watch(
     private flip reaches the index while the running write waits for its embedding, not after it)
     and then applied as the next batch. `on_change` receives apply_paths' summary ("paths": every
     path applied, a changed folder's notes included) after every batch that applied any path;
-    `on_settings` is called when a settings file changed (None: reconcile here); `on_queue` the
+    `on_settings` is called when a settings file changed (None: reconcile here, and again when a
+    missing ora.yaml's grace is over: `recheck_missing`); `on_queue` the
     number of paths waiting or being applied, whenever it changes. On stop, a batch being applied
     is finished; waiting paths are left to the next start's reconcile.
 
@@ -202,6 +203,7 @@ async def watch(
                           else await asyncio.to_thread(index.reconcile))
                 if inspect.isawaitable(result):
                     await result
+                settings_read.set()
             rels = {rel for _change, path in changes if (rel := _relative(vault, path))}
             if any(_named(path) in ingested.paths for _change, path in changes):
                 rels |= ingested.changed()
@@ -244,9 +246,32 @@ async def watch(
         if await until_deleted(data_gone, stop_event):
             raise data_folder_deleted(data, "watching", "ora watch")
 
+    async def recheck_missing() -> None:
+        """A missing ora.yaml keeps the settings it last had until a read finds it missing long
+        enough after the first (vault_settings.py `MISSING_GRACE_S`), and no file event comes
+        then: the vault is reconciled at that time, as after a change (the server's lane does
+        this for itself)."""
+        while True:
+            delay = missing_settings_recheck(index.config.vault, data)
+            if delay is None:
+                await settings_read.wait()
+                settings_read.clear()
+                continue
+            # a little after: the read must find the grace over, not a moment before its end
+            await asyncio.sleep(delay + 0.2)
+            try:
+                await asyncio.to_thread(index.reconcile)
+            except Exception as err:
+                if data_gone():
+                    raise data_folder_deleted(data, "watching", "ora watch") from err
+                raise
+
+    settings_read = asyncio.Event()  # set after each settings change was applied
     reader = asyncio.create_task(read_events(), name="ora-watcher-read")
     applier = asyncio.create_task(apply_batches(), name="ora-watcher-apply")
     tasks = {reader, applier}
+    if on_settings is None:
+        tasks.add(asyncio.create_task(recheck_missing(), name="ora-watcher-settings"))
     if follow_data:
         tasks.add(asyncio.create_task(follow(), name="ora-watcher-data"))
     try:

@@ -8,8 +8,11 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from sidecar.index import Index
 from sidecar.index.watcher import watch
+from sidecar.vault import vault_settings
 
 from ..documents.make_pdfs import one_page_pdf
 from .conftest import KETTLE, OpenIndex, note, write
@@ -96,6 +99,32 @@ async def test_a_settings_change_excludes_and_retypes_notes_while_watching(
         await until(lambda: _paths(index, "vinegar") == {"Engrams/Kettle.md"})
         write(vault, ".obsidian/templates.json", '{"folder": "Engrams"}')
         await until(lambda: _paths(index, "vinegar") == set())
+    finally:
+        stop.set()
+        await asyncio.wait_for(task, timeout=10)
+
+
+async def test_a_deleted_ora_yaml_applies_when_its_grace_is_over_without_another_event(
+    vault: Path, open_idx: OpenIndex, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A missing ora.yaml keeps its last settings for a grace (a save by delete and rewrite);
+    no file event comes when it ends, and `ora watch` kept the folder private until the next
+    settings event or a restart."""
+    monkeypatch.setattr(vault_settings, "MISSING_GRACE_S", 1.0)
+    write(vault, "ora.yaml", "private: [Engrams/]\n")
+    index = open_idx(vault, debounce_ms=100)
+    index.reconcile()
+    assert _paths(index, "vinegar", private=False) == set()
+    stop = asyncio.Event()
+    task = asyncio.create_task(watch(index, stop))
+    await asyncio.sleep(0.3)  # let the watcher start
+    try:
+        (vault / "ora.yaml").unlink()
+        for _ in range(300):
+            if _paths(index, "vinegar", private=False) == {"Engrams/Kettle.md"}:
+                break
+            await asyncio.sleep(0.1)
+        assert _paths(index, "vinegar", private=False) == {"Engrams/Kettle.md"}
     finally:
         stop.set()
         await asyncio.wait_for(task, timeout=10)
