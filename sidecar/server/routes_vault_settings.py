@@ -12,18 +12,25 @@ from sidecar.server.openapi import read_json
 from sidecar.server.paths import request_path
 from sidecar.server.resources import LANE, LINT
 from sidecar.server.state import CONFIG
+from sidecar.settings import Config
 from sidecar.vault.settings_edit import add_lint_ignore, exclude_refusal, set_excluded
-from sidecar.vault.vault_settings import load_vault_settings
+from sidecar.vault.vault_settings import VaultSettings, load_vault_settings
 
 routes = web.RouteTableDef()
+
+
+async def _answer(config: Config, settings: VaultSettings) -> web.Response:
+    """`settings` with `exclude_refused`: whether the picker's next edit would be refused (after
+    an edit too, so the picker never falls back to guessing it from the problems)."""
+    refused = await asyncio.to_thread(exclude_refusal, config.vault, config.data)
+    return web.json_response({**settings.to_json(), "exclude_refused": refused})
 
 
 @routes.get("/v1/vault-settings")
 async def vault_settings(request: web.Request) -> web.Response:
     config = request.app[CONFIG]
-    settings = await asyncio.to_thread(load_vault_settings, config.vault, config.data)
-    refused = await asyncio.to_thread(exclude_refusal, config.vault, config.data)
-    return web.json_response({**settings.to_json(), "exclude_refused": refused})
+    return await _answer(config, await asyncio.to_thread(load_vault_settings, config.vault,
+                                                         config.data))
 
 
 @routes.post("/v1/vault-settings/lint-ignore")
@@ -34,7 +41,7 @@ async def lint_ignore(request: web.Request) -> web.Response:
     config = request.app[CONFIG]
     settings = await asyncio.to_thread(add_lint_ignore, config.vault, path, config.data)
     await request.app[LINT].reload_settings()
-    return web.json_response(settings.to_json())
+    return await _answer(config, settings)
 
 
 @routes.post("/v1/vault-settings/exclude")
@@ -48,4 +55,4 @@ async def exclude(request: web.Request) -> web.Response:
     settings = await asyncio.to_thread(set_excluded, config.vault, path,
                                        bool(body["excluded"]), config.data)
     await request.app[LANE].settings_changed()
-    return web.json_response(settings.to_json())
+    return await _answer(config, settings)

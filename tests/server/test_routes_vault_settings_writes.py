@@ -78,3 +78,15 @@ async def test_the_settings_say_when_an_edit_of_exclude_would_be_refused(
     assert tried.status == 422 and tried.json["error"]["message"] == refused
     file.write_text("exclude: [Old/\n", encoding="utf-8")  # not YAML
     assert "not valid YAML" in (await api.get("/v1/vault-settings")).json["exclude_refused"]
+
+
+async def test_an_edit_answers_whether_the_next_one_would_be_refused(
+    api: Any, config: Config,
+) -> None:
+    # Before: only GET said it; after an edit the picker guessed it from the problems' wording.
+    (config.vault / "ora.yaml").write_text(MINE, encoding="utf-8")
+    added = await api.post("/v1/vault-settings/exclude", {"path": "Ideas/", "excluded": True})
+    ignored = await api.post("/v1/vault-settings/lint-ignore", {"path": "Inbox/"})
+    for answer in (added, ignored):
+        assert answer.status == 200 and "exclude_refused" in answer.json
+        assert answer.json["exclude_refused"] is None
