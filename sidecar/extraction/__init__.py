@@ -4,7 +4,6 @@ quality gate (docs/extraction.md)."""
 from sidecar.extraction.accept import Accepted, Undone, accept, undo_extraction
 from sidecar.extraction.engrams import IndexEngrams
 from sidecar.extraction.extract import (
-    Reviews,
     chosen,
     edited,
     load_source,
@@ -12,6 +11,7 @@ from sidecar.extraction.extract import (
     regated,
 )
 from sidecar.extraction.proposals import Dropped, Plan, Proposal, Source
+from sidecar.extraction.reviews import Reviews
 
 __all__ = [
     "Accepted",

@@ -11,16 +11,16 @@ left out. The proposals' nexus is the note's, else its `cluster` when that names
 `plan_extraction` runs the LLM extractor when a model is configured and the rule extractor
 otherwise, or when the model's answer cannot be used (reported as `fallback`), then the gate.
 A plan shown for review and accepted later is not extracted again (a model asked twice may word
-a claim otherwise, or fail, and what is written would not be what was reviewed): `Reviews` holds
-the latest plan of each source, and `regated` puts its candidates through the gate again on the
-note as it is by then. `chosen` picks the proposals an accept names and `edited` applies the
-user's own wording to them; `accept` and `undo_extraction` are in `accept.py`.
+a claim otherwise, or fail, and what is written would not be what was reviewed): `Reviews`
+(`reviews.py`) holds the latest plan of each source, and `regated` puts its candidates through
+the gate again on the note as it is by then. `chosen` picks the proposals an accept names and
+`edited` applies the user's own wording to them; `accept` and `undo_extraction` are in
+`accept.py`.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import PurePosixPath
@@ -181,30 +181,6 @@ async def regated(held: Plan, source: Source, engrams: EngramLookup) -> Plan:
                   if _unchanged(now.get(c.turn.n), c.turn)]
     proposals, dropped = await asyncio.to_thread(gate, source, candidates, engrams)
     return Plan(source, held.extractor, proposals, dropped, held.fallback, candidates)
-
-
-class Reviews:
-    """The plans last shown for review, the latest of each source note and mode (private or
-    not), at most `most` (`schema/extraction.json` `review`), the oldest forgotten first."""
-
-    def __init__(self, most: int | None = None) -> None:
-        self._most = int(extraction_data()["review"]["plans_held"]) if most is None else most
-        self._plans: OrderedDict[tuple[str, bool], Plan] = OrderedDict()
-
-    def keep(self, plan: Plan, *, private: bool) -> None:
-        key = (plan.source.path, private)
-        self._plans.pop(key, None)
-        self._plans[key] = plan
-        while len(self._plans) > self._most:
-            self._plans.popitem(last=False)
-
-    def held(self, source: Source, *, private: bool) -> Plan | None:
-        """The plan reviewed of `source`'s note in this mode, if it is still held and the note
-        still holds the same conversation or document."""
-        plan = self._plans.get((source.path, private))
-        if plan is None or (plan.source.id, plan.source.kind) != (source.id, source.kind):
-            return None
-        return plan
 
 
 def chosen(plan: Plan, ids: str | Sequence[str]) -> list[Proposal]:

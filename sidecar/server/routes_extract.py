@@ -45,7 +45,7 @@ REVIEWS = web.AppKey("extract_reviews", Reviews)
 
 async def context(app: web.Application) -> AsyncIterator[None]:
     """The plans held for review, for as long as the server runs."""
-    app[REVIEWS] = Reviews()
+    app[REVIEWS] = Reviews(data=app[CONFIG].data)
     yield
 
 
@@ -77,7 +77,7 @@ async def extract_plan(request: web.Request) -> web.Response:
     body = await read_json(request, "ExtractRequest")
     source, engrams, private = await _source(request, body)
     plan = await plan_extraction(request.app[CONFIG], source, engrams)
-    request.app[REVIEWS].keep(plan, private=private)
+    await asyncio.to_thread(request.app[REVIEWS].keep, plan, private=private)
     return web.json_response(plan.as_json())
 
 

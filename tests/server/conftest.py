@@ -103,6 +103,7 @@ class Api:
         self.token = token
         self.port = port
         self.app: web.Application | None = None
+        self.client: TestClient[Any, Any] | None = None  # in-process: closing it stops the app
         self.served: Served | None = None
 
     async def request(
@@ -178,7 +179,7 @@ def api_for(aiohttp_client: Any) -> Callable[..., Awaitable[Api]]:
         assert client.port is not None
         base = str(client.make_url("")).rstrip("/")
         api = Api(client.session.request, base, _token(config), client.port)
-        api.app = app
+        api.app, api.client = app, client
         return api
 
     return make

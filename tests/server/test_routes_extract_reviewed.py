@@ -14,7 +14,9 @@ from typing import Any
 import pytest
 
 from sidecar.extraction.proposals import extraction_data
+from sidecar.extraction.reviews import FILE
 from sidecar.memory.chat_note import turn_section
+from sidecar.server.state import CONFIG
 from tests.extraction.conftest import NOTES, WHEN, chat_text, fake_llm
 from tests.notes import write_notes
 from tests.server.conftest import Api
@@ -107,6 +109,33 @@ async def test_an_accept_writes_the_reviewed_proposals_whatever_the_model_says_l
     assert stale.status == 409
     assert {p: p.read_bytes() for p in vault.rglob("*.md")} == before
     assert _extractions(llm) == 1
+
+
+async def test_a_review_is_still_held_after_the_server_restarted(
+    tmp_path: Path, configure: Callable[..., Any], api_for: Callable[..., Awaitable[Api]],
+    llm: Any,
+) -> None:
+    # Before: the restarted server planned afresh, and the model's other wording of the
+    # reviewed claim was a 409 (and a second extraction).
+    api, vault = await _app(tmp_path, configure, api_for, llm)
+    llm.reply = lambda body: _answer(REVIEWED)
+    plan = (await api.post("/v1/extract", {"conversation": "kitchen"})).json
+    ids = {p["text"]: p["id"] for p in plan["proposals"]}
+    assert api.client is not None and api.app is not None
+    config = api.app[CONFIG]
+    await api.client.close()
+
+    llm.reply = lambda body: _answer(REWORDED)
+    again = await api_for(config)
+    await again.wait_reconciled()
+    kept = await again.post("/v1/extract/accept", {"conversation": "kitchen",
+                                                    "accept": [ids[OVEN]]})
+    assert kept.status == 200, kept.json
+    (oven,) = kept.json["written"]
+    assert (vault / oven).read_text(encoding="utf-8").endswith(
+        f"# Dutch oven baking\n\n{OVEN}\n")
+    assert _extractions(llm) == 1
+    assert (config.data / FILE).stat().st_mode & 0o777 == 0o600
 
 
 async def test_an_accept_with_no_review_held_plans_afresh(
