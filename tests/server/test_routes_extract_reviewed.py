@@ -61,6 +61,24 @@ async def _app(tmp_path: Path, configure: Callable[..., Any],
     return api, vault
 
 
+async def _reviewed(api: Api, llm: Any) -> dict[str, str]:
+    """The review of the kitchen chat, the model answering REVIEWED: each claim's id."""
+    llm.reply = lambda body: _answer(REVIEWED)
+    plan = (await api.post("/v1/extract", {"conversation": "kitchen"})).json
+    assert plan["extractor"] == "llm:default"
+    ids = {p["text"]: p["id"] for p in plan["proposals"]}
+    assert set(ids) == {RYE, WATER, OVEN}
+    return ids
+
+
+async def _kept(api: Api, claim: str) -> str:
+    """Accept one reviewed claim of the kitchen chat: the engram note written."""
+    kept = await api.post("/v1/extract/accept", {"conversation": "kitchen", "accept": [claim]})
+    assert kept.status == 200, kept.json
+    (written,) = kept.json["written"]
+    return str(written)
+
+
 def _extractions(llm: Any) -> int:
     """How many times the model was asked to extract."""
     return len(llm.with_system(extraction_data()["llm"]["system"]))
@@ -71,29 +89,19 @@ async def test_an_accept_writes_the_reviewed_proposals_whatever_the_model_says_l
     llm: Any,
 ) -> None:
     api, vault = await _app(tmp_path, configure, api_for, llm)
-    llm.reply = lambda body: _answer(REVIEWED)
-    plan = (await api.post("/v1/extract", {"conversation": "kitchen"})).json
-    assert plan["extractor"] == "llm:default"
-    ids = {p["text"]: p["id"] for p in plan["proposals"]}
-    assert set(ids) == {RYE, WATER, OVEN}
+    ids = await _reviewed(api, llm)
 
     # Before: the accept asked the model again; its other wording of the claim was a 409
     # ("extracted already, or the note changed") and a second call per accept.
     llm.reply = lambda body: _answer(REWORDED)
-    kept = await api.post("/v1/extract/accept", {"conversation": "kitchen",
-                                                  "accept": [ids[OVEN]]})
-    assert kept.status == 200, kept.json
-    (oven,) = kept.json["written"]
+    oven = await _kept(api, ids[OVEN])
     assert (vault / oven).read_text(encoding="utf-8").endswith(
         f"# Dutch oven baking\n\n{OVEN}\n")
 
     # Before: with the model down the rule extractor planned the accept, and its title (the
     # claim itself) was written instead of the one reviewed.
     llm.mode = "error"
-    kept = await api.post("/v1/extract/accept", {"conversation": "kitchen",
-                                                  "accept": [ids[RYE]]})
-    assert kept.status == 200, kept.json
-    (rye,) = kept.json["written"]
+    rye = await _kept(api, ids[RYE])
     assert (vault / rye).read_text(encoding="utf-8").endswith(
         f"# Rye ferments fastest\n\n{RYE}\n")
     assert _extractions(llm) == 1
@@ -118,9 +126,7 @@ async def test_a_review_is_still_held_after_the_server_restarted(
     # Before: the restarted server planned afresh, and the model's other wording of the
     # reviewed claim was a 409 (and a second extraction).
     api, vault = await _app(tmp_path, configure, api_for, llm)
-    llm.reply = lambda body: _answer(REVIEWED)
-    plan = (await api.post("/v1/extract", {"conversation": "kitchen"})).json
-    ids = {p["text"]: p["id"] for p in plan["proposals"]}
+    ids = await _reviewed(api, llm)
     assert api.client is not None and api.app is not None
     config = api.app[CONFIG]
     await api.client.close()
@@ -128,10 +134,7 @@ async def test_a_review_is_still_held_after_the_server_restarted(
     llm.reply = lambda body: _answer(REWORDED)
     again = await api_for(config)
     await again.wait_reconciled()
-    kept = await again.post("/v1/extract/accept", {"conversation": "kitchen",
-                                                    "accept": [ids[OVEN]]})
-    assert kept.status == 200, kept.json
-    (oven,) = kept.json["written"]
+    oven = await _kept(again, ids[OVEN])
     assert (vault / oven).read_text(encoding="utf-8").endswith(
         f"# Dutch oven baking\n\n{OVEN}\n")
     assert _extractions(llm) == 1
