@@ -95,13 +95,15 @@ class public_names(Container[str]):
 def create_named(vault: str | Path, folder: str, name: str, text: str,
                  taken: Container[str]) -> tuple[str, str]:
     """Write `text` as a new note `folder/name.md` (numbered while the name is `taken` or the
-    file exists, composed or decomposed); its vault path and hash."""
+    file exists, composed or decomposed, or is a symbolic link); its vault path and hash."""
     for n in range(1, 1000):
         stem = name if n == 1 else f"{name} {n}"
         if stem in taken:  # a Container of names compares them by `folded`
             continue
         rel = f"{folder}/{stem}.md" if folder else f"{stem}.md"
         if as_saved(vault, rel) != rel:  # saved decomposed (NFD), or the reverse
+            continue
+        if (Path(vault) / rel).is_symlink():  # holds the name as a file would; never written
             continue
         try:
             return rel, create_note(vault, rel, text)

@@ -7,8 +7,9 @@ results with the cascade of `classify.py` against the vault's registry, drops ex
 returns the rest under `web`, after the vault results, with tier and weight: the web is a
 supplement, never ranked among the user's notes. Nothing is written to the vault unless the user
 saves a page (`save.py`). A web search that fails is reported (`web_reason`), never fatal: the
-vault's results are always answered. An answer larger than `search_max_bytes`
-(`schema/web_tiers.json`) is not read further; a result whose URL is not http(s) (`magnet:`,
+vault's results are always answered (after an answer nested too deeply for Python's JSON
+parser too). An answer larger than `search_max_bytes` (`schema/web_tiers.json`) is not read
+further; a result whose URL is not http(s) (`magnet:`,
 `javascript:`) or one a browser would refuse (`http://[::1`) is skipped. A private-mode query
 is not sent at all, wherever the instance runs: SearXNG passes every query on to public search
 engines, so only naming its host in `private_remote_ok` lets private text go to it
@@ -61,15 +62,33 @@ async def read_at_most(resp: aiohttp.ClientResponse, most: int) -> bytes | None:
 
 
 def fetch_failure(exc: BaseException, timeout: float) -> str:
-    """Why a request to the web failed, in words: aiohttp says "" for a timeout and
-    "0, message=''" for a redirect loop."""
+    """Why a request to the web failed, in words: aiohttp says "" for a timeout, "0,
+    message=''" for a redirect loop and only the URL for one it cannot request."""
     if isinstance(exc, TimeoutError):  # aiohttp's own timeouts are TimeoutErrors too
         return f"timed out after {timeout:g} s (web_timeout)"
     if isinstance(exc, aiohttp.TooManyRedirects):
         return f"too many redirects ({len(exc.history)} followed)"
     if isinstance(exc, aiohttp.ClientResponseError):
         return f"HTTP {exc.status} {exc.message}".rstrip()
+    if isinstance(exc, aiohttp.NonHttpUrlRedirectClientError):
+        return f"it redirects to {exc}, not an http(s) URL: Ora follows no other"
+    if isinstance(exc, aiohttp.InvalidUrlRedirectClientError):
+        return f"it redirects to {str(exc.url)!r}, which is not a URL"
+    if isinstance(exc, aiohttp.InvalidURL):
+        return f"aiohttp cannot request {str(exc.url)!r} ({exc.description or 'not a URL'})"
     return str(exc) or type(exc).__name__
+
+
+def _answer(body: bytes, url: str) -> Any:
+    """The JSON of a SearXNG answer; WebSearchFailed when it is not JSON Python can read (nested
+    too deeply for its parser, too)."""
+    try:
+        return json.loads(body)
+    except RecursionError as exc:
+        raise WebSearchFailed(f"the web search at {url} answered JSON nested too deeply to "
+                              "read") from exc
+    except ValueError as exc:
+        raise WebSearchFailed(f"the web search at {url} failed: {exc}") from exc
 
 
 def _web_url(url: str) -> bool:
@@ -103,10 +122,10 @@ async def fetch_results(config: Config, query: str, limit: int) -> list[dict[str
         if body is None:
             raise WebSearchFailed(f"the web search at {url} answered more than {most} bytes "
                                   "(search_max_bytes): not read")
-        doc = json.loads(body)
-    except (aiohttp.ClientError, TimeoutError, ValueError) as exc:
+    except (aiohttp.ClientError, TimeoutError) as exc:
         raise WebSearchFailed(f"the web search at {url} failed: "
                               f"{fetch_failure(exc, seconds)}") from exc
+    doc = _answer(body, url)
     raw = doc.get("results") if isinstance(doc, dict) else None
     if not isinstance(raw, list):
         raise WebSearchFailed(f"the web search at {url} answered without a `results` list")

@@ -43,6 +43,8 @@ _DEFAULT_PORTS = {"http": "80", "https": "443"}
 _TRIMMED = "".join(map(chr, range(0x21)))  # C0 controls and space, trimmed at both ends
 _DROPPED = re.compile("[\t\n\r]")  # removed wherever they are
 _AUTHORITY_END = re.compile(r"[/\\]")
+# The user name and password of an http(s) URL: up to the last `@` before the authority's end.
+_USERINFO = re.compile(r"[\x00-\x20]*https?:[/\\]*([^/\\?#]*@)", re.I)
 # What no host may hold once decoded (WHATWG "forbidden domain code point").
 _FORBIDDEN = re.compile(r"[\x00-\x20#%/:<>?@\[\\\]^|\x7f]")
 _NUMBER = re.compile(r"(?:0[xX][0-9A-Fa-f]*|[0-9]+)\Z")
@@ -60,6 +62,7 @@ class WebUrl:
     port: str  # "" for the scheme's default
     path: str  # from "/", dot segments resolved
     query: str  # without its "?", "" when none
+    userinfo: str = ""  # `user:password` as written before the host's `@`, "" when none
 
 
 @cache
@@ -80,15 +83,16 @@ def parse_url(url: str) -> WebUrl:
     end = _AUTHORITY_END.search(before_query)
     at = end.start() if end else len(before_query)
     authority, path = before_query[:at], before_query[at:]
+    userinfo, _, hostport = authority.rpartition("@")
     try:
-        host, port = _host_and_port(authority.rpartition("@")[2])
+        host, port = _host_and_port(hostport)
     except (ValueError, UnicodeError) as err:  # idna's errors are UnicodeErrors
         raise BadRequest(f"not an http(s) URL: {url!r} ({err})") from err
     if not host:
         raise BadRequest(f"not an http(s) URL: {url!r} (no host)")
     name = scheme[1].lower()
     return WebUrl(name, host, "" if port == _DEFAULT_PORTS[name] else port,
-                  _resolved(path.replace("\\", "/")), query)
+                  _resolved(path.replace("\\", "/")), query, userinfo)
 
 
 def _host_and_port(hostport: str) -> tuple[str, str]:
@@ -226,6 +230,21 @@ def normalise_url(url: str) -> str:
     port = f":{parts.port}" if parts.port else ""
     query = f"?{parts.query}" if parts.query else ""
     return f"{parts.scheme}://{host}{port}{parts.path}{query}"
+
+
+def request_url(url: str) -> str:
+    """The URL a browser requests for `url`: `normalise_url`'s form (`\\` as `/`, which aiohttp
+    refuses), its user name and password kept to be sent."""
+    userinfo = parse_url(url).userinfo
+    scheme, _, rest = normalise_url(url).partition("://")
+    return f"{scheme}://{userinfo}@{rest}" if userinfo else f"{scheme}://{rest}"
+
+
+def without_userinfo(url: str) -> str:
+    """`url` as written, without the user name and password before its host: what a note may
+    record of it."""
+    found = _USERINFO.match(url)
+    return url[:found.start(1)] + url[found.end(1):] if found else url
 
 
 def link_safe(url: str) -> str:

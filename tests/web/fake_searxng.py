@@ -2,10 +2,11 @@
 and serving one HTML page, for the web tier at retrieval.
 
 Tests set `results` (what the engine finds) and `mode` ("ok", "error", "html" — an instance that
-has not enabled the json format answers HTML; "huge" — an answer of `huge_bytes` bytes; "slow" —
-no answer for a minute), add pages to `pages` (name → (body, Content-Type), served at
-`/pages/NAME`), and read `queries`. `/slow` answers nothing for a minute, `/loop` redirects to
-itself.
+has not enabled the json format answers HTML; "huge" — an answer of `huge_bytes` bytes; "deep" —
+JSON nested too deeply for Python's parser; "slow" — no answer for a minute), add pages to
+`pages` (name → (body, Content-Type), served at `/pages/NAME`) and redirects to `redirects`
+(name → Location, at `/go/NAME`), and read `queries`. `/slow` answers nothing for a minute,
+`/loop` redirects to itself.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ class FakeSearxng(LoopbackServer):
         self.mode = "ok"
         self.huge_bytes = 0
         self.pages: dict[str, tuple[bytes, str]] = {}
+        self.redirects: dict[str, str] = {}  # name -> Location, served at /go/NAME
 
     async def _search(self, request: web.Request) -> web.Response:
         self.queries.append(dict(request.query))
@@ -51,6 +53,9 @@ class FakeSearxng(LoopbackServer):
         if self.mode == "html" or request.query.get("format") != "json":
             return web.Response(status=403, text="<html>format not allowed</html>",
                                 content_type="text/html")
+        if self.mode == "deep":  # valid JSON nested deeper than Python's parser goes
+            return web.Response(body=b'{"results": ' + b"[" * 100_000 + b"]" * 100_000 + b"}",
+                                content_type="application/json")
         if self.mode == "huge":  # valid JSON, padded with spaces to `huge_bytes`
             body = json.dumps({"results": self.results}).encode()
             return web.Response(body=body + b" " * max(0, self.huge_bytes - len(body)),
@@ -67,6 +72,9 @@ class FakeSearxng(LoopbackServer):
         body, content_type = self.pages[request.match_info["name"]]
         return web.Response(body=body, headers={"Content-Type": content_type})
 
+    async def _go(self, request: web.Request) -> web.Response:
+        raise web.HTTPFound(self.redirects[request.match_info["name"]])
+
     async def _slow(self, request: web.Request) -> web.Response:
         await asyncio.sleep(60)  # the client gives up long before (its web_timeout)
         return web.Response(text="late")
@@ -80,3 +88,4 @@ class FakeSearxng(LoopbackServer):
         app.router.add_get("/search", self._search)
         app.router.add_get("/page", self._page)
         app.router.add_get("/pages/{name}", self._pages)
+        app.router.add_get("/go/{name}", self._go)

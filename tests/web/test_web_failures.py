@@ -33,3 +33,30 @@ async def test_a_web_search_that_times_out_says_so_and_the_vault_part_stands(
                          private=False)
     assert doc["web"] == [] and doc["web_reason"].endswith(
         "failed: timed out after 0.5 s (web_timeout)")
+
+
+async def test_a_redirect_to_a_url_that_is_not_http_says_so(tmp_path: Path, searx: Any) -> None:
+    # Before: the reason was the redirect's URL alone (`cannot fetch URL: file:///etc/passwd`).
+    searx.redirects["file"] = "file:///etc/passwd"
+    with pytest.raises(WebSearchFailed, match=r"/go/file: it redirects to file:///etc/passwd, "
+                                              r"not an http\(s\) URL"):
+        await fetch_page(_config(tmp_path, searx.url), f"{searx.url}/go/file")
+
+
+async def test_a_url_a_browser_opens_with_a_backslash_is_fetched_as_it_opens_it(
+    tmp_path: Path, searx: Any,
+) -> None:
+    # Before: aiohttp refused `http://host:port\page` and the reason was the URL itself.
+    searx.pages["p"] = (b"<title>Backslash</title><p>Found.</p>", "text/html")
+    page = await fetch_page(_config(tmp_path, searx.url), f"{searx.url}\\pages\\p")
+    assert (page.title, page.text) == ("Backslash", "Found.")
+
+
+async def test_a_web_search_answering_json_nested_too_deeply_fails_and_the_vault_part_stands(
+    tmp_path: Path, searx: Any, embedder: Embedder,
+) -> None:
+    # Before: json.loads raised RecursionError: a traceback, HTTP 500 for /v1/search.
+    searx.mode = "deep"
+    doc = await web_tier(_config(tmp_path, searx.url), embedder, QUERY, 5, private=False)
+    assert doc["web"] == [] and doc["web_reason"].endswith("answered JSON nested too deeply "
+                                                           "to read")
