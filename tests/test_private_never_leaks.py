@@ -290,7 +290,10 @@ async def _answers(api: AppClient, case: Case, private: bool) -> list[Any]:
     # A chat note whose frontmatter no longer parses is no conversation Ora can read: c2 is gone
     # in both modes (until the note is fixed), which leaks nothing.
     gone = {"/v1/conversations/c2"} if case.flip_form in BROKEN_FORMS else set()
-    hidden = set() if private else {"/v1/extract", "/v1/extract/accept", "/v1/extract/undo"}
+    # outside private mode c1 (no public turn: its first was private) and c2 are not found,
+    # word for word as a conversation that does not exist
+    hidden = set() if private else {"/v1/extract", "/v1/extract/accept", "/v1/extract/undo",
+                                    "/v1/conversations/c1", "/v1/conversations/c2"}
     answers = []
     for method, path, body in calls:
         status, doc = await api.call(method, path, body)

@@ -4,22 +4,27 @@ Retrieval is the normal `search()` (hybrid, re-ranked, filtered; private chunks 
 mode). With a language model (`llm_url`) the answer is generated from the numbered passages and
 the conversation's memory; without one, or when the model fails, the answer is extractive — it
 says why and quotes the passages — and `generator` is `none` with `generator_reason`. In a
-conversation the question and a generated answer (with its cited sources) are appended to the
-conversation's chat note; an extractive answer is noted there but never remembered as the
-assistant's turn, and the conversation's own note (by its conversation id, under any path) is
-never one of its passages; nor is a passage of a note the index no longer holds as it is on disk
-(gone, renamed or edited since `ora index`): it would quote text the note no longer holds and
-cite a path that does not open. A chat note holds no web result's text, only its title and URL
-(`web_sources.py`). An answer longer than `answer_max_tokens` × `chars_per_token` characters
-(`schema/memory.json`) is cut, with a marker saying so. When the asker of a streamed answer
+conversation the question is appended to the conversation's chat note before the model is asked
+(a crash mid-answer keeps it), then a generated answer with its cited sources; an extractive
+answer is noted there but never remembered as the assistant's turn. A note that refuses a turn
+(another program's save outlasting the retries) costs the asker nothing: the answer is returned
+and the turn written at the next chance (`memory/notes.py`). The conversation's own note (by
+its conversation id, under any path) is never one of its passages; nor is a passage of a note
+the index no longer holds as it is on disk (gone, renamed or edited since `ora index`): it would
+quote text the note no longer holds and cite a path that does not open. A chat note holds no
+web result's text, only its title and URL (`web_sources.py`). An answer longer than
+`answer_max_tokens` × `chars_per_token` characters (`schema/memory.json`) is cut, with a marker
+saying so. When the asker of a streamed answer
 hangs up while the answer is being generated, the model call is abandoned and the chat note
-records the question with a `no answer` line saying it was cancelled; once generated, the answer
-is written whether or not the asker is still there.
+records a `no answer` line after the question saying it was cancelled; once generated, the
+answer is written whether or not the asker is still there. Outside private mode the document
+never names a private chat note (`conversation_note`: null).
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
@@ -34,7 +39,7 @@ from sidecar.answers.prompt import (
     referenced,
 )
 from sidecar.answers.web_sources import web_refs, web_source_line, without_web_text
-from sidecar.errors import LlmFailed
+from sidecar.errors import LlmFailed, OraError
 from sidecar.index.index import Index
 from sidecar.memory.chat_note import source_line
 from sidecar.memory.conversation import ConversationMemory
@@ -48,6 +53,7 @@ from sidecar.schema import load_json
 from sidecar.settings import Config
 from sidecar.web.searxng import web_tier
 
+log = logging.getLogger("sidecar.answers")
 NO_PASSAGES = "Nothing in your notes matches this question, so there is nothing to cite."
 CANCELLED = ("the question was cancelled before its answer was complete (the asker disconnected, "
              "or the server stopped)")
@@ -141,6 +147,8 @@ async def answer(
     external = (await web_tier(config, embedder, question, int(config.web_results),
                                private=options.private) if web else {})
     web_results: list[dict[str, Any]] = external.get("web", [])
+    if memory is not None:  # before the model is asked: a crash mid-answer keeps the question
+        await asyncio.shield(_noted(memory.remember, "user", question))
     generator, reason, text = generator_name(config), "", NO_PASSAGES
     if not citations:
         generator, reason = None, "no passage in the vault matches the question"
@@ -159,14 +167,14 @@ async def answer(
             # DeltaRefused: the stream's client is gone; CancelledError: a server that cancels
             # the handler of a closed connection, or one stopping.
             if memory is not None:
-                await asyncio.shield(_remember(memory, question, None, CANCELLED, citations, []))
+                await asyncio.shield(_remember(memory, None, CANCELLED, citations, []))
             raise
     if generator is None and citations:
         text = extractive(citations, reason, limits.quote_chars)
         mark_cited(citations, {c["n"] for c in citations})
     if memory is not None:  # shielded: an asker leaving now must not orphan the question
-        await asyncio.shield(_remember(memory, question, text if generator else None, reason,
-                                       citations, web_results))
+        await asyncio.shield(_remember(memory, text if generator else None, reason, citations,
+                                       web_results))
     document: dict[str, Any] = {"question": question, "answer": text,
                                 "generator": generator or "none"}
     if reason:
@@ -174,20 +182,29 @@ async def answer(
     document.update(citations=citations, namespace=options.namespace, rerank=found["rerank"],
                     conversation=memory.conversation if memory is not None else None)
     if memory is not None:
-        document["conversation_note"] = memory.note_path
+        document["conversation_note"] = await asyncio.to_thread(memory.shown_note)
     document.update(external)
     return document
 
 
-async def _remember(memory: ConversationMemory, question: str, generated: str | None,
-                    reason: str, citations: list[dict[str, Any]],
-                    web: list[dict[str, Any]]) -> None:
-    """The question, then the generated answer with its cited sources (web results by title
-    and URL, their text left out); an answer that was not generated is noted in the chat note
+async def _noted(write: Callable[..., object], *args: Any, **kwargs: Any) -> None:
+    """Run a chat-note write of a conversation's memory. One the note refuses (another program
+    held it past the retries, or it cannot be written) costs the asker nothing: the turn is
+    kept, to be written with the conversation's next one or at its next sync
+    (`ChatNotes._append`), and the answer is returned all the same."""
+    try:
+        await asyncio.to_thread(write, *args, **kwargs)
+    except OraError as err:
+        log.warning("a turn is kept until its chat note can be written: %s", err.message)
+
+
+async def _remember(memory: ConversationMemory, generated: str | None, reason: str,
+                    citations: list[dict[str, Any]], web: list[dict[str, Any]]) -> None:
+    """The generated answer with its cited sources (web results by title and URL, their text
+    left out), after its question; an answer that was not generated is noted in the chat note
     but never becomes an assistant turn."""
-    await asyncio.to_thread(memory.remember, "user", question)
     if generated is None:
-        await asyncio.to_thread(memory.no_answer, reason)
+        await _noted(memory.no_answer, reason)
         return
     noted, quoted = without_web_text(generated, web)
     cited = [c for c in citations if c["cited"]]
@@ -195,4 +212,4 @@ async def _remember(memory: ConversationMemory, question: str, generated: str | 
     sources += [web_source_line(n, web[n - 1])
                 for n in sorted(web_refs(generated, len(web)) | quoted)]
     topic = cited[0]["title"] if cited else None
-    await asyncio.to_thread(memory.remember, "assistant", noted, sources=sources, topic=topic)
+    await _noted(memory.remember, "assistant", noted, sources=sources, topic=topic)

@@ -13,7 +13,8 @@ document's page): they are written inert (`vault/inert.py`), so a Templater comm
 in them never runs in the new note ("trigger on new file creation" would run it at once).
 
 A journal (`VAULT/.ora-journal/extract-*.json`, as adoption's) is written before any note: the
-chat note's frontmatter before and after, and each engram's hash. The chat note is written last,
+chat note's frontmatter before and after, and each engram's path and hash, saved before its file
+is created (so a crash between the two is undone too). The chat note is written last,
 so its record never names an engram that is not there. `undo_extraction` moves the
 engrams of the latest extraction to the trash (each only while it holds exactly what was
 written) and takes the extraction's record back out of the chat note: byte for byte when the
@@ -35,6 +36,7 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import json
+from collections.abc import Container
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -145,6 +147,36 @@ def _pairs(vault: Path, max_bytes: int, p: Proposal, rel: str, new_hash: str,
     return pairs
 
 
+@dataclass
+class _Journal:
+    """An extraction's journal file and what it holds, saved again after each change."""
+
+    path: Path
+    digest: str
+    doc: dict[str, Any]
+
+    def save(self) -> None:
+        self.digest = update_journal(self.path, self.doc, self.digest)
+
+
+class _Journalled(Container[str]):
+    """`create_named`'s names taken, for one engram: as it goes on to try a name, that name's
+    path is saved as the engram's in the journal first, so a crash between the journal and the
+    file still leaves a journal naming every engram written (undo passes over a path whose
+    file was never made)."""
+
+    def __init__(self, taken: Container[str], folder: str, entry: dict[str, Any],
+                 journal: _Journal) -> None:
+        self.taken, self.folder, self.entry, self.journal = taken, folder, entry, journal
+
+    def __contains__(self, stem: object) -> bool:
+        if stem in self.taken:
+            return True
+        self.entry["path"] = f"{self.folder}/{stem}.md" if self.folder else f"{stem}.md"
+        self.journal.save()
+        return False
+
+
 def _take_back(vault: Path, written: list[dict[str, Any]]) -> None:
     """Move engrams this accept wrote to the trash (the chat note could not record them)."""
     for entry in written:
@@ -174,7 +206,7 @@ def accept(vault: Path, max_bytes: int, plan: Plan, chosen: list[Proposal],
                  "after_head": head_after},
         "engrams": []}
     # before any note, so a crash mid-way can still be undone
-    journal, digest = create_journal(vault, KIND, doc)
+    journal = _Journal(*create_journal(vault, KIND, doc), doc)
     folder = type_folder(load_vault_settings(vault, data), "engram",
                          str(_spec()["default_folder"]))
     taken = public_names(vault, max_bytes, data=data)
@@ -185,17 +217,19 @@ def accept(vault: Path, max_bytes: int, plan: Plan, chosen: list[Proposal],
             p = replace(chosen_p, title=inert(chosen_p.title), text=inert(chosen_p.text))
             text = engram_text(p, day)
             name = safe_name(chosen_p.title, fallback=p.id)
-            rel, new_hash = create_named(vault, folder, name, text, taken)
+            entry = {"path": "", "sha256": content_hash(text.encode("utf-8")),
+                     "private": p.private}
+            doc["engrams"].append(entry)
+            rel, new_hash = create_named(vault, folder, name, text,
+                                         _Journalled(taken, folder, entry, journal))
             taken.add(rel)
-            doc["engrams"].append({"path": rel, "sha256": new_hash, "private": p.private})
-            digest = update_journal(journal, doc, digest)
             out.written.append(rel)
             pairs += _pairs(vault, max_bytes, p, rel, new_hash,
                             text.splitlines().index(p.text) + 1, day)
         write_planned([edit])
     except (OraError, OSError):
         _take_back(vault, doc["engrams"])
-        journal.unlink(missing_ok=True)
+        journal.path.unlink(missing_ok=True)
         raise
     # kept: failing, ingest would only see the note as edited by hand and leave it be
     with contextlib.suppress(OraError, OSError):
@@ -203,7 +237,7 @@ def accept(vault: Path, max_bytes: int, plan: Plan, chosen: list[Proposal],
     out.changed = [*out.written, conv.path]
     if pairs and queue is not None:
         out.queued = queue.offer(pairs)
-    out.journal = journal.relative_to(vault).as_posix()
+    out.journal = journal.path.relative_to(vault).as_posix()
     return out
 
 

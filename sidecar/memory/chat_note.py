@@ -49,6 +49,7 @@ from typing import Any
 from sidecar.documents.formats import cited_span, document_link
 from sidecar.vault.chat_format import ChatFormat, chat_format
 from sidecar.vault.inert import inert, inert_mark
+from sidecar.vault.new_notes import safe_name
 from sidecar.vault.note import Note
 from sidecar.vault.vault_settings import VaultSettings, note_private
 
@@ -80,9 +81,12 @@ class ChatNote:
 
 def note_rel(folder: str, namespace: str, conversation: str, default_namespace: str) -> str:
     """Where a new conversation's note goes: `<folder>/<id>.md`, in a sub-folder per namespace
-    other than the default; ':' (allowed in ids, not in file names) becomes '-'."""
-    name = conversation.replace(":", "-") + ".md"
-    parts = [folder.strip("/")] + ([namespace] if namespace != default_namespace else []) + [name]
+    other than the default; ':' (allowed in ids, not in file names) becomes '-'. Both names are
+    ones a file may have anywhere, as other new notes' (`safe_name`: `CON note.md`, never a
+    Windows device's `CON.md`)."""
+    name = safe_name(conversation.replace(":", "-"), fallback=conversation) + ".md"
+    sub = [safe_name(namespace, fallback=namespace)] if namespace != default_namespace else []
+    parts = [folder.strip("/"), *sub, name]
     return "/".join(p for p in parts if p)
 
 

@@ -104,6 +104,11 @@ class ConversationMemory:
         """The conversation's chat note (vault-relative), once it has one."""
         return self.notes.path_of(self.namespace, self.conversation)
 
+    def shown_note(self) -> str | None:
+        """`note_path` as this memory's answers may name it: not a private note's outside
+        private mode (`ChatNotes.shown_path`)."""
+        return self.notes.shown_path(self.namespace, self.conversation, private=self.private)
+
     def check_writable(self) -> None:
         """BadRequest, before anything is asked, when the conversation's first note could not
         be written (its folder is hidden)."""
@@ -116,6 +121,8 @@ class ConversationMemory:
 
         `sources` are the answer's cited passages as note lines; `topic` becomes the note's
         `cluster` if it has none. None when a user's edit to the note, re-read first, dropped it.
+        The OraError that kept it from the note: it is kept, to be written with the next turn
+        (`ChatNotes.append`).
         """
         return self.notes.append(self.namespace, self.conversation, role, content,
                                  private=self.private, sources=sources, topic=topic)

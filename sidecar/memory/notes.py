@@ -9,7 +9,11 @@ gone. An append to a note that changed since the log matched it re-imports the n
 so a user's edit is never overwritten by the cache. A note gone from its path when a turn is
 appended is looked for in the chats folder by its conversation id first (renamed while an answer
 was being generated, before any sync or rename event): the turn goes there, and only a note
-found nowhere starts the conversation afresh. A note that cannot be read (not UTF-8, over
+found nowhere starts the conversation afresh. A note another program is saving (held open for
+writing, or empty between an editor's truncate and its write) is tried again for a few seconds;
+a turn it still refuses is kept, to be written with the conversation's next one or at the next
+sync (`_append`), and a sync that reads a note empty passes over it as over an unreadable one,
+never forgetting its conversation. A note that cannot be read (not UTF-8, over
 `max_file_bytes`) may carry a private tag no one can see: its conversation is sealed — every turn
 private, the public summary and public vectors gone — until the note reads again (`_seal`).
 """
@@ -18,13 +22,14 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 from ruamel.yaml.comments import CommentedMap
 
-from sidecar.errors import BadRequest, Conflict, OraError
+from sidecar.errors import BadRequest, Conflict, NotFound, OraError
 from sidecar.index.chroma import ChromaStore
 from sidecar.memory.chat_note import (
     SUMMARY_KEYS,
@@ -39,22 +44,37 @@ from sidecar.memory.chat_note import (
 from sidecar.memory.episodic import Episodic
 from sidecar.memory.store import LoggedTurn, MemoryStore, NoteLink, Turn, check_conversation, now
 from sidecar.memory.tokens import TurnEmbedder, count_tokens
+from sidecar.retrieval.private_now import settings_now_of
 from sidecar.settings import Config
 from sidecar.vault.edit import append_to_note, edit_frontmatter
 from sidecar.vault.frontmatter_edit import add_tag, set_value
 from sidecar.vault.note import decode_note, parse_note
 from sidecar.vault.scan import is_ignored, iter_note_paths, vault_path
 from sidecar.vault.vault_settings import VaultSettings, is_private_path, load_vault_settings
-from sidecar.vault.write import content_hash, create_note
+from sidecar.vault.write import check_not_empty, content_hash, create_note
 
 log = logging.getLogger("sidecar.memory")
 Read = tuple[str, ChatNote | None]  # a chat note's hash and what it holds
+# How long an append waits out a note held by another program's save (milliseconds, mostly;
+# longer on a sync client or network drive), and how often it tries meanwhile.
+WRITE_RETRY_S = 3.0
+WRITE_RETRY_PAUSE_S = 0.05
 
 
 def chats_folder(config: Config) -> str:
     """The vault folder chat notes go to: `chats_folder` of the vault's own settings
     (`VAULT/ora.yaml`, default `schema/vault_defaults.json`)."""
     return load_vault_settings(config.vault, config.data).chats_folder
+
+
+@dataclass(frozen=True)
+class _Entry:
+    """A section bound for a chat note, and what it changes in the frontmatter."""
+
+    section: str
+    private: bool
+    created: str
+    topic: str | None
 
 
 @dataclass(frozen=True)
@@ -75,6 +95,8 @@ class ChatNotes:
         self._episodic: dict[str, Episodic] = {}
         # Appends and syncs compare the note's hash with the log's: one at a time.
         self._lock = threading.RLock()
+        # entries no write could put in their note yet, by (namespace, conversation): `_append`
+        self._pending: dict[tuple[str, str], list[_Entry]] = {}
 
     def episodic(self, namespace: str, given: Episodic | None = None) -> Episodic:
         if given is not None:
@@ -86,6 +108,17 @@ class ChatNotes:
     def path_of(self, namespace: str, conversation: str) -> str | None:
         link = self.store.note_link(namespace, conversation)
         return link.path if link is not None else None
+
+    def shown_path(self, namespace: str, conversation: str, *, private: bool) -> str | None:
+        """The conversation's note as a request may name it: outside private mode None when
+        the conversation is private (a private turn in the log) or the vault's settings make
+        its path private now (`retrieval/private_now.py`): a private note's path names it."""
+        rel = self.path_of(namespace, conversation)
+        if rel is None or private:
+            return rel
+        if any(t.private for t in self.store.turns(namespace, conversation, private=True)):
+            return None
+        return None if settings_now_of(self.config).private_paths()(rel) else rel
 
     def new_note_path(self, namespace: str, conversation: str) -> str:
         """Where a new note of the conversation goes; BadRequest when that is in a hidden folder
@@ -117,49 +150,89 @@ class ChatNotes:
     ) -> Turn | None:
         """Append one turn to the note, then to the log and recall; the logged turn (None when
         the note, re-imported after a user's edit, no longer holds it). The log holds the text
-        as the note does (`note_content`: inert)."""
+        as the note does (`note_content`: inert). The OraError that kept it from the note
+        (`_append`): then it is kept to be written with the conversation's next one."""
         content = note_content(content)
         created = now()
-        section = turn_section(role, content, created, private=private, sources=sources)
-        with self._lock:
-            matched, link = self._write(namespace, conversation, section, private=private,
-                                        created=created, topic=topic)
-            try:
-                read = self._read_back(link, matched=matched, private=private)
-            except (OSError, OraError):  # its privacy cannot be established: private
-                turn = self.store.append(
-                    namespace, conversation, role, content, private=True, created=created,
-                    tokens=count_tokens(self.embedder.tokenizer, content))
-                self._seal(link)
-            else:
-                if read is not None:
-                    stored = self._import(link, read)
-                    return stored[-1] if stored else None
-                turn = self.store.append(
-                    namespace, conversation, role, content, private=private, created=created,
-                    tokens=count_tokens(self.embedder.tokenizer, content))
-                self.store.link_note(link)
-        self.episodic(namespace).add(turn, self.embedder.embed([content])[0])
-        return turn
+        entry = _Entry(turn_section(role, content, created, private=private, sources=sources),
+                       private, created, topic)
+
+        def log_turn(private: bool) -> Turn:
+            return self.store.append(namespace, conversation, role, content, private=private,
+                                     created=created,
+                                     tokens=count_tokens(self.embedder.tokenizer, content))
+
+        return self._append(namespace, conversation, entry, log_turn)
 
     def append_no_answer(self, namespace: str, conversation: str, reason: str, *,
                          private: bool) -> None:
-        """Say in the note that no answer was generated; memory gets no assistant turn."""
+        """Say in the note that no answer was generated; memory gets no assistant turn. The
+        OraError that kept it from the note, as for `append`."""
         created = now()
         section = turn_section("assistant", f"No answer was generated: {reason}.", created,
                                private=private, no_answer=True)
+        self._append(namespace, conversation, _Entry(section, private, created, None), None)
+
+    def _append(self, namespace: str, conversation: str, entry: _Entry,
+                log_turn: Callable[[bool], Turn] | None) -> Turn | None:
+        """Write `entry` to the note after the entries kept from it before, then log the turn
+        (`log_turn(private)`, None for a line that is no turn). A note held by an editor's save
+        (Conflict: open for writing, empty, changed between read and write) or gone mid-way is
+        tried again for `WRITE_RETRY_S`; what still cannot be written is kept, in order, to be
+        written with the conversation's next entry or at the next `sync()`, and the error that
+        kept it is raised: an answer is never lost to a save that takes milliseconds."""
+        key = (namespace, conversation)
+        deadline = time.monotonic() + WRITE_RETRY_S
+        while True:
+            with self._lock:
+                entries = [*self._pending.get(key, ()), entry]
+                try:
+                    matched, link = self._write(namespace, conversation, entries)
+                except (Conflict, NotFound):
+                    if time.monotonic() >= deadline:
+                        self._pending[key] = entries
+                        raise
+                except OraError:
+                    self._pending[key] = entries
+                    raise
+                else:
+                    self._pending.pop(key, None)
+                    # entries kept until now are in the note, not yet in the log: rebuild it
+                    return self._logged(link, matched and len(entries) == 1, entry.private,
+                                        log_turn)
+            time.sleep(WRITE_RETRY_PAUSE_S)
+
+    def _logged(self, link: NoteLink, matched: bool, private: bool,
+                log_turn: Callable[[bool], Turn] | None) -> Turn | None:
+        """The log and recall after an append to `link`'s note (under the lock)."""
+        try:
+            read = self._read_back(link, matched=matched, private=private)
+        except (OSError, OraError):  # its privacy cannot be established: private
+            turn = log_turn(True) if log_turn is not None else None
+            self._seal(link)
+        else:
+            if read is not None:
+                stored = self._import(link, read)
+                return stored[-1] if stored and log_turn is not None else None
+            turn = log_turn(private) if log_turn is not None else None
+            self.store.link_note(link)
+        if turn is not None:
+            self.episodic(link.namespace).add(turn, self.embedder.embed([turn.content])[0])
+        return turn
+
+    def flush(self) -> None:
+        """Write the entries kept from their notes (`_append`), one try each: at each sync, and
+        when the server stops. A conversation written is rebuilt from its note by the next sync."""
         with self._lock:
-            matched, link = self._write(namespace, conversation, section, private=private,
-                                        created=created, topic=None)
-            try:
-                read = self._read_back(link, matched=matched, private=private)
-            except (OSError, OraError):
-                self._seal(link)
-                return
-            if read is None:
-                self.store.link_note(link)  # the log's turns still match the note
-            else:
-                self._import(link, read)
+            for (namespace, conversation), entries in list(self._pending.items()):
+                try:
+                    _, link = self._write(namespace, conversation, entries)
+                except OraError as err:
+                    log.warning("the chat note of %s is still not written: %s", conversation,
+                                err.message)
+                    continue
+                del self._pending[(namespace, conversation)]
+                self.store.link_note(replace(link, hash=""))  # not matched: read it again
 
     def save_summary(self, namespace: str, conversation: str, *, private: bool, text: str,
                      covers: int) -> None:
@@ -206,11 +279,13 @@ class ChatNotes:
             episodic.add_many(flipped, self.embedder.embed([t.content for t in flipped]))
 
     def _write(
-        self, namespace: str, conversation: str, section: str, *, private: bool, created: str,
-        topic: str | None,
+        self, namespace: str, conversation: str, entries: Sequence[_Entry],
     ) -> tuple[bool, NoteLink]:
-        """Append `section` to the conversation's note (creating it); whether the log matched
-        the note before this write, and the note's new link."""
+        """Append the entries' sections to the conversation's note (creating it); whether the
+        log matched the note before this write, and the note's new link."""
+        section = "\n".join(e.section for e in entries)
+        private, created = any(e.private for e in entries), entries[-1].created
+        topic = next((e.topic for e in entries if e.topic), None)
         link = self.store.note_link(namespace, conversation)
         if link is not None and not vault_path(self.config.vault, link.path).is_file():
             gone, link = link, self._renamed(link)
@@ -280,7 +355,11 @@ class ChatNotes:
         return load_vault_settings(self.config.vault, self.config.data)
 
     def _read(self, rel: str, settings: VaultSettings | None = None) -> Read:
+        """The note's hash and conversation; Conflict when it is empty (as for the writer: most
+        often an editor between its truncate and its write, never a note that ceased to be a
+        chat), OSError or OraError when it cannot be read."""
         data = vault_path(self.config.vault, rel).read_bytes()
+        check_not_empty(data, rel)
         text = decode_note(data, rel, int(self.config.max_file_bytes))
         return content_hash(data), parse_chat(parse_note(text, rel), settings or self._settings())
 
@@ -328,6 +407,7 @@ class ChatNotes:
         """Bring the log and recall in line with the chat notes (cheap when nothing changed:
         one hash per note)."""
         with self._lock:
+            self.flush()
             links = {(k.namespace, k.conversation): k for k in self.store.note_links()}
             settings = self._settings()
             folder = settings.chats_folder.strip("/")
@@ -351,6 +431,9 @@ class ChatNotes:
                     continue
                 try:
                     note_hash, chat = self._read(rel, settings)
+                except Conflict:  # empty: an editor's save between its truncate and its write
+                    unreadable.add(rel)  # (it hides no tag: its conversation stays as it was)
+                    continue
                 except (OSError, OraError):
                     unreadable.add(rel)  # not a reason to forget its conversation, but a
                     if known_key is not None:  # reason to keep it from non-private requests

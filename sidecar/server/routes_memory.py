@@ -44,6 +44,7 @@ from sidecar.vault.vault_settings import VaultSettings, is_private_path, load_va
 
 routes = web.RouteTableDef()
 log = logging.getLogger("sidecar.server")
+INDEX_WAIT_S = 5.0  # how long an answer waits for its chat note to be indexed
 
 
 @dataclass
@@ -53,6 +54,8 @@ class Memory:
     episodic: dict[str, Episodic] = field(default_factory=dict)
     # One ask at a time per conversation, so its turns stay in question/answer order.
     locks: defaultdict[str, asyncio.Lock] = field(default_factory=lambda: defaultdict(asyncio.Lock))
+    # chat notes still being indexed after their answer was sent (`_index_note`)
+    indexing: set[asyncio.Future[Any]] = field(default_factory=set)
 
 
 MEMORY = web.AppKey("memory", Memory)
@@ -66,6 +69,8 @@ async def context(app: web.Application) -> AsyncIterator[None]:
     try:
         yield
     finally:
+        await asyncio.gather(*app[MEMORY].indexing, return_exceptions=True)
+        await asyncio.to_thread(notes.flush)  # turns a busy note kept out (`ChatNotes._append`)
         store.close()
 
 
@@ -81,7 +86,7 @@ async def _episodic(app: web.Application, namespace: str) -> Episodic:
 @routes.post("/v1/ask")
 async def ask(request: web.Request) -> web.Response:
     body = await read_json(request, "AskRequest")
-    return web.json_response(await _ask(request, body))
+    return web.json_response(await _ask(request, body, _options(request.app, body)))
 
 
 @routes.post("/v1/ask/stream")
@@ -94,6 +99,7 @@ async def ask_stream(request: web.Request) -> web.StreamResponse:
     cancelled (never a failure of the model). A client gone after the answer was written
     changes nothing: the note holds the answer."""
     body = await read_json(request, "AskRequest")
+    options = _options(request.app, body)  # a bad request is a 400, not a stream's error event
     response = web.StreamResponse(headers={"Content-Type": "text/event-stream",
                                            "Cache-Control": "no-cache"})
     await response.prepare(request)
@@ -107,7 +113,8 @@ async def ask_stream(request: web.Request) -> web.StreamResponse:
 
     try:
         try:
-            document = await _ask(request, body, lambda text: send("delta", {"text": text}))
+            document = await _ask(request, body, options,
+                                  lambda text: send("delta", {"text": text}))
             await send("answer", document)
         except OraError as err:
             await send("error", error_body(err))
@@ -123,16 +130,24 @@ async def ask_stream(request: web.Request) -> web.StreamResponse:
     return response
 
 
-async def _ask(
-    request: web.Request, body: dict[str, Any], on_delta: OnDelta | None = None
-) -> dict[str, Any]:
-    """The answer document for an AskRequest body (with or without a conversation)."""
-    app = request.app
-    options = SearchOptions(
+def _options(app: web.Application, body: dict[str, Any]) -> SearchOptions:
+    """An AskRequest's search options; BadRequest for a namespace or conversation id that is
+    not valid."""
+    if body.get("conversation") is not None:
+        check_conversation(body["conversation"])
+    return SearchOptions(
         k=body.get("k", default_k()), private=body.get("private", False),
         rerank=body.get("rerank", True),
         namespace=check_namespace(body.get("namespace", str(app[CONFIG].namespace))),
     )
+
+
+async def _ask(
+    request: web.Request, body: dict[str, Any], options: SearchOptions,
+    on_delta: OnDelta | None = None,
+) -> dict[str, Any]:
+    """The answer document for an AskRequest body (with or without a conversation)."""
+    app = request.app
     models = app[MODELS]
     conversation = body.get("conversation")
     if conversation is None:
@@ -152,7 +167,24 @@ async def _ask(
                                 web=body.get("web", False), on_delta=on_delta)
     finally:  # a cancelled ask wrote its question to the note too
         if memory.note_path is not None:
-            await app[LANE].apply([{"kind": "modified", "path": memory.note_path}])
+            await _index_note(app, memory.note_path)
+
+
+async def _index_note(app: web.Application, rel: str) -> None:
+    """Index the chat note an answer wrote through the write lane, waiting `INDEX_WAIT_S` at
+    most: a note an editor saves again and again keeps the index reading it, and the answer
+    must not wait on that. Past the wait the indexing goes on in the background."""
+    indexing = app[MEMORY].indexing
+    task = asyncio.ensure_future(app[LANE].apply([{"kind": "modified", "path": rel}]))
+    indexing.add(task)
+    task.add_done_callback(indexing.discard)
+    task.add_done_callback(_log_failure)
+    await asyncio.wait({task}, timeout=INDEX_WAIT_S)
+
+
+def _log_failure(task: asyncio.Future[Any]) -> None:
+    if not task.cancelled() and task.exception() is not None:
+        log.error("indexing a chat note failed", exc_info=task.exception())
 
 
 @routes.get("/v1/conversations")
@@ -194,16 +226,16 @@ async def conversation_turns(request: web.Request) -> web.Response:
     namespace = check_namespace(request.query.get("namespace", str(request.app[CONFIG].namespace)))
     conversation = check_conversation(request.match_info["id"])
     private = query_flag(request, "private")
-    store = request.app[MEMORY].store
-    await asyncio.to_thread(request.app[MEMORY].notes.sync)
-    if not await asyncio.to_thread(store.exists, namespace, conversation):
-        raise NotFound(f"no conversation {conversation!r} in namespace {namespace!r}")
+    store, notes = request.app[MEMORY].store, request.app[MEMORY].notes
+    await asyncio.to_thread(notes.sync)
     turns = await asyncio.to_thread(store.turns, namespace, conversation, private=private)
+    # Outside private mode one without a public turn is as one that does not exist: a 200
+    # would tell that a private conversation exists.
+    exists = await asyncio.to_thread(store.exists, namespace, conversation)
+    if not exists or not (turns or private):
+        raise NotFound(f"no conversation {conversation!r} in namespace {namespace!r}")
     summary = await asyncio.to_thread(store.summary, namespace, conversation, private=private)
-    note = request.app[MEMORY].notes.path_of(namespace, conversation)
-    if not private and (namespace, conversation) in await asyncio.to_thread(
-            store.private_conversations):
-        note = None  # a private note's path names it
+    note = await asyncio.to_thread(notes.shown_path, namespace, conversation, private=private)
     doc: dict[str, Any] = {
         "conversation": conversation, "namespace": namespace,
         "turns": [t.as_json() for t in turns],

@@ -23,6 +23,12 @@ from .conftest import settings
 QUESTION = "What leavens sourdough bread?"
 
 
+def missing(conversation: str) -> dict[str, Any]:
+    """The answer to GET /v1/conversations/{id} for a conversation that does not exist."""
+    return {"error": {"code": "not_found",
+                      "message": f"no conversation {conversation!r} in namespace 'default'"}}
+
+
 async def test_ora_ask_prints_one_json_document_and_remembers_the_conversation(
     tmp_path: Path, vault: Path, embedder: Embedder, llm: Any, monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
@@ -68,8 +74,9 @@ async def test_the_ask_and_conversation_routes(
     assert status == 200 and any(c["private"] for c in doc["citations"])
 
     status, conv = await api.call("GET", "/v1/conversations/w-1")
-    # The private turn made the conversation's note private, and with it every turn.
-    assert status == 200 and conv["turns"] == []
+    # The private turn made the conversation's note private, and with it every turn: outside
+    # private mode it is as one that does not exist.
+    assert (status, conv) == (404, missing("w-1"))
     status, conv = await api.call("GET", "/v1/conversations/w-1?private=true")
     assert [(t["role"], t["content"]) for t in conv["turns"][:2]] == [
         ("user", QUESTION), ("assistant", "Wild yeast [1].")]
@@ -148,7 +155,7 @@ async def test_a_chat_note_made_private_by_hand_is_not_listed_outside_private_mo
     _, listed = await api.call("GET", "/v1/conversations?private=true")
     assert [c["note"] for c in listed["conversations"]] == [doc["conversation_note"]]
     status, conv = await api.call("GET", "/v1/conversations/p-1")
-    assert status == 200 and conv["turns"] == [] and conv["note"] is None
+    assert (status, conv) == (404, missing("p-1"))
     status, conv = await api.call("GET", "/v1/conversations/p-1?private=true")
     assert len(conv["turns"]) == 2 and conv["note"] == doc["conversation_note"]
     status, _ = await api.call("POST", "/v1/extract", {"conversation": "p-1"})

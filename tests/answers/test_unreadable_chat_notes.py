@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from .conftest import settings
+from .test_cli_and_routes import missing
 
 SECRET = "My heron sketchbook hides under the loose floorboard of the attic."
 LIMIT = 40_000
@@ -49,8 +50,7 @@ async def test_a_conversation_whose_note_cannot_be_read_is_private_outside_priva
     assert status == 200
 
     status, conv = await api.call("GET", "/v1/conversations/attic")
-    assert status == 200
-    assert conv["turns"] == [] and conv["summary"]["text"] == ""
+    assert (status, conv) == (404, missing("attic"))
     status, listed = await api.call("GET", "/v1/conversations")
     assert status == 200 and listed["conversations"] == []
 
