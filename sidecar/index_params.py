@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from sidecar import __version__
+from sidecar.data_folder import FILE_MODE
 
 FORMAT = 1
 
@@ -46,7 +47,7 @@ def save_namespace_params(data: Path, namespace: str, values: dict[str, Any]) ->
     doc["sidecar_version"] = __version__
     tmp = params_path(data).with_suffix(".json.tmp")
     tmp.write_text(json.dumps(doc, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    tmp.chmod(0o600)  # like every file of the data folder
+    tmp.chmod(FILE_MODE)  # like every file of the data folder
     os.replace(tmp, params_path(data))
 
 

@@ -30,6 +30,7 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import json
+import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -50,13 +51,22 @@ from sidecar.vault.journal import (
     update_journal,
 )
 from sidecar.vault.new_notes import safe_name, type_folder
-from sidecar.vault.scan import as_saved, composed_name, is_ignored, normalise_rel, vault_path
+from sidecar.vault.note import parse_note
+from sidecar.vault.scan import (
+    as_saved,
+    composed_name,
+    is_ignored,
+    normalise_rel,
+    shown_name,
+    vault_path,
+)
 from sidecar.vault.vault_settings import (
     VaultSettings,
     is_excluded,
     is_private_path,
     known_privacy,
     load_vault_settings,
+    note_private,
 )
 from sidecar.vault.write import (
     atomic_write,
@@ -64,6 +74,8 @@ from sidecar.vault.write import (
     create_file,
     create_note,
     move_to_trash,
+    sweep_temp_files,
+    trash_of,
 )
 
 KIND = "ingest"
@@ -247,6 +259,20 @@ def _note_text(rel: str, fmt: str, title: str, page: int | None, text: str, inde
 # ---- the plan ----------------------------------------------------------------------------------
 
 
+def _refuse_backslash(root: Path, rel: str) -> None:
+    """BadRequest for a document whose name holds a backslash (legal on Linux and macOS): a
+    vault path reads `\\` as `/` (`normalise_rel`), so it would be looked for elsewhere and
+    said not to be in the vault; the index passes over it as over such a note."""
+    try:
+        named = os.sep == "/" and "\\" in rel and (root / rel).is_file()
+    except (OSError, ValueError):
+        named = False
+    if named:
+        raise BadRequest(f"{shown_name(rel)}: its name holds a backslash (\\), which Obsidian "
+                         "allows in no file's name and Ora reads as a folder's `/`; rename the "
+                         "file to process it (it is not searched either)")
+
+
 def _found(root: Path, rel: str) -> str:
     """`rel` as the vault saved it (a name typed composed, saved decomposed); NotFound when no
     such file is there."""
@@ -266,6 +292,7 @@ def plan_ingest(vault: str | Path, rel: str, today: dt.date | None = None, *,
     document or cannot be read (the reason `ora index` gives too), or when its notes would lie
     where they are never indexed."""
     root = Path(vault)
+    _refuse_backslash(root, rel)
     rel = normalise_rel(rel)
     fmt = document_format(rel)
     if fmt is None:
@@ -274,14 +301,9 @@ def plan_ingest(vault: str | Path, rel: str, today: dt.date | None = None, *,
     rel = _found(root, rel)
     path = vault_path(root, rel)
     digest = file_hash(path)
-    manifest = read_manifest(root)
-    entry = manifest.get(rel) or {}
-    moved = None if entry else moved_entry(root, rel, digest)
-    if moved is not None:  # its notes follow it: same folder and names, the new path written
-        entry = moved[1]
     settings = known_privacy(load_vault_settings(root, data))
     private = is_private_path(settings, rel)
-    folder = _folder(rel, entry, manifest, settings, private)
+    entry, moved, folder = _place(root, rel, digest, settings)
     try:
         text = extract_in_worker(path, fmt)
     except DocumentError as exc:
@@ -326,6 +348,19 @@ def plan_ingest(vault: str | Path, rel: str, today: dt.date | None = None, *,
     left = [] if moving else edited
     return IngestPlan(rel, digest, notes, unchanged, stale, conflicts, text.cut, width,
                       moved[0] if moved else None, left, {n: kept[n] for n in left}, folder)
+
+
+def _place(root: Path, rel: str, digest: str, settings: VaultSettings,
+           ) -> tuple[dict[str, Any], tuple[str, dict[str, Any]] | None, str]:
+    """The document's manifest entry (its old path's, when it moved: `moved_entry`), that move,
+    and the folder its notes go to, as the manifest stands now."""
+    manifest = read_manifest(root)
+    entry = manifest.get(rel) or {}
+    moved = None if entry else moved_entry(root, rel, digest)
+    if moved is not None:  # its notes follow it: same folder and names, the new path written
+        entry = moved[1]
+    folder = _folder(rel, entry, manifest, settings, is_private_path(settings, rel))
+    return entry, moved, folder
 
 
 def _created(root: Path, rel: str) -> str | None:
@@ -381,6 +416,11 @@ def apply_ingest(vault: str | Path, plan: IngestPlan, *,
     if plan.unchanged:
         return _done([], [], plan.kept)
     with journal_lock(root):
+        settings = known_privacy(load_vault_settings(root, data))
+        if _place(root, plan.document, plan.sha256, settings)[2] != plan.folder:
+            # another ingest took the folder (`x` for `A/x.pdf` and `B/x.pdf` at once), or
+            # gave it up, since the plan: planned again, as if run one after the other
+            plan = plan_ingest(root, plan.document, data=data)
         return _apply(root, plan, data)
 
 
@@ -409,8 +449,8 @@ def _apply(root: Path, plan: IngestPlan, data: Path | None) -> dict[str, list[st
                        if on_disk is not None else None)
         entry = {"path": note.path, "action": "create" if on_disk is None else "update",
                  "before": before_text, "before_sha256": on_disk, "after_sha256": note.sha256}
-        if before_text is not None and is_private_path(settings, note.path):
-            # a private note's text stays where its private rule covers it, not in the journal
+        if before_text is not None and _was_private(settings, plan, note.path, before_text):
+            # a private note's text stays beside it, not in the journal
             entry |= {"before": None, "before_file": before_file(note.path, note.sha256)}
             files.append(entry | {"before_text": before_text})
         else:
@@ -421,7 +461,7 @@ def _apply(root: Path, plan: IngestPlan, data: Path | None) -> dict[str, list[st
     written: list[str] = []
     trashed: list[str] = []
     if files:
-        _write(root, plan, before, files, written, trashed,
+        _write(root, plan, before, files, (written, trashed), settings,
                manifest.get(plan.moved_from) if plan.moved_from else None)
     manifest = dict(read_manifest(root))
     if plan.moved_from is not None:
@@ -434,15 +474,25 @@ def _apply(root: Path, plan: IngestPlan, data: Path | None) -> dict[str, list[st
     return _done(written, trashed, sorted(left))
 
 
+def _was_private(settings: VaultSettings, plan: IngestPlan, rel: str, text: str) -> bool:
+    """Whether the note an apply rewrites holds private text: private itself (its tag, its
+    folder, the document it names: `note_private`), or made from a document private now."""
+    documents = [plan.document] + ([plan.moved_from] if plan.moved_from else [])
+    return note_private(parse_note(text, rel), settings) or any(
+        is_private_path(settings, doc) for doc in documents)
+
+
 def _done(written: list[str], trashed: list[str], kept: list[str]) -> dict[str, list[str]]:
     """What an apply answers: `kept` only when it kept a note (the answer's shape before)."""
     return {"written": written, "trashed": trashed} | ({"kept": list(kept)} if kept else {})
 
 
 def _write(root: Path, plan: IngestPlan, before: dict[str, Any] | None,
-           files: list[dict[str, Any]], written: list[str], trashed: list[str],
-           moved_before: dict[str, Any] | None) -> None:
-    """Journal, then make each change of `files`, filling `written` and `trashed`."""
+           files: list[dict[str, Any]], out: tuple[list[str], list[str]],
+           settings: VaultSettings, moved_before: dict[str, Any] | None) -> None:
+    """Journal, then make each change of `files`, filling `out` (written, trashed); a note of
+    a private folder goes to the trash inside it (`trash_of`)."""
+    written, trashed = out
     doc = {"version": JOURNAL_VERSION, "kind": KIND, "document": plan.document,
            "manifest_before": before, "files": files,
            "created": dt.datetime.now(dt.UTC).isoformat(timespec="seconds")}
@@ -457,6 +507,7 @@ def _write(root: Path, plan: IngestPlan, before: dict[str, Any] | None,
     backups = {entry["before_file"]: entry.pop("before_text") for entry in files
                if "before_file" in entry}
     # before any note, so an apply that dies half-way can be undone
+    sweep_temp_files(vault_path(root, plan.folder))  # a killed apply's (vault/write.py)
     journal, digest = create_journal(root, KIND, doc)
     texts = {n.path: n.text for n in plan.notes}
     done: list[dict[str, Any]] = []
@@ -473,7 +524,8 @@ def _write(root: Path, plan: IngestPlan, before: dict[str, Any] | None,
                     atomic_write(vault_path(root, rel), texts[rel].encode("utf-8"),
                                  entry["before_sha256"], rel)
                 else:
-                    entry["trashed"] = move_to_trash(root, rel, entry["before_sha256"])
+                    entry["trashed"] = move_to_trash(root, rel, entry["before_sha256"],
+                                                     trash_of(settings, rel))
             except OSError as exc:  # a name too long for the file system, a full disk
                 raise NoteNotWritable(f"{rel} cannot be written ({exc.strerror}); the notes "
                                       "written before it are undone by `--undo`") from exc

@@ -21,7 +21,14 @@ from sidecar.documents.manifest import read_manifest, write_manifest
 from sidecar.errors import Conflict, NotFound, OraError
 from sidecar.vault.journal import drop_journal, journal_lock, latest_journal, update_journal
 from sidecar.vault.scan import vault_path
-from sidecar.vault.write import move_to_trash, restore_bytes, restore_from_trash
+from sidecar.vault.vault_settings import VaultSettings, load_vault_settings
+from sidecar.vault.write import (
+    move_to_trash,
+    restore_bytes,
+    restore_from_trash,
+    sweep_temp_files,
+    trash_of,
+)
 
 # What the user is told of a note an undo keeps because it changed since ingest wrote it.
 _KEPT = {
@@ -43,19 +50,21 @@ def latest_ingest(vault: str | Path) -> str:
     return str(latest_journal(vault, KIND, "ingest", _undoable)[1]["document"])
 
 
-def undo_ingest(vault: str | Path) -> dict[str, Any]:
+def undo_ingest(vault: str | Path, *, data: Path | None) -> dict[str, Any]:
     """Undo the latest ingest not undone yet: {"document", "undone": paths, "refused":
-    [{"path", "reason"}] (the notes kept as they are, and why)}; NotFound when there is none."""
+    [{"path", "reason"}] (the notes kept as they are, and why)}; NotFound when there is none.
+    A note of a private folder goes to the trash inside it (`trash_of`; settings that cannot
+    say which folders are private make every folder so: privacy fails closed)."""
     root = Path(vault)
     with journal_lock(root):
-        return _undo(root)
+        return _undo(root, load_vault_settings(root, data))
 
 
-def _undo_note(root: Path, entry: dict[str, Any]) -> None:
+def _undo_note(root: Path, entry: dict[str, Any], settings: VaultSettings) -> None:
     rel = entry["path"]
     if entry["action"] == "create":
         with contextlib.suppress(NotFound):  # deleted since: nothing left to undo
-            move_to_trash(root, rel, entry["after_sha256"])
+            move_to_trash(root, rel, entry["after_sha256"], trash_of(settings, rel))
     elif entry["action"] == "update":
         backup = entry.get("before_file")
         before = (vault_path(root, str(backup)).read_bytes() if backup
@@ -68,7 +77,20 @@ def _undo_note(root: Path, entry: dict[str, Any]) -> None:
         restore_from_trash(root, entry["trashed"], rel, entry["before_sha256"])
 
 
-def _undo(root: Path) -> dict[str, Any]:
+def _sweep(root: Path, files: list[dict[str, Any]]) -> None:
+    """Remove the temporary copies of the journal's notes an apply killed mid-write left
+    (`sweep_temp_files`): under the ingest lock its writer is gone, so they are leftovers,
+    and a folder holding only them is removed with the rest."""
+    names: dict[str, set[str]] = {}
+    for entry in files:
+        note = PurePosixPath(str(entry["path"]))
+        names.setdefault(note.parent.as_posix(), set()).add(note.name)
+    for folder, held in names.items():
+        with contextlib.suppress(OraError):
+            sweep_temp_files(vault_path(root, folder), held)
+
+
+def _undo(root: Path, settings: VaultSettings) -> dict[str, Any]:
     journal, doc, digest = latest_journal(root, KIND, "ingest", _undoable)
     undone: list[str] = []
     refused: list[dict[str, str]] = []
@@ -76,7 +98,7 @@ def _undo(root: Path) -> dict[str, Any]:
     for entry in doc["files"]:
         rel = entry["path"]
         try:
-            _undo_note(root, entry)
+            _undo_note(root, entry, settings)
             undone.append(rel)
         except (OraError, OSError) as exc:
             reason = (_KEPT.get(str(entry["action"]), "") if isinstance(exc, Conflict)
@@ -95,6 +117,7 @@ def _undo(root: Path) -> dict[str, Any]:
     made = doc.get("made_folders")
     folders = made if isinstance(made, list) else sorted(
         {PurePosixPath(rel).parent.as_posix() for rel in undone})
+    _sweep(root, doc["files"])
     for folder in folders:
         with contextlib.suppress(OSError, OraError):
             vault_path(root, str(folder)).rmdir()

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,7 @@ MANIFEST = "ingested.json"
 _READ = 1 << 20
 
 _cache: dict[Path, tuple[tuple[int, int], dict[str, Any]]] = {}
+_notes: dict[Path, tuple[dict[str, Any], dict[str, str]]] = {}  # note_documents of a read
 
 
 def file_hash(path: Path) -> str:
@@ -72,9 +74,16 @@ def ingested_hash_of(vault: str | Path, rel: str) -> str | None:
 
 
 def note_documents(vault: str | Path) -> dict[str, str]:
-    """Every note the manifest lists, with the document it was made from."""
-    return {note: doc for doc, entry in read_manifest(vault).items() if isinstance(entry, dict)
-            and isinstance(entry.get("notes"), dict) for note in entry["notes"]}
+    """Every note the manifest lists, with the document it was made from (worked out once for
+    each read of the manifest: the index asks it of every note it plans)."""
+    documents = read_manifest(vault)
+    known = _notes.get(manifest_path(vault))
+    if known is not None and known[0] is documents:  # the same read, held here and in _cache
+        return known[1]
+    notes = {note: doc for doc, entry in documents.items() if isinstance(entry, dict)
+             and isinstance(entry.get("notes"), dict) for note in entry["notes"]}
+    _notes[manifest_path(vault)] = (documents, notes)
+    return notes
 
 
 def moved_entry(vault: str | Path, rel: str, digest: str) -> tuple[str, dict[str, Any]] | None:
@@ -110,11 +119,14 @@ def note_rewritten(vault: str | Path, rel: str, before: str, after: str) -> None
 
 
 class ManifestWatch:
-    """Which documents' entries changed since the last look, for a writer that watches the
-    vault (`index/watcher.py`): it re-plans them, so a document `ora ingest` run elsewhere
-    replaced by its notes leaves search at once, and one whose ingest was undone comes back.
-    `paths` are what to watch: the manifest and its folder (a file written into a folder just
-    made can land before a watch on that folder exists)."""
+    """Which documents to plan again, for a writer that watches the vault (`index/watcher.py`):
+    those whose entry changed since the last look, so a document `ora ingest` run elsewhere
+    replaced by its notes leaves search at once, and one whose ingest was undone comes back;
+    and those whose notes were deleted, so a document whose notes are all gone is searched by
+    itself again. With them, the bytes their entries name: a document moved since its ingest
+    lies elsewhere with those bytes (undone, it is searched again at its new path), found by
+    the watcher in the index. `paths` are what to watch: the manifest and its folder (a file
+    written into a folder just made can land before a watch on that folder exists)."""
 
     def __init__(self, vault: str | Path) -> None:
         self.vault = vault
@@ -126,12 +138,23 @@ class ManifestWatch:
         file = manifest_path(vault)
         return frozenset({file, file.parent})
 
-    def changed(self) -> set[str]:
+    def affected(self, paths: Iterable[str], look: bool) -> tuple[set[str], set[str]]:
+        """(documents, sha256s) for an event batch's `paths`: the documents whose entry lists
+        one of them as a note, and, when `look` (the manifest's own event), those whose entry
+        changed since the last look."""
         now = dict(read_manifest(self.vault))
-        found = {doc for doc in self._seen.keys() | now.keys()
-                 if self._seen.get(doc) != now.get(doc)}
-        self._seen = now
-        return found
+        entries: list[tuple[str, Any]] = []
+        if look:
+            changed = {doc for doc in self._seen.keys() | now.keys()
+                       if self._seen.get(doc) != now.get(doc)}
+            entries += [(doc, entry) for doc in changed
+                        for entry in (self._seen.get(doc), now.get(doc))]
+            self._seen = now
+        made = note_documents(self.vault)
+        entries += [(made[p], now.get(made[p])) for p in paths if p in made]
+        digests = {entry["sha256"] for _doc, entry in entries
+                   if isinstance(entry, dict) and isinstance(entry.get("sha256"), str)}
+        return {doc for doc, _entry in entries}, digests
 
 
 def write_manifest(vault: str | Path, documents: dict[str, Any]) -> None:

@@ -8,12 +8,25 @@ filtered query still returns k results when k exist.
 An embedded client holds every collection's HNSW graph in memory (2.1–2.4 KiB a chunk): an idle
 process closes it (`release`, setting `idle_release_s`) and the next use opens it again. Every
 operation runs inside `use()`, so a release never closes a client in use.
+
+Chroma's HNSW graph keeps a deleted vector's slot for good, and a chunk id is re-added on every
+move or rename, so a collection whose deleted share passes `schema/limits.json` `chroma` is
+copied into a fresh generation (`<store>.g<N>`) at the end of a write (`compact`). The copy is
+made with the metadata `ora_building`; clearing it is the commit, after which the old generation
+is deleted. Every process reads a store's highest complete generation, and asks again when the
+one it had is gone; a writer opening deletes what a crash left (`settle`). Chroma deletes a
+collection's rows but not its segment folder: Ora deletes the folders chroma.sqlite3 no longer
+names (`_prune_segments`).
 """
 
 from __future__ import annotations
 
 import contextlib
 import functools
+import logging
+import shutil
+import sqlite3
+import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Concatenate, ParamSpec, TypeVar
@@ -33,11 +46,45 @@ from sidecar.index.names import store_name
 from sidecar.index.scope import overfetch
 from sidecar.leases import Leases
 from sidecar.models.embedder import FloatArray
+from sidecar.schema import load_json
+
+log = logging.getLogger(__name__)
 
 Metadata = dict[str, Any]
 
 # Chroma refuses batches over its max_batch_size; stay well below it.
 _BATCH = 1000
+_CONFIGURATION: Any = {"hnsw": {"space": "cosine"}}
+# Collection metadata: vectors deleted since the generation was built (Chroma exposes no count of
+# its graph's dead slots), and the mark of a generation still being copied.
+_DELETED = "ora_deleted"
+_BUILDING = "ora_building"
+
+
+@functools.cache
+def _compaction_limits() -> tuple[float, int]:
+    """(max deleted share, min deleted vectors) before a collection is compacted."""
+    limits = load_json("limits.json")["chroma"]
+    return float(limits["max_deleted_share"]), int(limits["min_deleted"])
+
+
+def _generation_name(store: str, generation: int) -> str:
+    return store if generation == 0 else f"{store}.g{generation}"
+
+
+def _generation_of(store: str, name: str) -> int | None:
+    """The generation `name` is of `store`, None when it is another store's collection."""
+    if name == store:
+        return 0
+    number = name.removeprefix(f"{store}.g")
+    return int(number) if number != name and number.isdigit() else None
+
+
+def _due(col: Collection) -> bool:
+    """Whether the collection's deleted share passes the limits (`_compaction_limits`)."""
+    share, least = _compaction_limits()
+    deleted = int((col.metadata or {}).get(_DELETED, 0))
+    return deleted >= least and deleted > share * (deleted + col.count())
 
 
 def _client(data: Path, url: str) -> ClientAPI:
@@ -93,7 +140,11 @@ def _in_use(
     read-only disk fails it with StorageUnavailable (`_storage_errors`)."""
     def run(self: ChromaStore, /, *args: P.args, **kwargs: P.kwargs) -> R:
         with _storage_errors(self._data, self._url), self.use():
-            return method(self, *args, **kwargs)
+            try:
+                return method(self, *args, **kwargs)
+            except NotFoundError:  # compacted into a new generation since it was opened
+                self._forget()
+                return method(self, *args, **kwargs)
     functools.update_wrapper(run, method)
     return run
 
@@ -148,26 +199,37 @@ class ChromaStore:
 
     def named(self, name: str, *, create: bool) -> Collection | None:
         """The collection `name`, created when `create`; None when absent. Call inside `use()`."""
+        return self._cached(name, lambda _client: name, create)
+
+    def collection(self, namespace: str, private: bool, *, create: bool) -> Collection | None:
+        """The store's current generation, created when `create`; None when absent (never created
+        by readers)."""
+        store = store_name(namespace, private)
+        return self._cached(store, lambda client: _current(client, store), create)
+
+    def _cached(
+        self, key: str, name: Callable[[ClientAPI], str], create: bool
+    ) -> Collection | None:
         with self._guard:
-            found = self._collections.get(name)
+            found = self._collections.get(key)
             if found is not None:
                 return found
             client = self._open()
             if create:
                 found = client.get_or_create_collection(
-                    name, embedding_function=None, configuration={"hnsw": {"space": "cosine"}}
-                )
+                    name(client), embedding_function=None, configuration=_CONFIGURATION)
             else:
                 try:
-                    found = client.get_collection(name, embedding_function=None)
+                    found = client.get_collection(name(client), embedding_function=None)
                 except (NotFoundError, ValueError):
                     return None
-            self._collections[name] = found
+            self._collections[key] = found
             return found
 
-    def collection(self, namespace: str, private: bool, *, create: bool) -> Collection | None:
-        """The collection, created when `create`; None when absent (never created by readers)."""
-        return self.named(store_name(namespace, private), create=create)
+    def _forget(self) -> None:
+        """Drop the opened collections: the next use looks each up again."""
+        with self._guard:
+            self._collections.clear()
 
     def _writable(self, namespace: str, private: bool) -> Collection:
         col = self.collection(namespace, private, create=True)
@@ -175,13 +237,64 @@ class ChromaStore:
         return col
 
     def drop(self, namespace: str) -> None:
+        """Delete both stores of the namespace, every generation, and their segment folders."""
+        self._remove_generations(namespace, keep_current=False)
+
+    def settle(self, namespace: str) -> None:
+        """A writer's open: delete the generations a compaction stopped by a crash left (the one
+        it was copying, or the one it had replaced), and their segment folders."""
+        self._remove_generations(namespace, keep_current=True)
+
+    def _remove_generations(self, namespace: str, *, keep_current: bool) -> None:
         with self.use() as client:
             for private in (False, True):
-                name = store_name(namespace, private)
+                store = store_name(namespace, private)
+                current = _current(client, store) if keep_current else None
                 with self._guard:
-                    self._collections.pop(name, None)
-                with contextlib.suppress(NotFoundError, ValueError):
-                    client.delete_collection(name)
+                    self._collections.pop(store, None)
+                for name in _generations(client, store):
+                    if name != current:
+                        _delete_collection(client, name)
+        self._prune_segments()
+
+    def compact(self, namespace: str) -> None:
+        """Copy each store of the namespace whose deleted share passes the limits into a new
+        generation (the writer, at the end of a write, holding its write lock). Housekeeping: a
+        copy that fails is deleted and logged, and the store stays as it was."""
+        for private in (False, True):
+            try:
+                self._compact_store(store_name(namespace, private), namespace, private)
+            except Exception as exc:  # the write itself has committed; search keeps the old one
+                log.warning("could not compact the vector store %s: %s",
+                            store_name(namespace, private), exc)
+
+    @_in_use
+    def _compact_store(self, store: str, namespace: str, private: bool) -> None:
+        old = self.collection(namespace, private, create=False)
+        if old is None or not _due(old):
+            return
+        generation = (_generation_of(store, old.name) or 0) + 1
+        with self.use() as client:
+            new = _copy(client, old, _generation_name(store, generation))
+            with self._guard:
+                self._collections[store] = new
+            _delete_collection(client, old.name)
+        self._prune_segments()
+
+    def _prune_segments(self) -> None:
+        """Delete the segment folders chroma.sqlite3 no longer names: Chroma 1.5 leaves a
+        deleted collection's HNSW files on disk."""
+        folder = self._data / "chroma"
+        if self._url or not folder.is_dir():
+            return
+        # Listed before the rows are read: a collection's row is written before its folder.
+        folders = [p for p in folder.iterdir() if p.is_dir() and _is_uuid(p.name)]
+        with contextlib.closing(sqlite3.connect(
+                f"{(folder / 'chroma.sqlite3').as_uri()}?mode=ro", uri=True)) as db:
+            named = {str(row[0]) for row in db.execute("SELECT id FROM segments")}
+        for path in folders:
+            if path.name not in named:
+                shutil.rmtree(path, ignore_errors=True)
 
     @_in_use
     def upsert(
@@ -215,11 +328,16 @@ class ChromaStore:
 
     @_in_use
     def delete(self, namespace: str, private: bool, ids: Sequence[str]) -> None:
+        """Delete these chunks, counting in the collection's metadata how many went (`_due`)."""
         col = self.collection(namespace, private, create=False)
-        if col is None:
+        if col is None or not ids:
             return
+        before = col.count()
         for s in range(0, len(ids), _BATCH):
             col.delete(ids=list(ids[s : s + _BATCH]))
+        if gone := before - col.count():
+            meta = dict(col.metadata or {})
+            col.modify(metadata={**meta, _DELETED: int(meta.get(_DELETED, 0)) + gone})
 
     @_in_use
     def ids(self, namespace: str, private: bool) -> set[str]:
@@ -369,6 +487,54 @@ class ChromaStore:
                 for vec, meta in zip(vectors, got["metadatas"] or [], strict=True):
                     out[str(meta["chunk_hash"])] = np.asarray(vec, dtype=np.float32)
         return out
+
+
+def _is_uuid(name: str) -> bool:
+    try:
+        uuid.UUID(name)
+    except ValueError:
+        return False
+    return True
+
+
+def _generations(client: ClientAPI, store: str) -> dict[str, bool]:
+    """The store's collections, by name: whether each is complete (not still being copied)."""
+    return {col.name: not (col.metadata or {}).get(_BUILDING)
+            for col in client.list_collections()
+            if _generation_of(store, col.name) is not None}
+
+
+def _current(client: ClientAPI, store: str) -> str:
+    """The name of the store's highest complete generation (`store` itself when it has none)."""
+    complete = [name for name, done in _generations(client, store).items() if done]
+    return max(complete, key=lambda name: _generation_of(store, name) or 0, default=store)
+
+
+def _delete_collection(client: ClientAPI, name: str) -> None:
+    with contextlib.suppress(NotFoundError, ValueError):
+        client.delete_collection(name)
+
+
+def _copy(client: ClientAPI, old: Collection, name: str) -> Collection:
+    """A new collection `name` holding what `old` holds, built in batches and marked complete
+    only once it holds as many chunks (a copy that fails is deleted)."""
+    _delete_collection(client, name)  # left by a copy that failed in this process
+    new = client.create_collection(name, embedding_function=None,
+                                   configuration=_CONFIGURATION, metadata={_BUILDING: True})
+    try:
+        total = old.count()
+        for offset in range(0, total, _BATCH):
+            got = old.get(include=["embeddings", "documents", "metadatas"],
+                          offset=offset, limit=_BATCH)
+            new.add(ids=got["ids"], embeddings=got["embeddings"], documents=got["documents"],
+                    metadatas=got["metadatas"])
+        if new.count() != total:
+            raise InternalError(f"the copy of {old.name} holds {new.count()} of {total} chunks")
+        new.modify(metadata={_DELETED: 0})  # the commit: readers take it from now on
+    except BaseException:
+        _delete_collection(client, name)
+        raise
+    return new
 
 
 # Matches every chunk, archived or not: a `where` that sends the query down Chroma's filtered path.

@@ -17,7 +17,7 @@ from sidecar.chunking.chunker import CHUNKER_VERSION
 from sidecar.data_folder import private_folder, private_tree
 from sidecar.documents.formats import is_document, iter_document_paths
 from sidecar.errors import BadRequest, IndexLocked, OraError
-from sidecar.index import leads
+from sidecar.index import flips, leads
 from sidecar.index.bm25 import TOKENIZE
 from sidecar.index.bm25_query import Bm25Query
 from sidecar.index.chroma import Metadata
@@ -199,6 +199,7 @@ class Index:
 
     def _create_stores(self) -> None:
         self.bm25.create(self.namespace)
+        self.chroma.settle(self.namespace)  # what a compaction stopped by a crash left
         for private in (False, True):
             self.chroma.collection(self.namespace, private, create=True)
 
@@ -251,8 +252,10 @@ class Index:
                 paths.update(iter_document_paths(self.config.vault))
                 paths.update(self.ledger.paths(self.namespace))
                 # First every note by its words (BM25, the ledger), then their meaning.
+                began = flips.sequence()
                 report = syncer.sync(paths, quick=True, progress=tell, recent_first=True,
                                      lexical=True)
+                flips.release(self.config.vault, paths, before=began)
                 meaning = True
                 embedded = syncer.embed_pending(tell)
                 report.embedded += embedded.embedded
@@ -260,6 +263,7 @@ class Index:
                 # shutdown) has already written its notes, so no later change would trigger it.
                 self._recluster(report, force=True)
                 self._refresh_leads(syncer, self.ledger.paths(self.namespace))
+                self.chroma.compact(self.namespace)
             finally:
                 self.progress.finish()
         summary = self._summary(report, started)
@@ -283,6 +287,19 @@ class Index:
         with self._urgent_lock:
             self._urgent.update(normalise_rel(p) for p in rel_paths)
 
+    def hold_flips(self, rel_paths: Iterable[str]) -> None:
+        """Hold private (`flips.py`) those of these notes filed as public whose own words make
+        them private now, until a write applies them: a batch of notes tagged private leaves
+        non-private answers at once, not one note at a time as their vectors move. Thread-safe;
+        reads each such note once (documents are private by where they lie: the settings)."""
+        paths = sorted({normalise_rel(p) for p in rel_paths if not is_document(p)})
+        settings, limit = self.vault_settings, int(self.config.max_file_bytes)
+        rows = self.ledger.rows(self.namespace, paths)
+        flipped = [p for p in paths if (row := rows.get(p)) is not None and not row.private
+                   and flips.reads_private(self.config.vault, p, settings, limit)]
+        if flipped:
+            flips.hold(self.config.vault, flipped)
+
     def _take_urgent(self) -> set[str]:
         with self._urgent_lock:
             taken, self._urgent = self._urgent, set()
@@ -304,17 +321,20 @@ class Index:
         """Apply `rel_paths` and the notes under `folders`; the report, and those paths."""
         syncer = self._need_writer()
         with self._write_guard:
+            began = flips.sequence()  # holds placed from here on wait for a later write
             asked = {normalise_rel(p) for p in rel_paths}
             for folder in folders:
                 asked.update(self.ledger.paths_under(self.namespace, normalise_rel(folder)))
             # Findable by their words at once (a search meanwhile finds them), then embedded.
             paths = {*asked, *self._take_urgent()}
             report = syncer.sync(paths, quick=False, lexical=True)
+            flips.release(self.config.vault, paths, before=began)
             embedded = syncer.embed_pending(paths=paths)
             report.embedded += embedded.embedded
             report.decay_changed = report.decay_changed or embedded.decay_changed
             self._recluster(report)
             self._refresh_leads(syncer, paths)
+            self.chroma.compact(self.namespace)  # the moves' deleted vectors (chroma.py)
         return report, asked
 
     def _refresh_leads(self, syncer: Syncer, paths: Iterable[str]) -> None:
@@ -360,6 +380,7 @@ class Index:
             group = [path, old] if kind == "renamed" and isinstance(old, str) else [path]
             paths.append([normalise_rel(p) for p in group])
         started = time.monotonic()
+        self.hold_flips(p for group in paths for p in group)  # before it waits for the writer
         report, _ = self._apply(p for group in paths for p in group)
         deduplicated = sum(1 for group in paths if all(p in report.unchanged for p in group))
         return {

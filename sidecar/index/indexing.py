@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from sidecar.data_folder import FILE_MODE
 from sidecar.processes import process_alive
 
 FILE = "indexing.json"
@@ -54,6 +55,7 @@ class IndexingProgress:
             doc = {"pid": os.getpid(), "done": done, "total": total, "phase": phase}
             with contextlib.suppress(OSError):  # progress is a courtesy; never fail indexing
                 tmp.write_text(json.dumps(doc))
+                tmp.chmod(FILE_MODE)  # like every file of the data folder
                 os.replace(tmp, self.path)
 
     def finish(self) -> None:

@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import os
 import stat
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from sidecar.chunking.chunker import Chunk
 from sidecar.chunking.limits import chunk_bounded
 from sidecar.documents.formats import document_format, formats
-from sidecar.documents.manifest import file_hash, ingested_hash_of, moved_entry
+from sidecar.documents.manifest import file_hash, ingested_hash_of, moved_entry, note_documents
+from sidecar.documents.places import DocumentPrivacy
 from sidecar.errors import UnreadableNote
 from sidecar.index.bm25_table import SparseRow
 from sidecar.index.chroma import Metadata
@@ -86,6 +87,20 @@ class Planner:
         self.max_file_bytes = max_file_bytes
         # The vault's ora.yaml: effective types and exclusions (the index refreshes it).
         self.settings = settings
+        # Page notes private by where their document lies now, moved there too. Held a second
+        # while a document is missing (finding it walks the vault): a pass plans many notes,
+        # and every answer outside private mode asks afresh (`retrieval/private_now.py`).
+        self._documents = DocumentPrivacy(vault, hold_s=1.0)
+
+    def _by_document(self, rel: str) -> bool:
+        """Whether `rel` is a note `ora ingest` made from a document private where it lies now
+        (moved into a private folder since, say), whatever its `source_path` says."""
+        return rel in note_documents(self.vault) and rel in self._documents.private_notes(
+            self.settings)
+
+    def _turned_private(self, rel: str, old: FileRow) -> bool:
+        """A note filed public whose document lies private now: planned again, never kept."""
+        return not old.private and self._by_document(rel)
 
     def plan(self, rel: str, old: FileRow | None, quick: bool) -> Planned | Unchanged | None:
         """A plan for a changed file, Unchanged for unchanged content, None if it is gone."""
@@ -108,7 +123,8 @@ class Planner:
         fmt = document_format(rel)
         if fmt is not None:
             return self._plan_document(rel, fmt, old, quick, same_model, stamp)
-        if quick and same_model and old is not None and (old.mtime_ns, old.size) == stamp:
+        if quick and same_model and old is not None and (old.mtime_ns, old.size) == stamp \
+                and not self._turned_private(rel, old):
             return Unchanged(stamp)
         if st.st_size > self.max_file_bytes:
             message = f"{rel} is {st.st_size} bytes, over the {self.max_file_bytes}-byte limit"
@@ -120,7 +136,8 @@ class Planner:
         except OSError:
             return None
         digest = content_hash(data)
-        if same_model and old is not None and old.hash == digest:
+        if same_model and old is not None and old.hash == digest \
+                and not self._turned_private(rel, old):
             # Same content; only a note dated by its mtime needs its date (metadata) redone.
             dated_by_mtime = old.decay_date == mtime_date(old.mtime_ns)
             if old.mtime_ns == st.st_mtime_ns or not dated_by_mtime:
@@ -137,6 +154,8 @@ class Planner:
             error = f"{BROKEN_FRONTMATTER}: line {line}: {message}"
             note = indexed_view(note)
         info = note_info(note, st.st_mtime_ns, self.settings)
+        if not info.private and self._by_document(rel):
+            info = replace(info, private=True)
         cluster = (old.cluster if old is not None else None) if info.decays else None
         cluster = info.declared_cluster or cluster
         chunks = self._chunks(self._chunk_note(note, info), info, digest, cluster)
@@ -169,7 +188,8 @@ class Planner:
             note = parse_note(decode_note(data, rel, self.max_file_bytes), rel)
         except UnreadableNote:
             return None
-        if note.yaml_error is not None or not gives_anchors(note, self.settings):
+        if (note.yaml_error is not None or not gives_anchors(note, self.settings)
+                or self._by_document(rel)):
             return None  # (a note whose frontmatter does not parse is private)
         return note.body
 

@@ -385,6 +385,7 @@ class Syncer(EmbeddingPass):
                 known.pop(path, None)
             known.update(self.ledger.rows(self.ns, fresh))
         deletes: dict[bool, list[str]] = {False: [], True: []}
+        known_here: set[str] = set()  # chunk ids the store the plan writes to may hold already
         upserts: dict[bool, list[PlannedChunk]] = {False: [], True: []}
         lexical: dict[bool, list[PlannedChunk]] = {False: [], True: []}
         rows: list[FileRow] = []
@@ -397,6 +398,8 @@ class Syncer(EmbeddingPass):
                 stale = [i for i in old.chunk_ids if old.private != row.private or i not in new_ids]
                 deletes[old.private].extend(stale)
                 report.removed += len(stale)
+                if old.private == row.private:
+                    known_here.update(old.chunk_ids)
             if row.path in batch.lexical:
                 # Findable by its words now; Chroma keeps what it holds of the note's kept chunk
                 # ids (their vectors are reused by hash) until the embedding pass rewrites them.
@@ -414,6 +417,7 @@ class Syncer(EmbeddingPass):
                 report.decay_changed = True
             rows.append(row)
         for private, chunks in upserts.items():
+            chunks = self._unwritten(private, chunks, known_here)
             if chunks:
                 self.chroma.upsert(
                     self.ns, private, [c.id for c in chunks],
@@ -435,6 +439,26 @@ class Syncer(EmbeddingPass):
         for row in rows:
             known[row.path] = row
         release_free_heap()  # the batch's temporaries are freed: keep the heap from growing
+
+    def _unwritten(self, private: bool, chunks: list[PlannedChunk],
+                   known_here: set[str]) -> list[PlannedChunk]:
+        """`chunks` but those the store holds already with the same text and metadata (a note
+        planned again unchanged, after a settings change that did not touch it): rewriting them
+        cost most of a re-plan (3 s a batch, readers waiting on Chroma meanwhile) and left
+        Chroma's graph a deleted entry each. Their vectors are kept: of the same text and model
+        (the metadata names the model)."""
+        held = [c.id for c in chunks if c.id in known_here]
+        if not held:
+            return chunks
+        stored = self.chroma.get(self.ns, private, held)
+
+        def kept(c: PlannedChunk) -> bool:
+            # a None in the plan's metadata deletes the key (`chunk_metadata`): stored, it is absent
+            text, meta = stored.get(c.id, (None, {}))
+            return text == c.text and dict(meta) == {k: v for k, v in c.meta.items()
+                                                     if v is not None}
+
+        return [c for c in chunks if not kept(c)]
 
     def _remove(self, rows: list[FileRow], report: SyncReport) -> None:
         by_store: dict[bool, list[str]] = {False: [], True: []}

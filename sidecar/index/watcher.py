@@ -7,7 +7,10 @@ notes inside it, since moving a folder reports only the folder. A change to the 
 (`ora.yaml`, Obsidian's `.obsidian/app.json` with its Excluded files) can retype or exclude any
 note, so it calls `on_settings` (by default: a whole reconcile). The ingest manifest
 (`.ora-journal/ingested.json`) is followed too: a document whose entry changed (`ora ingest`
-run by another process) is applied again, so its notes replace it in search at once. Applying
+run by another process, or its undo) is applied again, so its notes replace it in search at
+once, and so is one whose notes were deleted (all gone, it is searched by itself again); each
+with the documents the index holds of the bytes the entry names (a document moved since its
+ingest, undone, comes back at its new path). Applying
 runs in a worker thread, so the event loop (the HTTP server's) keeps answering meanwhile.
 
 Paths are taken as named in the vault, never through a final symbolic link: a note or folder
@@ -156,6 +159,17 @@ def changed_folders(vault: Path, rels: Iterable[str]) -> list[str]:
     return sorted(out)
 
 
+def _ingested_documents(index: Index, ingested: ManifestWatch, paths: list[str],
+                        look: bool) -> set[str]:
+    """The documents an event batch asks to plan again (`ManifestWatch.affected`), with those
+    the index holds of the same bytes elsewhere (a document moved since its ingest)."""
+    documents, digests = ingested.affected(paths, look)
+    if digests:
+        documents |= {p for p, digest in index.ledger.hashes(index.namespace).items()
+                      if digest in digests and is_document(p)}
+    return documents
+
+
 async def watch(
     index: Index, stop_event: asyncio.Event, on_change: OnChange | None = None,
     on_settings: OnSettings | None = None, on_queue: Callable[[int], None] | None = None,
@@ -205,10 +219,17 @@ async def watch(
                     await result
                 settings_read.set()
             rels = {rel for _change, path in changes if (rel := _relative(vault, path))}
-            if any(_named(path) in ingested.paths for _change, path in changes):
-                rels |= ingested.changed()
             paths = note_paths(index, vault, rels)
+            paths = sorted({*paths, *_ingested_documents(index, ingested, paths, any(
+                _named(path) in ingested.paths for _change, path in changes))})
             if paths:
+                # notes tagged private leave non-private answers now, not as each is applied
+                try:
+                    await asyncio.to_thread(index.hold_flips, paths)
+                except Exception as err:
+                    if data_gone():  # its ledger went with it: the cause, not the failed read
+                        raise data_folder_deleted(data, "watching", "ora watch") from err
+                    raise
                 index.expedite(paths)
                 pending.update(paths)
             folders.update(changed_folders(vault, rels))

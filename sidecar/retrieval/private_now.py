@@ -7,12 +7,16 @@ then their chunks are filed as public, and what asks only the index's `private` 
 outside private mode. So every answer outside private mode also asks `private_paths()`: a path
 the settings read now make private (`is_private_path`: under a `private` folder, or any path
 when the settings cannot say which are private, so privacy fails closed), or a note made from a
-document they cover now (the ingest manifest names it), as `note_private` will when the index
-plans the note again. The contradiction list asks the same (`cleaning/live_privacy.py`).
+document they cover now where it lies (the ingest manifest names it; a document moved since,
+into a private folder say, is found at its new path as the index finds it:
+`documents/places.py`), as the index files the note when it plans it again. The contradiction
+list asks the same (`cleaning/live_privacy.py`).
 
-This costs two stats for each request, of ora.yaml and of the ingest manifest: each is read
-again only when its size, times or inode changed (an editor's save by rename is a new inode),
-and what they say of each path is kept until then, per vault, for every request of the process.
+This costs a stat of ora.yaml, of the ingest manifest and of each ingested document for each
+request: what they say of each path is kept until one of them changes (its size, times or
+inode: an editor's save by rename is a new inode), per vault, for every request of the process;
+while an ingested document is missing from its path, where it went is looked for at each
+request (a walk of the vault, hashing only the private documents not hashed before).
 As git does with its index, a read of a file changed less than `RACY_S` before it is not
 trusted: a filesystem with coarse times would show a same-size edit just after it unchanged.
 A missing ora.yaml is read again once a `MISSING_RECHECK_S` while it keeps the settings it last
@@ -33,7 +37,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Protocol, TypeVar, cast
 
-from sidecar.documents.manifest import manifest_path, note_documents
+from sidecar.documents.places import DocumentPrivacy
+from sidecar.index.flips import held_private
 from sidecar.settings import Config
 from sidecar.vault.vault_settings import (
     VaultSettings,
@@ -62,12 +67,13 @@ class SettingsNow:
 
     def __init__(self, vault: Path, data: Path | None) -> None:
         self.vault, self.data = vault, data  # `data`: where a last good ora.yaml is kept
-        self._file, self._manifest = settings_path(vault), manifest_path(vault)
+        self._file = settings_path(vault)
+        self._documents = DocumentPrivacy(vault)  # fresh at every ask: no window after a move
         # the settings read, the file as it was then, and until when (time.time()) they hold
         # without a read: None, until the file changes
         self._known: tuple[_FileId, float | None, VaultSettings] | None = None
         # the answers given with those settings and that manifest
-        self._asked: tuple[VaultSettings, _FileId, PrivatePaths] | None = None
+        self._asked: tuple[VaultSettings, frozenset[str], PrivatePaths] | None = None
         self._guard = threading.Lock()
 
     def settings(self) -> VaultSettings:
@@ -93,25 +99,33 @@ class SettingsNow:
 
     def private_paths(self) -> PrivatePaths:
         """Whether the settings now make the note or document at a vault path private: under
-        a `private` folder, or made by `ora ingest` from a document that is."""
-        settings, manifest = self.settings(), _file_id(self._manifest)
+        a `private` folder, or made by `ora ingest` from a document that is where it lies now
+        (moved there since, too: `documents/places.py`)."""
+        settings = self.settings()
+        by_document = self._documents.private_notes(settings)
         with self._guard:
             asked = self._asked
         # equal, not the same: settings read again unchanged keep the answers worked out
-        if asked is not None and asked[0] == settings and asked[1] == manifest:
-            return asked[2]
-        private = _remembered(_by_place(self.vault, settings))
+        if asked is not None and asked[0] == settings and asked[1] == by_document:
+            return _with_held(self.vault, asked[2])
+        private = _remembered(_by_place(settings, by_document))
         with self._guard:
-            self._asked = (settings, manifest, private)
+            self._asked = (settings, by_document, private)
+        return _with_held(self.vault, private)
+
+
+def _with_held(vault: Path, private: PrivatePaths) -> PrivatePaths:
+    """`private`, and the notes held private by their own words until the index files them so
+    (`index/flips.py`: tagged private a moment ago, their vectors still moving)."""
+    held = held_private(vault)
+    if not held:
         return private
+    return lambda path: path in held or private(path)
 
 
-def _by_place(vault: Path, settings: VaultSettings) -> PrivatePaths:
-    made_from = note_documents(vault)
-
+def _by_place(settings: VaultSettings, by_document: frozenset[str]) -> PrivatePaths:
     def private(path: str) -> bool:
-        return is_private_path(settings, path) or (
-            (document := made_from.get(path)) is not None and is_private_path(settings, document))
+        return is_private_path(settings, path) or path in by_document
 
     return private
 

@@ -56,9 +56,9 @@ async def ingest(request: web.Request) -> web.Response:
 @routes.post("/v1/ingest/undo")
 async def ingest_undo(request: web.Request) -> web.Response:
     body = await read_json(request, "PrivateModeRequest")
-    vault = request.app[CONFIG].vault
-    document = await asyncio.to_thread(latest_ingest, vault)
+    config = request.app[CONFIG]
+    document = await asyncio.to_thread(latest_ingest, config.vault)
     _refuse_private(bool(body.get("private", False)), request, document)
-    done: dict[str, Any] = await asyncio.to_thread(undo_ingest, vault)
+    done: dict[str, Any] = await asyncio.to_thread(undo_ingest, config.vault, data=config.data)
     await _reindex(request, [str(done["document"]), *done["undone"]])
     return web.json_response(done)

@@ -251,7 +251,9 @@ def note_private(note: Note, settings: VaultSettings) -> bool:
     (ora.yaml `private`), or by where the document it was made from lies (its `source_path`,
     as `ora ingest` writes it: a document made private after its notes were written keeps
     them private at once, wherever they lie). Everything that shows a note's text, name or
-    claims outside private mode asks this, not `Note.is_private` alone."""
+    claims outside private mode asks this, not `Note.is_private` alone. (A document moved since
+    its ingest lies elsewhere than `source_path` says: the index and every answer outside
+    private mode find it where it lies now, `documents/places.py`.)"""
     source = source_document(note)
     return (note.is_private or is_private_path(settings, note.path)
             or (source is not None and is_private_path(settings, source)))

@@ -17,10 +17,12 @@ import contextlib
 import ctypes
 import errno
 import os
+import re
 import secrets
 import stat
 import sys
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Collection
 from pathlib import Path, PurePosixPath
 
 from sidecar.errors import Conflict, NoteNotWritable, NotFound
@@ -37,6 +39,7 @@ from sidecar.vault.held_open import (
 )
 from sidecar.vault.scan import READ_FLAGS, normalise_rel, read_regular, vault_path
 from sidecar.vault.scan import content_hash as content_hash  # the writer's token, named here
+from sidecar.vault.vault_settings import VaultSettings, is_private_path
 
 TRASH_FOLDER = ".trash"
 
@@ -244,6 +247,42 @@ def _replace_checked(path: Path, tmp: Path, read_hash: str, leases: bool) -> Non
         held.unlink(missing_ok=True)
 
 
+# The writer's own temporary names (`_new_file`, `_replace_checked`, `_drop_name`): a hidden
+# `.NAME.xxxxxxxx.ora-tmp` or `.ora-old` beside the file NAME.
+_TEMP_NAME = re.compile(r"\.(?P<name>.+)\.[0-9a-f]{8}\.ora-(?:tmp|old)")
+# Far longer than any one write lives: a held `.ora-old` waits at most the lease break time
+# (45 s on Linux). Its link or rename refreshes its ctime, which is what is compared.
+TEMP_STALE_S = 600.0
+
+
+def sweep_temp_files(folder: Path, names: Collection[str] = (),
+                     now: float | None = None) -> list[str]:
+    """Remove the temporary files the writer left in `folder` (not below) when its process
+    died mid-write (SIGKILL, a power cut): only a regular file of the writer's own temporary
+    name, untouched for `TEMP_STALE_S`, or at once when its NAME is one of `names` (notes whose
+    writer is known to be gone: an ingest's, under the ingest lock). Nothing else is ever
+    removed; the names removed."""
+    now = time.time() if now is None else now
+    removed: list[str] = []
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return removed
+    for entry in entries:
+        found = _TEMP_NAME.fullmatch(entry.name)
+        try:
+            st = entry.stat(follow_symlinks=False)
+        except OSError:
+            continue
+        if found is None or not stat.S_ISREG(st.st_mode):
+            continue
+        if found["name"] in names or now - max(st.st_mtime, st.st_ctime) > TEMP_STALE_S:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(entry.path)
+                removed.append(entry.name)
+    return removed
+
+
 def _new_file(path: Path, mode: int) -> tuple[int, Path]:
     """A new hidden file beside `path`, created with `mode` less the user's umask."""
     for _ in range(100):
@@ -363,10 +402,10 @@ def _vault_of(path: Path, rel: str | None) -> Path:
     return path.parent
 
 
-def _trash_folder(vault: str | Path) -> Path:
-    trash = Path(vault) / TRASH_FOLDER
+def _trash_folder(vault: str | Path, folder: str = TRASH_FOLDER) -> Path:
+    trash = Path(vault) / folder
     if trash.is_symlink():  # a move through it could leave the vault
-        raise NoteNotWritable(f"{TRASH_FOLDER} is a symbolic link; Ora will not move notes into it")
+        raise NoteNotWritable(f"{folder} is a symbolic link; Ora will not move notes into it")
     trash.mkdir(exist_ok=True)
     return trash
 
@@ -423,17 +462,32 @@ def _drop_name(src: Path, dst: Path, name: PurePosixPath) -> None:
         aside.unlink()
 
 
-def move_to_trash(vault: str | Path, rel: str, expected_hash: str | None) -> str:
-    """Move a note to VAULT/.trash/ as Obsidian does (never overwriting); its new rel path."""
+def trash_of(settings: VaultSettings, rel: str) -> str:
+    """The trash folder a note goes to: VAULT/.trash/ as Obsidian's, but for a note of a folder
+    ora.yaml's `private` covers, the `.trash/` at the top of that folder (`Health/.trash/`):
+    its text never leaves where the private rule covers it."""
+    name = PurePosixPath(rel).name
+    for folder in reversed(PurePosixPath(rel).parents[:-1]):  # the shallowest first
+        trash = f"{folder.as_posix()}/{TRASH_FOLDER}"
+        if is_private_path(settings, f"{trash}/{name}"):
+            return trash
+    return TRASH_FOLDER
+
+
+def move_to_trash(vault: str | Path, rel: str, expected_hash: str | None,
+                  trash: str = TRASH_FOLDER) -> str:
+    """Move a note to the vault-relative folder `trash` (VAULT/.trash/ as Obsidian does, or
+    a private one: `trash_of`), never overwriting; its new rel path."""
     rel = normalise_rel(rel)
     src = vault_path(vault, rel)
     planned = check_hash(read_bytes(src, rel), expected_hash, rel)
     check_writable(src, rel)
     try:
-        candidate = _link_into_trash(src, _trash_folder(vault), PurePosixPath(rel), planned)
+        candidate = _link_into_trash(src, _trash_folder(vault, trash), PurePosixPath(rel),
+                                     planned)
     except PermissionError as exc:
         raise _not_writable(rel, exc) from exc
-    return f"{TRASH_FOLDER}/{candidate}"
+    return f"{trash}/{candidate}"
 
 
 def restore_bytes(vault: str | Path, rel: str, data: bytes, expected_hash: str) -> None:

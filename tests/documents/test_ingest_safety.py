@@ -74,7 +74,7 @@ def test_two_applies_at_once_journal_only_what_each_wrote(
     other.join()
     assert outcome["second"] == {"written": [], "trashed": []}  # it waited, then found them
     monkeypatch.setattr(ingest, "create_note", original)
-    done = undo_ingest(vault)
+    done = undo_ingest(vault, data=None)
     assert len(done["undone"]) == 3 and done["refused"] == []
     assert _notes(vault) == [] and not list(journal_folder(vault).glob("ingest-*.json"))
 
@@ -84,7 +84,7 @@ def test_undo_counts_a_note_deleted_since_as_undone(tmp_path: Path) -> None:
     _pdf(vault / "Survey.pdf", _pages(2))
     written = apply_ingest(vault, plan_ingest(vault, "Survey.pdf", data=None), data=None)["written"]
     (vault / written[0]).unlink()  # the user deleted one page's note
-    done = undo_ingest(vault)
+    done = undo_ingest(vault, data=None)
     assert done["refused"] == [] and sorted(done["undone"]) == sorted(written)
     assert _notes(vault) == [] and not list(journal_folder(vault).glob("ingest-*.json"))
 
@@ -94,11 +94,11 @@ def test_undo_removes_the_folders_the_apply_made_and_no_other(tmp_path: Path) ->
     vault = tmp_path / "vault"
     _pdf(vault / "Survey.pdf", _pages(2))
     apply_ingest(vault, plan_ingest(vault, "Survey.pdf", data=None), data=None)
-    undo_ingest(vault)
+    undo_ingest(vault, data=None)
     assert not (vault / "Resources").exists()
     (vault / "Resources").mkdir()  # a folder of the user's, empty, is left as it was
     apply_ingest(vault, plan_ingest(vault, "Survey.pdf", data=None), data=None)
-    undo_ingest(vault)
+    undo_ingest(vault, data=None)
     assert (vault / "Resources").is_dir() and not any((vault / "Resources").iterdir())
 
 
@@ -218,7 +218,7 @@ def test_a_moved_document_keeps_its_notes(
     assert done == {"written": [note], "trashed": []} and _notes(vault) == [note]
     assert "[[Archive/Manual.pdf#page=1]]" in (vault / note).read_text("utf-8")
     assert plan_ingest(vault, "Archive/Manual.pdf", data=None).unchanged
-    assert undo_ingest(vault)["refused"] == []
+    assert undo_ingest(vault, data=None)["refused"] == []
     assert (vault / note).read_text("utf-8") == before
 
 
@@ -255,3 +255,19 @@ def test_a_document_whose_name_a_wikilink_cannot_hold_is_linked_by_a_markdown_li
     assert json.loads(capsys.readouterr().out)["diagnostics"] == []
     turns = load_source(make_config(vault), note=note).turns
     assert [t.content for t in turns] == ["The plumber charged for two new taps."]
+
+
+def test_undo_removes_the_temporary_copy_an_apply_killed_mid_write_left_and_its_folder(
+    tmp_path: Path,
+) -> None:
+    # SIGKILL during `--apply` left `.NAME.xxxxxxxx.ora-tmp` beside the notes for good, and the
+    # undo then kept the folder it made (a user test, on a 2,100-page PDF).
+    vault = tmp_path / "vault"
+    (vault / "Docs").mkdir(parents=True)
+    (vault / "Docs/x.pdf").write_bytes(one_page_pdf("Killed mid-write."))
+    [note] = apply_ingest(vault, plan_ingest(vault, "Docs/x.pdf", data=None),
+                          data=None)["written"]
+    left = vault / Path(note).parent / f".{Path(note).name}.0123abcd.ora-tmp"
+    left.write_text("half a note", encoding="utf-8")
+    assert undo_ingest(vault, data=None)["undone"] == [note]
+    assert not (vault / "Resources").exists()

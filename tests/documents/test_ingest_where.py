@@ -5,6 +5,7 @@ break. Each was found by a user test."""
 from __future__ import annotations
 
 import json
+import sys
 import unicodedata
 from pathlib import Path
 
@@ -76,3 +77,15 @@ def test_a_document_name_with_a_line_break_is_linked_on_one_line(tmp_path: Path)
     text = (vault / note).read_text(encoding="utf-8")
     assert text.endswith("\nSource: [ab.pdf, page 1](a%0Ab.pdf#page=1)\n")
     assert "source_document: []" in text
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="a backslash is Windows's separator")
+def test_a_document_whose_name_holds_a_backslash_is_refused_with_the_reason(
+    tmp_path: Path,
+) -> None:
+    # It was said not to be in the vault: a vault path reads `\` as `/` (a user test).
+    vault = tmp_path / "vault"
+    (vault / "D").mkdir(parents=True)
+    (vault / "D" / "slash\\back.pdf").write_bytes(one_page_pdf("A backslash in the name."))
+    with pytest.raises(BadRequest, match=r"backslash .*rename the file"):
+        plan_ingest(vault, "D/slash\\back.pdf", data=None)

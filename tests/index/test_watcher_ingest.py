@@ -42,5 +42,43 @@ async def test_the_watcher_drops_a_document_ingested_elsewhere_and_takes_it_back
         await asyncio.to_thread(
             lambda: apply_ingest(vault, plan_ingest(vault, DOC, data=None), data=None))
         await _until(index, changes, {NOTE})
-        await asyncio.to_thread(undo_ingest, vault)
+        await asyncio.to_thread(lambda: undo_ingest(vault, data=None))
         await _until(index, changes, {DOC})
+
+
+async def test_the_watcher_takes_a_document_back_when_its_notes_are_all_deleted(
+    vault: Path, open_idx: OpenIndex,
+) -> None:
+    write(vault, DOC, one_page_pdf("Tidal pumping drives saline intrusion in the aquifer."))
+    index = open_idx(vault, debounce_ms=100)
+    index.reconcile()
+    async with _watching(index) as changes:
+        await asyncio.to_thread(
+            lambda: apply_ingest(vault, plan_ingest(vault, DOC, data=None), data=None))
+        await _until(index, changes, {NOTE})
+        (vault / NOTE).unlink()
+        await _until(index, changes, {DOC})
+
+
+async def test_the_watcher_takes_a_renamed_document_back_at_its_new_path_on_undo(
+    vault: Path, open_idx: OpenIndex,
+) -> None:
+    write(vault, DOC, one_page_pdf("Tidal pumping drives saline intrusion in the aquifer."))
+    index = open_idx(vault, debounce_ms=100)
+    index.reconcile()
+    renamed = "Papers/Renamed.pdf"
+    async with _watching(index) as changes:
+        await asyncio.to_thread(
+            lambda: apply_ingest(vault, plan_ingest(vault, DOC, data=None), data=None))
+        await _until(index, changes, {NOTE})
+        (vault / DOC).rename(vault / renamed)
+        await _until_indexed(index, changes, renamed)
+        assert _paths(index, "tidal pumping intrusion") == {NOTE}
+        await asyncio.to_thread(lambda: undo_ingest(vault, data=None))
+        await _until(index, changes, {renamed})
+
+
+async def _until_indexed(index: Index, changes: asyncio.Queue[dict[str, Any]], rel: str) -> None:
+    """Until the index holds a row for `rel` (a document kept without chunks, say)."""
+    while rel not in index.ledger.paths(index.namespace):
+        await asyncio.wait_for(changes.get(), timeout=20)
