@@ -36,7 +36,8 @@ from sidecar.vault.edit import plan_edit, write_planned
 from sidecar.vault.frontmatter_edit import add_relationship, add_tag
 from sidecar.vault.links import NameIndex
 from sidecar.vault.scan import iter_note_paths, normalise_rel, vault_path
-from sidecar.vault.write import content_hash, move_to_trash
+from sidecar.vault.vault_settings import load_vault_settings
+from sidecar.vault.write import content_hash, move_to_trash, trash_of
 
 log = logging.getLogger("sidecar.cleaning")
 ACTIONS = ("changed-mind", "flag", "wrong", "dismiss")
@@ -124,7 +125,8 @@ def _wrong(config: Config, queue: Queue, pair: Pair, note: str | None,
                 "hash": wrong.hash, "changed": [wrong.path]}
     if delete:
         before = _before(config, wrong)
-        moved = move_to_trash(config.vault, wrong.path, wrong.hash)
+        moved = move_to_trash(config.vault, wrong.path, wrong.hash, trash_of(
+            load_vault_settings(config.vault, config.data), wrong.path))
         journal.touched(wrong.path, before, None, trash=moved)
         return {"action": "wrong", "note": wrong.path, "deleted": True, "trash": moved,
                 "changed": [wrong.path]}

@@ -67,8 +67,8 @@ from sidecar.vault.journal import (
 from sidecar.vault.new_notes import create_named, public_names, safe_name, type_folder
 from sidecar.vault.note import parse_note, read_note, string_list
 from sidecar.vault.scan import read_regular, vault_path
-from sidecar.vault.vault_settings import load_vault_settings, note_private
-from sidecar.vault.write import content_hash, move_to_trash
+from sidecar.vault.vault_settings import VaultSettings, load_vault_settings, note_private
+from sidecar.vault.write import content_hash, move_to_trash, trash_of
 
 KIND = "extract"
 
@@ -177,11 +177,12 @@ class _Journalled(Container[str]):
         return False
 
 
-def _take_back(vault: Path, written: list[dict[str, Any]]) -> None:
+def _take_back(vault: Path, written: list[dict[str, Any]], settings: VaultSettings) -> None:
     """Move engrams this accept wrote to the trash (the chat note could not record them)."""
     for entry in written:
         with contextlib.suppress(OraError, OSError):
-            move_to_trash(vault, entry["path"], entry["sha256"])
+            move_to_trash(vault, entry["path"], entry["sha256"],
+                          trash_of(settings, entry["path"]))
 
 
 def accept(vault: Path, max_bytes: int, plan: Plan, chosen: list[Proposal],
@@ -207,8 +208,8 @@ def accept(vault: Path, max_bytes: int, plan: Plan, chosen: list[Proposal],
         "engrams": []}
     # before any note, so a crash mid-way can still be undone
     journal = _Journal(*create_journal(vault, KIND, doc), doc)
-    folder = type_folder(load_vault_settings(vault, data), "engram",
-                         str(_spec()["default_folder"]))
+    settings = load_vault_settings(vault, data)
+    folder = type_folder(settings, "engram", str(_spec()["default_folder"]))
     taken = public_names(vault, max_bytes, data=data)
     day = dt.datetime.now(dt.UTC).date().isoformat()
     pairs: list[Pair] = []
@@ -228,7 +229,7 @@ def accept(vault: Path, max_bytes: int, plan: Plan, chosen: list[Proposal],
                             text.splitlines().index(p.text) + 1, day)
         write_planned([edit])
     except (OraError, OSError):
-        _take_back(vault, doc["engrams"])
+        _take_back(vault, doc["engrams"], settings)
         journal.path.unlink(missing_ok=True)
         raise
     # kept: failing, ingest would only see the note as edited by hand and leave it be
@@ -382,6 +383,7 @@ def undo_extraction(vault: Path, queue: Queue | None, *, private: bool,
     over, as if it were not there."""
     journal, doc, digest = _latest(vault, private, data)
     out = Undone(journal=journal.relative_to(vault).as_posix())
+    settings = load_vault_settings(vault, data)  # a private folder's engram is trashed inside it
     pending = []
     for entry in doc["engrams"]:
         rel = str(entry["path"])
@@ -391,7 +393,7 @@ def undo_extraction(vault: Path, queue: Queue | None, *, private: bool,
         if not path.exists():
             continue  # already gone: nothing to remove
         try:
-            move_to_trash(vault, rel, str(entry["sha256"]))
+            move_to_trash(vault, rel, str(entry["sha256"]), trash_of(settings, rel))
         except Conflict:
             out.refused.append({"path": rel, "reason": "edited since it was extracted; delete "
                                 "it by hand if you no longer want it"})

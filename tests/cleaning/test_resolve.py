@@ -126,6 +126,18 @@ def test_wrong_with_delete_moves_the_note_to_the_trash_unchanged(
         k: v for k, v in NOTES.items() if k != OLD}
 
 
+def test_a_note_of_a_private_folder_deleted_as_wrong_goes_to_the_trash_inside_it(
+    run_scan: Scan, queue: Queue, config: Config, vault: Path
+) -> None:
+    # Before: to the vault's .trash/, out of the folder a user keeps out of sync and git.
+    pair = the_pair(run_scan, queue)
+    (vault / "ora.yaml").write_text("private: [Engrams/]\n", encoding="utf-8")
+    done = resolve(config, queue, pair.id, "wrong", note=OLD, delete=True, private=True)
+    assert done.pair.resolution["trash"] == "Engrams/.trash/Vitamin C and colds.md"
+    assert (vault / "Engrams/.trash/Vitamin C and colds.md").read_bytes() == NOTES[OLD].encode()
+    assert not (vault / ".trash").exists()
+
+
 def test_dismissed_pair_is_not_queued_again(
     run_scan: Scan, queue: Queue, config: Config, vault: Path
 ) -> None:

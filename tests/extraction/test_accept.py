@@ -123,3 +123,23 @@ async def test_a_non_private_undo_passes_over_an_extraction_whose_note_turned_pr
         assert undo_extraction(vault, queue, private=True, data=None).removed == [written]
     finally:
         queue.close()
+
+
+async def test_an_undone_engram_of_a_private_folder_goes_to_the_trash_inside_it(
+    tmp_path: Path, embedder: Embedder,
+) -> None:
+    # Before: to the vault's .trash/, out of the folder a user keeps out of sync and git.
+    vault = write_notes(tmp_path / "vault", {
+        NOTE: chat_text("crust", TURNS),
+        "ora.yaml": "private: [Engrams/]\n"})
+    config = settings(vault)
+    queue = Queue(config.data, vault)
+    try:
+        written = await _keep(config, embedder, queue, NOTE, private=False)
+        assert [Path(p).parent.as_posix() for p in written] == ["Engrams"]
+        undone = undo_extraction(vault, queue, private=True, data=None)
+    finally:
+        queue.close()
+    assert undone.removed == written
+    assert (vault / "Engrams/.trash" / Path(written[0]).name).is_file()
+    assert not (vault / ".trash").exists()
