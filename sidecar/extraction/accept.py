@@ -58,6 +58,7 @@ from sidecar.vault.journal import (
     create_journal,
     drop_journal,
     head_values,
+    journal_folder,
     latest_journal,
     outcome_view,
     restore_head,
@@ -68,7 +69,7 @@ from sidecar.vault.new_notes import create_named, public_names, safe_name, type_
 from sidecar.vault.note import parse_note, read_note, string_list
 from sidecar.vault.scan import read_regular, vault_path
 from sidecar.vault.vault_settings import VaultSettings, load_vault_settings, note_private
-from sidecar.vault.write import content_hash, move_to_trash, trash_of
+from sidecar.vault.write import content_hash, move_to_trash, sweep_temp_files, trash_of
 
 KIND = "extract"
 
@@ -210,6 +211,8 @@ def accept(vault: Path, max_bytes: int, plan: Plan, chosen: list[Proposal],
     journal = _Journal(*create_journal(vault, KIND, doc), doc)
     settings = load_vault_settings(vault, data)
     folder = type_folder(settings, "engram", str(_spec()["default_folder"]))
+    for written_to in (vault_path(vault, folder) if folder else vault, journal_folder(vault)):
+        sweep_temp_files(written_to)  # what an accept killed mid-write left (vault/write.py)
     taken = public_names(vault, max_bytes, data=data)
     day = dt.datetime.now(dt.UTC).date().isoformat()
     pairs: list[Pair] = []

@@ -16,6 +16,7 @@ from sidecar.extraction.accept import undo_extraction
 from sidecar.index import open_index
 from sidecar.models.embedder import Embedder
 from sidecar.settings import Config
+from sidecar.vault import write
 from sidecar.vault.journal import journal_folder
 from tests.notes import write_notes
 
@@ -143,3 +144,25 @@ async def test_an_undone_engram_of_a_private_folder_goes_to_the_trash_inside_it(
     assert undone.removed == written
     assert (vault / "Engrams/.trash" / Path(written[0]).name).is_file()
     assert not (vault / ".trash").exists()
+
+
+async def test_an_accept_removes_what_an_accept_killed_mid_write_left(
+    tmp_path: Path, embedder: Embedder, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Before: an engram's or the journal's temporary copy stayed for good.
+    monkeypatch.setattr(write, "TEMP_STALE_S", -1.0)  # a file's ctime cannot be set back
+    vault = write_notes(tmp_path / "vault", {NOTE: chat_text("crust", TURNS),
+                                             "Engrams/Mine.md": "# Mine\n\nMy own note.\n"})
+    left = [vault / "Engrams/.Steam.md.0123abcd.ora-tmp",
+            journal_folder(vault) / ".extract-000001.json.89abcdef.ora-tmp"]
+    kept = [vault / "Engrams/.Mine.md.0123abcd.ora-tmp.bak", vault / "Engrams/Mine.md"]
+    for path in [*left, kept[0]]:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("half written", encoding="utf-8")
+    config = settings(vault)
+    queue = Queue(config.data, vault)
+    try:
+        await _keep(config, embedder, queue, NOTE, private=False)
+    finally:
+        queue.close()
+    assert [p for p in left if p.exists()] == [] and all(p.exists() for p in kept)
