@@ -16,7 +16,7 @@ made with the metadata `ora_building`; clearing it is the commit, after which th
 is deleted. Every process reads a store's highest complete generation, and asks again when the
 one it had is gone; a writer opening deletes what a crash left (`settle`). Chroma deletes a
 collection's rows but not its segment folder: Ora deletes the folders chroma.sqlite3 no longer
-names (`_prune_segments`).
+names (`chroma_generations.py`).
 """
 
 from __future__ import annotations
@@ -24,9 +24,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import logging
-import shutil
-import sqlite3
-import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Concatenate, ParamSpec, TypeVar
@@ -42,11 +39,22 @@ from chromadb.errors import InternalError, NotFoundError
 
 from sidecar.data_folder import private_folder, private_tree
 from sidecar.errors import BadRequest, OraError, storage_error
+from sidecar.index.chroma_generations import (
+    CONFIGURATION,
+    copy_generation,
+    count_deleted,
+    current_generation,
+    delete_collection,
+    due,
+    generation_name,
+    generation_of,
+    generations,
+    prune_segments,
+)
 from sidecar.index.names import store_name
 from sidecar.index.scope import overfetch
 from sidecar.leases import Leases
 from sidecar.models.embedder import FloatArray
-from sidecar.schema import load_json
 
 log = logging.getLogger(__name__)
 
@@ -54,39 +62,6 @@ Metadata = dict[str, Any]
 
 # Chroma refuses batches over its max_batch_size; stay well below it.
 _BATCH = 1000
-_CONFIGURATION: Any = {"hnsw": {"space": "cosine"}}
-# Collection metadata: vectors deleted since the generation was built (Chroma exposes no count of
-# its graph's dead slots), and the mark of a generation still being copied.
-_DELETED = "ora_deleted"
-_BUILDING = "ora_building"
-
-
-@functools.cache
-def _compaction_limits() -> tuple[float, int]:
-    """(max deleted share, min deleted vectors) before a collection is compacted."""
-    limits = load_json("limits.json")["chroma"]
-    return float(limits["max_deleted_share"]), int(limits["min_deleted"])
-
-
-def _generation_name(store: str, generation: int) -> str:
-    return store if generation == 0 else f"{store}.g{generation}"
-
-
-def _generation_of(store: str, name: str) -> int | None:
-    """The generation `name` is of `store`, None when it is another store's collection."""
-    if name == store:
-        return 0
-    number = name.removeprefix(f"{store}.g")
-    return int(number) if number != name and number.isdigit() else None
-
-
-def _due(col: Collection) -> bool:
-    """Whether the collection's deleted share passes the limits (`_compaction_limits`)."""
-    share, least = _compaction_limits()
-    deleted = int((col.metadata or {}).get(_DELETED, 0))
-    return deleted >= least and deleted > share * (deleted + col.count())
-
-
 def _client(data: Path, url: str) -> ClientAPI:
     settings = Settings(anonymized_telemetry=False)
     if not url:
@@ -205,7 +180,7 @@ class ChromaStore:
         """The store's current generation, created when `create`; None when absent (never created
         by readers)."""
         store = store_name(namespace, private)
-        return self._cached(store, lambda client: _current(client, store), create)
+        return self._cached(store, lambda client: current_generation(client, store), create)
 
     def _cached(
         self, key: str, name: Callable[[ClientAPI], str], create: bool
@@ -217,7 +192,7 @@ class ChromaStore:
             client = self._open()
             if create:
                 found = client.get_or_create_collection(
-                    name(client), embedding_function=None, configuration=_CONFIGURATION)
+                    name(client), embedding_function=None, configuration=CONFIGURATION)
             else:
                 try:
                     found = client.get_collection(name(client), embedding_function=None)
@@ -238,24 +213,25 @@ class ChromaStore:
 
     def drop(self, namespace: str) -> None:
         """Delete both stores of the namespace, every generation, and their segment folders."""
-        self._remove_generations(namespace, keep_current=False)
+        self._removegenerations(namespace, keep_current=False)
 
     def settle(self, namespace: str) -> None:
         """A writer's open: delete the generations a compaction stopped by a crash left (the one
         it was copying, or the one it had replaced), and their segment folders."""
-        self._remove_generations(namespace, keep_current=True)
+        self._removegenerations(namespace, keep_current=True)
 
-    def _remove_generations(self, namespace: str, *, keep_current: bool) -> None:
+    def _removegenerations(self, namespace: str, *, keep_current: bool) -> None:
         with self.use() as client:
             for private in (False, True):
                 store = store_name(namespace, private)
-                current = _current(client, store) if keep_current else None
+                current = current_generation(client, store) if keep_current else None
                 with self._guard:
                     self._collections.pop(store, None)
-                for name in _generations(client, store):
+                for name in generations(client, store):
                     if name != current:
-                        _delete_collection(client, name)
-        self._prune_segments()
+                        delete_collection(client, name)
+        if not self._url:
+            prune_segments(self._data / "chroma")
 
     def compact(self, namespace: str) -> None:
         """Copy each store of the namespace whose deleted share passes the limits into a new
@@ -271,30 +247,16 @@ class ChromaStore:
     @_in_use
     def _compact_store(self, store: str, namespace: str, private: bool) -> None:
         old = self.collection(namespace, private, create=False)
-        if old is None or not _due(old):
+        if old is None or not due(old):
             return
-        generation = (_generation_of(store, old.name) or 0) + 1
+        generation = (generation_of(store, old.name) or 0) + 1
         with self.use() as client:
-            new = _copy(client, old, _generation_name(store, generation))
+            new = copy_generation(client, old, generation_name(store, generation))
             with self._guard:
                 self._collections[store] = new
-            _delete_collection(client, old.name)
-        self._prune_segments()
-
-    def _prune_segments(self) -> None:
-        """Delete the segment folders chroma.sqlite3 no longer names: Chroma 1.5 leaves a
-        deleted collection's HNSW files on disk."""
-        folder = self._data / "chroma"
-        if self._url or not folder.is_dir():
-            return
-        # Listed before the rows are read: a collection's row is written before its folder.
-        folders = [p for p in folder.iterdir() if p.is_dir() and _is_uuid(p.name)]
-        with contextlib.closing(sqlite3.connect(
-                f"{(folder / 'chroma.sqlite3').as_uri()}?mode=ro", uri=True)) as db:
-            named = {str(row[0]) for row in db.execute("SELECT id FROM segments")}
-        for path in folders:
-            if path.name not in named:
-                shutil.rmtree(path, ignore_errors=True)
+            delete_collection(client, old.name)
+        if not self._url:
+            prune_segments(self._data / "chroma")
 
     @_in_use
     def upsert(
@@ -335,9 +297,7 @@ class ChromaStore:
         before = col.count()
         for s in range(0, len(ids), _BATCH):
             col.delete(ids=list(ids[s : s + _BATCH]))
-        if gone := before - col.count():
-            meta = dict(col.metadata or {})
-            col.modify(metadata={**meta, _DELETED: int(meta.get(_DELETED, 0)) + gone})
+        count_deleted(col, before - col.count())
 
     @_in_use
     def ids(self, namespace: str, private: bool) -> set[str]:
@@ -487,54 +447,6 @@ class ChromaStore:
                 for vec, meta in zip(vectors, got["metadatas"] or [], strict=True):
                     out[str(meta["chunk_hash"])] = np.asarray(vec, dtype=np.float32)
         return out
-
-
-def _is_uuid(name: str) -> bool:
-    try:
-        uuid.UUID(name)
-    except ValueError:
-        return False
-    return True
-
-
-def _generations(client: ClientAPI, store: str) -> dict[str, bool]:
-    """The store's collections, by name: whether each is complete (not still being copied)."""
-    return {col.name: not (col.metadata or {}).get(_BUILDING)
-            for col in client.list_collections()
-            if _generation_of(store, col.name) is not None}
-
-
-def _current(client: ClientAPI, store: str) -> str:
-    """The name of the store's highest complete generation (`store` itself when it has none)."""
-    complete = [name for name, done in _generations(client, store).items() if done]
-    return max(complete, key=lambda name: _generation_of(store, name) or 0, default=store)
-
-
-def _delete_collection(client: ClientAPI, name: str) -> None:
-    with contextlib.suppress(NotFoundError, ValueError):
-        client.delete_collection(name)
-
-
-def _copy(client: ClientAPI, old: Collection, name: str) -> Collection:
-    """A new collection `name` holding what `old` holds, built in batches and marked complete
-    only once it holds as many chunks (a copy that fails is deleted)."""
-    _delete_collection(client, name)  # left by a copy that failed in this process
-    new = client.create_collection(name, embedding_function=None,
-                                   configuration=_CONFIGURATION, metadata={_BUILDING: True})
-    try:
-        total = old.count()
-        for offset in range(0, total, _BATCH):
-            got = old.get(include=["embeddings", "documents", "metadatas"],
-                          offset=offset, limit=_BATCH)
-            new.add(ids=got["ids"], embeddings=got["embeddings"], documents=got["documents"],
-                    metadatas=got["metadatas"])
-        if new.count() != total:
-            raise InternalError(f"the copy of {old.name} holds {new.count()} of {total} chunks")
-        new.modify(metadata={_DELETED: 0})  # the commit: readers take it from now on
-    except BaseException:
-        _delete_collection(client, name)
-        raise
-    return new
 
 
 # Matches every chunk, archived or not: a `where` that sends the query down Chroma's filtered path.

@@ -12,8 +12,7 @@ from pathlib import Path
 import pytest
 from chromadb.api.models.Collection import Collection
 
-from sidecar.index import Index, open_index
-from sidecar.index import chroma as chroma_module
+from sidecar.index import Index, chroma_generations, open_index
 from sidecar.models.embedder import Embedder
 from sidecar.settings import make_config
 
@@ -26,7 +25,7 @@ QUERY = "kettle limescale vinegar"
 @pytest.fixture(autouse=True)
 def _small_limits(monkeypatch: pytest.MonkeyPatch) -> None:
     """Compact once deleted vectors pass half the store, however few (the vault is small)."""
-    monkeypatch.setattr(chroma_module, "_compaction_limits", lambda: (0.5, 1), raising=False)
+    monkeypatch.setattr(chroma_generations, "compaction_limits", lambda: (0.5, 1))
 
 
 @pytest.fixture
