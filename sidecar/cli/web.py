@@ -21,7 +21,7 @@ from sidecar.errors import BadRequest
 from sidecar.models.choice import load_embedder
 from sidecar.settings import make_config
 from sidecar.web import Registry, classify, load_registry
-from sidecar.web.save import Page, fetch_page, save_page
+from sidecar.web.save import Page, cleaned, fetch_page, save_page
 
 
 def register(subparsers: Any) -> None:
@@ -71,7 +71,8 @@ def run_save(args: argparse.Namespace) -> int:
         fetched = asyncio.run(fetch_page(config, args.url))
         page = Page(fetched.url, args.title or fetched.title, fetched.text)
     path = save_page(config, page)
-    emit(args, {"path": path, "url": page.url, "title": page.title},
+    shown = cleaned(page)  # as the note has it: never the URL's password
+    emit(args, {"path": path, "url": shown.url, "title": shown.title},
          lambda d: f"saved {d['url']} as {d['path']}")
     return 0
 

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 from html.parser import HTMLParser
 
-# Elements whose content is never shown as text (the SVG's and MathML's own `<title>` too).
-_SKIP = {"script", "style", "noscript", "template", "svg", "math"}
+# Elements whose content is never shown as text (an SVG's own `<title>` too); MathML is shown,
+# but for the annotation that repeats it as TeX.
+_SKIP = {"script", "style", "noscript", "template", "svg", "noframes", "noembed",
+         "annotation", "annotation-xml"}
 _BLOCKS = {"p", "div", "br", "li", "h1", "h2", "h3", "h4", "h5", "h6", "tr", "section",
            "article", "blockquote", "pre"}
 

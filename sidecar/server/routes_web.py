@@ -15,7 +15,7 @@ from aiohttp import web
 from sidecar.server.openapi import read_json
 from sidecar.server.resources import LANE
 from sidecar.server.state import CONFIG
-from sidecar.web.save import Page, fetch_page, save_page
+from sidecar.web.save import Page, cleaned, fetch_page, save_page
 
 routes = web.RouteTableDef()
 
@@ -31,4 +31,5 @@ async def save(request: web.Request) -> web.Response:
         page = Page(fetched.url, body.get("title") or fetched.title, fetched.text)
     path = await asyncio.to_thread(save_page, config, page)
     await request.app[LANE].apply([{"kind": "created", "path": path}])
-    return web.json_response({"path": path, "url": page.url, "title": page.title})
+    shown = cleaned(page)  # as the note has it: never the URL's password
+    return web.json_response({"path": path, "url": shown.url, "title": shown.title})

@@ -159,10 +159,10 @@ def note_text(page: Page, saved: str) -> str:
     return "\n".join(head) + "\n" + inert("\n".join(body)) + "\n"
 
 
-def _cleaned(page: Page) -> Page:
+def cleaned(page: Page) -> Page:
     """`page` as a note may hold it, wherever it came from (fetched, or given to the CLI or the
     HTTP API): no control character (a NUL makes Ora take the note for a binary file), no user
-    name or password of its URL."""
+    name or password of its URL. What the CLI and the HTTP API answer with too."""
     return Page(without_userinfo(page.url), clean_text(page.title), clean_text(page.text))
 
 
@@ -181,7 +181,7 @@ def _within(text: str, limit: int) -> str:
 def save_page(config: Config, page: Page) -> str:
     """Write `page` as a new `type: web` note; its vault path."""
     host = readable_host(check_url(page.url))
-    page = _cleaned(page)
+    page = cleaned(page)
     name = safe_name(page.title, host, fallback="Web page")
     folder = web_folder(config)
     saved = datetime.now(UTC).date().isoformat()

@@ -41,3 +41,16 @@ def test_an_html_document_of_the_vault_without_head_end_keeps_its_body(tmp_path:
     found = extract(page, "html")
     assert found.meta == {"title": "Kimchi"}
     assert found.pages == ["Salt the cabbage overnight.\n\n1. salt\n2. wait"]
+
+
+def test_mathml_is_read_but_its_tex_twin_is_not() -> None:
+    # Before: the formula was dropped from the text.
+    page = ("<p>It states that <math><msup><mi>a</mi><mn>2</mn></msup><annotation "
+            "encoding='TeX'>a^2</annotation></math> holds.</p>")
+    assert html_text(page)[1] == "It states that a2 holds."
+
+
+def test_a_heads_noframes_text_is_not_the_pages() -> None:
+    page = ("<html><head><title>T</title><noframes>Your browser does not support frames"
+            "</noframes></head><body><p>Body</p></body></html>")
+    assert html_text(page) == ("T", "Body")

@@ -123,3 +123,17 @@ def test_a_link_at_the_name_a_page_would_take_is_passed_over_never_written_throu
     (config.vault / "Web/T.md").symlink_to(target)
     assert save_page(config, Page("https://ex.example/a", "T", "hi")) == "Web/T 2.md"
     assert not target.exists()
+
+
+async def test_a_page_ora_will_not_save_is_a_listed_422_and_no_answer_echoes_a_password(
+    tmp_path: Path, searx: Any, app_client: Any,
+) -> None:
+    # Before: the 422 was not among the route's responses in the OpenAPI document (the client
+    # checks every answer), and the answer echoed the URL's password the note left out.
+    api = await app_client(_config(tmp_path, searx.url, max_file_bytes=100_000))
+    status, doc = await api.call("POST", "/v1/web/save", {
+        "url": "https://ex.example/t", "title": "Tags", "text": "#a " * 30_000})
+    assert status == 422 and doc["error"]["code"] == "page_not_saved"
+    status, doc = await api.call("POST", "/v1/web/save", {
+        "url": "https://user:s3cret@ex.example/c", "title": "Chain", "text": "Oil the chain."})
+    assert status == 200 and doc["url"] == "https://ex.example/c"
