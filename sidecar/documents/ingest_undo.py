@@ -78,9 +78,10 @@ def _undo_note(root: Path, entry: dict[str, Any], settings: VaultSettings) -> No
 
 
 def _sweep(root: Path, files: list[dict[str, Any]]) -> None:
-    """Remove the temporary copies of the journal's notes an apply killed mid-write left
-    (`sweep_temp_files`): under the ingest lock its writer is gone, so they are leftovers,
-    and a folder holding only them is removed with the rest."""
+    """Remove the temporary copies an apply killed mid-write left of the notes this undo took
+    back (`sweep_temp_files`): under the ingest lock that writer is gone, and no other writes
+    a note the undo has just removed or restored; a folder holding only them is removed with
+    the rest."""
     names: dict[str, set[str]] = {}
     for entry in files:
         note = PurePosixPath(str(entry["path"]))
@@ -117,7 +118,7 @@ def _undo(root: Path, settings: VaultSettings) -> dict[str, Any]:
     made = doc.get("made_folders")
     folders = made if isinstance(made, list) else sorted(
         {PurePosixPath(rel).parent.as_posix() for rel in undone})
-    _sweep(root, doc["files"])
+    _sweep(root, [entry for entry in doc["files"] if entry["path"] in undone])
     for folder in folders:
         with contextlib.suppress(OSError, OraError):
             vault_path(root, str(folder)).rmdir()

@@ -16,6 +16,7 @@ from typing import Any
 from sidecar.chunking.chunker import CHUNKER_VERSION
 from sidecar.data_folder import private_folder, private_tree
 from sidecar.documents.formats import is_document, iter_document_paths
+from sidecar.documents.places import documents_seen
 from sidecar.errors import BadRequest, IndexLocked, OraError
 from sidecar.index import flips, leads
 from sidecar.index.bm25 import TOKENIZE
@@ -292,7 +293,10 @@ class Index:
         them private now, until a write applies them: a batch of notes tagged private leaves
         non-private answers at once, not one note at a time as their vectors move. Thread-safe;
         reads each such note once (documents are private by where they lie: the settings)."""
-        paths = sorted({normalise_rel(p) for p in rel_paths if not is_document(p)})
+        asked = {normalise_rel(p) for p in rel_paths}
+        if any(map(is_document, asked)):
+            documents_seen()  # one moved into a private folder takes its page notes with it
+        paths = sorted(p for p in asked if not is_document(p))
         settings, limit = self.vault_settings, int(self.config.max_file_bytes)
         rows = self.ledger.rows(self.namespace, paths)
         flipped = [p for p in paths if (row := rows.get(p)) is not None and not row.private

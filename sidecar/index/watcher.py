@@ -41,7 +41,7 @@ from typing import Any
 from watchfiles import Change, awatch
 
 from sidecar.documents.formats import is_document, iter_document_paths
-from sidecar.documents.manifest import ManifestWatch
+from sidecar.documents.manifest import ManifestWatch, file_hash, moved_entry
 from sidecar.errors import OraError
 from sidecar.index.index import Index
 from sidecar.vault.scan import is_ignored, iter_note_paths, symlink_in
@@ -162,11 +162,21 @@ def changed_folders(vault: Path, rels: Iterable[str]) -> list[str]:
 def _ingested_documents(index: Index, ingested: ManifestWatch, paths: list[str],
                         look: bool) -> set[str]:
     """The documents an event batch asks to plan again (`ManifestWatch.affected`), with those
-    the index holds of the same bytes elsewhere (a document moved since its ingest)."""
+    the index holds of the same bytes elsewhere (a document moved since its ingest), and the
+    page notes of a document the batch finds moved (`moved_entry`): they are private where it
+    lies now (`documents/places.py`), which their own files never show."""
     documents, digests = ingested.affected(paths, look)
     if digests:
         documents |= {p for p, digest in index.ledger.hashes(index.namespace).items()
                       if digest in digests and is_document(p)}
+    root = index.config.vault
+    for rel in filter(is_document, paths):
+        try:
+            moved = moved_entry(root, rel, file_hash(root / rel))
+        except OSError:  # gone again, or not readable: its own plan says so
+            continue
+        if moved is not None:
+            documents |= set(moved[1]["notes"])
     return documents
 
 
@@ -220,8 +230,9 @@ async def watch(
                 settings_read.set()
             rels = {rel for _change, path in changes if (rel := _relative(vault, path))}
             paths = note_paths(index, vault, rels)
-            paths = sorted({*paths, *_ingested_documents(index, ingested, paths, any(
-                _named(path) in ingested.paths for _change, path in changes))})
+            paths = sorted({*paths, *await asyncio.to_thread(  # it reads the ledger, hashes
+                _ingested_documents, index, ingested, paths,
+                any(_named(path) in ingested.paths for _change, path in changes))})
             if paths:
                 # notes tagged private leave non-private answers now, not as each is applied
                 try:

@@ -68,7 +68,9 @@ class SettingsNow:
     def __init__(self, vault: Path, data: Path | None) -> None:
         self.vault, self.data = vault, data  # `data`: where a last good ora.yaml is kept
         self._file = settings_path(vault)
-        self._documents = DocumentPrivacy(vault)  # fresh at every ask: no window after a move
+        # looked for again once a document is seen changed (`Index.hold_flips`, the watcher's
+        # and the editor's events): no window after a move, and no walk at every ask
+        self._documents = DocumentPrivacy(vault)
         # the settings read, the file as it was then, and until when (time.time()) they hold
         # without a read: None, until the file changes
         self._known: tuple[_FileId, float | None, VaultSettings] | None = None

@@ -247,9 +247,10 @@ def _replace_checked(path: Path, tmp: Path, read_hash: str, leases: bool) -> Non
         held.unlink(missing_ok=True)
 
 
-# The writer's own temporary names (`_new_file`, `_replace_checked`, `_drop_name`): a hidden
-# `.NAME.xxxxxxxx.ora-tmp` or `.ora-old` beside the file NAME.
-_TEMP_NAME = re.compile(r"\.(?P<name>.+)\.[0-9a-f]{8}\.ora-(?:tmp|old)")
+# The writer's own temporary copies (`_new_file`): a hidden `.NAME.xxxxxxxx.ora-tmp` beside the
+# file NAME. Never its `.ora-old` (`_replace_checked`, `_drop_name`): that name can hold the only
+# copy of another program's save, and a file's ctime is its creation time on Windows.
+_TEMP_NAME = re.compile(r"\.(?P<name>.+)\.[0-9a-f]{8}\.ora-tmp")
 # Far longer than any one write lives: a held `.ora-old` waits at most the lease break time
 # (45 s on Linux). Its link or rename refreshes its ctime, which is what is compared.
 TEMP_STALE_S = 600.0

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from sidecar.documents.ingest import apply_ingest, plan_ingest
+from sidecar.documents.places import documents_seen
 from sidecar.retrieval.private_now import settings_now
 
 from .conftest import cli
@@ -56,4 +57,6 @@ def test_a_note_whose_document_moved_into_a_private_folder_is_private_now_before
     (vault / "Papers/scan.pdf").rename(vault / "Health/scan.pdf")
     assert now.private_paths()(NOTE)
     (vault / "Health/scan.pdf").rename(vault / "Papers/again.pdf")  # public again
+    assert now.private_paths()(NOTE)  # until a document is seen changed: errs to privacy
+    documents_seen()  # the watcher's (or the editor's) event of the move
     assert not now.private_paths()(NOTE)
