@@ -12,7 +12,8 @@ from sidecar.vault.write import TEMP_STALE_S, create_file, sweep_temp_files
 OURS = [".a.md.0123abcd.ora-tmp", ".b - page 1.md.ffffffff.ora-tmp"]
 # and the writer's `.ora-old`, which may hold the only copy of another program's save
 THEIRS = [".a.md.0123abcd.ora-old", "a.md", ".a.md.ora-tmp", ".a.md.0123abcd.ora-tmp.bak",
-          "a.md.0123abcd.ora-tmp", ".a.md.0123ABCD.ora-tmp", ".a.md.012345.ora-tmp", ".x.md.0123abcd.ora-before"]
+          "a.md.0123abcd.ora-tmp", ".a.md.0123ABCD.ora-tmp", ".a.md.012345.ora-tmp",
+          ".x.md.0123abcd.ora-before"]
 
 
 def _files(folder: Path, names: list[str]) -> None:
