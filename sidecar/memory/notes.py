@@ -13,7 +13,11 @@ found nowhere starts the conversation afresh. A note another program is saving (
 writing, or empty between an editor's truncate and its write) is tried again for a few seconds;
 a turn it still refuses is kept, to be written with the conversation's next one or at the next
 sync (`_append`), and a sync that reads a note empty passes over it as over an unreadable one,
-never forgetting its conversation. A note that cannot be read (not UTF-8, over
+not forgetting its conversation — until the note has stayed empty for `EMPTY_GRACE_S`: then its
+owner emptied it, and it counts as deleted (`_emptied`), its next turns going to a new note.
+Turns kept for a note the user then deleted are dropped with it, never re-creating it; a turn a
+note still refuses when the server stops is written into a new note of the conversation
+(`flush(final=True)`). A note that cannot be read (not UTF-8, over
 `max_file_bytes`) may carry a private tag no one can see: its conversation is sealed — every turn
 private, the public summary and public vectors gone — until the note reads again (`_seal`).
 """
@@ -59,6 +63,10 @@ Read = tuple[str, ChatNote | None]  # a chat note's hash and what it holds
 # longer on a sync client or network drive), and how often it tries meanwhile.
 WRITE_RETRY_S = 3.0
 WRITE_RETRY_PAUSE_S = 0.05
+# How long a chat note may stay empty and still be taken for one an editor is saving (its
+# truncate and its write are milliseconds apart, seconds on a sync client): past this, from the
+# first time it was seen empty, the user emptied it on purpose, as if deleting it.
+EMPTY_GRACE_S = 10.0
 
 
 def chats_folder(config: Config) -> str:
@@ -97,6 +105,8 @@ class ChatNotes:
         self._lock = threading.RLock()
         # entries no write could put in their note yet, by (namespace, conversation): `_append`
         self._pending: dict[tuple[str, str], list[_Entry]] = {}
+        # when each chat note (vault-relative path) was first seen empty: `_emptied`
+        self._empty_since: dict[str, float] = {}
 
     def episodic(self, namespace: str, given: Episodic | None = None) -> Episodic:
         if given is not None:
@@ -119,6 +129,14 @@ class ChatNotes:
         if any(t.private for t in self.store.turns(namespace, conversation, private=True)):
             return None
         return None if settings_now_of(self.config).private_paths()(rel) else rel
+
+    def hidden(self, namespace: str, conversation: str) -> bool:
+        """Whether outside private mode the conversation is one to keep out of sight: it has a
+        private turn, or a note `shown_path` would not name."""
+        if any(t.private for t in self.store.turns(namespace, conversation, private=True)):
+            return True
+        return (self.path_of(namespace, conversation) is not None
+                and self.shown_path(namespace, conversation, private=False) is None)
 
     def new_note_path(self, namespace: str, conversation: str) -> str:
         """Where a new note of the conversation goes; BadRequest when that is in a hidden folder
@@ -185,21 +203,21 @@ class ChatNotes:
         deadline = time.monotonic() + WRITE_RETRY_S
         while True:
             with self._lock:
-                entries = [*self._pending.get(key, ()), entry]
+                kept = self._pending.get(key, [])
                 try:
-                    matched, link = self._write(namespace, conversation, entries)
+                    written = self._write(namespace, conversation, kept, entry)
                 except (Conflict, NotFound):
                     if time.monotonic() >= deadline:
-                        self._pending[key] = entries
+                        self._pending[key] = [*kept, entry]
                         raise
                 except OraError:
-                    self._pending[key] = entries
+                    self._pending[key] = [*kept, entry]
                     raise
                 else:
+                    assert written is not None  # a new entry always finds a note
+                    matched, link = written
                     self._pending.pop(key, None)
-                    # entries kept until now are in the note, not yet in the log: rebuild it
-                    return self._logged(link, matched and len(entries) == 1, entry.private,
-                                        log_turn)
+                    return self._logged(link, matched, entry.private, log_turn)
             time.sleep(WRITE_RETRY_PAUSE_S)
 
     def _logged(self, link: NoteLink, matched: bool, private: bool,
@@ -220,19 +238,44 @@ class ChatNotes:
             self.episodic(link.namespace).add(turn, self.embedder.embed([turn.content])[0])
         return turn
 
-    def flush(self) -> None:
+    def flush(self, *, final: bool = False) -> None:
         """Write the entries kept from their notes (`_append`), one try each: at each sync, and
-        when the server stops. A conversation written is rebuilt from its note by the next sync."""
+        (`final`) when the server stops. A conversation written is rebuilt from its note by the
+        next sync. Entries whose note the user deleted since are dropped, never re-creating it
+        (`_write`). When the server stops, entries their note still refuses are written into a
+        new note of the conversation beside it (`_rescue`): a turn is never lost to memory."""
         with self._lock:
             for (namespace, conversation), entries in list(self._pending.items()):
                 try:
-                    _, link = self._write(namespace, conversation, entries)
+                    written = self._write(namespace, conversation, entries, None)
                 except OraError as err:
+                    if final and self._rescue(namespace, conversation, entries):
+                        del self._pending[(namespace, conversation)]
+                        continue
                     log.warning("the chat note of %s is still not written: %s", conversation,
                                 err.message)
                     continue
                 del self._pending[(namespace, conversation)]
-                self.store.link_note(replace(link, hash=""))  # not matched: read it again
+                if written is not None:
+                    self.store.link_note(replace(written[1], hash=""))  # not matched: read it
+
+    def _rescue(self, namespace: str, conversation: str, entries: Sequence[_Entry]) -> bool:
+        """Write entries their note refuses into a new chat note of the conversation (its next
+        free name, `c1 2.md`), logged; whether it was written. The conversation's own note stays
+        the one the log follows while it can be read: the new one holds only these turns."""
+        text = new_note(conversation, namespace, entries[0].created)
+        if any(e.private for e in entries):
+            text = text.replace("tags: []", "tags:\n  - private", 1)
+        body = "\n".join(["", *(e.section for e in entries)])
+        try:
+            rel, _ = self._new_file(namespace, conversation, text + body)
+        except (OSError, OraError) as err:
+            log.error("%d turn(s) of conversation %s could not be written to any chat note: %s",
+                      len(entries), conversation, err)
+            return False
+        log.warning("%d turn(s) of conversation %s its chat note refused were written to %s",
+                    len(entries), conversation, rel)
+        return True
 
     def save_summary(self, namespace: str, conversation: str, *, private: bool, text: str,
                      covers: int) -> None:
@@ -279,23 +322,43 @@ class ChatNotes:
             episodic.add_many(flipped, self.embedder.embed([t.content for t in flipped]))
 
     def _write(
-        self, namespace: str, conversation: str, entries: Sequence[_Entry],
-    ) -> tuple[bool, NoteLink]:
-        """Append the entries' sections to the conversation's note (creating it); whether the
-        log matched the note before this write, and the note's new link."""
-        section = "\n".join(e.section for e in entries)
-        private, created = any(e.private for e in entries), entries[-1].created
-        topic = next((e.topic for e in entries if e.topic), None)
+        self, namespace: str, conversation: str, kept: Sequence[_Entry], entry: _Entry | None,
+    ) -> tuple[bool, NoteLink] | None:
+        """Append the sections of the entries `kept` from the note before and of the new
+        `entry` to the conversation's note (creating it); whether the log matched the note
+        before this write and holds all but the new entry, and the note's new link.
+
+        A note the user deleted (gone, found nowhere in the chats folder) or emptied for
+        `EMPTY_GRACE_S` is forgotten with its conversation. After a deletion the entries kept
+        from it are dropped (the user deleted the conversation they belonged to, logged): only
+        a new entry starts a fresh note, and None without one (a sync or the server stopping
+        never re-creates a deleted note). An emptied note's entries go into the fresh note."""
         link = self.store.note_link(namespace, conversation)
         if link is not None and not vault_path(self.config.vault, link.path).is_file():
             gone, link = link, self._renamed(link)
             if link is None:
                 self._forget(gone)  # the user deleted the note: the conversation starts afresh
+                if kept:
+                    log.warning("%d turn(s) of conversation %s were dropped: its chat note was "
+                                "deleted before they could be written", len(kept), conversation)
+                    kept = []
             else:
                 self.store.link_note(link)
+        elif link is not None and self._emptied(link.path):
+            log.warning("%s stayed empty: the user emptied it, conversation %s starts afresh",
+                        link.path, conversation)
+            self._forget(link)
+            link = None
+        entries = [*kept, *([entry] if entry is not None else [])]
+        if not entries:
+            return None
+        section = "\n".join(e.section for e in entries)
+        private, created = any(e.private for e in entries), entries[-1].created
+        topic = next((e.topic for e in entries if e.topic), None)
         if link is None:
-            return self._create(namespace, conversation, section, private=private,
-                                created=created)
+            matched, link = self._create(namespace, conversation, section, private=private,
+                                         created=created)
+            return matched and not kept, link
 
         def mutate(cm: CommentedMap) -> None:
             set_value(cm, "date modified", local_day(created))
@@ -305,7 +368,22 @@ class ChatNotes:
                 set_value(cm, "cluster", topic)
 
         read_hash, new_hash = append_to_note(self.config.vault, link.path, section, mutate)
-        return read_hash == link.hash, NoteLink(namespace, conversation, link.path, new_hash)
+        # entries kept until now are in the note, not yet in the log: rebuild it from the note
+        return (read_hash == link.hash and not kept,
+                NoteLink(namespace, conversation, link.path, new_hash))
+
+    def _emptied(self, rel: str) -> bool:
+        """Whether the note at `rel` is empty and has stayed so for `EMPTY_GRACE_S` since it was
+        first seen empty: emptied by the user, no longer an editor's save in progress."""
+        try:
+            empty = not vault_path(self.config.vault, rel).read_bytes().strip()
+        except OSError:
+            empty = False
+        if not empty:
+            self._empty_since.pop(rel, None)
+            return False
+        first = self._empty_since.setdefault(rel, time.monotonic())
+        return time.monotonic() - first >= EMPTY_GRACE_S
 
     def _renamed(self, link: NoteLink) -> NoteLink | None:
         """Where the note of `link`, gone from its path, is now in the chats folder: a chat note
@@ -337,15 +415,20 @@ class ChatNotes:
         if private or any(t.private for t in earlier):
             text = text.replace("tags: []", "tags:\n  - private", 1)
         body = "\n".join(["", *sections, section])
+        rel, new_hash = self._new_file(namespace, conversation, text + body)
+        # A brand-new note matches a log that holds nothing of it yet.
+        return not earlier, NoteLink(namespace, conversation, rel, new_hash)
+
+    def _new_file(self, namespace: str, conversation: str, text: str) -> tuple[str, str]:
+        """Create a new chat note of the conversation at its first free name; its path and
+        hash."""
         base = self.new_note_path(namespace, conversation)
         for n in range(1, 1000):
             rel = base if n == 1 else base.removesuffix(".md") + f" {n}.md"
             try:
-                new_hash = create_note(self.config.vault, rel, text + body)
+                return rel, create_note(self.config.vault, rel, text)
             except Conflict:
                 continue
-            # A brand-new note matches a log that holds nothing of it yet.
-            return not earlier, NoteLink(namespace, conversation, rel, new_hash)
         raise Conflict(f"no free file name for conversation {conversation!r} under {base}")
 
     # ---- reading back ------------------------------------------------------------------------
@@ -431,8 +514,10 @@ class ChatNotes:
                     continue
                 try:
                     note_hash, chat = self._read(rel, settings)
+                    self._empty_since.pop(rel, None)
                 except Conflict:  # empty: an editor's save between its truncate and its write
-                    unreadable.add(rel)  # (it hides no tag: its conversation stays as it was)
+                    if not self._emptied(rel):  # (it hides no tag: its conversation stays as
+                        unreadable.add(rel)  # it was), unless it stays empty: emptied
                     continue
                 except (OSError, OraError):
                     unreadable.add(rel)  # not a reason to forget its conversation, but a

@@ -70,7 +70,8 @@ async def context(app: web.Application) -> AsyncIterator[None]:
         yield
     finally:
         await asyncio.gather(*app[MEMORY].indexing, return_exceptions=True)
-        await asyncio.to_thread(notes.flush)  # turns a busy note kept out (`ChatNotes._append`)
+        # turns a busy note kept out (`ChatNotes._append`), into a new note if it still refuses
+        await asyncio.to_thread(notes.flush, final=True)
         store.close()
 
 
@@ -155,6 +156,20 @@ async def _ask(
                             body["question"], options, reranker_reason=models.reranker_reason,
                             web=body.get("web", False), on_delta=on_delta)
     await asyncio.to_thread(app[MEMORY].notes.sync)
+    if not options.private and await asyncio.to_thread(
+            app[MEMORY].notes.hidden, options.namespace, conversation):
+        # A private conversation outside private mode: answered from the vault alone, its note
+        # neither read nor written, and named as a private note is (null, `shown_path`).
+        document = await answer(app[CONFIG], app[INDEX], models.embedder, models.reranker,
+                                body["question"], options,
+                                reranker_reason=models.reranker_reason,
+                                web=body.get("web", False), on_delta=on_delta)
+        shown: dict[str, Any] = {}  # in the place and shape of a conversation's answer
+        for key, value in document.items():
+            shown[key] = value
+            if key == "conversation":
+                shown.update(conversation=conversation, conversation_note=None)
+        return shown
     memory = ConversationMemory(
         app[CONFIG], app[MEMORY].store, await _episodic(app, options.namespace), models.embedder,
         conversation, private=options.private, notes=app[MEMORY].notes,
