@@ -365,6 +365,16 @@ def _diff(rel: str, before: str, after: str) -> str:
     return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
 
 
+def _own_type(key: str, value: object) -> str:
+    """Why a note with a `type` property of its own (any spelling: Obsidian reads `Type` as
+    `type`) is not adopted: adopting would overwrite it, or add a second one beside it."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return (f"has an empty `{key}` property; remove it or set Ora's type by hand, or give "
+                "its folder a rule in ora.yaml")
+    return (f"has its own `{key}: {value}`, which adopting would overwrite; set Ora's type by "
+            "hand or give its folder a rule in ora.yaml")
+
+
 def plan_adoption(vault: str | Path, max_bytes: int = DEFAULT_MAX_BYTES,
                   only: Collection[str] | None = None, *, data: Path | None) -> Plan:
     """Proposals for every note of `vault` that has not adopted the schema; writes nothing.
@@ -396,11 +406,8 @@ def plan_adoption(vault: str | Path, max_bytes: int = DEFAULT_MAX_BYTES,
             plan.skipped.append(Skipped(
                 rel, f"{owned}: its plugin writes this note; searched as it is; add `type` and "
                 "`nexus` by hand to give it an Ora type", read.private))
-        elif note.type is not None or "type" in note.frontmatter:
-            plan.skipped.append(Skipped(
-                rel, f"has its own `type: {note.frontmatter['type']}`, which adopting would "
-                "overwrite; set Ora's type by hand or give its folder a rule in ora.yaml",
-                read.private))
+        elif (own := property_key(note.frontmatter, "type")) is not None:
+            plan.skipped.append(Skipped(rel, _own_type(own, note.frontmatter[own]), read.private))
         else:
             try:
                 plan.proposals.append(_propose(read, reads, root, ctx, names))

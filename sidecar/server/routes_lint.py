@@ -11,6 +11,7 @@ from aiohttp import web
 
 from sidecar.errors import BadRequest, NotFound, OraError
 from sidecar.lint.diagnostics import LintContext, fix_dates, lint_file, lint_text
+from sidecar.retrieval.private_now import settings_now_of
 from sidecar.server.openapi import read_json
 from sidecar.server.paths import note_path
 from sidecar.server.resources import LINT
@@ -56,14 +57,18 @@ async def lint_fix(request: web.Request) -> web.Response:
     body = await read_json(request, "LintFixRequest")
     rel = note_path(body["path"])
     config = request.app[CONFIG]
+    private = bool(body.get("private", False))
+    if not private and await asyncio.to_thread(
+            lambda: settings_now_of(config).private_paths()(rel)):
+        # before any look at the file: a link or an odd path there would say something exists
+        raise NotFound(f"no note at {rel}")
     file = vault_path(config.vault, rel)  # no symbolic link anywhere along the path
     try:
         present = file.is_file()
     except OSError as exc:  # e.g. a folder in the path is a file, or is unreadable
         raise BadRequest(f"cannot use {rel}: {exc.strerror}") from exc
     max_bytes = int(config.max_file_bytes)
-    if not present or not (body.get("private", False)
-                           or await asyncio.to_thread(_public, config, rel, max_bytes)):
+    if not present or not (private or await asyncio.to_thread(_public, config, rel, max_bytes)):
         # Outside private mode a private note is answered as a missing one, and not written:
         # its diagnostics quote it, and a different answer would say it exists.
         raise NotFound(f"no note at {rel}")

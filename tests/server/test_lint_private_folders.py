@@ -66,3 +66,15 @@ async def test_lint_fix_answers_a_private_note_as_a_missing_one(api: Any, vault:
     fixed = await api.post("/v1/lint/fix", {"path": path, "private": True})
     assert fixed.status == 200 and fixed.json["changed"] is True
     assert "date created:" in (vault / path).read_text(encoding="utf-8")
+
+
+async def test_lint_fix_of_a_link_in_a_private_folder_is_answered_as_a_missing_note(
+    api: Any, vault: Path, tmp_path: Path,
+) -> None:
+    # Before: 400 "… is a symbolic link", which told that something lay there.
+    (tmp_path / "elsewhere.md").write_text("Diagnosis.\n", encoding="utf-8")
+    (vault / "Health/Diagnosis.md").symlink_to(tmp_path / "elsewhere.md")
+    missing = await api.post("/v1/lint/fix", {"path": "Health/Nothing.md"})
+    answer = await api.post("/v1/lint/fix", {"path": "Health/Diagnosis.md"})
+    assert answer.status == missing.status == 404
+    assert json.dumps(answer.json).replace("Diagnosis", "Nothing") == json.dumps(missing.json)

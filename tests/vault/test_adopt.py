@@ -293,6 +293,21 @@ def test_notes_adopt_leaves_alone_are_skipped_with_a_reason(tmp_path: Path) -> N
     assert reasons["Untitled.md"] == reasons["Blank.md"] == "empty: adopted once it has text"
 
 
+def test_a_type_of_the_notes_own_in_any_spelling_is_never_overwritten_nor_doubled(
+    tmp_path: Path,
+) -> None:
+    # Before: `Type: book` got a `type: resource` beside it (two types that disagree), and an
+    # empty `type:` was "its own `type: None`".
+    vault = write_notes(tmp_path, {"Capital.md": "---\nType: book\n---\nMine.\n",
+                                   "Empty.md": "---\ntype:\n---\nMine.\n"})
+    plan = plan_adoption(vault, data=None)
+    assert plan.proposals == []
+    reasons = {s.path: s.reason for s in plan.skipped}
+    assert reasons["Capital.md"].startswith("has its own `Type: book`, which adopting would")
+    assert reasons["Empty.md"].startswith("has an empty `type` property") and "None" not in (
+        reasons["Empty.md"])
+
+
 def test_a_note_without_frontmatter_gets_a_block_and_keeps_every_byte(tmp_path: Path) -> None:
     body = "\ufeff# Title\r\n\r\nCRLF body, kept exactly.\r\n"
     vault = write_notes(tmp_path, {"Note.md": body})
