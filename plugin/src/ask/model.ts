@@ -201,6 +201,13 @@ export class AskController {
 			if (mine === this.shown) this.set({ conversation: id, exchanges, busy: false });
 		} catch (err) {
 			if (mine !== this.shown) return;
+			if (notFound(err)) {
+				// Private (the sidecar answers a private conversation outside private mode as a
+				// missing one) or gone: a question asked now starts a new conversation, never one
+				// answered from the vault alone under the old one's name.
+				this.set({ conversation: null, exchanges: [{ question: "", answer: null, error: UNAVAILABLE }], busy: false });
+				return;
+			}
 			this.failedLoad = id;
 			this.set({ conversation: id, exchanges: [{ question: "", answer: null, error: message(err) }], busy: false });
 		}
@@ -309,6 +316,13 @@ export function answerForNote(doc: Pick<AskDocument, "answer" | "citations">, li
 	if (cited.length === 0) return answer;
 	const sources = cited.map((c) => `- [${c.n}] ${link(c.path)}, lines ${c.line_start}–${c.line_end}`);
 	return `${answer}\n\nSources:\n${sources.join("\n")}`;
+}
+
+const UNAVAILABLE = "This conversation is not available here: it is private (turn on private mode to see it), or it no longer exists. A question asked now starts a new conversation.";
+
+/** The sidecar's 404 (`SidecarError` code `not_found`), told by its code alone: this module stays free of the client. */
+function notFound(err: unknown): boolean {
+	return typeof err === "object" && err !== null && (err as { code?: unknown }).code === "not_found";
 }
 
 function message(err: unknown): string {

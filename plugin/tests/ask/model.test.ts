@@ -109,6 +109,27 @@ describe("ask controller", () => {
 		expect(c.current.exchanges.map((e) => e.question)).toEqual(["Something else"]);
 	});
 
+	it("starts a new conversation after one the sidecar does not find (private, or gone)", async () => {
+		// Before: the conversation stayed selected with the server's wording, and questions asked
+		// in it were answered from the vault alone under its name.
+		const requests: AskRequest[] = [];
+		const missing = Object.assign(new Error("no conversation 'ask-private' in namespace 'default'"), { status: 404, code: "not_found" });
+		const c = new AskController({
+			ask: (request) => {
+				requests.push(request);
+				return Promise.resolve(answer("From the vault."));
+			},
+			load: () => Promise.reject(missing),
+			onState: () => undefined,
+			onConversation: () => undefined,
+		});
+		await c.open("ask-private");
+		expect(c.current.conversation).toBeNull();
+		expect(c.current.exchanges[0]!.error).toContain("turn on private mode");
+		await c.ask("Another question");
+		expect(requests[0]!.conversation).not.toBe("ask-private");
+	});
+
 	it("stops the answer being written when another conversation is opened", async () => {
 		const { c, asks, loads, saved } = controller();
 		const asking = c.ask("What is spaced repetition?");
