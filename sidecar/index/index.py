@@ -45,6 +45,7 @@ from sidecar.vault.scan import NAME_PROBLEMS, iter_note_paths, normalise_rel, un
 from sidecar.vault.vault_settings import is_excluded, known_privacy, load_vault_settings
 
 log = logging.getLogger(__name__)
+CLOSE_WAIT_S = 120.0  # the most a close waits for a running write (one that hangs)
 
 EVENT_KINDS = ("created", "modified", "deleted", "renamed")
 # Notes whose cluster moved are rewritten this many at a time (their chunk ids and metadata).
@@ -609,6 +610,17 @@ class Index:
         return self.ledger.stats(self.namespace)
 
     def close(self) -> None:
+        # A write still running in a thread (an answer's chat note indexed in the background, a
+        # reconcile finishing its batch) ends first: its stores must not close under it.
+        guard: threading.Lock | None = getattr(self, "_write_guard", None)
+        held = guard is not None and guard.acquire(timeout=CLOSE_WAIT_S)
+        try:
+            self._close_stores()
+        finally:
+            if held and guard is not None:
+                guard.release()
+
+    def _close_stores(self) -> None:
         for name in ("ledger", "bm25"):
             store = getattr(self, name, None)
             if store is not None:
