@@ -50,7 +50,13 @@ from sidecar.vault.links import NameIndex
 from sidecar.vault.note import Note, decode_note, parse_note, split_frontmatter
 from sidecar.vault.properties import plugin_note, property_key
 from sidecar.vault.scan import iter_note_paths, read_regular, vault_path
-from sidecar.vault.tags import frontmatter_tags, property_values, tag_properties
+from sidecar.vault.tags import (
+    clean_tag,
+    frontmatter_tags,
+    property_values,
+    tag_properties,
+    tag_words,
+)
 from sidecar.vault.vault_settings import VaultSettings, is_excluded, note_private
 from sidecar.vault.write import content_hash
 
@@ -93,7 +99,8 @@ class Proposal:
             for key in self.removed:
                 cm.pop(key, None)
             for key, value in self.values.items():
-                cm[key] = _yaml_value(key, value)
+                if not (key == "tags" and _respell_in_place(cm.get(key), value)):
+                    cm[key] = _yaml_value(key, value)
 
         return mutate
 
@@ -157,6 +164,39 @@ def _yaml_value(key: str, value: Any) -> Any:
     if key in get_schema().linter_managed_dates:
         return dt.date.fromisoformat(value)
     return value
+
+
+def _respell_in_place(seq: Any, tags: Any) -> bool:
+    """Edit the note's `tags` list into `tags` where it stands, when each item holds one tag:
+    items respelled (`'#Health'` → `health`), repeats and empty items removed, tags folded in
+    from elsewhere (the legacy `tag`) added at its end. The list keeps its style, its comments
+    (on items, before the first) and every unchanged item's bytes. False, touching nothing,
+    when it is not such a list; the caller then writes `tags` anew."""
+    if not isinstance(seq, CommentedSeq) or not isinstance(tags, list):
+        return False
+    kept: list[int] = []  # indexes of the items that stay, in the order of `tags`
+    drop: list[int] = []
+    seen: set[str] = set()
+    for i, item in enumerate(seq):
+        words = tag_words(item) if isinstance(item, str) else []
+        if (item is not None and not isinstance(item, str)) or len(words) > 1:
+            return False
+        name = clean_tag(words[0]).casefold() if words else ""
+        if not name or name in seen:
+            drop.append(i)
+            continue
+        seen.add(name)
+        kept.append(i)
+    if len(kept) > len(tags) or any(
+            clean_tag(seq[i]).casefold() != str(tags[n]).casefold() for n, i in enumerate(kept)):
+        return False
+    for n, i in enumerate(kept):
+        if seq[i] != tags[n]:
+            seq[i] = tags[n]
+    for i in reversed(drop):
+        del seq[i]
+    seq.extend(tags[len(kept):])
+    return True
 
 
 # ---- reading the vault --------------------------------------------------------------------

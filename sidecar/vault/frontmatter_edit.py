@@ -15,8 +15,10 @@ with InvalidFrontmatter. The mutations other modules compose (`set_value`, `add_
 
 from __future__ import annotations
 
+import datetime as dt
 import io
 import itertools
+import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -27,6 +29,7 @@ from ruamel.yaml.comments import CommentedMap, CommentedSeq, TaggedScalar
 from ruamel.yaml.constructor import RoundTripConstructor
 from ruamel.yaml.error import YAMLError
 from ruamel.yaml.events import AliasEvent
+from ruamel.yaml.nodes import MappingNode, ScalarNode
 from ruamel.yaml.scalarstring import DoubleQuotedScalarString
 
 from sidecar.errors import InvalidFrontmatter
@@ -45,7 +48,8 @@ from sidecar.vault.tags import clean_tag, tag_properties, tag_words
 Mutation = Callable[[CommentedMap], None]
 _DASH = re.compile(r"^( *)- ")
 _KEY_LINE = re.compile(r"^( *)[^#\s-][^#]*:\s*(#.*)?$")
-_EOL_COMMENT = re.compile(r"(?<=\S)( +)(#)")
+_EOL_COMMENT = re.compile(r"(?<=\S)([ \t]+)(#)")
+_TAG = re.compile(r"!\S*[ \t]+")
 
 
 # ---- small mutations other modules compose ------------------------------------------------
@@ -252,8 +256,8 @@ def _drop_gap_comments(rendered: str, own: list[str], gap: list[str]) -> str:
 
 def _keep_comment_gaps(y: YAML, rendered: str, own: list[str]) -> str:
     """`rendered` with each end-of-line comment the value has outgrown set off by the spaces
-    the user put before it (ruamel keeps a comment's column while the value ends before it,
-    else leaves one space: `[a]  # kept` became `[a, b] # kept`). Kept only when the key
+    (or tabs) the user put before it (ruamel keeps a comment's column while the value ends
+    before it, else leaves one space: `[a]  # kept` became `[a, b] # kept`). Kept only when the key
     still reads as ruamel wrote it, so a `#` inside a quoted value is never touched."""
     gaps: dict[str, str] = {}
     for line in own:
@@ -266,17 +270,109 @@ def _keep_comment_gaps(y: YAML, rendered: str, own: list[str]) -> str:
         text = line.rstrip("\n")
         for found in _EOL_COMMENT.finditer(text):
             comment = text[found.start(2):]
-            if found.group(1) == " " and len(gaps.get(comment, " ")) > 1:
+            if found.group(1) == " " and gaps.get(comment, " ") != " ":
                 lines[i] = f"{text[: found.start()]}{gaps[comment]}{line[found.start(2):]}"
                 break
     kept = "".join(lines)
     if kept == rendered:
         return rendered
     try:
-        same = _plain(y.load(kept)) == _plain(y.load(rendered))
-    except (YAMLError, ValueError, RecursionError):
+        same = _plain(y.load(tabs_as_spaces(y, kept))) == _plain(y.load(rendered))
+    except (YAMLError, ValueError, RecursionError, InvalidFrontmatter):
         same = False
     return kept if same else rendered
+
+
+@dataclass(frozen=True)
+class _Scalar:
+    """Where a top-level key's one-line scalar value is written: its line and [start, end)."""
+
+    line: int
+    start: int
+    end: int
+
+
+def _scalars(y: YAML, parsed: str, keys: list[Any]) -> dict[Any, _Scalar]:
+    """The top-level keys (`keys`, as loaded, in order) whose value is a scalar on the key's
+    own line, with where it is (columns of `parsed`, the file's own: a tab read as a space)."""
+    try:
+        root = y.compose(parsed)
+    except (YAMLError, ValueError, RecursionError):
+        return {}
+    if not isinstance(root, MappingNode):
+        return {}
+    found: dict[Any, _Scalar] = {}
+    for (key_node, node), key in zip(root.value, keys, strict=False):
+        start, end = node.start_mark, node.end_mark
+        if isinstance(node, ScalarNode) and start.line == end.line == key_node.start_mark.line:
+            found[key] = _Scalar(start.line, start.column, end.column)
+    return found
+
+
+def _as_text(value: Any) -> str | None:
+    """The text a new value keeps when written in the quotes the old one had (a string or a
+    date; a number or boolean would become a string, so it is written as ruamel writes it)."""
+    if isinstance(value, TaggedScalar):
+        return None
+    if isinstance(value, str):
+        return str(value)
+    if isinstance(value, dt.date):
+        return value.isoformat(sep=" ") if isinstance(value, dt.datetime) else value.isoformat()
+    return None
+
+
+def _quoted(text: str, style: str) -> str | None:
+    if style == "'":
+        return None if "\n" in text else "'" + text.replace("'", "''") + "'"
+    return json.dumps(text, ensure_ascii=False)  # a JSON string is a YAML double-quoted one
+
+
+def _keep_scalar_form(y: YAML, cm: CommentedMap, key: Any, rendered: str, line: str,
+                      old: _Scalar) -> str | None:
+    """The key's line as written with only its value replaced, in the old value's form: its
+    explicit tag (`!!str`), its quotes when the new value can be written in them, and every
+    byte around it (the key's spelling, a tab before an end-of-line comment). None when the
+    new value is not one scalar on one line or that form would not read as the value meant;
+    a value that now reads as the text in quotes becomes the one in `cm`."""
+    value = cm[key]
+    if isinstance(value, dict | list) or rendered.count("\n") != 1:
+        return None
+    try:
+        root = y.compose(rendered)
+    except (YAMLError, ValueError, RecursionError):
+        return None
+    node = root.value[0][1] if isinstance(root, MappingNode) and root.value else None
+    if not isinstance(node, ScalarNode) or node.start_mark.line != node.end_mark.line:
+        return None
+    text = line.rstrip("\r\n")
+    written, tail = text[old.start : old.end], text[old.end :]
+    if rendered[node.end_mark.index :].strip() != tail.replace("\t", " ").strip():
+        return None  # the comment after the value is not the one ruamel writes
+    tag = _TAG.match(written)
+    token = rendered[node.start_mark.index : node.end_mark.index]
+    style = written[tag.end() if tag else 0 :][:1]
+    meant = _as_text(value)
+    if style in ("'", '"') and meant is not None and node.style != style:
+        token = _quoted(meant, style) or token
+    if tag and not token.startswith("!"):
+        token = tag.group() + token
+    gap = len(tail) - len(tail.lstrip(" "))
+    if tail[gap:].startswith("#") and len(token) < len(written):  # a shorter value: the
+        tail = " " * (len(written) - len(token)) + tail  # comment keeps its column, as ruamel's
+    kept = f"{text[: old.start]}{token}{tail}\n"
+    try:
+        again = y.load(tabs_as_spaces(y, kept))
+    except (YAMLError, ValueError, RecursionError, InvalidFrontmatter):
+        return None
+    if not isinstance(again, dict) or list(again) != [key]:
+        return None
+    now = again[key]
+    as_text = now.value if isinstance(now, TaggedScalar) else now
+    if _plain(now) != _plain(value):
+        if meant is None or not isinstance(as_text, str) or as_text != meant:
+            return None
+        cm[key] = now  # the same text, kept a string as the user wrote it
+    return kept
 
 
 def has_anchors(y: YAML, yaml_text: str) -> bool:
@@ -323,6 +419,7 @@ def rewrite_frontmatter(text: str, mutate: Mutation) -> str:
     spans = None if _odd_breaks(block.yaml_text) else _spans(cm, lines)
     before = {k: _render(y, cm, k) for k in cm}
     flow = is_flow(y, parsed)
+    scalars = {} if flow or spans is None else _scalars(y, parsed, list(cm))
     flow_before = {k: render_flow(y, cm, k) for k in cm} if flow else {}
     mutate(cm)
 
@@ -332,7 +429,11 @@ def rewrite_frontmatter(text: str, mutate: Mutation) -> str:
             span = spans[key]
             own = lines[span.start : span.end]
             out = _drop_gap_comments(out, own, lines[span.end : span.gap_end])
-            out = _keep_comment_gaps(y, out, own)
+            old = scalars.get(key)
+            kept = None
+            if old is not None and span.end == span.start + 1 and old.line == span.start:
+                kept = _keep_scalar_form(y, cm, key, out, lines[old.line], old)
+            out = kept if kept is not None else _keep_comment_gaps(y, out, own)
         return out.replace("\n", nl)
 
     if flow:  # `{a: 1, b: 2}`: each entry spliced inside the braces
@@ -384,13 +485,23 @@ def _check_reads_back(y: YAML, new_yaml: str, meant: CommentedMap, before: str,
                       after: str) -> None:
     """Refuse an edit whose frontmatter would not read back as the properties it meant to write
     (the splice keeps the file's own lines, and a few YAML forms, such as a `...` document end
-    inside the block, would change meaning or stop parsing around a new key)."""
+    inside the block, would change meaning or stop parsing around a new key), saying what
+    failed: the block no longer parsing, or which properties would read otherwise."""
+    why = ""
     try:
         again = y.load(tabs_as_spaces(
             y, "".join(line.rstrip("\r\n") + "\n" for line in _lines(new_yaml))))
-    except (YAMLError, ValueError, RecursionError, InvalidFrontmatter):
-        again = None
-    broken = parse_note(after, "").yaml_error is not None
-    if _plain(again) != _plain(meant) or (broken and parse_note(before, "").yaml_error is None):
-        raise InvalidFrontmatter("Ora's edit of this frontmatter would not read back as written "
-                                 "(unusual YAML such as a `...` line); edit it by hand")
+    except (YAMLError, ValueError, RecursionError, InvalidFrontmatter) as exc:
+        again, why = None, f"it would no longer parse ({_yaml_problem(exc)})"
+    if not why and _plain(again) != _plain(meant):
+        got = again if isinstance(again, dict) else {}
+        keys = [str(k) for k in [*meant, *(k for k in got if k not in meant)]
+                if k not in got or k not in meant or _plain(got[k]) != _plain(meant[k])]
+        why = ("it would read back otherwise: " + ", ".join(f"`{k}`" for k in keys[:5])
+               if keys else "it would read back as other properties")
+    if not why and parse_note(after, "").yaml_error is not None \
+            and parse_note(before, "").yaml_error is None:
+        why = "the note's reader would no longer parse it"
+    if why:
+        raise InvalidFrontmatter(f"Ora's edit of this frontmatter would not read back as "
+                                 f"written: {why}; edit it by hand")
