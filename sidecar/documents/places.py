@@ -16,7 +16,6 @@ holds until the manifest, the settings or one of those documents changes.
 from __future__ import annotations
 
 import itertools
-import os
 import threading
 import time
 from pathlib import Path
@@ -24,10 +23,10 @@ from typing import Any
 
 from sidecar.documents.formats import iter_document_paths
 from sidecar.documents.manifest import file_hash, manifest_path, moved_entry, read_manifest
+from sidecar.vault.scan import FileStamp, file_stamp
 from sidecar.vault.vault_settings import VaultSettings, is_private_path
 
-_Stamp = tuple[int, int, int, int] | None  # (size, mtime_ns, ctime_ns, inode); None: no file
-_hashes: dict[Path, tuple[_Stamp, str]] = {}
+_hashes: dict[Path, tuple[FileStamp, str]] = {}
 _hashes_guard = threading.Lock()
 _moves = itertools.count(1)
 _moves_seen = 0  # the last count taken when a document was seen changed (`documents_seen`)
@@ -40,17 +39,9 @@ def documents_seen() -> None:
     _moves_seen = next(_moves)
 
 
-def _stamp(path: Path) -> _Stamp:
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino
-
-
 def _hash(path: Path) -> str | None:
     """The document's sha256, hashed again only when its size, times or inode changed."""
-    stamp = _stamp(path)
+    stamp = file_stamp(path)
     if stamp is None:
         return None
     with _hashes_guard:
@@ -109,8 +100,8 @@ class DocumentPrivacy:
         document missing (deleted, most often, after its ingest), where it went is looked for
         again once a document was seen changed since (`documents_seen`) or `hold_s` passed:
         not at every ask, which walked the vault each time (362 ms on 20,000 notes)."""
-        manifest = _stamp(manifest_path(self.vault))  # before reading it: a later write shows
-        places = tuple((doc, _stamp(self.vault / doc))
+        manifest = file_stamp(manifest_path(self.vault))  # before reading it: a later write shows
+        places = tuple((doc, file_stamp(self.vault / doc))
                        for doc in sorted(_entries(read_manifest(self.vault))))
         settled = all(stamp is not None for _doc, stamp in places)
         return (settings, manifest, places, None if settled else _moves_seen), settled

@@ -29,7 +29,6 @@ flagged private (`search.py`).
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 from collections.abc import Callable
@@ -40,6 +39,7 @@ from typing import Any, Protocol, TypeVar, cast
 from sidecar.documents.places import DocumentPrivacy
 from sidecar.index.flips import held_private
 from sidecar.settings import Config
+from sidecar.vault.scan import FileStamp, file_stamp
 from sidecar.vault.vault_settings import (
     VaultSettings,
     is_private_path,
@@ -49,17 +49,8 @@ from sidecar.vault.vault_settings import (
 )
 
 PrivatePaths = Callable[[str], bool]
-_FileId = tuple[int, int, int, int] | None  # (size, mtime_ns, ctime_ns, inode); None: no file
 MISSING_RECHECK_S = 1.0
 RACY_S = 2.0  # the coarsest file times in use (FAT's) and then some
-
-
-def _file_id(path: Path) -> _FileId:
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino
 
 
 class SettingsNow:
@@ -73,13 +64,13 @@ class SettingsNow:
         self._documents = DocumentPrivacy(vault)
         # the settings read, the file as it was then, and until when (time.time()) they hold
         # without a read: None, until the file changes
-        self._known: tuple[_FileId, float | None, VaultSettings] | None = None
+        self._known: tuple[FileStamp, float | None, VaultSettings] | None = None
         # the answers given with those settings and that manifest
         self._asked: tuple[VaultSettings, frozenset[str], PrivatePaths] | None = None
         self._guard = threading.Lock()
 
     def settings(self) -> VaultSettings:
-        file, now = _file_id(self._file), time.time()
+        file, now = file_stamp(self._file), time.time()
         with self._guard:
             known = self._known
         if known is not None and known[0] == file and (known[1] is None or now < known[1]):

@@ -94,6 +94,19 @@ def content_hash(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+FileStamp = tuple[int, int, int, int] | None  # (size, mtime_ns, ctime_ns, inode); None: no file
+
+
+def file_stamp(path: Path) -> FileStamp:
+    """What tells a file's change without reading it: its size, times and inode (an editor's
+    save by rename is a new inode), or None when there is no file."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino
+
+
 def read_regular(path: Path, limit: int | None = None) -> bytes:
     """The bytes of the regular file at `path` (at most `limit` + 1 of them when given, so a
     caller can tell it is over); NotRegularFile for anything else. The file is opened without

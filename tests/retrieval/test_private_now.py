@@ -124,7 +124,7 @@ def test_a_same_size_edit_just_after_a_read_is_seen_on_coarse_file_times(
     """As on FAT (2 s times, no change time of its own): an edit in place within the same tick
     leaves size, times and inode as they were; a read that close to the file's time is not
     trusted (git's racy-clean rule)."""
-    real = private_now._file_id
+    real = private_now.file_stamp
 
     def coarse(path: Path) -> tuple[int, int, int, int] | None:
         found = real(path)
@@ -133,7 +133,7 @@ def test_a_same_size_edit_just_after_a_read_is_seen_on_coarse_file_times(
         tick = found[1] // 2_000_000_000 * 2_000_000_000
         return found[0], tick, tick, found[3]
 
-    monkeypatch.setattr(private_now, "_file_id", coarse)
+    monkeypatch.setattr(private_now, "file_stamp", coarse)
     file, stamp = tmp_path / "ora.yaml", 1_700_000_000
     file.write_text("private: [Aa]\n", encoding="utf-8")
     os.utime(file, (stamp, stamp))
