@@ -83,9 +83,10 @@ def test_an_append_waits_out_a_note_held_by_a_save(
     assert CHAT[1][1] in (opened.config.vault / NOTE).read_text("utf-8")
 
 
-def test_a_turn_the_note_refuses_is_kept_and_written_before_the_next_one(
-    open_memory: Callable[..., Any], saving: Saving, monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def _refused_answer(open_memory: Callable[..., Any], saving: Saving,
+                    monkeypatch: pytest.MonkeyPatch) -> tuple[Any, Any]:
+    """A question written, then its answer refused by a note held past every retry; (the opened
+    memory, the conversation)."""
     monkeypatch.setattr(chat_notes, "WRITE_RETRY_S", 0.0, raising=False)
     opened = open_memory()
     memory = opened.memory()
@@ -93,6 +94,13 @@ def test_a_turn_the_note_refuses_is_kept_and_written_before_the_next_one(
     saving.busy = None  # held past every retry
     with pytest.raises(Conflict):
         memory.remember("assistant", CHAT[1][1])
+    return opened, memory
+
+
+def test_a_turn_the_note_refuses_is_kept_and_written_before_the_next_one(
+    open_memory: Callable[..., Any], saving: Saving, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    opened, memory = _refused_answer(open_memory, saving, monkeypatch)
     saving.busy = 0
     memory.remember("user", CHAT[2][1])
     assert _roles_and_texts(memory) == CHAT[:3]
@@ -103,13 +111,7 @@ def test_a_turn_the_note_refuses_is_kept_and_written_before_the_next_one(
 def test_a_turn_the_note_refused_is_written_at_the_next_sync(
     open_memory: Callable[..., Any], saving: Saving, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(chat_notes, "WRITE_RETRY_S", 0.0, raising=False)
-    opened = open_memory()
-    memory = opened.memory()
-    memory.remember("user", CHAT[0][1])
-    saving.busy = None
-    with pytest.raises(Conflict):
-        memory.remember("assistant", CHAT[1][1])
+    opened, memory = _refused_answer(open_memory, saving, monkeypatch)
     saving.busy = 0
     memory.notes.sync()
     assert _roles_and_texts(memory) == CHAT[:2]

@@ -71,9 +71,10 @@ def test_an_append_to_a_note_left_empty_past_the_grace_writes_its_kept_turns_to_
     assert memory.notes._pending == {}
 
 
-def test_a_turn_its_note_refuses_when_the_server_stops_is_written_to_a_new_note(
-    open_memory: Callable[..., Any], held: Saving, monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def _refused_question(open_memory: Callable[..., Any], held: Saving,
+                      monkeypatch: pytest.MonkeyPatch) -> tuple[Any, Any]:
+    """A private exchange written, then a question refused by a note held past every retry;
+    (the opened memory, the conversation)."""
     monkeypatch.setattr(chat_notes, "WRITE_RETRY_S", 0.0, raising=False)
     opened = open_memory()
     memory = opened.memory(private=True)
@@ -81,6 +82,13 @@ def test_a_turn_its_note_refuses_when_the_server_stops_is_written_to_a_new_note(
     held.busy = None  # held past every retry, and still when the server stops
     with pytest.raises(Conflict):
         memory.remember("user", CHAT[2][1])
+    return opened, memory
+
+
+def test_a_turn_its_note_refuses_when_the_server_stops_is_written_to_a_new_note(
+    open_memory: Callable[..., Any], held: Saving, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    opened, memory = _refused_question(open_memory, held, monkeypatch)
     memory.notes.flush(final=True)
     assert memory.notes._pending == {}
     rescued = (opened.config.vault / NEXT).read_text("utf-8")
@@ -92,13 +100,7 @@ def test_a_turn_its_note_refuses_when_the_server_stops_is_written_to_a_new_note(
 def test_a_turn_kept_from_a_note_the_user_then_deletes_never_recreates_it(
     open_memory: Callable[..., Any], held: Saving, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(chat_notes, "WRITE_RETRY_S", 0.0, raising=False)
-    opened = open_memory()
-    memory = opened.memory(private=True)
-    _say(memory, CHAT[:2])
-    held.busy = None
-    with pytest.raises(Conflict):
-        memory.remember("user", "My PRIVATE follow-up question.")
+    opened, memory = _refused_question(open_memory, held, monkeypatch)
     held.busy = 0
     path = opened.config.vault / NOTE
     path.unlink()  # the user deletes the whole conversation
