@@ -9,25 +9,39 @@ is read once more for its privacy alone (`reads_private`), and those that now sa
 held here: every answer outside private mode leaves a held note out (`retrieval/private_now.py`
 asks `held_private`), as it leaves out a folder ora.yaml has just made private.
 
-A hold ends when a write that began after it was placed has applied its path (the write read the
-file as it is now, so the index files it as the words say); a write that began before may have
-read the file before the change. A hold placed by a process is seen by that process only: the
-server's watcher and its searches, `ora watch`'s own. Held or not, nothing is ever less private.
+A held note counts as private only while its file still says so: a note made public again (or
+its frontmatter mended) before the index applied it is read again at its next ask, once its
+size, times or inode changed (`vault/scan.py` `file_stamp`), so a hold never hides what the note
+now shows. A hold ends when a write that began after it was placed has applied its path (the
+write read the file as it is now); a write that began before may have read the file before the
+change. A hold placed by a process is seen by that process only: the server's watcher and its
+searches, `ora watch`'s own.
 """
 
 from __future__ import annotations
 
 import itertools
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 from sidecar.errors import OraError
 from sidecar.vault.note import decode_note, parse_note
-from sidecar.vault.scan import read_regular
+from sidecar.vault.scan import FileStamp, file_stamp, read_regular
 from sidecar.vault.vault_settings import VaultSettings, note_private
 
-_HELD: dict[Path, dict[str, int]] = {}  # vault -> path -> the sequence number of its hold
+
+@dataclass
+class _Hold:
+    sequence: int  # when it was placed (`sequence`)
+    settings: VaultSettings  # what the note's privacy was read with
+    max_bytes: int
+    stamp: FileStamp  # the file as last read, and whether it said private then
+    private: bool
+
+
+_HELD: dict[Path, dict[str, _Hold]] = {}  # vault -> path -> its hold
 _GUARD = threading.Lock()
 _SEQUENCE = itertools.count(1)
 
@@ -42,12 +56,14 @@ def sequence() -> int:
         return next(_SEQUENCE)
 
 
-def hold(vault: Path, paths: Iterable[str]) -> None:
+def hold(vault: Path, paths: Iterable[str], settings: VaultSettings, max_bytes: int) -> None:
+    """Hold `paths` private (notes just read as private: `reads_private`)."""
+    stamps = {path: file_stamp(vault / path) for path in paths}
     key = _key(vault)
     with _GUARD:
         held = _HELD.setdefault(key, {})
-        for path in paths:
-            held[path] = next(_SEQUENCE)
+        for path, stamp in stamps.items():
+            held[path] = _Hold(next(_SEQUENCE), settings, max_bytes, stamp, True)
 
 
 def release(vault: Path, paths: Iterable[str], *, before: int) -> None:
@@ -57,14 +73,30 @@ def release(vault: Path, paths: Iterable[str], *, before: int) -> None:
         if not held:
             return
         for path in paths:
-            if held.get(path, before) < before:
+            found = held.get(path)
+            if found is not None and found.sequence < before:
                 del held[path]
 
 
-def held_private(vault: Path) -> frozenset[str]:
-    """The paths held private now in `vault` (a copy: holds come and go meanwhile)."""
+def held_private(vault: Path) -> Callable[[str], bool] | None:
+    """Whether a path of `vault` is held private now (its file still saying so); None when no
+    note is held, the common case."""
     with _GUARD:
-        return frozenset(_HELD.get(_key(vault), ()))
+        held = dict(_HELD.get(_key(vault), {}))
+    if not held:
+        return None
+
+    def still(path: str) -> bool:
+        found = held.get(path)
+        if found is None:
+            return False
+        stamp = file_stamp(vault / path)
+        if stamp != found.stamp:  # changed since it was read: read again, once a change
+            found.stamp = stamp
+            found.private = reads_private(vault, path, found.settings, found.max_bytes)
+        return found.private
+
+    return still
 
 
 def reads_private(vault: Path, rel: str, settings: VaultSettings, max_bytes: int) -> bool:

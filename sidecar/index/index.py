@@ -303,7 +303,7 @@ class Index:
         flipped = [p for p in paths if (row := rows.get(p)) is not None and not row.private
                    and flips.reads_private(self.config.vault, p, settings, limit)]
         if flipped:
-            flips.hold(self.config.vault, flipped)
+            flips.hold(self.config.vault, flipped, settings, limit)
 
     def _take_urgent(self) -> set[str]:
         with self._urgent_lock:

@@ -111,9 +111,9 @@ def _with_held(vault: Path, private: PrivatePaths) -> PrivatePaths:
     """`private`, and the notes held private by their own words until the index files them so
     (`index/flips.py`: tagged private a moment ago, their vectors still moving)."""
     held = held_private(vault)
-    if not held:
+    if held is None:
         return private
-    return lambda path: path in held or private(path)
+    return lambda path: private(path) or held(path)
 
 
 def _by_place(settings: VaultSettings, by_document: frozenset[str]) -> PrivatePaths:
