@@ -18,6 +18,7 @@ from sidecar.schema import load_json
 _BOMS = ((codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_BE, "utf-16-be"),
          (codecs.BOM_UTF16_LE, "utf-16-le"))
 _PRESCAN = 1024  # the bytes a browser looks in for a <meta> charset
+_SNIFF = 8000  # the bytes git looks in for a NUL
 _COMMENT = re.compile(rb"<!--.*?(?:-->|\Z)", re.S)
 _META = re.compile(rb"<meta[\s/]([^>]*)", re.I)
 _ATTR = re.compile(rb"""([^\s/>=]+)(?:\s*=\s*("[^"]*"|'[^']*'|[^\s>]*))?""")
@@ -53,6 +54,17 @@ def _meta_charset(head: bytes) -> str | None:
         if name:
             return "utf-8" if name.startswith(("utf-16", "utf-32")) else name
     return None
+
+
+def looks_binary(body: bytes, header: str | None) -> bool:
+    """Whether a page's bytes are no text whatever its type says (an image or an archive served
+    as `text/plain`): a NUL among its first bytes, as git tells a binary file, unless it is
+    UTF-16 or UTF-32 (by its BOM or its header), whose text holds NULs."""
+    wide = known(header) or ""
+    if wide.startswith(("utf-16", "utf-32")) or body.startswith(
+            (codecs.BOM_UTF16_BE, codecs.BOM_UTF16_LE)):  # UTF-32's BOMs begin with these
+        return False
+    return b"\x00" in body[:_SNIFF]
 
 
 def decode_page(body: bytes, header: str | None, html: bool) -> str:

@@ -48,7 +48,7 @@ from sidecar.settings import Config
 from sidecar.vault.inert import encodable, inert
 from sidecar.vault.new_notes import create_named, public_names, safe_name, type_folder
 from sidecar.vault.vault_settings import load_vault_settings
-from sidecar.web.charset import decode_page
+from sidecar.web.charset import decode_page, looks_binary
 from sidecar.web.searxng import WebSearchFailed, fetch_failure, read_at_most
 from sidecar.web.urls import host_of, link_safe, readable_host, request_url, without_userinfo
 
@@ -126,6 +126,9 @@ async def fetch_page(config: Config, url: str) -> Page:
         raise WebSearchFailed(f"cannot fetch {url}: {fetch_failure(exc, seconds)}") from exc
     if body is None:
         raise WebSearchFailed(f"{url} is larger than {limit} bytes (ORA_MAX_FILE_BYTES)")
+    if looks_binary(body, charset):
+        raise PageNotSaved(f"{url} is not a text page (its bytes are binary, whatever its type "
+                           "says): save the file into the vault instead")
     # Reducing a large page takes a while: not on the server's event loop.
     return await asyncio.to_thread(_page, final, decode_page(body, charset, html), html)
 

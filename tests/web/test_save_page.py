@@ -68,6 +68,19 @@ async def test_a_page_that_is_not_text_is_refused_not_saved_as_garbage(
     assert err.value.code == "page_not_saved"
 
 
+@pytest.mark.parametrize("content_type", ["text/plain", "text/html"])
+async def test_binary_bytes_served_as_text_are_refused_not_saved_as_garbage(
+    tmp_path: Path, searx: Any, content_type: str,
+) -> None:
+    # Before: a PNG served as text/plain was saved as a note of garbage.
+    config = _config(tmp_path, searx.url)
+    searx.pages["file"] = (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)),
+                           content_type)
+    with pytest.raises(OraError, match=r"not a text page \(its bytes are binary") as err:
+        await fetch_page(config, f"{searx.url}/pages/file")
+    assert err.value.code == "page_not_saved"
+
+
 @pytest.mark.parametrize(("body", "content_type"), [
     ('<meta charset="windows-1251"><title>Привет мир</title><p>Русский текст</p>'.encode(
         "cp1251"), "text/html"),
