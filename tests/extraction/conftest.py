@@ -13,9 +13,15 @@ from typing import Any
 import pytest
 
 from sidecar.cli import main
+from sidecar.extraction import IndexEngrams, Plan, load_source, plan_extraction
+from sidecar.index import open_index
 from sidecar.memory.chat_note import new_note, turn_section
+from sidecar.models.embedder import Embedder
 from sidecar.settings import SETTINGS, Config, make_config
 from tests.notes import write_notes
+
+CRUST = "Chats/Ora/crust.md"
+CRUST_TURNS = [("assistant", "Steam in the first minutes of baking gives bread a glossy crust.")]
 
 _FAKE = Path(__file__).resolve().parents[1] / "memory" / "fake_llm.py"
 _spec = importlib.util.spec_from_file_location("extraction_fake_llm", _FAKE)
@@ -79,6 +85,18 @@ def settings(vault: Path, **extra: Any) -> Config:
               "reranker_dir": str(models / "absent"), "llm_url": "", "llm_model": "test-model",
               "scan_delay": -1.0, **extra}
     return make_config(vault, vault / ".ora", **values)
+
+
+async def planned_crust(tmp_path: Path, embedder: Embedder) -> tuple[Path, Config, Plan]:
+    """A vault of one chat note (`Chats/Ora/crust.md`, one assistant claim), indexed, and the
+    plan of its extraction."""
+    vault = write_notes(tmp_path / "vault", {CRUST: chat_text("crust", CRUST_TURNS)})
+    config = settings(vault)
+    with open_index(config, embedder=embedder) as index:
+        index.reconcile()
+        plan = await plan_extraction(config, load_source(config, note=CRUST),
+                                     IndexEngrams(index, embedder, private=False))
+    return vault, config, plan
 
 
 @pytest.fixture

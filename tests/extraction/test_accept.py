@@ -20,21 +20,15 @@ from sidecar.vault import write
 from sidecar.vault.journal import journal_folder
 from tests.notes import write_notes
 
-from .conftest import chat_text, settings
+from .conftest import CRUST, CRUST_TURNS, chat_text, planned_crust, settings
 
-NOTE = "Chats/Ora/crust.md"
-TURNS = [("assistant", "Steam in the first minutes of baking gives bread a glossy crust.")]
+NOTE, TURNS = CRUST, CRUST_TURNS
 
 
 async def test_a_chat_note_changed_since_the_plan_keeps_nothing(
     tmp_path: Path, embedder: Embedder,
 ) -> None:
-    vault = write_notes(tmp_path / "vault", {NOTE: chat_text("crust", TURNS)})
-    config = settings(vault)
-    with open_index(config, embedder=embedder) as index:
-        index.reconcile()
-        plan = await plan_extraction(config, load_source(config, note=NOTE),
-                                     IndexEngrams(index, embedder, private=False))
+    vault, config, plan = await planned_crust(tmp_path, embedder)
     assert len(plan.proposals) == 1
     path = vault / NOTE
     path.write_text(path.read_text(encoding="utf-8") + "\nMy own line.\n", encoding="utf-8")

@@ -9,18 +9,15 @@ from pathlib import Path
 import pytest
 
 from sidecar.cleaning import Queue
-from sidecar.extraction import IndexEngrams, accept, load_source, plan_extraction
+from sidecar.extraction import accept
 from sidecar.extraction.accept import undo_extraction
-from sidecar.index import open_index
 from sidecar.models.embedder import Embedder
 from sidecar.vault import new_notes
 from sidecar.vault.journal import journal_folder
-from tests.notes import write_notes
 
-from .conftest import chat_text, settings
+from .conftest import CRUST, CRUST_TURNS, planned_crust
 
-NOTE = "Chats/Ora/crust.md"
-TURNS = [("assistant", "Steam in the first minutes of baking gives bread a glossy crust.")]
+NOTE, TURNS = CRUST, CRUST_TURNS
 
 
 class Killed(BaseException):
@@ -31,12 +28,7 @@ class Killed(BaseException):
 async def test_an_accept_killed_around_an_engram_file_is_undone_entirely(
     tmp_path: Path, embedder: Embedder, monkeypatch: pytest.MonkeyPatch, when: str,
 ) -> None:
-    vault = write_notes(tmp_path / "vault", {NOTE: chat_text("crust", TURNS)})
-    config = settings(vault)
-    with open_index(config, embedder=embedder) as index:
-        index.reconcile()
-        plan = await plan_extraction(config, load_source(config, note=NOTE),
-                                     IndexEngrams(index, embedder, private=False))
+    vault, config, plan = await planned_crust(tmp_path, embedder)
     assert len(plan.proposals) == 1
     before = (vault / NOTE).read_bytes()
     create = new_notes.create_note

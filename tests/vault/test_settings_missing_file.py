@@ -64,6 +64,15 @@ def _assert_kept(vault: Path, data: Path | None = None) -> None:
     assert settings.file_exists is False
 
 
+
+def _read_then_deleted(tmp_path: Path) -> tuple[Path, Path]:
+    """The vault and its data folder, ora.yaml read once with it (its text kept), then deleted."""
+    vault, data = _vault(tmp_path), tmp_path / "data"
+    data.mkdir()
+    load_vault_settings(vault, data)
+    (vault / "ora.yaml").unlink()
+    return vault, data
+
 def test_a_missing_file_keeps_its_last_settings_until_deleted_on_purpose(
     tmp_path: Path, clock: _Clock,
 ) -> None:
@@ -185,10 +194,7 @@ def test_the_editor_of_a_process_just_started_keeps_a_missing_file_the_data_fold
 ) -> None:
     # Before: the editor read without the data folder, found no last text, and wrote a file of
     # `lint.ignore` alone over the missing one: Health/ public, and the user's settings lost.
-    vault, data = _vault(tmp_path), tmp_path / "data"
-    data.mkdir()
-    load_vault_settings(vault, data)  # a previous run kept the text
-    (vault / "ora.yaml").unlink()
+    vault, data = _read_then_deleted(tmp_path)  # a previous run kept the text
     _fresh_process(monkeypatch)  # a server starting while a sync tool saves the file
     _assert_kept(vault, data)
     with pytest.raises(Conflict, match="missing where it had settings"):
@@ -200,10 +206,7 @@ def test_the_editor_of_a_process_just_started_keeps_a_missing_file_the_data_fold
 def test_a_read_without_the_data_folder_keeps_what_a_read_with_it_recalled(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, clock: _Clock,
 ) -> None:
-    vault, data = _vault(tmp_path), tmp_path / "data"
-    data.mkdir()
-    load_vault_settings(vault, data)
-    (vault / "ora.yaml").unlink()
+    vault, data = _read_then_deleted(tmp_path)
     _fresh_process(monkeypatch)
     _assert_kept(vault, data)  # the index, as the server starts
     _assert_kept(vault)  # a caller of the same process that has no data folder
@@ -212,10 +215,7 @@ def test_a_read_without_the_data_folder_keeps_what_a_read_with_it_recalled(
 def test_a_read_without_the_data_folder_that_finds_the_file_clears_the_kept_missing_time(
     tmp_path: Path, clock: _Clock,
 ) -> None:
-    vault, data = _vault(tmp_path), tmp_path / "data"
-    data.mkdir()
-    load_vault_settings(vault, data)
-    (vault / "ora.yaml").unlink()
+    vault, data = _read_then_deleted(tmp_path)
     _assert_kept(vault, data)
     assert (data / "ora.yaml.missing-since").exists()
     (vault / "ora.yaml").write_text(GOOD, encoding="utf-8")
@@ -227,10 +227,7 @@ def test_an_absence_kept_from_long_ago_is_not_counted_with_this_one(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, clock: _Clock,
 ) -> None:
     # Two runs a day apart, each catching a sync tool's brief delete, are not "missing 30 s".
-    vault, data = _vault(tmp_path), tmp_path / "data"
-    data.mkdir()
-    load_vault_settings(vault, data)
-    (vault / "ora.yaml").unlink()
+    vault, data = _read_then_deleted(tmp_path)
     _assert_kept(vault, data)
     clock.now += 24 * 3600
     _fresh_process(monkeypatch)  # the file is missing again, caught by the next day's run
