@@ -13,6 +13,7 @@ from typing import Any
 from urllib.parse import quote
 
 from sidecar.schema import load_json
+from sidecar.vault.scan import name_problem
 
 # What a link's target cannot hold as it is: `#` and `^` start a heading or block, `|` the shown
 # text, `[` `]` end a wikilink, a line break ends the line (and Obsidian's `openLinkText` splits
@@ -63,15 +64,17 @@ def formats() -> Formats:
 
 def document_format(rel: str) -> str | None:
     """The format of a vault path that is a document (`pdf`, `docx`…), else None: not a known
-    ending, a dot-file, under a dot-folder, or a name that is not UTF-8."""
+    ending, a dot-file, under a dot-folder, or a name Ora cannot use (not UTF-8, a backslash:
+    `name_problem`, reported by `unusable_names(vault, also=named_as_document)`)."""
     parts = PurePosixPath(rel).parts
-    if not parts or any(part.startswith(".") for part in parts):
-        return None
-    try:
-        rel.encode("utf-8")
-    except UnicodeEncodeError:
+    if not parts or any(part.startswith(".") for part in parts) or name_problem(rel):
         return None
     return formats().by_suffix.get(PurePosixPath(rel).suffix.lower())
+
+
+def named_as_document(name: str) -> bool:
+    """Whether a file name ends as a document's does, whatever else the name holds."""
+    return PurePosixPath(name).suffix.lower() in formats().by_suffix
 
 
 def is_document(rel: str) -> bool:

@@ -15,7 +15,7 @@ from typing import Any
 
 from sidecar.chunking.chunker import CHUNKER_VERSION
 from sidecar.data_folder import private_folder, private_tree
-from sidecar.documents.formats import is_document, iter_document_paths
+from sidecar.documents.formats import is_document, iter_document_paths, named_as_document
 from sidecar.documents.places import documents_seen
 from sidecar.errors import BadRequest, IndexLocked, OraError
 from sidecar.index import flips, leads
@@ -273,7 +273,7 @@ class Index:
         summary["documents"] = sum(map(is_document, self.ledger.paths(self.namespace)))
         summary["errors"] += [  # skipped, never stored: their names cannot be
             {"path": shown, "message": f"{NAME_PROBLEMS[problem]}; rename it to index it"}
-            for shown, problem in unusable_names(self.config.vault)]
+            for shown, problem in unusable_names(self.config.vault, also=named_as_document)]
         return summary
 
     def indexing(self) -> dict[str, Any] | None:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from sidecar.chunking.limits import too_long
-from sidecar.documents.formats import iter_document_paths
+from sidecar.documents.formats import iter_document_paths, named_as_document
 from sidecar.errors import UnreadableNote
 from sidecar.lint.rules import (
     CODES,
@@ -278,10 +278,11 @@ def lint_file(vault: str | Path, rel: str, ctx: LintContext | None = None,
 
 
 def name_diagnostics(vault: str | Path) -> list[Diagnostic]:
-    """One diagnostic per note skipped because its name cannot be used (named as shown)."""
+    """One diagnostic per note or document skipped because its name cannot be used (named as
+    shown)."""
     return [Diagnostic(shown, 1, CODES[code].severity, code,
-                       f"{NAME_PROBLEMS[code]}, so Ora skips this note; rename it")
-            for shown, code in unusable_names(vault)]
+                       f"{NAME_PROBLEMS[code]}, so Ora skips this file; rename it")
+            for shown, code in unusable_names(vault, also=named_as_document)]
 
 
 def lint_vault(vault: str | Path, max_bytes: int = DEFAULT_MAX_BYTES, *,

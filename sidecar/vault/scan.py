@@ -15,7 +15,7 @@ import hashlib
 import os
 import stat
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path, PurePosixPath
 
 from sidecar.errors import BadRequest
@@ -42,12 +42,13 @@ def shown_name(rel: str) -> str:
 NAME_PROBLEMS = {
     "file-name-undecodable": "the name is not valid UTF-8",
     # a path of the vault is read with `\` as `/` (normalise_rel): it would name another note
-    "file-name-backslash": "the name holds a backslash (\\), which no note's name may hold in "
+    "file-name-backslash": "the name holds a backslash (\\), which no file's name may hold in "
                            "Obsidian",
 }
 
 
-def _name_problem(rel: str) -> str | None:
+def name_problem(rel: str) -> str | None:
+    """Why the file at `rel` cannot be used by that name (a key of `NAME_PROBLEMS`), or None."""
     if not _is_text(rel):
         return "file-name-undecodable"
     return "file-name-backslash" if "\\" in rel else None
@@ -57,20 +58,21 @@ def is_ignored(rel: str) -> bool:
     """True when a vault-relative path is not a note: not `.md`, under a dot-folder, or with a
     name Ora cannot use (see `unusable_names`)."""
     parts = PurePosixPath(rel).parts
-    if not parts or not rel.lower().endswith(NOTE_SUFFIX) or _name_problem(rel) is not None:
+    if not parts or not rel.lower().endswith(NOTE_SUFFIX) or name_problem(rel) is not None:
         return True
     return any(part.startswith(".") for part in parts)
 
 
-def _note_files(root: Path) -> Iterator[str]:
-    """Vault-relative paths of `.md` files outside dot-folders, links not followed."""
+def _note_files(root: Path, also: Callable[[str], bool] | None = None) -> Iterator[str]:
+    """Vault-relative paths of `.md` files (and of those whose name `also` accepts) outside
+    dot-folders, links not followed."""
     for folder, dirs, files in os.walk(root, followlinks=False):
         dirs[:] = [d for d in dirs if not d.startswith(".")]
         base = Path(folder)
         for name in files:
             full = base / name
-            note_like = name.lower().endswith(NOTE_SUFFIX) and not name.startswith(".")
-            if note_like and _is_regular(full):
+            wanted = name.lower().endswith(NOTE_SUFFIX) or (also is not None and also(name))
+            if wanted and not name.startswith(".") and _is_regular(full):
                 yield full.relative_to(root).as_posix()
 
 
@@ -130,12 +132,13 @@ def iter_note_paths(vault: str | Path) -> Iterator[str]:
     yield from sorted(rel for rel in _note_files(Path(vault)) if not is_ignored(rel))
 
 
-def unusable_names(vault: str | Path) -> list[tuple[str, str]]:
-    """Notes skipped because their name (or a folder's) cannot be used (`NAME_PROBLEMS`), as
-    (`shown_name`, problem): each run reports them by name instead of failing on them or
-    reading another note in their place."""
-    return sorted((shown_name(rel), problem) for rel in _note_files(Path(vault))
-                  if (problem := _name_problem(rel)) is not None)
+def unusable_names(vault: str | Path,
+                   also: Callable[[str], bool] | None = None) -> list[tuple[str, str]]:
+    """Notes (and files whose name `also` accepts: documents) skipped because their name (or a
+    folder's) cannot be used (`NAME_PROBLEMS`), as (`shown_name`, problem): each run reports
+    them by name instead of failing on them or reading another file in their place."""
+    return sorted((shown_name(rel), problem) for rel in _note_files(Path(vault), also)
+                  if (problem := name_problem(rel)) is not None)
 
 
 def normalise_rel(rel: str) -> str:

@@ -99,3 +99,20 @@ def test_a_name_holding_a_backslash_is_skipped_and_named_not_read_as_another_not
     lint = json.loads(_ora("lint", str(vault), "--json").stdout.decode("utf-8"))
     assert [d["path"] for d in lint["diagnostics"] if d["code"] == "file-name-backslash"] == [
         "Engrams\\Good.md"]
+
+
+def test_a_document_whose_name_holds_a_backslash_is_named_not_skipped_in_silence(
+    vault: Path, tmp_path: Path,
+) -> None:
+    # Before: `ora index` and `ora lint` said nothing of it (only `ora ingest` told why).
+    (vault / "Papers\\Tides.pdf").write_bytes(b"%PDF-1.4\n%%EOF\n")
+    data = tmp_path / "data"
+    report = json.loads(_ora("index", str(vault), "--data", str(data), "--json",
+                             data=data).stdout.decode("utf-8"))
+    assert {e["path"]: e["message"] for e in report["errors"]}["Papers\\Tides.pdf"].startswith(
+        "the name holds a backslash")
+    assert report["documents"] == 0
+    lint = json.loads(_ora("lint", str(vault), "--json").stdout.decode("utf-8"))
+    assert [d["message"] for d in lint["diagnostics"] if d["path"] == "Papers\\Tides.pdf"] == [
+        "the name holds a backslash (\\), which no file's name may hold in Obsidian, so Ora "
+        "skips this file; rename it"]
