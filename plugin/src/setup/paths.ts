@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, statSync } from "fs";
+import { accessSync, constants, existsSync, readFileSync, statSync } from "fs";
 import * as path from "path";
 
 /**
@@ -93,7 +93,7 @@ export function managedInterpreter(paths: ManagedPaths, platform: NodeJS.Platfor
 	const record = readInstall(paths);
 	if (!record) return null;
 	const file = pathsFor(platform).join(paths.root, record.python);
-	return isFile(file) ? file : null;
+	return isRunnable(file, platform) ? file : null;
 }
 
 /**
@@ -114,16 +114,28 @@ function isFile(file: string): boolean {
 	}
 }
 
+/** A file the system would run: on POSIX one with an execute bit for this user (a shell passes over the others on PATH). */
+function isRunnable(file: string, platform: NodeJS.Platform): boolean {
+	if (!isFile(file)) return false;
+	if (platform === "win32") return true;
+	try {
+		accessSync(file, constants.X_OK);
+		return true;
+	} catch {
+		return false;
+	}
+}
+
 /** A command as the system would find it: a path as it is, a bare name on PATH; null when absent. */
 export function resolveCommand(command: string, env: NodeJS.ProcessEnv, platform: NodeJS.Platform): string | null {
 	const p = pathsFor(platform);
-	if (command.includes("/") || command.includes("\\")) return isFile(command) ? command : null;
+	if (command.includes("/") || command.includes("\\")) return isRunnable(command, platform) ? command : null;
 	const suffixes = platform === "win32" ? [".exe", ".cmd", ".bat", ""] : [""];
 	const dirs = (env.PATH ?? env.Path ?? "").split(p.delimiter).filter((d) => d !== "");
 	for (const dir of dirs) {
 		for (const suffix of suffixes) {
 			const file = p.join(dir, command + suffix);
-			if (isFile(file)) return file;
+			if (isRunnable(file, platform)) return file;
 		}
 	}
 	return null;
@@ -147,7 +159,7 @@ export function locateOra(setting: string, paths: ManagedPaths, env: NodeJS.Proc
 	const home = env.HOME ?? env.USERPROFILE ?? "";
 	if (home) {
 		const user = pathsFor(platform).join(home, ".local", "bin", platform === "win32" ? "ora.exe" : "ora");
-		if (isFile(user)) return { command: user, prefix: [], where: "user" };
+		if (isRunnable(user, platform)) return { command: user, prefix: [], where: "user" };
 	}
 	return null;
 }

@@ -66,6 +66,16 @@ describe("finding ora", () => {
 		expect(resolveCommand(join(root, "missing"), {}, "linux")).toBeNull();
 	});
 
+	it("passes over a file on PATH that cannot be run, as a shell does", () => {
+		const plain = join(root, "plain", "ora");
+		mkdirSync(join(plain, ".."), { recursive: true });
+		writeFileSync(plain, "#!/bin/sh\n");
+		chmodSync(plain, 0o644);
+		expect(resolveCommand("ora", { PATH: `${join(root, "plain")}:${join(root, "bin")}` }, "linux")).toBe(onPath);
+		expect(resolveCommand(plain, {}, "linux")).toBeNull();
+		expect(locateOra("ora", managed, { PATH: join(root, "plain"), HOME: join(root, "home") }, "linux")).toEqual({ command: pipx, prefix: [], where: "user" });
+	});
+
 	it("prefers the setting, then the plugin's own install (through its interpreter), then ~/.local/bin", () => {
 		const home = join(root, "home");
 		expect(anythingInstalled(managed)).toBe(false);
