@@ -1,9 +1,12 @@
 """Editing a vault's `ora.yaml` on the user's explicit action: an entry added to `lint.ignore`
 (lint's "ignore this folder"), a folder added to or removed from `exclude` (the excluded-folders
-picker). Round-trip YAML keeps every other byte's meaning, comments and order, and the file's
-layout (`settings_text.py`); the one compare-and-swap writer (`vault/write.py`) refuses a file an
-editor is saving. Nothing is written that the reader would not read as meant: a file it would
-not use is refused, an entry YAML would misread is quoted, and the new text is read back first.
+picker). An edit that only adds or only removes entries of a list the file has is spliced in
+line by line: every other byte stays as written, comments included, so adding an entry and
+removing it again gives the file's bytes back (`settings_text.splice_list`). Else round-trip YAML
+keeps every other byte's meaning, comments and order, and the file's layout (`settings_text.py`);
+the one compare-and-swap writer (`vault/write.py`) refuses a file an editor is saving. Nothing is
+written that the reader would not read as meant: a file it would not use is refused, an entry
+YAML would misread is quoted, and the new text is read back first.
 """
 
 from __future__ import annotations
@@ -26,7 +29,14 @@ from sidecar.errors import Conflict, InvalidSettings
 from sidecar.vault.frontmatter_edit import has_anchors
 from sidecar.vault.scan import NotRegularFile, composed_name, normalise_rel, read_regular
 from sidecar.vault.settings_patterns import read_pattern
-from sidecar.vault.settings_text import Layout, indents, split_layout
+from sidecar.vault.settings_text import (
+    Layout,
+    ListSpots,
+    indents,
+    list_spots,
+    splice_list,
+    split_layout,
+)
 from sidecar.vault.settings_yaml import (
     BOOL_FIRST,
     BOOL_WORDS,
@@ -100,6 +110,25 @@ def _dump(y: YAML, doc: CommentedMap, layout: Layout) -> bytes:
     return layout.join(out.getvalue())
 
 
+def _one_line(entry: Any) -> str | None:
+    """`entry` as ruamel writes a list's entry (its quoting kept), or None if not on one line."""
+    out = io.StringIO()
+    _round_trip().dump(CommentedSeq([entry]), out)
+    written = out.getvalue().strip()
+    return written[2:] if written.startswith("- ") and "\n" not in written else None
+
+
+def _spliced(data: bytes, layout: Layout, parsed: str, spots: ListSpots | None,
+             old: list[Any], new: list[Any]) -> bytes | None:
+    """ora.yaml's bytes with the list at `spots` edited from `old` to `new` in place
+    (`splice_list`), or None when the splice cannot: no list written there, an edit it does
+    not know, or a file whose layout does not give its bytes back (mixed line ends)."""
+    if spots is None or layout.join(parsed) != data:
+        return None
+    text = splice_list(parsed, spots, old, new, _one_line)
+    return None if text is None else layout.join(text)
+
+
 def _read(file: Path) -> bytes:
     """ora.yaml's bytes, refused (InvalidSettings) where the reader would not read them."""
     try:
@@ -114,11 +143,12 @@ def _read(file: Path) -> bytes:
     return data
 
 
-def _settings_doc(file: Path, y: YAML, data: bytes) -> tuple[CommentedMap, Layout, str]:
-    """ora.yaml's bytes as a round-trip mapping, its layout and its text, refused (nothing
-    written) when an edit could not keep every other setting: empty (most often an editor
-    between its truncate and its write), not YAML, not a mapping, or using anchors and aliases
-    (`*ex` would carry an edit of one list into another)."""
+def _settings_doc(file: Path, y: YAML, data: bytes) -> tuple[CommentedMap, Layout, str, str]:
+    """ora.yaml's bytes as a round-trip mapping, its layout, its text and the YAML parsed (the
+    text without its layout, `split_layout`), refused (nothing written) when an edit could not
+    keep every other setting: empty (most often an editor between its truncate and its write),
+    not YAML, not a mapping, or using anchors and aliases (`*ex` would carry an edit of one list
+    into another)."""
     check_not_empty(data, file.name)
     try:
         text = data.decode("utf-8")
@@ -143,7 +173,7 @@ def _settings_doc(file: Path, y: YAML, data: bytes) -> tuple[CommentedMap, Layou
             "would change other settings too, so Ora leaves it alone; edit it by hand")
     mapping, sequence, offset = indents(doc, parsed)
     y.indent(mapping=mapping, sequence=sequence, offset=offset)
-    return doc, layout, text
+    return doc, layout, text, parsed
 
 
 def _as_read(vault: str | Path, file: Path, text: str) -> dict[str, Any]:
@@ -195,11 +225,16 @@ def _same(a: Any, b: Any) -> bool:
     return type(a) is type(b) and bool(a == b)
 
 
+def _reads_as(vault: str | Path, new: bytes, intended: dict[str, Any]) -> bool:
+    """Whether the reader reads `new` as `intended`, every setting usable."""
+    raw, settings = read_settings_text(vault, new.decode("utf-8"))
+    return raw is not None and not settings.unsafe and _same(raw, intended)
+
+
 def _checked(vault: str | Path, file: Path, new: bytes, intended: dict[str, Any],
              name: str) -> bytes:
     """`new` if the reader reads it as `intended`; else InvalidSettings, nothing written."""
-    raw, settings = read_settings_text(vault, new.decode("utf-8"))
-    if raw is None or settings.unsafe or not _same(raw, intended):
+    if not _reads_as(vault, new, intended):
         raise InvalidSettings(
             f"Ora's edit of `{name}` would not read back from {file.name} as intended, so "
             "nothing was written; edit the file by hand")
@@ -212,6 +247,9 @@ def _edit_list(vault: str | Path, data_folder: Path | None, keys: tuple[str, ...
     the mappings and the list as needed (an absent list starts from its default); `edit` changes
     the list in place and says whether it did. Every other byte's meaning, comments and order are
     kept, and the file's layout (`settings_text.py`); nothing is written when nothing changed.
+    An edit that only removes entries or only appends them is spliced in (`_spliced`): every
+    other byte as written, comment lines above, below and between entries included; ruamel's
+    dump is the fallback where the splice cannot, or would not read back as meant.
     What is written is read back by the reader first, and refused unless it reads as the edit
     meant (every other setting as it was). `data_folder` is the index's, which keeps the text
     a missing file last had (`load_vault_settings`).
@@ -235,7 +273,7 @@ def _edit_list(vault: str | Path, data_folder: Path | None, keys: tuple[str, ...
         data = _read(file)
     except FileNotFoundError:
         return _create(vault, data_folder, keys, list(default), edit)
-    root, layout, text = _settings_doc(file, y, data)
+    root, layout, text, parsed = _settings_doc(file, y, data)
     before = _as_read(vault, file, text)
     parent = root
     for depth, key in enumerate(keys[:-1]):
@@ -254,10 +292,14 @@ def _edit_list(vault: str | Path, data_folder: Path | None, keys: tuple[str, ...
         entries = CommentedSeq([entries])
     if not isinstance(entries, list):
         raise InvalidSettings(f"`{name}` in {file.name} is not a list; fix it by hand first")
+    spots, old = list_spots(parent, keys[-1]), list(entries)
     if edit(entries):
         parent[keys[-1]] = entries
-        new = _checked(vault, file, _dump(y, root, layout),
-                       _intended(before, keys, default, edit), name)
+        intended = _intended(before, keys, default, edit)
+        new = _spliced(data, layout, parsed, spots, old, entries)
+        if new is None or not _reads_as(vault, new, intended):
+            new = _dump(y, root, layout)
+        new = _checked(vault, file, new, intended, name)
         atomic_write(file, new, content_hash(data), file.name)
     return load_vault_settings(vault, data_folder)
 
@@ -334,7 +376,7 @@ def set_excluded(vault: str | Path, path: str, excluded: bool,
             entries.append(entry)
             return True
         gone = [i for i, e in enumerate(entries) if _folder_key(e) == key]
-        for i in reversed(gone):  # one by one: CommentedSeq moves the items' comments along
+        for i in reversed(gone):  # the splice takes each one's line, comment lines kept
             del entries[i]
         return bool(gone)
 

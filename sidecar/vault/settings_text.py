@@ -8,21 +8,32 @@ it), indents by its own settings and wraps long lines. So an edit of one list re
 user never touched. What ruamel still changes: a multi-line quoted string is written on one line
 (the same value), a comment on the `---` line moves below it, and a file indented two ways is
 written one way (the first nested mapping's and list's).
+
+An edit that only appends entries to a list, or only removes some, is spliced into the text
+line by line instead (`list_spots`, `splice_list`): every other byte stays as written, comments
+above, below and between the entries included, so adding an entry then removing it gives the
+file's bytes back. The caller reads the splice back and falls back to ruamel when it would not
+read as meant.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import Any
 
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
-__all__ = ["Layout", "indents", "split_layout"]
+__all__ = ["Layout", "ListSpots", "indents", "list_spots", "splice_list", "split_layout"]
 
 _BOM = "\ufeff"
 _START = re.compile(r"---(?:[ \t]+#.*)?[ \t]*")  # the start marker alone, or with a comment
 _END = re.compile(r"\.\.\.(?:[ \t]+#.*)?[ \t]*")
+_DASH = re.compile(r"[ \t]*-[ \t]+")  # a block entry's indent and dash, before its value
+_COMMENTED = re.compile(r"(?P<code>.*?)(?P<comment>[ \t]+#.*)?")  # the first ` #` starts it
+_TAG = re.compile(r"(?:![^ \t\n]*)?[ \t]*")  # a flow list's tag (`!!seq [`) before its `[`
 
 
 @dataclass(frozen=True)
@@ -33,15 +44,19 @@ class Layout:
     newline: str = "\n"
     head: str = ""  # comments and directives before the document, and its `---` line
     tail: str = ""  # its `...` line and what follows it
+    final_newline: bool = True  # whether its last line ends in one (ruamel always writes one)
 
     def join(self, dumped: str) -> bytes:
         """ruamel's output (dumped with an explicit start when there is a head) laid out as the
-        file was: its head and tail put back, its line ends, its byte-order mark."""
+        file was: its head and tail put back, its line ends, its byte-order mark, no newline
+        after its last line when it had none."""
         if self.head:
             lines = dumped.split("\n")
             start = next((i for i, line in enumerate(lines) if line == "---"), None)
             if start is not None:  # ruamel's directives and `---` give way to the file's own
                 dumped = self.head + "\n".join(lines[start + 1:])
+        if not self.final_newline and not self.tail:
+            dumped = dumped.removesuffix("\n")
         text = dumped + self.tail
         if self.newline != "\n":
             text = text.replace("\n", self.newline)
@@ -79,7 +94,8 @@ def split_layout(text: str) -> tuple[Layout, str]:
     if last is not None and _END.fullmatch(lines[last]):
         tail = "\n".join(lines[last:])
         lines = [*lines[:last], ""]
-    return Layout(bom, newline, head, tail), "\n".join(lines)
+    final_newline = not text or text.endswith(("\n", "\r"))
+    return Layout(bom, newline, head, tail, final_newline), "\n".join(lines)
 
 
 def indents(doc: Any, text: str) -> tuple[int, int, int]:
@@ -119,3 +135,158 @@ def indents(doc: Any, text: str) -> tuple[int, int, int]:
         sequence = (mapping + 2, mapping)
     item, offset = sequence
     return max(mapping, 1), max(item, offset + 2), max(offset, 0)
+
+
+@dataclass(frozen=True)
+class ListSpots:
+    """Where a list under a key stands in the YAML it was parsed from (0-based line, column):
+    its key, its node (a flow list's tag or `[`), each entry's value. Taken before an edit of
+    the list, which ruamel does not move them along with."""
+
+    key: tuple[int, int]
+    node: tuple[int, int]
+    items: tuple[tuple[int, int], ...]
+    flow: bool
+
+
+def list_spots(parent: Any, key: Any) -> ListSpots | None:
+    """The spots of the list at `parent[key]`, or None when no list is written there."""
+    seq = parent.get(key) if isinstance(parent, CommentedMap) else None
+    if not isinstance(seq, CommentedSeq):
+        return None
+    key_row, key_col = parent.lc.key(key)
+    items = tuple((int(row), int(col)) for row, col in (seq.lc.item(i) for i in range(len(seq))))
+    return ListSpots((int(key_row), int(key_col)), (int(seq.lc.line), int(seq.lc.col)), items,
+                     not seq or bool(seq.fa.flow_style()))  # an empty list is written `[]`
+
+
+def splice_list(text: str, spots: ListSpots, old: Sequence[Any], new: Sequence[Any],
+                render: Callable[[Any], str | None]) -> str | None:
+    """`text` (the YAML the list at `spots` was parsed from, as `old`) with that list edited to
+    `new` in place, every other byte as written: an entry removed with its line (a block list)
+    or its comma (a flow list), its own end-of-line comment with it; an entry appended on a line
+    of its own after the last (indented as that one) or after the last in the brackets; a block
+    list emptied becomes `[]`. `render` writes an entry on one line. None when the splice cannot
+    do it: `new` is not `old` with entries only removed or only appended, an entry takes more
+    than one line, or the list is written in a form the splice does not know."""
+    changes = _changes(old, new)
+    if changes is None:
+        return None
+    removed, appended = changes
+    added: list[str] = []
+    for entry in appended:
+        written = render(entry)
+        if written is None:
+            return None
+        added.append(written)
+    if spots.flow:
+        return _flow(text, spots, removed, added)
+    lines = text.split("\n")
+    return "\n".join(lines) if _block(lines, spots, removed, added) else None
+
+
+def _changes(old: Sequence[Any], new: Sequence[Any]) -> tuple[list[int], list[Any]] | None:
+    """(the indices of `old` that `new` dropped, the entries `new` appended), or None when `new`
+    is not `old` (the same objects, in order) with entries only removed or only appended."""
+    if len(new) >= len(old):
+        same = all(a is b for a, b in zip(old, new[:len(old)], strict=True))
+        return ([], list(new[len(old):])) if same else None
+    removed: list[int] = []
+    kept = 0
+    for i, item in enumerate(old):
+        if kept < len(new) and new[kept] is item:
+            kept += 1
+        else:
+            removed.append(i)
+    return (removed, []) if kept == len(new) else None
+
+
+def _block(lines: list[str], spots: ListSpots, removed: list[int], added: list[str]) -> bool:
+    """Splice a block list in `lines` (see `splice_list`); False, `lines` untouched, when its
+    entries are not each on a line of their own below the key, after a dash."""
+    rows = [row for row, _ in spots.items]
+    dashes = [lines[row][:col] if row < len(lines) else "" for row, col in spots.items]
+    if (not rows or rows[0] <= spots.key[0] or any(a >= b for a, b in pairwise(rows))
+            or not all(_DASH.fullmatch(dash) for dash in dashes)):
+        return False
+    lines[rows[-1] + 1:rows[-1] + 1] = [dashes[-1] + entry for entry in added]
+    for i in reversed(removed):
+        del lines[rows[i]]
+    if len(removed) == len(rows):  # still a list, read as empty: `key: []`
+        row, col = spots.key
+        lines[row] = lines[row][:col] + _emptied(lines[row][col:])
+    return True
+
+
+def _emptied(line: str) -> str:
+    """A key's line (from the key on) with `[]` after its `:` or tag, its comment kept."""
+    match = _COMMENTED.fullmatch(line)
+    code, comment = (match["code"], match["comment"] or "") if match else (line, "")
+    value = code.rstrip()
+    return f"{value} []{code[len(value):]}{comment}"
+
+
+def _flow(text: str, spots: ListSpots, removed: list[int], added: list[str]) -> str | None:
+    """`text` with a flow list spliced (see `splice_list`): an entry removed with the comma
+    before it (the last) or after it (any other); added ones after the last, each after the
+    separator the last two have (`, ` else), so removing the entry again gives `text` back."""
+    starts = [0]
+    for line in text.split("\n"):
+        starts.append(starts[-1] + len(line) + 1)
+    opening = _TAG.match(text, starts[spots.node[0]] + spots.node[1])
+    if opening is None or text[opening.end():opening.end() + 1] != "[":
+        return None
+    spans = [[starts[row] + col, _flow_entry_end(text, starts[row] + col)]
+             for row, col in spots.items]
+    if added:
+        if not spans:
+            at = opening.end() + 1
+            return text[:at] + ", ".join(added) + text[at:]
+        end = spans[-1][1]
+        if text[end:].lstrip()[:1] == ",":  # a trailing comma: no separator of its own
+            return None
+        between = text[spans[-2][1]:spans[-1][0]] if len(spans) > 1 else ""
+        sep = between if between.lstrip().startswith(",") and "#" not in between else ", "
+        return text[:end] + "".join(sep + entry for entry in added) + text[end:]
+    for i in reversed(removed):
+        cut = _cut(spans, i)
+        text = text[:cut[0]] + text[cut[1]:]
+        del spans[i]
+        for span in spans[i:]:  # the entries after the cut move back by its length
+            span[0] -= cut[1] - cut[0]
+            span[1] -= cut[1] - cut[0]
+    return text
+
+
+def _cut(spans: list[list[int]], i: int) -> tuple[int, int]:
+    """The text removing flow entry `i` of `spans` takes: the entry with the separator after
+    it, the last one with the separator before it (an append's inverse), a sole one alone."""
+    if len(spans) == 1:
+        return spans[0][0], spans[0][1]
+    if i + 1 < len(spans):
+        return spans[i][0], spans[i + 1][0]
+    return spans[i - 1][1], spans[i][1]
+
+
+_PLAIN_END = re.compile(r"[,\]\n]|[ \t]#")
+
+
+def _flow_entry_end(text: str, begin: int) -> int:
+    """Where the flow list entry at `begin` ends: after its closing quote, or for a plain one
+    before the `,`, `]` or comment after it (and the spaces before those)."""
+    quote = text[begin:begin + 1]
+    if quote not in ("'", '"'):
+        found = _PLAIN_END.search(text, begin)
+        end = found.start() if found else len(text)
+        return begin + len(text[begin:end].rstrip())
+    i = begin + 1
+    while i < len(text):
+        if quote == '"' and text[i] == "\\":
+            i += 2
+        elif text[i] == quote and quote == "'" and text[i + 1:i + 2] == "'":
+            i += 2  # `''` is a quote inside single quotes
+        elif text[i] == quote:
+            return i + 1
+        else:
+            i += 1
+    return len(text)

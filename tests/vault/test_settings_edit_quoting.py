@@ -70,15 +70,20 @@ def test_plain_entries_stay_plain(tmp_path: Path) -> None:
 def test_a_write_that_would_not_read_back_as_meant_is_refused(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Whatever ruamel writes is read by the reader before the file is replaced: here a dump
-    that loses `private` (as `? q/` turned into a key) is refused, and nothing is written."""
-    real = settings_edit._dump
+    """Whatever the splice or ruamel writes is read by the reader before the file is replaced:
+    here both lose `private` (as `? q/` turned into a key): refused, and nothing is written."""
+    real, real_splice = settings_edit._dump, settings_edit.splice_list
 
     def losing(y: Any, doc: Any, layout: Any) -> bytes:
         doc.pop("private")
         return real(y, doc, layout)
 
+    def losing_splice(*args: Any) -> str | None:
+        text = real_splice(*args)
+        return None if text is None else text.replace("  - Health/  # keep\n", "")
+
     monkeypatch.setattr(settings_edit, "_dump", losing)
+    monkeypatch.setattr(settings_edit, "splice_list", losing_splice)
     vault = _vault(tmp_path, START["block"])
     with pytest.raises(InvalidSettings, match=r"would not read back from ora\.yaml as intended"):
         set_excluded(vault, "Drafts/", True, data_folder=None)
