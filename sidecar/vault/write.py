@@ -7,7 +7,8 @@ writer's save landing meanwhile, in place or by rename, nor while a program hold
 for writing, where leases tell (`_swap`; the leases are `held_open.py`'s); a file with other hard
 links is written in place instead (a rename would detach it from them), its old bytes kept in a
 hidden copy beside it until the new ones are on disk. New notes are linked into place, never over
-a file; moves to the trash and undos are checked the same way. What goes into a note's frontmatter
+a file; moves to the trash and undos are checked the same way. The copies a killed write left
+are swept by a later write in their folder (`_sweep_beside`). What goes into a note's frontmatter
 is `frontmatter_edit.py`'s; `edit.py` puts the two together.
 """
 
@@ -24,6 +25,7 @@ import sys
 import time
 from collections.abc import Callable, Collection
 from pathlib import Path, PurePosixPath
+from typing import NoReturn
 
 from sidecar.errors import Conflict, NoteNotWritable, NotFound
 from sidecar.vault.held_open import (
@@ -151,7 +153,8 @@ def _swap(path: Path, tmp: Path, read_hash: str, written: str, trash: Path) -> N
     editor's save lands in the note. (A check, then os.replace, could not tell: a rename
     landing between the two was overwritten, and the write answered success.) A file taken
     out of the note that a program may still save into is moved to `trash` rather than
-    deleted (`held_open.keep`), and the Conflict says where. Where names cannot be exchanged,
+    deleted (`held_open.keep`), and the Conflict says where; a save into Ora's file while it
+    stood in the note is the newest and stays there (`_put_back`). Where names cannot be exchanged,
     `_replace_checked` narrows the window.
     """
     removed = f"{path.name} was removed while it was being edited"
@@ -178,7 +181,10 @@ def _swap(path: Path, tmp: Path, read_hash: str, written: str, trash: Path) -> N
         if not swapped:
             _replace_checked(path, tmp, read_hash, leases)
             return
-        if untouched(fd, tmp, read_hash, bool(leased)):  # the old file: the write stands
+        # A broken lease is told first: the put-back then comes without reading the old file
+        # again, for the note shows Ora's edit of the old bytes until it does.
+        broken = bool(leased) and not lease_kept(fd)
+        if not broken and untouched(fd, tmp, read_hash, bool(leased)):  # the write stands
             return
         _put_back(path, tmp, ours, written, leases, trash)
     finally:
@@ -189,16 +195,27 @@ def _put_back(path: Path, tmp: Path, ours: os.stat_result, written: str, leases:
               trash: Path) -> None:
     """Another writer got there first: its file (now at `tmp`) goes back to `path`, and the
     Conflict is raised. If yet another save replaced Ora's file meanwhile, that one is the
-    newest and stays (it would have replaced the first one too). The file left at `tmp` is
-    deleted by the caller, unless a program may still save into it: then it is kept in
-    `trash`, and the Conflict says so."""
+    newest and stays (it would have replaced the first one too); so does Ora's file itself
+    once a program saved into it (in place) while it stood in the note: that save is the
+    newest. The file left at `tmp` is deleted by the caller, unless a program may still save
+    into it: then it is kept in `trash`, and the Conflict says so. An older save that a save
+    into Ora's file displaced is kept in `trash` too: that save may have been made from Ora's
+    edit of the old bytes, shown in the note for that moment, and so lack the older one's text.
+    """
     changed = f"{path.name} changed while it was being edited; try again"
+    # Read only when its size or time says a save went in: the note shows Ora's edit of the old
+    # bytes until it is put back. One within the same clock tick is seen just after (`elif`).
+    if _stat_changed(path, ours) and _saved_into(path, ours, written):  # the newest: it stays
+        _keep_older(tmp, trash, path.name, changed)
     if not _exchange(tmp, path):
         os.replace(tmp, path)
         raise Conflict(changed)
     if not os.path.samestat(os.lstat(tmp), ours):
         _exchange(tmp, path)  # the newest save back in the note; the one it replaced at `tmp`
         dropped = not (leases and held_for_writing(tmp))
+    elif _saved_into(tmp, ours, written):  # a save into Ora's copy just before it was put back
+        _exchange(tmp, path)
+        _keep_older(tmp, trash, path.name, changed)
     else:  # Ora's copy, unless a program opened the note while it was in place
         dropped = let_go(tmp, written, leases)
     if not dropped:
@@ -206,6 +223,33 @@ def _put_back(path: Path, tmp: Path, ours: os.stat_result, written: str, leases:
         raise Conflict(f"{changed} (a program was still saving into a copy taken out of the "
                        f"note: it is kept in {kept})")
     raise Conflict(changed)
+
+
+def _saved_into(name: Path, ours: os.stat_result, written: str) -> bool:
+    """True when `name` is Ora's new file (`ours`) and no longer holds the bytes hashed
+    `written`: a program saved into it in place while it stood in the note."""
+    try:
+        return os.path.samestat(os.lstat(name), ours) and _hash_of(name) != written
+    except FileNotFoundError:
+        return False
+
+
+def _stat_changed(name: Path, ours: os.stat_result) -> bool:
+    """True when `name` is Ora's new file (`ours`) and its size or modification time changed."""
+    try:
+        now = os.lstat(name)
+    except FileNotFoundError:
+        return False
+    return os.path.samestat(now, ours) and (now.st_size, now.st_mtime_ns) != (
+        ours.st_size, ours.st_mtime_ns)
+
+
+def _keep_older(older: Path, trash: Path, name: str, changed: str) -> NoReturn:
+    """Keep `older`, a save a newer one (now in the note) displaced, in `trash`; the Conflict
+    that says where."""
+    kept = keep(older, trash, name)
+    raise Conflict(f"{changed} (the note holds the newest save; an earlier one it replaced is "
+                   f"kept in {kept})")
 
 
 def _replace_checked(path: Path, tmp: Path, read_hash: str, leases: bool) -> None:
@@ -254,6 +298,10 @@ _TEMP_NAME = re.compile(r"\.(?P<name>.+)\.[0-9a-f]{8}\.ora-tmp")
 # Far longer than any one write lives: a held `.ora-old` waits at most the lease break time
 # (45 s on Linux). Its link or rename refreshes its ctime, which is what is compared.
 TEMP_STALE_S = 600.0
+# A folder is swept by the writer at most this often per process (`_sweep_beside`): a file
+# turns stale only after TEMP_STALE_S, so sweeping more often would find nothing more.
+SWEEP_EVERY_S = 60.0
+_swept: dict[str, float] = {}  # folder -> time.monotonic() of this process's last sweep of it
 
 
 def sweep_temp_files(folder: Path, names: Collection[str] = (),
@@ -262,7 +310,9 @@ def sweep_temp_files(folder: Path, names: Collection[str] = (),
     died mid-write (SIGKILL, a power cut): only a regular file of the writer's own temporary
     name, untouched for `TEMP_STALE_S`, or at once when its NAME is one of `names` (notes whose
     writer is known to be gone: an ingest's, under the ingest lock). Nothing else is ever
-    removed; the names removed."""
+    removed, nor a stale one beside a note with other hard links: that may be an in-place
+    write's copy of the note's old bytes (`_write_in_place`), all that is left of them after a
+    crash mid-write. The names removed."""
     now = time.time() if now is None else now
     removed: list[str] = []
     try:
@@ -271,17 +321,43 @@ def sweep_temp_files(folder: Path, names: Collection[str] = (),
         return removed
     for entry in entries:
         found = _TEMP_NAME.fullmatch(entry.name)
+        if found is None:  # the name first: most entries are notes, and need no stat
+            continue
         try:
             st = entry.stat(follow_symlinks=False)
         except OSError:
             continue
-        if found is None or not stat.S_ISREG(st.st_mode):
+        if not stat.S_ISREG(st.st_mode):
             continue
-        if found["name"] in names or now - max(st.st_mtime, st.st_ctime) > TEMP_STALE_S:
+        if found["name"] in names or (now - max(st.st_mtime, st.st_ctime) > TEMP_STALE_S
+                                      and not _hard_linked(Path(folder, found["name"]))):
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(entry.path)
                 removed.append(entry.name)
     return removed
+
+
+def _hard_linked(path: Path) -> bool:
+    """True when `path` is a regular file with other names (hard links)."""
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return False
+    return stat.S_ISREG(st.st_mode) and st.st_nlink > 1
+
+
+def _sweep_beside(path: Path) -> None:
+    """Sweep the folder `path` is written in (`sweep_temp_files`: its stale temporary files
+    only), at most every SWEEP_EVERY_S in this process: so a killed write's copy goes with the
+    next write in its folder, whichever writes there (lint fix, adopt, triage, undo, settings).
+    Never fails the write: a folder that will not let them go keeps them."""
+    folder, clock = str(path.parent), time.monotonic()
+    last = _swept.get(folder)
+    if last is not None and clock - last < SWEEP_EVERY_S:
+        return
+    _swept[folder] = clock
+    with contextlib.suppress(OSError):
+        sweep_temp_files(path.parent)
 
 
 def _new_file(path: Path, mode: int) -> tuple[int, Path]:
@@ -300,6 +376,7 @@ def _temp_copy(path: Path, data: bytes, mode: int | None) -> Path:
     into place or removed by the caller. A new note (`mode` None) gets the mode the user's
     umask gives new files, as an editor's would; a copy of a note is the owner's alone until
     it has the note's own mode, so its text is never readable by more accounts than the note's."""
+    _sweep_beside(path)  # a killed write's copies, beside the one made now
     fd, tmp = _new_file(path, 0o600 if mode is not None else 0o666)
     try:
         with os.fdopen(fd, "wb") as handle:

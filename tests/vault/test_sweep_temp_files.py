@@ -4,10 +4,18 @@ their writer is known to be gone; never a file of the user's."""
 
 from __future__ import annotations
 
+import os
 import time
+from collections.abc import Callable
 from pathlib import Path
 
-from sidecar.vault.write import TEMP_STALE_S, create_file, sweep_temp_files
+import pytest
+
+from sidecar.lint.diagnostics import fix_dates
+from sidecar.vault import write
+from sidecar.vault.edit import edit_frontmatter
+from sidecar.vault.frontmatter_edit import set_value
+from sidecar.vault.write import TEMP_STALE_S, content_hash, create_file, sweep_temp_files
 
 OURS = [".a.md.0123abcd.ora-tmp", ".b - page 1.md.ffffffff.ora-tmp"]
 # and the writer's `.ora-old`, which may hold the only copy of another program's save
@@ -42,3 +50,52 @@ def test_the_temporary_files_of_notes_whose_writer_is_gone_are_removed_at_once(
 def test_a_file_the_writer_creates_leaves_no_temporary_file(tmp_path: Path) -> None:
     create_file(tmp_path / "n.md", b"x\n")
     assert [p.name for p in tmp_path.iterdir()] == ["n.md"]
+
+
+NOTE = b"---\ntitle: n\n---\nBody.\n"
+# How each kind of writer writes a note in `vault` (lint fix, a frontmatter edit as adopt and
+# triage make, an undo, a new note): each goes through the writer's temporary copy.
+WRITES: dict[str, Callable[[Path], object]] = {
+    "lint-fix": lambda vault: fix_dates(vault, "n.md"),
+    "edit": lambda vault: edit_frontmatter(vault, "n.md", lambda cm: set_value(cm, "s", "x")),
+    "undo": lambda vault: write.restore_bytes(vault, "n.md", b"---\n---\nOld.\n",
+                                             content_hash(NOTE)),
+    "new-note": lambda vault: write.create_note(vault, "new.md", "New.\n"),
+}
+
+
+@pytest.mark.parametrize("how", sorted(WRITES))
+def test_any_write_removes_the_stale_temporary_files_a_killed_writer_left_in_its_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, how: str,
+) -> None:
+    # Before: only ingest and extraction accept swept; a note written by lint fix, adopt,
+    # triage or undo kept a killed write's full hidden copy beside it forever.
+    vault = tmp_path / "vault"
+    _files(vault, OURS + THEIRS)
+    (vault / "n.md").write_bytes(NOTE)
+    monkeypatch.setattr(write, "TEMP_STALE_S", -1.0)  # every temporary file of ours is stale
+    WRITES[how](vault)
+    left = {p.name for p in vault.iterdir()} - {"n.md", "new.md"}
+    assert left == set(THEIRS)
+
+
+def test_a_write_leaves_a_temporary_file_that_may_be_another_writers_in_progress(
+    tmp_path: Path,
+) -> None:
+    _files(tmp_path, OURS)  # fresh: another Ora process may be writing them now
+    (tmp_path / "n.md").write_bytes(NOTE)
+    edit_frontmatter(tmp_path, "n.md", lambda cm: set_value(cm, "s", "x"))
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([*OURS, "n.md"])
+
+
+def test_the_old_bytes_of_a_hard_linked_note_killed_mid_write_are_never_swept(
+    tmp_path: Path,
+) -> None:
+    # A hard-linked note is written in place, its old bytes first copied beside it under the
+    # temporary name: after a crash mid-write that copy is all that is left of them.
+    _files(tmp_path, [".n.md.0123abcd.ora-tmp"])
+    (tmp_path / "n.md").write_bytes(NOTE)
+    os.link(tmp_path / "n.md", tmp_path / "other name.md")
+    later = time.time() + TEMP_STALE_S + 60
+    assert sweep_temp_files(tmp_path, now=later) == []
+    assert (tmp_path / ".n.md.0123abcd.ora-tmp").exists()

@@ -173,3 +173,54 @@ def test_without_an_atomic_exchange_only_the_moment_of_the_replace_is_unguarded(
     lost = _race(monkeypatch, path, ORIGINAL, EDITORS,
                  lambda: atomic_write(path, ORAS, content_hash(ORIGINAL), "Note.md"))
     assert {fired for fired, _, _ in lost} <= {"replace"}
+
+
+def _save_in_place(path: Path, data: bytes) -> None:
+    """An editor saving `data` in place: truncate, then write into what `path` names."""
+    with open(path, "r+b") as handle:
+        handle.truncate(0)
+        handle.write(data)
+
+
+def _sync_then_editor(path: Path, monkeypatch: pytest.MonkeyPatch, editor_at: int) -> None:
+    """A sync tool's rename (its save: EDITORS) lands just before Ora's swap; an editor's save
+    in place (LATER_SAVE) lands in the note just after the swap (`editor_at` 1) or just before
+    Ora puts the sync tool's file back (`editor_at` 2)."""
+    real, calls = write._exchange, [0]
+
+    def exchange(a: Path, b: Path) -> bool:
+        calls[0] += 1
+        if calls[0] == 1:
+            _rename_save(path, EDITORS)()
+        if calls[0] == editor_at == 2:
+            _save_in_place(path, LATER_SAVE)
+        swapped = real(a, b)
+        if calls[0] == editor_at == 1:
+            _save_in_place(path, LATER_SAVE)
+        return swapped
+
+    monkeypatch.setattr(write, "_exchange", exchange)
+
+
+LATER_SAVE = EDITORS + b"\nThe editor's newest save.\n"
+
+
+@pytest.mark.skipif(getattr(write, "_EXCHANGE", None) is None,
+                    reason="no atomic exchange on this system")
+@pytest.mark.parametrize("editor_at", [1, 2], ids=["after-the-swap", "before-the-put-back"])
+def test_a_save_in_place_into_oras_copy_stays_in_the_note_over_an_older_rename(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, editor_at: int,
+) -> None:
+    # Before: Ora put the sync tool's older file back in the note and moved the file holding
+    # the editor's newest save to .trash/: the note silently showed the older text.
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    path = vault / "Note.md"
+    path.write_bytes(ORIGINAL)
+    _sync_then_editor(path, monkeypatch, editor_at)
+    with pytest.raises(Conflict, match=r"newest save.*kept in \.trash/Note\.md"):
+        atomic_write(path, ORAS, content_hash(ORIGINAL), "Note.md")
+    assert path.read_bytes() == LATER_SAVE
+    # The older save it displaced is kept aside, whole: it may hold text the newest lacks.
+    assert (vault / write.TRASH_FOLDER / "Note.md").read_bytes() == EDITORS
+    assert sorted(p.name for p in vault.iterdir()) == [write.TRASH_FOLDER, "Note.md"]
