@@ -115,10 +115,10 @@ def _iso(value: Any) -> str | None:
         return None
     try:
         parsed = dt.datetime.fromisoformat(value)
-    except ValueError:
+        if parsed.tzinfo is not None:
+            parsed = parsed.astimezone(dt.UTC).replace(tzinfo=None)
+    except (ValueError, OverflowError):  # in UTC before year 1 or after 9999: no date
         return None
-    if parsed.tzinfo is not None:
-        parsed = parsed.astimezone(dt.UTC).replace(tzinfo=None)
     return parsed.isoformat(timespec="seconds")
 
 

@@ -37,6 +37,13 @@ def test_a_capitalised_date_created_dates_the_note(key: str) -> None:
     assert decay_date({key: "2021-03-04"}, 1_700_000_000 * 10**9, "n.md") == "2021-03-04T00:00:00"
 
 
+@pytest.mark.parametrize("value", ["0001-01-01T00:00:00+01:00", "9999-12-31T23:00:00-05:00"])
+def test_a_date_that_leaves_the_calendar_in_utc_is_no_date_not_a_crash(value: str) -> None:
+    """One such `date created` ended `ora index` with an OverflowError."""
+    assert decay_date({"date created": value, "date modified": "2022-05-06"}, 0, "n.md") == (
+        "2022-05-06T00:00:00")
+
+
 def test_a_capitalised_date_modified_and_created_property_are_read() -> None:
     assert decay_date({"Date Modified": "2022-05-06"}, 0, "n.md") == "2022-05-06T00:00:00"
     assert stated_created({"Created": "2020-01-02T10:00"}, "n.md") == (
