@@ -1,10 +1,11 @@
 """Claims: the sentences of a note's body, in plain text, with the file lines they came from.
 
 Contradictions are judged claim against claim, so a note is first cut into sentences. Markdown
-that is not prose (headings, code, tables, rules, comments) is skipped; links and emphasis are
-reduced to their text. Dataview's inline fields (`Mood:: 3` on its own line or as a list item,
-`[due:: 2024-05-01]` inside a sentence; `schema/plugin_formats.json`) are a note's properties
-written inline, not claims: two daily notes' `Mood::` lines are two days, not a disagreement.
+that is not prose (headings, a callout's `> [!type]± Title` line, code, tables, rules, comments)
+is skipped; links and emphasis are reduced to their text. Dataview's inline fields (`Mood:: 3` on
+its own line or as a list item, `[due:: 2024-05-01]` inside a sentence;
+`schema/plugin_formats.json`) are a note's properties written inline, not claims: two daily
+notes' `Mood::` lines are two days, not a disagreement.
 Nor is a task (`- [ ] Run 5 km 📅 2024-05-02`, a Kanban card): it is a plan for its day, and a
 plan that changes from one day to the next contradicts nothing.
 Lines are 1-based lines of the file, so the plugin can jump to them.
@@ -16,6 +17,7 @@ import re
 from dataclasses import dataclass
 from functools import cache
 
+from sidecar.chunking import markdown
 from sidecar.language.languages import word_count
 from sidecar.schema import load_json
 from sidecar.vault import links
@@ -71,6 +73,15 @@ def plain(text: str) -> str:
     return _SPACES.sub(" ", text).strip()
 
 
+def _callout_header(line: str, text: str) -> bool:
+    """Whether a quote line opens a callout (`> [!warning]- Title`, in a quote at any depth):
+    its type and title head the box as a heading would, they are not a claim. `text` is the
+    line without its quote markers; it is read as the chunker reads a callout."""
+    if not _QUOTE.match(line):
+        return False
+    return any(block.label for block in markdown.blocks([f"> {text}"]))
+
+
 def _paragraphs(body: str, first_line: int) -> list[list[tuple[int, str]]]:
     """Prose paragraphs as lists of (file line, text); a list item starts a new paragraph."""
     paragraphs: list[list[tuple[int, str]]] = []
@@ -88,6 +99,11 @@ def _paragraphs(body: str, first_line: int) -> list[list[tuple[int, str]]]:
             current = []
             continue
         text = _QUOTE.sub("", _ITEM.sub("", line)).strip()
+        if _callout_header(line, text):  # a heading of sorts: it ends the paragraph above
+            if current:
+                paragraphs.append(current)
+            current = []
+            continue
         no_claim = field_line.match(text) is not None or _TASK.match(line) is not None
         if (_ITEM.match(line) or no_claim) and current:
             paragraphs.append(current)

@@ -9,13 +9,17 @@
   its bytes journalled here, so an undo recreates it wherever the client's trash put it;
 * dismiss — not a contradiction; the same two claims are never queued again.
 
-Every file a resolution touches must still hash as it did when the pair was judged: otherwise
-Conflict, and nothing is written. A resolution is all or nothing: both edits are planned (new
-texts computed and checked) before either is written, and if the second write fails the first
-is put back, so a note never keeps `supersedes` while the other stays unarchived. Each
-resolution, and each batch approval as a whole, is journalled so it can be undone
-(`undo.py`). The decision is recorded in the vault's decisions note (`decisions.py`) after the
-edits; when it cannot be (a full disk), the edits are put back and the resolution fails.
+An action that writes a note (changed-mind, wrong) needs both notes of the pair to still hash as
+they did when it was judged, even the one `wrong` leaves alone: the verdict was on the two
+claims together, so the other one edited (perhaps to agree), renamed or deleted makes it stale.
+Otherwise Conflict (NotFound when one is gone), and nothing is written. Flag and dismiss write no
+note: they record the user's verdict on the pair as listed. A resolution is all or nothing: both
+edits are planned (new texts computed and checked) before either is written, and if the second
+write fails the first is put back, so a note never keeps `supersedes` while the other stays
+unarchived (a batch approval likewise: `approve_batch`). Each resolution, and each batch
+approval as a whole, is journalled so it can be undone (`undo.py`). The decision is recorded
+in the vault's decisions note (`decisions.py`) after the edits; when it cannot be (a full
+disk), the edits are put back and the resolution fails.
 """
 
 from __future__ import annotations
@@ -117,8 +121,9 @@ def _changed_mind(config: Config, queue: Queue, pair: Pair, newer: str | None,
 
 def _wrong(config: Config, queue: Queue, pair: Pair, note: str | None,
            delete: bool, journal: Journal, client_trash: bool = False) -> dict[str, Any]:
-    wrong, _ = _side_of(pair, note, "--note")
-    _check_unchanged(config, wrong)
+    wrong, other = _side_of(pair, note, "--note")
+    for side in (wrong, other):  # the other note too: it is half of what was judged
+        _check_unchanged(config, side)
     if delete and client_trash:  # the client trashes it after this answer, if still `hash`
         journal.touched(wrong.path, _before(config, wrong), None)
         return {"action": "wrong", "note": wrong.path, "deleted": True, "client_trash": True,
@@ -189,15 +194,65 @@ def approve_batch(config: Config, queue: Queue, batch: str, *,
                   private: bool = False) -> list[Resolution]:
     """Apply every open news proposal of a batch ("news" means every open batch), oldest
     first, so a story's chain archives each article in turn; private proposals only in
-    private mode."""
+    private mode.
+
+    All or nothing: every proposal's notes are checked as judged before any is written. When
+    a write still fails midway (a note saved between that check and its write), what the
+    approval wrote is put back and its pairs reopened before the error is raised. Only when a
+    note it wrote was changed since as well (not ours to overwrite) is nothing put back: the
+    proposals applied are returned, journalled as one undo, and the rest stay open."""
     proposals = (queue.pairs("open", kind="news", private=private) if batch == "news"
                  else [p for p in queue.batch(batch, private=private) if p.kind == "news"])
     if not proposals:
         raise NotFound(f"no open news proposals in batch {batch!r}")
     proposals.sort(key=lambda p: (str(p.evidence.get("dates", [""])[-1]), p.b.path))
+    for p in proposals:
+        for side in (p.a, p.b):
+            _check_unchanged(config, side)
     journal = Journal()  # one undo for the whole batch
+    done: list[Resolution] = []
     try:
-        return [resolve(config, queue, p.id, "changed-mind", newer=p.b.path, private=private,
-                        journal=journal) for p in proposals]
-    finally:
+        for p in proposals:
+            done.append(resolve(config, queue, p.id, "changed-mind", newer=p.b.path,
+                                private=private, journal=journal))
+    except (OraError, OSError) as err:
+        if not done or _roll_back(config, queue, journal, proposals[:len(done)]):
+            raise
+        log.warning("batch %s stopped after %d of %d proposals (%s), and a note it wrote "
+                    "changed since: the applied ones are kept", batch, len(done),
+                    len(proposals), err)
+    # The pairs as judged, not as `resolve` read them: a note the chain edits twice (an
+    # article superseding one and superseded by the next) was rehashed by the first edit,
+    # and an undo puts back its first bytes.
+    journal.pairs = proposals[:len(done)]
+    journal.save(queue)
+    return done
+
+
+def _hash_now(config: Config, rel: str) -> str | None:
+    try:
+        return content_hash(vault_path(config.vault, rel).read_bytes())
+    except FileNotFoundError:
+        return None
+
+
+def _roll_back(config: Config, queue: Queue, journal: Journal, applied: list[Pair]) -> bool:
+    """Put back the notes a failed approval wrote and reopen the pairs it resolved. False,
+    touching nothing, when a note it wrote changed since (a save after ours: not ours to
+    overwrite). A note saved in the instant between that check and its put-back stops the
+    rest: what still holds our edit stays journalled, for an undo, and the error is raised."""
+    files = list(journal.files.values())
+    if any(f.trash is not None or _hash_now(config, f.path) != f.after_hash for f in files):
+        return False
+    try:
+        for f in reversed(files):  # newest change first, as an undo does
+            put_back(config, queue, [f])
+            del journal.files[f.path]
+        for pair in applied:
+            queue.restore_pair(pair)
+    except (OraError, OSError) as err:
+        log.warning("a failed approval could not be put back whole (%s); undo it when its "
+                    "notes are as it left them", err)
+        journal.pairs = applied
         journal.save(queue)
+    return True

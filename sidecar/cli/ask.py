@@ -20,6 +20,7 @@ from sidecar.cli.common import (
     emit,
     open_index_or_route,
     retrieval_from_args,
+    text_option,
 )
 from sidecar.cli.search import render_web
 from sidecar.documents.formats import cited_where
@@ -30,7 +31,8 @@ from sidecar.models.choice import load_embedder
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser("ask", help="a cited answer from the vault", description=__doc__)
     add_vault_args(parser)
-    parser.add_argument("question", metavar="QUESTION", help="what to ask")
+    parser.add_argument("question", metavar="QUESTION", type=text_option("AskRequest", "question"),
+                        help="what to ask")
     parser.add_argument("--conversation", metavar="ID", help="use and extend this conversation")
     parser.add_argument("--web", action="store_true",
                         help="also give the model web results (searxng_url), with their tiers")

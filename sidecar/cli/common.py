@@ -15,7 +15,7 @@ from sidecar.index.scope import NoteFilter
 from sidecar.models.embedder import Embedder
 from sidecar.models.reranker import Reranker, build_reranker
 from sidecar.retrieval.search import SearchOptions
-from sidecar.server.openapi import field_range
+from sidecar.server.openapi import field_max_length, field_range, too_long
 from sidecar.settings import Config, make_config
 
 
@@ -43,6 +43,20 @@ def k_option(request: str) -> Callable[[str], int]:
         if not low <= value <= high:
             raise argparse.ArgumentTypeError(f"must be from {low} to {high}, not {value}")
         return value
+
+    return parse
+
+
+def text_option(request: str, field: str) -> Callable[[str], str]:
+    """The argparse type of a text the HTTP API limits in the OpenAPI schema `request` (the
+    query of search, the question of ask): refused over its `maxLength`, as the API refuses it,
+    and with the same reason."""
+    limit = field_max_length(request, field)
+
+    def parse(text: str) -> str:
+        if len(text) > limit:
+            raise argparse.ArgumentTypeError(too_long(len(text), limit))
+        return text
 
     return parse
 

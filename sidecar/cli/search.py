@@ -1,10 +1,19 @@
-"""`ora search VAULT QUERY`: a cited, provenance-weighted search of the vault's index."""
+"""`ora search VAULT QUERY`: a cited, provenance-weighted search of the vault's index.
+
+No watcher keeps the index in line with the vault here (unless `ora serve` or `ora watch` runs),
+so, as `ora ask` does, the search leaves out every note the index no longer holds as it is on
+disk (`retrieval/on_disk.py`): gone, renamed or edited since `ora index`. Its chunks would quote
+text the note no longer holds, at lines that moved, and show a note tagged `#private` since as
+public. They are left out before the top-k cut (deeper passes fill their places), and how many
+notes were is said on stderr with the command that brings them back.
+"""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
 import textwrap
+from dataclasses import replace
 from typing import Any
 
 from sidecar.cli.common import (
@@ -14,11 +23,14 @@ from sidecar.cli.common import (
     emit,
     log,
     retrieval_from_args,
+    text_option,
 )
 from sidecar.documents.formats import cited_where
 from sidecar.index import Index, open_index
 from sidecar.models.choice import load_embedder
+from sidecar.retrieval.on_disk import OnDisk
 from sidecar.retrieval.relations import search_related
+from sidecar.retrieval.search import Chunk
 from sidecar.vault.scan import iter_note_paths
 from sidecar.vault.vault_settings import is_excluded
 from sidecar.web.searxng import web_tier
@@ -33,7 +45,8 @@ def register(subparsers: Any) -> None:
         "search", help="hybrid search with citations", description=__doc__
     )
     add_vault_args(parser)
-    parser.add_argument("query", metavar="QUERY", help="what to look for")
+    parser.add_argument("query", metavar="QUERY", type=text_option("SearchRequest", "query"),
+                        help="what to look for")
     add_retrieval_args(parser, 10, "how many results (default 10)", "SearchRequest")
     parser.add_argument(
         "--include-archived", action="store_true", help="also return archived notes"
@@ -58,9 +71,16 @@ def run(args: argparse.Namespace) -> int:
     try:
         if not index.stats().get("chunks"):
             log(_nothing_to_search(index, args.vault))
+        on_disk = _StaleNotes(index, options.namespace)
         document = asyncio.run(search_related(
-            index, embedder, reranker, args.query, options, reranker_reason=reason,
-            expand=args.expand))
+            index, embedder, reranker, args.query, replace(options, leave_out=on_disk),
+            reranker_reason=reason, expand=args.expand))
+        # the notes --expand adds are no top-k cut's: checked after, the same way
+        document["results"] = [r for r in document["results"]
+                               if "expanded_from" not in r or not on_disk.stale(r["path"])]
+        if on_disk.left_out:  # a count, no name: a note left out may say private now
+            log(f"{_notes(len(on_disk.left_out))} left out: changed since `ora index` last ran "
+                f"(run it again to search them as they are now: `ora index {args.vault}`)")
         if args.web:
             document.update(asyncio.run(
                 web_tier(config, embedder, args.query, int(config.web_results),
@@ -72,6 +92,28 @@ def run(args: argparse.Namespace) -> int:
         index.close()
     emit(args, document, render)
     return 0
+
+
+class _StaleNotes:
+    """The search's `leave_out`: a chunk of a note the index does not hold as it is on disk
+    (`OnDisk`, each note checked once), each such note recorded in `left_out`."""
+
+    def __init__(self, index: Index, namespace: str) -> None:
+        self._on_disk = OnDisk(index.config, index.ledger, namespace)
+        self.left_out: set[str] = set()
+
+    def stale(self, path: str) -> bool:
+        if self._on_disk.holds(path):
+            return False
+        self.left_out.add(path)
+        return True
+
+    def __call__(self, chunk: Chunk) -> bool:
+        return self.stale(chunk.path)
+
+
+def _notes(n: int) -> str:
+    return f"{n} note{'s' if n > 1 else ''}"
 
 
 def _nothing_to_search(index: Index, vault: str) -> str:

@@ -7,6 +7,11 @@ of the index). One batch is embedded on a background thread while the next is re
 for meanwhile (`Index.expedite`) are applied by their words at once (`Syncer._expedite`) and
 embedded after. A crash leaves the ledger behind Chroma: a restart finds the same rows waiting and
 resumes; vectors Chroma already holds are found by their text's hash, never embedded twice.
+
+`Index.request_stop` (the server's shutdown) sets `halt`: the embedding stops at its next slice
+of EMBED_SLICE texts and the syncing thread stops waiting for it (`WriteStopped`), so a shutdown
+waits for one slice, not a whole batch. The batch being embedded is dropped unwritten: its rows
+stay waiting in the ledger, and the next start embeds them.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from sidecar.errors import OraError
 from sidecar.heap import release_free_heap
 from sidecar.index.chroma import ChromaStore
 from sidecar.index.clusters import centroid
@@ -41,6 +47,18 @@ EMBED_SLICE = 32
 URGENT_POLL = 0.05
 
 
+class WriteStopped(OraError):
+    """A write stopped because the index is closing (`Index.request_stop`: the server shuts
+    down). What it had not written stays as it was, waiting: the next write completes it."""
+
+    code = "shutting_down"
+    status = 503
+
+    def __init__(self) -> None:
+        super().__init__("the index is closing (the server is shutting down); the next start "
+                         "finishes this write")
+
+
 class EmbeddingPass:
     """Embedding for a `Syncer`: its stores and the state of its running sync."""
 
@@ -55,19 +73,29 @@ class EmbeddingPass:
     _embedding: ThreadPoolExecutor | None
     _lexical: bool
     _stop: threading.Event
+    # Set once by `Index.request_stop` (any thread): every write of this syncer stops at its next
+    # slice or file, and waits for no running embedding.
+    halt: threading.Event
 
     def _expedite(self, report: SyncReport) -> None:
         """Apply the paths asked for meanwhile (`Syncer._expedite`)."""
         raise NotImplementedError
 
+    def check_halt(self) -> None:
+        """Raise `WriteStopped` once the index is asked to stop (a shutdown)."""
+        if self.halt.is_set():
+            raise WriteStopped
+
     def _embed(
         self, todo: dict[str, str], stop: threading.Event | None = None
     ) -> dict[str, FloatArray]:
         """Vectors by chunk hash of these texts (on the embedding thread, touching no store);
-        `stop` ends it at the next slice (an interrupted sync does not wait for a whole batch)."""
+        `stop` ends it at the next slice (an interrupted sync does not wait for a whole batch),
+        and so does `halt`, raising: a shutdown drops the batch, never writes part of it."""
         keys = list(todo)
         out: dict[str, FloatArray] = {}
         for start in range(0, len(keys), EMBED_SLICE):
+            self.check_halt()
             if stop is not None and stop.is_set():
                 break
             part = keys[start : start + EMBED_SLICE]
@@ -78,7 +106,9 @@ class EmbeddingPass:
                  embedding: Future[dict[str, FloatArray]] | None,
                  report: SyncReport) -> dict[str, FloatArray]:
         """`vectors` with the batch's embedding's added once it is done, applying urgent paths
-        while it runs."""
+        while it runs. A halt (`Index.request_stop`) ends the wait: `WriteStopped`, the batch
+        unwritten (the embedding stops at its next slice)."""
+        self.check_halt()
         self._expedite(report)
         if embedding is not None:
             while True:
@@ -86,6 +116,7 @@ class EmbeddingPass:
                     embedded = embedding.result(timeout=URGENT_POLL)
                     break
                 except FutureTimeout:
+                    self.check_halt()
                     self._expedite(report)
             vectors.update(embedded)
             report.embedded += len(embedded)

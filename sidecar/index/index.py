@@ -235,6 +235,7 @@ class Index:
         changed note is first written by its words (BM25 and the ledger, findable at once), then
         embedded (`Syncer.embed_pending`); recently modified notes go first in each (the likeliest
         to be searched while a cold index runs); readers meanwhile see `indexing()`.
+        `request_stop` (another thread) stops it within one embedding slice: `WriteStopped`.
         """
         syncer = self._need_writer()
         started = time.monotonic()
@@ -288,6 +289,13 @@ class Index:
         next write takes any left over."""
         with self._urgent_lock:
             self._urgent.update(normalise_rel(p) for p in rel_paths)
+
+    def request_stop(self) -> None:
+        """Stop every write of this index, running or to come, at its next embedding slice or
+        file (`WriteStopped`), its unwritten work left waiting for the next start (the server's
+        shutdown: it must not wait for a whole batch). Thread-safe; for an index about to close."""
+        if self._syncer is not None:
+            self._syncer.halt.set()
 
     def hold_flips(self, rel_paths: Iterable[str]) -> None:
         """Hold private (`flips.py`) those of these notes filed as public whose own words make
@@ -363,6 +371,7 @@ class Index:
             todo = [(path, sentence) for path, sentence in sentences.items()
                     if stored.get(path) != leads.key(model, sentence)]
             for at in range(0, len(todo), leads.BATCH):
+                syncer.check_halt()  # the leads not yet stored are refreshed by the next write
                 batch = todo[at : at + leads.BATCH]
                 said = {path: sentence for path, sentence in batch if sentence}
                 vectors: dict[str, FloatArray] = dict(zip(
@@ -406,7 +415,8 @@ class Index:
                 current[r.path] = r.cluster
                 yield ClusterMember(r.path, r.date, r.title, r.declared, r.centroid, r.private)
 
-        assigned = assign_in_order(members(), get_schema().cluster_threshold)
+        # A factory: the private members' pass reads the ledger a second time (clusters.py).
+        assigned = assign_in_order(members, get_schema().cluster_threshold)
         moved = sorted(p for p, c in assigned.items() if current[p] != c)
         for start in range(0, len(moved), _CLUSTER_WINDOW):  # Chroma first, then the ledger
             rows = self.ledger.rows(self.namespace, moved[start : start + _CLUSTER_WINDOW])

@@ -1,6 +1,7 @@
 """The ledger (`DATA/ledger.sqlite`): what the index believes about every file of the vault.
 
-One row per file and namespace: content hash, mtime, size, the chunk ids it owns and where
+One row per file and namespace: content hash, mtime, size, ctime and inode (its `stamp`: a quick
+pass trusts a file whose stamp is unchanged without reading it), the chunk ids it owns and where
 (public or private store), the model that embedded them, type, tags, cluster (declared or
 assigned), conversation id (a chat note's), decay date and the note's centroid (for cluster
 assignment), and its error if any: what kept it out (binary, oversized), or frontmatter that
@@ -36,6 +37,7 @@ CREATE TABLE IF NOT EXISTS files (
     private INTEGER NOT NULL, chunk_ids TEXT NOT NULL, n_chunks INTEGER NOT NULL,
     declared_cluster TEXT, cluster TEXT, decays INTEGER NOT NULL, decay_date TEXT NOT NULL,
     centroid BLOB, error TEXT, conversation TEXT, embedded INTEGER NOT NULL DEFAULT 1,
+    ctime_ns INTEGER NOT NULL DEFAULT 0, inode INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (namespace, path));
 CREATE INDEX IF NOT EXISTS files_cluster ON files (namespace, cluster, decay_date);
 -- Covers a type filter's whole query: the rows themselves are wide (the centroid).
@@ -63,13 +65,19 @@ CREATE TABLE IF NOT EXISTS note_leads (
 # PRAGMA user_version: 1 once `note_tags` lists every row's folded tags (older ledgers are
 # back-filled on opening); 2 once `files` has its `conversation` column (added empty: the
 # chunker version that came with it re-plans every file, which fills it) and its `embedded`
-# column (older rows: embedded); 3 once its folded tags are composed (NFC) too (filled again).
-_VERSION = 3
+# column (older rows: embedded); 3 once its folded tags are composed (NFC) too (filled again);
+# 4 once `files` has its `ctime_ns` and `inode` columns (older rows: 0, a stamp no file has, so
+# each file is read and hashed once more, and only its stamp rewritten when its hash is the same).
+_VERSION = 4
 
 _COLUMNS = (
     "path, hash, mtime_ns, size, model, type, tags, title, private, chunk_ids, n_chunks, "
-    "declared_cluster, cluster, decays, decay_date, centroid, error, conversation, embedded"
+    "declared_cluster, cluster, decays, decay_date, centroid, error, conversation, embedded, "
+    "ctime_ns, inode"
 )
+# (mtime_ns, size, ctime_ns, inode): what tells a file's change without reading it. The ctime
+# and inode catch an edit whose mtime was put back (`cp -p`, `rsync -a`, `touch -r`).
+Stamp = tuple[int, int, int, int]
 
 
 @dataclass(frozen=True)
@@ -96,6 +104,13 @@ class FileRow:
     # False while its chunks are in BM25 only (findable by their words), waiting in
     # `pending_chunks` for the embedding pass (sync.py).
     embedded: bool = True
+    ctime_ns: int = 0  # 0: not known (a row written before the column existed)
+    inode: int = 0
+
+    @property
+    def stamp(self) -> Stamp:
+        """The file's (mtime_ns, size, ctime_ns, inode) when this row was planned."""
+        return self.mtime_ns, self.size, self.ctime_ns, self.inode
 
     def _values(self, namespace: str) -> tuple[object, ...]:
         blob = None if self.centroid is None else self.centroid.astype(np.float32).tobytes()
@@ -104,7 +119,7 @@ class FileRow:
             json.dumps(list(self.tags)), self.title, int(self.private),
             json.dumps(list(self.chunk_ids)), len(self.chunk_ids), self.declared_cluster,
             self.cluster, int(self.decays), self.decay_date, blob, self.error, self.conversation,
-            int(self.embedded),
+            int(self.embedded), self.ctime_ns, self.inode,
         )  # fmt: skip
 
 
@@ -143,7 +158,7 @@ def _blob(value: object) -> bytes:
 def _row(values: tuple[object, ...]) -> FileRow:
     (path, hash_, mtime_ns, size, model, type_, tags, title, private, chunk_ids, _n,
      declared, cluster, decays, decay_date, centroid, error, conversation,
-     embedded) = values  # fmt: skip
+     embedded, ctime_ns, inode) = values  # fmt: skip
     return FileRow(
         path=str(path),
         hash=str(hash_),
@@ -163,6 +178,8 @@ def _row(values: tuple[object, ...]) -> FileRow:
         error=None if error is None else str(error),
         conversation=None if conversation is None else str(conversation),
         embedded=bool(embedded),
+        ctime_ns=int(str(ctime_ns)),
+        inode=int(str(inode)),
     )
 
 
@@ -181,6 +198,9 @@ def _create(conn: sqlite3.Connection) -> None:
             conn.execute("ALTER TABLE files ADD COLUMN conversation TEXT")
         if "embedded" not in columns:
             conn.execute("ALTER TABLE files ADD COLUMN embedded INTEGER NOT NULL DEFAULT 1")
+        for column in ("ctime_ns", "inode"):
+            if column not in columns:
+                conn.execute(f"ALTER TABLE files ADD COLUMN {column} INTEGER NOT NULL DEFAULT 0")
         if version < _VERSION:
             conn.execute(f"PRAGMA user_version = {_VERSION}")
     except BaseException:
@@ -220,11 +240,22 @@ class Ledger:
 
     def __init__(self, path: Path) -> None:
         self._db = ThreadConnections(path, _create)
+        self._stamped = False  # `files` is known to have the stamp's ctime and inode columns
+
+    def _selected(self, conn: sqlite3.Connection) -> str:
+        """_COLUMNS as the file has them: a ledger from before version 4 read where it cannot be
+        upgraded (a read-only disk) gives 0 for ctime and inode, as its upgrade would."""
+        if not self._stamped:
+            have = {str(c[1]) for c in conn.execute("PRAGMA table_info(files)")}
+            if not {"ctime_ns", "inode"} <= have:
+                return _COLUMNS.replace(", ctime_ns, inode", ", 0, 0")
+            self._stamped = True
+        return _COLUMNS
 
     def rows(self, namespace: str, paths: Iterable[str] | None = None) -> dict[str, FileRow]:
         """Every row of a namespace, or only those of `paths`."""
         conn = self._db.get()
-        sql = f"SELECT {_COLUMNS} FROM files WHERE namespace = ?"
+        sql = f"SELECT {self._selected(conn)} FROM files WHERE namespace = ?"
         if paths is None:
             return {r[0]: _row(r) for r in conn.execute(sql, (namespace,))}
         out: dict[str, FileRow] = {}
@@ -326,12 +357,13 @@ class Ledger:
                     ((namespace, p) for p in paths),
                 )
 
-    def touch(self, namespace: str, stamps: Iterable[tuple[str, int, int]]) -> None:
-        """Record new (path, mtime_ns, size) for files whose content did not change."""
+    def touch(self, namespace: str, stamps: Iterable[tuple[str, Stamp]]) -> None:
+        """Record new (path, stamp) for files whose content did not change."""
         with self._db.transaction() as conn:
             conn.executemany(
-                "UPDATE files SET mtime_ns = ?, size = ? WHERE namespace = ? AND path = ?",
-                ((m, s, namespace, p) for p, m, s in stamps),
+                "UPDATE files SET mtime_ns = ?, size = ?, ctime_ns = ?, inode = ? "
+                "WHERE namespace = ? AND path = ?",
+                ((*stamp, namespace, p) for p, stamp in stamps),
             )
 
     def mark_dirty(self, namespace: str, paths: Iterable[str] | None = None) -> None:

@@ -1,9 +1,10 @@
 """How one file of the vault is to be written: read, parsed and chunked, with its new ledger row
 (the syncer's first half, touching no store).
 
-A file whose content the ledger already has is `Unchanged` (same mtime and size when `quick`, or
-the same content hash); a changed one is `Planned`: its row and its chunks, each with the text BM25
-indexes, the text the model embeds and Chroma's metadata. A note that cannot be read as one (too
+A file whose content the ledger already has is `Unchanged` (the same stamp, its mtime, size, ctime
+and inode, when `quick`; or the same content hash, its new stamp then recorded); a changed one is
+`Planned`: its row and its chunks, each with the text BM25 indexes, the text the model embeds and
+Chroma's metadata. A note that cannot be read as one (too
 big, not text, or its permissions refuse it to the sidecar) or a document that cannot be extracted
 is planned as an error row without chunks, so `ora index` can say why.
 """
@@ -24,7 +25,7 @@ from sidecar.errors import UnreadableNote
 from sidecar.index.bm25_table import SparseRow
 from sidecar.index.chroma import Metadata
 from sidecar.index.documents import document_info, plan_document
-from sidecar.index.ledger import FileRow, PendingChunk
+from sidecar.index.ledger import FileRow, PendingChunk, Stamp
 from sidecar.index.names import chunk_id, text_hash
 from sidecar.index.records import (
     HEADING_SEPARATOR,
@@ -62,9 +63,10 @@ class PlannedChunk:
 
 @dataclass(frozen=True)
 class Unchanged:
-    """A file whose content the ledger already has; `stamp` is its current (mtime_ns, size)."""
+    """A file whose content the ledger already has; `stamp` is its current (mtime_ns, size,
+    ctime_ns, inode)."""
 
-    stamp: tuple[int, int]
+    stamp: Stamp
 
 
 @dataclass
@@ -117,13 +119,15 @@ class Planner:
         # changes neither its mtime nor its size, so a quick pass must not trust it once readable.
         same_model = (old is not None and old.model == self.model and old.hash != ""
                       and not old.hash.startswith(DENIED))
-        stamp = (st.st_mtime_ns, st.st_size)
+        # The ctime and inode too: an edit whose mtime was put back (`cp -p`, `rsync -a`,
+        # `touch -r`) changes them, and a quick pass must read that file again.
+        stamp = (st.st_mtime_ns, st.st_size, st.st_ctime_ns, st.st_ino)
         if not os.access(path, os.R_OK):  # checked without opening: a quick pass reads nothing
             return self._denied(rel, stamp, old, quick)
         fmt = document_format(rel)
         if fmt is not None:
             return self._plan_document(rel, fmt, old, quick, same_model, stamp)
-        if quick and same_model and old is not None and (old.mtime_ns, old.size) == stamp \
+        if quick and same_model and old is not None and old.stamp == stamp \
                 and not self._turned_private(rel, old):
             return Unchanged(stamp)
         if st.st_size > self.max_file_bytes:
@@ -160,8 +164,9 @@ class Planner:
         cluster = info.declared_cluster or cluster
         chunks = self._chunks(self._chunk_note(note, info), info, digest, cluster)
         row = FileRow(
-            path=rel, hash=digest, mtime_ns=st.st_mtime_ns, size=st.st_size, model=self.model,
-            type=info.type, tags=info.tags, title=info.title, private=info.private,
+            path=rel, hash=digest, mtime_ns=st.st_mtime_ns, size=st.st_size,
+            ctime_ns=st.st_ctime_ns, inode=st.st_ino, model=self.model, type=info.type,
+            tags=info.tags, title=info.title, private=info.private,
             chunk_ids=tuple(c.id for c in chunks), declared_cluster=info.declared_cluster,
             cluster=cluster, decays=info.decays and info.retrievable, decay_date=info.date,
             centroid=None, error=error, conversation=info.conversation,
@@ -195,7 +200,7 @@ class Planner:
 
     def _plan_document(
         self, rel: str, fmt: str, old: FileRow | None, quick: bool, same_model: bool,
-        stamp: tuple[int, int],
+        stamp: Stamp,
     ) -> Planned | Unchanged | None:
         """A document's plan (sidecar/documents): extracted in a worker only when its content
         changed. One whose `ora ingest` notes match it is kept as a row without chunks: its
@@ -205,7 +210,7 @@ class Planner:
         # A row without chunks or error is a document replaced by its notes, or one typed by a
         # folder rule as a type search never returns; an indexed one has chunks or an error.
         bare = old is not None and not old.chunk_ids and old.error is None
-        if quick and same_model and old is not None and (old.mtime_ns, old.size) == stamp \
+        if quick and same_model and old is not None and old.stamp == stamp \
                 and bare == (ingested_hash == old.hash or not info.retrievable):
             return Unchanged(stamp)
         limit = formats().limits.max_bytes
@@ -235,35 +240,36 @@ class Planner:
         return Planned(row, chunks)
 
     def _row(
-        self, rel: str, digest: str, stamp: tuple[int, int], info: NoteInfo,
+        self, rel: str, digest: str, stamp: Stamp, info: NoteInfo,
         chunk_ids: tuple[str, ...], cluster: str | None, error: str | None,
     ) -> FileRow:
         return FileRow(
-            path=rel, hash=digest, mtime_ns=stamp[0], size=stamp[1], model=self.model,
-            type=info.type, tags=info.tags, title=info.title, private=info.private,
-            chunk_ids=chunk_ids, declared_cluster=None, cluster=cluster,
+            path=rel, hash=digest, mtime_ns=stamp[0], size=stamp[1], ctime_ns=stamp[2],
+            inode=stamp[3], model=self.model, type=info.type, tags=info.tags, title=info.title,
+            private=info.private, chunk_ids=chunk_ids, declared_cluster=None, cluster=cluster,
             decays=info.decays and info.retrievable, decay_date=info.date, centroid=None,
             error=error,
         )  # fmt: skip
 
-    def _error(self, rel: str, stamp: tuple[int, int], digest: str, message: str) -> Planned:
+    def _error(self, rel: str, stamp: Stamp, digest: str, message: str) -> Planned:
         """A file that cannot be read as a note, kept in the ledger as an error, with no chunks."""
         row = FileRow(
-            path=rel, hash=digest, mtime_ns=stamp[0], size=stamp[1], model=self.model, type=None,
+            path=rel, hash=digest, mtime_ns=stamp[0], size=stamp[1], ctime_ns=stamp[2],
+            inode=stamp[3], model=self.model, type=None,
             tags=(), title=Path(rel).stem, private=False, chunk_ids=(), declared_cluster=None,
             cluster=None, decays=False, decay_date="", centroid=None,
             error=f"{NOT_INDEXED}: {message}",
         )  # fmt: skip
         return Planned(row, [])
 
-    def _denied(self, rel: str, stamp: tuple[int, int], old: FileRow | None,
+    def _denied(self, rel: str, stamp: Stamp, old: FileRow | None,
                 quick: bool) -> Planned | Unchanged:
         """A file the sidecar may not read (mode 000, say): an error, not a file gone, and
         whatever was indexed of it before is dropped (as for a note that became binary): its
         text is no longer known to be current, and a note made unreadable is often one its owner
         wants hidden."""
         if (quick and old is not None and old.hash.startswith(DENIED)
-                and old.model == self.model and (old.mtime_ns, old.size) == stamp):
+                and old.model == self.model and old.stamp == stamp):
             return Unchanged(stamp)
         message = (f"{rel} cannot be read: permission denied (let Ora read it, or exclude it "
                    "in ora.yaml)")

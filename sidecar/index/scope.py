@@ -56,17 +56,37 @@ def overfetch(k: int, admitted: int, stored: int) -> int | None:
     return wanted if wanted <= limit else None
 
 
+# Bounds past the calendar's edge (year 1 to 9999, as stored dates are): nothing stored lies
+# before the first, so an `until` there admits nothing; nothing lies after the second, so a
+# `since` there admits nothing. (A `since` before the edge or an `until` after it is no bound.)
+_BEFORE_ALL = dt.datetime.min.isoformat(timespec="seconds")
+_AFTER_ALL = f"{dt.datetime.max.isoformat(timespec='seconds')}\uffff"
+
+
+def _beyond_calendar(*, end: bool, after: bool) -> str | None:
+    """The bound of a date past the calendar's edge, `after` its end or before its start: an
+    `until` after the end or a `since` before the start bounds nothing, the other two admit
+    nothing (no stored date is that early or late)."""
+    if end == after:
+        return None
+    return _BEFORE_ALL if end else _AFTER_ALL
+
+
 def _date_bound(value: str | None, name: str, *, end: bool) -> str | None:
     """An ISO bound comparable with stored dates (`YYYY-MM-DDTHH:MM:SS`, UTC).
 
     A bare date as `until` means the end of that day, so it is turned into an exclusive bound on
-    the next day's start (the caller compares with `<`)."""
+    the next day's start (the caller compares with `<`). A bound the calendar cannot hold (until
+    9999-12-31, the day after which is past year 9999; an offset moving 0001-01-01 into year 0)
+    is clamped at its edge (`_beyond_calendar`), not refused: `until 9999-12-31` means no end."""
     if value is None or not value.strip():
         return None
     text = value.strip()
     try:
         if len(text) == 10:
             day = dt.date.fromisoformat(text)
+            if end and day == dt.date.max:
+                return _beyond_calendar(end=end, after=True)
             return (day + dt.timedelta(days=1) if end else day).isoformat()
         moment = dt.datetime.fromisoformat(text)
     except ValueError:
@@ -74,7 +94,10 @@ def _date_bound(value: str | None, name: str, *, end: bool) -> str | None:
             f"{name} {value!r} is not a date: use YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS"
         ) from None
     if moment.tzinfo is not None:
-        moment = moment.astimezone(dt.UTC).replace(tzinfo=None)
+        try:
+            moment = moment.astimezone(dt.UTC).replace(tzinfo=None)
+        except OverflowError:  # in UTC it falls in year 0 or 10000
+            return _beyond_calendar(end=end, after=moment.year == dt.MAXYEAR)
     stamp = moment.isoformat(timespec="seconds")
     # An exact `until` instant is inclusive: anything after it in the same second is later.
     return f"{stamp}\uffff" if end else stamp

@@ -1,10 +1,11 @@
 """Bring the stores in line with some files of the vault (the writer's half of the index).
 
-For each file: unchanged (same mtime and size, or same content hash) → nothing; changed → read,
-parse, chunk, and write its chunks. Vectors are reused whenever a stored chunk has the same
-embedded text (hash) and model, so a metadata-only edit, a move between folders or a move into
-`private` embeds nothing; only new text is embedded. A public chunk takes vectors from the public
-store only, and is embedded in no call with a private text (`chroma.vectors_by_hash`, `_sided`).
+For each file: unchanged (same mtime, size, ctime and inode, or same content hash) → nothing;
+changed → read, parse, chunk, and write its chunks. Vectors are reused whenever a stored chunk
+has the same embedded text (hash) and model, so a metadata-only edit, a move between folders or a
+move into `private` embeds nothing; only new text is embedded. A public chunk takes vectors from
+the public store only, and is embedded in no call with a private text (`chroma.vectors_by_hash`,
+`_sided`).
 
 Batches start small and double (`FIRST_BATCH` up to `BATCH_CHUNKS`/`BATCH_FILES`), so on a cold
 index the first notes taken (the newest, in a reconcile) are searchable within seconds.
@@ -46,7 +47,7 @@ paths at a time, not for the whole vault.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -59,7 +60,7 @@ from sidecar.index import embed_pass
 from sidecar.index.bm25 import Bm25Store
 from sidecar.index.chroma import ChromaStore
 from sidecar.index.embed_pass import EmbeddingPass, with_centroid
-from sidecar.index.ledger import FileRow, Ledger, PendingChunk
+from sidecar.index.ledger import FileRow, Ledger, PendingChunk, Stamp
 from sidecar.index.plan import (
     Planned,
     PlannedChunk,
@@ -131,6 +132,7 @@ class Syncer(EmbeddingPass):
         self._embedding: ThreadPoolExecutor | None = None  # during a top-level sync
         self._lexical = False  # during a top-level sync's lexical pass
         self._stop = threading.Event()  # set when that sync fails: its embedding is dropped
+        self.halt = threading.Event()  # the index is closing: every write stops (`embed_pass`)
         self.vault = vault
         self.ns = namespace
         self.ledger = ledger
@@ -173,11 +175,11 @@ class Syncer(EmbeddingPass):
     ) -> SyncReport:
         """Bring `rels` (vault-relative paths, present or not) in line with the vault.
 
-        `quick` trusts an unchanged (mtime, size) without reading the file. `progress` is called
-        only between batches, so an exception it raises stops the sync with every write either
-        committed or not begun (the next sync resumes). `recent_first` takes files in order of
-        modification, newest first (else by path). `lexical` writes files needing new vectors
-        to BM25 and the ledger only, for `embed_pending` to finish.
+        `quick` trusts an unchanged stamp (mtime, size, ctime, inode) without reading the file.
+        `progress` is called only between batches, so an exception it raises stops the sync with
+        every write either committed or not begun (the next sync resumes). `recent_first` takes
+        files in order of modification, newest first (else by path). `lexical` writes files
+        needing new vectors to BM25 and the ledger only, for `embed_pending` to finish.
         """
         wanted = sorted({normalise_rel(r) for r in rels})
         if recent_first:
@@ -188,7 +190,7 @@ class Syncer(EmbeddingPass):
         # written again for it at the end (a newest-first pass writes half the linked notes
         # before the notes linking to them).
         self.bm25.gather_anchors(self.ns, (
-            (rel, body) for rel in wanted
+            (rel, body) for rel in self._until_halt(wanted)  # a halt rolls it back
             if not self._skipped(rel) and (body := self.planner.linking_body(rel)) is not None))
         self._handled, self._refreshed = [], 0
         self._stop = threading.Event()
@@ -211,7 +213,7 @@ class Syncer(EmbeddingPass):
         since = 0
         pending: _Batch | None = None  # the batch being embedded, written once the next is planned
         limit = FIRST_BATCH
-        stamps: list[tuple[str, int, int]] = []
+        stamps: list[tuple[str, Stamp]] = []
         gone: list[str] = []
 
         def tell(phase: str, done: int) -> None:
@@ -219,6 +221,7 @@ class Syncer(EmbeddingPass):
                 progress(Progress(phase, done, len(wanted), report.written, report.embedded))
 
         for done, rel in enumerate(wanted, 1):
+            self.check_halt()  # the batch being planned and the one embedding are dropped
             if (done - 1) % embed_pass.LEDGER_WINDOW == 0:
                 keep = {p.row.path for p in batch} | (
                     {p.row.path for p in pending.plans} if pending is not None else set())
@@ -234,8 +237,8 @@ class Syncer(EmbeddingPass):
                     report.unchanged.add(rel)
             elif isinstance(plan, Unchanged):
                 report.unchanged.add(rel)
-                if old is not None and (old.mtime_ns, old.size) != plan.stamp:
-                    stamps.append((rel, *plan.stamp))
+                if old is not None and old.stamp != plan.stamp:
+                    stamps.append((rel, plan.stamp))
             else:
                 if not batch:
                     since = len(self._handled)
@@ -266,6 +269,12 @@ class Syncer(EmbeddingPass):
             self.bm25.relink_owed(self.ns)
         tell("done", len(wanted))
         return report
+
+    def _until_halt(self, rels: list[str]) -> Iterator[str]:
+        """`rels`, raising `WriteStopped` before the next once the index is asked to stop."""
+        for rel in rels:
+            self.check_halt()
+            yield rel
 
     def _skipped(self, rel: str) -> bool:
         """Whether the file at `rel` is not the index's (ignored, or excluded by ora.yaml)."""

@@ -10,7 +10,7 @@ are found or none is left. Notes the source links to (body wikilinks and Markdow
 `similarity × type_weight × decay`, with the same admission rules (retrievable types, archived,
 private) and the same result shape. Outside private mode a note the vault's settings make
 private now is neither answered nor a result, filed as private by the index yet or not
-(`private_now.py`).
+(`private_now.py`). Each result lists its note's relationships as a search result does.
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ from sidecar.retrieval.private_now import (
     settings_now_of,
     with_private_now,
 )
+from sidecar.retrieval.relations import graph_for
 from sidecar.retrieval.search import result_document
 from sidecar.schema import get_schema, load_json
 from sidecar.vault.links import NameIndex
@@ -241,7 +242,19 @@ def _find(index: Index, embedder: Embedder, path: str, options: RelatedOptions) 
         shown = {r["path"] for r in results}
         for result in results:
             result["duplicates"] = [p for p in result["duplicates"] if p not in shown]
+        _with_relationships(index, results, options)
     return {"path": path, "namespace": options.namespace, "results": results}
+
+
+def _with_relationships(index: Index, results: list[dict[str, Any]],
+                        options: RelatedOptions) -> None:
+    """Each result's `relationships`, as a search result lists them (`relations.py`: a private
+    note named in private mode only)."""
+    if not results:
+        return
+    graph = graph_for(index, options.namespace)
+    for result in results:
+        result["relationships"] = graph.outgoing(result["path"], private=options.private)
 
 
 def _admitted(chunk: ChunkRecord, options: RelatedOptions) -> bool:

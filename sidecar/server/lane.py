@@ -8,9 +8,10 @@ where the second report of the same change finds nothing new (deduplicated). Aft
 the counts, the lint context and the SSE stream are brought up to date in one place, and the
 listeners registered with `on_write` (the background contradiction scan) are told.
 
-A reconcile runs in a worker thread. Shutdown asks it to stop: the index's progress callback raises
-at the next batch boundary, where the stores are consistent (the index is crash-safe), and the next
-start's reconcile completes the work.
+A reconcile runs in a worker thread. Shutdown asks it to stop: the index stops every write at its
+next embedding slice (`Index.request_stop`: the batch being embedded is dropped, its notes left
+waiting) and the progress callback raises at the next batch boundary, where the stores are
+consistent (the index is crash-safe); the next start's reconcile completes the work.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 from sidecar.index import Index, Progress
+from sidecar.index.embed_pass import WriteStopped
 from sidecar.server.lint_cache import LintCache
 from sidecar.server.state import ServerState
 from sidecar.server.supervise import Backoff
@@ -150,7 +152,7 @@ class IndexLane:
         task.running, started = True, loop.time()
         try:
             summary = await asyncio.to_thread(self.index.reconcile, progress)
-        except ReconcileStopped:  # shutdown: queued files are on disk for the next start
+        except (ReconcileStopped, WriteStopped):  # shutdown: the next start completes it
             task.running = False
             self._finish("cancelled")
             return
@@ -228,11 +230,13 @@ class IndexLane:
         self._recheck = asyncio.get_running_loop().call_later(delay + 0.2, recheck)
 
     def request_stop(self) -> None:
-        """Ask a running reconcile to stop at its next batch boundary (shutdown has begun)."""
+        """Ask a running reconcile, and any write, to stop (shutdown has begun): within one
+        embedding slice, not a whole batch (`Index.request_stop`)."""
         self._stop.set()
+        self.index.request_stop()
 
     async def close(self) -> None:
-        """Stop a running reconcile at its next batch boundary and wait for it."""
+        """Stop a running reconcile (`request_stop`) and wait for it."""
         self.request_stop()
         if self._retry is not None:
             self._retry.cancel()

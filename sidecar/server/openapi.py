@@ -16,8 +16,10 @@ from jsonschema import Draft202012Validator, validators
 
 from sidecar.errors import BadRequest
 
-# jsonschema quotes the offending value; a long one is cut so the error stays readable.
+# jsonschema quotes the offending value: a long one is shown shortened, so the error stays
+# readable and still says what is wrong; a message still longer keeps its start and its end.
 _MAX_MESSAGE = 300
+_MAX_SHOWN = 40
 
 
 @functools.cache
@@ -46,6 +48,40 @@ def field_range(schema_name: str, field: str) -> tuple[int, int]:
     return int(prop["minimum"]), int(prop["maximum"])
 
 
+def field_max_length(schema_name: str, field: str) -> int:
+    """`maxLength` of a string field of a request schema: the one limit the API validates,
+    which the CLI's arguments take too (the query of `ora search`, the question of `ora ask`)."""
+    prop = openapi_document()["components"]["schemas"][schema_name]["properties"][field]
+    return int(prop["maxLength"])
+
+
+def too_long(length: int, limit: int, unit: str = "characters") -> str:
+    """Why a value over its limit is refused, as the API and the CLI both say it."""
+    return f"is too long: {length:,} {unit}, at most {limit:,}"
+
+
+def _shown(value: Any) -> str:
+    quoted = repr(value)
+    return quoted if len(quoted) <= _MAX_SHOWN else f"{quoted[:_MAX_SHOWN]}…"
+
+
+def _message(error: Any) -> str:
+    """jsonschema's message for `error` (a ValidationError) with the value it quotes shortened,
+    so a long value never crowds out the reason; a value too long says its length and limit."""
+    if error.validator in ("maxLength", "maxItems") and isinstance(error.instance, str | list):
+        unit = "characters" if error.validator == "maxLength" else "items"
+        why = too_long(len(error.instance), int(error.validator_value), unit)
+        return f"{_shown(error.instance)} {why}"
+    message = str(error.message)
+    quoted = repr(error.instance)
+    if len(quoted) > _MAX_SHOWN and quoted in message:
+        message = message.replace(quoted, _shown(error.instance))
+    if len(message) > _MAX_MESSAGE:
+        half = _MAX_MESSAGE // 2
+        message = f"{message[:half]}…{message[-half:]}"
+    return message
+
+
 @functools.cache
 def _validator(schema_name: str) -> Any:
     doc = openapi_document()
@@ -61,7 +97,7 @@ def validate(schema_name: str, value: Any) -> None:
     error = next(iter(_validator(schema_name).iter_errors(value)), None)
     if error is not None:
         where = "/".join(str(p) for p in error.absolute_path) or "body"
-        raise BadRequest(f"{where}: {error.message[:_MAX_MESSAGE]}")
+        raise BadRequest(f"{where}: {_message(error)}")
 
 
 def query_flag(request: web.Request, name: str) -> bool:

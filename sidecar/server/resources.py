@@ -2,20 +2,22 @@
 
 models → index (needs the embedder) → idle release of the models → lint context → write lane →
 watcher → start-up reconcile.
-aiohttp closes them in reverse: the reconcile stops at a batch boundary, the watcher stops, then
-the index closes and releases its writer lock.
+Shutdown first stops the index's writes (`IndexLane.request_stop`: within one embedding slice);
+aiohttp then closes them in reverse: the reconcile ends, the watcher stops, then the index closes
+and releases its writer lock.
 """
 
 from __future__ import annotations
 
 import asyncio
 import functools
-from collections.abc import AsyncIterator, Awaitable
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
 from aiohttp import web
 
 from sidecar.index import Index, open_index
+from sidecar.index.embed_pass import WriteStopped
 from sidecar.index.idle import release_idle, release_when_idle, releasers
 from sidecar.index.watcher import watch
 from sidecar.models.choice import load_embedder
@@ -130,10 +132,13 @@ async def watcher_ctx(app: web.Application) -> AsyncIterator[None]:
     stop = asyncio.Event()
     state, lane = app[STATE], app[LANE]
 
-    def run() -> Awaitable[None]:
-        # The server follows its data folder itself (`instance.watch_record`): it stops whole.
-        return watch(app[INDEX], stop, lane.after_paths, lane.settings_changed,
-                     lambda n: state.set_queue("watcher", n), follow_data=False)
+    async def run() -> None:
+        try:
+            # The server follows its data folder itself (`instance.watch_record`): it stops whole.
+            await watch(app[INDEX], stop, lane.after_paths, lane.settings_changed,
+                        lambda n: state.set_queue("watcher", n), follow_data=False)
+        except WriteStopped:  # the index is closing (shutdown): no failure, no restart
+            stop.set()
 
     task = asyncio.create_task(supervise(
         state.tasks["watcher"], run, stop, lambda err: state.fail("watching the vault", err),

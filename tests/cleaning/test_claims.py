@@ -92,3 +92,22 @@ def test_a_chinese_claim_has_words_to_count() -> None:
     assert [c.text for c in split_claims(tea, min_words=4)] == [tea]
     assert [c.text for c in split_claims("Я кормлю закваску утром.", min_words=4)] == [
         "Я кормлю закваску утром."]
+
+
+@pytest.mark.parametrize("header", [
+    "> [!warning]- Changed my mind", "> [!note]", "> [!tip]+ A title, with words", ">[!quote]"])
+def test_a_callout_header_is_not_part_of_its_first_claim(header: str) -> None:
+    # Before: the `[!type]± Title` line was read as prose and glued to the callout's first
+    # sentence ("[!warning]- Changed my mind Stoicism is not …", lines 1-2).
+    body = f"{header}\n> Stoicism is not a useful philosophy for daily life.\n\nToo passive.\n"
+    assert split_claims(body) == [
+        Claim("Stoicism is not a useful philosophy for daily life.", 2, 2),
+        Claim("Too passive.", 4, 4)]
+
+
+def test_a_nested_callout_header_is_skipped_and_a_plain_quote_kept() -> None:
+    body = ("> Quoted claim is here.\n> > [!info] Nested\n> > The nested claim.\n"
+            "> A bracket [!x] inside a sentence stays.\n")
+    assert [(c.text, c.line_start) for c in split_claims(body)] == [
+        ("Quoted claim is here.", 1), ("The nested claim.", 3),
+        ("A bracket [!x] inside a sentence stays.", 4)]

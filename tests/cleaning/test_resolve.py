@@ -10,7 +10,8 @@ import pytest
 from sidecar.cleaning.resolve import resolve
 from sidecar.cleaning.scan import ScanReport
 from sidecar.cleaning.store import Pair, Queue
-from sidecar.errors import BadRequest, Conflict
+from sidecar.cleaning.undo import undo_last
+from sidecar.errors import BadRequest, Conflict, NotFound
 from sidecar.settings import Config
 
 from .conftest import NOTES
@@ -184,3 +185,47 @@ def test_bad_resolution_arguments_are_refused(run_scan: Scan, queue: Queue, conf
     action = kwargs.pop("action")
     with pytest.raises(BadRequest, match=message):
         resolve(config, queue, pair.id, action, **kwargs)  # type: ignore[arg-type]
+
+
+def _edit_other(vault: Path) -> None:
+    """The user fixes the other note so that it agrees now."""
+    (vault / NEW).write_text(NOTES[NEW].replace("does not prevent", "prevents"))
+
+
+def _delete_other(vault: Path) -> None:
+    (vault / NEW).unlink()
+
+
+def _rename_other(vault: Path) -> None:
+    (vault / NEW).rename(vault / "Engrams/Vitamin C trials.md")
+
+
+@pytest.mark.parametrize("change", [_edit_other, _delete_other, _rename_other])
+@pytest.mark.parametrize("how", [{}, {"delete": True}, {"delete": True, "client_trash": True}])
+def test_wrong_refuses_when_the_other_note_changed_since_judged(
+    run_scan: Scan, queue: Queue, config: Config, vault: Path,
+    change: Callable[[Path], None], how: dict[str, bool]
+) -> None:
+    # Before: only the note judged wrong was checked, so it was archived or trashed although
+    # the claim it contradicted had been fixed, renamed or deleted meanwhile.
+    pair = the_pair(run_scan, queue)
+    change(vault)
+    before = files(vault)
+    with pytest.raises((Conflict, NotFound), match="scan again"):
+        resolve(config, queue, pair.id, "wrong", note=OLD, **how)
+    assert files(vault) == before and not (vault / ".trash").exists()
+    assert queue.get(pair.id).status == "open"
+    with pytest.raises(NotFound, match="nothing to undo"):
+        undo_last(config, queue)  # a refused resolution leaves nothing to undo
+
+
+@pytest.mark.parametrize("action", ["flag", "dismiss"])
+def test_flag_and_dismiss_judge_the_pair_as_listed_though_a_note_changed(
+    run_scan: Scan, queue: Queue, config: Config, vault: Path, action: str
+) -> None:
+    # They write no note: the user's verdict on the two claims shown is recorded as it is.
+    pair = the_pair(run_scan, queue)
+    _edit_other(vault)
+    before = files(vault)
+    done = resolve(config, queue, pair.id, action)
+    assert done.changed == [] and files(vault) == before

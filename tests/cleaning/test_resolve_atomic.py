@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from sidecar.cleaning.resolve import resolve
+from sidecar.cleaning.resolve import approve_batch, resolve
 from sidecar.cleaning.scan import ScanReport
-from sidecar.cleaning.store import Queue
+from sidecar.cleaning.store import Pair, Queue
 from sidecar.cleaning.undo import undo_last
 from sidecar.errors import Conflict, InvalidFrontmatter, NotFound
 from sidecar.settings import Config
@@ -59,3 +60,97 @@ def test_when_the_second_write_fails_the_first_is_put_back(vault: Path) -> None:
         write_planned(plans)
     assert first.read_text(encoding="utf-8") == NOTES[NEW]
     assert second.read_text(encoding="utf-8") == typed
+
+
+MARCH, MAY, JUNE = ("Resources/Rates March.md", "Resources/Rates May.md",
+                    "Resources/Rates June.md")
+
+
+def _story(run_scan: Scan, queue: Queue) -> tuple[str, list[str]]:
+    """The rates story's batch and its proposals' ids, oldest first (March → May → June)."""
+    run_scan()
+    news = sorted(queue.pairs("open", kind="news"), key=lambda p: p.b.path != MAY)
+    assert [(p.a.path, p.b.path) for p in news] == [(MARCH, MAY), (MAY, JUNE)]
+    assert news[0].batch is not None
+    return news[0].batch, [p.id for p in news]
+
+
+def test_a_story_whose_newest_article_changed_is_refused_before_any_write(
+    run_scan: Scan, queue: Queue, config: Config, vault: Path
+) -> None:
+    # Before: 409 naming June, yet March was archived and May had `supersedes` already.
+    batch, ids = _story(run_scan, queue)
+    (vault / JUNE).write_text(NOTES[JUNE] + "Edited after the scan.\n", encoding="utf-8")
+    before = _files(vault)
+    with pytest.raises(Conflict, match=r"Rates June\.md changed since"):
+        approve_batch(config, queue, batch)
+    assert _files(vault) == before
+    assert [queue.get(pid).status for pid in ids] == ["open", "open"]
+    with pytest.raises(NotFound):
+        undo_last(config, queue)  # nothing was written, so nothing is left to undo
+
+
+def test_a_story_whose_write_fails_midway_is_put_back_whole(
+    run_scan: Scan, queue: Queue, config: Config, vault: Path
+) -> None:
+    # June's frontmatter cannot be edited (tabs in a value): the check as judged passes, the
+    # first proposal is written, the second fails. Before: March and May kept their edits.
+    (vault / JUNE).write_text(NOTES[JUNE].replace("nexus: []\n", "nexus: []\ntitle: a\t\tb\n"),
+                              encoding="utf-8")
+    batch, ids = _story(run_scan, queue)
+    before = _files(vault)
+    with pytest.raises(InvalidFrontmatter, match=r"Rates June\.md"):
+        approve_batch(config, queue, batch)
+    assert _files(vault) == before
+    assert [queue.get(pid).status for pid in ids] == ["open", "open"]
+    with pytest.raises(NotFound):
+        undo_last(config, queue)
+    (vault / JUNE).write_text(NOTES[JUNE], encoding="utf-8")  # fixed, and judged again
+    run_scan()
+    assert len(approve_batch(config, queue, batch)) == 2
+
+
+class _SavedMeanwhile(Queue):
+    """A queue whose record of one decision fails (a full disk) just after the user saved a
+    note the approval had written: the approval cannot be put back without losing that save."""
+
+    def __init__(self, data: Path, failing: str, saved: Path) -> None:
+        super().__init__(data)
+        self.failing, self.saved = failing, saved
+
+    def set_status(self, pid: str, status: str, resolution: dict[str, Any] | None) -> Pair:
+        if pid == self.failing:
+            self.saved.write_text(self.saved.read_text(encoding="utf-8") + "Saved.\n",
+                                  encoding="utf-8")
+            raise OSError(28, "No space left on device")
+        return super().set_status(pid, status, resolution)
+
+
+def test_a_story_that_cannot_be_put_back_answers_what_was_applied(
+    run_scan: Scan, queue: Queue, config: Config, vault: Path
+) -> None:
+    # Before: the error was raised although March → May stayed applied.
+    batch, (first, second) = _story(run_scan, queue)
+    failing = _SavedMeanwhile(config.data, second, vault / MARCH)
+    try:
+        done = approve_batch(config, failing, batch)
+    finally:
+        failing.close()
+    assert [d.pair.id for d in done] == [first] and sorted(done[0].changed) == [MARCH, MAY]
+    assert (vault / MARCH).read_text(encoding="utf-8").endswith("Saved.\n")  # the save kept
+    assert "supersedes" in (vault / MAY).read_text(encoding="utf-8")
+    assert (vault / JUNE).read_text(encoding="utf-8") == NOTES[JUNE]
+    assert [queue.get(pid).status for pid in (first, second)] == ["resolved", "open"]
+
+
+def test_after_a_story_is_undone_its_middle_proposal_resolves_alone(
+    run_scan: Scan, queue: Queue, config: Config, vault: Path
+) -> None:
+    # Before: the undo gave May→June the hash May had between the story's two edits, so May,
+    # back as judged, read as changed since.
+    batch, (_, second) = _story(run_scan, queue)
+    approve_batch(config, queue, batch)
+    undo_last(config, queue)
+    assert _files(vault) == {k: v.encode() for k, v in NOTES.items()}
+    done = resolve(config, queue, second, "changed-mind", newer=JUNE)
+    assert sorted(done.changed) == sorted([MAY, JUNE])

@@ -95,7 +95,8 @@ def test_a_name_only_private_notes_declare_is_not_shown_to_public_members() -> N
         _m("Chats/D.md", "2024-01-04", _unit(0, 1), declared="taxes", private=True),
     ]
     got = assign_clusters(members, threshold=0.6)
-    assert got == {"Chats/A.md": "auto:b", "Chats/B.md": "auto:b", "Chats/C.md": "auto:b",
+    # B is clustered as if A did not exist (it joined A's cluster once): A and C keep theirs.
+    assert got == {"Chats/A.md": "divorce", "Chats/B.md": "auto:b", "Chats/C.md": "divorce",
                    "Chats/D.md": "taxes"}
 
 
@@ -125,3 +126,22 @@ def test_no_public_member_ever_shows_private_text_in_its_cluster_name(
     got = assign_clusters(members, threshold=0.5)
     for m in members:
         assert m.private or _SECRET not in got[m.path]
+
+
+@settings(max_examples=300, derandomize=True, deadline=None)
+@given(members_strategy, st.sampled_from([0.3, 0.5, 0.8]))
+def test_public_members_are_clustered_as_if_no_private_member_existed(
+    drawn: list[tuple[bool, int, str | None, list[float]]], threshold: float,
+) -> None:
+    """A private note neither founds nor feeds a centroid a public note is compared with, nor
+    takes a declared name first: public members' clusters are those of the public ones alone."""
+    members = []
+    for n, (private, day, declared, xs) in enumerate(drawn):
+        vec = np.array(xs, dtype=np.float32)
+        norm = float(np.linalg.norm(vec))
+        members.append(ClusterMember(f"Chats/{n}.md", f"2024-01-{day:02d}", f"note {n}",
+                                     declared, vec / norm if norm > 0 else None, private))
+    public = [m for m in members if not m.private]
+    got = assign_clusters(members, threshold)
+    assert {m.path: got[m.path] for m in public} == assign_clusters(public, threshold)
+    assert set(got) == {m.path for m in members}

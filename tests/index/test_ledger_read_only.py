@@ -52,7 +52,27 @@ def test_an_old_ledger_is_read_on_a_read_only_disk(
         ledger.close()
     assert _version(path) == 2  # nothing written
     Ledger(path).rows("default")  # a writable open upgrades it
-    assert _version(path) == 3
+    assert _version(path) == 4
+
+
+def test_a_ledger_from_before_the_stamps_ctime_is_read_on_a_read_only_disk(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    path = _old_ledger(tmp_path)
+    with sqlite3.connect(path, isolation_level=None) as conn:  # as version 3 wrote it
+        conn.execute("ALTER TABLE files DROP COLUMN ctime_ns")
+        conn.execute("ALTER TABLE files DROP COLUMN inode")
+        conn.execute("PRAGMA user_version = 3")
+    conn.close()
+    with monkeypatch.context() as patch:
+        patch.setattr(ThreadConnections, "_connect", _refuse)
+        ledger = Ledger(path)
+        assert ledger.rows("default")["Notes/a.md"].stamp == (0, 1, 0, 0)
+        ledger.close()
+    ledger = Ledger(path)  # a writable open adds the columns, 0 in the old rows
+    assert ledger.rows("default")["Notes/a.md"].stamp == (0, 1, 0, 0)
+    assert _version(path) == 4
+    ledger.close()
 
 
 def test_an_old_relations_file_is_read_on_a_read_only_disk(
