@@ -1,8 +1,8 @@
 """`ora serve VAULT [--parent-pid PID]`: the loopback HTTP API for the Obsidian plugin.
 
 Runs until SIGINT or SIGTERM (or, with `--parent-pid`, until that process is gone), then shuts
-down in order: open streams end, the reconcile stops at
-its next batch boundary (the index is crash-safe, so the next start completes it), the watcher
+down in order: open streams end, the reconcile stops within one
+embedding slice (the index is crash-safe, so the next start completes it), the watcher
 stops, and the index closes. Once listening it records itself in `DATA/server.json` (pid, port,
 vault, parent pid: see `sidecar/server/instance.py`), removed again at a clean exit.
 """
