@@ -33,6 +33,7 @@ from sidecar.vault.settings_text import (
     Layout,
     ListSpots,
     indents,
+    keeps_comments,
     list_spots,
     splice_list,
     split_layout,
@@ -119,14 +120,27 @@ def _one_line(entry: Any) -> str | None:
 
 
 def _spliced(data: bytes, layout: Layout, parsed: str, spots: ListSpots | None,
-             old: list[Any], new: list[Any]) -> bytes | None:
-    """ora.yaml's bytes with the list at `spots` edited from `old` to `new` in place
+             old: list[Any], new: list[Any]) -> tuple[bytes | None, bool]:
+    """(ora.yaml's bytes with the list at `spots` edited from `old` to `new` in place
     (`splice_list`), or None when the splice cannot: no list written there, an edit it does
-    not know, or a file whose layout does not give its bytes back (mixed line ends)."""
+    not know, a file whose layout does not give its bytes back (mixed line ends), or a comment
+    it would lose (`keeps_comments`); whether a splice was made, right or not)."""
     if spots is None or layout.join(parsed) != data:
-        return None
+        return None, False
     text = splice_list(parsed, spots, old, new, _one_line)
-    return None if text is None else layout.join(text)
+    if text is None:
+        return None, False
+    return (layout.join(text) if keeps_comments(parsed, text, spots, old, new) else None), True
+
+
+def _refuse_lost_comments(file: Path, name: str, parsed: str, new: bytes, spots: ListSpots,
+                          old: list[Any], entries: list[Any]) -> None:
+    """InvalidSettings when ruamel's dump `new`, the fallback of a splice made but not used, loses
+    a comment the edit keeps (`keeps_comments`): ruamel writes a flow list without its own."""
+    if not keeps_comments(parsed, split_layout(new.decode("utf-8"))[1], spots, old, entries):
+        raise InvalidSettings(
+            f"Ora's edit of `{name}` would lose a comment from {file.name}, so nothing was "
+            "written; edit the file by hand")
 
 
 def _read(file: Path) -> bytes:
@@ -213,11 +227,12 @@ def _intended(before: dict[str, Any], keys: tuple[str, ...], default: list[Any],
 
 
 def _same(a: Any, b: Any) -> bool:
-    """Whether two values as the reader reads them are the same (NaN the same as NaN)."""
+    """Whether two values as the reader reads them are the same (NaN the same as NaN), a
+    mapping's keys in the same order (the edit moves none)."""
     if isinstance(a, str) or isinstance(b, str):  # the editor's quoted scalars are str too
         return isinstance(a, str) and isinstance(b, str) and str(a) == str(b)
     if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+        return list(a) == list(b) and all(_same(a[k], b[k]) for k in a)
     if isinstance(a, list) and isinstance(b, list):
         return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
     if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
@@ -249,7 +264,8 @@ def _edit_list(vault: str | Path, data_folder: Path | None, keys: tuple[str, ...
     kept, and the file's layout (`settings_text.py`); nothing is written when nothing changed.
     An edit that only removes entries or only appends them is spliced in (`_spliced`): every
     other byte as written, comment lines above, below and between entries included; ruamel's
-    dump is the fallback where the splice cannot, or would not read back as meant.
+    dump is the fallback where the splice cannot, would not read back as meant, or would lose a
+    comment the edit keeps (`keeps_comments`; the dump is then refused if it loses one too).
     What is written is read back by the reader first, and refused unless it reads as the edit
     meant (every other setting as it was). `data_folder` is the index's, which keeps the text
     a missing file last had (`load_vault_settings`).
@@ -296,10 +312,11 @@ def _edit_list(vault: str | Path, data_folder: Path | None, keys: tuple[str, ...
     if edit(entries):
         parent[keys[-1]] = entries
         intended = _intended(before, keys, default, edit)
-        new = _spliced(data, layout, parsed, spots, old, entries)
+        new, tried = _spliced(data, layout, parsed, spots, old, entries)
         if new is None or not _reads_as(vault, new, intended):
-            new = _dump(y, root, layout)
-        new = _checked(vault, file, new, intended, name)
+            new = _checked(vault, file, _dump(y, root, layout), intended, name)
+            if tried and spots is not None:
+                _refuse_lost_comments(file, name, parsed, new, spots, old, entries)
         atomic_write(file, new, content_hash(data), file.name)
     return load_vault_settings(vault, data_folder)
 

@@ -12,21 +12,33 @@ written one way (the first nested mapping's and list's).
 An edit that only appends entries to a list, or only removes some, is spliced into the text
 line by line instead (`list_spots`, `splice_list`): every other byte stays as written, comments
 above, below and between the entries included, so adding an entry then removing it gives the
-file's bytes back. The caller reads the splice back and falls back to ruamel when it would not
-read as meant.
+file's bytes back. A flow list's entry goes with its comma and, when its line holds nothing else,
+that line and its own comment; other entries' comments stay. The caller reads the splice back,
+checks it kept every comment it should (`keeps_comments`: the read-back compares values only),
+and falls back to ruamel when it would not read as meant.
 """
 
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any
 
+import yaml
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
-__all__ = ["Layout", "ListSpots", "indents", "list_spots", "splice_list", "split_layout"]
+__all__ = [
+    "Layout",
+    "ListSpots",
+    "indents",
+    "keeps_comments",
+    "list_spots",
+    "splice_list",
+    "split_layout",
+]
 
 _BOM = "\ufeff"
 _START = re.compile(r"---(?:[ \t]+#.*)?[ \t]*")  # the start marker alone, or with a comment
@@ -34,6 +46,8 @@ _END = re.compile(r"\.\.\.(?:[ \t]+#.*)?[ \t]*")
 _DASH = re.compile(r"[ \t]*-[ \t]+")  # a block entry's indent and dash, before its value
 _COMMENTED = re.compile(r"(?P<code>.*?)(?P<comment>[ \t]+#.*)?")  # the first ` #` starts it
 _TAG = re.compile(r"(?:![^ \t\n]*)?[ \t]*")  # a flow list's tag (`!!seq [`) before its `[`
+_SPACES = re.compile(r"[ \t]*")
+_COMMENT = re.compile(r"#[^\n]*")
 
 
 @dataclass(frozen=True)
@@ -164,7 +178,8 @@ def splice_list(text: str, spots: ListSpots, old: Sequence[Any], new: Sequence[A
                 render: Callable[[Any], str | None]) -> str | None:
     """`text` (the YAML the list at `spots` was parsed from, as `old`) with that list edited to
     `new` in place, every other byte as written: an entry removed with its line (a block list)
-    or its comma (a flow list), its own end-of-line comment with it; an entry appended on a line
+    or its comma (a flow list: its line too when it holds nothing else), its own end-of-line
+    comment with it, every other comment kept (`_flow_cuts`); an entry appended on a line
     of its own after the last (indented as that one) or after the last in the brackets; a block
     list emptied becomes `[]`. `render` writes an entry on one line. None when the splice cannot
     do it: `new` is not `old` with entries only removed or only appended, an entry takes more
@@ -183,6 +198,52 @@ def splice_list(text: str, spots: ListSpots, old: Sequence[Any], new: Sequence[A
         return _flow(text, spots, removed, added)
     lines = text.split("\n")
     return "\n".join(lines) if _block(lines, spots, removed, added) else None
+
+
+def keeps_comments(before: str, after: str, spots: ListSpots, old: Sequence[Any],
+                   new: Sequence[Any]) -> bool:
+    """Whether `after`, the YAML `before` with the list at `spots` edited from `old` to `new`,
+    still has every comment of `before`, in order, but a removed entry's own end-of-line comment
+    (on its line, which holds nothing else). The splice's read-back compares values only, which
+    a lost comment never changes. False when `new` is no splice's edit of `old` or either text
+    does not scan."""
+    changes = _changes(old, new)
+    was, now = _scanned(before), _scanned(after)
+    if changes is None or was is None or now is None:
+        return False
+    tokens, comments = was
+    own = {spots.items[i][0] for i in changes[0]}
+    wanted = [text for row, text in comments if row not in own or not _alone(tokens, row)]
+    have = iter(text for _, text in now[1])
+    return all(any(got == text for got in have) for text in wanted)  # a subsequence
+
+
+def _scanned(text: str) -> tuple[list[Any], list[tuple[int, str]]] | None:
+    """(PyYAML's tokens of `text`, its comments: each one's 0-based line and text from `#`),
+    None when it does not scan. A comment is a `#` outside every token (one in a quoted or
+    block scalar is the scalar's) to its line's end."""
+    try:
+        tokens = list(yaml.scan(text, Loader=yaml.SafeLoader))
+    except yaml.YAMLError:
+        return None
+    ends = [i for i, char in enumerate(text) if char == "\n"]
+    comments: list[tuple[int, str]] = []
+    at = 0
+    for start, end in [(t.start_mark.index, t.end_mark.index) for t in tokens] + [(len(text),) * 2]:
+        for found in _COMMENT.finditer(text, at, max(at, start)):
+            comments.append((bisect_left(ends, found.start()), found.group().rstrip()))
+        at = max(at, end)
+    return tokens, comments
+
+
+def _alone(tokens: list[Any], row: int) -> bool:
+    """Whether line `row` holds one entry alone: a scalar, perhaps tagged, with its `-` or `,`."""
+    on = [t for t in tokens if t.start_mark.line == row and t.end_mark.index > t.start_mark.index]
+    return (sum(isinstance(t, yaml.ScalarToken) for t in on) == 1
+            and all(isinstance(t, _ENTRY_TOKENS) for t in on))
+
+
+_ENTRY_TOKENS = (yaml.ScalarToken, yaml.TagToken, yaml.BlockEntryToken, yaml.FlowEntryToken)
 
 
 def _changes(old: Sequence[Any], new: Sequence[Any]) -> tuple[list[int], list[Any]] | None:
@@ -228,7 +289,8 @@ def _emptied(line: str) -> str:
 
 def _flow(text: str, spots: ListSpots, removed: list[int], added: list[str]) -> str | None:
     """`text` with a flow list spliced (see `splice_list`): an entry removed with the comma
-    before it (the last) or after it (any other); added ones after the last, each after the
+    before it (the last) or after it (any other), the last first (`_flow_cuts`; None where
+    that cannot); added ones after the last, each after the
     separator the last two have (`, ` else), so removing the entry again gives `text` back."""
     starts = [0]
     for line in text.split("\n"):
@@ -249,23 +311,103 @@ def _flow(text: str, spots: ListSpots, removed: list[int], added: list[str]) -> 
         sep = between if between.lstrip().startswith(",") and "#" not in between else ", "
         return text[:end] + "".join(sep + entry for entry in added) + text[end:]
     for i in reversed(removed):
-        cut = _cut(spans, i)
-        text = text[:cut[0]] + text[cut[1]:]
+        cuts = _flow_cuts(text, spans, i)
+        if cuts is None:
+            return None
+        for begin, end in reversed(cuts):
+            text = text[:begin] + text[end:]
+        gone = sum(end - begin for begin, end in cuts)
         del spans[i]
-        for span in spans[i:]:  # the entries after the cut move back by its length
-            span[0] -= cut[1] - cut[0]
-            span[1] -= cut[1] - cut[0]
+        for span in spans[i:]:  # the entries after the cuts move back by their length
+            span[0] -= gone
+            span[1] -= gone
     return text
 
 
-def _cut(spans: list[list[int]], i: int) -> tuple[int, int]:
-    """The text removing flow entry `i` of `spans` takes: the entry with the separator after
-    it, the last one with the separator before it (an append's inverse), a sole one alone."""
-    if len(spans) == 1:
-        return spans[0][0], spans[0][1]
-    if i + 1 < len(spans):
-        return spans[i][0], spans[i + 1][0]
-    return spans[i - 1][1], spans[i][1]
+def _gap(text: str, begin: int) -> tuple[int | None, int]:
+    """From `begin` (a flow entry's end) over spaces, line ends, comments and one `,` to the
+    next entry or the `]`: (where that `,` is, or None; where the scan stopped)."""
+    comma: int | None = None
+    at = begin
+    while at < len(text):
+        char = text[at]
+        if char == "#":
+            end = text.find("\n", at)
+            at = len(text) if end < 0 else end
+        elif char in " \t\n":
+            at += 1
+        elif char == "," and comma is None:
+            comma = at
+            at += 1
+        else:
+            break
+    return comma, at
+
+
+def _flow_cuts(text: str, spans: list[list[int]], i: int) -> list[tuple[int, int]] | None:
+    """The ranges of `text` removing flow entry `i` of `spans` takes, in order: the entry, its
+    separator (the `,` after it, else the one before it: an append's inverse) and the spaces
+    between them, its line too when nothing but its own end-of-line comment is left on it.
+    Any other comment stays, on its line or on another entry's. None for a layout this does
+    not know (a comment or line end between an entry and its `,`)."""
+    begin, end = spans[i]
+    comma, stop = _gap(text, end)
+    last = i + 1 == len(spans)
+    if (text[stop:stop + 1] != "]") if last else (stop != spans[i + 1][0] or comma is None):
+        return None
+    if comma is not None:
+        if text[end:comma].strip(" \t"):
+            return None
+        cuts = [(begin, comma + 1)]
+    elif i:
+        previous = spans[i - 1][1]
+        before, _ = _gap(text, previous)
+        if before is None:
+            return None
+        if not text[previous:begin].replace(",", "", 1).strip(" \t"):
+            return [(previous, end)]  # on one line: `A/, B/` becomes `A/`
+        cuts = [(before, before + 1), (begin, end)]
+    else:
+        cuts = [(begin, end)]
+    cuts = _own_line(text, cuts, begin, end) or [_tidied(text, cut) for cut in cuts]
+    if any(a[1] > b[0] for a, b in pairwise(cuts)) or (not last and cuts[-1][1] > spans[i + 1][0]):
+        return None
+    return cuts
+
+
+def _own_line(text: str, cuts: list[tuple[int, int]], begin: int,
+              end: int) -> list[tuple[int, int]] | None:
+    """`cuts` with the entry's line (`begin` to `end` on it) taken whole, its line end too, when
+    they leave nothing on it but spaces and the entry's own end-of-line comment; else None."""
+    start = text.rfind("\n", 0, begin) + 1
+    stop = text.find("\n", end)
+    if stop < 0:
+        return None
+    left, at = "", start
+    for cut_begin, cut_end in cuts:
+        if start <= cut_begin < stop:
+            left += text[at:cut_begin]
+            at = max(at, cut_end)
+    left = (left + text[at:stop]).strip(" \t")
+    if left and not left.startswith("#"):
+        return None
+    outside = [_tidied(text, cut) for cut in cuts if not start <= cut[0] < stop]
+    return sorted([*outside, (start, stop + 1)])
+
+
+def _tidied(text: str, cut: tuple[int, int]) -> tuple[int, int]:
+    """`cut` with the spaces it would leave at a line's end, or before the next entry on its
+    line (a cut ending in its `,`), or before the spaces before a comment, taken too."""
+    begin, end = cut
+    after = _SPACES.match(text, end)
+    spaces = after.end() if after else end
+    following = text[spaces:spaces + 1]
+    before = len(text[:begin].rstrip(" \t"))
+    if following in ("\n", ""):
+        return before, spaces
+    if following == "#":  # the spaces after the cut stay, to part the comment from the code
+        return (before, end) if spaces > end else cut
+    return (begin, spaces) if text[end - 1:end] == "," else cut
 
 
 _PLAIN_END = re.compile(r"[,\]\n]|[ \t]#")

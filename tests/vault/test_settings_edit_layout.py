@@ -5,9 +5,12 @@ adding an entry then removing it gives the file's bytes back, comments and all."
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from sidecar.errors import InvalidSettings
+from sidecar.vault import settings_edit
 from sidecar.vault.settings_edit import add_lint_ignore, set_excluded
 from sidecar.vault.settings_yaml import load_settings_yaml
 from sidecar.vault.vault_settings import load_vault_settings
@@ -143,3 +146,105 @@ def test_including_a_folder_again_removes_its_line_and_keeps_every_comment_line(
     assert (vault / "ora.yaml").read_text(encoding="utf-8") == after
     left = load_settings_yaml(after)["exclude"]
     assert isinstance(left, list) and settings.exclude == tuple(left)  # emptied: still a list
+
+
+# ---- a flow list's entry removed: only the entry, its comma and its own comment ----------------
+
+FLOW_REMOVALS: dict[str, tuple[bytes, str, bytes]] = {
+    "a comment line between entries": (
+        b"exclude: [\n  a/,\n  # Scratch is temporary, remove later\n  b/\n]\n", "a/",
+        b"exclude: [\n  # Scratch is temporary, remove later\n  b/\n]\n"),
+    "the last, after entries with comments": (
+        b"exclude: [\n  a/,  # about a\n  b/,  # about b: keep\n  c/\n]\n", "c/",
+        b"exclude: [\n  a/,  # about a\n  b/  # about b: keep\n]\n"),
+    "a comment after each entry": (
+        b"exclude: [\n  a/,  # about a\n  b/,  # about b\n  c/  # about c\n]\n", "c/",
+        b"exclude: [\n  a/,  # about a\n  b/  # about b\n]\n"),
+    "a comment line above the last": (
+        b"exclude: [\n  a/,\n  # why b\n  b/\n]\n", "b/",
+        b"exclude: [\n  a/\n  # why b\n]\n"),
+    "a comment line before the bracket": (
+        b"exclude: [\n  a/,\n  b/,  # trailing comma\n  # more to come\n]\n", "b/",
+        b"exclude: [\n  a/,\n  # more to come\n]\n"),
+    "the only entry, a comment line before the bracket": (
+        b"exclude: [\n  a/\n  # more to come\n]\n", "a/",
+        b"exclude: [\n  # more to come\n]\n"),
+    "two entries on a line with a comment": (
+        b"exclude: [\n  a/, b/,  # a and b\n  c/\n]\n", "b/",
+        b"exclude: [\n  a/,  # a and b\n  c/\n]\n"),
+    "two entries naming the folder": (
+        b"exclude: [\n  Scratch/,  # one\n  keep/,  # two\n  /Scratch  # three\n]\n", "Scratch/",
+        b"exclude: [\n  keep/  # two\n]\n"),
+    "Windows line ends, a comment line between entries": (
+        b"exclude: [\r\n  a/,\r\n  # Scratch is temporary\r\n  b/\r\n]\r\n", "a/",
+        b"exclude: [\r\n  # Scratch is temporary\r\n  b/\r\n]\r\n"),
+    "Windows line ends, the last": (
+        b"exclude: [\r\n  a/,  # about a\r\n  b/,  # about b\r\n  c/  # about c\r\n]\r\n", "c/",
+        b"exclude: [\r\n  a/,  # about a\r\n  b/  # about b\r\n]\r\n"),
+}
+
+
+@pytest.mark.parametrize(("before", "entry", "after"), list(FLOW_REMOVALS.values()),
+                         ids=list(FLOW_REMOVALS))
+def test_including_a_folder_again_keeps_the_other_entries_comments_in_a_flow_list(
+    tmp_path: Path, before: bytes, entry: str, after: bytes,
+) -> None:
+    # Before: the cut ran from the entry to the next one's start (or from the previous one's
+    # end), taking the comment lines and the other entry's comment in between.
+    vault = _hostile_vault(tmp_path, before)
+    settings = set_excluded(vault, entry, False, data_folder=None)
+    assert (vault / "ora.yaml").read_bytes() == after
+    assert settings.exclude == tuple(load_settings_yaml(after.decode())["exclude"])
+
+
+def _losing_a_comment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make the splice drop the comment line `# why` (a splice bug the read-back cannot see)."""
+    real = settings_edit.splice_list
+
+    def losing(*args: Any) -> str | None:
+        text = real(*args)
+        return None if text is None else text.replace("  # why\n", "")
+
+    monkeypatch.setattr(settings_edit, "splice_list", losing)
+
+
+def test_a_splice_losing_a_comment_falls_back_to_a_dump_that_keeps_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Before: the read-back compared values only, so the splice without `# why` was written.
+    _losing_a_comment(monkeypatch)
+    vault = _hostile_vault(tmp_path, b"exclude:\n  - A/\n  # why\n  - B/\n  - C/\n")
+    assert set_excluded(vault, "C/", False, data_folder=None).exclude == ("A/", "B/")
+    assert b"  # why\n" in (vault / "ora.yaml").read_bytes()
+
+
+def test_a_splice_losing_a_comment_is_refused_when_the_dump_loses_it_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Before: written without `# why`; ruamel's dump writes a flow list without its comments.
+    _losing_a_comment(monkeypatch)
+    text = b"exclude: [\n  A/,\n  # why\n  B/,\n  C/\n]\n"
+    vault = _hostile_vault(tmp_path, text)
+    with pytest.raises(InvalidSettings, match=r"would lose a comment from ora\.yaml"):
+        set_excluded(vault, "C/", False, data_folder=None)
+    assert (vault / "ora.yaml").read_bytes() == text
+
+
+def test_a_write_that_moves_a_setting_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Before: the read-back compared a mapping's keys as a set, so `private` moved to the end
+    # (every value the same) was written.
+    real = settings_edit._dump
+
+    def moving(y: Any, doc: Any, layout: Any) -> bytes:
+        doc["private"] = doc.pop("private")
+        return real(y, doc, layout)
+
+    monkeypatch.setattr(settings_edit, "_dump", moving)
+    monkeypatch.setattr(settings_edit, "splice_list", lambda *args: None)  # the dump writes
+    text = b"private: [Health/]\nexclude: [A/]\nlanguage: en\n"
+    vault = _hostile_vault(tmp_path, text)
+    with pytest.raises(InvalidSettings, match=r"would not read back from ora\.yaml as intended"):
+        set_excluded(vault, "B/", True, data_folder=None)
+    assert (vault / "ora.yaml").read_bytes() == text
