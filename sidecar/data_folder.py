@@ -10,6 +10,8 @@ import os
 import stat
 from pathlib import Path
 
+from sidecar.errors import BadRequest
+
 FOLDER_MODE = 0o700
 FILE_MODE = 0o600
 # Files SQLite keeps next to a database (it copies the database's mode when creating them).
@@ -23,11 +25,28 @@ def _tighten(path: Path, mode: int) -> None:
 
 
 def private_folder(path: Path, *, create: bool = True) -> Path:
-    """Create `path` (and its parents) as needed (with `create`); `path` itself ends up 0700."""
+    """Create `path` (and its parents) as needed (with `create`); `path` itself ends up 0700.
+    BadRequest when no folder can be there (`--data` naming a file, a path under a file, or a
+    place where nothing can be created): a usage error, said in one line."""
     if create:
-        path.mkdir(mode=FOLDER_MODE, parents=True, exist_ok=True)
+        try:
+            path.mkdir(mode=FOLDER_MODE, parents=True, exist_ok=True)
+        except (FileExistsError, NotADirectoryError, FileNotFoundError) as exc:
+            raise BadRequest(f"{path} cannot be a data folder ({_why_not(path, exc)}); give a "
+                             "folder, or a path where one can be created") from exc
     _tighten(path, FOLDER_MODE)
     return path
+
+
+def _why_not(path: Path, exc: OSError) -> str:
+    """Why `path` cannot be made a folder: it, or the nearest of its parents that exists, is
+    not a folder; else what the system said (a file system that takes no new folder, /proc)."""
+    for place in (path, *path.parents):
+        if place.exists() or place.is_symlink():
+            if place.is_dir():
+                break
+            return "it is a file" if place == path else f"{place} is a file"
+    return f"no folder can be created there: {exc.strerror or type(exc).__name__}"
 
 
 def private_tree(folder: Path) -> None:

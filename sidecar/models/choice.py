@@ -9,10 +9,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from sidecar.errors import ModelUnavailable
 from sidecar.index_params import load_params
 from sidecar.language.suggest import vault_shares, wants_multilingual
 from sidecar.models import multilingual
-from sidecar.models.embedder import VARIANTS, Embedder, choose_variant, open_embedder
+from sidecar.models.embedder import (
+    REMOTE,
+    VARIANTS,
+    Embedder,
+    choose_variant,
+    is_pulled_embedder,
+    open_embedder,
+)
 from sidecar.models.files import EMBED_NAME
 from sidecar.models.remote_embedder import RemoteEmbedder
 from sidecar.settings import Config
@@ -30,18 +38,38 @@ def embed_variant(config: Config, *, vault: bool = True) -> str:
 
 
 def indexed_variants(data: Path) -> list[str]:
-    """The packaged variants whose vectors the index in `data` holds (from its saved model ids,
-    `all-MiniLM-L6-v2:<variant>:<sha>` or `use-multilingual-v3:onnx:<sha>`), in its
-    namespaces' order."""
+    """The embedders whose vectors the index in `data` holds, from its saved model ids, in its
+    namespaces' order: a packaged variant (`all-MiniLM-L6-v2:<variant>:<sha>`), the packaged
+    multilingual or a pulled catalogue embedder by name (`<name>:onnx:<sha>`), or a server's
+    model by its whole id (`remote:<model>@<host>:<dim>`, `remote_embedder.py`)."""
     out = []
     for values in load_params(data)["namespaces"].values():
-        name, _, rest = str(values.get("model", "")).partition(":")
+        model = str(values.get("model", ""))
+        name, _, rest = model.partition(":")
         variant = rest.partition(":")[0]
-        if name == EMBED_NAME and variant in VARIANTS and variant not in out:
-            out.append(variant)
-        elif name == multilingual.NAME and name not in out:
-            out.append(name)
+        if name == EMBED_NAME and variant in VARIANTS:
+            found = variant
+        elif name == multilingual.NAME or (variant == "onnx" and is_pulled_embedder(name)):
+            found = name
+        elif name == REMOTE:
+            found = model
+        else:
+            continue
+        if found not in out:
+            out.append(found)
     return out
+
+
+def check_query_model(data: Path, namespace: str, model: str) -> None:
+    """ModelUnavailable when the vectors `namespace` of the index in `data` holds are another
+    model's than `model` (a query embedder's id): its query vectors would rank them by noise, or,
+    of another width, fail in the vector store. Nothing indexed yet, or no id: nothing to say."""
+    indexed = str((load_params(data)["namespaces"].get(namespace) or {}).get("model") or "")
+    if model and indexed and model != indexed:
+        raise ModelUnavailable(
+            f"the index in {data} holds vectors of {indexed}, not of {model} (the embed_model "
+            "setting's): set embed_model (ORA_EMBED_MODEL) to auto, or to the index's model, to "
+            "search it, or run `ora index` to re-embed it with this one")
 
 
 def load_embedder(config: Config, *, defer: bool = False) -> Embedder:

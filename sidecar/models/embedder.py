@@ -55,6 +55,8 @@ VARIANTS = ("q8", "fp32", "int8")
 # available one (`choose_variant`); the order is the measured decision recorded under
 # "## Embedding models" in docs/benchmarks.md.
 AUTO_ORDER = ("q8", "fp32", "int8")
+# The model id of a server's vectors begins `remote:` (`remote_embedder.py`).
+REMOTE = "remote"
 
 FloatArray = npt.NDArray[np.float32]
 
@@ -68,6 +70,11 @@ def _pulled(setting: str) -> CatalogueEntry | None:
     """The catalogue embedder `setting` names, or None (a packaged variant or a typo)."""
     item = catalogue().get(setting)
     return item if item is not None and item.kind == "embedder" else None
+
+
+def is_pulled_embedder(name: str) -> bool:
+    """Whether `name` is an embedder of the catalogue (`ora models pull`)."""
+    return _pulled(name) is not None
 
 
 def _spec(variant: str) -> dict[str, Any] | None:
@@ -122,12 +129,14 @@ def available_variants(models_path: Path) -> list[str]:
 
 def choose_variant(setting: str, models_path: Path, indexed: Sequence[str] = (),
                    wanted: Callable[[], bool] | None = None) -> str:
-    """The variant `embed_model` names. `auto` is the variant the index was embedded with
-    (`indexed`) if it is still available, else the multilingual embedder when the vault is
-    mostly in languages it reads better (`wanted`, asked only then) and it is built, else
-    the first available in AUTO_ORDER: a faster variant becoming available (an upgrade, `ora models
-    build`) does not re-embed a vault indexed before it, and search always embeds queries with
-    the model of the stored vectors."""
+    """The variant `embed_model` names. `auto` is the embedder the index was embedded with
+    (`indexed`: a packaged variant, the multilingual or a pulled embedder) if it is still
+    available; an index of a server's vectors (`remote:…`, `embed_url` unset) is
+    ModelUnavailable, never searched or re-embedded with another model; else the multilingual
+    embedder when the vault is mostly in languages it reads better (`wanted`, asked only then)
+    and it is built, else the first available in AUTO_ORDER: a faster variant becoming
+    available (an upgrade, `ora models build`) does not re-embed a vault indexed before it, and
+    search always embeds queries with the model of the stored vectors."""
     if setting != "auto":
         path = variant_file(setting, models_path)
         if not path.is_file():
@@ -137,6 +146,12 @@ def choose_variant(setting: str, models_path: Path, indexed: Sequence[str] = (),
             raise ModelUnavailable(f"embedder {setting} not found at {path}: {hint}")
         return setting
     found = available_variants(models_path)
+    kept = [variant for variant in indexed if variant in found or _installed(variant, models_path)]
+    if kept:
+        return kept[0]
+    remote = next((v for v in indexed if v.startswith(f"{REMOTE}:")), None)
+    if remote is not None:  # the server's address is not known here: never another model
+        raise ModelUnavailable(_remote_index(remote))
     if not found:
         try:
             variant_file("int8", models_path)
@@ -145,14 +160,26 @@ def choose_variant(setting: str, models_path: Path, indexed: Sequence[str] = (),
             why = f"; the packaged int8 one is unavailable: {err.message}"
         raise ModelUnavailable("no embedding model available: run `ora models build` to build "
                                f"one from the packaged weights{why}")
-    multilingual_built = multilingual.model_file(models_path).is_file()
-    kept = [variant for variant in indexed if variant in found
-            or (variant == multilingual.NAME and multilingual_built)]
-    if kept:
-        return kept[0]
-    if multilingual_built and not indexed and wanted is not None and wanted():
+    if (multilingual.model_file(models_path).is_file() and not indexed and wanted is not None
+            and wanted()):
         return multilingual.NAME
     return found[0]
+
+
+def _installed(variant: str, models_path: Path) -> bool:
+    """Whether the packaged multilingual embedder is built, or a pulled one is pulled."""
+    if variant != multilingual.NAME and _pulled(variant) is None:
+        return False
+    return variant_file(variant, models_path).is_file()
+
+
+def _remote_index(model: str) -> str:
+    """Why `auto` cannot search an index of a server's vectors without `embed_url`."""
+    name, _, place = model.removeprefix(f"{REMOTE}:").rpartition("@")
+    host = place.rpartition(":")[0] or place
+    return (f"the index was built with {name} by an embeddings server ({host}); set embed_url "
+            f"(ORA_EMBED_URL) to that server and embed_model (ORA_EMBED_MODEL) to {name}, or "
+            "re-index with a local embedder (e.g. ORA_EMBED_MODEL=q8 `ora index`)")
 
 
 class Embedder:

@@ -71,7 +71,7 @@ class RemoteEmbedder(Embedder):
         self.tokenizer = load_tokenizer()
         probe = self._request(["dimension probe"], "passage")
         self.dim = int(probe.shape[1])
-        self.model_id = f"remote:{settings.model}@{urlsplit(settings.url).netloc}:{self.dim}"
+        self.model_id = remote_model_id(settings, self.dim)
         query_prefix, passage_prefix = catalogue_prefixes(settings.model)
         # Whether the server applies the roles itself, found only when the model needs them.
         self.server_roles = bool(query_prefix or passage_prefix) and not np.allclose(
@@ -81,23 +81,7 @@ class RemoteEmbedder(Embedder):
 
     @classmethod
     def from_config(cls, config: Config) -> RemoteEmbedder:
-        model = str(config.embed_model)
-        if model == "auto" or model in VARIANTS:
-            raise ModelUnavailable(f"embed_url is set ({config.embed_url}): set embed_model "
-                                   "(ORA_EMBED_MODEL) to the server's model name, e.g. "
-                                   "nomic-embed-text")
-        if not may_send_private(config, str(config.embed_url)):
-            # It would embed every chunk, private notes' included, and every private query.
-            raise ModelUnavailable(
-                f"embed_url {config.embed_url} is not on this machine, and an embeddings server "
-                "receives the text of every note, private ones included: name its host in "
-                "private_remote_ok (ORA_PRIVATE_REMOTE_OK) to use it anyway, or run the server "
-                "on this machine (docs/privacy.md)")
-        raw = load_json("models.json")["remote_embedder"]
-        return cls(RemoteSettings(endpoint_url(str(config.embed_url), "embeddings"), model,
-                                  str(config.embed_api_key), float(config.embed_timeout),
-                                  int(raw["batch"]), int(raw["attempts"]),
-                                  float(raw["backoff_seconds"])))
+        return cls(remote_settings(config))
 
     def embed(self, texts: Sequence[str]) -> FloatArray:
         return self._embed([self.passage_prefix + t for t in texts], "passage")
@@ -143,6 +127,33 @@ class RemoteEmbedder(Embedder):
                 break
         raise ModelUnavailable(f"the embeddings server {s.url} failed ({failure}); check that it "
                                f"serves {s.model!r} (embed_url, embed_model)")
+
+
+def remote_settings(config: Config) -> RemoteSettings:
+    """The server settings `embed_url` and `embed_model` name, checked without contacting the
+    server: ModelUnavailable for a packaged variant's name (or auto), or a server elsewhere not
+    trusted with private text."""
+    model = str(config.embed_model)
+    if model == "auto" or model in VARIANTS:
+        raise ModelUnavailable(f"embed_url is set ({config.embed_url}): set embed_model "
+                               "(ORA_EMBED_MODEL) to the server's model name, e.g. "
+                               "nomic-embed-text")
+    if not may_send_private(config, str(config.embed_url)):
+        # It would embed every chunk, private notes' included, and every private query.
+        raise ModelUnavailable(
+            f"embed_url {config.embed_url} is not on this machine, and an embeddings server "
+            "receives the text of every note, private ones included: name its host in "
+            "private_remote_ok (ORA_PRIVATE_REMOTE_OK) to use it anyway, or run the server "
+            "on this machine (docs/privacy.md)")
+    raw = load_json("models.json")["remote_embedder"]
+    return RemoteSettings(endpoint_url(str(config.embed_url), "embeddings"), model,
+                          str(config.embed_api_key), float(config.embed_timeout),
+                          int(raw["batch"]), int(raw["attempts"]), float(raw["backoff_seconds"]))
+
+
+def remote_model_id(settings: RemoteSettings, dim: int) -> str:
+    """`remote:<model>@<host:port>:<dim>`: the id stored with the server's vectors."""
+    return f"remote:{settings.model}@{urlsplit(settings.url).netloc}:{dim}"
 
 
 def _vectors(doc: Any, n: int, url: str) -> FloatArray:

@@ -8,7 +8,7 @@ from sidecar.errors import ModelUnavailable
 from sidecar.language.suggest import english_only
 from sidecar.models import multilingual
 from sidecar.models.catalogue import catalogue_report
-from sidecar.models.choice import embed_variant
+from sidecar.models.choice import embed_variant, indexed_variants
 from sidecar.models.embedder import (
     AUTO_ORDER,
     available_variants,
@@ -18,6 +18,7 @@ from sidecar.models.embedder import (
 )
 from sidecar.models.files import file_sha256
 from sidecar.models.nli import OnnxNLI, nli_folder
+from sidecar.models.remote_embedder import RemoteEmbedder, remote_model_id, remote_settings
 from sidecar.models.reranker import OnnxCrossEncoder, reranker_folder
 from sidecar.privacy.egress import endpoints_report
 from sidecar.settings import Config
@@ -72,6 +73,8 @@ def _embedder(config: Config, vault: bool) -> dict[str, Any]:
     out: dict[str, Any] = {"setting": config.embed_model, "auto_order": list(AUTO_ORDER),
                            "available": available_variants(config.models_path),
                            "variants": variants, "multilingual": packaged}
+    if config.embed_url:
+        return {**out, **_remote(config)}
     try:
         chosen = embed_variant(config, vault=vault)
     except ModelUnavailable as err:
@@ -87,6 +90,22 @@ def _embedder(config: Config, vault: bool) -> dict[str, Any]:
         found = {"file": str(path), "model_id": pulled_model_id(chosen, file_sha256(path))}
     return {**out, "chosen": chosen, "file": found["file"], "model_id": found["model_id"],
             "english_only": english_only(str(found["model_id"]))}
+
+
+def _remote(config: Config) -> dict[str, Any]:
+    """With `embed_url` set a server's model embeds: `chosen` is its name, `file` the URL it is
+    asked at, and `model_id` the id its vectors carry, as the index names it when it holds this
+    server's vectors of that model, else as the server's answer to one probe gives it (its
+    vector size is part of the id); null and the `reason` when it cannot be used."""
+    try:
+        settings = remote_settings(config)
+        unsized = remote_model_id(settings, 0).rpartition(":")[0]  # its id but the width
+        recorded = [m for m in indexed_variants(config.data) if m.rpartition(":")[0] == unsized]
+        found = recorded[0] if recorded else RemoteEmbedder(settings).model_id
+    except ModelUnavailable as err:
+        return {"chosen": None, "reason": err.message}
+    return {"chosen": settings.model, "file": settings.url, "model_id": found,
+            "english_only": english_only(found)}
 
 
 def _local(loader: type[OnnxCrossEncoder] | type[OnnxNLI], folder: Any) -> dict[str, Any]:

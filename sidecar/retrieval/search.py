@@ -21,6 +21,7 @@ from sidecar.index.records import ChunkFacts, ChunkRecord
 from sidecar.index.scope import NoteFilter, Scope
 from sidecar.language.accents import may_be_accented, restore, restore_from
 from sidecar.language.languages import spec as language_spec
+from sidecar.models.choice import check_query_model
 from sidecar.models.embedder import FloatArray
 from sidecar.models.reranker import Reranker, rerank_limits
 from sidecar.retrieval.copies import collapse, copy_key
@@ -599,6 +600,9 @@ async def search(
     _check(query, options)
     # off the event loop: it may read ora.yaml
     options = await asyncio.to_thread(with_private_now, options, index.config)
+    if options.dense:  # never one model's query vector against another model's vectors
+        await asyncio.to_thread(check_query_model, index.config.data, options.namespace,
+                                str(getattr(embedder, "model_id", "")))
     schema = get_schema()
     fusion = fusion or fusion_settings(str(getattr(embedder, "model_id", "")))
     remembered = _Remembered(embedder)

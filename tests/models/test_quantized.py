@@ -68,7 +68,12 @@ def test_the_index_file_names_its_variants(tmp_path: Path) -> None:
     save_namespace_params(tmp_path, "vault", {"model": "all-MiniLM-L6-v2:fp32:0123456789ab"})
     save_namespace_params(tmp_path, "web", {"model": "bge-small-en-v1.5:onnx:0123456789ab"})
     save_namespace_params(tmp_path, "chat", {"model": "all-MiniLM-L6-v2:fp32:ba9876543210"})
-    assert indexed_variants(tmp_path) == ["fp32"]
+    save_namespace_params(tmp_path, "srv", {"model": "remote:nomic-embed-text@h:11434:768"})
+    save_namespace_params(tmp_path, "odd", {"model": "some-other-model:onnx:0123456789ab"})
+    # A pulled embedder by its name, a server's model by its whole id (`auto` keeps either),
+    # in the namespaces' order as saved (sorted).
+    assert indexed_variants(tmp_path) == ["fp32", "remote:nomic-embed-text@h:11434:768",
+                                          "bge-small-en-v1.5"]
 
 
 def test_a_vault_indexed_with_fp32_keeps_it_once_q8_is_built(fp32_models: Path,
