@@ -6,7 +6,13 @@ non-private lists at once, as it leaves search at once: so before a pair is show
 mode, each note the last scan saw as public is checked against its file. A file whose size and
 mtime are those the scan saw is what the scan read; any other is read again (once per version)
 and counts as private when it carries the tag, or when it cannot be read or parsed (privacy fails
-closed, as `Note.is_private` does). A note that is gone keeps the pair's flag.
+closed, as `Note.is_private` does).
+
+A note that is gone from its path counts as private (`missing`): it may have been moved into a
+private folder, or renamed and tagged, and its pair still shows its claim text under the old
+path; which it was is not known without finding the note again, so privacy fails closed until a
+scan re-pairs it. The queue makes the one exception it can tell: a note its pair's own
+resolution moved to the trash (`Queue._private_now`).
 
 Where a note lies counts too: ora.yaml's `private` folders are read again whenever the file
 changed, and a note they cover now is private now, moved or not, as the next scan will find it
@@ -20,7 +26,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from sidecar.errors import OraError
@@ -54,11 +60,25 @@ class LivePrivacy:
         return {path for path, version in seen.items()
                 if by_place(path) or self._private_now(path, version, settings)}
 
+    def missing(self, paths: Iterable[str]) -> set[str]:
+        """Of these notes (ones the last scan did not see as public), those gone from their
+        path: hidden like private ones (see the module docstring)."""
+        return {path for path in paths if self._gone(path)}
+
+    def _gone(self, path: str) -> bool:
+        try:
+            os.stat(vault_path(self.vault, path))
+        except FileNotFoundError:
+            return True
+        except (OSError, OraError):
+            return False  # there, behind a link or unreadable: turned_private's to judge
+        return False
+
     def _private_now(self, path: str, scanned: Seen, settings: VaultSettings) -> bool:
         try:
             st = os.stat(vault_path(self.vault, path))
         except FileNotFoundError:
-            return False  # gone: the pair keeps its flag (a trashed note's resolved pair)
+            return True  # gone: maybe moved somewhere private (see the module docstring)
         except (OSError, OraError):
             return True  # behind a link now, or unreadable: fail closed
         version = (st.st_size, st.st_mtime_ns)

@@ -7,6 +7,11 @@ relation. Each article is proposed to supersede the newest older article of its 
 `published`, else `date created` (articles without a date, or with the same date, are not
 ordered and get no proposal). Proposals wait in the queue as kind "news", batched per story; the
 user approves one, or a whole batch — nothing is applied silently.
+
+A private article changes no answer outside private mode: public stories (their proposals,
+their batch ids, which come from a story's lowest path) are computed over the public articles
+alone, and private mode's stories over every article, from which only proposals naming a
+private article are kept (`propose`); a story's batch id comes from its lowest public path.
 """
 
 from __future__ import annotations
@@ -43,9 +48,9 @@ def same_subject(x: NoteState, y: NoteState, limits: Thresholds) -> bool:
     return len(shared) >= limits.news_min_shared_title_words
 
 
-def _stories(notes: list[NoteState], limits: Thresholds) -> tuple[dict[str, set[str]],
-                                                                  dict[str, str]]:
-    """Same-story neighbours of each note, and each note's story root (its oldest path)."""
+def _edges(notes: list[NoteState], limits: Thresholds) -> dict[str, set[str]]:
+    """Same-story neighbours of each note (a relation of two notes alone, whoever else is
+    in the pool)."""
     edges: dict[str, set[str]] = {s.path: set() for s in notes}
     if len(notes) > 1:
         matrix = np.stack([note_vector(s) for s in notes])
@@ -58,6 +63,13 @@ def _stories(notes: list[NoteState], limits: Thresholds) -> tuple[dict[str, set[
                     if same_subject(x, y, limits):
                         edges[x.path].add(y.path)
                         edges[y.path].add(x.path)
+    return edges
+
+
+def _roots(edges: dict[str, set[str]], by_path: dict[str, NoteState]) -> dict[str, str]:
+    """Each note's story root: the lowest public path of its connected group (the lowest path
+    of an all-private one), so a story with a public article has one batch in private mode,
+    named as outside it."""
     root: dict[str, str] = {}
     for start in sorted(edges):
         if start in root:
@@ -67,9 +79,17 @@ def _stories(notes: list[NoteState], limits: Thresholds) -> tuple[dict[str, set[
             for nxt in edges[todo.pop()] - group:
                 group.add(nxt)
                 todo.append(nxt)
+        first = min(group, key=lambda p: (by_path[p].private, p))
         for path in group:
-            root[path] = min(group)
-    return edges, root
+            root[path] = first
+    return root
+
+
+def _public_view(edges: dict[str, set[str]], by_path: dict[str, NoteState]
+                 ) -> dict[str, set[str]]:
+    """The story graph of the public notes alone: what it would be with no private note."""
+    public = {p for p in edges if not by_path[p].private}
+    return {p: edges[p] & public for p in public}
 
 
 def _side(state: NoteState) -> Side:
@@ -80,19 +100,14 @@ def _side(state: NoteState) -> Side:
 Loader = Callable[[Iterable[str]], dict[str, NoteState]]
 
 
-def propose(states: dict[str, NoteState], changed: set[str], limits: Thresholds,
-            load: Loader | None = None) -> tuple[set[str], list[Pair]]:
-    """(notes whose open proposals are replaced, the new proposals). `load` reads the whole
-    states of the proposals' notes when `states` are light ones (their first claim is shown)."""
-    notes = pool(states.values(), KIND)
-    if changed.isdisjoint(s.path for s in notes):
-        return set(), []  # only stories with a changed article are proposed again
-    edges, root = _stories(notes, limits)
-    affected = {p for p in edges if p in changed}
-    affected |= {n for p in affected for n in edges[p]}
-    by_path = {s.path: s for s in notes}
-    found: list[tuple[NoteState, NoteState, str]] = []
-    for path in sorted(affected):
+Found = tuple[NoteState, NoteState, str]  # (older article, newer article, its story's root)
+
+
+def _newest_older(paths: Iterable[str], edges: dict[str, set[str]],
+                  by_path: dict[str, NoteState], root: dict[str, str]) -> list[Found]:
+    """For each of `paths`, the newest older article of its story in the graph `edges`."""
+    found: list[Found] = []
+    for path in sorted(paths):
         newer = by_path[path]
         if newer.date is None:
             continue
@@ -100,15 +115,58 @@ def propose(states: dict[str, NoteState], changed: set[str], limits: Thresholds,
                  if by_path[p].date is not None and str(by_path[p].date) < newer.date]
         if not older:
             continue
-        found.append((max(older, key=lambda s: (str(s.date), s.path)), newer, path))
+        found.append((max(older, key=lambda s: (str(s.date), s.path)), newer, root[path]))
+    return found
+
+
+def _around(paths: set[str], edges: dict[str, set[str]]) -> set[str]:
+    return paths | {n for p in paths for n in edges[p]}
+
+
+def _private_found(edges: dict[str, set[str]], by_path: dict[str, NoteState],
+                   changed: set[str]) -> tuple[set[str], list[Found]]:
+    """Private mode's proposals near the changed articles, over every article: those naming a
+    private one (the others are the public view's). The private articles whose open pairs they
+    replace are returned with them; no public article's pairs are replaced here, so a private
+    change leaves the public answers as they were."""
+    near = _around({p for p in edges if p in changed}, edges)
+    # a stale proposal names a private article next to `near` (proposals join neighbours)
+    replaced = {p for p in _around(near, edges) if by_path[p].private}
+    if not replaced:
+        return set(), []
+    found = _newest_older(_around(replaced, edges), edges, by_path, _roots(edges, by_path))
+    return replaced, [f for f in found if f[0].private or f[1].private]
+
+
+def propose(states: dict[str, NoteState], changed: set[str], limits: Thresholds,
+            load: Loader | None = None) -> tuple[set[str], list[Pair]]:
+    """(notes whose open proposals are replaced, the new proposals). `load` reads the whole
+    states of the proposals' notes when `states` are light ones (their first claim is shown).
+
+    Public stories, their proposals and batch ids come from the public articles alone: what
+    they would be if no private article existed. Stories over every article give private
+    mode's proposals, only those naming a private article (listed only in private mode; their
+    batch is their story's public one, or named after a private path when the story has no
+    public article)."""
+    notes = pool(states.values(), KIND)
+    if changed.isdisjoint(s.path for s in notes):
+        return set(), []  # only stories with a changed article are proposed again
+    by_path = {s.path: s for s in notes}
+    edges = _edges(notes, limits)
+    public = _public_view(edges, by_path)
+    affected = _around({p for p in public if p in changed}, public)
+    found = _newest_older(affected, public, by_path, _roots(public, by_path))
+    replaced, private = _private_found(edges, by_path, changed)
+    affected |= replaced
+    found += private
     proposals = []
-    for at, (previous, newer, path) in enumerate(found):
+    for at, (previous, newer, root) in enumerate(found):
         if at % LOAD_WINDOW == 0:
             window = found[at : at + LOAD_WINDOW]
             whole = load({s.path for x, y, _ in window for s in (x, y)}) if load else by_path
         a, b = _side(whole[previous.path]), _side(whole[newer.path])
         similarity = float(note_vector(previous) @ note_vector(newer))
-        batch = "news-" + hashlib.sha256(root[path].encode()).hexdigest()[:12]
+        batch = "news-" + hashlib.sha256(root.encode()).hexdigest()[:12]
         proposals.append(Pair(
             id=pair_id(KIND, a, b), kind=KIND, a=a, b=b, judge=JUDGE,
             score=round(similarity, 4), batch=batch, private=previous.private or newer.private,

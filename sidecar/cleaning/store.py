@@ -13,9 +13,10 @@ bytes.
 A pair is `private` when either note is private (its tag, or an ora.yaml `private` folder): it
 is listed, counted and found by id only in private mode, like the index's private store. With the
 vault known, a pair is also kept out of non-private answers as soon as one of its notes is tagged
-private (or its folder made private), before the next
-scan re-flags it (`live_privacy.py`). A queue file from before that column
-existed is migrated on open: its scan state is forgotten (the next scan reads every note again
+private (or its folder made private), before the next scan re-flags it, and as soon as one of
+its notes is gone from its path, which may be a move into a private folder (unless the pair's
+own resolution trashed it: `live_privacy.py`). A queue file from before that column existed
+is migrated on open: its scan state is forgotten (the next scan reads every note again
 and learns its privacy) and its pairs count as private until that scan re-flags them.
 """
 
@@ -411,7 +412,8 @@ class Queue:
     def hides(self, pids: Iterable[str]) -> bool:
         """True when any of these pairs still queued is hidden outside private mode now."""
         return bool(self._private_now(
-            self._rows_in("SELECT id, private, a_path, b_path FROM pairs WHERE id", pids)))
+            self._rows_in("SELECT id, private, a_path, b_path, resolution FROM pairs WHERE id",
+                          pids)))
 
     def _seen_in(self, rows: list[sqlite3.Row], private: bool) -> list[Pair]:
         """The pairs of `rows` as this mode sees them: outside private mode without those with
@@ -422,7 +424,8 @@ class Queue:
 
     def _private_now(self, rows: list[sqlite3.Row]) -> set[str]:
         """Ids of the pairs of `rows` that are private now: flagged so by the last scan, or
-        with a note tagged private since (`live_privacy.py`; only with the vault known)."""
+        with a note tagged private since, or gone from its path unless the pair's own
+        resolution trashed it (`live_privacy.py`; only with the vault known)."""
         flagged = {r["id"] for r in rows if r["private"]}
         public = [r for r in rows if not r["private"]]
         if self._live is None or not public:
@@ -437,8 +440,11 @@ class Queue:
             else:
                 seen[r["path"]] = (r["size"], r["mtime_ns"])
         hidden |= self._live.turned_private(seen)
+        hidden |= self._live.missing(paths - seen.keys() - hidden)  # the scan dropped them
+        live = self._live
         return flagged | {r["id"] for r in public
-                          if r["a_path"] in hidden or r["b_path"] in hidden}
+                          if any(p in hidden and not _trashed_here(r, p, live)
+                                 for p in (r["a_path"], r["b_path"]))}
 
     def _rows_in(self, sql: str, values: Iterable[str]) -> list[sqlite3.Row]:
         """`sql` + ` IN (values)`, asked a bounded number of values at a time."""
@@ -537,7 +543,7 @@ class Queue:
         if private or self._live is None:
             return int(self._rows("SELECT count(*) AS n FROM pairs WHERE status = 'open' AND "
                                   + _visible(private))[0]["n"])
-        rows = self._rows("SELECT id, private, a_path, b_path FROM pairs WHERE "
+        rows = self._rows("SELECT id, private, a_path, b_path, resolution FROM pairs WHERE "
                           "status = 'open' AND private = 0")
         return len(rows) - len(self._private_now(rows))
 
@@ -573,6 +579,15 @@ def _values(s: NoteState) -> tuple[Any, ...]:
             s.cluster, json.dumps(s.supersedes), json.dumps(s.claims),
             None if s.vectors is None else s.vectors.astype(np.float32).tobytes(),
             int(s.ai_derived), int(s.private))
+
+
+def _trashed_here(row: sqlite3.Row, path: str, live: LivePrivacy) -> bool:
+    """Whether `path` is gone because this pair's resolution moved it to the trash: a deletion
+    Ora saw, not a move somewhere private, so the pair stays listed."""
+    if not row["resolution"]:  # every caller selects it (an open pair has none)
+        return False
+    done = json.loads(row["resolution"])
+    return bool(done.get("deleted")) and done.get("note") == path and bool(live.missing([path]))
 
 
 def _visible(private: bool) -> str:

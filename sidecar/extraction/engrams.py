@@ -26,6 +26,7 @@ from sidecar.errors import OraError
 from sidecar.extraction.gate import content_stems
 from sidecar.extraction.proposals import Match, extraction_data
 from sidecar.index import Index
+from sidecar.index.ledger import stamp_of
 from sidecar.index.scope import NoteFilter
 from sidecar.models.embedder import Embedder, FloatArray
 from sidecar.retrieval.private_now import hidden_now, settings_now_of
@@ -90,8 +91,7 @@ class IndexEngrams:
                     st = vault_path(vault, rel).stat()
                 except (OSError, ValueError):
                     continue
-                if row is None or not row.embedded or (row.mtime_ns, row.size) != (
-                        st.st_mtime_ns, st.st_size):
+                if row is None or not row.embedded or row.stamp != stamp_of(st):
                     behind.add(rel)
         return behind
 

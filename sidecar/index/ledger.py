@@ -13,6 +13,7 @@ claims chunks the stores lack; start-up reconciliation repairs the opposite case
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -78,6 +79,14 @@ _COLUMNS = (
 # (mtime_ns, size, ctime_ns, inode): what tells a file's change without reading it. The ctime
 # and inode catch an edit whose mtime was put back (`cp -p`, `rsync -a`, `touch -r`).
 Stamp = tuple[int, int, int, int]
+
+
+def stamp_of(st: os.stat_result) -> Stamp:
+    """A file's stamp as the ledger keeps it. An inode number is unsigned (and some file
+    systems' ids are wider than 64 bits) where SQLite's integers are signed 64-bit: it is kept
+    folded into them, the same number for the same file."""
+    inode = st.st_ino & (2**64 - 1)
+    return st.st_mtime_ns, st.st_size, st.st_ctime_ns, inode - 2**64 if inode >= 2**63 else inode
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ from sidecar.errors import UnreadableNote
 from sidecar.index.bm25_table import SparseRow
 from sidecar.index.chroma import Metadata
 from sidecar.index.documents import document_info, plan_document
-from sidecar.index.ledger import FileRow, PendingChunk, Stamp
+from sidecar.index.ledger import FileRow, PendingChunk, Stamp, stamp_of
 from sidecar.index.names import chunk_id, text_hash
 from sidecar.index.records import (
     HEADING_SEPARATOR,
@@ -121,7 +121,7 @@ class Planner:
                       and not old.hash.startswith(DENIED))
         # The ctime and inode too: an edit whose mtime was put back (`cp -p`, `rsync -a`,
         # `touch -r`) changes them, and a quick pass must read that file again.
-        stamp = (st.st_mtime_ns, st.st_size, st.st_ctime_ns, st.st_ino)
+        stamp = stamp_of(st)
         if not os.access(path, os.R_OK):  # checked without opening: a quick pass reads nothing
             return self._denied(rel, stamp, old, quick)
         fmt = document_format(rel)
@@ -165,7 +165,7 @@ class Planner:
         chunks = self._chunks(self._chunk_note(note, info), info, digest, cluster)
         row = FileRow(
             path=rel, hash=digest, mtime_ns=st.st_mtime_ns, size=st.st_size,
-            ctime_ns=st.st_ctime_ns, inode=st.st_ino, model=self.model, type=info.type,
+            ctime_ns=st.st_ctime_ns, inode=stamp_of(st)[3], model=self.model, type=info.type,
             tags=info.tags, title=info.title, private=info.private,
             chunk_ids=tuple(c.id for c in chunks), declared_cluster=info.declared_cluster,
             cluster=cluster, decays=info.decays and info.retrievable, decay_date=info.date,

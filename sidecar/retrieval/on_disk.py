@@ -5,9 +5,10 @@ The index can be behind the vault: a note renamed, deleted or edited while no `o
 serve` ran keeps its old chunks until the next `ora index`. Quoting such a chunk would give the
 model text the note no longer holds and cite a path that no longer opens (a renamed chat note's
 old path, written as a broken link into the conversation). A note is current when its file is
-there with the size and modification time the ledger recorded, or, when those moved (a touch, a
-sync tool), when its bytes still hash to the ledger's content hash (`vault/write.py
-content_hash`, `documents/manifest.py file_hash`: the same sha256). Each note is checked once.
+there with the stamp the ledger recorded (size, modification and change times, inode: an edit
+whose mtime was put back moves its ctime), or, when that moved (a touch, a sync tool), when its
+bytes still hash to the ledger's content hash (`vault/write.py content_hash`,
+`documents/manifest.py file_hash`: the same sha256). Each note is checked once.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import stat
 
 from sidecar.documents.manifest import file_hash
 from sidecar.errors import OraError
-from sidecar.index.ledger import Ledger
+from sidecar.index.ledger import Ledger, stamp_of
 from sidecar.settings import Config
 from sidecar.vault.scan import vault_path
 
@@ -43,7 +44,7 @@ class OnDisk:
             st = file.stat()
             if not stat.S_ISREG(st.st_mode):
                 return False
-            if (st.st_mtime_ns, st.st_size) == (row.mtime_ns, row.size):
+            if stamp_of(st) == row.stamp:  # an edit whose mtime was put back moves its ctime
                 return True
             return file_hash(file) == row.hash
         except (OSError, ValueError, OraError):  # gone, unreadable, or now behind a link

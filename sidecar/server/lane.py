@@ -84,6 +84,9 @@ class IndexLane:
         self.state.set_queue("applying", self.state.queues.get("applying", 0) + len(events))
         try:
             result = await asyncio.to_thread(self.index.apply_events, list(events))
+        except WriteStopped:  # shutting down: the files are on disk, the next start applies them
+            # (a route that wrote a note must not answer 503 for it: a retry would write twice)
+            return {"accepted": len(events), "deduplicated": 0, "queued": True}
         finally:
             self.state.set_queue("applying", self.state.queues["applying"] - len(events))
         await self._after_write(events, result)
@@ -202,6 +205,8 @@ class IndexLane:
             pending, self._pending = self._pending, []
             try:
                 result = await asyncio.to_thread(self.index.apply_events, pending)
+            except WriteStopped:  # shutting down: the next start's reconcile applies them
+                break
             except Exception as err:  # the reconcile's data is safe; these files wait for the next
                 self.state.fail("applying queued file events", err)
                 continue

@@ -6,7 +6,9 @@
 The queue and the judge open with the app (`context`, after the models and the index); edits
 made by a resolution reach the index through the server's write lane at once. Pairs involving a
 private note are listed, resolved and approved only in private mode (`?private=true`, or
-`"private": true` in the body); the published open count leaves them out.
+`"private": true` in the body); the published open count leaves them out, and is counted again
+after every index write (`Recount`), so a note tagged private, or moved, since the last scan
+leaves the count when it leaves the list, with background scans off too.
 
 The same scan also runs by itself (`cleaner.py`): after the start-up reconcile and after every
 batch of changes, unless `scan_delay` is negative. Every scan, asked for or not, goes through
@@ -75,6 +77,8 @@ async def context(app: web.Application) -> AsyncIterator[None]:
         judge = RulesJudge()
     app[CLAIMS] = Claims(queue, judge, asyncio.Lock())
     app[STATE].set_contradictions_open(await asyncio.to_thread(queue.open_count))
+    recount = Recount(app)
+    app[LANE].on_write(recount.poke)
     cleaner = _start_cleaner(app)
     stop = asyncio.Event()  # an NLI judge's model, idle between scans, gives its memory back
     idle = asyncio.create_task(release_when_idle(
@@ -86,8 +90,54 @@ async def context(app: web.Application) -> AsyncIterator[None]:
         await idle
         if cleaner is not None:
             await cleaner.close()
+        await recount.close()
         queue.close()
         release_idle(releasers(judge), 0)  # the app outlives its cleanup (see models_ctx)
+
+
+class Recount:
+    """Publishes the open count again after notes changed: the count applies the same live
+    privacy check as the list (`Queue.open_count`), which a scan or a resolution alone would
+    apply only when it next runs. One count at a time; pokes meanwhile make one more."""
+
+    def __init__(self, app: web.Application) -> None:
+        self.app = app
+        self._task: asyncio.Task[None] | None = None
+        self._again = self._closed = False
+
+    def poke(self) -> None:
+        """A lane write listener (called on the event loop)."""
+        self._again = True
+        if self._closed:
+            return  # the queue is closing: nothing to count
+        if self._task is None or self._task.done():
+            self._task = asyncio.create_task(self._run(), name="ora-contradictions-count")
+
+    async def _run(self) -> None:
+        claims, state = self.app[CLAIMS], self.app[STATE]
+        while self._again:
+            self._again = False
+            if state.data_deleted:
+                return  # the server is stopping: the queue's file is gone
+            try:
+                # under the lock: a scan or resolution publishing its own count is not
+                # overwritten by one counted before it
+                async with claims.lock:
+                    n = await asyncio.to_thread(claims.queue.open_count)
+            except Exception as err:  # the next write counts again
+                # a warning only: the count shown stays the last one; a failing queue is
+                # reported by the scan and the routes that use it (the data folder deleted
+                # under a running server fails here first, before the server hears of it)
+                log.warning("counting open contradictions failed: %s", err)
+                return
+            if n != state.contradictions_open:
+                state.set_contradictions_open(n)
+
+    async def close(self) -> None:
+        self._closed = True
+        if self._task is not None:
+            self._task.cancel()
+            await asyncio.gather(self._task, return_exceptions=True)
 
 
 def _start_cleaner(app: web.Application) -> Cleaner | None:

@@ -139,6 +139,11 @@ def keep(detached: Path, trash: Path, name: str) -> str:
                 os.link(detached, candidate)
             except FileExistsError:
                 continue
+            except OSError:  # no hard links here (FAT, some network shares): a free name
+                if os.path.lexists(candidate):
+                    continue
+                os.rename(detached, candidate)
+                return f"{trash.name}/{candidate.name}"
             os.unlink(detached)
             return f"{trash.name}/{candidate.name}"
     except OSError:

@@ -8,8 +8,9 @@ for writing, where leases tell (`_swap`; the leases are `held_open.py`'s); a fil
 links is written in place instead (a rename would detach it from them), its old bytes kept in a
 hidden copy beside it until the new ones are on disk. New notes are linked into place, never over
 a file; moves to the trash and undos are checked the same way. The copies a killed write left
-are swept by a later write in their folder (`_sweep_beside`). What goes into a note's frontmatter
-is `frontmatter_edit.py`'s; `edit.py` puts the two together.
+are cleared by a later write in their folder (`_sweep_beside`): moved to the trash unless their
+bytes are kept elsewhere, for they may hold another program's save. What goes into a note's
+frontmatter is `frontmatter_edit.py`'s; `edit.py` puts the two together.
 """
 
 from __future__ import annotations
@@ -27,10 +28,9 @@ from collections.abc import Callable, Collection
 from pathlib import Path, PurePosixPath
 from typing import NoReturn
 
-from sidecar.errors import Conflict, NoteNotWritable, NotFound
+from sidecar.errors import Conflict, NoteNotWritable, NotFound, OraError
 from sidecar.vault.held_open import (
     fd_hash,
-    held_for_writing,
     keep,
     lease_kept,
     leases_tell,
@@ -41,7 +41,7 @@ from sidecar.vault.held_open import (
 )
 from sidecar.vault.scan import READ_FLAGS, normalise_rel, read_regular, vault_path
 from sidecar.vault.scan import content_hash as content_hash  # the writer's token, named here
-from sidecar.vault.vault_settings import VaultSettings, is_private_path
+from sidecar.vault.vault_settings import VaultSettings, is_private_path, load_vault_settings
 
 TRASH_FOLDER = ".trash"
 
@@ -153,8 +153,8 @@ def _swap(path: Path, tmp: Path, read_hash: str, written: str, trash: Path) -> N
     editor's save lands in the note. (A check, then os.replace, could not tell: a rename
     landing between the two was overwritten, and the write answered success.) A file taken
     out of the note that a program may still save into is moved to `trash` rather than
-    deleted (`held_open.keep`), and the Conflict says where; a save into Ora's file while it
-    stood in the note is the newest and stays there (`_put_back`). Where names cannot be exchanged,
+    deleted (`held_open.keep`), and the Conflict says where; a save into Ora's file, or over
+    it, while it stood in the note stays there (`_put_back`). Where names cannot be exchanged,
     `_replace_checked` narrows the window.
     """
     removed = f"{path.name} was removed while it was being edited"
@@ -194,31 +194,34 @@ def _swap(path: Path, tmp: Path, read_hash: str, written: str, trash: Path) -> N
 def _put_back(path: Path, tmp: Path, ours: os.stat_result, written: str, leases: bool,
               trash: Path) -> None:
     """Another writer got there first: its file (now at `tmp`) goes back to `path`, and the
-    Conflict is raised. If yet another save replaced Ora's file meanwhile, that one is the
-    newest and stays (it would have replaced the first one too); so does Ora's file itself
-    once a program saved into it (in place) while it stood in the note: that save is the
-    newest. The file left at `tmp` is deleted by the caller, unless a program may still save
-    into it: then it is kept in `trash`, and the Conflict says so. An older save that a save
-    into Ora's file displaced is kept in `trash` too: that save may have been made from Ora's
-    edit of the old bytes, shown in the note for that moment, and so lack the older one's text.
+    Conflict is raised. If yet another save replaced Ora's file meanwhile (by rename), or went
+    into it (in place) while it stood in the note, that save stays in the note: the two saves
+    came at once, and the one at `tmp` is kept in `trash` (`_keep_other`), for the one in the
+    note may have been made from Ora's edit of the old bytes, shown in the note for that
+    moment, and so lack its text. A note deleted in that moment leaves the file at `tmp` in
+    `trash` too. Ora's own copy, taken back out, is deleted by the caller (`_clear_temp`),
+    unless a program may still save into it: then it is kept in `trash`, and the Conflict
+    says so.
     """
     changed = f"{path.name} changed while it was being edited; try again"
     # Read only when its size or time says a save went in: the note shows Ora's edit of the old
-    # bytes until it is put back. One within the same clock tick is seen just after (`elif`).
-    if _stat_changed(path, ours) and _saved_into(path, ours, written):  # the newest: it stays
-        _keep_older(tmp, trash, path.name, changed)
-    if not _exchange(tmp, path):
+    # bytes until it is put back. One within the same clock tick is seen just after.
+    if _stat_changed(path, ours) and _saved_into(path, ours, written):  # it stays
+        _keep_other(tmp, trash, path.name, changed)
+    try:
+        exchanged = _exchange(tmp, path)
+    except FileNotFoundError:  # the note deleted since the swap: what was in it is kept
+        _keep_removed(tmp, trash, path.name)
+    if not exchanged:
         os.replace(tmp, path)
         raise Conflict(changed)
-    if not os.path.samestat(os.lstat(tmp), ours):
-        _exchange(tmp, path)  # the newest save back in the note; the one it replaced at `tmp`
-        dropped = not (leases and held_for_writing(tmp))
-    elif _saved_into(tmp, ours, written):  # a save into Ora's copy just before it was put back
+    if not os.path.samestat(os.lstat(tmp), ours):  # a rename replaced Ora's file meanwhile
+        _exchange(tmp, path)  # that save back in the note; the one it replaced at `tmp`
+        _keep_other(tmp, trash, path.name, changed)
+    if _saved_into(tmp, ours, written):  # a save into Ora's copy just before it was put back
         _exchange(tmp, path)
-        _keep_older(tmp, trash, path.name, changed)
-    else:  # Ora's copy, unless a program opened the note while it was in place
-        dropped = let_go(tmp, written, leases)
-    if not dropped:
+        _keep_other(tmp, trash, path.name, changed)
+    if not let_go(tmp, written, leases):  # Ora's copy, but a program opened the note meanwhile
         kept = keep(tmp, trash, path.name)
         raise Conflict(f"{changed} (a program was still saving into a copy taken out of the "
                        f"note: it is kept in {kept})")
@@ -244,12 +247,39 @@ def _stat_changed(name: Path, ours: os.stat_result) -> bool:
         ours.st_size, ours.st_mtime_ns)
 
 
-def _keep_older(older: Path, trash: Path, name: str, changed: str) -> NoReturn:
-    """Keep `older`, a save a newer one (now in the note) displaced, in `trash`; the Conflict
-    that says where."""
-    kept = keep(older, trash, name)
-    raise Conflict(f"{changed} (the note holds the newest save; an earlier one it replaced is "
+def _keep_other(other: Path, trash: Path, name: str, changed: str) -> NoReturn:
+    """Keep `other`, a save that another one (now in the note) displaced, in `trash`; the
+    Conflict that says where. Which of the two is newer is not known: a program whose open
+    of `other` was waiting on its lease may save into it after it is moved."""
+    kept = keep(other, trash, name)
+    raise Conflict(f"{changed} (two saves came at once: the note holds one, and another is "
                    f"kept in {kept})")
+
+
+def _keep_removed(tmp: Path, trash: Path, name: str) -> NoReturn:
+    """The note was deleted in the moment Ora's edit stood in it: the file that was in it
+    before (at `tmp`) is kept in `trash`, as a delete would have moved it; the Conflict."""
+    removed = f"{name} was removed while it was being edited"
+    if not os.path.lexists(tmp):
+        raise Conflict(removed)
+    kept = keep(tmp, trash, name)
+    raise Conflict(f"{removed}; the text it held before Ora's edit is kept in {kept}")
+
+
+def _clear_temp(tmp: Path, written: str, swapped: bool, trash: Path, name: str) -> None:
+    """Remove the writer's temporary name `tmp` once a write is over. After a write that
+    stands it holds the old file, checked (`swapped`); else only Ora's own bytes (hashed
+    `written`) are deleted: once names were exchanged it may hold another program's save,
+    which is kept in `trash` (never fails: a file that will not move stays for the sweep)."""
+    with contextlib.suppress(OSError):
+        try:
+            ours = swapped or _hash_of(tmp) in (None, written)
+        except OSError:  # not a regular file: not ours
+            ours = False
+        if ours:
+            tmp.unlink(missing_ok=True)
+        else:
+            keep(tmp, trash, name)
 
 
 def _replace_checked(path: Path, tmp: Path, read_hash: str, leases: bool) -> None:
@@ -304,21 +334,24 @@ SWEEP_EVERY_S = 60.0
 _swept: dict[str, float] = {}  # folder -> time.monotonic() of this process's last sweep of it
 
 
-def sweep_temp_files(folder: Path, names: Collection[str] = (),
-                     now: float | None = None) -> list[str]:
-    """Remove the temporary files the writer left in `folder` (not below) when its process
-    died mid-write (SIGKILL, a power cut): only a regular file of the writer's own temporary
-    name, untouched for `TEMP_STALE_S`, or at once when its NAME is one of `names` (notes whose
-    writer is known to be gone: an ingest's, under the ingest lock). Nothing else is ever
-    removed, nor a stale one beside a note with other hard links: that may be an in-place
-    write's copy of the note's old bytes (`_write_in_place`), all that is left of them after a
-    crash mid-write. The names removed."""
+def sweep_temp_files(folder: Path, names: Collection[str] = (), now: float | None = None,
+                     vault: Path | None = None) -> list[str]:
+    """Clear `folder` (not below) of the temporary files the writer left when its process died
+    mid-write (SIGKILL, a power cut): only a regular file of the writer's own temporary name,
+    untouched for `TEMP_STALE_S`, or at once when its NAME is one of `names` (notes whose
+    writer is known to be gone: an ingest's, under the ingest lock). Nothing else is touched.
+    Such a file may hold the only copy of another program's save (after the writer's exchange
+    it holds what was in the note), so it is deleted only when its bytes are none, the note's
+    own, or in the trash already (`_kept_elsewhere`); any other is moved to the trash a note of
+    `folder` goes to (`_sweep_trash`), as Ora keeps every file it takes out of a note. The
+    names taken out of `folder`."""
     now = time.time() if now is None else now
-    removed: list[str] = []
+    taken: list[str] = []
     try:
         entries = list(os.scandir(folder))
     except OSError:
-        return removed
+        return taken
+    trash: Path | None = None  # found once something must be kept
     for entry in entries:
         found = _TEMP_NAME.fullmatch(entry.name)
         if found is None:  # the name first: most entries are notes, and need no stat
@@ -327,37 +360,76 @@ def sweep_temp_files(folder: Path, names: Collection[str] = (),
             st = entry.stat(follow_symlinks=False)
         except OSError:
             continue
-        if not stat.S_ISREG(st.st_mode):
+        stale = now - max(st.st_mtime, st.st_ctime) > TEMP_STALE_S
+        if not stat.S_ISREG(st.st_mode) or not (found["name"] in names or stale):
             continue
-        if found["name"] in names or (now - max(st.st_mtime, st.st_ctime) > TEMP_STALE_S
-                                      and not _hard_linked(Path(folder, found["name"]))):
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(entry.path)
-                removed.append(entry.name)
-    return removed
+        temp, name = Path(entry.path), found["name"]
+        with contextlib.suppress(OSError):  # gone meanwhile, or it will not move: it stays
+            if st.st_size and not _same_bytes(temp, Path(folder, name)):
+                trash = trash or _sweep_trash(Path(folder), vault)
+                if not _kept_elsewhere(temp, trash, name):
+                    keep(temp, trash, name)
+                    taken.append(entry.name)
+                    continue
+            os.unlink(temp)
+            taken.append(entry.name)
+    return taken
 
 
-def _hard_linked(path: Path) -> bool:
-    """True when `path` is a regular file with other names (hard links)."""
+def _same_bytes(a: Path, b: Path) -> bool:
+    """True when the regular files `a` and `b` both exist and hold the same bytes."""
     try:
-        st = os.lstat(path)
+        if os.lstat(a).st_size != os.lstat(b).st_size:
+            return False
+        return read_regular(a) == read_regular(b)
     except OSError:
         return False
-    return stat.S_ISREG(st.st_mode) and st.st_nlink > 1
 
 
-def _sweep_beside(path: Path) -> None:
+def _kept_elsewhere(temp: Path, trash: Path, name: str) -> bool:
+    """True when a copy of `temp`'s bytes is in `trash` under `name` (or `name 1`, … as the
+    trash names them): an earlier sweep or write kept it, and a second adds nothing."""
+    for candidate in map(trash.joinpath, trash_names(name)):
+        if not os.path.lexists(candidate):
+            return False
+        if _same_bytes(temp, candidate):
+            return True
+    raise AssertionError("unreachable")
+
+
+# What marks a vault's top folder (`_sweep_trash`): Obsidian's settings, Ora's vault settings,
+# Ora's undo journals.
+_VAULT_MARKS = (".obsidian", "ora.yaml", ".ora-journal")
+
+
+def _sweep_trash(folder: Path, vault: Path | None) -> Path:
+    """The trash a note of `folder` goes to (`trash_of`: the vault's `.trash/`, or the one at
+    the top of a private folder, so a private note's text stays where its rule covers it).
+    The vault is `vault`, else the nearest folder above with a `_VAULT_MARKS` entry; with
+    none, `folder`'s own `.trash/`, which lies inside any private folder that covers it."""
+    here = folder.absolute()
+    root = vault.absolute() if vault is not None else next(
+        (p for p in (here, *here.parents) if any((p / m).exists() for m in _VAULT_MARKS)), None)
+    if root is None or not here.is_relative_to(root):
+        return here / TRASH_FOLDER
+    rel = here.relative_to(root).as_posix()
+    note = "note.md" if rel == "." else f"{rel}/note.md"
+    return root / trash_of(load_vault_settings(root, None), note)
+
+
+def _sweep_beside(path: Path, vault: Path | None) -> None:
     """Sweep the folder `path` is written in (`sweep_temp_files`: its stale temporary files
-    only), at most every SWEEP_EVERY_S in this process: so a killed write's copy goes with the
-    next write in its folder, whichever writes there (lint fix, adopt, triage, undo, settings).
-    Never fails the write: a folder that will not let them go keeps them."""
+    only; `vault`, when known, holds the trash), at most every SWEEP_EVERY_S in this process:
+    so a killed write's copy goes with the next write in its folder, whichever writes there
+    (lint fix, adopt, triage, undo, settings). Never fails the write: a folder that will not
+    let them go keeps them."""
     folder, clock = str(path.parent), time.monotonic()
     last = _swept.get(folder)
     if last is not None and clock - last < SWEEP_EVERY_S:
         return
     _swept[folder] = clock
-    with contextlib.suppress(OSError):
-        sweep_temp_files(path.parent)
+    with contextlib.suppress(OSError, OraError):
+        sweep_temp_files(path.parent, vault=vault)
 
 
 def _new_file(path: Path, mode: int) -> tuple[int, Path]:
@@ -371,12 +443,13 @@ def _new_file(path: Path, mode: int) -> tuple[int, Path]:
     raise FileExistsError(f"no free temporary name beside {path.name}")
 
 
-def _temp_copy(path: Path, data: bytes, mode: int | None) -> Path:
+def _temp_copy(path: Path, data: bytes, mode: int | None, vault: Path | None) -> Path:
     """`data` in a new hidden file beside `path` (flushed to disk, mode `mode`), to be moved
     into place or removed by the caller. A new note (`mode` None) gets the mode the user's
     umask gives new files, as an editor's would; a copy of a note is the owner's alone until
-    it has the note's own mode, so its text is never readable by more accounts than the note's."""
-    _sweep_beside(path)  # a killed write's copies, beside the one made now
+    it has the note's own mode, so its text is never readable by more accounts than the note's.
+    `vault` (None when not known) holds the trash the folder's sweep keeps copies in."""
+    _sweep_beside(path, vault)  # a killed write's copies, beside the one made now
     fd, tmp = _new_file(path, 0o600 if mode is not None else 0o666)
     try:
         with os.fdopen(fd, "wb") as handle:
@@ -412,7 +485,8 @@ def _overwrite(fd: int, data: bytes) -> None:
     os.fsync(fd)
 
 
-def _write_in_place(path: Path, data: bytes, read_hash: str, name: str) -> None:
+def _write_in_place(path: Path, data: bytes, read_hash: str, name: str,
+                    vault: Path | None) -> None:
     """Overwrite `path`'s own inode with `data` if it still hashes `read_hash`: for a note with
     other hard links (st_nlink > 1), which a rename would split from them (the other names kept
     the old text). Its old bytes first go to a hidden copy beside it, flushed to disk, so a crash
@@ -427,7 +501,7 @@ def _write_in_place(path: Path, data: bytes, read_hash: str, name: str) -> None:
         old = handle.read()
         if content_hash(old) != read_hash:
             raise Conflict(f"{name} changed while it was being edited; try again")
-        backup = _temp_copy(path, old, 0o600)
+        backup = _temp_copy(path, old, 0o600, vault)
         try:
             _overwrite(fd, data)
         except BaseException:
@@ -452,23 +526,28 @@ def atomic_write(path: Path, data: bytes, read_hash: str, rel: str | None = None
     """
     name = rel or path.name
     check_writable(path, name)
+    vault = _vault_of(path, rel) if rel else None  # its trash keeps what a sweep finds
     if path.stat().st_nlink > 1:
         try:
-            _write_in_place(path, data, read_hash, name)
+            _write_in_place(path, data, read_hash, name, vault)
         except PermissionError as exc:  # immutable, or a folder the backup cannot go in
             raise _not_writable(name, exc) from exc
         return
     try:
-        tmp = _temp_copy(path, data, stat.S_IMODE(path.stat().st_mode))
+        tmp = _temp_copy(path, data, stat.S_IMODE(path.stat().st_mode), vault)
     except PermissionError as exc:  # a folder that cannot be written
         raise _not_writable(name, exc) from exc
     _copy_xattrs(path, tmp)
+    written, trash, swapped = content_hash(data), _vault_of(path, rel) / TRASH_FOLDER, False
     try:
-        _swap(path, tmp, read_hash, content_hash(data), _vault_of(path, rel) / TRASH_FOLDER)
+        _swap(path, tmp, read_hash, written, trash)
+        swapped = True
     except PermissionError as exc:  # immutable (EPERM on the replace)
         raise _not_writable(name, exc) from exc
+    except FileNotFoundError as exc:  # the note deleted while a file was being put back
+        raise Conflict(f"{name} was removed while it was being edited") from exc
     finally:
-        tmp.unlink(missing_ok=True)
+        _clear_temp(tmp, written, swapped, trash, path.name)
     _fsync_dir(path.parent)
 
 
@@ -601,7 +680,7 @@ def create_file(path: Path, data: bytes, rel: str | None = None) -> str:
     hash. The bytes go to a hidden file beside it first, so a failed write (a full disk) leaves
     nothing behind: the new name appears whole or not at all."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = _temp_copy(path, data, None)
+    tmp = _temp_copy(path, data, None, _vault_of(path, rel) if rel else None)
     try:
         os.link(tmp, path)  # fails if the file exists: no overwrite, no race
     except FileExistsError as exc:

@@ -225,7 +225,7 @@ def test_a_scan_with_nothing_changed_compares_no_notes(
     def compared(*_args: Any) -> Any:
         raise AssertionError("compared every note with every other")
 
-    monkeypatch.setattr(news, "_stories", compared)
+    monkeypatch.setattr(news, "_edges", compared)
     monkeypatch.setattr(candidates, "note_vector", compared)
     monkeypatch.setattr(queue, "full_states", compared)
     report = asyncio.run(scan_module.scan(config, queue, embedder, RulesJudge()))

@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from sidecar.cleaning.resolve import approve_batch, resolve
-from sidecar.cleaning.scan import ScanReport
+from sidecar.cleaning.rules import RulesJudge
+from sidecar.cleaning.scan import ScanReport, scan
 from sidecar.cleaning.store import Queue
 from sidecar.errors import NotFound
-from sidecar.settings import Config
+from sidecar.models.embedder import Embedder
+from sidecar.settings import Config, make_config
+from tests.notes import write_notes
 
 from .conftest import NOTES
 
@@ -81,3 +86,45 @@ def test_approve_all_of_an_unknown_batch_is_not_found(run_scan: Scan, queue: Que
     run_scan()
     with pytest.raises(NotFound):
         approve_batch(config, queue, "news-000000000000")
+
+
+APRIL = "Resources/Rates April.md"  # a private article between March and May, same story
+PRIVATE_APRIL = (
+    "---\ntype: resource\nnexus: []\ntags: [news, finance, private]\npublished: 2024-04-10\n"
+    "---\nThe central bank held its interest rate at 5.25 percent in April, citing inflation.\n"
+)
+
+
+def _public_answers(root: Path, embedder: Embedder, with_private: bool) -> dict[str, Any]:
+    """What a request outside private mode is told of one vault's news proposals."""
+    notes = {**NOTES, **({APRIL: PRIVATE_APRIL} if with_private else {})}
+    vault = write_notes(root / "vault", notes)
+    config = make_config(vault, root / "data")
+    queue = Queue(config.data, vault)  # as the server opens it
+    try:
+        asyncio.run(scan(config, queue, embedder, RulesJudge()))
+        listed = [p.as_json() for p in queue.pairs(kind="news")]
+        private = [p.as_json() for p in queue.pairs(kind="news", private=True) if p.private]
+        batches = sorted({p["batch"] for p in listed})
+        opened = queue.open_count()
+        approved = [d.pair.id for d in approve_batch(config, queue, batches[0])]
+    finally:
+        queue.close()
+    return {"listed": listed, "open": opened, "batches": batches, "approved": approved,
+            "private": private}
+
+
+def test_a_private_article_changes_no_non_private_news_answer(
+    tmp_path: Path, embedder: Embedder
+) -> None:
+    without = _public_answers(tmp_path / "without", embedder, with_private=False)
+    with_it = _public_answers(tmp_path / "with", embedder, with_private=True)
+    assert without.pop("private") == []
+    private = with_it.pop("private")
+    assert with_it == without  # lists, count, batch ids and batch approval alike
+    assert [(p["a"]["path"], p["b"]["path"]) for p in without["listed"]] in (
+        [(MARCH, MAY), (MAY, JUNE)], [(MAY, JUNE), (MARCH, MAY)])
+    # private mode has the story over every article: the private one between March and May
+    assert sorted((p["a"]["path"], p["b"]["path"]) for p in private) == sorted(
+        [(MARCH, APRIL), (APRIL, MAY)])
+    assert {p["batch"] for p in private} == set(without["batches"])  # the story's one batch

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from sidecar.index import plan
+from sidecar.index.ledger import FileRow, Ledger, stamp_of
 
 from .conftest import OpenIndex, note, write
 
@@ -101,3 +102,22 @@ def _as_version_3(ledger: Path) -> None:
         conn.execute("ALTER TABLE files DROP COLUMN inode")
         conn.execute("PRAGMA user_version = 3")
     conn.close()
+
+
+@pytest.mark.parametrize("inode", [2**63, 2**64 - 1, 2**70 + 5])
+def test_an_inode_number_past_sqlites_integers_is_kept_folded_into_them(
+    tmp_path: Path, inode: int
+) -> None:
+    """Review: an inode of 2**63 or more (unsigned; some file systems' ids are wider) failed
+    every reconcile with OverflowError when the ledger stored it."""
+    st = os.stat_result((0o100644, inode, 0, 1, 0, 0, 5, 1, 2, 3),
+                        {"st_atime_ns": 1, "st_mtime_ns": 2, "st_ctime_ns": 3})
+    stamp = stamp_of(st)
+    assert -(2**63) <= stamp[3] < 2**63 and stamp == stamp_of(st)
+    ledger = Ledger(tmp_path / "ledger.sqlite")
+    row = FileRow(path="a.md", hash="h", mtime_ns=stamp[0], size=stamp[1], ctime_ns=stamp[2],
+                  inode=stamp[3], model="m", type="engram", tags=(), title="a", private=False,
+                  chunk_ids=(), declared_cluster=None, cluster=None, decays=False,
+                  decay_date="", centroid=None, error=None)
+    ledger.put("ns", [row], [])
+    assert ledger.rows("ns", ["a.md"])["a.md"].stamp == stamp

@@ -5,6 +5,7 @@ cited."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -78,3 +79,21 @@ def test_cli_search_expand_leaves_out_a_linked_note_tagged_private_since(
     _tag_private(vault, LINKED)
     found = _search(vault, "pangolins keratin", capsys, "--expand", "--k", "1")[0]
     assert LINKED not in [r["path"] for r in found]
+
+
+def test_cli_search_leaves_out_a_same_size_edit_whose_mtime_was_put_back(
+    index_vault: IndexVault, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Review: the check trusted (mtime, size), so `touch -r` after a same-size edit that tags
+    the note private kept it in non-private answers (the ledger's ctime and inode tell)."""
+    vault = index_vault(NOTES).config.vault
+    note = vault / GARDEN
+    text = note.read_text(encoding="utf-8")
+    before = note.stat()
+    edited = text.replace("tomatoes and basil.", "#private and basil.")
+    assert len(edited.encode()) == len(text.encode())
+    note.write_text(edited, encoding="utf-8")
+    os.utime(note, ns=(before.st_atime_ns, before.st_mtime_ns))
+    results, err = _search(vault, "gardening notes basil", capsys)
+    assert GARDEN not in [r["path"] for r in results]
+    assert "1 note left out" in err

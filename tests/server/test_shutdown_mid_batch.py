@@ -20,6 +20,7 @@ from sidecar.models.embedder import Embedder
 from sidecar.server.events import EventHub
 from sidecar.server.lane import IndexLane
 from sidecar.server.lint_cache import LintCache
+from sidecar.server.resources import LANE
 from sidecar.server.state import ServerState
 from sidecar.settings import make_config
 
@@ -91,3 +92,20 @@ async def test_a_shutdown_stops_the_reconcile_at_the_next_embedding_slice_not_th
         assert again.chroma.count("default", False) == len(NOTES)
     finally:
         again.close()
+
+
+async def test_a_write_route_answered_during_shutdown_is_not_refused_for_its_indexing(
+    api: Any, vault: Path
+) -> None:
+    """Review of the stop: a note a route had written (a web page saved) was answered 503
+    shutting_down because its indexing was stopped; the client's retry after the restart would
+    write it twice. The note is on disk: the next start indexes it."""
+    await api.wait_reconciled()
+    api.app[LANE].request_stop()  # what the server's shutdown does first
+    saved = await api.post("/v1/web/save", {"url": "https://example.org/tides",
+                                            "title": "Tide page", "text": "High water at noon."})
+    assert saved.status == 200, saved.json
+    assert (vault / saved.json["path"]).read_text(encoding="utf-8")
+    events = await api.post("/v1/events", {"events": [
+        {"kind": "modified", "path": saved.json["path"]}]})
+    assert (events.status, events.json["queued"]) == (200, True)

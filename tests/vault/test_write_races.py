@@ -157,10 +157,13 @@ def test_a_second_save_landing_while_ora_puts_the_first_back_is_the_one_kept(
         return real(a, b)
 
     monkeypatch.setattr(write, "_exchange", exchange)
-    with pytest.raises(Conflict):
+    with pytest.raises(Conflict, match=r"kept in \.trash/Note\.md"):
         atomic_write(path, ORAS, content_hash(ORIGINAL), "Note.md")
     assert path.read_bytes() == later
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["Note.md"]
+    # The first save is kept: the later one may have been made from Ora's edit, shown in the
+    # note for that moment, and lack its text.
+    assert (tmp_path / write.TRASH_FOLDER / "Note.md").read_bytes() == EDITORS
+    assert sorted(p.name for p in tmp_path.iterdir()) == [write.TRASH_FOLDER, "Note.md"]
 
 
 def test_without_an_atomic_exchange_only_the_moment_of_the_replace_is_unguarded(
@@ -218,9 +221,67 @@ def test_a_save_in_place_into_oras_copy_stays_in_the_note_over_an_older_rename(
     path = vault / "Note.md"
     path.write_bytes(ORIGINAL)
     _sync_then_editor(path, monkeypatch, editor_at)
-    with pytest.raises(Conflict, match=r"newest save.*kept in \.trash/Note\.md"):
+    with pytest.raises(Conflict, match=r"the note holds one.*kept in \.trash/Note\.md") as caught:
         atomic_write(path, ORAS, content_hash(ORIGINAL), "Note.md")
+    # Which save is older is not known: an editor's save waiting on the lease of the one kept
+    # may land in it after it is moved.
+    assert not {"earlier", "newest", "older"} & set(str(caught.value).split())
     assert path.read_bytes() == LATER_SAVE
     # The older save it displaced is kept aside, whole: it may hold text the newest lacks.
     assert (vault / write.TRASH_FOLDER / "Note.md").read_bytes() == EDITORS
     assert sorted(p.name for p in vault.iterdir()) == [write.TRASH_FOLDER, "Note.md"]
+
+
+def _sync_then(path: Path, monkeypatch: pytest.MonkeyPatch, then: Callable[[], None]) -> None:
+    """A sync tool's rename (its save: EDITORS) lands just before Ora's swap, and `then` just
+    after it, while the note shows Ora's edit."""
+    real, calls = write._exchange, [0]
+
+    def exchange(a: Path, b: Path) -> bool:
+        calls[0] += 1
+        if calls[0] == 1:
+            _rename_save(path, EDITORS)()
+        swapped = real(a, b)
+        if calls[0] == 1:
+            then()
+        return swapped
+
+    monkeypatch.setattr(write, "_exchange", exchange)
+
+
+@pytest.mark.skipif(getattr(write, "_EXCHANGE", None) is None,
+                    reason="no atomic exchange on this system")
+def test_a_rename_save_over_oras_copy_keeps_the_sync_tools_save_it_displaced(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Before: the editor's save stayed in the note, and the sync tool's, put back at Ora's
+    # temporary name, was deleted with it: in no file at all.
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    path = vault / "Note.md"
+    path.write_bytes(ORIGINAL)
+    _sync_then(path, monkeypatch, _rename_save(path, LATER_SAVE))
+    with pytest.raises(Conflict, match=r"the note holds one.*kept in \.trash/Note\.md"):
+        atomic_write(path, ORAS, content_hash(ORIGINAL), "Note.md")
+    assert path.read_bytes() == LATER_SAVE
+    assert (vault / write.TRASH_FOLDER / "Note.md").read_bytes() == EDITORS
+    assert sorted(p.name for p in vault.iterdir()) == [write.TRASH_FOLDER, "Note.md"]
+
+
+@pytest.mark.skipif(getattr(write, "_EXCHANGE", None) is None,
+                    reason="no atomic exchange on this system")
+def test_a_note_deleted_just_after_the_swap_is_a_conflict_and_its_text_goes_to_the_trash(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Before: FileNotFoundError (not a Conflict), and the sync tool's save, at Ora's temporary
+    # name, was deleted: nothing was left anywhere.
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    path = vault / "Note.md"
+    path.write_bytes(ORIGINAL)
+    _sync_then(path, monkeypatch, path.unlink)
+    with pytest.raises(Conflict, match=r"removed.*kept in \.trash/Note\.md"):
+        atomic_write(path, ORAS, content_hash(ORIGINAL), "Note.md")
+    assert not path.exists()
+    assert (vault / write.TRASH_FOLDER / "Note.md").read_bytes() == EDITORS
+    assert sorted(p.name for p in vault.iterdir()) == [write.TRASH_FOLDER]
