@@ -97,6 +97,8 @@ def validate(schema_name: str, value: Any) -> None:
     error = next(iter(_validator(schema_name).iter_errors(value)), None)
     if error is not None:
         where = "/".join(str(p) for p in error.absolute_path) or "body"
+        if len(where) > _MAX_SHOWN:  # a key the caller chose (an edit's id) is part of the path
+            where = f"{where[:_MAX_SHOWN]}…"
         raise BadRequest(f"{where}: {_message(error)}")
 
 

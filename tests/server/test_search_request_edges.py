@@ -7,6 +7,9 @@ from typing import Any
 
 import pytest
 
+from sidecar.errors import BadRequest
+from sidecar.server.openapi import validate
+
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 EDGES = [
@@ -64,3 +67,12 @@ async def test_related_results_list_their_notes_relationships(shared_api: Any) -
     answer = await shared_api.post("/v1/related", {"path": "Engrams/Forgetting curve.md"})
     assert answer.status == 200 and answer.json["results"]
     assert all(isinstance(r["relationships"], dict) for r in answer.json["results"])
+
+
+def test_a_400_naming_a_key_the_caller_chose_stays_short() -> None:
+    """Review: the field's path holds a key of a free-form object (an edit's proposal id), which
+    was echoed whole: a 20,000-character key made a 20,033-character message."""
+    with pytest.raises(BadRequest) as refused:
+        validate("ExtractAcceptRequest", {"conversation": "c1", "accept": "all",
+                                          "edits": {"k" * 20_000: 5}})
+    assert len(str(refused.value)) < 400
