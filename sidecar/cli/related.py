@@ -1,10 +1,17 @@
-"""`ora related VAULT PATH`: the notes most related to one note, scored like search results."""
+"""`ora related VAULT PATH`: the notes most related to one note, scored like search results.
+
+As `ora search` does (no watcher keeps the index in line with the vault here), it leaves out,
+as results and as names in any result's relationships, every note the index no longer holds as
+it is on disk (`retrieval/on_disk.py`): one tagged `#private` since `ora index` may be private
+now. How many notes were is said on stderr.
+"""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
 import os
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +24,7 @@ from sidecar.cli.common import (
     k_option,
     log,
 )
-from sidecar.cli.search import render_result
+from sidecar.cli.search import StaleNotes, render_result
 from sidecar.index import open_index
 from sidecar.models.choice import load_embedder
 from sidecar.retrieval.related import RelatedOptions, related
@@ -53,7 +60,10 @@ def run(args: argparse.Namespace) -> int:
         if not index.stats().get("chunks"):
             log(f"the index in {config.data} is empty: run `ora index {args.vault}` first")
         note = vault_relative(config.vault, args.path)
-        document = asyncio.run(related(index, embedder, note, options))
+        on_disk = StaleNotes(index, options.namespace)
+        document = asyncio.run(related(index, embedder, note,
+                                       replace(options, leave_out=on_disk.stale)))
+        on_disk.say_left_out(args.vault, "list")
     finally:
         index.close()
     emit(args, document, render)

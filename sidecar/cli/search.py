@@ -4,8 +4,10 @@ No watcher keeps the index in line with the vault here (unless `ora serve` or `o
 so, as `ora ask` does, the search leaves out every note the index no longer holds as it is on
 disk (`retrieval/on_disk.py`): gone, renamed or edited since `ora index`. Its chunks would quote
 text the note no longer holds, at lines that moved, and show a note tagged `#private` since as
-public. They are left out before the top-k cut (deeper passes fill their places), and how many
-notes were is said on stderr with the command that brings them back.
+public. They are left out before the top-k cut (deeper passes fill their places), and no
+result names one (`relationships`, `superseded_by`, `--expand`: the relation graph follows the
+ledger's hashes, not the files); how many notes were left out is said on stderr with the
+command that brings them back.
 """
 
 from __future__ import annotations
@@ -71,16 +73,14 @@ def run(args: argparse.Namespace) -> int:
     try:
         if not index.stats().get("chunks"):
             log(_nothing_to_search(index, args.vault))
-        on_disk = _StaleNotes(index, options.namespace)
+        on_disk = StaleNotes(index, options.namespace)
         document = asyncio.run(search_related(
             index, embedder, reranker, args.query, replace(options, leave_out=on_disk),
-            reranker_reason=reason, expand=args.expand))
+            reranker_reason=reason, expand=args.expand, unnamed=on_disk.stale))
         # the notes --expand adds are no top-k cut's: checked after, the same way
         document["results"] = [r for r in document["results"]
                                if "expanded_from" not in r or not on_disk.stale(r["path"])]
-        if on_disk.left_out:  # a count, no name: a note left out may say private now
-            log(f"{_notes(len(on_disk.left_out))} left out: changed since `ora index` last ran "
-                f"(run it again to search them as they are now: `ora index {args.vault}`)")
+        on_disk.say_left_out(args.vault, "search")
         if args.web:
             document.update(asyncio.run(
                 web_tier(config, embedder, args.query, int(config.web_results),
@@ -94,9 +94,9 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-class _StaleNotes:
-    """The search's `leave_out`: a chunk of a note the index does not hold as it is on disk
-    (`OnDisk`, each note checked once), each such note recorded in `left_out`."""
+class StaleNotes:
+    """The CLI's `leave_out` (search, related): a chunk of a note the index does not hold as
+    it is on disk (`OnDisk`, each note checked once), each such note recorded in `left_out`."""
 
     def __init__(self, index: Index, namespace: str) -> None:
         self._on_disk = OnDisk(index.config, index.ledger, namespace)
@@ -110,6 +110,12 @@ class _StaleNotes:
 
     def __call__(self, chunk: Chunk) -> bool:
         return self.stale(chunk.path)
+
+    def say_left_out(self, vault: str, verb: str) -> None:
+        """How many notes were left out, on stderr, and how to `verb` them as they are now."""
+        if self.left_out:  # a count, no name: a note left out may say private now
+            log(f"{_notes(len(self.left_out))} left out: changed since `ora index` last ran "
+                f"(run it again to {verb} them as they are now: `ora index {vault}`)")
 
 
 def _notes(n: int) -> str:

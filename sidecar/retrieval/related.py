@@ -11,11 +11,14 @@ are found or none is left. Notes the source links to (body wikilinks and Markdow
 private) and the same result shape. Outside private mode a note the vault's settings make
 private now is neither answered nor a result, filed as private by the index yet or not
 (`private_now.py`). Each result lists its note's relationships as a search result does.
+A caller's `leave_out` (the CLI: notes changed on disk since `ora index`, one may be private
+now) is neither a result, a copy named, nor named in relationships.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
@@ -74,6 +77,9 @@ class RelatedOptions:
     # Paths private by the vault's settings now (outside private mode left out, in it flagged
     # private); `related` sets it unless the caller did.
     private_now: PrivatePaths | None = None
+    # Notes a library caller leaves out, as results and as names in any result (the CLI: those
+    # changed on disk since indexing, `retrieval/on_disk.py`); asked last, as it may read files.
+    leave_out: Callable[[str], bool] | None = None
 
 
 def _spread(items: list[int], n: int) -> list[int]:
@@ -249,12 +255,13 @@ def _find(index: Index, embedder: Embedder, path: str, options: RelatedOptions) 
 def _with_relationships(index: Index, results: list[dict[str, Any]],
                         options: RelatedOptions) -> None:
     """Each result's `relationships`, as a search result lists them (`relations.py`: a private
-    note named in private mode only)."""
+    note named in private mode only, none `options.leave_out` leaves out)."""
     if not results:
         return
     graph = graph_for(index, options.namespace)
     for result in results:
-        result["relationships"] = graph.outgoing(result["path"], private=options.private)
+        result["relationships"] = graph.outgoing(result["path"], private=options.private,
+                                                 unnamed=options.leave_out)
 
 
 def _admitted(chunk: ChunkRecord, options: RelatedOptions) -> bool:
@@ -263,7 +270,8 @@ def _admitted(chunk: ChunkRecord, options: RelatedOptions) -> bool:
         private_mode=options.private, include_archived=options.include_archived,
     ) and options.filters.admits(chunk.path, chunk.type, chunk.tags, chunk.date, chunk.cluster,
                                  chunk.conversation) and (
-        not hidden_now(options.private_now, options.private, chunk.path))
+        not hidden_now(options.private_now, options.private, chunk.path)) and (
+        options.leave_out is None or not options.leave_out(chunk.path))
 
 
 async def related(

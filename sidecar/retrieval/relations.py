@@ -7,7 +7,9 @@ below its successor when both are results. With `expand`, the notes one hop away
 of `schema/relationships.json` `retrieval.expand` are added below the direct results (their best
 chunk for the query, scored like search results), each saying which link brought it. Private
 notes are never named outside private mode; expanded notes pass the same admission rules as
-search results.
+search results. A caller may name notes never to name (`unnamed`): the CLI, which no watcher
+keeps in line with the vault, those changed on disk since `ora index` (one may be private now,
+and the graph follows the ledger's hashes, not the files).
 
 The graph comes from the notes' frontmatter, kept in `DATA/relations.sqlite` and re-read only
 for notes whose content hash in the index's ledger changed. A link names a note as
@@ -23,7 +25,7 @@ import asyncio
 import json
 import sqlite3
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -48,6 +50,8 @@ from sidecar.vault.note import read_note
 from sidecar.vault.properties import note_aliases
 
 SUPERSEDED = "superseded"
+# Notes a caller never names (`search_related`'s `unnamed`), asked only of notes named otherwise.
+Unnamed = Callable[[str], bool] | None
 
 
 @dataclass(frozen=True)
@@ -213,8 +217,10 @@ class RelationGraph:
         entry = self._entry(path)
         return entry is not None and (private or not (entry.private or self._private_now(path)))
 
-    def outgoing(self, path: str, *, private: bool) -> dict[str, list[str]]:
-        """Relationship kind → the notes it links to (those this mode may name)."""
+    def outgoing(self, path: str, *, private: bool,
+                 unnamed: Unnamed = None) -> dict[str, list[str]]:
+        """Relationship kind → the notes it links to (those this mode may name, none that
+        `unnamed` says not to)."""
         entry = self._entry(path)
         if entry is None:
             return {}
@@ -222,15 +228,17 @@ class RelationGraph:
         for kind, links in entry.links.items():
             targets = [t for link in links
                        if (t := self._names[private].resolve_link(link)) is not None
-                       and t != path and self._visible(t, private)]
+                       and t != path and self._visible(t, private)
+                       and (unnamed is None or not unnamed(t))]
             if targets:
                 out[kind] = sorted(set(targets))
         return out
 
-    def superseded_by(self, path: str, *, private: bool) -> list[str]:
-        """The live notes (not archived) whose `supersedes` names `path`."""
+    def superseded_by(self, path: str, *, private: bool, unnamed: Unnamed = None) -> list[str]:
+        """The live notes (not archived) whose `supersedes` names `path` (none that
+        `unnamed` says not to)."""
         return [s for s in self._superseders[private].get(path, ())
-                if self._visible(s, private)]
+                if self._visible(s, private) and (unnamed is None or not unnamed(s))]
 
 
 _GRAPHS: dict[tuple[Path, str], RelationGraph] = {}
@@ -257,12 +265,13 @@ def _link(path: str) -> str:
 
 
 def annotate(results: list[dict[str, Any]], graph: RelationGraph, *,
-             private: bool) -> list[dict[str, Any]]:
+             private: bool, unnamed: Unnamed = None) -> list[dict[str, Any]]:
     """Each result with its `relationships`; superseded ones flagged, with `superseded_by`,
-    and placed just below their successor when it is a result too."""
+    and placed just below their successor when it is a result too. Nothing names a note
+    `unnamed` says not to (nor is a result flagged superseded by such a note alone)."""
     for r in results:
-        r["relationships"] = graph.outgoing(r["path"], private=private)
-        successors = graph.superseded_by(r["path"], private=private)
+        r["relationships"] = graph.outgoing(r["path"], private=private, unnamed=unnamed)
+        successors = graph.superseded_by(r["path"], private=private, unnamed=unnamed)
         if successors:
             if SUPERSEDED not in r["flags"]:
                 r["flags"].append(SUPERSEDED)
@@ -281,9 +290,10 @@ def annotate(results: list[dict[str, Any]], graph: RelationGraph, *,
 
 async def _expanded(
     index: Index, embedder: QueryEmbedder, query: str, results: Sequence[dict[str, Any]],
-    graph: RelationGraph, options: SearchOptions,
+    graph: RelationGraph, options: SearchOptions, unnamed: Unnamed = None,
 ) -> list[dict[str, Any]]:
-    """The notes one hop away along the expand kinds, best chunk each, with `expanded_from`."""
+    """The notes one hop away along the expand kinds, best chunk each, with `expanded_from`
+    (the results' `relationships` already leave out what `unnamed` says not to name)."""
     shown = {r["path"] for r in results}
     via: dict[str, dict[str, str]] = {}
     for r in results:
@@ -317,7 +327,8 @@ async def _expanded(
         doc = result_document(chunk, sim, max(sim, 0.0), None, {"dense": {}, "bm25": {}},
                               schema, private_now=options.private_now)
         doc["expanded_from"] = via[chunk.path]
-        doc["relationships"] = graph.outgoing(chunk.path, private=options.private)
+        doc["relationships"] = graph.outgoing(chunk.path, private=options.private,
+                                              unnamed=unnamed)
         best[chunk.path] = doc
     return sorted(best.values(), key=lambda d: (-d["score"], d["path"]))
 
@@ -325,18 +336,25 @@ async def _expanded(
 async def search_related(
     index: Index, embedder: QueryEmbedder, reranker: Reranker | None, query: str,
     options: SearchOptions, *, reranker_reason: str = "", expand: bool = False,
+    unnamed: Unnamed = None,
 ) -> dict[str, Any]:
     """`search()`, then relationships: listed, supersession applied, one hop expanded when
     `expand` (the expanded results follow the direct ones, in `results`). Outside private
     mode, notes the vault's settings make private now are left out, filed as private by the
-    index yet or not (`private_now.py`)."""
+    index yet or not (`private_now.py`). No relationship, `superseded_by` or expanded result
+    names a note `unnamed` says not to (the CLI: one changed on disk since indexing); the
+    server passes none, its watcher keeping the index in line with the vault."""
     # set here, not left to `search`: the expanded notes are checked with it too
     options = await asyncio.to_thread(with_private_now, options, index.config)
     document = await search(index, embedder, reranker, query, options,
                             reranker_reason=reranker_reason)
     graph = await asyncio.to_thread(graph_for, index, options.namespace)
-    document["results"] = annotate(document["results"], graph, private=options.private)
+    results = document["results"]
+    document["results"] = (  # `unnamed` may read files (the CLI's `OnDisk`): off the loop
+        annotate(results, graph, private=options.private) if unnamed is None else
+        await asyncio.to_thread(annotate, results, graph, private=options.private,
+                                unnamed=unnamed))
     if expand:
         document["results"] += await _expanded(index, embedder, query, document["results"],
-                                               graph, options)
+                                               graph, options, unnamed)
     return document

@@ -97,3 +97,43 @@ def test_cli_search_leaves_out_a_same_size_edit_whose_mtime_was_put_back(
     results, err = _search(vault, "gardening notes basil", capsys)
     assert GARDEN not in [r["path"] for r in results]
     assert "1 note left out" in err
+
+
+def test_cli_search_names_no_note_tagged_private_since_in_relationships(
+    index_vault: IndexVault, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Review: Hub's `relationships` still named Linked, tagged #private since `ora index` (the
+    relation graph follows the ledger's hashes, not the files)."""
+    vault = index_vault(NOTES).config.vault
+    results = _search(vault, "pangolins keratin", capsys)[0]
+    assert {r["path"]: r["relationships"] for r in results}[HUB] == {"supports": [LINKED]}
+    _tag_private(vault, LINKED)
+    results, err = _search(vault, "pangolins keratin", capsys)
+    assert {r["path"]: r["relationships"] for r in results}[HUB] == {}
+    assert LINKED not in json.dumps(results) and LINKED not in err
+    assert "1 note left out" in err
+
+
+OLD = "Engrams/Kettle old.md"
+NEW = "Engrams/Kettle new.md"
+KETTLES = [
+    NoteSpec(OLD, "engram", "# Kettle old\n\nDescale the kettle with vinegar every month."),
+    NoteSpec(NEW, "engram", "# Kettle new\n\nDescale the kettle with citric acid instead.",
+             extra={"relationships": {"supersedes": ["[[Kettle old]]"]}}),
+]
+
+
+def test_cli_search_names_no_successor_tagged_private_since_in_superseded_by(
+    index_vault: IndexVault, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A note superseded by one tagged #private since indexing is neither said superseded nor
+    named a successor: the successor may be private now."""
+    vault = index_vault(KETTLES).config.vault
+    old = {r["path"]: r for r in _search(vault, "descale kettle", capsys)[0]}[OLD]
+    assert old["superseded_by"] == ["[[Engrams/Kettle new]]"]
+    _tag_private(vault, NEW)
+    results, err = _search(vault, "descale kettle", capsys)
+    old = {r["path"]: r for r in results}[OLD]
+    assert "superseded_by" not in old and "superseded" not in old["flags"]
+    assert NEW not in json.dumps(results) and "Kettle new" not in json.dumps(results)
+    assert "1 note left out" in err
