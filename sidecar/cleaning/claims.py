@@ -1,9 +1,10 @@
 """Claims: the sentences of a note's body, in plain text, with the file lines they came from.
 
 Contradictions are judged claim against claim, so a note is first cut into sentences. Markdown
-that is not prose (headings, a callout's `> [!type]± Title` line, code, tables, rules, comments)
-is skipped; links and emphasis are reduced to their text. Dataview's inline fields (`Mood:: 3` on
-its own line or as a list item, `[due:: 2024-05-01]` inside a sentence;
+that is not prose (headings, a callout's `> [!type]± Title` line — a quote's first line, in a
+list item too — code, tables, rules, comments) is skipped; links and emphasis are reduced to
+their text. Dataview's inline fields (`Mood:: 3` on its own line or as a list item,
+`[due:: 2024-05-01]` inside a sentence;
 `schema/plugin_formats.json`) are a note's properties written inline, not claims: two daily
 notes' `Mood::` lines are two days, not a disagreement.
 Nor is a task (`- [ ] Run 5 km 📅 2024-05-02`, a Kanban card): it is a plan for its day, and a
@@ -26,6 +27,7 @@ _FENCE = re.compile(r"^\s*(```|~~~)")
 _SKIP_LINE = re.compile(r"^\s*(#{1,6}\s|\||-{3,}\s*$|\*{3,}\s*$|_{3,}\s*$|<!--|%%|\[\^[^\]]+\]:)")
 _ITEM = re.compile(r"^\s*(?:>\s*)*(?:[-*+]\s+(?:\[.\]\s+)?|\d+[.)]\s+)")
 _QUOTE = re.compile(r"^\s*(?:>\s*)+")
+_MARKER = re.compile(r"^\[![^\]\s]+\][+-]?\s*")
 _TASK = re.compile(r"^\s*(?:>\s*)*(?:[-*+]|\d+[.)])\s+\[.\](?:\s|$)")
 _FOOTNOTE = re.compile(r"\[\^[^\]]+\]")
 _EMPHASIS = re.compile(r"(\*\*|__|\*|_|~~|==|`)(?=\S)(.+?)(?<=\S)\1")
@@ -73,11 +75,19 @@ def plain(text: str) -> str:
     return _SPACES.sub(" ", text).strip()
 
 
-def _callout_header(line: str, text: str) -> bool:
-    """Whether a quote line opens a callout (`> [!warning]- Title`, in a quote at any depth):
-    its type and title head the box as a heading would, they are not a claim. `text` is the
-    line without its quote markers; it is read as the chunker reads a callout."""
-    if not _QUOTE.match(line):
+def _depth(line: str) -> int:
+    """How many quotes a line is in, counted after a list item's marker (`- > text` is 1)."""
+    quote = _QUOTE.match(_ITEM.sub("", line, count=1) if _ITEM.match(line) else line)
+    return quote.group().count(">") if quote else 0
+
+
+def _callout_header(line: str, text: str, above: int) -> bool:
+    """Whether a quote line opens a callout (`> [!warning]- Title`, in a quote at any depth,
+    in a list item too): its type and title head the box as a heading would, they are not a
+    claim. Only a quote's first line opens one (the line `above` is in fewer quotes): a later
+    `> [!note] …` is plain text in Obsidian. `text` is the line without its quote markers; it
+    is read as the chunker reads a callout."""
+    if _depth(line) <= above:
         return False
     return any(block.label for block in markdown.blocks([f"> {text}"]))
 
@@ -88,22 +98,25 @@ def _paragraphs(body: str, first_line: int) -> list[list[tuple[int, str]]]:
     current: list[tuple[int, str]] = []
     in_fence = False
     field_line, field = _fields()
+    depth = 0  # the quote depth of the line above: a callout opens only a quote's first line
     for offset, line in enumerate(body.splitlines()):
         number = first_line + offset
         if _FENCE.match(line):
             in_fence = not in_fence
             line = ""
+        above, depth = depth, _depth(line) if not in_fence else 0
         if in_fence or not line.strip() or _SKIP_LINE.match(line):
             if current:
                 paragraphs.append(current)
             current = []
             continue
         text = _QUOTE.sub("", _ITEM.sub("", line)).strip()
-        if _callout_header(line, text):  # a heading of sorts: it ends the paragraph above
+        if _callout_header(line, text, above):  # a heading of sorts: it ends the paragraph above
             if current:
                 paragraphs.append(current)
             current = []
             continue
+        text = _MARKER.sub("", text)  # a callout's marker where it opens none: not words
         no_claim = field_line.match(text) is not None or _TASK.match(line) is not None
         if (_ITEM.match(line) or no_claim) and current:
             paragraphs.append(current)

@@ -26,12 +26,12 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import PurePosixPath
 from typing import Any
 
-from sidecar.cleaning.store import Pair, Queue, Side
+from sidecar.cleaning.store import Pair, Queue, Side, UndoFile
 from sidecar.cleaning.undo import Journal, put_back
 from sidecar.cleaning.vocab import get_thresholds
 from sidecar.errors import BadRequest, Conflict, NotFound, OraError
@@ -100,8 +100,9 @@ def _edit(config: Config, queue: Queue, journal: Journal,
     """Plan every change, then write them all or none; journal and rehash what was written."""
     plans = [plan_edit(config.vault, side.path, mutate, side.hash) for side, mutate in changes]
     write_planned(plans)
+    for (side, _), plan in zip(changes, plans, strict=True):  # all journalled before any rehash
+        journal.touched(side.path, plan.before, plan.after_hash)  # (which may fail: locked)
     for (side, _), plan in zip(changes, plans, strict=True):
-        journal.touched(side.path, plan.before, plan.after_hash)
         queue.rehash(side.path, side.hash, plan.after_hash)
 
 
@@ -156,17 +157,17 @@ def resolve(config: Config, queue: Queue, pid: str, action: str, *, newer: str |
     mine = Journal()  # this resolution's own files
     done = False
     try:
-        if action == "changed-mind":
-            record = _changed_mind(config, queue, pair, newer, mine)
-        elif action == "wrong":
-            record = _wrong(config, queue, pair, note, delete, mine, client_trash)
-        else:
-            record = {"action": action, "changed": []}
-        status = {"flag": "flagged", "dismiss": "dismissed"}.get(action, "resolved")
-        changed = record.pop("changed")
         try:
+            if action == "changed-mind":
+                record = _changed_mind(config, queue, pair, newer, mine)
+            elif action == "wrong":
+                record = _wrong(config, queue, pair, note, delete, mine, client_trash)
+            else:
+                record = {"action": action, "changed": []}
+            status = {"flag": "flagged", "dismiss": "dismissed"}.get(action, "resolved")
+            changed = record.pop("changed")
             resolution = Resolution(queue.set_status(pid, status, record), changed)
-        except BaseException:
+        except BaseException:  # whatever failed after a write (a rehash too): put it back
             _take_back(config, queue, pid, mine)
             raise
         done = True
@@ -178,16 +179,30 @@ def resolve(config: Config, queue: Queue, pid: str, action: str, *, newer: str |
 
 
 def _take_back(config: Config, queue: Queue, pid: str, mine: Journal) -> None:
-    """Put back the notes of a resolution whose decision the vault could not record (the queue
-    is rebuilt from that record, so the decision is not made). When they cannot be put back
-    (a full disk may refuse that too), they stay in the undo journal, for an undo later."""
-    try:
-        put_back(config, queue, list(mine.files.values()))
-    except (OraError, OSError) as err:
-        log.warning("the notes of resolution %s could not be put back (%s); undo it when the "
-                    "vault can be written", pid, err)
-        return
-    mine.files.clear()
+    """Put back the notes of a resolution that failed after writing (its decision not
+    recorded: the queue is rebuilt from that record, so the decision is not made). Each note
+    is tried, whichever fails; one that cannot be put back (saved since, a full disk) stays in
+    the undo journal, for an undo later, and only those."""
+    left = _put_back_each(config, queue, list(mine.files.values()))
+    for path in set(mine.files) - left:
+        del mine.files[path]
+    if left:
+        log.warning("notes of resolution %s could not be put back (%s); undo it when the "
+                    "vault can be written", pid, ", ".join(sorted(left)))
+
+
+def _put_back_each(config: Config, queue: Queue, files: list[UndoFile]) -> set[str]:
+    """Put back each file (newest change first, as an undo does), going on past one that
+    cannot be (a save since: not ours to overwrite); the paths still holding our edit."""
+    left: set[str] = set()
+    for f in reversed(files):
+        try:
+            put_back(config, queue, [f])
+        except Exception as err:  # any failure: the others are still put back
+            if _hash_now(config, f.path) != content_hash(f.before):  # else back, unrehashed
+                log.warning("%s could not be put back: %s", f.path, err)
+                left.add(f.path)
+    return left
 
 
 def approve_batch(config: Config, queue: Queue, batch: str, *,
@@ -197,10 +212,12 @@ def approve_batch(config: Config, queue: Queue, batch: str, *,
     private mode.
 
     All or nothing: every proposal's notes are checked as judged before any is written. When
-    a write still fails midway (a note saved between that check and its write), what the
-    approval wrote is put back and its pairs reopened before the error is raised. Only when a
-    note it wrote was changed since as well (not ours to overwrite) is nothing put back: the
-    proposals applied are returned, journalled as one undo, and the rest stay open."""
+    anything still fails midway (a note saved between that check and its write, the queue's
+    database locked), what the approval wrote is put back and its pairs reopened before the
+    error is raised; whatever cannot be put back is journalled as one undo first. Only when a
+    note it wrote was changed since as well (not ours to overwrite) is nothing put back: for
+    a failed write (OraError, OSError) the proposals applied are returned, journalled as one
+    undo, the rest left open and every note left changed listed; anything else is raised."""
     proposals = (queue.pairs("open", kind="news", private=private) if batch == "news"
                  else [p for p in queue.batch(batch, private=private) if p.kind == "news"])
     if not proposals:
@@ -211,22 +228,50 @@ def approve_batch(config: Config, queue: Queue, batch: str, *,
             _check_unchanged(config, side)
     journal = Journal()  # one undo for the whole batch
     done: list[Resolution] = []
+    step = Journal()  # the files of the proposal being applied
     try:
         for p in proposals:
+            step = Journal()
             done.append(resolve(config, queue, p.id, "changed-mind", newer=p.b.path,
-                                private=private, journal=journal))
-    except (OraError, OSError) as err:
-        if not done or _roll_back(config, queue, journal, proposals[:len(done)]):
+                                private=private, journal=step))
+            journal.merge(step)
+    except BaseException as err:
+        journal.merge(step)  # what the failed proposal's take-back could not put back
+        # The pairs as judged (see below); the failed one too when a note of it is left.
+        applied = proposals[:len(done) + (1 if step.files else 0)]
+        if _rolled_back(config, queue, journal, applied):
+            raise
+        _save(queue, journal)
+        if not done or not isinstance(err, (OraError, OSError)):
             raise
         log.warning("batch %s stopped after %d of %d proposals (%s), and a note it wrote "
                     "changed since: the applied ones are kept", batch, len(done),
                     len(proposals), err)
+        return _listing_all(done, journal)
     # The pairs as judged, not as `resolve` read them: a note the chain edits twice (an
     # article superseding one and superseded by the next) was rehashed by the first edit,
     # and an undo puts back its first bytes.
     journal.pairs = proposals[:len(done)]
     journal.save(queue)
     return done
+
+
+def _listing_all(done: list[Resolution], journal: Journal) -> list[Resolution]:
+    """The resolutions applied, the last also naming any note the failed proposal left
+    changed (its pair stays open, its decision unrecorded), so that note is re-indexed too."""
+    listed = {path for d in done for path in d.changed}
+    extra = sorted(set(journal.files) - listed)
+    return [*done[:-1], replace(done[-1], changed=done[-1].changed + extra)] if extra else done
+
+
+def _save(queue: Queue, journal: Journal) -> None:
+    """Journal what an approval left for an undo; a failure to (a locked database) is logged,
+    so the approval's own error is the one raised."""
+    try:
+        journal.save(queue)
+    except Exception as err:  # the approval's error is the one to raise
+        log.warning("the undo of a failed approval could not be journalled (%s): %s", err,
+                    ", ".join(sorted(journal.files)))
 
 
 def _hash_now(config: Config, rel: str) -> str | None:
@@ -236,23 +281,43 @@ def _hash_now(config: Config, rel: str) -> str | None:
         return None
 
 
+def _rolled_back(config: Config, queue: Queue, journal: Journal, applied: list[Pair]) -> bool:
+    """`_roll_back`, which failing itself (a note unreadable) journals the approval whole, so
+    that the approval's own error is raised and can be undone."""
+    try:
+        return _roll_back(config, queue, journal, applied)
+    except Exception as err:  # the approval's error is the one to raise
+        log.warning("a failed approval could not be put back (%s); undo it", err)
+        journal.pairs = applied
+        _save(queue, journal)
+        return True
+
+
 def _roll_back(config: Config, queue: Queue, journal: Journal, applied: list[Pair]) -> bool:
     """Put back the notes a failed approval wrote and reopen the pairs it resolved. False,
-    touching nothing, when a note it wrote changed since (a save after ours: not ours to
-    overwrite). A note saved in the instant between that check and its put-back stops the
-    rest: what still holds our edit stays journalled, for an undo, and the error is raised."""
+    touching nothing and setting `journal.pairs` to `applied`, when a note it wrote changed
+    since (a save after ours: not ours to overwrite). A note that still cannot be put back (a
+    save in the instant between that check and its put-back) does not stop the others; it
+    and the pairs that wrote it stay journalled, for an undo (True: the error is raised)."""
     files = list(journal.files.values())
+    journal.pairs = applied
     if any(f.trash is not None or _hash_now(config, f.path) != f.after_hash for f in files):
         return False
-    try:
-        for f in reversed(files):  # newest change first, as an undo does
-            put_back(config, queue, [f])
-            del journal.files[f.path]
-        for pair in applied:
+    left = _put_back_each(config, queue, files)
+    for path in set(journal.files) - left:
+        del journal.files[path]
+    kept = [p for p in applied if {p.a.path, p.b.path} & left]  # still as the approval left
+    for pair in applied:
+        if pair in kept:
+            continue
+        try:
             queue.restore_pair(pair)
-    except (OraError, OSError) as err:
-        log.warning("a failed approval could not be put back whole (%s); undo it when its "
-                    "notes are as it left them", err)
-        journal.pairs = applied
-        journal.save(queue)
+        except Exception as err:  # the others are reopened still
+            log.warning("pair %s could not be reopened (%s)", pair.id, err)
+            kept.append(pair)
+    if left or kept:
+        log.warning("a failed approval could not be put back whole; undo it when its notes "
+                    "are as it left them")
+        journal.pairs = kept
+        _save(queue, journal)
     return True

@@ -111,3 +111,17 @@ def test_a_nested_callout_header_is_skipped_and_a_plain_quote_kept() -> None:
     assert [(c.text, c.line_start) for c in split_claims(body)] == [
         ("Quoted claim is here.", 1), ("The nested claim.", 3),
         ("A bracket [!x] inside a sentence stays.", 4)]
+
+
+def test_a_callout_in_a_list_item_keeps_its_header_out_of_its_first_claim() -> None:
+    # Before: "[!tip] Tip title Tip body here." (lines 1-2): the header was not seen as one.
+    assert split_claims("- > [!tip] Tip title\n  > Tip body here.\n") == [
+        Claim("Tip body here.", 2, 2)]
+
+
+def test_a_callout_marker_on_a_later_line_of_a_quote_is_text_not_a_header() -> None:
+    # Only a quote's first line opens a callout in Obsidian. Before: the second line was
+    # dropped as a header and its sentence lost.
+    body = "> First quote sentence.\n> [!note] The dose is 5 mg daily.\n"
+    assert split_claims(body) == [
+        Claim("First quote sentence.", 1, 1), Claim("The dose is 5 mg daily.", 2, 2)]

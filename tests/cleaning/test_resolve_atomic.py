@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -154,3 +155,105 @@ def test_after_a_story_is_undone_its_middle_proposal_resolves_alone(
     assert _files(vault) == {k: v.encode() for k, v in NOTES.items()}
     done = resolve(config, queue, second, "changed-mind", newer=JUNE)
     assert sorted(done.changed) == sorted([MAY, JUNE])
+
+
+class _Locked(Queue):
+    """A queue whose record of one decision fails with something other than OraError or
+    OSError (the queue's database locked), after `saved` (if any) was saved by the user."""
+
+    def __init__(self, data: Path, failing: str, saved: Path | None = None) -> None:
+        super().__init__(data)
+        self.failing, self.saved = failing, saved
+
+    def set_status(self, pid: str, status: str, resolution: dict[str, Any] | None) -> Pair:
+        if pid == self.failing:
+            if self.saved is not None:
+                self.saved.write_text(self.saved.read_text(encoding="utf-8") + "Saved.\n",
+                                      encoding="utf-8")
+            raise sqlite3.OperationalError("database is locked")
+        return super().set_status(pid, status, resolution)
+
+
+def _unsave(note: Path) -> None:
+    """Take the user's "Saved." back out, so the note is as the approval left it."""
+    note.write_text(note.read_text(encoding="utf-8").removesuffix("Saved.\n"), encoding="utf-8")
+
+
+def test_a_story_whose_queue_fails_midway_with_any_error_is_put_back_whole(
+    run_scan: Scan, queue: Queue, config: Config, vault: Path
+) -> None:
+    # Before: an error not OraError/OSError left March archived and May with `supersedes`,
+    # the first pair resolved, and nothing to undo.
+    batch, ids = _story(run_scan, queue)
+    before = _files(vault)
+    failing = _Locked(config.data, ids[1])
+    try:
+        with pytest.raises(sqlite3.OperationalError):
+            approve_batch(config, failing, batch)
+    finally:
+        failing.close()
+    assert _files(vault) == before
+    assert [queue.get(pid).status for pid in ids] == ["open", "open"]
+    with pytest.raises(NotFound):
+        undo_last(config, queue)
+
+
+def test_a_story_failing_with_any_error_that_cannot_be_put_back_is_journalled(
+    run_scan: Scan, queue: Queue, config: Config, vault: Path
+) -> None:
+    # Before: raised with March → May applied and no undo recorded for it.
+    batch, ids = _story(run_scan, queue)
+    before = _files(vault)
+    failing = _Locked(config.data, ids[1], saved=vault / MARCH)
+    try:
+        with pytest.raises(sqlite3.OperationalError):
+            approve_batch(config, failing, batch)
+    finally:
+        failing.close()
+    assert [queue.get(pid).status for pid in ids] == ["resolved", "open"]
+    _unsave(vault / MARCH)
+    undo_last(config, queue)  # this approval's undo, not some older one
+    assert _files(vault) == before
+    assert [queue.get(pid).status for pid in ids] == ["open", "open"]
+
+
+def test_a_story_whose_take_back_meets_a_save_still_puts_back_the_other_note(
+    run_scan: Scan, queue: Queue, config: Config, vault: Path
+) -> None:
+    # The user saves May (archived by the second proposal), then its decision fails. Before:
+    # the take-back stopped at May, so June kept `supersedes` of an open pair, unlisted.
+    batch, ids = _story(run_scan, queue)
+    before = _files(vault)
+    failing = _SavedMeanwhile(config.data, ids[1], vault / MAY)
+    try:
+        done = approve_batch(config, failing, batch)
+    finally:
+        failing.close()
+    assert (vault / JUNE).read_text(encoding="utf-8") == NOTES[JUNE]
+    assert sorted({p for d in done for p in d.changed}) == [MARCH, MAY]
+    assert [queue.get(pid).status for pid in ids] == ["resolved", "open"]
+    _unsave(vault / MAY)
+    undo_last(config, queue)  # the journal holds March and May only (June is back already)
+    assert _files(vault) == before
+    assert len(approve_batch(config, queue, batch)) == 2  # both pairs as judged again
+
+
+def test_a_note_the_failed_proposal_left_changed_is_listed_in_the_answer(
+    run_scan: Scan, queue: Queue, config: Config, vault: Path
+) -> None:
+    # The user saves June (given `supersedes` by the second proposal), then its decision
+    # fails: June keeps that edit. Before: the answer did not name June (not re-indexed).
+    batch, ids = _story(run_scan, queue)
+    before = _files(vault)
+    failing = _SavedMeanwhile(config.data, ids[1], vault / JUNE)
+    try:
+        done = approve_batch(config, failing, batch)
+    finally:
+        failing.close()
+    assert [d.pair.id for d in done] == [ids[0]]
+    assert sorted({p for d in done for p in d.changed}) == [JUNE, MARCH, MAY]
+    assert "supersedes" in (vault / JUNE).read_text(encoding="utf-8")
+    _unsave(vault / JUNE)
+    undo_last(config, queue)
+    assert _files(vault) == before
+    assert [queue.get(pid).status for pid in ids] == ["open", "open"]
