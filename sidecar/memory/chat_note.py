@@ -26,7 +26,14 @@ and is not a turn.
 The role labels and markers are `schema/memory.json` `chat_notes`. Parsing reads back exactly
 the turns the memory log holds, so the log can be rebuilt from the notes; the running summaries
 live in the frontmatter (`summary` / `summary covers`, and `private summary` /
-`private summary covers`).
+`private summary covers`). A summary's `summary covers` names the last turn it folded in (its
+heading's time and label) and a digest of every turn of its scope up to that one, not their
+number: deleting or inserting turns by hand never makes it cover other turns. When the turns it
+covered are no longer all in the note as they were (one deleted or edited by hand, one inserted
+among them), no prefix of the note's turns has that digest: the summary is stale, it is not read,
+and the next summary is made afresh from the turns the note holds. Notes written before this
+counted the turns covered (`summary covers: 4`): a count is read as before, once
+(`ChatNote.old_marks` holds the new value, which `notes.py` writes in its place).
 
 A turn's text is text from outside (a model's answer; a question sent over HTTP), so it can
 neither forge a turn nor run: it is written inert (`vault/inert.py`), and each of its lines that
@@ -39,12 +46,13 @@ is not taken for Ora's and dropped. Notes written before this read the same.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
-from typing import Any
+from typing import Any, Protocol
 
 from sidecar.documents.formats import cited_span, document_link
 from sidecar.vault.chat_format import ChatFormat, chat_format
@@ -56,6 +64,7 @@ from sidecar.vault.vault_settings import VaultSettings, note_private
 _STAMP = "%Y-%m-%d %H:%M:%S"
 SUMMARY_KEYS = {False: ("summary", "summary covers"),
                 True: ("private summary", "private summary covers")}
+_DIGEST_CHARS = 16  # of a watermark's sha256: 64 bits tell one run of turns from another
 
 
 @dataclass(frozen=True)
@@ -77,6 +86,21 @@ class ChatNote:
     turns: list[NoteTurn]
     summaries: dict[bool, tuple[str, int]]  # scope private? → (text, turns of the scope covered)
     private: bool = False  # the note is private (its tag, or its folder): every turn is private
+    # scope private? → the watermark (`covers_mark`) to write over one read as a count of turns
+    old_marks: dict[bool, str] = field(default_factory=dict)
+
+
+class SaidTurn(Protocol):
+    """A turn as a watermark sees it: a note's (`NoteTurn`) or the log's (`store.Turn`)."""
+
+    @property
+    def role(self) -> str: ...
+
+    @property
+    def created(self) -> str: ...
+
+    @property
+    def content(self) -> str: ...
 
 
 def note_rel(folder: str, namespace: str, conversation: str, default_namespace: str) -> str:
@@ -162,15 +186,58 @@ def _strip_sources(content: str, fmt: ChatFormat) -> str:
     return content
 
 
-def _summaries(frontmatter: dict[str, Any], private_note: bool) -> dict[bool, tuple[str, int]]:
+def _prefix_digests(turns: Sequence[SaidTurn]) -> Iterator[str]:
+    """The digest of the first 1, 2, … of `turns`: each turn's role, heading time and text (as
+    the note holds them; the log's text may keep the spaces the note's section trims)."""
+    digest = hashlib.sha256()
+    for turn in turns:
+        digest.update(json.dumps([turn.role, stamp(turn.created), turn.content.strip()],
+                                 ensure_ascii=False).encode())
+        yield digest.hexdigest()[:_DIGEST_CHARS]
+
+
+def covers_mark(turns: Sequence[SaidTurn]) -> str:
+    """The `summary covers` value of a summary that folded in `turns` (its scope's turns from
+    the first, in order; at least one): the last one's heading time and label, for a reader,
+    then the digest of them all, which `covered_count` finds again among the note's turns."""
+    *_, digest = _prefix_digests(turns)
+    last = turns[-1]
+    return f"{stamp(last.created)} · {chat_format().labels[last.role]} · {digest}"
+
+
+def covered_count(mark: object, turns: Sequence[SaidTurn]) -> int | None:
+    """How many of the scope's `turns` a `summary covers` value covers: the prefix whose digest
+    it names (a count, the old form, is taken as it is). None when no prefix has it (a covered
+    turn was deleted or edited by hand, or one inserted among them: the summary is stale) or
+    the count is not one of the turns."""
+    if isinstance(mark, int) and not isinstance(mark, bool):
+        return mark if 0 < mark <= len(turns) else None
+    if not isinstance(mark, str):
+        return None
+    digest = mark.rsplit("·", 1)[-1].strip()
+    return next((n for n, d in enumerate(_prefix_digests(turns), 1) if d == digest), None)
+
+
+def _summaries(
+    frontmatter: dict[str, Any], private_note: bool, turns: Sequence[NoteTurn],
+) -> tuple[dict[bool, tuple[str, int]], dict[bool, str]]:
+    """The summaries the note holds that still cover turns it holds, each with how many of its
+    scope's turns it covers; and, for those whose watermark is a count (the old form), the
+    watermark to write in its place."""
     found: dict[bool, tuple[str, int]] = {}
-    for private, (text_key, count_key) in SUMMARY_KEYS.items():
+    old_marks: dict[bool, str] = {}
+    for private, (text_key, mark_key) in SUMMARY_KEYS.items():
         if private_note and not private:
             continue
-        text, count = frontmatter.get(text_key), frontmatter.get(count_key)
-        if isinstance(text, str) and text.strip() and isinstance(count, int) and count > 0:
-            found[private] = (text.strip(), count)
-    return found
+        text, mark = frontmatter.get(text_key), frontmatter.get(mark_key)
+        scope = [t for t in turns if private or not t.private]
+        count = covered_count(mark, scope)
+        if not isinstance(text, str) or not text.strip() or count is None:
+            continue  # none, or stale: the next summary is made from the turns present
+        found[private] = (text.strip(), count)
+        if not isinstance(mark, str):
+            old_marks[private] = covers_mark(scope[:count])
+    return found, old_marks
 
 
 def parse_chat(note: Note, settings: VaultSettings) -> ChatNote | None:
@@ -200,5 +267,5 @@ def parse_chat(note: Note, settings: VaultSettings) -> ChatNote | None:
         turns.append(NoteTurn(role, content, _iso(m["stamp"]),
                               private or fmt.private_marker in marks,
                               first, first + content.count("\n")))
-    return ChatNote(conversation, namespace, turns, _summaries(note.frontmatter, private),
-                    private)
+    summaries, old_marks = _summaries(note.frontmatter, private, turns)
+    return ChatNote(conversation, namespace, turns, summaries, private, old_marks)

@@ -4,8 +4,12 @@
 turns evicted from the working window, turns of the namespace recalled by similarity to `query`,
 and the most recent turns within a token budget. Tokens are counted with the embedding model's
 own tokenizer (the ADR approximates 4 characters per token). Evicted turns are folded into the
-summary only once: the summary stores the id of the last turn it covers. Without a language
-model there is no summary; the context says so, and evicted turns stay reachable by recall.
+summary only once: the summary stores the id of the last turn it covers (in the chat note, that
+turn's heading and a digest of the turns covered: `chat_note.covers_mark`; a summary whose
+covered turns the user deleted or edited by hand is stale, dropped when the log is rebuilt from
+the note, and the next one is made afresh from the turns the note still holds). Without a
+language model there is no summary; the context says so, and evicted turns stay reachable by
+recall.
 
 Every turn is written to the conversation's chat note first (`notes.py`): the note is the truth,
 the log and recall are rebuilt from it.
@@ -22,6 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from sidecar.errors import LlmFailed
+from sidecar.memory.chat_note import covers_mark
 from sidecar.memory.episodic import Episodic, Recalled
 from sidecar.memory.notes import ChatNotes
 from sidecar.memory.store import MemoryStore, Summary, Turn, check_conversation
@@ -174,10 +179,12 @@ class ConversationMemory:
         summary = Summary(text, evicted[-1].id)
         self.store.save_summary(self.namespace, self.conversation, private=self.private,
                                 summary=summary)
-        covers = len(self.store.turns(self.namespace, self.conversation, private=self.private,
-                                      before=summary.covered + 1))
+        # The note names the turns covered, not their number: a turn deleted by hand must not
+        # make it cover later ones (`chat_note.covers_mark`).
+        covered = self.store.turns(self.namespace, self.conversation, private=self.private,
+                                   before=summary.covered + 1)
         await asyncio.to_thread(self.notes.save_summary, self.namespace, self.conversation,
-                                private=self.private, text=text, covers=covers)
+                                private=self.private, text=text, covers=covers_mark(covered))
         return summary, 0
 
     def recall(self, query: str, window: list[Turn]) -> list[Recalled]:

@@ -278,13 +278,14 @@ class ChatNotes:
         return True
 
     def save_summary(self, namespace: str, conversation: str, *, private: bool, text: str,
-                     covers: int) -> None:
-        """Write a running summary and how many of its scope's turns it covers to the note."""
-        text_key, count_key = SUMMARY_KEYS[private]
+                     covers: str) -> None:
+        """Write a running summary and its watermark (`chat_note.covers_mark`: the last turn it
+        covers, and a digest of all it covers) to the note."""
+        text_key, mark_key = SUMMARY_KEYS[private]
 
         def mutate(cm: CommentedMap) -> None:
             set_value(cm, text_key, text)
-            set_value(cm, count_key, covers)
+            set_value(cm, mark_key, covers)
 
         with self._lock:
             link = self.store.note_link(namespace, conversation)
@@ -476,6 +477,8 @@ class ChatNotes:
             link = NoteLink(link.namespace, link.conversation, link.path, note_hash)
             done.append(self.store.replace_conversation(
                 link, turns, {} if chat is None else chat.summaries))
+            if chat is not None and chat.old_marks:
+                self._rewrite_marks(link, chat.old_marks)
             by_namespace.setdefault(link.namespace, []).extend(done[-1])
         for namespace in {link.namespace for link, _ in notes}:
             episodic = self.episodic(namespace)
@@ -485,6 +488,22 @@ class ChatNotes:
             if stored:
                 episodic.add_many(stored, self.embedder.embed([t.content for t in stored]))
         return done
+
+    def _rewrite_marks(self, link: NoteLink, marks: dict[bool, str]) -> None:
+        """Write summaries' watermarks read as a count of turns (notes written before
+        `covers_mark`) in the form naming the turns covered, once: a count read again after a
+        turn is deleted by hand would cover other turns. A note changed meanwhile keeps its
+        count (read again at the next sync)."""
+        def mutate(cm: CommentedMap) -> None:
+            for private, mark in marks.items():
+                set_value(cm, SUMMARY_KEYS[private][1], mark)
+
+        try:
+            new_hash = edit_frontmatter(self.config.vault, link.path, mutate, link.hash)
+        except (OSError, OraError) as err:
+            log.warning("summary watermark not rewritten in %s: %s", link.path, err)
+            return
+        self.store.link_note(replace(link, hash=new_hash))
 
     def sync(self) -> SyncReport:
         """Bring the log and recall in line with the chat notes (cheap when nothing changed:

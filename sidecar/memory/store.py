@@ -235,8 +235,9 @@ class MemoryStore:
         self, link: NoteLink, turns: list[LoggedTurn], covers: dict[bool, tuple[str, int]],
     ) -> list[Turn]:
         """Make the log of one conversation exactly `turns` (read from its note), with the
-        summaries `covers` (scope private? → (text, how many of the scope's turns it covers)),
-        in one transaction; the stored turns with their new ids."""
+        summaries `covers` (scope private? → (text, how many of the scope's turns it covers, as
+        the note's watermark found them among its turns: `chat_note.covered_count`)), in one
+        transaction; the stored turns with their new ids."""
         stored: list[Turn] = []
         with self._guard, self._db:
             self._db.execute("BEGIN IMMEDIATE")
