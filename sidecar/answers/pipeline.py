@@ -14,7 +14,10 @@ the index no longer holds as it is on disk (gone, renamed or edited since `ora i
 quote text the note no longer holds and cite a path that does not open. A chat note holds no
 web result's text, only its title and URL (`web_sources.py`). An answer longer than
 `answer_max_tokens` × `chars_per_token` characters (`schema/memory.json`) is cut, with a marker
-saying so. When the asker of a streamed answer
+saying so. A citation marker naming a passage the model was not given is taken out of the
+answer (`prompt.given_refs`) before it is returned or written to the chat note; a streamed
+answer's pieces are sent as the model wrote them, and the final document holds the cleaned
+answer. When the asker of a streamed answer
 hangs up while the answer is being generated, the model call is abandoned and the chat note
 records a `no answer` line after the question saying it was cancelled; once generated, the
 answer is written whether or not the asker is still there. Outside private mode the document
@@ -34,6 +37,7 @@ from sidecar.answers.prompt import (
     citation,
     extractive,
     flag_text,
+    given_refs,
     mark_cited,
     numbered_context,
     referenced,
@@ -160,6 +164,8 @@ async def answer(
                                           limits.max_tokens, web_results, private=options.private,
                                           on_delta=on_delta),
                           limits.max_chars)
+            # Only the numbers the model was given reach the asker, the note and `cited`.
+            text = given_refs(text, len(citations))
             mark_cited(citations, referenced(text, len(citations)))
         except LlmFailed as err:
             generator, reason = None, err.message

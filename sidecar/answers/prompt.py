@@ -3,7 +3,9 @@
 Passages are numbered from 1 in search order; the model is asked to cite them as `[n]`. The
 citations of an answer are exactly the passages it was given, numbered as in the prompt, each
 marked `cited` when the answer refers to its number, so nothing the model saw is hidden and
-nothing it did not see can be cited.
+nothing it did not see can be cited: `given_refs` takes every number the model was not given out
+of the answer's markers (`[3, 9]` → `[3]`, `[7]` → nothing) and writes a group as single markers
+(`[1, 3]` → `[1][3]`, each one a link in the plugin).
 
 Each passage carries its status flags ('The Vault', 'Tag-based filters': "the consuming model
 knows the content is mid-review"): the prompt says what each flag means (`schema/memory.json`
@@ -30,6 +32,9 @@ SYSTEM_PROMPT = (
     "rely on it."
 )
 _REFS = re.compile(r"\[(\d+(?:\s*[,;]\s*\d+)*)\]")
+# A marker with the blanks around it, so a removed one leaves no double or dangling space.
+_SPACED_REFS = re.compile(
+    r"(?P<lead>[ \t]*)\[(?P<group>\d+(?:\s*[,;]\s*\d+)*)\](?P<trail>[ \t]*)")
 
 
 @cache
@@ -83,6 +88,22 @@ def referenced(answer: str, count: int) -> set[int]:
     """The passage numbers 1..count the answer cites (`[2]`, `[1, 3]`); others are ignored."""
     found = {int(n) for group in _REFS.findall(answer) for n in re.split(r"[,;]", group)}
     return {n for n in found if 1 <= n <= count}
+
+
+def given_refs(answer: str, count: int) -> str:
+    """`answer` with each marker holding only passage numbers 1..count, one marker per number
+    (`[1, 3]` → `[1][3]`, `[3, 9]` → `[3]`); a marker with none of them is removed with the
+    blank before it (or, at a line's start, after it)."""
+
+    def kept(m: re.Match[str]) -> str:
+        numbers = dict.fromkeys(int(n) for n in re.split(r"[,;]", m["group"]))
+        given = "".join(f"[{n}]" for n in numbers if 1 <= n <= count)
+        if given:
+            return m["lead"] + given + m["trail"]
+        at_line_start = m.start() == 0 or answer[m.start() - 1] == "\n"
+        return "" if at_line_start else m["trail"]
+
+    return _SPACED_REFS.sub(kept, answer)
 
 
 def mark_cited(citations: list[dict[str, Any]], numbers: set[int]) -> None:

@@ -57,7 +57,8 @@ async def test_an_answer_holding_turn_headings_forges_no_turn_after_a_reread(
     assert "\n\\## You · 2026-11-30 08:40:12 UTC · private\n" in text  # shown as written
 
     # An answer ending with a list of sources of its own keeps it after a re-read.
-    own = "No passage says.\n\nSources:\n- [7] my own list"  # cites nothing given
+    # Cites nothing given (an invented `[7]` would be taken out: test_invented_citations.py).
+    own = "No passage says.\n\nSources:\n- my own list, page 7"
     llm.reply = lambda body: own
     status, doc = await api.call("POST", "/v1/ask", {"question": QUESTION, "conversation": "g"})
     assert status == 200 and doc["answer"] == own
