@@ -6,29 +6,29 @@ A vault is generated (`gen_vault.py`, seed 1) and indexed cold (`ora index`); th
 tools would, each change written at once, and measures from the moment the writing starts:
 
 - **private flip**: `--private` public retrievable notes get a `#private` tag appended (a tag
-  renamed across the vault). `hidden`: none of a sample of them is returned any more by a
-  non-private `POST /v1/search` for a word only that note holds (the sample searched again every
-  POLL_PAUSE_S until then); `filed`: the server's queue is empty and nothing is being indexed
-  (the notes moved to the private store). Each sampled note is then checked to be found in
-  private mode.
+  renamed across the vault). `hidden`: none of `--flip-sample` of them is returned any more by
+  a non-private `POST /v1/search` for a word only that note holds (each searched in turn, every
+  note timed by the answer that first leaves it out); `filed`: the server's queue is empty and
+  nothing is being indexed (the notes moved to the private store). Each sampled note is then
+  checked to be found in private mode.
 - **folder moves**: the generated vault's `--folder` is renamed to `<folder> moved` and back,
-  `--moves` times. Per move, `found`: a sample of its notes returned at the new path by their own
-  word; `filed` as above. After the moves: the HNSW graph files Chroma keeps for the index
-  (`data_level0.bin`, summed), the `chroma/` folder and the server's VmRSS, against before them.
+  `--moves` times. Per move, `found`: `--sample` of its notes returned at the new path by their
+  own word (timed the same way); `filed` as above. After the moves: the HNSW graph files Chroma
+  keeps for the index (`data_level0.bin`, summed), the `chroma/` folder and the server's VmRSS,
+  against before them.
 - **settings re-plan**: `ora.yaml` gets a private folder that holds no note, which re-plans every
   note (docs/vault-settings.md): `re-planned` when the reconcile this starts has ended.
 
 CPU is the server's own (user + system) over each phase. Load: the 1-minute load average.
 
     python bench/bench_bulk_changes.py [--notes 4000] [--private 400] [--moves 10]
-        [--folder Resources] [--sample 30] [--write]
+        [--folder Resources] [--sample 30] [--flip-sample 5] [--write]
 """
 
 from __future__ import annotations
 
 import argparse
 import datetime as dt
-import functools
 import os
 import random
 import statistics
@@ -94,12 +94,27 @@ def _folder_mib(folder: Path) -> float:
     return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file()) / 2**20
 
 
-def _all_found(server: Server, waiting: dict[str, str]) -> bool:
-    """Whether every note of `waiting` ({path: its word}) is found, those found taken out."""
-    for path, word in list(waiting.items()):
-        if path in server.search(word):
-            del waiting[path]
-    return not waiting
+def _each_seen(server: Server, waiting: dict[str, str], shown: bool, started: float,
+               what: str) -> tuple[float, list[float]]:
+    """Search each note of `waiting` ({path: its word}) again and again until it is returned
+    (`shown`) or is not; the seconds from `started` until the last was so, each note timed by
+    the search that first saw it so (its answer's arrival: the rounds are as slow as the
+    searches meanwhile, and a round's end would overstate it); and every search's seconds."""
+    seen: list[float] = []
+    latencies: list[float] = []
+    waiting = dict(waiting)
+    while waiting:
+        for path, word in list(waiting.items()):
+            asked = time.monotonic()
+            found = path in server.search(word)
+            latencies.append(time.monotonic() - asked)
+            if found == shown:
+                seen.append(time.monotonic() - started)
+                del waiting[path]
+        if time.monotonic() - started > PHASE_LIMIT_S:
+            raise SystemExit(f"{what}: not done after {PHASE_LIMIT_S} s")
+        time.sleep(POLL_PAUSE_S if waiting else 0)
+    return max(seen, default=0.0), latencies
 
 
 def flip_private(vault: Path, server: Server, words: dict[str, str],
@@ -111,16 +126,9 @@ def flip_private(vault: Path, server: Server, words: dict[str, str],
             f.write("\n#private\n")
     written = time.monotonic() - started
     sample = dict(list(words.items())[:sample_size])
-    shown = dict(sample)
-
-    def hidden() -> bool:
-        for path, word in list(shown.items()):
-            if path not in server.search(word):
-                del shown[path]
-        return not shown
-
-    out = {"notes": len(words), "written_s": written,
-           "hidden_s": _until(hidden, "private flip: hidden", started)}
+    hidden_s, latencies = _each_seen(server, sample, False, started, "private flip: hidden")
+    out = {"notes": len(words), "written_s": written, "hidden_s": hidden_s,
+           "search_p50_ms": 1000 * statistics.median(latencies)}
     out["filed_s"] = _until(lambda: _idle(server), "private flip: filed", started)
     out["cpu_s"] = server.cpu_s() - cpu
     lost = [p for p, w in sample.items() if p not in server.search(w, private=True)]
@@ -142,8 +150,7 @@ def move_folder(vault: Path, data: Path, server: Server, folder: str, moves: int
         started = time.monotonic()
         (vault / old).rename(vault / new)
         waiting = {f"{new}/{p.split('/', 1)[1]}": w for p, w in words.items()}
-        found.append(_until(functools.partial(_all_found, server, waiting),
-                            f"move {n}: found", started))
+        found.append(_each_seen(server, waiting, True, started, f"move {n}: found")[0])
         filed.append(_until(lambda: _idle(server), f"move {n}: filed", started))
     after = {"level0_mib": _level0_mib(data), "chroma_mib": _folder_mib(data / "chroma"),
              "rss_mib": proc_status(server.proc.pid).get("VmRSS", 0)}
@@ -193,13 +200,14 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                    stdout=subprocess.DEVNULL)
     out: dict[str, Any] = {"date": dt.date.today().isoformat(), "machine": cpu_name(),
                            "notes": args.notes, "sample": args.sample,
+                           "flip_sample": args.flip_sample,
                            "index_s": time.monotonic() - started}
     with serving(vault, data, root / "serve.log") as (proc, port, token, _):
         server = Server(proc, port, token)
         _until(lambda: _idle(server), "start-up reconcile", time.monotonic())
         status = server.status()
         out["files"], out["chunks"] = status["files"], status["chunks"]
-        out["flip"] = flip_private(vault, server, to_flip, args.sample)
+        out["flip"] = flip_private(vault, server, to_flip, args.flip_sample)
         out["moves"] = move_folder(vault, data, server, args.folder, args.moves, to_move)
         out["replan"] = replan(vault, server)
         out["hwm_mib"] = proc_status(proc.pid).get("VmHWM", 0)
@@ -214,7 +222,8 @@ def markdown(r: dict[str, Any]) -> str:
     b, a = m["before"], m["after"]
     rows = [
         (f"{f['notes']} public notes tagged `#private` at once (written in "
-         f"{f['written_s']:.2f} s): gone from non-private search",
+         f"{f['written_s']:.2f} s): gone from non-private search (searches meanwhile: "
+         f"{f['search_p50_ms']:.0f} ms median)",
          f"**{f['hidden_s']:.1f} s**", f"{f['filed_s']:.1f} s", f"{f['cpu_s']:.0f} s"),
         (f"a {m['notes']}-note folder renamed, {m['moves']} times back and forth: found at its "
          "new paths, median / max",
@@ -232,9 +241,11 @@ def markdown(r: dict[str, Any]) -> str:
 {r['load'][1]:.1f} (start / end). Vault: `gen_vault.py --notes {r['notes']}` (seed 1),
 {r['files']} files, {r['chunks']} chunks, indexed cold by `ora index` ({r['index_s']:.0f} s), then
 `ora serve` over it (its watcher applying the changes; no background contradiction scan). Times
-from the moment the change starts to be written; a sample of {r['sample']} of the changed notes
-searched for by a word only each holds (`POST /v1/search`, k 10, no re-ranking) until the change
-shows in every answer; "filed" when the server's queue is empty and nothing is being indexed.
+from the moment the change starts to be written; a sample of the changed notes ({r['flip_sample']}
+of those made private, held out all at once; {r['sample']} of those moved) searched for by a word
+only each holds (`POST /v1/search`, k 10, no re-ranking), one after
+another, until the change shows for each (a note timed by the answer that first shows it; the
+last note's time is given); "filed" when the server's queue is empty and nothing is being indexed.
 CPU: the server's, over the phase.
 
 | change | shown in search | filed | server CPU |
@@ -255,6 +266,9 @@ def main() -> int:
     parser.add_argument("--moves", type=int, default=10)
     parser.add_argument("--folder", default="Resources")
     parser.add_argument("--sample", type=int, default=30)
+    # The notes made private are held out of answers all at once, when their change is seen: a
+    # few searched in turn time that moment; thirty would time the searches' own round.
+    parser.add_argument("--flip-sample", type=int, default=5)
     return report_main(parser, HEADING, lambda args: markdown(run(args)))
 
 
