@@ -100,6 +100,15 @@ class Index:
 
     # ---- writer --------------------------------------------------------------------------------
 
+    def vectors_model(self, namespace: str | None = None) -> str:
+        """The model id whose vectors `namespace` holds ("" before any). A writer's own
+        namespace holds its embedder's (opening re-embeds it otherwise): known without reading
+        index.json, so a server's searches read no file for it."""
+        ns = self._ns(namespace)
+        if self._syncer is not None and ns == self.namespace:
+            return str(self._syncer.embedder.model_id)
+        return str((load_params(self.config.data)["namespaces"].get(ns) or {}).get("model") or "")
+
     def _open_writer(self, embedder: Embedder) -> None:
         self._syncer = Syncer(
             self.config.vault, self.namespace, ledger=self.ledger, bm25=self.bm25,

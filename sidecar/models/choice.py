@@ -60,11 +60,10 @@ def indexed_variants(data: Path) -> list[str]:
     return out
 
 
-def check_query_model(data: Path, namespace: str, model: str) -> None:
-    """ModelUnavailable when the vectors `namespace` of the index in `data` holds are another
-    model's than `model` (a query embedder's id): its query vectors would rank them by noise, or,
-    of another width, fail in the vector store. Nothing indexed yet, or no id: nothing to say."""
-    indexed = str((load_params(data)["namespaces"].get(namespace) or {}).get("model") or "")
+def check_query_model(data: Path, indexed: str, model: str) -> None:
+    """ModelUnavailable when the vectors of an index in `data` are another model's (`indexed`)
+    than `model` (a query embedder's id): its query vectors would rank them by noise, or, of
+    another width, fail in the vector store. Nothing indexed yet, or no id: nothing to say."""
     if model and indexed and model != indexed:
         raise ModelUnavailable(
             f"the index in {data} holds vectors of {indexed}, not of {model} (the embed_model "

@@ -67,6 +67,8 @@ class SearchOptions:
 class SearchIndex(Protocol):
     config: Config  # the vault whose settings say what is private now
 
+    def vectors_model(self, namespace: str | None = None) -> str: ...
+
     def dense_search(
         self, vector: FloatArray, k: int, *, private: bool, namespace: str | None = None,
         include_archived: bool = False, only: Scope | None = None,
@@ -601,8 +603,9 @@ async def search(
     # off the event loop: it may read ora.yaml
     options = await asyncio.to_thread(with_private_now, options, index.config)
     if options.dense:  # never one model's query vector against another model's vectors
-        await asyncio.to_thread(check_query_model, index.config.data, options.namespace,
-                                str(getattr(embedder, "model_id", "")))
+        # a writer's own namespace (the server's searches) reads no file; another, index.json
+        indexed = index.vectors_model(options.namespace)
+        check_query_model(index.config.data, indexed, str(getattr(embedder, "model_id", "")))
     schema = get_schema()
     fusion = fusion or fusion_settings(str(getattr(embedder, "model_id", "")))
     remembered = _Remembered(embedder)

@@ -48,6 +48,18 @@ def _delete_exchange(path: Path, word: str) -> None:
     path.write_text("".join(sections), encoding="utf-8")
 
 
+async def _six_facts(open_memory: Callable[..., Any],
+                     llm: Any) -> tuple[Any, ConversationMemory, Any]:
+    """A conversation of six facts, the model summarising what it is given: the memory opened,
+    its conversation, and the summary the window's evictions made."""
+    llm.reply = _echo_summary
+    opened = open_memory(llm_url=llm.url)
+    memory = opened.memory()
+    for n in range(1, 7):
+        await _ask(opened, memory, n)
+    return opened, memory, opened.store.summary("default", "c1", private=False)
+
+
 def _new_turns(body: dict[str, Any]) -> str:
     return str(body["messages"][1]["content"].split("New turns:\n", 1)[1])
 
@@ -55,12 +67,7 @@ def _new_turns(body: dict[str, Any]) -> str:
 async def test_deleting_a_covered_turn_by_hand_keeps_every_evicted_turn_summarised_once(
     open_memory: Callable[..., Any], llm: Any,
 ) -> None:
-    llm.reply = _echo_summary
-    opened = open_memory(llm_url=llm.url)
-    memory = opened.memory()
-    for n in range(1, 7):
-        await _ask(opened, memory, n)
-    summary = opened.store.summary("default", "c1", private=False)
+    opened, memory, summary = await _six_facts(open_memory, llm)
     assert "WORD1X" in summary.text and "WORD3X" in summary.text
     before = len(llm.with_system(SUMMARY_PROMPT))
 
@@ -124,12 +131,7 @@ async def test_a_note_whose_summary_counts_its_turns_loads_and_is_rewritten_by_t
 async def test_deleting_an_evicted_turn_the_summary_does_not_cover_keeps_the_summary(
     open_memory: Callable[..., Any], llm: Any,
 ) -> None:
-    llm.reply = _echo_summary
-    opened = open_memory(llm_url=llm.url)
-    memory = opened.memory()
-    for n in range(1, 7):
-        await _ask(opened, memory, n)
-    summary = opened.store.summary("default", "c1", private=False)
+    opened, memory, summary = await _six_facts(open_memory, llm)
     turns = memory.turns()
     after = [t for t in turns if t.id > summary.covered and t.role == "user"]
     assert after  # the last question is not covered yet

@@ -185,6 +185,14 @@ def _save_in_place(path: Path, data: bytes) -> None:
         handle.write(data)
 
 
+def _original_note(tmp_path: Path) -> Path:
+    """`vault/Note.md` holding ORIGINAL, in a vault of its own."""
+    (tmp_path / "vault").mkdir()
+    path = tmp_path / "vault" / "Note.md"
+    path.write_bytes(ORIGINAL)
+    return path
+
+
 def _sync_then_editor(path: Path, monkeypatch: pytest.MonkeyPatch, editor_at: int) -> None:
     """A sync tool's rename (its save: EDITORS) lands just before Ora's swap; an editor's save
     in place (LATER_SAVE) lands in the note just after the swap (`editor_at` 1) or just before
@@ -216,10 +224,8 @@ def test_a_save_in_place_into_oras_copy_stays_in_the_note_over_an_older_rename(
 ) -> None:
     # Before: Ora put the sync tool's older file back in the note and moved the file holding
     # the editor's newest save to .trash/: the note silently showed the older text.
-    vault = tmp_path / "vault"
-    vault.mkdir()
-    path = vault / "Note.md"
-    path.write_bytes(ORIGINAL)
+    path = _original_note(tmp_path)
+    vault = path.parent
     _sync_then_editor(path, monkeypatch, editor_at)
     with pytest.raises(Conflict, match=r"the note holds one.*kept in \.trash/Note\.md") as caught:
         atomic_write(path, ORAS, content_hash(ORIGINAL), "Note.md")
@@ -256,10 +262,8 @@ def test_a_rename_save_over_oras_copy_keeps_the_sync_tools_save_it_displaced(
 ) -> None:
     # Before: the editor's save stayed in the note, and the sync tool's, put back at Ora's
     # temporary name, was deleted with it: in no file at all.
-    vault = tmp_path / "vault"
-    vault.mkdir()
-    path = vault / "Note.md"
-    path.write_bytes(ORIGINAL)
+    path = _original_note(tmp_path)
+    vault = path.parent
     _sync_then(path, monkeypatch, _rename_save(path, LATER_SAVE))
     with pytest.raises(Conflict, match=r"the note holds one.*kept in \.trash/Note\.md"):
         atomic_write(path, ORAS, content_hash(ORIGINAL), "Note.md")
@@ -275,10 +279,8 @@ def test_a_note_deleted_just_after_the_swap_is_a_conflict_and_its_text_goes_to_t
 ) -> None:
     # Before: FileNotFoundError (not a Conflict), and the sync tool's save, at Ora's temporary
     # name, was deleted: nothing was left anywhere.
-    vault = tmp_path / "vault"
-    vault.mkdir()
-    path = vault / "Note.md"
-    path.write_bytes(ORIGINAL)
+    path = _original_note(tmp_path)
+    vault = path.parent
     _sync_then(path, monkeypatch, path.unlink)
     with pytest.raises(Conflict, match=r"removed.*kept in \.trash/Note\.md"):
         atomic_write(path, ORAS, content_hash(ORIGINAL), "Note.md")
