@@ -11,6 +11,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from sidecar.chunking.chunker import CHUNKER_VERSION
@@ -43,6 +44,7 @@ from sidecar.schema import get_schema, load_json
 from sidecar.settings import Config
 from sidecar.vault.scan import NAME_PROBLEMS, iter_note_paths, normalise_rel, unusable_names
 from sidecar.vault.vault_settings import is_excluded, known_privacy, load_vault_settings
+from sidecar.vault.write import sweep_vault
 
 log = logging.getLogger(__name__)
 CLOSE_WAIT_S = 120.0  # the most a close waits for a running write (one that hangs)
@@ -78,6 +80,7 @@ class Index:
         # Set when opening re-embeds for a changed model: what, and how long (reembed.py).
         self.reembedding: dict[str, Any] | None = None
         self._urgent: set[str] = set()  # see expedite()
+        self._temp_swept = False  # see _sweep_once()
         self._urgent_lock = threading.Lock()
         # The vault's ora.yaml (effective types, exclusions); refreshed by every reconcile. A
         # writer never plans notes by settings that cannot say which notes are private.
@@ -262,6 +265,7 @@ class Index:
                 repair(self.namespace, self.ledger, self.bm25, self.chroma)
                 paths = set(iter_note_paths(self.config.vault))
                 paths.update(iter_document_paths(self.config.vault))
+                self._sweep_once(paths)  # the folders walked, before the ledger's paths
                 paths.update(self.ledger.paths(self.namespace))
                 # First every note by its words (BM25, the ledger), then their meaning.
                 began = flips.sequence()
@@ -285,6 +289,17 @@ class Index:
             {"path": shown, "message": f"{NAME_PROBLEMS[problem]}; rename it to index it"}
             for shown, problem in unusable_names(self.config.vault, also=named_as_document)]
         return summary
+
+    def _sweep_once(self, walked: Iterable[str]) -> None:
+        """At this index's first reconcile (the start of `ora serve`, `watch` and `index`),
+        clear the vault of the copies writes killed mid-way left (`write.sweep_vault`), through
+        the folders of the walk just made: no second walk of the vault."""
+        if self._temp_swept:
+            return
+        self._temp_swept = True
+        taken = sweep_vault(Path(self.config.vault), walked, self.vault_settings)
+        if taken:
+            log.info("cleared %d temporary file(s) of writes killed mid-way", len(taken))
 
     def indexing(self) -> dict[str, Any] | None:
         """{"done", "total", "percent", "phase"} while a reconcile runs (this writer or another

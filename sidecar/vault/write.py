@@ -8,8 +8,10 @@ for writing, where leases tell (`_swap`; the leases are `held_open.py`'s); a fil
 links is written in place instead (a rename would detach it from them), its old bytes kept in a
 hidden copy beside it until the new ones are on disk. New notes are linked into place, never over
 a file; moves to the trash and undos are checked the same way. The copies a killed write left
-are cleared by a later write in their folder (`_sweep_beside`): moved to the trash unless their
-bytes are kept elsewhere, for they may hold another program's save. What goes into a note's
+are cleared by a later write in their folder (`_sweep_beside`), and in the whole vault at
+start-up (`sweep_vault`): moved to the trash unless their bytes are kept elsewhere, for they may
+hold another program's save. What a write keeps goes where the note would be trashed: a private
+folder's own `.trash/` (`_Trash`, `trash_of`). What goes into a note's
 frontmatter is `frontmatter_edit.py`'s; `edit.py` puts the two together.
 """
 
@@ -24,7 +26,7 @@ import secrets
 import stat
 import sys
 import time
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Iterable
 from pathlib import Path, PurePosixPath
 from typing import NoReturn
 
@@ -41,7 +43,12 @@ from sidecar.vault.held_open import (
 )
 from sidecar.vault.scan import READ_FLAGS, normalise_rel, read_regular, vault_path
 from sidecar.vault.scan import content_hash as content_hash  # the writer's token, named here
-from sidecar.vault.vault_settings import VaultSettings, is_private_path, load_vault_settings
+from sidecar.vault.vault_settings import (
+    VaultSettings,
+    is_excluded,
+    is_private_path,
+    load_vault_settings,
+)
 
 TRASH_FOLDER = ".trash"
 
@@ -135,7 +142,7 @@ def _exchange(a: Path, b: Path) -> bool:
     raise OSError(err, os.strerror(err), str(b))
 
 
-def _swap(path: Path, tmp: Path, read_hash: str, written: str, trash: Path) -> None:
+def _swap(path: Path, tmp: Path, read_hash: str, written: str, trash: _Trash) -> None:
     """Put `tmp` (holding the bytes hashed `written`) in place of `path` only if `path` holds
     the bytes hashed `read_hash` (compare-and-swap); Conflict, and the other writer's file left
     in place, if it does not.
@@ -192,7 +199,7 @@ def _swap(path: Path, tmp: Path, read_hash: str, written: str, trash: Path) -> N
 
 
 def _put_back(path: Path, tmp: Path, ours: os.stat_result, written: str, leases: bool,
-              trash: Path) -> None:
+              trash: _Trash) -> None:
     """Another writer got there first: its file (now at `tmp`) goes back to `path`, and the
     Conflict is raised. If yet another save replaced Ora's file meanwhile (by rename), or went
     into it (in place) while it stood in the note, that save stays in the note: the two saves
@@ -222,7 +229,7 @@ def _put_back(path: Path, tmp: Path, ours: os.stat_result, written: str, leases:
         _exchange(tmp, path)
         _keep_other(tmp, trash, path.name, changed)
     if not let_go(tmp, written, leases):  # Ora's copy, but a program opened the note meanwhile
-        kept = keep(tmp, trash, path.name)
+        kept = trash.keep(tmp, path.name)
         raise Conflict(f"{changed} (a program was still saving into a copy taken out of the "
                        f"note: it is kept in {kept})")
     raise Conflict(changed)
@@ -247,26 +254,26 @@ def _stat_changed(name: Path, ours: os.stat_result) -> bool:
         ours.st_size, ours.st_mtime_ns)
 
 
-def _keep_other(other: Path, trash: Path, name: str, changed: str) -> NoReturn:
+def _keep_other(other: Path, trash: _Trash, name: str, changed: str) -> NoReturn:
     """Keep `other`, a save that another one (now in the note) displaced, in `trash`; the
     Conflict that says where. Which of the two is newer is not known: a program whose open
     of `other` was waiting on its lease may save into it after it is moved."""
-    kept = keep(other, trash, name)
+    kept = trash.keep(other, name)
     raise Conflict(f"{changed} (two saves came at once: the note holds one, and another is "
                    f"kept in {kept})")
 
 
-def _keep_removed(tmp: Path, trash: Path, name: str) -> NoReturn:
+def _keep_removed(tmp: Path, trash: _Trash, name: str) -> NoReturn:
     """The note was deleted in the moment Ora's edit stood in it: the file that was in it
     before (at `tmp`) is kept in `trash`, as a delete would have moved it; the Conflict."""
     removed = f"{name} was removed while it was being edited"
     if not os.path.lexists(tmp):
         raise Conflict(removed)
-    kept = keep(tmp, trash, name)
+    kept = trash.keep(tmp, name)
     raise Conflict(f"{removed}; the text it held before Ora's edit is kept in {kept}")
 
 
-def _clear_temp(tmp: Path, written: str, swapped: bool, trash: Path, name: str) -> None:
+def _clear_temp(tmp: Path, written: str, swapped: bool, trash: _Trash, name: str) -> None:
     """Remove the writer's temporary name `tmp` once a write is over. After a write that
     stands it holds the old file, checked (`swapped`); else only Ora's own bytes (hashed
     `written`) are deleted: once names were exchanged it may hold another program's save,
@@ -279,7 +286,7 @@ def _clear_temp(tmp: Path, written: str, swapped: bool, trash: Path, name: str) 
         if ours:
             tmp.unlink(missing_ok=True)
         else:
-            keep(tmp, trash, name)
+            trash.keep(tmp, name)
 
 
 def _replace_checked(path: Path, tmp: Path, read_hash: str, leases: bool) -> None:
@@ -335,7 +342,8 @@ _swept: dict[str, float] = {}  # folder -> time.monotonic() of this process's la
 
 
 def sweep_temp_files(folder: Path, names: Collection[str] = (), now: float | None = None,
-                     vault: Path | None = None) -> list[str]:
+                     vault: Path | None = None,
+                     settings: VaultSettings | None = None) -> list[str]:
     """Clear `folder` (not below) of the temporary files the writer left when its process died
     mid-write (SIGKILL, a power cut): only a regular file of the writer's own temporary name,
     untouched for `TEMP_STALE_S`, or at once when its NAME is one of `names` (notes whose
@@ -343,8 +351,8 @@ def sweep_temp_files(folder: Path, names: Collection[str] = (), now: float | Non
     Such a file may hold the only copy of another program's save (after the writer's exchange
     it holds what was in the note), so it is deleted only when its bytes are none, the note's
     own, or in the trash already (`_kept_elsewhere`); any other is moved to the trash a note of
-    `folder` goes to (`_sweep_trash`), as Ora keeps every file it takes out of a note. The
-    names taken out of `folder`."""
+    `folder` goes to (`_sweep_trash`; by `settings` when given, else the vault's ora.yaml), as
+    Ora keeps every file it takes out of a note. The names taken out of `folder`."""
     now = time.time() if now is None else now
     taken: list[str] = []
     try:
@@ -366,7 +374,7 @@ def sweep_temp_files(folder: Path, names: Collection[str] = (), now: float | Non
         temp, name = Path(entry.path), found["name"]
         with contextlib.suppress(OSError):  # gone meanwhile, or it will not move: it stays
             if st.st_size and not _same_bytes(temp, Path(folder, name)):
-                trash = trash or _sweep_trash(Path(folder), vault)
+                trash = trash or _sweep_trash(Path(folder), vault, settings)
                 if not _kept_elsewhere(temp, trash, name):
                     keep(temp, trash, name)
                     taken.append(entry.name)
@@ -402,19 +410,66 @@ def _kept_elsewhere(temp: Path, trash: Path, name: str) -> bool:
 _VAULT_MARKS = (".obsidian", "ora.yaml", ".ora-journal")
 
 
-def _sweep_trash(folder: Path, vault: Path | None) -> Path:
-    """The trash a note of `folder` goes to (`trash_of`: the vault's `.trash/`, or the one at
-    the top of a private folder, so a private note's text stays where its rule covers it).
-    The vault is `vault`, else the nearest folder above with a `_VAULT_MARKS` entry; with
-    none, `folder`'s own `.trash/`, which lies inside any private folder that covers it."""
+def _sweep_trash(folder: Path, vault: Path | None, settings: VaultSettings | None = None,
+                 name: str = "note.md") -> Path:
+    """The trash the note `name` of `folder` goes to (`trash_of`: the vault's `.trash/`, or the
+    one at the top of a private folder, so a private note's text stays where its rule covers
+    it), by `settings`, else by the vault's ora.yaml. The vault is `vault`, else the nearest
+    folder above with a `_VAULT_MARKS` entry; with none, `folder`'s own `.trash/`, which lies
+    inside any private folder that covers it."""
     here = folder.absolute()
     root = vault.absolute() if vault is not None else next(
         (p for p in (here, *here.parents) if any((p / m).exists() for m in _VAULT_MARKS)), None)
     if root is None or not here.is_relative_to(root):
         return here / TRASH_FOLDER
     rel = here.relative_to(root).as_posix()
-    note = "note.md" if rel == "." else f"{rel}/note.md"
-    return root / trash_of(load_vault_settings(root, None), note)
+    note = name if rel == "." else f"{rel}/{name}"
+    known = settings if settings is not None else load_vault_settings(root, None)
+    return root / trash_of(known, note)
+
+
+class _Trash:
+    """Where a write keeps a file it takes out of the note `path` that may hold another
+    program's save (`_keep_other`, `_keep_removed`, `_clear_temp`): the trash that note goes
+    to, as every trash move (`_sweep_trash`: a private folder's own `.trash/`, so its text
+    never leaves the folder). Found only when something is kept: it reads the vault's settings,
+    and most writes keep nothing."""
+
+    def __init__(self, path: Path, vault: Path | None) -> None:
+        self.path, self.vault = path, vault
+
+    def keep(self, file: Path, name: str) -> str:
+        """Move `file` into the trash under `name` (`held_open.keep`); where it went, from the
+        vault when known (`Health/.trash/n.md`)."""
+        trash = _sweep_trash(self.path.parent, self.vault, name=self.path.name)
+        kept = keep(file, trash, name)
+        if self.vault is None or not kept.startswith(f"{trash.name}/"):
+            return kept  # the trash would not take it: beside the note, by that name
+        with contextlib.suppress(ValueError):
+            return f"{trash.relative_to(self.vault.absolute()).as_posix()}/{Path(kept).name}"
+        return kept
+
+
+def sweep_vault(vault: Path, walked: Iterable[str], settings: VaultSettings) -> list[str]:
+    """Sweep the whole vault once (`sweep_temp_files`, same rules: stale copies only, kept in
+    the trash a note of their folder goes to by `settings`): each folder holding a note or
+    document of `walked` (the vault's walk, which the caller has made: one walk, not two) that
+    `exclude` does not leave out, for Ora leaves excluded notes alone. For start-up (`ora
+    serve`, `watch`, `index`: `Index.reconcile`), so a killed write's copy does not wait for
+    the next write in its folder. Never fails; the vault-relative names taken."""
+    by_folder: dict[str, list[str]] = {}
+    for rel in walked:  # by string: thousands of paths, and a Path of each costs more than all
+        by_folder.setdefault(rel.rpartition("/")[0], []).append(rel)
+    taken: list[str] = []
+    for folder, rels in sorted(by_folder.items()):
+        if all(is_excluded(settings, rel) for rel in rels):  # most often one call per folder
+            continue
+        with contextlib.suppress(OSError, OraError):  # a folder gone or linked since the walk
+            path = vault_path(vault, folder) if folder else vault
+            names = sweep_temp_files(path, vault=vault, settings=settings)
+            _swept[str(path)] = time.monotonic()  # the writers need not sweep it again soon
+            taken += [f"{folder}/{name}" if folder else name for name in names]
+    return taken
 
 
 def _sweep_beside(path: Path, vault: Path | None) -> None:
@@ -538,7 +593,8 @@ def atomic_write(path: Path, data: bytes, read_hash: str, rel: str | None = None
     except PermissionError as exc:  # a folder that cannot be written
         raise _not_writable(name, exc) from exc
     _copy_xattrs(path, tmp)
-    written, trash, swapped = content_hash(data), _vault_of(path, rel) / TRASH_FOLDER, False
+    # What a race displaces goes where this note would be trashed (a private folder's own).
+    written, trash, swapped = content_hash(data), _Trash(path, vault), False
     try:
         _swap(path, tmp, read_hash, written, trash)
         swapped = True
