@@ -1,8 +1,12 @@
-"""A test vault written from a mapping of note paths to their text (or raw bytes)."""
+"""A test vault written from a mapping of note paths to their text (or raw bytes), and files
+made immutable for the tests of writes refused."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import contextlib
+import shutil
+import subprocess
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import pytest
@@ -25,3 +29,17 @@ def tide_vault(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, P
     vault = write_notes(tmp_path / "vault", {
         f"Notes/Tide {n}.md": f"# Tide {n}\n\nThe tides of harbour {n}.\n" for n in range(6)})
     return vault, tmp_path / "data"
+
+
+@contextlib.contextmanager
+def immutable(path: Path) -> Iterator[None]:
+    """`chattr +i` on `path` (a file or a folder; root on ext4 and the like) for the block;
+    skips the test where the file system or user cannot."""
+    chattr = shutil.which("chattr")
+    if chattr is None or subprocess.run([chattr, "+i", str(path)],
+                                        capture_output=True).returncode:
+        pytest.skip("cannot make a file immutable here")
+    try:
+        yield
+    finally:
+        subprocess.run([chattr, "-i", str(path)], check=True)

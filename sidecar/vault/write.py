@@ -735,12 +735,17 @@ def create_file(path: Path, data: bytes, rel: str | None = None) -> str:
     """Write a new file atomically, never over an existing one (Conflict, naming `rel`); its
     hash. The bytes go to a hidden file beside it first, so a failed write (a full disk) leaves
     nothing behind: the new name appears whole or not at all."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = _temp_copy(path, data, None, _vault_of(path, rel) if rel else None)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = _temp_copy(path, data, None, _vault_of(path, rel) if rel else None)
+    except PermissionError as exc:  # a folder that is read-only or immutable
+        raise _not_writable(rel or path.name, exc) from exc
     try:
         os.link(tmp, path)  # fails if the file exists: no overwrite, no race
     except FileExistsError as exc:
         raise Conflict(f"{rel or path.name} already exists") from exc
+    except PermissionError as exc:
+        raise _not_writable(rel or path.name, exc) from exc
     finally:
         tmp.unlink(missing_ok=True)
     _fsync_dir(path.parent)

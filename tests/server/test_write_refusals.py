@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 from pathlib import Path
 from typing import Any
 
-import pytest
+from tests.notes import immutable
 
 NOTE = "Inbox/No dates.md"
 
@@ -26,14 +24,8 @@ async def test_lint_fix_of_a_read_only_note_is_409_and_leaves_it(api: Any, vault
 async def test_lint_fix_of_an_immutable_note_is_409_not_500(api: Any, vault: Path) -> None:
     note = vault / NOTE
     before = note.read_bytes()
-    chattr = shutil.which("chattr")
-    if chattr is None or subprocess.run([chattr, "+i", str(note)],
-                                        capture_output=True).returncode:
-        pytest.skip("cannot make a file immutable here")
-    try:
+    with immutable(note):
         answer = await api.post("/v1/lint/fix", {"path": NOTE})
-    finally:
-        subprocess.run([chattr, "-i", str(note)], check=True)
     assert answer.status == 409
     assert answer.json["error"]["code"] == "note_not_writable"
     assert "immutable" in answer.json["error"]["message"]

@@ -3,11 +3,8 @@ aliases, read-only and immutable notes (library, `ora lint --fix`, `POST /v1/lin
 
 from __future__ import annotations
 
-import contextlib
-import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -17,6 +14,7 @@ from sidecar.vault.edit import edit_frontmatter
 from sidecar.vault.frontmatter_edit import add_tag, rewrite_frontmatter, set_value
 from sidecar.vault.note import parse_note
 from sidecar.vault.write import move_to_trash
+from tests.notes import immutable
 
 ORA = Path(sys.executable).with_name("ora")
 NO_DATES = "---\nnexus: []\ntype: engram\ntags:\n  - memory\n---\n# Note\n\nBody.\n"
@@ -83,25 +81,12 @@ def test_a_read_only_note_is_refused_and_left_alone(tmp_path: Path) -> None:
     assert not (tmp_path / ".trash").exists() or not any((tmp_path / ".trash").iterdir())
 
 
-@contextlib.contextmanager
-def _immutable(path: Path) -> Iterator[None]:
-    """`chattr +i` (root on ext4 and the like); skips where the file system or user cannot."""
-    chattr = shutil.which("chattr")
-    if chattr is None or subprocess.run([chattr, "+i", str(path)],
-                                        capture_output=True).returncode:
-        pytest.skip("cannot make a file immutable here")
-    try:
-        yield
-    finally:
-        subprocess.run([chattr, "-i", str(path)], check=True)
-
-
 def test_an_immutable_note_is_a_clear_error_in_the_library_and_the_cli(tmp_path: Path) -> None:
     vault = tmp_path / "vault"
     (vault / ".obsidian").mkdir(parents=True)
     note = vault / "Note.md"
     note.write_text(NO_DATES, encoding="utf-8")
-    with _immutable(note):
+    with immutable(note):
         with pytest.raises(NoteNotWritable, match=r"Note\.md cannot be written .*immutable"):
             edit_frontmatter(vault, "Note.md", lambda cm: add_tag(cm, "archived"))
         with pytest.raises(NoteNotWritable):
