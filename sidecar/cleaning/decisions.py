@@ -8,7 +8,9 @@ the pair's id:
       6-6 · id 3f9a…   (one line in the note)
 
 After `.ora/` is deleted a rescan offers the same pairs again (ids are stable: the same claims
-in the same notes) and each takes the status last recorded for it. Pairs involving a private
+in the same notes) and each takes the status last recorded for it. A note renamed or moved gives
+its pairs new ids: the scan that finds it so records each triaged pair's status again under its
+new id (`moves.py`), so the decision follows the note. Pairs involving a private
 note are recorded in a second note tagged `private`. Paths are `schema/cleaning.json`
 `decisions`.
 """

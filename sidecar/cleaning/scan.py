@@ -2,8 +2,10 @@
 
 Only notes that changed since the last scan are paired again (with every note of their kind);
 their open pairs are replaced by the new findings, while pairs the user triaged keep their
-status and follow their notes' private tag. The queue's note states are saved last, so a
-failed judge leaves the changed notes to be judged again next time.
+status, follow their notes' private tag and, renamed or moved, their notes (`moves.py`). Two
+notes give one pair per contradiction between them, each claim in at most one (`_distinct`).
+The queue's note states are saved last, so a failed judge leaves the changed notes to be judged
+again next time.
 
 `should_stop` (checked between embedding batches and before anything is written) lets the
 server's background scan end early at shutdown: ScanStopped, and no note counts as scanned
@@ -24,6 +26,7 @@ from typing import Any
 
 from sidecar.cleaning import news
 from sidecar.cleaning.candidates import Alignment, Candidate, align, neighbours, pool
+from sidecar.cleaning.moves import follow_moves
 from sidecar.cleaning.store import NoteState, Pair, Queue, Side, pair_id
 from sidecar.cleaning.survey import ScanStopped, StopCheck, Survey, save_key, scan_id, survey
 from sidecar.cleaning.verdict import Judge, Verdict
@@ -65,7 +68,7 @@ def _side(state: Any, index: int) -> Side:
 
 def _pair(candidate: Candidate, al: Alignment, verdict: Verdict, a: NoteState, b: NoteState,
           judge: str) -> Pair:
-    """The queued pair for the strongest contradiction the judge found between two notes."""
+    """The queued pair for one contradiction the judge found between two notes."""
     side_a, side_b = _side(a, al.i), _side(b, al.j)
     return Pair(
         id=pair_id(candidate.a.kind or "", side_a, side_b), kind=candidate.a.kind or "",
@@ -130,13 +133,28 @@ def _whole(queue: Queue, seen: Survey, candidates: Iterable[Candidate]) -> dict[
     return queue.full_states({p for c in candidates for p in (c.a.path, c.b.path)}, seen.scan)
 
 
+def _distinct(found: list[tuple[Verdict, Alignment]]) -> list[tuple[Verdict, Alignment]]:
+    """The contradictions of one note pair worth a pair each: strongest first (the first of
+    equals, in alignment order), each claim of either note in at most one. Two notes that
+    disagree on two separate things give two pairs, so dismissing one hides not the other;
+    one claim against two near-identical claims of the other note stays one pair."""
+    kept: list[tuple[Verdict, Alignment]] = []
+    used_a: set[int] = set()
+    used_b: set[int] = set()
+    for verdict, al in sorted(found, key=lambda f: (-f[0].score, -f[1].similarity)):
+        if al.i not in used_a and al.j not in used_b:
+            kept.append((verdict, al))
+            used_a.add(al.i)
+            used_b.add(al.j)
+    return kept
+
+
 async def _judge_all(queue: Queue, seen: Survey, candidates: list[Candidate],
                      aligned: _Aligned, judge: Judge, report: Progress
                      ) -> tuple[list[Pair], int]:
-    """Judge the aligned claim pairs JUDGE_WINDOW at a time; the strongest contradiction of
-    each candidate pair (the first of equals, in alignment order) and how many verdicts came
-    from a fallback judge."""
-    best: dict[int, tuple[Verdict, Alignment]] = {}
+    """Judge the aligned claim pairs JUDGE_WINDOW at a time; the distinct contradictions of
+    each candidate pair (`_distinct`) and how many verdicts came from a fallback judge."""
+    contradictions: dict[int, list[tuple[Verdict, Alignment]]] = {}
     fallbacks = 0
     report("judge", 0, len(aligned))
     for start in range(0, len(aligned), JUDGE_WINDOW):
@@ -150,24 +168,26 @@ async def _judge_all(queue: Queue, seen: Survey, candidates: list[Candidate],
             origins=[(a.ai_derived, b.ai_derived) for a, b in sides])
         for (n, al), verdict in zip(rows, verdicts, strict=True):
             fallbacks += verdict.judge is not None
-            held = best.get(n)
-            if verdict.contradiction and (held is None or (verdict.score, al.similarity) > (
-                    held[0].score, held[1].similarity)):
-                best[n] = (verdict, al)
+            if verdict.contradiction:
+                contradictions.setdefault(n, []).append((verdict, al))
         report("judge", start + len(rows), len(aligned))
     found: list[Pair] = []
-    order = sorted(best)
+    order = sorted(contradictions)
     for start in range(0, len(order), ALIGN_WINDOW):
         part = order[start : start + ALIGN_WINDOW]
         whole = await asyncio.to_thread(_whole, queue, seen, (candidates[n] for n in part))
         for n in part:
-            c, (verdict, al) = candidates[n], best[n]
-            found.append(_pair(c, al, verdict, whole[c.a.path], whole[c.b.path], judge.name))
+            c = candidates[n]
+            found += [_pair(c, al, verdict, whole[c.a.path], whole[c.b.path], judge.name)
+                      for verdict, al in _distinct(contradictions[n])]
     return found, fallbacks
 
 
 def _save(queue: Queue, seen: Survey, news_affected: set[str], pairs: list[Pair]) -> None:
-    """Write the findings and the note states (the states last: see the module docstring)."""
+    """Write the findings and the note states (the states last: see the module docstring).
+    Triaged pairs of renamed or moved notes follow them first (`moves.py`), so the findings
+    about them keep the user's decision."""
+    follow_moves(queue, seen)
     queue.clear_open(seen.changed | seen.removed | news_affected)
     queue.offer(pairs)
     queue.commit_staged(seen.scan)

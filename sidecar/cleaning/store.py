@@ -8,7 +8,9 @@ hashes the two files had when judged, so a resolution refuses to edit a file tha
 the scan need not hold them in memory; what a stopped or killed scan staged is reused by the
 next one for notes whose text is the same. `undo` and `undo_files` keep the last resolutions'
 journals (`sidecar/cleaning/undo.py`): the pairs as they were and each touched file's earlier
-bytes.
+bytes. A pair's id names its two claims in their two notes (`pair_id`); a scan that finds a note
+renamed or moved carries the triaged pairs of it, and their journalled snapshots, over to the new
+path and id (`moves.py`, `move_pair`): the file's tables are unchanged.
 
 A pair is `private` when either note is private (its tag, or an ora.yaml `private` folder): it
 is listed, counted and found by id only in private mode, like the index's private store. With the
@@ -24,6 +26,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import sqlite3
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
@@ -37,11 +40,12 @@ from sidecar.cleaning.decisions import DecisionLog
 from sidecar.cleaning.live_privacy import LivePrivacy, Seen
 from sidecar.cleaning.provenance import provenance, suggestion
 from sidecar.data_folder import private_folder
-from sidecar.errors import BadRequest, NotFound
+from sidecar.errors import BadRequest, NotFound, OraError
 from sidecar.index.sqlite import ThreadConnections
 from sidecar.lint.diagnostics import DEFAULT_MAX_BYTES
 from sidecar.models.embedder import FloatArray
 
+log = logging.getLogger("sidecar.cleaning")
 QUEUE_FILE = "contradictions.sqlite"
 STATUSES = ("open", "resolved", "flagged", "dismissed")
 _VERSION = "2"
@@ -135,7 +139,9 @@ class Pair:
 def pair_id(kind: str, a: Side, b: Side) -> str:
     """Stable id: the same two claims in the same two notes always get the same id.
 
-    Contradictions are symmetric, so their sides are sorted; a news proposal is directed.
+    Contradictions are symmetric, so their sides are sorted; a news proposal is directed. A
+    note renamed or moved gives its pairs new ids: the scan carries a triaged pair over to it
+    (`moves.py`, `Queue.move_pair`), so its status follows the note.
     """
     sides = [(a.path, a.text), (b.path, b.text)]
     if kind != "news":
@@ -274,18 +280,20 @@ class Queue:
         sql = f"SELECT {_LIGHT if light else '*'} FROM notes"
         return {r["path"]: _state(r, light) for r in self._rows(sql)}
 
-    def full_states(self, paths: Iterable[str], scan: str | None = None) -> dict[str, NoteState]:
+    def full_states(self, paths: Iterable[str], scan: str | None = None, *,
+                    vectors: bool = True) -> dict[str, NoteState]:
         """The whole states of these notes: as staged by `scan` when it staged them, else as
-        last saved."""
+        last saved (without `vectors`, their claims only)."""
         out: dict[str, NoteState] = {}
         wanted = sorted(set(paths))
+        columns = _NOTE_COLUMNS if vectors else _NO_VECTORS
         for start in range(0, len(wanted), 500):  # under SQLite's limit of bound parameters
             part = wanted[start : start + 500]
             marks = ",".join("?" * len(part))
-            for r in self._rows(f"SELECT * FROM notes WHERE path IN ({marks})", part):
+            for r in self._rows(f"SELECT {columns} FROM notes WHERE path IN ({marks})", part):
                 out[r["path"]] = _state(r, False)
             if scan is not None:
-                rows = self._rows(f"SELECT {_NOTE_COLUMNS} FROM staged WHERE scan = ? "
+                rows = self._rows(f"SELECT {columns} FROM staged WHERE scan = ? "
                                   f"AND path IN ({marks})", (scan, *part))
                 out.update((r["path"], _state(r, False)) for r in rows)
         return out
@@ -345,6 +353,10 @@ class Queue:
         with self._db.transaction() as conn:
             conn.executemany("UPDATE notes SET size = ?, mtime_ns = ? WHERE path = ?",
                              ((size, mtime, path) for path, size, mtime in stats))
+
+    def saved_paths(self, paths: Iterable[str]) -> set[str]:
+        """Which of these notes have a saved scan state."""
+        return {r["path"] for r in self._rows_in("SELECT path FROM notes WHERE path", paths)}
 
     def drop_notes(self, paths: Iterable[str]) -> None:
         with self._db.transaction() as conn:
@@ -475,6 +487,47 @@ class Queue:
                                   (pair.b.path, pair.b.line_start, pair.b.line_end),
                                   private=pair.private)
 
+    def triaged(self, paths: Iterable[str]) -> list[Pair]:
+        """The pairs the user triaged (any status but open) with a side in one of `paths`."""
+        wanted = sorted(set(paths))
+        rows = self._rows_in("SELECT * FROM pairs WHERE status != 'open' AND a_path", wanted)
+        rows += self._rows_in("SELECT * FROM pairs WHERE status != 'open' AND b_path", wanted)
+        return sorted({r["id"]: _pair(r) for r in rows}.values(), key=lambda p: p.id)
+
+    def move_pair(self, old: Pair, moved: Pair) -> None:
+        """A triaged pair whose note was renamed or moved (`moves.py`): `moved` (its new id,
+        paths and lines, its status kept) takes the place of `old` in the queue and in the undo
+        journal, so that neither the next scan's finding nor an undo sees a pair of its own.
+        It is recorded in the vault's decisions first, so it outlives `.ora/`; a decision that
+        cannot be written there (a full disk) is logged and still kept in the queue: moving
+        the pair loses nothing that was recorded."""
+        try:
+            self._record(moved, moved.status)
+        except (OraError, OSError) as err:
+            log.warning("the decision on pair %s could not follow its renamed note into the "
+                        "decisions note (%s); it is kept in the queue", moved.id, err)
+        with self._db.transaction() as conn:
+            taken = conn.execute("SELECT status FROM pairs WHERE id = ?", (moved.id,)).fetchone()
+            if taken is not None and taken[0] != "open":  # decided there already: that stands
+                conn.execute("DELETE FROM pairs WHERE id = ?", (old.id,))
+            else:
+                conn.execute("DELETE FROM pairs WHERE id = ?", (moved.id,))
+                conn.execute(
+                    "UPDATE pairs SET id = ?, a_path = ?, a_start = ?, a_end = ?, b_path = ?, "
+                    "b_start = ?, b_end = ?, resolution = ?, updated = ? WHERE id = ?",
+                    (moved.id, moved.a.path, moved.a.line_start, moved.a.line_end, moved.b.path,
+                     moved.b.line_start, moved.b.line_end,
+                     json.dumps(moved.resolution) if moved.resolution else None, _now(),
+                     old.id))
+            _move_snapshots(conn, old.id, moved)
+
+    def move_undo_files(self, old: str, new: str, new_hash: str) -> None:
+        """A journalled file renamed or moved with the bytes a resolution left (`new_hash`):
+        an undo puts its earlier bytes back at its new path."""
+        with self._db.transaction() as conn:
+            conn.execute("UPDATE undo_files SET path = ? WHERE path = ? AND trash IS NULL "
+                         "AND after_hash = ?", (new, old, new_hash))
+
     def rehash(self, path: str, old_hash: str, new_hash: str) -> None:
         """Our own edit changed a file's frontmatter: open pairs judged on its old bytes stay
         valid (their claims are in the body, untouched), so they follow the new hash."""
@@ -548,10 +601,24 @@ class Queue:
         return len(rows) - len(self._private_now(rows))
 
 
+def _move_snapshots(conn: sqlite3.Connection, old: str, moved: Pair) -> None:
+    """The undo journal's snapshots of pair `old` take `moved`'s id and places (their status,
+    hashes and resolution stay as they were before that resolution)."""
+    for seq, text in conn.execute("SELECT seq, pairs FROM undo").fetchall():
+        docs = json.loads(text)
+        hits = [doc for doc in docs if doc["id"] == old]
+        for doc in hits:
+            doc["id"], doc["a"], doc["b"] = moved.id, moved.a.as_json(), moved.b.as_json()
+        if hits:
+            conn.execute("UPDATE undo SET pairs = ? WHERE seq = ?",
+                         (json.dumps(docs, ensure_ascii=False), seq))
+
+
 _IN_CHUNK = 500  # paths per `IN (...)` query
 _NOTE_COLUMNS = ("path, hash, size, mtime_ns, kind, archived, title, date, cluster, supersedes, "
                  "claims, vectors, ai_derived, private")
 _MARKS = ",".join("?" * 14)
+_NO_VECTORS = _NOTE_COLUMNS.replace("vectors", "NULL AS vectors")
 # A light state: every column but the claims, and of the vectors only the note vector (the last
 # row of `vectors`, whose width is the blob's size over claims + 1 rows).
 _LIGHT = ("path, hash, size, mtime_ns, kind, archived, title, date, cluster, supersedes, "
