@@ -15,25 +15,33 @@ quote text the note no longer holds and cite a path that does not open. A chat n
 web result's text, only its title and URL (`web_sources.py`). An answer longer than
 `answer_max_tokens` × `chars_per_token` characters (`schema/memory.json`) is cut, with a marker
 saying so. A citation marker naming a passage the model was not given is taken out of the
-answer (`prompt.given_refs`) before it is returned or written to the chat note; a streamed
-answer's pieces are sent as the model wrote them, and the final document holds the cleaned
-answer. When the asker of a streamed answer
-hangs up while the answer is being generated, the model call is abandoned and the chat note
-records a `no answer` line after the question saying it was cancelled; once generated, the
-answer is written whether or not the asker is still there. Outside private mode the document
+answer (`prompt.given_refs`) before it is returned or written to the chat note, and out of a
+streamed answer's pieces as they are sent (`prompt.GivenDeltas`). A passage below the relevance
+floor of the embedder (`answer_floor`) is neither sent to the model nor cited: when none is left,
+the answer says nothing in the notes matches and the model is not asked, unless the
+conversation has earlier turns (a follow-up, a thank-you) or the web tier found results: then it
+is asked, told that no passage matches. When the asker of a streamed answer hangs up while the
+answer is being generated, the model call is abandoned and the chat note records a `no answer`
+line after the question saying it was cancelled; once generated, the answer is written whether
+or not the asker is still there. Outside private mode the document
 never names a private chat note (`conversation_note`: null).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from functools import cache
 from typing import Any
+
+import numpy as np
 
 from sidecar.answers.prompt import (
     SYSTEM_PROMPT,
+    GivenDeltas,
     citation,
     extractive,
     flag_text,
@@ -47,8 +55,10 @@ from sidecar.errors import LlmFailed, OraError
 from sidecar.index.index import Index
 from sidecar.memory.chat_note import source_line
 from sidecar.memory.conversation import ConversationMemory
+from sidecar.models.catalogue import calibration
 from sidecar.models.chat import DeltaRefused, OnDelta, complete, generator_name
-from sidecar.models.embedder import Embedder
+from sidecar.models.embedder import REMOTE, Embedder
+from sidecar.models.files import EMBED_NAME
 from sidecar.models.reranker import Reranker
 from sidecar.retrieval.on_disk import OnDisk
 from sidecar.retrieval.relations import search_related
@@ -107,6 +117,53 @@ async def _generate(
                           on_delta=on_delta)
 
 
+# The relevance floor: search keeps its top k whatever they score (a ranked list always has a
+# first result); an answer sends and cites only the passages whose similarity to the question,
+# by the embedder's own vectors, reaches the floor measured for that embedder
+# (bench/bench_answer_floor.py). An embedder not measured (a server's, a pulled one) has none:
+# one model's floor would misjudge another model's scale.
+@cache
+def answer_floor(model_id: str) -> float | None:
+    """The least question-passage similarity an answer keeps for the embedder `model_id`, or
+    None (no floor) for an embedder not measured: a server's (`remote:…`), whose scale is not
+    known, or one whose calibration gives none."""
+    if not model_id or model_id.startswith(f"{REMOTE}:"):
+        return None
+    tuned = calibration(model_id)
+    if tuned is None and model_id.startswith(f"{EMBED_NAME}:"):
+        tuned = load_json("ranking.json")["fusion"]
+    floor = (tuned or {}).get("answer_floor")
+    return None if floor is None else float(floor)
+
+
+def passage_text(result: dict[str, Any]) -> str:
+    """What is compared with the question: the note title, then the passage (as the re-ranker
+    reads it: titles carry much of the topic)."""
+    title, text = str(result.get("title") or ""), str(result["text"])
+    return text if not title or text.lstrip().startswith(title) else f"{title}\n{text}"
+
+
+def similarities(embedder: Embedder, question: str,
+                 results: Sequence[dict[str, Any]]) -> list[float]:
+    """The cosine similarity of `question` to each result's passage (unit vectors: a dot)."""
+    if not results:
+        return []
+    query = embedder.embed_queries([question])[0]
+    passages = embedder.embed([passage_text(r) for r in results])
+    norms = np.linalg.norm(passages, axis=1) * max(float(np.linalg.norm(query)), 1e-12)
+    return [float(s) for s in (passages @ query) / np.maximum(norms, 1e-12)]
+
+
+def above_floor(embedder: Embedder, question: str,
+                results: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """`results` without those below the embedder's floor (all of them when it has none)."""
+    floor = answer_floor(str(getattr(embedder, "model_id", "")))
+    if floor is None or not results:
+        return results
+    scores = similarities(embedder, question, results)
+    return [r for r, s in zip(results, scores, strict=True) if s >= floor]
+
+
 def _left_out(index: Index, memory: ConversationMemory | None) -> Callable[[Chunk], bool]:
     """What an answer's search leaves out before its top-k cut (deeper passes fill the places):
     the conversation's own chat note, known by its conversation id whatever its path (a renamed
@@ -146,6 +203,8 @@ async def answer(
                                  reranker_reason=reranker_reason)
     # search() already filters; checked again so a non-private answer can never quote one.
     results = [r for r in found["results"] if options.private or not r["private"]][: options.k]
+    # Search keeps its top k whatever they score; an answer only the passages that match.
+    results = await asyncio.to_thread(above_floor, embedder, question, results)
     citations = [citation(n, r) for n, r in enumerate(results, start=1)]
     history = await memory.context(question) if memory is not None else []
     external = (await web_tier(config, embedder, question, int(config.web_results),
@@ -154,16 +213,22 @@ async def answer(
     if memory is not None:  # before the model is asked: a crash mid-answer keeps the question
         await asyncio.shield(_noted(memory.remember, "user", question))
     generator, reason, text = generator_name(config), "", NO_PASSAGES
-    if not citations:
+    if not citations and (generator is None or not (history or web_results)):
+        # In a conversation the model still answers: its turns may hold what is asked.
         generator, reason = None, "no passage in the vault matches the question"
     elif generator is None:
         reason = "no language model is configured (set llm_url)"
     else:
+        # The pieces streamed carry only the numbers the model was given, as the answer does.
+        deltas = GivenDeltas(len(citations), on_delta) if on_delta is not None else None
         try:
             text = capped(await _generate(config, question, citations, history,
                                           limits.max_tokens, web_results, private=options.private,
-                                          on_delta=on_delta),
+                                          on_delta=deltas),
                           limits.max_chars)
+            if deltas is not None:
+                with contextlib.suppress(DeltaRefused):  # generated: kept whoever listens
+                    await deltas.flush()
             # Only the numbers the model was given reach the asker, the note and `cited`.
             text = given_refs(text, len(citations))
             mark_cited(citations, referenced(text, len(citations)))

@@ -5,7 +5,9 @@ citations of an answer are exactly the passages it was given, numbered as in the
 marked `cited` when the answer refers to its number, so nothing the model saw is hidden and
 nothing it did not see can be cited: `given_refs` takes every number the model was not given out
 of the answer's markers (`[3, 9]` → `[3]`, `[7]` → nothing) and writes a group as single markers
-(`[1, 3]` → `[1][3]`, each one a link in the plugin).
+(`[1, 3]` → `[1][3]`, each one a link in the plugin). A streamed answer's pieces are cleaned the
+same way as they arrive (`GivenDeltas`): a marker split across pieces is held back until it
+closes, so no piece carries a number the model was not given.
 
 Each passage carries its status flags ('The Vault', 'Tag-based filters': "the consuming model
 knows the content is mid-review"): the prompt says what each flag means (`schema/memory.json`
@@ -16,7 +18,7 @@ from __future__ import annotations
 
 import re
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from functools import cache
 from typing import Any
 
@@ -35,6 +37,11 @@ _REFS = re.compile(r"\[(\d+(?:\s*[,;]\s*\d+)*)\]")
 # A marker with the blanks around it, so a removed one leaves no double or dangling space.
 _SPACED_REFS = re.compile(
     r"(?P<lead>[ \t]*)\[(?P<group>\d+(?:\s*[,;]\s*\d+)*)\](?P<trail>[ \t]*)")
+# The end of a streamed text that may still become a marker: blanks (a removed marker takes the
+# blank before it), then an open `[` with only what a marker holds after it.
+_OPEN_TAIL = re.compile(r"[ \t]*(?:\[[\d\s,;]*)?\Z")
+# Longer than this, an open `[…` is no marker still being written (`[1, 2, 3, … 12]` fits).
+OPEN_MARKER_CHARS = 40
 
 
 @cache
@@ -75,7 +82,8 @@ def numbered_context(citations: Sequence[dict[str, Any]], question: str,
     blocks = [f"[{c['n']}] ({c['path']}, {cited_span(c)})"
               f"{flag_text(c['flags'], explained=True)}\n{c['text']}"
               for c in citations]
-    text = "Passages:\n\n" + "\n\n".join(blocks)
+    text = ("Passages:\n\n" + "\n\n".join(blocks) if blocks else
+            "Passages: none (nothing in the person's notes matches this question).")
     if web:
         found = [f"[W{n}] ({r['url']}; web tier {r['tier']}, weight {r['weight']})\n"
                  f"{r['title']}. {r['text']}" for n, r in enumerate(web, start=1)]
@@ -104,6 +112,39 @@ def given_refs(answer: str, count: int) -> str:
         return "" if at_line_start else m["trail"]
 
     return _SPACED_REFS.sub(kept, answer)
+
+
+class GivenDeltas:
+    """Hands on a streamed answer's pieces with `given_refs` applied to them: each piece sent is
+    the next part of the cleaned text so far, less its open tail (trailing blanks, and an
+    unclosed `[…` of marker characters up to `OPEN_MARKER_CHARS` long), which waits for the
+    next piece or `flush`. The pieces sent join to `given_refs` of the whole text."""
+
+    def __init__(self, count: int, on_delta: Callable[[str], Awaitable[None]]) -> None:
+        self.count = count
+        self.on_delta = on_delta
+        self.raw = ""
+        self.sent = ""
+
+    async def __call__(self, piece: str) -> None:
+        self.raw += piece
+        tail = _OPEN_TAIL.search(self.raw)
+        held = 0 if tail is None else len(self.raw) - tail.start()
+        if "[" in self.raw[len(self.raw) - held:] and held > OPEN_MARKER_CHARS:
+            held = len(self.raw) - len(self.raw.rstrip(" \t"))  # not a marker: release it
+        await self._send(self.raw[: len(self.raw) - held])
+
+    async def flush(self) -> None:
+        """Send what was held back: the text is whole."""
+        await self._send(self.raw)
+
+    async def _send(self, text: str) -> None:
+        cleaned = given_refs(text, self.count)
+        # A cleaned prefix only grows at its end (the open tail is held); were it ever to differ,
+        # nothing more is sent: the final document holds the cleaned answer.
+        if cleaned.startswith(self.sent) and len(cleaned) > len(self.sent):
+            piece, self.sent = cleaned[len(self.sent):], cleaned
+            await self.on_delta(piece)
 
 
 def mark_cited(citations: list[dict[str, Any]], numbers: set[int]) -> None:

@@ -70,7 +70,8 @@ async def test_a_long_conversation_still_answers_when_its_own_note_would_fill_th
     doc = await _ask(tmp_path, indexed, embedder, llm, question, memory, k=2)
     assert doc["generator"] != "none", doc.get("generator_reason")
     paths = [c["path"] for c in doc["citations"]]
-    assert len(paths) == 2 and rye in paths and note not in paths
+    # Its places are not refilled by passages below the answer's relevance floor.
+    assert rye in paths and note not in paths
 
 
 async def test_a_renamed_chat_note_is_never_cited_under_its_old_path(
@@ -104,9 +105,10 @@ async def test_a_note_deleted_or_edited_since_it_was_indexed_is_neither_sent_nor
     assert "lactobacilli" in _prompt(llm)
 
     (vault / SOURDOUGH).unlink()  # deleted with no watcher running: its chunks stay indexed
+    llm.requests.clear()  # no other note matches: the model may not be asked at all
     gone = await _ask(tmp_path, indexed, embedder, llm, QUESTION, k=4)
     assert SOURDOUGH not in {c["path"] for c in gone["citations"]}
-    assert "lactobacilli" not in _prompt(llm)
+    assert not any("lactobacilli" in str(body) for body in llm.requests)
 
     curve = "Engrams/Forgetting curve.md"
     query = "How does recall decay over days?"
@@ -120,6 +122,7 @@ async def test_a_note_deleted_or_edited_since_it_was_indexed_is_neither_sent_nor
     path.write_text(path.read_text(encoding="utf-8").replace("Ebbinghaus measured",
                                                              "Someone guessed"),
                     encoding="utf-8")
+    llm.requests.clear()
     edited = await _ask(tmp_path, indexed, embedder, llm, query, k=4)
     assert curve not in {c["path"] for c in edited["citations"]}
-    assert "Ebbinghaus" not in _prompt(llm)
+    assert not any("Ebbinghaus" in str(body) for body in llm.requests)

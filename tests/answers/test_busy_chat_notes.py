@@ -18,6 +18,8 @@ from ..conftest import AppClient
 from .conftest import settings
 
 QUESTION, ANSWER = "What leavens sourdough bread?", "Wild yeast [1]."
+# A question the vault matches (one that matches nothing is answered without the model).
+GREETING = "Hello? Which starter leavens sourdough?"
 
 
 async def test_an_answer_the_chat_note_refuses_is_returned_and_written_at_the_next_chance(
@@ -27,7 +29,7 @@ async def test_an_answer_the_chat_note_refuses_is_returned_and_written_at_the_ne
     api = await app_client(settings(tmp_path, llm_url=llm.url))
     await api.reconciled()
     llm.reply = lambda body: ANSWER
-    status, doc = await api.call("POST", "/v1/ask", {"question": "Hello?", "conversation": "b"})
+    status, doc = await api.call("POST", "/v1/ask", {"question": GREETING, "conversation": "b"})
     assert status == 200
     append = chat_notes.append_to_note
 
@@ -46,5 +48,5 @@ async def test_an_answer_the_chat_note_refuses_is_returned_and_written_at_the_ne
     status, conv = await api.call("GET", "/v1/conversations/b")
     assert status == 200
     assert [(t["role"], t["content"]) for t in conv["turns"]] == [
-        ("user", "Hello?"), ("assistant", ANSWER), *[("user", QUESTION), ("assistant", ANSWER)] * 2]
+        ("user", GREETING), ("assistant", ANSWER), *[("user", QUESTION), ("assistant", ANSWER)] * 2]
     assert (vault / doc["conversation_note"]).read_text("utf-8").count(QUESTION) == 2

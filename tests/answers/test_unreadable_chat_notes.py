@@ -57,7 +57,9 @@ async def test_a_conversation_whose_note_cannot_be_read_is_private_outside_priva
     llm.requests.clear()
     status, _ = await api.call(
         "POST", "/v1/ask",
-        {"question": "Where does the heron sketchbook hide in the attic?", "conversation": "new"})
+        # Asked with a question the vault matches, so the model is asked (and shown nothing).
+        {"question": "Where does the heron sketchbook hide in the attic, and what leavens "
+                     "sourdough bread?", "conversation": "new"})
     assert status == 200
     assert llm.requests and "floorboard" not in _words(llm.requests)  # neither recalled nor sent
 

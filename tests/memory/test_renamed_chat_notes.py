@@ -107,7 +107,7 @@ async def test_renaming_the_note_while_the_answer_is_generated_keeps_the_convers
         return "Second answer [1]."
 
     llm.reply = rename_then_answer
-    status, second = await api.call("POST", "/v1/ask", {"question": "And rye flour?",
+    status, second = await api.call("POST", "/v1/ask", {"question": "Rye flour for a starter?",
                                                         "conversation": "r1"})
     assert status == 200 and second["conversation_note"] == "Chats/Ora/r1 renamed.md"
     assert sorted(p.name for p in (vault / "Chats/Ora").iterdir()) == ["r1 renamed.md"]
@@ -115,4 +115,4 @@ async def test_renaming_the_note_while_the_answer_is_generated_keeps_the_convers
     assert status == 200 and conversation["note"] == "Chats/Ora/r1 renamed.md"
     assert [(t["role"], t["content"]) for t in conversation["turns"]] == [
         ("user", "What is a sourdough starter?"), ("assistant", "First answer [1]."),
-        ("user", "And rye flour?"), ("assistant", "Second answer [1].")]
+        ("user", "Rye flour for a starter?"), ("assistant", "Second answer [1].")]
