@@ -240,6 +240,15 @@ def _summaries(
     return found, old_marks
 
 
+def ends_with_question(note: Note) -> bool:
+    """Whether the chat note's last section is a question (a user turn) with nothing after it,
+    not even a `no answer` line: its answer was never written (the server died generating it)."""
+    fmt = chat_format()
+    heads = list(fmt.heading.finditer(note.body))
+    return bool(heads) and heads[-1]["label"] == fmt.labels["user"] and (
+        fmt.no_answer_marker not in fmt.marks(heads[-1]))
+
+
 def parse_chat(note: Note, settings: VaultSettings) -> ChatNote | None:
     """The conversation a chat note holds, or None when the note is not one of Ora's. A note
     private by its folder (ora.yaml `private`) is private as one tagged so: `note_private`."""

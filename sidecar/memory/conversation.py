@@ -12,7 +12,9 @@ language model there is no summary; the context says so, and evicted turns stay 
 recall.
 
 Every turn is written to the conversation's chat note first (`notes.py`): the note is the truth,
-the log and recall are rebuilt from it.
+the log and recall are rebuilt from it. A question asked again after a crash kept it unanswered
+is that turn (`ChatNotes.append`), and the context leaves it out of the recent turns: the model
+is sent the question once, after them.
 
 A memory opened in private mode sees every turn of the conversation and writes to the private
 episodic collection; one that is not never sees a private-mode turn, in any tier.
@@ -26,7 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from sidecar.errors import LlmFailed
-from sidecar.memory.chat_note import covers_mark
+from sidecar.memory.chat_note import covers_mark, note_content
 from sidecar.memory.episodic import Episodic, Recalled
 from sidecar.memory.notes import ChatNotes
 from sidecar.memory.store import MemoryStore, Summary, Turn, check_conversation
@@ -66,6 +68,16 @@ class MemoryLimits:
 
 def _turn_lines(turns: list[Turn]) -> str:
     return "\n".join(f"{t.role}: {t.content}" for t in turns)
+
+
+def _asked_now(window: list[Turn], query: str) -> list[Turn]:
+    """`window` without its last turn when that is the question asked now (asked again, its
+    answer never written): the question follows the context once, not twice."""
+    last = window[-1] if window else None
+    if last is not None and last.role == "user" and (
+            last.content.strip() == note_content(query).strip()):
+        return window[:-1]
+    return window
 
 
 def restore_recall(store: MemoryStore, episodic: Episodic, embedder: TurnEmbedder) -> int:
@@ -220,5 +232,5 @@ class ConversationMemory:
             lines = [f"- ({r.role}, conversation {r.conversation}) {r.content}" for r in recalled]
             messages.append({"role": "system", "content":
                              "Earlier turns recalled by similarity:\n" + "\n".join(lines)})
-        messages += [{"role": t.role, "content": t.content} for t in window]
+        messages += [{"role": t.role, "content": t.content} for t in _asked_now(window, query)]
         return messages

@@ -20,6 +20,9 @@ note still refuses when the server stops is written into a new note of the conve
 (`flush(final=True)`). A note that cannot be read (not UTF-8, over
 `max_file_bytes`) may carry a private tag no one can see: its conversation is sealed — every turn
 private, the public summary and public vectors gone — until the note reads again (`_seal`).
+A question asked again when its conversation ends with that same question, unanswered and with
+nothing after it (the server was killed while answering it), is that turn, not a second one
+(`_unanswered`): asked again after an answer, or after a `no answer` line, it is a new turn.
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ from sidecar.index.chroma import ChromaStore
 from sidecar.memory.chat_note import (
     SUMMARY_KEYS,
     ChatNote,
+    ends_with_question,
     local_day,
     new_note,
     note_content,
@@ -171,6 +175,11 @@ class ChatNotes:
         as the note does (`note_content`: inert). The OraError that kept it from the note
         (`_append`): then it is kept to be written with the conversation's next one."""
         content = note_content(content)
+        if role == "user":
+            with self._lock:
+                asked = self._unanswered(namespace, conversation, content, private=private)
+            if asked is not None:
+                return asked
         created = now()
         entry = _Entry(turn_section(role, content, created, private=private, sources=sources),
                        private, created, topic)
@@ -181,6 +190,28 @@ class ChatNotes:
                                      tokens=count_tokens(self.embedder.tokenizer, content))
 
         return self._append(namespace, conversation, entry, log_turn)
+
+    def _unanswered(self, namespace: str, conversation: str, content: str, *,
+                    private: bool) -> Turn | None:
+        """The conversation's last turn when it is the question `content` (as the note holds
+        it), asked in the same mode, with nothing after it in the note: a question whose answer
+        a crash never wrote, asked again. None otherwise, and when the note is not as the log
+        last matched it, or turns are still kept from it (then the append reads it again)."""
+        if (namespace, conversation) in self._pending:
+            return None
+        link = self.store.note_link(namespace, conversation)
+        last = self.store.turns(namespace, conversation, private=True, limit=1,
+                                newest_first=True)
+        if link is None or not last or (last[0].role, last[0].private) != ("user", private) or (
+                last[0].content.strip() != content.strip()):
+            return None
+        try:
+            data = vault_path(self.config.vault, link.path).read_bytes()
+            note = parse_note(decode_note(data, link.path, int(self.config.max_file_bytes)),
+                              link.path)
+        except (OSError, OraError):
+            return None
+        return last[0] if content_hash(data) == link.hash and ends_with_question(note) else None
 
     def append_no_answer(self, namespace: str, conversation: str, reason: str, *,
                          private: bool) -> None:

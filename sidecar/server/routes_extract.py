@@ -12,6 +12,10 @@ held plan (the server restarted since the review) the accept plans afresh. The n
 the chat note reach the index through the write lane at once, and the contradictions they raise
 are queued in the cleaning queue, whose open count follows. A private conversation is found
 only in private mode, exactly as a missing one is not.
+
+An accept and an undo take their turn (`Turns`, as adoption's) one at a time in the order their
+requests came in, from reading the note through the journal: an accept may ask the model while it
+plans, and an undo let in then would take back the extraction before it.
 """
 
 from __future__ import annotations
@@ -36,16 +40,20 @@ from sidecar.extraction import (
 from sidecar.extraction.engrams import IndexEngrams
 from sidecar.server.openapi import read_json
 from sidecar.server.resources import INDEX, LANE, MODELS
+from sidecar.server.routes_adopt import Turns
 from sidecar.server.routes_claims import CLAIMS
 from sidecar.server.state import CONFIG, STATE
 
 routes = web.RouteTableDef()
 REVIEWS = web.AppKey("extract_reviews", Reviews)
+EXTRACT_TURNS = web.AppKey("extract_turns", Turns)
 
 
 async def context(app: web.Application) -> AsyncIterator[None]:
-    """The plans held for review, for as long as the server runs."""
+    """The plans held for review, and the turns of accepts and undos, for as long as the server
+    runs."""
     app[REVIEWS] = Reviews(data=app[CONFIG].data)
+    app[EXTRACT_TURNS] = Turns()
     yield
 
 
@@ -83,28 +91,32 @@ async def extract_plan(request: web.Request) -> web.Response:
 
 @routes.post("/v1/extract/accept")
 async def extract_accept(request: web.Request) -> web.Response:
-    body = await read_json(request, "ExtractAcceptRequest")
-    config, claims = request.app[CONFIG], request.app[CLAIMS]
-    source, engrams, private = await _source(request, body)
-    held = request.app[REVIEWS].held(source, private=private)
-    plan = await (regated(held, source, engrams) if held is not None
-                  else plan_extraction(config, source, engrams))
-    picked = edited(chosen(plan, body["accept"]), body.get("edits", {}))
-    async with claims.lock:  # the queue is written by one scan or resolution at a time
-        done = await asyncio.to_thread(accept, config.vault, int(config.max_file_bytes), plan,
-                                       picked, claims.queue, data=config.data)
-    await _written(request, done.written,
-                   [p for p in done.changed if p not in done.written], [])
+    turns = request.app[EXTRACT_TURNS]
+    async with turns.turn():  # first, to keep the order requests came in
+        body = await read_json(request, "ExtractAcceptRequest")
+        config, claims = request.app[CONFIG], request.app[CLAIMS]
+        source, engrams, private = await _source(request, body)
+        held = request.app[REVIEWS].held(source, private=private)
+        plan = await (regated(held, source, engrams) if held is not None
+                      else plan_extraction(config, source, engrams))
+        await turns.planned()
+        picked = edited(chosen(plan, body["accept"]), body.get("edits", {}))
+        async with claims.lock:  # the queue is written by one scan or resolution at a time
+            done = await asyncio.to_thread(accept, config.vault, int(config.max_file_bytes),
+                                           plan, picked, claims.queue, data=config.data)
+        await _written(request, done.written,
+                       [p for p in done.changed if p not in done.written], [])
     return web.json_response(done.as_json())
 
 
 @routes.post("/v1/extract/undo")
 async def extract_undo(request: web.Request) -> web.Response:
-    body = await read_json(request, "PrivateModeRequest")
-    config, claims = request.app[CONFIG], request.app[CLAIMS]
-    private = bool(body.get("private", False))
-    async with claims.lock:
-        undone = await asyncio.to_thread(undo_extraction, config.vault, claims.queue,
-                                         private=private, data=config.data)
-    await _written(request, [], undone.restored, undone.removed)
+    async with request.app[EXTRACT_TURNS].turn():  # after any accept that came in before it
+        body = await read_json(request, "PrivateModeRequest")
+        config, claims = request.app[CONFIG], request.app[CLAIMS]
+        private = bool(body.get("private", False))
+        async with claims.lock:
+            undone = await asyncio.to_thread(undo_extraction, config.vault, claims.queue,
+                                             private=private, data=config.data)
+        await _written(request, [], undone.restored, undone.removed)
     return web.json_response(undone.as_json(private=private))

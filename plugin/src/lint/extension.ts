@@ -3,7 +3,7 @@ import { StateEffect, type Extension } from "@codemirror/state";
 import { ViewPlugin, type EditorView } from "@codemirror/view";
 
 import type { Diagnostic } from "../api/types";
-import { quickFixes, type FixContext, type QuickFix } from "./fixes";
+import { kindedFixes, type FixContext, type QuickFix } from "./fixes";
 import { placeDiagnostics } from "./ranges";
 
 /** Where the lint extension gets its answers: the editor's note path and the sidecar's lint call. */
@@ -52,19 +52,28 @@ function context(path: string, options: LintSourceOptions): FixContext {
 
 /**
  * One CodeMirror action per quick fix. The fix is worked out again on the document as it is when
- * clicked (the user may have typed since), from the diagnostic's line there, and applied as one
- * transaction: one undo step.
+ * clicked (the user may have typed since), from the diagnostic's line there, found by its kind (its
+ * name may have changed: "Add the missing dates" is "Add date modified" once the user typed one),
+ * and applied as one transaction: one undo step. A fix the text no longer needs does nothing but
+ * lint the note again, so the stale mark and its fixes are replaced by the note's as it is now.
  */
 function fixActions(text: string, diagnostic: Diagnostic, path: string, options: LintSourceOptions): Action[] {
-	return quickFixes(text, diagnostic, context(path, options)).map(({ name }) => ({
+	return kindedFixes(text, diagnostic, context(path, options)).map(({ kind, fix: { name } }) => ({
 		name,
 		apply: (view: EditorView, from: number) => {
 			const line = view.state.doc.lineAt(from).number;
-			const now = quickFixes(view.state.doc.toString(), { ...diagnostic, line }, context(path, options));
-			const fix = now.find((f) => f.name === name);
-			if (fix) applyFix(view, fix, options);
+			const now = kindedFixes(view.state.doc.toString(), { ...diagnostic, line }, context(path, options));
+			const found = now.find((f) => f.kind === kind);
+			if (found) applyFix(view, found.fix, options);
+			else relint(view);
 		},
 	}));
+}
+
+/** Lints `view` again now, although its text may not have changed since the last lint. */
+function relint(view: EditorView): void {
+	view.dispatch({ effects: relintEffect.of(null) });
+	forceLinting(view); // now, not after the typing delay
 }
 
 /** Applies a fix: text changes as one transaction, or the ignore list through the sidecar. */
@@ -76,10 +85,7 @@ export function applyFix(view: EditorView, fix: QuickFix, options: Pick<LintSour
 	const ignore = options.fixes?.ignore;
 	if (!ignore) return;
 	ignore(fix.ignore).then(
-		() => {
-			view.dispatch({ effects: relintEffect.of(null) });
-			forceLinting(view);
-		},
+		() => relint(view),
 		// Refused (ora.yaml unreadable, no sidecar): say so; the marks stay, as the note is still linted.
 		(err: unknown) => options.onError?.(err),
 	);
@@ -103,10 +109,7 @@ export class LintedEditors {
 
 	/** Lints every open editor now; returns how many. */
 	relint(): number {
-		for (const view of this.views) {
-			view.dispatch({ effects: relintEffect.of(null) });
-			forceLinting(view); // now, not after the typing delay
-		}
+		for (const view of this.views) relint(view);
 		return this.views.size;
 	}
 }

@@ -16,6 +16,18 @@ export interface TextChange {
 /** A fix the user can choose: text changes, or adding a path to the vault's lint ignore list. */
 export type QuickFix = { name: string; changes: TextChange[] } | { name: string; ignore: string };
 
+/**
+ * What a fix does, whatever the text now makes its name ("Add the missing dates" becomes "Add date
+ * modified" once the user typed `date created:`): how a fix chosen on an older text is found again.
+ */
+export type FixKind = "replace-value" | "add-dates" | "quote-links" | "ignore-note" | "ignore-folder";
+
+/** A quick fix and its kind. */
+export interface KindedFix {
+	kind: FixKind;
+	fix: QuickFix;
+}
+
 export interface FixContext {
 	/** The note's vault path. */
 	path: string;
@@ -62,27 +74,30 @@ const SUGGESTION = /'([^']+)'.*did you mean '([^']+)'/;
 
 /** The quick fixes for one diagnostic on `text` (the document now). */
 export function quickFixes(text: string, diagnostic: Diagnostic, context: FixContext): QuickFix[] {
+	return kindedFixes(text, diagnostic, context).map(({ fix }) => fix);
+}
+
+/** The quick fixes for one diagnostic on `text` (the document now), each with its kind. */
+export function kindedFixes(text: string, diagnostic: Diagnostic, context: FixContext): KindedFix[] {
 	const all = lines(text);
 	const fence = closingFence(all);
-	const fixes: QuickFix[] = [];
+	const fixes: KindedFix[] = [];
+	const add = (kind: FixKind, fix: QuickFix | null) => {
+		if (fix) fixes.push({ kind, fix });
+	};
 	const start = Math.max(0, diagnostic.line - 1);
 	const suggestion = SUGGESTION.exec(diagnostic.message);
 	if (suggestion && fence > 0 && start < fence) {
-		const fix = replaceValue(keyBlock(all, start, fence), suggestion[1] ?? "", suggestion[2] ?? "");
-		if (fix) fixes.push(fix);
+		add("replace-value", replaceValue(keyBlock(all, start, fence), suggestion[1] ?? "", suggestion[2] ?? ""));
 	}
-	if (diagnostic.code === "date-missing" && fence > 0) {
-		const fix = addDates(text, all, fence, context);
-		if (fix) fixes.push(fix);
-	}
+	if (diagnostic.code === "date-missing" && fence > 0) add("add-dates", addDates(text, all, fence, context));
 	if (diagnostic.code === "wikilink-unquoted" && fence > 0 && start < fence) {
-		const fix = quoteLinks(keyBlock(all, start, fence));
-		if (fix) fixes.push(fix);
+		add("quote-links", quoteLinks(keyBlock(all, start, fence)));
 	}
 	if (context.canIgnore) {
-		fixes.push({ name: "Ignore lint for this note", ignore: context.path });
+		add("ignore-note", { name: "Ignore lint for this note", ignore: context.path });
 		const folder = lintIgnoreEntry(context.path, "folder");
-		if (folder) fixes.push({ name: "Ignore lint for this folder", ignore: folder });
+		if (folder) add("ignore-folder", { name: "Ignore lint for this folder", ignore: folder });
 	}
 	return fixes;
 }
