@@ -25,10 +25,12 @@ nothing runs it (`plugin_formats.json` `inert`):
   `#private` there too: outside text never changes a note's tags, nor so its status.
 
 Code is otherwise left as it is: it is shown, not drawn. Code is read as CommonMark reads it:
-fenced blocks (a backtick fence's info string holds no backtick), and code spans (a run of
-backticks to the next run of as many, never past a blank line; a backslash escapes a backtick
-that would open one, and an autolink `<https://…>` is read before any backtick in it), found in
-one pass over the text, each run of backticks looked at once: no pattern that backtracks.
+fenced blocks as its reference parser (markdown-it) finds them, at any depth (a fence in a quote
+or a list item ends with it; an indented ```` ``` ```` opens none; an indented code block is
+taken for prose, which shows the same), and code spans within a block of inline text (a run of
+backticks to the next run of as many; a backslash escapes a backtick that would open one, and an
+autolink `<https://…>` is read before any backtick in it), found in one pass over the block,
+each run of backticks looked at once: no pattern that backtracks.
 
 Outside text may also hold lone UTF-16 surrogates (a JSON `"\\ud83d"` escape), which no UTF-8
 file can hold: `encodable` pairs what it can and replaces the rest with U+FFFD. Its line ends are
@@ -43,15 +45,16 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cache
 
+from markdown_it import MarkdownIt
+
 from sidecar.schema import load_json
 from sidecar.vault.marks import marks
 
 # A fence opener anywhere (in a quote, a callout, a list item): its marker and first word.
 _LEAD = r"(?:[ \t>]|[-+*][ \t]|\d{1,9}[.)][ \t])*"
 _FENCE = re.compile(rf"^(?P<lead>{_LEAD}(?:`{{3,}}|~{{3,}})[ \t]*)(?P<word>[^\s`]+)", re.M)
-# A backtick fence's info string holds no backtick (CommonMark): "```a`b" is text, not a fence.
-_FENCE_LINE = re.compile(rf"^{_LEAD}(`{{3,}}(?=[^`]*$)|~{{3,}})")
-_BLANK = re.compile(r"[ \t]*")
+# How many times the blocks are read before all the text is taken for prose (`_outside_code`).
+_READS = 4
 # What may hold a backtick that opens no code span: an escape, or an autolink (URL or e-mail
 # address, CommonMark's forms); else a run of backticks, which may open one.
 _OPENERS = re.compile(
@@ -131,40 +134,77 @@ def inert(text: str) -> str:
     text = text.replace(opener, opener[:1] + spec.mark + opener[1:])
     text = _FENCE.sub(lambda m: _fence(m, spec), text)
     text = spec.inline_query.sub(lambda m: m.group(1) + spec.mark, text)
-    text = _outside_code(text, lambda prose: spec.tag.sub(
+    # Before the blocks are read: it may make a reference definition's label too long for one.
+    text = spec.status_tag.sub("#" + spec.mark, text)
+    return _outside_code(text, lambda prose: spec.tag.sub(
         "#" + spec.mark, _DRAWN.sub(lambda m: m.group() + spec.mark, prose)))
-    return spec.status_tag.sub("#" + spec.mark, text)
 
 
 def _outside_code(text: str, change: Callable[[str], str]) -> str:
-    """`text` with `change` applied to all but its fenced blocks and code spans."""
+    """`text` with `change` applied to all but its fenced blocks and code spans.
+
+    The blocks are CommonMark's (markdown-it): a fence in a quote or a list item ends with it,
+    an indented ```` ``` ```` opens none. A mark never begins or ends a block of inline text or
+    a fence, but one in a line of neither may change the blocks: a broken HTML block's lines
+    are read as Markdown again (a fence-looking line in it may then open a fence), a reference
+    definition made too long is a paragraph. Then the blocks of the result are read again,
+    until they are the blocks it was made by; past `_READS` reads every line is taken for
+    prose, which shows the same and draws nothing."""
+    blocks = _blocks(text)
+    out, settled = _outside_blocks(text, blocks, change)
+    if settled:
+        return out
+    for _ in range(_READS):
+        again = _blocks(out)
+        if again == blocks:
+            return out
+        blocks = again
+        out = _outside_blocks(text, blocks, change)[0]
+    return change(text)
+
+
+@cache
+def _block_parser() -> MarkdownIt:
+    # Blocks only: the inline rules would find code spans too, but not where they are in the
+    # text (a block's inline text has its quote and list markers taken out).
+    return MarkdownIt("commonmark").disable(["inline", "text_join"])
+
+
+def _blocks(text: str) -> tuple[tuple[int, int, bool], ...]:
+    """(first line, end line, is code) of each fenced block, at any depth, and of each block of
+    inline text (a paragraph, a heading), in order: CommonMark's leaf blocks, which never share
+    a line. An indented code block is left out, so read as prose: it shows the same."""
+    return tuple(
+        (token.map[0], token.map[1], token.type == "fence")
+        for token in _block_parser().parse(text)
+        if token.map is not None and token.type in ("fence", "inline"))
+
+
+def _outside_blocks(
+        text: str, blocks: tuple[tuple[int, int, bool], ...], change: Callable[[str], str],
+) -> tuple[str, bool]:
+    """`text` with `change` applied to all but the fenced `blocks` and the code spans of its
+    blocks of inline text, and whether `change` left every line in no block as it was (a blank
+    line, an HTML block, an indented code block, a reference definition: it holds no code
+    span)."""
+    lines = text.split("\n")
     out: list[str] = []
-    prose: list[str] = []
-    fence: str | None = None
+    at, settled = 0, True
 
-    def flush() -> None:
-        if prose:
-            out.append(_outside_spans("\n".join(prose), change))
-            prose.clear()
+    def between(end: int) -> None:
+        nonlocal settled
+        if at < end:
+            kept = "\n".join(lines[at:end])
+            out.append(change(kept))
+            settled = settled and out[-1] == kept
 
-    for line in text.split("\n"):
-        marker = _FENCE_LINE.match(line)
-        if fence is None and marker is None:
-            if _BLANK.fullmatch(line):  # a paragraph ends: no code span goes on past it
-                flush()
-                out.append(line)
-            else:
-                prose.append(line)
-            continue
-        if fence is None and marker is not None:
-            flush()
-            fence = marker[1]
-        elif marker is not None and fence is not None and marker[1][0] == fence[0] and len(
-                marker[1]) >= len(fence):
-            fence = None
-        out.append(line)
-    flush()
-    return "\n".join(out)
+    for start, end, code in blocks:
+        between(start)
+        block = "\n".join(lines[start:end])
+        out.append(block if code else _outside_spans(block, change))
+        at = end
+    between(len(lines))
+    return "\n".join(out), settled
 
 
 def _outside_spans(prose: str, change: Callable[[str], str]) -> str:

@@ -1,3 +1,5 @@
+import MarkdownIt from "markdown-it";
+
 import formats from "../../../schema/plugin_formats.json";
 import tags from "../../../schema/tags.json";
 
@@ -16,10 +18,11 @@ import tags from "../../../schema/tags.json";
  * (`#private`, `#archived`, `#incubating`: `tags.json` `filters`) in code as well. Code is shown,
  * not drawn, so otherwise only the query syntaxes are broken inside it.
  *
- * Code is read as CommonMark reads it (fenced blocks; code spans: a run of backticks to the next
- * run of as many, never past a blank line, not opened by an escaped backtick nor inside an
- * autolink), in one pass: each run of backticks is looked at once, and no pattern backtracks
- * over the text, so a page of unclosed backtick runs cannot hold up the app.
+ * Code is read as CommonMark reads it: fenced blocks as markdown-it finds them (a fence in a quote or
+ * a list item ends with it; an indented ```` ``` ```` opens none), and code spans within a block of
+ * inline text (a run of backticks to the next run of as many, not opened by an escaped backtick nor
+ * inside an autolink), in one pass: each run of backticks is looked at once, and no pattern
+ * backtracks over the text, so a page of unclosed backtick runs cannot hold up the app.
  *
  * The patterns mean what the sidecar's Python patterns mean: its `\s` (`PY_SPACE`, not
  * JavaScript's), its Unicode `\d` (`\p{Nd}`) and `\w`, and its case-insensitive `i`, which also
@@ -49,9 +52,11 @@ const LINE_START = "(?<![^\\n])";
 // A fence opener anywhere (in a quote, a callout, a list item): its marker and first word.
 const LEAD = String.raw`(?:[ \t>]|[-+*][ \t]|\p{Nd}{1,9}[.)][ \t])*`;
 const FENCE = new RegExp(`${LINE_START}(${LEAD}(?:\`{3,}|~{3,})[ \\t]*)([^${PY_SPACE}\`]+)`, "gu");
-// A backtick fence's info string holds no backtick (CommonMark): "```a`b" is text, not a fence.
-const FENCE_LINE = new RegExp(`^${LEAD}(\`{3,}(?=[^\`]*$)|~{3,})`, "u");
-const BLANK = /^[ \t]*$/;
+// How many times the blocks are read before all the text is taken for prose (`outsideCode`).
+const READS = 4;
+// Blocks only: the inline rules would find code spans too, but not where they are in the text
+// (a block's inline text has its quote and list markers taken out).
+const blockParser = new MarkdownIt("commonmark").disable(["inline", "text_join"]);
 // A code span opening (after what JavaScript's trim() removes) with an inline query's prefix,
 // tried from a run's first backtick only; giving back a backtick or a space never lets a prefix
 // follow, so a run and its spaces are read once (as the sidecar's possessive `++`, `*+`).
@@ -101,42 +106,77 @@ export function inert(text: string): string {
 		spec.languages.has(word.replace(/^[{.]+/, "").toLowerCase()) ? `${lead}${spec.fenceLanguage} ${word}` : whole,
 	);
 	out = out.replace(INLINE_QUERY, (_whole: string, opening: string) => opening + spec.mark);
-	out = outsideCode(out, (prose) =>
+	// Before the blocks are read: it may make a reference definition's label too long for one.
+	out = out.replace(STATUS_TAG, "#" + spec.mark);
+	return outsideCode(out, (prose) =>
 		prose.replace(DRAWN, (found) => found + spec.mark).replace(TAG, "#" + spec.mark),
 	);
-	return out.replace(STATUS_TAG, "#" + spec.mark);
 }
 
-/** `text` with `change` applied to all but its fenced blocks and code spans. */
+/** A fenced block or a block of inline text: its first line, its end line, whether it is code. */
+type Block = [number, number, boolean];
+
+/**
+ * `text` with `change` applied to all but its fenced blocks and code spans. The blocks are
+ * CommonMark's (markdown-it). A mark never begins or ends a block of inline text or a fence, but
+ * one in a line of neither may change the blocks: a broken HTML block's lines are read as Markdown
+ * again (a fence-looking line in it may then open a fence), a reference definition made too long is
+ * a paragraph. Then the blocks of the result are read again, until they are the blocks it was made
+ * by; past `READS` reads every line is taken for prose, which shows the same and draws nothing.
+ */
 function outsideCode(text: string, change: (prose: string) => string): string {
-	const out: string[] = [];
-	let prose: string[] = [];
-	let fence: string | null = null;
-	const flush = (): void => {
-		if (prose.length > 0) out.push(outsideSpans(prose.join("\n"), change));
-		prose = [];
-	};
-	for (const line of text.split("\n")) {
-		const marker = FENCE_LINE.exec(line)?.[1];
-		if (fence === null && marker === undefined) {
-			if (BLANK.test(line)) {
-				flush(); // a paragraph ends: no code span goes on past it
-				out.push(line);
-			} else {
-				prose.push(line);
-			}
-			continue;
-		}
-		if (fence === null && marker !== undefined) {
-			flush();
-			fence = marker;
-		} else if (fence !== null && marker !== undefined && marker[0] === fence[0] && marker.length >= fence.length) {
-			fence = null;
-		}
-		out.push(line);
+	let blocks = blocksOf(text);
+	let [out, settled] = outsideBlocks(text, blocks, change);
+	if (settled) return out;
+	for (let read = 0; read < READS; read++) {
+		const again = blocksOf(out);
+		if (again.join(";") === blocks.join(";")) return out;
+		blocks = again;
+		[out] = outsideBlocks(text, blocks, change);
 	}
-	flush();
-	return out.join("\n");
+	return change(text);
+}
+
+/**
+ * Each fenced block, at any depth, and each block of inline text (a paragraph, a heading), in
+ * order: CommonMark's leaf blocks, which never share a line. An indented code block is left out,
+ * so read as prose: it shows the same.
+ */
+function blocksOf(text: string): Block[] {
+	const blocks: Block[] = [];
+	for (const token of blockParser.parse(text, {})) {
+		if (token.map && (token.type === "fence" || token.type === "inline")) {
+			blocks.push([token.map[0], token.map[1], token.type === "fence"]);
+		}
+	}
+	return blocks;
+}
+
+/**
+ * `text` with `change` applied to all but the fenced `blocks` and the code spans of its blocks of
+ * inline text, and whether `change` left every line in no block as it was (a blank line, an HTML
+ * block, an indented code block, a reference definition: it holds no code span).
+ */
+function outsideBlocks(text: string, blocks: Block[], change: (prose: string) => string): [string, boolean] {
+	const lines = text.split("\n");
+	const out: string[] = [];
+	let at = 0;
+	let settled = true;
+	const between = (end: number): void => {
+		if (at >= end) return;
+		const kept = lines.slice(at, end).join("\n");
+		const changed = change(kept);
+		out.push(changed);
+		settled &&= changed === kept;
+	};
+	for (const [start, end, code] of blocks) {
+		between(start);
+		const block = lines.slice(start, end).join("\n");
+		out.push(code ? block : outsideSpans(block, change));
+		at = end;
+	}
+	between(lines.length);
+	return [out.join("\n"), settled];
 }
 
 function outsideSpans(prose: string, change: (prose: string) => string): string {
