@@ -441,7 +441,9 @@ class _Trash:
     def keep(self, file: Path, name: str) -> str:
         """Move `file` into the trash under `name` (`held_open.keep`); where it went, from the
         vault when known (`Health/.trash/n.md`)."""
-        trash = _sweep_trash(self.path.parent, self.vault, name=self.path.name)
+        # A file not named from a vault (Ora's journal, the manifest) keeps its copy beside it.
+        trash = (_sweep_trash(self.path.parent, self.vault, name=self.path.name)
+                 if self.vault is not None else self.path.parent / TRASH_FOLDER)
         kept = keep(file, trash, name)
         if self.vault is None or not kept.startswith(f"{trash.name}/"):
             return kept  # the trash would not take it: beside the note, by that name

@@ -113,3 +113,21 @@ def test_a_public_notes_displaced_save_still_goes_to_the_vaults_trash(
     with pytest.raises(Conflict, match=r"kept in \.trash/Note\.md"):
         atomic_write(path, ORAS, content_hash(ORIGINAL), "Notes/Note.md")
     assert _trashes(vault) == {".trash/Note.md": SYNCS}
+
+
+@needs_exchange
+def test_a_file_written_without_a_vault_path_keeps_its_displaced_save_beside_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Ora's own files (the journal, the manifest) are written without a vault-relative path:
+    another Ora process's save of one stays in their folder's `.trash/`, not the vault's, where
+    the user would find Ora's bookkeeping among their deleted notes."""
+    vault = _private_vault(tmp_path)
+    (vault / ".obsidian").mkdir()
+    path = vault / ".ora-journal/ingested.json"
+    path.parent.mkdir()
+    path.write_bytes(ORIGINAL)
+    _sync_then(path, monkeypatch, _rename_save(path, LATER))
+    with pytest.raises(Conflict):
+        atomic_write(path, ORAS, content_hash(ORIGINAL))
+    assert _trashes(vault) == {".ora-journal/.trash/ingested.json": SYNCS}
