@@ -30,6 +30,7 @@ one chunk, and when one is too long it splits between lines (table rows), never 
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
@@ -75,7 +76,10 @@ BREADCRUMB = " > "
 #     the first heading joins the chunk after it (it was a result of its own), and a byte order
 #     mark before a note's first heading leaves it one: every file is planned again, its
 #     vectors reused where the embedded text is unchanged
-CHUNKER_VERSION = 26
+# 27: a line cut into parts is cut between grapheme clusters (never between a letter and its
+#     combining mark, inside a conjunct or a decomposed Hangul syllable), and the embedded text
+#     is composed (NFC): the vectors of chunks whose embedded text is unchanged are reused
+CHUNKER_VERSION = 27
 _SENTENCE_END = re.compile(r"[.!?。]$")
 
 
@@ -98,7 +102,9 @@ class Chunk:
     def embed_text(self) -> str:
         """What the embedder reads: the breadcrumb line, then the readable text."""
         body = self.text if self.readable is None else self.readable
-        return f"{self.context}\n{body}" if self.context else body
+        # Composed (NFC), as the embedder reads it (`models.embedder.composed`): saved with the
+        # index, so a note saved decomposed (macOS) is embedded again, other chunks not.
+        return unicodedata.normalize("NFC", f"{self.context}\n{body}" if self.context else body)
 
 
 @dataclass(frozen=True)
@@ -134,10 +140,10 @@ class _Counter:
         while i < n:
             j = min(n, i + room)
             if j < n:
-                j = _cut_point(i, j, words, tokens)
+                j = _cluster_cut(raw, offsets, i, _cut_point(i, j, words, tokens))
             while j > i + 1 and not self.fits(
                     seen.part(li, offsets[i][0], _part_end(raw, offsets, j))[0]):
-                j -= 1
+                j = _cluster_cut(raw, offsets, i, j - 1)
             yield offsets[i][0], _part_end(raw, offsets, j)
             i = j
 
@@ -150,6 +156,70 @@ def _part_end(raw: str, offsets: list[tuple[int, int]], j: int) -> int:
     while end < limit and not raw[end].isspace():
         end += 1
     return end
+
+
+def _cluster_cut(raw: str, offsets: list[tuple[int, int]], i: int, j: int) -> int:
+    """The last token start in (i, j] that starts a grapheme cluster (`_starts_cluster`), so a
+    part never begins with a dangling mark; `j` itself when none does (a cluster longer than a
+    chunk). Tokens follow the model's pieces, which split a word between a letter and its
+    vowel sign or virama, and an unknown run (one piece per character) anywhere."""
+    for k in range(j, i, -1):
+        if k == len(offsets) or _starts_cluster(raw, offsets[k][0]):
+            return k
+    return j
+
+
+# Hangul jamo (UAX #29 Hangul_Syllable_Type): leading consonants, vowels, trailing consonants.
+_JAMO_L = ((0x1100, 0x115F), (0xA960, 0xA97C))
+_JAMO_V = ((0x1160, 0x11A7), (0xD7B0, 0xD7C6))
+_JAMO_T = ((0x11A8, 0x11FF), (0xD7CB, 0xD7FB))
+_ZWJ = "\u200d"
+
+
+def _hangul(char: str) -> str:
+    """The Hangul syllable type of `char`: L, V, T, LV, LVT, or "" (not Hangul)."""
+    code = ord(char)
+    if 0xAC00 <= code <= 0xD7A3:
+        return "LV" if (code - 0xAC00) % 28 == 0 else "LVT"
+    for kind, spans in (("T", _JAMO_T), ("V", _JAMO_V), ("L", _JAMO_L)):
+        if any(low <= code <= high for low, high in spans):
+            return kind
+    return ""
+
+
+def _starts_cluster(raw: str, at: int) -> bool:
+    """Whether an extended grapheme cluster may start at `raw[at]` (UAX #29, as the standard
+    library can tell it without the `regex` module): not before a mark (combining, spacing,
+    enclosing: a vowel sign, a variation selector), an emoji modifier or tag, nor next to a
+    zero-width joiner; not after a virama before a letter (a conjunct, GB9c); not inside a
+    Hangul syllable written as jamo (GB6-8); not inside a pair of regional indicators (a
+    flag). Prepended concatenation marks (GB9b) are left out: a cut after one is harmless."""
+    if at <= 0 or at >= len(raw):
+        return True
+    before, char = raw[at - 1], raw[at]
+    code = ord(char)
+    if (unicodedata.category(char).startswith("M") or _ZWJ in (before, char)
+            or 0x1F3FB <= code <= 0x1F3FF or 0xE0020 <= code <= 0xE007F):
+        return False
+    if unicodedata.combining(before) == 9 and char.isalpha():
+        return False
+    pair = (_hangul(before), _hangul(char))
+    if pair[1] and (pair in {("L", "L"), ("L", "V"), ("L", "LV"), ("L", "LVT"), ("LV", "V"),
+                             ("LV", "T"), ("V", "V"), ("V", "T"), ("LVT", "T"), ("T", "T")}):
+        return False
+    return not (_flag(char) and _flag(before) and _flags_before(raw, at) % 2 == 1)
+
+
+def _flag(char: str) -> bool:
+    return 0x1F1E6 <= ord(char) <= 0x1F1FF
+
+
+def _flags_before(raw: str, at: int) -> int:
+    """How many regional indicators run up to `raw[at]`: a flag is each pair of them."""
+    n = 0
+    while at - n - 1 >= 0 and _flag(raw[at - n - 1]):
+        n += 1
+    return n
 
 
 def _cut_point(i: int, j: int, words: list[int | None], tokens: list[str]) -> int:

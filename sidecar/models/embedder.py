@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import os
+import unicodedata
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -182,6 +183,17 @@ def _remote_index(model: str) -> str:
             "re-index with a local embedder (e.g. ORA_EMBED_MODEL=q8 `ora index`)")
 
 
+def composed(text: str) -> str:
+    """`text` in Unicode NFC, the form an embedder is handed. Canonically equivalent, so it says
+    the same; but a tokenizer's own normaliser may not compose: USE-m3's (sentencepiece's
+    nmt_nfkc charsmap) reads Hangul saved decomposed (NFD, as macOS saves file names and some
+    editors text) as one unknown token, so every such chunk had one vector. NFKC is left to the
+    models that apply it (USE-m3 does): it would also fold what tells texts apart for a model
+    that does not (`x²`, `①`). The chunker's embedded text is composed too (`Chunk.embed_text`,
+    versioned: only the chunks it changes are embedded again)."""
+    return unicodedata.normalize("NFC", text)
+
+
 class Embedder:
     """What the index, search and memory need of an embedder: `embed` documents, `embed_queries`
     (with the model's query prefix), a counting `tokenizer` to size chunks, and a `model_id`
@@ -302,7 +314,8 @@ class OnnxEmbedder(Embedder):
         processor = self.tokenizer.post_processor
         room = self.max_tokens - (processor.num_special_tokens_to_add(False) if processor else 0)
         out = []
-        for encoding in self.tokenizer.encode_batch(list(texts), add_special_tokens=False):
+        for encoding in self.tokenizer.encode_batch([composed(t) for t in texts],
+                                                    add_special_tokens=False):
             if len(encoding) > room:
                 encoding.truncate(room)
             out.append(processor.process(encoding) if processor else encoding)

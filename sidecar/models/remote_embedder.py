@@ -32,7 +32,7 @@ import numpy as np
 
 from sidecar.errors import ModelUnavailable
 from sidecar.models.chat import endpoint_url
-from sidecar.models.embedder import VARIANTS, Embedder, FloatArray, load_tokenizer
+from sidecar.models.embedder import VARIANTS, Embedder, FloatArray, composed, load_tokenizer
 from sidecar.privacy.egress import may_send_private
 from sidecar.schema import load_json
 from sidecar.settings import Config
@@ -92,8 +92,8 @@ class RemoteEmbedder(Embedder):
     def _embed(self, texts: Sequence[str], role: str) -> FloatArray:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        size = self.settings.batch
-        parts = [self._request(list(texts[i: i + size]), role)
+        size, texts = self.settings.batch, [composed(t) for t in texts]  # NFC, as a local model
+        parts = [self._request(texts[i: i + size], role)
                  for i in range(0, len(texts), size)]
         out = np.concatenate(parts)
         if out.shape[1] != self.dim:

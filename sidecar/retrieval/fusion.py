@@ -11,9 +11,11 @@ fused score a method can produce, used to turn a fused score into a 0..1 similar
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Mapping, Sequence, Set
 from dataclasses import dataclass, field
 from functools import cache
+from typing import Protocol
 
 from sidecar.errors import BadRequest
 from sidecar.models.catalogue import calibration
@@ -24,20 +26,22 @@ Ranked = Sequence[tuple[str, float]]
 
 
 def rrf(
-    lists: Mapping[str, Ranked], weights: Mapping[str, float], k: float, depth: int = 0
+    lists: Mapping[str, Ranked], weights: Mapping[str, float], k: float, depth: int = 0,
+    copies: Mapping[str, str] | None = None,
 ) -> dict[str, float]:
     """Weighted reciprocal rank fusion, `fused(d) = Σ_r w_r / (k + rank_r(d))`, ranks 1-based.
 
     Cormack, Clarke & Büttcher, "Reciprocal Rank Fusion outperforms Condorcet and individual
     Rank Learning Methods", SIGIR 2009 (k = 60 there); the per-retriever weight is ADR-0005
-    decision 1. Ranks are competition ranks (`ranks`), so equal retriever scores fuse equally.
-    A list a document is absent from contributes nothing; `depth` is unused.
+    decision 1. Equal retriever scores fuse equally: they share a rank (`shared_ranks`, told
+    by `copies` which of them are copies of one text). A list a document is absent from
+    contributes nothing; `depth` is unused.
     """
     del depth
     fused: dict[str, float] = {}
     for name, ranked in lists.items():
         weight = weights.get(name, 1.0)
-        for doc, rank in ranks(ranked).items():
+        for doc, rank in shared_ranks(ranked, copies).items():
             fused[doc] = fused.get(doc, 0.0) + weight / (k + rank)
     return fused
 
@@ -91,23 +95,26 @@ def _convex(
 
 
 def convex_minmax(
-    lists: Mapping[str, Ranked], weights: Mapping[str, float], k: float, depth: int
+    lists: Mapping[str, Ranked], weights: Mapping[str, float], k: float, depth: int,
+    copies: Mapping[str, str] | None = None,
 ) -> dict[str, float]:
     """Convex combination of min-max normalised scores, `Σ_r w_r·norm_r(d) / Σ_r w_r`.
 
     Bruch, Gai & Ingber, "An Analysis of Fusion Functions for Hybrid Retrieval", ACM TOIS 42(1),
     2023, which finds a tuned convex combination beats RRF. A document missing from a list cut
-    at `depth` gets that list's lowest normalised score. `k` is unused; it keeps one signature.
+    at `depth` gets that list's lowest normalised score. `k` and `copies` are unused (scores,
+    not ranks, are fused: equal scores fuse equally); they keep one signature.
     """
-    del k
+    del k, copies
     return _convex(lists, weights, depth, min_max)
 
 
 def convex_max(
-    lists: Mapping[str, Ranked], weights: Mapping[str, float], k: float, depth: int
+    lists: Mapping[str, Ranked], weights: Mapping[str, float], k: float, depth: int,
+    copies: Mapping[str, str] | None = None,
 ) -> dict[str, float]:
     """`convex_minmax` with each list divided by its maximum instead (`max_scaled`)."""
-    del k
+    del k, copies
     return _convex(lists, weights, depth, max_scaled)
 
 
@@ -117,9 +124,18 @@ def convex_ceiling(names: Sequence[str], weights: Mapping[str, float], k: float)
     return 1.0
 
 
+class Fuse(Protocol):
+    """A fusion method: lists, weights, `k`, depth, and which chunks are copies of one text."""
+
+    def __call__(
+        self, lists: Mapping[str, Ranked], weights: Mapping[str, float], k: float, depth: int,
+        copies: Mapping[str, str] | None = None,
+    ) -> dict[str, float]: ...
+
+
 @dataclass(frozen=True)
 class FusionMethod:
-    fuse: Callable[[Mapping[str, Ranked], Mapping[str, float], float, int], dict[str, float]]
+    fuse: Fuse
     ceiling: Callable[[Sequence[str], Mapping[str, float], float], float]
 
 
@@ -155,15 +171,17 @@ class FusionSettings:
 
     def fuse(
         self, lists: Mapping[str, Ranked], depth: int,
-        unscored: Mapping[str, Set[str]] | None = None,
+        unscored: Mapping[str, Set[str]] | None = None, copies: Mapping[str, str] | None = None,
     ) -> dict[str, float]:
         """Fused scores of lists that were each asked for `depth` results; `unscored` names, per
-        retriever, the chunks it could not score (see `impute_unscored`)."""
+        retriever, the chunks it could not score (see `impute_unscored`); `copies` gives tied
+        chunks the key of their text (see `shared_ranks`)."""
         method = get_fusion(self.method)
         if unscored:
             lists = impute_unscored(
-                lists, unscored, lambda some: method.fuse(some, self.weights, self.k, depth))
-        return method.fuse(lists, self.weights, self.k, depth)
+                lists, unscored,
+                lambda some: method.fuse(some, self.weights, self.k, depth, copies))
+        return method.fuse(lists, self.weights, self.k, depth, copies)
 
     def ceiling(self, names: Sequence[str]) -> float:
         return get_fusion(self.method).ceiling(names, self.weights, self.k)
@@ -226,6 +244,37 @@ def ranks(ranked: Ranked) -> dict[str, int]:
         if score != previous:
             rank, previous = position, score
         out.setdefault(doc, rank)
+    return out
+
+
+def tied(ranked: Ranked) -> set[str]:
+    """The chunks of `ranked` whose score another chunk of it has too."""
+    seen: dict[float, int] = {}
+    for _doc, score in ranked:
+        seen[score] = seen.get(score, 0) + 1
+    return {doc for doc, score in ranked if seen[score] > 1}
+
+
+def shared_ranks(ranked: Ranked, copies: Mapping[str, str] | None = None) -> dict[str, float]:
+    """1-based ranks of a list sorted best first, what fusion reads: chunks with equal scores
+    share one rank, so an arbitrary order does not split them. Copies of one text (the same
+    key in `copies`: `copies.copy_key`; without `copies`, every tied chunk) take one place and
+    share its rank, the rank that text alone would have (a template pasted into many notes is
+    one passage: they show as one result). Distinct texts tied take a place each and share the
+    mean of those places (fractional ranking), so a tie claims no more of the top than an
+    order would: the chunks an embedder cannot read (a run of characters outside its
+    vocabulary, one unknown token each) get one vector, and with competition ranks every one
+    of them was ranked first, hundreds of them filling the candidate pool ahead of the chunk
+    holding the query's word. The place after a tie is counted as `ranks` counts it."""
+    out: dict[str, float] = {}
+    position = 0
+    for _score, group in itertools.groupby(ranked, key=lambda item: item[1]):
+        docs = [doc for doc, _ in group]
+        texts = len({copies.get(doc, doc) for doc in docs}) if copies is not None else 1
+        shared = position + 1 + (texts - 1) / 2
+        for doc in docs:
+            out.setdefault(doc, shared)
+        position += len(docs)
     return out
 
 

@@ -26,7 +26,14 @@ from sidecar.models.embedder import FloatArray
 from sidecar.models.reranker import Reranker, rerank_limits
 from sidecar.retrieval.copies import collapse, copy_key
 from sidecar.retrieval.filters import is_admissible, result_flags
-from sidecar.retrieval.fusion import FusionSettings, Ranked, fusion_settings, ranks, top
+from sidecar.retrieval.fusion import (
+    FusionSettings,
+    Ranked,
+    fusion_settings,
+    ranks,
+    tied,
+    top,
+)
 from sidecar.retrieval.phrases import phrase, phrase_settings
 from sidecar.retrieval.private_now import PrivatePaths, hidden_now, with_private_now
 from sidecar.retrieval.rerank import rerank_pool
@@ -171,11 +178,26 @@ async def _accented(
 
 def fuse_pool(
     lists: Mapping[str, Ranked], depth: int, fusion: FusionSettings, size: int | None = None,
-    unembedded: set[str] | None = None,
+    unembedded: set[str] | None = None, copies: Mapping[str, str] | None = None,
 ) -> list[tuple[str, float]]:
     """The candidate pool: the `size` (default `depth`) best chunks of lists `depth` deep;
-    `unembedded` chunks (no vector yet) are not held back for lacking a dense rank."""
-    return top(fusion.fuse(lists, depth, {"dense": unembedded or set()}), size or depth)
+    `unembedded` chunks (no vector yet) are not held back for lacking a dense rank; `copies`
+    tells tied chunks' texts apart (`fusion.shared_ranks`)."""
+    return top(fusion.fuse(lists, depth, {"dense": unembedded or set()}, copies), size or depth)
+
+
+async def _copies(
+    index: SearchIndex, lists: Mapping[str, Ranked], options: SearchOptions,
+) -> dict[str, str]:
+    """The copy key (`copies.copy_key`) of each chunk a retriever scored level with another:
+    fusion then ranks copies of one text as one and distinct texts tied as an order would
+    (`fusion.shared_ranks`). Only tied chunks are read, and a list mostly has none."""
+    ids = sorted({chunk_id for ranked in lists.values() for chunk_id in tied(ranked)})
+    if not ids:
+        return {}
+    facts = await asyncio.to_thread(
+        index.chunk_facts, ids, private=options.private, namespace=options.namespace)
+    return {chunk_id: copy_key(chunk.text) for chunk_id, chunk in facts.items()}
 
 
 def _check(query: str, options: SearchOptions) -> None:
@@ -255,7 +277,8 @@ async def candidates(
     unembedded = await asyncio.to_thread(
         index.unembedded, [i for i, _ in lists["bm25"] if i not in dense],
         namespace=options.namespace)
-    pool = fuse_pool(lists, depth, fusion, unembedded=unembedded)
+    pool = fuse_pool(lists, depth, fusion, unembedded=unembedded,
+                     copies=await _copies(index, lists, options))
     facts = await _facts(index, [chunk_id for chunk_id, _ in pool], options)
     admitted = (await asyncio.to_thread(_admitted, pool, facts, options)  # it may read files
                 if options.leave_out is not None else _admitted(pool, facts, options))
