@@ -10,9 +10,10 @@ the pair's id:
 After `.ora/` is deleted a rescan offers the same pairs again (ids are stable: the same claims
 in the same notes) and each takes the status last recorded for it. A note renamed or moved gives
 its pairs new ids: the scan that finds it so records each triaged pair's status again under its
-new id (`moves.py`), so the decision follows the note. Pairs involving a private
-note are recorded in a second note tagged `private`. Paths are `schema/cleaning.json`
-`decisions`.
+new id (`moves.py`; all of them in one append per note), so the decision follows the note (a
+new id the user decided already keeps that decision: nothing is recorded for it). Pairs
+involving a private note are recorded in a second note tagged `private`. Paths are
+`schema/cleaning.json` `decisions`.
 """
 
 from __future__ import annotations
@@ -69,15 +70,23 @@ class DecisionLog:
         compare-and-swap writer. Raises when it cannot be written (a full disk: OSError; the
         note empty or changing under an editor's save: Conflict): the queue is rebuilt from
         these lines, so a decision they do not hold must not be made."""
+        self.append([decision_line(pid, status, a, b)], private=private)
+
+    def append(self, lines: list[str], *, private: bool) -> None:
+        """Append these `decision_line`s to one decisions note in one write (a scan that
+        carries many pairs over to a moved note records them all at once: each write is an
+        atomic replace of the whole note). Raises as `record` does."""
+        if not lines:
+            return
         rel = decision_notes()[1 if private else 0]
-        line = decision_line(pid, status, a, b)
+        text = "".join(lines)
         if not vault_path(self.vault, rel).is_file():
             try:
-                create_note(self.vault, rel, _head(private) + line)
+                create_note(self.vault, rel, _head(private) + text)
                 return
             except Conflict:  # created meanwhile: append below
                 pass
-        append_to_note(self.vault, rel, line, blank_line=False)
+        append_to_note(self.vault, rel, text, blank_line=False)
 
     def problems(self) -> list[str]:
         """Why a decisions note is neither read nor written: its folder (or itself) is a

@@ -7,7 +7,7 @@ resolved) would come back. So the scan first pairs each note gone from its path 
 new note that has its bytes (a rename, a folder move) or, failing that, its very claims (a
 rename and a frontmatter edit between two scans), each only when that match is unique. Every
 triaged pair with a side in a moved note takes the new path, the lines its claim has there
-and the id that follows from them (`Queue.move_pair`), its status kept. A claim whose words
+and the id that follows from them (`Queue.move_pairs`), its status kept. A claim whose words
 changed matches nothing of the old pair, so it is judged afresh, as any changed claim is.
 """
 
@@ -32,12 +32,11 @@ def follow_moves(queue: Queue, seen: Survey) -> None:
     moves = find_moves(queue, seen)
     if not moves:
         return
-    for pair in queue.triaged(moves):
-        moved = moved_pair(pair, moves, seen.states)
-        if moved is not None:
-            queue.move_pair(pair, moved)
-    for old, state in sorted(moves.items()):
-        queue.move_undo_files(old, state.path, state.hash)
+    # All at once: one transaction, one decisions append per note, one pass over the journal
+    # (a folder of notes moved can carry thousands of pairs, inside the scan's save).
+    queue.move_pairs([(pair, moved) for pair in queue.triaged(moves)
+                      if (moved := moved_pair(pair, moves, seen.states)) is not None])
+    queue.move_undo_files((old, state.path, state.hash) for old, state in sorted(moves.items()))
 
 
 def find_moves(queue: Queue, seen: Survey) -> dict[str, NoteState]:
@@ -79,7 +78,8 @@ def _unique(gone: dict[str, NoteState], arrived: dict[str, NoteState],
 def moved_pair(pair: Pair, moves: dict[str, NoteState],
                states: dict[str, NoteState]) -> Pair | None:
     """`pair` with its moved sides at their new places, and the id that follows; private
-    when a note of it is private now (its decision must not be recorded in the public note).
+    when a note of it is private now (its decision must not be recorded in the public note,
+    nor the pair listed outside private mode).
     None when a moved note no longer makes its claim (a title that was the file's name): that
     decision was on words the vault no longer holds, and stays where it was."""
     a, b = _moved_side(pair.a, moves), _moved_side(pair.b, moves)

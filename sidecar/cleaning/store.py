@@ -10,7 +10,7 @@ next one for notes whose text is the same. `undo` and `undo_files` keep the last
 journals (`sidecar/cleaning/undo.py`): the pairs as they were and each touched file's earlier
 bytes. A pair's id names its two claims in their two notes (`pair_id`); a scan that finds a note
 renamed or moved carries the triaged pairs of it, and their journalled snapshots, over to the new
-path and id (`moves.py`, `move_pair`): the file's tables are unchanged.
+path and id (`moves.py`, `move_pairs`): the file's tables are unchanged.
 
 A pair is `private` when either note is private (its tag, or an ora.yaml `private` folder): it
 is listed, counted and found by id only in private mode, like the index's private store. With the
@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from sidecar.cleaning.decisions import DecisionLog
+from sidecar.cleaning.decisions import DecisionLog, decision_line
 from sidecar.cleaning.live_privacy import LivePrivacy, Seen
 from sidecar.cleaning.provenance import provenance, suggestion
 from sidecar.data_folder import private_folder
@@ -141,7 +141,7 @@ def pair_id(kind: str, a: Side, b: Side) -> str:
 
     Contradictions are symmetric, so their sides are sorted; a news proposal is directed. A
     note renamed or moved gives its pairs new ids: the scan carries a triaged pair over to it
-    (`moves.py`, `Queue.move_pair`), so its status follows the note.
+    (`moves.py`, `Queue.move_pairs`), so its status follows the note.
     """
     sides = [(a.path, a.text), (b.path, b.text)]
     if kind != "news":
@@ -494,39 +494,49 @@ class Queue:
         rows += self._rows_in("SELECT * FROM pairs WHERE status != 'open' AND b_path", wanted)
         return sorted({r["id"]: _pair(r) for r in rows}.values(), key=lambda p: p.id)
 
-    def move_pair(self, old: Pair, moved: Pair) -> None:
-        """A triaged pair whose note was renamed or moved (`moves.py`): `moved` (its new id,
-        paths and lines, its status kept) takes the place of `old` in the queue and in the undo
-        journal, so that neither the next scan's finding nor an undo sees a pair of its own.
-        It is recorded in the vault's decisions first, so it outlives `.ora/`; a decision that
-        cannot be written there (a full disk) is logged and still kept in the queue: moving
-        the pair loses nothing that was recorded."""
-        try:
-            self._record(moved, moved.status)
-        except (OraError, OSError) as err:
-            log.warning("the decision on pair %s could not follow its renamed note into the "
-                        "decisions note (%s); it is kept in the queue", moved.id, err)
-        with self._db.transaction() as conn:
-            taken = conn.execute("SELECT status FROM pairs WHERE id = ?", (moved.id,)).fetchone()
-            if taken is not None and taken[0] != "open":  # decided there already: that stands
-                conn.execute("DELETE FROM pairs WHERE id = ?", (old.id,))
-            else:
-                conn.execute("DELETE FROM pairs WHERE id = ?", (moved.id,))
-                conn.execute(
-                    "UPDATE pairs SET id = ?, a_path = ?, a_start = ?, a_end = ?, b_path = ?, "
-                    "b_start = ?, b_end = ?, resolution = ?, updated = ? WHERE id = ?",
-                    (moved.id, moved.a.path, moved.a.line_start, moved.a.line_end, moved.b.path,
-                     moved.b.line_start, moved.b.line_end,
-                     json.dumps(moved.resolution) if moved.resolution else None, _now(),
-                     old.id))
-            _move_snapshots(conn, old.id, moved)
+    def move_pairs(self, moves: list[tuple[Pair, Pair]]) -> list[Pair]:
+        """Triaged pairs whose notes were renamed or moved (`moves.py`), as (old, moved): each
+        `moved` (its new id, paths and lines, its status kept) takes the place of `old` in the
+        queue and in the undo journal, so that neither the next scan's finding nor an undo sees
+        a pair of its own. A new id the user decided already keeps that decision: the old pair
+        goes, recorded nowhere, and so do its journalled snapshots (their undo must not reopen
+        the pair that stands). Returns the pairs that moved.
 
-    def move_undo_files(self, old: str, new: str, new_hash: str) -> None:
-        """A journalled file renamed or moved with the bytes a resolution left (`new_hash`):
-        an undo puts its earlier bytes back at its new path."""
+        All in one transaction, with one pass over the journal, and the moved pairs recorded
+        in the vault's decisions before it commits (one append per decisions note), so they
+        outlive `.ora/`; a decision that cannot be written there (a full disk) is logged and
+        still kept in the queue: moving the pairs loses nothing that was recorded. A pair
+        takes its moved note's privacy at once (a move into a private folder), not only when
+        the scan's note states are saved: it points at that note's path from now on."""
         with self._db.transaction() as conn:
-            conn.execute("UPDATE undo_files SET path = ? WHERE path = ? AND trash IS NULL "
-                         "AND after_hash = ?", (new, old, new_hash))
+            went = [(old, moved) for old, moved in moves if _take_id(conn, old, moved)]
+            self._record_all([moved for _, moved in went])
+            gone = {old.id for old, _ in moves} - {old.id for old, _ in went}
+            _move_snapshots(conn, {old.id: moved for old, moved in went}, gone)
+        return [moved for _, moved in went]
+
+    def _record_all(self, pairs: list[Pair]) -> None:
+        """Record the status of each of `pairs` in the vault's decisions, one write per note
+        (see `move_pairs` for a note that cannot be written)."""
+        if self.decisions is None:
+            return
+        for private in (False, True):
+            lines = [decision_line(p.id, p.status, (p.a.path, p.a.line_start, p.a.line_end),
+                                   (p.b.path, p.b.line_start, p.b.line_end))
+                     for p in pairs if p.private == private]
+            try:
+                self.decisions.append(lines, private=private)
+            except (OraError, OSError) as err:
+                log.warning("the decisions on %d pairs could not follow their renamed notes into "
+                            "the decisions note (%s); they are kept in the queue", len(lines), err)
+
+    def move_undo_files(self, moves: Iterable[tuple[str, str, str]]) -> None:
+        """Journalled files renamed or moved, as (old path, new path, new hash), with the bytes
+        a resolution left (the new hash): an undo puts their earlier bytes back at the new
+        path."""
+        with self._db.transaction() as conn:
+            conn.executemany("UPDATE undo_files SET path = ? WHERE path = ? AND trash IS NULL "
+                             "AND after_hash = ?", ((new, old, h) for old, new, h in moves))
 
     def rehash(self, path: str, old_hash: str, new_hash: str) -> None:
         """Our own edit changed a file's frontmatter: open pairs judged on its old bytes stay
@@ -601,17 +611,42 @@ class Queue:
         return len(rows) - len(self._private_now(rows))
 
 
-def _move_snapshots(conn: sqlite3.Connection, old: str, moved: Pair) -> None:
-    """The undo journal's snapshots of pair `old` take `moved`'s id and places (their status,
-    hashes and resolution stay as they were before that resolution)."""
+def _take_id(conn: sqlite3.Connection, old: Pair, moved: Pair) -> bool:
+    """`old`'s row becomes `moved` (an open finding under that id gives way), unless that id
+    is decided already: that stands, and `old` goes. The row is private when either was (see
+    `Queue.move_pairs`); `reflag` makes it public again once its notes' states say so."""
+    taken = conn.execute("SELECT status FROM pairs WHERE id = ?", (moved.id,)).fetchone()
+    if taken is not None and taken[0] != "open" and moved.id != old.id:
+        conn.execute("DELETE FROM pairs WHERE id = ?", (old.id,))
+        return False
+    conn.execute("DELETE FROM pairs WHERE id = ? AND status = 'open'", (moved.id,))
+    conn.execute(
+        "UPDATE pairs SET id = ?, a_path = ?, a_start = ?, a_end = ?, b_path = ?, b_start = ?, "
+        "b_end = ?, resolution = ?, private = MAX(private, ?), updated = ? WHERE id = ?",
+        (moved.id, moved.a.path, moved.a.line_start, moved.a.line_end, moved.b.path,
+         moved.b.line_start, moved.b.line_end,
+         json.dumps(moved.resolution) if moved.resolution else None, int(moved.private),
+         _now(), old.id))
+    return True
+
+
+def _move_snapshots(conn: sqlite3.Connection, moved: dict[str, Pair], gone: set[str]) -> None:
+    """In one pass over the undo journal: the snapshots of each pair of `moved` (old id -> the
+    pair moved) take its new id and places (their status, hashes and resolution stay as they
+    were before that resolution); those of `gone` are dropped. An entry left without pairs
+    stays: its undo puts back its files, if any, and reopens nothing."""
+    if not moved and not gone:
+        return
     for seq, text in conn.execute("SELECT seq, pairs FROM undo").fetchall():
         docs = json.loads(text)
-        hits = [doc for doc in docs if doc["id"] == old]
-        for doc in hits:
-            doc["id"], doc["a"], doc["b"] = moved.id, moved.a.as_json(), moved.b.as_json()
-        if hits:
-            conn.execute("UPDATE undo SET pairs = ? WHERE seq = ?",
-                         (json.dumps(docs, ensure_ascii=False), seq))
+        if not any(doc["id"] in moved or doc["id"] in gone for doc in docs):
+            continue
+        kept = [doc for doc in docs if doc["id"] not in gone]
+        for doc in kept:
+            if (pair := moved.get(doc["id"])) is not None:
+                doc["id"], doc["a"], doc["b"] = pair.id, pair.a.as_json(), pair.b.as_json()
+        conn.execute("UPDATE undo SET pairs = ? WHERE seq = ?",
+                     (json.dumps(kept, ensure_ascii=False), seq))
 
 
 _IN_CHUNK = 500  # paths per `IN (...)` query
