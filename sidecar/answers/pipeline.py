@@ -42,6 +42,7 @@ import numpy as np
 from sidecar.answers.prompt import (
     SYSTEM_PROMPT,
     GivenDeltas,
+    capped,
     citation,
     extractive,
     flag_text,
@@ -93,14 +94,6 @@ class AnswerLimits:
         a = load_json("memory.json")["answers"]
         tokens = int(config.answer_max_tokens)
         return cls(int(a["k"]), tokens, int(a["quote_chars"]), tokens * int(a["chars_per_token"]))
-
-
-def capped(text: str, most: int) -> str:
-    """`text`, or its first `most` characters and a line saying the rest was cut."""
-    if len(text) <= most:
-        return text
-    return (text[:most].rstrip() + f"\n\n[Ora cut this answer at {most:,} characters: the "
-            f"model sent {len(text):,}, more than answer_max_tokens allows.]")
 
 
 async def _generate(
@@ -207,20 +200,22 @@ async def answer(
     results = await asyncio.to_thread(above_floor, embedder, question, results)
     citations = [citation(n, r) for n, r in enumerate(results, start=1)]
     history = await memory.context(question) if memory is not None else []
+    earlier = memory is not None and await asyncio.to_thread(memory.has_earlier_turns, question)
     external = (await web_tier(config, embedder, question, int(config.web_results),
                                private=options.private) if web else {})
     web_results: list[dict[str, Any]] = external.get("web", [])
     if memory is not None:  # before the model is asked: a crash mid-answer keeps the question
         await asyncio.shield(_noted(memory.remember, "user", question))
     generator, reason, text = generator_name(config), "", NO_PASSAGES
-    if not citations and (generator is None or not (history or web_results)):
+    if not citations and (generator is None or not (earlier or web_results)):
         # In a conversation the model still answers: its turns may hold what is asked.
         generator, reason = None, "no passage in the vault matches the question"
     elif generator is None:
         reason = "no language model is configured (set llm_url)"
     else:
         # The pieces streamed carry only the numbers the model was given, as the answer does.
-        deltas = GivenDeltas(len(citations), on_delta) if on_delta is not None else None
+        deltas = (GivenDeltas(len(citations), on_delta, limits.max_chars)
+                  if on_delta is not None else None)
         try:
             text = capped(await _generate(config, question, citations, history,
                                           limits.max_tokens, web_results, private=options.private,

@@ -40,8 +40,6 @@ _SPACED_REFS = re.compile(
 # The end of a streamed text that may still become a marker: blanks (a removed marker takes the
 # blank before it), then an open `[` with only what a marker holds after it.
 _OPEN_TAIL = re.compile(r"[ \t]*(?:\[[\d\s,;]*)?\Z")
-# Longer than this, an open `[…` is no marker still being written (`[1, 2, 3, … 12]` fits).
-OPEN_MARKER_CHARS = 40
 
 
 @cache
@@ -114,29 +112,39 @@ def given_refs(answer: str, count: int) -> str:
     return _SPACED_REFS.sub(kept, answer)
 
 
+def capped(text: str, most: int) -> str:
+    """`text`, or its first `most` characters and a line saying the rest was cut."""
+    if len(text) <= most:
+        return text
+    return (text[:most].rstrip() + f"\n\n[Ora cut this answer at {most:,} characters: the "
+            f"model sent {len(text):,}, more than answer_max_tokens allows.]")
+
+
 class GivenDeltas:
     """Hands on a streamed answer's pieces with `given_refs` applied to them: each piece sent is
     the next part of the cleaned text so far, less its open tail (trailing blanks, and an
-    unclosed `[…` of marker characters up to `OPEN_MARKER_CHARS` long), which waits for the
-    next piece or `flush`. The pieces sent join to `given_refs` of the whole text."""
+    unclosed `[…` of marker characters, however long: released early, a group closed later
+    would take back numbers already sent), which waits for the next piece or `flush`. Nothing
+    past `most` characters is sent before `flush`, which ends on the cut's line (`capped`): the
+    pieces sent join to the final answer, `given_refs(capped(text, most))`."""
 
-    def __init__(self, count: int, on_delta: Callable[[str], Awaitable[None]]) -> None:
+    def __init__(self, count: int, on_delta: Callable[[str], Awaitable[None]],
+                 most: int) -> None:
         self.count = count
         self.on_delta = on_delta
+        self.most = most
         self.raw = ""
         self.sent = ""
 
     async def __call__(self, piece: str) -> None:
         self.raw += piece
-        tail = _OPEN_TAIL.search(self.raw)
-        held = 0 if tail is None else len(self.raw) - tail.start()
-        if "[" in self.raw[len(self.raw) - held:] and held > OPEN_MARKER_CHARS:
-            held = len(self.raw) - len(self.raw.rstrip(" \t"))  # not a marker: release it
-        await self._send(self.raw[: len(self.raw) - held])
+        seen = self.raw[: self.most]
+        tail = _OPEN_TAIL.search(seen)
+        await self._send(seen[: tail.start()] if tail is not None else seen)
 
     async def flush(self) -> None:
         """Send what was held back: the text is whole."""
-        await self._send(self.raw)
+        await self._send(capped(self.raw, self.most))
 
     async def _send(self, text: str) -> None:
         cleaned = given_refs(text, self.count)

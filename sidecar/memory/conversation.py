@@ -152,6 +152,11 @@ class ConversationMemory:
     def turns(self) -> list[Turn]:
         return self.store.turns(self.namespace, self.conversation, private=self.private)
 
+    def has_earlier_turns(self, query: str) -> bool:
+        """Whether this conversation itself holds turns before `query` (a question asked again
+        after a crash is not one; turns recalled from other conversations never are)."""
+        return bool(_asked_now(self.turns(), query))
+
     def window(self) -> list[Turn]:
         """The most recent turns whose tokens fit `window_tokens`, oldest first, never starting
         with an answer whose question did not fit."""

@@ -59,6 +59,25 @@ async def test_in_a_conversation_the_model_still_answers_told_that_no_passage_ma
     assert any("Wild yeast" in m["content"] for m in request["messages"][:-1])
 
 
+async def test_a_new_conversation_asks_no_model_though_another_one_asked_the_same(
+    tmp_path: Path, indexed: Index, embedder: Embedder, llm: Any,
+) -> None:
+    """Review: turns recalled from another conversation counted as this one's earlier turns, so
+    a question matching no note went to the model in a brand-new conversation."""
+    config = settings(tmp_path, llm_url=llm.url)
+    store = open_store(config.data)
+    try:
+        for name in ("first", "second"):
+            memory = ConversationMemory(config, store, Episodic(indexed.chroma, "default"),
+                                        embedder, name)
+            doc = await answer(config, indexed, embedder, None, UNANSWERABLE,
+                               SearchOptions(k=4, rerank=False), memory=memory)
+            assert (doc["generator"], doc["answer"]) == ("none", NO_PASSAGES), name
+    finally:
+        store.close()
+    assert llm.requests == []
+
+
 async def test_without_a_model_an_unanswerable_question_quotes_no_passage(
     tmp_path: Path, indexed: Index, embedder: Embedder,
 ) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from sidecar.answers import answer
-from sidecar.answers.prompt import OPEN_MARKER_CHARS, GivenDeltas, given_refs
+from sidecar.answers.prompt import GivenDeltas, capped, given_refs
 from sidecar.index import Index
 from sidecar.models.embedder import Embedder
 from sidecar.retrieval.search import SearchOptions
@@ -25,7 +25,7 @@ async def _streamed(pieces: list[str], count: int) -> list[str]:
     async def on_delta(piece: str) -> None:
         sent.append(piece)
 
-    deltas = GivenDeltas(count, on_delta)
+    deltas = GivenDeltas(count, on_delta, 10_000)
     for piece in pieces:
         await deltas(piece)
     await deltas.flush()
@@ -40,19 +40,29 @@ async def test_streamed_pieces_never_carry_a_marker_the_model_was_not_given() ->
     assert not any(m in piece for piece in sent for m in ("7", "12", "[1,"))
 
 
-async def test_an_open_bracket_that_is_no_marker_is_released_after_a_bounded_length() -> None:
+async def test_a_long_group_closed_late_streams_only_the_given_numbers_and_goes_on() -> None:
+    """Review: a group past 40 characters was released raw, so numbers never given were
+    streamed and, the group once closed, the stream stopped for good."""
+    numbers = ", ".join(str(n) for n in range(1, 14))
+    pieces = [f"Yeast [{numbers}", ", 14]", " and flour."]
+    sent = await _streamed(pieces, 2)
+    assert "".join(sent) == given_refs("".join(pieces), 2) == "Yeast [1][2] and flour."
+
+
+async def test_a_capped_answer_streams_no_further_than_the_cap() -> None:
     sent: list[str] = []
 
     async def on_delta(piece: str) -> None:
         sent.append(piece)
 
-    deltas = GivenDeltas(4, on_delta)
-    await deltas("Options [")
-    assert "".join(sent) == "Options"
-    await deltas("1 " * OPEN_MARKER_CHARS)  # not a marker still being written: sent unflushed
-    assert "".join(sent).startswith("Options [1 1 ")
+    deltas = GivenDeltas(2, on_delta, 30)
+    for piece in ["Wild yeast [1] leavens it. ", "x" * 50, " end."]:
+        await deltas(piece)
+    assert len("".join(sent)) <= 30
     await deltas.flush()
-    assert "".join(sent) == "Options [" + "1 " * OPEN_MARKER_CHARS
+    raw = "Wild yeast [1] leavens it. " + "x" * 50 + " end."
+    assert "".join(sent) == given_refs(capped(raw, 30), 2)
+    assert "".join(sent).endswith("more than answer_max_tokens allows.]")
 
 
 async def test_a_streamed_answer_streams_only_the_given_markers(
