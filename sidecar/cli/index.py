@@ -7,7 +7,7 @@ from typing import Any
 
 from sidecar.cli.common import add_vault_args, config_from_args, emit, log
 from sidecar.index import open_index
-from sidecar.index.language_offer import language_offer
+from sidecar.index.language_offer import chosen_by_auto, language_offer
 from sidecar.index.progress import StderrProgress
 from sidecar.index.reembed import describe
 from sidecar.index_params import load_params
@@ -46,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
         problems = index.vault_settings.problems
     for problem in problems:  # what of ora.yaml could not be used, and what was used instead
         log(problem)
-    if result["suggestion"]:
+    if result["suggestion"] and chosen_by_auto(config):  # not of an embedder set on purpose
         log(result["suggestion"]["message"])
     emit(args, result, _human)
     return 0

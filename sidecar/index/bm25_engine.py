@@ -51,7 +51,8 @@ LAYOUT = ("body: title heading about text anchors(by path); composed (NFC, width
           "Traditional as Simplified), unspaced bigrams (CJK, Thai, Lao, Khmer, Myanmar) "
           "simple remove_long(40) "
           "lowercase ascii_fold stemmer(en); body_LANG per languages.json: stopword(LANG) "
-          "stemmer(LANG) ascii_fold; grams: n-grams of long words of compound languages; chars: "
+          "stemmer(LANG) ascii_fold, and again folded the words whose fold then stem differs; "
+          "grams: n-grams of long words of compound languages; chars: "
           "letters of CJK runs one by one; notes: whole notes of the languages taking feedback")
 
 
@@ -102,6 +103,10 @@ class Terms:
     tokens: tuple[int, ...] = ()
     # Its Chinese, Japanese and Korean words of one character, looked up in `chars`.
     chars: tuple[str, ...] = ()
+    # Per pair of `words`, the term of its word folded before the stemmer where that differs
+    # (`languages.unaccented`), sought beside it, the better of the two scoring: a note
+    # written without the accents holds only that one.
+    unaccented: tuple[str | None, ...] = ()
 
     def __bool__(self) -> bool:
         return bool(self.words or self.grams or self.chars)
@@ -113,6 +118,7 @@ def analyze(english: Sequence[str], words: Sequence[str],
     English keeps, its query stopwords dropped), without repeats. A note is scored by the terms
     of its own language only, since its text is in that language's field alone."""
     pairs: dict[tuple[str, str], int] = {}
+    folded: dict[tuple[str, str], str | None] = {}
     token_ids: dict[tuple[str, int], int] = {}
     for code, lang in languages.spec().languages.items():
         if codes is not None and code not in codes:
@@ -120,13 +126,18 @@ def analyze(english: Sequence[str], words: Sequence[str],
         for word in english if code == "en" else words:
             if code != "en" and languages.query_stopword(code, word):
                 continue
-            for i, term in enumerate(languages.analyze(code, segment(word))):
+            written = segment(word)
+            plain = languages.unaccented(code, written)
+            for i, term in enumerate(languages.analyze(code, written)):
                 token = token_ids.setdefault((word, i), len(token_ids))
                 pairs.setdefault((lang.field, term), token)
+                if plain is not None and plain[i] != term:
+                    folded.setdefault((lang.field, term), plain[i])
     compound = codes is None or any(languages.compounds(code) for code in codes)
     grams = dict.fromkeys(g for w in words for g in languages.grams(w)) if compound else {}
     chars = dict.fromkeys(c for w in words for c in languages.lone_characters(w))
-    return Terms(tuple(pairs), tuple(grams), tokens=tuple(pairs.values()), chars=tuple(chars))
+    return Terms(tuple(pairs), tuple(grams), tokens=tuple(pairs.values()), chars=tuple(chars),
+                 unaccented=tuple(folded.get(pair) for pair in pairs) if folded else ())
 
 
 def takes_feedback(terms: Terms) -> bool:
@@ -224,6 +235,9 @@ class Bm25Engine:
             doc.add_unsigned("archived", int(archived))
             words, chars = languages.indexed(body)
             doc.add_text(lang.field, words)
+            plain = languages.unaccented_words(lang.code, words)
+            if plain:
+                doc.add_text(lang.field, plain)
             if lang.compounds:
                 doc.add_text(_GRAMS, " ".join(languages.grams(body)))
             if chars:
@@ -334,9 +348,10 @@ def _query(terms: Terms, searcher: tantivy.Searcher) -> tantivy.Query:
     n-grams and feedback terms at their weights."""
     spec = languages.spec()
     weights = _shared_rarity(terms, searcher)
-    parts = [(tantivy.Occur.Should, _term(field, term) if weight == 1.0 else
-              tantivy.Query.boost_query(_term(field, term), weight))
-             for (field, term), weight in zip(terms.words, weights, strict=True)]
+    folded = terms.unaccented or (None,) * len(terms.words)
+    parts = [(tantivy.Occur.Should, _word(field, term, plain) if weight == 1.0 else
+              tantivy.Query.boost_query(_word(field, term, plain), weight))
+             for (field, term), weight, plain in zip(terms.words, weights, folded, strict=True)]
     parts += [(tantivy.Occur.Should, _term(_CHARS, char)) for char in terms.chars]
     for weighted, weight in (([(_GRAMS, gram) for gram in terms.grams], spec.gram_weight),
                              (list(terms.feedback), spec.feedback_weight)):
@@ -371,6 +386,14 @@ def _shared_rarity(terms: Terms, searcher: tantivy.Searcher) -> list[float]:
 def _idf(found: int, docs: int) -> float:
     """tantivy's BM25 IDF (Lucene's)."""
     return math.log(1 + (docs - found + 0.5) / (found + 0.5))
+
+
+def _word(field: str, term: str, unaccented: str | None) -> tantivy.Query:
+    """A query word's term, or the better scoring of it and its unaccented form (`Terms`): a
+    note holding both forms of the word is not scored for it twice."""
+    if unaccented is None:
+        return _term(field, term)
+    return tantivy.Query.disjunction_max_query([_term(field, term), _term(field, unaccented)])
 
 
 def _term(field: str, term: str) -> tantivy.Query:

@@ -19,6 +19,14 @@ from sidecar.index_params import load_params
 from sidecar.language.suggest import suggestion
 from sidecar.models import multilingual
 from sidecar.models.catalogue import entry, installed
+from sidecar.settings import Config
+
+
+def chosen_by_auto(config: Config) -> bool:
+    """Whether the embedder was left to `embed_model = auto`: `ora index` offers another only
+    then. One named on purpose (`ORA_EMBED_MODEL=q8`, a server's by `embed_url`) is the user's
+    choice, which an offer repeated on every run would only nag (the JSON still reports it)."""
+    return str(config.embed_model) == "auto" and not config.embed_url
 
 
 def language_offer(index: Index) -> dict[str, Any]:

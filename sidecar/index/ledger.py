@@ -68,8 +68,10 @@ CREATE TABLE IF NOT EXISTS note_leads (
 # chunker version that came with it re-plans every file, which fills it) and its `embedded`
 # column (older rows: embedded); 3 once its folded tags are composed (NFC) too (filled again);
 # 4 once `files` has its `ctime_ns` and `inode` columns (older rows: 0, a stamp no file has, so
-# each file is read and hashed once more, and only its stamp rewritten when its hash is the same).
-_VERSION = 4
+# each file is read and hashed once more, and only its stamp rewritten when its hash is the same);
+# 5 once its tags are lower-cased as Obsidian compares them, not case-folded (filled again from
+# the rows' tags: #Straße was stored as "strasse").
+_VERSION = 5
 
 _COLUMNS = (
     "path, hash, mtime_ns, size, model, type, tags, title, private, chunk_ids, n_chunks, "
@@ -199,7 +201,7 @@ def _create(conn: sqlite3.Connection) -> None:
     conn.execute("BEGIN IMMEDIATE")  # another process may be upgrading the same file
     try:
         version = conn.execute("PRAGMA user_version").fetchone()[0]
-        if version < 3:
+        if version < 5:
             _fill_tags(conn)
         # Each column by its presence: a ledger may have one of them from a build between.
         columns = {str(c[1]) for c in conn.execute("PRAGMA table_info(files)")}

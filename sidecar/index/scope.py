@@ -29,7 +29,8 @@ from typing import Any
 
 from sidecar.errors import BadRequest
 from sidecar.schema import get_schema, load_json
-from sidecar.vault.scan import composed_name, folded
+from sidecar.vault.scan import composed_name
+from sidecar.vault.tags import lowered
 
 # Chunk ids a filter admits, by store (False: the public store, True: the private one).
 Scope = dict[bool, list[str]]
@@ -111,9 +112,11 @@ def _folder(value: str) -> str:
 
 
 def fold_tag(tag: str) -> str:
-    """A note's tag as filters compare it: composed (NFC) and case-folded (`folded`: a tag
-    typed decomposed, pasted from a macOS file name, is the same tag), without its '#'."""
-    return folded(tag).lstrip("#")
+    """A note's tag as filters compare it: composed (NFC; a tag typed decomposed, pasted from a
+    macOS file name, is the same tag) and lower-cased, without its '#'. Lower-cased as Obsidian
+    compares tags (JavaScript's toLowerCase), not case-folded: #Straße and #STRASSE, #ﬁnance
+    and #finance are two tags there (vault/tags.py `lowered`)."""
+    return lowered(tag).lstrip("#")
 
 
 def fold_path(path: str) -> str:
@@ -136,7 +139,7 @@ def _named(value: str, what: str) -> str:
 
 
 def _tag(value: str) -> str:
-    tag = folded(value.strip().lstrip("#").strip("/"))
+    tag = lowered(value.strip().lstrip("#").strip("/"))
     if not tag:
         raise BadRequest(f"tag {value!r} is empty")
     return tag

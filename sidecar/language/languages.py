@@ -275,7 +275,8 @@ def _builder() -> tantivy.TextAnalyzerBuilder:
 def analyzer(language: Language) -> tantivy.TextAnalyzer:
     """The analyzer of a language's field. English folds before stemming, as SciFact was tuned
     on; the others stem first (snowball stemmers read ä, é, ø) and drop their stopwords before
-    (the lists are spelled with accents)."""
+    (the lists are spelled with accents). A word the accent kept from a suffix is indexed again,
+    folded, beside the text (`unaccented_words`)."""
     if language.code == "en":
         return (_builder().filter(tantivy.Filter.ascii_fold())
                 .filter(tantivy.Filter.stemmer(language.stemmer or "english")).build())
@@ -294,6 +295,43 @@ def _analyzers() -> dict[str, tantivy.TextAnalyzer]:
 
 def analyze(code: str, text: str) -> list[str]:
     return list(_analyzers()[code].analyze(text))
+
+
+# A word's accents can keep the stemmer from a suffix (es "azafrán" stems to "azafran", typed
+# "azafran" to "azafr"; de "Café" to "cafe", "Cafe" to "caf"): such a word is indexed in both
+# forms, stemmed then folded (as written) and folded then stemmed (as typed without accents),
+# and a query word with accents is sought in both (bm25_engine.py `analyze`). Folding before
+# the stemmer alone would lose what the accent tells it (es "capitán" would stem to "capit",
+# "capitanes" to "capitan"; docs/benchmarks.md).
+
+
+def unaccented(code: str, word: str) -> list[str] | None:
+    """The terms of one query `word` (segmented) folded before its language's stemmer, where
+    they differ from its terms as written (`analyze`) term by term; else None. English, which
+    folds first, and a stopword have none."""
+    if word.isascii() or code == "en":
+        return None
+    return _unaccented(code, word)
+
+
+@lru_cache(maxsize=1 << 16)
+def _unaccented(code: str, word: str) -> list[str] | None:
+    written = analyze(code, word)
+    if not written:
+        return None
+    folded = analyze(code, " ".join(_folded().analyze(word)))
+    return folded if len(folded) == len(written) and folded != written else None
+
+
+def unaccented_words(code: str, text: str) -> str:
+    """The words of `text` (segmented, as `indexed` writes it) that `unaccented` reads
+    otherwise, folded, separated by spaces: indexed beside the text, in its language's field,
+    they give it the terms a word typed without accents is read as (each time it stands)."""
+    if text.isascii() or code == "en" or not spec().languages[code].stemmer:
+        return ""
+    # every occurrence, so the folded form counts as often in the note as the written one
+    return " ".join(ascii_folded(w) for w in _plain().analyze(text)
+                    if not w.isascii() and _unaccented(code, w) is not None)
 
 
 @cache

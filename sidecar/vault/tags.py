@@ -15,6 +15,7 @@ hidden places included.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable, Iterator, Mapping
 from functools import cache
 from typing import Any
@@ -137,6 +138,14 @@ def mentions_private(body: str) -> bool:
     return _PRIVATE_AT.search(body) is not None and _private_anywhere().search(body) is not None
 
 
+def lowered(tag: str) -> str:
+    """`tag` as Obsidian compares tags: lower-cased (JavaScript's toLowerCase, which Python's
+    `str.lower` matches), not case-folded (#Straße and #STRASSE, #ﬁnance and #finance are two
+    tags), composed (NFC) before and after (a tag saved decomposed is the tag typed)."""
+    composed = unicodedata.normalize("NFC", tag)
+    return unicodedata.normalize("NFC", composed.lower())
+
+
 def may_have_inline(body: str, tag: str) -> bool:
     """Whether the body may hold the inline tag `tag` (casefolded) or one nested under it: it
     holds `#tag` casefolded, after the `/`s a tag may start with (`#/tag` reads as `tag`)."""
@@ -153,12 +162,15 @@ def note_tags(frontmatter: Mapping[str, Any], body: str) -> tuple[str, ...]:
     seen: dict[str, str] = {}
     inline = (t for t, _ in inline_tags_with_lines(body))
     for tag in (*frontmatter_tags(frontmatter), *inline):
-        seen.setdefault(tag.casefold(), tag)
+        # as Obsidian tells tags apart (`lowered`): #Straße and #STRASSE are two, both kept
+        seen.setdefault(tag.lower(), tag)
     return tuple(seen.values())
 
 
 def with_ancestors(tags: Iterable[str]) -> frozenset[str]:
-    """Casefolded tags plus every ancestor of a nested one (`a/b/c` → a/b/c, a/b, a)."""
+    """Casefolded tags plus every ancestor of a nested one (`a/b/c` → a/b/c, a/b, a): how Ora's
+    own tags (private, archived, a provenance tag) and lint's vocabulary are looked up, words
+    that case-fold as they lower-case. Search filters compare as Obsidian does (`lowered`)."""
     out: set[str] = set()
     for tag in tags:
         parts = tag.casefold().split("/")

@@ -360,7 +360,9 @@ class _Reader:
             if code != "auto" and code not in known:
                 self.note(f"language: {code!r} is not one of auto, {', '.join(known)}")
                 continue
-            prefix = str(folder).strip().strip("/")
+            # as `exclude` reads a path: "./Cocina/", "/Cocina" and "Cocina" are one folder,
+            # "/", "./" or "." the vault
+            prefix = (read_pattern(str(folder)) or "").rstrip("/")
             rules.append((prefix + "/" if prefix else "", str(code)))
         return tuple(sorted(rules, key=lambda r: (-len(r[0]), r[0])))
 

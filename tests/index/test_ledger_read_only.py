@@ -52,7 +52,7 @@ def test_an_old_ledger_is_read_on_a_read_only_disk(
         ledger.close()
     assert _version(path) == 2  # nothing written
     Ledger(path).rows("default")  # a writable open upgrades it
-    assert _version(path) == 4
+    assert _version(path) == 5
 
 
 def test_a_ledger_from_before_the_stamps_ctime_is_read_on_a_read_only_disk(
@@ -71,7 +71,7 @@ def test_a_ledger_from_before_the_stamps_ctime_is_read_on_a_read_only_disk(
         ledger.close()
     ledger = Ledger(path)  # a writable open adds the columns, 0 in the old rows
     assert ledger.rows("default")["Notes/a.md"].stamp == (0, 1, 0, 0)
-    assert _version(path) == 4
+    assert _version(path) == 5
     ledger.close()
 
 

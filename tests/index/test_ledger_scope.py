@@ -17,7 +17,7 @@ from sidecar.index_params import params_path
 
 from .conftest import OpenIndex, note, write
 
-# Case and Unicode folding matter: "Straße" is "strasse" folded, "ÉTÉ" is "été".
+# Case and Unicode matter: "Straße" and "STRASSE" stay two tags (lowered as Obsidian does).
 TAGS = ["project", "Project/Ora", "#project/ora/ui", "projects", "project-x", "Straße", "ÉTÉ/Juin",
         "x", "x/y/z", "été"]
 FOLDERS = ["Engrams", "Engrams/Sub", "Engrams 2", "Engrams0", "Engram", "Chats", "Notes/2024",
