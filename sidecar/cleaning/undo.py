@@ -5,11 +5,18 @@ for each file it touched the bytes before and the hash after (or where `.trash/`
 neither, a note the client deletes itself through Obsidian's trash). A file edited twice by one
 batch keeps its first bytes and its last hash. `undo_last` checks every file first — each must
 still hash as the resolution left it (a trashed note must still be in the trash, and its old place
-free; a note the client deleted must be gone, or still as it was when the client did not get to
-it) — and refuses with Conflict, writing nothing, if any changed since; otherwise it writes them
-back through `sidecar.vault.write` (a client-deleted note recreated from the journalled bytes,
-never over a file) and drops the entry, so a second undo undoes the resolution before (the
-newest `UNDO_DEPTH` are kept).
+free) — and refuses with Conflict, writing nothing, if any changed since; otherwise it writes them
+back through `sidecar.vault.write` and drops the entry, so a second undo undoes the resolution
+before (the newest `UNDO_DEPTH` are kept).
+
+A note left for the client to delete is recreated from the journalled bytes when it is gone,
+never over a file. When a note is at its path, whatever it holds, the client never trashed it
+(it changed before the plugin's trash step, which keeps an edited note, or the answer never
+reached the plugin): the undo reopens the pair and writes nothing, the note being the user's.
+The journal holds no file identity to tell that apart from a new note made in its place after
+a real trash, so only a trash Ora can see tells it: the note's bytes in the vault's `.trash/`
+(Obsidian's "Deleted files: .trash folder") mean the client did trash it, and the note at its
+path now is another: refused as before (Conflict), for the user to move one of the two away.
 
 Outside private mode a resolution that involves a private note (private then, or now: tagged,
 or its folder made private, since) is passed over as if it were not there, as an extraction's
@@ -21,14 +28,17 @@ note, nor tells that one exists (docs/privacy.md).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from sidecar.cleaning.store import Pair, Queue, UndoEntry, UndoFile
-from sidecar.errors import Conflict, NotFound
+from sidecar.errors import Conflict, NotFound, OraError
 from sidecar.retrieval.private_now import settings_now_of
 from sidecar.settings import Config
-from sidecar.vault.scan import vault_path
+from sidecar.vault.scan import read_regular, vault_path
 from sidecar.vault.write import content_hash, create_file, restore_bytes, restore_from_trash
+
+OBSIDIAN_TRASH = ".trash"  # Obsidian's local trash: one folder at the vault's top
 
 
 @dataclass
@@ -74,9 +84,32 @@ def _client_deleted(f: UndoFile) -> bool:
     return f.trash is None and f.after_hash is None
 
 
+def _regular_hash(path: Path) -> str | None:
+    try:
+        return content_hash(read_regular(path))
+    except OSError:  # a folder, a pipe, gone meanwhile
+        return None
+
+
+def _in_local_trash(config: Config, f: UndoFile) -> bool:
+    """Whether the vault's `.trash/` holds `f`'s bytes under its name (Obsidian's local trash
+    keeps a note's file name, `Name 1.md` when `Name.md` is taken): the client trashed it."""
+    note = PurePosixPath(f.path)
+    try:
+        trashed = [p for p in vault_path(config.vault, OBSIDIAN_TRASH).iterdir()
+                   if p.name.startswith(note.stem) and p.name.endswith(note.suffix)]
+    except (OSError, OraError):  # no local trash: nothing tells that the client trashed it
+        return False
+    before = content_hash(f.before)
+    return any(_regular_hash(p) == before for p in trashed)
+
+
 def _check(config: Config, f: UndoFile) -> None:
     if _client_deleted(f):
-        if _hash_at(config, f.path) not in (None, content_hash(f.before)):
+        # a note at its path is the one the client never trashed (module docstring), unless
+        # the client's trash shows it did, and this is a new note made in its place
+        found = _hash_at(config, f.path)
+        if found not in (None, content_hash(f.before)) and _in_local_trash(config, f):
             raise Conflict(f"{f.path} exists again since that resolution; nothing was undone")
         return
     if f.trash is None:
@@ -113,7 +146,8 @@ def put_back(config: Config, queue: Queue, files: list[UndoFile]) -> None:
     while it still holds what the resolution left (Conflict otherwise)."""
     for f in reversed(files):
         if _client_deleted(f):
-            if _hash_at(config, f.path) is None:  # else the client never got to delete it
+            # else the client never trashed it: the note there, whatever it holds, is the user's
+            if _hash_at(config, f.path) is None:
                 create_file(vault_path(config.vault, f.path), f.before, f.path)
         elif f.trash is None:
             assert f.after_hash is not None

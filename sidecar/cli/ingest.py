@@ -63,7 +63,8 @@ def run(args: argparse.Namespace) -> int:
     config = config_from_args(args)
     vault = config.vault
     if args.undo:
-        done = undo_ingest(vault, data=config.data)
+        # the vault owner's own terminal: ingest has no private mode here (nor has an apply)
+        done = undo_ingest(vault, data=config.data, private=True)
         _reindex(config, [str(done["document"]), *done["undone"]])
         emit(args, done, _undone_text)
         return 1 if done["refused"] else 0

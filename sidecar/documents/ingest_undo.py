@@ -7,12 +7,19 @@ edited since is kept as it is and named with the reason; the journal then record
 undo was done as far as it could be (`undo_kept`), so the next `--undo` goes on to the ingest
 before it instead of replaying this one (`latest_journal`'s filter, as extraction passes over
 the journals it may not undo).
+
+Outside private mode (`private` false: the HTTP route without `"private": true`) an ingest that
+involves a private document or note is passed over as if it were not there, as extraction's
+undo does: the latest other ingest is undone, or the answer is NotFound, word for word the one
+when there is none at all; so a non-private undo never touches a private note nor tells that a
+private ingest exists.
 """
 
 from __future__ import annotations
 
 import contextlib
 import datetime as dt
+from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -20,8 +27,14 @@ from sidecar.documents.ingest import KIND
 from sidecar.documents.manifest import read_manifest, write_manifest
 from sidecar.errors import Conflict, NotFound, OraError
 from sidecar.vault.journal import drop_journal, journal_lock, latest_journal, update_journal
-from sidecar.vault.scan import vault_path
-from sidecar.vault.vault_settings import VaultSettings, load_vault_settings
+from sidecar.vault.note import parse_note
+from sidecar.vault.scan import read_regular, vault_path
+from sidecar.vault.vault_settings import (
+    VaultSettings,
+    is_private_path,
+    load_vault_settings,
+    note_private,
+)
 from sidecar.vault.write import (
     move_to_trash,
     restore_bytes,
@@ -45,19 +58,43 @@ def _undoable(doc: dict[str, Any]) -> bool:
     return UNDO_KEPT not in doc
 
 
-def latest_ingest(vault: str | Path) -> str:
-    """The document of the ingest `--undo` would undo (NotFound when there is none)."""
-    return str(latest_journal(vault, KIND, "ingest", _undoable)[1]["document"])
+def _involves_private(root: Path, doc: dict[str, Any], settings: VaultSettings) -> bool:
+    """Whether an ingest involves private text: its document (or the path it moved from) is
+    private now, it kept a private note's earlier text beside the note (`before_file`), or a
+    note it wrote lies where `private` covers or is private now (its tag, its document). A
+    note that cannot be read cannot be told public; settings that cannot say which folders are
+    private make every path so (privacy fails closed)."""
+    documents = [str(doc["document"]), *([str(doc["moved_from"])] if doc.get("moved_from")
+                                         else [])]
+    if any(is_private_path(settings, rel) for rel in documents):
+        return True
+    for entry in doc["files"]:
+        rel = str(entry["path"])
+        if "before_file" in entry or is_private_path(settings, rel):
+            return True
+        try:
+            data = read_regular(vault_path(root, rel))
+        except FileNotFoundError:
+            continue  # gone: it holds nothing to hide
+        except (OSError, ValueError, OraError):
+            return True
+        if note_private(parse_note(data.decode("utf-8", "replace"), rel), settings):
+            return True
+    return False
 
 
-def undo_ingest(vault: str | Path, *, data: Path | None) -> dict[str, Any]:
-    """Undo the latest ingest not undone yet: {"document", "undone": paths, "refused":
-    [{"path", "reason"}] (the notes kept as they are, and why)}; NotFound when there is none.
+def undo_ingest(vault: str | Path, *, data: Path | None, private: bool = True) -> dict[str, Any]:
+    """Undo the latest ingest not undone yet (outside private mode, the latest that involves
+    no private document or note; the CLI, the owner's terminal, has no such mode, the HTTP
+    route passes the request's): {"document", "undone": paths, "refused": [{"path",
+    "reason"}] (the notes kept as they are, and why)}; NotFound when there is none.
     A note of a private folder goes to the trash inside it (`trash_of`; settings that cannot
     say which folders are private make every folder so: privacy fails closed)."""
     root = Path(vault)
     with journal_lock(root):
-        return _undo(root, load_vault_settings(root, data))
+        settings = load_vault_settings(root, data)
+        return _undo(root, settings, lambda doc: _undoable(doc) and (
+            private or not _involves_private(root, doc, settings)))
 
 
 def _undo_note(root: Path, entry: dict[str, Any], settings: VaultSettings) -> None:
@@ -91,8 +128,9 @@ def _sweep(root: Path, files: list[dict[str, Any]]) -> None:
             sweep_temp_files(vault_path(root, folder), held)
 
 
-def _undo(root: Path, settings: VaultSettings) -> dict[str, Any]:
-    journal, doc, digest = latest_journal(root, KIND, "ingest", _undoable)
+def _undo(root: Path, settings: VaultSettings,
+          wanted: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
+    journal, doc, digest = latest_journal(root, KIND, "ingest", wanted)
     undone: list[str] = []
     refused: list[dict[str, str]] = []
     pending = []

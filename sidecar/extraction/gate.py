@@ -173,7 +173,8 @@ def gate(source: Source, candidates: list[Candidate],
         if pid in source.extracted:
             continue
         p = Proposal(pid, c.title or title_of(text), text, c.subtype or subtype_of(text), c.turn,
-                     source.link(c.turn), list(source.nexus), reworded=c.reworded)
+                     source.link(c.turn), list(source.nexus), reworded=c.reworded,
+                     private_words=c.private)
         k = _repeats(text, pid, claims, same_words)
         if k is None:
             claims.append(p)

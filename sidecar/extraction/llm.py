@@ -11,13 +11,19 @@ extractor reads a turn, as plain text (links and emphasis reduced to their text)
 writes is never live in an engram. Whether a claim is AI-derived, where it comes from and which
 file it goes to are never the model's to say: they follow from the turn, and from whether the
 text is the turn's own words (a user's or a document's claim the model reworded is the model's
-text: AI-derived). What a turn only asks ("Is it true that X?") or denies ("I never said that
-X") it does not state: a claim grounded only there is no claim of the turn, and the gate drops it
-(not a claim), nor is a run of words inside such a sentence the turn's own words. The answer's
-strings are decoded encodable (a `\\ud83d` escape becomes U+FFFD: `models/chat.py`
-`json_reply`). Any other answer (not JSON, another shape, extra keys such as a path to
-write, a claim or title about text not in the conversation, a failure to answer) is refused
-whole: `ExtractionRefused`, and the caller falls back to the rule extractor.
+text: AI-derived). Nor is whether it is private: a private turn's claim is private, and when the
+request held any private turn (private mode, a public note with a private turn), so is every
+claim the model wrote in other words than its public turn's own (`Candidate.private`): a model
+merging turns, paraphrasing or translating can carry a private turn's content in words no
+grounding check tells apart, and only a run of the public turn's own words is surely free of it;
+such a claim keeps the model's title only when that too is the turn's own words, else the gate
+gives it one from its text. What a turn only asks ("Is it true that X?") or denies ("I never
+said that X") it does not state: a claim grounded only there is no claim of the turn, and the
+gate drops it (not a claim), nor is a run of words inside such a sentence the turn's own words.
+The answer's strings are decoded encodable (a `\\ud83d` escape becomes U+FFFD: `models/chat.py`
+`json_reply`). Any other answer (not JSON, another shape, extra keys such as a path to write, a
+claim or title about text not in the conversation, a failure to answer) is refused whole:
+`ExtractionRefused`, and the caller falls back to the rule extractor.
 
 A private conversation goes only to a model the egress rule allows (`privacy/egress.py`:
 this machine, or a host the user trusts with private text); `complete` refuses otherwise.
@@ -138,6 +144,7 @@ def parse_answer(answer: str, source: Source) -> list[Candidate]:
         raise ExtractionRefused(f"the answer has the wrong shape at {where}: "
                                 f"{exc.message[:200]}") from exc
     by_n = {t.n: t for t in source.turns}
+    saw_private = any(t.private for t in source.turns)
     found = []
     for item in doc["proposals"]:
         turn = by_n.get(item["turn"])
@@ -148,10 +155,22 @@ def parse_answer(answer: str, source: Source) -> list[Candidate]:
         text = _held(item["text"], turn, least, "text")
         title = _held(item["title"], turn, least, "a title") if item.get("title") else ""
         stated = _Stated(text, turn)
+        own = stated.own_words(text)
+        # The model read a private turn: only a public turn's own words are surely free of it.
+        private = saw_private and not turn.private and not _verbatim(text, turn, own)
+        if saw_private and not turn.private and title and not _verbatim(title, turn, False):
+            title = ""  # the model's title of a public claim: the gate gives it its own
         found.append(Candidate(text, turn, title, item.get("subtype", ""),
-                               turn.role != "assistant" and not stated.own_words(text),
-                               stated.holds(text, least)))
+                               turn.role != "assistant" and not own,
+                               stated.holds(text, least), private))
     return found
+
+
+def _verbatim(text: str, turn: Turn, own: bool) -> bool:
+    """Whether `text` is nothing but the turn's own words (`own`: `_Stated.own_words` found it
+    so): a run of them, or one of its sentences stated to stand alone. A model's rewording, or
+    a text with no words, may carry what another turn it read said."""
+    return bool(words(text)) and (own or _folded(text) in _folded(plain(turn.content)))
 
 
 async def llm_candidates(config: Config, source: Source) -> list[Candidate]:

@@ -94,6 +94,8 @@ class Candidate:
     subtype: str = ""
     reworded: bool = False  # a model's wording, not the turn's own words (llm.py)
     stated: bool = True  # False: its turn only asks it or denies it (llm.py), no claim of it
+    # private whatever its turn: a model's words written after it read a private turn (llm.py)
+    private: bool = False
 
 
 @dataclass(frozen=True)
@@ -121,6 +123,7 @@ class Proposal:
     nexus: list[str]
     contradicts: list[Match] = field(default_factory=list)
     reworded: bool = False
+    private_words: bool = False  # `Candidate.private`: may hold a private turn's words
 
     @property
     def ai_derived(self) -> bool:
@@ -130,7 +133,8 @@ class Proposal:
 
     @property
     def private(self) -> bool:
-        return self.turn.private
+        """Its turn was private, or a model wrote it having read a private turn."""
+        return self.turn.private or self.private_words
 
     def as_json(self, path: str) -> dict[str, Any]:
         return {"id": self.id, "title": self.title, "text": self.text,

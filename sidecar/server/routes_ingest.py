@@ -4,7 +4,9 @@ into notes" (docs/documents.md).
 The same library as the CLI: without `apply` the answer is the dry run, with it the notes are
 written and the document and its notes are re-indexed through the write lane, so search finds
 the notes instead of the document at once. A private document (`ora.yaml` `private`) is
-processed, and its ingest undone, only in private mode: its notes' names are its own.
+processed, and its ingest undone, only in private mode: its notes' names are its own. An undo
+outside private mode passes over an ingest that involves a private document or note, as if it
+were not there (`ingest_undo.py`), so its answer never tells that one exists.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from typing import Any
 from aiohttp import web
 
 from sidecar.documents.ingest import apply_ingest, is_private_document, plan_ingest
-from sidecar.documents.ingest_undo import latest_ingest, undo_ingest
+from sidecar.documents.ingest_undo import undo_ingest
 from sidecar.errors import BadRequest
 from sidecar.server.openapi import read_json
 from sidecar.server.paths import request_path
@@ -57,8 +59,9 @@ async def ingest(request: web.Request) -> web.Response:
 async def ingest_undo(request: web.Request) -> web.Response:
     body = await read_json(request, "PrivateModeRequest")
     config = request.app[CONFIG]
-    document = await asyncio.to_thread(latest_ingest, config.vault)
-    _refuse_private(bool(body.get("private", False)), request, document)
-    done: dict[str, Any] = await asyncio.to_thread(undo_ingest, config.vault, data=config.data)
+    # not refused when the latest ingest is private: that answer would tell one exists
+    done: dict[str, Any] = await asyncio.to_thread(
+        lambda: undo_ingest(config.vault, data=config.data,
+                            private=bool(body.get("private", False))))
     await _reindex(request, [str(done["document"]), *done["undone"]])
     return web.json_response(done)

@@ -114,17 +114,6 @@ def test_undo_of_a_client_trash_the_client_never_did_writes_nothing(
     assert files(vault) == ORIGINAL
 
 
-def test_undo_of_a_client_trash_refuses_a_note_made_in_its_place(
-    run_scan: Scan, queue: Queue, config: Config, vault: Path
-) -> None:
-    pair = the_pair(run_scan, queue)
-    resolve(config, queue, pair.id, "wrong", note=OLD, delete=True, client_trash=True)
-    (vault / OLD).write_text("a new note in its place\n")
-    with pytest.raises(Conflict, match="exists again"):
-        undo_last(config, queue)
-    assert (vault / OLD).read_text() == "a new note in its place\n"
-
-
 def test_a_news_batch_is_undone_as_one(run_scan: Scan, queue: Queue, config: Config,
                                         vault: Path) -> None:
     run_scan()
