@@ -10,6 +10,7 @@ in ROUTE_MODULES; each exposes `routes` (a RouteTableDef) and, if it needs one, 
 from __future__ import annotations
 
 import importlib
+import threading
 
 from aiohttp import web
 
@@ -22,6 +23,7 @@ from sidecar.server.security import (
     Guard,
     add_cors_headers,
     load_or_create_token,
+    machine_names,
     security_middleware,
 )
 from sidecar.server.state import CONFIG, HUB, STATE, ServerState
@@ -34,14 +36,18 @@ ROUTE_MODULES: tuple[str, ...] = (
     "routes_ingest",
 )
 _WILDCARD_HOSTS = frozenset({"0.0.0.0", "::", ""})
+# Set when shutdown begins: long work in a worker thread (`POST /v1/web/classify`) checks it and
+# stops, or the process would wait for the thread however long it runs.
+STOPPING = web.AppKey("stopping", threading.Event)
 
 
-def _extra_hosts(config: Config, allow_remote: bool) -> frozenset[str] | None:
-    """Host names accepted besides loopback ones: none, the bind address, or any (wildcard)."""
+def _extra_hosts(config: Config, allow_remote: bool) -> frozenset[str]:
+    """Host names accepted besides loopback ones and, with `allow_remote`, the address a request
+    arrives on: none, the bind name, or for a wildcard bind the machine's own names."""
     if not allow_remote:
         return frozenset()
-    host = str(config.host)
-    return None if host in _WILDCARD_HOSTS else frozenset({host.lower()})
+    host = str(config.host).lower()
+    return machine_names() if host in _WILDCARD_HOSTS else frozenset({host})
 
 
 def _add_route_modules(app: web.Application) -> None:
@@ -54,7 +60,9 @@ def _add_route_modules(app: web.Application) -> None:
 
 async def _on_shutdown(app: web.Application) -> None:
     """Before connections drain and resources close: end SSE streams (or shutdown would wait for
-    their clients) and tell a running reconcile to stop at its next batch boundary."""
+    their clients), tell a running reconcile to stop at its next batch boundary, and any other
+    work that checks STOPPING."""
+    app[STOPPING].set()
     app[HUB].close()
     if LANE in app:
         app[LANE].request_stop()
@@ -62,7 +70,8 @@ async def _on_shutdown(app: web.Application) -> None:
 
 def init_app(config: Config, *, allow_remote: bool = False) -> web.Application:
     """The sidecar's HTTP API for `config.vault`; the token is created in `config.data` if new."""
-    guard = Guard(load_or_create_token(config.data), _extra_hosts(config, allow_remote))
+    guard = Guard(load_or_create_token(config.data), _extra_hosts(config, allow_remote),
+                  arrival_address=allow_remote)
     app = web.Application(
         client_max_size=int(config.max_body_bytes),
         middlewares=[error_middleware, security_middleware(guard),
@@ -71,6 +80,7 @@ def init_app(config: Config, *, allow_remote: bool = False) -> web.Application:
     hub = EventHub()
     app[CONFIG] = config
     app[HUB] = hub
+    app[STOPPING] = threading.Event()
     app[STATE] = ServerState(config, hub)
     app.on_response_prepare.append(add_cors_headers)
     app.on_response_prepare.append(note_stream)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -42,6 +43,7 @@ from sidecar.cleaning.survey import ScanStopped, StopCheck
 from sidecar.cleaning.verdict import Judge
 from sidecar.errors import BadRequest, ModelUnavailable
 from sidecar.index.idle import release_idle, release_when_idle, releasers
+from sidecar.server.app import STOPPING
 from sidecar.server.cleaner import Cleaner
 from sidecar.server.openapi import query_flag, read_json
 from sidecar.server.resources import LANE, MODELS
@@ -265,6 +267,13 @@ async def web_classify(request: web.Request) -> web.Response:
     body = await read_json(request, "ClassifyRequest")
     config = request.app[CONFIG]
     registry = await asyncio.to_thread(load_registry, config.vault, int(config.max_file_bytes))
-    doc = await asyncio.to_thread(classify, body["results"], registry,
-                                  request.app[MODELS].embedder)
+    # The comparisons stop at shutdown, or once this handler is cancelled: a thread is not.
+    cancelled, stopping = threading.Event(), request.app[STOPPING]
+    try:
+        doc = await asyncio.to_thread(classify, body["results"], registry,
+                                      request.app[MODELS].embedder,
+                                      lambda: cancelled.is_set() or stopping.is_set())
+    except asyncio.CancelledError:
+        cancelled.set()
+        raise
     return web.json_response(doc)

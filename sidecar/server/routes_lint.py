@@ -18,7 +18,7 @@ from sidecar.server.resources import LINT
 from sidecar.server.state import CONFIG
 from sidecar.settings import Config
 from sidecar.vault.note import read_note
-from sidecar.vault.scan import vault_path
+from sidecar.vault.scan import as_saved, vault_path
 from sidecar.vault.vault_settings import load_vault_settings, note_private
 
 routes = web.RouteTableDef()
@@ -52,26 +52,34 @@ def _public(config: Config, rel: str, max_bytes: int) -> bool:
         return False
 
 
+def _private_path(config: Config, rel: str) -> bool:
+    """Whether `rel` lies where the settings make notes private (a folder of ora.yaml's)."""
+    return bool(settings_now_of(config).private_paths()(rel))
+
+
 @routes.post("/v1/lint/fix")
 async def lint_fix(request: web.Request) -> web.Response:
     body = await read_json(request, "LintFixRequest")
-    rel = note_path(body["path"])
+    typed = note_path(body["path"])
     config = request.app[CONFIG]
     private = bool(body.get("private", False))
-    if not private and await asyncio.to_thread(
-            lambda: settings_now_of(config).private_paths()(rel)):
+    if not private and await asyncio.to_thread(_private_path, config, typed):
         # before any look at the file: a link or an odd path there would say something exists
-        raise NotFound(f"no note at {rel}")
+        raise NotFound(f"no note at {typed}")
+    # the name as typed (composed) finds a note saved decomposed (NFD), as /v1/related does
+    rel = await asyncio.to_thread(as_saved, config.vault, typed)
+    if rel != typed and not private and await asyncio.to_thread(_private_path, config, rel):
+        raise NotFound(f"no note at {typed}")
     file = vault_path(config.vault, rel)  # no symbolic link anywhere along the path
     try:
         present = file.is_file()
     except OSError as exc:  # e.g. a folder in the path is a file, or is unreadable
-        raise BadRequest(f"cannot use {rel}: {exc.strerror}") from exc
+        raise BadRequest(f"cannot use {typed}: {exc.strerror}") from exc
     max_bytes = int(config.max_file_bytes)
     if not present or not (private or await asyncio.to_thread(_public, config, rel, max_bytes)):
         # Outside private mode a private note is answered as a missing one, and not written:
         # its diagnostics quote it, and a different answer would say it exists.
-        raise NotFound(f"no note at {rel}")
+        raise NotFound(f"no note at {typed}")
     changed = await asyncio.to_thread(fix_dates, config.vault, rel, max_bytes)
     ctx = await _context(request, body)
     diagnostics = await asyncio.to_thread(lint_file, config.vault, rel, ctx, max_bytes)

@@ -1,10 +1,16 @@
 """`GET /v1/vault-settings`, `POST /v1/vault-settings/lint-ignore` and
 `POST /v1/vault-settings/exclude`: the vault's ora.yaml, read and edited by the same library the
-CLI uses, so the plugin never keeps a second copy."""
+CLI uses, so the plugin never keeps a second copy.
+
+The server's own edits take turns (`EDITING`): each reads, checks and replaces the whole file, so
+two at once would each see the other's write as a change by another program (409). The 409 stays
+for edits by other programs.
+"""
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
 
 from aiohttp import web
 
@@ -17,6 +23,13 @@ from sidecar.vault.settings_edit import add_lint_ignore, exclude_refusal, set_ex
 from sidecar.vault.vault_settings import VaultSettings, load_vault_settings
 
 routes = web.RouteTableDef()
+EDITING = web.AppKey("vault_settings_editing", asyncio.Lock)
+
+
+async def context(app: web.Application) -> AsyncIterator[None]:
+    """The lock the server's edits of ora.yaml take turns under, for as long as it runs."""
+    app[EDITING] = asyncio.Lock()
+    yield
 
 
 async def _answer(config: Config, settings: VaultSettings) -> web.Response:
@@ -39,7 +52,8 @@ async def lint_ignore(request: web.Request) -> web.Response:
     raw = str(body["path"])
     path = request_path(raw) + ("/" if raw.rstrip().endswith("/") else "")
     config = request.app[CONFIG]
-    settings = await asyncio.to_thread(add_lint_ignore, config.vault, path, config.data)
+    async with request.app[EDITING]:
+        settings = await asyncio.to_thread(add_lint_ignore, config.vault, path, config.data)
     await request.app[LINT].reload_settings()
     return await _answer(config, settings)
 
@@ -52,7 +66,8 @@ async def exclude(request: web.Request) -> web.Response:
     raw = str(body["path"])
     path = request_path(raw) + ("/" if raw.rstrip().endswith("/") else "")
     config = request.app[CONFIG]
-    settings = await asyncio.to_thread(set_excluded, config.vault, path,
-                                       bool(body["excluded"]), config.data)
+    async with request.app[EDITING]:
+        settings = await asyncio.to_thread(set_excluded, config.vault, path,
+                                           bool(body["excluded"]), config.data)
     await request.app[LANE].settings_changed()
     return await _answer(config, settings)

@@ -8,8 +8,10 @@ token file.
 from __future__ import annotations
 
 import hmac
+import ipaddress
 import os
 import secrets
+import socket
 import stat
 from dataclasses import dataclass
 from pathlib import Path
@@ -74,23 +76,37 @@ def is_loopback(host: str) -> bool:
     return is_local_host(host)
 
 
+def machine_names() -> frozenset[str]:
+    """This machine's own host names (short and fully qualified), lower-cased: what a wildcard
+    --allow-remote bind accepts as Host besides its addresses. Loopback names are left out (they
+    are accepted on the server's port only)."""
+    names = {socket.gethostname(), socket.getfqdn()}
+    return frozenset(n.lower() for n in names if n and not is_loopback(n))
+
+
 @dataclass(frozen=True)
 class Guard:
     """The checks every request passes, in order: Host, Origin, CORS preflight, token."""
 
     token: str
-    # Extra Host names accepted besides loopback ones (a deliberate --allow-remote bind);
-    # None means any Host (a wildcard bind, where the machine's names cannot be listed).
-    extra_hosts: frozenset[str] | None = frozenset()
+    # Host names accepted besides loopback ones, on any port: with --allow-remote, the bind
+    # name, or for a wildcard bind the machine's own names (`machine_names`). Never any Host:
+    # a name an attacker controls could be rebound to this machine (DNS rebinding).
+    extra_hosts: frozenset[str] = frozenset()
+    # With --allow-remote: the address the request arrived on is accepted too, on the server's
+    # port (an IP literal cannot be rebound to another site's page).
+    arrival_address: bool = False
 
     def check_host(self, request: web.Request) -> None:
         host = request.headers.get("Host", "")
         name, port = _split_host(host)
-        if self.extra_hosts is None or name in self.extra_hosts:
+        if name in self.extra_hosts:
             return
-        if name in LOOPBACK_HOSTS and (port or "80") == str(_local_port(request)):
+        on_our_port = (port or "80") == str(_local_port(request))
+        if on_our_port and (name in LOOPBACK_HOSTS
+                            or (self.arrival_address and _arrived_at(request, name))):
             return
-        raise Forbidden(f"Host {host!r} is not a loopback address of this server")
+        raise Forbidden(f"Host {host!r} is not a loopback address or a name of this server")
 
     @staticmethod
     def check_origin(request: web.Request) -> None:
@@ -115,6 +131,21 @@ def _split_host(host: str) -> tuple[str, str]:
         return name.lower() + "]", rest.removeprefix(":")
     name, _, port = host.partition(":")
     return name.lower(), port
+
+
+def _arrived_at(request: web.Request, name: str) -> bool:
+    """Whether Host name `name` is the address the request's connection arrived on (an IPv6
+    literal in brackets; an IPv4 client of a dual-stack bind arrives at `::ffff:a.b.c.d`)."""
+    sockname = request.transport.get_extra_info("sockname") if request.transport else None
+    if not isinstance(sockname, tuple) or not sockname:
+        return False
+    try:
+        given = ipaddress.ip_address(name.removeprefix("[").removesuffix("]"))
+        local = ipaddress.ip_address(str(sockname[0]).partition("%")[0])  # no IPv6 zone
+    except ValueError:
+        return False
+    mapped = getattr(local, "ipv4_mapped", None)
+    return given in (local, mapped) and name.startswith("[") == (given.version == 6)
 
 
 def _local_port(request: web.Request) -> int | None:

@@ -10,6 +10,10 @@ unaffiliated sites — different registrable domains — in this result set) →
 findings' embeddings ≥ `web.finding_similarity` (schema/cleaning.json), and the rules detector
 does not see them contradict. Only external results are classified: vault notes, including
 saved `type: web` notes, are never read here except the registry note.
+
+Comparing findings is quadratic in the results (one rules check per similar pair): the HTTP API
+bounds a request's results (`maxItems` of `ClassifyRequest`), and `should_stop` (the server
+shutting down) ends the comparisons at the next result with `ClassifyStopped`.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ import numpy as np
 
 from sidecar.cleaning.rules import detect
 from sidecar.cleaning.vocab import get_thresholds
-from sidecar.errors import BadRequest
+from sidecar.errors import BadRequest, OraError
 from sidecar.models.embedder import Embedder
 from sidecar.schema import get_schema, load_json
 from sidecar.web.registry import Registry
@@ -44,6 +48,18 @@ class Result:
 
 
 Decision = tuple[str, str] | None  # (tier, reason)
+StopCheck = Callable[[], bool]
+
+
+class ClassifyStopped(OraError):
+    """The classification stopped part-way because the server is shutting down."""
+
+    code = "shutting_down"
+    status = 503
+
+    def __init__(self) -> None:
+        super().__init__("the server is shutting down; classify the results again once it "
+                         "is back")
 
 
 def parse_results(raw: Any) -> list[Result]:
@@ -68,8 +84,10 @@ def _by_pattern(patterns: Sequence[str], tier: str, what: str) -> Callable[[Resu
     return stage
 
 
-def _corroborators(pool: list[Result], embedder: Embedder) -> dict[int, set[str]]:
-    """For each pooled result, the registrable domains carrying its finding (its own too)."""
+def _corroborators(pool: list[Result], embedder: Embedder,
+                   should_stop: StopCheck) -> dict[int, set[str]]:
+    """For each pooled result, the registrable domains carrying its finding (its own too);
+    ClassifyStopped once `should_stop()` says so (checked before each result's comparisons)."""
     if len(pool) < 2:
         return {i: {r.domain} for i, r in enumerate(pool)}
     vectors = embedder.embed([r.finding for r in pool])
@@ -77,16 +95,22 @@ def _corroborators(pool: list[Result], embedder: Embedder) -> dict[int, set[str]
     limit = get_thresholds().web_finding_similarity
     carried: dict[int, set[str]] = {}
     for i, r in enumerate(pool):
+        if should_stop():
+            raise ClassifyStopped
         carried[i] = {r.domain}
         for j in np.flatnonzero(sims[i] >= limit):
             other = pool[int(j)]
-            if other.domain != r.domain and not detect(r.finding, other.finding).contradiction:
+            if other.domain in carried[i]:
+                continue  # already carried there: no need to check another of its pages
+            if not detect(r.finding, other.finding).contradiction:
                 carried[i].add(other.domain)
     return carried
 
 
-def classify(raw: Any, registry: Registry, embedder: Embedder) -> dict[str, Any]:
-    """{"results": [{url, title, tier, weight, domain, reason}], "excluded": [...]}."""
+def classify(raw: Any, registry: Registry, embedder: Embedder,
+             should_stop: StopCheck | None = None) -> dict[str, Any]:
+    """{"results": [{url, title, tier, weight, domain, reason}], "excluded": [...]};
+    ClassifyStopped when `should_stop()` turns true while findings are compared."""
     schema = get_schema()
     results = parse_results(raw)
     excluded_stage = _by_pattern(registry.excluded, EXCLUDED, "excluded")
@@ -97,7 +121,7 @@ def classify(raw: Any, registry: Registry, embedder: Embedder) -> dict[str, Any]
 
     def corroborated(r: Result) -> Decision:
         if not domains:  # embed the findings only when some result gets this far
-            carried = _corroborators(pool, embedder)
+            carried = _corroborators(pool, embedder, should_stop or (lambda: False))
             domains.update({id(p): carried[i] for i, p in enumerate(pool)})
         others = sorted(domains.get(id(r), set()) - {r.domain})
         if len(others) + 1 >= schema.corroboration_min_domains:
