@@ -55,8 +55,10 @@ def run(args: argparse.Namespace) -> int:
             notes = ChatNotes(config, store, index.chroma, embedder)
             notes.sync()
             restore_recall(store, episodic, embedder)
+            # outside private mode a private conversation's id names its public twin
+            key = notes.key_for(options.namespace, args.conversation, private=args.private)
             memory = ConversationMemory(config, store, episodic, embedder, args.conversation,
-                                        private=args.private, notes=notes)
+                                        private=args.private, notes=notes, key=key)
         document = asyncio.run(answer(config, index, embedder, reranker, args.question, options,
                                       reranker_reason=reason, memory=memory, web=args.web))
         if memory is not None and memory.note_path is not None:

@@ -62,8 +62,8 @@ def _read(config: Config, rel: str,
     return content_hash(data), note, parse_chat(note, settings)
 
 
-def _find(config: Config, conversation: str,
-          settings: VaultSettings) -> tuple[str, str, Note, ChatNote] | None:
+def _find(config: Config, conversation: str, settings: VaultSettings,
+          private: bool) -> tuple[str, str, Note, ChatNote] | None:
     folder = settings.chats_folder.strip("/")
     root = vault_path(config.vault, folder) if folder else config.vault
     found = []
@@ -72,8 +72,11 @@ def _find(config: Config, conversation: str,
         read = _read(config, rel, settings)
         if read is not None and read[2] is not None and read[2].conversation == conversation:
             found.append((rel, read[0], read[1], read[2]))
-    # a conversation of this namespace first, then any (notes sorted: the first copy counts)
-    found.sort(key=lambda f: f[3].namespace != str(config.namespace))
+    if not private:  # a private conversation's public twin shares its id (memory/notes.py)
+        found = [f for f in found if not f[3].private]
+    # a conversation of this namespace first, then any (notes sorted: the first copy counts);
+    # in private mode the private conversation before its public twin
+    found.sort(key=lambda f: (f[3].namespace != str(config.namespace), not f[3].private))
     return found[0] if found else None
 
 
@@ -131,7 +134,7 @@ def load_source(config: Config, *, conversation: str | None = None,
         folder = settings.chats_folder.strip("/") or "the vault"
         missing = NotFound(f"no conversation {conversation!r} among the chat notes of "
                            f"{folder}: name its chat note by its path instead")
-        hit = _find(config, conversation, settings)
+        hit = _find(config, conversation, settings, private)
         if hit is None or (hit[3].private and not private):
             raise missing
         rel, note_hash, parsed, chat = hit

@@ -31,7 +31,7 @@ from sidecar.errors import LlmFailed
 from sidecar.memory.chat_note import covers_mark, note_content
 from sidecar.memory.episodic import Episodic, Recalled
 from sidecar.memory.notes import ChatNotes
-from sidecar.memory.store import MemoryStore, Summary, Turn, check_conversation
+from sidecar.memory.store import MemoryStore, Summary, Turn, check_conversation, id_of
 from sidecar.memory.tokens import TurnEmbedder, count_tokens
 from sidecar.models.chat import complete, generator_name
 from sidecar.schema import load_json
@@ -98,12 +98,14 @@ def restore_recall(store: MemoryStore, episodic: Episodic, embedder: TurnEmbedde
 
 
 class ConversationMemory:
-    """One conversation of one namespace, seen in private mode or not."""
+    """One conversation of one namespace, seen in private mode or not; `key` is the log's key
+    of it (a request outside private mode naming a private conversation's id continues that
+    id's public twin: `ChatNotes.key_for`)."""
 
     def __init__(
         self, config: Config, store: MemoryStore, episodic: Episodic, embedder: TurnEmbedder,
         conversation: str, *, private: bool = False, limits: MemoryLimits | None = None,
-        notes: ChatNotes | None = None,
+        notes: ChatNotes | None = None, key: str | None = None,
     ) -> None:
         self.config = config
         self.store = store
@@ -115,22 +117,25 @@ class ConversationMemory:
         self.limits = limits or MemoryLimits.load(config)
         self.notes = notes or ChatNotes(config, store, episodic.chroma, embedder)
         self.notes.episodic(self.namespace, episodic)
+        # The log's key: the id itself, or the key of its public twin a request outside
+        # private mode names (`ChatNotes.key_for`); `conversation` stays the id the user gave.
+        self.key = key if key is not None else self.conversation
 
     @property
     def note_path(self) -> str | None:
         """The conversation's chat note (vault-relative), once it has one."""
-        return self.notes.path_of(self.namespace, self.conversation)
+        return self.notes.path_of(self.namespace, self.key)
 
     def shown_note(self) -> str | None:
         """`note_path` as this memory's answers may name it: not a private note's outside
         private mode (`ChatNotes.shown_path`)."""
-        return self.notes.shown_path(self.namespace, self.conversation, private=self.private)
+        return self.notes.shown_path(self.namespace, self.key, private=self.private)
 
     def check_writable(self) -> None:
         """BadRequest, before anything is asked, when the conversation's first note could not
         be written (its folder is hidden)."""
         if self.note_path is None:
-            self.notes.new_note_path(self.namespace, self.conversation)
+            self.notes.new_note_path(self.namespace, self.key)
 
     def remember(self, role: str, content: str, *, sources: Sequence[str] = (),
                  topic: str | None = None) -> Turn | None:
@@ -141,16 +146,16 @@ class ConversationMemory:
         The OraError that kept it from the note: it is kept, to be written with the next turn
         (`ChatNotes.append`).
         """
-        return self.notes.append(self.namespace, self.conversation, role, content,
+        return self.notes.append(self.namespace, self.key, role, content,
                                  private=self.private, sources=sources, topic=topic)
 
     def no_answer(self, reason: str) -> None:
         """Record in the note that no answer was generated (never an assistant turn)."""
-        self.notes.append_no_answer(self.namespace, self.conversation, reason,
+        self.notes.append_no_answer(self.namespace, self.key, reason,
                                     private=self.private)
 
     def turns(self) -> list[Turn]:
-        return self.store.turns(self.namespace, self.conversation, private=self.private)
+        return self.store.turns(self.namespace, self.key, private=self.private)
 
     def has_earlier_turns(self, query: str) -> bool:
         """Whether this conversation itself holds turns before `query` (a question asked again
@@ -162,7 +167,7 @@ class ConversationMemory:
         with an answer whose question did not fit."""
         kept: list[Turn] = []
         used = 0
-        for turn in self.store.newest_first(self.namespace, self.conversation,
+        for turn in self.store.newest_first(self.namespace, self.key,
                                             private=self.private):
             if used + turn.tokens > self.limits.window_tokens:
                 break
@@ -175,9 +180,9 @@ class ConversationMemory:
     async def summarise(self, window: list[Turn]) -> tuple[Summary, int]:
         """The summary, first folding in turns evicted since its watermark; and how many evicted
         turns it still does not cover (when there is no model, or the model failed)."""
-        summary = self.store.summary(self.namespace, self.conversation, private=self.private)
+        summary = self.store.summary(self.namespace, self.key, private=self.private)
         evicted = self.store.turns(
-            self.namespace, self.conversation, private=self.private, after=summary.covered,
+            self.namespace, self.key, private=self.private, after=summary.covered,
             before=window[0].id if window else None,
         )
         if not evicted or generator_name(self.config) is None:
@@ -194,13 +199,13 @@ class ConversationMemory:
             return summary, len(evicted)
         text = inert(text)  # the model's text, bound for the note's frontmatter
         summary = Summary(text, evicted[-1].id)
-        self.store.save_summary(self.namespace, self.conversation, private=self.private,
+        self.store.save_summary(self.namespace, self.key, private=self.private,
                                 summary=summary)
         # The note names the turns covered, not their number: a turn deleted by hand must not
         # make it cover later ones (`chat_note.covers_mark`).
-        covered = self.store.turns(self.namespace, self.conversation, private=self.private,
+        covered = self.store.turns(self.namespace, self.key, private=self.private,
                                    before=summary.covered + 1)
-        await asyncio.to_thread(self.notes.save_summary, self.namespace, self.conversation,
+        await asyncio.to_thread(self.notes.save_summary, self.namespace, self.key,
                                 private=self.private, text=text, covers=covers_mark(covered))
         return summary, 0
 
@@ -234,7 +239,8 @@ class ConversationMemory:
                 "summarised (no language model summary is available); relevant ones may be "
                 "recalled below.")})
         if recalled:
-            lines = [f"- ({r.role}, conversation {r.conversation}) {r.content}" for r in recalled]
+            lines = [f"- ({r.role}, conversation {id_of(r.conversation)}) {r.content}"
+                     for r in recalled]
             messages.append({"role": "system", "content":
                              "Earlier turns recalled by similarity:\n" + "\n".join(lines)})
         messages += [{"role": t.role, "content": t.content} for t in _asked_now(window, query)]

@@ -50,7 +50,16 @@ from sidecar.memory.chat_note import (
     turn_section,
 )
 from sidecar.memory.episodic import Episodic
-from sidecar.memory.store import LoggedTurn, MemoryStore, NoteLink, Turn, check_conversation, now
+from sidecar.memory.store import (
+    LoggedTurn,
+    MemoryStore,
+    NoteLink,
+    Turn,
+    check_conversation,
+    id_of,
+    now,
+    twin_of,
+)
 from sidecar.memory.tokens import TurnEmbedder, count_tokens
 from sidecar.retrieval.private_now import settings_now_of
 from sidecar.settings import Config
@@ -71,6 +80,12 @@ WRITE_RETRY_PAUSE_S = 0.05
 # truncate and its write are milliseconds apart, seconds on a sync client): past this, from the
 # first time it was seen empty, the user emptied it on purpose, as if deleting it.
 EMPTY_GRACE_S = 10.0
+
+
+def _private_chat(chat: ChatNote) -> bool:
+    """Whether a chat note holds a private conversation: private itself (tag, folder) or
+    holding a private-mode turn."""
+    return chat.private or any(t.private for t in chat.turns)
 
 
 def chats_folder(config: Config) -> str:
@@ -145,7 +160,7 @@ class ChatNotes:
     def new_note_path(self, namespace: str, conversation: str) -> str:
         """Where a new note of the conversation goes; BadRequest when that is in a hidden folder
         (`chats_folder: .obsidian/…` in ora.yaml): Ora writes into no dot-folder."""
-        rel = note_rel(chats_folder(self.config), namespace, conversation,
+        rel = note_rel(chats_folder(self.config), namespace, id_of(conversation),
                        str(self.config.namespace))
         if is_ignored(rel):
             raise BadRequest(f"the chats folder of ora.yaml puts {rel!r} in a hidden folder: "
@@ -294,7 +309,7 @@ class ChatNotes:
         """Write entries their note refuses into a new chat note of the conversation (its next
         free name, `c1 2.md`), logged; whether it was written. The conversation's own note stays
         the one the log follows while it can be read: the new one holds only these turns."""
-        text = new_note(conversation, namespace, entries[0].created)
+        text = new_note(id_of(conversation), namespace, entries[0].created)
         if any(e.private for e in entries):
             text = text.replace("tags: []", "tags:\n  - private", 1)
         body = "\n".join(["", *(e.section for e in entries)])
@@ -426,14 +441,19 @@ class ChatNotes:
         folder = settings.chats_folder.strip("/")
         root = vault_path(self.config.vault, folder)
         found: list[tuple[bool, str]] = []
+        # a private conversation and its public twin claim the same id: not each other's note
+        others = {k.path for k in self.store.note_links()
+                  if (k.namespace, k.conversation) != (link.namespace, link.conversation)}
         for name in sorted(iter_note_paths(root)) if root.is_dir() else []:
             rel = f"{folder}/{name}"
+            if rel in others:
+                continue
             try:
                 note_hash, chat = self._read(rel, settings)
             except (OSError, OraError):
                 continue
             if chat is not None and (chat.namespace, chat.conversation) == (
-                    link.namespace, link.conversation):
+                    link.namespace, id_of(link.conversation)):
                 found.append((note_hash != link.hash, rel))
         return replace(link, path=min(found)[1]) if found else None
 
@@ -443,7 +463,7 @@ class ChatNotes:
         earlier = self.store.turns(namespace, conversation, private=True)
         sections = [turn_section(t.role, t.content, t.created, private=t.private)
                     for t in earlier]
-        text = new_note(conversation, namespace, created)
+        text = new_note(id_of(conversation), namespace, created)
         if private or any(t.private for t in earlier):
             text = text.replace("tags: []", "tags:\n  - private", 1)
         body = "\n".join(["", *sections, section])
@@ -554,6 +574,7 @@ class ChatNotes:
             imported: list[str] = []
             by_path = {k.path: key for key, k in links.items()}
             pending: list[tuple[NoteLink, tuple[str, ChatNote | None]]] = []
+            parsed: list[tuple[str, str, ChatNote]] = []
             for rel in sorted(paths):
                 known_key = by_path.get(rel)
                 if known_key is not None and self._newly_private(settings, links[known_key]):
@@ -574,9 +595,11 @@ class ChatNotes:
                     if known_key is not None:  # reason to keep it from non-private requests
                         self._seal(links[known_key])
                     continue
-                if chat is None:
-                    continue
-                key = (chat.namespace, chat.conversation)
+                if chat is not None:
+                    parsed.append((rel, note_hash, chat))
+            claims = self._private_claims(links, paths, parsed)
+            for rel, note_hash, chat in parsed:  # after every note is read: `_key_of`
+                key = self._key_of(rel, chat, links, claims)
                 known = links.get(key)
                 if key in seen or (known is not None and known.path != rel
                                    and known.path in paths):
@@ -595,8 +618,57 @@ class ChatNotes:
             for key, link in links.items():
                 if key not in seen and link.path not in unreadable:
                     self._forget(link)
-                    dropped.append(link.conversation)
+                    dropped.append(id_of(link.conversation))
         return SyncReport(imported, dropped)
+
+    def _private_claims(self, links: dict[tuple[str, str], NoteLink], paths: set[str],
+                        parsed: Sequence[tuple[str, str, ChatNote]],
+                        ) -> dict[tuple[str, str], set[str]]:
+        """The notes of private conversations on disk, by (namespace, id): the ones read now
+        that are private (`_private_chat`), and the unchanged ones of conversations the log
+        holds as private."""
+        held = self.store.private_conversations()
+        claims: dict[tuple[str, str], set[str]] = {}
+        for rel, _, chat in parsed:
+            if _private_chat(chat):
+                claims.setdefault((chat.namespace, chat.conversation), set()).add(rel)
+        for key, link in links.items():
+            if key in held and key[1] == id_of(key[1]) and link.path in paths:
+                claims.setdefault(key, set()).add(link.path)
+        return claims
+
+    @staticmethod
+    def _key_of(rel: str, chat: ChatNote, links: dict[tuple[str, str], NoteLink],
+                claims: dict[tuple[str, str], set[str]]) -> tuple[str, str]:
+        """The log's key of the conversation the note at `rel` holds: the key the log already
+        gives that note; else its id's public twin (`twin_of`) when it is a public note and
+        another note of a private conversation claims the same id (the twin's note names the
+        id the user gave, nothing else: it is read as any public conversation's); else its id."""
+        key = (chat.namespace, chat.conversation)
+        twin = (chat.namespace, twin_of(chat.conversation))
+        for mine in (twin, key):
+            if mine in links and links[mine].path == rel:
+                return mine
+        if not _private_chat(chat) and claims.get(key, set()) - {rel}:
+            return twin
+        return key
+
+    def key_for(self, namespace: str, conversation: str, *, private: bool) -> str:
+        """The log's key of the conversation a request naming `conversation` means. Private
+        mode: that id's own conversation, private or not. Outside private mode an id a private
+        conversation holds (`hidden`) names its public twin, created as an unknown id's would be
+        (`twin_of`); so does an id whose twin outlived it: the answers outside private mode are
+        the same whether or not a private conversation holds the id."""
+        if private:
+            return conversation
+        twin = twin_of(check_conversation(conversation))
+        if self.store.exists(namespace, twin):
+            own_public = self.store.exists(namespace, conversation) and not self.hidden(
+                namespace, conversation)
+            return conversation if own_public else twin
+        if self.store.exists(namespace, conversation) and self.hidden(namespace, conversation):
+            return twin
+        return conversation
 
     def _forget(self, link: NoteLink) -> None:
         self.store.drop_conversation(link.namespace, link.conversation)

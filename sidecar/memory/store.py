@@ -7,6 +7,12 @@ folder (WAL, one connection guarded by a lock so server threads can share it). T
 covers (the watermark). Scope `public` sees only non-private turns; scope `private` sees all.
 `chat_notes` maps each conversation to its chat note and the note's hash when the log last
 matched it: the note is the truth, this log is a cache of it (`sidecar/memory/notes.py`).
+
+A conversation is keyed by (namespace, key). The key is the user's id, or, for the public twin
+of a private conversation of that id (`twin_of`: a non-private ask naming an id a private
+conversation holds gets a public conversation of its own, as an unknown id would), the id behind
+`TWIN`, a character no user id may hold: no id can take a twin's key, and a log written before
+twins existed needs no migration.
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ from sidecar.errors import BadRequest
 MEMORY_FILE = "memory.sqlite"
 _CONVERSATION = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}")
 ROLES = ("user", "assistant")
+TWIN = "~"  # outside `_CONVERSATION`'s alphabet: a twin's key is never a user's id
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS conversations (
   namespace TEXT NOT NULL, id TEXT NOT NULL, created TEXT NOT NULL, PRIMARY KEY (namespace, id));
@@ -51,6 +58,22 @@ def check_conversation(conversation: str) -> str:
             "'_', '.', ':' or '-', starting with a letter or digit"
         )
     return conversation
+
+
+def twin_of(conversation: str) -> str:
+    """The log's key of the public twin of the conversation `conversation` (a user's id)."""
+    return TWIN + conversation
+
+
+def id_of(key: str) -> str:
+    """The user's id a log key stands for (a twin's is its private conversation's id)."""
+    return key.removeprefix(TWIN)
+
+
+def check_key(key: str) -> str:
+    """A log key (an id, or a twin's key), or BadRequest as `check_conversation`."""
+    check_conversation(id_of(key))
+    return key
 
 
 def scope_of(private: bool) -> str:
@@ -128,7 +151,7 @@ class MemoryStore:
             self._db.execute("BEGIN IMMEDIATE")
             self._db.execute(
                 "INSERT OR IGNORE INTO conversations VALUES (?, ?, ?)",
-                (namespace, check_conversation(conversation), created),
+                (namespace, check_key(conversation), created),
             )
             cur = self._db.execute(
                 "INSERT INTO turns (namespace, conversation, role, content, created, tokens, "

@@ -33,6 +33,7 @@ from sidecar.memory import (
     open_store,
     restore_recall,
 )
+from sidecar.memory.store import id_of, twin_of
 from sidecar.models.chat import DeltaRefused, OnDelta
 from sidecar.retrieval.search import SearchOptions
 from sidecar.server.openapi import query_flag, read_json
@@ -155,10 +156,14 @@ async def _ask(
         return await answer(app[CONFIG], app[INDEX], models.embedder, models.reranker,
                             body["question"], options, reranker_reason=models.reranker_reason,
                             web=body.get("web", False), on_delta=on_delta)
-    await asyncio.to_thread(app[MEMORY].notes.sync)
-    if not options.private and await asyncio.to_thread(
-            app[MEMORY].notes.hidden, options.namespace, conversation):
-        # A private conversation outside private mode: answered from the vault alone, its note
+    notes = app[MEMORY].notes
+    await asyncio.to_thread(notes.sync)
+    # Outside private mode an id a private conversation holds names its public twin, as an
+    # unknown id names a new conversation (`ChatNotes.key_for`).
+    key = await asyncio.to_thread(notes.key_for, options.namespace, conversation,
+                                  private=options.private)
+    if not options.private and await asyncio.to_thread(notes.hidden, options.namespace, key):
+        # The twin itself made private by hand: answered from the vault alone, its note
         # neither read nor written, and named as a private note is (null, `shown_path`).
         document = await answer(app[CONFIG], app[INDEX], models.embedder, models.reranker,
                                 body["question"], options,
@@ -172,10 +177,10 @@ async def _ask(
         return shown
     memory = ConversationMemory(
         app[CONFIG], app[MEMORY].store, await _episodic(app, options.namespace), models.embedder,
-        conversation, private=options.private, notes=app[MEMORY].notes,
+        conversation, private=options.private, notes=notes, key=key,
     )
     try:
-        async with app[MEMORY].locks[f"{options.namespace}/{memory.conversation}"]:
+        async with app[MEMORY].locks[f"{options.namespace}/{memory.key}"]:
             return await answer(app[CONFIG], app[INDEX], models.embedder, models.reranker,
                                 body["question"], options,
                                 reranker_reason=models.reranker_reason, memory=memory,
@@ -209,7 +214,9 @@ async def conversation_notes(request: web.Request) -> web.Response:
     (the plugin finds the note by the id in its frontmatter and reports the move)."""
     private = query_flag(request, "private")
     store = request.app[MEMORY].store
-    links = await asyncio.to_thread(store.note_links)
+    # by the ids the user gave: a twin's key (`twin_of`) must not sort apart from an id's
+    links = sorted(await asyncio.to_thread(store.note_links),
+                   key=lambda k: (k.namespace, id_of(k.conversation)))
     if not private:
         hidden = await asyncio.to_thread(store.private_conversations)
         config = request.app[CONFIG]
@@ -217,7 +224,7 @@ async def conversation_notes(request: web.Request) -> web.Response:
         links = [k for k in links if (k.namespace, k.conversation) not in hidden
                  and not await asyncio.to_thread(_private_now, config, settings, k.path)]
     return web.json_response({"conversations": [
-        {"conversation": k.conversation, "namespace": k.namespace, "note": k.path}
+        {"conversation": id_of(k.conversation), "namespace": k.namespace, "note": k.path}
         for k in links]})
 
 
@@ -243,14 +250,15 @@ async def conversation_turns(request: web.Request) -> web.Response:
     private = query_flag(request, "private")
     store, notes = request.app[MEMORY].store, request.app[MEMORY].notes
     await asyncio.to_thread(notes.sync)
-    turns = await asyncio.to_thread(store.turns, namespace, conversation, private=private)
+    key = await asyncio.to_thread(_shown_key, store, notes, namespace, conversation, private)
+    turns = await asyncio.to_thread(store.turns, namespace, key, private=private)
     # Outside private mode one without a public turn is as one that does not exist: a 200
     # would tell that a private conversation exists.
-    exists = await asyncio.to_thread(store.exists, namespace, conversation)
+    exists = await asyncio.to_thread(store.exists, namespace, key)
     if not exists or not (turns or private):
         raise NotFound(f"no conversation {conversation!r} in namespace {namespace!r}")
-    summary = await asyncio.to_thread(store.summary, namespace, conversation, private=private)
-    note = await asyncio.to_thread(notes.shown_path, namespace, conversation, private=private)
+    summary = await asyncio.to_thread(store.summary, namespace, key, private=private)
+    note = await asyncio.to_thread(notes.shown_path, namespace, key, private=private)
     doc: dict[str, Any] = {
         "conversation": conversation, "namespace": namespace,
         "turns": [t.as_json() for t in turns],
@@ -258,3 +266,15 @@ async def conversation_turns(request: web.Request) -> web.Response:
         "note": note,
     }
     return web.json_response(doc)
+
+
+def _shown_key(store: MemoryStore, notes: ChatNotes, namespace: str, conversation: str,
+               private: bool) -> str:
+    """The log's key of the conversation `GET /v1/conversations/{id}` shows: the one an ask
+    would continue (`ChatNotes.key_for`); in private mode, when the id's own conversation is
+    gone, its public twin (every public conversation is seen in private mode)."""
+    key = notes.key_for(namespace, conversation, private=private)
+    if private and not store.exists(namespace, key) and store.exists(
+            namespace, twin_of(conversation)):
+        return twin_of(conversation)
+    return key

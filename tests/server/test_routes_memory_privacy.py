@@ -41,7 +41,9 @@ async def test_a_non_private_ask_never_names_a_private_chat_note(
             "kind": "renamed", "path": "Chats/Ora/Divorce lawyer notes.md", "old_path": note}]})
     else:
         (vault / "ora.yaml").write_text("private: [Chats/]\n", "utf-8")
-    assert (await _ask(api, "d-1"))["conversation_note"] is None
+    # Tagged: a public twin of that id, in its own note; a private folder holds the twin too.
+    assert (await _ask(api, "d-1"))["conversation_note"] == (
+        "Chats/Ora/d-1.md" if how == "tag" else None)
     assert (await api.get("/v1/conversations/d-1?private=true")).json["note"] is not None
 
 

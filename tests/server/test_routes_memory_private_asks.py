@@ -26,9 +26,13 @@ async def test_a_non_private_ask_on_a_private_conversation_writes_nothing_into_i
     before = (tmp_path / "vault" / NOTE).read_bytes()
     doc = await _ask(api, "divorce-2026", "Which flour makes the crust darker?")
     assert (tmp_path / "vault" / NOTE).read_bytes() == before
-    assert doc["conversation"] == "divorce-2026" and doc["conversation_note"] is None
+    # A public conversation of that id, kept apart, as for an id no conversation holds.
+    assert doc["conversation"] == "divorce-2026"
+    assert doc["conversation_note"] == "Chats/Ora/divorce-2026 2.md"
     assert list(doc)[list(doc).index("conversation") + 1] == "conversation_note"
-    hidden = await api.get("/v1/conversations/divorce-2026")
-    assert hidden.status == 404
+    twin = await api.get("/v1/conversations/divorce-2026")
+    assert twin.status == 200
+    assert [t["content"] for t in twin.json["turns"] if t["role"] == "user"] == [
+        "Which flour makes the crust darker?"]
     mine = await api.get("/v1/conversations/divorce-2026?private=true")
     assert [t["content"] for t in mine.json["turns"]] == ["What leavens sourdough bread?"]
