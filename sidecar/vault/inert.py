@@ -27,10 +27,11 @@ nothing runs it (`plugin_formats.json` `inert`):
 Code is otherwise left as it is: it is shown, not drawn. Code is read as CommonMark reads it:
 fenced blocks as its reference parser (markdown-it) finds them, at any depth (a fence in a quote
 or a list item ends with it; an indented ```` ``` ```` opens none; an indented code block is
-taken for prose, which shows the same), and code spans within a block of inline text (a run of
-backticks to the next run of as many; a backslash escapes a backtick that would open one, and an
-autolink `<https://…>` is read before any backtick in it), found in one pass over the block,
-each run of backticks looked at once: no pattern that backtracks.
+taken for prose, which shows the same; a table, GFM's as Obsidian reads it, is read a row's
+cells apart), and code spans within a block of inline text (a run of backticks to the next run
+of as many; a backslash escapes a backtick that would open one, and an autolink `<https://…>`
+or a link's destination and title, `[a](x "`")`, is read before any backtick in it), found in
+one pass over the block, each run of backticks looked at once: no pattern that backtracks.
 
 Outside text may also hold lone UTF-16 surrogates (a JSON `"\\ud83d"` escape), which no UTF-8
 file can hold: `encodable` pairs what it can and replaces the rest with U+FFFD. Its line ends are
@@ -55,14 +56,20 @@ _LEAD = r"(?:[ \t>]|[-+*][ \t]|\d{1,9}[.)][ \t])*"
 _FENCE = re.compile(rf"^(?P<lead>{_LEAD}(?:`{{3,}}|~{{3,}})[ \t]*)(?P<word>[^\s`]+)", re.M)
 # How many times the blocks are read before all the text is taken for prose (`_outside_code`).
 _READS = 4
-# What may hold a backtick that opens no code span: an escape, or an autolink (URL or e-mail
-# address, CommonMark's forms); else a run of backticks, which may open one.
+# What may hold a backtick that opens no code span: an escape, an autolink (URL or e-mail
+# address, CommonMark's forms), or a link's destination and title after `](`; else a run of
+# backticks, which may open one.
 _OPENERS = re.compile(
     r"\\[!-/:-@\[-`{-~]"
     r"|<[A-Za-z][A-Za-z0-9+.-]{1,31}:[^\x00-\x20<>]*>"
     r"|<[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
     r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*>"
+    r"|\]\("
     r"|`+")
+# A table row's cell separators: each `|` not right after a backslash (markdown-it's rule).
+_CELL = re.compile(r"(?<!\\)\|")
+# How deep a link destination's parentheses may nest (markdown-it's limit).
+_NESTING = 32
 _TICKS = re.compile(r"`+")
 # What Obsidian draws by fetching or showing: an image or an embed, and an HTML tag (a name
 # then a space, `/` or `>`; not an autolink `<https://…>` nor a link's `](<a file.md>)`).
@@ -166,27 +173,34 @@ def _outside_code(text: str, change: Callable[[str], str]) -> str:
 @cache
 def _block_parser() -> MarkdownIt:
     # Blocks only: the inline rules would find code spans too, but not where they are in the
-    # text (a block's inline text has its quote and list markers taken out).
-    return MarkdownIt("commonmark").disable(["inline", "text_join"])
+    # text (a block's inline text has its quote and list markers taken out). GFM's tables, as
+    # Obsidian reads them: a row's cells are read apart, so no code span runs across a `|`.
+    return MarkdownIt("commonmark").enable("table").disable(["inline", "text_join"])
 
 
-def _blocks(text: str) -> tuple[tuple[int, int, bool], ...]:
-    """(first line, end line, is code) of each fenced block, at any depth, and of each block of
-    inline text (a paragraph, a heading), in order: CommonMark's leaf blocks, which never share
-    a line. An indented code block is left out, so read as prose: it shows the same."""
-    return tuple(
-        (token.map[0], token.map[1], token.type == "fence")
-        for token in _block_parser().parse(text)
-        if token.map is not None and token.type in ("fence", "inline"))
+def _blocks(text: str) -> tuple[tuple[int, int, str], ...]:
+    """(first line, end line, kind) of each fenced block ("fence"), at any depth, of each table
+    ("table") and of each other block of inline text (a paragraph, a heading: "inline"), in
+    order: CommonMark's leaf blocks, which never share a line. An indented code block is left
+    out, so read as prose: it shows the same."""
+    blocks, table_end = [], -1
+    for token in _block_parser().parse(text):
+        if token.map is None or token.map[0] < table_end:  # a table's cells: read with it
+            continue
+        if token.type == "table_open":
+            table_end = token.map[1]
+        if token.type in ("fence", "inline", "table_open"):
+            blocks.append((token.map[0], token.map[1], token.type.removesuffix("_open")))
+    return tuple(blocks)
 
 
 def _outside_blocks(
-        text: str, blocks: tuple[tuple[int, int, bool], ...], change: Callable[[str], str],
+        text: str, blocks: tuple[tuple[int, int, str], ...], change: Callable[[str], str],
 ) -> tuple[str, bool]:
     """`text` with `change` applied to all but the fenced `blocks` and the code spans of its
-    blocks of inline text, and whether `change` left every line in no block as it was (a blank
-    line, an HTML block, an indented code block, a reference definition: it holds no code
-    span)."""
+    blocks of inline text (each cell of a table's rows apart), and whether `change` left every
+    line in no block as it was (a blank line, an HTML block, an indented code block, a
+    reference definition: it holds no code span)."""
     lines = text.split("\n")
     out: list[str] = []
     at, settled = 0, True
@@ -198,13 +212,21 @@ def _outside_blocks(
             out.append(change(kept))
             settled = settled and out[-1] == kept
 
-    for start, end, code in blocks:
+    for start, end, kind in blocks:
         between(start)
         block = "\n".join(lines[start:end])
-        out.append(block if code else _outside_spans(block, change))
+        if kind == "table":
+            out.append("\n".join(_outside_cells(row, change) for row in lines[start:end]))
+        else:
+            out.append(block if kind == "fence" else _outside_spans(block, change))
         at = end
     between(len(lines))
     return "\n".join(out), settled
+
+
+def _outside_cells(row: str, change: Callable[[str], str]) -> str:
+    """A table's row with `change` applied outside the code spans of each of its cells."""
+    return "|".join(_outside_spans(cell, change) for cell in _CELL.split(row))
 
 
 def _outside_spans(prose: str, change: Callable[[str], str]) -> str:
@@ -219,15 +241,28 @@ def _code_spans(text: str) -> Iterator[tuple[int, int]]:
     """(start, end) of each code span of one paragraph, CommonMark's way: a run of backticks
     opens one, closed by the next run of exactly as many; a run no such run follows is text.
     Each run is read once: the runs of each length wait in a queue, and those passed are
-    dropped from its front."""
+    dropped from its front.
+
+    A link's destination and title bind before a code span can open in them (`[a](x "`")`):
+    after each `](` whose text may be one (`_link_tail`), no span opens from a backtick before
+    where it may end, nor past an autolink begun there and ending after: the paragraph's rest
+    is read as prose (it may be a link or not; prose draws nothing either way)."""
     runs = [m.span() for m in _TICKS.finditer(text)]
     run_at = {end: n for n, (_, end) in enumerate(runs)}  # an opener ends where its run does
     later: dict[int, deque[int]] = {}
     for n, (start, end) in enumerate(runs):
         later.setdefault(end - start, deque()).append(n)
-    at = 0
+    at, tail = 0, 0  # tail: where the furthest link destination or title seen may end
     while (token := _OPENERS.search(text, at)) is not None:
         at = token.end()
+        if token[0] == "](":
+            if not runs or runs[-1][0] < at:  # no backtick left to open a span
+                return
+            if tail < len(text):  # else the rest is prose already
+                tail = max(tail, _link_tail(text, at))
+            continue
+        if token.start() < tail and (token[0][0] == "`" or at > tail):
+            return
         if token[0][0] != "`":  # an escape or an autolink: no span opens in it
             continue
         n = run_at[at]
@@ -237,3 +272,85 @@ def _code_spans(text: str) -> Iterator[tuple[int, int]]:
         if queue:
             at = runs[queue[0]][1]
             yield token.start(), at
+
+
+def _link_tail(text: str, at: int) -> int:
+    """Where an inline link's destination and title, if the text after a `](` at `at` is one,
+    end (after its `)`), as markdown-it reads them; -1 if it is none. Where a line's quote
+    marker or an escaped line end lies in it, the raw text cannot tell (the inline text lacks
+    the marker), nor is it worth telling in parentheses nested past markdown-it's limit (each
+    `](` would read them again): the text's end."""
+    end = len(text)
+    at = _link_space(text, at)
+    if at < 0:
+        return end
+    if at >= end:
+        return -1
+    dest = _link_destination(text, at)
+    if dest == end + 1:
+        return end
+    if dest >= 0:
+        after = _link_space(text, dest)
+        if after < 0:
+            return end
+        title = _link_title(text, after) if dest < after < end else -1
+        at = _link_space(text, title) if title >= 0 else after
+        if at < 0:
+            return end
+    return at + 1 if at < end and text[at] == ")" else -1
+
+
+def _link_space(text: str, at: int) -> int:
+    """Past the spaces, tabs and line ends at `at`; -1 past a line end a quote marker follows."""
+    start = at
+    while at < len(text) and text[at] in " \t\n":
+        at += 1
+    return -1 if text[at:at + 1] == ">" and "\n" in text[start:at] else at
+
+
+def _link_destination(text: str, at: int) -> int:
+    """The end of a link destination at `at` (`<…>`, or text with balanced parentheses), -1 if
+    none is, past the text's end if it runs onto another line or nests too deep to tell."""
+    end = len(text)
+    if text[at] == "<":
+        at += 1
+        while at < end and text[at] not in "\n<":
+            if text[at] == ">":
+                return at + 1
+            at += 2 if text[at] == "\\" and at + 1 < end else 1
+        return -1
+    start, level = at, 0
+    while at < end and " " < text[at] != "\x7f":
+        char = text[at]
+        if char == "\\" and at + 1 < end:
+            if text[at + 1] == " ":
+                break
+            if text[at + 1] == "\n":
+                return end + 1
+            at += 2
+            continue
+        if char == "(":
+            level += 1
+            if level > _NESTING:
+                return end + 1
+        elif char == ")":
+            if level == 0:
+                break
+            level -= 1
+        at += 1
+    return at if at > start and level == 0 else -1
+
+
+def _link_title(text: str, at: int) -> int:
+    """The end of a link title at `at` (`"…"`, `'…'` or `(…)`), -1 if none is."""
+    if text[at] not in "\"'(":
+        return -1
+    close = ")" if text[at] == "(" else text[at]
+    at += 1
+    while at < len(text):
+        if text[at] == close:
+            return at + 1
+        if close == ")" and text[at] == "(":
+            return -1
+        at += 2 if text[at] == "\\" else 1
+    return -1

@@ -19,9 +19,10 @@ import tags from "../../../schema/tags.json";
  * not drawn, so otherwise only the query syntaxes are broken inside it.
  *
  * Code is read as CommonMark reads it: fenced blocks as markdown-it finds them (a fence in a quote or
- * a list item ends with it; an indented ```` ``` ```` opens none), and code spans within a block of
- * inline text (a run of backticks to the next run of as many, not opened by an escaped backtick nor
- * inside an autolink), in one pass: each run of backticks is looked at once, and no pattern
+ * a list item ends with it; an indented ```` ``` ```` opens none; a GFM table is read a row's cells
+ * apart, as Obsidian reads it), and code spans within a block of inline text (a run of backticks to
+ * the next run of as many, not opened by an escaped backtick nor inside an autolink or a link's
+ * destination or title), in one pass: each run of backticks is looked at once, and no pattern
  * backtracks over the text, so a page of unclosed backtick runs cannot hold up the app.
  *
  * The patterns mean what the sidecar's Python patterns mean: its `\s` (`PY_SPACE`, not
@@ -55,25 +56,32 @@ const FENCE = new RegExp(`${LINE_START}(${LEAD}(?:\`{3,}|~{3,})[ \\t]*)([^${PY_S
 // How many times the blocks are read before all the text is taken for prose (`outsideCode`).
 const READS = 4;
 // Blocks only: the inline rules would find code spans too, but not where they are in the text
-// (a block's inline text has its quote and list markers taken out).
-const blockParser = new MarkdownIt("commonmark").disable(["inline", "text_join"]);
+// (a block's inline text has its quote and list markers taken out). GFM's tables, as Obsidian reads
+// them: a row's cells are read apart, so no code span runs across a `|`.
+const blockParser = new MarkdownIt("commonmark").enable("table").disable(["inline", "text_join"]);
 // A code span opening (after what JavaScript's trim() removes) with an inline query's prefix,
 // tried from a run's first backtick only; giving back a backtick or a space never lets a prefix
 // follow, so a run and its spaces are read once (as the sidecar's possessive `++`, `*+`).
 const INLINE_QUERY = new RegExp(`(?<!\`)(\`+[${JS_TRIMMED}]*)(?=${spec.prefixes.map(escape).join("|")})`, "g");
-// What may hold a backtick that opens no code span: an escape, or an autolink (URL or e-mail
-// address, CommonMark's forms); else a run of backticks, which may open one.
+// What may hold a backtick that opens no code span: an escape, an autolink (URL or e-mail address,
+// CommonMark's forms), or a link's destination and title after `](`; else a run of backticks,
+// which may open one.
 const OPENERS = new RegExp(
 	[
 		String.raw`\\[!-/:-@[-\x60{-~]`,
 		String.raw`<[A-Za-z][A-Za-z0-9+.-]{1,31}:[^\x00-\x20<>]*>`,
 		String.raw`<[A-Za-z0-9.!#$%&'*+/=?^_\x60{|}~-]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?` +
 			String.raw`(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*>`,
+		String.raw`\]\(`,
 		"`+",
 	].join("|"),
 	"g",
 );
 const TICKS = /`+/g;
+// A table row's cell separators: each `|` not right after a backslash (markdown-it's rule).
+const CELL = /(?<!\\)\|/;
+// How deep a link destination's parentheses may nest (markdown-it's limit).
+const NESTING = 32;
 // What Obsidian draws by fetching or showing: an image or an embed, and an HTML tag (a name then
 // a space, `/` or `>`; not an autolink `<https://…>` nor a link's `](<a file.md>)`).
 const DRAWN = new RegExp(String.raw`!(?=\[)|(?<!\]\()<(?=\/?[A-Za-z][A-Za-z0-9-]*(?:[${PY_SPACE}/>]|$)|[!?])`, "g");
@@ -113,8 +121,8 @@ export function inert(text: string): string {
 	);
 }
 
-/** A fenced block or a block of inline text: its first line, its end line, whether it is code. */
-type Block = [number, number, boolean];
+/** A fenced block, a table or another block of inline text: its first line, its end line, its kind. */
+type Block = [number, number, "fence" | "table" | "inline"];
 
 /**
  * `text` with `change` applied to all but its fenced blocks and code spans. The blocks are
@@ -138,24 +146,27 @@ function outsideCode(text: string, change: (prose: string) => string): string {
 }
 
 /**
- * Each fenced block, at any depth, and each block of inline text (a paragraph, a heading), in
- * order: CommonMark's leaf blocks, which never share a line. An indented code block is left out,
- * so read as prose: it shows the same.
+ * Each fenced block, at any depth, each table and each other block of inline text (a paragraph, a
+ * heading), in order: CommonMark's leaf blocks, which never share a line. An indented code block is
+ * left out, so read as prose: it shows the same.
  */
 function blocksOf(text: string): Block[] {
 	const blocks: Block[] = [];
+	let tableEnd = -1;
 	for (const token of blockParser.parse(text, {})) {
-		if (token.map && (token.type === "fence" || token.type === "inline")) {
-			blocks.push([token.map[0], token.map[1], token.type === "fence"]);
-		}
+		if (!token.map || token.map[0] < tableEnd) continue; // a table's cells: read with it
+		if (token.type === "table_open") tableEnd = token.map[1];
+		if (token.type === "fence" || token.type === "inline") blocks.push([token.map[0], token.map[1], token.type]);
+		else if (token.type === "table_open") blocks.push([token.map[0], token.map[1], "table"]);
 	}
 	return blocks;
 }
 
 /**
  * `text` with `change` applied to all but the fenced `blocks` and the code spans of its blocks of
- * inline text, and whether `change` left every line in no block as it was (a blank line, an HTML
- * block, an indented code block, a reference definition: it holds no code span).
+ * inline text (each cell of a table's rows apart), and whether `change` left every line in no block
+ * as it was (a blank line, an HTML block, an indented code block, a reference definition: it holds
+ * no code span).
  */
 function outsideBlocks(text: string, blocks: Block[], change: (prose: string) => string): [string, boolean] {
 	const lines = text.split("\n");
@@ -169,14 +180,23 @@ function outsideBlocks(text: string, blocks: Block[], change: (prose: string) =>
 		out.push(changed);
 		settled &&= changed === kept;
 	};
-	for (const [start, end, code] of blocks) {
+	for (const [start, end, kind] of blocks) {
 		between(start);
 		const block = lines.slice(start, end).join("\n");
-		out.push(code ? block : outsideSpans(block, change));
+		if (kind === "table") out.push(lines.slice(start, end).map((row) => outsideCells(row, change)).join("\n"));
+		else out.push(kind === "fence" ? block : outsideSpans(block, change));
 		at = end;
 	}
 	between(lines.length);
 	return [out.join("\n"), settled];
+}
+
+/** A table's row with `change` applied outside the code spans of each of its cells. */
+function outsideCells(row: string, change: (prose: string) => string): string {
+	return row
+		.split(CELL)
+		.map((cell) => outsideSpans(cell, change))
+		.join("|");
 }
 
 function outsideSpans(prose: string, change: (prose: string) => string): string {
@@ -193,6 +213,11 @@ function outsideSpans(prose: string, change: (prose: string) => string): string 
  * [start, end) of each code span of one paragraph, CommonMark's way: a run of backticks opens
  * one, closed by the next run of exactly as many; a run no such run follows is text. Each run is
  * read once: the runs of each length wait in a queue, and those passed are dropped from its front.
+ *
+ * A link's destination and title bind before a code span can open in them (`[a](x "`")`): after
+ * each `](` whose text may be one (`linkTail`), no span opens from a backtick before where it may
+ * end, nor past an autolink begun there and ending after: the paragraph's rest is read as prose (it
+ * may be a link or not; prose draws nothing either way).
  */
 function codeSpans(text: string): Array<[number, number]> {
 	const runs: Array<[number, number]> = [];
@@ -210,8 +235,15 @@ function codeSpans(text: string): Array<[number, number]> {
 	const spans: Array<[number, number]> = [];
 	const openers = new RegExp(OPENERS.source, OPENERS.flags);
 	let token: RegExpExecArray | null;
+	let tail = 0; // where the furthest link destination or title seen may end
 	while ((token = openers.exec(text)) !== null) {
 		const at = openers.lastIndex;
+		if (token[0] === "](") {
+			if ((runs[runs.length - 1]?.[0] ?? -1) < at) break; // no backtick left to open a span
+			if (tail < text.length) tail = Math.max(tail, linkTail(text, at)); // else the rest is prose already
+			continue;
+		}
+		if (token.index < tail && (token[0].startsWith("`") || at > tail)) break;
 		if (!token[0].startsWith("`")) continue; // an escape or an autolink: no span opens in it
 		const n = runAt.get(at) ?? -1;
 		const queue = later.get(at - token.index);
@@ -223,4 +255,85 @@ function codeSpans(text: string): Array<[number, number]> {
 		spans.push([token.index, closer[1]]);
 	}
 	return spans;
+}
+
+/**
+ * Where an inline link's destination and title, if the text after a `](` at `at` is one, end (after
+ * its `)`), as markdown-it reads them; -1 if it is none. Where a line's quote marker or an escaped
+ * line end lies in it, the raw text cannot tell (the inline text lacks the marker), nor is it worth
+ * telling in parentheses nested past markdown-it's limit (each `](` would read them again): the
+ * text's end.
+ */
+function linkTail(text: string, from: number): number {
+	const end = text.length;
+	let at = linkSpace(text, from);
+	if (at < 0) return end;
+	if (at >= end) return -1;
+	const dest = linkDestination(text, at);
+	if (dest === end + 1) return end;
+	if (dest >= 0) {
+		const after = linkSpace(text, dest);
+		if (after < 0) return end;
+		const title = dest < after && after < end ? linkTitle(text, after) : -1;
+		at = title >= 0 ? linkSpace(text, title) : after;
+		if (at < 0) return end;
+	}
+	return at < end && text[at] === ")" ? at + 1 : -1;
+}
+
+/** Past the spaces, tabs and line ends at `at`; -1 past a line end a quote marker follows. */
+function linkSpace(text: string, from: number): number {
+	let at = from;
+	while (at < text.length && " \t\n".includes(text[at] ?? "x")) at++;
+	return text[at] === ">" && text.slice(from, at).includes("\n") ? -1 : at;
+}
+
+/**
+ * The end of a link destination at `at` (`<…>`, or text with balanced parentheses), -1 if none is,
+ * past the text's end if it runs onto another line or nests too deep to tell.
+ */
+function linkDestination(text: string, from: number): number {
+	const end = text.length;
+	let at = from;
+	if (text[at] === "<") {
+		at++;
+		while (at < end && text[at] !== "\n" && text[at] !== "<") {
+			if (text[at] === ">") return at + 1;
+			at += text[at] === "\\" && at + 1 < end ? 2 : 1;
+		}
+		return -1;
+	}
+	let level = 0;
+	while (at < end && text.charCodeAt(at) > 0x20 && text.charCodeAt(at) !== 0x7f) {
+		const char = text[at];
+		if (char === "\\" && at + 1 < end) {
+			if (text[at + 1] === " ") break;
+			if (text[at + 1] === "\n") return end + 1;
+			at += 2;
+			continue;
+		}
+		if (char === "(") {
+			level++;
+			if (level > NESTING) return end + 1;
+		} else if (char === ")") {
+			if (level === 0) break;
+			level--;
+		}
+		at++;
+	}
+	return at > from && level === 0 ? at : -1;
+}
+
+/** The end of a link title at `at` (`"…"`, `'…'` or `(…)`), -1 if none is. */
+function linkTitle(text: string, from: number): number {
+	const open = text[from];
+	if (open !== '"' && open !== "'" && open !== "(") return -1;
+	const close = open === "(" ? ")" : open;
+	let at = from + 1;
+	while (at < text.length) {
+		if (text[at] === close) return at + 1;
+		if (close === ")" && text[at] === "(") return -1;
+		at += text[at] === "\\" ? 2 : 1;
+	}
+	return -1;
 }
