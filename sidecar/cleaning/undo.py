@@ -141,20 +141,24 @@ def _last(config: Config, queue: Queue, private: bool) -> UndoEntry:
     raise NotFound("nothing to undo: no resolution is recorded")
 
 
-def put_back(config: Config, queue: Queue, files: list[UndoFile]) -> None:
+def put_back(config: Config, queue: Queue, files: list[UndoFile]) -> list[str]:
     """Write each file back as it was before a resolution (newest change first), each only
-    while it still holds what the resolution left (Conflict otherwise)."""
+    while it still holds what the resolution left (Conflict otherwise); the paths written."""
+    written: list[str] = []
     for f in reversed(files):
         if _client_deleted(f):
             # else the client never trashed it: the note there, whatever it holds, is the user's
-            if _hash_at(config, f.path) is None:
-                create_file(vault_path(config.vault, f.path), f.before, f.path)
+            if _hash_at(config, f.path) is not None:
+                continue
+            create_file(vault_path(config.vault, f.path), f.before, f.path)
         elif f.trash is None:
             assert f.after_hash is not None
             restore_bytes(config.vault, f.path, f.before, f.after_hash)
             queue.rehash(f.path, f.after_hash, content_hash(f.before))
         else:
             restore_from_trash(config.vault, f.trash, f.path, content_hash(f.before))
+        written.append(f.path)
+    return written
 
 
 def undo_last(config: Config, queue: Queue, *, private: bool = False) -> Undone:
@@ -163,9 +167,9 @@ def undo_last(config: Config, queue: Queue, *, private: bool = False) -> Undone:
     entry = _last(config, queue, private)
     for f in entry.files:
         _check(config, f)
-    put_back(config, queue, entry.files)
+    written = put_back(config, queue, entry.files)
     for pair in entry.pairs:
         queue.restore_pair(pair)
     queue.drop_undo(entry.seq)
     restored = [queue.get(p.id, private=True) for p in entry.pairs]
-    return Undone(restored, sorted(f.path for f in entry.files))
+    return Undone(restored, sorted(written))

@@ -23,7 +23,9 @@ from sidecar.data_folder import FILE_MODE
 from sidecar.extraction.proposals import Candidate, Plan, Source, Turn, extraction_data
 
 FILE = "extraction-reviews.json"
-FORMAT = 1
+# 2: a candidate says whether it holds a private turn's words (`private`); a plan held in format
+# 1 lacks it and would read as public, so it is planned again.
+FORMAT = 2
 
 
 class Reviews:

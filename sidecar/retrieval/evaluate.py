@@ -135,7 +135,8 @@ def hybrid_run(
     run: dict[str, list[str]] = {}
     for qid in lists["dense"]:
         per_query = _cut({name: lists[name][qid] for name in lists}, depth)
-        pool = fuse_pool(per_query, depth, fusion, max(depth, RECALL_K))
+        # Each document a text of its own: ties share ranks as live search shares them.
+        pool = fuse_pool(per_query, depth, fusion, max(depth, RECALL_K), copies={})
         run[qid] = [doc for doc, _ in pool]
     return run
 
@@ -148,7 +149,7 @@ async def _default_run(
     run: dict[str, list[str]] = {}
     for qid in tqdm(lists["dense"], desc="default", file=sys.stderr, leave=False):
         per_query = _cut({name: lists[name][qid] for name in lists}, fusion.pool)
-        pool = fuse_pool(per_query, fusion.pool, fusion, max(fusion.pool, RECALL_K))
+        pool = fuse_pool(per_query, fusion.pool, fusion, max(fusion.pool, RECALL_K), copies={})
         scored = await rerank_pool(
             reranker, queries[qid], [passages[d] for d, _ in pool], [f for _, f in pool],
             fusion.ceiling(list(lists)),

@@ -45,6 +45,7 @@ def test_undo_reopens_the_pair_of_a_client_trash_whose_note_was_edited_and_kept(
     assert [p.id for p in undone.pairs] == [pair.id] and undone.pairs[0].status == "open"
     assert queue.get(pair.id) == pair
     assert (vault / OLD).read_text(encoding="utf-8") == NOTES[OLD] + EDIT  # the user's, as is
+    assert undone.changed == []  # nothing written, so nothing said to be restored
     assert not (vault / ".trash").exists()
 
 

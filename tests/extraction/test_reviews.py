@@ -36,9 +36,21 @@ def test_the_oldest_plan_is_forgotten_on_disk_too(tmp_path: Path) -> None:
 
 
 def test_a_file_that_cannot_be_read_is_started_afresh(tmp_path: Path) -> None:
-    for text in ("{not json", '{"format": 1, "plans": [{"path": 3}]}', '[]', '{"format": 99}'):
+    for text in ("{not json", '{"format": 2, "plans": [{"path": 3}]}', '[]', '{"format": 99}'):
         (tmp_path / FILE).write_text(text, encoding="utf-8")
         reviews = Reviews(data=tmp_path)
         assert reviews.held(_plan().source, private=False) is None
         reviews.keep(_plan(), private=False)
         assert Reviews(data=tmp_path).held(_plan().source, private=False) is not None
+
+
+def test_a_plan_held_before_candidates_said_they_were_private_is_planned_again(
+    tmp_path: Path,
+) -> None:
+    """Review: a format-1 plan's candidates have no `private`, so a model's merge of a private
+    turn's words would have been accepted as public; such a plan is not held."""
+    Reviews(data=tmp_path).keep(_plan(), private=True)
+    file = tmp_path / FILE
+    file.write_text(file.read_text(encoding="utf-8").replace('"format": 2', '"format": 1'),
+                    encoding="utf-8")
+    assert Reviews(data=tmp_path).held(_plan().source, private=True) is None

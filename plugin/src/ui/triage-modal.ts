@@ -396,7 +396,7 @@ export class TriageModal extends Modal {
 
 	private async undo(): Promise<void> {
 		const confirm = this.confirmer();
-		const text = "The notes the last resolution changed get back their earlier content, byte for byte, and its pairs are open again. Nothing is written if either note changed since.";
+		const text = "The notes the last resolution changed get back their earlier content, byte for byte, and its pairs are open again. Nothing is written if either note changed since; a note kept from the trash because you edited it stays as it is, and only its pair opens again.";
 		if (!(await confirm("Undo last resolution", text, "Undo"))) return;
 		const asked = this.privateMode;
 		try {
