@@ -72,8 +72,9 @@ _CELL = re.compile(r"(?<!\\)\|")
 _NESTING = 32
 _TICKS = re.compile(r"`+")
 # What Obsidian draws by fetching or showing: an image or an embed, and an HTML tag (a name
-# then a space, `/` or `>`; not an autolink `<https://…>` nor a link's `](<a file.md>)`).
-_DRAWN = re.compile(r"(!)(?=\[)|(?<!\]\()<(?=/?[A-Za-z][A-Za-z0-9-]*(?:[\s/>]|$)|[!?])")
+# then a space, `/` or `>`; not an autolink `<https://…>` nor a link's `](<a file.md>)`, but
+# there too the tag of an element that fetches: `plugin_formats.json` `link_tags`).
+_DRAWN = r"(!)(?=\[)|(?<!\]\()<(?=/?[A-Za-z][A-Za-z0-9-]*(?:[\s/>]|$)|[!?])"
 # What JavaScript's `trim()` removes: WhiteSpace and LineTerminator (ECMA-262,
 # String.prototype.trim): tab, VT, FF, space, NBSP, U+1680, U+2000-U+200A, U+202F, U+205F,
 # U+3000 (the Zs spaces), U+FEFF, LF, CR, U+2028, U+2029.
@@ -89,6 +90,7 @@ class _Inert:
     inline_query: re.Pattern[str]
     tag: re.Pattern[str]
     status_tag: re.Pattern[str]
+    drawn: re.Pattern[str]
 
 
 @cache
@@ -97,6 +99,7 @@ def _spec() -> _Inert:
     prefixes = sorted(formats["inline_query_prefixes"], key=len, reverse=True)
     alternatives = "|".join(re.escape(p) for p in prefixes)
     statuses = "|".join(re.escape(t) for t in load_json("tags.json")["filters"])
+    link_tags = [str(name) for name in formats["inert"]["link_tags"]["names"]]
     return _Inert(
         mark=str(formats["inert"]["mark"]),
         fence_language=str(formats["inert"]["fence_language"]),
@@ -110,7 +113,16 @@ def _spec() -> _Inert:
         # a tag's characters, not digits alone (`#1` is no tag).
         tag=re.compile(rf"(?:(?<![^\s>|])|(?<=_))#(?=[\d/]*(?:[^\W\d]|[{marks()}-]))"),
         status_tag=re.compile(rf"#(?=(?:{statuses}))", re.IGNORECASE),
+        # ... and right after `](` too, the tag of an element that fetches (`link_tags`).
+        drawn=re.compile(rf"{_DRAWN}|(?<=\]\()<(?=/?(?:{_any_case(link_tags)})(?:[\s/>]|$))"),
     )
+
+
+def _any_case(names: list[str]) -> str:
+    """An alternation of `names` in any case, spelled out (JavaScript's twin has no inline
+    case flag): `img` is `[iI][mM][gG]`."""
+    return "|".join("".join(f"[{c.lower()}{c.upper()}]" if c.isalpha() else re.escape(c)
+                            for c in name) for name in names)
 
 
 def _fence(match: re.Match[str], spec: _Inert) -> str:
@@ -144,7 +156,7 @@ def inert(text: str) -> str:
     # Before the blocks are read: it may make a reference definition's label too long for one.
     text = spec.status_tag.sub("#" + spec.mark, text)
     return _outside_code(text, lambda prose: spec.tag.sub(
-        "#" + spec.mark, _DRAWN.sub(lambda m: m.group() + spec.mark, prose)))
+        "#" + spec.mark, spec.drawn.sub(lambda m: m.group() + spec.mark, prose)))
 
 
 def _outside_code(text: str, change: Callable[[str], str]) -> str:

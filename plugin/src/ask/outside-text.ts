@@ -83,8 +83,16 @@ const CELL = /(?<!\\)\|/;
 // How deep a link destination's parentheses may nest (markdown-it's limit).
 const NESTING = 32;
 // What Obsidian draws by fetching or showing: an image or an embed, and an HTML tag (a name then
-// a space, `/` or `>`; not an autolink `<https://…>` nor a link's `](<a file.md>)`).
-const DRAWN = new RegExp(String.raw`!(?=\[)|(?<!\]\()<(?=\/?[A-Za-z][A-Za-z0-9-]*(?:[${PY_SPACE}/>]|$)|[!?])`, "g");
+// a space, `/` or `>`; not an autolink `<https://…>` nor a link's `](<a file.md>)`, but there too
+// the tag of an element that fetches: `plugin_formats.json` `link_tags`, in any case).
+const LINK_TAGS = formats.inert.link_tags.names
+	.map((name) => Array.from(name, (c) => (/[a-z]/i.test(c) ? `[${c.toLowerCase()}${c.toUpperCase()}]` : escape(c))).join(""))
+	.join("|");
+const DRAWN = new RegExp(
+	String.raw`!(?=\[)|(?<!\]\()<(?=\/?[A-Za-z][A-Za-z0-9-]*(?:[${PY_SPACE}/>]|$)|[!?])` +
+		String.raw`|(?<=\]\()<(?=\/?(?:${LINK_TAGS})(?:[${PY_SPACE}/>]|$))`,
+	"g",
+);
 // A tag as Ora and Obsidian read one: `#` after a line's start, a space or `_` (after a quote's
 // `>` and a table's `|` too), then a tag's characters (a letter, a combining mark or a joiner),
 // not digits alone (`#1` is no tag).
