@@ -120,3 +120,16 @@ def run_scan(config: Config, queue: Queue, embedder: Embedder) -> Callable[[], S
     def run() -> ScanReport:
         return asyncio.run(scan(config, queue, embedder, RulesJudge()))
     return run
+
+
+@pytest.fixture
+def vault_queue(config: Config) -> Iterator[Queue]:
+    """A queue that records decisions in the vault, as the CLI and the server open it."""
+    q = Queue(config.data, config.vault)
+    yield q
+    q.close()
+
+
+def scan_with_rules(config: Config, queue: Queue, embedder: Embedder) -> None:
+    """One incremental scan of `queue` with the rules judge."""
+    asyncio.run(scan(config, queue, embedder, RulesJudge()))

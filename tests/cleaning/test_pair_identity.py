@@ -3,37 +3,36 @@ note renamed or moved, and it hides no other contradiction between the same two 
 
 from __future__ import annotations
 
-import asyncio
+import contextlib
 import shutil
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-
 from sidecar.cleaning.resolve import resolve
-from sidecar.cleaning.rules import RulesJudge
-from sidecar.cleaning.scan import scan
 from sidecar.cleaning.store import Pair, Queue
 from sidecar.cleaning.undo import undo_last
 from sidecar.models.embedder import Embedder
 from sidecar.settings import Config, make_config
 from tests.notes import write_notes
 
+from .conftest import scan_with_rules
+
 OLD, NEW = "Engrams/Vitamin C and colds.md", "Engrams/Vitamin C revisited.md"
 MOVED = "Engrams/Health/Vitamin C, the trials.md"  # renamed and moved into a new folder
 
 
-@pytest.fixture
-def vault_queue(config: Config) -> Iterator[Queue]:
-    """A queue that records decisions in the vault, as the CLI and the server open it."""
-    q = Queue(config.data, config.vault)
-    yield q
-    q.close()
-
-
-def _scan(config: Config, queue: Queue, embedder: Embedder) -> None:
-    asyncio.run(scan(config, queue, embedder, RulesJudge()))
+@contextlib.contextmanager
+def _scanned_afresh(config: Config, embedder: Embedder) -> Iterator[Queue]:
+    """The data folder deleted, then a queue scanned again from the vault alone: what the
+    decisions notes keep."""
+    shutil.rmtree(config.data)
+    queue = Queue(config.data, config.vault)
+    try:
+        scan_with_rules(config, queue, embedder)
+        yield queue
+    finally:
+        queue.close()
 
 
 def _engram(queue: Queue, status: str) -> list[Pair]:
@@ -53,11 +52,11 @@ def _move(vault: Path, src: str, dst: str) -> None:
 
 
 def _dismissed_then_moved(config: Config, queue: Queue, embedder: Embedder) -> Pair:
-    _scan(config, queue, embedder)
+    scan_with_rules(config, queue, embedder)
     (pair,) = _engram(queue, "open")
     resolve(config, queue, pair.id, "dismiss")
     _move(config.vault, NEW, MOVED)
-    _scan(config, queue, embedder)
+    scan_with_rules(config, queue, embedder)
     return pair
 
 
@@ -76,11 +75,11 @@ def test_dismissal_follows_a_note_renamed_into_another_folder(
 def test_flag_follows_a_renamed_note_and_can_still_be_resolved_there(
     config: Config, vault_queue: Queue, embedder: Embedder,
 ) -> None:
-    _scan(config, vault_queue, embedder)
+    scan_with_rules(config, vault_queue, embedder)
     (pair,) = _engram(vault_queue, "open")
     resolve(config, vault_queue, pair.id, "flag")
     _move(config.vault, NEW, MOVED)
-    _scan(config, vault_queue, embedder)
+    scan_with_rules(config, vault_queue, embedder)
     assert _engram(vault_queue, "open") == []
     (flagged,) = _engram(vault_queue, "flagged")
     done = resolve(config, vault_queue, flagged.id, "wrong", note=MOVED)
@@ -92,27 +91,22 @@ def test_dismissal_after_a_rename_outlives_the_data_folder(
 ) -> None:
     _dismissed_then_moved(config, vault_queue, embedder)
     vault_queue.close()
-    shutil.rmtree(config.data)
-    queue = Queue(config.data, config.vault)
-    try:
-        _scan(config, queue, embedder)
+    with _scanned_afresh(config, embedder) as queue:
         assert _engram(queue, "open") == []
         assert len(_engram(queue, "dismissed")) == 1
-    finally:
-        queue.close()
 
 
 def test_dismissal_follows_a_note_renamed_and_retagged_between_two_scans(
     config: Config, vault_queue: Queue, embedder: Embedder,
 ) -> None:
-    _scan(config, vault_queue, embedder)
+    scan_with_rules(config, vault_queue, embedder)
     (pair,) = _engram(vault_queue, "open")
     resolve(config, vault_queue, pair.id, "dismiss")
     _move(config.vault, NEW, MOVED)
     note = config.vault / MOVED
     note.write_text(note.read_text().replace("tags: [health, ai-derived]",
                                              "tags: [health, ai-derived, sleep]"))
-    _scan(config, vault_queue, embedder)  # other bytes, the same claims: the same note
+    scan_with_rules(config, vault_queue, embedder)  # other bytes, the same claims: the same note
     assert _engram(vault_queue, "open") == []
     (kept,) = _engram(vault_queue, "dismissed")
     assert _text_in(kept, MOVED) == _text_in(pair, NEW)
@@ -122,11 +116,11 @@ def test_a_dismissal_follows_a_note_into_a_private_folder_and_stays_hidden(
     config: Config, vault_queue: Queue, embedder: Embedder,
 ) -> None:
     (config.vault / "ora.yaml").write_text("private:\n  - Secret/\n", encoding="utf-8")
-    _scan(config, vault_queue, embedder)
+    scan_with_rules(config, vault_queue, embedder)
     (pair,) = _engram(vault_queue, "open")
     resolve(config, vault_queue, pair.id, "dismiss")
     _move(config.vault, NEW, "Secret/Vitamin C revisited.md")
-    _scan(config, vault_queue, embedder)
+    scan_with_rules(config, vault_queue, embedder)
     assert vault_queue.pairs(kind="engram") == []  # hidden outside private mode
     (kept,) = vault_queue.pairs(kind="engram", private=True)
     assert kept.status == "dismissed" and kept.private
@@ -137,11 +131,11 @@ def test_undo_of_a_change_of_mind_after_the_archived_note_moved_restores_it_ther
     config: Config, vault_queue: Queue, embedder: Embedder,
 ) -> None:
     before = {rel: (config.vault / rel).read_bytes() for rel in (OLD, NEW)}
-    _scan(config, vault_queue, embedder)
+    scan_with_rules(config, vault_queue, embedder)
     (pair,) = _engram(vault_queue, "open")
     resolve(config, vault_queue, pair.id, "changed-mind", newer=OLD)
     _move(config.vault, NEW, MOVED)  # the archived note, as the resolution left it
-    _scan(config, vault_queue, embedder)
+    scan_with_rules(config, vault_queue, embedder)
     undone = undo_last(config, vault_queue)
     assert undone.changed == sorted([OLD, MOVED])
     assert (config.vault / OLD).read_bytes() == before[OLD]
@@ -153,13 +147,13 @@ def test_undo_of_a_change_of_mind_after_the_archived_note_moved_restores_it_ther
 def test_a_changed_claim_in_the_renamed_note_is_raised_again(
     config: Config, vault_queue: Queue, embedder: Embedder,
 ) -> None:
-    _scan(config, vault_queue, embedder)
+    scan_with_rules(config, vault_queue, embedder)
     (pair,) = _engram(vault_queue, "open")
     resolve(config, vault_queue, pair.id, "dismiss")
     _move(config.vault, NEW, MOVED)
     note = config.vault / MOVED
     note.write_text(note.read_text().replace("Large trials show", "New trials show"))
-    _scan(config, vault_queue, embedder)
+    scan_with_rules(config, vault_queue, embedder)
     (again,) = _engram(vault_queue, "open")
     assert {again.a.path, again.b.path} == {OLD, MOVED}
     assert "New trials show" in _text_in(again, MOVED)
@@ -175,19 +169,14 @@ def test_undo_of_a_dismissal_after_the_rename_reopens_the_pair_at_its_new_path(
     assert [p.id for p in _engram(vault_queue, "open")] == [pair.id]
     # Recorded in the vault too: after `.ora/` is lost the pair is open, not dismissed.
     vault_queue.close()
-    shutil.rmtree(config.data)
-    queue = Queue(config.data, config.vault)
-    try:
-        _scan(config, queue, embedder)
+    with _scanned_afresh(config, embedder) as queue:
         assert [p.id for p in _engram(queue, "open")] == [pair.id]
-    finally:
-        queue.close()
 
 
 def test_a_queue_file_written_before_keeps_its_decisions_across_a_rename(
     config: Config, vault_queue: Queue, embedder: Embedder,
 ) -> None:
-    _scan(config, vault_queue, embedder)
+    scan_with_rules(config, vault_queue, embedder)
     (pair,) = _engram(vault_queue, "open")
     resolve(config, vault_queue, pair.id, "dismiss")
     vault_queue.close()
@@ -200,7 +189,7 @@ def test_a_queue_file_written_before_keeps_its_decisions_across_a_rename(
     try:
         assert queue.get(pair.id).status == "dismissed"
         _move(config.vault, NEW, MOVED)
-        _scan(config, queue, embedder)
+        scan_with_rules(config, queue, embedder)
         assert _engram(queue, "open") == [] and len(_engram(queue, "dismissed")) == 1
     finally:
         queue.close()
@@ -227,7 +216,7 @@ def test_dismissing_one_contradiction_leaves_the_other_between_the_same_notes(
     config = make_config(write_notes(tmp_path / "two", TWO_CLAIMS), tmp_path / "two-data")
     queue = Queue(config.data, config.vault)
     try:
-        _scan(config, queue, embedder)
+        scan_with_rules(config, queue, embedder)
         found = _engram(queue, "open")
         assert sorted(_text_in(p, FIRST) for p in found) == [
             "Drinking coffee after lunch keeps you awake at night.",
@@ -238,7 +227,7 @@ def test_dismissing_one_contradiction_leaves_the_other_between_the_same_notes(
         # the other stays listed.
         note = config.vault / FIRST
         note.write_text(note.read_text() + "\nSee also the review.\n")
-        _scan(config, queue, embedder)
+        scan_with_rules(config, queue, embedder)
         assert [p.id for p in _engram(queue, "open")] == [found[1].id]
         assert [p.id for p in _engram(queue, "dismissed")] == [found[0].id]
     finally:

@@ -5,11 +5,10 @@ decisions and in the undo journal too."""
 
 from __future__ import annotations
 
-import asyncio
 import errno
 import shutil
 import sqlite3
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -19,28 +18,16 @@ from sidecar.cleaning import decisions
 from sidecar.cleaning.decisions import DecisionLog, decision_notes
 from sidecar.cleaning.moves import follow_moves
 from sidecar.cleaning.resolve import resolve
-from sidecar.cleaning.rules import RulesJudge
-from sidecar.cleaning.scan import scan
 from sidecar.cleaning.store import UNDO_DEPTH, NoteState, Pair, Queue, Side, pair_id
 from sidecar.cleaning.survey import Survey
 from sidecar.cleaning.undo import undo_last
 from sidecar.models.embedder import Embedder
 from sidecar.settings import Config
 
+from .conftest import scan_with_rules
+
 NEW = "Engrams/Vitamin C revisited.md"
 COPY = "Engrams/Vitamin C copy.md"  # a second note with NEW's bytes
-
-
-@pytest.fixture
-def vault_queue(config: Config) -> Iterator[Queue]:
-    """A queue that records decisions in the vault, as the CLI and the server open it."""
-    q = Queue(config.data, config.vault)
-    yield q
-    q.close()
-
-
-def _scan(config: Config, queue: Queue, embedder: Embedder) -> None:
-    asyncio.run(scan(config, queue, embedder, RulesJudge()))
 
 
 # ---- a move into a private folder --------------------------------------------------------------
@@ -50,7 +37,7 @@ def test_pair_moved_into_a_private_folder_is_hidden_when_the_scan_dies_before_sa
     config: Config, vault_queue: Queue, embedder: Embedder, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     (config.vault / "ora.yaml").write_text("private:\n  - Secret/\n", encoding="utf-8")
-    _scan(config, vault_queue, embedder)
+    scan_with_rules(config, vault_queue, embedder)
     (pair,) = vault_queue.pairs("open", kind="engram", private=True)
     resolve(config, vault_queue, pair.id, "dismiss")
     (config.vault / "Secret").mkdir()
@@ -63,7 +50,7 @@ def test_pair_moved_into_a_private_folder_is_hidden_when_the_scan_dies_before_sa
     # the pair's own flag is all that keeps it out of non-private answers.
     monkeypatch.setattr(vault_queue, "commit_staged", full_disk)
     with pytest.raises(OSError):
-        _scan(config, vault_queue, embedder)
+        scan_with_rules(config, vault_queue, embedder)
     assert vault_queue.pairs(kind="engram") == []
     (kept,) = vault_queue.pairs(kind="engram", private=True)
     assert kept.private and "Secret/Vitamin C revisited.md" in (kept.a.path, kept.b.path)
@@ -166,7 +153,7 @@ def _merged_onto_a_flag(config: Config, queue: Queue, embedder: Embedder,
     then the original renamed to the copy's name: its pair's new id is the flagged one's.
     Returns (dismissed, flagged) as they were."""
     shutil.copy(config.vault / NEW, config.vault / COPY)
-    _scan(config, queue, embedder)
+    scan_with_rules(config, queue, embedder)
     found = queue.pairs("open", kind="engram", private=True)
     dismissed = next(p for p in found if NEW in (p.a.path, p.b.path))
     flagged = next(p for p in found if COPY in (p.a.path, p.b.path))
@@ -174,9 +161,9 @@ def _merged_onto_a_flag(config: Config, queue: Queue, embedder: Embedder,
     for pair, action in steps if first == "dismiss" else steps[::-1]:
         resolve(config, queue, pair.id, action)
     (config.vault / COPY).unlink()
-    _scan(config, queue, embedder)
+    scan_with_rules(config, queue, embedder)
     (config.vault / NEW).rename(config.vault / COPY)
-    _scan(config, queue, embedder)
+    scan_with_rules(config, queue, embedder)
     return dismissed, flagged
 
 
@@ -190,7 +177,7 @@ def test_move_onto_a_pair_decided_there_records_nothing_under_its_id(
     shutil.rmtree(config.data)
     queue = Queue(config.data, config.vault)
     try:
-        _scan(config, queue, embedder)
+        scan_with_rules(config, queue, embedder)
         assert queue.get(flagged.id, private=True).status == "flagged"
     finally:
         queue.close()
