@@ -75,8 +75,9 @@ def _find(config: Config, conversation: str, settings: VaultSettings,
     if not private:  # a private conversation's public twin shares its id (memory/notes.py)
         found = [f for f in found if not f[3].private]
     # a conversation of this namespace first, then any (notes sorted: the first copy counts);
-    # in private mode the private conversation before its public twin
-    found.sort(key=lambda f: (f[3].namespace != str(config.namespace), not f[3].private))
+    # in private mode the private conversation before its public twin, outside it the twin
+    found.sort(key=lambda f: (f[3].namespace != str(config.namespace),
+                              f[3].holds_private != private))
     return found[0] if found else None
 
 

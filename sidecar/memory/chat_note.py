@@ -89,6 +89,13 @@ class ChatNote:
     # scope private? → the watermark (`covers_mark`) to write over one read as a count of turns
     old_marks: dict[bool, str] = field(default_factory=dict)
 
+    @property
+    def holds_private(self) -> bool:
+        """Whether it holds a private conversation: private itself (tag, folder) or holding a
+        private-mode turn. A public conversation of the same id is kept apart from it (its
+        public twin, `memory/notes.py`)."""
+        return self.private or any(t.private for t in self.turns)
+
 
 class SaidTurn(Protocol):
     """A turn as a watermark sees it: a note's (`NoteTurn`) or the log's (`store.Turn`)."""

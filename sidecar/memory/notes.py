@@ -82,12 +82,6 @@ WRITE_RETRY_PAUSE_S = 0.05
 EMPTY_GRACE_S = 10.0
 
 
-def _private_chat(chat: ChatNote) -> bool:
-    """Whether a chat note holds a private conversation: private itself (tag, folder) or
-    holding a private-mode turn."""
-    return chat.private or any(t.private for t in chat.turns)
-
-
 def chats_folder(config: Config) -> str:
     """The vault folder chat notes go to: `chats_folder` of the vault's own settings
     (`VAULT/ora.yaml`, default `schema/vault_defaults.json`)."""
@@ -625,12 +619,12 @@ class ChatNotes:
                         parsed: Sequence[tuple[str, str, ChatNote]],
                         ) -> dict[tuple[str, str], set[str]]:
         """The notes of private conversations on disk, by (namespace, id): the ones read now
-        that are private (`_private_chat`), and the unchanged ones of conversations the log
+        that are private (`ChatNote.holds_private`), and the unchanged ones of conversations the log
         holds as private."""
         held = self.store.private_conversations()
         claims: dict[tuple[str, str], set[str]] = {}
         for rel, _, chat in parsed:
-            if _private_chat(chat):
+            if chat.holds_private:
                 claims.setdefault((chat.namespace, chat.conversation), set()).add(rel)
         for key, link in links.items():
             if key in held and key[1] == id_of(key[1]) and link.path in paths:
@@ -649,7 +643,7 @@ class ChatNotes:
         for mine in (twin, key):
             if mine in links and links[mine].path == rel:
                 return mine
-        if not _private_chat(chat) and claims.get(key, set()) - {rel}:
+        if not chat.holds_private and claims.get(key, set()) - {rel}:
             return twin
         return key
 
