@@ -27,7 +27,13 @@ def _tighten(path: Path, mode: int) -> None:
 def private_folder(path: Path, *, create: bool = True) -> Path:
     """Create `path` (and its parents) as needed (with `create`); `path` itself ends up 0700.
     BadRequest when no folder can be there (`--data` naming a file, a path under a file, or a
-    place where nothing can be created): a usage error, said in one line."""
+    place where nothing can be created), or when it is a folder of notes (`_notes_in`): a usage
+    error, said in one line."""
+    note = _notes_in(path)
+    if note is not None:  # refused before any chmod: the folder is the user's, not Ora's
+        raise BadRequest(f"{path} cannot be a data folder: it holds notes ({note}), and Ora "
+                         "would make it private (0700) and put its index among them; give a "
+                         "new or empty folder, or the default VAULT/.ora")
     if create:
         try:
             path.mkdir(mode=FOLDER_MODE, parents=True, exist_ok=True)
@@ -36,6 +42,20 @@ def private_folder(path: Path, *, create: bool = True) -> Path:
                              "folder, or a path where one can be created") from exc
     _tighten(path, FOLDER_MODE)
     return path
+
+
+def _notes_in(path: Path) -> str | None:
+    """The name of a note (a `.md` file) or of a vault's `.obsidian` folder directly in the
+    existing folder `path`, else None: such a folder is the user's (`--data VAULT/Daily`), while
+    Ora's own data folder (the default VAULT/.ora) never holds either."""
+    try:
+        with os.scandir(path) as entries:
+            for entry in entries:
+                if entry.name == ".obsidian" or entry.name.lower().endswith(".md"):
+                    return entry.name
+    except OSError:  # not there yet (or not a folder: mkdir says so)
+        return None
+    return None
 
 
 def _why_not(path: Path, exc: OSError) -> str:

@@ -26,6 +26,9 @@ try:
 except ImportError:  # not a POSIX system: no leases
     fcntl = None  # type: ignore[assignment]
 
+# Bytes of one file name (ext4, APFS, and most others): a name built from a note's own name plus
+# a suffix (a numbered trash name, the writer's temporary copy) is cut to fit (`fit_name`).
+NAME_MAX = 255
 # A lease break would signal SIGIO, whose default action ends the process; SIGURG's is to ignore.
 _LEASE_SIGNAL = getattr(signal, "SIGURG", 0)
 
@@ -119,11 +122,28 @@ def held_for_writing(path: Path) -> bool:
 
 def trash_names(name: str) -> Iterator[str]:
     """The names a file called `name` may take in the trash, first free first: `name`, then
-    `name 1`, `name 2`, … before its extension, as Obsidian's trash does."""
+    `name 1`, `name 2`, … before its extension, as Obsidian's trash does; a numbered name is
+    cut to fit NAME_MAX bytes."""
     path = PurePosixPath(name)
     yield name
+    stem, suffix = path.stem, path.suffix
+    if len(os.fsencode(suffix)) > NAME_MAX // 2:  # no real extension: number the whole name
+        stem, suffix = name, ""
     for n in itertools.count(1):
-        yield f"{path.stem} {n}{path.suffix}"
+        tail = f" {n}{suffix}"  # a long name's stem is cut so the numbered name still fits
+        yield fit_name(stem, NAME_MAX - len(os.fsencode(tail))) + tail
+
+
+def fit_name(name: str, room: int) -> str:
+    """`name` cut to at most `room` bytes as the filesystem spells it, at a UTF-8 character
+    boundary (never half a character); `name` itself when it fits."""
+    raw = os.fsencode(name)
+    if len(raw) <= room:
+        return name
+    cut = room
+    while cut > 0 and raw[cut] & 0xC0 == 0x80:  # a continuation byte: step back to a start
+        cut -= 1
+    return os.fsdecode(raw[:cut])
 
 
 def keep(detached: Path, trash: Path, name: str) -> str:

@@ -32,7 +32,9 @@ from typing import NoReturn
 
 from sidecar.errors import Conflict, NoteNotWritable, NotFound, OraError
 from sidecar.vault.held_open import (
+    NAME_MAX,
     fd_hash,
+    fit_name,
     keep,
     lease_kept,
     leases_tell,
@@ -77,6 +79,16 @@ def check_writable(path: Path, rel: str) -> None:
 def _not_writable(rel: str, exc: OSError) -> NoteNotWritable:
     return NoteNotWritable(f"{rel} cannot be written ({exc.strerror}): the note or its folder "
                            "is read-only or immutable (chattr -i / chflags nouchg)")
+
+
+def _refuse_long_name(rel: str, exc: OSError) -> None:
+    """NoteNotWritable for a name the filesystem refuses as too long (ENAMETOOLONG: one whose
+    limit is under NAME_MAX, as eCryptfs's): that note is refused, the others written. Any
+    other error (a full disk) the caller raises as it is, for it stops the whole run."""
+    if exc.errno == errno.ENAMETOOLONG:
+        raise NoteNotWritable(f"{rel} cannot be written: its name is too long for this "
+                              "filesystem to make a temporary copy beside it; shorten the "
+                              "name") from exc
 
 
 def check_hash(data: bytes, expected_hash: str | None, rel: str) -> str:
@@ -332,6 +344,10 @@ def _replace_checked(path: Path, tmp: Path, read_hash: str, leases: bool) -> Non
 # file NAME. Never its `.ora-old` (`_replace_checked`, `_drop_name`): that name can hold the only
 # copy of another program's save, and a file's ctime is its creation time on Windows.
 _TEMP_NAME = re.compile(r"\.(?P<name>.+)\.[0-9a-f]{8}\.ora-tmp")
+# The bytes NAME may take in `.NAME.xxxxxxxx.ora-tmp` so that it, and the `.ora-old` and
+# `.ora-kept` names made from it (`_replace_checked`, `held_open.keep`), fit NAME_MAX: a longer
+# note name is cut (`_temp_part`), and the sweep finds its note by the cut (`_notes_of`).
+_NAME_ROOM = NAME_MAX - len("..01234567.ora-kept")
 # Far longer than any one write lives: a held `.ora-old` waits at most the lease break time
 # (45 s on Linux). Its link or rename refreshes its ctime, which is what is compared.
 TEMP_STALE_S = 600.0
@@ -347,7 +363,8 @@ def sweep_temp_files(folder: Path, names: Collection[str] = (), now: float | Non
     """Clear `folder` (not below) of the temporary files the writer left when its process died
     mid-write (SIGKILL, a power cut): only a regular file of the writer's own temporary name,
     untouched for `TEMP_STALE_S`, or at once when its NAME is one of `names` (notes whose
-    writer is known to be gone: an ingest's, under the ingest lock). Nothing else is touched.
+    writer is known to be gone: an ingest's, under the ingest lock; a long NAME as cut,
+    `_temp_part`). Nothing else is touched.
     Such a file may hold the only copy of another program's save (after the writer's exchange
     it holds what was in the note), so it is deleted only when its bytes are none, the note's
     own, or in the trash already (`_kept_elsewhere`); any other is moved to the trash a note of
@@ -360,6 +377,7 @@ def sweep_temp_files(folder: Path, names: Collection[str] = (), now: float | Non
     except OSError:
         return taken
     trash: Path | None = None  # found once something must be kept
+    gone = {_temp_part(name) for name in names}  # as the temporary names spell them
     for entry in entries:
         found = _TEMP_NAME.fullmatch(entry.name)
         if found is None:  # the name first: most entries are notes, and need no stat
@@ -369,19 +387,35 @@ def sweep_temp_files(folder: Path, names: Collection[str] = (), now: float | Non
         except OSError:
             continue
         stale = now - max(st.st_mtime, st.st_ctime) > TEMP_STALE_S
-        if not stat.S_ISREG(st.st_mode) or not (found["name"] in names or stale):
+        if not stat.S_ISREG(st.st_mode) or not (found["name"] in gone or stale):
             continue
-        temp, name = Path(entry.path), found["name"]
+        temp, notes = Path(entry.path), _notes_of(found["name"], entries)
         with contextlib.suppress(OSError):  # gone meanwhile, or it will not move: it stays
-            if st.st_size and not _same_bytes(temp, Path(folder, name)):
+            if st.st_size and not any(_same_bytes(temp, Path(folder, n)) for n in notes):
                 trash = trash or _sweep_trash(Path(folder), vault, settings)
-                if not _kept_elsewhere(temp, trash, name):
-                    keep(temp, trash, name)
+                if not any(_kept_elsewhere(temp, trash, n) for n in notes):
+                    keep(temp, trash, notes[0])
                     taken.append(entry.name)
                     continue
             os.unlink(temp)
             taken.append(entry.name)
     return taken
+
+
+def _temp_part(name: str) -> str:
+    """The NAME part of the writer's temporary names for the file `name`: `name`, cut to
+    _NAME_ROOM bytes when longer."""
+    return fit_name(name, _NAME_ROOM)
+
+
+def _notes_of(part: str, entries: Iterable[os.DirEntry[str]]) -> list[str]:
+    """The names of `entries` whose temporary copies have the NAME part `part`: `part` itself,
+    or when `part` may be a long name cut (`_temp_part`), every name it is the cut of (more
+    than one if long names begin alike; a copy matching any of them is theirs). `part` alone
+    when none is there (the note gone since)."""
+    if len(os.fsencode(part)) < _NAME_ROOM - 3:  # a cut is never more than 3 bytes short
+        return [part]
+    return [e.name for e in entries if _temp_part(e.name) == part] or [part]
 
 
 def _same_bytes(a: Path, b: Path) -> bool:
@@ -489,10 +523,16 @@ def _sweep_beside(path: Path, vault: Path | None) -> None:
         sweep_temp_files(path.parent, vault=vault)
 
 
+def _hidden_name(name: str, suffix: str) -> str:
+    """A fresh hidden name `.NAME.xxxxxxxx<suffix>` beside the file `name`, NAME cut so that it
+    fits NAME_MAX bytes whichever of the writer's suffixes it takes (`_temp_part`)."""
+    return f".{_temp_part(name)}.{secrets.token_hex(4)}{suffix}"
+
+
 def _new_file(path: Path, mode: int) -> tuple[int, Path]:
     """A new hidden file beside `path`, created with `mode` less the user's umask."""
     for _ in range(100):
-        tmp = path.parent / f".{path.name}.{secrets.token_hex(4)}.ora-tmp"
+        tmp = path.parent / _hidden_name(path.name, ".ora-tmp")
         try:
             return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode), tmp
         except FileExistsError:
@@ -589,11 +629,17 @@ def atomic_write(path: Path, data: bytes, read_hash: str, rel: str | None = None
             _write_in_place(path, data, read_hash, name, vault)
         except PermissionError as exc:  # immutable, or a folder the backup cannot go in
             raise _not_writable(name, exc) from exc
+        except OSError as exc:
+            _refuse_long_name(name, exc)
+            raise
         return
     try:
         tmp = _temp_copy(path, data, stat.S_IMODE(path.stat().st_mode), vault)
     except PermissionError as exc:  # a folder that cannot be written
         raise _not_writable(name, exc) from exc
+    except OSError as exc:
+        _refuse_long_name(name, exc)
+        raise
     _copy_xattrs(path, tmp)
     # What a race displaces goes where this note would be trashed (a private folder's own).
     written, trash, swapped = content_hash(data), _Trash(path, vault), False
@@ -662,7 +708,7 @@ def _drop_name(src: Path, dst: Path, name: PurePosixPath) -> None:
     """Remove the name `src` if it still names the file just linked to `dst`. An unlink would
     take whatever `src` names by then, an editor's save renamed over it too; a rename to a
     hidden name moves exactly that file, which can then be told from ours and put back."""
-    aside = src.with_name(f".{src.name}.{secrets.token_hex(4)}.ora-old")
+    aside = src.with_name(_hidden_name(src.name, ".ora-old"))
     try:
         os.rename(src, aside)
     except FileNotFoundError:  # removed meanwhile: the trash holds the checked file anyway
@@ -742,6 +788,9 @@ def create_file(path: Path, data: bytes, rel: str | None = None) -> str:
         tmp = _temp_copy(path, data, None, _vault_of(path, rel) if rel else None)
     except PermissionError as exc:  # a folder that is read-only or immutable
         raise _not_writable(rel or path.name, exc) from exc
+    except OSError as exc:
+        _refuse_long_name(rel or path.name, exc)
+        raise
     try:
         os.link(tmp, path)  # fails if the file exists: no overwrite, no race
     except FileExistsError as exc:
