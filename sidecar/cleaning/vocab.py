@@ -70,6 +70,18 @@ class Cues:
     labels: frozenset[str]  # stemmed: a number right after one names something
     year_range: tuple[int, int]
     stopwords: frozenset[str]
+    elisions: frozenset[str]  # l', j', n': split off the word they lean on
+    synonyms: dict[str, str]  # stem -> the first stem of its side of an antonym group
+    weekdays: frozenset[str]
+    months: frozenset[str]
+    single_valued: frozenset[str]  # stemmed: whose object is one value at a time (is, live)
+    slot_links: frozenset[str]  # stemmed: may stand between a single_valued word and its value
+    preference_verbs: frozenset[str]
+    preference_markers: frozenset[str]
+    conditions: re.Pattern[str]
+    opening_conditions: re.Pattern[str]  # only where they open the text or a clause
+    qualifiers: re.Pattern[str]
+    time_markers: re.Pattern[str]
 
 
 def stem(word: str, suffixes: tuple[str, ...]) -> str:
@@ -108,6 +120,35 @@ def opposite_table(raw: list[list[Any]], suffixes: tuple[str, ...]) -> dict[str,
     return {k: frozenset(v) for k, v in table.items()}
 
 
+def same_side_table(raw: list[list[Any]], suffixes: tuple[str, ...]) -> dict[str, str]:
+    """stem -> the first stem of the group side it is on: `reduce` and `lower` are the same
+    word when two claims are compared for what else differs. A word's first side wins."""
+    table: dict[str, str] = {}
+    for entry in raw:
+        for side in entry:
+            words = [stem(w.lower(), suffixes) for w in ([side] if isinstance(side, str) else side)]
+            for w in words:
+                table.setdefault(w, words[0])
+    return table
+
+
+def by_language(value: Any) -> list[Any]:
+    """A vocabulary as one list: written as a list, or as lists keyed by language."""
+    if isinstance(value, dict):
+        return [item for lang, items in value.items() if lang != "description" for item in items]
+    if isinstance(value, list):
+        return value
+    raise TypeError(f"{value!r} is neither a list nor lists by language")
+
+
+def _phrases(words: list[str], opening: bool = False) -> re.Pattern[str]:
+    """Any of `words` as written, whole words only, any case (group `w`); with `opening`,
+    only at the start of the text or of a clause."""
+    alternatives = "|".join(re.escape(w.lower()) for w in sorted(words, key=len, reverse=True))
+    before = r"(?:^|[,;:.!?])\s*" if opening else r"(?<!\w)"
+    return re.compile(rf"{before}(?P<w>{alternatives})(?!\w)", re.I)
+
+
 def _separators(words: list[str]) -> re.Pattern[str]:
     """Any of the clause separators, but never a punctuation mark between two digits: `€12,000`
     and `10:30` are one number (split, `€12,000` read as `€12` and contradicted `€12,000`)."""
@@ -121,12 +162,17 @@ def get_cues() -> Cues:
     data: dict[str, Any] = load_json("contradiction_cues.json")
     try:
         sfx = tuple(data["stem_suffixes"])
-        negation = {w.lower() for w in data["negation"] + data["negation_contractions"]}
+        negation = {w.lower() for w in by_language(data["negation"])
+                    + data["negation_contractions"] + by_language(data["denial"])}
         low, high = data["year_range"]
+        antonyms = by_language(data["antonyms"])
+
+        def stems(key: str) -> frozenset[str]:
+            return frozenset(stem(w.lower(), sfx) for w in by_language(data[key]))
         return Cues(
             suffixes=sfx,
             negation=frozenset(negation),
-            antonyms=opposite_table(data["antonyms"], sfx),
+            antonyms=opposite_table(antonyms, sfx),
             comparatives=opposite_table(data["comparatives"], sfx),
             comparative_markers=frozenset(data["comparative_markers"]),
             clause_break=_separators(data["clause_separators"]),
@@ -135,7 +181,19 @@ def get_cues() -> Cues:
             units={k.lower(): v for k, v in data["units"].items()},
             labels=frozenset(stem(w.lower(), sfx) for w in data["labels"]),
             year_range=(int(low), int(high)),
-            stopwords=frozenset(w.lower() for w in data["stopwords"]),
+            stopwords=frozenset(w.lower() for w in by_language(data["stopwords"])),
+            elisions=frozenset(w.lower() for w in data["elisions"]),
+            synonyms=same_side_table(antonyms, sfx),
+            weekdays=stems("weekdays"),
+            months=stems("months"),
+            single_valued=stems("single_valued"),
+            slot_links=stems("slot_links"),
+            preference_verbs=stems("preference_verbs"),
+            preference_markers=stems("preference_markers"),
+            conditions=_phrases(by_language(data["conditions"])),
+            opening_conditions=_phrases(by_language(data["opening_conditions"]), opening=True),
+            qualifiers=_phrases(by_language(data["qualifiers"])),
+            time_markers=_phrases(by_language(data["time_markers"])),
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise SchemaDataError(f"schema/contradiction_cues.json is malformed: {exc}") from exc

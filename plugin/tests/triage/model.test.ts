@@ -107,4 +107,11 @@ describe("plain words", () => {
 			{ label: "Dates (A, B)", value: "2021-03-04, no date" },
 		]); // ai_derived is shown on each claim (the pair's provenance), not as evidence
 	});
+
+	it("says in words why two claims giving one thing different values clash", () => {
+		expect(evidenceRows({ cue: "value", values: ["Berlin", "Munich"] })).toEqual([
+			{ label: "Why they clash", value: "they give the same thing a different value (a place, a day, a date, a name)" },
+			{ label: "The values", value: "Berlin / Munich" },
+		]);
+	});
 });
