@@ -96,10 +96,14 @@ def judge_status(config: Config) -> list[dict[str, Any]]:
 
 
 def build_judge(config: Config, name: str | None = None) -> Judge:
-    """The named judge, or the first available in `judge_order`."""
+    """The named judge, or the first available in `judge_order`. A judge asked for by name
+    that is not configured is refused (BadRequest), never silently replaced by another."""
     if name is not None:
         if name not in _BUILD:
             raise BadRequest(f"unknown judge {name!r}: choose from {', '.join(_BUILD)}")
+        available, reason = _STATUS[name](config)
+        if not available:
+            raise BadRequest(f"judge {name} is not available: {reason}")
         return _BUILD[name](config)
     for row in judge_status(config):
         if row["selected"]:

@@ -48,7 +48,16 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     limit_arenas()  # before any thread starts (see heap.py)
-    args = build_parser().parse_args(argv)
+    try:
+        # Importing every subcommand takes a second or more: Ctrl-C then is as quiet as later.
+        args = build_parser().parse_args(argv)
+    except KeyboardInterrupt:
+        return 130
+    return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
+    """The subcommand's exit status; its library and storage errors as one line, exit 2."""
     try:
         status: int = args.func(args)
     except OraError as err:

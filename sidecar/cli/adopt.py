@@ -1,4 +1,4 @@
-"""`ora adopt VAULT [--apply] [--undo] [--json]`: give Ora's frontmatter to notes without it.
+"""`ora adopt VAULT [--apply] [--undo] [--json] [--data DIR]`: Ora's frontmatter for untyped notes.
 
 Without a flag it is a dry run: it prints what it would add to each note (type, nexus, tags,
 dates), why, and the exact diff, and changes no byte. `--apply` writes that plan through the
@@ -26,6 +26,9 @@ def register(subparsers: Any) -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("vault", metavar="VAULT", help="the vault folder")
+    # Where the vault settings a missing ora.yaml last said are kept (DESIGN: every subcommand
+    # takes --data).
+    parser.add_argument("--data", metavar="DIR", help="index folder (default VAULT/.ora)")
     action = parser.add_mutually_exclusive_group()
     action.add_argument("--apply", action="store_true", help="write the proposed frontmatter")
     action.add_argument("--undo", action="store_true", help="restore the latest adoption")
@@ -60,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
     vault = Path(args.vault).expanduser().resolve()
     if not vault.is_dir():
         raise BadRequest(f"{vault} is not a vault folder")
-    config = make_config(vault)
+    config = make_config(vault, args.data)
     max_bytes = int(config.max_file_bytes)
     if args.undo:
         outcome = undo_adoption(vault)

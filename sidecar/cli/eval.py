@@ -29,11 +29,19 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument(
         "--cache", type=Path, default=None,
-        help=f"corpus vector cache (default {default_cache_dir()})",
+        help=f"corpus vector cache (default {_home_relative(default_cache_dir())})",
     )
     parser.add_argument("--no-rerank", action="store_true", help="score `default` unre-ranked")
     add_json_arg(parser)
     parser.set_defaults(func=run)
+
+
+def _home_relative(path: Path) -> str:
+    """`path` with the home folder written `~`, so --help shows what the user would type."""
+    try:
+        return str(Path("~") / path.relative_to(Path.home()))
+    except ValueError:
+        return str(path)
 
 
 def run(args: argparse.Namespace) -> int:

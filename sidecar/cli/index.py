@@ -22,7 +22,12 @@ def add_store_args(parser: argparse.ArgumentParser) -> None:
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = sub.add_parser("index", help="bring the index in line with the vault")
+    parser = sub.add_parser(
+        "index", help="bring the index in line with the vault",
+        description="Bring the index (VAULT/.ora unless --data) in line with the vault: notes "
+        "and documents added or changed since the last run are embedded, removed ones dropped. "
+        "With --rebuild the index is dropped and made anew.",
+    )
     add_vault_args(parser)
     add_store_args(parser)
     parser.add_argument("--rebuild", action="store_true", help="drop the index and index anew")

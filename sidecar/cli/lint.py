@@ -1,4 +1,4 @@
-"""`ora lint VAULT|FILE [--json] [--fix]`: check notes' frontmatter against the schema.
+"""`ora lint VAULT|FILE [--json] [--fix] [--data DIR]`: check notes' frontmatter against the schema.
 
 Exit status 1 when any error remains or a note could not be fixed (each is named on stderr).
 `--fix` fills absent linter-managed dates and updates a stale `date modified` (the only
@@ -29,6 +29,9 @@ def register(subparsers: Any) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("target", metavar="VAULT|FILE", help="a vault folder or one note in it")
+    # The index's folder keeps the vault settings a missing ora.yaml last said (DESIGN: every
+    # subcommand takes --data).
+    parser.add_argument("--data", metavar="DIR", help="index folder (default VAULT/.ora)")
     add_json_arg(parser)
     parser.add_argument("--fix", action="store_true",
                         help="fill absent `date created` / `date modified` and update a stale "
@@ -91,7 +94,7 @@ def _fix(vault: Path, paths: list[str], max_bytes: int) -> tuple[list[str], list
 def run(args: argparse.Namespace) -> int:
     # absolute but not resolved: a note reached through a linked folder stays outside the vault
     vault, only = _vault_of(Path(os.path.abspath(Path(args.target).expanduser())))
-    config = make_config(vault)
+    config = make_config(vault, args.data)
     max_bytes = int(config.max_file_bytes)
     found = _lint(config, only)
     refused: list[str] = []

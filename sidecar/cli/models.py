@@ -15,7 +15,7 @@ from typing import Any, TextIO
 from sidecar.cleaning import judge_status
 from sidecar.cli.common import add_json_arg, emit, log
 from sidecar.models.build import build_embedders, build_lock
-from sidecar.models.catalogue import catalogue, pull
+from sidecar.models.catalogue import catalogue, entry, pull
 from sidecar.models.report import models_report
 from sidecar.settings import Config, make_config
 
@@ -129,6 +129,7 @@ async def _pull_drawn(config: Config, name: str, bars: _Bars) -> dict[str, Any]:
 
 def run_pull(args: argparse.Namespace) -> int:
     config = _config()
+    entry(args.name)  # an unknown name is refused before anything says it is being pulled
     log(f"pulling {args.name} from {config.hf_endpoint} into {config.models_path} …")
     bars = _Bars()
     try:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import errno
 import logging
 import signal
 
@@ -30,7 +31,12 @@ from sidecar.settings import Config
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser("serve", help="serve the HTTP API for the Obsidian plugin")
+    parser = subparsers.add_parser(
+        "serve", help="serve the HTTP API for the Obsidian plugin",
+        description="Serve the loopback HTTP API the Obsidian plugin talks to, keeping the index "
+        "up to date as the vault changes, until SIGINT or SIGTERM (or, with --parent-pid, "
+        "until that process is gone). The token clients need is in DATA/token.",
+    )
     parser.add_argument("vault", metavar="VAULT", help="the vault folder")
     parser.add_argument("--data", metavar="DIR", help="index folder (default VAULT/.ora)")
     parser.add_argument("--host", help="address to bind (default 127.0.0.1, setting `host`)")
@@ -48,6 +54,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def run(args: argparse.Namespace) -> int:
     config = config_from_args(args, host=args.host, port=args.port)
+    _check_port(int(config.port))
     if not is_loopback(str(config.host)):
         if not args.allow_remote:
             raise BadRequest(
@@ -60,6 +67,29 @@ def run(args: argparse.Namespace) -> int:
     logging.basicConfig(format="ora serve: %(levelname)s: %(message)s", level=logging.WARNING)
     asyncio.run(serve(config, allow_remote=args.allow_remote, parent_pid=args.parent_pid))
     return 0
+
+
+def _check_port(port: int) -> None:
+    """BadRequest for a port no socket can bind (it used to escape as an OverflowError)."""
+    if not 0 <= port <= 65535:
+        raise BadRequest(f"port {port} is out of range 0–65535 (from --port or the `port` "
+                         "setting, ORA_PORT); 0 picks any free port")
+
+
+def _bind_error(config: Config, exc: OSError) -> OraError:
+    """The bind failure in words that say what to do: only an address in use suggests another
+    `ora serve`; a privileged port or an address this machine lacks say so instead."""
+    where = f"cannot listen on {config.host}:{config.port} ({exc.strerror or exc})"
+    if exc.errno == errno.EADDRINUSE:
+        return OraError(f"{where}; is another `ora serve` running? Try --port",
+                        code="address_in_use")
+    if exc.errno == errno.EACCES:
+        return OraError(f"{where}; ports below 1024 need privileges: use a higher --port",
+                        code="permission_denied")
+    if exc.errno == errno.EADDRNOTAVAIL:
+        return OraError(f"{where}; no network interface of this machine has that address: "
+                        "check --host", code="address_not_available")
+    return OraError(where, code="cannot_listen")
 
 
 async def serve(config: Config, *, allow_remote: bool = False,
@@ -88,10 +118,7 @@ async def serve(config: Config, *, allow_remote: bool = False,
         try:
             await site.start()
         except OSError as exc:
-            raise OraError(
-                f"cannot listen on {config.host}:{config.port} ({exc.strerror}); "
-                "is another `ora serve` running? Try --port", code="address_in_use",
-            ) from exc
+            raise _bind_error(config, exc) from exc
         for address in runner.addresses:
             host, port = address[0], address[1]
             shown = f"[{host}]" if ":" in host else host
