@@ -18,7 +18,12 @@ from sidecar.vault.write import TEMP_STALE_S, content_hash, move_to_trash, sweep
 # 255 bytes in all; the two-byte "é"s make a cut fall inside a character unless it steps back
 LONG = "x" + "é" * 125 + "y.md"
 NAME_MAX = 255  # bytes of one file name (ext4, APFS)
-LATER = time.time() + TEMP_STALE_S + 60
+
+
+def _later() -> float:
+    """A time at which a copy made now is stale (taken when the sweep runs, not at import: a
+    test run later than a minute after collection found nothing stale)."""
+    return time.time() + TEMP_STALE_S + 60
 
 
 def _fits(name: str) -> bool:
@@ -76,7 +81,7 @@ def _stale_copy(folder: Path, note: str, data: bytes) -> Path:
 def test_the_sweep_deletes_a_long_notes_copy_holding_the_notes_bytes(tmp_path: Path) -> None:
     (tmp_path / LONG).write_bytes(b"the note\n")
     tmp = _stale_copy(tmp_path, LONG, b"the note\n")
-    assert sweep_temp_files(tmp_path, now=LATER) == [tmp.name]
+    assert sweep_temp_files(tmp_path, now=_later()) == [tmp.name]
     assert sorted(p.name for p in tmp_path.iterdir()) == [LONG]
 
 
@@ -87,11 +92,11 @@ def test_the_sweep_keeps_a_long_notes_other_copy_in_the_trash_under_its_name(
     own name, and a second sweep of the same bytes adds nothing."""
     (tmp_path / LONG).write_bytes(b"the note\n")
     tmp = _stale_copy(tmp_path, LONG, b"a save\n")
-    assert sweep_temp_files(tmp_path, now=LATER) == [tmp.name]
+    assert sweep_temp_files(tmp_path, now=_later()) == [tmp.name]
     trash = tmp_path / write.TRASH_FOLDER
     assert {p.name: p.read_bytes() for p in trash.iterdir()} == {LONG: b"a save\n"}
     again = _stale_copy(tmp_path, LONG, b"a save\n")
-    assert sweep_temp_files(tmp_path, now=LATER) == [again.name]
+    assert sweep_temp_files(tmp_path, now=_later()) == [again.name]
     assert [p.name for p in trash.iterdir()] == [LONG]
 
 
@@ -112,7 +117,7 @@ def test_a_copy_shared_by_long_names_alike_is_deleted_only_with_one_of_their_byt
     (tmp_path / other).write_bytes(b"two\n")
     _stale_copy(tmp_path, other, b"two\n")
     _stale_copy(tmp_path, LONG, b"three\n")
-    assert len(sweep_temp_files(tmp_path, now=LATER)) == 2
+    assert len(sweep_temp_files(tmp_path, now=_later())) == 2
     kept = {p.read_bytes() for p in (tmp_path / write.TRASH_FOLDER).iterdir()}
     assert kept == {b"three\n"}
     assert content_hash((tmp_path / other).read_bytes()) == content_hash(b"two\n")
