@@ -35,6 +35,14 @@ def _scanned_afresh(config: Config, embedder: Embedder) -> Iterator[Queue]:
         queue.close()
 
 
+def _dismissed(config: Config, queue: Queue, embedder: Embedder) -> Pair:
+    """The one engram pair a first scan finds, dismissed by the user."""
+    scan_with_rules(config, queue, embedder)
+    (pair,) = _engram(queue, "open")
+    resolve(config, queue, pair.id, "dismiss")
+    return pair
+
+
 def _engram(queue: Queue, status: str) -> list[Pair]:
     return queue.pairs(status, kind="engram", private=True)
 
@@ -99,9 +107,7 @@ def test_dismissal_after_a_rename_outlives_the_data_folder(
 def test_dismissal_follows_a_note_renamed_and_retagged_between_two_scans(
     config: Config, vault_queue: Queue, embedder: Embedder,
 ) -> None:
-    scan_with_rules(config, vault_queue, embedder)
-    (pair,) = _engram(vault_queue, "open")
-    resolve(config, vault_queue, pair.id, "dismiss")
+    pair = _dismissed(config, vault_queue, embedder)
     _move(config.vault, NEW, MOVED)
     note = config.vault / MOVED
     note.write_text(note.read_text().replace("tags: [health, ai-derived]",
@@ -116,9 +122,7 @@ def test_a_dismissal_follows_a_note_into_a_private_folder_and_stays_hidden(
     config: Config, vault_queue: Queue, embedder: Embedder,
 ) -> None:
     (config.vault / "ora.yaml").write_text("private:\n  - Secret/\n", encoding="utf-8")
-    scan_with_rules(config, vault_queue, embedder)
-    (pair,) = _engram(vault_queue, "open")
-    resolve(config, vault_queue, pair.id, "dismiss")
+    _dismissed(config, vault_queue, embedder)
     _move(config.vault, NEW, "Secret/Vitamin C revisited.md")
     scan_with_rules(config, vault_queue, embedder)
     assert vault_queue.pairs(kind="engram") == []  # hidden outside private mode
@@ -147,9 +151,7 @@ def test_undo_of_a_change_of_mind_after_the_archived_note_moved_restores_it_ther
 def test_a_changed_claim_in_the_renamed_note_is_raised_again(
     config: Config, vault_queue: Queue, embedder: Embedder,
 ) -> None:
-    scan_with_rules(config, vault_queue, embedder)
-    (pair,) = _engram(vault_queue, "open")
-    resolve(config, vault_queue, pair.id, "dismiss")
+    _dismissed(config, vault_queue, embedder)
     _move(config.vault, NEW, MOVED)
     note = config.vault / MOVED
     note.write_text(note.read_text().replace("Large trials show", "New trials show"))
@@ -176,9 +178,7 @@ def test_undo_of_a_dismissal_after_the_rename_reopens_the_pair_at_its_new_path(
 def test_a_queue_file_written_before_keeps_its_decisions_across_a_rename(
     config: Config, vault_queue: Queue, embedder: Embedder,
 ) -> None:
-    scan_with_rules(config, vault_queue, embedder)
-    (pair,) = _engram(vault_queue, "open")
-    resolve(config, vault_queue, pair.id, "dismiss")
+    pair = _dismissed(config, vault_queue, embedder)
     vault_queue.close()
     # The file's tables and ids are those of the version before (no migration): its rows are
     # read as they are.
