@@ -23,18 +23,21 @@ from sidecar.settings import Config
 
 
 def chosen_by_auto(config: Config) -> bool:
-    """Whether the embedder was left to `embed_model = auto`: `ora index` offers another only
-    then. One named on purpose (`ORA_EMBED_MODEL=q8`, a server's by `embed_url`) is the user's
-    choice, which an offer repeated on every run would only nag (the JSON still reports it)."""
+    """Whether the embedder was left to `embed_model = auto`: `ora index` and `GET
+    /v1/models/suggestion` offer another only then. One named on purpose (`ORA_EMBED_MODEL=q8`,
+    a server's by `embed_url`) is the user's choice, which an offer repeated on every run would
+    only nag (`ora index --json` still reports it)."""
     return str(config.embed_model) == "auto" and not config.embed_url
 
 
-def language_offer(index: Index) -> dict[str, Any]:
+def language_offer(index: Index, *, offer: bool = True) -> dict[str, Any]:
     """{"languages": {code: share}, "suggestion": None, or `suggest.suggestion`'s fields with
-    "download_mb", "installed", "chunks" and "estimate_s", and its message saying them}."""
+    "download_mb", "installed", "chunks" and "estimate_s", and its message saying them}.
+    `offer` False (`GET /v1/models/suggestion` of an embedder not `chosen_by_auto`): the
+    languages alone, nothing suggested and nothing timed."""
     languages = index.languages()
     saved = load_params(index.config.data)["namespaces"].get(index.namespace) or {}
-    found = suggestion(languages, str(saved.get("model", "")))
+    found = suggestion(languages, str(saved.get("model", ""))) if offer else None
     if found is None:
         return {"languages": languages, "suggestion": None}
     name = str(found["model"])

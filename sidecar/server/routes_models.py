@@ -10,7 +10,9 @@ nothing). One pull at a time; a running sidecar loads the new model when restart
 re-embedded, timed on a few of them) before the user switches; the switch itself is the
 `embed_model` setting, read when the sidecar starts. `GET /v1/models/suggestion` is what
 `ora index` says of the vault's languages: the multilingual embedder to offer when its notes are
-mostly not in English, with its download size and re-embedding time (`language_offer.py`).
+mostly not in English and `embed_model = auto` chose the embedder in use (one chosen on purpose
+is offered nothing: `chosen_by_auto`), with its download size and re-embedding time
+(`language_offer.py`).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from typing import Any
 from aiohttp import web
 
 from sidecar.errors import Conflict, OraError, error_body
-from sidecar.index.language_offer import language_offer
+from sidecar.index.language_offer import chosen_by_auto, language_offer
 from sidecar.models.catalogue import entry, pull
 from sidecar.models.choice import load_embedder
 from sidecar.models.report import models_report
@@ -112,7 +114,11 @@ def _gone(request: web.Request) -> bool:
 
 @routes.get("/v1/models/suggestion")
 async def models_suggestion(request: web.Request) -> web.Response:
-    return web.json_response(await asyncio.to_thread(language_offer, request.app[INDEX]))
+    # An embedder chosen on purpose (`embed_model` named, or `embed_url`) is the user's choice:
+    # the plugin would otherwise offer to replace it on every visit to its settings.
+    offer = chosen_by_auto(request.app[CONFIG])
+    return web.json_response(await asyncio.to_thread(language_offer, request.app[INDEX],
+                                                     offer=offer))
 
 
 @routes.post("/v1/models/switch-estimate")
