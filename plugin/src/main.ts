@@ -611,11 +611,14 @@ export default class OraVaultPlugin extends Plugin {
 				return () => this.statusListeners.delete(listener);
 			},
 			models: this.models,
-			llm: () => ({ url: this.settings.llmUrl, model: this.settings.llmModel, key: this.settings.llmApiKey }),
+			// The key through ApiKey, as the settings tab: in SecretStorage where Obsidian has it, never data.json there.
+			llm: () => ({ url: this.settings.llmUrl, model: this.settings.llmModel, key: this.apiKey.get() }),
 			saveLlm: async (llm) => {
 				const s = this.settings;
-				if (s.llmUrl === llm.url && s.llmModel === llm.model && s.llmApiKey === llm.key) return;
-				Object.assign(s, { llmUrl: llm.url, llmModel: llm.model, llmApiKey: llm.key });
+				const keyChanged = this.apiKey.get() !== llm.key;
+				if (s.llmUrl === llm.url && s.llmModel === llm.model && !keyChanged) return;
+				Object.assign(s, { llmUrl: llm.url, llmModel: llm.model });
+				if (keyChanged) await this.apiKey.set(llm.key);
 				await this.saveData(s);
 				await this.restartSidecar(); // the sidecar reads the endpoint at start
 			},

@@ -1,5 +1,6 @@
 import { SidecarError } from "../api/client";
 import type { RelatedDocument, RelatedRequest } from "../api/types";
+import { GoneNotes, listsNote } from "../search/controller";
 import { groupByNote } from "../search/group";
 import { shapeResult, titleFromPath, withoutPrivate, type ResultList } from "../search/shape";
 import { debounce, live, type Debounced, type Live } from "../util/debounce";
@@ -35,6 +36,7 @@ export class RelatedController {
 	private shown: RelatedState = { kind: "none" };
 	private readonly onOpen: Debounced<[]>;
 	private readonly onEdit: Debounced<[]>;
+	private readonly gone = new GoneNotes();
 
 	constructor(private readonly config: RelatedControllerOptions) {
 		this.onOpen = debounce(() => void this.run(), config.openDelayMs);
@@ -75,9 +77,39 @@ export class RelatedController {
 		this.onEdit();
 	}
 
-	/** A note was edited; only the active one matters. */
+	/**
+	 * A note was edited: the active one, or one the list shows (it may have been tagged private,
+	 * or lost the passage shown). Asked again after the edit delay, the list kept meanwhile.
+	 */
 	edited(path: string): void {
-		if (path === this.path) this.onEdit();
+		if (path === this.path || this.listed(path)) this.onEdit();
+	}
+
+	/** A note was deleted: its row goes at once (an answer asked before leaves it out too), and the list is asked again. */
+	removed(path: string): void {
+		this.gone.add(path);
+		const shown = this.shown;
+		if (shown.kind !== "results" || !this.listed(path)) return;
+		const list = this.gone.filter(shown.list);
+		this.emit(list.cards.length ? { ...shown, list } : { kind: "loading", path: shown.path, title: shown.title });
+		this.onEdit();
+	}
+
+	/** A note was created: a path deleted before may be a note again. */
+	created(path: string): void {
+		this.gone.delete(path);
+	}
+
+	/** A note other than the active one was renamed or moved: its row goes from the old path, and the list is asked again. */
+	moved(oldPath: string, path: string): void {
+		this.created(path);
+		if (oldPath !== this.path) this.removed(oldPath);
+	}
+
+	/** Whether the list shown is this note's and holds `path`. */
+	private listed(path: string): boolean {
+		const shown = this.shown;
+		return shown.kind === "results" && shown.path === this.path && listsNote(shown.list, path);
 	}
 
 	/**
@@ -139,10 +171,9 @@ export class RelatedController {
 		try {
 			const doc = await this.config.related({ path, k: live(this.config.k), private: this.privateMode });
 			// Nothing to highlight: the notes were found by meaning and links, not by words.
-			const cards = doc.results.map((r) => shapeResult(r, []));
-			next = cards.length
-				? { kind: "results", path, title, list: { cards, groups: groupByNote(cards), rerankNote: "", indexingNote: null } }
-				: { kind: "empty", path, title };
+			const shaped = doc.results.map((r) => shapeResult(r, []));
+			const list = this.gone.filter({ cards: shaped, groups: groupByNote(shaped), rerankNote: "", indexingNote: null });
+			next = list.cards.length ? { kind: "results", path, title, list } : { kind: "empty", path, title };
 		} catch (err) {
 			next = { kind: "message", path, title, ...explain(err) };
 		}

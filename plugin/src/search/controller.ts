@@ -1,5 +1,6 @@
 import type { SearchDocument, SearchRequest } from "../api/types";
 import { debounce, live, type Debounced, type Live } from "../util/debounce";
+import { groupByNote } from "./group";
 import { mergeChips, NO_CHIPS, parseQuery, toFilters, type FilterChips } from "./query";
 import { shapeResults, withoutPrivate, type ResultList } from "./shape";
 
@@ -35,6 +36,8 @@ export interface SearchControllerOptions {
 	/** Live: the settings may change while the panel is open. */
 	delayMs: Live<number>;
 	k: Live<number>;
+	/** Quiet time after a listed note changed before searching again (the sidecar re-reads it first); 2000 if unset. */
+	refreshDelayMs?: Live<number>;
 }
 
 /**
@@ -50,9 +53,46 @@ export class SearchController {
 	private typedInPrivate = false;
 	private shown: SearchState = { kind: "idle" };
 	private readonly scheduled: Debounced<[]>;
+	/** Searches again after a listed note changed; a search the user's typing schedules does it anyway. */
+	private readonly refreshSoon: Debounced<[]>;
+	private readonly gone = new GoneNotes();
 
 	constructor(private readonly config: SearchControllerOptions) {
 		this.scheduled = debounce(() => void this.run(), config.delayMs);
+		this.refreshSoon = debounce(() => {
+			if (!this.scheduled.pending) void this.run();
+		}, config.refreshDelayMs ?? 2000);
+	}
+
+	/**
+	 * A listed note changed (edited, or tagged private): the search runs again once the sidecar
+	 * has re-read it, the list kept meanwhile, so a passage no longer there or a note now private
+	 * does not stay shown until the next search.
+	 */
+	changed(path: string): void {
+		const shown = this.shown;
+		if (shown.kind === "results" && listsNote(shown.list, path)) this.refreshSoon();
+	}
+
+	/** A note was deleted: its rows go at once (an answer asked before leaves it out too), and the search runs again. */
+	removed(path: string): void {
+		this.gone.add(path);
+		const shown = this.shown;
+		if (shown.kind !== "results" || !listsNote(shown.list, path)) return;
+		const list = this.gone.filter(shown.list);
+		this.emit(list.cards.length ? { ...shown, list } : { kind: "loading", query: shown.query });
+		this.refreshSoon();
+	}
+
+	/** A note was created: a path deleted before may be a note again. */
+	created(path: string): void {
+		this.gone.delete(path);
+	}
+
+	/** A note was renamed or moved: its row goes from the old path, and the search finds it under the new one. */
+	renamed(oldPath: string, path: string): void {
+		this.created(path);
+		this.removed(oldPath);
 	}
 
 	setQuery(query: string): void {
@@ -61,6 +101,7 @@ export class SearchController {
 		if (query.trim() === "") {
 			this.typedInPrivate = false;
 			this.scheduled.cancel();
+			this.refreshSoon.cancel();
 			this.sequence++;
 			this.emit({ kind: "idle" });
 			return;
@@ -119,11 +160,13 @@ export class SearchController {
 	/** Runs the pending (or current) query now, e.g. on Enter. */
 	runNow(): Promise<void> {
 		this.scheduled.cancel();
+		this.refreshSoon.cancel();
 		return this.run();
 	}
 
 	dispose(): void {
 		this.scheduled.cancel();
+		this.refreshSoon.cancel();
 		this.sequence++;
 	}
 
@@ -153,7 +196,7 @@ export class SearchController {
 				include_archived: this.options.includeArchived,
 				...(filters ? { filters } : {}),
 			});
-			const list = shapeResults(doc, parsed.text);
+			const list = this.gone.filter(shapeResults(doc, parsed.text));
 			next = list.cards.length
 				? { kind: "results", query, list }
 				: { kind: "empty", query, indexingNote: list.indexingNote };
@@ -169,4 +212,39 @@ export function moveSelection(current: number, delta: number, count: number): nu
 	if (count === 0) return -1;
 	if (current < 0) return delta > 0 ? 0 : count - 1;
 	return Math.min(count - 1, Math.max(0, current + delta));
+}
+
+/** Obsidian spells paths NFC; the sidecar reports names as they are on disk (often decomposed on macOS). */
+function samePath(path: string): string {
+	return path.normalize("NFC");
+}
+
+/** Whether `list` shows a passage of the note at `path`. */
+export function listsNote(list: ResultList, path: string): boolean {
+	const wanted = samePath(path);
+	return list.cards.some((card) => samePath(card.path) === wanted);
+}
+
+/**
+ * Notes deleted (or moved away) while a panel was open. An answer can name one after the
+ * deletion: it was asked before, or the sidecar had not yet heard of it (vault events are
+ * batched); such rows are left out, until a note is created at that path again.
+ */
+export class GoneNotes {
+	private readonly paths = new Set<string>();
+
+	add(path: string): void {
+		this.paths.add(samePath(path));
+	}
+
+	delete(path: string): void {
+		this.paths.delete(samePath(path));
+	}
+
+	/** The list without the rows of gone notes (the same list when it has none). */
+	filter(list: ResultList): ResultList {
+		if (!list.cards.some((card) => this.paths.has(samePath(card.path)))) return list;
+		const cards = list.cards.filter((card) => !this.paths.has(samePath(card.path)));
+		return { ...list, cards, groups: groupByNote(cards) };
+	}
 }

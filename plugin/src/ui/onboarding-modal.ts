@@ -1,9 +1,10 @@
-import { Modal, Setting, type App } from "obsidian";
+import { Modal, Notice, Setting, type App } from "obsidian";
 
 import type { ModelsController, ModelsState } from "../models/controller";
 import { formatBytes, pullFraction, pullText } from "../models/model";
 import type { LlmCheck } from "../onboarding/llm-check";
 import type { StatusView } from "../sidecar/status-model";
+import { errorText } from "./adopt-modal";
 import { drawLanguageOffer } from "./language-offer";
 import { describeSetup, SetupProgressView, type SetupInstaller } from "./setup-modal";
 
@@ -74,7 +75,7 @@ export class OnboardingModal extends Modal {
 		for (const stop of this.stop) stop();
 		this.stop = [];
 		this.contentEl.empty();
-		void this.host.finished();
+		void this.host.finished().catch((err: unknown) => new Notice(`Could not save that the guide was shown (it may open again): ${errorText(err)}`));
 	}
 
 	private render(): void {
@@ -227,7 +228,8 @@ export class OnboardingModal extends Modal {
 				result.toggleClass("ora-error", !check.ok);
 			}),
 		);
-		this.stopPage = () => void this.host.saveLlm(llm);
+		// Saved as the guide moves on or closes: a failed save (data.json not writable) is said, not lost silently.
+		this.stopPage = () => void this.host.saveLlm(llm).catch((err: unknown) => new Notice(`Could not save the language model settings: ${errorText(err)}`));
 	}
 
 }

@@ -27,7 +27,8 @@ export async function openAtLines(
 ): Promise<void> {
 	const file = vaultFile(app, path);
 	if (!file) {
-		new Notice(`“${path}” is not in the vault any more. Re-index to refresh results.`);
+		// The index follows the vault by itself; it is the shown list that is older than the deletion.
+		new Notice(`“${path}” is not in the vault any more. Search again to refresh the results.`);
 		return;
 	}
 	const leaf = app.workspace.getLeaf(newLeaf);

@@ -90,22 +90,32 @@ export class RelatedView extends ItemView {
 		this.registerEvent(
 			this.app.workspace.on("file-open", (file: TFile | null) => controller.follow(notePath(file))),
 		);
+		// The active note edited, or a listed one (tagged private, say): the list is asked again.
 		this.registerEvent(
 			this.app.vault.on("modify", (file: TAbstractFile) => {
 				if (isVaultSettings(file)) controller.settingsChanged();
-				const path = notePath(file);
-				if (path) controller.edited(path);
+				if (file instanceof TFile) controller.edited(file.path);
 			}),
 		);
 		// ora.yaml written (by hand, or by the excluded-folders picker through the sidecar), created or removed:
 		// a note listed may have become private or excluded.
-		const settingsFile = (file: TAbstractFile) => {
-			if (isVaultSettings(file)) controller.settingsChanged();
-		};
-		this.registerEvent(this.app.vault.on("create", settingsFile));
-		this.registerEvent(this.app.vault.on("delete", settingsFile));
 		this.registerEvent(
-			this.app.vault.on("rename", (file: TAbstractFile, oldPath: string) => controller.renamed(oldPath, notePath(file))),
+			this.app.vault.on("create", (file: TAbstractFile) => {
+				if (isVaultSettings(file)) controller.settingsChanged();
+				if (file instanceof TFile) controller.created(file.path);
+			}),
+		);
+		this.registerEvent(
+			this.app.vault.on("delete", (file: TAbstractFile) => {
+				if (isVaultSettings(file)) controller.settingsChanged();
+				if (file instanceof TFile) controller.removed(file.path);
+			}),
+		);
+		this.registerEvent(
+			this.app.vault.on("rename", (file: TAbstractFile, oldPath: string) => {
+				controller.moved(oldPath, file.path);
+				controller.renamed(oldPath, notePath(file));
+			}),
 		);
 		this.show({ kind: "none" });
 		controller.follow(notePath(this.app.workspace.getActiveFile()));

@@ -1,4 +1,4 @@
-import { ItemView, Keymap, ToggleComponent, setIcon, type PaneType, type ViewStateResult, type WorkspaceLeaf } from "obsidian";
+import { ItemView, Keymap, TFile, ToggleComponent, setIcon, type PaneType, type TAbstractFile, type ViewStateResult, type WorkspaceLeaf } from "obsidian";
 
 import type { SidecarClient } from "../api/client";
 import type { Live } from "../util/debounce";
@@ -18,6 +18,8 @@ export interface SearchViewDeps {
 	k: Live<number>;
 	/** Opens a result at its lines; `newLeaf` is Obsidian's answer to "in a new tab?". */
 	open: (card: ResultCard, newLeaf: PaneType | boolean) => Promise<void>;
+	/** Quiet time after a listed note changed before searching again; the controller's default if unset. */
+	refreshDelayMs?: number;
 }
 
 /** The right-sidebar search panel. State lives in SearchController; this only draws and listens. */
@@ -77,8 +79,10 @@ export class SearchView extends ItemView {
 			onState: (state) => this.show(state),
 			delayMs: this.deps.delayMs,
 			k: this.deps.k,
+			...(this.deps.refreshDelayMs !== undefined ? { refreshDelayMs: this.deps.refreshDelayMs } : {}),
 		});
 		this.controller = controller;
+		this.watchVault(controller);
 		const input = this.input;
 		const edited = () => {
 			controller.setQuery(input.value);
@@ -134,6 +138,21 @@ export class SearchView extends ItemView {
 
 	focusInput(): void {
 		this.input?.focus();
+	}
+
+	/**
+	 * Rows follow the vault between searches: a deleted (or moved) note's row goes at once, and a
+	 * listed note that changes (edited, tagged private) has the search run again.
+	 */
+	private watchVault(controller: SearchController): void {
+		const { vault } = this.app;
+		const file = (handle: (path: string) => void) => (f: TAbstractFile) => {
+			if (f instanceof TFile) handle(f.path);
+		};
+		this.registerEvent(vault.on("modify", file((path) => controller.changed(path))));
+		this.registerEvent(vault.on("delete", file((path) => controller.removed(path))));
+		this.registerEvent(vault.on("create", file((path) => controller.created(path))));
+		this.registerEvent(vault.on("rename", (f: TAbstractFile, oldPath: string) => controller.renamed(oldPath, f.path)));
 	}
 
 	private async apply(saved: SearchPanelState): Promise<void> {

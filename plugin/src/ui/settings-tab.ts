@@ -5,6 +5,7 @@ import type { ApiKey } from "../secrets";
 import { DEFAULT_SETTINGS, isPortSetting, type OraSettings } from "../settings";
 import { debounce } from "../util/debounce";
 import type { ExcludedFoldersController } from "../vault/excluded-folders";
+import { errorText } from "./adopt-modal";
 import { showExcludedFolders } from "./excluded-folders-section";
 import { showModels } from "./models-section";
 
@@ -112,7 +113,7 @@ export class OraSettingTab extends PluginSettingTab {
 		return [
 			{ heading: "Sidecar", rows: pick("Ora command", "Start the sidecar automatically", "Sidecar", "Sidecar installation", "Re-index now") },
 			{ heading: "Search", rows: pick("Results per search", "Search delay", "Excluded folders") },
-			{ heading: "Ask", rows: pick("Language model URL", "Language model name", "Language model key", "Language model timeout", "Answer length", "Conversation window", "Web search") },
+			{ heading: "Ask", rows: pick("Language model URL", "Language model name", "Language model key", "Private text may go to", "Language model timeout", "Answer length", "Conversation window", "Web search") },
 			{ heading: "Lint", rows: pick("Lint in the editor", "Lint delay") },
 			{ heading: "Models", rows: pick("Models") },
 			{ heading: "Network", rows: pick("What Ora contacts") },
@@ -122,9 +123,11 @@ export class OraSettingTab extends PluginSettingTab {
 
 	private rows(): Row[] {
 		const s = this.host.settings;
-		const save = (change: Partial<OraSettings>): Promise<void> => {
+		// The change applies at once in memory; a failed saveData (data.json not writable) is said in a
+		// notice rather than left an unhandled rejection.
+		const save = async (change: Partial<OraSettings>): Promise<void> => {
 			Object.assign(s, change);
-			return this.host.saveSettings();
+			await this.host.saveSettings().catch(notSaved);
 		};
 		// Settings the sidecar starts with: it restarts to apply them, as the help says.
 		const saveAndRestart = async (change: Partial<OraSettings>): Promise<void> => {
@@ -135,7 +138,7 @@ export class OraSettingTab extends PluginSettingTab {
 		return [
 			{
 				name: "Ora command",
-				desc: "\"managed\" (set by set-up) starts the sidecar this plugin installed for every vault on this computer; otherwise the ora executable, on your path or absolute (for example /path/to/repo/.venv/bin/ora).",
+				desc: "\"managed\" (set by set-up) starts the sidecar this plugin installed for every vault on this computer; otherwise the ora executable, on your path or absolute (for example /path/to/repo/.venv/bin/ora). Takes effect after a restart of the sidecar.",
 				render: (st) => {
 					st.addText((t) => t.setPlaceholder(DEFAULT_SETTINGS.oraCommand).setValue(s.oraCommand).onChange((v) => void save({ oraCommand: v.trim() || DEFAULT_SETTINGS.oraCommand })));
 				},
@@ -152,7 +155,7 @@ export class OraSettingTab extends PluginSettingTab {
 			},
 			{
 				name: "Data folder",
-				desc: "Where the sidecar keeps its index and token. Empty means the .ora folder inside the vault.",
+				desc: "Where the sidecar keeps its index and token. Empty means the .ora folder inside the vault. Takes effect after a restart of the sidecar; a new data folder starts without an index, so the whole vault is indexed again.",
 				render: (st) => {
 					st.addText((t) => t.setPlaceholder(".ora").setValue(s.dataFolder).onChange((v) => void save({ dataFolder: v.trim() })));
 				},
@@ -235,16 +238,16 @@ export class OraSettingTab extends PluginSettingTab {
 						t.inputEl.type = "password";
 						t.setValue(apiKey ? apiKey.get() : s.llmApiKey).onChange((v) => {
 							const key = v.trim();
-							void (apiKey ? apiKey.set(key) : save({ llmApiKey: key })).then(() => this.restartSoon());
+							void (apiKey ? apiKey.set(key).catch(notSaved) : save({ llmApiKey: key })).then(() => this.restartSoon());
 						});
 					});
 				},
 			},
 			{
 				name: "Private text may go to",
-				desc: "Hosts not on this machine that may receive your private notes' text and private-mode questions, comma-separated, e.g. gpu-box.lan. Empty: private text stays on this machine (a language model elsewhere then answers private-mode questions by quoting your notes). Restart the sidecar to apply.",
+				desc: "Hosts not on this machine that may receive your private notes' text and private-mode questions, comma-separated, e.g. gpu-box.lan. Empty: private text stays on this machine (a language model elsewhere then answers private-mode questions by quoting your notes). The sidecar restarts to apply it.",
 				render: (st) => {
-					st.addText((t) => t.setPlaceholder("Empty: this machine only").setValue(s.trustedHosts).onChange((v) => void save({ trustedHosts: v.trim() })));
+					st.addText((t) => t.setPlaceholder("Empty: this machine only").setValue(s.trustedHosts).onChange((v) => void saveAndRestart({ trustedHosts: v.trim() })));
 				},
 			},
 			{
@@ -336,4 +339,9 @@ export class OraSettingTab extends PluginSettingTab {
 			if (Number.isInteger(n) && n >= 0) void onChange(n);
 		}));
 	}
+}
+
+/** A setting could not be saved (data.json or the secret storage refused it): the user is told. */
+function notSaved(err: unknown): void {
+	new Notice(`Could not save the setting: ${errorText(err)}`, 10_000);
 }

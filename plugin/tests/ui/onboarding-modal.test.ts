@@ -8,6 +8,7 @@ import { managedPaths } from "../../src/setup/paths";
 import type { StatusView } from "../../src/sidecar/status-model";
 import { OnboardingModal, RERANKER, type LlmSettings, type OnboardingHost } from "../../src/ui/onboarding-modal";
 import { aCatalogueModel, aPackagedMultilingual } from "../builders";
+import { shownNotices } from "../__mocks__/obsidian";
 
 const settle = () => new Promise((r) => setTimeout(r, 0));
 
@@ -256,5 +257,23 @@ describe("OnboardingModal", () => {
 		expect(result.classList.contains("ora-error")).toBe(true);
 		button("Finish")!.click();
 		expect(calls.slice(-3)).toEqual(["check http://127.0.0.1:9/v1", "save llm http://127.0.0.1:9/v1 llama3.2", "finished"]);
+	});
+
+	it("says so when the language model settings, or that the guide was shown, could not be saved, rather than losing them silently", async () => {
+		const { modal, el, button } = host({ state: "installed" });
+		const refused = async () => {
+			throw new Error("EACCES: permission denied, open 'data.json'");
+		};
+		Object.assign(modal["host"], { saveLlm: refused, finished: refused });
+		for (let i = 0; i < 3; i++) button("Next")!.click();
+		const url = el.querySelector('input[type="text"]') as HTMLInputElement;
+		url.value = "http://127.0.0.1:9/v1";
+		url.dispatchEvent(new Event("input"));
+		button("Finish")!.click();
+		await settle();
+		expect(shownNotices.slice(-2)).toEqual([
+			"Could not save the language model settings: EACCES: permission denied, open 'data.json'",
+			"Could not save that the guide was shown (it may open again): EACCES: permission denied, open 'data.json'",
+		]);
 	});
 });

@@ -2,6 +2,7 @@ import { MarkdownView, type App, type OpenViewState, type TFile } from "obsidian
 import { describe, expect, it } from "vitest";
 
 import { openAtLines } from "../../src/ui/open-note";
+import { shownNotices } from "../__mocks__/obsidian";
 import { aFile } from "../stand-in";
 
 /** An app whose one note has `lines` lines and opens in `mode` (the user's default view). */
@@ -70,5 +71,12 @@ describe("openAtLines", () => {
 			["Papers/Tidal pumping.pdf", { active: true, eState: { subpath: "#page=7" } }],
 			["Papers/Tidal pumping.pdf", { active: true }],
 		]);
+	});
+
+	it("says to search again when a listed note was deleted (the index is current; the list is older)", async () => {
+		const { app, opened } = anApp([], "source");
+		await openAtLines(app, "Notes/Gone.md", 3, 4);
+		expect(opened).toEqual([]);
+		expect(shownNotices.at(-1)).toBe("“Notes/Gone.md” is not in the vault any more. Search again to refresh the results.");
 	});
 });

@@ -229,5 +229,77 @@ describe("RelatedView", () => {
 		const refresh = view.contentEl.querySelector('[aria-label="Refresh"] svg');
 		expect(refresh?.getAttribute("data-icon")).toBe("refresh-cw");
 	});
-});
 
+	describe("when a note it lists changes", () => {
+		const paths = (view: RelatedView) => [...view.contentEl.querySelectorAll(".ora-result-path")].map((el) => el.textContent);
+
+		it("asks again after the edit delay once a listed note is edited (tagged private, say), and the note leaves the list", async () => {
+			const transport = new ScriptedTransport([
+				json(200, related("A.md", [aResult({ path: "Therapy notes.md" }), aResult({ path: "Evening.md" })])),
+				json(200, related("A.md", [aResult({ path: "Evening.md" })])),
+			]);
+			const { view, workspace, vault } = await openView(transport);
+			workspace.trigger("file-open", aFile("A.md"));
+			await vi.advanceTimersByTimeAsync(50);
+			expect(paths(view)).toEqual(["Therapy notes.md", "Evening.md"]);
+			vault.trigger("modify", aFile("Gardening.md")); // not listed: nothing to ask
+			await vi.advanceTimersByTimeAsync(5000);
+			expect(transport.requests).toHaveLength(1);
+			vault.trigger("modify", aFile("Therapy notes.md"));
+			await vi.advanceTimersByTimeAsync(499);
+			expect(paths(view)).toEqual(["Therapy notes.md", "Evening.md"]); // kept until the new list comes
+			await vi.advanceTimersByTimeAsync(1);
+			expect(body(transport, 1)).toEqual({ path: "A.md", k: 7, private: false });
+			expect(paths(view)).toEqual(["Evening.md"]);
+		});
+
+		it("drops a deleted note's row at once, and from an answer that still names it, until a note is made there again", async () => {
+			const both = [aResult({ path: "Gone.md" }), aResult({ path: "Kept.md" })];
+			const transport = new ScriptedTransport([json(200, related("A.md", both)), json(200, related("A.md", both)), json(200, related("A.md", both))]);
+			const { view, workspace, vault } = await openView(transport);
+			workspace.trigger("file-open", aFile("A.md"));
+			await vi.advanceTimersByTimeAsync(50);
+			vault.trigger("delete", aFile("Gone.md"));
+			expect(paths(view)).toEqual(["Kept.md"]);
+			// Asked again after the edit delay; the sidecar has not yet heard of the deletion.
+			await vi.advanceTimersByTimeAsync(500);
+			expect(transport.requests).toHaveLength(2);
+			expect(paths(view)).toEqual(["Kept.md"]);
+			vault.trigger("create", aFile("Gone.md"));
+			view.contentEl.querySelector<HTMLElement>('[aria-label="Refresh"]')!.click();
+			await vi.advanceTimersByTimeAsync(0);
+			expect(paths(view)).toEqual(["Gone.md", "Kept.md"]);
+		});
+
+		it("drops a renamed note's old row at once and lists it under its new name once asked again", async () => {
+			const transport = new ScriptedTransport([
+				json(200, related("A.md", [aResult({ path: "Ideas/Old.md" }), aResult({ path: "Kept.md" })])),
+				json(200, related("A.md", [aResult({ path: "Ideas/New.md" }), aResult({ path: "Kept.md" })])),
+			]);
+			const { view, workspace, vault } = await openView(transport);
+			workspace.trigger("file-open", aFile("A.md"));
+			await vi.advanceTimersByTimeAsync(50);
+			vault.trigger("rename", aFile("Ideas/New.md"), "Ideas/Old.md");
+			expect(view.followedPath).toBe("A.md");
+			expect(paths(view)).toEqual(["Kept.md"]);
+			await vi.advanceTimersByTimeAsync(500);
+			expect(paths(view)).toEqual(["Ideas/New.md", "Kept.md"]);
+		});
+
+		it("drops a refresh's answer that arrives after another note was opened", async () => {
+			const transport = new ScriptedTransport([json(200, related("A.md", [aResult({ path: "Listed.md" })])), HANG, json(200, related("B.md", []))]);
+			const { view, workspace, vault } = await openView(transport);
+			workspace.trigger("file-open", aFile("A.md"));
+			await vi.advanceTimersByTimeAsync(50);
+			vault.trigger("modify", aFile("Listed.md"));
+			await vi.advanceTimersByTimeAsync(500);
+			expect(transport.requests).toHaveLength(2);
+			workspace.trigger("file-open", aFile("B.md"));
+			await vi.advanceTimersByTimeAsync(50);
+			transport.late(0, json(200, related("A.md", [aResult({ path: "Listed.md" })])));
+			await vi.advanceTimersByTimeAsync(0);
+			expect(view.contentEl.textContent).toContain("Related to B");
+			expect(paths(view)).toEqual([]);
+		});
+	});
+});

@@ -5,7 +5,7 @@ import { SidecarClient } from "../../src/api/client";
 import type { ResultCard } from "../../src/search/shape";
 import { SearchView } from "../../src/ui/search-view";
 import { aResult, aSearchDocument, HANG, json, ScriptedTransport } from "../builders";
-import { aLeaf } from "../stand-in";
+import { aFile, aLeaf } from "../stand-in";
 import { asksAgainWhenReady, timesOutThenRetries } from "./recovery";
 
 beforeEach(() => vi.useFakeTimers());
@@ -308,5 +308,81 @@ describe("SearchView", () => {
 		expect(document.activeElement).toBe(input);
 		editor.remove();
 	});
-});
 
+	describe("when a note it lists changes", () => {
+		/** A panel in a leaf whose vault the test fires events on; refreshes 1 s after a listed note changed. */
+		async function watchingView(transport: ScriptedTransport) {
+			const { leaf, vault } = aLeaf();
+			const client = new SidecarClient(transport, { baseUrl: "http://127.0.0.1:1", token: () => "t" });
+			const view = new SearchView(leaf, { client: () => client, delayMs: 100, k: 5, open: async () => undefined, refreshDelayMs: 1000 });
+			await view.onOpen();
+			const input = view.contentEl.querySelector("input.ora-search-input") as HTMLInputElement;
+			const paths = () => [...view.contentEl.querySelectorAll(".ora-result-path")].map((el) => el.textContent);
+			return { view, vault, input, paths };
+		}
+
+		it("drops a deleted note's row at once, and from the search run again while the sidecar still names it", async () => {
+			const both = aSearchDocument([aResult({ path: "Gone.md" }), aResult({ path: "Kept.md" })]);
+			const transport = new ScriptedTransport([json(200, both), json(200, both)]);
+			const { vault, input, paths } = await watchingView(transport);
+			await type(input, "sleep");
+			expect(paths()).toEqual(["Gone.md", "Kept.md"]);
+			vault.trigger("delete", aFile("Gone.md"));
+			expect(paths()).toEqual(["Kept.md"]);
+			await vi.advanceTimersByTimeAsync(1000);
+			expect(transport.requests).toHaveLength(2);
+			expect(paths()).toEqual(["Kept.md"]);
+		});
+
+		it("searches again once a listed note changes (tagged private, say), not when another note does", async () => {
+			const transport = new ScriptedTransport([
+				json(200, aSearchDocument([aResult({ path: "Therapy notes.md" }), aResult({ path: "Evening.md" })])),
+				json(200, aSearchDocument([aResult({ path: "Evening.md" })])),
+			]);
+			const { vault, input, paths } = await watchingView(transport);
+			await type(input, "sleep");
+			vault.trigger("modify", aFile("Gardening.md"));
+			await vi.advanceTimersByTimeAsync(5000);
+			expect(transport.requests).toHaveLength(1);
+			vault.trigger("modify", aFile("Therapy notes.md"));
+			vault.trigger("modify", aFile("Therapy notes.md")); // one save in two writes searches once
+			await vi.advanceTimersByTimeAsync(999);
+			expect(paths()).toEqual(["Therapy notes.md", "Evening.md"]);
+			await vi.advanceTimersByTimeAsync(1);
+			expect(transport.requests).toHaveLength(2);
+			expect(body(transport, 1)).toEqual({ query: "sleep", k: 5, private: false, include_archived: false });
+			expect(paths()).toEqual(["Evening.md"]);
+		});
+
+		it("lists a renamed note under its new name: the old row goes at once", async () => {
+			const transport = new ScriptedTransport([
+				json(200, aSearchDocument([aResult({ path: "Old.md" }), aResult({ path: "Kept.md" })])),
+				json(200, aSearchDocument([aResult({ path: "Topics/New.md" }), aResult({ path: "Kept.md" })])),
+			]);
+			const { vault, input, paths } = await watchingView(transport);
+			await type(input, "sleep");
+			vault.trigger("rename", aFile("Topics/New.md"), "Old.md");
+			expect(paths()).toEqual(["Kept.md"]);
+			await vi.advanceTimersByTimeAsync(1000);
+			expect(paths()).toEqual(["Topics/New.md", "Kept.md"]);
+		});
+
+		it("drops the answer of a search run again for a changed note when a newer query was typed meanwhile", async () => {
+			const transport = new ScriptedTransport([
+				json(200, aSearchDocument([aResult({ path: "Listed.md" })])),
+				HANG,
+				json(200, aSearchDocument([aResult({ path: "Newer.md" })])),
+			]);
+			const { vault, input, paths } = await watchingView(transport);
+			await type(input, "sleep");
+			vault.trigger("modify", aFile("Listed.md"));
+			await vi.advanceTimersByTimeAsync(1000);
+			expect(transport.requests).toHaveLength(2);
+			await type(input, "sleep caffeine");
+			expect(paths()).toEqual(["Newer.md"]);
+			transport.late(0, json(200, aSearchDocument([aResult({ path: "Listed.md" })])));
+			await vi.advanceTimersByTimeAsync(0);
+			expect(paths()).toEqual(["Newer.md"]);
+		});
+	});
+});

@@ -6,6 +6,7 @@ import { ModelsController } from "../../src/models/controller";
 import { DEFAULT_SETTINGS, mergeSettings } from "../../src/settings";
 import { OraSettingTab, type SettingsHost } from "../../src/ui/settings-tab";
 import { aCatalogueModel, aModelsReport, aPackagedMultilingual } from "../builders";
+import { shownNotices } from "../__mocks__/obsidian";
 
 function tab() {
 	const saved: string[] = [];
@@ -73,6 +74,55 @@ describe("OraSettingTab", () => {
 		input("Search delay").dispatchEvent(new Event("input"));
 		await new Promise((ok) => setTimeout(ok, 60));
 		expect(restarts).toBe(1); // a plugin-side setting needs no restart
+	});
+
+	it("shows Private text may go to under Ask, saving the hosts and restarting the sidecar with them", async () => {
+		const { t, host } = tab();
+		let restarts = 0;
+		host.restartSidecar = async () => void restarts++;
+		host.restartDelayMs = 20;
+		const ask = [...t.containerEl.children].findIndex((el) => el.textContent === "Ask");
+		const rows = [...t.containerEl.children].slice(ask + 1).map((el) => el.querySelector(".setting-item-name")?.textContent);
+		expect(rows.slice(0, 4)).toEqual(["Language model URL", "Language model name", "Language model key", "Private text may go to"]);
+		const defined = t.getSettingDefinitions().find((d) => "heading" in d && d.heading === "Ask");
+		expect(defined && "items" in defined ? defined.items?.map((i) => ("name" in i ? i.name : "")) : []).toContain("Private text may go to");
+		const row = [...t.containerEl.querySelectorAll(".setting-item")].find((r) => r.querySelector(".setting-item-name")?.textContent === "Private text may go to")!;
+		const input = row.querySelector("input") as HTMLInputElement;
+		input.value = " gpu-box.lan ";
+		input.dispatchEvent(new Event("input"));
+		await new Promise((ok) => setTimeout(ok, 60));
+		expect(host.settings.trustedHosts).toBe("gpu-box.lan");
+		expect(restarts).toBe(1);
+	});
+
+	it("says the Ora command and the data folder take effect after a restart of the sidecar, a new data folder with a full re-index", () => {
+		const { t } = tab();
+		const desc = (name: string) =>
+			[...t.containerEl.querySelectorAll(".setting-item")].find((r) => r.querySelector(".setting-item-name")?.textContent === name)?.querySelector(".setting-item-description")?.textContent;
+		expect(desc("Ora command")).toContain("Takes effect after a restart of the sidecar.");
+		expect(desc("Data folder")).toContain("Takes effect after a restart of the sidecar; a new data folder starts without an index, so the whole vault is indexed again.");
+	});
+
+	it("says so in a notice when a setting could not be saved, leaving no unhandled rejection", async () => {
+		const { t, host } = tab();
+		host.saveSettings = async () => {
+			throw new Error("EACCES: permission denied, open 'data.json'");
+		};
+		const rejected: unknown[] = [];
+		const onRejection = (reason: unknown) => void rejected.push(reason);
+		process.on("unhandledRejection", onRejection);
+		try {
+			const row = [...t.containerEl.querySelectorAll(".setting-item")].find((r) => r.querySelector(".setting-item-name")?.textContent === "Data folder")!;
+			const input = row.querySelector("input") as HTMLInputElement;
+			input.value = "/elsewhere";
+			input.dispatchEvent(new Event("input"));
+			await new Promise((ok) => setTimeout(ok, 20));
+		} finally {
+			process.off("unhandledRejection", onRejection);
+		}
+		expect(host.settings.dataFolder).toBe("/elsewhere");
+		expect(shownNotices.at(-1)).toBe("Could not save the setting: EACCES: permission denied, open 'data.json'");
+		expect(rejected).toEqual([]);
 	});
 
 	it("masks the token and saves a changed port only when it is valid", () => {
