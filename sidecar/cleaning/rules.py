@@ -144,13 +144,16 @@ def _quantities(text: str, cues: Cues) -> dict[str, tuple[tuple[float, float], .
 
 def _parse(text: str, cues: Cues) -> _Claim:
     tokens, surface = _stems(text, cues)
-    content = frozenset(
-        t for t in tokens if t.isalpha() and t not in cues.stopwords
-    )
     words = _WORD.findall(text.replace("’", "'"))
     # Title case only: an acronym (SSRI, CDCA) is as often another name for the same thing.
     proper = frozenset(stem(_unelided(w.lower(), cues), cues.suffixes)
                        for w in words[1:] if w[0].isupper() and not w.isupper())
+    # A month that is also a stopword ("may") is the month only where it is written as a name
+    # ("in May"): the modal ("we may ship") stays a stopword, and May is compared as a value.
+    months = cues.months & proper
+    content = frozenset(
+        t for t in tokens if t.isalpha() and (t not in cues.stopwords or t in months)
+    )
     return _Claim(tokens, content, _quantities(text, cues), surface, proper)
 
 

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import hashlib
 import json
 import os
 import re
@@ -42,6 +43,7 @@ from sidecar.documents.formats import document_format, document_link, formats, p
 from sidecar.documents.manifest import file_hash, moved_entry, read_manifest, write_manifest
 from sidecar.documents.worker import extract_in_worker
 from sidecar.errors import BadRequest, Conflict, NoteNotWritable, NotFound, OraError
+from sidecar.vault.held_open import NAME_MAX, fit_name
 from sidecar.vault.inert import inert
 from sidecar.vault.journal import (
     JOURNAL_VERSION,
@@ -88,6 +90,10 @@ PRIVATE_TAG = "private"
 _PAGE_DIGITS = re.compile(r"(\d+)\.md$")
 _CREATED = re.compile(r"^date created: (\d{4}-\d{2}-\d{2})$", re.M)
 _HEADING = re.compile(r"#\s")  # the page heading ingest writes is the note's one `# ` line
+# The hidden file that keeps a private note's earlier text (`before_file`): `.NAME.<hash12>` and
+# this suffix, NAME cut to the room left so the whole fits one file name.
+_BEFORE = ".ora-before"
+_BEFORE_ROOM = NAME_MAX - len(f"..{'0' * 12}{_BEFORE}")
 
 
 @dataclass(frozen=True)
@@ -400,9 +406,16 @@ def _as_written(root: Path, planned: PlannedNote, written_hash: str,
 def before_file(rel: str, after_sha256: str) -> str:
     """Where an apply keeps the earlier text of a private note it rewrites, for its undo: a
     hidden file beside the note (`.Name - page 1.md.<hash>.ora-before`), so that the text stays
-    where the private rule covers it (a journal is outside every folder)."""
+    where the private rule covers it (a journal is outside every folder). A note name too long
+    for that to fit NAME_MAX bytes (a long title in a multibyte script) is cut, and a digest of
+    the whole name added so two long names that begin alike keep apart; the journal names the
+    file (`before_file`), so its undo finds it as written."""
     note = PurePosixPath(rel)
-    return (note.parent / f".{note.name}.{after_sha256[:12]}.ora-before").as_posix()
+    name = note.name
+    if len(os.fsencode(name)) > _BEFORE_ROOM:
+        mark = "~" + hashlib.sha256(os.fsencode(name)).hexdigest()[:8]
+        name = fit_name(name, _BEFORE_ROOM - len(mark)) + mark
+    return (note.parent / f".{name}.{after_sha256[:12]}{_BEFORE}").as_posix()
 
 
 def apply_ingest(vault: str | Path, plan: IngestPlan, *,

@@ -78,9 +78,24 @@ def _entry(vault: str | Path, p: Proposal) -> dict[str, Any]:
             "applied": False}
 
 
+def _cannot(rel: str, doing: str, exc: OSError) -> str:
+    """Why a note the filesystem refused was left as it is, in the words of its error."""
+    return f"{rel} cannot be {doing} ({exc.strerror or exc}); it was left as it is"
+
+
+def _holds(vault: str | Path, rel: str, digest: str) -> bool:
+    """Whether the note holds the bytes of `digest` (a write that failed after its swap)."""
+    try:
+        return content_hash(vault_path(vault, rel).read_bytes()) == digest
+    except (OSError, OraError):
+        return False
+
+
 def apply_adoption(vault: str | Path, proposals: Iterable[Proposal]) -> Outcome:
     """Write each proposal through edit.py, only onto the exact bytes it was planned from; a
-    note changed since the plan is refused and left untouched. Journals what it writes."""
+    note changed since the plan, or one the filesystem refuses (read-only, a folder now, a
+    name too long), is refused with the reason and left untouched, and the others are written.
+    Journals what it writes: its undo covers exactly the notes written."""
     out = Outcome()
     todo: list[tuple[Proposal, dict[str, Any]]] = []
     for p in proposals:
@@ -90,6 +105,8 @@ def apply_adoption(vault: str | Path, proposals: Iterable[Proposal]) -> Outcome:
             todo.append((p, _entry(vault, p)))
         except OraError as err:
             out.refuse(p.path, err.message)
+        except OSError as exc:  # unreadable (a folder now, no permission): this note only
+            out.refuse(p.path, _cannot(p.path, "read", exc))
     if not todo:
         return out
     doc = {"version": JOURNAL_VERSION, "kind": KIND, "vault": str(Path(vault).resolve()),
@@ -107,6 +124,10 @@ def apply_adoption(vault: str | Path, proposals: Iterable[Proposal]) -> Outcome:
         except OraError as err:  # changed, unwritable, invalid: this note only
             out.refuse(p.path, err.message)
             continue
+        except OSError as exc:  # the filesystem's refusal (EACCES, EISDIR, ENAMETOOLONG, …)
+            if not _holds(vault, p.path, p.after_hash):  # failed after its swap: it is written
+                out.refuse(p.path, _cannot(p.path, "written", exc))
+                continue
         entry["applied"] = True
         out.done.append(p.path)
     doc["files"] = [entry for _, entry in todo if entry["applied"]]
