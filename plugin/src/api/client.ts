@@ -40,7 +40,8 @@ import type {
 
 /**
  * A failed call: `status` 0 means nothing answered (the sidecar is not running, or, with code
- * `timeout`, it took the call and went silent: alive but stuck).
+ * `timeout`, it took the call and went silent: alive but stuck; with `write_timeout` or
+ * `write_interrupted`, a write it may have applied: see `unsure`).
  */
 export class SidecarError extends Error {
 	constructor(
@@ -61,17 +62,40 @@ export class SidecarError extends Error {
 	}
 
 	/**
-	 * A write that got no answer in time: the sidecar took it and may still apply it (a paused
-	 * sidecar writes once it runs again), so it is neither done nor refused. Say so, and how to
-	 * check or undo it, rather than "could not".
+	 * A write that got no answer in time, or whose connection broke after it was sent: the sidecar
+	 * took it and may still apply it (a paused sidecar writes once it runs again) or may have
+	 * applied it before it died, so it is neither done nor refused. Say so, and how to check or
+	 * undo it, rather than "could not".
 	 */
 	get unsure(): boolean {
-		return this.code === WRITE_TIMEOUT_CODE;
+		return this.code === WRITE_TIMEOUT_CODE || this.code === WRITE_INTERRUPTED_CODE;
 	}
 }
 
 const TIMEOUT_CODE = "timeout";
 const WRITE_TIMEOUT_CODE = "write_timeout";
+const WRITE_INTERRUPTED_CODE = "write_interrupted";
+
+/**
+ * Transport failures that happen before a request is sent (nothing listens, no such host): the
+ * sidecar cannot have seen the call. Node's codes and Chromium's (Obsidian's requestUrl) alike.
+ */
+const NEVER_SENT =
+	/\b(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|EADDRNOTAVAIL|ERR_INVALID_URL|ERR_CONNECTION_REFUSED|ERR_CONNECTION_FAILED|ERR_NAME_NOT_RESOLVED|ERR_ADDRESS_UNREACHABLE|ERR_ADDRESS_INVALID|ERR_INTERNET_DISCONNECTED|ERR_UNSAFE_PORT|ERR_NETWORK_ACCESS_DENIED)\b/;
+
+/**
+ * The error for a request the transport could not complete. A write whose connection broke any
+ * other way (reset, hang-up, an error Ora does not know) may have reached the sidecar, which may
+ * have written before it died: that is `unsure`, as a timed-out write is, never "no sidecar".
+ */
+export function transportError(err: unknown, url: string, write: boolean): SidecarError {
+	const reason = err instanceof Error ? err.message : String(err);
+	const code = typeof err === "object" && err !== null ? (err as { code?: unknown }).code : undefined;
+	if (write && !NEVER_SENT.test(`${typeof code === "string" ? code : ""} ${reason}`)) {
+		return new SidecarError(0, WRITE_INTERRUPTED_CODE, `The connection to the sidecar at ${url} broke before it answered (${reason}), so it may have applied the change.`);
+	}
+	return new SidecarError(0, "unreachable", `No sidecar at ${url} (${reason})`);
+}
 
 /** The status of the error a call ends with when it was cancelled (nginx's "client closed"). */
 export const CANCELLED_STATUS = 499;
@@ -83,7 +107,7 @@ export function timeoutError(ms: number, stream = false, write = false): Sidecar
 	return new SidecarError(0, TIMEOUT_CODE, text);
 }
 
-/** Whether `err` is a write that timed out and may still be applied (`SidecarError.unsure`). */
+/** Whether `err` is a write that timed out or broke off and may be applied (`SidecarError.unsure`). */
 export function mayStillApply(err: unknown): boolean {
 	return err instanceof SidecarError && err.unsure;
 }
@@ -297,7 +321,7 @@ export class SidecarClient {
 		return this.call<BatchAnswer>("write", "POST", "/v1/contradictions/undo", privateMode ? { private: true } : {});
 	}
 
-	/** `writes`: the call changes the vault or the index, so a timeout leaves it unsure (`SidecarError.unsure`). */
+	/** `writes`: the call changes the vault or the index, so a timeout or a broken connection leaves it unsure (`SidecarError.unsure`). */
 	private async call<T>(kind: CallKind, method: HttpMethod, path: string, body?: unknown, writes = kind === "write"): Promise<T> {
 		const headers: Record<string, string> = { Accept: "application/json" };
 		const token = this.options.token();
@@ -312,8 +336,7 @@ export class SidecarClient {
 			try {
 				return await this.transport.request({ method, url: url + path, headers, body: payload, signal });
 			} catch (err) {
-				const reason = err instanceof Error ? err.message : String(err);
-				throw new SidecarError(0, "unreachable", `No sidecar at ${url} (${reason})`);
+				throw transportError(err, url, writes);
 			}
 		});
 		const parsed = parseJson(response.text);

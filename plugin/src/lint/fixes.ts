@@ -106,15 +106,20 @@ function escape(text: string): string {
 	return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
-/** Replaces the first whole occurrence of `bad` as a YAML value or key in the block. */
+/**
+ * Replaces the first occurrence of `bad` as a whole YAML value or key in the block: a scalar of its
+ * own (quoted or not) where a value begins (after `key:`, `- `, `[` or `,`) and ends (before `,`,
+ * `]`, `}`, `:`, a comment or the line's end), never part of a longer value like `my-bad`.
+ */
 function replaceValue(block: Line[], bad: string, good: string): QuickFix | null {
-	const pattern = new RegExp(`(^|[\\s\\[,:"'-])(${escape(bad)})(?=$|[\\s\\],:"'])`);
+	const pattern = new RegExp(`(?:^|[[{,:]|(?:^|\\s)-\\s)\\s*(["']?)${escape(bad)}\\1(?=\\s*(?:$|[\\]},:])|\\s+#)`);
 	for (const [i, line] of block.entries()) {
 		// On the key's own line, look after the colon unless the bad word is the key itself.
 		const offset = i === 0 && !line.text.trimStart().startsWith(`${bad}:`) ? line.text.indexOf(":") + 1 : 0;
 		const match = pattern.exec(line.text.slice(offset));
 		if (!match) continue;
-		const from = line.from + offset + match.index + (match[1] ?? "").length;
+		// The value ends the match, before its closing quote.
+		const from = line.from + offset + match.index + match[0].length - (match[1] ?? "").length - bad.length;
 		return { name: `Replace with '${good}'`, changes: [{ from, to: from + bad.length, insert: good }] };
 	}
 	return null;
@@ -123,7 +128,7 @@ function replaceValue(block: Line[], bad: string, good: string): QuickFix | null
 /** Adds every absent linter-managed date just before the closing fence. A date under another
  * capitalisation (`Date Created:`) is present: Obsidian reads property names case-insensitively. */
 function addDates(text: string, all: Line[], fence: number, context: FixContext): QuickFix | null {
-	const present = new Set(all.slice(1, fence).map((l) => /^([^:#\s][^:]*):/.exec(l.text)?.[1]?.trim().toLowerCase()));
+	const present = new Set(all.slice(1, fence).map((l) => topLevelKey(l.text)?.toLowerCase()));
 	const missing = MANAGED_DATES.filter((key) => !present.has(key.toLowerCase()));
 	if (missing.length === 0) return null;
 	const dates = context.dates();
@@ -152,29 +157,159 @@ export function datesFix(text: string, dates: Record<string, string>): TextChang
 	return { from: 0, to: 0, insert: `---${eol}${block}---${eol}` };
 }
 
+/** The top-level key a frontmatter line sets, unquoted (`"date created": …` sets `date created`). */
+function topLevelKey(line: string): string | undefined {
+	const key = /^(?:"((?:[^"\\]|\\.)*)"|'((?:[^']|'')*)'|([^:#\s"'][^:]*))\s*:/.exec(line);
+	if (!key) return undefined;
+	if (key[1] !== undefined) return parseJson(`"${key[1]}"`) ?? key[1];
+	if (key[2] !== undefined) return key[2].replace(/''/g, "'");
+	return key[3]?.trim();
+}
+
+/** A JSON string's value (YAML's double-quoted escapes are JSON's, the common ones at least). */
+function parseJson(text: string): string | undefined {
+	try {
+		const value: unknown = JSON.parse(text);
+		return typeof value === "string" ? value : undefined;
+	} catch {
+		return undefined;
+	}
+}
+
 function today(): string {
 	const now = new Date();
 	const pad = (n: number) => String(n).padStart(2, "0");
 	return `${now.getFullYear()}-${pad(now.getMonth() + 1)}-${pad(now.getDate())}`;
 }
 
-/** Quotes every unquoted `[[link]]`; a key whose whole value is one link becomes a one-item list. */
+/**
+ * Quotes every `[[link]]` YAML reads as a nested list (one where a value begins, outside quotes and
+ * comments); a key whose whole value is one link becomes a one-item list, as the schema wants a
+ * list wherever `ora lint` says "quote the wikilink". Comments and quoted strings stay as they are.
+ */
 function quoteLinks(block: Line[]): QuickFix | null {
 	const changes: TextChange[] = [];
+	const scan: LinkScan = { quote: null, depth: 0, start: true, mapValue: false };
 	for (const line of block) {
-		const whole = /^(\s*[^:\s][^:]*:\s*)(\[\[[^[\]]+\]\])\s*$/.exec(line.text);
-		if (whole) {
-			const from = line.from + (whole[1] ?? "").length;
-			const link = whole[2] ?? "";
-			changes.push({ from, to: from + link.length, insert: `["${link}"]` });
-			continue;
-		}
-		for (const match of line.text.matchAll(/\[\[[^[\]]+\]\]/g)) {
-			const before = line.text[match.index - 1];
-			if (before === '"' || before === "'") continue;
-			const from = line.from + match.index;
-			changes.push({ from, to: from + match[0].length, insert: `"${match[0]}"` });
+		for (const link of nodeLinks(line.text, scan)) {
+			const from = line.from + link.at;
+			const text = line.text.slice(link.at, link.at + link.length);
+			// JSON's string is a YAML double-quoted one (a `"` in a note's name is escaped).
+			const quoted = JSON.stringify(text);
+			changes.push({ from, to: from + link.length, insert: link.wholeValue ? `[${quoted}]` : quoted });
 		}
 	}
 	return changes.length ? { name: "Quote the wikilink", changes } : null;
+}
+
+/** Where a line scan stands, carried to the next line (quoted strings and flow brackets span lines). */
+interface LinkScan {
+	/** The quote of the string the scan is in. */
+	quote: '"' | "'" | null;
+	/** How many flow brackets (`[`, `{`) are open. */
+	depth: number;
+	/** A value may begin here (after `key:`, `- `, `[` or a flow `,`). */
+	start: boolean;
+	/** The value beginning here is a block key's. */
+	mapValue: boolean;
+}
+
+interface NodeLink {
+	at: number;
+	length: number;
+	/** The link is a block key's whole value (`key: [[X]]`, a comment after it at most). */
+	wholeValue: boolean;
+}
+
+const LINK = /^\[\[[^[\]]+\]\]/;
+
+/**
+ * The links on one line that start a YAML node (so YAML reads them as a list, not as text): after
+ * `key:`, `- `, `[` or a flow `,`, and not inside a quoted string, a plain scalar or a comment.
+ * `scan` carries quotes and flow brackets over to the next line.
+ */
+function nodeLinks(text: string, scan: LinkScan): NodeLink[] {
+	const found: NodeLink[] = [];
+	// A block line begins a node (a key or `- `); inside flow brackets, only after `[` or `,`.
+	let start = scan.depth === 0 || scan.start;
+	let i = 0;
+	while (i < text.length) {
+		if (scan.quote) {
+			i = quoteEnd(text, i, scan);
+			continue;
+		}
+		const c = text[i] ?? "";
+		if (c === " " || c === "\t") {
+			i++;
+			continue;
+		}
+		if (c === "#" && (i === 0 || /\s/.test(text[i - 1] ?? ""))) break; // a comment
+		const link = start ? LINK.exec(text.slice(i)) : null;
+		if (link) {
+			const rest = text.slice(i + link[0].length);
+			const whole = scan.depth === 0 && scan.mapValue && /^(\s+#.*)?\s*$/.test(rest);
+			found.push({ at: i, length: link[0].length, wholeValue: whole });
+			i += link[0].length;
+			start = false;
+			scan.mapValue = false;
+			continue;
+		}
+		if ((c === '"' || c === "'") && start) {
+			scan.quote = c;
+			i++;
+			start = false;
+			continue;
+		}
+		start = afterChar(c, text[i + 1] ?? "", start, scan);
+		i++;
+	}
+	// A key with nothing after its `:` takes its value from the next lines.
+	if (!start) scan.mapValue = false;
+	scan.start = start;
+	return found;
+}
+
+/** Whether a value may begin after the character `c` (an indicator, a bracket or plain text), `scan` updated. */
+function afterChar(c: string, next: string, start: boolean, scan: LinkScan): boolean {
+	if ((c === "[" || c === "{") && (start || scan.depth > 0)) {
+		scan.depth++;
+		return true;
+	}
+	if ((c === "]" || c === "}") && scan.depth > 0) {
+		scan.depth--;
+		return false;
+	}
+	if (c === "," && scan.depth > 0) return true;
+	if (c === "-" && start && scan.depth === 0 && /^\s?$/.test(next)) {
+		scan.mapValue = false; // a block list item
+		return true;
+	}
+	if (c === ":" && (/^\s?$/.test(next) || (scan.depth > 0 && /[,[\]{}]/.test(next)))) {
+		scan.mapValue = scan.depth === 0;
+		return true;
+	}
+	if (scan.depth === 0) scan.mapValue = false;
+	return false; // inside a plain scalar: a link here is text
+}
+
+/** Index just past the closing quote of the string `scan.quote` opened (or the line's end). */
+function quoteEnd(text: string, i: number, scan: LinkScan): number {
+	while (i < text.length) {
+		const c = text[i];
+		if (scan.quote === '"' && c === "\\") {
+			i += 2;
+			continue;
+		}
+		if (c === scan.quote) {
+			// '' inside a single-quoted string is an escaped quote.
+			if (c === "'" && text[i + 1] === "'") {
+				i += 2;
+				continue;
+			}
+			scan.quote = null;
+			return i + 1;
+		}
+		i++;
+	}
+	return i;
 }

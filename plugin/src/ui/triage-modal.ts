@@ -71,7 +71,7 @@ export class TriageModal extends Modal {
 	private registerKeys(): void {
 		const on = (key: string, run: () => void): void => {
 			this.scope.register([], key, (evt) => {
-				if (evt.target instanceof HTMLInputElement && evt.target.type === "text") return true; // typing, not a command
+				if (takesKeys(evt.target)) return true; // typing or picking an option, not a command
 				run();
 				return false;
 			});
@@ -466,6 +466,23 @@ function restoredText(changed: string[], named: boolean): string {
 
 function notes(count: number): string {
 	return `${count} ${count === 1 ? "note" : "notes"}`;
+}
+
+/** Inputs whose letter keys do nothing of their own (a focused checkbox or button still takes j/k/d/f/x). */
+const KEYLESS_INPUTS = new Set(["checkbox", "radio", "button", "submit", "reset", "image", "range", "color", "file"]);
+
+/**
+ * Whether a key pressed on `target` is the control's own: typing in a text field, a text area or
+ * an editable element, or a dropdown's type-ahead ("d" picks Dismissed). By tag name, not
+ * instanceof, which fails for an element of another window (a modal in a pop-out window).
+ */
+function takesKeys(target: EventTarget | null): boolean {
+	if (!target || !("tagName" in target)) return false;
+	const el = target as HTMLElement;
+	if (el.isContentEditable) return true;
+	const tag = el.tagName.toLowerCase();
+	if (tag === "textarea" || tag === "select") return true;
+	return tag === "input" && !KEYLESS_INPUTS.has((el as HTMLInputElement).type);
 }
 
 function errorText(err: unknown): string {

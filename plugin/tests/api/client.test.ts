@@ -1,6 +1,9 @@
+import * as http from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it, vi } from "vitest";
 
 import { mayStillApply, SidecarClient, SidecarError } from "../../src/api/client";
+import { NodeHttpTransport } from "../../src/api/node-transport";
 import { CALL_TIMEOUTS } from "../../src/api/timeouts";
 import { aPair, aSearchDocument, HANG, json, ScriptedTransport } from "../builders";
 
@@ -42,6 +45,39 @@ describe("SidecarClient", () => {
 		const err = await client(transport).health().catch((e: unknown) => e);
 		expect(err).toMatchObject({ status: 0, unreachable: true });
 		expect((err as Error).message).toContain("ECONNREFUSED");
+	});
+
+	it("reports a write whose connection broke after sending as unsure, a refused one as unreachable", async () => {
+		// A sidecar that reads the whole request (and may have written the notes), then dies.
+		const server = http.createServer((req) => {
+			req.resume();
+			req.on("end", () => req.socket.destroy());
+		});
+		await new Promise<void>((ready) => server.listen(0, "127.0.0.1", ready));
+		const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+		const c = new SidecarClient(new NodeHttpTransport(), { baseUrl, token: () => "t" });
+		try {
+			const resolve = await c.resolve("p1", { action: "dismiss" }).catch((e: unknown) => e);
+			expect(resolve).toMatchObject({ status: 0, code: "write_interrupted", unsure: true, timedOut: false });
+			expect((resolve as Error).message).toMatch(/^The connection to the sidecar at http:\/\/127\.0\.0\.1:\d+ broke before it answered \(.+\), so it may have applied the change\.$/);
+			expect(mayStillApply(resolve)).toBe(true);
+			// A read that breaks off changed nothing: the sidecar is gone, as far as the caller can tell.
+			expect(await c.status().catch((e: unknown) => e)).toMatchObject({ code: "unreachable", unsure: false });
+		} finally {
+			await new Promise((closed) => server.close(closed));
+		}
+		// Nothing listens now: the write was never sent.
+		const refused = await c.adoptApply([]).catch((e: unknown) => e);
+		expect(refused).toMatchObject({ status: 0, code: "unreachable", unsure: false });
+		expect((refused as Error).message).toContain(`No sidecar at ${baseUrl}`);
+		expect((refused as Error).message).toContain("ECONNREFUSED");
+	});
+
+	it("treats Obsidian's refused connection as never sent, and its reset as a write that may be applied", async () => {
+		const transport = new ScriptedTransport([new Error("net::ERR_CONNECTION_REFUSED"), new Error("net::ERR_CONNECTION_RESET")]);
+		const c = client(transport);
+		expect(await c.undoResolution().catch((e: unknown) => e)).toMatchObject({ code: "unreachable", unsure: false });
+		expect(await c.undoResolution().catch((e: unknown) => e)).toMatchObject({ code: "write_interrupted", unsure: true });
 	});
 
 	it("reports a non-JSON error page by its status", async () => {

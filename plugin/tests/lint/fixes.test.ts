@@ -73,6 +73,57 @@ describe("quickFixes", () => {
 		]);
 	});
 
+	it("quotes only the links YAML reads as lists, leaving quoted strings, plain text and comments as they are", () => {
+		const text = [
+			"---",
+			"nexus:",
+			"  - [[Alpha]] # the map",
+			'  - "see [[Beta]] too"',
+			"  - 'and [[Gamma]]'",
+			"  - see [[Delta]] here",
+			'  - [[Say "hi"]]',
+			"tags: [x]",
+			"---",
+			"",
+		].join("\n");
+		const [quote] = fix(text, { line: 2, code: "wikilink-unquoted", message: 'nexus[0]: quote the wikilink, e.g. "[[Note]]"' });
+		expect(apply(text, quote).split("\n").slice(1, 8)).toEqual([
+			"nexus:",
+			'  - "[[Alpha]]" # the map',
+			'  - "see [[Beta]] too"',
+			"  - 'and [[Gamma]]'",
+			"  - see [[Delta]] here",
+			'  - "[[Say \\"hi\\"]]"',
+			"tags: [x]",
+		]);
+	});
+
+	it("makes a lone link with a comment after it a one-item list, keeping the comment", () => {
+		const text = "---\nnexus: [[Alpha]] # the map\nrelationships:\n  supports: [[B]]  # why\n---\n";
+		const [nexus] = fix(text, { line: 2, code: "wikilink-unquoted", message: 'nexus[0]: quote the wikilink, e.g. "[[Note]]"' });
+		expect(apply(text, nexus).split("\n")[1]).toBe('nexus: ["[[Alpha]]"] # the map');
+		const [rel] = fix(text, { line: 3, code: "wikilink-unquoted", message: "relationships.supports[0]: quote…" });
+		expect(apply(text, rel).split("\n")[3]).toBe('  supports: ["[[B]]"]  # why');
+	});
+
+	it("replaces a whole tag only, never the end of a hyphenated one, in flow and block lists, quoted or not", () => {
+		const message = "tag 'healt' is not in the vocabulary or the vault's domain tags; did you mean 'health'?";
+		const cases: [string, string][] = [
+			["tags: [my-healt, healt]", "tags: [my-healt, health]"],
+			["tags: [my-healt, 'healt']", "tags: [my-healt, 'health']"],
+			['tags: ["my-healt", "healt"] # two', 'tags: ["my-healt", "health"] # two'],
+			["tags:\n  - my-healt\n  - healt", "tags:\n  - my-healt\n  - health"],
+			['tags:\n  - "my-healt"\n  - "healt"', 'tags:\n  - "my-healt"\n  - "health"'],
+		];
+		for (const [tags, want] of cases) {
+			const text = `---\ntype: engram\n${tags}\n---\n`;
+			const [replace] = fix(text, { line: 3, code: "tag-unknown", message });
+			expect(apply(text, replace)).toBe(`---\ntype: engram\n${want}\n---\n`);
+		}
+		const alone = "---\ntags: [my-healt, healt-x]\n---\n";
+		expect(fix(alone, { line: 2, code: "tag-unknown", message })).toEqual([]);
+	});
+
 	it("offers ignoring the note and its folder only when the sidecar can write the vault settings", () => {
 		const text = "---\ntype: engramm\n---\n";
 		const d = { line: 2, code: "type-unknown", message: "unknown type 'engramm'; choose from: …" };
@@ -98,6 +149,12 @@ describe("datesFix", () => {
 
 	it("gives a note without frontmatter one holding the dates, with the note's line endings", () => {
 		expect(apply("Body\r\n")).toBe(`---\r\n${MANAGED_DATES.map((k, i) => `${k}: 2026-0${i + 1}-15\r\n`).join("")}---\r\nBody\r\n`);
+	});
+
+	it("finds a date under a quoted key, single or double, and adds no second one", () => {
+		const [created, modified] = MANAGED_DATES;
+		expect(apply(`---\ntype: engram\n"${created}": 2024-01-02\n---\n`)).toBe(`---\ntype: engram\n"${created}": 2024-01-02\n${modified}: 2026-02-15\n---\n`);
+		expect(apply(`---\n'${created}': 2024-01-02\n"${modified}" : 2024-01-03\n---\n`)).toBeNull();
 	});
 
 	it("changes nothing when every date is there", () => {

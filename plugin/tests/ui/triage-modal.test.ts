@@ -319,6 +319,25 @@ describe("TriageModal", () => {
 		expect(counts).toEqual([1, 1]);
 	});
 
+	it("leaves letter keys to a focused dropdown, text area or editable element, and takes them from a checkbox", async () => {
+		const transport = new ScriptedTransport([json(200, { pairs: [aPair(), aPair({ id: "p2" })] })]);
+		const { modal } = await openModal(transport);
+		// Obsidian hands every keydown to the open modal's scope, whatever element has focus.
+		const scope = modal.scope as unknown as { handle(evt: KeyboardEvent): boolean };
+		const press = (el: HTMLElement, key: string) => {
+			el.addEventListener("keydown", (evt) => scope.handle(evt), { once: true });
+			el.dispatchEvent(new KeyboardEvent("keydown", { key, bubbles: true }));
+		};
+		const editable = modal.contentEl.createDiv({ attr: { contenteditable: "true" } });
+		const owners = [modal.contentEl.querySelector<HTMLElement>("select.ora-triage-view"), modal.contentEl.createEl("textarea"), editable];
+		for (const el of owners) for (const key of ["d", "f", "x", "j"]) press(el as HTMLElement, key);
+		await settle();
+		expect(transport.requests.map((r) => r.url).filter((u) => u.includes("/resolve"))).toEqual([]);
+		expect(modal.contentEl.querySelectorAll(".ora-pair-select:checked")).toHaveLength(0);
+		press(modal.contentEl.querySelector<HTMLElement>(".ora-pair-select") as HTMLElement, "j");
+		expect([...modal.contentEl.querySelectorAll(".ora-pair")].map((el) => el.hasClass("is-focused"))).toEqual([false, true]);
+	});
+
 	it("says a timed-out resolution may still be applied, and loads the list again", async () => {
 		const pair = aPair();
 		const transport = new ScriptedTransport([json(200, { pairs: [pair] }), HANG, json(200, { pairs: [] })]);
@@ -330,6 +349,20 @@ describe("TriageModal", () => {
 		await new Promise((r) => setTimeout(r, 250));
 		expect(shownNotices).toEqual([
 			'Not sure the pair was resolved: The sidecar did not answer in 0.2 s, and may still apply the change. Check the list in a moment; if it was, "Undo last resolution" reverts it.',
+		]);
+		expect(transport.requests.map((r) => r.method)).toEqual(["GET", "POST", "GET"]);
+	});
+
+	it("says a resolution whose connection broke after sending may be applied, not that it failed, and loads the list again", async () => {
+		const pair = aPair();
+		const reset = Object.assign(new Error("socket hang up"), { code: "ECONNRESET" });
+		const transport = new ScriptedTransport([json(200, { pairs: [pair] }), reset, json(200, { pairs: [] })]);
+		const { modal } = await openModal(transport);
+		button(modal, "A supersedes B").click();
+		await settle();
+		await settle();
+		expect(shownNotices).toEqual([
+			'Not sure the pair was resolved: The connection to the sidecar at http://127.0.0.1:1 broke before it answered (socket hang up), so it may have applied the change. Check the list in a moment; if it was, "Undo last resolution" reverts it.',
 		]);
 		expect(transport.requests.map((r) => r.method)).toEqual(["GET", "POST", "GET"]);
 	});
