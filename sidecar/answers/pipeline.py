@@ -58,12 +58,12 @@ from sidecar.memory.chat_note import source_line
 from sidecar.memory.conversation import ConversationMemory
 from sidecar.models.catalogue import calibration
 from sidecar.models.chat import DeltaRefused, OnDelta, complete, generator_name
-from sidecar.models.embedder import REMOTE, Embedder
+from sidecar.models.embedder import REMOTE, Embedder, FloatArray
 from sidecar.models.files import EMBED_NAME
 from sidecar.models.reranker import Reranker
 from sidecar.retrieval.on_disk import OnDisk
 from sidecar.retrieval.relations import search_related
-from sidecar.retrieval.search import Chunk, SearchOptions
+from sidecar.retrieval.search import Chunk, RememberedQueries, SearchOptions
 from sidecar.schema import load_json
 from sidecar.settings import Config
 from sidecar.web.searxng import web_tier
@@ -136,24 +136,28 @@ def passage_text(result: dict[str, Any]) -> str:
     return text if not title or text.lstrip().startswith(title) else f"{title}\n{text}"
 
 
-def similarities(embedder: Embedder, question: str,
-                 results: Sequence[dict[str, Any]]) -> list[float]:
-    """The cosine similarity of `question` to each result's passage (unit vectors: a dot)."""
+def similarities(embedder: Embedder, question: str, results: Sequence[dict[str, Any]],
+                 query: FloatArray | None = None) -> list[float]:
+    """The cosine similarity of `question` to each result's passage (unit vectors: a dot).
+    `query` is the question's query vector when the caller has it (the search that found the
+    results embedded it: `RememberedQueries`); else the question is embedded here."""
     if not results:
         return []
-    query = embedder.embed_queries([question])[0]
+    if query is None:
+        query = embedder.embed_queries([question])[0]
     passages = embedder.embed([passage_text(r) for r in results])
     norms = np.linalg.norm(passages, axis=1) * max(float(np.linalg.norm(query)), 1e-12)
     return [float(s) for s in (passages @ query) / np.maximum(norms, 1e-12)]
 
 
-def above_floor(embedder: Embedder, question: str,
-                results: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """`results` without those below the embedder's floor (all of them when it has none)."""
+def above_floor(embedder: Embedder, question: str, results: list[dict[str, Any]],
+                query: FloatArray | None = None) -> list[dict[str, Any]]:
+    """`results` without those below the embedder's floor (all of them when it has none);
+    `query`, the question's query vector if already embedded (`similarities`)."""
     floor = answer_floor(str(getattr(embedder, "model_id", "")))
     if floor is None or not results:
         return results
-    scores = similarities(embedder, question, results)
+    scores = similarities(embedder, question, results, query)
     return [r for r, s in zip(results, scores, strict=True) if s >= floor]
 
 
@@ -191,13 +195,16 @@ async def answer(
         raise ValueError("the conversation memory and the search must share private mode")
     if memory is not None:
         await asyncio.to_thread(memory.check_writable)
-    found = await search_related(index, embedder, reranker, question,
+    # The search's query vector is the floor's too: the question is embedded once.
+    queries = RememberedQueries(embedder)
+    found = await search_related(index, queries, reranker, question,
                                  replace(options, leave_out=_left_out(index, memory)),
                                  reranker_reason=reranker_reason)
     # search() already filters; checked again so a non-private answer can never quote one.
     results = [r for r in found["results"] if options.private or not r["private"]][: options.k]
     # Search keeps its top k whatever they score; an answer only the passages that match.
-    results = await asyncio.to_thread(above_floor, embedder, question, results)
+    results = await asyncio.to_thread(above_floor, embedder, question, results,
+                                      queries.vector(question))
     citations = [citation(n, r) for n, r in enumerate(results, start=1)]
     history = await memory.context(question) if memory is not None else []
     earlier = memory is not None and await asyncio.to_thread(memory.has_earlier_turns, question)

@@ -531,19 +531,32 @@ def passage(chunk: ChunkRecord) -> str:
     return chunk.text
 
 
-class _Remembered:
+class RememberedQueries:
     """A query embedder that embeds each text once: a search asked again deeper (copies left
-    fewer than k) does not embed its query again."""
+    fewer than k) does not embed its query again, and a caller that passes one to a search
+    reads the query's vector after it (`vector`): an answer's relevance floor compares the
+    passages with the very vector the search found them by (`answers/pipeline.py`)."""
 
     def __init__(self, embedder: QueryEmbedder) -> None:
         self.embedder = embedder
         self.vectors: dict[tuple[str, ...], FloatArray] = {}
+
+    @property
+    def model_id(self) -> str:
+        """The wrapped embedder's: a search picks its calibration and checks the index by it."""
+        return str(getattr(self.embedder, "model_id", ""))
 
     def embed_queries(self, queries: Sequence[str]) -> FloatArray:
         key = tuple(queries)
         if key not in self.vectors:
             self.vectors[key] = self.embedder.embed_queries(queries)
         return self.vectors[key]
+
+    def vector(self, query: str) -> FloatArray | None:
+        """The query vector of `query` alone as embedded so far, or None when it was not (a
+        search by the words alone)."""
+        vectors = self.vectors.get((query,))
+        return None if vectors is None else vectors[0]
 
 
 def _texts_head(
@@ -631,7 +644,8 @@ async def search(
         check_query_model(index.config.data, indexed, str(getattr(embedder, "model_id", "")))
     schema = get_schema()
     fusion = fusion or fusion_settings(str(getattr(embedder, "model_id", "")))
-    remembered = _Remembered(embedder)
+    remembered = (embedder if isinstance(embedder, RememberedQueries)
+                  else RememberedQueries(embedder))
     depth = max(fusion.pool, options.k)
     while True:
         ranking = await _rank(index, remembered, reranker, query, options, reranker_reason,
