@@ -14,7 +14,7 @@ import {
 
 import { askStream } from "./api/ask-stream";
 import { pullModel } from "./api/model-pull";
-import { CANCELLED_STATUS, SidecarClient, SidecarError } from "./api/client";
+import { CANCELLED_STATUS, notSureText, SidecarClient, SidecarError } from "./api/client";
 import { EventStream } from "./api/event-stream";
 import type { AskDocument, ExtractSelector, StreamEvent, VaultEvent } from "./api/types";
 import { answerForNote } from "./ask/model";
@@ -559,7 +559,8 @@ export default class OraVaultPlugin extends Plugin {
 			await this.client.reindex();
 			new Notice("Re-indexing started.");
 		} catch (err) {
-			new Notice(`Could not start re-indexing: ${errorText(err)}`);
+			// Asking again is harmless (it re-indexes again), but say that it may have started.
+			new Notice(notSureText(err, "re-indexing started", 'The status bar says "indexing" in a moment if it did.') ?? `Could not start re-indexing: ${errorText(err)}`);
 		}
 	}
 

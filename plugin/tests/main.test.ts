@@ -10,7 +10,9 @@ import { join } from "path";
 
 import { afterEach, describe, expect, it } from "vitest";
 
+import { SidecarClient } from "../src/api/client";
 import * as standIn from "./__mocks__/obsidian";
+import { ScriptedTransport } from "./builders";
 import { pluginOn, until, type PluginHost } from "./plugin-host";
 import { fakeOra } from "./sidecar/fake-sidecar";
 
@@ -237,5 +239,18 @@ describe("the plugin disabled during set-up", () => {
 		});
 		expect(existsSync(join(data, "ora-vault", "install.json"))).toBe(false); // not marked installed: Install finishes it
 		document.body.empty();
+	});
+});
+
+describe("Re-index vault now", () => {
+	it("says a re-index whose connection broke after sending may have started, not that it could not", async () => {
+		const r = pluginOn(aVault(), {});
+		// The command's client, as onload makes it, over a connection that breaks once the request is sent.
+		const client = new SidecarClient(new ScriptedTransport([new Error("net::ERR_CONNECTION_RESET")]), { baseUrl: "http://127.0.0.1:1", token: () => "t" });
+		const plugin = Object.assign(r.host, { client }) as unknown as { reindex(): Promise<void> };
+		await plugin.reindex();
+		expect(standIn.shownNotices.at(-1)).toBe(
+			'Not sure re-indexing started: The connection to the sidecar at http://127.0.0.1:1 broke before it answered (net::ERR_CONNECTION_RESET), so it may have applied the change. The status bar says "indexing" in a moment if it did.',
+		);
 	});
 });

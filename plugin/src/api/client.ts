@@ -77,11 +77,20 @@ const WRITE_TIMEOUT_CODE = "write_timeout";
 const WRITE_INTERRUPTED_CODE = "write_interrupted";
 
 /**
- * Transport failures that happen before a request is sent (nothing listens, no such host): the
- * sidecar cannot have seen the call. Node's codes and Chromium's (Obsidian's requestUrl) alike.
+ * Transport failures that happen before a request is sent (nothing listens, no such host, a
+ * connection attempt that timed out, a path or header Node refuses to send): the sidecar cannot
+ * have seen the call. Node's codes and Chromium's (Obsidian's requestUrl) alike. A bare ETIMEDOUT
+ * is not here: on a connection already open ("read ETIMEDOUT") the request may have gone out.
  */
 const NEVER_SENT =
-	/\b(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|EADDRNOTAVAIL|ERR_INVALID_URL|ERR_CONNECTION_REFUSED|ERR_CONNECTION_FAILED|ERR_NAME_NOT_RESOLVED|ERR_ADDRESS_UNREACHABLE|ERR_ADDRESS_INVALID|ERR_INTERNET_DISCONNECTED|ERR_UNSAFE_PORT|ERR_NETWORK_ACCESS_DENIED)\b/;
+	/\b(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|EADDRNOTAVAIL|ERR_INVALID_URL|ERR_UNESCAPED_CHARACTERS|ERR_INVALID_CHAR|ERR_INVALID_HTTP_TOKEN|connect ETIMEDOUT|ERR_CONNECTION_TIMED_OUT|ERR_CONNECTION_REFUSED|ERR_CONNECTION_FAILED|ERR_NAME_NOT_RESOLVED|ERR_ADDRESS_UNREACHABLE|ERR_ADDRESS_INVALID|ERR_INTERNET_DISCONNECTED|ERR_UNSAFE_PORT|ERR_NETWORK_ACCESS_DENIED)\b/;
+
+/** What an error says of itself: its code and message, and those of the attempts an AggregateError gathers (Node's, when every address it tried to connect to failed). */
+function errorWords(err: unknown): string {
+	const code = typeof err === "object" && err !== null ? (err as { code?: unknown }).code : undefined;
+	const inner = err instanceof AggregateError ? err.errors.map(errorWords) : [];
+	return [typeof code === "string" ? code : "", err instanceof Error ? err.message : String(err), ...inner].join(" ");
+}
 
 /**
  * The error for a request the transport could not complete. A write whose connection broke any
@@ -90,8 +99,7 @@ const NEVER_SENT =
  */
 export function transportError(err: unknown, url: string, write: boolean): SidecarError {
 	const reason = err instanceof Error ? err.message : String(err);
-	const code = typeof err === "object" && err !== null ? (err as { code?: unknown }).code : undefined;
-	if (write && !NEVER_SENT.test(`${typeof code === "string" ? code : ""} ${reason}`)) {
+	if (write && !NEVER_SENT.test(errorWords(err))) {
 		return new SidecarError(0, WRITE_INTERRUPTED_CODE, `The connection to the sidecar at ${url} broke before it answered (${reason}), so it may have applied the change.`);
 	}
 	return new SidecarError(0, "unreachable", `No sidecar at ${url} (${reason})`);
@@ -110,6 +118,15 @@ export function timeoutError(ms: number, stream = false, write = false): Sidecar
 /** Whether `err` is a write that timed out or broke off and may be applied (`SidecarError.unsure`). */
 export function mayStillApply(err: unknown): boolean {
 	return err instanceof SidecarError && err.unsure;
+}
+
+/**
+ * What a failed write says when it may have applied (`mayStillApply`): "Not sure <what>: <why>
+ * <check>", `check` saying how to see (or undo) whether it did, as trying again might do it twice.
+ * Null for any other failure, which the caller reports as "Could not …".
+ */
+export function notSureText(err: unknown, what: string, check: string): string | null {
+	return mayStillApply(err) ? `Not sure ${what}: ${(err as SidecarError).message} ${check}` : null;
 }
 
 export function cancelledError(): SidecarError {

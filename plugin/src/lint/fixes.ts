@@ -157,23 +157,37 @@ export function datesFix(text: string, dates: Record<string, string>): TextChang
 	return { from: 0, to: 0, insert: `---${eol}${block}---${eol}` };
 }
 
-/** The top-level key a frontmatter line sets, unquoted (`"date created": …` sets `date created`). */
+/** A key double-quoted (group 1, escapes and all) or single-quoted (group 2, `''` for `'`). */
+const QUOTED_KEY = `"((?:[^"\\\\]|\\\\.)*)"|'((?:[^']|'')*)'`;
+/** `key:` (group 3: a plain key, up to its colon). */
+const IMPLICIT_KEY = new RegExp(`^(?:${QUOTED_KEY}|([^:#\\s"'][^:]*))\\s*:`);
+/** `? key`, alone on its line but for a comment (group 3: a plain key; a `#` after a space starts the comment). */
+const EXPLICIT_KEY = new RegExp(`^\\?[ \\t]+(?:${QUOTED_KEY}|([^#\\s"'](?:[^#]|(?<=\\S)#)*?))[ \\t]*(?:#.*)?$`);
+
+/**
+ * The top-level key a frontmatter line sets, unquoted (`"date created": …` sets `date created`;
+ * an explicit key `? date created` sets it too, its value on the next line).
+ */
 function topLevelKey(line: string): string | undefined {
-	const key = /^(?:"((?:[^"\\]|\\.)*)"|'((?:[^']|'')*)'|([^:#\s"'][^:]*))\s*:/.exec(line);
+	const key = IMPLICIT_KEY.exec(line) ?? EXPLICIT_KEY.exec(line);
 	if (!key) return undefined;
-	if (key[1] !== undefined) return parseJson(`"${key[1]}"`) ?? key[1];
+	if (key[1] !== undefined) return doubleQuoted(key[1]);
 	if (key[2] !== undefined) return key[2].replace(/''/g, "'");
 	return key[3]?.trim();
 }
 
-/** A JSON string's value (YAML's double-quoted escapes are JSON's, the common ones at least). */
-function parseJson(text: string): string | undefined {
-	try {
-		const value: unknown = JSON.parse(text);
-		return typeof value === "string" ? value : undefined;
-	} catch {
-		return undefined;
-	}
+/** YAML's double-quoted escapes (https://yaml.org/spec/1.2.2/#57-escaped-characters) and their characters. */
+const ESCAPES: Record<string, string> = {
+	"0": "\0", a: "\x07", b: "\b", t: "\t", "\t": "\t", n: "\n", v: "\v", f: "\f", r: "\r", e: "\x1b",
+	" ": " ", '"': '"', "/": "/", "\\": "\\", N: "\x85", _: "\xa0", L: "\u2028", P: "\u2029",
+};
+
+/** The text of a one-line double-quoted YAML scalar's body (`date\x20created` is `date created`). */
+function doubleQuoted(body: string): string {
+	return body.replace(/\\(x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|.)/g, (all, escape: string) => {
+		if (escape.length > 1) return String.fromCodePoint(parseInt(escape.slice(1), 16));
+		return ESCAPES[escape] ?? all;
+	});
 }
 
 function today(): string {
@@ -189,7 +203,7 @@ function today(): string {
  */
 function quoteLinks(block: Line[]): QuickFix | null {
 	const changes: TextChange[] = [];
-	const scan: LinkScan = { quote: null, depth: 0, start: true, mapValue: false };
+	const scan: LinkScan = { quote: null, open: "", start: true, mapValue: false };
 	for (const line of block) {
 		for (const link of nodeLinks(line.text, scan)) {
 			const from = line.from + link.at;
@@ -206,18 +220,18 @@ function quoteLinks(block: Line[]): QuickFix | null {
 interface LinkScan {
 	/** The quote of the string the scan is in. */
 	quote: '"' | "'" | null;
-	/** How many flow brackets (`[`, `{`) are open. */
-	depth: number;
+	/** The flow brackets (`[`, `{`) open, innermost last. */
+	open: string;
 	/** A value may begin here (after `key:`, `- `, `[` or a flow `,`). */
 	start: boolean;
-	/** The value beginning here is a block key's. */
+	/** The value beginning here is a mapping key's (a block key's, or a flow mapping's `{k: …}`). */
 	mapValue: boolean;
 }
 
 interface NodeLink {
 	at: number;
 	length: number;
-	/** The link is a block key's whole value (`key: [[X]]`, a comment after it at most). */
+	/** The link is a key's whole value (`key: [[X]]`, a comment after it at most; `{key: [[X]]}`). */
 	wholeValue: boolean;
 }
 
@@ -231,7 +245,7 @@ const LINK = /^\[\[[^[\]]+\]\]/;
 function nodeLinks(text: string, scan: LinkScan): NodeLink[] {
 	const found: NodeLink[] = [];
 	// A block line begins a node (a key or `- `); inside flow brackets, only after `[` or `,`.
-	let start = scan.depth === 0 || scan.start;
+	let start = scan.open === "" || scan.start;
 	let i = 0;
 	while (i < text.length) {
 		if (scan.quote) {
@@ -247,7 +261,8 @@ function nodeLinks(text: string, scan: LinkScan): NodeLink[] {
 		const link = start ? LINK.exec(text.slice(i)) : null;
 		if (link) {
 			const rest = text.slice(i + link[0].length);
-			const whole = scan.depth === 0 && scan.mapValue && /^(\s+#.*)?\s*$/.test(rest);
+			// In a flow mapping only `,` or `}` may follow a value: the link is all of it.
+			const whole = scan.mapValue && (scan.open !== "" || /^(\s+#.*)?\s*$/.test(rest));
 			found.push({ at: i, length: link[0].length, wholeValue: whole });
 			i += link[0].length;
 			start = false;
@@ -271,24 +286,30 @@ function nodeLinks(text: string, scan: LinkScan): NodeLink[] {
 
 /** Whether a value may begin after the character `c` (an indicator, a bracket or plain text), `scan` updated. */
 function afterChar(c: string, next: string, start: boolean, scan: LinkScan): boolean {
-	if ((c === "[" || c === "{") && (start || scan.depth > 0)) {
-		scan.depth++;
+	const flow = scan.open !== "";
+	if ((c === "[" || c === "{") && (start || flow)) {
+		scan.open += c;
+		scan.mapValue = false;
 		return true;
 	}
-	if ((c === "]" || c === "}") && scan.depth > 0) {
-		scan.depth--;
+	if ((c === "]" || c === "}") && flow) {
+		scan.open = scan.open.slice(0, -1);
 		return false;
 	}
-	if (c === "," && scan.depth > 0) return true;
-	if (c === "-" && start && scan.depth === 0 && /^\s?$/.test(next)) {
+	if (c === "," && flow) {
+		scan.mapValue = false; // the next key (or list item) begins
+		return true;
+	}
+	if (c === "-" && start && !flow && /^\s?$/.test(next)) {
 		scan.mapValue = false; // a block list item
 		return true;
 	}
-	if (c === ":" && (/^\s?$/.test(next) || (scan.depth > 0 && /[,[\]{}]/.test(next)))) {
-		scan.mapValue = scan.depth === 0;
+	if (c === ":" && (/^\s?$/.test(next) || (flow && /[,[\]{}]/.test(next)))) {
+		// A block key's value, or a flow mapping's (in a flow list, `[k: v]` is a pair: left as it was).
+		scan.mapValue = !flow || scan.open.endsWith("{");
 		return true;
 	}
-	if (scan.depth === 0) scan.mapValue = false;
+	if (!flow) scan.mapValue = false;
 	return false; // inside a plain scalar: a link here is text
 }
 

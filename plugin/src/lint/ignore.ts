@@ -1,3 +1,5 @@
+import { notSureText } from "../api/client";
+
 /** What to add to `lint.ignore` in the vault's ora.yaml: the note itself, or its folder. */
 export type IgnoreScope = "note" | "folder";
 
@@ -24,7 +26,8 @@ export async function addLintIgnore(entry: string, deps: LintIgnoreDeps): Promis
 	try {
 		await deps.ignore(entry);
 	} catch (err) {
-		deps.notify(`Could not update ora.yaml: ${err instanceof Error ? err.message : String(err)}`);
+		const unsure = notSureText(err, `${entry} was added to lint.ignore`, "Check lint.ignore in ora.yaml in a moment.");
+		deps.notify(unsure ?? `Could not update ora.yaml: ${err instanceof Error ? err.message : String(err)}`);
 		return;
 	}
 	deps.relint();

@@ -22,13 +22,15 @@ export interface SearchPanelState {
 /**
  * Everything the search panel can be showing; errors are values here, not exceptions. While a
  * new query runs, shown results stay on screen marked `pending` instead of being wiped.
+ * `refreshed`: the same search's list again (run again for a changed note, a deleted note's row
+ * dropped), so the panel keeps the row the keyboard is on.
  */
 export type SearchState =
 	| { kind: "idle" }
 	| { kind: "loading"; query: string }
 	| { kind: "error"; query: string; message: string }
 	| { kind: "empty"; query: string; indexingNote: string | null }
-	| { kind: "results"; query: string; list: ResultList; pending?: boolean };
+	| { kind: "results"; query: string; list: ResultList; pending?: boolean; refreshed?: boolean };
 
 export interface SearchControllerOptions {
 	search: (request: SearchRequest) => Promise<SearchDocument>;
@@ -60,7 +62,7 @@ export class SearchController {
 	constructor(private readonly config: SearchControllerOptions) {
 		this.scheduled = debounce(() => void this.run(), config.delayMs);
 		this.refreshSoon = debounce(() => {
-			if (!this.scheduled.pending) void this.run();
+			if (!this.scheduled.pending) void this.run(true);
 		}, config.refreshDelayMs ?? 2000);
 	}
 
@@ -80,7 +82,7 @@ export class SearchController {
 		const shown = this.shown;
 		if (shown.kind !== "results" || !listsNote(shown.list, path)) return;
 		const list = this.gone.filter(shown.list);
-		this.emit(list.cards.length ? { ...shown, list } : { kind: "loading", query: shown.query });
+		this.emit(list.cards.length ? { ...shown, list, refreshed: true } : { kind: "loading", query: shown.query });
 		this.refreshSoon();
 	}
 
@@ -175,7 +177,12 @@ export class SearchController {
 		this.config.onState(state);
 	}
 
-	private async run(): Promise<void> {
+	/**
+	 * Searches for the query. A `refresh` (the same search again, for a changed note) leaves the
+	 * list as it is until the answer, and then only when the answer differs, so nothing redraws
+	 * under the user (their selection kept) for an edit that changed no result.
+	 */
+	private async run(refresh = false): Promise<void> {
 		const query = this.query.trim();
 		if (query === "") return;
 		const parsed = parseQuery(query);
@@ -185,7 +192,7 @@ export class SearchController {
 			return;
 		}
 		const shown = this.shown;
-		this.emit(shown.kind === "results" ? { ...shown, pending: true } : { kind: "loading", query });
+		if (!refresh) this.emit(shown.kind === "results" ? { ...shown, pending: true, refreshed: false } : { kind: "loading", query });
 		let next: SearchState;
 		try {
 			const filters = toFilters(mergeChips(this.chips, parsed.chips));
@@ -198,13 +205,19 @@ export class SearchController {
 			});
 			const list = this.gone.filter(shapeResults(doc, parsed.text));
 			next = list.cards.length
-				? { kind: "results", query, list }
+				? { kind: "results", query, list, refreshed: refresh }
 				: { kind: "empty", query, indexingNote: list.indexingNote };
 		} catch (err) {
 			next = { kind: "error", query, message: err instanceof Error ? err.message : String(err) };
 		}
-		if (mine === this.sequence) this.emit(next);
+		if (mine !== this.sequence || (refresh && sameResults(this.shown, next))) return;
+		this.emit(next);
 	}
+}
+
+/** Whether `next` shows what `shown` does, as it is (not pending): nothing to redraw. */
+function sameResults(shown: SearchState, next: SearchState): boolean {
+	return shown.kind === "results" && next.kind === "results" && !shown.pending && shown.query === next.query && JSON.stringify(shown.list) === JSON.stringify(next.list);
 }
 
 /** Keyboard selection over `count` results: arrows move and stop at the ends; -1 is none. */

@@ -1,7 +1,7 @@
 import { Modal, Notice, Setting, setIcon, type App } from "obsidian";
 
 import { outcomeText, planHeadline, proposalRow } from "../adopt/model";
-import { mayStillApply, type SidecarClient } from "../api/client";
+import { notSureText, type SidecarClient } from "../api/client";
 import type { AdoptPlan } from "../api/types";
 
 export interface AdoptDeps {
@@ -78,7 +78,8 @@ export class AdoptModal extends Modal {
 			this.deps.onApplied?.(outcome.applied?.length ?? 0);
 		} catch (err) {
 			// Timed out: the sidecar may write the notes all the same, once it answers again.
-			if (mayStillApply(err)) new Notice(`Not sure the notes were adopted: ${errorText(err)} Check them in a moment, or run "Undo the last Ora adoption".`, 15_000);
+			const unsure = notSureText(err, "the notes were adopted", 'Check them in a moment, or run "Undo the last Ora adoption".');
+			if (unsure) new Notice(unsure, 15_000);
 			else new Notice(`Could not adopt: ${errorText(err)}`);
 		}
 		this.close();
@@ -97,7 +98,10 @@ export async function undoAdoption(client: SidecarClient): Promise<void> {
 	try {
 		new Notice(outcomeText(await client.adoptUndo(), "Restored"), 10_000);
 	} catch (err) {
-		new Notice(`Could not undo: ${errorText(err)}`);
+		// The sidecar may have restored the notes before its answer was lost: say how to see it.
+		const unsure = notSureText(err, "the adoption was undone", "Check the notes in a moment.");
+		if (unsure) new Notice(unsure, 15_000);
+		else new Notice(`Could not undo: ${errorText(err)}`);
 	}
 }
 

@@ -1,6 +1,6 @@
 import { Modal, Notice, ToggleComponent, setIcon, setTooltip, type App } from "obsidian";
 
-import { mayStillApply, SidecarError, type SidecarClient } from "../api/client";
+import { notSureText, SidecarError, type SidecarClient } from "../api/client";
 import type { ExtractAccepted, ExtractSelector } from "../api/types";
 import { extractorLabel, ExtractReview, keptText, namedCards, staleText, REVIEW_KEYS, reviewKey, undoneText, type NoteLink, type ProposalCard } from "../extract/model";
 
@@ -330,9 +330,8 @@ export class ExtractModal extends Modal {
 			answer = await this.deps.client.extractAccept(this.deps.selector, request, privateMode);
 		} catch (err) {
 			this.writing = false;
-			this.writeError = mayStillApply(err)
-				? `Not sure the engrams were kept: ${errorText(err)} Check them in a moment, or run "Undo the last engram extraction".`
-				: `Could not keep the engrams: ${errorText(err)}`;
+			this.writeError =
+				notSureText(err, "the engrams were kept", 'Check them in a moment, or run "Undo the last engram extraction".') ?? `Could not keep the engrams: ${errorText(err)}`;
 			this.staleWrite = status(err) === 404 || status(err) === 409;
 			if (status(err) === 409) {
 				const named = namedCards(errorText(err), review.cards);
@@ -400,7 +399,10 @@ export async function undoExtraction(client: SidecarClient, privateMode = false)
 		new Notice(undoneText(await client.extractUndo(privateMode)), 10_000);
 		return true;
 	} catch (err) {
-		new Notice(`Could not undo: ${errorText(err)}`);
+		// The sidecar may have trashed the engrams before its answer was lost: say how to see it.
+		const unsure = notSureText(err, "the extraction was undone", "Check its engrams in a moment.");
+		if (unsure) new Notice(unsure, 15_000);
+		else new Notice(`Could not undo: ${errorText(err)}`);
 		return false;
 	}
 }

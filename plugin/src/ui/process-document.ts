@@ -1,6 +1,6 @@
 import { Notice, TFile, type App, type Menu, type TAbstractFile } from "obsidian";
 
-import type { SidecarClient } from "../api/client";
+import { notSureText, type SidecarClient } from "../api/client";
 import type { IngestPlan } from "../api/types";
 import { PROCESSABLE } from "../search/place";
 import { errorText } from "./adopt-modal";
@@ -22,6 +22,7 @@ export function addDocumentMenu(menu: Menu, file: TAbstractFile, process: (path:
  * `type: resource` note per page, docs/documents.md) and says what was written.
  */
 export async function processDocument(app: App, client: SidecarClient, path: string): Promise<void> {
+	let folder = "";
 	try {
 		const plan = await client.ingestPlan(path);
 		if (plan.unchanged) {
@@ -36,7 +37,7 @@ export async function processDocument(app: App, client: SidecarClient, path: str
 			return;
 		}
 		const first = plan.notes[0]?.path ?? "";
-		const folder = first.slice(0, first.lastIndexOf("/"));
+		folder = first.slice(0, first.lastIndexOf("/"));
 		const ok = await confirmWrite(app, "Process document into notes", confirmText(plan, folder), "Write notes");
 		if (!ok) return;
 		const done = await client.ingestApply(path);
@@ -44,7 +45,10 @@ export async function processDocument(app: App, client: SidecarClient, path: str
 		const kept = done.kept?.length ? `; kept ${done.kept.length} you edited of pages no longer in it (${done.kept[0]})` : "";
 		new Notice(`Wrote ${done.written.length} notes into ${folder}${trashed}${kept}.`);
 	} catch (err) {
-		new Notice(`Could not process ${path}: ${errorText(err)}`);
+		// Only the write can be unsure: the sidecar may have written the notes before its answer was lost.
+		const unsure = notSureText(err, `the notes of ${path} were written`, `Check ${folder} in a moment; processing ${path} again says whether its notes are up to date.`);
+		if (unsure) new Notice(unsure, 15_000);
+		else new Notice(`Could not process ${path}: ${errorText(err)}`);
 	}
 }
 

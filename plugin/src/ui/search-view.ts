@@ -212,13 +212,17 @@ export class SearchView extends ItemView {
 
 	private show(state: SearchState): void {
 		if (!this.resultsEl) return;
+		const selected = this.cards[this.selected]?.path;
 		this.cards = state.kind === "results" ? state.list.groups.map((g) => g.best) : [];
 		this.items = renderSearchState(this.resultsEl, state, {
 			open: (card, evt) => void this.deps.open(card, Keymap.isModEvent(evt)),
 			retry: () => void this.controller?.runNow(),
 		});
 		this.listEl = this.resultsEl.querySelector<HTMLElement>(".ora-results");
-		this.select(-1);
+		// The same search's list again (a saved note, a deleted one's row gone): the keyboard stays on
+		// its row, wherever it now is, so Enter opens it rather than searching again.
+		const kept = state.kind === "results" && state.refreshed && selected !== undefined ? this.cards.findIndex((c) => c.path === selected) : -1;
+		this.select(kept);
 	}
 
 	private onKey(evt: KeyboardEvent): void {

@@ -61,6 +61,8 @@ export const NETWORK_SERVICES =
 export class OraSettingTab extends PluginSettingTab {
 	/** Stop redrawing the live sections (Models, Excluded folders), by row; set while shown. */
 	private readonly stops = new Map<string, () => void>();
+	/** A save failed and the user was told: a text box saves on every keystroke, so once until one succeeds. */
+	private saveFailing = false;
 
 	constructor(
 		app: App,
@@ -127,7 +129,7 @@ export class OraSettingTab extends PluginSettingTab {
 		// notice rather than left an unhandled rejection.
 		const save = async (change: Partial<OraSettings>): Promise<void> => {
 			Object.assign(s, change);
-			await this.host.saveSettings().catch(notSaved);
+			await this.saved(this.host.saveSettings());
 		};
 		// Settings the sidecar starts with: it restarts to apply them, as the help says.
 		const saveAndRestart = async (change: Partial<OraSettings>): Promise<void> => {
@@ -238,7 +240,7 @@ export class OraSettingTab extends PluginSettingTab {
 						t.inputEl.type = "password";
 						t.setValue(apiKey ? apiKey.get() : s.llmApiKey).onChange((v) => {
 							const key = v.trim();
-							void (apiKey ? apiKey.set(key).catch(notSaved) : save({ llmApiKey: key })).then(() => this.restartSoon());
+							void (apiKey ? this.saved(apiKey.set(key)) : save({ llmApiKey: key })).then(() => this.restartSoon());
 						});
 					});
 				},
@@ -333,15 +335,24 @@ export class OraSettingTab extends PluginSettingTab {
 		this.stops.set(row, show());
 	}
 
+	/**
+	 * Waits for a save; one that fails (data.json or the secret storage refused it) is said in a
+	 * notice, once until a save succeeds again.
+	 */
+	private async saved(saving: Promise<void>): Promise<void> {
+		try {
+			await saving;
+			this.saveFailing = false;
+		} catch (err) {
+			if (!this.saveFailing) new Notice(`Could not save the setting: ${errorText(err)}`, 10_000);
+			this.saveFailing = true;
+		}
+	}
+
 	private numberText(setting: Setting, value: number, onChange: (v: number) => Promise<void>): void {
 		setting.addText((t) => t.setValue(String(value)).onChange((v) => {
 			const n = Number(v);
 			if (Number.isInteger(n) && n >= 0) void onChange(n);
 		}));
 	}
-}
-
-/** A setting could not be saved (data.json or the secret storage refused it): the user is told. */
-function notSaved(err: unknown): void {
-	new Notice(`Could not save the setting: ${errorText(err)}`, 10_000);
 }

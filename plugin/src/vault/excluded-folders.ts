@@ -1,4 +1,4 @@
-import { SidecarError } from "../api/client";
+import { notSureText, SidecarError } from "../api/client";
 import type { VaultSettings } from "../api/types";
 
 /**
@@ -76,9 +76,14 @@ export function candidateFolders(folders: readonly string[], entries: readonly s
 		.sort((a, b) => a.localeCompare(b));
 }
 
+/** How to see whether an edit whose answer was lost (`SidecarError.unsure`) changed ora.yaml. */
+const RECHECK = "Open Ora's settings again in a moment to see whether ora.yaml changed.";
+
 /** The message for a failed read or edit, one per cause the user can act on. */
 export function excludedFoldersError(err: unknown): string {
 	if (err instanceof SidecarError) {
+		// Checked first: an edit whose connection broke has status 0 too, but the sidecar took it.
+		if (err.unsure) return `${err.message} ${RECHECK}`;
 		if (err.unreachable) return "The sidecar is not running. Start it and try again.";
 		// The sidecar says what happened and what to do (e.g. "ora.yaml is missing where it had settings a moment ago…: try again").
 		if (err.code === "conflict") return err.message.trim() || "ora.yaml changed while Ora was editing it (perhaps it is being saved), so nothing was written. Try again in a moment.";
@@ -148,7 +153,8 @@ export class ExcludedFoldersController {
 			this.set({ ...read(await this.deps.setExcluded(path, excluded)), error: null, busy: false });
 		} catch (err) {
 			this.set({ busy: false });
-			this.deps.notify(`Could not ${excluded ? "exclude" : "include"} ${path}: ${excludedFoldersError(err)}`);
+			const unsure = notSureText(err, `${path} was ${excluded ? "excluded" : "included"}`, RECHECK);
+			this.deps.notify(unsure ?? `Could not ${excluded ? "exclude" : "include"} ${path}: ${excludedFoldersError(err)}`);
 		}
 	}
 

@@ -80,6 +80,26 @@ describe("SidecarClient", () => {
 		expect(await c.undoResolution().catch((e: unknown) => e)).toMatchObject({ code: "write_interrupted", unsure: true });
 	});
 
+	it("treats a write that never left (a connection attempt timed out, a header Node refuses) as never sent", async () => {
+		const nodeError = (message: string, code: string) => Object.assign(new Error(message), { code });
+		const transport = new ScriptedTransport([
+			nodeError("connect ETIMEDOUT 127.0.0.1:47113", "ETIMEDOUT"),
+			Object.assign(new AggregateError([nodeError("connect ETIMEDOUT 127.0.0.1:47113", "ETIMEDOUT")], ""), { code: "ETIMEDOUT" }),
+			new Error("net::ERR_CONNECTION_TIMED_OUT"),
+			nodeError("Request path contains unescaped characters", "ERR_UNESCAPED_CHARACTERS"),
+			// On a connection already open, a timeout may come after the request went out.
+			nodeError("read ETIMEDOUT", "ETIMEDOUT"),
+		]);
+		const c = client(transport);
+		for (let i = 0; i < 4; i++) expect(await c.undoResolution().catch((e: unknown) => e)).toMatchObject({ code: "unreachable", unsure: false });
+		expect(await c.undoResolution().catch((e: unknown) => e)).toMatchObject({ code: "write_interrupted", unsure: true });
+		// Node refuses a header holding a line break before it sends anything.
+		const refused = new SidecarClient(new NodeHttpTransport(), { baseUrl: "http://127.0.0.1:1", token: () => "t0k\n3n" });
+		const header = await refused.reindex().catch((e: unknown) => e);
+		expect(header).toMatchObject({ code: "unreachable", unsure: false });
+		expect((header as Error).message).toContain("Invalid character in header");
+	});
+
 	it("reports a non-JSON error page by its status", async () => {
 		const transport = new ScriptedTransport([{ status: 502, text: "<html>bad gateway</html>" }]);
 		await expect(client(transport).reindex()).rejects.toMatchObject({ status: 502, code: "http_error" });

@@ -106,6 +106,12 @@ describe("quickFixes", () => {
 		expect(apply(text, rel).split("\n")[3]).toBe('  supports: ["[[B]]"]  # why');
 	});
 
+	it("keeps a flow mapping's lone link a list when quoting it, as in the block form", () => {
+		const text = "---\nrelationships: {supports: [[A]], refutes: [[B]] }\n---\n";
+		const [rel] = fix(text, { line: 2, code: "wikilink-unquoted", message: "relationships.supports[0]: quote…" });
+		expect(apply(text, rel).split("\n")[1]).toBe('relationships: {supports: ["[[A]]"], refutes: ["[[B]]"] }');
+	});
+
 	it("replaces a whole tag only, never the end of a hyphenated one, in flow and block lists, quoted or not", () => {
 		const message = "tag 'healt' is not in the vocabulary or the vault's domain tags; did you mean 'health'?";
 		const cases: [string, string][] = [
@@ -155,6 +161,13 @@ describe("datesFix", () => {
 		const [created, modified] = MANAGED_DATES;
 		expect(apply(`---\ntype: engram\n"${created}": 2024-01-02\n---\n`)).toBe(`---\ntype: engram\n"${created}": 2024-01-02\n${modified}: 2026-02-15\n---\n`);
 		expect(apply(`---\n'${created}': 2024-01-02\n"${modified}" : 2024-01-03\n---\n`)).toBeNull();
+	});
+
+	it("finds a date under a key spelt with YAML escapes or as an explicit `? key`", () => {
+		const [created, modified] = MANAGED_DATES;
+		const escaped = (key: string) => key.replace(" ", "\\x20");
+		expect(apply(`---\n"${escaped(created!)}": 2024-01-02\n"${modified!.replace(" ", "\\u0020")}": 2024-01-03\n---\n`)).toBeNull();
+		expect(apply(`---\n? ${created}\n: 2024-01-02\n? "${modified}" # why\n: 2024-01-03\n---\n`)).toBeNull();
 	});
 
 	it("changes nothing when every date is there", () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 
+import { transportError } from "../../src/api/client";
 import { addLintIgnore, lintIgnoreEntry } from "../../src/lint/ignore";
 
 describe("lintIgnoreEntry", () => {
@@ -23,6 +24,20 @@ describe("addLintIgnore", () => {
 			notify: (text) => void steps.push(text),
 		});
 		expect(steps).toEqual(["ignore Daily/", "relint", "Ora no longer lints Daily/ (lint.ignore in ora.yaml)."]);
+	});
+
+	it("says an entry whose write broke off after sending may be in ora.yaml, not that it could not be added", async () => {
+		const steps: string[] = [];
+		await addLintIgnore("Daily/", {
+			ignore: async () => {
+				throw transportError(Object.assign(new Error("socket hang up"), { code: "ECONNRESET" }), "http://127.0.0.1:1", true);
+			},
+			relint: () => void steps.push("relint"),
+			notify: (text) => void steps.push(text),
+		});
+		expect(steps).toEqual([
+			"Not sure Daily/ was added to lint.ignore: The connection to the sidecar at http://127.0.0.1:1 broke before it answered (socket hang up), so it may have applied the change. Check lint.ignore in ora.yaml in a moment.",
+		]);
 	});
 
 	it("says why when ora.yaml cannot be updated, and leaves the marks", async () => {

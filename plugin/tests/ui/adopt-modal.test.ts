@@ -90,6 +90,12 @@ describe("AdoptModal", () => {
 		]);
 	});
 
+	it("says an undo whose connection broke after sending may have restored the notes, not that it could not", async () => {
+		const client = new SidecarClient(new ScriptedTransport([new Error("net::ERR_CONNECTION_RESET")]), { baseUrl: "http://127.0.0.1:1", token: () => "t" });
+		await undoAdoption(client);
+		expect(shownNotices).toEqual(["Not sure the adoption was undone: The connection to the sidecar at http://127.0.0.1:1 broke before it answered (net::ERR_CONNECTION_RESET), so it may have applied the change. Check the notes in a moment."]);
+	});
+
 	it("undo restores and says how many notes came back", async () => {
 		const transport = new ScriptedTransport([
 			json(200, { restored: ["A.md", "B.md"], unchanged: [], refused: [], journal: "j", private_hidden: 0 }),

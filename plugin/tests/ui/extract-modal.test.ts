@@ -327,6 +327,12 @@ describe("ExtractModal", () => {
 		expect(modal.contentEl.querySelectorAll(".ora-proposal")).toHaveLength(2);
 	});
 
+	it("says an undo whose connection broke after sending may have undone the extraction, not that it could not", async () => {
+		const client = new SidecarClient(new ScriptedTransport([new Error("net::ERR_CONNECTION_RESET")]), { baseUrl: "http://127.0.0.1:1", token: () => "t" });
+		expect(await undoExtraction(client)).toBe(false);
+		expect(shownNotices).toEqual(["Not sure the extraction was undone: The connection to the sidecar at http://127.0.0.1:1 broke before it answered (net::ERR_CONNECTION_RESET), so it may have applied the change. Check its engrams in a moment."]);
+	});
+
 	it("says why an undo failed", async () => {
 		const client = new SidecarClient(new ScriptedTransport([json(409, { error: { code: "conflict", message: "Engrams/A.md changed since it was written" } })]), { baseUrl: "http://127.0.0.1:1", token: () => "t" });
 		expect(await undoExtraction(client, true)).toBe(false);

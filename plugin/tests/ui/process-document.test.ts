@@ -114,6 +114,18 @@ describe("Process document into notes", () => {
 		expect(transport.requests).toHaveLength(1);
 	});
 
+	it("says a write whose connection broke after sending may have written the notes, and where to look", async () => {
+		const transport = new ScriptedTransport([json(200, PLAN), new Error("net::ERR_CONNECTION_RESET")]);
+		const client = new SidecarClient(transport, { baseUrl: "http://127.0.0.1:1", token: () => "t" });
+		const done = processDocument(new App(), client, "Tidal pumping.pdf");
+		await settle();
+		[...document.body.querySelectorAll("button")].find((b) => b.textContent === "Write notes")?.click();
+		await done;
+		expect(shownNotices.at(-1)).toBe(
+			"Not sure the notes of Tidal pumping.pdf were written: The connection to the sidecar at http://127.0.0.1:1 broke before it answered (net::ERR_CONNECTION_RESET), so it may have applied the change. Check Resources/Tidal pumping in a moment; processing Tidal pumping.pdf again says whether its notes are up to date.",
+		);
+	});
+
 	it("writes nothing when the notes are up to date, and says why it cannot process a file", async () => {
 		const transport = new ScriptedTransport([
 			json(200, { ...PLAN, unchanged: true }),

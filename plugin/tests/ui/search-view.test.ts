@@ -311,10 +311,10 @@ describe("SearchView", () => {
 
 	describe("when a note it lists changes", () => {
 		/** A panel in a leaf whose vault the test fires events on; refreshes 1 s after a listed note changed. */
-		async function watchingView(transport: ScriptedTransport) {
+		async function watchingView(transport: ScriptedTransport, opened: string[] = []) {
 			const { leaf, vault } = aLeaf();
 			const client = new SidecarClient(transport, { baseUrl: "http://127.0.0.1:1", token: () => "t" });
-			const view = new SearchView(leaf, { client: () => client, delayMs: 100, k: 5, open: async () => undefined, refreshDelayMs: 1000 });
+			const view = new SearchView(leaf, { client: () => client, delayMs: 100, k: 5, open: async (card) => void opened.push(card.path), refreshDelayMs: 1000 });
 			await view.onOpen();
 			const input = view.contentEl.querySelector("input.ora-search-input") as HTMLInputElement;
 			const paths = () => [...view.contentEl.querySelectorAll(".ora-result-path")].map((el) => el.textContent);
@@ -352,6 +352,31 @@ describe("SearchView", () => {
 			expect(transport.requests).toHaveLength(2);
 			expect(body(transport, 1)).toEqual({ query: "sleep", k: 5, private: false, include_archived: false });
 			expect(paths()).toEqual(["Evening.md"]);
+		});
+
+		it("keeps the row the keyboard is on when the search runs again, redrawing nothing when the list is the same", async () => {
+			const abc = aSearchDocument([aResult({ path: "A.md" }), aResult({ path: "B.md" }), aResult({ path: "C.md" })]);
+			const transport = new ScriptedTransport([json(200, abc), json(200, abc), json(200, aSearchDocument([aResult({ path: "B.md" }), aResult({ path: "A.md" })]))]);
+			const opened: string[] = [];
+			const { view, vault, input, paths } = await watchingView(transport, opened);
+			const selected = () => view.contentEl.querySelector(".is-selected");
+			await type(input, "sleep");
+			key(input, "ArrowDown");
+			key(input, "ArrowDown");
+			const row = selected();
+			expect(row?.querySelector(".ora-result-path")?.textContent).toBe("B.md");
+			vault.trigger("modify", aFile("C.md")); // Obsidian saves a listed note: the same list comes back
+			await vi.advanceTimersByTimeAsync(1000);
+			expect(transport.requests).toHaveLength(2);
+			expect(selected()).toBe(row);
+			vault.trigger("modify", aFile("C.md")); // …and now C is gone and B is first
+			await vi.advanceTimersByTimeAsync(1000);
+			expect(paths()).toEqual(["B.md", "A.md"]);
+			expect(selected()?.querySelector(".ora-result-path")?.textContent).toBe("B.md");
+			key(input, "Enter");
+			await vi.advanceTimersByTimeAsync(0);
+			expect(opened).toEqual(["B.md"]);
+			expect(transport.requests).toHaveLength(3);
 		});
 
 		it("lists a renamed note under its new name: the old row goes at once", async () => {

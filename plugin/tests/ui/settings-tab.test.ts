@@ -125,6 +125,29 @@ describe("OraSettingTab", () => {
 		expect(rejected).toEqual([]);
 	});
 
+	it("says once, not on every keystroke, that a setting could not be saved, and again after a save succeeded", async () => {
+		const { t, host } = tab();
+		let refuse = true;
+		host.saveSettings = async () => {
+			if (refuse) throw new Error("EACCES: permission denied, open 'data.json'");
+		};
+		const row = [...t.containerEl.querySelectorAll(".setting-item")].find((r) => r.querySelector(".setting-item-name")?.textContent === "Data folder")!;
+		const input = row.querySelector("input") as HTMLInputElement;
+		const typeIn = async (text: string) => {
+			input.value = text;
+			input.dispatchEvent(new Event("input"));
+			await new Promise((ok) => setTimeout(ok, 0));
+		};
+		const before = shownNotices.length;
+		for (const prefix of ["/", "/e", "/el", "/els", "/else"]) await typeIn(prefix);
+		expect(shownNotices.slice(before)).toEqual(["Could not save the setting: EACCES: permission denied, open 'data.json'"]);
+		refuse = false;
+		await typeIn("/elsew");
+		refuse = true;
+		await typeIn("/elsewh");
+		expect(shownNotices.length - before).toBe(2);
+	});
+
 	it("masks the token and saves a changed port only when it is valid", () => {
 		const { t, host, saved } = tab();
 		const rows = [...t.containerEl.querySelectorAll(".setting-item")];

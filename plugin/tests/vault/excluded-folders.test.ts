@@ -1,11 +1,11 @@
 import { App, type Plugin } from "obsidian";
 import { describe, expect, it } from "vitest";
 
-import { SidecarError } from "../../src/api/client";
+import { SidecarError, transportError } from "../../src/api/client";
 import type { VaultSettings } from "../../src/api/types";
 import { mergeSettings } from "../../src/settings";
 import { OraSettingTab } from "../../src/ui/settings-tab";
-import { candidateFolders, ExcludedFoldersController, lockedBy } from "../../src/vault/excluded-folders";
+import { candidateFolders, excludedFoldersError, ExcludedFoldersController, lockedBy } from "../../src/vault/excluded-folders";
 
 /** Enough of the sidecar's settings document for the picker (it reads `exclude`). */
 function settingsWith(exclude: string[]): VaultSettings {
@@ -90,6 +90,18 @@ describe("ExcludedFoldersController", () => {
 		picker.failNext(new SidecarError(409, "conflict", "ora.yaml changed since it was read; nothing was written"));
 		await picker.controller.remove("Scratch/");
 		expect(picker.notices[1]).toBe("Could not include Scratch/: ora.yaml changed since it was read; nothing was written");
+	});
+
+	it("says an edit whose connection broke after sending may have changed ora.yaml, not that the sidecar is not running", async () => {
+		const picker = aPicker(["Scratch/"]);
+		await picker.controller.refresh();
+		const broke = transportError(Object.assign(new Error("socket hang up"), { code: "ECONNRESET" }), "http://127.0.0.1:1", true);
+		picker.failNext(broke);
+		await picker.controller.add("Daily");
+		expect(picker.notices).toEqual([
+			"Not sure Daily/ was excluded: The connection to the sidecar at http://127.0.0.1:1 broke before it answered (socket hang up), so it may have applied the change. Open Ora's settings again in a moment to see whether ora.yaml changed.",
+		]);
+		expect(excludedFoldersError(broke)).not.toContain("not running");
 	});
 
 	it("says the sidecar's own conflict message once while ora.yaml is missing, asking to try again once", async () => {
