@@ -6,7 +6,8 @@ the English Obsidian help vault (`en/` of obsidianmd/obsidian-help) and a SciFac
 abstracts that answer the first `--queries` TRAIN claims with a train qrel, plus random
 abstracts to `--docs` notes; never the test claims). Each question takes the passages an answer
 takes (the top `answers.k` of `schema/memory.json`), and each passage's similarity to it as the
-answer pipeline measures it (`pipeline.similarities`).
+answer pipeline measures it (`pipeline.similarities`): the search's query vector against the
+vector the index stores for the passage's chunk (its breadcrumb, then its readable text).
 
 - answerable: `bench/data/multilingual/en.json` on the help vault, the train claims on the
   SciFact subset; what counts is the best similarity among the passages of the expected note
@@ -33,17 +34,18 @@ import shutil
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from report import ROOT, SCIFACT
 
-from sidecar.answers.pipeline import answer_floor, default_k, similarities
+from sidecar.answers.pipeline import StoredVectors, answer_floor, default_k, similarities
 from sidecar.index import open_index
 from sidecar.index.index import Index
 from sidecar.models.choice import load_embedder
 from sidecar.models.embedder import Embedder
-from sidecar.retrieval.search import SearchOptions, search_sync
+from sidecar.retrieval.search import RememberedQueries, SearchOptions, search_sync
 from sidecar.settings import make_config
 
 HELP_QUESTIONS = ROOT / "bench" / "data" / "multilingual" / "en.json"
@@ -89,11 +91,16 @@ def scifact(data: Path, queries: int, docs: int, vault: Path) -> list[Question]:
 
 
 def passages(index: Index, embedder: Embedder, question: str, k: int) -> list[tuple[str, float]]:
-    """(note path, similarity) of the passages an answer to `question` would take."""
-    found = search_sync(index, embedder, None, question, SearchOptions(k=k, rerank=False))
+    """(note path, similarity) of the passages an answer to `question` would take, measured as
+    the answer's floor measures them: the search's query vector against each chunk's stored
+    vector (`StoredVectors`; the index is fully embedded, so none is embedded again)."""
+    options = SearchOptions(k=k, rerank=False)
+    queries, stored = RememberedQueries(embedder), StoredVectors(index, options)
+    found = search_sync(index, queries, None, question, replace(options, shown=stored))
     results = [r for r in found["results"] if not r["private"]][:k]
-    return list(zip([r["path"] for r in results], similarities(embedder, question, results),
-                    strict=True))
+    scores = similarities(embedder, question, results, queries.vector(question),
+                          stored.vectors(results, embedder.model_id))
+    return list(zip([r["path"] for r in results], scores, strict=True))
 
 
 def gold_scores(index: Index, embedder: Embedder, questions: list[Question], k: int,

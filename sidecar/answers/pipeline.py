@@ -54,6 +54,7 @@ from sidecar.answers.prompt import (
 from sidecar.answers.web_sources import web_refs, web_source_line, without_web_text
 from sidecar.errors import LlmFailed, OraError
 from sidecar.index.index import Index
+from sidecar.index.records import ChunkRecord
 from sidecar.memory.chat_note import source_line
 from sidecar.memory.conversation import ConversationMemory
 from sidecar.models.catalogue import calibration
@@ -112,9 +113,9 @@ async def _generate(
 
 # The relevance floor: search keeps its top k whatever they score (a ranked list always has a
 # first result); an answer sends and cites only the passages whose similarity to the question,
-# by the embedder's own vectors, reaches the floor measured for that embedder
-# (bench/bench_answer_floor.py). An embedder not measured (a server's, a pulled one) has none:
-# one model's floor would misjudge another model's scale.
+# by the embedder's own vectors (those the index stores: `StoredVectors`), reaches the floor
+# measured for that embedder (bench/bench_answer_floor.py). An embedder not measured (a
+# server's, a pulled one) has none: one model's floor would misjudge another model's scale.
 @cache
 def answer_floor(model_id: str) -> float | None:
     """The least question-passage similarity an answer keeps for the embedder `model_id`, or
@@ -130,34 +131,82 @@ def answer_floor(model_id: str) -> float | None:
 
 
 def passage_text(result: dict[str, Any]) -> str:
-    """What is compared with the question: the note title, then the passage (as the re-ranker
-    reads it: titles carry much of the topic)."""
+    """What is compared with the question when its chunk has no current stored vector: the note
+    title, then the passage (as the re-ranker reads it: titles carry much of the topic)."""
     title, text = str(result.get("title") or ""), str(result["text"])
     return text if not title or text.lstrip().startswith(title) else f"{title}\n{text}"
 
 
+class StoredVectors:
+    """The passages' vectors as the index stores them, read instead of embedding each passage
+    again (which would be nearly all of the floor's cost). Passed to the search as its `shown` hook,
+    it notes the chunk behind each result (results do not name it); `vectors` then reads those
+    chunks' stored vectors, each only when current (`Index.current_vectors`: of this embedder,
+    of the text the chunk holds now) and of the very text the result shows (not changed since
+    the search read it)."""
+
+    def __init__(self, index: Index, options: SearchOptions) -> None:
+        self.index = index
+        self.private = options.private
+        self.namespace = options.namespace
+        self.shown: list[tuple[dict[str, Any], ChunkRecord]] = []
+
+    def __call__(self, result: dict[str, Any], record: ChunkRecord) -> None:
+        self.shown.append((result, record))
+
+    def record(self, result: dict[str, Any]) -> ChunkRecord | None:
+        """The record this very result was made from; None for one the search did not make."""
+        return next((rec for made, rec in self.shown if made is result), None)
+
+    def vectors(self, results: Sequence[dict[str, Any]],
+                model: str) -> list[FloatArray | None]:
+        """Each result's stored vector by `model`, or None where it has none current."""
+        records = [self.record(r) for r in results]
+        ids = [rec.id for rec in records if rec is not None]
+        current = self.index.current_vectors(ids, model, private=self.private,
+                                             namespace=self.namespace) if ids else {}
+        out: list[FloatArray | None] = []
+        for result, rec in zip(results, records, strict=True):
+            held = current.get(rec.id) if rec is not None else None
+            out.append(held[1] if held is not None and held[0] == result["text"] else None)
+        return out
+
+
 def similarities(embedder: Embedder, question: str, results: Sequence[dict[str, Any]],
-                 query: FloatArray | None = None) -> list[float]:
-    """The cosine similarity of `question` to each result's passage (unit vectors: a dot).
-    `query` is the question's query vector when the caller has it (the search that found the
-    results embedded it: `RememberedQueries`); else the question is embedded here."""
+                 query: FloatArray | None = None,
+                 stored: Sequence[FloatArray | None] | None = None) -> list[float]:
+    """The cosine similarity of `question` to each result's passage. `query` is the question's
+    query vector when the caller has it (the search that found the results embedded it:
+    `RememberedQueries`); else the question is embedded here. `stored` holds each passage's
+    stored vector (`StoredVectors`) or None: only those without one are embedded here
+    (`passage_text`)."""
     if not results:
         return []
     if query is None:
         query = embedder.embed_queries([question])[0]
-    passages = embedder.embed([passage_text(r) for r in results])
+    vectors = list(stored) if stored is not None else [None] * len(results)
+    missing = [n for n, v in enumerate(vectors) if v is None]
+    if missing:
+        for n, v in zip(missing, embedder.embed([passage_text(results[n]) for n in missing]),
+                        strict=True):
+            vectors[n] = v
+    passages = np.stack([np.asarray(v, dtype=np.float32) for v in vectors])
     norms = np.linalg.norm(passages, axis=1) * max(float(np.linalg.norm(query)), 1e-12)
     return [float(s) for s in (passages @ query) / np.maximum(norms, 1e-12)]
 
 
 def above_floor(embedder: Embedder, question: str, results: list[dict[str, Any]],
-                query: FloatArray | None = None) -> list[dict[str, Any]]:
+                query: FloatArray | None = None,
+                stored: StoredVectors | None = None) -> list[dict[str, Any]]:
     """`results` without those below the embedder's floor (all of them when it has none);
-    `query`, the question's query vector if already embedded (`similarities`)."""
-    floor = answer_floor(str(getattr(embedder, "model_id", "")))
+    `query`, the question's query vector if already embedded, and `stored`, where the
+    passages' stored vectors are read (`similarities`)."""
+    model = str(getattr(embedder, "model_id", ""))
+    floor = answer_floor(model)
     if floor is None or not results:
         return results
-    scores = similarities(embedder, question, results, query)
+    vectors = stored.vectors(results, model) if stored is not None else None
+    scores = similarities(embedder, question, results, query, vectors)
     return [r for r, s in zip(results, scores, strict=True) if s >= floor]
 
 
@@ -197,14 +246,16 @@ async def answer(
         await asyncio.to_thread(memory.check_writable)
     # The search's query vector is the floor's too: the question is embedded once.
     queries = RememberedQueries(embedder)
+    stored = StoredVectors(index, options)  # and the passages' vectors are read, not embedded
     found = await search_related(index, queries, reranker, question,
-                                 replace(options, leave_out=_left_out(index, memory)),
+                                 replace(options, leave_out=_left_out(index, memory),
+                                         shown=stored),
                                  reranker_reason=reranker_reason)
     # search() already filters; checked again so a non-private answer can never quote one.
     results = [r for r in found["results"] if options.private or not r["private"]][: options.k]
     # Search keeps its top k whatever they score; an answer only the passages that match.
     results = await asyncio.to_thread(above_floor, embedder, question, results,
-                                      queries.vector(question))
+                                      queries.vector(question), stored)
     citations = [citation(n, r) for n, r in enumerate(results, start=1)]
     history = await memory.context(question) if memory is not None else []
     earlier = memory is not None and await asyncio.to_thread(memory.has_earlier_turns, question)

@@ -620,6 +620,30 @@ class Index:
         `private_store`), in the order given."""
         return self.chroma.embeddings(self._ns(namespace), private_store, ids)
 
+    def current_vectors(
+        self, ids: Sequence[str], model: str, *, private: bool, namespace: str | None = None
+    ) -> dict[str, tuple[str, FloatArray]]:
+        """The text and stored vector of each of `ids` whose vector is current: embedded by
+        `model`, of the text the chunk holds now (one waiting to be embedded, by a words-only
+        pass or after an edit, has one only when that text hashes as a stored one does);
+        private chunks' only when `private`. What a caller compares with a query vector instead
+        of embedding the chunk again (an answer's relevance floor)."""
+        ns = self._ns(namespace)
+        held: dict[str, tuple[str, Mapping[str, Any]]] = {}
+        for store_private in (False, True) if private else (False,):
+            held.update(self.chroma.get(ns, store_private, list(ids)))
+        # Chunks waiting to be embedded: their text now, as `get_chunks` reads them.
+        held.update(self.ledger.pending_records(ns, ids, private=private))
+        out: dict[str, tuple[str, FloatArray]] = {}
+        for side in (False, True) if private else (False,):
+            mine = {cid: (text, str(meta.get("chunk_hash") or ""))
+                    for cid, (text, meta) in held.items() if bool(meta.get("private")) == side}
+            # By text hash and model: the vector reused for the same text, never another's.
+            found = self.chroma.vectors_by_hash(ns, [h for _, h in mine.values() if h], model,
+                                                private=side)
+            out.update({cid: (text, found[h]) for cid, (text, h) in mine.items() if h in found})
+        return out
+
     def note_leads(
         self, paths: Iterable[str], *, private: bool, namespace: str | None = None
     ) -> dict[str, FloatArray]:

@@ -69,6 +69,10 @@ class SearchOptions:
     # has filed its notes as private; in private mode flagged private. `search` sets it from
     # the index's vault unless the caller did.
     private_now: PrivatePaths | None = None
+    # A library caller told, for each result made, the record of the chunk it shows: results
+    # do not name their chunk, and an answer's relevance floor reads the chunk's stored vector
+    # by its id (`answers/pipeline.py`)
+    shown: Callable[[dict[str, Any], ChunkRecord], None] | None = None
 
 
 class SearchIndex(Protocol):
@@ -660,6 +664,9 @@ async def search(
                         phrase=s.chunk.id in ranking.phrased, private_now=options.private_now)
         for s in ranking.shown
     ]
+    if options.shown is not None:  # made in `ranking.shown`'s order
+        for result, s in zip(results, ranking.shown, strict=True):
+            options.shown(result, ranking.records[s.chunk.id])
     results.sort(key=lambda r: (-r["score"], -r["why"]["fused"], r["path"], r.get("page") or 0,
                                 r["line_start"] or 0))
     document: dict[str, Any] = {
