@@ -10,7 +10,10 @@ have.
 
 A proposal's title and text are outside text, a model's or a conversation's (an assistant turn, a
 document's page): they are written inert (`vault/inert.py`), so a Templater command or a query
-in them never runs in the new note ("trigger on new file creation" would run it at once).
+in them never runs in the new note ("trigger on new file creation" would run it at once), and
+without control characters (a NUL would make Ora take the engram for a binary file and never
+index it), whether the model, the turn or the review's edits gave them. The file is named for the
+title without the turn's invisible inert marks, a name one can type in a link.
 
 A journal (`VAULT/.ora-journal/extract-*.json`, as adoption's) is written before any note: the
 chat note's frontmatter before and after, and each engram's path and hash, saved before its file
@@ -46,12 +49,13 @@ from ruamel.yaml.scalarstring import DoubleQuotedScalarString
 
 from sidecar.cleaning.store import Pair, Queue, Side, pair_id
 from sidecar.cleaning.vocab import get_thresholds
+from sidecar.documents.extract import clean_text
 from sidecar.documents.manifest import note_rewritten
 from sidecar.errors import Conflict, NoteNotWritable, NotFound, OraError
 from sidecar.extraction.proposals import Plan, Proposal, extraction_data
 from sidecar.vault.edit import edit_frontmatter, plan_edit, write_planned
 from sidecar.vault.frontmatter_edit import Mutation, set_value
-from sidecar.vault.inert import inert
+from sidecar.vault.inert import inert, inert_mark
 from sidecar.vault.journal import (
     JOURNAL_VERSION,
     changed_keys,
@@ -105,6 +109,14 @@ def engram_text(p: Proposal, day: str) -> str:
              f"date created: {day}", f"date modified: {day}", "---",
              f"# {p.title}", "", p.text, ""]
     return "\n".join(lines)
+
+
+def plain_title(p: Proposal) -> str:
+    """The title an engram is named for, as a reader would type it: on one line, without a
+    control character nor the invisible marks of the turn it came from (a chat note's text is
+    inert: a mark after the `#` of `#garden`); `inert` marks its heading again where it must.
+    Its id when nothing is left of it."""
+    return " ".join(clean_text(p.title).replace(inert_mark(), "").split()) or p.id
 
 
 def _record(ids: list[str]) -> Mutation:
@@ -218,9 +230,10 @@ def accept(vault: Path, max_bytes: int, plan: Plan, chosen: list[Proposal],
     pairs: list[Pair] = []
     try:
         for chosen_p in chosen:
-            p = replace(chosen_p, title=inert(chosen_p.title), text=inert(chosen_p.text))
+            title = plain_title(chosen_p)
+            p = replace(chosen_p, title=inert(title), text=inert(clean_text(chosen_p.text)))
             text = engram_text(p, day)
-            name = safe_name(chosen_p.title, fallback=p.id)
+            name = safe_name(title, fallback=p.id)
             entry = {"path": "", "sha256": content_hash(text.encode("utf-8")),
                      "private": p.private}
             doc["engrams"].append(entry)

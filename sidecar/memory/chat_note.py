@@ -36,12 +36,15 @@ counted the turns covered (`summary covers: 4`): a count is read as before, once
 (`ChatNote.old_marks` holds the new value, which `notes.py` writes in its place).
 
 A turn's text is text from outside (a model's answer; a question sent over HTTP), so it can
-neither forge a turn nor run: it is written inert (`vault/inert.py`), and each of its lines that
-would read as a turn heading (`## You · …`, `## Ora · …`, whatever follows) gets a backslash in
-front — Markdown's own escape, shown as the same text, never as a heading. A line that already
-starts with backslashes before such a heading gets one more, so reading removes exactly one:
-every text reads back as written. A list of sources the text ends with itself is marked, so it
-is not taken for Ora's and dropped. Notes written before this read the same.
+neither forge a turn nor run: it is written without control characters, inert
+(`vault/inert.py`), with any block it leaves open closed (a fence left open would take in the
+next turn, and the next turn's fence would close it: its fenced image would be drawn), and each
+of its lines that would read as a turn heading (`## You · …`, `## Ora · …`, whatever follows)
+gets a backslash in front — Markdown's own escape, shown as the same text, never as a heading.
+A line that already starts with backslashes before such a heading gets one more, so reading
+removes exactly one: every text reads back as written. A list of sources the text ends with
+itself is marked, so it is not taken for Ora's and dropped. Notes written before this read the
+same.
 """
 
 from __future__ import annotations
@@ -54,9 +57,10 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from typing import Any, Protocol
 
+from sidecar.documents.extract import clean_text
 from sidecar.documents.formats import cited_span, document_link
 from sidecar.vault.chat_format import ChatFormat, chat_format
-from sidecar.vault.inert import inert, inert_mark
+from sidecar.vault.inert import closed, encodable, inert, inert_mark
 from sidecar.vault.new_notes import safe_name
 from sidecar.vault.note import Note
 from sidecar.vault.vault_settings import VaultSettings, note_private
@@ -169,12 +173,19 @@ def turn_section(
 
 
 def note_content(content: str) -> str:
-    """A turn's text as its note holds it and parsing reads it back: inert, one kind of line
-    break (a lone carriage return ends a line for Obsidian, not for the turn headings), and a
-    list of sources of its own at its end marked (an invisible mark after `Sources:`), so that
-    reading never takes it for the list Ora appends and drops it."""
-    text = inert(content.replace("\r\n", "\n").replace("\r", "\n"))
+    """A turn's text as its note holds it and parsing reads it back: no control character (a
+    NUL makes Ora take the note for a binary file and lose the conversation; ESC, BEL would
+    reach a terminal), one kind of line break (a lone carriage return ends a line for Obsidian,
+    not for the turn headings), trimmed as its section holds it, inert, no block left open
+    (`closed`: a fence open at its end would take in the next turn), and a list of sources of
+    its own at its end marked (an invisible mark after `Sources:`), so that reading never
+    takes it for the list Ora appends and drops it. Its blocks are read as the note holds
+    them: trimmed (an indented first line trimmed after could open a fence) and with its
+    turn-heading lines escaped (a heading made text changes what follows it: `10) ```` `
+    after it opens no list, nor its fence), which `turn_section` then does again."""
     fmt = chat_format()
+    held = fmt.escaped.sub(r"\\\1", clean_text(encodable(content)).strip())
+    text = _unescape(closed(inert(held)), fmt)
     if _strip_sources(text.strip(), fmt) != text.strip():
         head, sep, tail = text.rpartition("\n" + fmt.sources_heading + "\n")
         text = head + sep.removesuffix("\n") + inert_mark() + "\n" + tail

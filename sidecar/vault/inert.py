@@ -33,6 +33,10 @@ of as many; a backslash escapes a backtick that would open one, and an autolink 
 or a link's destination and title, `[a](x "`")`, is read before any backtick in it), found in
 one pass over the block, each run of backticks looked at once: no pattern that backtracks.
 
+A text written among others (a chat note's turns, each after its heading) must also leave no
+block open: a fence left open takes in what follows, the next heading and the next text, whose
+own fence then closes it, and that text's fenced image is drawn. `closed` ends such a block.
+
 Outside text may also hold lone UTF-16 surrogates (a JSON `"\\ud83d"` escape), which no UTF-8
 file can hold: `encodable` pairs what it can and replaces the rest with U+FFFD. Its line ends are
 written as `\\n`: Obsidian ends a line at a lone `\\r` too, where a fence would not be seen.
@@ -47,6 +51,8 @@ from dataclasses import dataclass
 from functools import cache
 
 from markdown_it import MarkdownIt
+from markdown_it.rules_block.html_block import HTML_SEQUENCES
+from markdown_it.token import Token
 
 from sidecar.schema import load_json
 from sidecar.vault.marks import marks
@@ -159,6 +165,42 @@ def inert(text: str) -> str:
         "#" + spec.mark, spec.drawn.sub(lambda m: m.group() + spec.mark, prose)))
 
 
+def closed(text: str) -> str:
+    """`text` with a line of its own after it that ends the block it leaves open, if any, as
+    CommonMark reads it (markdown-it): a fenced block (its fence's marker), an HTML block a
+    blank line does not end (`<!--` …: its end marker). Then whatever follows it after a
+    blank line is read as it would be alone. Only a block at the text's top level can stay
+    open: a quote or a list item ends at a blank line then a line that is not indented; and
+    the line ends it, as nothing follows it."""
+    block = _open_block(text)
+    return text if block is None else f"{text}\n{_closing_line(block)}"
+
+
+# What a text is followed by, after a blank line, when seeing what it leaves open: a heading,
+# which only a block left open takes in.
+_PROBE = "#"
+# A line that ends each kind of HTML block a blank line does not end (CommonMark's kinds 1-5,
+# markdown-it's `HTML_SEQUENCES`): the first one its end pattern finds is written.
+_HTML_ENDS = (">", "</script>", "-->", "?>", "]]>")
+
+
+def _open_block(text: str) -> Token | None:
+    """The block `text` leaves open: the one that takes in a heading after a blank line."""
+    probe = text.count("\n") + 2
+    for token in _block_parser().parse(f"{text}\n\n{_PROBE}"):
+        if token.map is not None and token.map[0] < probe < token.map[1]:
+            return token
+    return None
+
+
+def _closing_line(block: Token) -> str:
+    """A line that ends `block`: its fence's marker, or the end of its kind of HTML block."""
+    if block.type == "fence":
+        return block.markup
+    ends = [end for start, end, _ in HTML_SEQUENCES if start.search(block.content)]
+    return next((line for line in _HTML_ENDS for end in ends if end.search(line)), "")
+
+
 def _outside_code(text: str, change: Callable[[str], str]) -> str:
     """`text` with `change` applied to all but its fenced blocks and code spans.
 
@@ -196,7 +238,9 @@ def _blocks(text: str) -> tuple[tuple[int, int, str], ...]:
     order: CommonMark's leaf blocks, which never share a line. An indented code block is left
     out, so read as prose: it shows the same."""
     blocks, table_end = [], -1
-    for token in _block_parser().parse(text):
+    # ended by a line break, which adds no line: markdown-it-py's HTML block in a list item in
+    # a quote reads past a text whose last line is a bare `>` (IndexError)
+    for token in _block_parser().parse(text + "\n"):
         if token.map is None or token.map[0] < table_end:  # a table's cells: read with it
             continue
         if token.type == "table_open":

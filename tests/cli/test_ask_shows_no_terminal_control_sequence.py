@@ -1,0 +1,67 @@
+"""`ora ask` prints a model's answer to a terminal: the control sequences in it (clear the screen,
+set the window's title, write the clipboard with OSC 52, C1 codes, backspaces) are shown as
+their escapes, never sent; the conversation's chat note holds none of them either."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sidecar.cli import main
+from sidecar.index import open_index
+from sidecar.models.embedder import Embedder
+from sidecar.settings import SETTINGS, make_config
+from tests.notes import write_notes
+
+_FAKE = Path(__file__).resolve().parents[1] / "memory" / "fake_llm.py"
+_spec = importlib.util.spec_from_file_location("cli_fake_llm", _FAKE)
+assert _spec is not None and _spec.loader is not None
+fake_llm = importlib.util.module_from_spec(_spec)
+sys.modules["cli_fake_llm"] = fake_llm
+_spec.loader.exec_module(fake_llm)
+
+NOTES = {"Projects/Garden/Tomatoes.md": (
+    "---\nnexus: []\ntype: resource\ntags: []\n---\n"
+    "# Tomatoes\n\nTomatoes need six hours of sun every day.\n")}
+HOSTILE = "Sun [1]. \x1b[2J\x1b]0;PWNED\x07\x1b]52;c;cm0gLXJmIH4=\x07 \x9b31m end\x08\x08\x7f"
+# What a terminal acts on: C0 but the line break and the tab, DEL, and C1 (as UTF-8: U+0080-9F).
+ACTED_ON = [*(chr(c) for c in range(0x20) if chr(c) not in "\n\t"), *map(chr, range(0x7f, 0xa0))]
+
+
+@pytest.fixture
+async def llm() -> AsyncIterator[Any]:
+    server = await fake_llm.FakeLLM().start()
+    yield server
+    await server.stop()
+
+
+async def test_ora_ask_shows_the_answers_control_sequences_as_escapes(
+    tmp_path: Path, embedder: Embedder, llm: Any, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # Before: ESC[2J, OSC 0 and OSC 52 (with their BEL), CSI as C1 and backspaces went to the
+    # terminal as they came, and into the chat note.
+    vault = write_notes(tmp_path / "vault", NOTES)
+    models = tmp_path / "models"
+    config = make_config(vault, tmp_path / "data", embed_model="int8", models_dir=str(models),
+                         cohere_api_key="", reranker_dir=str(models / "absent"),
+                         llm_url=llm.url, llm_model="test-model")
+    for s in SETTINGS:
+        monkeypatch.setenv(s.env, str(config.values[s.name]))
+    with open_index(config, writer=True, embedder=embedder) as index:
+        index.reconcile()
+    llm.reply = lambda body: HOSTILE
+    argv = ["ask", str(vault), "How much sun do tomatoes need?", "--data", str(config.data),
+            "--conversation", "ctl"]
+    assert await asyncio.to_thread(main, argv) == 0
+    out = capsys.readouterr().out
+    assert [c for c in out if c in ACTED_ON] == [], repr(out)
+    assert "Sun [1]. \\x1b[2J\\x1b]0;PWNED\\x07" in out and "\\x9b31m end\\x08\\x08\\x7f" in out
+    note = (vault / "Chats/Ora/ctl.md").read_text(encoding="utf-8")
+    assert not any(c in note for c in "\x00\x07\x08\x1b"), repr(note)
