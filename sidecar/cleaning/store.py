@@ -10,7 +10,9 @@ next one for notes whose text is the same. `undo` and `undo_files` keep the last
 journals (`sidecar/cleaning/undo.py`): the pairs as they were and each touched file's earlier
 bytes. A pair's id names its two claims in their two notes (`pair_id`); a scan that finds a note
 renamed or moved carries the triaged pairs of it, and their journalled snapshots, over to the new
-path and id (`moves.py`, `move_pairs`): the file's tables are unchanged.
+path and id (`moves.py`, `move_pairs`), and one that finds a triaged pair again after its note
+was edited elsewhere gives it the claims' new lines and hashes, its status kept (`offer`): the
+file's tables are unchanged.
 
 A pair is `private` when either note is private (its tag, or an ora.yaml `private` folder): it
 is listed, counted and found by id only in private mode, like the index's private store. With the
@@ -372,14 +374,17 @@ class Queue:
                              "AND (a_path = ? OR b_path = ?)", (path, path))
 
     def offer(self, pairs: Iterable[Pair]) -> int:
-        """Queue new findings; a pair the user already triaged keeps its status. Returns how
-        many are open now among those offered."""
+        """Queue new findings; a pair the user already triaged keeps its status, decision and
+        judged evidence (it is not reopened nor judged again), but takes the places and hashes
+        found now (`_refresh_sides`). Returns how many are open now among those offered."""
         now, opened = _now(), 0
         decided = self.decisions.statuses() if self.decisions is not None else {}
         with self._db.transaction() as conn:
+            refreshed: dict[str, Pair] = {}
             for p in pairs:
                 row = conn.execute("SELECT status FROM pairs WHERE id = ?", (p.id,)).fetchone()
                 if row is not None and row[0] != "open":
+                    refreshed[p.id] = _refresh_sides(conn, p, now)
                     continue
                 # A pair the queue does not know may have been triaged before `.ora/` was lost.
                 status = decided.get(p.id, "open") if row is None else "open"
@@ -391,6 +396,7 @@ class Queue:
                      int(p.private)),
                 )
                 opened += status == "open"
+            _refresh_snapshots(conn, refreshed)
         return opened
 
     def pairs(self, status: str | None = None, kind: str | None = None, *,
@@ -628,6 +634,54 @@ def _take_id(conn: sqlite3.Connection, old: Pair, moved: Pair) -> bool:
          json.dumps(moved.resolution) if moved.resolution else None, int(moved.private),
          _now(), old.id))
     return True
+
+
+def _refresh_sides(conn: sqlite3.Connection, found: Pair, now: str) -> Pair:
+    """A triaged pair found again (the same claims in the same notes: its id) after an edit
+    elsewhere in a note, e.g. a line added above a claim: its sides take the lines and file
+    hashes found now, so its citation points at the claim and a resolution that checks the
+    hashes can go ahead (it refused for ever: the scan does not reopen a triaged pair, so no
+    fresh pair came). Each stored side takes the found side of the same note and claim (a
+    contradiction's sides may come in either order). The status, resolution, judge and
+    evidence stay: the user decided on those words. Private if either was (`reflag` rules)."""
+    a_path, a_text, b_path, b_text = conn.execute(
+        "SELECT a_path, a_text, b_path, b_text FROM pairs WHERE id = ?", (found.id,)).fetchone()
+    a, b = _same_claims(found, (a_path, a_text), (b_path, b_text))
+    conn.execute(
+        "UPDATE pairs SET a_path = ?, a_start = ?, a_end = ?, a_text = ?, a_hash = ?, "
+        "b_path = ?, b_start = ?, b_end = ?, b_text = ?, b_hash = ?, "
+        "private = MAX(private, ?), updated = ? WHERE id = ?",
+        (*_side_row(a), *_side_row(b), int(found.private), now, found.id))
+    return replace(found, a=a, b=b)
+
+
+def _same_claims(found: Pair, a: tuple[str, str], b: tuple[str, str]) -> tuple[Side, Side]:
+    """The sides of `found` making the claims (path, text) `a` and `b`, in that order."""
+    by_claim = {(s.path, s.text): s for s in (found.a, found.b)}
+    return by_claim.get(a, found.a), by_claim.get(b, found.b)
+
+
+def _refresh_snapshots(conn: sqlite3.Connection, refreshed: dict[str, Pair]) -> None:
+    """The undo journal's snapshots of pairs `_refresh_sides` refreshed take their new lines,
+    as a move's do; a side's hash too where that entry journalled no bytes of its file (a flag
+    or a dismissal: its undo reopens the pair on the file as it is now, not as first judged).
+    A file the entry did journal keeps its hash: its undo puts those bytes back."""
+    if not refreshed:
+        return
+    for seq, text in conn.execute("SELECT seq, pairs FROM undo").fetchall():
+        docs = json.loads(text)
+        if not any(doc["id"] in refreshed for doc in docs):
+            continue
+        files = {r[0] for r in conn.execute("SELECT path FROM undo_files WHERE seq = ?", (seq,))}
+        for doc in docs:
+            if (pair := refreshed.get(doc["id"])) is None:
+                continue
+            sides = _same_claims(pair, *((d["path"], d["text"]) for d in (doc["a"], doc["b"])))
+            doc["a"], doc["b"] = sides[0].as_json(), sides[1].as_json()
+            doc["hashes"] = [side.hash if side.path not in files else old
+                             for side, old in zip(sides, doc["hashes"], strict=True)]
+        conn.execute("UPDATE undo SET pairs = ? WHERE seq = ?",
+                     (json.dumps(docs, ensure_ascii=False), seq))
 
 
 def _move_snapshots(conn: sqlite3.Connection, moved: dict[str, Pair], gone: set[str]) -> None:

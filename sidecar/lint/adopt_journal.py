@@ -8,12 +8,16 @@ same on both sides), so it stays small and readable.
 It is written before any note is, so even an apply that dies half-way can be undone: undo
 restores a note only while it still holds exactly the bytes adopt wrote (compare-and-swap on the
 journal's `after` hash), counts a note already back at `before` as restored, and refuses any
-note edited since (it stays in the journal, and `--undo` can be run again after a look).
+note edited since, or that the filesystem will not let it restore (it stays in the journal, and
+`--undo` can be run again after a look). No journal, no write: when the journal cannot be
+written every note is refused untouched. When it cannot be rewritten afterwards (a full disk),
+the journal written first stays: it is still a valid undo, as undo goes by the notes' hashes.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import logging
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +31,7 @@ from sidecar.vault.journal import (
     JOURNAL_VERSION,
     create_journal,
     drop_journal,
+    journal_folder,
     latest_journal,
     outcome_view,
     restore_head,
@@ -37,6 +42,7 @@ from sidecar.vault.scan import vault_path
 from sidecar.vault.write import content_hash
 
 KIND = "adopt"
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -95,7 +101,8 @@ def apply_adoption(vault: str | Path, proposals: Iterable[Proposal]) -> Outcome:
     """Write each proposal through edit.py, only onto the exact bytes it was planned from; a
     note changed since the plan, or one the filesystem refuses (read-only, a folder now, a
     name too long), is refused with the reason and left untouched, and the others are written.
-    Journals what it writes: its undo covers exactly the notes written."""
+    Journals what it writes: its undo covers exactly the notes written; a journal that cannot
+    be written refuses every note, untouched."""
     out = Outcome()
     todo: list[tuple[Proposal, dict[str, Any]]] = []
     for p in proposals:
@@ -118,6 +125,10 @@ def apply_adoption(vault: str | Path, proposals: Iterable[Proposal]) -> Outcome:
         for p, _ in todo:
             out.refuse(p.path, err.message)
         return out
+    except OSError as exc:  # a full disk, say: no undo possible, so nothing is written
+        for p, _ in todo:
+            out.refuse(p.path, _no_journal(vault, p.path, exc))
+        return out
     for p, entry in todo:
         try:
             edit_frontmatter(vault, p.path, p.mutation(), expected_hash=p.hash)
@@ -132,43 +143,80 @@ def apply_adoption(vault: str | Path, proposals: Iterable[Proposal]) -> Outcome:
         out.done.append(p.path)
     doc["files"] = [entry for _, entry in todo if entry["applied"]]
     if doc["files"]:
-        update_journal(journal, doc, digest)
         out.journal = journal.relative_to(Path(vault)).as_posix()
-    else:
-        journal.unlink()
+        _rewrite(journal, doc, digest)
+    else:  # nothing written: no journal, and no journal folder it alone made
+        _drop(journal)
     return out
+
+
+def _no_journal(vault: str | Path, rel: str, exc: OSError) -> str:
+    """Why a note was refused when its journal could not be written, in the system's words."""
+    return (f"{rel} was left as it is: Ora cannot write its undo journal in the vault's "
+            f"{journal_folder(vault).name}/ folder ({exc.strerror or exc}), and writes no note "
+            "it could not undo")
+
+
+def _rewrite(journal: Path, doc: dict[str, Any], digest: str) -> None:
+    """Write `doc` over the journal; when it cannot be (a full disk), the journal as it was
+    stays: the notes are written already, and it still undoes them (undo goes by hashes)."""
+    try:
+        update_journal(journal, doc, digest)
+    except (OSError, OraError) as exc:
+        log.warning("%s could not be rewritten (%s); it is kept as it was, still a valid undo",
+                    journal.name, exc)
+
+
+def _drop(journal: Path) -> None:
+    """Remove a journal with nothing to undo, and its folder once empty; one that cannot be
+    removed stays (its notes are back, so its undo finds them unchanged)."""
+    try:
+        drop_journal(journal)
+    except OSError as exc:
+        log.warning("%s could not be removed (%s)", journal.name, exc)
+
+
+def _restore(vault: str | Path, entry: dict[str, Any], out: Outcome) -> bool:
+    """Put back one note of the journal, recording it in `out`; whether it stays pending in
+    the journal (refused: edited since, gone, or refused by the filesystem)."""
+    rel = str(entry["path"])
+    try:
+        state = restore_head(vault, entry)
+    except OraError as err:  # changed while being written, read-only: this note only
+        out.refuse(rel, err.message)
+        return True
+    except OSError as exc:  # the filesystem's refusal (EISDIR, ENOSPC, EACCES, …)
+        if not _holds(vault, rel, str(entry["before_sha256"])):  # else failed after its swap
+            out.refuse(rel, _cannot(rel, "restored", exc))
+            return True
+        state = "restored"
+    if state == "gone":
+        out.refuse(rel, "the note is gone")
+    elif state == "edited":
+        out.refuse(rel, "edited since it was adopted; undo it by hand (the journal keeps "
+                   "its old frontmatter)")
+    elif state == "unchanged":
+        out.unchanged.append(rel)
+    else:
+        out.done.append(rel)
+    return state in ("gone", "edited")
 
 
 def undo_adoption(vault: str | Path) -> Outcome:
     """Restore every note of the latest adoption that still holds exactly what adopt wrote;
-    refuse (and keep in the journal) any note edited since."""
+    refuse (and keep in the journal) any note edited since or that the filesystem will not let
+    it restore, and restore the others."""
     journal, doc, journal_hash = latest_journal(vault, KIND, "adoption")
     out = Outcome(journal=journal.relative_to(Path(vault)).as_posix())
     pending = []
     for entry in doc["files"]:
-        rel = str(entry["path"])
         if entry.get("private", True):  # an entry that does not say counts as private
-            out.private.add(rel)
-        try:
-            state = restore_head(vault, entry)
-        except Conflict as err:
-            out.refuse(rel, err.message)
-            pending.append(entry)
-            continue
-        if state == "gone":
-            out.refuse(rel, "the note is gone")
-        elif state == "edited":
-            out.refuse(rel, "edited since it was adopted; undo it by hand (the journal keeps "
-                       "its old frontmatter)")
-        elif state == "unchanged":
-            out.unchanged.append(rel)
-        else:
-            out.done.append(rel)
-        if state in ("gone", "edited"):
+            out.private.add(str(entry["path"]))
+        if _restore(vault, entry, out):
             pending.append(entry)
     if pending:
         doc["files"] = pending
-        update_journal(journal, doc, journal_hash)
+        _rewrite(journal, doc, journal_hash)  # kept whole if not: restored notes are unchanged
     else:  # all back as it was: so is the vault, journal folder included
-        drop_journal(journal)
+        _drop(journal)
     return out

@@ -16,12 +16,13 @@ from typing import Any
 
 from sidecar.chunking.limits import too_long
 from sidecar.documents.formats import iter_document_paths, named_as_document
-from sidecar.errors import UnreadableNote
+from sidecar.errors import Conflict, NotFound, UnreadableNote
 from sidecar.lint.rules import (
     CODES,
     Emit,
     check_links,
     check_placement,
+    check_private_mention,
     check_schema,
     check_tags,
     check_templater,
@@ -239,6 +240,7 @@ def lint_note(note: Note, ctx: LintContext | None = None) -> list[Diagnostic]:
     if opted_out(note.frontmatter):
         return []
     check_templater(note, emit)  # about the text, not the schema: adopted or not
+    check_private_mention(note, ctx.settings, emit)  # so too
     if not adopted(note):
         # A drawing or a plugin's own note (a Kanban board) is searched as it is, and an empty
         # note is one not written yet (`ora adopt` skips it): nothing for its owner to add or fix.
@@ -372,14 +374,23 @@ def fix_dates(vault: str | Path, rel: str, max_bytes: int = DEFAULT_MAX_BYTES) -
     bytes read here (strict UTF-8 round-trips exactly), so a save in between is a Conflict.
     `date modified` becomes the day of the write, which is the file's mtime day after it: a
     write that crossed midnight is done once more, so the fix never leaves its own note stale.
+    A note absent when it is read is NotFound; one removed after (a sync tool saving it by
+    delete-and-create) is a Conflict, as a save in between is.
     """
     written = False
     for _ in range(2):
-        note = read_note(vault, rel, max_bytes)
+        try:
+            note = read_note(vault, rel, max_bytes)
+        except FileNotFoundError as exc:
+            raise NotFound(f"no note at {rel}") from exc
         planned = content_hash(note.text.encode("utf-8"))
         if note.yaml_error is not None or split_frontmatter(note.text) is None:
             return written
-        todo = _planned_dates(vault, rel, note)
+        try:
+            todo = _planned_dates(vault, rel, note)  # reads the file's times
+        except FileNotFoundError as exc:
+            raise Conflict(f"{rel} was removed since it was read (perhaps it is being saved); "
+                           "nothing was written: reload it and try again") from exc
         if not todo:
             return written
 

@@ -14,7 +14,7 @@ import datetime as dt
 import difflib
 import re
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from itertools import accumulate
 
@@ -28,9 +28,11 @@ from sidecar.vault.prose import prose_lines
 from sidecar.vault.tags import (
     frontmatter_tags,
     inline_tags_with_lines,
+    private_mentions,
     tag_properties,
     with_ancestors,
 )
+from sidecar.vault.vault_settings import VaultSettings, note_private
 
 
 @dataclass(frozen=True)
@@ -85,6 +87,8 @@ CODES: dict[str, Code] = {
     "value-invalid": Code("error", "A property's value breaks another schema rule."),
     "templater-unrun": Code("info", "A Templater command (<% … %>) was never run: the note was "
                                     "made from a template without Templater."),
+    "private-by-mention": Code("info", "The note is private only because `#private` appears "
+                                       "where Obsidian reads no tag (code, a comment, a URL)."),
 }
 
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
@@ -303,6 +307,27 @@ def _command_sources(note: Note) -> Iterator[list[tuple[int, str]]]:
         first = block.open_line + 1
         yield [(first + i, line) for i, line in enumerate(block.yaml_text.split("\n"))]
     yield [(note.body_line + n, text) for n, text in prose_lines(note.body)]
+
+
+def check_private_mention(note: Note, settings: VaultSettings, emit: Emit) -> None:
+    """A note private only because `#private` appears where Obsidian reads no tag (in code, a
+    comment, math, a URL): privacy fails closed and keeps it out of every non-private answer,
+    but nothing else would tell its owner why it is missing there. One hint, at the first such
+    mention; none when the note is private anyway (a real tag, a `private` property, a private
+    folder or source document), which says nothing the note does not."""
+    spans = private_mentions(note.body)
+    if not spans or note.has_tag("private"):
+        return
+    start = spans[0][0]
+    body = note.body
+    for begin, end in reversed(spans):  # the note as it would be without those mentions
+        body = body[:begin] + " " * (end - begin) + body[end:]
+    if note_private(replace(note, body=body), settings):
+        return
+    line = note.body_line + note.body.count("\n", 0, start)
+    emit(line, "private-by-mention",
+         f"treated as private: `#private` appears in code, a comment or a URL (line {line}); "
+         "Ora keeps it out of non-private answers")
 
 
 def check_templater(note: Note, emit: Emit) -> None:

@@ -9,7 +9,7 @@ digits, `_`, `-` and `/`, not all digits, read only
 in the body's prose (`prose.py`: not in code, math, comments or HTML blocks, block-quoted ones
 included) and never in wikilinks, link targets or URLs; a heading's `# ` is not a tag. Privacy is
 stricter than Obsidian's tags: `mentions_private` finds `#private` anywhere in the body, those
-hidden places included.
+hidden places included (`private_mentions` says where: lint's `private-by-mention` hint).
 """
 
 from __future__ import annotations
@@ -136,6 +136,14 @@ def mentions_private(body: str) -> bool:
     # Most bodies hold no `#private` at all: found at once, where the full pattern tries its
     # look-behinds at every character.
     return _PRIVATE_AT.search(body) is not None and _private_anywhere().search(body) is not None
+
+
+def private_mentions(body: str) -> list[tuple[int, int]]:
+    """The (start, end) offsets in `body` of every `#private` that `mentions_private` counts,
+    in order: lint says where a note private only by such a mention got its privacy."""
+    if _PRIVATE_AT.search(body) is None:
+        return []
+    return [m.span() for m in _private_anywhere().finditer(body)]
 
 
 def lowered(tag: str) -> str:

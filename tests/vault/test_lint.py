@@ -63,6 +63,7 @@ TEXT_CASES: list[tuple[str, str, int]] = [
     ("value-wrong-type", fm(core="nexus: Hub\ntype: engram\ntags: []\n"), 2),
     ("value-invalid", fm("chunk_index: -1"), 5),
     ("templater-unrun", fm().replace("body\n", "Created: <% tp.date.now() %>\n"), 8),
+    ("private-by-mention", fm().replace("body\n", "Add the `#private` tag.\n"), 8),
     # 101 one-line sections make 101 chunks, one over the cap: the 101st section is not indexed
     ("note-too-long", fm().replace("body\n", "".join(f"## H{i}\n\nline {i}\n\n"
                                                       for i in range(101))), 8 + 4 * 100),
