@@ -14,16 +14,17 @@ the index no longer holds as it is on disk (gone, renamed or edited since `ora i
 quote text the note no longer holds and cite a path that does not open. A chat note holds no
 web result's text, only its title and URL (`web_sources.py`). An answer longer than
 `answer_max_tokens` × `chars_per_token` characters (`schema/memory.json`) is cut, with a marker
-saying so. A citation marker naming a passage the model was not given is taken out of the
-answer (`prompt.given_refs`) before it is returned or written to the chat note, and out of a
-streamed answer's pieces as they are sent (`prompt.GivenDeltas`). A passage below the relevance
-floor of the embedder (`answer_floor`) is neither sent to the model nor cited: when none is left,
-the answer says nothing in the notes matches and the model is not asked, unless the
-conversation has earlier turns (a follow-up, a thank-you) or the web tier found results: then it
-is asked, told that no passage matches. When the asker of a streamed answer hangs up while the
-answer is being generated, the model call is abandoned and the chat note records a `no answer`
-line after the question saying it was cancelled; once generated, the answer is written whether
-or not the asker is still there. Outside private mode the document
+saying so (`kept_reply`). A citation marker naming a passage or web result the model was not
+given is taken out of the answer (`given_markers`) before it is returned or written to the chat
+note, and out of a streamed answer's pieces as they are sent (`AnswerDeltas`); a reply left with
+nothing else answers nothing, and the answer is extractive as when the model fails. A passage
+below the relevance floor of the embedder (`answer_floor`) is neither sent to the model nor
+cited: when none is left, the answer says nothing in the notes matches and the model is not
+asked, unless the conversation has earlier turns (a follow-up, a thank-you) or the web tier
+found results: then it is asked, told that no passage matches. When the asker of a streamed
+answer hangs up while the answer is being generated, the model call is abandoned and the chat
+note records a `no answer` line after the question saying it was cancelled; once generated, the
+answer is written whether or not the asker is still there. Outside private mode the document
 never names a private chat note (`conversation_note`: null).
 """
 
@@ -32,7 +33,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable, Sequence
+import re
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 from functools import cache
 from typing import Any
@@ -41,8 +43,6 @@ import numpy as np
 
 from sidecar.answers.prompt import (
     SYSTEM_PROMPT,
-    GivenDeltas,
-    capped,
     citation,
     extractive,
     flag_text,
@@ -51,7 +51,12 @@ from sidecar.answers.prompt import (
     numbered_context,
     referenced,
 )
-from sidecar.answers.web_sources import web_refs, web_source_line, without_web_text
+from sidecar.answers.web_sources import (
+    given_web_refs,
+    web_refs,
+    web_source_line,
+    without_web_text,
+)
 from sidecar.errors import LlmFailed, OraError
 from sidecar.index.index import Index
 from sidecar.index.records import ChunkRecord
@@ -73,6 +78,69 @@ log = logging.getLogger("sidecar.answers")
 NO_PASSAGES = "Nothing in your notes matches this question, so there is nothing to cite."
 CANCELLED = ("the question was cancelled before its answer was complete (the asker disconnected, "
              "or the server stopped)")
+
+
+# The end of a streamed text that may still become a marker: blanks (a removed marker takes the
+# blank before it), then an open `[` with only what a passage's or a web result's marker holds.
+_OPEN_TAIL = re.compile(r"\s*(?:\[(?:W\d*|[\d\s,;]*))?\Z")
+
+
+def given_markers(text: str, passages: int, web: int) -> str:
+    """`text` with only the markers of the passages 1..`passages` and web results 1..`web` the
+    model was given (`prompt.given_refs`, `web_sources.given_web_refs`)."""
+    return given_web_refs(given_refs(text, passages), web)
+
+
+def kept_reply(reply: str, most: int, passages: int, web: int) -> str:
+    """The reply as the asker gets it: its first `most` characters, markers the model was not
+    given taken out, then, when it was longer, a line saying where Ora cut it; "" when nothing
+    but such markers (and blanks) is left, which answers nothing. The line states only what Ora
+    knows (the reply is read no further than the cut plus slack, `models.chat.reply_chars`), and
+    is the same in the answer and its streamed pieces."""
+    kept = given_markers(reply[:most], passages, web)
+    if not kept.strip():
+        return ""
+    if len(reply) <= most:
+        return kept
+    return (kept.rstrip() + f"\n\n[Ora cut this answer at {most:,} characters: the model's "
+            "reply was longer, more than answer_max_tokens allows.]")
+
+
+class AnswerDeltas:
+    """Hands on a streamed answer's pieces with `given_markers` applied: each piece sent is the
+    next part of the cleaned text so far, less its open tail (trailing blanks, and an unclosed
+    `[…` or `[W…` of marker characters, however long: released early, a marker closed later
+    would take back text already sent), which waits for `finish`. Nothing past `most`
+    characters is read, and leading blanks wait as the reply's are stripped (`complete`), so
+    the pieces sent are the start of the final answer (`kept_reply`); `finish` sends the rest
+    of it."""
+
+    def __init__(self, passages: int, web: int, on_delta: Callable[[str], Awaitable[None]],
+                 most: int) -> None:
+        self.passages = passages
+        self.web = web
+        self.on_delta = on_delta
+        self.most = most
+        self.raw = ""
+        self.sent = ""
+
+    async def __call__(self, piece: str) -> None:
+        self.raw += piece
+        seen = self.raw.lstrip()[: self.most]
+        tail = _OPEN_TAIL.search(seen)
+        await self._send(given_markers(seen[: tail.start()] if tail is not None else seen,
+                                       self.passages, self.web))
+
+    async def finish(self, answer: str) -> None:
+        """Send the rest of the final `answer`: the text is whole."""
+        await self._send(answer)
+
+    async def _send(self, cleaned: str) -> None:
+        # A cleaned prefix only grows at its end (the open tail is held); were it ever to differ,
+        # nothing more is sent: the final document holds the cleaned answer.
+        if cleaned.startswith(self.sent) and len(cleaned) > len(self.sent):
+            piece, self.sent = cleaned[len(self.sent):], cleaned
+            await self.on_delta(piece)
 
 
 def default_k() -> int:
@@ -271,19 +339,21 @@ async def answer(
     elif generator is None:
         reason = "no language model is configured (set llm_url)"
     else:
-        # The pieces streamed carry only the numbers the model was given, as the answer does.
-        deltas = (GivenDeltas(len(citations), on_delta, limits.max_chars)
+        # The pieces streamed carry only the markers the model was given, as the answer does.
+        deltas = (AnswerDeltas(len(citations), len(web_results), on_delta, limits.max_chars)
                   if on_delta is not None else None)
         try:
-            text = capped(await _generate(config, question, citations, history,
-                                          limits.max_tokens, web_results, private=options.private,
-                                          on_delta=deltas),
-                          limits.max_chars)
+            reply = await _generate(config, question, citations, history, limits.max_tokens,
+                                    web_results, private=options.private, on_delta=deltas)
+            # Only the markers the model was given reach the asker, the note and `cited`.
+            kept = kept_reply(reply, limits.max_chars, len(citations), len(web_results))
+            if not kept:  # nothing sent either: the pieces are the start of `kept`
+                raise LlmFailed("the language model's reply held only citation markers of "
+                                "sources it was not given")
+            text = kept
             if deltas is not None:
                 with contextlib.suppress(DeltaRefused):  # generated: kept whoever listens
-                    await deltas.flush()
-            # Only the numbers the model was given reach the asker, the note and `cited`.
-            text = given_refs(text, len(citations))
+                    await deltas.finish(text)
             mark_cited(citations, referenced(text, len(citations)))
         except LlmFailed as err:
             generator, reason = None, err.message

@@ -6,8 +6,8 @@ marked `cited` when the answer refers to its number, so nothing the model saw is
 nothing it did not see can be cited: `given_refs` takes every number the model was not given out
 of the answer's markers (`[3, 9]` → `[3]`, `[7]` → nothing) and writes a group as single markers
 (`[1, 3]` → `[1][3]`, each one a link in the plugin). A streamed answer's pieces are cleaned the
-same way as they arrive (`GivenDeltas`): a marker split across pieces is held back until it
-closes, so no piece carries a number the model was not given.
+same way as they arrive (`pipeline.AnswerDeltas`): a marker split across pieces is held back
+until it closes, so no piece carries a number the model was not given.
 
 Each passage carries its status flags ('The Vault', 'Tag-based filters': "the consuming model
 knows the content is mid-review"): the prompt says what each flag means (`schema/memory.json`
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 import textwrap
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
 from functools import cache
 from typing import Any
 
@@ -37,9 +37,6 @@ _REFS = re.compile(r"\[(\d+(?:\s*[,;]\s*\d+)*)\]")
 # A marker with the blanks around it, so a removed one leaves no double or dangling space.
 _SPACED_REFS = re.compile(
     r"(?P<lead>[ \t]*)\[(?P<group>\d+(?:\s*[,;]\s*\d+)*)\](?P<trail>[ \t]*)")
-# The end of a streamed text that may still become a marker: blanks (a removed marker takes the
-# blank before it), then an open `[` with only what a marker holds after it.
-_OPEN_TAIL = re.compile(r"[ \t]*(?:\[[\d\s,;]*)?\Z")
 
 
 @cache
@@ -110,49 +107,6 @@ def given_refs(answer: str, count: int) -> str:
         return "" if at_line_start else m["trail"]
 
     return _SPACED_REFS.sub(kept, answer)
-
-
-def capped(text: str, most: int) -> str:
-    """`text`, or its first `most` characters and a line saying the rest was cut."""
-    if len(text) <= most:
-        return text
-    return (text[:most].rstrip() + f"\n\n[Ora cut this answer at {most:,} characters: the "
-            f"model sent {len(text):,}, more than answer_max_tokens allows.]")
-
-
-class GivenDeltas:
-    """Hands on a streamed answer's pieces with `given_refs` applied to them: each piece sent is
-    the next part of the cleaned text so far, less its open tail (trailing blanks, and an
-    unclosed `[…` of marker characters, however long: released early, a group closed later
-    would take back numbers already sent), which waits for the next piece or `flush`. Nothing
-    past `most` characters is sent before `flush`, which ends on the cut's line (`capped`): the
-    pieces sent join to the final answer, `given_refs(capped(text, most))`."""
-
-    def __init__(self, count: int, on_delta: Callable[[str], Awaitable[None]],
-                 most: int) -> None:
-        self.count = count
-        self.on_delta = on_delta
-        self.most = most
-        self.raw = ""
-        self.sent = ""
-
-    async def __call__(self, piece: str) -> None:
-        self.raw += piece
-        seen = self.raw[: self.most]
-        tail = _OPEN_TAIL.search(seen)
-        await self._send(seen[: tail.start()] if tail is not None else seen)
-
-    async def flush(self) -> None:
-        """Send what was held back: the text is whole."""
-        await self._send(capped(self.raw, self.most))
-
-    async def _send(self, text: str) -> None:
-        cleaned = given_refs(text, self.count)
-        # A cleaned prefix only grows at its end (the open tail is held); were it ever to differ,
-        # nothing more is sent: the final document holds the cleaned answer.
-        if cleaned.startswith(self.sent) and len(cleaned) > len(self.sent):
-            piece, self.sent = cleaned[len(self.sent):], cleaned
-            await self.on_delta(piece)
 
 
 def mark_cited(citations: list[dict[str, Any]], numbers: set[int]) -> None:

@@ -28,6 +28,8 @@ from sidecar.vault.inert import inert
 from sidecar.web.urls import link_safe
 
 _WEB_REF = re.compile(r"\[W(\d+)\]")
+# A web marker with the blanks around it, so a removed one leaves no double or dangling space.
+_SPACED_WEB_REF = re.compile(r"(?P<lead>[ \t]*)\[W(?P<n>\d+)\](?P<trail>[ \t]*)")
 _TITLE_CHARS = 120
 
 
@@ -75,6 +77,20 @@ def without_web_text(answer: str, web: Sequence[dict[str, Any]]) -> tuple[str, s
         quoted.add(source)
     out.append(answer[at:])
     return "".join(out), quoted
+
+
+def given_web_refs(answer: str, count: int) -> str:
+    """`answer` without each `[Wn]` marker naming no web result 1..count: the model was given
+    no such result. One is taken out as `prompt.given_refs` takes out a passage number: with the
+    blank before it (or, at a line's start, after it)."""
+
+    def kept(m: re.Match[str]) -> str:
+        if 1 <= int(m["n"]) <= count:
+            return m.group()
+        at_line_start = m.start() == 0 or answer[m.start() - 1] == "\n"
+        return "" if at_line_start else m["trail"]
+
+    return _SPACED_WEB_REF.sub(kept, answer)
 
 
 def web_refs(answer: str, count: int) -> set[int]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -136,11 +137,17 @@ def open_index_or_route(config: Config, *, writer: bool, embedder: Embedder,
         raise IndexLocked(f"{err.message}; with `ora serve` running, {instead}") from err
 
 
+# DEL and C1 (U+0080-9F), which a terminal acts on; json already escapes C0 in strings.
+_RAW_CONTROLS = re.compile("[\x7f-\x9f]")
+
+
 def emit(args: argparse.Namespace, payload: Any, human: Callable[[Any], str]) -> None:
-    """Print `payload` as JSON with --json, else as the human rendering."""
+    """Print `payload` as JSON with --json, else as the human rendering. The JSON keeps other
+    non-ASCII text as it is, but escapes every control character (`\\u007f`): one printed raw
+    would reach a terminal reading the output. (Outside a string JSON holds none of them.)"""
     if getattr(args, "json", False):
-        json.dump(payload, sys.stdout, ensure_ascii=False, indent=2)
-        sys.stdout.write("\n")
+        text = json.dumps(payload, ensure_ascii=False, indent=2)
+        sys.stdout.write(_RAW_CONTROLS.sub(lambda m: f"\\u{ord(m.group()):04x}", text) + "\n")
     else:
         text = human(payload)
         if text:

@@ -15,7 +15,7 @@ is not the model failing.
 A reply is read up to a bound, never whole: an endpoint ignoring `max_tokens` could send any
 size. A streamed reply stops at `reply_chars(max_tokens)` characters, a JSON one at
 `reply_bytes(max_tokens)` bytes (its answer text decoded from what was read): the reply keeps
-more characters than an answer may hold, so the caller's cut (`answers.pipeline.capped`) adds
+more characters than an answer may hold, so the caller's cut (`answers.pipeline.kept_reply`) adds
 its marker.
 """
 

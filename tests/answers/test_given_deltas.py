@@ -1,5 +1,5 @@
 """A streamed answer's pieces carry only the citation markers the model was given
-(`prompt.GivenDeltas`), a marker split across pieces included: what the asker sees while the
+(`pipeline.AnswerDeltas`), a marker split across pieces included: what the asker sees while the
 answer streams is what the final document holds."""
 
 from __future__ import annotations
@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from sidecar.answers import answer
-from sidecar.answers.prompt import GivenDeltas, capped, given_refs
+from sidecar.answers.pipeline import AnswerDeltas, kept_reply
+from sidecar.answers.prompt import given_refs
 from sidecar.index import Index
 from sidecar.models.embedder import Embedder
 from sidecar.retrieval.search import SearchOptions
@@ -19,16 +20,16 @@ QUESTION = "What leavens sourdough bread?"
 
 
 async def _streamed(pieces: list[str], count: int) -> list[str]:
-    """The pieces GivenDeltas sends for `pieces`, its held-back tail flushed at the end."""
+    """The pieces AnswerDeltas sends for `pieces`, the rest of the final answer at the end."""
     sent: list[str] = []
 
     async def on_delta(piece: str) -> None:
         sent.append(piece)
 
-    deltas = GivenDeltas(count, on_delta, 10_000)
+    deltas = AnswerDeltas(count, 0, on_delta, 10_000)
     for piece in pieces:
         await deltas(piece)
-    await deltas.flush()
+    await deltas.finish(kept_reply("".join(pieces), 10_000, count, 0))
     return sent
 
 
@@ -55,13 +56,13 @@ async def test_a_capped_answer_streams_no_further_than_the_cap() -> None:
     async def on_delta(piece: str) -> None:
         sent.append(piece)
 
-    deltas = GivenDeltas(2, on_delta, 30)
+    deltas = AnswerDeltas(2, 0, on_delta, 30)
+    raw = "Wild yeast [1] leavens it. " + "x" * 50 + " end."
     for piece in ["Wild yeast [1] leavens it. ", "x" * 50, " end."]:
         await deltas(piece)
     assert len("".join(sent)) <= 30
-    await deltas.flush()
-    raw = "Wild yeast [1] leavens it. " + "x" * 50 + " end."
-    assert "".join(sent) == given_refs(capped(raw, 30), 2)
+    await deltas.finish(kept_reply(raw, 30, 2, 0))
+    assert "".join(sent) == kept_reply(raw, 30, 2, 0)
     assert "".join(sent).endswith("more than answer_max_tokens allows.]")
 
 
