@@ -69,11 +69,19 @@ def check_not_empty(data: bytes, rel: str) -> None:
         raise Conflict(f"{rel} is empty (perhaps it is being saved); nothing was written")
 
 
-def check_writable(path: Path, rel: str) -> None:
-    """NoteNotWritable for a read-only note: its owner took write permission away on purpose."""
-    if not path.stat().st_mode & stat.S_IWUSR:
+def check_writable(path: Path, rel: str) -> os.stat_result:
+    """NoteNotWritable for a read-only note: its owner took write permission away on purpose.
+    Conflict when it is gone: it was read a moment ago, so it was removed (or is being saved
+    by delete-and-create) since, as a changed file is. Its stat otherwise."""
+    try:
+        st = path.stat()
+    except FileNotFoundError as exc:
+        raise Conflict(f"{rel} was removed since it was read (perhaps it is being saved); "
+                       "nothing was written: reload it and try again") from exc
+    if not st.st_mode & stat.S_IWUSR:
         raise NoteNotWritable(f"{rel} is read-only; make it writable (chmod u+w) for Ora to "
                               "edit it")
+    return st
 
 
 def _not_writable(rel: str, exc: OSError) -> NoteNotWritable:
@@ -622,9 +630,9 @@ def atomic_write(path: Path, data: bytes, read_hash: str, rel: str | None = None
     file is read-only, immutable or in a folder that cannot be written.
     """
     name = rel or path.name
-    check_writable(path, name)
+    st = check_writable(path, name)  # Conflict when it was removed since it was read
     vault = _vault_of(path, rel) if rel else None  # its trash keeps what a sweep finds
-    if path.stat().st_nlink > 1:
+    if st.st_nlink > 1:
         try:
             _write_in_place(path, data, read_hash, name, vault)
         except PermissionError as exc:  # immutable, or a folder the backup cannot go in
@@ -634,7 +642,7 @@ def atomic_write(path: Path, data: bytes, read_hash: str, rel: str | None = None
             raise
         return
     try:
-        tmp = _temp_copy(path, data, stat.S_IMODE(path.stat().st_mode), vault)
+        tmp = _temp_copy(path, data, stat.S_IMODE(st.st_mode), vault)
     except PermissionError as exc:  # a folder that cannot be written
         raise _not_writable(name, exc) from exc
     except OSError as exc:
