@@ -20,11 +20,13 @@ request (a walk of the vault, hashing only the private documents not hashed befo
 As git does with its index, a read of a file changed less than `RACY_S` before it is not
 trusted: a filesystem with coarse times would show a same-size edit just after it unchanged.
 A missing ora.yaml is read again once a `MISSING_RECHECK_S` while it keeps the settings it last
-had (until it has been missing long enough to count as deleted: `load_vault_settings`), and
-not at all otherwise (a vault without one, the most common) until it appears. A note's own tag
-is not read here: a note's own change is indexed at once, where a settings change re-plans a
-whole folder. In private mode nothing is left out, but what this check makes private is still
-flagged private (`search.py`).
+had (until it has been missing long enough to count as deleted: `load_vault_settings`), and so
+is one whose text drops a `private` or `exclude` entry before it has settled (a save read
+halfway: its folders stay private until then), and a missing one not at all otherwise (a
+vault without one, the most common) until it appears. A note's own tag is not read here: a
+note's own change is indexed at once, where a settings change re-plans a whole folder. In
+private mode nothing is left out, but what this check makes private is still flagged private
+(`search.py`).
 """
 
 from __future__ import annotations
@@ -77,12 +79,12 @@ class SettingsNow:
             return known[2]
         settings = load_vault_settings(self.vault, self.data)
         until: float | None = None
-        if file is None:
-            # what a missing file's settings are changes with time only while it keeps those it
-            # last had (a grace is running)
-            if missing_settings_recheck(self.vault, self.data) is not None:
-                until = now + MISSING_RECHECK_S
-        elif 0 <= now - file[1] / 1e9 < RACY_S:
+        if missing_settings_recheck(self.vault, self.data) is not None:
+            # the settings change with time alone while they are those the file last had: a
+            # missing file's grace, or a text dropping private folders not settled yet (kept
+            # private until then, so the check fails closed, and read again until it settles)
+            until = now + MISSING_RECHECK_S
+        elif file is not None and 0 <= now - file[1] / 1e9 < RACY_S:
             # changed just before this read: a same-size edit may not show. (A time ahead of
             # the clock, from another machine's, is not racy: the next edit changes it.)
             until = now

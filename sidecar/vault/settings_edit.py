@@ -26,6 +26,7 @@ from ruamel.yaml.resolver import VersionedResolver
 from ruamel.yaml.scalarstring import DoubleQuotedScalarString, SingleQuotedScalarString
 
 from sidecar.errors import Conflict, InvalidSettings
+from sidecar.vault import settings_memory
 from sidecar.vault.frontmatter_edit import has_anchors
 from sidecar.vault.scan import NotRegularFile, composed_name, normalise_rel, read_regular
 from sidecar.vault.settings_patterns import read_pattern
@@ -52,6 +53,7 @@ from sidecar.vault.vault_settings import (
     read_settings_text,
     settings_defaults,
     settings_path,
+    unsettled_drops,
 )
 from sidecar.vault.write import atomic_write, check_not_empty, content_hash, create_file
 
@@ -272,9 +274,11 @@ def _edit_list(vault: str | Path, data_folder: Path | None, keys: tuple[str, ...
 
     Written through the one compare-and-swap writer (`vault/write.py`) with the refusals note
     edits have: Conflict when the file is empty or changes between the read and the swap (an
-    editor saving it), or appeared meanwhile, or is missing where it had settings a moment ago
-    (a sync tool saving it); InvalidSettings when it cannot be edited safely: one the reader
-    would not read (too large, not YAML, its `private` or `exclude` unusable) included.
+    editor saving it), is removed meanwhile, or appeared meanwhile, or is missing where it had
+    settings a moment ago (a sync tool saving it), or drops a `private` or `exclude` entry it
+    had before it has settled (`unsettled_drops`: a save read halfway); InvalidSettings when it
+    cannot be edited safely: one the reader would not read (too large, not YAML, its `private`
+    or `exclude` unusable) included.
     """
     name = ".".join(keys)
     file = settings_path(vault)
@@ -291,6 +295,10 @@ def _edit_list(vault: str | Path, data_folder: Path | None, keys: tuple[str, ...
         return _create(vault, data_folder, keys, list(default), edit)
     root, layout, text, parsed = _settings_doc(file, y, data)
     before = _as_read(vault, file, text)
+    dropped = unsettled_drops(vault, data_folder, text)
+    if dropped:  # perhaps a save read halfway: an edit of it would write the rest away
+        raise Conflict(f"{file.name} drops {', '.join(dropped)} it had a moment ago (perhaps it "
+                       "is being saved); nothing was written: try again")
     parent = root
     for depth, key in enumerate(keys[:-1]):
         child = parent.get(key)
@@ -318,6 +326,8 @@ def _edit_list(vault: str | Path, data_folder: Path | None, keys: tuple[str, ...
             if tried and spots is not None:
                 _refuse_lost_comments(file, name, parsed, new, spots, old, entries)
         atomic_write(file, new, content_hash(data), file.name)
+        # Ora's own whole text, meant as written: trusted at once, an entry removed included
+        settings_memory.remember(file, new.decode("utf-8"), data_folder)
     return load_vault_settings(vault, data_folder)
 
 

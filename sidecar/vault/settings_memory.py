@@ -13,6 +13,12 @@ A missing ora.yaml is kept as the text it last had too, until it has been missin
 have been deleted on purpose: the time a read first found it missing is kept beside the text
 (`DATA/ora.yaml.missing-since`), so a file deleted and written again (a sync tool's save) never
 lets the defaults apply in between, in this process or the next.
+
+A file read halfway through an editor's in-place save (a prefix of comments, or one that ends
+before its `private:` or `exclude:` entries) can be valid YAML that drops private folders. A text
+that drops an entry of those two the last good text had is therefore trusted only once the file
+has settled (vault_settings.py `SETTLE_S`): this process keeps when it first read that version,
+and when it will count as settled, so a server reads the file again then (`settled_at`).
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
+from collections.abc import Hashable
 from pathlib import Path
 
 from sidecar.data_folder import FILE_MODE, private_file
@@ -30,6 +37,9 @@ _memory: dict[Path, str] = {}
 _missing: dict[tuple[Path, Path | None], float] = {}
 # The data folders a read named for the file: a read without one still clears what they keep.
 _folders: dict[Path, set[Path]] = {}
+# A read that dropped `private` or `exclude` entries before the file settled, per file: (the
+# version read: its stamp and text, when this process first read it, when it counts as settled).
+_unsettled: dict[Path, tuple[Hashable, float, float]] = {}
 
 
 def _kept_in(key: Path, data: Path | None) -> set[Path]:
@@ -130,3 +140,29 @@ def _stored(kept: Path) -> str | None:
         return kept.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return None
+
+
+def unsettled_until(file: Path, version: Hashable, changed: float, now: float,
+                    settle: float) -> float:
+    """When `file`, read now as `version` (its stamp and text; last changed at `changed`, its
+    modification time), counts as settled: `settle` seconds after it last changed, or, for a
+    time ahead of the clock (another machine's), after this process first read that version.
+    Kept for `settled_at` until the file is read otherwise (`clear_unsettled`)."""
+    key = file.resolve()
+    found = _unsettled.get(key)
+    first = found[1] if found is not None and found[0] == version else now
+    until = min(changed, first) + settle
+    _unsettled[key] = (version, first, until)
+    return until
+
+
+def settled_at(file: Path) -> float | None:
+    """When the unsettled text a read of `file` last found counts as settled; None when the
+    last read found none."""
+    found = _unsettled.get(file.resolve())
+    return None if found is None else found[2]
+
+
+def clear_unsettled(file: Path) -> None:
+    """A read found `file` trusted (or missing, or unusable): no unsettled text is waited on."""
+    _unsettled.pop(file.resolve(), None)

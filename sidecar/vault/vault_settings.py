@@ -8,7 +8,9 @@ never stops search or lint: each unusable value falls back to its default and is
 or whose `private` or `exclude` cannot be read, gives the settings of the text it last had
 (`settings_memory.py`), and with none it is `unsafe`: what plans notes refuses it
 (`known_privacy`). So does a file that is missing, until it has been deleted on purpose (a sync
-tool saving it by delete-and-create must not make the defaults apply in between). The YAML is
+tool saving it by delete-and-create must not make the defaults apply in between), and so does a
+text that drops a `private` or `exclude` entry the last good text had until the file has settled
+(`SETTLE_S`: a read halfway through an in-place save drops them too). The YAML is
 read by `settings_yaml.py`, the path patterns by `settings_patterns.py`.
 
 Obsidian's own "Excluded files" (`userIgnoreFilters` in `.obsidian/app.json`) are honoured too:
@@ -28,7 +30,7 @@ import logging
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -40,7 +42,13 @@ from sidecar.vault import settings_memory
 from sidecar.vault.chat_format import has_private_turn
 from sidecar.vault.note import Note
 from sidecar.vault.patterns import Matcher, UnsupportedPattern, compile_pattern
-from sidecar.vault.scan import composed_name, normalise_rel, read_regular
+from sidecar.vault.scan import (
+    FileStamp,
+    composed_name,
+    file_stamp,
+    normalise_rel,
+    read_regular,
+)
 from sidecar.vault.settings_patterns import matches_any, read_pattern
 from sidecar.vault.settings_yaml import (
     TOO_DEEP,
@@ -65,6 +73,7 @@ __all__ = [
     "settings_defaults",
     "settings_files",
     "settings_path",
+    "unsettled_drops",
 ]
 
 log = logging.getLogger(__name__)
@@ -77,6 +86,11 @@ MAX_SETTINGS_BYTES = 1_000_000
 MISSING_GRACE_S = 30.0
 # A missing time kept this long ago is an earlier absence's, not this one's.
 STALE_MISSING_S = 10 * MISSING_GRACE_S
+# A text that drops a `private` or `exclude` entry the last good text had is trusted only once
+# the file has been unchanged this long: a read halfway through an editor's in-place save (a
+# prefix of comments, or one ending before those keys) is valid YAML that drops them too. More
+# than the coarsest file times (FAT's 2 s), so a file being written never looks settled.
+SETTLE_S = 5.0
 
 
 @cache
@@ -525,10 +539,13 @@ def load_vault_settings(vault: str | Path, data: Path | None) -> VaultSettings:
     for a bad file: its problems are in `problems` and logged.
 
     A file that cannot be used, that is empty where it had settings before (an editor writing
-    it), or that is missing where it had settings (a sync tool or editor deleting it to write it
-    again) gives the settings of the text it last had when it could be used (settings_memory.py:
+    it), that is missing where it had settings (a sync tool or editor deleting it to write it
+    again), or that drops a `private` or `exclude` entry the last good text had and has not
+    settled yet (`_settled`: read halfway through an editor's save) gives the settings of the
+    text it last had when it could be used (settings_memory.py:
     this process's, else the one kept in the index's `data` folder), with the problem noted;
-    with no such text the settings are `unsafe`. A usable file's text is kept as the last. A
+    with no such text the settings are `unsafe`. A usable, trusted file's text is kept as the
+    last; an untrusted one never is. A
     missing file is taken for deleted on purpose, and the defaults apply, once reads at least
     MISSING_GRACE_S apart have found it missing (`_deleted_on_purpose`).
 
@@ -540,8 +557,12 @@ def load_vault_settings(vault: str | Path, data: Path | None) -> VaultSettings:
     last = settings_memory.recall(path, data)
     had_settings = bool(last and last.strip())
     present = missing = False
+    stamp = None
     try:
+        stamp = file_stamp(path)
         text = _read_text(path, reader)
+        # the same file before and after the read: no write landed during it
+        stamp = stamp if stamp == file_stamp(path) else None
         present = True
     except FileNotFoundError:
         text = ""
@@ -555,10 +576,21 @@ def load_vault_settings(vault: str | Path, data: Path | None) -> VaultSettings:
     raw = None if text is None else _parse(text, reader)
     settings = _settings(root, raw or {}, reader)  # notes `private` or `exclude` unusable
     emptied = present and text is not None and not text.strip() and had_settings
-    if raw is None or settings.unsafe or emptied or missing:
+    unusable = raw is None or settings.unsafe or emptied or missing
+    # `{}` says "the defaults" in so many words: no prefix of a save reads as that; a file
+    # deleted on purpose has had its own grace
+    trusted = unusable or not present or _explicitly_empty(raw, text)
+    dropped = [] if trusted else _dropped(last, settings)
+    unsettled = bool(dropped) and not _settled(path, stamp, text or "")
+    if not unsettled:
+        settings_memory.clear_unsettled(path)
+    if unusable or unsettled:
         if emptied:
             reader.note("the file is empty where it had settings (an editor saving it?); write "
                         "`{}` in it to use the defaults")
+        if unsettled:
+            reader.note(f"the file drops {', '.join(dropped)} (an editor saving it?); they are "
+                        f"kept until it has been unchanged for {SETTLE_S:g} s")
         kept = _Reader()
         # A text kept by an older Ora may not parse now (it let a key be given twice): then
         # nothing is known, and the settings are unsafe rather than the defaults.
@@ -567,12 +599,82 @@ def load_vault_settings(vault: str | Path, data: Path | None) -> VaultSettings:
             problems = [p.removesuffix(_DEFAULTED) for p in reader.problems]
             problems.append(f"{settings_defaults()['file']}: its settings are those it last had "
                             "until it can be used")
-            return _log(replace(_settings(root, before, kept),
-                                problems=tuple(problems), file_exists=present))
+            held = _settings(root, before, kept)
+            if unsettled:  # what the new text adds counts at once: the union, never less
+                held = replace(held, private=_union(held.private, settings.private),
+                               exclude=_union(held.exclude, settings.exclude))
+            return _log(replace(held, problems=tuple(problems), file_exists=present))
         return _log(replace(settings, problems=tuple(reader.problems),
                             unsafe=raw is None or settings.unsafe or missing))
     settings_memory.remember(path, text or "", data)
     return _log(settings)
+
+
+def _union(kept: tuple[str, ...], new: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(kept + new))
+
+
+def _explicitly_empty(raw: dict[str, Any] | None, text: str | None) -> bool:
+    """Whether the file says `{}` (an empty mapping written out), not just nothing (comments
+    alone, as the beginning of a file read halfway through its save is)."""
+    if raw != {} or text is None:
+        return False
+    try:
+        return bool(load_settings_yaml(text) == {})
+    except (yaml.YAMLError, DuplicateKey, RecursionError):
+        return False
+
+
+def _dropped(last: str | None, settings: VaultSettings) -> list[str]:
+    """The `private` and `exclude` entries (or their keys' defaults) the last good text had that
+    `settings` lack, as `key: entry`; none without a last good text that can be read."""
+    if not last or not last.strip():
+        return []
+    dropped = []
+    for key, had in _privacy_entries(last):
+        now = set(getattr(settings, key))
+        dropped += [f"{key}: {entry}" for entry in had if entry not in now]
+    return dropped
+
+
+@lru_cache(maxsize=8)
+def _privacy_entries(last: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """(key, entries) of `private` and `exclude` in a last good text (parsed once: every read
+    compares with it); none when it cannot be parsed now."""
+    reader = _Reader()
+    raw = _parse(last, reader)
+    if raw is None:
+        return ()
+    defaults = settings_defaults()
+    return tuple((key, reader.patterns(raw.get(key, defaults[key]), key, defaults[key]))
+                 for key in _PRIVACY_KEYS)
+
+
+def _settled(path: Path, stamp: FileStamp, text: str) -> bool:
+    """Whether ora.yaml, read as `text` with `stamp` (None: it changed during the read), has
+    been unchanged for SETTLE_S: by its modification time, or, for a time ahead of the clock,
+    since this process first read it so (settings_memory.py keeps when it will be, for
+    `missing_settings_recheck`). A save in progress keeps changing it and never settles; a user's
+    deliberate removal of a private folder takes effect SETTLE_S after the save."""
+    now = time.time()
+    version: Any = (stamp, text) if stamp is not None else object()  # changed: a new version
+    changed = stamp[1] / 1e9 if stamp is not None else now
+    return now >= settings_memory.unsettled_until(path, version, changed, now, SETTLE_S)
+
+
+def unsettled_drops(vault: str | Path, data: Path | None, text: str) -> list[str]:
+    """The `private` and `exclude` entries the last good ora.yaml had that `text` (the file's,
+    just read) drops while the file has not settled (SETTLE_S): the reader does not trust such a
+    text yet, and the editor must not build on it (it may be a save read halfway)."""
+    raw, settings = read_settings_text(vault, text)
+    if raw is None or settings.unsafe:
+        return []
+    path = settings_path(vault)
+    dropped = _dropped(settings_memory.recall(path, data), settings)
+    stamp = file_stamp(path)
+    if not dropped or (stamp is not None and time.time() - stamp[1] / 1e9 >= SETTLE_S):
+        return []
+    return dropped
 
 
 def _deleted_on_purpose(path: Path, data: Path | None) -> bool:
@@ -591,11 +693,15 @@ def _deleted_on_purpose(path: Path, data: Path | None) -> bool:
 
 
 def missing_settings_recheck(vault: str | Path, data: Path | None) -> float | None:
-    """Seconds until a read would take the vault's missing ora.yaml for deleted (0 when one
-    would now), so a server can read it again then; None when no read is waiting on it (it is
-    there, or no read has found it missing where it had settings)."""
-    since = settings_memory.missing_since(settings_path(vault), data, None)
-    return None if since is None else max(0.0, since + MISSING_GRACE_S - time.time())
+    """Seconds until a read would take the vault's missing ora.yaml for deleted, or trust a text
+    that drops `private` or `exclude` entries because it has settled (0 when one would now), so
+    a server can read it again then; None when no read is waiting on it (it is there and
+    trusted, or no read has found it missing where it had settings)."""
+    path = settings_path(vault)
+    since = settings_memory.missing_since(path, data, None)
+    due = [t for t in (None if since is None else since + MISSING_GRACE_S,
+                       settings_memory.settled_at(path)) if t is not None]
+    return max(0.0, min(due) - time.time()) if due else None
 
 
 def read_settings_text(vault: str | Path, text: str) -> tuple[dict[str, Any] | None,

@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -33,6 +34,7 @@ from sidecar.retrieval.related import RelatedOptions, related
 from sidecar.retrieval.relations import search_related
 from sidecar.retrieval.search import SearchOptions
 from sidecar.settings import make_config
+from sidecar.vault.vault_settings import SETTLE_S
 
 from ..documents.make_pdfs import one_page_pdf
 from .conftest import NoteSpec, write_vault
@@ -102,10 +104,14 @@ def page_notes(vault: Path) -> set[str]:
 
 def save_settings(vault: Path, patterns: list[str]) -> None:
     """ora.yaml with these `private` patterns, saved as an editor does: a new file renamed over
-    the old one. The index is not told."""
+    the old one, and settled. The index is not told."""
     text = "private:\n" + "".join(f"  - {json.dumps(p)}\n" for p in patterns)
     temporary = vault / ".ora.yaml.tmp"
     temporary.write_text(text if patterns else "private: []\n", encoding="utf-8")
+    # A save that drops a pattern the last one had is trusted only once settled (a save read
+    # halfway drops it too): dated SETTLE_S back, as a user's edit is once that long has passed
+    settled = time.time() - SETTLE_S - 1
+    os.utime(temporary, (settled, settled))
     os.replace(temporary, vault / "ora.yaml")
 
 
