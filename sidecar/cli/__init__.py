@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import sys
 from collections.abc import Sequence
 
 from sidecar import __version__
@@ -58,10 +57,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     """The subcommand's exit status; its library and storage errors as one line, exit 2."""
+    from sidecar.cli.common import log  # imported with the subcommands: not before Ctrl-C works
     try:
         status: int = args.func(args)
     except OraError as err:
-        print(f"ora {args.command}: {err.message}", file=sys.stderr)
+        log(f"ora {args.command}: {err.message}")
         return 2
     except KeyboardInterrupt:
         return 130
@@ -69,7 +69,7 @@ def _run(args: argparse.Namespace) -> int:
         storage = storage_error(exc)  # a full or read-only disk is the user's to fix: one line
         if storage is None:
             raise
-        print(f"ora {args.command}: {storage.message} ({exc})", file=sys.stderr)
+        log(f"ora {args.command}: {storage.message} ({exc})")
         return 2
     return status
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import re
 from typing import Any
 
 from sidecar.answers import answer, default_k
@@ -27,9 +26,6 @@ from sidecar.cli.search import render_web
 from sidecar.documents.formats import cited_where
 from sidecar.memory import ChatNotes, ConversationMemory, Episodic, open_store, restore_recall
 from sidecar.models.choice import load_embedder
-
-# C0 but the line break and the tab, DEL, C1: what a terminal may act on rather than show.
-_TERMINAL_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
 def register(subparsers: Any) -> None:
@@ -77,19 +73,11 @@ def run(args: argparse.Namespace) -> int:
 
 def render(document: dict[str, Any]) -> str:
     """The answer, then (for a generated one) its cited sources as [n] path:lines (a
-    document's as [n] path#page=N); what a terminal would act on shown, not sent
-    (`shown`)."""
+    document's as [n] path#page=N); `emit` shows what a terminal would act on, never sends
+    it."""
     lines = [document["answer"], "", f"generator: {document['generator']}"]
     if document["generator"] != "none":
         lines += [f"[{c['n']}] {cited_where(c)}" for c in document["citations"] if c["cited"]]
     if "web" in document:
         lines += render_web(document)
-    return shown("\n".join(lines))
-
-
-def shown(text: str) -> str:
-    """`text` with each control character but the line break and the tab written as its escape
-    (`\\x1b`): the answer is a model's, web results and file names are from outside, and a
-    terminal acts on ESC, BEL, backspace and C1 codes (clear the screen, set the window's
-    title, write the clipboard: OSC 52, hide what came before). A CRLF is a line break."""
-    return _TERMINAL_CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text.replace("\r\n", "\n"))
+    return "\n".join(lines)

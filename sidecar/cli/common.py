@@ -139,21 +139,34 @@ def open_index_or_route(config: Config, *, writer: bool, embedder: Embedder,
 
 # DEL and C1 (U+0080-9F), which a terminal acts on; json already escapes C0 in strings.
 _RAW_CONTROLS = re.compile("[\x7f-\x9f]")
+# C0 but the line break and the tab, DEL, C1: what a terminal may act on rather than show.
+_TERMINAL_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def shown(text: str) -> str:
+    """`text` with each control character but the line break and the tab written as its escape
+    (`\\x1b`): answers and proposals are a model's, web results are from outside, notes and file
+    names are the user's, and a terminal acts on ESC, BEL, backspace and C1 codes (clear the
+    screen, set the window's title, write the clipboard: OSC 52, hide what came before). A CRLF
+    is a line break."""
+    return _TERMINAL_CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text.replace("\r\n", "\n"))
 
 
 def emit(args: argparse.Namespace, payload: Any, human: Callable[[Any], str]) -> None:
-    """Print `payload` as JSON with --json, else as the human rendering. The JSON keeps other
-    non-ASCII text as it is, but escapes every control character (`\\u007f`): one printed raw
-    would reach a terminal reading the output. (Outside a string JSON holds none of them.)"""
+    """Print `payload` as JSON with --json, else as the human rendering, `shown`. The JSON
+    keeps other non-ASCII text as it is, but escapes every control character (`\\u007f`): one
+    printed raw would reach a terminal reading the output. (Outside a string JSON holds none of
+    them.) Every subcommand prints its result here, so no rendering escapes on its own."""
     if getattr(args, "json", False):
         text = json.dumps(payload, ensure_ascii=False, indent=2)
         sys.stdout.write(_RAW_CONTROLS.sub(lambda m: f"\\u{ord(m.group()):04x}", text) + "\n")
     else:
         text = human(payload)
         if text:
-            print(text)
+            print(shown(text))
 
 
 def log(message: str) -> None:
-    """Progress and logs go to stderr, never stdout."""
-    print(message, file=sys.stderr, flush=True)
+    """Progress, logs and errors go to stderr, never stdout; `shown`, as they name files and
+    quote text from outside."""
+    print(shown(message), file=sys.stderr, flush=True)

@@ -23,9 +23,10 @@ from sidecar.documents.html import html_text
 
 IMAGE_ONLY = "Image-only: no text layer (scanned pages need OCR, which Ora does not do)"
 ENCRYPTED = "Encrypted: it needs a password, and Ora never guesses one"
-# Control characters other than tab and newline: PDF text layers carry them (form feeds,
-# NULs from broken fonts), and no store or terminal wants them.
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+# Control characters other than tab and newline, C0, DEL and C1: PDF text layers carry them
+# (form feeds, NULs from broken fonts), a model's reply may (CSI \x9b, OSC \x9d), and no store
+# or terminal wants them.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 _META_KEYS = {"Title": "title", "Author": "author", "Subject": "subject", "Keywords": "keywords"}
 
 
@@ -45,8 +46,10 @@ class Extracted:
 
 
 def clean_text(text: str) -> str:
-    """Text safe to store: lines ended by `\\n`, no control characters, valid UTF-8."""
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    """Text safe to store: lines ended by `\\n`, no control characters, valid UTF-8. NEL
+    (U+0085) is a line break to Unicode and to `str.splitlines`, but Ora splits lines on `\\n`
+    only (a NEL left in would make the two count lines differently): it becomes `\\n`."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\x85", "\n")
     text = _CONTROL.sub(" ", text)
     return text.encode("utf-8", "replace").decode("utf-8")
 

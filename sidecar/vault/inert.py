@@ -56,6 +56,7 @@ from markdown_it.token import Token
 
 from sidecar.schema import load_json
 from sidecar.vault.marks import marks
+from sidecar.vault.prose import _COMMENT_END, _blank_comments
 
 # A fence opener anywhere (in a quote, a callout, a list item): its marker and first word.
 _LEAD = r"(?:[ \t>]|[-+*][ \t]|\d{1,9}[.)][ \t])*"
@@ -171,9 +172,41 @@ def closed(text: str) -> str:
     blank line does not end (`<!--` …: its end marker). Then whatever follows it after a
     blank line is read as it would be alone. Only a block at the text's top level can stay
     open: a quote or a list item ends at a blank line then a line that is not indented; and
-    the line ends it, as nothing follows it."""
+    the line ends it, as nothing follows it. Then a line that ends an Obsidian `%%` comment or
+    `$$` math it leaves open outside its code (as `prose.py` reads them), which would hide
+    what follows."""
     block = _open_block(text)
-    return text if block is None else f"{text}\n{_closing_line(block)}"
+    text = text if block is None else f"{text}\n{_closing_line(block)}"
+    opener = _open_comment(text)
+    return text if opener is None else f"{text}\n{_COMMENT_END[opener]}"
+
+
+def _open_comment(text: str) -> str | None:
+    """The opener of the comment or `$$` math `text` leaves open outside its code, read line
+    by line as `prose.py` reads it, else None. Its code: fenced blocks and code spans
+    (`_outside_code`), and indented code blocks, which `_outside_code` reads as prose (a `%%`
+    there is shown: a `%%` line after it would open a comment)."""
+    lines = text.split("\n")
+    for token in _block_parser().parse(text + "\n"):
+        if token.type == "code_block" and token.map is not None:
+            for n in range(token.map[0], min(token.map[1], len(lines))):
+                lines[n] = lines[n].replace("%", " ").replace("$", " ")  # same blocks, no marks
+    pieces: list[str] = []
+
+    def keep(prose: str) -> str:
+        pieces.append(prose)
+        return prose
+
+    _outside_code("\n".join(lines), keep)
+    opener: str | None = None
+    for line in "\n".join(pieces).split("\n"):  # a piece of code between: a line break
+        if opener is not None:
+            end = _COMMENT_END[opener]
+            if end not in line:
+                continue
+            line = line.split(end, 1)[1]
+        line, opener = _blank_comments(line)
+    return opener
 
 
 # What a text is followed by, after a blank line, when seeing what it leaves open: a heading,
@@ -197,7 +230,9 @@ def _closing_line(block: Token) -> str:
     """A line that ends `block`: its fence's marker, or the end of its kind of HTML block."""
     if block.type == "fence":
         return block.markup
-    ends = [end for start, end, _ in HTML_SEQUENCES if start.search(block.content)]
+    # its kind as CommonMark finds it: on the first line, indented up to 3 spaces
+    first = re.sub(r"^ {1,3}", "", block.content.split("\n", 1)[0])
+    ends = [end for start, end, _ in HTML_SEQUENCES if start.search(first)]
     return next((line for line in _HTML_ENDS for end in ends if end.search(line)), "")
 
 
