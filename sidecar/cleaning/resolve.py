@@ -40,8 +40,10 @@ from sidecar.vault.edit import plan_edit, write_planned
 from sidecar.vault.frontmatter_edit import add_relationship, add_tag
 from sidecar.vault.links import NameIndex
 from sidecar.vault.scan import iter_note_paths, normalise_rel, vault_path
+from sidecar.vault.trash import move_to_trash
+from sidecar.vault.trash_place import trash_of
 from sidecar.vault.vault_settings import load_vault_settings
-from sidecar.vault.write import content_hash, move_to_trash, trash_of
+from sidecar.vault.write import content_hash
 
 log = logging.getLogger("sidecar.cleaning")
 ACTIONS = ("changed-mind", "flag", "wrong", "dismiss")

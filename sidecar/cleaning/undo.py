@@ -6,8 +6,8 @@ neither, a note the client deletes itself through Obsidian's trash). A file edit
 batch keeps its first bytes and its last hash. `undo_last` checks every file first — each must
 still hash as the resolution left it (a trashed note must still be in the trash, and its old place
 free) — and refuses with Conflict, writing nothing, if any changed since; otherwise it writes them
-back through `sidecar.vault.write` and drops the entry, so a second undo undoes the resolution
-before (the newest `UNDO_DEPTH` are kept).
+back through `sidecar.vault.write` and `sidecar.vault.trash` and drops the entry, so a second
+undo undoes the resolution before (the newest `UNDO_DEPTH` are kept).
 
 A note left for the client to delete is recreated from the journalled bytes when it is gone,
 never over a file. When a note is at its path, whatever it holds, the client never trashed it
@@ -36,7 +36,8 @@ from sidecar.errors import Conflict, NotFound, OraError
 from sidecar.retrieval.private_now import settings_now_of
 from sidecar.settings import Config
 from sidecar.vault.scan import read_regular, vault_path
-from sidecar.vault.write import content_hash, create_file, restore_bytes, restore_from_trash
+from sidecar.vault.trash import restore_bytes, restore_from_trash
+from sidecar.vault.write import content_hash, create_file
 
 OBSIDIAN_TRASH = ".trash"  # Obsidian's local trash: one folder at the vault's top
 

@@ -62,6 +62,9 @@ from sidecar.vault.scan import (
     shown_name,
     vault_path,
 )
+from sidecar.vault.temp_files import sweep_temp_files
+from sidecar.vault.trash import move_to_trash
+from sidecar.vault.trash_place import trash_of
 from sidecar.vault.vault_settings import (
     VaultSettings,
     is_excluded,
@@ -70,15 +73,7 @@ from sidecar.vault.vault_settings import (
     load_vault_settings,
     note_private,
 )
-from sidecar.vault.write import (
-    atomic_write,
-    content_hash,
-    create_file,
-    create_note,
-    move_to_trash,
-    sweep_temp_files,
-    trash_of,
-)
+from sidecar.vault.write import atomic_write, content_hash, create_file, create_note
 
 KIND = "ingest"
 
@@ -520,7 +515,7 @@ def _write(root: Path, plan: IngestPlan, before: dict[str, Any] | None,
     backups = {entry["before_file"]: entry.pop("before_text") for entry in files
                if "before_file" in entry}
     # before any note, so an apply that dies half-way can be undone
-    sweep_temp_files(vault_path(root, plan.folder))  # a killed apply's (vault/write.py)
+    sweep_temp_files(vault_path(root, plan.folder))  # a killed apply's (vault/temp_files.py)
     journal, digest = create_journal(root, KIND, doc)
     texts = {n.path: n.text for n in plan.notes}
     done: list[dict[str, Any]] = []

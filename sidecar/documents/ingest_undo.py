@@ -29,18 +29,14 @@ from sidecar.errors import Conflict, NotFound, OraError
 from sidecar.vault.journal import drop_journal, journal_lock, latest_journal, update_journal
 from sidecar.vault.note import parse_note
 from sidecar.vault.scan import read_regular, vault_path
+from sidecar.vault.temp_files import sweep_temp_files
+from sidecar.vault.trash import move_to_trash, restore_bytes, restore_from_trash
+from sidecar.vault.trash_place import trash_of
 from sidecar.vault.vault_settings import (
     VaultSettings,
     is_private_path,
     load_vault_settings,
     note_private,
-)
-from sidecar.vault.write import (
-    move_to_trash,
-    restore_bytes,
-    restore_from_trash,
-    sweep_temp_files,
-    trash_of,
 )
 
 # What the user is told of a note an undo keeps because it changed since ingest wrote it.

@@ -72,8 +72,11 @@ from sidecar.vault.journal import (
 from sidecar.vault.new_notes import create_named, public_names, safe_name, type_folder
 from sidecar.vault.note import parse_note, read_note, string_list
 from sidecar.vault.scan import read_regular, vault_path
+from sidecar.vault.temp_files import sweep_temp_files
+from sidecar.vault.trash import move_to_trash
+from sidecar.vault.trash_place import trash_of
 from sidecar.vault.vault_settings import VaultSettings, load_vault_settings, note_private
-from sidecar.vault.write import content_hash, move_to_trash, sweep_temp_files, trash_of
+from sidecar.vault.write import content_hash
 
 KIND = "extract"
 
@@ -224,7 +227,7 @@ def accept(vault: Path, max_bytes: int, plan: Plan, chosen: list[Proposal],
     settings = load_vault_settings(vault, data)
     folder = type_folder(settings, "engram", str(_spec()["default_folder"]))
     for written_to in (vault_path(vault, folder) if folder else vault, journal_folder(vault)):
-        sweep_temp_files(written_to)  # what an accept killed mid-write left (vault/write.py)
+        sweep_temp_files(written_to)  # what an accept killed mid-write left (vault/temp_files.py)
     taken = public_names(vault, max_bytes, data=data)
     day = dt.datetime.now(dt.UTC).date().isoformat()
     pairs: list[Pair] = []

@@ -43,8 +43,8 @@ from sidecar.privacy.egress import may_send_private, withheld
 from sidecar.schema import get_schema, load_json
 from sidecar.settings import Config
 from sidecar.vault.scan import NAME_PROBLEMS, iter_note_paths, normalise_rel, unusable_names
+from sidecar.vault.temp_files import sweep_vault
 from sidecar.vault.vault_settings import is_excluded, known_privacy, load_vault_settings
-from sidecar.vault.write import sweep_vault
 
 log = logging.getLogger(__name__)
 CLOSE_WAIT_S = 120.0  # the most a close waits for a running write (one that hangs)
@@ -292,7 +292,7 @@ class Index:
 
     def _sweep_once(self, walked: Iterable[str]) -> None:
         """At this index's first reconcile (the start of `ora serve`, `watch` and `index`),
-        clear the vault of the copies writes killed mid-way left (`write.sweep_vault`), through
+        clear the vault of the copies writes killed mid-way left (`temp_files.sweep_vault`), through
         the folders of the walk just made: no second walk of the vault."""
         if self._temp_swept:
             return

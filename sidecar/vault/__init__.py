@@ -1,6 +1,7 @@
 """The vault on disk: which files are notes, how a note parses, links and the one writer.
 
-Writing goes through `sidecar.vault.write` only (note edits through `sidecar.vault.edit`).
+Writing goes through `sidecar.vault.write` only (note edits through `sidecar.vault.edit`, moves
+to the trash and back through `sidecar.vault.trash`).
 This package reads nothing of Ora's later stages: chunking and lint read it, never the reverse
 (tests/test_code_quality.py checks the direction).
 """

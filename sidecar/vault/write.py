@@ -7,12 +7,10 @@ writer's save landing meanwhile, in place or by rename, nor while a program hold
 for writing, where leases tell (`_swap`; the leases are `held_open.py`'s); a file with other hard
 links is written in place instead (a rename would detach it from them), its old bytes kept in a
 hidden copy beside it until the new ones are on disk. New notes are linked into place, never over
-a file; moves to the trash and undos are checked the same way. The copies a killed write left
-are cleared by a later write in their folder (`_sweep_beside`), and in the whole vault at
-start-up (`sweep_vault`): moved to the trash unless their bytes are kept elsewhere, for they may
-hold another program's save. What a write keeps goes where the note would be trashed: a private
-folder's own `.trash/` (`_Trash`, `trash_of`). What goes into a note's
-frontmatter is `frontmatter_edit.py`'s; `edit.py` puts the two together.
+a file. What a write keeps goes where the note would be trashed (`trash_place.py`); its temporary
+copies' names, and the sweep of those a killed write left, are `temp_files.py`'s; moves to the
+trash and undos, checked the same way, are `trash.py`'s. What goes into a note's frontmatter is
+`frontmatter_edit.py`'s; `edit.py` puts the two together.
 """
 
 from __future__ import annotations
@@ -21,38 +19,25 @@ import contextlib
 import ctypes
 import errno
 import os
-import re
-import secrets
 import stat
 import sys
-import time
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 from typing import NoReturn
 
-from sidecar.errors import Conflict, NoteNotWritable, NotFound, OraError
+from sidecar.errors import Conflict, NoteNotWritable, NotFound
 from sidecar.vault.held_open import (
-    NAME_MAX,
     fd_hash,
-    fit_name,
-    keep,
     lease_kept,
     leases_tell,
     let_go,
     read_lease,
-    trash_names,
     untouched,
 )
 from sidecar.vault.scan import READ_FLAGS, normalise_rel, read_regular, vault_path
 from sidecar.vault.scan import content_hash as content_hash  # the writer's token, named here
-from sidecar.vault.vault_settings import (
-    VaultSettings,
-    is_excluded,
-    is_private_path,
-    load_vault_settings,
-)
-
-TRASH_FOLDER = ".trash"
+from sidecar.vault.temp_files import hidden_name, sweep_beside
+from sidecar.vault.trash_place import Trash
 
 
 def read_bytes(path: Path, rel: str) -> bytes:
@@ -84,7 +69,7 @@ def check_writable(path: Path, rel: str) -> os.stat_result:
     return st
 
 
-def _not_writable(rel: str, exc: OSError) -> NoteNotWritable:
+def not_writable(rel: str, exc: OSError) -> NoteNotWritable:
     return NoteNotWritable(f"{rel} cannot be written ({exc.strerror}): the note or its folder "
                            "is read-only or immutable (chattr -i / chflags nouchg)")
 
@@ -106,7 +91,7 @@ def check_hash(data: bytes, expected_hash: str | None, rel: str) -> str:
     return actual
 
 
-def _fsync_dir(folder: Path) -> None:
+def fsync_dir(folder: Path) -> None:
     with contextlib.suppress(OSError):  # some filesystems cannot fsync a directory
         fd = os.open(folder, os.O_RDONLY)
         try:
@@ -115,7 +100,7 @@ def _fsync_dir(folder: Path) -> None:
             os.close(fd)
 
 
-def _hash_of(path: Path) -> str | None:
+def hash_of(path: Path) -> str | None:
     try:
         return content_hash(read_regular(path))
     except FileNotFoundError:
@@ -162,7 +147,7 @@ def _exchange(a: Path, b: Path) -> bool:
     raise OSError(err, os.strerror(err), str(b))
 
 
-def _swap(path: Path, tmp: Path, read_hash: str, written: str, trash: _Trash) -> None:
+def _swap(path: Path, tmp: Path, read_hash: str, written: str, trash: Trash) -> None:
     """Put `tmp` (holding the bytes hashed `written`) in place of `path` only if `path` holds
     the bytes hashed `read_hash` (compare-and-swap); Conflict, and the other writer's file left
     in place, if it does not.
@@ -219,7 +204,7 @@ def _swap(path: Path, tmp: Path, read_hash: str, written: str, trash: _Trash) ->
 
 
 def _put_back(path: Path, tmp: Path, ours: os.stat_result, written: str, leases: bool,
-              trash: _Trash) -> None:
+              trash: Trash) -> None:
     """Another writer got there first: its file (now at `tmp`) goes back to `path`, and the
     Conflict is raised. If yet another save replaced Ora's file meanwhile (by rename), or went
     into it (in place) while it stood in the note, that save stays in the note: the two saves
@@ -259,7 +244,7 @@ def _saved_into(name: Path, ours: os.stat_result, written: str) -> bool:
     """True when `name` is Ora's new file (`ours`) and no longer holds the bytes hashed
     `written`: a program saved into it in place while it stood in the note."""
     try:
-        return os.path.samestat(os.lstat(name), ours) and _hash_of(name) != written
+        return os.path.samestat(os.lstat(name), ours) and hash_of(name) != written
     except FileNotFoundError:
         return False
 
@@ -274,7 +259,7 @@ def _stat_changed(name: Path, ours: os.stat_result) -> bool:
         ours.st_size, ours.st_mtime_ns)
 
 
-def _keep_other(other: Path, trash: _Trash, name: str, changed: str) -> NoReturn:
+def _keep_other(other: Path, trash: Trash, name: str, changed: str) -> NoReturn:
     """Keep `other`, a save that another one (now in the note) displaced, in `trash`; the
     Conflict that says where. Which of the two is newer is not known: a program whose open
     of `other` was waiting on its lease may save into it after it is moved."""
@@ -283,7 +268,7 @@ def _keep_other(other: Path, trash: _Trash, name: str, changed: str) -> NoReturn
                    f"kept in {kept})")
 
 
-def _keep_removed(tmp: Path, trash: _Trash, name: str) -> NoReturn:
+def _keep_removed(tmp: Path, trash: Trash, name: str) -> NoReturn:
     """The note was deleted in the moment Ora's edit stood in it: the file that was in it
     before (at `tmp`) is kept in `trash`, as a delete would have moved it; the Conflict."""
     removed = f"{name} was removed while it was being edited"
@@ -293,14 +278,14 @@ def _keep_removed(tmp: Path, trash: _Trash, name: str) -> NoReturn:
     raise Conflict(f"{removed}; the text it held before Ora's edit is kept in {kept}")
 
 
-def _clear_temp(tmp: Path, written: str, swapped: bool, trash: _Trash, name: str) -> None:
+def _clear_temp(tmp: Path, written: str, swapped: bool, trash: Trash, name: str) -> None:
     """Remove the writer's temporary name `tmp` once a write is over. After a write that
     stands it holds the old file, checked (`swapped`); else only Ora's own bytes (hashed
     `written`) are deleted: once names were exchanged it may hold another program's save,
     which is kept in `trash` (never fails: a file that will not move stays for the sweep)."""
     with contextlib.suppress(OSError):
         try:
-            ours = swapped or _hash_of(tmp) in (None, written)
+            ours = swapped or hash_of(tmp) in (None, written)
         except OSError:  # not a regular file: not ours
             ours = False
         if ours:
@@ -324,12 +309,12 @@ def _replace_checked(path: Path, tmp: Path, read_hash: str, leases: bool) -> Non
     except FileNotFoundError as exc:
         raise Conflict(f"{path.name} was removed while it was being edited") from exc
     except OSError:  # no hard links here (FAT, some network shares)
-        if _hash_of(path) != read_hash:
+        if hash_of(path) != read_hash:
             raise Conflict(f"{path.name} changed while it was being edited; try again") from None
         os.replace(tmp, path)
         return
     try:
-        if _hash_of(held) != read_hash:
+        if hash_of(held) != read_hash:
             raise Conflict(f"{path.name} changed while it was being edited; try again")
         written = content_hash(tmp.read_bytes())
         checked = os.lstat(held)
@@ -341,206 +326,17 @@ def _replace_checked(path: Path, tmp: Path, read_hash: str, leases: bool) -> Non
             raise Conflict(f"{path.name} changed while it was being edited; try again")
         os.replace(tmp, path)
         if not let_go(held, read_hash, leases):  # an in-place save reached it (or may yet)
-            if _hash_of(path) == written:
+            if hash_of(path) == written:
                 os.replace(held, path)
             raise Conflict(f"{path.name} changed while it was being edited; try again")
     finally:
         held.unlink(missing_ok=True)
 
 
-# The writer's own temporary copies (`_new_file`): a hidden `.NAME.xxxxxxxx.ora-tmp` beside the
-# file NAME. Never its `.ora-old` (`_replace_checked`, `_drop_name`): that name can hold the only
-# copy of another program's save, and a file's ctime is its creation time on Windows.
-_TEMP_NAME = re.compile(r"\.(?P<name>.+)\.[0-9a-f]{8}\.ora-tmp")
-# The bytes NAME may take in `.NAME.xxxxxxxx.ora-tmp` so that it, and the `.ora-old` and
-# `.ora-kept` names made from it (`_replace_checked`, `held_open.keep`), fit NAME_MAX: a longer
-# note name is cut (`_temp_part`), and the sweep finds its note by the cut (`_notes_of`).
-_NAME_ROOM = NAME_MAX - len("..01234567.ora-kept")
-# Far longer than any one write lives: a held `.ora-old` waits at most the lease break time
-# (45 s on Linux). Its link or rename refreshes its ctime, which is what is compared.
-TEMP_STALE_S = 600.0
-# A folder is swept by the writer at most this often per process (`_sweep_beside`): a file
-# turns stale only after TEMP_STALE_S, so sweeping more often would find nothing more.
-SWEEP_EVERY_S = 60.0
-_swept: dict[str, float] = {}  # folder -> time.monotonic() of this process's last sweep of it
-
-
-def sweep_temp_files(folder: Path, names: Collection[str] = (), now: float | None = None,
-                     vault: Path | None = None,
-                     settings: VaultSettings | None = None) -> list[str]:
-    """Clear `folder` (not below) of the temporary files the writer left when its process died
-    mid-write (SIGKILL, a power cut): only a regular file of the writer's own temporary name,
-    untouched for `TEMP_STALE_S`, or at once when its NAME is one of `names` (notes whose
-    writer is known to be gone: an ingest's, under the ingest lock; a long NAME as cut,
-    `_temp_part`). Nothing else is touched.
-    Such a file may hold the only copy of another program's save (after the writer's exchange
-    it holds what was in the note), so it is deleted only when its bytes are none, the note's
-    own, or in the trash already (`_kept_elsewhere`); any other is moved to the trash a note of
-    `folder` goes to (`_sweep_trash`; by `settings` when given, else the vault's ora.yaml), as
-    Ora keeps every file it takes out of a note. The names taken out of `folder`."""
-    now = time.time() if now is None else now
-    taken: list[str] = []
-    try:
-        entries = list(os.scandir(folder))
-    except OSError:
-        return taken
-    trash: Path | None = None  # found once something must be kept
-    gone = {_temp_part(name) for name in names}  # as the temporary names spell them
-    for entry in entries:
-        found = _TEMP_NAME.fullmatch(entry.name)
-        if found is None:  # the name first: most entries are notes, and need no stat
-            continue
-        try:
-            st = entry.stat(follow_symlinks=False)
-        except OSError:
-            continue
-        stale = now - max(st.st_mtime, st.st_ctime) > TEMP_STALE_S
-        if not stat.S_ISREG(st.st_mode) or not (found["name"] in gone or stale):
-            continue
-        temp, notes = Path(entry.path), _notes_of(found["name"], entries)
-        with contextlib.suppress(OSError):  # gone meanwhile, or it will not move: it stays
-            if st.st_size and not any(_same_bytes(temp, Path(folder, n)) for n in notes):
-                trash = trash or _sweep_trash(Path(folder), vault, settings)
-                if not any(_kept_elsewhere(temp, trash, n) for n in notes):
-                    keep(temp, trash, notes[0])
-                    taken.append(entry.name)
-                    continue
-            os.unlink(temp)
-            taken.append(entry.name)
-    return taken
-
-
-def _temp_part(name: str) -> str:
-    """The NAME part of the writer's temporary names for the file `name`: `name`, cut to
-    _NAME_ROOM bytes when longer."""
-    return fit_name(name, _NAME_ROOM)
-
-
-def _notes_of(part: str, entries: Iterable[os.DirEntry[str]]) -> list[str]:
-    """The names of `entries` whose temporary copies have the NAME part `part`: `part` itself,
-    or when `part` may be a long name cut (`_temp_part`), every name it is the cut of (more
-    than one if long names begin alike; a copy matching any of them is theirs). `part` alone
-    when none is there (the note gone since)."""
-    if len(os.fsencode(part)) < _NAME_ROOM - 3:  # a cut is never more than 3 bytes short
-        return [part]
-    return [e.name for e in entries if _temp_part(e.name) == part] or [part]
-
-
-def _same_bytes(a: Path, b: Path) -> bool:
-    """True when the regular files `a` and `b` both exist and hold the same bytes."""
-    try:
-        if os.lstat(a).st_size != os.lstat(b).st_size:
-            return False
-        return read_regular(a) == read_regular(b)
-    except OSError:
-        return False
-
-
-def _kept_elsewhere(temp: Path, trash: Path, name: str) -> bool:
-    """True when a copy of `temp`'s bytes is in `trash` under `name` (or `name 1`, … as the
-    trash names them): an earlier sweep or write kept it, and a second adds nothing."""
-    for candidate in map(trash.joinpath, trash_names(name)):
-        if not os.path.lexists(candidate):
-            return False
-        if _same_bytes(temp, candidate):
-            return True
-    raise AssertionError("unreachable")
-
-
-# What marks a vault's top folder (`_sweep_trash`): Obsidian's settings, Ora's vault settings,
-# Ora's undo journals.
-_VAULT_MARKS = (".obsidian", "ora.yaml", ".ora-journal")
-
-
-def _sweep_trash(folder: Path, vault: Path | None, settings: VaultSettings | None = None,
-                 name: str = "note.md") -> Path:
-    """The trash the note `name` of `folder` goes to (`trash_of`: the vault's `.trash/`, or the
-    one at the top of a private folder, so a private note's text stays where its rule covers
-    it), by `settings`, else by the vault's ora.yaml. The vault is `vault`, else the nearest
-    folder above with a `_VAULT_MARKS` entry; with none, `folder`'s own `.trash/`, which lies
-    inside any private folder that covers it."""
-    here = folder.absolute()
-    root = vault.absolute() if vault is not None else next(
-        (p for p in (here, *here.parents) if any((p / m).exists() for m in _VAULT_MARKS)), None)
-    if root is None or not here.is_relative_to(root):
-        return here / TRASH_FOLDER
-    rel = here.relative_to(root).as_posix()
-    note = name if rel == "." else f"{rel}/{name}"
-    known = settings if settings is not None else load_vault_settings(root, None)
-    return root / trash_of(known, note)
-
-
-class _Trash:
-    """Where a write keeps a file it takes out of the note `path` that may hold another
-    program's save (`_keep_other`, `_keep_removed`, `_clear_temp`): the trash that note goes
-    to, as every trash move (`_sweep_trash`: a private folder's own `.trash/`, so its text
-    never leaves the folder). Found only when something is kept: it reads the vault's settings,
-    and most writes keep nothing."""
-
-    def __init__(self, path: Path, vault: Path | None) -> None:
-        self.path, self.vault = path, vault
-
-    def keep(self, file: Path, name: str) -> str:
-        """Move `file` into the trash under `name` (`held_open.keep`); where it went, from the
-        vault when known (`Health/.trash/n.md`)."""
-        # A file not named from a vault (Ora's journal, the manifest) keeps its copy beside it.
-        trash = (_sweep_trash(self.path.parent, self.vault, name=self.path.name)
-                 if self.vault is not None else self.path.parent / TRASH_FOLDER)
-        kept = keep(file, trash, name)
-        if self.vault is None or not kept.startswith(f"{trash.name}/"):
-            return kept  # the trash would not take it: beside the note, by that name
-        with contextlib.suppress(ValueError):
-            return f"{trash.relative_to(self.vault.absolute()).as_posix()}/{Path(kept).name}"
-        return kept
-
-
-def sweep_vault(vault: Path, walked: Iterable[str], settings: VaultSettings) -> list[str]:
-    """Sweep the whole vault once (`sweep_temp_files`, same rules: stale copies only, kept in
-    the trash a note of their folder goes to by `settings`): each folder holding a note or
-    document of `walked` (the vault's walk, which the caller has made: one walk, not two) that
-    `exclude` does not leave out, for Ora leaves excluded notes alone. For start-up (`ora
-    serve`, `watch`, `index`: `Index.reconcile`), so a killed write's copy does not wait for
-    the next write in its folder. Never fails; the vault-relative names taken."""
-    by_folder: dict[str, list[str]] = {}
-    for rel in walked:  # by string: thousands of paths, and a Path of each costs more than all
-        by_folder.setdefault(rel.rpartition("/")[0], []).append(rel)
-    taken: list[str] = []
-    for folder, rels in sorted(by_folder.items()):
-        if all(is_excluded(settings, rel) for rel in rels):  # most often one call per folder
-            continue
-        with contextlib.suppress(OSError, OraError):  # a folder gone or linked since the walk
-            path = vault_path(vault, folder) if folder else vault
-            names = sweep_temp_files(path, vault=vault, settings=settings)
-            _swept[str(path)] = time.monotonic()  # the writers need not sweep it again soon
-            taken += [f"{folder}/{name}" if folder else name for name in names]
-    return taken
-
-
-def _sweep_beside(path: Path, vault: Path | None) -> None:
-    """Sweep the folder `path` is written in (`sweep_temp_files`: its stale temporary files
-    only; `vault`, when known, holds the trash), at most every SWEEP_EVERY_S in this process:
-    so a killed write's copy goes with the next write in its folder, whichever writes there
-    (lint fix, adopt, triage, undo, settings). Never fails the write: a folder that will not
-    let them go keeps them."""
-    folder, clock = str(path.parent), time.monotonic()
-    last = _swept.get(folder)
-    if last is not None and clock - last < SWEEP_EVERY_S:
-        return
-    _swept[folder] = clock
-    with contextlib.suppress(OSError, OraError):
-        sweep_temp_files(path.parent, vault=vault)
-
-
-def _hidden_name(name: str, suffix: str) -> str:
-    """A fresh hidden name `.NAME.xxxxxxxx<suffix>` beside the file `name`, NAME cut so that it
-    fits NAME_MAX bytes whichever of the writer's suffixes it takes (`_temp_part`)."""
-    return f".{_temp_part(name)}.{secrets.token_hex(4)}{suffix}"
-
-
 def _new_file(path: Path, mode: int) -> tuple[int, Path]:
     """A new hidden file beside `path`, created with `mode` less the user's umask."""
     for _ in range(100):
-        tmp = path.parent / _hidden_name(path.name, ".ora-tmp")
+        tmp = path.parent / hidden_name(path.name, ".ora-tmp")
         try:
             return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode), tmp
         except FileExistsError:
@@ -554,7 +350,7 @@ def _temp_copy(path: Path, data: bytes, mode: int | None, vault: Path | None) ->
     umask gives new files, as an editor's would; a copy of a note is the owner's alone until
     it has the note's own mode, so its text is never readable by more accounts than the note's.
     `vault` (None when not known) holds the trash the folder's sweep keeps copies in."""
-    _sweep_beside(path, vault)  # a killed write's copies, beside the one made now
+    sweep_beside(path, vault)  # a killed write's copies, beside the one made now
     fd, tmp = _new_file(path, 0o600 if mode is not None else 0o666)
     try:
         with os.fdopen(fd, "wb") as handle:
@@ -636,7 +432,7 @@ def atomic_write(path: Path, data: bytes, read_hash: str, rel: str | None = None
         try:
             _write_in_place(path, data, read_hash, name, vault)
         except PermissionError as exc:  # immutable, or a folder the backup cannot go in
-            raise _not_writable(name, exc) from exc
+            raise not_writable(name, exc) from exc
         except OSError as exc:
             _refuse_long_name(name, exc)
             raise
@@ -644,23 +440,23 @@ def atomic_write(path: Path, data: bytes, read_hash: str, rel: str | None = None
     try:
         tmp = _temp_copy(path, data, stat.S_IMODE(st.st_mode), vault)
     except PermissionError as exc:  # a folder that cannot be written
-        raise _not_writable(name, exc) from exc
+        raise not_writable(name, exc) from exc
     except OSError as exc:
         _refuse_long_name(name, exc)
         raise
     _copy_xattrs(path, tmp)
     # What a race displaces goes where this note would be trashed (a private folder's own).
-    written, trash, swapped = content_hash(data), _Trash(path, vault), False
+    written, trash, swapped = content_hash(data), Trash(path, vault), False
     try:
         _swap(path, tmp, read_hash, written, trash)
         swapped = True
     except PermissionError as exc:  # immutable (EPERM on the replace)
-        raise _not_writable(name, exc) from exc
+        raise not_writable(name, exc) from exc
     except FileNotFoundError as exc:  # the note deleted while a file was being put back
         raise Conflict(f"{name} was removed while it was being edited") from exc
     finally:
         _clear_temp(tmp, written, swapped, trash, path.name)
-    _fsync_dir(path.parent)
+    fsync_dir(path.parent)
 
 
 def _vault_of(path: Path, rel: str | None) -> Path:
@@ -671,122 +467,6 @@ def _vault_of(path: Path, rel: str | None) -> Path:
     return path.parent
 
 
-def _trash_folder(vault: str | Path, folder: str = TRASH_FOLDER) -> Path:
-    trash = Path(vault) / folder
-    if trash.is_symlink():  # a move through it could leave the vault
-        raise NoteNotWritable(f"{folder} is a symbolic link; Ora will not move notes into it")
-    trash.mkdir(exist_ok=True)
-    return trash
-
-
-def _link_into_trash(src: Path, trash: Path, name: PurePosixPath, planned: str) -> str:
-    """Give `src` a name in the trash (never overwriting), drop its old name; the new name.
-
-    As with edits, the move is checked against the planned bytes before the old name goes
-    and after: a save that reached the file meanwhile puts it back and is a Conflict.
-    """
-    for candidate in trash_names(name.name):
-        dst = trash / candidate
-        try:
-            os.link(src, dst)  # fails if dst exists: no overwrite, no race
-        except FileExistsError:
-            continue
-        except OSError as exc:  # no hard links on this filesystem (or an immutable file)
-            if isinstance(exc, PermissionError):
-                raise
-            if dst.exists():
-                continue
-            os.rename(src, dst)
-            return candidate
-        if _hash_of(dst) != planned:
-            dst.unlink()
-            raise Conflict(f"{name} changed while it was being moved; try again")
-        _drop_name(src, dst, name)
-        if _hash_of(dst) != planned:  # an in-place save reached it during the move
-            with contextlib.suppress(FileExistsError):
-                os.link(dst, src)
-            dst.unlink()
-            raise Conflict(f"{name} changed while it was being moved; try again")
-        _fsync_dir(src.parent)
-        return candidate
-    raise AssertionError("unreachable")
-
-
-def _drop_name(src: Path, dst: Path, name: PurePosixPath) -> None:
-    """Remove the name `src` if it still names the file just linked to `dst`. An unlink would
-    take whatever `src` names by then, an editor's save renamed over it too; a rename to a
-    hidden name moves exactly that file, which can then be told from ours and put back."""
-    aside = src.with_name(_hidden_name(src.name, ".ora-old"))
-    try:
-        os.rename(src, aside)
-    except FileNotFoundError:  # removed meanwhile: the trash holds the checked file anyway
-        return
-    try:
-        if not os.path.samestat(os.lstat(aside), os.lstat(dst)):  # another writer's save
-            with contextlib.suppress(FileExistsError):  # a newer save stands instead
-                os.link(aside, src)
-            dst.unlink()
-            raise Conflict(f"{name} changed while it was being moved; try again")
-    finally:
-        aside.unlink()
-
-
-def trash_of(settings: VaultSettings, rel: str) -> str:
-    """The trash folder a note goes to: VAULT/.trash/ as Obsidian's, but for a note of a folder
-    ora.yaml's `private` covers, the `.trash/` at the top of that folder (`Health/.trash/`):
-    its text never leaves where the private rule covers it."""
-    name = PurePosixPath(rel).name
-    for folder in reversed(PurePosixPath(rel).parents[:-1]):  # the shallowest first
-        trash = f"{folder.as_posix()}/{TRASH_FOLDER}"
-        if is_private_path(settings, f"{trash}/{name}"):
-            return trash
-    return TRASH_FOLDER
-
-
-def move_to_trash(vault: str | Path, rel: str, expected_hash: str | None,
-                  trash: str = TRASH_FOLDER) -> str:
-    """Move a note to the vault-relative folder `trash` (VAULT/.trash/ as Obsidian does, or
-    a private one: `trash_of`), never overwriting; its new rel path."""
-    rel = normalise_rel(rel)
-    src = vault_path(vault, rel)
-    planned = check_hash(read_bytes(src, rel), expected_hash, rel)
-    check_writable(src, rel)
-    try:
-        candidate = _link_into_trash(src, _trash_folder(vault, trash), PurePosixPath(rel),
-                                     planned)
-    except PermissionError as exc:
-        raise _not_writable(rel, exc) from exc
-    return f"{trash}/{candidate}"
-
-
-def restore_bytes(vault: str | Path, rel: str, data: bytes, expected_hash: str) -> None:
-    """Put earlier bytes back into VAULT/rel (an undo), atomically, only while the file still
-    hashes `expected_hash` (Conflict otherwise)."""
-    path = vault_path(vault, rel)
-    check_hash(read_bytes(path, rel), expected_hash, rel)
-    atomic_write(path, data, expected_hash, rel)
-
-
-def restore_from_trash(vault: str | Path, trash_rel: str, rel: str, expected_hash: str) -> None:
-    """Move a note that `move_to_trash` moved back to `rel`, if it still hashes
-    `expected_hash` and nothing has taken its place (Conflict otherwise; never overwrites)."""
-    src, dst = vault_path(vault, trash_rel), vault_path(vault, rel)
-    check_hash(read_bytes(src, trash_rel), expected_hash, trash_rel)
-    dst.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        os.link(src, dst)
-    except FileExistsError as exc:
-        raise Conflict(f"{rel} exists again; nothing was restored") from exc
-    except OSError:  # no hard links on this filesystem
-        if dst.exists():
-            raise Conflict(f"{rel} exists again; nothing was restored") from None
-        os.rename(src, dst)
-        return
-    os.unlink(src)
-    _fsync_dir(src.parent)
-
-
-
 def create_file(path: Path, data: bytes, rel: str | None = None) -> str:
     """Write a new file atomically, never over an existing one (Conflict, naming `rel`); its
     hash. The bytes go to a hidden file beside it first, so a failed write (a full disk) leaves
@@ -795,7 +475,7 @@ def create_file(path: Path, data: bytes, rel: str | None = None) -> str:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = _temp_copy(path, data, None, _vault_of(path, rel) if rel else None)
     except PermissionError as exc:  # a folder that is read-only or immutable
-        raise _not_writable(rel or path.name, exc) from exc
+        raise not_writable(rel or path.name, exc) from exc
     except OSError as exc:
         _refuse_long_name(rel or path.name, exc)
         raise
@@ -804,10 +484,10 @@ def create_file(path: Path, data: bytes, rel: str | None = None) -> str:
     except FileExistsError as exc:
         raise Conflict(f"{rel or path.name} already exists") from exc
     except PermissionError as exc:
-        raise _not_writable(rel or path.name, exc) from exc
+        raise not_writable(rel or path.name, exc) from exc
     finally:
         tmp.unlink(missing_ok=True)
-    _fsync_dir(path.parent)
+    fsync_dir(path.parent)
     return content_hash(data)
 
 

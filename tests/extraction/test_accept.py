@@ -16,7 +16,7 @@ from sidecar.extraction.accept import undo_extraction
 from sidecar.index import open_index
 from sidecar.models.embedder import Embedder
 from sidecar.settings import Config
-from sidecar.vault import write
+from sidecar.vault import temp_files
 from sidecar.vault.journal import journal_folder
 from tests.notes import write_notes
 
@@ -144,7 +144,7 @@ async def test_an_accept_removes_what_an_accept_killed_mid_write_left(
     tmp_path: Path, embedder: Embedder, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # Before: an engram's or the journal's temporary copy stayed for good.
-    monkeypatch.setattr(write, "TEMP_STALE_S", -1.0)  # a file's ctime cannot be set back
+    monkeypatch.setattr(temp_files, "TEMP_STALE_S", -1.0)  # a file's ctime cannot be set back
     vault = write_notes(tmp_path / "vault", {NOTE: chat_text("crust", TURNS),
                                              "Engrams/Mine.md": "# Mine\n\nMy own note.\n"})
     left = [vault / "Engrams/.Steam.md.0123abcd.ora-tmp",

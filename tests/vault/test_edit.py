@@ -17,7 +17,8 @@ from sidecar.errors import Conflict, InvalidFrontmatter, NotFound
 from sidecar.vault.edit import edit_frontmatter
 from sidecar.vault.frontmatter_edit import add_relationship, add_tag, rewrite_frontmatter, set_value
 from sidecar.vault.note import parse_note
-from sidecar.vault.write import content_hash, move_to_trash
+from sidecar.vault.trash import move_to_trash
+from sidecar.vault.write import content_hash
 
 Write = Callable[[str, str | bytes], str]
 

@@ -13,7 +13,7 @@ from sidecar.errors import InvalidFrontmatter, NoteNotWritable
 from sidecar.vault.edit import edit_frontmatter
 from sidecar.vault.frontmatter_edit import add_tag, rewrite_frontmatter, set_value
 from sidecar.vault.note import parse_note
-from sidecar.vault.write import move_to_trash
+from sidecar.vault.trash import move_to_trash
 from tests.notes import immutable
 
 ORA = Path(sys.executable).with_name("ora")

@@ -11,9 +11,12 @@ from pathlib import Path
 
 from sidecar.lint.adopt import plan_adoption
 from sidecar.lint.adopt_journal import apply_adoption
-from sidecar.vault import write
+from sidecar.vault import temp_files, write
 from sidecar.vault.held_open import trash_names
-from sidecar.vault.write import TEMP_STALE_S, content_hash, move_to_trash, sweep_temp_files
+from sidecar.vault.temp_files import TEMP_STALE_S, sweep_temp_files
+from sidecar.vault.trash import move_to_trash
+from sidecar.vault.trash_place import TRASH_FOLDER
+from sidecar.vault.write import content_hash
 
 # 255 bytes in all; the two-byte "é"s make a cut fall inside a character unless it steps back
 LONG = "x" + "é" * 125 + "y.md"
@@ -49,7 +52,7 @@ def test_the_writers_hidden_names_for_a_long_note_fit(tmp_path: Path) -> None:
     os.close(fd)
     for suffix in (".ora-tmp", ".ora-old", ".ora-kept"):
         assert _fits(tmp.with_suffix(suffix).name)
-    assert write._TEMP_NAME.fullmatch(tmp.name)  # still one of Ora's own, for the sweep
+    assert temp_files._TEMP_NAME.fullmatch(tmp.name)  # still one of Ora's own, for the sweep
 
 
 def test_numbered_trash_names_of_a_long_note_fit() -> None:
@@ -93,7 +96,7 @@ def test_the_sweep_keeps_a_long_notes_other_copy_in_the_trash_under_its_name(
     (tmp_path / LONG).write_bytes(b"the note\n")
     tmp = _stale_copy(tmp_path, LONG, b"a save\n")
     assert sweep_temp_files(tmp_path, now=_later()) == [tmp.name]
-    trash = tmp_path / write.TRASH_FOLDER
+    trash = tmp_path / TRASH_FOLDER
     assert {p.name: p.read_bytes() for p in trash.iterdir()} == {LONG: b"a save\n"}
     again = _stale_copy(tmp_path, LONG, b"a save\n")
     assert sweep_temp_files(tmp_path, now=_later()) == [again.name]
@@ -118,6 +121,6 @@ def test_a_copy_shared_by_long_names_alike_is_deleted_only_with_one_of_their_byt
     _stale_copy(tmp_path, other, b"two\n")
     _stale_copy(tmp_path, LONG, b"three\n")
     assert len(sweep_temp_files(tmp_path, now=_later())) == 2
-    kept = {p.read_bytes() for p in (tmp_path / write.TRASH_FOLDER).iterdir()}
+    kept = {p.read_bytes() for p in (tmp_path / TRASH_FOLDER).iterdir()}
     assert kept == {b"three\n"}
     assert content_hash((tmp_path / other).read_bytes()) == content_hash(b"two\n")

@@ -1,4 +1,4 @@
-"""Where a note goes to the trash (`write.trash_of`): the vault's `.trash/`, but for a note of
+"""Where a note goes to the trash (`trash_place.trash_of`): the vault's `.trash/`, but for a note of
 a folder ora.yaml's `private` covers, the `.trash/` at the top of that folder, so its text never
 leaves where the rule covers it."""
 
@@ -9,8 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from sidecar.vault.trash import move_to_trash
+from sidecar.vault.trash_place import trash_of
 from sidecar.vault.vault_settings import default_vault_settings
-from sidecar.vault.write import content_hash, move_to_trash, trash_of
+from sidecar.vault.write import content_hash
 
 PRIVATE = replace(default_vault_settings(), private=("Health/",))
 

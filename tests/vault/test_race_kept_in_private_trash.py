@@ -1,7 +1,7 @@
 """A save that a write racing another program keeps aside (`write._keep_other`,
-`_keep_removed`) goes to the trash its note goes to (`write.trash_of`): for a note of a private
-folder the `.trash/` at the top of that folder, so its text never leaves where the private
-rule covers it (docs/privacy.md)."""
+`_keep_removed`) goes to the trash its note goes to (`trash_place.trash_of`): for a note of a
+private folder the `.trash/` at the top of that folder, so its text never leaves where the
+private rule covers it (docs/privacy.md)."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from sidecar.errors import Conflict
 from sidecar.vault import write
 from sidecar.vault.edit import edit_frontmatter
 from sidecar.vault.frontmatter_edit import set_value
+from sidecar.vault.trash_place import TRASH_FOLDER
 from sidecar.vault.write import atomic_write, content_hash
 
 ORIGINAL = b"---\ntype: engram\n---\n# Labs\n\nThe text Ora read.\n"
@@ -64,7 +65,7 @@ def _sync_then(path: Path, monkeypatch: pytest.MonkeyPatch, then: Callable[[], N
 def _trashes(vault: Path) -> dict[str, bytes]:
     """Every file in any `.trash/` of the vault, by vault-relative path."""
     return {p.relative_to(vault).as_posix(): p.read_bytes() for p in vault.rglob("*")
-            if p.is_file() and write.TRASH_FOLDER in p.relative_to(vault).parts}
+            if p.is_file() and TRASH_FOLDER in p.relative_to(vault).parts}
 
 
 # Ora's writes of a note: the writer itself, and a frontmatter edit (adopt, triage, lint fix).

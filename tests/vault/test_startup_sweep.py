@@ -1,5 +1,5 @@
 """At start-up (`ora serve`, `ora watch`, `ora index`: the index's first reconcile) the whole
-vault is swept of the hidden copies writes killed mid-way left (`write.sweep_vault`), not only
+vault is swept of the hidden copies writes killed mid-way left (`temp_files.sweep_vault`), not only
 a folder a later write happens in: the same rules (stale copies only, kept in the trash a note
 of their folder goes to, a private folder's own), and excluded folders left alone."""
 
@@ -13,7 +13,8 @@ import pytest
 from sidecar.index import Index, open_index
 from sidecar.models.embedder import Embedder
 from sidecar.settings import make_config
-from sidecar.vault import write
+from sidecar.vault import temp_files
+from sidecar.vault.trash_place import TRASH_FOLDER
 
 NOTE = b"---\ntype: engram\n---\n# Note\n\nA note about kettles.\n"
 SYNCS = b"---\ntype: engram\n---\n# Note\n\nA note about kettles, and the laptop's edit.\n"
@@ -46,7 +47,7 @@ def started(tmp_path: Path, embedder: Embedder,
     """The vault of `_vault`, its copies stale, and a writer index on it that has made its
     start-up reconcile, as `ora serve`, `watch` and `index` do first."""
     vault = _vault(tmp_path)
-    monkeypatch.setattr(write, "TEMP_STALE_S", -1.0)  # every copy is old enough
+    monkeypatch.setattr(temp_files, "TEMP_STALE_S", -1.0)  # every copy is old enough
     index = open_index(make_config(vault, tmp_path / "data"), writer=True, embedder=embedder)
     try:
         index.reconcile()
@@ -58,7 +59,7 @@ def started(tmp_path: Path, embedder: Embedder,
 def _trashes(vault: Path) -> dict[str, bytes]:
     """Every file in any `.trash/` of the vault, by vault-relative path."""
     return {p.relative_to(vault).as_posix(): p.read_bytes() for p in vault.rglob("*")
-            if p.is_file() and write.TRASH_FOLDER in p.relative_to(vault).parts}
+            if p.is_file() and TRASH_FOLDER in p.relative_to(vault).parts}
 
 
 def test_the_start_up_reconcile_sweeps_every_folder_of_the_vault(

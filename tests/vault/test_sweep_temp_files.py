@@ -1,5 +1,5 @@
 """The writer's temporary files left by a process killed mid-write are removed
-(`write.sweep_temp_files`): only files of its own temporary name, and only once stale or when
+(`temp_files.sweep_temp_files`): only files of its own temporary name, and only once stale or when
 their writer is known to be gone; never a file of the user's."""
 
 from __future__ import annotations
@@ -12,10 +12,13 @@ from pathlib import Path
 import pytest
 
 from sidecar.lint.diagnostics import fix_dates
-from sidecar.vault import write
+from sidecar.vault import temp_files, write
 from sidecar.vault.edit import edit_frontmatter
 from sidecar.vault.frontmatter_edit import set_value
-from sidecar.vault.write import TEMP_STALE_S, content_hash, create_file, sweep_temp_files
+from sidecar.vault.temp_files import TEMP_STALE_S, sweep_temp_files
+from sidecar.vault.trash import restore_bytes
+from sidecar.vault.trash_place import TRASH_FOLDER
+from sidecar.vault.write import content_hash, create_file
 
 OURS = [".a.md.0123abcd.ora-tmp", ".b - page 1.md.ffffffff.ora-tmp"]
 # and the writer's `.ora-old`, which may hold the only copy of another program's save
@@ -37,12 +40,12 @@ def test_only_the_writers_own_stale_temporary_files_are_removed(tmp_path: Path) 
     later = time.time() + TEMP_STALE_S + 60
     assert sorted(sweep_temp_files(tmp_path, now=later)) == sorted(OURS)
     left = sorted(p.name for p in tmp_path.iterdir())
-    assert left == sorted([*THEIRS, ".c.md.0123abcd.ora-tmp", write.TRASH_FOLDER])
+    assert left == sorted([*THEIRS, ".c.md.0123abcd.ora-tmp", TRASH_FOLDER])
     # a.md holds the bytes of its copy, which is deleted; b - page 1.md's is kept
     assert _trash(tmp_path) == {"b - page 1.md": b"text\n"}
 
 
-def _trash(vault: Path, trash: str = write.TRASH_FOLDER) -> dict[str, bytes]:
+def _trash(vault: Path, trash: str = TRASH_FOLDER) -> dict[str, bytes]:
     """What the trash folder `trash` of `vault` holds, by name."""
     folder = vault / trash
     return {p.name: p.read_bytes() for p in folder.iterdir()} if folder.is_dir() else {}
@@ -66,7 +69,7 @@ NOTE = b"---\ntitle: n\n---\nBody.\n"
 WRITES: dict[str, Callable[[Path], object]] = {
     "lint-fix": lambda vault: fix_dates(vault, "n.md"),
     "edit": lambda vault: edit_frontmatter(vault, "n.md", lambda cm: set_value(cm, "s", "x")),
-    "undo": lambda vault: write.restore_bytes(vault, "n.md", b"---\n---\nOld.\n",
+    "undo": lambda vault: restore_bytes(vault, "n.md", b"---\n---\nOld.\n",
                                              content_hash(NOTE)),
     "new-note": lambda vault: write.create_note(vault, "new.md", "New.\n"),
 }
@@ -81,10 +84,10 @@ def test_any_write_removes_the_stale_temporary_files_a_killed_writer_left_in_its
     vault = tmp_path / "vault"
     _files(vault, OURS + THEIRS)
     (vault / "n.md").write_bytes(NOTE)
-    monkeypatch.setattr(write, "TEMP_STALE_S", -1.0)  # every temporary file of ours is stale
+    monkeypatch.setattr(temp_files, "TEMP_STALE_S", -1.0)  # every temporary file of ours is stale
     WRITES[how](vault)
     left = {p.name for p in vault.iterdir()} - {"n.md", "new.md"}
-    assert left == {*THEIRS, write.TRASH_FOLDER}
+    assert left == {*THEIRS, TRASH_FOLDER}
     assert _trash(vault) == {"b - page 1.md": b"text\n"}  # a.md's copy holds its bytes
 
 
@@ -131,7 +134,7 @@ def test_a_killed_writes_copy_holding_another_programs_save_is_kept_in_the_trash
     # was gone for good.
     vault = tmp_path / "vault"
     left = _killed_after_the_swap(vault)
-    monkeypatch.setattr(write, "TEMP_STALE_S", -1.0)
+    monkeypatch.setattr(temp_files, "TEMP_STALE_S", -1.0)
     write.create_note(vault, "new.md", "New.\n")
     assert not left.exists()
     assert _trash(vault) == {"n.md": SYNCS}
@@ -160,7 +163,7 @@ def test_a_private_folders_copy_goes_to_the_trash_inside_it(tmp_path: Path) -> N
     _killed_after_the_swap(vault / "Health/Labs")
     sweep_temp_files(vault / "Health/Labs", now=time.time() + TEMP_STALE_S + 60)
     assert _trash(vault, "Health/.trash") == {"n.md": SYNCS}
-    assert not (vault / write.TRASH_FOLDER).exists()
+    assert not (vault / TRASH_FOLDER).exists()
 
 
 def test_without_hard_links_a_kept_copy_still_leaves_the_notes_folder(
@@ -174,5 +177,5 @@ def test_without_hard_links_a_kept_copy_still_leaves_the_notes_folder(
     left = _killed_after_the_swap(tmp_path)
     monkeypatch.setattr(os, "link", no_links)
     assert sweep_temp_files(tmp_path, now=time.time() + TEMP_STALE_S + 60) == [left.name]
-    assert sorted(p.name for p in tmp_path.iterdir()) == [write.TRASH_FOLDER, "n.md"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [TRASH_FOLDER, "n.md"]
     assert _trash(tmp_path) == {"n.md": SYNCS}

@@ -13,7 +13,7 @@ from sidecar.vault.edit import edit_frontmatter
 from sidecar.vault.frontmatter_edit import add_tag
 from sidecar.vault.note import read_note
 from sidecar.vault.scan import iter_note_paths, symlink_in, vault_path
-from sidecar.vault.write import move_to_trash
+from sidecar.vault.trash import move_to_trash
 
 SECRET = "---\ntype: engram\ntags:\n  - memory\n---\n# Secret\n\nOutside the vault.\n"
 

@@ -2,10 +2,10 @@
 it over the note): the editor's save is never lost silently.
 
 Instead of hoping for the race, the editor's rename is made to land before each system call the
-writer makes in turn (write.py's `os`, wrapped). Whatever the moment, the file must end up
-holding the editor's save: either it landed after Ora's swap (the editor saved over Ora's
-write, as it would any other), or before it, and then Ora's write is a Conflict and the
-editor's file is what remains.
+writer makes in turn (the `os` of write.py and of the modules it calls, wrapped). Whatever the
+moment, the file must end up holding the editor's save: either it landed after Ora's swap (the
+editor saved over Ora's write, as it would any other), or before it, and then Ora's write is a
+Conflict and the editor's file is what remains.
 """
 
 from __future__ import annotations
@@ -18,17 +18,21 @@ from typing import Any
 import pytest
 
 from sidecar.errors import Conflict
-from sidecar.vault import write
+from sidecar.vault import temp_files, write
+from sidecar.vault import trash as trash_moves
 from sidecar.vault.settings_edit import set_excluded
+from sidecar.vault.trash_place import TRASH_FOLDER
 from sidecar.vault.write import atomic_write, content_hash
 
 ORIGINAL = b"---\ntype: engram\n---\n# Note\n\nThe text Ora read.\n"
 ORAS = b"---\ntype: engram\ndate modified: 2024-01-02\n---\n# Note\n\nThe text Ora read.\n"
 EDITORS = b"---\ntype: engram\n---\n# Note\n\nThe text Ora read, and a hand edit.\n"
+# The modules whose system calls a write makes (what was write.py's alone before the split).
+WRITER = (write, temp_files, trash_moves)
 
 
 class _OsWithAnEditor:
-    """write.py's `os`, except that `editor` runs just before its `fire_at`-th call."""
+    """The writer's `os`, except that `editor` runs just before its `fire_at`-th call."""
 
     def __init__(self, fire_at: int, editor: Callable[[], None]) -> None:
         self.fire_at, self.editor = fire_at, editor
@@ -67,7 +71,8 @@ def _race(monkeypatch: pytest.MonkeyPatch, path: Path, original: bytes, editors:
         path.write_bytes(original)
         fake = _OsWithAnEditor(fire_at, _rename_save(path, editors))
         with monkeypatch.context() as patch:
-            patch.setattr(write, "os", fake)
+            for module in WRITER:  # one count across the modules a write goes through
+                patch.setattr(module, "os", fake)
             try:
                 ora_write()
                 answer = "written"
@@ -81,7 +86,7 @@ def _race(monkeypatch: pytest.MonkeyPatch, path: Path, original: bytes, editors:
             lost.append((fake.fired_before, answer, final))
         # No temp file or old copy left behind (nor a copy in the trash, after a Conflict).
         left = sorted(str(p.relative_to(path.parent)) for p in path.parent.rglob("*")
-                      if p != path and p.name != write.TRASH_FOLDER)
+                      if p != path and p.name != TRASH_FOLDER)
         assert left == [], (fake.fired_before, left)
     return lost
 
@@ -121,8 +126,8 @@ def test_an_editors_rename_during_a_move_to_the_trash_is_never_lost(
     path = vault / "Note.md"
 
     def move() -> None:
-        write.move_to_trash(vault, "Note.md", content_hash(ORIGINAL))
-        for old in (vault / write.TRASH_FOLDER).iterdir():  # what was moved is the checked text
+        trash_moves.move_to_trash(vault, "Note.md", content_hash(ORIGINAL))
+        for old in (vault / TRASH_FOLDER).iterdir():  # what was moved is the checked text
             assert old.read_bytes() == ORIGINAL
             old.unlink()
 
@@ -162,8 +167,8 @@ def test_a_second_save_landing_while_ora_puts_the_first_back_is_the_one_kept(
     assert path.read_bytes() == later
     # The first save is kept: the later one may have been made from Ora's edit, shown in the
     # note for that moment, and lack its text.
-    assert (tmp_path / write.TRASH_FOLDER / "Note.md").read_bytes() == EDITORS
-    assert sorted(p.name for p in tmp_path.iterdir()) == [write.TRASH_FOLDER, "Note.md"]
+    assert (tmp_path / TRASH_FOLDER / "Note.md").read_bytes() == EDITORS
+    assert sorted(p.name for p in tmp_path.iterdir()) == [TRASH_FOLDER, "Note.md"]
 
 
 def test_without_an_atomic_exchange_only_the_moment_of_the_replace_is_unguarded(
@@ -234,8 +239,8 @@ def test_a_save_in_place_into_oras_copy_stays_in_the_note_over_an_older_rename(
     assert not {"earlier", "newest", "older"} & set(str(caught.value).split())
     assert path.read_bytes() == LATER_SAVE
     # The older save it displaced is kept aside, whole: it may hold text the newest lacks.
-    assert (vault / write.TRASH_FOLDER / "Note.md").read_bytes() == EDITORS
-    assert sorted(p.name for p in vault.iterdir()) == [write.TRASH_FOLDER, "Note.md"]
+    assert (vault / TRASH_FOLDER / "Note.md").read_bytes() == EDITORS
+    assert sorted(p.name for p in vault.iterdir()) == [TRASH_FOLDER, "Note.md"]
 
 
 def _sync_then(path: Path, monkeypatch: pytest.MonkeyPatch, then: Callable[[], None]) -> None:
@@ -268,8 +273,8 @@ def test_a_rename_save_over_oras_copy_keeps_the_sync_tools_save_it_displaced(
     with pytest.raises(Conflict, match=r"the note holds one.*kept in \.trash/Note\.md"):
         atomic_write(path, ORAS, content_hash(ORIGINAL), "Note.md")
     assert path.read_bytes() == LATER_SAVE
-    assert (vault / write.TRASH_FOLDER / "Note.md").read_bytes() == EDITORS
-    assert sorted(p.name for p in vault.iterdir()) == [write.TRASH_FOLDER, "Note.md"]
+    assert (vault / TRASH_FOLDER / "Note.md").read_bytes() == EDITORS
+    assert sorted(p.name for p in vault.iterdir()) == [TRASH_FOLDER, "Note.md"]
 
 
 @pytest.mark.skipif(getattr(write, "_EXCHANGE", None) is None,
@@ -285,5 +290,5 @@ def test_a_note_deleted_just_after_the_swap_is_a_conflict_and_its_text_goes_to_t
     with pytest.raises(Conflict, match=r"removed.*kept in \.trash/Note\.md"):
         atomic_write(path, ORAS, content_hash(ORIGINAL), "Note.md")
     assert not path.exists()
-    assert (vault / write.TRASH_FOLDER / "Note.md").read_bytes() == EDITORS
-    assert sorted(p.name for p in vault.iterdir()) == [write.TRASH_FOLDER]
+    assert (vault / TRASH_FOLDER / "Note.md").read_bytes() == EDITORS
+    assert sorted(p.name for p in vault.iterdir()) == [TRASH_FOLDER]
