@@ -31,7 +31,9 @@ from pathlib import Path
 
 from sidecar.data_folder import FILE_MODE, private_file
 
-_memory: dict[Path, str] = {}
+# the last good text per file, and the data folder of the read that kept it (None: a read
+# without one, which must not stand in for a data folder's own copy: `recall`)
+_memory: dict[Path, tuple[str, Path | None]] = {}
 # when a read first found the file missing (time.time()), per (file, data folder): kept only
 # without a data folder, or while it cannot be written (missing_since)
 _missing: dict[tuple[Path, Path | None], float] = {}
@@ -52,8 +54,7 @@ def remember(file: Path, text: str, data: Path | None) -> None:
     """Keep `text` (the usable `file`'s, "" when there is none) as its last good, in memory and,
     with `data`, in `DATA/<name>.last-good`."""
     key = file.resolve()
-    if _memory.get(key) != text:
-        _memory[key] = text
+    _memory[key] = (text, data)
     if data is None:
         return
     kept = data / f"{file.name}.last-good"
@@ -124,15 +125,23 @@ def clear_missing(file: Path, data: Path | None) -> None:
 def recall(file: Path, data: Path | None) -> str | None:
     """`file`'s last good text, from this process's memory or the data folder; None when
     neither has one. What the data folder holds is kept in memory too, so a later read of the
-    process without the data folder keeps the same settings."""
+    process without the data folder keeps the same settings.
+
+    With `data`, a text kept by a read without it (the trash's lookup, which has none: nothing
+    to compare a half-saved file with, so it may have trusted one) does not hide the data
+    folder's own copy: that copy is what a read with `data` compares with. Memory answers for
+    `data` when a read with it kept the text (a read-only data folder keeps only the memory),
+    or when the data folder holds none."""
     key = file.resolve()
     _kept_in(key, data)
     found = _memory.get(key)
-    if found is None and data is not None:
-        found = _stored(data / f"{file.name}.last-good")
-        if found is not None:
-            _memory[key] = found
-    return found
+    if data is None or (found is not None and found[1] == data):
+        return None if found is None else found[0]
+    stored = _stored(data / f"{file.name}.last-good")
+    if stored is not None:
+        _memory[key] = (stored, data)
+        return stored
+    return None if found is None else found[0]
 
 
 def _stored(kept: Path) -> str | None:

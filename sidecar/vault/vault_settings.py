@@ -577,11 +577,10 @@ def load_vault_settings(vault: str | Path, data: Path | None) -> VaultSettings:
     settings = _settings(root, raw or {}, reader)  # notes `private` or `exclude` unusable
     emptied = present and text is not None and not text.strip() and had_settings
     unusable = raw is None or settings.unsafe or emptied or missing
-    # `{}` says "the defaults" in so many words: no prefix of a save reads as that; a file
-    # deleted on purpose has had its own grace
-    trusted = unusable or not present or _explicitly_empty(raw, text)
-    dropped = [] if trusted else _dropped(last, settings)
-    unsettled = bool(dropped) and not _settled(path, stamp, text or "")
+    # a file deleted on purpose has had its own grace
+    trusted = unusable or not present
+    dropped = [] if trusted else _unsettled_drops(path, stamp, last, raw, text or "", settings)
+    unsettled = bool(dropped)
     if not unsettled:
         settings_memory.clear_unsettled(path)
     if unusable or unsettled:
@@ -600,9 +599,10 @@ def load_vault_settings(vault: str | Path, data: Path | None) -> VaultSettings:
             problems.append(f"{settings_defaults()['file']}: its settings are those it last had "
                             "until it can be used")
             held = _settings(root, before, kept)
-            if unsettled:  # what the new text adds counts at once: the union, never less
-                held = replace(held, private=_union(held.private, settings.private),
-                               exclude=_union(held.exclude, settings.exclude))
+            if unsettled:  # a `private` entry the new text adds counts at once: never less
+                # (`exclude` stays the last text's: a save cut to `- /` would exclude the whole
+                # vault, and excluding keeps no note private: `is_private_path`)
+                held = replace(held, private=_union(held.private, settings.private))
             return _log(replace(held, problems=tuple(problems), file_exists=present))
         return _log(replace(settings, problems=tuple(reader.problems),
                             unsafe=raw is None or settings.unsafe or missing))
@@ -650,7 +650,7 @@ def _privacy_entries(last: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
                  for key in _PRIVACY_KEYS)
 
 
-def _settled(path: Path, stamp: FileStamp, text: str) -> bool:
+def _settled(path: Path, stamp: FileStamp | None, text: str) -> bool:
     """Whether ora.yaml, read as `text` with `stamp` (None: it changed during the read), has
     been unchanged for SETTLE_S: by its modification time, or, for a time ahead of the clock,
     since this process first read it so (settings_memory.py keeps when it will be, for
@@ -670,11 +670,19 @@ def unsettled_drops(vault: str | Path, data: Path | None, text: str) -> list[str
     if raw is None or settings.unsafe:
         return []
     path = settings_path(vault)
-    dropped = _dropped(settings_memory.recall(path, data), settings)
-    stamp = file_stamp(path)
-    if not dropped or (stamp is not None and time.time() - stamp[1] / 1e9 >= SETTLE_S):
+    return _unsettled_drops(path, file_stamp(path), settings_memory.recall(path, data), raw,
+                            text, settings)
+
+
+def _unsettled_drops(path: Path, stamp: FileStamp | None, last: str | None,
+                     raw: dict[str, Any] | None, text: str, settings: VaultSettings) -> list[str]:
+    """The `private` and `exclude` entries `last` had that `settings` (of ora.yaml's `text`,
+    parsed as `raw`, read with `stamp`) drop, while the file has not settled (`_settled`); none
+    for a trusted text. The reader's and the editor's one test."""
+    if _explicitly_empty(raw, text):  # `{}`: the defaults in so many words, no prefix of a save
         return []
-    return dropped
+    dropped = _dropped(last, settings)
+    return dropped if dropped and not _settled(path, stamp, text) else []
 
 
 def _deleted_on_purpose(path: Path, data: Path | None) -> bool:
