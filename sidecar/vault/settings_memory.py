@@ -26,14 +26,15 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
+import time
 from collections.abc import Hashable
 from pathlib import Path
 
 from sidecar.data_folder import FILE_MODE, private_file
 
-# the last good text per file, and the data folder of the read that kept it (None: a read
-# without one, which must not stand in for a data folder's own copy: `recall`)
-_memory: dict[Path, tuple[str, Path | None]] = {}
+# the last good text per file, the data folder of the read that kept it (None: a read without
+# one, which must not stand in for a data folder's own copy: `recall`) and when it was first kept
+_memory: dict[Path, tuple[str, Path | None, float]] = {}
 # when a read first found the file missing (time.time()), per (file, data folder): kept only
 # without a data folder, or while it cannot be written (missing_since)
 _missing: dict[tuple[Path, Path | None], float] = {}
@@ -52,9 +53,11 @@ def _kept_in(key: Path, data: Path | None) -> set[Path]:
 
 def remember(file: Path, text: str, data: Path | None) -> None:
     """Keep `text` (the usable `file`'s, "" when there is none) as its last good, in memory and,
-    with `data`, in `DATA/<name>.last-good`."""
+    with `data`, in `DATA/<name>.last-good`, with when it was first kept (`recalled_since`)."""
     key = file.resolve()
-    _memory[key] = (text, data)
+    found = _memory.get(key)
+    since = found[2] if found is not None and found[0] == text else time.time()
+    _memory[key] = (text, data, since)
     if data is None:
         return
     kept = data / f"{file.name}.last-good"
@@ -137,11 +140,24 @@ def recall(file: Path, data: Path | None) -> str | None:
     found = _memory.get(key)
     if data is None or (found is not None and found[1] == data):
         return None if found is None else found[0]
-    stored = _stored(data / f"{file.name}.last-good")
+    kept = data / f"{file.name}.last-good"
+    stored = _stored(kept)
     if stored is not None:
-        _memory[key] = (stored, data)
+        try:  # when it was kept: its file's own time
+            since = kept.stat().st_mtime
+        except OSError:
+            since = time.time()
+        _memory[key] = (stored, data, since)
         return stored
     return None if found is None else found[0]
+
+
+def recalled_since(file: Path) -> float | None:
+    """When the text `recall` last gave for `file` was kept as its last good (seconds since the
+    epoch); None when none is kept. The file changed after that, so a later modification time
+    than this is the only one that can be true (`vault_settings._settled`)."""
+    found = _memory.get(file.resolve())
+    return None if found is None else found[2]
 
 
 def _stored(kept: Path) -> str | None:

@@ -652,13 +652,19 @@ def _privacy_entries(last: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
 
 def _settled(path: Path, stamp: FileStamp | None, text: str) -> bool:
     """Whether ora.yaml, read as `text` with `stamp` (None: it changed during the read), has
-    been unchanged for SETTLE_S: by its modification time, or, for a time ahead of the clock,
+    been unchanged for SETTLE_S: by its modification time, or, for a time that cannot be true,
     since this process first read it so (settings_memory.py keeps when it will be, for
-    `missing_settings_recheck`). A save in progress keeps changing it and never settles; a user's
-    deliberate removal of a private folder takes effect SETTLE_S after the save."""
+    `missing_settings_recheck`). A time ahead of the clock (another machine's) cannot be, nor one
+    no later than when the last good text was kept: the file changed since (a NAS clock behind,
+    a sync tool putting the old time back after an in-place write). A save in progress keeps
+    changing it and never settles; a user's deliberate removal of a private folder takes effect
+    SETTLE_S after the save."""
     now = time.time()
     version: Any = (stamp, text) if stamp is not None else object()  # changed: a new version
     changed = stamp[1] / 1e9 if stamp is not None else now
+    kept = settings_memory.recalled_since(path)
+    if kept is not None and changed <= kept:
+        changed = now  # untrue: go by when this process first read it
     return now >= settings_memory.unsettled_until(path, version, changed, now, SETTLE_S)
 
 

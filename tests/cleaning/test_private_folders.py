@@ -4,15 +4,13 @@ at once when the folders change, and re-flagged by the next scan."""
 
 from __future__ import annotations
 
-import os
-import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from sidecar.cleaning.scan import ScanReport
 from sidecar.cleaning.store import Queue
 from sidecar.settings import Config, make_config
-from sidecar.vault.vault_settings import SETTLE_S
+from tests.settled_save import settle
 
 from ..conftest import AppClient
 from .conftest import NOTES
@@ -58,10 +56,8 @@ def test_pairs_follow_the_private_folders_before_and_at_the_next_scan(
         assert queue.get(pair.id, private=True).private
         assert [p.id for p in queue.pairs(kind="engram")] == []
         (vault / "ora.yaml").write_text("private: []\n", encoding="utf-8")
-        # it drops the folder: trusted only once settled (a save read halfway drops it too), so
-        # the save is dated SETTLE_S back, as a user's edit is once that long has passed
-        settled = time.time() - SETTLE_S - 1
-        os.utime(vault / "ora.yaml", (settled, settled))
+        # it drops the folder: trusted only once settled (a save read halfway drops it too)
+        settle(vault / "ora.yaml")
         run_scan()
         assert [p.id for p in live.pairs(kind="engram")] == [pair.id]
         assert not live.get(pair.id).private

@@ -12,7 +12,8 @@ import pytest
 
 from sidecar.documents.manifest import manifest_path
 from sidecar.retrieval import private_now
-from sidecar.vault.vault_settings import SETTLE_S, VaultSettings, load_vault_settings
+from sidecar.vault.vault_settings import VaultSettings, load_vault_settings
+from tests.settled_save import settle
 
 
 class Clock:
@@ -53,10 +54,8 @@ def test_ora_yaml_is_read_again_only_when_it_changed(
     assert all(reader.private_paths()("health/Dose.md") for _ in range(3))
     assert len(reads) == 1
     save_settings(tmp_path, ["Heaven/"])  # the same size, saved by rename
-    # it drops `Health/`: trusted only once settled (a save read halfway drops it too), so the
-    # save is dated SETTLE_S back, as a user's edit is once that long has passed
-    settled = time.time() - SETTLE_S - 1
-    os.utime(tmp_path / "ora.yaml", (settled, settled))
+    # it drops `Health/`: trusted only once settled (a save read halfway drops it too)
+    settle(tmp_path / "ora.yaml")
     assert reader.private_paths()("Heaven/b0.md")
     assert not reader.private_paths()("Health/Dose.md")
     assert len(reads) == 2

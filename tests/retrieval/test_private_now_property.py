@@ -16,7 +16,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -34,7 +33,7 @@ from sidecar.retrieval.related import RelatedOptions, related
 from sidecar.retrieval.relations import search_related
 from sidecar.retrieval.search import SearchOptions
 from sidecar.settings import make_config
-from sidecar.vault.vault_settings import SETTLE_S
+from tests.settled_save import settle
 
 from ..documents.make_pdfs import one_page_pdf
 from .conftest import NoteSpec, write_vault
@@ -108,11 +107,10 @@ def save_settings(vault: Path, patterns: list[str]) -> None:
     text = "private:\n" + "".join(f"  - {json.dumps(p)}\n" for p in patterns)
     temporary = vault / ".ora.yaml.tmp"
     temporary.write_text(text if patterns else "private: []\n", encoding="utf-8")
-    # A save that drops a pattern the last one had is trusted only once settled (a save read
-    # halfway drops it too): dated SETTLE_S back, as a user's edit is once that long has passed
-    settled = time.time() - SETTLE_S - 1
-    os.utime(temporary, (settled, settled))
     os.replace(temporary, vault / "ora.yaml")
+    # A save that drops a pattern the last one had is trusted only once settled (a save read
+    # halfway drops it too)
+    settle(vault / "ora.yaml")
 
 
 def hidden_in(document: dict[str, Any], private: set[str]) -> list[str]:

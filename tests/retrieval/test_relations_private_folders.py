@@ -4,8 +4,6 @@ note superseding a result. They follow ora.yaml when it changes (the note's hash
 
 from __future__ import annotations
 
-import os
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,7 +15,7 @@ from sidecar.retrieval.private_now import PrivatePaths
 from sidecar.retrieval.relations import RelationGraph, search_related
 from sidecar.retrieval.search import SearchOptions
 from sidecar.settings import make_config
-from sidecar.vault.vault_settings import SETTLE_S
+from tests.settled_save import settle
 
 from .conftest import NoteSpec, write_vault
 
@@ -65,10 +63,8 @@ async def test_a_folder_private_note_is_named_by_no_public_result(
 async def test_relationships_follow_the_private_folders(index: Index, embedder: Embedder) -> None:
     await _garden(index, embedder, False)  # the graph is read while Health/ is private
     (index.config.vault / "ora.yaml").write_text("private: []\n", encoding="utf-8")
-    # it drops `Health/`: trusted only once settled (a save read halfway drops it too), so the
-    # save is dated SETTLE_S back, as a user's edit is once that long has passed
-    settled = time.time() - SETTLE_S - 1
-    os.utime(index.config.vault / "ora.yaml", (settled, settled))
+    # it drops `Health/`: trusted only once settled (a save read halfway drops it too)
+    settle(index.config.vault / "ora.yaml")
     index.reconcile()
     doc = await search_related(index, embedder, None, QUERY,
                                SearchOptions(k=5, rerank=False))

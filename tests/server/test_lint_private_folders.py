@@ -5,16 +5,14 @@
 from __future__ import annotations
 
 import json
-import os
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from sidecar.server.resources import LINT
-from sidecar.vault.vault_settings import SETTLE_S
 from tests.notes import write_notes
+from tests.settled_save import settle
 
 from .conftest import NOTES
 
@@ -48,10 +46,8 @@ async def test_a_link_to_a_folder_private_note_is_a_link_to_nothing(api: Any,
     assert "not a matrix" in json.dumps(await _links(api, "Bloodwork", private=True))
     # ora.yaml changes: lint follows (the watcher reloads it) both ways.
     (vault / "ora.yaml").write_text("private: [Notes/]\n", encoding="utf-8")
-    # it drops `Health/`: trusted only once settled (a save read halfway drops it too), so the
-    # save is dated SETTLE_S back, as a user's edit is once that long has passed
-    settled = time.time() - SETTLE_S - 1
-    os.utime(vault / "ora.yaml", (settled, settled))
+    # it drops `Health/`: trusted only once settled (a save read halfway drops it too)
+    settle(vault / "ora.yaml")
     await api.app[LINT].reload_settings()
     assert "not a matrix" in json.dumps(await _links(api, "Bloodwork"))
     assert json.dumps(await _links(api, "Later")).replace("Later", "Nobody") == (

@@ -101,3 +101,20 @@ def test_an_unsettled_exclude_cut_to_the_root_excludes_no_more_than_before(
     assert not is_excluded(settings, "Notes/a.md")
     assert is_excluded(settings, "Scratch/a.md")
     assert is_private_path(settings, "Health/a.md")
+
+
+def test_a_half_save_dated_before_the_last_good_text_is_not_trusted_until_settled(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    vault, data = _vault(tmp_path)
+    clock = Clock(time.time())
+    monkeypatch.setattr(vault_settings, "time", clock)
+    _write(vault, FULL, clock.now - 60)
+    load_vault_settings(vault, data)
+    # saved in place from a NAS whose clock is 10 s behind, read halfway
+    _write(vault, "private:\n  - Journal/\n", clock.now - 10)
+    assert is_private_path(load_vault_settings(vault, data), "Health/x.md")
+    _new_process()  # the next process goes by the data folder's record
+    assert is_private_path(load_vault_settings(vault, data), "Health/x.md")
+    assert (data / "ora.yaml.last-good").read_text(encoding="utf-8") == FULL
+    clock.now += SETTLE_S + 1  # left alone as it is: a removal on purpose takes effect
+    assert not is_private_path(load_vault_settings(vault, data), "Health/x.md")

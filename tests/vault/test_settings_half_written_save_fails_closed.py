@@ -9,8 +9,6 @@ private folder still takes effect once it has.
 
 from __future__ import annotations
 
-import os
-import time
 from pathlib import Path
 
 import pytest
@@ -20,13 +18,13 @@ from sidecar.retrieval.private_now import SettingsNow
 from sidecar.vault import settings_memory
 from sidecar.vault.settings_edit import set_excluded
 from sidecar.vault.vault_settings import (
-    SETTLE_S,
     is_excluded,
     is_private_path,
     load_vault_settings,
     missing_settings_recheck,
     read_settings_text,
 )
+from tests.settled_save import settle
 
 # A realistic file: comments above, between and after, folder rules, two private folders.
 FULL = ("# Ora settings for my vault\n# (kept in git)\nfolders:\n  Zettel/: engram   # z\n"
@@ -50,10 +48,9 @@ def _write(vault: Path, text: str) -> None:
 
 
 def _settle(vault: Path) -> None:
-    """Date the file's last change SETTLE_S and more back: as if it had been left alone since
-    (no sleep: the test has no timing)."""
-    then = time.time() - SETTLE_S - 1
-    os.utime(vault / "ora.yaml", (then, then))
+    """As if the file had been left alone SETTLE_S and more since its save (no sleep: the test
+    has no timing)."""
+    settle(vault / "ora.yaml")
 
 
 def _closed(vault: Path, data: Path, reader: SettingsNow) -> list[str]:
