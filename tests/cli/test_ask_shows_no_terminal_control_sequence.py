@@ -5,8 +5,6 @@ their escapes, never sent; the conversation's chat note holds none of them eithe
 from __future__ import annotations
 
 import asyncio
-import importlib.util
-import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -17,21 +15,14 @@ from sidecar.cli import main
 from sidecar.index import open_index
 from sidecar.models.embedder import Embedder
 from sidecar.settings import SETTINGS, make_config
+from tests.cli.terminal import ACTED_ON
+from tests.memory import fake_llm
 from tests.notes import write_notes
-
-_FAKE = Path(__file__).resolve().parents[1] / "memory" / "fake_llm.py"
-_spec = importlib.util.spec_from_file_location("cli_fake_llm", _FAKE)
-assert _spec is not None and _spec.loader is not None
-fake_llm = importlib.util.module_from_spec(_spec)
-sys.modules["cli_fake_llm"] = fake_llm
-_spec.loader.exec_module(fake_llm)
 
 NOTES = {"Projects/Garden/Tomatoes.md": (
     "---\nnexus: []\ntype: resource\ntags: []\n---\n"
     "# Tomatoes\n\nTomatoes need six hours of sun every day.\n")}
 HOSTILE = "Sun [1]. \x1b[2J\x1b]0;PWNED\x07\x1b]52;c;cm0gLXJmIH4=\x07 \x9b31m end\x08\x08\x7f"
-# What a terminal acts on: C0 but the line break and the tab, DEL, and C1 (as UTF-8: U+0080-9F).
-ACTED_ON = [*(chr(c) for c in range(0x20) if chr(c) not in "\n\t"), *map(chr, range(0x7f, 0xa0))]
 
 
 @pytest.fixture

@@ -5,9 +5,7 @@ extract`'s dry run the model's proposals."""
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import json
-import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -18,24 +16,17 @@ from sidecar.cli import main
 from sidecar.index import open_index
 from sidecar.models.embedder import Embedder
 from sidecar.settings import SETTINGS, Config, make_config
+from tests.cli.terminal import ACTED_ON
 from tests.extraction.conftest import chat_text
+from tests.memory import fake_llm
 from tests.notes import write_notes
 from tests.web import fake_searxng as fake
-
-_FAKE = Path(__file__).resolve().parents[1] / "memory" / "fake_llm.py"
-_spec = importlib.util.spec_from_file_location("cli_outside_fake_llm", _FAKE)
-assert _spec is not None and _spec.loader is not None
-fake_llm = importlib.util.module_from_spec(_spec)
-sys.modules["cli_outside_fake_llm"] = fake_llm
-_spec.loader.exec_module(fake_llm)
 
 NOTES = {"Resources/Sourdough.md": (
     "---\nnexus: []\ntype: resource\ntags: []\n---\n"
     "# Sourdough\n\nA sourdough starter is a culture of wild yeast.\n")}
 CHAT = "Chats/Ora/crust.md"
 CLAIM = "Steam in the first minutes of baking gives bread a glossy crust."
-# What a terminal acts on: C0 but the line break and the tab, DEL, and C1 (as UTF-8: U+0080-9F).
-ACTED_ON = [*(chr(c) for c in range(0x20) if chr(c) not in "\n\t"), *map(chr, range(0x7f, 0xa0))]
 
 
 @pytest.fixture

@@ -67,6 +67,18 @@ def test_a_read_without_the_data_folder_does_not_hide_its_last_good_text(
     assert (data / "ora.yaml.last-good").read_text(encoding="utf-8") == FULL
 
 
+def _read_on_a_clock(tmp_path: Path,
+                     monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path, Clock]:
+    """A vault whose full settings, a minute old, were read once, its reader on a clock the
+    test moves."""
+    vault, data = _vault(tmp_path)
+    clock = Clock(time.time())
+    monkeypatch.setattr(vault_settings, "time", clock)
+    _write(vault, FULL, clock.now - 60)
+    load_vault_settings(vault, data)
+    return vault, data, clock
+
+
 def test_the_editor_takes_an_explicit_empty_file_as_the_reader_does(tmp_path: Path) -> None:
     vault, data = _vault(tmp_path)
     _write(vault, FULL, time.time() - 60)
@@ -77,11 +89,7 @@ def test_the_editor_takes_an_explicit_empty_file_as_the_reader_does(tmp_path: Pa
 
 def test_the_editor_counts_a_future_time_settled_from_its_first_read(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    vault, data = _vault(tmp_path)
-    clock = Clock(time.time())
-    monkeypatch.setattr(vault_settings, "time", clock)
-    _write(vault, FULL, clock.now - 60)
-    load_vault_settings(vault, data)
+    vault, data, clock = _read_on_a_clock(tmp_path, monkeypatch)
     # Health/ removed on purpose, saved from a machine whose clock is an hour ahead
     _write(vault, FULL.replace("  - Health/\n", ""), clock.now + 3600)
     assert is_private_path(load_vault_settings(vault, data), "Health/x.md")  # first read
@@ -105,11 +113,7 @@ def test_an_unsettled_exclude_cut_to_the_root_excludes_no_more_than_before(
 
 def test_a_half_save_dated_before_the_last_good_text_is_not_trusted_until_settled(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    vault, data = _vault(tmp_path)
-    clock = Clock(time.time())
-    monkeypatch.setattr(vault_settings, "time", clock)
-    _write(vault, FULL, clock.now - 60)
-    load_vault_settings(vault, data)
+    vault, data, clock = _read_on_a_clock(tmp_path, monkeypatch)
     # saved in place from a NAS whose clock is 10 s behind, read halfway
     _write(vault, "private:\n  - Journal/\n", clock.now - 10)
     assert is_private_path(load_vault_settings(vault, data), "Health/x.md")
