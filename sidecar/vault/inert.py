@@ -56,7 +56,7 @@ from markdown_it.token import Token
 
 from sidecar.schema import load_json
 from sidecar.vault.marks import marks
-from sidecar.vault.prose import _COMMENT_END, _blank_comments
+from sidecar.vault.prose import COMMENT_END, blank_comments
 
 # A fence opener anywhere (in a quote, a callout, a list item): its marker and first word.
 _LEAD = r"(?:[ \t>]|[-+*][ \t]|\d{1,9}[.)][ \t])*"
@@ -178,7 +178,7 @@ def closed(text: str) -> str:
     block = _open_block(text)
     text = text if block is None else f"{text}\n{_closing_line(block)}"
     opener = _open_comment(text)
-    return text if opener is None else f"{text}\n{_COMMENT_END[opener]}"
+    return text if opener is None else f"{text}\n{COMMENT_END[opener]}"
 
 
 def _open_comment(text: str) -> str | None:
@@ -201,11 +201,11 @@ def _open_comment(text: str) -> str | None:
     opener: str | None = None
     for line in "\n".join(pieces).split("\n"):  # a piece of code between: a line break
         if opener is not None:
-            end = _COMMENT_END[opener]
+            end = COMMENT_END[opener]
             if end not in line:
                 continue
             line = line.split(end, 1)[1]
-        line, opener = _blank_comments(line)
+        line, opener = blank_comments(line)
     return opener
 
 

@@ -26,7 +26,7 @@ _CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
 # `%%` and inline HTML comments, `$$` math: blanked within a line, or left open to a later one
 _COMMENTS = {"%%": re.compile(r"%%.*?%%"), "<!--": re.compile(r"<!--.*?-->"),
              "$$": re.compile(r"\$\$.*?\$\$")}
-_COMMENT_END = {"%%": "%%", "<!--": "-->", "$$": "$$"}
+COMMENT_END = {"%%": "%%", "<!--": "-->", "$$": "$$"}
 # `$…$` within a paragraph, a line break in it too (`[^$\\]` takes \n)
 _INLINE_MATH = re.compile(r"(?<![\\$])\$(?=[^\s$])(?:[^$\\]|\\.)*?(?<=[^\s\\])\$(?!\d)", re.DOTALL)
 _NOT_NEWLINE = re.compile(r"[^\n]+")
@@ -148,7 +148,7 @@ class _Blocks:
         paragraph (inline math runs over a line break only within one)."""
         line = line.expandtabs(4)  # a tab after `>` reaches the next stop, as CommonMark counts
         if self.comment is not None:
-            end = _COMMENT_END[self.comment]
+            end = COMMENT_END[self.comment]
             content = _unquote(line, self.depth)[1]
             if end not in content:
                 return None, True
@@ -221,7 +221,7 @@ class _Blocks:
         return content, True
 
 
-def _blank_comments(line: str) -> tuple[str, str | None]:
+def blank_comments(line: str) -> tuple[str, str | None]:
     """`line` with its comments (and `$$` math) blanked, and the opener of one it leaves open
     (which runs on to a later line), if any."""
     for pattern in _COMMENTS.values():
@@ -245,7 +245,7 @@ def _paragraphs(body: str) -> Iterator[list[tuple[int, str]]]:
             paragraph = []
         if text is not None:
             text = _CODE_SPAN.sub(" ", text)  # a comment mark inside code is code
-            text, blocks.comment = _blank_comments(text)
+            text, blocks.comment = blank_comments(text)
             paragraph.append((n, text))
     if paragraph:
         yield paragraph
